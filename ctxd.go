@@ -1,0 +1,359 @@
+// Package ctxd holds the core types every part of the context daemon
+// exchanges: the task envelope, context chunks, priorities, task types and
+// token budgets. It imports nothing else of ours, so every other package may
+// import it (imports point down: see docs/architecture.md).
+//
+// The JSON form of these types is the wire format of ctx/buildPrompt and of
+// `ctxd prompt --json`; field names are stable snake_case and documented in
+// docs/protocol.md.
+package ctxd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TaskType classifies what the user wants done; gathering, scoring and the
+// prompt's closing instructions all depend on it.
+type TaskType string
+
+// The task types of the design.
+const (
+	TaskImplement TaskType = "implement"
+	TaskDebug     TaskType = "debug"
+	TaskRefactor  TaskType = "refactor"
+	TaskTest      TaskType = "test"
+	TaskAnalyze   TaskType = "analyze"
+)
+
+// TaskTypes lists every [TaskType] in a stable order.
+var TaskTypes = []TaskType{TaskImplement, TaskDebug, TaskRefactor, TaskTest, TaskAnalyze}
+
+// ParseTaskType accepts a task type name in any case. The empty string and
+// "auto" return "" and no error: the caller detects the type from the request.
+func ParseTaskType(s string) (TaskType, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" || s == "auto" {
+		return "", nil
+	}
+	for _, t := range TaskTypes {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("unknown task type %q (want one of implement, debug, refactor, test, analyze, auto): %w", s, ErrInvalidParams)
+}
+
+// Where a task type came from, reported as Envelope.TaskTypeSource.
+const (
+	SourceExplicit = "explicit" // given by the caller
+	SourceDetected = "detected" // inferred from the request text
+	SourceDefault  = "default"  // nothing matched; the default applies
+)
+
+// Priority is a chunk's base importance. Its numeric value is the base of
+// the score formula.
+type Priority int
+
+// The priority levels of the design, with their base scores.
+const (
+	PriorityMinimal  Priority = 100
+	PriorityLow      Priority = 200
+	PriorityMedium   Priority = 500
+	PriorityHigh     Priority = 800
+	PriorityCritical Priority = 1000
+)
+
+var priorityNames = map[Priority]string{
+	PriorityCritical: "critical",
+	PriorityHigh:     "high",
+	PriorityMedium:   "medium",
+	PriorityLow:      "low",
+	PriorityMinimal:  "minimal",
+}
+
+// String returns the level's name, or the number for a value between levels.
+func (p Priority) String() string {
+	if n, ok := priorityNames[p]; ok {
+		return n
+	}
+	return strconv.Itoa(int(p))
+}
+
+// MarshalJSON writes the level's name ("high"), so envelopes read well; the
+// numeric base is in the chunk's score breakdown.
+func (p Priority) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.String())
+}
+
+// UnmarshalJSON accepts a level name in any case or a number.
+func (p *Priority) UnmarshalJSON(b []byte) error {
+	var n int
+	if err := json.Unmarshal(b, &n); err == nil {
+		*p = Priority(n)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("priority: want a name or a number, got %s", b)
+	}
+	for v, name := range priorityNames {
+		if strings.EqualFold(name, s) {
+			*p = v
+			return nil
+		}
+	}
+	return fmt.Errorf("priority: unknown level %q", s)
+}
+
+// ChunkType says what a chunk holds.
+type ChunkType string
+
+// The chunk types.
+const (
+	ChunkFile       ChunkType = "file"
+	ChunkStructure  ChunkType = "structure"
+	ChunkDependency ChunkType = "dependency"
+	ChunkHistory    ChunkType = "history"
+	ChunkDiff       ChunkType = "diff"
+)
+
+// Truncation levels a chunk can be included at, from whole to smallest.
+// "middle" is the language-agnostic head-and-tail cut.
+const (
+	TruncNone       = "none"
+	TruncBodies     = "bodies"
+	TruncSignatures = "signatures"
+	TruncOutline    = "outline"
+	TruncMiddle     = "middle"
+)
+
+// LineRange is an inclusive, 1-based range of lines.
+type LineRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// ScoreTerm is one term of a chunk's score, with the reason it applies.
+type ScoreTerm struct {
+	Term   string  `json:"term"`
+	Value  float64 `json:"value"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+// Score term names, stable for clients that display breakdowns.
+const (
+	TermPriority  = "priority_base"
+	TermTask      = "task_relevance"
+	TermRecency   = "recency"
+	TermMention   = "mention"
+	TermRelevance = "relevance"
+	TermSize      = "size_penalty"
+	TermCustom    = "custom"
+)
+
+// Facts are what the gatherer learned about a chunk's source; the
+// prioritizer turns them into a score. They travel in the envelope so a
+// client can see why a chunk was gathered.
+type Facts struct {
+	// Reasons says why the chunk was gathered ("open file", "pattern src/**",
+	// "named in stack trace", "test of foo.go", "imports foo", "lexical match").
+	Reasons []string `json:"reasons,omitempty"`
+	// Role is the chunk's part in the task: target, error, test, dependent,
+	// related; empty when none applies.
+	Role     string `json:"role,omitempty"`
+	Language string `json:"language,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+	Lines    int    `json:"lines,omitempty"`
+	// ModTime is the file's modification time (disk), zero for buffers.
+	ModTime time.Time `json:"mod_time,omitzero"`
+	// CommitsAgo is how many of the recent commits ago the file last changed
+	// (0 = the newest commit); -1 when it is not in the recent history.
+	CommitsAgo int `json:"commits_ago"`
+	// Dirty reports uncommitted changes to the file.
+	Dirty bool `json:"dirty,omitempty"`
+	// Open reports a file open in the editor; Unsaved that its text came
+	// from the editor rather than disk.
+	Open    bool `json:"open,omitempty"`
+	Unsaved bool `json:"unsaved,omitempty"`
+	// Cursor is the open file's cursor line (1-based), 0 when unknown.
+	Cursor int `json:"cursor,omitempty"`
+	// Selection is the selected range of an open file.
+	Selection *LineRange `json:"selection,omitempty"`
+	// Mentioned reports that the request names this source (path or base
+	// name); MentionedSymbols lists identifiers of the request found in it.
+	Mentioned        bool     `json:"mentioned,omitempty"`
+	MentionedSymbols []string `json:"mentioned_symbols,omitempty"`
+	// ErrorLines are lines a stack trace or error text points at.
+	ErrorLines []int `json:"error_lines,omitempty"`
+	// Relevance is the lexical match of the source against the request,
+	// normalized to 0..1 across the candidates of one request.
+	Relevance float64 `json:"relevance,omitempty"`
+	// Test reports a test file or fixture.
+	Test bool `json:"test,omitempty"`
+	// Explicit reports a source the user named directly (open file or a
+	// pattern that names it). Explicit chunks are never skipped for being
+	// secret-like, since the user asked for them.
+	Explicit bool `json:"explicit,omitempty"`
+}
+
+// Roles a gathered chunk can play in a task (Facts.Role).
+const (
+	RoleTarget    = "target"
+	RoleError     = "error"
+	RoleTest      = "test"
+	RoleDependent = "dependent"
+	RoleRelated   = "related"
+)
+
+// Chunk is one discrete unit of context: a file or part of one, the
+// workspace structure, the dependency summary, git history or a diff.
+type Chunk struct {
+	// Source is a repo-relative slash path for files, or a name such as
+	// "structure", "git:log", "git:diff", "deps".
+	Source    string    `json:"source"`
+	ChunkType ChunkType `json:"chunk_type"`
+	Priority  Priority  `json:"priority"`
+	// Score is the sum of ScoreBreakdown's values.
+	Score          float64     `json:"score"`
+	ScoreBreakdown []ScoreTerm `json:"score_breakdown,omitempty"`
+	// Tokens is the count of Content with the envelope's encoding.
+	Tokens int `json:"tokens"`
+	// Truncated reports that Content is not the whole source; Truncation
+	// names the level and Elided the original line ranges left out.
+	Truncated  bool        `json:"truncated"`
+	Truncation string      `json:"truncation,omitempty"`
+	Elided     []LineRange `json:"elided,omitempty"`
+	// OriginalTokens is the whole source's count when Truncated.
+	OriginalTokens int `json:"original_tokens,omitempty"`
+	// Hash is the SHA-256 (hex) of the whole source text, so a session can
+	// tell whether a file changed since.
+	Hash    string `json:"hash,omitempty"`
+	Facts   Facts  `json:"facts"`
+	Content string `json:"content"`
+}
+
+// Skipped records a chunk left out of the context and why.
+type Skipped struct {
+	Source string  `json:"source"`
+	Reason string  `json:"reason"`
+	Tokens int     `json:"tokens,omitempty"`
+	Score  float64 `json:"score,omitempty"`
+}
+
+// CompressedContext is the gathered context fitted into its budget.
+type CompressedContext struct {
+	Chunks     []Chunk `json:"chunks"`
+	TokensUsed int     `json:"tokens_used"`
+	Budget     int     `json:"budget"`
+	// Utilization is TokensUsed / Budget (0 when Budget is 0).
+	Utilization float64   `json:"utilization"`
+	Skipped     []Skipped `json:"skipped"`
+}
+
+// Model describes the model a prompt is built for, and where that
+// description came from.
+type Model struct {
+	Name          string `json:"name"`
+	Provider      string `json:"provider,omitempty"`
+	ContextWindow int    `json:"context_window"`
+	MaxOutput     int    `json:"max_output,omitempty"`
+	Encoding      string `json:"encoding"`
+	// Source is where ContextWindow came from: "explicit", "registry" or
+	// "fallback".
+	Source string `json:"source"`
+	// EstimatorConfidence is "exact" when Encoding is the model's real BPE,
+	// "low" when counts are a calibrated estimate.
+	EstimatorConfidence string `json:"estimator_confidence"`
+	// CalibrationError is the measured relative error of the estimate, for
+	// models without a public tokenizer (0 when exact).
+	CalibrationError float64 `json:"calibration_error,omitempty"`
+}
+
+// Artifact is an output a task produced or touched (a file, a patch).
+type Artifact struct {
+	Type string `json:"type"`
+	Path string `json:"path,omitempty"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// Tool describes a tool available to the model, passed through as given.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// Stats are timings and counts of one pipeline run.
+type Stats struct {
+	ChunksGathered int   `json:"chunks_gathered"`
+	ChunksIncluded int   `json:"chunks_included"`
+	FilesScanned   int   `json:"files_scanned"`
+	DurationMS     int64 `json:"duration_ms"`
+}
+
+// Envelope is the prompt-ready result of ctx/buildPrompt (TaskEnvelope in
+// the design).
+type Envelope struct {
+	TaskType       TaskType          `json:"task_type"`
+	TaskTypeSource string            `json:"task_type_source"`
+	UserRequest    string            `json:"user_request"`
+	OriginalInput  string            `json:"original_input,omitempty"`
+	SessionID      string            `json:"session_id"`
+	CreatedAt      time.Time         `json:"created_at"`
+	Root           string            `json:"root"`
+	Model          Model             `json:"model"`
+	TokenBudget    Budget            `json:"token_budget"`
+	Context        CompressedContext `json:"context"`
+	Tools          []Tool            `json:"tools,omitempty"`
+	Artifacts      []Artifact        `json:"artifacts,omitempty"`
+	// Format is the prompt's format: "markdown" or "xml".
+	Format       string   `json:"format"`
+	Prompt       string   `json:"prompt"`
+	PromptTokens int      `json:"prompt_tokens"`
+	Warnings     []string `json:"warnings,omitempty"`
+	Stats        Stats    `json:"stats"`
+}
+
+// Prompt formats.
+const (
+	FormatMarkdown = "markdown"
+	FormatXML      = "xml"
+)
+
+// ParseFormat validates a prompt format; "" means markdown.
+func ParseFormat(s string) (string, error) {
+	switch strings.ToLower(s) {
+	case "", FormatMarkdown, "md":
+		return FormatMarkdown, nil
+	case FormatXML:
+		return FormatXML, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want markdown or xml): %w", s, ErrInvalidParams)
+}
+
+// OpenFile is a file open in the editor. Text, when set, is the buffer's
+// unsaved content and wins over the file on disk.
+type OpenFile struct {
+	Path      string     `json:"path"`
+	Line      int        `json:"line,omitempty"`
+	Selection *LineRange `json:"selection,omitempty"`
+	Text      *string    `json:"text,omitempty"`
+}
+
+// Sentinel errors that callers branch on; server/ maps them to JSON-RPC
+// codes in one table.
+var (
+	// ErrOutsideRoot: a path resolves outside the workspace root.
+	ErrOutsideRoot = errors.New("path is outside the workspace")
+	// ErrInvalidParams: a parameter has a bad value.
+	ErrInvalidParams = errors.New("invalid params")
+	// ErrNotFound: a named thing (file, session, checkpoint) does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrOverBudget: something cannot fit the token budget even at its floor.
+	ErrOverBudget = errors.New("over token budget")
+)

@@ -1,0 +1,3 @@
+module github.com/ctxd/ctxd
+
+go 1.26
