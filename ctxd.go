@@ -171,9 +171,10 @@ type Facts struct {
 	Lines    int    `json:"lines,omitempty"`
 	// ModTime is the file's modification time (disk), zero for buffers.
 	ModTime time.Time `json:"mod_time,omitzero"`
-	// CommitsAgo is how many of the recent commits ago the file last changed
-	// (0 = the newest commit); -1 when it is not in the recent history.
-	CommitsAgo int `json:"commits_ago"`
+	// CommitRank is the position, among the recent commits gathered, of the
+	// newest commit that changed the file: 1 = the latest commit, 2 = the one
+	// before; 0 when the file did not change in the recent history.
+	CommitRank int `json:"commit_rank,omitempty"`
 	// Dirty reports uncommitted changes to the file.
 	Dirty bool `json:"dirty,omitempty"`
 	// Open reports a file open in the editor; Unsaved that its text came

@@ -1,0 +1,87 @@
+package prioritize
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// cue is a phrase that hints at a task type, with a weight. Phrases are
+// matched on word boundaries in the lower-cased request.
+type cue struct {
+	task   ctxd.TaskType
+	weight int
+	re     *regexp.Regexp
+}
+
+func cues(task ctxd.TaskType, weight int, phrases ...string) []cue {
+	out := make([]cue, len(phrases))
+	for i, p := range phrases {
+		out[i] = cue{task, weight, regexp.MustCompile(`\b` + p + `\b`)}
+	}
+	return out
+}
+
+// The cue table. Strong phrases (weight 3) decide ties that single words
+// (weight 1) would get wrong: "fix the failing test" is debugging, "add
+// tests for" is testing.
+var cueTable = concat(
+	cues(ctxd.TaskDebug, 3, `failing tests?`, `stack ?trace`, `traceback`, `panic(s|ked)?`, `segfault`, `nil pointer`, `null pointer`, `doesn'?t work`, `not working`, `throws?`, `crash(es|ed|ing)?`, `exception`, `regression`, `fails?`, `failed`, `broken`),
+	cues(ctxd.TaskDebug, 2, `bug`, `error`, `errors`, `debug`, `fix`, `wrong`, `incorrect`, `unexpected`, `hangs?`, `leaks?`, `race`, `deadlock`),
+	cues(ctxd.TaskTest, 3, `(write|add|create|generate|improve|more) (unit |integration |e2e )?tests?`, `tests? for`, `test coverage`, `unit tests?`, `table[- ]driven`, `fuzz(ing)? tests?`),
+	cues(ctxd.TaskTest, 1, `tests?`, `spec`, `coverage`, `fixtures?`, `mock`),
+	cues(ctxd.TaskRefactor, 3, `refactor(ing)?`, `rename`, `extract`, `clean ?up`, `restructure`, `deduplicate`, `split (up )?`, `move .+ (in)?to`, `simplify`, `reorganize`, `decouple`),
+	cues(ctxd.TaskAnalyze, 3, `explain`, `how (does|do|is|are)`, `what (does|do|is|are)`, `why (does|do|is)`, `where (is|are|does)`, `analy[sz]e`, `overview`, `architecture`, `walk me through`, `summari[sz]e`, `review`, `understand`, `document`),
+	cues(ctxd.TaskImplement, 2, `implement`, `add`, `create`, `build`, `support`, `introduce`, `write`, `new`, `make`, `allow`, `enable`),
+)
+
+func concat(lists ...[]cue) []cue {
+	var out []cue
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// traceLine matches a stack-trace frame or compiler error location
+// ("foo.go:12", "File \"x.py\", line 3", "at f (a.js:1:2)").
+var traceLine = regexp.MustCompile(`(?m)(\w+\.\w+:\d+|File "[^"]+", line \d+|^\s+at .+\(.+:\d+(:\d+)?\))`)
+
+// DetectTask infers the task type from a request. ok is false when no cue
+// matched; the task is then implement, the design's default.
+func DetectTask(request string) (task ctxd.TaskType, ok bool) {
+	text := strings.ToLower(request)
+	score := map[ctxd.TaskType]int{}
+	for _, c := range cueTable {
+		if n := len(c.re.FindAllStringIndex(text, 3)); n > 0 {
+			score[c.task] += c.weight * n
+		}
+	}
+	if n := len(traceLine.FindAllStringIndex(request, 5)); n >= 2 {
+		score[ctxd.TaskDebug] += 5
+	}
+	best, bestScore := ctxd.TaskImplement, 0
+	// Iterate in the fixed order of ctxd.TaskTypes so ties are stable; on a
+	// tie the earlier type in this order wins, and debug and test come
+	// before implement there because a request that both "adds" and "fixes"
+	// is usually a fix.
+	for _, t := range []ctxd.TaskType{ctxd.TaskDebug, ctxd.TaskTest, ctxd.TaskRefactor, ctxd.TaskAnalyze, ctxd.TaskImplement} {
+		if score[t] > bestScore {
+			best, bestScore = t, score[t]
+		}
+	}
+	return best, bestScore > 0
+}
+
+// ResolveTask returns the task type to use and where it came from: the
+// explicit type when given, else the detected one, else the default.
+func ResolveTask(explicit ctxd.TaskType, request string) (ctxd.TaskType, string) {
+	if explicit != "" {
+		return explicit, ctxd.SourceExplicit
+	}
+	if t, ok := DetectTask(request); ok {
+		return t, ctxd.SourceDetected
+	}
+	return ctxd.TaskImplement, ctxd.SourceDefault
+}

@@ -1,0 +1,226 @@
+// Package prioritize turns what the gatherer learned about each chunk into
+// a score, with a breakdown that says why, and detects the task type of a
+// request when the caller does not give one.
+//
+// The formula is the design's:
+//
+//	score = priority base + task relevance + recency + mention + relevance
+//	        + custom boosts - size penalty
+//
+// Every term that applies is recorded in the chunk's ScoreBreakdown with its
+// reason; the terms sum to the score. docs/scoring.md has the table.
+package prioritize
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Task relevance boosts of the design, and ctxd's ANALYZE boost for the
+// structure and dependency chunks (the design's table has none for ANALYZE;
+// without one an analysis prompt would fill up with files first).
+const (
+	BoostDebugError      = 300
+	BoostTestFiles       = 250
+	BoostImplementTarget = 400
+	BoostRefactorDeps    = 200
+	BoostAnalyzeOverview = 300
+)
+
+// Other term scales (see docs/scoring.md).
+const (
+	// MaxRecency is the boost for a file changed in the newest commit or
+	// with uncommitted changes; older changes get proportionally less.
+	MaxRecency = 150
+	// MentionBoost applies when the request names the source; each symbol of
+	// the request found in it adds MentionSymbolBoost, up to MaxMention.
+	MentionBoost       = 300
+	MentionSymbolBoost = 50
+	MaxMention         = 400
+	// RelevanceScale multiplies the lexical relevance (0..1).
+	RelevanceScale = 300
+	// SizeFree is the size in tokens below which no penalty applies; above it
+	// the penalty grows with the log of the size, up to MaxSizePenalty.
+	SizeFree       = 1500
+	MaxSizePenalty = 300
+)
+
+// Boost is a custom score boost for sources matching a doublestar pattern
+// (the design's custom prioritizer, configured under [priority]).
+type Boost struct {
+	Pattern string
+	Value   int
+}
+
+// Options configure scoring.
+type Options struct {
+	Task   ctxd.TaskType
+	Boosts []Boost
+	// Commits is how many recent commits the gatherer looked at, to scale
+	// the recency boost (0 means 5).
+	Commits int
+}
+
+// BoostsFromMap turns the configuration's pattern → value map into a
+// sorted list, so scoring is deterministic.
+func BoostsFromMap(m map[string]int) []Boost {
+	bs := make([]Boost, 0, len(m))
+	for p, v := range m {
+		bs = append(bs, Boost{Pattern: p, Value: v})
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Pattern < bs[j].Pattern })
+	return bs
+}
+
+// Score fills each chunk's Score and ScoreBreakdown and sorts cs by score,
+// highest first (ties: higher priority, then fewer tokens, then source), so
+// the order is deterministic. Chunk.Tokens must already be counted.
+func Score(cs []ctxd.Chunk, opts Options) {
+	for i := range cs {
+		terms := Terms(&cs[i], opts)
+		var sum float64
+		for _, t := range terms {
+			sum += t.Value
+		}
+		cs[i].ScoreBreakdown = terms
+		cs[i].Score = math.Round(sum*10) / 10
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if a.Tokens != b.Tokens {
+			return a.Tokens < b.Tokens
+		}
+		return a.Source < b.Source
+	})
+}
+
+// Terms computes the score terms of one chunk.
+func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
+	f := &c.Facts
+	terms := []ctxd.ScoreTerm{{Term: ctxd.TermPriority, Value: float64(c.Priority), Reason: baseReason(c)}}
+	add := func(term string, v float64, reason string) {
+		if v != 0 {
+			terms = append(terms, ctxd.ScoreTerm{Term: term, Value: math.Round(v*10) / 10, Reason: reason})
+		}
+	}
+
+	if v, why := taskBoost(c, opts.Task); v != 0 {
+		add(ctxd.TermTask, v, why)
+	}
+	if v, why := recency(f, opts.Commits); v != 0 {
+		add(ctxd.TermRecency, v, why)
+	}
+	if v, why := mention(f); v != 0 {
+		add(ctxd.TermMention, v, why)
+	}
+	if f.Relevance > 0 {
+		add(ctxd.TermRelevance, f.Relevance*RelevanceScale, fmt.Sprintf("lexical match %.2f with the request", f.Relevance))
+	}
+	for _, b := range opts.Boosts {
+		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {
+			add(ctxd.TermCustom, float64(b.Value), "configured boost for "+b.Pattern)
+		}
+	}
+	if p := SizePenalty(c.Tokens); p > 0 {
+		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
+	}
+	return terms
+}
+
+func baseReason(c *ctxd.Chunk) string {
+	r := c.Priority.String()
+	if len(c.Facts.Reasons) > 0 {
+		r += ": " + strings.Join(c.Facts.Reasons, ", ")
+	}
+	return r
+}
+
+func taskBoost(c *ctxd.Chunk, task ctxd.TaskType) (float64, string) {
+	f := &c.Facts
+	switch task {
+	case ctxd.TaskDebug:
+		if f.Role == ctxd.RoleError || len(f.ErrorLines) > 0 {
+			return BoostDebugError, "debug: error location"
+		}
+		if c.ChunkType == ctxd.ChunkDiff {
+			return BoostDebugError / 2, "debug: uncommitted changes may hold the bug"
+		}
+	case ctxd.TaskTest:
+		if f.Test || f.Role == ctxd.RoleTest {
+			return BoostTestFiles, "test: test file or fixture"
+		}
+		if f.Role == ctxd.RoleTarget {
+			return BoostTestFiles, "test: module under test"
+		}
+	case ctxd.TaskImplement:
+		if f.Role == ctxd.RoleTarget {
+			return BoostImplementTarget, "implement: target"
+		}
+	case ctxd.TaskRefactor:
+		if f.Role == ctxd.RoleDependent {
+			return BoostRefactorDeps, "refactor: depends on the target"
+		}
+		if f.Role == ctxd.RoleTarget {
+			return BoostRefactorDeps, "refactor: file to refactor"
+		}
+	case ctxd.TaskAnalyze:
+		if c.ChunkType == ctxd.ChunkStructure || c.ChunkType == ctxd.ChunkDependency {
+			return BoostAnalyzeOverview, "analyze: codebase overview"
+		}
+	}
+	return 0, ""
+}
+
+func recency(f *ctxd.Facts, commits int) (float64, string) {
+	if commits <= 0 {
+		commits = 5
+	}
+	if f.Dirty {
+		return MaxRecency, "uncommitted changes"
+	}
+	if f.CommitRank > 0 && f.CommitRank <= commits {
+		v := MaxRecency * float64(commits-f.CommitRank+1) / float64(commits)
+		if f.CommitRank == 1 {
+			return v, "changed in the latest commit"
+		}
+		return v, fmt.Sprintf("changed in commit %d of the last %d", f.CommitRank, commits)
+	}
+	return 0, ""
+}
+
+func mention(f *ctxd.Facts) (float64, string) {
+	var v float64
+	var why []string
+	if f.Mentioned {
+		v += MentionBoost
+		why = append(why, "named in the request")
+	}
+	if n := len(f.MentionedSymbols); n > 0 {
+		v += float64(n * MentionSymbolBoost)
+		why = append(why, "defines "+strings.Join(f.MentionedSymbols, ", "))
+	}
+	return math.Min(v, MaxMention), strings.Join(why, "; ")
+}
+
+// SizePenalty is the penalty for a chunk of n tokens: none up to SizeFree,
+// then 100 per doubling, capped at MaxSizePenalty. Big files still get in
+// when they matter; they just lose ties to small ones.
+func SizePenalty(n int) float64 {
+	if n <= SizeFree {
+		return 0
+	}
+	p := 100 * math.Log2(float64(n)/SizeFree)
+	return math.Min(math.Round(p*10)/10, MaxSizePenalty)
+}

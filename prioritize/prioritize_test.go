@@ -1,0 +1,189 @@
+package prioritize
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+)
+
+func TestDetectTask(t *testing.T) {
+	tests := []struct {
+		request string
+		want    ctxd.TaskType
+		ok      bool
+	}{
+		{"fix the failing test in parser_test.go", ctxd.TaskDebug, true},
+		{"panic: runtime error: index out of range\n\tmain.go:12\n\tserver.go:40", ctxd.TaskDebug, true},
+		{"Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>", ctxd.TaskDebug, true},
+		{"why does login crash when the password is empty", ctxd.TaskDebug, true},
+		{"add unit tests for the tokenizer", ctxd.TaskTest, true},
+		{"write table-driven tests for Parse", ctxd.TaskTest, true},
+		{"improve test coverage of the cache", ctxd.TaskTest, true},
+		{"refactor the session store into its own package", ctxd.TaskRefactor, true},
+		{"rename Foo to Bar everywhere", ctxd.TaskRefactor, true},
+		{"extract the retry loop into a helper", ctxd.TaskRefactor, true},
+		{"explain how the scheduler picks the next job", ctxd.TaskAnalyze, true},
+		{"give me an overview of the architecture", ctxd.TaskAnalyze, true},
+		{"where is the rate limiter configured?", ctxd.TaskAnalyze, true},
+		{"implement OAuth login with GitHub", ctxd.TaskImplement, true},
+		{"add a --verbose flag to the CLI", ctxd.TaskImplement, true},
+		{"support YAML config files", ctxd.TaskImplement, true},
+		{"hello", ctxd.TaskImplement, false},
+		{"", ctxd.TaskImplement, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			got, ok := DetectTask(tt.request)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("DetectTask(%q) = %s, %v; want %s, %v", tt.request, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestResolveTask(t *testing.T) {
+	if task, src := ResolveTask(ctxd.TaskTest, "fix the crash"); task != ctxd.TaskTest || src != ctxd.SourceExplicit {
+		t.Errorf("explicit: %s %s", task, src)
+	}
+	if task, src := ResolveTask("", "fix the crash"); task != ctxd.TaskDebug || src != ctxd.SourceDetected {
+		t.Errorf("detected: %s %s", task, src)
+	}
+	if task, src := ResolveTask("", "hello"); task != ctxd.TaskImplement || src != ctxd.SourceDefault {
+		t.Errorf("default: %s %s", task, src)
+	}
+}
+
+func chunk(src string, p ctxd.Priority, tokens int, f ctxd.Facts) ctxd.Chunk {
+	return ctxd.Chunk{Source: src, ChunkType: ctxd.ChunkFile, Priority: p, Tokens: tokens, Facts: f}
+}
+
+func TestScoreTerms(t *testing.T) {
+	tests := []struct {
+		name  string
+		chunk ctxd.Chunk
+		opts  Options
+		want  map[string]float64
+	}{
+		{
+			name:  "debug error file",
+			chunk: chunk("a.go", ctxd.PriorityCritical, 100, ctxd.Facts{Role: ctxd.RoleError, ErrorLines: []int{12}}),
+			opts:  Options{Task: ctxd.TaskDebug},
+			want:  map[string]float64{ctxd.TermPriority: 1000, ctxd.TermTask: 300},
+		},
+		{
+			name:  "test file in a test task",
+			chunk: chunk("a_test.go", ctxd.PriorityHigh, 100, ctxd.Facts{Test: true}),
+			opts:  Options{Task: ctxd.TaskTest},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 250},
+		},
+		{
+			name:  "implement target, mentioned, recent",
+			chunk: chunk("auth.go", ctxd.PriorityHigh, 100, ctxd.Facts{Role: ctxd.RoleTarget, Mentioned: true, CommitRank: 1}),
+			opts:  Options{Task: ctxd.TaskImplement, Commits: 5},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 400, ctxd.TermMention: 300, ctxd.TermRecency: 150},
+		},
+		{
+			name:  "refactor dependent, older commit",
+			chunk: chunk("uses.go", ctxd.PriorityMedium, 100, ctxd.Facts{Role: ctxd.RoleDependent, CommitRank: 4}),
+			opts:  Options{Task: ctxd.TaskRefactor, Commits: 5},
+			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermTask: 200, ctxd.TermRecency: 60},
+		},
+		{
+			name:  "lexical relevance and custom boost",
+			chunk: chunk("domain/models/user.go", ctxd.PriorityMedium, 100, ctxd.Facts{Relevance: 0.5}),
+			opts:  Options{Task: ctxd.TaskImplement, Boosts: []Boost{{"domain/models/**", 200}, {"other/**", 999}}},
+			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermRelevance: 150, ctxd.TermCustom: 200},
+		},
+		{
+			name:  "big file is penalized",
+			chunk: chunk("big.go", ctxd.PriorityMedium, 6000, ctxd.Facts{}),
+			opts:  Options{Task: ctxd.TaskImplement},
+			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermSize: -200},
+		},
+		{
+			name:  "mention capped",
+			chunk: chunk("m.go", ctxd.PriorityLow, 10, ctxd.Facts{Mentioned: true, MentionedSymbols: []string{"A", "B", "C", "D"}}),
+			opts:  Options{Task: ctxd.TaskImplement},
+			want:  map[string]float64{ctxd.TermPriority: 200, ctxd.TermMention: MaxMention},
+		},
+		{
+			name:  "analyze overview",
+			chunk: ctxd.Chunk{Source: "structure", ChunkType: ctxd.ChunkStructure, Priority: ctxd.PriorityHigh, Tokens: 50, Facts: ctxd.Facts{}},
+			opts:  Options{Task: ctxd.TaskAnalyze},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 300},
+		},
+		{
+			name:  "dirty file",
+			chunk: chunk("wip.go", ctxd.PriorityHigh, 10, ctxd.Facts{Dirty: true}),
+			opts:  Options{Task: ctxd.TaskImplement},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermRecency: 150},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := []ctxd.Chunk{tt.chunk}
+			Score(cs, tt.opts)
+			got := map[string]float64{}
+			var sum float64
+			for _, term := range cs[0].ScoreBreakdown {
+				got[term.Term] += term.Value
+				sum += term.Value
+				if term.Reason == "" {
+					t.Errorf("term %s has no reason", term.Term)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("terms %v, want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if math.Abs(got[k]-v) > 0.05 {
+					t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+				}
+			}
+			if math.Abs(sum-cs[0].Score) > 0.1 {
+				t.Errorf("terms sum to %v, score is %v", sum, cs[0].Score)
+			}
+		})
+	}
+}
+
+func TestScoreOrder(t *testing.T) {
+	cs := []ctxd.Chunk{
+		chunk("low.md", ctxd.PriorityLow, 10, ctxd.Facts{}),
+		chunk("open.go", ctxd.PriorityCritical, 10, ctxd.Facts{Open: true}),
+		chunk("b.go", ctxd.PriorityMedium, 20, ctxd.Facts{}),
+		chunk("a.go", ctxd.PriorityMedium, 20, ctxd.Facts{}),
+		chunk("small.go", ctxd.PriorityMedium, 5, ctxd.Facts{}),
+	}
+	Score(cs, Options{Task: ctxd.TaskImplement})
+	want := []string{"open.go", "small.go", "a.go", "b.go", "low.md"}
+	for i, w := range want {
+		if cs[i].Source != w {
+			t.Fatalf("order %d = %s, want %s", i, cs[i].Source, w)
+		}
+	}
+}
+
+func TestSizePenaltyMonotone(t *testing.T) {
+	prev := 0.0
+	for n := 0; n < 200000; n += 500 {
+		p := SizePenalty(n)
+		if p < prev || p > MaxSizePenalty {
+			t.Fatalf("SizePenalty(%d) = %v after %v", n, p, prev)
+		}
+		prev = p
+	}
+}
+
+func BenchmarkScore(b *testing.B) {
+	cs := make([]ctxd.Chunk, 1000)
+	for i := range cs {
+		cs[i] = chunk("pkg/file.go", ctxd.PriorityMedium, i*7, ctxd.Facts{Relevance: float64(i%10) / 10, CommitRank: i % 7})
+	}
+	opts := Options{Task: ctxd.TaskImplement, Boosts: []Boost{{"pkg/**", 10}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		Score(cs, opts)
+	}
+}
