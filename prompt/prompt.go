@@ -1,0 +1,247 @@
+// Package prompt renders a fitted context and a request into the prompt a
+// model reads, in markdown or xml. Rendering is split per chunk (Section)
+// so the compressor can count each chunk exactly as it will appear.
+//
+// Layout (the design's build_prompt): a context header, the project
+// structure, file contents in score order, dependencies, recent changes and
+// uncommitted changes, then the request and the task instructions.
+package prompt
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Header opens every prompt that has context.
+const Header = "Here is the relevant context for your task:"
+
+// Instructions are the closing task instructions per task type.
+var Instructions = map[ctxd.TaskType]string{
+	ctxd.TaskImplement: "As an implement task, please write the code the request asks for. Follow the conventions of the files shown, keep the change focused and complete, and add or update tests where the project has them. Where a file is shown truncated, ask for the elided lines instead of guessing them.",
+	ctxd.TaskDebug:     "As a debug task, please find the root cause before proposing a fix: name the file and line, explain why it fails, then give the smallest fix and a test that would have caught it.",
+	ctxd.TaskRefactor:  "As a refactor task, please restructure the code without changing its behaviour. Update every caller shown that depends on what changes, keep public APIs unless the request says otherwise, and keep the tests passing.",
+	ctxd.TaskTest:      "As a test task, please write tests that follow the project's existing test conventions. Cover the main paths, edge cases and failure paths of the code under test, and do not change that code unless the request asks for it.",
+	ctxd.TaskAnalyze:   "As an analyze task, please explain what the code does and how its parts fit together, citing files and lines. Do not write code unless the request asks for it.",
+}
+
+// sectionOrder places chunk types in the prompt: structure first, then
+// files, dependencies, history and the diff.
+var sectionOrder = map[ctxd.ChunkType]int{
+	ctxd.ChunkStructure:  0,
+	ctxd.ChunkFile:       1,
+	ctxd.ChunkDependency: 2,
+	ctxd.ChunkHistory:    3,
+	ctxd.ChunkDiff:       4,
+}
+
+// Order sorts chunks into prompt order, keeping score order within a type.
+// cs must be in score order.
+func Order(cs []ctxd.Chunk) []ctxd.Chunk {
+	out := append([]ctxd.Chunk(nil), cs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return rank(out[i].ChunkType) < rank(out[j].ChunkType)
+	})
+	return out
+}
+
+func rank(t ctxd.ChunkType) int {
+	if r, ok := sectionOrder[t]; ok {
+		return r
+	}
+	return len(sectionOrder)
+}
+
+// Build renders the whole prompt for an envelope: its fitted chunks, its
+// request and its task type, in env.Format.
+func Build(env *ctxd.Envelope) string {
+	var b strings.Builder
+	chunks := Order(env.Context.Chunks)
+	xml := env.Format == ctxd.FormatXML
+	if len(chunks) > 0 {
+		if xml {
+			b.WriteString("<context>\n")
+		} else {
+			b.WriteString(Header)
+			b.WriteString("\n\n")
+		}
+		for _, c := range chunks {
+			b.WriteString(Section(c, env.Format))
+		}
+		if xml {
+			b.WriteString("</context>\n\n")
+		}
+	}
+	b.WriteString(Request(env.UserRequest, env.TaskType, env.Format))
+	return b.String()
+}
+
+// Request renders the request and the task instructions.
+func Request(request string, task ctxd.TaskType, format string) string {
+	instr := Instructions[task]
+	if format == ctxd.FormatXML {
+		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + instr + "\n</instructions>\n"
+	}
+	return "---\n## Request\n" + request + "\n\n## Instructions\n" + instr + "\n"
+}
+
+// Section renders one chunk as it appears in the prompt. Its token count is
+// the chunk's cost against the context budget.
+func Section(c ctxd.Chunk, format string) string {
+	if format == ctxd.FormatXML {
+		return xmlSection(c)
+	}
+	return markdownSection(c)
+}
+
+func markdownSection(c ctxd.Chunk) string {
+	var title, lang string
+	switch c.ChunkType {
+	case ctxd.ChunkStructure:
+		title, lang = "Project Structure", "text"
+	case ctxd.ChunkDependency:
+		title, lang = "Dependencies", "text"
+	case ctxd.ChunkHistory:
+		title, lang = "Recent Changes", "text"
+	case ctxd.ChunkDiff:
+		title, lang = "Uncommitted Changes", "diff"
+	default:
+		title, lang = c.Source, Language(c)
+	}
+	if note := truncNote(c); note != "" {
+		title += " (" + note + ")"
+	}
+	fence := Fence(c.Content)
+	var b strings.Builder
+	b.Grow(len(c.Content) + len(title) + 32)
+	b.WriteString("## ")
+	b.WriteString(title)
+	b.WriteString("\n")
+	b.WriteString(fence)
+	b.WriteString(lang)
+	b.WriteString("\n")
+	b.WriteString(c.Content)
+	if !strings.HasSuffix(c.Content, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(fence)
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func xmlSection(c ctxd.Chunk) string {
+	tag := "file"
+	attrs := ""
+	switch c.ChunkType {
+	case ctxd.ChunkStructure:
+		tag = "structure"
+	case ctxd.ChunkDependency:
+		tag = "dependencies"
+	case ctxd.ChunkHistory:
+		tag = "history"
+	case ctxd.ChunkDiff:
+		tag = "diff"
+	default:
+		attrs = fmt.Sprintf(" path=%q", c.Source)
+		if l := Language(c); l != "" {
+			attrs += fmt.Sprintf(" language=%q", l)
+		}
+	}
+	if c.Truncated {
+		attrs += fmt.Sprintf(" truncated=%q", c.Truncation)
+		if n := elidedLines(c); n > 0 {
+			attrs += fmt.Sprintf(" elided_lines=\"%d\"", n)
+		}
+	}
+	content := xmlText(c.Content, tag)
+	var b strings.Builder
+	b.Grow(len(content) + 64)
+	fmt.Fprintf(&b, "<%s%s>\n", tag, attrs)
+	b.WriteString(content)
+	if !strings.HasSuffix(content, "\n") {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "</%s>\n", tag)
+	return b.String()
+}
+
+// xmlText keeps text readable (models read raw code best) unless it holds
+// the closing tag of its element, which would end the element early; then
+// it is wrapped in CDATA, with any "]]>" split across sections.
+func xmlText(text, tag string) string {
+	if !strings.Contains(text, "</"+tag) && !strings.Contains(text, "</context") {
+		return text
+	}
+	return "<![CDATA[" + strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>") + "]]>"
+}
+
+func truncNote(c ctxd.Chunk) string {
+	if !c.Truncated {
+		return ""
+	}
+	if n := elidedLines(c); n > 0 {
+		return fmt.Sprintf("%s view, %d lines elided", c.Truncation, n)
+	}
+	return c.Truncation + " view"
+}
+
+func elidedLines(c ctxd.Chunk) int {
+	n := 0
+	for _, r := range c.Elided {
+		n += r.End - r.Start + 1
+	}
+	return n
+}
+
+// Fence returns a markdown code fence longer than any backtick run at the
+// start of a line in text, so file contents can never close it early.
+func Fence(text string) string {
+	longest := 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		n := 0
+		for n < len(line) && line[n] == '`' {
+			n++
+		}
+		longest = max(longest, n)
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// Language returns the fence language of a file chunk: the gatherer's
+// language when known, else one guessed from the extension.
+func Language(c ctxd.Chunk) string {
+	if c.Facts.Language != "" {
+		return c.Facts.Language
+	}
+	return LanguageOf(c.Source)
+}
+
+// LanguageOf maps a path's extension to a fence language ("" if unknown).
+func LanguageOf(p string) string {
+	base := path.Base(p)
+	switch base {
+	case "Makefile", "makefile", "GNUmakefile":
+		return "makefile"
+	case "Dockerfile":
+		return "dockerfile"
+	case "go.mod", "go.sum":
+		return "text"
+	}
+	return extLang[strings.ToLower(path.Ext(base))]
+}
+
+var extLang = map[string]string{
+	".go": "go", ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".jsx": "jsx", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx", ".rs": "rust",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".c": "c", ".h": "c",
+	".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".cs": "csharp",
+	".rb": "ruby", ".php": "php", ".scala": "scala", ".lua": "lua", ".sh": "bash", ".bash": "bash", ".zsh": "zsh",
+	".sql": "sql", ".html": "html", ".css": "css", ".scss": "scss", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
+	".toml": "toml", ".xml": "xml", ".md": "markdown", ".proto": "protobuf", ".vue": "vue", ".svelte": "svelte",
+	".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".r": "r",
+	".dart": "dart", ".zig": "zig", ".tf": "hcl", ".gradle": "groovy", ".s": "asm",
+}

@@ -1,0 +1,111 @@
+package prompt
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s (-want +got):\n%s", name, d)
+	}
+}
+
+func sampleEnvelope(format string) *ctxd.Envelope {
+	return &ctxd.Envelope{
+		TaskType:    ctxd.TaskDebug,
+		UserRequest: "fix the nil map write in cache.go",
+		Format:      format,
+		Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{
+			{Source: "cache.go", ChunkType: ctxd.ChunkFile, Content: "package cache\n\nvar m map[string]int\n\nfunc Put(k string) { m[k]++ }\n"},
+			{Source: "git:diff", ChunkType: ctxd.ChunkDiff, Content: "--- a/cache.go\n+++ b/cache.go\n@@ -1 +1 @@\n-x\n+y"},
+			{Source: "structure", ChunkType: ctxd.ChunkStructure, Content: "cache.go\nREADME.md\n"},
+			{Source: "doc/notes.md", ChunkType: ctxd.ChunkFile, Content: "Use ```go fences``` like this:\n```go\nx := 1\n```\n"},
+			{Source: "big.go", ChunkType: ctxd.ChunkFile, Truncated: true, Truncation: ctxd.TruncBodies,
+				Elided: []ctxd.LineRange{{Start: 3, End: 12}}, Content: "package big\n\nfunc Big() { /* ... 10 lines */ }\n"},
+			{Source: "deps", ChunkType: ctxd.ChunkDependency, Content: "go.mod: module example.com/cache (go 1.26)\n"},
+			{Source: "git:log", ChunkType: ctxd.ChunkHistory, Content: "abc1234 2026-11-01 Ann: add cache\n"},
+		}},
+	}
+}
+
+func TestBuildGolden(t *testing.T) {
+	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(format, func(t *testing.T) {
+			golden(t, "prompt."+format, Build(sampleEnvelope(format)))
+		})
+	}
+}
+
+func TestBuildIsSectionsPlusRequest(t *testing.T) {
+	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		env := sampleEnvelope(format)
+		got := Build(env)
+		for _, c := range env.Context.Chunks {
+			if !strings.Contains(got, Section(c, format)) {
+				t.Errorf("%s: prompt lacks the section of %s", format, c.Source)
+			}
+		}
+		if !strings.HasSuffix(got, Request(env.UserRequest, env.TaskType, format)) {
+			t.Errorf("%s: prompt does not end with the request", format)
+		}
+	}
+}
+
+func TestNoContext(t *testing.T) {
+	env := &ctxd.Envelope{TaskType: ctxd.TaskAnalyze, UserRequest: "hi", Format: ctxd.FormatMarkdown}
+	got := Build(env)
+	if strings.Contains(got, Header) || !strings.Contains(got, "## Request\nhi\n") {
+		t.Errorf("prompt without context:\n%s", got)
+	}
+}
+
+func TestFence(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"plain", "```"},
+		{"```go\nx\n```", "````"},
+		{"  ````\n", "`````"},
+		{"inline ``` is fine", "```"},
+	}
+	for _, tt := range tests {
+		if got := Fence(tt.text); got != tt.want {
+			t.Errorf("Fence(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestXMLClosingTagIsWrapped(t *testing.T) {
+	c := ctxd.Chunk{Source: "t.html", ChunkType: ctxd.ChunkFile, Content: "a</file>b]]>c"}
+	got := Section(c, ctxd.FormatXML)
+	if !strings.Contains(got, "<![CDATA[a</file>b]]]]><![CDATA[>c]]>") {
+		t.Errorf("unexpected CDATA form:\n%s", got)
+	}
+}
+
+func TestEveryTaskHasInstructions(t *testing.T) {
+	for _, task := range ctxd.TaskTypes {
+		if Instructions[task] == "" {
+			t.Errorf("no instructions for %s", task)
+		}
+	}
+}
