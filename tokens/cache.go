@@ -1,0 +1,123 @@
+package tokens
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// minCachedLen is the shortest text whose count is cached. Below it,
+// hashing and locking cost about as much as counting.
+const minCachedLen = 256
+
+// defaultCacheEntries bounds each shared counter's cache. An entry is about
+// 100 bytes, so a full cache holds a few MB.
+const defaultCacheEntries = 32768
+
+// cacheKey identifies a text by a 128-bit hash (two 64-bit maphash values
+// with independent seeds) and its length. A collision would need two texts
+// of equal length whose both hashes match: about 2^-128 per pair.
+type cacheKey struct {
+	h1, h2 uint64
+	n      int
+}
+
+// countCache is a bounded LRU of token counts keyed by content hash. It is
+// safe for concurrent use.
+type countCache struct {
+	seed1, seed2 maphash.Seed
+	max          int
+
+	// mu guards entries and the recency list (head is the most recent).
+	mu      sync.Mutex
+	entries map[cacheKey]*cacheEntry
+	head    *cacheEntry
+	tail    *cacheEntry
+}
+
+type cacheEntry struct {
+	key        cacheKey
+	count      int
+	prev, next *cacheEntry
+}
+
+func newCountCache(maxEntries int) *countCache {
+	return &countCache{
+		seed1:   maphash.MakeSeed(),
+		seed2:   maphash.MakeSeed(),
+		max:     maxEntries,
+		entries: make(map[cacheKey]*cacheEntry),
+	}
+}
+
+func (c *countCache) key(text string) cacheKey {
+	return cacheKey{h1: maphash.String(c.seed1, text), h2: maphash.String(c.seed2, text), n: len(text)}
+}
+
+func (c *countCache) get(k cacheKey) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[k]
+	if !ok {
+		return 0, false
+	}
+	c.moveToFront(e)
+	return e.count, true
+}
+
+func (c *countCache) put(k cacheKey, count int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		e.count = count
+		c.moveToFront(e)
+		return
+	}
+	e := &cacheEntry{key: k, count: count}
+	c.entries[k] = e
+	c.pushFront(e)
+	for len(c.entries) > c.max && c.tail != nil {
+		old := c.tail
+		c.unlink(old)
+		delete(c.entries, old.key)
+	}
+}
+
+// len returns the number of cached counts.
+func (c *countCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func (c *countCache) pushFront(e *cacheEntry) {
+	e.prev, e.next = nil, c.head
+	if c.head != nil {
+		c.head.prev = e
+	}
+	c.head = e
+	if c.tail == nil {
+		c.tail = e
+	}
+}
+
+func (c *countCache) unlink(e *cacheEntry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		c.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		c.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
+
+func (c *countCache) moveToFront(e *cacheEntry) {
+	if c.head == e {
+		return
+	}
+	c.unlink(e)
+	c.pushFront(e)
+}

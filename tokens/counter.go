@@ -1,0 +1,233 @@
+package tokens
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Counter counts tokens of text in one encoding. Implementations are safe
+// for concurrent use.
+type Counter interface {
+	// Count returns the number of tokens of text. Invalid UTF-8 is counted
+	// as if each maximal invalid sequence were U+FFFD.
+	Count(text string) int
+	// Encoding names what Count measures: "cl100k_base", "o200k_base", or
+	// "estimate/<family>" for estimators.
+	Encoding() string
+	// Exact reports whether counts are the model's real BPE.
+	Exact() bool
+}
+
+// The exact encodings [Get] knows.
+const (
+	Cl100kBase = "cl100k_base"
+	O200kBase  = "o200k_base"
+)
+
+// Encodings lists the exact encodings [Get] accepts, in a stable order.
+var Encodings = []string{Cl100kBase, O200kBase}
+
+// backend is one tokenizer library's implementation of an encoding. It
+// receives valid UTF-8 only.
+type backend interface {
+	encode(text string) []int
+	count(text string) int
+}
+
+// Names of the backends, as accepted by the CTXD_TOKENIZER environment
+// variable.
+const (
+	backendTokenizer   = "tokenizer"   // github.com/tiktoken-go/tokenizer
+	backendTiktokenGo  = "tiktoken-go" // github.com/pkoukk/tiktoken-go
+	defaultBackendName = backendTokenizer
+)
+
+// envBackend selects the backend for the process (see docs/tokens.md).
+const envBackend = "CTXD_TOKENIZER"
+
+// newBackend builds a backend. It is slow (it decodes a vocabulary of
+// 100k-200k entries), so callers build each one once.
+func newBackend(kind, encoding string) (backend, error) {
+	switch kind {
+	case backendTokenizer:
+		return newTokenizerBackend(encoding)
+	case backendTiktokenGo:
+		return newTiktokenGoBackend(encoding)
+	}
+	return nil, fmt.Errorf("unknown tokenizer backend %q (want %q or %q)", kind, backendTokenizer, backendTiktokenGo)
+}
+
+// exactCounter counts with a real BPE and caches counts of long texts.
+type exactCounter struct {
+	name    string
+	backend backend
+	cache   *countCache // nil: no caching
+}
+
+var _ Counter = (*exactCounter)(nil)
+
+func (c *exactCounter) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	if c.cache == nil || len(text) < minCachedLen {
+		return c.backend.count(validUTF8(text))
+	}
+	k := c.cache.key(text)
+	if n, ok := c.cache.get(k); ok {
+		return n
+	}
+	n := c.backend.count(validUTF8(text))
+	c.cache.put(k, n)
+	return n
+}
+
+func (c *exactCounter) Encoding() string { return c.name }
+func (c *exactCounter) Exact() bool      { return true }
+
+func (c *exactCounter) encode(text string) []int {
+	if text == "" {
+		return nil
+	}
+	return c.backend.encode(validUTF8(text))
+}
+
+// validUTF8 replaces each maximal invalid UTF-8 sequence of s with U+FFFD,
+// as Python's bytes.decode(errors="replace") does, so both backends see
+// the same text.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+			n = maximalSubpart(s)
+		} else {
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// maximalSubpart returns the length of the maximal prefix of s (which
+// starts with an invalid sequence) that is a truncated valid sequence, at
+// least 1 (Unicode's "maximal subpart" rule).
+func maximalSubpart(s string) int {
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch c := s[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return 1
+	}
+	i := 1
+	for ; i <= need && i < len(s); i++ {
+		c := s[i]
+		if i == 1 && (c < lo || c > hi) || i > 1 && (c < 0x80 || c > 0xBF) {
+			break
+		}
+	}
+	return i
+}
+
+// shared holds the process-wide counters, built on first use.
+var shared = struct {
+	mu       sync.Mutex
+	counters map[string]*sharedCounter
+}{counters: map[string]*sharedCounter{}}
+
+type sharedCounter struct {
+	once sync.Once
+	c    *exactCounter
+	err  error
+}
+
+// Get returns the shared counter for an encoding name ("cl100k_base",
+// "o200k_base"). Counters are built once per process and reused; the first
+// call for an encoding takes tens of milliseconds to decode its vocabulary.
+// The backend is the tokenizer library chosen in docs/tokens.md, or the one
+// the CTXD_TOKENIZER environment variable names ("tokenizer" or
+// "tiktoken-go") when the process starts using it.
+func Get(encoding string) (Counter, error) {
+	c, err := getExact(encoding)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func getExact(encoding string) (*exactCounter, error) {
+	if !knownEncoding(encoding) {
+		return nil, fmt.Errorf("get tokenizer: unknown encoding %q (want one of %s)", encoding, strings.Join(Encodings, ", "))
+	}
+	shared.mu.Lock()
+	sc := shared.counters[encoding]
+	if sc == nil {
+		sc = &sharedCounter{}
+		shared.counters[encoding] = sc
+	}
+	shared.mu.Unlock()
+	sc.once.Do(func() {
+		kind := os.Getenv(envBackend)
+		if kind == "" {
+			kind = defaultBackendName
+		}
+		b, err := newBackend(kind, encoding)
+		if err != nil {
+			sc.err = fmt.Errorf("get tokenizer %s: %w", encoding, err)
+			return
+		}
+		sc.c = &exactCounter{name: encoding, backend: b, cache: newCountCache(defaultCacheEntries)}
+	})
+	return sc.c, sc.err
+}
+
+func knownEncoding(encoding string) bool {
+	for _, e := range Encodings {
+		if e == encoding {
+			return true
+		}
+	}
+	return false
+}
+
+// mustGet returns the shared counter of a known encoding. The embedded
+// vocabularies cannot fail to load short of a broken build, so a failure
+// is a programming error.
+func mustGet(encoding string) *exactCounter {
+	c, err := getExact(encoding)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Encode returns the token ids of text, for tests and the countTokens RPC.
+// ok is false when c is not an exact counter (estimators have no ids).
+func Encode(c Counter, text string) (ids []int, ok bool) {
+	e, isExact := c.(interface{ encode(string) []int })
+	if !isExact {
+		return nil, false
+	}
+	return e.encode(text), true
+}

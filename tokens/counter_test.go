@@ -1,0 +1,273 @@
+package tokens
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// backends lists both tokenizer libraries, so each test can check one
+// against the other instead of against itself.
+var backends = []string{backendTokenizer, backendTiktokenGo}
+
+func mustBackend(t testing.TB, kind, enc string) backend {
+	t.Helper()
+	b, err := newBackend(kind, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestKnownCounts(t *testing.T) {
+	// ids, where given, are tiktoken's published outputs (its README and
+	// test suite); the other counts are checked against both backends.
+	tests := []struct {
+		name  string
+		enc   string
+		text  string
+		count int
+		ids   []int
+	}{
+		{"hello world cl100k", Cl100kBase, "hello world", 2, []int{15339, 1917}},
+		{"hello world o200k", O200kBase, "hello world", 2, []int{24912, 2375}},
+		{"punctuation cl100k", Cl100kBase, "Hello, world!", 4, []int{9906, 11, 1917, 0}},
+		{"punctuation o200k", O200kBase, "Hello, world!", 4, []int{13225, 11, 2375, 0}},
+		{"empty", Cl100kBase, "", 0, nil},
+		{"japanese cl100k", Cl100kBase, "こんにちは世界", 4, nil},
+		{"japanese o200k", O200kBase, "こんにちは世界", 2, nil},
+		{"chinese cl100k", Cl100kBase, "你好，世界", 6, nil},
+		{"chinese o200k", O200kBase, "你好，世界", 3, nil},
+		{"emoji cl100k", Cl100kBase, "👋🌍", 6, nil},
+		{"emoji o200k", O200kBase, "👋🌍", 4, nil},
+		{"go code cl100k", Cl100kBase, "func main() {\n\tfmt.Println(\"hi\")\n}\n", 10, nil},
+		{"go code o200k", O200kBase, "func main() {\n\tfmt.Println(\"hi\")\n}\n", 10, nil},
+		{"whitespace runs", Cl100kBase, "    \n\n\n   x", 3, nil},
+		{"special token is text", Cl100kBase, "<|endoftext|>", 7, nil},
+		{"invalid utf-8 reads as U+FFFD", Cl100kBase, "\xff\xfe ok", 2, nil},
+		{"long run of one letter", Cl100kBase, strings.Repeat("a", 1000), 125, nil},
+		{"digits split in threes", Cl100kBase, "1234567", 3, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Get(tt.enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Count(tt.text); got != tt.count {
+				t.Errorf("Count(%q) = %d, want %d", tt.text, got, tt.count)
+			}
+			ids, ok := Encode(c, tt.text)
+			if !ok {
+				t.Fatalf("Encode: not an exact counter")
+			}
+			if len(ids) != tt.count {
+				t.Errorf("Encode(%q) gave %d ids, Count %d", tt.text, len(ids), tt.count)
+			}
+			if tt.ids != nil {
+				if d := cmp.Diff(tt.ids, ids); d != "" {
+					t.Errorf("Encode(%q) (-want +got):\n%s", tt.text, d)
+				}
+			}
+			for _, kind := range backends {
+				b := mustBackend(t, kind, tt.enc)
+				if d := cmp.Diff(ids, b.encode(validUTF8(tt.text)), cmp.Comparer(func(a, b []int) bool { return slices.Equal(a, b) })); d != "" {
+					t.Errorf("backend %s disagrees on %q (-default +%s):\n%s", kind, tt.text, kind, d)
+				}
+			}
+		})
+	}
+}
+
+func TestGet(t *testing.T) {
+	a, err := Get(Cl100kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Get(Cl100kBase)
+	if a != b {
+		t.Error("Get built a second counter for cl100k_base; want the shared one")
+	}
+	if a.Encoding() != Cl100kBase || !a.Exact() {
+		t.Errorf("Get(cl100k_base) = %s exact=%v", a.Encoding(), a.Exact())
+	}
+	for _, bad := range []string{"", "p50k_base", "CL100K_BASE", "estimate/claude"} {
+		if _, err := Get(bad); err == nil {
+			t.Errorf("Get(%q): want an error", bad)
+		}
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ok", "ok"},
+		{"\xff", "\uFFFD"},
+		{"a\xe2\x82b", "a\uFFFDb"},             // truncated 3-byte sequence: one U+FFFD
+		{"\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"}, // surrogate: each byte invalid
+		{"\xf0\x9f\x91", "\uFFFD"},
+	}
+	for _, tt := range tests {
+		if got := validUTF8(tt.in); got != tt.want {
+			t.Errorf("validUTF8(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// goSample returns Go standard library files: a fixed sample, or every
+// file under GOROOT/src when CTXD_BENCH_FULL=1.
+func goSample(t testing.TB, full bool) map[string]string {
+	t.Helper()
+	root := filepath.Join(runtime.GOROOT(), "src")
+	dirs := []string{"strings", "unicode/utf8", "encoding/json", "go/token", "html", "testdata"}
+	if full {
+		dirs = []string{"."}
+	}
+	out := map[string]string{}
+	for _, d := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() || !e.Type().IsRegular() {
+				return nil
+			}
+			if !full && strings.Contains(p, string(filepath.Separator)+"testdata"+string(filepath.Separator)) && d != "testdata" {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if full && (len(b) > 4<<20 || !utf8.Valid(b)) {
+				return nil // binary fixtures
+			}
+			rel, _ := filepath.Rel(root, p)
+			out[rel] = string(b)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("read GOROOT sample: %v", err)
+		}
+	}
+	return out
+}
+
+// TestBackendsAgreeOnGoSource checks the two libraries give identical ids
+// on real code and text: the Go standard library (a sample; all of it with
+// CTXD_BENCH_FULL=1).
+func TestBackendsAgreeOnGoSource(t *testing.T) {
+	full := os.Getenv("CTXD_BENCH_FULL") == "1"
+	if testing.Short() && !full {
+		t.Skip("reads and tokenizes ~1 MB twice")
+	}
+	files := goSample(t, full)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, enc := range Encodings {
+		a := mustBackend(t, backendTokenizer, enc)
+		b := mustBackend(t, backendTiktokenGo, enc)
+		var bytes, toks int
+		for _, n := range names {
+			text := validUTF8(files[n])
+			x, y := a.encode(text), b.encode(text)
+			if !slices.Equal(x, y) {
+				t.Errorf("%s: %s: tokenizer gives %d ids, tiktoken-go %d, first difference at %d", enc, n, len(x), len(y), firstDiff(x, y))
+			}
+			bytes += len(text)
+			toks += len(x)
+		}
+		t.Logf("%s: %d files, %d bytes, %d tokens, identical ids", enc, len(names), bytes, toks)
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestCache(t *testing.T) {
+	c := &exactCounter{name: Cl100kBase, backend: mustBackend(t, backendTokenizer, Cl100kBase), cache: newCountCache(4)}
+	texts := make([]string, 6)
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("line %d of a text long enough to be cached\n", i), 10)
+	}
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = c.backend.count(s)
+		if got := c.Count(s); got != want[i] {
+			t.Fatalf("Count(text %d) = %d, want %d", i, got, want[i])
+		}
+		if got := c.Count(s); got != want[i] {
+			t.Fatalf("cached Count(text %d) = %d, want %d", i, got, want[i])
+		}
+	}
+	if n := c.cache.len(); n != 4 {
+		t.Errorf("cache holds %d entries, want the bound 4", n)
+	}
+	// The oldest texts were evicted; the newest are hits.
+	if _, ok := c.cache.get(c.cache.key(texts[0])); ok {
+		t.Error("text 0 still cached; want it evicted")
+	}
+	if n, ok := c.cache.get(c.cache.key(texts[5])); !ok || n != want[5] {
+		t.Errorf("text 5: cached %d, %v; want %d, true", n, ok, want[5])
+	}
+	// Short texts bypass the cache.
+	c.Count("short")
+	if n := c.cache.len(); n != 4 {
+		t.Errorf("a short text changed the cache to %d entries", n)
+	}
+}
+
+func TestConcurrentCount(t *testing.T) {
+	files := goSample(t, false)
+	var texts []string
+	for _, s := range files {
+		if len(texts) == 40 {
+			break
+		}
+		texts = append(texts, s[:min(len(s), 20000)])
+	}
+	slices.Sort(texts)
+	want := make(map[string][]int)
+	for _, enc := range Encodings {
+		b := mustBackend(t, backendTokenizer, enc)
+		for _, s := range texts {
+			want[enc] = append(want[enc], b.count(s))
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			enc := Encodings[g%2]
+			c, err := Get(enc)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			est, _ := ForModel("claude-sonnet-4.5", 0)
+			for i, s := range texts {
+				if got := c.Count(s); got != want[enc][i] {
+					t.Errorf("goroutine %d: %s count %d, want %d", g, enc, got, want[enc][i])
+				}
+				est.Count(s)
+			}
+		})
+	}
+	wg.Wait()
+}
