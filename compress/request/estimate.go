@@ -1,0 +1,151 @@
+package request
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// Counter counts the tokens of a text. [tokens.Counter] satisfies it.
+type Counter interface {
+	Count(text string) int
+}
+
+// Overheads of the chat template that a plain text count misses. OpenAI
+// documents 3 tokens per message (plus 1 for a name) and 3 to prime the
+// reply; the per-call overhead is our estimate of the hidden function-call
+// framing, since no provider documents it.
+const (
+	MessageOverhead  = 3
+	NameOverhead     = 1
+	ToolCallOverhead = 3
+	ReplyPriming     = 3
+)
+
+// opaqueBytesPerToken estimates opaque payloads (encrypted reasoning,
+// redacted thinking, very large unknown parts) without tokenizing them:
+// base64 runs at about 3 bytes per token in cl100k and o200k, so this
+// over-counts slightly.
+const opaqueBytesPerToken = 3
+
+// maxTokenizedOther is the largest unknown part tokenized as text; larger
+// ones are estimated by size.
+const maxTokenizedOther = 64 << 10
+
+// maxCachedItems bounds the per-item cache; when full it starts over.
+const maxCachedItems = 16384
+
+// Estimator estimates the tokens of items with a model's encoding and
+// image rule, caching each item's counts by the hash of its bytes. It is
+// safe for concurrent use.
+type Estimator struct {
+	counter Counter
+	rule    ImageRule
+	seed1   maphash.Seed
+	seed2   maphash.Seed
+
+	// cacheMu guards cache.
+	cacheMu sync.Mutex
+	cache   map[itemKey][]int // segment counts, then the item total
+}
+
+type itemKey struct {
+	h1, h2 uint64
+	n      int
+	role   string
+}
+
+// NewEstimator returns an estimator counting text with c and images with
+// rule.
+func NewEstimator(c Counter, rule ImageRule) *Estimator {
+	return &Estimator{counter: c, rule: rule, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), cache: make(map[itemKey][]int)}
+}
+
+// Text counts text.
+func (e *Estimator) Text(text string) int {
+	if text == "" {
+		return 0
+	}
+	return e.counter.Count(text)
+}
+
+// Request sets the token estimate of every item and returns the request's
+// total: items, fixed parts and the reply priming.
+func (e *Estimator) Request(r *Request) int {
+	total := ReplyPriming + e.Fixed(r)
+	for _, it := range r.Items {
+		total += e.Item(it)
+	}
+	return total
+}
+
+// Fixed counts the request's fixed parts (system, instructions, tools).
+func (e *Estimator) Fixed(r *Request) int {
+	n := 0
+	for i := range r.Fixed {
+		n += e.segment(&r.Fixed[i])
+	}
+	return n
+}
+
+// Item sets it.Tokens and each segment's Tokens and returns it.Tokens.
+func (e *Estimator) Item(it *Item) int {
+	key := itemKey{h1: maphash.Bytes(e.seed1, it.Raw), h2: maphash.Bytes(e.seed2, it.Raw), n: len(it.Raw), role: it.Role}
+	e.cacheMu.Lock()
+	counts, ok := e.cache[key]
+	e.cacheMu.Unlock()
+	if ok && len(counts) == len(it.Segments)+1 {
+		for i := range it.Segments {
+			it.Segments[i].Tokens = counts[i]
+		}
+		it.Tokens = counts[len(it.Segments)]
+		return it.Tokens
+	}
+	total := 0
+	if it.Role != "" {
+		total += MessageOverhead + e.Text(it.Role)
+	}
+	counts = make([]int, len(it.Segments)+1)
+	for i := range it.Segments {
+		n := e.segment(&it.Segments[i])
+		it.Segments[i].Tokens = n
+		counts[i] = n
+		total += n
+	}
+	it.Tokens = total
+	counts[len(it.Segments)] = total
+	e.cacheMu.Lock()
+	if len(e.cache) >= maxCachedItems {
+		clear(e.cache)
+	}
+	e.cache[key] = counts
+	e.cacheMu.Unlock()
+	return total
+}
+
+// Segment counts one segment as it stands.
+func (e *Estimator) Segment(s *Segment) int { return e.segment(s) }
+
+func (e *Estimator) segment(s *Segment) int {
+	n := 0
+	switch s.Kind {
+	case SegToolCall:
+		n = ToolCallOverhead + e.Text(s.Name) + e.Text(s.Text)
+	case SegRedactedThinking:
+		n = (len(s.Text) + opaqueBytesPerToken - 1) / opaqueBytesPerToken
+	case SegOther:
+		if len(s.Text) > maxTokenizedOther {
+			n = (len(s.Text) + opaqueBytesPerToken - 1) / opaqueBytesPerToken
+		} else {
+			n = e.Text(s.Text)
+		}
+	default:
+		n = e.Text(s.Text)
+	}
+	if s.Kind == SegToolResult && s.Name != "" {
+		n += NameOverhead + e.Text(s.Name)
+	}
+	for _, img := range s.Images {
+		n += ImageTokens(e.rule, img)
+	}
+	return n
+}

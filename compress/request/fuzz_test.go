@@ -1,0 +1,62 @@
+package request
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// lenCounter counts bytes/4: the parser fuzz only needs some counter; the
+// real tokenizer is exercised by package prune.
+type lenCounter struct{}
+
+func (lenCounter) Count(s string) int { return (len(s) + 3) / 4 }
+
+// go test -fuzz=FuzzParse ./compress/request
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{chatBody, anthropicBody, responsesBody, `{"input":"x"}`, `{"messages":[1,"a",null,{}]}`,
+		`{"messages":[{"role":"tool","content":[{"type":"text","text":"x"}]}]}`,
+		`{"system":[],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a"}]}]}`,
+		`{"input":[{"type":"reasoning"},{"type":"function_call_output","call_id":"q","output":{"type":"computer_screenshot","image_url":"data:image/png;base64,AAAA"}}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := Parse(body, "")
+		if err != nil {
+			return
+		}
+		out, err := r.NewPlan().Emit()
+		if err != nil || !bytes.Equal(out, body) {
+			t.Fatalf("identity emit changed the body (err %v)", err)
+		}
+		NewEstimator(lenCounter{}, ImageOpenAI).Request(r)
+		p := r.Pair()
+		plan := r.NewPlan()
+		for _, o := range p.Orphans {
+			if p.OrphanOnly[o.Item] || !plan.DropSegment(o) {
+				plan.DropItem(o.Item)
+			}
+		}
+		for i := range r.Items {
+			if i%2 == 1 {
+				plan.DropItem(i)
+			}
+			for j := range r.Items[i].Segments {
+				if r.Items[i].Segments[j].Kind == SegToolResult {
+					plan.SetText(SegRef{i, j}, "short \xff")
+				}
+			}
+		}
+		plan.Insert(len(r.Items)/2, []byte(`{"role":"user","content":"s"}`))
+		out, err = plan.Emit()
+		if err != nil {
+			t.Fatalf("emit: %v", err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("emit wrote invalid JSON:\n%s", out)
+		}
+		if _, err := Parse(out, r.Format); err != nil {
+			t.Fatalf("re-parse of emitted %s request: %v\n%s", r.Format, err, out)
+		}
+	})
+}

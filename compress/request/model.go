@@ -1,0 +1,269 @@
+package request
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Format is a model request's wire format.
+type Format string
+
+// The wire formats Parse reads.
+const (
+	// FormatChat is OpenAI Chat Completions: "messages" with roles system,
+	// developer, user, assistant (tool_calls), tool (tool_call_id) and the
+	// legacy function.
+	FormatChat Format = "openai-chat"
+	// FormatAnthropic is Anthropic Messages: top-level "system" and
+	// "messages" of content blocks (tool_use, tool_result, thinking).
+	FormatAnthropic Format = "anthropic-messages"
+	// FormatResponses is OpenAI Responses: "input" as a string or an array
+	// of typed items (message, function_call, function_call_output,
+	// reasoning, ...).
+	FormatResponses Format = "openai-responses"
+)
+
+// Formats lists the formats in a stable order.
+var Formats = []Format{FormatChat, FormatAnthropic, FormatResponses}
+
+// ParseFormat reads a format name as given by a user. "" and "auto" return
+// "" (detect from the body); short names "chat", "openai", "anthropic",
+// "messages" and "responses" are accepted.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return "", nil
+	case "chat", "openai", "openai-chat", "chat-completions":
+		return FormatChat, nil
+	case "anthropic", "messages", "anthropic-messages":
+		return FormatAnthropic, nil
+	case "responses", "openai-responses":
+		return FormatResponses, nil
+	}
+	return "", fmt.Errorf("unknown request format %q (want chat, anthropic, responses or auto): %w", s, ctxd.ErrInvalidParams)
+}
+
+// ErrNotRequest reports a body that is valid JSON but none of the request
+// formats (no "messages" or "input" member). It wraps
+// [ctxd.ErrInvalidParams].
+var ErrNotRequest = fmt.Errorf("not a chat, anthropic or responses request: %w", ctxd.ErrInvalidParams)
+
+// Kind is an item's part in the conversation.
+type Kind string
+
+// The item kinds.
+const (
+	// KindMessage is a plain message: text, images, refusals.
+	KindMessage Kind = "message"
+	// KindToolCall is an item that issues tool calls (an assistant message
+	// with tool_calls or tool_use blocks, a Responses function_call).
+	KindToolCall Kind = "tool_call"
+	// KindToolResult is an item that answers tool calls (a tool message, a
+	// user message with tool_result blocks, a function_call_output).
+	KindToolResult Kind = "tool_result"
+	// KindReasoning is a Responses reasoning item.
+	KindReasoning Kind = "reasoning"
+	// KindSummary is a summary ctxd inserted for evicted items earlier.
+	KindSummary Kind = "summary"
+	// KindOther is an item type ctxd does not interpret (web_search_call,
+	// item_reference...); it passes through unchanged.
+	KindOther Kind = "other"
+)
+
+// SegmentKind says what a segment holds.
+type SegmentKind string
+
+// The segment kinds.
+const (
+	SegText             SegmentKind = "text"
+	SegImage            SegmentKind = "image"
+	SegToolCall         SegmentKind = "tool_call"
+	SegToolResult       SegmentKind = "tool_result"
+	SegReasoning        SegmentKind = "reasoning"
+	SegThinking         SegmentKind = "thinking"
+	SegRedactedThinking SegmentKind = "redacted_thinking"
+	SegOther            SegmentKind = "other"
+)
+
+// Class is what a policy may do with a segment (the Smart Context safety
+// classes; see docs/compaction.md). The pruner condenses only
+// [ClassCondensable] segments; it keeps or drops whole items otherwise.
+type Class string
+
+// The segment classes.
+const (
+	// ClassProtocolExact: ids, tool names and call arguments; any change
+	// breaks the request or what the model believes it did.
+	ClassProtocolExact Class = "protocol_exact"
+	// ClassContinuationExact: thinking blocks with signatures, reasoning
+	// items and encrypted content a provider checks on continuation.
+	ClassContinuationExact Class = "continuation_exact"
+	// ClassCriticalExact: system instructions and user text.
+	ClassCriticalExact Class = "critical_exact"
+	// ClassRehydratableExact: content that already carries a ctxd content
+	// reference (it was condensed before); kept exact so it can be
+	// rehydrated by hash.
+	ClassRehydratableExact Class = "rehydratable_exact"
+	// ClassLosslessTransformable: content that can be re-encoded without
+	// loss (images, documents); the pruner leaves them as they are.
+	ClassLosslessTransformable Class = "lossless_transformable"
+	// ClassCondensable: tool output and assistant prose that may be cut to
+	// a preview when old.
+	ClassCondensable Class = "condensable"
+	// ClassDroppableDuplicate: a tool output identical (same content hash)
+	// to an earlier one.
+	ClassDroppableDuplicate Class = "droppable_duplicate"
+)
+
+// Image is what is known of an image part: its detail setting and, when the
+// bytes are inline, its dimensions.
+type Image struct {
+	Detail string `json:"detail,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+}
+
+// Segment is one piece of an item's content: a text, an image, one tool
+// call, one tool result, a reasoning or thinking block.
+type Segment struct {
+	Kind  SegmentKind `json:"kind"`
+	Class Class       `json:"class"`
+	// Value is the span of the JSON value that holds the content (a
+	// string, or the array of parts of a tool result); a rewrite replaces
+	// exactly these bytes. Zero when there is nothing to rewrite.
+	Value Span `json:"value"`
+	// Elem is the span of the enclosing array element (a content block, a
+	// tool_calls entry) when the segment is one; zero otherwise.
+	Elem Span `json:"elem"`
+	// Text is the decoded text: content, call arguments, reasoning. For
+	// other segments, the raw JSON.
+	Text string `json:"-"`
+	// Name is the tool name of a call.
+	Name string `json:"name,omitempty"`
+	// CallID is the call id a tool call issues or a tool result answers.
+	CallID string `json:"call_id,omitempty"`
+	// Images are the images of the segment (an image part, or images
+	// inside a tool result).
+	Images []Image `json:"images,omitempty"`
+	// IsError reports a tool result flagged as an error by the provider
+	// (Anthropic is_error).
+	IsError bool `json:"is_error,omitempty"`
+	// Tokens is the segment's estimate, set by [Estimator.Item].
+	Tokens int `json:"tokens"`
+
+	array int // index into Item.arrays of the array holding Elem; -1 if none
+	hash  string
+}
+
+// Hash returns the hex SHA-256 of the segment's text: the address a
+// condensed copy records so the original can be stored and rehydrated.
+func (s *Segment) Hash() string {
+	if s.hash == "" {
+		s.hash = HashText(s.Text)
+	}
+	return s.hash
+}
+
+// HashText returns the hex SHA-256 of text.
+func HashText(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// arrayRef records an array inside an item whose elements segments may be
+// dropped one by one: its member in the item object and its elements.
+type arrayRef struct {
+	member int // index into Item.members
+	elems  []Span
+}
+
+// Item is one element of the request's conversation: a message or, for
+// Responses, a typed item.
+type Item struct {
+	// Index is the item's position in the request's array.
+	Index int `json:"index"`
+	// Span is where the item's bytes lie in the body; Raw is those bytes.
+	Span Span   `json:"span"`
+	Raw  []byte `json:"-"`
+	// Role is the message role ("system", "developer", "user",
+	// "assistant", "tool", "function"); "" for non-message items.
+	Role string `json:"role,omitempty"`
+	// Type is the Responses item type ("message", "function_call", ...).
+	Type string `json:"type,omitempty"`
+	Kind Kind   `json:"kind"`
+	// Segments are the item's content pieces in order.
+	Segments []Segment `json:"segments"`
+	// Calls are the tool call ids this item issues; Results the ids it
+	// answers. Both keep input order and may hold duplicates.
+	Calls   []string `json:"calls,omitempty"`
+	Results []string `json:"results,omitempty"`
+	// Notice reports an injected notice: a system or developer message
+	// after the first one, or a user message that opens with a
+	// <system-reminder> tag.
+	Notice bool `json:"notice,omitempty"`
+	// Tokens is the item's estimate, set by [Estimator.Item].
+	Tokens int `json:"tokens"`
+
+	members []member
+	arrays  []arrayRef
+	hash    string
+}
+
+// Hash returns the hex SHA-256 of the item's raw bytes.
+func (it *Item) Hash() string {
+	if it.hash == "" {
+		sum := sha256.Sum256(it.Raw)
+		it.hash = hex.EncodeToString(sum[:])
+	}
+	return it.hash
+}
+
+// Text returns the item's text segments and tool results joined by
+// newlines (for summaries and tests; never logged).
+func (it *Item) Text() string {
+	var sb strings.Builder
+	for i := range it.Segments {
+		s := &it.Segments[i]
+		switch s.Kind {
+		case SegText, SegToolResult:
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(s.Text)
+		}
+	}
+	return sb.String()
+}
+
+// Request is a parsed model request: its format, top-level members and
+// conversation items, all pointing into the original body.
+type Request struct {
+	Format Format
+	// Body is the original request; every span indexes into it.
+	Body []byte
+	// Model is the top-level "model" value, if any.
+	Model string
+	// ItemsKey is "messages" or "input": the member holding Items.
+	ItemsKey string
+	// Items are the conversation's items in order.
+	Items []*Item
+	// Fixed are the top-level parts that are always sent and never
+	// rewritten: Anthropic "system", Responses "instructions", tool
+	// definitions. They count toward every budget.
+	Fixed []Segment
+	// InputString reports a Responses request whose "input" is a plain
+	// string (a single user item).
+	InputString bool
+
+	top   obj
+	items Span   // span of the items array (or the input string)
+	elems []Span // element spans of the items array
+}
+
+// errNoItems is returned by operations that need an items array.
+var errNoItems = errors.New("request has no items array")

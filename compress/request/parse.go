@@ -1,0 +1,632 @@
+package request
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// SummaryPrefix opens the text of every summary item ctxd inserts, so a
+// later pass recognizes it ([KindSummary]).
+const SummaryPrefix = "[ctxd summary:"
+
+// ReferencePrefix opens the marker a condensed segment carries: the hash
+// of the text it replaced follows ("sha256:" and 12 hex digits).
+const ReferencePrefix = "chars hidden to save context"
+
+// Parse reads body as a request of format f, or of the detected format
+// when f is "". The body is not copied: the request's spans and Raw
+// slices point into it, so the caller must not modify it afterwards.
+func Parse(body []byte, f Format) (*Request, error) {
+	if !json.Valid(body) {
+		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
+	}
+	top, err := parseObj(body, trimSpan(body))
+	if err != nil {
+		return nil, fmt.Errorf("parse request: top level must be an object: %w", ErrNotRequest)
+	}
+	if f == "" {
+		if f, err = detect(body, top); err != nil {
+			return nil, err
+		}
+	}
+	r := &Request{Format: f, Body: body, top: top, Model: top.str(body, "model")}
+	switch f {
+	case FormatChat, FormatAnthropic:
+		err = r.parseItems("messages")
+	case FormatResponses:
+		err = r.parseResponsesInput()
+	default:
+		return nil, fmt.Errorf("parse request: unknown format %q: %w", f, ErrNotRequest)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parse %s request: %w", f, err)
+	}
+	r.parseFixed()
+	classify(r)
+	return r, nil
+}
+
+// invalidJSON describes why body is not JSON, with the offset.
+func invalidJSON(body []byte) error {
+	var v any
+	err := json.Unmarshal(body, &v)
+	if err == nil {
+		err = errSyntax
+	}
+	return fmt.Errorf("request body is not valid JSON: %v: %w", err, ErrNotRequest)
+}
+
+func trimSpan(b []byte) Span {
+	s, e := 0, len(b)
+	for s < e && isSpace(b[s]) {
+		s++
+	}
+	for e > s && isSpace(b[e-1]) {
+		e--
+	}
+	return Span{s, e}
+}
+
+// Detect reports the format of a request body.
+func Detect(body []byte) (Format, error) {
+	if !json.Valid(body) {
+		return "", fmt.Errorf("detect request format: %w", invalidJSON(body))
+	}
+	top, err := parseObj(body, trimSpan(body))
+	if err != nil {
+		return "", fmt.Errorf("detect request format: top level must be an object: %w", ErrNotRequest)
+	}
+	return detect(body, top)
+}
+
+// detect weighs the signals of each format. Chat and Anthropic share the
+// "messages" member; a body with no signal either way (plain user and
+// assistant strings) reads the same in both, and is taken as Anthropic
+// only when its model names Claude.
+func detect(b []byte, top obj) (Format, error) {
+	msgs, hasMsgs := top.get("messages")
+	input, hasInput := top.get("input")
+	if hasMsgs && kindOf(b, msgs) == '[' {
+		anth, chat := 0, 0
+		if _, ok := top.get("system"); ok {
+			anth += 2
+		}
+		for _, k := range []string{"anthropic_version", "stop_sequences", "top_k", "thinking"} {
+			if _, ok := top.get(k); ok {
+				anth++
+			}
+		}
+		for _, k := range []string{"max_completion_tokens", "response_format", "logprobs", "stream_options", "n", "functions", "function_call", "tool_choice_required"} {
+			if _, ok := top.get(k); ok {
+				chat++
+			}
+		}
+		a, c := messageSignals(b, msgs)
+		anth += a
+		chat += c
+		switch {
+		case anth > chat:
+			return FormatAnthropic, nil
+		case chat > anth:
+			return FormatChat, nil
+		case strings.Contains(strings.ToLower(top.str(b, "model")), "claude"):
+			return FormatAnthropic, nil
+		}
+		return FormatChat, nil
+	}
+	if hasInput {
+		if k := kindOf(b, input); k == '"' || k == '[' {
+			return FormatResponses, nil
+		}
+	}
+	return "", ErrNotRequest
+}
+
+// messageSignals counts format-specific features of a messages array.
+func messageSignals(b []byte, msgs Span) (anth, chat int) {
+	elems, err := arrayElems(b, msgs)
+	if err != nil {
+		return 0, 0
+	}
+	for _, e := range elems {
+		if kindOf(b, e) != '{' {
+			continue
+		}
+		o, err := parseObj(b, e)
+		if err != nil {
+			continue
+		}
+		switch o.str(b, "role") {
+		case "system", "developer", "tool", "function":
+			chat += 2
+		}
+		for _, k := range []string{"tool_calls", "tool_call_id", "reasoning_content", "function_call", "refusal"} {
+			if _, ok := o.get(k); ok {
+				chat += 2
+			}
+		}
+		c, ok := o.get("content")
+		if !ok || kindOf(b, c) != '[' {
+			continue
+		}
+		parts, _ := arrayElems(b, c)
+		for _, p := range parts {
+			if kindOf(b, p) != '{' {
+				continue
+			}
+			po, err := parseObj(b, p)
+			if err != nil {
+				continue
+			}
+			switch po.str(b, "type") {
+			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use":
+				anth += 2
+			case "image":
+				if _, ok := po.get("source"); ok {
+					anth += 2
+				}
+			case "image_url", "input_audio", "file":
+				chat += 2
+			}
+		}
+	}
+	return anth, chat
+}
+
+func (r *Request) parseItems(key string) error {
+	v, ok := r.top.get(key)
+	if !ok {
+		return fmt.Errorf("no %q member: %w", key, ErrNotRequest)
+	}
+	if kindOf(r.Body, v) != '[' {
+		return fmt.Errorf("%q must be an array: %w", key, ErrNotRequest)
+	}
+	elems, err := arrayElems(r.Body, v)
+	if err != nil {
+		return err
+	}
+	r.ItemsKey, r.items, r.elems = key, v, elems
+	r.Items = make([]*Item, len(elems))
+	for i, e := range elems {
+		it := &Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End]}
+		r.Items[i] = it
+		if kindOf(r.Body, e) != '{' {
+			// Not an object: nothing to interpret; it passes through.
+			it.Kind = KindOther
+			it.Segments = []Segment{{Kind: SegOther, Text: string(it.Raw), array: -1}}
+			continue
+		}
+		o, err := parseObj(r.Body, e)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		it.members = o.members
+		switch r.Format {
+		case FormatChat:
+			r.parseChatItem(it, o)
+		case FormatAnthropic:
+			r.parseAnthropicItem(it, o)
+		case FormatResponses:
+			r.parseResponsesItem(it, o)
+		}
+	}
+	return nil
+}
+
+func (r *Request) parseResponsesInput() error {
+	v, ok := r.top.get("input")
+	if !ok {
+		return fmt.Errorf("no \"input\" member: %w", ErrNotRequest)
+	}
+	switch kindOf(r.Body, v) {
+	case '[':
+		return r.parseItems("input")
+	case '"':
+		text, err := decodeString(r.Body[v.Start:v.End])
+		if err != nil {
+			return err
+		}
+		r.ItemsKey, r.items, r.InputString = "input", v, true
+		r.Items = []*Item{{
+			Index: 0, Span: v, Raw: r.Body[v.Start:v.End], Role: "user", Type: "message", Kind: KindMessage,
+			Segments: []Segment{{Kind: SegText, Value: v, Text: text, array: -1}},
+		}}
+		return nil
+	}
+	return fmt.Errorf("\"input\" must be a string or an array: %w", ErrNotRequest)
+}
+
+// parseFixed records the top-level parts sent with every request.
+func (r *Request) parseFixed() {
+	b := r.Body
+	for _, key := range []string{"system", "instructions", "tools", "functions"} {
+		v, ok := r.top.get(key)
+		if !ok {
+			continue
+		}
+		if key == "system" && r.Format != FormatAnthropic || key == "instructions" && r.Format != FormatResponses {
+			continue
+		}
+		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, Value: v, Text: string(b[v.Start:v.End]), array: -1}
+		if key == "system" || key == "instructions" {
+			seg.Kind, seg.Class = SegText, ClassCriticalExact
+			switch kindOf(b, v) {
+			case '"':
+				seg.Text, _ = decodeString(b[v.Start:v.End])
+			case '[':
+				seg.Text = joinTextBlocks(b, v, nil)
+			}
+		}
+		if kindOf(b, v) == 'n' {
+			continue
+		}
+		r.Fixed = append(r.Fixed, seg)
+	}
+}
+
+// joinTextBlocks joins the "text" of an array of blocks; images found are
+// appended to imgs when it is not nil.
+func joinTextBlocks(b []byte, v Span, imgs *[]Image) string {
+	elems, err := arrayElems(b, v)
+	if err != nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, e := range elems {
+		switch kindOf(b, e) {
+		case '"':
+			s, _ := decodeString(b[e.Start:e.End])
+			writeJoined(&sb, s)
+			continue
+		case '{':
+		default:
+			continue
+		}
+		o, err := parseObj(b, e)
+		if err != nil {
+			continue
+		}
+		switch t := o.str(b, "type"); t {
+		case "text", "input_text", "output_text":
+			writeJoined(&sb, o.str(b, "text"))
+		case "image", "image_url", "input_image", "computer_screenshot":
+			if imgs != nil {
+				*imgs = append(*imgs, imageOf(b, o, t))
+			}
+		default:
+			writeJoined(&sb, string(b[e.Start:e.End]))
+		}
+	}
+	return sb.String()
+}
+
+func writeJoined(sb *strings.Builder, s string) {
+	if sb.Len() > 0 {
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(s)
+}
+
+func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) {
+	v, ok := o.get(key)
+	if !ok || kindOf(r.Body, v) != '[' {
+		return -1, nil
+	}
+	elems, err := arrayElems(r.Body, v)
+	if err != nil {
+		return -1, nil
+	}
+	it.arrays = append(it.arrays, arrayRef{member: o.memberIndex(key), elems: elems})
+	return len(it.arrays) - 1, elems
+}
+
+func (r *Request) parseChatItem(it *Item, o obj) {
+	b := r.Body
+	it.Role = o.str(b, "role")
+	isResult := it.Role == "tool" || it.Role == "function"
+	if c, ok := o.get("content"); ok {
+		switch kindOf(b, c) {
+		case '"':
+			text, _ := decodeString(b[c.Start:c.End])
+			k := SegText
+			if isResult {
+				k = SegToolResult
+			}
+			it.Segments = append(it.Segments, Segment{Kind: k, Value: c, Text: text, array: -1})
+		case '[':
+			if isResult {
+				var imgs []Image
+				text := joinTextBlocks(b, c, &imgs)
+				it.Segments = append(it.Segments, Segment{Kind: SegToolResult, Value: c, Text: text, Images: imgs, array: -1})
+				break
+			}
+			ai, parts := r.addArray(it, o, "content")
+			for _, p := range parts {
+				it.Segments = append(it.Segments, r.partSegment(p, ai))
+			}
+		}
+	}
+	if isResult {
+		if len(it.Segments) == 0 {
+			it.Segments = append(it.Segments, Segment{Kind: SegToolResult, array: -1})
+		}
+		id := o.str(b, "tool_call_id")
+		it.Segments[0].CallID = id
+		it.Segments[0].Name = o.str(b, "name")
+		if id != "" {
+			it.Results = append(it.Results, id)
+		}
+	}
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		if v, ok := o.get(k); ok && kindOf(b, v) == '"' {
+			text, _ := decodeString(b[v.Start:v.End])
+			it.Segments = append(it.Segments, Segment{Kind: SegReasoning, Value: v, Text: text, array: -1})
+		}
+	}
+	if v, ok := o.get("refusal"); ok && kindOf(b, v) == '"' {
+		text, _ := decodeString(b[v.Start:v.End])
+		it.Segments = append(it.Segments, Segment{Kind: SegText, Value: v, Text: text, array: -1})
+	}
+	ai, calls := r.addArray(it, o, "tool_calls")
+	for _, e := range calls {
+		seg := Segment{Kind: SegToolCall, Elem: e, array: ai}
+		if kindOf(b, e) == '{' {
+			if co, err := parseObj(b, e); err == nil {
+				seg.CallID = co.str(b, "id")
+				for _, fk := range []string{"function", "custom"} {
+					if fv, ok := co.get(fk); ok && kindOf(b, fv) == '{' {
+						if fo, err := parseObj(b, fv); err == nil {
+							seg.Name = fo.str(b, "name")
+							seg.Text = rawOrString(b, fo, "arguments", "input")
+						}
+					}
+				}
+			}
+		}
+		if seg.CallID != "" {
+			it.Calls = append(it.Calls, seg.CallID)
+		}
+		it.Segments = append(it.Segments, seg)
+	}
+	if fv, ok := o.get("function_call"); ok && kindOf(b, fv) == '{' {
+		if fo, err := parseObj(b, fv); err == nil {
+			it.Segments = append(it.Segments, Segment{Kind: SegToolCall, Name: fo.str(b, "name"), Text: rawOrString(b, fo, "arguments"), array: -1})
+		}
+	}
+	switch {
+	case isResult:
+		it.Kind = KindToolResult
+	case hasSeg(it, SegToolCall):
+		it.Kind = KindToolCall
+	default:
+		it.Kind = KindMessage
+	}
+}
+
+// rawOrString returns the first of keys: decoded when a string, raw JSON
+// otherwise.
+func rawOrString(b []byte, o obj, keys ...string) string {
+	for _, k := range keys {
+		v, ok := o.get(k)
+		if !ok {
+			continue
+		}
+		if kindOf(b, v) == '"' {
+			s, _ := decodeString(b[v.Start:v.End])
+			return s
+		}
+		return string(b[v.Start:v.End])
+	}
+	return ""
+}
+
+func hasSeg(it *Item, k SegmentKind) bool {
+	for i := range it.Segments {
+		if it.Segments[i].Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// partSegment reads one content part of a Chat or Responses message.
+func (r *Request) partSegment(p Span, ai int) Segment {
+	b := r.Body
+	seg := Segment{Kind: SegOther, Elem: p, array: ai, Text: string(b[p.Start:p.End])}
+	switch kindOf(b, p) {
+	case '"':
+		seg.Kind, seg.Value = SegText, p
+		seg.Text, _ = decodeString(b[p.Start:p.End])
+		return seg
+	case '{':
+	default:
+		return seg
+	}
+	po, err := parseObj(b, p)
+	if err != nil {
+		return seg
+	}
+	switch t := po.str(b, "type"); t {
+	case "text", "input_text", "output_text":
+		if v, ok := po.get("text"); ok && kindOf(b, v) == '"' {
+			seg.Kind, seg.Value = SegText, v
+			seg.Text, _ = decodeString(b[v.Start:v.End])
+		}
+	case "refusal":
+		if v, ok := po.get("refusal"); ok && kindOf(b, v) == '"' {
+			seg.Kind, seg.Value = SegText, v
+			seg.Text, _ = decodeString(b[v.Start:v.End])
+		}
+	case "image_url", "input_image", "image":
+		seg.Kind, seg.Text = SegImage, ""
+		seg.Images = []Image{imageOf(b, po, t)}
+	}
+	return seg
+}
+
+func (r *Request) parseAnthropicItem(it *Item, o obj) {
+	b := r.Body
+	it.Role = o.str(b, "role")
+	c, ok := o.get("content")
+	if !ok {
+		it.Kind = KindMessage
+		return
+	}
+	switch kindOf(b, c) {
+	case '"':
+		text, _ := decodeString(b[c.Start:c.End])
+		it.Segments = append(it.Segments, Segment{Kind: SegText, Value: c, Text: text, array: -1})
+	case '[':
+		ai, blocks := r.addArray(it, o, "content")
+		for _, e := range blocks {
+			seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
+			if kindOf(b, e) != '{' {
+				it.Segments = append(it.Segments, seg)
+				continue
+			}
+			bo, err := parseObj(b, e)
+			if err != nil {
+				it.Segments = append(it.Segments, seg)
+				continue
+			}
+			switch t := bo.str(b, "type"); t {
+			case "text":
+				if v, ok := bo.get("text"); ok && kindOf(b, v) == '"' {
+					seg.Kind, seg.Value = SegText, v
+					seg.Text, _ = decodeString(b[v.Start:v.End])
+				}
+			case "image":
+				seg.Kind, seg.Text = SegImage, ""
+				seg.Images = []Image{imageOf(b, bo, t)}
+			case "tool_use":
+				seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
+				seg.Text = rawOrString(b, bo, "input")
+				if seg.CallID != "" {
+					it.Calls = append(it.Calls, seg.CallID)
+				}
+			case "tool_result":
+				seg.Kind, seg.CallID, seg.Text = SegToolResult, bo.str(b, "tool_use_id"), ""
+				if v, ok := bo.get("is_error"); ok && string(b[v.Start:v.End]) == "true" {
+					seg.IsError = true
+				}
+				if v, ok := bo.get("content"); ok {
+					seg.Value = v
+					switch kindOf(b, v) {
+					case '"':
+						seg.Text, _ = decodeString(b[v.Start:v.End])
+					case '[':
+						seg.Text = joinTextBlocks(b, v, &seg.Images)
+					}
+				}
+				if seg.CallID != "" {
+					it.Results = append(it.Results, seg.CallID)
+				}
+			case "thinking":
+				seg.Kind = SegThinking
+				seg.Text = bo.str(b, "thinking")
+			case "redacted_thinking":
+				seg.Kind = SegRedactedThinking
+				seg.Text = bo.str(b, "data")
+			}
+			it.Segments = append(it.Segments, seg)
+		}
+	}
+	switch {
+	case len(it.Results) > 0 || hasSeg(it, SegToolResult):
+		it.Kind = KindToolResult
+	case hasSeg(it, SegToolCall):
+		it.Kind = KindToolCall
+	default:
+		it.Kind = KindMessage
+	}
+}
+
+func (r *Request) parseResponsesItem(it *Item, o obj) {
+	b := r.Body
+	it.Type = o.str(b, "type")
+	it.Role = o.str(b, "role")
+	if it.Type == "" && it.Role != "" {
+		it.Type = "message"
+	}
+	switch it.Type {
+	case "message":
+		it.Kind = KindMessage
+		c, ok := o.get("content")
+		if !ok {
+			return
+		}
+		switch kindOf(b, c) {
+		case '"':
+			text, _ := decodeString(b[c.Start:c.End])
+			it.Segments = append(it.Segments, Segment{Kind: SegText, Value: c, Text: text, array: -1})
+		case '[':
+			ai, parts := r.addArray(it, o, "content")
+			for _, p := range parts {
+				it.Segments = append(it.Segments, r.partSegment(p, ai))
+			}
+		}
+	case "function_call", "custom_tool_call", "computer_call":
+		it.Kind = KindToolCall
+		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "call_id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments", "input", "action"), array: -1}
+		if seg.CallID != "" {
+			it.Calls = append(it.Calls, seg.CallID)
+		}
+		it.Segments = append(it.Segments, seg)
+	case "function_call_output", "custom_tool_call_output", "computer_call_output":
+		it.Kind = KindToolResult
+		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "call_id"), array: -1}
+		if v, ok := o.get("output"); ok {
+			seg.Value = v
+			switch kindOf(b, v) {
+			case '"':
+				seg.Text, _ = decodeString(b[v.Start:v.End])
+			case '[':
+				seg.Text = joinTextBlocks(b, v, &seg.Images)
+			case '{':
+				if oo, err := parseObj(b, v); err == nil {
+					t := oo.str(b, "type")
+					if t == "computer_screenshot" || t == "input_image" {
+						seg.Images = append(seg.Images, imageOf(b, oo, t))
+					} else {
+						seg.Text = string(b[v.Start:v.End])
+					}
+				}
+			default:
+				seg.Text = string(b[v.Start:v.End])
+			}
+		}
+		if seg.CallID != "" {
+			it.Results = append(it.Results, seg.CallID)
+		}
+		it.Segments = append(it.Segments, seg)
+	case "mcp_approval_request":
+		it.Kind = KindToolCall
+		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments"), array: -1}
+		if seg.CallID != "" {
+			it.Calls = append(it.Calls, seg.CallID)
+		}
+		it.Segments = append(it.Segments, seg)
+	case "mcp_approval_response":
+		it.Kind = KindToolResult
+		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "approval_request_id"), Text: string(it.Raw), array: -1}
+		if seg.CallID != "" {
+			it.Results = append(it.Results, seg.CallID)
+		}
+		it.Segments = append(it.Segments, seg)
+	case "reasoning":
+		it.Kind = KindReasoning
+		for _, k := range []string{"summary", "content"} {
+			if v, ok := o.get(k); ok && kindOf(b, v) == '[' {
+				it.Segments = append(it.Segments, Segment{Kind: SegReasoning, Text: joinTextBlocks(b, v, nil), array: -1})
+			}
+		}
+		if v, ok := o.get("encrypted_content"); ok && kindOf(b, v) == '"' {
+			text, _ := decodeString(b[v.Start:v.End])
+			it.Segments = append(it.Segments, Segment{Kind: SegRedactedThinking, Text: text, array: -1})
+		}
+	default:
+		it.Kind = KindOther
+		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
+	}
+}

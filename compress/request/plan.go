@@ -1,0 +1,279 @@
+package request
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+)
+
+// Plan is a set of changes to a request: items to drop, segments to drop
+// or rewrite, items to insert. [Plan.Emit] writes the request back in its
+// own format: every byte outside a change is copied from the original.
+type Plan struct {
+	r       *Request
+	drop    []bool
+	dropSeg map[SegRef]bool
+	text    map[SegRef]string
+	inserts []insertion
+}
+
+type insertion struct {
+	at  int
+	raw []byte
+}
+
+// edit replaces Span of the body with New.
+type edit struct {
+	Span Span
+	New  []byte
+}
+
+// NewPlan returns an empty plan for r: emitting it returns r.Body as is.
+func (r *Request) NewPlan() *Plan {
+	return &Plan{r: r, drop: make([]bool, len(r.Items)), dropSeg: map[SegRef]bool{}, text: map[SegRef]string{}}
+}
+
+// DropItem removes item i.
+func (p *Plan) DropItem(i int) { p.drop[i] = true }
+
+// Dropped reports whether item i is removed.
+func (p *Plan) Dropped(i int) bool { return p.drop[i] }
+
+// DropSegment removes segment ref from its item. Only segments that are
+// array elements (content blocks, tool_calls entries) can be removed
+// alone; for others it reports false and the caller drops the item.
+func (p *Plan) DropSegment(ref SegRef) bool {
+	s := &p.r.Items[ref.Item].Segments[ref.Seg]
+	if s.array < 0 {
+		return false
+	}
+	p.dropSeg[ref] = true
+	return true
+}
+
+// SetText replaces the value of segment ref with text (as a JSON string).
+// It reports false when the segment has no value to replace.
+func (p *Plan) SetText(ref SegRef, text string) bool {
+	s := &p.r.Items[ref.Item].Segments[ref.Seg]
+	if s.Value.Len() == 0 {
+		return false
+	}
+	p.text[ref] = text
+	return true
+}
+
+// Insert adds the item raw (a JSON object in the request's format) before
+// the original item at; at == len(Items) appends. Inserts at the same
+// place keep their call order.
+func (p *Plan) Insert(at int, raw []byte) {
+	p.inserts = append(p.inserts, insertion{at: at, raw: raw})
+}
+
+// Emit writes the changed request.
+func (p *Plan) Emit() ([]byte, error) {
+	r := p.r
+	var edits []edit
+	if r.InputString {
+		if p.drop[0] {
+			return nil, fmt.Errorf("emit: the input string cannot be dropped")
+		}
+		if len(p.inserts) > 0 {
+			// Turn "input": "text" into an item array around the original
+			// string, so the inserted items have somewhere to go.
+			var buf bytes.Buffer
+			buf.WriteString(`[{"role":"user","content":`)
+			buf.Write(r.Body[r.items.Start:r.items.End])
+			buf.WriteString(`}`)
+			for _, in := range p.inserts {
+				buf.WriteString(`,`)
+				buf.Write(in.raw)
+			}
+			buf.WriteString(`]`)
+			edits = append(edits, edit{Span: r.items, New: buf.Bytes()})
+		}
+		return apply(r.Body, edits)
+	}
+	edits = append(edits, deleteElems(r.elems, p.drop)...)
+	for i, it := range r.Items {
+		if p.drop[i] {
+			continue
+		}
+		edits = append(edits, p.itemEdits(i, it)...)
+	}
+	edits = append(edits, p.insertEdits()...)
+	return apply(r.Body, edits)
+}
+
+// itemEdits are the changes inside kept item i.
+func (p *Plan) itemEdits(i int, it *Item) []edit {
+	var edits []edit
+	var dropMember []bool
+	for a, arr := range it.arrays {
+		drop := make([]bool, len(arr.elems))
+		n := 0
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if s.array != a || !p.dropSeg[SegRef{i, j}] {
+				continue
+			}
+			if k := slices.Index(arr.elems, s.Elem); k >= 0 && !drop[k] {
+				drop[k] = true
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+		case n == len(arr.elems) && arr.member >= 0:
+			if dropMember == nil {
+				dropMember = make([]bool, len(it.members))
+			}
+			dropMember[arr.member] = true
+		default:
+			edits = append(edits, deleteElems(arr.elems, drop)...)
+		}
+	}
+	if dropMember != nil {
+		spans := make([]Span, len(it.members))
+		for k, m := range it.members {
+			spans[k] = m.Span
+		}
+		edits = append(edits, deleteElems(spans, dropMember)...)
+	}
+	for j := range it.Segments {
+		ref := SegRef{i, j}
+		text, ok := p.text[ref]
+		if !ok || p.dropSeg[ref] {
+			continue
+		}
+		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[it.arrays[s.array].member] {
+			continue
+		}
+		edits = append(edits, edit{Span: it.Segments[j].Value, New: encodeString(text)})
+	}
+	return edits
+}
+
+// insertEdits places inserted items next to the nearest kept original.
+func (p *Plan) insertEdits() []edit {
+	r := p.r
+	if len(p.inserts) == 0 {
+		return nil
+	}
+	sep := []byte(",")
+	if len(r.elems) >= 2 {
+		sep = r.Body[r.elems[0].End:r.elems[1].Start]
+	}
+	ins := slices.Clone(p.inserts)
+	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
+	const (
+		before = iota // the group goes before a kept item: raw, sep
+		after         // after the last kept item: sep, raw
+		bare          // into an array left empty: raw
+	)
+	type group struct {
+		pos, mode int
+		raw       [][]byte
+	}
+	var groups []*group
+	add := func(pos, mode int, raw []byte) {
+		for _, g := range groups {
+			if g.pos == pos && g.mode == mode {
+				g.raw = append(g.raw, raw)
+				return
+			}
+		}
+		groups = append(groups, &group{pos: pos, mode: mode, raw: [][]byte{raw}})
+	}
+	for _, in := range ins {
+		k := max(in.at, 0)
+		for k < len(r.Items) && p.drop[k] {
+			k++
+		}
+		if k < len(r.Items) {
+			add(r.elems[k].Start, before, in.raw)
+			continue
+		}
+		l := min(in.at, len(r.Items)) - 1
+		for l >= 0 && p.drop[l] {
+			l--
+		}
+		switch {
+		case l >= 0:
+			add(r.elems[l].End, after, in.raw)
+		case len(r.elems) > 0:
+			add(r.elems[len(r.elems)-1].End, bare, in.raw)
+		default:
+			add(r.items.Start+1, bare, in.raw)
+		}
+	}
+	var edits []edit
+	for _, g := range groups {
+		body := bytes.Join(g.raw, sep)
+		switch g.mode {
+		case before:
+			body = append(body, sep...)
+		case after:
+			body = append(slices.Clone(sep), body...)
+		}
+		edits = append(edits, edit{Span: Span{g.pos, g.pos}, New: body})
+	}
+	return edits
+}
+
+// deleteElems returns edits that remove the elements (or object members)
+// marked in drop from a list whose spans are elems, with their separators,
+// without touching the bytes of kept elements.
+func deleteElems(elems []Span, drop []bool) []edit {
+	first := -1
+	for i := range elems {
+		if !drop[i] {
+			first = i
+			break
+		}
+	}
+	var edits []edit
+	if first < 0 {
+		if len(elems) > 0 {
+			edits = append(edits, edit{Span: Span{elems[0].Start, elems[len(elems)-1].End}})
+		}
+		return edits
+	}
+	if first > 0 {
+		edits = append(edits, edit{Span: Span{elems[0].Start, elems[first].Start}})
+	}
+	for i := first + 1; i < len(elems); i++ {
+		if drop[i] {
+			edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
+		}
+	}
+	return edits
+}
+
+// apply writes body with edits applied. Edits must not overlap; an
+// overlap is a bug in the plan and returns an error.
+func apply(body []byte, edits []edit) ([]byte, error) {
+	if len(edits) == 0 {
+		return body, nil
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int {
+		if a.Span.Start != b.Span.Start {
+			return a.Span.Start - b.Span.Start
+		}
+		return a.Span.End - b.Span.End
+	})
+	size := len(body)
+	for _, e := range edits {
+		size += len(e.New) - e.Span.Len()
+	}
+	out := make([]byte, 0, max(size, 0))
+	prev := 0
+	for _, e := range edits {
+		if e.Span.Start < prev || e.Span.End > len(body) || e.Span.End < e.Span.Start {
+			return nil, fmt.Errorf("emit: overlapping edit at %d (previous ends at %d)", e.Span.Start, prev)
+		}
+		out = append(out, body[prev:e.Span.Start]...)
+		out = append(out, e.New...)
+		prev = e.Span.End
+	}
+	return append(out, body[prev:]...), nil
+}

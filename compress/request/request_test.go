@@ -1,0 +1,392 @@
+package request
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/google/go-cmp/cmp"
+)
+
+// Bodies written the way clients send them: odd whitespace, unknown
+// fields, escapes and number formats that a re-encoder would change.
+const (
+	chatBody = `{ "model" : "gpt-4o", "temperature": 1.50e0, "x_unknown": {"a":[1,2,{"b":null}]},
+  "messages": [
+    {"role": "system", "content": "You are \u0061 helper \ud83d\ude00"},
+    {"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"https://x/y.png","detail":"low"}}]},
+    {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}],"reasoning_content":"think"},
+    {"role":"tool","tool_call_id":"call_1","content":"package a\n"},
+    {"role":"assistant","content":"done",   "extra": true}
+  ],
+  "tools":[{"type":"function","function":{"name":"read_file","parameters":{}}}]
+}
+`
+	anthropicBody = `{"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],
+"messages":[
+ {"role":"user","content":"fix it"},
+ {"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"sig=="},{"type":"text","text":"reading"},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a.go"}}]},
+ {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"package a"}]},{"type":"text","text":"go on"}]}
+]}`
+	responsesBody = `{"model":"gpt-5","previous_response_id":"resp_1","instructions":"Be brief.","store":false,
+"input":[
+ {"role":"user","content":"fix it"},
+ {"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"},
+ {"type":"function_call","id":"fc_1","call_id":"call_1","name":"shell","arguments":"{\"cmd\":[\"ls\"]}"},
+ {"type":"function_call_output","call_id":"call_1","output":"a.go\nb.go"},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"two files","annotations":[]}]}
+]}`
+)
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want Format
+	}{
+		{"chat", chatBody, FormatChat},
+		{"anthropic", anthropicBody, FormatAnthropic},
+		{"responses", responsesBody, FormatResponses},
+		{"responses string input", `{"model":"gpt-5","input":"hi"}`, FormatResponses},
+		{"plain chat", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, FormatChat},
+		{"plain claude", `{"model":"claude-3-5-sonnet","messages":[{"role":"user","content":"hi"}]}`, FormatAnthropic},
+		{"anthropic by system", `{"system":"x","messages":[{"role":"user","content":"hi"}]}`, FormatAnthropic},
+		{"chat by tool role", `{"model":"claude-x","messages":[{"role":"tool","tool_call_id":"a","content":"x"}]}`, FormatChat},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Detect([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("Detect = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"not json", `{"messages": [`},
+		{"not object", `[1,2]`},
+		{"no items", `{"model":"x"}`},
+		{"messages not array", `{"messages":{}}`},
+		{"empty", ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.body), "")
+			if err == nil {
+				t.Fatal("Parse succeeded, want an error")
+			}
+			if !errors.Is(err, ctxd.ErrInvalidParams) {
+				t.Errorf("error %v does not wrap ErrInvalidParams", err)
+			}
+		})
+	}
+}
+
+// TestRoundTrip: with no change, Emit returns the body byte for byte.
+func TestRoundTrip(t *testing.T) {
+	for _, body := range []string{chatBody, anthropicBody, responsesBody, `{"input":"hi \u00e9"}`, `{"messages":[]}`} {
+		r, err := Parse([]byte(body), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.NewPlan().Emit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, []byte(body)) {
+			t.Errorf("round trip changed the body:\n%s", cmp.Diff(body, string(out)))
+		}
+	}
+}
+
+func TestParseModel(t *testing.T) {
+	type item struct {
+		Role, Type string
+		Kind       Kind
+		Segs       []string // kind:class
+		Calls      []string
+		Results    []string
+	}
+	summarize := func(r *Request) []item {
+		var out []item
+		for _, it := range r.Items {
+			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls, Results: it.Results}
+			for _, s := range it.Segments {
+				x.Segs = append(x.Segs, string(s.Kind)+":"+string(s.Class))
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		body string
+		want []item
+	}{
+		{"chat", chatBody, []item{
+			{Role: "system", Kind: KindMessage, Segs: []string{"text:critical_exact"}},
+			{Role: "user", Kind: KindMessage, Segs: []string{"text:critical_exact", "image:lossless_transformable"}},
+			{Role: "assistant", Kind: KindToolCall, Segs: []string{"reasoning:continuation_exact", "tool_call:protocol_exact"}, Calls: []string{"call_1"}},
+			{Role: "tool", Kind: KindToolResult, Segs: []string{"tool_result:condensable"}, Results: []string{"call_1"}},
+			{Role: "assistant", Kind: KindMessage, Segs: []string{"text:condensable"}},
+		}},
+		{"anthropic", anthropicBody, []item{
+			{Role: "user", Kind: KindMessage, Segs: []string{"text:critical_exact"}},
+			{Role: "assistant", Kind: KindToolCall, Segs: []string{"thinking:continuation_exact", "text:condensable", "tool_call:protocol_exact"}, Calls: []string{"toolu_1"}},
+			{Role: "user", Kind: KindToolResult, Segs: []string{"tool_result:condensable", "text:critical_exact"}, Results: []string{"toolu_1"}},
+		}},
+		{"responses", responsesBody, []item{
+			{Role: "user", Type: "message", Kind: KindMessage, Segs: []string{"text:critical_exact"}},
+			{Type: "reasoning", Kind: KindReasoning, Segs: []string{"reasoning:continuation_exact", "redacted_thinking:continuation_exact"}},
+			{Type: "function_call", Kind: KindToolCall, Segs: []string{"tool_call:protocol_exact"}, Calls: []string{"call_1"}},
+			{Type: "function_call_output", Kind: KindToolResult, Segs: []string{"tool_result:condensable"}, Results: []string{"call_1"}},
+			{Role: "assistant", Type: "message", Kind: KindMessage, Segs: []string{"text:condensable"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, summarize(r)); d != "" {
+				t.Errorf("items (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestFixedParts(t *testing.T) {
+	r, err := Parse([]byte(anthropicBody), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Fixed) != 1 || r.Fixed[0].Text != "Be brief." || r.Fixed[0].Class != ClassCriticalExact {
+		t.Errorf("Fixed = %+v, want the system text", r.Fixed)
+	}
+	r, err = Parse([]byte(chatBody), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Fixed) != 1 || !strings.Contains(r.Fixed[0].Text, "read_file") {
+		t.Errorf("Fixed = %+v, want the tools", r.Fixed)
+	}
+}
+
+func TestPair(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		units   [][]int
+		orphans []SegRef
+		only    []int // orphan-only items
+	}{
+		{
+			name:  "chat pairs",
+			body:  chatBody,
+			units: [][]int{{0}, {1}, {2, 3}, {4}},
+		},
+		{
+			name: "chat unmatched, out of order, duplicate",
+			body: `{"messages":[
+				{"role":"user","content":"u"},
+				{"role":"tool","tool_call_id":"b","content":"early b"},
+				{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"h","arguments":"{}"}}]},
+				{"role":"tool","tool_call_id":"a","content":"A"},
+				{"role":"tool","tool_call_id":"zzz","content":"unmatched"},
+				{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},
+				{"role":"tool","tool_call_id":"a","content":"A again"}
+			]}`,
+			units:   [][]int{{0}, {1, 2, 3, 5, 6}, {4}},
+			orphans: []SegRef{{2, 2}, {4, 0}},
+			only:    []int{4},
+		},
+		{
+			name: "anthropic pairs only with the previous assistant",
+			body: `{"system":"s","messages":[
+				{"role":"user","content":"u"},
+				{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},
+				{"role":"assistant","content":[{"type":"text","text":"x"}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"late"},{"type":"text","text":"and?"}]}
+			]}`,
+			units:   [][]int{{0}, {1, 2}, {3}, {4}},
+			orphans: []SegRef{{4, 0}},
+		},
+		{
+			name:  "responses reasoning joins the next item",
+			body:  responsesBody,
+			units: [][]int{{0}, {1, 2, 3}, {4}},
+		},
+		{
+			name:    "responses orphan output",
+			body:    `{"input":[{"role":"user","content":"u"},{"type":"function_call_output","call_id":"nope","output":"x"},{"type":"function_call","call_id":"c2","name":"f","arguments":"{}"}]}`,
+			units:   [][]int{{0}, {1}, {2}},
+			orphans: []SegRef{{1, 0}, {2, 0}},
+			only:    []int{1, 2},
+		},
+		{
+			name:  "legacy function call",
+			body:  `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"r"},{"role":"function","name":"g","content":"stray"}]}`,
+			units: [][]int{{0}, {1, 2}, {3}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Pair()
+			if d := cmp.Diff(tt.units, p.Units); d != "" {
+				t.Errorf("units (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.orphans, p.Orphans); d != "" {
+				t.Errorf("orphans (-want +got):\n%s", d)
+			}
+			var only []int
+			for i, o := range p.OrphanOnly {
+				if o {
+					only = append(only, i)
+				}
+			}
+			if d := cmp.Diff(tt.only, only); d != "" {
+				t.Errorf("orphan-only items (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestPlanEmit(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		plan func(p *Plan)
+		want string
+	}{
+		{
+			name: "drop middle items keeps separators",
+			body: "{\"messages\": [\n  {\"role\":\"user\",\"content\":\"a\"},\n  {\"role\":\"assistant\",\"content\":\"b\"},\n  {\"role\":\"user\",\"content\":\"c\"}\n]}",
+			plan: func(p *Plan) { p.DropItem(1) },
+			want: "{\"messages\": [\n  {\"role\":\"user\",\"content\":\"a\"},\n  {\"role\":\"user\",\"content\":\"c\"}\n]}",
+		},
+		{
+			name: "drop first and last",
+			body: `{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`,
+			plan: func(p *Plan) { p.DropItem(0); p.DropItem(2) },
+			want: `{"messages":[{"role":"assistant","content":"b"}]}`,
+		},
+		{
+			name: "insert where dropped items stood",
+			body: `{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`,
+			plan: func(p *Plan) { p.DropItem(1); p.Insert(1, []byte(`{"role":"user","content":"S"}`)) },
+			want: `{"messages":[{"role":"user","content":"a"},{"role":"user","content":"S"},{"role":"user","content":"c"}]}`,
+		},
+		{
+			name: "append after dropped tail",
+			body: `{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}`,
+			plan: func(p *Plan) { p.DropItem(1); p.Insert(1, []byte(`{"x":1}`)); p.Insert(2, []byte(`{"y":2}`)) },
+			want: `{"messages":[{"role":"user","content":"a"},{"x":1},{"y":2}]}`,
+		},
+		{
+			name: "insert into emptied array",
+			body: `{"messages":[ {"a":1} ]}`,
+			plan: func(p *Plan) { p.DropItem(0); p.Insert(0, []byte(`{"b":2}`)) },
+			want: `{"messages":[ {"b":2} ]}`,
+		},
+		{
+			name: "set text escapes",
+			body: `{"messages":[{"role":"tool","tool_call_id":"x","content":"long"}]}`,
+			plan: func(p *Plan) { p.SetText(SegRef{0, 0}, "a\"b\n<é>") },
+			want: `{"messages":[{"role":"tool","tool_call_id":"x","content":"a\"b\n<é>"}]}`,
+		},
+		{
+			name: "drop one tool call entry",
+			body: `{"messages":[{"role":"assistant","content":"hi","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}, {"id":"b","type":"function","function":{"name":"g","arguments":"{}"}}]}]}`,
+			plan: func(p *Plan) { p.DropSegment(SegRef{0, 1}) },
+			want: `{"messages":[{"role":"assistant","content":"hi","tool_calls":[{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}}]}]}`,
+		},
+		{
+			name: "drop all tool calls drops the member",
+			body: `{"messages":[{"role":"assistant","content":"hi", "tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}], "x":1}]}`,
+			plan: func(p *Plan) { p.DropSegment(SegRef{0, 1}) },
+			want: `{"messages":[{"role":"assistant","content":"hi", "x":1}]}`,
+		},
+		{
+			name: "drop a block and rewrite another",
+			body: `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"AAAA"},{"type":"tool_result","tool_use_id":"b","content":"BBBB"}]}]}`,
+			plan: func(p *Plan) { p.DropSegment(SegRef{0, 0}); p.SetText(SegRef{0, 1}, "b") },
+			want: `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"b"}]}]}`,
+		},
+		{
+			name: "responses string input grows into an array",
+			body: `{"input": "hi"}`,
+			plan: func(p *Plan) { p.Insert(1, []byte(`{"role":"user","content":"note"}`)) },
+			want: `{"input": [{"role":"user","content":"hi"},{"role":"user","content":"note"}]}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.NewPlan()
+			tt.plan(p)
+			out, err := p.Emit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, string(out)); d != "" {
+				t.Errorf("emit (-want +got):\n%s", d)
+			}
+			if !json.Valid(out) {
+				t.Errorf("emit wrote invalid JSON: %s", out)
+			}
+		})
+	}
+}
+
+func TestEncodeString(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s\n\r\t\x01", "日本語 🙂", "bad \xff utf8", "\u2028\u2029", "<html>&"} {
+		enc := encodeString(s)
+		var got string
+		if err := json.Unmarshal(enc, &got); err != nil {
+			t.Fatalf("encodeString(%q) = %s: %v", s, enc, err)
+		}
+		want := strings.ToValidUTF8(s, "\ufffd")
+		if got != want {
+			t.Errorf("encodeString(%q) decodes to %q", s, got)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, body := range []string{chatBody, anthropicBody, responsesBody} {
+		r, err := Parse([]byte(body), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Check(); err != nil {
+			t.Errorf("%s: %v", r.Format, err)
+		}
+	}
+	r, err := Parse([]byte(`{"messages":[{"role":"user","content":"u"},{"role":"tool","tool_call_id":"x","content":"r"}]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); !errors.Is(err, ErrUnpaired) {
+		t.Errorf("Check = %v, want ErrUnpaired", err)
+	}
+}
