@@ -1,0 +1,369 @@
+package gather
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// fileInfo is what the walk and the indexer learned about one file. An
+// entry is immutable once indexed; a changed file gets a new entry.
+type fileInfo struct {
+	rel     string
+	size    int64
+	modTime time.Time
+	lang    string
+	secret  bool
+	// tooBig: over the size cap; not read.
+	tooBig bool
+	// binary: a binary extension, a NUL byte in the first 8 KiB or mostly
+	// invalid UTF-8; not indexed.
+	binary bool
+	// Filled by index():
+	indexed     bool
+	readErr     string
+	lines       int
+	inlineTests bool     // Rust #[cfg(test)]
+	imports     []string // see Imports
+	goModule    string   // module path, for go.mod files
+	doc         *indexDoc
+}
+
+// snapshot is one consistent view of the workspace: the files the walk
+// kept (ignored ones are not here), sorted by path, with the lexical index.
+// Immutable; Gather works on the snapshot current when it started.
+type snapshot struct {
+	files   []*fileInfo
+	byRel   map[string]*fileInfo
+	byBase  map[string][]string
+	index   *Index
+	scanned int
+	// warnings from the walk (unreadable directories or ignore files).
+	warnings []string
+}
+
+// binarySniff is how much of a file is checked for binary content.
+const binarySniff = 8 << 10
+
+// walk lists the files under the root that no ignore rule excludes,
+// pruning ignored directories, never following symlinks and never entering
+// .git or .ctxd. Entries whose size and mtime match prev are reused.
+func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, error) {
+	var files []*fileInfo
+	var warnings []string
+	segs := append([]string(nil), rules.prefix...)
+	var visit func(dir string, ps []gitignore.Pattern) error
+	visit = func(dir string, ps []gitignore.Pattern) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		absDir := filepath.Join(w.root, filepath.FromSlash(dir))
+		entries, err := os.ReadDir(absDir)
+		if err != nil {
+			if dir == "." {
+				return fmt.Errorf("read root %s: %w", w.root, err)
+			}
+			warnings = append(warnings, fmt.Sprintf("skipped directory %s: %v", dir, errors.Unwrap(err)))
+			return nil
+		}
+		for _, e := range entries {
+			name := e.Name()
+			rel := relSlash(dir, name)
+			if name == ".git" || rel == ".ctxd" {
+				continue
+			}
+			t := e.Type()
+			if t&fs.ModeSymlink != 0 || !(t.IsDir() || t.IsRegular()) {
+				// Symlinks are not followed (no cycles, never out of the
+				// root); explicit paths through them go through Resolve.
+				continue
+			}
+			isDir := t.IsDir()
+			segs = append(segs, name)
+			ignored := matchIgnore(ps, segs, isDir) || rules.excluded(rel, isDir)
+			if !ignored && isDir {
+				sub, warns := readDirPatterns(filepath.Join(absDir, name), segs)
+				warnings = append(warnings, warns...)
+				next := ps
+				if len(sub) > 0 {
+					next = append(append(make([]gitignore.Pattern, 0, len(ps)+len(sub)), ps...), sub...)
+				}
+				if err := visit(rel, next); err != nil {
+					return err
+				}
+			}
+			segs = segs[:len(segs)-1]
+			if ignored || isDir {
+				continue
+			}
+			if len(w.opts.Include) > 0 && !matchAny(w.opts.Include, rel) {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue // removed since ReadDir
+			}
+			if old := prev[rel]; old != nil && old.size == info.Size() && old.modTime.Equal(info.ModTime()) {
+				files = append(files, old)
+				continue
+			}
+			files = append(files, w.newFileInfo(rel, info))
+		}
+		return nil
+	}
+	rootPs, warns := readDirPatterns(w.root, rules.prefix)
+	warnings = append(warnings, rules.warnings...)
+	warnings = append(warnings, warns...)
+	ps := append(append([]gitignore.Pattern(nil), rules.base...), rootPs...)
+	if err := visit(".", ps); err != nil {
+		return nil, warnings, err
+	}
+	return files, warnings, nil
+}
+
+func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {
+	fi := &fileInfo{
+		rel:     rel,
+		size:    info.Size(),
+		modTime: info.ModTime(),
+		lang:    Language(rel),
+		secret:  IsSecret(rel),
+	}
+	fi.tooBig = fi.size > w.opts.MaxFileBytes
+	fi.binary = binaryExts[strings.ToLower(path.Ext(rel))]
+	return fi
+}
+
+// matchIgnore runs gitignore patterns (ascending priority) on a path given
+// as segments below the git top-level: the last pattern that matches
+// decides.
+func matchIgnore(ps []gitignore.Pattern, segs []string, isDir bool) bool {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if r := ps[i].Match(segs, isDir); r != gitignore.NoMatch {
+			return r == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// indexFiles reads and indexes the entries not yet indexed, on
+// GOMAXPROCS workers. Secret files are never read.
+func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) error {
+	var todo []*fileInfo
+	for _, f := range files {
+		if !f.indexed && !f.secret && !f.tooBig && !f.binary {
+			todo = append(todo, f)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	ch := make(chan *fileInfo)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			c := newTermCounter()
+			buf := make([]byte, 0, 64<<10)
+			for f := range ch {
+				buf = w.indexFile(f, c, buf)
+			}
+		})
+	}
+	var err error
+	for _, f := range todo {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		ch <- f
+	}
+	close(ch)
+	wg.Wait()
+	return err
+}
+
+// indexFile reads one file and fills its content facts and index entry.
+func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
+	b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
+	if err != nil {
+		f.indexed = true
+		if errors.Is(err, errTooBig) {
+			f.tooBig = true
+		} else {
+			f.readErr = err.Error()
+		}
+		return buf
+	}
+	if isBinary(b) {
+		f.binary = true
+		f.indexed = true
+		return b
+	}
+	f.lines = countLines(b)
+	f.inlineTests = f.lang == "rust" && bytes.Contains(b, []byte("#[cfg(test)]"))
+	f.imports = Imports(f.lang, b)
+	if path.Base(f.rel) == "go.mod" {
+		f.goModule = goModulePath(b)
+	}
+	f.doc = &indexDoc{path: f.rel, test: IsTestFile(f.rel), content: c.contentTerms(b), name: c.pathTerms(f.rel)}
+	f.indexed = true
+	return b
+}
+
+var errTooBig = errors.New("over the size cap")
+
+// readCapped reads a whole file into buf (reused) unless it is over max
+// bytes.
+func readCapped(name string, max int64, buf []byte) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	buf = buf[:0]
+	b, err := readAllInto(io.LimitReader(fh, max+1), buf)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errTooBig
+	}
+	return b, nil
+}
+
+func readAllInto(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
+		}
+	}
+}
+
+// isBinary reports a NUL byte in the first 8 KiB, or more than 10% of its
+// bytes in invalid UTF-8 sequences.
+func isBinary(b []byte) bool {
+	head := b[:min(len(b), binarySniff)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if utf8.Valid(head) {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 && i+utf8.UTFMax < len(head) {
+			bad++
+		}
+		i += n
+	}
+	return bad*10 > len(head)
+}
+
+func countLines(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := bytes.Count(b, []byte{'\n'})
+	if b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// goModulePath reads the module line of a go.mod file.
+func goModulePath(b []byte) string {
+	for line := range bytes.Lines(b) {
+		s := strings.TrimSpace(string(line))
+		if rest, ok := strings.CutPrefix(s, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '"') {
+			rest = strings.TrimSpace(rest)
+			if i := strings.Index(rest, "//"); i >= 0 {
+				rest = strings.TrimSpace(rest[:i])
+			}
+			return strings.Trim(rest, "\"`")
+		}
+	}
+	return ""
+}
+
+// newSnapshot assembles a snapshot from walked and indexed files.
+func newSnapshot(files []*fileInfo, warnings []string) *snapshot {
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	s := &snapshot{
+		files:    files,
+		byRel:    make(map[string]*fileInfo, len(files)),
+		byBase:   make(map[string][]string, len(files)),
+		scanned:  len(files),
+		warnings: warnings,
+	}
+	docs := make([]*indexDoc, 0, len(files))
+	for _, f := range files {
+		s.byRel[f.rel] = f
+		if f.secret {
+			continue // secrets are not candidates of any broad source
+		}
+		b := path.Base(f.rel)
+		s.byBase[b] = append(s.byBase[b], f.rel)
+		if f.doc != nil {
+			docs = append(docs, f.doc)
+		}
+	}
+	s.index = newIndex(docs)
+	return s
+}
+
+// goModule returns the module path and root of the Go module holding the
+// root-relative directory dir.
+func (s *snapshot) goModule(dir string) (string, string) {
+	for d := dir; ; d = path.Dir(d) {
+		if f := s.byRel[relSlash(d, "go.mod")]; f != nil && f.goModule != "" {
+			return f.goModule, d
+		}
+		if d == "." || d == "/" || d == "" {
+			return "", ""
+		}
+	}
+}
+
+// paths lists the snapshot's non-secret paths.
+func (s *snapshot) paths() []string {
+	out := make([]string, 0, len(s.files))
+	for _, f := range s.files {
+		if !f.secret {
+			out = append(out, f.rel)
+		}
+	}
+	return out
+}

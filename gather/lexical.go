@@ -1,0 +1,430 @@
+package gather
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// The lexical index ranks files against a request with BM25 over two
+// fields, the path and the content, each a bag of normalized terms. A term
+// is a piece of an identifier split on snake_case, camelCase and
+// digits-to-letters, lowercased and lightly stemmed; an identifier with
+// several pieces also adds itself whole ("ParseConfig" gives "pars",
+// "config" and "parseconfig"). Terms are kept as 32-bit FNV-1a hashes, so a
+// file's entry is two small sorted slices and no strings; a collision costs
+// a little precision, never an error. See docs/gathering.md.
+
+// BM25 parameters and field weights.
+const (
+	bm25K1      = 1.2
+	bm25B       = 0.75
+	pathWeight  = 2.5 // a term in the path says more than one in the body
+	testPenalty = 0.8 // test files rank a little below the code they test unless the request is about tests
+)
+
+// terms is a bag of term hashes: sorted unique hashes with their counts.
+type terms struct {
+	hash []uint32
+	tf   []uint16
+	n    int // total number of terms (the field's length)
+}
+
+// count returns how often term h occurs.
+func (t *terms) count(h uint32) int {
+	i, ok := slices.BinarySearch(t.hash, h)
+	if !ok {
+		return 0
+	}
+	return int(t.tf[i])
+}
+
+// termCounter accumulates a bag of terms; reuse one per goroutine.
+type termCounter struct {
+	m   map[uint32]uint16
+	n   int
+	buf []byte
+}
+
+func newTermCounter() *termCounter {
+	return &termCounter{m: make(map[uint32]uint16, 1024), buf: make([]byte, 0, 64)}
+}
+
+func (c *termCounter) reset() {
+	clear(c.m)
+	c.n = 0
+}
+
+func (c *termCounter) add(h uint32) {
+	if v := c.m[h]; v < math.MaxUint16 {
+		c.m[h] = v + 1
+	}
+	c.n++
+}
+
+// bag returns the accumulated terms as sorted slices.
+func (c *termCounter) bag() terms {
+	t := terms{hash: make([]uint32, 0, len(c.m)), n: c.n}
+	for h := range c.m {
+		t.hash = append(t.hash, h)
+	}
+	slices.Sort(t.hash)
+	t.tf = make([]uint16, len(t.hash))
+	for i, h := range t.hash {
+		t.tf[i] = c.m[h]
+	}
+	return t
+}
+
+// isIdentByte reports bytes that belong to identifiers. Bytes of multi-byte
+// UTF-8 sequences count, so words in other scripts stay whole.
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+}
+
+// scanIdents calls fn for each identifier-like run of b that does not
+// start with a digit.
+func scanIdents(b []byte, fn func(id []byte)) {
+	for i := 0; i < len(b); {
+		if !isIdentByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isIdentByte(b[j]) {
+			j++
+		}
+		if b[i] < '0' || b[i] > '9' {
+			fn(b[i:j])
+		}
+		i = j
+	}
+}
+
+// addIdent adds the terms of one identifier to c: its pieces and, when it
+// has more than one, itself whole.
+func (c *termCounter) addIdent(id []byte) {
+	if len(id) > 64 {
+		// Long runs are hashes, base64 or generated names: one opaque term.
+		id = id[:64]
+	}
+	pieces := 0
+	start := -1
+	for i := 0; i <= len(id); i++ {
+		if i < len(id) && id[i] != '_' {
+			if start < 0 {
+				start = i
+				continue
+			}
+			if camelBreak(id, i) {
+				c.addPiece(id[start:i])
+				pieces++
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			c.addPiece(id[start:i])
+			pieces++
+			start = -1
+		}
+	}
+	if pieces > 1 && len(id) >= 3 {
+		c.buf = appendLower(c.buf[:0], id)
+		c.add(fnv32(c.buf))
+	}
+}
+
+// camelBreak reports a word boundary before id[i]: "parseConfig" breaks
+// before "C", "HTTPServer" before "S", "utf8Reader" before "R"; digits stay
+// with the letters before them ("sha256", "utf8").
+func camelBreak(id []byte, i int) bool {
+	prev, cur := id[i-1], id[i]
+	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	isLower := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if isUpper(cur) && (isLower(prev) || isDigit(prev)) {
+		return true
+	}
+	if isUpper(prev) && isUpper(cur) && i+1 < len(id) && isLower(id[i+1]) {
+		return true
+	}
+	return false
+}
+
+// addPiece adds one identifier piece, normalized.
+func (c *termCounter) addPiece(p []byte) {
+	if len(p) < 2 {
+		return
+	}
+	c.buf = appendLower(c.buf[:0], p)
+	c.buf = stem(c.buf)
+	c.add(fnv32(c.buf))
+}
+
+func appendLower(dst, src []byte) []byte {
+	for _, c := range src {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// stem is a light suffix stripper: plurals, "-ing", "-ed" and a final "e",
+// so "parse", "parses", "parsed", "parsing" and "parser" meet at "pars"
+// and "parser"; "caches", "cached", "caching" at "cach". It is applied the
+// same way to requests and files, so its mistakes cancel out.
+func stem(w []byte) []byte {
+	n := len(w)
+	switch {
+	case n > 4 && hasSuffix(w, "ies"):
+		w = append(w[:n-3], 'y')
+	case n > 4 && hasSuffix(w, "sses"):
+		w = w[:n-2]
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	n = len(w)
+	switch {
+	case n > 5 && hasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && hasSuffix(w, "ed"):
+		w = w[:n-2]
+	}
+	n = len(w)
+	if n > 4 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w
+}
+
+func hasSuffix(w []byte, s string) bool {
+	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}
+
+func fnv32(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}
+
+// contentTerms returns the bag of terms of a file's text.
+func (c *termCounter) contentTerms(b []byte) terms {
+	c.reset()
+	scanIdents(b, c.addIdent)
+	return c.bag()
+}
+
+// pathTerms returns the bag of terms of a root-relative slash path: its
+// directory names and its base name without the extension.
+func (c *termCounter) pathTerms(rel string) terms {
+	c.reset()
+	name := rel
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	dir := strings.TrimSuffix(rel, name)
+	if i := strings.IndexByte(name[min(1, len(name)):], '.'); i >= 0 {
+		name = name[:i+1] // drop every extension: "x.test.ts" keeps "x"
+	}
+	scanIdents([]byte(dir), c.addIdent)
+	scanIdents([]byte(name), c.addIdent)
+	return c.bag()
+}
+
+// stopwords are request words that say nothing about which file is meant.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then else of in on at to for from by with
+		without into onto over under about as is are was were be been being it its this that these
+		those there here what which who whom whose when where why how i me my we our you your he she
+		they them their do does did doing done have has had having can could should would will shall
+		may might must not no yes so than too very just also only all any some each every both
+		please pls thanks fix fixes fixed fixing add adds added adding make makes making made change
+		changes changed changing update updates updated updating implement implementing write
+		writing use uses used using need needs want wants get gets got let lets like new old
+		code file files function functions method methods work works working broken issue issues
+		problem problems bug bugs should seem seems seemed wrong right way thing things one two
+		sure something anything everything`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// queryTerms returns the distinct term hashes of a request, stopwords
+// dropped.
+func queryTerms(q string) []uint32 {
+	c := newTermCounter()
+	scanIdents([]byte(q), func(id []byte) {
+		if len(id) <= 12 && stopwords[strings.ToLower(string(id))] {
+			return
+		}
+		c.addIdent(id)
+	})
+	t := c.bag()
+	return t.hash
+}
+
+// Hit is one file ranked against a request.
+type Hit struct {
+	// Path is the root-relative slash path.
+	Path string
+	// Score is the BM25 score (path and content fields, weighted); only the
+	// order and ratios between hits of one query mean anything.
+	Score float64
+}
+
+// indexDoc is one file in an [Index].
+type indexDoc struct {
+	path    string
+	test    bool
+	content terms
+	name    terms // path terms
+}
+
+// Index is a lexical index of files' paths and contents, ranked with BM25.
+// An Index is immutable once built and safe for concurrent use.
+type Index struct {
+	docs             []*indexDoc
+	avgPath, avgBody float64
+}
+
+// NewIndex indexes files given as root-relative slash paths and their text.
+// A Workspace keeps its own index, built once and updated file by file;
+// NewIndex is for indexing text that is at hand.
+func NewIndex(files map[string][]byte) *Index {
+	c := newTermCounter()
+	docs := make([]*indexDoc, 0, len(files))
+	for p, b := range files {
+		docs = append(docs, &indexDoc{path: p, test: IsTestFile(p), content: c.contentTerms(b), name: c.pathTerms(p)})
+	}
+	return newIndex(docs)
+}
+
+func newIndex(docs []*indexDoc) *Index {
+	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
+	ix := &Index{docs: docs}
+	var sp, sb float64
+	for _, d := range docs {
+		sp += float64(d.name.n)
+		sb += float64(d.content.n)
+	}
+	if len(docs) > 0 {
+		ix.avgPath = math.Max(sp/float64(len(docs)), 1)
+		ix.avgBody = math.Max(sb/float64(len(docs)), 1)
+	}
+	return ix
+}
+
+// Len returns the number of indexed files.
+func (ix *Index) Len() int { return len(ix.docs) }
+
+// Rank scores every file against query and returns the best limit hits
+// (all that match when limit <= 0), best first, ties by path. Files that
+// share no term with the query are left out.
+func (ix *Index) Rank(query string, limit int) []Hit {
+	return ix.rank(queryTerms(query), testQuery(query), limit, nil)
+}
+
+// testQuery reports a request about tests, for which test files are not
+// ranked down.
+func testQuery(q string) bool {
+	q = strings.ToLower(q)
+	return strings.Contains(q, "test") || strings.Contains(q, "spec")
+}
+
+// rank is Rank with the query already split; keep, when not nil, limits the
+// candidates.
+func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path string) bool) []Hit {
+	if len(qt) == 0 || len(ix.docs) == 0 {
+		return nil
+	}
+	n := float64(len(ix.docs))
+	idfP := make([]float64, len(qt))
+	idfB := make([]float64, len(qt))
+	for i, h := range qt {
+		var dfp, dfb float64
+		for _, d := range ix.docs {
+			if d.name.count(h) > 0 {
+				dfp++
+			}
+			if d.content.count(h) > 0 {
+				dfb++
+			}
+		}
+		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
+		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
+	}
+	var hits []Hit
+	for _, d := range ix.docs {
+		if keep != nil && !keep(d.path) {
+			continue
+		}
+		var s float64
+		lp := float64(d.name.n) / ix.avgPath
+		lb := float64(d.content.n) / ix.avgBody
+		for i, h := range qt {
+			if tf := float64(d.name.count(h)); tf > 0 {
+				s += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+			}
+			if tf := float64(d.content.count(h)); tf > 0 {
+				s += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+			}
+		}
+		if s <= 0 {
+			continue
+		}
+		if d.test && !aboutTests {
+			s *= testPenalty
+		}
+		hits = append(hits, Hit{Path: d.path, Score: s})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Path < hits[j].Path
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// requestIdents returns the identifier-like words of a request that look
+// like code (camelCase, snake_case, dotted or with digits), to look for in
+// files as MentionedSymbols.
+func requestIdents(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	scanIdents([]byte(q), func(id []byte) {
+		s := string(id)
+		if len(s) < 3 || seen[s] || !utf8.ValidString(s) {
+			return
+		}
+		code := strings.ContainsRune(s, '_')
+		for i := 1; i < len(s) && !code; i++ {
+			if camelBreak(id, i) {
+				code = true
+			}
+		}
+		if !code && s[0] >= 'A' && s[0] <= 'Z' && len(s) >= 4 && strings.ToLower(s[1:]) == s[1:] {
+			// A capitalized word mid-sentence ("Parse", "Handler") is
+			// often a type or function name; sentence starts are dropped
+			// below by the file check (the word must occur in the file).
+			code = true
+		}
+		if code {
+			seen[s] = true
+			out = append(out, s)
+		}
+	})
+	return out
+}

@@ -1,0 +1,108 @@
+package gather
+
+import (
+	"path"
+	"strings"
+)
+
+// secretNames are base names (lowercase) of files that hold credentials.
+var secretNames = map[string]bool{
+	".envrc":           true, // direnv: exports, often of tokens
+	".netrc":           true,
+	"_netrc":           true,
+	".npmrc":           true, // may hold registry auth tokens
+	".yarnrc.yml":      true, // may hold npmAuthToken
+	".pypirc":          true,
+	".git-credentials": true,
+	".pgpass":          true,
+	".my.cnf":          true,
+	".htpasswd":        true,
+	".dockercfg":       true,
+	"credentials":      true, // ~/.aws/credentials and the like
+}
+
+// secretExts are extensions (lowercase, with the dot) of key and credential
+// stores.
+var secretExts = map[string]bool{
+	".pem": true, ".key": true, ".p12": true, ".pfx": true, ".p8": true,
+	".keystore": true, ".jks": true, ".ppk": true, ".kdbx": true,
+	".tfstate": true, ".tfvars": true, ".secret": true, ".secrets": true,
+}
+
+// keyPrefixes are base-name prefixes (lowercase) of SSH private keys (and
+// their public halves, which are kept out too for simplicity).
+var keyPrefixes = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}
+
+// dataPrefixes are base-name prefixes (lowercase) of credential files when
+// the file is data (see dataExts), not code: credentials.json is secret,
+// credentials.go is source.
+var dataPrefixes = []string{"credentials", "secrets", "secret.", "secret-", "secret_", "service-account", "service_account"}
+
+// dataExts are extensions of configuration data; "" is a file without one.
+var dataExts = map[string]bool{
+	"": true, ".json": true, ".yaml": true, ".yml": true, ".toml": true, ".ini": true,
+	".env": true, ".txt": true, ".xml": true, ".properties": true, ".conf": true, ".cfg": true,
+}
+
+// envExampleSuffixes mark .env files that document variables rather than
+// hold them; they are meant to be committed and are not secret.
+var envExampleSuffixes = []string{".example", ".sample", ".template", ".dist", ".defaults"}
+
+// IsSecret reports whether the file at the slash-separated path p is likely
+// to hold credentials: .env and .env.* (but not .env.example, .env.sample,
+// .env.template, .env.dist, .env.defaults), .envrc, private keys and
+// certificates (*.pem, *.key, *.p12, *.pfx, *.p8, *.ppk, id_rsa*, id_dsa*,
+// id_ecdsa*, id_ed25519*), key stores (*.keystore, *.jks, *.kdbx),
+// credential stores (.netrc, .npmrc, .yarnrc.yml, .pypirc, .git-credentials,
+// .pgpass, .my.cnf, .htpasswd, .dockercfg), credential data files
+// (credentials*, secrets*, secret.*, service-account* with no extension or
+// a data extension such as .json, .yaml, .toml, .env: credentials.go is
+// source and is not secret), Terraform state and variables (*.tfstate,
+// *.tfvars), *.secret(s), and anything under .ssh/, .gnupg/, .aws/ or
+// .docker/config.json. Secret files are never gathered unless the user names
+// them explicitly. The match is on the name only; the content is not read.
+func IsSecret(p string) bool {
+	p = strings.ToLower(strings.ReplaceAll(p, "\\", "/"))
+	base := path.Base(p)
+	if base == ".env" || strings.HasPrefix(base, ".env.") {
+		for _, s := range envExampleSuffixes {
+			if strings.HasSuffix(base, s) {
+				return false
+			}
+		}
+		return true
+	}
+	if secretNames[base] {
+		return true
+	}
+	if secretExts[path.Ext(base)] {
+		return true
+	}
+	for _, pre := range keyPrefixes {
+		if strings.HasPrefix(base, pre) {
+			return true
+		}
+	}
+	if dataExts[path.Ext(base)] {
+		for _, pre := range dataPrefixes {
+			if strings.HasPrefix(base, pre) {
+				return true
+			}
+		}
+	}
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		switch seg {
+		case ".ssh", ".gnupg", ".aws":
+			return true
+		}
+	}
+	return strings.HasSuffix(p, ".docker/config.json") || p == ".docker/config.json"
+}
+
+// isStateDir reports whether the root-relative slash path lies in a
+// directory that is never gathered: git's own .git and ctxd's state
+// directory .ctxd.
+func isStateDir(rel string) bool {
+	first, _, _ := strings.Cut(rel, "/")
+	return first == ".git" || first == ".ctxd"
+}

@@ -1,0 +1,345 @@
+package gather
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Reasons recorded in Facts.Reasons.
+const (
+	reasonLexical    = "lexical match"
+	reasonStackTrace = "named in stack trace"
+	reasonReadme     = "project readme"
+	reasonDirty      = "uncommitted changes"
+)
+
+// maxTargets bounds how many targets the task-specific sources expand.
+const maxTargets = 5
+
+// taskSources adds what the task type calls for (see docs/gathering.md),
+// ranking files lexically against the request along the way.
+func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) error {
+	r := g.req
+	ix := g.snap.index
+	if len(overlay) > 0 {
+		ix = g.snap.withOverlay(overlay)
+	}
+	hits := ix.rank(queryTerms(r.Text), r.Task == ctxd.TaskTest || testQuery(r.Text), 0, nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	scores := make(map[string]float64, len(hits))
+	for _, h := range hits {
+		scores[h.Path] = h.Score
+	}
+
+	// Stack traces and error text: the error locations.
+	for _, loc := range ParseStackTrace(r.Text) {
+		for _, rel := range g.snap.lookupPath(loc.Path) {
+			role, reason := ctxd.RoleError, reasonStackTrace
+			if r.Task != ctxd.TaskDebug {
+				role = ctxd.RoleTarget
+			}
+			c := g.add(rel, reason, role, false)
+			if c == nil {
+				continue
+			}
+			c.facts.Mentioned = true
+			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
+				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
+			}
+		}
+	}
+
+	// Targets: what the user pointed at; failing that, the best lexical
+	// matches.
+	targets := g.targets()
+	named := len(targets) > 0
+	if !named && len(hits) > 0 {
+		top := hits[0].Score
+		for i, h := range hits[:min(3, len(hits))] {
+			if i > 0 && h.Score < 0.8*top {
+				break
+			}
+			if c := g.add(h.Path, reasonLexical, ctxd.RoleTarget, false); c != nil {
+				targets = append(targets, h.Path)
+			}
+		}
+	}
+	// Lexical matches as related files: the top Depth when nothing is
+	// named, a few otherwise.
+	want := r.Depth
+	if named {
+		want = min(3, r.Depth)
+	}
+	if len(hits) > 0 {
+		top := hits[0].Score
+		added := 0
+		for _, h := range hits {
+			if added >= want || h.Score < 0.15*top {
+				break
+			}
+			if g.cands[h.Path] != nil {
+				continue
+			}
+			if g.add(h.Path, reasonLexical, ctxd.RoleRelated, false) != nil {
+				added++
+			}
+		}
+	}
+	if len(targets) > maxTargets {
+		targets = targets[:maxTargets]
+	}
+
+	res := importResolver{
+		exists:   func(rel string) bool { return g.snap.byRel[rel] != nil },
+		goModule: g.snap.goModule,
+	}
+	switch r.Task {
+	case ctxd.TaskImplement:
+		for _, t := range targets {
+			g.addTests(t, min(3, r.Depth))
+			g.addSiblings(t, scores, max(r.Depth/2, 1))
+			g.addImported(t, res, max(r.Depth/2, 1))
+		}
+	case ctxd.TaskTest:
+		for _, t := range targets {
+			g.addTests(t, r.Depth)
+			g.addFixtures(t, min(3, r.Depth))
+		}
+	case ctxd.TaskRefactor:
+		for _, t := range targets {
+			if err := g.addImporters(ctx, t, res, scores, r.Depth); err != nil {
+				return err
+			}
+			g.addTests(t, min(3, r.Depth))
+		}
+	case ctxd.TaskDebug:
+		for _, t := range targets {
+			g.addTests(t, 1)
+		}
+	case ctxd.TaskAnalyze:
+		for _, name := range []string{"README.md", "README", "README.rst", "README.txt", "readme.md"} {
+			if g.snap.byRel[name] != nil {
+				g.add(name, reasonReadme, ctxd.RoleRelated, false)
+				break
+			}
+		}
+	}
+	for rel, c := range g.cands {
+		c.relScore = scores[rel]
+	}
+	return nil
+}
+
+// targets lists the candidates the user pointed at (open files, literal
+// patterns, mentions, error locations), in the order they were found.
+func (g *gathering) targets() []string {
+	var cs []*candidate
+	for _, c := range g.cands {
+		if c.facts.Role == ctxd.RoleTarget || c.facts.Role == ctxd.RoleError {
+			cs = append(cs, c)
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].order < cs[j].order })
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.rel
+	}
+	return out
+}
+
+// addTests adds a target's tests (or, for a test, the sources it tests),
+// and notes Rust sources that hold their tests inline.
+func (g *gathering) addTests(target string, n int) {
+	if f := g.snap.byRel[target]; f != nil && f.inlineTests {
+		if c := g.cands[target]; c != nil && !containsString(c.facts.Reasons, "has inline tests (#[cfg(test)])") {
+			c.facts.Reasons = append(c.facts.Reasons, "has inline tests (#[cfg(test)])")
+		}
+	}
+	isTest := IsTestFile(target)
+	for i, p := range testPairs(target, g.snap.byBase) {
+		if i >= n {
+			break
+		}
+		if isTest {
+			g.add(p, "tested by "+target, ctxd.RoleTarget, false)
+		} else {
+			g.add(p, "test for "+target, ctxd.RoleTest, false)
+		}
+	}
+}
+
+// addFixtures adds test data next to a target: files under testdata/,
+// fixtures/ or __fixtures__/ in its directory.
+func (g *gathering) addFixtures(target string, n int) {
+	dir := path.Dir(target)
+	if IsTestFile(target) && !strings.HasSuffix(target, "_test.go") {
+		return
+	}
+	added := 0
+	for _, sub := range []string{"testdata", "fixtures", "__fixtures__"} {
+		prefix := relSlash(dir, sub) + "/"
+		for _, f := range g.snap.files {
+			if added >= n {
+				return
+			}
+			if strings.HasPrefix(f.rel, prefix) && f.doc != nil {
+				if g.add(f.rel, "fixture for "+target, ctxd.RoleTest, false) != nil {
+					added++
+				}
+			}
+		}
+	}
+}
+
+// addSiblings adds files of the target's directory in the same language
+// (not tests), best lexical match first.
+func (g *gathering) addSiblings(target string, scores map[string]float64, n int) {
+	dir := path.Dir(target)
+	lang := Language(target)
+	if lang == "" {
+		return
+	}
+	var sibs []string
+	for _, p := range g.snap.byDir(dir) {
+		if p != target && Language(p) == lang && !IsTestFile(p) {
+			sibs = append(sibs, p)
+		}
+	}
+	sort.SliceStable(sibs, func(i, j int) bool { return scores[sibs[i]] > scores[sibs[j]] })
+	reason := "same directory as " + target
+	if lang == "go" {
+		reason = "same package as " + target
+	}
+	for i, p := range sibs {
+		if i >= n {
+			break
+		}
+		g.add(p, reason, ctxd.RoleRelated, false)
+	}
+}
+
+// addImported adds the workspace files a target imports (relative JS/TS
+// and Python imports, and Go packages of the same module: their first
+// file by lexical order is not useful, so Go is left to siblings and
+// lexical matches).
+func (g *gathering) addImported(target string, res importResolver, n int) {
+	f := g.snap.byRel[target]
+	if f == nil || len(f.imports) == 0 || f.lang == "go" {
+		return
+	}
+	added := 0
+	for _, other := range g.snap.files {
+		if added >= n {
+			return
+		}
+		if other.rel == target || other.secret || other.doc == nil || !sameFamily(f.lang, other.lang) {
+			continue
+		}
+		if res.imports(target, f.lang, f.imports, other.rel) {
+			if g.add(other.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
+				added++
+			}
+		}
+	}
+}
+
+// addImporters adds the files that import the target (REFACTOR's
+// dependents), best lexical match first.
+func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores map[string]float64, n int) error {
+	lang := Language(target)
+	var deps []string
+	for i, f := range g.snap.files {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang) {
+			continue
+		}
+		if res.imports(f.rel, f.lang, f.imports, target) {
+			deps = append(deps, f.rel)
+		}
+	}
+	sort.SliceStable(deps, func(i, j int) bool {
+		ti, tj := IsTestFile(deps[i]), IsTestFile(deps[j])
+		if ti != tj {
+			return !ti
+		}
+		return scores[deps[i]] > scores[deps[j]]
+	})
+	if len(deps) > n {
+		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
+		deps = deps[:n]
+	}
+	for _, d := range deps {
+		g.add(d, "imports "+target, ctxd.RoleDependent, false)
+	}
+	return nil
+}
+
+// sameFamily reports languages that import each other.
+func sameFamily(a, b string) bool {
+	fam := func(l string) string {
+		switch l {
+		case "javascript", "typescript", "tsx", "vue", "svelte":
+			return "js"
+		case "java", "kotlin":
+			return "jvm"
+		}
+		return l
+	}
+	return a != "" && fam(a) == fam(b)
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// byDir lists the snapshot's non-secret files directly in dir.
+func (s *snapshot) byDir(dir string) []string {
+	prefix := ""
+	if dir != "." {
+		prefix = dir + "/"
+	}
+	i := sort.Search(len(s.files), func(i int) bool { return s.files[i].rel >= prefix })
+	var out []string
+	for ; i < len(s.files) && strings.HasPrefix(s.files[i].rel, prefix); i++ {
+		f := s.files[i]
+		if !f.secret && !strings.Contains(f.rel[len(prefix):], "/") {
+			out = append(out, f.rel)
+		}
+	}
+	return out
+}
+
+// withOverlay returns an index where unsaved editor buffers replace (or
+// add to) the files on disk.
+func (s *snapshot) withOverlay(overlay map[string]string) *Index {
+	c := newTermCounter()
+	docs := make([]*indexDoc, 0, len(s.index.docs)+len(overlay))
+	for _, d := range s.index.docs {
+		if _, ok := overlay[d.path]; !ok {
+			docs = append(docs, d)
+		}
+	}
+	for rel, text := range overlay {
+		if IsSecret(rel) || isStateDir(rel) {
+			continue
+		}
+		docs = append(docs, &indexDoc{path: rel, test: IsTestFile(rel), content: c.contentTerms([]byte(text)), name: c.pathTerms(rel)})
+	}
+	return newIndex(docs)
+}

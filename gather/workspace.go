@@ -1,0 +1,726 @@
+package gather
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Defaults of [Options] and [Request].
+const (
+	DefaultMaxFileBytes   = 1 << 20 // 1 MiB
+	DefaultMaxFiles       = 50
+	DefaultStructureDepth = 3
+	DefaultCommits        = 5
+	DefaultDepth          = 10
+)
+
+// Options configure a [Workspace].
+type Options struct {
+	// Include, when not empty, limits the walk to files matching one of
+	// these doublestar globs (root-relative); Exclude globs add to the
+	// ignore rules. Explicit paths (open files, literal patterns) are not
+	// limited by either.
+	Include, Exclude []string
+	// MaxFileBytes is the size cap per file; larger files are never read.
+	// Zero means DefaultMaxFileBytes (1 MiB).
+	MaxFileBytes int64
+	// Logger receives debug records (counts and timings, never source
+	// text); nil discards them.
+	Logger *slog.Logger
+}
+
+// Request is one gathering request.
+type Request struct {
+	// Text is the user's request: stack traces, error text and mentions of
+	// files are read from it, and it is the query of the lexical ranking.
+	Text string
+	// Task is the task type, already resolved by the caller (never "").
+	Task ctxd.TaskType
+	// Patterns are doublestar globs relative to the root. A pattern
+	// without wildcards names a file explicitly: that is consent to gather
+	// it even when it is secret-like or ignored.
+	Patterns []string
+	// MaxFiles caps the files gathered from patterns, relevance and
+	// task-specific sources (open files are not counted). Zero means
+	// DefaultMaxFiles.
+	MaxFiles int
+	// OpenFiles are the files open in the editor; an OpenFile's Text wins
+	// over disk. Opening a file is consent to gather it.
+	OpenFiles []ctxd.OpenFile
+	// Overlay holds unsaved editor buffers by root-relative path; they win
+	// over disk wherever the file is gathered.
+	Overlay map[string]string
+	// StructureDepth is the depth of the structure tree; zero means
+	// DefaultStructureDepth.
+	StructureDepth int
+	// Commits is how many recent commits the history covers; zero means
+	// DefaultCommits, negative turns history off.
+	Commits int
+	// Depth bounds each task-specific list (related files, dependents,
+	// tests, lexical matches); zero means DefaultDepth.
+	Depth int
+}
+
+// Result is what [Workspace.Gather] found.
+type Result struct {
+	// Chunks are the candidates, unsorted: Content is the whole text,
+	// Facts are filled, Priority is the base priority and Source is set;
+	// Tokens and Score are left for the engine.
+	Chunks []ctxd.Chunk
+	// FilesScanned counts the files the walk saw (not ignored).
+	FilesScanned int
+	// Warnings are non-fatal problems a person can act on (an unreadable
+	// file, git unavailable, a capped list); they never hold source text.
+	Warnings []string
+}
+
+// Workspace caches what it learned about one root between requests: the
+// walk, file facts, the lexical index and git facts. A daemon keeps one per
+// root, the CLI makes one per run. Gather revalidates on each call: files
+// added, removed or changed (by size and mtime) are picked up, unchanged
+// files are not read again. Safe for concurrent use; Close releases the
+// git repository.
+type Workspace struct {
+	root string
+	opts Options
+	log  *slog.Logger
+
+	// refreshMu serializes walks; snap is replaced whole under snapMu.
+	refreshMu sync.Mutex
+	snapMu    sync.Mutex
+	snap      *snapshot
+}
+
+// NewWorkspace opens the workspace at root (absolute or relative; symlinks
+// resolved). Nothing is read until the first Gather.
+func NewWorkspace(root string, opts Options) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("open workspace %s: not a directory: %w", root, ctxd.ErrInvalidParams)
+	}
+	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("open workspace %s: bad glob %q: %w", root, g, ctxd.ErrInvalidParams)
+		}
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w := &Workspace{root: abs, opts: opts, log: log}
+	return w, nil
+}
+
+// Root returns the workspace's absolute, resolved root.
+func (w *Workspace) Root() string { return w.root }
+
+// Close releases the resources the workspace holds (the open git
+// repository). The workspace must not be used after.
+func (w *Workspace) Close() error {
+	return nil
+}
+
+// Log attribute keys.
+const (
+	keyFiles   = "files"
+	keyIndexed = "indexed"
+	keyTook    = "took"
+	keyChunks  = "chunks"
+)
+
+// refresh walks the root and indexes new and changed files, and returns
+// the current snapshot.
+func (w *Workspace) refresh(ctx context.Context) (*snapshot, error) {
+	w.refreshMu.Lock()
+	defer w.refreshMu.Unlock()
+	t0 := time.Now()
+	rules, err := newIgnoreRules(w.root, w.opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	w.snapMu.Lock()
+	prev := w.snap
+	w.snapMu.Unlock()
+	var prevByRel map[string]*fileInfo
+	if prev != nil {
+		prevByRel = prev.byRel
+	}
+	files, warnings, err := w.walk(ctx, rules, prevByRel)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.indexFiles(ctx, files); err != nil {
+		return nil, err
+	}
+	if prev != nil && sameFiles(prev.files, files) {
+		prev.warnings = warnings
+		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
+		return prev, nil
+	}
+	s := newSnapshot(files, warnings)
+	w.snapMu.Lock()
+	w.snap = s
+	w.snapMu.Unlock()
+	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
+	return s, nil
+}
+
+// sameFiles reports that a walk found exactly the entries of the previous
+// snapshot (same pointers: nothing added, removed or changed).
+func sameFiles(old, cur []*fileInfo) bool {
+	if len(old) != len(cur) {
+		return false
+	}
+	set := make(map[*fileInfo]bool, len(old))
+	for _, f := range old {
+		set[f] = true
+	}
+	for _, f := range cur {
+		if !set[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// Rank ranks the workspace's files lexically against query (see [Index])
+// and returns the best limit hits.
+func (w *Workspace) Rank(ctx context.Context, query string, limit int) ([]Hit, error) {
+	s, err := w.refresh(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	return s.index.Rank(query, limit), nil
+}
+
+// Files returns the root-relative paths of the files the walk keeps (not
+// ignored, not secret), sorted.
+func (w *Workspace) Files(ctx context.Context) ([]string, error) {
+	s, err := w.refresh(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	return s.paths(), nil
+}
+
+// candidate is a file on its way to becoming a chunk.
+type candidate struct {
+	rel   string
+	facts ctxd.Facts
+	order int
+	text  *string // editor text (open file or overlay); nil reads disk
+	// relScore is the raw lexical score.
+	relScore float64
+}
+
+// roleRank orders roles: a file keeps the strongest role it was given.
+var roleRank = map[string]int{
+	"":                 0,
+	ctxd.RoleRelated:   1,
+	ctxd.RoleDependent: 2,
+	ctxd.RoleTest:      3,
+	ctxd.RoleTarget:    4,
+	ctxd.RoleError:     5,
+}
+
+// gathering is the state of one Gather call.
+type gathering struct {
+	w        *Workspace
+	req      Request
+	snap     *snapshot
+	cands    map[string]*candidate
+	warnings []string
+}
+
+// add records that rel is gathered for reason in role. Non-explicit
+// sources never add secret files; nothing under .git/ or .ctxd/ is ever
+// added. It returns the candidate, or nil when refused.
+func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
+	if isStateDir(rel) {
+		if explicit {
+			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: files under .git/ and .ctxd/ are never gathered", rel))
+		}
+		return nil
+	}
+	if !explicit && IsSecret(rel) {
+		return nil
+	}
+	c := g.cands[rel]
+	if c == nil {
+		c = &candidate{rel: rel, order: len(g.cands)}
+		g.cands[rel] = c
+	}
+	if !containsString(c.facts.Reasons, reason) {
+		c.facts.Reasons = append(c.facts.Reasons, reason)
+	}
+	if roleRank[role] > roleRank[c.facts.Role] {
+		c.facts.Role = role
+	}
+	if explicit {
+		c.facts.Explicit = true
+	}
+	return c
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Gather collects candidate chunks for a request. An OpenFile or Pattern
+// outside the root is an error wrapping [ctxd.ErrOutsideRoot]; a bad
+// parameter wraps [ctxd.ErrInvalidParams]. Cancelling ctx stops the walk
+// promptly and returns ctx.Err() wrapped. Safe for concurrent use.
+func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
+	t0 := time.Now()
+	if r.Task == "" {
+		return nil, fmt.Errorf("gather: task type not set: %w", ctxd.ErrInvalidParams)
+	}
+	if _, err := ctxd.ParseTaskType(string(r.Task)); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	if r.MaxFiles <= 0 {
+		r.MaxFiles = DefaultMaxFiles
+	}
+	if r.StructureDepth <= 0 {
+		r.StructureDepth = DefaultStructureDepth
+	}
+	if r.Commits == 0 {
+		r.Commits = DefaultCommits
+	}
+	if r.Depth <= 0 {
+		r.Depth = DefaultDepth
+	}
+	g := &gathering{w: w, req: r, cands: map[string]*candidate{}}
+
+	// Explicit paths are checked before any work, so a path outside the
+	// root fails fast.
+	type openRel struct {
+		of  ctxd.OpenFile
+		rel string
+	}
+	var opens []openRel
+	for _, of := range r.OpenFiles {
+		_, rel, err := Resolve(w.root, of.Path)
+		if err != nil {
+			return nil, fmt.Errorf("gather open file: %w", err)
+		}
+		opens = append(opens, openRel{of, rel})
+	}
+	var literal, globs []string
+	for _, p := range r.Patterns {
+		lit, glob, err := w.splitPattern(p)
+		if err != nil {
+			return nil, fmt.Errorf("gather: %w", err)
+		}
+		if lit != "" {
+			literal = append(literal, lit)
+		}
+		if glob != "" {
+			globs = append(globs, glob)
+		}
+	}
+	overlay := map[string]string{}
+	for p, text := range r.Overlay {
+		_, rel, err := Resolve(w.root, p)
+		if err != nil {
+			return nil, fmt.Errorf("gather overlay: %w", err)
+		}
+		overlay[rel] = text
+	}
+
+	snap, err := w.refresh(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	g.snap = snap
+	g.warnings = append(g.warnings, snap.warnings...)
+
+	// 1. Open files: critical, explicit.
+	for _, o := range opens {
+		c := g.add(o.rel, "open file", ctxd.RoleTarget, true)
+		if c == nil {
+			continue
+		}
+		c.facts.Open = true
+		c.facts.Cursor = max(o.of.Line, 0)
+		if o.of.Selection != nil {
+			sel := *o.of.Selection
+			c.facts.Selection = &sel
+		}
+		if o.of.Text != nil {
+			t := *o.of.Text
+			c.text = &t
+			c.facts.Unsaved = true
+		}
+	}
+	// 2. Patterns: a literal path is explicit; a glob matches walked,
+	// non-secret files.
+	for _, p := range literal {
+		g.add(p, "pattern "+p, ctxd.RoleTarget, true)
+	}
+	if err := g.matchGlobs(ctx, globs); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	// 3. Files named in the request.
+	for _, rel := range snap.mentions(w.root, r.Text) {
+		if c := g.add(rel, "mentioned in request", ctxd.RoleTarget, false); c != nil {
+			c.facts.Mentioned = true
+		}
+	}
+	// 4. Task-specific sources, with lexical relevance.
+	if err := g.taskSources(ctx, overlay); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	var extra []ctxd.Chunk
+
+	// 6. Cap, read and build the chunks.
+	g.capFiles()
+	chunks := g.fileChunks(ctx, overlay)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	chunks = append(chunks, g.structureChunk())
+	chunks = append(chunks, extra...)
+	w.log.Debug("gathered", keyChunks, len(chunks), keyFiles, snap.scanned, keyTook, time.Since(t0))
+	return &Result{Chunks: chunks, FilesScanned: snap.scanned, Warnings: g.warnings}, nil
+}
+
+// splitPattern classifies a pattern: a literal path (no glob
+// metacharacters) is resolved like an open file; a glob is cleaned and
+// checked to stay inside the root.
+func (w *Workspace) splitPattern(p string) (literal, glob string, err error) {
+	if strings.TrimSpace(p) == "" {
+		return "", "", fmt.Errorf("pattern: empty pattern: %w", ctxd.ErrInvalidParams)
+	}
+	if !strings.ContainsAny(p, "*?[{") {
+		_, rel, err := Resolve(w.root, p)
+		if err != nil {
+			return "", "", fmt.Errorf("pattern: %w", err)
+		}
+		return rel, "", nil
+	}
+	g := filepath.ToSlash(p)
+	if filepath.IsAbs(p) {
+		r, ok := within(w.root, filepath.Clean(p))
+		if !ok {
+			return "", "", fmt.Errorf("pattern %q: outside root %s: %w", p, w.root, ctxd.ErrOutsideRoot)
+		}
+		g = filepath.ToSlash(r)
+	}
+	g = strings.TrimPrefix(g, "./")
+	if g == ".." || strings.HasPrefix(g, "../") || strings.Contains(g, "/../") || strings.HasSuffix(g, "/..") {
+		return "", "", fmt.Errorf("pattern %q: reaches outside root %s: %w", p, w.root, ctxd.ErrOutsideRoot)
+	}
+	if !doublestar.ValidatePattern(g) {
+		return "", "", fmt.Errorf("pattern %q: %w: %w", p, doublestar.ErrBadPattern, ctxd.ErrInvalidParams)
+	}
+	return "", g, nil
+}
+
+// matchGlobs adds the walked files matching each glob, best lexical match
+// first when a glob matches more than MaxFiles.
+func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
+	for _, pat := range globs {
+		var matched []string
+		for i, f := range g.snap.files {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if f.secret {
+				continue // a glob is not consent
+			}
+			if ok, _ := doublestar.Match(pat, f.rel); ok {
+				matched = append(matched, f.rel)
+			}
+		}
+		if len(matched) > g.req.MaxFiles {
+			g.warnings = append(g.warnings, fmt.Sprintf("pattern %s matched %d files; kept the %d that best match the request", pat, len(matched), g.req.MaxFiles))
+			set := map[string]bool{}
+			for _, m := range matched {
+				set[m] = true
+			}
+			var keep []string
+			for _, h := range g.snap.index.rank(queryTerms(g.req.Text), testQuery(g.req.Text), 0, func(p string) bool { return set[p] }) {
+				keep = append(keep, h.Path)
+				delete(set, h.Path)
+			}
+			rest := make([]string, 0, len(set))
+			for m := range set {
+				rest = append(rest, m)
+			}
+			sort.Strings(rest)
+			matched = append(keep, rest...)[:g.req.MaxFiles]
+		}
+		for _, m := range matched {
+			g.add(m, "pattern "+pat, ctxd.RoleRelated, false)
+		}
+	}
+	return nil
+}
+
+// capFiles keeps at most MaxFiles candidates besides open files, the most
+// important first (priority, then the order they were found in).
+func (g *gathering) capFiles() {
+	var rest []*candidate
+	for _, c := range g.cands {
+		if !c.facts.Open {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) <= g.req.MaxFiles {
+		return
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		pi, pj := g.priority(rest[i]), g.priority(rest[j])
+		if pi != pj {
+			return pi > pj
+		}
+		return rest[i].order < rest[j].order
+	})
+	for _, c := range rest[g.req.MaxFiles:] {
+		delete(g.cands, c.rel)
+	}
+	g.warnings = append(g.warnings, fmt.Sprintf("gathered %d files; kept %d (max_files)", len(rest), g.req.MaxFiles))
+}
+
+// fileChunks reads each candidate and builds its chunk. Binary, oversized,
+// missing and unreadable files are dropped; explicit ones with a warning.
+func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) []ctxd.Chunk {
+	rels := make([]string, 0, len(g.cands))
+	for rel := range g.cands {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	var maxRel float64
+	for _, rel := range rels {
+		maxRel = max(maxRel, g.cands[rel].relScore)
+	}
+	idents := requestIdents(g.req.Text)
+	chunks := make([]ctxd.Chunk, 0, len(rels))
+	for _, rel := range rels {
+		if ctx.Err() != nil {
+			return nil
+		}
+		c := g.cands[rel]
+		explicit := c.facts.Explicit || c.facts.Open
+		var text string
+		switch {
+		case c.text != nil:
+			text = *c.text
+		case overlay[rel] != "" || hasKey(overlay, rel):
+			text = overlay[rel]
+			c.facts.Unsaved = true
+		default:
+			abs := filepath.Join(g.w.root, filepath.FromSlash(rel))
+			st, err := os.Stat(abs)
+			if err != nil {
+				if explicit {
+					why := "cannot read it"
+					if errors.Is(err, fs.ErrNotExist) {
+						why = "no such file"
+					}
+					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
+				}
+				continue
+			}
+			if st.IsDir() {
+				if explicit {
+					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a directory (use a glob such as %s/** to gather its files)", rel, rel))
+				}
+				continue
+			}
+			b, err := readCapped(abs, g.w.opts.MaxFileBytes, nil)
+			if err != nil {
+				if explicit {
+					why := "cannot read it"
+					if errors.Is(err, errTooBig) {
+						why = fmt.Sprintf("over the size cap of %d bytes", g.w.opts.MaxFileBytes)
+					}
+					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
+				}
+				continue
+			}
+			if isBinary(b) {
+				if explicit {
+					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: binary file", rel))
+				}
+				continue
+			}
+			text = string(b)
+			c.facts.ModTime = st.ModTime()
+		}
+		if int64(len(text)) > g.w.opts.MaxFileBytes {
+			if explicit {
+				g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: over the size cap of %d bytes", rel, g.w.opts.MaxFileBytes))
+			}
+			continue
+		}
+		f := &c.facts
+		f.Language = Language(rel)
+		f.Size = int64(len(text))
+		f.Lines = countLines([]byte(text))
+		f.Test = IsTestFile(rel)
+		if maxRel > 0 {
+			f.Relevance = c.relScore / maxRel
+		}
+		for _, id := range idents {
+			if strings.Contains(text, id) {
+				f.MentionedSymbols = append(f.MentionedSymbols, id)
+			}
+		}
+		if len(f.MentionedSymbols) > 0 && !f.Mentioned {
+			f.Mentioned = true
+		}
+		sum := sha256.Sum256([]byte(text))
+		chunks = append(chunks, ctxd.Chunk{
+			Source:    rel,
+			ChunkType: ctxd.ChunkFile,
+			Priority:  g.priority(c),
+			Hash:      hex.EncodeToString(sum[:]),
+			Facts:     *f,
+			Content:   text,
+		})
+	}
+	return chunks
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// priority is a candidate's base priority; the table is in
+// docs/gathering.md.
+func (g *gathering) priority(c *candidate) ctxd.Priority {
+	f := &c.facts
+	task := g.req.Task
+	if f.Open || f.Role == ctxd.RoleError {
+		return ctxd.PriorityCritical
+	}
+	if f.Explicit || f.Mentioned || f.Role == ctxd.RoleTarget {
+		return ctxd.PriorityHigh
+	}
+	p := ctxd.PriorityMedium
+	switch f.Role {
+	case ctxd.RoleTest:
+		if task == ctxd.TaskTest {
+			p = ctxd.PriorityHigh
+		}
+	case ctxd.RoleDependent:
+		if task == ctxd.TaskRefactor {
+			p = ctxd.PriorityHigh
+		}
+	case ctxd.RoleRelated:
+		switch {
+		case containsPrefix(f.Reasons, "same package as") || containsPrefix(f.Reasons, "imported by"):
+			p = ctxd.PriorityHigh
+		case len(f.Reasons) == 1 && f.Reasons[0] == reasonLexical && c.relScore > 0:
+			top := g.topScore()
+			switch {
+			case top > 0 && c.relScore >= 0.5*top:
+				p = ctxd.PriorityHigh
+			case top > 0 && c.relScore < 0.2*top:
+				p = ctxd.PriorityMinimal // indirect
+			}
+		}
+	}
+	switch fileKind(c.rel) {
+	case kindDoc, kindExample:
+		if p > ctxd.PriorityLow {
+			p = ctxd.PriorityLow
+		}
+	case kindConfig:
+		if p > ctxd.PriorityMedium {
+			p = ctxd.PriorityMedium
+		}
+	case kindCode:
+		if (f.Dirty || f.CommitRank > 0) && p < ctxd.PriorityHigh {
+			p = ctxd.PriorityHigh // recently changed
+		}
+	}
+	return p
+}
+
+// topScore is the best lexical score among the candidates.
+func (g *gathering) topScore() float64 {
+	var top float64
+	for _, c := range g.cands {
+		top = max(top, c.relScore)
+	}
+	return top
+}
+
+func containsPrefix(ss []string, prefix string) bool {
+	for _, s := range ss {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// structureChunk renders the workspace tree (ignored and secret files
+// left out).
+func (g *gathering) structureChunk() ctxd.Chunk {
+	text := Structure(g.snap.paths(), g.req.StructureDepth)
+	p := ctxd.PriorityMedium
+	switch g.req.Task {
+	case ctxd.TaskAnalyze:
+		p = ctxd.PriorityHigh
+	case ctxd.TaskDebug:
+		p = ctxd.PriorityLow
+	}
+	sum := sha256.Sum256([]byte(text))
+	return ctxd.Chunk{
+		Source:    "structure",
+		ChunkType: ctxd.ChunkStructure,
+		Priority:  p,
+		Hash:      hex.EncodeToString(sum[:]),
+		Facts: ctxd.Facts{
+			Reasons: []string{fmt.Sprintf("workspace tree to depth %d", g.req.StructureDepth)},
+			Lines:   countLines([]byte(text)),
+			Size:    int64(len(text)),
+		},
+		Content: text,
+	}
+}
+
+// dirOf is path.Dir for root-relative paths.
+func dirOf(rel string) string { return path.Dir(rel) }

@@ -1,0 +1,372 @@
+package gather
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd"
+)
+
+// secretTree holds secret-like files in many forms next to ordinary code.
+var secretTree = map[string]string{
+	"main.go":                  "package main\n\n// main loads the token from the environment.\nfunc main() { loadToken() }\n",
+	"token.go":                 "package main\n\nfunc loadToken() string { return \"\" }\n",
+	".env":                     "TOKEN=hunter2\n",
+	".env.production":          "TOKEN=prod-hunter2\n",
+	".env.example":             "TOKEN=\n",
+	".envrc":                   "export TOKEN=hunter2\n",
+	"certs/server.pem":         "-----BEGIN PRIVATE KEY-----\n",
+	"certs/server.key":         "-----BEGIN PRIVATE KEY-----\n",
+	"deploy/id_rsa":            "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+	"deploy/id_ed25519":        "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+	".npmrc":                   "//registry.npmjs.org/:_authToken=hunter2\n",
+	".netrc":                   "machine example.com password hunter2\n",
+	".git-credentials":         "https://u:hunter2@example.com\n",
+	"config/credentials.json":  "{\"token\": \"hunter2\"}\n",
+	"config/secrets.yaml":      "token: hunter2\n",
+	".aws/credentials":         "[default]\naws_secret_access_key=hunter2\n",
+	"android/release.keystore": "hunter2",
+}
+
+func secretSources(res *Result) []string {
+	var out []string
+	for _, c := range res.Chunks {
+		if c.ChunkType == ctxd.ChunkFile && IsSecret(c.Source) {
+			out = append(out, c.Source)
+		}
+		if strings.Contains(c.Content, "hunter2") {
+			out = append(out, "content of "+c.Source)
+		}
+	}
+	return out
+}
+
+// TestSecretsNeverGathered: no broad source (walk, glob, relevance, task,
+// mention, stack trace, structure) ever yields a secret file or its text.
+func TestSecretsNeverGathered(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	writeFiles(t, root, secretTree)
+	w := newTestWorkspace(t, root, Options{})
+	requests := []Request{
+		{Task: ctxd.TaskAnalyze, Text: "explain the token environment credentials secrets keystore"},
+		{Task: ctxd.TaskImplement, Text: "use the token from .env and .env.production and config/credentials.json", Patterns: []string{"**", "**/*", ".env*", "certs/*", "config/**"}},
+		{Task: ctxd.TaskDebug, Text: "panic at .env:1:1\n  File \"config/secrets.yaml\", line 1, in load\n\t" + filepath.Join(root, "certs", "server.key") + ":1 +0x1\n"},
+		{Task: ctxd.TaskRefactor, Text: "rename TOKEN in .npmrc .netrc .git-credentials id_rsa id_ed25519 server.pem .aws/credentials release.keystore .envrc"},
+		{Task: ctxd.TaskTest, Text: "hunter2 token"},
+	}
+	for _, r := range requests {
+		t.Run(string(r.Task), func(t *testing.T) {
+			res := gather(t, w, r)
+			if got := secretSources(res); len(got) > 0 {
+				t.Errorf("secret files gathered: %v", got)
+			}
+			st := chunk(res, "structure")
+			if st == nil {
+				t.Fatal("no structure chunk")
+			}
+			for p := range secretTree {
+				if IsSecret(p) && strings.Contains(st.Content, filepath.Base(p)+"\n") {
+					t.Errorf("structure lists secret file %s:\n%s", p, st.Content)
+				}
+			}
+		})
+	}
+	// .env.example documents variables and is not secret.
+	res := gather(t, w, Request{Task: ctxd.TaskImplement, Text: "fill in .env.example"})
+	if chunk(res, ".env.example") == nil {
+		t.Errorf(".env.example not gathered from a mention; got %v", sources(res))
+	}
+}
+
+// TestSecretsExplicit: naming a secret file as an open file or a literal
+// pattern is consent.
+func TestSecretsExplicit(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	writeFiles(t, root, secretTree)
+	w := newTestWorkspace(t, root, Options{})
+	res := gather(t, w, Request{
+		Task:      ctxd.TaskDebug,
+		OpenFiles: []ctxd.OpenFile{{Path: ".env", Line: 1}},
+		Patterns:  []string{"config/credentials.json", filepath.Join(root, "certs", "server.pem")},
+	})
+	for _, want := range []string{".env", "config/credentials.json", "certs/server.pem"} {
+		c := chunk(res, want)
+		if c == nil {
+			t.Errorf("%s not gathered though named explicitly; got %v", want, sources(res))
+			continue
+		}
+		if !c.Facts.Explicit {
+			t.Errorf("%s: Facts.Explicit not set", want)
+		}
+	}
+	if c := chunk(res, ".env.production"); c != nil {
+		t.Error(".env.production gathered but only .env was named")
+	}
+}
+
+// TestIgnoredNeverGathered: .gitignored, excluded and .ctxdignored files
+// do not appear through any broad source, nor in the structure.
+func TestIgnoredNeverGathered(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	writeFiles(t, root, map[string]string{
+		".gitignore":             "dist/\n*.gen.go\n",
+		".ctxdignore":            "private/\n",
+		"src/parser.go":          "package src\n\n// Parse parses the widget grammar.\nfunc Parse() {}\n",
+		"dist/parser.js":         "// Parse parses the widget grammar (bundled)\n",
+		"src/parser.gen.go":      "package src\n\n// Parse parses the widget grammar (generated).\n",
+		"private/parser_note.md": "the widget grammar parser notes\n",
+		".git/parser.txt":        "widget grammar parser",
+		".ctxd/cache/parser.txt": "widget grammar parser",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	for _, task := range ctxd.TaskTypes {
+		res := gather(t, w, Request{Task: task, Text: "the widget grammar parser in dist/parser.js and src/parser.gen.go", Patterns: []string{"**/*parser*"}})
+		for _, s := range sources(res) {
+			switch s {
+			case "src/parser.go", ".gitignore", ".ctxdignore":
+			default:
+				t.Errorf("%s: gathered ignored file %s", task, s)
+			}
+		}
+		if chunk(res, "src/parser.go") == nil {
+			t.Errorf("%s: src/parser.go missing", task)
+		}
+		st := chunk(res, "structure").Content
+		for _, bad := range []string{"dist", "gen.go", "private", ".git/", ".ctxd/", "cache"} {
+			if strings.Contains(st, bad) {
+				t.Errorf("%s: structure shows %q:\n%s", task, bad, st)
+			}
+		}
+	}
+	// An ignored file opened in the editor is explicit: gathered.
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, OpenFiles: []ctxd.OpenFile{{Path: "dist/parser.js"}}})
+	if chunk(res, "dist/parser.js") == nil {
+		t.Errorf("open ignored file not gathered: %v", sources(res))
+	}
+	// Nothing under .git or .ctxd, even when named.
+	res = gather(t, w, Request{Task: ctxd.TaskDebug, Patterns: []string{".git/parser.txt"}, OpenFiles: []ctxd.OpenFile{{Path: ".ctxd/cache/parser.txt"}}})
+	if s := sources(res); slices.Contains(s, ".git/parser.txt") || slices.Contains(s, ".ctxd/cache/parser.txt") {
+		t.Errorf("state dirs gathered: %v", s)
+	}
+	if len(res.Warnings) < 2 {
+		t.Errorf("want warnings for the refused state files, got %q", res.Warnings)
+	}
+}
+
+func TestGatherOpenFilesAndOverlay(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a.go":   "package a\n\nfunc A() {}\n",
+		"b.go":   "package a\n\nfunc B() {}\n",
+		"c.py":   "def c():\n    pass\n",
+		"img.go": "package a\x00\x01binary",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	buffer := "package a\n\nfunc A() { unsaved() }\n"
+	res := gather(t, w, Request{
+		Task: ctxd.TaskImplement,
+		OpenFiles: []ctxd.OpenFile{
+			{Path: "a.go", Line: 3, Selection: &ctxd.LineRange{Start: 3, End: 3}, Text: &buffer},
+			{Path: "file://" + filepath.ToSlash(w.Root()) + "/b.go", Line: 2},
+			{Path: "img.go"},
+			{Path: "new.go", Text: ptr("package a\n")},
+			{Path: "gone.go"},
+		},
+		Overlay: map[string]string{"c.py": "def c():\n    return 1\n"},
+		Text:    "look at c.py",
+	})
+	a := chunk(res, "a.go")
+	if a == nil {
+		t.Fatalf("a.go missing: %v", sources(res))
+	}
+	if a.Content != buffer || !a.Facts.Unsaved || !a.Facts.Open || a.Facts.Cursor != 3 || a.Facts.Selection == nil || a.Priority != ctxd.PriorityCritical {
+		t.Errorf("a.go: editor text and facts not kept: %+v", a.Facts)
+	}
+	sum := sha256.Sum256([]byte(buffer))
+	if a.Hash != hex.EncodeToString(sum[:]) {
+		t.Errorf("a.go hash = %s, want the hash of the buffer", a.Hash)
+	}
+	if b := chunk(res, "b.go"); b == nil || b.Facts.Unsaved || b.Content != "package a\n\nfunc B() {}\n" || b.Facts.ModTime.IsZero() {
+		t.Errorf("b.go (file URI): %+v", b)
+	}
+	if c := chunk(res, "c.py"); c == nil || c.Content != "def c():\n    return 1\n" || !c.Facts.Unsaved || !c.Facts.Mentioned {
+		t.Errorf("c.py overlay not used: %+v", c)
+	}
+	if chunk(res, "img.go") != nil {
+		t.Error("binary file gathered")
+	}
+	if chunk(res, "new.go") == nil {
+		t.Error("unsaved new buffer not gathered")
+	}
+	for _, want := range []string{"img.go: binary", "gone.go: no such file"} {
+		if !slices.ContainsFunc(res.Warnings, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no warning %q in %q", want, res.Warnings)
+		}
+	}
+}
+
+func TestGatherOutsideRoot(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.go": "package a\n"})
+	writeFiles(t, outside, map[string]string{"x.go": "package x\n"})
+	if err := os.Symlink(filepath.Join(outside, "x.go"), filepath.Join(root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	w := newTestWorkspace(t, root, Options{})
+	tests := []struct {
+		name string
+		req  Request
+	}{
+		{"open file dotdot", Request{OpenFiles: []ctxd.OpenFile{{Path: "../x.go"}}}},
+		{"open file absolute", Request{OpenFiles: []ctxd.OpenFile{{Path: filepath.Join(outside, "x.go")}}}},
+		{"open file symlink", Request{OpenFiles: []ctxd.OpenFile{{Path: "link.go"}}}},
+		{"literal pattern", Request{Patterns: []string{"../" + filepath.Base(outside) + "/x.go"}}},
+		{"glob pattern", Request{Patterns: []string{"../**/*.go"}}},
+		{"absolute glob", Request{Patterns: []string{filepath.Join(outside, "*.go")}}},
+		{"overlay", Request{Overlay: map[string]string{"../x.go": "package x"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Task = ctxd.TaskImplement
+			_, err := w.Gather(t.Context(), tt.req)
+			if !errors.Is(err, ctxd.ErrOutsideRoot) {
+				t.Fatalf("err = %v, want ErrOutsideRoot", err)
+			}
+		})
+	}
+	// The walk never follows the symlink either.
+	res := gather(t, w, Request{Task: ctxd.TaskAnalyze, Patterns: []string{"**/*.go"}})
+	if d := cmp.Diff([]string{"a.go"}, sources(res)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestGatherPatternsAndCaps(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"big.txt": strings.Repeat("x", 2000)}
+	for i := range 30 {
+		files[filepath.ToSlash(filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "f.go"))] = "package p\n"
+	}
+	writeFiles(t, root, files)
+	w := newTestWorkspace(t, root, Options{MaxFileBytes: 1000})
+	res := gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{"pkg/**/*.go", "big.txt"}, MaxFiles: 10})
+	// big.txt takes one of the 10 places and is then dropped for its size.
+	n := len(sources(res))
+	if n != 9 {
+		t.Errorf("gathered %d files, want 9 (MaxFiles=10, one over the size cap): %v", n, sources(res))
+	}
+	for _, want := range []string{"matched 30 files", "big.txt: over the size cap"} {
+		if !slices.ContainsFunc(res.Warnings, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no warning %q in %q", want, res.Warnings)
+		}
+	}
+	if res.FilesScanned != 31 {
+		t.Errorf("FilesScanned = %d, want 31", res.FilesScanned)
+	}
+	for _, bad := range []string{"pkg/[", ""} {
+		if _, err := w.Gather(t.Context(), Request{Task: ctxd.TaskImplement, Patterns: []string{bad}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Errorf("pattern %q: err = %v, want ErrInvalidParams", bad, err)
+		}
+	}
+	if _, err := w.Gather(t.Context(), Request{}); !errors.Is(err, ctxd.ErrInvalidParams) {
+		t.Errorf("no task: err = %v, want ErrInvalidParams", err)
+	}
+}
+
+// TestWorkspaceRevalidates: files added, changed and removed between
+// requests are picked up; unchanged files are not read again.
+func TestWorkspaceRevalidates(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"alpha.go": "package p\n// alpha widget\n", "beta.go": "package p\n// beta gadget\n"})
+	w := newTestWorkspace(t, root, Options{})
+	s1, err := w.refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := w.refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1 != s2 {
+		t.Error("unchanged tree gave a new snapshot")
+	}
+	writeFiles(t, root, map[string]string{"gamma.go": "package p\n// gamma sprocket\n", "alpha.go": "package p\n// alpha sprocket changed\n"})
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "alpha.go"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "beta.go")); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := w.refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"alpha.go", "gamma.go"}, s3.paths()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if s3.byRel["alpha.go"] == s1.byRel["alpha.go"] {
+		t.Error("changed alpha.go kept its old entry")
+	}
+	hits := s3.index.Rank("sprocket", 0)
+	if len(hits) != 2 {
+		t.Errorf("sprocket hits = %v, want alpha.go and gamma.go", hits)
+	}
+}
+
+func TestGatherCancelled(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 2000 {
+		files[filepath.ToSlash(filepath.Join("d"+string(rune('a'+i%20)), "f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".go"))+string(rune('0'+i%10))] = "package p\n"
+	}
+	writeFiles(t, root, files)
+	w := newTestWorkspace(t, root, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	t0 := time.Now()
+	_, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze, Text: "anything"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("cancelled Gather took %v", d)
+	}
+	// A deadline in the middle of the walk stops it too.
+	ctx, cancel = context.WithTimeout(t.Context(), time.Millisecond)
+	defer cancel()
+	time.Sleep(2 * time.Millisecond)
+	if _, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want DeadlineExceeded", err)
+	}
+}
+
+func TestStructure(t *testing.T) {
+	var paths []string
+	for _, p := range []string{"go.mod", "README.md", "cmd/ctxd/main.go", "gather/doc.go", "gather/walk.go",
+		"gather/testdata/a.golden", "gather/testdata/deep/b.golden", "net/http/server.go", "net/http/client.go",
+		"net/http/internal/chunked.go", "net/url/url.go", "net/ip.go"} {
+		paths = append(paths, p)
+	}
+	for i := range 25 {
+		paths = append(paths, "many/f"+string(rune('a'+i))+".txt")
+	}
+	golden(t, "structure_depth2", []byte(Structure(paths, 2)))
+	golden(t, "structure_depth3", []byte(Structure(paths, 3)))
+}
