@@ -19,12 +19,20 @@ import (
 // against the other instead of against itself.
 var backends = []string{backendTokenizer, backendTiktokenGo}
 
+// testBackends caches backends across tests: each takes tens of
+// milliseconds (hundreds under -race) to build.
+var testBackends sync.Map // kind+"/"+encoding → backend
+
 func mustBackend(t testing.TB, kind, enc string) backend {
 	t.Helper()
+	if b, ok := testBackends.Load(kind + "/" + enc); ok {
+		return b.(backend)
+	}
 	b, err := newBackend(kind, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	testBackends.Store(kind+"/"+enc, b)
 	return b
 }
 
@@ -122,12 +130,14 @@ func TestValidUTF8(t *testing.T) {
 	}
 }
 
-// goSample returns Go standard library files: a fixed sample, or every
-// file under GOROOT/src when CTXD_BENCH_FULL=1.
+// goSample returns Go standard library files: a fixed sample of about
+// 700 KB (code in several packages, CJK in tests, and the first 64 KB of
+// the English prose in src/testdata), or every text file under
+// GOROOT/src when full.
 func goSample(t testing.TB, full bool) map[string]string {
 	t.Helper()
 	root := filepath.Join(runtime.GOROOT(), "src")
-	dirs := []string{"strings", "unicode/utf8", "encoding/json", "go/token", "html", "testdata"}
+	dirs := []string{"strings", "unicode/utf8", "go/token", "html/template", "encoding/csv"}
 	if full {
 		dirs = []string{"."}
 	}
@@ -137,26 +147,33 @@ func goSample(t testing.TB, full bool) map[string]string {
 			if err != nil {
 				return err
 			}
-			if e.IsDir() || !e.Type().IsRegular() {
-				return nil
+			if e.IsDir() && !full && e.Name() == "testdata" {
+				return filepath.SkipDir
 			}
-			if !full && strings.Contains(p, string(filepath.Separator)+"testdata"+string(filepath.Separator)) && d != "testdata" {
+			if e.IsDir() || !e.Type().IsRegular() {
 				return nil
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
-			if full && (len(b) > 4<<20 || !utf8.Valid(b)) {
+			if len(b) > 4<<20 || !utf8.Valid(b) {
 				return nil // binary fixtures
 			}
 			rel, _ := filepath.Rel(root, p)
-			out[rel] = string(b)
+			out[filepath.ToSlash(rel)] = string(b)
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("read GOROOT sample: %v", err)
 		}
+	}
+	if !full {
+		b, err := os.ReadFile(filepath.Join(root, "testdata", "Isaac.Newton-Opticks.txt"))
+		if err != nil {
+			t.Fatalf("read GOROOT sample: %v", err)
+		}
+		out["testdata/Isaac.Newton-Opticks.txt"] = string(b[:64<<10])
 	}
 	return out
 }
