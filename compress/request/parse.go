@@ -630,3 +630,34 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
 	}
 }
+
+// ParseItem reads one item in format f: an item a policy builds (a
+// summary, a note) so it can be estimated like the others.
+func ParseItem(f Format, raw []byte) (*Item, error) {
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
+	}
+	sp := trimSpan(raw)
+	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp, elems: []Span{sp}}
+	it := &Item{Span: sp, Raw: raw[sp.Start:sp.End], Kind: KindOther}
+	r.Items = []*Item{it}
+	if kindOf(raw, sp) == '{' {
+		o, err := parseObj(raw, sp)
+		if err != nil {
+			return nil, fmt.Errorf("parse item: %w", err)
+		}
+		it.members = o.members
+		switch f {
+		case FormatChat:
+			r.parseChatItem(it, o)
+		case FormatAnthropic:
+			r.parseAnthropicItem(it, o)
+		case FormatResponses:
+			r.parseResponsesItem(it, o)
+		default:
+			return nil, fmt.Errorf("parse item: unknown format %q: %w", f, ErrNotRequest)
+		}
+	}
+	classify(r)
+	return it, nil
+}

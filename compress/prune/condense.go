@@ -1,0 +1,146 @@
+package prune
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// minHidden is the fewest characters worth hiding: below it the marker
+// costs about what it saves.
+const minHidden = 64
+
+// hashPrefixLen is how many hex digits of the SHA-256 a marker shows; the
+// report carries the whole hash.
+const hashPrefixLen = 12
+
+// Marker returns the note that stands for n hidden characters of a text
+// whose SHA-256 is hash: "[... N chars hidden to save context;
+// sha256:0123456789ab]".
+func Marker(n int, hash string) string {
+	if len(hash) > hashPrefixLen {
+		hash = hash[:hashPrefixLen]
+	}
+	return fmt.Sprintf("[... %d chars hidden to save context; sha256:%s]", n, hash)
+}
+
+// Condense cuts a tool output longer than maxChars characters to a preview
+// and a [Marker]. Plain output keeps its head; error output keeps a third
+// of maxChars from the head and two thirds from the tail, since the last
+// lines of a traceback or a failing test matter most. Cuts fall on rune
+// boundaries, on a line boundary when one is near. images counts images
+// the output carried, which the condensed text drops. ok is false when
+// condensing would hide fewer than a few dozen characters.
+func Condense(text string, maxChars int, isError bool, hash string, images int) (out string, hidden int, ok bool) {
+	total := utf8.RuneCountInString(text)
+	if maxChars < 0 || total-maxChars < minHidden && images == 0 {
+		return text, 0, false
+	}
+	maxChars = min(maxChars, total)
+	headN, tailN := maxChars, 0
+	if isError {
+		headN = maxChars / 3
+		tailN = maxChars - headN
+	}
+	head := snapHead(text[:runeOffset(text, headN)])
+	tail := ""
+	if tailN > 0 {
+		tail = snapTail(text[runeOffset(text, total-tailN):])
+	}
+	hidden = total - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	if hidden < minHidden && images == 0 {
+		return text, 0, false
+	}
+	var sb strings.Builder
+	sb.Grow(len(head) + len(tail) + 80)
+	sb.WriteString(head)
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(Marker(hidden, hash))
+	if images > 0 {
+		fmt.Fprintf(&sb, " [%d image(s) omitted]", images)
+	}
+	if tail != "" {
+		sb.WriteByte('\n')
+		sb.WriteString(tail)
+	}
+	return sb.String(), hidden, true
+}
+
+// runeOffset returns the byte offset of the n-th rune of s.
+func runeOffset(s string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	i := 0
+	for off := range s {
+		if i == n {
+			return off
+		}
+		i++
+	}
+	return len(s)
+}
+
+// snapHead ends a head at its last newline when that keeps at least three
+// quarters of it.
+func snapHead(h string) string {
+	if i := strings.LastIndexByte(h, '\n'); i >= 0 && i+1 >= len(h)*3/4 {
+		return h[:i+1]
+	}
+	return h
+}
+
+// snapTail starts a tail after its first newline when that keeps at least
+// three quarters of it.
+func snapTail(t string) string {
+	if i := strings.IndexByte(t, '\n'); i >= 0 && len(t)-(i+1) >= len(t)*3/4 {
+		return t[i+1:]
+	}
+	return t
+}
+
+// errorMarkers are substrings that make a tool output error output.
+var errorMarkers = []string{
+	"Traceback (most recent call last)", "panic:", "Error:", "error:", "ERROR", "FAIL", "Exception", "exit status", "exit code", "fatal:", "Failed", "failed",
+}
+
+// looksLikeError reports tool output that reads as an error or failure.
+func looksLikeError(text string) bool {
+	for _, m := range errorMarkers {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolClass sorts a tool by what it does, from its name.
+type toolClass int
+
+const (
+	toolRead toolClass = iota
+	toolCommand
+	toolMutation
+)
+
+var (
+	mutationWords = []string{"write", "edit", "create", "delete", "remove", "patch", "apply", "replace", "move", "rename", "insert", "update", "commit", "mkdir", "save"}
+	commandWords  = []string{"bash", "shell", "exec", "run", "terminal", "command", "cmd"}
+)
+
+func classifyTool(name string) toolClass {
+	n := strings.ToLower(name)
+	for _, w := range mutationWords {
+		if strings.Contains(n, w) {
+			return toolMutation
+		}
+	}
+	for _, w := range commandWords {
+		if strings.Contains(n, w) {
+			return toolCommand
+		}
+	}
+	return toolRead
+}
