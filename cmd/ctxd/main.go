@@ -1,0 +1,205 @@
+// Command ctxd is the context daemon for code editors and its command
+// line. `ctxd serve` speaks JSON-RPC over stdio (or a socket); the other
+// subcommands run the same engine once, in the current repository.
+//
+// Exit codes: 0 ok, 1 error, 2 usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise it comes from the module's build info.
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, os.Args[1:], &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// IO are a command's standard streams.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// command is one subcommand. Each lives in its own file and registers
+// itself in init.
+type command struct {
+	name    string
+	args    string // usage after the name, e.g. "[flags] REQUEST"
+	summary string
+	// run executes the command; a *usageError exits 2, any other error 1.
+	run func(ctx context.Context, io *IO, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("ctxd: command " + c.name + " registered twice")
+	}
+	commands[c.name] = c
+}
+
+// usageError is a mistake in how a command was called.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// Run runs ctxd with args (without the program name) and returns the exit
+// code.
+func Run(ctx context.Context, args []string, io *IO) int {
+	if len(args) == 0 {
+		printHelp(io.Err)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+				return 0
+			}
+		}
+		printHelp(io.Out)
+		return 0
+	case "-version", "--version":
+		name = "version"
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(io.Err, "ctxd: unknown command %q\n\n", name)
+		printHelp(io.Err)
+		return 2
+	}
+	err := c.run(ctx, io, args[1:])
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(io.Err, "ctxd %s: %v\nusage: ctxd %s %s\n", c.name, err, c.name, c.args)
+		return 2
+	default:
+		fmt.Fprintf(io.Err, "ctxd %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "ctxd: a context daemon for code editors and agents\n\nusage: ctxd COMMAND [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-14s %s\n", n, firstLine(commands[n].summary))
+	}
+	fmt.Fprintf(w, "\nRun 'ctxd help COMMAND' or 'ctxd COMMAND -h' for a command's flags.\n")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// newFlagSet returns a flag set for c that writes its usage to w and
+// reports errors instead of exiting.
+func newFlagSet(c *command, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ctxd "+c.name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "usage: ctxd %s %s\n\n%s\n\nflags:\n", c.name, c.args, c.summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments ("ctxd prompt 'fix it' --task debug"), and returns the
+// positional ones. "--" ends flag parsing.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// newLogger returns the slog logger for a command: text records to w at
+// level, or to file when given. Source text is never logged at any level.
+func newLogger(w io.Writer, level, file string) (*slog.Logger, func(), error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, usagef("log level %q: want debug, info, warn or error", level)
+	}
+	closer := func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open log file: %w", err)
+		}
+		w = f
+		closer = func() { f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv})), closer, nil
+}
+
+// Version returns ctxd's version string.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return "dev-" + s.Value[:12]
+			}
+		}
+	}
+	return "dev"
+}

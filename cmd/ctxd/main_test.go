@@ -1,0 +1,512 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// binary is the ctxd binary built once for the integration tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ctxd-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "ctxd")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build ctxd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// gitRepo builds a small real git repository with the git CLI.
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "initial commit"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+var sampleRepo = map[string]string{
+	"go.mod":          "module example.com/shop\n\ngo 1.26\n",
+	"cart/cart.go":    "package cart\n\n// Cart holds items.\ntype Cart struct{ Items []Item }\n\n// Item is a line.\ntype Item struct{ SKU string; Qty int }\n\n// Total sums quantities.\nfunc (c *Cart) Total() int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tn += it.Qty\n\t}\n\treturn n\n}\n",
+	"cart/cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal()\n\t}\n}\n",
+	"README.md":       "# shop\n",
+	".env":            "API_KEY=super-secret-value\n",
+	".gitignore":      "build/\n",
+}
+
+// daemon is a running `ctxd serve` driven over stdio.
+type daemon struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr bytes.Buffer
+
+	mu      sync.Mutex
+	pending map[string]chan map[string]any
+	stray   []map[string]any
+	nextID  int
+	done    chan struct{}
+	readErr error
+}
+
+func startDaemon(t *testing.T, dir string, extra ...string) *daemon {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--log-level", "debug"}, extra...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"))
+	d := &daemon{t: t, cmd: cmd, pending: map[string]chan map[string]any{}, done: make(chan struct{})}
+	cmd.Stderr = &d.stderr
+	var err error
+	if d.in, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go d.readLoop(out)
+	t.Cleanup(func() {
+		d.in.Close()
+		select {
+		case <-d.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-d.done
+		}
+		if cmd.ProcessState == nil {
+			cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", d.stderr.String())
+		}
+	})
+	return d
+}
+
+// readLoop reads frames from stdout. Anything that is not a well-formed
+// frame is a test failure: stdout must carry only protocol.
+func (d *daemon) readLoop(out io.Reader) {
+	defer close(d.done)
+	r := bufio.NewReader(out)
+	for {
+		length := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				if !(err == io.EOF && line == "" && length < 0) {
+					d.readErr = fmt.Errorf("stdout: %q: %w", line, err)
+				}
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			v, ok := strings.CutPrefix(line, "Content-Length: ")
+			if !ok {
+				d.readErr = fmt.Errorf("stray output on stdout: %q", line)
+				return
+			}
+			length, _ = strconv.Atoi(v)
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(r, body); err != nil {
+			d.readErr = err
+			return
+		}
+		var msg map[string]any
+		if err := json.Unmarshal(body, &msg); err != nil {
+			d.readErr = fmt.Errorf("bad JSON on stdout: %s", body)
+			return
+		}
+		id, _ := json.Marshal(msg["id"])
+		d.mu.Lock()
+		if ch, ok := d.pending[string(id)]; ok {
+			ch <- msg
+			delete(d.pending, string(id))
+		} else {
+			d.stray = append(d.stray, msg)
+		}
+		d.mu.Unlock()
+	}
+}
+
+func (d *daemon) writeRaw(s string) {
+	d.t.Helper()
+	if _, err := io.WriteString(d.in, s); err != nil {
+		d.t.Fatalf("write to daemon: %v", err)
+	}
+}
+
+func (d *daemon) send(v any) {
+	d.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.writeRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(b), b))
+}
+
+// call sends a request and returns the channel its response arrives on.
+func (d *daemon) callAsync(method string, params any) (int, chan map[string]any) {
+	d.mu.Lock()
+	d.nextID++
+	id := d.nextID
+	ch := make(chan map[string]any, 1)
+	d.pending[strconv.Itoa(id)] = ch
+	d.mu.Unlock()
+	d.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return id, ch
+}
+
+func (d *daemon) wait(ch chan map[string]any, what string) map[string]any {
+	d.t.Helper()
+	select {
+	case msg := <-ch:
+		return msg
+	case <-d.done:
+		d.t.Fatalf("%s: daemon stdout ended: %v", what, d.readErr)
+	case <-time.After(60 * time.Second):
+		d.t.Fatalf("%s: no response in 60s", what)
+	}
+	return nil
+}
+
+func (d *daemon) call(method string, params any) map[string]any {
+	d.t.Helper()
+	_, ch := d.callAsync(method, params)
+	return d.wait(ch, method)
+}
+
+// waitNullID waits for the next response without an id (a rejected frame).
+func (d *daemon) waitNullID() map[string]any {
+	d.t.Helper()
+	ch := make(chan map[string]any, 1)
+	d.mu.Lock()
+	d.pending["null"] = ch
+	for i, m := range d.stray {
+		if m["id"] == nil {
+			d.stray = append(d.stray[:i], d.stray[i+1:]...)
+			delete(d.pending, "null")
+			d.mu.Unlock()
+			return m
+		}
+	}
+	d.mu.Unlock()
+	return d.wait(ch, "null-id response")
+}
+
+func errCode(t *testing.T, msg map[string]any) (int, string) {
+	t.Helper()
+	e, ok := msg["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("want an error, got %v", msg)
+	}
+	return int(e["code"].(float64)), e["message"].(string)
+}
+
+func result(t *testing.T, msg map[string]any) map[string]any {
+	t.Helper()
+	if e, ok := msg["error"]; ok {
+		t.Fatalf("want a result, got error %v", e)
+	}
+	r, _ := msg["result"].(map[string]any)
+	return r
+}
+
+// TestServeLifecycle drives the real binary over stdio: initialize,
+// buildPrompt, shutdown, exit; the exit code is 0 and stdout held only
+// protocol.
+func TestServeLifecycle(t *testing.T) {
+	dir := gitRepo(t, sampleRepo)
+	d := startDaemon(t, dir)
+	init := result(t, d.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + dir, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test"}}))
+	if root, _ := init["root"].(string); !strings.HasSuffix(root, filepath.Base(dir)) {
+		t.Errorf("root %v", init["root"])
+	}
+	if ms := fmt.Sprint(init["methods"]); !strings.Contains(ms, "ctx/buildPrompt") || !strings.Contains(ms, "ctx/countTokens") {
+		t.Errorf("methods %s", ms)
+	}
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+
+	env := result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "the cart total is wrong when quantities are negative", "token_budget": map[string]any{"total": 4000}}))
+	prompt, _ := env["prompt"].(string)
+	if !strings.Contains(prompt, "cart/cart.go") || !strings.Contains(prompt, "## Request") {
+		t.Errorf("prompt lacks the cart file or the request:\n%s", prompt)
+	}
+	if strings.Contains(prompt, "super-secret-value") {
+		t.Error("a secret file reached the prompt")
+	}
+	if env["task_type"] != "debug" || env["task_type_source"] != "detected" {
+		t.Errorf("task %v (%v)", env["task_type"], env["task_type_source"])
+	}
+	ctxPart := env["context"].(map[string]any)
+	if ctxPart["tokens_used"].(float64) > ctxPart["budget"].(float64) {
+		t.Errorf("over budget: %v > %v", ctxPart["tokens_used"], ctxPart["budget"])
+	}
+
+	count := result(t, d.call("ctx/countTokens", map[string]any{"text": "hello world", "model": "gpt-4"}))
+	if count["tokens"].(float64) != 2 || count["encoding"] != "cl100k_base" || count["exact"] != true {
+		t.Errorf("countTokens: %v", count)
+	}
+
+	if r := d.call("shutdown", nil); r["error"] != nil {
+		t.Fatalf("shutdown: %v", r)
+	}
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if err := waitExit(d, 10*time.Second); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if d.readErr != nil {
+		t.Errorf("stdout: %v", d.readErr)
+	}
+	if d.cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("exit code %d, want 0", d.cmd.ProcessState.ExitCode())
+	}
+}
+
+// waitExit waits for the daemon's stdout to end (it exits), then reaps it;
+// Wait must not run before reads from the pipe have finished.
+func waitExit(d *daemon, timeout time.Duration) error {
+	ch := make(chan error, 1)
+	go func() {
+		<-d.done
+		ch <- d.cmd.Wait()
+	}()
+	select {
+	case err := <-ch:
+		if _, ok := err.(*exec.ExitError); ok {
+			return nil
+		}
+		return err
+	case <-time.After(timeout):
+		return fmt.Errorf("daemon did not exit within %s", timeout)
+	}
+}
+
+// TestServeErrors sends each kind of bad input and checks the code, and
+// that the daemon keeps serving afterwards.
+func TestServeErrors(t *testing.T) {
+	dir := gitRepo(t, sampleRepo)
+	d := startDaemon(t, dir)
+	alive := func(what string) {
+		t.Helper()
+		r := d.call("ctx/countTokens", map[string]any{"text": "still here"})
+		if r["error"] != nil {
+			if c, _ := errCode(t, r); c != -32002 {
+				t.Fatalf("daemon not serving after %s: %v", what, r)
+			}
+		}
+	}
+
+	// Before initialize.
+	code, msg := errCode(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "x"}))
+	if code != -32002 || !strings.Contains(msg, "initialize") {
+		t.Errorf("before initialize: %d %q", code, msg)
+	}
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+
+	// Malformed body: invalid JSON.
+	d.writeRaw("Content-Length: 12\r\n\r\n{\"jsonrpc\":,")
+	code, msg = errCode(t, d.waitNullID())
+	if code != -32700 {
+		t.Errorf("malformed body: %d %q", code, msg)
+	}
+	alive("malformed body")
+
+	// Malformed header.
+	d.writeRaw("Content-Length: banana\r\n\r\n{}")
+	code, _ = errCode(t, d.waitNullID())
+	if code != -32700 {
+		t.Errorf("malformed header: %d", code)
+	}
+	alive("malformed header")
+
+	// Not a request object.
+	d.send(map[string]any{"jsonrpc": "2.0", "id": 99})
+	code, msg = errCode(t, d.waitForID(99))
+	if code != -32600 {
+		t.Errorf("invalid request: %d %q", code, msg)
+	}
+	alive("invalid request")
+
+	tests := []struct {
+		name     string
+		method   string
+		params   any
+		code     int
+		contains string
+	}{
+		{"unknown method", "ctx/nope", map[string]any{}, -32601, "ctx/buildPrompt"},
+		{"wrong type", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": map[string]any{"total": "big"}}, -32602, "token_budget.total"},
+		{"unknown field", "ctx/buildPrompt", map[string]any{"user_request": "x", "tokenBudget": 5}, -32602, "tokenBudget"},
+		{"missing request", "ctx/buildPrompt", map[string]any{}, -32602, "user_request"},
+		{"bad task", "ctx/buildPrompt", map[string]any{"user_request": "x", "task_type": "deploy"}, -32602, "deploy"},
+		{"negative budget", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": map[string]any{"total": -5}}, -32602, "token_budget.total"},
+		{"outside root", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, -31001, "outside"},
+		{"dotdot outside root", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "../../etc/passwd"}}}, -31001, "outside"},
+		{"format on gather", "ctx/gather", map[string]any{"user_request": "x", "format": "xml"}, -32602, "format"},
+		{"params not an object", "ctx/buildPrompt", []any{"x"}, -32602, "object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, msg := errCode(t, d.call(tt.method, tt.params))
+			if code != tt.code || !strings.Contains(msg, tt.contains) {
+				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.code, tt.contains)
+			}
+			alive(tt.name)
+		})
+	}
+}
+
+func (d *daemon) waitForID(id int) map[string]any {
+	d.t.Helper()
+	ch := make(chan map[string]any, 1)
+	key := strconv.Itoa(id)
+	d.mu.Lock()
+	for i, m := range d.stray {
+		if b, _ := json.Marshal(m["id"]); string(b) == key {
+			d.stray = append(d.stray[:i], d.stray[i+1:]...)
+			d.mu.Unlock()
+			return m
+		}
+	}
+	d.pending[key] = ch
+	d.mu.Unlock()
+	return d.wait(ch, "response "+key)
+}
+
+// TestServeCancel cancels a buildPrompt over the Go standard library (a
+// cold gather takes long enough to be caught mid-way) and expects -32800,
+// then a normal answer to the next request.
+func TestServeCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("gathers the Go standard library")
+	}
+	goroot := filepath.Join(runtime.GOROOT(), "src")
+	d := startDaemon(t, t.TempDir())
+	result(t, d.call("initialize", map[string]any{"root": goroot}))
+	id, ch := d.callAsync("ctx/buildPrompt", map[string]any{"user_request": "how does the http server handle keep-alive connections"})
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": id}})
+	code, msg := errCode(t, d.wait(ch, "cancelled buildPrompt"))
+	if code != -32800 {
+		t.Fatalf("cancelled request: %d %q", code, msg)
+	}
+	r := result(t, d.call("ctx/countTokens", map[string]any{"text": "after cancel"}))
+	if r["tokens"].(float64) <= 0 {
+		t.Errorf("after cancel: %v", r)
+	}
+}
+
+// TestPromptCLI runs `ctxd prompt` the way the README's first command
+// does.
+func TestPromptCLI(t *testing.T) {
+	dir := gitRepo(t, sampleRepo)
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		contains []string
+		absent   []string
+	}{
+		{"markdown", []string{"prompt", "add a discount to the cart total"}, "", 0, []string{"## cart/cart.go", "## Request\nadd a discount"}, []string{"super-secret-value"}},
+		{"xml", []string{"prompt", "--format", "xml", "add a discount to the cart total"}, "", 0, []string{"<file path=\"cart/cart.go\"", "<request>"}, nil},
+		{"flags after request", []string{"prompt", "write tests for Total", "--task", "test", "--json"}, "", 0, []string{"\"task_type\": \"test\"", "\"task_type_source\": \"explicit\""}, nil},
+		{"stdin", []string{"prompt", "-"}, "explain the cart package", 0, []string{"## Request\nexplain the cart package"}, nil},
+		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
+		{"bad flag", []string{"prompt", "--budget", "x", "y"}, "", 2, []string{"invalid value"}, nil},
+		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 1, []string{"deploy"}, nil},
+		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 1, []string{"outside"}, nil},
+		{"explicit secret", []string{"prompt", "--open", ".env", "--json", "what is in the env file"}, "", 0, []string{"super-secret-value"}, nil},
+		{"unknown command", []string{"frobnicate"}, "", 2, []string{"unknown command"}, nil},
+		{"version", []string{"version"}, "", 0, []string{"ctxd "}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary, tt.args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"))
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			all := out.String() + errOut.String()
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", code, tt.code, all)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(all, s) {
+					t.Errorf("output lacks %q:\n%s", s, all)
+				}
+			}
+			for _, s := range tt.absent {
+				if strings.Contains(all, s) {
+					t.Errorf("output has %q", s)
+				}
+			}
+		})
+	}
+}
+
+// TestRunInProcess covers Run's dispatch without a subprocess.
+func TestRunInProcess(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"help"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 || !strings.Contains(out.String(), "prompt") {
+		t.Errorf("help: %d %s", code, out.String())
+	}
+	if code := Run(context.Background(), nil, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 2 {
+		t.Errorf("no args: %d", code)
+	}
+}

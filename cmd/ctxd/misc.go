@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"text/tabwriter"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+func init() {
+	register(&command{name: "version", args: "", summary: "Print ctxd's version.", run: runVersion})
+	register(&command{
+		name:    "config",
+		args:    "[--root DIR] [--json]",
+		summary: "Print the effective configuration and where each value came from (default, user file, .ctxd.toml).",
+		run:     runConfig,
+	})
+}
+
+func runVersion(_ context.Context, io *IO, args []string) error {
+	if len(args) > 0 {
+		return usagef("version takes no arguments")
+	}
+	fmt.Fprintf(io.Out, "ctxd %s (%s, %s/%s, model registry %s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, tokens.RegistryVersion)
+	return nil
+}
+
+func runConfig(_ context.Context, io *IO, args []string) error {
+	c := commands["config"]
+	fs := newFlagSet(c, io.Err)
+	root := fs.String("root", "", "workspace root (default: the current repository)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	dir, err := engine.ResolveRoot(*root)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"root": dir, "user_file": config.UserFile(), "entries": cfg.Entries()})
+	}
+	fmt.Fprintf(io.Out, "# workspace %s\n# user file %s\n", dir, config.UserFile())
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	for _, e := range cfg.Entries() {
+		v, _ := json.Marshal(e.Value)
+		fmt.Fprintf(tw, "%s\t%s\t# %s\n", e.Key, v, e.Source)
+	}
+	return tw.Flush()
+}

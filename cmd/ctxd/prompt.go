@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+)
+
+func init() {
+	register(&command{
+		name: "prompt",
+		args: "[flags] REQUEST  (REQUEST '-' reads standard input)",
+		summary: `Build a prompt-ready context for a coding task in the repository at hand.
+Prints the prompt; with --json, the whole envelope (chunks, scores, budget).`,
+		run: runPrompt,
+	})
+}
+
+type promptFlags struct {
+	root, task, model, format, session, logLevel, logFile string
+	budget, contextBudget, contextWindow, maxFiles        int
+	open, patterns                                        multiFlag
+	asJSON                                                bool
+}
+
+func runPrompt(ctx context.Context, io *IO, args []string) error {
+	c := commands["prompt"]
+	fs := newFlagSet(c, io.Err)
+	var f promptFlags
+	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of the current directory)")
+	fs.StringVar(&f.task, "task", "", "task type: implement, debug, refactor, test, analyze (default: detected from the request)")
+	fs.StringVar(&f.model, "model", "", "model the prompt is for (sets the tokenizer and window; default from config)")
+	fs.IntVar(&f.contextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
+	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares (default 8000)")
+	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
+	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
+	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")
+	fs.IntVar(&f.maxFiles, "max-files", 0, "most files to gather from patterns and relevance (default 50)")
+	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
+	fs.StringVar(&f.session, "session", "", "session id to record the envelope under")
+	fs.BoolVar(&f.asJSON, "json", false, "print the whole envelope as JSON")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	request, err := readRequest(pos, io.In)
+	if err != nil {
+		return err
+	}
+	if f.budget < 0 || f.contextBudget < 0 || f.maxFiles < 0 || f.contextWindow < 0 {
+		return usagef("--budget, --context-budget, --context-window and --max-files must not be negative")
+	}
+	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	root, err := engine.ResolveRoot(f.root)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
+	if err != nil {
+		return err
+	}
+	req := engine.PromptRequest{
+		UserRequest:   request,
+		TaskType:      f.task,
+		Model:         f.model,
+		ContextWindow: f.contextWindow,
+		Patterns:      f.patterns,
+		MaxFiles:      f.maxFiles,
+		Format:        f.format,
+		SessionID:     f.session,
+	}
+	switch {
+	case f.budget > 0 && f.contextBudget > 0:
+		// The context part is set directly; the other parts keep their
+		// shares of --budget.
+		b := ctxd.NewBudget(f.budget, cfg.Budget.Shares)
+		req.TokenBudget = &engine.BudgetRequest{System: b.System, Context: f.contextBudget, UserRequest: b.UserRequest, Response: b.Response}
+	case f.budget > 0:
+		req.TokenBudget = &engine.BudgetRequest{Total: f.budget}
+	case f.contextBudget > 0:
+		req.TokenBudget = &engine.BudgetRequest{Context: f.contextBudget}
+	}
+	for _, o := range f.open {
+		of, err := parseOpen(o)
+		if err != nil {
+			return err
+		}
+		req.OpenFiles = append(req.OpenFiles, of)
+	}
+
+	prog := startProgress(io.Err)
+	env, err := eng.BuildPrompt(ctx, req, prog.stage)
+	prog.stop()
+	if err != nil {
+		return err
+	}
+	for _, w := range env.Warnings {
+		log.Warn(w)
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(env)
+	}
+	_, err = fmt.Fprint(io.Out, env.Prompt)
+	return err
+}
+
+// readRequest joins the positional arguments into the request; "-" reads
+// standard input.
+func readRequest(pos []string, in io.Reader) (string, error) {
+	if len(pos) == 1 && pos[0] == "-" {
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return "", fmt.Errorf("read request from stdin: %w", err)
+		}
+		pos = []string{string(b)}
+	}
+	request := strings.TrimSpace(strings.Join(pos, " "))
+	if request == "" {
+		return "", usagef("missing REQUEST: say what the task is, e.g. ctxd prompt \"fix the failing login test\"")
+	}
+	return request, nil
+}
+
+// parseOpen parses FILE or FILE:LINE.
+func parseOpen(s string) (ctxd.OpenFile, error) {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		if n, err := strconv.Atoi(s[i+1:]); err == nil {
+			if n <= 0 {
+				return ctxd.OpenFile{}, usagef("--open %s: line numbers start at 1", s)
+			}
+			return ctxd.OpenFile{Path: s[:i], Line: n}, nil
+		}
+	}
+	if s == "" {
+		return ctxd.OpenFile{}, usagef("--open needs a file")
+	}
+	return ctxd.OpenFile{Path: s}, nil
+}
+
+// progress shows the pipeline's stage on a terminal's stderr once work has
+// taken over a second; it stays silent on pipes and for quick runs.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	current string
+	shown   bool
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func startProgress(w io.Writer) *progress {
+	p := &progress{w: w, done: make(chan struct{})}
+	f, ok := w.(*os.File)
+	if !ok {
+		return p
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return p
+	}
+	p.wg.Go(func() {
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+		for {
+			p.mu.Lock()
+			fmt.Fprintf(p.w, "\r\033[Kctxd: %s…", p.current)
+			p.shown = true
+			p.mu.Unlock()
+			select {
+			case <-p.done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return p
+}
+
+func (p *progress) stage(s string) {
+	p.mu.Lock()
+	p.current = s
+	p.mu.Unlock()
+}
+
+func (p *progress) stop() {
+	close(p.done)
+	p.wg.Wait()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/server"
+)
+
+func init() {
+	register(&command{
+		name: "serve",
+		args: "[--stdio | --listen unix:PATH | --listen tcp:127.0.0.1:PORT] [flags]",
+		summary: `Run the daemon: JSON-RPC 2.0 with LSP (Content-Length) framing.
+By default over stdin/stdout, for one editor; --listen serves several clients.
+Stdout carries only protocol; logs go to stderr or --log-file.`,
+		run: runServe,
+	})
+}
+
+func runServe(ctx context.Context, stdio *IO, args []string) error {
+	c := commands["serve"]
+	fs := newFlagSet(c, stdio.Err)
+	var (
+		listen, root, model, logLevel, logFile string
+		trace, useStdio                        bool
+	)
+	fs.BoolVar(&useStdio, "stdio", false, "serve on stdin/stdout (the default; accepted for LSP clients that pass it)")
+	fs.StringVar(&listen, "listen", "", "serve on unix:PATH or tcp:127.0.0.1:PORT instead of stdio")
+	fs.StringVar(&root, "root", "", "workspace used when initialize names none (default: the current repository)")
+	fs.StringVar(&model, "model", "", "default model (overrides the configuration files)")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.BoolVar(&trace, "rpc.trace", false, "log every JSON-RPC frame to the log output (includes source text: for debugging only)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if useStdio && listen != "" {
+		return usagef("--stdio and --listen are exclusive")
+	}
+	var logOut io.Writer = stdio.Err
+	log, closeLog, err := newLogger(logOut, logLevel, logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	opts := server.Options{Root: root, Logger: log, Version: Version()}
+	if model != "" {
+		opts.Overrides = config.Overrides{Model: &model}
+	}
+	if trace {
+		if logFile != "" {
+			f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			if err != nil {
+				return fmt.Errorf("open log file: %w", err)
+			}
+			defer f.Close()
+			opts.Trace = f
+		} else {
+			opts.Trace = stdio.Err
+		}
+	}
+	srv := server.New(opts)
+	if listen != "" {
+		return srv.Listen(ctx, listen)
+	}
+	log.Info("serving on stdio", "version", Version())
+	code := srv.ServeConn(ctx, stdioConn{stdio.In, stdio.Out})
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// stdioConn joins stdin and stdout into one connection.
+type stdioConn struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdioConn) Close() error { return nil }
+
+// exitCode is an error that carries a process exit code without a message
+// (LSP's exit without shutdown exits 1).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit without shutdown (code %d)", int(e)) }

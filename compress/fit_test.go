@@ -1,0 +1,199 @@
+package compress
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+func counter(t testing.TB) tokens.Counter {
+	t.Helper()
+	c, err := tokens.Get("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func render(c ctxd.Chunk) string { return prompt.Section(c, ctxd.FormatMarkdown) }
+
+func lines(prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s line %d: the quick brown fox jumps over the lazy dog\n", prefix, i+1)
+	}
+	return b.String()
+}
+
+func TestFit(t *testing.T) {
+	small := ctxd.Chunk{Source: "small.go", ChunkType: ctxd.ChunkFile, Content: "package a\n"}
+	big := ctxd.Chunk{Source: "big.txt", ChunkType: ctxd.ChunkFile, Content: lines("big", 400)}
+	mid := ctxd.Chunk{Source: "mid.txt", ChunkType: ctxd.ChunkFile, Content: lines("mid", 20)}
+	c := counter(t)
+	smallCost := c.Count(render(small))
+	midCost := c.Count(render(mid))
+
+	tests := []struct {
+		name       string
+		chunks     []ctxd.Chunk
+		budget     int
+		views      ViewsFunc
+		included   []string
+		truncation map[string]string
+		skipped    []string
+	}{
+		{"everything fits", []ctxd.Chunk{small, mid}, 10000, nil, []string{"small.go", "mid.txt"}, nil, nil},
+		{"big is cut in the middle", []ctxd.Chunk{small, big}, 600, nil, []string{"small.go", "big.txt"}, map[string]string{"big.txt": ctxd.TruncMiddle}, nil},
+		{"no room left", []ctxd.Chunk{mid, small}, midCost + 2, nil, []string{"mid.txt"}, nil, []string{"small.go"}},
+		{"exact fit", []ctxd.Chunk{small}, smallCost, nil, []string{"small.go"}, nil, nil},
+		{"zero budget", []ctxd.Chunk{small}, 0, nil, nil, nil, []string{"small.go"}},
+		{
+			"structural view preferred", []ctxd.Chunk{big}, 300,
+			func(_ context.Context, c *ctxd.Chunk) []View {
+				return []View{
+					{Level: ctxd.TruncBodies, Text: lines("body", 200)},
+					{Level: ctxd.TruncSignatures, Text: "func Big()\n", Elided: []ctxd.LineRange{{Start: 2, End: 400}}},
+				}
+			},
+			[]string{"big.txt"}, map[string]string{"big.txt": ctxd.TruncSignatures}, nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Fit(t.Context(), tt.chunks, Options{Budget: tt.budget, Counter: c, Render: render, Views: tt.views})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			sum := 0
+			for _, ch := range got.Chunks {
+				names = append(names, ch.Source)
+				sum += ch.Tokens
+				if n := c.Count(render(ch)); n != ch.Tokens {
+					t.Errorf("%s: Tokens %d, rendered count %d", ch.Source, ch.Tokens, n)
+				}
+				if want := tt.truncation[ch.Source]; want != ch.Truncation && !(want == "" && !ch.Truncated) {
+					t.Errorf("%s: truncation %q, want %q", ch.Source, ch.Truncation, want)
+				}
+				if ch.Truncated && ch.OriginalTokens <= ch.Tokens {
+					t.Errorf("%s: truncated to %d from %d", ch.Source, ch.Tokens, ch.OriginalTokens)
+				}
+			}
+			if fmt.Sprint(names) != fmt.Sprint(tt.included) && !(len(names) == 0 && len(tt.included) == 0) {
+				t.Errorf("included %v, want %v", names, tt.included)
+			}
+			var skipped []string
+			for _, s := range got.Skipped {
+				skipped = append(skipped, s.Source)
+				if s.Reason == "" {
+					t.Errorf("%s skipped without a reason", s.Source)
+				}
+			}
+			if fmt.Sprint(skipped) != fmt.Sprint(tt.skipped) && !(len(skipped) == 0 && len(tt.skipped) == 0) {
+				t.Errorf("skipped %v, want %v", skipped, tt.skipped)
+			}
+			if sum != got.TokensUsed || got.TokensUsed > tt.budget {
+				t.Errorf("tokens used %d (sum %d), budget %d", got.TokensUsed, sum, tt.budget)
+			}
+		})
+	}
+}
+
+func TestFitMiddleRecordsElided(t *testing.T) {
+	c := counter(t)
+	big := ctxd.Chunk{Source: "big.txt", ChunkType: ctxd.ChunkFile, Content: lines("big", 400)}
+	got, err := Fit(t.Context(), []ctxd.Chunk{big}, Options{Budget: 500, Counter: c, Render: render})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chunks) != 1 {
+		t.Fatalf("chunks: %+v", got.Skipped)
+	}
+	ch := got.Chunks[0]
+	if len(ch.Elided) != 1 || ch.Elided[0].Start < 2 || ch.Elided[0].End > 399 || ch.Elided[0].Start > ch.Elided[0].End {
+		t.Errorf("elided %v", ch.Elided)
+	}
+	if !strings.HasPrefix(ch.Content, "big line 1:") || !strings.Contains(ch.Content, "big line 400:") {
+		t.Errorf("head or tail lost:\n%s", ch.Content)
+	}
+}
+
+func TestFitCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := Fit(ctx, []ctxd.Chunk{{Source: "a", Content: "x"}}, Options{Budget: 10, Counter: counter(t)})
+	if err == nil {
+		t.Fatal("Fit ignored a cancelled context")
+	}
+}
+
+// TestFitNeverExceedsBudget is a property test over random chunk sets and
+// budgets, with a fixed seed so CI is deterministic.
+func TestFitNeverExceedsBudget(t *testing.T) {
+	c := counter(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		n := 1 + r.IntN(8)
+		cs := make([]ctxd.Chunk, n)
+		for j := range cs {
+			cs[j] = ctxd.Chunk{Source: fmt.Sprintf("f%d.go", j), ChunkType: ctxd.ChunkFile, Content: lines("x", r.IntN(300))}
+		}
+		budget := r.IntN(3000)
+		got, err := Fit(t.Context(), cs, Options{Budget: budget, Counter: c, Render: render})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.TokensUsed > budget {
+			t.Fatalf("case %d: used %d of %d", i, got.TokensUsed, budget)
+		}
+		if len(got.Chunks)+len(got.Skipped) != n {
+			t.Fatalf("case %d: %d included + %d skipped != %d", i, len(got.Chunks), len(got.Skipped), n)
+		}
+	}
+}
+
+func FuzzFit(f *testing.F) {
+	f.Add("package a\nfunc A() {}\n", 40, uint8(3))
+	f.Add(strings.Repeat("é日本\n", 500), 100, uint8(1))
+	c := counter(f)
+	f.Fuzz(func(t *testing.T, text string, budget int, n uint8) {
+		if budget > 1<<16 || budget < -10 || len(text) > 1<<16 {
+			return
+		}
+		cs := make([]ctxd.Chunk, 1+int(n%5))
+		for i := range cs {
+			cs[i] = ctxd.Chunk{Source: fmt.Sprint(i), ChunkType: ctxd.ChunkFile, Content: strings.Repeat(text, i+1)}
+		}
+		got, err := Fit(context.Background(), cs, Options{Budget: budget, Counter: c, Render: render})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.TokensUsed > max(budget, 0) {
+			t.Fatalf("used %d of %d", got.TokensUsed, budget)
+		}
+	})
+}
+
+func BenchmarkFit(b *testing.B) {
+	c := counter(b)
+	for _, n := range []int{10, 100, 1000} {
+		cs := make([]ctxd.Chunk, n)
+		for i := range cs {
+			cs[i] = ctxd.Chunk{Source: fmt.Sprintf("f%d.go", i), ChunkType: ctxd.ChunkFile, Content: lines("x", 20+i%50)}
+		}
+		b.Run(fmt.Sprint("chunks=", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Fit(context.Background(), cs, Options{Budget: 8000, Counter: c, Render: render}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+// Package engine runs ctxd's pipelines for one workspace. The CLI and the
+// JSON-RPC server both call it, so there is one path per job:
+//
+//	gather → prioritize → compress (fit, truncate) → prompt
+//
+// An Engine owns the per-workspace state that makes a second request fast:
+// the gatherer's file index, the editor's unsaved buffers and the
+// effective configuration. Token counts and tree-sitter views are cached
+// process-wide by their packages, keyed by content hash.
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/gather"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Config is the effective configuration; nil loads it from the user
+	// file and the workspace's .ctxd.toml.
+	Config *config.Config
+	Logger *slog.Logger
+}
+
+// Engine is the pipeline for one workspace root. It is safe for concurrent
+// use: requests may run in parallel.
+type Engine struct {
+	root string
+	cfg  *config.Config
+	log  *slog.Logger
+	ws   *gather.Workspace
+
+	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
+	overlayMu sync.Mutex
+	overlay   map[string]string
+}
+
+// New returns the engine for root, which must be an absolute directory
+// (see gather.FindRoot).
+func New(root string, opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg := opts.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = config.Load(root); err != nil {
+			return nil, err
+		}
+	}
+	ws, err := gather.NewWorkspace(root, gather.Options{
+		Include:      cfg.Gather.Include,
+		Exclude:      cfg.Gather.Exclude,
+		MaxFileBytes: cfg.Gather.MaxFileBytes,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
+	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
+}
+
+// Root returns the workspace root.
+func (e *Engine) Root() string { return e.root }
+
+// Config returns the engine's effective configuration. Callers must not
+// modify it.
+func (e *Engine) Config() *config.Config { return e.cfg }
+
+// SetBuffer records an editor's unsaved text for a file (a path inside the
+// workspace); gathering uses it instead of the file on disk.
+func (e *Engine) SetBuffer(path, text string) error {
+	_, rel, err := gather.Resolve(e.root, path)
+	if err != nil {
+		return err
+	}
+	e.overlayMu.Lock()
+	e.overlay[rel] = text
+	e.overlayMu.Unlock()
+	return nil
+}
+
+// CloseBuffer forgets a file's unsaved text.
+func (e *Engine) CloseBuffer(path string) error {
+	_, rel, err := gather.Resolve(e.root, path)
+	if err != nil {
+		return err
+	}
+	e.overlayMu.Lock()
+	delete(e.overlay, rel)
+	e.overlayMu.Unlock()
+	return nil
+}
+
+// Buffer returns a file's unsaved text, if the editor sent one.
+func (e *Engine) Buffer(path string) (string, bool) {
+	_, rel, err := gather.Resolve(e.root, path)
+	if err != nil {
+		return "", false
+	}
+	e.overlayMu.Lock()
+	defer e.overlayMu.Unlock()
+	t, ok := e.overlay[rel]
+	return t, ok
+}
+
+func (e *Engine) overlaySnapshot() map[string]string {
+	e.overlayMu.Lock()
+	defer e.overlayMu.Unlock()
+	out := make(map[string]string, len(e.overlay))
+	for k, v := range e.overlay {
+		out[k] = v
+	}
+	return out
+}
+
+// ResolveRoot returns the workspace root for a request: the directory
+// given (absolute, symlinks resolved; it must exist), or, when none is
+// given, the git top-level containing the working directory (or the
+// working directory itself outside git).
+func ResolveRoot(given string) (string, error) {
+	if given == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find workspace root: %w", err)
+		}
+		return gather.FindRoot(wd)
+	}
+	if u, err := url.Parse(given); err == nil && u.Scheme == "file" {
+		given = u.Path
+	}
+	abs, err := filepath.Abs(given)
+	if err != nil {
+		return "", fmt.Errorf("workspace root %s: %w", given, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace root %s: %w: %w", given, err, ctxd.ErrInvalidParams)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace root %s: %w", given, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workspace root %s is not a directory: %w", given, ctxd.ErrInvalidParams)
+	}
+	return abs, nil
+}

@@ -1,0 +1,348 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compress"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/prioritize"
+	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// PromptRequest is the input of ctx/buildPrompt, ctx/gather and
+// `ctxd prompt`. Its JSON names are the wire params (docs/protocol.md).
+type PromptRequest struct {
+	UserRequest   string          `json:"user_request"`
+	TaskType      string          `json:"task_type,omitempty"`
+	Model         string          `json:"model,omitempty"`
+	ContextWindow int             `json:"context_window,omitempty"`
+	TokenBudget   *BudgetRequest  `json:"token_budget,omitempty"`
+	OpenFiles     []ctxd.OpenFile `json:"open_files,omitempty"`
+	Patterns      []string        `json:"patterns,omitempty"`
+	MaxFiles      int             `json:"max_files,omitempty"`
+	Format        string          `json:"format,omitempty"`
+	SessionID     string          `json:"session_id,omitempty"`
+	Tools         []ctxd.Tool     `json:"tools,omitempty"`
+}
+
+// BudgetRequest sets a token budget. Total alone is split by the shares
+// (configured, or Shares here); a part given alone sets that part and the
+// total follows; a total given with parts must equal their sum.
+type BudgetRequest struct {
+	Total       int          `json:"total,omitempty"`
+	System      int          `json:"system,omitempty"`
+	Context     int          `json:"context,omitempty"`
+	UserRequest int          `json:"user_request,omitempty"`
+	Response    int          `json:"response,omitempty"`
+	Shares      *ctxd.Shares `json:"shares,omitempty"`
+}
+
+// Progress receives the stage a long request is in ("gathering",
+// "scoring", "fitting", "assembling"); nil ignores it.
+type Progress func(stage string)
+
+// BuildPrompt runs the whole pipeline and returns the prompt-ready
+// envelope.
+func (e *Engine) BuildPrompt(ctx context.Context, req PromptRequest, progress Progress) (*ctxd.Envelope, error) {
+	return e.run(ctx, req, progress, true)
+}
+
+// Gather runs the pipeline up to the fitted context: the envelope has no
+// prompt.
+func (e *Engine) Gather(ctx context.Context, req PromptRequest, progress Progress) (*ctxd.Envelope, error) {
+	return e.run(ctx, req, progress, false)
+}
+
+func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, assemble bool) (*ctxd.Envelope, error) {
+	start := time.Now()
+	if progress == nil {
+		progress = func(string) {}
+	}
+	p, err := e.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	env := p.env
+
+	progress("gathering")
+	res, err := e.ws.Gather(ctx, gather.Request{
+		Text:           req.UserRequest,
+		Task:           env.TaskType,
+		Patterns:       req.Patterns,
+		MaxFiles:       p.maxFiles,
+		OpenFiles:      req.OpenFiles,
+		Overlay:        e.overlaySnapshot(),
+		StructureDepth: e.cfg.Gather.StructureDepth,
+		Commits:        e.cfg.Gather.Commits,
+		Depth:          e.cfg.Gather.Depth[string(env.TaskType)],
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	env.Warnings = append(env.Warnings, res.Warnings...)
+	chunks := res.Chunks
+
+	progress("scoring")
+	if err := countChunks(ctx, p.counter, chunks); err != nil {
+		return nil, err
+	}
+	prioritize.Score(chunks, prioritize.Options{
+		Task:    env.TaskType,
+		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),
+		Commits: e.cfg.Gather.Commits,
+	})
+
+	progress("fitting")
+	format := env.Format
+	fitted, err := compress.Fit(ctx, chunks, compress.Options{
+		Budget:  p.contextBudget,
+		Counter: p.counter,
+		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
+		Views:   e.views,
+	})
+	if err != nil {
+		return nil, err
+	}
+	env.Context = fitted
+
+	if assemble {
+		progress("assembling")
+		env.Prompt = prompt.Build(env)
+		env.PromptTokens = p.counter.Count(env.Prompt)
+	}
+	env.Stats = ctxd.Stats{
+		ChunksGathered: len(chunks),
+		ChunksIncluded: len(fitted.Chunks),
+		FilesScanned:   res.FilesScanned,
+		DurationMS:     time.Since(start).Milliseconds(),
+	}
+	e.log.Info("context built",
+		"task", env.TaskType, "model", env.Model.Name,
+		"chunks_in", len(chunks), "chunks_out", len(fitted.Chunks),
+		"tokens_used", fitted.TokensUsed, "budget", fitted.Budget,
+		"utilization", fmt.Sprintf("%.3f", fitted.Utilization),
+		"prompt_tokens", env.PromptTokens,
+		"duration_ms", env.Stats.DurationMS)
+	return env, nil
+}
+
+// plan is a validated request: the envelope's frame, the counter and the
+// context budget.
+type plan struct {
+	env           *ctxd.Envelope
+	counter       tokens.Counter
+	contextBudget int
+	maxFiles      int
+}
+
+// settings are a request's resolved model, counter, budget and format.
+type settings struct {
+	model    ctxd.Model
+	counter  tokens.Counter
+	budget   ctxd.Budget
+	format   string
+	warnings []string
+}
+
+// resolve validates the request-independent params (model, window,
+// budget, format) against the configuration.
+func (e *Engine) resolve(req PromptRequest) (*settings, error) {
+	format := req.Format
+	if format == "" {
+		format = e.cfg.Format
+	}
+	format, err := ctxd.ParseFormat(format)
+	if err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
+	if req.ContextWindow < 0 {
+		return nil, fmt.Errorf("context_window must not be negative, got %d: %w", req.ContextWindow, ctxd.ErrInvalidParams)
+	}
+	modelName := req.Model
+	if modelName == "" {
+		modelName = e.cfg.Model
+	}
+	window := req.ContextWindow
+	if window == 0 {
+		window = e.cfg.ContextWindow
+	}
+	counter, model := tokens.ForModel(modelName, window)
+	budget, err := e.budget(req.TokenBudget)
+	if err != nil {
+		return nil, err
+	}
+	s := &settings{model: model, counter: counter, budget: budget, format: format}
+	if model.ContextWindow > 0 && budget.Total > model.ContextWindow {
+		s.warnings = append(s.warnings, fmt.Sprintf("token budget %d exceeds the %s context window of %d tokens; budget reduced to the window", budget.Total, model.Name, model.ContextWindow))
+		shares := e.cfg.Budget.Shares
+		if req.TokenBudget != nil && req.TokenBudget.Shares != nil {
+			shares = *req.TokenBudget.Shares
+		}
+		s.budget = ctxd.NewBudget(model.ContextWindow, shares)
+	}
+	return s, nil
+}
+
+// Describe returns the model, budget and format a request would get,
+// without gathering (initialize reports the connection's defaults so).
+func (e *Engine) Describe(req PromptRequest) (*ctxd.Envelope, error) {
+	s, err := e.resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	return &ctxd.Envelope{Model: s.model, TokenBudget: s.budget, Format: s.format, Root: e.root, Warnings: s.warnings}, nil
+}
+
+// plan validates req and resolves the task, the model, the budget and the
+// request's own share, before any I/O.
+func (e *Engine) plan(req PromptRequest) (*plan, error) {
+	if strings.TrimSpace(req.UserRequest) == "" {
+		return nil, fmt.Errorf("user_request is required: say what the task is: %w", ctxd.ErrInvalidParams)
+	}
+	explicit, err := ctxd.ParseTaskType(req.TaskType)
+	if err != nil {
+		return nil, fmt.Errorf("task_type: %w", err)
+	}
+	if req.MaxFiles < 0 {
+		return nil, fmt.Errorf("max_files must not be negative, got %d: %w", req.MaxFiles, ctxd.ErrInvalidParams)
+	}
+	maxFiles := req.MaxFiles
+	if maxFiles == 0 {
+		maxFiles = e.cfg.Gather.MaxFiles
+	}
+	s, err := e.resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	counter, model, budget, format := s.counter, s.model, s.budget, s.format
+	warnings := s.warnings
+
+	task, taskSource := prioritize.ResolveTask(explicit, req.UserRequest)
+	sessionID := req.SessionID
+	if sessionID == "" {
+		sessionID = newSessionID()
+	}
+	env := &ctxd.Envelope{
+		TaskType:       task,
+		TaskTypeSource: taskSource,
+		UserRequest:    req.UserRequest,
+		SessionID:      sessionID,
+		CreatedAt:      time.Now().UTC(),
+		Root:           e.root,
+		Model:          model,
+		TokenBudget:    budget,
+		Tools:          req.Tools,
+		Format:         format,
+		Warnings:       warnings,
+	}
+
+	// The request and its instructions take the request share; a request
+	// longer than its share borrows from the context share, and one longer
+	// than both is cut in the middle (the original stays in
+	// original_input).
+	contextBudget := budget.Context
+	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, format))
+	if over := reqTokens - budget.UserRequest; over > 0 {
+		if over <= contextBudget {
+			contextBudget -= over
+			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, %d over its share; the context budget shrinks to %d", reqTokens, over, contextBudget))
+		} else {
+			room := budget.UserRequest + contextBudget - (reqTokens - counter.Count(req.UserRequest))
+			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: 0.5})
+			env.OriginalInput = req.UserRequest
+			env.UserRequest = cut.Text
+			contextBudget = 0
+			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
+		}
+	}
+	return &plan{env: env, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
+}
+
+// budget resolves the request's budget against the configuration.
+func (e *Engine) budget(br *BudgetRequest) (ctxd.Budget, error) {
+	shares := e.cfg.Budget.Shares
+	total := e.cfg.Budget.Total
+	if br == nil {
+		return ctxd.NewBudget(total, shares), nil
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"total", br.Total}, {"system", br.System}, {"context", br.Context}, {"user_request", br.UserRequest}, {"response", br.Response}} {
+		if f.v < 0 {
+			return ctxd.Budget{}, fmt.Errorf("token_budget.%s must not be negative, got %d: %w", f.name, f.v, ctxd.ErrInvalidParams)
+		}
+	}
+	if br.Shares != nil {
+		if err := br.Shares.Validate(); err != nil {
+			return ctxd.Budget{}, fmt.Errorf("token_budget.shares: %w", err)
+		}
+		shares = *br.Shares
+	}
+	if br.Total > 0 {
+		total = br.Total
+	}
+	b := ctxd.NewBudget(total, shares)
+	parts := false
+	for _, p := range []struct {
+		dst *int
+		v   int
+	}{{&b.System, br.System}, {&b.Context, br.Context}, {&b.UserRequest, br.UserRequest}, {&b.Response, br.Response}} {
+		if p.v > 0 {
+			*p.dst = p.v
+			parts = true
+		}
+	}
+	if parts {
+		sum := b.System + b.Context + b.UserRequest + b.Response
+		if br.Total > 0 && sum != br.Total {
+			return ctxd.Budget{}, fmt.Errorf("token_budget parts sum to %d but total is %d: give the total or the parts, or make them agree: %w", sum, br.Total, ctxd.ErrInvalidParams)
+		}
+		b.Total = sum
+	}
+	if err := b.Validate(); err != nil {
+		return ctxd.Budget{}, fmt.Errorf("token_budget: %w", err)
+	}
+	return b, nil
+}
+
+// countChunks sets each chunk's Tokens to its content's count, on all
+// cores: counting is most of the CPU time of a cold request.
+func countChunks(ctx context.Context, c tokens.Counter, cs []ctxd.Chunk) error {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers() {
+		wg.Go(func() {
+			for i := range next {
+				cs[i].Tokens = c.Count(cs[i].Content)
+			}
+		})
+	}
+	var err error
+	for i := range cs {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("count tokens: %w", err)
+	}
+	return nil
+}
+
+func newSessionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "s-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/engine"
+)
+
+func init() {
+	register(
+		method{name: "ctx/gather", async: true, handle: gatherContext},
+		method{name: "ctx/buildPrompt", async: true, handle: buildPrompt},
+		method{name: "ctx/countTokens", async: true, handle: countTokens},
+	)
+}
+
+// promptParams decodes a ctx/buildPrompt or ctx/gather request and fills
+// what it leaves unset from the connection's initialize defaults.
+func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine.PromptRequest, error) {
+	var req engine.PromptRequest
+	if err := decode(params, &req); err != nil {
+		return req, err
+	}
+	if !allowFormat && req.Format != "" {
+		return req, fmt.Errorf("format applies to ctx/buildPrompt only; ctx/gather returns no prompt: %w", ctxd.ErrInvalidParams)
+	}
+	cl.engMu.Lock()
+	d := cl.defaults
+	cl.engMu.Unlock()
+	if req.Model == "" {
+		req.Model = d.Model
+	}
+	if req.ContextWindow == 0 {
+		req.ContextWindow = d.ContextWindow
+	}
+	if req.TokenBudget == nil {
+		req.TokenBudget = d.TokenBudget
+	}
+	if req.Format == "" {
+		req.Format = d.Format
+	}
+	return req, nil
+}
+
+func buildPrompt(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
+	req, err := cl.promptParams(params, true)
+	if err != nil {
+		return nil, err
+	}
+	return cl.engine().BuildPrompt(ctx, req, nil)
+}
+
+func gatherContext(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
+	req, err := cl.promptParams(params, false)
+	if err != nil {
+		return nil, err
+	}
+	return cl.engine().Gather(ctx, req, nil)
+}
+
+func countTokens(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
+	var req engine.CountRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if req.Model == "" {
+		cl.engMu.Lock()
+		req.Model = cl.defaults.Model
+		cl.engMu.Unlock()
+	}
+	return cl.engine().CountTokens(ctx, req)
+}

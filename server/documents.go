@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxd/ctxd"
+)
+
+// The textDocument notifications keep the editor's unsaved buffers, which
+// gathering prefers over the files on disk. They are notifications: errors
+// are logged, never answered.
+func init() {
+	register(
+		method{name: "textDocument/didOpen", handle: didOpen},
+		method{name: "textDocument/didChange", handle: didChange},
+		method{name: "textDocument/didClose", handle: didClose},
+	)
+}
+
+func didOpen(_ context.Context, cl *client, params json.RawMessage) (any, error) {
+	var p protocol.DidOpenTextDocumentParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("didOpen params: %v: %w", err, ctxd.ErrInvalidParams)
+	}
+	return nil, cl.engine().SetBuffer(uriPath(string(p.TextDocument.URI)), p.TextDocument.Text)
+}
+
+func didChange(_ context.Context, cl *client, params json.RawMessage) (any, error) {
+	var p protocol.DidChangeTextDocumentParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("didChange params: %v: %w", err, ctxd.ErrInvalidParams)
+	}
+	path := uriPath(string(p.TextDocument.URI))
+	eng := cl.engine()
+	text, _ := eng.Buffer(path)
+	for _, ch := range p.ContentChanges {
+		switch c := ch.(type) {
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			text = c.Text
+		case *protocol.TextDocumentContentChangePartial:
+			var err error
+			if text, err = applyEdit(text, c.Range, c.Text); err != nil {
+				return nil, fmt.Errorf("didChange %s: %w", path, err)
+			}
+		}
+	}
+	return nil, eng.SetBuffer(path, text)
+}
+
+func didClose(_ context.Context, cl *client, params json.RawMessage) (any, error) {
+	var p protocol.DidCloseTextDocumentParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("didClose params: %v: %w", err, ctxd.ErrInvalidParams)
+	}
+	return nil, cl.engine().CloseBuffer(uriPath(string(p.TextDocument.URI)))
+}
+
+// applyEdit replaces r in text with repl. LSP positions count UTF-16 code
+// units within a line.
+func applyEdit(text string, r protocol.Range, repl string) (string, error) {
+	start, err := offset(text, r.Start)
+	if err != nil {
+		return "", err
+	}
+	end, err := offset(text, r.End)
+	if err != nil {
+		return "", err
+	}
+	if end < start {
+		return "", fmt.Errorf("range end before start: %w", ctxd.ErrInvalidParams)
+	}
+	return text[:start] + repl + text[end:], nil
+}
+
+// offset converts an LSP position to a byte offset in text. A character
+// past the end of its line clamps to the line's end, as LSP asks.
+func offset(text string, p protocol.Position) (int, error) {
+	i := 0
+	for line := uint32(0); line < p.Line; line++ {
+		j := indexByteFrom(text, i, '\n')
+		if j < 0 {
+			return 0, fmt.Errorf("line %d is past the end of the document: %w", p.Line, ctxd.ErrInvalidParams)
+		}
+		i = j + 1
+	}
+	var units uint32
+	for i < len(text) && text[i] != '\n' && units < p.Character {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r >= 0x10000 {
+			units += 2
+		} else {
+			units++
+		}
+		i += size
+	}
+	return i, nil
+}
+
+func indexByteFrom(s string, from int, b byte) int {
+	for i := from; i < len(s); i++ {
+		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxd/ctxd"
+)
+
+// ctxd's own error codes, in a block of their own outside the JSON-RPC
+// reserved range (-32768..-32000) and LSP's (-32899..-32800).
+const (
+	// CodeOutsideWorkspace: a path resolves outside the workspace root.
+	CodeOutsideWorkspace jsonrpc2.Code = -31001
+	// CodeNotFound: a named file, session or checkpoint does not exist.
+	CodeNotFound jsonrpc2.Code = -31002
+	// CodeOverBudget: the request cannot fit its token budget even at its
+	// floor.
+	CodeOverBudget jsonrpc2.Code = -31003
+)
+
+// LSP's codes used here.
+const (
+	codeRequestCancelled jsonrpc2.Code = -32800
+	codeRequestFailed    jsonrpc2.Code = -32803
+)
+
+// rpcError maps an engine error to a JSON-RPC error: the one table of
+// error codes. The message is the error's own, which names what was wrong
+// and how to fix it.
+func rpcError(method string, err error) error {
+	var rpc *jsonrpc2.Error
+	if errors.As(err, &rpc) {
+		return rpc
+	}
+	msg := method + ": " + strings.TrimSuffix(err.Error(), ": "+ctxd.ErrInvalidParams.Error())
+	code := jsonrpc2.InternalError
+	switch {
+	case errors.Is(err, context.Canceled):
+		code, msg = codeRequestCancelled, method+": request cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		code = codeRequestFailed
+	case errors.Is(err, ctxd.ErrOutsideRoot):
+		code = CodeOutsideWorkspace
+	case errors.Is(err, ctxd.ErrNotFound):
+		code = CodeNotFound
+	case errors.Is(err, ctxd.ErrOverBudget):
+		code = CodeOverBudget
+	case errors.Is(err, ctxd.ErrInvalidParams):
+		code = jsonrpc2.InvalidParams
+	}
+	return &jsonrpc2.Error{Code: code, Message: msg}
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+func init() {
+	register(
+		method{name: "initialize", beforeInit: true, handle: initialize},
+		method{name: "initialized", handle: func(context.Context, *client, json.RawMessage) (any, error) { return nil, nil }},
+		method{name: "shutdown", handle: shutdown},
+		method{name: "exit", beforeInit: true, handle: exit},
+	)
+}
+
+// ctxdInit are ctxd's own initialize params, next to the LSP ones. They
+// may also come inside initializationOptions, which is where LSP client
+// libraries put server-specific settings.
+type ctxdInit struct {
+	Root          string                `json:"root"`
+	ClientInfo    *protocol.ClientInfo  `json:"client_info"`
+	Model         string                `json:"model"`
+	ContextWindow int                   `json:"context_window"`
+	TokenBudget   *engine.BudgetRequest `json:"token_budget"`
+	Format        string                `json:"format"`
+	Exclude       []string              `json:"exclude"`
+}
+
+// InitializeResult is initialize's answer: LSP's fields, so LSP client
+// libraries accept it, and ctxd's.
+type InitializeResult struct {
+	Capabilities map[string]any `json:"capabilities"`
+	ServerInfo   serverInfo     `json:"serverInfo"`
+	// Methods lists every method the daemon serves.
+	Methods []string `json:"methods"`
+	// Root is the workspace the connection serves.
+	Root string `json:"root"`
+	// Model and TokenBudget are the defaults requests get.
+	Model           ctxd.Model     `json:"model"`
+	TokenBudget     ctxd.Budget    `json:"token_budget"`
+	Format          string         `json:"format"`
+	RegistryVersion string         `json:"registry_version"`
+	Config          []config.Entry `json:"config"`
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+func initialize(_ context.Context, cl *client, params json.RawMessage) (any, error) {
+	if cl.state.Load() != stateNew {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize: already initialized")
+	}
+	var lsp protocol.InitializeParams
+	if len(params) > 0 {
+		if err := protocol.Unmarshal(params, &lsp); err != nil {
+			return nil, fmt.Errorf("initialize params: %v: %w", err, ctxd.ErrInvalidParams)
+		}
+	}
+	var own ctxdInit
+	// ctxd's fields sit beside LSP's, so unknown fields are expected here.
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &own); err != nil {
+			return nil, fmt.Errorf("initialize params: %s: %w", describe(err), ctxd.ErrInvalidParams)
+		}
+	}
+	if raw := []byte(lsp.InitializationOptions); len(raw) > 0 && raw[0] == '{' {
+		var fromOpts ctxdInit
+		if err := json.Unmarshal(raw, &fromOpts); err != nil {
+			return nil, fmt.Errorf("initializationOptions: %s: %w", describe(err), ctxd.ErrInvalidParams)
+		}
+		mergeInit(&own, fromOpts)
+	}
+
+	root := own.Root
+	if root == "" && lsp.RootURI != nil && *lsp.RootURI != "" {
+		root = uriPath(string(*lsp.RootURI))
+	}
+	if root == "" {
+		if folders, ok := lsp.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+			root = uriPath(string(folders[0].URI))
+		}
+	}
+	if root == "" {
+		if p, ok := lsp.RootPath.Get(); ok {
+			root = p
+		}
+	}
+	root, err := cl.srv.resolveRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("root: %w", err)
+	}
+
+	var ov config.Overrides
+	if own.Model != "" {
+		ov.Model = &own.Model
+	}
+	if own.ContextWindow != 0 {
+		ov.ContextWindow = &own.ContextWindow
+	}
+	if own.Format != "" {
+		ov.Format = &own.Format
+	}
+	ov.Exclude = own.Exclude
+	eng, err := cl.srv.engine(root, ov)
+	if err != nil {
+		return nil, err
+	}
+	defaults := engine.PromptRequest{Model: own.Model, ContextWindow: own.ContextWindow, TokenBudget: own.TokenBudget, Format: own.Format}
+	env, err := eng.Describe(defaults)
+	if err != nil {
+		return nil, err
+	}
+
+	cl.engMu.Lock()
+	cl.eng, cl.defaults = eng, defaults
+	cl.engMu.Unlock()
+	cl.state.Store(stateReady)
+	client := lsp.ClientInfo.Name
+	if own.ClientInfo != nil {
+		client = own.ClientInfo.Name
+	}
+	cl.log = cl.log.With("client", client)
+	cl.log.Info("initialized", "root", root)
+
+	return InitializeResult{
+		Capabilities: map[string]any{
+			// Full document sync: didChange carries the whole text, which is
+			// what gathering needs.
+			"textDocumentSync": map[string]any{"openClose": true, "change": 1},
+		},
+		ServerInfo:      serverInfo{Name: "ctxd", Version: cl.srv.opts.Version},
+		Methods:         MethodNames(),
+		Root:            root,
+		Model:           env.Model,
+		TokenBudget:     env.TokenBudget,
+		Format:          env.Format,
+		RegistryVersion: tokens.RegistryVersion,
+		Config:          eng.Config().Entries(),
+	}, nil
+}
+
+func mergeInit(dst *ctxdInit, src ctxdInit) {
+	if dst.Root == "" {
+		dst.Root = src.Root
+	}
+	if dst.Model == "" {
+		dst.Model = src.Model
+	}
+	if dst.ContextWindow == 0 {
+		dst.ContextWindow = src.ContextWindow
+	}
+	if dst.TokenBudget == nil {
+		dst.TokenBudget = src.TokenBudget
+	}
+	if dst.Format == "" {
+		dst.Format = src.Format
+	}
+	if dst.Exclude == nil {
+		dst.Exclude = src.Exclude
+	}
+}
+
+// uriPath turns a file:// URI into a path; other strings pass through.
+func uriPath(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme == "file" {
+		return u.Path
+	}
+	return s
+}
+
+func shutdown(_ context.Context, cl *client, _ json.RawMessage) (any, error) {
+	cl.state.Store(stateShutdown)
+	cl.log.Info("shutdown requested")
+	return nil, nil
+}
+
+func exit(_ context.Context, cl *client, _ json.RawMessage) (any, error) {
+	code := 1
+	if cl.state.Load() == stateShutdown {
+		code = 0
+	}
+	select {
+	case cl.exit <- code:
+	default:
+	}
+	return nil, nil
+}

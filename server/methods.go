@@ -1,0 +1,42 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// method is one entry of the method table.
+type method struct {
+	name string
+	// beforeInit allows the method before initialize (lifecycle only).
+	beforeInit bool
+	// async releases the read loop once the method starts, so it may run
+	// concurrently with later requests (and $/cancelRequest can reach it).
+	// Methods that change connection state stay in order.
+	async  bool
+	handle func(ctx context.Context, cl *client, params json.RawMessage) (any, error)
+}
+
+// methods is the method table; each file registers its family in init.
+var methods = map[string]method{}
+
+func register(ms ...method) {
+	for _, m := range ms {
+		if _, dup := methods[m.name]; dup {
+			panic(fmt.Sprintf("server: method %s registered twice", m.name))
+		}
+		methods[m.name] = m
+	}
+}
+
+// MethodNames lists the served methods, sorted.
+func MethodNames() []string {
+	names := make([]string, 0, len(methods))
+	for n := range methods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,323 @@
+// Package server is ctxd's JSON-RPC 2.0 front end: LSP base-protocol
+// framing over stdio, a unix socket or loopback TCP; the method table;
+// parameter decoding and validation; the mapping from errors to codes; and
+// cancellation. It holds no pipeline logic: every method calls the engine,
+// the same functions the CLI calls.
+//
+// Middleware order on each connection: cancel-by-id ($/cancelRequest is
+// answered by a preempter ahead of the queue), then ordered async (long
+// methods release the read loop after they start, so requests start in wire
+// order), then must-reply (every call gets exactly one response; a panic
+// becomes -32603 and the connection stays up).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Root is the workspace used when initialize names none (usually the
+	// directory ctxd serve started in).
+	Root string
+	// Overrides are configuration values from the command line; they win
+	// over files and initialize params.
+	Overrides config.Overrides
+	Logger    *slog.Logger
+	// Trace, when set, receives every frame read and written.
+	Trace   io.Writer
+	Version string
+}
+
+// Server serves ctxd's JSON-RPC methods on any number of connections,
+// sharing one engine per workspace root between them.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	enginesMu sync.Mutex
+	engines   map[string]*engine.Engine
+}
+
+// New returns a Server.
+func New(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &Server{opts: opts, log: log, engines: map[string]*engine.Engine{}}
+}
+
+// engine returns the engine for root, creating it on first use.
+func (s *Server) engine(root string, initOverrides config.Overrides) (*engine.Engine, error) {
+	s.enginesMu.Lock()
+	defer s.enginesMu.Unlock()
+	if e, ok := s.engines[root]; ok {
+		return e, nil
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Apply(initOverrides, config.SourceInitialize); err != nil {
+		return nil, err
+	}
+	if err := cfg.Apply(s.opts.Overrides, config.SourceFlag); err != nil {
+		return nil, err
+	}
+	e, err := engine.New(root, engine.Options{Config: cfg, Logger: s.log.With("root", root)})
+	if err != nil {
+		return nil, err
+	}
+	s.engines[root] = e
+	return e, nil
+}
+
+// ServeConn serves one connection until the peer sends exit, closes the
+// stream, or ctx ends. It returns the LSP exit code: 0 when exit followed
+// shutdown, 1 otherwise.
+func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
+	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	st := newStream(rwc, s.log)
+	st.trace = s.opts.Trace
+	conn := jsonrpc2.NewConn(st, jsonrpc2.WithPreempter(cl))
+	cl.conn = conn
+	conn.Go(ctx, cl.handle)
+	code := 1
+	select {
+	case code = <-cl.exit:
+		// The caller closes the transport (or the process exits); the
+		// read loop ends with it.
+		return code
+	case <-conn.Done():
+		if err := conn.Err(); err != nil && !isClosed(err) {
+			s.log.Warn("connection ended", "error", err)
+		}
+	case <-ctx.Done():
+		_ = conn.Close()
+	}
+	<-conn.Done()
+	return code
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// Listen serves connections on spec, "unix:PATH" or "tcp:HOST:PORT" (the
+// host must be loopback: ctxd serves source code and has no
+// authentication), until ctx ends.
+func (s *Server) Listen(ctx context.Context, spec string) error {
+	network, addr, ok := strings.Cut(spec, ":")
+	if !ok || (network != "unix" && network != "tcp") || addr == "" {
+		return fmt.Errorf("listen %q: want unix:PATH or tcp:127.0.0.1:PORT", spec)
+	}
+	if network == "tcp" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return fmt.Errorf("listen %q: %w", spec, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("listen %q: only loopback addresses are allowed (ctxd has no authentication)", spec)
+		}
+	}
+	if network == "unix" {
+		// A stale socket from a crashed daemon blocks the bind; remove it
+		// only if nothing answers on it.
+		if c, err := net.Dial("unix", addr); err == nil {
+			c.Close()
+			return fmt.Errorf("listen %q: a daemon is already serving there", spec)
+		}
+		_ = os.Remove(addr)
+	}
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		return fmt.Errorf("listen %q: %w", spec, err)
+	}
+	if network == "unix" {
+		defer os.Remove(addr)
+	}
+	s.log.Info("listening", "address", spec)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("accept on %q: %w", spec, err)
+		}
+		wg.Go(func() {
+			s.ServeConn(ctx, nc)
+			nc.Close()
+		})
+	}
+}
+
+// client is one connection's state.
+type client struct {
+	srv  *Server
+	log  *slog.Logger
+	conn jsonrpc2.Conn
+
+	// state moves from stateNew to stateReady on initialize and to
+	// stateShutdown on shutdown; it never goes back.
+	state atomic.Int32
+
+	// engMu guards eng and defaults, set by initialize.
+	engMu    sync.Mutex
+	eng      *engine.Engine
+	defaults engine.PromptRequest
+
+	exit chan int
+
+	// inflightMu guards inflight: the cancel functions of running calls by
+	// id, for $/cancelRequest.
+	inflightMu sync.Mutex
+	inflight   map[jsonrpc2.ID]context.CancelFunc
+}
+
+const (
+	stateNew int32 = iota
+	stateReady
+	stateShutdown
+)
+
+// engine returns the connection's engine (after initialize).
+func (cl *client) engine() *engine.Engine {
+	cl.engMu.Lock()
+	defer cl.engMu.Unlock()
+	return cl.eng
+}
+
+// handle dispatches one request or notification. It is the must-reply
+// layer: it always returns (never panics), and a notification never
+// returns an error (jsonrpc2 would end the connection).
+func (cl *client) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	name := req.Method()
+	isCall := req.IsCall()
+	defer func() {
+		if r := recover(); r != nil {
+			cl.log.Error("handler panicked", "method", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			result = nil
+			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v (the daemon is still running; please report this with the log)", name, r)
+		}
+		if !isCall {
+			if err != nil {
+				cl.log.Warn("notification failed", "method", name, "error", err)
+			}
+			result, err = nil, nil
+		}
+	}()
+
+	m, ok := methods[name]
+	if !ok {
+		if !isCall {
+			return nil, nil // unknown notifications ($/setTrace, ...) are ignored, as LSP says
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %q not found; ctxd serves: %s", name, strings.Join(MethodNames(), ", "))
+	}
+	switch cl.state.Load() {
+	case stateNew:
+		if !m.beforeInit {
+			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", name)
+		}
+	case stateShutdown:
+		if name != "exit" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "server is shutting down: only exit is accepted after shutdown, got %s", name)
+		}
+	}
+	params := json.RawMessage(append([]byte(nil), req.Params()...))
+	// Handlers never derive contexts from jsonrpc2's request context: it is
+	// pooled and recycled when the handler returns, and a context.WithCancel
+	// child of it makes the context package watch it from a goroutine that
+	// may call Done after recycling, which panics in jsonrpc2 v1.0.1 (its
+	// own CancelHandler hits this). ctxd derives from the connection's
+	// context instead and does cancel-by-id itself.
+	hctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	defer cancel()
+	if isCall {
+		id := req.ID()
+		cl.inflightMu.Lock()
+		cl.inflight[id] = cancel
+		cl.inflightMu.Unlock()
+		defer func() {
+			cl.inflightMu.Lock()
+			delete(cl.inflight, id)
+			cl.inflightMu.Unlock()
+		}()
+	}
+	// Registered before the release, so a $/cancelRequest read right after
+	// finds it.
+	if m.async {
+		jsonrpc2.Async(ctx)
+	}
+	res, err := m.handle(hctx, cl, params)
+	if err != nil {
+		return nil, rpcError(name, err)
+	}
+	return res, nil
+}
+
+// Preempt answers $/cancelRequest ahead of the queue by cancelling the
+// named in-flight call's context; an unknown or finished id is ignored.
+func (cl *client) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() != "$/cancelRequest" {
+		return nil, jsonrpc2.ErrNotHandled
+	}
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(req.Params(), &p); err == nil {
+		var id jsonrpc2.ID
+		var n int64
+		var s string
+		switch {
+		case json.Unmarshal(p.ID, &n) == nil:
+			id = jsonrpc2.NewNumberID(n)
+		case json.Unmarshal(p.ID, &s) == nil:
+			id = jsonrpc2.NewStringID(s)
+		}
+		cl.inflightMu.Lock()
+		cancel := cl.inflight[id]
+		cl.inflightMu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	}
+	return struct{}{}, nil
+}
+
+// resolveRoot picks the workspace for initialize: the root the editor
+// names, else the server's --root, else the git top-level containing the
+// daemon's working directory.
+func (s *Server) resolveRoot(given string) (string, error) {
+	if given == "" {
+		given = s.opts.Root
+	}
+	return engine.ResolveRoot(given)
+}
