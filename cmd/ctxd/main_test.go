@@ -68,12 +68,12 @@ func gitRepo(t *testing.T, files map[string]string) string {
 }
 
 var sampleRepo = map[string]string{
-	"go.mod":          "module example.com/shop\n\ngo 1.26\n",
-	"cart/cart.go":    "package cart\n\n// Cart holds items.\ntype Cart struct{ Items []Item }\n\n// Item is a line.\ntype Item struct{ SKU string; Qty int }\n\n// Total sums quantities.\nfunc (c *Cart) Total() int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tn += it.Qty\n\t}\n\treturn n\n}\n",
+	"go.mod":            "module example.com/shop\n\ngo 1.26\n",
+	"cart/cart.go":      "package cart\n\n// Cart holds items.\ntype Cart struct{ Items []Item }\n\n// Item is a line.\ntype Item struct{ SKU string; Qty int }\n\n// Total sums quantities.\nfunc (c *Cart) Total() int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tn += it.Qty\n\t}\n\treturn n\n}\n",
 	"cart/cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal()\n\t}\n}\n",
-	"README.md":       "# shop\n",
-	".env":            "API_KEY=super-secret-value\n",
-	".gitignore":      "build/\n",
+	"README.md":         "# shop\n",
+	".env":              "API_KEY=super-secret-value\n",
+	".gitignore":        "build/\n",
 }
 
 // daemon is a running `ctxd serve` driven over stdio.
