@@ -26,7 +26,7 @@ var traceRes = []*regexp.Regexp{
 	// Java / Kotlin / Scala: at com.example.Foo.bar(Foo.java:42)
 	regexp.MustCompile(`at (?P<fn>[\w$.<>/]+)\((?P<path>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)`),
 	// Node: at fn (/app/x.js:10:5)  or  at /app/x.js:10:5  or  at file:///app/x.mjs:1:2
-	regexp.MustCompile(`at (?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
+	regexp.MustCompile(`at (?:async )?(?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
 	// Ruby: app/models/user.rb:12:in `save'
 	regexp.MustCompile("(?P<path>[^\\s:'\"`(]+\\.rb):(?P<line>\\d+):in [`'](?P<fn>[^'`]+)'"),
 	// Go: \t/home/u/app/x.go:123 +0x1d  (the function is on the line before)
@@ -141,7 +141,11 @@ func isURLAt(text string, start int) bool {
 	for i > 0 && !strings.ContainsRune(" \t\n(\"'<", rune(text[i-1])) {
 		i--
 	}
-	word := text[i:start]
+	j := start
+	for j < len(text) && !strings.ContainsRune(" \t\n)\"'>", rune(text[j])) {
+		j++
+	}
+	word := text[i:j]
 	return strings.Contains(word, "://") && !strings.HasPrefix(word, "file://")
 }
 

@@ -123,6 +123,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		for _, t := range targets {
 			g.addTests(t, 1)
 		}
+		g.addDirty(max(r.Depth/2, 1))
 	case ctxd.TaskAnalyze:
 		for _, name := range []string{"README.md", "README", "README.rst", "README.txt", "readme.md"} {
 			if g.snap.byRel[name] != nil {
@@ -342,4 +343,25 @@ func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 		docs = append(docs, &indexDoc{path: rel, test: IsTestFile(rel), content: c.contentTerms([]byte(text)), name: c.pathTerms(rel)})
 	}
 	return newIndex(docs)
+}
+
+// addDirty adds code files with uncommitted changes (recent changes are
+// where a bug most often comes from).
+func (g *gathering) addDirty(n int) {
+	if g.git == nil || g.git.diff == nil {
+		return
+	}
+	added := 0
+	for _, c := range g.git.diff.Changes {
+		if added >= n {
+			return
+		}
+		f := g.snap.byRel[c.Path]
+		if f == nil || f.doc == nil || fileKind(c.Path) != kindCode {
+			continue
+		}
+		if g.add(c.Path, reasonDirty, ctxd.RoleRelated, false) != nil {
+			added++
+		}
+	}
 }

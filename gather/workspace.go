@@ -105,6 +105,8 @@ type Workspace struct {
 	refreshMu sync.Mutex
 	snapMu    sync.Mutex
 	snap      *snapshot
+
+	git *gitState
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -138,6 +140,7 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
+	w.git = newGitState(abs, log)
 	return w, nil
 }
 
@@ -147,7 +150,7 @@ func (w *Workspace) Root() string { return w.root }
 // Close releases the resources the workspace holds (the open git
 // repository). The workspace must not be used after.
 func (w *Workspace) Close() error {
-	return nil
+	return w.git.close()
 }
 
 // Log attribute keys.
@@ -259,6 +262,7 @@ type gathering struct {
 	req      Request
 	snap     *snapshot
 	cands    map[string]*candidate
+	git      *gitInfo // nil outside git
 	warnings []string
 }
 
@@ -370,6 +374,14 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	g.snap = snap
 	g.warnings = append(g.warnings, snap.warnings...)
 
+	// Git facts first: DEBUG gathers the files with uncommitted changes.
+	gi, warns := w.git.facts(ctx, r.Commits, func(rel string) bool { return snap.byRel[rel] != nil })
+	g.warnings = append(g.warnings, warns...)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	g.git = gi
+
 	// 1. Open files: critical, explicit.
 	for _, o := range opens {
 		c := g.add(o.rel, "open file", ctxd.RoleTarget, true)
@@ -407,6 +419,13 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	var extra []ctxd.Chunk
+	if gi != nil {
+		for rel, c := range g.cands {
+			c.facts.CommitRank = gi.commitRank[rel]
+			c.facts.Dirty = gi.dirty[rel]
+		}
+		extra = append(extra, gi.chunks(r.Task)...)
+	}
 
 	// 6. Cap, read and build the chunks.
 	g.capFiles()
@@ -415,6 +434,9 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	chunks = append(chunks, g.structureChunk())
+	if d := g.depsChunk(); d != nil {
+		chunks = append(chunks, *d)
+	}
 	chunks = append(chunks, extra...)
 	w.log.Debug("gathered", keyChunks, len(chunks), keyFiles, snap.scanned, keyTook, time.Since(t0))
 	return &Result{Chunks: chunks, FilesScanned: snap.scanned, Warnings: g.warnings}, nil
@@ -724,3 +746,24 @@ func (g *gathering) structureChunk() ctxd.Chunk {
 
 // dirOf is path.Dir for root-relative paths.
 func dirOf(rel string) string { return path.Dir(rel) }
+
+// depsChunk summarizes the dependency manifests, or returns nil when the
+// workspace has none.
+func (g *gathering) depsChunk() *ctxd.Chunk {
+	text, warns := Dependencies(g.snap.paths(), func(rel string) ([]byte, error) {
+		return readCapped(filepath.Join(g.w.root, filepath.FromSlash(rel)), g.w.opts.MaxFileBytes, nil)
+	})
+	g.warnings = append(g.warnings, warns...)
+	if text == "" {
+		return nil
+	}
+	p := ctxd.PriorityLow
+	switch g.req.Task {
+	case ctxd.TaskAnalyze:
+		p = ctxd.PriorityHigh
+	case ctxd.TaskImplement, ctxd.TaskRefactor:
+		p = ctxd.PriorityMedium
+	}
+	c := metaChunk("deps", ctxd.ChunkDependency, p, text, "dependency manifests")
+	return &c
+}
