@@ -1,0 +1,555 @@
+//go:build cgo && !notreesitter
+
+package treesitter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// The algorithm, shared by every language (see docs/truncation.md):
+//
+//  1. Walk the scopes of the tree: the root, the bodies of containers
+//     (classes, impls, namespaces) and transparent wrappers (export
+//     statements, decorated definitions, preprocessor conditionals). Each
+//     definition in a scope becomes a [Symbol]; the comments right above it
+//     are its doc; the attributes and decorators right above it belong to it.
+//  2. Every function-like node met outside a body (a definition or a
+//     closure in a top-level expression) offers its body to collapse; the
+//     walk does not go into bodies.
+//  3. Rendering a level applies a subset of the edits found: collapses
+//     (Bodies: longer than the threshold; Signatures: all that shrink),
+//     doc cuts and folds of private members (Signatures).
+//
+// Language specifics (node types, names, visibility, placeholders) are in
+// langs.go.
+
+// analysis is what one parse of a file yields. It holds no tree, so it is
+// cheap to cache.
+type analysis struct {
+	lang     string
+	src      []byte
+	lines    lineIndex
+	symbols  []Symbol
+	imports  []string
+	bodies   []bodyEdit
+	docs     []edit
+	members  []member
+	style    bodyStyle
+	foldWord string
+	// syntax reports ERROR or MISSING nodes; syntaxLine is the line of the
+	// first one found (0 when it is inside a body, which is not copied).
+	syntax     bool
+	syntaxLine int
+}
+
+// edit replaces src[start:end] with text.
+type edit struct {
+	start, end int
+	text       string
+	elided     ctxd.LineRange
+}
+
+// bodyEdit is a body that can be collapsed.
+type bodyEdit struct {
+	edit
+	lines        int // elided line count
+	fnFirst      int // lines of the whole function, for KeepLines
+	fnLast       int
+	names        []string // "Serve", "Server.Serve"; empty for closures
+	keepInBodies bool     // collapse only at Signatures (not past threshold)
+}
+
+// member is a definition inside a container (or a Go method), in source
+// order; consecutive private members fold into one count at Signatures.
+type member struct {
+	scope      int
+	start, end int
+	private    bool
+	names      []string
+}
+
+type bodyStyle int
+
+const (
+	styleBrace  bodyStyle = iota // { /* ... 12 lines */ }
+	stylePython                  // ...  # 12 lines
+	styleRuby                    // # ... 12 lines
+)
+
+// maxDescent bounds the walk into nested expressions: closures deeper than
+// this in a top-level expression keep their bodies. It protects the stack
+// from pathological nesting.
+const maxDescent = 200
+
+type scope struct {
+	id       int
+	depth    int
+	parent   string // enclosing type's name
+	kind     string // enclosing container's node type, "" at top level
+	access   string // current access section ("private", "public", ...), "" = language default
+	exported bool   // inside an export statement
+}
+
+// pending collects the comments and attributes seen before a definition.
+type pending struct {
+	docs  []*node
+	attrs []*node
+	// wrap is the start of an own wrapper (export, decorated definition,
+	// template) around the next definition, -1 when none.
+	wrap int
+}
+
+func newPending() *pending { return &pending{wrap: -1} }
+
+type walker struct {
+	spec   *langSpec
+	src    []byte
+	lines  lineIndex
+	a      *analysis
+	scopes int
+}
+
+func analyze(spec *langSpec, root *node, src []byte) *analysis {
+	a := &analysis{
+		lang:     spec.name,
+		src:      src,
+		lines:    newLineIndex(src),
+		style:    spec.style,
+		foldWord: spec.foldWord,
+	}
+	w := &walker{spec: spec, src: src, lines: a.lines, a: a}
+	if spec.moduleDoc != nil {
+		if d := spec.moduleDoc(root, src); d != nil {
+			w.docstring(d)
+		}
+	}
+	w.walkScope(root, scope{}, newPending())
+	return a
+}
+
+func (w *walker) line(off int) int { return w.lines.line(off) }
+
+// lastLine is the line of n's last byte.
+func (w *walker) lastLine(n *node) int {
+	if n.end > n.start {
+		return w.line(n.end - 1)
+	}
+	return w.line(n.start)
+}
+
+func (w *walker) walkScope(parent *node, sc scope, pend *pending) {
+	for _, k := range parent.kids {
+		if !k.named {
+			continue // punctuation and keywords between declarations
+		}
+		switch {
+		case w.spec.comments[k.typ] && w.spec.innerDoc != nil && w.spec.innerDoc(k.text(w.src)):
+			w.innerDoc(k)
+			continue
+		case w.spec.comments[k.typ]:
+			if n := len(pend.docs); n > 0 && (len(pend.attrs) > 0 || w.line(k.start) > w.lastLine(pend.docs[n-1])+1) {
+				pend.docs = pend.docs[:0] // not adjacent: a new run starts
+				pend.attrs = pend.attrs[:0]
+			}
+			pend.docs = append(pend.docs, k)
+			continue
+		case w.spec.attrs[k.typ]:
+			pend.attrs = append(pend.attrs, k)
+			continue
+		}
+		if w.spec.access != nil {
+			if acc, ok := w.spec.access(k, w.src); ok {
+				sc.access = acc
+				*pend = *newPending()
+				continue
+			}
+		}
+		if d, ok := w.spec.defs[k.typ]; ok {
+			w.define(k, d, sc, pend)
+			*pend = *newPending()
+			continue
+		}
+		if w.spec.transparent[k.typ] {
+			sub := sc
+			if w.spec.exportWrappers[k.typ] {
+				sub.exported = true
+			}
+			if w.spec.ownWrappers[k.typ] && pend.wrap < 0 {
+				pend.wrap = k.start
+			}
+			if w.spec.imports != nil {
+				w.a.imports = append(w.a.imports, w.spec.imports(k, w.src)...)
+			}
+			w.walkScope(k, sub, pend)
+			*pend = *newPending()
+			continue
+		}
+		w.visit(k, 0, "")
+		*pend = *newPending()
+	}
+}
+
+// define records a definition: its symbols, doc, member entry, and its
+// body (collapsed if a function, walked if a container).
+func (w *walker) define(n *node, d def, sc scope, pend *pending) {
+	src := w.src
+	var names []string
+	if d.names != nil {
+		names = d.names(n, src)
+	} else if nm := n.child("name"); nm != nil {
+		names = []string{nm.text(src)}
+	}
+	var body *node
+	if d.body != nil {
+		body = d.body(n)
+	}
+
+	// The doc run counts when it ends on the line right above the
+	// definition (or above its first attribute).
+	spanStart := n.start
+	if pend.wrap >= 0 && pend.wrap < spanStart {
+		spanStart = pend.wrap
+	}
+	firstLine := w.line(spanStart)
+	if len(pend.attrs) > 0 && pend.attrs[0].start < spanStart {
+		spanStart = pend.attrs[0].start
+		firstLine = w.line(spanStart)
+	}
+	var doc []*node
+	if k := len(pend.docs); k > 0 && w.lastLine(pend.docs[k-1])+1 >= firstLine && w.spec.docComments {
+		doc = pend.docs
+		spanStart = doc[0].start
+	}
+	docText := ""
+	if len(doc) > 0 {
+		run := string(src[doc[0].start:doc[len(doc)-1].end])
+		docText = firstSentence(run)
+		if cut, ok := cutComment(run); ok {
+			w.addDoc(doc[0].start, doc[len(doc)-1].end, cut)
+		}
+	}
+	if d.docstring != nil && body != nil {
+		if ds := d.docstring(body, src); ds != nil {
+			docText = firstSentence(pyStringProse(ds, src))
+			w.docstring(ds)
+		}
+	}
+
+	kind := d.kind
+	if d.kindOf != nil {
+		kind = d.kindOf(n, src)
+	}
+	if kind == "function" && sc.kind != "" && w.spec.typeScopes[sc.kind] {
+		kind = "method"
+	}
+	parent := sc.parent
+	if d.parent != nil {
+		if p := d.parent(n, src); p != "" {
+			parent = p
+		}
+	}
+	exported := true
+	if w.spec.exported != nil {
+		exported = w.spec.exported(n, src, names, sc)
+	}
+	sig := w.signature(n, d, body)
+	if kind != "" {
+		for _, name := range names {
+			if name == "" {
+				continue
+			}
+			w.a.symbols = append(w.a.symbols, Symbol{
+				Name:      name,
+				Kind:      kind,
+				Start:     w.line(n.start),
+				End:       w.lastLine(n),
+				Signature: sig,
+				Exported:  exported,
+				Doc:       docText,
+				Parent:    parent,
+				Depth:     sc.depth,
+			})
+		}
+	}
+	keys := make([]string, 0, 2*len(names))
+	for _, name := range names {
+		keys = append(keys, name)
+		if parent != "" {
+			keys = append(keys, parent+"."+name)
+		}
+	}
+	if kind != "" && (sc.depth > 0 || d.member) {
+		end := n.end
+		// A member's trailing ";" and comment on the same line go with it.
+		last := w.lastLine(n)
+		for nx := nextSibling(n); nx != nil && (nx.typ == ";" || w.spec.comments[nx.typ]) && blankBetween(src, end, nx.start) && w.line(nx.start) == last; nx = nextSibling(nx) {
+			end = nx.end
+			if w.spec.comments[nx.typ] {
+				if src[end-1] == '\n' {
+					end-- // keep the line break of a comment node that holds it
+				}
+				break
+			}
+		}
+		w.a.members = append(w.a.members, member{scope: sc.id, start: spanStart, end: end, private: !exported, names: keys})
+	}
+
+	switch {
+	case d.function && body != nil:
+		w.collapse(n, body, keys)
+	case d.container && body != nil:
+		w.scopes++
+		sub := scope{id: w.scopes, depth: sc.depth + 1, kind: n.typ, exported: sc.exported}
+		if len(names) > 0 {
+			sub.parent = names[0]
+		}
+		if d.containerName != nil {
+			sub.parent = d.containerName(n, src)
+		}
+		w.walkScope(body, sub, newPending())
+		for _, k := range n.kids {
+			if k != body && !isAncestor(k, body) {
+				w.visit(k, 1, firstOr(names))
+			}
+		}
+	default:
+		for _, k := range n.kids {
+			w.visit(k, 1, firstOr(names))
+		}
+	}
+}
+
+func firstOr(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func isAncestor(a, n *node) bool {
+	for p := n.parent; p != nil; p = p.parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}
+
+func nextSibling(n *node) *node {
+	p := n.parent
+	if p == nil {
+		return nil
+	}
+	for i, k := range p.kids {
+		if k == n && i+1 < len(p.kids) {
+			return p.kids[i+1]
+		}
+	}
+	return nil
+}
+
+// visit looks for closures and nested functions in an expression, to
+// collapse their bodies. It records no symbols.
+func (w *walker) visit(n *node, depth int, name string) {
+	if depth > maxDescent || len(n.kids) == 0 {
+		return
+	}
+	if w.spec.imports != nil {
+		w.a.imports = append(w.a.imports, w.spec.imports(n, w.src)...)
+	}
+	if bodyOf, ok := w.spec.lambdas[n.typ]; ok {
+		if body := bodyOf(n); body != nil {
+			var keys []string
+			if name != "" {
+				keys = []string{name}
+			}
+			w.collapse(n, body, keys)
+			return
+		}
+	}
+	if d, ok := w.spec.defs[n.typ]; ok && d.function {
+		if body := d.body(n); body != nil {
+			var keys []string
+			if nm := n.child("name"); nm != nil {
+				keys = []string{nm.text(w.src)}
+			}
+			w.collapse(n, body, keys)
+			return
+		}
+	}
+	for _, k := range n.kids {
+		w.visit(k, depth+1, name)
+	}
+}
+
+// innerDoc cuts a module doc comment (Rust's //!) at Signatures.
+func (w *walker) innerDoc(k *node) {
+	run := k.text(w.src)
+	if cut, ok := cutComment(run); ok {
+		w.addDoc(k.start, k.end, cut)
+	}
+}
+
+// collapse records the body of fn as collapsible, in the language's
+// placeholder style, if the placeholder is shorter than what it replaces.
+func (w *walker) collapse(fn, body *node, keys []string) {
+	src := w.src
+	var e edit
+	lb, rb := braces(body)
+	switch {
+	case lb != nil:
+		e.start, e.end = lb.end, rb.start
+		e.text = " /* ... %s */ "
+	case w.spec.style == stylePython && body.typ == "block":
+		stmts := namedKids(body)
+		if len(stmts) == 0 {
+			return
+		}
+		e.start, e.end = body.start, body.end
+		indent := src[w.lines.lineStart(body.start):body.start]
+		inline := !blankBetween(indent, 0, len(indent))
+		if ds := pyDocstring(body, src); ds != nil {
+			if len(stmts) == 1 || inline {
+				return
+			}
+			stmt := ds.parent
+			e.start = stmt.end
+			ind := src[w.lines.lineStart(stmt.start):stmt.start]
+			if !blankBetween(ind, 0, len(ind)) {
+				return
+			}
+			e.text = "\n" + string(ind) + "...  # %s"
+		} else if inline {
+			e.text = "..."
+		} else {
+			e.text = "...  # %s"
+		}
+		if !blankBetween(src, e.end, lineEnd(src, e.end)) {
+			e.text = strings.TrimSuffix(e.text, "  # %s")
+		}
+	case w.spec.style == styleRuby && body.typ == "body_statement":
+		e.start, e.end = body.start, body.end
+		if !blankBetween(src, e.end, lineEnd(src, e.end)) {
+			return // "end" on the same line would be commented out
+		}
+		e.text = "# ... %s"
+	default:
+		return
+	}
+	first, last, ok := contentLines(src, w.lines, e.start, e.end)
+	if !ok {
+		return
+	}
+	n := last - first + 1
+	e.elided = ctxd.LineRange{Start: first, End: last}
+	if strings.Contains(e.text, "%s") {
+		e.text = fmt.Sprintf(e.text, plural(n, "line"))
+	}
+	if len(e.text) >= e.end-e.start {
+		return
+	}
+	w.a.bodies = append(w.a.bodies, bodyEdit{
+		edit:    e,
+		lines:   n,
+		fnFirst: w.line(fn.start),
+		fnLast:  w.lastLine(fn),
+		names:   keys,
+	})
+}
+
+// braces returns the first "{" and the last "}" among n's children.
+func braces(n *node) (lb, rb *node) {
+	for _, k := range n.kids {
+		if k.typ == "{" {
+			lb = k
+			break
+		}
+	}
+	for i := len(n.kids) - 1; i >= 0; i-- {
+		if n.kids[i].typ == "}" {
+			rb = n.kids[i]
+			break
+		}
+	}
+	if lb == nil || rb == nil || rb.start < lb.end {
+		return nil, nil
+	}
+	return lb, rb
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func namedKids(n *node) []*node {
+	var out []*node
+	for _, k := range n.kids {
+		if k.named && k.typ != "comment" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (w *walker) addDoc(start, end int, text string) {
+	first, last, ok := contentLines(w.src, w.lines, start, end)
+	if !ok {
+		return
+	}
+	// The kept first sentence is shown; only the cut lines are elided.
+	keptLast := first + strings.Count(strings.TrimRight(text, "\n"), "\n")
+	if keptLast >= last {
+		keptLast = last
+	}
+	w.a.docs = append(w.a.docs, edit{start: start, end: end, text: text, elided: ctxd.LineRange{Start: keptLast, End: last}})
+}
+
+// docstring records a Python docstring (a string node) to cut to its
+// first sentence at Signatures.
+func (w *walker) docstring(s *node) {
+	if cut, ok := cutDocstring(s, w.src); ok {
+		w.addDoc(s.start, s.end, cut)
+	}
+}
+
+// signature is the declaration's text up to its body, on one line.
+func (w *walker) signature(n *node, d def, body *node) string {
+	end := n.end
+	if body != nil && body.start >= n.start && body.start <= n.end {
+		end = body.start
+		for _, k := range body.kids {
+			if k.typ == "{" {
+				end = k.start
+				break
+			}
+		}
+	}
+	start := n.start
+	// Attributes inside the node (Java annotations in modifiers, Rust
+	// attributes) stay; leading comments do not.
+	for _, k := range n.kids {
+		if w.spec.comments[k.typ] && k.start == start {
+			start = k.end
+		}
+	}
+	s := oneLine(string(w.src[start:end]))
+	if body == nil {
+		s = clip(s, 160)
+	}
+	s = strings.TrimRight(s, " ")
+	if w.spec.style == stylePython {
+		s = strings.TrimSuffix(s, ":")
+	}
+	if d.sigPrefix != nil {
+		if p := d.sigPrefix(n, w.src); p != "" {
+			s = p + " " + s
+		}
+	}
+	return clip(s, 240)
+}

@@ -1,0 +1,171 @@
+package treesitter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Level is how much of a file a [View] shows.
+type Level string
+
+// The truncation levels, from whole to smallest. Each level's text is never
+// larger (in bytes) than the previous level's.
+const (
+	// Full is the file as it is.
+	Full Level = "full"
+	// Bodies keeps imports, docs, declarations and signatures, and
+	// collapses function bodies longer than [Options.BodyThreshold] lines
+	// into a placeholder that still parses.
+	Bodies Level = "bodies"
+	// Signatures is Bodies with every collapsible body collapsed, doc
+	// comments cut to their first sentence and private members folded into
+	// a count.
+	Signatures Level = "signatures"
+	// Outline is one line per symbol with its line number.
+	Outline Level = "outline"
+)
+
+// Levels lists every [Level] from largest to smallest.
+var Levels = []Level{Full, Bodies, Signatures, Outline}
+
+// ParseLevel accepts a level name in any case ("full", "bodies",
+// "signatures", "outline").
+func ParseLevel(s string) (Level, error) {
+	for _, l := range Levels {
+		if strings.EqualFold(string(l), strings.TrimSpace(s)) {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown level %q (want full, bodies, signatures or outline): %w", s, ctxd.ErrInvalidParams)
+}
+
+// Truncation returns the chunk truncation name of the level ([ctxd.TruncNone]
+// for Full).
+func (l Level) Truncation() string {
+	switch l {
+	case Full:
+		return ctxd.TruncNone
+	case Bodies:
+		return ctxd.TruncBodies
+	case Signatures:
+		return ctxd.TruncSignatures
+	case Outline:
+		return ctxd.TruncOutline
+	}
+	return string(l)
+}
+
+// Defaults of [Options].
+const (
+	// DefaultBodyThreshold: at the Bodies level, bodies of more than 3
+	// lines are collapsed. Three lines keep getters, setters and one-line
+	// delegations readable while everything with real logic folds away.
+	DefaultBodyThreshold = 3
+	// DefaultTimeout bounds each parse.
+	DefaultTimeout = 2 * time.Second
+	// MaxSize is the largest source Render, Views and Symbols accept; larger
+	// files (almost always generated) return [ErrUnsupported]. It bounds
+	// the memory a parse takes (the tree is about 10 bytes per source byte).
+	MaxSize = 8 << 20
+)
+
+// Options tune a rendering. The zero value selects the defaults.
+type Options struct {
+	// BodyThreshold: at the Bodies level, bodies with more lines than this
+	// are collapsed. Zero or less selects [DefaultBodyThreshold]. The
+	// Signatures level collapses every body whose placeholder is shorter
+	// than the body.
+	BodyThreshold int
+	// KeepFuncs names functions and methods kept whole at the Bodies and
+	// Signatures levels: "Serve" matches every function or method called
+	// Serve, "Server.Serve" only the method of Server.
+	KeepFuncs []string
+	// KeepLines are 1-based lines (a cursor, the lines a stack trace names):
+	// the outermost function enclosing each is kept whole.
+	KeepLines []int
+	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
+	// deadline of the context that comes sooner wins.
+	Timeout time.Duration
+}
+
+func (o Options) threshold() int {
+	if o.BodyThreshold <= 0 {
+		return DefaultBodyThreshold
+	}
+	return o.BodyThreshold
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return o.Timeout
+}
+
+// View is a rendering of one file at one level.
+type View struct {
+	Level    Level
+	Language string
+	Text     string
+	// Elided lists the original 1-based line ranges not shown verbatim,
+	// sorted and disjoint, so an editor can open them.
+	Elided []ctxd.LineRange
+}
+
+// Symbol is a definition found in a file.
+type Symbol struct {
+	Name string
+	// Kind is one of function, method, class, struct, interface, enum,
+	// trait, impl, type, const, var, field, module, macro.
+	Kind string
+	// Start and End are 1-based lines, doc comments excluded.
+	Start, End int
+	// Signature is the declaration up to its body, on one line.
+	Signature string
+	// Exported reports a symbol visible outside its file or module by the
+	// language's rules (capitalized in Go, pub in Rust, not private in
+	// Java, no leading underscore in Python, ...).
+	Exported bool
+	// Doc is the first sentence of the symbol's doc comment or docstring.
+	Doc string
+	// Parent is the enclosing type's name for members ("Server" for a
+	// method of Server, also for Go methods), "" at the top level.
+	Parent string
+	// Depth is 0 for top-level symbols, 1 for members of a top-level type,
+	// and so on.
+	Depth int
+}
+
+// FileSymbols is the symbols and imports of one file. (The brief named it
+// Outline, which Go cannot have beside the [Outline] level constant.)
+type FileSymbols struct {
+	Language string
+	Symbols  []Symbol
+	// Imports are the imported modules or paths as written ("fmt",
+	// "./util", "std::collections::HashMap", "java.util.List").
+	Imports []string
+}
+
+// ErrUnsupported is returned for a language that cannot be parsed, a file
+// too large, or a file that does not parse cleanly enough to truncate
+// safely. The caller falls back to a head-and-tail cut.
+var ErrUnsupported = errors.New("unsupported for structural truncation")
+
+// TimeoutError reports a parse that did not finish within its time limit.
+// It wraps [context.DeadlineExceeded].
+type TimeoutError struct {
+	Language string
+	Timeout  time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("parse %s: timed out after %v", e.Language, e.Timeout)
+}
+
+// Unwrap returns [context.DeadlineExceeded].
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }

@@ -1,0 +1,103 @@
+package treesitter
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"sync"
+)
+
+// lru is a cache bounded by the total size of its values (as the caller
+// measures them), evicting the least recently used. It is safe for
+// concurrent use.
+type lru[V any] struct {
+	max int
+
+	mu    sync.Mutex // guards the fields below
+	size  int
+	order *list.List // front = most recent; elements hold *lruEntry[V]
+	items map[[32]byte]*list.Element
+}
+
+type lruEntry[V any] struct {
+	key  [32]byte
+	val  V
+	size int
+}
+
+func newLRU[V any](maxBytes int) *lru[V] {
+	return &lru[V]{max: maxBytes, order: list.New(), items: map[[32]byte]*list.Element{}}
+}
+
+func (c *lru[V]) get(k [32]byte) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*lruEntry[V]).val, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *lru[V]) put(k [32]byte, v V, size int) {
+	if size > c.max/4 {
+		return // one huge entry would flush everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		old := e.Value.(*lruEntry[V])
+		c.size += size - old.size
+		old.val, old.size = v, size
+		c.order.MoveToFront(e)
+	} else {
+		c.items[k] = c.order.PushFront(&lruEntry[V]{key: k, val: v, size: size})
+		c.size += size
+	}
+	for c.size > c.max && c.order.Len() > 0 {
+		e := c.order.Back()
+		ent := e.Value.(*lruEntry[V])
+		c.order.Remove(e)
+		delete(c.items, ent.key)
+		c.size -= ent.size
+	}
+}
+
+func (c *lru[V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
+
+// cacheKey hashes everything a result depends on: what is computed, the
+// language, the options that change output, and the source.
+func cacheKey(what, lang string, src []byte, o Options) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	num := func(v int) {
+		binary.LittleEndian.PutUint64(n[:], uint64(v))
+		h.Write(n[:])
+	}
+	str(what)
+	str(lang)
+	num(o.threshold())
+	num(len(o.KeepFuncs))
+	for _, f := range o.KeepFuncs {
+		str(f)
+	}
+	num(len(o.KeepLines))
+	for _, l := range o.KeepLines {
+		num(l)
+	}
+	num(len(src))
+	h.Write(src)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}

@@ -1,0 +1,256 @@
+//go:build cgo && !notreesitter
+
+package treesitter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Render returns the file's view at level. It returns an error wrapping
+// [ErrUnsupported] for a language it cannot parse, a file with syntax
+// errors, or a level whose view could not be made to parse; the caller
+// then falls back to a head-and-tail cut. A parse that runs out of time
+// returns a [*TimeoutError]. Render may run concurrently.
+func Render(ctx context.Context, lang string, src []byte, level Level, opts Options) (View, error) {
+	if !validLevel(level) {
+		return View{}, fmt.Errorf("render %s: unknown level %q: %w", lang, level, ctxd.ErrInvalidParams)
+	}
+	if level == Full {
+		if err := check(lang, src); err != nil {
+			return View{}, err
+		}
+		return View{Level: Full, Language: lang, Text: string(src)}, nil
+	}
+	vs, err := Views(ctx, lang, src, opts)
+	if err != nil {
+		return View{}, err
+	}
+	for _, v := range vs {
+		if v.Level == level {
+			return v, nil
+		}
+	}
+	return View{}, fmt.Errorf("render %s at %s: the view does not parse: %w", lang, level, ErrUnsupported)
+}
+
+// Views renders every level from one parse, largest first. A level whose
+// view could not be made to parse is left out (Full and Outline are always
+// there), so the compressor tries what is returned in order. Results are
+// cached by content hash. Views may run concurrently.
+func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, error) {
+	if err := check(lang, src); err != nil {
+		return nil, err
+	}
+	key := cacheKey("views", lang, src, opts)
+	if vs, ok := viewCache.get(key); ok {
+		return cloneViews(vs), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	left := budget(ctx, lang, opts.timeout())
+	a, err := analyzeCached(ctx, lang, src, left)
+	if err != nil {
+		return nil, err
+	}
+	g, _ := grammarFor(lang)
+	full := View{Level: Full, Language: lang, Text: string(src)}
+	vs := []View{full}
+	prev := full
+	for _, level := range []Level{Bodies, Signatures} {
+		v, err := a.render(ctx, g, level, opts, left)
+		var te *TimeoutError
+		switch {
+		case errors.As(err, &te), errors.Is(err, context.Canceled):
+			return nil, err
+		case errors.Is(err, ErrUnsupported):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if len(v.Text) > len(prev.Text) {
+			// Never larger than the level before; the previous view is
+			// valid, so it stands in (this guard is for pathological
+			// inputs where a repair undid more than it saved).
+			v = View{Level: level, Language: lang, Text: prev.Text, Elided: prev.Elided}
+		}
+		vs = append(vs, v)
+		prev = v
+	}
+	out := View{Level: Outline, Language: lang, Text: outlineText(a.symbols)}
+	if n := a.lines.count(len(src)); n > 0 {
+		out.Elided = []ctxd.LineRange{{Start: 1, End: n}}
+	}
+	if len(out.Text) > len(prev.Text) {
+		out.Text, out.Elided = prev.Text, prev.Elided
+	}
+	vs = append(vs, out)
+	viewCache.put(key, vs, viewsSize(vs))
+	return cloneViews(vs), nil
+}
+
+// Symbols returns the definitions and imports of a file. A file with
+// syntax errors still yields the symbols the parser recognized. Symbols
+// may run concurrently.
+func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error) {
+	if err := supportedSize(lang, src); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
+	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, DefaultTimeout))
+	if err != nil && !errors.Is(err, errSyntax) {
+		return nil, err
+	}
+	o := &FileSymbols{Language: lang, Symbols: append([]Symbol(nil), a.symbols...), Imports: append([]string(nil), a.imports...)}
+	return o, nil
+}
+
+func validLevel(l Level) bool {
+	for _, x := range Levels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func supportedSize(lang string, src []byte) error {
+	if _, ok := specs[lang]; !ok {
+		return fmt.Errorf("language %q: %w", lang, ErrUnsupported)
+	}
+	if len(src) > MaxSize {
+		return fmt.Errorf("%s file of %d bytes is over the %d byte limit: %w", lang, len(src), MaxSize, ErrUnsupported)
+	}
+	return nil
+}
+
+// check rejects what cannot be truncated structurally.
+func check(lang string, src []byte) error { return supportedSize(lang, src) }
+
+// timeLeft is the time a parse may take, or the error to return instead.
+type timeLeft struct {
+	d   time.Duration
+	err error
+}
+
+// budget returns a function giving the time left before ctx's deadline,
+// so the parses of one call share one limit.
+func budget(ctx context.Context, lang string, total time.Duration) func() timeLeft {
+	return func() timeLeft {
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return timeLeft{err: &TimeoutError{Language: lang, Timeout: total}}
+			}
+			return timeLeft{err: fmt.Errorf("parse %s: %w", lang, err)}
+		}
+		d := total
+		if dl, ok := ctx.Deadline(); ok {
+			d = time.Until(dl)
+		}
+		if d <= 0 {
+			return timeLeft{err: &TimeoutError{Language: lang, Timeout: total}}
+		}
+		return timeLeft{d: d}
+	}
+}
+
+// errSyntax marks an analysis of a file with syntax errors: its symbols are
+// usable, its views are not.
+var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
+
+// analyzeCached parses and analyzes src, or returns the cached analysis.
+// With syntax errors it returns the analysis and an error wrapping both
+// errSyntax and ErrUnsupported.
+func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
+	key := cacheKey("analysis", lang, src, Options{})
+	if a, ok := analysisCache.get(key); ok {
+		return a, a.err()
+	}
+	spec := specs[lang]
+	g, _ := grammarFor(lang)
+	own := append([]byte(nil), src...)
+	var a *analysis
+	if len(own) == 0 {
+		a = &analysis{lang: lang, src: own, style: spec.style, foldWord: spec.foldWord}
+	} else {
+		t := left()
+		if t.err != nil {
+			return nil, t.err
+		}
+		root, err := g.parse(ctx, own, t.d, spec.isBody)
+		if err != nil {
+			return nil, err
+		}
+		a = analyze(spec, root, own)
+		if root.hasError {
+			a.syntax = true
+			a.syntaxLine = firstErrorLine(root, a.lines)
+		}
+	}
+	analysisCache.put(key, a, a.size())
+	return a, a.err()
+}
+
+func (a *analysis) err() error {
+	switch {
+	case !a.syntax:
+		return nil
+	case a.syntaxLine > 0:
+		return fmt.Errorf("%s source, first error near line %d: %w", a.lang, a.syntaxLine, errSyntax)
+	}
+	return fmt.Errorf("%s source: %w", a.lang, errSyntax)
+}
+
+func (a *analysis) size() int {
+	n := len(a.src) + 8*len(a.lines) + 64
+	for _, s := range a.symbols {
+		n += 128 + len(s.Signature) + len(s.Doc)
+	}
+	for _, b := range a.bodies {
+		n += 96 + len(b.text)
+	}
+	for _, d := range a.docs {
+		n += 64 + len(d.text)
+	}
+	return n + 48*len(a.members)
+}
+
+// firstErrorLine returns the line of the first ERROR or MISSING node.
+func firstErrorLine(n *node, li lineIndex) int {
+	if n.typ == "ERROR" || n.missing {
+		return li.line(n.start)
+	}
+	for _, k := range n.kids {
+		if l := firstErrorLine(k, li); l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+func cloneViews(vs []View) []View {
+	out := make([]View, len(vs))
+	for i, v := range vs {
+		v.Elided = append([]ctxd.LineRange(nil), v.Elided...)
+		out[i] = v
+	}
+	return out
+}
+
+func viewsSize(vs []View) int {
+	n := 0
+	for _, v := range vs {
+		n += len(v.Text) + 16*len(v.Elided) + 64
+	}
+	return n
+}
+
+var (
+	viewCache     = newLRU[[]View](32 << 20)
+	analysisCache = newLRU[*analysis](32 << 20)
+)

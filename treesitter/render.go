@@ -1,0 +1,254 @@
+//go:build cgo && !notreesitter
+
+package treesitter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// editKind tells the candidates apart when a repair disables one.
+type editKind byte
+
+const (
+	kindBody editKind = iota
+	kindDoc
+	kindFold
+)
+
+type editKey struct {
+	kind  editKind
+	start int
+}
+
+type planned struct {
+	edit
+	key editKey
+}
+
+// keeper decides which functions stay whole.
+type keeper struct {
+	funcs map[string]bool
+	lines []int
+}
+
+func newKeeper(o Options) keeper {
+	k := keeper{funcs: map[string]bool{}, lines: o.KeepLines}
+	for _, f := range o.KeepFuncs {
+		k.funcs[f] = true
+	}
+	return k
+}
+
+func (k keeper) keep(names []string, first, last int) bool {
+	for _, n := range names {
+		if k.funcs[n] {
+			return true
+		}
+	}
+	for _, l := range k.lines {
+		if first <= l && l <= last {
+			return true
+		}
+	}
+	return false
+}
+
+// plan returns the edits of level (Bodies or Signatures), sorted and
+// disjoint, leaving out the disabled ones.
+func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []planned {
+	kp := newKeeper(o)
+	var es []planned
+	for _, b := range a.bodies {
+		key := editKey{kindBody, b.start}
+		if disabled[key] || kp.keep(b.names, b.fnFirst, b.fnLast) {
+			continue
+		}
+		if level == Bodies && b.lines <= o.threshold() {
+			continue
+		}
+		es = append(es, planned{b.edit, key})
+	}
+	if level == Signatures {
+		for _, d := range a.docs {
+			key := editKey{kindDoc, d.start}
+			if !disabled[key] {
+				es = append(es, planned{d, key})
+			}
+		}
+		es = a.fold(es, kp, disabled)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].start < es[j].start })
+	// Drop an edit inside (or overlapping) the one before it.
+	out := es[:0]
+	for _, e := range es {
+		if len(out) > 0 && e.start < out[len(out)-1].end {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// fold replaces runs of adjacent private members with one count, when the
+// count is shorter than the run as rendered with the edits es.
+func (a *analysis) fold(es []planned, kp keeper, disabled map[editKey]bool) []planned {
+	var runs [][]member
+	for i, m := range a.members {
+		if !m.private || kp.keep(m.names, a.lines.line(m.start), a.lines.line(max(m.start, m.end-1))) {
+			continue
+		}
+		if n := len(runs); n > 0 {
+			prev := runs[n-1][len(runs[n-1])-1]
+			if prev.scope == m.scope && a.members[i-1].start == prev.start && blankBetween(a.src, prev.end, m.start) {
+				runs[n-1] = append(runs[n-1], m)
+				continue
+			}
+		}
+		runs = append(runs, []member{m})
+	}
+	for _, run := range runs {
+		start, end := run[0].start, run[len(run)-1].end
+		key := editKey{kindFold, start}
+		if disabled[key] {
+			continue
+		}
+		text, ok := a.foldText(len(run), end)
+		if !ok {
+			continue
+		}
+		// The run's length once the edits inside it are applied.
+		size := end - start
+		for _, e := range es {
+			if e.start >= start && e.end <= end {
+				size -= (e.end - e.start) - len(e.text)
+			}
+		}
+		if len(text) >= size {
+			continue
+		}
+		first, last, ok := contentLines(a.src, a.lines, start, end)
+		if !ok {
+			continue
+		}
+		es = slices.DeleteFunc(es, func(e planned) bool { return e.start >= start && e.end <= end })
+		es = append(es, planned{edit{start: start, end: end, text: text, elided: ctxd.LineRange{Start: first, End: last}}, key})
+	}
+	return es
+}
+
+func (a *analysis) foldText(n int, end int) (string, bool) {
+	what := plural(n, a.foldWord+" member")
+	restBlank := blankBetween(a.src, end, lineEnd(a.src, end))
+	switch a.style {
+	case stylePython:
+		if !restBlank {
+			return "...", true
+		}
+		return "...  # " + what, true
+	case styleRuby:
+		if !restBlank {
+			return "", false
+		}
+		return "# ... " + what, true
+	}
+	return "/* ... " + what + " */", true
+}
+
+// apply renders src with the edits es (sorted, disjoint) and returns the
+// text, the elided line ranges, and each edit's span in the output.
+func (a *analysis) apply(es []planned) (string, []ctxd.LineRange, []span) {
+	var b strings.Builder
+	b.Grow(len(a.src))
+	var elided []ctxd.LineRange
+	outs := make([]span, len(es))
+	at := 0
+	for i, e := range es {
+		b.Write(a.src[at:e.start])
+		outs[i].start = b.Len()
+		b.WriteString(e.text)
+		outs[i].end = b.Len()
+		at = e.end
+		if e.elided.Start > 0 && e.elided.End >= e.elided.Start {
+			elided = append(elided, e.elided)
+		}
+	}
+	b.Write(a.src[at:])
+	return b.String(), mergeRanges(elided), outs
+}
+
+// maxRepairs bounds how many times a level is re-rendered without the
+// edits next to a parse error before the level is given up.
+const maxRepairs = 4
+
+// render returns the view of level, checked to parse as cleanly as the
+// original: edits next to a new syntax error are dropped and the level is
+// rendered again, a few times at most.
+func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft) (View, error) {
+	disabled := map[editKey]bool{}
+	for try := 0; ; try++ {
+		es := a.plan(level, o, disabled)
+		text, elided, outs := a.apply(es)
+		v := View{Level: level, Language: a.lang, Text: text, Elided: elided}
+		if len(es) == 0 {
+			return v, nil
+		}
+		t := timeout()
+		if t.err != nil {
+			return View{}, t.err
+		}
+		errs, err := g.errors(ctx, []byte(text), t.d)
+		if err != nil {
+			return View{}, fmt.Errorf("check %s view: %w", level, err)
+		}
+		if len(errs) == 0 {
+			return v, nil
+		}
+		if try == maxRepairs {
+			return View{}, fmt.Errorf("%s view of %s does not parse: %w", level, a.lang, ErrUnsupported)
+		}
+		for _, bad := range errs {
+			hit := false
+			for i, s := range outs {
+				if s.start <= bad.end+1 && bad.start <= s.end+1 {
+					disabled[es[i].key] = true
+					hit = true
+				}
+			}
+			if !hit {
+				// Blame the nearest edit before the error.
+				for i := len(outs) - 1; i >= 0; i-- {
+					if outs[i].start <= bad.start {
+						disabled[es[i].key] = true
+						hit = true
+						break
+					}
+				}
+			}
+			if !hit {
+				disabled[es[0].key] = true
+			}
+		}
+	}
+}
+
+// outline renders one line per symbol, members indented under their type:
+// "12: func (s *Server) Serve(ctx context.Context) error".
+func outlineText(syms []Symbol) string {
+	var b strings.Builder
+	for i, s := range syms {
+		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
+			continue // "var a, b = 1, 2" defines two symbols on one line
+		}
+		for range s.Depth {
+			b.WriteString("  ")
+		}
+		fmt.Fprintf(&b, "%d: %s\n", s.Start, s.Signature)
+	}
+	return b.String()
+}
