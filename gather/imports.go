@@ -131,7 +131,7 @@ func jsImports(src []byte) []string {
 	return out
 }
 
-var javaImportRe = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*;?`)
+var javaImportRe = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?(\w+(?:\.\w+)*(?:\.\*)?)\s*;?`)
 
 // javaImports reads Java and Kotlin imports.
 func javaImports(src []byte) []string {

@@ -121,7 +121,7 @@ func sourceNames(base string) []string {
 	}
 	var out []string
 	for _, s := range stems {
-		if s != "" && s+ext != base {
+		if s != "" {
 			out = append(out, s+ext)
 		}
 	}

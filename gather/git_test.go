@@ -1,0 +1,189 @@
+package gather
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd"
+)
+
+// historyRepo builds a repository with four commits by two authors.
+func historyRepo(t *testing.T) string {
+	t.Helper()
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	writeFiles(t, root, map[string]string{"go.mod": "module example.com/h\n\ngo 1.22\n", "a.go": "package h\n", "b.go": "package h\n"})
+	gitCommitAll(t, root, "initial import", "2024-01-01T10:00:00Z")
+	writeFiles(t, root, map[string]string{"a.go": "package h\n\nfunc A() {}\n", "sub/c.go": "package sub\n"})
+	gitCommitAll(t, root, "add A and sub\n\nLonger body.", "2024-01-02T10:00:00Z")
+	t.Setenv("GIT_AUTHOR_NAME", "Grace Hopper")
+	t.Setenv("GIT_AUTHOR_EMAIL", "grace@example.com")
+	writeFiles(t, root, map[string]string{"b.go": "package h\n\nfunc B() {}\n", ".env": "TOKEN=hunter2\n"})
+	gitCommitAll(t, root, "add B", "2024-01-03T10:00:00Z")
+	if err := os.Remove(filepath.Join(root, "sub", "c.go")); err != nil {
+		t.Fatal(err)
+	}
+	gitCommitAll(t, root, "remove sub", "2024-01-04T10:00:00Z")
+	return root
+}
+
+func TestGitLog(t *testing.T) {
+	root := historyRepo(t)
+	commits, err := GitLog(t.Context(), root, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Author, Subject, Date string
+		Files                 []string
+	}
+	var got []row
+	for _, c := range commits {
+		got = append(got, row{c.Author, c.Subject, c.Date.UTC().Format(time.DateOnly), c.Files})
+		if len(c.Hash) != 40 {
+			t.Errorf("hash %q", c.Hash)
+		}
+	}
+	want := []row{
+		{"Grace Hopper", "remove sub", "2024-01-04", []string{"sub/c.go"}},
+		{"Grace Hopper", "add B", "2024-01-03", []string{".env", "b.go"}},
+		{"Ada Lovelace", "add A and sub", "2024-01-02", []string{"a.go", "sub/c.go"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("GitLog (-want +got):\n%s", d)
+	}
+	all, err := GitLog(t.Context(), root, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 4 || !slices.Equal(all[3].Files, []string{"a.go", "b.go", "go.mod"}) {
+		t.Errorf("root commit: %+v", all[len(all)-1])
+	}
+	// Not a repository: no commits, no error.
+	if cs, err := GitLog(t.Context(), t.TempDir(), 5); err != nil || len(cs) != 0 {
+		t.Errorf("outside git: %v, %v", cs, err)
+	}
+	// A repository without commits.
+	empty := t.TempDir()
+	gitInit(t, empty)
+	if cs, err := GitLog(t.Context(), empty, 5); err != nil || len(cs) != 0 {
+		t.Errorf("empty repo: %v, %v", cs, err)
+	}
+}
+
+func TestGitDiffAndFacts(t *testing.T) {
+	root := historyRepo(t)
+	writeFiles(t, root, map[string]string{
+		"a.go":          "package h\n\nfunc A() { changed() }\n",
+		".env":          "TOKEN=changed-hunter2\n",
+		"new.go":        "package h\n",
+		".gitignore":    "*.tmp\n",
+		"junk.tmp":      "x",
+		".ctxdignore":   "private.go\n",
+		"private.go":    "package h\n",
+		"sub/d/deep.go": "package d\n",
+	})
+	writeFiles(t, root, map[string]string{".git/info/exclude": "local.go\n", "local.go": "package h\n"})
+
+	d, err := GitDiff(t.Context(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Via != "git" {
+		t.Errorf("Via = %q", d.Via)
+	}
+	if !strings.Contains(d.Patch, "+func A() { changed() }") || strings.Contains(d.Patch, "hunter2") {
+		t.Errorf("patch:\n%s", d.Patch)
+	}
+	if d.SecretsLeftOut != 1 {
+		t.Errorf("SecretsLeftOut = %d, want 1", d.SecretsLeftOut)
+	}
+	var paths []string
+	for _, c := range d.Changes {
+		paths = append(paths, c.Status+" "+c.Path)
+	}
+	wantPaths := []string{" M a.go", "?? .ctxdignore", "?? .gitignore", "?? new.go", "?? private.go", "?? sub/d/deep.go"}
+	slices.Sort(paths)
+	if d := cmp.Diff(wantPaths, paths); d != "" {
+		t.Errorf("changes (-want +got):\n%s", d)
+	}
+
+	w := newTestWorkspace(t, root, Options{})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: "A panics", Commits: 2})
+	diff := chunk(res, "git:diff")
+	if diff == nil || diff.ChunkType != ctxd.ChunkDiff || diff.Priority != ctxd.PriorityHigh {
+		t.Fatalf("git:diff chunk: %+v", diff)
+	}
+	if strings.Contains(diff.Content, "private.go") || strings.Contains(diff.Content, "hunter2") || strings.Contains(diff.Content, "local.go") {
+		t.Errorf("diff shows ignored or secret files:\n%s", diff.Content)
+	}
+	log := chunk(res, "git:log")
+	if log == nil || log.ChunkType != ctxd.ChunkHistory || !strings.Contains(log.Content, "remove sub") || strings.Contains(log.Content, "add A and sub") {
+		t.Fatalf("git:log chunk (2 commits): %+v", log)
+	}
+	a := chunk(res, "a.go")
+	if a == nil || !a.Facts.Dirty {
+		t.Fatalf("a.go not gathered as dirty: %v", sources(res))
+	}
+	if !slices.Contains(a.Facts.Reasons, reasonDirty) {
+		t.Errorf("a.go reasons %v", a.Facts.Reasons)
+	}
+	res = gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{"*.go"}, Commits: 3})
+	for src, rank := range map[string]int{"b.go": 2, "a.go": 3, "go.mod": 0} {
+		if c := chunk(res, src); c != nil && c.Facts.CommitRank != rank {
+			t.Errorf("%s: CommitRank = %d, want %d", src, c.Facts.CommitRank, rank)
+		}
+	}
+	if c := chunk(res, "b.go"); c == nil || c.Priority != ctxd.PriorityHigh {
+		t.Errorf("recently changed b.go: %+v", c)
+	}
+}
+
+func TestGitDiffCut(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	writeFiles(t, root, map[string]string{"big.txt": strings.Repeat("old line\n", 10000)})
+	gitCommitAll(t, root, "big", "2024-01-01T10:00:00Z")
+	writeFiles(t, root, map[string]string{"big.txt": strings.Repeat("new line\n", 10000)})
+	d, err := GitDiff(t.Context(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Cut || len(d.Patch) > maxDiffBytes || d.Total <= maxDiffBytes {
+		t.Errorf("Cut=%v len=%d Total=%d", d.Cut, len(d.Patch), d.Total)
+	}
+	if !strings.Contains(formatDiff(d), "[diff cut at") {
+		t.Error("cut not said")
+	}
+}
+
+func TestGitFallback(t *testing.T) {
+	root := historyRepo(t)
+	writeFiles(t, root, map[string]string{"a.go": "package h\n// changed\n", "new.go": "package h\n", ".env": "x"})
+	t.Setenv("PATH", t.TempDir()) // no git CLI
+	d, err := GitDiff(t.Context(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Via != "go-git" || d.Patch != "" {
+		t.Errorf("Via=%q patch=%q", d.Via, d.Patch)
+	}
+	var paths []string
+	for _, c := range d.Changes {
+		paths = append(paths, c.Path)
+	}
+	if !slices.Equal(paths, []string{"a.go", "new.go"}) || d.SecretsLeftOut != 1 {
+		t.Errorf("changes %v, secrets %d", paths, d.SecretsLeftOut)
+	}
+	if s := formatDiff(d); !strings.Contains(s, "go-git status") || !strings.Contains(s, "new.go") {
+		t.Errorf("formatted:\n%s", s)
+	}
+}
