@@ -1,0 +1,370 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// newEngine returns an engine for dir with the default configuration (the
+// developer's own user file must not leak in).
+func newEngine(t testing.TB, dir string) *Engine {
+	t.Helper()
+	e, err := New(dir, Options{Config: config.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func gitInit(t testing.TB, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=Test", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestBudgetHoldsOnGoroot: on the Go standard library, for budgets of 1k,
+// 4k, 8k and 32k tokens, the context never exceeds its budget and
+// prompt_tokens is the tokenizer's count of the prompt.
+func TestBudgetHoldsOnGoroot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the Go standard library")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	e := newEngine(t, root)
+	requests := []string{
+		"how does the http server handle keep-alive connections",
+		"fix the race in sync.Pool when the victim cache is cleared",
+		"add a Reverse function to the slices package",
+		"write tests for strconv.ParseFloat with hexadecimal input",
+	}
+	for _, total := range []int{1000, 4000, 8000, 32000} {
+		for i, req := range requests {
+			t.Run(fmt.Sprintf("budget=%d/%d", total, i), func(t *testing.T) {
+				env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: req, TokenBudget: &BudgetRequest{Total: total}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := env.Context
+				if c.TokensUsed > c.Budget {
+					t.Errorf("tokens_used %d > budget %d", c.TokensUsed, c.Budget)
+				}
+				if c.Budget > env.TokenBudget.Context {
+					t.Errorf("context budget %d > its share %d", c.Budget, env.TokenBudget.Context)
+				}
+				sum := 0
+				for _, ch := range c.Chunks {
+					sum += ch.Tokens
+				}
+				if sum != c.TokensUsed {
+					t.Errorf("chunk tokens sum to %d, tokens_used %d", sum, c.TokensUsed)
+				}
+				counter, err := tokens.Get(env.Model.Encoding)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := counter.Count(env.Prompt); n != env.PromptTokens {
+					t.Errorf("prompt_tokens %d, tokenizer says %d", env.PromptTokens, n)
+				}
+				if len(c.Chunks) == 0 {
+					t.Error("no context at all")
+				}
+				if total >= 4000 && c.Utilization < 0.5 {
+					t.Errorf("utilization %.2f: budget badly used (skipped: %v)", c.Utilization, c.Skipped)
+				}
+			})
+		}
+	}
+}
+
+// relevanceRepo is a small application whose files each answer one kind
+// of request; the requests below name no file.
+var relevanceRepo = map[string]string{
+	"go.mod":                    "module example.com/app\n\ngo 1.26\n",
+	"auth/password.go":          "package auth\n\nimport \"crypto/subtle\"\n\n// HashPassword derives a salted password hash with bcrypt-like cost.\nfunc HashPassword(password string, cost int) ([]byte, error) {\n\treturn deriveKey([]byte(password), cost)\n}\n\n// CheckPassword compares a password with its stored hash in constant time.\nfunc CheckPassword(hash []byte, password string) bool {\n\tgot, _ := deriveKey([]byte(password), 10)\n\treturn subtle.ConstantTimeCompare(hash, got) == 1\n}\n\nfunc deriveKey(p []byte, cost int) ([]byte, error) { return p, nil }\n",
+	"billing/invoice.go":        "package billing\n\n// Invoice is a customer invoice with line items.\ntype Invoice struct {\n\tLines   []Line\n\tTaxRate float64\n}\n\n// Line is one invoiced item.\ntype Line struct{ Amount float64 }\n\n// Total returns the invoice total including VAT tax.\nfunc (inv Invoice) Total() float64 {\n\tsum := 0.0\n\tfor _, l := range inv.Lines {\n\t\tsum += l.Amount\n\t}\n\treturn sum * (1 + inv.TaxRate)\n}\n",
+	"cache/lru.go":              "package cache\n\nimport \"container/list\"\n\n// LRU is a least-recently-used cache with a fixed capacity.\ntype LRU struct {\n\tcap   int\n\tlist  *list.List\n\titems map[string]*list.Element\n}\n\n// Evict removes the least recently used entry.\nfunc (c *LRU) Evict() {\n\tif e := c.list.Back(); e != nil {\n\t\tc.list.Remove(e)\n\t}\n}\n",
+	"router/router.go":          "package router\n\n// Router matches request paths against route patterns with parameters.\ntype Router struct{ routes []route }\n\ntype route struct{ pattern string }\n\n// Match finds the route whose pattern matches the path, e.g. /users/:id.\nfunc (r *Router) Match(path string) (string, map[string]string) {\n\treturn \"\", nil\n}\n",
+	"storage/migrate.go":        "package storage\n\n// Migrate applies pending schema migrations to the sqlite database in order.\nfunc Migrate(db DB, migrations []Migration) error {\n\tfor _, m := range migrations {\n\t\tif err := db.Exec(m.SQL); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n\treturn nil\n}\n\n// Migration is one schema change.\ntype Migration struct{ Version int; SQL string }\n\n// DB runs SQL.\ntype DB interface{ Exec(string) error }\n",
+	"mail/smtp.go":              "package mail\n\n// SendEmail delivers a message through the SMTP relay with STARTTLS.\nfunc SendEmail(relay, from, to, subject, body string) error {\n\treturn nil\n}\n",
+	"metrics/histogram.go":      "package metrics\n\nimport \"sort\"\n\n// Histogram records latency samples.\ntype Histogram struct{ samples []float64 }\n\n// Percentile returns the p-th percentile of the recorded latencies.\nfunc (h *Histogram) Percentile(p float64) float64 {\n\tsort.Float64s(h.samples)\n\treturn h.samples[int(p*float64(len(h.samples)-1))]\n}\n",
+	"settings/env.go":           "package settings\n\nimport \"os\"\n\n// FromEnv reads the service settings from environment variables.\nfunc FromEnv() map[string]string {\n\treturn map[string]string{\"port\": os.Getenv(\"PORT\")}\n}\n",
+	"thumbnail/resize.go":       "package thumbnail\n\n// Resize scales an image to fit a bounding box, keeping its aspect ratio.\nfunc Resize(w, h, maxW, maxH int) (int, int) {\n\treturn w, h\n}\n",
+	"jobs/backoff.go":           "package jobs\n\nimport \"time\"\n\n// Backoff returns the exponential backoff delay before a retry attempt, with jitter.\nfunc Backoff(attempt int) time.Duration {\n\treturn time.Duration(1<<attempt) * 100 * time.Millisecond\n}\n",
+	"geo/distance.go":           "package geo\n\nimport \"math\"\n\n// Haversine returns the great-circle distance in kilometers between two coordinates.\nfunc Haversine(lat1, lon1, lat2, lon2 float64) float64 {\n\treturn 6371 * math.Acos(math.Sin(lat1)*math.Sin(lat2))\n}\n",
+	"ratelimit/token_bucket.go": "package ratelimit\n\n// TokenBucket limits request rates: tokens refill at a fixed rate.\ntype TokenBucket struct{ tokens, rate float64 }\n\n// Allow reports whether a request may proceed now.\nfunc (b *TokenBucket) Allow() bool { return b.tokens >= 1 }\n",
+	"README.md":                 "# app\n\nA sample application.\n",
+}
+
+// TestRelevanceSmoke: requests that name no file still get the file they
+// are about into the envelope.
+func TestRelevanceSmoke(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, relevanceRepo)
+	gitInit(t, dir)
+	e := newEngine(t, dir)
+	tests := []struct{ request, want string }{
+		{"passwords should be compared in constant time", "auth/password.go"},
+		{"the VAT is applied twice on invoices", "billing/invoice.go"},
+		{"evict the least recently used entry when the cache is full", "cache/lru.go"},
+		{"route patterns with parameters like :id do not match", "router/router.go"},
+		{"schema migrations run out of order", "storage/migrate.go"},
+		{"emails are sent without STARTTLS", "mail/smtp.go"},
+		{"the p99 latency percentile is off by one", "metrics/histogram.go"},
+		{"read the port setting from an environment variable", "settings/env.go"},
+		{"thumbnails lose their aspect ratio", "thumbnail/resize.go"},
+		{"add jitter to the retry backoff", "jobs/backoff.go"},
+		{"distance between two coordinates is wrong in kilometers", "geo/distance.go"},
+		{"rate limiting lets too many requests through", "ratelimit/token_bucket.go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: tt.request, TokenBudget: &BudgetRequest{Total: 4000}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rank := -1
+			var files []string
+			for _, c := range env.Context.Chunks {
+				if c.ChunkType != ctxd.ChunkFile {
+					continue
+				}
+				if c.Source == tt.want {
+					rank = len(files)
+				}
+				files = append(files, c.Source)
+			}
+			if rank < 0 {
+				t.Fatalf("%q: %s not in the envelope (got %v)", tt.request, tt.want, files)
+			}
+			if rank > 2 {
+				t.Errorf("%q: %s ranks %d among files %v", tt.request, tt.want, rank+1, files)
+			}
+		})
+	}
+}
+
+// TestIgnoredAndSecretFilesNeverAppear: gitignored files and secret files
+// stay out of envelopes, whatever the request says; a secret named
+// explicitly as an open file is the one exception.
+func TestIgnoredAndSecretFilesNeverAppear(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"main.go":             "package main\n\n// Config loads the API key.\nfunc main() {}\n",
+		".gitignore":          "build/\n*.log\n",
+		"build/out.go":        "package build // IGNORED-BUILD\n",
+		"debug.log":           "IGNORED-LOG api key\n",
+		".env":                "API_KEY=SECRET-ENV\n",
+		".env.production":     "API_KEY=SECRET-ENV-PROD\n",
+		"certs/server.pem":    "-----BEGIN PRIVATE KEY----- SECRET-PEM\n",
+		"certs/server.key":    "SECRET-KEY\n",
+		"deploy/id_rsa":       "SECRET-RSA\n",
+		".git-credentials":    "https://user:SECRET-CRED@example.com\n",
+		"config/settings.yml": "api_key_file: .env\n",
+	})
+	gitInit(t, dir)
+	e := newEngine(t, dir)
+	forbidden := []string{"IGNORED-BUILD", "IGNORED-LOG", "SECRET-ENV", "SECRET-PEM", "SECRET-KEY", "SECRET-RSA", "SECRET-CRED"}
+	requests := []string{
+		"where is the API key loaded from .env and server.key",
+		"explain the build output and debug.log",
+		"read id_rsa and .git-credentials",
+	}
+	for _, req := range requests {
+		for _, patterns := range [][]string{nil, {"**"}, {"**/*"}} {
+			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: req, Patterns: patterns, TokenBudget: &BudgetRequest{Total: 32000}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range forbidden {
+				if strings.Contains(env.Prompt, s) {
+					t.Errorf("request %q patterns %v: %s leaked into the prompt", req, patterns, s)
+				}
+			}
+			for _, c := range env.Context.Chunks {
+				if strings.HasPrefix(c.Source, "build/") || strings.HasSuffix(c.Source, ".log") || strings.Contains(c.Source, ".env") {
+					t.Errorf("chunk %s gathered", c.Source)
+				}
+			}
+		}
+	}
+	// Named explicitly: the user asked for it.
+	env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "what is in this file", OpenFiles: []ctxd.OpenFile{{Path: ".env"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(env.Prompt, "SECRET-ENV") {
+		t.Error("an explicitly opened secret file was not included")
+	}
+}
+
+func TestBudgetResolution(t *testing.T) {
+	e := newEngine(t, t.TempDir())
+	half := ctxd.Shares{System: 0, Context: 0.5, Request: 0.25, Response: 0.25}
+	tests := []struct {
+		name    string
+		br      *BudgetRequest
+		want    ctxd.Budget
+		wantErr string
+	}{
+		{"default", nil, ctxd.Budget{Total: 8000, System: 800, Context: 4000, UserRequest: 800, Response: 2400}, ""},
+		{"total", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, ""},
+		{"context only", &BudgetRequest{Context: 6000}, ctxd.Budget{Total: 10000, System: 800, Context: 6000, UserRequest: 800, Response: 2400}, ""},
+		{"shares", &BudgetRequest{Total: 1000, Shares: &half}, ctxd.Budget{Total: 1000, System: 0, Context: 500, UserRequest: 250, Response: 250}, ""},
+		{"all parts agree", &BudgetRequest{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ""},
+		{"parts disagree", &BudgetRequest{Total: 11, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{}, "sum to 10 but total is 11"},
+		{"negative", &BudgetRequest{Response: -1}, ctxd.Budget{}, "token_budget.response"},
+		{"bad shares", &BudgetRequest{Shares: &ctxd.Shares{Context: 2}}, ctxd.Budget{}, "shares"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := e.budget(tt.br)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ctxd.ErrInvalidParams) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	e := newEngine(t, t.TempDir())
+	long := strings.Repeat("panic: boom at main.go:12\n", 400)
+	tests := []struct {
+		name     string
+		req      PromptRequest
+		check    func(t *testing.T, p *plan)
+		errField string
+	}{
+		{"missing request", PromptRequest{}, nil, "user_request"},
+		{"bad task", PromptRequest{UserRequest: "x", TaskType: "ship"}, nil, "task_type"},
+		{"bad format", PromptRequest{UserRequest: "x", Format: "html"}, nil, "format"},
+		{"negative window", PromptRequest{UserRequest: "x", ContextWindow: -1}, nil, "context_window"},
+		{"window from registry", PromptRequest{UserRequest: "x", Model: "gpt-4"}, func(t *testing.T, p *plan) {
+			if p.env.Model.Source != "registry" || p.env.Model.Encoding != "cl100k_base" {
+				t.Errorf("model %+v", p.env.Model)
+			}
+		}, ""},
+		{"explicit window wins", PromptRequest{UserRequest: "x", Model: "gpt-4", ContextWindow: 4096, TokenBudget: &BudgetRequest{Total: 8000}}, func(t *testing.T, p *plan) {
+			if p.env.Model.Source != "explicit" || p.env.TokenBudget.Total != 4096 || len(p.env.Warnings) == 0 {
+				t.Errorf("model %+v budget %+v warnings %v", p.env.Model, p.env.TokenBudget, p.env.Warnings)
+			}
+		}, ""},
+		{"unknown model falls back", PromptRequest{UserRequest: "x", Model: "no-such-model-9"}, func(t *testing.T, p *plan) {
+			if p.env.Model.Source != "fallback" {
+				t.Errorf("model %+v", p.env.Model)
+			}
+		}, ""},
+		{"long request borrows from context", PromptRequest{UserRequest: strings.Repeat("word ", 1200)}, func(t *testing.T, p *plan) {
+			if p.contextBudget >= p.env.TokenBudget.Context || len(p.env.Warnings) == 0 {
+				t.Errorf("context budget %d of %d, warnings %v", p.contextBudget, p.env.TokenBudget.Context, p.env.Warnings)
+			}
+		}, ""},
+		{"huge request is cut", PromptRequest{UserRequest: long, TokenBudget: &BudgetRequest{Total: 1000}}, func(t *testing.T, p *plan) {
+			if p.contextBudget != 0 || p.env.OriginalInput != long || len(p.env.UserRequest) >= len(long) {
+				t.Errorf("context %d, request %d bytes", p.contextBudget, len(p.env.UserRequest))
+			}
+		}, ""},
+		{"task detected", PromptRequest{UserRequest: "write unit tests for the parser"}, func(t *testing.T, p *plan) {
+			if p.env.TaskType != ctxd.TaskTest || p.env.TaskTypeSource != ctxd.SourceDetected {
+				t.Errorf("task %s (%s)", p.env.TaskType, p.env.TaskTypeSource)
+			}
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := e.plan(tt.req)
+			if tt.errField != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errField) || !errors.Is(err, ctxd.ErrInvalidParams) {
+					t.Fatalf("err %v, want one naming %s", err, tt.errField)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, p)
+		})
+	}
+}
+
+func TestPromptFitsWholeBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, relevanceRepo)
+	gitInit(t, dir)
+	e := newEngine(t, dir)
+	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain the whole app", Format: format, TokenBudget: &BudgetRequest{Total: 1500}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := env.TokenBudget.Context + env.TokenBudget.UserRequest; env.PromptTokens > limit {
+			t.Errorf("%s: prompt %d tokens > context+request %d", format, env.PromptTokens, limit)
+		}
+	}
+}
+
+func BenchmarkBuildPromptGoroot(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	req := PromptRequest{UserRequest: "how does the http server handle keep-alive connections"}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			e := newEngine(b, root)
+			if _, err := e.BuildPrompt(b.Context(), req, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		e := newEngine(b, root)
+		if _, err := e.BuildPrompt(b.Context(), req, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := e.BuildPrompt(b.Context(), req, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
