@@ -141,13 +141,28 @@ func (w *walker) lastLine(n *node) int {
 }
 
 func (w *walker) walkScope(parent *node, sc scope, pend *pending) {
+	prevLast := -1   // last line of the previous named sibling
+	var inner []*node // a run of module doc comments
+	defer func() { w.innerDoc(inner) }()
 	for _, k := range parent.kids {
 		if !k.named {
 			continue // punctuation and keywords between declarations
 		}
+		if len(inner) > 0 && !(w.spec.comments[k.typ] && w.spec.innerDoc != nil && w.spec.innerDoc(k.text(w.src))) {
+			w.innerDoc(inner)
+			inner = inner[:0]
+		}
+		trailing := w.line(k.start) == prevLast
+		prevLast = w.lastLine(k)
 		switch {
+		case w.spec.comments[k.typ] && trailing:
+			continue // "x int // note" documents x, not what follows
 		case w.spec.comments[k.typ] && w.spec.innerDoc != nil && w.spec.innerDoc(k.text(w.src)):
-			w.innerDoc(k)
+			if n := len(inner); n > 0 && w.line(k.start) > w.lastLine(inner[n-1])+1 {
+				w.innerDoc(inner)
+				inner = inner[:0]
+			}
+			inner = append(inner, k)
 			continue
 		case w.spec.comments[k.typ]:
 			if n := len(pend.docs); n > 0 && (len(pend.attrs) > 0 || w.line(k.start) > w.lastLine(pend.docs[n-1])+1) {
@@ -223,6 +238,20 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 		doc = pend.docs
 		spanStart = doc[0].start
 	}
+	if len(doc) == 0 && w.spec.docComments {
+		// Some grammars put the comment above a definition inside the
+		// node before it (Kotlin's import list ends with it).
+		if prev := prevNamedSibling(n); prev != nil && prev.end <= spanStart {
+			last := prev.last()
+			for last != nil && !w.spec.comments[last.typ] && last.end == prev.end && len(last.kids) > 0 {
+				last = last.last()
+			}
+			if last != nil && w.spec.comments[last.typ] && last.end == prev.end &&
+				w.lastLine(last)+1 >= firstLine && w.line(last.start) > w.line(prev.start) {
+				doc = []*node{last}
+			}
+		}
+	}
 	docText := ""
 	if len(doc) > 0 {
 		run := string(src[doc[0].start:doc[len(doc)-1].end])
@@ -283,9 +312,10 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 	}
 	if kind != "" && (sc.depth > 0 || d.member) {
 		end := n.end
-		// A member's trailing ";" and comment on the same line go with it.
+		// A member's trailing ";" or "," and comment on the same line go
+		// with it.
 		last := w.lastLine(n)
-		for nx := nextSibling(n); nx != nil && (nx.typ == ";" || w.spec.comments[nx.typ]) && blankBetween(src, end, nx.start) && w.line(nx.start) == last; nx = nextSibling(nx) {
+		for nx := nextSibling(n); nx != nil && (nx.typ == ";" || nx.typ == "," || w.spec.comments[nx.typ]) && blankBetween(src, end, nx.start) && w.line(nx.start) == last; nx = nextSibling(nx) {
 			end = nx.end
 			if w.spec.comments[nx.typ] {
 				if src[end-1] == '\n' {
@@ -338,6 +368,23 @@ func isAncestor(a, n *node) bool {
 	return false
 }
 
+func prevNamedSibling(n *node) *node {
+	p := n.parent
+	if p == nil {
+		return nil
+	}
+	var prev *node
+	for _, k := range p.kids {
+		if k == n {
+			return prev
+		}
+		if k.named {
+			prev = k
+		}
+	}
+	return nil
+}
+
 func nextSibling(n *node) *node {
 	p := n.parent
 	if p == nil {
@@ -385,11 +432,14 @@ func (w *walker) visit(n *node, depth int, name string) {
 	}
 }
 
-// innerDoc cuts a module doc comment (Rust's //!) at Signatures.
-func (w *walker) innerDoc(k *node) {
-	run := k.text(w.src)
-	if cut, ok := cutComment(run); ok {
-		w.addDoc(k.start, k.end, cut)
+// innerDoc cuts a run of module doc comments (Rust's //!) at Signatures.
+func (w *walker) innerDoc(run []*node) {
+	if len(run) == 0 {
+		return
+	}
+	start, end := run[0].start, run[len(run)-1].end
+	if cut, ok := cutComment(string(w.src[start:end])); ok {
+		w.addDoc(start, end, cut)
 	}
 }
 
@@ -426,6 +476,16 @@ func (w *walker) collapse(fn, body *node, keys []string) {
 			e.text = "..."
 		} else {
 			e.text = "...  # %s"
+			// Comments between the colon and the first statement are
+			// part of the body.
+			if colon := pyColon(fn, body); colon != nil {
+				for _, k := range fn.kids {
+					if k.start >= colon.end && k.start < body.start && w.spec.comments[k.typ] && w.line(k.start) > w.line(colon.start) {
+						e.start = k.start
+						break
+					}
+				}
+			}
 		}
 		if !blankBetween(src, e.end, lineEnd(src, e.end)) {
 			e.text = strings.TrimSuffix(e.text, "  # %s")
@@ -458,6 +518,17 @@ func (w *walker) collapse(fn, body *node, keys []string) {
 		fnLast:  w.lastLine(fn),
 		names:   keys,
 	})
+}
+
+// pyColon returns the ":" that ends a Python definition's header.
+func pyColon(fn, body *node) *node {
+	var c *node
+	for _, k := range fn.kids {
+		if k.typ == ":" && k.end <= body.start {
+			c = k
+		}
+	}
+	return c
 }
 
 // braces returns the first "{" and the last "}" among n's children.
@@ -523,6 +594,9 @@ func (w *walker) signature(n *node, d def, body *node) string {
 	end := n.end
 	if body != nil && body.start >= n.start && body.start <= n.end {
 		end = body.start
+		if c := pyColon(n, body); c != nil && w.spec.style == stylePython {
+			end = c.start
+		}
 		for _, k := range body.kids {
 			if k.typ == "{" {
 				end = k.start
@@ -538,11 +612,16 @@ func (w *walker) signature(n *node, d def, body *node) string {
 			start = k.end
 		}
 	}
-	s := oneLine(string(w.src[start:end]))
+	text := string(w.src[start:end])
 	if body == nil {
-		s = clip(s, 160)
+		// Only the first line of a declaration without a body: a
+		// variable's value can be long and is not its signature.
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[:i]
+		}
 	}
-	s = strings.TrimRight(s, " ")
+	s := oneLine(text)
+	s = strings.TrimSuffix(strings.TrimRight(s, " ;"), " =")
 	if w.spec.style == stylePython {
 		s = strings.TrimSuffix(s, ":")
 	}

@@ -516,6 +516,15 @@ func jsSpec(name string) *langSpec {
 					}
 					return nil
 				},
+				sigPrefix: func(n *node, src []byte) string {
+					if p := n.parent; p != nil && p.first() != nil {
+						switch t := p.first().text(src); t {
+						case "const", "let", "var":
+							return t
+						}
+					}
+					return ""
+				},
 			},
 		},
 		lambdas: map[string]func(*node) *node{

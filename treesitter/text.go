@@ -275,7 +275,14 @@ func finishCut(keep, rest []string, block bool, run string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(strings.Join(keep, "\n"))
 	if block {
-		b.WriteString(" */")
+		// Close the way the comment closed: " */" on its own line stays
+		// on its own line.
+		lines := strings.Split(strings.TrimRight(run, " \t\r\n"), "\n")
+		if last := lines[len(lines)-1]; len(lines) > 1 && strings.TrimSpace(last) == "*/" {
+			b.WriteString("\n" + last)
+		} else {
+			b.WriteString(" */")
+		}
 	} else {
 		for _, l := range rest {
 			if directive(l) {

@@ -1,0 +1,325 @@
+//go:build cgo && !notreesitter
+
+package treesitter
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenInputs returns the inputs under testdata/golden (not the goldens).
+func goldenInputs(t testing.TB) []string {
+	t.Helper()
+	ms, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range ms {
+		if !strings.HasSuffix(m, ".golden") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestGolden renders every level of one file per language and compares
+// with testdata/golden/<file>.golden (update with -update).
+func TestGolden(t *testing.T) {
+	inputs := goldenInputs(t)
+	langs := map[string]bool{}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lang := Detect(in, src)
+			if lang == "" {
+				t.Fatalf("no language for %s", in)
+			}
+			langs[lang] = true
+			vs, err := Views(t.Context(), lang, src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(vs) != len(Levels) {
+				t.Fatalf("got %d views, want all %d levels", len(vs), len(Levels))
+			}
+			checkInvariants(t, lang, src, vs)
+			syms, err := Symbols(t.Context(), lang, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, in+".golden", goldenText(vs, syms))
+		})
+	}
+	for _, l := range Languages {
+		if !langs[l] {
+			t.Errorf("no golden input for %s", l)
+		}
+	}
+}
+
+func goldenText(vs []View, syms *FileSymbols) []byte {
+	var b strings.Builder
+	for _, v := range vs[1:] {
+		fmt.Fprintf(&b, "-- %s --\n%s", v.Level, v.Text)
+		if !strings.HasSuffix(v.Text, "\n") {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "-- %s elided --\n", v.Level)
+		for _, r := range v.Elided {
+			fmt.Fprintf(&b, "%d-%d\n", r.Start, r.End)
+		}
+	}
+	b.WriteString("-- symbols --\n")
+	for _, s := range syms.Symbols {
+		exp := "private"
+		if s.Exported {
+			exp = "exported"
+		}
+		name := s.Name
+		if s.Parent != "" {
+			name = s.Parent + "." + s.Name
+		}
+		fmt.Fprintf(&b, "%d-%d %s%s %s %s | %s | %s\n", s.Start, s.End, strings.Repeat("  ", s.Depth), s.Kind, name, exp, s.Signature, s.Doc)
+	}
+	b.WriteString("-- imports --\n")
+	for _, imp := range syms.Imports {
+		b.WriteString(imp + "\n")
+	}
+	return []byte(b.String())
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s (-want +got):\n%s", path, d)
+	}
+}
+
+// checkInvariants asserts what every rendering promises: sizes never grow
+// from one level to the next, elided ranges are sorted, disjoint and inside
+// the file, the bodies and signatures views parse whenever the original does
+// and keep every top-level symbol.
+func checkInvariants(t testing.TB, lang string, src []byte, vs []View) {
+	t.Helper()
+	lines := newLineIndex(src).count(len(src))
+	for i, v := range vs {
+		if i > 0 && len(v.Text) > len(vs[i-1].Text) {
+			t.Errorf("%s view is %d bytes, larger than %s (%d)", v.Level, len(v.Text), vs[i-1].Level, len(vs[i-1].Text))
+		}
+		if v.Language != lang {
+			t.Errorf("%s view language %q, want %q", v.Level, v.Language, lang)
+		}
+		prev := 0
+		for _, r := range v.Elided {
+			if r.Start < 1 || r.End < r.Start || r.End > lines || r.Start <= prev {
+				t.Errorf("%s view: elided ranges not sorted, disjoint and inside 1..%d: %v", v.Level, lines, v.Elided)
+				break
+			}
+			prev = r.End
+		}
+	}
+	orig, err := Symbols(context.Background(), lang, src)
+	if err != nil {
+		t.Fatalf("symbols of the original: %v", err)
+	}
+	g, _ := grammarFor(lang)
+	for _, v := range vs {
+		if v.Level != Bodies && v.Level != Signatures {
+			continue
+		}
+		errs, err := g.errors(context.Background(), []byte(v.Text), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(errs) > 0 {
+			t.Errorf("%s view has syntax errors at %v:\n%s", v.Level, errs, v.Text)
+		}
+		if lang == "go" {
+			if msg := goValid(src, []byte(v.Text)); msg != "" {
+				t.Errorf("%s view: %s", v.Level, msg)
+			}
+		}
+		got, err := Symbols(context.Background(), lang, []byte(v.Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if missing := missingTopLevel(orig.Symbols, got.Symbols); len(missing) > 0 {
+			t.Errorf("%s view lost top-level symbols %v", v.Level, missing)
+		}
+	}
+}
+
+// missingTopLevel lists the top-level symbols of want that got lacks.
+// Members (Go methods included: they have a Parent) may fold.
+func missingTopLevel(want, got []Symbol) []string {
+	have := map[string]bool{}
+	for _, s := range got {
+		if s.Depth == 0 {
+			have[s.Kind+" "+s.Name] = true
+		}
+	}
+	var missing []string
+	for _, s := range want {
+		if s.Depth == 0 && s.Parent == "" && !have[s.Kind+" "+s.Name] {
+			missing = append(missing, s.Kind+" "+s.Name)
+		}
+	}
+	return missing
+}
+
+// goValid checks a Go view with go/parser: it parses when the original
+// does, and declares every package-scope identifier the original declares
+// (methods belong to their type and may be folded at Signatures).
+func goValid(orig, view []byte) string {
+	fo, err := parser.ParseFile(token.NewFileSet(), "orig.go", orig, parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil {
+		return "" // nothing is promised for a file Go does not parse
+	}
+	fv, err := parser.ParseFile(token.NewFileSet(), "view.go", view, parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil {
+		return fmt.Sprintf("go/parser: %v", err)
+	}
+	have := map[string]bool{}
+	for _, n := range packageNames(fv) {
+		have[n] = true
+	}
+	var missing []string
+	for _, n := range packageNames(fo) {
+		if !have[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("lost package-scope identifiers %v", missing)
+	}
+	return ""
+}
+
+func packageNames(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				out = append(out, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					out = append(out, s.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						out = append(out, n.Name)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestRenderLevels(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "golden", "server.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := Views(t.Context(), "go", src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		got, err := Render(t.Context(), "go", src, v.Level, Options{})
+		if err != nil {
+			t.Fatalf("Render(%s): %v", v.Level, err)
+		}
+		if d := cmp.Diff(v, got); d != "" {
+			t.Errorf("Render(%s) differs from Views (-views +render):\n%s", v.Level, d)
+		}
+	}
+	if _, err := Render(t.Context(), "go", src, "tiny", Options{}); err == nil {
+		t.Error("Render with an unknown level: no error")
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	tests := []struct {
+		name string
+		lang string
+		src  string
+	}{
+		{"unknown language", "cobol", "IDENTIFICATION DIVISION."},
+		{"empty language", "", "x"},
+		{"syntax error", "go", "package a\nfunc f( {\n"},
+		{"python syntax error", "python", "def f(:\n  pass\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Views(t.Context(), tt.lang, []byte(tt.src), Options{})
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Views: got %v, want ErrUnsupported", err)
+			}
+			_, err = Render(t.Context(), tt.lang, []byte(tt.src), Bodies, Options{})
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Render: got %v, want ErrUnsupported", err)
+			}
+		})
+	}
+	big := make([]byte, MaxSize+1)
+	if _, err := Views(t.Context(), "go", big, Options{}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Views of %d bytes: got %v, want ErrUnsupported", len(big), err)
+	}
+}
+
+func TestSymbolsWithSyntaxErrors(t *testing.T) {
+	src := []byte("package a\n\nfunc Good() {}\n\nfunc Bad( {\n")
+	o, err := Symbols(t.Context(), "go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(o.Symbols, func(s Symbol) bool { return s.Name == "Good" }) {
+		t.Errorf("symbols of a file with a syntax error lost Good: %+v", o.Symbols)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	for _, lang := range Languages {
+		vs, err := Views(t.Context(), lang, nil, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		for _, v := range vs {
+			if v.Text != "" || len(v.Elided) != 0 {
+				t.Errorf("%s %s view of an empty file: %q %v", lang, v.Level, v.Text, v.Elided)
+			}
+		}
+	}
+}
