@@ -141,7 +141,7 @@ func (w *walker) lastLine(n *node) int {
 }
 
 func (w *walker) walkScope(parent *node, sc scope, pend *pending) {
-	prevLast := -1   // last line of the previous named sibling
+	prevLast := -1    // last line of the previous named sibling
 	var inner []*node // a run of module doc comments
 	defer func() { w.innerDoc(inner) }()
 	for _, k := range parent.kids {

@@ -18,8 +18,8 @@ const defaultAddr = ":8080"
 // Server serves connections. The zero value is not usable.
 type Server struct {
 	// Addr is the address to listen on.
-	Addr string
-	ln   net.Listener // set by Serve
+	Addr  string
+	ln    net.Listener // set by Serve
 	conns map[net.Conn]bool
 }
 
