@@ -41,48 +41,112 @@ func (t *terms) count(h uint32) int {
 	return int(t.tf[i])
 }
 
-// termCounter accumulates a bag of terms; reuse one per goroutine.
+// termCounter accumulates a bag of terms; reuse one per goroutine. It is
+// an open-addressing hash table of term hashes (0 marks an empty slot, so
+// the hash 0 is stored as 1), several times faster than a Go map here,
+// where indexing a large tree is dominated by counting terms.
 type termCounter struct {
-	m   map[uint32]uint16
-	n   int
-	buf []byte
+	keys   []uint32
+	counts []uint16
+	used   []int32 // occupied slots, for bag and reset
+	n      int
+	buf    []byte
 }
 
 func newTermCounter() *termCounter {
-	return &termCounter{m: make(map[uint32]uint16, 1024), buf: make([]byte, 0, 64)}
+	const size = 1 << 12
+	return &termCounter{keys: make([]uint32, size), counts: make([]uint16, size), buf: make([]byte, 0, 64)}
 }
 
 func (c *termCounter) reset() {
-	clear(c.m)
+	for _, i := range c.used {
+		c.keys[i] = 0
+		c.counts[i] = 0
+	}
+	c.used = c.used[:0]
 	c.n = 0
 }
 
 func (c *termCounter) add(h uint32) {
-	if v := c.m[h]; v < math.MaxUint16 {
-		c.m[h] = v + 1
+	if h == 0 {
+		h = 1
 	}
 	c.n++
+	mask := uint32(len(c.keys) - 1)
+	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
+		switch c.keys[i] {
+		case h:
+			if c.counts[i] < math.MaxUint16 {
+				c.counts[i]++
+			}
+			return
+		case 0:
+			c.keys[i] = h
+			c.counts[i] = 1
+			c.used = append(c.used, int32(i))
+			if len(c.used)*2 > len(c.keys) {
+				c.grow()
+			}
+			return
+		}
+	}
+}
+
+// grow doubles the table and reinserts every term.
+func (c *termCounter) grow() {
+	keys, counts, used := c.keys, c.counts, c.used
+	c.keys = make([]uint32, 2*len(keys))
+	c.counts = make([]uint16, 2*len(keys))
+	c.used = make([]int32, 0, 2*len(used))
+	mask := uint32(len(c.keys) - 1)
+	for _, j := range used {
+		h := keys[j]
+		i := (h * 0x9E3779B1) & mask
+		for c.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		c.keys[i] = h
+		c.counts[i] = counts[j]
+		c.used = append(c.used, int32(i))
+	}
 }
 
 // bag returns the accumulated terms as sorted slices.
 func (c *termCounter) bag() terms {
-	t := terms{hash: make([]uint32, 0, len(c.m)), n: c.n}
-	for h := range c.m {
-		t.hash = append(t.hash, h)
+	t := terms{hash: make([]uint32, len(c.used)), n: c.n}
+	for k, i := range c.used {
+		t.hash[k] = c.keys[i]
 	}
 	slices.Sort(t.hash)
 	t.tf = make([]uint16, len(t.hash))
-	for i, h := range t.hash {
-		t.tf[i] = c.m[h]
+	for k, h := range t.hash {
+		t.tf[k] = c.get(h)
 	}
 	return t
 }
 
+func (c *termCounter) get(h uint32) uint16 {
+	mask := uint32(len(c.keys) - 1)
+	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
+		switch c.keys[i] {
+		case h:
+			return c.counts[i]
+		case 0:
+			return 0
+		}
+	}
+}
+
 // isIdentByte reports bytes that belong to identifiers. Bytes of multi-byte
 // UTF-8 sequences count, so words in other scripts stay whole.
-func isIdentByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
-}
+func isIdentByte(c byte) bool { return identBytes[c] }
+
+var identBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+	}
+	return t
+}()
 
 // scanIdents calls fn for each identifier-like run of b that does not
 // start with a digit.

@@ -1,0 +1,226 @@
+package gather
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/ctxd/ctxd"
+)
+
+// gorootSrc returns $(go env GOROOT)/src, or skips.
+func gorootSrc(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(src); err != nil {
+		tb.Skipf("no GOROOT source: %v", err)
+	}
+	return src
+}
+
+var gorootRequest = Request{
+	Task: ctxd.TaskDebug,
+	Text: "http server closes idle keep-alive connections too early when the TLS handshake times out\n" +
+		"goroutine 7 [running]:\nnet/http.(*conn).serve(0xc000100000)\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n",
+}
+
+// BenchmarkGatherGoroot gathers over the Go standard library source
+// (~11k files, 157 MB): cold is a new Workspace per run (the CLI case),
+// warm a second Gather on the same Workspace (the daemon case).
+//
+//	go test -run '^$' -bench GatherGoroot -benchtime 5x -count 5 ./gather
+func BenchmarkGatherGoroot(b *testing.B) {
+	src := gorootSrc(b)
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			w, err := NewWorkspace(src, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := w.Gather(b.Context(), gorootRequest)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.FilesScanned < 5000 {
+				b.Fatalf("scanned %d files", res.FilesScanned)
+			}
+			w.Close()
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		w, err := NewWorkspace(src, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestGatherGoroot checks that gathering over GOROOT/src finds the files
+// of the request and stays fast. Skipped under -short.
+func TestGatherGoroot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy: walks GOROOT/src")
+	}
+	src := gorootSrc(t)
+	w := newTestWorkspace(t, src, Options{})
+	t0 := time.Now()
+	res, err := w.Gather(t.Context(), gorootRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := time.Since(t0)
+	t0 = time.Now()
+	if _, err := w.Gather(t.Context(), gorootRequest); err != nil {
+		t.Fatal(err)
+	}
+	warm := time.Since(t0)
+	t.Logf("GOROOT/src: %d files scanned, %d chunks, cold %v, warm %v", res.FilesScanned, len(res.Chunks), cold, warm)
+	if c := chunk(res, "net/http/server.go"); c == nil || c.Priority != ctxd.PriorityCritical {
+		t.Errorf("net/http/server.go not gathered as the error location: %v", sources(res))
+	}
+	hits, err := w.Rank(t.Context(), "keep-alive idle connection TLS handshake timeout http server", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for _, h := range hits {
+		top = append(top, h.Path)
+	}
+	if !strings.Contains(strings.Join(top, " "), "net/http/") {
+		t.Errorf("no net/http file in the top 10: %v", top)
+	}
+}
+
+// gitBenchRepo builds a repository of 200 commits over 100 files, packed
+// like a cloned repository.
+func gitBenchRepo(b *testing.B) string {
+	b.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git CLI not installed")
+	}
+	root := b.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	for i := range 200 {
+		for j := range 3 {
+			p := filepath.Join(root, fmt.Sprintf("d%d", (i+j)%10), fmt.Sprintf("f%d.go", (i*7+j)%100))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		run("add", "-A")
+		run("commit", "-q", "-m", fmt.Sprintf("commit %d", i))
+	}
+	run("gc", "-q")
+	return root
+}
+
+// BenchmarkGitLog compares go-git's simple open with the open this
+// package uses (kept descriptors and an object LRU), reading the last 5
+// commits and the files each changed.
+//
+//	go test -run '^$' -bench GitLog -count 5 ./gather
+func BenchmarkGitLog(b *testing.B) {
+	root := gitBenchRepo(b)
+	b.Run("open=plain", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &repoHandle{repo: repo, top: root}
+			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("open=keep+lru", func(b *testing.B) {
+		for b.Loop() {
+			cs, err := GitLog(b.Context(), root, 5)
+			if err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("cached-handle", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("diff=cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitDiff(b.Context(), root, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("diff=go-git", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if _, err := h.goGitDiff(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRank ranks a request over the GOROOT index (warm).
+//
+//	go test -run '^$' -bench Rank -count 5 ./gather
+func BenchmarkRank(b *testing.B) {
+	src := gorootSrc(b)
+	w, err := NewWorkspace(src, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	s, err := w.refresh(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.index.Rank(gorootRequest.Text, 10)
+	}
+}
