@@ -249,7 +249,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		for ; next < len(order); next++ {
 			u := order[next]
 			if r.unitTier(u) == tierArchive && r.unitLive(u) {
-				r.evict(u, fmt.Sprintf("over budget: lowest score (%.1f) outside the always-keep set", r.st[r.pair.Units[u][0]].score))
+				r.evict(u, fmt.Sprintf("over budget: lowest score (%.1f) outside the always-keep set", r.unitScore(u)))
 				next++
 				return true
 			}
@@ -281,7 +281,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 				break
 			}
 			if r.unitTier(u) == tierWorking && r.unitLive(u) {
-				r.evict(u, fmt.Sprintf("always-keep set over budget: working memory evicted, lowest score (%.1f) first", r.st[r.pair.Units[u][0]].score))
+				r.evict(u, fmt.Sprintf("always-keep set over budget: working memory evicted, lowest score (%.1f) first", r.unitScore(u)))
 			}
 		}
 		if r.anySummarized() {
@@ -366,11 +366,13 @@ func (r *run) dropOrphans() {
 			continue
 		}
 		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID))
-		// A Responses reasoning item cannot stay without the item it
-		// precedes.
+		// What the removed item was paired with would lose its partner (a
+		// malformed item holding both an orphan and a paired call), and a
+		// Responses reasoning item cannot stay without the item it
+		// precedes: the whole unit goes.
 		for _, j := range r.pair.Units[r.pair.UnitOf[o.Item]] {
-			if j != o.Item && r.req.Items[j].Kind == request.KindReasoning && !r.st[j].gone {
-				r.remove(j, "reasoning item of a removed orphan")
+			if j != o.Item && !r.st[j].gone {
+				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
 			}
 		}
 	}
