@@ -40,9 +40,10 @@ type backend interface {
 // Names of the backends, as accepted by the CTXD_TOKENIZER environment
 // variable.
 const (
+	backendBPE         = "ctxd"        // ours: bpe.go
 	backendTokenizer   = "tokenizer"   // github.com/tiktoken-go/tokenizer
 	backendTiktokenGo  = "tiktoken-go" // github.com/pkoukk/tiktoken-go
-	defaultBackendName = backendTokenizer
+	defaultBackendName = backendBPE
 )
 
 // envBackend selects the backend for the process (see docs/tokens.md).
@@ -52,12 +53,14 @@ const envBackend = "CTXD_TOKENIZER"
 // 100k-200k entries), so callers build each one once.
 func newBackend(kind, encoding string) (backend, error) {
 	switch kind {
+	case backendBPE:
+		return newBPEBackend(encoding)
 	case backendTokenizer:
 		return newTokenizerBackend(encoding)
 	case backendTiktokenGo:
 		return newTiktokenGoBackend(encoding)
 	}
-	return nil, fmt.Errorf("unknown tokenizer backend %q (want %q or %q)", kind, backendTokenizer, backendTiktokenGo)
+	return nil, fmt.Errorf("unknown tokenizer backend %q (want %q, %q or %q)", kind, backendBPE, backendTokenizer, backendTiktokenGo)
 }
 
 // exactCounter counts with a real BPE and caches counts of long texts.

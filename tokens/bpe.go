@@ -1,0 +1,296 @@
+package tokens
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2/v2"
+	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+// bpeBackend is ctxd's own implementation of tiktoken's byte-pair
+// encoding: the vocabularies embedded by github.com/pkoukk/tiktoken-go-loader,
+// tiktoken's split patterns run by regexp2's interpreter, and a merge loop
+// that takes O(n log n) on long pieces. It exists because neither library
+// is both right and fast (see docs/tokens.md): tiktoken-go/tokenizer's
+// generated regexp splits whitespace runs holding several newlines
+// differently from tiktoken, and pkoukk/tiktoken-go's merge is quadratic
+// on long pieces.
+type bpeBackend struct {
+	ranks map[string]int
+	split *regexp2.Regexp
+}
+
+// The split patterns of tiktoken's cl100k_base and o200k_base. Each is
+// wrapped in a non-capturing group, which changes nothing in what it
+// matches but keeps regexp2 from substituting the generated matcher that
+// tiktoken-go/tokenizer registers for the bare pattern (that matcher is
+// the one that splits " \n  \n" wrongly).
+const (
+	cl100kPattern = `(?:(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)`
+	o200kPattern  = `(?:[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)`
+)
+
+func newBPEBackend(encoding string) (*bpeBackend, error) {
+	var pattern string
+	switch encoding {
+	case Cl100kBase:
+		pattern = cl100kPattern
+	case O200kBase:
+		pattern = o200kPattern
+	default:
+		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
+	}
+	data, err := tiktokenassets.Assets.ReadFile(encoding + ".tiktoken")
+	if err != nil {
+		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
+	}
+	ranks, err := parseTiktokenRanks(data)
+	if err != nil {
+		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
+	}
+	re, err := regexp2.Compile(pattern, regexp2.None)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s split pattern: %w", encoding, err)
+	}
+	return &bpeBackend{ranks: ranks, split: re}, nil
+}
+
+// parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
+// line.
+func parseTiktokenRanks(data []byte) (map[string]int, error) {
+	ranks := make(map[string]int, bytes.Count(data, []byte{'\n'})+1)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	buf := make([]byte, 0, 256)
+	for line := 1; sc.Scan(); line++ {
+		tok, rank, ok := bytes.Cut(sc.Bytes(), []byte{' '})
+		if !ok {
+			if len(sc.Bytes()) == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("line %d: want \"token rank\"", line)
+		}
+		n := base64.StdEncoding.DecodedLen(len(tok))
+		buf = buf[:n]
+		n, err := base64.StdEncoding.Decode(buf, tok)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		r, err := strconv.Atoi(string(rank))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		ranks[string(buf[:n])] = r
+	}
+	return ranks, sc.Err()
+}
+
+func (b *bpeBackend) count(text string) int {
+	n := 0
+	b.pieces(text, func(piece string) {
+		if _, ok := b.ranks[piece]; ok {
+			n++
+			return
+		}
+		n += len(b.merge(piece)) - 1
+	})
+	return n
+}
+
+func (b *bpeBackend) encode(text string) []int {
+	var ids []int
+	b.pieces(text, func(piece string) {
+		if r, ok := b.ranks[piece]; ok {
+			ids = append(ids, r)
+			return
+		}
+		bounds := b.merge(piece)
+		for i := 0; i+1 < len(bounds); i++ {
+			ids = append(ids, b.ranks[piece[bounds[i]:bounds[i+1]]])
+		}
+	})
+	return ids
+}
+
+// pieces calls f with each piece of the split pattern in text (valid
+// UTF-8), as substrings of text. regexp2 reports rune offsets; a cursor
+// walking forward turns them into byte offsets in linear time.
+func (b *bpeBackend) pieces(text string, f func(string)) {
+	m, err := b.split.FindStringMatch(text)
+	runeAt, byteAt := 0, 0
+	advance := func(runes int) {
+		for ; runeAt < runes; runeAt++ {
+			if text[byteAt] < utf8.RuneSelf {
+				byteAt++
+			} else {
+				_, n := utf8.DecodeRuneInString(text[byteAt:])
+				byteAt += n
+			}
+		}
+	}
+	for err == nil && m != nil {
+		advance(m.RuneIndex)
+		start := byteAt
+		advance(m.RuneIndex + m.RuneLength)
+		f(text[start:byteAt])
+		m, err = b.split.FindNextMatch(m)
+	}
+	// err is only a match timeout, which is never set; the pattern matches
+	// every character, so there is nothing left over.
+}
+
+// mergeScanMax is the piece length up to which merge uses tiktoken's
+// simple quadratic loop; above it, a heap.
+const mergeScanMax = 64
+
+// merge returns the boundaries of the tokens of piece (a piece not in
+// the vocabulary): 0, ends of each token..., len(piece). It merges the
+// adjacent pair of lowest rank, leftmost first, until no pair is in the
+// vocabulary, which is tiktoken's rule.
+func (b *bpeBackend) merge(piece string) []int {
+	if len(piece) <= mergeScanMax {
+		return b.mergeScan(piece)
+	}
+	return b.mergeHeap(piece)
+}
+
+func (b *bpeBackend) rank(s string) int {
+	if r, ok := b.ranks[s]; ok {
+		return r
+	}
+	return math.MaxInt
+}
+
+// mergeScan is tiktoken's loop: O(n²), fastest for short pieces.
+func (b *bpeBackend) mergeScan(piece string) []int {
+	// parts[i] is a token start; ranks[i] the rank of parts[i]..parts[i+2].
+	parts := make([]int, len(piece)+1)
+	ranks := make([]int, len(piece)+1)
+	for i := range parts {
+		parts[i] = i
+	}
+	pairRank := func(i int) int {
+		if i+2 < len(parts) {
+			return b.rank(piece[parts[i]:parts[i+2]])
+		}
+		return math.MaxInt
+	}
+	for i := range ranks {
+		ranks[i] = pairRank(i)
+	}
+	for {
+		best, at := math.MaxInt, -1
+		for i := 0; i+1 < len(parts); i++ {
+			if ranks[i] < best {
+				best, at = ranks[i], i
+			}
+		}
+		if at < 0 {
+			return parts
+		}
+		parts = append(parts[:at+1], parts[at+2:]...)
+		ranks = append(ranks[:at+1], ranks[at+2:]...)
+		ranks[at] = pairRank(at)
+		if at > 0 {
+			ranks[at-1] = pairRank(at - 1)
+		}
+	}
+}
+
+// mergeNode is a token of a piece being merged, in a doubly linked list.
+type mergeNode struct {
+	start      int
+	prev, next int // indices into the node slice; -1 at the ends
+	rank       int // rank of this token joined with the next
+	version    int // bumped when rank changes, to skip stale heap entries
+	dead       bool
+}
+
+type mergeItem struct {
+	rank, start, node, version int
+}
+
+type mergeHeap []mergeItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
+	}
+	return h[i].start < h[j].start // leftmost first, as tiktoken
+}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeHeap gives the same result as mergeScan in O(n log n): a heap of
+// candidate pairs ordered by (rank, start), with stale entries skipped.
+func (b *bpeBackend) mergeHeap(piece string) []int {
+	n := len(piece)
+	nodes := make([]mergeNode, n)
+	for i := range nodes {
+		nodes[i] = mergeNode{start: i, prev: i - 1, next: i + 1}
+	}
+	nodes[n-1].next = -1
+	end := func(i int) int {
+		if nodes[i].next < 0 {
+			return n
+		}
+		return nodes[nodes[i].next].start
+	}
+	pairRank := func(i int) int {
+		j := nodes[i].next
+		if j < 0 {
+			return math.MaxInt
+		}
+		return b.rank(piece[nodes[i].start:end(j)])
+	}
+	h := make(mergeHeap, 0, n)
+	for i := range nodes {
+		nodes[i].rank = pairRank(i)
+		if nodes[i].rank != math.MaxInt {
+			h = append(h, mergeItem{nodes[i].rank, nodes[i].start, i, 0})
+		}
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		it := heap.Pop(&h).(mergeItem)
+		nd := &nodes[it.node]
+		if nd.dead || nd.version != it.version || nd.rank != it.rank {
+			continue
+		}
+		// Merge it.node with its next.
+		j := nd.next
+		nodes[j].dead = true
+		nd.next = nodes[j].next
+		if nd.next >= 0 {
+			nodes[nd.next].prev = it.node
+		}
+		for _, k := range []int{it.node, nd.prev} {
+			if k < 0 {
+				continue
+			}
+			nodes[k].rank = pairRank(k)
+			nodes[k].version++
+			if nodes[k].rank != math.MaxInt {
+				heap.Push(&h, mergeItem{nodes[k].rank, nodes[k].start, k, nodes[k].version})
+			}
+		}
+	}
+	var bounds []int
+	for i := 0; i >= 0; i = nodes[i].next {
+		bounds = append(bounds, nodes[i].start)
+	}
+	return append(bounds, n)
+}
