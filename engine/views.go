@@ -6,13 +6,44 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
+	"github.com/ctxd/ctxd/treesitter"
 )
 
-// views returns a code chunk's structural views for the compressor.
-// TODO(integrator): wire treesitter.Views once the treesitter package lands;
-// until then code that does not fit is cut in the middle.
+// views returns a code chunk's structural views (bodies, signatures,
+// outline) for the compressor, keeping whole the functions around the
+// cursor, the selection and the lines an error points at. Chunks in
+// languages tree-sitter cannot parse, or that do not parse cleanly, get no
+// views and are cut in the middle instead.
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
-	return nil
+	if c.ChunkType != ctxd.ChunkFile {
+		return nil
+	}
+	lang := treesitter.Detect(c.Source, []byte(c.Content))
+	if lang == "" {
+		return nil
+	}
+	keep := append([]int(nil), c.Facts.ErrorLines...)
+	if c.Facts.Cursor > 0 {
+		keep = append(keep, c.Facts.Cursor)
+	}
+	if s := c.Facts.Selection; s != nil {
+		for l := s.Start; l <= s.End && l-s.Start < 200; l++ {
+			keep = append(keep, l)
+		}
+	}
+	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), treesitter.Options{KeepLines: keep})
+	if err != nil {
+		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
+		return nil
+	}
+	out := make([]compress.View, 0, len(vs))
+	for _, v := range vs {
+		if v.Level == treesitter.Full {
+			continue
+		}
+		out = append(out, compress.View{Level: string(v.Level), Text: v.Text, Elided: v.Elided})
+	}
+	return out
 }
 
 func workers() int { return max(1, runtime.GOMAXPROCS(0)) }

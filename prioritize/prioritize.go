@@ -24,13 +24,15 @@ import (
 
 // Task relevance boosts of the design, and ctxd's ANALYZE boost for the
 // structure and dependency chunks (the design's table has none for ANALYZE;
-// without one an analysis prompt would fill up with files first).
+// without one an analysis prompt would fill up with files first). The
+// ANALYZE boost keeps a HIGH overview chunk (800+150) below a CRITICAL one
+// (an open file), which the user asked about.
 const (
 	BoostDebugError      = 300
 	BoostTestFiles       = 250
 	BoostImplementTarget = 400
 	BoostRefactorDeps    = 200
-	BoostAnalyzeOverview = 300
+	BoostAnalyzeOverview = 150
 )
 
 // Other term scales (see docs/scoring.md).
@@ -133,7 +135,10 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 			add(ctxd.TermCustom, float64(b.Value), "configured boost for "+b.Pattern)
 		}
 	}
-	if p := SizePenalty(c.Tokens); p > 0 {
+	// Critical chunks (open files, error locations) must be included; a
+	// size penalty would only let lesser chunks overtake them. The
+	// compressor shrinks them to fit instead.
+	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms

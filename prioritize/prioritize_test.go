@@ -111,7 +111,13 @@ func TestScoreTerms(t *testing.T) {
 			name:  "analyze overview",
 			chunk: ctxd.Chunk{Source: "structure", ChunkType: ctxd.ChunkStructure, Priority: ctxd.PriorityHigh, Tokens: 50, Facts: ctxd.Facts{}},
 			opts:  Options{Task: ctxd.TaskAnalyze},
-			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 300},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 150},
+		},
+		{
+			name:  "big critical file is not penalized",
+			chunk: chunk("open.go", ctxd.PriorityCritical, 9000, ctxd.Facts{Open: true}),
+			opts:  Options{Task: ctxd.TaskAnalyze},
+			want:  map[string]float64{ctxd.TermPriority: 1000},
 		},
 		{
 			name:  "dirty file",
