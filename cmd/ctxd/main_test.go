@@ -78,7 +78,7 @@ var sampleRepo = map[string]string{
 
 // daemon is a running `ctxd serve` driven over stdio.
 type daemon struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	stderr bytes.Buffer
@@ -91,7 +91,7 @@ type daemon struct {
 	readErr error
 }
 
-func startDaemon(t *testing.T, dir string, extra ...string) *daemon {
+func startDaemon(t testing.TB, dir string, extra ...string) *daemon {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--log-level", "debug"}, extra...)...)
 	cmd.Dir = dir
