@@ -53,8 +53,43 @@ type snapshot struct {
 	byBase  map[string][]string
 	index   *Index
 	scanned int
-	// warnings from the walk (unreadable directories or ignore files).
-	warnings []string
+
+	// Derived texts, computed once per snapshot (a snapshot is reused while
+	// nothing changes).
+	derivedMu  sync.Mutex
+	structures map[int]string // by depth
+	depsDone   bool
+	depsText   string
+	depsWarn   []string
+}
+
+// structure returns the structure tree to depth, cached.
+func (s *snapshot) structure(depth int) string {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if t, ok := s.structures[depth]; ok {
+		return t
+	}
+	if s.structures == nil {
+		s.structures = map[int]string{}
+	}
+	t := Structure(s.paths(), depth)
+	s.structures[depth] = t
+	return t
+}
+
+// deps returns the dependency summary, cached: manifests are files of the
+// snapshot, so an unchanged snapshot has unchanged manifests.
+func (s *snapshot) deps(root string, maxBytes int64) (string, []string) {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if !s.depsDone {
+		s.depsText, s.depsWarn = Dependencies(s.paths(), func(rel string) ([]byte, error) {
+			return readCapped(filepath.Join(root, filepath.FromSlash(rel)), maxBytes, nil)
+		})
+		s.depsDone = true
+	}
+	return s.depsText, s.depsWarn
 }
 
 // binarySniff is how much of a file is checked for binary content.
@@ -319,14 +354,13 @@ func goModulePath(b []byte) string {
 }
 
 // newSnapshot assembles a snapshot from walked and indexed files.
-func newSnapshot(files []*fileInfo, warnings []string) *snapshot {
+func newSnapshot(files []*fileInfo) *snapshot {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	s := &snapshot{
-		files:    files,
-		byRel:    make(map[string]*fileInfo, len(files)),
-		byBase:   make(map[string][]string, len(files)),
-		scanned:  len(files),
-		warnings: warnings,
+		files:   files,
+		byRel:   make(map[string]*fileInfo, len(files)),
+		byBase:  make(map[string][]string, len(files)),
+		scanned: len(files),
 	}
 	docs := make([]*indexDoc, 0, len(files))
 	for _, f := range files {

@@ -162,14 +162,19 @@ const (
 )
 
 // refresh walks the root and indexes new and changed files, and returns
-// the current snapshot.
+// the current snapshot and the walk's warnings.
 func (w *Workspace) refresh(ctx context.Context) (*snapshot, error) {
+	s, _, err := w.refreshWarn(ctx)
+	return s, err
+}
+
+func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error) {
 	w.refreshMu.Lock()
 	defer w.refreshMu.Unlock()
 	t0 := time.Now()
 	rules, err := newIgnoreRules(w.root, w.opts.Exclude)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.snapMu.Lock()
 	prev := w.snap
@@ -180,22 +185,21 @@ func (w *Workspace) refresh(ctx context.Context) (*snapshot, error) {
 	}
 	files, warnings, err := w.walk(ctx, rules, prevByRel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := w.indexFiles(ctx, files); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if prev != nil && sameFiles(prev.files, files) {
-		prev.warnings = warnings
 		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
-		return prev, nil
+		return prev, warnings, nil
 	}
-	s := newSnapshot(files, warnings)
+	s := newSnapshot(files)
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
-	return s, nil
+	return s, warnings, nil
 }
 
 // sameFiles reports that a walk found exactly the entries of the previous
@@ -367,12 +371,12 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		overlay[rel] = text
 	}
 
-	snap, err := w.refresh(ctx)
+	snap, walkWarnings, err := w.refreshWarn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	g.snap = snap
-	g.warnings = append(g.warnings, snap.warnings...)
+	g.warnings = append(g.warnings, walkWarnings...)
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
 	gi, warns := w.git.facts(ctx, r.Commits, func(rel string) bool { return snap.byRel[rel] != nil })
@@ -721,7 +725,7 @@ func containsPrefix(ss []string, prefix string) bool {
 // structureChunk renders the workspace tree (ignored and secret files
 // left out).
 func (g *gathering) structureChunk() ctxd.Chunk {
-	text := Structure(g.snap.paths(), g.req.StructureDepth)
+	text := g.snap.structure(g.req.StructureDepth)
 	p := ctxd.PriorityMedium
 	switch g.req.Task {
 	case ctxd.TaskAnalyze:
@@ -750,9 +754,7 @@ func dirOf(rel string) string { return path.Dir(rel) }
 // depsChunk summarizes the dependency manifests, or returns nil when the
 // workspace has none.
 func (g *gathering) depsChunk() *ctxd.Chunk {
-	text, warns := Dependencies(g.snap.paths(), func(rel string) ([]byte, error) {
-		return readCapped(filepath.Join(g.w.root, filepath.FromSlash(rel)), g.w.opts.MaxFileBytes, nil)
-	})
+	text, warns := g.snap.deps(g.w.root, g.w.opts.MaxFileBytes)
 	g.warnings = append(g.warnings, warns...)
 	if text == "" {
 		return nil

@@ -370,3 +370,32 @@ func TestStructure(t *testing.T) {
 	golden(t, "structure_depth2", []byte(Structure(paths, 2)))
 	golden(t, "structure_depth3", []byte(Structure(paths, 3)))
 }
+
+// TestGatherConcurrent runs Gathers in parallel on one workspace while
+// files change (run with -race).
+func TestGatherConcurrent(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	writeFiles(t, root, shopRepo)
+	gitCommitAll(t, root, "shop", "2024-01-01T10:00:00Z")
+	w := newTestWorkspace(t, root, Options{})
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			if i%2 == 0 {
+				writeFiles(t, root, map[string]string{"internal/extra" + string(rune('a'+i)) + ".go": "package internal\n// coupon helper\n"})
+			}
+			res, err := w.Gather(t.Context(), Request{Task: relevanceTests[i].task, Text: relevanceTests[i].request})
+			if err == nil && chunk(res, relevanceTests[i].answer) == nil {
+				err = errors.New(relevanceTests[i].answer + " missing")
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
