@@ -106,8 +106,23 @@ var errorMarkers = []string{
 	"Traceback (most recent call last)", "panic:", "Error:", "error:", "ERROR", "FAIL", "Exception", "exit status", "exit code", "fatal:", "Failed", "failed",
 }
 
+// Error markers are looked for in the head and the tail of long output
+// only: that is where a failure shows (a traceback or a test summary ends
+// the output), and scanning megabytes per message would dominate a run.
+const (
+	errScanHead = 1 << 10
+	errScanTail = 2 << 10
+)
+
 // looksLikeError reports tool output that reads as an error or failure.
 func looksLikeError(text string) bool {
+	if len(text) > errScanHead+errScanTail {
+		return hasErrorMarker(text[:errScanHead]) || hasErrorMarker(text[len(text)-errScanTail:])
+	}
+	return hasErrorMarker(text)
+}
+
+func hasErrorMarker(text string) bool {
 	for _, m := range errorMarkers {
 		if strings.Contains(text, m) {
 			return true

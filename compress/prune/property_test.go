@@ -13,7 +13,7 @@ import (
 	"github.com/ctxd/ctxd/tokens"
 )
 
-var propertyRuns = flag.Int("property_runs", 150, "random histories checked by TestProperties")
+var propertyRuns = flag.Int("property_runs", 100, "random histories checked by TestProperties")
 
 // checkOutput asserts the invariants every Compress output must hold and
 // returns the parsed output.
@@ -154,7 +154,7 @@ func TestProperties(t *testing.T) {
 	}
 	models := []string{"gpt-4o", "claude-sonnet-4.5", "gpt-5", "gemini-2.5-pro", "mystery-model"}
 	for n := range runs {
-		c := genConv(rng, rng.IntN(40), 200+rng.IntN(3000))
+		c := genConv(rng, rng.IntN(40), 200+rng.IntN(1500))
 		f := request.Formats[rng.IntN(len(request.Formats))]
 		model := models[rng.IntN(len(models))]
 		body := render(f, model, c)

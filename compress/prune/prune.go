@@ -183,6 +183,20 @@ type run struct {
 	pair  *request.Pairing
 	st    []itemState
 	total int
+	errs  map[*request.Segment]bool // memo of isError
+}
+
+// isError reports a tool result flagged as an error or reading as one.
+func (r *run) isError(s *request.Segment) bool {
+	if s.IsError {
+		return true
+	}
+	v, ok := r.errs[s]
+	if !ok {
+		v = looksLikeError(s.Text)
+		r.errs[s] = v
+	}
+	return v
 }
 
 func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, *Report, error) {
@@ -197,7 +211,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items))}
+	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), errs: map[*request.Segment]bool{}}
 	fixed := request.ReplyPriming + r.est.Fixed(req)
 	before := fixed
 	for i, it := range req.Items {
@@ -497,7 +511,7 @@ func (r *run) condenseItem(i int) bool {
 		if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
 			continue
 		}
-		out, hidden, ok := Condense(seg.Text, r.s.maxToolOutput, seg.IsError || looksLikeError(seg.Text), seg.Hash(), len(seg.Images))
+		out, hidden, ok := Condense(seg.Text, r.s.maxToolOutput, r.isError(seg), seg.Hash(), len(seg.Images))
 		if !ok {
 			continue
 		}

@@ -38,7 +38,7 @@ func (r *run) score() {
 	}
 	n := len(items)
 	for i, it := range items {
-		base := itemBase(it, callClass)
+		base := r.itemBase(it, callClass)
 		rec := 0.0
 		if n > 1 {
 			rec = recencyWeight * float64(i) / float64(n-1)
@@ -47,7 +47,7 @@ func (r *run) score() {
 	}
 }
 
-func itemBase(it *request.Item, callClass map[string]toolClass) int {
+func (r *run) itemBase(it *request.Item, callClass map[string]toolClass) int {
 	if it.Notice {
 		return scoreNotice
 	}
@@ -70,7 +70,7 @@ func itemBase(it *request.Item, callClass map[string]toolClass) int {
 				c = classifyTool(s.Name)
 			}
 			v = []int{scoreReadResult, scoreCommandResult, scoreMutationResult}[c]
-			if s.IsError || looksLikeError(s.Text) {
+			if r.isError(s) {
 				v += scoreErrorBonus
 			}
 		case request.SegToolCall:

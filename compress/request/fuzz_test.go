@@ -60,3 +60,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidate: the fast validator agrees with encoding/json, and string
+// decoding agrees with encoding/json's.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{chatBody, `"a\u00e9\ud83d\ude00\ud800x"`, `[1,-0.5e+3,true,null,{"a":"\n"}]`, `{"a":01}`, `"\x01"`, `[1,]`, "\"\xff\"", `"\/\b\f"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validate(b), json.Valid(b); got != want {
+			t.Fatalf("validate(%q) = %v, json.Valid = %v", b, got, want)
+		}
+		if b := bytes.TrimSpace(b); len(b) >= 2 && b[0] == '"' && json.Valid(b) {
+			var want string
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeString(b)
+			if err != nil || got != want {
+				t.Fatalf("decodeString(%q) = %q, %v; want %q", b, got, err, want)
+			}
+		}
+	})
+}

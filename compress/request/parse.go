@@ -18,7 +18,7 @@ const ReferencePrefix = "chars hidden to save context"
 // when f is "". The body is not copied: the request's spans and Raw
 // slices point into it, so the caller must not modify it afterwards.
 func Parse(body []byte, f Format) (*Request, error) {
-	if !json.Valid(body) {
+	if !validate(body) {
 		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
 	}
 	top, err := parseObj(body, trimSpan(body))
@@ -70,7 +70,7 @@ func trimSpan(b []byte) Span {
 
 // Detect reports the format of a request body.
 func Detect(body []byte) (Format, error) {
-	if !json.Valid(body) {
+	if !validate(body) {
 		return "", fmt.Errorf("detect request format: %w", invalidJSON(body))
 	}
 	top, err := parseObj(body, trimSpan(body))
@@ -634,7 +634,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 // ParseItem reads one item in format f: an item a policy builds (a
 // summary, a note) so it can be estimated like the others.
 func ParseItem(f Format, raw []byte) (*Item, error) {
-	if !json.Valid(raw) {
+	if !validate(raw) {
 		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
 	}
 	sp := trimSpan(raw)

@@ -1,9 +1,10 @@
 package request
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -63,17 +64,26 @@ func skipValue(b []byte, i int) (start, end int, err error) {
 }
 
 // skipString returns the end (one past the closing quote) of the string
-// starting at b[i] == '"'.
+// starting at b[i] == '"'. It jumps from quote to quote and counts the
+// backslashes before each, which is much faster than a byte loop on long
+// texts.
 func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, fmt.Errorf("unterminated string at %d: %w", i, errSyntax)
 		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
 	}
-	return 0, fmt.Errorf("unterminated string at %d: %w", i, errSyntax)
 }
 
 // skipComposite skips a whole object or array by counting brackets outside
@@ -177,28 +187,110 @@ func arrayElems(b []byte, v Span) ([]Span, error) {
 	return nil, fmt.Errorf("unterminated array at %d: %w", v.Start, errSyntax)
 }
 
-// decodeString decodes a JSON string literal. The common case without
-// escapes is a plain copy.
+// decodeString decodes a JSON string literal. Runs without escapes are
+// copied as they are; invalid UTF-8 becomes U+FFFD, as with
+// encoding/json.
 func decodeString(raw []byte) (string, error) {
-	if len(raw) < 2 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", fmt.Errorf("want a string: %w", errSyntax)
 	}
 	inner := raw[1 : len(raw)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			plain = false
+	k := bytes.IndexByte(inner, '\\')
+	if k < 0 {
+		if utf8.Valid(inner) {
+			return string(inner), nil
+		}
+		return fixUTF8(inner), nil
+	}
+	out := make([]byte, 0, len(inner))
+	for {
+		out = append(out, inner[:k]...)
+		inner = inner[k:]
+		if len(inner) < 2 {
+			return "", fmt.Errorf("bad escape: %w", errSyntax)
+		}
+		switch c := inner[1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+			inner = inner[2:]
+		case 'b':
+			out, inner = append(out, '\b'), inner[2:]
+		case 'f':
+			out, inner = append(out, '\f'), inner[2:]
+		case 'n':
+			out, inner = append(out, '\n'), inner[2:]
+		case 'r':
+			out, inner = append(out, '\r'), inner[2:]
+		case 't':
+			out, inner = append(out, '\t'), inner[2:]
+		case 'u':
+			r, ok := hex4(inner[2:])
+			if !ok {
+				return "", fmt.Errorf("bad \\u escape: %w", errSyntax)
+			}
+			inner = inner[6:]
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if len(inner) >= 6 && inner[0] == '\\' && inner[1] == 'u' {
+					r2, ok = hex4(inner[2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+					r = dec
+					inner = inner[6:]
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", fmt.Errorf("bad escape %q: %w", c, errSyntax)
+		}
+		k = bytes.IndexByte(inner, '\\')
+		if k < 0 {
+			out = append(out, inner...)
 			break
 		}
 	}
-	if plain {
-		return string(inner), nil
+	if !utf8.Valid(out) {
+		return fixUTF8(out), nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("decode string: %w", err)
+	return string(out), nil
+}
+
+// fixUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
+func fixUTF8(b []byte) string {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\ufffd"...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
 	}
-	return s, nil
+	return string(out)
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // kind of the JSON value at v: '"', '{', '[', 'n' (null), 't'/'f', or a
@@ -291,4 +383,182 @@ func encodeString(s string) []byte {
 		i += size
 	}
 	return append(out, '"')
+}
+
+// maxDepth bounds nesting, as encoding/json does.
+const maxDepth = 10000
+
+// validate reports whether b is one JSON value (RFC 8259) with only
+// whitespace around it. It replaces json.Valid on the hot path: it scans
+// strings with IndexByte-style jumps instead of a state machine per byte.
+func validate(b []byte) bool {
+	i, ok := validValue(b, skipSpace(b, 0), 0)
+	return ok && skipSpace(b, i) == len(b)
+}
+
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) || depth > maxDepth {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i)
+	case c == '{':
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return 0, false
+			}
+			var ok bool
+			if i, ok = validString(b, i); !ok {
+				return 0, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return 0, false
+			}
+			if i, ok = validValue(b, skipSpace(b, i+1), depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '[':
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return 0, false
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return validNumber(b, i)
+	}
+	return 0, false
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
+}
+
+func validNumber(b []byte, i int) (int, bool) {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// strStop marks the bytes a string scan must stop at: the quote, the
+// backslash and control characters.
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func validString(b []byte, i int) (int, bool) {
+	j := i + 1
+	for j < len(b) {
+		// Eight bytes at a time while none needs a look.
+		for j+8 <= len(b) && !strStop[b[j]] && !strStop[b[j+1]] && !strStop[b[j+2]] && !strStop[b[j+3]] &&
+			!strStop[b[j+4]] && !strStop[b[j+5]] && !strStop[b[j+6]] && !strStop[b[j+7]] {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, true
+		case c == '\\':
+			if j+1 >= len(b) {
+				return 0, false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if _, ok := hex4(b[min(j+2, len(b)):]); !ok {
+					return 0, false
+				}
+				j += 6
+			default:
+				return 0, false
+			}
+		case c < 0x20:
+			return 0, false
+		default:
+			j++
+		}
+	}
+	return 0, false
 }
