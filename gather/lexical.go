@@ -463,32 +463,58 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 }
 
 // requestIdents returns the identifier-like words of a request that look
-// like code (camelCase, snake_case, dotted or with digits), to look for in
-// files as MentionedSymbols.
+// like code, to look for verbatim in files as MentionedSymbols: camelCase,
+// snake_case, words with digits after letters, and capitalized words that
+// do not start a sentence ("make Amount print" names Amount; "German
+// customers ..." at the start does not).
 func requestIdents(q string) []string {
 	var out []string
 	seen := map[string]bool{}
-	scanIdents([]byte(q), func(id []byte) {
+	b := []byte(q)
+	for i := 0; i < len(b); {
+		if !isIdentByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isIdentByte(b[j]) {
+			j++
+		}
+		id := b[i:j]
+		start := i
+		i = j
 		s := string(id)
-		if len(s) < 3 || seen[s] || !utf8.ValidString(s) {
-			return
+		if len(s) < 3 || seen[s] || !utf8.ValidString(s) || s[0] >= '0' && s[0] <= '9' {
+			continue
 		}
 		code := strings.ContainsRune(s, '_')
-		for i := 1; i < len(s) && !code; i++ {
-			if camelBreak(id, i) {
+		for k := 1; k < len(id) && !code; k++ {
+			if camelBreak(id, k) || id[k] >= '0' && id[k] <= '9' && id[k-1] >= 'a' && id[k-1] <= 'z' {
 				code = true
 			}
 		}
-		if !code && s[0] >= 'A' && s[0] <= 'Z' && len(s) >= 4 && strings.ToLower(s[1:]) == s[1:] {
-			// A capitalized word mid-sentence ("Parse", "Handler") is
-			// often a type or function name; sentence starts are dropped
-			// below by the file check (the word must occur in the file).
+		if !code && s[0] >= 'A' && s[0] <= 'Z' && !sentenceStart(b, start) {
 			code = true
 		}
 		if code {
 			seen[s] = true
 			out = append(out, s)
 		}
-	})
+	}
 	return out
+}
+
+// sentenceStart reports whether the word at i begins the text, a line or
+// a sentence.
+func sentenceStart(b []byte, i int) bool {
+	for i--; i >= 0; i-- {
+		switch b[i] {
+		case ' ', '\t', '"', '\'', '(', '`':
+			continue
+		case '\n', '.', '!', '?', ':', ';':
+			return true
+		}
+		return false
+	}
+	return true
 }

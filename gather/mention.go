@@ -2,6 +2,7 @@ package gather
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -46,7 +47,10 @@ func (s *snapshot) mentions(root, text string) []string {
 // lookupPath finds files named by a path written somewhere (a request or a
 // stack trace): an exact root-relative path, else the files whose path ends
 // with it on a segment boundary (the longest tail wins), else, for a bare
-// name, files with that base name. Secret files are left out.
+// name, files with that base name. A path of several segments falls back
+// to its base name alone only when one file has that name (a trace's
+// /usr/lib/go/src/net/http/server.go is not the workspace's one
+// server.go... unless it is the only candidate). Secret files are left out.
 func (s *snapshot) lookupPath(p string) []string {
 	p = strings.TrimPrefix(path.Clean("/"+p), "/")
 	if p == "" || p == "." {
@@ -69,6 +73,9 @@ func (s *snapshot) lookupPath(p string) []string {
 				out = append(out, c)
 			}
 		}
+		if i == len(segs)-1 && len(segs) > 1 && len(out) > 1 {
+			return nil // a base name shared by several files: ambiguous
+		}
 		if len(out) > 0 {
 			sort.Strings(out)
 			if len(out) > maxMentionMatches {
@@ -81,4 +88,31 @@ func (s *snapshot) lookupPath(p string) []string {
 		}
 	}
 	return nil
+}
+
+// libraryMarkers are path parts of code outside any workspace: language
+// runtimes and installed dependencies. Stack-trace frames there are not
+// mapped to workspace files by name.
+var libraryMarkers = []string{
+	"/go/src/", "/go/pkg/mod/", "/goroot/", "site-packages/", "dist-packages/", "/lib/python",
+	"node_modules/", "node:internal", "<frozen ", "/rustc/", ".cargo/registry/", ".rustup/",
+	"/gems/", "/jdk/", "java.base/",
+}
+
+// traceFiles maps a stack-trace path to workspace files: a path under the
+// root directly; frames in runtimes and installed libraries not at all;
+// anything else as lookupPath does.
+func (s *snapshot) traceFiles(root, p string) []string {
+	slash := strings.ReplaceAll(p, "\\", "/")
+	if filepath.IsAbs(p) {
+		if r, ok := within(root, filepath.Clean(p)); ok {
+			return s.lookupPath(filepath.ToSlash(r))
+		}
+	}
+	for _, m := range libraryMarkers {
+		if strings.Contains(slash, m) {
+			return nil
+		}
+	}
+	return s.lookupPath(slash)
 }

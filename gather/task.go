@@ -40,7 +40,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 
 	// Stack traces and error text: the error locations.
 	for _, loc := range ParseStackTrace(r.Text) {
-		for _, rel := range g.snap.lookupPath(loc.Path) {
+		for _, rel := range g.snap.traceFiles(g.w.root, loc.Path) {
 			role, reason := ctxd.RoleError, reasonStackTrace
 			if r.Task != ctxd.TaskDebug {
 				role = ctxd.RoleTarget

@@ -197,3 +197,32 @@ func TestImports(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceLibraryFrames: frames in runtimes and installed libraries do
+// not map to workspace files that share their name; a base name shared by
+// several files is ambiguous for a multi-segment path.
+func TestTraceLibraryFrames(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"web/server.go":  "package web\n",
+		"client/api.py":  "def get(): pass\n",
+		"a/util.go":      "package a\n",
+		"b/util.go":      "package b\n",
+		"pkg/handler.go": "package pkg\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	trace := "goroutine 1 [running]:\nnet/http.(*conn).serve()\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n" +
+		"example.com/x/pkg.Handle()\n\t/home/ci/build/x/pkg/handler.go:12 +0x3\n" +
+		"x.Util()\n\t/home/ci/build/x/c/util.go:3 +0x3\n" +
+		"  File \"/usr/lib/python3/site-packages/requests/api.py\", line 59, in get\n"
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	var errs []string
+	for _, c := range res.Chunks {
+		if c.Facts.Role == ctxd.RoleError {
+			errs = append(errs, c.Source)
+		}
+	}
+	if d := cmp.Diff([]string{"pkg/handler.go"}, errs); d != "" {
+		t.Errorf("error files (-want +got):\n%s", d)
+	}
+}

@@ -631,9 +631,6 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				f.MentionedSymbols = append(f.MentionedSymbols, id)
 			}
 		}
-		if len(f.MentionedSymbols) > 0 && !f.Mentioned {
-			f.Mentioned = true
-		}
 		sum := sha256.Sum256([]byte(text))
 		chunks = append(chunks, ctxd.Chunk{
 			Source:    rel,
