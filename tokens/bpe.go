@@ -8,42 +8,32 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
-	"github.com/dlclark/regexp2/v2"
 	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // bpeBackend is ctxd's own implementation of tiktoken's byte-pair
 // encoding: the vocabularies embedded by github.com/pkoukk/tiktoken-go-loader,
-// tiktoken's split patterns run by regexp2's interpreter, and a merge loop
-// that takes O(n log n) on long pieces. It exists because neither library
+// a hand-written matcher of tiktoken's split patterns (pretokenize.go), and
+// a merge loop that takes O(n log n) on long pieces. It exists because neither library
 // is both right and fast (see docs/tokens.md): tiktoken-go/tokenizer's
 // generated regexp splits whitespace runs holding several newlines
 // differently from tiktoken, and pkoukk/tiktoken-go's merge is quadratic
 // on long pieces.
 type bpeBackend struct {
 	ranks map[string]int
-	split *regexp2.Regexp
+	// split calls its function with each piece of the encoding's split
+	// pattern (pretokenize.go).
+	split func(text string, f func(piece string))
 }
 
-// The split patterns of tiktoken's cl100k_base and o200k_base. Each is
-// wrapped in a non-capturing group, which changes nothing in what it
-// matches but keeps regexp2 from substituting the generated matcher that
-// tiktoken-go/tokenizer registers for the bare pattern (that matcher is
-// the one that splits " \n  \n" wrongly).
-const (
-	cl100kPattern = `(?:(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)`
-	o200kPattern  = `(?:[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)`
-)
-
 func newBPEBackend(encoding string) (*bpeBackend, error) {
-	var pattern string
+	var split func(string, func(string))
 	switch encoding {
 	case Cl100kBase:
-		pattern = cl100kPattern
+		split = splitCl100k
 	case O200kBase:
-		pattern = o200kPattern
+		split = splitO200k
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
@@ -55,11 +45,7 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	re, err := regexp2.Compile(pattern, regexp2.None)
-	if err != nil {
-		return nil, fmt.Errorf("compile %s split pattern: %w", encoding, err)
-	}
-	return &bpeBackend{ranks: ranks, split: re}, nil
+	return &bpeBackend{ranks: ranks, split: split}, nil
 }
 
 // parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
@@ -93,7 +79,7 @@ func parseTiktokenRanks(data []byte) (map[string]int, error) {
 
 func (b *bpeBackend) count(text string) int {
 	n := 0
-	b.pieces(text, func(piece string) {
+	b.split(text, func(piece string) {
 		if _, ok := b.ranks[piece]; ok {
 			n++
 			return
@@ -105,7 +91,7 @@ func (b *bpeBackend) count(text string) int {
 
 func (b *bpeBackend) encode(text string) []int {
 	var ids []int
-	b.pieces(text, func(piece string) {
+	b.split(text, func(piece string) {
 		if r, ok := b.ranks[piece]; ok {
 			ids = append(ids, r)
 			return
@@ -116,33 +102,6 @@ func (b *bpeBackend) encode(text string) []int {
 		}
 	})
 	return ids
-}
-
-// pieces calls f with each piece of the split pattern in text (valid
-// UTF-8), as substrings of text. regexp2 reports rune offsets; a cursor
-// walking forward turns them into byte offsets in linear time.
-func (b *bpeBackend) pieces(text string, f func(string)) {
-	m, err := b.split.FindStringMatch(text)
-	runeAt, byteAt := 0, 0
-	advance := func(runes int) {
-		for ; runeAt < runes; runeAt++ {
-			if text[byteAt] < utf8.RuneSelf {
-				byteAt++
-			} else {
-				_, n := utf8.DecodeRuneInString(text[byteAt:])
-				byteAt += n
-			}
-		}
-	}
-	for err == nil && m != nil {
-		advance(m.RuneIndex)
-		start := byteAt
-		advance(m.RuneIndex + m.RuneLength)
-		f(text[start:byteAt])
-		m, err = b.split.FindNextMatch(m)
-	}
-	// err is only a match timeout, which is never set; the pattern matches
-	// every character, so there is nothing left over.
 }
 
 // mergeScanMax is the piece length up to which merge uses tiktoken's

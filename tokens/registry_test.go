@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -195,5 +198,33 @@ func TestEstimator(t *testing.T) {
 				t.Errorf("Count = %d, want ceil(%d × %.3f) = %d", got, b.Count(text), p.Factor, want)
 			}
 		})
+	}
+}
+
+// registryTable renders the registry as the markdown table of
+// docs/tokens.md.
+func registryTable() string {
+	var b strings.Builder
+	b.WriteString("| model | provider | window | max output | counted with | aliases |\n|---|---|---:|---:|---|---|\n")
+	for _, m := range Models() {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s |\n", m.Name, m.Provider, m.ContextWindow, m.MaxOutput, m.Encoding, strings.Join(m.Aliases, ", "))
+	}
+	return b.String()
+}
+
+// TestDocsRegistryTable keeps docs/tokens.md's registry table in step
+// with the code: the golden file is the table, and the doc must hold it.
+func TestDocsRegistryTable(t *testing.T) {
+	table := registryTable()
+	golden(t, "registry_table", []byte(table))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "tokens.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), table) {
+		t.Error("docs/tokens.md does not contain the registry table of testdata/registry_table.golden; paste it in")
+	}
+	if !strings.Contains(string(doc), "`"+RegistryVersion+"`") {
+		t.Errorf("docs/tokens.md does not name RegistryVersion %s", RegistryVersion)
 	}
 }

@@ -173,7 +173,7 @@ func TestTruncateMiddleLarge(t *testing.T) {
 	}
 	for name, text := range inputs {
 		t.Run(name, func(t *testing.T) {
-			for _, max := range []int{100, 4000, 50000} {
+			for _, max := range []int{100, 20000} {
 				t0 := time.Now()
 				got := TruncateMiddle(c, text, max)
 				took := time.Since(t0)
