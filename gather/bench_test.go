@@ -42,6 +42,7 @@ var gorootRequest = Request{
 func BenchmarkGatherGoroot(b *testing.B) {
 	src := gorootSrc(b)
 	b.Run("cold", func(b *testing.B) {
+		c0 := cpuTime()
 		for b.Loop() {
 			w, err := NewWorkspace(src, Options{})
 			if err != nil {
@@ -56,6 +57,7 @@ func BenchmarkGatherGoroot(b *testing.B) {
 			}
 			w.Close()
 		}
+		b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	})
 	b.Run("warm", func(b *testing.B) {
 		w, err := NewWorkspace(src, Options{})
@@ -66,11 +68,13 @@ func BenchmarkGatherGoroot(b *testing.B) {
 		if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
 			b.Fatal(err)
 		}
+		c0 := cpuTime()
 		for b.Loop() {
 			if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	})
 }
 
