@@ -369,33 +369,22 @@ func isAncestor(a, n *node) bool {
 }
 
 func prevNamedSibling(n *node) *node {
-	p := n.parent
-	if p == nil {
+	if n.parent == nil {
 		return nil
 	}
-	var prev *node
-	for _, k := range p.kids {
-		if k == n {
-			return prev
-		}
-		if k.named {
-			prev = k
+	for i := n.idx - 1; i >= 0; i-- {
+		if k := n.parent.kids[i]; k.named {
+			return k
 		}
 	}
 	return nil
 }
 
 func nextSibling(n *node) *node {
-	p := n.parent
-	if p == nil {
+	if n.parent == nil || n.idx+1 >= len(n.parent.kids) {
 		return nil
 	}
-	for i, k := range p.kids {
-		if k == n && i+1 < len(p.kids) {
-			return p.kids[i+1]
-		}
-	}
-	return nil
+	return n.parent.kids[n.idx+1]
 }
 
 // visit looks for closures and nested functions in an expression, to

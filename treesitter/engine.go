@@ -182,7 +182,7 @@ func analyzeCached(ctx context.Context, lang string, src []byte, left func() tim
 		if t.err != nil {
 			return nil, t.err
 		}
-		root, err := g.parse(ctx, own, t.d, spec.isBody)
+		root, err := g.parse(ctx, own, t.d, spec.shallowFunc(own))
 		if err != nil {
 			return nil, err
 		}

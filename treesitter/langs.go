@@ -3,6 +3,8 @@
 package treesitter
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +32,10 @@ type langSpec struct {
 	typeScopes     map[string]bool // containers whose functions are methods
 	defs           map[string]def
 	lambdas        map[string]func(*node) *node // closures: node type → body
+	// lambdaHints are texts that may start a closure or a function
+	// inside an expression ("func", "=>"): data literals without one are
+	// not walked.
+	lambdaHints []string
 	// access reads an access section marker (C++ "private:", Ruby's bare
 	// private) and returns the section.
 	access   func(n *node, src []byte) (string, bool)
@@ -60,7 +66,7 @@ type def struct {
 }
 
 // isBody reports a node that is the body of a function or closure: its
-// content is never walked, so the parse copies only its top levels.
+// content is never walked.
 func (s *langSpec) isBody(n *node) bool {
 	p := n.parent
 	if p == nil {
@@ -73,6 +79,51 @@ func (s *langSpec) isBody(n *node) bool {
 		return f(p) == n
 	}
 	return false
+}
+
+// dataNodes are literal types that hold data (tables, long strings); a
+// large one without a closure inside is copied without its children.
+var dataNodes = set("literal_value", "composite_literal", "expression_list", "array", "object",
+	"list", "dictionary", "tuple", "set", "initializer_list", "array_expression", "tuple_expression",
+	"token_tree", "array_creation_expression", "array_initializer", "element_value_array_initializer",
+	"collection_literal", "array_literal", "dictionary_literal", "hash", "string",
+	"interpreted_string_literal", "raw_string_literal", "template_string", "string_literal",
+	"concatenated_string", "heredoc_body", "initializer_expression", "arguments", "argument_list")
+
+// Copy depths for [grammar.parse].
+const (
+	bodyDepth = 3 // a body's braces, statements and a docstring's quotes
+	bigData   = 1024
+)
+
+// shallowFunc returns the copy rule for one source: function bodies keep
+// three levels; a large data literal with no closure in it keeps none.
+func (s *langSpec) shallowFunc(src []byte) func(*node) int {
+	var hints []int // start offsets of closure hints, ascending
+	for _, h := range s.lambdaHints {
+		for i := 0; ; {
+			j := bytes.Index(src[i:], []byte(h))
+			if j < 0 {
+				break
+			}
+			hints = append(hints, i+j)
+			i += j + 1
+		}
+	}
+	slices.Sort(hints)
+	hinted := func(a, b int) bool {
+		i, _ := slices.BinarySearch(hints, a)
+		return i < len(hints) && hints[i] < b
+	}
+	return func(n *node) int {
+		if s.isBody(n) {
+			return bodyDepth
+		}
+		if n.end-n.start > bigData && dataNodes[n.typ] && !hinted(n.start, n.end) {
+			return 0
+		}
+		return -1
+	}
 }
 
 func set(xs ...string) map[string]bool {
@@ -243,6 +294,7 @@ func goSpec() *langSpec {
 	}
 	return &langSpec{
 		name:        "go",
+		lambdaHints: []string{"func"},
 		style:       styleBrace,
 		foldWord:    "unexported",
 		docComments: true,
@@ -337,6 +389,7 @@ func goFieldNames(n *node, src []byte) []string {
 func pythonSpec() *langSpec {
 	return &langSpec{
 		name:        "python",
+		lambdaHints: []string{"def", "class"},
 		style:       stylePython,
 		foldWord:    "private",
 		attrs:       set("decorator"),
@@ -472,6 +525,7 @@ func jsSpec(name string) *langSpec {
 	class := def{kind: "class", body: field("body"), container: true}
 	return &langSpec{
 		name:           name,
+		lambdaHints:    []string{"=>", "function", ")", "class"},
 		style:          styleBrace,
 		foldWord:       "private",
 		docComments:    true,
@@ -570,6 +624,7 @@ func jsSpec(name string) *langSpec {
 func rustSpec() *langSpec {
 	return &langSpec{
 		name:        "rust",
+		lambdaHints: []string{"|", "fn"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,
@@ -648,6 +703,7 @@ func javaSpec() *langSpec {
 	}
 	return &langSpec{
 		name:        "java",
+		lambdaHints: []string{"->", "new"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,
@@ -839,6 +895,7 @@ func cSpec(name string) *langSpec {
 		s.defs["alias_declaration"] = def{kind: "type"}
 		s.defs["concept_definition"] = def{kind: "type"}
 		s.lambdas = map[string]func(*node) *node{"lambda_expression": field("body")}
+		s.lambdaHints = []string{"]"}
 		s.access = func(n *node, src []byte) (string, bool) {
 			if n.typ != "access_specifier" {
 				return "", false
@@ -856,6 +913,7 @@ func csharpSpec() *langSpec {
 	method := def{kind: "method", body: field("body"), function: true}
 	return &langSpec{
 		name:        "csharp",
+		lambdaHints: []string{"=>", "delegate", "get", "set"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,
@@ -938,6 +996,7 @@ func rubySpec() *langSpec {
 	container := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	return &langSpec{
 		name:        "ruby",
+		lambdaHints: []string{"do", "def"},
 		style:       styleRuby,
 		foldWord:    "private",
 		docComments: true,
@@ -990,6 +1049,7 @@ func phpSpec() *langSpec {
 	container := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	return &langSpec{
 		name:        "php",
+		lambdaHints: []string{"function", "fn"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,
@@ -1059,6 +1119,7 @@ func kotlinSpec() *langSpec {
 	classBody := ofType("class_body", "enum_class_body")
 	return &langSpec{
 		name:        "kotlin",
+		lambdaHints: []string{"fun", "init", "get", "set"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,
@@ -1143,6 +1204,7 @@ func kotlinImport(n *node, src []byte) string {
 func swiftSpec() *langSpec {
 	return &langSpec{
 		name:        "swift",
+		lambdaHints: []string{"{"},
 		style:       styleBrace,
 		foldWord:    "private",
 		docComments: true,

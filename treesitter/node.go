@@ -13,6 +13,7 @@ type node struct {
 	named    bool
 	missing  bool
 	hasError bool // set on the root only: the tree has ERROR or MISSING nodes
+	idx      int  // index in parent.kids
 	parent   *node
 	kids     []*node
 }

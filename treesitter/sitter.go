@@ -37,9 +37,9 @@ import (
 type grammar interface {
 	// parse returns the syntax tree of src copied into Go memory. The C
 	// tree is freed before it returns. Below a node for which shallow
-	// returns true only shallowDepth levels are copied (function bodies:
-	// the algorithm needs their braces and first statement, not the rest).
-	parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) bool) (*node, error)
+	// returns d >= 0 only d levels are copied (function bodies: the
+	// algorithm needs their braces and first statement, not the rest).
+	parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int) (*node, error)
 	// errors parses src and returns the spans of its ERROR and MISSING
 	// nodes (none when src parses cleanly).
 	errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error)
@@ -170,10 +170,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 	return t, nil
 }
 
-// shallowDepth is how many levels below a shallow node are copied.
-const shallowDepth = 3
-
-func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) bool) (*node, error) {
+func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int) (*node, error) {
 	t, err := g.tree(ctx, src, timeout)
 	if err != nil {
 		return nil, err
@@ -204,6 +201,7 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 		n.parent = parent
 		if parent != nil {
+			n.idx = len(parent.kids)
 			parent.kids = append(parent.kids, n)
 		}
 		return n
@@ -213,9 +211,12 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	cur := top
 	depth := 0
 	limit := -1 // depth below which nothing is copied, -1 when unlimited
+	at := -1    // depth of the shallow node that set limit
 	for {
-		if limit < 0 && shallow != nil && shallow(cur) {
-			limit = depth + shallowDepth
+		if limit < 0 && shallow != nil {
+			if d := shallow(cur); d >= 0 {
+				limit, at = depth+d, depth
+			}
 		}
 		if (limit < 0 || depth < limit) && c.GoToFirstChild() {
 			cur = mk(cur)
@@ -223,8 +224,8 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 			continue
 		}
 		for {
-			if limit >= 0 && depth <= limit-shallowDepth {
-				limit = -1 // leaving the shallow node
+			if limit >= 0 && depth <= at {
+				limit, at = -1, -1 // leaving the shallow node
 			}
 			if depth > 0 && c.GoToNextSibling() {
 				cur = mk(cur.parent)

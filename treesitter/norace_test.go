@@ -1,0 +1,5 @@
+//go:build !race
+
+package treesitter
+
+const raceEnabled = false
