@@ -25,9 +25,12 @@ const (
 // Options configure a [Pruner]. Zero values take the model's preset.
 type Options struct {
 	// Model names the model the request is for; "" uses the request's own
-	// "model" field, then [tokens.DefaultModel]. It picks the encoding,
-	// the window, the output limit and the preset.
+	// "model" field, then DefaultModel, then [tokens.DefaultModel]. It
+	// picks the encoding, the window, the output limit and the preset.
 	Model string
+	// DefaultModel is the model for requests that name none (a
+	// connection's default, say); Model and the request's field win.
+	DefaultModel string
 	// ContextWindow overrides the model's window (tokens).
 	ContextWindow int
 	// OutputReserve is the part of the window kept for the reply; 0 means
@@ -122,6 +125,9 @@ func (o Options) validate() error {
 func (o Options) resolve(name string) (settings, error) {
 	if o.Model != "" {
 		name = o.Model
+	}
+	if name == "" {
+		name = o.DefaultModel
 	}
 	c, m := tokens.ForModel(name, o.ContextWindow)
 	s := settings{model: m, counter: c}

@@ -173,6 +173,8 @@ func TestOptions(t *testing.T) {
 		{name: "explicit window and reserve", opts: Options{ContextWindow: 50000, OutputReserve: 1000}, reqModel: "claude-sonnet-4.5", budget: 49000, reserve: 1000, windowSize: 5},
 		{name: "reserve eats window", opts: Options{ContextWindow: 1000, OutputReserve: 1000}, wantErr: true},
 		{name: "unknown model falls back", opts: Options{}, reqModel: "my-local-model", budget: tokens.FallbackWindow - tokens.FallbackWindow/4, reserve: tokens.FallbackWindow / 4, windowSize: 4},
+		{name: "default model when the request names none", opts: Options{DefaultModel: "gpt-4"}, budget: 8192 - 2048, reserve: 2048, windowSize: 4},
+		{name: "request model beats the default", opts: Options{DefaultModel: "gpt-4"}, reqModel: "gpt-4o", budget: 128000 - 16384, reserve: 16384, windowSize: 6},
 		{name: "1M window", opts: Options{}, reqModel: "gemini-2.5-pro", budget: 1_048_576 - 65_536, reserve: 65_536, windowSize: 8},
 	}
 	for _, tt := range tests {
