@@ -101,6 +101,11 @@ func (p *Priority) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("priority: want a name or a number, got %s", b)
 	}
+	// MarshalJSON writes a value between levels as its number in a string.
+	if n, err := strconv.Atoi(s); err == nil {
+		*p = Priority(n)
+		return nil
+	}
 	for v, name := range priorityNames {
 		if strings.EqualFold(name, s) {
 			*p = v
