@@ -133,10 +133,10 @@ func TestDecodeRejects(t *testing.T) {
 	flip := append([]byte(nil), good...)
 	flip[len(flip)/2] ^= 0x01
 	tests := []struct {
-		name    string
-		data    []byte
+		name     string
+		data     []byte
 		sentinel error
-		want    string
+		want     string
 	}{
 		{"empty", nil, ErrCorrupt, "empty"},
 		{"whitespace", []byte(" \n"), ErrCorrupt, "empty"},

@@ -139,8 +139,8 @@ type Entry struct {
 type Timeline struct {
 	SessionID string `json:"session_id"`
 	// Parent is where the session was forked from, if it was.
-	Parent  *Parent   `json:"parent,omitempty"`
-	Entries []Entry   `json:"entries"`
+	Parent   *Parent   `json:"parent,omitempty"`
+	Entries  []Entry   `json:"entries"`
 	Problems []Problem `json:"problems"`
 }
 
