@@ -228,3 +228,53 @@ func BenchmarkRank(b *testing.B) {
 		s.index.Rank(gorootRequest.Text, 10)
 	}
 }
+
+// BenchmarkGitDiffRepo compares the CLI and go-git for the uncommitted
+// changes of a real, large repository named by CTXD_BENCH_GIT_REPO (skipped
+// without it).
+//
+//	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
+func BenchmarkGitDiffRepo(b *testing.B) {
+	root := os.Getenv("CTXD_BENCH_GIT_REPO")
+	if root == "" {
+		b.Skip("CTXD_BENCH_GIT_REPO not set")
+	}
+	b.Run("cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitDiff(b.Context(), root, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-git", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil || h == nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if _, err := h.goGitDiff(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("log=plain", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &repoHandle{repo: repo, top: root}
+			if _, err := h.log(b.Context(), 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("log=keep+lru", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitLog(b.Context(), root, 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

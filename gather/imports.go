@@ -144,7 +144,6 @@ func javaImports(src []byte) []string {
 
 // importResolver answers whether an import of one file names another.
 type importResolver struct {
-	exists func(rel string) bool
 	// goModule returns the module path and module root directory of the Go
 	// module holding dir ("" when none).
 	goModule func(dir string) (modPath, modRoot string)

@@ -97,7 +97,6 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 
 	res := importResolver{
-		exists:   func(rel string) bool { return g.snap.byRel[rel] != nil },
 		goModule: g.snap.goModule,
 	}
 	switch r.Task {

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -744,9 +743,6 @@ func (g *gathering) structureChunk() ctxd.Chunk {
 		Content: text,
 	}
 }
-
-// dirOf is path.Dir for root-relative paths.
-func dirOf(rel string) string { return path.Dir(rel) }
 
 // depsChunk summarizes the dependency manifests, or returns nil when the
 // workspace has none.
