@@ -236,19 +236,3 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 		}
 	}
 }
-
-// outline renders one line per symbol, members indented under their type:
-// "12: func (s *Server) Serve(ctx context.Context) error".
-func outlineText(syms []Symbol) string {
-	var b strings.Builder
-	for i, s := range syms {
-		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
-			continue // "var a, b = 1, 2" defines two symbols on one line
-		}
-		for range s.Depth {
-			b.WriteString("  ")
-		}
-		fmt.Fprintf(&b, "%d: %s\n", s.Start, s.Signature)
-	}
-	return b.String()
-}
