@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// chatHistory is a Chat request with n long tool outputs.
+func chatHistory(n int) string {
+	msgs := []string{`{"role":"system","content":"You are a coding agent."}`, `{"role":"user","content":"Fix the test."}`}
+	for i := range n {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]}`, i),
+			fmt.Sprintf(`{"role":"tool","tool_call_id":"call_%d","content":%q}`, i, strings.Repeat(fmt.Sprintf("line %d of a long file\n", i), 200)))
+	}
+	msgs = append(msgs, `{"role":"user","content":"And now?"}`)
+	return `{"model":"gpt-4o", "messages":[` + strings.Join(msgs, ",\n ") + `]}`
+}
+
+func TestCompressCLI(t *testing.T) {
+	small := `{"model": "gpt-4o",  "messages": [{"role":"user","content":"hi \u00e9"}], "x": 1.0}`
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		stdout   func(t *testing.T, out string)
+		contains []string // in stderr
+	}{
+		{name: "untouched request is byte-identical", args: []string{"compress"}, stdin: small,
+			stdout: func(t *testing.T, out string) {
+				if out != small {
+					t.Errorf("stdout %q, want the input", out)
+				}
+			}, contains: []string{`"ratio": 1`, `"fits": true`}},
+		{name: "budget", args: []string{"compress", "--budget", "3000", "--window-size", "2"}, stdin: chatHistory(12),
+			stdout: func(t *testing.T, out string) {
+				var v map[string]any
+				if err := json.Unmarshal([]byte(out), &v); err != nil {
+					t.Fatalf("stdout is not JSON: %v", err)
+				}
+				if !strings.Contains(out, "chars hidden to save context") || !strings.HasSuffix(out, `{"role":"user","content":"And now?"}]}`) {
+					t.Errorf("not compressed as expected:\n%.500s", out)
+				}
+			}, contains: []string{`"decision": "condensed"`, `"budget": 3000`, `"fits": true`}},
+		{name: "retry", args: []string{"compress", "--retry-error", "ValueError: invalid input", "--budget", "3000", "-"}, stdin: chatHistory(3),
+			stdout: func(t *testing.T, out string) {
+				if !strings.Contains(out, `[AUTO-FIX RECOVERY]\nPrevious attempt failed: ValueError: invalid input`) {
+					t.Errorf("no retry note:\n%.2000s", out)
+				}
+			}, contains: []string{`"kind": "retry_note"`}},
+		{name: "tight budget says it does not fit", args: []string{"compress", "--budget", "5"}, stdin: chatHistory(1), contains: []string{`"fits": false`, `"reason": "the always-keep floor`}},
+		{name: "not a request", args: []string{"compress"}, stdin: `{"hello":1}`, code: 1, contains: []string{"not a chat, anthropic or responses request"}},
+		{name: "not json", args: []string{"compress"}, stdin: `{"messages":[`, code: 1, contains: []string{"not valid JSON"}},
+		{name: "bad format flag", args: []string{"compress", "--format", "xml"}, stdin: small, code: 2, contains: []string{"unknown request format"}},
+		{name: "negative budget", args: []string{"compress", "--budget", "-1"}, stdin: small, code: 2, contains: []string{"must not be negative"}},
+		{name: "two files", args: []string{"compress", "a", "b"}, code: 2, contains: []string{"at most one FILE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary, tt.args...)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", code, tt.code, errOut.String())
+			}
+			if tt.stdout != nil {
+				tt.stdout(t, out.String())
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(errOut.String(), s) {
+					t.Errorf("stderr lacks %q:\n%.3000s", s, errOut.String())
+				}
+			}
+		})
+	}
+}
+
+func TestCompressCLIReportFile(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "req.json")
+	if err := os.WriteFile(in, []byte(chatHistory(4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.json")
+	cmd := exec.Command(binary, "compress", "--report", report, "--model", "gpt-4", in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errOut.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("stderr should be empty with --report: %s", errOut.String())
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Model    string `json:"model"`
+		Budget   int    `json:"budget"`
+		Messages []any  `json:"messages"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Model != "gpt-4" || rep.Budget != 8192-2048 || len(rep.Messages) != 11 {
+		t.Errorf("report = %+v", rep)
+	}
+}
