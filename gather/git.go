@@ -198,12 +198,24 @@ func (h *repoHandle) changedFiles(ctx context.Context, c *object.Commit) ([]stri
 	}
 	var names []string
 	if c.NumParents() == 0 {
-		err := tree.Files().ForEach(func(f *object.File) error {
-			names = append(names, f.Name)
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		// A tree walk reads tree objects only; tree.Files would load every
+		// blob.
+		tw := object.NewTreeWalker(tree, true, nil)
+		defer tw.Close()
+		for i := 0; ; i++ {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			name, entry, err := tw.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if entry.Mode.IsFile() {
+				names = append(names, name)
+			}
 		}
 	} else {
 		parent, err := c.Parent(0)
