@@ -126,3 +126,30 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// go test -fuzz=FuzzResolve ./gather
+func FuzzResolve(f *testing.F) {
+	root := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink("..", filepath.Join(root, "src", "up")); err != nil {
+		f.Fatal(err)
+	}
+	realRoot, _ := filepath.EvalSymlinks(root)
+	for _, s := range []string{"src/a.go", "../x", "file:///etc/passwd", "file://" + realRoot + "/src/a.go", "src/up/up/x", "/", ".", "a/../../b", "file:%zz", "src/\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		abs, rel, err := Resolve(root, p)
+		if err != nil {
+			return
+		}
+		if r, ok := within(realRoot, abs); !ok || filepath.ToSlash(r) != rel {
+			t.Fatalf("Resolve(%q) = %q, %q: not inside root %s", p, abs, rel, realRoot)
+		}
+		if rel == ".." || strings.HasPrefix(rel, "../") {
+			t.Fatalf("Resolve(%q) rel = %q", p, rel)
+		}
+	})
+}

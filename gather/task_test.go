@@ -226,3 +226,26 @@ func TestTraceLibraryFrames(t *testing.T) {
 		t.Errorf("error files (-want +got):\n%s", d)
 	}
 }
+
+// go test -fuzz=FuzzImports ./gather
+func FuzzImports(f *testing.F) {
+	langs := []string{"go", "python", "typescript", "java"}
+	for _, s := range []string{"import (\n\"a\"\n", "from . import (x,\n", "import x from './y'", "import static a.*;", polyRepo["internal/cart/cart.go"]} {
+		for i := range langs {
+			f.Add(uint8(i), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, lang uint8, src string) {
+		l := langs[int(lang)%len(langs)]
+		a := Imports(l, []byte(src))
+		b := Imports(l, []byte(src))
+		if !slices.Equal(a, b) {
+			t.Fatal("not deterministic")
+		}
+		for _, s := range a {
+			if strings.ContainsAny(s, "\n") {
+				t.Fatalf("import spec %q spans lines", s)
+			}
+		}
+	})
+}
