@@ -453,9 +453,17 @@ func (w *Workspace) splitPattern(p string) (literal, glob string, err error) {
 		return "", "", fmt.Errorf("pattern: empty pattern: %w", ctxd.ErrInvalidParams)
 	}
 	if !strings.ContainsAny(p, "*?[{") {
-		_, rel, err := Resolve(w.root, p)
+		abs, rel, err := Resolve(w.root, p)
 		if err != nil {
 			return "", "", fmt.Errorf("pattern: %w", err)
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			// A directory means its files: a glob, so not consent for the
+			// secret files in it.
+			if rel == "." {
+				return "", "**", nil
+			}
+			return "", rel + "/**", nil
 		}
 		return rel, "", nil
 	}
@@ -587,7 +595,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			}
 			if st.IsDir() {
 				if explicit {
-					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a directory (use a glob such as %s/** to gather its files)", rel, rel))
+					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a directory", rel))
 				}
 				continue
 			}

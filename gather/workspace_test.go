@@ -276,6 +276,11 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 			t.Errorf("no warning %q in %q", want, res.Warnings)
 		}
 	}
+	// A directory named without wildcards means its files.
+	res = gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{"pkg/a"}})
+	if d := cmp.Diff([]string{"pkg/a/f.go"}, sources(res)); d != "" {
+		t.Errorf("directory pattern (-want +got):\n%s", d)
+	}
 	if res.FilesScanned != 31 {
 		t.Errorf("FilesScanned = %d, want 31", res.FilesScanned)
 	}
