@@ -389,7 +389,11 @@ func TestGatherConcurrent(t *testing.T) {
 	for i := range 8 {
 		go func() {
 			if i%2 == 0 {
-				writeFiles(t, root, map[string]string{"internal/extra" + string(rune('a'+i)) + ".go": "package internal\n// coupon helper\n"})
+				name := filepath.Join(root, "internal", "extra"+string(rune('a'+i))+".go")
+				if err := os.WriteFile(name, []byte("package internal\n// coupon helper\n"), 0o644); err != nil {
+					errs <- err
+					return
+				}
 			}
 			res, err := w.Gather(t.Context(), Request{Task: relevanceTests[i].task, Text: relevanceTests[i].request})
 			if err == nil && chunk(res, relevanceTests[i].answer) == nil {
