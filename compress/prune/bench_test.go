@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ func history200(f request.Format, salt int) []byte {
 	c = append(c, asst("I'll now rerun the suite."), user("Go ahead and tell me what fails."))
 	return render(f, "gpt-4o", c)
 }
+
+// coldSalt numbers the histories of cold runs.
+var coldSalt atomic.Int64
 
 // percentiles reports p50 and p95 of the per-run durations.
 func percentiles(b *testing.B, ds []time.Duration) {
@@ -64,14 +68,14 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 		b.Fatalf("history has %d messages", n)
 	}
 	var ds []time.Duration
-	salt := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		if cold {
 			b.StopTimer()
-			salt++
-			body = history200(f, salt)
+			// A salt never used before in this process: the token
+			// counter's own cache outlives a benchmark.
+			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
 		t0 := time.Now()
