@@ -109,46 +109,47 @@ func (o Options) timeout() time.Duration {
 
 // View is a rendering of one file at one level.
 type View struct {
-	Level    Level
-	Language string
-	Text     string
+	Level    Level  `json:"level"`
+	Language string `json:"language"`
+	Text     string `json:"text"`
 	// Elided lists the original 1-based line ranges not shown verbatim,
 	// sorted and disjoint, so an editor can open them.
-	Elided []ctxd.LineRange
+	Elided []ctxd.LineRange `json:"elided,omitempty"`
 }
 
 // Symbol is a definition found in a file.
 type Symbol struct {
-	Name string
+	Name string `json:"name"`
 	// Kind is one of function, method, class, struct, interface, enum,
 	// trait, impl, type, const, var, field, module, macro.
-	Kind string
+	Kind string `json:"kind"`
 	// Start and End are 1-based lines, doc comments excluded.
-	Start, End int
+	Start int `json:"start"`
+	End   int `json:"end"`
 	// Signature is the declaration up to its body, on one line.
-	Signature string
+	Signature string `json:"signature"`
 	// Exported reports a symbol visible outside its file or module by the
 	// language's rules (capitalized in Go, pub in Rust, not private in
 	// Java, no leading underscore in Python, ...).
-	Exported bool
+	Exported bool `json:"exported"`
 	// Doc is the first sentence of the symbol's doc comment or docstring.
-	Doc string
+	Doc string `json:"doc,omitempty"`
 	// Parent is the enclosing type's name for members ("Server" for a
 	// method of Server, also for Go methods), "" at the top level.
-	Parent string
+	Parent string `json:"parent,omitempty"`
 	// Depth is 0 for top-level symbols, 1 for members of a top-level type,
 	// and so on.
-	Depth int
+	Depth int `json:"depth"`
 }
 
 // FileSymbols is the symbols and imports of one file. (The brief named it
 // Outline, which Go cannot have beside the [Outline] level constant.)
 type FileSymbols struct {
-	Language string
-	Symbols  []Symbol
+	Language string   `json:"language"`
+	Symbols  []Symbol `json:"symbols"`
 	// Imports are the imported modules or paths as written ("fmt",
 	// "./util", "std::collections::HashMap", "java.util.List").
-	Imports []string
+	Imports []string `json:"imports"`
 }
 
 // ErrUnsupported is returned for a language that cannot be parsed, a file

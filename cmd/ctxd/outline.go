@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+func init() {
+	register(&command{
+		name: "outline",
+		args: "[--json] [--language LANG] FILE",
+		summary: `Print a file's symbols, one line each with its line number and signature, members
+indented under their type, then its imports. --json prints the ctx/outline result.`,
+		run: runOutline,
+	})
+	register(&command{
+		name: "truncate",
+		args: "--level LEVEL [--keep-line N]... [--keep-func NAME]... [--json] FILE",
+		summary: `Print a file's view at a truncation level: full, bodies (long function bodies
+collapsed to a placeholder that still parses), signatures (every body collapsed, docs cut
+to their first sentence, private members folded) or outline. The elided line ranges go to
+stderr.`,
+		run: runTruncate,
+	})
+}
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func runOutline(ctx context.Context, io *IO, args []string) error {
+	c := commands["outline"]
+	fs := newFlagSet(c, io.Err)
+	asJSON := fs.Bool("json", false, "print the ctx/outline result as JSON")
+	lang := fs.String("language", "", "language (default: detected from the extension or shebang)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one FILE, got %d arguments", len(pos))
+	}
+	res, err := outlineFile(ctx, engine.OutlineRequest{Path: pos[0], Language: *lang})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(io, res)
+	}
+	for _, s := range res.Symbols {
+		fmt.Fprintf(io.Out, "%s%d: %s\n", strings.Repeat("  ", s.Depth), s.Start, s.Signature)
+	}
+	if len(res.Imports) > 0 {
+		fmt.Fprintf(io.Out, "imports: %s\n", strings.Join(res.Imports, ", "))
+	}
+	return nil
+}
+
+func runTruncate(ctx context.Context, io *IO, args []string) error {
+	c := commands["truncate"]
+	fs := newFlagSet(c, io.Err)
+	level := fs.String("level", "", "full, bodies, signatures or outline (required)")
+	asJSON := fs.Bool("json", false, "print the ctx/outline result (symbols and the view) as JSON")
+	lang := fs.String("language", "", "language (default: detected from the extension or shebang)")
+	var keepLines, keepFuncs listFlag
+	fs.Var(&keepLines, "keep-line", "keep the function around this 1-based line whole (repeatable)")
+	fs.Var(&keepFuncs, "keep-func", "keep this function or Type.method whole (repeatable)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one FILE, got %d arguments", len(pos))
+	}
+	if _, err := treesitter.ParseLevel(*level); err != nil {
+		return usagef("--level: %v", err)
+	}
+	req := engine.OutlineRequest{Path: pos[0], Language: *lang, Level: *level, KeepFuncs: keepFuncs}
+	for _, l := range keepLines {
+		var n int
+		if _, err := fmt.Sscanf(l, "%d", &n); err != nil || n < 1 {
+			return usagef("--keep-line %q: want a line number from 1", l)
+		}
+		req.KeepLines = append(req.KeepLines, n)
+	}
+	res, err := outlineFile(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(io, res)
+	}
+	fmt.Fprint(io.Out, res.View.Text)
+	if len(res.View.Elided) > 0 {
+		var rs []string
+		for _, r := range res.View.Elided {
+			rs = append(rs, fmt.Sprintf("%d-%d", r.Start, r.End))
+		}
+		fmt.Fprintf(io.Err, "elided lines: %s\n", strings.Join(rs, " "))
+	}
+	return nil
+}
+
+// outlineFile reads FILE from disk (any path: no workspace is needed) and
+// runs the engine's outline on it, the function behind ctx/outline.
+func outlineFile(ctx context.Context, req engine.OutlineRequest) (*engine.OutlineResult, error) {
+	src, err := engine.ReadSource(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	return engine.OutlineSource(ctx, req, src)
+}
+
+func writeJSON(io *IO, v any) error {
+	enc := json.NewEncoder(io.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

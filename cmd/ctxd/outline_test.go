@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOutlineAndTruncateCLI(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "svc.py")
+	src := "import os\n\n\nclass Svc:\n    \"\"\"Svc serves. More.\"\"\"\n\n    def run(self):\n        a = 1\n        b = 2\n        c = 3\n        return a + b + c\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		return code, out.String(), errOut.String()
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string // substring
+		stderr   string // substring
+		notInOut string
+	}{
+		{"outline", []string{"outline", file}, 0, "4: class Svc\n  7: def run(self)\nimports: os\n", "", ""},
+		{"bodies", []string{"truncate", "--level", "bodies", file}, 0, "    def run(self):\n        ...  # 4 lines\n", "elided lines: 8-11", "a = 1"},
+		{"signatures", []string{"truncate", "--level=signatures", file}, 0, "\"\"\"Svc serves.\"\"\"", "", "More."},
+		{"keep the cursor's function", []string{"truncate", "--level", "signatures", "--keep-line", "9", file}, 0, "b = 2", "", ""},
+		{"keep by name", []string{"truncate", "--keep-func", "Svc.run", "--level", "bodies", file}, 0, "b = 2", "", ""},
+		{"missing level", []string{"truncate", file}, 2, "", "--level", ""},
+		{"bad keep-line", []string{"truncate", "--level", "bodies", "--keep-line", "x", file}, 2, "", "keep-line", ""},
+		{"no file", []string{"outline"}, 2, "", "want one FILE", ""},
+		{"missing file", []string{"outline", filepath.Join(dir, "nope.py")}, 1, "", "not found", ""},
+		{"unknown language", []string{"outline", filepath.Join(dir, "svc.txt")}, 1, "", "unknown language", ""},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "svc.txt"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tt.stdout)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.stderr)
+			}
+			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
+				t.Errorf("stdout shows %q:\n%s", tt.notInOut, out)
+			}
+		})
+	}
+	code, out, _ := run("truncate", "--json", "--level", "outline", file)
+	var res struct {
+		Language string `json:"language"`
+		View     struct {
+			Level string `json:"level"`
+			Text  string `json:"text"`
+		} `json:"view"`
+		Truncation string `json:"truncation"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Language != "python" || res.View.Level != "outline" || res.Truncation != "outline" {
+		t.Errorf("truncate --json: %d %s", code, out)
+	}
+}

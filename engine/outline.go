@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// OutlineRequest is the input of ctx/outline (and of `ctxd outline` and
+// `ctxd truncate`): a file, optionally its text, and optionally a level to
+// render it at.
+type OutlineRequest struct {
+	// Path names the file (absolute, or relative to the workspace root).
+	Path string `json:"path"`
+	// Text, when set, is the file's content (an unsaved buffer); otherwise
+	// the editor's buffer from textDocument/didChange, else the file on disk.
+	Text *string `json:"text,omitempty"`
+	// Language overrides detection by extension and shebang.
+	Language string `json:"language,omitempty"`
+	// Level, when set ("full", "bodies", "signatures", "outline"), adds
+	// the file's view at that level to the result.
+	Level string `json:"level,omitempty"`
+	// KeepLines and KeepFuncs keep functions whole in the view (the cursor
+	// line, the lines of a stack trace; function names).
+	KeepLines []int    `json:"keep_lines,omitempty"`
+	KeepFuncs []string `json:"keep_funcs,omitempty"`
+}
+
+// OutlineResult is the answer of ctx/outline: the file's symbols and
+// imports, and its view when a level was asked for.
+type OutlineResult struct {
+	Path     string              `json:"path"`
+	Language string              `json:"language"`
+	Symbols  []treesitter.Symbol `json:"symbols"`
+	Imports  []string            `json:"imports"`
+	View     *treesitter.View    `json:"view,omitempty"`
+	// Truncation names the view's level as a chunk does ("none",
+	// "bodies", ...).
+	Truncation string `json:"truncation,omitempty"`
+}
+
+// Outline reads a workspace file (or the text given, or the editor's
+// buffer) and outlines it. It may run concurrently.
+func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResult, error) {
+	abs, rel, err := gather.Resolve(e.root, req.Path)
+	if err != nil {
+		return nil, err
+	}
+	var src []byte
+	switch buf, ok := e.Buffer(rel); {
+	case req.Text != nil:
+		src = []byte(*req.Text)
+	case ok:
+		src = []byte(buf)
+	default:
+		if src, err = ReadSource(abs); err != nil {
+			return nil, err
+		}
+	}
+	req.Path = rel
+	return OutlineSource(ctx, req, src)
+}
+
+// ReadSource reads a file to outline, refusing one over
+// [treesitter.MaxSize].
+func ReadSource(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, ctxd.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, treesitter.MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(src) > treesitter.MaxSize {
+		return nil, fmt.Errorf("read %s: larger than %d MiB: %w", path, treesitter.MaxSize>>20, ctxd.ErrInvalidParams)
+	}
+	return src, nil
+}
+
+// OutlineSource outlines src, named by req.Path: the one function behind
+// ctx/outline, `ctxd outline` and `ctxd truncate`. A language tree-sitter
+// cannot read, or a view that cannot be rendered at the level asked
+// (syntax errors), is an invalid-params error saying so.
+func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*OutlineResult, error) {
+	lang := req.Language
+	if lang == "" {
+		lang = treesitter.Detect(req.Path, src)
+	}
+	if lang == "" {
+		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set language to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
+	}
+	syms, err := treesitter.Symbols(ctx, lang, src)
+	if err != nil {
+		return nil, outlineError(req.Path, err)
+	}
+	res := &OutlineResult{Path: req.Path, Language: lang, Symbols: syms.Symbols, Imports: syms.Imports}
+	if res.Symbols == nil {
+		res.Symbols = []treesitter.Symbol{}
+	}
+	if res.Imports == nil {
+		res.Imports = []string{}
+	}
+	if req.Level == "" {
+		return res, nil
+	}
+	level, err := treesitter.ParseLevel(req.Level)
+	if err != nil {
+		return nil, err
+	}
+	v, err := treesitter.Render(ctx, lang, src, level, treesitter.Options{KeepLines: req.KeepLines, KeepFuncs: req.KeepFuncs})
+	if err != nil {
+		return nil, outlineError(req.Path, err)
+	}
+	res.View = &v
+	res.Truncation = level.Truncation()
+	return res, nil
+}
+
+func outlineError(path string, err error) error {
+	if errors.Is(err, treesitter.ErrUnsupported) {
+		return fmt.Errorf("outline %s: %w: %w", path, err, ctxd.ErrInvalidParams)
+	}
+	return fmt.Errorf("outline %s: %w", path, err)
+}
