@@ -168,9 +168,7 @@ type sharedCounter struct {
 // Get returns the shared counter for an encoding name ("cl100k_base",
 // "o200k_base"). Counters are built once per process and reused; the first
 // call for an encoding takes tens of milliseconds to decode its vocabulary.
-// The backend is the tokenizer library chosen in docs/tokens.md, or the one
-// the CTXD_TOKENIZER environment variable names ("tokenizer" or
-// "tiktoken-go") when the process starts using it.
+// The implementation is [Backend]'s, read at that first call.
 func Get(encoding string) (Counter, error) {
 	c, err := getExact(encoding)
 	if err != nil {
@@ -191,11 +189,7 @@ func getExact(encoding string) (*exactCounter, error) {
 	}
 	shared.mu.Unlock()
 	sc.once.Do(func() {
-		kind := os.Getenv(envBackend)
-		if kind == "" {
-			kind = defaultBackendName
-		}
-		b, err := newBackend(kind, encoding)
+		b, err := newBackend(Backend(), encoding)
 		if err != nil {
 			sc.err = fmt.Errorf("get tokenizer %s: %w", encoding, err)
 			return
@@ -203,6 +197,21 @@ func getExact(encoding string) (*exactCounter, error) {
 		sc.c = &exactCounter{name: encoding, backend: b, cache: newCountCache(defaultCacheEntries)}
 	})
 	return sc.c, sc.err
+}
+
+// Backend names the tokenizer implementation this process counts with:
+// "ctxd" (the default, see docs/tokens.md), or "tokenizer"
+// (github.com/tiktoken-go/tokenizer) or "tiktoken-go"
+// (github.com/pkoukk/tiktoken-go) when the CTXD_TOKENIZER environment
+// variable names one. Other values of the variable are ignored, so a typo
+// cannot stop counting; callers that log their configuration should log
+// this.
+func Backend() string {
+	switch v := os.Getenv(envBackend); v {
+	case backendBPE, backendTokenizer, backendTiktokenGo:
+		return v
+	}
+	return defaultBackendName
 }
 
 func knownEncoding(encoding string) bool {

@@ -355,3 +355,22 @@ func TestConcurrentCount(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestBackend(t *testing.T) {
+	tests := []struct{ env, want string }{
+		{"", backendBPE},
+		{"ctxd", backendBPE},
+		{"tokenizer", backendTokenizer},
+		{"tiktoken-go", backendTiktokenGo},
+		{"no-such-library", backendBPE},
+	}
+	for _, tt := range tests {
+		t.Setenv(envBackend, tt.env)
+		if got := Backend(); got != tt.want {
+			t.Errorf("CTXD_TOKENIZER=%q: Backend() = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+	if _, err := newBackend("no-such-library", Cl100kBase); err == nil {
+		t.Error("newBackend with an unknown name: want an error")
+	}
+}

@@ -74,7 +74,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 		return elided(text, 0, len(text), "", 0)
 	}
 	tailRatio := opts.TailRatio
-	if tailRatio <= 0 || tailRatio > 1 {
+	if !(tailRatio > 0 && tailRatio <= 1) { // also catches NaN
 		tailRatio = DefaultTailRatio
 	}
 	// The marker is costed with the largest numbers it can show; fewer

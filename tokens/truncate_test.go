@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -103,6 +104,7 @@ func TestMiddleLinesAndRatio(t *testing.T) {
 		{"default 60/40", 0, 0.5, 0.7},
 		{"more tail", 0.7, 0.2, 0.4},
 		{"out of range ratio means default", 3, 0.5, 0.7},
+		{"NaN ratio means default", math.NaN(), 0.5, 0.7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
