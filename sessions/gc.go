@@ -156,6 +156,9 @@ type Collected struct {
 	Updated   time.Time `json:"updated"`
 	Bytes     int64     `json:"bytes"`
 	Reason    string    `json:"reason"`
+	// Left counts the files left in place because they do not verify
+	// (listed in the report's problems); the directory stays with them.
+	Left int `json:"left,omitempty"`
 }
 
 // Trimmed is a session whose oldest checkpoints [Store.GC] removed.
@@ -170,7 +173,7 @@ type GCReport struct {
 	DryRun  bool        `json:"dry_run"`
 	Removed []Collected `json:"removed"`
 	Trimmed []Trimmed   `json:"trimmed"`
-	// Kept counts the sessions left.
+	// Kept counts the sessions left whole.
 	Kept        int   `json:"kept"`
 	BytesBefore int64 `json:"bytes_before"`
 	BytesAfter  int64 `json:"bytes_after"`
@@ -336,7 +339,7 @@ func (s *Store) gcRemove(ctx context.Context, g *gcSession, reason string, dry b
 	if len(res.Left) == 0 {
 		freed = g.bytes
 	}
-	rep.Removed = append(rep.Removed, Collected{SessionID: g.id, State: g.info.State, Updated: g.info.Updated, Bytes: freed, Reason: reason})
+	rep.Removed = append(rep.Removed, Collected{SessionID: g.id, State: g.info.State, Updated: g.info.Updated, Bytes: freed, Reason: reason, Left: len(res.Left)})
 	return freed
 }
 
