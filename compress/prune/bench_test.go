@@ -32,15 +32,16 @@ func history200(f request.Format, salt int) []byte {
 // coldSalt numbers the histories of cold runs.
 var coldSalt atomic.Int64
 
-// percentiles reports p50 and p95 of the per-run durations.
-func percentiles(b *testing.B, ds []time.Duration) {
+// percentiles reports p50 and p95 of the per-run durations, their unit
+// prefixed (wall time: "p50-µs"; CPU time: "cpu-p50-µs").
+func percentiles(b *testing.B, ds []time.Duration, prefix string) {
 	if len(ds) == 0 {
 		return
 	}
 	slices.Sort(ds)
 	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
-	b.ReportMetric(p(0.50), "p50-µs")
-	b.ReportMetric(p(0.95), "p95-µs")
+	b.ReportMetric(p(0.50), prefix+"p50-µs")
+	b.ReportMetric(p(0.95), prefix+"p95-µs")
 }
 
 // benchCases are the variants of each benchmark: "warm" reuses the pruner
@@ -67,7 +68,7 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 	if n := len(rep.Messages); n != 200 && !(f == request.FormatAnthropic && n == 199) {
 		b.Fatalf("history has %d messages", n)
 	}
-	var ds []time.Duration
+	var ds, cpu []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -78,13 +79,15 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		if _, err := run(b.Context(), p, body); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
+		cpu = append(cpu, cpuTime()-c0)
 	}
-	percentiles(b, ds)
+	percentiles(b, ds, "")
+	percentiles(b, cpu, "cpu-")
 	// After the loop: ResetTimer drops metrics reported before it.
 	b.ReportMetric(float64(rep.TokensBefore), "tokens-before")
 	b.ReportMetric(float64(rep.TokensAfter), "tokens-after")
