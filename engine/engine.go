@@ -69,6 +69,10 @@ func New(root string, opts Options) (*Engine, error) {
 	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
 }
 
+// Close releases the engine's open files (the git repository's
+// descriptors). The engine must not be used afterwards.
+func (e *Engine) Close() error { return e.ws.Close() }
+
 // Root returns the workspace root.
 func (e *Engine) Root() string { return e.root }
 

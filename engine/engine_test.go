@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +25,7 @@ func newEngine(t testing.TB, dir string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { e.Close() })
 	return e
 }
 
@@ -106,6 +109,50 @@ func TestBudgetHoldsOnGoroot(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLargeFileAtBodiesLevel: with a 4k budget, a large open file from the
+// Go standard library is included as its bodies view (imports, types,
+// signatures and docs kept, bodies collapsed), which still parses, rather
+// than cut blindly.
+func TestLargeFileAtBodiesLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the Go standard library")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	e := newEngine(t, root)
+	const file = "net/http/cookie.go"
+	env, err := e.BuildPrompt(t.Context(), PromptRequest{
+		UserRequest: "explain this file",
+		OpenFiles:   []ctxd.OpenFile{{Path: file}},
+		TokenBudget: &BudgetRequest{Total: 4000},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *ctxd.Chunk
+	for i := range env.Context.Chunks {
+		if env.Context.Chunks[i].Source == file {
+			got = &env.Context.Chunks[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("%s not included; skipped: %v", file, env.Context.Skipped)
+	}
+	if got.Truncation != ctxd.TruncBodies || !got.Truncated || len(got.Elided) == 0 || got.OriginalTokens <= got.Tokens {
+		t.Fatalf("%s: truncation %q, elided %v, %d of %d tokens", file, got.Truncation, got.Elided, got.Tokens, got.OriginalTokens)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), file, got.Content, parser.ParseComments); err != nil {
+		t.Errorf("the bodies view does not parse: %v", err)
+	}
+	for _, sig := range []string{"func (c *Cookie) String() string", "func readSetCookies(", "type Cookie struct"} {
+		if !strings.Contains(got.Content, sig) {
+			t.Errorf("the bodies view lost %q", sig)
+		}
+	}
+	if !strings.Contains(env.Prompt, "## "+file+" (bodies view") {
+		t.Error("the prompt does not say the file is a bodies view")
 	}
 }
 

@@ -81,7 +81,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		OpenFiles:      req.OpenFiles,
 		Overlay:        e.overlaySnapshot(),
 		StructureDepth: e.cfg.Gather.StructureDepth,
-		Commits:        e.cfg.Gather.Commits,
+		Commits:        commitsParam(e.cfg.Gather.Commits),
 		Depth:          e.cfg.Gather.Depth[string(env.TaskType)],
 	})
 	if err != nil {
@@ -131,6 +131,9 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		"utilization", fmt.Sprintf("%.3f", fitted.Utilization),
 		"prompt_tokens", env.PromptTokens,
 		"duration_ms", env.Stats.DurationMS)
+	if err := e.recordCheckpoint(ctx, req, env, assemble); err != nil {
+		return nil, err
+	}
 	return env, nil
 }
 
@@ -339,6 +342,16 @@ func countChunks(ctx context.Context, c tokens.Counter, cs []ctxd.Chunk) error {
 		return fmt.Errorf("count tokens: %w", err)
 	}
 	return nil
+}
+
+// commitsParam maps the configured commit count to gather's: configured 0
+// means no history, which gather spells as a negative count (its 0 is the
+// default).
+func commitsParam(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func newSessionID() string {

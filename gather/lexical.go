@@ -311,7 +311,8 @@ var stopwords = func() map[string]bool {
 		those there here what which who whom whose when where why how i me my we our you your he she
 		they them their do does did doing done have has had having can could should would will shall
 		may might must not no yes so than too very just also only all any some each every both
-		please pls thanks fix fixes fixed fixing add adds added adding make makes making made change
+		please pls thanks explain explains describe show tell help understand
+		fix fixes fixed fixing add adds added adding make makes making made change
 		changes changed changing update updates updated updating implement implementing write
 		writing use uses used using need needs want wants get gets got let lets like new old
 		code file files function functions method methods work works working broken issue issues
@@ -343,6 +344,13 @@ type Hit struct {
 	// Score is the BM25 score (path and content fields, weighted); only the
 	// order and ratios between hits of one query mean anything.
 	Score float64
+	// Relevance is Score against a reference: the score of a file of
+	// average length that has every query term once in its content, capped
+	// at 1 (path matches count on top). Unlike a ratio to the best hit, it stays
+	// low when even the best file matches the request weakly (one common
+	// word of several), so a weak lexical match cannot outrank a file the
+	// user pointed at.
+	Relevance float64
 }
 
 // indexDoc is one file in an [Index].
@@ -426,6 +434,10 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
 	}
+	var ref float64
+	for i := range qt {
+		ref += idfB[i]
+	}
 	var hits []Hit
 	for _, d := range ix.docs {
 		if keep != nil && !keep(d.path) {
@@ -448,7 +460,7 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 		if d.test && !aboutTests {
 			s *= testPenalty
 		}
-		hits = append(hits, Hit{Path: d.path, Score: s})
+		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref)})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {

@@ -34,8 +34,10 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		return err
 	}
 	scores := make(map[string]float64, len(hits))
+	relevance := make(map[string]float64, len(hits))
 	for _, h := range hits {
 		scores[h.Path] = h.Score
+		relevance[h.Path] = h.Relevance
 	}
 
 	// Stack traces and error text: the error locations.
@@ -132,7 +134,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		}
 	}
 	for rel, c := range g.cands {
-		c.relScore = scores[rel]
+		c.relScore, c.relevance = scores[rel], relevance[rel]
 	}
 	return nil
 }

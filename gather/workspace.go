@@ -245,8 +245,9 @@ type candidate struct {
 	facts ctxd.Facts
 	order int
 	text  *string // editor text (open file or overlay); nil reads disk
-	// relScore is the raw lexical score.
-	relScore float64
+	// relScore is the raw lexical score, relevance the normalized one
+	// (Hit.Relevance).
+	relScore, relevance float64
 }
 
 // roleRank orders roles: a file keeps the strongest role it was given.
@@ -561,10 +562,6 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	var maxRel float64
-	for _, rel := range rels {
-		maxRel = max(maxRel, g.cands[rel].relScore)
-	}
 	idents := requestIdents(g.req.Text)
 	chunks := make([]ctxd.Chunk, 0, len(rels))
 	for _, rel := range rels {
@@ -630,9 +627,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Size = int64(len(text))
 		f.Lines = countLines([]byte(text))
 		f.Test = IsTestFile(rel)
-		if maxRel > 0 {
-			f.Relevance = c.relScore / maxRel
-		}
+		f.Relevance = c.relevance
 		for _, id := range idents {
 			if strings.Contains(text, id) {
 				f.MentionedSymbols = append(f.MentionedSymbols, id)
@@ -681,12 +676,16 @@ func (g *gathering) priority(c *candidate) ctxd.Priority {
 		switch {
 		case containsPrefix(f.Reasons, "same package as") || containsPrefix(f.Reasons, "imported by"):
 			p = ctxd.PriorityHigh
-		case len(f.Reasons) == 1 && f.Reasons[0] == reasonLexical && c.relScore > 0:
-			top := g.topScore()
+		case len(f.Reasons) == 1 && f.Reasons[0] == reasonLexical:
+			// A lexical match alone is at most MEDIUM: its strength is
+			// scored by the relevance term, so a HIGH base would count it
+			// twice and let it overtake the files the user pointed at.
 			switch {
-			case top > 0 && c.relScore >= 0.5*top:
-				p = ctxd.PriorityHigh
-			case top > 0 && c.relScore < 0.2*top:
+			case c.relevance >= 0.5:
+				p = ctxd.PriorityMedium
+			case c.relevance >= 0.2:
+				p = ctxd.PriorityLow
+			default:
 				p = ctxd.PriorityMinimal // indirect
 			}
 		}
@@ -706,15 +705,6 @@ func (g *gathering) priority(c *candidate) ctxd.Priority {
 		}
 	}
 	return p
-}
-
-// topScore is the best lexical score among the candidates.
-func (g *gathering) topScore() float64 {
-	var top float64
-	for _, c := range g.cands {
-		top = max(top, c.relScore)
-	}
-	return top
 }
 
 func containsPrefix(ss []string, prefix string) bool {

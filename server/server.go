@@ -92,6 +92,19 @@ func (s *Server) engine(root string, initOverrides config.Overrides) (*engine.En
 	return e, nil
 }
 
+// Close releases every workspace's engine. Call it when no connection is
+// being served any more.
+func (s *Server) Close() error {
+	s.enginesMu.Lock()
+	defer s.enginesMu.Unlock()
+	var errs []error
+	for root, e := range s.engines {
+		errs = append(errs, e.Close())
+		delete(s.engines, root)
+	}
+	return errors.Join(errs...)
+}
+
 // ServeConn serves one connection until the peer sends exit, closes the
 // stream, or ctx ends. It returns the LSP exit code: 0 when exit followed
 // shutdown, 1 otherwise.

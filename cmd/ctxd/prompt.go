@@ -80,6 +80,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer eng.Close()
 	req := engine.PromptRequest{
 		UserRequest:   request,
 		TaskType:      f.task,

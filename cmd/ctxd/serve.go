@@ -68,6 +68,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		}
 	}
 	srv := server.New(opts)
+	defer srv.Close()
 	if listen != "" {
 		return srv.Listen(ctx, listen)
 	}
