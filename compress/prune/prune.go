@@ -241,11 +241,8 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	}
 	avail := budget - noteTokens
 
-	for i := range r.st {
-		if !r.st[i].gone && r.st[i].tier == tierArchive {
-			r.condenseItem(i)
-		}
-	}
+	// r.total is what the output costs as the plan stands; condensing and
+	// evicting keep it current.
 	r.total = fixed
 	floor := fixed + noteTokens
 	for i := range r.st {
@@ -254,6 +251,11 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 			if r.st[i].tier == tierFloor {
 				floor += r.st[i].tokens
 			}
+		}
+	}
+	for i := range r.st {
+		if !r.st[i].gone && r.st[i].tier == tierArchive {
+			r.condenseItem(i)
 		}
 	}
 
