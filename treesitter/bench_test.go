@@ -41,7 +41,7 @@ func BenchmarkViews(b *testing.B) {
 			for b.Loop() {
 				i++
 				in := append(src[:len(src):len(src)], fmt.Sprintf("\n%s %d\n", comment, i)...)
-				if _, err := Views(context.Background(), lang, in, Options{}); err != nil {
+				if _, err := Views(context.Background(), lang, in, slowOpts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func BenchmarkViewsCached(b *testing.B) {
 	}
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, err := Views(context.Background(), "go", src, Options{}); err != nil {
+		if _, err := Views(context.Background(), "go", src, slowOpts); err != nil {
 			b.Fatal(err)
 		}
 	}

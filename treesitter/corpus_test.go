@@ -92,7 +92,7 @@ func runCorpus(t *testing.T, lang string, files []string, check func(path string
 				}
 				r.size = len(src)
 				start := time.Now()
-				vs, err := Views(context.Background(), lang, src, Options{Timeout: 10 * time.Second})
+				vs, err := Views(context.Background(), lang, src, Options{Timeout: slow})
 				r.took = time.Since(start)
 				var te *TimeoutError
 				switch {
@@ -123,7 +123,7 @@ func treeSitterCheck(lang string) func(string, []byte, []View) []string {
 	g, _ := grammarFor(lang)
 	return func(path string, src []byte, vs []View) []string {
 		var bad []string
-		orig, err := Symbols(context.Background(), lang, src)
+		orig, err := Symbols(slowCtx(), lang, src)
 		if err != nil {
 			return []string{err.Error()}
 		}
@@ -141,7 +141,7 @@ func treeSitterCheck(lang string) func(string, []byte, []View) []string {
 				bad = append(bad, fmt.Sprintf("%s view: %d syntax errors %v", v.Level, len(errs), err))
 				continue
 			}
-			got, err := Symbols(context.Background(), lang, []byte(v.Text))
+			got, err := Symbols(slowCtx(), lang, []byte(v.Text))
 			if err != nil {
 				bad = append(bad, err.Error())
 				continue

@@ -94,15 +94,22 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 }
 
 // Symbols returns the definitions and imports of a file. A file with
-// syntax errors still yields the symbols the parser recognized. Symbols
-// may run concurrently.
+// syntax errors still yields the symbols the parser recognized. The parse
+// is bounded by ctx's deadline, or by [DefaultTimeout] when ctx has none.
+// Symbols may run concurrently.
 func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error) {
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
-	defer cancel()
-	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, DefaultTimeout))
+	limit := DefaultTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		limit = time.Until(dl)
+	} else {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+	}
+	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, limit))
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}

@@ -40,7 +40,9 @@ func TestOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Render(t.Context(), "go", src, tt.level, tt.opts)
+			opts := tt.opts
+			opts.Timeout = slow
+			v, err := Render(t.Context(), "go", src, tt.level, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +92,7 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("Symbols took %v with a %v deadline", took, limit)
 	}
 	// The pooled parser that timed out parses the next file normally.
-	if _, err := Views(t.Context(), "python", []byte("def f():\n    return 1\n"), Options{}); err != nil {
+	if _, err := Views(t.Context(), "python", []byte("def f():\n    return 1\n"), slowOpts); err != nil {
 		t.Errorf("after a timeout: %v", err)
 	}
 }
@@ -121,7 +123,7 @@ func TestConcurrent(t *testing.T) {
 				}
 				// A distinct threshold per goroutine defeats the cache for
 				// half the calls.
-				opts := Options{BodyThreshold: 1 + (g+i)%2}
+				opts := Options{BodyThreshold: 1 + (g+i)%2, Timeout: slow}
 				if _, err := Views(context.Background(), Detect(in, src), src, opts); err != nil {
 					t.Errorf("%s: %v", in, err)
 				}

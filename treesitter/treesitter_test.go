@@ -22,6 +22,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// slow is the time limit of tests that are not about time limits: the
+// machine is shared, and a parse that takes a millisecond alone can be
+// starved for seconds.
+const slow = time.Minute
+
+var slowOpts = Options{Timeout: slow}
+
+// testCtx has a deadline far enough not to matter (it bounds Symbols
+// instead of DefaultTimeout); the process ends before it.
+var testCtx, _ = context.WithTimeout(context.Background(), time.Hour)
+
+func slowCtx() context.Context { return testCtx }
+
 // goldenInputs returns the inputs under testdata/golden (not the goldens).
 func goldenInputs(t testing.TB) []string {
 	t.Helper()
@@ -54,7 +67,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("no language for %s", in)
 			}
 			langs[lang] = true
-			vs, err := Views(t.Context(), lang, src, Options{})
+			vs, err := Views(t.Context(), lang, src, slowOpts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +75,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("got %d views, want all %d levels", len(vs), len(Levels))
 			}
 			checkInvariants(t, lang, src, vs)
-			syms, err := Symbols(t.Context(), lang, src)
+			syms, err := Symbols(slowCtx(), lang, src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +159,7 @@ func checkInvariants(t testing.TB, lang string, src []byte, vs []View) {
 			prev = r.End
 		}
 	}
-	orig, err := Symbols(context.Background(), lang, src)
+	orig, err := Symbols(slowCtx(), lang, src)
 	if err != nil {
 		t.Fatalf("symbols of the original: %v", err)
 	}
@@ -167,7 +180,7 @@ func checkInvariants(t testing.TB, lang string, src []byte, vs []View) {
 				t.Errorf("%s view: %s", v.Level, msg)
 			}
 		}
-		got, err := Symbols(context.Background(), lang, []byte(v.Text))
+		got, err := Symbols(slowCtx(), lang, []byte(v.Text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,12 +265,12 @@ func TestRenderLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := Views(t.Context(), "go", src, Options{})
+	vs, err := Views(t.Context(), "go", src, slowOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		got, err := Render(t.Context(), "go", src, v.Level, Options{})
+		got, err := Render(t.Context(), "go", src, v.Level, slowOpts)
 		if err != nil {
 			t.Fatalf("Render(%s): %v", v.Level, err)
 		}
@@ -265,7 +278,7 @@ func TestRenderLevels(t *testing.T) {
 			t.Errorf("Render(%s) differs from Views (-views +render):\n%s", v.Level, d)
 		}
 	}
-	if _, err := Render(t.Context(), "go", src, "tiny", Options{}); err == nil {
+	if _, err := Render(t.Context(), "go", src, "tiny", slowOpts); err == nil {
 		t.Error("Render with an unknown level: no error")
 	}
 }
@@ -283,25 +296,25 @@ func TestUnsupported(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Views(t.Context(), tt.lang, []byte(tt.src), Options{})
+			_, err := Views(t.Context(), tt.lang, []byte(tt.src), slowOpts)
 			if !errors.Is(err, ErrUnsupported) {
 				t.Errorf("Views: got %v, want ErrUnsupported", err)
 			}
-			_, err = Render(t.Context(), tt.lang, []byte(tt.src), Bodies, Options{})
+			_, err = Render(t.Context(), tt.lang, []byte(tt.src), Bodies, slowOpts)
 			if !errors.Is(err, ErrUnsupported) {
 				t.Errorf("Render: got %v, want ErrUnsupported", err)
 			}
 		})
 	}
 	big := make([]byte, MaxSize+1)
-	if _, err := Views(t.Context(), "go", big, Options{}); !errors.Is(err, ErrUnsupported) {
+	if _, err := Views(t.Context(), "go", big, slowOpts); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Views of %d bytes: got %v, want ErrUnsupported", len(big), err)
 	}
 }
 
 func TestSymbolsWithSyntaxErrors(t *testing.T) {
 	src := []byte("package a\n\nfunc Good() {}\n\nfunc Bad( {\n")
-	o, err := Symbols(t.Context(), "go", src)
+	o, err := Symbols(slowCtx(), "go", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +325,7 @@ func TestSymbolsWithSyntaxErrors(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	for _, lang := range Languages {
-		vs, err := Views(t.Context(), lang, nil, Options{})
+		vs, err := Views(t.Context(), lang, nil, slowOpts)
 		if err != nil {
 			t.Fatalf("%s: %v", lang, err)
 		}
