@@ -157,25 +157,33 @@ func BenchmarkCountColdStart(b *testing.B) {
 	}
 }
 
-// BenchmarkTruncateMiddle measures truncating 1 MB inputs to a budget,
-// with the whole text's count already cached (as after a first call).
+// BenchmarkTruncateMiddle measures truncating 1 MB inputs to a budget:
+// cache=none counts everything each time (a first call: the whole text's
+// count dominates), cache=warm repeats a call through the shared cache.
 func BenchmarkTruncateMiddle(b *testing.B) {
 	_, corpus := benchCorpus(b)
 	inputs := map[string]string{
 		"code":     corpus[:1<<20],
 		"minified": minifiedJS(1 << 20),
 	}
-	c := mustGet(Cl100kBase)
+	shared := mustGet(Cl100kBase)
+	uncached := &exactCounter{name: Cl100kBase, backend: shared.backend}
 	for _, name := range []string{"code", "minified"} {
 		text := inputs[name]
 		for _, max := range []int{1000, 32000} {
-			b.Run(fmt.Sprintf("input=%s/max=%d", name, max), func(b *testing.B) {
-				c.Count(text) // cached, as after a first call
-				b.ReportAllocs()
-				for b.Loop() {
+			for _, cache := range []string{"none", "warm"} {
+				c := Counter(uncached)
+				if cache == "warm" {
+					c = shared
 					TruncateMiddle(c, text, max)
 				}
-			})
+				b.Run(fmt.Sprintf("input=%s/max=%d/cache=%s", name, max, cache), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						TruncateMiddle(c, text, max)
+					}
+				})
+			}
 		}
 	}
 }

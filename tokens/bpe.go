@@ -1,9 +1,7 @@
 package tokens
 
 import (
-	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -49,32 +47,45 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 }
 
 // parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
-// line.
+// line. The tokens are decoded into one buffer and the map's keys are
+// substrings of it: one allocation for all keys instead of one each.
 func parseTiktokenRanks(data []byte) (map[string]int, error) {
-	ranks := make(map[string]int, bytes.Count(data, []byte{'\n'})+1)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	buf := make([]byte, 0, 256)
-	for line := 1; sc.Scan(); line++ {
-		tok, rank, ok := bytes.Cut(sc.Bytes(), []byte{' '})
+	type entry struct{ off, n, rank int }
+	entries := make([]entry, 0, bytes.Count(data, []byte{'\n'})+1)
+	buf := make([]byte, 0, len(data)*3/4)
+	for line := 1; len(data) > 0; line++ {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(l) == 0 {
+			continue
+		}
+		tok, rank, ok := bytes.Cut(l, []byte{' '})
 		if !ok {
-			if len(sc.Bytes()) == 0 {
-				continue
-			}
 			return nil, fmt.Errorf("line %d: want \"token rank\"", line)
 		}
-		n := base64.StdEncoding.DecodedLen(len(tok))
-		buf = buf[:n]
-		n, err := base64.StdEncoding.Decode(buf, tok)
+		off := len(buf)
+		buf = buf[:off+base64.StdEncoding.DecodedLen(len(tok))]
+		n, err := base64.StdEncoding.Decode(buf[off:], tok)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		buf = buf[:off+n]
 		r, err := strconv.Atoi(string(rank))
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		ranks[string(buf[:n])] = r
+		entries = append(entries, entry{off, n, r})
 	}
-	return ranks, sc.Err()
+	all := string(buf)
+	ranks := make(map[string]int, len(entries))
+	for _, e := range entries {
+		ranks[all[e.off:e.off+e.n]] = e.rank
+	}
+	return ranks, nil
 }
 
 func (b *bpeBackend) count(text string) int {
@@ -175,22 +186,52 @@ type mergeItem struct {
 	rank, start, node, version int
 }
 
-type mergeHeap []mergeItem
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
+func (a mergeItem) less(b mergeItem) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
 	}
-	return h[i].start < h[j].start // leftmost first, as tiktoken
+	return a.start < b.start // leftmost first, as tiktoken
 }
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// mergeQueue is a binary min-heap of mergeItems (typed, so pushing does
+// not allocate as container/heap's interface does).
+type mergeQueue []mergeItem
+
+func (q *mergeQueue) push(it mergeItem) {
+	h := append(*q, it)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h[i].less(h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	*q = h
+}
+
+func (q *mergeQueue) pop() mergeItem {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].less(h[m]) {
+			m = l
+		}
+		if r < len(h) && h[r].less(h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // mergeHeap gives the same result as mergeScan in O(n log n): a heap of
@@ -215,16 +256,15 @@ func (b *bpeBackend) mergeHeap(piece string) []int {
 		}
 		return b.rank(piece[nodes[i].start:end(j)])
 	}
-	h := make(mergeHeap, 0, n)
+	q := make(mergeQueue, 0, n)
 	for i := range nodes {
 		nodes[i].rank = pairRank(i)
 		if nodes[i].rank != math.MaxInt {
-			h = append(h, mergeItem{nodes[i].rank, nodes[i].start, i, 0})
+			q.push(mergeItem{nodes[i].rank, nodes[i].start, i, 0})
 		}
 	}
-	heap.Init(&h)
-	for h.Len() > 0 {
-		it := heap.Pop(&h).(mergeItem)
+	for len(q) > 0 {
+		it := q.pop()
 		nd := &nodes[it.node]
 		if nd.dead || nd.version != it.version || nd.rank != it.rank {
 			continue
@@ -236,14 +276,14 @@ func (b *bpeBackend) mergeHeap(piece string) []int {
 		if nd.next >= 0 {
 			nodes[nd.next].prev = it.node
 		}
-		for _, k := range []int{it.node, nd.prev} {
+		for _, k := range [2]int{it.node, nd.prev} {
 			if k < 0 {
 				continue
 			}
 			nodes[k].rank = pairRank(k)
 			nodes[k].version++
 			if nodes[k].rank != math.MaxInt {
-				heap.Push(&h, mergeItem{nodes[k].rank, nodes[k].start, k, nodes[k].version})
+				q.push(mergeItem{nodes[k].rank, nodes[k].start, k, nodes[k].version})
 			}
 		}
 	}

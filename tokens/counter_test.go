@@ -374,3 +374,31 @@ func TestBackend(t *testing.T) {
 		t.Error("newBackend with an unknown name: want an error")
 	}
 }
+
+func TestParseTiktokenRanks(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    map[string]int
+		wantErr bool
+	}{
+		{"two tokens", "aGk= 5\nIA== 7\n", map[string]int{"hi": 5, " ": 7}, false},
+		{"no final newline, blank line", "aGk= 5\n\nIA== 7", map[string]int{"hi": 5, " ": 7}, false},
+		{"no rank", "aGk=\n", nil, true},
+		{"bad base64", "!!!! 1\n", nil, true},
+		{"bad rank", "aGk= x\n", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseTiktokenRanks([]byte(tt.in))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if !tt.wantErr {
+				if d := cmp.Diff(tt.want, got); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			}
+		})
+	}
+}
