@@ -36,6 +36,8 @@ type Pruner struct {
 	opts Options
 	log  *slog.Logger
 
+	texts *textCache
+
 	// estMu guards est.
 	estMu sync.Mutex
 	est   map[string]*request.Estimator // by encoding and image rule
@@ -50,7 +52,7 @@ func New(opts Options) (*Pruner, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pruner{opts: opts, log: log, est: map[string]*request.Estimator{}}, nil
+	return &Pruner{opts: opts, log: log, texts: newTextCache(), est: map[string]*request.Estimator{}}, nil
 }
 
 // Compress is [Pruner.Compress] with a pruner made for opts.
@@ -183,7 +185,17 @@ type run struct {
 	pair  *request.Pairing
 	st    []itemState
 	total int
-	errs  map[*request.Segment]bool // memo of isError
+	keys  map[*request.Segment]textKey // memo of text hashes
+}
+
+// key returns the cache key of a segment's text.
+func (r *run) key(s *request.Segment) textKey {
+	k, ok := r.keys[s]
+	if !ok {
+		k = r.p.texts.key(s.Text)
+		r.keys[s] = k
+	}
+	return k
 }
 
 // isError reports a tool result flagged as an error or reading as one.
@@ -191,12 +203,7 @@ func (r *run) isError(s *request.Segment) bool {
 	if s.IsError {
 		return true
 	}
-	v, ok := r.errs[s]
-	if !ok {
-		v = looksLikeError(s.Text)
-		r.errs[s] = v
-	}
-	return v
+	return r.p.texts.isError(r.key(s), s.Text)
 }
 
 func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, *Report, error) {
@@ -211,7 +218,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), errs: map[*request.Segment]bool{}}
+	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]textKey{}}
 	fixed := request.ReplyPriming + r.est.Fixed(req)
 	before := fixed
 	for i, it := range req.Items {
@@ -513,17 +520,21 @@ func (r *run) condenseItem(i int) bool {
 		if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
 			continue
 		}
-		out, hidden, ok := Condense(seg.Text, r.s.maxToolOutput, r.isError(seg), seg.Hash(), len(seg.Images))
-		if !ok {
+		if r.s.maxToolOutput < 0 {
 			continue
 		}
-		after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: out})
-		if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, out) {
+		k := condKey{text: r.key(seg), maxChars: r.s.maxToolOutput, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
+		res := r.p.texts.condense(k, seg, r.est)
+		if !res.ok {
+			continue
+		}
+		after := res.tokens
+		if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, res.out) {
 			continue
 		}
 		st.tokens -= seg.Tokens - after
 		r.total -= seg.Tokens - after
-		st.condensed = append(st.condensed, Condensed{Segment: j, Hash: seg.Hash(), HiddenChars: hidden, TokensBefore: seg.Tokens, TokensAfter: after})
+		st.condensed = append(st.condensed, Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after})
 		changed = true
 	}
 	return changed

@@ -3,6 +3,7 @@ package prune
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -258,5 +259,42 @@ func TestCountAndRatio(t *testing.T) {
 	}
 	if _, err := p.CountMessages(t.Context(), []byte(`{"nope":1}`)); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad body: %v", err)
+	}
+}
+
+// TestSharedPruner: a pruner reused across calls and goroutines (its count
+// and text caches warm) gives the same output as a fresh one.
+func TestSharedPruner(t *testing.T) {
+	p, err := New(Options{Budget: 4000, WindowSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies, want [][]byte
+	for i, f := range request.Formats {
+		for _, c := range []conv{manyCalls(30 + i), withReasoning(), duplicateIDs()} {
+			body := render(f, "gpt-4o", c)
+			out, _, err := Compress(t.Context(), body, Options{Budget: 4000, WindowSize: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies, want = append(bodies, body), append(want, out)
+		}
+	}
+	errc := make(chan error, 4*len(bodies))
+	for range 4 {
+		go func() {
+			for i, b := range bodies {
+				out, _, err := p.Compress(t.Context(), b)
+				if err == nil && !bytes.Equal(out, want[i]) {
+					err = fmt.Errorf("body %d: shared pruner output differs", i)
+				}
+				errc <- err
+			}
+		}()
+	}
+	for range 4 * len(bodies) {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
 	}
 }
