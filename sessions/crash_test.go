@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -90,10 +91,50 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(0)
 }
 
+// helper is the test binary the children run: this one, or under -race a
+// copy built without it (a race binary takes a second to start on a busy
+// machine, and the children are single goroutines with nothing to race).
+var helper struct {
+	once sync.Once
+	path string
+	dir  string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if helper.dir != "" {
+		os.RemoveAll(helper.dir)
+	}
+	os.Exit(code)
+}
+
+func helperBinary(t *testing.T) string {
+	t.Helper()
+	helper.once.Do(func() {
+		helper.path = os.Args[0]
+		if !raceEnabled || os.Getenv(envHelper) != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "ctxd-sessions-helper-")
+		if err != nil {
+			return
+		}
+		helper.dir = dir
+		bin := filepath.Join(dir, "sessions.test")
+		build := exec.Command("go", "test", "-c", "-o", bin, ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Logf("building a helper without -race failed, children run the race binary: %v\n%s", err, out)
+			return
+		}
+		helper.path = bin
+	})
+	return helper.path
+}
+
 // child starts this test binary as a helper and returns its output lines.
 func child(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd := exec.Command(helperBinary(t), "-test.run=^TestHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -359,6 +400,9 @@ func TestTwoProcessesOneSession(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("%d saves are missing", len(want))
+	}
+	if interleaved == 0 {
+		t.Error("the writers never interleaved: the test did not run them concurrently")
 	}
 	t.Logf("the writers took turns %d times", interleaved)
 }

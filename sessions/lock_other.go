@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -21,15 +22,27 @@ var errSyncUnsupported = errors.New("sync unsupported")
 // processLock serializes the writers of this process.
 var processLock sync.Mutex
 
-func lockFile(ctx context.Context, _ *os.File) error {
+type fileLock struct{ path string }
+
+func lockPath(ctx context.Context, path string) (*fileLock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
 	processLock.Lock()
 	if err := ctx.Err(); err != nil {
 		processLock.Unlock()
-		return err
+		return nil, err
 	}
-	return nil
+	return &fileLock{filepath.Clean(path)}, nil
 }
 
-func unlockFile(*os.File) { processLock.Unlock() }
+func (l *fileLock) current(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (l *fileLock) unlock() { processLock.Unlock() }
 
 func linkUnsupported(error) bool { return false }

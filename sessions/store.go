@@ -490,27 +490,17 @@ func (s *Store) lock(ctx context.Context, dir string, create bool) (unlock func(
 			return nil, fmt.Errorf("session %s does not exist: %w", filepath.Base(dir), ctxd.ErrNotFound)
 		}
 		path := filepath.Join(dir, lockName)
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		l, err := lockPath(ctx, path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the directory went away between the check and the open
 		}
 		if err != nil {
-			return nil, fmt.Errorf("open lock %s: %w", path, err)
-		}
-		if err := lockFile(ctx, f); err != nil {
-			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		held, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
+		if l.current(path) {
+			return l.unlock, nil
 		}
-		if cur, err := os.Stat(path); err == nil && os.SameFile(held, cur) {
-			return func() { unlockFile(f); f.Close() }, nil
-		}
-		unlockFile(f)
-		f.Close()
+		l.unlock()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
