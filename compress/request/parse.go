@@ -102,7 +102,7 @@ func detect(b []byte, top obj) (Format, error) {
 				chat++
 			}
 		}
-		a, c := messageSignals(b, msgs)
+		a, c := messageSignals(b, msgs, anth-chat)
 		anth += a
 		chat += c
 		switch {
@@ -123,13 +123,23 @@ func detect(b []byte, top obj) (Format, error) {
 	return "", ErrNotRequest
 }
 
-// messageSignals counts format-specific features of a messages array.
-func messageSignals(b []byte, msgs Span) (anth, chat int) {
+// decisiveMargin is the lead in signal points after which detection stops
+// reading messages: ten strong signals (2 points each) one way outweigh
+// anything the top level can add (at most 8 points).
+const decisiveMargin = 20
+
+// messageSignals counts format-specific features of a messages array,
+// stopping once one format leads by decisiveMargin (counting lead, the
+// top level's margin for Anthropic).
+func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 	elems, err := arrayElems(b, msgs)
 	if err != nil {
 		return 0, 0
 	}
 	for _, e := range elems {
+		if d := lead + anth - chat; d >= decisiveMargin || d <= -decisiveMargin {
+			break
+		}
 		if kindOf(b, e) != '{' {
 			continue
 		}
