@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 // ctxd's own error codes, in a block of their own outside the JSON-RPC
@@ -20,6 +21,10 @@ const (
 	// CodeOverBudget: the request cannot fit its token budget even at its
 	// floor.
 	CodeOverBudget jsonrpc2.Code = -31003
+	// CodeCorrupt: stored data (a session checkpoint) does not verify: it
+	// is truncated, fails its checksum, or was written by a newer ctxd.
+	// The message names the file and the reason; the file is left alone.
+	CodeCorrupt jsonrpc2.Code = -31004
 )
 
 // LSP's codes used here.
@@ -49,6 +54,8 @@ func rpcError(method string, err error) error {
 		code = CodeNotFound
 	case errors.Is(err, ctxd.ErrOverBudget):
 		code = CodeOverBudget
+	case errors.Is(err, sessions.ErrCorrupt), errors.Is(err, sessions.ErrNewerSchema):
+		code = CodeCorrupt
 	case errors.Is(err, ctxd.ErrInvalidParams):
 		code = jsonrpc2.InvalidParams
 	}
