@@ -20,6 +20,12 @@ func init() {
 	)
 }
 
+// messageCache is shared by every compaction call of the process: an agent
+// re-sends its history each turn, and the cache (keyed by content hash,
+// bounded) re-counts only new messages. The server struct belongs to the
+// lifecycle code; the cache lives here with the methods that use it.
+var messageCache = prune.NewCache()
+
 // compressParams are the params of ctx/compressMessages.
 type compressParams struct {
 	// Request is the model request to compact (Chat, Anthropic or
@@ -65,6 +71,7 @@ func (cl *client) pruneOptions(p compressParams) (prune.Options, error) {
 	return prune.Options{
 		Model: p.Model, DefaultModel: def, ContextWindow: p.ContextWindow, OutputReserve: p.OutputReserve,
 		Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, Format: f, Logger: cl.log,
+		Cache: messageCache,
 	}, nil
 }
 

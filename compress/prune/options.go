@@ -51,6 +51,9 @@ type Options struct {
 	// Logger receives counts and decisions, never message text; nil
 	// discards.
 	Logger *slog.Logger
+	// Cache is shared with other pruners (a daemon's); nil gives the
+	// pruner a cache of its own.
+	Cache *Cache
 }
 
 // Preset is a model family's working-memory size and tool-output limit.

@@ -29,18 +29,33 @@ const (
 	keyFits      = "fits"
 )
 
-// Pruner compacts conversation histories for one configuration. It caches
-// token counts by message hash across calls and is safe for concurrent
-// use.
+// Pruner compacts conversation histories for one configuration. It is
+// safe for concurrent use.
 type Pruner struct {
-	opts Options
-	log  *slog.Logger
+	opts  Options
+	log   *slog.Logger
+	cache *Cache
+	texts *textCache
+}
 
+// Cache holds what pruners learn by content hash: each message's token
+// counts, whether a tool output reads as an error, and how it condenses.
+// An agent re-sends its whole history every turn, so a cache shared by the
+// pruners of one daemon re-counts only new messages. Entries do not depend
+// on a pruner's options (the settings that matter are part of the keys),
+// so pruners with different options may share one. It is safe for
+// concurrent use and bounded in size.
+type Cache struct {
 	texts *textCache
 
 	// estMu guards est.
 	estMu sync.Mutex
 	est   map[string]*request.Estimator // by encoding and image rule
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{texts: newTextCache(), est: map[string]*request.Estimator{}}
 }
 
 // New returns a pruner for opts.
@@ -52,7 +67,11 @@ func New(opts Options) (*Pruner, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pruner{opts: opts, log: log, texts: newTextCache(), est: map[string]*request.Estimator{}}, nil
+	c := opts.Cache
+	if c == nil {
+		c = NewCache()
+	}
+	return &Pruner{opts: opts, log: log, cache: c, texts: c.texts}, nil
 }
 
 // Compress is [Pruner.Compress] with a pruner made for opts.
@@ -142,12 +161,13 @@ func (p *Pruner) TruncateMiddle(text string, maxTokens int) string {
 func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
 	rule := imageRule(s.model, f)
 	key := s.counter.Encoding() + "|" + string(rule)
-	p.estMu.Lock()
-	defer p.estMu.Unlock()
-	e := p.est[key]
+	c := p.cache
+	c.estMu.Lock()
+	defer c.estMu.Unlock()
+	e := c.est[key]
 	if e == nil {
 		e = request.NewEstimator(s.counter, rule)
-		p.est[key] = e
+		c.est[key] = e
 	}
 	return e
 }

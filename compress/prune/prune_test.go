@@ -262,10 +262,17 @@ func TestCountAndRatio(t *testing.T) {
 	}
 }
 
-// TestSharedPruner: a pruner reused across calls and goroutines (its count
-// and text caches warm) gives the same output as a fresh one.
+// TestSharedPruner: a pruner reused across calls and goroutines, on a
+// cache another pruner with other options warmed, gives the same output as
+// a fresh one.
 func TestSharedPruner(t *testing.T) {
-	p, err := New(Options{Budget: 4000, WindowSize: 2})
+	cache := NewCache()
+	p, err := New(Options{Budget: 4000, WindowSize: 2, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another pruner with other options on the same cache first.
+	other, err := New(Options{Budget: 900, WindowSize: 1, MaxToolOutput: 100, Cache: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,6 +285,9 @@ func TestSharedPruner(t *testing.T) {
 				t.Fatal(err)
 			}
 			bodies, want = append(bodies, body), append(want, out)
+			if _, _, err := other.Compress(t.Context(), body); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	errc := make(chan error, 4*len(bodies))
