@@ -54,6 +54,7 @@ func (l *list) add(s string) {
 	l.items = append(l.items, s)
 }
 
+// String joins the items with sep and notes how many did not fit.
 func (l *list) String(sep string) string {
 	s := strings.Join(l.items, sep)
 	if l.more > 0 {
