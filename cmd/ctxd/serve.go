@@ -25,8 +25,8 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	c := commands["serve"]
 	fs := newFlagSet(c, stdio.Err)
 	var (
-		listen, root, model, logLevel, logFile string
-		trace, useStdio                        bool
+		listen, root, model, logLevel, logFile, stateDir string
+		trace, useStdio                                  bool
 	)
 	fs.BoolVar(&useStdio, "stdio", false, "serve on stdin/stdout (the default; accepted for LSP clients that pass it)")
 	fs.StringVar(&listen, "listen", "", "serve on unix:PATH or tcp:127.0.0.1:PORT instead of stdio")
@@ -34,6 +34,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	fs.StringVar(&model, "model", "", "default model (overrides the configuration files)")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.StringVar(&stateDir, "state-dir", "", "state directory of every workspace served: sessions, artifacts (default $CTXD_STATE_DIR, else <root>/.ctxd)")
 	fs.BoolVar(&trace, "rpc.trace", false, "log every JSON-RPC frame to the log output (includes source text: for debugging only)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -44,6 +45,9 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	}
 	if useStdio && listen != "" {
 		return usagef("--stdio and --listen are exclusive")
+	}
+	if err := setStateDir(stateDir); err != nil {
+		return err
 	}
 	var logOut io.Writer = stdio.Err
 	log, closeLog, err := newLogger(logOut, logLevel, logFile)

@@ -1,0 +1,550 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/sessions"
+)
+
+func init() {
+	register(&command{
+		name: "sessions",
+		args: "list|show|resume|timeline|fork|rm|gc [flags] [args]",
+		summary: `Inspect and manage session checkpoints (<root>/.ctxd/sessions, or --state-dir).
+  list                    sessions, newest first, with state and context summary
+  show ID [--seq N]       a checkpoint (the newest by default)
+  resume [ID]             the newest running session (or ID), its sources checked
+                          against the workspace (changed, missing) and its context rebuilt
+  timeline ID             every checkpoint of a session
+  fork ID --error TEXT    a new session from checkpoint N-1 (or --seq), its history
+                          pruned for a retry with the lesson-learned note
+  rm ID...                delete sessions (files that do not verify are kept)
+  gc                      remove old sessions and trim to a size cap (--dry-run lists)`,
+		run: runSessions,
+	})
+}
+
+// sessionFlags are the flags every sessions subcommand takes.
+type sessionFlags struct {
+	root, stateDir, logLevel string
+	asJSON                   bool
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of the current directory)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+}
+
+// setStateDir makes --state-dir the process's state directory: the flag
+// is $CTXD_STATE_DIR spelled on the command line, made absolute against
+// the working directory, so the engine resolves it in its one place.
+func setStateDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("--state-dir %s: %w", dir, err)
+	}
+	return os.Setenv(engine.EnvStateDir, abs)
+}
+
+// open returns the engine of the workspace the flags name.
+func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
+	if err := setStateDir(f.stateDir); err != nil {
+		return nil, nil, err
+	}
+	log, closeLog, err := newLogger(errOut, f.logLevel, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := engine.ResolveRoot(f.root)
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return eng, func() { eng.Close(); closeLog() }, nil
+}
+
+type sessionsCmd struct {
+	name string
+	args string
+	run  func(ctx context.Context, io *IO, fs *flag.FlagSet, f *sessionFlags, args []string) error
+	// flags registers the subcommand's own flags.
+	flags func(fs *flag.FlagSet)
+}
+
+func runSessions(ctx context.Context, io *IO, args []string) error {
+	subs := sessionSubcommands()
+	if len(args) == 0 {
+		return usagef("missing subcommand: list, show, resume, timeline, fork, rm or gc")
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		c := commands["sessions"]
+		fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+		return flag.ErrHelp
+	}
+	sub, ok := subs[args[0]]
+	if !ok {
+		return usagef("unknown subcommand %q: want list, show, resume, timeline, fork, rm or gc", args[0])
+	}
+	fs := flag.NewFlagSet("ctxd sessions "+sub.name, flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	fs.Usage = func() {
+		fmt.Fprintf(io.Err, "usage: ctxd sessions %s %s\n\nflags:\n", sub.name, sub.args)
+		fs.PrintDefaults()
+	}
+	var f sessionFlags
+	f.register(fs)
+	if sub.flags != nil {
+		sub.flags(fs)
+	}
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	return sub.run(ctx, io, fs, &f, pos)
+}
+
+func sessionSubcommands() map[string]*sessionsCmd {
+	var (
+		state, errText, errFile, newID, model, maxAge, maxSize string
+		limit, seq, budget, keep                               int
+		dryRun, showPrompt                                     bool
+	)
+	cmds := []*sessionsCmd{
+		{name: "list", args: "[--state STATE] [--limit N] [flags]",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&state, "state", "", "only sessions in this state: running, completed, failed, abandoned")
+				fs.IntVar(&limit, "limit", 0, "at most this many sessions, newest first")
+			},
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				if len(pos) > 0 {
+					return usagef("list takes no arguments, got %q", pos[0])
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					l, err := e.ListSessions(ctx, engine.ListRequest{State: state, Limit: limit})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, l)
+					}
+					printList(io.Out, l)
+					printProblems(io.Err, l.Problems)
+					return nil
+				})
+			}},
+		{name: "show", args: "ID [--seq N] [flags]",
+			flags: func(fs *flag.FlagSet) {
+				fs.IntVar(&seq, "seq", 0, "checkpoint number (default: the newest that verifies)")
+			},
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				id, err := oneID("show", pos)
+				if err != nil {
+					return err
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					r, err := e.RestoreCheckpoint(ctx, engine.RestoreRequest{SessionID: id, Seq: seq})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, r)
+					}
+					printCheckpoint(io.Out, r)
+					printProblems(io.Err, r.Problems)
+					return nil
+				})
+			}},
+		{name: "resume", args: "[ID] [--prompt] [flags]",
+			flags: func(fs *flag.FlagSet) {
+				fs.BoolVar(&showPrompt, "prompt", false, "print the rebuilt prompt after the sources")
+			},
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				if len(pos) > 1 {
+					return usagef("resume takes at most one session id")
+				}
+				var id string
+				if len(pos) == 1 {
+					id = pos[0]
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					res, err := e.ResumeSession(ctx, engine.ResumeRequest{SessionID: id})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, res)
+					}
+					printResume(io.Out, res, showPrompt)
+					for _, w := range res.Warnings {
+						fmt.Fprintf(io.Err, "ctxd sessions resume: %s\n", w)
+					}
+					printProblems(io.Err, res.Problems)
+					return nil
+				})
+			}},
+		{name: "timeline", args: "ID [flags]",
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				id, err := oneID("timeline", pos)
+				if err != nil {
+					return err
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					tl, err := e.SessionTimeline(ctx, engine.TimelineRequest{SessionID: id})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, tl)
+					}
+					printTimeline(io.Out, tl)
+					printProblems(io.Err, tl.Problems)
+					return nil
+				})
+			}},
+		{name: "fork", args: "ID (--error TEXT | --error-file FILE) [--seq N] [--id NEW] [flags]",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&errText, "error", "", "the failure to correct (quoted in the lesson-learned note)")
+				fs.StringVar(&errFile, "error-file", "", "read the failure from this file ('-' is standard input)")
+				fs.IntVar(&seq, "seq", 0, "checkpoint to fork from (default: the one before the newest)")
+				fs.StringVar(&newID, "id", "", "id of the new session (default: generated)")
+				fs.StringVar(&model, "model", "", "model the pruned history is for (default: the checkpoint's)")
+				fs.IntVar(&budget, "budget", 0, "token budget of the pruned history (default: the model's window less its output reserve)")
+			},
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				id, err := oneID("fork", pos)
+				if err != nil {
+					return err
+				}
+				text, err := readErrorText(errText, errFile, io.In)
+				if err != nil {
+					return err
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					res, err := e.ForkSession(ctx, engine.ForkRequest{SessionID: id, Seq: seq, Error: text, NewSessionID: newID, Model: model, Budget: budget})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, res)
+					}
+					fmt.Fprintf(io.Out, "forked %s from %s at checkpoint %d: %d messages, %d -> %d tokens\n", res.SessionID, res.Parent.SessionID, res.Parent.Seq, res.Checkpoint.HistoryLen(), res.Report.TokensBefore, res.Report.TokensAfter)
+					for _, w := range res.Warnings {
+						fmt.Fprintf(io.Err, "ctxd sessions fork: %s\n", w)
+					}
+					return nil
+				})
+			}},
+		{name: "rm", args: "ID... [flags]",
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				if len(pos) == 0 {
+					return usagef("rm needs at least one session id")
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					var results []*sessions.DeleteResult
+					for _, id := range pos {
+						res, err := e.DeleteSession(ctx, engine.DeleteRequest{SessionID: id})
+						if err != nil {
+							return err
+						}
+						results = append(results, res)
+						if !f.asJSON {
+							fmt.Fprintf(io.Out, "removed %s: %d checkpoints, %s\n", id, res.Removed, byteSize(res.Bytes))
+						}
+						printProblems(io.Err, res.Left)
+					}
+					if f.asJSON {
+						return printJSON(io.Out, results)
+					}
+					return nil
+				})
+			}},
+		{name: "gc", args: "[--max-age 30d] [--max-size 256MiB] [--keep N] [--dry-run] [flags]",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&maxAge, "max-age", "30d", "remove sessions whose newest checkpoint is older (Go duration or days, e.g. 72h, 30d; 0 turns it off)")
+				fs.StringVar(&maxSize, "max-size", "256MiB", "remove the oldest sessions until the store fits (e.g. 512MiB, 1GiB; 0 turns it off); running sessions younger than --max-age stay")
+				fs.IntVar(&keep, "keep", 0, "also trim every session to its newest N checkpoints (0 leaves them)")
+				fs.BoolVar(&dryRun, "dry-run", false, "list what would be removed and remove nothing")
+			},
+			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
+				if len(pos) > 0 {
+					return usagef("gc takes no arguments, got %q", pos[0])
+				}
+				age, err := parseMaxAge(maxAge)
+				if err != nil {
+					return err
+				}
+				capBytes, err := parseMaxSize(maxSize)
+				if err != nil {
+					return err
+				}
+				if keep < 0 {
+					return usagef("--keep must not be negative")
+				}
+				return withEngine(io, f, func(e *engine.Engine) error {
+					rep, err := e.GCSessions(ctx, engine.GCRequest{MaxAge: age, MaxBytes: capBytes, Keep: keep, DryRun: dryRun})
+					if err != nil {
+						return err
+					}
+					if f.asJSON {
+						return printJSON(io.Out, rep)
+					}
+					printGC(io.Out, rep)
+					printProblems(io.Err, rep.Problems)
+					return nil
+				})
+			}},
+	}
+	out := map[string]*sessionsCmd{}
+	for _, c := range cmds {
+		out[c.name] = c
+	}
+	return out
+}
+
+func withEngine(io *IO, f *sessionFlags, fn func(*engine.Engine) error) error {
+	e, closeAll, err := f.open(io.Err)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	return fn(e)
+}
+
+func oneID(sub string, pos []string) (string, error) {
+	if len(pos) != 1 {
+		return "", usagef("%s needs one session id", sub)
+	}
+	return pos[0], nil
+}
+
+// readErrorText takes the fork's error from --error or --error-file.
+func readErrorText(text, file string, in io.Reader) (string, error) {
+	switch {
+	case text != "" && file != "":
+		return "", usagef("--error and --error-file are exclusive")
+	case file == "-":
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return "", fmt.Errorf("read the error from stdin: %w", err)
+		}
+		text = string(b)
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read the error: %w", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("fork needs the failure to correct: --error TEXT or --error-file FILE")
+	}
+	return text, nil
+}
+
+// parseMaxAge reads a Go duration or a number of days ("30d"); "0" is 0.
+func parseMaxAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" || s == "" {
+		return 0, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil || n < 0 {
+			return 0, usagef("--max-age %q: want a duration such as 72h or 30d", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, usagef("--max-age %q: want a duration such as 72h or 30d", s)
+	}
+	return d, nil
+}
+
+// parseMaxSize reads a byte count with an optional binary suffix: K, M, G
+// (or KB, KiB, ...; all powers of 1024).
+func parseMaxSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"GB", 1 << 30}, {"G", 1 << 30}, {"MIB", 1 << 20}, {"MB", 1 << 20}, {"M", 1 << 20}, {"KIB", 1 << 10}, {"KB", 1 << 10}, {"K", 1 << 10}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n < 0 {
+		return 0, usagef("--max-size %q: want a size such as 512MiB or 1GiB", s)
+	}
+	return int64(n * float64(mult)), nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// shortLine shortens a request for a table cell.
+func shortLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func printList(w io.Writer, l *sessions.Listing) {
+	if len(l.Sessions) == 0 {
+		fmt.Fprintln(w, "no sessions")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tSTATE\tUPDATED\tCHECKPOINTS\tCHUNKS\tTOKENS\tMESSAGES\tREQUEST")
+	for _, s := range l.Sessions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.SessionID, s.State, s.Updated.Local().Format("2006-01-02 15:04"), s.Checkpoints, s.ContextSummary.ChunksIncluded, s.ContextSummary.TokensUsed, s.HistoryMessages, shortLine(s.UserRequest, 60))
+	}
+	tw.Flush()
+}
+
+func printProblems(w io.Writer, ps []sessions.Problem) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "ctxd sessions: skipped %s: %s (left in place)\n", p.Path, p.Reason)
+	}
+}
+
+func printCheckpoint(w io.Writer, r *sessions.Restored) {
+	cp := r.Checkpoint
+	fmt.Fprintf(w, "session     %s\ncheckpoint  %d (%s)\nstate       %s\ntime        %s\ntask        %s\nrequest     %s\n", cp.SessionID, cp.Seq, r.Path, cp.State, cp.Timestamp.Local().Format(time.RFC3339), cp.TaskType, shortLine(cp.UserRequest, 200))
+	if cp.Parent != nil {
+		fmt.Fprintf(w, "forked from %s at checkpoint %d\n", cp.Parent.SessionID, cp.Parent.Seq)
+	}
+	if cp.Note != "" {
+		fmt.Fprintf(w, "note        %s\n", shortLine(cp.Note, 200))
+	}
+	if r.MigratedFrom > 0 {
+		fmt.Fprintf(w, "schema      migrated from version %d\n", r.MigratedFrom)
+	}
+	fmt.Fprintf(w, "context     %d chunks, %d tokens, %.0f%% of the budget\nhistory     %d messages\n", cp.ContextSummary.ChunksIncluded, cp.ContextSummary.TokensUsed, 100*cp.ContextSummary.Utilization, cp.HistoryLen())
+	for _, a := range cp.Artifacts {
+		fmt.Fprintf(w, "artifact    %s %s\n", a.Type, a.Path)
+	}
+	if len(cp.Chunks) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "\nSOURCE\tTYPE\tLEVEL\tTOKENS\tSCORE\tHASH")
+		for _, c := range cp.Chunks {
+			level := c.Truncation
+			if level == "" {
+				level = "none"
+			}
+			h := c.Hash
+			if len(h) > 12 {
+				h = h[:12]
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\n", c.Source, c.ChunkType, level, c.Tokens, c.Score, h)
+		}
+		tw.Flush()
+	}
+}
+
+func printResume(w io.Writer, res *engine.ResumeResult, prompt bool) {
+	if !res.Resumed {
+		fmt.Fprintf(w, "nothing to resume: %s\n", res.Reason)
+		return
+	}
+	cp := res.Checkpoint
+	fmt.Fprintf(w, "resumed %s at checkpoint %d (%s): %s\n", res.SessionID, cp.Seq, cp.State, shortLine(cp.UserRequest, 100))
+	fmt.Fprintf(w, "sources: %d unchanged, %d changed, %d missing\n", res.Unchanged, res.Changed, res.Missing)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range res.Sources {
+		in := ""
+		if s.Included {
+			in = "in context"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Status, s.Source, in)
+	}
+	tw.Flush()
+	if res.Envelope != nil {
+		fmt.Fprintf(w, "context rebuilt: %d chunks, %d of %d tokens\n", len(res.Envelope.Context.Chunks), res.Envelope.Context.TokensUsed, res.Envelope.Context.Budget)
+		if prompt {
+			fmt.Fprintf(w, "\n%s", res.Envelope.Prompt)
+		}
+	}
+}
+
+func printTimeline(w io.Writer, tl *sessions.Timeline) {
+	if tl.Parent != nil {
+		fmt.Fprintf(w, "%s, forked from %s at checkpoint %d\n", tl.SessionID, tl.Parent.SessionID, tl.Parent.Seq)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tTIME\tSTATE\tCHUNKS\tTOKENS\tMESSAGES\tREQUEST / NOTE")
+	for _, e := range tl.Entries {
+		if e.Problem != "" {
+			fmt.Fprintf(tw, "%d\t-\tunreadable\t-\t-\t-\t%s\n", e.Seq, shortLine(e.Problem, 80))
+			continue
+		}
+		text := e.UserRequest
+		if e.Note != "" {
+			text = e.Note
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\n", e.Seq, e.Timestamp.Local().Format("2006-01-02 15:04:05"), e.State, e.Chunks, e.ContextSummary.TokensUsed, e.HistoryMessages, shortLine(text, 60))
+	}
+	tw.Flush()
+}
+
+func printGC(w io.Writer, rep *sessions.GCReport) {
+	verb := "removed"
+	if rep.DryRun {
+		verb = "would remove"
+	}
+	for _, t := range rep.Trimmed {
+		fmt.Fprintf(w, "%s %d old checkpoints of %s (%s)\n", verb, t.Checkpoints, t.SessionID, byteSize(t.Bytes))
+	}
+	for _, r := range rep.Removed {
+		fmt.Fprintf(w, "%s %s (%s, updated %s, %s): %s\n", verb, r.SessionID, r.State, r.Updated.Local().Format("2006-01-02"), byteSize(r.Bytes), r.Reason)
+	}
+	if rep.TempFiles > 0 {
+		fmt.Fprintf(w, "%s %d orphaned temporary files\n", verb, rep.TempFiles)
+	}
+	fmt.Fprintf(w, "%d sessions kept; store %s -> %s\n", rep.Kept, byteSize(rep.BytesBefore), byteSize(rep.BytesAfter))
+}
