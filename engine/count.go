@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/ctxd/ctxd"
@@ -9,9 +10,14 @@ import (
 )
 
 // CountRequest is the input of ctx/countTokens: a text, or a list of chat
-// messages (any of the three request formats' message lists).
+// messages (any of the three request formats' message lists; the server
+// counts those with the conversation compactor's estimator).
 type CountRequest struct {
-	Text  *string `json:"text,omitempty"`
+	Text     *string         `json:"text,omitempty"`
+	Messages json.RawMessage `json:"messages,omitempty"`
+	// Format names the messages' wire format (chat, anthropic, responses);
+	// detected when absent.
+	Format string `json:"format,omitempty"`
 	Model string  `json:"model,omitempty"`
 	// ContextWindow overrides the registry, as for prompts.
 	ContextWindow int `json:"context_window,omitempty"`
@@ -29,7 +35,7 @@ type CountResult struct {
 // the calibrated estimate for models without a public one).
 func (e *Engine) CountTokens(_ context.Context, req CountRequest) (*CountResult, error) {
 	if req.Text == nil {
-		return nil, fmt.Errorf("give text to count: %w", ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("give text (or messages) to count: %w", ctxd.ErrInvalidParams)
 	}
 	name := req.Model
 	if name == "" {

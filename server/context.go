@@ -71,5 +71,11 @@ func countTokens(ctx context.Context, cl *client, params json.RawMessage) (any, 
 		req.Model = cl.defaults.Model
 		cl.engMu.Unlock()
 	}
+	if req.Messages != nil {
+		if req.Text != nil {
+			return nil, fmt.Errorf("give text or messages, not both: %w", ctxd.ErrInvalidParams)
+		}
+		return countMessages(ctx, cl, req)
+	}
 	return cl.engine().CountTokens(ctx, req)
 }

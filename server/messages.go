@@ -9,6 +9,8 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress/prune"
 	"github.com/ctxd/ctxd/compress/request"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 // The request-flow methods: conversation compaction (docs/compaction.md).
@@ -73,6 +75,36 @@ func (cl *client) pruneOptions(p compressParams) (prune.Options, error) {
 		Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, Format: f, Logger: cl.log,
 		Cache: messageCache,
 	}, nil
+}
+
+// countMessages counts a message list for ctx/countTokens with the same
+// estimator (role overheads, tool calls, reasoning, images) and cache that
+// compaction uses.
+func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*engine.CountResult, error) {
+	msgs := bytes.TrimSpace(req.Messages)
+	if len(msgs) == 0 || msgs[0] != '[' {
+		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
+	}
+	f, err := request.ParseFormat(req.Format)
+	if err != nil {
+		return nil, err
+	}
+	member := "messages"
+	if f == request.FormatResponses {
+		member = "input"
+	}
+	model, _ := json.Marshal(req.Model)
+	body := []byte(`{"model":` + string(model) + `,"` + member + `":` + string(msgs) + `}`)
+	p, err := prune.New(prune.Options{Model: req.Model, ContextWindow: req.ContextWindow, Format: f, Cache: messageCache, Logger: cl.log})
+	if err != nil {
+		return nil, err
+	}
+	n, err := p.CountMessages(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	c, m := tokens.ForModel(req.Model, req.ContextWindow)
+	return &engine.CountResult{Tokens: n, Encoding: c.Encoding(), Exact: false, Model: m}, nil
 }
 
 func compressMessages(ctx context.Context, cl *client, params json.RawMessage) (any, error) {

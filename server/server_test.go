@@ -341,3 +341,34 @@ func TestListenUnixServesClients(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCountTokensMessages(t *testing.T) {
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	c, r := pipeClient(t, Options{Root: t.TempDir()})
+	if m := roundTrip(t, c, r, 1, "initialize", map[string]any{}); m["error"] != nil {
+		t.Fatal(m)
+	}
+	text := roundTrip(t, c, r, 2, "ctx/countTokens", map[string]any{"text": "hello world", "model": "gpt-4o"})
+	msgs := roundTrip(t, c, r, 3, "ctx/countTokens", map[string]any{"model": "gpt-4o", "messages": []any{
+		map[string]any{"role": "system", "content": "hello world"},
+		map[string]any{"role": "user", "content": "hello world"},
+	}})
+	tn := text["result"].(map[string]any)["tokens"].(float64)
+	res, _ := msgs["result"].(map[string]any)
+	if res == nil {
+		t.Fatalf("messages: %v", msgs)
+	}
+	// Two messages of the text, each with its role overhead, and the
+	// reply priming: strictly more than twice the text.
+	if mn := res["tokens"].(float64); mn <= 2*tn {
+		t.Errorf("messages counted %v, text %v", mn, tn)
+	}
+	both := roundTrip(t, c, r, 4, "ctx/countTokens", map[string]any{"text": "x", "messages": []any{}})
+	if e, _ := both["error"].(map[string]any); e == nil || e["code"].(float64) != -32602 {
+		t.Errorf("text and messages: %v", both)
+	}
+	notArray := roundTrip(t, c, r, 5, "ctx/countTokens", map[string]any{"messages": map[string]any{"role": "user"}})
+	if e, _ := notArray["error"].(map[string]any); e == nil || e["code"].(float64) != -32602 {
+		t.Errorf("messages not an array: %v", notArray)
+	}
+}
