@@ -18,7 +18,7 @@ type CountRequest struct {
 	// Format names the messages' wire format (chat, anthropic, responses);
 	// detected when absent.
 	Format string `json:"format,omitempty"`
-	Model string  `json:"model,omitempty"`
+	Model  string `json:"model,omitempty"`
 	// ContextWindow overrides the registry, as for prompts.
 	ContextWindow int `json:"context_window,omitempty"`
 }
