@@ -197,6 +197,7 @@ func firstSentence(comment string) string {
 		parts = parts[1:]
 	}
 	prose := strings.Join(parts, "\n")
+	prose = strings.TrimSpace(strings.NewReplacer("<summary>", "", "</summary>", "").Replace(prose))
 	n, _ := sentenceEnd(prose)
 	return clip(oneLine(prose[:n]), 300)
 }
@@ -292,6 +293,10 @@ func finishCut(keep, rest []string, block bool, run string) (string, bool) {
 		}
 	}
 	out := b.String()
+	// C#'s XML docs: close a <summary> the cut left open.
+	if strings.Contains(out, "<summary>") && !strings.Contains(out, "</summary>") && strings.Contains(run, "</summary>") {
+		out += "</summary>"
+	}
 	// Keep a trailing newline that belonged to the run (Rust's doc
 	// comment nodes end with one).
 	if strings.HasSuffix(run, "\n") && !strings.HasSuffix(out, "\n") {
