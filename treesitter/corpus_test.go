@@ -234,6 +234,7 @@ func mustRead(t testing.TB, path string) []byte {
 // CTXD_CORPUS_REPORT is set. The numbers go to BENCHMARKS.md:
 //
 //	CTXD_CORPUS_REPORT=1 CTXD_CORPUS_PYTHON=... CTXD_CORPUS_TS=... CTXD_CORPUS_RUST=... \
+//	  CTXD_CORPUS_JS=... CTXD_CORPUS_C=... \
 //	  go test -run TestCorpusReport -v -timeout 60m ./treesitter
 func TestCorpusReport(t *testing.T) {
 	if os.Getenv("CTXD_CORPUS_REPORT") == "" {
@@ -248,6 +249,8 @@ func TestCorpusReport(t *testing.T) {
 		{"python", "CTXD_CORPUS_PYTHON", []string{".py"}},
 		{"typescript", "CTXD_CORPUS_TS", []string{".ts"}},
 		{"rust", "CTXD_CORPUS_RUST", []string{".rs"}},
+		{"javascript", "CTXD_CORPUS_JS", []string{".js"}},
+		{"c", "CTXD_CORPUS_C", []string{".c", ".h"}},
 	}
 	counter, err := tokens.Get("cl100k_base")
 	if err != nil {
