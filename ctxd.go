@@ -84,10 +84,14 @@ func (p Priority) String() string {
 	return strconv.Itoa(int(p))
 }
 
-// MarshalJSON writes the level's name ("high"), so envelopes read well; the
-// numeric base is in the chunk's score breakdown.
+// MarshalJSON writes a level's name ("high"), so envelopes read well (the
+// numeric base is in the chunk's score breakdown), and a value between
+// levels as its number.
 func (p Priority) MarshalJSON() ([]byte, error) {
-	return json.Marshal(p.String())
+	if n, ok := priorityNames[p]; ok {
+		return json.Marshal(n)
+	}
+	return json.Marshal(int(p))
 }
 
 // UnmarshalJSON accepts a level name in any case or a number.
@@ -101,7 +105,7 @@ func (p *Priority) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("priority: want a name or a number, got %s", b)
 	}
-	// MarshalJSON writes a value between levels as its number in a string.
+	// Older writers put a value between levels as its number in a string.
 	if n, err := strconv.Atoi(s); err == nil {
 		*p = Priority(n)
 		return nil
