@@ -118,6 +118,10 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-14s %s\n", n, firstLine(commands[n].summary))
 	}
 	fmt.Fprintf(w, "\nRun 'ctxd help COMMAND' or 'ctxd COMMAND -h' for a command's flags.\n")
+	fmt.Fprintf(w, "\nenvironment:\n")
+	fmt.Fprintf(w, "  CTXD_CONFIG      user configuration file (default $XDG_CONFIG_HOME/ctxd/config.toml)\n")
+	fmt.Fprintf(w, "  CTXD_STATE_DIR   state directory for sessions and artifacts (default <workspace>/.ctxd)\n")
+	fmt.Fprintf(w, "  CTXD_TOKENIZER   BPE implementation: ctxd (default), tokenizer or tiktoken-go (for comparison)\n")
 }
 
 func firstLine(s string) string {

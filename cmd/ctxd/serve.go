@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/server"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 func init() {
@@ -76,7 +77,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	if listen != "" {
 		return srv.Listen(ctx, listen)
 	}
-	log.Info("serving on stdio", "version", Version())
+	log.Info("serving on stdio", "version", Version(), "tokenizer", tokens.Backend())
 	code := srv.ServeConn(ctx, stdioConn{stdio.In, stdio.Out})
 	if code != 0 {
 		return exitCode(code)
