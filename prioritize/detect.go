@@ -31,7 +31,7 @@ var cueTable = concat(
 	cues(ctxd.TaskDebug, 2, `bug`, `error`, `errors`, `debug`, `fix`, `wrong`, `incorrect`, `unexpected`, `hangs?`, `leaks?`, `race`, `deadlock`),
 	cues(ctxd.TaskTest, 3, `(write|add|create|generate|improve|more) (unit |integration |e2e )?tests?`, `tests? for`, `test coverage`, `unit tests?`, `table[- ]driven`, `fuzz(ing)? tests?`),
 	cues(ctxd.TaskTest, 1, `tests?`, `spec`, `coverage`, `fixtures?`, `mock`),
-	cues(ctxd.TaskRefactor, 3, `refactor(ing)?`, `rename`, `extract`, `clean ?up`, `restructure`, `deduplicate`, `split (up )?`, `move .+ (in)?to`, `simplify`, `reorganize`, `decouple`),
+	cues(ctxd.TaskRefactor, 3, `refactor(ing)?`, `rename`, `extract`, `clean ?up`, `restructure`, `deduplicate`, `split up`, `split (the |this |that |it )?[\w.]+ into`, `move .+ (in)?to`, `simplify`, `reorganize`, `decouple`),
 	cues(ctxd.TaskAnalyze, 3, `explain`, `how (does|do|is|are)`, `what (does|do|is|are)`, `why (does|do|is)`, `where (is|are|does)`, `analy[sz]e`, `overview`, `architecture`, `walk me through`, `summari[sz]e`, `review`, `understand`, `document`),
 	cues(ctxd.TaskImplement, 2, `implement`, `add`, `create`, `build`, `support`, `introduce`, `write`, `new`, `make`, `allow`, `enable`),
 )
@@ -62,11 +62,12 @@ func DetectTask(request string) (task ctxd.TaskType, ok bool) {
 		score[ctxd.TaskDebug] += 5
 	}
 	best, bestScore := ctxd.TaskImplement, 0
-	// Iterate in the fixed order of ctxd.TaskTypes so ties are stable; on a
-	// tie the earlier type in this order wins, and debug and test come
-	// before implement there because a request that both "adds" and "fixes"
-	// is usually a fix.
-	for _, t := range []ctxd.TaskType{ctxd.TaskDebug, ctxd.TaskTest, ctxd.TaskRefactor, ctxd.TaskAnalyze, ctxd.TaskImplement} {
+	// A fixed order keeps ties stable: the earlier type wins. Debug and test
+	// come before implement because a request that both "adds" and "fixes"
+	// is usually a fix; analyze comes before refactor and implement because
+	// a request that asks to "explain" something is a question, whatever
+	// else it mentions.
+	for _, t := range []ctxd.TaskType{ctxd.TaskDebug, ctxd.TaskTest, ctxd.TaskAnalyze, ctxd.TaskRefactor, ctxd.TaskImplement} {
 		if score[t] > bestScore {
 			best, bestScore = t, score[t]
 		}

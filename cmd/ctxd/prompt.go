@@ -116,8 +116,10 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Warnings are for the person at the terminal: plain lines on stderr,
+	// not log records (they are in the envelope too).
 	for _, w := range env.Warnings {
-		log.Warn(w)
+		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
