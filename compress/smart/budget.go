@@ -1,0 +1,155 @@
+package smart
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// Where the context window came from, in the order they are tried.
+const (
+	WindowExplicit = "explicit" // the call's context_window (launch configuration)
+	WindowRegistry = "registry" // the versioned model registry
+	WindowObserved = "observed" // a window the caller observed at run time
+	WindowFallback = "fallback" // the conservative fallback
+)
+
+// Pressure bands, by pressure in basis points.
+const (
+	BandLow      = "low"      // under 50%
+	BandMedium   = "medium"   // 50% to 80%
+	BandHigh     = "high"     // 80% to 95%
+	BandCritical = "critical" // 95% and over
+)
+
+// Budget modes: how hard the policy works, from the band (one step
+// harder when the estimate has low confidence and the band is not low).
+const (
+	ModeRelaxed   = "relaxed"
+	ModeBalanced  = "balanced"
+	ModeTight     = "tight"
+	ModeEmergency = "emergency"
+)
+
+var bandModes = map[string]string{BandLow: ModeRelaxed, BandMedium: ModeBalanced, BandHigh: ModeTight, BandCritical: ModeEmergency}
+
+// budget is a request's resolved budget.
+type budget struct {
+	model        ctxd.Model
+	counter      tokens.Counter
+	window       int
+	windowSource string
+	reserve      int
+	// safetyFloor is kept free beyond the reserve: max(256, 2% of the
+	// window).
+	safetyFloor int
+	// usable is what the request may use: (window − reserve − floor),
+	// divided by 1 + the calibration error when the estimate has low
+	// confidence.
+	usable     int
+	used       int // effective used tokens: max(estimate, observed)
+	pressureBP int
+	band       string
+	mode       string
+	reasons    []string
+}
+
+// resolveBudget picks the window (explicit, registry, observed, fallback)
+// and the reserve for model name.
+func resolveBudget(name string, c Call) (budget, error) {
+	counter, m := tokens.ForModel(name, c.ContextWindow)
+	b := budget{model: m, counter: counter, window: m.ContextWindow}
+	switch {
+	case m.Source == tokens.SourceExplicit:
+		b.windowSource = WindowExplicit
+	case m.Source == tokens.SourceRegistry:
+		b.windowSource = WindowRegistry
+	case c.ObservedContextWindow > 0:
+		b.window, b.windowSource = c.ObservedContextWindow, WindowObserved
+	default:
+		b.windowSource = WindowFallback
+	}
+	b.reserve = c.OutputReserve
+	if b.reserve == 0 {
+		b.reserve = min(m.MaxOutput, b.window/4)
+	}
+	if b.reserve >= b.window {
+		return b, fmt.Errorf("output reserve %d leaves no room in the %d-token window: %w", b.reserve, b.window, ctxd.ErrInvalidParams)
+	}
+	b.safetyFloor = max(256, b.window/50)
+	usable := b.window - b.reserve - b.safetyFloor
+	if m.EstimatorConfidence != tokens.ConfidenceExact && m.CalibrationError > 0 {
+		usable = int(float64(usable) / (1 + m.CalibrationError))
+	}
+	b.usable = max(usable, 1)
+	return b, nil
+}
+
+// setPressure computes the pressure of used tokens and its band and mode.
+func (b *budget) setPressure(estimated, observed int) {
+	b.used = max(estimated, observed)
+	den := max(1, b.window-b.reserve)
+	b.pressureBP = int(math.Round(float64(b.used) * 10000 / float64(den)))
+	switch {
+	case b.pressureBP < 5000:
+		b.band = BandLow
+	case b.pressureBP < 8000:
+		b.band = BandMedium
+	case b.pressureBP < 9500:
+		b.band = BandHigh
+	default:
+		b.band = BandCritical
+	}
+	b.mode = bandModes[b.band]
+	b.reasons = append(b.reasons[:0], "pressure_band_"+b.band, "window_source_"+b.windowSource)
+	if observed > estimated {
+		b.reasons = append(b.reasons, "observed_tokens_exceed_estimate")
+	}
+	if b.model.EstimatorConfidence != tokens.ConfidenceExact {
+		b.reasons = append(b.reasons, "estimator_low_confidence")
+		if b.band != BandLow {
+			b.mode = harder(b.mode)
+		}
+	}
+	if b.used > b.usable {
+		b.reasons = append(b.reasons, "over_usable_window")
+		b.mode = ModeEmergency
+	}
+}
+
+func harder(mode string) string {
+	switch mode {
+	case ModeRelaxed:
+		return ModeBalanced
+	case ModeBalanced:
+		return ModeTight
+	}
+	return ModeEmergency
+}
+
+// policy is what a budget mode lets the transforms do.
+type policy struct {
+	// keepRecent tool outputs at the end stay whole (lossless transforms
+	// only) unless larger than largeRecent tokens.
+	keepRecent  int
+	largeRecent int
+	// criticalRecent tool outputs at the end that read as errors stay
+	// exact.
+	criticalRecent int
+	// condenseAlloc caps a condensed older output; refAlloc a reference
+	// to a large recent one (tokens).
+	condenseAlloc int
+	refAlloc      int
+	// minSaving is the fewest tokens a candidate must save to be worth a
+	// marker.
+	minSaving int
+}
+
+var policies = map[string]policy{
+	ModeRelaxed:   {keepRecent: 6, largeRecent: 6000, criticalRecent: 3, condenseAlloc: 400, refAlloc: 1200, minSaving: 24},
+	ModeBalanced:  {keepRecent: 4, largeRecent: 3000, criticalRecent: 3, condenseAlloc: 300, refAlloc: 800, minSaving: 16},
+	ModeTight:     {keepRecent: 2, largeRecent: 1500, criticalRecent: 2, condenseAlloc: 200, refAlloc: 400, minSaving: 8},
+	ModeEmergency: {keepRecent: 1, largeRecent: 600, criticalRecent: 1, condenseAlloc: 120, refAlloc: 240, minSaving: 4},
+}

@@ -1,0 +1,122 @@
+package smart
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MarkerHashLen is how many hex digits of the SHA-256 a marker shows; the
+// report carries the full hash, and rehydration accepts any prefix of at
+// least 12 digits.
+const MarkerHashLen = 16
+
+// Marker kinds.
+const (
+	// MarkerRef stands for a text of which part (or all) is omitted.
+	MarkerRef = "ref"
+	// MarkerDup stands for a text identical to one shown or seen before.
+	MarkerDup = "dup"
+	// MarkerBlob stands for lines of encoded or binary data.
+	MarkerBlob = "blob"
+)
+
+// markerOpen opens every marker; markers are recognized by it.
+const markerOpen = "[ctxd:"
+
+// Marker is a reference parsed from a text.
+type Marker struct {
+	Kind string `json:"kind"`
+	// Hash is the hex prefix the marker shows.
+	Hash  string `json:"sha256"`
+	Bytes int    `json:"bytes"`
+	Lines int    `json:"lines"`
+}
+
+// ref writes a marker: what it stands for (hash, bytes, lines), then
+// detail, then how to ask for the text back.
+func marker(kind, hash string, bytes, lines int, detail string) string {
+	var sb strings.Builder
+	sb.Grow(len(detail) + 120)
+	sb.WriteString(markerOpen)
+	sb.WriteString(kind)
+	sb.WriteString(" sha256=")
+	sb.WriteString(hash[:min(MarkerHashLen, len(hash))])
+	sb.WriteString(" bytes=")
+	sb.WriteString(strconv.Itoa(bytes))
+	sb.WriteString(" lines=")
+	sb.WriteString(strconv.Itoa(lines))
+	if detail != "" {
+		sb.WriteString(" ")
+		sb.WriteString(detail)
+	}
+	sb.WriteString("; to see it, ask for lines a-b of sha256=")
+	sb.WriteString(hash[:min(MarkerHashLen, len(hash))])
+	sb.WriteString("]")
+	return sb.String()
+}
+
+// ParseMarkers returns the ctxd markers in text, in order.
+func ParseMarkers(text string) []Marker {
+	var out []Marker
+	for {
+		i := strings.Index(text, markerOpen)
+		if i < 0 {
+			return out
+		}
+		text = text[i+len(markerOpen):]
+		end := strings.IndexByte(text, ']')
+		if end < 0 {
+			return out
+		}
+		body := text[:end]
+		kind, rest, ok := strings.Cut(body, " ")
+		if !ok || (kind != MarkerRef && kind != MarkerDup && kind != MarkerBlob) {
+			continue
+		}
+		m := Marker{Kind: kind}
+		for _, f := range strings.Fields(rest) {
+			k, v, ok := strings.Cut(strings.TrimRight(f, ";,"), "=")
+			if !ok {
+				continue
+			}
+			switch k {
+			case "sha256":
+				if m.Hash == "" && len(v) >= 12 && len(v) <= 64 && isLowerHex(v) {
+					m.Hash = v
+				}
+			case "bytes":
+				m.Bytes, _ = strconv.Atoi(v)
+			case "lines":
+				m.Lines, _ = strconv.Atoi(v)
+			}
+		}
+		if m.Hash != "" {
+			out = append(out, m)
+		}
+		text = text[end:]
+	}
+}
+
+// hasMarker reports text that carries a ctxd marker.
+func hasMarker(text string) bool {
+	return strings.Contains(text, markerOpen) && len(ParseMarkers(text)) > 0
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// rangeText writes a line range "a-b" (or "a" when a == b).
+func rangeText(a, b int) string {
+	if a == b {
+		return strconv.Itoa(a)
+	}
+	return fmt.Sprintf("%d-%d", a, b)
+}

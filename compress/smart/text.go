@@ -1,0 +1,382 @@
+package smart
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Line kinds, in the order a condensed view keeps them: error and failure
+// lines first, then structure (diff headers, repository state), then
+// file:line locations.
+const (
+	lineOther    uint8 = iota
+	lineError          // error, failure, panic, traceback, failing test
+	lineDiffHead       // diff --git, ---/+++ file headers, @@ hunks
+	lineRepo           // git status: branch, modified/new/deleted files
+	lineLocation       // contains a file:line location
+	lineBlob           // a long base64, hex or binary-looking line
+)
+
+// maxSignalBytes caps a signal: long lines are compared by their first
+// maxSignalBytes bytes (a view may cut a long line after them).
+const maxSignalBytes = 160
+
+// maxViewLineBytes caps a line shown in a condensed view.
+const maxViewLineBytes = 240
+
+// errorMarkers make a line an error line. They are case-sensitive, as
+// tools print them, to keep prose and identifiers out.
+var errorMarkers = []string{
+	"error:", "Error:", "ERROR", "error[", "panic:", "FAIL", "Traceback (most recent call last)",
+	"Exception", "fatal:", "undefined:", "undefined reference", "cannot find", "Segmentation fault",
+	"AssertionError", "✗", "✕", "npm ERR!", "exit status",
+}
+
+// cleanLine removes terminal noise from one line: ANSI escape sequences,
+// everything before the last carriage return (what a terminal shows after
+// a progress bar redraws) and trailing whitespace.
+func cleanLine(s string) string {
+	s = strings.TrimRight(s, "\r")
+	if i := strings.LastIndexByte(s, '\r'); i >= 0 {
+		s = s[i+1:]
+	}
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = stripANSI(s)
+	}
+	return strings.TrimRight(s, " \t")
+}
+
+// stripANSI removes CSI (ESC [ ... final byte), OSC (ESC ] ... BEL or ESC
+// \) and two-byte ESC sequences.
+func stripANSI(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != 0x1b {
+			sb.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case '[':
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = min(j+1, len(s))
+		case ']':
+			j := i + 2
+			for j < len(s) {
+				if s[j] == 0x07 {
+					j++
+					break
+				}
+				if s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\' {
+					j += 2
+					break
+				}
+				j++
+			}
+			i = j
+		default:
+			i += 2
+		}
+	}
+	return sb.String()
+}
+
+// splitLines splits text into lines without their newlines; a final
+// newline does not start another line (as artifacts.CountLines counts).
+func splitLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// classifyLine returns the kind of a cleaned line.
+func classifyLine(l string) uint8 {
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return lineOther
+	}
+	if isBlobLine(t) {
+		return lineBlob
+	}
+	if hasErrorMarker(t) {
+		return lineError
+	}
+	switch {
+	case strings.HasPrefix(t, "diff --git "), strings.HasPrefix(t, "+++ "), strings.HasPrefix(t, "--- a/"), strings.HasPrefix(t, "@@ "):
+		return lineDiffHead
+	case isRepoStateLine(t):
+		return lineRepo
+	}
+	if len(locations(t, nil)) > 0 {
+		return lineLocation
+	}
+	return lineOther
+}
+
+func hasErrorMarker(s string) bool {
+	for _, m := range errorMarkers {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRepoStateLine reports a line of git status (long or porcelain form).
+func isRepoStateLine(t string) bool {
+	for _, p := range []string{"On branch ", "HEAD detached at ", "modified:", "new file:", "deleted:", "renamed:", "both modified:", "Your branch is "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	// Porcelain ("XY path", trimmed): one or two status letters and a
+	// path-like name.
+	for _, n := range []int{1, 2} {
+		if len(t) > n+1 && t[n] == ' ' && strings.Trim(t[:n], "MADRCU?!") == "" {
+			p := t[n+1:]
+			return !strings.ContainsRune(p, ' ') && strings.ContainsAny(p, "./")
+		}
+	}
+	return false
+}
+
+// isBlobLine reports a line that reads as encoded or binary data: long
+// and made of base64 or hex digits only, or full of control characters
+// and replacement runes.
+func isBlobLine(t string) bool {
+	if len(t) < 100 {
+		return false
+	}
+	b64, hexd, bad := 0, 0, 0
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+				hexd++
+				b64++
+			case c >= 'g' && c <= 'z', c >= 'G' && c <= 'Z', c == '+', c == '/', c == '=', c == '-', c == '_':
+				b64++
+			case c < 0x20 && c != '\t':
+				bad++
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(t[i:])
+		if r == utf8.RuneError {
+			bad++
+		}
+		i += n
+	}
+	n := len(t)
+	return b64*100 >= n*97 || hexd*100 >= n*97 || bad*10 >= n
+}
+
+// locations appends the file:line locations of a line to dst: a path
+// with an extension, a colon and a line number ("main.go:42",
+// "src/app.py:7:3" keeps "src/app.py:7").
+func locations(l string, dst []string) []string {
+	for i := 0; i < len(l); i++ {
+		if l[i] != ':' || i+1 >= len(l) || l[i+1] < '0' || l[i+1] > '9' {
+			continue
+		}
+		// The path runs back from the colon over path characters.
+		j := i
+		dot := false
+		for j > 0 && isPathByte(l[j-1]) {
+			j--
+			if l[j] == '.' && j+1 < i && !dot {
+				dot = isExtension(l[j+1 : i])
+			}
+		}
+		if !dot || j == i {
+			continue
+		}
+		k := i + 1
+		for k < len(l) && l[k] >= '0' && l[k] <= '9' {
+			k++
+		}
+		if k-i-1 > 7 {
+			continue
+		}
+		dst = append(dst, strings.TrimLeft(l[j:k], "./"))
+		i = k - 1
+	}
+	return dst
+}
+
+func isPathByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '/' || c == '\\' || c == '@' || c == '+'
+}
+
+// isExtension reports a plausible file extension: 1 to 8 letters or
+// digits with at least one letter.
+func isExtension(s string) bool {
+	if len(s) == 0 || len(s) > 8 || strings.ContainsAny(s, "/\\.") {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// capSignal cuts s to maxSignalBytes on a rune boundary.
+func capSignal(s string) string {
+	if len(s) <= maxSignalBytes {
+		return s
+	}
+	n := maxSignalBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Signals returns the critical signals of a text, each once, in order:
+// its error and failure lines (cleaned of terminal noise, trimmed, at
+// most 160 bytes) and its file:line locations. A rewrite keeps each
+// verbatim or behind a reference that resolves to the whole text.
+func Signals(text string) []string {
+	return analyze(text).signals
+}
+
+// normalized returns text as signals are compared against it: cleaned of
+// terminal noise line by line.
+func normalized(text string) string {
+	if strings.IndexByte(text, 0x1b) < 0 && strings.IndexByte(text, '\r') < 0 {
+		return text
+	}
+	lines := splitLines(text)
+	for i, l := range lines {
+		lines[i] = cleanLine(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// info is what the optimizer learns of a payload text once and caches by
+// content: its hash, size, kinds of lines and signals.
+type info struct {
+	hash     string
+	bytes    int
+	lines    int
+	signals  []string
+	isError  bool // error lines near its head or tail
+	isDiff   bool
+	isBuild  bool // build or test output
+	noisy    bool // ANSI escapes, carriage returns, trailing blanks or repeats
+	hasBlob  bool
+	errLines int
+	repo     int // git status lines
+	locs     int // lines with locations
+	paths    []string
+}
+
+// analyze scans a text once.
+func analyze(text string) *info {
+	in := &info{bytes: len(text)}
+	lines := splitLines(text)
+	in.lines = len(lines)
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s == "" || seen[s] {
+			return
+		}
+		seen[s] = true
+		in.signals = append(in.signals, s)
+	}
+	var locs []string
+	prev := ""
+	repeats := 0
+	diffHeads, hunks := 0, 0
+	for i, raw := range lines {
+		l := cleanLine(raw)
+		if l != raw {
+			in.noisy = true
+		}
+		if i > 0 && l == prev && l != "" {
+			repeats++
+		}
+		prev = l
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		switch k := classifyLine(l); k {
+		case lineBlob:
+			in.hasBlob = true
+			continue
+		case lineError:
+			in.errLines++
+			if i < 40 || i >= len(lines)-60 {
+				in.isError = true
+			}
+			add(capSignal(t))
+		case lineDiffHead:
+			if strings.HasPrefix(t, "@@ ") {
+				hunks++
+			} else {
+				diffHeads++
+			}
+			if p, ok := strings.CutPrefix(t, "+++ b/"); ok {
+				in.paths = append(in.paths, p)
+			} else if p, ok := strings.CutPrefix(t, "diff --git a/"); ok {
+				if sp := strings.Index(p, " b/"); sp > 0 {
+					in.paths = append(in.paths, p[:sp])
+				}
+			}
+		case lineRepo:
+			in.repo++
+		}
+		locs = locations(t, locs[:0])
+		if len(locs) > 0 {
+			in.locs++
+		}
+		for _, loc := range locs {
+			add(loc)
+		}
+		if !in.isBuild && isBuildLine(t) {
+			in.isBuild = true
+		}
+	}
+	in.isDiff = diffHeads > 0 && hunks > 0
+	if repeats >= 2 {
+		in.noisy = true
+	}
+	return in
+}
+
+// buildMarkers make a line read as build or test output.
+var buildMarkers = []string{"=== RUN", "--- PASS", "--- FAIL", "PASS", "ok  \t", "FAIL\t", "go build", "go test", "go vet", "pytest", "passed", "failed", "Tests:", "Compiling", "BUILD", "make:", "npm run", "cargo ", "tsc", "jest", "Ran "}
+
+func isBuildLine(t string) bool {
+	for _, m := range buildMarkers {
+		if strings.Contains(t, m) {
+			return true
+		}
+	}
+	return false
+}

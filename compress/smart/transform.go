@@ -1,0 +1,284 @@
+package smart
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Transforms, as reports name them.
+const (
+	// TransformLossless removes terminal noise (ANSI escapes, progress-bar
+	// redraws, trailing blanks, blank runs) and folds runs of identical
+	// lines; every line's content is kept.
+	TransformLossless = "lossless"
+	// TransformBlob replaces runs of encoded or binary-looking lines with
+	// a reference.
+	TransformBlob = "blob"
+	// TransformCondense cuts an older output to its head, its critical
+	// lines (errors, diff headers, repository state, locations) and its
+	// tail, with a reference to the whole.
+	TransformCondense = "condense"
+	// TransformReference does the same to a large recent output or an old
+	// file read, with a larger preview.
+	TransformReference = "reference"
+	// TransformDuplicate replaces an output identical to one shown earlier
+	// in the request (or seen in an earlier turn) with a reference.
+	TransformDuplicate = "duplicate"
+	// TransformSuperseded replaces an injected notice that a later one
+	// repeats or supersedes with a reference.
+	TransformSuperseded = "superseded"
+	// TransformRehydrate puts back the text a reference in the input
+	// stands for, when the latest turn asks for it.
+	TransformRehydrate = "rehydrate"
+)
+
+// utilityPercent weighs the tokens a transform saves: lossless and
+// duplicate removal lose nothing; condensing hides content the model may
+// have to ask for.
+var utilityPercent = map[string]int{
+	TransformLossless: 100, TransformBlob: 100, TransformDuplicate: 100, TransformSuperseded: 90,
+	TransformReference: 90, TransformCondense: 80,
+}
+
+// repeatNote follows the first line of a run of identical lines.
+func repeatNote(n int) string {
+	return "[previous line repeated " + strconv.Itoa(n) + " more times]"
+}
+
+// losslessView cleans every line (see cleanLine), folds runs of three or
+// more identical lines into the line and a note, and collapses runs of
+// blank lines. ok is false when nothing changes.
+func losslessView(text string) (string, bool) {
+	raw := splitLines(text)
+	var sb strings.Builder
+	sb.Grow(len(text))
+	blank := false
+	for i := 0; i < len(raw); {
+		l := cleanLine(raw[i])
+		j := i + 1
+		for j < len(raw) && l != "" && cleanLine(raw[j]) == l {
+			j++
+		}
+		if l == "" {
+			if !blank {
+				sb.WriteByte('\n')
+			}
+			blank = true
+			i = j
+			continue
+		}
+		blank = false
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+		switch n := j - i; {
+		case n >= 3:
+			sb.WriteString(repeatNote(n - 1))
+			sb.WriteByte('\n')
+		case n == 2:
+			sb.WriteString(l)
+			sb.WriteByte('\n')
+		}
+		i = j
+	}
+	out := sb.String()
+	if !strings.HasSuffix(text, "\n") {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out, out != text
+}
+
+// viewLine is a line as a view shows it: cleaned, a blob line replaced by
+// a note, and at most maxViewLineBytes.
+func viewLine(raw string) (string, bool) {
+	l := cleanLine(raw)
+	if isBlobLine(strings.TrimSpace(l)) {
+		return "[" + strconv.Itoa(len(l)) + " bytes of encoded data]", true
+	}
+	if len(l) <= maxViewLineBytes {
+		return l, false
+	}
+	n := maxViewLineBytes
+	for n > 0 && !utf8.RuneStart(l[n]) {
+		n--
+	}
+	return l[:n] + "…", true
+}
+
+// view describes a condensed view.
+type view struct {
+	head, tail int    // most lines shown from each end
+	chars      int    // most bytes of the view
+	note       string // added to the marker
+}
+
+// condensedView cuts text to its first and last lines and the critical
+// lines between them (errors first, then diff headers and repository
+// state, then locations; each shown with its line number), with a ref
+// marker naming what was omitted. ok is false when the view would hide
+// nothing.
+func condensedView(text, hash string, v view) (string, bool) {
+	raw := splitLines(text)
+	n := len(raw)
+	if n == 0 {
+		return "", false
+	}
+	lines := make([]string, n)
+	cut := false
+	for i, l := range raw {
+		var c bool
+		lines[i], c = viewLine(l)
+		cut = cut || c
+	}
+	avail := max(v.chars-170-len(v.note), 0)
+	h, used := 0, 0
+	for h < n && h < v.head && used+len(lines[h])+1 <= avail*2/5 {
+		used += len(lines[h]) + 1
+		h++
+	}
+	t, usedT := 0, 0
+	for t < n-h && t < v.tail && usedT+len(lines[n-1-t])+1 <= avail/5 {
+		usedT += len(lines[n-1-t]) + 1
+		t++
+	}
+	if h+t >= n && !cut {
+		return "", false
+	}
+	rest := avail - used - usedT
+	type pick struct {
+		i    int
+		rank int
+	}
+	var cands []pick
+	for i := h; i < n-t; i++ {
+		rank := -1
+		switch classifyLine(lines[i]) {
+		case lineError:
+			rank = 0
+		case lineDiffHead, lineRepo:
+			rank = 1
+		case lineLocation:
+			rank = 2
+		}
+		if rank >= 0 {
+			cands = append(cands, pick{i, rank})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b pick) int { return cmp.Compare(a.rank, b.rank) })
+	var kept []int
+	shown := map[string]bool{}
+	for _, c := range cands {
+		l := lines[c.i]
+		if shown[l] {
+			continue
+		}
+		cost := len(l) + len(strconv.Itoa(c.i+1)) + 5
+		if cost > rest {
+			continue
+		}
+		rest -= cost
+		shown[l] = true
+		kept = append(kept, c.i)
+	}
+	slices.Sort(kept)
+	detail := ""
+	if h+t < n {
+		detail = "omitted=" + rangeText(h+1, n-t)
+		if len(kept) > 0 {
+			detail += fmt.Sprintf(" (%d of them kept below with their line numbers)", len(kept))
+		}
+	} else {
+		detail = "long lines cut at " + strconv.Itoa(maxViewLineBytes) + " bytes"
+	}
+	if v.note != "" {
+		detail += "; " + v.note
+	}
+	var sb strings.Builder
+	sb.Grow(v.chars + 64)
+	writeFolded(&sb, lines[:h])
+	sb.WriteString(marker(MarkerRef, hash, len(text), n, detail))
+	for _, i := range kept {
+		sb.WriteString("\n  ")
+		sb.WriteString(strconv.Itoa(i + 1))
+		sb.WriteString("| ")
+		sb.WriteString(lines[i])
+	}
+	if t > 0 {
+		sb.WriteByte('\n')
+		writeFolded(&sb, lines[n-t:])
+	}
+	return strings.TrimSuffix(sb.String(), "\n"), true
+}
+
+// writeFolded writes lines, each followed by a newline, folding runs of
+// three or more identical lines into the line and a repeat note.
+func writeFolded(sb *strings.Builder, lines []string) {
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && lines[j] == lines[i] && lines[i] != "" {
+			j++
+		}
+		sb.WriteString(lines[i])
+		sb.WriteByte('\n')
+		switch n := j - i; {
+		case n >= 3:
+			sb.WriteString(repeatNote(n - 1))
+			sb.WriteByte('\n')
+		case n == 2:
+			sb.WriteString(lines[i])
+			sb.WriteByte('\n')
+		}
+		i = j
+	}
+}
+
+// blobView replaces each run of blob lines (at least 256 bytes) with a
+// blob marker and cleans the other lines as losslessView does. ok is
+// false when there is no such run.
+func blobView(text, hash string) (string, bool) {
+	raw := splitLines(text)
+	var sb strings.Builder
+	found := false
+	var rest []string
+	flush := func() {
+		if len(rest) == 0 {
+			return
+		}
+		v, _ := losslessView(strings.Join(rest, "\n"))
+		sb.WriteString(v)
+		sb.WriteByte('\n')
+		rest = rest[:0]
+	}
+	for i := 0; i < len(raw); {
+		j, size := i, 0
+		for j < len(raw) && isBlobLine(strings.TrimSpace(cleanLine(raw[j]))) {
+			size += len(raw[j]) + 1
+			j++
+		}
+		if j > i && size >= 256 {
+			flush()
+			found = true
+			sb.WriteString(marker(MarkerBlob, hash, len(text), len(raw), fmt.Sprintf("omitted=%s (%d bytes of encoded or binary data)", rangeText(i+1, j), size)))
+			sb.WriteByte('\n')
+			i = j
+			continue
+		}
+		if j == i {
+			j = i + 1
+		}
+		rest = append(rest, raw[i:j]...)
+		i = j
+	}
+	flush()
+	if !found {
+		return "", false
+	}
+	out := sb.String()
+	if !strings.HasSuffix(text, "\n") {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out, true
+}
