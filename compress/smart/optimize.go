@@ -474,7 +474,6 @@ func (r *run) setBudgetTelemetry() {
 // optimize runs the pipeline: index, select, store, emit and validate.
 // A nil output means the original request stands.
 func (r *run) optimize() ([]byte, error) {
-	req := r.req
 	r.index()
 	r.quality()
 	sess := r.o.session(r.scope)
