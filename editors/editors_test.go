@@ -1,0 +1,101 @@
+package editors_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ctxdBin is the ctxd binary built once for the editor tests.
+var ctxdBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ctxd-editors-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ctxdBin = filepath.Join(dir, "ctxd")
+	build := exec.Command("go", "build", "-o", ctxdBin, "../cmd/ctxd")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build ctxd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// onCI reports whether the tests run under CI, where a missing tool is a
+// failure rather than a skip.
+func onCI() bool { return os.Getenv("CI") == "true" }
+
+// missing skips the test locally and fails it under CI=true.
+func missing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if onCI() {
+		t.Fatalf("%s (a tool a test needs is missing under CI=true; .ci/run installs it)", msg)
+	}
+	t.Skip(msg)
+}
+
+// tool returns the path of an executable, or skips (fails under CI).
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, "%s not found on PATH", name)
+	}
+	return p
+}
+
+// run runs a command with a deadline and fails the test with its output
+// when it fails.
+func run(t *testing.T, dir string, env []string, timeout time.Duration, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// gitRepo writes files into a new directory and commits them with the git CLI.
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := tool(t, "git")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "initial commit"},
+	} {
+		run(t, dir, []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, time.Minute, git, args...)
+	}
+	return dir
+}
