@@ -468,8 +468,9 @@ type Lines struct {
 }
 
 // Lines returns lines start..end (1-based, inclusive) of an artifact,
-// verified against its hash. start = end = 0 returns every line; an end
-// past the last line is clamped to it. A start before 1 or after the last
+// verified against its hash. start = end = 0 returns every line; end = 0
+// alone means to the last line; an end past the last line is clamped to
+// it. A start before 1 or after the last
 // line, or an end before start, is [ctxd.ErrInvalidParams].
 func (s *Store) Lines(ctx context.Context, session, hash string, start, end int) (*Lines, error) {
 	b, ref, err := s.Get(ctx, session, hash)
@@ -490,6 +491,9 @@ func SliceLines(content []byte, start, end int) (text []byte, first, last int, e
 	total := CountLines(content)
 	if start == 0 && end == 0 {
 		return content, min(1, total), total, nil
+	}
+	if end == 0 {
+		end = max(total, start)
 	}
 	switch {
 	case start < 1:

@@ -182,6 +182,7 @@ func TestSliceLines(t *testing.T) {
 		{"middle", 2, 3, "bb\nccc\n", 2, 3, false},
 		{"last without newline", 4, 4, "dddd", 4, 4, false},
 		{"end clamped", 3, 99, "ccc\ndddd", 3, 4, false},
+		{"open end", 2, 0, "bb\nccc\ndddd", 2, 4, false},
 		{"start zero", 0, 2, "", 0, 0, true},
 		{"past the end", 5, 6, "", 0, 0, true},
 		{"reversed", 3, 2, "", 0, 0, true},
