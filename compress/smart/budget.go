@@ -42,10 +42,12 @@ type budget struct {
 	window       int
 	windowSource string
 	reserve      int
+	// limit is window − reserve, or the call's explicit budget.
+	limit int
 	// safetyFloor is kept free beyond the reserve: max(256, 2% of the
-	// window).
+	// window), at most 2% of an explicit budget.
 	safetyFloor int
-	// usable is what the request may use: (window − reserve − floor),
+	// usable is what the request may use: (limit − floor),
 	// divided by 1 + the calibration error when the estimate has low
 	// confidence.
 	usable     int
@@ -78,8 +80,15 @@ func resolveBudget(name string, c Call) (budget, error) {
 	if b.reserve >= b.window {
 		return b, fmt.Errorf("output reserve %d leaves no room in the %d-token window: %w", b.reserve, b.window, ctxd.ErrInvalidParams)
 	}
+	b.limit = b.window - b.reserve
+	if c.Budget > 0 {
+		b.limit = c.Budget
+	}
 	b.safetyFloor = max(256, b.window/50)
-	usable := b.window - b.reserve - b.safetyFloor
+	if c.Budget > 0 {
+		b.safetyFloor = min(b.safetyFloor, max(1, c.Budget/50))
+	}
+	usable := b.limit - b.safetyFloor
 	if m.EstimatorConfidence != tokens.ConfidenceExact && m.CalibrationError > 0 {
 		usable = int(float64(usable) / (1 + m.CalibrationError))
 	}
@@ -87,10 +96,12 @@ func resolveBudget(name string, c Call) (budget, error) {
 	return b, nil
 }
 
-// setPressure computes the pressure of used tokens and its band and mode.
+// setPressure computes the pressure of used tokens,
+// used / max(1, window − reserve) (or the explicit budget), and its band
+// and mode.
 func (b *budget) setPressure(estimated, observed int) {
 	b.used = max(estimated, observed)
-	den := max(1, b.window-b.reserve)
+	den := max(1, b.limit)
 	b.pressureBP = int(math.Round(float64(b.used) * 10000 / float64(den)))
 	switch {
 	case b.pressureBP < 5000:
@@ -104,6 +115,9 @@ func (b *budget) setPressure(estimated, observed int) {
 	}
 	b.mode = bandModes[b.band]
 	b.reasons = append(b.reasons[:0], "pressure_band_"+b.band, "window_source_"+b.windowSource)
+	if b.limit != b.window-b.reserve {
+		b.reasons = append(b.reasons, "explicit_budget")
+	}
 	if observed > estimated {
 		b.reasons = append(b.reasons, "observed_tokens_exceed_estimate")
 	}

@@ -128,6 +128,10 @@ type Call struct {
 	// OutputReserve is kept free for the reply; 0 means the model's
 	// maximum output, at most a quarter of the window.
 	OutputReserve int `json:"output_reserve,omitempty"`
+	// Budget, when positive, replaces window − reserve as the request's
+	// token budget (pressure and the usable window are computed against
+	// it).
+	Budget int `json:"budget,omitempty"`
 	// ObservedContextWindow is a window learned at run time (from a
 	// provider's context-length error, say); it is used when neither
 	// configuration nor the registry knows the model.
@@ -162,7 +166,7 @@ func (c Call) validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens}} {
+	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens}} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}

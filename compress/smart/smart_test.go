@@ -558,6 +558,11 @@ func TestBudget(t *testing.T) {
 	if b.used != 5000 || !slices.Contains(b.reasons, "observed_tokens_exceed_estimate") {
 		t.Errorf("observed tokens not used: %+v", b)
 	}
+	b, _ = resolveBudget("gpt-4o", Call{Budget: 20000})
+	b.setPressure(10000, 0)
+	if b.limit != 20000 || b.pressureBP != 5000 || b.usable != 20000-400 || !slices.Contains(b.reasons, "explicit_budget") {
+		t.Errorf("explicit budget: limit %d pressure %d usable %d %v", b.limit, b.pressureBP, b.usable, b.reasons)
+	}
 	if _, err := resolveBudget("gpt-4o", Call{ContextWindow: 1000, OutputReserve: 1000}); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("reserve filling the window: %v", err)
 	}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compress/request"
+	"github.com/ctxd/ctxd/compress/smart"
+	"github.com/ctxd/ctxd/engine"
+)
+
+func init() {
+	register(&command{
+		name: "optimize",
+		args: "[flags] [FILE]  (FILE or '-' for standard input, the default)",
+		summary: `Rewrite a model request (OpenAI Chat, Anthropic Messages or OpenAI Responses; detected)
+under the Smart Context safety envelope: protocol and continuation data stay byte-exact,
+older tool outputs are condensed behind hash-backed references, duplicates and terminal
+noise are folded. The request to send goes to stdout (the original bytes in exact and
+shadow mode, for a canary-out session, or when nothing is saved); the report goes to
+stderr as JSON, or to --report FILE. Artifacts go to <state-dir>/artifacts/, scoped by
+--session. $CTXD_SMART_CONTEXT_SHADOW and $CTXD_SMART_CONTEXT_CANARY_PERCENT control
+the rollout.`,
+		run: runOptimize,
+	})
+	register(&command{
+		name: "rehydrate",
+		args: "--session ID [flags] HASH [LINES]  (LINES: a-b, a- or a; default all)",
+		summary: `Print what a Smart Context reference stands for: lines of the artifact HASH (a sha256
+or a prefix of at least 12 hex digits) of session ID, verified against its hash, exactly
+as stored. --json prints {sha256, start_line, end_line, total_lines, bytes, text}.`,
+		run: runRehydrate,
+	})
+}
+
+// stateFlags locate the state directory.
+type stateFlags struct{ root, stateDir string }
+
+func (f *stateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of the current directory)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+}
+
+// store opens the artifact store of the state directory the flags name.
+func (f *stateFlags) store(opts artifacts.Options) (*artifacts.Store, error) {
+	if err := setStateDir(f.stateDir); err != nil {
+		return nil, err
+	}
+	// An absolute state directory needs no workspace (agents running
+	// outside one); a relative one is relative to the workspace root.
+	dir := os.Getenv(engine.EnvStateDir)
+	if f.root != "" || !filepath.IsAbs(dir) {
+		root, err := engine.ResolveRoot(f.root)
+		if err != nil {
+			return nil, err
+		}
+		dir = engine.StateDir(root)
+	}
+	return artifacts.Open(artifacts.Dir(dir), opts)
+}
+
+func runOptimize(ctx context.Context, std *IO, args []string) error {
+	c := commands["optimize"]
+	fs := newFlagSet(c, std.Err)
+	var call smart.Call
+	var sf stateFlags
+	var format, mode, exactItems, reportFile, logLevel, logFile string
+	fs.StringVar(&call.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
+	fs.IntVar(&call.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
+	fs.IntVar(&call.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
+	fs.IntVar(&call.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+	fs.IntVar(&call.ObservedContextWindow, "observed-context-window", 0, "a window observed at run time, used when the model is not in the registry")
+	fs.IntVar(&call.ObservedInputTokens, "observed-input-tokens", 0, "the provider's input tokens for the session's previous request")
+	fs.StringVar(&format, "format", "", "request format: chat, anthropic, responses (default: detected)")
+	fs.StringVar(&call.Session, "session", "", "session id: the artifact scope and the canary bucket (default: derived from the conversation)")
+	fs.StringVar(&mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
+	fs.StringVar(&exactItems, "exact-items", "", "comma-separated indexes of items never to rewrite")
+	fs.StringVar(&reportFile, "report", "", "write the report to FILE instead of stderr")
+	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	sf.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("want at most one FILE, got %d", len(pos))
+	}
+	if call.ContextWindow < 0 || call.OutputReserve < 0 || call.Budget < 0 || call.ObservedContextWindow < 0 || call.ObservedInputTokens < 0 {
+		return usagef("--context-window, --output-reserve, --budget and the observed counts must not be negative")
+	}
+	if call.Format, err = request.ParseFormat(format); err != nil {
+		return usagef("%v", err)
+	}
+	if call.Mode, err = smart.ParseMode(mode); err != nil {
+		return usagef("%v", err)
+	}
+	if call.Session != "" {
+		if err := artifacts.ValidSession(call.Session); err != nil {
+			return usagef("--session: %v", err)
+		}
+	}
+	for _, s := range strings.FieldsFunc(exactItems, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return usagef("--exact-items: %q is not an item index", s)
+		}
+		call.ExactItems = append(call.ExactItems, n)
+	}
+	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	rollout, err := smart.RolloutFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	var store *artifacts.Store
+	if call.Mode != smart.ModeExact {
+		if store, err = sf.store(artifacts.Options{Logger: log}); err != nil {
+			return err
+		}
+	}
+
+	var in io.Reader = std.In
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return fmt.Errorf("open request: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	body, err := readAll(in)
+	if err != nil {
+		return err
+	}
+	opts := smart.Options{Rollout: rollout, Logger: log}
+	if store != nil {
+		opts.Store = store
+	}
+	res, err := smart.New(opts).Optimize(ctx, body, call)
+	if err != nil {
+		return err
+	}
+	if _, err := std.Out.Write(res.Body); err != nil {
+		return fmt.Errorf("write request: %w", err)
+	}
+	repJSON, err := json.MarshalIndent(res.Report, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	repJSON = append(repJSON, '\n')
+	if reportFile != "" {
+		if err := os.WriteFile(reportFile, repJSON, 0o644); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		return nil
+	}
+	if _, err := std.Err.Write(repJSON); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+func runRehydrate(ctx context.Context, std *IO, args []string) error {
+	c := commands["rehydrate"]
+	fs := newFlagSet(c, std.Err)
+	var sf stateFlags
+	var session string
+	var asJSON bool
+	fs.StringVar(&session, "session", "", "session id whose artifact to read (required)")
+	fs.BoolVar(&asJSON, "json", false, "print JSON with the range and sizes")
+	sf.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return usagef("want HASH and optionally LINES")
+	}
+	if session == "" {
+		return usagef("--session is required")
+	}
+	start, end := 0, 0
+	if len(pos) == 2 {
+		if start, end, err = parseLines(pos[1]); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	store, err := sf.store(artifacts.Options{})
+	if err != nil {
+		return err
+	}
+	l, err := smart.Rehydrate(ctx, store, session, pos[0], start, end)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(l, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode lines: %w", err)
+		}
+		_, err = std.Out.Write(append(b, '\n'))
+		return err
+	}
+	_, err = io.WriteString(std.Out, l.Text)
+	return err
+}
+
+// parseLines reads a line range: "a-b", "a-" (to the end) or "a".
+func parseLines(s string) (start, end int, err error) {
+	a, b, isRange := strings.Cut(s, "-")
+	if start, err = strconv.Atoi(a); err != nil || start < 1 {
+		return 0, 0, fmt.Errorf("lines %q: want a-b, a- or a, counting from 1", s)
+	}
+	if !isRange {
+		return start, start, nil
+	}
+	if b == "" {
+		return start, 0, nil
+	}
+	if end, err = strconv.Atoi(b); err != nil || end < start {
+		return 0, 0, errors.New("lines " + strconv.Quote(s) + ": want a-b with b >= a")
+	}
+	return start, end, nil
+}

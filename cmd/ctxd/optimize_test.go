@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ctxdIn runs the binary in dir with stdin and extra environment.
+func ctxdIn(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(dir, "none.toml"), "CTXD_STATE_DIR=",
+		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestOptimizeCLI(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	in := chatHistory(12)
+	out, errOut, code := ctxdIn(t, dir, in, nil, "optimize", "--session", "agent-7", "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var req map[string]any
+	if err := json.Unmarshal([]byte(out), &req); err != nil {
+		t.Fatalf("stdout is not a request: %v\n%.300s", err, out)
+	}
+	if len(out) >= len(in) || !strings.Contains(out, "[ctxd:") {
+		t.Errorf("not rewritten (%d -> %d bytes)", len(in), len(out))
+	}
+	var rep struct {
+		Applied   bool   `json:"applied"`
+		Session   string `json:"session_id"`
+		Artifacts []struct {
+			Hash string `json:"sha256"`
+		} `json:"artifacts"`
+	}
+	if err := json.Unmarshal([]byte(errOut), &rep); err != nil {
+		t.Fatalf("stderr is not the report: %v\n%s", err, errOut)
+	}
+	if !rep.Applied || rep.Session != "agent-7" || len(rep.Artifacts) == 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	// A new process reads the artifact back, exactly.
+	hash := rep.Artifacts[0].Hash
+	lines, errOut, code := ctxdIn(t, dir, "", nil, "rehydrate", "--session", "agent-7", "--state-dir", state, hash[:16], "2-3")
+	if code != 0 {
+		t.Fatalf("rehydrate: exit %d: %s", code, errOut)
+	}
+	if strings.Count(lines, "\n") != 2 || !strings.Contains(in, strings.ReplaceAll(lines, "\n", `\n`)) {
+		t.Errorf("rehydrated lines %q are not lines of the input", lines)
+	}
+	js, _, code := ctxdIn(t, dir, "", nil, "rehydrate", "--json", "--session", "agent-7", "--state-dir", state, hash)
+	var l struct {
+		Hash  string `json:"sha256"`
+		Total int    `json:"total_lines"`
+		Text  string `json:"text"`
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &l) != nil || l.Hash != hash || l.Total != 200 {
+		t.Errorf("rehydrate --json: %d %s", code, js)
+	}
+	// Another session cannot read it.
+	if _, errOut, code := ctxdIn(t, dir, "", nil, "rehydrate", "--session", "agent-8", "--state-dir", state, hash); code != 1 || !strings.Contains(errOut, "not stored") {
+		t.Errorf("other session: exit %d %s", code, errOut)
+	}
+}
+
+func TestOptimizePassThrough(t *testing.T) {
+	in := chatHistory(12)
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+		mode string
+	}{
+		{"exact", []string{"--mode", "exact"}, nil, `"rollout_mode": "exact"`},
+		{"shadow flag", []string{"--mode", "shadow"}, nil, `"rollout_mode": "shadow"`},
+		{"shadow env", nil, []string{"CTXD_SMART_CONTEXT_SHADOW=1"}, `"rollout_mode": "shadow"`},
+		{"canary out", nil, []string{"CTXD_SMART_CONTEXT_CANARY_PERCENT=0"}, `"rollout_reason": "rollout_canary_out"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			state := filepath.Join(dir, "state")
+			args := append([]string{"optimize", "--session", "s", "--state-dir", state}, tt.args...)
+			out, errOut, code := ctxdIn(t, dir, in, tt.env, args...)
+			if code != 0 || out != in {
+				t.Fatalf("exit %d, output differs from the input: %s", code, errOut)
+			}
+			if !strings.Contains(errOut, tt.mode) {
+				t.Errorf("report lacks %s", tt.mode)
+			}
+			if _, err := os.Stat(filepath.Join(state, "artifacts")); !os.IsNotExist(err) {
+				t.Errorf("state written: %v", err)
+			}
+		})
+	}
+}
+
+func TestOptimizeCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		env   []string
+		code  int
+		want  string
+	}{
+		{"bad mode", []string{"optimize", "--mode", "fast"}, "{}", nil, 2, "unknown mode"},
+		{"bad session", []string{"optimize", "--session", "a/b"}, "{}", nil, 2, "session id"},
+		{"bad items", []string{"optimize", "--exact-items", "x"}, "{}", nil, 2, "not an item index"},
+		{"not a request", []string{"optimize", "--state-dir", dir}, `{"hello":1}`, nil, 1, "not a chat, anthropic or responses request"},
+		{"bad canary", []string{"optimize", "--state-dir", dir}, chatHistory(1), []string{"CTXD_SMART_CONTEXT_CANARY_PERCENT=150"}, 1, "CTXD_SMART_CONTEXT_CANARY_PERCENT"},
+		{"rehydrate without session", []string{"rehydrate", "0123456789abcdef"}, "", nil, 2, "--session is required"},
+		{"rehydrate bad lines", []string{"rehydrate", "--session", "s", "0123456789abcdef", "5-2"}, "", nil, 2, "b >= a"},
+		{"rehydrate unknown", []string{"rehydrate", "--session", "s", "--state-dir", dir, "0123456789abcdef"}, "", nil, 1, "not stored"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := ctxdIn(t, dir, tt.stdin, tt.env, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d mentioning %q", code, errOut, tt.code, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout on error: %q", out)
+			}
+		})
+	}
+}
