@@ -1,0 +1,107 @@
+package editors_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sampleRepo is the repository the editor tests work in.
+var sampleRepo = map[string]string{
+	"go.mod": "module example.com/shop\n\ngo 1.22\n",
+	"cart/cart.go": `package cart
+
+// Cart holds items.
+type Cart struct{ Items []Item }
+
+// Item is a line of a cart.
+type Item struct {
+	SKU string
+	Qty int
+}
+
+// Total sums the quantities.
+func (c *Cart) Total() int {
+	n := 0
+	for _, it := range c.Items {
+		n += it.Qty
+	}
+	return n
+}
+`,
+	"cart/cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal(\"empty cart\")\n\t}\n}\n",
+	"README.md":         "# shop\n\nA tiny shop.\n",
+}
+
+// nvimEnv isolates Neovim and the daemon: XDG directories, no user
+// configuration, session state in a temp dir.
+func nvimEnv(t *testing.T) []string {
+	t.Helper()
+	home := t.TempDir()
+	env := []string{
+		"HOME=" + home,
+		"CTXD_CONFIG=" + filepath.Join(home, "none.toml"),
+		"CTXD_STATE_DIR=" + filepath.Join(home, "state"),
+	}
+	for _, x := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"} {
+		dir := filepath.Join(home, strings.ToLower(x))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, x+"="+dir)
+	}
+	return env
+}
+
+// TestNeovim runs the plugin's end-to-end script in a real headless
+// Neovim (nvim --headless -u NONE) against the real ctxd binary and a git
+// repository built here.
+func TestNeovim(t *testing.T) {
+	nvim := tool(t, "nvim")
+	plugin, err := filepath.Abs("nvim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t, sampleRepo)
+	env := append(nvimEnv(t),
+		"CTXD_BIN="+ctxdBin,
+		"CTXD_TEST_REPO="+repo,
+		"CTXD_SLOW_ROOT="+filepath.Join(runtime.GOROOT(), "src"),
+	)
+	out := run(t, plugin, env, 3*time.Minute, nvim,
+		"--headless", "-u", "NONE", "-i", "NONE", "-n",
+		"--cmd", "set rtp^="+plugin,
+		"-c", "luafile test/e2e.lua")
+	t.Logf("nvim:\n%s", out)
+	if strings.Contains(out, "not ok") || !strings.Contains(out, " passed, 0 failed") {
+		t.Fatalf("the Neovim end-to-end tests failed:\n%s", out)
+	}
+}
+
+// TestNeovimBusted runs the plugin's busted specs (the framing of the
+// jobstart transport) outside Neovim.
+func TestNeovimBusted(t *testing.T) {
+	busted := tool(t, "busted")
+	plugin, err := filepath.Abs("nvim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, plugin, nil, time.Minute, busted, "--lpath=lua/?.lua", "--output=TAP", "spec")
+	if strings.Contains(out, "not ok") {
+		t.Fatalf("busted:\n%s", out)
+	}
+	t.Logf("busted:\n%s", out)
+}
+
+// TestNeovimLuacheck keeps the plugin luacheck clean.
+func TestNeovimLuacheck(t *testing.T) {
+	luacheck := tool(t, "luacheck")
+	plugin, err := filepath.Abs("nvim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, plugin, nil, time.Minute, luacheck, "--no-color", "--formatter=plain", ".")
+}
