@@ -309,6 +309,36 @@ test('a daemon that dies is reported and started again by the next command', fun
   truthy(st.conn.pid ~= pid, 'a new process')
 end)
 
+test('a 0.10-style vim.lsp.rpc.start(cmd_list, dispatchers, extra) is called with its signature', function()
+  -- Neovim 0.10+ cannot be installed here (Debian ships 0.7.2), so this
+  -- stands in a start with 0.10's parameter list that forwards to the
+  -- real 0.7 one; the daemon it starts is real.
+  ctxd.stop()
+  local real = require('vim.lsp.rpc')
+  local calls = {}
+  package.loaded['vim.lsp.rpc'] = setmetatable({
+    start = function(cmd, dispatchers, extra)
+      calls[#calls + 1] = { cmd = cmd, extra = extra }
+      return real.start(cmd[1], vim.list_slice(cmd, 2), dispatchers, extra)
+    end,
+  }, { __index = real })
+  local ok, err = pcall(function()
+    ctxd.setup(base)
+    local before = st.envelope
+    vim.cmd('CtxPrompt analyze what does the cart package do')
+    wait_for('the prompt', function()
+      return st.envelope ~= before
+    end)
+  end)
+  package.loaded['vim.lsp.rpc'] = real
+  truthy(ok, tostring(err))
+  eq(1, #calls, 'start calls')
+  eq(bin, calls[1].cmd[1], 'cmd list starts with the binary')
+  eq('serve', calls[1].cmd[2], 'then serve')
+  truthy(st.conn.transport:find('{cmd, ...}', 1, true), st.conn.transport)
+  ctxd.stop()
+end)
+
 if slow_root and slow_root ~= '' then
   test(':CtxCancel cancels a running request', function()
     ctxd.stop()
