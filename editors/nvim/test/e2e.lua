@@ -140,6 +140,30 @@ test(':CtxPrompt puts the envelope prompt in a markdown scratch buffer', functio
   truthy(noted('prompt: %d+ tokens'), 'a summary notification')
 end)
 
+test('the request carries the cursor, the range as selection and unsaved buffers', function()
+  local src = vim.fn.bufnr('cart/cart.go')
+  vim.cmd('buffer ' .. src)
+  vim.api.nvim_win_set_cursor(0, { 14, 0 })
+  local p = ctxd.prompt_params('debug', 'fix it', { 13, 18 })
+  eq('cart/cart.go', p.open_files[1].path, 'current buffer first')
+  eq(14, p.open_files[1].line, 'cursor')
+  eq({ start = 13, ['end'] = 18 }, p.open_files[1].selection, 'selection')
+  truthy(p.open_files[1].text:find('UNSAVED_MARKER', 1, true), 'unsaved text')
+  eq('debug', p.task_type, 'task')
+  eq(st.session_id, p.session_id, 'session')
+  eq('gpt-4o', p.model, 'model from setup')
+  -- Error diagnostics become error text for debug, and only for debug.
+  local ns = vim.api.nvim_create_namespace('ctxd-test')
+  vim.diagnostic.set(ns, src, {
+    { lnum = 16, col = 0, severity = vim.diagnostic.severity.ERROR, message = 'invalid operation', source = 'compiler' },
+    { lnum = 2, col = 0, severity = vim.diagnostic.severity.WARN, message = 'just a warning' },
+  })
+  p = ctxd.prompt_params('debug', 'fix it', nil)
+  eq('fix it\n\nCurrent errors:\ncart/cart.go:17: compiler: invalid operation', p.user_request, 'error text')
+  eq('fix it', ctxd.prompt_params('implement', 'fix it', nil).user_request, 'no error text for implement')
+  vim.diagnostic.reset(ns, src)
+end)
+
 test(':CtxPrompt! yanks the prompt to the register', function()
   local before = st.envelope
   vim.fn.setreg('"', 'old')

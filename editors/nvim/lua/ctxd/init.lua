@@ -294,7 +294,7 @@ end
 local function buffer_text(buf)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local text = table.concat(lines, '\n')
-  if vim.api.nvim_buf_get_option(buf, 'eol') then
+  if vim.bo[buf].eol then
     text = text .. '\n'
   end
   return text
@@ -350,7 +350,8 @@ end
 
 local function session_id()
   if not state.session_id then
-    state.session_id = string.format('nvim-%s-%06x', os.date('!%Y%m%dT%H%M%S'), math.random(0, 0xffffff))
+    -- hrtime's low bits, rather than math.random, whose seed is global.
+    state.session_id = string.format('nvim-%s-%06x', os.date('!%Y%m%dT%H%M%S'), vim.loop.hrtime() % 0x1000000)
   end
   return state.session_id
 end
