@@ -730,3 +730,24 @@ func TestNoStoreOnlyLossless(t *testing.T) {
 		t.Error("a reference without a store")
 	}
 }
+
+func TestBlobLines(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", true},
+		{"00000000: 8950 4e47 0d0a 1a0a 0000 000d 4948 4452  .PNG........IHDR", true},
+		{"00000010  00 00 00 01 00 00 00 01  08 06 00 00 00 1f 15 c4  |................|", true},
+		{"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855e3b0c442", true},
+		{"func (s *Server) HandleRequestWithAVeryLongNameIndeed(ctx context.Context) error {", false},
+		{"ThisIsAVeryLongIdentifierWithoutAnyDigitsThatGoesOnAndOnForeverAndEver", false},
+		{"github.com/example/project/internal/pkg/subpkg/another/level/file.go", false},
+		{"short", false},
+	}
+	for _, tt := range tests {
+		if got := isBlobLine(tt.line); got != tt.want {
+			t.Errorf("isBlobLine(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

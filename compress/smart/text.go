@@ -133,7 +133,31 @@ func hasErrorMarker(s string) bool {
 			return true
 		}
 	}
-	return false
+	return hasTSCode(s)
+}
+
+// hasTSCode reports a TypeScript diagnostic code ("TS2345:"), which
+// bundlers print without the word error.
+func hasTSCode(s string) bool {
+	for {
+		i := strings.Index(s, "TS")
+		if i < 0 || i+7 > len(s) {
+			return false
+		}
+		if allDigits(s[i+2:i+6]) && s[i+6] == ':' && (i == 0 || !isPathByte(s[i-1])) {
+			return true
+		}
+		s = s[i+2:]
+	}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // isRepoStateLine reports a line of git status (long or porcelain form).
@@ -154,23 +178,29 @@ func isRepoStateLine(t string) bool {
 	return false
 }
 
-// isBlobLine reports a line that reads as encoded or binary data: long
-// and made of base64 or hex digits only, or full of control characters
-// and replacement runes.
+// isBlobLine reports a line that reads as encoded or binary data: at
+// least 60 bytes of base64 or hex digits without a space (base64 wraps
+// at 64 or 76), a hexdump line, or a line of 100 bytes or more full of
+// control characters and replacement runes.
 func isBlobLine(t string) bool {
-	if len(t) < 100 {
+	if len(t) < 60 {
 		return false
 	}
-	b64, hexd, bad := 0, 0, 0
+	if isHexdumpLine(t) {
+		return true
+	}
+	b64, digits, bad, spaces := 0, 0, 0, 0
 	for i := 0; i < len(t); {
 		c := t[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
-				hexd++
+			case c >= '0' && c <= '9':
+				digits++
 				b64++
-			case c >= 'g' && c <= 'z', c >= 'G' && c <= 'Z', c == '+', c == '/', c == '=', c == '-', c == '_':
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '+', c == '/', c == '=', c == '-', c == '_':
 				b64++
+			case c == ' ':
+				spaces++
 			case c < 0x20 && c != '\t':
 				bad++
 			}
@@ -184,7 +214,45 @@ func isBlobLine(t string) bool {
 		i += n
 	}
 	n := len(t)
-	return b64*100 >= n*97 || hexd*100 >= n*97 || bad*10 >= n
+	// Base64 or hex without a space, with digits mixed in (an identifier
+	// or a path of sixty letters is not data).
+	if spaces == 0 && b64*100 >= n*97 && digits*20 >= n {
+		return true
+	}
+	return n >= 100 && bad*10 >= n
+}
+
+// isHexdumpLine reports a line of xxd or hexdump -C output: an offset of
+// 7 or 8 hex digits, then groups of hex digits.
+func isHexdumpLine(t string) bool {
+	i := 0
+	for i < len(t) && i < 9 && isHexDigit(t[i]) {
+		i++
+	}
+	if i < 7 || i >= len(t) || (t[i] != ':' && t[i] != ' ') {
+		return false
+	}
+	groups := 0
+	for _, f := range strings.Fields(t[i+1:]) {
+		if len(f) != 2 && len(f) != 4 || !allHex(f) {
+			break
+		}
+		groups++
+	}
+	return groups >= 8
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHexDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // locations appends the file:line locations of a line to dst: a path
