@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compress/request"
 	"github.com/ctxd/ctxd/compress/smart"
+	"github.com/ctxd/ctxd/compress/smart/replay"
 	"github.com/ctxd/ctxd/engine"
 )
 
@@ -40,6 +41,56 @@ or a prefix of at least 12 hex digits) of session ID, verified against its hash,
 as stored. --json prints {sha256, start_line, end_line, total_lines, bytes, text}.`,
 		run: runRehydrate,
 	})
+	register(&command{
+		name: "replay-report",
+		args: "[--strict] [--json] CORPUS  (a session file or a directory of them)",
+		summary: `Replay a Smart Context corpus (scripted agent sessions, each turn a full request) three
+ways: exact, current (the conversation pruner) and optimized, and print the result
+block: token reductions, success rates by the replay's proxy, control-plane and tool-call
+integrity, critical-signal recall, unresolved references, JSON validity, rewrite
+overhead, coverage of the hard cases. --strict exits 1 when a gate fails (integrity,
+recall, references, JSON, coverage, a success regression). The checked-in corpus is
+compress/smart/replay/testdata/corpus; docs/smart-context.md defines every metric.`,
+		run: runReplayReport,
+	})
+}
+
+func runReplayReport(ctx context.Context, std *IO, args []string) error {
+	c := commands["replay-report"]
+	fs := newFlagSet(c, std.Err)
+	var strict, asJSON bool
+	fs.BoolVar(&strict, "strict", false, "exit 1 when a strict gate fails")
+	fs.BoolVar(&asJSON, "json", false, "print the whole report as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one CORPUS path")
+	}
+	corpus, err := replay.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	rep, err := replay.Run(ctx, corpus, replay.Options{})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode report: %w", err)
+		}
+		if _, err := std.Out.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	} else if err := rep.Print(std.Out); err != nil {
+		return err
+	}
+	if strict && !rep.Metrics.Passed {
+		return fmt.Errorf("strict gates failed: %s", strings.Join(rep.Failures, "; "))
+	}
+	return nil
 }
 
 // stateFlags locate the state directory.

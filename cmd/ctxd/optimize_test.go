@@ -146,3 +146,54 @@ func TestOptimizeCLIErrors(t *testing.T) {
 		})
 	}
 }
+
+// seedMetrics are the names of the seed's replay result block.
+var seedMetrics = strings.Fields(`eligible_long_sessions current_comparison_sessions
+median_input_token_reduction_percent_vs_exact current_median_input_token_reduction_percent_vs_exact
+median_additional_input_token_reduction_percent_vs_current long_sessions_with_at_least_20_percent_reduction_percent
+exact_median_total_tokens_until_completion current_median_total_tokens_until_completion
+optimized_median_total_tokens_until_completion exact_success_rate_percent current_success_rate_percent
+optimized_success_rate_percent optimized_missing_context_recovery_turns success_regression_basis_points
+continuation_integrity_percent tool_call_integrity_percent critical_signal_recall_percent
+unresolved_mandatory_artifact_refs corrupted_json_count p95_rewrite_overhead_ms
+continuation_fallback_rate_percent required_replay_coverage passed`)
+
+// TestReplayReportStrict is the CI run of the replay benchmark over the
+// checked-in corpus, with the real binary.
+func TestReplayReportStrict(t *testing.T) {
+	corpus, err := filepath.Abs("../../compress/smart/replay/testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out, errOut, code := ctxdIn(t, dir, "", nil, "replay-report", "--strict", corpus)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, m := range seedMetrics {
+		if !strings.Contains(out, "\n"+m+": ") && !strings.HasPrefix(out, m+": ") {
+			t.Errorf("metric %s missing from the report", m)
+		}
+	}
+	for _, want := range []string{"passed: true", "required_replay_coverage: complete", "continuation_integrity_percent: 100", "critical_signal_recall_percent: 100", "corrupted_json_count: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	js, _, code := ctxdIn(t, dir, "", nil, "replay-report", "--json", corpus)
+	var rep struct {
+		Metrics map[string]any `json:"metrics"`
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Metrics) != len(seedMetrics) {
+		t.Errorf("--json: exit %d, %d metrics", code, len(rep.Metrics))
+	}
+	// One session alone cannot cover every hard case: strict fails.
+	one := filepath.Join(corpus, "04-multi-file-refactor.json")
+	out, errOut, code = ctxdIn(t, dir, "", nil, "replay-report", "--strict", one)
+	if code != 1 || !strings.Contains(out, "required_replay_coverage: missing") || !strings.Contains(errOut, "strict gates failed") {
+		t.Errorf("one session: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, errOut, code := ctxdIn(t, dir, "", nil, "replay-report", filepath.Join(dir, "none")); code != 1 || !strings.Contains(errOut, "load corpus") {
+		t.Errorf("missing corpus: exit %d %s", code, errOut)
+	}
+}
