@@ -29,7 +29,7 @@ func init() {
 // libraries put server-specific settings.
 type ctxdInit struct {
 	Root          string                `json:"root"`
-	ClientInfo    *protocol.ClientInfo  `json:"client_info"`
+	ClientInfo    *clientInfo           `json:"client_info"`
 	Model         string                `json:"model"`
 	ContextWindow int                   `json:"context_window"`
 	TokenBudget   *engine.BudgetRequest `json:"token_budget"`
@@ -52,6 +52,12 @@ type InitializeResult struct {
 	Format          string         `json:"format"`
 	RegistryVersion string         `json:"registry_version"`
 	Config          []config.Entry `json:"config"`
+}
+
+// clientInfo is ctxd's spelling of LSP's clientInfo.
+type clientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
 }
 
 type serverInfo struct {

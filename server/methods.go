@@ -31,12 +31,14 @@ func register(ms ...method) {
 	}
 }
 
-// MethodNames lists the served methods, sorted.
+// MethodNames lists the served methods, sorted, $/cancelRequest (answered
+// ahead of the table, see Preempt) included.
 func MethodNames() []string {
-	names := make([]string, 0, len(methods))
+	names := make([]string, 0, len(methods)+1)
 	for n := range methods {
 		names = append(names, n)
 	}
+	names = append(names, "$/cancelRequest")
 	sort.Strings(names)
 	return names
 }

@@ -126,9 +126,11 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 			s.log.Warn("connection ended", "error", err)
 		}
 	case <-ctx.Done():
-		_ = conn.Close()
+		// A signal: stop now. The read loop may be blocked on a transport
+		// that cannot be interrupted (stdin); the caller closes it or the
+		// process exits.
+		go conn.Close()
 	}
-	<-conn.Done()
 	return code
 }
 

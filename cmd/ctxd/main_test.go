@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -326,6 +327,25 @@ func waitExit(d *daemon, timeout time.Duration) error {
 		return err
 	case <-time.After(timeout):
 		return fmt.Errorf("daemon did not exit within %s", timeout)
+	}
+}
+
+// TestServeStopsOnSIGTERM: a daemon on stdio exits promptly on SIGTERM
+// even while its stdin stays open.
+func TestServeStopsOnSIGTERM(t *testing.T) {
+	d := startDaemon(t, t.TempDir())
+	init := result(t, d.call("initialize", map[string]any{"root": t.TempDir(), "client_info": map[string]any{"name": "test", "version": "1.2"}}))
+	if ms := fmt.Sprint(init["methods"]); !strings.Contains(ms, "$/cancelRequest") {
+		t.Errorf("methods %s lack $/cancelRequest", ms)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitExit(d, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if c := d.cmd.ProcessState.ExitCode(); c != 0 {
+		t.Errorf("exit code %d after SIGTERM", c)
 	}
 }
 

@@ -79,6 +79,10 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	}
 	log.Info("serving on stdio", "version", Version(), "tokenizer", tokens.Backend())
 	code := srv.ServeConn(ctx, stdioConn{stdio.In, stdio.Out})
+	if ctx.Err() != nil {
+		log.Info("stopped by signal")
+		return nil
+	}
 	if code != 0 {
 		return exitCode(code)
 	}
