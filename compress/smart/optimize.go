@@ -497,11 +497,11 @@ func (r *run) optimize() ([]byte, error) {
 	} else {
 		r.planArtifacts()
 	}
-	out, outReq, after := r.emitValidated()
+	out, after := r.emitValidated()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	r.finishCounts(outReq, out, after)
+	r.finishCounts(out, after)
 	if r.live {
 		sess.turns++
 		sess.staticHash = static

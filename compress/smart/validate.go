@@ -20,10 +20,10 @@ const maxValidationRounds = 4
 
 // emitValidated emits the selected rewrites and validates the output
 // against the original, rolling back segments that fail until the output
-// passes. It returns the output, its parse and its tokens; a nil output
-// means the original is returned (nothing selected, a whole-request
-// fallback, or no savings).
-func (r *run) emitValidated() ([]byte, *request.Request, int) {
+// passes. It returns the output and its tokens; a nil output means the
+// original is returned (nothing selected, a whole-request fallback, or
+// no savings).
+func (r *run) emitValidated() ([]byte, int) {
 	for range maxValidationRounds {
 		var sel []*cand
 		for _, c := range r.cands {
@@ -32,7 +32,7 @@ func (r *run) emitValidated() ([]byte, *request.Request, int) {
 			}
 		}
 		if len(sel) == 0 {
-			return nil, r.req, r.before
+			return nil, r.before
 		}
 		plan := r.req.NewPlan()
 		emitted := sel[:0]
@@ -45,17 +45,17 @@ func (r *run) emitValidated() ([]byte, *request.Request, int) {
 		}
 		sel = emitted
 		if len(sel) == 0 {
-			return nil, r.req, r.before
+			return nil, r.before
 		}
 		out, err := plan.Emit()
 		if err != nil {
 			r.fallback("emit_failed")
-			return nil, r.req, r.before
+			return nil, r.before
 		}
-		outReq, bad, global := r.validate(out, sel)
+		items, bad, global := r.validate(out, sel)
 		if global != "" {
 			r.fallback(global)
-			return nil, r.req, r.before
+			return nil, r.before
 		}
 		if len(bad) > 0 {
 			for _, c := range slices.SortedFunc(maps.Keys(bad), func(a, b *cand) int {
@@ -65,7 +65,12 @@ func (r *run) emitValidated() ([]byte, *request.Request, int) {
 			}
 			continue
 		}
-		after := r.est.Request(outReq)
+		// The output's tokens: the input's, less what each rewritten item
+		// counted before, plus what it counts now.
+		after := r.before
+		for i, it := range items {
+			after += r.est.Item(it) - r.req.Items[i].Tokens
+		}
 		cost := 0
 		for _, c := range sel {
 			if c.transform == TransformRehydrate {
@@ -78,13 +83,13 @@ func (r *run) emitValidated() ([]byte, *request.Request, int) {
 					c.decision, c.reason = DecisionRejected, "the rewrite as a whole saves no tokens"
 				}
 				r.rep.PolicyReasons = append(r.rep.PolicyReasons, "no_savings")
-				return nil, r.req, r.before
+				return nil, r.before
 			}
 		}
-		return out, outReq, after
+		return out, after
 	}
 	r.fallback("validation_did_not_converge")
-	return nil, r.req, r.before
+	return nil, r.before
 }
 
 func (r *run) rollback(c *cand, why string) {
@@ -105,98 +110,130 @@ func (r *run) fallback(why string) {
 	r.o.log.Warn("smart context fell back to the original request", "reason", why, "session_id", r.scope)
 }
 
-// validate checks an output against the original. global names a failure
-// that touches protocol, continuation or structure (the whole request
-// falls back); bad maps segments that fail their own checks to the
-// reason.
-func (r *run) validate(out []byte, sel []*cand) (outReq *request.Request, bad map[*cand]string, global string) {
-	outReq, err := request.Parse(out, r.req.Format)
-	if err != nil {
-		return nil, nil, "output_does_not_parse"
-	}
+// validate checks an output against the original without parsing it
+// whole: it walks the output beside the input and proves, byte for byte,
+// that the members around the items array, the separators between items
+// and every item without a rewrite are as they were; each rewritten item
+// is read as one JSON value and parsed alone, and must keep its role,
+// type, call and result ids and segments, with every byte outside its
+// rewritten values unchanged. Since only values inside items differ, the
+// output is valid JSON and pairs its tool calls as the input does.
+//
+// global names a failure that touches protocol, continuation or
+// structure (the whole request falls back); bad maps segments that fail
+// their own checks to the reason. items are the rewritten items, parsed.
+func (r *run) validate(out []byte, sel []*cand) (items map[int]*request.Item, bad map[*cand]string, global string) {
 	in := r.req
-	if outReq.ItemsKey != in.ItemsKey || len(outReq.Items) != len(in.Items) || outReq.InputString != in.InputString {
-		return nil, nil, "item_structure_changed"
-	}
-	if g := controlPlane(in, outReq, sel); g != "" {
-		return nil, nil, g
-	}
-	if len(outReq.Pair().Orphans) != len(in.Pair().Orphans) {
-		return nil, nil, "tool_call_pairing_changed"
-	}
-	bad = map[*cand]string{}
-	for _, c := range sel {
-		if why := r.checkSegment(c, &outReq.Items[c.ref.Item].Segments[c.ref.Seg]); why != "" {
-			bad[c] = why
-		}
-	}
-	return outReq, bad, ""
-}
-
-// controlPlane proves, byte by byte, that everything but the rewritten
-// values is as it was: the members around the items array, the
-// separators between items, each item's bytes outside its rewritten
-// values, and every segment not rewritten (ids, tool calls, reasoning,
-// roles, order). It returns the failure's name, or "".
-func controlPlane(in, out *request.Request, sel []*cand) string {
+	ib := in.Body
 	n := len(in.Items)
 	if n == 0 {
-		if !bytes.Equal(in.Body, out.Body) {
-			return "top_level_changed"
+		if !bytes.Equal(ib, out) {
+			return nil, nil, "top_level_changed"
 		}
-		return ""
-	}
-	ib, ob := in.Body, out.Body
-	if !bytes.Equal(ib[:in.Items[0].Span.Start], ob[:out.Items[0].Span.Start]) ||
-		!bytes.Equal(ib[in.Items[n-1].Span.End:], ob[out.Items[n-1].Span.End:]) {
-		return "top_level_changed"
-	}
-	for i := 0; i+1 < n; i++ {
-		if !bytes.Equal(ib[in.Items[i].Span.End:in.Items[i+1].Span.Start], ob[out.Items[i].Span.End:out.Items[i+1].Span.Start]) {
-			return "item_separators_changed"
-		}
+		return nil, nil, ""
 	}
 	changed := map[int][]*cand{}
 	for _, c := range sel {
 		changed[c.ref.Item] = append(changed[c.ref.Item], c)
 	}
-	for i := range n {
-		a, b := in.Items[i], out.Items[i]
-		if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls, b.Calls) || !slices.Equal(a.Results, b.Results) || len(a.Segments) != len(b.Segments) {
-			return "item_identity_changed"
-		}
-		cs := changed[i]
-		if len(cs) == 0 {
-			if !bytes.Equal(a.Raw, b.Raw) {
-				return "unchanged_item_bytes_differ"
+	cur := in.Items[0].Span.Start
+	if len(out) < cur || !bytes.Equal(ib[:cur], out[:cur]) {
+		return nil, nil, "top_level_changed"
+	}
+	items, bad = map[int]*request.Item{}, map[*cand]string{}
+	for i, a := range in.Items {
+		if cs := changed[i]; len(cs) == 0 {
+			l := a.Span.Len()
+			if cur+l > len(out) || !bytes.Equal(out[cur:cur+l], a.Raw) {
+				return nil, nil, "unchanged_item_bytes_differ"
 			}
-			continue
-		}
-		rewritten := map[int]bool{}
-		for _, c := range cs {
-			rewritten[c.ref.Seg] = true
-		}
-		for j := range a.Segments {
-			sa, sb := &a.Segments[j], &b.Segments[j]
-			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
-				return "segment_identity_changed"
+			cur += l
+		} else {
+			end, ok := valueEnd(out, cur)
+			if !ok {
+				return nil, nil, "output_does_not_parse"
 			}
-			if !rewritten[j] && sa.Text != sb.Text {
-				return "unchanged_segment_differs"
+			b, err := request.ParseItem(in.Format, out[cur:end])
+			if err != nil {
+				return nil, nil, "output_does_not_parse"
 			}
-		}
-		slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value.Start, y.seg.Value.Start) })
-		pa, pb := a.Span.Start, b.Span.Start
-		for _, c := range cs {
-			va, vb := c.seg.Value, b.Segments[c.ref.Seg].Value
-			if va.Start < pa || vb.Start < pb || !bytes.Equal(ib[pa:va.Start], ob[pb:vb.Start]) {
-				return "bytes_outside_rewritten_values_changed"
+			if g := sameSkeleton(a, b, cs); g != "" {
+				return nil, nil, g
 			}
-			pa, pb = va.End, vb.End
+			for _, c := range cs {
+				if why := r.checkSegment(c, &b.Segments[c.ref.Seg]); why != "" {
+					bad[c] = why
+				}
+			}
+			items[i] = b
+			cur = end
 		}
-		if !bytes.Equal(ib[pa:a.Span.End], ob[pb:b.Span.End]) {
+		var gap []byte
+		if i+1 < n {
+			gap = ib[a.Span.End:in.Items[i+1].Span.Start]
+		} else {
+			gap = ib[a.Span.End:]
+		}
+		if cur+len(gap) > len(out) || !bytes.Equal(out[cur:cur+len(gap)], gap) {
+			if i+1 < n {
+				return nil, nil, "item_separators_changed"
+			}
+			return nil, nil, "top_level_changed"
+		}
+		cur += len(gap)
+	}
+	if cur != len(out) {
+		return nil, nil, "top_level_changed"
+	}
+	return items, bad, ""
+}
+
+// valueEnd returns the end of the JSON value that starts at b[start],
+// reading it with encoding/json (which validates it).
+func valueEnd(b []byte, start int) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b[start:]))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return 0, false
+	}
+	return start + int(dec.InputOffset()), true
+}
+
+// sameSkeleton compares an input item with its rewrite (parsed alone, so
+// its spans are relative to its own bytes): identity, every segment not
+// rewritten, and every byte outside the rewritten values.
+func sameSkeleton(a, b *request.Item, cs []*cand) string {
+	if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls, b.Calls) || !slices.Equal(a.Results, b.Results) || len(a.Segments) != len(b.Segments) {
+		return "item_identity_changed"
+	}
+	rewritten := map[int]bool{}
+	for _, c := range cs {
+		rewritten[c.ref.Seg] = true
+	}
+	for j := range a.Segments {
+		sa, sb := &a.Segments[j], &b.Segments[j]
+		if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+			return "segment_identity_changed"
+		}
+		if !rewritten[j] && sa.Text != sb.Text {
+			return "unchanged_segment_differs"
+		}
+	}
+	cs = slices.Clone(cs)
+	slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value.Start, y.seg.Value.Start) })
+	ar, br := a.Raw, b.Raw
+	base := a.Span.Start // input spans are body offsets; the rewrite's are its own
+	pa, pb := 0, 0
+	for _, c := range cs {
+		va, vb := c.seg.Value, b.Segments[c.ref.Seg].Value
+		sa, sb := va.Start-base, vb.Start-b.Span.Start
+		if sa < pa || sb < pb || !bytes.Equal(ar[pa:sa], br[pb:sb]) {
 			return "bytes_outside_rewritten_values_changed"
 		}
+		pa, pb = va.End-base, vb.End-b.Span.Start
+	}
+	if !bytes.Equal(ar[pa:], br[pb:]) {
+		return "bytes_outside_rewritten_values_changed"
 	}
 	return ""
 }
@@ -244,13 +281,17 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 		if c.artifact != c.in.hash {
 			return "reference does not stand for the segment's own text"
 		}
-		if r.live {
-			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.artifact); err != nil {
-				return "mandatory reference does not resolve"
-			}
-		} else if _, ok := r.stored[c.artifact]; !ok {
+		use, ok := r.stored[c.artifact]
+		switch {
+		case !ok:
+			return "mandatory reference has no artifact"
+		case !r.live && use.Status != "planned":
 			return "mandatory reference was not planned"
+		case r.live && use.Status == "planned":
+			return "mandatory reference was not stored"
 		}
+		// A live call's Put has just written the artifact or verified
+		// the stored copy against its hash: the reference resolves.
 		resolved = true
 	}
 	if !resolved {
@@ -291,7 +332,7 @@ func dupLines(text string) bool {
 }
 
 // finishCounts fills the report from the final decisions.
-func (r *run) finishCounts(outReq *request.Request, out []byte, after int) {
+func (r *run) finishCounts(out []byte, after int) {
 	t := &r.rep.Telemetry
 	t.EstimatedTokensAfter = after
 	if out != nil {
