@@ -41,13 +41,15 @@ func percentiles(b *testing.B, ds []time.Duration, prefix string) {
 //
 //   - warm: the same request again (an agent retrying): every analysis,
 //     view and count comes from the caches, every artifact exists;
+//
 //   - next-turn: each run appends one tool round to the history, as an
 //     agent loop does, so one new output is analysed and the one that
 //     ages out of the recent zone is condensed and stored;
+//
 //   - cold: a history never seen before: everything is tokenized, hashed,
 //     condensed and stored.
 //
-//	go test -run '^$' -bench Optimize -benchtime 40x -count 5 ./compress/smart
+//     go test -run '^$' -bench Optimize -benchtime 40x -count 5 ./compress/smart
 func BenchmarkOptimize(b *testing.B) {
 	const rounds = 130
 	for _, f := range request.Formats {
