@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -750,4 +751,60 @@ func TestBlobLines(t *testing.T) {
 			t.Errorf("isBlobLine(%q) = %v, want %v", tt.line, got, tt.want)
 		}
 	}
+}
+
+func TestExactItemsAreNeverRewritten(t *testing.T) {
+	in := body(request.FormatChat, history(16))
+	o := New(Options{Store: newStore(t)})
+	first := optimize(t, o, in, Call{Session: "s"})
+	target := -1
+	for _, d := range first.Report.Segments {
+		if d.Decision == DecisionRewritten {
+			target = d.Item
+			break
+		}
+	}
+	if target < 0 {
+		t.Fatal("nothing rewritten")
+	}
+	res := optimize(t, o, in, Call{Session: "s", ExactItems: []int{target}})
+	a, _ := request.Parse(in, "")
+	b, err := request.Parse(res.Body, a.Format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Items[target].Raw, b.Items[target].Raw) {
+		t.Errorf("item %d marked exact was rewritten", target)
+	}
+	for _, d := range res.Report.Segments {
+		if d.Item == target && (d.Class != request.ClassProtocolExact || d.Decision != DecisionKept) {
+			t.Errorf("item %d: class %s decision %s", target, d.Class, d.Decision)
+		}
+	}
+	if res.Report.SelectedCandidateCount != first.Report.SelectedCandidateCount-1 {
+		t.Errorf("%d rewrites, want %d", res.Report.SelectedCandidateCount, first.Report.SelectedCandidateCount-1)
+	}
+}
+
+func TestConcurrentOptimize(t *testing.T) {
+	store := newStore(t)
+	o := New(Options{Store: store})
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			f := request.Formats[g%3]
+			in := body(f, history(10+g))
+			for range 3 {
+				res, err := o.Optimize(context.Background(), in, Call{Session: fmt.Sprintf("s%d", g%2)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !json.Valid(res.Body) || res.Report.FullRequestFallbackCount != 0 {
+					t.Errorf("goroutine %d: bad output", g)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
