@@ -165,7 +165,7 @@ func TestFallbackReturnsOriginal(t *testing.T) {
 
 func FuzzOptimize(f *testing.F) {
 	for _, fm := range request.Formats {
-		f.Add(body(fm, history(6)), "s", 0)
+		f.Add(body(fm, history(3)), "s", 0)
 		f.Add(body(fm, history(2)), "", 9000)
 	}
 	f.Add([]byte(`{"messages":[{"role":"tool","tool_call_id":"x","content":"\u001b[31merror:\u001b[0m a.go:1"}]}`), "s", 0)
