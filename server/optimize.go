@@ -92,6 +92,8 @@ type optimizeParams struct {
 	ContextWindow         int             `json:"context_window,omitempty"`
 	OutputReserve         int             `json:"output_reserve,omitempty"`
 	Budget                int             `json:"budget,omitempty"`
+	WindowSize            int             `json:"window_size,omitempty"`
+	MaxToolOutput         int             `json:"max_tool_output,omitempty"`
 	ObservedContextWindow int             `json:"observed_context_window,omitempty"`
 	ObservedInputTokens   int             `json:"observed_input_tokens,omitempty"`
 	ExactItems            []int           `json:"exact_items,omitempty"`
@@ -127,7 +129,7 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	}
 	res, err := e.opt.Optimize(ctx, p.Request, smart.Call{
 		Session: p.SessionID, Mode: mode, Format: f, Model: p.Model, ContextWindow: p.ContextWindow,
-		OutputReserve: p.OutputReserve, Budget: p.Budget, ObservedContextWindow: p.ObservedContextWindow,
+		OutputReserve: p.OutputReserve, Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, ObservedContextWindow: p.ObservedContextWindow,
 		ObservedInputTokens: p.ObservedInputTokens, ExactItems: p.ExactItems, Feedback: p.Feedback,
 	})
 	if err != nil {

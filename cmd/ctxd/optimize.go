@@ -129,6 +129,8 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
 	fs.IntVar(&call.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+	fs.IntVar(&call.WindowSize, "window-size", 0, "keep the last N tool outputs whole (default: the budget mode's)")
+	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.IntVar(&call.ObservedContextWindow, "observed-context-window", 0, "a window observed at run time, used when the model is not in the registry")
 	fs.IntVar(&call.ObservedInputTokens, "observed-input-tokens", 0, "the provider's input tokens for the session's previous request")
 	fs.StringVar(&format, "format", "", "request format: chat, anthropic, responses (default: detected)")
@@ -146,8 +148,8 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one FILE, got %d", len(pos))
 	}
-	if call.ContextWindow < 0 || call.OutputReserve < 0 || call.Budget < 0 || call.ObservedContextWindow < 0 || call.ObservedInputTokens < 0 {
-		return usagef("--context-window, --output-reserve, --budget and the observed counts must not be negative")
+	if call.ContextWindow < 0 || call.OutputReserve < 0 || call.Budget < 0 || call.WindowSize < 0 || call.ObservedContextWindow < 0 || call.ObservedInputTokens < 0 {
+		return usagef("--context-window, --output-reserve, --budget, --window-size and the observed counts must not be negative")
 	}
 	if call.Format, err = request.ParseFormat(format); err != nil {
 		return usagef("%v", err)

@@ -142,6 +142,14 @@ type Call struct {
 	// ExactItems are indexes of items the caller marks exact: they are
 	// never rewritten.
 	ExactItems []int `json:"exact_items,omitempty"`
+	// WindowSize, when positive, keeps the last WindowSize tool outputs
+	// whole (lossless rewrites only) whatever the pressure.
+	WindowSize int `json:"window_size,omitempty"`
+	// MaxToolOutput, when positive, condenses older tool outputs to
+	// views of at most this many bytes (and as many tokens); negative
+	// never condenses (duplicates, blobs and lossless rewrites still
+	// apply); 0 uses the budget mode's size.
+	MaxToolOutput int `json:"max_tool_output,omitempty"`
 	// Feedback is what the caller observed of the previous turn.
 	Feedback Feedback `json:"feedback,omitzero"`
 }
@@ -166,7 +174,7 @@ func (c Call) validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens}} {
+	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"window_size", c.WindowSize}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens}} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}

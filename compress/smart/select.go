@@ -106,6 +106,9 @@ func (r *run) payloadValue(s *request.Segment) bool {
 // selectAll classifies every payload segment and chooses its transform
 // under pol.
 func (r *run) selectAll(pol policy) {
+	if r.c.WindowSize > 0 {
+		pol.keepRecent = r.c.WindowSize
+	}
 	req := r.req
 	r.cands = r.cands[:0]
 	var outputs []*cand
@@ -207,15 +210,30 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case r.readLike(s):
 			c.class = request.ClassRehydratableExact
 			v := view{head: 6, tail: 0, chars: pol.condenseAlloc * 3}
-			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, pol.condenseAlloc)
+			alloc := pol.condenseAlloc
+			if m := r.c.MaxToolOutput; m > 0 {
+				v.chars, alloc = m, m
+			}
+			if r.c.MaxToolOutput >= 0 {
+				r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+			}
 			c.artifact = c.in.hash
 			c.reason = "older file read: head and reference"
 		default:
 			c.class = request.ClassCondensable
 			v := view{head: 8, tail: 6, chars: pol.condenseAlloc * 3}
-			r.setView(c, TransformCondense, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, pol.condenseAlloc)
+			alloc := pol.condenseAlloc
+			if m := r.c.MaxToolOutput; m > 0 {
+				v.chars, alloc = m, m
+			}
+			if r.c.MaxToolOutput >= 0 {
+				r.setView(c, TransformCondense, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+			}
 			c.artifact = c.in.hash
 			c.reason = "older output: head, critical lines, tail and reference"
+		}
+		if c.transform == "" {
+			c.artifact = ""
 		}
 		if c.artifact != "" && r.o.opts.Store == nil {
 			// No store to keep the whole text: only a lossless rewrite.

@@ -808,3 +808,23 @@ func TestConcurrentOptimize(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestWindowSizeAndMaxToolOutput(t *testing.T) {
+	in := body(request.FormatChat, history(16))
+	o := New(Options{Store: newStore(t)})
+	base := optimize(t, o, in, Call{Session: "w"}).Report
+	wide := optimize(t, o, in, Call{Session: "w", WindowSize: 12}).Report
+	if wide.EstimatedTokensAfter <= base.EstimatedTokensAfter || wide.ToolOutputsCondensed >= base.ToolOutputsCondensed {
+		t.Errorf("window 12 kept no more: %d -> %d tokens, %d -> %d condensed", base.EstimatedTokensAfter, wide.EstimatedTokensAfter, base.ToolOutputsCondensed, wide.ToolOutputsCondensed)
+	}
+	small := optimize(t, o, in, Call{Session: "w", MaxToolOutput: 200})
+	for _, d := range small.Report.Segments {
+		if (d.Transform == TransformCondense || d.Transform == TransformReference) && d.Decision == DecisionRewritten && d.TokensAfter > 200 {
+			t.Errorf("item %d condensed to %d tokens, over 200", d.Item, d.TokensAfter)
+		}
+	}
+	never := optimize(t, o, in, Call{Session: "w", MaxToolOutput: -1}).Report
+	if never.ToolOutputsCondensed != 0 || never.DuplicateTexts == 0 {
+		t.Errorf("max_tool_output -1: %d condensed, %d duplicates", never.ToolOutputsCondensed, never.DuplicateTexts)
+	}
+}
