@@ -49,7 +49,8 @@ type optimizerEntry struct {
 }
 
 // optimizer returns the connection's optimizer and store, created on
-// first use for the workspace's state directory. The rollout comes from
+// first use for the workspace's state directory and shared by the
+// server's connections to that workspace. The rollout comes from
 // the environment ($CTXD_SMART_CONTEXT_SHADOW,
 // $CTXD_SMART_CONTEXT_CANARY_PERCENT) when the optimizer is created.
 func (cl *client) optimizer() (*optimizerEntry, error) {
@@ -72,10 +73,7 @@ func (cl *client) optimizer() (*optimizerEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl.engMu.Lock()
-	def := cl.defaults.Model
-	cl.engMu.Unlock()
-	e := &optimizerEntry{store: store, opt: smart.New(smart.Options{Store: store, Rollout: rollout, DefaultModel: def, Logger: cl.srv.log})}
+	e := &optimizerEntry{store: store, opt: smart.New(smart.Options{Store: store, Rollout: rollout, Logger: cl.srv.log})}
 	optimizers.m[key] = e
 	return e, nil
 }
@@ -127,8 +125,11 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
+	cl.engMu.Lock()
+	def := cl.defaults.Model
+	cl.engMu.Unlock()
 	res, err := e.opt.Optimize(ctx, p.Request, smart.Call{
-		Session: p.SessionID, Mode: mode, Format: f, Model: p.Model, ContextWindow: p.ContextWindow,
+		DefaultModel: def, Session: p.SessionID, Mode: mode, Format: f, Model: p.Model, ContextWindow: p.ContextWindow,
 		OutputReserve: p.OutputReserve, Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, ObservedContextWindow: p.ObservedContextWindow,
 		ObservedInputTokens: p.ObservedInputTokens, ExactItems: p.ExactItems, Feedback: p.Feedback,
 	})

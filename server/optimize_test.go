@@ -153,3 +153,20 @@ func TestOptimizeBadParams(t *testing.T) {
 		})
 	}
 }
+
+func TestOptimizeUsesConnectionModel(t *testing.T) {
+	c, r := pipeClient(t, Options{Root: t.TempDir()})
+	if m := roundTrip(t, c, r, 1, "initialize", map[string]any{"model": "claude-sonnet-4.5"}); m["error"] != nil {
+		t.Fatal(m)
+	}
+	req := history(4)
+	delete(req, "model")
+	m := roundTrip(t, c, r, 2, "ctx/optimizeRequest", map[string]any{"request": req, "session_id": "s"})
+	if m["error"] != nil {
+		t.Fatal(m["error"])
+	}
+	rep := m["result"].(map[string]any)["report"].(map[string]any)
+	if rep["model"] != "claude-sonnet-4.5" || rep["model_context_window_tokens"] != 200000.0 {
+		t.Errorf("model %v window %v, want the connection's claude-sonnet-4.5", rep["model"], rep["model_context_window_tokens"])
+	}
+}

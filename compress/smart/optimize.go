@@ -146,6 +146,9 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 		name = req.Model
 	}
 	if name == "" {
+		name = c.DefaultModel
+	}
+	if name == "" {
 		name = o.opts.DefaultModel
 	}
 	b, err := resolveBudget(name, c)

@@ -122,6 +122,9 @@ type Call struct {
 	// Model overrides the request's "model" for the encoding and the
 	// registry window.
 	Model string `json:"model,omitempty"`
+	// DefaultModel is used when neither Model nor the request names a
+	// model (a connection's default); Options.DefaultModel comes after.
+	DefaultModel string `json:"-"`
 	// ContextWindow is an explicit window (launch configuration); it wins
 	// over the registry.
 	ContextWindow int `json:"context_window,omitempty"`
