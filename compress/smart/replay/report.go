@@ -80,6 +80,9 @@ type Counts struct {
 	FactsChecked        int   `json:"facts_checked"`
 	P50RewriteOverheadM int64 `json:"p50_rewrite_overhead_us"`
 	MaxRewriteOverheadM int64 `json:"max_rewrite_overhead_us"`
+	// SavedByTransform sums, over every optimized request, the tokens
+	// each transform saved (negative for rehydration, which adds).
+	SavedByTransform map[string]int `json:"saved_tokens_by_transform"`
 }
 
 // Coverage is one hard case and what the run observed of it.
@@ -132,6 +135,13 @@ func (r *Report) Print(w io.Writer) error {
 	sb.WriteString("\n")
 	for _, k := range slices.Sorted(maps.Keys(r.Targets)) {
 		fmt.Fprintf(&sb, "target_%s: %v\n", k, r.Targets[k])
+	}
+	if len(r.Counts.SavedByTransform) > 0 {
+		sb.WriteString("\ntokens saved by transform, all optimized requests:")
+		for _, k := range slices.Sorted(maps.Keys(r.Counts.SavedByTransform)) {
+			fmt.Fprintf(&sb, " %s %d", k, r.Counts.SavedByTransform[k])
+		}
+		sb.WriteString("\n")
 	}
 	sb.WriteString("\ncoverage:\n")
 	for _, c := range r.Coverage {

@@ -623,6 +623,12 @@ func (r *runner) observeReport(s *Session, turn int, in *request.Request, rep *s
 		r.blob = true
 	}
 	for _, d := range rep.Segments {
+		if d.Decision == smart.DecisionRewritten {
+			if r.rep.Counts.SavedByTransform == nil {
+				r.rep.Counts.SavedByTransform = map[string]int{}
+			}
+			r.rep.Counts.SavedByTransform[d.Transform] += d.TokensBefore - d.TokensAfter
+		}
 		if d.Item >= len(in.Items) || d.Seg >= len(in.Items[d.Item].Segments) {
 			continue
 		}
