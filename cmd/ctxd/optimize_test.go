@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ctxdIn runs the binary in dir with stdin and extra environment.
@@ -195,5 +196,40 @@ func TestReplayReportStrict(t *testing.T) {
 	}
 	if _, errOut, code := ctxdIn(t, dir, "", nil, "replay-report", filepath.Join(dir, "none")); code != 1 || !strings.Contains(errOut, "load corpus") {
 		t.Errorf("missing corpus: exit %d %s", code, errOut)
+	}
+}
+
+// TestDaemonRestartKeepsArtifacts optimizes a turn in one `ctxd serve`
+// process, stops it, and rehydrates and optimizes the next turn in a new
+// one over the same workspace.
+func TestDaemonRestartKeepsArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	var req map[string]any
+	if err := json.Unmarshal([]byte(chatHistory(12)), &req); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	rep := result(t, d.call("ctx/optimizeRequest", map[string]any{"request": req, "session_id": "turns"}))["report"].(map[string]any)
+	arts, _ := rep["artifacts"].([]any)
+	if rep["applied"] != true || len(arts) == 0 || rep["artifacts_stored"].(float64) == 0 {
+		t.Fatalf("first daemon: %v", rep)
+	}
+	hash := arts[0].(map[string]any)["sha256"].(string)
+	result(t, d.call("shutdown", nil))
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if err := waitExit(d, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	d2 := startDaemon(t, dir)
+	result(t, d2.call("initialize", map[string]any{"root": dir}))
+	l := result(t, d2.call("ctx/rehydrate", map[string]any{"session_id": "turns", "hash": hash[:16], "start_line": 1, "end_line": 2}))
+	if l["sha256"] != hash || strings.Count(l["text"].(string), "\n") != 2 {
+		t.Errorf("rehydrate after restart: %v", l)
+	}
+	rep = result(t, d2.call("ctx/optimizeRequest", map[string]any{"request": req, "session_id": "turns"}))["report"].(map[string]any)
+	if rep["applied"] != true || rep["artifacts_stored"].(float64) != 0 {
+		t.Errorf("second daemon stored %v artifacts again", rep["artifacts_stored"])
 	}
 }
