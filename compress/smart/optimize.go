@@ -323,6 +323,7 @@ type run struct {
 	hashFails  map[string]bool // artifacts found corrupt
 	missingReq map[string]bool // asked-for artifacts that did not resolve
 	keptStored int             // outputs kept whole but stored (continued requests)
+	continued  int             // previous_response_id: 0 not looked at, 1 yes, -1 no
 }
 
 type callInfo struct {

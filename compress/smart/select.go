@@ -257,13 +257,26 @@ func verbatim(a *cand) bool {
 }
 
 // continuation reports a request that continues server-side state
-// (previous_response_id): the model has seen the earlier turns, so an
-// output identical to one it saw there can be a reference.
+// (Responses with previous_response_id): the model has seen the earlier
+// turns, so an output identical to one it saw there can be a reference.
 func (r *run) continuation() bool {
-	return r.req.Format == request.FormatResponses && strings.Contains(string(r.topLevel()), `"previous_response_id"`)
+	if r.continued == 0 {
+		r.continued = -1
+		if r.req.Format == request.FormatResponses {
+			var top map[string]json.RawMessage
+			if json.Unmarshal(r.topLevel(), &top) == nil {
+				if v, ok := top["previous_response_id"]; ok && string(v) != "null" && string(v) != `""` {
+					r.continued = 1
+				}
+			}
+		}
+	}
+	return r.continued == 1
 }
 
-// topLevel returns the body outside the items array.
+// topLevel returns the request without its items: the bytes before the
+// first item and after the last, which read as the same object with an
+// empty items array.
 func (r *run) topLevel() []byte {
 	if len(r.req.Items) == 0 {
 		return r.req.Body
