@@ -22,12 +22,6 @@ func init() {
 	)
 }
 
-// messageCache is shared by every compaction call of the process: an agent
-// re-sends its history each turn, and the cache (keyed by content hash,
-// bounded) re-counts only new messages. The server struct belongs to the
-// lifecycle code; the cache lives here with the methods that use it.
-var messageCache = prune.NewCache()
-
 // compressParams are the params of ctx/compressMessages.
 type compressParams struct {
 	// Request is the model request to compact (Chat, Anthropic or
@@ -73,7 +67,7 @@ func (cl *client) pruneOptions(p compressParams) (prune.Options, error) {
 	return prune.Options{
 		Model: p.Model, DefaultModel: def, ContextWindow: p.ContextWindow, OutputReserve: p.OutputReserve,
 		Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, Format: f, Logger: cl.log,
-		Cache: messageCache,
+		Cache: cl.srv.messages,
 	}, nil
 }
 
@@ -95,7 +89,7 @@ func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*e
 	}
 	model, _ := json.Marshal(req.Model)
 	body := []byte(`{"model":` + string(model) + `,"` + member + `":` + string(msgs) + `}`)
-	p, err := prune.New(prune.Options{Model: req.Model, ContextWindow: req.ContextWindow, Format: f, Cache: messageCache, Logger: cl.log})
+	p, err := prune.New(prune.Options{Model: req.Model, ContextWindow: req.ContextWindow, Format: f, Cache: cl.srv.messages, Logger: cl.log})
 	if err != nil {
 		return nil, err
 	}

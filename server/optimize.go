@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -28,21 +27,9 @@ func init() {
 	)
 }
 
-// optimizers holds one optimizer (its caches and per-session state) and
-// one artifact store per server and state directory. The Server struct
-// belongs to the lifecycle code, so the table lives here with the methods
-// that use it, keyed by the server so two servers in one process (a
-// restarted daemon in a test) share nothing but the directory.
-var optimizers = struct {
-	mu sync.Mutex
-	m  map[optimizerKey]*optimizerEntry
-}{m: map[optimizerKey]*optimizerEntry{}}
-
-type optimizerKey struct {
-	srv *Server
-	dir string
-}
-
+// optimizerEntry is one state directory's optimizer (its caches and
+// per-session state) and artifact store, shared by the server's
+// connections to that workspace (Server.optimizers).
 type optimizerEntry struct {
 	opt   *smart.Optimizer
 	store *artifacts.Store
@@ -59,10 +46,10 @@ func (cl *client) optimizer() (*optimizerEntry, error) {
 		return nil, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
 	}
 	dir := artifacts.Dir(engine.StateDir(eng.Root()))
-	key := optimizerKey{cl.srv, dir}
-	optimizers.mu.Lock()
-	defer optimizers.mu.Unlock()
-	if e := optimizers.m[key]; e != nil {
+	srv := cl.srv
+	srv.flowMu.Lock()
+	defer srv.flowMu.Unlock()
+	if e := srv.optimizers[dir]; e != nil {
 		return e, nil
 	}
 	rollout, err := smart.RolloutFromEnv(os.Getenv)
@@ -74,7 +61,7 @@ func (cl *client) optimizer() (*optimizerEntry, error) {
 		return nil, err
 	}
 	e := &optimizerEntry{store: store, opt: smart.New(smart.Options{Store: store, Rollout: rollout, Logger: cl.srv.log})}
-	optimizers.m[key] = e
+	srv.optimizers[dir] = e
 	return e, nil
 }
 

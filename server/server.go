@@ -27,6 +27,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/ctxd/ctxd/compress/prune"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 )
@@ -53,6 +54,16 @@ type Server struct {
 
 	enginesMu sync.Mutex
 	engines   map[string]*engine.Engine
+
+	// messages caches token counts of conversation messages by content
+	// hash for every compaction call: an agent re-sends its history each
+	// turn, and only new messages are counted again.
+	messages *prune.Cache
+
+	// flowMu guards optimizers: one Smart Context optimizer and artifact
+	// store per state directory.
+	flowMu     sync.Mutex
+	optimizers map[string]*optimizerEntry
 }
 
 // New returns a Server.
@@ -64,7 +75,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Server{opts: opts, log: log, engines: map[string]*engine.Engine{}}
+	return &Server{opts: opts, log: log, engines: map[string]*engine.Engine{}, messages: prune.NewCache(), optimizers: map[string]*optimizerEntry{}}
 }
 
 // engine returns the engine for root, creating it on first use.
@@ -102,6 +113,9 @@ func (s *Server) Close() error {
 		errs = append(errs, e.Close())
 		delete(s.engines, root)
 	}
+	s.flowMu.Lock()
+	clear(s.optimizers)
+	s.flowMu.Unlock()
 	return errors.Join(errs...)
 }
 
