@@ -72,30 +72,3 @@ func run(t *testing.T, dir string, env []string, timeout time.Duration, name str
 	}
 	return string(out)
 }
-
-// gitRepo writes files into a new directory and commits them with the git CLI.
-func gitRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git := tool(t, "git")
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "initial commit"},
-	} {
-		run(t, dir, []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, time.Minute, git, args...)
-	}
-	return dir
-}

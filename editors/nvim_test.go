@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // sampleRepo is the repository the editor tests work in.
@@ -65,7 +67,7 @@ func TestNeovim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := gitRepo(t, sampleRepo)
+	repo := testutil.GitRepo(t, sampleRepo)
 	env := append(nvimEnv(t),
 		"CTXD_BIN="+ctxdBin,
 		"CTXD_TEST_REPO="+repo,

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
@@ -27,35 +27,6 @@ func newEngine(t testing.TB, dir string) *Engine {
 	}
 	t.Cleanup(func() { e.Close() })
 	return e
-}
-
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func gitInit(t testing.TB, dir string) {
-	t.Helper()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"-c", "user.name=Test", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 }
 
 // TestBudgetHoldsOnGoroot: on the Go standard library, for budgets of 1k,
@@ -179,8 +150,8 @@ var relevanceRepo = map[string]string{
 // are about into the envelope.
 func TestRelevanceSmoke(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, relevanceRepo)
-	gitInit(t, dir)
+	testutil.WriteFiles(t, dir, relevanceRepo)
+	testutil.GitCommitAll(t, dir)
 	e := newEngine(t, dir)
 	tests := []struct{ request, want string }{
 		{"passwords should be compared in constant time", "auth/password.go"},
@@ -228,7 +199,7 @@ func TestRelevanceSmoke(t *testing.T) {
 // explicitly as an open file is the one exception.
 func TestIgnoredAndSecretFilesNeverAppear(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testutil.WriteFiles(t, dir, map[string]string{
 		"main.go":             "package main\n\n// Config loads the API key.\nfunc main() {}\n",
 		".gitignore":          "build/\n*.log\n",
 		"build/out.go":        "package build // IGNORED-BUILD\n",
@@ -241,7 +212,7 @@ func TestIgnoredAndSecretFilesNeverAppear(t *testing.T) {
 		".git-credentials":    "https://user:SECRET-CRED@example.com\n",
 		"config/settings.yml": "api_key_file: .env\n",
 	})
-	gitInit(t, dir)
+	testutil.GitCommitAll(t, dir)
 	e := newEngine(t, dir)
 	forbidden := []string{"IGNORED-BUILD", "IGNORED-LOG", "SECRET-ENV", "SECRET-PEM", "SECRET-KEY", "SECRET-RSA", "SECRET-CRED"}
 	requests := []string{
@@ -377,8 +348,8 @@ func TestPlan(t *testing.T) {
 
 func TestPromptFitsWholeBudget(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, relevanceRepo)
-	gitInit(t, dir)
+	testutil.WriteFiles(t, dir, relevanceRepo)
+	testutil.GitCommitAll(t, dir)
 	e := newEngine(t, dir)
 	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain the whole app", Format: format, TokenBudget: &BudgetRequest{Total: 1500}}, nil)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress/prune"
 	"github.com/ctxd/ctxd/sessions"
@@ -27,8 +29,8 @@ func sessionEngine(t *testing.T) (*Engine, string) {
 	t.Helper()
 	t.Setenv(EnvStateDir, "")
 	dir := t.TempDir()
-	writeFiles(t, dir, sessionRepo)
-	gitInit(t, dir)
+	testutil.WriteFiles(t, dir, sessionRepo)
+	testutil.GitCommitAll(t, dir)
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +211,7 @@ func TestResumeFlagsChangedAndMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	newPrice := "package cart\n\n// Price returns the price of a SKU in cents, now with tax.\nfunc Price(sku string) int {\n\treturn len(sku) * 119\n}\n"
-	writeFiles(t, root, map[string]string{"cart/price.go": newPrice})
+	testutil.WriteFiles(t, root, map[string]string{"cart/price.go": newPrice})
 	if err := os.Remove(filepath.Join(root, "cart", "discount.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -413,9 +415,9 @@ func TestCustomStateDirIsNotGathered(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, sessionRepo)
+			testutil.WriteFiles(t, dir, sessionRepo)
 			if git {
-				gitInit(t, dir)
+				testutil.GitCommitAll(t, dir)
 			}
 			root, err := filepath.EvalSymlinks(dir)
 			if err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
@@ -19,13 +21,13 @@ func historyRepo(t *testing.T) string {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, map[string]string{"go.mod": "module example.com/h\n\ngo 1.22\n", "a.go": "package h\n", "b.go": "package h\n"})
+	testutil.WriteFiles(t, root, map[string]string{"go.mod": "module example.com/h\n\ngo 1.22\n", "a.go": "package h\n", "b.go": "package h\n"})
 	gitCommitAll(t, root, "initial import", "2024-01-01T10:00:00Z")
-	writeFiles(t, root, map[string]string{"a.go": "package h\n\nfunc A() {}\n", "sub/c.go": "package sub\n"})
+	testutil.WriteFiles(t, root, map[string]string{"a.go": "package h\n\nfunc A() {}\n", "sub/c.go": "package sub\n"})
 	gitCommitAll(t, root, "add A and sub\n\nLonger body.", "2024-01-02T10:00:00Z")
 	t.Setenv("GIT_AUTHOR_NAME", "Grace Hopper")
 	t.Setenv("GIT_AUTHOR_EMAIL", "grace@example.com")
-	writeFiles(t, root, map[string]string{"b.go": "package h\n\nfunc B() {}\n", ".env": "TOKEN=hunter2\n"})
+	testutil.WriteFiles(t, root, map[string]string{"b.go": "package h\n\nfunc B() {}\n", ".env": "TOKEN=hunter2\n"})
 	gitCommitAll(t, root, "add B", "2024-01-03T10:00:00Z")
 	if err := os.Remove(filepath.Join(root, "sub", "c.go")); err != nil {
 		t.Fatal(err)
@@ -80,7 +82,7 @@ func TestGitLog(t *testing.T) {
 
 func TestGitDiffAndFacts(t *testing.T) {
 	root := historyRepo(t)
-	writeFiles(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		"a.go":          "package h\n\nfunc A() { changed() }\n",
 		".env":          "TOKEN=changed-hunter2\n",
 		"new.go":        "package h\n",
@@ -90,7 +92,7 @@ func TestGitDiffAndFacts(t *testing.T) {
 		"private.go":    "package h\n",
 		"sub/d/deep.go": "package d\n",
 	})
-	writeFiles(t, root, map[string]string{".git/info/exclude": "local.go\n", "local.go": "package h\n"})
+	testutil.WriteFiles(t, root, map[string]string{".git/info/exclude": "local.go\n", "local.go": "package h\n"})
 
 	d, err := GitDiff(t.Context(), root, nil)
 	if err != nil {
@@ -150,9 +152,9 @@ func TestGitDiffCut(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, map[string]string{"big.txt": strings.Repeat("old line\n", 10000)})
+	testutil.WriteFiles(t, root, map[string]string{"big.txt": strings.Repeat("old line\n", 10000)})
 	gitCommitAll(t, root, "big", "2024-01-01T10:00:00Z")
-	writeFiles(t, root, map[string]string{"big.txt": strings.Repeat("new line\n", 10000)})
+	testutil.WriteFiles(t, root, map[string]string{"big.txt": strings.Repeat("new line\n", 10000)})
 	d, err := GitDiff(t.Context(), root, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +169,7 @@ func TestGitDiffCut(t *testing.T) {
 
 func TestGitFallback(t *testing.T) {
 	root := historyRepo(t)
-	writeFiles(t, root, map[string]string{"a.go": "package h\n// changed\n", "new.go": "package h\n", ".env": "x"})
+	testutil.WriteFiles(t, root, map[string]string{"a.go": "package h\n// changed\n", "new.go": "package h\n", ".env": "x"})
 	t.Setenv("PATH", t.TempDir()) // no git CLI
 	d, err := GitDiff(t.Context(), root, nil)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
 )
@@ -19,33 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // golden compares got with testdata/name.golden, rewriting it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
-}
-
-// writeFiles creates files under dir from a map of slash paths to content.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		abs := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 // isolateGit points git's global and system configuration at empty files

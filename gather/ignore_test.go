@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -90,14 +92,14 @@ var ignoreTree = map[string]string{
 func TestIgnoreMatchesGit(t *testing.T) {
 	global := isolateGit(t)
 	excludes := filepath.Join(filepath.Dir(global), "global-excludes")
-	writeFiles(t, filepath.Dir(excludes), map[string]string{"global-excludes": "*.swp\nglobally-ignored/\n"})
+	testutil.WriteFiles(t, filepath.Dir(excludes), map[string]string{"global-excludes": "*.swp\nglobally-ignored/\n"})
 	if err := os.WriteFile(global, []byte("[core]\n\texcludesFile = "+excludes+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, ignoreTree)
-	writeFiles(t, root, map[string]string{".git/info/exclude": "# git's own\nexcluded-by-info.go\n"})
+	testutil.WriteFiles(t, root, ignoreTree)
+	testutil.WriteFiles(t, root, map[string]string{".git/info/exclude": "# git's own\nexcluded-by-info.go\n"})
 
 	want := splitNUL(gitCmd(t, root, "-c", "core.quotePath=false", "ls-files", "-z", "--others", "--exclude-standard"))
 	sort.Strings(want)
@@ -164,7 +166,7 @@ func TestCtxdIgnoreAndExclude(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		".gitignore":             "*.log\n",
 		".ctxdignore":            "fixtures/\n*.snap\n!keep.log\n",
 		"keep.log":               "",
@@ -195,7 +197,7 @@ func TestIgnoreOutsideGitAndSubdirRoot(t *testing.T) {
 	isolateGit(t)
 	t.Run("no repository", func(t *testing.T) {
 		root := t.TempDir()
-		writeFiles(t, root, map[string]string{".gitignore": "out/\n", "out/x.go": "", "a.go": ""})
+		testutil.WriteFiles(t, root, map[string]string{".gitignore": "out/\n", "out/x.go": "", "a.go": ""})
 		w := newTestWorkspace(t, root, Options{})
 		got, err := w.Files(t.Context())
 		if err != nil {
@@ -208,7 +210,7 @@ func TestIgnoreOutsideGitAndSubdirRoot(t *testing.T) {
 	t.Run("root below the top-level", func(t *testing.T) {
 		top := t.TempDir()
 		gitInit(t, top)
-		writeFiles(t, top, map[string]string{
+		testutil.WriteFiles(t, top, map[string]string{
 			".gitignore":        "*.gen.go\n/svc/tmp/\n",
 			".git/info/exclude": "local.go\n",
 			"svc/.gitignore":    "!keep.gen.go\n",

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/ctxd/ctxd"
 )
 
@@ -410,7 +412,7 @@ var relevanceTests = []struct {
 func TestRelevanceSmoke(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
-	writeFiles(t, root, shopRepo)
+	testutil.WriteFiles(t, root, shopRepo)
 	w := newTestWorkspace(t, root, Options{})
 	var report strings.Builder
 	for _, tt := range relevanceTests {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/ctxd/ctxd"
 )
 
@@ -14,7 +16,7 @@ func TestFindRoot(t *testing.T) {
 	isolateGit(t)
 	repo := t.TempDir()
 	gitInit(t, repo)
-	writeFiles(t, repo, map[string]string{"a/b/c.txt": "x"})
+	testutil.WriteFiles(t, repo, map[string]string{"a/b/c.txt": "x"})
 	plain := t.TempDir()
 	realRepo, _ := filepath.EvalSymlinks(repo)
 	realPlain, _ := filepath.EvalSymlinks(plain)
@@ -53,8 +55,8 @@ func TestResolve(t *testing.T) {
 	root := t.TempDir()
 	realRoot, _ := filepath.EvalSymlinks(root)
 	outside := t.TempDir()
-	writeFiles(t, root, map[string]string{"src/a.go": "package a", "docs/x.md": "x"})
-	writeFiles(t, outside, map[string]string{"secret.txt": "s"})
+	testutil.WriteFiles(t, root, map[string]string{"src/a.go": "package a", "docs/x.md": "x"})
+	testutil.WriteFiles(t, outside, map[string]string{"secret.txt": "s"})
 	mustLink := func(target, name string) {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
@@ -58,7 +60,7 @@ func refactorDependents(res *Result) []string {
 
 func TestRefactorImporters(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, polyRepo)
+	testutil.WriteFiles(t, root, polyRepo)
 	w := newTestWorkspace(t, root, Options{})
 	tests := []struct {
 		target string
@@ -96,7 +98,7 @@ func TestRefactorImporters(t *testing.T) {
 
 func TestTaskSpecific(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, polyRepo)
+	testutil.WriteFiles(t, root, polyRepo)
 	w := newTestWorkspace(t, root, Options{})
 
 	t.Run("test pairs", func(t *testing.T) {
@@ -203,7 +205,7 @@ func TestImports(t *testing.T) {
 // several files is ambiguous for a multi-segment path.
 func TestTraceLibraryFrames(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		"web/server.go":  "package web\n",
 		"client/api.py":  "def get(): pass\n",
 		"a/util.go":      "package a\n",

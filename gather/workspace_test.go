@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
@@ -57,7 +59,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, secretTree)
+	testutil.WriteFiles(t, root, secretTree)
 	w := newTestWorkspace(t, root, Options{})
 	requests := []Request{
 		{Task: ctxd.TaskAnalyze, Text: "explain the token environment credentials secrets keystore"},
@@ -95,7 +97,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 func TestSecretsExplicit(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
-	writeFiles(t, root, secretTree)
+	testutil.WriteFiles(t, root, secretTree)
 	w := newTestWorkspace(t, root, Options{})
 	res := gather(t, w, Request{
 		Task:      ctxd.TaskDebug,
@@ -123,7 +125,7 @@ func TestIgnoredNeverGathered(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		".gitignore":             "dist/\n*.gen.go\n",
 		".ctxdignore":            "private/\n",
 		"src/parser.go":          "package src\n\n// Parse parses the widget grammar.\nfunc Parse() {}\n",
@@ -170,7 +172,7 @@ func TestIgnoredNeverGathered(t *testing.T) {
 
 func TestGatherOpenFilesAndOverlay(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		"a.go":   "package a\n\nfunc A() {}\n",
 		"b.go":   "package a\n\nfunc B() {}\n",
 		"c.py":   "def c():\n    pass\n",
@@ -223,8 +225,8 @@ func TestGatherOpenFilesAndOverlay(t *testing.T) {
 func TestGatherOutsideRoot(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.go": "package a\n"})
-	writeFiles(t, outside, map[string]string{"x.go": "package x\n"})
+	testutil.WriteFiles(t, root, map[string]string{"a.go": "package a\n"})
+	testutil.WriteFiles(t, outside, map[string]string{"x.go": "package x\n"})
 	if err := os.Symlink(filepath.Join(outside, "x.go"), filepath.Join(root, "link.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +265,7 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 	for i := range 30 {
 		files[filepath.ToSlash(filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "f.go"))] = "package p\n"
 	}
-	writeFiles(t, root, files)
+	testutil.WriteFiles(t, root, files)
 	w := newTestWorkspace(t, root, Options{MaxFileBytes: 1000})
 	res := gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{"pkg/**/*.go", "big.txt"}, MaxFiles: 10})
 	// big.txt takes one of the 10 places and is then dropped for its size.
@@ -298,7 +300,7 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 // requests are picked up; unchanged files are not read again.
 func TestWorkspaceRevalidates(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"alpha.go": "package p\n// alpha widget\n", "beta.go": "package p\n// beta gadget\n"})
+	testutil.WriteFiles(t, root, map[string]string{"alpha.go": "package p\n// alpha widget\n", "beta.go": "package p\n// beta gadget\n"})
 	w := newTestWorkspace(t, root, Options{})
 	s1, err := w.refresh(t.Context())
 	if err != nil {
@@ -311,7 +313,7 @@ func TestWorkspaceRevalidates(t *testing.T) {
 	if s1 != s2 {
 		t.Error("unchanged tree gave a new snapshot")
 	}
-	writeFiles(t, root, map[string]string{"gamma.go": "package p\n// gamma sprocket\n", "alpha.go": "package p\n// alpha sprocket changed\n"})
+	testutil.WriteFiles(t, root, map[string]string{"gamma.go": "package p\n// gamma sprocket\n", "alpha.go": "package p\n// alpha sprocket changed\n"})
 	future := time.Now().Add(time.Hour)
 	if err := os.Chtimes(filepath.Join(root, "alpha.go"), future, future); err != nil {
 		t.Fatal(err)
@@ -341,7 +343,7 @@ func TestGatherCancelled(t *testing.T) {
 	for i := range 2000 {
 		files[filepath.ToSlash(filepath.Join("d"+string(rune('a'+i%20)), "f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".go"))+string(rune('0'+i%10))] = "package p\n"
 	}
-	writeFiles(t, root, files)
+	testutil.WriteFiles(t, root, files)
 	w := newTestWorkspace(t, root, Options{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -382,7 +384,7 @@ func TestGatherConcurrent(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	writeFiles(t, root, shopRepo)
+	testutil.WriteFiles(t, root, shopRepo)
 	gitCommitAll(t, root, "shop", "2024-01-01T10:00:00Z")
 	w := newTestWorkspace(t, root, Options{})
 	errs := make(chan error, 8)

@@ -2,12 +2,11 @@ package prompt
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
 )
@@ -16,19 +15,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
 }
 
 func sampleEnvelope(format string) *ctxd.Envelope {

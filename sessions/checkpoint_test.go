@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
@@ -22,19 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 // reseal replaces old with new in an encoded checkpoint and recomputes

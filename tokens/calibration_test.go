@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -209,19 +211,7 @@ func writeEstimatorTable(t *testing.T, fitted map[string]estimatorParams) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 // TestCalibrationSamples re-reads the calibration samples (on a machine

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -122,18 +124,7 @@ func goldenText(vs []View, syms *FileSymbols) []byte {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", path, d)
-	}
+	testutil.Golden(t, path, got, *update)
 }
 
 // checkInvariants asserts what every rendering promises: sizes never grow

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // binary is the ctxd binary built once for the integration tests.
@@ -38,34 +40,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// gitRepo builds a small real git repository with the git CLI.
-func gitRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "initial commit"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }
 
 var sampleRepo = map[string]string{
@@ -264,7 +238,7 @@ func result(t *testing.T, msg map[string]any) map[string]any {
 // buildPrompt, shutdown, exit; the exit code is 0 and stdout held only
 // protocol.
 func TestServeLifecycle(t *testing.T) {
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	d := startDaemon(t, dir)
 	init := result(t, d.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + dir, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test"}}))
 	if root, _ := init["root"].(string); !strings.HasSuffix(root, filepath.Base(dir)) {
@@ -352,7 +326,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 // TestServeErrors sends each kind of bad input and checks the code, and
 // that the daemon keeps serving afterwards.
 func TestServeErrors(t *testing.T) {
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	d := startDaemon(t, dir)
 	alive := func(what string) {
 		t.Helper()
@@ -466,7 +440,7 @@ func TestServeCancel(t *testing.T) {
 // TestPromptCLI runs `ctxd prompt` the way the README's first command
 // does.
 func TestPromptCLI(t *testing.T) {
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	tests := []struct {
 		name     string
 		args     []string

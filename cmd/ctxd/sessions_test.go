@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // ctxdCmd runs the real binary in dir and returns its stdout, stderr and
@@ -47,7 +49,7 @@ func ctxdJSON(t *testing.T, dir string, v any, args ...string) {
 }
 
 func TestSessionsCLI(t *testing.T) {
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	if out, errOut, code := ctxdCmd(t, dir, nil, "prompt", "--session", "s1", "--open", "cart/cart.go:10", "--pattern", "README.md", "fix Total in cart/cart.go"); code != 0 {
 		t.Fatalf("prompt: %d\n%s%s", code, out, errOut)
 	}
@@ -164,7 +166,7 @@ func TestSessionsCLI(t *testing.T) {
 }
 
 func TestSessionsStateDirFlag(t *testing.T) {
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	state := filepath.Join(t.TempDir(), "elsewhere")
 	if _, errOut, code := ctxdCmd(t, dir, []string{"CTXD_STATE_DIR=" + state}, "prompt", "--session", "moved", "explain the cart"); code != 0 {
 		t.Fatalf("prompt: %s", errOut)
@@ -200,7 +202,7 @@ func TestSessionsStateDirFlag(t *testing.T) {
 // pipelined: none may be lost or overwritten.
 func TestTwoDaemonsOneSession(t *testing.T) {
 	const n = 25
-	dir := gitRepo(t, sampleRepo)
+	dir := testutil.GitRepo(t, sampleRepo)
 	var ds []*daemon
 	for range 2 {
 		d := startDaemon(t, dir)

@@ -6,14 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
+
 	"github.com/ctxd/ctxd/compress/request"
 	"github.com/ctxd/ctxd/tokens"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -21,19 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // golden compares got with testdata/name.golden.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
 func sys(text string) turn  { return turn{role: "system", text: text} }

@@ -1,0 +1,105 @@
+// Package testutil holds the helpers ctxd's tests share: golden files and
+// real git repositories built in a temporary directory. It is imported by
+// _test.go files only.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Golden compares got with the golden file at path, rewriting the file
+// first when update is set (each package keeps its own -update flag, so
+// the flag's help can say what it rewrites). A difference is reported as
+// a diff labelled (-want +got).
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s (-want +got):\n%s", path, d)
+	}
+}
+
+// WriteFiles creates files under dir from a map of slash paths to text.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// GitEnv is the environment git runs with in tests: the machine's global
+// and system configuration are ignored and the author is fixed.
+func GitEnv() []string {
+	return append(os.Environ(),
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
+	)
+}
+
+// Git runs the git CLI in dir with GitEnv and returns its output. A
+// missing git skips the test, except under CI=true, where it fails it.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed, and CI needs it")
+		}
+		t.Skip("git is not installed")
+	}
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = GitEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// GitRepo writes files into a new temporary directory (its path with
+// symlinks resolved) and commits them on branch main.
+func GitRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	WriteFiles(t, dir, files)
+	GitCommitAll(t, dir)
+	return dir
+}
+
+// GitCommitAll makes dir a repository (on branch main) if it is not one
+// yet, and commits everything in it.
+func GitCommitAll(t testing.TB, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		Git(t, dir, "init", "-q", "-b", "main")
+	}
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
+}
