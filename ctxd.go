@@ -367,3 +367,10 @@ var (
 	// ErrOverBudget: something cannot fit the token budget even at its floor.
 	ErrOverBudget = errors.New("over token budget")
 )
+
+// Message returns err's text for a person: without the trailing sentinel
+// text (": invalid params") that marks the error's class for code, since
+// the message before it already says what is wrong.
+func Message(err error) string {
+	return strings.TrimSuffix(err.Error(), ": "+ErrInvalidParams.Error())
+}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -41,7 +40,7 @@ func rpcError(method string, err error) error {
 	if errors.As(err, &rpc) {
 		return rpc
 	}
-	msg := method + ": " + strings.TrimSuffix(err.Error(), ": "+ctxd.ErrInvalidParams.Error())
+	msg := method + ": " + ctxd.Message(err)
 	code := jsonrpc2.InternalError
 	switch {
 	case errors.Is(err, context.Canceled):

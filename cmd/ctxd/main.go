@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/ctxd/ctxd"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -102,7 +104,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		fmt.Fprintf(io.Err, "ctxd %s: %v\nusage: ctxd %s %s\n", c.name, err, c.name, c.args)
 		return 2
 	default:
-		fmt.Fprintf(io.Err, "ctxd %s: %v\n", c.name, err)
+		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, ctxd.Message(err))
 		return 1
 	}
 }
