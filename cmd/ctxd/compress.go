@@ -86,7 +86,14 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := std.Out.Write(out); err != nil {
+	return writeRequest(std, out, rep, reportFile)
+}
+
+// writeRequest writes a rewritten request to stdout and its report (as
+// indented JSON) to reportFile, or to stderr when no file is given: the
+// output convention of ctxd compress and ctxd optimize.
+func writeRequest(std *IO, body []byte, rep any, reportFile string) error {
+	if _, err := std.Out.Write(body); err != nil {
 		return fmt.Errorf("write request: %w", err)
 	}
 	repJSON, err := json.MarshalIndent(rep, "", "  ")

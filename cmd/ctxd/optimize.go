@@ -206,24 +206,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := std.Out.Write(res.Body); err != nil {
-		return fmt.Errorf("write request: %w", err)
-	}
-	repJSON, err := json.MarshalIndent(res.Report, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	repJSON = append(repJSON, '\n')
-	if reportFile != "" {
-		if err := os.WriteFile(reportFile, repJSON, 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		return nil
-	}
-	if _, err := std.Err.Write(repJSON); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return writeRequest(std, res.Body, res.Report, reportFile)
 }
 
 func runRehydrate(ctx context.Context, std *IO, args []string) error {

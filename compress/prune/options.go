@@ -157,20 +157,3 @@ func (o Options) resolve(name string) (settings, error) {
 	}
 	return s, nil
 }
-
-// imageRule picks the provider's image rule; models the registry does not
-// place fall back to the request format's provider.
-func imageRule(m ctxd.Model, f request.Format) request.ImageRule {
-	switch m.Provider {
-	case tokens.ProviderAnthropic:
-		return request.ImageAnthropic
-	case tokens.ProviderGoogle:
-		return request.ImageGemini
-	case tokens.ProviderOpenAI:
-		return request.ImageOpenAI
-	}
-	if f == request.FormatAnthropic {
-		return request.ImageAnthropic
-	}
-	return request.ImageOpenAI
-}

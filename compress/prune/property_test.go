@@ -53,7 +53,7 @@ func checkOutputDetect(t *testing.T, in, out []byte, rep *Report, opts Options, 
 		name = orig.Model
 	}
 	c, m := tokens.ForModel(name, opts.ContextWindow)
-	est := request.NewEstimator(c, imageRule(m, orig.Format))
+	est := request.NewEstimator(c, request.ImageRuleFor(m, orig.Format))
 	if n := est.Request(got); n != rep.TokensAfter {
 		t.Errorf("output re-counts to %d tokens, report says %d", n, rep.TokensAfter)
 	}

@@ -159,7 +159,7 @@ func (p *Pruner) TruncateMiddle(text string, maxTokens int) string {
 }
 
 func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
-	rule := imageRule(s.model, f)
+	rule := request.ImageRuleFor(s.model, f)
 	key := s.counter.Encoding() + "|" + string(rule)
 	c := p.cache
 	c.estMu.Lock()

@@ -9,6 +9,9 @@ import (
 	_ "image/png"  // register the PNG header reader for DecodeConfig
 	"math"
 	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 // ImageRule is a provider's rule for the tokens an image costs. The rules
@@ -43,6 +46,23 @@ const (
 	// GeminiImage is Gemini's flat per-image cost.
 	GeminiImage = 258
 )
+
+// ImageRuleFor picks the image rule of a model's provider; a model the
+// registry does not place falls back to the request format's provider.
+func ImageRuleFor(m ctxd.Model, f Format) ImageRule {
+	switch m.Provider {
+	case tokens.ProviderAnthropic:
+		return ImageAnthropic
+	case tokens.ProviderGoogle:
+		return ImageGemini
+	case tokens.ProviderOpenAI:
+		return ImageOpenAI
+	}
+	if f == FormatAnthropic {
+		return ImageAnthropic
+	}
+	return ImageOpenAI
+}
 
 // ImageTokens returns the tokens img costs under rule.
 func ImageTokens(rule ImageRule, img Image) int {

@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress/request"
-	"github.com/ctxd/ctxd/tokens"
 )
 
 // Rollout modes, as telemetry names them.
@@ -227,7 +225,7 @@ func canaryBucket(session string) int {
 func CanaryBucket(session string) int { return canaryBucket(session) }
 
 func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
-	rule := imageRule(b.model, f)
+	rule := request.ImageRuleFor(b.model, f)
 	key := b.counter.Encoding() + "|" + string(rule)
 	o.estMu.Lock()
 	defer o.estMu.Unlock()
@@ -237,22 +235,6 @@ func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
 		o.est[key] = e
 	}
 	return e
-}
-
-// imageRule picks the provider's image rule (as the pruner does).
-func imageRule(m ctxd.Model, f request.Format) request.ImageRule {
-	switch m.Provider {
-	case tokens.ProviderAnthropic:
-		return request.ImageAnthropic
-	case tokens.ProviderGoogle:
-		return request.ImageGemini
-	case tokens.ProviderOpenAI:
-		return request.ImageOpenAI
-	}
-	if f == request.FormatAnthropic {
-		return request.ImageAnthropic
-	}
-	return request.ImageOpenAI
 }
 
 // session returns a copy of a session's state.

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compress/prune"
 	"github.com/ctxd/ctxd/compress/request"
@@ -146,7 +145,7 @@ func (r *runner) session(s *Session) (SessionRow, error) {
 		return SessionRow{}, err
 	}
 	counter, model := tokens.ForModel(s.Model, s.ContextWindow)
-	est := request.NewEstimator(counter, imageRule(model, s.Format))
+	est := request.NewEstimator(counter, request.ImageRuleFor(model, s.Format))
 	limit := model.ContextWindow - min(model.MaxOutput, model.ContextWindow/4)
 
 	row := SessionRow{Name: s.Name, Format: string(s.Format), Window: model.ContextWindow, Turns: len(s.Turns)}
@@ -734,20 +733,4 @@ func (r *runner) finish() {
 	rep.Targets["median_reduction_at_least_50_percent"] = m.MedianInputTokenReductionPercentVsExact >= 50
 	rep.Targets["p95_rewrite_overhead_under_10ms"] = m.P95RewriteOverheadMS < 10
 	rep.Targets["no_success_regression"] = m.SuccessRegressionBasisPoints <= 0
-}
-
-// imageRule picks the provider's image rule, as the optimizer does.
-func imageRule(m ctxd.Model, f request.Format) request.ImageRule {
-	switch m.Provider {
-	case tokens.ProviderAnthropic:
-		return request.ImageAnthropic
-	case tokens.ProviderGoogle:
-		return request.ImageGemini
-	case tokens.ProviderOpenAI:
-		return request.ImageOpenAI
-	}
-	if f == request.FormatAnthropic {
-		return request.ImageAnthropic
-	}
-	return request.ImageOpenAI
 }
