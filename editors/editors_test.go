@@ -5,32 +5,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // ctxdBin is the ctxd binary built once for the editor tests.
 var ctxdBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxd-editors-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ctxdBin = filepath.Join(dir, "ctxd")
-	build := exec.Command("go", "build", "-o", ctxdBin, "../cmd/ctxd")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build ctxd:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
 
 // onCI reports whether the tests run under CI, where a missing tool is a
 // failure rather than a skip.

@@ -24,23 +24,7 @@ import (
 // binary is the ctxd binary built once for the integration tests.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ctxd-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "ctxd")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build ctxd:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.MainWithCtxd(m, ".", &binary) }
 
 var sampleRepo = map[string]string{
 	"go.mod":            "module example.com/shop\n\ngo 1.26\n",

@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,4 +103,27 @@ func GitCommitAll(t testing.TB, dir string) {
 	}
 	Git(t, dir, "add", "-A")
 	Git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
+}
+
+// MainWithCtxd is a TestMain body for packages whose tests drive the real
+// ctxd binary: it builds the package at cmdDir (a path relative to the test
+// package, e.g. "../cmd/ctxd") into a temporary directory, stores the
+// binary's path in *bin, runs the tests and exits with their code.
+func MainWithCtxd(m *testing.M, cmdDir string, bin *string) {
+	dir, err := os.MkdirTemp("", "ctxd-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = filepath.Join(dir, "ctxd")
+	build := exec.Command("go", "build", "-o", *bin, cmdDir)
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build ctxd:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
