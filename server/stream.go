@@ -52,8 +52,10 @@ func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
 	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, c: rwc, log: log}
 }
 
-// errBadHeader marks a header block that cannot be framed.
-type errBadHeader struct{ msg string }
+// errBadHeader marks a header block that cannot be framed. msg may quote
+// the offending line for the peer; kind is what the log gets, since a
+// misframed line can be a piece of a message body (source text).
+type errBadHeader struct{ kind, msg string }
 
 func (e *errBadHeader) Error() string { return e.msg }
 
@@ -78,7 +80,7 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		body, n, err := s.readRaw()
 		var bad *errBadHeader
 		if errors.As(err, &bad) {
-			s.log.Warn("bad frame header", "error", bad.msg)
+			s.log.Warn("bad frame header", "problem", bad.kind)
 			s.reject(ctx, nil, jsonrpc2.ParseError, "parse error: "+bad.msg+"; expected \"Content-Length: N\\r\\n\\r\\n\" followed by N bytes of JSON")
 			if err := s.resync(); err != nil {
 				return nil, n, err
@@ -131,21 +133,21 @@ func (s *stream) readRaw() ([]byte, int64, error) {
 		sawAny = true
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
-			return nil, read, &errBadHeader{fmt.Sprintf("header line %q has no colon", clip(line))}
+			return nil, read, &errBadHeader{"no colon", fmt.Sprintf("header line %q has no colon", clip(line))}
 		}
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.Atoi(strings.TrimSpace(value))
 			if err != nil || n <= 0 {
-				return nil, read, &errBadHeader{fmt.Sprintf("Content-Length %q is not a positive number", clip(strings.TrimSpace(value)))}
+				return nil, read, &errBadHeader{"bad content length", fmt.Sprintf("Content-Length %q is not a positive number", clip(strings.TrimSpace(value)))}
 			}
 			if n > MaxFrameBytes {
-				return nil, read, &errBadHeader{fmt.Sprintf("Content-Length %d exceeds the limit of %d bytes", n, MaxFrameBytes)}
+				return nil, read, &errBadHeader{"too large", fmt.Sprintf("Content-Length %d exceeds the limit of %d bytes", n, MaxFrameBytes)}
 			}
 			length = n
 		}
 	}
 	if length < 0 {
-		return nil, read, &errBadHeader{"header has no Content-Length"}
+		return nil, read, &errBadHeader{"no content length", "header has no Content-Length"}
 	}
 	if cap(s.rbuf) < length {
 		s.rbuf = make([]byte, length)
