@@ -288,6 +288,47 @@ func waitExit(d *daemon, timeout time.Duration) error {
 	}
 }
 
+// TestLogsNeverHoldSourceText runs every method that handles text with
+// debug logging on and checks that no source text, request, buffer or
+// message reached the log.
+func TestLogsNeverHoldSourceText(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range sampleRepo {
+		files[k] = v
+	}
+	files["cart/secret_logic.go"] = "package cart\n\n// SENTINEL_SOURCE_TEXT_42 explains the pricing rule.\nfunc Discount() int { return 42 }\n"
+	dir := testutil.GitRepo(t, files)
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
+		"uri": "file://" + filepath.Join(dir, "cart/cart.go"), "languageId": "go", "version": 1, "text": "package cart\n// SENTINEL_BUFFER_7\n"}}})
+	result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "SENTINEL_REQUEST_99: explain the discount pricing rule", "open_files": []any{map[string]any{"path": "cart/cart.go"}}}))
+	chat := map[string]any{"model": "gpt-4o", "messages": []any{
+		map[string]any{"role": "system", "content": "You code."},
+		map[string]any{"role": "user", "content": "SENTINEL_MESSAGE_5 please"},
+	}}
+	result(t, d.call("ctx/compressMessages", map[string]any{"request": chat}))
+	result(t, d.call("ctx/optimizeRequest", map[string]any{"request": chat, "session_id": "privacy"}))
+	result(t, d.call("ctx/countTokens", map[string]any{"text": "SENTINEL_COUNT_3"}))
+	d.call("ctx/outline", map[string]any{"path": "cart/secret_logic.go"})
+	if r := d.call("shutdown", nil); r["error"] != nil {
+		t.Fatal(r)
+	}
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if err := waitExit(d, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	log := d.stderr.String()
+	if !strings.Contains(log, "level=DEBUG") {
+		t.Fatalf("debug logging was not on:\n%s", log)
+	}
+	for _, s := range []string{"SENTINEL_SOURCE_TEXT_42", "SENTINEL_BUFFER_7", "SENTINEL_REQUEST_99", "SENTINEL_MESSAGE_5", "SENTINEL_COUNT_3", "pricing rule"} {
+		if strings.Contains(log, s) {
+			t.Errorf("the log holds %q:\n%s", s, log)
+		}
+	}
+}
+
 // TestServeStopsOnSIGTERM: a daemon on stdio exits promptly on SIGTERM
 // even while its stdin stays open.
 func TestServeStopsOnSIGTERM(t *testing.T) {
