@@ -63,16 +63,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	defer closeLog()
 	opts.Logger = log
 
-	var in io.Reader = std.In
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return fmt.Errorf("open request: %w", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	body, err := readAll(in)
+	body, err := readBody(std, pos)
 	if err != nil {
 		return err
 	}
@@ -87,6 +78,21 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	return writeRequest(std, out, rep, reportFile)
+}
+
+// readBody reads the request to rewrite from the file named by the one
+// positional argument, or from standard input when there is none or it is
+// "-": the input convention of ctxd compress and ctxd optimize.
+func readBody(std *IO, pos []string) ([]byte, error) {
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return nil, fmt.Errorf("open request: %w", err)
+		}
+		defer f.Close()
+		return readAll(f)
+	}
+	return readAll(std.In)
 }
 
 // writeRequest writes a rewritten request to stdout and its report (as

@@ -185,16 +185,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		}
 	}
 
-	var in io.Reader = std.In
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return fmt.Errorf("open request: %w", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	body, err := readAll(in)
+	body, err := readBody(std, pos)
 	if err != nil {
 		return err
 	}
