@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,26 +62,16 @@ func TestCompressCLI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(binary, tt.args...)
-			cmd.Stdin = strings.NewReader(tt.stdin)
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			out, errOut, code := runCtxd(t, t.TempDir(), tt.stdin, nil, tt.args...)
 			if code != tt.code {
-				t.Errorf("exit %d, want %d\n%s", code, tt.code, errOut.String())
+				t.Errorf("exit %d, want %d\n%s", code, tt.code, errOut)
 			}
 			if tt.stdout != nil {
-				tt.stdout(t, out.String())
+				tt.stdout(t, out)
 			}
 			for _, s := range tt.contains {
-				if !strings.Contains(errOut.String(), s) {
-					t.Errorf("stderr lacks %q:\n%.3000s", s, errOut.String())
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%.3000s", s, errOut)
 				}
 			}
 		})
@@ -97,14 +85,12 @@ func TestCompressCLIReportFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := filepath.Join(dir, "report.json")
-	cmd := exec.Command(binary, "compress", "--report", report, "--model", "gpt-4", in)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v: %s", err, errOut.String())
+	_, errOut, code := runCtxd(t, dir, "", nil, "compress", "--report", report, "--model", "gpt-4", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if errOut.Len() != 0 {
-		t.Errorf("stderr should be empty with --report: %s", errOut.String())
+	if errOut != "" {
+		t.Errorf("stderr should be empty with --report: %s", errOut)
 	}
 	b, err := os.ReadFile(report)
 	if err != nil {

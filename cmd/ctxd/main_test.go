@@ -488,20 +488,8 @@ func TestPromptCLI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(binary, tt.args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"))
-			cmd.Stdin = strings.NewReader(tt.stdin)
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			all := out.String() + errOut.String()
+			out, errOut, code := runCtxd(t, dir, tt.stdin, nil, tt.args...)
+			all := out + errOut
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\n%s", code, tt.code, all)
 			}
@@ -517,6 +505,29 @@ func TestPromptCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runCtxd runs the binary in dir with stdin and extra environment, isolated
+// from the user's configuration, state directory and rollout variables, and
+// returns its stdout, stderr and exit code.
+func runCtxd(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=",
+		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
 }
 
 // TestRunInProcess covers Run's dispatch without a subprocess.

@@ -1,42 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// ctxdIn runs the binary in dir with stdin and extra environment.
-func ctxdIn(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(dir, "none.toml"), "CTXD_STATE_DIR=",
-		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
-}
-
 func TestOptimizeCLI(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	in := chatHistory(12)
-	out, errOut, code := ctxdIn(t, dir, in, nil, "optimize", "--session", "agent-7", "--state-dir", state)
+	out, errOut, code := runCtxd(t, dir, in, nil, "optimize", "--session", "agent-7", "--state-dir", state)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -62,14 +39,14 @@ func TestOptimizeCLI(t *testing.T) {
 	}
 	// A new process reads the artifact back, exactly.
 	hash := rep.Artifacts[0].Hash
-	lines, errOut, code := ctxdIn(t, dir, "", nil, "rehydrate", "--session", "agent-7", "--state-dir", state, hash[:16], "2-3")
+	lines, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "agent-7", "--state-dir", state, hash[:16], "2-3")
 	if code != 0 {
 		t.Fatalf("rehydrate: exit %d: %s", code, errOut)
 	}
 	if strings.Count(lines, "\n") != 2 || !strings.Contains(in, strings.ReplaceAll(lines, "\n", `\n`)) {
 		t.Errorf("rehydrated lines %q are not lines of the input", lines)
 	}
-	js, _, code := ctxdIn(t, dir, "", nil, "rehydrate", "--json", "--session", "agent-7", "--state-dir", state, hash)
+	js, _, code := runCtxd(t, dir, "", nil, "rehydrate", "--json", "--session", "agent-7", "--state-dir", state, hash)
 	var l struct {
 		Hash  string `json:"sha256"`
 		Total int    `json:"total_lines"`
@@ -79,7 +56,7 @@ func TestOptimizeCLI(t *testing.T) {
 		t.Errorf("rehydrate --json: %d %s", code, js)
 	}
 	// Another session cannot read it.
-	if _, errOut, code := ctxdIn(t, dir, "", nil, "rehydrate", "--session", "agent-8", "--state-dir", state, hash); code != 1 || !strings.Contains(errOut, "not stored") {
+	if _, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "agent-8", "--state-dir", state, hash); code != 1 || !strings.Contains(errOut, "not stored") {
 		t.Errorf("other session: exit %d %s", code, errOut)
 	}
 }
@@ -102,7 +79,7 @@ func TestOptimizePassThrough(t *testing.T) {
 			dir := t.TempDir()
 			state := filepath.Join(dir, "state")
 			args := append([]string{"optimize", "--session", "s", "--state-dir", state}, tt.args...)
-			out, errOut, code := ctxdIn(t, dir, in, tt.env, args...)
+			out, errOut, code := runCtxd(t, dir, in, tt.env, args...)
 			if code != 0 || out != in {
 				t.Fatalf("exit %d, output differs from the input: %s", code, errOut)
 			}
@@ -137,7 +114,7 @@ func TestOptimizeCLIErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := ctxdIn(t, dir, tt.stdin, tt.env, tt.args...)
+			out, errOut, code := runCtxd(t, dir, tt.stdin, tt.env, tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want %d mentioning %q", code, errOut, tt.code, tt.want)
 			}
@@ -167,7 +144,7 @@ func TestReplayReportStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	out, errOut, code := ctxdIn(t, dir, "", nil, "replay-report", "--strict", corpus)
+	out, errOut, code := runCtxd(t, dir, "", nil, "replay-report", "--strict", corpus)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -181,7 +158,7 @@ func TestReplayReportStrict(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	js, _, code := ctxdIn(t, dir, "", nil, "replay-report", "--json", corpus)
+	js, _, code := runCtxd(t, dir, "", nil, "replay-report", "--json", corpus)
 	var rep struct {
 		Metrics map[string]any `json:"metrics"`
 	}
@@ -190,11 +167,11 @@ func TestReplayReportStrict(t *testing.T) {
 	}
 	// One session alone cannot cover every hard case: strict fails.
 	one := filepath.Join(corpus, "04-multi-file-refactor.json")
-	out, errOut, code = ctxdIn(t, dir, "", nil, "replay-report", "--strict", one)
+	out, errOut, code = runCtxd(t, dir, "", nil, "replay-report", "--strict", one)
 	if code != 1 || !strings.Contains(out, "required_replay_coverage: missing") || !strings.Contains(errOut, "strict gates failed") {
 		t.Errorf("one session: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if _, errOut, code := ctxdIn(t, dir, "", nil, "replay-report", filepath.Join(dir, "none")); code != 1 || !strings.Contains(errOut, "load corpus") {
+	if _, errOut, code := runCtxd(t, dir, "", nil, "replay-report", filepath.Join(dir, "none")); code != 1 || !strings.Contains(errOut, "load corpus") {
 		t.Errorf("missing corpus: exit %d %s", code, errOut)
 	}
 }

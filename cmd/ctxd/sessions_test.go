@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,31 +13,11 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// ctxdCmd runs the real binary in dir and returns its stdout, stderr and
-// exit code.
-func ctxdCmd(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(dir, "none.toml"), "CTXD_STATE_DIR=")
-	cmd.Env = append(cmd.Env, env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
-}
-
 // ctxdJSON runs the binary and decodes its JSON output; it fails the test
 // unless the exit code is 0.
 func ctxdJSON(t *testing.T, dir string, v any, args ...string) {
 	t.Helper()
-	out, errOut, code := ctxdCmd(t, dir, nil, args...)
+	out, errOut, code := runCtxd(t, dir, "", nil, args...)
 	if code != 0 {
 		t.Fatalf("ctxd %v: exit %d\n%s%s", args, code, out, errOut)
 	}
@@ -50,7 +28,7 @@ func ctxdJSON(t *testing.T, dir string, v any, args ...string) {
 
 func TestSessionsCLI(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo)
-	if out, errOut, code := ctxdCmd(t, dir, nil, "prompt", "--session", "s1", "--open", "cart/cart.go:10", "--pattern", "README.md", "fix Total in cart/cart.go"); code != 0 {
+	if out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--session", "s1", "--open", "cart/cart.go:10", "--pattern", "README.md", "fix Total in cart/cart.go"); code != 0 {
 		t.Fatalf("prompt: %d\n%s%s", code, out, errOut)
 	}
 
@@ -66,15 +44,15 @@ func TestSessionsCLI(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != "s1" || list.Sessions[0].State != "running" || len(list.Problems) != 0 {
 		t.Fatalf("list: %+v", list)
 	}
-	out, _, code := ctxdCmd(t, dir, nil, "sessions", "list")
+	out, _, code := runCtxd(t, dir, "", nil, "sessions", "list")
 	if code != 0 || !strings.Contains(out, "SESSION") || !strings.Contains(out, "fix Total in cart/cart.go") {
 		t.Errorf("list table:\n%s", out)
 	}
-	out, _, code = ctxdCmd(t, dir, nil, "sessions", "show", "s1")
+	out, _, code = runCtxd(t, dir, "", nil, "sessions", "show", "s1")
 	if code != 0 || !strings.Contains(out, "cart/cart.go") || !strings.Contains(out, "checkpoint  1") {
 		t.Errorf("show:\n%s", out)
 	}
-	out, _, code = ctxdCmd(t, dir, nil, "sessions", "timeline", "s1")
+	out, _, code = runCtxd(t, dir, "", nil, "sessions", "timeline", "s1")
 	if code != 0 || !strings.Contains(out, "SEQ") {
 		t.Errorf("timeline:\n%s", out)
 	}
@@ -107,7 +85,7 @@ func TestSessionsCLI(t *testing.T) {
 	if !strings.Contains(res.Envelope.Prompt, "being rewritten") {
 		t.Error("the rebuilt prompt does not hold the changed file")
 	}
-	out, _, code = ctxdCmd(t, dir, nil, "sessions", "resume")
+	out, _, code = runCtxd(t, dir, "", nil, "sessions", "resume")
 	if code != 0 || !strings.Contains(out, "1 changed, 1 missing") {
 		t.Errorf("resume text:\n%s", out)
 	}
@@ -124,18 +102,18 @@ func TestSessionsCLI(t *testing.T) {
 		t.Errorf("fork: %+v", fork)
 	}
 
-	out, _, code = ctxdCmd(t, dir, nil, "sessions", "gc", "--dry-run", "--max-age", "0", "--max-size", "1B")
+	out, _, code = runCtxd(t, dir, "", nil, "sessions", "gc", "--dry-run", "--max-age", "0", "--max-size", "1B")
 	if code != 0 || !strings.Contains(out, "2 sessions kept") {
 		t.Errorf("gc dry run of running sessions:\n%s", out)
 	}
-	if _, _, code := ctxdCmd(t, dir, nil, "sessions", "rm", "s1", "s1-retry"); code != 0 {
+	if _, _, code := runCtxd(t, dir, "", nil, "sessions", "rm", "s1", "s1-retry"); code != 0 {
 		t.Errorf("rm: exit %d", code)
 	}
 	ctxdJSON(t, dir, &list, "sessions", "list", "--json")
 	if len(list.Sessions) != 0 {
 		t.Errorf("after rm: %+v", list.Sessions)
 	}
-	if out, _, _ := ctxdCmd(t, dir, nil, "sessions", "resume"); !strings.Contains(out, "nothing to resume") {
+	if out, _, _ := runCtxd(t, dir, "", nil, "sessions", "resume"); !strings.Contains(out, "nothing to resume") {
 		t.Errorf("resume with nothing running:\n%s", out)
 	}
 
@@ -157,7 +135,7 @@ func TestSessionsCLI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := ctxdCmd(t, dir, nil, tt.args...)
+			out, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
 			if code != tt.code || !strings.Contains(out+errOut, tt.says) {
 				t.Errorf("exit %d, want %d saying %q:\n%s%s", code, tt.code, tt.says, out, errOut)
 			}
@@ -168,7 +146,7 @@ func TestSessionsCLI(t *testing.T) {
 func TestSessionsStateDirFlag(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo)
 	state := filepath.Join(t.TempDir(), "elsewhere")
-	if _, errOut, code := ctxdCmd(t, dir, []string{"CTXD_STATE_DIR=" + state}, "prompt", "--session", "moved", "explain the cart"); code != 0 {
+	if _, errOut, code := runCtxd(t, dir, "", []string{"CTXD_STATE_DIR=" + state}, "prompt", "--session", "moved", "explain the cart"); code != 0 {
 		t.Fatalf("prompt: %s", errOut)
 	}
 	if _, err := os.Stat(filepath.Join(state, "sessions", "moved", "000001.json")); err != nil {
@@ -177,11 +155,11 @@ func TestSessionsStateDirFlag(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".ctxd")); !os.IsNotExist(err) {
 		t.Errorf("the default state directory was created: %v", err)
 	}
-	out, _, code := ctxdCmd(t, dir, nil, "sessions", "list", "--state-dir", state)
+	out, _, code := runCtxd(t, dir, "", nil, "sessions", "list", "--state-dir", state)
 	if code != 0 || !strings.Contains(out, "moved") {
 		t.Errorf("list --state-dir:\n%s", out)
 	}
-	if out, _, _ := ctxdCmd(t, dir, nil, "sessions", "list"); !strings.Contains(out, "no sessions") {
+	if out, _, _ := runCtxd(t, dir, "", nil, "sessions", "list"); !strings.Contains(out, "no sessions") {
 		t.Errorf("list without the flag:\n%s", out)
 	}
 
