@@ -209,27 +209,11 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		case r.readLike(s):
 			c.class = request.ClassRehydratableExact
-			v := view{head: 6, tail: 0, chars: pol.condenseAlloc * 3}
-			alloc := pol.condenseAlloc
-			if m := r.c.MaxToolOutput; m > 0 {
-				v.chars, alloc = m, m
-			}
-			if r.c.MaxToolOutput >= 0 {
-				r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
-			}
-			c.artifact = c.in.hash
+			r.condense(c, s, pol, 6, 0, TransformReference)
 			c.reason = "older file read: head and reference"
 		default:
 			c.class = request.ClassCondensable
-			v := view{head: 8, tail: 6, chars: pol.condenseAlloc * 3}
-			alloc := pol.condenseAlloc
-			if m := r.c.MaxToolOutput; m > 0 {
-				v.chars, alloc = m, m
-			}
-			if r.c.MaxToolOutput >= 0 {
-				r.setView(c, TransformCondense, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
-			}
-			c.artifact = c.in.hash
+			r.condense(c, s, pol, 8, 6, TransformCondense)
 			c.reason = "older output: head, critical lines, tail and reference"
 		}
 		if c.transform == "" {
@@ -369,6 +353,22 @@ func (r *run) referred(paths []string) bool {
 var readWords = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
 
 // readLike reports a tool output answering a file-reading call.
+// condense gives an older output a view of its first head and last tail
+// lines (plus critical lines) with a reference to the whole, within the
+// policy's allocation or the caller's MaxToolOutput; a negative
+// MaxToolOutput keeps outputs whole.
+func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, transform string) {
+	v := view{head: head, tail: tail, chars: pol.condenseAlloc * 3}
+	alloc := pol.condenseAlloc
+	if m := r.c.MaxToolOutput; m > 0 {
+		v.chars, alloc = m, m
+	}
+	if r.c.MaxToolOutput >= 0 {
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+	}
+	c.artifact = c.in.hash
+}
+
 func (r *run) readLike(s *request.Segment) bool {
 	ci, ok := r.calls[s.CallID]
 	if !ok {
