@@ -14,10 +14,8 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sync"
 
-	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 )
@@ -142,20 +140,9 @@ func ResolveRoot(given string) (string, error) {
 	if u, err := url.Parse(given); err == nil && u.Scheme == "file" {
 		given = u.Path
 	}
-	abs, err := filepath.Abs(given)
+	abs, err := gather.Dir(given)
 	if err != nil {
-		return "", fmt.Errorf("workspace root %s: %w", given, err)
-	}
-	abs, err = filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace root %s: %w: %w", given, err, ctxd.ErrInvalidParams)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace root %s: %w", given, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("workspace root %s is not a directory: %w", given, ctxd.ErrInvalidParams)
+		return "", fmt.Errorf("workspace root: %w", err)
 	}
 	return abs, nil
 }

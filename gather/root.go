@@ -17,23 +17,34 @@ import (
 // repository when it has a ".git" entry (a directory, or a file as in
 // worktrees and submodules).
 func FindRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := Dir(dir)
 	if err != nil {
-		return "", fmt.Errorf("find root of %s: %w", dir, err)
-	}
-	abs, err = filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("find root of %s: %w", dir, err)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("find root of %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("find root of %s: not a directory: %w", dir, ctxd.ErrInvalidParams)
+		return "", fmt.Errorf("find root: %w", err)
 	}
 	if top := gitTop(abs); top != "" {
 		return top, nil
+	}
+	return abs, nil
+}
+
+// Dir returns dir as an absolute path with symlinks resolved, or an error
+// when it does not exist or is not a directory (wrapping
+// [ctxd.ErrInvalidParams] then).
+func Dir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w: %w", dir, err, ctxd.ErrInvalidParams)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory: %w", dir, ctxd.ErrInvalidParams)
 	}
 	return abs, nil
 }
