@@ -1,6 +1,5 @@
-// Package compress fits scored context chunks into a token budget (this
-// file), and holds the request-flow compactors in its subpackages
-// (compress/request, compress/prune).
+// Package compress fits scored context chunks into a token budget. It is
+// the context fitter only: conversation compaction lives in compact/.
 //
 // Fit is the design's greedy compressor: chunks in score order are
 // included whole when they fit; a chunk that only partly fits is included

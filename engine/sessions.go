@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/compress/prune"
-	"github.com/ctxd/ctxd/compress/request"
+	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/sessions"
 )

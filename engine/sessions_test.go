@@ -11,7 +11,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/compress/prune"
+	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/sessions"
 )
 

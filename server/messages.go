@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/compress/prune"
-	"github.com/ctxd/ctxd/compress/request"
+	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/tokens"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
-	"github.com/ctxd/ctxd/compress/request"
-	"github.com/ctxd/ctxd/compress/smart"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/engine"
 )
 

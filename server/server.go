@@ -27,7 +27,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxd/ctxd/compress/prune"
+	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 )

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/ctxd/ctxd/compress/prune"
-	"github.com/ctxd/ctxd/compress/request"
+	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/compact/request"
 )
 
 func init() {

@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/artifacts"
-	"github.com/ctxd/ctxd/compress/request"
-	"github.com/ctxd/ctxd/compress/smart"
-	"github.com/ctxd/ctxd/compress/smart/replay"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/compact/smart/replay"
 	"github.com/ctxd/ctxd/engine"
 )
 
@@ -50,7 +50,7 @@ block: token reductions, success rates by the replay's proxy, control-plane and 
 integrity, critical-signal recall, unresolved references, JSON validity, rewrite
 overhead, coverage of the hard cases. --strict exits 1 when a gate fails (integrity,
 recall, references, JSON, coverage, a success regression). The checked-in corpus is
-compress/smart/replay/testdata/corpus; docs/smart-context.md defines every metric.`,
+compact/smart/replay/testdata/corpus; docs/smart-context.md defines every metric.`,
 		run: runReplayReport,
 	})
 }

@@ -139,7 +139,7 @@ continuation_fallback_rate_percent required_replay_coverage passed`)
 // TestReplayReportStrict is the CI run of the replay benchmark over the
 // checked-in corpus, with the real binary.
 func TestReplayReportStrict(t *testing.T) {
-	corpus, err := filepath.Abs("../../compress/smart/replay/testdata/corpus")
+	corpus, err := filepath.Abs("../../compact/smart/replay/testdata/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

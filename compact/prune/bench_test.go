@@ -1,0 +1,125 @@
+package prune
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// history200 is a 200-message agent history of about 150k tokens
+// (o200k_base): a system prompt, a request, 98 tool calls with results of
+// about 1,500 tokens each, an assistant note and a final request. salt
+// makes every text unique, so a run with a new salt tokenizes everything.
+func history200(f request.Format, salt int) []byte {
+	rng := rand.New(rand.NewPCG(200, 150))
+	c := conv{sys("You are a careful coding agent working in a Go repository."), user(fmt.Sprintf("Fix the flaky test in the scheduler (run %d).", salt))}
+	for i := range 98 {
+		id := fmt.Sprintf("call_%03d", i)
+		name := toolNames[i%len(toolNames)]
+		out := fmt.Sprintf("run %d output %d\n", salt, i) + toolOutput(rng, 4850, i%11 == 0)
+		c = append(c, asst("", call{id: id, name: name, args: fmt.Sprintf(`{"path":"internal/sched/file%02d.go","command":"go test ./internal/sched/..."}`, i)}), tool(id, name, out))
+	}
+	c = append(c, asst("I'll now rerun the suite."), user("Go ahead and tell me what fails."))
+	return render(f, "gpt-4o", c)
+}
+
+// coldSalt numbers the histories of cold runs.
+var coldSalt atomic.Int64
+
+// percentiles reports p50 and p95 of the per-run durations, their unit
+// prefixed (wall time: "p50-µs"; CPU time: "cpu-p50-µs").
+func percentiles(b *testing.B, ds []time.Duration, prefix string) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
+	b.ReportMetric(p(0.50), prefix+"p50-µs")
+	b.ReportMetric(p(0.95), prefix+"p95-µs")
+}
+
+// benchCases are the variants of each benchmark: "warm" reuses the pruner
+// (counts come from the cache by message hash), "cold" tokenizes a new
+// history each run, "tight" is warm with a 16k budget, which evicts
+// units and builds the summary.
+var benchCases = []struct {
+	name   string
+	cold   bool
+	budget int
+}{{"warm", false, 0}, {"cold", true, 0}, {"tight", false, 16000}}
+
+func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ctx context.Context, p *Pruner, body []byte) (*Report, error)) {
+	p, err := New(Options{Model: "gpt-4o", Budget: budget})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := history200(f, 0)
+	rep, err := run(b.Context(), p, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Anthropic carries the system prompt as a top-level field.
+	if n := len(rep.Messages); n != 200 && !(f == request.FormatAnthropic && n == 199) {
+		b.Fatalf("history has %d messages", n)
+	}
+	var ds, cpu []time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if cold {
+			b.StopTimer()
+			// A salt never used before in this process: the token
+			// counter's own cache outlives a benchmark.
+			body = history200(f, int(coldSalt.Add(1)))
+			b.StartTimer()
+		}
+		t0, c0 := time.Now(), cpuTime()
+		if _, err := run(b.Context(), p, body); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+		cpu = append(cpu, cpuTime()-c0)
+	}
+	percentiles(b, ds, "")
+	percentiles(b, cpu, "cpu-")
+	// After the loop: ResetTimer drops metrics reported before it.
+	b.ReportMetric(float64(rep.TokensBefore), "tokens-before")
+	b.ReportMetric(float64(rep.TokensAfter), "tokens-after")
+}
+
+// BenchmarkCompress200 compresses the 200-message, 150k-token history for
+// gpt-4o (budget 111,616 = 128k window - 16,384 output; see benchCases).
+//
+//	go test -run '^$' -bench 'Compress200|PruneForRetry' -count 5 ./compact/prune
+func BenchmarkCompress200(b *testing.B) {
+	compress := func(ctx context.Context, p *Pruner, body []byte) (*Report, error) {
+		_, rep, err := p.Compress(ctx, body)
+		return rep, err
+	}
+	for _, f := range request.Formats {
+		for _, bc := range benchCases {
+			b.Run(fmt.Sprintf("%s/%s", f, bc.name), func(b *testing.B) { benchRun(b, f, bc.cold, bc.budget, compress) })
+		}
+	}
+}
+
+// BenchmarkPruneForRetry prunes the same history for a retry after a
+// failing test run.
+func BenchmarkPruneForRetry(b *testing.B) {
+	errText := "--- FAIL: TestScheduler (0.31s)\n    sched_test.go:88: job 7 ran twice\npanic: runtime error: index out of range [3] with length 3\n"
+	retry := func(ctx context.Context, p *Pruner, body []byte) (*Report, error) {
+		_, rep, err := p.ForRetry(ctx, body, errText)
+		return rep, err
+	}
+	for _, f := range request.Formats {
+		for _, bc := range benchCases {
+			b.Run(fmt.Sprintf("%s/%s", f, bc.name), func(b *testing.B) { benchRun(b, f, bc.cold, bc.budget, retry) })
+		}
+	}
+}

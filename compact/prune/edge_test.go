@@ -1,0 +1,275 @@
+package prune
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name.golden.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
+}
+
+func sys(text string) turn  { return turn{role: "system", text: text} }
+func user(text string) turn { return turn{role: "user", text: text} }
+func asst(text string, calls ...call) turn {
+	return turn{role: "assistant", text: text, calls: calls}
+}
+func tool(id, name, text string) turn { return turn{role: "tool", id: id, name: name, text: text} }
+func rd(id, path string) call {
+	return call{id: id, name: "read_file", args: `{"path":"` + path + `"}`}
+}
+
+// chatter is a pure-chat history of n exchanges.
+func chatter(n int) conv {
+	c := conv{sys("You are a helpful assistant."), user("Let us plan the parser rewrite.")}
+	for i := range n {
+		c = append(c, asst(fmt.Sprintf("I'll outline step %d: %s", i, strings.Repeat("we refactor the lexer and keep the tests green. ", 6))),
+			user(fmt.Sprintf("Step %d sounds good; what next? %s", i, strings.Repeat("please be specific. ", 3))))
+	}
+	return c
+}
+
+// manyCalls is a history with n tool calls answered one by one.
+func manyCalls(n int) conv {
+	rng := rand.New(rand.NewPCG(7, 7))
+	c := conv{sys("You are a coding agent."), user("Find every TODO in the repository.")}
+	for i := range n {
+		id := fmt.Sprintf("call_%03d", i)
+		c = append(c, asst("", rd(id, fmt.Sprintf("pkg/f%03d.go", i))), tool(id, "read_file", toolOutput(rng, 300, i%17 == 0)))
+	}
+	return append(c, user("Summarize what you found."))
+}
+
+func withImages() conv {
+	return conv{sys("You describe screenshots."), {role: "user", text: "What differs between these?", images: 4},
+		asst("The second one has a red banner. " + strings.Repeat("Details follow. ", 40)), {role: "user", text: "And these two?", images: 2}}
+}
+
+func withReasoning() conv {
+	rng := rand.New(rand.NewPCG(3, 3))
+	c := conv{sys("Think step by step."), user("Why does the build fail?")}
+	for i := range 6 {
+		id := fmt.Sprintf("call_r%d", i)
+		c = append(c, turn{role: "assistant", reasoning: "The failure mentions the linker; check the flags. " + prose(rng, 30), calls: []call{{id: id, name: "bash", args: `{"command":"go build ./..."}`}}},
+			tool(id, "bash", toolOutput(rng, 1500, i == 5)))
+	}
+	return append(c, user("So what is the fix?"))
+}
+
+func allTool() conv {
+	c := conv{}
+	for i := range 6 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst("", call{id: id, name: "bash", args: `{"command":"ls"}`}), tool(id, "bash", strings.Repeat("file.go\n", 120)))
+	}
+	return c
+}
+
+func unmatched() conv {
+	return conv{sys("Agent."), user("Go."),
+		asst("", rd("call_a", "a.go"), rd("call_b", "b.go")),
+		tool("call_a", "read_file", "package a"),
+		tool("call_zzz", "read_file", "a result nobody asked for"),
+		asst("Done reading."), user("Thanks. What is in a.go?")}
+}
+
+func outOfOrder() conv {
+	return conv{sys("Agent."), user("Go."),
+		tool("call_2", "read_file", "early result for call_2, before its call"),
+		asst("", rd("call_1", "one.go"), rd("call_2", "two.go"), rd("call_3", "three.go")),
+		tool("call_3", "read_file", "three"), tool("call_1", "read_file", "one"), tool("call_2", "read_file", "two"),
+		user("Which file is longest?")}
+}
+
+func duplicateIDs() conv {
+	return conv{sys("Agent."), user("Go."),
+		asst("", rd("dup", "a.go")), tool("dup", "read_file", strings.Repeat("first a\n", 100)),
+		asst("Again.", rd("dup", "a.go")), tool("dup", "read_file", strings.Repeat("second a\n", 100)),
+		asst("Chatter. " + strings.Repeat("More chatter. ", 80)),
+		user("Compare the two reads."), asst("ok"), user("Go on."), asst("ok"), user("Go on."), asst("ok"), user("Go on."), asst("ok"), user("Finish.")}
+}
+
+func TestEdgeCases(t *testing.T) {
+	tests := []struct {
+		name   string
+		conv   conv
+		opts   Options
+		budget func(floor, total int) int // nil keeps opts.Budget
+		check  func(t *testing.T, rep *Report, out []byte)
+	}{
+		{name: "pure_chat", conv: chatter(20), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 3 },
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				wantDecision(t, rep, DecisionSummarized)
+				wantInserted(t, rep, "summary")
+			}},
+		{name: "many_tool_calls", conv: manyCalls(110), opts: Options{WindowSize: 3}, budget: func(_, total int) int { return total / 4 },
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if n := countDecision(rep, DecisionSummarized); n < 50 {
+					t.Errorf("%d items summarized, want many", n)
+				}
+			}},
+		{name: "images", conv: withImages(), opts: Options{Budget: 100000},
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if rep.TokensBefore < 6*request.GeminiImage {
+					t.Errorf("tokens before %d do not count six images", rep.TokensBefore)
+				}
+			}},
+		{name: "reasoning", conv: withReasoning(), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 2 }},
+		{name: "budget_below_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor - 1 },
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if rep.Fits || rep.Reason == "" || !rep.Degraded {
+					t.Errorf("fits=%v degraded=%v reason=%q, want a degraded non-fit with a reason", rep.Fits, rep.Degraded, rep.Reason)
+				}
+				if rep.TokensAfter != rep.FloorTokens {
+					t.Errorf("tokens after %d, want the floor %d", rep.TokensAfter, rep.FloorTokens)
+				}
+			}},
+		{name: "budget_at_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor },
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if !rep.Fits || !rep.Degraded {
+					t.Errorf("fits=%v degraded=%v, want a degraded fit", rep.Fits, rep.Degraded)
+				}
+			}},
+		{name: "single_message", conv: conv{user("Hello there.")}, opts: Options{Budget: 1},
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if rep.Fits || rep.Messages[0].Decision != DecisionKept {
+					t.Errorf("fits=%v decision=%s, want a kept message that does not fit", rep.Fits, rep.Messages[0].Decision)
+				}
+			}},
+		{name: "all_tool", conv: allTool(), opts: Options{WindowSize: 1}, budget: func(_, total int) int { return total / 2 },
+			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionSummarized) }},
+		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000},
+			check: func(t *testing.T, rep *Report, _ []byte) {
+				if countDecision(rep, DecisionEvicted) != len(rep.Messages) {
+					t.Errorf("want every orphan result evicted: %+v", rep.Messages)
+				}
+			}},
+		{name: "unmatched_id", conv: unmatched(), opts: Options{Budget: 100000},
+			check: func(t *testing.T, rep *Report, out []byte) {
+				if bytes.Contains(out, []byte("call_zzz")) || bytes.Contains(out, []byte("b.go")) {
+					t.Errorf("output keeps an unpaired call or result:\n%s", out)
+				}
+			}},
+		{name: "out_of_order", conv: outOfOrder(), opts: Options{Budget: 100000}},
+		{name: "duplicate_ids", conv: duplicateIDs(), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 2 }},
+	}
+	for _, tt := range tests {
+		for _, f := range request.Formats {
+			t.Run(tt.name+"/"+string(f), func(t *testing.T) {
+				body := render(f, "gpt-4o", tt.conv)
+				opts := tt.opts
+				if tt.budget != nil {
+					_, probe, err := Compress(t.Context(), body, Options{Budget: 1, WindowSize: opts.WindowSize})
+					if err != nil {
+						t.Fatal(err)
+					}
+					opts.Budget = max(1, tt.budget(probe.FloorTokens, probe.TokensBefore))
+				}
+				out, rep, err := Compress(t.Context(), body, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkOutput(t, body, out, rep, opts)
+				if tt.check != nil {
+					tt.check(t, rep, out)
+				}
+				repJSON, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, tt.name+"."+string(f), append(append(out, "\n-- report --\n"...), repJSON...))
+			})
+		}
+	}
+}
+
+func countDecision(rep *Report, d string) int {
+	n := 0
+	for _, m := range rep.Messages {
+		if m.Decision == d {
+			n++
+		}
+	}
+	return n
+}
+
+func wantDecision(t *testing.T, rep *Report, d string) {
+	t.Helper()
+	if countDecision(rep, d) == 0 {
+		t.Errorf("no item %s", d)
+	}
+}
+
+func wantInserted(t *testing.T, rep *Report, kind string) {
+	t.Helper()
+	for _, in := range rep.Inserted {
+		if in.Kind == kind {
+			return
+		}
+	}
+	t.Errorf("no %s inserted", kind)
+}
+
+// TestCalibrationJSONvsProse: tool output that is dense JSON costs more
+// tokens per character than prose; counting with the real encoding keeps
+// both histories within the same budget, where a characters/4 heuristic
+// would let the JSON one overflow.
+func TestCalibrationJSONvsProse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	var js, pr strings.Builder
+	for js.Len() < 6000 {
+		fmt.Fprintf(&js, `{"id":%d,"k":[%d,%d,{"x":"%x"}],"ok":true},`, rng.IntN(1e6), rng.IntN(100), rng.IntN(100), rng.Uint32())
+	}
+	for pr.Len() < js.Len() {
+		pr.WriteString("The parser reads the file line by line and reports every error it finds. ")
+	}
+	jsonText, proseText := js.String()[:6000], pr.String()[:6000]
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jt, pt := c.Count(jsonText), c.Count(proseText)
+	if jt <= pt {
+		t.Fatalf("JSON %d tokens vs prose %d for the same characters: want JSON denser", jt, pt)
+	}
+	if heuristic := len(jsonText) / 4; heuristic >= jt {
+		t.Logf("chars/4 = %d does not under-count JSON (%d)", heuristic, jt)
+	}
+	mk := func(text string) conv {
+		c := conv{sys("Agent."), user("Inspect.")}
+		for i := range 8 {
+			id := fmt.Sprintf("call_%d", i)
+			c = append(c, asst("", rd(id, "data.json")), tool(id, "read_file", text))
+		}
+		return append(c, user("Report."))
+	}
+	for _, f := range request.Formats {
+		for name, text := range map[string]string{"json": jsonText, "prose": proseText} {
+			body := render(f, "gpt-4o", mk(text))
+			opts := Options{Budget: 6000, WindowSize: 1, MaxToolOutput: -1}
+			out, rep, err := Compress(t.Context(), body, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutput(t, body, out, rep, opts)
+			if !rep.Fits {
+				t.Errorf("%s/%s: does not fit: %s", f, name, rep.Reason)
+			}
+		}
+	}
+}

@@ -1,0 +1,722 @@
+package prune
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// Log attribute keys.
+const (
+	keyFormat    = "format"
+	keyModel     = "model"
+	keyItems     = "items"
+	keyKept      = "kept"
+	keyCondensed = "condensed"
+	keySummized  = "summarized"
+	keyEvicted   = "evicted"
+	keyBefore    = "tokens_before"
+	keyAfter     = "tokens_after"
+	keyBudget    = "budget"
+	keyFits      = "fits"
+)
+
+// Pruner compacts conversation histories for one configuration. It is
+// safe for concurrent use.
+type Pruner struct {
+	opts  Options
+	log   *slog.Logger
+	cache *Cache
+	texts *textCache
+}
+
+// Cache holds what pruners learn by content hash: each message's token
+// counts, whether a tool output reads as an error, and how it condenses.
+// An agent re-sends its whole history every turn, so a cache shared by the
+// pruners of one daemon re-counts only new messages. Entries do not depend
+// on a pruner's options (the settings that matter are part of the keys),
+// so pruners with different options may share one. It is safe for
+// concurrent use and bounded in size.
+type Cache struct {
+	texts *textCache
+
+	// estMu guards est.
+	estMu sync.Mutex
+	est   map[string]*request.Estimator // by encoding and image rule
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{texts: newTextCache(), est: map[string]*request.Estimator{}}
+}
+
+// New returns a pruner for opts.
+func New(opts Options) (*Pruner, error) {
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("new pruner: %w", err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := opts.Cache
+	if c == nil {
+		c = NewCache()
+	}
+	return &Pruner{opts: opts, log: log, cache: c, texts: c.texts}, nil
+}
+
+// Compress is [Pruner.Compress] with a pruner made for opts.
+func Compress(ctx context.Context, body []byte, opts Options) ([]byte, *Report, error) {
+	p, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Compress(ctx, body)
+}
+
+// ForRetry is [Pruner.ForRetry] with a pruner made for opts.
+func ForRetry(ctx context.Context, body []byte, errText string, opts Options) ([]byte, *Report, error) {
+	p, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.ForRetry(ctx, body, errText)
+}
+
+// Compress rewrites a request (Chat, Anthropic or Responses; detected) so
+// that it fits the token budget, and reports each decision:
+//
+//   - tool calls and results without a partner (by exact id) are removed;
+//   - older tool outputs above MaxToolOutput characters, outside the last
+//     2*WindowSize messages, are condensed to a preview and a marker;
+//   - if the request is still over budget, whole units (a call with all
+//     its results) are evicted, lowest score first, outside the
+//     always-keep set, and one summary takes the place of the first;
+//   - if the always-keep set alone is over budget, working memory is
+//     condensed and then evicted, never the first system message, the
+//     first user message or the latest user turn; the summary is left
+//     out if it would overflow.
+//
+// The output is in the input's format; everything not rewritten is copied
+// byte for byte. When even the floor does not fit, the output is the floor
+// and the report says Fits false with the reason.
+func (p *Pruner) Compress(ctx context.Context, body []byte) ([]byte, *Report, error) {
+	return p.run(ctx, body, "")
+}
+
+// ForRetry prunes a history for an agent's retry after a failure: the
+// history compressed as by [Pruner.Compress], within the budget less the
+// note, then the lesson-learned note (opening with [RetryPrefix] and
+// quoting the error's head and tail) appended as the last user message.
+func (p *Pruner) ForRetry(ctx context.Context, body []byte, errText string) ([]byte, *Report, error) {
+	if strings.TrimSpace(errText) == "" {
+		return nil, nil, fmt.Errorf("prune for retry: the error text is empty: %w", ctxd.ErrInvalidParams)
+	}
+	return p.run(ctx, body, errText)
+}
+
+// CountMessages returns the estimated tokens of a request: every item with
+// its role overhead, tool calls, reasoning and images, the fixed parts and
+// the reply priming.
+func (p *Pruner) CountMessages(ctx context.Context, body []byte) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	req, err := request.Parse(body, p.opts.Format)
+	if err != nil {
+		return 0, fmt.Errorf("count messages: %w", err)
+	}
+	s, err := p.opts.resolve(req.Model)
+	if err != nil {
+		return 0, fmt.Errorf("count messages: %w", err)
+	}
+	return p.estimator(s, req.Format).Request(req), nil
+}
+
+// EstimateCompressionRatio returns tokens before / tokens after Compress.
+func (p *Pruner) EstimateCompressionRatio(ctx context.Context, body []byte) (float64, error) {
+	_, rep, err := p.Compress(ctx, body)
+	if err != nil {
+		return 0, err
+	}
+	return rep.Ratio, nil
+}
+
+// TruncateMiddle cuts the middle out of text so that it counts at most
+// maxTokens with the model's encoding (see [tokens.TruncateMiddle]).
+func (p *Pruner) TruncateMiddle(text string, maxTokens int) string {
+	s, _ := p.opts.resolve("")
+	return tokens.TruncateMiddle(s.counter, text, maxTokens)
+}
+
+func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
+	rule := request.ImageRuleFor(s.model, f)
+	key := s.counter.Encoding() + "|" + string(rule)
+	c := p.cache
+	c.estMu.Lock()
+	defer c.estMu.Unlock()
+	e := c.est[key]
+	if e == nil {
+		e = request.NewEstimator(s.counter, rule)
+		c.est[key] = e
+	}
+	return e
+}
+
+// Tiers of the always-keep rules.
+const (
+	tierFloor   = 0 // first system, first user, latest user turn, their pairs
+	tierWorking = 1 // working memory and system messages
+	tierArchive = 2 // the rest
+)
+
+var tierNames = []string{tierFloor: "always-keep floor", tierWorking: "working memory", tierArchive: "archive"}
+
+// itemState is what the run decided for one item.
+type itemState struct {
+	tier      int
+	score     float64
+	tokens    int // as it will be emitted
+	before    int
+	gone      bool // removed
+	summed    bool // removed and in the summary
+	decision  string
+	reason    string
+	keep      string // why kept
+	condensed []Condensed
+	orphans   int
+}
+
+type run struct {
+	p     *Pruner
+	req   *request.Request
+	est   *request.Estimator
+	s     settings
+	plan  *request.Plan
+	pair  *request.Pairing
+	st    []itemState
+	total int
+	keys  map[*request.Segment]textKey // memo of text hashes
+}
+
+// key returns the cache key of a segment's text.
+func (r *run) key(s *request.Segment) textKey {
+	k, ok := r.keys[s]
+	if !ok {
+		k = r.p.texts.key(s.Text)
+		r.keys[s] = k
+	}
+	return k
+}
+
+// isError reports a tool result flagged as an error or reading as one.
+func (r *run) isError(s *request.Segment) bool {
+	if s.IsError {
+		return true
+	}
+	return r.p.texts.isError(r.key(s), s.Text)
+}
+
+func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, *Report, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	req, err := request.Parse(body, p.opts.Format)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compress messages: %w", err)
+	}
+	s, err := p.opts.resolve(req.Model)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compress messages: %w", err)
+	}
+	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]textKey{}}
+	fixed := request.ReplyPriming + r.est.Fixed(req)
+	before := fixed
+	for i, it := range req.Items {
+		r.est.Item(it)
+		r.st[i].before, r.st[i].tokens = it.Tokens, it.Tokens
+		before += it.Tokens
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	r.pair = req.Pair()
+	r.dropOrphans()
+	r.assignTiers()
+	r.score()
+
+	budget := s.budget
+	var note []byte
+	noteTokens := 0
+	if errText != "" {
+		quoted := tokens.Middle(s.counter, strings.TrimSpace(errText), retryErrorTokens, tokens.MiddleOptions{TailRatio: 0.7}).Text
+		note = userItem(req.Format, retryNote(quoted))
+		it, err := request.ParseItem(req.Format, note)
+		if err != nil {
+			return nil, nil, fmt.Errorf("prune for retry: build note: %w", err)
+		}
+		noteTokens = r.est.Item(it)
+	}
+	avail := budget - noteTokens
+
+	// r.total is what the output costs as the plan stands; condensing and
+	// evicting keep it current.
+	r.total = fixed
+	floor := fixed + noteTokens
+	for i := range r.st {
+		if !r.st[i].gone {
+			r.total += r.st[i].tokens
+			if r.st[i].tier == tierFloor {
+				floor += r.st[i].tokens
+			}
+		}
+	}
+	for i := range r.st {
+		if !r.st[i].gone && r.st[i].tier == tierArchive {
+			r.condenseItem(i)
+		}
+	}
+
+	order := r.unitOrder()
+	next := 0 // position in order of the next archive unit to consider
+	evictArchive := func() bool {
+		for ; next < len(order); next++ {
+			u := order[next]
+			if r.unitTier(u) == tierArchive && r.unitLive(u) {
+				r.evict(u, fmt.Sprintf("over budget: lowest score (%.1f) outside the always-keep set", r.unitScore(u)))
+				next++
+				return true
+			}
+		}
+		return false
+	}
+	for r.total > avail && evictArchive() {
+	}
+	var summary []byte
+	summaryTokens := 0
+	if r.anySummarized() {
+		for {
+			summary, summaryTokens = r.summary()
+			if r.total+summaryTokens <= avail || !evictArchive() {
+				break
+			}
+		}
+	}
+	degraded := false
+	if r.total > avail {
+		degraded = true
+		for i := range r.st {
+			if !r.st[i].gone && r.st[i].tier == tierWorking {
+				r.condenseItem(i)
+			}
+		}
+		for _, u := range order {
+			if r.total <= avail {
+				break
+			}
+			if r.unitTier(u) == tierWorking && r.unitLive(u) {
+				r.evict(u, fmt.Sprintf("always-keep set over budget: working memory evicted, lowest score (%.1f) first", r.unitScore(u)))
+			}
+		}
+		if r.anySummarized() {
+			summary, summaryTokens = r.summary()
+		}
+	}
+	rep := &Report{
+		Format: req.Format, Model: s.model.Name, Encoding: s.counter.Encoding(),
+		EstimatorConfidence: s.model.EstimatorConfidence, CalibrationError: s.model.CalibrationError,
+		ContextWindow: s.model.ContextWindow, OutputReserve: s.outputReserve, Budget: budget, BudgetSource: s.budgetSource,
+		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput,
+		FixedTokens: fixed, FloorTokens: floor, TokensBefore: before, Degraded: degraded,
+	}
+	if summary != nil {
+		if r.total+summaryTokens <= avail {
+			at := r.summaryPosition()
+			r.plan.Insert(at, summary)
+			r.total += summaryTokens
+			rep.Inserted = append(rep.Inserted, Inserted{Kind: "summary", Index: r.keptBefore(at), Tokens: summaryTokens, Replaces: r.countSummarized()})
+		} else {
+			for i := range r.st {
+				if r.st[i].summed {
+					r.st[i].summed = false
+					r.st[i].decision = DecisionEvicted
+					r.st[i].reason += "; summary left out: it would overflow the budget"
+				}
+			}
+		}
+	}
+	if note != nil {
+		r.plan.Insert(len(req.Items), note)
+		r.total += noteTokens
+		rep.Inserted = append(rep.Inserted, Inserted{Kind: "retry_note", Index: r.keptBefore(len(req.Items)) + len(rep.Inserted), Tokens: noteTokens})
+	}
+	out, err := r.plan.Emit()
+	if err != nil {
+		return nil, nil, fmt.Errorf("compress messages: %w", err)
+	}
+	rep.TokensAfter = r.total
+	rep.Ratio = 1
+	if r.total > 0 {
+		rep.Ratio = float64(before) / float64(r.total)
+	}
+	rep.Fits = r.total <= budget
+	if !rep.Fits {
+		rep.Reason = fmt.Sprintf("the always-keep floor (fixed parts, first system and first user message, latest user turn and their tool pairs) needs %d tokens; the budget is %d", floor, budget)
+	}
+	rep.Messages = r.decisions()
+	p.logRun(rep)
+	return out, rep, nil
+}
+
+func (p *Pruner) logRun(rep *Report) {
+	counts := map[string]int{}
+	for _, m := range rep.Messages {
+		counts[m.Decision]++
+	}
+	p.log.Debug("messages compressed", keyFormat, rep.Format, keyModel, rep.Model, keyItems, len(rep.Messages),
+		keyKept, counts[DecisionKept], keyCondensed, counts[DecisionCondensed], keySummized, counts[DecisionSummarized],
+		keyEvicted, counts[DecisionEvicted], keyBefore, rep.TokensBefore, keyAfter, rep.TokensAfter, keyBudget, rep.Budget, keyFits, rep.Fits)
+}
+
+// dropOrphans removes calls without results and results without calls: a
+// block or tool_calls entry alone when the item says something else, the
+// whole item otherwise.
+func (r *run) dropOrphans() {
+	for _, o := range r.pair.Orphans {
+		st := &r.st[o.Item]
+		if st.gone {
+			continue
+		}
+		it := r.req.Items[o.Item]
+		seg := &it.Segments[o.Seg]
+		what := "tool result without a call"
+		if seg.Kind == request.SegToolCall {
+			what = "tool call without a result"
+		}
+		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
+			st.tokens -= seg.Tokens
+			st.orphans++
+			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID))
+			continue
+		}
+		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID))
+		// What the removed item was paired with would lose its partner (a
+		// malformed item holding both an orphan and a paired call), and a
+		// Responses reasoning item cannot stay without the item it
+		// precedes: the whole unit goes.
+		for _, j := range r.pair.Units[r.pair.UnitOf[o.Item]] {
+			if j != o.Item && !r.st[j].gone {
+				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
+			}
+		}
+	}
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func (r *run) remove(i int, reason string) {
+	r.plan.DropItem(i)
+	r.st[i].gone = true
+	r.st[i].decision = DecisionEvicted
+	r.st[i].reason = reason
+}
+
+// assignTiers marks the always-keep floor, working memory and the
+// archive; a unit takes the most protected tier of its items.
+func (r *run) assignTiers() {
+	items := r.req.Items
+	firstSys, firstUser, lastUser, lastUserAny := -1, -1, -1, -1
+	for i, it := range items {
+		if r.st[i].gone {
+			continue
+		}
+		switch it.Role {
+		case "system", "developer":
+			if firstSys < 0 {
+				firstSys = i
+			}
+		case "user":
+			if it.Kind == request.KindSummary {
+				continue
+			}
+			if firstUser < 0 {
+				firstUser = i
+			}
+			lastUserAny = i
+			if hasUserContent(it) {
+				lastUser = i
+			}
+		}
+	}
+	if lastUser < 0 {
+		lastUser = lastUserAny
+	}
+	base := make([]int, len(items))
+	for i := range base {
+		base[i] = tierArchive
+	}
+	for _, i := range []int{firstSys, firstUser, lastUser} {
+		if i >= 0 {
+			base[i] = tierFloor
+		}
+	}
+	why := map[int]string{firstSys: "always keep: first system message", firstUser: "always keep: first user message", lastUser: "always keep: latest user turn"}
+	window := 2 * r.s.windowSize
+	for i := len(items) - 1; i >= 0 && window > 0; i-- {
+		if r.st[i].gone || items[i].Role == "system" || items[i].Role == "developer" {
+			continue
+		}
+		window--
+		if base[i] == tierArchive {
+			base[i] = tierWorking
+			r.st[i].keep = "working memory (last messages)"
+		}
+	}
+	for i, it := range items {
+		if (it.Role == "system" || it.Role == "developer") && base[i] == tierArchive {
+			base[i] = tierWorking
+			r.st[i].keep = "system message"
+		}
+	}
+	for i, w := range why {
+		if i >= 0 {
+			r.st[i].keep = w
+		}
+	}
+	for _, unit := range r.pair.Units {
+		t := tierArchive
+		for _, i := range unit {
+			t = min(t, base[i])
+		}
+		for _, i := range unit {
+			r.st[i].tier = t
+			if base[i] > t {
+				r.st[i].keep = "paired with a tool call or result kept as " + tierNames[t]
+			}
+		}
+	}
+}
+
+// hasUserContent reports a user message with text or an image: a user
+// turn, as opposed to a carrier of tool results.
+func hasUserContent(it *request.Item) bool {
+	for i := range it.Segments {
+		switch it.Segments[i].Kind {
+		case request.SegText, request.SegImage:
+			return true
+		}
+	}
+	return false
+}
+
+// condenseItem condenses the item's long tool outputs and reports whether
+// it changed anything.
+func (r *run) condenseItem(i int) bool {
+	it := r.req.Items[i]
+	st := &r.st[i]
+	changed := false
+	for j := range it.Segments {
+		seg := &it.Segments[j]
+		if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 {
+			continue
+		}
+		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
+			continue
+		}
+		if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
+			continue
+		}
+		if r.s.maxToolOutput < 0 {
+			continue
+		}
+		k := condKey{text: r.key(seg), maxChars: r.s.maxToolOutput, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
+		res := r.p.texts.condense(k, seg, r.est)
+		if !res.ok {
+			continue
+		}
+		after := res.tokens
+		if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, res.out) {
+			continue
+		}
+		st.tokens -= seg.Tokens - after
+		r.total -= seg.Tokens - after
+		st.condensed = append(st.condensed, Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after})
+		changed = true
+	}
+	return changed
+}
+
+// unitOrder sorts units for eviction: lowest score first, then oldest.
+func (r *run) unitOrder() []int {
+	order := make([]int, len(r.pair.Units))
+	for u := range order {
+		order[u] = u
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		sa, sb := r.unitScore(a), r.unitScore(b)
+		if c := cmp.Compare(sa, sb); c != 0 {
+			return c
+		}
+		return cmp.Compare(r.pair.Units[a][0], r.pair.Units[b][0])
+	})
+	return order
+}
+
+func (r *run) unitScore(u int) float64 {
+	best := 0.0
+	for _, i := range r.pair.Units[u] {
+		best = max(best, r.st[i].score)
+	}
+	return best
+}
+
+func (r *run) unitTier(u int) int { return r.st[r.pair.Units[u][0]].tier }
+
+func (r *run) unitLive(u int) bool {
+	for _, i := range r.pair.Units[u] {
+		if !r.st[i].gone {
+			return true
+		}
+	}
+	return false
+}
+
+// evict removes a unit into the summary.
+func (r *run) evict(u int, reason string) {
+	for _, i := range r.pair.Units[u] {
+		st := &r.st[i]
+		if st.gone {
+			continue
+		}
+		r.plan.DropItem(i)
+		st.gone, st.summed = true, true
+		st.decision, st.reason = DecisionSummarized, reason
+		r.total -= st.tokens
+	}
+}
+
+func (r *run) anySummarized() bool {
+	for i := range r.st {
+		if r.st[i].summed {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) countSummarized() int {
+	n := 0
+	for i := range r.st {
+		if r.st[i].summed {
+			n++
+		}
+	}
+	return n
+}
+
+// summary builds the summary item of the evicted items and its tokens.
+func (r *run) summary() ([]byte, int) {
+	d := newDigest()
+	for i, it := range r.req.Items {
+		if r.st[i].summed {
+			d.add(it)
+		}
+	}
+	raw := userItem(r.req.Format, d.text())
+	it, err := request.ParseItem(r.req.Format, raw)
+	if err != nil {
+		// userItem always writes a valid item; if not, leave the summary
+		// out rather than emit something broken.
+		return nil, 0
+	}
+	return raw, r.est.Item(it)
+}
+
+// summaryPosition is where the summary goes: where the first evicted item
+// stood, moved back so that it never splits a kept unit (a call and its
+// results stay adjacent).
+func (r *run) summaryPosition() int {
+	n := len(r.req.Items)
+	first := n
+	for i := range r.st {
+		if r.st[i].summed {
+			first = i
+			break
+		}
+	}
+	k := first
+	for k < n && r.st[k].gone {
+		k++
+	}
+	for changed := true; changed && k < n; {
+		changed = false
+		for _, unit := range r.pair.Units {
+			lo, hi := -1, -1
+			for _, i := range unit {
+				if !r.st[i].gone {
+					if lo < 0 {
+						lo = i
+					}
+					hi = i
+				}
+			}
+			if lo >= 0 && lo < k && k <= hi {
+				k, changed = lo, true
+			}
+		}
+	}
+	return k
+}
+
+// keptBefore counts kept items before original index at: an inserted
+// item's index in the output.
+func (r *run) keptBefore(at int) int {
+	n := 0
+	for i := 0; i < at && i < len(r.st); i++ {
+		if !r.st[i].gone {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *run) decisions() []Decision {
+	out := make([]Decision, len(r.req.Items))
+	for i, it := range r.req.Items {
+		st := &r.st[i]
+		d := Decision{Index: i, Role: it.Role, Kind: it.Kind, Score: st.score, TokensBefore: st.before, Condensed: st.condensed}
+		switch {
+		case st.gone:
+			d.Decision, d.Reason = st.decision, st.reason
+		case len(st.condensed) > 0 || st.orphans > 0:
+			d.Decision, d.TokensAfter = DecisionCondensed, st.tokens
+			reason := st.reason
+			if len(st.condensed) > 0 {
+				reason = joinReason(reason, fmt.Sprintf("tool output over %d chars cut to a preview", r.s.maxToolOutput))
+			}
+			d.Reason = reason
+		default:
+			d.Decision, d.TokensAfter = DecisionKept, st.tokens
+			d.Reason = st.keep
+			if d.Reason == "" {
+				d.Reason = "fits the budget"
+			}
+		}
+		out[i] = d
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+package prune
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// Caps on what a summary lists, so it stays compact whatever it replaces.
+const (
+	maxFiles     = 20
+	maxCommands  = 10
+	maxErrors    = 5
+	maxDecisions = 5
+	maxRequests  = 3
+	maxLineRunes = 160
+)
+
+// digest collects what evicted items did, for the summary.
+type digest struct {
+	items     int
+	read      list
+	modified  list
+	commands  list
+	errors    list
+	decisions list
+	requests  list
+}
+
+// list is an ordered set with a cap; it counts what did not fit.
+type list struct {
+	max   int
+	items []string
+	seen  map[string]bool
+	more  int
+}
+
+func (l *list) add(s string) {
+	s = oneLine(s)
+	if s == "" || l.seen[s] {
+		return
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[s] = true
+	if len(l.items) >= l.max {
+		l.more++
+		return
+	}
+	l.items = append(l.items, s)
+}
+
+// String joins the items with sep and notes how many did not fit.
+func (l *list) String(sep string) string {
+	s := strings.Join(l.items, sep)
+	if l.more > 0 {
+		s += fmt.Sprintf("%s(and %d more)", sep, l.more)
+	}
+	return s
+}
+
+// oneLine trims s to one line of at most maxLineRunes runes.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if utf8.RuneCountInString(s) > maxLineRunes {
+		s = s[:runeOffset(s, maxLineRunes-1)] + "…"
+	}
+	return s
+}
+
+func newDigest() *digest {
+	return &digest{
+		read: list{max: maxFiles}, modified: list{max: maxFiles}, commands: list{max: maxCommands},
+		errors: list{max: maxErrors}, decisions: list{max: maxDecisions}, requests: list{max: maxRequests},
+	}
+}
+
+// pathKeys are argument keys that name files.
+var pathKeys = []string{"path", "file_path", "filepath", "filename", "file", "target_file", "notebook_path", "paths", "files"}
+
+// decisionOpeners start a line of assistant prose that records a decision.
+var decisionOpeners = []string{"i'll ", "i will ", "we'll ", "we will ", "decided", "decision", "plan:", "the fix is", "the issue is", "the problem is", "root cause", "i'm going to "}
+
+// add records what item it did.
+func (d *digest) add(it *request.Item) {
+	d.items++
+	for i := range it.Segments {
+		s := &it.Segments[i]
+		switch s.Kind {
+		case request.SegToolCall:
+			d.addCall(s)
+		case request.SegToolResult:
+			if s.IsError || looksLikeError(s.Text) {
+				d.errors.add(errorLine(s.Text))
+			}
+		case request.SegText:
+			switch it.Role {
+			case "assistant":
+				for _, line := range strings.Split(s.Text, "\n") {
+					l := strings.ToLower(strings.TrimLeft(line, " -*#>"))
+					for _, o := range decisionOpeners {
+						if strings.HasPrefix(l, o) {
+							d.decisions.add(strings.TrimLeft(line, " -*#>"))
+							break
+						}
+					}
+				}
+			case "user":
+				if it.Kind != request.KindSummary && !it.Notice {
+					d.requests.add(s.Text)
+				}
+			}
+		}
+	}
+}
+
+func (d *digest) addCall(s *request.Segment) {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(s.Text), &args); err != nil {
+		args = nil
+	}
+	class := classifyTool(s.Name)
+	var files []string
+	for _, k := range pathKeys {
+		switch v := args[k].(type) {
+		case string:
+			files = append(files, v)
+		case []any:
+			for _, e := range v {
+				if p, ok := e.(string); ok {
+					files = append(files, p)
+				}
+			}
+		}
+	}
+	for _, f := range files {
+		if class == toolMutation {
+			d.modified.add(f)
+		} else {
+			d.read.add(f)
+		}
+	}
+	if class == toolCommand || args["command"] != nil || args["cmd"] != nil {
+		for _, k := range []string{"command", "cmd"} {
+			switch v := args[k].(type) {
+			case string:
+				d.commands.add(v)
+			case []any:
+				var parts []string
+				for _, e := range v {
+					if p, ok := e.(string); ok {
+						parts = append(parts, p)
+					}
+				}
+				d.commands.add(strings.Join(parts, " "))
+			}
+		}
+	}
+	if len(files) == 0 && class != toolCommand && s.Name != "" {
+		d.read.add(s.Name + "()")
+	}
+}
+
+// errorLine picks the most telling line of error output: the last line
+// carrying an error marker (the final line of a traceback names the
+// error), else the last non-empty line.
+func errorLine(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, m := range errorMarkers {
+			if strings.Contains(lines[i], m) {
+				return lines[i]
+			}
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+// text renders the summary. It opens with [request.SummaryPrefix] so a
+// later pass knows it.
+func (d *digest) text() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s %d earlier messages were removed to fit the context budget. What they did:]", request.SummaryPrefix, d.items)
+	line := func(label string, l *list, sep string) {
+		if len(l.items) > 0 {
+			fmt.Fprintf(&sb, "\n%s: %s", label, l.String(sep))
+		}
+	}
+	line("Earlier user requests", &d.requests, " | ")
+	line("Files read", &d.read, ", ")
+	line("Files modified", &d.modified, ", ")
+	line("Commands run", &d.commands, " | ")
+	line("Errors seen", &d.errors, " | ")
+	line("Decisions", &d.decisions, " | ")
+	return sb.String()
+}
+
+// userItem renders text as a user message in format f.
+func userItem(f request.Format, text string) []byte {
+	t := jsonString(text)
+	if f == request.FormatResponses {
+		return []byte(`{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(t) + `}]}`)
+	}
+	return []byte(`{"role":"user","content":` + string(t) + `}`)
+}
+
+// jsonString encodes s as a JSON string without HTML escaping.
+func jsonString(s string) string {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// RetryPrefix opens the lesson-learned note of [Pruner.ForRetry].
+const RetryPrefix = "[AUTO-FIX RECOVERY]"
+
+// retryErrorTokens bounds the error text quoted in a retry note.
+const retryErrorTokens = 200
+
+// retryNote is the seed's lesson-learned note around the (already
+// shortened) error text.
+func retryNote(errText string) string {
+	sep := " "
+	if strings.Contains(errText, "\n") {
+		sep = "\n"
+	}
+	return RetryPrefix + "\nPrevious attempt failed:" + sep + errText +
+		"\nWe have rolled back to a previous checkpoint.\nPlease analyze the error and try a different approach.\nConsider what went wrong and how to avoid the same mistake."
+}

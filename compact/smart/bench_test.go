@@ -1,0 +1,100 @@
+package smart
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+)
+
+// bigHistory is an agent history of n tool rounds (history's mix of file
+// reads, failing tests, noisy builds and greps); salt makes every output
+// unique, so a new salt tokenizes, hashes and stores everything again.
+func bigHistory(n, salt int) []convo.Msg {
+	msgs := history(n)
+	for i := range msgs {
+		if r := msgs[i].Result; r != nil {
+			c := *r
+			c.Text = fmt.Sprintf("run %d output %d\n", salt, i) + c.Text
+			msgs[i].Result = &c
+		}
+	}
+	return msgs
+}
+
+// percentiles reports p50 and p95 of per-run durations.
+func percentiles(b *testing.B, ds []time.Duration, prefix string) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
+	b.ReportMetric(p(0.50), prefix+"p50-µs")
+	b.ReportMetric(p(0.95), prefix+"p95-µs")
+}
+
+// BenchmarkOptimize rewrites a history of about 150k tokens (o200k_base;
+// 130 tool rounds) for gpt-4o with a real artifact store on disk:
+//
+//   - warm: the same request again (an agent retrying): every analysis,
+//     view and count comes from the caches, every artifact exists;
+//
+//   - next-turn: each run appends one tool round to the history, as an
+//     agent loop does, so one new output is analysed and the one that
+//     ages out of the recent zone is condensed and stored;
+//
+//   - cold: a history never seen before: everything is tokenized, hashed,
+//     condensed and stored.
+//
+//     go test -run '^$' -bench Optimize -benchtime 40x -count 5 ./compact/smart
+func BenchmarkOptimize(b *testing.B) {
+	const rounds = 130
+	for _, f := range request.Formats {
+		for _, mode := range []string{"warm", "next-turn", "cold"} {
+			b.Run(fmt.Sprintf("%s/%s", f, mode), func(b *testing.B) {
+				o := New(Options{Store: newStore(b)})
+				base := bigHistory(rounds, 0)
+				body := convo.Body(f, "gpt-4o", base, nil)
+				res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep := res.Report
+				var ds, cpu []time.Duration
+				msgs := base
+				salt := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					switch mode {
+					case "next-turn":
+						b.StopTimer()
+						more := bigHistory(1, len(msgs))
+						msgs = append(msgs[:len(msgs)-1:len(msgs)-1], more[2:len(more)-1]...)
+						msgs = append(msgs, base[len(base)-1])
+						body = convo.Body(f, "gpt-4o", msgs, nil)
+						b.StartTimer()
+					case "cold":
+						b.StopTimer()
+						salt++
+						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)
+						b.StartTimer()
+					}
+					t0, c0 := time.Now(), cpuTime()
+					if _, err := o.Optimize(b.Context(), body, Call{Session: "bench"}); err != nil {
+						b.Fatal(err)
+					}
+					ds = append(ds, time.Since(t0))
+					cpu = append(cpu, cpuTime()-c0)
+				}
+				percentiles(b, ds, "")
+				percentiles(b, cpu, "cpu-")
+				b.ReportMetric(float64(rep.EstimatedTokensBefore), "tokens-before")
+				b.ReportMetric(float64(rep.EstimatedTokensAfter), "tokens-after")
+			})
+		}
+	}
+}

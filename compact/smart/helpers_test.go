@@ -1,0 +1,92 @@
+package smart
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+)
+
+// goFile returns a Go source file of about n lines.
+func goFile(name string, n int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "package %s\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n\n", name)
+	for i := 0; sb.Len() < n*40; i++ {
+		fmt.Fprintf(&sb, "// Handle%d handles request kind %d for the %s service.\nfunc (s *Server) Handle%d(ctx context.Context, req *Request%d) (*Response, error) {\n\tif req == nil {\n\t\treturn nil, fmt.Errorf(\"handle %d: nil request\")\n\t}\n\tres, err := s.backend.Call(ctx, %d, req.Payload)\n\tif err != nil {\n\t\treturn nil, fmt.Errorf(\"call backend: %%w\", err)\n\t}\n\treturn &Response{ID: res.ID, Value: res.Value * %d}, nil\n}\n\n", i, i, name, i, i, i, i, i)
+	}
+	return sb.String()
+}
+
+// testOutput returns go test output with a failure at file:line.
+func testOutput(pkg string, fail bool, seed int) string {
+	var sb strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&sb, "=== RUN   TestCase%d_%d\n--- PASS: TestCase%d_%d (0.0%ds)\n", seed, i, seed, i, i%10)
+	}
+	if fail {
+		fmt.Fprintf(&sb, "=== RUN   TestParse%d\n    parse_test.go:%d: got \"a\", want \"b\"\n--- FAIL: TestParse%d (0.01s)\nFAIL\nFAIL\t%s\t0.412s\n", seed, 40+seed, seed, pkg)
+	} else {
+		fmt.Fprintf(&sb, "PASS\nok  \t%s\t0.398s\n", pkg)
+	}
+	return sb.String()
+}
+
+// noisyBuild returns build output full of ANSI colour and progress bars.
+func noisyBuild() string {
+	var sb strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&sb, "\x1b[32m[%3d%%]\x1b[0m Building object pkg/mod%d.o\r\x1b[32m[%3d%%]\x1b[0m Built pkg/mod%d.o   \n", i*2, i, i*2+1, i)
+	}
+	for range 12 {
+		sb.WriteString("warning: unused variable\n")
+	}
+	sb.WriteString("\x1b[31merror:\x1b[0m src/main.c:42:7: expected ';' before 'return'\n")
+	return sb.String()
+}
+
+// history builds a conversation of n tool rounds with realistic outputs.
+func history(n int) []convo.Msg {
+	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The parser tests fail; fix them.")}
+	for i := range n {
+		id := fmt.Sprintf("call_%d", i)
+		var call convo.Call
+		var out string
+		switch i % 4 {
+		case 0:
+			call = convo.Call{ID: id, Name: "read_file", Args: fmt.Sprintf(`{"path":"pkg/file%d.go"}`, i)}
+			out = goFile(fmt.Sprintf("file%d", i), 120)
+		case 1:
+			call = convo.Call{ID: id, Name: "bash", Args: `{"command":"go test ./parser"}`}
+			out = testOutput("example.com/parser", true, 1)
+		case 2:
+			call = convo.Call{ID: id, Name: "bash", Args: `{"command":"make"}`}
+			out = noisyBuild()
+		case 3:
+			call = convo.Call{ID: id, Name: "grep", Args: fmt.Sprintf(`{"pattern":"Handle%d"}`, i)}
+			var sb strings.Builder
+			for k := range 40 {
+				fmt.Fprintf(&sb, "pkg/file%d.go:%d: func (s *Server) Handle%d(ctx context.Context)\n", k, 10+k, i)
+			}
+			out = sb.String()
+		}
+		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
+	}
+	msgs = append(msgs, convo.User("Now fix parse_test.go:41 and run the tests again."))
+	return msgs
+}
+
+func newStore(t testing.TB) *artifacts.Store {
+	t.Helper()
+	s, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func body(f request.Format, msgs []convo.Msg) []byte {
+	return convo.Body(f, "gpt-4o", msgs, nil)
+}

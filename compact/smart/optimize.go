@@ -1,0 +1,393 @@
+package smart
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// Rollout modes, as telemetry names them.
+const (
+	RolloutExact     = "exact"
+	RolloutShadow    = "shadow"
+	RolloutCanaryOut = "canary_out"
+	RolloutOptimize  = "optimize"
+)
+
+// Optimizer rewrites model requests under the Smart Context safety
+// envelope. It keeps caches by content (analyses, views, token counts)
+// and a little state per session (turns seen, static context, tokens
+// sent) in memory; artifacts are in its Store. It is safe for concurrent
+// use.
+type Optimizer struct {
+	opts  Options
+	log   *slog.Logger
+	texts *textCache
+
+	// estMu guards est.
+	estMu sync.Mutex
+	est   map[string]*request.Estimator
+
+	// sessMu guards sessions.
+	sessMu   sync.Mutex
+	sessions map[string]*sessionState
+
+	// refsMu guards refs: hash prefixes resolved per scope.
+	refsMu sync.Mutex
+	refs   map[string]string
+}
+
+// sessionState is what the optimizer remembers of a session between
+// calls (shadow and canary-out calls change none of it).
+type sessionState struct {
+	turns      int
+	staticHash string
+	rewritten  bool
+	totalInput int
+}
+
+// maxSessions bounds the session states kept; when full they start over
+// (the state only feeds telemetry and the static-context delta).
+const maxSessions = 4096
+
+// New returns an optimizer.
+func New(opts Options) *Optimizer {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Optimizer{opts: opts, log: log, texts: newTextCache(), est: map[string]*request.Estimator{}, sessions: map[string]*sessionState{}, refs: map[string]string{}}
+}
+
+// Optimize rewrites a request (Chat, Anthropic or Responses) under the
+// Smart Context safety envelope and returns the request to send with a
+// report; one telemetry record is logged per call.
+//
+// Exact mode returns body itself, untouched. Otherwise the request is
+// parsed (a body that is not a request is an error), every segment is
+// classified, and payload segments (tool outputs, injected notices) get
+// candidate transforms under the budget's policy; shadow and canary-out
+// calls stop before writing anything and return body. Live calls store
+// the artifacts their references need, emit the rewrite and validate it
+// against the original; a failing segment is rolled back alone, a
+// failure that touches protocol, continuation or structure returns the
+// original bytes, and so does a rewrite that saves nothing.
+func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("optimize request: %w", err)
+	}
+	mode := c.Mode
+	if mode == "" {
+		mode = ModeOptimize
+	}
+	if _, err := ParseMode(string(mode)); err != nil {
+		return nil, fmt.Errorf("optimize request: %w", err)
+	}
+	pct := -1
+	if o.opts.Rollout.Canary {
+		pct = min(max(o.opts.Rollout.CanaryPercent, 0), 100)
+	}
+	rep := &Report{Telemetry: Telemetry{
+		BodyBytesBefore: len(body), BodyBytesAfter: len(body), RewriteRatioPercent: 100,
+		RolloutCanaryPercent: 100, TaskCompleted: "unknown", PolicyReasons: []string{},
+		TransformedSegmentCounts: map[string]int{},
+	}}
+	if pct >= 0 {
+		rep.RolloutCanaryPercent = pct
+	}
+	applyFeedback(&rep.Telemetry, c.Feedback)
+	res := &Result{Body: body, Report: rep}
+	if mode == ModeExact {
+		rep.RolloutMode, rep.RolloutReason = RolloutExact, "exact_mode_requested"
+		rep.RolloutCanaryBucket = -1
+		o.finish(ctx, rep, start)
+		return res, nil
+	}
+	req, err := request.Parse(body, c.Format)
+	if err != nil {
+		return nil, fmt.Errorf("optimize request: %w", err)
+	}
+	scope := c.Session
+	if scope == "" {
+		scope, rep.SessionDerived = deriveScope(req), true
+	}
+	rep.Session, rep.Format = scope, req.Format
+	rep.RolloutCanaryBucket = canaryBucket(scope)
+	live := true
+	switch {
+	case mode == ModeShadow:
+		live = false
+		rep.RolloutMode, rep.RolloutReason = RolloutShadow, "shadow_requested"
+	case o.opts.Rollout.Shadow:
+		live = false
+		rep.RolloutMode, rep.RolloutReason = RolloutShadow, "shadow_env"
+	case pct >= 0 && rep.RolloutCanaryBucket >= pct:
+		rep.RolloutMode, rep.RolloutReason = RolloutCanaryOut, "rollout_canary_out"
+	case pct >= 0:
+		rep.RolloutMode, rep.RolloutReason = RolloutOptimize, "rollout_canary_in"
+	default:
+		rep.RolloutMode, rep.RolloutReason = RolloutOptimize, "optimize"
+	}
+	name := c.Model
+	if name == "" {
+		name = req.Model
+	}
+	if name == "" {
+		name = c.DefaultModel
+	}
+	if name == "" {
+		name = o.opts.DefaultModel
+	}
+	b, err := resolveBudget(name, c)
+	if err != nil {
+		return nil, fmt.Errorf("optimize request: %w", err)
+	}
+	r := &run{o: o, ctx: ctx, c: c, req: req, scope: scope, live: live, b: b, rep: rep, est: o.estimator(b, req.Format),
+		hashFails: map[string]bool{}, missingReq: map[string]bool{}}
+	r.before = r.est.Request(req)
+	b.setPressure(r.before, c.ObservedInputTokens)
+	r.b = b
+	rep.Model, rep.Encoding = b.model.Name, b.counter.Encoding()
+	r.setBudgetTelemetry()
+	rep.EstimatedTokensBefore, rep.EstimatedTokensAfter = r.before, r.before
+	if rep.RolloutMode == RolloutCanaryOut {
+		rep.Fits = r.before <= b.usable
+		o.finish(ctx, rep, start)
+		return res, nil
+	}
+	out, err := r.optimize()
+	if err != nil {
+		return nil, err
+	}
+	if live && out != nil {
+		res.Body, rep.Applied = out, true
+	}
+	o.finish(ctx, rep, start)
+	return res, nil
+}
+
+// finish stamps the overhead and logs the record.
+func (o *Optimizer) finish(ctx context.Context, rep *Report, start time.Time) {
+	rep.OverheadMicros = time.Since(start).Microseconds()
+	rep.Telemetry.log(ctx, o.log, slog.String("session_id", rep.Session), slog.String("format", string(rep.Format)), slog.Int64("rewrite_overhead_us", rep.OverheadMicros))
+}
+
+func applyFeedback(t *Telemetry, f Feedback) {
+	t.UpstreamContextErrors = f.UpstreamContextErrors
+	t.PreviousResponseNotFound = f.PreviousResponseNotFound
+	t.AdditionalTurnsBefore = f.AdditionalTurnsBeforeCompletion
+	if f.TaskCompleted != "" {
+		t.TaskCompleted = f.TaskCompleted
+	}
+}
+
+// deriveScope names the scope of a request that gives no session: a hash
+// of its format and first two items (the system prompt and the first
+// request), which stay the same across the turns of one conversation.
+func deriveScope(req *request.Request) string {
+	h := sha256.New()
+	h.Write([]byte(req.Format))
+	for i, it := range req.Items {
+		if i == 2 {
+			break
+		}
+		h.Write([]byte{0})
+		h.Write(it.Raw)
+	}
+	for _, f := range req.Fixed {
+		if f.Kind == request.SegText {
+			h.Write([]byte{1})
+			h.Write([]byte(f.Text))
+		}
+	}
+	return "conv-" + hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// canaryBucket places a session in one of 100 buckets by a stable hash
+// of its id; a canary of N% rewrites buckets 0..N-1.
+func canaryBucket(session string) int {
+	sum := sha256.Sum256([]byte("ctxd canary\x00" + session))
+	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
+}
+
+// CanaryBucket returns the canary bucket (0-99) of a session id.
+func CanaryBucket(session string) int { return canaryBucket(session) }
+
+func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
+	rule := request.ImageRuleFor(b.model, f)
+	key := b.counter.Encoding() + "|" + string(rule)
+	o.estMu.Lock()
+	defer o.estMu.Unlock()
+	e := o.est[key]
+	if e == nil {
+		e = request.NewEstimator(b.counter, rule)
+		o.est[key] = e
+	}
+	return e
+}
+
+// session returns a copy of a session's state.
+func (o *Optimizer) session(scope string) sessionState {
+	o.sessMu.Lock()
+	defer o.sessMu.Unlock()
+	if s := o.sessions[scope]; s != nil {
+		return *s
+	}
+	return sessionState{}
+}
+
+func (o *Optimizer) setSession(scope string, s sessionState) {
+	o.sessMu.Lock()
+	defer o.sessMu.Unlock()
+	if _, ok := o.sessions[scope]; !ok && len(o.sessions) >= maxSessions {
+		clear(o.sessions)
+	}
+	o.sessions[scope] = &s
+}
+
+// cand is one payload segment and what the run decided for it.
+type cand struct {
+	ref   request.SegRef
+	seg   *request.Segment
+	in    *info
+	key   textKey
+	class request.Class
+	// transform and text are the candidate rewrite ("" when none).
+	transform string
+	text      string
+	after     int
+	alloc     int
+	// artifact is the full hash of the text the rewrite refers to ("" for
+	// lossless rewrites).
+	artifact string
+	decision string
+	reason   string
+	// dupOf is the item a duplicate points at (-1 for cross-turn).
+	dupOf     int
+	repeat    bool // the duplicate answers the same call as its anchor
+	rehydrate []byte
+	repo      int // repository-state lines a view kept
+	status    string
+}
+
+func (c *cand) selected() bool { return c.decision == DecisionRewritten }
+
+// run is one optimize call.
+type run struct {
+	o      *Optimizer
+	ctx    context.Context
+	c      Call
+	req    *request.Request
+	scope  string
+	live   bool
+	b      budget
+	rep    *Report
+	est    *request.Estimator
+	before int
+
+	calls      map[string]callInfo
+	latestText string
+	exact      map[int]bool
+	cands      []*cand
+	unresolved []Unresolved
+	stored     map[string]ArtifactUse
+	hashFails  map[string]bool // artifacts found corrupt
+	missingReq map[string]bool // asked-for artifacts that did not resolve
+	keptStored int             // outputs kept whole but stored (continued requests)
+	continued  int             // previous_response_id: 0 not looked at, 1 yes, -1 no
+}
+
+type callInfo struct {
+	item int
+	name string
+	args string
+}
+
+func (r *run) setBudgetTelemetry() {
+	b, t := r.b, &r.rep.Telemetry
+	t.ModelContextWindowTokens = b.window
+	t.ModelContextWindowSource = b.windowSource
+	t.ObservedContextTokens = r.c.ObservedInputTokens
+	t.PressureBasisPoints = b.pressureBP
+	t.PressureBand = b.band
+	t.EstimatorConfidence = b.model.EstimatorConfidence
+	t.EffectiveUsableTokens = b.usable
+	t.AbsoluteSafetyFloor = b.safetyFloor
+	t.BudgetMode = b.mode
+	t.PolicyReasons = append([]string{}, b.reasons...)
+	t.AvailableTokens = max(0, b.usable-r.before)
+}
+
+// optimize runs the pipeline: index, select, store, emit and validate.
+// A nil output means the original request stands.
+func (r *run) optimize() ([]byte, error) {
+	r.index()
+	r.quality()
+	sess := r.o.session(r.scope)
+	static := r.staticHash()
+	if sess.staticHash != "" && sess.staticHash != static {
+		r.rep.StaticContextDeltas++
+	}
+
+	pol := policies[r.b.mode]
+	r.selectAll(pol)
+	if r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
+		r.rep.PolicyReasons = append(r.rep.PolicyReasons, "escalated_to_emergency_over_usable_window")
+		r.rep.BudgetMode = ModeEmergency
+		r.selectAll(policies[ModeEmergency])
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.live && r.o.opts.Store != nil {
+		r.storeArtifacts()
+	} else {
+		r.planArtifacts()
+	}
+	out, after := r.emitValidated()
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.finishCounts(out, after)
+	if r.live {
+		sess.turns++
+		sess.staticHash = static
+		sess.totalInput += r.rep.EstimatedTokensAfter
+		if r.rep.SelectedCandidateCount > 0 && r.rep.FullRequestFallbackCount == 0 {
+			sess.rewritten = true
+		}
+		r.o.setSession(r.scope, sess)
+		r.rep.FinalTotalInputTokens = sess.totalInput
+	} else {
+		r.rep.FinalTotalInputTokens = sess.totalInput + r.rep.EstimatedTokensAfter
+	}
+	return out, nil
+}
+
+// staticHash hashes what every turn sends as instructions: the fixed
+// parts and the first system or developer message.
+func (r *run) staticHash() string {
+	h := sha256.New()
+	for _, f := range r.req.Fixed {
+		h.Write([]byte(f.Text))
+		h.Write([]byte{0})
+	}
+	for _, it := range r.req.Items {
+		if it.Role == "system" || it.Role == "developer" {
+			h.Write(it.Raw)
+			break
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

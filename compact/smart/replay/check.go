@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// The checks here are the replay's own: they re-parse the optimizer's
+// input and output and compare them without using its validator, so a
+// bug there cannot hide here.
+
+// controlPlaneIntact reports whether out keeps everything of in that is
+// not a rewritten payload value byte for byte: the members around the
+// items, the separators, each item's bytes outside the values whose text
+// changed, and every segment whose text did not change. Only tool
+// outputs and injected notices may change.
+func controlPlaneIntact(in, out *request.Request) bool {
+	if in.ItemsKey != out.ItemsKey || len(in.Items) != len(out.Items) || in.InputString != out.InputString {
+		return false
+	}
+	n := len(in.Items)
+	if n == 0 {
+		return bytes.Equal(in.Body, out.Body)
+	}
+	ib, ob := in.Body, out.Body
+	if !bytes.Equal(ib[:in.Items[0].Span.Start], ob[:out.Items[0].Span.Start]) || !bytes.Equal(ib[in.Items[n-1].Span.End:], ob[out.Items[n-1].Span.End:]) {
+		return false
+	}
+	for i := 0; i+1 < n; i++ {
+		if !bytes.Equal(ib[in.Items[i].Span.End:in.Items[i+1].Span.Start], ob[out.Items[i].Span.End:out.Items[i+1].Span.Start]) {
+			return false
+		}
+	}
+	for i := range n {
+		a, b := in.Items[i], out.Items[i]
+		if a.Role != b.Role || a.Type != b.Type || len(a.Segments) != len(b.Segments) {
+			return false
+		}
+		pa, pb := a.Span.Start, b.Span.Start
+		for j := range a.Segments {
+			sa, sb := &a.Segments[j], &b.Segments[j]
+			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+				return false
+			}
+			if sa.Text == sb.Text {
+				continue
+			}
+			payload := sa.Kind == request.SegToolResult || sa.Kind == request.SegText && a.Notice
+			if !payload || sa.Value.Len() == 0 || sa.Value.Start < pa || sb.Value.Start < pb {
+				return false
+			}
+			if !bytes.Equal(ib[pa:sa.Value.Start], ob[pb:sb.Value.Start]) {
+				return false
+			}
+			pa, pb = sa.Value.End, sb.Value.End
+		}
+		if !bytes.Equal(ib[pa:a.Span.End], ob[pb:b.Span.End]) {
+			return false
+		}
+	}
+	return true
+}
+
+// toolCallsIntact reports whether out issues and answers the same call
+// ids, item by item and in order, and pairs as completely as in.
+func toolCallsIntact(in, out *request.Request) bool {
+	if len(in.Items) != len(out.Items) {
+		return false
+	}
+	for i := range in.Items {
+		if !slices.Equal(in.Items[i].Calls, out.Items[i].Calls) || !slices.Equal(in.Items[i].Results, out.Items[i].Results) {
+			return false
+		}
+	}
+	return (in.Check() == nil) == (out.Check() == nil)
+}
+
+// requestText joins every text of a request a model reads: fixed parts,
+// texts, tool calls and results, reasoning.
+func requestText(r *request.Request) string {
+	var sb strings.Builder
+	for _, f := range r.Fixed {
+		sb.WriteString(f.Text)
+		sb.WriteByte('\n')
+	}
+	for _, it := range r.Items {
+		for j := range it.Segments {
+			sb.WriteString(it.Segments[j].Text)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,493 @@
+package smart
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// index finds the calls, the latest turn's text and the caller's exact
+// items.
+func (r *run) index() {
+	req := r.req
+	r.calls = map[string]callInfo{}
+	r.exact = map[int]bool{}
+	for _, i := range r.c.ExactItems {
+		r.exact[i] = true
+	}
+	latestUser := -1
+	for i, it := range req.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if s.Kind == request.SegToolCall && s.CallID != "" {
+				if _, dup := r.calls[s.CallID]; !dup {
+					r.calls[s.CallID] = callInfo{item: i, name: s.Name, args: s.Text}
+				}
+			}
+		}
+		if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
+			latestUser = i
+		}
+	}
+	// The latest turn: the latest user request, what the assistant said
+	// and called since, and the assistant message just before it.
+	var sb strings.Builder
+	from := max(latestUser, 0)
+	for i := from - 1; i >= 0; i-- {
+		if req.Items[i].Role == "assistant" {
+			from = i
+			break
+		}
+	}
+	for _, it := range req.Items[from:] {
+		if it.Role != "user" && it.Role != "assistant" && it.Kind != request.KindToolCall {
+			continue
+		}
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if s.Kind == request.SegText || s.Kind == request.SegToolCall {
+				sb.WriteString(s.Text)
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	r.latestText = sb.String()
+}
+
+func hasUserText(it *request.Item) bool {
+	for i := range it.Segments {
+		if k := it.Segments[i].Kind; k == request.SegText || k == request.SegImage {
+			return true
+		}
+	}
+	return false
+}
+
+// Sizes below which a text is not worth a transform.
+const (
+	minPayloadTokens = 48
+	minNoticeTokens  = 64
+)
+
+// payloadValue reports a segment value a rewrite may replace with a
+// string: a string, or an array of text parts only (an array with images,
+// files or anything else is left alone).
+func (r *run) payloadValue(s *request.Segment) bool {
+	if s.Value.Len() == 0 || len(s.Images) > 0 {
+		return false
+	}
+	v := r.req.Body[s.Value.Start:s.Value.End]
+	switch v[0] {
+	case '"':
+		return true
+	case '[':
+		var parts []map[string]json.RawMessage
+		if json.Unmarshal(v, &parts) != nil {
+			return false
+		}
+		for _, p := range parts {
+			var t string
+			if json.Unmarshal(p["type"], &t) != nil {
+				return false
+			}
+			switch t {
+			case "text", "input_text", "output_text":
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// selectAll classifies every payload segment and chooses its transform
+// under pol.
+func (r *run) selectAll(pol policy) {
+	if r.c.WindowSize > 0 {
+		pol.keepRecent = r.c.WindowSize
+	}
+	req := r.req
+	r.cands = r.cands[:0]
+	var outputs []*cand
+	for i, it := range req.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			switch {
+			case s.Kind == request.SegToolResult:
+			case s.Kind == request.SegText && it.Notice:
+			default:
+				continue
+			}
+			c := &cand{ref: request.SegRef{Item: i, Seg: j}, seg: s, class: s.Class, dupOf: -1, decision: DecisionKept}
+			c.key = r.o.texts.key(s.Text)
+			c.in = r.o.texts.info(c.key, s.Text)
+			r.cands = append(r.cands, c)
+			if s.Kind == request.SegToolResult {
+				outputs = append(outputs, c)
+			}
+		}
+	}
+	r.selectOutputs(outputs, pol)
+	r.selectNotices(pol)
+}
+
+// selectOutputs decides the tool outputs, oldest first (a duplicate's
+// anchor is decided before it).
+func (r *run) selectOutputs(outputs []*cand, pol policy) {
+	first := map[string]*cand{}
+	continuation := r.continuation()
+	for k, c := range outputs {
+		s := c.seg
+		fromEnd := len(outputs) - 1 - k
+		switch {
+		case r.exact[c.ref.Item]:
+			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
+			continue
+		case hasMarker(s.Text):
+			r.inputRefs(c)
+			continue
+		case s.Class == request.ClassRehydratableExact:
+			c.reason = "carries a condensed-content marker"
+			continue
+		case !r.payloadValue(s):
+			c.class, c.reason = request.ClassLosslessTransformable, "not a plain text value (images or other parts)"
+			continue
+		case s.Tokens < minPayloadTokens:
+			c.reason = "small"
+			continue
+		}
+		if a, ok := first[c.in.hash]; ok {
+			if verbatim(a) || fromEnd >= pol.keepRecent {
+				r.duplicate(c, a)
+				r.choose(c, pol)
+				continue
+			}
+		} else {
+			first[c.in.hash] = c
+		}
+		if continuation && r.o.opts.Store != nil {
+			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.in.hash); err == nil {
+				r.crossTurn(c)
+				r.choose(c, pol)
+				continue
+			}
+		}
+		isErr := s.IsError || c.in.isError
+		switch {
+		case fromEnd < pol.criticalRecent && isErr:
+			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
+			continue
+		case c.in.isDiff && r.referred(c.in.paths):
+			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
+			continue
+		case c.in.hasBlob:
+			c.class = request.ClassLosslessTransformable
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.hash) }, view{}, s.Tokens)
+			if c.transform != "" {
+				c.artifact = c.in.hash
+				r.choose(c, pol)
+				continue
+			}
+		}
+		switch {
+		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
+			c.class = request.ClassRehydratableExact
+			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
+			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, pol.refAlloc)
+			c.artifact = c.in.hash
+			c.reason = "large recent output: preview and reference"
+		case fromEnd < pol.keepRecent:
+			c.class = request.ClassLosslessTransformable
+			if c.in.noisy {
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				c.reason = "recent output: terminal noise removed"
+			} else {
+				c.reason = "recent output"
+			}
+		case r.readLike(s):
+			c.class = request.ClassRehydratableExact
+			r.condense(c, s, pol, 6, 0, TransformReference)
+			c.reason = "older file read: head and reference"
+		default:
+			c.class = request.ClassCondensable
+			r.condense(c, s, pol, 8, 6, TransformCondense)
+			c.reason = "older output: head, critical lines, tail and reference"
+		}
+		if c.transform == "" {
+			c.artifact = ""
+		}
+		if c.artifact != "" && r.o.opts.Store == nil {
+			// No store to keep the whole text: only a lossless rewrite.
+			c.transform, c.text, c.artifact = "", "", ""
+			c.reason += "; no artifact store"
+		}
+		if c.transform == "" && c.in.noisy {
+			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+			c.artifact = ""
+		}
+		if c.transform != TransformLossless && c.transform != "" {
+			c.repo = c.in.repo
+		}
+		r.choose(c, pol)
+	}
+}
+
+// verbatim reports an anchor whose content stays readable in the output.
+func verbatim(a *cand) bool {
+	return !a.selected() || a.transform == TransformLossless
+}
+
+// continuation reports a request that continues server-side state
+// (Responses with previous_response_id): the model has seen the earlier
+// turns, so an output identical to one it saw there can be a reference.
+func (r *run) continuation() bool {
+	if r.continued == 0 {
+		r.continued = -1
+		if r.req.Format == request.FormatResponses {
+			var top map[string]json.RawMessage
+			if json.Unmarshal(r.topLevel(), &top) == nil {
+				if v, ok := top["previous_response_id"]; ok && string(v) != "null" && string(v) != `""` {
+					r.continued = 1
+				}
+			}
+		}
+	}
+	return r.continued == 1
+}
+
+// topLevel returns the request without its items: the bytes before the
+// first item and after the last, which read as the same object with an
+// empty items array.
+func (r *run) topLevel() []byte {
+	if len(r.req.Items) == 0 {
+		return r.req.Body
+	}
+	b := r.req.Body
+	first, last := r.req.Items[0].Span, r.req.Items[len(r.req.Items)-1].Span
+	out := make([]byte, 0, first.Start+len(b)-last.End)
+	out = append(out, b[:first.Start]...)
+	return append(out, b[last.End:]...)
+}
+
+func (r *run) duplicate(c, anchor *cand) {
+	c.class, c.transform, c.dupOf = request.ClassDroppableDuplicate, TransformDuplicate, anchor.ref.Item
+	where := fmt.Sprintf("message %d", anchor.ref.Item)
+	if id := anchor.seg.CallID; id != "" {
+		where = fmt.Sprintf("call %s (message %d)", id, anchor.ref.Item)
+		if a, b := r.calls[id], r.calls[c.seg.CallID]; a.name != "" && a.name == b.name && a.args == b.args {
+			c.repeat = true
+		}
+	}
+	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to the output of "+where)
+	c.after = r.segTokens(c.seg, c.text)
+	c.alloc = c.after
+	c.artifact = c.in.hash
+	c.reason = "same output as earlier in the request"
+}
+
+func (r *run) crossTurn(c *cand) {
+	c.class, c.transform = request.ClassDroppableDuplicate, TransformDuplicate
+	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to an output of an earlier turn of this conversation")
+	c.after = r.segTokens(c.seg, c.text)
+	c.alloc = c.after
+	c.artifact = c.in.hash
+	c.reason = "same output as in an earlier turn (continued with previous_response_id)"
+}
+
+// setView builds (or finds cached) a view of c's text and sets it as the
+// candidate when it builds.
+func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding()}
+	res := r.o.texts.view(k, build, func(t string) int { return r.segTokens(c.seg, t) })
+	if !res.ok {
+		return
+	}
+	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, alloc
+}
+
+// segTokens counts a segment as it would be with text.
+func (r *run) segTokens(s *request.Segment, text string) int {
+	return r.est.Segment(&request.Segment{Kind: s.Kind, Name: s.Name, Text: text})
+}
+
+// choose accepts a candidate that saves enough and fits its allocation.
+func (r *run) choose(c *cand, pol policy) {
+	switch {
+	case c.transform == "":
+		return
+	case c.transform == TransformRehydrate:
+		c.decision = DecisionRewritten
+		return
+	case r.o.opts.Store == nil && c.artifact != "":
+		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
+	case c.seg.Tokens-c.after < pol.minSaving:
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
+	case c.after > c.alloc:
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, over its %d allocation", c.after, c.alloc)
+	default:
+		c.decision = DecisionRewritten
+	}
+}
+
+// referred reports whether the latest turn mentions one of paths (or its
+// file name).
+func (r *run) referred(paths []string) bool {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if strings.Contains(r.latestText, p) {
+			return true
+		}
+		if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 && strings.Contains(r.latestText, p[i+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// readWords name tools that read files.
+var readWords = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
+
+// readLike reports a tool output answering a file-reading call.
+// condense gives an older output a view of its first head and last tail
+// lines (plus critical lines) with a reference to the whole, within the
+// policy's allocation or the caller's MaxToolOutput; a negative
+// MaxToolOutput keeps outputs whole.
+func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, transform string) {
+	v := view{head: head, tail: tail, chars: pol.condenseAlloc * 3}
+	alloc := pol.condenseAlloc
+	if m := r.c.MaxToolOutput; m > 0 {
+		v.chars, alloc = m, m
+	}
+	if r.c.MaxToolOutput >= 0 {
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+	}
+	c.artifact = c.in.hash
+}
+
+func (r *run) readLike(s *request.Segment) bool {
+	ci, ok := r.calls[s.CallID]
+	if !ok {
+		return false
+	}
+	n := strings.ToLower(ci.name)
+	for _, w := range readWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectNotices replaces injected notices that a later notice repeats
+// (identical) or supersedes (same opening, new content).
+func (r *run) selectNotices(pol policy) {
+	var notices []*cand
+	for _, c := range r.cands {
+		if c.seg.Kind == request.SegText {
+			notices = append(notices, c)
+		}
+	}
+	for k, c := range notices {
+		s := c.seg
+		c.class = request.ClassCriticalExact
+		switch {
+		case r.exact[c.ref.Item]:
+			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
+			continue
+		case hasMarker(s.Text):
+			r.inputRefs(c)
+			continue
+		case !r.payloadValue(s) || s.Tokens < minNoticeTokens:
+			c.reason = "injected notice"
+			continue
+		}
+		key := noticeKey(s.Text)
+		for _, later := range notices[k+1:] {
+			if later.in.hash == c.in.hash {
+				c.class, c.transform = request.ClassDroppableDuplicate, TransformSuperseded
+				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("identical to the notice at message %d", later.ref.Item))
+				c.reason = "notice repeated later"
+				break
+			}
+			if key != "" && noticeKey(later.seg.Text) == key {
+				add, del := lineDelta(s.Text, later.seg.Text)
+				c.class, c.transform = request.ClassCondensable, TransformSuperseded
+				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("superseded by the notice at message %d (+%d -%d lines)", later.ref.Item, add, del))
+				c.reason = "notice superseded by a later version"
+				break
+			}
+		}
+		if c.transform == "" {
+			c.reason = "latest version of an injected notice"
+			continue
+		}
+		c.after = r.segTokens(s, c.text)
+		c.alloc = c.after
+		c.artifact = c.in.hash
+		r.choose(c, pol)
+	}
+}
+
+// noticeKey is a notice's opening: its first line that is not a bare tag
+// ("<system-reminder>"), when long enough to tell notices apart.
+func noticeKey(text string) string {
+	for _, l := range splitLines(text) {
+		t := strings.TrimSpace(l)
+		if t == "" || (strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && !strings.Contains(t, " ")) {
+			continue
+		}
+		if len(t) < 12 {
+			return ""
+		}
+		return t
+	}
+	return ""
+}
+
+// noticeMarker keeps a notice's opening tag and puts a reference after it.
+func noticeMarker(text string, in *info, detail string) string {
+	m := marker(MarkerRef, in.hash, in.bytes, in.lines, detail)
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "<") {
+		if end := strings.IndexByte(t, '>'); end > 0 && !strings.Contains(t[:end], " ") {
+			tag := t[:end+1]
+			return tag + "\n" + m + "\n</" + strings.TrimPrefix(tag[1:], "/")
+		}
+	}
+	return m
+}
+
+// lineDelta counts lines of b not in a and lines of a not in b.
+func lineDelta(a, b string) (add, del int) {
+	count := map[string]int{}
+	for _, l := range splitLines(a) {
+		count[l]++
+	}
+	for _, l := range splitLines(b) {
+		if count[l] > 0 {
+			count[l]--
+		} else {
+			add++
+		}
+	}
+	for _, n := range count {
+		del += n
+	}
+	return add, del
+}
+
+// estimateAfter is the request's tokens with the selected rewrites.
+func (r *run) estimateAfter() int {
+	n := r.before
+	for _, c := range r.cands {
+		if c.selected() {
+			n += c.after - c.seg.Tokens
+		}
+	}
+	return n
+}
