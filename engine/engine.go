@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 // Options configure an Engine.
@@ -26,6 +27,10 @@ type Options struct {
 	// file and the workspace's .ctxd.toml.
 	Config *config.Config
 	Logger *slog.Logger
+	// StateDir is the workspace's state directory (sessions/,
+	// artifacts/); a relative one is relative to the root. "" uses
+	// $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
+	StateDir string
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -39,6 +44,14 @@ type Engine struct {
 	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
 	overlayMu sync.Mutex
 	overlay   map[string]string
+
+	stateDir string
+
+	// reqOnce makes req, the request flow (engine/requests.go), on
+	// first use.
+	reqOnce sync.Once
+	req     *Requests
+	reqErr  error
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -64,7 +77,11 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
+	stateDir := StateDir(root)
+	if opts.StateDir != "" {
+		stateDir = sessions.StateDir(root, opts.StateDir)
+	}
+	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir}, nil
 }
 
 // Close releases the engine's open files (the git repository's

@@ -33,8 +33,9 @@ const EnvStateDir = "CTXD_STATE_DIR"
 // here.
 func StateDir(root string) string { return sessions.StateDir(root, os.Getenv(EnvStateDir)) }
 
-// StateDir returns the engine's state directory (see [StateDir]).
-func (e *Engine) StateDir() string { return StateDir(e.root) }
+// StateDir returns the engine's state directory: [Options.StateDir],
+// else [StateDir] of the root.
+func (e *Engine) StateDir() string { return e.stateDir }
 
 // SessionStore opens the workspace's session store. Opening is cheap and
 // creates nothing; the store holds no state in memory, so every call may
