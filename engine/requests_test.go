@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 )
 
@@ -54,7 +55,7 @@ func TestRequestsSeam(t *testing.T) {
 	if len(res.Request) >= len(body) {
 		t.Fatalf("optimize did not shrink the request: %d >= %d bytes", len(res.Request), len(body))
 	}
-	ms := smart.ParseMarkers(string(res.Request))
+	ms := request.ParseMarkers(string(res.Request))
 	if len(ms) == 0 {
 		t.Fatal("no reference in the optimized request")
 	}

@@ -57,7 +57,7 @@ func Rehydrate(ctx context.Context, store *artifacts.Store, session, hash string
 // segment as it is and is recorded.
 func (r *run) inputRefs(c *cand) {
 	c.class, c.reason = request.ClassRehydratableExact, "carries ctxd references"
-	ms := ParseMarkers(c.seg.Text)
+	ms := request.ParseMarkers(c.seg.Text)
 	requested := false
 	full := ""
 	ok := true
@@ -143,7 +143,7 @@ func (r *run) storeArtifacts() {
 	// the next turns can only recognize a repeat of it, and rehydrate it,
 	// from the store.
 	for _, c := range r.cands {
-		if c.selected() || c.seg.Kind != request.SegToolResult || c.seg.Tokens < minPayloadTokens || c.decision == DecisionUnresolved || hasMarker(c.seg.Text) {
+		if c.selected() || c.seg.Kind != request.SegToolResult || c.seg.Tokens < minPayloadTokens || c.decision == DecisionUnresolved || request.HasMarker(c.seg.Text) {
 			continue
 		}
 		if _, ok := r.stored[c.in.hash]; ok {

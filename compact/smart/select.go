@@ -146,7 +146,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case s.Class == request.ClassRehydratableExact:
@@ -281,7 +281,7 @@ func (r *run) duplicate(c, anchor *cand) {
 			c.repeat = true
 		}
 	}
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to the output of "+where)
+	c.text = request.NewMarker(request.MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to the output of "+where)
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
 	c.artifact = c.in.hash
@@ -290,7 +290,7 @@ func (r *run) duplicate(c, anchor *cand) {
 
 func (r *run) crossTurn(c *cand) {
 	c.class, c.transform = request.ClassDroppableDuplicate, TransformDuplicate
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to an output of an earlier turn of this conversation")
+	c.text = request.NewMarker(request.MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to an output of an earlier turn of this conversation")
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
 	c.artifact = c.in.hash
@@ -399,7 +399,7 @@ func (r *run) selectNotices(pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case !r.payloadValue(s) || s.Tokens < minNoticeTokens:
@@ -451,7 +451,7 @@ func noticeKey(text string) string {
 
 // noticeMarker keeps a notice's opening tag and puts a reference after it.
 func noticeMarker(text string, in *info, detail string) string {
-	m := marker(MarkerRef, in.hash, in.bytes, in.lines, detail)
+	m := request.NewMarker(request.MarkerRef, in.hash, in.bytes, in.lines, detail)
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, "<") {
 		if end := strings.IndexByte(t, '>'); end > 0 && !strings.Contains(t[:end], " ") {

@@ -253,10 +253,10 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	if strings.TrimSpace(c.text) == "" && strings.TrimSpace(c.seg.Text) != "" {
 		return "empty mandatory payload"
 	}
-	ms := ParseMarkers(c.text)
+	ms := request.ParseMarkers(c.text)
 	refs := 0
 	for _, m := range ms {
-		if m.Kind != MarkerBlob {
+		if m.Kind != request.MarkerBlob {
 			refs++
 		}
 		if !strings.HasPrefix(c.artifact, m.Hash) {
@@ -266,7 +266,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	switch {
 	case refs > 1:
 		return "duplicated appendix: more than one reference"
-	case len(ms) > 0 && hasMarker(c.seg.Text):
+	case len(ms) > 0 && request.HasMarker(c.seg.Text):
 		return "duplicated appendix: the input already carries a reference"
 	case c.artifact == "" && len(ms) > 0:
 		return "reference without an artifact"
@@ -314,7 +314,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 
 // dupLines reports a condensed view that lists a kept line twice.
 func dupLines(text string) bool {
-	i := strings.Index(text, markerOpen)
+	i := strings.Index(text, request.MarkerOpen)
 	if i < 0 {
 		return false
 	}
