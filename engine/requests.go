@@ -69,7 +69,7 @@ type Requests struct {
 	opts       RequestsOptions
 	log        *slog.Logger
 	store      *artifacts.Store // nil without a state directory
-	cache      *prune.Cache
+	cache      *request.Cache
 	opt        *smart.Optimizer
 	rolloutErr error
 }
@@ -81,7 +81,7 @@ func NewRequests(opts RequestsOptions) (*Requests, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Requests{opts: opts, log: log, cache: prune.NewCache()}
+	r := &Requests{opts: opts, log: log, cache: request.NewCache()}
 	if opts.StateDir != "" {
 		st, err := artifacts.Open(artifacts.Dir(opts.StateDir), artifacts.Options{Logger: log})
 		if err != nil {
@@ -95,7 +95,7 @@ func NewRequests(opts RequestsOptions) (*Requests, error) {
 	} else {
 		rollout, r.rolloutErr = smart.RolloutFromEnv(os.Getenv)
 	}
-	sopts := smart.Options{Rollout: rollout, DefaultModel: opts.DefaultModel, Logger: log}
+	sopts := smart.Options{Rollout: rollout, DefaultModel: opts.DefaultModel, Logger: log, Cache: r.cache}
 	if r.store != nil {
 		sopts.Store = r.store
 	}
@@ -290,12 +290,7 @@ func (r *Requests) CountMessages(ctx context.Context, req CountRequest) (*CountR
 	if model == "" {
 		model = r.opts.DefaultModel
 	}
-	member := "messages"
-	if f == request.FormatResponses {
-		member = "input"
-	}
-	name, _ := json.Marshal(model)
-	body := []byte(`{"model":` + string(name) + `,"` + member + `":` + string(msgs) + `}`)
+	body := request.WrapHistory(msgs, f, model)
 	p, err := prune.New(prune.Options{Model: model, ContextWindow: req.ContextWindow, Format: f, Cache: r.cache, Logger: r.log})
 	if err != nil {
 		return nil, err

@@ -58,26 +58,25 @@ func firstField(s string) string {
 	return ""
 }
 
-// Error markers are looked for in the head and the tail of long output
-// only: that is where a failure shows (a traceback or a test summary ends
-// the output), and scanning megabytes per message would dominate a run.
+// Error lines count toward a text reading as error output only near its
+// head or its tail: that is where a failure shows (a traceback or a test
+// summary ends the output); an error line in the middle of a long log is
+// a signal, but the output is not an error.
 const (
-	errScanHead = 1 << 10
-	errScanTail = 2 << 10
+	errHeadLines = 40
+	errTailLines = 60
 )
 
 // LooksLikeError reports text that reads as error or failure output: an
-// error line (see [ClassifyLine]) near its head or its tail.
+// error line (see [ClassifyLine]) among its first 40 or last 60 lines
+// ([Info.IsError] is the same rule).
 func LooksLikeError(text string) bool {
-	if len(text) > errScanHead+errScanTail {
-		return hasErrorLine(text[:errScanHead]) || hasErrorLine(text[len(text)-errScanTail:])
-	}
-	return hasErrorLine(text)
-}
-
-func hasErrorLine(text string) bool {
-	for l := range strings.SplitSeq(text, "\n") {
-		if ClassifyLine(CleanLine(l)) == LineError {
+	lines := SplitLines(text)
+	for i, l := range lines {
+		if i >= errHeadLines && i < len(lines)-errTailLines {
+			continue
+		}
+		if t := strings.TrimSpace(CleanLine(l)); t != "" && ClassifyLine(t) == LineError {
 			return true
 		}
 	}

@@ -433,7 +433,7 @@ func Analyze(text string) *Info {
 			continue
 		case LineError:
 			in.ErrLines++
-			if i < 40 || i >= len(lines)-60 {
+			if i < errHeadLines || i >= len(lines)-errTailLines {
 				in.IsError = true
 			}
 			add(capSignal(t))

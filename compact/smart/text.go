@@ -24,29 +24,7 @@ const (
 // Signals returns the critical signals of a text (see signal.Signals).
 func Signals(text string) []string { return signal.Signals(text) }
 
-// info is what the optimizer learns of a payload text once and caches by
-// content: its hash, size, kinds of lines and signals.
-type info struct {
-	hash     string
-	bytes    int
-	lines    int
-	signals  []string
-	isError  bool // error lines near its head or tail
-	isDiff   bool
-	isBuild  bool // build or test output
-	noisy    bool // ANSI escapes, carriage returns, trailing blanks or repeats
-	hasBlob  bool
-	errLines int
-	repo     int // git status lines
-	locs     int // lines with locations
-	paths    []string
-}
-
-// analyze scans a text once (signal.Analyze).
-func analyze(text string) *info {
-	a := signal.Analyze(text)
-	return &info{
-		bytes: a.Bytes, lines: a.Lines, signals: a.Signals, isError: a.IsError, isDiff: a.IsDiff, isBuild: a.IsBuild,
-		noisy: a.Noisy, hasBlob: a.HasBlob, errLines: a.ErrLines, repo: a.Repo, locs: a.Locs, paths: a.Paths,
-	}
-}
+// info is what the optimizer learns of a payload text once (its hash,
+// size, kinds of lines and signals); the shared cache keeps it by
+// content (request.Cache.Info).
+type info = signal.Info

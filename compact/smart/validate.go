@@ -278,7 +278,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	}
 	resolved := false
 	if c.artifact != "" {
-		if c.artifact != c.in.hash {
+		if c.artifact != c.in.Hash {
 			return "reference does not stand for the segment's own text"
 		}
 		use, ok := r.stored[c.artifact]
@@ -296,9 +296,9 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	}
 	if !resolved {
 		norm := normalized(c.text)
-		for k, sig := range c.in.signals {
+		for k, sig := range c.in.Signals {
 			if !strings.Contains(norm, sig) {
-				return fmt.Sprintf("critical signal %d of %d lost", k+1, len(c.in.signals))
+				return fmt.Sprintf("critical signal %d of %d lost", k+1, len(c.in.Signals))
 			}
 		}
 	}
