@@ -3,6 +3,7 @@ package prune
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxd/ctxd/internal/testutil"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -111,6 +113,8 @@ func TestEdgeCases(t *testing.T) {
 		opts   Options
 		budget func(floor, total int) int // nil keeps opts.Budget
 		check  func(t *testing.T, rep *Report, out []byte)
+		// overBudget: the request cannot fit even at its minimum.
+		overBudget bool
 	}{
 		{name: "pure_chat", conv: chatter(20), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 3 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
@@ -130,29 +134,22 @@ func TestEdgeCases(t *testing.T) {
 				}
 			}},
 		{name: "reasoning", conv: withReasoning(), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 2 }},
-		{name: "budget_below_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor - 1 },
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if rep.Fits || rep.Reason == "" || !rep.Degraded {
-					t.Errorf("fits=%v degraded=%v reason=%q, want a degraded non-fit with a reason", rep.Fits, rep.Degraded, rep.Reason)
-				}
-				if rep.TokensAfter != rep.FloorTokens {
-					t.Errorf("tokens after %d, want the floor %d", rep.TokensAfter, rep.FloorTokens)
-				}
-			}},
-		{name: "budget_at_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor },
+		// Below the floor the first user turn would have to go, and the
+		// summary with its reference does not fit either: a clear error.
+		{name: "budget_below_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor - 1 }, overBudget: true},
+		// The floor and room for the summary of what is evicted (with its
+		// reference) fit.
+		{name: "budget_at_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor + 120 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
 				if !rep.Fits || !rep.Degraded {
 					t.Errorf("fits=%v degraded=%v, want a degraded fit", rep.Fits, rep.Degraded)
 				}
 			}},
-		{name: "single_message", conv: conv{user("Hello there.")}, opts: Options{Budget: 1},
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if rep.Fits || rep.Messages[0].Decision != DecisionKept {
-					t.Errorf("fits=%v decision=%s, want a kept message that does not fit", rep.Fits, rep.Messages[0].Decision)
-				}
-			}},
+		{name: "single_message", conv: conv{user("Hello there.")}, opts: Options{Budget: 1}, overBudget: true},
 		{name: "all_tool", conv: allTool(), opts: Options{WindowSize: 1}, budget: func(_, total int) int { return total / 2 },
-			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionSummarized) }},
+			// Reducing older outputs to their references fits: nothing is
+			// evicted.
+			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionCondensed) }},
 		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000},
 			check: func(t *testing.T, rep *Report, _ []byte) {
 				if countDecision(rep, DecisionEvicted) != len(rep.Messages) {
@@ -174,13 +171,14 @@ func TestEdgeCases(t *testing.T) {
 				body := render(f, "gpt-4o", tt.conv)
 				opts := tt.opts
 				if tt.budget != nil {
-					_, probe, err := Compress(t.Context(), body, Options{Budget: 1, WindowSize: opts.WindowSize})
-					if err != nil {
-						t.Fatal(err)
-					}
+					probe := probe(t, body, Options{WindowSize: opts.WindowSize})
 					opts.Budget = max(1, tt.budget(probe.FloorTokens, probe.TokensBefore))
 				}
 				out, rep, err := Compress(t.Context(), body, opts)
+				if tt.overBudget {
+					wantOverBudget(t, err, opts.Budget)
+					return
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,5 +269,31 @@ func TestCalibrationJSONvsProse(t *testing.T) {
 				t.Errorf("%s/%s: does not fit: %s", f, name, rep.Reason)
 			}
 		}
+	}
+}
+
+// probe returns the report of a run with a budget nothing exceeds: the
+// request's floor, minimum and size.
+func probe(t *testing.T, body []byte, opts Options) *Report {
+	t.Helper()
+	opts.Budget = 1 << 30
+	_, rep, err := Compress(t.Context(), body, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// wantOverBudget checks the error of a request that cannot fit: an
+// OverBudgetError wrapping ctxd.ErrOverBudget whose report shows a
+// minimum over the budget and says why.
+func wantOverBudget(t *testing.T, err error, budget int) {
+	t.Helper()
+	var ob *OverBudgetError
+	if !errors.As(err, &ob) || !errors.Is(err, ctxd.ErrOverBudget) {
+		t.Fatalf("got %v, want an over-budget error", err)
+	}
+	if ob.Report.Budget != budget || ob.Report.TokensAfter <= budget || !strings.Contains(err.Error(), "protocol-exact minimum") {
+		t.Errorf("over-budget report: budget %d, after %d, error %q", ob.Report.Budget, ob.Report.TokensAfter, err)
 	}
 }

@@ -192,27 +192,9 @@ func applyFeedback(t *Telemetry, f Feedback) {
 	}
 }
 
-// deriveScope names the scope of a request that gives no session: a hash
-// of its format and first two items (the system prompt and the first
-// request), which stay the same across the turns of one conversation.
-func deriveScope(req *request.Request) string {
-	h := sha256.New()
-	h.Write([]byte(req.Format))
-	for i, it := range req.Items {
-		if i == 2 {
-			break
-		}
-		h.Write([]byte{0})
-		h.Write(it.Raw)
-	}
-	for _, f := range req.Fixed {
-		if f.Kind == request.SegText {
-			h.Write([]byte{1})
-			h.Write([]byte(f.Text))
-		}
-	}
-	return "conv-" + hex.EncodeToString(h.Sum(nil)[:12])
-}
+// deriveScope names the scope of a request that gives no session
+// (request.DeriveScope, shared with the pruner).
+func deriveScope(req *request.Request) string { return request.DeriveScope(req) }
 
 // canaryBucket places a session in one of 100 buckets by a stable hash
 // of its id; a canary of N% rewrites buckets 0..N-1.
