@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -274,6 +275,7 @@ type run struct {
 	exact      map[int]bool
 	cands      []*cand
 	unresolved []Unresolved
+	refErrs    []error // input references that do not resolve
 	stored     map[string]ArtifactUse
 	hashFails  map[string]bool // artifacts found corrupt
 	missingReq map[string]bool // asked-for artifacts that did not resolve
@@ -315,6 +317,11 @@ func (r *run) optimize() ([]byte, error) {
 
 	pol := policies[r.b.mode]
 	r.selectAll(pol)
+	if len(r.refErrs) > 0 && r.live {
+		// Fail closed: a request whose references cannot be followed is
+		// never sent on (docs/smart-context.md, safety model).
+		return nil, fmt.Errorf("optimize request: %w: %w", request.ErrUnresolvedReference, errors.Join(r.refErrs...))
+	}
 	if r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
 		r.rep.PolicyReasons = append(r.rep.PolicyReasons, "escalated_to_emergency_over_usable_window")
 		r.rep.BudgetMode = ModeEmergency

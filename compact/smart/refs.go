@@ -53,8 +53,9 @@ func Rehydrate(ctx context.Context, store *artifacts.Store, session, hash string
 
 // inputRefs checks the references a segment of the input carries: each
 // must resolve and verify; when the latest turn asks for one, the text it
-// stands for is put back. A reference that does not resolve leaves the
-// segment as it is and is recorded.
+// stands for is put back. A reference that does not resolve is recorded:
+// a live call then fails closed (see run.optimize), shadow and canary-out
+// calls report it.
 func (r *run) inputRefs(c *cand) {
 	c.class, c.reason = request.ClassRehydratableExact, "carries ctxd references"
 	ms := request.ParseMarkers(c.seg.Text)
@@ -80,6 +81,7 @@ func (r *run) inputRefs(c *cand) {
 			}
 			r.unresolved = append(r.unresolved, Unresolved{Item: c.ref.Item, Seg: c.ref.Seg, SHA256: m.Hash, Reason: reason})
 			c.decision, c.reason = DecisionUnresolved, reason+"; segment kept as it was"
+			r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s: %s: %w", c.ref.Item, c.ref.Seg, m.Hash, r.scope, reason, err))
 			continue
 		}
 		if full == "" {
@@ -99,6 +101,7 @@ func (r *run) inputRefs(c *cand) {
 		r.missingReq[full] = true
 		r.unresolved = append(r.unresolved, Unresolved{Item: c.ref.Item, Seg: c.ref.Seg, SHA256: full, Reason: err.Error()})
 		c.decision, c.reason = DecisionUnresolved, "artifact could not be read; segment kept as it was"
+		r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s could not be read: %w", c.ref.Item, c.ref.Seg, full[:request.MarkerHashLen], r.scope, err))
 		return
 	}
 	c.transform, c.text, c.rehydrate, c.artifact = TransformRehydrate, string(content), content, full

@@ -346,29 +346,14 @@ func TestInputReferences(t *testing.T) {
 			if len(first.Report.Artifacts) < 3 {
 				t.Fatalf("%d artifacts", len(first.Report.Artifacts))
 			}
-			// Ask for one reference back; remove another artifact and
-			// corrupt a third.
 			arts := first.Report.Artifacts
 			asked, missing, corrupt := arts[0].Hash, arts[1].Hash, arts[2].Hash
-			scope := filepath.Dir(storeFiles(t, dir)[0])
-			if err := os.Remove(filepath.Join(scope, missing)); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(scope, corrupt), []byte("tampered"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
-			o2 := New(Options{Store: store}) // a fresh process: nothing cached
-			res := optimize(t, o2, next, Call{Session: "s"})
-			rep := res.Report
-			if rep.RehydratedRefs != 1 || rep.RehydrationTokenCost <= 0 {
-				t.Errorf("rehydrated %d (cost %d), want 1", rep.RehydratedRefs, rep.RehydrationTokenCost)
-			}
-			if rep.ArtifactHashFailures < 1 || rep.MissingArtifactRequests != 1 {
-				t.Errorf("hash failures %d, missing requests %d", rep.ArtifactHashFailures, rep.MissingArtifactRequests)
-			}
-			if rep.UnresolvedArtifactRefs < 2 || rep.FullRequestFallbackCount != 0 {
-				t.Errorf("unresolved %d fallbacks %d", rep.UnresolvedArtifactRefs, rep.FullRequestFallbackCount)
+
+			// Ask for one reference back: it is put back, verified.
+			ask := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16])
+			res := optimize(t, New(Options{Store: store}), ask, Call{Session: "s"}) // a fresh process: nothing cached
+			if rep := res.Report; rep.RehydratedRefs != 1 || rep.RehydrationTokenCost <= 0 || rep.UnresolvedArtifactRefs != 0 {
+				t.Errorf("rehydrated %d (cost %d, unresolved %d), want 1", rep.RehydratedRefs, rep.RehydrationTokenCost, rep.UnresolvedArtifactRefs)
 			}
 			original, _, err := store.Get(t.Context(), "s", asked)
 			if err != nil {
@@ -387,10 +372,33 @@ func TestInputReferences(t *testing.T) {
 			if !found {
 				t.Error("the asked-for reference was not rehydrated")
 			}
+
+			// Remove one artifact and corrupt another: the request fails
+			// closed; shadow mode reports what does not resolve.
+			scope := filepath.Dir(storeFiles(t, dir)[0])
+			if err := os.Remove(filepath.Join(scope, missing)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(scope, corrupt), []byte("tampered"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
+			_, err = New(Options{Store: store}).Optimize(t.Context(), next, Call{Session: "s"})
+			if !errors.Is(err, request.ErrUnresolvedReference) || !errors.Is(err, artifacts.ErrCorrupt) || !errors.Is(err, ctxd.ErrNotFound) {
+				t.Fatalf("live call with a missing and a corrupt artifact: %v, want a fail-closed error naming both", err)
+			}
 			for _, h := range []string{missing, corrupt} {
-				if !bytes.Contains(res.Body, []byte("sha256="+h[:16])) {
-					t.Errorf("segment with unresolved %s not kept as it was", h[:16])
+				if !strings.Contains(err.Error(), h[:16]) {
+					t.Errorf("error does not name %s: %v", h[:16], err)
 				}
+			}
+			shadow := optimize(t, New(Options{Store: store}), next, Call{Session: "s", Mode: ModeShadow})
+			rep := shadow.Report
+			if !bytes.Equal(shadow.Body, next) {
+				t.Error("shadow mode changed the request")
+			}
+			if rep.ArtifactHashFailures < 1 || rep.MissingArtifactRequests != 1 || rep.UnresolvedArtifactRefs < 2 {
+				t.Errorf("hash failures %d, missing requests %d, unresolved %d", rep.ArtifactHashFailures, rep.MissingArtifactRequests, rep.UnresolvedArtifactRefs)
 			}
 		})
 	}
@@ -422,9 +430,8 @@ func TestSessionsNeverShareArtifacts(t *testing.T) {
 	// A request naming alice's reference in bob's session cannot
 	// rehydrate it either.
 	next := persisted(t, request.FormatChat, a.Body, "show sha256="+only[:16])
-	res := optimize(t, o, next, Call{Session: "bob"})
-	if res.Report.RehydratedRefs != 0 || res.Report.UnresolvedArtifactRefs == 0 {
-		t.Errorf("bob rehydrated %d of alice's references (unresolved %d)", res.Report.RehydratedRefs, res.Report.UnresolvedArtifactRefs)
+	if _, err := o.Optimize(t.Context(), next, Call{Session: "bob"}); !errors.Is(err, request.ErrUnresolvedReference) {
+		t.Errorf("bob's request carrying alice's reference: %v, want it to fail closed", err)
 	}
 }
 
