@@ -273,6 +273,7 @@ type run struct {
 	calls      map[string]callInfo
 	latestText string
 	exact      map[int]bool
+	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand
 	unresolved []Unresolved
 	refErrs    []error // input references that do not resolve

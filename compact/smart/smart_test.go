@@ -31,8 +31,17 @@ func golden(t *testing.T, name string, got []byte) {
 	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
+// testWindow is the window of the tests' calls that name none: the
+// histories of history(n) (about 1.2k tokens a turn) put it under
+// pressure, where condensing is allowed (below it only lossless
+// rewrites are; TestLosslessBelowPressure).
+const testWindow = 48000
+
 func optimize(t *testing.T, o *Optimizer, in []byte, c Call) *Result {
 	t.Helper()
+	if c.ContextWindow == 0 && c.Budget == 0 {
+		c.ContextWindow = testWindow
+	}
 	res, err := o.Optimize(t.Context(), in, c)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +236,7 @@ func TestOptimizeFormats(t *testing.T) {
 			store := newStore(t)
 			o := New(Options{Store: store})
 			in := body(f, history(24))
-			res := optimize(t, o, in, Call{Session: "s1"})
+			res := optimize(t, o, in, Call{Session: "s1", WindowSize: 6})
 			rep := res.Report
 			if !rep.Applied || rep.EstimatedTokensAfter*2 > rep.EstimatedTokensBefore {
 				t.Errorf("tokens %d -> %d, want at least half saved", rep.EstimatedTokensBefore, rep.EstimatedTokensAfter)
@@ -244,7 +253,7 @@ func TestOptimizeFormats(t *testing.T) {
 			checkOutput(t, store, "s1", in, res.Body)
 			// The same request again is byte-identical (deterministic) and
 			// stores nothing new.
-			again := optimize(t, o, in, Call{Session: "s1"})
+			again := optimize(t, o, in, Call{Session: "s1", WindowSize: 6})
 			if !bytes.Equal(again.Body, res.Body) {
 				t.Error("second run differs")
 			}
@@ -383,7 +392,7 @@ func TestInputReferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
-			_, err = New(Options{Store: store}).Optimize(t.Context(), next, Call{Session: "s"})
+			_, err = New(Options{Store: store}).Optimize(t.Context(), next, Call{Session: "s", ContextWindow: testWindow})
 			if !errors.Is(err, request.ErrUnresolvedReference) || !errors.Is(err, artifacts.ErrCorrupt) || !errors.Is(err, ctxd.ErrNotFound) {
 				t.Fatalf("live call with a missing and a corrupt artifact: %v, want a fail-closed error naming both", err)
 			}
@@ -409,10 +418,10 @@ func TestSessionsNeverShareArtifacts(t *testing.T) {
 	store, _ := artifacts.Open(dir, artifacts.Options{})
 	o := New(Options{Store: store})
 	msgs := history(12)
-	a := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "alice"})
+	a := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "alice", ContextWindow: 20000})
 	// Bob's conversation is similar: one file read differs.
 	msgs[3].Result = &convo.Result{CallID: msgs[3].Result.CallID, Text: msgs[3].Result.Text + "\n// bob's line\n"}
-	b := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "bob"})
+	b := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "bob", ContextWindow: 20000})
 	checkOutput(t, store, "alice", body(request.FormatChat, history(12)), a.Body)
 	checkOutput(t, store, "bob", body(request.FormatChat, msgs), b.Body)
 	only := ""
@@ -430,7 +439,7 @@ func TestSessionsNeverShareArtifacts(t *testing.T) {
 	// A request naming alice's reference in bob's session cannot
 	// rehydrate it either.
 	next := persisted(t, request.FormatChat, a.Body, "show sha256="+only[:16])
-	if _, err := o.Optimize(t.Context(), next, Call{Session: "bob"}); !errors.Is(err, request.ErrUnresolvedReference) {
+	if _, err := o.Optimize(t.Context(), next, Call{Session: "bob", ContextWindow: testWindow}); !errors.Is(err, request.ErrUnresolvedReference) {
 		t.Errorf("bob's request carrying alice's reference: %v, want it to fail closed", err)
 	}
 }
@@ -787,7 +796,7 @@ func TestConcurrentOptimize(t *testing.T) {
 			f := request.Formats[g%3]
 			in := body(f, history(10+g))
 			for range 3 {
-				res, err := o.Optimize(context.Background(), in, Call{Session: fmt.Sprintf("s%d", g%2)})
+				res, err := o.Optimize(context.Background(), in, Call{Session: fmt.Sprintf("s%d", g%2), ContextWindow: testWindow})
 				if err != nil {
 					t.Error(err)
 					return
