@@ -331,6 +331,9 @@ func (r *run) optimize() ([]byte, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if !r.fit() && r.live {
+		return nil, r.overBudget(r.estimateAfter())
+	}
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {
@@ -339,6 +342,11 @@ func (r *run) optimize() ([]byte, error) {
 	out, after := r.emitValidated()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.live && after > r.b.usable {
+		// A rewrite the validation rolled back, or a store that
+		// failed: never send an oversize request.
+		return nil, r.overBudget(after)
 	}
 	r.finishCounts(out, after)
 	if r.live {
