@@ -93,7 +93,9 @@ func TestTrajectoryCorpus(t *testing.T) {
 		est := request.NewEstimator(counter, request.ImageRuleFor(model, s.Format))
 		limit := model.ContextWindow - min(model.MaxOutput, model.ContextWindow/4)
 		w := Window(model.ContextWindow)
-		for k, body := range s.Requests() {
+		reqs := s.Requests()
+		for k, body := range reqs {
+			final := k == len(reqs)-1
 			in, err := request.Parse(body, s.Format)
 			if err != nil {
 				t.Fatalf("%s turn %d: %v", s.Name, k+1, err)
@@ -103,7 +105,11 @@ func TestTrajectoryCorpus(t *testing.T) {
 
 			t0 := time.Now()
 			out, _, err := pr.Compress(ctx, body)
-			checkTrajectory(t, get(w, "compress"), at, in, out, err, time.Since(t0), before, limit, est, store, s.SessionID)
+			took := time.Since(t0)
+			checkTrajectory(t, get(w, "compress"), at, in, out, err, took, before, limit, est, store, s.SessionID)
+			if final {
+				checkTrajectory(t, get(w, "compress/final"), at, in, out, err, took, before, limit, est, store, s.SessionID)
+			}
 
 			t0 = time.Now()
 			res, err := opt.Optimize(ctx, body, smart.Call{Session: s.SessionID, Model: s.Model, ContextWindow: s.ContextWindow})
@@ -111,14 +117,18 @@ func TestTrajectoryCorpus(t *testing.T) {
 			if res != nil {
 				ob = res.Body
 			}
-			checkTrajectory(t, get(w, "optimize"), at, in, ob, err, time.Since(t0), before, limit, est, store, s.SessionID)
+			took = time.Since(t0)
+			checkTrajectory(t, get(w, "optimize"), at, in, ob, err, took, before, limit, est, store, s.SessionID)
+			if final {
+				checkTrajectory(t, get(w, "optimize/final"), at, in, ob, err, took, before, limit, est, store, s.SessionID)
+			}
 		}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "\n%-7s %-9s %5s %7s %7s %7s %9s %9s %8s %8s %7s  %s\n", "window", "compactor", "reqs", "fits%", "pairs%", "json%", "sys+user%", "signals%", "refs%", "median%", "p95ms", "median% chat/anthropic/responses")
-	fmt.Fprintf(&sb, "        (over: requests over the window less reserve, their median reduction; tokens: median and max input tokens)\n")
+	fmt.Fprintf(&sb, "\n%-7s %-14s %5s %7s %7s %7s %9s %9s %8s %8s %7s  %s\n", "window", "compactor", "reqs", "fits%", "pairs%", "json%", "sys+user%", "signals%", "refs%", "median%", "p95ms", "median% chat/anthropic/responses")
+	fmt.Fprintf(&sb, "        (final: each session's last request only; over: requests over the window less reserve and their median reduction; tokens: median and max input tokens)\n")
 	for _, w := range []string{"16k", "32k", "128k", "200k"} {
-		for _, c := range []string{"compress", "optimize"} {
+		for _, c := range []string{"compress", "optimize", "compress/final", "optimize/final"} {
 			st := stats[w][c]
 			if st == nil {
 				continue
@@ -134,7 +144,7 @@ func TestTrajectoryCorpus(t *testing.T) {
 			for _, f := range request.Formats {
 				fm = append(fm, fmt.Sprintf("%.1f", median64(st.byFormat[f])))
 			}
-			fmt.Fprintf(&sb, "%-7s %-9s %5d %7.1f %7.1f %7.1f %9.1f %9.1f %8.1f %8.1f %7.1f  %s  over %d: %.1f%%  tokens %.0f/%.0f  errors %d\n", w, c, st.requests, st.pct(st.fits), st.pct(st.pairs), st.pct(st.json), st.pct(st.exact), sigPct, refPct,
+			fmt.Fprintf(&sb, "%-7s %-14s %5d %7.1f %7.1f %7.1f %9.1f %9.1f %8.1f %8.1f %7.1f  %s  over %d: %.1f%%  tokens %.0f/%.0f  errors %d\n", w, c, st.requests, st.pct(st.fits), st.pct(st.pairs), st.pct(st.json), st.pct(st.exact), sigPct, refPct,
 				median64(st.reductions), float64(pctile(st.micros, 95))/1000, strings.Join(fm, "/"), len(st.pressed), median64(st.pressed), median64(st.befores), slices.Max(append(st.befores, 0)), st.overBudget)
 			for i, l := range st.lost {
 				if i == 5 {
