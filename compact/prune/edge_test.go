@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -295,5 +296,75 @@ func wantOverBudget(t *testing.T, err error, budget int) {
 	}
 	if ob.Report.Budget != budget || ob.Report.TokensAfter <= budget || !strings.Contains(err.Error(), "protocol-exact minimum") {
 		t.Errorf("over-budget report: budget %d, after %d, error %q", ob.Report.Budget, ob.Report.TokensAfter, err)
+	}
+}
+
+// TestSummaryErrorsAndReference: the summary's "Errors seen" names the
+// error lines of evicted failing outputs (not a docstring that mentions
+// an error), and its reference resolves to the evicted messages
+// verbatim.
+func TestSummaryErrorsAndReference(t *testing.T) {
+	trace := "============================= test session starts ==============================\n" +
+		"    def load(path):\n        \"\"\"Return None on a missing file instead of raising an error.\"\"\"\n" +
+		strings.Repeat("    x = compute(path)  # a long body line of the failing function\n", 30) +
+		"E       AssertionError: assert None == {}\ntests/test_load.py:12: AssertionError\n" +
+		"FAILED tests/test_load.py::test_load - AssertionError: assert None == {}\n1 failed in 0.1s\n"
+	typeErr := "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\nTypeError: can only concatenate str (not \"int\") to str\n"
+	c := conv{sys("You are a coding agent."), user("Fix the loader.")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		out := strings.Repeat(fmt.Sprintf("line %d of a long listing\n", i), 80)
+		switch i {
+		case 1:
+			out = trace
+		case 2:
+			out = typeErr + strings.Repeat("padding line of the failing run\n", 60)
+		}
+		c = append(c, asst("", call{id: id, name: "bash", args: `{"command":"pytest"}`}), tool(id, "bash", out))
+	}
+	c = append(c, user("And now?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	dir := t.TempDir()
+	store, err := artifacts.Open(dir, artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := probe(t, body, Options{WindowSize: 1}).TokensBefore
+	out, rep, err := Compress(t.Context(), body, Options{WindowSize: 1, Budget: total / 12, Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInserted(t, rep, "summary")
+	got, err := request.Parse(out, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary string
+	for _, it := range got.Items {
+		if it.Kind == request.KindSummary {
+			summary = it.Text()
+		}
+	}
+	if !strings.Contains(summary, "Errors seen: ") {
+		t.Fatalf("no errors line in the summary:\n%s", summary)
+	}
+	for _, want := range []string{"FAILED tests/test_load.py::test_load - AssertionError: assert None == {}", "TypeError: can only concatenate str"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if strings.Contains(summary, "instead of raising an error") {
+		t.Errorf("the summary lists a docstring as an error:\n%s", summary)
+	}
+	ms := request.ParseMarkers(summary)
+	if len(ms) != 1 {
+		t.Fatalf("summary carries %d references, want 1:\n%s", len(ms), summary)
+	}
+	b, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), trace) || !strings.Contains(string(b), typeErr) {
+		t.Error("the evicted messages' artifact does not hold their outputs verbatim")
 	}
 }
