@@ -106,3 +106,17 @@ func TestOverBudgetAtMinimum(t *testing.T) {
 		})
 	}
 }
+
+// TestTextReferencesFailClosed: a reference in a message text (a
+// pruner's summary, a message the hard budget reduced) that the session
+// cannot resolve fails a live call closed, like one in a tool output.
+func TestTextReferencesFailClosed(t *testing.T) {
+	msgs := history(2)
+	msgs = append(msgs[:len(msgs)-1], convo.Assistant("Earlier: "+request.NewMarker(request.MarkerRef, strings.Repeat("ab", 32), 10, 1, "evicted messages")), msgs[len(msgs)-1])
+	for _, f := range request.Formats {
+		_, err := New(Options{Store: newStore(t)}).Optimize(t.Context(), body(f, msgs), Call{Session: "s"})
+		if !errors.Is(err, request.ErrUnresolvedReference) {
+			t.Errorf("%s: %v, want a fail-closed error", f, err)
+		}
+	}
+}

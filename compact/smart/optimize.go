@@ -318,6 +318,7 @@ func (r *run) optimize() ([]byte, error) {
 
 	pol := policies[r.b.mode]
 	r.selectAll(pol)
+	r.textRefs()
 	if len(r.refErrs) > 0 && r.live {
 		// Fail closed: a request whose references cannot be followed is
 		// never sent on (docs/smart-context.md, safety model).

@@ -177,3 +177,39 @@ func (r *run) planArtifacts() {
 		}
 	}
 }
+
+// textRefs checks the references in message texts that are not payload
+// candidates (an earlier summary of the pruner, a message the hard
+// budget reduced to its reference): each must resolve and verify, like
+// those in tool outputs; a live call fails closed on one that does not.
+func (r *run) textRefs() {
+	seen := map[request.SegRef]bool{}
+	for _, c := range r.cands {
+		seen[c.ref] = true
+	}
+	for i, it := range r.req.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			ref := request.SegRef{Item: i, Seg: j}
+			if seen[ref] || s.Kind != request.SegText || !strings.Contains(s.Text, request.MarkerOpen) {
+				continue
+			}
+			for _, m := range request.ParseMarkers(s.Text) {
+				h, err := r.o.resolveRef(r.ctx, r.scope, m.Hash)
+				if err == nil {
+					_, err = r.o.opts.Store.Verify(r.ctx, r.scope, h)
+				}
+				if err == nil {
+					continue
+				}
+				reason := "artifact missing"
+				if errors.Is(err, artifacts.ErrCorrupt) {
+					reason = "artifact does not verify against its sha256"
+					r.hashFails[m.Hash] = true
+				}
+				r.unresolved = append(r.unresolved, Unresolved{Item: i, Seg: j, SHA256: m.Hash, Reason: reason})
+				r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s: %s: %w", i, j, m.Hash, r.scope, reason, err))
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -139,5 +141,61 @@ func rehydratesExactly(t *testing.T, f request.Format, store *artifacts.Store, i
 				}
 			}
 		}
+	}
+}
+
+// TestCrossCompactorReferences: a history compacted by compress (with
+// its summary's reference) is accepted by optimize in the same session,
+// and both refuse it once the artifacts are gone; so are messages the
+// optimizer's hard budget reduced to references.
+func TestCrossCompactorReferences(t *testing.T) {
+	msgs := agentSession(32)
+	// A short session with long assistant prose: the hard budget
+	// reduces the prose to references.
+	short := agentSession(8)
+	for i := range short {
+		if short[i].Role == "assistant" {
+			short[i].Text += " " + strings.Repeat("The serializer drops None before the schema sees it, so the dump differs. ", 30)
+		}
+	}
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			body := convo.Body(f, "gpt-4o", msgs, nil)
+			dir := t.TempDir()
+			store, err := artifacts.Open(dir, artifacts.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compressed, rep, err := prune.Compress(t.Context(), body, prune.Options{ContextWindow: 12000, Store: store, Session: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Inserted) == 0 {
+				t.Fatal("no summary: the test needs an eviction")
+			}
+			opt := smart.New(smart.Options{Store: store})
+			optimized, err := opt.Optimize(t.Context(), compressed, smart.Call{Session: "x", ContextWindow: 16000})
+			if err != nil {
+				t.Fatalf("optimize of a compressed history: %v", err)
+			}
+			tight, err := opt.Optimize(t.Context(), convo.Body(f, "gpt-4o", short, nil), smart.Call{Session: "x", ContextWindow: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(tight.Body), "reduced to its reference") {
+				t.Fatal("the hard budget reduced nothing: the test needs it")
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			for name, b := range map[string][]byte{"compressed": compressed, "optimized": optimized.Body, "tight": tight.Body} {
+				if _, _, err := prune.Compress(t.Context(), b, prune.Options{ContextWindow: 16000, Store: store, Session: "x"}); !errors.Is(err, request.ErrUnresolvedReference) {
+					t.Errorf("compress of the %s history without its artifacts: %v", name, err)
+				}
+				if _, err := smart.New(smart.Options{Store: store}).Optimize(t.Context(), b, smart.Call{Session: "x", ContextWindow: 16000}); !errors.Is(err, request.ErrUnresolvedReference) {
+					t.Errorf("optimize of the %s history without its artifacts: %v", name, err)
+				}
+			}
+		})
 	}
 }
