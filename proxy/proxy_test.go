@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -418,5 +419,34 @@ func TestUsageCalibratesNextRequest(t *testing.T) {
 	}
 	if m := st.Models["gpt-4o"]; m.Requests != 2 || m.Observed != 2 || m.Ratio <= 0 {
 		t.Errorf("stats = %+v", st.Models)
+	}
+}
+
+func TestUsageFromGzipAnswer(t *testing.T) {
+	up := newUpstream(t)
+	up.gzip = true
+	px, logs := startProxy(t, up, setup{})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, px.URL+"/v1/messages", bytes.NewReader(convo(t, "anthropic", 6, false)))
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the gzip answer was not relayed as it came: %v", resp.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	if !json.Valid(b) {
+		t.Errorf("relayed gzip body does not decode to JSON")
+	}
+	recs := logs.records(t, 1)
+	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(len(up.last(t).Body)/4) {
+		t.Errorf("usage of a gzip answer not observed: %v", recs)
 	}
 }

@@ -1,12 +1,14 @@
 package proxy_test
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +30,9 @@ type received struct {
 type upstream struct {
 	srv *httptest.Server
 	gap time.Duration
+	// gzip compresses JSON answers for clients that accept it (as the
+	// real APIs do).
+	gzip bool
 
 	mu   sync.Mutex
 	reqs []received
@@ -100,6 +105,13 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Request-Id", "req_upstream_ok")
+		if u.gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			io.WriteString(zw, jsonAnswer(r.URL.Path, req.Model, input))
+			zw.Close()
+			return
+		}
 		io.WriteString(w, jsonAnswer(r.URL.Path, req.Model, input))
 		return
 	}
