@@ -47,8 +47,10 @@ type SymbolResult struct {
 }
 
 // FindSymbol finds a symbol's definitions (from tree-sitter outlines of
-// the workspace's files) and its references (lines where the name occurs
-// as a whole identifier, outside its definitions). Only files that
+// the workspace's files) and its references (code lines where the name
+// occurs as a whole identifier, outside comments and definitions of the
+// name). A qualifier narrows the definitions, not the references (a
+// text match cannot tell whose Put a call is). Only files that
 // contain the name are parsed; outlines are cached by content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 //
@@ -78,11 +80,17 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 			continue
 		}
 		res.FilesSearched++
-		var defs []treesitter.Symbol
+		// defs are the definitions asked for; named are every definition
+		// of the name (not references, whatever the qualifier).
+		var defs, named []treesitter.Symbol
 		if lang := treesitter.Detect(rel, src); lang != "" {
 			if syms, err := treesitter.Symbols(ctx, lang, src); err == nil {
 				for _, s := range syms.Symbols {
-					if s.Name == name && (qual == "" || s.Parent == qual || path.Base(path.Dir(rel)) == qual) {
+					if s.Name != name {
+						continue
+					}
+					named = append(named, s)
+					if qual == "" || s.Parent == qual || path.Base(path.Dir(rel)) == qual {
 						defs = append(defs, s)
 					}
 				}
@@ -93,7 +101,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 		for i, line := range bytes.Split(src, []byte("\n")) {
 			n := i + 1
-			if !hasIdent(line, needle) || defLine(defs, n) {
+			if !hasIdent(line, needle) || defLine(named, n) || commentLine(line) {
 				continue
 			}
 			if len(res.References) >= maxRefs {
@@ -169,6 +177,18 @@ func hasIdent(line, name []byte) bool {
 func defLine(defs []treesitter.Symbol, line int) bool {
 	for _, d := range defs {
 		if d.Start == line {
+			return true
+		}
+	}
+	return false
+}
+
+// commentLine reports a line that is only a comment (references are
+// code).
+func commentLine(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";"} {
+		if bytes.HasPrefix(t, []byte(p)) {
 			return true
 		}
 	}

@@ -450,3 +450,26 @@ func TestUsageFromGzipAnswer(t *testing.T) {
 		t.Errorf("usage of a gzip answer not observed: %v", recs)
 	}
 }
+
+// TestUpstreamErrorsFeedQualityProxies: an upstream's
+// previous-response-not-found error is counted on the next request of
+// the conversation, and its kind is in the failing request's record.
+func TestUpstreamErrorsFeedQualityProxies(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{})
+	body := convo(t, "responses", 6, false)
+	hdr := map[string]string{"X-Ctxd-Session": "q-1", "X-Test-Status": "400",
+		"X-Test-Error": `{"error":{"message":"Previous response with id 'resp_x' not found.","type":"invalid_request_error","code":"previous_response_not_found"}}`}
+	post(t, px.URL, "/v1/responses", body, hdr)
+	post(t, px.URL, "/v1/responses", body, map[string]string{"X-Ctxd-Session": "q-1"})
+	recs := logs.records(t, 2)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if recs[0]["upstream_error_kind"] != "previous_response_not_found" {
+		t.Errorf("first record's upstream_error_kind = %v", recs[0]["upstream_error_kind"])
+	}
+	if recs[1]["task_quality_previous_response_not_found"] != 1.0 {
+		t.Errorf("second record's task_quality_previous_response_not_found = %v, want 1", recs[1]["task_quality_previous_response_not_found"])
+	}
+}

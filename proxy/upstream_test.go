@@ -39,7 +39,7 @@ type upstream struct {
 	gate chan struct{} // when set, each event after the first waits for a receive
 }
 
-func newUpstream(t *testing.T) *upstream {
+func newUpstream(t testing.TB) *upstream {
 	t.Helper()
 	u := &upstream{}
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
@@ -53,7 +53,7 @@ func (u *upstream) requests() []received {
 	return append([]received(nil), u.reqs...)
 }
 
-func (u *upstream) last(t *testing.T) received {
+func (u *upstream) last(t testing.TB) received {
 	t.Helper()
 	rs := u.requests()
 	if len(rs) == 0 {
@@ -83,6 +83,10 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "req_upstream_error")
 		w.Header().Set("Retry-After", "7")
 		w.WriteHeader(status)
+		if m := r.Header.Get("X-Test-Error"); m != "" {
+			io.WriteString(w, m)
+			return
+		}
 		io.WriteString(w, errorBody(r.URL.Path, status))
 		return
 	}
