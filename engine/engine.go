@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/ctxd/ctxd/config"
@@ -26,6 +27,9 @@ type Options struct {
 	// file and the workspace's .ctxd.toml.
 	Config *config.Config
 	Logger *slog.Logger
+	// Watch follows the workspace with inotify so warm requests skip the
+	// walk (the daemon sets it; see gather.Options.Watch).
+	Watch bool
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -60,11 +64,19 @@ func New(root string, opts Options) (*Engine, error) {
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
+		Watch:        opts.Watch,
+		IndexPath:    IndexPath(root),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
 	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
+}
+
+// IndexPath is where a workspace's file index persists: index/files.idx
+// in its state directory.
+func IndexPath(root string) string {
+	return filepath.Join(StateDir(root), "index", "files.idx")
 }
 
 // Close releases the engine's open files (the git repository's
