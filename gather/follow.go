@@ -42,6 +42,8 @@ type follower struct {
 	cancel  context.CancelFunc
 	bgWG    sync.WaitGroup
 	started bool
+
+	reused, lastReused int // files whose persisted facts the current / last walk reused
 }
 
 // gitCached is git facts valid while the watcher's generation is gen.
@@ -64,6 +66,8 @@ func (f *follower) walked(dirs []string) {
 	f.forceWalk = false
 	f.loaded = nil
 	f.mu.Unlock()
+	// The next walk starts a new count.
+	defer func() { f.mu.Lock(); f.lastReused, f.reused = f.reused, 0; f.mu.Unlock() }()
 	if f.watcher != nil && f.watcher.Sync(dirs) > 0 {
 		// What changed in the new directories before they were watched is
 		// caught by one more walk, in the background.
@@ -283,6 +287,7 @@ func (w *Workspace) indexKey() string {
 type reuse struct {
 	snap *index.Snapshot
 	c    *termCounter
+	f    *follower
 }
 
 // persisted loads the persisted index for the first walk: nil when there
@@ -299,7 +304,7 @@ func (w *Workspace) persisted() *reuse {
 		if f.loaded == nil {
 			return nil
 		}
-		return &reuse{snap: f.loaded, c: newTermCounter()}
+		return &reuse{snap: f.loaded, c: newTermCounter(), f: f}
 	}
 	f.loadTried = true
 	t0 := time.Now()
@@ -312,7 +317,7 @@ func (w *Workspace) persisted() *reuse {
 	}
 	w.log.Debug("persisted index loaded", keyFiles, len(s.Files), keyTook, time.Since(t0))
 	f.loaded = s
-	return &reuse{snap: s, c: newTermCounter()}
+	return &reuse{snap: s, c: newTermCounter(), f: f}
 }
 
 // fileInfo returns the persisted facts of rel when they still hold for
@@ -342,6 +347,9 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 	default:
 		return nil
 	}
+	r.f.mu.Lock()
+	r.f.reused++
+	r.f.mu.Unlock()
 	return fi
 }
 

@@ -310,7 +310,8 @@ func (d *decoder) bytes(n int) []byte {
 		if d.err == nil {
 			d.err = errShort
 		}
-		return make([]byte, max(n, 0))
+		// Zeros for the fixed-size reads; nothing large for a bad length.
+		return make([]byte, min(max(n, 0), 64))
 	}
 	out := d.b[:n]
 	d.b = d.b[n:]
@@ -321,11 +322,22 @@ func (d *decoder) byte() byte { return d.bytes(1)[0] }
 func (d *decoder) bool() bool { return d.byte() != 0 }
 func (d *decoder) str() string {
 	n := d.u64()
-	if n > math.MaxInt32 {
-		d.err = errShort
+	if n > math.MaxInt32 || d.err != nil {
+		d.err = cmpErr(d.err, errShort)
 		return ""
 	}
-	return string(d.bytes(int(n)))
+	b := d.bytes(int(n))
+	if d.err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func cmpErr(err, or error) error {
+	if err != nil {
+		return err
+	}
+	return or
 }
 
 // count reads an element count and checks it against what the remaining
@@ -339,3 +351,5 @@ func (d *decoder) count(minSize int) int {
 	}
 	return int(n)
 }
+
+func sha256Sum(b []byte) [sha256.Size]byte { return sha256.Sum256(b) }
