@@ -405,3 +405,33 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 		w.log.Debug("index persisted", keyFiles, len(out.Files), keyTook, time.Since(t0))
 	})
 }
+
+// EachText calls fn, in path order, with every file of the current tree
+// that a whole-repository pack may hold: not ignored, not secret, not
+// binary, not over the size cap; keep, when not nil, filters paths first.
+// It refreshes the tree first (a followed workspace does not walk when
+// nothing changed) and reads each file.
+func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn func(rel string, text []byte) error) error {
+	s, err := w.refresh(ctx)
+	if err != nil {
+		return fmt.Errorf("list files: %w", err)
+	}
+	buf := make([]byte, 0, 64<<10)
+	for i, f := range s.files {
+		if i%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if f.secret || f.binary || f.tooBig || f.readErr != "" || (keep != nil && !keep(f.rel)) {
+			continue
+		}
+		b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
+		if err != nil || isBinary(b) {
+			continue // changed since the walk; the next refresh sees it
+		}
+		buf = b
+		if err := fn(f.rel, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
