@@ -381,3 +381,10 @@ func (r *run) staticHash() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
+
+// DeriveSession is the session a request that names none is scoped to
+// (what [Optimizer.Optimize] derives): a hash of its format, its first two
+// items and its instructions, stable across the turns of a conversation.
+// A front end that keeps per-session state before calling Optimize (the
+// proxy's observed token counts) uses it to key that state.
+func DeriveSession(req *request.Request) string { return deriveScope(req) }
