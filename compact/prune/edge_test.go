@@ -368,3 +368,47 @@ func TestSummaryErrorsAndReference(t *testing.T) {
 		t.Error("the evicted messages' artifact does not hold their outputs verbatim")
 	}
 }
+
+// TestDuplicatesBelowBudget: below the budget the only rewrite is the
+// lossless one: a tool output identical to an earlier one becomes a
+// reference to it, which rehydrates to the same text; every other byte
+// stays.
+func TestDuplicatesBelowBudget(t *testing.T) {
+	out := strings.Repeat("ok  \tgithub.com/x/y\t0.1s\n", 20)
+	c := conv{sys("You are a coding agent."), user("Run the tests twice.")}
+	for i := range 3 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst("", call{id: id, name: "bash", args: `{"command":"go test ./..."}`}), tool(id, "bash", out))
+	}
+	c = append(c, user("Good?"))
+	for _, f := range request.Formats {
+		body := render(f, "gpt-4o", c)
+		store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, rep, err := Compress(t.Context(), body, Options{Store: store, Session: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := request.ParseMarkers(string(got))
+		if len(ms) != 2 || ms[0].Kind != request.MarkerDup || rep.TokensAfter >= rep.TokensBefore {
+			t.Fatalf("%s: markers %+v, tokens %d → %d", f, ms, rep.TokensBefore, rep.TokensAfter)
+		}
+		b, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+		if err != nil || string(b) != out {
+			t.Errorf("%s: the duplicate's reference does not rehydrate to the output (%v)", f, err)
+		}
+		if n := strings.Count(string(got), "ok  \\tgithub.com/x/y"); n != 20 {
+			t.Errorf("%s: %d output lines kept, want the first output whole", f, n)
+		}
+		in, _ := request.Parse(body, f)
+		outReq, err := request.Parse(got, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(in.Items[len(in.Items)-1].Raw, outReq.Items[len(outReq.Items)-1].Raw) {
+			t.Errorf("%s: the latest user message changed", f)
+		}
+	}
+}

@@ -165,6 +165,8 @@ type itemState struct {
 	// protected items are never modified (system messages, the latest
 	// user turn, open tool pairs).
 	protected bool
+	// dups counts the condensed segments that are duplicates.
+	dups int
 }
 
 type run struct {
@@ -236,6 +238,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	r.dropOrphans()
 	r.assignTiers()
 	r.score()
+	r.dedupe()
 
 	budget := s.budget
 	var note []byte
@@ -789,7 +792,7 @@ func (r *run) decisions() []Decision {
 		case len(st.condensed) > 0 || st.orphans > 0:
 			d.Decision, d.TokensAfter = DecisionCondensed, st.tokens
 			reason := st.reason
-			if len(st.condensed) > 0 {
+			if len(st.condensed) > st.dups {
 				reason = joinReason(reason, fmt.Sprintf("tool output over %d chars cut to a preview", r.s.maxToolOutput))
 			}
 			d.Reason = reason

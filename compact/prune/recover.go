@@ -140,3 +140,50 @@ func (r *run) evictedList() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// dedupe is the one rewrite made at any pressure, since it loses
+// nothing: a tool output identical to an earlier one in the request
+// becomes a reference to it ("dup", with the text stored like any
+// other), outside the protected items.
+func (r *run) dedupe() {
+	type anchor struct {
+		item int
+		call string
+	}
+	first := map[request.TextKey]anchor{}
+	for i, it := range r.req.Items {
+		st := &r.st[i]
+		for j := range it.Segments {
+			seg := &it.Segments[j]
+			if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < minHidden || len(seg.Images) > 0 {
+				continue
+			}
+			k := r.key(seg)
+			a, seen := first[k]
+			if !seen {
+				if !st.gone {
+					first[k] = anchor{item: i, call: seg.CallID}
+				}
+				continue
+			}
+			if st.gone || st.protected || seg.Class != request.ClassDroppableDuplicate {
+				continue
+			}
+			where := fmt.Sprintf("message %d", a.item)
+			if a.call != "" {
+				where = fmt.Sprintf("call %s (message %d)", a.call, a.item)
+			}
+			hash := seg.Hash()
+			text := request.NewMarker(request.MarkerDup, hash, len(seg.Text), request.CountLines(seg.Text), "identical to the output of "+where)
+			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
+				continue
+			}
+			st.tokens -= seg.Tokens - after
+			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			st.dups++
+			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
+			r.stash(hash, seg.Text)
+		}
+	}
+}
