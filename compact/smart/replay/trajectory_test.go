@@ -274,18 +274,27 @@ func checkTrajectory(t *testing.T, st *trajStats, at string, in *request.Request
 
 // protocolMinimum is what no compactor may remove, counted independently
 // of both: the fixed parts, every system message, the latest user-role
-// item and the last unit (the last assistant item with tool calls and
-// everything after it: the open tool pair the model answers).
+// item and the last unit (the last item with tool calls and
+// everything after it: the open tool pair the model answers; in
+// Responses the run of call items).
 func protocolMinimum(in *request.Request, est *request.Estimator) int {
 	total := request.ReplyPriming + est.Fixed(in)
+	calls := func(it *request.Item) bool {
+		return slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegToolCall })
+	}
 	lastUser, unit := -1, len(in.Items)
 	for i, it := range in.Items {
 		if it.Role == "user" {
 			lastUser = i
 		}
-		if it.Role == "assistant" && slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegToolCall }) {
+		if calls(it) {
 			unit = i
 		}
+	}
+	// Responses sends each call as its own item: the unit starts at the
+	// first of the run.
+	for unit < len(in.Items) && unit > 0 && calls(in.Items[unit-1]) {
+		unit--
 	}
 	for i, it := range in.Items {
 		if it.Role == "system" || it.Role == "developer" || i == lastUser || i >= unit {
