@@ -31,7 +31,7 @@ type OpenFile struct {
 // BuildContextIn are build_context's arguments.
 type BuildContextIn struct {
 	Request   string     `json:"request" jsonschema:"the user's request in their own words, e.g. 'fix the panic in Store.Put when the disk is full'"`
-	Task      string     `json:"task,omitempty" jsonschema:"task type: implement, debug, refactor, explain, test or review; detected from the request when omitted"`
+	Task      string     `json:"task,omitempty" jsonschema:"task type: implement, debug, refactor, test or analyze; detected from the request when omitted"`
 	Budget    int        `json:"budget,omitempty" jsonschema:"most tokens the gathered context may take (default: the configured share of the model window)"`
 	OpenFiles []OpenFile `json:"open_files,omitempty" jsonschema:"files the agent has open or is editing, with the cursor line; they rank first"`
 	Patterns  []string   `json:"patterns,omitempty" jsonschema:"glob patterns (e.g. 'server/*.go') or literal paths to include"`
