@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/ctxd/ctxd/config"
@@ -28,9 +29,12 @@ type Options struct {
 	Config *config.Config
 	Logger *slog.Logger
 	// StateDir is the workspace's state directory (sessions/,
-	// artifacts/); a relative one is relative to the root. "" uses
-	// $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
+	// artifacts/, index/); a relative one is relative to the root. ""
+	// uses $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
 	StateDir string
+	// Watch follows the workspace with inotify so warm requests skip the
+	// walk (the daemon sets it; see gather.Options.Watch).
+	Watch bool
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -68,20 +72,28 @@ func New(root string, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	stateDir := StateDir(root)
+	if opts.StateDir != "" {
+		stateDir = sessions.StateDir(root, opts.StateDir)
+	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
+		Watch:        opts.Watch,
+		IndexPath:    indexPath(stateDir),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	stateDir := StateDir(root)
-	if opts.StateDir != "" {
-		stateDir = sessions.StateDir(root, opts.StateDir)
-	}
 	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir}, nil
+}
+
+// indexPath is where a workspace's file index persists: index/files.idx
+// in its state directory.
+func indexPath(stateDir string) string {
+	return filepath.Join(stateDir, "index", "files.idx")
 }
 
 // Close releases the engine's open files (the git repository's

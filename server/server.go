@@ -87,7 +87,7 @@ func (s *Server) engine(root string, initOverrides config.Overrides) (*engine.En
 	if err := cfg.Apply(s.opts.Overrides, config.SourceFlag); err != nil {
 		return nil, err
 	}
-	e, err := engine.New(root, engine.Options{Config: cfg, Logger: s.log.With("root", root), StateDir: s.opts.StateDir})
+	e, err := engine.New(root, engine.Options{Config: cfg, Logger: s.log.With("root", root), StateDir: s.opts.StateDir, Watch: true})
 	if err != nil {
 		return nil, err
 	}
