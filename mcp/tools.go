@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -378,7 +377,7 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 	var start, end int
 	if in.Lines != "" {
 		var err error
-		if start, end, err = parseLines(in.Lines); err != nil {
+		if start, end, err = artifacts.ParseLines(in.Lines); err != nil {
 			return nil, out, err
 		}
 	}
@@ -388,23 +387,4 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 	}
 	out = RehydrateOut{SHA256: l.Hash, StartLine: l.StartLine, EndLine: l.EndLine, TotalLines: l.TotalLines, Bytes: l.Bytes}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: l.Text}}}, out, nil
-}
-
-// parseLines reads a line range: "a-b", "a-" (to the end) or "a".
-func parseLines(s string) (start, end int, err error) {
-	bad := fmt.Errorf("lines %q: want a-b, a- or a, counting from 1: %w", s, ctxd.ErrInvalidParams)
-	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
-	if start, err = strconv.Atoi(a); err != nil || start < 1 {
-		return 0, 0, bad
-	}
-	if !isRange {
-		return start, start, nil
-	}
-	if b == "" {
-		return start, 0, nil
-	}
-	if end, err = strconv.Atoi(b); err != nil || end < start {
-		return 0, 0, bad
-	}
-	return start, end, nil
 }
