@@ -97,7 +97,7 @@ type CountTokensOut struct {
 
 // CompactHistoryIn are compact_history's arguments.
 type CompactHistoryIn struct {
-	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string"`
+	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string (then kept byte for byte; an object is re-encoded with sorted keys)"`
 	Window  int    `json:"window,omitempty" jsonschema:"context window in tokens to fit into (default: the model's, from the request's model)"`
 	Budget  int    `json:"budget,omitempty" jsonschema:"token budget of the whole request, if smaller than window minus the reply reserve"`
 	Model   string `json:"model,omitempty" jsonschema:"model, when the request names none"`
