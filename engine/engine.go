@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 // Options configure an Engine.
@@ -27,6 +28,10 @@ type Options struct {
 	// file and the workspace's .ctxd.toml.
 	Config *config.Config
 	Logger *slog.Logger
+	// StateDir is the workspace's state directory (sessions/,
+	// artifacts/, index/); a relative one is relative to the root. ""
+	// uses $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
+	StateDir string
 	// Watch follows the workspace with inotify so warm requests skip the
 	// walk (the daemon sets it; see gather.Options.Watch).
 	Watch bool
@@ -43,6 +48,14 @@ type Engine struct {
 	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
 	overlayMu sync.Mutex
 	overlay   map[string]string
+
+	stateDir string
+
+	// reqOnce makes req, the request flow (engine/requests.go), on
+	// first use.
+	reqOnce sync.Once
+	req     *Requests
+	reqErr  error
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -59,24 +72,28 @@ func New(root string, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	stateDir := StateDir(root)
+	if opts.StateDir != "" {
+		stateDir = sessions.StateDir(root, opts.StateDir)
+	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
 		Watch:        opts.Watch,
-		IndexPath:    IndexPath(root),
+		IndexPath:    indexPath(stateDir),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
+	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir}, nil
 }
 
-// IndexPath is where a workspace's file index persists: index/files.idx
+// indexPath is where a workspace's file index persists: index/files.idx
 // in its state directory.
-func IndexPath(root string) string {
-	return filepath.Join(StateDir(root), "index", "files.idx")
+func indexPath(stateDir string) string {
+	return filepath.Join(stateDir, "index", "files.idx")
 }
 
 // Close releases the engine's open files (the git repository's

@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -53,7 +54,7 @@ func rpcError(method string, err error) error {
 		code = CodeNotFound
 	case errors.Is(err, ctxd.ErrOverBudget):
 		code = CodeOverBudget
-	case errors.Is(err, sessions.ErrCorrupt), errors.Is(err, sessions.ErrNewerSchema):
+	case errors.Is(err, sessions.ErrCorrupt), errors.Is(err, sessions.ErrNewerSchema), errors.Is(err, artifacts.ErrCorrupt):
 		code = CodeCorrupt
 	case errors.Is(err, ctxd.ErrInvalidParams):
 		code = jsonrpc2.InvalidParams

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
@@ -35,27 +34,6 @@ type Pruner struct {
 	opts  Options
 	log   *slog.Logger
 	cache *Cache
-	texts *textCache
-}
-
-// Cache holds what pruners learn by content hash: each message's token
-// counts, whether a tool output reads as an error, and how it condenses.
-// An agent re-sends its whole history every turn, so a cache shared by the
-// pruners of one daemon re-counts only new messages. Entries do not depend
-// on a pruner's options (the settings that matter are part of the keys),
-// so pruners with different options may share one. It is safe for
-// concurrent use and bounded in size.
-type Cache struct {
-	texts *textCache
-
-	// estMu guards est.
-	estMu sync.Mutex
-	est   map[string]*request.Estimator // by encoding and image rule
-}
-
-// NewCache returns an empty cache.
-func NewCache() *Cache {
-	return &Cache{texts: newTextCache(), est: map[string]*request.Estimator{}}
 }
 
 // New returns a pruner for opts.
@@ -71,7 +49,7 @@ func New(opts Options) (*Pruner, error) {
 	if c == nil {
 		c = NewCache()
 	}
-	return &Pruner{opts: opts, log: log, cache: c, texts: c.texts}, nil
+	return &Pruner{opts: opts, log: log, cache: c}, nil
 }
 
 // Compress is [Pruner.Compress] with a pruner made for opts.
@@ -159,17 +137,7 @@ func (p *Pruner) TruncateMiddle(text string, maxTokens int) string {
 }
 
 func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
-	rule := request.ImageRuleFor(s.model, f)
-	key := s.counter.Encoding() + "|" + string(rule)
-	c := p.cache
-	c.estMu.Lock()
-	defer c.estMu.Unlock()
-	e := c.est[key]
-	if e == nil {
-		e = request.NewEstimator(s.counter, rule)
-		c.est[key] = e
-	}
-	return e
+	return p.cache.Estimator(s.counter, request.ImageRuleFor(s.model, f))
 }
 
 // Tiers of the always-keep rules.
@@ -205,14 +173,14 @@ type run struct {
 	pair  *request.Pairing
 	st    []itemState
 	total int
-	keys  map[*request.Segment]textKey // memo of text hashes
+	keys  map[*request.Segment]request.TextKey // memo of text hashes
 }
 
 // key returns the cache key of a segment's text.
-func (r *run) key(s *request.Segment) textKey {
+func (r *run) key(s *request.Segment) request.TextKey {
 	k, ok := r.keys[s]
 	if !ok {
-		k = r.p.texts.key(s.Text)
+		k = r.p.cache.Key(s.Text)
 		r.keys[s] = k
 	}
 	return k
@@ -223,7 +191,7 @@ func (r *run) isError(s *request.Segment) bool {
 	if s.IsError {
 		return true
 	}
-	return r.p.texts.isError(r.key(s), s.Text)
+	return r.p.cache.Info(r.key(s), s.Text).IsError
 }
 
 func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, *Report, error) {
@@ -238,7 +206,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]textKey{}}
+	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}}
 	fixed := request.ReplyPriming + r.est.Fixed(req)
 	before := fixed
 	for i, it := range req.Items {
@@ -544,7 +512,7 @@ func (r *run) condenseItem(i int) bool {
 			continue
 		}
 		k := condKey{text: r.key(seg), maxChars: r.s.maxToolOutput, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
-		res := r.p.texts.condense(k, seg, r.est)
+		res := condense(r.p.cache, k, seg, r.est)
 		if !res.ok {
 			continue
 		}

@@ -29,11 +29,7 @@ const (
 type Optimizer struct {
 	opts  Options
 	log   *slog.Logger
-	texts *textCache
-
-	// estMu guards est.
-	estMu sync.Mutex
-	est   map[string]*request.Estimator
+	cache *request.Cache
 
 	// sessMu guards sessions.
 	sessMu   sync.Mutex
@@ -63,7 +59,11 @@ func New(opts Options) *Optimizer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Optimizer{opts: opts, log: log, texts: newTextCache(), est: map[string]*request.Estimator{}, sessions: map[string]*sessionState{}, refs: map[string]string{}}
+	cache := opts.Cache
+	if cache == nil {
+		cache = request.NewCache()
+	}
+	return &Optimizer{opts: opts, log: log, cache: cache, sessions: map[string]*sessionState{}, refs: map[string]string{}}
 }
 
 // Optimize rewrites a request (Chat, Anthropic or Responses) under the
@@ -225,16 +225,7 @@ func canaryBucket(session string) int {
 func CanaryBucket(session string) int { return canaryBucket(session) }
 
 func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
-	rule := request.ImageRuleFor(b.model, f)
-	key := b.counter.Encoding() + "|" + string(rule)
-	o.estMu.Lock()
-	defer o.estMu.Unlock()
-	e := o.est[key]
-	if e == nil {
-		e = request.NewEstimator(b.counter, rule)
-		o.est[key] = e
-	}
-	return e
+	return o.cache.Estimator(b.counter, request.ImageRuleFor(b.model, f))
 }
 
 // session returns a copy of a session's state.
@@ -261,7 +252,7 @@ type cand struct {
 	ref   request.SegRef
 	seg   *request.Segment
 	in    *info
-	key   textKey
+	key   request.TextKey
 	class request.Class
 	// transform and text are the candidate rewrite ("" when none).
 	transform string
@@ -391,3 +382,10 @@ func (r *run) staticHash() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
+
+// DeriveSession is the session a request that names none is scoped to
+// (what [Optimizer.Optimize] derives): a hash of its format, its first two
+// items and its instructions, stable across the turns of a conversation.
+// A front end that keeps per-session state before calling Optimize (the
+// proxy's observed token counts) uses it to key that state.
+func DeriveSession(req *request.Request) string { return deriveScope(req) }

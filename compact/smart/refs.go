@@ -57,7 +57,7 @@ func Rehydrate(ctx context.Context, store *artifacts.Store, session, hash string
 // segment as it is and is recorded.
 func (r *run) inputRefs(c *cand) {
 	c.class, c.reason = request.ClassRehydratableExact, "carries ctxd references"
-	ms := ParseMarkers(c.seg.Text)
+	ms := request.ParseMarkers(c.seg.Text)
 	requested := false
 	full := ""
 	ok := true
@@ -143,19 +143,19 @@ func (r *run) storeArtifacts() {
 	// the next turns can only recognize a repeat of it, and rehydrate it,
 	// from the store.
 	for _, c := range r.cands {
-		if c.selected() || c.seg.Kind != request.SegToolResult || c.seg.Tokens < minPayloadTokens || c.decision == DecisionUnresolved || hasMarker(c.seg.Text) {
+		if c.selected() || c.seg.Kind != request.SegToolResult || c.seg.Tokens < minPayloadTokens || c.decision == DecisionUnresolved || request.HasMarker(c.seg.Text) {
 			continue
 		}
-		if _, ok := r.stored[c.in.hash]; ok {
+		if _, ok := r.stored[c.in.Hash]; ok {
 			continue
 		}
 		_, status, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(c.seg.Text))
 		if err != nil {
-			r.o.log.Warn("artifact store failed for a continued output", "sha256", c.in.hash[:12], "error", err)
+			r.o.log.Warn("artifact store failed for a continued output", "sha256", c.in.Hash[:12], "error", err)
 			continue
 		}
 		if status == artifacts.StatusRepaired {
-			r.hashFails[c.in.hash] = true
+			r.hashFails[c.in.Hash] = true
 		}
 		if status != artifacts.StatusExists {
 			r.keptStored++
@@ -170,7 +170,7 @@ func (r *run) planArtifacts() {
 	for _, c := range r.cands {
 		if c.selected() && c.artifact != "" && c.transform != TransformRehydrate {
 			c.status = "planned"
-			r.stored[c.artifact] = ArtifactUse{Ref: artifacts.Ref{Hash: c.artifact, Bytes: c.in.bytes, Lines: c.in.lines}, Status: "planned"}
+			r.stored[c.artifact] = ArtifactUse{Ref: artifacts.Ref{Hash: c.artifact, Bytes: c.in.Bytes, Lines: c.in.Lines}, Status: "planned"}
 		}
 	}
 }

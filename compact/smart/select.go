@@ -122,8 +122,8 @@ func (r *run) selectAll(pol policy) {
 				continue
 			}
 			c := &cand{ref: request.SegRef{Item: i, Seg: j}, seg: s, class: s.Class, dupOf: -1, decision: DecisionKept}
-			c.key = r.o.texts.key(s.Text)
-			c.in = r.o.texts.info(c.key, s.Text)
+			c.key = r.o.cache.Key(s.Text)
+			c.in = r.o.cache.Info(c.key, s.Text)
 			r.cands = append(r.cands, c)
 			if s.Kind == request.SegToolResult {
 				outputs = append(outputs, c)
@@ -146,7 +146,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case s.Class == request.ClassRehydratableExact:
@@ -159,35 +159,35 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.reason = "small"
 			continue
 		}
-		if a, ok := first[c.in.hash]; ok {
+		if a, ok := first[c.in.Hash]; ok {
 			if verbatim(a) || fromEnd >= pol.keepRecent {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
 			}
 		} else {
-			first[c.in.hash] = c
+			first[c.in.Hash] = c
 		}
 		if continuation && r.o.opts.Store != nil {
-			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.in.hash); err == nil {
+			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.in.Hash); err == nil {
 				r.crossTurn(c)
 				r.choose(c, pol)
 				continue
 			}
 		}
-		isErr := s.IsError || c.in.isError
+		isErr := s.IsError || c.in.IsError
 		switch {
 		case fromEnd < pol.criticalRecent && isErr:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
-		case c.in.isDiff && r.referred(c.in.paths):
+		case c.in.IsDiff && r.referred(c.in.Paths):
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
-		case c.in.hasBlob:
+		case c.in.HasBlob:
 			c.class = request.ClassLosslessTransformable
-			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.hash) }, view{}, s.Tokens)
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash) }, view{}, s.Tokens)
 			if c.transform != "" {
-				c.artifact = c.in.hash
+				c.artifact = c.in.Hash
 				r.choose(c, pol)
 				continue
 			}
@@ -196,12 +196,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
-			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, pol.refAlloc)
-			c.artifact = c.in.hash
+			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, pol.refAlloc)
+			c.artifact = c.in.Hash
 			c.reason = "large recent output: preview and reference"
 		case fromEnd < pol.keepRecent:
 			c.class = request.ClassLosslessTransformable
-			if c.in.noisy {
+			if c.in.Noisy {
 				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
 				c.reason = "recent output: terminal noise removed"
 			} else {
@@ -224,12 +224,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.transform, c.text, c.artifact = "", "", ""
 			c.reason += "; no artifact store"
 		}
-		if c.transform == "" && c.in.noisy {
+		if c.transform == "" && c.in.Noisy {
 			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
 			c.artifact = ""
 		}
 		if c.transform != TransformLossless && c.transform != "" {
-			c.repo = c.in.repo
+			c.repo = c.in.Repo
 		}
 		r.choose(c, pol)
 	}
@@ -281,19 +281,19 @@ func (r *run) duplicate(c, anchor *cand) {
 			c.repeat = true
 		}
 	}
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to the output of "+where)
+	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to the output of "+where)
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
 	c.reason = "same output as earlier in the request"
 }
 
 func (r *run) crossTurn(c *cand) {
 	c.class, c.transform = request.ClassDroppableDuplicate, TransformDuplicate
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to an output of an earlier turn of this conversation")
+	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to an output of an earlier turn of this conversation")
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
 	c.reason = "same output as in an earlier turn (continued with previous_response_id)"
 }
 
@@ -301,7 +301,7 @@ func (r *run) crossTurn(c *cand) {
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding()}
-	res := r.o.texts.view(k, build, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
 	}
@@ -364,9 +364,9 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 		v.chars, alloc = m, m
 	}
 	if r.c.MaxToolOutput >= 0 {
-		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, alloc)
 	}
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
 }
 
 func (r *run) readLike(s *request.Segment) bool {
@@ -399,7 +399,7 @@ func (r *run) selectNotices(pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case !r.payloadValue(s) || s.Tokens < minNoticeTokens:
@@ -408,7 +408,7 @@ func (r *run) selectNotices(pol policy) {
 		}
 		key := noticeKey(s.Text)
 		for _, later := range notices[k+1:] {
-			if later.in.hash == c.in.hash {
+			if later.in.Hash == c.in.Hash {
 				c.class, c.transform = request.ClassDroppableDuplicate, TransformSuperseded
 				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("identical to the notice at message %d", later.ref.Item))
 				c.reason = "notice repeated later"
@@ -428,7 +428,7 @@ func (r *run) selectNotices(pol policy) {
 		}
 		c.after = r.segTokens(s, c.text)
 		c.alloc = c.after
-		c.artifact = c.in.hash
+		c.artifact = c.in.Hash
 		r.choose(c, pol)
 	}
 }
@@ -451,7 +451,7 @@ func noticeKey(text string) string {
 
 // noticeMarker keeps a notice's opening tag and puts a reference after it.
 func noticeMarker(text string, in *info, detail string) string {
-	m := marker(MarkerRef, in.hash, in.bytes, in.lines, detail)
+	m := request.NewMarker(request.MarkerRef, in.Hash, in.Bytes, in.Lines, detail)
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, "<") {
 		if end := strings.IndexByte(t, '>'); end > 0 && !strings.Contains(t[:end], " ") {

@@ -197,7 +197,7 @@ func checkOutput(t *testing.T, store *artifacts.Store, session string, in, out [
 			if sa.Kind != request.SegToolResult && !ia.Notice {
 				t.Fatalf("item %d segment %d (%s) changed", i, j, sa.Kind)
 			}
-			ms := ParseMarkers(sb.Text)
+			ms := request.ParseMarkers(sb.Text)
 			resolved := false
 			for _, m := range ms {
 				got, _, err := store.Get(t.Context(), session, m.Hash)

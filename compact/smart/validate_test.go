@@ -46,7 +46,7 @@ func TestRollbackIsSegmentLocal(t *testing.T) {
 		}, "critical signal"},
 		{"empty payload", func(c *cand) { c.text = " " }, "empty mandatory payload"},
 		{"foreign reference", func(c *cand) {
-			c.text += "\n" + marker(MarkerRef, strings.Repeat("0", 64), 1, 1, "")
+			c.text += "\n" + request.NewMarker(request.MarkerRef, strings.Repeat("0", 64), 1, 1, "")
 		}, "reference names a text other than the segment's"},
 		{"over allocation", func(c *cand) { c.alloc = 1 }, "allocation"},
 		{"grows", func(c *cand) { c.text = strings.Repeat(c.seg.Text, 2); c.alloc = 1 << 20 }, "does not save tokens"},

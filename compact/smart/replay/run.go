@@ -324,14 +324,14 @@ func (r *runner) play(st *strategy, s *Session, turn int, t Turn, req *request.R
 			return
 		}
 	}
-	var markers []smart.Marker
+	var markers []request.Marker
 	for _, f := range t.Needs {
 		r.rep.Counts.FactsChecked++
 		if strings.Contains(text, f) {
 			continue
 		}
 		if markers == nil {
-			markers = smart.ParseMarkers(text)
+			markers = request.ParseMarkers(text)
 		}
 		recovered := false
 		for _, m := range markers {
@@ -426,7 +426,7 @@ func (r *runner) checkOptimized(s *Session, turn int, in *request.Request, res *
 			}
 			// References this rewrite introduced must resolve.
 			var refs [][]byte
-			for _, m := range smart.ParseMarkers(sb.Text) {
+			for _, m := range request.ParseMarkers(sb.Text) {
 				if strings.Contains(sa.Text, "sha256="+m.Hash) {
 					continue
 				}
@@ -469,7 +469,7 @@ func (r *runner) checkOptimized(s *Session, turn int, in *request.Request, res *
 // stands for (rehydration).
 func restored(in, out string) bool {
 	h := artifacts.Hash([]byte(out))
-	for _, m := range smart.ParseMarkers(in) {
+	for _, m := range request.ParseMarkers(in) {
 		if strings.HasPrefix(h, m.Hash) {
 			return true
 		}
