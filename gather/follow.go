@@ -79,6 +79,13 @@ func (f *follower) walked(dirs []string) {
 	}
 }
 
+// watchDir watches a directory the walk is about to list.
+func (f *follower) watchDir(abs string) {
+	if f.watcher != nil {
+		f.watcher.Add(abs)
+	}
+}
+
 // usable reports a watcher that sees every change.
 func (f *follower) usable() bool {
 	return f.watcher != nil && f.watcher.Degraded() == ""
@@ -173,7 +180,7 @@ func (w *Workspace) background(ctx context.Context) {
 		n := f.lastN
 		f.mu.Unlock()
 		if n != 0 {
-			w.gitFacts(ctx, n, s)
+			w.gitFacts(ctx, n, func() *snapshot { return s })
 		}
 	}
 }
@@ -250,9 +257,14 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 
 // gitFacts returns the git facts for a request, from the cache when the
 // watcher has seen no change since they were read.
-func (w *Workspace) gitFacts(ctx context.Context, n int, snap *snapshot) (*gitInfo, []string) {
+// snap returns the snapshot the untracked files are filtered by; it may
+// block until the snapshot is ready.
+func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) (*gitInfo, []string) {
 	f := &w.follow
-	keep := func(rel string) bool { return snap.byRel[rel] != nil }
+	keep := func(rel string) bool {
+		s := snap()
+		return s != nil && s.byRel[rel] != nil
+	}
 	if !f.usable() {
 		return w.git.facts(ctx, n, keep)
 	}
@@ -339,10 +351,11 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 		fi.binary, fi.indexed = true, true
 	case lf.Flags&index.FlagTooBig != 0:
 		fi.tooBig, fi.indexed = true, true
-	case lf.Content != nil:
+	case lf.Content != nil && len(lf.Content.Bags) == 1:
 		c := lf.Content
+		b := c.Bags[0]
 		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
-		fi.doc = &indexDoc{path: rel, test: IsTestFile(rel), content: terms{hash: c.Terms.Hash, tf: c.Terms.TF, n: c.Terms.N}, name: r.c.pathTerms(rel)}
+		fi.doc = &indexDoc{path: rel, test: IsTestFile(rel), content: terms{hash: b.Hash, tf: b.TF, n: b.N}, name: r.c.pathTerms(rel)}
 		fi.indexed = true
 	default:
 		return nil
@@ -389,7 +402,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 				if c == nil {
 					d := fi.doc.content
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Terms: index.Terms{Hash: d.hash, TF: d.tf, N: d.n}}
+						Bags: []index.Terms{{Hash: d.hash, TF: d.tf, N: d.n}}}
 					contents[fi.hash] = c
 				}
 				lf.Content = c
