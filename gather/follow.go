@@ -289,6 +289,25 @@ func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) 
 	return info, warns
 }
 
+// contentBags and setContentBags map a document's content-derived term
+// bags (every field but the path, which is recomputed from the path) to
+// the persisted index and back. A ranking that adds a field adds its bag
+// here, in both, and bumps termsVersion.
+func contentBags(d *indexDoc) []index.Terms {
+	return []index.Terms{toIndexTerms(d.content)}
+}
+
+func setContentBags(d *indexDoc, bags []index.Terms) bool {
+	if len(bags) != 1 {
+		return false
+	}
+	d.content = fromIndexTerms(bags[0])
+	return true
+}
+
+func toIndexTerms(t terms) index.Terms   { return index.Terms{Hash: t.hash, TF: t.tf, N: t.n} }
+func fromIndexTerms(t index.Terms) terms { return terms{hash: t.Hash, tf: t.TF, n: t.N} }
+
 // indexKey names what a persisted index holds: this root, these options
 // and this term extractor.
 func (w *Workspace) indexKey() string {
@@ -351,11 +370,14 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 		fi.binary, fi.indexed = true, true
 	case lf.Flags&index.FlagTooBig != 0:
 		fi.tooBig, fi.indexed = true, true
-	case lf.Content != nil && len(lf.Content.Bags) == 1:
+	case lf.Content != nil:
 		c := lf.Content
-		b := c.Bags[0]
+		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: r.c.pathTerms(rel)}
+		if !setContentBags(doc, c.Bags) {
+			return nil
+		}
 		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
-		fi.doc = &indexDoc{path: rel, test: IsTestFile(rel), content: terms{hash: b.Hash, tf: b.TF, n: b.N}, name: r.c.pathTerms(rel)}
+		fi.doc = doc
 		fi.indexed = true
 	default:
 		return nil
@@ -400,9 +422,8 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 			case fi.doc != nil:
 				c := contents[fi.hash]
 				if c == nil {
-					d := fi.doc.content
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Bags: []index.Terms{{Hash: d.hash, TF: d.tf, N: d.n}}}
+						Bags: contentBags(fi.doc)}
 					contents[fi.hash] = c
 				}
 				lf.Content = c
