@@ -153,6 +153,17 @@ func TestPackOverRPC(t *testing.T) {
 	if r := d.call("ctx/pack", map[string]any{"format": "yaml"}); r["error"] == nil {
 		t.Error("bad format accepted")
 	}
+	if r := d.call("ctx/pack", map[string]any{"output": "relative.md"}); r["error"] == nil {
+		t.Error("relative output accepted")
+	}
+	out := filepath.Join(t.TempDir(), "pack.md")
+	r = d.call("ctx/pack", map[string]any{"output": out})
+	if r["error"] != nil {
+		t.Fatal(r["error"])
+	}
+	if md, err := os.ReadFile(out); err != nil || !strings.Contains(string(md), "### lib/util.go (") {
+		t.Errorf("ctx/pack output file: %v\n%s", err, md)
+	}
 	// The daemon follows the tree: a new file is in the next pack.
 	if err := os.WriteFile(filepath.Join(dir, "lib", "more.go"), []byte("package lib\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,8 @@ func run(bin, root string, n, clients, cold int, method string) error {
 	}
 	params := func(i int) map[string]any {
 		if method == "ctx/pack" {
-			return map[string]any{}
+			// As `ctxd pack --output` and repomix -o: the pack goes to a file.
+			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
 		return map[string]any{"user_request": requests[i%len(requests)]}
 	}
