@@ -1,6 +1,8 @@
 package pack
 
 import (
+	"bufio"
+	"encoding/xml"
 	"errors"
 	"os"
 	"path/filepath"
@@ -117,4 +119,35 @@ func TestPack(t *testing.T) {
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad format: %v", err)
 	}
+}
+
+// FuzzWriteEscaped: any text comes back from an XML parser as it went in
+// (invalid UTF-8 and characters XML cannot hold as U+FFFD).
+func FuzzWriteEscaped(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "a\r\nb\tc\x00d\x1fe", "\xff\xfe bad", "日本語 ]]> 'q'", "\uFFFE\uFFFF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		bw := bufio.NewWriter(&b)
+		bw.WriteString("<a>")
+		writeEscaped(bw, s)
+		bw.WriteString("</a>")
+		bw.Flush()
+		var got struct {
+			Text string `xml:",chardata"`
+		}
+		if err := xml.Unmarshal([]byte(b.String()), &got); err != nil {
+			t.Fatalf("%q: not XML: %v\n%s", s, err, b.String())
+		}
+		want := strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r != 0xFFFE && r != 0xFFFF && !(r >= 0xD800 && r <= 0xDFFF) {
+				return r
+			}
+			return '\uFFFD'
+		}, strings.ToValidUTF8(s, "\uFFFD"))
+		if got.Text != want {
+			t.Errorf("%q: round trip gave %q, want %q", s, got.Text, want)
+		}
+	})
 }
