@@ -10,12 +10,15 @@
 # a repomix binary (npm i repomix@1.14 outside the repo), ctxd pack against
 # repomix on the 1.7k and 10k trees (cold, and warm ctx/pack to a file).
 #
+# CTXD_BIN measures a given binary instead of building this tree's (the
+# BEFORE numbers were taken that way, with the binary of commit db19be5).
+#
 #   REPOMIX=/work/data/repomix/node_modules/.bin/repomix scripts/bench-scale.sh [DIR]
 set -euo pipefail
 dir=${1:-/work/data/ctxd-scale}
 scripts/make-stdlib-trees.sh "$dir" >/dev/null
 tmp=$(mktemp -d)
-go build -o "$tmp/ctxd" ./cmd/ctxd
+if [ -n "${CTXD_BIN:-}" ]; then cp "$CTXD_BIN" "$tmp/ctxd"; else go build -o "$tmp/ctxd" ./cmd/ctxd; fi
 go build -o "$tmp/benchscale" ./scripts/benchscale
 echo "binary_bytes=$(stat -c %s "$tmp/ctxd")"
 for t in 1k 10k 100k; do
