@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,7 +109,9 @@ func (w *Workspace) startFollowing() {
 	f.kick = make(chan struct{}, 1)
 	wa, err := index.Watch(w.root, index.WatchOptions{
 		GitDir: gitDir,
-		Skip:   isStateDir,
+		Skip: func(rel string) bool {
+			return isStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
+		},
 		OnChange: func() {
 			select {
 			case f.kick <- struct{}{}:

@@ -129,7 +129,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		for _, e := range entries {
 			name := e.Name()
 			rel := relSlash(dir, name)
-			if name == ".git" || rel == ".ctxd" {
+			if name == ".git" || rel == ".ctxd" || rel == w.indexDirRel {
 				continue
 			}
 			t := e.Type()

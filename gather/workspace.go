@@ -120,6 +120,10 @@ type Workspace struct {
 	git *gitState
 
 	follow follower // watcher, persisted index, background refresh
+	// indexDirRel is the persisted index's directory when it lies inside
+	// the root outside .ctxd (a state dir moved into the tree): never
+	// walked, never watched, so writing the index is not a change.
+	indexDirRel string
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -154,6 +158,11 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
+	if opts.IndexPath != "" {
+		if r, ok := within(abs, filepath.Dir(opts.IndexPath)); ok && r != "." {
+			w.indexDirRel = filepath.ToSlash(r)
+		}
+	}
 	w.startFollowing()
 	return w, nil
 }
