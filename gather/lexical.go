@@ -1,6 +1,7 @@
 package gather
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"sort"
@@ -22,6 +23,8 @@ const (
 	bm25K1      = 1.2
 	bm25B       = 0.75
 	pathWeight  = 2.5 // a term in the path says more than one in the body
+	defWeight   = 2.0 // a term in a defined name says more than a use of it
+	bm25BDefs   = 0.3 // files that define much are only a little penalized
 	testPenalty = 0.8 // test files rank a little below the code they test unless the request is about tests
 )
 
@@ -51,6 +54,15 @@ type termCounter struct {
 	used   []int32 // occupied slots, for bag and reset
 	n      int
 	buf    []byte
+	sub    *termCounter // see defs
+}
+
+// defs returns the companion counter newDoc uses for definitions.
+func (c *termCounter) defs() *termCounter {
+	if c.sub == nil {
+		c.sub = newTermCounter()
+	}
+	return c.sub
 }
 
 func newTermCounter() *termCounter {
@@ -286,6 +298,90 @@ func (c *termCounter) contentTerms(b []byte) terms {
 	return c.bag()
 }
 
+// newDoc indexes one file: its content, its path, the names it defines and
+// its role. c and d are reusable counters (d for the definitions).
+func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
+	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, b)}
+	c.reset()
+	d.reset()
+	scanDefs(b, c.addIdent, d.addIdent)
+	doc.content = c.bag()
+	doc.defs = d.bag()
+	doc.name = c.pathTerms(rel)
+	return doc
+}
+
+// defKeywords introduce a definition's name in the languages ctxd reads:
+// the next identifier, after blanks only, is defined.
+var defKeywords = map[string]bool{
+	"def": true, "class": true, "type": true, "interface": true, "struct": true, "enum": true,
+	"trait": true, "fn": true, "function": true, "module": true, "object": true, "record": true,
+	"union": true, "impl": true, "protocol": true, "extension": true,
+}
+
+// scanDefs calls ident for every identifier of b, as scanIdents does, and
+// def for the names b defines: the identifier after a definition keyword
+// (def, class, function, type, ...) and a Go method's name after its
+// receiver ("func (s *Server) Shutdown" defines Shutdown). It is a lexical
+// approximation of a symbol table that costs one pass over the text.
+func scanDefs(b []byte, ident, def func(id []byte)) {
+	var prev []byte
+	prevEnd := 0
+	recv := 0 // > 0 while inside a Go receiver, counting down identifiers
+	for i := 0; i < len(b); {
+		if !isIdentByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isIdentByte(b[j]) {
+			j++
+		}
+		id := b[i:j]
+		if b[i] < '0' || b[i] > '9' {
+			ident(id)
+			gap := b[prevEnd:i]
+			switch {
+			case recv > 0:
+				recv--
+				if k := bytes.LastIndexByte(gap, ')'); k >= 0 {
+					// "func (s *Server) Shutdown" but not "func(a int) {}".
+					if blank(gap[k+1:]) {
+						def(id)
+					}
+					recv = 0
+				}
+			case string(prev) == "func":
+				if bytes.IndexByte(gap, '(') >= 0 {
+					recv = 4
+					break
+				}
+				if blank(gap) {
+					def(id)
+				}
+			case defKeywords[string(prev)] && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+				def(id)
+			}
+			prev = id
+			prevEnd = j
+		}
+		i = j
+	}
+}
+
+// blank reports a non-empty run of spaces and tabs.
+func blank(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // pathTerms returns the bag of terms of a root-relative slash path: its
 // directory names and its base name without the extension.
 func (c *termCounter) pathTerms(rel string) terms {
@@ -357,25 +453,27 @@ type Hit struct {
 type indexDoc struct {
 	path    string
 	test    bool
+	role    fileRole
 	content terms
 	name    terms // path terms
+	defs    terms // terms of the names the file defines
 }
 
 // Index is a lexical index of files' paths and contents, ranked with BM25.
 // An Index is immutable once built and safe for concurrent use.
 type Index struct {
-	docs             []*indexDoc
-	avgPath, avgBody float64
+	docs                      []*indexDoc
+	avgPath, avgBody, avgDefs float64
 }
 
 // NewIndex indexes files given as root-relative slash paths and their text.
 // A Workspace keeps its own index, built once and updated file by file;
 // NewIndex is for indexing text that is at hand.
 func NewIndex(files map[string][]byte) *Index {
-	c := newTermCounter()
+	c, d := newTermCounter(), newTermCounter()
 	docs := make([]*indexDoc, 0, len(files))
 	for p, b := range files {
-		docs = append(docs, &indexDoc{path: p, test: IsTestFile(p), content: c.contentTerms(b), name: c.pathTerms(p)})
+		docs = append(docs, newDoc(c, d, p, b))
 	}
 	return newIndex(docs)
 }
@@ -383,14 +481,16 @@ func NewIndex(files map[string][]byte) *Index {
 func newIndex(docs []*indexDoc) *Index {
 	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
 	ix := &Index{docs: docs}
-	var sp, sb float64
+	var sp, sb, sd float64
 	for _, d := range docs {
 		sp += float64(d.name.n)
 		sb += float64(d.content.n)
+		sd += float64(d.defs.n)
 	}
 	if len(docs) > 0 {
 		ix.avgPath = math.Max(sp/float64(len(docs)), 1)
 		ix.avgBody = math.Max(sb/float64(len(docs)), 1)
+		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
 	}
 	return ix
 }
@@ -402,7 +502,19 @@ func (ix *Index) Len() int { return len(ix.docs) }
 // (all that match when limit <= 0), best first, ties by path. Files that
 // share no term with the query are left out.
 func (ix *Index) Rank(query string, limit int) []Hit {
-	return ix.rank(queryTerms(query), testQuery(query), limit, nil)
+	return ix.rank(newRankQuery(query, testQuery(query)), limit, nil)
+}
+
+// rankQuery is a request split for ranking.
+type rankQuery struct {
+	terms []uint32
+	// aboutTests keeps test files from being ranked down; explain lets
+	// docs rise (still below code).
+	aboutTests, explain bool
+}
+
+func newRankQuery(text string, aboutTests bool) rankQuery {
+	return rankQuery{terms: queryTerms(text), aboutTests: aboutTests, explain: explainQuery(text)}
 }
 
 // testQuery reports a request about tests, for which test files are not
@@ -413,16 +525,20 @@ func testQuery(q string) bool {
 }
 
 // rank is Rank with the query already split; keep, when not nil, limits the
-// candidates.
-func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path string) bool) []Hit {
+// candidates. A file's score is BM25 over three fields (path, content and
+// the names it defines), times its role's prior (docs, changelogs, meta,
+// generated and vendored files below code) and the test penalty.
+func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit {
+	qt := q.terms
 	if len(qt) == 0 || len(ix.docs) == 0 {
 		return nil
 	}
 	n := float64(len(ix.docs))
 	idfP := make([]float64, len(qt))
 	idfB := make([]float64, len(qt))
+	idfD := make([]float64, len(qt))
 	for i, h := range qt {
-		var dfp, dfb float64
+		var dfp, dfb, dfd float64
 		for _, d := range ix.docs {
 			if d.name.count(h) > 0 {
 				dfp++
@@ -430,13 +546,21 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 			if d.content.count(h) > 0 {
 				dfb++
 			}
+			if d.defs.count(h) > 0 {
+				dfd++
+			}
 		}
 		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
+		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
 	}
 	var ref float64
 	for i := range qt {
 		ref += idfB[i]
+	}
+	priors := &codePriors
+	if q.explain {
+		priors = &explainPriors
 	}
 	var hits []Hit
 	for _, d := range ix.docs {
@@ -446,6 +570,7 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 		var s float64
 		lp := float64(d.name.n) / ix.avgPath
 		lb := float64(d.content.n) / ix.avgBody
+		ld := float64(d.defs.n) / ix.avgDefs
 		for i, h := range qt {
 			if tf := float64(d.name.count(h)); tf > 0 {
 				s += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
@@ -453,11 +578,15 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 			if tf := float64(d.content.count(h)); tf > 0 {
 				s += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
 			}
+			if tf := float64(d.defs.count(h)); tf > 0 {
+				s += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
+			}
 		}
 		if s <= 0 {
 			continue
 		}
-		if d.test && !aboutTests {
+		s *= priors[d.role]
+		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
 		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref)})

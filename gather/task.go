@@ -29,7 +29,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if len(overlay) > 0 {
 		ix = g.snap.withOverlay(overlay)
 	}
-	hits := ix.rank(queryTerms(r.Text), r.Task == ctxd.TaskTest || testQuery(r.Text), 0, nil)
+	hits := ix.rank(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 		if IsSecret(rel) || isStateDir(rel) {
 			continue
 		}
-		docs = append(docs, &indexDoc{path: rel, test: IsTestFile(rel), content: c.contentTerms([]byte(text)), name: c.pathTerms(rel)})
+		docs = append(docs, newDoc(c, c.defs(), rel, []byte(text)))
 	}
 	return newIndex(docs)
 }

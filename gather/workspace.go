@@ -511,7 +511,7 @@ func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
 				set[m] = true
 			}
 			var keep []string
-			for _, h := range g.snap.index.rank(queryTerms(g.req.Text), testQuery(g.req.Text), 0, func(p string) bool { return set[p] }) {
+			for _, h := range g.snap.index.rank(newRankQuery(g.req.Text, testQuery(g.req.Text)), 0, func(p string) bool { return set[p] }) {
 				keep = append(keep, h.Path)
 				delete(set, h.Path)
 			}
