@@ -253,6 +253,9 @@ type Skipped struct {
 	Reason string  `json:"reason"`
 	Tokens int     `json:"tokens,omitempty"`
 	Score  float64 `json:"score,omitempty"`
+	// ScoreBreakdown is the chunk's score breakdown, as an included
+	// chunk's, so a client can see why it ranked where it did.
+	ScoreBreakdown []ScoreTerm `json:"score_breakdown,omitempty"`
 }
 
 // CompressedContext is the gathered context fitted into its budget.
