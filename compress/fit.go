@@ -53,10 +53,18 @@ type Options struct {
 // Allocation shares: the presence pass spends at most presenceShare of the
 // budget, and at most presenceCap of it on any one chunk, and looks at the
 // best presenceChunks chunks.
+// A chunk of up to presenceWhole tokens is placed whole in that pass; a
+// larger one at its smallest structural view, or a head-and-tail cut of
+// presenceWhole tokens.
 const (
 	presenceShare  = 0.5
 	presenceCap    = 1.0 / 6
 	presenceChunks = 12
+	presenceWhole  = 400
+	// presencePer is the mean cost the presence pass plans for per chunk:
+	// a larger budget makes more chunks present (share / presencePer, at
+	// least presenceChunks).
+	presencePer = 250
 )
 
 // Fit fits cs, which must be sorted by score (highest first), into the
@@ -102,7 +110,8 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// 1. Presence.
 	share := used + int(presenceShare*float64(out.Budget-used))
 	limit := max(int(presenceCap*float64(out.Budget)), opts.MinPartial)
-	for i := range cs[:min(len(cs), presenceChunks)] {
+	n := max(presenceChunks, int(presenceShare*float64(out.Budget-used))/presencePer)
+	for i := range cs[:min(len(cs), n)] {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("fit chunks: %w", err)
 		}
@@ -166,19 +175,17 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 // head-and-tail cut of room tokens.
 func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
 	whole := f.cost(c)
-	if whole <= room {
+	if whole <= min(room, presenceWhole) {
 		c.Tokens = whole
 		return c, true
 	}
-	vs := f.viewsOf(ctx, i, &c)
-	for k := len(vs) - 1; k >= 0; k-- {
-		r := f.withView(c, vs[k], whole)
-		if r.Tokens <= room {
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		// The smallest view; larger ones cost more.
+		if r := f.withView(c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
-		break // larger views cost more
 	}
-	return f.middle(c, whole, room)
+	return f.middle(c, whole, min(room, presenceWhole))
 }
 
 // largest returns chunk i at the largest view that fits in room.

@@ -142,12 +142,12 @@ func TestRecall(t *testing.T) {
 	// Every file of this small repository fits into 32k: both methods
 	// find every answer.
 	big := rep.Budgets[1]
-	if big.Ctxd.All != 1 || big.Ctxd.Recall != 1 || big.BM25.All != 1 {
+	if big.Ctxd.All != 1 || big.Ctxd.Recall != 1 || big.BM25.All != 1 || big.Ctxd.AllFull != 1 {
 		t.Errorf("at 32000: %+v", big)
 	}
 	for _, b := range rep.Budgets {
 		for _, s := range []Score{b.Ctxd, b.BM25} {
-			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 {
+			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 || s.AllFull > s.All {
 				t.Errorf("inconsistent score %+v", s)
 			}
 		}
@@ -165,7 +165,7 @@ func TestRecall(t *testing.T) {
 	}
 	var out strings.Builder
 	rep.Print(&out)
-	for _, s := range []string{"all-found", "ctxd", "bm25", "32000"} {
+	for _, s := range []string{"all-found", "all-full", "ctxd", "bm25", "32000"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/tokens"
@@ -34,6 +35,11 @@ type Score struct {
 	// All is the fraction of cases with every answer file found; Any
 	// with at least one.
 	All, Any float64
+	// AllFull is the fraction of cases with every answer file found whole
+	// or at the bodies view (bodies collapsed only where they do not
+	// matter), not just as an outline, signatures or a cut. The baseline's
+	// files are always whole.
+	AllFull float64
 }
 
 // BudgetResult is ctxd's and the baseline's score at one budget.
@@ -58,6 +64,9 @@ type Miss struct {
 	Commit  string
 	Subject string
 	Missing []string
+	// Why says, per missing file, whether it was gathered and skipped
+	// (with the fitter's reason) or not gathered at all.
+	Why []string
 }
 
 // Recall replays the eligible commits of the repository at repo and
@@ -104,15 +113,18 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	cfg := config.Default()
 
 	counter, _ := tokens.ForModel(cfg.Model, 0)
-	type tally struct{ recall, all, any float64 }
+	type tally struct{ recall, all, any, full float64 }
 	ct := make([]tally, len(opts.Budgets))
 	bt := make([]tally, len(opts.Budgets))
 	ctxBudgets := make([]int, len(opts.Budgets))
 	rep := &Report{Repo: repo, Cases: len(cases), Misses: map[int][]Miss{}}
-	add := func(t *tally, found, total int) {
+	add := func(t *tally, found, full, total int) {
 		t.recall += float64(found) / float64(total)
 		if found == total {
 			t.all++
+		}
+		if full == total {
+			t.full++
 		}
 		if found > 0 {
 			t.any++
@@ -146,20 +158,33 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			}
 			ctxBudgets[bi] = env.Context.Budget
 			in := map[string]bool{}
+			full := 0
 			for _, ch := range env.Context.Chunks {
 				if ch.Content != "" {
 					in[ch.Source] = true
+					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.TruncBodies) {
+						full++
+					}
 				}
 			}
-			var missing []string
+			skipped := map[string]string{}
+			for _, sk := range env.Context.Skipped {
+				skipped[sk.Source] = sk.Reason
+			}
+			var missing, why []string
 			for _, a := range c.Answer {
 				if !in[a] {
 					missing = append(missing, a)
+					w := "not gathered"
+					if r, ok := skipped[a]; ok {
+						w = "skipped: " + r
+					}
+					why = append(why, w)
 				}
 			}
-			add(&ct[bi], len(c.Answer)-len(missing), len(c.Answer))
+			add(&ct[bi], len(c.Answer)-len(missing), full, len(c.Answer))
 			if len(missing) > 0 {
-				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing})
+				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
 			}
 			got := base.fill(c.Request, counter, env.Context.Budget)
 			found := 0
@@ -168,7 +193,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 					found++
 				}
 			}
-			add(&bt[bi], found, len(c.Answer))
+			add(&bt[bi], found, found, len(c.Answer))
 			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer))
 		}
 		eng.Close()
@@ -181,8 +206,8 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		rep.Budgets = append(rep.Budgets, BudgetResult{
 			Budget:        b,
 			ContextBudget: ctxBudgets[bi],
-			Ctxd:          Score{Recall: ct[bi].recall / n, All: ct[bi].all / n, Any: ct[bi].any / n},
-			BM25:          Score{Recall: bt[bi].recall / n, All: bt[bi].all / n, Any: bt[bi].any / n},
+			Ctxd:          Score{Recall: ct[bi].recall / n, All: ct[bi].all / n, Any: ct[bi].any / n, AllFull: ct[bi].full / n},
+			BM25:          Score{Recall: bt[bi].recall / n, All: bt[bi].all / n, Any: bt[bi].any / n, AllFull: bt[bi].full / n},
 		})
 	}
 	rep.Duration = time.Since(start)
@@ -201,13 +226,13 @@ func subject(req string) string {
 // Print writes a report as a table.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "repo %s: %d commits replayed in %s\n\n", r.Repo, r.Cases, r.Duration.Round(time.Second))
-	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s\n", "budget", "context", "method", "recall", "all-found", "any-found")
+	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s %10s\n", "budget", "context", "method", "recall", "all-found", "any-found", "all-full")
 	for _, b := range r.Budgets {
 		for _, m := range []struct {
 			name string
 			s    Score
 		}{{"ctxd", b.Ctxd}, {"bm25", b.BM25}} {
-			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any)
+			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%% %9.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any, 100*m.s.AllFull)
 		}
 	}
 }

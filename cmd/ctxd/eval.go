@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -62,18 +63,21 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *verbose {
+		for _, b := range rep.Budgets {
+			for _, m := range rep.Misses[b.Budget] {
+				fmt.Fprintf(io.Err, "miss@%d %s %s\n", b.Budget, m.Commit[:12], m.Subject)
+				for i, f := range m.Missing {
+					fmt.Fprintf(io.Err, "    %s (%s)\n", f, m.Why[i])
+				}
+			}
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
 	rep.Print(io.Out)
-	if *verbose {
-		for _, b := range rep.Budgets {
-			for _, m := range rep.Misses[b.Budget] {
-				io.Err.Write([]byte("miss@" + strconv.Itoa(b.Budget) + " " + m.Commit[:12] + " " + m.Subject + " :: " + strings.Join(m.Missing, ", ") + "\n"))
-			}
-		}
-	}
 	return nil
 }
