@@ -605,9 +605,10 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 
 // requestIdents returns the identifier-like words of a request that look
 // like code, to look for verbatim in files as MentionedSymbols: camelCase,
-// snake_case, words with digits after letters, and capitalized words that
+// snake_case, words with digits after letters, capitalized words that
 // do not start a sentence ("make Amount print" names Amount; "German
-// customers ..." at the start does not).
+// customers ..." at the start does not), calls ("render()"), members
+// ("res.links") and words in backquotes.
 func requestIdents(q string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -635,6 +636,12 @@ func requestIdents(q string) []string {
 			}
 		}
 		if !code && s[0] >= 'A' && s[0] <= 'Z' && !sentenceStart(b, start) {
+			code = true
+		}
+		// Calls, members and quoted code: "res.links()", "`render`".
+		if !code && (j < len(b) && b[j] == '(' ||
+			start >= 2 && b[start-1] == '.' && isIdentByte(b[start-2]) ||
+			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
 		}
 		if code {
