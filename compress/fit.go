@@ -76,7 +76,8 @@ const (
 //     when small, else their smallest structural view, else a short
 //     head-and-tail cut), so one large file cannot starve the ones after it;
 //  2. upgrade: in score order, each placed chunk is upgraded to the largest
-//     view (whole first) that the space left pays for;
+//     structural view (bodies, signatures) the space left pays for; then,
+//     again in score order, to the largest view, whole first;
 //  3. the rest are placed as space allows, largest view first.
 //
 // Included chunks keep score order and get Tokens set to their rendered
@@ -127,7 +128,27 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			used += got.Tokens
 		}
 	}
-	// 2. Upgrade, in score order.
+	// 2. Upgrade, in score order: first to structural views (bodies at
+	// most), so the best files all show their code, then to whole.
+	for i := range cs {
+		if placed[i] == nil || !placed[i].Truncated {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("fit chunks: %w", err)
+		}
+		room := out.Budget - used + placed[i].Tokens
+		for _, v := range f.viewsOf(ctx, i, &cs[i]) {
+			if v.Level == placed[i].Truncation {
+				break
+			}
+			if got := f.withView(cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+				used += got.Tokens - placed[i].Tokens
+				placed[i] = &got
+				break
+			}
+		}
+	}
 	for i := range cs {
 		if placed[i] == nil || !placed[i].Truncated {
 			continue
