@@ -161,6 +161,7 @@ const (
 	TermRecency   = "recency"
 	TermMention   = "mention"
 	TermRelevance = "relevance"
+	TermRank      = "lexical_rank"
 	TermSize      = "size_penalty"
 	TermCustom    = "custom"
 )
@@ -203,6 +204,10 @@ type Facts struct {
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`
+	// LexicalRank is the source's 1-based place in the lexical ranking of
+	// the whole workspace against the request (BM25 over path, content and
+	// defined names, times the role prior); 0 when it did not match.
+	LexicalRank int `json:"lexical_rank,omitempty"`
 	// Test reports a test file or fixture.
 	Test bool `json:"test,omitempty"`
 	// Explicit reports a source the user named directly (open file or a

@@ -35,9 +35,11 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	scores := make(map[string]float64, len(hits))
 	relevance := make(map[string]float64, len(hits))
-	for _, h := range hits {
+	lexRank := make(map[string]int, len(hits))
+	for i, h := range hits {
 		scores[h.Path] = h.Score
 		relevance[h.Path] = h.Relevance
+		lexRank[h.Path] = i + 1
 	}
 
 	// Stack traces and error text: the error locations.
@@ -134,7 +136,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		}
 	}
 	for rel, c := range g.cands {
-		c.relScore, c.relevance = scores[rel], relevance[rel]
+		c.relScore, c.relevance, c.lexRank = scores[rel], relevance[rel], lexRank[rel]
 	}
 	return nil
 }

@@ -248,6 +248,7 @@ type candidate struct {
 	// relScore is the raw lexical score, relevance the normalized one
 	// (Hit.Relevance).
 	relScore, relevance float64
+	lexRank             int // 1-based place in the lexical ranking, 0 when none
 }
 
 // roleRank orders roles: a file keeps the strongest role it was given.
@@ -628,6 +629,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Lines = countLines([]byte(text))
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
+		f.LexicalRank = c.lexRank
 		for _, id := range idents {
 			if strings.Contains(text, id) {
 				f.MentionedSymbols = append(f.MentionedSymbols, id)

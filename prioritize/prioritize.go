@@ -47,10 +47,17 @@ const (
 	MaxMention         = 400
 	// RelevanceScale multiplies the lexical relevance (0..1).
 	RelevanceScale = 300
+	// RankScale and RankK set the rank term, a reciprocal-rank fusion of
+	// the lexical ranking into the score: RankScale*RankK/(RankK+rank-1),
+	// RankScale for the best file, half of it at rank RankK+1. Relevance
+	// is capped at 1 and ties among the strong matches; the rank keeps
+	// their order.
+	RankScale = 300
+	RankK     = 8.0
 	// SizeFree is the size in tokens below which no penalty applies; above it
 	// the penalty grows with the log of the size, up to MaxSizePenalty.
 	SizeFree       = 1500
-	MaxSizePenalty = 300
+	MaxSizePenalty = 150
 )
 
 // Boost is a custom score boost for sources matching a doublestar pattern
@@ -129,6 +136,9 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	}
 	if f.Relevance > 0 {
 		add(ctxd.TermRelevance, f.Relevance*RelevanceScale, fmt.Sprintf("lexical match %.2f with the request", f.Relevance))
+	}
+	if f.LexicalRank > 0 {
+		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), fmt.Sprintf("lexical rank %d in the workspace", f.LexicalRank))
 	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {
