@@ -199,6 +199,9 @@ type Facts struct {
 	// name); MentionedSymbols lists identifiers of the request found in it.
 	Mentioned        bool     `json:"mentioned,omitempty"`
 	MentionedSymbols []string `json:"mentioned_symbols,omitempty"`
+	// InnermostFrame marks the file of the innermost stack frame inside
+	// the workspace: where the error was raised.
+	InnermostFrame bool `json:"innermost_frame,omitempty"`
 	// ErrorLines are lines a stack trace or error text points at.
 	ErrorLines []int `json:"error_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,

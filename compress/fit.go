@@ -71,11 +71,11 @@ const (
 // budget. It allocates instead of filling greedily:
 //
 //  0. critical chunks (open files, error locations) are placed first at
-//     their largest view that fits;
+//     a cheap view, without the presence pass's limits;
 //  1. presence: the best chunks are placed first at a cheap view (whole
 //     when small, else their smallest structural view, else a short
 //     head-and-tail cut), so one large file cannot starve the ones after it;
-//  2. upgrade: in score order, each placed chunk is upgraded to the largest
+//  2. upgrade: critical chunks first, then in score order, each placed chunk is upgraded to the largest
 //     structural view (bodies, signatures) the space left pays for; then,
 //     again in score order, to the largest view, whole first;
 //  3. the rest are placed as space allows, largest view first.
@@ -98,12 +98,13 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	used := 0
 
 	// 0. Critical chunks (open files, error locations: what the user
-	// pointed at) come first at their largest view that fits.
+	// pointed at) are all placed first at a cheap view, without the
+	// presence share's limits; the upgrade pass grows them first.
 	for i := range cs {
 		if cs[i].Priority < ctxd.PriorityCritical {
 			continue
 		}
-		if got, reason := f.place(ctx, i, cs[i], out.Budget-used); reason == "" {
+		if got, ok := f.cheap(ctx, i, cs[i], out.Budget-used); ok {
 			placed[i] = &got
 			used += got.Tokens
 		}
@@ -128,9 +129,21 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			used += got.Tokens
 		}
 	}
-	// 2. Upgrade, in score order: first to structural views (bodies at
-	// most), so the best files all show their code, then to whole.
+	// 2. Upgrade, critical chunks first, then in score order: first to
+	// structural views (bodies at most), so the best files all show their
+	// code, then to whole.
+	order := make([]int, 0, len(cs))
 	for i := range cs {
+		if cs[i].Priority >= ctxd.PriorityCritical {
+			order = append(order, i)
+		}
+	}
+	for i := range cs {
+		if cs[i].Priority < ctxd.PriorityCritical {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
 		if placed[i] == nil || !placed[i].Truncated {
 			continue
 		}
@@ -149,7 +162,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			}
 		}
 	}
-	for i := range cs {
+	for _, i := range order {
 		if placed[i] == nil || !placed[i].Truncated {
 			continue
 		}

@@ -42,8 +42,20 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		lexRank[h.Path] = i + 1
 	}
 
-	// Stack traces and error text: the error locations.
-	for _, loc := range ParseStackTrace(r.Text) {
+	// Stack traces and error text: the error locations. The innermost
+	// frame in the workspace (the last one of a Python traceback, the
+	// first one of Go, Node and Java traces) is where the error was raised.
+	locs := ParseStackTrace(r.Text)
+	innermost := ""
+	pythonOrder := strings.Contains(r.Text, "Traceback (most recent call last)")
+	for _, loc := range locs {
+		if files := g.snap.traceFiles(g.w.root, loc.Path); len(files) > 0 {
+			if innermost == "" || pythonOrder {
+				innermost = files[0]
+			}
+		}
+	}
+	for _, loc := range locs {
 		for _, rel := range g.snap.traceFiles(g.w.root, loc.Path) {
 			role, reason := ctxd.RoleError, reasonStackTrace
 			if r.Task != ctxd.TaskDebug {
@@ -54,6 +66,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 				continue
 			}
 			c.facts.Mentioned = true
+			c.facts.InnermostFrame = rel == innermost
 			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
 				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
 			}

@@ -29,6 +29,7 @@ import (
 // (an open file), which the user asked about.
 const (
 	BoostDebugError      = 300
+	BoostInnermost       = 150 // on top of BoostDebugError
 	BoostTestFiles       = 250
 	BoostImplementTarget = 400
 	BoostRefactorDeps    = 200
@@ -166,6 +167,9 @@ func taskBoost(c *ctxd.Chunk, task ctxd.TaskType) (float64, string) {
 	f := &c.Facts
 	switch task {
 	case ctxd.TaskDebug:
+		if f.InnermostFrame {
+			return BoostDebugError + BoostInnermost, "debug: innermost frame, where the error was raised"
+		}
 		if f.Role == ctxd.RoleError || len(f.ErrorLines) > 0 {
 			return BoostDebugError, "debug: error location"
 		}
