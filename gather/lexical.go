@@ -301,7 +301,8 @@ func (c *termCounter) contentTerms(b []byte) terms {
 // newDoc indexes one file: its content, its path, the names it defines and
 // its role. c and d are reusable counters (d for the definitions).
 func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
-	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, b)}
+	gen := generatedHead(b)
+	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, gen), generated: gen}
 	c.reset()
 	d.reset()
 	scanDefs(b, c.addIdent, d.addIdent)
@@ -457,6 +458,8 @@ type indexDoc struct {
 	content terms
 	name    terms // path terms
 	defs    terms // terms of the names the file defines
+	// generated marks a generated-code header (persisted: role depends on it).
+	generated bool
 }
 
 // Index is a lexical index of files' paths and contents, ranked with BM25.

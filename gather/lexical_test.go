@@ -111,7 +111,7 @@ func TestClassifyRole(t *testing.T) {
 		{"package.json", "{}", roleConfig},
 	}
 	for _, tt := range tests {
-		if got := classifyRole(tt.path, []byte(tt.head)); got != tt.want {
+		if got := classifyRole(tt.path, generatedHead([]byte(tt.head))); got != tt.want {
 			t.Errorf("classifyRole(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}

@@ -35,9 +35,9 @@ var (
 	explainPriors = [...]float64{roleCode: 1, roleDoc: 0.8, roleChangelog: 0.15, roleMeta: 0.2, roleConfig: 0.5, roleExample: 0.7, roleGenerated: 0.3, roleVendored: 0.3, roleFixture: 0.4}
 )
 
-// classifyRole returns the role of a root-relative path whose text starts
-// with head (the first bytes are enough to see a generated-code marker).
-func classifyRole(rel string, head []byte) fileRole {
+// classifyRole returns the role of a root-relative path; generated says
+// its text starts with a generated-code marker (generatedHead).
+func classifyRole(rel string, generated bool) fileRole {
 	lower := strings.ToLower(rel)
 	base := path.Base(lower)
 	stem := base
@@ -65,7 +65,7 @@ func classifyRole(rel string, head []byte) fileRole {
 			return roleChangelog
 		}
 	}
-	if generatedHead(head) {
+	if generated {
 		return roleGenerated
 	}
 	switch fileKind(rel) {

@@ -42,7 +42,19 @@ type Options struct {
 	// Logger receives debug records (counts and timings, never source
 	// text); nil discards them.
 	Logger *slog.Logger
+	// Watch follows the tree with inotify (a daemon): a request that
+	// finds nothing changed does not walk, and git facts are refreshed on
+	// changes, off the request path. Without it every Gather walks.
+	Watch bool
+	// IndexPath, when set, is where the file facts persist between
+	// processes (see package index); a tree of fewer than
+	// PersistMinFiles files is not persisted.
+	IndexPath string
 }
+
+// PersistMinFiles is the smallest tree whose index is persisted: below
+// it, reading the files again costs less than the index file.
+const PersistMinFiles = 256
 
 // Request is one gathering request.
 type Request struct {
@@ -106,6 +118,8 @@ type Workspace struct {
 	snap      *snapshot
 
 	git *gitState
+
+	follow follower // watcher, persisted index, background refresh
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -140,6 +154,7 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
+	w.startFollowing()
 	return w, nil
 }
 
@@ -149,6 +164,7 @@ func (w *Workspace) Root() string { return w.root }
 // Close releases the resources the workspace holds (the open git
 // repository). The workspace must not be used after.
 func (w *Workspace) Close() error {
+	w.stopFollowing()
 	return w.git.close()
 }
 
@@ -171,32 +187,42 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 	w.refreshMu.Lock()
 	defer w.refreshMu.Unlock()
 	t0 := time.Now()
+	w.snapMu.Lock()
+	prev := w.snap
+	w.snapMu.Unlock()
+	if s, ok := w.followChanges(ctx, prev); ok {
+		return s, s.warnings, nil
+	}
 	rules, err := newIgnoreRules(w.root, w.opts.Exclude)
 	if err != nil {
 		return nil, nil, err
 	}
-	w.snapMu.Lock()
-	prev := w.snap
-	w.snapMu.Unlock()
 	var prevByRel map[string]*fileInfo
 	if prev != nil {
 		prevByRel = prev.byRel
 	}
-	files, warnings, err := w.walk(ctx, rules, prevByRel)
+	started := time.Now()
+	files, dirs, warnings, err := w.walk(ctx, rules, prevByRel)
 	if err != nil {
+		w.follow.mustWalk()
 		return nil, nil, err
 	}
-	if err := w.indexFiles(ctx, files); err != nil {
+	indexed, err := w.indexFiles(ctx, files)
+	if err != nil {
+		w.follow.mustWalk()
 		return nil, nil, err
 	}
+	w.follow.walked(dirs)
 	if prev != nil && sameFiles(prev.files, files) {
 		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
 		return prev, warnings, nil
 	}
 	s := newSnapshot(files)
+	s.dirs, s.warnings = dirs, warnings
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.persist(s, started, indexed)
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
 	return s, warnings, nil
 }
@@ -380,7 +406,7 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	g.warnings = append(g.warnings, walkWarnings...)
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
-	gi, warns := w.git.facts(ctx, r.Commits, func(rel string) bool { return snap.byRel[rel] != nil })
+	gi, warns := w.gitFacts(ctx, r.Commits, snap)
 	g.warnings = append(g.warnings, warns...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)

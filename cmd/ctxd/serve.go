@@ -47,7 +47,8 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	if useStdio && listen != "" {
 		return usagef("--stdio and --listen are exclusive")
 	}
-	if err := setStateDir(stateDir); err != nil {
+	stateDir, err = stateDirFlag(stateDir)
+	if err != nil {
 		return err
 	}
 	var logOut io.Writer = stdio.Err
@@ -56,7 +57,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
-	opts := server.Options{Root: root, Logger: log, Version: Version()}
+	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir}
 	if model != "" {
 		opts.Overrides = config.Overrides{Model: &model}
 	}
