@@ -312,12 +312,19 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	return doc
 }
 
-// defKeywords introduce a definition's name in the languages ctxd reads:
-// the next identifier, after blanks only, is defined.
-var defKeywords = map[string]bool{
-	"def": true, "class": true, "type": true, "interface": true, "struct": true, "enum": true,
-	"trait": true, "fn": true, "function": true, "module": true, "object": true, "record": true,
-	"union": true, "impl": true, "protocol": true, "extension": true,
+// defKeyword reports words that introduce a definition's name in the
+// languages ctxd reads: the next identifier, after blanks only, is
+// defined. A switch, not a map: it runs once per identifier of every file.
+func defKeyword(w []byte) bool {
+	if len(w) < 2 || len(w) > 9 {
+		return false
+	}
+	switch string(w) {
+	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn", "function",
+		"module", "object", "record", "union", "impl", "protocol", "extension":
+		return true
+	}
+	return false
 }
 
 // scanDefs calls ident for every identifier of b, as scanIdents does, and
@@ -360,7 +367,7 @@ func scanDefs(b []byte, ident, def func(id []byte)) {
 				if blank(gap) {
 					def(id)
 				}
-			case defKeywords[string(prev)] && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+			case defKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
 				def(id)
 			}
 			prev = id
