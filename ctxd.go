@@ -193,8 +193,11 @@ type Facts struct {
 	Unsaved bool `json:"unsaved,omitempty"`
 	// Cursor is the open file's cursor line (1-based), 0 when unknown.
 	Cursor int `json:"cursor,omitempty"`
-	// Selection is the selected range of an open file.
-	Selection *LineRange `json:"selection,omitempty"`
+	// Selection is the selected range of an open file, and SelectedText
+	// its text (at most 80 lines), which the prompt shows beside a view
+	// that may have cut it.
+	Selection    *LineRange `json:"selection,omitempty"`
+	SelectedText string     `json:"selected_text,omitempty"`
 	// Mentioned reports that the request names this source (path or base
 	// name); MentionedSymbols lists identifiers of the request found in it.
 	Mentioned        bool     `json:"mentioned,omitempty"`

@@ -204,6 +204,15 @@ func TestRelevanceRequests(t *testing.T) {
 			if !strings.Contains(got.Content, tc.marker) {
 				t.Errorf("target %s at view %q hides the body line %q (task %s); included %v", tc.target, got.Truncation, tc.marker, env.TaskType, order)
 			}
+			for _, o := range tc.open {
+				want := fmt.Sprintf("Cursor: line %d", o.Line)
+				if o.Selection != nil {
+					want = fmt.Sprintf("Selection: lines %d-%d", o.Selection.Start, o.Selection.End)
+				}
+				if !strings.Contains(env.Prompt, want) {
+					t.Errorf("the prompt does not say %q", want)
+				}
+			}
 			if len(got.ScoreBreakdown) == 0 {
 				t.Errorf("target has no score breakdown")
 			}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/ctxd/ctxd"
 )
 
 // fileRole is what a file is for, as far as ranking code for a task goes.
@@ -92,6 +94,23 @@ func generatedHead(head []byte) bool {
 		return true
 	}
 	return bytes.Contains(head, []byte("@generated"))
+}
+
+// maxSelectedLines bounds the selected text a chunk carries.
+const maxSelectedLines = 80
+
+// selectedText returns the lines of text that sel covers (1-based,
+// inclusive), at most maxSelectedLines of them; "" without a selection.
+func selectedText(text string, sel *ctxd.LineRange) string {
+	if sel == nil || sel.Start < 1 || sel.End < sel.Start {
+		return ""
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if sel.Start > len(lines) {
+		return ""
+	}
+	end := min(sel.End, len(lines), sel.Start+maxSelectedLines-1)
+	return strings.Join(lines[sel.Start-1:end], "")
 }
 
 // explainQuery reports a request that asks how something works rather

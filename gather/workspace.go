@@ -656,6 +656,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
+		f.SelectedText = selectedText(text, f.Selection)
 		for _, id := range idents {
 			if strings.Contains(text, id) {
 				f.MentionedSymbols = append(f.MentionedSymbols, id)
