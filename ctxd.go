@@ -149,8 +149,12 @@ type LineRange struct {
 
 // ScoreTerm is one term of a chunk's score, with the reason it applies.
 type ScoreTerm struct {
-	Term   string  `json:"term"`
-	Value  float64 `json:"value"`
+	Term  string  `json:"term"`
+	Value float64 `json:"value"`
+	// Share is the term's part of the score: Value over the sum of the
+	// terms' absolute values (so shares of a breakdown add up to 1 in
+	// absolute value, penalties counting negative).
+	Share  float64 `json:"share,omitempty"`
 	Reason string  `json:"reason,omitempty"`
 }
 
@@ -214,6 +218,8 @@ type Facts struct {
 	// the whole workspace against the request (BM25 over path, content and
 	// defined names, times the role prior); 0 when it did not match.
 	LexicalRank int `json:"lexical_rank,omitempty"`
+	// Lexical splits the lexical match by signal, when the source matched.
+	Lexical *LexicalMatch `json:"lexical,omitempty"`
 	// Test reports a test file or fixture.
 	Test bool `json:"test,omitempty"`
 	// Explicit reports a source the user named directly (open file or a
@@ -367,6 +373,18 @@ type OpenFile struct {
 	Line      int        `json:"line,omitempty"`
 	Selection *LineRange `json:"selection,omitempty"`
 	Text      *string    `json:"text,omitempty"`
+}
+
+// LexicalMatch is how a source matched a request lexically: the shares of
+// its BM25 score from its path, its content and the names it defines, and
+// the prior of its role (code 1; docs, changelogs, meta, generated and
+// vendored files less) that multiplied the score.
+type LexicalMatch struct {
+	Path        float64 `json:"path"`
+	Content     float64 `json:"content"`
+	Definitions float64 `json:"definitions"`
+	Role        string  `json:"role"`
+	Prior       float64 `json:"prior"`
 }
 
 // Sentinel errors that callers branch on; server/ maps them to JSON-RPC

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -215,6 +216,13 @@ func TestRelevanceRequests(t *testing.T) {
 			}
 			if len(got.ScoreBreakdown) == 0 {
 				t.Errorf("target has no score breakdown")
+			}
+			var shares float64
+			for _, term := range got.ScoreBreakdown {
+				shares += math.Abs(term.Share)
+			}
+			if math.Abs(shares-1) > 0.01 {
+				t.Errorf("target's shares add up to %.3f: %+v", shares, got.ScoreBreakdown)
 			}
 			for _, s := range cc.Skipped {
 				if s.Source != "" && len(s.ScoreBreakdown) == 0 && s.Score != 0 {

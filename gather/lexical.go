@@ -7,15 +7,18 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd"
 )
 
-// The lexical index ranks files against a request with BM25 over two
-// fields, the path and the content, each a bag of normalized terms. A term
+// The lexical index ranks files against a request with BM25 over three
+// fields, the path, the content and the names the file defines, each a bag
+// of normalized terms, times the file's role prior (roles.go). A term
 // is a piece of an identifier split on snake_case, camelCase and
 // digits-to-letters, lowercased and lightly stemmed; an identifier with
 // several pieces also adds itself whole ("ParseConfig" gives "pars",
 // "config" and "parseconfig"). Terms are kept as 32-bit FNV-1a hashes, so a
-// file's entry is two small sorted slices and no strings; a collision costs
+// file's entry is three small sorted slices and no strings; a collision costs
 // a little precision, never an error. See docs/gathering.md.
 
 // BM25 parameters and field weights.
@@ -455,6 +458,8 @@ type Hit struct {
 	// word of several), so a weak lexical match cannot outrank a file the
 	// user pointed at.
 	Relevance float64
+	// Match splits Score by field and names the role prior applied.
+	Match ctxd.LexicalMatch
 }
 
 // indexDoc is one file in an [Index].
@@ -577,29 +582,32 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 		if keep != nil && !keep(d.path) {
 			continue
 		}
-		var s float64
+		var sp, sc, sd float64
 		lp := float64(d.name.n) / ix.avgPath
 		lb := float64(d.content.n) / ix.avgBody
 		ld := float64(d.defs.n) / ix.avgDefs
 		for i, h := range qt {
 			if tf := float64(d.name.count(h)); tf > 0 {
-				s += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+				sp += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
 			}
 			if tf := float64(d.content.count(h)); tf > 0 {
-				s += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+				sc += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
 			}
 			if tf := float64(d.defs.count(h)); tf > 0 {
-				s += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
+				sd += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
 			}
 		}
+		s := sp + sc + sd
 		if s <= 0 {
 			continue
 		}
+		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
+		m := ctxd.LexicalMatch{Path: share(sp), Content: share(sc), Definitions: share(sd), Role: d.role.String(), Prior: priors[d.role]}
 		s *= priors[d.role]
 		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
-		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref)})
+		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref), Match: m})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {

@@ -1,6 +1,7 @@
 package gather
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,6 +136,14 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 	want := []string{"session.py", "api.py", "HISTORY.md", ".github/ISSUE_TEMPLATE/bug.md"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rank (-want +got):\n%s", diff)
+	}
+	// Each hit says where its score came from.
+	m := hits[0].Match
+	if m.Definitions <= 0 || m.Role != "code" || m.Prior != 1 || math.Abs(m.Path+m.Content+m.Definitions-1) > 0.01 {
+		t.Errorf("session.py match = %+v", m)
+	}
+	if m := hits[2].Match; m.Role != "changelog" || m.Prior >= 0.5 || m.Definitions != 0 {
+		t.Errorf("HISTORY.md match = %+v", m)
 	}
 	// An explanation request lets docs rise, but not above the code.
 	ix = NewIndex(map[string][]byte{

@@ -36,7 +36,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	scores := make(map[string]float64, len(hits))
 	relevance := make(map[string]float64, len(hits))
 	lexRank := make(map[string]int, len(hits))
+	g.lexical = make(map[string]ctxd.LexicalMatch, len(hits))
 	for i, h := range hits {
+		g.lexical[h.Path] = h.Match
 		scores[h.Path] = h.Score
 		relevance[h.Path] = h.Relevance
 		lexRank[h.Path] = i + 1

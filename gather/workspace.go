@@ -293,7 +293,8 @@ type gathering struct {
 	req      Request
 	snap     *snapshot
 	cands    map[string]*candidate
-	git      *gitInfo // nil outside git
+	lexical  map[string]ctxd.LexicalMatch // by path, from the lexical ranking
+	git      *gitInfo                     // nil outside git
 	warnings []string
 }
 
@@ -656,6 +657,9 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
+		if m, ok := g.lexical[rel]; ok {
+			f.Lexical = &m
+		}
 		f.SelectedText = selectedText(text, f.Selection)
 		for _, id := range idents {
 			if strings.Contains(text, id) {

@@ -94,9 +94,15 @@ func BoostsFromMap(m map[string]int) []Boost {
 func Score(cs []ctxd.Chunk, opts Options) {
 	for i := range cs {
 		terms := Terms(&cs[i], opts)
-		var sum float64
+		var sum, abs float64
 		for _, t := range terms {
 			sum += t.Value
+			abs += math.Abs(t.Value)
+		}
+		if abs > 0 {
+			for k := range terms {
+				terms[k].Share = math.Round(terms[k].Value/abs*1000) / 1000
+			}
 		}
 		cs[i].ScoreBreakdown = terms
 		cs[i].Score = math.Round(sum*10) / 10
@@ -139,7 +145,11 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		add(ctxd.TermRelevance, f.Relevance*RelevanceScale, fmt.Sprintf("lexical match %.2f with the request", f.Relevance))
 	}
 	if f.LexicalRank > 0 {
-		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), fmt.Sprintf("lexical rank %d in the workspace", f.LexicalRank))
+		why := fmt.Sprintf("lexical rank %d in the workspace", f.LexicalRank)
+		if m := f.Lexical; m != nil {
+			why += fmt.Sprintf(" (BM25 from definitions %.0f%%, path %.0f%%, content %.0f%%; %s prior ×%.2f)", 100*m.Definitions, 100*m.Path, 100*m.Content, m.Role, m.Prior)
+		}
+		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), why)
 	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {
