@@ -116,6 +116,8 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			return err
 		}
 		absDir := filepath.Join(w.root, filepath.FromSlash(dir))
+		// Watched before it is listed, so no change in it goes unseen.
+		w.follow.watchDir(absDir)
 		entries, err := os.ReadDir(absDir)
 		if err != nil {
 			if dir == "." {
@@ -127,7 +129,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		for _, e := range entries {
 			name := e.Name()
 			rel := relSlash(dir, name)
-			if name == ".git" || rel == ".ctxd" {
+			if name == ".git" || rel == ".ctxd" || rel == w.indexDirRel {
 				continue
 			}
 			t := e.Type()
@@ -277,7 +279,7 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(b)
 	}
-	f.doc = &indexDoc{path: f.rel, test: IsTestFile(f.rel), content: c.contentTerms(b), name: c.pathTerms(f.rel)}
+	f.doc = newDoc(c, c.defs(), f.rel, b)
 	f.hash = sha256.Sum256(b)
 	f.indexed = true
 	return b
