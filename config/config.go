@@ -6,6 +6,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	toml "github.com/pelletier/go-toml/v2"
-
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 // WorkspaceFile is the name of the workspace configuration file at the root.
@@ -230,7 +231,7 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return ctxd.ErrInvalidParams }
 
 func (c *Config) mergeFile(path, kind string) error {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(context.Background(), path, maxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -490,3 +491,7 @@ func (c *Config) Apply(o Overrides, src string) error {
 	}
 	return c.Validate()
 }
+
+// maxConfigBytes caps a config file: a cloned repository's .ctxd.toml can be
+// a link to /dev/zero or a FIFO, which [safefs] refuses unread.
+const maxConfigBytes = 1 << 20

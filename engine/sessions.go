@@ -18,6 +18,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -572,14 +573,11 @@ func (e *Engine) currentText(source string) ([]byte, error) {
 	if t, ok := e.Buffer(source); ok {
 		return []byte(t), nil
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	b, err := safefs.ReadFile(context.Background(), abs, e.cfg.Gather.MaxFileBytes)
+	if errors.Is(err, safefs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s is not a regular file: %w", source, fs.ErrNotExist)
 	}
-	return os.ReadFile(abs)
+	return b, err
 }
 
 // resumeRequest rebuilds the prompt request of a checkpoint: the recorded

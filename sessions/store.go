@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // DefaultKeep is how many checkpoints a session keeps when nothing else is
@@ -333,7 +334,7 @@ func (s *Store) sessionDir(id string) string { return filepath.Join(s.dir, id) }
 // the directory and the file's modification time when it has none.
 func (s *Store) load(id, dir string, seq int) (*Checkpoint, int64, error) {
 	path := filepath.Join(dir, seqName(seq))
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(context.Background(), path, MaxCheckpointBytes)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -521,3 +522,7 @@ func (s *Store) removeTemps(dir string, temps []string) int {
 	}
 	return n
 }
+
+// MaxCheckpointBytes caps a checkpoint file read: a checkpoint is written
+// by ctxd and stays far below it, so a larger one was not.
+const MaxCheckpointBytes = 64 << 20
