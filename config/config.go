@@ -46,6 +46,10 @@ type Config struct {
 	// "domain/models/**" = 200 (the design's custom prioritizer).
 	Priority map[string]int `toml:"priority" json:"priority"`
 	Log      Log            `toml:"log" json:"log"`
+	// Secrets configures secret redaction. Secrets inside gathered files
+	// are always redacted; conversation content (compress, optimize) only
+	// when RedactConversation is set.
+	Secrets Secrets `toml:"secrets" json:"secrets"`
 
 	// sources maps a dotted key ("budget.total") to where its value came
 	// from. Keys absent here are defaults.
@@ -69,6 +73,13 @@ type Gather struct {
 	// Depth is how many related files (targets, tests, dependents, lexical
 	// matches) each task type gathers.
 	Depth map[string]int `toml:"depth" json:"depth"`
+}
+
+// Secrets configures secret redaction.
+type Secrets struct {
+	// RedactConversation redacts secrets inside the messages of
+	// compress and optimize requests (the --redact-secrets flag).
+	RedactConversation bool `toml:"redact_conversation" json:"redact_conversation"`
 }
 
 // Log configures logging.
@@ -203,6 +214,9 @@ type fileConfig struct {
 		Level *string `toml:"level"`
 		File  *string `toml:"file"`
 	} `toml:"log"`
+	Secrets *struct {
+		RedactConversation *bool `toml:"redact_conversation"`
+	} `toml:"secrets"`
 }
 
 // FileError is a problem in a configuration file, with its position.
@@ -286,6 +300,10 @@ func cleanTOMLMessage(s string) string {
 }
 
 func (c *Config) merge(fc *fileConfig, src string) {
+	if fc.Secrets != nil && fc.Secrets.RedactConversation != nil {
+		c.Secrets.RedactConversation = *fc.Secrets.RedactConversation
+		c.Set("secrets.redact_conversation", src)
+	}
 	setString := func(key string, dst *string, v *string) {
 		if v != nil {
 			*dst = *v

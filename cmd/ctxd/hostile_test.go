@@ -145,3 +145,38 @@ func TestHostileWorkspaceDaemon(t *testing.T) {
 		t.Errorf("countTokens after hostile requests: %v", r)
 	}
 }
+
+// TestLatin1Workspace is failure 5 of issue 11: a Latin-1 file name and
+// Latin-1 bytes in a comment. buildPrompt and gather answer (the daemon
+// and the CLI alike), the chunk says its invalid bytes were replaced, and
+// the daemon keeps serving.
+func TestLatin1Workspace(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	if err := os.WriteFile(filepath.Join(dir, "cart", "caf\xe9.go"), []byte("package cart\n\n// Caf\xe9 cr\xe8me prices the discount.\nfunc Discount() int { return 5 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": "file://" + dir, "capabilities": map[string]any{}}))
+	for _, method := range []string{"ctx/buildPrompt", "ctx/gather"} {
+		env := result(t, d.call(method, map[string]any{"user_request": "explain the Discount function", "patterns": []string{"cart/**"}, "session_id": "latin1"}))
+		chunks := env["context"].(map[string]any)["chunks"].([]any)
+		found := false
+		for _, c := range chunks {
+			c := c.(map[string]any)
+			if strings.Contains(c["content"].(string), "func Discount") {
+				found = true
+				if c["facts"].(map[string]any)["invalid_utf8"] != true || !strings.Contains(c["content"].(string), "Caf\uFFFD") {
+					t.Errorf("%s: chunk does not say it replaced bytes: %v", method, c)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the Latin-1 file is missing", method)
+		}
+	}
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--pattern", "cart/**", "explain the Discount function")
+	if code != 0 || !strings.Contains(out, "Caf\uFFFD cr\uFFFDme") {
+		t.Errorf("CLI: exit %d %s\n%s", code, errOut, out)
+	}
+	result(t, d.call("ctx/countTokens", map[string]any{"text": "still serving"}))
+}
