@@ -79,6 +79,15 @@ func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*e
 	if len(msgs) == 0 || msgs[0] != '[' {
 		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
 	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(msgs, &items); err != nil {
+		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
+	}
+	for i, it := range items {
+		if t := bytes.TrimSpace(it); len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("messages[%d] must be a message object, got %s: %w", i, clip(string(t)), ctxd.ErrInvalidParams)
+		}
+	}
 	f, err := request.ParseFormat(req.Format)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,9 @@ func decode(params json.RawMessage, v any) error {
 func describe(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := te.Field
+		// Fields of an embedded params struct come prefixed with its Go
+		// name ("compressParams.model"); the client knows only "model".
+		field := strings.TrimPrefix(te.Field, "compressParams.")
 		if field == "" {
 			field = "params"
 		}
