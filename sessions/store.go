@@ -347,10 +347,16 @@ func (s *Store) load(id, dir string, seq int) (*Checkpoint, int64, error) {
 		if cp.SessionID == "" {
 			cp.SessionID = id
 		}
-		if cp.Timestamp.IsZero() {
-			if fi, err := os.Stat(path); err == nil {
-				cp.Timestamp = fi.ModTime().UTC()
+		// A legacy file has no checksum: its timestamp is only a claim. It
+		// is never later than the file's modification time or now, so a
+		// forged future timestamp does not make it the newest.
+		if fi, err := os.Stat(path); err == nil {
+			if mt := fi.ModTime().UTC(); cp.Timestamp.IsZero() || cp.Timestamp.After(mt) {
+				cp.Timestamp = mt
 			}
+		}
+		if now := s.now().UTC(); cp.Timestamp.After(now) {
+			cp.Timestamp = now
 		}
 	}
 	if cp.SessionID != id {
