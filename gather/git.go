@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -16,12 +18,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/ctxd/ctxd"
 )
@@ -96,7 +100,11 @@ func openRepo(root string) (*repoHandle, error) {
 	if gitDir == "" {
 		return nil, fmt.Errorf("open repository at %s: %s", top, strings.Join(warns, "; "))
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(objectCacheSize), filesystem.Options{KeepDescriptors: true})
+	dot, err := repoFilesystem(gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository at %s: %w", top, err)
+	}
+	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRU(objectCacheSize), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, osfs.New(top))
 	if err != nil {
 		st.Close()
@@ -107,6 +115,34 @@ func openRepo(root string) (*repoHandle, error) {
 		h.prefix = filepath.ToSlash(r)
 	}
 	return h, nil
+}
+
+// repoFilesystem returns the filesystem of gitDir. In a linked worktree
+// (created by git worktree add) gitDir holds only HEAD, the index and a
+// "commondir" file naming the main repository's .git, where the objects and
+// refs live; the result then reads from both, as go-git's PlainOpenOptions
+// EnableDotGitCommonDir does (done by hand here to keep the object cache
+// and descriptor options above).
+func repoFilesystem(gitDir string) (billy.Filesystem, error) {
+	dot := osfs.New(gitDir)
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return dot, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read commondir: %w", err)
+	}
+	common := strings.TrimSpace(string(b))
+	if common == "" {
+		return dot, nil
+	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitDir, common)
+	}
+	if _, err := os.Stat(common); err != nil {
+		return nil, fmt.Errorf("common git directory: %w", err)
+	}
+	return dotgit.NewRepositoryFilesystem(dot, osfs.New(common)), nil
 }
 
 func (h *repoHandle) close() error {

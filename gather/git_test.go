@@ -189,3 +189,30 @@ func TestGitFallback(t *testing.T) {
 		t.Errorf("formatted:\n%s", s)
 	}
 }
+
+// TestGitLogLinkedWorktree reads history inside a worktree made by
+// git worktree add, whose .git file points to a gitdir holding only a
+// "commondir" link to the main repository's objects and refs.
+func TestGitLogLinkedWorktree(t *testing.T) {
+	root := historyRepo(t)
+	wt := filepath.Join(t.TempDir(), "linked")
+	gitCmd(t, root, "worktree", "add", "-q", "-b", "side", wt)
+	testutil.WriteFiles(t, wt, map[string]string{"side.go": "package h\n\nfunc Side() {}\n"})
+	gitCommitAll(t, wt, "side work", "2024-01-05T10:00:00Z")
+	commits, err := GitLog(t.Context(), wt, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range commits {
+		got = append(got, c.Subject)
+	}
+	if d := cmp.Diff([]string{"side work", "remove sub"}, got); d != "" {
+		t.Errorf("GitLog in a linked worktree (-want +got):\n%s", d)
+	}
+	// The main checkout still sees its own branch only.
+	main, err := GitLog(t.Context(), root, 1)
+	if err != nil || len(main) != 1 || main[0].Subject != "remove sub" {
+		t.Errorf("main checkout: %+v, %v", main, err)
+	}
+}
