@@ -81,6 +81,9 @@ func Run(ctx context.Context, args []string, io *IO) int {
 				fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
 				return 0
 			}
+			fmt.Fprintf(io.Err, "ctxd: unknown command %q\n\n", args[1])
+			printHelp(io.Err)
+			return 2
 		}
 		printHelp(io.Out)
 		return 0

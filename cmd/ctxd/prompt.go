@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +42,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.StringVar(&f.task, "task", "", "task type: implement, debug, refactor, test, analyze (default: detected from the request)")
 	fs.StringVar(&f.model, "model", "", "model the prompt is for (sets the tokenizer and window; default from config)")
 	fs.IntVar(&f.contextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
-	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares (default 8000)")
+	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, 8000)")
 	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
 	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
 	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")
@@ -61,6 +62,23 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	}
 	if f.budget < 0 || f.contextBudget < 0 || f.maxFiles < 0 || f.contextWindow < 0 {
 		return usagef("--budget, --context-budget, --context-window and --max-files must not be negative")
+	}
+	// 0 is the flags' "not given"; said explicitly it is a mistake, not a
+	// request for the default.
+	var zero []string
+	fs.Visit(func(fl *flag.Flag) {
+		if (fl.Name == "budget" || fl.Name == "context-budget") && fl.Value.String() == "0" {
+			zero = append(zero, "--"+fl.Name)
+		}
+	})
+	if len(zero) > 0 {
+		return usagef("%s 0: a token budget must be positive (leave the flag out for the configured default)", strings.Join(zero, " and "))
+	}
+	if _, err := ctxd.ParseTaskType(f.task); err != nil {
+		return usagef("--task: %s", ctxd.Message(err))
+	}
+	if _, err := ctxd.ParseFormat(f.format); err != nil {
+		return usagef("--format: %s", ctxd.Message(err))
 	}
 	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
 	if err != nil {

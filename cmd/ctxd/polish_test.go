@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// TestUsageErrorsExit2: every mistake in how ctxd is called exits 2 with
+// a message naming the mistake, as the README promises.
+func TestUsageErrorsExit2(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"budget zero", []string{"prompt", "--budget", "0", "explain"}, "--budget 0: a token budget must be positive"},
+		{"budget negative", []string{"prompt", "--budget", "-5", "explain"}, "must not be negative"},
+		{"context budget zero", []string{"prompt", "--context-budget=0", "explain"}, "--context-budget 0: a token budget must be positive"},
+		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, `--task: unknown task type "fixit"`},
+		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, `--format: unknown format "yaml" (want markdown or xml)`},
+		{"help of an unknown command", []string{"help", "nosuch"}, `unknown command "nosuch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, dir, "", nil, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("ctxd %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+			}
+			if out != "" {
+				t.Errorf("stdout on a usage error: %q", out)
+			}
+		})
+	}
+	// The valid spellings still work.
+	if _, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--budget", "4000", "--task", "analyze", "--format", "xml", "explain"); code != 0 {
+		t.Errorf("valid flags: exit %d: %s", code, errOut)
+	}
+	if out, _, code := runCtxd(t, dir, "", nil, "help", "prompt"); code != 0 || !strings.Contains(out, "usage: ctxd prompt") {
+		t.Errorf("help prompt: exit %d: %q", code, out)
+	}
+}
+
+// TestHelpListsEachFlagOnce: no command's flag list repeats a flag.
+func TestHelpListsEachFlagOnce(t *testing.T) {
+	for _, cmd := range []string{"prompt", "pack", "tokens"} {
+		_, errOut, code := runCtxd(t, t.TempDir(), "", nil, cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", cmd, code)
+		}
+		seen := map[string]bool{}
+		for _, line := range strings.Split(errOut, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+			if seen[name] {
+				t.Errorf("ctxd %s --help lists -%s twice:\n%s", cmd, name, errOut)
+			}
+			seen[name] = true
+		}
+		if !seen["root"] {
+			t.Errorf("ctxd %s --help: no -root in\n%s", cmd, errOut)
+		}
+	}
+}
