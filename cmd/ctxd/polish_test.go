@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +65,36 @@ func TestHelpListsEachFlagOnce(t *testing.T) {
 		if !seen["root"] {
 			t.Errorf("ctxd %s --help: no -root in\n%s", cmd, errOut)
 		}
+	}
+}
+
+// TestPromptOutsideGitWarns: outside a git repository prompt still runs on
+// the current directory (exit 0) but says so on stderr; with --root, or
+// inside a repository, it says nothing.
+func TestPromptOutsideGitWarns(t *testing.T) {
+	plain, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := plain; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			t.Fatalf("the temp directory %s is inside a git repository (%s); set TMPDIR elsewhere", plain, d)
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	testutil.WriteFiles(t, plain, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	warning := "ctxd: not in a git repository: using " + plain + " as the workspace (pass --root DIR to choose)"
+	out, errOut, code := runCtxd(t, plain, "", nil, "prompt", "explain A")
+	if code != 0 || !strings.Contains(errOut, warning) || !strings.Contains(out, "a.go") {
+		t.Errorf("outside git: exit %d, stderr %q, stdout has a.go: %v; want exit 0 and %q", code, errOut, strings.Contains(out, "a.go"), warning)
+	}
+	if _, errOut, code := runCtxd(t, plain, "", nil, "prompt", "--root", plain, "explain A"); code != 0 || strings.Contains(errOut, "not in a git repository") {
+		t.Errorf("--root given: exit %d, stderr %q", code, errOut)
+	}
+	repo := testutil.GitRepo(t, sampleRepo)
+	if _, errOut, code := runCtxd(t, repo, "", nil, "prompt", "explain"); code != 0 || strings.Contains(errOut, "not in a git repository") {
+		t.Errorf("inside git: exit %d, stderr %q", code, errOut)
 	}
 }

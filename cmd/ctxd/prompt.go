@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,13 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	root, err := engine.ResolveRoot(f.root)
 	if err != nil {
 		return err
+	}
+	if f.root == "" {
+		// ResolveRoot fell back to the current directory when no git
+		// top-level (a directory with a .git entry) holds it.
+		if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
+			fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
+		}
 	}
 	cfg, err := config.Load(root)
 	if err != nil {
