@@ -339,7 +339,7 @@ type Envelope struct {
 	TaskTypeSource string            `json:"task_type_source"`
 	UserRequest    string            `json:"user_request"`
 	OriginalInput  string            `json:"original_input,omitempty"`
-	SessionID      string            `json:"session_id"`
+	SessionID      string            `json:"session_id,omitempty"` // empty when nothing was recorded (ctxd prompt without --session)
 	CreatedAt      time.Time         `json:"created_at"`
 	Root           string            `json:"root"`
 	Model          Model             `json:"model"`

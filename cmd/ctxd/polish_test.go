@@ -98,3 +98,29 @@ func TestPromptOutsideGitWarns(t *testing.T) {
 		t.Errorf("inside git: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestPromptSessionIDIsHonest: a prompt shows a session id only when it
+// saved a checkpoint under it, and ctxd sessions list then shows that id.
+func TestPromptSessionIDIsHonest(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	state := []string{"CTXD_STATE_DIR=" + filepath.Join(t.TempDir(), "state")}
+	out, errOut, code := runCtxd(t, dir, "", state, "prompt", "--json", "explain")
+	if code != 0 {
+		t.Fatalf("prompt: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, `"session_id"`) {
+		t.Errorf("prompt without --session shows a session_id that nothing saved")
+	}
+	list, errOut, code := runCtxd(t, dir, "", state, "sessions", "list")
+	if code != 0 || !strings.Contains(strings.ToLower(list), "no sessions") {
+		t.Errorf("sessions list after an unsaved prompt: exit %d: %q %s", code, list, errOut)
+	}
+	out, errOut, code = runCtxd(t, dir, "", state, "prompt", "--json", "--session", "s-polish-1", "explain")
+	if code != 0 || !strings.Contains(out, `"session_id": "s-polish-1"`) {
+		t.Fatalf("prompt --session: exit %d: %s", code, errOut)
+	}
+	list, errOut, code = runCtxd(t, dir, "", state, "sessions", "list")
+	if code != 0 || !strings.Contains(list, "s-polish-1") {
+		t.Errorf("sessions list does not show the saved session: exit %d: %q %s", code, list, errOut)
+	}
+}

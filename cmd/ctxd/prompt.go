@@ -49,7 +49,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")
 	fs.IntVar(&f.maxFiles, "max-files", 0, "most files to gather from patterns and relevance (default 50)")
 	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
-	fs.StringVar(&f.session, "session", "", "session id to record the envelope under")
+	fs.StringVar(&f.session, "session", "", "save a checkpoint of this prompt under this session id (ctxd sessions list shows it; without --session nothing is saved)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the whole envelope as JSON")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")
@@ -146,6 +146,12 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	// not log records (they are in the envelope too).
 	for _, w := range env.Warnings {
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
+	}
+	if f.session == "" {
+		// The engine saves a checkpoint only under a session id the caller
+		// chose; the one it generated otherwise names nothing that
+		// ctxd sessions could list, so it is not shown.
+		env.SessionID = ""
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
