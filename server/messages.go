@@ -34,6 +34,9 @@ type compressParams struct {
 	Budget        int             `json:"budget,omitempty"`
 	WindowSize    int             `json:"window_size,omitempty"`
 	MaxToolOutput int             `json:"max_tool_output,omitempty"`
+	// RedactSecrets replaces secrets inside the messages first (also the
+	// config key secrets.redact_conversation).
+	RedactSecrets bool `json:"redact_secrets,omitempty"`
 }
 
 // retryParams are the params of ctx/pruneForRetry: compressParams and the
@@ -46,8 +49,9 @@ type retryParams struct {
 // compressResult is the answer of both methods: the rewritten request and
 // the report.
 type compressResult struct {
-	Request json.RawMessage `json:"request"`
-	Report  *prune.Report   `json:"report"`
+	Request    json.RawMessage  `json:"request"`
+	Report     *prune.Report    `json:"report"`
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // options checks the params and turns them into pruner options; the
@@ -119,11 +123,15 @@ func compressMessages(ctx context.Context, cl *client, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
+	reds, err := cl.redactConversation(p.RedactSecrets, &p.Request)
+	if err != nil {
+		return nil, err
+	}
 	out, rep, err := prune.Compress(ctx, p.Request, opts)
 	if err != nil {
 		return nil, err
 	}
-	return compressResult{Request: out, Report: rep}, nil
+	return compressResult{Request: out, Report: rep, Redactions: reds}, nil
 }
 
 func pruneForRetry(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
@@ -135,9 +143,13 @@ func pruneForRetry(ctx context.Context, cl *client, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
+	reds, err := cl.redactConversation(p.RedactSecrets, &p.Request)
+	if err != nil {
+		return nil, err
+	}
 	out, rep, err := prune.ForRetry(ctx, p.Request, p.Error, opts)
 	if err != nil {
 		return nil, err
 	}
-	return compressResult{Request: out, Report: rep}, nil
+	return compressResult{Request: out, Report: rep, Redactions: reds}, nil
 }

@@ -83,13 +83,16 @@ type optimizeParams struct {
 	ObservedInputTokens   int             `json:"observed_input_tokens,omitempty"`
 	ExactItems            []int           `json:"exact_items,omitempty"`
 	Feedback              smart.Feedback  `json:"feedback,omitzero"`
+	// RedactSecrets: see compressParams.
+	RedactSecrets bool `json:"redact_secrets,omitempty"`
 }
 
 // optimizeResult is the rewritten request (the original when nothing was
 // rewritten) and the report.
 type optimizeResult struct {
-	Request json.RawMessage `json:"request"`
-	Report  *smart.Report   `json:"report"`
+	Request    json.RawMessage  `json:"request"`
+	Report     *smart.Report    `json:"report"`
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
@@ -108,6 +111,10 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
+	reds, err := cl.redactConversation(p.RedactSecrets, &p.Request)
+	if err != nil {
+		return nil, err
+	}
 	e, err := cl.optimizer()
 	if err != nil {
 		return nil, err
@@ -123,7 +130,7 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	return optimizeResult{Request: res.Body, Report: res.Report}, nil
+	return optimizeResult{Request: res.Body, Report: res.Report, Redactions: reds}, nil
 }
 
 // rehydrateParams are the params of ctx/rehydrate: the session, the

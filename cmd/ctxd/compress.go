@@ -43,6 +43,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&retryErr, "retry-error", "", "prune for a retry after this error (ctx/pruneForRetry)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	redact := redactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -65,6 +66,9 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 
 	body, err := readBody(std, pos)
 	if err != nil {
+		return err
+	}
+	if body, err = redactBody(std, *redact, body); err != nil {
 		return err
 	}
 	var out []byte

@@ -141,6 +141,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	sf.register(fs)
+	redact := redactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -187,6 +188,9 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 
 	body, err := readBody(std, pos)
 	if err != nil {
+		return err
+	}
+	if body, err = redactBody(std, *redact, body); err != nil {
 		return err
 	}
 	opts := smart.Options{Rollout: rollout, Logger: log}
