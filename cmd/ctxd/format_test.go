@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestXMLPromptOfOwnTree is failure 11 of issue 11: `ctxd prompt --format
@@ -72,5 +74,15 @@ func TestXMLPromptOfOwnTree(t *testing.T) {
 	}
 	if open != "" {
 		t.Errorf("a markdown fence %q never closes", open)
+	}
+}
+
+// TestPromptOpenFromSubdirectory: `cd sub && ctxd prompt --open file:LINE`
+// resolves the file from the current directory.
+func TestPromptOpenFromSubdirectory(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, filepath.Join(dir, "cart"), "", nil, "prompt", "--json", "--open", "cart.go:10", "explain Total")
+	if code != 0 || strings.Contains(out+errOut, "no such file") || !strings.Contains(out, `"open": true`) {
+		t.Errorf("exit %d:\n%.2000s\n%s", code, out, errOut)
 	}
 }
