@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -84,5 +86,18 @@ func TestPromptOpenFromSubdirectory(t *testing.T) {
 	out, errOut, code := runCtxd(t, filepath.Join(dir, "cart"), "", nil, "prompt", "--json", "--open", "cart.go:10", "explain Total")
 	if code != 0 || strings.Contains(out+errOut, "no such file") || !strings.Contains(out, `"open": true`) {
 		t.Errorf("exit %d:\n%.2000s\n%s", code, out, errOut)
+	}
+}
+
+// TestHelpListsFlags: `ctxd help prompt` prints the command's flags.
+func TestHelpListsFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"help", "prompt"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-budget", "-open", "-format", "-json"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("help prompt lacks %s:\n%s", f, out.String())
+		}
 	}
 }
