@@ -101,3 +101,13 @@ func TestHelpListsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownModelSaysFallback: an unknown model name says which default
+// window it fell back to.
+func TestUnknownModelSaysFallback(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--model", "frobnicator-9", "explain Total")
+	if code != 0 || !strings.Contains(out+errOut, `unknown model "frobnicator-9": fell back to the default window of 8192 tokens`) {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+}
