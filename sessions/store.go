@@ -301,6 +301,9 @@ func parseSeqName(name string) (int, bool) {
 type listing struct {
 	seqs  []int // checkpoint numbers, ascending
 	temps []string
+	// odd are checkpoint names that are not regular files (a symlink, a
+	// directory, a FIFO): never read, reported as problems.
+	odd []Problem
 	bytes int64
 }
 
@@ -319,6 +322,8 @@ func scan(dir string) (*listing, error) {
 		}
 		if n, ok := parseSeqName(name); ok && e.Type().IsRegular() {
 			ls.seqs = append(ls.seqs, n)
+		} else if ok {
+			ls.odd = append(ls.odd, Problem{Path: filepath.Join(dir, name), Reason: fmt.Sprintf("a checkpoint name that is %s, not a regular file: not read", kindOf(e.Type()))})
 		} else if strings.HasPrefix(name, tempPrefix) {
 			ls.temps = append(ls.temps, name)
 		}
@@ -532,3 +537,20 @@ func (s *Store) removeTemps(dir string, temps []string) int {
 // MaxCheckpointBytes caps a checkpoint file read: a checkpoint is written
 // by ctxd and stays far below it, so a larger one was not.
 const MaxCheckpointBytes = 64 << 20
+
+// kindOf names a non-regular file type for a problem report.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
