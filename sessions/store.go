@@ -303,7 +303,7 @@ type listing struct {
 	temps []string
 	// odd are checkpoint names that are not regular files (a symlink, a
 	// directory, a FIFO): never read, reported as problems.
-	odd []Problem
+	odd   []Problem
 	bytes int64
 }
 
