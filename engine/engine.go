@@ -14,10 +14,13 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 // Options configure an Engine.
@@ -26,6 +29,13 @@ type Options struct {
 	// file and the workspace's .ctxd.toml.
 	Config *config.Config
 	Logger *slog.Logger
+	// StateDir is the workspace's state directory (sessions/,
+	// artifacts/, index/); a relative one is relative to the root. ""
+	// uses $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
+	StateDir string
+	// Watch follows the workspace with inotify so warm requests skip the
+	// walk (the daemon sets it; see gather.Options.Watch).
+	Watch bool
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -39,6 +49,18 @@ type Engine struct {
 	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
 	overlayMu sync.Mutex
 	overlay   map[string]string
+
+	stateDir string
+
+	// reqOnce makes req, the request flow (engine/requests.go), on
+	// first use.
+	reqOnce sync.Once
+	req     *Requests
+	reqErr  error
+
+	// packCache remembers token counts between packs (see Pack).
+	packOnce  sync.Once
+	packCache *pack.Cache
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -55,16 +77,28 @@ func New(root string, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	stateDir := StateDir(root)
+	if opts.StateDir != "" {
+		stateDir = sessions.StateDir(root, opts.StateDir)
+	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
+		Watch:        opts.Watch,
+		IndexPath:    indexPath(stateDir),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}}, nil
+	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir}, nil
+}
+
+// indexPath is where a workspace's file index persists: index/files.idx
+// in its state directory.
+func indexPath(stateDir string) string {
+	return filepath.Join(stateDir, "index", "files.idx")
 }
 
 // Close releases the engine's open files (the git repository's

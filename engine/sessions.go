@@ -34,8 +34,9 @@ const EnvStateDir = "CTXD_STATE_DIR"
 // here.
 func StateDir(root string) string { return sessions.StateDir(root, os.Getenv(EnvStateDir)) }
 
-// StateDir returns the engine's state directory (see [StateDir]).
-func (e *Engine) StateDir() string { return StateDir(e.root) }
+// StateDir returns the engine's state directory: [Options.StateDir],
+// else [StateDir] of the root.
+func (e *Engine) StateDir() string { return e.stateDir }
 
 // SessionStore opens the workspace's session store. Opening is cheap and
 // creates nothing; the store holds no state in memory, so every call may
@@ -258,32 +259,12 @@ func historyFormat(hist json.RawMessage, name string) (request.Format, error) {
 	if f != "" || bytes.Equal(bytes.TrimSpace(hist), []byte("[]")) {
 		return f, nil
 	}
-	for _, body := range [][]byte{wrapHistory(hist, request.FormatChat, ""), wrapHistory(hist, request.FormatResponses, "")} {
+	for _, body := range [][]byte{request.WrapHistory(hist, request.FormatChat, ""), request.WrapHistory(hist, request.FormatResponses, "")} {
 		if f, err := request.Detect(body); err == nil {
 			return f, nil
 		}
 	}
 	return "", nil
-}
-
-// wrapHistory makes a request body of a history, for the pruner.
-func wrapHistory(hist json.RawMessage, f request.Format, model string) []byte {
-	var b bytes.Buffer
-	b.WriteString("{")
-	if model != "" {
-		m, _ := json.Marshal(model)
-		b.WriteString(`"model":`)
-		b.Write(m)
-		b.WriteString(",")
-	}
-	if f == request.FormatResponses {
-		b.WriteString(`"input":`)
-	} else {
-		b.WriteString(`"messages":`)
-	}
-	b.Write(hist)
-	b.WriteString("}")
-	return b.Bytes()
 }
 
 // RestoreRequest is the input of ctx/checkpoint/restore.
@@ -787,7 +768,7 @@ func (e *Engine) ForkSession(ctx context.Context, req ForkRequest) (*ForkResult,
 			wrapAs = f
 		}
 	}
-	body := wrapHistory(src.ConversationHistory, wrapAs, model)
+	body := request.WrapHistory(src.ConversationHistory, wrapAs, model)
 	out, rep, err := prune.ForRetry(ctx, body, req.Error, prune.Options{Model: model, ContextWindow: req.ContextWindow, Budget: req.Budget, Format: format, Logger: e.log})
 	if err != nil {
 		return nil, fmt.Errorf("fork session %s at checkpoint %d: prune the history: %w", req.SessionID, seq, err)

@@ -3,6 +3,7 @@ package gather
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -41,6 +42,7 @@ type fileInfo struct {
 	inlineTests bool     // Rust #[cfg(test)]
 	imports     []string // see Imports
 	goModule    string   // module path, for go.mod files
+	hash        [32]byte // SHA-256 of the content, when indexed
 	doc         *indexDoc
 }
 
@@ -53,6 +55,10 @@ type snapshot struct {
 	byBase  map[string][]string
 	index   *Index
 	scanned int
+	// dirs are the directories the walk entered (root-relative, "." for
+	// the root): what the watcher watches. warnings are the walk's.
+	dirs     []string
+	warnings []string
 
 	// Derived texts, computed once per snapshot (a snapshot is reused while
 	// nothing changes).
@@ -98,9 +104,11 @@ const binarySniff = 8 << 10
 // walk lists the files under the root that no ignore rule excludes,
 // pruning ignored directories, never following symlinks and never entering
 // .git or .ctxd. Entries whose size and mtime match prev are reused.
-func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, error) {
+func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, []string, error) {
 	var files []*fileInfo
 	var warnings []string
+	dirs := []string{"."}
+	reuse := w.persisted()
 	segs := append([]string(nil), rules.prefix...)
 	var visit func(dir string, ps []gitignore.Pattern) error
 	visit = func(dir string, ps []gitignore.Pattern) error {
@@ -108,6 +116,8 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			return err
 		}
 		absDir := filepath.Join(w.root, filepath.FromSlash(dir))
+		// Watched before it is listed, so no change in it goes unseen.
+		w.follow.watchDir(absDir)
 		entries, err := os.ReadDir(absDir)
 		if err != nil {
 			if dir == "." {
@@ -119,7 +129,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		for _, e := range entries {
 			name := e.Name()
 			rel := relSlash(dir, name)
-			if name == ".git" || rel == ".ctxd" {
+			if name == ".git" || rel == ".ctxd" || rel == w.indexDirRel {
 				continue
 			}
 			t := e.Type()
@@ -138,6 +148,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 				if len(sub) > 0 {
 					next = append(append(make([]gitignore.Pattern, 0, len(ps)+len(sub)), ps...), sub...)
 				}
+				dirs = append(dirs, rel)
 				if err := visit(rel, next); err != nil {
 					return err
 				}
@@ -157,6 +168,10 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 				files = append(files, old)
 				continue
 			}
+			if f := reuse.fileInfo(w, rel, info); f != nil {
+				files = append(files, f)
+				continue
+			}
 			files = append(files, w.newFileInfo(rel, info))
 		}
 		return nil
@@ -166,9 +181,9 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 	warnings = append(warnings, warns...)
 	ps := append(append([]gitignore.Pattern(nil), rules.base...), rootPs...)
 	if err := visit(".", ps); err != nil {
-		return nil, warnings, err
+		return nil, nil, warnings, err
 	}
-	return files, warnings, nil
+	return files, dirs, warnings, nil
 }
 
 func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {
@@ -207,7 +222,7 @@ func matchAny(globs []string, rel string) bool {
 
 // indexFiles reads and indexes the entries not yet indexed, on
 // GOMAXPROCS workers. Secret files are never read.
-func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) error {
+func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, error) {
 	var todo []*fileInfo
 	for _, f := range files {
 		if !f.indexed && !f.secret && !f.tooBig && !f.binary {
@@ -215,7 +230,7 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) error {
 		}
 	}
 	if len(todo) == 0 {
-		return nil
+		return 0, nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	ch := make(chan *fileInfo)
@@ -238,7 +253,7 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) error {
 	}
 	close(ch)
 	wg.Wait()
-	return err
+	return len(todo), err
 }
 
 // indexFile reads one file and fills its content facts and index entry.
@@ -264,7 +279,8 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(b)
 	}
-	f.doc = &indexDoc{path: f.rel, test: IsTestFile(f.rel), content: c.contentTerms(b), name: c.pathTerms(f.rel)}
+	f.doc = newDoc(c, c.defs(), f.rel, b)
+	f.hash = sha256.Sum256(b)
 	f.indexed = true
 	return b
 }

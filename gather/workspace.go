@@ -42,7 +42,19 @@ type Options struct {
 	// Logger receives debug records (counts and timings, never source
 	// text); nil discards them.
 	Logger *slog.Logger
+	// Watch follows the tree with inotify (a daemon): a request that
+	// finds nothing changed does not walk, and git facts are refreshed on
+	// changes, off the request path. Without it every Gather walks.
+	Watch bool
+	// IndexPath, when set, is where the file facts persist between
+	// processes (see package index); a tree of fewer than
+	// PersistMinFiles files is not persisted.
+	IndexPath string
 }
+
+// PersistMinFiles is the smallest tree whose index is persisted: below
+// it, reading the files again costs less than the index file.
+const PersistMinFiles = 256
 
 // Request is one gathering request.
 type Request struct {
@@ -106,6 +118,12 @@ type Workspace struct {
 	snap      *snapshot
 
 	git *gitState
+
+	follow follower // watcher, persisted index, background refresh
+	// indexDirRel is the persisted index's directory when it lies inside
+	// the root outside .ctxd (a state dir moved into the tree): never
+	// walked, never watched, so writing the index is not a change.
+	indexDirRel string
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -140,6 +158,12 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
+	if opts.IndexPath != "" {
+		if r, ok := within(abs, filepath.Dir(opts.IndexPath)); ok && r != "." {
+			w.indexDirRel = filepath.ToSlash(r)
+		}
+	}
+	w.startFollowing()
 	return w, nil
 }
 
@@ -149,6 +173,7 @@ func (w *Workspace) Root() string { return w.root }
 // Close releases the resources the workspace holds (the open git
 // repository). The workspace must not be used after.
 func (w *Workspace) Close() error {
+	w.stopFollowing()
 	return w.git.close()
 }
 
@@ -171,32 +196,42 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 	w.refreshMu.Lock()
 	defer w.refreshMu.Unlock()
 	t0 := time.Now()
+	w.snapMu.Lock()
+	prev := w.snap
+	w.snapMu.Unlock()
+	if s, ok := w.followChanges(ctx, prev); ok {
+		return s, s.warnings, nil
+	}
 	rules, err := newIgnoreRules(w.root, w.opts.Exclude)
 	if err != nil {
 		return nil, nil, err
 	}
-	w.snapMu.Lock()
-	prev := w.snap
-	w.snapMu.Unlock()
 	var prevByRel map[string]*fileInfo
 	if prev != nil {
 		prevByRel = prev.byRel
 	}
-	files, warnings, err := w.walk(ctx, rules, prevByRel)
+	started := time.Now()
+	files, dirs, warnings, err := w.walk(ctx, rules, prevByRel)
 	if err != nil {
+		w.follow.mustWalk()
 		return nil, nil, err
 	}
-	if err := w.indexFiles(ctx, files); err != nil {
+	indexed, err := w.indexFiles(ctx, files)
+	if err != nil {
+		w.follow.mustWalk()
 		return nil, nil, err
 	}
+	w.follow.walked(dirs)
 	if prev != nil && sameFiles(prev.files, files) {
 		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
 		return prev, warnings, nil
 	}
 	s := newSnapshot(files)
+	s.dirs, s.warnings = dirs, warnings
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.persist(s, started, indexed)
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
 	return s, warnings, nil
 }
@@ -248,6 +283,7 @@ type candidate struct {
 	// relScore is the raw lexical score, relevance the normalized one
 	// (Hit.Relevance).
 	relScore, relevance float64
+	lexRank             int // 1-based place in the lexical ranking, 0 when none
 }
 
 // roleRank orders roles: a file keeps the strongest role it was given.
@@ -266,7 +302,8 @@ type gathering struct {
 	req      Request
 	snap     *snapshot
 	cands    map[string]*candidate
-	git      *gitInfo // nil outside git
+	lexical  map[string]ctxd.LexicalMatch // by path, from the lexical ranking
+	git      *gitInfo                     // nil outside git
 	warnings []string
 }
 
@@ -371,16 +408,35 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		overlay[rel] = text
 	}
 
+	// Git facts are read while the tree is refreshed (git runs in its own
+	// process, so the two overlap); only the untracked-file filter waits
+	// for the new snapshot.
+	var snap *snapshot
+	snapReady := make(chan struct{})
+	gitDone := make(chan struct{})
+	var gi *gitInfo
+	var gitWarns []string
+	gctx, gcancel := context.WithCancel(ctx)
+	defer gcancel()
+	go func() {
+		defer close(gitDone)
+		gi, gitWarns = w.gitFacts(gctx, r.Commits, func() *snapshot { <-snapReady; return snap })
+	}()
 	snap, walkWarnings, err := w.refreshWarn(ctx)
 	if err != nil {
+		gcancel()
+		snap = nil
+		close(snapReady)
+		<-gitDone
 		return nil, fmt.Errorf("gather: %w", err)
 	}
+	close(snapReady)
 	g.snap = snap
 	g.warnings = append(g.warnings, walkWarnings...)
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
-	gi, warns := w.git.facts(ctx, r.Commits, func(rel string) bool { return snap.byRel[rel] != nil })
-	g.warnings = append(g.warnings, warns...)
+	<-gitDone
+	g.warnings = append(g.warnings, gitWarns...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
@@ -511,7 +567,7 @@ func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
 				set[m] = true
 			}
 			var keep []string
-			for _, h := range g.snap.index.rank(queryTerms(g.req.Text), testQuery(g.req.Text), 0, func(p string) bool { return set[p] }) {
+			for _, h := range g.snap.index.rank(newRankQuery(g.req.Text, testQuery(g.req.Text)), 0, func(p string) bool { return set[p] }) {
 				keep = append(keep, h.Path)
 				delete(set, h.Path)
 			}
@@ -630,6 +686,11 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Lines = countLines([]byte(text))
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
+		f.LexicalRank = c.lexRank
+		if m, ok := g.lexical[rel]; ok {
+			f.Lexical = &m
+		}
+		f.SelectedText = selectedText(text, f.Selection)
 		for _, id := range idents {
 			if strings.Contains(text, id) {
 				f.MentionedSymbols = append(f.MentionedSymbols, id)

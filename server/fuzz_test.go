@@ -62,9 +62,9 @@ func FuzzDecodeParams(f *testing.F) {
 	}
 	targets := []func() any{
 		func() any { return new(engine.PromptRequest) }, func() any { return new(engine.CountRequest) },
-		func() any { return new(engine.OutlineRequest) }, func() any { return new(compressParams) },
-		func() any { return new(retryParams) }, func() any { return new(optimizeParams) },
-		func() any { return new(rehydrateParams) }, func() any { return new(engine.SaveRequest) },
+		func() any { return new(engine.OutlineRequest) }, func() any { return new(engine.CompressRequest) },
+		func() any { return new(engine.OptimizeRequest) },
+		func() any { return new(engine.RehydrateRequest) }, func() any { return new(engine.SaveRequest) },
 		func() any { return new(engine.RestoreRequest) }, func() any { return new(engine.ListRequest) },
 		func() any { return new(engine.ResumeRequest) }, func() any { return new(engine.TimelineRequest) },
 		func() any { return new(engine.ForkRequest) }, func() any { return new(engine.DeleteRequest) },

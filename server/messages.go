@@ -7,14 +7,12 @@ import (
 	"fmt"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/compact/prune"
-	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/tokens"
 )
 
 // The request-flow methods: conversation compaction (docs/compaction.md).
-// Both are pure functions of their params and run concurrently.
+// They decode, call the engine's request flow (engine/requests.go) and
+// encode; all run concurrently.
 func init() {
 	register(
 		method{name: "ctx/compressMessages", async: true, handle: compressMessages},
@@ -22,57 +20,30 @@ func init() {
 	)
 }
 
-// compressParams are the params of ctx/compressMessages.
-type compressParams struct {
-	// Request is the model request to compact (Chat, Anthropic or
-	// Responses), as a JSON object.
-	Request       json.RawMessage `json:"request"`
-	Format        string          `json:"format,omitempty"`
-	Model         string          `json:"model,omitempty"`
-	ContextWindow int             `json:"context_window,omitempty"`
-	OutputReserve int             `json:"output_reserve,omitempty"`
-	Budget        int             `json:"budget,omitempty"`
-	WindowSize    int             `json:"window_size,omitempty"`
-	MaxToolOutput int             `json:"max_tool_output,omitempty"`
-	// RedactSecrets replaces secrets inside the messages first (also the
-	// config key secrets.redact_conversation).
-	RedactSecrets bool `json:"redact_secrets,omitempty"`
-}
-
-// retryParams are the params of ctx/pruneForRetry: compressParams and the
-// error the failed attempt ended with.
-type retryParams struct {
-	compressParams
-	Error string `json:"error"`
-}
-
-// compressResult is the answer of both methods: the rewritten request and
-// the report.
-type compressResult struct {
-	Request    json.RawMessage  `json:"request"`
-	Report     *prune.Report    `json:"report"`
-	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
-}
-
-// options checks the params and turns them into pruner options; the
-// connection's default model applies when neither the params nor the
-// request name one.
-func (cl *client) pruneOptions(p compressParams) (prune.Options, error) {
-	if t := bytes.TrimSpace(p.Request); len(t) == 0 || t[0] != '{' {
-		return prune.Options{}, fmt.Errorf("request is required and must be a JSON object (a chat, anthropic or responses request): %w", ctxd.ErrInvalidParams)
+// compressRequest decodes the params of ctx/compressMessages and
+// ctx/pruneForRetry; the connection's default model applies when
+// neither the params nor the request name one.
+func (cl *client) compressRequest(params json.RawMessage) (*engine.Engine, engine.CompressRequest, []ctxd.Redaction, error) {
+	var w struct {
+		engine.CompressRequest
+		redactParam
 	}
-	f, err := request.ParseFormat(p.Format)
+	if err := decode(params, &w); err != nil {
+		return nil, w.CompressRequest, nil, err
+	}
+	p := w.CompressRequest
+	reds, err := cl.redactConversation(w.RedactSecrets, &p.Request)
 	if err != nil {
-		return prune.Options{}, err
+		return nil, p, nil, err
+	}
+	eng := cl.engine()
+	if eng == nil {
+		return nil, p, nil, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
 	}
 	cl.engMu.Lock()
-	def := cl.defaults.Model
+	p.DefaultModel = cl.defaults.Model
 	cl.engMu.Unlock()
-	return prune.Options{
-		Model: p.Model, DefaultModel: def, ContextWindow: p.ContextWindow, OutputReserve: p.OutputReserve,
-		Budget: p.Budget, WindowSize: p.WindowSize, MaxToolOutput: p.MaxToolOutput, Format: f, Logger: cl.log,
-		Cache: cl.srv.messages,
-	}, nil
+	return eng, p, reds, nil
 }
 
 // countMessages counts a message list for ctx/countTokens with the same
@@ -92,64 +63,43 @@ func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*e
 			return nil, fmt.Errorf("messages[%d] must be a message object, got %s: %w", i, clip(string(t)), ctxd.ErrInvalidParams)
 		}
 	}
-	f, err := request.ParseFormat(req.Format)
-	if err != nil {
-		return nil, err
-	}
-	member := "messages"
-	if f == request.FormatResponses {
-		member = "input"
-	}
-	model, _ := json.Marshal(req.Model)
-	body := []byte(`{"model":` + string(model) + `,"` + member + `":` + string(msgs) + `}`)
-	p, err := prune.New(prune.Options{Model: req.Model, ContextWindow: req.ContextWindow, Format: f, Cache: cl.srv.messages, Logger: cl.log})
-	if err != nil {
-		return nil, err
-	}
-	n, err := p.CountMessages(ctx, body)
-	if err != nil {
-		return nil, err
-	}
-	c, m := tokens.ForModel(req.Model, req.ContextWindow)
-	return &engine.CountResult{Tokens: n, Encoding: c.Encoding(), Exact: false, Model: m}, nil
+	return cl.engine().CountMessages(ctx, req)
 }
 
 func compressMessages(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p compressParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	opts, err := cl.pruneOptions(p)
+	eng, p, reds, err := cl.compressRequest(params)
 	if err != nil {
 		return nil, err
 	}
-	reds, err := cl.redactConversation(p.RedactSecrets, &p.Request)
+	p.Error = ""
+	res, err := eng.Compress(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	out, rep, err := prune.Compress(ctx, p.Request, opts)
-	if err != nil {
-		return nil, err
-	}
-	return compressResult{Request: out, Report: rep, Redactions: reds}, nil
+	return compressAnswer{res, reds}, nil
 }
 
 func pruneForRetry(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p retryParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	opts, err := cl.pruneOptions(p.compressParams)
+	eng, p, reds, err := cl.compressRequest(params)
 	if err != nil {
 		return nil, err
 	}
-	reds, err := cl.redactConversation(p.RedactSecrets, &p.Request)
+	res, err := eng.ForRetry(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	out, rep, err := prune.ForRetry(ctx, p.Request, p.Error, opts)
-	if err != nil {
-		return nil, err
-	}
-	return compressResult{Request: out, Report: rep, Redactions: reds}, nil
+	return compressAnswer{res, reds}, nil
+}
+
+// redactParam is the redact_secrets param of compress, pruneForRetry and
+// optimize: replace secrets inside the messages first (also the config
+// key secrets.redact_conversation).
+type redactParam struct {
+	RedactSecrets bool `json:"redact_secrets,omitempty"`
+}
+
+// compressAnswer is a compaction result and the secrets redacted first.
+type compressAnswer struct {
+	*engine.CompressResult
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }

@@ -26,7 +26,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"go.lsp.dev/jsonrpc2"
@@ -61,6 +60,9 @@ type Options struct {
 	// directory, ctxd/.
 	TokenDir string
 	Version  string
+	// StateDir is every workspace's state directory (sessions,
+	// artifacts); "" uses the engine's default (see engine.Options).
+	StateDir string
 }
 
 // Server serves ctxd's JSON-RPC methods on any number of connections,
@@ -71,16 +73,6 @@ type Server struct {
 
 	enginesMu sync.Mutex
 	engines   map[string]*engine.Engine
-
-	// messages caches token counts of conversation messages by content
-	// hash for every compaction call: an agent re-sends its history each
-	// turn, and only new messages are counted again.
-	messages *prune.Cache
-
-	// flowMu guards optimizers: one Smart Context optimizer and artifact
-	// store per state directory.
-	flowMu     sync.Mutex
-	optimizers map[string]*optimizerEntry
 }
 
 // New returns a Server.
@@ -92,7 +84,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Server{opts: opts, log: log, engines: map[string]*engine.Engine{}, messages: prune.NewCache(), optimizers: map[string]*optimizerEntry{}}
+	return &Server{opts: opts, log: log, engines: map[string]*engine.Engine{}}
 }
 
 // engine returns the engine for root, creating it on first use.
@@ -112,7 +104,7 @@ func (s *Server) engine(root string, initOverrides config.Overrides) (*engine.En
 	if err := cfg.Apply(s.opts.Overrides, config.SourceFlag); err != nil {
 		return nil, err
 	}
-	e, err := engine.New(root, engine.Options{Config: cfg, Logger: s.log.With("root", root)})
+	e, err := engine.New(root, engine.Options{Config: cfg, Logger: s.log.With("root", root), StateDir: s.opts.StateDir, Watch: true})
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +122,6 @@ func (s *Server) Close() error {
 		errs = append(errs, e.Close())
 		delete(s.engines, root)
 	}
-	s.flowMu.Lock()
-	clear(s.optimizers)
-	s.flowMu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -49,18 +49,21 @@ const (
 // envBackend selects the backend for the process (see docs/tokens.md).
 const envBackend = "CTXD_TOKENIZER"
 
+// backendMakers builds a backend by name. The shipped binary has ctxd's only;
+// the two comparison libraries register theirs from
+// backend_compare_test.go, so tests and benchmarks keep them and the
+// binary does not carry their code and vocabularies.
+var backendMakers = map[string]func(encoding string) (backend, error){
+	backendBPE: func(enc string) (backend, error) { return newBPEBackend(enc) },
+}
+
 // newBackend builds a backend. It is slow (it decodes a vocabulary of
 // 100k-200k entries), so callers build each one once.
 func newBackend(kind, encoding string) (backend, error) {
-	switch kind {
-	case backendBPE:
-		return newBPEBackend(encoding)
-	case backendTokenizer:
-		return newTokenizerBackend(encoding)
-	case backendTiktokenGo:
-		return newTiktokenGoBackend(encoding)
+	if mk := backendMakers[kind]; mk != nil {
+		return mk(encoding)
 	}
-	return nil, fmt.Errorf("unknown tokenizer backend %q (want %q, %q or %q)", kind, backendBPE, backendTokenizer, backendTiktokenGo)
+	return nil, fmt.Errorf("unknown tokenizer backend %q (this build has %q; %q and %q exist in tests only)", kind, backendBPE, backendTokenizer, backendTiktokenGo)
 }
 
 // exactCounter counts with a real BPE and caches counts of long texts.
@@ -200,15 +203,14 @@ func getExact(encoding string) (*exactCounter, error) {
 }
 
 // Backend names the tokenizer implementation this process counts with:
-// "ctxd" (the default, see docs/tokens.md), or "tokenizer"
+// "ctxd" (the default, see docs/tokens.md), or, in tests, "tokenizer"
 // (github.com/tiktoken-go/tokenizer) or "tiktoken-go"
 // (github.com/pkoukk/tiktoken-go) when the CTXD_TOKENIZER environment
-// variable names one. Other values of the variable are ignored, so a typo
-// cannot stop counting; callers that log their configuration should log
-// this.
+// variable names one. Other values of the variable, and the comparison
+// names in the shipped binary, are ignored, so a typo cannot stop
+// counting; callers that log their configuration should log this.
 func Backend() string {
-	switch v := os.Getenv(envBackend); v {
-	case backendBPE, backendTokenizer, backendTiktokenGo:
+	if v := os.Getenv(envBackend); backendMakers[v] != nil {
 		return v
 	}
 	return defaultBackendName

@@ -7,8 +7,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/engine"
 )
 
 func init() {
@@ -16,10 +17,15 @@ func init() {
 		name: "compress",
 		args: "[flags] [FILE]  (FILE or '-' for standard input, the default)",
 		summary: `Compact a model request's conversation (OpenAI Chat, Anthropic Messages or OpenAI
-Responses; detected) to fit the model's token budget. The rewritten request goes to
+Responses; detected) to fit the model's token budget. A request that fits is left as it
+is; one over the budget is condensed, reduced to references and evicted (with a summary)
+until it fits; what is removed is stored under <state-dir>/artifacts/, scoped by
+--session, behind references ctxd rehydrate resolves. The rewritten request goes to
 stdout, byte for byte where nothing changed; the report (tokens before and after, each
 message's decision) goes to stderr as JSON, or to --report FILE. With --retry-error the
-history is pruned for an agent's retry and ends with a lesson-learned note.`,
+history is pruned for an agent's retry and ends with a lesson-learned note. Exit 1 when
+even the protocol-exact minimum (system, tools, latest user turn, open tool pairs)
+cannot fit, or the request carries a reference its session cannot resolve.`,
 		run: runCompress,
 	})
 }
@@ -30,19 +36,22 @@ const maxRequestBytes = 256 << 20
 func runCompress(ctx context.Context, std *IO, args []string) error {
 	c := commands["compress"]
 	fs := newFlagSet(c, std.Err)
-	var opts prune.Options
-	var format, reportFile, retryErr, logLevel, logFile string
-	fs.StringVar(&opts.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
-	fs.IntVar(&opts.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
-	fs.IntVar(&opts.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
-	fs.IntVar(&opts.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
-	fs.IntVar(&opts.WindowSize, "window-size", 0, "keep the last 2*N messages whole (default: the model's preset)")
-	fs.IntVar(&opts.MaxToolOutput, "max-tool-output", 0, "older tool outputs longer than N characters are condensed (default: the preset; negative: never)")
-	fs.StringVar(&format, "format", "", "request format: chat, anthropic, responses (default: detected)")
+	var req engine.CompressRequest
+	var sf stateFlags
+	var reportFile, logLevel, logFile string
+	fs.StringVar(&req.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
+	fs.IntVar(&req.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
+	fs.IntVar(&req.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
+	fs.IntVar(&req.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+	fs.IntVar(&req.WindowSize, "window-size", 0, "keep the last 2*N messages whole (default: the model's preset)")
+	fs.IntVar(&req.MaxToolOutput, "max-tool-output", 0, "older tool outputs longer than N characters are condensed (default: the preset; negative: never)")
+	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")
+	fs.StringVar(&req.SessionID, "session", "", "session id: the artifact scope of what is condensed or evicted (ctxd rehydrate --session; default: derived from the conversation)")
 	fs.StringVar(&reportFile, "report", "", "write the report to FILE instead of stderr")
-	fs.StringVar(&retryErr, "retry-error", "", "prune for a retry after this error (ctx/pruneForRetry)")
+	fs.StringVar(&req.Error, "retry-error", "", "prune for a retry after this error (ctx/pruneForRetry)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	sf.register(fs)
 	redact := redactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -51,37 +60,42 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one FILE, got %d", len(pos))
 	}
-	if opts.Budget < 0 || opts.ContextWindow < 0 || opts.OutputReserve < 0 || opts.WindowSize < 0 {
+	if req.Budget < 0 || req.ContextWindow < 0 || req.OutputReserve < 0 || req.WindowSize < 0 {
 		return usagef("--budget, --context-window, --output-reserve and --window-size must not be negative")
 	}
-	if opts.Format, err = request.ParseFormat(format); err != nil {
+	if _, err = request.ParseFormat(req.Format); err != nil {
 		return usagef("%v", err)
+	}
+	if req.SessionID != "" {
+		if err := artifacts.ValidSession(req.SessionID); err != nil {
+			return usagef("--session: %v", err)
+		}
 	}
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	opts.Logger = log
-
-	body, err := readBody(std, pos)
+	flow, err := sf.requests(log)
 	if err != nil {
 		return err
 	}
-	if body, err = redactBody(std, *redact, body); err != nil {
+	if req.Request, err = readBody(std, pos); err != nil {
 		return err
 	}
-	var out []byte
-	var rep *prune.Report
-	if retryErr != "" {
-		out, rep, err = prune.ForRetry(ctx, body, retryErr, opts)
+	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
+		return err
+	}
+	var res *engine.CompressResult
+	if req.Error != "" {
+		res, err = flow.ForRetry(ctx, req)
 	} else {
-		out, rep, err = prune.Compress(ctx, body, opts)
+		res, err = flow.Compress(ctx, req)
 	}
 	if err != nil {
 		return err
 	}
-	return writeRequest(std, out, rep, reportFile)
+	return writeRequest(std, res.Request, res.Report, reportFile)
 }
 
 // readBody reads the request to rewrite from the file named by the one

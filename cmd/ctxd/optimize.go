@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/compact/smart/replay"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 func init() {
@@ -36,9 +38,10 @@ the rollout.`,
 	register(&command{
 		name: "rehydrate",
 		args: "--session ID [flags] HASH [LINES]  (LINES: a-b, a- or a; default all)",
-		summary: `Print what a Smart Context reference stands for: lines of the artifact HASH (a sha256
-or a prefix of at least 12 hex digits) of session ID, verified against its hash, exactly
-as stored. --json prints {sha256, start_line, end_line, total_lines, bytes, text}.`,
+		summary: `Print what a ctxd reference (from ctxd compress or ctxd optimize) stands for: lines of
+the artifact HASH (a sha256 or a prefix of at least 12 hex digits) of session ID,
+verified against its hash, exactly as stored. --json prints {sha256, start_line,
+end_line, total_lines, bytes, text}.`,
 		run: runRehydrate,
 	})
 	register(&command{
@@ -101,30 +104,35 @@ func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
 }
 
-// store opens the artifact store of the state directory the flags name.
-func (f *stateFlags) store(opts artifacts.Options) (*artifacts.Store, error) {
-	if err := setStateDir(f.stateDir); err != nil {
+// requests returns the request flow (engine.Requests) of the state
+// directory the flags name: --state-dir, else $CTXD_STATE_DIR, else
+// <root>/.ctxd. An absolute state directory needs no workspace (agents
+// running outside one); a relative one is relative to the workspace root.
+func (f *stateFlags) requests(log *slog.Logger) (*engine.Requests, error) {
+	dir, err := stateDirFlag(f.stateDir)
+	if err != nil {
 		return nil, err
 	}
-	// An absolute state directory needs no workspace (agents running
-	// outside one); a relative one is relative to the workspace root.
-	dir := os.Getenv(engine.EnvStateDir)
+	if dir == "" {
+		dir = os.Getenv(engine.EnvStateDir)
+	}
 	if f.root != "" || !filepath.IsAbs(dir) {
 		root, err := engine.ResolveRoot(f.root)
 		if err != nil {
 			return nil, err
 		}
-		dir = engine.StateDir(root)
+		dir = sessions.StateDir(root, dir)
 	}
-	return artifacts.Open(artifacts.Dir(dir), opts)
+	return engine.NewRequests(engine.RequestsOptions{StateDir: dir, Logger: log})
 }
 
 func runOptimize(ctx context.Context, std *IO, args []string) error {
 	c := commands["optimize"]
 	fs := newFlagSet(c, std.Err)
-	var call smart.Call
+	var req engine.OptimizeRequest
+	call := &req.Call
 	var sf stateFlags
-	var format, mode, exactItems, reportFile, logLevel, logFile string
+	var exactItems, reportFile, logLevel, logFile string
 	fs.StringVar(&call.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
 	fs.IntVar(&call.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
@@ -133,9 +141,9 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.IntVar(&call.ObservedContextWindow, "observed-context-window", 0, "a window observed at run time, used when the model is not in the registry")
 	fs.IntVar(&call.ObservedInputTokens, "observed-input-tokens", 0, "the provider's input tokens for the session's previous request")
-	fs.StringVar(&format, "format", "", "request format: chat, anthropic, responses (default: detected)")
+	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")
 	fs.StringVar(&call.Session, "session", "", "session id: the artifact scope and the canary bucket (default: derived from the conversation)")
-	fs.StringVar(&mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
+	fs.StringVar(&req.Mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
 	fs.StringVar(&exactItems, "exact-items", "", "comma-separated indexes of items never to rewrite")
 	fs.StringVar(&reportFile, "report", "", "write the report to FILE instead of stderr")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
@@ -152,10 +160,10 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if call.ContextWindow < 0 || call.OutputReserve < 0 || call.Budget < 0 || call.WindowSize < 0 || call.ObservedContextWindow < 0 || call.ObservedInputTokens < 0 {
 		return usagef("--context-window, --output-reserve, --budget, --window-size and the observed counts must not be negative")
 	}
-	if call.Format, err = request.ParseFormat(format); err != nil {
+	if _, err = request.ParseFormat(req.Format); err != nil {
 		return usagef("%v", err)
 	}
-	if call.Mode, err = smart.ParseMode(mode); err != nil {
+	if _, err = smart.ParseMode(req.Mode); err != nil {
 		return usagef("%v", err)
 	}
 	if call.Session != "" {
@@ -175,33 +183,26 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
-	rollout, err := smart.RolloutFromEnv(os.Getenv)
+	var flow *engine.Requests
+	if req.Mode == string(smart.ModeExact) {
+		flow, err = engine.NewRequests(engine.RequestsOptions{Logger: log})
+	} else {
+		flow, err = sf.requests(log)
+	}
 	if err != nil {
 		return err
 	}
-	var store *artifacts.Store
-	if call.Mode != smart.ModeExact {
-		if store, err = sf.store(artifacts.Options{Logger: log}); err != nil {
-			return err
-		}
+	if req.Request, err = readBody(std, pos); err != nil {
+		return err
 	}
-
-	body, err := readBody(std, pos)
+	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
+		return err
+	}
+	res, err := flow.Optimize(ctx, req)
 	if err != nil {
 		return err
 	}
-	if body, err = redactBody(std, *redact, body); err != nil {
-		return err
-	}
-	opts := smart.Options{Rollout: rollout, Logger: log}
-	if store != nil {
-		opts.Store = store
-	}
-	res, err := smart.New(opts).Optimize(ctx, body, call)
-	if err != nil {
-		return err
-	}
-	return writeRequest(std, res.Body, res.Report, reportFile)
+	return writeRequest(std, res.Request, res.Report, reportFile)
 }
 
 func runRehydrate(ctx context.Context, std *IO, args []string) error {
@@ -229,11 +230,11 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	store, err := sf.store(artifacts.Options{})
+	flow, err := sf.requests(nil)
 	if err != nil {
 		return err
 	}
-	l, err := smart.Rehydrate(ctx, store, session, pos[0], start, end)
+	l, err := flow.Rehydrate(ctx, engine.RehydrateRequest{SessionID: session, Hash: pos[0], StartLine: start, EndLine: end})
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,8 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	if useStdio && listen != "" {
 		return usagef("--stdio and --listen are exclusive")
 	}
-	if err := setStateDir(stateDir); err != nil {
+	stateDir, err = stateDirFlag(stateDir)
+	if err != nil {
 		return err
 	}
 	var logOut io.Writer = stdio.Err
@@ -63,7 +64,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
-	opts := server.Options{Root: root, Logger: log, Version: Version(), MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
+	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir, MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
 	if strings.HasPrefix(listen, "tcp:") {
 		// A TCP peer may be any local user: it serves only the workspaces
 		// named at start, and needs the token (docs/security.md).

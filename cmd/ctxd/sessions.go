@@ -49,23 +49,24 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 }
 
-// setStateDir makes --state-dir the process's state directory: the flag
-// is $CTXD_STATE_DIR spelled on the command line, made absolute against
-// the working directory, so the engine resolves it in its one place.
-func setStateDir(dir string) error {
+// stateDirFlag makes a --state-dir flag absolute against the working
+// directory ("" stays "": the engine's default, $CTXD_STATE_DIR or
+// <root>/.ctxd). The engine gets it as engine.Options.StateDir.
+func stateDirFlag(dir string) (string, error) {
 	if dir == "" {
-		return nil
+		return "", nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return fmt.Errorf("--state-dir %s: %w", dir, err)
+		return "", fmt.Errorf("--state-dir %s: %w", dir, err)
 	}
-	return os.Setenv(engine.EnvStateDir, abs)
+	return abs, nil
 }
 
 // open returns the engine of the workspace the flags name.
 func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
-	if err := setStateDir(f.stateDir); err != nil {
+	stateDir, err := stateDirFlag(f.stateDir)
+	if err != nil {
 		return nil, nil, err
 	}
 	log, closeLog, err := newLogger(errOut, f.logLevel, "")
@@ -82,7 +83,7 @@ func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
 		closeLog()
 		return nil, nil, err
 	}
-	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
+	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log, StateDir: stateDir})
 	if err != nil {
 		closeLog()
 		return nil, nil, err

@@ -1,39 +1,20 @@
 package prune
 
-import (
-	"hash/maphash"
-	"sync"
+import "github.com/ctxd/ctxd/compact/request"
 
-	"github.com/ctxd/ctxd/compact/request"
-)
+// Cache is the content-hash and estimator cache the pruner shares with
+// the Smart Context optimizer ([request.Cache]): token counts by message,
+// each tool output's analysis, and how it condenses. A cache shared by
+// the compactors of one daemon re-counts only new messages.
+type Cache = request.Cache
 
-// maxCachedTexts bounds the pruner's text caches; when full they start
-// over.
-const maxCachedTexts = 16384
-
-// textCache remembers what a run learns about a tool output, by a 128-bit
-// hash of its text: whether it reads as an error, and how it condenses. An
-// agent re-sends its whole history every turn; with the cache, old outputs
-// are not rescanned, re-hashed with SHA-256 or re-counted. It is safe for
-// concurrent use.
-type textCache struct {
-	seed1, seed2 maphash.Seed
-
-	// mu guards errs and cond.
-	mu   sync.Mutex
-	errs map[textKey]bool
-	cond map[condKey]condResult
-}
-
-type textKey struct {
-	h1, h2 uint64
-	n      int
-}
+// NewCache returns an empty cache.
+func NewCache() *Cache { return request.NewCache() }
 
 // condKey is a text condensed under given settings and counted with an
 // encoding.
 type condKey struct {
-	text     textKey
+	text     request.TextKey
 	maxChars int
 	isError  bool
 	images   int
@@ -48,50 +29,38 @@ type condResult struct {
 	tokens int    // of the condensed segment
 }
 
-func newTextCache() *textCache {
-	return &textCache{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), errs: map[textKey]bool{}, cond: map[condKey]condResult{}}
-}
-
-func (c *textCache) key(text string) textKey {
-	return textKey{h1: maphash.String(c.seed1, text), h2: maphash.String(c.seed2, text), n: len(text)}
-}
-
-func (c *textCache) isError(k textKey, text string) bool {
-	c.mu.Lock()
-	v, ok := c.errs[k]
-	c.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = looksLikeError(text)
-	c.mu.Lock()
-	if len(c.errs) >= maxCachedTexts {
-		clear(c.errs)
-	}
-	c.errs[k] = v
-	c.mu.Unlock()
-	return v
-}
-
 // condense returns seg condensed to maxChars characters, from the cache or
 // computed (with its hash and its tokens counted by est).
-func (c *textCache) condense(k condKey, seg *request.Segment, est *request.Estimator) condResult {
-	c.mu.Lock()
-	res, ok := c.cond[k]
-	c.mu.Unlock()
-	if ok {
+func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator) condResult {
+	return request.Memo(c, k, func() condResult {
+		var res condResult
+		res.hash = seg.Hash()
+		res.out, res.hidden, res.ok = Condense(seg.Text, k.maxChars, k.isError, res.hash, k.images)
+		if res.ok {
+			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
+		}
 		return res
-	}
-	res.hash = seg.Hash()
-	res.out, res.hidden, res.ok = Condense(seg.Text, k.maxChars, k.isError, res.hash, k.images)
-	if res.ok {
-		res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
-	}
-	c.mu.Lock()
-	if len(c.cond) >= maxCachedTexts {
-		clear(c.cond)
-	}
-	c.cond[k] = res
-	c.mu.Unlock()
-	return res
+	})
+}
+
+// refKey is a text reduced to its reference (referenceText).
+type refKey struct {
+	text     request.TextKey
+	isError  bool
+	encoding string
+}
+
+// referenced returns seg reduced to its reference, from the cache or
+// computed.
+func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator) condResult {
+	return request.Memo(c, k, func() condResult {
+		var res condResult
+		res.hash = seg.Hash()
+		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError)
+		if res.ok {
+			res.hidden = len([]rune(seg.Text))
+			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
+		}
+		return res
+	})
 }

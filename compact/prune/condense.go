@@ -2,6 +2,8 @@ package prune
 
 import (
 	"fmt"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/signal"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,18 +12,15 @@ import (
 // costs about what it saves.
 const minHidden = 64
 
-// hashPrefixLen is how many hex digits of the SHA-256 a marker shows; the
-// report carries the whole hash.
-const hashPrefixLen = 12
-
-// Marker returns the note that stands for n hidden characters of a text
-// whose SHA-256 is hash: "[... N chars hidden to save context;
-// sha256:0123456789ab]".
-func Marker(n int, hash string) string {
-	if len(hash) > hashPrefixLen {
-		hash = hash[:hashPrefixLen]
-	}
-	return fmt.Sprintf("[... %d chars hidden to save context; sha256:%s]", n, hash)
+// Marker returns the reference that stands for n hidden characters of a
+// text whose SHA-256 is hash, in the one marker format of both
+// compactors ([request.NewMarker]):
+//
+//	[ctxd:ref sha256=0123456789abcdef bytes=B lines=L N chars hidden to save context; to see it, ...]
+//
+// B and L are the whole text's size, which the artifact holds.
+func Marker(n int, hash string, bytes, lines int) string {
+	return request.NewMarker(request.MarkerRef, hash, bytes, lines, fmt.Sprintf("%d %s", n, request.ReferencePrefix))
 }
 
 // Condense cuts a tool output longer than maxChars characters to a preview
@@ -57,7 +56,7 @@ func Condense(text string, maxChars int, isError bool, hash string, images int) 
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		sb.WriteByte('\n')
 	}
-	sb.WriteString(Marker(hidden, hash))
+	sb.WriteString(Marker(hidden, hash, len(text), request.CountLines(text)))
 	if images > 0 {
 		fmt.Fprintf(&sb, " [%d image(s) omitted]", images)
 	}
@@ -101,35 +100,9 @@ func snapTail(t string) string {
 	return t
 }
 
-// errorMarkers are substrings that make a tool output error output.
-var errorMarkers = []string{
-	"Traceback (most recent call last)", "panic:", "Error:", "error:", "ERROR", "FAIL", "Exception", "exit status", "exit code", "fatal:", "Failed", "failed",
-}
-
-// Error markers are looked for in the head and the tail of long output
-// only: that is where a failure shows (a traceback or a test summary ends
-// the output), and scanning megabytes per message would dominate a run.
-const (
-	errScanHead = 1 << 10
-	errScanTail = 2 << 10
-)
-
-// looksLikeError reports tool output that reads as an error or failure.
-func looksLikeError(text string) bool {
-	if len(text) > errScanHead+errScanTail {
-		return hasErrorMarker(text[:errScanHead]) || hasErrorMarker(text[len(text)-errScanTail:])
-	}
-	return hasErrorMarker(text)
-}
-
-func hasErrorMarker(text string) bool {
-	for _, m := range errorMarkers {
-		if strings.Contains(text, m) {
-			return true
-		}
-	}
-	return false
-}
+// looksLikeError reports tool output that reads as an error or failure
+// (the classifier both compactors share).
+func looksLikeError(text string) bool { return signal.LooksLikeError(text) }
 
 // toolClass sorts a tool by what it does, from its name.
 type toolClass int

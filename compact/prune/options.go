@@ -1,10 +1,12 @@
 package prune
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -54,7 +56,24 @@ type Options struct {
 	// Cache is shared with other pruners (a daemon's); nil gives the
 	// pruner a cache of its own.
 	Cache *Cache
+	// Store keeps what is condensed or evicted, content-addressed, so
+	// that the reference left in its place resolves (ctxd rehydrate);
+	// nil stores nothing (references then only name the hash).
+	Store Store
+	// Session is the artifact scope; "" derives one from the
+	// conversation's first items.
+	Session string
 }
+
+// Store is what the pruner needs of an artifact store;
+// [*artifacts.Store] is the implementation.
+type Store interface {
+	Put(ctx context.Context, session string, content []byte) (artifacts.Ref, string, error)
+	Verify(ctx context.Context, session, hash string) (artifacts.Ref, error)
+	Resolve(ctx context.Context, session, prefix string) (string, error)
+}
+
+var _ Store = (*artifacts.Store)(nil)
 
 // Preset is a model family's working-memory size and tool-output limit.
 type Preset struct {

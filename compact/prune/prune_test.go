@@ -32,9 +32,9 @@ func TestCondense(t *testing.T) {
 	}{
 		{name: "short stays", text: "short", max: 500, ok: false},
 		{name: "barely over stays", text: strings.Repeat("x", 520), max: 500, ok: false},
-		{name: "plain keeps head", text: long, max: 500, ok: true, wantHead: "line of plain output\n", maxRunes: 500 + 80},
-		{name: "cjk rune safe", text: cjk, max: 100, ok: true, wantHead: "日本語", maxRunes: 100 + 80},
-		{name: "error keeps tail", text: trace, max: 300, isErr: true, ok: true, wantHead: "step ok", wantTail: "ValueError: invalid input\n", maxRunes: 300 + 80},
+		{name: "plain keeps head", text: long, max: 500, ok: true, wantHead: "line of plain output\n", maxRunes: 500 + 150},
+		{name: "cjk rune safe", text: cjk, max: 100, ok: true, wantHead: "日本語", maxRunes: 100 + 150},
+		{name: "error keeps tail", text: trace, max: 300, isErr: true, ok: true, wantHead: "step ok", wantTail: "ValueError: invalid input\n", maxRunes: 300 + 150},
 		{name: "negative never condenses", text: long, max: -1, ok: false},
 	}
 	for _, tt := range tests {
@@ -59,10 +59,10 @@ func TestCondense(t *testing.T) {
 			if n := utf8.RuneCountInString(out); n > tt.maxRunes {
 				t.Errorf("output has %d runes, want at most %d", n, tt.maxRunes)
 			}
-			if !strings.Contains(out, "chars hidden to save context; sha256:"+hash[:12]) {
+			if !strings.Contains(out, "[ctxd:ref sha256="+hash[:request.MarkerHashLen]) || !strings.Contains(out, "chars hidden to save context; to see it") {
 				t.Errorf("marker missing or wrong:\n%s", out)
 			}
-			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(Marker(hidden, hash)) - 2
+			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(Marker(hidden, hash, len(tt.text), request.CountLines(tt.text))) - 2
 			if got := utf8.RuneCountInString(tt.text) - hidden; got < kept-2 || got > kept+2 {
 				t.Errorf("hidden = %d does not match: %d runes kept of %d", hidden, kept, utf8.RuneCountInString(tt.text))
 			}
@@ -102,10 +102,7 @@ func TestForRetry(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			body := render(f, "gpt-4o", manyCalls(30))
-			_, base, err := Compress(t.Context(), body, Options{WindowSize: 2, Budget: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			base := probe(t, body, Options{WindowSize: 2})
 			opts := Options{WindowSize: 2, Budget: base.FloorTokens + 2000}
 			out, rep, err := ForRetry(t.Context(), body, errText, opts)
 			if err != nil {

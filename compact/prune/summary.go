@@ -3,6 +3,7 @@ package prune
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxd/ctxd/compact/signal"
 	"strings"
 	"unicode/utf8"
 
@@ -168,24 +169,24 @@ func (d *digest) addCall(s *request.Segment) {
 	}
 }
 
-// errorLine picks the most telling line of error output: the last line
-// carrying an error marker (the final line of a traceback names the
-// error), else the last non-empty line.
+// errorLine picks the most telling error line of error output (see
+// signal.ErrorLine), else its last non-empty line.
 func errorLine(text string) string {
+	if l := signal.ErrorLine(text); l != "" {
+		return l
+	}
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		for _, m := range errorMarkers {
-			if strings.Contains(lines[i], m) {
-				return lines[i]
-			}
-		}
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			return lines[i]
+		if t := strings.TrimSpace(lines[i]); t != "" {
+			return t
 		}
 	}
 	return ""
+}
+
+// head is the summary's first line alone (the short form).
+func (d *digest) head() string {
+	return fmt.Sprintf("%s %d earlier messages were removed to fit the context budget.]", request.SummaryPrefix, d.items)
 }
 
 // text renders the summary. It opens with [request.SummaryPrefix] so a

@@ -73,18 +73,5 @@ func segmentClass(it *Item, s *Segment, seen map[string]bool) Class {
 	return ClassProtocolExact
 }
 
-// hasReference reports text that carries a condensed-content marker. It
-// looks for the rare "[... " first, which is much faster on long texts
-// than looking for the marker's common first letter.
-func hasReference(text string) bool {
-	for {
-		i := strings.Index(text, "[... ")
-		if i < 0 {
-			return false
-		}
-		text = text[i+5:]
-		if end := strings.IndexByte(text, ']'); end >= 0 && strings.Contains(text[:end], ReferencePrefix) {
-			return true
-		}
-	}
-}
+// hasReference reports text that carries a ctxd reference marker.
+func hasReference(text string) bool { return HasMarker(text) }

@@ -1,8 +1,10 @@
 package request
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -267,3 +269,27 @@ type Request struct {
 
 // errNoItems is returned by operations that need an items array.
 var errNoItems = errors.New("request has no items array")
+
+// WrapHistory makes a request body of a history (a JSON array of
+// messages or Responses items) in format f, for the compactors: the one
+// place a history becomes a request. model, when set, is the body's
+// "model".
+func WrapHistory(hist []byte, f Format, model string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(hist) + len(model) + 32)
+	b.WriteString("{")
+	if model != "" {
+		m, _ := json.Marshal(model)
+		b.WriteString(`"model":`)
+		b.Write(m)
+		b.WriteString(",")
+	}
+	if f == FormatResponses {
+		b.WriteString(`"input":`)
+	} else {
+		b.WriteString(`"messages":`)
+	}
+	b.Write(hist)
+	b.WriteString("}")
+	return b.Bytes()
+}

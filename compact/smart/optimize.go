@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -29,11 +30,7 @@ const (
 type Optimizer struct {
 	opts  Options
 	log   *slog.Logger
-	texts *textCache
-
-	// estMu guards est.
-	estMu sync.Mutex
-	est   map[string]*request.Estimator
+	cache *request.Cache
 
 	// sessMu guards sessions.
 	sessMu   sync.Mutex
@@ -63,7 +60,11 @@ func New(opts Options) *Optimizer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Optimizer{opts: opts, log: log, texts: newTextCache(), est: map[string]*request.Estimator{}, sessions: map[string]*sessionState{}, refs: map[string]string{}}
+	cache := opts.Cache
+	if cache == nil {
+		cache = request.NewCache()
+	}
+	return &Optimizer{opts: opts, log: log, cache: cache, sessions: map[string]*sessionState{}, refs: map[string]string{}}
 }
 
 // Optimize rewrites a request (Chat, Anthropic or Responses) under the
@@ -192,27 +193,9 @@ func applyFeedback(t *Telemetry, f Feedback) {
 	}
 }
 
-// deriveScope names the scope of a request that gives no session: a hash
-// of its format and first two items (the system prompt and the first
-// request), which stay the same across the turns of one conversation.
-func deriveScope(req *request.Request) string {
-	h := sha256.New()
-	h.Write([]byte(req.Format))
-	for i, it := range req.Items {
-		if i == 2 {
-			break
-		}
-		h.Write([]byte{0})
-		h.Write(it.Raw)
-	}
-	for _, f := range req.Fixed {
-		if f.Kind == request.SegText {
-			h.Write([]byte{1})
-			h.Write([]byte(f.Text))
-		}
-	}
-	return "conv-" + hex.EncodeToString(h.Sum(nil)[:12])
-}
+// deriveScope names the scope of a request that gives no session
+// (request.DeriveScope, shared with the pruner).
+func deriveScope(req *request.Request) string { return request.DeriveScope(req) }
 
 // canaryBucket places a session in one of 100 buckets by a stable hash
 // of its id; a canary of N% rewrites buckets 0..N-1.
@@ -225,16 +208,7 @@ func canaryBucket(session string) int {
 func CanaryBucket(session string) int { return canaryBucket(session) }
 
 func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
-	rule := request.ImageRuleFor(b.model, f)
-	key := b.counter.Encoding() + "|" + string(rule)
-	o.estMu.Lock()
-	defer o.estMu.Unlock()
-	e := o.est[key]
-	if e == nil {
-		e = request.NewEstimator(b.counter, rule)
-		o.est[key] = e
-	}
-	return e
+	return o.cache.Estimator(b.counter, request.ImageRuleFor(b.model, f))
 }
 
 // session returns a copy of a session's state.
@@ -261,7 +235,7 @@ type cand struct {
 	ref   request.SegRef
 	seg   *request.Segment
 	in    *info
-	key   textKey
+	key   request.TextKey
 	class request.Class
 	// transform and text are the candidate rewrite ("" when none).
 	transform string
@@ -299,8 +273,10 @@ type run struct {
 	calls      map[string]callInfo
 	latestText string
 	exact      map[int]bool
+	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand
 	unresolved []Unresolved
+	refErrs    []error // input references that do not resolve
 	stored     map[string]ArtifactUse
 	hashFails  map[string]bool // artifacts found corrupt
 	missingReq map[string]bool // asked-for artifacts that did not resolve
@@ -342,6 +318,12 @@ func (r *run) optimize() ([]byte, error) {
 
 	pol := policies[r.b.mode]
 	r.selectAll(pol)
+	r.textRefs()
+	if len(r.refErrs) > 0 && r.live {
+		// Fail closed: a request whose references cannot be followed is
+		// never sent on (docs/smart-context.md, safety model).
+		return nil, fmt.Errorf("optimize request: %w: %w", request.ErrUnresolvedReference, errors.Join(r.refErrs...))
+	}
 	if r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
 		r.rep.PolicyReasons = append(r.rep.PolicyReasons, "escalated_to_emergency_over_usable_window")
 		r.rep.BudgetMode = ModeEmergency
@@ -350,6 +332,7 @@ func (r *run) optimize() ([]byte, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
+	fits := r.fit()
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {
@@ -358,6 +341,15 @@ func (r *run) optimize() ([]byte, error) {
 	out, after := r.emitValidated()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.live && (!fits || after > r.b.usable) {
+		// Still over with every output and older text behind its
+		// reference (or a rewrite the validation rolled back, a store
+		// that failed): evict, or never send an oversize request.
+		var err error
+		if out, after, err = r.evict(out, after); err != nil {
+			return nil, err
+		}
 	}
 	r.finishCounts(out, after)
 	if r.live {
@@ -391,3 +383,10 @@ func (r *run) staticHash() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
+
+// DeriveSession is the session a request that names none is scoped to
+// (what [Optimizer.Optimize] derives): a hash of its format, its first two
+// items and its instructions, stable across the turns of a conversation.
+// A front end that keeps per-session state before calling Optimize (the
+// proxy's observed token counts) uses it to key that state.
+func DeriveSession(req *request.Request) string { return deriveScope(req) }

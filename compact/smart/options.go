@@ -107,6 +107,9 @@ type Options struct {
 	// Logger receives the per-request record (info level) and warnings;
 	// never request text. nil discards.
 	Logger *slog.Logger
+	// Cache is the content-hash and estimator cache shared with the
+	// conversation pruner (a daemon's); nil gives the optimizer its own.
+	Cache *request.Cache
 }
 
 // Call is one optimize call's parameters.

@@ -57,8 +57,8 @@ func (r *run) quality() {
 			if s.Kind != request.SegToolResult {
 				continue
 			}
-			in := r.o.texts.info(r.o.texts.key(s.Text), s.Text)
-			if in.isBuild && (in.isError || s.IsError) {
+			in := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
+			if in.IsBuild && (in.IsError || s.IsError) {
 				t.TestOrBuildFailedAfter++
 			}
 		}

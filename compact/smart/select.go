@@ -17,6 +17,22 @@ func (r *run) index() {
 	for _, i := range r.c.ExactItems {
 		r.exact[i] = true
 	}
+	// Never modified: system messages and the latest user-role item
+	// (the user's request, or in Anthropic Messages the message carrying
+	// the latest tool results).
+	r.protected = map[int]bool{}
+	lastUserRole := -1
+	for i, it := range req.Items {
+		switch it.Role {
+		case "system", "developer":
+			r.protected[i] = true
+		case "user":
+			lastUserRole = i
+		}
+	}
+	if lastUserRole >= 0 {
+		r.protected[lastUserRole] = true
+	}
 	latestUser := -1
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -122,8 +138,8 @@ func (r *run) selectAll(pol policy) {
 				continue
 			}
 			c := &cand{ref: request.SegRef{Item: i, Seg: j}, seg: s, class: s.Class, dupOf: -1, decision: DecisionKept}
-			c.key = r.o.texts.key(s.Text)
-			c.in = r.o.texts.info(c.key, s.Text)
+			c.key = r.o.cache.Key(s.Text)
+			c.in = r.o.cache.Info(c.key, s.Text)
 			r.cands = append(r.cands, c)
 			if s.Kind == request.SegToolResult {
 				outputs = append(outputs, c)
@@ -139,6 +155,16 @@ func (r *run) selectAll(pol policy) {
 func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	first := map[string]*cand{}
 	continuation := r.continuation()
+	// Below pressure only lossless rewrites: duplicates, terminal noise,
+	// binary data and file reads a later read of the same file
+	// supersedes (both behind references).
+	lossy := r.b.band != BandLow
+	lastRead := map[string]int{}
+	for k, c := range outputs {
+		if p := r.outputReadPath(c.seg); p != "" {
+			lastRead[p] = k
+		}
+	}
 	for k, c := range outputs {
 		s := c.seg
 		fromEnd := len(outputs) - 1 - k
@@ -146,7 +172,14 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case r.protected[c.ref.Item]:
+			if request.HasMarker(s.Text) {
+				r.inputRefs(c) // checked (fail closed), never rewritten
+			}
+			c.class, c.transform, c.text, c.artifact, c.decision = request.ClassProtocolExact, "", "", "", DecisionKept
+			c.reason = "in the latest user message: never modified"
+			continue
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case s.Class == request.ClassRehydratableExact:
@@ -159,49 +192,66 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.reason = "small"
 			continue
 		}
-		if a, ok := first[c.in.hash]; ok {
+		if a, ok := first[c.in.Hash]; ok {
 			if verbatim(a) || fromEnd >= pol.keepRecent {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
 			}
 		} else {
-			first[c.in.hash] = c
+			first[c.in.Hash] = c
 		}
 		if continuation && r.o.opts.Store != nil {
-			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.in.hash); err == nil {
+			if _, err := r.o.opts.Store.Verify(r.ctx, r.scope, c.in.Hash); err == nil {
 				r.crossTurn(c)
 				r.choose(c, pol)
 				continue
 			}
 		}
-		isErr := s.IsError || c.in.isError
+		isErr := s.IsError || c.in.IsError
 		switch {
 		case fromEnd < pol.criticalRecent && isErr:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
-		case c.in.isDiff && r.referred(c.in.paths):
+		case c.in.IsDiff && r.referred(c.in.Paths):
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
-		case c.in.hasBlob:
+		case c.in.HasBlob:
+			// Encoded or binary data carries nothing a model reads: it
+			// goes behind a reference at any pressure, like the
+			// whitespace of machine output.
 			c.class = request.ClassLosslessTransformable
-			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.hash) }, view{}, s.Tokens)
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash) }, view{}, s.Tokens)
 			if c.transform != "" {
-				c.artifact = c.in.hash
+				c.artifact = c.in.Hash
 				r.choose(c, pol)
 				continue
 			}
 		}
+		p := r.outputReadPath(s)
+		superseded := p != "" && lastRead[p] > k
 		switch {
+		case !lossy && superseded:
+			c.class = request.ClassRehydratableExact
+			r.condense(c, s, pol, 6, 0, TransformReference)
+			c.reason = "file read superseded by a later read of " + p + ": head and reference"
+		case !lossy:
+			c.class = request.ClassLosslessTransformable
+			if c.in.Noisy {
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				c.reason = "below pressure: terminal noise removed"
+			} else {
+				c.reason = "below pressure: lossless rewrites only"
+			}
 		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
-			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, pol.refAlloc)
-			c.artifact = c.in.hash
+			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, pol.refAlloc)
+			c.artifact = c.in.Hash
 			c.reason = "large recent output: preview and reference"
 		case fromEnd < pol.keepRecent:
 			c.class = request.ClassLosslessTransformable
-			if c.in.noisy {
+			if c.in.Noisy {
 				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
 				c.reason = "recent output: terminal noise removed"
 			} else {
@@ -224,12 +274,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.transform, c.text, c.artifact = "", "", ""
 			c.reason += "; no artifact store"
 		}
-		if c.transform == "" && c.in.noisy {
+		if c.transform == "" && c.in.Noisy {
 			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
 			c.artifact = ""
 		}
 		if c.transform != TransformLossless && c.transform != "" {
-			c.repo = c.in.repo
+			c.repo = c.in.Repo
 		}
 		r.choose(c, pol)
 	}
@@ -281,19 +331,19 @@ func (r *run) duplicate(c, anchor *cand) {
 			c.repeat = true
 		}
 	}
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to the output of "+where)
+	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to the output of "+where)
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
 	c.reason = "same output as earlier in the request"
 }
 
 func (r *run) crossTurn(c *cand) {
 	c.class, c.transform = request.ClassDroppableDuplicate, TransformDuplicate
-	c.text = marker(MarkerDup, c.in.hash, c.in.bytes, c.in.lines, "identical to an output of an earlier turn of this conversation")
+	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to an output of an earlier turn of this conversation")
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
 	c.reason = "same output as in an earlier turn (continued with previous_response_id)"
 }
 
@@ -301,7 +351,7 @@ func (r *run) crossTurn(c *cand) {
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding()}
-	res := r.o.texts.view(k, build, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
 	}
@@ -325,8 +375,11 @@ func (r *run) choose(c *cand, pol policy) {
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
 	case c.seg.Tokens-c.after < pol.minSaving:
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case c.after > c.alloc:
-		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, over its %d allocation", c.after, c.alloc)
+	case c.after > c.alloc+max(c.alloc/2, 64) && 2*c.after > c.seg.Tokens:
+		// A view a little over its share still saves most of a large
+		// output: only a view far over it that saves under half is
+		// refused.
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
 	}
@@ -364,9 +417,18 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 		v.chars, alloc = m, m
 	}
 	if r.c.MaxToolOutput >= 0 {
-		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.hash, v) }, v, alloc)
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, alloc)
 	}
-	c.artifact = c.in.hash
+	c.artifact = c.in.Hash
+}
+
+// outputReadPath is the path the call a tool output answers reads, or "".
+func (r *run) outputReadPath(s *request.Segment) string {
+	ci, ok := r.calls[s.CallID]
+	if !ok {
+		return ""
+	}
+	return readPath(&request.Segment{Name: ci.name, Text: ci.args})
 }
 
 func (r *run) readLike(s *request.Segment) bool {
@@ -399,7 +461,14 @@ func (r *run) selectNotices(pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case hasMarker(s.Text):
+		case r.protected[c.ref.Item]:
+			if request.HasMarker(s.Text) {
+				r.inputRefs(c)
+			}
+			c.class, c.transform, c.text, c.artifact, c.decision = request.ClassProtocolExact, "", "", "", DecisionKept
+			c.reason = "system or latest user message: never modified"
+			continue
+		case request.HasMarker(s.Text):
 			r.inputRefs(c)
 			continue
 		case !r.payloadValue(s) || s.Tokens < minNoticeTokens:
@@ -408,7 +477,7 @@ func (r *run) selectNotices(pol policy) {
 		}
 		key := noticeKey(s.Text)
 		for _, later := range notices[k+1:] {
-			if later.in.hash == c.in.hash {
+			if later.in.Hash == c.in.Hash {
 				c.class, c.transform = request.ClassDroppableDuplicate, TransformSuperseded
 				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("identical to the notice at message %d", later.ref.Item))
 				c.reason = "notice repeated later"
@@ -428,7 +497,7 @@ func (r *run) selectNotices(pol policy) {
 		}
 		c.after = r.segTokens(s, c.text)
 		c.alloc = c.after
-		c.artifact = c.in.hash
+		c.artifact = c.in.Hash
 		r.choose(c, pol)
 	}
 }
@@ -451,7 +520,7 @@ func noticeKey(text string) string {
 
 // noticeMarker keeps a notice's opening tag and puts a reference after it.
 func noticeMarker(text string, in *info, detail string) string {
-	m := marker(MarkerRef, in.hash, in.bytes, in.lines, detail)
+	m := request.NewMarker(request.MarkerRef, in.Hash, in.Bytes, in.Lines, detail)
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, "<") {
 		if end := strings.IndexByte(t, '>'); end > 0 && !strings.Contains(t[:end], " ") {

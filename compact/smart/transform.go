@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/compact/request"
 )
 
 // Transforms, as reports name them.
@@ -186,7 +188,7 @@ func condensedView(text, hash string, v view) (string, bool) {
 	slices.Sort(kept)
 	detail := ""
 	if h+t < n {
-		detail = "omitted=" + rangeText(h+1, n-t)
+		detail = "omitted=" + request.RangeText(h+1, n-t)
 		if len(kept) > 0 {
 			detail += fmt.Sprintf(" (%d of them kept below with their line numbers)", len(kept))
 		}
@@ -199,7 +201,7 @@ func condensedView(text, hash string, v view) (string, bool) {
 	var sb strings.Builder
 	sb.Grow(v.chars + 64)
 	writeFolded(&sb, lines[:h])
-	sb.WriteString(marker(MarkerRef, hash, len(text), n, detail))
+	sb.WriteString(request.NewMarker(request.MarkerRef, hash, len(text), n, detail))
 	for _, i := range kept {
 		sb.WriteString("\n  ")
 		sb.WriteString(strconv.Itoa(i + 1))
@@ -261,7 +263,7 @@ func blobView(text, hash string) (string, bool) {
 		if j > i && size >= 256 {
 			flush()
 			found = true
-			sb.WriteString(marker(MarkerBlob, hash, len(text), len(raw), fmt.Sprintf("omitted=%s (%d bytes of encoded or binary data)", rangeText(i+1, j), size)))
+			sb.WriteString(request.NewMarker(request.MarkerBlob, hash, len(text), len(raw), fmt.Sprintf("omitted=%s (%d bytes of encoded or binary data)", request.RangeText(i+1, j), size)))
 			sb.WriteByte('\n')
 			i = j
 			continue

@@ -253,10 +253,10 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	if strings.TrimSpace(c.text) == "" && strings.TrimSpace(c.seg.Text) != "" {
 		return "empty mandatory payload"
 	}
-	ms := ParseMarkers(c.text)
+	ms := request.ParseMarkers(c.text)
 	refs := 0
 	for _, m := range ms {
-		if m.Kind != MarkerBlob {
+		if m.Kind != request.MarkerBlob {
 			refs++
 		}
 		if !strings.HasPrefix(c.artifact, m.Hash) {
@@ -266,7 +266,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	switch {
 	case refs > 1:
 		return "duplicated appendix: more than one reference"
-	case len(ms) > 0 && hasMarker(c.seg.Text):
+	case len(ms) > 0 && request.HasMarker(c.seg.Text):
 		return "duplicated appendix: the input already carries a reference"
 	case c.artifact == "" && len(ms) > 0:
 		return "reference without an artifact"
@@ -278,7 +278,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	}
 	resolved := false
 	if c.artifact != "" {
-		if c.artifact != c.in.hash {
+		if c.artifact != c.in.Hash {
 			return "reference does not stand for the segment's own text"
 		}
 		use, ok := r.stored[c.artifact]
@@ -296,9 +296,9 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 	}
 	if !resolved {
 		norm := normalized(c.text)
-		for k, sig := range c.in.signals {
+		for k, sig := range c.in.Signals {
 			if !strings.Contains(norm, sig) {
-				return fmt.Sprintf("critical signal %d of %d lost", k+1, len(c.in.signals))
+				return fmt.Sprintf("critical signal %d of %d lost", k+1, len(c.in.Signals))
 			}
 		}
 	}
@@ -314,7 +314,7 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 
 // dupLines reports a condensed view that lists a kept line twice.
 func dupLines(text string) bool {
-	i := strings.Index(text, markerOpen)
+	i := strings.Index(text, request.MarkerOpen)
 	if i < 0 {
 		return false
 	}

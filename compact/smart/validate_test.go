@@ -25,7 +25,12 @@ func selected(t *testing.T, f request.Format, msgs []convo.Msg) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{o: o, ctx: t.Context(), req: req, scope: "v", live: true, b: b, rep: &Report{Telemetry: Telemetry{TransformedSegmentCounts: map[string]int{}}},
+	// A window twice the request: medium pressure, where condensing is
+	// allowed and recent outputs stay whole.
+	if b, err = resolveBudget("gpt-4o", Call{ContextWindow: 2 * o.estimator(b, f).Request(req)}); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{o: o, ctx: t.Context(), c: Call{WindowSize: 6}, req: req, scope: "v", live: true, b: b, rep: &Report{Telemetry: Telemetry{TransformedSegmentCounts: map[string]int{}}},
 		est: o.estimator(b, f), hashFails: map[string]bool{}, missingReq: map[string]bool{}}
 	r.before = r.est.Request(req)
 	r.b.setPressure(r.before, 0)
@@ -46,7 +51,7 @@ func TestRollbackIsSegmentLocal(t *testing.T) {
 		}, "critical signal"},
 		{"empty payload", func(c *cand) { c.text = " " }, "empty mandatory payload"},
 		{"foreign reference", func(c *cand) {
-			c.text += "\n" + marker(MarkerRef, strings.Repeat("0", 64), 1, 1, "")
+			c.text += "\n" + request.NewMarker(request.MarkerRef, strings.Repeat("0", 64), 1, 1, "")
 		}, "reference names a text other than the segment's"},
 		{"over allocation", func(c *cand) { c.alloc = 1 }, "allocation"},
 		{"grows", func(c *cand) { c.text = strings.Repeat(c.seg.Text, 2); c.alloc = 1 << 20 }, "does not save tokens"},

@@ -127,3 +127,32 @@ func MainWithCtxd(m *testing.M, cmdDir string, bin *string) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// Interop returns the node binary and the directory of the npm interop
+// project (test/interop, whose node_modules `npm ci` installs) for tests
+// that drive ctxd with official npm SDK clients. rel is the project's
+// path relative to the test package. A missing node or node_modules skips
+// the test naming what is missing, except under CI=true, where it fails
+// it (.ci/run installs both).
+func Interop(t testing.TB, rel string) (node, dir string) {
+	t.Helper()
+	missing := func(what string) {
+		t.Helper()
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing, and CI needs it (.ci/run runs npm ci in test/interop)", what)
+		}
+		t.Skip(what + " is missing (run: cd test/interop && npm ci)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node")
+	}
+	dir, err = filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		missing(filepath.Join(dir, "node_modules"))
+	}
+	return node, dir
+}

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
@@ -188,16 +190,39 @@ func (r *runner) session(s *Session) (SessionRow, error) {
 		t0 := time.Now()
 		res, err := opt.Optimize(ctx, body, smart.Call{Session: s.SessionID, Model: s.Model, ContextWindow: s.ContextWindow})
 		elapsed := time.Since(t0)
-		if err != nil {
+		var optReq *request.Request
+		switch {
+		case errors.Is(err, request.ErrUnresolvedReference):
+			// Failed closed: the request carries a reference its session
+			// cannot resolve, and nothing was sent. The agent's request
+			// stands in for the proxy below (exact sends the same). The
+			// turn is not among the rewritten turns the integrity rates
+			// count.
+			r.rep.Counts.FailedClosedTurns++
+			at := fmt.Sprintf("%s turn %d", s.Name, turn)
+			if errors.Is(err, ctxd.ErrNotFound) {
+				r.observe(CaseMissing, at+": a reference to a missing artifact failed closed before upstream")
+			}
+			if errors.Is(err, artifacts.ErrCorrupt) {
+				r.observe(CaseCorrupted, at+": an artifact that fails its sha256 failed closed before upstream")
+			}
+		case errors.Is(err, ctxd.ErrOverBudget):
+			// Refused: even the protocol-exact minimum does not fit
+			// the window, and nothing was sent. Counted, not hidden:
+			// the turn is not among the rewritten turns.
+			r.rep.Counts.OverBudgetTurns++
+		case err != nil:
 			return row, fmt.Errorf("turn %d: optimize: %w", turn, err)
+		default:
+			r.overhead = append(r.overhead, elapsed.Microseconds())
+			r.rep.Counts.Turns++
+			var ok bool
+			optReq, ok = r.checkOptimized(s, turn, in, res, store)
+			if !ok {
+				contOK = false
+			}
+			r.observeReport(s, turn, in, res.Report)
 		}
-		r.overhead = append(r.overhead, elapsed.Microseconds())
-		r.rep.Counts.Turns++
-		optReq, ok := r.checkOptimized(s, turn, in, res, store)
-		if !ok {
-			contOK = false
-		}
-		r.observeReport(s, turn, in, res.Report)
 
 		exact.tokens += exactTokens
 		exact.total += exactTokens
@@ -324,14 +349,14 @@ func (r *runner) play(st *strategy, s *Session, turn int, t Turn, req *request.R
 			return
 		}
 	}
-	var markers []smart.Marker
+	var markers []request.Marker
 	for _, f := range t.Needs {
 		r.rep.Counts.FactsChecked++
 		if strings.Contains(text, f) {
 			continue
 		}
 		if markers == nil {
-			markers = smart.ParseMarkers(text)
+			markers = request.ParseMarkers(text)
 		}
 		recovered := false
 		for _, m := range markers {
@@ -426,7 +451,7 @@ func (r *runner) checkOptimized(s *Session, turn int, in *request.Request, res *
 			}
 			// References this rewrite introduced must resolve.
 			var refs [][]byte
-			for _, m := range smart.ParseMarkers(sb.Text) {
+			for _, m := range request.ParseMarkers(sb.Text) {
 				if strings.Contains(sa.Text, "sha256="+m.Hash) {
 					continue
 				}
@@ -469,7 +494,7 @@ func (r *runner) checkOptimized(s *Session, turn int, in *request.Request, res *
 // stands for (rehydration).
 func restored(in, out string) bool {
 	h := artifacts.Hash([]byte(out))
-	for _, m := range smart.ParseMarkers(in) {
+	for _, m := range request.ParseMarkers(in) {
 		if strings.HasPrefix(h, m.Hash) {
 			return true
 		}
@@ -606,11 +631,6 @@ func (r *runner) observeReport(s *Session, turn int, in *request.Request, rep *s
 	at := fmt.Sprintf("%s turn %d", s.Name, turn)
 	if rep.StaticContextDeltas > 0 {
 		r.observe(CaseStaticChanges, fmt.Sprintf("%s: %d static context deltas", at, rep.StaticContextDeltas))
-	}
-	for _, u := range rep.Unresolved {
-		if strings.Contains(u.Reason, "missing") && rep.FullRequestFallbackCount == 0 {
-			r.observe(CaseMissing, at+": a reference to a missing artifact kept as it was, the rest optimized")
-		}
 	}
 	if rep.ArtifactHashFailures > 0 {
 		r.observe(CaseCorrupted, fmt.Sprintf("%s: %d artifacts failed their sha256", at, rep.ArtifactHashFailures))

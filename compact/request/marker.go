@@ -1,4 +1,4 @@
-package smart
+package request
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ const (
 	MarkerBlob = "blob"
 )
 
-// markerOpen opens every marker; markers are recognized by it.
-const markerOpen = "[ctxd:"
+// MarkerOpen opens every marker; markers are recognized by it.
+const MarkerOpen = "[ctxd:"
 
 // Marker is a reference parsed from a text.
 type Marker struct {
@@ -33,12 +33,18 @@ type Marker struct {
 	Lines int    `json:"lines"`
 }
 
-// ref writes a marker: what it stands for (hash, bytes, lines), then
-// detail, then how to ask for the text back.
-func marker(kind, hash string, bytes, lines int, detail string) string {
+// NewMarker writes a marker, the one reference format of both
+// compactors: what it stands for (kind, hash, bytes, lines), then
+// detail, then how to ask for the text back:
+//
+//	[ctxd:ref sha256=0123456789abcdef bytes=65015 lines=1200 DETAIL; to see it, ask for lines a-b of sha256=0123456789abcdef]
+//
+// ctxd rehydrate and ctx/rehydrate resolve the hash in the session's
+// artifact store.
+func NewMarker(kind, hash string, bytes, lines int, detail string) string {
 	var sb strings.Builder
 	sb.Grow(len(detail) + 120)
-	sb.WriteString(markerOpen)
+	sb.WriteString(MarkerOpen)
 	sb.WriteString(kind)
 	sb.WriteString(" sha256=")
 	sb.WriteString(hash[:min(MarkerHashLen, len(hash))])
@@ -60,11 +66,11 @@ func marker(kind, hash string, bytes, lines int, detail string) string {
 func ParseMarkers(text string) []Marker {
 	var out []Marker
 	for {
-		i := strings.Index(text, markerOpen)
+		i := strings.Index(text, MarkerOpen)
 		if i < 0 {
 			return out
 		}
-		text = text[i+len(markerOpen):]
+		text = text[i+len(MarkerOpen):]
 		end := strings.IndexByte(text, ']')
 		if end < 0 {
 			return out
@@ -98,9 +104,9 @@ func ParseMarkers(text string) []Marker {
 	}
 }
 
-// hasMarker reports text that carries a ctxd marker.
-func hasMarker(text string) bool {
-	return strings.Contains(text, markerOpen) && len(ParseMarkers(text)) > 0
+// HasMarker reports text that carries a ctxd marker.
+func HasMarker(text string) bool {
+	return strings.Contains(text, MarkerOpen) && len(ParseMarkers(text)) > 0
 }
 
 func isLowerHex(s string) bool {
@@ -113,10 +119,23 @@ func isLowerHex(s string) bool {
 	return true
 }
 
-// rangeText writes a line range "a-b" (or "a" when a == b).
-func rangeText(a, b int) string {
+// RangeText writes a line range "a-b" (or "a" when a == b).
+func RangeText(a, b int) string {
 	if a == b {
 		return strconv.Itoa(a)
 	}
 	return fmt.Sprintf("%d-%d", a, b)
+}
+
+// CountLines counts lines as the artifact store does: a final newline
+// does not start another line.
+func CountLines(text string) int {
+	if text == "" {
+		return 0
+	}
+	n := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
 }

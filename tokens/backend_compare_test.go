@@ -9,6 +9,14 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
+// The comparison libraries live in tests only (the shipped binary drops
+// them, 63 MB before): register their backends for this package's tests
+// and benchmarks.
+func init() {
+	backendMakers[backendTokenizer] = func(enc string) (backend, error) { return newTokenizerBackend(enc) }
+	backendMakers[backendTiktokenGo] = func(enc string) (backend, error) { return newTiktokenGoBackend(enc) }
+}
+
 // tokenizerBackend wraps github.com/tiktoken-go/tokenizer, whose
 // vocabularies are compiled into the binary as Go maps.
 type tokenizerBackend struct {

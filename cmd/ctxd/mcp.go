@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/mcp"
+)
+
+func init() {
+	register(&command{
+		name: "mcp",
+		args: "[--root DIR] [flags]",
+		summary: `Serve the Model Context Protocol over stdio for an agent (Claude Code, Cursor, ...):
+tools build_context, find_symbol, outline, count_tokens, compact_history and rehydrate
+on the workspace at --root (default: the git top-level of the current directory).
+Stdout carries the protocol; logs go to stderr or --log-file. docs/mcp.md has a client
+configuration.`,
+		run: runMCP,
+	})
+}
+
+func runMCP(ctx context.Context, std *IO, args []string) error {
+	c := commands["mcp"]
+	fs := newFlagSet(c, std.Err)
+	var root, stateDir, logLevel, logFile string
+	fs.StringVar(&root, "root", "", "workspace root (default: the git top-level of the current directory)")
+	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug (one record per tool call), info, warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("unexpected arguments %q", pos)
+	}
+	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	dir, err := engine.ResolveRoot(root)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(dir, engine.Options{Logger: log, StateDir: stateDir})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	srv := mcp.New(eng, mcp.Options{Version: Version(), Logger: log})
+	err = srv.Run(ctx, readCloser(std.In), writeCloser(std.Out))
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// readCloser and writeCloser adapt a command's streams to the transport,
+// which closes them when the client goes away; the process's own
+// standard streams are left open.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok && r != os.Stdin {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func writeCloser(w io.Writer) io.WriteCloser { return nopWriteCloser{w} }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/pack"
+)
+
+func init() {
+	register(&command{
+		name: "pack",
+		args: "[flags] [PATH]",
+		summary: `Pack the repository (or the subtree PATH) into one document, with the same
+ignore and secret rules as prompt and exact token counts per file, per
+directory and in total, and a summary of the largest files and directories.`,
+		run: runPack,
+	})
+	register(&command{
+		name:    "tokens",
+		args:    "[flags] [PATH]",
+		summary: `Print the token tree of the repository (or the subtree PATH): every directory and file with its exact token count.`,
+		run:     runTokens,
+	})
+}
+
+type packFlags struct {
+	root, output, format, encoding, logLevel string
+	compress, asJSON                         bool
+	include, exclude                         multiFlag
+	top                                      int
+}
+
+func runPack(ctx context.Context, io *IO, args []string) error {
+	return packCommand(ctx, io, args, "pack")
+}
+
+func runTokens(ctx context.Context, io *IO, args []string) error {
+	return packCommand(ctx, io, args, "tokens")
+}
+
+func packCommand(ctx context.Context, io *IO, args []string, name string) error {
+	c := commands[name]
+	fs := newFlagSet(c, io.Err)
+	var f packFlags
+	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of PATH or the current directory)")
+	if name == "pack" {
+		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output")
+		fs.StringVar(&f.format, "format", "markdown", "pack format: markdown, xml or json")
+		fs.BoolVar(&f.compress, "compress", false, "replace parsed code by its signatures view (tree-sitter)")
+	}
+	fs.StringVar(&f.encoding, "encoding", pack.DefaultEncoding, "tokenizer encoding: o200k_base or cl100k_base")
+	fs.Var(&f.include, "include", "keep only files matching this glob, doublestar syntax (repeatable)")
+	fs.Var(&f.exclude, "exclude", "leave out files matching this glob (repeatable)")
+	fs.IntVar(&f.top, "top", 10, "how many of the largest files and directories to list")
+	fs.BoolVar(&f.asJSON, "json", false, "print the counts as JSON (no file contents)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("give at most one PATH")
+	}
+	format, err := pack.ParseFormat(f.format)
+	if name == "pack" && err != nil {
+		return usagef("%v", err)
+	}
+	log, closeLog, err := newLogger(io.Err, f.logLevel, "")
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	rootArg, sub := f.root, ""
+	if len(pos) == 1 {
+		abs, err := gather.Dir(pos[0])
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if rootArg == "" {
+			if rootArg, err = gather.FindRoot(abs); err != nil {
+				return err
+			}
+		}
+		r, err := engine.ResolveRoot(rootArg)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(r, abs)
+		if err != nil || rel == ".." || filepath.IsAbs(rel) || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
+			return usagef("PATH %s is outside the root %s", pos[0], r)
+		}
+		sub = filepath.ToSlash(rel)
+	}
+	root, err := engine.ResolveRoot(rootArg)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	res, err := eng.Pack(ctx, pack.Options{
+		Path: sub, Include: f.include, Exclude: f.exclude, Compress: f.compress,
+		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON,
+	})
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if name == "tokens" {
+		return res.WriteTree(io.Out)
+	}
+	out := io.Out
+	if f.output != "" {
+		fh, err := os.Create(f.output)
+		if err != nil {
+			return fmt.Errorf("pack: %w", err)
+		}
+		defer fh.Close()
+		if err := res.Write(fh, format); err != nil {
+			return fmt.Errorf("pack: write %s: %w", f.output, err)
+		}
+		fmt.Fprintf(io.Err, "ctxd: packed %d files, %d tokens (%s) into %s\n", len(res.Files), res.Tokens, res.Encoding, f.output)
+		return fh.Close()
+	}
+	return res.Write(out, format)
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/proxy"
+)
+
+func init() {
+	register(&command{
+		name: "proxy",
+		args: "--upstream URL [--listen 127.0.0.1:PORT] [--mode optimize|shadow|exact] [--canary-percent N] [flags]",
+		summary: `Run a model proxy for agents: POST /v1/chat/completions, /v1/responses and /v1/messages
+get Smart Context applied to their body before they are forwarded to --upstream; every
+other request, all headers and every response (streams included, as they arrive) pass
+through unchanged. Point OPENAI_BASE_URL (http://HOST:PORT/v1) or ANTHROPIC_BASE_URL
+(http://HOST:PORT) at it. Artifacts of references live in the state directory, per
+session (X-Ctxd-Session, else derived from the conversation); GET
+/ctxd/artifacts/SESSION/HASH?lines=a-b reads one back. One log record per request
+(info level) with the Smart Context telemetry, never bodies or headers. docs/proxy.md.`,
+		run: runProxy,
+	})
+}
+
+func runProxy(ctx context.Context, std *IO, args []string) error {
+	c := commands["proxy"]
+	fs := newFlagSet(c, std.Err)
+	var listen, upstream, mode, stateDir, root, logLevel, logFile string
+	var canary int
+	var allowRemote bool
+	var call smart.Call
+	fs.StringVar(&listen, "listen", "127.0.0.1:8787", "address to listen on (loopback unless --allow-remote)")
+	fs.StringVar(&upstream, "upstream", "", "the provider's base URL, e.g. https://api.openai.com or https://api.anthropic.com (required)")
+	fs.StringVar(&mode, "mode", "optimize", "optimize (rewrite), shadow (decide and log, forward the original) or exact (pass through)")
+	fs.IntVar(&canary, "canary-percent", -1, "rewrite only a deterministic N% of sessions; the rest pass through byte for byte (default: all)")
+	fs.BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (the proxy has no authentication of its own)")
+	fs.StringVar(&root, "root", "", "workspace whose state directory keeps the artifacts (default: the git top-level of the current directory)")
+	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+	fs.IntVar(&call.ContextWindow, "context-window", 0, "context window of every model (default: the registry's, per request model)")
+	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
+	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
+	fs.StringVar(&logLevel, "log-level", "info", "log level on stderr: info (one record per request), warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("unexpected arguments %q", pos)
+	}
+	if upstream == "" {
+		return usagef("--upstream is required")
+	}
+	up, err := url.Parse(upstream)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return usagef("--upstream %q: want an http or https URL", upstream)
+	}
+	m, err := smart.ParseMode(mode)
+	if err != nil {
+		return usagef("--mode: %v", err)
+	}
+	if canary < -1 || canary > 100 {
+		return usagef("--canary-percent %d: want 0 to 100", canary)
+	}
+	if call.ContextWindow < 0 || call.Budget < 0 {
+		return usagef("--context-window and --budget must not be negative")
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return usagef("--listen %q: want HOST:PORT", listen)
+	}
+	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
+		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
+	}
+	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	dir, err := proxyStateDir(root, stateDir)
+	if err != nil {
+		return err
+	}
+	flow, err := proxy.NewFlow(dir, canary, log)
+	if err != nil {
+		return err
+	}
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	p.SetPublicURL("http://" + ln.Addr().String())
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	// The first line on stdout is the address, for scripts and tests.
+	fmt.Fprintf(std.Out, "ctxd proxy listening on http://%s (upstream %s, mode %s, state %s)\n", ln.Addr(), up.Redacted(), m, dir)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// proxyStateDir is the absolute state directory: --state-dir or
+// $CTXD_STATE_DIR when absolute, else the workspace's.
+func proxyStateDir(root, flagDir string) (string, error) {
+	dir := flagDir
+	if dir == "" {
+		dir = os.Getenv(engine.EnvStateDir)
+	}
+	if dir != "" && filepath.IsAbs(dir) && root == "" {
+		return dir, nil
+	}
+	r, err := engine.ResolveRoot(root)
+	if err != nil {
+		return "", err
+	}
+	if dir != "" {
+		if filepath.IsAbs(dir) {
+			return dir, nil
+		}
+		return filepath.Join(r, dir), nil
+	}
+	return engine.StateDir(r), nil
+}

@@ -1,0 +1,110 @@
+package request
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/maphash"
+	"sync"
+
+	"github.com/ctxd/ctxd/compact/signal"
+)
+
+// maxCached bounds each map of a [Cache]; a full map starts over.
+const maxCached = 16384
+
+// TextKey names a text by a 128-bit hash and its length.
+type TextKey struct {
+	h1, h2 uint64
+	n      int
+}
+
+// Cache is the one content-hash cache of both compactors (compact/prune
+// and compact/smart): what they learn of a text (its SHA-256 and signal
+// analysis, what it condenses to) by a 128-bit hash of its content, and
+// one token estimator per encoding and image rule. An agent re-sends its
+// whole history every turn, so after the first turn an old message
+// costs a hash lookup. Entries do not depend on a caller's options (the
+// settings that matter are part of the keys), so every compactor of a
+// daemon shares one. It is safe for concurrent use and bounded in size.
+type Cache struct {
+	seed1, seed2 maphash.Seed
+
+	// estMu guards est.
+	estMu sync.Mutex
+	est   map[string]*Estimator // by encoding and image rule
+
+	// mu guards infos and derived.
+	mu      sync.Mutex
+	infos   map[TextKey]*signal.Info
+	derived map[any]any
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), est: map[string]*Estimator{}, infos: map[TextKey]*signal.Info{}, derived: map[any]any{}}
+}
+
+// Key returns the cache key of a text.
+func (c *Cache) Key(text string) TextKey {
+	return TextKey{h1: maphash.String(c.seed1, text), h2: maphash.String(c.seed2, text), n: len(text)}
+}
+
+// Encoder is a [Counter] that names its encoding ([tokens.Counter]).
+type Encoder interface {
+	Counter
+	Encoding() string
+}
+
+// Estimator returns the shared estimator for an encoding and image rule.
+func (c *Cache) Estimator(counter Encoder, rule ImageRule) *Estimator {
+	key := counter.Encoding() + "|" + string(rule)
+	c.estMu.Lock()
+	defer c.estMu.Unlock()
+	e := c.est[key]
+	if e == nil {
+		e = NewEstimator(counter, rule)
+		c.est[key] = e
+	}
+	return e
+}
+
+// Info returns the signal analysis of text with its SHA-256 (k is
+// c.Key(text)). The result is shared and must not be modified.
+func (c *Cache) Info(k TextKey, text string) *signal.Info {
+	c.mu.Lock()
+	in, ok := c.infos[k]
+	c.mu.Unlock()
+	if ok {
+		return in
+	}
+	in = signal.Analyze(text)
+	sum := sha256.Sum256([]byte(text))
+	in.Hash = hex.EncodeToString(sum[:])
+	c.mu.Lock()
+	if len(c.infos) >= maxCached {
+		clear(c.infos)
+	}
+	c.infos[k] = in
+	c.mu.Unlock()
+	return in
+}
+
+// Memo returns what build derives from a text under key k (a comparable
+// value naming the text's [TextKey] and every setting the result
+// depends on; each caller uses a key type of its own), building it once.
+func Memo[V any](c *Cache, k any, build func() V) V {
+	c.mu.Lock()
+	v, ok := c.derived[k]
+	c.mu.Unlock()
+	if ok {
+		return v.(V)
+	}
+	res := build()
+	c.mu.Lock()
+	if len(c.derived) >= maxCached {
+		clear(c.derived)
+	}
+	c.derived[k] = res
+	c.mu.Unlock()
+	return res
+}

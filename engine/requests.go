@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// This file is the request-flow seam: everything ctxd does to an agent's
+// model request (OpenAI Chat, Anthropic Messages or OpenAI Responses)
+// goes through [Requests], and the CLI (ctxd compress, optimize,
+// rehydrate), the JSON-RPC server (ctx/compressMessages,
+// ctx/pruneForRetry, ctx/optimizeRequest, ctx/rehydrate,
+// ctx/countTokens with messages) and any other front end (an MCP server,
+// a proxy) only decode their input into the request types below, call
+// one method and encode the result.
+//
+//	Compress       fit a request into the model's budget (the conversation
+//	               compactor, compact/prune); what it removes is stored
+//	               in the artifact store behind references
+//	ForRetry       the same, pruned for an agent's retry after an error
+//	Optimize       rewrite a request under the Smart Context safety
+//	               envelope (compact/smart)
+//	Rehydrate      the text a reference emitted by Compress or Optimize
+//	               stands for, verified against its hash
+//	CountMessages  a message list's tokens with the compactors' estimator
+//
+// A Requests value owns the state that makes the next call fast and
+// safe: the content-hash caches (token counts, analyses, views, by
+// content), the Smart Context optimizer (per-session state) and the
+// artifact store of one state directory. It is safe for concurrent use;
+// every method may run in parallel with any other. Errors wrap the
+// ctxd sentinels (ctxd.ErrInvalidParams, ctxd.ErrNotFound, ...) and the
+// compactors' own (request.ErrNotRequest, compact errors), so a front
+// end maps them to exit codes or JSON-RPC codes in one table.
+
+// RequestsOptions configure a [Requests].
+type RequestsOptions struct {
+	// StateDir is the state directory whose artifacts/ folder holds
+	// the texts references stand for. It must be absolute, or ""
+	// for a Requests without a store: then nothing that needs a
+	// reference is removed (Compress still fits the budget by
+	// evicting, naming what it evicted without a reference) and
+	// Rehydrate fails.
+	StateDir string
+	// Rollout is the Smart Context rollout (shadow, canary); nil reads
+	// $CTXD_SMART_CONTEXT_SHADOW and $CTXD_SMART_CONTEXT_CANARY_PERCENT
+	// (an invalid value is the error of every Optimize call).
+	Rollout *smart.Rollout
+	// DefaultModel is the model of requests that name none.
+	DefaultModel string
+	// Logger receives counts and decisions, never request text.
+	Logger *slog.Logger
+}
+
+// Requests is the request flow of one state directory. See the comment
+// at the top of engine/requests.go. It is safe for concurrent use.
+type Requests struct {
+	opts       RequestsOptions
+	log        *slog.Logger
+	store      *artifacts.Store // nil without a state directory
+	cache      *request.Cache
+	opt        *smart.Optimizer
+	rolloutErr error
+}
+
+// NewRequests returns the request flow for opts. It creates nothing on
+// disk until something is stored.
+func NewRequests(opts RequestsOptions) (*Requests, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Requests{opts: opts, log: log, cache: request.NewCache()}
+	if opts.StateDir != "" {
+		st, err := artifacts.Open(artifacts.Dir(opts.StateDir), artifacts.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		r.store = st
+	}
+	var rollout smart.Rollout
+	if opts.Rollout != nil {
+		rollout = *opts.Rollout
+	} else {
+		rollout, r.rolloutErr = smart.RolloutFromEnv(os.Getenv)
+	}
+	sopts := smart.Options{Rollout: rollout, DefaultModel: opts.DefaultModel, Logger: log, Cache: r.cache}
+	if r.store != nil {
+		sopts.Store = r.store
+	}
+	r.opt = smart.New(sopts)
+	return r, nil
+}
+
+// Store returns the artifact store, nil when the Requests has no state
+// directory.
+func (r *Requests) Store() *artifacts.Store { return r.store }
+
+// CompressRequest is the input of [Requests.Compress] and
+// [Requests.ForRetry] (and the params of ctx/compressMessages and
+// ctx/pruneForRetry).
+type CompressRequest struct {
+	// Request is the model request (Chat, Anthropic or Responses) as a
+	// JSON object.
+	Request json.RawMessage `json:"request"`
+	// Format forces the request format; "" detects it.
+	Format string `json:"format,omitempty"`
+	// Model overrides the request's "model" (encoding, window, preset).
+	Model string `json:"model,omitempty"`
+	// DefaultModel applies when neither Model nor the request names a
+	// model (a connection's default).
+	DefaultModel  string `json:"-"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	OutputReserve int    `json:"output_reserve,omitempty"`
+	Budget        int    `json:"budget,omitempty"`
+	WindowSize    int    `json:"window_size,omitempty"`
+	MaxToolOutput int    `json:"max_tool_output,omitempty"`
+	// SessionID scopes the artifacts of what is condensed or evicted
+	// (ctxd rehydrate --session); "" derives a scope from the
+	// conversation (the report names it).
+	SessionID string `json:"session_id,omitempty"`
+	// Error is the error the failed attempt ended with (ForRetry only).
+	Error string `json:"error,omitempty"`
+}
+
+// CompressResult is the rewritten request and the report.
+type CompressResult struct {
+	Request json.RawMessage `json:"request"`
+	Report  *prune.Report   `json:"report"`
+}
+
+// OptimizeRequest is the input of [Requests.Optimize] (and the params of
+// ctx/optimizeRequest).
+type OptimizeRequest struct {
+	// Request is the model request (Chat, Anthropic or Responses) as a
+	// JSON object.
+	Request json.RawMessage `json:"request"`
+	// Mode is exact, shadow or optimize ("" is optimize).
+	Mode   string `json:"mode,omitempty"`
+	Format string `json:"format,omitempty"`
+	// Call holds the rest (session, model, window, budget, feedback);
+	// its Mode and Format are set from the strings above.
+	smart.Call
+}
+
+// OptimizeResult is the request to send (the original when nothing was
+// rewritten) and the report.
+type OptimizeResult struct {
+	Request json.RawMessage `json:"request"`
+	Report  *smart.Report   `json:"report"`
+}
+
+// RehydrateRequest names a reference: the session (artifact scope), the
+// hash (full, or a prefix of at least 12 hex digits) and a 1-based,
+// inclusive line range (both 0: every line; EndLine 0: to the end).
+type RehydrateRequest struct {
+	SessionID string `json:"session_id"`
+	Hash      string `json:"hash"`
+	StartLine int    `json:"start_line,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+}
+
+// requestObject checks that a request body is a JSON object.
+func requestObject(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("request is required and must be a JSON object (a chat, anthropic or responses request): %w", ctxd.ErrInvalidParams)
+	}
+	return nil
+}
+
+func (r *Requests) pruneOptions(req CompressRequest) (prune.Options, error) {
+	if err := requestObject(req.Request); err != nil {
+		return prune.Options{}, err
+	}
+	f, err := request.ParseFormat(req.Format)
+	if err != nil {
+		return prune.Options{}, err
+	}
+	if req.SessionID != "" {
+		if err := artifacts.ValidSession(req.SessionID); err != nil {
+			return prune.Options{}, fmt.Errorf("session_id: %w", err)
+		}
+	}
+	def := req.DefaultModel
+	if def == "" {
+		def = r.opts.DefaultModel
+	}
+	o := prune.Options{
+		Model: req.Model, DefaultModel: def, ContextWindow: req.ContextWindow, OutputReserve: req.OutputReserve,
+		Budget: req.Budget, WindowSize: req.WindowSize, MaxToolOutput: req.MaxToolOutput, Format: f,
+		Logger: r.log, Cache: r.cache, Session: req.SessionID,
+	}
+	if r.store != nil {
+		o.Store = r.store
+	}
+	return o, nil
+}
+
+// Compress fits a request into its model's budget (see [prune.Pruner.Compress]).
+func (r *Requests) Compress(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	o, err := r.pruneOptions(req)
+	if err != nil {
+		return nil, err
+	}
+	out, rep, err := prune.Compress(ctx, req.Request, o)
+	if err != nil {
+		return nil, err
+	}
+	return &CompressResult{Request: out, Report: rep}, nil
+}
+
+// ForRetry prunes a request for an agent's retry after req.Error (see
+// [prune.Pruner.ForRetry]).
+func (r *Requests) ForRetry(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	o, err := r.pruneOptions(req)
+	if err != nil {
+		return nil, err
+	}
+	out, rep, err := prune.ForRetry(ctx, req.Request, req.Error, o)
+	if err != nil {
+		return nil, err
+	}
+	return &CompressResult{Request: out, Report: rep}, nil
+}
+
+// Optimize rewrites a request under the Smart Context safety envelope
+// (see [smart.Optimizer.Optimize]).
+func (r *Requests) Optimize(ctx context.Context, req OptimizeRequest) (*OptimizeResult, error) {
+	if err := requestObject(req.Request); err != nil {
+		return nil, err
+	}
+	if r.rolloutErr != nil {
+		return nil, r.rolloutErr
+	}
+	c := req.Call
+	var err error
+	if c.Format, err = request.ParseFormat(req.Format); err != nil {
+		return nil, err
+	}
+	if c.Mode, err = smart.ParseMode(req.Mode); err != nil {
+		return nil, err
+	}
+	res, err := r.opt.Optimize(ctx, req.Request, c)
+	if err != nil {
+		return nil, err
+	}
+	return &OptimizeResult{Request: res.Body, Report: res.Report}, nil
+}
+
+// ErrNoStore is returned by [Requests.Rehydrate] when the Requests has
+// no state directory.
+var ErrNoStore = fmt.Errorf("no artifact store (no state directory): %w", ctxd.ErrNotFound)
+
+// Rehydrate returns the lines of the artifact a reference names,
+// verified against its hash (artifacts.ErrCorrupt when it does not
+// verify, ctxd.ErrNotFound when it is not stored).
+func (r *Requests) Rehydrate(ctx context.Context, req RehydrateRequest) (*artifacts.Lines, error) {
+	if req.SessionID == "" || req.Hash == "" {
+		return nil, fmt.Errorf("session_id and hash are required: %w", ctxd.ErrInvalidParams)
+	}
+	if r.store == nil {
+		return nil, ErrNoStore
+	}
+	return smart.Rehydrate(ctx, r.store, req.SessionID, req.Hash, req.StartLine, req.EndLine)
+}
+
+// CountMessages counts a message list (any format's) with the estimator
+// compaction uses: role overheads, tool calls, reasoning, images.
+func (r *Requests) CountMessages(ctx context.Context, req CountRequest) (*CountResult, error) {
+	msgs := bytes.TrimSpace(req.Messages)
+	if len(msgs) == 0 || msgs[0] != '[' {
+		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
+	}
+	f, err := request.ParseFormat(req.Format)
+	if err != nil {
+		return nil, err
+	}
+	model := req.Model
+	if model == "" {
+		model = r.opts.DefaultModel
+	}
+	body := request.WrapHistory(msgs, f, model)
+	p, err := prune.New(prune.Options{Model: model, ContextWindow: req.ContextWindow, Format: f, Cache: r.cache, Logger: r.log})
+	if err != nil {
+		return nil, err
+	}
+	n, err := p.CountMessages(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	c, m := tokens.ForModel(model, req.ContextWindow)
+	return &CountResult{Tokens: n, Encoding: c.Encoding(), Exact: false, Model: m}, nil
+}
+
+// requests returns the engine's request flow, made on first use for the
+// engine's state directory.
+func (e *Engine) requests() (*Requests, error) {
+	e.reqOnce.Do(func() {
+		e.req, e.reqErr = NewRequests(RequestsOptions{StateDir: e.StateDir(), DefaultModel: e.cfg.Model, Logger: e.log})
+	})
+	return e.req, e.reqErr
+}
+
+// Requests returns the engine's request flow (state directory: the
+// engine's, see [Engine.StateDir]).
+func (e *Engine) Requests() (*Requests, error) { return e.requests() }
+
+// Compress is [Requests.Compress] on the engine's request flow.
+func (e *Engine) Compress(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	r, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	return r.Compress(ctx, req)
+}
+
+// ForRetry is [Requests.ForRetry] on the engine's request flow.
+func (e *Engine) ForRetry(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	r, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	return r.ForRetry(ctx, req)
+}
+
+// Optimize is [Requests.Optimize] on the engine's request flow.
+func (e *Engine) Optimize(ctx context.Context, req OptimizeRequest) (*OptimizeResult, error) {
+	r, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	return r.Optimize(ctx, req)
+}
+
+// Rehydrate is [Requests.Rehydrate] on the engine's request flow.
+func (e *Engine) Rehydrate(ctx context.Context, req RehydrateRequest) (*artifacts.Lines, error) {
+	r, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	return r.Rehydrate(ctx, req)
+}
+
+// CountMessages is [Requests.CountMessages] on the engine's request flow.
+func (e *Engine) CountMessages(ctx context.Context, req CountRequest) (*CountResult, error) {
+	r, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	return r.CountMessages(ctx, req)
+}

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
+// qualified name ("Store.Open", "artifacts.Open", "store::open").
+type SymbolRequest struct {
+	Name string `json:"name"`
+	// MaxReferences caps the references returned (default 50).
+	MaxReferences int `json:"max_references,omitempty"`
+}
+
+// SymbolHit is a definition or a reference: a root-relative path and a
+// 1-based line.
+type SymbolHit struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	// EndLine, Kind, Parent and Signature are set for definitions.
+	EndLine   int    `json:"end_line,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Parent    string `json:"parent,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	// Text is the reference's line, trimmed (references only).
+	Text string `json:"text,omitempty"`
+}
+
+// SymbolResult lists a symbol's definitions and references.
+type SymbolResult struct {
+	Name        string      `json:"name"`
+	Definitions []SymbolHit `json:"definitions"`
+	References  []SymbolHit `json:"references"`
+	// Truncated reports references left out by MaxReferences.
+	Truncated bool `json:"truncated,omitempty"`
+	// FilesSearched counts the workspace files read.
+	FilesSearched int `json:"files_searched"`
+}
+
+// FindSymbol finds a symbol's definitions (from tree-sitter outlines of
+// the workspace's files) and its references (code lines where the name
+// occurs as a whole identifier, outside comments and definitions of the
+// name). A qualifier narrows the definitions, not the references (a
+// text match cannot tell whose Put a call is). Only files that
+// contain the name are parsed; outlines are cached by content. It reads
+// the editor's unsaved buffers first and may run concurrently.
+//
+// This is the outline-based lookup; a symbol index (issue 10) can replace
+// its body without changing the request or result.
+func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
+	qual, name := splitQualified(strings.TrimSpace(req.Name))
+	if name == "" || !isIdent(name) {
+		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
+	}
+	maxRefs := req.MaxReferences
+	if maxRefs <= 0 {
+		maxRefs = 50
+	}
+	files, err := e.ws.Files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
+	needle := []byte(name)
+	for _, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		src, ok := e.symbolSource(rel)
+		if !ok || !bytes.Contains(src, needle) {
+			continue
+		}
+		res.FilesSearched++
+		// defs are the definitions asked for; named are every definition
+		// of the name (not references, whatever the qualifier).
+		var defs, named []treesitter.Symbol
+		if lang := treesitter.Detect(rel, src); lang != "" {
+			if syms, err := treesitter.Symbols(ctx, lang, src); err == nil {
+				for _, s := range syms.Symbols {
+					if s.Name != name {
+						continue
+					}
+					named = append(named, s)
+					if qual == "" || s.Parent == qual || path.Base(path.Dir(rel)) == qual {
+						defs = append(defs, s)
+					}
+				}
+			}
+		}
+		for _, s := range defs {
+			res.Definitions = append(res.Definitions, SymbolHit{Path: rel, Line: s.Start, EndLine: s.End, Kind: s.Kind, Parent: s.Parent, Signature: s.Signature})
+		}
+		for i, line := range bytes.Split(src, []byte("\n")) {
+			n := i + 1
+			if !hasIdent(line, needle) || defLine(named, n) || commentLine(line) {
+				continue
+			}
+			if len(res.References) >= maxRefs {
+				res.Truncated = true
+				break
+			}
+			t := strings.TrimSpace(string(line))
+			if len(t) > 200 {
+				t = t[:200]
+			}
+			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: t})
+		}
+	}
+	sort.SliceStable(res.Definitions, func(i, j int) bool {
+		return res.Definitions[i].Path < res.Definitions[j].Path
+	})
+	return res, nil
+}
+
+// symbolSource reads a workspace file for FindSymbol: the editor's buffer,
+// else the file on disk (files over tree-sitter's limit are skipped).
+func (e *Engine) symbolSource(rel string) ([]byte, bool) {
+	if buf, ok := e.Buffer(rel); ok {
+		return []byte(buf), true
+	}
+	abs, _, err := gather.Resolve(e.root, rel)
+	if err != nil {
+		return nil, false
+	}
+	src, err := ReadSource(abs)
+	return src, err == nil
+}
+
+// splitQualified splits "A.b", "a::b" or "a/b" into qualifier and name.
+func splitQualified(s string) (qual, name string) {
+	i := strings.LastIndexAny(s, ".:/")
+	if i < 0 {
+		return "", s
+	}
+	return strings.TrimRight(s[:i], ":"), s[i+1:]
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func isIdent(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// hasIdent reports whether line contains name as a whole identifier.
+func hasIdent(line, name []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(line[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(name)
+		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// defLine reports a line that is the first line of one of defs.
+func defLine(defs []treesitter.Symbol, line int) bool {
+	for _, d := range defs {
+		if d.Start == line {
+			return true
+		}
+	}
+	return false
+}
+
+// commentLine reports a line that is only a comment (references are
+// code).
+func commentLine(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+func TestFindSymbol(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"store/store.go": "package store\n\ntype Store struct{}\n\n// Put adds.\nfunc (s *Store) Put(k string) error {\n\treturn nil\n}\n\nfunc Put(k string) {}\n",
+		"cache/cache.go": "package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Put(k string) {}\n",
+		"main.go":        "package main\n\nfunc main() {\n\tvar s store.Store\n\ts.Put(\"a\") // Put\n\tPutter()\n}\n",
+		"app.py":         "class Store:\n    def put(self, k):\n        pass\n\nStore().put(1)\n",
+	})
+	e := newEngine(t, dir)
+	tests := []struct {
+		name      string
+		defs      []string // path:line
+		refs      []string
+		wantError bool
+	}{
+		{"Put", []string{"cache/cache.go:5", "store/store.go:6", "store/store.go:10"}, []string{"main.go:5"}, false},
+		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
+		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false},
+		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false},
+		{"Nowhere", nil, nil, false},
+		{"two words", nil, nil, true},
+		{"", nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.FindSymbol(t.Context(), SymbolRequest{Name: tt.name})
+			if tt.wantError {
+				if err == nil {
+					t.Fatal("want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var defs, refs []string
+			for _, d := range res.Definitions {
+				defs = append(defs, d.Path+":"+strconv.Itoa(d.Line))
+			}
+			for _, r := range res.References {
+				refs = append(refs, r.Path+":"+strconv.Itoa(r.Line))
+			}
+			if !equal(defs, tt.defs) || !equal(refs, tt.refs) {
+				t.Errorf("defs %v refs %v, want %v %v", defs, refs, tt.defs, tt.refs)
+			}
+		})
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

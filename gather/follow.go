@@ -1,0 +1,475 @@
+package gather
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/index"
+)
+
+// termsVersion names the lexical term extractor; a persisted index made
+// by another one is stale. Bump it when term extraction changes.
+const termsVersion = 2 // 2: definitions field and generated marker
+
+// Timings of the background work of a followed workspace.
+const (
+	settleDelay    = 50 * time.Millisecond // events are let settle before refreshing
+	reconcileEvery = 2 * time.Minute       // a full walk catches events the watcher missed
+)
+
+// follower is the state a workspace keeps to avoid work between requests:
+// the watcher, the persisted index loaded for the first walk, the git
+// facts cache and the background refresher.
+type follower struct {
+	watcher *index.Watcher // nil: no watching (CLI, or it failed to start)
+
+	mu        sync.Mutex
+	forceWalk bool            // the last walk failed, or reconciliation is due
+	loaded    *index.Snapshot // the persisted index, until the first walk
+	loadTried bool
+	gitCache  map[int]*gitCached // by commits asked for
+	lastN     int                // commits of the last request, for the background refresh
+
+	saveMu  sync.Mutex // serializes index writes
+	saveWG  sync.WaitGroup
+	kick    chan struct{}
+	cancel  context.CancelFunc
+	bgWG    sync.WaitGroup
+	started bool
+
+	reused, lastReused int // files whose persisted facts the current / last walk reused
+}
+
+// gitCached is git facts valid while the watcher's generation is gen.
+type gitCached struct {
+	gen   uint64
+	info  *gitInfo
+	warns []string
+}
+
+func (f *follower) mustWalk() {
+	f.mu.Lock()
+	f.forceWalk = true
+	f.mu.Unlock()
+}
+
+// walked records a successful walk: the watcher now watches exactly the
+// directories it entered, and the persisted index is no longer needed.
+func (f *follower) walked(dirs []string) {
+	f.mu.Lock()
+	f.forceWalk = false
+	f.loaded = nil
+	f.mu.Unlock()
+	// The next walk starts a new count.
+	defer func() { f.mu.Lock(); f.lastReused, f.reused = f.reused, 0; f.mu.Unlock() }()
+	if f.watcher != nil && f.watcher.Sync(dirs) > 0 {
+		// What changed in the new directories before they were watched is
+		// caught by one more walk, in the background.
+		f.mustWalk()
+		select {
+		case f.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// watchDir watches a directory the walk is about to list.
+func (f *follower) watchDir(abs string) {
+	if f.watcher != nil {
+		f.watcher.Add(abs)
+	}
+}
+
+// usable reports a watcher that sees every change.
+func (f *follower) usable() bool {
+	return f.watcher != nil && f.watcher.Degraded() == ""
+}
+
+// startFollowing starts the watcher and the background refresher when the
+// options ask for them. A watcher that cannot start is logged; the
+// workspace then walks on every request.
+func (w *Workspace) startFollowing() {
+	f := &w.follow
+	if !w.opts.Watch {
+		return
+	}
+	gitDir := ""
+	if top := gitTop(w.root); top != "" {
+		if d, _ := findGitDir(top); d != "" {
+			gitDir = d
+		}
+	}
+	f.kick = make(chan struct{}, 1)
+	wa, err := index.Watch(w.root, index.WatchOptions{
+		GitDir: gitDir,
+		Skip: func(rel string) bool {
+			return isStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
+		},
+		OnChange: func() {
+			select {
+			case f.kick <- struct{}{}:
+			default:
+			}
+		},
+		Logger: w.log,
+	})
+	if err != nil {
+		w.log.Warn("file watching unavailable: every request walks the tree", "err", err)
+		return
+	}
+	f.watcher = wa
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	f.started = true
+	f.bgWG.Go(func() { w.background(ctx) })
+}
+
+// stopFollowing stops the background work and waits for a pending index
+// write.
+func (w *Workspace) stopFollowing() {
+	f := &w.follow
+	if f.started {
+		f.cancel()
+		f.bgWG.Wait()
+		f.watcher.Close()
+		f.started = false
+	}
+	f.saveWG.Wait()
+}
+
+// background refreshes the snapshot and the git facts after changes settle,
+// so the next request finds them ready, and reconciles with a full walk
+// now and then.
+func (w *Workspace) background(ctx context.Context) {
+	f := &w.follow
+	tick := time.NewTicker(reconcileEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			f.mustWalk()
+		case <-f.kick:
+			// Let a burst of events (a checkout, a save) settle.
+			for settled := false; !settled; {
+				select {
+				case <-ctx.Done():
+					return
+				case <-f.kick:
+				case <-time.After(settleDelay):
+					settled = true
+				}
+			}
+		}
+		w.snapMu.Lock()
+		have := w.snap != nil
+		w.snapMu.Unlock()
+		if !have {
+			continue // nothing requested yet: nothing to keep warm
+		}
+		s, err := w.refresh(ctx)
+		if err != nil {
+			continue
+		}
+		f.mu.Lock()
+		n := f.lastN
+		f.mu.Unlock()
+		if n != 0 {
+			w.gitFacts(ctx, n, func() *snapshot { return s })
+		}
+	}
+}
+
+// followChanges answers a refresh from the watcher when it can: nothing
+// changed gives prev again; only known files changed are restated and
+// re-read. It returns false when a full walk is needed.
+func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapshot, bool) {
+	f := &w.follow
+	if prev == nil || !f.usable() {
+		return nil, false
+	}
+	f.mu.Lock()
+	force := f.forceWalk
+	f.mu.Unlock()
+	ch := f.watcher.Take()
+	if force || ch.Rescan {
+		return nil, false
+	}
+	if len(ch.Paths) == 0 {
+		return prev, true
+	}
+	started := time.Now()
+	files := make([]*fileInfo, 0, len(prev.files))
+	changed := map[string]*fileInfo{}
+	gone := map[string]bool{}
+	for _, rel := range ch.Paths {
+		old := prev.byRel[rel]
+		abs := filepath.Join(w.root, filepath.FromSlash(rel))
+		st, err := os.Lstat(abs)
+		switch {
+		case old == nil && errors.Is(err, fs.ErrNotExist):
+			// Created and removed again, or an ignored file: nothing to do.
+		case old == nil:
+			// A new file: only a walk knows whether ignore rules keep it.
+			f.mustWalk()
+			return nil, false
+		case errors.Is(err, fs.ErrNotExist):
+			gone[rel] = true
+		case err != nil || !st.Mode().IsRegular():
+			f.mustWalk()
+			return nil, false
+		case st.Size() != old.size || !st.ModTime().Equal(old.modTime):
+			changed[rel] = w.newFileInfo(rel, st)
+		}
+	}
+	if len(changed) == 0 && len(gone) == 0 {
+		return prev, true
+	}
+	var fresh []*fileInfo
+	for _, fi := range prev.files {
+		if gone[fi.rel] {
+			continue
+		}
+		if c := changed[fi.rel]; c != nil {
+			fi = c
+			fresh = append(fresh, c)
+		}
+		files = append(files, fi)
+	}
+	if _, err := w.indexFiles(ctx, fresh); err != nil {
+		f.mustWalk()
+		return nil, false
+	}
+	s := newSnapshot(files)
+	s.dirs, s.warnings = prev.dirs, prev.warnings
+	w.snapMu.Lock()
+	w.snap = s
+	w.snapMu.Unlock()
+	w.persist(s, started, len(fresh))
+	w.log.Debug("workspace updated from events", keyFiles, len(files), "changed", len(changed), "removed", len(gone))
+	return s, true
+}
+
+// gitFacts returns the git facts for a request, from the cache when the
+// watcher has seen no change since they were read.
+// snap returns the snapshot the untracked files are filtered by; it may
+// block until the snapshot is ready.
+func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) (*gitInfo, []string) {
+	f := &w.follow
+	keep := func(rel string) bool {
+		s := snap()
+		return s != nil && s.byRel[rel] != nil
+	}
+	if !f.usable() {
+		return w.git.facts(ctx, n, keep)
+	}
+	gen := f.watcher.Gen()
+	f.mu.Lock()
+	f.lastN = n
+	c := f.gitCache[n]
+	f.mu.Unlock()
+	if c != nil && c.gen == gen {
+		return c.info, c.warns
+	}
+	info, warns := w.git.facts(ctx, n, keep)
+	if ctx.Err() != nil {
+		return info, warns
+	}
+	f.mu.Lock()
+	if f.gitCache == nil {
+		f.gitCache = map[int]*gitCached{}
+	}
+	f.gitCache[n] = &gitCached{gen: gen, info: info, warns: warns}
+	f.mu.Unlock()
+	return info, warns
+}
+
+// contentBags and setContentBags map a document's content-derived term
+// bags (every field but the path, which is recomputed from the path) to
+// the persisted index and back. A ranking that adds a field adds its bag
+// here, in both, and bumps termsVersion.
+func contentBags(d *indexDoc) []index.Terms {
+	return []index.Terms{toIndexTerms(d.content), toIndexTerms(d.defs)}
+}
+
+func setContentBags(d *indexDoc, bags []index.Terms) bool {
+	if len(bags) != 2 {
+		return false
+	}
+	d.content, d.defs = fromIndexTerms(bags[0]), fromIndexTerms(bags[1])
+	return true
+}
+
+func toIndexTerms(t terms) index.Terms   { return index.Terms{Hash: t.hash, TF: t.tf, N: t.n} }
+func fromIndexTerms(t index.Terms) terms { return terms{hash: t.Hash, tf: t.TF, n: t.N} }
+
+// indexKey names what a persisted index holds: this root, these options
+// and this term extractor.
+func (w *Workspace) indexKey() string {
+	return fmt.Sprintf("root=%s max=%d include=%q exclude=%q terms=%d", w.root, w.opts.MaxFileBytes, w.opts.Include, w.opts.Exclude, termsVersion)
+}
+
+// reuse is the persisted index during the first walk (nil: none).
+type reuse struct {
+	snap *index.Snapshot
+	c    *termCounter
+	f    *follower
+}
+
+// persisted loads the persisted index for the first walk: nil when there
+// is none, after the first walk, or when it does not verify (then it is
+// rebuilt and written again).
+func (w *Workspace) persisted() *reuse {
+	f := &w.follow
+	if w.opts.IndexPath == "" {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.loadTried {
+		if f.loaded == nil {
+			return nil
+		}
+		return &reuse{snap: f.loaded, c: newTermCounter(), f: f}
+	}
+	f.loadTried = true
+	t0 := time.Now()
+	s, err := index.Load(w.opts.IndexPath, w.indexKey())
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			w.log.Warn("persisted index not used: rebuilding it", "err", err)
+		}
+		return nil
+	}
+	w.log.Debug("persisted index loaded", keyFiles, len(s.Files), keyTook, time.Since(t0))
+	f.loaded = s
+	return &reuse{snap: s, c: newTermCounter(), f: f}
+}
+
+// fileInfo returns the persisted facts of rel when they still hold for
+// the file the walk found, else nil.
+func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
+	if r == nil {
+		return nil
+	}
+	lf := r.snap.Lookup(rel)
+	if lf == nil || lf.Flags&index.FlagReadErr != 0 || !r.snap.Trusted(lf, info.Size(), info.ModTime().UnixNano()) {
+		return nil
+	}
+	fi := w.newFileInfo(rel, info)
+	if fi.secret {
+		return fi // never read, never indexed
+	}
+	switch {
+	case lf.Flags&index.FlagBinary != 0:
+		fi.binary, fi.indexed = true, true
+	case lf.Flags&index.FlagTooBig != 0:
+		fi.tooBig, fi.indexed = true, true
+	case lf.Content != nil:
+		c := lf.Content
+		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: r.c.pathTerms(rel)}
+		if !setContentBags(doc, c.Bags) {
+			return nil
+		}
+		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
+		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
+		fi.doc = doc
+		fi.indexed = true
+	default:
+		return nil
+	}
+	r.f.mu.Lock()
+	r.f.reused++
+	r.f.mu.Unlock()
+	return fi
+}
+
+// persist writes the snapshot's facts to the index file in the
+// background when files were (re)indexed; Close waits for it.
+func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
+	if w.opts.IndexPath == "" || indexed == 0 || len(s.files) < PersistMinFiles {
+		return
+	}
+	f := &w.follow
+	f.saveWG.Go(func() {
+		f.saveMu.Lock()
+		defer f.saveMu.Unlock()
+		w.snapMu.Lock()
+		latest := w.snap == s
+		w.snapMu.Unlock()
+		if !latest {
+			return // a newer snapshot's write follows
+		}
+		t0 := time.Now()
+		out := &index.Snapshot{Key: w.indexKey(), Written: started.UnixNano(), Files: make([]index.File, 0, len(s.files))}
+		contents := map[[32]byte]*index.Content{}
+		for _, fi := range s.files {
+			if fi.secret || !fi.indexed {
+				continue
+			}
+			lf := index.File{Path: fi.rel, Size: fi.size, ModTime: fi.modTime.UnixNano()}
+			switch {
+			case fi.readErr != "":
+				lf.Flags = index.FlagReadErr
+			case fi.binary:
+				lf.Flags = index.FlagBinary
+			case fi.tooBig:
+				lf.Flags = index.FlagTooBig
+			case fi.doc != nil:
+				c := contents[fi.hash]
+				if c == nil {
+					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
+						Bags: contentBags(fi.doc), Generated: fi.doc.generated}
+					contents[fi.hash] = c
+				}
+				lf.Content = c
+			default:
+				continue
+			}
+			out.Files = append(out.Files, lf)
+		}
+		if err := index.Save(w.opts.IndexPath, out); err != nil {
+			w.log.Warn("persisting the index failed", "err", err)
+			return
+		}
+		w.log.Debug("index persisted", keyFiles, len(out.Files), keyTook, time.Since(t0))
+	})
+}
+
+// EachText calls fn, in path order, with every file of the current tree
+// that a whole-repository pack may hold: not ignored, not secret, not
+// binary, not over the size cap; keep, when not nil, filters paths first.
+// It refreshes the tree first (a followed workspace does not walk when
+// nothing changed) and reads each file.
+func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn func(rel string, text []byte) error) error {
+	s, err := w.refresh(ctx)
+	if err != nil {
+		return fmt.Errorf("list files: %w", err)
+	}
+	buf := make([]byte, 0, 64<<10)
+	for i, f := range s.files {
+		if i%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if f.secret || f.binary || f.tooBig || f.readErr != "" || (keep != nil && !keep(f.rel)) {
+			continue
+		}
+		b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
+		if err != nil || isBinary(b) {
+			continue // changed since the walk; the next refresh sees it
+		}
+		buf = b
+		if err := fn(f.rel, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package gather
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/index"
+)
+
+// eventually polls cond (a request against the workspace) until it holds
+// or the deadline passes: inotify delivers events asynchronously, so the
+// request after a change may come before its event.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, got := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen within 10s; last: %s", what, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func writeFile(t *testing.T, root, rel, text string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// followedRepo is a committed repository of n Go files and its followed
+// workspace, with the index persisted under a temp state dir.
+func followedRepo(t *testing.T, n int) (string, *Workspace, string) {
+	t.Helper()
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	for i := range n {
+		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
+	}
+	writeFile(t, root, "main.go", "package main\n\nfunc main() {}\n")
+	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
+	idx := filepath.Join(t.TempDir(), "index", "files.idx")
+	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	return root, w, idx
+}
+
+func hasFile(t *testing.T, w *Workspace, rel string) (bool, string) {
+	files, err := w.Files(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(files, rel), fmt.Sprintf("%d files", len(files))
+}
+
+// topHit is the best lexical match of query.
+func topHit(t *testing.T, w *Workspace, query string) string {
+	hits, err := w.Rank(t.Context(), query, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0].Path
+}
+
+func TestFollowDiskChanges(t *testing.T) {
+	root, w, _ := followedRepo(t, 20)
+	if ok, got := hasFile(t, w, "main.go"); !ok {
+		t.Fatalf("first request: main.go missing (%s)", got)
+	}
+	if !w.follow.usable() {
+		t.Fatalf("watcher not usable: %q", w.follow.watcher.Degraded())
+	}
+	steps := []struct {
+		name   string
+		change func()
+		check  func() (bool, string)
+	}{
+		{
+			name:   "created",
+			change: func() { writeFile(t, root, "pkg1/zebra.go", "package pkg1\n\nfunc Zebracorn() {}\n") },
+			check:  func() (bool, string) { return hasFile(t, w, "pkg1/zebra.go") },
+		},
+		{
+			name:   "edited",
+			change: func() { writeFile(t, root, "pkg2/file2.go", "package pkg2\n\nfunc Quokkamatic() {}\n") },
+			check: func() (bool, string) {
+				got := topHit(t, w, "quokkamatic")
+				return got == "pkg2/file2.go", got
+			},
+		},
+		{
+			name: "deleted",
+			change: func() {
+				if err := os.Remove(filepath.Join(root, "pkg3", "file3.go")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func() (bool, string) { ok, got := hasFile(t, w, "pkg3/file3.go"); return !ok, got },
+		},
+		{
+			name: "renamed",
+			change: func() {
+				if err := os.Rename(filepath.Join(root, "pkg4", "file4.go"), filepath.Join(root, "pkg4", "moved.go")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func() (bool, string) {
+				gone, _ := hasFile(t, w, "pkg4/file4.go")
+				there, got := hasFile(t, w, "pkg4/moved.go")
+				return !gone && there, got
+			},
+		},
+		{
+			name:   "new directory",
+			change: func() { writeFile(t, root, "fresh/deep/new.go", "package deep\n\nfunc Platypusize() {}\n") },
+			check: func() (bool, string) {
+				got := topHit(t, w, "platypusize")
+				return got == "fresh/deep/new.go", got
+			},
+		},
+		{
+			name:   "file in the new directory",
+			change: func() { writeFile(t, root, "fresh/deep/second.go", "package deep\n\nfunc Narwhalify() {}\n") },
+			check: func() (bool, string) {
+				got := topHit(t, w, "narwhalify")
+				return got == "fresh/deep/second.go", got
+			},
+		},
+		{
+			name:   "ignored by a new .gitignore",
+			change: func() { writeFile(t, root, ".gitignore", "pkg5/\n") },
+			check:  func() (bool, string) { ok, got := hasFile(t, w, "pkg5/file5.go"); return !ok, got },
+		},
+	}
+	for _, s := range steps {
+		s.change()
+		eventually(t, s.name, s.check)
+	}
+}
+
+func TestFollowGit(t *testing.T) {
+	root, w, _ := followedRepo(t, 5)
+	log := func() string {
+		res := gather(t, w, Request{Text: "x", Task: ctxd.TaskDebug})
+		if c := chunk(res, "git:log"); c != nil {
+			return c.Content
+		}
+		return ""
+	}
+	diff := func() string {
+		res := gather(t, w, Request{Text: "x", Task: ctxd.TaskDebug})
+		if c := chunk(res, "git:diff"); c != nil {
+			return c.Content
+		}
+		return ""
+	}
+	if !strings.Contains(log(), "first commit") {
+		t.Fatal("no first commit in the log")
+	}
+	if d := diff(); d != "" {
+		t.Fatalf("clean tree has a diff chunk:\n%s", d)
+	}
+	// A tracked file edited: the diff follows without a new commit.
+	writeFile(t, root, "main.go", "package main\n\nfunc main() { println(\"wombat\") }\n")
+	eventually(t, "uncommitted edit", func() (bool, string) { d := diff(); return strings.Contains(d, "wombat"), d })
+
+	// A commit moves HEAD: the log follows, the diff empties.
+	gitCmd(t, root, "commit", "-qam", "second commit")
+	eventually(t, "commit", func() (bool, string) {
+		l := log()
+		return strings.Contains(l, "second commit") && diff() == "", l
+	})
+
+	// A branch switch changes HEAD and the files.
+	gitCmd(t, root, "checkout", "-q", "-b", "feature")
+	writeFile(t, root, "feature.go", "package main\n\nfunc Featurette() {}\n")
+	gitCmd(t, root, "add", "feature.go")
+	gitCmd(t, root, "commit", "-qm", "feature commit")
+	eventually(t, "feature branch", func() (bool, string) {
+		ok, got := hasFile(t, w, "feature.go")
+		return ok && strings.Contains(log(), "feature commit"), got
+	})
+	gitCmd(t, root, "checkout", "-q", "main")
+	eventually(t, "back on main", func() (bool, string) {
+		ok, got := hasFile(t, w, "feature.go")
+		l := log()
+		return !ok && !strings.Contains(l, "feature commit"), got
+	})
+}
+
+// An unsaved buffer wins over disk in the next request, in ranking and in
+// the chunk, without touching the index.
+func TestFollowUnsavedBuffer(t *testing.T) {
+	_, w, _ := followedRepo(t, 5)
+	gather(t, w, Request{Text: "x"})
+	overlay := map[string]string{"pkg1/file1.go": "package pkg1\n\nfunc Axolotlish() {}\n"}
+	res := gather(t, w, Request{Text: "where is axolotlish", Task: ctxd.TaskImplement, Overlay: overlay})
+	c := chunk(res, "pkg1/file1.go")
+	if c == nil || !strings.Contains(c.Content, "Axolotlish") || !c.Facts.Unsaved {
+		t.Fatalf("unsaved buffer not gathered: %v", sources(res))
+	}
+	// Without the overlay the disk text is back.
+	res = gather(t, w, Request{Text: "where is axolotlish", Task: ctxd.TaskImplement})
+	if c := chunk(res, "pkg1/file1.go"); c != nil && strings.Contains(c.Content, "Axolotlish") {
+		t.Fatal("buffer text outlived its request")
+	}
+}
+
+// ageTree moves every file's mtime an hour back, out of the racy window,
+// so a persisted index may be trusted for them.
+func ageTree(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(p, string(filepath.Separator)+".git"+string(filepath.Separator)) {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+}
+
+func TestPersistedIndex(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	n := PersistMinFiles + 20
+	for i := range n {
+		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
+	}
+	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
+	ageTree(t, root)
+	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
+	open := func() *Workspace {
+		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+
+	// First run builds and writes the index (on Close at the latest).
+	w := open()
+	if _, err := w.Files(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if w.follow.lastReused != 0 {
+		t.Fatalf("first run reused %d files from nowhere", w.follow.lastReused)
+	}
+	if _, err := index.Load(idx, w.indexKey()); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+
+	// Changes while no process ran.
+	writeFile(t, root, "pkg1/file1.go", "package pkg1\n\nfunc Capybarista() {}\n")
+	if err := os.Remove(filepath.Join(root, "pkg2", "file2.go")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "pkg3/added.go", "package pkg3\n\nfunc Pangolinate() {}\n")
+
+	w = open()
+	defer w.Close()
+	if got := topHit(t, w, "capybarista"); got != "pkg1/file1.go" {
+		t.Errorf("edit while stopped: top hit %q", got)
+	}
+	// The first walk loaded the unchanged files' facts instead of reading them.
+	if r := w.follow.lastReused; r != n-2 {
+		t.Errorf("second run reused %d files, want the %d unchanged", r, n-2)
+	}
+	if got := topHit(t, w, "pangolinate"); got != "pkg3/added.go" {
+		t.Errorf("file added while stopped: top hit %q", got)
+	}
+	if ok, _ := hasFile(t, w, "pkg2/file2.go"); ok {
+		t.Error("file removed while stopped is still listed")
+	}
+	if got := topHit(t, w, "func7"); got != "pkg7/file7.go" {
+		t.Errorf("unchanged file: top hit %q", got)
+	}
+}
+
+func TestCorruptIndexRebuilt(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d lemur%d\n", i, i))
+	}
+	ageTree(t, root)
+	idx := filepath.Join(t.TempDir(), "files.idx")
+	w, err := NewWorkspace(root, Options{IndexPath: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Files(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	good, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corruptions := map[string][]byte{
+		"flipped byte": func() []byte { b := slices.Clone(good); b[len(b)/2] ^= 0x40; return b }(),
+		"truncated":    good[:len(good)/3],
+		"empty":        {},
+		"garbage":      []byte("not an index at all"),
+	}
+	for name, bad := range corruptions {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(idx, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewWorkspace(root, Options{IndexPath: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := topHit(t, w, "lemur42")
+			w.Close()
+			if got != "d0/f42.txt" {
+				t.Errorf("top hit %q, want d0/f42.txt", got)
+			}
+			if w.follow.lastReused != 0 {
+				t.Errorf("reused %d files from a corrupt index", w.follow.lastReused)
+			}
+			if _, err := index.Load(idx, w.indexKey()); err != nil {
+				t.Errorf("index not rebuilt: %v", err)
+			}
+		})
+	}
+}
+
+// A state dir moved inside the tree: the index written there is neither
+// walked nor a change the watcher reports (no refresh loop).
+func TestIndexInsideRoot(t *testing.T) {
+	root := t.TempDir()
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
+	}
+	idx := filepath.Join(root, "state", "index", "files.idx")
+	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	if ok, _ := hasFile(t, w, "d0/f0.txt"); !ok {
+		t.Fatal("d0/f0.txt missing")
+	}
+	w.follow.saveWG.Wait()
+	if _, err := os.Stat(idx); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+	// A file written after the index: once its event is seen, nothing
+	// from the index write may be pending beside it.
+	writeFile(t, root, "d1/marker.txt", "marker\n")
+	eventually(t, "marker", func() (bool, string) { return hasFile(t, w, "d1/marker.txt") })
+	w.follow.saveWG.Wait()
+	if ok, _ := hasFile(t, w, "state/index/files.idx"); ok {
+		t.Error("the index file was walked")
+	}
+	if ch := w.follow.watcher.Take(); len(ch.Paths) != 0 || ch.Rescan {
+		t.Errorf("writing the index was reported as a change: %+v", ch)
+	}
+}

@@ -1,0 +1,377 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Version is the persisted format's version; a file of another version is
+// rebuilt, never read.
+const Version = 2 // 2: Content.Generated (and the defined-names bag)
+
+// magic opens every index file.
+const magic = "CTXDIDX\n"
+
+// ErrStale reports an index written for another key (another root,
+// options or term extractor) or another format version.
+var ErrStale = errors.New("index is stale")
+
+// ErrCorrupt reports an index that fails verification.
+var ErrCorrupt = errors.New("index is corrupt")
+
+// Terms is a bag of lexical terms: sorted unique 32-bit term hashes with
+// their counts, and the total number of terms.
+type Terms struct {
+	Hash []uint32
+	TF   []uint16
+	N    int
+}
+
+// Content is what a file's bytes yield. It depends on the content only, so
+// it is stored once per content hash and shared by identical files.
+type Content struct {
+	Hash        [32]byte // SHA-256 of the bytes
+	Lines       int
+	InlineTests bool
+	Imports     []string
+	GoModule    string
+	// Bags are the lexical term bags of the content, one per field of
+	// the ranking, in the order the term extractor defines (gather: the
+	// body, then the names the file defines; a ranking with more fields
+	// adds bags and bumps its extractor version in the key).
+	Bags []Terms
+	// Generated marks a generated-code header ("Code generated ... DO
+	// NOT EDIT").
+	Generated bool
+}
+
+// File flags.
+const (
+	FlagBinary  = 1 << iota // not text; not indexed
+	FlagTooBig              // over the size cap; not read
+	FlagReadErr             // could not be read
+)
+
+// File is one file's facts.
+type File struct {
+	Path    string // root-relative, slash-separated
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+	Flags   uint8
+	// Content is nil for files not read (binary, too big, unreadable).
+	Content *Content
+}
+
+// Snapshot is a persisted set of file facts.
+type Snapshot struct {
+	// Key names what the facts were computed for (root, options, term
+	// extractor version); Load refuses another key.
+	Key string
+	// Written is when the walk that produced the facts started (Unix
+	// nanoseconds). A file modified at or after Written - [RacyWindow]
+	// may have changed without its mtime moving, so it is read again.
+	Written int64
+	Files   []File // sorted by Path
+
+	byPath map[string]int
+}
+
+// RacyWindow is how close to Written a file's mtime may be before its
+// facts are not trusted (mtime granularity and clock steps).
+const RacyWindow = 2_000_000_000
+
+// Trusted reports whether f's stored facts hold for a file of size and
+// mtime (Unix nanoseconds) found on disk now.
+func (s *Snapshot) Trusted(f *File, size, mtime int64) bool {
+	return f.Size == size && f.ModTime == mtime && mtime < s.Written-RacyWindow
+}
+
+// Lookup returns the facts of path, or nil.
+func (s *Snapshot) Lookup(path string) *File {
+	if s.byPath == nil {
+		s.byPath = make(map[string]int, len(s.Files))
+		for i := range s.Files {
+			s.byPath[s.Files[i].Path] = i
+		}
+	}
+	i, ok := s.byPath[path]
+	if !ok {
+		return nil
+	}
+	return &s.Files[i]
+}
+
+// Each calls fn for every file in path order until fn returns false.
+func (s *Snapshot) Each(fn func(*File) bool) {
+	for i := range s.Files {
+		if !fn(&s.Files[i]) {
+			return
+		}
+	}
+}
+
+// Save writes s to path atomically (a temporary file in the same
+// directory, synced, then renamed), creating the directory.
+func Save(path string, s *Snapshot) error {
+	sort.Slice(s.Files, func(i, j int) bool { return s.Files[i].Path < s.Files[j].Path })
+	var e encoder
+	e.buf.WriteString(magic)
+	e.u64(Version)
+	e.str(s.Key)
+	e.u64(uint64(s.Written))
+	// Contents, once per hash.
+	ids := map[[32]byte]uint64{}
+	var contents []*Content
+	for _, f := range s.Files {
+		if c := f.Content; c != nil {
+			if _, ok := ids[c.Hash]; !ok {
+				ids[c.Hash] = uint64(len(contents))
+				contents = append(contents, c)
+			}
+		}
+	}
+	e.u64(uint64(len(contents)))
+	for _, c := range contents {
+		e.buf.Write(c.Hash[:])
+		e.u64(uint64(c.Lines))
+		e.bool(c.InlineTests)
+		e.u64(uint64(len(c.Imports)))
+		for _, im := range c.Imports {
+			e.str(im)
+		}
+		e.str(c.GoModule)
+		e.u64(uint64(len(c.Bags)))
+		for _, t := range c.Bags {
+			e.u64(uint64(t.N))
+			e.u64(uint64(len(t.Hash)))
+			for _, h := range t.Hash {
+				e.buf.Write(binary.LittleEndian.AppendUint32(e.tmp[:0], h))
+			}
+			for _, tf := range t.TF {
+				e.buf.Write(binary.LittleEndian.AppendUint16(e.tmp[:0], tf))
+			}
+		}
+		e.bool(c.Generated)
+	}
+	e.u64(uint64(len(s.Files)))
+	for _, f := range s.Files {
+		e.str(f.Path)
+		e.u64(uint64(f.Size))
+		e.u64(uint64(f.ModTime))
+		e.buf.WriteByte(f.Flags)
+		if f.Content == nil {
+			e.u64(0)
+		} else {
+			e.u64(ids[f.Content.Hash] + 1)
+		}
+	}
+	sum := sha256.Sum256(e.buf.Bytes())
+	e.buf.Write(sum[:])
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if _, err := tmp.Write(e.buf.Bytes()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save index: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save index: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	return nil
+}
+
+// Load reads and verifies the index at path. It fails with [ErrCorrupt]
+// when the bytes do not verify and [ErrStale] for another key or version;
+// the caller rebuilds in both cases.
+func Load(path, key string) (*Snapshot, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load index: %w", err)
+	}
+	return decode(b, key)
+}
+
+func decode(b []byte, key string) (*Snapshot, error) {
+	if len(b) < len(magic)+sha256.Size || string(b[:len(magic)]) != magic {
+		return nil, fmt.Errorf("load index: %w: bad header", ErrCorrupt)
+	}
+	body := b[:len(b)-sha256.Size]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+		return nil, fmt.Errorf("load index: %w: checksum mismatch", ErrCorrupt)
+	}
+	d := decoder{b: body[len(magic):]}
+	if v := d.u64(); v != Version {
+		return nil, fmt.Errorf("load index: %w: version %d, want %d", ErrStale, v, Version)
+	}
+	if k := d.str(); k != key {
+		return nil, fmt.Errorf("load index: %w: written for another root or options", ErrStale)
+	}
+	s := &Snapshot{Key: key, Written: int64(d.u64())}
+	nc := d.count(32 + 4)
+	contents := make([]Content, nc)
+	for i := range contents {
+		c := &contents[i]
+		copy(c.Hash[:], d.bytes(32))
+		c.Lines = int(d.u64())
+		c.InlineTests = d.bool()
+		if ni := d.count(1); ni > 0 {
+			c.Imports = make([]string, ni)
+			for j := range c.Imports {
+				c.Imports[j] = d.str()
+			}
+		}
+		c.GoModule = d.str()
+		c.Bags = make([]Terms, d.count(2))
+		for k := range c.Bags {
+			t := &c.Bags[k]
+			t.N = int(d.u64())
+			nt := d.count(6)
+			hb := d.bytes(4 * nt)
+			tb := d.bytes(2 * nt)
+			if d.err != nil {
+				break
+			}
+			t.Hash = make([]uint32, nt)
+			t.TF = make([]uint16, nt)
+			for j := range nt {
+				t.Hash[j] = binary.LittleEndian.Uint32(hb[4*j:])
+				t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
+			}
+		}
+		if d.err != nil {
+			break
+		}
+		c.Generated = d.bool()
+		if d.err != nil {
+			break
+		}
+	}
+	nf := d.count(4)
+	s.Files = make([]File, nf)
+	for i := range s.Files {
+		f := &s.Files[i]
+		f.Path = d.str()
+		f.Size = int64(d.u64())
+		f.ModTime = int64(d.u64())
+		f.Flags = d.byte()
+		if id := d.u64(); id > 0 {
+			if id > uint64(len(contents)) {
+				return nil, fmt.Errorf("load index: %w: content %d of %d", ErrCorrupt, id, len(contents))
+			}
+			f.Content = &contents[id-1]
+		}
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("load index: %w: %v", ErrCorrupt, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("load index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
+	}
+	return s, nil
+}
+
+type encoder struct {
+	buf bytes.Buffer
+	tmp [binary.MaxVarintLen64]byte
+}
+
+func (e *encoder) u64(v uint64) { e.buf.Write(binary.AppendUvarint(e.tmp[:0], v)) }
+func (e *encoder) str(s string) { e.u64(uint64(len(s))); e.buf.WriteString(s) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.buf.WriteByte(1)
+	} else {
+		e.buf.WriteByte(0)
+	}
+}
+
+// decoder reads what encoder wrote; the first error sticks and later reads
+// return zero values.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("truncated")
+
+func (d *decoder) u64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errShort
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(n int) []byte {
+	if d.err != nil || n < 0 || n > len(d.b) {
+		if d.err == nil {
+			d.err = errShort
+		}
+		// Zeros for the fixed-size reads; nothing large for a bad length.
+		return make([]byte, min(max(n, 0), 64))
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) byte() byte { return d.bytes(1)[0] }
+func (d *decoder) bool() bool { return d.byte() != 0 }
+func (d *decoder) str() string {
+	n := d.u64()
+	if n > math.MaxInt32 || d.err != nil {
+		d.err = cmpErr(d.err, errShort)
+		return ""
+	}
+	b := d.bytes(int(n))
+	if d.err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func cmpErr(err, or error) error {
+	if err != nil {
+		return err
+	}
+	return or
+}
+
+// count reads an element count and checks it against what the remaining
+// bytes can hold (each element at least minSize bytes), so a corrupt count
+// cannot allocate without bound.
+func (d *decoder) count(minSize int) int {
+	n := d.u64()
+	if d.err == nil && n > uint64(len(d.b)/max(minSize, 1)) {
+		d.err = errShort
+		return 0
+	}
+	return int(n)
+}
+
+func sha256Sum(b []byte) [sha256.Size]byte { return sha256.Sum256(b) }

@@ -1,0 +1,409 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// ctxdBin is the ctxd binary the tests drive over stdio.
+var ctxdBin string
+
+var update = flag.Bool("update", false, "rewrite testdata/tools.golden (the tools/list answer)")
+
+func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
+
+// repoFiles is the repository the tools run on.
+var repoFiles = map[string]string{
+	"go.mod": "module example.com/shop\n\ngo 1.22\n",
+	"store/store.go": `// Package store keeps carts.
+package store
+
+import "errors"
+
+// ErrFull is returned when a cart is full.
+var ErrFull = errors.New("cart is full")
+
+// Store keeps carts in memory.
+type Store struct {
+	carts map[string][]string
+	limit int
+}
+
+// New returns an empty store.
+func New(limit int) *Store { return &Store{carts: map[string][]string{}, limit: limit} }
+
+// Put adds an item to a cart.
+func (s *Store) Put(cart, item string) error {
+	if len(s.carts[cart]) >= s.limit {
+		return ErrFull
+	}
+	s.carts[cart] = append(s.carts[cart], item)
+	return nil
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/shop/store"
+)
+
+func main() {
+	s := store.New(2)
+	if err := s.Put("alice", "apple"); err != nil {
+		fmt.Println(err)
+	}
+}
+`,
+	"store/store_test.go": `package store
+
+import "testing"
+
+func TestPutFull(t *testing.T) {
+	s := New(1)
+	s.Put("a", "x")
+	if err := s.Put("a", "y"); err != ErrFull {
+		t.Fatal(err)
+	}
+}
+`,
+}
+
+// toolOutput is the i-th tool output of chatRequest: 600 lines of varied
+// code, so condensing it is worth a reference.
+func toolOutput(i int) string {
+	words := []string{"alpha", "beta", "gamma", "delta", "store", "cart", "item", "limit", "error", "value", "index", "buffer"}
+	var sb strings.Builder
+	for j := range 600 {
+		k := i*7919 + j*31
+		fmt.Fprintf(&sb, "func %s%d(%s int) %s { return %s[%d] + %d }\n", words[k%12], j, words[(k/3)%12], words[(k/5)%12], words[(k/7)%12], j, k%997)
+	}
+	return sb.String()
+}
+
+// chatRequest is a long agent conversation in the OpenAI Chat format:
+// tool outputs old enough and large enough to condense.
+func chatRequest() map[string]any {
+	msgs := []any{
+		map[string]any{"role": "system", "content": "You are a coding agent."},
+		map[string]any{"role": "user", "content": "Run the tests and fix the failures."},
+	}
+	for i := range 6 {
+		id := "call_" + itoa(i)
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "run_shell", "arguments": `{"cmd":"cat pkg` + itoa(i) + `/big.go"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": toolOutput(i)},
+		)
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": "Now fix pkg3."})
+	return map[string]any{"model": "gpt-4o", "messages": msgs}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// connect starts `ctxd mcp --root repo` and connects the Go SDK client.
+func connect(t *testing.T, repo string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(ctxdBin, "mcp", "--root", repo, "--state-dir", filepath.Join(t.TempDir(), "state"))
+	cmd.Stderr = os.Stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "ctxd-test", Version: "1"}, opts)
+	cs, err := client.Connect(t.Context(), &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect to ctxd mcp: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func text(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String()
+}
+
+func structured(t *testing.T, res *sdk.CallToolResult, v any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+func TestGoClient(t *testing.T) {
+	repo := testutil.GitRepo(t, repoFiles)
+	var progMu sync.Mutex
+	var progress []string
+	cs := connect(t, repo, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			progMu.Lock()
+			progress = append(progress, req.Params.Message)
+			progMu.Unlock()
+		},
+	})
+
+	if got := cs.InitializeResult().ServerInfo.Name; got != "ctxd" {
+		t.Errorf("server name %q, want ctxd", got)
+	}
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil {
+			t.Errorf("tool %s has no description or input schema", tl.Name)
+		}
+	}
+	// The model-facing contract (names, descriptions, schemas) is a
+	// golden file: a change to it is a reviewed change.
+	listed := slices.Clone(tools.Tools)
+	slices.SortFunc(listed, func(a, b *sdk.Tool) int { return strings.Compare(a.Name, b.Name) })
+	golden, err := json.MarshalIndent(listed, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "tools.golden"), append(golden, '\n'), *update)
+	want := "build_context compact_history count_tokens find_symbol outline rehydrate"
+	if got := strings.Join(slices.Sorted(slices.Values(names)), " "); got != want {
+		t.Errorf("tools = %s, want %s", got, want)
+	}
+
+	t.Run("build_context", func(t *testing.T) {
+		params := &sdk.CallToolParams{Name: "build_context", Arguments: map[string]any{
+			"request": "fix Store.Put returning ErrFull too early", "task": "debug", "budget": 4000,
+			"open_files": []any{map[string]any{"path": "store/store.go", "line": 20}},
+		}}
+		params.SetProgressToken("build-1")
+		res, err := cs.CallTool(t.Context(), params)
+		if err != nil || res.IsError {
+			t.Fatalf("build_context: %v %s", err, text(t, res))
+		}
+		if p := text(t, res); !strings.Contains(p, "func (s *Store) Put") {
+			t.Errorf("prompt lacks the open file's Put:\n%s", p)
+		}
+		var out struct {
+			TaskType string `json:"task_type"`
+			Chunks   []struct {
+				Source string `json:"source"`
+				View   string `json:"view"`
+				Tokens int    `json:"tokens"`
+			} `json:"chunks"`
+		}
+		structured(t, res, &out)
+		if out.TaskType != "debug" || len(out.Chunks) == 0 || out.Chunks[0].Tokens == 0 {
+			t.Errorf("summary = %+v", out)
+		}
+		found := false
+		for _, c := range out.Chunks {
+			found = found || c.Source == "store/store.go"
+		}
+		if !found {
+			t.Errorf("summary chunks %+v lack store/store.go", out.Chunks)
+		}
+		progMu.Lock()
+		defer progMu.Unlock()
+		if len(progress) == 0 {
+			t.Errorf("no progress notifications for a call with a progress token")
+		}
+	})
+
+	t.Run("find_symbol", func(t *testing.T) {
+		res := call(t, cs, "find_symbol", map[string]any{"name": "Store.Put"})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		var out struct {
+			Definitions []struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+			} `json:"definitions"`
+			References []struct {
+				Path string `json:"path"`
+				Line int    `json:"line"`
+			} `json:"references"`
+		}
+		structured(t, res, &out)
+		if len(out.Definitions) != 1 || out.Definitions[0].Path != "store/store.go" || out.Definitions[0].Line != 19 {
+			t.Errorf("definitions = %+v, want store/store.go:19", out.Definitions)
+		}
+		refs := map[string]bool{}
+		for _, r := range out.References {
+			refs[r.Path+":"+itoa(r.Line)] = true
+		}
+		if !refs["main.go:11"] || !refs["store/store_test.go:7"] {
+			t.Errorf("references = %+v, want main.go:11 and store/store_test.go:7", out.References)
+		}
+	})
+
+	t.Run("outline", func(t *testing.T) {
+		res := call(t, cs, "outline", map[string]any{"path": "store/store.go", "level": "signatures"})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		var out struct {
+			Language string `json:"language"`
+			Symbols  []struct {
+				Name string `json:"name"`
+			} `json:"symbols"`
+			View string `json:"view"`
+		}
+		structured(t, res, &out)
+		if out.Language != "go" || len(out.Symbols) < 4 {
+			t.Errorf("outline = %+v", out)
+		}
+		if !strings.Contains(out.View, "func (s *Store) Put(cart, item string) error") || strings.Contains(out.View, "append(s.carts") {
+			t.Errorf("signatures view:\n%s", out.View)
+		}
+	})
+
+	t.Run("count_tokens", func(t *testing.T) {
+		res := call(t, cs, "count_tokens", map[string]any{"text": "hello world", "model": "gpt-4o"})
+		var out struct {
+			Tokens int  `json:"tokens"`
+			Exact  bool `json:"exact"`
+		}
+		structured(t, res, &out)
+		if out.Tokens != 2 || !out.Exact || !strings.Contains(text(t, res), "exact") {
+			t.Errorf("gpt-4o count = %+v %q, want 2 exact", out, text(t, res))
+		}
+		res = call(t, cs, "count_tokens", map[string]any{"text": "hello world", "model": "claude-sonnet-4"})
+		structured(t, res, &out)
+		if out.Exact || !strings.Contains(text(t, res), "estimated") {
+			t.Errorf("claude count = %+v %q, want an estimate said so", out, text(t, res))
+		}
+	})
+
+	t.Run("compact_history and rehydrate", func(t *testing.T) {
+		res := call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session": "mcp-test", "window": 128000})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		var out struct {
+			Session string `json:"session"`
+			Report  struct {
+				Applied   bool `json:"applied"`
+				Artifacts []struct {
+					SHA256 string `json:"sha256"`
+				} `json:"artifacts"`
+			} `json:"report"`
+		}
+		structured(t, res, &out)
+		body := text(t, res)
+		if out.Session != "mcp-test" || !json.Valid([]byte(body)) || !out.Report.Applied || len(out.Report.Artifacts) == 0 {
+			t.Fatalf("session %q, valid %v, report %+v", out.Session, json.Valid([]byte(body)), out.Report)
+		}
+		if len(body) >= len(mustJSON(t, chatRequest())) || !strings.Contains(body, "[ctxd:ref sha256=") {
+			t.Errorf("smart compaction did not shrink the request behind references")
+		}
+		// The first condensed output is tool output 0; read back lines
+		// 2-3 by the marker's hash prefix.
+		marker := body[strings.Index(body, "[ctxd:ref"):]
+		marker = marker[:strings.Index(marker, "]")+1]
+		res = call(t, cs, "rehydrate", map[string]any{"session": "mcp-test", "reference": marker, "lines": "2-3"})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		lines := strings.SplitAfter(toolOutput(0), "\n")
+		if got, want := text(t, res), lines[1]+lines[2]; got != want {
+			t.Errorf("rehydrate lines 2-3 = %q, want %q", got, want)
+		}
+		res = call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "window": 20000})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		if len(text(t, res)) >= len(mustJSON(t, chatRequest())) {
+			t.Errorf("fit to a 20000-token window did not shrink the request")
+		}
+	})
+
+	t.Run("bad calls are tool errors and the server keeps serving", func(t *testing.T) {
+		for _, tc := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"outline", map[string]any{"path": "../../etc/passwd"}, "outside root"},
+			{"outline", map[string]any{"path": "nope.go"}, "not found"},
+			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "rehydrate"},
+			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
+			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
+			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
+		} {
+			res := call(t, cs, tc.tool, tc.args)
+			if !res.IsError || !strings.Contains(text(t, res), tc.want) {
+				t.Errorf("%s %v: isError=%v %q, want a tool error containing %q", tc.tool, tc.args, res.IsError, text(t, res), tc.want)
+			}
+		}
+		// Arguments that fail the schema are tool errors too.
+		res := call(t, cs, "count_tokens", map[string]any{"text": 42})
+		if !res.IsError {
+			t.Errorf("count_tokens with a number for text: not a tool error")
+		}
+		res = call(t, cs, "count_tokens", map[string]any{"text": "still serving"})
+		if res.IsError {
+			t.Errorf("server stopped serving after bad calls: %s", text(t, res))
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRootDefaultsToGitTopLevel: started in a subdirectory without
+// --root, the server works on the repository's top level.
+func TestRootDefaultsToGitTopLevel(t *testing.T) {
+	repo := testutil.GitRepo(t, repoFiles)
+	cmd := exec.Command(ctxdBin, "mcp", "--state-dir", filepath.Join(t.TempDir(), "state"))
+	cmd.Dir = filepath.Join(repo, "store")
+	cmd.Stderr = os.Stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "ctxd-test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := call(t, cs, "outline", map[string]any{"path": "main.go"})
+	if res.IsError || !strings.Contains(text(t, res), "main.go (go)") {
+		t.Errorf("outline main.go from store/: %s", text(t, res))
+	}
+}

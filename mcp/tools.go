@@ -1,0 +1,390 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// The tools' arguments and structured results. Descriptions (the
+// jsonschema tags) are written for a model choosing a tool and filling
+// its arguments.
+
+// OpenFile is a file the agent is looking at.
+type OpenFile struct {
+	Path string `json:"path" jsonschema:"file path, relative to the repository root (or absolute inside it)"`
+	Line int    `json:"line,omitempty" jsonschema:"1-based cursor line; the function around it is kept whole"`
+}
+
+// BuildContextIn are build_context's arguments.
+type BuildContextIn struct {
+	Request   string     `json:"request" jsonschema:"the user's request in their own words, e.g. 'fix the panic in Store.Put when the disk is full'"`
+	Task      string     `json:"task,omitempty" jsonschema:"task type: implement, debug, refactor, test or analyze; detected from the request when omitted"`
+	Budget    int        `json:"budget,omitempty" jsonschema:"most tokens the gathered context may take (default: the configured share of the model window)"`
+	OpenFiles []OpenFile `json:"open_files,omitempty" jsonschema:"files the agent has open or is editing, with the cursor line; they rank first"`
+	Patterns  []string   `json:"patterns,omitempty" jsonschema:"glob patterns (e.g. 'server/*.go') or literal paths to include"`
+	Format    string     `json:"format,omitempty" jsonschema:"prompt format: markdown (default) or xml"`
+}
+
+// ChunkSummary is one chunk of a built context.
+type ChunkSummary struct {
+	Source string  `json:"source" jsonschema:"where the chunk comes from: a path, or a name such as 'structure' or 'git diff'"`
+	Type   string  `json:"type"`
+	View   string  `json:"view" jsonschema:"how much of it is shown: none (whole), bodies, signatures or outline"`
+	Tokens int     `json:"tokens"`
+	Score  float64 `json:"score"`
+}
+
+// BuildContextOut is build_context's structured result: the envelope
+// summary (the prompt itself is the text content).
+type BuildContextOut struct {
+	TaskType     string         `json:"task_type"`
+	Model        string         `json:"model"`
+	Budget       int            `json:"context_budget"`
+	TokensUsed   int            `json:"context_tokens"`
+	PromptTokens int            `json:"prompt_tokens"`
+	Chunks       []ChunkSummary `json:"chunks"`
+	Skipped      int            `json:"skipped"`
+	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+// FindSymbolIn are find_symbol's arguments.
+type FindSymbolIn struct {
+	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'Store.Open' (type.member) or 'artifacts.Open' (package.name)"`
+	MaxReferences int    `json:"max_references,omitempty" jsonschema:"most references to return (default 50)"`
+}
+
+// OutlineIn are outline's arguments.
+type OutlineIn struct {
+	Path  string `json:"path" jsonschema:"file path, relative to the repository root"`
+	Level string `json:"level,omitempty" jsonschema:"also render the file at this level: full, bodies (function bodies elided), signatures or outline; omit for the symbol list only"`
+}
+
+// OutlineOut is outline's structured result.
+type OutlineOut struct {
+	Path     string              `json:"path"`
+	Language string              `json:"language"`
+	Symbols  []treesitter.Symbol `json:"symbols"`
+	Imports  []string            `json:"imports"`
+	Level    string              `json:"level,omitempty"`
+	View     string              `json:"view,omitempty"`
+}
+
+// CountTokensIn are count_tokens's arguments.
+type CountTokensIn struct {
+	Text  string `json:"text" jsonschema:"the text to count"`
+	Model string `json:"model,omitempty" jsonschema:"model name, e.g. gpt-4o, claude-sonnet-4 (default: the configured model)"`
+}
+
+// CountTokensOut is count_tokens's structured result.
+type CountTokensOut struct {
+	Tokens   int    `json:"tokens"`
+	Exact    bool   `json:"exact" jsonschema:"true when counted with the model's own tokenizer, false for a calibrated estimate"`
+	Encoding string `json:"encoding"`
+	Model    string `json:"model"`
+}
+
+// CompactHistoryIn are compact_history's arguments.
+type CompactHistoryIn struct {
+	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string (then kept byte for byte; an object is re-encoded with sorted keys)"`
+	Window  int    `json:"window,omitempty" jsonschema:"context window in tokens to fit into (default: the model's, from the request's model)"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"token budget of the whole request, if smaller than window minus the reply reserve"`
+	Model   string `json:"model,omitempty" jsonschema:"model, when the request names none"`
+	Session string `json:"session,omitempty" jsonschema:"session id that scopes the stored originals (default: derived from the conversation); rehydrate needs it"`
+	Smart   bool   `json:"smart,omitempty" jsonschema:"use Smart Context (condense old tool outputs behind references, keep protocol data exact) instead of fitting the window by pruning"`
+}
+
+// CompactHistoryOut is compact_history's structured result.
+type CompactHistoryOut struct {
+	Session string `json:"session" jsonschema:"the session id to pass to rehydrate for references in the compacted request"`
+	Report  any    `json:"report" jsonschema:"tokens before and after and each decision"`
+}
+
+// RehydrateIn are rehydrate's arguments.
+type RehydrateIn struct {
+	Session   string `json:"session" jsonschema:"session id the reference belongs to (compact_history's session, or the proxy's X-Ctxd-Session)"`
+	Reference string `json:"reference" jsonschema:"the sha256 (at least 12 hex digits) or the whole [ctxd:ref sha256=...] marker"`
+	Lines     string `json:"lines,omitempty" jsonschema:"line range a-b, a- (to the end) or a; default all"`
+}
+
+// RehydrateOut is rehydrate's structured result (the text is the text
+// content).
+type RehydrateOut struct {
+	SHA256     string `json:"sha256"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`
+	TotalLines int    `json:"total_lines"`
+	Bytes      int    `json:"bytes"`
+}
+
+func (s *Server) addTools() {
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "build_context",
+		Title:       "Build context for a request",
+		Annotations: ro,
+		Description: `Gather the code relevant to a request from the repository (files named or open, symbols mentioned, tests, git changes, lexical matches), rank it for the task, truncate it with tree-sitter to fit the token budget, and return a prompt-ready context.
+Use it first when asked about or asked to change this codebase. The text result is the context; the structured result lists each chunk's source, view, tokens and score.`,
+	}, instrument(s, "build_context", s.buildContext))
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "find_symbol",
+		Title:       "Find a symbol's definitions and references",
+		Annotations: ro,
+		Description: `Find where a function, type, method, constant or variable is defined (path, line, signature) and where it is used (path, line, the line's text).
+Give a bare name ('Open') or qualify it with its type or package ('Store.Open', 'artifacts.Open') to narrow the definitions.`,
+	}, instrument(s, "find_symbol", s.findSymbol))
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "outline",
+		Title:       "Outline a file",
+		Annotations: ro,
+		Description: `List a source file's symbols (name, kind, lines, signature) and imports, and optionally render it at a level: full, bodies (bodies elided), signatures or outline.
+Much cheaper than reading the whole file; use it to decide which lines to read.`,
+	}, instrument(s, "outline", s.outline))
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "count_tokens",
+		Title:       "Count tokens",
+		Annotations: ro,
+		Description: `Count the tokens of a text for a model. The result says whether the count is exact (the model's own BPE) or a calibrated estimate (models without a public tokenizer).`,
+	}, instrument(s, "count_tokens", s.countTokens))
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:  "compact_history",
+		Title: "Compact a model request",
+		Description: `Shrink a model request body (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses) to fit a context window: older tool outputs are condensed behind [ctxd:ref sha256=...] references, tool call/result pairs stay intact and the latest user turn is kept byte for byte.
+Returns the compacted request as text and the report (tokens before and after, decisions, session id) as structured content. Pass the session id to rehydrate to read a reference back.`,
+	}, instrument(s, "compact_history", s.compactHistory))
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        "rehydrate",
+		Title:       "Read back a ctxd reference",
+		Annotations: ro,
+		Description: `Return the exact text a [ctxd:ref sha256=...] (or dup/blob) marker stands for, verified against its hash, whole or a line range. Needs the session the reference was made in.`,
+	}, instrument(s, "rehydrate", s.rehydrate))
+}
+
+// instrument logs each call (name, duration, outcome; never arguments)
+// and turns an error into a tool error a model can act on.
+func instrument[In, Out any](s *Server, name string, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		start := time.Now()
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			s.log.Debug("tool call failed", "tool", name, "took", time.Since(start), "err", err)
+			var zero Out
+			return nil, zero, errors.New(toolMessage(name, err))
+		}
+		s.log.Debug("tool call", "tool", name, "took", time.Since(start))
+		return res, out, nil
+	}
+}
+
+// toolMessage is the text of a tool error: the cause without Go's
+// sentinel suffixes, and a hint when the fix is a known one.
+func toolMessage(tool string, err error) string {
+	msg := tool + ": " + ctxd.Message(err)
+	switch {
+	case errors.Is(err, ctxd.ErrOutsideRoot):
+		msg += " (give a path inside the repository root, relative to it)"
+	case errors.Is(err, artifacts.ErrCorrupt):
+		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
+	case errors.Is(err, ctxd.ErrNotFound):
+		msg += " (check the path or the session id and hash; find_symbol and outline take root-relative paths)"
+	case errors.Is(err, request.ErrNotRequest):
+		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		msg += " (the call was cancelled)"
+	}
+	return msg
+}
+
+// progress sends progress notifications for a call whose client asked
+// for them (a progress token); it is a no-op otherwise.
+type progress struct {
+	ctx   context.Context
+	req   *sdk.CallToolRequest
+	n     float64
+	total float64
+}
+
+func newProgress(ctx context.Context, req *sdk.CallToolRequest, total float64) *progress {
+	return &progress{ctx: ctx, req: req, total: total}
+}
+
+func (p *progress) step(msg string) {
+	if p.req == nil || p.req.Params == nil || p.req.Session == nil {
+		return
+	}
+	tok := p.req.Params.GetProgressToken()
+	if tok == nil {
+		return
+	}
+	p.n++
+	// A failed notification (a client gone) does not fail the call.
+	_ = p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: p.n, Total: p.total, Message: msg})
+}
+
+func (s *Server) buildContext(ctx context.Context, req *sdk.CallToolRequest, in BuildContextIn) (*sdk.CallToolResult, BuildContextOut, error) {
+	var out BuildContextOut
+	if strings.TrimSpace(in.Request) == "" {
+		return nil, out, fmt.Errorf("request is empty: say what the user asked: %w", ctxd.ErrInvalidParams)
+	}
+	if in.Budget < 0 {
+		return nil, out, fmt.Errorf("budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
+	}
+	for _, f := range in.OpenFiles {
+		if err := s.inRoot(f.Path); err != nil {
+			return nil, out, err
+		}
+	}
+	p := newProgress(ctx, req, 4)
+	env, err := s.prompt(ctx, in, p.step)
+	if err != nil {
+		return nil, out, err
+	}
+	out = BuildContextOut{
+		TaskType: string(env.TaskType), Model: env.Model.Name, Budget: env.Context.Budget, TokensUsed: env.Context.TokensUsed,
+		PromptTokens: env.PromptTokens, Chunks: []ChunkSummary{}, Skipped: len(env.Context.Skipped), Warnings: env.Warnings,
+	}
+	for _, c := range env.Context.Chunks {
+		view := c.Truncation
+		if view == "" {
+			view = "none"
+		}
+		out.Chunks = append(out.Chunks, ChunkSummary{Source: c.Source, Type: string(c.ChunkType), View: view, Tokens: c.Tokens, Score: c.Score})
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: env.Prompt}}}, out, nil
+}
+
+func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in FindSymbolIn) (*sdk.CallToolResult, *engine.SymbolResult, error) {
+	p := newProgress(ctx, req, 2)
+	p.step("searching the workspace")
+	res, err := s.symbols(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.step("done")
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: %d definition(s), %d reference(s)", in.Name, len(res.Definitions), len(res.References))
+	if res.Truncated {
+		sb.WriteString(" (more references left out; raise max_references)")
+	}
+	sb.WriteString("\n")
+	for _, d := range res.Definitions {
+		fmt.Fprintf(&sb, "def %s:%d-%d %s %s\n", d.Path, d.Line, d.EndLine, d.Kind, d.Signature)
+	}
+	for _, r := range res.References {
+		fmt.Fprintf(&sb, "ref %s:%d %s\n", r.Path, r.Line, r.Text)
+	}
+	if len(res.Definitions) == 0 && len(res.References) == 0 {
+		sb.WriteString("nothing found: check the spelling, or try the bare name without a qualifier\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: sb.String()}}}, res, nil
+}
+
+func (s *Server) outline(ctx context.Context, _ *sdk.CallToolRequest, in OutlineIn) (*sdk.CallToolResult, OutlineOut, error) {
+	var out OutlineOut
+	if err := s.inRoot(in.Path); err != nil {
+		return nil, out, err
+	}
+	res, err := s.outlineFile(ctx, in)
+	if err != nil {
+		return nil, out, err
+	}
+	out = OutlineOut{Path: res.Path, Language: res.Language, Symbols: res.Symbols, Imports: res.Imports}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s (%s): %d symbols\n", res.Path, res.Language, len(res.Symbols))
+	for _, sym := range res.Symbols {
+		fmt.Fprintf(&sb, "%s%d-%d %s %s\n", strings.Repeat("  ", sym.Depth), sym.Start, sym.End, sym.Kind, sym.Signature)
+	}
+	if res.View != nil {
+		out.Level, out.View = string(res.View.Level), res.View.Text
+		fmt.Fprintf(&sb, "\n--- view at level %s ---\n%s", res.View.Level, res.View.Text)
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: sb.String()}}}, out, nil
+}
+
+func (s *Server) countTokens(ctx context.Context, _ *sdk.CallToolRequest, in CountTokensIn) (*sdk.CallToolResult, CountTokensOut, error) {
+	res, err := s.count(ctx, in)
+	if err != nil {
+		return nil, CountTokensOut{}, err
+	}
+	out := CountTokensOut{Tokens: res.Tokens, Exact: res.Exact, Encoding: res.Encoding, Model: res.Model.Name}
+	how := "exact"
+	if !res.Exact {
+		how = "estimated"
+	}
+	text := fmt.Sprintf("%d tokens (%s, %s encoding, model %s)", res.Tokens, how, res.Encoding, res.Model.Name)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, in CompactHistoryIn) (*sdk.CallToolResult, CompactHistoryOut, error) {
+	var out CompactHistoryOut
+	var body []byte
+	switch r := in.Request.(type) {
+	case nil:
+		return nil, out, fmt.Errorf("request is required: the model request body as a JSON object: %w", ctxd.ErrInvalidParams)
+	case string:
+		body = []byte(r)
+	default:
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, out, fmt.Errorf("encode request: %w", err)
+		}
+		body = b
+	}
+	if !json.Valid(body) {
+		return nil, out, fmt.Errorf("request is not valid JSON: %w", ctxd.ErrInvalidParams)
+	}
+	if in.Window < 0 || in.Budget < 0 {
+		return nil, out, fmt.Errorf("window and budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
+	}
+	if in.Session != "" {
+		if err := artifacts.ValidSession(in.Session); err != nil {
+			return nil, out, err
+		}
+	}
+	p := newProgress(ctx, req, 2)
+	p.step("compacting")
+	compacted, session, report, err := s.compact(ctx, body, in)
+	if err != nil {
+		return nil, out, err
+	}
+	p.step("done")
+	out = CompactHistoryOut{Session: session, Report: report}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(compacted)}}}, out, nil
+}
+
+func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in RehydrateIn) (*sdk.CallToolResult, RehydrateOut, error) {
+	var out RehydrateOut
+	hash := strings.TrimSpace(in.Reference)
+	if strings.Contains(hash, request.MarkerOpen) {
+		ms := request.ParseMarkers(hash)
+		if len(ms) == 0 {
+			return nil, out, fmt.Errorf("reference %q has no sha256: %w", in.Reference, ctxd.ErrInvalidParams)
+		}
+		hash = ms[0].Hash
+	}
+	hash = strings.TrimPrefix(hash, "sha256=")
+	var start, end int
+	if in.Lines != "" {
+		var err error
+		if start, end, err = artifacts.ParseLines(in.Lines); err != nil {
+			return nil, out, err
+		}
+	}
+	l, err := s.rehydrateRef(ctx, in.Session, hash, start, end)
+	if err != nil {
+		return nil, out, err
+	}
+	out = RehydrateOut{SHA256: l.Hash, StartLine: l.StartLine, EndLine: l.EndLine, TotalLines: l.TotalLines, Bytes: l.Bytes}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: l.Text}}}, out, nil
+}

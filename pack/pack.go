@@ -1,0 +1,498 @@
+// Package pack puts a whole repository (or a subtree) into one document,
+// as Repomix does, with ctxd's ignore and secret rules (those of
+// gathering: .gitignore, .ctxdignore, .git/info/exclude, secret-looking
+// files never included) and exact token counts per file, per directory and
+// in total.
+package pack
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// Formats of the packed document.
+const (
+	FormatMarkdown = "markdown"
+	FormatXML      = "xml"
+	FormatJSON     = "json"
+)
+
+// DefaultEncoding counts the tokens unless Options.Encoding says otherwise.
+const DefaultEncoding = tokens.O200kBase
+
+// Options select and shape a pack.
+type Options struct {
+	// Path limits the pack to a subtree (root-relative slash path; "" or
+	// "." for the whole root).
+	Path string `json:"path,omitempty"`
+	// Include, when not empty, keeps only files matching one of these
+	// doublestar globs (root-relative); Exclude drops matches.
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	// Compress replaces each file of a language tree-sitter parses by its
+	// signatures view (declarations kept, bodies collapsed).
+	Compress bool `json:"compress,omitempty"`
+	// Encoding is the tokenizer's encoding (o200k_base by default).
+	Encoding string `json:"encoding,omitempty"`
+	// Top is how many of the largest files and directories the summary
+	// lists (default 10).
+	Top int `json:"top,omitempty"`
+	// NoContent leaves the files' text out of the result (counts only,
+	// for `ctxd tokens`).
+	NoContent bool `json:"no_content,omitempty"`
+}
+
+// File is one packed file.
+type File struct {
+	Path    string `json:"path"`
+	Tokens  int    `json:"tokens"`
+	Bytes   int    `json:"bytes"`
+	Content string `json:"content,omitempty"`
+	// Compressed is set when Content is the signatures view.
+	Compressed bool `json:"compressed,omitempty"`
+}
+
+// Dir is a directory's totals (its files and all below it).
+type Dir struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	Files  int    `json:"files"`
+}
+
+// Result is a pack.
+type Result struct {
+	Root     string `json:"root"`
+	Encoding string `json:"encoding"`
+	Tokens   int    `json:"tokens"` // total of the files' tokens
+	Bytes    int    `json:"bytes"`
+	Files    []File `json:"files"` // path order
+	Dirs     []Dir  `json:"dirs"`  // path order; "." is the root
+	// LargestFiles and LargestDirs are the Top biggest by tokens, to
+	// choose exclusions from.
+	LargestFiles []File `json:"largest_files"`
+	LargestDirs  []Dir  `json:"largest_dirs"`
+}
+
+// Cache remembers token counts between packs (a daemon keeps one per
+// workspace), keyed by a hash of the text, its length, the encoding and
+// the compression, so a warm pack counts only what changed. Entries not
+// used by the last pack are dropped. Safe for concurrent use; nil is no
+// cache.
+type Cache struct {
+	mu   sync.Mutex
+	last map[countKey]countVal
+}
+
+type countKey struct {
+	hash     uint64
+	size     int
+	encoding string
+	compress bool
+}
+
+type countVal struct {
+	tokens     int
+	compressed string // the signatures view, when compressed
+	ok         bool   // the view exists
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
+
+var seed = maphash.MakeSeed()
+
+// Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
+// workers.
+func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, error) {
+	return PackCached(ctx, ws, opts, nil)
+}
+
+// PackCached is Pack with counts (and compressed views) remembered in
+// cache between calls.
+func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *Cache) (*Result, error) {
+	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("pack: bad glob %q: %w", g, ctxd.ErrInvalidParams)
+		}
+	}
+	enc := opts.Encoding
+	if enc == "" {
+		enc = DefaultEncoding
+	}
+	counter, err := tokens.Get(enc)
+	if err != nil {
+		return nil, fmt.Errorf("pack: %w", err)
+	}
+	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
+	keep := func(rel string) bool {
+		if sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
+			return false
+		}
+		if len(opts.Include) > 0 && !matchAny(opts.Include, rel) {
+			return false
+		}
+		return !matchAny(opts.Exclude, rel)
+	}
+	type job struct {
+		i    int
+		rel  string
+		text string
+	}
+	var files []File
+	jobs := make(chan job, 64)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var prev map[countKey]countVal
+	next := map[countKey]countVal{}
+	if cache != nil {
+		cache.mu.Lock()
+		prev = cache.last
+		cache.mu.Unlock()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text}
+				key := countKey{hash: maphash.String(seed, j.text), size: len(j.text), encoding: enc, compress: opts.Compress}
+				v, hit := prev[key]
+				if !hit {
+					if opts.Compress {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(j.text)), []byte(j.text), treesitter.Signatures, treesitter.Options{}); err == nil {
+							v.compressed, v.ok = view.Text, true
+						}
+					}
+					text := j.text
+					if v.ok {
+						text = v.compressed
+					}
+					v.tokens = counter.Count(text)
+				}
+				if v.ok {
+					f.Content, f.Compressed = v.compressed, true
+				}
+				f.Tokens = v.tokens
+				if opts.NoContent {
+					f.Content = ""
+				}
+				mu.Lock()
+				files[j.i] = f
+				if cache != nil {
+					next[key] = v
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	err = ws.EachText(ctx, keep, func(rel string, b []byte) error {
+		mu.Lock()
+		i := len(files)
+		files = append(files, File{})
+		mu.Unlock()
+		jobs <- job{i: i, rel: rel, text: string(b)}
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("pack: %w", err)
+	}
+	if cache != nil {
+		cache.mu.Lock()
+		cache.last = next
+		cache.mu.Unlock()
+	}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files}
+	dirs := map[string]*Dir{}
+	for _, f := range files {
+		r.Tokens += f.Tokens
+		r.Bytes += f.Bytes
+		for d := path.Dir(f.Path); ; d = path.Dir(d) {
+			x := dirs[d]
+			if x == nil {
+				x = &Dir{Path: d}
+				dirs[d] = x
+			}
+			x.Tokens += f.Tokens
+			x.Files++
+			if d == "." {
+				break
+			}
+		}
+	}
+	for _, d := range dirs {
+		r.Dirs = append(r.Dirs, *d)
+	}
+	sort.Slice(r.Dirs, func(i, j int) bool { return r.Dirs[i].Path < r.Dirs[j].Path })
+	top := opts.Top
+	if top <= 0 {
+		top = 10
+	}
+	r.LargestFiles = largest(files, top, func(f File) int { return f.Tokens }, func(f File) string { return f.Path })
+	for i := range r.LargestFiles {
+		r.LargestFiles[i].Content = ""
+	}
+	var below []Dir
+	for _, d := range r.Dirs {
+		if d.Path != "." {
+			below = append(below, d)
+		}
+	}
+	r.LargestDirs = largest(below, top, func(d Dir) int { return d.Tokens }, func(d Dir) string { return d.Path })
+	return r, nil
+}
+
+func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
+	out := append([]T(nil), xs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if size(out[i]) != size(out[j]) {
+			return size(out[i]) > size(out[j])
+		}
+		return name(out[i]) < name(out[j])
+	})
+	return out[:min(n, len(out))]
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseFormat accepts markdown (md), xml or json.
+func ParseFormat(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", FormatMarkdown, "md":
+		return FormatMarkdown, nil
+	case FormatXML:
+		return FormatXML, nil
+	case FormatJSON:
+		return FormatJSON, nil
+	}
+	return "", fmt.Errorf("unknown pack format %q (want markdown, xml or json): %w", s, ctxd.ErrInvalidParams)
+}
+
+// Write renders the pack in a format.
+func (r *Result) Write(w io.Writer, format string) error {
+	format, err := ParseFormat(format)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case FormatXML:
+		return r.writeXML(w)
+	}
+	return r.writeMarkdown(w)
+}
+
+func (r *Result) writeMarkdown(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes.\n\n", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	r.writeSummary(b, "## ")
+	b.WriteString("## Files\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	for _, f := range r.Files {
+		fence := "```"
+		for strings.Contains(f.Content, fence) {
+			fence += "`"
+		}
+		note := ""
+		if f.Compressed {
+			note = ", signatures"
+		}
+		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", f.Path, f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
+			return err
+		}
+		if !strings.HasSuffix(f.Content, "\n") {
+			io.WriteString(w, "\n")
+		}
+		if _, err := fmt.Fprintf(w, "%s\n\n", fence); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSummary lists the largest files and directories.
+func (r *Result) writeSummary(b *strings.Builder, h string) {
+	fmt.Fprintf(b, "%sLargest files\n\n", h)
+	for _, f := range r.LargestFiles {
+		fmt.Fprintf(b, "- %s: %d tokens\n", f.Path, f.Tokens)
+	}
+	fmt.Fprintf(b, "\n%sLargest directories\n\n", h)
+	for _, d := range r.LargestDirs {
+		fmt.Fprintf(b, "- %s/: %d tokens in %d files\n", d.Path, d.Tokens, d.Files)
+	}
+	b.WriteString("\n")
+}
+
+func (r *Result) writeXML(w io.Writer) error {
+	esc := func(s string) string {
+		var b strings.Builder
+		xml.EscapeText(&b, []byte(s))
+		return b.String()
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	w = bw
+	fmt.Fprintf(w, "<pack files=\"%d\" tokens=\"%d\" encoding=\"%s\">\n<summary>\n", len(r.Files), r.Tokens, esc(r.Encoding))
+	for _, f := range r.LargestFiles {
+		fmt.Fprintf(w, "<largest_file path=\"%s\" tokens=\"%d\"/>\n", esc(f.Path), f.Tokens)
+	}
+	for _, d := range r.LargestDirs {
+		fmt.Fprintf(w, "<largest_dir path=\"%s\" tokens=\"%d\" files=\"%d\"/>\n", esc(d.Path), d.Tokens, d.Files)
+	}
+	io.WriteString(w, "</summary>\n")
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
+		writeEscaped(bw, f.Content)
+		if _, err := io.WriteString(w, "\n</file>\n"); err != nil {
+			return err
+		}
+	}
+	io.WriteString(w, "</pack>\n")
+	return bw.Flush()
+}
+
+// xmlEscapes maps the ASCII bytes XML text cannot hold as they are to
+// their replacement ("" for bytes kept).
+var xmlEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range utf8.RuneSelf {
+		if c < 0x20 && c != '\t' && c != '\n' {
+			t[c] = "\uFFFD" // not allowed in XML 1.0; \r would be normalized away
+		}
+	}
+	t['\r'] = "&#xD;"
+	t['<'], t['>'], t['&'] = "&lt;", "&gt;", "&amp;"
+	return t
+}()
+
+// writeEscaped writes text as XML character data, as xml.EscapeText does
+// (invalid UTF-8 and disallowed control characters become U+FFFD), in runs
+// between the bytes that need escaping.
+func writeEscaped(w *bufio.Writer, text string) {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			// U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML characters.
+			if c == 0xEF && i+2 < len(text) && text[i+1] == 0xBF && text[i+2] >= 0xBE {
+				w.WriteString(text[start:i])
+				w.WriteString("\uFFFD")
+				i += 2
+				start = i + 1
+			}
+			continue
+		}
+		if rep := xmlEscapes[c]; rep != "" {
+			w.WriteString(text[start:i])
+			w.WriteString(rep)
+			start = i + 1
+		}
+	}
+	w.WriteString(text[start:])
+}
+
+// WriteTree prints the token tree: every directory and file with its
+// tokens, indented by depth, directories first at each level.
+func (r *Result) WriteTree(w io.Writer) error {
+	type node struct {
+		name   string
+		tokens int
+		files  int
+		dir    bool
+		kids   map[string]*node
+	}
+	root := &node{name: ".", dir: true, kids: map[string]*node{}}
+	for _, d := range r.Dirs {
+		if d.Path == "." {
+			root.tokens, root.files = d.Tokens, d.Files
+		}
+	}
+	get := func(p string) *node {
+		n := root
+		if p == "." {
+			return n
+		}
+		for _, part := range strings.Split(p, "/") {
+			k := n.kids[part]
+			if k == nil {
+				k = &node{name: part, dir: true, kids: map[string]*node{}}
+				n.kids[part] = k
+			}
+			n = k
+		}
+		return n
+	}
+	for _, d := range r.Dirs {
+		n := get(d.Path)
+		n.tokens, n.files = d.Tokens, d.Files
+	}
+	for _, f := range r.Files {
+		p := get(path.Dir(f.Path))
+		p.kids[path.Base(f.Path)] = &node{name: path.Base(f.Path), tokens: f.Tokens}
+	}
+	var b strings.Builder
+	var walk func(n *node, depth int)
+	walk = func(n *node, depth int) {
+		name := n.name
+		if n.dir {
+			name += "/"
+			fmt.Fprintf(&b, "%10d  %s%s (%d files)\n", n.tokens, strings.Repeat("  ", depth), name, n.files)
+		} else {
+			fmt.Fprintf(&b, "%10d  %s%s\n", n.tokens, strings.Repeat("  ", depth), name)
+		}
+		kids := make([]*node, 0, len(n.kids))
+		for _, k := range n.kids {
+			kids = append(kids, k)
+		}
+		sort.Slice(kids, func(i, j int) bool {
+			if kids[i].dir != kids[j].dir {
+				return kids[i].dir
+			}
+			return kids[i].name < kids[j].name
+		})
+		for _, k := range kids {
+			walk(k, depth+1)
+		}
+	}
+	walk(root, 0)
+	fmt.Fprintf(&b, "total %d tokens (%s) in %d files\n", r.Tokens, r.Encoding, len(r.Files))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func lang(p string) string {
+	if l := gather.Language(p); l != "" {
+		return l
+	}
+	return strings.TrimPrefix(path.Ext(p), ".")
+}

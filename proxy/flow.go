@@ -1,0 +1,59 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
+)
+
+// This file is the one place the proxy calls the engine's request flow.
+
+// Flow is the request flow the proxy rewrites with: the Smart Context
+// optimizer and the artifact store of one state directory.
+type Flow struct{ r *engine.Requests }
+
+// NewFlow opens the request flow of stateDir (absolute). canaryPercent
+// below 0 means no canary: every session is rewritten.
+func NewFlow(stateDir string, canaryPercent int, log *slog.Logger) (*Flow, error) {
+	rollout := smart.Rollout{}
+	if canaryPercent >= 0 {
+		rollout.Canary, rollout.CanaryPercent = true, canaryPercent
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// The proxy logs one record per request itself (with the optimizer's
+	// telemetry in it); the flow logs only its warnings.
+	log = slog.New(warnOnly{log.Handler()})
+	r, err := engine.NewRequests(engine.RequestsOptions{StateDir: stateDir, Rollout: &rollout, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return &Flow{r: r}, nil
+}
+
+func (f *Flow) optimize(ctx context.Context, body []byte, c smart.Call) ([]byte, *smart.Report, error) {
+	res, err := f.r.Optimize(ctx, engine.OptimizeRequest{Request: json.RawMessage(body), Mode: string(c.Mode), Format: string(c.Format), Call: c})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.Request, res.Report, nil
+}
+
+func (f *Flow) rehydrate(ctx context.Context, session, hash string, start, end int) (*artifacts.Lines, error) {
+	return f.r.Rehydrate(ctx, engine.RehydrateRequest{SessionID: session, Hash: hash, StartLine: start, EndLine: end})
+}
+
+// warnOnly passes on warnings and errors only.
+type warnOnly struct{ slog.Handler }
+
+func (h warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnOnly) WithAttrs(as []slog.Attr) slog.Handler { return warnOnly{h.Handler.WithAttrs(as)} }
+func (h warnOnly) WithGroup(n string) slog.Handler       { return warnOnly{h.Handler.WithGroup(n)} }

@@ -1,0 +1,337 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/smart"
+)
+
+// observerKey carries a model request's observer to ModifyResponse.
+type observerKey struct{}
+
+// Bounds of what the observer keeps of a response: a JSON body for its
+// usage, an error body for its kind, an SSE line.
+const (
+	maxJSONKeep  = 8 << 20
+	maxErrorKeep = 64 << 10
+	maxLineKeep  = 1 << 20
+)
+
+// observer watches a relayed response for the upstream's usage and error
+// kind, without holding up the bytes: it sees a copy of each chunk after
+// the chunk has been handed on.
+type observer struct {
+	mu        sync.Mutex
+	status    int
+	stream    bool
+	gzip      bool
+	firstByte time.Duration
+	bytes     int
+	buf       []byte // JSON body or error body (bounded)
+	line      []byte // partial SSE line
+	input     int    // input tokens reported
+	model     string // model the upstream reported
+}
+
+// watch is ModifyResponse: it wraps the body of a model response.
+func (p *Proxy) watch(resp *http.Response) error {
+	obs, _ := resp.Request.Context().Value(observerKey{}).(*observer)
+	if obs == nil {
+		return nil
+	}
+	obs.mu.Lock()
+	obs.status = resp.StatusCode
+	obs.stream = strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	obs.gzip = strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
+	obs.mu.Unlock()
+	resp.Body = &watchedBody{rc: resp.Body, obs: obs}
+	return nil
+}
+
+type watchedBody struct {
+	rc  io.ReadCloser
+	obs *observer
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.obs.see(p[:n])
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error { return b.rc.Close() }
+
+// see takes a copy of a chunk of the response.
+func (o *observer) see(chunk []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.bytes += len(chunk)
+	switch {
+	case o.status >= 400:
+		o.buf = appendBounded(o.buf, chunk, maxErrorKeep)
+	case o.stream && !o.gzip:
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				o.line = appendBounded(o.line, chunk, maxLineKeep)
+				return
+			}
+			o.line = appendBounded(o.line, chunk[:i], maxLineKeep)
+			o.sseLine(o.line)
+			o.line = o.line[:0]
+			chunk = chunk[i+1:]
+		}
+	case !o.stream:
+		o.buf = appendBounded(o.buf, chunk, maxJSONKeep)
+	}
+}
+
+func appendBounded(dst, src []byte, limit int) []byte {
+	if room := limit - len(dst); room < len(src) {
+		src = src[:max(room, 0)]
+	}
+	return append(dst, src...)
+}
+
+// sseLine reads the usage of a "data:" line of an event stream (OpenAI
+// chat chunks with usage, Anthropic message_start and message_delta,
+// Responses response.completed).
+func (o *observer) sseLine(line []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte(`"usage"`)) {
+		return
+	}
+	o.usage(bytes.TrimSpace(data))
+}
+
+// usage reads input tokens (and the model) from a response object or
+// event.
+func (o *observer) usage(b []byte) {
+	var v struct {
+		Model   string     `json:"model"`
+		Usage   *usageJSON `json:"usage"`
+		Message *struct {
+			Model string     `json:"model"`
+			Usage *usageJSON `json:"usage"`
+		} `json:"message"`
+		Response *struct {
+			Model string     `json:"model"`
+			Usage *usageJSON `json:"usage"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return
+	}
+	take := func(model string, u *usageJSON) {
+		if model != "" {
+			o.model = model
+		}
+		if u != nil {
+			o.input = max(o.input, u.input())
+		}
+	}
+	take(v.Model, v.Usage)
+	if v.Message != nil {
+		take(v.Message.Model, v.Message.Usage)
+	}
+	if v.Response != nil {
+		take(v.Response.Model, v.Response.Usage)
+	}
+}
+
+// usageJSON is the usage object of the three APIs.
+type usageJSON struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	InputTokens         int `json:"input_tokens"`
+	CacheReadTokens     int `json:"cache_read_input_tokens"`
+	CacheCreationTokens int `json:"cache_creation_input_tokens"`
+}
+
+// input is the request's whole input: OpenAI's prompt_tokens or
+// input_tokens (cached tokens included), Anthropic's input_tokens plus
+// the cache reads and writes (which it counts apart).
+func (u *usageJSON) input() int {
+	return u.PromptTokens + u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens
+}
+
+// close finishes reading a non-stream body and classifies an error.
+func (o *observer) close() (errKind string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	body := o.buf
+	if o.gzip && len(body) > 0 {
+		if zr, err := gzip.NewReader(bytes.NewReader(body)); err == nil {
+			if b, err := io.ReadAll(io.LimitReader(zr, maxJSONKeep)); err == nil {
+				body = b
+			}
+		}
+	}
+	if o.status >= 400 {
+		return errorKind(body)
+	}
+	if !o.stream && len(body) > 0 {
+		o.usage(body)
+	}
+	return ""
+}
+
+// Upstream error kinds the quality proxies count.
+const (
+	errContext          = "context_length"
+	errPrevNotFound     = "previous_response_not_found"
+	errInvalidContinues = "invalid_continuation"
+	errOther            = "other"
+)
+
+// errorKind classifies an upstream error body.
+func errorKind(body []byte) string {
+	s := strings.ToLower(string(body))
+	switch {
+	case strings.Contains(s, "previous_response_not_found"), strings.Contains(s, "previous response") && strings.Contains(s, "not found"):
+		return errPrevNotFound
+	case strings.Contains(s, "context_length_exceeded"), strings.Contains(s, "maximum context length"), strings.Contains(s, "prompt is too long"), strings.Contains(s, "context window"):
+		return errContext
+	case strings.Contains(s, "tool_result"), strings.Contains(s, "tool_use_id"), strings.Contains(s, "tool_call_id"),
+		strings.Contains(s, "no tool output found"), strings.Contains(s, "must be followed by tool messages"):
+		return errInvalidContinues
+	}
+	return errOther
+}
+
+// finish records what the response said (usage, errors) and logs the
+// request's record.
+func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
+	rec.UpstreamErrorKind = obs.close()
+	obs.mu.Lock()
+	rec.Status, rec.Stream, rec.ResponseBytes, rec.ObservedInputTokens = obs.status, obs.stream, obs.bytes, obs.input
+	if rec.Model == "" {
+		rec.Model = obs.model
+	}
+	obs.mu.Unlock()
+	rec.TotalMillis = time.Since(start).Milliseconds()
+
+	p.statsMu.Lock()
+	model := rec.Model
+	if model == "" {
+		model = "unknown"
+	}
+	mu := p.models[model]
+	if mu == nil {
+		mu = &ModelUsage{Ratio: 1}
+		p.models[model] = mu
+	}
+	mu.Requests++
+	if rec.ObservedInputTokens > 0 && rec.Report != nil && rec.Report.EstimatedTokensAfter > 0 {
+		mu.Observed++
+		mu.ObservedTokens += int64(rec.ObservedInputTokens)
+		// What was sent upstream is the "after" request.
+		mu.EstimatedTokens += int64(rec.Report.EstimatedTokensAfter)
+		mu.Ratio = float64(mu.ObservedTokens) / float64(mu.EstimatedTokens)
+	}
+	rec.CalibrationRatio = mu.Ratio
+	if rec.Session != "" {
+		st := p.session(rec.Session)
+		if rec.ObservedInputTokens > 0 {
+			st.lastObserved = rec.ObservedInputTokens
+		}
+		switch rec.UpstreamErrorKind {
+		case errContext:
+			st.feedback.UpstreamContextErrors++
+		case errPrevNotFound:
+			st.feedback.PreviousResponseNotFound++
+		}
+	}
+	p.statsMu.Unlock()
+	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+}
+
+// The per-request record.
+const (
+	recordMessage = "proxy_request"
+	levelInfo     = slog.LevelInfo
+)
+
+// record is one request's log record. It never holds bodies or headers.
+type record struct {
+	Route               string
+	Mode                string
+	Reason              string
+	Session             string
+	SessionSource       string
+	Model               string
+	Status              int
+	Failed              string
+	Stream              bool
+	BytesIn, BytesOut   int
+	ResponseBytes       int
+	OverheadMicros      int64
+	TotalMillis         int64
+	ObservedInputTokens int
+	CalibrationRatio    float64
+	ArtifactReads       int
+	UpstreamErrorKind   string
+	Report              *smart.Report
+}
+
+func (r *record) attrs() []slog.Attr {
+	a := []slog.Attr{
+		slog.String("route", r.Route),
+		slog.String("proxy_mode", r.Mode),
+		slog.String("session_id", r.Session),
+		slog.String("session_source", r.SessionSource),
+		slog.String("model", r.Model),
+		slog.Int("status", r.Status),
+		slog.Bool("stream", r.Stream),
+		slog.Int("request_bytes_in", r.BytesIn),
+		slog.Int("request_bytes_upstream", r.BytesOut),
+		slog.Int("response_bytes", r.ResponseBytes),
+		slog.Int64("proxy_overhead_us", r.OverheadMicros),
+		slog.Int64("total_ms", r.TotalMillis),
+		slog.Int("observed_input_tokens", r.ObservedInputTokens),
+		slog.Float64("observed_over_estimated", r.CalibrationRatio),
+		slog.Int("task_quality_artifact_reads", r.ArtifactReads),
+		slog.String("upstream_error_kind", r.UpstreamErrorKind),
+	}
+	if r.Reason != "" {
+		a = append(a, slog.String("proxy_reason", r.Reason))
+	}
+	if r.Failed != "" {
+		a = append(a, slog.String("failed_closed", r.Failed))
+	}
+	if r.Report != nil {
+		a = append(a, telemetryAttrs(r.Report)...)
+	}
+	return a
+}
+
+// telemetryAttrs are the Smart Context report's telemetry fields, keys as
+// in its JSON form (docs/smart-context.md), in key order.
+func telemetryAttrs(rep *smart.Report) []slog.Attr {
+	b, err := json.Marshal(rep.Telemetry)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	a := make([]slog.Attr, 0, len(m)+3)
+	a = append(a, slog.Bool("applied", rep.Applied), slog.Bool("fits", rep.Fits), slog.Int64("rewrite_overhead_us", rep.OverheadMicros))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		a = append(a, slog.Any(k, m[k]))
+	}
+	return a
+}

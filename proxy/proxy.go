@@ -1,0 +1,202 @@
+// Package proxy is ctxd's model proxy (`ctxd proxy`): an HTTP reverse
+// proxy between an agent and its model provider that applies Smart
+// Context (compact/smart, through engine.Requests) to the body of every
+// POST /v1/chat/completions, /v1/responses and /v1/messages before
+// forwarding it, and forwards everything else unchanged.
+//
+// What it promises:
+//   - headers (Authorization, x-api-key, anthropic-version, ...) reach the
+//     upstream untouched (hop-by-hop headers aside, and X-Ctxd-* headers,
+//     which are the proxy's) and are never logged;
+//   - responses, server-sent-event streams included, are relayed as they
+//     arrive, flushed per write; upstream errors are relayed unchanged;
+//   - exact mode and canary-out requests are forwarded byte for byte;
+//     shadow mode computes the decisions and the telemetry and forwards
+//     the original;
+//   - a session per conversation (the X-Ctxd-Session header, else derived
+//     from the conversation's first items) scopes the artifact store in
+//     the state directory, so references of earlier turns resolve after a
+//     restart; every reference says how to read it back (`ctxd rehydrate`
+//     and GET /ctxd/artifacts/{session}/{hash}?lines=a-b on the proxy);
+//   - the upstream's reported input tokens are recorded per model and per
+//     session: the session's last observation feeds the next request's
+//     pressure (smart.Call.ObservedInputTokens), the per-model ratio of
+//     observed to estimated tokens is in the log and at GET /ctxd/stats;
+//   - one structured log record per request (message "proxy_request")
+//     with the Smart Context telemetry and the quality proxies seen in
+//     traffic;
+//   - a request Smart Context cannot make safe fails closed with an HTTP
+//     error; a broken body is never forwarded.
+//
+// docs/proxy.md has the setup for agents.
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/smart"
+)
+
+// The routes Smart Context applies to.
+const (
+	RouteChat      = "/v1/chat/completions"
+	RouteResponses = "/v1/responses"
+	RouteMessages  = "/v1/messages"
+)
+
+// HeaderSession names the conversation's session; it is not forwarded.
+const HeaderSession = "X-Ctxd-Session"
+
+// maxBody bounds a request body the proxy rewrites.
+const maxBody = 256 << 20
+
+// Options configure a [Proxy].
+type Options struct {
+	// Upstream is the provider's base URL (scheme and host, optionally a
+	// path prefix); request paths are appended to it.
+	Upstream *url.URL
+	// Mode is optimize (the default), shadow or exact.
+	Mode smart.Mode
+	// Flow is the request flow (optimizer and artifact store); see
+	// NewFlow.
+	Flow *Flow
+	// Call holds defaults for every request's Smart Context call
+	// (context window, budget, max tool output); Session, Mode and
+	// ObservedInputTokens are set per request.
+	Call smart.Call
+	// PublicURL is the proxy's own base URL as agents reach it, used in
+	// the rehydration hint of references ("http://127.0.0.1:8787").
+	PublicURL string
+	// Transport sends upstream requests; nil is http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logger receives one info record per request; never bodies or
+	// headers. nil discards.
+	Logger *slog.Logger
+}
+
+// Proxy is the model proxy. It is an http.Handler, safe for concurrent
+// use.
+type Proxy struct {
+	opts Options
+	log  *slog.Logger
+	rp   *httputil.ReverseProxy
+	mux  *http.ServeMux
+	now  func() time.Time
+
+	// statsMu guards models and sessions.
+	statsMu  sync.Mutex
+	models   map[string]*ModelUsage
+	sessions map[string]*sessionStats
+}
+
+// ModelUsage is the observed token accounting of one model.
+type ModelUsage struct {
+	Requests int `json:"requests"`
+	// Observed counts requests whose response reported input tokens.
+	Observed        int   `json:"observed"`
+	ObservedTokens  int64 `json:"observed_input_tokens"`
+	EstimatedTokens int64 `json:"estimated_input_tokens"`
+	// Ratio is ObservedTokens / EstimatedTokens over the observed
+	// requests (1 when there are none): how far the estimator is off.
+	Ratio float64 `json:"observed_over_estimated"`
+}
+
+// sessionStats is what the proxy remembers of a conversation.
+type sessionStats struct {
+	lastObserved  int
+	feedback      smart.Feedback
+	artifactReads int
+}
+
+// maxSessionStats bounds the sessions remembered; when full they start
+// over (the state only feeds pressure and telemetry).
+const maxSessionStats = 4096
+
+// New returns a proxy for opts.
+func New(opts Options) (*Proxy, error) {
+	if opts.Upstream == nil || opts.Upstream.Scheme == "" || opts.Upstream.Host == "" {
+		return nil, errors.New("proxy: upstream must be an absolute URL such as https://api.openai.com")
+	}
+	if opts.Upstream.Scheme != "http" && opts.Upstream.Scheme != "https" {
+		return nil, fmt.Errorf("proxy: upstream scheme %q: want http or https", opts.Upstream.Scheme)
+	}
+	if opts.Flow == nil {
+		return nil, errors.New("proxy: no request flow")
+	}
+	m, err := smart.ParseMode(string(opts.Mode))
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	opts.Mode = m
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Proxy{opts: opts, log: log, now: time.Now, models: map[string]*ModelUsage{}, sessions: map[string]*sessionStats{}}
+	up := opts.Upstream
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(up)
+			// SetURL joins the paths; keep the query as received.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+			for k := range pr.Out.Header {
+				if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Ctxd-") {
+					pr.Out.Header.Del(k)
+				}
+			}
+		},
+		Transport:      opts.Transport,
+		FlushInterval:  -1, // flush every write: streams are relayed as they arrive
+		ErrorHandler:   p.upstreamError,
+		ModifyResponse: p.watch,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	p.mux = http.NewServeMux()
+	p.mux.HandleFunc("POST "+RouteChat, p.model)
+	p.mux.HandleFunc("POST "+RouteResponses, p.model)
+	p.mux.HandleFunc("POST "+RouteMessages, p.model)
+	p.mux.HandleFunc("GET /ctxd/artifacts/{session}/{hash}", p.artifact)
+	p.mux.HandleFunc("GET /ctxd/stats", p.stats)
+	p.mux.HandleFunc("/", p.passthrough)
+	return p, nil
+}
+
+// ServeHTTP serves one request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+
+// SetPublicURL sets the base URL references name (once the listener's
+// port is known).
+func (p *Proxy) SetPublicURL(u string) { p.opts.PublicURL = strings.TrimRight(u, "/") }
+
+// passthrough forwards a request the proxy does not rewrite.
+func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {
+	p.rp.ServeHTTP(w, r)
+}
+
+// upstreamError answers when the upstream cannot be reached (a relayed
+// error status is not this: it passes through as the upstream sent it).
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	p.log.Warn("upstream unreachable", "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusBadGateway, "ctxd_upstream_unreachable", "ctxd proxy could not reach the upstream "+p.opts.Upstream.Redacted()+": "+err.Error())
+}
+
+// session returns the state of a session, creating it.
+func (p *Proxy) session(id string) *sessionStats {
+	s := p.sessions[id]
+	if s == nil {
+		if len(p.sessions) >= maxSessionStats {
+			clear(p.sessions)
+		}
+		s = &sessionStats{}
+		p.sessions[id] = s
+	}
+	return s
+}

@@ -1,0 +1,475 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/proxy"
+)
+
+// ctxdBin is the ctxd binary (the restart test runs `ctxd proxy`).
+var ctxdBin string
+
+func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
+
+// syncBuffer is a log destination tests read while the proxy writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// records returns the proxy_request records logged once at least want
+// are there (a record is written after the response is relayed, so a
+// client may finish reading first), or after a few seconds.
+func (s *syncBuffer) records(t *testing.T, want int) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		recs := s.parse(t)
+		if len(recs) >= want || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (s *syncBuffer) parse(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(s.String()))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		if m["msg"] == "proxy_request" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+type setup struct {
+	mode smart.Mode
+	// canary, when set, rewrites only that percent of sessions.
+	canary   *int
+	stateDir string
+}
+
+// startProxy runs a proxy to up on loopback, logging JSON to the returned
+// buffer.
+func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuffer) {
+	t.Helper()
+	if s.stateDir == "" {
+		s.stateDir = filepath.Join(t.TempDir(), "state")
+	}
+	canary := -1
+	if s.canary != nil {
+		canary = *s.canary
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	flow, err := proxy.NewFlow(s.stateDir, canary, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(up.srv.URL)
+	// Condense older outputs to views of at most 8000 bytes (the
+	// default for an Anthropic model in tight mode rejects views of
+	// these outputs as too large for their allocation).
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	p.SetPublicURL(srv.URL)
+	t.Cleanup(srv.Close)
+	return srv, logs
+}
+
+func post(t *testing.T, base, path string, body []byte, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func TestLongConversationArrivesSmaller(t *testing.T) {
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			up := newUpstream(t)
+			px, logs := startProxy(t, up, setup{})
+			body := convo(t, f.name, 6, false)
+			resp, answer := post(t, px.URL, f.path, body, nil)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.StatusCode, answer)
+			}
+			if want := jsonAnswer(f.path, modelOf(t, body), len(up.last(t).Body)/4); string(answer) != want {
+				t.Errorf("answer relayed changed:\n got %s\nwant %s", answer, want)
+			}
+			got := up.last(t).Body
+			if len(got) >= len(body)*3/4 {
+				t.Errorf("upstream got %d bytes of %d: not smaller by a quarter", len(got), len(body))
+			}
+			if !json.Valid(got) {
+				t.Fatal("upstream got invalid JSON")
+			}
+			checkPairs(t, got)
+			in, out := items(t, body), items(t, got)
+			if len(in) != len(out) {
+				t.Errorf("items %d -> %d", len(in), len(out))
+			}
+			if !bytes.Equal(in[len(in)-1], out[len(out)-1]) {
+				t.Errorf("latest user turn changed:\n in %s\nout %s", in[len(in)-1], out[len(out)-1])
+			}
+			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --session ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
+				t.Errorf("upstream body has no reference saying how to read it back")
+			}
+			recs := logs.records(t, 1)
+			if len(recs) != 1 {
+				t.Fatalf("%d proxy_request records, want 1", len(recs))
+			}
+			r := recs[0]
+			for k, want := range map[string]any{"applied": true, "rollout_mode": "optimize", "status": 200.0, "route": f.path, "session_source": "derived"} {
+				if r[k] != want {
+					t.Errorf("record %s = %v, want %v", k, r[k], want)
+				}
+			}
+			for _, k := range []string{"estimated_tokens_before", "estimated_tokens_after", "pressure_band", "task_quality_repeated_tool_call_count", "task_quality_model_reread_requests", "observed_input_tokens", "proxy_overhead_us"} {
+				if _, ok := r[k]; !ok {
+					t.Errorf("record lacks %s", k)
+				}
+			}
+			if r["observed_input_tokens"].(float64) != float64(len(got)/4) {
+				t.Errorf("observed_input_tokens = %v, want the upstream's %d", r["observed_input_tokens"], len(got)/4)
+			}
+		})
+	}
+}
+
+func modelOf(t *testing.T, body []byte) string {
+	var v struct {
+		Model string `json:"model"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Model
+}
+
+func TestPassThroughModes(t *testing.T) {
+	zero := 0
+	tests := []struct {
+		name    string
+		s       setup
+		rollout string
+	}{
+		{"exact", setup{mode: smart.ModeExact}, ""},
+		{"shadow", setup{mode: smart.ModeShadow}, "shadow"},
+		{"canary out", setup{canary: &zero}, "canary_out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := newUpstream(t)
+			px, logs := startProxy(t, up, tt.s)
+			for _, f := range formats {
+				// Odd spacing survives only byte for byte.
+				body := append([]byte("  "), convo(t, f.name, 6, false)...)
+				body = append(body, "\n\n"...)
+				resp, _ := post(t, px.URL, f.path, body, nil)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("%s: status %d", f.name, resp.StatusCode)
+				}
+				if got := up.last(t).Body; !bytes.Equal(got, body) {
+					t.Errorf("%s: upstream got %d bytes, not the %d sent byte for byte", f.name, len(got), len(body))
+				}
+			}
+			recs := logs.records(t, 3)
+			if len(recs) != 3 {
+				t.Fatalf("%d records, want 3", len(recs))
+			}
+			if tt.rollout != "" && recs[0]["rollout_mode"] != tt.rollout {
+				t.Errorf("rollout_mode %v, want %s", recs[0]["rollout_mode"], tt.rollout)
+			}
+			if tt.name == "shadow" && recs[0]["estimated_tokens_after"].(float64) >= recs[0]["estimated_tokens_before"].(float64) {
+				t.Errorf("shadow computed no decisions: %v", recs[0])
+			}
+		})
+	}
+}
+
+func TestStreamChunkByChunk(t *testing.T) {
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			up := newUpstream(t)
+			up.gate = make(chan struct{})
+			px, _ := startProxy(t, up, setup{})
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, px.URL+f.path, bytes.NewReader(convo(t, f.name, 6, true)))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+				t.Fatalf("content type %q", ct)
+			}
+			want := sseAnswer(f.path, modelOf(t, convo(t, f.name, 6, true)), 0)
+			br := bufio.NewReader(resp.Body)
+			for i := range want {
+				// Event i arrives while the upstream still holds event
+				// i+1: nothing is buffered.
+				ev := readEvent(t, br)
+				if n := strings.Index(want[i], `"usage"`); n > 0 && !strings.HasPrefix(ev, want[i][:n]) || n < 0 && ev+"\n" != want[i] {
+					t.Errorf("event %d = %q, want %q", i, ev, want[i])
+				}
+				if i < len(want)-1 {
+					up.gate <- struct{}{}
+				}
+			}
+		})
+	}
+}
+
+// readEvent reads one server-sent event (up to its blank line).
+func readEvent(t *testing.T, br *bufio.Reader) string {
+	t.Helper()
+	var sb strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read event: %v (got %q)", err, sb.String())
+		}
+		if line == "\n" {
+			return sb.String()
+		}
+		sb.WriteString(line)
+	}
+}
+
+func TestUpstreamErrorsPassThrough(t *testing.T) {
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			up := newUpstream(t)
+			px, logs := startProxy(t, up, setup{})
+			resp, body := post(t, px.URL, f.path, convo(t, f.name, 2, false), map[string]string{"X-Test-Status": "429"})
+			if resp.StatusCode != 429 || string(body) != errorBody(f.path, 429) || resp.Header.Get("Retry-After") != "7" || resp.Header.Get("X-Request-Id") != "req_upstream_error" {
+				t.Errorf("relayed %d %q (Retry-After %q), want the upstream's 429 unchanged", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+			}
+			if r := logs.records(t, 1); len(r) != 1 || r[0]["status"] != 429.0 {
+				t.Errorf("records %v", r)
+			}
+		})
+	}
+}
+
+func TestHeadersReachUpstreamAndNeverTheLog(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{})
+	secrets := map[string]string{
+		"Authorization":       "Bearer sk-proj-SECRET0123456789",
+		"X-Api-Key":           "sk-ant-SECRET9876543210",
+		"Anthropic-Version":   "2023-06-01",
+		"Openai-Organization": "org-SECRETORG",
+		"X-Ctxd-Session":      "hdr-session-1",
+	}
+	for _, f := range formats {
+		resp, _ := post(t, px.URL, f.path, convo(t, f.name, 6, false), secrets)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d", f.name, resp.StatusCode)
+		}
+		got := up.last(t).Header
+		for k, v := range secrets {
+			if k == "X-Ctxd-Session" {
+				if got.Get(k) != "" {
+					t.Errorf("%s: X-Ctxd-Session was forwarded", f.name)
+				}
+				continue
+			}
+			if got.Get(k) != v {
+				t.Errorf("%s: upstream got %s = %q, want %q", f.name, k, got.Get(k), v)
+			}
+		}
+	}
+	// Another path passes through too, with its query.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, px.URL+"/v1/models?limit=2", nil)
+	req.Header.Set("Authorization", secrets["Authorization"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r := up.last(t); r.Path != "/v1/models" || r.Query != "limit=2" || r.Header.Get("Authorization") != secrets["Authorization"] {
+		t.Errorf("GET /v1/models reached upstream as %+v", r)
+	}
+	log := logs.String()
+	for k, v := range secrets {
+		if k != "X-Ctxd-Session" && k != "Anthropic-Version" && strings.Contains(log, v) {
+			t.Errorf("the log contains the %s value", k)
+		}
+	}
+	for _, r := range logs.records(t, 3) {
+		if r["session_id"] != "hdr-session-1" || r["session_source"] != "header" {
+			t.Errorf("record session %v (%v), want the header's", r["session_id"], r["session_source"])
+		}
+	}
+	if strings.Contains(log, "pkg3 & keep") || strings.Contains(log, "func alpha") {
+		t.Errorf("the log contains request text")
+	}
+}
+
+func TestFailsClosed(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{})
+	for _, tc := range []struct {
+		path, body string
+		hdr        map[string]string
+		want       int
+	}{
+		{"/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}`, nil, 400},
+		{"/v1/messages", `["not","a","request"]`, nil, 400},
+		{"/v1/responses", `{"model":"gpt-4o","input":[{"type":"function_call_output","call_id":"x","output":"o"}]}`, map[string]string{"X-Ctxd-Session": "../../etc"}, 400},
+	} {
+		resp, body := post(t, px.URL, tc.path, []byte(tc.body), tc.hdr)
+		var e struct {
+			Error struct {
+				Type, Message string
+			}
+		}
+		if resp.StatusCode != tc.want || json.Unmarshal(body, &e) != nil || !strings.HasPrefix(e.Error.Type, "ctxd_") || !strings.Contains(e.Error.Message, "ctxd proxy") {
+			t.Errorf("%s %s: %d %s", tc.path, tc.body, resp.StatusCode, body)
+		}
+	}
+	if n := len(up.requests()); n != 0 {
+		t.Errorf("the upstream received %d requests that could not be made safe", n)
+	}
+	if r := logs.records(t, 3); len(r) != 3 || r[0]["failed_closed"] == nil {
+		t.Errorf("records %v", r)
+	}
+}
+
+func TestUsageCalibratesNextRequest(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{})
+	for range 2 {
+		post(t, px.URL, "/v1/chat/completions", convo(t, "chat", 6, true), map[string]string{"X-Ctxd-Session": "usage-1"})
+	}
+	recs := logs.records(t, 2)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	first := recs[0]["observed_input_tokens"].(float64)
+	if first == 0 {
+		t.Fatalf("no usage observed from the stream")
+	}
+	if got := recs[1]["observed_context_tokens"].(float64); got != first {
+		t.Errorf("second request's observed_context_tokens = %v, want the first's observed %v", got, first)
+	}
+	resp, err := http.Get(px.URL + "/ctxd/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Models map[string]proxy.ModelUsage `json:"models"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	if m := st.Models["gpt-4o"]; m.Requests != 2 || m.Observed != 2 || m.Ratio <= 0 {
+		t.Errorf("stats = %+v", st.Models)
+	}
+}
+
+func TestUsageFromGzipAnswer(t *testing.T) {
+	up := newUpstream(t)
+	up.gzip = true
+	px, logs := startProxy(t, up, setup{})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, px.URL+"/v1/messages", bytes.NewReader(convo(t, "anthropic", 6, false)))
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the gzip answer was not relayed as it came: %v", resp.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	if !json.Valid(b) {
+		t.Errorf("relayed gzip body does not decode to JSON")
+	}
+	recs := logs.records(t, 1)
+	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(len(up.last(t).Body)/4) {
+		t.Errorf("usage of a gzip answer not observed: %v", recs)
+	}
+}
+
+// TestUpstreamErrorsFeedQualityProxies: an upstream's
+// previous-response-not-found error is counted on the next request of
+// the conversation, and its kind is in the failing request's record.
+func TestUpstreamErrorsFeedQualityProxies(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{})
+	body := convo(t, "responses", 6, false)
+	hdr := map[string]string{"X-Ctxd-Session": "q-1", "X-Test-Status": "400",
+		"X-Test-Error": `{"error":{"message":"Previous response with id 'resp_x' not found.","type":"invalid_request_error","code":"previous_response_not_found"}}`}
+	post(t, px.URL, "/v1/responses", body, hdr)
+	post(t, px.URL, "/v1/responses", body, map[string]string{"X-Ctxd-Session": "q-1"})
+	recs := logs.records(t, 2)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if recs[0]["upstream_error_kind"] != "previous_response_not_found" {
+		t.Errorf("first record's upstream_error_kind = %v", recs[0]["upstream_error_kind"])
+	}
+	if recs[1]["task_quality_previous_response_not_found"] != 1.0 {
+		t.Errorf("second record's task_quality_previous_response_not_found = %v, want 1", recs[1]["task_quality_previous_response_not_found"])
+	}
+}

@@ -1,0 +1,199 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
+)
+
+// routeFormats maps the rewritten routes to their request formats.
+var routeFormats = map[string]request.Format{
+	RouteChat:      request.FormatChat,
+	RouteResponses: request.FormatResponses,
+	RouteMessages:  request.FormatAnthropic,
+}
+
+// model rewrites a model request's body and forwards it.
+func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
+	start := p.now()
+	rec := &record{Route: r.URL.Path, Mode: string(p.opts.Mode)}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	r.Body.Close()
+	if err != nil {
+		p.fail(w, rec, http.StatusBadRequest, "ctxd_bad_request", "ctxd proxy could not read the request body: "+err.Error())
+		return
+	}
+	if len(body) > maxBody {
+		p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", fmt.Sprintf("ctxd proxy: request body is larger than %d MiB", maxBody>>20))
+		return
+	}
+	rec.BytesIn = len(body)
+	out := body
+	switch enc := r.Header.Get("Content-Encoding"); {
+	case enc != "" && enc != "identity":
+		// A compressed body cannot be rewritten; it goes as it came.
+		rec.Mode, rec.Reason = string(smart.ModeExact), "content_encoding_"+enc
+	case p.opts.Mode == smart.ModeExact:
+		rec.Reason = "exact_mode"
+	default:
+		var status int
+		var code, msg string
+		if out, status, code, msg = p.rewrite(r, body, rec); status != 0 {
+			p.fail(w, rec, status, code, msg)
+			return
+		}
+	}
+	rec.OverheadMicros = time.Since(start).Microseconds()
+	rec.BytesOut = len(out)
+
+	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.ContentLength = int64(len(out))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	r.Header.Del("Content-Length")
+	obs := &observer{}
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), observerKey{}, obs)))
+	p.finish(rec, obs, start)
+}
+
+// rewrite applies Smart Context to body. A non-zero status is a failure
+// to answer with (fail closed); otherwise it returns the body to send.
+func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, status int, code, msg string) {
+	format := routeFormats[r.URL.Path]
+	req, err := request.Parse(body, format)
+	if err != nil {
+		return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot make this %s request safe to rewrite, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
+	}
+	call := p.opts.Call
+	call.Mode, call.Format = p.opts.Mode, format
+	call.Session = r.Header.Get(HeaderSession)
+	rec.SessionSource = "header"
+	if call.Session == "" {
+		call.Session, rec.SessionSource = smart.DeriveSession(req), "derived"
+	} else if err := artifacts.ValidSession(call.Session); err != nil {
+		return nil, http.StatusBadRequest, "ctxd_bad_session", "ctxd proxy: " + HeaderSession + ": " + ctxd.Message(err)
+	}
+	rec.Session, rec.Model = call.Session, req.Model
+	p.statsMu.Lock()
+	st := p.session(call.Session)
+	call.ObservedInputTokens, call.Feedback = st.lastObserved, st.feedback
+	st.feedback = smart.Feedback{}
+	rec.ArtifactReads, st.artifactReads = st.artifactReads, 0
+	p.statsMu.Unlock()
+
+	out, rep, err := p.opts.Flow.optimize(r.Context(), body, call)
+	if err != nil {
+		if errors.Is(err, ctxd.ErrInvalidParams) {
+			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot make this request safe to rewrite, so it was not forwarded: " + ctxd.Message(err)
+		}
+		return nil, http.StatusInternalServerError, "ctxd_rewrite_failed", "ctxd proxy failed to rewrite the request and did not forward it: " + ctxd.Message(err)
+	}
+	rec.Report = rep
+	if rep.Applied {
+		out = p.hint(out, rep)
+		if !json.Valid(out) {
+			return nil, http.StatusInternalServerError, "ctxd_rewrite_invalid", "ctxd proxy produced an invalid request body and did not forward it (a bug: please report it; --mode exact passes requests through)"
+		}
+	}
+	return out, 0, "", ""
+}
+
+// hintTail ends every reference marker: what the hint is appended to.
+const hintTail = "; to see it, ask for lines a-b of sha256="
+
+// hint adds to each reference the rewrite emitted how to read it back
+// without the model provider's help: the ctxd rehydrate command and a GET
+// on the proxy. The markers keep their own form (their fields and the
+// original sentence), so later turns recognize them.
+func (p *Proxy) hint(body []byte, rep *smart.Report) []byte {
+	for _, a := range rep.Artifacts {
+		h := a.Hash[:min(request.MarkerHashLen, len(a.Hash))]
+		old := []byte(hintTail + h + "]")
+		if !bytes.Contains(body, old) {
+			continue
+		}
+		var sb strings.Builder
+		sb.WriteString(hintTail + h)
+		sb.WriteString(", or run: ctxd rehydrate --session " + rep.Session + " " + h + " a-b")
+		if p.opts.PublicURL != "" {
+			sb.WriteString(", or GET " + p.opts.PublicURL + "/ctxd/artifacts/" + rep.Session + "/" + h + "?lines=a-b")
+		}
+		sb.WriteString("]")
+		body = bytes.ReplaceAll(body, old, []byte(sb.String()))
+	}
+	return body
+}
+
+// fail answers a request the proxy will not forward, and logs its record.
+func (p *Proxy) fail(w http.ResponseWriter, rec *record, status int, code, msg string) {
+	rec.Status, rec.Failed = status, code
+	writeError(w, status, code, msg)
+	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+}
+
+// writeError writes an error in the shape both OpenAI and Anthropic
+// clients read: {"type":"error","error":{"type","code","message"}}.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": code, "code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Ctxd-Error", code)
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// artifact serves GET /ctxd/artifacts/{session}/{hash}?lines=a-b: the
+// stored bytes of a reference (or a line range), verified against the
+// hash, as text/plain.
+func (p *Proxy) artifact(w http.ResponseWriter, r *http.Request) {
+	session, hash := r.PathValue("session"), r.PathValue("hash")
+	var start, end int
+	if q := r.URL.Query().Get("lines"); q != "" {
+		var err error
+		if start, end, err = artifacts.ParseLines(q); err != nil {
+			writeError(w, http.StatusBadRequest, "ctxd_bad_lines", "ctxd proxy: "+ctxd.Message(err))
+			return
+		}
+	}
+	l, err := p.opts.Flow.rehydrate(r.Context(), session, hash, start, end)
+	switch {
+	case errors.Is(err, artifacts.ErrCorrupt):
+		writeError(w, http.StatusConflict, "ctxd_artifact_corrupt", "ctxd proxy: "+ctxd.Message(err))
+		return
+	case errors.Is(err, ctxd.ErrNotFound):
+		writeError(w, http.StatusNotFound, "ctxd_artifact_not_found", "ctxd proxy: "+ctxd.Message(err)+" (check the session and the hash the reference names)")
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "ctxd_bad_reference", "ctxd proxy: "+ctxd.Message(err))
+		return
+	}
+	p.statsMu.Lock()
+	p.session(session).artifactReads++
+	p.statsMu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Ctxd-Sha256", l.Hash)
+	w.Header().Set("X-Ctxd-Lines", fmt.Sprintf("%d-%d/%d", l.StartLine, l.EndLine, l.TotalLines))
+	io.WriteString(w, l.Text)
+}
+
+// stats serves GET /ctxd/stats: the observed token accounting per model.
+func (p *Proxy) stats(w http.ResponseWriter, _ *http.Request) {
+	p.statsMu.Lock()
+	b, err := json.MarshalIndent(map[string]any{"models": p.models}, "", "  ")
+	p.statsMu.Unlock()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "ctxd_stats", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(append(b, '\n'))
+}

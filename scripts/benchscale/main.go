@@ -1,0 +1,266 @@
+// Command benchscale measures ctxd on a tree as an editor and a user see
+// it: a daemon (`ctxd serve`) answering ctx/buildPrompt (first request,
+// then warm p50/p95 over varied requests, peak RSS), optionally with
+// several requests in flight at once, and fresh `ctxd prompt` processes
+// (cold CLI). It prints one line of key=value numbers.
+//
+//	go build -o /tmp/ctxd ./cmd/ctxd
+//	go run ./scripts/benchscale -bin /tmp/ctxd -root /work/data/stdlib-10k -n 20 -cold 5
+//	go run ./scripts/benchscale -bin /tmp/ctxd -root REPO -clients 8 -n 400 -cold 0
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// requests vary the query so a warm request is not a repeat of the last.
+var requests = []string{
+	"how does the http server handle keep-alive connections",
+	"where are tls certificates verified",
+	"fix the json decoder error on unknown fields",
+	"explain how goroutines are scheduled",
+	"add a timeout to the dns resolver",
+	"how is gzip compression implemented",
+	"where does the regexp package compile patterns",
+	"refactor the bufio scanner split functions",
+	"how does sort.Slice choose pivots",
+	"debug a deadlock in sync.WaitGroup",
+}
+
+func main() {
+	bin := flag.String("bin", "ctxd", "ctxd binary")
+	root := flag.String("root", "", "workspace root")
+	n := flag.Int("n", 20, "warm requests")
+	clients := flag.Int("clients", 1, "requests in flight at once")
+	cold := flag.Int("cold", 3, "cold CLI runs (0: none)")
+	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
+	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
+	flag.Parse()
+	if *root == "" {
+		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
+		os.Exit(2)
+	}
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method); err != nil {
+		fmt.Fprintln(os.Stderr, "benchscale:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin, root string, n, clients, cold, warmup int, method string) error {
+	d, err := start(bin, root)
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	if _, err := d.call("initialize", map[string]any{"root": root}); err != nil {
+		return err
+	}
+	params := func(i int) map[string]any {
+		if method == "ctx/pack" {
+			// As `ctxd pack --output` and repomix -o: the pack goes to a file.
+			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
+		}
+		return map[string]any{"user_request": requests[i%len(requests)]}
+	}
+	t0 := time.Now()
+	if _, err := d.call(method, params(0)); err != nil {
+		return err
+	}
+	first := time.Since(t0)
+	for i := 1; i < warmup; i++ {
+		if _, err := d.call(method, params(i)); err != nil {
+			return err
+		}
+	}
+	lat := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var errMu sync.Mutex
+	var firstErr error
+	tw := time.Now()
+	for range max(clients, 1) {
+		wg.Go(func() {
+			for i := range next {
+				t := time.Now()
+				if _, err := d.call(method, params(i+1)); err != nil {
+					errMu.Lock()
+					firstErr = err
+					errMu.Unlock()
+				}
+				lat[i] = time.Since(t)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	wall := time.Since(tw)
+	if firstErr != nil {
+		return firstErr
+	}
+	rss := d.peakRSS()
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	fmt.Printf("root=%s method=%s first_s=%.3f warm_p50_ms=%.1f warm_p95_ms=%.1f warm_p99_ms=%.1f clients=%d req_per_s=%.1f peak_rss_mb=%d",
+		root, method, first.Seconds(), ms(pct(0.50)), ms(pct(0.95)), ms(pct(0.99)), clients, float64(n)/wall.Seconds(), rss/1024)
+	if cold > 0 {
+		var cs []time.Duration
+		for range cold {
+			t := time.Now()
+			cmd := exec.Command(bin, "prompt", "--root", root, requests[0])
+			var stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+			cmd.Env = env()
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("cold prompt: %v: %s", err, stderr.String())
+			}
+			cs = append(cs, time.Since(t))
+		}
+		slices.Sort(cs)
+		med := cs[len(cs)/2]
+		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f", med.Seconds(), float64(med)/float64(pct(0.5)))
+	}
+	fmt.Println()
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func env() []string {
+	return append(os.Environ(), "CTXD_CONFIG=/nonexistent/ctxd-bench.toml")
+}
+
+type daemon struct {
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	mu      sync.Mutex
+	nextID  int
+	pending map[int]chan json.RawMessage
+}
+
+func start(bin, root string) (*daemon, error) {
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = root
+	cmd.Env = env()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemon{cmd: cmd, in: in, pending: map[int]chan json.RawMessage{}}
+	go d.read(bufio.NewReaderSize(out, 1<<20))
+	return d, nil
+}
+
+func (d *daemon) stop() {
+	d.call("shutdown", nil)
+	body := `{"jsonrpc":"2.0","method":"exit"}`
+	fmt.Fprintf(d.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	d.in.Close()
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (d *daemon) read(r *bufio.Reader) {
+	for {
+		length := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				length, _ = strconv.Atoi(v)
+			}
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		var msg struct {
+			ID *int `json:"id"`
+		}
+		if json.Unmarshal(body, &msg) != nil || msg.ID == nil {
+			continue
+		}
+		d.mu.Lock()
+		ch := d.pending[*msg.ID]
+		delete(d.pending, *msg.ID)
+		d.mu.Unlock()
+		if ch != nil {
+			ch <- body
+		}
+	}
+}
+
+func (d *daemon) call(method string, params any) (json.RawMessage, error) {
+	d.mu.Lock()
+	d.nextID++
+	id := d.nextID
+	ch := make(chan json.RawMessage, 1)
+	d.pending[id] = ch
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	_, err := fmt.Fprintf(d.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	d.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		var m struct {
+			Error json.RawMessage `json:"error"`
+		}
+		json.Unmarshal(resp, &m)
+		if len(m.Error) > 0 && string(m.Error) != "null" {
+			return nil, fmt.Errorf("%s: %s", method, m.Error)
+		}
+		return resp, nil
+	case <-time.After(5 * time.Minute):
+		return nil, fmt.Errorf("%s: no answer in 5 minutes", method)
+	}
+}
+
+// peakRSS reads the daemon's peak resident set (KiB) from /proc.
+func (d *daemon) peakRSS() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return k
+		}
+	}
+	return 0
+}
