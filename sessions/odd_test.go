@@ -55,3 +55,22 @@ func TestOddCheckpointNames(t *testing.T) {
 		t.Errorf("sessions %+v", l.Sessions)
 	}
 }
+
+// TestSaveReportsRetention: a save past the keep-N retention says which
+// checkpoints it removed.
+func TestSaveReportsRetention(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{Keep: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var last *Checkpoint
+	for i := 0; i < 4; i++ {
+		if last, err = st.Save(ctx, crashCheckpoint("keep", 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := last.RemovedByRetention(); len(got) != 1 || got[0] != 2 {
+		t.Errorf("fourth save removed %v, want [2]", got)
+	}
+}

@@ -202,7 +202,15 @@ func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (
 		}
 		c.Checksum = sum
 		s.log.Debug("checkpoint saved", keySession, id, keySeq, next, "bytes", len(data))
-		s.retain(id, dir, append(ls.seqs, next), s.keep)
+		all := append(ls.seqs, next)
+		s.retain(id, dir, all, s.keep)
+		if s.keep >= 0 && len(all) > s.keep {
+			for _, seq := range all[:len(all)-s.keep] {
+				if _, err := os.Lstat(filepath.Join(dir, seqName(seq))); errors.Is(err, fs.ErrNotExist) {
+					c.removed = append(c.removed, seq)
+				}
+			}
+		}
 		return &c, nil
 	}
 }
