@@ -71,6 +71,28 @@ func TestRequestsSeam(t *testing.T) {
 	if _, err := r.Rehydrate(ctx, RehydrateRequest{SessionID: "s1", Hash: strings.Repeat("0", 64)}); !errors.Is(err, ctxd.ErrNotFound) {
 		t.Errorf("rehydrate of a missing artifact: %v, want not found", err)
 	}
+	// Compress over a small budget: what it removes is stored, and each
+	// reference rehydrates to the text it replaced.
+	cres, err := r.Compress(ctx, CompressRequest{Request: body, SessionID: "s2", Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cres.Report.TokensAfter > 2000 || cres.Report.Session != "s2" {
+		t.Fatalf("compress: %d tokens, session %q", cres.Report.TokensAfter, cres.Report.Session)
+	}
+	cms := request.ParseMarkers(string(cres.Request))
+	if len(cms) == 0 {
+		t.Fatal("no reference in the compressed request")
+	}
+	for _, m := range cms {
+		l, err := r.Rehydrate(ctx, RehydrateRequest{SessionID: "s2", Hash: m.Hash})
+		if err != nil {
+			t.Fatalf("rehydrate %s: %v", m.Hash, err)
+		}
+		if l.TotalLines < 100 {
+			t.Errorf("artifact %s has %d lines, want the whole listing", m.Hash, l.TotalLines)
+		}
+	}
 	for _, bad := range []string{"", "[]", "nope"} {
 		if _, err := r.Compress(ctx, CompressRequest{Request: json.RawMessage(bad)}); !errors.Is(err, ctxd.ErrInvalidParams) {
 			t.Errorf("compress %q: %v, want invalid params", bad, err)

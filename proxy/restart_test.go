@@ -67,7 +67,11 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	up := newUpstream(t)
 	state := filepath.Join(t.TempDir(), "state")
 
-	base, stop := runProxy(t, up.srv.URL, state)
+	// A window the conversation presses: below pressure Smart Context
+	// makes only lossless rewrites (issue 12), and this test needs the
+	// oldest outputs condensed.
+	window := []string{"--context-window", "32000"}
+	base, stop := runProxy(t, up.srv.URL, state, window...)
 	// Turn 2: four tool rounds so far; the oldest outputs are condensed.
 	resp, _ := post(t, base, "/v1/chat/completions", convo(t, "chat", 4, false), nil)
 	if resp.StatusCode != 200 {
@@ -84,7 +88,7 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	}
 	stop()
 
-	base, _ = runProxy(t, up.srv.URL, state)
+	base, _ = runProxy(t, up.srv.URL, state, window...)
 	// Turns 3 and 4 happened elsewhere; turn 5 has seven rounds.
 	resp, _ = post(t, base, "/v1/chat/completions", convo(t, "chat", 7, false), nil)
 	if resp.StatusCode != 200 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -25,6 +26,10 @@ const (
 	// is truncated, fails its checksum, or was written by a newer ctxd.
 	// The message names the file and the reason; the file is left alone.
 	CodeCorrupt jsonrpc2.Code = -31004
+	// CodeUnresolvedReference: a model request carries a ctxd reference
+	// its session cannot resolve (the artifact is missing or does not
+	// verify); the compactors fail closed.
+	CodeUnresolvedReference jsonrpc2.Code = -31005
 )
 
 // LSP's codes used here.
@@ -48,6 +53,8 @@ func rpcError(method string, err error) error {
 		code, msg = codeRequestCancelled, method+": request cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codeRequestFailed
+	case errors.Is(err, request.ErrUnresolvedReference):
+		code = CodeUnresolvedReference
 	case errors.Is(err, ctxd.ErrOutsideRoot):
 		code = CodeOutsideWorkspace
 	case errors.Is(err, ctxd.ErrNotFound):

@@ -17,10 +17,15 @@ func init() {
 		name: "compress",
 		args: "[flags] [FILE]  (FILE or '-' for standard input, the default)",
 		summary: `Compact a model request's conversation (OpenAI Chat, Anthropic Messages or OpenAI
-Responses; detected) to fit the model's token budget. The rewritten request goes to
+Responses; detected) to fit the model's token budget. A request that fits is left as it
+is; one over the budget is condensed, reduced to references and evicted (with a summary)
+until it fits; what is removed is stored under <state-dir>/artifacts/, scoped by
+--session, behind references ctxd rehydrate resolves. The rewritten request goes to
 stdout, byte for byte where nothing changed; the report (tokens before and after, each
 message's decision) goes to stderr as JSON, or to --report FILE. With --retry-error the
-history is pruned for an agent's retry and ends with a lesson-learned note.`,
+history is pruned for an agent's retry and ends with a lesson-learned note. Exit 1 when
+even the protocol-exact minimum (system, tools, latest user turn, open tool pairs)
+cannot fit, or the request carries a reference its session cannot resolve.`,
 		run: runCompress,
 	})
 }

@@ -53,7 +53,12 @@ func TestCompressCLI(t *testing.T) {
 					t.Errorf("no retry note:\n%.2000s", out)
 				}
 			}, contains: []string{`"kind": "retry_note"`}},
-		{name: "tight budget says it does not fit", args: []string{"compress", "--budget", "5"}, stdin: chatHistory(1), contains: []string{`"fits": false`, `"reason": "the always-keep floor`}},
+		{name: "a request that cannot fit at its minimum fails", args: []string{"compress", "--budget", "5"}, stdin: chatHistory(1), code: 1,
+			stdout: func(t *testing.T, out string) {
+				if out != "" {
+					t.Errorf("an oversize request was written: %.200s", out)
+				}
+			}, contains: []string{"over token budget", "protocol-exact minimum", "the budget is 5"}},
 		{name: "not a request", args: []string{"compress"}, stdin: `{"hello":1}`, code: 1, contains: []string{"not a chat, anthropic or responses request"}},
 		{name: "not json", args: []string{"compress"}, stdin: `{"messages":[`, code: 1, contains: []string{"not valid JSON"}},
 		{name: "bad format flag", args: []string{"compress", "--format", "xml"}, stdin: small, code: 2, contains: []string{"unknown request format"}},
@@ -107,4 +112,69 @@ func TestCompressCLIReportFile(t *testing.T) {
 	if rep.Model != "gpt-4" || rep.Budget != 8192-2048 || len(rep.Messages) != 11 {
 		t.Errorf("report = %+v", rep)
 	}
+}
+
+// TestCompressReferencesRehydrate: every reference ctxd compress --session
+// emits resolves with ctxd rehydrate to the text it replaced, byte for
+// byte; and a request carrying a reference the session cannot resolve
+// fails closed, in compress and in optimize.
+func TestCompressReferencesRehydrate(t *testing.T) {
+	dir := t.TempDir()
+	in := chatHistory(12)
+	out, errOut, code := runCtxd(t, dir, in, nil, "compress", "--session", "s1", "--budget", "3000", "--window-size", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var req struct {
+		Messages []struct {
+			Content *string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(in), &req); err != nil {
+		t.Fatal(err)
+	}
+	originals := map[string]bool{}
+	for _, m := range req.Messages {
+		if m.Content != nil {
+			originals[*m.Content] = true
+		}
+	}
+	hashes := markerHashes(out)
+	if len(hashes) == 0 {
+		t.Fatalf("no reference in the compressed request:\n%.1000s", out)
+	}
+	for _, h := range hashes {
+		text, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "s1", h)
+		if code != 0 {
+			t.Fatalf("rehydrate %s: exit %d: %s", h, code, errOut)
+		}
+		if !originals[text] && !strings.Contains(text, "=== message ") {
+			t.Errorf("reference %s rehydrates to text that is not a replaced message:\n%.300s", h, text)
+		}
+	}
+	// The compressed request goes back in (the next turn): it resolves.
+	if _, errOut, code := runCtxd(t, dir, out, nil, "compress", "--session", "s1", "--budget", "3000"); code != 0 {
+		t.Fatalf("second pass: exit %d: %s", code, errOut)
+	}
+	// The artifacts are gone: both compactors refuse the request.
+	if err := os.RemoveAll(filepath.Join(dir, ".ctxd", "artifacts")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"compress", "--session", "s1"}, {"optimize", "--session", "s1"}} {
+		got, errOut, code := runCtxd(t, dir, out, nil, args...)
+		if code != 1 || got != "" || !strings.Contains(errOut, "unresolvable ctxd reference") {
+			t.Errorf("%s with a missing artifact: exit %d, stdout %d bytes, stderr %q; want exit 1 and nothing sent", args[0], code, len(got), errOut)
+		}
+	}
+}
+
+// markerHashes returns the hashes of the ctxd references in text.
+func markerHashes(text string) []string {
+	var out []string
+	for _, part := range strings.Split(text, "[ctxd:")[1:] {
+		if i := strings.Index(part, "sha256="); i >= 0 && len(part) >= i+7+16 {
+			out = append(out, part[i+7:i+7+16])
+		}
+	}
+	return out
 }

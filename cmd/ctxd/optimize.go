@@ -38,9 +38,10 @@ the rollout.`,
 	register(&command{
 		name: "rehydrate",
 		args: "--session ID [flags] HASH [LINES]  (LINES: a-b, a- or a; default all)",
-		summary: `Print what a Smart Context reference stands for: lines of the artifact HASH (a sha256
-or a prefix of at least 12 hex digits) of session ID, verified against its hash, exactly
-as stored. --json prints {sha256, start_line, end_line, total_lines, bytes, text}.`,
+		summary: `Print what a ctxd reference (from ctxd compress or ctxd optimize) stands for: lines of
+the artifact HASH (a sha256 or a prefix of at least 12 hex digits) of session ID,
+verified against its hash, exactly as stored. --json prints {sha256, start_line,
+end_line, total_lines, bytes, text}.`,
 		run: runRehydrate,
 	})
 	register(&command{

@@ -42,3 +42,25 @@ func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator)
 		return res
 	})
 }
+
+// refKey is a text reduced to its reference (referenceText).
+type refKey struct {
+	text     request.TextKey
+	isError  bool
+	encoding string
+}
+
+// referenced returns seg reduced to its reference, from the cache or
+// computed.
+func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator) condResult {
+	return request.Memo(c, k, func() condResult {
+		var res condResult
+		res.hash = seg.Hash()
+		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError)
+		if res.ok {
+			res.hidden = len([]rune(seg.Text))
+			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
+		}
+		return res
+	})
+}

@@ -3,6 +3,7 @@ package prune
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/ctxd/ctxd/internal/testutil"
 
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -111,6 +114,8 @@ func TestEdgeCases(t *testing.T) {
 		opts   Options
 		budget func(floor, total int) int // nil keeps opts.Budget
 		check  func(t *testing.T, rep *Report, out []byte)
+		// overBudget: the request cannot fit even at its minimum.
+		overBudget bool
 	}{
 		{name: "pure_chat", conv: chatter(20), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 3 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
@@ -130,29 +135,22 @@ func TestEdgeCases(t *testing.T) {
 				}
 			}},
 		{name: "reasoning", conv: withReasoning(), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 2 }},
-		{name: "budget_below_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor - 1 },
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if rep.Fits || rep.Reason == "" || !rep.Degraded {
-					t.Errorf("fits=%v degraded=%v reason=%q, want a degraded non-fit with a reason", rep.Fits, rep.Degraded, rep.Reason)
-				}
-				if rep.TokensAfter != rep.FloorTokens {
-					t.Errorf("tokens after %d, want the floor %d", rep.TokensAfter, rep.FloorTokens)
-				}
-			}},
-		{name: "budget_at_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor },
+		// Below the floor the first user turn would have to go, and the
+		// summary with its reference does not fit either: a clear error.
+		{name: "budget_below_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor - 1 }, overBudget: true},
+		// The floor and room for the summary of what is evicted (with its
+		// reference) fit.
+		{name: "budget_at_floor", conv: manyCalls(10), opts: Options{WindowSize: 2}, budget: func(floor, _ int) int { return floor + 120 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
 				if !rep.Fits || !rep.Degraded {
 					t.Errorf("fits=%v degraded=%v, want a degraded fit", rep.Fits, rep.Degraded)
 				}
 			}},
-		{name: "single_message", conv: conv{user("Hello there.")}, opts: Options{Budget: 1},
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if rep.Fits || rep.Messages[0].Decision != DecisionKept {
-					t.Errorf("fits=%v decision=%s, want a kept message that does not fit", rep.Fits, rep.Messages[0].Decision)
-				}
-			}},
+		{name: "single_message", conv: conv{user("Hello there.")}, opts: Options{Budget: 1}, overBudget: true},
 		{name: "all_tool", conv: allTool(), opts: Options{WindowSize: 1}, budget: func(_, total int) int { return total / 2 },
-			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionSummarized) }},
+			// Reducing older outputs to their references fits: nothing is
+			// evicted.
+			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionCondensed) }},
 		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000},
 			check: func(t *testing.T, rep *Report, _ []byte) {
 				if countDecision(rep, DecisionEvicted) != len(rep.Messages) {
@@ -174,13 +172,14 @@ func TestEdgeCases(t *testing.T) {
 				body := render(f, "gpt-4o", tt.conv)
 				opts := tt.opts
 				if tt.budget != nil {
-					_, probe, err := Compress(t.Context(), body, Options{Budget: 1, WindowSize: opts.WindowSize})
-					if err != nil {
-						t.Fatal(err)
-					}
+					probe := probe(t, body, Options{WindowSize: opts.WindowSize})
 					opts.Budget = max(1, tt.budget(probe.FloorTokens, probe.TokensBefore))
 				}
 				out, rep, err := Compress(t.Context(), body, opts)
+				if tt.overBudget {
+					wantOverBudget(t, err, opts.Budget)
+					return
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -270,6 +269,146 @@ func TestCalibrationJSONvsProse(t *testing.T) {
 			if !rep.Fits {
 				t.Errorf("%s/%s: does not fit: %s", f, name, rep.Reason)
 			}
+		}
+	}
+}
+
+// probe returns the report of a run with a budget nothing exceeds: the
+// request's floor, minimum and size.
+func probe(t *testing.T, body []byte, opts Options) *Report {
+	t.Helper()
+	opts.Budget = 1 << 30
+	_, rep, err := Compress(t.Context(), body, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// wantOverBudget checks the error of a request that cannot fit: an
+// OverBudgetError wrapping ctxd.ErrOverBudget whose report shows a
+// minimum over the budget and says why.
+func wantOverBudget(t *testing.T, err error, budget int) {
+	t.Helper()
+	var ob *OverBudgetError
+	if !errors.As(err, &ob) || !errors.Is(err, ctxd.ErrOverBudget) {
+		t.Fatalf("got %v, want an over-budget error", err)
+	}
+	if ob.Report.Budget != budget || ob.Report.TokensAfter <= budget || !strings.Contains(err.Error(), "protocol-exact minimum") {
+		t.Errorf("over-budget report: budget %d, after %d, error %q", ob.Report.Budget, ob.Report.TokensAfter, err)
+	}
+}
+
+// TestSummaryErrorsAndReference: the summary's "Errors seen" names the
+// error lines of evicted failing outputs (not a docstring that mentions
+// an error), and its reference resolves to the evicted messages
+// verbatim.
+func TestSummaryErrorsAndReference(t *testing.T) {
+	trace := "============================= test session starts ==============================\n" +
+		"    def load(path):\n        \"\"\"Return None on a missing file instead of raising an error.\"\"\"\n" +
+		strings.Repeat("    x = compute(path)  # a long body line of the failing function\n", 30) +
+		"E       AssertionError: assert None == {}\ntests/test_load.py:12: AssertionError\n" +
+		"FAILED tests/test_load.py::test_load - AssertionError: assert None == {}\n1 failed in 0.1s\n"
+	typeErr := "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\nTypeError: can only concatenate str (not \"int\") to str\n"
+	c := conv{sys("You are a coding agent."), user("Fix the loader.")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		out := strings.Repeat(fmt.Sprintf("line %d of a long listing\n", i), 80)
+		switch i {
+		case 1:
+			out = trace
+		case 2:
+			out = typeErr + strings.Repeat("padding line of the failing run\n", 60)
+		}
+		c = append(c, asst("", call{id: id, name: "bash", args: `{"command":"pytest"}`}), tool(id, "bash", out))
+	}
+	c = append(c, user("And now?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	dir := t.TempDir()
+	store, err := artifacts.Open(dir, artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := probe(t, body, Options{WindowSize: 1}).TokensBefore
+	out, rep, err := Compress(t.Context(), body, Options{WindowSize: 1, Budget: total / 12, Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInserted(t, rep, "summary")
+	got, err := request.Parse(out, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary string
+	for _, it := range got.Items {
+		if it.Kind == request.KindSummary {
+			summary = it.Text()
+		}
+	}
+	if !strings.Contains(summary, "Errors seen: ") {
+		t.Fatalf("no errors line in the summary:\n%s", summary)
+	}
+	for _, want := range []string{"FAILED tests/test_load.py::test_load - AssertionError: assert None == {}", "TypeError: can only concatenate str"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if strings.Contains(summary, "instead of raising an error") {
+		t.Errorf("the summary lists a docstring as an error:\n%s", summary)
+	}
+	ms := request.ParseMarkers(summary)
+	if len(ms) != 1 {
+		t.Fatalf("summary carries %d references, want 1:\n%s", len(ms), summary)
+	}
+	b, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), trace) || !strings.Contains(string(b), typeErr) {
+		t.Error("the evicted messages' artifact does not hold their outputs verbatim")
+	}
+}
+
+// TestDuplicatesBelowBudget: below the budget the only rewrite is the
+// lossless one: a tool output identical to an earlier one becomes a
+// reference to it, which rehydrates to the same text; every other byte
+// stays.
+func TestDuplicatesBelowBudget(t *testing.T) {
+	out := strings.Repeat("ok  \tgithub.com/x/y\t0.1s\n", 20)
+	c := conv{sys("You are a coding agent."), user("Run the tests twice.")}
+	for i := range 3 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst("", call{id: id, name: "bash", args: `{"command":"go test ./..."}`}), tool(id, "bash", out))
+	}
+	c = append(c, user("Good?"))
+	for _, f := range request.Formats {
+		body := render(f, "gpt-4o", c)
+		store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, rep, err := Compress(t.Context(), body, Options{Store: store, Session: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := request.ParseMarkers(string(got))
+		if len(ms) != 2 || ms[0].Kind != request.MarkerDup || rep.TokensAfter >= rep.TokensBefore {
+			t.Fatalf("%s: markers %+v, tokens %d → %d", f, ms, rep.TokensBefore, rep.TokensAfter)
+		}
+		b, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+		if err != nil || string(b) != out {
+			t.Errorf("%s: the duplicate's reference does not rehydrate to the output (%v)", f, err)
+		}
+		if n := strings.Count(string(got), "ok  \\tgithub.com/x/y"); n != 20 {
+			t.Errorf("%s: %d output lines kept, want the first output whole", f, n)
+		}
+		in, _ := request.Parse(body, f)
+		outReq, err := request.Parse(got, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(in.Items[len(in.Items)-1].Raw, outReq.Items[len(outReq.Items)-1].Raw) {
+			t.Errorf("%s: the latest user message changed", f)
 		}
 	}
 }

@@ -162,18 +162,28 @@ type itemState struct {
 	keep      string // why kept
 	condensed []Condensed
 	orphans   int
+	// protected items are never modified (system messages, the latest
+	// user turn, open tool pairs).
+	protected bool
+	// dups counts the condensed segments that are duplicates.
+	dups int
 }
 
 type run struct {
 	p     *Pruner
-	req   *request.Request
-	est   *request.Estimator
-	s     settings
-	plan  *request.Plan
-	pair  *request.Pairing
-	st    []itemState
-	total int
-	keys  map[*request.Segment]request.TextKey // memo of text hashes
+	scope string
+	// stashed are the texts references in the output stand for, by
+	// SHA-256; evictedHash names the evicted items' text.
+	stashed     map[string]string
+	evictedHash string
+	req         *request.Request
+	est         *request.Estimator
+	s           settings
+	plan        *request.Plan
+	pair        *request.Pairing
+	st          []itemState
+	total       int
+	keys        map[*request.Segment]request.TextKey // memo of text hashes
 }
 
 // key returns the cache key of a segment's text.
@@ -207,6 +217,13 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
 	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}}
+	r.scope = p.opts.Session
+	if r.scope == "" {
+		r.scope = request.DeriveScope(req)
+	}
+	if err := r.checkRefs(ctx); err != nil {
+		return nil, nil, err
+	}
 	fixed := request.ReplyPriming + r.est.Fixed(req)
 	before := fixed
 	for i, it := range req.Items {
@@ -221,6 +238,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	r.dropOrphans()
 	r.assignTiers()
 	r.score()
+	r.dedupe()
 
 	budget := s.budget
 	var note []byte
@@ -239,93 +257,56 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	// r.total is what the output costs as the plan stands; condensing and
 	// evicting keep it current.
 	r.total = fixed
-	floor := fixed + noteTokens
+	floor, minimum := fixed+noteTokens, fixed+noteTokens
 	for i := range r.st {
 		if !r.st[i].gone {
 			r.total += r.st[i].tokens
 			if r.st[i].tier == tierFloor {
 				floor += r.st[i].tokens
 			}
-		}
-	}
-	for i := range r.st {
-		if !r.st[i].gone && r.st[i].tier == tierArchive {
-			r.condenseItem(i)
-		}
-	}
-
-	order := r.unitOrder()
-	next := 0 // position in order of the next archive unit to consider
-	evictArchive := func() bool {
-		for ; next < len(order); next++ {
-			u := order[next]
-			if r.unitTier(u) == tierArchive && r.unitLive(u) {
-				r.evict(u, fmt.Sprintf("over budget: lowest score (%.1f) outside the always-keep set", r.unitScore(u)))
-				next++
-				return true
+			if r.st[i].protected {
+				minimum += r.st[i].tokens
 			}
-		}
-		return false
-	}
-	for r.total > avail && evictArchive() {
-	}
-	var summary []byte
-	summaryTokens := 0
-	if r.anySummarized() {
-		for {
-			summary, summaryTokens = r.summary()
-			if r.total+summaryTokens <= avail || !evictArchive() {
-				break
-			}
-		}
-	}
-	degraded := false
-	if r.total > avail {
-		degraded = true
-		for i := range r.st {
-			if !r.st[i].gone && r.st[i].tier == tierWorking {
-				r.condenseItem(i)
-			}
-		}
-		for _, u := range order {
-			if r.total <= avail {
-				break
-			}
-			if r.unitTier(u) == tierWorking && r.unitLive(u) {
-				r.evict(u, fmt.Sprintf("always-keep set over budget: working memory evicted, lowest score (%.1f) first", r.unitScore(u)))
-			}
-		}
-		if r.anySummarized() {
-			summary, summaryTokens = r.summary()
 		}
 	}
 	rep := &Report{
 		Format: req.Format, Model: s.model.Name, Encoding: s.counter.Encoding(),
 		EstimatorConfidence: s.model.EstimatorConfidence, CalibrationError: s.model.CalibrationError,
 		ContextWindow: s.model.ContextWindow, OutputReserve: s.outputReserve, Budget: budget, BudgetSource: s.budgetSource,
-		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput,
-		FixedTokens: fixed, FloorTokens: floor, TokensBefore: before, Degraded: degraded,
+		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput, Session: r.scope,
+		FixedTokens: fixed, FloorTokens: floor, MinimumTokens: minimum, TokensBefore: before,
+	}
+	// Below the budget nothing lossy happens: only unpaired calls and
+	// results go (the protocol requires it). Over it, the steps degrade
+	// in order until the request fits; each keeps what it removes behind
+	// a reference.
+	var summary []byte
+	summaryTokens := 0
+	if r.total > avail {
+		summary, summaryTokens = r.degrade(avail, rep)
+	}
+	if r.total+summaryTokens > avail {
+		rep.TokensAfter = r.total + summaryTokens
+		rep.Reason = fmt.Sprintf("the protocol-exact minimum (fixed parts and tools, system messages, latest user turn, open tool pairs) needs %d tokens and the request still needs %d after condensing, referencing and evicting everything else; the budget is %d (context window %d less %d reserved for the reply)",
+			minimum, r.total+summaryTokens, avail, s.model.ContextWindow, s.outputReserve)
+		return nil, nil, &OverBudgetError{Report: rep}
 	}
 	if summary != nil {
-		if r.total+summaryTokens <= avail {
-			at := r.summaryPosition()
-			r.plan.Insert(at, summary)
-			r.total += summaryTokens
-			rep.Inserted = append(rep.Inserted, Inserted{Kind: "summary", Index: r.keptBefore(at), Tokens: summaryTokens, Replaces: r.countSummarized()})
-		} else {
-			for i := range r.st {
-				if r.st[i].summed {
-					r.st[i].summed = false
-					r.st[i].decision = DecisionEvicted
-					r.st[i].reason += "; summary left out: it would overflow the budget"
-				}
-			}
-		}
+		at := r.summaryPosition()
+		r.plan.Insert(at, summary)
+		r.total += summaryTokens
+		rep.Inserted = append(rep.Inserted, Inserted{Kind: "summary", Index: r.keptBefore(at), Tokens: summaryTokens, Replaces: r.countSummarized(), SHA256: r.evictedHash})
 	}
 	if note != nil {
 		r.plan.Insert(len(req.Items), note)
 		r.total += noteTokens
 		rep.Inserted = append(rep.Inserted, Inserted{Kind: "retry_note", Index: r.keptBefore(len(req.Items)) + len(rep.Inserted), Tokens: noteTokens})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.storeStashed(ctx); err != nil {
+		return nil, nil, err
 	}
 	out, err := r.plan.Emit()
 	if err != nil {
@@ -337,12 +318,81 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		rep.Ratio = float64(before) / float64(r.total)
 	}
 	rep.Fits = r.total <= budget
-	if !rep.Fits {
-		rep.Reason = fmt.Sprintf("the always-keep floor (fixed parts, first system and first user message, latest user turn and their tool pairs) needs %d tokens; the budget is %d", floor, budget)
-	}
 	rep.Messages = r.decisions()
 	p.logRun(rep)
 	return out, rep, nil
+}
+
+// OverBudgetError is the error of a request that cannot fit its budget
+// even after every step of degradation: its protocol-exact minimum (and
+// what cannot be removed without breaking the protocol) is over it.
+// Report holds the budget and the counts, Reason the explanation. It
+// wraps ctxd.ErrOverBudget (JSON-RPC code -31003, a non-zero exit).
+type OverBudgetError struct {
+	Report *Report
+}
+
+func (e *OverBudgetError) Error() string {
+	return "compress messages: " + ctxd.ErrOverBudget.Error() + ": " + e.Report.Reason
+}
+
+func (e *OverBudgetError) Unwrap() error { return ctxd.ErrOverBudget }
+
+// degrade brings an over-budget request under avail, in order, stopping
+// as soon as it fits: condense archive outputs; evict archive units
+// (lowest score first) into the summary; condense working memory; evict
+// it; reduce every output left outside the protected items to its
+// reference; evict the first user turn. The protected items (system
+// messages, the latest user turn, open tool pairs) are never touched. It
+// returns the summary of what was evicted.
+func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
+	var summary []byte
+	summaryTokens := 0
+	fits := func() bool {
+		summary, summaryTokens = nil, 0
+		if r.anySummarized() {
+			summary, summaryTokens = r.summary(avail - r.total)
+		}
+		return summary != nil && r.total+summaryTokens <= avail || summary == nil && r.total <= avail
+	}
+	order := r.unitOrder()
+	evictTier := func(tier int, reason string) bool {
+		for _, u := range order {
+			if fits() {
+				return true
+			}
+			if r.unitTier(u) == tier && r.unitLive(u) && !r.unitProtected(u) {
+				r.evict(u, fmt.Sprintf(reason, r.unitScore(u)))
+			}
+		}
+		return fits()
+	}
+	condenseTier := func(tier, maxChars int) bool {
+		for i := range r.st {
+			if !r.st[i].gone && r.st[i].tier == tier && !r.st[i].protected {
+				r.condenseItem(i, maxChars)
+			}
+		}
+		return fits()
+	}
+	switch {
+	case condenseTier(tierArchive, r.s.maxToolOutput):
+	case condenseTier(tierArchive, 0):
+	case evictTier(tierArchive, "over budget: lowest score (%.1f) outside the always-keep set"):
+	case condenseTier(tierWorking, r.s.maxToolOutput):
+		rep.Degraded = true
+	case condenseTier(tierWorking, 0):
+		rep.Degraded = true
+	case evictTier(tierWorking, "always-keep set over budget: working memory evicted, lowest score (%.1f) first"):
+		rep.Degraded = true
+	case condenseTier(tierFloor, 0):
+		rep.Degraded = true
+	case evictTier(tierFloor, "the protocol-exact minimum alone nearly fills the budget: evicted, lowest score (%.1f) first"):
+		rep.Degraded = true
+	default:
+		rep.Degraded = true
+	}
+	return summary, summaryTokens
 }
 
 func (p *Pruner) logRun(rep *Report) {
@@ -433,6 +483,30 @@ func (r *run) assignTiers() {
 	if lastUser < 0 {
 		lastUser = lastUserAny
 	}
+	// Protected, never modified: every system message, the latest user
+	// turn and the latest user-role item (a tool-result carrier in
+	// Anthropic Messages), with their tool pairs, and the request's last
+	// unit (the open tool pair the model answers next).
+	protect := func(i int) {
+		if i >= 0 {
+			for _, j := range r.pair.Units[r.pair.UnitOf[i]] {
+				r.st[j].protected = true
+			}
+		}
+	}
+	for i, it := range items {
+		if !r.st[i].gone && (it.Role == "system" || it.Role == "developer") {
+			protect(i)
+		}
+	}
+	protect(lastUser)
+	protect(lastUserAny)
+	for i := len(items) - 1; i >= 0; i-- {
+		if !r.st[i].gone {
+			protect(i)
+			break
+		}
+	}
 	base := make([]int, len(items))
 	for i := range base {
 		base[i] = tierArchive
@@ -455,9 +529,13 @@ func (r *run) assignTiers() {
 		}
 	}
 	for i, it := range items {
-		if (it.Role == "system" || it.Role == "developer") && base[i] == tierArchive {
-			base[i] = tierWorking
-			r.st[i].keep = "system message"
+		if (it.Role == "system" || it.Role == "developer") && base[i] != tierFloor {
+			base[i] = tierFloor
+			r.st[i].keep = "always keep: system message"
+		}
+		if r.st[i].protected && base[i] != tierFloor {
+			base[i] = tierFloor
+			r.st[i].keep = "always keep: open tool pair"
 		}
 	}
 	for i, w := range why {
@@ -491,12 +569,18 @@ func hasUserContent(it *request.Item) bool {
 	return false
 }
 
-// condenseItem condenses the item's long tool outputs and reports whether
-// it changed anything.
-func (r *run) condenseItem(i int) bool {
+// condenseItem condenses the item's long tool outputs to maxChars
+// characters (0: to their reference alone, see referenceText) and
+// reports whether it changed anything. An output condensed before is
+// condensed again only when the new form is smaller; every original is
+// stashed for the store.
+func (r *run) condenseItem(i, maxChars int) bool {
 	it := r.req.Items[i]
 	st := &r.st[i]
 	changed := false
+	if maxChars < 0 {
+		return false
+	}
 	for j := range it.Segments {
 		seg := &it.Segments[j]
 		if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 {
@@ -505,24 +589,35 @@ func (r *run) condenseItem(i int) bool {
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
 			continue
 		}
-		if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
-			continue
+		cur, idx := seg.Tokens, -1
+		for k, c := range st.condensed {
+			if c.Segment == j {
+				cur, idx = c.TokensAfter, k
+			}
 		}
-		if r.s.maxToolOutput < 0 {
-			continue
+		var res condResult
+		if maxChars == 0 {
+			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding()}, seg, r.est)
+		} else {
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
+			res = condense(r.p.cache, k, seg, r.est)
 		}
-		k := condKey{text: r.key(seg), maxChars: r.s.maxToolOutput, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
-		res := condense(r.p.cache, k, seg, r.est)
 		if !res.ok {
 			continue
 		}
 		after := res.tokens
-		if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, res.out) {
+		if after >= cur || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, res.out) {
 			continue
 		}
-		st.tokens -= seg.Tokens - after
-		r.total -= seg.Tokens - after
-		st.condensed = append(st.condensed, Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after})
+		st.tokens -= cur - after
+		r.total -= cur - after
+		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after}
+		if idx >= 0 {
+			st.condensed[idx] = c
+		} else {
+			st.condensed = append(st.condensed, c)
+		}
+		r.stash(res.hash, seg.Text)
 		changed = true
 	}
 	return changed
@@ -553,6 +648,15 @@ func (r *run) unitScore(u int) float64 {
 }
 
 func (r *run) unitTier(u int) int { return r.st[r.pair.Units[u][0]].tier }
+
+func (r *run) unitProtected(u int) bool {
+	for _, i := range r.pair.Units[u] {
+		if r.st[i].protected {
+			return true
+		}
+	}
+	return false
+}
 
 func (r *run) unitLive(u int) bool {
 	for _, i := range r.pair.Units[u] {
@@ -596,22 +700,37 @@ func (r *run) countSummarized() int {
 	return n
 }
 
-// summary builds the summary item of the evicted items and its tokens.
-func (r *run) summary() ([]byte, int) {
+// summary builds the summary item of the evicted items and its tokens:
+// the digest of what they did and a reference to their full text (the
+// artifact is stashed). When the digest does not fit room tokens, the
+// summary is its first line and the reference alone.
+func (r *run) summary(room int) ([]byte, int) {
 	d := newDigest()
 	for i, it := range r.req.Items {
 		if r.st[i].summed {
 			d.add(it)
 		}
 	}
-	raw := userItem(r.req.Format, d.text())
-	it, err := request.ParseItem(r.req.Format, raw)
-	if err != nil {
-		// userItem always writes a valid item; if not, leave the summary
-		// out rather than emit something broken.
-		return nil, 0
+	full := r.evictedText()
+	r.evictedHash = request.HashText(full)
+	r.stash(r.evictedHash, full)
+	ref := fmt.Sprintf("\nEvicted messages %s, verbatim: %s", r.evictedList(),
+		request.NewMarker(request.MarkerRef, r.evictedHash, len(full), request.CountLines(full), "evicted messages"))
+	var raw []byte
+	var n int
+	for _, text := range []string{d.text() + ref, d.head() + ref} {
+		raw = userItem(r.req.Format, text)
+		it, err := request.ParseItem(r.req.Format, raw)
+		if err != nil {
+			// userItem always writes a valid item; if not, leave the
+			// summary out rather than emit something broken.
+			return nil, 0
+		}
+		if n = r.est.Item(it); n <= room {
+			break
+		}
 	}
-	return raw, r.est.Item(it)
+	return raw, n
 }
 
 // summaryPosition is where the summary goes: where the first evicted item
@@ -673,7 +792,7 @@ func (r *run) decisions() []Decision {
 		case len(st.condensed) > 0 || st.orphans > 0:
 			d.Decision, d.TokensAfter = DecisionCondensed, st.tokens
 			reason := st.reason
-			if len(st.condensed) > 0 {
+			if len(st.condensed) > st.dups {
 				reason = joinReason(reason, fmt.Sprintf("tool output over %d chars cut to a preview", r.s.maxToolOutput))
 			}
 			d.Reason = reason

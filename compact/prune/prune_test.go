@@ -102,10 +102,7 @@ func TestForRetry(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			body := render(f, "gpt-4o", manyCalls(30))
-			_, base, err := Compress(t.Context(), body, Options{WindowSize: 2, Budget: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			base := probe(t, body, Options{WindowSize: 2})
 			opts := Options{WindowSize: 2, Budget: base.FloorTokens + 2000}
 			out, rep, err := ForRetry(t.Context(), body, errText, opts)
 			if err != nil {

@@ -13,7 +13,7 @@ const (
 	// it.
 	DecisionSummarized = "summarized"
 	// DecisionEvicted: the item was removed with nothing standing for it
-	// (an orphan, or the summary did not fit).
+	// (an unpaired tool call or result).
 	DecisionEvicted = "evicted"
 )
 
@@ -37,6 +37,13 @@ type Report struct {
 	// FixedTokens counts what every request carries: system or
 	// instructions, tool definitions, reply priming.
 	FixedTokens int `json:"fixed_tokens"`
+	// Session is the artifact scope of the references the output
+	// carries (ctxd rehydrate --session).
+	Session string `json:"session"`
+	// MinimumTokens is the protocol-exact minimum: the fixed parts, the
+	// system messages, the latest user turn and the open tool pairs. A
+	// request whose minimum does not fit the budget is an error.
+	MinimumTokens int `json:"minimum_tokens"`
 	// FloorTokens is what the always-keep floor needs: the fixed parts,
 	// the first system and first user message, the latest user turn and
 	// the tool calls paired with them.
@@ -91,4 +98,6 @@ type Inserted struct {
 	Tokens int `json:"tokens"`
 	// Replaces counts the evicted items a summary stands for.
 	Replaces int `json:"replaces,omitempty"`
+	// SHA256 names the artifact that holds the evicted items' text.
+	SHA256 string `json:"sha256,omitempty"`
 }

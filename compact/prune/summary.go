@@ -184,6 +184,11 @@ func errorLine(text string) string {
 	return ""
 }
 
+// head is the summary's first line alone (the short form).
+func (d *digest) head() string {
+	return fmt.Sprintf("%s %d earlier messages were removed to fit the context budget.]", request.SummaryPrefix, d.items)
+}
+
 // text renders the summary. It opens with [request.SummaryPrefix] so a
 // later pass knows it.
 func (d *digest) text() string {

@@ -145,12 +145,34 @@ func ClassifyLine(l string) uint8 {
 }
 
 func HasErrorMarker(s string) bool {
+	if hasMarker(s) || hasTSCode(s) || isPytestE(s) {
+		return true
+	}
+	// Every failing-test summary line carries a marker (FAIL, ERROR,
+	// ✕, ×) but jest's "● Suite › test".
+	t := strings.TrimSpace(s)
+	return strings.HasPrefix(t, "● ") && FailingTest(t) != ""
+}
+
+// markersByByte indexes errorMarkers by their first byte, so a line is
+// scanned once instead of once per marker.
+var markersByByte = func() (idx [256][]string) {
 	for _, m := range errorMarkers {
-		if strings.Contains(s, m) {
-			return true
+		idx[m[0]] = append(idx[m[0]], m)
+	}
+	return idx
+}()
+
+// hasMarker reports a line that contains one of errorMarkers.
+func hasMarker(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, m := range markersByByte[s[i]] {
+			if strings.HasPrefix(s[i:], m) {
+				return true
+			}
 		}
 	}
-	return hasTSCode(s) || isPytestE(s) || FailingTest(s) != ""
+	return false
 }
 
 // isPytestE reports pytest's assertion detail lines ("E       assert 1 == 2").

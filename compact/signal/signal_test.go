@@ -230,3 +230,21 @@ func FuzzAnalyze(f *testing.F) {
 		_ = LooksLikeError(text)
 	})
 }
+
+// BenchmarkAnalyze scans a 600 KB build-and-test log once.
+//
+//	go test -run '^$' -bench Analyze ./compact/signal
+func BenchmarkAnalyze(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 600<<10; i++ {
+		sb.WriteString("=== RUN   TestCase\n--- PASS: TestCase (0.00s)\npkg/file.go:12: func (s *Server) Handle(ctx context.Context) error {\n\treturn nil // the handler returns no value here\n")
+		if i%100 == 0 {
+			sb.WriteString("--- FAIL: TestParse (0.01s)\n    parse_test.go:41: got \"a\", want \"b\"\n")
+		}
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Analyze(text)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -192,27 +193,9 @@ func applyFeedback(t *Telemetry, f Feedback) {
 	}
 }
 
-// deriveScope names the scope of a request that gives no session: a hash
-// of its format and first two items (the system prompt and the first
-// request), which stay the same across the turns of one conversation.
-func deriveScope(req *request.Request) string {
-	h := sha256.New()
-	h.Write([]byte(req.Format))
-	for i, it := range req.Items {
-		if i == 2 {
-			break
-		}
-		h.Write([]byte{0})
-		h.Write(it.Raw)
-	}
-	for _, f := range req.Fixed {
-		if f.Kind == request.SegText {
-			h.Write([]byte{1})
-			h.Write([]byte(f.Text))
-		}
-	}
-	return "conv-" + hex.EncodeToString(h.Sum(nil)[:12])
-}
+// deriveScope names the scope of a request that gives no session
+// (request.DeriveScope, shared with the pruner).
+func deriveScope(req *request.Request) string { return request.DeriveScope(req) }
 
 // canaryBucket places a session in one of 100 buckets by a stable hash
 // of its id; a canary of N% rewrites buckets 0..N-1.
@@ -290,8 +273,10 @@ type run struct {
 	calls      map[string]callInfo
 	latestText string
 	exact      map[int]bool
+	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand
 	unresolved []Unresolved
+	refErrs    []error // input references that do not resolve
 	stored     map[string]ArtifactUse
 	hashFails  map[string]bool // artifacts found corrupt
 	missingReq map[string]bool // asked-for artifacts that did not resolve
@@ -333,6 +318,12 @@ func (r *run) optimize() ([]byte, error) {
 
 	pol := policies[r.b.mode]
 	r.selectAll(pol)
+	r.textRefs()
+	if len(r.refErrs) > 0 && r.live {
+		// Fail closed: a request whose references cannot be followed is
+		// never sent on (docs/smart-context.md, safety model).
+		return nil, fmt.Errorf("optimize request: %w: %w", request.ErrUnresolvedReference, errors.Join(r.refErrs...))
+	}
 	if r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
 		r.rep.PolicyReasons = append(r.rep.PolicyReasons, "escalated_to_emergency_over_usable_window")
 		r.rep.BudgetMode = ModeEmergency
@@ -340,6 +331,9 @@ func (r *run) optimize() ([]byte, error) {
 	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if !r.fit() && r.live {
+		return nil, r.overBudget(r.estimateAfter())
 	}
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
@@ -349,6 +343,11 @@ func (r *run) optimize() ([]byte, error) {
 	out, after := r.emitValidated()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.live && after > r.b.usable {
+		// A rewrite the validation rolled back, or a store that
+		// failed: never send an oversize request.
+		return nil, r.overBudget(after)
 	}
 	r.finishCounts(out, after)
 	if r.live {

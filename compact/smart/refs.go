@@ -53,8 +53,9 @@ func Rehydrate(ctx context.Context, store *artifacts.Store, session, hash string
 
 // inputRefs checks the references a segment of the input carries: each
 // must resolve and verify; when the latest turn asks for one, the text it
-// stands for is put back. A reference that does not resolve leaves the
-// segment as it is and is recorded.
+// stands for is put back. A reference that does not resolve is recorded:
+// a live call then fails closed (see run.optimize), shadow and canary-out
+// calls report it.
 func (r *run) inputRefs(c *cand) {
 	c.class, c.reason = request.ClassRehydratableExact, "carries ctxd references"
 	ms := request.ParseMarkers(c.seg.Text)
@@ -80,6 +81,7 @@ func (r *run) inputRefs(c *cand) {
 			}
 			r.unresolved = append(r.unresolved, Unresolved{Item: c.ref.Item, Seg: c.ref.Seg, SHA256: m.Hash, Reason: reason})
 			c.decision, c.reason = DecisionUnresolved, reason+"; segment kept as it was"
+			r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s: %s: %w", c.ref.Item, c.ref.Seg, m.Hash, r.scope, reason, err))
 			continue
 		}
 		if full == "" {
@@ -99,6 +101,7 @@ func (r *run) inputRefs(c *cand) {
 		r.missingReq[full] = true
 		r.unresolved = append(r.unresolved, Unresolved{Item: c.ref.Item, Seg: c.ref.Seg, SHA256: full, Reason: err.Error()})
 		c.decision, c.reason = DecisionUnresolved, "artifact could not be read; segment kept as it was"
+		r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s could not be read: %w", c.ref.Item, c.ref.Seg, full[:request.MarkerHashLen], r.scope, err))
 		return
 	}
 	c.transform, c.text, c.rehydrate, c.artifact = TransformRehydrate, string(content), content, full
@@ -171,6 +174,42 @@ func (r *run) planArtifacts() {
 		if c.selected() && c.artifact != "" && c.transform != TransformRehydrate {
 			c.status = "planned"
 			r.stored[c.artifact] = ArtifactUse{Ref: artifacts.Ref{Hash: c.artifact, Bytes: c.in.Bytes, Lines: c.in.Lines}, Status: "planned"}
+		}
+	}
+}
+
+// textRefs checks the references in message texts that are not payload
+// candidates (an earlier summary of the pruner, a message the hard
+// budget reduced to its reference): each must resolve and verify, like
+// those in tool outputs; a live call fails closed on one that does not.
+func (r *run) textRefs() {
+	seen := map[request.SegRef]bool{}
+	for _, c := range r.cands {
+		seen[c.ref] = true
+	}
+	for i, it := range r.req.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			ref := request.SegRef{Item: i, Seg: j}
+			if seen[ref] || s.Kind != request.SegText || !strings.Contains(s.Text, request.MarkerOpen) {
+				continue
+			}
+			for _, m := range request.ParseMarkers(s.Text) {
+				h, err := r.o.resolveRef(r.ctx, r.scope, m.Hash)
+				if err == nil {
+					_, err = r.o.opts.Store.Verify(r.ctx, r.scope, h)
+				}
+				if err == nil {
+					continue
+				}
+				reason := "artifact missing"
+				if errors.Is(err, artifacts.ErrCorrupt) {
+					reason = "artifact does not verify against its sha256"
+					r.hashFails[m.Hash] = true
+				}
+				r.unresolved = append(r.unresolved, Unresolved{Item: i, Seg: j, SHA256: m.Hash, Reason: reason})
+				r.refErrs = append(r.refErrs, fmt.Errorf("item %d segment %d: reference sha256=%s of session %s: %s: %w", i, j, m.Hash, r.scope, reason, err))
+			}
 		}
 	}
 }

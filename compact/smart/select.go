@@ -17,6 +17,22 @@ func (r *run) index() {
 	for _, i := range r.c.ExactItems {
 		r.exact[i] = true
 	}
+	// Never modified: system messages and the latest user-role item
+	// (the user's request, or in Anthropic Messages the message carrying
+	// the latest tool results).
+	r.protected = map[int]bool{}
+	lastUserRole := -1
+	for i, it := range req.Items {
+		switch it.Role {
+		case "system", "developer":
+			r.protected[i] = true
+		case "user":
+			lastUserRole = i
+		}
+	}
+	if lastUserRole >= 0 {
+		r.protected[lastUserRole] = true
+	}
 	latestUser := -1
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -139,12 +155,29 @@ func (r *run) selectAll(pol policy) {
 func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	first := map[string]*cand{}
 	continuation := r.continuation()
+	// Below pressure only lossless rewrites: duplicates, terminal noise,
+	// binary data and file reads a later read of the same file
+	// supersedes (both behind references).
+	lossy := r.b.band != BandLow
+	lastRead := map[string]int{}
+	for k, c := range outputs {
+		if p := r.outputReadPath(c.seg); p != "" {
+			lastRead[p] = k
+		}
+	}
 	for k, c := range outputs {
 		s := c.seg
 		fromEnd := len(outputs) - 1 - k
 		switch {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
+			continue
+		case r.protected[c.ref.Item]:
+			if request.HasMarker(s.Text) {
+				r.inputRefs(c) // checked (fail closed), never rewritten
+			}
+			c.class, c.transform, c.text, c.artifact, c.decision = request.ClassProtocolExact, "", "", "", DecisionKept
+			c.reason = "in the latest user message: never modified"
 			continue
 		case request.HasMarker(s.Text):
 			r.inputRefs(c)
@@ -184,6 +217,9 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
 		case c.in.HasBlob:
+			// Encoded or binary data carries nothing a model reads: it
+			// goes behind a reference at any pressure, like the
+			// whitespace of machine output.
 			c.class = request.ClassLosslessTransformable
 			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash) }, view{}, s.Tokens)
 			if c.transform != "" {
@@ -192,7 +228,21 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				continue
 			}
 		}
+		p := r.outputReadPath(s)
+		superseded := p != "" && lastRead[p] > k
 		switch {
+		case !lossy && superseded:
+			c.class = request.ClassRehydratableExact
+			r.condense(c, s, pol, 6, 0, TransformReference)
+			c.reason = "file read superseded by a later read of " + p + ": head and reference"
+		case !lossy:
+			c.class = request.ClassLosslessTransformable
+			if c.in.Noisy {
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				c.reason = "below pressure: terminal noise removed"
+			} else {
+				c.reason = "below pressure: lossless rewrites only"
+			}
 		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
@@ -325,8 +375,11 @@ func (r *run) choose(c *cand, pol policy) {
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
 	case c.seg.Tokens-c.after < pol.minSaving:
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case c.after > c.alloc:
-		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, over its %d allocation", c.after, c.alloc)
+	case c.after > c.alloc+max(c.alloc/2, 64) && 2*c.after > c.seg.Tokens:
+		// A view a little over its share still saves most of a large
+		// output: only a view far over it that saves under half is
+		// refused.
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
 	}
@@ -369,6 +422,15 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 	c.artifact = c.in.Hash
 }
 
+// outputReadPath is the path the call a tool output answers reads, or "".
+func (r *run) outputReadPath(s *request.Segment) string {
+	ci, ok := r.calls[s.CallID]
+	if !ok {
+		return ""
+	}
+	return readPath(&request.Segment{Name: ci.name, Text: ci.args})
+}
+
 func (r *run) readLike(s *request.Segment) bool {
 	ci, ok := r.calls[s.CallID]
 	if !ok {
@@ -398,6 +460,13 @@ func (r *run) selectNotices(pol policy) {
 		switch {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
+			continue
+		case r.protected[c.ref.Item]:
+			if request.HasMarker(s.Text) {
+				r.inputRefs(c)
+			}
+			c.class, c.transform, c.text, c.artifact, c.decision = request.ClassProtocolExact, "", "", "", DecisionKept
+			c.reason = "system or latest user message: never modified"
 			continue
 		case request.HasMarker(s.Text):
 			r.inputRefs(c)

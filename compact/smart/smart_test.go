@@ -31,8 +31,17 @@ func golden(t *testing.T, name string, got []byte) {
 	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 }
 
+// testWindow is the window of the tests' calls that name none: the
+// histories of history(n) (about 1.2k tokens a turn) put it under
+// pressure, where condensing is allowed (below it only lossless
+// rewrites are; TestLosslessBelowPressure).
+const testWindow = 48000
+
 func optimize(t *testing.T, o *Optimizer, in []byte, c Call) *Result {
 	t.Helper()
+	if c.ContextWindow == 0 && c.Budget == 0 {
+		c.ContextWindow = testWindow
+	}
 	res, err := o.Optimize(t.Context(), in, c)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +236,7 @@ func TestOptimizeFormats(t *testing.T) {
 			store := newStore(t)
 			o := New(Options{Store: store})
 			in := body(f, history(24))
-			res := optimize(t, o, in, Call{Session: "s1"})
+			res := optimize(t, o, in, Call{Session: "s1", WindowSize: 6})
 			rep := res.Report
 			if !rep.Applied || rep.EstimatedTokensAfter*2 > rep.EstimatedTokensBefore {
 				t.Errorf("tokens %d -> %d, want at least half saved", rep.EstimatedTokensBefore, rep.EstimatedTokensAfter)
@@ -244,7 +253,7 @@ func TestOptimizeFormats(t *testing.T) {
 			checkOutput(t, store, "s1", in, res.Body)
 			// The same request again is byte-identical (deterministic) and
 			// stores nothing new.
-			again := optimize(t, o, in, Call{Session: "s1"})
+			again := optimize(t, o, in, Call{Session: "s1", WindowSize: 6})
 			if !bytes.Equal(again.Body, res.Body) {
 				t.Error("second run differs")
 			}
@@ -346,29 +355,14 @@ func TestInputReferences(t *testing.T) {
 			if len(first.Report.Artifacts) < 3 {
 				t.Fatalf("%d artifacts", len(first.Report.Artifacts))
 			}
-			// Ask for one reference back; remove another artifact and
-			// corrupt a third.
 			arts := first.Report.Artifacts
 			asked, missing, corrupt := arts[0].Hash, arts[1].Hash, arts[2].Hash
-			scope := filepath.Dir(storeFiles(t, dir)[0])
-			if err := os.Remove(filepath.Join(scope, missing)); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(scope, corrupt), []byte("tampered"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
-			o2 := New(Options{Store: store}) // a fresh process: nothing cached
-			res := optimize(t, o2, next, Call{Session: "s"})
-			rep := res.Report
-			if rep.RehydratedRefs != 1 || rep.RehydrationTokenCost <= 0 {
-				t.Errorf("rehydrated %d (cost %d), want 1", rep.RehydratedRefs, rep.RehydrationTokenCost)
-			}
-			if rep.ArtifactHashFailures < 1 || rep.MissingArtifactRequests != 1 {
-				t.Errorf("hash failures %d, missing requests %d", rep.ArtifactHashFailures, rep.MissingArtifactRequests)
-			}
-			if rep.UnresolvedArtifactRefs < 2 || rep.FullRequestFallbackCount != 0 {
-				t.Errorf("unresolved %d fallbacks %d", rep.UnresolvedArtifactRefs, rep.FullRequestFallbackCount)
+
+			// Ask for one reference back: it is put back, verified.
+			ask := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16])
+			res := optimize(t, New(Options{Store: store}), ask, Call{Session: "s"}) // a fresh process: nothing cached
+			if rep := res.Report; rep.RehydratedRefs != 1 || rep.RehydrationTokenCost <= 0 || rep.UnresolvedArtifactRefs != 0 {
+				t.Errorf("rehydrated %d (cost %d, unresolved %d), want 1", rep.RehydratedRefs, rep.RehydrationTokenCost, rep.UnresolvedArtifactRefs)
 			}
 			original, _, err := store.Get(t.Context(), "s", asked)
 			if err != nil {
@@ -387,10 +381,33 @@ func TestInputReferences(t *testing.T) {
 			if !found {
 				t.Error("the asked-for reference was not rehydrated")
 			}
+
+			// Remove one artifact and corrupt another: the request fails
+			// closed; shadow mode reports what does not resolve.
+			scope := filepath.Dir(storeFiles(t, dir)[0])
+			if err := os.Remove(filepath.Join(scope, missing)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(scope, corrupt), []byte("tampered"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
+			_, err = New(Options{Store: store}).Optimize(t.Context(), next, Call{Session: "s", ContextWindow: testWindow})
+			if !errors.Is(err, request.ErrUnresolvedReference) || !errors.Is(err, artifacts.ErrCorrupt) || !errors.Is(err, ctxd.ErrNotFound) {
+				t.Fatalf("live call with a missing and a corrupt artifact: %v, want a fail-closed error naming both", err)
+			}
 			for _, h := range []string{missing, corrupt} {
-				if !bytes.Contains(res.Body, []byte("sha256="+h[:16])) {
-					t.Errorf("segment with unresolved %s not kept as it was", h[:16])
+				if !strings.Contains(err.Error(), h[:16]) {
+					t.Errorf("error does not name %s: %v", h[:16], err)
 				}
+			}
+			shadow := optimize(t, New(Options{Store: store}), next, Call{Session: "s", Mode: ModeShadow})
+			rep := shadow.Report
+			if !bytes.Equal(shadow.Body, next) {
+				t.Error("shadow mode changed the request")
+			}
+			if rep.ArtifactHashFailures < 1 || rep.MissingArtifactRequests != 1 || rep.UnresolvedArtifactRefs < 2 {
+				t.Errorf("hash failures %d, missing requests %d, unresolved %d", rep.ArtifactHashFailures, rep.MissingArtifactRequests, rep.UnresolvedArtifactRefs)
 			}
 		})
 	}
@@ -401,10 +418,10 @@ func TestSessionsNeverShareArtifacts(t *testing.T) {
 	store, _ := artifacts.Open(dir, artifacts.Options{})
 	o := New(Options{Store: store})
 	msgs := history(12)
-	a := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "alice"})
+	a := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "alice", ContextWindow: 20000})
 	// Bob's conversation is similar: one file read differs.
 	msgs[3].Result = &convo.Result{CallID: msgs[3].Result.CallID, Text: msgs[3].Result.Text + "\n// bob's line\n"}
-	b := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "bob"})
+	b := optimize(t, o, body(request.FormatChat, msgs), Call{Session: "bob", ContextWindow: 20000})
 	checkOutput(t, store, "alice", body(request.FormatChat, history(12)), a.Body)
 	checkOutput(t, store, "bob", body(request.FormatChat, msgs), b.Body)
 	only := ""
@@ -422,9 +439,8 @@ func TestSessionsNeverShareArtifacts(t *testing.T) {
 	// A request naming alice's reference in bob's session cannot
 	// rehydrate it either.
 	next := persisted(t, request.FormatChat, a.Body, "show sha256="+only[:16])
-	res := optimize(t, o, next, Call{Session: "bob"})
-	if res.Report.RehydratedRefs != 0 || res.Report.UnresolvedArtifactRefs == 0 {
-		t.Errorf("bob rehydrated %d of alice's references (unresolved %d)", res.Report.RehydratedRefs, res.Report.UnresolvedArtifactRefs)
+	if _, err := o.Optimize(t.Context(), next, Call{Session: "bob", ContextWindow: testWindow}); !errors.Is(err, request.ErrUnresolvedReference) {
+		t.Errorf("bob's request carrying alice's reference: %v, want it to fail closed", err)
 	}
 }
 
@@ -780,7 +796,7 @@ func TestConcurrentOptimize(t *testing.T) {
 			f := request.Formats[g%3]
 			in := body(f, history(10+g))
 			for range 3 {
-				res, err := o.Optimize(context.Background(), in, Call{Session: fmt.Sprintf("s%d", g%2)})
+				res, err := o.Optimize(context.Background(), in, Call{Session: fmt.Sprintf("s%d", g%2), ContextWindow: testWindow})
 				if err != nil {
 					t.Error(err)
 					return

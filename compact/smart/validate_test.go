@@ -25,7 +25,12 @@ func selected(t *testing.T, f request.Format, msgs []convo.Msg) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{o: o, ctx: t.Context(), req: req, scope: "v", live: true, b: b, rep: &Report{Telemetry: Telemetry{TransformedSegmentCounts: map[string]int{}}},
+	// A window twice the request: medium pressure, where condensing is
+	// allowed and recent outputs stay whole.
+	if b, err = resolveBudget("gpt-4o", Call{ContextWindow: 2 * o.estimator(b, f).Request(req)}); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{o: o, ctx: t.Context(), c: Call{WindowSize: 6}, req: req, scope: "v", live: true, b: b, rep: &Report{Telemetry: Telemetry{TransformedSegmentCounts: map[string]int{}}},
 		est: o.estimator(b, f), hashFails: map[string]bool{}, missingReq: map[string]bool{}}
 	r.before = r.est.Request(req)
 	r.b.setPressure(r.before, 0)

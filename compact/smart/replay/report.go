@@ -67,7 +67,11 @@ type Report struct {
 
 // Counts are the raw numbers behind the percentages.
 type Counts struct {
-	Sessions            int   `json:"sessions"`
+	Sessions int `json:"sessions"`
+	// FailedClosedTurns are turns whose request carried a reference
+	// the session could not resolve: optimize refused them (nothing
+	// sent), as the safety model requires.
+	FailedClosedTurns   int   `json:"failed_closed_turns"`
 	Turns               int   `json:"turns"`
 	CorpusBytes         int64 `json:"corpus_bytes"`
 	SignalsChecked      int   `json:"signals_checked"`

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
@@ -188,16 +190,34 @@ func (r *runner) session(s *Session) (SessionRow, error) {
 		t0 := time.Now()
 		res, err := opt.Optimize(ctx, body, smart.Call{Session: s.SessionID, Model: s.Model, ContextWindow: s.ContextWindow})
 		elapsed := time.Since(t0)
-		if err != nil {
+		var optReq *request.Request
+		switch {
+		case errors.Is(err, request.ErrUnresolvedReference):
+			// Failed closed: the request carries a reference its session
+			// cannot resolve, and nothing was sent. The agent's request
+			// stands in for the proxy below (exact sends the same). The
+			// turn is not among the rewritten turns the integrity rates
+			// count.
+			r.rep.Counts.FailedClosedTurns++
+			at := fmt.Sprintf("%s turn %d", s.Name, turn)
+			if errors.Is(err, ctxd.ErrNotFound) {
+				r.observe(CaseMissing, at+": a reference to a missing artifact failed closed before upstream")
+			}
+			if errors.Is(err, artifacts.ErrCorrupt) {
+				r.observe(CaseCorrupted, at+": an artifact that fails its sha256 failed closed before upstream")
+			}
+		case err != nil:
 			return row, fmt.Errorf("turn %d: optimize: %w", turn, err)
+		default:
+			r.overhead = append(r.overhead, elapsed.Microseconds())
+			r.rep.Counts.Turns++
+			var ok bool
+			optReq, ok = r.checkOptimized(s, turn, in, res, store)
+			if !ok {
+				contOK = false
+			}
+			r.observeReport(s, turn, in, res.Report)
 		}
-		r.overhead = append(r.overhead, elapsed.Microseconds())
-		r.rep.Counts.Turns++
-		optReq, ok := r.checkOptimized(s, turn, in, res, store)
-		if !ok {
-			contOK = false
-		}
-		r.observeReport(s, turn, in, res.Report)
 
 		exact.tokens += exactTokens
 		exact.total += exactTokens
@@ -606,11 +626,6 @@ func (r *runner) observeReport(s *Session, turn int, in *request.Request, rep *s
 	at := fmt.Sprintf("%s turn %d", s.Name, turn)
 	if rep.StaticContextDeltas > 0 {
 		r.observe(CaseStaticChanges, fmt.Sprintf("%s: %d static context deltas", at, rep.StaticContextDeltas))
-	}
-	for _, u := range rep.Unresolved {
-		if strings.Contains(u.Reason, "missing") && rep.FullRequestFallbackCount == 0 {
-			r.observe(CaseMissing, at+": a reference to a missing artifact kept as it was, the rest optimized")
-		}
 	}
 	if rep.ArtifactHashFailures > 0 {
 		r.observe(CaseCorrupted, fmt.Sprintf("%s: %d artifacts failed their sha256", at, rep.ArtifactHashFailures))

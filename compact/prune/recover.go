@@ -1,0 +1,189 @@
+package prune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/signal"
+)
+
+// checkRefs fails closed on the references the input carries: each must
+// resolve in the scope and verify against its hash. Without a store
+// nothing can be checked, and nothing is (a library caller that keeps
+// no artifacts).
+func (r *run) checkRefs(ctx context.Context) error {
+	st := r.p.opts.Store
+	if st == nil {
+		return nil
+	}
+	for i, it := range r.req.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if !strings.Contains(s.Text, request.MarkerOpen) {
+				continue
+			}
+			for _, m := range request.ParseMarkers(s.Text) {
+				full, err := st.Resolve(ctx, r.scope, m.Hash)
+				if err == nil {
+					_, err = st.Verify(ctx, r.scope, full)
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					why := "not stored"
+					if errors.Is(err, artifacts.ErrCorrupt) {
+						why = "does not verify against its sha256"
+					}
+					return fmt.Errorf("compress messages: item %d segment %d: reference sha256=%s of session %s %s: %w", i, j, m.Hash, r.scope, why, request.ErrUnresolvedReference)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// stash records a text that a reference in the output stands for; the
+// run stores every stashed text before it emits anything.
+func (r *run) stash(hash, text string) {
+	if r.stashed == nil {
+		r.stashed = map[string]string{}
+	}
+	r.stashed[hash] = text
+}
+
+// storeStashed writes the stashed texts to the store. A write that fails
+// fails the run: a reference that would not resolve is never emitted.
+func (r *run) storeStashed(ctx context.Context) error {
+	st := r.p.opts.Store
+	if st == nil {
+		return nil
+	}
+	for hash, text := range r.stashed {
+		ref, _, err := st.Put(ctx, r.scope, []byte(text))
+		if err != nil {
+			return fmt.Errorf("compress messages: store the text behind reference %s: %w", hash[:min(len(hash), request.MarkerHashLen)], err)
+		}
+		if ref.Hash != hash {
+			return fmt.Errorf("compress messages: stored text hashes to %s, not %s", ref.Hash, hash)
+		}
+	}
+	return nil
+}
+
+// referenceText is a tool output reduced to its reference: the error
+// line it ends with (error output) and the marker. It is the last step
+// before eviction; the whole text is behind the marker.
+func referenceText(text, hash string, isErr bool) (string, bool) {
+	m := Marker(len([]rune(text)), hash, len(text), request.CountLines(text))
+	out := m
+	if isErr {
+		if l := signal.ErrorLine(text); l != "" {
+			out = l + "\n" + m
+		}
+	}
+	return out, len(out) < len(text)
+}
+
+// evictedText renders the evicted items as the artifact the summary's
+// reference stands for: each item's texts, tool calls and tool outputs
+// verbatim, under a header naming the item.
+func (r *run) evictedText() string {
+	var sb strings.Builder
+	for i, it := range r.req.Items {
+		if !r.st[i].summed {
+			continue
+		}
+		role := it.Role
+		if role == "" {
+			role = string(it.Kind)
+		}
+		fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			switch s.Kind {
+			case request.SegToolCall:
+				fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
+			case request.SegToolResult:
+				fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
+			case request.SegImage:
+				sb.WriteString("[image]\n")
+			default:
+				if s.Text != "" {
+					sb.WriteString(s.Text)
+					sb.WriteByte('\n')
+				}
+			}
+		}
+	}
+	return sb.String()
+}
+
+// evictedList names the evicted items compactly: "3-7, 9".
+func (r *run) evictedList() string {
+	var parts []string
+	n := len(r.st)
+	for i := 0; i < n; i++ {
+		if !r.st[i].summed {
+			continue
+		}
+		j := i
+		for j+1 < n && r.st[j+1].summed {
+			j++
+		}
+		parts = append(parts, request.RangeText(i, j))
+		i = j
+	}
+	return strings.Join(parts, ", ")
+}
+
+// dedupe is the one rewrite made at any pressure, since it loses
+// nothing: a tool output identical to an earlier one in the request
+// becomes a reference to it ("dup", with the text stored like any
+// other), outside the protected items.
+func (r *run) dedupe() {
+	type anchor struct {
+		item int
+		call string
+	}
+	first := map[request.TextKey]anchor{}
+	for i, it := range r.req.Items {
+		st := &r.st[i]
+		for j := range it.Segments {
+			seg := &it.Segments[j]
+			if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < minHidden || len(seg.Images) > 0 {
+				continue
+			}
+			k := r.key(seg)
+			a, seen := first[k]
+			if !seen {
+				if !st.gone {
+					first[k] = anchor{item: i, call: seg.CallID}
+				}
+				continue
+			}
+			if st.gone || st.protected || seg.Class != request.ClassDroppableDuplicate {
+				continue
+			}
+			where := fmt.Sprintf("message %d", a.item)
+			if a.call != "" {
+				where = fmt.Sprintf("call %s (message %d)", a.call, a.item)
+			}
+			hash := seg.Hash()
+			text := request.NewMarker(request.MarkerDup, hash, len(seg.Text), request.CountLines(seg.Text), "identical to the output of "+where)
+			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
+				continue
+			}
+			st.tokens -= seg.Tokens - after
+			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			st.dups++
+			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
+			r.stash(hash, seg.Text)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package smart
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+)
+
+// TestHardBudget: a request several times its window fits after
+// optimize, in every format: tool pairs intact, the system prompt and
+// the latest user message byte-identical, and every reference in the
+// output rehydrates byte for byte to the text it replaced.
+func TestHardBudget(t *testing.T) {
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			store := newStore(t)
+			o := New(Options{Store: store})
+			msgs := history(24)
+			// Long assistant prose, which only the hard budget reduces.
+			for i := range msgs {
+				if msgs[i].Role == "assistant" {
+					msgs[i].Text += " " + strings.Repeat("I considered the parser's error path and the lexer's state machine. ", 12)
+				}
+			}
+			in := body(f, msgs)
+			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000})
+			rep := res.Report
+			if !rep.Fits || rep.EstimatedTokensAfter > rep.EffectiveUsableTokens {
+				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, rep.EffectiveUsableTokens)
+			}
+			a, _ := request.Parse(in, f)
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Check(); err != nil {
+				t.Fatalf("tool pairs: %v", err)
+			}
+			if len(a.Items) != len(b.Items) {
+				t.Fatalf("%d items, want %d", len(b.Items), len(a.Items))
+			}
+			last := -1
+			for i, it := range a.Items {
+				if it.Role == "user" {
+					last = i
+				}
+				if it.Role == "system" || it.Role == "developer" {
+					if !bytes.Equal(it.Raw, b.Items[i].Raw) {
+						t.Errorf("system message %d changed", i)
+					}
+				}
+			}
+			if !bytes.Equal(a.Items[last].Raw, b.Items[last].Raw) {
+				t.Error("the latest user message changed")
+			}
+			for k := range a.Fixed {
+				if a.Fixed[k].Text != b.Fixed[k].Text {
+					t.Errorf("fixed part %d changed", k)
+				}
+			}
+			refs := 0
+			for i, it := range b.Items {
+				for j, s := range it.Segments {
+					for _, m := range request.ParseMarkers(s.Text) {
+						refs++
+						got, _, err := store.Get(t.Context(), "s", m.Hash)
+						if err != nil {
+							t.Fatalf("item %d: reference %s: %v", i, m.Hash, err)
+						}
+						if string(got) != a.Items[i].Segments[j].Text {
+							t.Fatalf("item %d segment %d: reference %s does not rehydrate to the replaced text", i, j, m.Hash)
+						}
+					}
+				}
+			}
+			if refs == 0 {
+				t.Error("no references")
+			}
+		})
+	}
+}
+
+// TestOverBudgetAtMinimum: a latest user message larger than the window
+// cannot fit however the rest is reduced: a clear error in a live call;
+// shadow mode still returns the original.
+func TestOverBudgetAtMinimum(t *testing.T) {
+	msgs := history(4)
+	msgs[len(msgs)-1] = convo.User("Please review this: " + strings.Repeat("the quick brown fox jumps over the lazy dog ", 1500))
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			in := body(f, msgs)
+			o := New(Options{Store: newStore(t)})
+			_, err := o.Optimize(t.Context(), in, Call{Session: "s", ContextWindow: 8000})
+			if !errors.Is(err, ctxd.ErrOverBudget) || !strings.Contains(err.Error(), "protocol-exact minimum") {
+				t.Fatalf("got %v, want an over-budget error naming the minimum", err)
+			}
+			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000, Mode: ModeShadow})
+			if !bytes.Equal(res.Body, in) || res.Report.Fits {
+				t.Errorf("shadow: changed %v, fits %v", !bytes.Equal(res.Body, in), res.Report.Fits)
+			}
+		})
+	}
+}
+
+// TestTextReferencesFailClosed: a reference in a message text (a
+// pruner's summary, a message the hard budget reduced) that the session
+// cannot resolve fails a live call closed, like one in a tool output.
+func TestTextReferencesFailClosed(t *testing.T) {
+	msgs := history(2)
+	msgs = append(msgs[:len(msgs)-1], convo.Assistant("Earlier: "+request.NewMarker(request.MarkerRef, strings.Repeat("ab", 32), 10, 1, "evicted messages")), msgs[len(msgs)-1])
+	for _, f := range request.Formats {
+		_, err := New(Options{Store: newStore(t)}).Optimize(t.Context(), body(f, msgs), Call{Session: "s"})
+		if !errors.Is(err, request.ErrUnresolvedReference) {
+			t.Errorf("%s: %v, want a fail-closed error", f, err)
+		}
+	}
+}

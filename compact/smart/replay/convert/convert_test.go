@@ -1,0 +1,152 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/replay"
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// testdata/synthetic.traj is a trajectory written for ctxd in SWE-agent's
+// .traj shape (actions answered by observations); no third-party data
+// is checked in.
+func load(t *testing.T) *Trajectory {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "synthetic.traj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestConvertSynthetic(t *testing.T) {
+	tr := load(t)
+	dir := t.TempDir()
+	for _, f := range request.Formats {
+		s, err := tr.Session("synthetic", f, "gpt-4o", 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Turns) != 5 {
+			t.Fatalf("%s: %d turns, want one per assistant message (5)", f, len(s.Turns))
+		}
+		for k, body := range s.Requests() {
+			req, err := request.Parse(body, f)
+			if err != nil {
+				t.Fatalf("%s turn %d: %v", f, k+1, err)
+			}
+			if err := req.Check(); err != nil {
+				t.Fatalf("%s turn %d: tool pairs: %v", f, k+1, err)
+			}
+		}
+		// The second request answers the failing test run: its needs are
+		// the run's critical signals.
+		for _, want := range []string{"FAILED tests/test_duration.py::test_seconds - AssertionError: assert 0 == 90", "tests/test_duration.py:7"} {
+			if !slices.Contains(s.Turns[1].Needs, want) {
+				t.Errorf("%s: turn 2 needs %q, not in %q", f, want, s.Turns[1].Needs)
+			}
+		}
+		b, err := json.MarshalIndent(s, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, string(f)+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f == request.FormatChat {
+			testutil.Golden(t, filepath.Join("testdata", "synthetic.openai-chat.golden"), b, *update)
+		}
+	}
+	// The replay reads what the converter writes.
+	c, err := replay.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Run(t.Context(), c, replay.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConvertFunctionCalling reads the function-calling shape: tool
+// calls with ids, tool messages naming them.
+func TestConvertFunctionCalling(t *testing.T) {
+	traj := `{"history":[
+	 {"role":"system","content":"sys"},
+	 {"role":"user","content":[{"type":"text","text":"fix it"}]},
+	 {"role":"assistant","content":"look","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
+	 {"role":"tool","content":"a.py\nb.py\n","tool_call_ids":["c1"]},
+	 {"role":"assistant","content":"done","tool_calls":[{"id":"c2","type":"function","function":{"name":"submit","arguments":"{}"}}]}
+	]}`
+	tr, err := Parse(strings.NewReader(traj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range request.Formats {
+		s, err := tr.Session("fc", f, "gpt-4o", 32000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := s.Requests()
+		last, err := request.Parse(reqs[len(reqs)-1], f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := last.Check(); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		if !bytes.Contains(reqs[len(reqs)-1], []byte(`c1`)) {
+			t.Errorf("%s: the call id is lost", f)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, in := range []string{``, `{}`, `{"history":[]}`, `{"history":[{"role":"user","content":"x"}]}`, `{"history":[{"role":"assistant","content":"x"},{"role":"tool","content":"y"}]}`, `{"history":[{"role":"user","content":5}]}`} {
+		if _, err := Parse(strings.NewReader(in)); err == nil {
+			t.Errorf("Parse(%q) did not fail", in)
+		}
+	}
+}
+
+// FuzzParse: any input parses or fails cleanly, and every session of a
+// parsed trajectory renders requests that parse and pair.
+func FuzzParse(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "synthetic.traj"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"history":[{"role":"assistant","content":"x","action":"ls"},{"role":"user","content":"a"}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tr, err := Parse(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, format := range request.Formats {
+			s, err := tr.Session("fuzz", format, "gpt-4o", 16000)
+			if err != nil {
+				return
+			}
+			for _, body := range s.Requests() {
+				if !json.Valid(body) {
+					t.Fatalf("invalid JSON request from %q", in)
+				}
+			}
+		}
+	})
+}
