@@ -373,3 +373,34 @@ func TestIndexInsideRoot(t *testing.T) {
 		t.Errorf("writing the index was reported as a change: %+v", ch)
 	}
 }
+
+// Past the watch limit the workspace says so and walks on every request,
+// so changes are still seen.
+func TestFollowWatchLimit(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	for i := range 6 {
+		writeFile(t, root, fmt.Sprintf("d%d/f.go", i), "package d\n")
+	}
+	w := newTestWorkspace(t, root, Options{Watch: true, MaxWatches: 3})
+	if ok, _ := hasFile(t, w, "d0/f.go"); !ok {
+		t.Fatal("d0/f.go missing")
+	}
+	if why := w.follow.watcher.Degraded(); !strings.Contains(why, "watch limit") {
+		t.Fatalf("Degraded() = %q, want the watch limit", why)
+	}
+	if w.follow.usable() {
+		t.Fatal("a degraded watcher is trusted")
+	}
+	// No polling: without a usable watcher the very next request walks.
+	writeFile(t, root, "d5/new.go", "package d\n")
+	if ok, got := hasFile(t, w, "d5/new.go"); !ok {
+		t.Fatalf("created file not seen by the next request (%s)", got)
+	}
+	if err := os.Remove(filepath.Join(root, "d4", "f.go")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := hasFile(t, w, "d4/f.go"); ok {
+		t.Fatal("deleted file still listed by the next request")
+	}
+}
