@@ -404,3 +404,28 @@ func TestFollowWatchLimit(t *testing.T) {
 		t.Fatal("deleted file still listed by the next request")
 	}
 }
+
+// The persisted index under the workspace's .ctxd is invisible to git.
+func TestIndexIgnoredByGit(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
+	}
+	gitCommitAll(t, root, "files", "2024-01-01T00:00:00Z")
+	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(root, ".ctxd", "index", "files.idx")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Files(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := os.Stat(filepath.Join(root, ".ctxd", "index", "files.idx")); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitCmd(t, root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("git status lists the index:\n%s", st)
+	}
+}

@@ -115,7 +115,8 @@ func (s *Snapshot) Each(fn func(*File) bool) {
 }
 
 // Save writes s to path atomically (a temporary file in the same
-// directory, synced, then renamed), creating the directory.
+// directory, synced, then renamed), creating the directory and a
+// .gitignore in it that ignores everything.
 func Save(path string, s *Snapshot) error {
 	sort.Slice(s.Files, func(i, j int) bool { return s.Files[i].Path < s.Files[j].Path })
 	var e encoder
@@ -173,6 +174,12 @@ func Save(path string, s *Snapshot) error {
 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save index: %w", err)
+	}
+	// The index directory usually lies in the workspace (.ctxd/index):
+	// it ignores itself, so `git status` does not list it.
+	ignore := filepath.Join(filepath.Dir(path), ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
+		_ = os.WriteFile(ignore, []byte("# written by ctxd: the file index is local state\n*\n"), 0o644)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
 	if err != nil {
