@@ -172,14 +172,8 @@ func Save(path string, s *Snapshot) error {
 	sum := sha256.Sum256(e.buf.Bytes())
 	e.buf.Write(sum[:])
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MakeDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("save index: %w", err)
-	}
-	// The index directory usually lies in the workspace (.ctxd/index):
-	// it ignores itself, so `git status` does not list it.
-	ignore := filepath.Join(filepath.Dir(path), ".gitignore")
-	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
-		_ = os.WriteFile(ignore, []byte("# written by ctxd: the file index is local state\n*\n"), 0o644)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
 	if err != nil {
@@ -199,6 +193,20 @@ func Save(path string, s *Snapshot) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("save index: %w", err)
+	}
+	return nil
+}
+
+// MakeDir creates a directory for local state (the index, token counts)
+// with a .gitignore that ignores everything in it: the directory usually
+// lies in the workspace (.ctxd/index), and `git status` must not list it.
+func MakeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(ignore, []byte("# written by ctxd: local state\n*\n"), 0o644)
 	}
 	return nil
 }

@@ -8,10 +8,10 @@ package pack
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"path"
 	"runtime"
@@ -97,12 +97,13 @@ type Result struct {
 // used by the last pack are dropped. Safe for concurrent use; nil is no
 // cache.
 type Cache struct {
-	mu   sync.Mutex
-	last map[countKey]countVal
+	mu    sync.Mutex
+	last  map[countKey]countVal
+	added int // entries counted since the cache was loaded or saved
 }
 
 type countKey struct {
-	hash     uint64
+	hash     [16]byte // SHA-256 of the text, truncated
 	size     int
 	encoding string
 	compress bool
@@ -116,8 +117,6 @@ type countVal struct {
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
-
-var seed = maphash.MakeSeed()
 
 // Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
 // workers.
@@ -162,6 +161,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	var wg sync.WaitGroup
 	var prev map[countKey]countVal
 	next := map[countKey]countVal{}
+	added := 0
 	if cache != nil {
 		cache.mu.Lock()
 		prev = cache.last
@@ -171,7 +171,9 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		wg.Go(func() {
 			for j := range jobs {
 				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text}
-				key := countKey{hash: maphash.String(seed, j.text), size: len(j.text), encoding: enc, compress: opts.Compress}
+				sum := sha256.Sum256([]byte(j.text))
+				key := countKey{size: len(j.text), encoding: enc, compress: opts.Compress}
+				copy(key.hash[:], sum[:16])
 				v, hit := prev[key]
 				if !hit {
 					if opts.Compress {
@@ -196,6 +198,9 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				files[j.i] = f
 				if cache != nil {
 					next[key] = v
+					if !hit {
+						added++
+					}
 				}
 				mu.Unlock()
 			}
@@ -216,7 +221,15 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	}
 	if cache != nil {
 		cache.mu.Lock()
+		// Counts of files outside this pack's selection stay: another
+		// selection (a subtree, --include) must not forget them.
+		for k, v := range prev {
+			if _, ok := next[k]; !ok && len(next) < maxCacheEntries {
+				next[k] = v
+			}
+		}
 		cache.last = next
+		cache.added += added
 		cache.mu.Unlock()
 	}
 	r := &Result{Root: ws.Root(), Encoding: enc, Files: files}
