@@ -82,7 +82,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Overlay:        e.overlaySnapshot(),
 		StructureDepth: e.cfg.Gather.StructureDepth,
 		Commits:        commitsParam(e.cfg.Gather.Commits),
-		Depth:          e.cfg.Gather.Depth[string(env.TaskType)],
+		Depth:          max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
@@ -136,6 +136,12 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	return env, nil
 }
+
+// depthTokens scales how many related files gathering looks at with the
+// budget: one per depthTokens of context, at least the configured depth. A
+// 16k context has room for 20 files at a cheap view, and the fitter makes
+// them present before upgrading any.
+const depthTokens = 800
 
 // plan is a validated request: the envelope's frame, the counter and the
 // context budget.

@@ -16,7 +16,7 @@ import (
 
 // termsVersion names the lexical term extractor; a persisted index made
 // by another one is stale. Bump it when term extraction changes.
-const termsVersion = 1
+const termsVersion = 2 // 2: definitions field and generated marker
 
 // Timings of the background work of a followed workspace.
 const (
@@ -298,14 +298,14 @@ func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) 
 // the persisted index and back. A ranking that adds a field adds its bag
 // here, in both, and bumps termsVersion.
 func contentBags(d *indexDoc) []index.Terms {
-	return []index.Terms{toIndexTerms(d.content)}
+	return []index.Terms{toIndexTerms(d.content), toIndexTerms(d.defs)}
 }
 
 func setContentBags(d *indexDoc, bags []index.Terms) bool {
-	if len(bags) != 1 {
+	if len(bags) != 2 {
 		return false
 	}
-	d.content = fromIndexTerms(bags[0])
+	d.content, d.defs = fromIndexTerms(bags[0]), fromIndexTerms(bags[1])
 	return true
 }
 
@@ -381,6 +381,7 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 			return nil
 		}
 		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
+		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
 		fi.doc = doc
 		fi.indexed = true
 	default:
@@ -427,7 +428,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 				c := contents[fi.hash]
 				if c == nil {
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Bags: contentBags(fi.doc)}
+						Bags: contentBags(fi.doc), Generated: fi.doc.generated}
 					contents[fi.hash] = c
 				}
 				lf.Content = c

@@ -279,7 +279,7 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(b)
 	}
-	f.doc = &indexDoc{path: f.rel, test: IsTestFile(f.rel), content: c.contentTerms(b), name: c.pathTerms(f.rel)}
+	f.doc = newDoc(c, c.defs(), f.rel, b)
 	f.hash = sha256.Sum256(b)
 	f.indexed = true
 	return b

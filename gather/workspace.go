@@ -287,6 +287,7 @@ type candidate struct {
 	// relScore is the raw lexical score, relevance the normalized one
 	// (Hit.Relevance).
 	relScore, relevance float64
+	lexRank             int // 1-based place in the lexical ranking, 0 when none
 }
 
 // roleRank orders roles: a file keeps the strongest role it was given.
@@ -305,7 +306,8 @@ type gathering struct {
 	req      Request
 	snap     *snapshot
 	cands    map[string]*candidate
-	git      *gitInfo // nil outside git
+	lexical  map[string]ctxd.LexicalMatch // by path, from the lexical ranking
+	git      *gitInfo                     // nil outside git
 	warnings []string
 }
 
@@ -569,7 +571,7 @@ func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
 				set[m] = true
 			}
 			var keep []string
-			for _, h := range g.snap.index.rank(queryTerms(g.req.Text), testQuery(g.req.Text), 0, func(p string) bool { return set[p] }) {
+			for _, h := range g.snap.index.rank(newRankQuery(g.req.Text, testQuery(g.req.Text)), 0, func(p string) bool { return set[p] }) {
 				keep = append(keep, h.Path)
 				delete(set, h.Path)
 			}
@@ -686,6 +688,11 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Lines = countLines([]byte(text))
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
+		f.LexicalRank = c.lexRank
+		if m, ok := g.lexical[rel]; ok {
+			f.Lexical = &m
+		}
+		f.SelectedText = selectedText(text, f.Selection)
 		for _, id := range idents {
 			if strings.Contains(text, id) {
 				f.MentionedSymbols = append(f.MentionedSymbols, id)

@@ -14,7 +14,7 @@ import (
 
 // Version is the persisted format's version; a file of another version is
 // rebuilt, never read.
-const Version = 1
+const Version = 2 // 2: Content.Generated (and the defined-names bag)
 
 // magic opens every index file.
 const magic = "CTXDIDX\n"
@@ -44,9 +44,12 @@ type Content struct {
 	GoModule    string
 	// Bags are the lexical term bags of the content, one per field of
 	// the ranking, in the order the term extractor defines (gather: the
-	// body; a ranking with more fields, such as defined names, adds bags
-	// and bumps its extractor version in the key).
+	// body, then the names the file defines; a ranking with more fields
+	// adds bags and bumps its extractor version in the key).
 	Bags []Terms
+	// Generated marks a generated-code header ("Code generated ... DO
+	// NOT EDIT").
+	Generated bool
 }
 
 // File flags.
@@ -156,6 +159,7 @@ func Save(path string, s *Snapshot) error {
 				e.buf.Write(binary.LittleEndian.AppendUint16(e.tmp[:0], tf))
 			}
 		}
+		e.bool(c.Generated)
 	}
 	e.u64(uint64(len(s.Files)))
 	for _, f := range s.Files {
@@ -269,6 +273,10 @@ func decode(b []byte, key string) (*Snapshot, error) {
 				t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
 			}
 		}
+		if d.err != nil {
+			break
+		}
+		c.Generated = d.bool()
 		if d.err != nil {
 			break
 		}

@@ -120,6 +120,7 @@ func markdownSection(c ctxd.Chunk) string {
 	b.WriteString("## ")
 	b.WriteString(title)
 	b.WriteString("\n")
+	writeFocus(&b, c, lang)
 	b.WriteString(fence)
 	b.WriteString(lang)
 	b.WriteString("\n")
@@ -130,6 +131,31 @@ func markdownSection(c ctxd.Chunk) string {
 	b.WriteString(fence)
 	b.WriteString("\n\n")
 	return b.String()
+}
+
+// writeFocus writes where the editor's cursor and selection are in a file:
+// "Cursor: line N" and "Selection: lines A-B", with the selected text in
+// its own fence when the file's view is cut (a whole file has it in place).
+// It is part of the section, so its tokens count against the budget.
+func writeFocus(b *strings.Builder, c ctxd.Chunk, lang string) {
+	f := &c.Facts
+	if s := f.Selection; s != nil {
+		fmt.Fprintf(b, "Selection: lines %d-%d", s.Start, s.End)
+		if c.Truncated && f.SelectedText != "" {
+			fence := Fence(f.SelectedText)
+			b.WriteString(", selected text:\n")
+			b.WriteString(fence + lang + "\n" + f.SelectedText)
+			if !strings.HasSuffix(f.SelectedText, "\n") {
+				b.WriteString("\n")
+			}
+			b.WriteString(fence + "\n")
+		} else {
+			b.WriteString("\n")
+		}
+	}
+	if f.Cursor > 0 {
+		fmt.Fprintf(b, "Cursor: line %d\n", f.Cursor)
+	}
 }
 
 func xmlSection(c ctxd.Chunk) string {
@@ -156,10 +182,19 @@ func xmlSection(c ctxd.Chunk) string {
 			attrs += fmt.Sprintf(" elided_lines=\"%d\"", n)
 		}
 	}
+	if s := c.Facts.Selection; s != nil {
+		attrs += fmt.Sprintf(" selection=\"%d-%d\"", s.Start, s.End)
+	}
+	if c.Facts.Cursor > 0 {
+		attrs += fmt.Sprintf(" cursor=\"%d\"", c.Facts.Cursor)
+	}
 	content := xmlText(c.Content, tag)
 	var b strings.Builder
 	b.Grow(len(content) + 64)
 	fmt.Fprintf(&b, "<%s%s>\n", tag, attrs)
+	if c.Truncated && c.Facts.SelectedText != "" {
+		b.WriteString("<selection>\n" + xmlText(c.Facts.SelectedText, "selection") + "</selection>\n")
+	}
 	b.WriteString(content)
 	if !strings.HasSuffix(content, "\n") {
 		b.WriteString("\n")

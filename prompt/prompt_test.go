@@ -96,3 +96,23 @@ func TestEveryTaskHasInstructions(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionFocus: a file's section names the cursor and the selection,
+// and carries the selected text when its view is cut.
+func TestSectionFocus(t *testing.T) {
+	c := ctxd.Chunk{Source: "a/b.go", ChunkType: ctxd.ChunkFile, Content: "package b\n\nfunc F() {}\n",
+		Facts: ctxd.Facts{Cursor: 3, Selection: &ctxd.LineRange{Start: 3, End: 3}, SelectedText: "func F() {}\n"}}
+	md := Section(c, ctxd.FormatMarkdown)
+	if !strings.Contains(md, "Selection: lines 3-3\nCursor: line 3\n") || strings.Count(md, "func F() {}") != 1 {
+		t.Errorf("whole file:\n%s", md)
+	}
+	c.Truncated, c.Truncation, c.Content = true, ctxd.TruncOutline, "package b\n"
+	md = Section(c, ctxd.FormatMarkdown)
+	if !strings.Contains(md, "Selection: lines 3-3, selected text:\n```go\nfunc F() {}\n```\n") {
+		t.Errorf("cut file:\n%s", md)
+	}
+	x := Section(c, ctxd.FormatXML)
+	if !strings.Contains(x, `selection="3-3" cursor="3"`) || !strings.Contains(x, "<selection>\nfunc F() {}\n</selection>") {
+		t.Errorf("xml:\n%s", x)
+	}
+}
