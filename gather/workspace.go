@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // Defaults of [Options] and [Request].
@@ -662,6 +662,8 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 					why := "cannot read it"
 					if errors.Is(err, errTooBig) {
 						why = fmt.Sprintf("over the size cap of %d bytes", g.w.opts.MaxFileBytes)
+					} else if errors.Is(err, safefs.ErrNotRegular) {
+						why = "not a regular file"
 					}
 					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
 				}
