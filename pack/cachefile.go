@@ -19,7 +19,7 @@ const maxCacheEntries = 1 << 20
 // cacheMagic and cacheVersion open a persisted count cache.
 const (
 	cacheMagic   = "CTXDPCK\n"
-	cacheVersion = 1
+	cacheVersion = 2 // 2: secrets count
 )
 
 // errBadCache reports a cache file that does not verify; the caller starts
@@ -54,7 +54,7 @@ func (c *Cache) Load(path string) error {
 		return errBadCache
 	}
 	n := next()
-	if n > uint64(r.Len())/18 {
+	if n > uint64(r.Len())/20 {
 		return errBadCache
 	}
 	loaded := make(map[countKey]countVal, n)
@@ -69,12 +69,12 @@ func (c *Cache) Load(path string) error {
 		}
 		enc := make([]byte, el)
 		r.Read(enc)
-		tokens := next()
-		if size > 1<<40 || tokens > 1<<40 {
+		tokens, secrets := next(), next()
+		if size > 1<<40 || tokens > 1<<40 || secrets > 1<<40 {
 			return errBadCache
 		}
 		k.size, k.encoding = int(size), string(enc)
-		loaded[k] = countVal{tokens: int(tokens)}
+		loaded[k] = countVal{tokens: int(tokens), secrets: int(secrets)}
 	}
 	if r.Len() != 0 {
 		return errBadCache
@@ -121,6 +121,7 @@ func (c *Cache) Save(path string) error {
 		put(uint64(len(k.encoding)))
 		buf.WriteString(k.encoding)
 		put(uint64(v.tokens))
+		put(uint64(v.secrets))
 	}
 	c.added = 0
 	c.mu.Unlock()

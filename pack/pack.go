@@ -1,8 +1,8 @@
 // Package pack puts a whole repository (or a subtree) into one document,
-// as Repomix does, with ctxd's ignore and secret rules (those of
-// gathering: .gitignore, .ctxdignore, .git/info/exclude, secret-looking
-// files never included) and exact token counts per file, per directory and
-// in total.
+// as Repomix does, with ctxd's ignore, secret and redaction rules (those of
+// gathering and prompts: .gitignore, .ctxdignore, .git/info/exclude,
+// secret-looking files never included, secrets inside files replaced by
+// markers) and exact token counts per file, per directory and in total.
 package pack
 
 import (
@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -68,6 +69,8 @@ type File struct {
 	Content string `json:"content,omitempty"`
 	// Compressed is set when Content is the signatures view.
 	Compressed bool `json:"compressed,omitempty"`
+	// Redacted counts the secrets replaced by markers, as in prompts.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // Dir is a directory's totals (its files and all below it).
@@ -83,8 +86,9 @@ type Result struct {
 	Encoding string `json:"encoding"`
 	Tokens   int    `json:"tokens"` // total of the files' tokens
 	Bytes    int    `json:"bytes"`
-	Files    []File `json:"files"` // path order
-	Dirs     []Dir  `json:"dirs"`  // path order; "." is the root
+	Redacted int    `json:"redacted,omitempty"` // secrets replaced by markers
+	Files    []File `json:"files"`              // path order
+	Dirs     []Dir  `json:"dirs"`               // path order; "." is the root
 	// LargestFiles and LargestDirs are the Top biggest by tokens, to
 	// choose exclusions from.
 	LargestFiles []File `json:"largest_files"`
@@ -111,6 +115,7 @@ type countKey struct {
 
 type countVal struct {
 	tokens     int
+	secrets    int    // secrets redacted from the text (0: the text is packed as read)
 	compressed string // the signatures view, when compressed
 	ok         bool   // the view exists
 }
@@ -137,6 +142,10 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		enc = DefaultEncoding
 	}
 	counter, err := tokens.Get(enc)
+	if err != nil {
+		return nil, fmt.Errorf("pack: %w", err)
+	}
+	scanner, err := secrets.Default()
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
@@ -175,13 +184,20 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				key := countKey{size: len(j.text), encoding: enc, compress: opts.Compress}
 				copy(key.hash[:], sum[:16])
 				v, hit := prev[key]
+				// Secrets are redacted as in prompts; a cached text known to
+				// hold none is not scanned again.
+				text := strings.ToValidUTF8(j.text, "\uFFFD")
+				if !hit || v.secrets > 0 {
+					red, reds := scanner.Redact(j.rel, text)
+					text, v.secrets = red, len(reds)
+				}
+				f.Content, f.Redacted = text, v.secrets
 				if !hit {
 					if opts.Compress {
-						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(j.text)), []byte(j.text), treesitter.Signatures, treesitter.Options{}); err == nil {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{}); err == nil {
 							v.compressed, v.ok = view.Text, true
 						}
 					}
-					text := j.text
 					if v.ok {
 						text = v.compressed
 					}
@@ -237,6 +253,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	for _, f := range files {
 		r.Tokens += f.Tokens
 		r.Bytes += f.Bytes
+		r.Redacted += f.Redacted
 		for d := path.Dir(f.Path); ; d = path.Dir(d) {
 			x := dirs[d]
 			if x == nil {

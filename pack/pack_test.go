@@ -206,3 +206,32 @@ func FuzzCacheLoad(f *testing.F) {
 		NewCache().Load(path) // must not panic or allocate without bound
 	})
 }
+
+// Secrets inside packed files are replaced by markers, as in prompts, and
+// a cached text is redacted again on every pack.
+func TestPackRedacts(t *testing.T) {
+	src, err := os.ReadFile("../secrets/testdata/config.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace(t, map[string]string{"app/config.py": string(src), "app/main.py": "print('hi')\n"})
+	c := NewCache()
+	for pass := range 2 {
+		r, err := PackCached(t.Context(), ws, Options{}, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := r.Write(&b, FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"AKIA454ML6LG4TJFCZ4K", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"} {
+			if strings.Contains(b.String(), s) {
+				t.Errorf("pass %d: secret %s in the pack", pass, s)
+			}
+		}
+		if !strings.Contains(b.String(), "[REDACTED aws-access-token]") || r.Redacted == 0 || r.Files[0].Redacted == 0 || r.Files[1].Redacted != 0 {
+			t.Errorf("pass %d: redactions %d, files %+v", pass, r.Redacted, r.Files)
+		}
+	}
+}
