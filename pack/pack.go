@@ -145,10 +145,10 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
-	scanner, err := secrets.Default()
-	if err != nil {
-		return nil, fmt.Errorf("pack: %w", err)
-	}
+	// The scanner compiles a few hundred rules: built only when a text
+	// must be scanned (not for a tree whose cached texts hold no secret).
+	scanner := sync.OnceValues(secrets.Default)
+	var scanErr error
 	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
 	keep := func(rel string) bool {
 		if sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
@@ -188,7 +188,14 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				// hold none is not scanned again.
 				text := strings.ToValidUTF8(j.text, "\uFFFD")
 				if !hit || v.secrets > 0 {
-					red, reds := scanner.Redact(j.rel, text)
+					sc, err := scanner()
+					if err != nil {
+						mu.Lock()
+						scanErr = err
+						mu.Unlock()
+						continue
+					}
+					red, reds := sc.Redact(j.rel, text)
 					text, v.secrets = red, len(reds)
 				}
 				f.Content, f.Redacted = text, v.secrets
@@ -232,6 +239,9 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	})
 	close(jobs)
 	wg.Wait()
+	if err == nil {
+		err = scanErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
