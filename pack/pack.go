@@ -351,7 +351,11 @@ func (r *Result) Write(w io.Writer, format string) error {
 
 func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes.\n\n", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	if r.Redacted > 0 {
+		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
+	}
+	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
 	b.WriteString("## Files\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
