@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestOddCheckpointNames is failure 12 of issue 11: a symlink, a directory
@@ -72,5 +73,49 @@ func TestSaveReportsRetention(t *testing.T) {
 	}
 	if got := last.RemovedByRetention(); len(got) != 1 || got[0] != 2 {
 		t.Errorf("fourth save removed %v, want [2]", got)
+	}
+}
+
+// TestLegacyFutureTimestamp: a legacy (no checksum) checkpoint claiming a
+// timestamp in the future is not the newest: its time is clamped to its
+// file's modification time, so a session saved now lists before it.
+func TestLegacyFutureTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join("testdata", "v1_seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"session_id": "session_abc123"`, `"session_id": "forged"`, 1)
+	forged = strings.Replace(forged, "2024-01-15T10:30:00Z", "2099-01-01T00:00:00Z", 1)
+	if err := os.MkdirAll(filepath.Join(dir, "forged"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "forged", seqName(1))
+	if err := os.WriteFile(p, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	cp := crashCheckpoint("mine", 0)
+	cp.State, cp.Timestamp = StateRunning, time.Time{}
+	if _, err := st.Save(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 2 || l.Sessions[0].SessionID != "mine" {
+		t.Fatalf("newest first: %+v", l.Sessions)
+	}
+	if l.Sessions[1].Updated.After(time.Now()) {
+		t.Errorf("the forged session claims %v", l.Sessions[1].Updated)
 	}
 }
