@@ -81,6 +81,8 @@ type setup struct {
 	// canary, when set, rewrites only that percent of sessions.
 	canary   *int
 	stateDir string
+	// budget, when set, is every request's explicit token budget.
+	budget int
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -104,7 +106,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuf
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000}})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d: %s", resp.StatusCode, answer)
 			}
-			if want := jsonAnswer(f.path, modelOf(t, body), len(up.last(t).Body)/4); string(answer) != want {
+			if want := jsonAnswer(f.path, modelOf(t, body), up.usageOf(modelOf(t, up.last(t).Body), up.last(t).Body)); string(answer) != want {
 				t.Errorf("answer relayed changed:\n got %s\nwant %s", answer, want)
 			}
 			got := up.last(t).Body
@@ -182,8 +184,8 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 					t.Errorf("record lacks %s", k)
 				}
 			}
-			if r["observed_input_tokens"].(float64) != float64(len(got)/4) {
-				t.Errorf("observed_input_tokens = %v, want the upstream's %d", r["observed_input_tokens"], len(got)/4)
+			if r["observed_input_tokens"].(float64) != float64(up.usageOf(modelOf(t, got), got)) {
+				t.Errorf("observed_input_tokens = %v, want the upstream's %d", r["observed_input_tokens"], up.usageOf(modelOf(t, got), got))
 			}
 		})
 	}
@@ -422,6 +424,64 @@ func TestUsageCalibratesNextRequest(t *testing.T) {
 	}
 }
 
+// TestObservedRatioCalibratesPressure: the usage the upstream reports
+// for a model calibrates the estimates of that model's later requests.
+// The fake provider counts twice the tokens ctxd's estimator does
+// (a byte per two tokens' worth of text); after one answer, a request
+// of another conversation (so no session observation is involved) of
+// the same size is under more pressure, in a harder band, and is
+// condensed where the first was not.
+func TestObservedRatioCalibratesPressure(t *testing.T) {
+	body := convo(t, "chat", 6, false)
+	shadow, err := smart.New(smart.Options{}).Optimize(t.Context(), body, smart.Call{Mode: smart.ModeShadow, Session: "probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := shadow.Report.EstimatedTokensBefore
+	up := newUpstream(t)
+	up.bytesPerToken = 2
+	// 40% pressure uncalibrated: the low band, lossless rewrites only.
+	px, logs := startProxy(t, up, setup{budget: est * 5 / 2})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-1"})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-2"})
+	recs := logs.records(t, 2)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	first, second := recs[0], recs[1]
+	ratio := float64(len(body)/2) / float64(est)
+	if first["estimate_calibration_ratio"] != 0.0 || first["pressure_band"] != smart.BandLow {
+		t.Errorf("first request: ratio %v band %v, want no calibration, low band", first["estimate_calibration_ratio"], first["pressure_band"])
+	}
+	got, _ := second["estimate_calibration_ratio"].(float64)
+	if d := got - ratio; d < -0.01 || d > 0.01 {
+		t.Errorf("second request's estimate_calibration_ratio = %v, want the first's observed/estimated %.3f", got, ratio)
+	}
+	p1, p2 := first["pressure_basis_points"].(float64), second["pressure_basis_points"].(float64)
+	if want := p1 * ratio; p2 < want-2 || p2 > want+2 {
+		t.Errorf("second pressure %v bp, want the first's %v × %.3f = %.0f", p2, p1, ratio, want)
+	}
+	if second["pressure_band"] == smart.BandLow || second["observed_context_tokens"] != 0.0 {
+		t.Errorf("second request: band %v observed_context_tokens %v, want a harder band from calibration alone", second["pressure_band"], second["observed_context_tokens"])
+	}
+	if rs, _ := second["policy_reasons"].([]any); !containsAny(rs, "estimate_calibrated_by_observed_ratio") {
+		t.Errorf("second request's policy_reasons %v", rs)
+	}
+	reqs := up.requests()
+	if len(reqs[1].Body) >= len(reqs[0].Body) || second["tool_outputs_condensed"].(float64) == 0 {
+		t.Errorf("upstream bodies %d then %d bytes, %v outputs condensed: calibration did not change the policy", len(reqs[0].Body), len(reqs[1].Body), second["tool_outputs_condensed"])
+	}
+}
+
+func containsAny(xs []any, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
 func TestUsageFromGzipAnswer(t *testing.T) {
 	up := newUpstream(t)
 	up.gzip = true
@@ -446,7 +506,7 @@ func TestUsageFromGzipAnswer(t *testing.T) {
 		t.Errorf("relayed gzip body does not decode to JSON")
 	}
 	recs := logs.records(t, 1)
-	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(len(up.last(t).Body)/4) {
+	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(up.usageOf(modelOf(t, up.last(t).Body), up.last(t).Body)) {
 		t.Errorf("usage of a gzip answer not observed: %v", recs)
 	}
 }

@@ -87,6 +87,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	p.statsMu.Lock()
 	st := p.session(call.Session)
 	call.ObservedInputTokens, call.Feedback = st.lastObserved, st.feedback
+	call.EstimateRatio = p.estimateRatio(req.Model)
 	st.feedback = smart.Feedback{}
 	rec.ArtifactReads, st.artifactReads = st.artifactReads, 0
 	p.statsMu.Unlock()

@@ -295,6 +295,7 @@ func (r *run) setBudgetTelemetry() {
 	t.ModelContextWindowTokens = b.window
 	t.ModelContextWindowSource = b.windowSource
 	t.ObservedContextTokens = r.c.ObservedInputTokens
+	t.EstimateRatio = r.c.EstimateRatio
 	t.PressureBasisPoints = b.pressureBP
 	t.PressureBand = b.band
 	t.EstimatorConfidence = b.model.EstimatorConfidence

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -564,6 +565,40 @@ func TestBudget(t *testing.T) {
 	b.setPressure(10000, 0)
 	if b.limit != 20000 || b.pressureBP != 5000 || b.usable != 20000-400 || !slices.Contains(b.reasons, "explicit_budget") {
 		t.Errorf("explicit budget: limit %d pressure %d usable %d %v", b.limit, b.pressureBP, b.usable, b.reasons)
+	}
+	// The observed/estimated ratio calibrates the estimate: 50,000
+	// estimated tokens the provider counts 1.6 times over are 80,000,
+	// high pressure instead of low, and the usable window (in estimated
+	// tokens) shrinks by as much; a ratio below 1 lowers the pressure
+	// but never widens the window.
+	plain, _ := resolveBudget("gpt-4o", Call{ContextWindow: 100000, OutputReserve: 4000})
+	plain.setPressure(50000, 0)
+	for _, tt := range []struct {
+		ratio  float64
+		band   string
+		usable int
+	}{
+		{1.6, BandHigh, int(float64(plain.usable) / 1.6)},
+		{1, BandMedium, plain.usable},
+		{0.8, BandLow, plain.usable},
+	} {
+		b, err := resolveBudget("gpt-4o", Call{ContextWindow: 100000, OutputReserve: 4000, EstimateRatio: tt.ratio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.setPressure(50000, 0)
+		if want := int(math.Round(50000 * tt.ratio)); b.used != want || b.band != tt.band || b.usable != tt.usable ||
+			!slices.Contains(b.reasons, "estimate_calibrated_by_observed_ratio") {
+			t.Errorf("ratio %g: used %d (want %d) band %s (want %s) usable %d (want %d) %v", tt.ratio, b.used, want, b.band, tt.band, b.usable, tt.usable, b.reasons)
+		}
+	}
+	if plain.band != BandMedium || slices.Contains(plain.reasons, "estimate_calibrated_by_observed_ratio") {
+		t.Errorf("uncalibrated: band %s %v", plain.band, plain.reasons)
+	}
+	for _, bad := range []float64{-1, 0.1, 5} {
+		if err := (Call{EstimateRatio: bad}).validate(); !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Errorf("estimate ratio %g: %v, want invalid params", bad, err)
+		}
 	}
 	if _, err := resolveBudget("gpt-4o", Call{ContextWindow: 1000, OutputReserve: 1000}); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("reserve filling the window: %v", err)
