@@ -42,6 +42,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 )
 
@@ -175,6 +176,24 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeH
 // SetPublicURL sets the base URL references name (once the listener's
 // port is known).
 func (p *Proxy) SetPublicURL(u string) { p.opts.PublicURL = strings.TrimRight(u, "/") }
+
+// retrieval is how the references of a rewrite say to read them back:
+// the ctxd rehydrate command (with the flow's state directory) and a GET
+// on the proxy's artifact URL (when its public URL can sit in a marker;
+// an IPv6 literal cannot, its brackets would end it).
+func (p *Proxy) retrieval() request.Retrieval {
+	rt := request.Retrieval{Command: true, StateDir: p.opts.Flow.stateDir}
+	if rt.Check() != nil {
+		rt.StateDir = ""
+	}
+	if p.opts.PublicURL != "" {
+		u := request.Retrieval{URL: p.opts.PublicURL + "/ctxd/artifacts"}
+		if u.Check() == nil {
+			rt.URL = u.URL
+		}
+	}
+	return rt
+}
 
 // passthrough forwards a request the proxy does not rewrite.
 func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {

@@ -166,7 +166,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 			if !bytes.Equal(in[len(in)-1], out[len(out)-1]) {
 				t.Errorf("latest user turn changed:\n in %s\nout %s", in[len(in)-1], out[len(out)-1])
 			}
-			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --session ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
+			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --state-dir ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
 				t.Errorf("upstream body has no reference saying how to read it back")
 			}
 			recs := logs.records(t, 1)

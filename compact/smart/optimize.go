@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,6 +157,9 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	}
 	r := &run{o: o, ctx: ctx, c: c, req: req, scope: scope, live: live, b: b, rep: rep, est: o.estimator(b, req.Format),
 		hashFails: map[string]bool{}, missingReq: map[string]bool{}}
+	r.rt = c.Retrieval
+	r.rt.Session = scope
+	r.hintCost = hintCost(b, r.rt)
 	r.before = r.est.Request(req)
 	b.setPressure(r.before, c.ObservedInputTokens)
 	r.b = b
@@ -264,6 +268,11 @@ type run struct {
 	c      Call
 	req    *request.Request
 	scope  string
+	rt     request.Retrieval // how references say to read them back
+	// hintCost is the tokens rt's hint adds to a marker: a view's
+	// allocation grows by as much, so the hint never costs a view its
+	// content (the estimate counts it all the same).
+	hintCost int
 	live   bool
 	b      budget
 	rep    *Report
@@ -381,6 +390,13 @@ func (r *run) staticHash() string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// hintCost is the tokens the retrieval hint adds to a marker.
+func hintCost(b budget, rt request.Retrieval) int {
+	h := strings.Repeat("0", 64)
+	plain := request.NewMarker(request.MarkerRef, h, 1, 1, "")
+	return max(0, b.counter.Count(rt.Marker(request.MarkerRef, h, 1, 1, ""))-b.counter.Count(plain))
 }
 
 // DeriveSession is the session a request that names none is scoped to

@@ -155,6 +155,11 @@ type Call struct {
 	// shrinks the usable window in estimated tokens by the same factor;
 	// a ratio below 1 never widens it.
 	EstimateRatio float64 `json:"estimate_ratio,omitempty"`
+	// Retrieval makes every reference the call writes say how the
+	// model can read the text back itself (the ctxd rehydrate command, a
+	// GET on a proxy), besides asking for it; the hint is part of the
+	// marker, so the estimate counts it. Its session is the call's.
+	Retrieval request.Retrieval `json:"retrieval,omitzero"`
 	// ExactItems are indexes of items the caller marks exact: they are
 	// never rewritten.
 	ExactItems []int `json:"exact_items,omitempty"`
@@ -205,6 +210,9 @@ func (c Call) validate() error {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}
+	}
+	if err := c.Retrieval.Check(); err != nil {
+		return fmt.Errorf("%w: %w", err, ctxd.ErrInvalidParams)
 	}
 	if c.Session != "" {
 		if err := artifacts.ValidSession(c.Session); err != nil {

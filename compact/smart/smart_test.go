@@ -864,3 +864,44 @@ func TestWindowSizeAndMaxToolOutput(t *testing.T) {
 		t.Errorf("max_tool_output -1: %d condensed, %d duplicates", never.ToolOutputsCondensed, never.DuplicateTexts)
 	}
 }
+
+// TestRetrievalHintInMarkers: with a Retrieval, every reference the
+// optimizer writes says how to read it back (the command, the GET), the
+// hints are part of what the estimate counts, and the references still
+// parse and resolve.
+func TestRetrievalHintInMarkers(t *testing.T) {
+	in := body(request.FormatChat, history(40))
+	rt := request.Retrieval{Command: true, StateDir: "/srv/ctxd/state", URL: "http://127.0.0.1:8787/ctxd/artifacts"}
+	store := newStore(t)
+	o := New(Options{Store: store})
+	res := optimize(t, o, in, Call{Session: "s", ContextWindow: 16000, Retrieval: rt})
+	checkOutput(t, store, "s", in, res.Body)
+	out := string(res.Body)
+	markers := strings.Count(out, request.MarkerOpen)
+	cmds := strings.Count(out, ", or run: ctxd rehydrate --state-dir /srv/ctxd/state --session s ")
+	gets := strings.Count(out, ", or GET http://127.0.0.1:8787/ctxd/artifacts/s/")
+	if markers == 0 || cmds != markers || gets != markers {
+		t.Errorf("%d markers, %d with the command, %d with the GET", markers, cmds, gets)
+	}
+	for _, m := range regexp.MustCompile(`\[ctxd:[^\]]*\]`).FindAllString(out, -1) {
+		ms := request.ParseMarkers(m)
+		if len(ms) != 1 || !strings.Contains(m, "/s/"+ms[0].Hash+"?lines=a-b]") || !strings.Contains(m, " --session s "+ms[0].Hash+" a-b") {
+			t.Errorf("marker %q parses as %+v", m, ms)
+		}
+	}
+	// The estimate of the request sent is the estimate of these bytes,
+	// hints included.
+	again := optimize(t, New(Options{}), res.Body, Call{Session: "s", ContextWindow: 16000, Mode: ModeShadow})
+	if got, want := again.Report.EstimatedTokensBefore, res.Report.EstimatedTokensAfter; got != want {
+		t.Errorf("estimate of the sent body %d, the report says %d", got, want)
+	}
+	plain := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000})
+	if strings.Contains(string(plain.Body), ", or run:") {
+		t.Error("a call without Retrieval wrote hints")
+	}
+	for _, bad := range []request.Retrieval{{URL: "ftp://x"}, {URL: "http://[::1]:8787/ctxd/artifacts"}, {Command: true, StateDir: "/a b"}} {
+		if _, err := New(Options{}).Optimize(t.Context(), in, Call{Retrieval: bad}); !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Errorf("retrieval %+v: %v, want invalid params", bad, err)
+		}
+	}
+}
