@@ -263,21 +263,21 @@ func (c *cand) selected() bool { return c.decision == DecisionRewritten }
 
 // run is one optimize call.
 type run struct {
-	o      *Optimizer
-	ctx    context.Context
-	c      Call
-	req    *request.Request
-	scope  string
-	rt     request.Retrieval // how references say to read them back
+	o     *Optimizer
+	ctx   context.Context
+	c     Call
+	req   *request.Request
+	scope string
+	rt    request.Retrieval // how references say to read them back
 	// hintCost is the tokens rt's hint adds to a marker: a view's
 	// allocation grows by as much, so the hint never costs a view its
 	// content (the estimate counts it all the same).
 	hintCost int
-	live   bool
-	b      budget
-	rep    *Report
-	est    *request.Estimator
-	before int
+	live     bool
+	b        budget
+	rep      *Report
+	est      *request.Estimator
+	before   int
 
 	calls      map[string]callInfo
 	latestText string
