@@ -251,6 +251,8 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 			st.feedback.UpstreamContextErrors++
 		case errPrevNotFound:
 			st.feedback.PreviousResponseNotFound++
+		case errInvalidContinues:
+			st.feedback.UpstreamInvalidContinuation++
 		}
 	}
 	p.statsMu.Unlock()

@@ -533,3 +533,33 @@ func TestUpstreamErrorsFeedQualityProxies(t *testing.T) {
 		t.Errorf("second record's task_quality_previous_response_not_found = %v, want 1", recs[1]["task_quality_previous_response_not_found"])
 	}
 }
+
+// TestInvalidContinuationForwardsNextRequestWhole: after the upstream
+// refuses a request for its tool-call continuation, the session's next
+// request is forwarded as the agent sent it (and says why), and the one
+// after that is rewritten again.
+func TestInvalidContinuationForwardsNextRequestWhole(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{budget: 40000})
+	body := convo(t, "chat", 6, false)
+	bad := map[string]string{"X-Ctxd-Session": "ic-1", "X-Test-Status": "400",
+		"X-Test-Error": `{"error":{"message":"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.","type":"invalid_request_error","param":"messages","code":null}}`}
+	post(t, px.URL, "/v1/chat/completions", body, bad)
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
+	recs := logs.records(t, 3)
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
+	}
+	reqs := up.requests()
+	if recs[0]["upstream_error_kind"] != "invalid_continuation" || len(reqs[0].Body) >= len(body) {
+		t.Errorf("first: kind %v, %d of %d bytes upstream", recs[0]["upstream_error_kind"], len(reqs[0].Body), len(body))
+	}
+	rs, _ := recs[1]["policy_reasons"].([]any)
+	if !bytes.Equal(reqs[1].Body, body) || recs[1]["task_quality_invalid_tool_call_continuation"] != 1.0 || !containsAny(rs, "full_request_fallback_upstream_invalid_continuation") {
+		t.Errorf("second: forwarded whole %v, invalid continuation %v, reasons %v", bytes.Equal(reqs[1].Body, body), recs[1]["task_quality_invalid_tool_call_continuation"], rs)
+	}
+	if len(reqs[2].Body) >= len(body) || recs[2]["applied"] != true {
+		t.Errorf("third: %d of %d bytes, applied %v", len(reqs[2].Body), len(body), recs[2]["applied"])
+	}
+}

@@ -171,6 +171,17 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 		o.finish(ctx, rep, start)
 		return res, nil
 	}
+	if c.Feedback.UpstreamInvalidContinuation > 0 {
+		// The provider refused the session's previous request for its
+		// tool-call continuation: whatever caused it, this request goes
+		// as the agent sent it (whole-request fallback is for failures
+		// that touch continuation).
+		rep.FullRequestFallbackCount = 1
+		rep.PolicyReasons = append(rep.PolicyReasons, "full_request_fallback_upstream_invalid_continuation")
+		rep.Fits = r.before <= b.usable
+		o.finish(ctx, rep, start)
+		return res, nil
+	}
 	out, err := r.optimize()
 	if err != nil {
 		return nil, err
@@ -191,6 +202,7 @@ func (o *Optimizer) finish(ctx context.Context, rep *Report, start time.Time) {
 func applyFeedback(t *Telemetry, f Feedback) {
 	t.UpstreamContextErrors = f.UpstreamContextErrors
 	t.PreviousResponseNotFound = f.PreviousResponseNotFound
+	t.InvalidToolCallContinuaton = f.UpstreamInvalidContinuation
 	t.AdditionalTurnsBefore = f.AdditionalTurnsBeforeCompletion
 	if f.TaskCompleted != "" {
 		t.TaskCompleted = f.TaskCompleted

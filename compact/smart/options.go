@@ -183,6 +183,10 @@ type Feedback struct {
 	// PreviousResponseNotFound counts "previous response not found"
 	// errors.
 	PreviousResponseNotFound int `json:"previous_response_not_found,omitempty"`
+	// UpstreamInvalidContinuation counts errors the provider returned
+	// about the request's tool-call continuation (a call without its
+	// result, a result without its call) since the previous call.
+	UpstreamInvalidContinuation int `json:"upstream_invalid_continuation,omitempty"`
 	// TaskCompleted is "true" or "false" when the caller knows; "" is
 	// unknown.
 	TaskCompleted string `json:"task_completed,omitempty"`

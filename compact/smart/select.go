@@ -3,6 +3,7 @@ package smart
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/compact/request"
@@ -150,11 +151,24 @@ func (r *run) selectAll(pol policy) {
 	r.selectNotices(pol)
 }
 
+// reasonNoCrossTurn is the policy reason of a continued request that
+// makes no cross-turn duplicates after a previous-response-not-found.
+const reasonNoCrossTurn = "no_cross_turn_refs_after_previous_response_not_found"
+
 // selectOutputs decides the tool outputs, oldest first (a duplicate's
 // anchor is decided before it).
 func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	first := map[string]*cand{}
 	continuation := r.continuation()
+	if continuation && r.c.Feedback.PreviousResponseNotFound > 0 {
+		// The provider lost the previous response: outputs of earlier
+		// turns are not in its context, so a duplicate of one is not a
+		// duplicate there (the output is kept whole).
+		continuation = false
+		if !slices.Contains(r.rep.PolicyReasons, reasonNoCrossTurn) {
+			r.rep.PolicyReasons = append(r.rep.PolicyReasons, reasonNoCrossTurn)
+		}
+	}
 	// Below pressure only lossless rewrites: duplicates, terminal noise,
 	// binary data and file reads a later read of the same file
 	// supersedes (both behind references).

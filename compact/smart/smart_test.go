@@ -493,6 +493,32 @@ func TestCrossTurnDuplicates(t *testing.T) {
 	if !bytes.Contains(second.Body, []byte(`"previous_response_id":"resp_2"`)) || !bytes.Contains(second.Body, []byte("[ctxd:dup sha256=")) {
 		t.Errorf("second turn body: %s", second.Body)
 	}
+	// The provider lost resp_2: the next continued request makes no
+	// cross-turn duplicate (its anchor is not in the provider's context).
+	in := turn(3, "resp_2")
+	third := optimize(t, o, in, Call{Session: "c", Feedback: Feedback{PreviousResponseNotFound: 1}})
+	if third.Report.CrossTurnDuplicateTexts != 0 || bytes.Contains(third.Body, []byte("[ctxd:dup")) ||
+		!slices.Contains(third.Report.PolicyReasons, "no_cross_turn_refs_after_previous_response_not_found") || third.Report.PreviousResponseNotFound != 1 {
+		t.Errorf("after previous_response_not_found: cross-turn %d reasons %v", third.Report.CrossTurnDuplicateTexts, third.Report.PolicyReasons)
+	}
+}
+
+// TestUpstreamInvalidContinuationFallsBack: after the provider refused
+// a session's request for its tool-call continuation, the next request
+// goes as the agent sent it, and says why.
+func TestUpstreamInvalidContinuationFallsBack(t *testing.T) {
+	in := body(request.FormatChat, history(40))
+	o := New(Options{Store: newStore(t)})
+	res := optimize(t, o, in, Call{Session: "s", ContextWindow: 64000, Feedback: Feedback{UpstreamInvalidContinuation: 1}})
+	rep := res.Report
+	if !bytes.Equal(res.Body, in) || rep.Applied || rep.FullRequestFallbackCount != 1 || rep.InvalidToolCallContinuaton != 1 ||
+		!slices.Contains(rep.PolicyReasons, "full_request_fallback_upstream_invalid_continuation") {
+		t.Errorf("applied %v fallback %d invalid %d reasons %v", rep.Applied, rep.FullRequestFallbackCount, rep.InvalidToolCallContinuaton, rep.PolicyReasons)
+	}
+	// Without the feedback the same request is rewritten.
+	if res := optimize(t, o, in, Call{Session: "s", ContextWindow: 64000}); !res.Report.Applied {
+		t.Error("the request is not rewritten without the feedback either: the test shows nothing")
+	}
 }
 
 func TestStaticContextDeltas(t *testing.T) {
