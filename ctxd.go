@@ -149,8 +149,12 @@ type LineRange struct {
 
 // ScoreTerm is one term of a chunk's score, with the reason it applies.
 type ScoreTerm struct {
-	Term   string  `json:"term"`
-	Value  float64 `json:"value"`
+	Term  string  `json:"term"`
+	Value float64 `json:"value"`
+	// Share is the term's part of the score: Value over the sum of the
+	// terms' absolute values (so shares of a breakdown add up to 1 in
+	// absolute value, penalties counting negative).
+	Share  float64 `json:"share,omitempty"`
 	Reason string  `json:"reason,omitempty"`
 }
 
@@ -161,6 +165,7 @@ const (
 	TermRecency   = "recency"
 	TermMention   = "mention"
 	TermRelevance = "relevance"
+	TermRank      = "lexical_rank"
 	TermSize      = "size_penalty"
 	TermCustom    = "custom"
 )
@@ -190,19 +195,37 @@ type Facts struct {
 	// from the editor rather than disk.
 	Open    bool `json:"open,omitempty"`
 	Unsaved bool `json:"unsaved,omitempty"`
+	// Redacted counts the secrets replaced by "[REDACTED rule]" markers
+	// in Content (listed in the envelope's redactions).
+	Redacted int `json:"redacted,omitempty"`
+	// InvalidUTF8 reports that the text was not valid UTF-8: each invalid
+	// byte sequence was replaced by U+FFFD.
+	InvalidUTF8 bool `json:"invalid_utf8,omitempty"`
 	// Cursor is the open file's cursor line (1-based), 0 when unknown.
 	Cursor int `json:"cursor,omitempty"`
-	// Selection is the selected range of an open file.
-	Selection *LineRange `json:"selection,omitempty"`
+	// Selection is the selected range of an open file, and SelectedText
+	// its text (at most 80 lines), which the prompt shows beside a view
+	// that may have cut it.
+	Selection    *LineRange `json:"selection,omitempty"`
+	SelectedText string     `json:"selected_text,omitempty"`
 	// Mentioned reports that the request names this source (path or base
 	// name); MentionedSymbols lists identifiers of the request found in it.
 	Mentioned        bool     `json:"mentioned,omitempty"`
 	MentionedSymbols []string `json:"mentioned_symbols,omitempty"`
+	// InnermostFrame marks the file of the innermost stack frame inside
+	// the workspace: where the error was raised.
+	InnermostFrame bool `json:"innermost_frame,omitempty"`
 	// ErrorLines are lines a stack trace or error text points at.
 	ErrorLines []int `json:"error_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`
+	// LexicalRank is the source's 1-based place in the lexical ranking of
+	// the whole workspace against the request (BM25 over path, content and
+	// defined names, times the role prior); 0 when it did not match.
+	LexicalRank int `json:"lexical_rank,omitempty"`
+	// Lexical splits the lexical match by signal, when the source matched.
+	Lexical *LexicalMatch `json:"lexical,omitempty"`
 	// Test reports a test file or fixture.
 	Test bool `json:"test,omitempty"`
 	// Explicit reports a source the user named directly (open file or a
@@ -253,6 +276,9 @@ type Skipped struct {
 	Reason string  `json:"reason"`
 	Tokens int     `json:"tokens,omitempty"`
 	Score  float64 `json:"score,omitempty"`
+	// ScoreBreakdown is the chunk's score breakdown, as an included
+	// chunk's, so a client can see why it ranked where it did.
+	ScoreBreakdown []ScoreTerm `json:"score_breakdown,omitempty"`
 }
 
 // CompressedContext is the gathered context fitted into its budget.
@@ -326,7 +352,19 @@ type Envelope struct {
 	Prompt       string   `json:"prompt"`
 	PromptTokens int      `json:"prompt_tokens"`
 	Warnings     []string `json:"warnings,omitempty"`
-	Stats        Stats    `json:"stats"`
+	// Redactions lists each secret found inside gathered text and
+	// replaced by a marker; never the secret itself.
+	Redactions []Redaction `json:"redactions,omitempty"`
+	Stats      Stats       `json:"stats"`
+}
+
+// Redaction is one secret replaced in a chunk or the prompt: where (the
+// chunk's source, "prompt" or a message; line 1-based within that text)
+// and the rule that matched. It never holds the secret.
+type Redaction struct {
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+	Rule   string `json:"rule"`
 }
 
 // Prompt formats.
@@ -353,6 +391,18 @@ type OpenFile struct {
 	Line      int        `json:"line,omitempty"`
 	Selection *LineRange `json:"selection,omitempty"`
 	Text      *string    `json:"text,omitempty"`
+}
+
+// LexicalMatch is how a source matched a request lexically: the shares of
+// its BM25 score from its path, its content and the names it defines, and
+// the prior of its role (code 1; docs, changelogs, meta, generated and
+// vendored files less) that multiplied the score.
+type LexicalMatch struct {
+	Path        float64 `json:"path"`
+	Content     float64 `json:"content"`
+	Definitions float64 `json:"definitions"`
+	Role        string  `json:"role"`
+	Prior       float64 `json:"prior"`
 }
 
 // Sentinel errors that callers branch on; server/ maps them to JSON-RPC

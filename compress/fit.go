@@ -1,17 +1,18 @@
 // Package compress fits scored context chunks into a token budget. It is
 // the context fitter only: conversation compaction lives in compact/.
 //
-// Fit is the design's greedy compressor: chunks in score order are
-// included whole when they fit; a chunk that only partly fits is included
-// at the largest structural view that fits (tree-sitter bodies, signatures,
-// outline) or, for text without structure, as a head-and-tail cut; else it
-// is skipped with a reason. The budget is never exceeded, as counted by the
+// Fit allocates the budget: the best chunks are first placed at a cheap
+// view (whole when small, structural outline or signatures, or a short
+// head-and-tail cut for text), then upgraded in score order to the largest
+// view that fits (whole, tree-sitter bodies, signatures, outline); the rest
+// fill what is left; what cannot fit is skipped with a reason. The budget is never exceeded, as counted by the
 // real tokenizer on each chunk exactly as the prompt renders it.
 package compress
 
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/tokens"
@@ -49,10 +50,41 @@ type Options struct {
 	MinPartial int
 }
 
+// Allocation shares: the presence pass spends at most presenceShare of the
+// budget, and at most presenceCap of it on any one chunk, and looks at the
+// best presenceChunks chunks.
+// A chunk of up to presenceWhole tokens is placed whole in that pass; a
+// larger one at its smallest structural view, or a head-and-tail cut of
+// presenceWhole tokens.
+const (
+	presenceShare  = 0.5
+	presenceCap    = 1.0 / 6
+	presenceChunks = 12
+	presenceWhole  = 400
+	// presencePer is the mean cost the presence pass plans for per chunk:
+	// a larger budget makes more chunks present (share / presencePer, at
+	// least presenceChunks).
+	presencePer = 250
+)
+
 // Fit fits cs, which must be sorted by score (highest first), into the
-// budget. Included chunks get Tokens set to their rendered cost, and
-// Truncated, Truncation and Elided when reduced. The sum of included
-// Tokens is TokensUsed, which never exceeds opts.Budget.
+// budget. It allocates instead of filling greedily:
+//
+//  0. critical chunks (open files, error locations) are placed first at
+//     a cheap view, without the presence pass's limits;
+//  1. presence: the best chunks are placed first at a cheap view (whole
+//     when small, else their smallest structural view, else a short
+//     head-and-tail cut), so one large file cannot starve the ones after it;
+//  2. upgrade: critical chunks first, then in score order, each placed chunk is upgraded to the largest
+//     structural view (bodies, signatures) the space left pays for; then,
+//     again in score order, to the largest view, whole first;
+//  3. the rest are placed as space allows, largest view first.
+//
+// Included chunks keep score order and get Tokens set to their rendered
+// cost, and Truncated, Truncation and Elided when reduced. The sum of
+// included Tokens is TokensUsed, which never exceeds opts.Budget. A view
+// with no text is never included. Skipped chunks keep their score
+// breakdown and say how many tokens they would have needed.
 func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedContext, error) {
 	if opts.Counter == nil {
 		return ctxd.CompressedContext{}, fmt.Errorf("fit: no token counter")
@@ -61,20 +93,110 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts}
+	f := fitter{opts: opts, views: map[int][]View{}}
+	placed := make([]*ctxd.Chunk, len(cs))
+	used := 0
+
+	// 0. Critical chunks (open files, error locations: what the user
+	// pointed at) are all placed first at a cheap view, without the
+	// presence share's limits; the upgrade pass grows them first.
 	for i := range cs {
+		if cs[i].Priority < ctxd.PriorityCritical {
+			continue
+		}
+		if got, ok := f.cheap(ctx, i, cs[i], out.Budget-used); ok {
+			placed[i] = &got
+			used += got.Tokens
+		}
+	}
+	// 1. Presence.
+	share := used + int(presenceShare*float64(out.Budget-used))
+	limit := max(int(presenceCap*float64(out.Budget)), opts.MinPartial)
+	n := max(presenceChunks, int(presenceShare*float64(out.Budget-used))/presencePer)
+	for i := range cs[:min(len(cs), n)] {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("fit chunks: %w", err)
 		}
-		c := cs[i]
-		left := out.Budget - out.TokensUsed
-		got, reason := f.place(ctx, c, left)
-		if reason != "" {
-			out.Skipped = append(out.Skipped, ctxd.Skipped{Source: c.Source, Reason: reason, Tokens: c.Tokens, Score: c.Score})
+		if placed[i] != nil {
 			continue
 		}
-		out.Chunks = append(out.Chunks, got)
-		out.TokensUsed += got.Tokens
+		room := min(share-used, limit, out.Budget-used)
+		if room < opts.MinPartial {
+			break
+		}
+		if got, ok := f.cheap(ctx, i, cs[i], room); ok {
+			placed[i] = &got
+			used += got.Tokens
+		}
+	}
+	// 2. Upgrade, critical chunks first, then in score order: first to
+	// structural views (bodies at most), so the best files all show their
+	// code, then to whole.
+	order := make([]int, 0, len(cs))
+	for i := range cs {
+		if cs[i].Priority >= ctxd.PriorityCritical {
+			order = append(order, i)
+		}
+	}
+	for i := range cs {
+		if cs[i].Priority < ctxd.PriorityCritical {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		if placed[i] == nil || !placed[i].Truncated {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("fit chunks: %w", err)
+		}
+		room := out.Budget - used + placed[i].Tokens
+		for _, v := range f.viewsOf(ctx, i, &cs[i]) {
+			if v.Level == placed[i].Truncation {
+				break
+			}
+			if got := f.withView(cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+				used += got.Tokens - placed[i].Tokens
+				placed[i] = &got
+				break
+			}
+		}
+	}
+	for _, i := range order {
+		if placed[i] == nil || !placed[i].Truncated {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("fit chunks: %w", err)
+		}
+		room := out.Budget - used + placed[i].Tokens
+		if got, ok := f.largest(ctx, i, cs[i], room); ok && got.Tokens > placed[i].Tokens {
+			used += got.Tokens - placed[i].Tokens
+			placed[i] = &got
+		}
+	}
+	// 3. The rest.
+	for i := range cs {
+		if placed[i] != nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("fit chunks: %w", err)
+		}
+		got, reason := f.place(ctx, i, cs[i], out.Budget-used)
+		if reason != "" {
+			c := &cs[i]
+			out.Skipped = append(out.Skipped, ctxd.Skipped{Source: c.Source, Reason: reason, Tokens: c.Tokens, Score: c.Score, ScoreBreakdown: c.ScoreBreakdown})
+			continue
+		}
+		placed[i] = &got
+		used += got.Tokens
+	}
+	for _, p := range placed {
+		if p != nil {
+			out.Chunks = append(out.Chunks, *p)
+			out.TokensUsed += p.Tokens
+		}
 	}
 	if out.Budget > 0 {
 		out.Utilization = float64(out.TokensUsed) / float64(out.Budget)
@@ -82,8 +204,61 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	return out, nil
 }
 
+// cheap returns chunk i at the cheapest useful view that fits in room:
+// whole when it fits, else its smallest non-empty structural view, else a
+// head-and-tail cut of room tokens.
+func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	whole := f.cost(c)
+	if whole <= min(room, presenceWhole) {
+		c.Tokens = whole
+		return c, true
+	}
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		// The smallest view; larger ones cost more.
+		if r := f.withView(c, vs[len(vs)-1], whole); r.Tokens <= room {
+			return r, true
+		}
+	}
+	return f.middle(c, whole, min(room, presenceWhole))
+}
+
+// largest returns chunk i at the largest view that fits in room.
+func (f *fitter) largest(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	got, reason := f.place(ctx, i, c, room)
+	return got, reason == ""
+}
+
+// viewsOf returns chunk i's non-empty structural views, largest first,
+// computed once.
+func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
+	if f.opts.Views == nil {
+		return nil
+	}
+	if vs, ok := f.views[i]; ok {
+		return vs
+	}
+	var vs []View
+	for _, v := range f.opts.Views(ctx, c) {
+		if strings.TrimSpace(v.Text) != "" {
+			vs = append(vs, v)
+		}
+	}
+	f.views[i] = vs
+	return vs
+}
+
+func (f *fitter) withView(c ctxd.Chunk, v View, whole int) ctxd.Chunk {
+	r := c
+	r.Content = v.Text
+	r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
+	r.OriginalTokens = whole
+	r.Tokens = f.cost(r)
+	return r
+}
+
 type fitter struct {
-	opts Options
+	opts  Options
+	views map[int][]View // by chunk index
 }
 
 func (f *fitter) cost(c ctxd.Chunk) int {
@@ -93,8 +268,9 @@ func (f *fitter) cost(c ctxd.Chunk) int {
 	return f.opts.Counter.Count(f.opts.Render(c))
 }
 
-// place returns c as it fits in left tokens, or a reason to skip it.
-func (f *fitter) place(ctx context.Context, c ctxd.Chunk, left int) (ctxd.Chunk, string) {
+// place returns chunk i as it fits in left tokens at its largest view, or
+// a reason to skip it.
+func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd.Chunk, string) {
 	whole := f.cost(c)
 	if whole <= left {
 		c.Tokens = whole
@@ -103,16 +279,9 @@ func (f *fitter) place(ctx context.Context, c ctxd.Chunk, left int) (ctxd.Chunk,
 	if left < f.opts.MinPartial {
 		return c, fmt.Sprintf("over budget: needs %d tokens, %d left", whole, left)
 	}
-	if f.opts.Views != nil {
-		for _, v := range f.opts.Views(ctx, &c) {
-			r := c
-			r.Content = v.Text
-			r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
-			r.OriginalTokens = whole
-			if n := f.cost(r); n <= left {
-				r.Tokens = n
-				return r, ""
-			}
+	for _, v := range f.viewsOf(ctx, i, &c) {
+		if r := f.withView(c, v, whole); r.Tokens <= left {
+			return r, ""
 		}
 	}
 	if r, ok := f.middle(c, whole, left); ok {
@@ -133,7 +302,7 @@ func (f *fitter) middle(c ctxd.Chunk, whole, left int) (ctxd.Chunk, bool) {
 	want := left - frame
 	for attempt := 0; attempt < 4 && want >= f.opts.MinPartial/2; attempt++ {
 		m := tokens.Middle(f.opts.Counter, c.Content, want, tokens.MiddleOptions{TailRatio: tailRatio(c)})
-		if m.Text == "" {
+		if strings.TrimSpace(m.Text) == "" {
 			return c, false
 		}
 		r := c

@@ -50,7 +50,10 @@ func TestFit(t *testing.T) {
 	}{
 		{"everything fits", []ctxd.Chunk{small, mid}, 10000, nil, []string{"small.go", "mid.txt"}, nil, nil},
 		{"big is cut in the middle", []ctxd.Chunk{small, big}, 600, nil, []string{"small.go", "big.txt"}, map[string]string{"big.txt": ctxd.TruncMiddle}, nil},
-		{"no room left", []ctxd.Chunk{mid, small}, midCost + 2, nil, []string{"mid.txt"}, nil, []string{"small.go"}},
+		// The presence pass places both before the first is upgraded: mid
+		// is cut so that small is there too.
+		{"both present before upgrades", []ctxd.Chunk{mid, small}, midCost + 2, nil, []string{"mid.txt", "small.go"}, map[string]string{"mid.txt": ctxd.TruncMiddle}, nil},
+		{"too little room for a partial view", []ctxd.Chunk{mid, small}, 40, nil, []string{"small.go"}, nil, []string{"mid.txt"}},
 		{"exact fit", []ctxd.Chunk{small}, smallCost, nil, []string{"small.go"}, nil, nil},
 		{"zero budget", []ctxd.Chunk{small}, 0, nil, nil, nil, []string{"small.go"}},
 		{
@@ -102,6 +105,65 @@ func TestFit(t *testing.T) {
 				t.Errorf("tokens used %d (sum %d), budget %d", got.TokensUsed, sum, tt.budget)
 			}
 		})
+	}
+}
+
+// TestFitDoesNotStarveTheTarget is the failure the allocator exists for:
+// two large chunks ahead of the target used to take the whole budget (the
+// greedy fitter included them nearly whole and skipped the target); now
+// every one is present, the target at least at its signatures.
+func TestFitDoesNotStarveTheTarget(t *testing.T) {
+	c := counter(t)
+	first := ctxd.Chunk{Source: "HISTORY.md", ChunkType: ctxd.ChunkFile, Content: lines("history", 160), Score: 900,
+		ScoreBreakdown: []ctxd.ScoreTerm{{Term: ctxd.TermPriority, Value: 900}}}
+	second := ctxd.Chunk{Source: "docs/guide.md", ChunkType: ctxd.ChunkFile, Content: lines("guide", 150), Score: 800}
+	target := ctxd.Chunk{Source: "server.go", ChunkType: ctxd.ChunkFile, Content: lines("server", 230), Score: 700}
+	extra := ctxd.Chunk{Source: "extra.go", ChunkType: ctxd.ChunkFile, Content: lines("extra", 400), Score: 10,
+		ScoreBreakdown: []ctxd.ScoreTerm{{Term: ctxd.TermPriority, Value: 10, Reason: "low"}}}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch ch.Source {
+		case "server.go":
+			return []View{
+				{Level: ctxd.TruncBodies, Text: lines("server body", 120)},
+				{Level: ctxd.TruncSignatures, Text: "func (s *Server) Shutdown(ctx context.Context) error\nfunc (s *Server) Serve() error\n"},
+				{Level: ctxd.TruncOutline, Text: "   \n"}, // empty: never included
+			}
+		case "extra.go":
+			return []View{{Level: ctxd.TruncOutline, Text: "\n\n"}}
+		}
+		return nil
+	}
+	const budget = 4000
+	got, err := Fit(t.Context(), []ctxd.Chunk{first, second, target, extra}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]ctxd.Chunk{}
+	for _, ch := range got.Chunks {
+		in[ch.Source] = ch
+		if strings.TrimSpace(ch.Content) == "" {
+			t.Errorf("%s included with an empty view (%s)", ch.Source, ch.Truncation)
+		}
+	}
+	tg, ok := in["server.go"]
+	if !ok {
+		t.Fatalf("target missing; skipped %+v", got.Skipped)
+	}
+	// The upgrade pass gives the target its bodies view before any chunk
+	// goes whole.
+	if tg.Truncation != ctxd.TruncBodies || !strings.HasPrefix(tg.Content, "server body line 1:") {
+		t.Errorf("target at %q:\n%.200s", tg.Truncation, tg.Content)
+	}
+	if _, ok := in["HISTORY.md"]; !ok {
+		t.Errorf("first chunk missing")
+	}
+	if got.TokensUsed > budget {
+		t.Errorf("used %d of %d", got.TokensUsed, budget)
+	}
+	for _, s := range got.Skipped {
+		if s.Source == "extra.go" && (len(s.ScoreBreakdown) != 1 || !strings.Contains(s.Reason, "needs")) {
+			t.Errorf("skipped extra.go lost its breakdown or need: %+v", s)
+		}
 	}
 }
 

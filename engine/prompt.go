@@ -82,13 +82,18 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Overlay:        e.overlaySnapshot(),
 		StructureDepth: e.cfg.Gather.StructureDepth,
 		Commits:        commitsParam(e.cfg.Gather.Commits),
-		Depth:          e.cfg.Gather.Depth[string(env.TaskType)],
+		Depth:          max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	env.Warnings = append(env.Warnings, res.Warnings...)
 	chunks := res.Chunks
+	reds, warns, err := sanitizeChunks(chunks)
+	if err != nil {
+		return nil, err
+	}
+	env.Warnings = append(env.Warnings, warns...)
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
@@ -112,10 +117,32 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	env.Context = fitted
+	// Views (truncation levels) render from the source text: redact the
+	// fitted chunks again (a cache hit for unchanged content).
+	more, _, err := sanitizeChunks(fitted.Chunks)
+	if err != nil {
+		return nil, err
+	}
+	included := make(map[string]bool, len(fitted.Chunks))
+	for _, c := range fitted.Chunks {
+		included[c.Source] = true
+	}
+	for _, r := range reds {
+		if included[r.Source] {
+			env.Redactions = append(env.Redactions, r)
+		}
+	}
+	env.Redactions = mergeRedactions(env.Redactions, more)
+	sanitizeEnvelope(env)
 
 	if assemble {
 		progress("assembling")
 		env.Prompt = prompt.Build(env)
+		var prs []ctxd.Redaction
+		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
+			return nil, err
+		}
+		env.Redactions = mergeRedactions(env.Redactions, prs)
 		env.PromptTokens = p.counter.Count(env.Prompt)
 	}
 	env.Stats = ctxd.Stats{
@@ -136,6 +163,12 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	return env, nil
 }
+
+// depthTokens scales how many related files gathering looks at with the
+// budget: one per depthTokens of context, at least the configured depth. A
+// 16k context has room for 20 files at a cheap view, and the fitter makes
+// them present before upgrading any.
+const depthTokens = 800
 
 // plan is a validated request: the envelope's frame, the counter and the
 // context budget.

@@ -31,7 +31,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), treesitter.Options{KeepLines: keep})
+	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols})
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
 		return nil

@@ -1,20 +1,24 @@
 package gather
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd"
 )
 
-// The lexical index ranks files against a request with BM25 over two
-// fields, the path and the content, each a bag of normalized terms. A term
+// The lexical index ranks files against a request with BM25 over three
+// fields, the path, the content and the names the file defines, each a bag
+// of normalized terms, times the file's role prior (roles.go). A term
 // is a piece of an identifier split on snake_case, camelCase and
 // digits-to-letters, lowercased and lightly stemmed; an identifier with
 // several pieces also adds itself whole ("ParseConfig" gives "pars",
 // "config" and "parseconfig"). Terms are kept as 32-bit FNV-1a hashes, so a
-// file's entry is two small sorted slices and no strings; a collision costs
+// file's entry is three small sorted slices and no strings; a collision costs
 // a little precision, never an error. See docs/gathering.md.
 
 // BM25 parameters and field weights.
@@ -22,6 +26,8 @@ const (
 	bm25K1      = 1.2
 	bm25B       = 0.75
 	pathWeight  = 2.5 // a term in the path says more than one in the body
+	defWeight   = 2.0 // a term in a defined name says more than a use of it
+	bm25BDefs   = 0.3 // files that define much are only a little penalized
 	testPenalty = 0.8 // test files rank a little below the code they test unless the request is about tests
 )
 
@@ -51,6 +57,15 @@ type termCounter struct {
 	used   []int32 // occupied slots, for bag and reset
 	n      int
 	buf    []byte
+	sub    *termCounter // see defs
+}
+
+// defs returns the companion counter newDoc uses for definitions.
+func (c *termCounter) defs() *termCounter {
+	if c.sub == nil {
+		c.sub = newTermCounter()
+	}
+	return c.sub
 }
 
 func newTermCounter() *termCounter {
@@ -286,6 +301,98 @@ func (c *termCounter) contentTerms(b []byte) terms {
 	return c.bag()
 }
 
+// newDoc indexes one file: its content, its path, the names it defines and
+// its role. c and d are reusable counters (d for the definitions).
+func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
+	gen := generatedHead(b)
+	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, gen), generated: gen}
+	c.reset()
+	d.reset()
+	scanDefs(b, c.addIdent, d.addIdent)
+	doc.content = c.bag()
+	doc.defs = d.bag()
+	doc.name = c.pathTerms(rel)
+	return doc
+}
+
+// defKeyword reports words that introduce a definition's name in the
+// languages ctxd reads: the next identifier, after blanks only, is
+// defined. A switch, not a map: it runs once per identifier of every file.
+func defKeyword(w []byte) bool {
+	if len(w) < 2 || len(w) > 9 {
+		return false
+	}
+	switch string(w) {
+	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn", "function",
+		"module", "object", "record", "union", "impl", "protocol", "extension":
+		return true
+	}
+	return false
+}
+
+// scanDefs calls ident for every identifier of b, as scanIdents does, and
+// def for the names b defines: the identifier after a definition keyword
+// (def, class, function, type, ...) and a Go method's name after its
+// receiver ("func (s *Server) Shutdown" defines Shutdown). It is a lexical
+// approximation of a symbol table that costs one pass over the text.
+func scanDefs(b []byte, ident, def func(id []byte)) {
+	var prev []byte
+	prevEnd := 0
+	recv := 0 // > 0 while inside a Go receiver, counting down identifiers
+	for i := 0; i < len(b); {
+		if !isIdentByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isIdentByte(b[j]) {
+			j++
+		}
+		id := b[i:j]
+		if b[i] < '0' || b[i] > '9' {
+			ident(id)
+			gap := b[prevEnd:i]
+			switch {
+			case recv > 0:
+				recv--
+				if k := bytes.LastIndexByte(gap, ')'); k >= 0 {
+					// "func (s *Server) Shutdown" but not "func(a int) {}".
+					if blank(gap[k+1:]) {
+						def(id)
+					}
+					recv = 0
+				}
+			case string(prev) == "func":
+				if bytes.IndexByte(gap, '(') >= 0 {
+					recv = 4
+					break
+				}
+				if blank(gap) {
+					def(id)
+				}
+			case defKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+				def(id)
+			}
+			prev = id
+			prevEnd = j
+		}
+		i = j
+	}
+}
+
+// blank reports a non-empty run of spaces and tabs.
+func blank(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // pathTerms returns the bag of terms of a root-relative slash path: its
 // directory names and its base name without the extension.
 func (c *termCounter) pathTerms(rel string) terms {
@@ -351,31 +458,37 @@ type Hit struct {
 	// word of several), so a weak lexical match cannot outrank a file the
 	// user pointed at.
 	Relevance float64
+	// Match splits Score by field and names the role prior applied.
+	Match ctxd.LexicalMatch
 }
 
 // indexDoc is one file in an [Index].
 type indexDoc struct {
 	path    string
 	test    bool
+	role    fileRole
 	content terms
 	name    terms // path terms
+	defs    terms // terms of the names the file defines
+	// generated marks a generated-code header (persisted: role depends on it).
+	generated bool
 }
 
 // Index is a lexical index of files' paths and contents, ranked with BM25.
 // An Index is immutable once built and safe for concurrent use.
 type Index struct {
-	docs             []*indexDoc
-	avgPath, avgBody float64
+	docs                      []*indexDoc
+	avgPath, avgBody, avgDefs float64
 }
 
 // NewIndex indexes files given as root-relative slash paths and their text.
 // A Workspace keeps its own index, built once and updated file by file;
 // NewIndex is for indexing text that is at hand.
 func NewIndex(files map[string][]byte) *Index {
-	c := newTermCounter()
+	c, d := newTermCounter(), newTermCounter()
 	docs := make([]*indexDoc, 0, len(files))
 	for p, b := range files {
-		docs = append(docs, &indexDoc{path: p, test: IsTestFile(p), content: c.contentTerms(b), name: c.pathTerms(p)})
+		docs = append(docs, newDoc(c, d, p, b))
 	}
 	return newIndex(docs)
 }
@@ -383,14 +496,16 @@ func NewIndex(files map[string][]byte) *Index {
 func newIndex(docs []*indexDoc) *Index {
 	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
 	ix := &Index{docs: docs}
-	var sp, sb float64
+	var sp, sb, sd float64
 	for _, d := range docs {
 		sp += float64(d.name.n)
 		sb += float64(d.content.n)
+		sd += float64(d.defs.n)
 	}
 	if len(docs) > 0 {
 		ix.avgPath = math.Max(sp/float64(len(docs)), 1)
 		ix.avgBody = math.Max(sb/float64(len(docs)), 1)
+		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
 	}
 	return ix
 }
@@ -402,7 +517,19 @@ func (ix *Index) Len() int { return len(ix.docs) }
 // (all that match when limit <= 0), best first, ties by path. Files that
 // share no term with the query are left out.
 func (ix *Index) Rank(query string, limit int) []Hit {
-	return ix.rank(queryTerms(query), testQuery(query), limit, nil)
+	return ix.rank(newRankQuery(query, testQuery(query)), limit, nil)
+}
+
+// rankQuery is a request split for ranking.
+type rankQuery struct {
+	terms []uint32
+	// aboutTests keeps test files from being ranked down; explain lets
+	// docs rise (still below code).
+	aboutTests, explain bool
+}
+
+func newRankQuery(text string, aboutTests bool) rankQuery {
+	return rankQuery{terms: queryTerms(text), aboutTests: aboutTests, explain: explainQuery(text)}
 }
 
 // testQuery reports a request about tests, for which test files are not
@@ -413,16 +540,20 @@ func testQuery(q string) bool {
 }
 
 // rank is Rank with the query already split; keep, when not nil, limits the
-// candidates.
-func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path string) bool) []Hit {
+// candidates. A file's score is BM25 over three fields (path, content and
+// the names it defines), times its role's prior (docs, changelogs, meta,
+// generated and vendored files below code) and the test penalty.
+func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit {
+	qt := q.terms
 	if len(qt) == 0 || len(ix.docs) == 0 {
 		return nil
 	}
 	n := float64(len(ix.docs))
 	idfP := make([]float64, len(qt))
 	idfB := make([]float64, len(qt))
+	idfD := make([]float64, len(qt))
 	for i, h := range qt {
-		var dfp, dfb float64
+		var dfp, dfb, dfd float64
 		for _, d := range ix.docs {
 			if d.name.count(h) > 0 {
 				dfp++
@@ -430,37 +561,53 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 			if d.content.count(h) > 0 {
 				dfb++
 			}
+			if d.defs.count(h) > 0 {
+				dfd++
+			}
 		}
 		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
+		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
 	}
 	var ref float64
 	for i := range qt {
 		ref += idfB[i]
+	}
+	priors := &codePriors
+	if q.explain {
+		priors = &explainPriors
 	}
 	var hits []Hit
 	for _, d := range ix.docs {
 		if keep != nil && !keep(d.path) {
 			continue
 		}
-		var s float64
+		var sp, sc, sd float64
 		lp := float64(d.name.n) / ix.avgPath
 		lb := float64(d.content.n) / ix.avgBody
+		ld := float64(d.defs.n) / ix.avgDefs
 		for i, h := range qt {
 			if tf := float64(d.name.count(h)); tf > 0 {
-				s += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+				sp += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
 			}
 			if tf := float64(d.content.count(h)); tf > 0 {
-				s += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+				sc += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+			}
+			if tf := float64(d.defs.count(h)); tf > 0 {
+				sd += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
 			}
 		}
+		s := sp + sc + sd
 		if s <= 0 {
 			continue
 		}
-		if d.test && !aboutTests {
+		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
+		m := ctxd.LexicalMatch{Path: share(sp), Content: share(sc), Definitions: share(sd), Role: d.role.String(), Prior: priors[d.role]}
+		s *= priors[d.role]
+		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
-		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref)})
+		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref), Match: m})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -476,9 +623,10 @@ func (ix *Index) rank(qt []uint32, aboutTests bool, limit int, keep func(path st
 
 // requestIdents returns the identifier-like words of a request that look
 // like code, to look for verbatim in files as MentionedSymbols: camelCase,
-// snake_case, words with digits after letters, and capitalized words that
+// snake_case, words with digits after letters, capitalized words that
 // do not start a sentence ("make Amount print" names Amount; "German
-// customers ..." at the start does not).
+// customers ..." at the start does not), calls ("render()"), members
+// ("res.links") and words in backquotes.
 func requestIdents(q string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -506,6 +654,12 @@ func requestIdents(q string) []string {
 			}
 		}
 		if !code && s[0] >= 'A' && s[0] <= 'Z' && !sentenceStart(b, start) {
+			code = true
+		}
+		// Calls, members and quoted code: "res.links()", "`render`".
+		if !code && (j < len(b) && b[j] == '(' ||
+			start >= 2 && b[start-1] == '.' && isIdentByte(b[start-2]) ||
+			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
 		}
 		if code {

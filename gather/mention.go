@@ -111,8 +111,44 @@ func (s *snapshot) traceFiles(root, p string) []string {
 	}
 	for _, m := range libraryMarkers {
 		if strings.Contains(slash, m) {
-			return nil
+			return s.installedCopy(slash)
 		}
 	}
 	return s.lookupPath(slash)
+}
+
+// installedMarkers are where package managers install a package; a frame
+// there may be an installed copy of the workspace itself.
+var installedMarkers = []string{"site-packages/", "dist-packages/", "node_modules/"}
+
+// installedCopy maps a frame in an installed package to the workspace
+// file it was installed from, when the package is the workspace itself:
+// ".../site-packages/requests/models.py" is "src/requests/models.py" or
+// "requests/models.py" in a checkout of requests. The package directory
+// must exist in the workspace at the root, under src/ or lib/, and the
+// file must be there: a frame in any other library maps to nothing.
+func (s *snapshot) installedCopy(slash string) []string {
+	for _, m := range installedMarkers {
+		i := strings.LastIndex(slash, m)
+		if i < 0 {
+			continue
+		}
+		rest := slash[i+len(m):]
+		if strings.HasPrefix(rest, "@") { // a scoped npm package: @scope/name/...
+			if j := strings.IndexByte(rest, '/'); j >= 0 {
+				rest = rest[j+1:]
+			}
+		}
+		pkg, file, ok := strings.Cut(rest, "/")
+		if !ok || pkg == "" {
+			return nil
+		}
+		for _, prefix := range []string{"", "src/", "lib/"} {
+			if s.byRel[prefix+pkg+"/"+file] != nil && !s.byRel[prefix+pkg+"/"+file].secret {
+				return []string{prefix + pkg + "/" + file}
+			}
+		}
+		return nil
+	}
+	return nil
 }

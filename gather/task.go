@@ -29,19 +29,35 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if len(overlay) > 0 {
 		ix = g.snap.withOverlay(overlay)
 	}
-	hits := ix.rank(queryTerms(r.Text), r.Task == ctxd.TaskTest || testQuery(r.Text), 0, nil)
+	hits := ix.rank(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	scores := make(map[string]float64, len(hits))
 	relevance := make(map[string]float64, len(hits))
-	for _, h := range hits {
+	lexRank := make(map[string]int, len(hits))
+	g.lexical = make(map[string]ctxd.LexicalMatch, len(hits))
+	for i, h := range hits {
+		g.lexical[h.Path] = h.Match
 		scores[h.Path] = h.Score
 		relevance[h.Path] = h.Relevance
+		lexRank[h.Path] = i + 1
 	}
 
-	// Stack traces and error text: the error locations.
-	for _, loc := range ParseStackTrace(r.Text) {
+	// Stack traces and error text: the error locations. The innermost
+	// frame in the workspace (the last one of a Python traceback, the
+	// first one of Go, Node and Java traces) is where the error was raised.
+	locs := ParseStackTrace(r.Text)
+	innermost := ""
+	pythonOrder := strings.Contains(r.Text, "Traceback (most recent call last)")
+	for _, loc := range locs {
+		if files := g.snap.traceFiles(g.w.root, loc.Path); len(files) > 0 {
+			if innermost == "" || pythonOrder {
+				innermost = files[0]
+			}
+		}
+	}
+	for _, loc := range locs {
 		for _, rel := range g.snap.traceFiles(g.w.root, loc.Path) {
 			role, reason := ctxd.RoleError, reasonStackTrace
 			if r.Task != ctxd.TaskDebug {
@@ -52,6 +68,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 				continue
 			}
 			c.facts.Mentioned = true
+			c.facts.InnermostFrame = rel == innermost
 			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
 				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
 			}
@@ -134,7 +151,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		}
 	}
 	for rel, c := range g.cands {
-		c.relScore, c.relevance = scores[rel], relevance[rel]
+		c.relScore, c.relevance, c.lexRank = scores[rel], relevance[rel], lexRank[rel]
 	}
 	return nil
 }
@@ -341,7 +358,7 @@ func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 		if IsSecret(rel) || isStateDir(rel) {
 			continue
 		}
-		docs = append(docs, &indexDoc{path: rel, test: IsTestFile(rel), content: c.contentTerms([]byte(text)), name: c.pathTerms(rel)})
+		docs = append(docs, newDoc(c, c.defs(), rel, []byte(text)))
 	}
 	return newIndex(docs)
 }

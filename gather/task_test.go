@@ -251,3 +251,40 @@ func FuzzImports(f *testing.F) {
 		}
 	})
 }
+
+// TestTraceInstalledCopy: a frame in site-packages maps to the workspace
+// file when the installed package is the workspace itself (a traceback
+// from an installed copy of the project), and the innermost workspace
+// frame is marked; a frame in another installed package maps to nothing.
+func TestTraceInstalledCopy(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"src/shop/models.py": "def total(lines):\n    return sum(lines) / len(lines)\n",
+		"src/shop/api.py":    "from shop.models import total\n\ndef checkout(lines):\n    return total(lines)\n",
+		"app.py":             "from shop.api import checkout\ncheckout([])\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	trace := "Traceback (most recent call last):\n" +
+		"  File \"/home/dev/proj/app.py\", line 2, in <module>\n" +
+		"  File \"/usr/lib/python3.12/site-packages/shop/api.py\", line 4, in checkout\n" +
+		"  File \"/usr/lib/python3.12/site-packages/shop/models.py\", line 2, in total\n" +
+		"  File \"/usr/lib/python3.12/site-packages/requests/api.py\", line 59, in get\n" +
+		"ZeroDivisionError: division by zero\n"
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	var errs, innermost []string
+	for _, c := range res.Chunks {
+		if c.Facts.Role == ctxd.RoleError {
+			errs = append(errs, c.Source)
+		}
+		if c.Facts.InnermostFrame {
+			innermost = append(innermost, c.Source)
+		}
+	}
+	slices.Sort(errs)
+	if d := cmp.Diff([]string{"app.py", "src/shop/api.py", "src/shop/models.py"}, errs); d != "" {
+		t.Errorf("error files (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"src/shop/models.py"}, innermost); d != "" {
+		t.Errorf("innermost frame (-want +got):\n%s", d)
+	}
+}

@@ -29,6 +29,7 @@ import (
 // (an open file), which the user asked about.
 const (
 	BoostDebugError      = 300
+	BoostInnermost       = 150 // on top of BoostDebugError
 	BoostTestFiles       = 250
 	BoostImplementTarget = 400
 	BoostRefactorDeps    = 200
@@ -47,10 +48,17 @@ const (
 	MaxMention         = 400
 	// RelevanceScale multiplies the lexical relevance (0..1).
 	RelevanceScale = 300
+	// RankScale and RankK set the rank term, a reciprocal-rank fusion of
+	// the lexical ranking into the score: RankScale*RankK/(RankK+rank-1),
+	// RankScale for the best file, half of it at rank RankK+1. Relevance
+	// is capped at 1 and ties among the strong matches; the rank keeps
+	// their order.
+	RankScale = 300
+	RankK     = 8.0
 	// SizeFree is the size in tokens below which no penalty applies; above it
 	// the penalty grows with the log of the size, up to MaxSizePenalty.
 	SizeFree       = 1500
-	MaxSizePenalty = 300
+	MaxSizePenalty = 150
 )
 
 // Boost is a custom score boost for sources matching a doublestar pattern
@@ -86,9 +94,15 @@ func BoostsFromMap(m map[string]int) []Boost {
 func Score(cs []ctxd.Chunk, opts Options) {
 	for i := range cs {
 		terms := Terms(&cs[i], opts)
-		var sum float64
+		var sum, abs float64
 		for _, t := range terms {
 			sum += t.Value
+			abs += math.Abs(t.Value)
+		}
+		if abs > 0 {
+			for k := range terms {
+				terms[k].Share = math.Round(terms[k].Value/abs*1000) / 1000
+			}
 		}
 		cs[i].ScoreBreakdown = terms
 		cs[i].Score = math.Round(sum*10) / 10
@@ -130,6 +144,13 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if f.Relevance > 0 {
 		add(ctxd.TermRelevance, f.Relevance*RelevanceScale, fmt.Sprintf("lexical match %.2f with the request", f.Relevance))
 	}
+	if f.LexicalRank > 0 {
+		why := fmt.Sprintf("lexical rank %d in the workspace", f.LexicalRank)
+		if m := f.Lexical; m != nil {
+			why += fmt.Sprintf(" (BM25 from definitions %.0f%%, path %.0f%%, content %.0f%%; %s prior ×%.2f)", 100*m.Definitions, 100*m.Path, 100*m.Content, m.Role, m.Prior)
+		}
+		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), why)
+	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {
 			add(ctxd.TermCustom, float64(b.Value), "configured boost for "+b.Pattern)
@@ -156,6 +177,9 @@ func taskBoost(c *ctxd.Chunk, task ctxd.TaskType) (float64, string) {
 	f := &c.Facts
 	switch task {
 	case ctxd.TaskDebug:
+		if f.InnermostFrame {
+			return BoostDebugError + BoostInnermost, "debug: innermost frame, where the error was raised"
+		}
 		if f.Role == ctxd.RoleError || len(f.ErrorLines) > 0 {
 			return BoostDebugError, "debug: error location"
 		}

@@ -102,7 +102,7 @@ func TestScoreTerms(t *testing.T) {
 			name:  "big file is penalized",
 			chunk: chunk("big.go", ctxd.PriorityMedium, 6000, ctxd.Facts{}),
 			opts:  Options{Task: ctxd.TaskImplement},
-			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermSize: -200},
+			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermSize: -150},
 		},
 		{
 			name:  "mention capped",

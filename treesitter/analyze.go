@@ -69,6 +69,9 @@ type member struct {
 	start, end int
 	private    bool
 	names      []string
+	// function marks functions and methods: their signatures are never
+	// folded, exported or not (a signatures view names every one).
+	function bool
 }
 
 type bodyStyle int
@@ -324,7 +327,7 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 				break
 			}
 		}
-		w.a.members = append(w.a.members, member{scope: sc.id, start: spanStart, end: end, private: !exported, names: keys})
+		w.a.members = append(w.a.members, member{scope: sc.id, start: spanStart, end: end, private: !exported, names: keys, function: d.function || kind == "method" || kind == "function"})
 	}
 
 	switch {

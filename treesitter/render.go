@@ -100,7 +100,7 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 func (a *analysis) fold(es []planned, kp keeper, disabled map[editKey]bool) []planned {
 	var runs [][]member
 	for i, m := range a.members {
-		if !m.private || kp.keep(m.names, a.lines.line(m.start), a.lines.line(max(m.start, m.end-1))) {
+		if !m.private || m.function || kp.keep(m.names, a.lines.line(m.start), a.lines.line(max(m.start, m.end-1))) {
 			continue
 		}
 		if n := len(runs); n > 0 {

@@ -1,0 +1,198 @@
+package eval
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+func TestRequest(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want string
+		ok   bool
+	}{
+		{"Round the cart total half to even (#123)\n\nTotals were off by a cent.\n\nSigned-off-by: A <a@b>", "Round the cart total half to even\n\nTotals were off by a cent.", true},
+		{"fix typo", "", false},
+		{"Fix typo in the cart docs", "", false},
+		{"docs: explain how the cart rounds", "", false},
+		{"Bump golang.org/x/net from 0.1 to 0.2", "", false},
+		{"Release v1.2.3 of the shop", "", false},
+		{"Revert \"Round the cart total half to even\"", "", false},
+		{"Merge branch 'main' into feature", "", false},
+		{"chore: run the formatter over everything", "", false},
+		{"gofmt the whole tree please now", "", false},
+		{"fix(cart): keep the discount when quantities change", "fix(cart): keep the discount when quantities change", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			got, ok := Request(tt.msg)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Request(%q) = %q, %v; want %q, %v", tt.msg, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestIsSource(t *testing.T) {
+	tests := map[string]bool{
+		"cart/cart.go": true, "cart/cart_test.go": false, "docs/x.go": false, "README.md": false,
+		"src/app.ts": true, "tests/test_app.py": false, "vendor/x/y.go": false, "api/v1.pb.go": false,
+		"lib/router/index.js": true, "go.mod": false, "testdata/a.go": false,
+	}
+	for p, want := range tests {
+		if got := IsSource(p); got != want {
+			t.Errorf("IsSource(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// commit writes files (an empty text deletes one) and commits them with msg.
+func commit(t *testing.T, dir, msg string, files map[string]string) string {
+	t.Helper()
+	for name, text := range files {
+		if text == "" {
+			testutil.Git(t, dir, "rm", "-q", name)
+			continue
+		}
+		testutil.WriteFiles(t, dir, map[string]string{name: text})
+	}
+	testutil.Git(t, dir, "add", "-A")
+	testutil.Git(t, dir, "commit", "-q", "-m", msg)
+	return strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD"))
+}
+
+// shopRepo is a small repository whose history has eligible and
+// ineligible commits; it returns the directory and the eligible commits,
+// newest first.
+func shopRepo(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := testutil.GitRepo(t, map[string]string{
+		"go.mod":               "module example.com/shop\n\ngo 1.26\n",
+		"README.md":            "# shop\n\nA shop.\n",
+		"cart/cart.go":         "package cart\n\n// Cart holds items.\ntype Cart struct{ Items []Item }\n\n// Item is a line of a cart.\ntype Item struct {\n\tSKU   string\n\tQty   int\n\tCents int\n}\n\n// Total sums the line prices.\nfunc (c *Cart) Total() int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tn += it.Qty * it.Cents\n\t}\n\treturn n\n}\n",
+		"cart/cart_test.go":    "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal()\n\t}\n}\n",
+		"tax/tax.go":           "package tax\n\n// Rate is the VAT rate in percent for a country code.\nfunc Rate(country string) int {\n\tswitch country {\n\tcase \"DE\":\n\t\treturn 19\n\tcase \"FR\":\n\t\treturn 20\n\t}\n\treturn 0\n}\n",
+		"shipping/shipping.go": "package shipping\n\n// Parcel is a package to ship, with its weight in grams.\ntype Parcel struct{ Grams int }\n\n// Cost returns the carrier's price for a parcel.\nfunc Cost(p Parcel) int {\n\tif p.Grams > 2000 {\n\t\treturn 990\n\t}\n\treturn 490\n}\n",
+		"payment/card.go":      "package payment\n\n// Charge debits a card token for an amount in cents.\nfunc Charge(token string, cents int) error {\n\treturn nil\n}\n",
+	})
+	var eligible []string
+	eligible = append(eligible, commit(t, dir, "Add the Austrian VAT rate to the tax table", map[string]string{
+		"tax/tax.go": "package tax\n\n// Rate is the VAT rate in percent for a country code.\nfunc Rate(country string) int {\n\tswitch country {\n\tcase \"DE\":\n\t\treturn 19\n\tcase \"FR\":\n\t\treturn 20\n\tcase \"AT\":\n\t\treturn 20\n\t}\n\treturn 0\n}\n",
+	}))
+	commit(t, dir, "docs: describe the shipping rules", map[string]string{"README.md": "# shop\n\nShipping costs 4.90.\n"})
+	commit(t, dir, "fix", map[string]string{"payment/card.go": "package payment\n\n// Charge debits a card token for an amount in cents.\nfunc Charge(token string, cents int) error {\n\t_ = token\n\treturn nil\n}\n"})
+	commit(t, dir, "Add gift cards as a payment method", map[string]string{"payment/gift.go": "package payment\n\n// Gift is a gift card.\ntype Gift struct{ Code string }\n"})
+	eligible = append(eligible, commit(t, dir, "Heavy parcels over five kilograms cost more to ship\n\nThe carrier charges a surcharge for parcel weight over 5000 grams.", map[string]string{
+		"shipping/shipping.go": "package shipping\n\n// Parcel is a package to ship, with its weight in grams.\ntype Parcel struct{ Grams int }\n\n// Cost returns the carrier's price for a parcel.\nfunc Cost(p Parcel) int {\n\tswitch {\n\tcase p.Grams > 5000:\n\t\treturn 1490\n\tcase p.Grams > 2000:\n\t\treturn 990\n\t}\n\treturn 490\n}\n",
+		"cart/cart_test.go":    "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal(\"empty cart\")\n\t}\n}\n",
+	}))
+	eligible = append(eligible, commit(t, dir, "Cart Total skips items with a zero quantity", map[string]string{
+		"cart/cart.go": "package cart\n\n// Cart holds items.\ntype Cart struct{ Items []Item }\n\n// Item is a line of a cart.\ntype Item struct {\n\tSKU   string\n\tQty   int\n\tCents int\n}\n\n// Total sums the line prices.\nfunc (c *Cart) Total() int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tif it.Qty == 0 {\n\t\t\tcontinue\n\t\t}\n\t\tn += it.Qty * it.Cents\n\t}\n\treturn n\n}\n",
+	}))
+	slices.Reverse(eligible)
+	return dir, eligible
+}
+
+func TestCases(t *testing.T) {
+	dir, want := shopRepo(t)
+	cases, err := Cases(t.Context(), dir, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cases {
+		got = append(got, c.Commit)
+	}
+	if !slices.Equal(got, want) {
+		for _, c := range cases {
+			t.Logf("case %s %q %v", c.Commit[:8], c.Request, c.Answer)
+		}
+		t.Fatalf("eligible commits = %v, want %v", got, want)
+	}
+	// The test file the shipping commit touched is not part of its answer.
+	if a := cases[1].Answer; !slices.Equal(a, []string{"shipping/shipping.go"}) {
+		t.Errorf("shipping answer = %v", a)
+	}
+	if !strings.Contains(cases[1].Request, "surcharge") {
+		t.Errorf("request lost the body: %q", cases[1].Request)
+	}
+	if cases, err := Cases(t.Context(), dir, 1); err != nil || len(cases) != 1 {
+		t.Errorf("Cases(n=1) = %d cases, %v", len(cases), err)
+	}
+}
+
+func TestRecall(t *testing.T) {
+	dir, want := shopRepo(t)
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	var progress strings.Builder
+	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Budgets: []int{2000, 32000}, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cases != len(want) {
+		t.Fatalf("cases = %d, want %d", rep.Cases, len(want))
+	}
+	if len(rep.Budgets) != 2 || rep.Budgets[0].ContextBudget <= 0 || rep.Budgets[0].ContextBudget >= rep.Budgets[1].ContextBudget {
+		t.Fatalf("budgets = %+v", rep.Budgets)
+	}
+	// Every file of this small repository fits into 32k: both methods
+	// find every answer.
+	big := rep.Budgets[1]
+	if big.Ctxd.All != 1 || big.Ctxd.Recall != 1 || big.BM25.All != 1 || big.Ctxd.AllFull != 1 {
+		t.Errorf("at 32000: %+v", big)
+	}
+	for _, b := range rep.Budgets {
+		for _, s := range []Score{b.Ctxd, b.BM25} {
+			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 || s.AllFull > s.All {
+				t.Errorf("inconsistent score %+v", s)
+			}
+		}
+	}
+	if got := strings.Count(progress.String(), "\n"); got != len(want) {
+		t.Errorf("progress has %d lines, want %d:\n%s", got, len(want), progress.String())
+	}
+	// The temporary worktree is gone and the repository's checkout is
+	// untouched.
+	if wts := testutil.Git(t, dir, "worktree", "list"); strings.Count(wts, "\n") != 1 {
+		t.Errorf("worktrees left behind:\n%s", wts)
+	}
+	if st := testutil.Git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("repository changed:\n%s", st)
+	}
+	var out strings.Builder
+	rep.Print(&out)
+	for _, s := range []string{"all-found", "all-full", "ctxd", "bm25", "32000"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+func TestRecallNoEligibleCommits(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	if _, err := Recall(t.Context(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "no eligible commits") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Recall(t.Context(), filepath.Join(dir, "missing"), Options{}); err == nil {
+		t.Error("no error for a missing repository")
+	}
+}
+
+func TestBaselineRanksByWords(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"a.go": "package a\n// parcel weight grams carrier\n",
+		"b.go": "package b\n// card token charge\n",
+		"c.md": "parcel parcel parcel\n",
+	})
+	b, err := newBaseline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.rank("parcel weight"); !slices.Equal(got, []string{"a.go"}) {
+		t.Errorf("rank = %v, want [a.go] (markdown is not source)", got)
+	}
+}

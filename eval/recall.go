@@ -1,0 +1,238 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// Options configure a recall run.
+type Options struct {
+	// Commits is the most cases to replay (default 50).
+	Commits int
+	// Budgets are the total token budgets to measure at (default 8000
+	// and 32000).
+	Budgets []int
+	// Progress, when set, receives one line per replayed case.
+	Progress io.Writer
+	Logger   *slog.Logger
+}
+
+// Score is the recall of one method at one budget.
+type Score struct {
+	// Recall is the mean fraction of a case's answer files found.
+	Recall float64
+	// All is the fraction of cases with every answer file found; Any
+	// with at least one.
+	All, Any float64
+	// AllFull is the fraction of cases with every answer file found whole
+	// or at the bodies view (bodies collapsed only where they do not
+	// matter), not just as an outline, signatures or a cut. The baseline's
+	// files are always whole.
+	AllFull float64
+}
+
+// BudgetResult is ctxd's and the baseline's score at one budget.
+type BudgetResult struct {
+	Budget        int
+	ContextBudget int // the context part of Budget, which both methods fill
+	Ctxd, BM25    Score
+}
+
+// Report is the result of a recall run.
+type Report struct {
+	Repo    string
+	Cases   int
+	Budgets []BudgetResult
+	// Misses are, per budget, the cases ctxd did not find whole.
+	Misses   map[int][]Miss
+	Duration time.Duration
+}
+
+// Miss is a case ctxd did not find every file of.
+type Miss struct {
+	Commit  string
+	Subject string
+	Missing []string
+	// Why says, per missing file, whether it was gathered and skipped
+	// (with the fitter's reason) or not gathered at all.
+	Why []string
+}
+
+// Recall replays the eligible commits of the repository at repo and
+// measures, at each budget, how many of each commit's modified source
+// files ctxd puts into the context built for the commit message, beside a
+// BM25-over-source baseline that fills the same context budget with whole
+// files in rank order.
+func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
+	start := time.Now()
+	if opts.Commits <= 0 {
+		opts.Commits = 50
+	}
+	if len(opts.Budgets) == 0 {
+		opts.Budgets = []int{8000, 32000}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	repo, err := filepath.Abs(repo)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := Cases(ctx, repo, opts.Commits)
+	if err != nil {
+		return nil, err
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("no eligible commits in %s (see docs/eval.md for the rules)", repo)
+	}
+	tmp, err := os.MkdirTemp("", "ctxd-eval-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	wt := filepath.Join(tmp, "wt")
+	if err := git(ctx, repo, "worktree", "add", "--detach", "--quiet", wt, cases[0].Parent); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = git(context.WithoutCancel(ctx), repo, "worktree", "remove", "--force", wt)
+	}()
+	// The user's configuration and state stay out of the measurement.
+	cfg := config.Default()
+
+	counter, _ := tokens.ForModel(cfg.Model, 0)
+	type tally struct{ recall, all, any, full float64 }
+	ct := make([]tally, len(opts.Budgets))
+	bt := make([]tally, len(opts.Budgets))
+	ctxBudgets := make([]int, len(opts.Budgets))
+	rep := &Report{Repo: repo, Cases: len(cases), Misses: map[int][]Miss{}}
+	add := func(t *tally, found, full, total int) {
+		t.recall += float64(found) / float64(total)
+		if found == total {
+			t.all++
+		}
+		if full == total {
+			t.full++
+		}
+		if found > 0 {
+			t.any++
+		}
+	}
+	for i, c := range cases {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
+			return nil, err
+		}
+		eng, err := engine.New(wt, engine.Options{Config: cfg, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		base, err := newBaseline(wt)
+		if err != nil {
+			eng.Close()
+			return nil, err
+		}
+		line := fmt.Sprintf("%3d/%d %s", i+1, len(cases), c.Commit[:12])
+		for bi, b := range opts.Budgets {
+			env, err := eng.Gather(ctx, engine.PromptRequest{
+				UserRequest: c.Request,
+				TokenBudget: &engine.BudgetRequest{Total: b},
+			}, nil)
+			if err != nil {
+				eng.Close()
+				return nil, fmt.Errorf("commit %s: %w", c.Commit, err)
+			}
+			ctxBudgets[bi] = env.Context.Budget
+			in := map[string]bool{}
+			full := 0
+			for _, ch := range env.Context.Chunks {
+				if ch.Content != "" {
+					in[ch.Source] = true
+					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.TruncBodies) {
+						full++
+					}
+				}
+			}
+			skipped := map[string]string{}
+			for _, sk := range env.Context.Skipped {
+				skipped[sk.Source] = sk.Reason
+			}
+			var missing, why []string
+			for _, a := range c.Answer {
+				if !in[a] {
+					missing = append(missing, a)
+					w := "not gathered"
+					if r, ok := skipped[a]; ok {
+						w = "skipped: " + r
+					}
+					why = append(why, w)
+				}
+			}
+			add(&ct[bi], len(c.Answer)-len(missing), full, len(c.Answer))
+			if len(missing) > 0 {
+				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
+			}
+			got := base.fill(c.Request, counter, env.Context.Budget)
+			found := 0
+			for _, a := range c.Answer {
+				if slices.Contains(got, a) {
+					found++
+				}
+			}
+			add(&bt[bi], found, found, len(c.Answer))
+			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer))
+		}
+		eng.Close()
+		if opts.Progress != nil {
+			fmt.Fprintln(opts.Progress, line)
+		}
+	}
+	n := float64(len(cases))
+	for bi, b := range opts.Budgets {
+		rep.Budgets = append(rep.Budgets, BudgetResult{
+			Budget:        b,
+			ContextBudget: ctxBudgets[bi],
+			Ctxd:          Score{Recall: ct[bi].recall / n, All: ct[bi].all / n, Any: ct[bi].any / n, AllFull: ct[bi].full / n},
+			BM25:          Score{Recall: bt[bi].recall / n, All: bt[bi].all / n, Any: bt[bi].any / n, AllFull: bt[bi].full / n},
+		})
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+func subject(req string) string {
+	for i, r := range req {
+		if r == '\n' {
+			return req[:i]
+		}
+	}
+	return req
+}
+
+// Print writes a report as a table.
+func (r *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "repo %s: %d commits replayed in %s\n\n", r.Repo, r.Cases, r.Duration.Round(time.Second))
+	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s %10s\n", "budget", "context", "method", "recall", "all-found", "any-found", "all-full")
+	for _, b := range r.Budgets {
+		for _, m := range []struct {
+			name string
+			s    Score
+		}{{"ctxd", b.Ctxd}, {"bm25", b.BM25}} {
+			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%% %9.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any, 100*m.s.AllFull)
+		}
+	}
+}
