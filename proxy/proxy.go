@@ -73,6 +73,9 @@ type Options struct {
 	// (context window, budget, max tool output); Session, Mode and
 	// ObservedInputTokens are set per request.
 	Call smart.Call
+	// Hints is how references say to read them back (the zero value
+	// is HintsAll).
+	Hints Hints
 	// PublicURL is the proxy's own base URL as agents reach it, used in
 	// the rehydration hint of references ("http://127.0.0.1:8787").
 	PublicURL string
@@ -132,6 +135,9 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Flow == nil {
 		return nil, errors.New("proxy: no request flow")
 	}
+	if _, err := ParseHints(string(opts.Hints)); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	m, err := smart.ParseMode(string(opts.Mode))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -177,16 +183,45 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeH
 // port is known).
 func (p *Proxy) SetPublicURL(u string) { p.opts.PublicURL = strings.TrimRight(u, "/") }
 
+// Hints chooses the rehydration hints references carry.
+type Hints string
+
+// The hint choices.
+const (
+	HintsAll     Hints = "all"     // the ctxd rehydrate command and the GET
+	HintsCommand Hints = "command" // the command only (agents with a shell)
+	HintsGet     Hints = "get"     // the GET only
+	HintsNone    Hints = "none"    // the marker's own "ask for lines a-b" only
+)
+
+// ParseHints reads a hint choice; "" is HintsAll.
+func ParseHints(s string) (Hints, error) {
+	switch h := Hints(strings.ToLower(strings.TrimSpace(s))); h {
+	case "":
+		return HintsAll, nil
+	case HintsAll, HintsCommand, HintsGet, HintsNone:
+		return h, nil
+	}
+	return "", fmt.Errorf("unknown hints %q (want all, command, get or none)", s)
+}
+
 // retrieval is how the references of a rewrite say to read them back:
 // the ctxd rehydrate command (with the flow's state directory) and a GET
 // on the proxy's artifact URL (when its public URL can sit in a marker;
 // an IPv6 literal cannot, its brackets would end it).
 func (p *Proxy) retrieval() request.Retrieval {
-	rt := request.Retrieval{Command: true, StateDir: p.opts.Flow.stateDir}
-	if rt.Check() != nil {
-		rt.StateDir = ""
+	h := p.opts.Hints
+	if h == "" {
+		h = HintsAll
 	}
-	if p.opts.PublicURL != "" {
+	var rt request.Retrieval
+	if h == HintsAll || h == HintsCommand {
+		rt = request.Retrieval{Command: true, StateDir: p.opts.Flow.stateDir}
+		if rt.Check() != nil {
+			rt.StateDir = ""
+		}
+	}
+	if p.opts.PublicURL != "" && (h == HintsAll || h == HintsGet) {
 		u := request.Retrieval{URL: p.opts.PublicURL + "/ctxd/artifacts"}
 		if u.Check() == nil {
 			rt.URL = u.URL

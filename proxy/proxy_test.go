@@ -83,6 +83,7 @@ type setup struct {
 	stateDir string
 	// budget, when set, is every request's explicit token budget.
 	budget int
+	hints  proxy.Hints
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -106,7 +107,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuf
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,6 +481,40 @@ func containsAny(xs []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestHints: --hints chooses what references say; every choice keeps
+// the references parseable and the estimate smaller with fewer hints.
+func TestHints(t *testing.T) {
+	body := convo(t, "chat", 6, false)
+	after := map[proxy.Hints]float64{}
+	for _, tc := range []struct {
+		hints        proxy.Hints
+		command, get bool
+	}{
+		{proxy.HintsAll, true, true},
+		{proxy.HintsCommand, true, false},
+		{proxy.HintsGet, false, true},
+		{proxy.HintsNone, false, false},
+	} {
+		up := newUpstream(t)
+		px, logs := startProxy(t, up, setup{hints: tc.hints, budget: 40000})
+		post(t, px.URL, "/v1/chat/completions", body, nil)
+		got := up.last(t).Body
+		if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) {
+			t.Fatalf("%s: no reference", tc.hints)
+		}
+		if c, g := bytes.Contains(got, []byte(", or run: ctxd rehydrate ")), bytes.Contains(got, []byte(", or GET "+px.URL+"/ctxd/artifacts/")); c != tc.command || g != tc.get {
+			t.Errorf("%s: command hint %v, GET hint %v", tc.hints, c, g)
+		}
+		after[tc.hints] = logs.records(t, 1)[0]["estimated_tokens_after"].(float64)
+	}
+	if !(after[proxy.HintsNone] < after[proxy.HintsGet] && after[proxy.HintsGet] < after[proxy.HintsAll] && after[proxy.HintsCommand] < after[proxy.HintsAll]) {
+		t.Errorf("estimates after by hints: %v", after)
+	}
+	if _, err := proxy.ParseHints("some"); err == nil {
+		t.Error("ParseHints accepted an unknown choice")
+	}
 }
 
 func TestUsageFromGzipAnswer(t *testing.T) {
