@@ -17,11 +17,14 @@
 //     from the conversation's first items) scopes the artifact store in
 //     the state directory, so references of earlier turns resolve after a
 //     restart; every reference says how to read it back (`ctxd rehydrate`
-//     and GET /ctxd/artifacts/{session}/{hash}?lines=a-b on the proxy);
+//     and GET /ctxd/artifacts/{session}/{hash}?lines=a-b on the proxy),
+//     written by the optimizer into the marker (smart.Call.Retrieval);
 //   - the upstream's reported input tokens are recorded per model and per
 //     session: the session's last observation feeds the next request's
-//     pressure (smart.Call.ObservedInputTokens), the per-model ratio of
-//     observed to estimated tokens is in the log and at GET /ctxd/stats;
+//     pressure (smart.Call.ObservedInputTokens); the per-model ratio of
+//     observed to estimated tokens calibrates the estimates of that
+//     model's later requests (smart.Call.EstimateRatio) and is in the log
+//     and at GET /ctxd/stats;
 //   - one structured log record per request (message "proxy_request")
 //     with the Smart Context telemetry and the quality proxies seen in
 //     traffic;
