@@ -196,3 +196,19 @@ func TestBaselineRanksByWords(t *testing.T) {
 		t.Errorf("rank = %v, want [a.go] (markdown is not source)", got)
 	}
 }
+
+// go test -fuzz=FuzzRequest ./eval
+func FuzzRequest(f *testing.F) {
+	f.Add("Round the cart total half to even (#123)\n\nBody.\n\nSigned-off-by: A <a@b>")
+	f.Add("fix")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, msg string) {
+		req, ok := Request(msg)
+		if ok != (req != "") {
+			t.Fatalf("Request(%q) = %q, %v", msg, req, ok)
+		}
+		if ok && len(strings.Fields(subject(req))) < 4 {
+			t.Fatalf("short subject accepted: %q", req)
+		}
+	})
+}
