@@ -141,7 +141,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 // budget: one per depthTokens of context, at least the configured depth. A
 // 16k context has room for 20 files at a cheap view, and the fitter makes
 // them present before upgrading any.
-const depthTokens = 400
+const depthTokens = 800
 
 // plan is a validated request: the envelope's frame, the counter and the
 // context budget.
