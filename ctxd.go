@@ -195,6 +195,12 @@ type Facts struct {
 	// from the editor rather than disk.
 	Open    bool `json:"open,omitempty"`
 	Unsaved bool `json:"unsaved,omitempty"`
+	// Redacted counts the secrets replaced by "[REDACTED rule]" markers
+	// in Content (listed in the envelope's redactions).
+	Redacted int `json:"redacted,omitempty"`
+	// InvalidUTF8 reports that the text was not valid UTF-8: each invalid
+	// byte sequence was replaced by U+FFFD.
+	InvalidUTF8 bool `json:"invalid_utf8,omitempty"`
 	// Cursor is the open file's cursor line (1-based), 0 when unknown.
 	Cursor int `json:"cursor,omitempty"`
 	// Selection is the selected range of an open file, and SelectedText
@@ -346,7 +352,19 @@ type Envelope struct {
 	Prompt       string   `json:"prompt"`
 	PromptTokens int      `json:"prompt_tokens"`
 	Warnings     []string `json:"warnings,omitempty"`
-	Stats        Stats    `json:"stats"`
+	// Redactions lists each secret found inside gathered text and
+	// replaced by a marker; never the secret itself.
+	Redactions []Redaction `json:"redactions,omitempty"`
+	Stats      Stats       `json:"stats"`
+}
+
+// Redaction is one secret replaced in a chunk or the prompt: where (the
+// chunk's source, "prompt" or a message; line 1-based within that text)
+// and the rule that matched. It never holds the secret.
+type Redaction struct {
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+	Rule   string `json:"rule"`
 }
 
 // Prompt formats.

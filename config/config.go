@@ -6,6 +6,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	toml "github.com/pelletier/go-toml/v2"
-
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 // WorkspaceFile is the name of the workspace configuration file at the root.
@@ -45,6 +46,10 @@ type Config struct {
 	// "domain/models/**" = 200 (the design's custom prioritizer).
 	Priority map[string]int `toml:"priority" json:"priority"`
 	Log      Log            `toml:"log" json:"log"`
+	// Secrets configures secret redaction. Secrets inside gathered files
+	// are always redacted; conversation content (compress, optimize) only
+	// when RedactConversation is set.
+	Secrets Secrets `toml:"secrets" json:"secrets"`
 
 	// sources maps a dotted key ("budget.total") to where its value came
 	// from. Keys absent here are defaults.
@@ -68,6 +73,13 @@ type Gather struct {
 	// Depth is how many related files (targets, tests, dependents, lexical
 	// matches) each task type gathers.
 	Depth map[string]int `toml:"depth" json:"depth"`
+}
+
+// Secrets configures secret redaction.
+type Secrets struct {
+	// RedactConversation redacts secrets inside the messages of
+	// compress and optimize requests (the --redact-secrets flag).
+	RedactConversation bool `toml:"redact_conversation" json:"redact_conversation"`
 }
 
 // Log configures logging.
@@ -202,6 +214,9 @@ type fileConfig struct {
 		Level *string `toml:"level"`
 		File  *string `toml:"file"`
 	} `toml:"log"`
+	Secrets *struct {
+		RedactConversation *bool `toml:"redact_conversation"`
+	} `toml:"secrets"`
 }
 
 // FileError is a problem in a configuration file, with its position.
@@ -230,7 +245,7 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return ctxd.ErrInvalidParams }
 
 func (c *Config) mergeFile(path, kind string) error {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(context.Background(), path, maxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -285,6 +300,10 @@ func cleanTOMLMessage(s string) string {
 }
 
 func (c *Config) merge(fc *fileConfig, src string) {
+	if fc.Secrets != nil && fc.Secrets.RedactConversation != nil {
+		c.Secrets.RedactConversation = *fc.Secrets.RedactConversation
+		c.Set("secrets.redact_conversation", src)
+	}
 	setString := func(key string, dst *string, v *string) {
 		if v != nil {
 			*dst = *v
@@ -490,3 +509,7 @@ func (c *Config) Apply(o Overrides, src string) error {
 	}
 	return c.Validate()
 }
+
+// maxConfigBytes caps a config file: a cloned repository's .ctxd.toml can be
+// a link to /dev/zero or a FIFO, which [safefs] refuses unread.
+const maxConfigBytes = 1 << 20

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -56,6 +57,10 @@ type Engine struct {
 	reqOnce sync.Once
 	req     *Requests
 	reqErr  error
+
+	// packCache remembers token counts between packs (see Pack).
+	packOnce  sync.Once
+	packCache *pack.Cache
 }
 
 // New returns the engine for root, which must be an absolute directory

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -70,20 +70,16 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 // ReadSource reads a file to outline, refusing one over
 // [treesitter.MaxSize].
 func ReadSource(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	src, err := safefs.ReadFile(context.Background(), path, treesitter.MaxSize)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("read %s: %w", path, ctxd.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, treesitter.MaxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(src) > treesitter.MaxSize {
+	case errors.Is(err, safefs.ErrTooBig):
 		return nil, fmt.Errorf("read %s: larger than %d MiB: %w", path, treesitter.MaxSize>>20, ctxd.ErrInvalidParams)
+	case errors.Is(err, safefs.ErrNotRegular):
+		return nil, fmt.Errorf("read %w: %w", err, ctxd.ErrInvalidParams)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return src, nil
 }

@@ -89,6 +89,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	env.Warnings = append(env.Warnings, res.Warnings...)
 	chunks := res.Chunks
+	reds, warns, err := sanitizeChunks(chunks)
+	if err != nil {
+		return nil, err
+	}
+	env.Warnings = append(env.Warnings, warns...)
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
@@ -112,10 +117,32 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	env.Context = fitted
+	// Views (truncation levels) render from the source text: redact the
+	// fitted chunks again (a cache hit for unchanged content).
+	more, _, err := sanitizeChunks(fitted.Chunks)
+	if err != nil {
+		return nil, err
+	}
+	included := make(map[string]bool, len(fitted.Chunks))
+	for _, c := range fitted.Chunks {
+		included[c.Source] = true
+	}
+	for _, r := range reds {
+		if included[r.Source] {
+			env.Redactions = append(env.Redactions, r)
+		}
+	}
+	env.Redactions = mergeRedactions(env.Redactions, more)
+	sanitizeEnvelope(env)
 
 	if assemble {
 		progress("assembling")
 		env.Prompt = prompt.Build(env)
+		var prs []ctxd.Redaction
+		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
+			return nil, err
+		}
+		env.Redactions = mergeRedactions(env.Redactions, prs)
 		env.PromptTokens = p.counter.Count(env.Prompt)
 	}
 	env.Stats = ctxd.Stats{

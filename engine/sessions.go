@@ -18,6 +18,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -452,6 +453,10 @@ func (e *Engine) ResumeSession(ctx context.Context, req ResumeRequest) (*ResumeR
 	}
 	res := &ResumeResult{Sources: []SourceStatus{}}
 	id := req.SessionID
+	tracked := trackedSessions(ctx, e.root, st.Dir())
+	if id != "" && tracked[id] {
+		return nil, fmt.Errorf("session %q arrived with the repository (its checkpoints are tracked by git), so it is not trusted; resume a session of your own: %w", id, sessions.ErrCorrupt)
+	}
 	if id == "" {
 		l, err := st.List(ctx)
 		if err != nil {
@@ -459,6 +464,10 @@ func (e *Engine) ResumeSession(ctx context.Context, req ResumeRequest) (*ResumeR
 		}
 		res.Problems = l.Problems
 		for _, in := range l.Sessions {
+			if tracked[in.SessionID] {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("session %q was skipped: its checkpoints are tracked by git (they arrived with the repository)", in.SessionID))
+				continue
+			}
 			if in.State == sessions.StateRunning && (in.Root == "" || in.Root == e.root) {
 				id = in.SessionID
 				break
@@ -477,8 +486,9 @@ func (e *Engine) ResumeSession(ctx context.Context, req ResumeRequest) (*ResumeR
 	res.Resumed, res.SessionID, res.Checkpoint = true, id, cp
 	res.Problems = append(res.Problems, r.Problems...)
 
-	present := e.compareSources(cp, res)
-	preq, warn := e.resumeRequest(cp, present)
+	listed := e.listedFiles(ctx)
+	present := e.compareSources(ctx, cp, res, listed)
+	preq, warn := e.resumeRequest(ctx, cp, present, listed)
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
@@ -506,7 +516,7 @@ func (e *Engine) ResumeSession(ctx context.Context, req ResumeRequest) (*ResumeR
 
 // compareSources fills res.Sources and its counts, and returns the
 // recorded file sources that still exist (root-relative).
-func (e *Engine) compareSources(cp *sessions.Checkpoint, res *ResumeResult) []string {
+func (e *Engine) compareSources(ctx context.Context, cp *sessions.Checkpoint, res *ResumeResult, listed map[string]bool) []string {
 	var present []string
 	seen := map[string]bool{}
 	for _, c := range cp.Chunks {
@@ -518,6 +528,12 @@ func (e *Engine) compareSources(cp *sessions.Checkpoint, res *ResumeResult) []st
 		if c.ChunkType != ctxd.ChunkFile {
 			s.Status = SourceRegenerated
 			res.Sources = append(res.Sources, s)
+			continue
+		}
+		if e.refusedSource(ctx, c.Source, listed) {
+			s.Status = SourceRefused
+			res.Sources = append(res.Sources, s)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was not re-read: a secret or ignored file under today's rules", c.Source))
 			continue
 		}
 		text, err := e.currentText(c.Source)
@@ -553,21 +569,18 @@ func (e *Engine) currentText(source string) ([]byte, error) {
 	if t, ok := e.Buffer(source); ok {
 		return []byte(t), nil
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	b, err := safefs.ReadFile(context.Background(), abs, e.cfg.Gather.MaxFileBytes)
+	if errors.Is(err, safefs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s is not a regular file: %w", source, fs.ErrNotExist)
 	}
-	return os.ReadFile(abs)
+	return b, err
 }
 
 // resumeRequest rebuilds the prompt request of a checkpoint: the recorded
 // request (patterns, format, window, open files that still exist) with
 // the recorded task, model and budget, and every recorded file that still
 // exists named as a literal pattern, so the rebuilt context covers them.
-func (e *Engine) resumeRequest(cp *sessions.Checkpoint, present []string) (*PromptRequest, string) {
+func (e *Engine) resumeRequest(ctx context.Context, cp *sessions.Checkpoint, present []string, listed map[string]bool) (*PromptRequest, string) {
 	var req PromptRequest
 	warn := ""
 	if len(cp.BuildRequest) > 0 {
@@ -601,7 +614,7 @@ func (e *Engine) resumeRequest(cp *sessions.Checkpoint, present []string) (*Prom
 	open := map[string]bool{}
 	var ofs []ctxd.OpenFile
 	for _, of := range req.OpenFiles {
-		if _, rel, err := gather.Resolve(e.root, of.Path); err == nil && fileExists(e.root, rel) {
+		if _, rel, err := gather.Resolve(e.root, of.Path); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
 			of.Text = nil
 			ofs = append(ofs, of)
 			open[rel] = true
@@ -618,7 +631,7 @@ func (e *Engine) resumeRequest(cp *sessions.Checkpoint, present []string) (*Prom
 	for _, p := range req.Patterns {
 		if strings.ContainsAny(p, "*?[{") {
 			pats = append(pats, p)
-		} else if _, rel, err := gather.Resolve(e.root, p); err == nil && fileExists(e.root, rel) {
+		} else if _, rel, err := gather.Resolve(e.root, p); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
 			pats = append(pats, p)
 		}
 	}

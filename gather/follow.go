@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,6 +80,13 @@ func (f *follower) walked(dirs []string) {
 	}
 }
 
+// watchDir watches a directory the walk is about to list.
+func (f *follower) watchDir(abs string) {
+	if f.watcher != nil {
+		f.watcher.Add(abs)
+	}
+}
+
 // usable reports a watcher that sees every change.
 func (f *follower) usable() bool {
 	return f.watcher != nil && f.watcher.Degraded() == ""
@@ -101,7 +109,9 @@ func (w *Workspace) startFollowing() {
 	f.kick = make(chan struct{}, 1)
 	wa, err := index.Watch(w.root, index.WatchOptions{
 		GitDir: gitDir,
-		Skip:   isStateDir,
+		Skip: func(rel string) bool {
+			return isStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
+		},
 		OnChange: func() {
 			select {
 			case f.kick <- struct{}{}:
@@ -173,7 +183,7 @@ func (w *Workspace) background(ctx context.Context) {
 		n := f.lastN
 		f.mu.Unlock()
 		if n != 0 {
-			w.gitFacts(ctx, n, s)
+			w.gitFacts(ctx, n, func() *snapshot { return s })
 		}
 	}
 }
@@ -250,9 +260,14 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 
 // gitFacts returns the git facts for a request, from the cache when the
 // watcher has seen no change since they were read.
-func (w *Workspace) gitFacts(ctx context.Context, n int, snap *snapshot) (*gitInfo, []string) {
+// snap returns the snapshot the untracked files are filtered by; it may
+// block until the snapshot is ready.
+func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) (*gitInfo, []string) {
 	f := &w.follow
-	keep := func(rel string) bool { return snap.byRel[rel] != nil }
+	keep := func(rel string) bool {
+		s := snap()
+		return s != nil && s.byRel[rel] != nil
+	}
 	if !f.usable() {
 		return w.git.facts(ctx, n, keep)
 	}
@@ -276,6 +291,25 @@ func (w *Workspace) gitFacts(ctx context.Context, n int, snap *snapshot) (*gitIn
 	f.mu.Unlock()
 	return info, warns
 }
+
+// contentBags and setContentBags map a document's content-derived term
+// bags (every field but the path, which is recomputed from the path) to
+// the persisted index and back. A ranking that adds a field adds its bag
+// here, in both, and bumps termsVersion.
+func contentBags(d *indexDoc) []index.Terms {
+	return []index.Terms{toIndexTerms(d.content), toIndexTerms(d.defs)}
+}
+
+func setContentBags(d *indexDoc, bags []index.Terms) bool {
+	if len(bags) != 2 {
+		return false
+	}
+	d.content, d.defs = fromIndexTerms(bags[0]), fromIndexTerms(bags[1])
+	return true
+}
+
+func toIndexTerms(t terms) index.Terms   { return index.Terms{Hash: t.hash, TF: t.tf, N: t.n} }
+func fromIndexTerms(t index.Terms) terms { return terms{hash: t.Hash, tf: t.TF, n: t.N} }
 
 // indexKey names what a persisted index holds: this root, these options
 // and this term extractor.
@@ -341,10 +375,13 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 		fi.tooBig, fi.indexed = true, true
 	case lf.Content != nil:
 		c := lf.Content
+		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: r.c.pathTerms(rel)}
+		if !setContentBags(doc, c.Bags) {
+			return nil
+		}
 		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
-		fi.doc = &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, c.Generated),
-			content: terms{hash: c.Terms.Hash, tf: c.Terms.TF, n: c.Terms.N}, name: r.c.pathTerms(rel),
-			defs: terms{hash: c.Defs.Hash, tf: c.Defs.TF, n: c.Defs.N}, generated: c.Generated}
+		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
+		fi.doc = doc
 		fi.indexed = true
 	default:
 		return nil
@@ -389,11 +426,8 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 			case fi.doc != nil:
 				c := contents[fi.hash]
 				if c == nil {
-					d := fi.doc.content
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Terms:     index.Terms{Hash: d.hash, TF: d.tf, N: d.n},
-						Defs:      index.Terms{Hash: fi.doc.defs.hash, TF: fi.doc.defs.tf, N: fi.doc.defs.n},
-						Generated: fi.doc.generated}
+						Bags: contentBags(fi.doc), Generated: fi.doc.generated}
 					contents[fi.hash] = c
 				}
 				lf.Content = c

@@ -344,3 +344,32 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 		})
 	}
 }
+
+// A state dir moved inside the tree: the index written there is neither
+// walked nor a change the watcher reports (no refresh loop).
+func TestIndexInsideRoot(t *testing.T) {
+	root := t.TempDir()
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
+	}
+	idx := filepath.Join(root, "state", "index", "files.idx")
+	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	if ok, _ := hasFile(t, w, "d0/f0.txt"); !ok {
+		t.Fatal("d0/f0.txt missing")
+	}
+	w.follow.saveWG.Wait()
+	if _, err := os.Stat(idx); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+	// A file written after the index: once its event is seen, nothing
+	// from the index write may be pending beside it.
+	writeFile(t, root, "d1/marker.txt", "marker\n")
+	eventually(t, "marker", func() (bool, string) { return hasFile(t, w, "d1/marker.txt") })
+	w.follow.saveWG.Wait()
+	if ok, _ := hasFile(t, w, "state/index/files.idx"); ok {
+		t.Error("the index file was walked")
+	}
+	if ch := w.follow.watcher.Take(); len(ch.Paths) != 0 || ch.Rescan {
+		t.Errorf("writing the index was reported as a change: %+v", ch)
+	}
+}

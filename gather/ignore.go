@@ -3,6 +3,7 @@ package gather
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -67,7 +69,7 @@ func newIgnoreRules(root string, exclude []string) (*ignoreRules, error) {
 	common := ir.gitDir
 	if common != "" {
 		// Linked worktrees keep info/exclude and config in the common dir.
-		if b, err := os.ReadFile(filepath.Join(ir.gitDir, "commondir")); err == nil {
+		if b, err := readSmall(filepath.Join(ir.gitDir, "commondir")); err == nil {
 			c := strings.TrimSpace(string(b))
 			if !filepath.IsAbs(c) {
 				c = filepath.Join(ir.gitDir, c)
@@ -117,7 +119,7 @@ func findGitDir(top string) (string, []string) {
 	if fi.IsDir() {
 		return dot, nil
 	}
-	b, err := os.ReadFile(dot)
+	b, err := readSmall(dot)
 	if err != nil {
 		return "", []string{fmt.Sprintf("reading %s: %v", dot, err)}
 	}
@@ -187,7 +189,7 @@ func excludesFile(gitDir, top string) string {
 
 // configExcludesFile reads core.excludesFile from one git config file.
 func configExcludesFile(path string) (string, bool) {
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	if err != nil {
 		return "", false
 	}
@@ -239,7 +241,7 @@ func readDirPatterns(dir string, domain []string) ([]gitignore.Pattern, []string
 // readPatternFile parses one file of gitignore patterns; a missing file has
 // none.
 func readPatternFile(path string, domain []string) ([]gitignore.Pattern, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -280,4 +282,14 @@ func (ir *ignoreRules) excluded(rel string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// maxIgnoreBytes caps an ignore, exclude or git config file: a cloned
+// repository can make any of them a link to /dev/zero or a huge file.
+const maxIgnoreBytes = 4 << 20
+
+// readSmall reads a regular file of at most maxIgnoreBytes; anything else
+// (a FIFO, a device, a link to one) is an error, never a blocked read.
+func readSmall(path string) ([]byte, error) {
+	return safefs.ReadFile(context.Background(), path, maxIgnoreBytes)
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -19,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -116,6 +116,8 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			return err
 		}
 		absDir := filepath.Join(w.root, filepath.FromSlash(dir))
+		// Watched before it is listed, so no change in it goes unseen.
+		w.follow.watchDir(absDir)
 		entries, err := os.ReadDir(absDir)
 		if err != nil {
 			if dir == "." {
@@ -127,7 +129,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		for _, e := range entries {
 			name := e.Name()
 			rel := relSlash(dir, name)
-			if name == ".git" || rel == ".ctxd" {
+			if name == ".git" || rel == ".ctxd" || rel == w.indexDirRel {
 				continue
 			}
 			t := e.Type()
@@ -283,41 +285,13 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	return b
 }
 
-var errTooBig = errors.New("over the size cap")
+var errTooBig = safefs.ErrTooBig
 
-// readCapped reads a whole file into buf (reused) unless it is over max
-// bytes.
+// readCapped reads a whole regular file into buf (reused) unless it is over
+// max bytes; a FIFO, device or link to one is refused unread
+// ([safefs.ErrNotRegular]).
 func readCapped(name string, max int64, buf []byte) ([]byte, error) {
-	fh, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	buf = buf[:0]
-	b, err := readAllInto(io.LimitReader(fh, max+1), buf)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, errTooBig
-	}
-	return b, nil
-}
-
-func readAllInto(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				return b, nil
-			}
-			return b, err
-		}
-	}
+	return safefs.ReadFileInto(context.Background(), name, max, buf)
 }
 
 // isBinary reports a NUL byte in the first 8 KiB, or more than 10% of its

@@ -119,7 +119,12 @@ func Resolve(root, p string) (abs, rel string, err error) {
 	}
 	real, err := evalExisting(p)
 	if err != nil {
-		return "", "", fmt.Errorf("resolve path %q: %w", orig, err)
+		// A symlink loop, a name over the system's limit: the client's
+		// path cannot be used.
+		if len(orig) > 200 {
+			orig = orig[:200] + "…"
+		}
+		return "", "", fmt.Errorf("resolve path %q: %w: %w", orig, err, ctxd.ErrInvalidParams)
 	}
 	r, ok := within(realRoot, real)
 	if !ok {

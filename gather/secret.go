@@ -19,6 +19,7 @@ var secretNames = map[string]bool{
 	".htpasswd":        true,
 	".dockercfg":       true,
 	"credentials":      true, // ~/.aws/credentials and the like
+	"kubeconfig":       true, // Kubernetes client credentials
 }
 
 // secretExts are extensions (lowercase, with the dot) of key and credential
@@ -58,7 +59,8 @@ var envExampleSuffixes = []string{".example", ".sample", ".template", ".dist", "
 // (credentials*, secrets*, secret.*, service-account* with no extension or
 // a data extension such as .json, .yaml, .toml, .env: credentials.go is
 // source and is not secret), Terraform state and variables (*.tfstate,
-// *.tfvars), *.secret(s), and anything under .ssh/, .gnupg/, .aws/ or
+// *.tfvars), *.secret(s), kubeconfig, and anything under .ssh/, .gnupg/,
+// .aws/, .kube/ (.kube/config) or
 // .docker/config.json. Secret files are never gathered unless the user names
 // them explicitly. The match is on the name only; the content is not read.
 func IsSecret(p string) bool {
@@ -92,7 +94,7 @@ func IsSecret(p string) bool {
 	}
 	for _, seg := range strings.Split(path.Dir(p), "/") {
 		switch seg {
-		case ".ssh", ".gnupg", ".aws":
+		case ".ssh", ".gnupg", ".aws", ".kube":
 			return true
 		}
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // Defaults of [Options] and [Request].
@@ -120,6 +120,10 @@ type Workspace struct {
 	git *gitState
 
 	follow follower // watcher, persisted index, background refresh
+	// indexDirRel is the persisted index's directory when it lies inside
+	// the root outside .ctxd (a state dir moved into the tree): never
+	// walked, never watched, so writing the index is not a change.
+	indexDirRel string
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -154,6 +158,11 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
+	if opts.IndexPath != "" {
+		if r, ok := within(abs, filepath.Dir(opts.IndexPath)); ok && r != "." {
+			w.indexDirRel = filepath.ToSlash(r)
+		}
+	}
 	w.startFollowing()
 	return w, nil
 }
@@ -399,16 +408,35 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		overlay[rel] = text
 	}
 
+	// Git facts are read while the tree is refreshed (git runs in its own
+	// process, so the two overlap); only the untracked-file filter waits
+	// for the new snapshot.
+	var snap *snapshot
+	snapReady := make(chan struct{})
+	gitDone := make(chan struct{})
+	var gi *gitInfo
+	var gitWarns []string
+	gctx, gcancel := context.WithCancel(ctx)
+	defer gcancel()
+	go func() {
+		defer close(gitDone)
+		gi, gitWarns = w.gitFacts(gctx, r.Commits, func() *snapshot { <-snapReady; return snap })
+	}()
 	snap, walkWarnings, err := w.refreshWarn(ctx)
 	if err != nil {
+		gcancel()
+		snap = nil
+		close(snapReady)
+		<-gitDone
 		return nil, fmt.Errorf("gather: %w", err)
 	}
+	close(snapReady)
 	g.snap = snap
 	g.warnings = append(g.warnings, walkWarnings...)
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
-	gi, warns := w.gitFacts(ctx, r.Commits, snap)
-	g.warnings = append(g.warnings, warns...)
+	<-gitDone
+	g.warnings = append(g.warnings, gitWarns...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
@@ -630,6 +658,8 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 					why := "cannot read it"
 					if errors.Is(err, errTooBig) {
 						why = fmt.Sprintf("over the size cap of %d bytes", g.w.opts.MaxFileBytes)
+					} else if errors.Is(err, safefs.ErrNotRegular) {
+						why = "not a regular file"
 					}
 					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
 				}

@@ -14,7 +14,7 @@ import (
 
 // Version is the persisted format's version; a file of another version is
 // rebuilt, never read.
-const Version = 2 // 2: Content.Defs and Content.Generated
+const Version = 2 // 2: Content.Generated (and the defined-names bag)
 
 // magic opens every index file.
 const magic = "CTXDIDX\n"
@@ -42,10 +42,13 @@ type Content struct {
 	InlineTests bool
 	Imports     []string
 	GoModule    string
-	Terms       Terms
-	// Defs are the terms of the names the file defines; Generated marks a
-	// generated-code header ("Code generated ... DO NOT EDIT").
-	Defs      Terms
+	// Bags are the lexical term bags of the content, one per field of
+	// the ranking, in the order the term extractor defines (gather: the
+	// body, then the names the file defines; a ranking with more fields
+	// adds bags and bumps its extractor version in the key).
+	Bags []Terms
+	// Generated marks a generated-code header ("Code generated ... DO
+	// NOT EDIT").
 	Generated bool
 }
 
@@ -144,15 +147,17 @@ func Save(path string, s *Snapshot) error {
 			e.str(im)
 		}
 		e.str(c.GoModule)
-		e.u64(uint64(c.Terms.N))
-		e.u64(uint64(len(c.Terms.Hash)))
-		for _, h := range c.Terms.Hash {
-			e.buf.Write(binary.LittleEndian.AppendUint32(e.tmp[:0], h))
+		e.u64(uint64(len(c.Bags)))
+		for _, t := range c.Bags {
+			e.u64(uint64(t.N))
+			e.u64(uint64(len(t.Hash)))
+			for _, h := range t.Hash {
+				e.buf.Write(binary.LittleEndian.AppendUint32(e.tmp[:0], h))
+			}
+			for _, tf := range t.TF {
+				e.buf.Write(binary.LittleEndian.AppendUint16(e.tmp[:0], tf))
+			}
 		}
-		for _, tf := range c.Terms.TF {
-			e.buf.Write(binary.LittleEndian.AppendUint16(e.tmp[:0], tf))
-		}
-		e.terms(c.Defs)
 		e.bool(c.Generated)
 	}
 	e.u64(uint64(len(s.Files)))
@@ -236,20 +241,26 @@ func decode(b []byte, key string) (*Snapshot, error) {
 			}
 		}
 		c.GoModule = d.str()
-		c.Terms.N = int(d.u64())
-		nt := d.count(6)
-		hb := d.bytes(4 * nt)
-		tb := d.bytes(2 * nt)
+		c.Bags = make([]Terms, d.count(2))
+		for k := range c.Bags {
+			t := &c.Bags[k]
+			t.N = int(d.u64())
+			nt := d.count(6)
+			hb := d.bytes(4 * nt)
+			tb := d.bytes(2 * nt)
+			if d.err != nil {
+				break
+			}
+			t.Hash = make([]uint32, nt)
+			t.TF = make([]uint16, nt)
+			for j := range nt {
+				t.Hash[j] = binary.LittleEndian.Uint32(hb[4*j:])
+				t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
+			}
+		}
 		if d.err != nil {
 			break
 		}
-		c.Terms.Hash = make([]uint32, nt)
-		c.Terms.TF = make([]uint16, nt)
-		for j := range nt {
-			c.Terms.Hash[j] = binary.LittleEndian.Uint32(hb[4*j:])
-			c.Terms.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
-		}
-		c.Defs = d.terms()
 		c.Generated = d.bool()
 		if d.err != nil {
 			break
@@ -282,38 +293,6 @@ func decode(b []byte, key string) (*Snapshot, error) {
 type encoder struct {
 	buf bytes.Buffer
 	tmp [binary.MaxVarintLen64]byte
-}
-
-// terms writes a bag of terms: its length, the count, the hashes and the
-// counts.
-func (e *encoder) terms(t Terms) {
-	e.u64(uint64(t.N))
-	e.u64(uint64(len(t.Hash)))
-	for _, h := range t.Hash {
-		e.buf.Write(binary.LittleEndian.AppendUint32(e.tmp[:0], h))
-	}
-	for _, tf := range t.TF {
-		e.buf.Write(binary.LittleEndian.AppendUint16(e.tmp[:0], tf))
-	}
-}
-
-// terms reads what encoder.terms wrote.
-func (d *decoder) terms() Terms {
-	var t Terms
-	t.N = int(d.u64())
-	nt := d.count(6)
-	hb := d.bytes(4 * nt)
-	tb := d.bytes(2 * nt)
-	if d.err != nil {
-		return Terms{}
-	}
-	t.Hash = make([]uint32, nt)
-	t.TF = make([]uint16, nt)
-	for j := range nt {
-		t.Hash[j] = binary.LittleEndian.Uint32(hb[4*j:])
-		t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
-	}
-	return t
 }
 
 func (e *encoder) u64(v uint64) { e.buf.Write(binary.AppendUvarint(e.tmp[:0], v)) }

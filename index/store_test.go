@@ -12,7 +12,7 @@ import (
 
 func sample() *Snapshot {
 	shared := &Content{Hash: [32]byte{1}, Lines: 3, Imports: []string{"fmt", "os"}, GoModule: "example.com/m",
-		Terms: Terms{Hash: []uint32{3, 9, 70000}, TF: []uint16{1, 4, 65535}, N: 70004}}
+		Bags: []Terms{{Hash: []uint32{3, 9, 70000}, TF: []uint16{1, 4, 65535}, N: 70004}, {Hash: []uint32{5}, TF: []uint16{1}, N: 1}}}
 	return &Snapshot{
 		Key:     "root=/x",
 		Written: 1_700_000_000_000_000_000,
@@ -21,7 +21,7 @@ func sample() *Snapshot {
 			{Path: "a/main.go", Size: 30, ModTime: 4, Content: shared},
 			{Path: "img.png", Size: 900, ModTime: 6, Flags: FlagBinary},
 			{Path: "big.txt", Size: 1 << 30, ModTime: 7, Flags: FlagTooBig},
-			{Path: "r/ust.rs", Size: 1, ModTime: 8, Content: &Content{Hash: [32]byte{2}, InlineTests: true, Terms: Terms{Hash: []uint32{}, TF: []uint16{}}}},
+			{Path: "r/ust.rs", Size: 1, ModTime: 8, Content: &Content{Hash: [32]byte{2}, InlineTests: true, Bags: []Terms{{Hash: []uint32{}, TF: []uint16{}}}}},
 		},
 	}
 }

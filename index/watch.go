@@ -131,6 +131,40 @@ func (w *Watcher) Take() Changes {
 	return c
 }
 
+// Add watches one directory (absolute) unless it is watched already. A
+// walk adds each directory before listing it, so nothing that changes
+// in it afterwards goes unseen. Hitting the watch limit degrades the
+// watcher.
+func (w *Watcher) Add(dir string) {
+	w.mu.Lock()
+	done := w.watched[dir] || w.degraded != ""
+	w.mu.Unlock()
+	if done {
+		return
+	}
+	if err := w.fw.Add(dir); err != nil {
+		w.addFailed(dir, err)
+		return
+	}
+	w.mu.Lock()
+	w.watched[dir] = true
+	w.mu.Unlock()
+}
+
+func (w *Watcher) addFailed(dir string, err error) {
+	if errors.Is(err, os.ErrNotExist) {
+		return // removed since it was listed: its parent's event follows
+	}
+	w.mu.Lock()
+	n := len(w.watched)
+	w.mu.Unlock()
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+		w.degrade(fmt.Sprintf("inotify watch limit reached after %d directories (raise fs.inotify.max_user_watches)", n))
+	} else {
+		w.degrade(fmt.Sprintf("cannot watch %s: %v", dir, err))
+	}
+}
+
 // Sync makes the watched directories exactly dirs (root-relative slash
 // paths, "." for the root), as the last walk found them, and returns how
 // many it added. Hitting the watch limit degrades the watcher. Changes
@@ -160,23 +194,21 @@ func (w *Watcher) Sync(dirs []string) int {
 		delete(w.watched, d)
 		w.mu.Unlock()
 	}
+	added := 0
 	for _, d := range add {
 		if err := w.fw.Add(d); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				continue // removed since the walk: its parent's event follows
+			w.addFailed(d, err)
+			if w.Degraded() != "" {
+				return added
 			}
-			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-				w.degrade(fmt.Sprintf("inotify watch limit reached after %d directories (raise fs.inotify.max_user_watches)", len(w.watched)))
-			} else {
-				w.degrade(fmt.Sprintf("cannot watch %s: %v", d, err))
-			}
-			return len(add)
+			continue
 		}
 		w.mu.Lock()
 		w.watched[d] = true
 		w.mu.Unlock()
+		added++
 	}
-	return len(add)
+	return added
 }
 
 // Watching returns how many directories are watched.

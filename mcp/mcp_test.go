@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +22,8 @@ import (
 
 // ctxdBin is the ctxd binary the tests drive over stdio.
 var ctxdBin string
+
+var update = flag.Bool("update", false, "rewrite testdata/tools.golden (the tools/list answer)")
 
 func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
 
@@ -185,6 +188,15 @@ func TestGoClient(t *testing.T) {
 			t.Errorf("tool %s has no description or input schema", tl.Name)
 		}
 	}
+	// The model-facing contract (names, descriptions, schemas) is a
+	// golden file: a change to it is a reviewed change.
+	listed := slices.Clone(tools.Tools)
+	slices.SortFunc(listed, func(a, b *sdk.Tool) int { return strings.Compare(a.Name, b.Name) })
+	golden, err := json.MarshalIndent(listed, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "tools.golden"), append(golden, '\n'), *update)
 	want := "build_context compact_history count_tokens find_symbol outline rehydrate"
 	if got := strings.Join(slices.Sorted(slices.Values(names)), " "); got != want {
 		t.Errorf("tools = %s, want %s", got, want)
@@ -375,4 +387,23 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRootDefaultsToGitTopLevel: started in a subdirectory without
+// --root, the server works on the repository's top level.
+func TestRootDefaultsToGitTopLevel(t *testing.T) {
+	repo := testutil.GitRepo(t, repoFiles)
+	cmd := exec.Command(ctxdBin, "mcp", "--state-dir", filepath.Join(t.TempDir(), "state"))
+	cmd.Dir = filepath.Join(repo, "store")
+	cmd.Stderr = os.Stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "ctxd-test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := call(t, cs, "outline", map[string]any{"path": "main.go"})
+	if res.IsError || !strings.Contains(text(t, res), "main.go (go)") {
+		t.Errorf("outline main.go from store/: %s", text(t, res))
+	}
 }

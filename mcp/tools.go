@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +30,7 @@ type OpenFile struct {
 // BuildContextIn are build_context's arguments.
 type BuildContextIn struct {
 	Request   string     `json:"request" jsonschema:"the user's request in their own words, e.g. 'fix the panic in Store.Put when the disk is full'"`
-	Task      string     `json:"task,omitempty" jsonschema:"task type: implement, debug, refactor, explain, test or review; detected from the request when omitted"`
+	Task      string     `json:"task,omitempty" jsonschema:"task type: implement, debug, refactor, test or analyze; detected from the request when omitted"`
 	Budget    int        `json:"budget,omitempty" jsonschema:"most tokens the gathered context may take (default: the configured share of the model window)"`
 	OpenFiles []OpenFile `json:"open_files,omitempty" jsonschema:"files the agent has open or is editing, with the cursor line; they rank first"`
 	Patterns  []string   `json:"patterns,omitempty" jsonschema:"glob patterns (e.g. 'server/*.go') or literal paths to include"`
@@ -98,7 +97,7 @@ type CountTokensOut struct {
 
 // CompactHistoryIn are compact_history's arguments.
 type CompactHistoryIn struct {
-	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string"`
+	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string (then kept byte for byte; an object is re-encoded with sorted keys)"`
 	Window  int    `json:"window,omitempty" jsonschema:"context window in tokens to fit into (default: the model's, from the request's model)"`
 	Budget  int    `json:"budget,omitempty" jsonschema:"token budget of the whole request, if smaller than window minus the reply reserve"`
 	Model   string `json:"model,omitempty" jsonschema:"model, when the request names none"`
@@ -378,7 +377,7 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 	var start, end int
 	if in.Lines != "" {
 		var err error
-		if start, end, err = parseLines(in.Lines); err != nil {
+		if start, end, err = artifacts.ParseLines(in.Lines); err != nil {
 			return nil, out, err
 		}
 	}
@@ -388,23 +387,4 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 	}
 	out = RehydrateOut{SHA256: l.Hash, StartLine: l.StartLine, EndLine: l.EndLine, TotalLines: l.TotalLines, Bytes: l.Bytes}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: l.Text}}}, out, nil
-}
-
-// parseLines reads a line range: "a-b", "a-" (to the end) or "a".
-func parseLines(s string) (start, end int, err error) {
-	bad := fmt.Errorf("lines %q: want a-b, a- or a, counting from 1: %w", s, ctxd.ErrInvalidParams)
-	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
-	if start, err = strconv.Atoi(a); err != nil || start < 1 {
-		return 0, 0, bad
-	}
-	if !isRange {
-		return start, start, nil
-	}
-	if b == "" {
-		return start, 0, nil
-	}
-	if end, err = strconv.Atoi(b); err != nil || end < start {
-		return 0, 0, bad
-	}
-	return start, end, nil
 }

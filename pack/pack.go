@@ -6,16 +6,19 @@
 package pack
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"path"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -88,9 +91,43 @@ type Result struct {
 	LargestDirs  []Dir  `json:"largest_dirs"`
 }
 
+// Cache remembers token counts between packs (a daemon keeps one per
+// workspace), keyed by a hash of the text, its length, the encoding and
+// the compression, so a warm pack counts only what changed. Entries not
+// used by the last pack are dropped. Safe for concurrent use; nil is no
+// cache.
+type Cache struct {
+	mu   sync.Mutex
+	last map[countKey]countVal
+}
+
+type countKey struct {
+	hash     uint64
+	size     int
+	encoding string
+	compress bool
+}
+
+type countVal struct {
+	tokens     int
+	compressed string // the signatures view, when compressed
+	ok         bool   // the view exists
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
+
+var seed = maphash.MakeSeed()
+
 // Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
 // workers.
 func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, error) {
+	return PackCached(ctx, ws, opts, nil)
+}
+
+// PackCached is Pack with counts (and compressed views) remembered in
+// cache between calls.
+func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *Cache) (*Result, error) {
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
 			return nil, fmt.Errorf("pack: bad glob %q: %w", g, ctxd.ErrInvalidParams)
@@ -123,21 +160,43 @@ func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, err
 	jobs := make(chan job, 64)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	var prev map[countKey]countVal
+	next := map[countKey]countVal{}
+	if cache != nil {
+		cache.mu.Lock()
+		prev = cache.last
+		cache.mu.Unlock()
+	}
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
 				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text}
-				if opts.Compress {
-					if v, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(j.text)), []byte(j.text), treesitter.Signatures, treesitter.Options{}); err == nil {
-						f.Content, f.Compressed = v.Text, true
+				key := countKey{hash: maphash.String(seed, j.text), size: len(j.text), encoding: enc, compress: opts.Compress}
+				v, hit := prev[key]
+				if !hit {
+					if opts.Compress {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(j.text)), []byte(j.text), treesitter.Signatures, treesitter.Options{}); err == nil {
+							v.compressed, v.ok = view.Text, true
+						}
 					}
+					text := j.text
+					if v.ok {
+						text = v.compressed
+					}
+					v.tokens = counter.Count(text)
 				}
-				f.Tokens = counter.Count(f.Content)
+				if v.ok {
+					f.Content, f.Compressed = v.compressed, true
+				}
+				f.Tokens = v.tokens
 				if opts.NoContent {
 					f.Content = ""
 				}
 				mu.Lock()
 				files[j.i] = f
+				if cache != nil {
+					next[key] = v
+				}
 				mu.Unlock()
 			}
 		})
@@ -154,6 +213,11 @@ func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, err
 	wg.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
+	}
+	if cache != nil {
+		cache.mu.Lock()
+		cache.last = next
+		cache.mu.Unlock()
 	}
 	r := &Result{Root: ws.Root(), Encoding: enc, Files: files}
 	dirs := map[string]*Dir{}
@@ -294,6 +358,8 @@ func (r *Result) writeXML(w io.Writer) error {
 		xml.EscapeText(&b, []byte(s))
 		return b.String()
 	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	w = bw
 	fmt.Fprintf(w, "<pack files=\"%d\" tokens=\"%d\" encoding=\"%s\">\n<summary>\n", len(r.Files), r.Tokens, esc(r.Encoding))
 	for _, f := range r.LargestFiles {
 		fmt.Fprintf(w, "<largest_file path=\"%s\" tokens=\"%d\"/>\n", esc(f.Path), f.Tokens)
@@ -303,12 +369,56 @@ func (r *Result) writeXML(w io.Writer) error {
 	}
 	io.WriteString(w, "</summary>\n")
 	for _, f := range r.Files {
-		if _, err := fmt.Fprintf(w, "<file path=\"%s\" tokens=\"%d\">\n%s\n</file>\n", esc(f.Path), f.Tokens, esc(f.Content)); err != nil {
+		fmt.Fprintf(w, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
+		writeEscaped(bw, f.Content)
+		if _, err := io.WriteString(w, "\n</file>\n"); err != nil {
 			return err
 		}
 	}
-	_, err := io.WriteString(w, "</pack>\n")
-	return err
+	io.WriteString(w, "</pack>\n")
+	return bw.Flush()
+}
+
+// xmlEscapes maps the ASCII bytes XML text cannot hold as they are to
+// their replacement ("" for bytes kept).
+var xmlEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range utf8.RuneSelf {
+		if c < 0x20 && c != '\t' && c != '\n' {
+			t[c] = "\uFFFD" // not allowed in XML 1.0; \r would be normalized away
+		}
+	}
+	t['\r'] = "&#xD;"
+	t['<'], t['>'], t['&'] = "&lt;", "&gt;", "&amp;"
+	return t
+}()
+
+// writeEscaped writes text as XML character data, as xml.EscapeText does
+// (invalid UTF-8 and disallowed control characters become U+FFFD), in runs
+// between the bytes that need escaping.
+func writeEscaped(w *bufio.Writer, text string) {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			// U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML characters.
+			if c == 0xEF && i+2 < len(text) && text[i+1] == 0xBF && text[i+2] >= 0xBE {
+				w.WriteString(text[start:i])
+				w.WriteString("\uFFFD")
+				i += 2
+				start = i + 1
+			}
+			continue
+		}
+		if rep := xmlEscapes[c]; rep != "" {
+			w.WriteString(text[start:i])
+			w.WriteString(rep)
+			start = i + 1
+		}
+	}
+	w.WriteString(text[start:])
 }
 
 // WriteTree prints the token tree: every directory and file with its

@@ -61,6 +61,10 @@ func Build(env *ctxd.Envelope) string {
 	var b strings.Builder
 	chunks := Order(env.Context.Chunks)
 	xml := env.Format == ctxd.FormatXML
+	if xml {
+		// One root element, so the prompt is a well-formed document.
+		b.WriteString("<prompt>\n")
+	}
 	if len(chunks) > 0 {
 		if xml {
 			b.WriteString("<context>\n")
@@ -76,6 +80,9 @@ func Build(env *ctxd.Envelope) string {
 		}
 	}
 	b.WriteString(Request(env.UserRequest, env.TaskType, env.Format))
+	if xml {
+		b.WriteString("</prompt>\n")
+	}
 	return b.String()
 }
 
@@ -83,7 +90,7 @@ func Build(env *ctxd.Envelope) string {
 func Request(request string, task ctxd.TaskType, format string) string {
 	instr := Instructions[task]
 	if format == ctxd.FormatXML {
-		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + instr + "\n</instructions>\n"
+		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + xmlText(instr, "instructions") + "\n</instructions>\n"
 	}
 	return "---\n## Request\n" + request + "\n\n## Instructions\n" + instr + "\n"
 }
@@ -171,13 +178,13 @@ func xmlSection(c ctxd.Chunk) string {
 	case ctxd.ChunkDiff:
 		tag = "diff"
 	default:
-		attrs = fmt.Sprintf(" path=%q", c.Source)
+		attrs = " path=\"" + xmlAttr(c.Source) + "\""
 		if l := Language(c); l != "" {
-			attrs += fmt.Sprintf(" language=%q", l)
+			attrs += " language=\"" + xmlAttr(l) + "\""
 		}
 	}
 	if c.Truncated {
-		attrs += fmt.Sprintf(" truncated=%q", c.Truncation)
+		attrs += " truncated=\"" + xmlAttr(c.Truncation) + "\""
 		if n := elidedLines(c); n > 0 {
 			attrs += fmt.Sprintf(" elided_lines=\"%d\"", n)
 		}
@@ -203,14 +210,33 @@ func xmlSection(c ctxd.Chunk) string {
 	return b.String()
 }
 
-// xmlText keeps text readable (models read raw code best) unless it holds
-// the closing tag of its element, which would end the element early; then
-// it is wrapped in CDATA, with any "]]>" split across sections.
-func xmlText(text, tag string) string {
-	if !strings.Contains(text, "</"+tag) && !strings.Contains(text, "</context") {
+// xmlText keeps text readable (models read raw code best): text without
+// markup characters goes as is; text with "<" or "&" goes in CDATA, with
+// any "]]>" split across sections, so the prompt stays well-formed XML.
+// Characters XML forbids (control characters but tab and newlines) become
+// U+FFFD.
+func xmlText(text, _ string) string {
+	text = strings.Map(xmlChar, text)
+	if !strings.ContainsAny(text, "<&") && !strings.Contains(text, "]]>") {
 		return text
 	}
 	return "<![CDATA[" + strings.ReplaceAll(text, "]]>", "]]]]><![CDATA[>") + "]]>"
+}
+
+// xmlChar maps a rune XML 1.0 does not allow to U+FFFD.
+func xmlChar(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return r
+	case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+		return '\uFFFD'
+	}
+	return r
+}
+
+// xmlAttr escapes an attribute value (quoted with ").
+func xmlAttr(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;").Replace(strings.Map(xmlChar, s))
 }
 
 func truncNote(c ctxd.Chunk) string {

@@ -1,14 +1,15 @@
 package prompt
 
 import (
+	"encoding/xml"
 	"flag"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/internal/testutil"
-
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -53,7 +54,11 @@ func TestBuildIsSectionsPlusRequest(t *testing.T) {
 				t.Errorf("%s: prompt lacks the section of %s", format, c.Source)
 			}
 		}
-		if !strings.HasSuffix(got, Request(env.UserRequest, env.TaskType, format)) {
+		want := Request(env.UserRequest, env.TaskType, format)
+		if format == ctxd.FormatXML {
+			want += "</prompt>\n"
+		}
+		if !strings.HasSuffix(got, want) {
 			t.Errorf("%s: prompt does not end with the request", format)
 		}
 	}
@@ -115,4 +120,64 @@ func TestSectionFocus(t *testing.T) {
 	if !strings.Contains(x, `selection="3-3" cursor="3"`) || !strings.Contains(x, "<selection>\nfunc F() {}\n</selection>") {
 		t.Errorf("xml:\n%s", x)
 	}
+}
+
+// TestXMLWellFormed: code holding markup, "]]>", control characters and
+// odd paths still renders a document encoding/xml parses, with one root,
+// whose text is the chunk's content.
+func TestXMLWellFormed(t *testing.T) {
+	contents := []string{
+		"if a < b && c > d { return \"</file>\" }\n",
+		"x := \"]]>\" + \"<![CDATA[\"\n",
+		"bell\x07 and nul\x00 bytes\n",
+		"plain text\n",
+		"</context></prompt>",
+	}
+	for i, content := range contents {
+		env := &ctxd.Envelope{TaskType: ctxd.TaskAnalyze, UserRequest: "why <b> & </request>?", Format: ctxd.FormatXML,
+			Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{{Source: `dir/a"b&<c>.go`, ChunkType: ctxd.ChunkFile, Content: content}}}}
+		got := Build(env)
+		text, roots := parseXML(t, got)
+		if roots != 1 {
+			t.Errorf("%d: %d root elements:\n%s", i, roots, got)
+		}
+		want := strings.Map(xmlChar, content)
+		if !strings.Contains(text, strings.TrimSpace(want)) {
+			t.Errorf("%d: parsed text lacks the content %q:\n%s", i, want, text)
+		}
+	}
+}
+
+// parseXML decodes doc strictly and returns its character data and the
+// number of top-level elements.
+func parseXML(t *testing.T, doc string) (string, int) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(doc))
+	dec.Strict = true
+	var text strings.Builder
+	depth, roots := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, doc)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if depth == 0 && strings.TrimSpace(string(tk)) != "" {
+				t.Fatalf("text outside the root: %q", tk)
+			}
+			text.Write(tk)
+		}
+	}
+	return text.String(), roots
 }

@@ -31,19 +31,6 @@ func FuzzObserver(f *testing.F) {
 	})
 }
 
-// FuzzParseLines: a range that parses is 1-based and ordered.
-func FuzzParseLines(f *testing.F) {
-	for _, s := range []string{"1-2", "3-", "7", "0", "5-4", "-", "a-b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		a, b, err := parseLines(s)
-		if err == nil && (a < 1 || b != 0 && b < a) {
-			t.Fatalf("parseLines(%q) = %d, %d", s, a, b)
-		}
-	})
-}
-
 func TestErrorKind(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{`{"error":{"message":"Previous response with id 'resp_1' not found.","code":"previous_response_not_found"}}`, errPrevNotFound},

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -160,8 +159,8 @@ func (p *Proxy) artifact(w http.ResponseWriter, r *http.Request) {
 	var start, end int
 	if q := r.URL.Query().Get("lines"); q != "" {
 		var err error
-		if start, end, err = parseLines(q); err != nil {
-			writeError(w, http.StatusBadRequest, "ctxd_bad_lines", err.Error())
+		if start, end, err = artifacts.ParseLines(q); err != nil {
+			writeError(w, http.StatusBadRequest, "ctxd_bad_lines", "ctxd proxy: "+ctxd.Message(err))
 			return
 		}
 	}
@@ -197,23 +196,4 @@ func (p *Proxy) stats(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(append(b, '\n'))
-}
-
-// parseLines reads a line range: "a-b", "a-" (to the end) or "a".
-func parseLines(s string) (start, end int, err error) {
-	bad := fmt.Errorf("lines %q: want a-b, a- or a, counting from 1", s)
-	a, b, isRange := strings.Cut(s, "-")
-	if start, err = strconv.Atoi(a); err != nil || start < 1 {
-		return 0, 0, bad
-	}
-	if !isRange {
-		return start, start, nil
-	}
-	if b == "" {
-		return start, 0, nil
-	}
-	if end, err = strconv.Atoi(b); err != nil || end < start {
-		return 0, 0, bad
-	}
-	return start, end, nil
 }

@@ -3,13 +3,14 @@ package server
 import (
 	"context"
 	"errors"
-
-	"go.lsp.dev/jsonrpc2"
+	"syscall"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/sessions"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // ctxd's own error codes, in a block of their own outside the JSON-RPC
@@ -64,6 +65,10 @@ func rpcError(method string, err error) error {
 	case errors.Is(err, sessions.ErrCorrupt), errors.Is(err, sessions.ErrNewerSchema), errors.Is(err, artifacts.ErrCorrupt):
 		code = CodeCorrupt
 	case errors.Is(err, ctxd.ErrInvalidParams):
+		code = jsonrpc2.InvalidParams
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ENOTDIR), errors.Is(err, safefs.ErrNotRegular):
+		// A path the client named cannot be used: a symlink loop, a
+		// name over the system's limit, a FIFO or device.
 		code = jsonrpc2.InvalidParams
 	}
 	return &jsonrpc2.Error{Code: code, Message: msg}

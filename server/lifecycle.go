@@ -35,6 +35,8 @@ type ctxdInit struct {
 	TokenBudget   *engine.BudgetRequest `json:"token_budget"`
 	Format        string                `json:"format"`
 	Exclude       []string              `json:"exclude"`
+	// Token is the daemon's token, required on TCP (docs/security.md).
+	Token string `json:"token"`
 }
 
 // InitializeResult is initialize's answer: LSP's fields, so LSP client
@@ -104,9 +106,15 @@ func initialize(_ context.Context, cl *client, params json.RawMessage) (any, err
 			root = p
 		}
 	}
+	if err := cl.checkToken(own.Token); err != nil {
+		return nil, err
+	}
 	root, err := cl.srv.resolveRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("root: %w", err)
+	}
+	if err := cl.checkRoot(root); err != nil {
+		return nil, err
 	}
 
 	var ov config.Overrides
@@ -176,6 +184,9 @@ func mergeInit(dst *ctxdInit, src ctxdInit) {
 	}
 	if dst.Exclude == nil {
 		dst.Exclude = src.Exclude
+	}
+	if dst.Token == "" {
+		dst.Token = src.Token
 	}
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,6 +42,19 @@ func (cl *client) compressRequest(params json.RawMessage) (*engine.Engine, engin
 // estimator (role overheads, tool calls, reasoning, images) and cache that
 // compaction uses.
 func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*engine.CountResult, error) {
+	msgs := bytes.TrimSpace(req.Messages)
+	if len(msgs) == 0 || msgs[0] != '[' {
+		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(msgs, &items); err != nil {
+		return nil, fmt.Errorf("messages must be an array of messages: %w", ctxd.ErrInvalidParams)
+	}
+	for i, it := range items {
+		if t := bytes.TrimSpace(it); len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("messages[%d] must be a message object, got %s: %w", i, clip(string(t)), ctxd.ErrInvalidParams)
+		}
+	}
 	return cl.engine().CountMessages(ctx, req)
 }
 

@@ -33,7 +33,12 @@ func decode(params json.RawMessage, v any) error {
 func describe(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		// Fields of an embedded params struct come prefixed with its Go
+		// name ("CompressRequest.model"); the client knows only "model".
 		field := te.Field
+		if head, rest, ok := strings.Cut(field, "."); ok && (strings.HasSuffix(head, "Params") || strings.HasSuffix(head, "Request")) {
+			field = rest
+		}
 		if field == "" {
 			field = "params"
 		}

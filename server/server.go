@@ -24,11 +24,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"go.lsp.dev/jsonrpc2"
+	"time"
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // Options configure a Server.
@@ -41,8 +41,25 @@ type Options struct {
 	Overrides config.Overrides
 	Logger    *slog.Logger
 	// Trace, when set, receives every frame read and written.
-	Trace   io.Writer
-	Version string
+	Trace io.Writer
+
+	// MaxBodyBytes bounds one message body (0: DefaultMaxBodyBytes).
+	MaxBodyBytes int
+	// MaxConns caps concurrent connections of Listen (0: DefaultMaxConns);
+	// a connection over the cap is closed at once.
+	MaxConns int
+	// IdleTimeout closes a Listen connection that sent nothing for this
+	// long while no request of it runs (0: DefaultIdleTimeout; < 0: never).
+	IdleTimeout time.Duration
+	// AllowedRoots, when set, are the only workspaces (and their
+	// subdirectories) a Listen connection may initialize; TCP serving sets
+	// them to the roots given at start.
+	AllowedRoots []string
+	// TokenDir is where Listen on TCP writes the token file (0600) a TCP
+	// client must present in initialize ("token"). Empty: the user's cache
+	// directory, ctxd/.
+	TokenDir string
+	Version  string
 	// StateDir is every workspace's state directory (sessions,
 	// artifacts); "" uses the engine's default (see engine.Options).
 	StateDir string
@@ -112,8 +129,24 @@ func (s *Server) Close() error {
 // stream, or ctx ends. It returns the LSP exit code: 0 when exit followed
 // shutdown, 1 otherwise.
 func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
-	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	return s.serveConn(ctx, rwc, connPolicy{})
+}
+
+// connPolicy is what a listened-on connection must satisfy.
+type connPolicy struct {
+	token        string   // initialize must carry it; "" for none
+	allowedRoots []string // initialize's root must be inside one; nil for any
+	idle         time.Duration
+}
+
+func (s *Server) serveConn(ctx context.Context, rwc io.ReadWriteCloser, pol connPolicy) int {
+	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), inflight: map[jsonrpc2.ID]context.CancelFunc{}, policy: pol}
+	if nc, ok := rwc.(net.Conn); ok && pol.idle > 0 {
+		rwc = &idleConn{Conn: nc, timeout: pol.idle, busy: cl.busy}
+	}
 	st := newStream(rwc, s.log)
+	st.maxBody = s.maxBody()
+	st.drainOnEOF = true
 	st.trace = s.opts.Trace
 	conn := jsonrpc2.NewConn(st, jsonrpc2.WithPreempter(cl))
 	cl.conn = conn
@@ -167,30 +200,71 @@ func (s *Server) Listen(ctx context.Context, spec string) error {
 		}
 		_ = os.Remove(addr)
 	}
-	ln, err := net.Listen(network, addr)
+	ln, err := listenPrivate(network, addr)
 	if err != nil {
 		return fmt.Errorf("listen %q: %w", spec, err)
 	}
 	if network == "unix" {
 		defer os.Remove(addr)
 	}
-	s.log.Info("listening", "address", spec)
+	pol := connPolicy{idle: s.opts.IdleTimeout, allowedRoots: s.opts.AllowedRoots}
+	if pol.idle == 0 {
+		pol.idle = DefaultIdleTimeout
+	}
+	if network == "tcp" {
+		tok, file, err := s.writeToken(ln.Addr())
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen %q: %w", spec, err)
+		}
+		defer os.Remove(file)
+		pol.token = tok
+		s.log.Info("TCP clients must send the token of this file in initialize", "token_file", file)
+	}
+	s.log.Info("listening", "address", spec, "actual", ln.Addr().String())
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	maxConns := s.opts.MaxConns
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
+	slots := make(chan struct{}, maxConns)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var backoff time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("accept on %q: %w", spec, err)
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accept on %q: %w", spec, err)
+			}
+			// EMFILE, ENFILE, ECONNABORTED and the like are temporary:
+			// back off and keep serving (net/http does the same).
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed; retrying", "error", err, "backoff", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
+		}
+		backoff = 0
+		select {
+		case slots <- struct{}{}:
+		default:
+			s.log.Warn("connection refused: too many connections", "max", maxConns)
+			nc.Close()
+			continue
 		}
 		wg.Go(func() {
-			s.ServeConn(ctx, nc)
+			defer func() { <-slots }()
+			s.serveConn(ctx, nc, pol)
 			nc.Close()
 		})
 	}
@@ -217,6 +291,15 @@ type client struct {
 	// id, for $/cancelRequest.
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
+
+	policy connPolicy
+}
+
+// busy reports a request of the connection in flight.
+func (cl *client) busy() bool {
+	cl.inflightMu.Lock()
+	defer cl.inflightMu.Unlock()
+	return len(cl.inflight) > 0
 }
 
 const (
@@ -236,7 +319,11 @@ func (cl *client) engine() *engine.Engine {
 // layer: it always returns (never panics), and a notification never
 // returns an error (jsonrpc2 would end the connection).
 func (cl *client) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	name := req.Method()
+	// The request's method and params alias the frame buffer, which the
+	// stream reuses for the next frame once the handler goes async: copy
+	// the name, or an error message of this request can quote the next
+	// request's bytes.
+	name := strings.Clone(req.Method())
 	isCall := req.IsCall()
 	defer func() {
 		if r := recover(); r != nil {

@@ -53,6 +53,15 @@ func readFrames(t *testing.T, r io.Reader) []map[string]any {
 		if _, err := io.ReadFull(br, body); err != nil {
 			t.Fatal(err)
 		}
+		if bytes.HasPrefix(body, []byte("[")) {
+			// A batch answer: one response per item.
+			var ms []map[string]any
+			if err := json.Unmarshal(body, &ms); err != nil {
+				t.Fatalf("response is not JSON: %s", body)
+			}
+			out = append(out, ms...)
+			continue
+		}
 		var m map[string]any
 		if err := json.Unmarshal(body, &m); err != nil {
 			t.Fatalf("response is not JSON: %s", body)

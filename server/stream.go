@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -41,6 +43,13 @@ type stream struct {
 	wbuf    []byte     // guarded by writeMu
 
 	rbuf []byte // body buffer; only the reading goroutine touches it
+	// maxBody bounds one body (0: MaxFrameBytes).
+	maxBody int
+	// calls counts frames read that expect a reply, replies the replies
+	// written: at end of input the stream waits for them to match, so a
+	// request in flight when stdin closes is still answered.
+	calls, replies atomic.Int64
+	drainOnEOF     bool // set when a jsonrpc2 connection answers the calls
 	// resumed is set by resync when it consumed a "Content-Length:" that
 	// starts the next header; readRaw prepends it to the first line.
 	resumed string
@@ -82,37 +91,66 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if errors.As(err, &bad) {
 			s.log.Warn("bad frame header", "problem", bad.kind)
 			s.reject(ctx, nil, jsonrpc2.ParseError, "parse error: "+bad.msg+"; expected \"Content-Length: N\\r\\n\\r\\n\" followed by N bytes of JSON")
+			if strings.HasSuffix(s.resumed, "\n") {
+				continue // the next header is already in hand
+			}
 			if err := s.resync(); err != nil {
 				return nil, n, err
 			}
 			continue
 		}
 		if err != nil {
+			if s.drainOnEOF && isClosed(err) {
+				s.drain(ctx)
+			}
 			return nil, n, err
 		}
 		if s.trace != nil {
 			fmt.Fprintf(s.trace, "<-- %s\n", body)
+		}
+		if n := nonObjectBatch(body); n > 0 {
+			s.log.Warn("rejected batch of non-objects", "items", n)
+			s.rejectBatch(ctx, n)
+			continue
 		}
 		if code, msg, id := classify(body); code != 0 {
 			s.log.Warn("rejected frame", "code", int(code), "bytes", len(body))
 			s.reject(ctx, id, code, msg)
 			continue
 		}
+		if expectsReply(body) {
+			s.calls.Add(1)
+		}
 		return body, n, nil
 	}
 }
 
+// maxHeaderLine bounds one header line; a longer one is a bad header,
+// skipped without being held in memory.
+const maxHeaderLine = 4 << 10
+
+// keepBuf is the largest body buffer kept between frames; a larger one is
+// dropped after use so an idle connection does not pin it.
+const keepBuf = 1 << 20
+
 // readRaw reads one header block and body. A malformed header returns
-// *errBadHeader after skipping to where the next header may start.
+// *errBadHeader after skipping to where the next header may start. It
+// resynchronizes without eating the next frame: a "Content-Length:"
+// glued to the end of garbage (a too-short body's rest, a header-less
+// body) starts a header, and a body that holds a complete JSON value
+// followed by "Content-Length:" (a too-long length) ends there.
 func (s *stream) readRaw() ([]byte, int64, error) {
+	if cap(s.rbuf) > keepBuf {
+		s.rbuf = nil
+	}
 	length := -1
 	var read int64
 	sawAny := false
 	for {
-		line, err := s.in.ReadString('\n')
-		read += int64(len(line))
-		if s.resumed != "" {
-			line, s.resumed = s.resumed+line, ""
+		line, n, err := s.readLine()
+		read += int64(n)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return nil, read, &errBadHeader{"line too long", fmt.Sprintf("a header line is longer than %d bytes", maxHeaderLine)}
 		}
 		if err != nil {
 			if err == io.EOF && !sawAny && line == "" {
@@ -130,6 +168,11 @@ func (s *stream) readRaw() ([]byte, int64, error) {
 			}
 			break
 		}
+		if i := indexFold(line, "content-length:"); i > 0 {
+			// Garbage, then a header: answer the garbage, keep the header.
+			s.resumed = line[i:] + "\r\n"
+			return nil, read, &errBadHeader{"garbage before header", fmt.Sprintf("%d bytes that are not a header before \"Content-Length:\"", i)}
+		}
 		sawAny = true
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
@@ -140,8 +183,8 @@ func (s *stream) readRaw() ([]byte, int64, error) {
 			if err != nil || n <= 0 {
 				return nil, read, &errBadHeader{"bad content length", fmt.Sprintf("Content-Length %q is not a positive number", clip(strings.TrimSpace(value)))}
 			}
-			if n > MaxFrameBytes {
-				return nil, read, &errBadHeader{"too large", fmt.Sprintf("Content-Length %d exceeds the limit of %d bytes", n, MaxFrameBytes)}
+			if n > s.limit() {
+				return nil, read, &errBadHeader{"too large", fmt.Sprintf("Content-Length %d exceeds the limit of %d bytes", n, s.limit())}
 			}
 			length = n
 		}
@@ -149,17 +192,113 @@ func (s *stream) readRaw() ([]byte, int64, error) {
 	if length < 0 {
 		return nil, read, &errBadHeader{"no content length", "header has no Content-Length"}
 	}
-	if cap(s.rbuf) < length {
-		s.rbuf = make([]byte, length)
-	}
-	body := s.rbuf[:length]
-	if _, err := io.ReadFull(s.in, body); err != nil {
+	body, err := s.readBody(length)
+	read += int64(len(body))
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, read, err
 	}
-	return body, read + int64(length), nil
+	return body, read, nil
+}
+
+// limit is the body size limit.
+func (s *stream) limit() int {
+	if s.maxBody > 0 {
+		return s.maxBody
+	}
+	return MaxFrameBytes
+}
+
+// readLine reads one header line of at most maxHeaderLine bytes; a line
+// left by resync or a glued header comes first.
+func (s *stream) readLine() (string, int, error) {
+	if s.resumed != "" && strings.HasSuffix(s.resumed, "\n") {
+		line := s.resumed
+		s.resumed = ""
+		return line, 0, nil
+	}
+	var b []byte
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		b = append(b, chunk...)
+		if err == bufio.ErrBufferFull && len(b) <= maxHeaderLine {
+			continue
+		}
+		if len(b) > maxHeaderLine && err == bufio.ErrBufferFull {
+			return "", len(b), bufio.ErrBufferFull
+		}
+		if err != nil {
+			return string(b), len(b), err
+		}
+		if len(b) > maxHeaderLine {
+			return "", len(b), bufio.ErrBufferFull
+		}
+		line := string(b)
+		if s.resumed != "" {
+			line, s.resumed = s.resumed+line, ""
+		}
+		return line, len(b), nil
+	}
+}
+
+// readBody reads a body of length bytes as they arrive, growing its buffer
+// with what actually came (a header announcing 256 MiB reserves nothing).
+// When what came holds a complete JSON value followed by the start of a
+// new frame, the length was too long: the body ends at the value and the
+// rest is read again as the next frame.
+func (s *stream) readBody(length int) ([]byte, error) {
+	body := s.rbuf[:0]
+	scanned := 0
+	for len(body) < length {
+		want := min(length-len(body), max(s.in.Buffered(), 1), 1<<20)
+		if cap(body)-len(body) < want {
+			nb := make([]byte, len(body), min(length, max(2*cap(body), len(body)+want, 4<<10)))
+			copy(nb, body)
+			body = nb
+		}
+		n, err := io.ReadFull(s.in, body[len(body):len(body)+want])
+		body = body[:len(body)+n]
+		if err != nil {
+			s.rbuf = body[:0]
+			return nil, err
+		}
+		from := max(0, scanned-len("content-length:"))
+		if i := indexFold(string(body[from:]), "content-length:"); i >= 0 {
+			at := from + i
+			if prefix := bytes.TrimSpace(body[:at]); len(prefix) > 0 && json.Valid(prefix) {
+				rest := append([]byte(nil), body[at:]...)
+				s.in = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), s.in), 64<<10)
+				s.rbuf = body[:0]
+				return body[:at], nil
+			}
+		}
+		scanned = len(body)
+	}
+	s.rbuf = body[:0]
+	return body, nil
+}
+
+// indexFold is strings.Index ignoring ASCII case of s (sub is lower case).
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		match := true
+		for j := 0; j < len(sub); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
 }
 
 // resync discards input up to the next "Content-Length:" (matched in any
@@ -216,6 +355,9 @@ func classify(body []byte) (jsonrpc2.Code, string, json.RawMessage) {
 		return jsonrpc2.InvalidRequest, "invalid request: a JSON-RPC message must be a JSON object", nil
 	}
 	id := validID(env.ID)
+	if env.ID != nil && id == nil {
+		return jsonrpc2.InvalidRequest, "invalid request: \"id\" must be a string or an integer, not " + idKind(env.ID) + " (omit \"id\" for a notification)", nil
+	}
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
 		return jsonrpc2.InvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, id
 	}
@@ -229,16 +371,83 @@ func classify(body []byte) (jsonrpc2.Code, string, json.RawMessage) {
 	return 0, "", nil
 }
 
-// validID returns raw when it is a JSON-RPC id (a string or a number).
+// validID returns raw when it is a JSON-RPC id ctxd accepts: a string or
+// an integer (the spec says numbers should not have fractional parts; null
+// is for replies to requests whose id cannot be read).
 func validID(raw json.RawMessage) json.RawMessage {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		return nil
 	}
-	if t[0] == '"' || t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
+	if t[0] == '"' {
+		return t
+	}
+	if t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
+		if bytes.ContainsAny(t, ".eE") {
+			return nil
+		}
 		return t
 	}
 	return nil
+}
+
+// idKind names what an invalid id is, for the error message.
+func idKind(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case len(t) == 0:
+		return "empty"
+	case string(t) == "null":
+		return "null"
+	case t[0] == '{':
+		return "an object"
+	case t[0] == '[':
+		return "an array"
+	case string(t) == "true" || string(t) == "false":
+		return "a boolean"
+	default:
+		return "a fractional number " + clip(string(t))
+	}
+}
+
+// nonObjectBatch returns the item count of a batch array none of whose
+// items is an object ([1,2,3]), else 0. The spec answers each such item
+// with -32600 (invalid request), in one array.
+func nonObjectBatch(body []byte) int {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '[' {
+		return 0
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(t, &items) != nil || len(items) == 0 {
+		return 0
+	}
+	for _, it := range items {
+		if it := bytes.TrimSpace(it); len(it) > 0 && it[0] == '{' {
+			return 0
+		}
+	}
+	return len(items)
+}
+
+// rejectBatch answers a batch of n non-object items.
+func (s *stream) rejectBatch(ctx context.Context, n int) {
+	type resp struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc2.Error `json:"error"`
+	}
+	out := make([]resp, n)
+	for i := range out {
+		out[i] = resp{"2.0", json.RawMessage("null"), &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "invalid request: a batch item must be a JSON-RPC request object"}}
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	if _, err := s.writeFrame(data); err != nil {
+		s.log.Debug("write rejection", "error", err)
+	}
 }
 
 // reject writes an error response for a frame jsonrpc2 never sees.
@@ -255,9 +464,44 @@ func (s *stream) reject(ctx context.Context, id json.RawMessage, code jsonrpc2.C
 	if err != nil {
 		return
 	}
-	if _, err := s.WriteFrame(ctx, data); err != nil {
+	if _, err := s.writeFrame(data); err != nil {
 		s.log.Debug("write rejection", "error", err)
 	}
+}
+
+// drainTimeout bounds how long end of input waits for replies in flight.
+const drainTimeout = 5 * time.Minute
+
+// drain waits, at end of input, until every call read has its reply
+// written (jsonrpc2 refuses to write once reading failed).
+func (s *stream) drain(ctx context.Context) {
+	deadline := time.Now().Add(drainTimeout)
+	for s.replies.Load() < s.calls.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// expectsReply reports a request with an id, or a batch holding one.
+func expectsReply(body []byte) bool {
+	t := bytes.TrimSpace(body)
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if len(t) > 0 && t[0] == '[' {
+		var items []json.RawMessage
+		if json.Unmarshal(t, &items) != nil {
+			return false
+		}
+		for _, it := range items {
+			probe.ID, probe.Method = nil, nil
+			if json.Unmarshal(it, &probe) == nil && probe.ID != nil && probe.Method != nil {
+				return true
+			}
+		}
+		return false
+	}
+	return json.Unmarshal(t, &probe) == nil && probe.ID != nil && probe.Method != nil && *probe.Method != "$/cancelRequest"
 }
 
 // Write implements jsonrpc2.Stream.
@@ -273,6 +517,14 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 // It ignores ctx on purpose: a reply to a cancelled request (-32800) must
 // still be written.
 func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
+	n, err := s.writeFrame(data)
+	s.replies.Add(1)
+	return n, err
+}
+
+// writeFrame writes one frame; rejections written by the stream itself
+// use it directly, since they answer no counted call.
+func (s *stream) writeFrame(data []byte) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.wbuf = append(s.wbuf[:0], "Content-Length: "...)

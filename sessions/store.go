@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // DefaultKeep is how many checkpoints a session keeps when nothing else is
@@ -333,7 +334,7 @@ func (s *Store) sessionDir(id string) string { return filepath.Join(s.dir, id) }
 // the directory and the file's modification time when it has none.
 func (s *Store) load(id, dir string, seq int) (*Checkpoint, int64, error) {
 	path := filepath.Join(dir, seqName(seq))
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(context.Background(), path, MaxCheckpointBytes)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -346,10 +347,16 @@ func (s *Store) load(id, dir string, seq int) (*Checkpoint, int64, error) {
 		if cp.SessionID == "" {
 			cp.SessionID = id
 		}
-		if cp.Timestamp.IsZero() {
-			if fi, err := os.Stat(path); err == nil {
-				cp.Timestamp = fi.ModTime().UTC()
+		// A legacy file has no checksum: its timestamp is only a claim. It
+		// is never later than the file's modification time or now, so a
+		// forged future timestamp does not make it the newest.
+		if fi, err := os.Stat(path); err == nil {
+			if mt := fi.ModTime().UTC(); cp.Timestamp.IsZero() || cp.Timestamp.After(mt) {
+				cp.Timestamp = mt
 			}
+		}
+		if now := s.now().UTC(); cp.Timestamp.After(now) {
+			cp.Timestamp = now
 		}
 	}
 	if cp.SessionID != id {
@@ -521,3 +528,7 @@ func (s *Store) removeTemps(dir string, temps []string) int {
 	}
 	return n
 }
+
+// MaxCheckpointBytes caps a checkpoint file read: a checkpoint is written
+// by ctxd and stays far below it, so a larger one was not.
+const MaxCheckpointBytes = 64 << 20

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/server"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -37,6 +39,11 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.StringVar(&stateDir, "state-dir", "", "state directory of every workspace served: sessions, artifacts (default $CTXD_STATE_DIR, else <root>/.ctxd)")
 	fs.BoolVar(&trace, "rpc.trace", false, "log every JSON-RPC frame to the log output (includes source text: for debugging only)")
+	var allow multiFlag
+	maxBody := fs.Int("max-body-bytes", server.DefaultMaxBodyBytes, "largest message body accepted")
+	maxConns := fs.Int("max-conns", server.DefaultMaxConns, "most concurrent connections with --listen")
+	idle := fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a --listen connection idle this long")
+	fs.Var(&allow, "allow-root", "with --listen tcp:, another workspace clients may initialize (repeatable; --root or the current repository always is)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -57,7 +64,22 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
-	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir}
+	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir, MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
+	if strings.HasPrefix(listen, "tcp:") {
+		// A TCP peer may be any local user: it serves only the workspaces
+		// named at start, and needs the token (docs/security.md).
+		for _, r := range append([]string{root}, allow...) {
+			abs, err := engine.ResolveRoot(r)
+			if err != nil {
+				return fmt.Errorf("--root/--allow-root %q: %w", r, err)
+			}
+			opts.AllowedRoots = append(opts.AllowedRoots, abs)
+		}
+		opts.TokenDir = stateDir
+		if opts.TokenDir == "" {
+			opts.TokenDir = os.Getenv("CTXD_STATE_DIR")
+		}
+	}
 	if model != "" {
 		opts.Overrides = config.Overrides{Model: &model}
 	}

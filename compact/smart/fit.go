@@ -1,9 +1,11 @@
 package smart
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
 )
@@ -18,9 +20,10 @@ const minFitTokens = 48
 // then older user and assistant texts reduced to theirs (the message
 // stays, its text is behind the reference: Smart Context never removes
 // an item). The system messages, the latest user message, tool calls,
-// reasoning and anything the caller marked exact are never touched: they
-// are the protocol-exact minimum. Without an artifact store nothing can
-// be referenced, so nothing is. It reports whether the request fits.
+// reasoning and anything the caller marked exact are never touched here;
+// when that is not enough, [run.evict] removes whole older rounds behind
+// a summary. Without an artifact store nothing can be referenced, so
+// nothing is. It reports whether the request fits.
 func (r *run) fit() bool {
 	if r.estimateAfter() <= r.b.usable {
 		return true
@@ -83,9 +86,61 @@ func (r *run) referenceOnly(c *cand) {
 	c.decision, c.reason = DecisionRewritten, "hard budget: reduced to its reference"
 }
 
+// evict is the hard budget's last step, the one compress takes too: when
+// the request is still over with every output and older text behind its
+// reference (out is the rewritten request, nil for the original), whole
+// older rounds leave it, replaced by one summary message that names them
+// and references one artifact holding them verbatim, in this session's
+// scope (compact/prune: the system messages, the latest user turn and
+// the open tool pair stay byte for byte). If even that cannot fit, the
+// call fails with [ctxd.ErrOverBudget].
+func (r *run) evict(out []byte, after int) ([]byte, int, error) {
+	if r.o.opts.Store == nil {
+		return nil, 0, r.overBudget(after)
+	}
+	in := out
+	if in == nil {
+		in = r.req.Body
+	}
+	p, err := prune.New(prune.Options{
+		Model: r.b.model.Name, ContextWindow: r.b.window, OutputReserve: r.b.reserve, Budget: r.b.usable,
+		Format: r.req.Format, Store: r.o.opts.Store, Session: r.scope, Cache: r.o.cache, Logger: r.o.log,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
+	}
+	evicted, prep, err := p.Compress(r.ctx, in)
+	if errors.Is(err, ctxd.ErrOverBudget) {
+		return nil, 0, r.overBudget(after)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
+	}
+	req, err := request.Parse(evicted, r.req.Format)
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
+	}
+	if n := r.est.Request(req); n < after {
+		after = n
+	} else {
+		return nil, 0, r.overBudget(after)
+	}
+	if after > r.b.usable {
+		return nil, 0, r.overBudget(after)
+	}
+	gone := 0
+	for _, d := range prep.Messages {
+		if d.Decision == prune.DecisionSummarized || d.Decision == prune.DecisionEvicted {
+			gone++
+		}
+	}
+	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("hard_budget_evicted_%d_messages", gone))
+	return evicted, after, nil
+}
+
 // overBudget is the error of a live call whose request cannot fit the
 // usable window even at its protocol-exact minimum.
 func (r *run) overBudget(after int) error {
-	return fmt.Errorf("optimize request: %w: the request needs %d tokens after every tool output and older message was reduced to its reference; the protocol-exact minimum (system, tools, tool calls, reasoning, the latest user message) does not fit the %d usable tokens of the %d-token window (%d reserved for the reply)",
+	return fmt.Errorf("optimize request: %w: the request needs %d tokens after every tool output and older message was reduced to its reference, and evicting older rounds cannot make it fit; the protocol-exact minimum (system, tools, the latest user message, the open tool calls) does not fit the %d usable tokens of the %d-token window (%d reserved for the reply)",
 		ctxd.ErrOverBudget, after, r.b.usable, r.b.window, r.b.reserve)
 }

@@ -2,7 +2,10 @@ package smart
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +121,85 @@ func TestTextReferencesFailClosed(t *testing.T) {
 		if !errors.Is(err, request.ErrUnresolvedReference) {
 			t.Errorf("%s: %v, want a fail-closed error", f, err)
 		}
+	}
+}
+
+// TestHardBudgetEvicts: when even references leave the request over (here
+// the tool calls themselves, long heredoc commands, outweigh the window),
+// optimize evicts older rounds behind a summary, as compress does: the
+// result fits, pairs, keeps the system prompt, the latest user message and
+// the fixed parts byte for byte, and what left is recoverable: every
+// reference resolves, and each evicted command is in a resolved artifact.
+func TestHardBudgetEvicts(t *testing.T) {
+	msgs := history(24)
+	var cmds []string
+	for i := range msgs {
+		for k := range msgs[i].Calls {
+			cmd := fmt.Sprintf("cat > pkg/gen%d.go <<'EOF'\n%sEOF", i, strings.Repeat(fmt.Sprintf("// generated line for step %d of the fixture\n", i), 40))
+			b, _ := json.Marshal(map[string]string{"command": cmd})
+			msgs[i].Calls[k].Args = string(b)
+			cmds = append(cmds, fmt.Sprintf("generated line for step %d of", i))
+		}
+	}
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			store := newStore(t)
+			o := New(Options{Store: store})
+			in := body(f, msgs)
+			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000})
+			rep := res.Report
+			if !rep.Fits || rep.EstimatedTokensAfter > rep.EffectiveUsableTokens {
+				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, rep.EffectiveUsableTokens)
+			}
+			if !slices.ContainsFunc(rep.PolicyReasons, func(s string) bool { return strings.HasPrefix(s, "hard_budget_evicted_") }) {
+				t.Errorf("policy reasons %q name no eviction", rep.PolicyReasons)
+			}
+			a, _ := request.Parse(in, f)
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Check(); err != nil {
+				t.Fatalf("tool pairs: %v", err)
+			}
+			has := func(raw []byte) bool {
+				return slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, raw) })
+			}
+			last := -1
+			for i, it := range a.Items {
+				if it.Role == "user" {
+					last = i
+				}
+				if (it.Role == "system" || it.Role == "developer") && !has(it.Raw) {
+					t.Errorf("system message %d changed", i)
+				}
+			}
+			if !has(a.Items[last].Raw) {
+				t.Error("the latest user message changed")
+			}
+			for k := range a.Fixed {
+				if a.Fixed[k].Text != b.Fixed[k].Text {
+					t.Errorf("fixed part %d changed", k)
+				}
+			}
+			var all strings.Builder
+			all.Write(res.Body)
+			for _, it := range b.Items {
+				for _, s := range it.Segments {
+					for _, m := range request.ParseMarkers(s.Text) {
+						got, _, err := store.Get(t.Context(), "s", m.Hash)
+						if err != nil {
+							t.Fatalf("reference %s: %v", m.Hash, err)
+						}
+						all.Write(got)
+					}
+				}
+			}
+			for _, c := range cmds {
+				if !strings.Contains(all.String(), c) {
+					t.Errorf("evicted command %q is neither in the output nor behind a reference", c)
+				}
+			}
+		})
 	}
 }

@@ -332,9 +332,7 @@ func (r *run) optimize() ([]byte, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !r.fit() && r.live {
-		return nil, r.overBudget(r.estimateAfter())
-	}
+	fits := r.fit()
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {
@@ -344,10 +342,14 @@ func (r *run) optimize() ([]byte, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if r.live && after > r.b.usable {
-		// A rewrite the validation rolled back, or a store that
-		// failed: never send an oversize request.
-		return nil, r.overBudget(after)
+	if r.live && (!fits || after > r.b.usable) {
+		// Still over with every output and older text behind its
+		// reference (or a rewrite the validation rolled back, a store
+		// that failed): evict, or never send an oversize request.
+		var err error
+		if out, after, err = r.evict(out, after); err != nil {
+			return nil, err
+		}
 	}
 	r.finishCounts(out, after)
 	if r.live {

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,18 +46,19 @@ func main() {
 	clients := flag.Int("clients", 1, "requests in flight at once")
 	cold := flag.Int("cold", 3, "cold CLI runs (0: none)")
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
+	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *method); err != nil {
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold int, method string) error {
+func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	d, err := start(bin, root)
 	if err != nil {
 		return err
@@ -67,7 +69,8 @@ func run(bin, root string, n, clients, cold int, method string) error {
 	}
 	params := func(i int) map[string]any {
 		if method == "ctx/pack" {
-			return map[string]any{}
+			// As `ctxd pack --output` and repomix -o: the pack goes to a file.
+			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
 		return map[string]any{"user_request": requests[i%len(requests)]}
 	}
@@ -76,6 +79,11 @@ func run(bin, root string, n, clients, cold int, method string) error {
 		return err
 	}
 	first := time.Since(t0)
+	for i := 1; i < warmup; i++ {
+		if _, err := d.call(method, params(i)); err != nil {
+			return err
+		}
+	}
 	lat := make([]time.Duration, n)
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -107,7 +115,7 @@ func run(bin, root string, n, clients, cold int, method string) error {
 	rss := d.peakRSS()
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	fmt.Printf("root=%s files_method=%s first_s=%.3f warm_p50_ms=%.1f warm_p95_ms=%.1f warm_p99_ms=%.1f clients=%d req_per_s=%.1f peak_rss_mb=%d",
+	fmt.Printf("root=%s method=%s first_s=%.3f warm_p50_ms=%.1f warm_p95_ms=%.1f warm_p99_ms=%.1f clients=%d req_per_s=%.1f peak_rss_mb=%d",
 		root, method, first.Seconds(), ms(pct(0.50)), ms(pct(0.95)), ms(pct(0.99)), clients, float64(n)/wall.Seconds(), rss/1024)
 	if cold > 0 {
 		var cs []time.Duration

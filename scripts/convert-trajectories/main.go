@@ -1,5 +1,5 @@
-// Command convert-trajectories converts SWE-agent trajectories (*.traj)
-// into replay sessions in the three wire formats at the 16k, 32k, 128k
+// Command convert-trajectories converts SWE-agent (*.traj) and
+// mini-SWE-agent (*.traj.json) trajectories into replay sessions in the three wire formats at the 16k, 32k, 128k
 // and 200k windows (compact/smart/replay/convert):
 //
 //	go run ./scripts/convert-trajectories -in DIR_OF_TRAJ -out CORPUS_DIR
@@ -22,27 +22,33 @@ import (
 )
 
 func main() {
-	in := flag.String("in", "", "directory of *.traj files")
+	in := flag.String("in", "", "directory of *.traj and *.traj.json files")
 	out := flag.String("out", "", "directory to write session files to")
 	model := flag.String("model", "gpt-4o", "model the sessions are for")
+	prefix := flag.String("prefix", "t", "session name prefix (keeps corpora from several sources apart)")
 	flag.Parse()
 	if *in == "" || *out == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*in, *out, *model); err != nil {
+	if err := run(*in, *out, *model, *prefix); err != nil {
 		fmt.Fprintln(os.Stderr, "convert-trajectories:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out, model string) error {
+func run(in, out, model, prefix string) error {
 	files, err := filepath.Glob(filepath.Join(in, "*.traj"))
 	if err != nil {
 		return err
 	}
+	mini, err := filepath.Glob(filepath.Join(in, "*.traj.json"))
+	if err != nil {
+		return err
+	}
+	files = append(files, mini...)
 	if len(files) == 0 {
-		return fmt.Errorf("no *.traj files in %s", in)
+		return fmt.Errorf("no *.traj or *.traj.json files in %s", in)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -58,14 +64,14 @@ func run(in, out, model string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(f), err)
 		}
-		name := fmt.Sprintf("t%02d", i+1)
+		name := fmt.Sprintf("%s%02d", prefix, i+1)
 		for _, window := range []int{16000, 32000, 128000, 200000} {
 			for _, format := range request.Formats {
 				s, err := t.Session(name, format, model, window)
 				if err != nil {
 					return err
 				}
-				s.Description = "converted from " + strings.TrimSuffix(filepath.Base(f), ".traj")
+				s.Description = "converted from " + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".traj")
 				b, err := json.MarshalIndent(s, "", " ")
 				if err != nil {
 					return err

@@ -71,7 +71,11 @@ type Counts struct {
 	// FailedClosedTurns are turns whose request carried a reference
 	// the session could not resolve: optimize refused them (nothing
 	// sent), as the safety model requires.
-	FailedClosedTurns   int   `json:"failed_closed_turns"`
+	FailedClosedTurns int `json:"failed_closed_turns"`
+	// OverBudgetTurns are turns optimize refused with
+	// ctxd.ErrOverBudget: their protocol-exact minimum does not fit the
+	// window (nothing sent).
+	OverBudgetTurns     int   `json:"over_budget_turns"`
 	Turns               int   `json:"turns"`
 	CorpusBytes         int64 `json:"corpus_bytes"`
 	SignalsChecked      int   `json:"signals_checked"`

@@ -206,6 +206,11 @@ func (r *runner) session(s *Session) (SessionRow, error) {
 			if errors.Is(err, artifacts.ErrCorrupt) {
 				r.observe(CaseCorrupted, at+": an artifact that fails its sha256 failed closed before upstream")
 			}
+		case errors.Is(err, ctxd.ErrOverBudget):
+			// Refused: even the protocol-exact minimum does not fit
+			// the window, and nothing was sent. Counted, not hidden:
+			// the turn is not among the rewritten turns.
+			r.rep.Counts.OverBudgetTurns++
 		case err != nil:
 			return row, fmt.Errorf("turn %d: optimize: %w", turn, err)
 		default:

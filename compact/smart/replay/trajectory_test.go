@@ -30,14 +30,27 @@ const EnvTrajectoryCorpus = "CTXD_TRAJECTORY_CORPUS"
 // trajStats aggregates one compactor at one window.
 type trajStats struct {
 	requests, fits, pairs, json, exact, overBudget int
-	signals, recovered                             int
-	refs, refsOK                                   int
-	reductions                                     []float64
-	pressed                                        []float64 // reductions of requests over the budget
-	befores                                        []float64
-	byFormat                                       map[request.Format][]float64
-	micros                                         []int64
-	lost                                           []string
+	// refused counts the over-budget errors of requests whose
+	// protocol-exact minimum (protocolMinimum) is itself over the limit:
+	// the refusal the issue asks for, not a shortfall.
+	refused            int
+	signals, recovered int
+	refs, refsOK       int
+	reductions         []float64
+	pressed            []float64 // reductions of requests over the budget
+	befores            []float64
+	byFormat           map[request.Format][]float64
+	micros             []int64
+	lost               []string
+}
+
+// fitsOfRest is the share of fitting outputs among the requests not
+// justly refused.
+func (s *trajStats) fitsOfRest() float64 {
+	if s.requests == s.refused {
+		return 100
+	}
+	return 100 * float64(s.fits) / float64(s.requests-s.refused)
 }
 
 func (s *trajStats) pct(n int) float64 {
@@ -126,6 +139,7 @@ func TestTrajectoryCorpus(t *testing.T) {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n%-7s %-14s %5s %7s %7s %7s %9s %9s %8s %8s %7s  %s\n", "window", "compactor", "reqs", "fits%", "pairs%", "json%", "sys+user%", "signals%", "refs%", "median%", "p95ms", "median% chat/anthropic/responses")
+	fmt.Fprintf(&sb, "        (refused: over-budget errors whose protocol-exact minimum is itself over the window less reserve; fits-of-rest: fits among the other requests)\n")
 	fmt.Fprintf(&sb, "        (final: each session's last request only; over: requests over the window less reserve and their median reduction; tokens: median and max input tokens)\n")
 	for _, w := range []string{"16k", "32k", "128k", "200k"} {
 		for _, c := range []string{"compress", "optimize", "compress/final", "optimize/final"} {
@@ -144,8 +158,8 @@ func TestTrajectoryCorpus(t *testing.T) {
 			for _, f := range request.Formats {
 				fm = append(fm, fmt.Sprintf("%.1f", median64(st.byFormat[f])))
 			}
-			fmt.Fprintf(&sb, "%-7s %-14s %5d %7.1f %7.1f %7.1f %9.1f %9.1f %8.1f %8.1f %7.1f  %s  over %d: %.1f%%  tokens %.0f/%.0f  errors %d\n", w, c, st.requests, st.pct(st.fits), st.pct(st.pairs), st.pct(st.json), st.pct(st.exact), sigPct, refPct,
-				median64(st.reductions), float64(pctile(st.micros, 95))/1000, strings.Join(fm, "/"), len(st.pressed), median64(st.pressed), median64(st.befores), slices.Max(append(st.befores, 0)), st.overBudget)
+			fmt.Fprintf(&sb, "%-7s %-14s %5d %7.1f %7.1f %7.1f %9.1f %9.1f %8.1f %8.1f %7.1f  %s  over %d: %.1f%%  tokens %.0f/%.0f  errors %d (refused %d, fits-of-rest %.1f%%)\n", w, c, st.requests, st.pct(st.fits), st.pct(st.pairs), st.pct(st.json), st.pct(st.exact), sigPct, refPct,
+				median64(st.reductions), float64(pctile(st.micros, 95))/1000, strings.Join(fm, "/"), len(st.pressed), median64(st.pressed), median64(st.befores), slices.Max(append(st.befores, 0)), st.overBudget, st.refused, st.fitsOfRest())
 			for i, l := range st.lost {
 				if i == 5 {
 					fmt.Fprintf(&sb, "    ... %d more\n", len(st.lost)-5)
@@ -163,6 +177,11 @@ func checkTrajectory(t *testing.T, st *trajStats, at string, in *request.Request
 	st.requests++
 	if errors.Is(err, ctxd.ErrOverBudget) {
 		st.overBudget++
+		if m := protocolMinimum(in, est); m > limit {
+			st.refused++
+			st.lost = append(st.lost, fmt.Sprintf("%s: refused, minimum %d tokens over %d", at, m, limit))
+			return
+		}
 		st.lost = append(st.lost, at+": "+err.Error())
 		return
 	}
@@ -251,6 +270,38 @@ func checkTrajectory(t *testing.T, st *trajStats, at string, in *request.Request
 			}
 		}
 	}
+}
+
+// protocolMinimum is what no compactor may remove, counted independently
+// of both: the fixed parts, every system message, the latest user-role
+// item and the last unit (the last item with tool calls and
+// everything after it: the open tool pair the model answers; in
+// Responses the run of call items).
+func protocolMinimum(in *request.Request, est *request.Estimator) int {
+	total := request.ReplyPriming + est.Fixed(in)
+	calls := func(it *request.Item) bool {
+		return slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegToolCall })
+	}
+	lastUser, unit := -1, len(in.Items)
+	for i, it := range in.Items {
+		if it.Role == "user" {
+			lastUser = i
+		}
+		if calls(it) {
+			unit = i
+		}
+	}
+	// Responses sends each call as its own item: the unit starts at the
+	// first of the run.
+	for unit < len(in.Items) && unit > 0 && calls(in.Items[unit-1]) {
+		unit--
+	}
+	for i, it := range in.Items {
+		if it.Role == "system" || it.Role == "developer" || i == lastUser || i >= unit {
+			total += est.Item(it)
+		}
+	}
+	return total
 }
 
 // protectedIntact reports that the fixed parts (system, instructions,

@@ -3,7 +3,11 @@
 // compactors can be measured on what agents actually send. It reads
 // SWE-agent trajectories (*.traj: a JSON object whose "history" is the
 // model's message list, with either function-calling tool calls or
-// SWE-agent's own "action" commands answered by observation messages).
+// SWE-agent's own "action" commands answered by observation messages)
+// and mini-SWE-agent trajectories (*.traj.json: "messages" in OpenAI Chat
+// shape, tool messages naming their call by "tool_call_id", a final
+// "exit" entry; or, without tool calls, one ```bash block per assistant
+// message answered by the next user message).
 //
 // Every assistant message starts a new request: the request is the
 // conversation before it, as the agent sent it. An action without a
@@ -41,6 +45,7 @@ type message struct {
 	Action      string          `json:"action"`
 	ToolCalls   []toolCall      `json:"tool_calls"`
 	ToolCallIDs []string        `json:"tool_call_ids"`
+	ToolCallID  string          `json:"tool_call_id"`
 	IsDemo      bool            `json:"is_demo"`
 }
 
@@ -60,27 +65,39 @@ type Trajectory struct {
 	turns []int
 }
 
-// Parse reads a SWE-agent trajectory.
+// Parse reads a SWE-agent or mini-SWE-agent trajectory.
 func Parse(r io.Reader) (*Trajectory, error) {
 	var raw struct {
-		History []message `json:"history"`
+		History  []message `json:"history"`
+		Messages []message `json:"messages"`
 	}
 	if err := json.NewDecoder(r).Decode(&raw); err != nil {
 		return nil, fmt.Errorf("parse trajectory: %w: %w", err, ctxd.ErrInvalidParams)
 	}
-	if len(raw.History) == 0 {
+	history, mini := raw.History, false
+	if len(history) == 0 {
+		history, mini = raw.Messages, true
+	}
+	if len(history) == 0 {
 		return nil, fmt.Errorf("parse trajectory: no history: %w", ctxd.ErrInvalidParams)
 	}
 	t := &Trajectory{}
 	pending := "" // call id of an action awaiting its observation
 	n := 0
-	for _, m := range raw.History {
+	for _, m := range history {
 		text, err := contentText(m.Content)
 		if err != nil {
 			return nil, fmt.Errorf("parse trajectory: message %d: %w", n, err)
 		}
 		n++
+		if mini && m.Role == "assistant" && len(m.ToolCalls) == 0 && m.Action == "" {
+			m.Action = bashBlock(text)
+		}
 		switch m.Role {
+		case "exit":
+			// mini-SWE-agent's record of how the run ended (the
+			// submission): never sent to the model.
+			continue
 		case "system":
 			if len(t.Msgs) == 0 {
 				t.Msgs = append(t.Msgs, convo.System(text))
@@ -105,11 +122,15 @@ func Parse(r io.Reader) (*Trajectory, error) {
 				b, _ := json.Marshal(map[string]string{"command": strings.TrimSpace(m.Action)})
 				a.Calls = []convo.Call{{ID: pending, Name: commandName(m.Action), Args: string(b)}}
 				// The action is the call; the text is the thought.
-				a.Text = strings.TrimSpace(strings.Replace(text, "```\n"+strings.TrimSpace(m.Action)+"\n```", "", 1))
+				a.Text = text
+				for _, fence := range []string{"```\n", "```bash\n"} {
+					a.Text = strings.Replace(a.Text, fence+strings.TrimSpace(m.Action)+"\n```", "", 1)
+				}
+				a.Text = strings.TrimSpace(a.Text)
 			}
 			t.Msgs = append(t.Msgs, a)
 		case "tool":
-			id := ""
+			id := m.ToolCallID
 			if len(m.ToolCallIDs) > 0 {
 				id = m.ToolCallIDs[0]
 			}
@@ -171,6 +192,22 @@ func contentText(raw json.RawMessage) (string, error) {
 		sb.WriteString(p.Text)
 	}
 	return sb.String(), nil
+}
+
+// bashBlock is the command of a mini-SWE-agent reply without tool calls:
+// its one ```bash fenced block ("" when it has none).
+func bashBlock(text string) string {
+	const open = "```bash\n"
+	i := strings.Index(text, open)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len(open):]
+	j := strings.Index(rest, "\n```")
+	if j < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rest[:j])
 }
 
 // commandName is an action's tool name: its first word, as SWE-agent

@@ -115,8 +115,84 @@ func TestConvertFunctionCalling(t *testing.T) {
 	}
 }
 
+// TestConvertMiniSWEAgent reads mini-SWE-agent's shape
+// (testdata/synthetic-mini.traj.json, written for ctxd): "messages" in
+// Chat shape, tool messages naming their call by tool_call_id, a final
+// "exit" record that is never sent; and its text mode, where a ```bash
+// block is the call and the next user message its result.
+func TestConvertMiniSWEAgent(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "synthetic-mini.traj.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range request.Formats {
+		s, err := tr.Session("mini", format, "gpt-4o", 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Turns) != 4 {
+			t.Fatalf("%s: %d turns, want one per assistant message (4)", format, len(s.Turns))
+		}
+		reqs := s.Requests()
+		for k, body := range reqs {
+			req, err := request.Parse(body, format)
+			if err != nil {
+				t.Fatalf("%s turn %d: %v", format, k+1, err)
+			}
+			if err := req.Check(); err != nil {
+				t.Fatalf("%s turn %d: tool pairs: %v", format, k+1, err)
+			}
+		}
+		last := reqs[len(reqs)-1]
+		if bytes.Contains(last, []byte("diff --git")) {
+			t.Errorf("%s: the exit record was sent to the model", format)
+		}
+		for _, want := range []string{"call_2", "AssertionError: assert 10 == 10240"} {
+			if !bytes.Contains(last, []byte(want)) {
+				t.Errorf("%s: last request lacks %q", format, want)
+			}
+		}
+		for _, want := range []string{"FAILED sizes/test_parse.py::test_kilobytes - AssertionError: assert 10 == 10240", "sizes/test_parse.py:4"} {
+			if !slices.Contains(s.Turns[2].Needs, want) {
+				t.Errorf("%s: turn 3 needs %q, not in %q", format, want, s.Turns[2].Needs)
+			}
+		}
+	}
+
+	text := `{"messages":[
+	 {"role":"system","content":"sys"},
+	 {"role":"user","content":"fix it"},
+	 {"role":"assistant","content":"THOUGHT: look around\n\n` + "```bash\\nls -la\\n```" + `"},
+	 {"role":"user","content":"<returncode>0</returncode>\n<output>\na.py\n</output>"},
+	 {"role":"assistant","content":"no command here"},
+	 {"role":"user","content":"Please always provide EXACTLY ONE action"}
+	]}`
+	tr, err = Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Msgs) != 6 {
+		t.Fatalf("%d messages, want 6", len(tr.Msgs))
+	}
+	a, res := tr.Msgs[2], tr.Msgs[3]
+	if len(a.Calls) != 1 || a.Calls[0].Name != "ls" || a.Calls[0].Args != `{"command":"ls -la"}` || a.Text != "THOUGHT: look around" {
+		t.Errorf("bash block call = %+v, text %q", a.Calls, a.Text)
+	}
+	if res.Result == nil || res.Result.CallID != a.Calls[0].ID {
+		t.Errorf("the next user message is not the block's result: %+v", res)
+	}
+	if tr.Msgs[5].Result != nil || len(tr.Msgs[4].Calls) != 0 {
+		t.Errorf("a reply without a block became a call: %+v / %+v", tr.Msgs[4], tr.Msgs[5])
+	}
+}
+
 func TestParseErrors(t *testing.T) {
-	for _, in := range []string{``, `{}`, `{"history":[]}`, `{"history":[{"role":"user","content":"x"}]}`, `{"history":[{"role":"assistant","content":"x"},{"role":"tool","content":"y"}]}`, `{"history":[{"role":"user","content":5}]}`} {
+	for _, in := range []string{``, `{}`, `{"history":[]}`, `{"history":[{"role":"user","content":"x"}]}`, `{"history":[{"role":"assistant","content":"x"},{"role":"tool","content":"y"}]}`, `{"history":[{"role":"user","content":5}]}`, `{"messages":[]}`, `{"messages":[{"role":"tool","content":"y"}]}`} {
 		if _, err := Parse(strings.NewReader(in)); err == nil {
 			t.Errorf("Parse(%q) did not fail", in)
 		}
@@ -132,6 +208,12 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`{"history":[{"role":"assistant","content":"x","action":"ls"},{"role":"user","content":"a"}]}`))
+	mini, err := os.ReadFile(filepath.Join("testdata", "synthetic-mini.traj.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(mini)
+	f.Add([]byte("{\"messages\":[{\"role\":\"assistant\",\"content\":\"```bash\\nls\\n```\"},{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"exit\",\"content\":\"d\"}]}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tr, err := Parse(bytes.NewReader(in))
 		if err != nil {

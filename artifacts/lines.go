@@ -1,0 +1,31 @@
+package artifacts
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// ParseLines reads a 1-based, inclusive line range as references name
+// them: "a-b", "a-" (to the end, end 0) or "a" (one line). A malformed
+// range wraps [ctxd.ErrInvalidParams]. The MCP rehydrate tool and the
+// proxy's GET /ctxd/artifacts share it.
+func ParseLines(s string) (start, end int, err error) {
+	bad := fmt.Errorf("lines %q: want a-b, a- or a, counting from 1: %w", s, ctxd.ErrInvalidParams)
+	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
+	if start, err = strconv.Atoi(a); err != nil || start < 1 {
+		return 0, 0, bad
+	}
+	if !isRange {
+		return start, start, nil
+	}
+	if b == "" {
+		return start, 0, nil
+	}
+	if end, err = strconv.Atoi(b); err != nil || end < start {
+		return 0, 0, bad
+	}
+	return start, end, nil
+}

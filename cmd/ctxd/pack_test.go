@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/tokens"
+)
+
+func packTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"main.go":          "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
+		"lib/util.go":      "package lib\n\n// Add adds.\nfunc Add(a, b int) int {\n\tsum := a\n\tsum += b\n\tif sum < 0 {\n\t\tsum = -sum\n\t}\n\treturn sum\n}\n",
+		"lib/util_test.go": "package lib\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n",
+		"docs/README.md":   "# Docs\n\nSome words here.\n",
+		".env":             "API_KEY=sk-secret\n",
+		"build/out.txt":    "generated\n",
+		".gitignore":       "build/\n",
+		"logo.png":         "\x89PNG\r\n\x1a\n\x00\x00binary",
+	}
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type packJSON struct {
+	Tokens int `json:"tokens"`
+	Files  []struct {
+		Path    string `json:"path"`
+		Tokens  int    `json:"tokens"`
+		Content string `json:"content"`
+	} `json:"files"`
+	Dirs []struct {
+		Path   string `json:"path"`
+		Tokens int    `json:"tokens"`
+	} `json:"dirs"`
+	LargestFiles []struct {
+		Path string `json:"path"`
+	} `json:"largest_files"`
+}
+
+func TestPackCommand(t *testing.T) {
+	dir := packTree(t)
+	out, errOut, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, errOut)
+	}
+	var p packJSON
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, f := range p.Files {
+		got = append(got, f.Path)
+		text, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Content != string(text) {
+			t.Errorf("%s: content differs from the file", f.Path)
+		}
+		if want := c.Count(string(text)); f.Tokens != want {
+			t.Errorf("%s: %d tokens, want %d", f.Path, f.Tokens, want)
+		}
+		sum += f.Tokens
+	}
+	// .env is secret, build/ ignored, logo.png binary.
+	want := ".gitignore,docs/README.md,lib/util.go,lib/util_test.go,main.go"
+	if strings.Join(got, ",") != want {
+		t.Errorf("files %v, want %s", got, want)
+	}
+	if p.Tokens != sum {
+		t.Errorf("total %d, files sum to %d", p.Tokens, sum)
+	}
+	dirs := map[string]int{}
+	for _, d := range p.Dirs {
+		dirs[d.Path] = d.Tokens
+	}
+	if dirs["."] != sum || dirs["lib"] != p.Files[2].Tokens+p.Files[3].Tokens {
+		t.Errorf("directory totals %v", dirs)
+	}
+	if strings.Contains(out, "sk-secret") {
+		t.Error("a secret reached the pack")
+	}
+
+	// Markdown to a file, a subtree, --exclude and --compress.
+	outFile := filepath.Join(t.TempDir(), "pack.md")
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--output", outFile, "--exclude", "**/*_test.go", "--compress", "lib"); code != 0 {
+		t.Fatalf("pack --output: exit %d: %s", code, errOut)
+	}
+	md, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "### lib/util.go (") || strings.Contains(string(md), "util_test.go") || strings.Contains(string(md), "main.go") {
+		t.Errorf("subtree pack:\n%s", md)
+	}
+	if strings.Contains(string(md), "sum += b") {
+		t.Error("--compress kept a function body")
+	}
+
+	// tokens: the tree alone.
+	out, errOut, code = runCtxd(t, dir, "", nil, "tokens", "--root", dir)
+	if code != 0 {
+		t.Fatalf("tokens: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "lib/ (2 files)") || !strings.Contains(out, "util.go") || strings.Contains(out, "Add adds") {
+		t.Errorf("tokens tree:\n%s", out)
+	}
+
+	// Bad input is a usage error.
+	if _, _, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "yaml"); code != 2 {
+		t.Errorf("--format yaml: exit %d, want 2", code)
+	}
+}
+
+func TestPackOverRPC(t *testing.T) {
+	dir := packTree(t)
+	d := startDaemon(t, dir)
+	if r := d.call("initialize", map[string]any{"root": dir}); r["error"] != nil {
+		t.Fatal(r["error"])
+	}
+	r := d.call("ctx/pack", map[string]any{"format": "xml", "include": []string{"lib/**"}})
+	if r["error"] != nil {
+		t.Fatal(r["error"])
+	}
+	res := r["result"].(map[string]any)
+	text, _ := res["text"].(string)
+	if !strings.Contains(text, `<file path="lib/util.go"`) || strings.Contains(text, "main.go") {
+		t.Errorf("ctx/pack text:\n%s", text)
+	}
+	if res["tokens"].(float64) <= 0 {
+		t.Errorf("ctx/pack tokens: %v", res["tokens"])
+	}
+	if r := d.call("ctx/pack", map[string]any{"format": "yaml"}); r["error"] == nil {
+		t.Error("bad format accepted")
+	}
+	if r := d.call("ctx/pack", map[string]any{"output": "relative.md"}); r["error"] == nil {
+		t.Error("relative output accepted")
+	}
+	out := filepath.Join(t.TempDir(), "pack.md")
+	r = d.call("ctx/pack", map[string]any{"output": out})
+	if r["error"] != nil {
+		t.Fatal(r["error"])
+	}
+	if md, err := os.ReadFile(out); err != nil || !strings.Contains(string(md), "### lib/util.go (") {
+		t.Errorf("ctx/pack output file: %v\n%s", err, md)
+	}
+	// The daemon follows the tree: a new file is in the next pack.
+	if err := os.WriteFile(filepath.Join(dir, "lib", "more.go"), []byte("package lib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadlineOK := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		r := d.call("ctx/pack", map[string]any{"format": "json", "include": []string{"lib/**"}})
+		if strings.Contains(mustJSON(t, r), "lib/more.go") {
+			deadlineOK = true
+			break
+		}
+	}
+	if !deadlineOK {
+		t.Error("a file created on disk never reached ctx/pack")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

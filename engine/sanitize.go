@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/secrets"
+)
+
+// sanitizeChunks makes gathered chunks safe to return and to marshal:
+// invalid UTF-8 in a source name or content is replaced by U+FFFD (noted in
+// the chunk's facts and a warning), and every secret inside content is
+// replaced by a marker. It returns the redactions and warnings. The CLI and
+// the daemon both build envelopes here, so both decode the same way.
+func sanitizeChunks(chunks []ctxd.Chunk) ([]ctxd.Redaction, []string, error) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	var reds []ctxd.Redaction
+	var warns []string
+	for i := range chunks {
+		c := &chunks[i]
+		if !utf8.ValidString(c.Source) {
+			c.Source = strings.ToValidUTF8(c.Source, "\uFFFD")
+			c.Facts.InvalidUTF8 = true
+			warns = append(warns, fmt.Sprintf("%s: the file name is not valid UTF-8; invalid bytes shown as U+FFFD", c.Source))
+		}
+		if !utf8.ValidString(c.Content) {
+			c.Content = strings.ToValidUTF8(c.Content, "\uFFFD")
+			c.Facts.InvalidUTF8 = true
+			warns = append(warns, fmt.Sprintf("%s: not valid UTF-8; invalid bytes replaced by U+FFFD", c.Source))
+		}
+		for j, r := range c.Facts.Reasons {
+			c.Facts.Reasons[j] = strings.ToValidUTF8(r, "\uFFFD")
+		}
+		var rs []ctxd.Redaction
+		c.Content, rs = sc.Redact(c.Source, c.Content)
+		c.Facts.Redacted += len(rs)
+		reds = append(reds, rs...)
+	}
+	return reds, warns, nil
+}
+
+// redactText redacts secrets in one text (a rendered prompt, a message);
+// source names it in the redactions.
+func redactText(source, text string) (string, []ctxd.Redaction, error) {
+	sc, err := secrets.Default()
+	if err != nil {
+		return text, nil, err
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	out, reds := sc.Redact(source, text)
+	return out, reds, nil
+}
+
+// mergeRedactions appends b to a, leaving out ones already listed.
+func mergeRedactions(a, b []ctxd.Redaction) []ctxd.Redaction {
+	seen := make(map[ctxd.Redaction]bool, len(a))
+	for _, r := range a {
+		seen[r] = true
+	}
+	for _, r := range b {
+		if !seen[r] {
+			seen[r] = true
+			a = append(a, r)
+		}
+	}
+	return a
+}
+
+// sanitizeStrings replaces invalid UTF-8 in warnings and skipped sources.
+func sanitizeEnvelope(env *ctxd.Envelope) {
+	for i, w := range env.Warnings {
+		env.Warnings[i] = strings.ToValidUTF8(w, "\uFFFD")
+	}
+	for i := range env.Context.Skipped {
+		s := &env.Context.Skipped[i]
+		s.Source = strings.ToValidUTF8(s.Source, "\uFFFD")
+		s.Reason = strings.ToValidUTF8(s.Reason, "\uFFFD")
+	}
+	env.UserRequest = strings.ToValidUTF8(env.UserRequest, "\uFFFD")
+}

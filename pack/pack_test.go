@@ -1,0 +1,153 @@
+package pack
+
+import (
+	"bufio"
+	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+func workspace(t *testing.T, files map[string]string) *gather.Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := gather.NewWorkspace(dir, gather.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+func TestPack(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"a/x.go":       "package a\n\nvar X = 1\n",
+		"a/b/y.go":     "package b\n\nvar Y = \"<tag>&\"\n",
+		"a/b/long.txt": strings.Repeat("many words here ", 200),
+		"z.md":         "# Z\n",
+		"id_rsa":       "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+	})
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		opts  Options
+		paths string
+	}{
+		{"all", Options{}, "a/b/long.txt a/b/y.go a/x.go z.md"},
+		{"subtree", Options{Path: "a/b"}, "a/b/long.txt a/b/y.go"},
+		{"subtree with ./ and slash", Options{Path: "./a/b/"}, "a/b/long.txt a/b/y.go"},
+		{"include", Options{Include: []string{"**/*.go"}}, "a/b/y.go a/x.go"},
+		{"exclude", Options{Exclude: []string{"a/b/**"}}, "a/x.go z.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			sum := 0
+			for _, f := range r.Files {
+				paths = append(paths, f.Path)
+				if f.Tokens != c.Count(f.Content) {
+					t.Errorf("%s: %d tokens, want %d", f.Path, f.Tokens, c.Count(f.Content))
+				}
+				sum += f.Tokens
+			}
+			if got := strings.Join(paths, " "); got != tt.paths {
+				t.Errorf("files %q, want %q", got, tt.paths)
+			}
+			if r.Tokens != sum || r.Dirs[0].Path != "." || r.Dirs[0].Tokens != sum {
+				t.Errorf("total %d, root dir %+v, files sum to %d", r.Tokens, r.Dirs[0], sum)
+			}
+		})
+	}
+
+	r, err := Pack(t.Context(), ws, Options{Top: 1, NoContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.LargestFiles) != 1 || r.LargestFiles[0].Path != "a/b/long.txt" || len(r.LargestDirs) != 1 || r.LargestDirs[0].Path != "a" {
+		t.Errorf("largest: %+v %+v", r.LargestFiles, r.LargestDirs)
+	}
+	for _, f := range r.Files {
+		if f.Content != "" {
+			t.Errorf("%s: content with NoContent", f.Path)
+		}
+	}
+
+	r, err = Pack(t.Context(), ws, Options{Include: []string{"a/b/y.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.Write(&b, FormatXML); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "&lt;tag&gt;&amp;") || strings.Contains(b.String(), "<tag>") {
+		t.Errorf("xml not escaped:\n%s", b.String())
+	}
+	b.Reset()
+	if err := r.WriteTree(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "y.go") || !strings.Contains(b.String(), "total ") {
+		t.Errorf("tree:\n%s", b.String())
+	}
+
+	if _, err := Pack(t.Context(), ws, Options{Include: []string{"a/[b"}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+		t.Errorf("bad glob: %v", err)
+	}
+	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
+		t.Errorf("bad format: %v", err)
+	}
+}
+
+// FuzzWriteEscaped: any text comes back from an XML parser as it went in
+// (invalid UTF-8 and characters XML cannot hold as U+FFFD).
+func FuzzWriteEscaped(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "a\r\nb\tc\x00d\x1fe", "\xff\xfe bad", "日本語 ]]> 'q'", "\uFFFE\uFFFF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		bw := bufio.NewWriter(&b)
+		bw.WriteString("<a>")
+		writeEscaped(bw, s)
+		bw.WriteString("</a>")
+		bw.Flush()
+		var got struct {
+			Text string `xml:",chardata"`
+		}
+		if err := xml.Unmarshal([]byte(b.String()), &got); err != nil {
+			t.Fatalf("%q: not XML: %v\n%s", s, err, b.String())
+		}
+		want := strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r != 0xFFFE && r != 0xFFFF && !(r >= 0xD800 && r <= 0xDFFF) {
+				return r
+			}
+			return '\uFFFD'
+		}, strings.ToValidUTF8(s, "\uFFFD"))
+		if got.Text != want {
+			t.Errorf("%q: round trip gave %q, want %q", s, got.Text, want)
+		}
+	})
+}

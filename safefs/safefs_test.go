@@ -1,0 +1,89 @@
+package safefs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(reg, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.txt")
+	if err := os.WriteFile(big, make([]byte, 5000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name, target string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name    string
+		path    string
+		max     int64
+		want    string
+		wantErr error
+	}{
+		{"regular", reg, 100, "hello\n", nil},
+		{"link to regular", link("l.txt", reg), 100, "hello\n", nil},
+		{"over cap", big, 4096, "", ErrTooBig},
+		{"dev zero", link("zero", "/dev/zero"), 1 << 20, "", ErrNotRegular},
+		{"dev urandom", link("urandom", "/dev/urandom"), 1 << 20, "", ErrNotRegular},
+		{"fifo", fifo, 100, "", ErrNotRegular},
+		{"link to fifo", link("lfifo", fifo), 100, "", ErrNotRegular},
+		{"directory", dir, 100, "", ErrNotRegular},
+		{"missing", filepath.Join(dir, "nope"), 100, "", os.ErrNotExist},
+		{"link loop", link("loop", filepath.Join(dir, "loop")), 100, "", syscall.ELOOP},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var got []byte
+			var err error
+			go func() {
+				defer close(done)
+				got, err = ReadFile(context.Background(), tc.path, tc.max)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("ReadFile(%s) blocked", tc.path)
+			}
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadFileCancelled(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadFile(ctx, p, 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,159 @@
+// Package secrets finds secrets inside ordinary text (source files,
+// rendered prompts, conversation messages) with gitleaks' maintained rule
+// set, used as a Go library, and replaces each with a marker naming the
+// rule: "[REDACTED aws-access-token]". The rest of the text is kept.
+//
+// Scanning is cached by the SHA-256 of the text, so a warm request whose
+// files did not change pays only for hashing.
+package secrets
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+
+	"github.com/ctxd/ctxd"
+)
+
+// maxCached bounds the cache; when full it is emptied (the working set of
+// one workspace's chunks is far below it).
+const maxCached = 8192
+
+// finding is one secret found in a text: the secret, its rule and line.
+type finding struct {
+	secret string
+	rule   string
+	line   int
+}
+
+// Scanner redacts secrets. It is safe for concurrent use.
+type Scanner struct {
+	det *detect.Detector
+
+	mu    sync.Mutex
+	cache map[[32]byte][]finding
+}
+
+var (
+	defaultOnce    sync.Once
+	defaultScanner *Scanner
+	defaultErr     error
+)
+
+// Default returns the process-wide scanner with gitleaks' default rules,
+// built once (building compiles a few hundred regular expressions).
+func Default() (*Scanner, error) {
+	defaultOnce.Do(func() {
+		// gitleaks logs to stderr through a global logger; ctxd's stderr
+		// is its own log, which never holds source text.
+		logging.Logger = zerolog.Nop()
+		det, err := detect.NewDetectorDefaultConfig()
+		if err != nil {
+			defaultErr = fmt.Errorf("secrets: loading gitleaks rules: %w", err)
+			return
+		}
+		det.MaxDecodeDepth = 0
+		defaultScanner = &Scanner{det: det, cache: map[[32]byte][]finding{}}
+	})
+	return defaultScanner, defaultErr
+}
+
+// Marker is the text that replaces a secret found by rule.
+func Marker(rule string) string { return "[REDACTED " + rule + "]" }
+
+// Redact returns text with every secret replaced by [Marker], and one
+// redaction per finding naming source, line (1-based, in text) and rule;
+// never the secret.
+func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
+	if text == "" {
+		return text, nil
+	}
+	fs := s.find(text)
+	if len(fs) == 0 {
+		return text, nil
+	}
+	// Longer secrets first, so a secret containing another is replaced
+	// whole.
+	sorted := append([]finding(nil), fs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].secret) > len(sorted[j].secret) })
+	out := text
+	for _, f := range sorted {
+		out = strings.ReplaceAll(out, f.secret, Marker(f.rule))
+	}
+	reds := make([]ctxd.Redaction, 0, len(fs))
+	for _, f := range fs {
+		reds = append(reds, ctxd.Redaction{Source: source, Line: f.line, Rule: f.rule})
+	}
+	return out, reds
+}
+
+// find scans text, or returns the cached findings of the same text.
+func (s *Scanner) find(text string) []finding {
+	key := sha256.Sum256([]byte(text))
+	s.mu.Lock()
+	fs, ok := s.cache[key]
+	s.mu.Unlock()
+	if ok {
+		return fs
+	}
+	seen := map[finding]bool{}
+	for _, f := range s.det.DetectString(text) {
+		secret := f.Secret
+		if secret == "" {
+			secret = f.Match
+		}
+		// Very short captures would redact unrelated text.
+		if len(strings.TrimSpace(secret)) < 8 {
+			continue
+		}
+		fd := finding{secret: secret, rule: f.RuleID, line: f.StartLine + 1}
+		if !seen[fd] {
+			seen[fd] = true
+			fs = append(fs, fd)
+		}
+	}
+	fs = append(fs, urlPasswords(text, seen)...)
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].line != fs[j].line {
+			return fs[i].line < fs[j].line
+		}
+		return fs[i].rule < fs[j].rule
+	})
+	s.mu.Lock()
+	if len(s.cache) >= maxCached {
+		clear(s.cache)
+	}
+	s.cache[key] = fs
+	s.mu.Unlock()
+	return fs
+}
+
+// urlPassword matches the password of a URL's user info
+// (postgres://user:password@host): gitleaks' rule set has no rule for it.
+var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{1,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
+
+// URLPasswordRule is the rule id of ctxd's own URL-password rule.
+const URLPasswordRule = "url-password"
+
+func urlPasswords(text string, seen map[finding]bool) []finding {
+	var fs []finding
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, -1) {
+		pw := text[m[2]:m[3]]
+		if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
+			continue // a template variable, not a password
+		}
+		f := finding{secret: pw, rule: URLPasswordRule, line: strings.Count(text[:m[2]], "\n") + 1}
+		if !seen[f] {
+			seen[f] = true
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}

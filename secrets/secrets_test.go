@@ -1,0 +1,143 @@
+package secrets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The testdata files hold fake keys shaped to match the rules: an AWS key
+// pair, a GitHub token and a database URL password in Python, a PEM key in
+// a Go constant, Stripe and Slack keys in a Helm values file, a token in a
+// kubeconfig.
+var cases = []struct {
+	file    string
+	secrets []string
+	rules   []string
+	keep    []string
+}{
+	{"config.py", []string{"AKIA454ML6LG4TJFCZ4K", "biheyEd7P4zDL+ak6J0kGODKdinZnLXicaBAg8WY", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX", "Vq8rT2mZ9xKp4LwNe7Hs"},
+		[]string{"aws-access-token", "github-pat", "url-password"},
+		[]string{"def upload_invoice(path):", `region_name="eu-west-1"`, "postgresql://shop_admin:", "@db.internal:5432/shop"}},
+	{"signing.go", []string{"uUbmqUcRCfO3nxEKJvYin6NFJSbnvBZCrrQr8ifVD", "-----BEGIN RSA PRIVATE KEY-----"},
+		[]string{"private-key"},
+		[]string{"func VerifyWebhook(body []byte, sig string) bool {", "const signingKey = `"}},
+	{"values.yaml", []string{"sk_live_iAPyhzAnar3ZLt4bnlz2MPKgcjnCqaXN", "xoxb-546111393095-5972979262243-0NpUmkVO8JmR8y4EMfAdggcG"},
+		[]string{"stripe-access-token", "slack-bot-token"},
+		[]string{"replicaCount: 2", `channel: "#checkout-alerts"`}},
+	{"kubeconfig", []string{"eyJhbGciOiJSUzI1NiIsImtpZCI6IjRrbW9ZcTNXZmJ3In0"},
+		[]string{"jwt"},
+		[]string{"server: https://k8s.internal.example.com:6443", "current-context: prod"}},
+}
+
+func TestRedact(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, reds := s.Redact(tc.file, string(b))
+			for _, sec := range tc.secrets {
+				if strings.Contains(out, sec) {
+					t.Errorf("redacted text still holds %q:\n%s", sec, out)
+				}
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("redacted text lost %q:\n%s", k, out)
+				}
+			}
+			got := map[string]bool{}
+			for _, r := range reds {
+				got[r.Rule] = true
+				if r.Source != tc.file || r.Line < 1 {
+					t.Errorf("redaction %+v", r)
+				}
+				if !strings.Contains(out, Marker(r.Rule)) {
+					t.Errorf("no marker for %s", r.Rule)
+				}
+				for _, sec := range tc.secrets {
+					if strings.Contains(r.Rule+r.Source, sec) {
+						t.Errorf("redaction holds the secret")
+					}
+				}
+			}
+			for _, r := range tc.rules {
+				if !got[r] {
+					t.Errorf("no %s redaction in %+v", r, reds)
+				}
+			}
+		})
+	}
+}
+
+func TestRedactLines(t *testing.T) {
+	s, _ := Default()
+	b, _ := os.ReadFile("testdata/values.yaml")
+	_, reds := s.Redact("v", string(b))
+	want := map[string]int{"stripe-access-token": 6, "slack-bot-token": 8}
+	for _, r := range reds {
+		if w, ok := want[r.Rule]; ok && r.Line != w {
+			t.Errorf("%s on line %d, want %d", r.Rule, r.Line, w)
+		}
+	}
+}
+
+func TestRedactCleanTextUnchanged(t *testing.T) {
+	s, _ := Default()
+	text := "package main\n\n// token counts tokens; the password field is hashed.\nfunc main() { dsn := \"postgres://user:${DB_PASSWORD}@db/app\"; _ = dsn }\n"
+	out, reds := s.Redact("main.go", text)
+	if out != text || len(reds) != 0 {
+		t.Errorf("clean text changed: %v\n%s", reds, out)
+	}
+}
+
+// TestRedactConcurrent runs scans in parallel (go test -race).
+func TestRedactConcurrent(t *testing.T) {
+	s, _ := Default()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for _, tc := range cases {
+				b, _ := os.ReadFile(filepath.Join("testdata", tc.file))
+				text := string(b) + strings.Repeat("\n", i)
+				out, _ := s.Redact(tc.file, text)
+				if strings.Contains(out, tc.secrets[0]) {
+					t.Errorf("%s leaked", tc.file)
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+}
+
+func BenchmarkRedactCold(b *testing.B) {
+	s, _ := Default()
+	src, _ := os.ReadFile("testdata/config.py")
+	text := strings.Repeat(string(src), 50)
+	for i := 0; b.Loop(); i++ {
+		s.mu.Lock()
+		clear(s.cache)
+		s.mu.Unlock()
+		s.Redact("x", text)
+	}
+}
+
+func BenchmarkRedactWarm(b *testing.B) {
+	s, _ := Default()
+	src, _ := os.ReadFile("testdata/config.py")
+	text := strings.Repeat(string(src), 50)
+	s.Redact("x", text)
+	for b.Loop() {
+		s.Redact("x", text)
+	}
+}
