@@ -152,6 +152,15 @@ func TestRecall(t *testing.T) {
 			}
 		}
 	}
+	for b, ms := range rep.Misses {
+		for _, m := range ms {
+			for i, w := range m.Why {
+				if !strings.Contains(w, "lexical rank") && !strings.Contains(w, "no lexical match") || len(m.Why) != len(m.Missing) {
+					t.Errorf("at %d, %s missed %s: why %q", b, m.Commit[:8], m.Missing[i], w)
+				}
+			}
+		}
+	}
 	if got := strings.Count(progress.String(), "\n"); got != len(want) {
 		t.Errorf("progress has %d lines, want %d:\n%s", got, len(want), progress.String())
 	}
