@@ -10,6 +10,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -179,4 +180,12 @@ func ResolveRoot(given string) (string, error) {
 		return "", fmt.Errorf("workspace root: %w", err)
 	}
 	return abs, nil
+}
+
+// Rank ranks the workspace's files lexically against query (BM25 over
+// path, content and defined names, times the role prior), best first, at
+// most limit (all when limit <= 0). `ctxd eval recall` uses it to say
+// where a file it missed ranked.
+func (e *Engine) Rank(ctx context.Context, query string, limit int) ([]gather.Hit, error) {
+	return e.ws.Rank(ctx, query, limit)
 }

@@ -216,6 +216,9 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{model: model, counter: counter, budget: budget, format: format}
+	if model.Source == tokens.SourceFallback {
+		s.warnings = append(s.warnings, fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one)", modelName, model.ContextWindow, tokens.FallbackEncoding))
+	}
 	if model.ContextWindow > 0 && budget.Total > model.ContextWindow {
 		s.warnings = append(s.warnings, fmt.Sprintf("token budget %d exceeds the %s context window of %d tokens; budget reduced to the window", budget.Total, model.Name, model.ContextWindow))
 		shares := e.cfg.Budget.Shares

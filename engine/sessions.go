@@ -183,6 +183,9 @@ type SaveResult struct {
 	State          sessions.State   `json:"state"`
 	ContextSummary sessions.Summary `json:"context_summary"`
 	Checksum       string           `json:"checksum"`
+	// Removed are the older checkpoints the keep-N retention removed
+	// after this save.
+	Removed []int `json:"removed,omitempty"`
 }
 
 // SaveCheckpoint appends a checkpoint to a session's timeline (creating
@@ -237,7 +240,7 @@ func (e *Engine) SaveCheckpoint(ctx context.Context, req SaveRequest) (*SaveResu
 	if err != nil {
 		return nil, err
 	}
-	return &SaveResult{SessionID: cp.SessionID, Seq: cp.Seq, Timestamp: cp.Timestamp, State: cp.State, ContextSummary: cp.ContextSummary, Checksum: cp.Checksum}, nil
+	return &SaveResult{SessionID: cp.SessionID, Seq: cp.Seq, Timestamp: cp.Timestamp, State: cp.State, ContextSummary: cp.ContextSummary, Checksum: cp.Checksum, Removed: cp.RemovedByRetention()}, nil
 }
 
 // historyFormat validates a conversation history (a JSON array) and

@@ -152,6 +152,15 @@ func TestRecall(t *testing.T) {
 			}
 		}
 	}
+	for b, ms := range rep.Misses {
+		for _, m := range ms {
+			for i, w := range m.Why {
+				if !strings.Contains(w, "lexical rank") && !strings.Contains(w, "no lexical match") || len(m.Why) != len(m.Missing) {
+					t.Errorf("at %d, %s missed %s: why %q", b, m.Commit[:8], m.Missing[i], w)
+				}
+			}
+		}
+	}
 	if got := strings.Count(progress.String(), "\n"); got != len(want) {
 		t.Errorf("progress has %d lines, want %d:\n%s", got, len(want), progress.String())
 	}
@@ -195,4 +204,20 @@ func TestBaselineRanksByWords(t *testing.T) {
 	if got := b.rank("parcel weight"); !slices.Equal(got, []string{"a.go"}) {
 		t.Errorf("rank = %v, want [a.go] (markdown is not source)", got)
 	}
+}
+
+// go test -fuzz=FuzzRequest ./eval
+func FuzzRequest(f *testing.F) {
+	f.Add("Round the cart total half to even (#123)\n\nBody.\n\nSigned-off-by: A <a@b>")
+	f.Add("fix")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, msg string) {
+		req, ok := Request(msg)
+		if ok != (req != "") {
+			t.Fatalf("Request(%q) = %q, %v", msg, req, ok)
+		}
+		if ok && len(strings.Fields(subject(req))) < 4 {
+			t.Fatalf("short subject accepted: %q", req)
+		}
+	})
 }

@@ -141,6 +141,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		var ranks map[string]int // lexical ranks of this case, computed on the first miss
 		base, err := newBaseline(wt)
 		if err != nil {
 			eng.Close()
@@ -179,7 +180,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 					if r, ok := skipped[a]; ok {
 						w = "skipped: " + r
 					}
-					why = append(why, w)
+					why = append(why, w+lexicalRank(ctx, eng, c.Request, a, &ranks))
 				}
 			}
 			add(&ct[bi], len(c.Answer)-len(missing), full, len(c.Answer))
@@ -212,6 +213,26 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// lexicalRank returns ", lexical rank N" for file in the workspace's
+// lexical ranking against the request ("no lexical match" when absent),
+// ranking once per case.
+func lexicalRank(ctx context.Context, eng *engine.Engine, request, file string, ranks *map[string]int) string {
+	if *ranks == nil {
+		*ranks = map[string]int{}
+		hits, err := eng.Rank(ctx, request, 0)
+		if err != nil {
+			return ""
+		}
+		for i, h := range hits {
+			(*ranks)[h.Path] = i + 1
+		}
+	}
+	if r, ok := (*ranks)[file]; ok {
+		return fmt.Sprintf(", lexical rank %d", r)
+	}
+	return ", no lexical match"
 }
 
 func subject(req string) string {

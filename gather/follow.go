@@ -118,7 +118,8 @@ func (w *Workspace) startFollowing() {
 			default:
 			}
 		},
-		Logger: w.log,
+		MaxWatches: w.opts.MaxWatches,
+		Logger:     w.log,
 	})
 	if err != nil {
 		w.log.Warn("file watching unavailable: every request walks the tree", "err", err)

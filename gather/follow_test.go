@@ -373,3 +373,59 @@ func TestIndexInsideRoot(t *testing.T) {
 		t.Errorf("writing the index was reported as a change: %+v", ch)
 	}
 }
+
+// Past the watch limit the workspace says so and walks on every request,
+// so changes are still seen.
+func TestFollowWatchLimit(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	for i := range 6 {
+		writeFile(t, root, fmt.Sprintf("d%d/f.go", i), "package d\n")
+	}
+	w := newTestWorkspace(t, root, Options{Watch: true, MaxWatches: 3})
+	if ok, _ := hasFile(t, w, "d0/f.go"); !ok {
+		t.Fatal("d0/f.go missing")
+	}
+	if why := w.follow.watcher.Degraded(); !strings.Contains(why, "watch limit") {
+		t.Fatalf("Degraded() = %q, want the watch limit", why)
+	}
+	if w.follow.usable() {
+		t.Fatal("a degraded watcher is trusted")
+	}
+	// No polling: without a usable watcher the very next request walks.
+	writeFile(t, root, "d5/new.go", "package d\n")
+	if ok, got := hasFile(t, w, "d5/new.go"); !ok {
+		t.Fatalf("created file not seen by the next request (%s)", got)
+	}
+	if err := os.Remove(filepath.Join(root, "d4", "f.go")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := hasFile(t, w, "d4/f.go"); ok {
+		t.Fatal("deleted file still listed by the next request")
+	}
+}
+
+// The persisted index under the workspace's .ctxd is invisible to git.
+func TestIndexIgnoredByGit(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
+	}
+	gitCommitAll(t, root, "files", "2024-01-01T00:00:00Z")
+	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(root, ".ctxd", "index", "files.idx")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Files(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := os.Stat(filepath.Join(root, ".ctxd", "index", "files.idx")); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitCmd(t, root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("git status lists the index:\n%s", st)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
@@ -479,6 +480,42 @@ type indexDoc struct {
 type Index struct {
 	docs                      []*indexDoc
 	avgPath, avgBody, avgDefs float64
+
+	// postings caches, per query term met, the documents that hold it (in
+	// any field): built by one pass over the documents the first time a
+	// term is asked for, then scoring visits only the candidates. A
+	// daemon's index lives as long as its snapshot, so repeated words of
+	// requests cost their postings only.
+	postingsMu sync.Mutex
+	postings   map[uint32][]int32
+}
+
+// maxPostingTerms bounds the postings cache of one index.
+const maxPostingTerms = 1 << 14
+
+// posting returns the indexes of the documents that hold term h in any
+// field, ascending.
+func (ix *Index) posting(h uint32) []int32 {
+	ix.postingsMu.Lock()
+	p, ok := ix.postings[h]
+	ix.postingsMu.Unlock()
+	if ok {
+		return p
+	}
+	for i, d := range ix.docs {
+		if d.name.count(h) > 0 || d.content.count(h) > 0 || d.defs.count(h) > 0 {
+			p = append(p, int32(i))
+		}
+	}
+	ix.postingsMu.Lock()
+	if ix.postings == nil {
+		ix.postings = map[uint32][]int32{}
+	}
+	if len(ix.postings) < maxPostingTerms {
+		ix.postings[h] = p
+	}
+	ix.postingsMu.Unlock()
+	return p
 }
 
 // NewIndex indexes files given as root-relative slash paths and their text.
@@ -552,9 +589,17 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 	idfP := make([]float64, len(qt))
 	idfB := make([]float64, len(qt))
 	idfD := make([]float64, len(qt))
+	// The candidates: documents holding at least one query term.
+	var cand []int32
+	seen := make([]bool, len(ix.docs))
 	for i, h := range qt {
 		var dfp, dfb, dfd float64
-		for _, d := range ix.docs {
+		for _, k := range ix.posting(h) {
+			d := ix.docs[k]
+			if !seen[k] {
+				seen[k] = true
+				cand = append(cand, k)
+			}
 			if d.name.count(h) > 0 {
 				dfp++
 			}
@@ -578,7 +623,8 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 		priors = &explainPriors
 	}
 	var hits []Hit
-	for _, d := range ix.docs {
+	for _, k := range cand {
+		d := ix.docs[k]
 		if keep != nil && !keep(d.path) {
 			continue
 		}

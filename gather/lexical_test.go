@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ctxd/ctxd"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -154,4 +156,22 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 	if len(hits) != 2 || hits[0].Path != "router.go" {
 		t.Errorf("explain rank = %+v, want router.go first", hits)
 	}
+}
+
+// go test -fuzz=FuzzScanDefs ./gather
+func FuzzScanDefs(f *testing.F) {
+	for _, s := range []string{"func (s *Server) Shutdown() {}", "class A:\n def b(self): pass", "function* g() {}", "func(", "func (", "def", "é def ü"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		idents := map[string]bool{}
+		var defs []string
+		scanDefs([]byte(src), func(id []byte) { idents[string(id)] = true }, func(id []byte) { defs = append(defs, string(id)) })
+		for _, d := range defs {
+			if !idents[d] {
+				t.Fatalf("def %q is not an identifier of the text", d)
+			}
+		}
+		_ = selectedText(src, &ctxd.LineRange{Start: 1, End: len(src)})
+	})
 }

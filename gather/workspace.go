@@ -50,6 +50,10 @@ type Options struct {
 	// processes (see package index); a tree of fewer than
 	// PersistMinFiles files is not persisted.
 	IndexPath string
+	// MaxWatches caps the directories watched (0: the kernel's limit); a
+	// tree with more is walked on every request, as when inotify's limit
+	// is hit.
+	MaxWatches int
 }
 
 // PersistMinFiles is the smallest tree whose index is persisted: below

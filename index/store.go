@@ -118,7 +118,8 @@ func (s *Snapshot) Each(fn func(*File) bool) {
 }
 
 // Save writes s to path atomically (a temporary file in the same
-// directory, synced, then renamed), creating the directory.
+// directory, synced, then renamed), creating the directory and a
+// .gitignore in it that ignores everything.
 func Save(path string, s *Snapshot) error {
 	sort.Slice(s.Files, func(i, j int) bool { return s.Files[i].Path < s.Files[j].Path })
 	var e encoder
@@ -175,7 +176,7 @@ func Save(path string, s *Snapshot) error {
 	sum := sha256.Sum256(e.buf.Bytes())
 	e.buf.Write(sum[:])
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MakeDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("save index: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
@@ -196,6 +197,20 @@ func Save(path string, s *Snapshot) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("save index: %w", err)
+	}
+	return nil
+}
+
+// MakeDir creates a directory for local state (the index, token counts)
+// with a .gitignore that ignores everything in it: the directory usually
+// lies in the workspace (.ctxd/index), and `git status` must not list it.
+func MakeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(ignore, []byte("# written by ctxd: local state\n*\n"), 0o644)
 	}
 	return nil
 }

@@ -56,8 +56,8 @@ func TestSaveLoad(t *testing.T) {
 	if _, err := Load(path, "root=/y"); !errors.Is(err, ErrStale) {
 		t.Errorf("another key: %v, want ErrStale", err)
 	}
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-		t.Errorf("temporary files left: %v", ents)
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 2 {
+		t.Errorf("want files.idx and .gitignore, found %v", ents)
 	}
 }
 

@@ -36,6 +36,10 @@ type WatchOptions struct {
 	// Skip reports root-relative directories whose events do not matter
 	// (the state directory, where the index itself is written).
 	Skip func(rel string) bool
+	// MaxWatches caps the directories watched (0: only the kernel's
+	// fs.inotify.max_user_watches); past it the watcher is degraded, as
+	// when the kernel's limit is hit.
+	MaxWatches int
 	// OnChange, when set, is called (on the watcher's goroutine, without
 	// locks held) after each batch of events; it must not block.
 	OnChange func()
@@ -142,13 +146,28 @@ func (w *Watcher) Add(dir string) {
 	if done {
 		return
 	}
-	if err := w.fw.Add(dir); err != nil {
+	if err := w.add(dir); err != nil {
 		w.addFailed(dir, err)
 		return
 	}
 	w.mu.Lock()
 	w.watched[dir] = true
 	w.mu.Unlock()
+}
+
+// errWatchCap is the configured cap reached (WatchOptions.MaxWatches).
+var errWatchCap = fmt.Errorf("watch cap reached: %w", syscall.ENOSPC)
+
+func (w *Watcher) add(dir string) error {
+	if m := w.opts.MaxWatches; m > 0 {
+		w.mu.Lock()
+		n := len(w.watched)
+		w.mu.Unlock()
+		if n >= m {
+			return errWatchCap
+		}
+	}
+	return w.fw.Add(dir)
 }
 
 func (w *Watcher) addFailed(dir string, err error) {
@@ -196,7 +215,7 @@ func (w *Watcher) Sync(dirs []string) int {
 	}
 	added := 0
 	for _, d := range add {
-		if err := w.fw.Add(d); err != nil {
+		if err := w.add(d); err != nil {
 			w.addFailed(d, err)
 			if w.Degraded() != "" {
 				return added

@@ -71,7 +71,9 @@ func (s *Server) compact(ctx context.Context, body []byte, in CompactHistoryIn) 
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return res.Request, in.Session, res.Report, nil
+	// The pruner stores what it condenses or evicts under the report's
+	// session (the one given, else derived from the conversation).
+	return res.Request, res.Report.Session, res.Report, nil
 }
 
 func (s *Server) rehydrateRef(ctx context.Context, session, hash string, start, end int) (*artifacts.Lines, error) {

@@ -341,12 +341,44 @@ func TestGoClient(t *testing.T) {
 		if got, want := text(t, res), lines[1]+lines[2]; got != want {
 			t.Errorf("rehydrate lines 2-3 = %q, want %q", got, want)
 		}
-		res = call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "window": 20000})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
-		if len(text(t, res)) >= len(mustJSON(t, chatRequest())) {
-			t.Errorf("fit to a 20000-token window did not shrink the request")
+		// The pruner (no smart) stores what it condenses too: its
+		// references rehydrate under the session it reports, the
+		// derived one when none is given.
+		for _, session := range []string{"mcp-prune", ""} {
+			args := map[string]any{"request": chatRequest(), "window": 20000}
+			if session != "" {
+				args["session"] = session
+			}
+			res = call(t, cs, "compact_history", args)
+			if res.IsError {
+				t.Fatal(text(t, res))
+			}
+			body := text(t, res)
+			if len(body) >= len(mustJSON(t, chatRequest())) {
+				t.Errorf("fit to a 20000-token window did not shrink the request")
+			}
+			structured(t, res, &out)
+			if out.Session == "" || (session != "" && out.Session != session) {
+				t.Fatalf("pruner session = %q, want %q (or a derived one)", out.Session, session)
+			}
+			i := strings.Index(body, "[ctxd:ref")
+			if i < 0 {
+				t.Fatalf("pruned request has no reference: %.300s", body)
+			}
+			marker := body[i:]
+			marker = marker[:strings.Index(marker, "]")+1]
+			res = call(t, cs, "rehydrate", map[string]any{"session": out.Session, "reference": marker})
+			if res.IsError {
+				t.Fatalf("rehydrate pruner reference %s: %s", marker, text(t, res))
+			}
+			got := text(t, res)
+			found := false
+			for j := range 6 {
+				found = found || got == toolOutput(j)
+			}
+			if !found {
+				t.Errorf("pruner reference rehydrated to %d bytes that are no tool output of the request: %.200q", len(got), got)
+			}
 		}
 	})
 

@@ -71,7 +71,9 @@ compact_history to shrink a long model request, and rehydrate to read back text 
 func (s *Server) SDK() *sdk.Server { return s.srv }
 
 // Run serves one client over in and out (a process's standard input and
-// output) until the client disconnects or ctx ends.
+// output) until the client disconnects or ctx ends. When the input ends,
+// the calls already read are answered first (see drain).
 func (s *Server) Run(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return s.srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	d := newDrain(ctx, in, out)
+	return s.srv.Run(ctx, &sdk.IOTransport{Reader: d, Writer: drainWriter{d}})
 }

@@ -1,17 +1,17 @@
 // Package pack puts a whole repository (or a subtree) into one document,
-// as Repomix does, with ctxd's ignore and secret rules (those of
-// gathering: .gitignore, .ctxdignore, .git/info/exclude, secret-looking
-// files never included) and exact token counts per file, per directory and
-// in total.
+// as Repomix does, with ctxd's ignore, secret and redaction rules (those of
+// gathering and prompts: .gitignore, .ctxdignore, .git/info/exclude,
+// secret-looking files never included, secrets inside files replaced by
+// markers) and exact token counts per file, per directory and in total.
 package pack
 
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"path"
 	"runtime"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -68,6 +69,8 @@ type File struct {
 	Content string `json:"content,omitempty"`
 	// Compressed is set when Content is the signatures view.
 	Compressed bool `json:"compressed,omitempty"`
+	// Redacted counts the secrets replaced by markers, as in prompts.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // Dir is a directory's totals (its files and all below it).
@@ -83,8 +86,9 @@ type Result struct {
 	Encoding string `json:"encoding"`
 	Tokens   int    `json:"tokens"` // total of the files' tokens
 	Bytes    int    `json:"bytes"`
-	Files    []File `json:"files"` // path order
-	Dirs     []Dir  `json:"dirs"`  // path order; "." is the root
+	Redacted int    `json:"redacted,omitempty"` // secrets replaced by markers
+	Files    []File `json:"files"`              // path order
+	Dirs     []Dir  `json:"dirs"`               // path order; "." is the root
 	// LargestFiles and LargestDirs are the Top biggest by tokens, to
 	// choose exclusions from.
 	LargestFiles []File `json:"largest_files"`
@@ -97,12 +101,13 @@ type Result struct {
 // used by the last pack are dropped. Safe for concurrent use; nil is no
 // cache.
 type Cache struct {
-	mu   sync.Mutex
-	last map[countKey]countVal
+	mu    sync.Mutex
+	last  map[countKey]countVal
+	added int // entries counted since the cache was loaded or saved
 }
 
 type countKey struct {
-	hash     uint64
+	hash     [16]byte // SHA-256 of the text, truncated
 	size     int
 	encoding string
 	compress bool
@@ -110,14 +115,13 @@ type countKey struct {
 
 type countVal struct {
 	tokens     int
+	secrets    int    // secrets redacted from the text (0: the text is packed as read)
 	compressed string // the signatures view, when compressed
 	ok         bool   // the view exists
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
-
-var seed = maphash.MakeSeed()
 
 // Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
 // workers.
@@ -141,6 +145,10 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
+	// The scanner compiles a few hundred rules: built only when a text
+	// must be scanned (not for a tree whose cached texts hold no secret).
+	scanner := sync.OnceValues(secrets.Default)
+	var scanErr error
 	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
 	keep := func(rel string) bool {
 		if sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
@@ -162,6 +170,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	var wg sync.WaitGroup
 	var prev map[countKey]countVal
 	next := map[countKey]countVal{}
+	added := 0
 	if cache != nil {
 		cache.mu.Lock()
 		prev = cache.last
@@ -171,15 +180,31 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		wg.Go(func() {
 			for j := range jobs {
 				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text}
-				key := countKey{hash: maphash.String(seed, j.text), size: len(j.text), encoding: enc, compress: opts.Compress}
+				sum := sha256.Sum256([]byte(j.text))
+				key := countKey{size: len(j.text), encoding: enc, compress: opts.Compress}
+				copy(key.hash[:], sum[:16])
 				v, hit := prev[key]
+				// Secrets are redacted as in prompts; a cached text known to
+				// hold none is not scanned again.
+				text := strings.ToValidUTF8(j.text, "\uFFFD")
+				if !hit || v.secrets > 0 {
+					sc, err := scanner()
+					if err != nil {
+						mu.Lock()
+						scanErr = err
+						mu.Unlock()
+						continue
+					}
+					red, reds := sc.Redact(j.rel, text)
+					text, v.secrets = red, len(reds)
+				}
+				f.Content, f.Redacted = text, v.secrets
 				if !hit {
 					if opts.Compress {
-						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(j.text)), []byte(j.text), treesitter.Signatures, treesitter.Options{}); err == nil {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{}); err == nil {
 							v.compressed, v.ok = view.Text, true
 						}
 					}
-					text := j.text
 					if v.ok {
 						text = v.compressed
 					}
@@ -196,6 +221,9 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				files[j.i] = f
 				if cache != nil {
 					next[key] = v
+					if !hit {
+						added++
+					}
 				}
 				mu.Unlock()
 			}
@@ -211,12 +239,23 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	})
 	close(jobs)
 	wg.Wait()
+	if err == nil {
+		err = scanErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)
 	}
 	if cache != nil {
 		cache.mu.Lock()
+		// Counts of files outside this pack's selection stay: another
+		// selection (a subtree, --include) must not forget them.
+		for k, v := range prev {
+			if _, ok := next[k]; !ok && len(next) < maxCacheEntries {
+				next[k] = v
+			}
+		}
 		cache.last = next
+		cache.added += added
 		cache.mu.Unlock()
 	}
 	r := &Result{Root: ws.Root(), Encoding: enc, Files: files}
@@ -224,6 +263,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	for _, f := range files {
 		r.Tokens += f.Tokens
 		r.Bytes += f.Bytes
+		r.Redacted += f.Redacted
 		for d := path.Dir(f.Path); ; d = path.Dir(d) {
 			x := dirs[d]
 			if x == nil {
@@ -311,7 +351,11 @@ func (r *Result) Write(w io.Writer, format string) error {
 
 func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes.\n\n", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	if r.Redacted > 0 {
+		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
+	}
+	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
 	b.WriteString("## Files\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {

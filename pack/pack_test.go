@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/xml"
 	"errors"
 	"os"
@@ -150,4 +151,87 @@ func FuzzWriteEscaped(f *testing.F) {
 			t.Errorf("%q: round trip gave %q, want %q", s, got.Text, want)
 		}
 	})
+}
+
+// Counts persist: a fresh cache loaded from the file counts nothing again
+// on an unchanged tree; a corrupt file is refused and counting starts over.
+func TestCachePersisted(t *testing.T) {
+	ws := workspace(t, map[string]string{"a.go": "package a\n", "b/c.txt": "some text here\n"})
+	path := filepath.Join(t.TempDir(), "idx", "pack-counts.bin")
+	c := NewCache()
+	first, err := PackCached(t.Context(), ws, Options{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.added != 2 {
+		t.Fatalf("first pack counted %d files, want 2", c.added)
+	}
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
+		t.Errorf("no .gitignore beside the counts: %v", err)
+	}
+	c2 := NewCache()
+	if err := c2.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	second, err := PackCached(t.Context(), ws, Options{}, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.added != 0 {
+		t.Errorf("a loaded cache counted %d files again", c2.added)
+	}
+	if first.Tokens != second.Tokens || first.Tokens == 0 {
+		t.Errorf("totals %d then %d", first.Tokens, second.Tokens)
+	}
+	b, _ := os.ReadFile(path)
+	for _, bad := range [][]byte{b[:len(b)-1], append([]byte("X"), b[1:]...), {}} {
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := NewCache().Load(path); err == nil {
+			t.Errorf("corrupt cache (%d bytes) loaded", len(bad))
+		}
+	}
+}
+
+func FuzzCacheLoad(f *testing.F) {
+	f.Add([]byte(cacheMagic))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha256.Sum256(body)
+		path := filepath.Join(t.TempDir(), "c.bin")
+		os.WriteFile(path, append(append([]byte(nil), body...), sum[:]...), 0o644)
+		NewCache().Load(path) // must not panic or allocate without bound
+	})
+}
+
+// Secrets inside packed files are replaced by markers, as in prompts, and
+// a cached text is redacted again on every pack.
+func TestPackRedacts(t *testing.T) {
+	src, err := os.ReadFile("../secrets/testdata/config.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace(t, map[string]string{"app/config.py": string(src), "app/main.py": "print('hi')\n"})
+	c := NewCache()
+	for pass := range 2 {
+		r, err := PackCached(t.Context(), ws, Options{}, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := r.Write(&b, FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"AKIA454ML6LG4TJFCZ4K", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"} {
+			if strings.Contains(b.String(), s) {
+				t.Errorf("pass %d: secret %s in the pack", pass, s)
+			}
+		}
+		if !strings.Contains(b.String(), "[REDACTED aws-access-token]") || r.Redacted == 0 || r.Files[0].Redacted == 0 || r.Files[1].Redacted != 0 {
+			t.Errorf("pass %d: redactions %d, files %+v", pass, r.Redacted, r.Files)
+		}
+	}
 }

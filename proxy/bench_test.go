@@ -58,6 +58,12 @@ func benchConvo(b *testing.B, salt string, fresh int, every bool) []byte {
 // content caches). optimize-cold: every output new (a first request).
 func BenchmarkProxyLatency(b *testing.B) {
 	up := newUpstream(b)
+	// Usage by bytes: the fake provider's own tokenizing of a 533 KB
+	// body would be most of every path's latency. A token per 3 bytes
+	// is about 1.15 times ctxd's estimate of these bodies (3.46 bytes a
+	// token), a provider that counts the JSON syntax too; the proxy
+	// calibrates the later requests' pressure by it.
+	up.bytesPerToken = 3
 	cases := []struct {
 		name string
 		mode smart.Mode
@@ -84,6 +90,7 @@ func BenchmarkProxyLatency(b *testing.B) {
 				}
 				srv := httptest.NewServer(p)
 				defer srv.Close()
+				p.SetPublicURL(srv.URL) // references carry the GET hint, as with ctxd proxy
 				base = srv.URL
 			}
 			// A warm-up request (connections, tokenizer tables, the

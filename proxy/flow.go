@@ -14,7 +14,10 @@ import (
 
 // Flow is the request flow the proxy rewrites with: the Smart Context
 // optimizer and the artifact store of one state directory.
-type Flow struct{ r *engine.Requests }
+type Flow struct {
+	r        *engine.Requests
+	stateDir string
+}
 
 // NewFlow opens the request flow of stateDir (absolute). canaryPercent
 // below 0 means no canary: every session is rewritten.
@@ -33,7 +36,7 @@ func NewFlow(stateDir string, canaryPercent int, log *slog.Logger) (*Flow, error
 	if err != nil {
 		return nil, err
 	}
-	return &Flow{r: r}, nil
+	return &Flow{r: r, stateDir: stateDir}, nil
 }
 
 func (f *Flow) optimize(ctx context.Context, body []byte, c smart.Call) ([]byte, *smart.Report, error) {

@@ -234,11 +234,10 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 		p.models[model] = mu
 	}
 	mu.Requests++
-	if rec.ObservedInputTokens > 0 && rec.Report != nil && rec.Report.EstimatedTokensAfter > 0 {
+	if est := sentEstimate(rec.Report); rec.ObservedInputTokens > 0 && est > 0 {
 		mu.Observed++
 		mu.ObservedTokens += int64(rec.ObservedInputTokens)
-		// What was sent upstream is the "after" request.
-		mu.EstimatedTokens += int64(rec.Report.EstimatedTokensAfter)
+		mu.EstimatedTokens += int64(est)
 		mu.Ratio = float64(mu.ObservedTokens) / float64(mu.EstimatedTokens)
 	}
 	rec.CalibrationRatio = mu.Ratio
@@ -252,10 +251,41 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 			st.feedback.UpstreamContextErrors++
 		case errPrevNotFound:
 			st.feedback.PreviousResponseNotFound++
+		case errInvalidContinues:
+			st.feedback.UpstreamInvalidContinuation++
 		}
 	}
 	p.statsMu.Unlock()
 	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+}
+
+// sentEstimate is the estimated tokens of the body that went upstream:
+// the rewrite's when it was applied, else the original's (shadow,
+// canary-out, nothing saved). 0 without a report (exact mode).
+func sentEstimate(rep *smart.Report) int {
+	switch {
+	case rep == nil:
+		return 0
+	case rep.Applied:
+		return rep.EstimatedTokensAfter
+	}
+	return rep.EstimatedTokensBefore
+}
+
+// estimateRatio is the calibration of a model's estimates the next
+// request gets (smart.Call.EstimateRatio): its observed/estimated ratio
+// once the upstream has reported usage for it, 0 before, and 0 when the
+// ratio is out of smart's bounds (a count that cannot be a calibration,
+// which the log and /ctxd/stats still show). The caller holds statsMu.
+func (p *Proxy) estimateRatio(model string) float64 {
+	if model == "" {
+		return 0
+	}
+	mu := p.models[model]
+	if mu == nil || mu.Observed == 0 || mu.Ratio < smart.MinEstimateRatio || mu.Ratio > smart.MaxEstimateRatio {
+		return 0
+	}
+	return mu.Ratio
 }
 
 // The per-request record.

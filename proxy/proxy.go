@@ -17,11 +17,14 @@
 //     from the conversation's first items) scopes the artifact store in
 //     the state directory, so references of earlier turns resolve after a
 //     restart; every reference says how to read it back (`ctxd rehydrate`
-//     and GET /ctxd/artifacts/{session}/{hash}?lines=a-b on the proxy);
+//     and GET /ctxd/artifacts/{session}/{hash}?lines=a-b on the proxy),
+//     written by the optimizer into the marker (smart.Call.Retrieval);
 //   - the upstream's reported input tokens are recorded per model and per
 //     session: the session's last observation feeds the next request's
-//     pressure (smart.Call.ObservedInputTokens), the per-model ratio of
-//     observed to estimated tokens is in the log and at GET /ctxd/stats;
+//     pressure (smart.Call.ObservedInputTokens); the per-model ratio of
+//     observed to estimated tokens calibrates the estimates of that
+//     model's later requests (smart.Call.EstimateRatio) and is in the log
+//     and at GET /ctxd/stats;
 //   - one structured log record per request (message "proxy_request")
 //     with the Smart Context telemetry and the quality proxies seen in
 //     traffic;
@@ -42,6 +45,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 )
 
@@ -72,6 +76,9 @@ type Options struct {
 	// (context window, budget, max tool output); Session, Mode and
 	// ObservedInputTokens are set per request.
 	Call smart.Call
+	// Hints is how references say to read them back (the zero value
+	// is HintsAll).
+	Hints Hints
 	// PublicURL is the proxy's own base URL as agents reach it, used in
 	// the rehydration hint of references ("http://127.0.0.1:8787").
 	PublicURL string
@@ -131,6 +138,9 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Flow == nil {
 		return nil, errors.New("proxy: no request flow")
 	}
+	if _, err := ParseHints(string(opts.Hints)); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	m, err := smart.ParseMode(string(opts.Mode))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -175,6 +185,53 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeH
 // SetPublicURL sets the base URL references name (once the listener's
 // port is known).
 func (p *Proxy) SetPublicURL(u string) { p.opts.PublicURL = strings.TrimRight(u, "/") }
+
+// Hints chooses the rehydration hints references carry.
+type Hints string
+
+// The hint choices.
+const (
+	HintsAll     Hints = "all"     // the ctxd rehydrate command and the GET
+	HintsCommand Hints = "command" // the command only (agents with a shell)
+	HintsGet     Hints = "get"     // the GET only
+	HintsNone    Hints = "none"    // the marker's own "ask for lines a-b" only
+)
+
+// ParseHints reads a hint choice; "" is HintsAll.
+func ParseHints(s string) (Hints, error) {
+	switch h := Hints(strings.ToLower(strings.TrimSpace(s))); h {
+	case "":
+		return HintsAll, nil
+	case HintsAll, HintsCommand, HintsGet, HintsNone:
+		return h, nil
+	}
+	return "", fmt.Errorf("unknown hints %q (want all, command, get or none)", s)
+}
+
+// retrieval is how the references of a rewrite say to read them back:
+// the ctxd rehydrate command (with the flow's state directory) and a GET
+// on the proxy's artifact URL (when its public URL can sit in a marker;
+// an IPv6 literal cannot, its brackets would end it).
+func (p *Proxy) retrieval() request.Retrieval {
+	h := p.opts.Hints
+	if h == "" {
+		h = HintsAll
+	}
+	var rt request.Retrieval
+	if h == HintsAll || h == HintsCommand {
+		rt = request.Retrieval{Command: true, StateDir: p.opts.Flow.stateDir}
+		if rt.Check() != nil {
+			rt.StateDir = ""
+		}
+	}
+	if p.opts.PublicURL != "" && (h == HintsAll || h == HintsGet) {
+		u := request.Retrieval{URL: p.opts.PublicURL + "/ctxd/artifacts"}
+		if u.Check() == nil {
+			rt.URL = u.URL
+		}
+	}
+	return rt
+}
 
 // passthrough forwards a request the proxy does not rewrite.
 func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {

@@ -81,6 +81,9 @@ type setup struct {
 	// canary, when set, rewrites only that percent of sessions.
 	canary   *int
 	stateDir string
+	// budget, when set, is every request's explicit token budget.
+	budget int
+	hints  proxy.Hints
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -104,7 +107,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuf
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000}})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +149,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d: %s", resp.StatusCode, answer)
 			}
-			if want := jsonAnswer(f.path, modelOf(t, body), len(up.last(t).Body)/4); string(answer) != want {
+			if want := jsonAnswer(f.path, modelOf(t, body), up.usageOf(modelOf(t, up.last(t).Body), up.last(t).Body)); string(answer) != want {
 				t.Errorf("answer relayed changed:\n got %s\nwant %s", answer, want)
 			}
 			got := up.last(t).Body
@@ -164,7 +167,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 			if !bytes.Equal(in[len(in)-1], out[len(out)-1]) {
 				t.Errorf("latest user turn changed:\n in %s\nout %s", in[len(in)-1], out[len(out)-1])
 			}
-			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --session ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
+			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --state-dir ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
 				t.Errorf("upstream body has no reference saying how to read it back")
 			}
 			recs := logs.records(t, 1)
@@ -182,8 +185,8 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 					t.Errorf("record lacks %s", k)
 				}
 			}
-			if r["observed_input_tokens"].(float64) != float64(len(got)/4) {
-				t.Errorf("observed_input_tokens = %v, want the upstream's %d", r["observed_input_tokens"], len(got)/4)
+			if r["observed_input_tokens"].(float64) != float64(up.usageOf(modelOf(t, got), got)) {
+				t.Errorf("observed_input_tokens = %v, want the upstream's %d", r["observed_input_tokens"], up.usageOf(modelOf(t, got), got))
 			}
 		})
 	}
@@ -422,6 +425,98 @@ func TestUsageCalibratesNextRequest(t *testing.T) {
 	}
 }
 
+// TestObservedRatioCalibratesPressure: the usage the upstream reports
+// for a model calibrates the estimates of that model's later requests.
+// The fake provider counts twice the tokens ctxd's estimator does
+// (a byte per two tokens' worth of text); after one answer, a request
+// of another conversation (so no session observation is involved) of
+// the same size is under more pressure, in a harder band, and is
+// condensed where the first was not.
+func TestObservedRatioCalibratesPressure(t *testing.T) {
+	body := convo(t, "chat", 6, false)
+	shadow, err := smart.New(smart.Options{}).Optimize(t.Context(), body, smart.Call{Mode: smart.ModeShadow, Session: "probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := shadow.Report.EstimatedTokensBefore
+	up := newUpstream(t)
+	up.bytesPerToken = 2
+	// 40% pressure uncalibrated: the low band, lossless rewrites only.
+	px, logs := startProxy(t, up, setup{budget: est * 5 / 2})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-1"})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-2"})
+	recs := logs.records(t, 2)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	first, second := recs[0], recs[1]
+	ratio := float64(len(body)/2) / float64(est)
+	if first["estimate_calibration_ratio"] != 0.0 || first["pressure_band"] != smart.BandLow {
+		t.Errorf("first request: ratio %v band %v, want no calibration, low band", first["estimate_calibration_ratio"], first["pressure_band"])
+	}
+	got, _ := second["estimate_calibration_ratio"].(float64)
+	if d := got - ratio; d < -0.01 || d > 0.01 {
+		t.Errorf("second request's estimate_calibration_ratio = %v, want the first's observed/estimated %.3f", got, ratio)
+	}
+	p1, p2 := first["pressure_basis_points"].(float64), second["pressure_basis_points"].(float64)
+	if want := p1 * ratio; p2 < want-2 || p2 > want+2 {
+		t.Errorf("second pressure %v bp, want the first's %v × %.3f = %.0f", p2, p1, ratio, want)
+	}
+	if second["pressure_band"] == smart.BandLow || second["observed_context_tokens"] != 0.0 {
+		t.Errorf("second request: band %v observed_context_tokens %v, want a harder band from calibration alone", second["pressure_band"], second["observed_context_tokens"])
+	}
+	if rs, _ := second["policy_reasons"].([]any); !containsAny(rs, "estimate_calibrated_by_observed_ratio") {
+		t.Errorf("second request's policy_reasons %v", rs)
+	}
+	reqs := up.requests()
+	if len(reqs[1].Body) >= len(reqs[0].Body) || second["tool_outputs_condensed"].(float64) == 0 {
+		t.Errorf("upstream bodies %d then %d bytes, %v outputs condensed: calibration did not change the policy", len(reqs[0].Body), len(reqs[1].Body), second["tool_outputs_condensed"])
+	}
+}
+
+func containsAny(xs []any, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHints: --hints chooses what references say; every choice keeps
+// the references parseable and the estimate smaller with fewer hints.
+func TestHints(t *testing.T) {
+	body := convo(t, "chat", 6, false)
+	after := map[proxy.Hints]float64{}
+	for _, tc := range []struct {
+		hints        proxy.Hints
+		command, get bool
+	}{
+		{proxy.HintsAll, true, true},
+		{proxy.HintsCommand, true, false},
+		{proxy.HintsGet, false, true},
+		{proxy.HintsNone, false, false},
+	} {
+		up := newUpstream(t)
+		px, logs := startProxy(t, up, setup{hints: tc.hints, budget: 40000})
+		post(t, px.URL, "/v1/chat/completions", body, nil)
+		got := up.last(t).Body
+		if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) {
+			t.Fatalf("%s: no reference", tc.hints)
+		}
+		if c, g := bytes.Contains(got, []byte(", or run: ctxd rehydrate ")), bytes.Contains(got, []byte(", or GET "+px.URL+"/ctxd/artifacts/")); c != tc.command || g != tc.get {
+			t.Errorf("%s: command hint %v, GET hint %v", tc.hints, c, g)
+		}
+		after[tc.hints] = logs.records(t, 1)[0]["estimated_tokens_after"].(float64)
+	}
+	if !(after[proxy.HintsNone] < after[proxy.HintsGet] && after[proxy.HintsGet] < after[proxy.HintsAll] && after[proxy.HintsCommand] < after[proxy.HintsAll]) {
+		t.Errorf("estimates after by hints: %v", after)
+	}
+	if _, err := proxy.ParseHints("some"); err == nil {
+		t.Error("ParseHints accepted an unknown choice")
+	}
+}
+
 func TestUsageFromGzipAnswer(t *testing.T) {
 	up := newUpstream(t)
 	up.gzip = true
@@ -446,7 +541,7 @@ func TestUsageFromGzipAnswer(t *testing.T) {
 		t.Errorf("relayed gzip body does not decode to JSON")
 	}
 	recs := logs.records(t, 1)
-	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(len(up.last(t).Body)/4) {
+	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(up.usageOf(modelOf(t, up.last(t).Body), up.last(t).Body)) {
 		t.Errorf("usage of a gzip answer not observed: %v", recs)
 	}
 }
@@ -471,5 +566,35 @@ func TestUpstreamErrorsFeedQualityProxies(t *testing.T) {
 	}
 	if recs[1]["task_quality_previous_response_not_found"] != 1.0 {
 		t.Errorf("second record's task_quality_previous_response_not_found = %v, want 1", recs[1]["task_quality_previous_response_not_found"])
+	}
+}
+
+// TestInvalidContinuationForwardsNextRequestWhole: after the upstream
+// refuses a request for its tool-call continuation, the session's next
+// request is forwarded as the agent sent it (and says why), and the one
+// after that is rewritten again.
+func TestInvalidContinuationForwardsNextRequestWhole(t *testing.T) {
+	up := newUpstream(t)
+	px, logs := startProxy(t, up, setup{budget: 40000})
+	body := convo(t, "chat", 6, false)
+	bad := map[string]string{"X-Ctxd-Session": "ic-1", "X-Test-Status": "400",
+		"X-Test-Error": `{"error":{"message":"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.","type":"invalid_request_error","param":"messages","code":null}}`}
+	post(t, px.URL, "/v1/chat/completions", body, bad)
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
+	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
+	recs := logs.records(t, 3)
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
+	}
+	reqs := up.requests()
+	if recs[0]["upstream_error_kind"] != "invalid_continuation" || len(reqs[0].Body) >= len(body) {
+		t.Errorf("first: kind %v, %d of %d bytes upstream", recs[0]["upstream_error_kind"], len(reqs[0].Body), len(body))
+	}
+	rs, _ := recs[1]["policy_reasons"].([]any)
+	if !bytes.Equal(reqs[1].Body, body) || recs[1]["task_quality_invalid_tool_call_continuation"] != 1.0 || !containsAny(rs, "full_request_fallback_upstream_invalid_continuation") {
+		t.Errorf("second: forwarded whole %v, invalid continuation %v, reasons %v", bytes.Equal(reqs[1].Body, body), recs[1]["task_quality_invalid_tool_call_continuation"], rs)
+	}
+	if len(reqs[2].Body) >= len(body) || recs[2]["applied"] != true {
+		t.Errorf("third: %d of %d bytes, applied %v", len(reqs[2].Body), len(body), recs[2]["applied"])
 	}
 }

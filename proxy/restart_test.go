@@ -78,13 +78,13 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 		t.Fatalf("turn 2: status %d", resp.StatusCode)
 	}
 	turn2 := string(up.last(t).Body)
-	hint := regexp.MustCompile(`ctxd rehydrate --session ([A-Za-z0-9._-]+) ([0-9a-f]{16}) a-b, or GET (http://[^ ]+)/ctxd/artifacts/`).FindStringSubmatch(turn2)
+	hint := regexp.MustCompile(`ctxd rehydrate --state-dir (\S+) --session ([A-Za-z0-9._-]+) ([0-9a-f]{16}) a-b, or GET (http://[^ ]+)/ctxd/artifacts/`).FindStringSubmatch(turn2)
 	if hint == nil {
 		t.Fatalf("turn 2 went upstream without a reference hint:\n%.2000s", turn2)
 	}
-	session, hash := hint[1], hint[2]
-	if hint[3] != base {
-		t.Errorf("hint names %s, the proxy is %s", hint[3], base)
+	hintState, session, hash := hint[1], hint[2], hint[3]
+	if hint[4] != base {
+		t.Errorf("hint names %s, the proxy is %s", hint[4], base)
 	}
 	stop()
 
@@ -95,7 +95,7 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 		t.Fatalf("turn 5: status %d", resp.StatusCode)
 	}
 	turn5 := string(up.last(t).Body)
-	if !strings.Contains(turn5, "ctxd rehydrate --session "+session+" "+hash) {
+	if !strings.Contains(turn5, "ctxd rehydrate --state-dir "+hintState+" --session "+session+" "+hash) {
 		t.Errorf("turn 5 does not carry turn 2's reference %s in session %s", hash, session)
 	}
 	want := strings.Join(strings.SplitAfter(toolOutput(0), "\n")[1:4], "")
@@ -111,7 +111,8 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	if get.Header.Get("X-Ctxd-Lines") != "2-4/600" {
 		t.Errorf("X-Ctxd-Lines = %q", get.Header.Get("X-Ctxd-Lines"))
 	}
-	out, err := exec.Command(ctxdBin, "rehydrate", "--state-dir", state, "--session", session, hash, "2-4").Output()
+	// The command exactly as the hint writes it, lines a-b = 2-4.
+	out, err := exec.Command(ctxdBin, "rehydrate", "--state-dir", hintState, "--session", session, hash, "2-4").Output()
 	if err != nil || string(out) != want {
 		t.Errorf("ctxd rehydrate: %v %q, want %q", err, out, want)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd"
@@ -87,10 +86,15 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	p.statsMu.Lock()
 	st := p.session(call.Session)
 	call.ObservedInputTokens, call.Feedback = st.lastObserved, st.feedback
+	call.EstimateRatio = p.estimateRatio(req.Model)
+	call.Retrieval = p.retrieval()
 	st.feedback = smart.Feedback{}
 	rec.ArtifactReads, st.artifactReads = st.artifactReads, 0
 	p.statsMu.Unlock()
 
+	// The references the optimizer writes say themselves how to read
+	// them back (ctxd rehydrate, a GET here): the body it validated is
+	// the body forwarded.
 	out, rep, err := p.opts.Flow.optimize(r.Context(), body, call)
 	if err != nil {
 		if errors.Is(err, ctxd.ErrInvalidParams) {
@@ -99,39 +103,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 		return nil, http.StatusInternalServerError, "ctxd_rewrite_failed", "ctxd proxy failed to rewrite the request and did not forward it: " + ctxd.Message(err)
 	}
 	rec.Report = rep
-	if rep.Applied {
-		out = p.hint(out, rep)
-		if !json.Valid(out) {
-			return nil, http.StatusInternalServerError, "ctxd_rewrite_invalid", "ctxd proxy produced an invalid request body and did not forward it (a bug: please report it; --mode exact passes requests through)"
-		}
-	}
 	return out, 0, "", ""
-}
-
-// hintTail ends every reference marker: what the hint is appended to.
-const hintTail = "; to see it, ask for lines a-b of sha256="
-
-// hint adds to each reference the rewrite emitted how to read it back
-// without the model provider's help: the ctxd rehydrate command and a GET
-// on the proxy. The markers keep their own form (their fields and the
-// original sentence), so later turns recognize them.
-func (p *Proxy) hint(body []byte, rep *smart.Report) []byte {
-	for _, a := range rep.Artifacts {
-		h := a.Hash[:min(request.MarkerHashLen, len(a.Hash))]
-		old := []byte(hintTail + h + "]")
-		if !bytes.Contains(body, old) {
-			continue
-		}
-		var sb strings.Builder
-		sb.WriteString(hintTail + h)
-		sb.WriteString(", or run: ctxd rehydrate --session " + rep.Session + " " + h + " a-b")
-		if p.opts.PublicURL != "" {
-			sb.WriteString(", or GET " + p.opts.PublicURL + "/ctxd/artifacts/" + rep.Session + "/" + h + "?lines=a-b")
-		}
-		sb.WriteString("]")
-		body = bytes.ReplaceAll(body, old, []byte(sb.String()))
-	}
-	return body
 }
 
 // fail answers a request the proxy will not forward, and logs its record.

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxd/ctxd/tokens"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,11 @@ type upstream struct {
 	// gzip compresses JSON answers for clients that accept it (as the
 	// real APIs do).
 	gzip bool
+	// bytesPerToken, when set, is how many body bytes the fake provider
+	// counts as one input token in the usage it reports; 0 counts the
+	// whole body with the model's tokenizer (ctxd's tokens package), as
+	// a provider's own accounting would, JSON syntax included.
+	bytesPerToken int
 
 	mu   sync.Mutex
 	reqs []received
@@ -105,7 +111,7 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":{"message":"invalid JSON body","type":"invalid_request_error"}}`)
 		return
 	}
-	input := len(body) / 4 // what the fake "tokenizer" reports
+	input := u.usageOf(req.Model, body)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Request-Id", "req_upstream_ok")
@@ -140,6 +146,15 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, ev)
 		fl.Flush()
 	}
+}
+
+// usageOf is the input tokens the fake provider reports for body.
+func (u *upstream) usageOf(model string, body []byte) int {
+	if u.bytesPerToken > 0 {
+		return len(body) / u.bytesPerToken
+	}
+	c, _ := tokens.ForModel(model, 0)
+	return c.Count(string(body))
 }
 
 func jsonAnswer(path, model string, input int) string {

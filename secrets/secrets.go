@@ -8,18 +8,19 @@
 package secrets
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/ctxd/ctxd"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
-
-	"github.com/ctxd/ctxd"
 )
 
 // maxCached bounds the cache; when full it is emptied (the working set of
@@ -156,4 +157,73 @@ func urlPasswords(text string, seen map[finding]bool) []finding {
 		}
 	}
 	return fs
+}
+
+// RedactJSON redacts secrets inside a JSON document (a model request's
+// messages): each string value is scanned and its secrets replaced, so the
+// result is valid JSON whatever the secret's characters. The document is
+// rewritten only when something was found; its key order is kept.
+func (s *Scanner) RedactJSON(source string, body []byte) ([]byte, []ctxd.Redaction, error) {
+	if len(s.find(string(body))) == 0 && len(s.find(jsonUnescapedView(body))) == 0 {
+		return body, nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var out bytes.Buffer
+	var reds []ctxd.Redaction
+	if err := s.copyJSON(dec, &out, source, &reds); err != nil {
+		return nil, nil, fmt.Errorf("secrets: redacting JSON: %w", err)
+	}
+	return out.Bytes(), reds, nil
+}
+
+// jsonUnescapedView is body with "\n" escapes turned into newlines, so a
+// multi-line key inside a JSON string is seen by the rules.
+func jsonUnescapedView(body []byte) string {
+	return strings.ReplaceAll(string(body), `\n`, "\n")
+}
+
+// copyJSON re-encodes one value token by token, redacting strings.
+func (s *Scanner) copyJSON(dec *json.Decoder, out *bytes.Buffer, source string, reds *[]ctxd.Redaction) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		out.WriteRune(rune(t))
+		first := true
+		for dec.More() {
+			if !first {
+				out.WriteByte(',')
+			}
+			first = false
+			if t == '{' {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				kb, _ := json.Marshal(key)
+				out.Write(kb)
+				out.WriteByte(':')
+			}
+			if err := s.copyJSON(dec, out, source, reds); err != nil {
+				return err
+			}
+		}
+		end, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		out.WriteRune(rune(end.(json.Delim)))
+	case string:
+		red, rs := s.Redact(source, t)
+		*reds = append(*reds, rs...)
+		b, _ := json.Marshal(red)
+		out.Write(b)
+	default:
+		b, _ := json.Marshal(t)
+		out.Write(b)
+	}
+	return nil
 }

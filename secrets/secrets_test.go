@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,34 @@ func BenchmarkRedactWarm(b *testing.B) {
 	s.Redact("x", text)
 	for b.Loop() {
 		s.Redact("x", text)
+	}
+}
+
+func TestRedactJSON(t *testing.T) {
+	s, _ := Default()
+	b, _ := os.ReadFile("testdata/signing.go")
+	c, _ := os.ReadFile("testdata/config.py")
+	body, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{
+		map[string]any{"role": "user", "content": "here is the file:\n" + string(b)},
+		map[string]any{"role": "tool", "content": string(c)},
+	}})
+	out, reds, err := s.RedactJSON("messages", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(out) {
+		t.Fatalf("not JSON: %s", out)
+	}
+	for _, sec := range []string{"uUbmqUcRCfO3nxEKJvYin6NFJSbnvBZCrrQr8ifVD", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX", "AKIA454ML6LG4TJFCZ4K"} {
+		if strings.Contains(string(out), sec) {
+			t.Errorf("still holds %q", sec)
+		}
+	}
+	if len(reds) < 3 || !strings.Contains(string(out), "func VerifyWebhook") {
+		t.Errorf("redactions %v\n%s", reds, out)
+	}
+	clean := []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hello"}]}`)
+	if out, reds, _ := s.RedactJSON("m", clean); string(out) != string(clean) || reds != nil {
+		t.Errorf("clean body changed: %s", out)
 	}
 }

@@ -32,8 +32,16 @@ func (cl *client) flowEngine() (*engine.Engine, error) {
 }
 
 func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p engine.OptimizeRequest
-	if err := decode(params, &p); err != nil {
+	var w struct {
+		engine.OptimizeRequest
+		redactParam
+	}
+	if err := decode(params, &w); err != nil {
+		return nil, err
+	}
+	p := w.OptimizeRequest
+	reds, err := cl.redactConversation(w.RedactSecrets, &p.Request)
+	if err != nil {
 		return nil, err
 	}
 	eng, err := cl.flowEngine()
@@ -43,7 +51,14 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	cl.engMu.Lock()
 	p.DefaultModel = cl.defaults.Model
 	cl.engMu.Unlock()
-	return eng.Optimize(ctx, p)
+	res, err := eng.Optimize(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		*engine.OptimizeResult
+		Redactions []ctxd.Redaction `json:"redactions,omitempty"`
+	}{res, reds}, nil
 }
 
 func rehydrate(ctx context.Context, cl *client, params json.RawMessage) (any, error) {

@@ -161,11 +161,18 @@ type Checkpoint struct {
 	// migratedFrom is the schema version the checkpoint was read from
 	// when older than SchemaVersion (0 otherwise).
 	migratedFrom int
+	// removed is set on a saved checkpoint: see RemovedByRetention.
+	removed []int
 }
 
 // MigratedFrom returns the schema version cp was migrated from on read, or
 // 0 when it was read in the current version.
 func (cp *Checkpoint) MigratedFrom() int { return cp.migratedFrom }
+
+// RemovedByRetention returns, on a checkpoint [Store.Save] or
+// [Store.Append] returned, the numbers of the older checkpoints the keep-N
+// retention removed right after the save.
+func (cp *Checkpoint) RemovedByRetention() []int { return cp.removed }
 
 // HistoryLen returns the number of messages in the conversation history
 // (0 when it is empty or not an array).

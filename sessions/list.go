@@ -98,9 +98,10 @@ func (s *Store) info(id string) (*Info, []Problem, error) {
 		return nil, nil, err
 	}
 	if len(ls.seqs) == 0 {
-		return nil, nil, nil
+		return nil, ls.odd, nil
 	}
 	cp, problems := s.latest(id, dir, ls.seqs)
+	problems = append(problems, ls.odd...)
 	if cp == nil {
 		return nil, problems, nil
 	}
@@ -159,10 +160,10 @@ func (s *Store) Timeline(ctx context.Context, id string) (*Timeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("timeline of session %s: %w", id, err)
 	}
-	if len(ls.seqs) == 0 {
+	if len(ls.seqs) == 0 && len(ls.odd) == 0 {
 		return nil, fmt.Errorf("timeline: session %s has no checkpoints: %w", id, ctxd.ErrNotFound)
 	}
-	tl := &Timeline{SessionID: id, Entries: make([]Entry, 0, len(ls.seqs)), Problems: []Problem{}}
+	tl := &Timeline{SessionID: id, Entries: make([]Entry, 0, len(ls.seqs)), Problems: append([]Problem{}, ls.odd...)}
 	for _, seq := range ls.seqs {
 		if err := ctx.Err(); err != nil {
 			return nil, err

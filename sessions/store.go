@@ -202,7 +202,15 @@ func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (
 		}
 		c.Checksum = sum
 		s.log.Debug("checkpoint saved", keySession, id, keySeq, next, "bytes", len(data))
-		s.retain(id, dir, append(ls.seqs, next), s.keep)
+		all := append(ls.seqs, next)
+		s.retain(id, dir, all, s.keep)
+		if s.keep >= 0 && len(all) > s.keep {
+			for _, seq := range all[:len(all)-s.keep] {
+				if _, err := os.Lstat(filepath.Join(dir, seqName(seq))); errors.Is(err, fs.ErrNotExist) {
+					c.removed = append(c.removed, seq)
+				}
+			}
+		}
 		return &c, nil
 	}
 }
@@ -301,6 +309,9 @@ func parseSeqName(name string) (int, bool) {
 type listing struct {
 	seqs  []int // checkpoint numbers, ascending
 	temps []string
+	// odd are checkpoint names that are not regular files (a symlink, a
+	// directory, a FIFO): never read, reported as problems.
+	odd   []Problem
 	bytes int64
 }
 
@@ -319,6 +330,8 @@ func scan(dir string) (*listing, error) {
 		}
 		if n, ok := parseSeqName(name); ok && e.Type().IsRegular() {
 			ls.seqs = append(ls.seqs, n)
+		} else if ok {
+			ls.odd = append(ls.odd, Problem{Path: filepath.Join(dir, name), Reason: fmt.Sprintf("a checkpoint name that is %s, not a regular file: not read", kindOf(e.Type()))})
 		} else if strings.HasPrefix(name, tempPrefix) {
 			ls.temps = append(ls.temps, name)
 		}
@@ -532,3 +545,20 @@ func (s *Store) removeTemps(dir string, temps []string) int {
 // MaxCheckpointBytes caps a checkpoint file read: a checkpoint is written
 // by ctxd and stays far below it, so a larger one was not.
 const MaxCheckpointBytes = 64 << 20
+
+// kindOf names a non-regular file type for a problem report.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

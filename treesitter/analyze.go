@@ -419,9 +419,82 @@ func (w *walker) visit(n *node, depth int, name string) {
 			return
 		}
 	}
+	if dataLiterals[n.typ] && w.shortenLiteral(n) {
+		return
+	}
 	for _, k := range n.kids {
 		w.visit(k, depth+1, name)
 	}
+}
+
+// dataLiterals are the node types of data literals whose long element
+// lists the bodies view shortens: Go composite literals, Python lists,
+// dicts, sets and tuples, JavaScript/TypeScript arrays, Java and C array
+// initializers. (Object literals are left alone: in JavaScript they hold
+// methods.)
+var dataLiterals = map[string]bool{
+	"literal_value": true, "list": true, "dictionary": true, "set": true, "tuple": true,
+	"array": true, "array_initializer": true, "initializer_list": true,
+}
+
+// Data literal shortening: a literal of more than literalMinLines lines
+// with more than literalKeep+2 elements keeps its first literalKeep
+// elements and collapses the rest into a comment counting the lines.
+const (
+	literalMinLines = 30
+	literalKeep     = 3
+)
+
+// shortenLiteral records the tail of a long data literal as collapsible
+// (a table, a big array), cut at element boundaries so the view still
+// parses. It reports whether n was such a literal.
+func (w *walker) shortenLiteral(n *node) bool {
+	if w.line(n.end)-w.line(n.start) < literalMinLines || len(n.kids) < 2 {
+		return false
+	}
+	elems := namedKids(n)
+	if len(elems) <= literalKeep+2 {
+		return false
+	}
+	closing := n.kids[len(n.kids)-1]
+	if closing.named || closing.start < elems[len(elems)-1].end {
+		return false
+	}
+	start := elems[literalKeep-1].end
+	if nx := nextSibling(elems[literalKeep-1]); nx != nil && nx.typ == "," {
+		start = nx.end
+	}
+	end := w.lines.lineStart(closing.start)
+	if end <= start || !blankBetween(w.src, end, closing.start) {
+		end = closing.start
+	}
+	first, last, ok := contentLines(w.src, w.lines, start, end)
+	if !ok {
+		return false
+	}
+	lines := last - first + 1
+	indent := w.src[w.lines.lineStart(elems[0].start):elems[0].start]
+	if !blankBetween(indent, 0, len(indent)) {
+		return false // elements on the opening line: leave it
+	}
+	comment := "/* ... %s */"
+	if w.spec.style == stylePython || w.spec.style == styleRuby {
+		comment = "# ... %s"
+	}
+	text := "\n" + string(indent) + fmt.Sprintf(comment, plural(lines, "line")) + "\n"
+	if end == closing.start {
+		text += string(w.src[w.lines.lineStart(closing.start):closing.start])
+	}
+	if len(text) >= end-start {
+		return false
+	}
+	w.a.bodies = append(w.a.bodies, bodyEdit{
+		edit:    edit{start: start, end: end, text: text, elided: ctxd.LineRange{Start: first, End: last}},
+		lines:   lines,
+		fnFirst: w.line(n.start),
+		fnLast:  w.lastLine(n),
+	})
+	return true
 }
 
 // innerDoc cuts a run of module doc comments (Rust's //!) at Signatures.

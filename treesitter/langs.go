@@ -94,10 +94,13 @@ var dataNodes = set("literal_value", "composite_literal", "expression_list", "ar
 const (
 	bodyDepth = 3 // a body's braces, statements and a docstring's quotes
 	bigData   = 1024
+	// literalLevels is how deep a large data literal is copied.
+	literalLevels = 3
 )
 
 // shallowFunc returns the copy rule for one source: function bodies keep
-// three levels; a large data literal with no closure in it keeps none.
+// three levels; a large data literal with no closure in it keeps
+// literalLevels, down to its elements.
 func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 	var hints []int // start offsets of closure hints, ascending
 	for _, h := range s.lambdaHints {
@@ -120,7 +123,10 @@ func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 			return bodyDepth
 		}
 		if n.end-n.start > bigData && dataNodes[n.typ] && !hinted(n.start, n.end) {
-			return 0
+			// Three levels (a value list, its literal, the literal's
+			// elements) so the bodies view can shorten a long literal at
+			// element boundaries; nothing inside the elements.
+			return literalLevels
 		}
 		return -1
 	}

@@ -52,6 +52,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	sf.register(fs)
+	redact := redactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -80,6 +81,9 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if req.Request, err = readBody(std, pos); err != nil {
+		return err
+	}
+	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
 		return err
 	}
 	var res *engine.CompressResult

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestXMLPromptOfOwnTree is failure 11 of issue 11: `ctxd prompt --format
@@ -72,5 +76,38 @@ func TestXMLPromptOfOwnTree(t *testing.T) {
 	}
 	if open != "" {
 		t.Errorf("a markdown fence %q never closes", open)
+	}
+}
+
+// TestPromptOpenFromSubdirectory: `cd sub && ctxd prompt --open file:LINE`
+// resolves the file from the current directory.
+func TestPromptOpenFromSubdirectory(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, filepath.Join(dir, "cart"), "", nil, "prompt", "--json", "--open", "cart.go:10", "explain Total")
+	if code != 0 || strings.Contains(out+errOut, "no such file") || !strings.Contains(out, `"open": true`) {
+		t.Errorf("exit %d:\n%.2000s\n%s", code, out, errOut)
+	}
+}
+
+// TestHelpListsFlags: `ctxd help prompt` prints the command's flags.
+func TestHelpListsFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"help", "prompt"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-budget", "-open", "-format", "-json"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("help prompt lacks %s:\n%s", f, out.String())
+		}
+	}
+}
+
+// TestUnknownModelSaysFallback: an unknown model name says which default
+// window it fell back to.
+func TestUnknownModelSaysFallback(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--model", "frobnicator-9", "explain Total")
+	if code != 0 || !strings.Contains(out+errOut, `unknown model "frobnicator-9": fell back to the default window of 8192 tokens`) {
+		t.Errorf("exit %d:\n%s", code, errOut)
 	}
 }

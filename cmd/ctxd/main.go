@@ -78,7 +78,10 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+				// The command's own --help prints its usage and flags.
+				if err := c.run(ctx, &IO{In: io.In, Out: io.Out, Err: io.Out}, []string{"--help"}); err != nil && !errors.Is(err, flag.ErrHelp) {
+					fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+				}
 				return 0
 			}
 			fmt.Fprintf(io.Err, "ctxd: unknown command %q\n\n", args[1])

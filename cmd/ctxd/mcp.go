@@ -47,7 +47,8 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(dir, engine.Options{Logger: log, StateDir: stateDir})
+	// A long-running server follows the tree like the daemon does.
+	eng, err := engine.New(dir, engine.Options{Logger: log, StateDir: stateDir, Watch: true})
 	if err != nil {
 		return err
 	}

@@ -141,6 +141,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.IntVar(&call.ObservedContextWindow, "observed-context-window", 0, "a window observed at run time, used when the model is not in the registry")
 	fs.IntVar(&call.ObservedInputTokens, "observed-input-tokens", 0, "the provider's input tokens for the session's previous request")
+	fs.Float64Var(&call.EstimateRatio, "estimate-ratio", 0, "the provider's reported input tokens over ctxd's estimates for this model (0.25-4; 0: none): calibrates the pressure")
 	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")
 	fs.StringVar(&call.Session, "session", "", "session id: the artifact scope and the canary bucket (default: derived from the conversation)")
 	fs.StringVar(&req.Mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
@@ -149,6 +150,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	sf.register(fs)
+	redact := redactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -192,6 +194,9 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if req.Request, err = readBody(std, pos); err != nil {
+		return err
+	}
+	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
 		return err
 	}
 	res, err := flow.Optimize(ctx, req)

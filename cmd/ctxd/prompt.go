@@ -133,6 +133,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		if err != nil {
 			return err
 		}
+		// Like outline and truncate, a relative path is relative to the
+		// current directory, not the workspace root.
+		if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(of.Path) && !strings.HasPrefix(of.Path, "file:") {
+			of.Path = filepath.Join(wd, of.Path)
+		}
 		req.OpenFiles = append(req.OpenFiles, of)
 	}
 

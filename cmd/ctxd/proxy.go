@@ -35,7 +35,7 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 func runProxy(ctx context.Context, std *IO, args []string) error {
 	c := commands["proxy"]
 	fs := newFlagSet(c, std.Err)
-	var listen, upstream, mode, stateDir, root, logLevel, logFile string
+	var listen, upstream, mode, stateDir, root, logLevel, logFile, hints string
 	var canary int
 	var allowRemote bool
 	var call smart.Call
@@ -49,6 +49,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "context window of every model (default: the registry's, per request model)")
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
+	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
 	fs.StringVar(&logLevel, "log-level", "info", "log level on stderr: info (one record per request), warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	pos, err := parse(fs, args)
@@ -68,6 +69,10 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	m, err := smart.ParseMode(mode)
 	if err != nil {
 		return usagef("--mode: %v", err)
+	}
+	h, err := proxy.ParseHints(hints)
+	if err != nil {
+		return usagef("--hints: %v", err)
 	}
 	if canary < -1 || canary > 100 {
 		return usagef("--canary-percent %d: want 0 to 100", canary)
@@ -95,7 +100,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Logger: log})
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log})
 	if err != nil {
 		return err
 	}

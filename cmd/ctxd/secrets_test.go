@@ -73,3 +73,32 @@ func TestPromptRedactsSecretsInFiles(t *testing.T) {
 func xmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
+
+// TestCompressRedactSecrets: with --redact-secrets, compress and optimize
+// rewrite a conversation whose tool output holds keys without them;
+// without it, the conversation passes as it was.
+func TestCompressRedactSecrets(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "secrets", "testdata", "config.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{
+		map[string]any{"role": "user", "content": "read config.py"},
+		map[string]any{"role": "assistant", "content": "here it is:\n" + string(b)},
+		map[string]any{"role": "user", "content": "what region does it use?"},
+	}})
+	dir := t.TempDir()
+	for _, cmd := range []string{"compress", "optimize"} {
+		out, errOut, code := runCtxd(t, dir, string(body), nil, cmd, "--redact-secrets", "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", cmd, code, errOut)
+		}
+		if strings.Contains(out, "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX") || !strings.Contains(out, "[REDACTED github-pat]") || !strings.Contains(errOut, "redacted github-pat") {
+			t.Errorf("%s --redact-secrets:\n%s\n%s", cmd, out, errOut)
+		}
+		out, _, _ = runCtxd(t, dir, string(body), nil, cmd, "-")
+		if !strings.Contains(out, "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX") {
+			t.Errorf("%s without the flag changed the conversation", cmd)
+		}
+	}
+}

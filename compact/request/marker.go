@@ -40,8 +40,57 @@ type Marker struct {
 //	[ctxd:ref sha256=0123456789abcdef bytes=65015 lines=1200 DETAIL; to see it, ask for lines a-b of sha256=0123456789abcdef]
 //
 // ctxd rehydrate and ctx/rehydrate resolve the hash in the session's
-// artifact store.
+// artifact store. [Retrieval.Marker] writes the same marker with the
+// ways a reader can read the text back itself.
 func NewMarker(kind, hash string, bytes, lines int, detail string) string {
+	return Retrieval{}.Marker(kind, hash, bytes, lines, detail)
+}
+
+// Retrieval is how a reader of a marker can get the text back without
+// asking the one who wrote it: the ctxd rehydrate command (agents with a
+// shell) and an HTTP GET (a proxy's artifact URL). The zero value names
+// neither. Markers that carry it end
+//
+//	...; to see it, ask for lines a-b of sha256=H, or run: ctxd rehydrate [--state-dir D] --session S H a-b, or GET URL/S/H?lines=a-b]
+//
+// and parse as any other marker.
+type Retrieval struct {
+	// Session is the artifact scope the hint names (the compactor sets
+	// it to the session it stores under).
+	Session string `json:"-"`
+	// Command names `ctxd rehydrate --session S H a-b`.
+	Command bool `json:"command,omitempty"`
+	// StateDir, with Command, is the command's --state-dir (the store
+	// is not the default one of the reader's working directory).
+	StateDir string `json:"state_dir,omitempty"`
+	// URL is the base of a GET that serves artifacts as URL/S/H with an
+	// optional ?lines=a-b (ctxd proxy: http://HOST:PORT/ctxd/artifacts).
+	URL string `json:"url,omitempty"`
+}
+
+// Check reports a retrieval whose command or URL cannot be written into
+// a marker (whitespace or brackets would end it or split its fields).
+func (rt Retrieval) Check() error {
+	if rt.StateDir != "" && !markerSafe(rt.StateDir) {
+		return fmt.Errorf("retrieval state_dir %q has whitespace, quotes or brackets", rt.StateDir)
+	}
+	if rt.URL == "" {
+		return nil
+	}
+	if !markerSafe(rt.URL) || !(strings.HasPrefix(rt.URL, "http://") || strings.HasPrefix(rt.URL, "https://")) {
+		return fmt.Errorf("retrieval url %q: want an http(s) URL without whitespace, quotes or brackets", rt.URL)
+	}
+	return nil
+}
+
+// markerSafe reports text that can sit in a marker's field.
+func markerSafe(s string) bool {
+	return !strings.ContainsAny(s, " \t\r\n[]\"'`")
+}
+
+// Marker writes a marker ([NewMarker]) followed by the retrieval hints
+// rt names; without a session (or with nothing named) it is NewMarker's.
+func (rt Retrieval) Marker(kind, hash string, bytes, lines int, detail string) string {
 	var sb strings.Builder
 	sb.Grow(len(detail) + 120)
 	sb.WriteString(MarkerOpen)
@@ -56,8 +105,21 @@ func NewMarker(kind, hash string, bytes, lines int, detail string) string {
 		sb.WriteString(" ")
 		sb.WriteString(detail)
 	}
+	h := hash[:min(MarkerHashLen, len(hash))]
 	sb.WriteString("; to see it, ask for lines a-b of sha256=")
-	sb.WriteString(hash[:min(MarkerHashLen, len(hash))])
+	sb.WriteString(h)
+	if rt.Session != "" && rt.Check() == nil {
+		if rt.Command {
+			sb.WriteString(", or run: ctxd rehydrate ")
+			if rt.StateDir != "" {
+				sb.WriteString("--state-dir " + rt.StateDir + " ")
+			}
+			sb.WriteString("--session " + rt.Session + " " + h + " a-b")
+		}
+		if rt.URL != "" {
+			sb.WriteString(", or GET " + strings.TrimRight(rt.URL, "/") + "/" + rt.Session + "/" + h + "?lines=a-b")
+		}
+	}
 	sb.WriteString("]")
 	return sb.String()
 }

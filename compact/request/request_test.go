@@ -390,3 +390,46 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check = %v, want ErrUnpaired", err)
 	}
 }
+
+// TestRetrievalMarker: a marker with the retrieval hints parses as the
+// same marker without them, and says the command and the GET with the
+// session and the hash prefix; a retrieval that cannot sit in a marker
+// is refused by Check and left out by Marker.
+func TestRetrievalMarker(t *testing.T) {
+	hash := strings.Repeat("ab", 32)
+	plain := NewMarker(MarkerRef, hash, 120, 7, "omitted=2-6")
+	tests := []struct {
+		name string
+		rt   Retrieval
+		want string // the marker's tail; "" means plain
+		bad  bool
+	}{
+		{"none", Retrieval{Session: "s1"}, "", false},
+		{"no session", Retrieval{Command: true, URL: "http://127.0.0.1:1/ctxd/artifacts"}, "", false},
+		{"command", Retrieval{Session: "s1", Command: true}, "of sha256=abababababababab, or run: ctxd rehydrate --session s1 abababababababab a-b]", false},
+		{"state dir", Retrieval{Session: "s1", Command: true, StateDir: "/srv/state"}, ", or run: ctxd rehydrate --state-dir /srv/state --session s1 abababababababab a-b]", false},
+		{"url", Retrieval{Session: "s1", URL: "http://127.0.0.1:8787/ctxd/artifacts/"}, "of sha256=abababababababab, or GET http://127.0.0.1:8787/ctxd/artifacts/s1/abababababababab?lines=a-b]", false},
+		{"both", Retrieval{Session: "s1", Command: true, URL: "https://h/a"}, "a-b, or GET https://h/a/s1/abababababababab?lines=a-b]", false},
+		{"ipv6 url", Retrieval{Session: "s1", Command: true, URL: "http://[::1]:8787/ctxd/artifacts"}, "", true},
+		{"spaced dir", Retrieval{Session: "s1", Command: true, StateDir: "/a b"}, "", true},
+		{"not http", Retrieval{Session: "s1", URL: "file:///x"}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.rt.Check(); (err != nil) != tt.bad {
+				t.Errorf("Check() = %v, want error %v", err, tt.bad)
+			}
+			m := tt.rt.Marker(MarkerRef, hash, 120, 7, "omitted=2-6")
+			switch {
+			case tt.want == "" && m != plain:
+				t.Errorf("marker %q, want the plain %q", m, plain)
+			case tt.want != "" && !strings.HasSuffix(m, tt.want):
+				t.Errorf("marker %q does not end %q", m, tt.want)
+			}
+			got, want := ParseMarkers("x "+m+" y"), ParseMarkers(plain)
+			if diff := cmp.Diff(want, got); diff != "" || len(got) != 1 {
+				t.Errorf("parsed (-plain +hinted):\n%s", diff)
+			}
+		})
+	}
+}

@@ -50,8 +50,10 @@ type budget struct {
 	// usable is what the request may use: (limit − floor),
 	// divided by 1 + the calibration error when the estimate has low
 	// confidence.
-	usable     int
-	used       int // effective used tokens: max(estimate, observed)
+	usable int
+	// ratio is the call's EstimateRatio (0: none).
+	ratio      float64
+	used       int // effective used tokens: max(estimate × ratio, observed)
 	pressureBP int
 	band       string
 	mode       string
@@ -92,15 +94,26 @@ func resolveBudget(name string, c Call) (budget, error) {
 	if m.EstimatorConfidence != tokens.ConfidenceExact && m.CalibrationError > 0 {
 		usable = int(float64(usable) / (1 + m.CalibrationError))
 	}
+	if c.EstimateRatio > 1 {
+		// The provider counts more than the estimator: the usable
+		// window, in estimated tokens, is smaller by as much.
+		usable = int(float64(usable) / c.EstimateRatio)
+	}
 	b.usable = max(usable, 1)
+	b.ratio = c.EstimateRatio
 	return b, nil
 }
 
 // setPressure computes the pressure of used tokens,
 // used / max(1, window − reserve) (or the explicit budget), and its band
-// and mode.
+// and mode. used is max(the estimate calibrated by the observed ratio,
+// the observed input tokens of the session's previous request).
 func (b *budget) setPressure(estimated, observed int) {
-	b.used = max(estimated, observed)
+	calibrated := estimated
+	if b.ratio > 0 {
+		calibrated = int(math.Round(float64(estimated) * b.ratio))
+	}
+	b.used = max(calibrated, observed)
 	den := max(1, b.limit)
 	b.pressureBP = int(math.Round(float64(b.used) * 10000 / float64(den)))
 	switch {
@@ -118,7 +131,10 @@ func (b *budget) setPressure(estimated, observed int) {
 	if b.limit != b.window-b.reserve {
 		b.reasons = append(b.reasons, "explicit_budget")
 	}
-	if observed > estimated {
+	if b.ratio > 0 {
+		b.reasons = append(b.reasons, "estimate_calibrated_by_observed_ratio")
+	}
+	if observed > calibrated {
 		b.reasons = append(b.reasons, "observed_tokens_exceed_estimate")
 	}
 	if b.model.EstimatorConfidence != tokens.ConfidenceExact {

@@ -9,6 +9,7 @@ type viewKey struct {
 	transform string
 	v         view
 	encoding  string
+	rt        request.Retrieval // the references' hints
 }
 
 type viewResult struct {

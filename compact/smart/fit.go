@@ -68,7 +68,7 @@ func (r *run) referenceOnly(c *cand) {
 		c.class == request.ClassProtocolExact, request.HasMarker(c.seg.Text), !r.payloadValue(c.seg):
 		return
 	}
-	text := request.NewMarker(request.MarkerRef, c.in.Hash, c.in.Bytes, c.in.Lines, "reduced to its reference to fit the window")
+	text := r.rt.Marker(request.MarkerRef, c.in.Hash, c.in.Bytes, c.in.Lines, "reduced to its reference to fit the window")
 	if c.in.IsError || c.seg.IsError {
 		if l := signal.ErrorLine(c.seg.Text); l != "" {
 			text = l + "\n" + text

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,6 +157,9 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	}
 	r := &run{o: o, ctx: ctx, c: c, req: req, scope: scope, live: live, b: b, rep: rep, est: o.estimator(b, req.Format),
 		hashFails: map[string]bool{}, missingReq: map[string]bool{}}
+	r.rt = c.Retrieval
+	r.rt.Session = scope
+	r.hintCost = hintCost(b, r.rt)
 	r.before = r.est.Request(req)
 	b.setPressure(r.before, c.ObservedInputTokens)
 	r.b = b
@@ -163,6 +167,17 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	r.setBudgetTelemetry()
 	rep.EstimatedTokensBefore, rep.EstimatedTokensAfter = r.before, r.before
 	if rep.RolloutMode == RolloutCanaryOut {
+		rep.Fits = r.before <= b.usable
+		o.finish(ctx, rep, start)
+		return res, nil
+	}
+	if c.Feedback.UpstreamInvalidContinuation > 0 {
+		// The provider refused the session's previous request for its
+		// tool-call continuation: whatever caused it, this request goes
+		// as the agent sent it (whole-request fallback is for failures
+		// that touch continuation).
+		rep.FullRequestFallbackCount = 1
+		rep.PolicyReasons = append(rep.PolicyReasons, "full_request_fallback_upstream_invalid_continuation")
 		rep.Fits = r.before <= b.usable
 		o.finish(ctx, rep, start)
 		return res, nil
@@ -187,6 +202,7 @@ func (o *Optimizer) finish(ctx context.Context, rep *Report, start time.Time) {
 func applyFeedback(t *Telemetry, f Feedback) {
 	t.UpstreamContextErrors = f.UpstreamContextErrors
 	t.PreviousResponseNotFound = f.PreviousResponseNotFound
+	t.InvalidToolCallContinuaton = f.UpstreamInvalidContinuation
 	t.AdditionalTurnsBefore = f.AdditionalTurnsBeforeCompletion
 	if f.TaskCompleted != "" {
 		t.TaskCompleted = f.TaskCompleted
@@ -259,16 +275,21 @@ func (c *cand) selected() bool { return c.decision == DecisionRewritten }
 
 // run is one optimize call.
 type run struct {
-	o      *Optimizer
-	ctx    context.Context
-	c      Call
-	req    *request.Request
-	scope  string
-	live   bool
-	b      budget
-	rep    *Report
-	est    *request.Estimator
-	before int
+	o     *Optimizer
+	ctx   context.Context
+	c     Call
+	req   *request.Request
+	scope string
+	rt    request.Retrieval // how references say to read them back
+	// hintCost is the tokens rt's hint adds to a marker: a view's
+	// allocation grows by as much, so the hint never costs a view its
+	// content (the estimate counts it all the same).
+	hintCost int
+	live     bool
+	b        budget
+	rep      *Report
+	est      *request.Estimator
+	before   int
 
 	calls      map[string]callInfo
 	latestText string
@@ -295,6 +316,7 @@ func (r *run) setBudgetTelemetry() {
 	t.ModelContextWindowTokens = b.window
 	t.ModelContextWindowSource = b.windowSource
 	t.ObservedContextTokens = r.c.ObservedInputTokens
+	t.EstimateRatio = r.c.EstimateRatio
 	t.PressureBasisPoints = b.pressureBP
 	t.PressureBand = b.band
 	t.EstimatorConfidence = b.model.EstimatorConfidence
@@ -382,6 +404,13 @@ func (r *run) staticHash() string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// hintCost is the tokens the retrieval hint adds to a marker.
+func hintCost(b budget, rt request.Retrieval) int {
+	h := strings.Repeat("0", 64)
+	plain := request.NewMarker(request.MarkerRef, h, 1, 1, "")
+	return max(0, b.counter.Count(rt.Marker(request.MarkerRef, h, 1, 1, ""))-b.counter.Count(plain))
 }
 
 // DeriveSession is the session a request that names none is scoped to

@@ -145,6 +145,21 @@ type Call struct {
 	// ObservedInputTokens is the provider's input-token count for the
 	// session's previous request, if the caller has it.
 	ObservedInputTokens int `json:"observed_input_tokens,omitempty"`
+	// EstimateRatio calibrates the estimator with the provider's own
+	// accounting: the ratio of the input tokens the provider reported to
+	// the tokens estimated for the same requests of this model (the
+	// proxy measures it per model over the requests it forwarded). 0
+	// means none; otherwise it must be within [MinEstimateRatio,
+	// MaxEstimateRatio]. The request's estimate is multiplied by it for
+	// the pressure (and so the band and budget mode), and a ratio above 1
+	// shrinks the usable window in estimated tokens by the same factor;
+	// a ratio below 1 never widens it.
+	EstimateRatio float64 `json:"estimate_ratio,omitempty"`
+	// Retrieval makes every reference the call writes say how the
+	// model can read the text back itself (the ctxd rehydrate command, a
+	// GET on a proxy), besides asking for it; the hint is part of the
+	// marker, so the estimate counts it. Its session is the call's.
+	Retrieval request.Retrieval `json:"retrieval,omitzero"`
 	// ExactItems are indexes of items the caller marks exact: they are
 	// never rewritten.
 	ExactItems []int `json:"exact_items,omitempty"`
@@ -168,6 +183,10 @@ type Feedback struct {
 	// PreviousResponseNotFound counts "previous response not found"
 	// errors.
 	PreviousResponseNotFound int `json:"previous_response_not_found,omitempty"`
+	// UpstreamInvalidContinuation counts errors the provider returned
+	// about the request's tool-call continuation (a call without its
+	// result, a result without its call) since the previous call.
+	UpstreamInvalidContinuation int `json:"upstream_invalid_continuation,omitempty"`
 	// TaskCompleted is "true" or "false" when the caller knows; "" is
 	// unknown.
 	TaskCompleted string `json:"task_completed,omitempty"`
@@ -176,7 +195,18 @@ type Feedback struct {
 	AdditionalTurnsBeforeCompletion int `json:"additional_turns_before_completion,omitempty"`
 }
 
+// Bounds of [Call.EstimateRatio]: a ratio outside them is no
+// calibration but a misattributed count (another model's, a request
+// the estimate did not see).
+const (
+	MinEstimateRatio = 0.25
+	MaxEstimateRatio = 4.0
+)
+
 func (c Call) validate() error {
+	if c.EstimateRatio != 0 && !(c.EstimateRatio >= MinEstimateRatio && c.EstimateRatio <= MaxEstimateRatio) {
+		return fmt.Errorf("estimate_ratio must be 0 (none) or from %g to %g, got %g: %w", MinEstimateRatio, MaxEstimateRatio, c.EstimateRatio, ctxd.ErrInvalidParams)
+	}
 	for _, v := range []struct {
 		name string
 		n    int
@@ -184,6 +214,9 @@ func (c Call) validate() error {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}
+	}
+	if err := c.Retrieval.Check(); err != nil {
+		return fmt.Errorf("%w: %w", err, ctxd.ErrInvalidParams)
 	}
 	if c.Session != "" {
 		if err := artifacts.ValidSession(c.Session); err != nil {

@@ -3,6 +3,7 @@ package smart
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/compact/request"
@@ -150,11 +151,24 @@ func (r *run) selectAll(pol policy) {
 	r.selectNotices(pol)
 }
 
+// reasonNoCrossTurn is the policy reason of a continued request that
+// makes no cross-turn duplicates after a previous-response-not-found.
+const reasonNoCrossTurn = "no_cross_turn_refs_after_previous_response_not_found"
+
 // selectOutputs decides the tool outputs, oldest first (a duplicate's
 // anchor is decided before it).
 func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	first := map[string]*cand{}
 	continuation := r.continuation()
+	if continuation && r.c.Feedback.PreviousResponseNotFound > 0 {
+		// The provider lost the previous response: outputs of earlier
+		// turns are not in its context, so a duplicate of one is not a
+		// duplicate there (the output is kept whole).
+		continuation = false
+		if !slices.Contains(r.rep.PolicyReasons, reasonNoCrossTurn) {
+			r.rep.PolicyReasons = append(r.rep.PolicyReasons, reasonNoCrossTurn)
+		}
+	}
 	// Below pressure only lossless rewrites: duplicates, terminal noise,
 	// binary data and file reads a later read of the same file
 	// supersedes (both behind references).
@@ -221,7 +235,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
 			c.class = request.ClassLosslessTransformable
-			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash) }, view{}, s.Tokens)
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash, r.rt) }, view{}, s.Tokens)
 			if c.transform != "" {
 				c.artifact = c.in.Hash
 				r.choose(c, pol)
@@ -246,7 +260,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
-			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, pol.refAlloc)
+			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, pol.refAlloc)
 			c.artifact = c.in.Hash
 			c.reason = "large recent output: preview and reference"
 		case fromEnd < pol.keepRecent:
@@ -331,7 +345,7 @@ func (r *run) duplicate(c, anchor *cand) {
 			c.repeat = true
 		}
 	}
-	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to the output of "+where)
+	c.text = r.rt.Marker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to the output of "+where)
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
 	c.artifact = c.in.Hash
@@ -340,7 +354,7 @@ func (r *run) duplicate(c, anchor *cand) {
 
 func (r *run) crossTurn(c *cand) {
 	c.class, c.transform = request.ClassDroppableDuplicate, TransformDuplicate
-	c.text = request.NewMarker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to an output of an earlier turn of this conversation")
+	c.text = r.rt.Marker(request.MarkerDup, c.in.Hash, c.in.Bytes, c.in.Lines, "identical to an output of an earlier turn of this conversation")
 	c.after = r.segTokens(c.seg, c.text)
 	c.alloc = c.after
 	c.artifact = c.in.Hash
@@ -350,12 +364,12 @@ func (r *run) crossTurn(c *cand) {
 // setView builds (or finds cached) a view of c's text and sets it as the
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding()}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
 	res := cachedView(r.o.cache, k, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
 	}
-	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, alloc
+	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, alloc+r.hintCost
 }
 
 // segTokens counts a segment as it would be with text.
@@ -417,7 +431,7 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 		v.chars, alloc = m, m
 	}
 	if r.c.MaxToolOutput >= 0 {
-		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v) }, v, alloc)
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, alloc)
 	}
 	c.artifact = c.in.Hash
 }
@@ -479,14 +493,14 @@ func (r *run) selectNotices(pol policy) {
 		for _, later := range notices[k+1:] {
 			if later.in.Hash == c.in.Hash {
 				c.class, c.transform = request.ClassDroppableDuplicate, TransformSuperseded
-				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("identical to the notice at message %d", later.ref.Item))
+				c.text = noticeMarker(r.rt, s.Text, c.in, fmt.Sprintf("identical to the notice at message %d", later.ref.Item))
 				c.reason = "notice repeated later"
 				break
 			}
 			if key != "" && noticeKey(later.seg.Text) == key {
 				add, del := lineDelta(s.Text, later.seg.Text)
 				c.class, c.transform = request.ClassCondensable, TransformSuperseded
-				c.text = noticeMarker(s.Text, c.in, fmt.Sprintf("superseded by the notice at message %d (+%d -%d lines)", later.ref.Item, add, del))
+				c.text = noticeMarker(r.rt, s.Text, c.in, fmt.Sprintf("superseded by the notice at message %d (+%d -%d lines)", later.ref.Item, add, del))
 				c.reason = "notice superseded by a later version"
 				break
 			}
@@ -519,8 +533,8 @@ func noticeKey(text string) string {
 }
 
 // noticeMarker keeps a notice's opening tag and puts a reference after it.
-func noticeMarker(text string, in *info, detail string) string {
-	m := request.NewMarker(request.MarkerRef, in.Hash, in.Bytes, in.Lines, detail)
+func noticeMarker(rt request.Retrieval, text string, in *info, detail string) string {
+	m := rt.Marker(request.MarkerRef, in.Hash, in.Bytes, in.Lines, detail)
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, "<") {
 		if end := strings.IndexByte(t, '>'); end > 0 && !strings.Contains(t[:end], " ") {

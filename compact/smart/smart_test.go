@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -492,6 +493,32 @@ func TestCrossTurnDuplicates(t *testing.T) {
 	if !bytes.Contains(second.Body, []byte(`"previous_response_id":"resp_2"`)) || !bytes.Contains(second.Body, []byte("[ctxd:dup sha256=")) {
 		t.Errorf("second turn body: %s", second.Body)
 	}
+	// The provider lost resp_2: the next continued request makes no
+	// cross-turn duplicate (its anchor is not in the provider's context).
+	in := turn(3, "resp_2")
+	third := optimize(t, o, in, Call{Session: "c", Feedback: Feedback{PreviousResponseNotFound: 1}})
+	if third.Report.CrossTurnDuplicateTexts != 0 || bytes.Contains(third.Body, []byte("[ctxd:dup")) ||
+		!slices.Contains(third.Report.PolicyReasons, "no_cross_turn_refs_after_previous_response_not_found") || third.Report.PreviousResponseNotFound != 1 {
+		t.Errorf("after previous_response_not_found: cross-turn %d reasons %v", third.Report.CrossTurnDuplicateTexts, third.Report.PolicyReasons)
+	}
+}
+
+// TestUpstreamInvalidContinuationFallsBack: after the provider refused
+// a session's request for its tool-call continuation, the next request
+// goes as the agent sent it, and says why.
+func TestUpstreamInvalidContinuationFallsBack(t *testing.T) {
+	in := body(request.FormatChat, history(40))
+	o := New(Options{Store: newStore(t)})
+	res := optimize(t, o, in, Call{Session: "s", ContextWindow: 64000, Feedback: Feedback{UpstreamInvalidContinuation: 1}})
+	rep := res.Report
+	if !bytes.Equal(res.Body, in) || rep.Applied || rep.FullRequestFallbackCount != 1 || rep.InvalidToolCallContinuaton != 1 ||
+		!slices.Contains(rep.PolicyReasons, "full_request_fallback_upstream_invalid_continuation") {
+		t.Errorf("applied %v fallback %d invalid %d reasons %v", rep.Applied, rep.FullRequestFallbackCount, rep.InvalidToolCallContinuaton, rep.PolicyReasons)
+	}
+	// Without the feedback the same request is rewritten.
+	if res := optimize(t, o, in, Call{Session: "s", ContextWindow: 64000}); !res.Report.Applied {
+		t.Error("the request is not rewritten without the feedback either: the test shows nothing")
+	}
 }
 
 func TestStaticContextDeltas(t *testing.T) {
@@ -564,6 +591,40 @@ func TestBudget(t *testing.T) {
 	b.setPressure(10000, 0)
 	if b.limit != 20000 || b.pressureBP != 5000 || b.usable != 20000-400 || !slices.Contains(b.reasons, "explicit_budget") {
 		t.Errorf("explicit budget: limit %d pressure %d usable %d %v", b.limit, b.pressureBP, b.usable, b.reasons)
+	}
+	// The observed/estimated ratio calibrates the estimate: 50,000
+	// estimated tokens the provider counts 1.6 times over are 80,000,
+	// high pressure instead of low, and the usable window (in estimated
+	// tokens) shrinks by as much; a ratio below 1 lowers the pressure
+	// but never widens the window.
+	plain, _ := resolveBudget("gpt-4o", Call{ContextWindow: 100000, OutputReserve: 4000})
+	plain.setPressure(50000, 0)
+	for _, tt := range []struct {
+		ratio  float64
+		band   string
+		usable int
+	}{
+		{1.6, BandHigh, int(float64(plain.usable) / 1.6)},
+		{1, BandMedium, plain.usable},
+		{0.8, BandLow, plain.usable},
+	} {
+		b, err := resolveBudget("gpt-4o", Call{ContextWindow: 100000, OutputReserve: 4000, EstimateRatio: tt.ratio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.setPressure(50000, 0)
+		if want := int(math.Round(50000 * tt.ratio)); b.used != want || b.band != tt.band || b.usable != tt.usable ||
+			!slices.Contains(b.reasons, "estimate_calibrated_by_observed_ratio") {
+			t.Errorf("ratio %g: used %d (want %d) band %s (want %s) usable %d (want %d) %v", tt.ratio, b.used, want, b.band, tt.band, b.usable, tt.usable, b.reasons)
+		}
+	}
+	if plain.band != BandMedium || slices.Contains(plain.reasons, "estimate_calibrated_by_observed_ratio") {
+		t.Errorf("uncalibrated: band %s %v", plain.band, plain.reasons)
+	}
+	for _, bad := range []float64{-1, 0.1, 5} {
+		if err := (Call{EstimateRatio: bad}).validate(); !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Errorf("estimate ratio %g: %v, want invalid params", bad, err)
+		}
 	}
 	if _, err := resolveBudget("gpt-4o", Call{ContextWindow: 1000, OutputReserve: 1000}); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("reserve filling the window: %v", err)
@@ -827,5 +888,46 @@ func TestWindowSizeAndMaxToolOutput(t *testing.T) {
 	never := optimize(t, o, in, Call{Session: "w", MaxToolOutput: -1}).Report
 	if never.ToolOutputsCondensed != 0 || never.DuplicateTexts == 0 {
 		t.Errorf("max_tool_output -1: %d condensed, %d duplicates", never.ToolOutputsCondensed, never.DuplicateTexts)
+	}
+}
+
+// TestRetrievalHintInMarkers: with a Retrieval, every reference the
+// optimizer writes says how to read it back (the command, the GET), the
+// hints are part of what the estimate counts, and the references still
+// parse and resolve.
+func TestRetrievalHintInMarkers(t *testing.T) {
+	in := body(request.FormatChat, history(40))
+	rt := request.Retrieval{Command: true, StateDir: "/srv/ctxd/state", URL: "http://127.0.0.1:8787/ctxd/artifacts"}
+	store := newStore(t)
+	o := New(Options{Store: store})
+	res := optimize(t, o, in, Call{Session: "s", ContextWindow: 16000, Retrieval: rt})
+	checkOutput(t, store, "s", in, res.Body)
+	out := string(res.Body)
+	markers := strings.Count(out, request.MarkerOpen)
+	cmds := strings.Count(out, ", or run: ctxd rehydrate --state-dir /srv/ctxd/state --session s ")
+	gets := strings.Count(out, ", or GET http://127.0.0.1:8787/ctxd/artifacts/s/")
+	if markers == 0 || cmds != markers || gets != markers {
+		t.Errorf("%d markers, %d with the command, %d with the GET", markers, cmds, gets)
+	}
+	for _, m := range regexp.MustCompile(`\[ctxd:[^\]]*\]`).FindAllString(out, -1) {
+		ms := request.ParseMarkers(m)
+		if len(ms) != 1 || !strings.Contains(m, "/s/"+ms[0].Hash+"?lines=a-b]") || !strings.Contains(m, " --session s "+ms[0].Hash+" a-b") {
+			t.Errorf("marker %q parses as %+v", m, ms)
+		}
+	}
+	// The estimate of the request sent is the estimate of these bytes,
+	// hints included.
+	again := optimize(t, New(Options{}), res.Body, Call{Session: "s", ContextWindow: 16000, Mode: ModeShadow})
+	if got, want := again.Report.EstimatedTokensBefore, res.Report.EstimatedTokensAfter; got != want {
+		t.Errorf("estimate of the sent body %d, the report says %d", got, want)
+	}
+	plain := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000})
+	if strings.Contains(string(plain.Body), ", or run:") {
+		t.Error("a call without Retrieval wrote hints")
+	}
+	for _, bad := range []request.Retrieval{{URL: "ftp://x"}, {URL: "http://[::1]:8787/ctxd/artifacts"}, {Command: true, StateDir: "/a b"}} {
+		if _, err := New(Options{}).Optimize(t.Context(), in, Call{Retrieval: bad}); !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Errorf("retrieval %+v: %v, want invalid params", bad, err)
+		}
 	}
 }

@@ -25,13 +25,16 @@ type Telemetry struct {
 	ModelContextWindowTokens int    `json:"model_context_window_tokens"`
 	ModelContextWindowSource string `json:"model_context_window_source"`
 	ObservedContextTokens    int    `json:"observed_context_tokens"`
-	AvailableTokens          int    `json:"available_tokens"`
-	PressureBasisPoints      int    `json:"pressure_basis_points"`
-	PressureBand             string `json:"pressure_band"`
-	EstimatorConfidence      string `json:"estimator_confidence"`
-	EffectiveUsableTokens    int    `json:"effective_usable_context_tokens"`
-	AbsoluteSafetyFloor      int    `json:"absolute_safety_floor_tokens"`
-	BudgetMode               string `json:"budget_mode"`
+	// EstimateRatio is the observed/estimated calibration the call
+	// gave (0: none); see Call.EstimateRatio.
+	EstimateRatio         float64 `json:"estimate_calibration_ratio"`
+	AvailableTokens       int     `json:"available_tokens"`
+	PressureBasisPoints   int     `json:"pressure_basis_points"`
+	PressureBand          string  `json:"pressure_band"`
+	EstimatorConfidence   string  `json:"estimator_confidence"`
+	EffectiveUsableTokens int     `json:"effective_usable_context_tokens"`
+	AbsoluteSafetyFloor   int     `json:"absolute_safety_floor_tokens"`
+	BudgetMode            string  `json:"budget_mode"`
 	// PolicyReasons say why the policy is what it is (pressure band,
 	// estimator confidence, window source, escalation).
 	PolicyReasons []string `json:"policy_reasons"`
@@ -102,6 +105,7 @@ func (t *Telemetry) attrs() []slog.Attr {
 		slog.Int("model_context_window_tokens", t.ModelContextWindowTokens),
 		slog.String("model_context_window_source", t.ModelContextWindowSource),
 		slog.Int("observed_context_tokens", t.ObservedContextTokens),
+		slog.Float64("estimate_calibration_ratio", t.EstimateRatio),
 		slog.Int("available_tokens", t.AvailableTokens),
 		slog.Int("pressure_basis_points", t.PressureBasisPoints),
 		slog.String("pressure_band", t.PressureBand),

@@ -122,7 +122,7 @@ type view struct {
 // state, then locations; each shown with its line number), with a ref
 // marker naming what was omitted. ok is false when the view would hide
 // nothing.
-func condensedView(text, hash string, v view) (string, bool) {
+func condensedView(text, hash string, v view, rt request.Retrieval) (string, bool) {
 	raw := splitLines(text)
 	n := len(raw)
 	if n == 0 {
@@ -201,7 +201,7 @@ func condensedView(text, hash string, v view) (string, bool) {
 	var sb strings.Builder
 	sb.Grow(v.chars + 64)
 	writeFolded(&sb, lines[:h])
-	sb.WriteString(request.NewMarker(request.MarkerRef, hash, len(text), n, detail))
+	sb.WriteString(rt.Marker(request.MarkerRef, hash, len(text), n, detail))
 	for _, i := range kept {
 		sb.WriteString("\n  ")
 		sb.WriteString(strconv.Itoa(i + 1))
@@ -240,7 +240,7 @@ func writeFolded(sb *strings.Builder, lines []string) {
 // blobView replaces each run of blob lines (at least 256 bytes) with a
 // blob marker and cleans the other lines as losslessView does. ok is
 // false when there is no such run.
-func blobView(text, hash string) (string, bool) {
+func blobView(text, hash string, rt request.Retrieval) (string, bool) {
 	raw := splitLines(text)
 	var sb strings.Builder
 	found := false
@@ -263,7 +263,7 @@ func blobView(text, hash string) (string, bool) {
 		if j > i && size >= 256 {
 			flush()
 			found = true
-			sb.WriteString(request.NewMarker(request.MarkerBlob, hash, len(text), len(raw), fmt.Sprintf("omitted=%s (%d bytes of encoded or binary data)", request.RangeText(i+1, j), size)))
+			sb.WriteString(rt.Marker(request.MarkerBlob, hash, len(text), len(raw), fmt.Sprintf("omitted=%s (%d bytes of encoded or binary data)", request.RangeText(i+1, j), size)))
 			sb.WriteByte('\n')
 			i = j
 			continue

@@ -333,6 +333,18 @@ test('a daemon that dies is reported and started again by the next command', fun
   truthy(st.conn.pid ~= pid, 'a new process')
 end)
 
+test('setup{ cmd = { ... } } takes a list: a wrapper, then the binary', function()
+  ctxd.stop()
+  ctxd.setup(vim.tbl_extend('force', base, { cmd = { 'env', 'CTXD_WRAPPED=1', bin } }))
+  local before = st.envelope
+  vim.cmd('CtxPrompt analyze summarize the repository')
+  wait_for('the prompt from a daemon started with a cmd list', function()
+    return st.envelope ~= before
+  end)
+  ctxd.stop()
+  ctxd.setup(base)
+end)
+
 test('a 0.10-style vim.lsp.rpc.start(cmd_list, dispatchers, extra) is called with its signature', function()
   -- Neovim 0.10+ cannot be installed here (Debian ships 0.7.2), so this
   -- stands in a start with 0.10's parameter list that forwards to the

@@ -34,8 +34,10 @@ function M.check()
   end
 
   r.start('ctxd: daemon')
-  local cmd = cfg.cmd
-  if vim.fn.executable(cmd) ~= 1 then
+  local cmd, why = require('ctxd.cmd').split(cfg.cmd)
+  if not cmd then
+    r.error(why)
+  elseif vim.fn.executable(cmd) ~= 1 then
     r.error(ctxd.missing_binary_message(cmd))
   else
     r.ok(string.format('binary: %s', vim.fn.exepath(cmd)))

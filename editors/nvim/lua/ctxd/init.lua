@@ -10,7 +10,10 @@ local M = {}
 local TASKS = { auto = true, implement = true, debug = true, refactor = true, test = true, analyze = true }
 
 local defaults = {
-  -- cmd is the ctxd binary: a name looked up on PATH or a path.
+  -- cmd is the ctxd binary: a name looked up on PATH or a path; or a list:
+  -- a program and its arguments ({ 'env', 'X=1', 'ctxd' }, or
+  -- { 'ctxd', 'serve', '--stdio' } as LSP configs spell it), before which
+  -- ctxd's own serve arguments are appended.
   cmd = 'ctxd',
   -- args are extra `ctxd serve` flags.
   args = {},
@@ -170,7 +173,12 @@ function M.with_daemon(fn)
   if state.starting then
     return
   end
-  local cmd = M.config.cmd
+  local cmd, lead = require('ctxd.cmd').split(M.config.cmd)
+  if not cmd then
+    state.last_error = lead
+    flush(state.last_error)
+    return
+  end
   if vim.fn.executable(cmd) ~= 1 then
     state.last_error = M.missing_binary_message(cmd)
     flush(state.last_error)
@@ -178,7 +186,13 @@ function M.with_daemon(fn)
   end
   state.starting = true
   state.root = root
-  local conn, err = rpc.start(cmd, serve_args(), {
+  local args = serve_args()
+  if vim.tbl_contains(lead, 'serve') then
+    -- { 'ctxd', 'serve', '--stdio' }, as LSP configs spell it: the list
+    -- names the subcommand already.
+    table.remove(args, 1)
+  end
+  local conn, err = rpc.start(cmd, vim.list_extend(lead, args), {
     cwd = root,
     env = M.config.env,
     transport = M.config.transport,

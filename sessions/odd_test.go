@@ -1,0 +1,121 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestOddCheckpointNames is failure 12 of issue 11: a symlink, a directory
+// and a FIFO with checkpoint names are reported by List and Timeline (and
+// never read: a FIFO would block).
+func TestOddCheckpointNames(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := st.Save(ctx, crashCheckpoint("odd", 0)); err != nil {
+		t.Fatal(err)
+	}
+	sd := filepath.Join(dir, "odd")
+	if err := os.Symlink("/dev/zero", filepath.Join(sd, seqName(5))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(sd, seqName(6)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(sd, seqName(7)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := st.Timeline(ctx, "odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, ps := range map[string][]Problem{"list": l.Problems, "timeline": tl.Problems} {
+		var all strings.Builder
+		for _, p := range ps {
+			all.WriteString(p.Path + ": " + p.Reason + "\n")
+		}
+		for _, want := range []string{"000005.json: a checkpoint name that is a symbolic link", "000006.json: a checkpoint name that is a directory", "000007.json: a checkpoint name that is a FIFO"} {
+			if !strings.Contains(all.String(), want) {
+				t.Errorf("%s problems lack %q:\n%s", what, want, all.String())
+			}
+		}
+	}
+	if len(l.Sessions) != 1 || l.Sessions[0].LatestSeq != 1 {
+		t.Errorf("sessions %+v", l.Sessions)
+	}
+}
+
+// TestSaveReportsRetention: a save past the keep-N retention says which
+// checkpoints it removed.
+func TestSaveReportsRetention(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{Keep: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var last *Checkpoint
+	for i := 0; i < 4; i++ {
+		if last, err = st.Save(ctx, crashCheckpoint("keep", 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := last.RemovedByRetention(); len(got) != 1 || got[0] != 2 {
+		t.Errorf("fourth save removed %v, want [2]", got)
+	}
+}
+
+// TestLegacyFutureTimestamp: a legacy (no checksum) checkpoint claiming a
+// timestamp in the future is not the newest: its time is clamped to its
+// file's modification time, so a session saved now lists before it.
+func TestLegacyFutureTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join("testdata", "v1_seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"session_id": "session_abc123"`, `"session_id": "forged"`, 1)
+	forged = strings.Replace(forged, "2024-01-15T10:30:00Z", "2099-01-01T00:00:00Z", 1)
+	if err := os.MkdirAll(filepath.Join(dir, "forged"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "forged", seqName(1))
+	if err := os.WriteFile(p, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	cp := crashCheckpoint("mine", 0)
+	cp.State, cp.Timestamp = StateRunning, time.Time{}
+	if _, err := st.Save(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 2 || l.Sessions[0].SessionID != "mine" {
+		t.Fatalf("newest first: %+v", l.Sessions)
+	}
+	if l.Sessions[1].Updated.After(time.Now()) {
+		t.Errorf("the forged session claims %v", l.Sessions[1].Updated)
+	}
+}
