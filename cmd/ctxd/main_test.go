@@ -480,7 +480,7 @@ func TestPromptCLI(t *testing.T) {
 		{"stdin", []string{"prompt", "-"}, "explain the cart package", 0, []string{"## Request\nexplain the cart package"}, nil},
 		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
 		{"bad flag", []string{"prompt", "--budget", "x", "y"}, "", 2, []string{"invalid value"}, nil},
-		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 1, []string{"deploy"}, nil},
+		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 2, []string{"deploy"}, nil},
 		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 1, []string{"outside"}, nil},
 		{"explicit secret", []string{"prompt", "--open", ".env", "--json", "what is in the env file"}, "", 0, []string{"super-secret-value"}, nil},
 		{"unknown command", []string{"frobnicate"}, "", 2, []string{"unknown command"}, nil},
