@@ -217,9 +217,15 @@ func TestCrashKill(t *testing.T) {
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
+		// Read to the end before Wait (which closes the pipe): the child
+		// is dead, so its stdout ends once the scanner has read it all.
+		var got []string
+		for l := range lines {
+			got = append(got, l)
+		}
 		_ = cmd.Wait()
 		run := 0
-		for l := range lines {
+		for _, l := range got {
 			f := strings.Fields(l)
 			if len(f) == 3 && f[0] == "saved" {
 				n, _ := strconv.Atoi(f[2])
@@ -357,12 +363,14 @@ func TestTwoProcessesOneSession(t *testing.T) {
 		}
 	}
 	for i, p := range ps {
-		if err := p.cmd.Wait(); err != nil {
-			t.Fatalf("writer %d: %v", i+1, err)
-		}
+		// Read to the end before Wait: Wait closes the stdout pipe, and a
+		// line the scanner had not read yet would be lost.
 		var out []string
 		for l := range p.lines {
 			out = append(out, l)
+		}
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("writer %d: %v", i+1, err)
 		}
 		if len(out) != 1 || out[0] != "done" {
 			t.Fatalf("writer %d said %q", i+1, out)
