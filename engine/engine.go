@@ -53,6 +53,10 @@ type Engine struct {
 
 	stateDir string
 
+	// cleanOnce loads the persisted clean set of the secret scanner
+	// (engine/sanitize.go) on the first prompt.
+	cleanOnce sync.Once
+
 	// reqOnce makes req, the request flow (engine/requests.go), on
 	// first use.
 	reqOnce sync.Once

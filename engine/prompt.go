@@ -89,6 +89,8 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	env.Warnings = append(env.Warnings, res.Warnings...)
 	chunks := res.Chunks
+	e.loadCleanSet(ctx)
+	defer e.saveCleanSet()
 	reds, warns, err := sanitizeChunks(chunks)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -82,4 +85,42 @@ func sanitizeEnvelope(env *ctxd.Envelope) {
 		s.Reason = strings.ToValidUTF8(s.Reason, "\uFFFD")
 	}
 	env.UserRequest = strings.ToValidUTF8(env.UserRequest, "\uFFFD")
+}
+
+// cleanSetPath is where the texts a secret scan found clean persist
+// (secrets.Scanner.SaveClean), beside the file index.
+func (e *Engine) cleanSetPath() string {
+	return filepath.Join(e.stateDir, "index", "secrets-clean.bin")
+}
+
+// loadCleanSet loads the workspace's persisted clean set into the
+// scanner once per engine, so a fresh process does not scan unchanged
+// files again. A set that does not verify is logged and ignored (the next
+// save rewrites it).
+func (e *Engine) loadCleanSet(ctx context.Context) {
+	e.cleanOnce.Do(func() {
+		sc, err := secrets.Default()
+		if err != nil {
+			return
+		}
+		if err := sc.LoadClean(ctx, e.cleanSetPath()); err != nil {
+			e.log.Warn("secret scan cache ignored", "err", err)
+		}
+	})
+}
+
+// saveCleanSet persists the clean set when the scanner learned new clean
+// texts, only where the state directory's index/ already exists (the
+// file index persists there for trees large enough to gain from it).
+func (e *Engine) saveCleanSet() {
+	if fi, err := os.Stat(filepath.Dir(e.cleanSetPath())); err != nil || !fi.IsDir() {
+		return
+	}
+	sc, err := secrets.Default()
+	if err != nil {
+		return
+	}
+	if err := sc.SaveClean(e.cleanSetPath()); err != nil {
+		e.log.Debug("secret scan cache not saved", "err", err)
+	}
 }

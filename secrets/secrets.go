@@ -39,7 +39,13 @@ type Scanner struct {
 	det *detect.Detector
 
 	mu    sync.Mutex
-	cache map[[32]byte][]finding
+	cache map[[32]byte][]finding // nil findings: a clean text
+	// persisted is how many clean texts the last LoadClean or SaveClean
+	// saw on disk.
+	persisted int
+
+	keyOnce sync.Once
+	key     string // rulesKey
 }
 
 var (

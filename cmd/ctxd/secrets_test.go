@@ -25,6 +25,12 @@ func TestPromptRedactsSecretsInFiles(t *testing.T) {
 		files[dst] = string(b)
 	}
 	dir := testutil.GitRepo(t, files)
+	// With the state directory's index/ present, the first run persists
+	// the texts it found clean (secrets-clean.bin) and the second loads
+	// them: the second run must still redact every secret.
+	if err := os.MkdirAll(filepath.Join(dir, ".ctxd", "index"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	secretsIn := []string{"AKIA454ML6LG4TJFCZ4K", "biheyEd7P4zDL+ak6J0kGODKdinZnLXicaBAg8WY", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX", "Vq8rT2mZ9xKp4LwNe7Hs",
 		"uUbmqUcRCfO3nxEKJvYin6NFJSbnvBZCrrQr8ifVD", "sk_live_iAPyhzAnar3ZLt4bnlz2MPKgcjnCqaXN", "xoxb-546111393095-5972979262243-0NpUmkVO8JmR8y4EMfAdggcG", "eyJhbGciOiJSUzI1NiIsImtpZCI6IjRrbW9ZcTNXZmJ3In0"}
 	rest := []string{"def upload_invoice(path):", "func VerifyWebhook(body []byte, sig string) bool", `channel: "#checkout-alerts"`, "current-context: prod"}
@@ -66,6 +72,9 @@ func TestPromptRedactsSecretsInFiles(t *testing.T) {
 		}
 		if !strings.Contains(env.Prompt, "[REDACTED aws-access-token]") {
 			t.Errorf("%s: no marker in the prompt", format)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".ctxd", "index", "secrets-clean.bin")); err != nil {
+			t.Errorf("%s: the clean set was not persisted: %v", format, err)
 		}
 	}
 }

@@ -1,0 +1,178 @@
+package secrets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd/safefs"
+)
+
+// The clean set: the SHA-256 of every text a scan found no secret in,
+// persisted so that a fresh process (ctxd prompt, a restarted daemon)
+// does not scan an unchanged file again. Only clean texts are persisted:
+// a text with findings is scanned again (rare, and then the findings are
+// never written to disk). Listing a hash only spares the scan of the text
+// with exactly that content, so a hostile file in the state directory can
+// at worst skip the scan of texts its author already knows byte for byte.
+//
+// Format: cleanMagic, the rules key (length-prefixed), the count, that many
+// 32-byte hashes in ascending order, and a SHA-256 trailer over all of it.
+// A file that does not verify, or that was written for other rules, is
+// ignored (and rewritten by the next save).
+
+const cleanMagic = "CTXDSEC1"
+
+// gitleaksModule is the rule set's module version (go.mod pins it); bump
+// cleanSetVersion when ctxd's own filtering of findings changes.
+const (
+	gitleaksModule  = "github.com/zricethezav/gitleaks/v8@v8.30.1"
+	cleanSetVersion = "1"
+)
+
+// maxCleanBytes bounds the file read: 1<<20 hashes.
+const maxCleanBytes = 32<<20 + 4096
+
+// ErrCleanSet reports a clean-set file that does not verify.
+var ErrCleanSet = errors.New("secrets: clean set does not verify")
+
+// rulesKey names the rule set: a hash over every gitleaks rule's id and
+// expressions and ctxd's own rule, so new rules invalidate the set.
+func (s *Scanner) rulesKey() string {
+	s.keyOnce.Do(func() {
+		h := sha256.New()
+		ids := make([]string, 0, len(s.det.Config.Rules))
+		for id := range s.det.Config.Rules {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			r := s.det.Config.Rules[id]
+			fmt.Fprintf(h, "%s\x00", id)
+			if r.Regex != nil {
+				fmt.Fprintf(h, "%s\x00", r.Regex.String())
+			}
+			if r.SecretGroup != 0 {
+				fmt.Fprintf(h, "%d\x00", r.SecretGroup)
+			}
+			fmt.Fprintf(h, "%v\x00%v\x00%d\x00", r.Entropy, r.Keywords, len(r.Allowlists))
+		}
+		// The allowlists' contents are not hashed (they hold pointers);
+		// the pinned module version stands for them.
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8", gitleaksModule, cleanSetVersion, URLPasswordRule, urlPassword.String())
+		s.key = fmt.Sprintf("%x", h.Sum(nil))
+	})
+	return s.key
+}
+
+// LoadClean adds the clean set persisted at path to the scanner's cache.
+// A missing file is no error; one that does not verify is [ErrCleanSet]
+// (nothing is loaded); one written for other rules is ignored.
+func (s *Scanner) LoadClean(ctx context.Context, path string) error {
+	b, err := safefs.ReadFile(ctx, path, maxCleanBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(b) < len(cleanMagic)+sha256.Size || string(b[:len(cleanMagic)]) != cleanMagic {
+		return ErrCleanSet
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return ErrCleanSet
+	}
+	rest := body[len(cleanMagic):]
+	kn, k := binary.Uvarint(rest)
+	if k <= 0 || kn > uint64(len(rest)-k) {
+		return ErrCleanSet
+	}
+	key := string(rest[k : k+int(kn)])
+	rest = rest[k+int(kn):]
+	n, k := binary.Uvarint(rest)
+	if k <= 0 || n*32 != uint64(len(rest)-k) {
+		return ErrCleanSet
+	}
+	if key != s.rulesKey() {
+		return nil // other rules: scan again
+	}
+	rest = rest[k:]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i+32 <= len(rest) && len(s.cache) < maxCached; i += 32 {
+		var h [32]byte
+		copy(h[:], rest[i:i+32])
+		if _, ok := s.cache[h]; !ok {
+			s.cache[h] = nil
+		}
+	}
+	s.persisted = s.cleanCountLocked()
+	return nil
+}
+
+// cleanCountLocked counts the clean entries of the cache.
+func (s *Scanner) cleanCountLocked() int {
+	n := 0
+	for _, fs := range s.cache {
+		if len(fs) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// SaveClean writes the cache's clean set to path (atomically: a temporary
+// file in the same directory, renamed over it) when it holds texts the last
+// load or save did not. The directory must exist.
+func (s *Scanner) SaveClean(path string) error {
+	s.mu.Lock()
+	hs := make([][32]byte, 0, len(s.cache))
+	for h, fs := range s.cache {
+		if len(fs) == 0 {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) <= s.persisted {
+		s.mu.Unlock()
+		return nil
+	}
+	s.persisted = len(hs)
+	s.mu.Unlock()
+	slices.SortFunc(hs, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
+	var buf bytes.Buffer
+	buf.WriteString(cleanMagic)
+	key := s.rulesKey()
+	buf.Write(binary.AppendUvarint(nil, uint64(len(key))))
+	buf.WriteString(key)
+	buf.Write(binary.AppendUvarint(nil, uint64(len(hs))))
+	for _, h := range hs {
+		buf.Write(h[:])
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:])
+	f, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimPrefix(filepath.Base(path), ".")+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("save clean set: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save clean set: %w", err)
+	}
+	return nil
+}

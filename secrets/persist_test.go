@@ -1,0 +1,138 @@
+package secrets
+
+import (
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCleanSetRoundTrip: texts a scan found clean persist and load into a
+// fresh scanner's cache; a text with a secret is never persisted as clean,
+// so it is scanned (and redacted) again.
+func TestCleanSetRoundTrip(t *testing.T) {
+	det := mustDefault(t)
+	path := filepath.Join(t.TempDir(), "clean.bin")
+	clean := "package a\n\nfunc F() int { return 1 }\n// unique " + t.Name() + "\n"
+	dirty := "token = \"ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX\"\n// " + t.Name() + "\n"
+	a := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+	if _, reds := a.Redact("a.go", clean); len(reds) != 0 {
+		t.Fatalf("clean text redacted: %v", reds)
+	}
+	if _, reds := a.Redact("b.py", dirty); len(reds) == 0 {
+		t.Fatal("the token was not found")
+	}
+	if err := a.SaveClean(path); err != nil {
+		t.Fatal(err)
+	}
+
+	b := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+	if err := b.LoadClean(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	if fs, ok := b.cache[sha256.Sum256([]byte(clean))]; !ok || len(fs) != 0 {
+		t.Errorf("the clean text is not known clean after loading (ok=%v, %d findings)", ok, len(fs))
+	}
+	if _, ok := b.cache[sha256.Sum256([]byte(dirty))]; ok {
+		t.Error("a text with a secret was persisted")
+	}
+	out, reds := b.Redact("b.py", dirty)
+	if len(reds) == 0 || strings.Contains(out, "ghp_") {
+		t.Errorf("the loaded scanner did not redact the secret: %q", out)
+	}
+	// Nothing new: no write.
+	st, _ := os.Stat(path)
+	if err := b.SaveClean(path); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := os.Stat(path); !st2.ModTime().Equal(st.ModTime()) {
+		t.Error("SaveClean rewrote an unchanged set")
+	}
+}
+
+// TestCleanSetRejected: a set that does not verify is an error and loads
+// nothing; a set written for other rules loads nothing without an error;
+// a missing file is no error.
+func TestCleanSetRejected(t *testing.T) {
+	det := mustDefault(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.bin")
+	a := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+	a.Redact("a.go", "package a // "+t.Name()+"\n")
+	if err := a.SaveClean(good); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), b...)
+	flipped[len(cleanMagic)+3] ^= 1
+	otherRules := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+	otherRules.keyOnce.Do(func() { otherRules.key = "other rules" })
+	otherRules.cache[sha256.Sum256([]byte("x"))] = nil
+	other := filepath.Join(dir, "other.bin")
+	if err := otherRules.SaveClean(other); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		path    string
+		data    []byte // written to path when not nil
+		wantErr error
+	}{
+		{"missing", filepath.Join(dir, "none.bin"), nil, nil},
+		{"flipped byte", filepath.Join(dir, "flipped.bin"), flipped, ErrCleanSet},
+		{"truncated", filepath.Join(dir, "short.bin"), b[:len(b)-5], ErrCleanSet},
+		{"garbage", filepath.Join(dir, "garbage.bin"), []byte("not a clean set at all, but long enough to have a trailer"), ErrCleanSet},
+		{"other rules", other, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.data != nil {
+				if err := os.WriteFile(tt.path, tt.data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+			err := s.LoadClean(t.Context(), tt.path)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("LoadClean: %v, want %v", err, tt.wantErr)
+			}
+			if len(s.cache) != 0 {
+				t.Errorf("%d entries loaded", len(s.cache))
+			}
+		})
+	}
+}
+
+func mustDefault(t *testing.T) *Scanner {
+	t.Helper()
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// FuzzLoadClean: any bytes load without panicking; what loads verifies.
+func FuzzLoadClean(f *testing.F) {
+	f.Add([]byte(cleanMagic))
+	f.Add([]byte("garbage"))
+	det, err := Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "c.bin")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
+		if err := s.LoadClean(t.Context(), p); err == nil && len(s.cache) > 0 && len(data) < len(cleanMagic)+32 {
+			t.Fatalf("loaded %d entries from %d bytes", len(s.cache), len(data))
+		}
+	})
+}
