@@ -100,9 +100,22 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// 0. Critical chunks (open files, error locations: what the user
 	// pointed at) are all placed first at a cheap view, without the
 	// presence share's limits; the upgrade pass grows them first.
+	// The first of them with a focus (the innermost stack frame's file,
+	// the file at the cursor or selection) may take focusShare of the
+	// budget at a view that keeps the focused functions whole: the
+	// structural views keep them, the outline does not.
+	focusDone := false
 	for i := range cs {
 		if cs[i].Priority < ctxd.PriorityCritical {
 			continue
+		}
+		if !focusDone && hasFocus(cs[i]) {
+			focusDone = true
+			if got, ok := f.focus(ctx, i, cs[i], min(int(focusShare*float64(out.Budget)), out.Budget-used)); ok {
+				placed[i] = &got
+				used += got.Tokens
+				continue
+			}
 		}
 		if got, ok := f.cheap(ctx, i, cs[i], out.Budget-used); ok {
 			placed[i] = &got
@@ -220,6 +233,36 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		}
 	}
 	return f.middle(c, whole, min(room, presenceWhole))
+}
+
+// focusShare is the share of the budget the first focused critical chunk
+// may take so that its focused functions show whole.
+const focusShare = 0.75
+
+// hasFocus reports a chunk whose lines the user or an error pointed at.
+func hasFocus(c ctxd.Chunk) bool {
+	return c.Facts.Cursor > 0 || c.Facts.Selection != nil || len(c.Facts.ErrorLines) > 0
+}
+
+// focus returns chunk i whole, or at its smallest structural view that
+// keeps the focused functions (any but the outline), when that fits in
+// room.
+func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	whole := f.cost(c)
+	if whole <= room {
+		c.Tokens = whole
+		return c, true
+	}
+	vs := f.viewsOf(ctx, i, &c)
+	for j := len(vs) - 1; j >= 0; j-- { // smallest first
+		if vs[j].Level == string(ctxd.TruncOutline) {
+			continue
+		}
+		if r := f.withView(c, vs[j], whole); r.Tokens <= room {
+			return r, true
+		}
+	}
+	return c, false
 }
 
 // largest returns chunk i at the largest view that fits in room.

@@ -259,3 +259,70 @@ func BenchmarkFit(b *testing.B) {
 		})
 	}
 }
+
+// TestFitFocusKeepsTheFramesFunction: the innermost frame's file (critical,
+// with error lines) whose whole text does not fit is placed at the
+// smallest view that keeps the focused function (signatures), not at the
+// outline, which drops every body, and before the presence pass spends the
+// budget on other files; without a focus it stays at the outline (the
+// upgrade pass finds no room), and the budget holds.
+func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
+	c := counter(t)
+	frame := ctxd.Chunk{Source: "tree.go", ChunkType: ctxd.ChunkFile, Content: lines("tree", 600), Score: 1500,
+		Priority: ctxd.PriorityCritical, Facts: ctxd.Facts{ErrorLines: []int{472}, InnermostFrame: true}}
+	caller := ctxd.Chunk{Source: "gin.go", ChunkType: ctxd.ChunkFile, Content: lines("gin", 600), Score: 1400,
+		Priority: ctxd.PriorityCritical}
+	// Well-scored small files that the presence pass places whole,
+	// spending about half the budget before any upgrade.
+	var others []ctxd.Chunk
+	for i := range 6 {
+		others = append(others, ctxd.Chunk{Source: fmt.Sprintf("other%d.go", i), ChunkType: ctxd.ChunkFile,
+			Content: lines(fmt.Sprintf("other %d", i), 25), Score: float64(900 - i)})
+	}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch ch.Source {
+		case "tree.go":
+			return []View{
+				{Level: ctxd.TruncBodies, Text: lines("tree body", 300)},
+				{Level: ctxd.TruncSignatures, Text: "func (n *node) addRoute(path string)\n" + lines("getValue kept", 170)},
+				{Level: ctxd.TruncOutline, Text: "418: func (n *node) getValue(path string)\n"},
+			}
+		case "gin.go":
+			return []View{
+				{Level: ctxd.TruncSignatures, Text: lines("gin sig", 200)},
+				{Level: ctxd.TruncOutline, Text: "717: func (engine *Engine) handleHTTPRequest(c *Context)\n"},
+			}
+		}
+		return nil
+	}
+	const budget = 4000
+	for _, tt := range []struct {
+		name  string
+		chunk ctxd.Chunk
+		want  string
+	}{
+		{"error lines", frame, ctxd.TruncSignatures},
+		{"cursor", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{Cursor: 472}; return f }(), ctxd.TruncSignatures},
+		{"no focus", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{}; return f }(), ctxd.TruncOutline},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Fit(t.Context(), append([]ctxd.Chunk{tt.chunk, caller}, others...), Options{Budget: budget, Counter: c, Render: render, Views: views})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := map[string]ctxd.Chunk{}
+			for _, ch := range got.Chunks {
+				in[ch.Source] = ch
+			}
+			if tr := in["tree.go"]; tr.Truncation != tt.want {
+				t.Errorf("tree.go at %q, want %q", tr.Truncation, tt.want)
+			}
+			if _, ok := in["gin.go"]; !ok {
+				t.Errorf("the caller's file is missing; skipped %+v", got.Skipped)
+			}
+			if got.TokensUsed > budget {
+				t.Errorf("used %d of %d", got.TokensUsed, budget)
+			}
+		})
+	}
+}

@@ -111,6 +111,9 @@ func (s *snapshot) traceFiles(root, p string) []string {
 	}
 	for _, m := range libraryMarkers {
 		if strings.Contains(slash, m) {
+			if m == "/go/pkg/mod/" {
+				return s.moduleCopy(slash)
+			}
 			return s.installedCopy(slash)
 		}
 	}
@@ -147,6 +150,35 @@ func (s *snapshot) installedCopy(slash string) []string {
 			if s.byRel[prefix+pkg+"/"+file] != nil && !s.byRel[prefix+pkg+"/"+file].secret {
 				return []string{prefix + pkg + "/" + file}
 			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// moduleCopy maps a frame in Go's module cache to the workspace file it
+// is a copy of, when the module is the workspace's own (its root go.mod
+// names it): ".../go/pkg/mod/github.com/gin-gonic/gin@v1.10.0/tree.go" is
+// "tree.go" in a checkout of gin. A frame in any other module maps to
+// nothing.
+func (s *snapshot) moduleCopy(slash string) []string {
+	mod := s.byRel["go.mod"]
+	if mod == nil || mod.goModule == "" {
+		return nil
+	}
+	i := strings.LastIndex(slash, "/go/pkg/mod/")
+	segs := strings.Split(slash[i+len("/go/pkg/mod/"):], "/")
+	for k := 1; k < len(segs); k++ {
+		path := strings.Join(segs[:k], "/")
+		if at := strings.LastIndexByte(path, '@'); at > strings.LastIndexByte(path, '/') {
+			path = path[:at] // the version of the module directory
+		}
+		if path != mod.goModule {
+			continue
+		}
+		rel := strings.Join(segs[k:], "/")
+		if f := s.byRel[rel]; f != nil && !f.secret {
+			return []string{rel}
 		}
 		return nil
 	}

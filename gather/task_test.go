@@ -288,3 +288,42 @@ func TestTraceInstalledCopy(t *testing.T) {
 		t.Errorf("innermost frame (-want +got):\n%s", d)
 	}
 }
+
+// TestTraceModuleCacheCopy: a Go frame in the module cache maps to the
+// workspace file when the module is the workspace's own (a panic from a
+// program that depends on the project), with or without the version in
+// the directory name; a frame in another module maps to nothing.
+func TestTraceModuleCacheCopy(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"go.mod":  "module github.com/acme/router\n\ngo 1.22\n",
+		"tree.go": "package router\n\nfunc (n *node) getValue(path string) int {\n\treturn n.params[3]\n}\n",
+		"gin.go":  "package router\n\nfunc (e *Engine) handle(path string) int {\n\treturn e.root.getValue(path)\n}\n",
+		"util.go": "package router\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	trace := "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n" +
+		"github.com/acme/router.(*node).getValue(...)\n" +
+		"\t/home/me/go/pkg/mod/github.com/acme/router@v1.4.0/tree.go:4 +0x1d\n" +
+		"github.com/acme/router.(*Engine).handle(...)\n" +
+		"\t/home/me/go/pkg/mod/github.com/acme/router/gin.go:4 +0x2a\n" +
+		"github.com/other/lib.Do(...)\n" +
+		"\t/home/me/go/pkg/mod/github.com/other/lib@v0.1.0/util.go:9 +0x11\n"
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	var errs, innermost []string
+	for _, c := range res.Chunks {
+		if c.Facts.Role == ctxd.RoleError {
+			errs = append(errs, c.Source)
+		}
+		if c.Facts.InnermostFrame {
+			innermost = append(innermost, c.Source)
+		}
+	}
+	slices.Sort(errs)
+	if d := cmp.Diff([]string{"gin.go", "tree.go"}, errs); d != "" {
+		t.Errorf("error files (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"tree.go"}, innermost); d != "" {
+		t.Errorf("innermost frame (-want +got):\n%s", d)
+	}
+}
