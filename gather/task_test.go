@@ -271,16 +271,7 @@ func TestTraceInstalledCopy(t *testing.T) {
 		"  File \"/usr/lib/python3.12/site-packages/requests/api.py\", line 59, in get\n" +
 		"ZeroDivisionError: division by zero\n"
 	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
-	var errs, innermost []string
-	for _, c := range res.Chunks {
-		if c.Facts.Role == ctxd.RoleError {
-			errs = append(errs, c.Source)
-		}
-		if c.Facts.InnermostFrame {
-			innermost = append(innermost, c.Source)
-		}
-	}
-	slices.Sort(errs)
+	errs, innermost := errorFiles(res)
 	if d := cmp.Diff([]string{"app.py", "src/shop/api.py", "src/shop/models.py"}, errs); d != "" {
 		t.Errorf("error files (-want +got):\n%s", d)
 	}
@@ -310,7 +301,18 @@ func TestTraceModuleCacheCopy(t *testing.T) {
 		"github.com/other/lib.Do(...)\n" +
 		"\t/home/me/go/pkg/mod/github.com/other/lib@v0.1.0/util.go:9 +0x11\n"
 	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
-	var errs, innermost []string
+	errs, innermost := errorFiles(res)
+	if d := cmp.Diff([]string{"gin.go", "tree.go"}, errs); d != "" {
+		t.Errorf("error files (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"tree.go"}, innermost); d != "" {
+		t.Errorf("innermost frame (-want +got):\n%s", d)
+	}
+}
+
+// errorFiles returns the sorted sources of res's error chunks and those
+// marked as the innermost frame.
+func errorFiles(res *Result) (errs, innermost []string) {
 	for _, c := range res.Chunks {
 		if c.Facts.Role == ctxd.RoleError {
 			errs = append(errs, c.Source)
@@ -320,10 +322,5 @@ func TestTraceModuleCacheCopy(t *testing.T) {
 		}
 	}
 	slices.Sort(errs)
-	if d := cmp.Diff([]string{"gin.go", "tree.go"}, errs); d != "" {
-		t.Errorf("error files (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]string{"tree.go"}, innermost); d != "" {
-		t.Errorf("innermost frame (-want +got):\n%s", d)
-	}
+	return errs, innermost
 }
