@@ -123,7 +123,7 @@ func printHelp(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-14s %s\n", n, firstLine(commands[n].summary))
+		fmt.Fprintf(w, "  %-14s %s\n", n, firstSentence(commands[n].summary))
 	}
 	fmt.Fprintf(w, "\nRun 'ctxd help COMMAND' or 'ctxd COMMAND -h' for a command's flags.\n")
 	fmt.Fprintf(w, "\nenvironment:\n")
@@ -134,10 +134,33 @@ func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "  CTXD_SMART_CONTEXT_CANARY_PERCENT=N  optimize rewrites a deterministic N%% of sessions\n")
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// firstSentence is a summary's first sentence on one line (up to a
+// period or a colon that ends a clause), shortened at a word with "…"
+// when it is longer than maxSummary.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '.' || s[i] == ':') && s[i+1] == ' ' {
+			s = s[:i]
+			if s[len(s)-1] != ')' && !strings.HasSuffix(s, "...") {
+				s += "."
+			}
+			break
+		}
+	}
+	s = strings.TrimSuffix(strings.TrimSuffix(s, ":"), ".") + "."
+	if len(s) <= maxSummary {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:maxSummary-1], ' ')
+	if cut <= 0 {
+		cut = maxSummary - 1
+	}
+	return strings.TrimRight(s[:cut], " ,;(") + "…"
 }
+
+// maxSummary is the longest command summary line of ctxd help.
+const maxSummary = 112
 
 // newFlagSet returns a flag set for c that writes its usage to w and
 // reports errors instead of exiting.
