@@ -3,23 +3,30 @@
 // history, binary-like blobs), so that a reference left in their place can
 // be rehydrated later, whole or by line range.
 //
-// An artifact is a file named by the SHA-256 of its bytes, in a folder of
-// its own per session scope under the state directory's artifacts/ folder
-// (see [Dir]): <state>/artifacts/<scope>/<sha256>. The scope folder's name
-// is a hash of the session id, so a lookup for one session never touches
-// another session's folder: a session can only read what it stored, even
-// when two sessions store the same text (each keeps its own copy).
+// A session scope is a folder of its own under the state directory's
+// artifacts/ folder (see [Dir]), named by a hash of the session id, so a
+// lookup for one session never touches another session's folder: a
+// session can only read what it stored, even when two sessions store the
+// same text (each keeps its own copy). Its artifacts are records appended
+// to one pack file, <state>/artifacts/<scope>/pack (see [PackPath]; the
+// record format is in docs/smart-context.md): a call that stores many
+// texts appends to one file instead of creating one file per text.
+// Artifacts of the earlier layout, one file per artifact named by its
+// SHA-256, stay readable.
 //
-// Writes are atomic (a temporary file renamed into place), and every read
-// verifies the content against its name: a truncated or altered file is
-// [ErrCorrupt], a missing one wraps [ctxd.ErrNotFound]; neither is
-// repaired silently, but [Store.Put] of the original bytes replaces a file
-// that does not verify. The store has a size cap: when it is exceeded the
-// least recently used artifacts (by modification time, refreshed on use)
-// are removed, never ones used in the last [Options.Protect].
+// Appends take an exclusive lock on the pack, so the CLI and the daemon
+// may write one session at once; every record carries a header checksum
+// and every read verifies the content against its hash: a damaged or
+// altered record is [ErrCorrupt] or skipped, a missing one wraps
+// [ctxd.ErrNotFound]; neither is repaired silently, but [Store.Put] of
+// the original bytes stores a fresh copy. [Store.Flush] makes the records
+// appended since the last flush durable (with [Options.Sync]). The store
+// has a size cap: when it is exceeded the least recently used packs and
+// files (by modification time, refreshed on use) are removed, never ones
+// used in the last [Options.Protect].
 //
-// The store keeps nothing in memory that the files do not say, except a
-// cache of which files it has verified (by size and modification time),
+// The store keeps nothing in memory that the files do not say, except an
+// index of each pack's records and a cache of what it has verified,
 // so two processes over one directory (a daemon restarted between turns)
 // see the same artifacts. The design is in docs/smart-context.md.
 package artifacts

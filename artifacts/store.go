@@ -44,10 +44,6 @@ const MinPrefix = 12
 // refresh per use would cost a syscall per reference per turn).
 const touchInterval = time.Minute
 
-// tempPrefix opens the names of files being written; they are never read
-// as artifacts.
-const tempPrefix = ".tmp-"
-
 // ErrCorrupt reports an artifact whose bytes do not hash to its name: it
 // was truncated or altered after it was written.
 var ErrCorrupt = errors.New("artifact does not verify against its sha256")
@@ -60,9 +56,9 @@ type Options struct {
 	// Protect keeps artifacts used more recently than this from eviction,
 	// even over the cap; 0 means [DefaultProtect], a negative value none.
 	Protect time.Duration
-	// Sync fsyncs each artifact before it is renamed into place. Without
-	// it a machine crash may lose artifacts written just before (a torn
-	// file fails verification and is reported, never served).
+	// Sync makes [Store.Flush] fsync the packs appended since the last
+	// flush. Without it records survive the process but a machine crash
+	// may lose the last ones (a torn record is never served).
 	Sync bool
 	// Logger receives counts, sizes and hashes, never content; nil
 	// discards.
@@ -105,6 +101,12 @@ type Store struct {
 	// verified records files read and found to match their name, by the
 	// size and modification time they had then.
 	verified map[string]stamp
+
+	// packMu guards packs and every pack's index; it serializes this
+	// process's pack reads and appends (other processes are kept out of
+	// an append by a lock on the file).
+	packMu sync.Mutex
+	packs  map[string]*pack
 }
 
 type stamp struct {
@@ -136,7 +138,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open artifact store %s: %w", dir, err)
 	}
-	return &Store{dir: abs, opts: opts, log: log, total: -1, dirs: map[string]bool{}, verified: map[string]stamp{}}, nil
+	return &Store{dir: abs, opts: opts, log: log, total: -1, dirs: map[string]bool{}, verified: map[string]stamp{}, packs: map[string]*pack{}}, nil
 }
 
 // Dir returns the store's directory.
@@ -214,28 +216,44 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 	}
 	hash := Hash(content)
 	ref := Ref{Hash: hash, Bytes: len(content), Lines: CountLines(content)}
-	p := s.path(session, hash)
-	status := StatusCreated
-	if fi, err := os.Stat(p); err == nil {
-		if s.check(p, fi, hash) == nil {
-			s.touch(p, fi)
-			return ref, StatusExists, nil
-		}
-		status = StatusRepaired
-		s.log.Warn("artifact did not verify; replacing it", "sha256", hash, "bytes", fi.Size())
-	}
-	if err := s.write(session, p, content); err != nil {
+	s.packMu.Lock()
+	pk := s.packOf(session)
+	if _, err := s.refresh(pk, nil); err != nil {
+		s.packMu.Unlock()
 		return Ref{}, "", fmt.Errorf("store artifact %s: %w", hash[:MinPrefix], err)
 	}
-	fi, err := os.Stat(p)
+	legacyBad := false
+	if len(pk.recs[hash]) == 0 {
+		// A file of the per-file layout (before packs) still counts.
+		p := s.path(session, hash)
+		if fi, err := os.Stat(p); err == nil {
+			if s.check(p, fi, hash) == nil {
+				s.touch(p, fi)
+				s.packMu.Unlock()
+				return ref, StatusExists, nil
+			}
+			legacyBad = true
+			s.log.Warn("artifact did not verify; storing it again", "sha256", hash, "bytes", fi.Size())
+		}
+	}
+	status, err := s.appendRecord(pk, hash, content)
+	if err == nil && status == StatusExists {
+		s.touchPack(pk)
+	}
+	s.packMu.Unlock()
 	if err != nil {
 		return Ref{}, "", fmt.Errorf("store artifact %s: %w", hash[:MinPrefix], err)
 	}
+	if status == StatusExists {
+		return ref, StatusExists, nil
+	}
+	if legacyBad {
+		status = StatusRepaired
+	}
 	s.mu.Lock()
-	s.verified[p] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: ref.Lines}
 	over := false
 	if s.total >= 0 {
-		s.total += int64(len(content))
+		s.total += int64(RecordHeaderSize + len(content))
 		over = s.opts.MaxBytes > 0 && s.total > s.opts.MaxBytes
 	} else {
 		over = s.opts.MaxBytes > 0
@@ -248,34 +266,6 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 	}
 	s.log.Debug("artifact stored", "sha256", hash[:MinPrefix], "bytes", len(content), "status", status)
 	return ref, status, nil
-}
-
-// write publishes content at p atomically: a temporary file in the same
-// folder, renamed over p.
-func (s *Store) write(session, p string, content []byte) error {
-	dir := filepath.Dir(p)
-	if err := s.ensureDir(dir); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, tempPrefix)
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(content)
-	var serr error
-	if s.opts.Sync && werr == nil {
-		serr = f.Sync()
-	}
-	if err := errors.Join(werr, serr, f.Close()); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("publish %s: %w", p, err)
-	}
-	return nil
 }
 
 // ensureDir creates a scope folder, and the store's own folder with a
@@ -369,6 +359,23 @@ func (s *Store) Verify(ctx context.Context, session, hash string) (Ref, error) {
 	if !validHash(hash) {
 		return Ref{}, fmt.Errorf("verify artifact: %q is not a sha256 (64 lowercase hex digits): %w", hash, ctxd.ErrInvalidParams)
 	}
+	s.packMu.Lock()
+	pk := s.packOf(session)
+	if _, err := s.refresh(pk, nil); err != nil {
+		s.packMu.Unlock()
+		return Ref{}, fmt.Errorf("verify artifact %s: %w", hash[:MinPrefix], err)
+	}
+	if len(pk.recs[hash]) > 0 {
+		lines, err := pk.check(hash)
+		var ref Ref
+		if err == nil {
+			ref = Ref{Hash: hash, Bytes: pk.size(hash), Lines: lines}
+			s.touchPack(pk)
+		}
+		s.packMu.Unlock()
+		return ref, err
+	}
+	s.packMu.Unlock()
 	p := s.path(session, hash)
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -404,13 +411,25 @@ func (s *Store) Resolve(ctx context.Context, session, prefix string) (string, er
 	if len(prefix) == 64 {
 		return prefix, nil
 	}
+	var found []string
+	s.packMu.Lock()
+	pk := s.packOf(session)
+	_, err := s.refresh(pk, nil)
+	for h := range pk.recs {
+		if strings.HasPrefix(h, prefix) {
+			found = append(found, h)
+		}
+	}
+	s.packMu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("resolve artifact %s: %w", prefix, err)
+	}
 	ents, err := os.ReadDir(filepath.Join(s.dir, scopeName(session)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("resolve artifact %s: %w", prefix, err)
 	}
-	var found []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasPrefix(n, prefix) && validHash(n) {
+		if n := e.Name(); strings.HasPrefix(n, prefix) && validHash(n) && !slices.Contains(found, n) {
 			found = append(found, n)
 		}
 	}
@@ -430,8 +449,25 @@ func (s *Store) Get(ctx context.Context, session, hash string) ([]byte, Ref, err
 	if err != nil {
 		return nil, Ref{}, err
 	}
+	s.packMu.Lock()
+	pk := s.packOf(session)
+	if _, err := s.refresh(pk, nil); err != nil {
+		s.packMu.Unlock()
+		return nil, Ref{}, fmt.Errorf("read artifact %s: %w", full[:MinPrefix], err)
+	}
+	b, found, err := pk.read(full)
+	if found && err == nil {
+		s.touchPack(pk)
+	}
+	s.packMu.Unlock()
+	if found {
+		if err != nil {
+			return nil, Ref{}, err
+		}
+		return b, Ref{Hash: full, Bytes: len(b), Lines: CountLines(b)}, nil
+	}
 	p := s.path(session, full)
-	b, err := os.ReadFile(p)
+	b, err = os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, Ref{}, fmt.Errorf("artifact %s is not stored for session %s: %w", full[:MinPrefix], session, ctxd.ErrNotFound)
@@ -523,18 +559,25 @@ func SliceLines(content []byte, start, end int) (text []byte, first, last int, e
 
 // Usage is what the store holds.
 type Usage struct {
-	Bytes  int64 `json:"bytes"`
-	Files  int   `json:"files"`
-	Scopes int   `json:"scopes"`
+	// Bytes counts the files: packs (headers included) and per-file
+	// artifacts of the layout before packs.
+	Bytes int64 `json:"bytes"`
+	// Files counts packs and per-file artifacts.
+	Files int `json:"files"`
+	// Artifacts counts distinct artifacts per scope (a pack's records by
+	// hash, plus per-file artifacts).
+	Artifacts int `json:"artifacts"`
+	Scopes    int `json:"scopes"`
 }
 
 type fileEntry struct {
 	path  string
 	size  int64
 	mtime time.Time
+	pack  bool
 }
 
-// scan lists every artifact file of the store.
+// scan lists every pack and per-file artifact of the store.
 func (s *Store) scan(ctx context.Context) ([]fileEntry, int, error) {
 	scopes, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -559,14 +602,15 @@ func (s *Store) scan(ctx context.Context) ([]fileEntry, int, error) {
 			continue
 		}
 		for _, e := range ents {
-			if !validHash(e.Name()) {
+			isPack := e.Name() == PackName
+			if !isPack && !validHash(e.Name()) {
 				continue
 			}
 			fi, err := e.Info()
 			if err != nil {
 				continue
 			}
-			files = append(files, fileEntry{path: filepath.Join(dir, e.Name()), size: fi.Size(), mtime: fi.ModTime()})
+			files = append(files, fileEntry{path: filepath.Join(dir, e.Name()), size: fi.Size(), mtime: fi.ModTime(), pack: isPack})
 		}
 	}
 	return files, n, nil
@@ -581,6 +625,22 @@ func (s *Store) Usage(ctx context.Context) (Usage, error) {
 	u := Usage{Files: len(files), Scopes: scopes}
 	for _, f := range files {
 		u.Bytes += f.size
+		if !f.pack {
+			u.Artifacts++
+			continue
+		}
+		s.packMu.Lock()
+		pk, ok := s.packs[f.path]
+		if !ok {
+			pk = &pack{path: f.path, recs: map[string][]packRecord{}, verified: map[string]stamp{}}
+			s.packs[f.path] = pk
+		}
+		_, err := s.refresh(pk, nil)
+		u.Artifacts += len(pk.recs)
+		s.packMu.Unlock()
+		if err != nil {
+			return Usage{}, err
+		}
 	}
 	s.mu.Lock()
 	s.total = u.Bytes
@@ -588,9 +648,10 @@ func (s *Store) Usage(ctx context.Context) (Usage, error) {
 	return u, nil
 }
 
-// Evict removes the least recently used artifacts until the store is
-// within 90% of its cap, skipping artifacts used within Options.Protect,
-// and returns how many it removed. It does nothing without a cap.
+// Evict removes the least recently used packs (a session's artifacts go
+// together) and per-file artifacts until the store is within 90% of its
+// cap, skipping those used within Options.Protect, and returns how many
+// files it removed. It does nothing without a cap.
 func (s *Store) Evict(ctx context.Context) (int, error) {
 	if s.opts.MaxBytes <= 0 {
 		return 0, nil
@@ -615,10 +676,9 @@ func (s *Store) Evict(ctx context.Context) (int, error) {
 			if s.opts.Protect > 0 && now.Sub(f.mtime) < s.opts.Protect {
 				break // sorted by age: every later file is younger still
 			}
-			if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := s.remove(f); err != nil {
 				continue
 			}
-			s.forget(f.path)
 			total -= f.size
 			removed++
 		}
@@ -633,4 +693,37 @@ func (s *Store) Evict(ctx context.Context) (int, error) {
 		s.log.Info("artifacts evicted", "removed", removed, "bytes", total)
 	}
 	return removed, nil
+}
+
+// remove deletes an evicted file; a pack under the lock its writers take,
+// so no append lands in a removed file.
+func (s *Store) remove(f fileEntry) error {
+	if !f.pack {
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		s.forget(f.path)
+		return nil
+	}
+	s.packMu.Lock()
+	defer s.packMu.Unlock()
+	pf, err := os.OpenFile(f.path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	if err := lockFile(pf); err != nil {
+		return err
+	}
+	defer unlockFile(pf)
+	if fi, err := pf.Stat(); err != nil || s.opts.Now().Sub(fi.ModTime()) < s.opts.Protect {
+		return fmt.Errorf("pack %s is in use", f.path) // written since the scan
+	}
+	if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if pk, ok := s.packs[f.path]; ok {
+		pk.reset()
+	}
+	return nil
 }

@@ -83,7 +83,9 @@ func NewRequests(opts RequestsOptions) (*Requests, error) {
 	}
 	r := &Requests{opts: opts, log: log, cache: request.NewCache()}
 	if opts.StateDir != "" {
-		st, err := artifacts.Open(artifacts.Dir(opts.StateDir), artifacts.Options{Logger: log})
+		// Sync: a compactor's Flush fsyncs the session's pack once before
+		// the reply, so its references survive a machine crash too.
+		st, err := artifacts.Open(artifacts.Dir(opts.StateDir), artifacts.Options{Logger: log, Sync: true})
 		if err != nil {
 			return nil, err
 		}

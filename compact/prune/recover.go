@@ -72,6 +72,13 @@ func (r *run) storeStashed(ctx context.Context) error {
 			return fmt.Errorf("compress messages: stored text hashes to %s, not %s", ref.Hash, hash)
 		}
 	}
+	// Durable before the reply that refers to them: one fsync per pack
+	// (with artifacts.Options.Sync), not one per text.
+	if f, ok := st.(interface{ Flush() error }); ok && len(r.stashed) > 0 {
+		if err := f.Flush(); err != nil {
+			return fmt.Errorf("compress messages: make stored texts durable: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
 )
@@ -47,15 +48,23 @@ func percentiles(b *testing.B, ds []time.Duration, prefix string) {
 //     ages out of the recent zone is condensed and stored;
 //
 //   - cold: a history never seen before: everything is tokenized, hashed,
-//     condensed and stored.
+//     condensed and stored;
+//
+//   - cold-sync: cold with artifacts.Options.Sync, as the engine opens its
+//     store: the call's records are fsynced (one fsync per pack) before
+//     it returns.
 //
 //     go test -run '^$' -bench Optimize -benchtime 40x -count 5 ./compact/smart
 func BenchmarkOptimize(b *testing.B) {
 	const rounds = 130
 	for _, f := range request.Formats {
-		for _, mode := range []string{"warm", "next-turn", "cold"} {
+		for _, mode := range []string{"warm", "next-turn", "cold", "cold-sync"} {
 			b.Run(fmt.Sprintf("%s/%s", f, mode), func(b *testing.B) {
-				o := New(Options{Store: newStore(b)})
+				store, err := artifacts.Open(b.TempDir(), artifacts.Options{Sync: mode == "cold-sync"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := New(Options{Store: store})
 				base := bigHistory(rounds, 0)
 				body := convo.Body(f, "gpt-4o", base, nil)
 				res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
@@ -78,7 +87,7 @@ func BenchmarkOptimize(b *testing.B) {
 						msgs = append(msgs, base[len(base)-1])
 						body = convo.Body(f, "gpt-4o", msgs, nil)
 						b.StartTimer()
-					case "cold":
+					case "cold", "cold-sync":
 						b.StopTimer()
 						salt++
 						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)

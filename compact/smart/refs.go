@@ -114,6 +114,7 @@ func (r *run) inputRefs(c *cand) {
 // write that fails leaves its segment as it was.
 func (r *run) storeArtifacts() {
 	r.stored = map[string]ArtifactUse{}
+	defer r.flushArtifacts()
 	for _, c := range r.cands {
 		if !c.selected() || c.artifact == "" || c.transform == TransformRehydrate {
 			continue
@@ -164,6 +165,31 @@ func (r *run) storeArtifacts() {
 			r.keptStored++
 		}
 	}
+}
+
+// flushArtifacts makes the texts just stored durable before the reply
+// that refers to them (one fsync per pack with [artifacts.Options.Sync],
+// not one per artifact). If that fails, no reference to them is emitted:
+// their segments are kept as they were.
+func (r *run) flushArtifacts() {
+	f, ok := r.o.opts.Store.(interface{ Flush() error })
+	if !ok || len(r.stored) == 0 {
+		return
+	}
+	err := f.Flush()
+	if err == nil {
+		return
+	}
+	r.o.log.Warn("artifact store flush failed; segments kept", "error", err)
+	for _, c := range r.cands {
+		if !c.selected() || c.artifact == "" || c.transform == TransformRehydrate {
+			continue
+		}
+		c.decision, c.reason = DecisionUnresolved, "artifact could not be made durable; segment kept as it was"
+		r.unresolved = append(r.unresolved, Unresolved{Item: c.ref.Item, Seg: c.ref.Seg, SHA256: c.artifact, Reason: err.Error()})
+		r.rep.SegmentRollbackCount++
+	}
+	r.stored = map[string]ArtifactUse{}
 }
 
 // planArtifacts records, in shadow mode, the artifacts a live call would

@@ -3,6 +3,7 @@ package smart
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -61,6 +62,25 @@ func storeFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return files
+}
+
+// damagePack flips the byte at offset at of hash's record in a pack
+// (0 is the start of its header).
+func damagePack(t *testing.T, pack, hash string, at int) {
+	t.Helper()
+	b, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hex.DecodeString(hash)
+	i := bytes.Index(b, raw)
+	if i < 4 {
+		t.Fatalf("no record of %s in %s", hash[:12], pack)
+	}
+	b[i-4+at] ^= 1
+	if err := os.WriteFile(pack, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestExactModeIsByteIdentical(t *testing.T) {
@@ -385,13 +405,10 @@ func TestInputReferences(t *testing.T) {
 
 			// Remove one artifact and corrupt another: the request fails
 			// closed; shadow mode reports what does not resolve.
-			scope := filepath.Dir(storeFiles(t, dir)[0])
-			if err := os.Remove(filepath.Join(scope, missing)); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(scope, corrupt), []byte("tampered"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			// (In the session's pack: a flipped header byte loses the
+			// record; a flipped content byte fails its hash.)
+			damagePack(t, artifacts.PackPath(dir, "s"), missing, 40)
+			damagePack(t, artifacts.PackPath(dir, "s"), corrupt, artifacts.RecordHeaderSize+1)
 			next := persisted(t, f, first.Body, "Show me lines 1-20 of sha256="+asked[:16]+" and of sha256="+corrupt[:16])
 			_, err = New(Options{Store: store}).Optimize(t.Context(), next, Call{Session: "s", ContextWindow: testWindow})
 			if !errors.Is(err, request.ErrUnresolvedReference) || !errors.Is(err, artifacts.ErrCorrupt) || !errors.Is(err, ctxd.ErrNotFound) {

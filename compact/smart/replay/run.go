@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,25 +307,46 @@ func seed(ctx context.Context, store *artifacts.Store, dir string, s *Session) e
 	return nil
 }
 
-// damage deletes or corrupts an artifact file wherever it is under dir
-// (the replay knows the layout only by the file's name, its hash).
+// damage deletes or corrupts an artifact wherever it is under dir: a file
+// named by its hash (the per-file layout), or its record in a session's
+// pack (a flipped header byte loses the record: "delete"; a flipped
+// content byte fails its sha256: "corrupt").
 func damage(dir string, d Damage) {
+	raw, _ := hex.DecodeString(d.SHA256)
 	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() || e.Name() != d.SHA256 {
+		if err != nil || e.IsDir() {
 			return nil
 		}
-		switch d.Op {
-		case "delete":
-			os.Remove(p)
-		case "corrupt":
-			b, err := os.ReadFile(p)
-			if err == nil && len(b) > 0 {
-				b[len(b)/2] ^= 0x55
-				os.WriteFile(p, b, 0o600)
-				past := time.Now().Add(-time.Hour)
-				os.Chtimes(p, past, past)
+		var b []byte
+		switch {
+		case e.Name() == artifacts.PackName && len(raw) == 32:
+			if b, err = os.ReadFile(p); err != nil {
+				return nil
 			}
+			i := bytes.Index(b, raw)
+			if i < 4 {
+				return nil
+			}
+			n := int(binary.BigEndian.Uint64(b[i+32 : i+40]))
+			at := i - 4 + 40 // in the length: the header no longer verifies
+			if d.Op == "corrupt" && n > 0 {
+				at = i - 4 + artifacts.RecordHeaderSize + n/2
+			}
+			b[at] ^= 0x55
+		case e.Name() == d.SHA256 && d.Op == "delete":
+			os.Remove(p)
+			return nil
+		case e.Name() == d.SHA256 && d.Op == "corrupt":
+			if b, err = os.ReadFile(p); err != nil || len(b) == 0 {
+				return nil
+			}
+			b[len(b)/2] ^= 0x55
+		default:
+			return nil
 		}
+		os.WriteFile(p, b, 0o600)
+		past := time.Now().Add(-time.Hour)
+		os.Chtimes(p, past, past)
 		return nil
 	})
 }
