@@ -205,6 +205,13 @@ func (r *Requests) pruneOptions(req CompressRequest) (prune.Options, error) {
 	}
 	if r.store != nil {
 		o.Store = r.store
+		// Every reference says how to read it back: the command names
+		// the session, and the state directory when the path can sit in
+		// a marker (else the reader's default is assumed).
+		o.Retrieval = request.Retrieval{Command: true, StateDir: r.opts.StateDir}
+		if o.Retrieval.Check() != nil {
+			o.Retrieval.StateDir = ""
+		}
 	}
 	return o, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -150,6 +151,18 @@ func TestCompressReferencesRehydrate(t *testing.T) {
 		}
 		if !originals[text] && !strings.Contains(text, "=== message ") {
 			t.Errorf("reference %s rehydrates to text that is not a replaced message:\n%.300s", h, text)
+		}
+	}
+	// Every reference carries the command that reads it back, and the
+	// command, run as written, works.
+	hints := regexp.MustCompile(`or run: ctxd rehydrate ([^\]]*) a-b\]`).FindAllStringSubmatch(out, -1)
+	if len(hints) != len(hashes) {
+		t.Errorf("%d of %d references carry a ctxd rehydrate hint", len(hints), len(hashes))
+	}
+	for _, h := range hints {
+		args := append([]string{"rehydrate"}, strings.Fields(h[1])...)
+		if text, errOut, code := runCtxd(t, dir, "", nil, append(args, "1-1")...); code != 0 || text == "" {
+			t.Errorf("hint %q: exit %d: %s", h[1], code, errOut)
 		}
 	}
 	// The compressed request goes back in (the next turn): it resolves.

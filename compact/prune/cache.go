@@ -19,6 +19,7 @@ type condKey struct {
 	isError  bool
 	images   int
 	encoding string
+	rt       request.Retrieval
 }
 
 type condResult struct {
@@ -35,7 +36,7 @@ func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator)
 	return request.Memo(c, k, func() condResult {
 		var res condResult
 		res.hash = seg.Hash()
-		res.out, res.hidden, res.ok = Condense(seg.Text, k.maxChars, k.isError, res.hash, k.images)
+		res.out, res.hidden, res.ok = condenseWith(k.rt, seg.Text, k.maxChars, k.isError, res.hash, k.images)
 		if res.ok {
 			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
 		}
@@ -48,6 +49,7 @@ type refKey struct {
 	text     request.TextKey
 	isError  bool
 	encoding string
+	rt       request.Retrieval
 }
 
 // referenced returns seg reduced to its reference, from the cache or
@@ -56,7 +58,7 @@ func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator
 	return request.Memo(c, k, func() condResult {
 		var res condResult
 		res.hash = seg.Hash()
-		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError)
+		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError, k.rt)
 		if res.ok {
 			res.hidden = len([]rune(seg.Text))
 			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})

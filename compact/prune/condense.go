@@ -20,7 +20,12 @@ const minHidden = 64
 //
 // B and L are the whole text's size, which the artifact holds.
 func Marker(n int, hash string, bytes, lines int) string {
-	return request.NewMarker(request.MarkerRef, hash, bytes, lines, fmt.Sprintf("%d %s", n, request.ReferencePrefix))
+	return markerWith(request.Retrieval{}, n, hash, bytes, lines)
+}
+
+// markerWith is [Marker] with rt's retrieval hints.
+func markerWith(rt request.Retrieval, n int, hash string, bytes, lines int) string {
+	return rt.Marker(request.MarkerRef, hash, bytes, lines, fmt.Sprintf("%d %s", n, request.ReferencePrefix))
 }
 
 // Condense cuts a tool output longer than maxChars characters to a preview
@@ -31,6 +36,11 @@ func Marker(n int, hash string, bytes, lines int) string {
 // the output carried, which the condensed text drops. ok is false when
 // condensing would hide fewer than a few dozen characters.
 func Condense(text string, maxChars int, isError bool, hash string, images int) (out string, hidden int, ok bool) {
+	return condenseWith(request.Retrieval{}, text, maxChars, isError, hash, images)
+}
+
+// condenseWith is [Condense] with rt's retrieval hints in the marker.
+func condenseWith(rt request.Retrieval, text string, maxChars int, isError bool, hash string, images int) (out string, hidden int, ok bool) {
 	total := utf8.RuneCountInString(text)
 	if maxChars < 0 || total-maxChars < minHidden && images == 0 {
 		return text, 0, false
@@ -56,7 +66,7 @@ func Condense(text string, maxChars int, isError bool, hash string, images int) 
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		sb.WriteByte('\n')
 	}
-	sb.WriteString(Marker(hidden, hash, len(text), request.CountLines(text)))
+	sb.WriteString(markerWith(rt, hidden, hash, len(text), request.CountLines(text)))
 	if images > 0 {
 		fmt.Fprintf(&sb, " [%d image(s) omitted]", images)
 	}

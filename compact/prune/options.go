@@ -63,6 +63,10 @@ type Options struct {
 	// Session is the artifact scope; "" derives one from the
 	// conversation's first items.
 	Session string
+	// Retrieval makes every reference say how to read the text back
+	// (`ctxd rehydrate --session S H a-b`, as Smart Context's markers
+	// do); its Session is set to the run's scope. Used only with a Store.
+	Retrieval request.Retrieval
 }
 
 // Store is what the pruner needs of an artifact store;
@@ -138,6 +142,9 @@ func (o Options) validate() error {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}
+	}
+	if err := o.Retrieval.Check(); err != nil {
+		return fmt.Errorf("%w: %w", err, ctxd.ErrInvalidParams)
 	}
 	return nil
 }

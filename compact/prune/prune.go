@@ -172,6 +172,7 @@ type itemState struct {
 type run struct {
 	p     *Pruner
 	scope string
+	rt    request.Retrieval // retrieval hints of the references it writes
 	// stashed are the texts references in the output stand for, by
 	// SHA-256; evictedHash names the evicted items' text.
 	stashed     map[string]string
@@ -220,6 +221,10 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	r.scope = p.opts.Session
 	if r.scope == "" {
 		r.scope = request.DeriveScope(req)
+	}
+	if p.opts.Store != nil {
+		r.rt = p.opts.Retrieval
+		r.rt.Session = r.scope
 	}
 	if err := r.checkRefs(ctx); err != nil {
 		return nil, nil, err
@@ -597,9 +602,9 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		var res condResult
 		if maxChars == 0 {
-			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding()}, seg, r.est)
+			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt}, seg, r.est)
 		} else {
-			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding()}
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding(), rt: r.rt}
 			res = condense(r.p.cache, k, seg, r.est)
 		}
 		if !res.ok {
@@ -715,7 +720,7 @@ func (r *run) summary(room int) ([]byte, int) {
 	r.evictedHash = request.HashText(full)
 	r.stash(r.evictedHash, full)
 	ref := fmt.Sprintf("\nEvicted messages %s, verbatim: %s", r.evictedList(),
-		request.NewMarker(request.MarkerRef, r.evictedHash, len(full), request.CountLines(full), "evicted messages"))
+		r.rt.Marker(request.MarkerRef, r.evictedHash, len(full), request.CountLines(full), "evicted messages"))
 	var raw []byte
 	var n int
 	for _, text := range []string{d.text() + ref, d.head() + ref} {

@@ -85,8 +85,8 @@ func (r *run) storeStashed(ctx context.Context) error {
 // referenceText is a tool output reduced to its reference: the error
 // line it ends with (error output) and the marker. It is the last step
 // before eviction; the whole text is behind the marker.
-func referenceText(text, hash string, isErr bool) (string, bool) {
-	m := Marker(len([]rune(text)), hash, len(text), request.CountLines(text))
+func referenceText(text, hash string, isErr bool, rt request.Retrieval) (string, bool) {
+	m := markerWith(rt, len([]rune(text)), hash, len(text), request.CountLines(text))
 	out := m
 	if isErr {
 		if l := signal.ErrorLine(text); l != "" {
@@ -181,7 +181,7 @@ func (r *run) dedupe() {
 				where = fmt.Sprintf("call %s (message %d)", a.call, a.item)
 			}
 			hash := seg.Hash()
-			text := request.NewMarker(request.MarkerDup, hash, len(seg.Text), request.CountLines(seg.Text), "identical to the output of "+where)
+			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), request.CountLines(seg.Text), "identical to the output of "+where)
 			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
