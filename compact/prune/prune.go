@@ -244,6 +244,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	r.assignTiers()
 	r.score()
 	r.dedupe()
+	r.supersede()
 
 	budget := s.budget
 	var note []byte

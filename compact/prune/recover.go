@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/artifacts"
@@ -190,6 +191,62 @@ func (r *run) dedupe() {
 			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
 			st.dups++
 			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
+			r.stash(hash, seg.Text)
+		}
+	}
+}
+
+// supersede is the second rewrite made at any pressure: the output of a
+// file read that a later call reads again (the same lines or all of the
+// file) or edits becomes a reference (the text stored like any other; see
+// [request.Superseded]), outside the protected items. Error output is
+// left alone.
+func (r *run) supersede() {
+	if r.p.opts.Store == nil {
+		return // the text would not be recoverable
+	}
+	var calls []request.Call
+	where := map[string]int{}
+	for i, it := range r.req.Items {
+		for _, seg := range it.Segments {
+			if seg.Kind == request.SegToolCall && seg.CallID != "" {
+				calls = append(calls, request.Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
+				where[seg.CallID] = i
+			}
+		}
+	}
+	sup := request.Superseded(calls)
+	if len(sup) == 0 {
+		return
+	}
+	for i, it := range r.req.Items {
+		st := &r.st[i]
+		if st.gone || st.protected {
+			continue
+		}
+		for j := range it.Segments {
+			seg := &it.Segments[j]
+			s, ok := sup[seg.CallID]
+			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images) > 0 || r.isError(seg) {
+				continue
+			}
+			if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
+				continue // a duplicate already
+			}
+			how := "read again"
+			if s.Edit {
+				how = "edited"
+			}
+			detail := fmt.Sprintf("%d %s: %s was %s by call %s (message %d)", len([]rune(seg.Text)), request.ReferencePrefix, strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(s.Path)), how, s.By, where[s.By])
+			hash := seg.Hash()
+			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), request.CountLines(seg.Text), detail)
+			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
+				continue
+			}
+			st.tokens -= seg.Tokens - after
+			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			st.reason = joinReason(st.reason, "file read superseded: "+s.Path+" was "+how+" later")
 			r.stash(hash, seg.Text)
 		}
 	}

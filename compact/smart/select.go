@@ -173,12 +173,18 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// binary data and file reads a later read of the same file
 	// supersedes (both behind references).
 	lossy := r.b.band != BandLow
-	lastRead := map[string]int{}
-	for k, c := range outputs {
-		if p := r.outputReadPath(c.seg); p != "" {
-			lastRead[p] = k
+	// A file read is superseded when a later call reads the same lines
+	// (or the whole file) again, or edits it (request.Superseded, the
+	// rule both compactors share).
+	var calls []request.Call
+	for _, it := range r.req.Items {
+		for _, seg := range it.Segments {
+			if seg.Kind == request.SegToolCall && seg.CallID != "" {
+				calls = append(calls, request.Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
+			}
 		}
 	}
+	sup := request.Superseded(calls)
 	for k, c := range outputs {
 		s := c.seg
 		fromEnd := len(outputs) - 1 - k
@@ -242,13 +248,16 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				continue
 			}
 		}
-		p := r.outputReadPath(s)
-		superseded := p != "" && lastRead[p] > k
+		sp, superseded := sup[s.CallID]
 		switch {
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
-			c.reason = "file read superseded by a later read of " + p + ": head and reference"
+			how := "read"
+			if sp.Edit {
+				how = "edit"
+			}
+			c.reason = "file read superseded by a later " + how + " of " + sp.Path + ": head and reference"
 		case !lossy:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
@@ -434,15 +443,6 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, alloc)
 	}
 	c.artifact = c.in.Hash
-}
-
-// outputReadPath is the path the call a tool output answers reads, or "".
-func (r *run) outputReadPath(s *request.Segment) string {
-	ci, ok := r.calls[s.CallID]
-	if !ok {
-		return ""
-	}
-	return readPath(&request.Segment{Name: ci.name, Text: ci.args})
 }
 
 func (r *run) readLike(s *request.Segment) bool {

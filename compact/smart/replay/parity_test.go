@@ -166,7 +166,7 @@ func TestCrossCompactorReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			compressed, rep, err := prune.Compress(t.Context(), body, prune.Options{ContextWindow: 12000, Store: store, Session: "x"})
+			compressed, rep, err := prune.Compress(t.Context(), body, prune.Options{ContextWindow: 6000, Store: store, Session: "x"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestCrossCompactorReferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, b := range map[string][]byte{"compressed": compressed, "optimized": optimized.Body, "tight": tight.Body} {
-				if _, _, err := prune.Compress(t.Context(), b, prune.Options{ContextWindow: 16000, Store: store, Session: "x"}); !errors.Is(err, request.ErrUnresolvedReference) {
+				if _, _, err := prune.Compress(t.Context(), b, prune.Options{ContextWindow: 6000, Store: store, Session: "x"}); !errors.Is(err, request.ErrUnresolvedReference) {
 					t.Errorf("compress of the %s history without its artifacts: %v", name, err)
 				}
 				if _, err := smart.New(smart.Options{Store: store}).Optimize(t.Context(), b, smart.Call{Session: "x", ContextWindow: 16000}); !errors.Is(err, request.ErrUnresolvedReference) {

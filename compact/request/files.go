@@ -1,0 +1,247 @@
+package request
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Call is a tool call as the superseded-read rule sees it: its id, tool
+// name and arguments (the raw JSON text).
+type Call struct {
+	ID, Name, Args string
+}
+
+// Supersession says that the output of a file read is stale: a later
+// call reads the same file again (the same lines, or all of it) or edits
+// it.
+type Supersession struct {
+	// By is the id of the later call.
+	By string
+	// Path is the file.
+	Path string
+	// Edit is true when the later call edits the file.
+	Edit bool
+}
+
+// Superseded returns, for the calls of a conversation in order, the reads
+// whose output a later call supersedes, by the read's id. Both compactors
+// use it for their lossless rewrite below pressure: such an output goes
+// behind a reference (stored, so ctxd rehydrate brings it back).
+func Superseded(calls []Call) map[string]Supersession {
+	reads := make([]FileRead, len(calls))
+	ok := make([]bool, len(calls))
+	for i, c := range calls {
+		reads[i], ok[i] = ReadOf(c.Name, c.Args)
+	}
+	out := map[string]Supersession{}
+	for i, c := range calls {
+		if !ok[i] || c.ID == "" {
+			continue
+		}
+		r := reads[i]
+		for j := i + 1; j < len(calls); j++ {
+			if ok[j] && reads[j].Path == r.Path && (reads[j].Range == "" || reads[j].Range == r.Range) {
+				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path}
+				break
+			}
+			if Edits(calls[j].Name, calls[j].Args, r.Path) {
+				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path, Edit: true}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FileRead is a call that shows a file: its path and the line range it
+// shows ("" for the whole file; otherwise "a,b" as the call wrote it).
+type FileRead struct {
+	Path  string
+	Range string
+}
+
+// readTools name tools that read files; editTools tools that change them.
+var (
+	readTools = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
+	editTools = []string{"write", "edit", "replace", "create", "patch", "insert", "apply"}
+)
+
+// pathKeys are the argument names that carry a file path.
+var pathKeys = []string{"path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path"}
+
+// args decodes a call's arguments when they are a small JSON object.
+func args(text string) map[string]any {
+	t := strings.TrimSpace(text)
+	if len(t) > 1<<16 || !strings.HasPrefix(t, "{") {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(t), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func argPath(m map[string]any) string {
+	for _, k := range pathKeys {
+		if p, ok := m[k].(string); ok && p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func nameHas(name string, words []string) bool {
+	n := strings.ToLower(name)
+	for _, w := range words {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellCommand returns the command line of a shell-like call.
+func shellCommand(m map[string]any) string {
+	for _, k := range []string{"command", "cmd"} {
+		if c, ok := m[k].(string); ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// editorCommands are the subcommands of an editor tool (SWE-agent's and
+// Anthropic's str_replace_editor) beside its "view".
+var editorCommands = map[string]bool{"create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true}
+
+var (
+	sedRange  = regexp.MustCompile(`^sed -n ['"]?(\d+,\d+)p['"]?$`)
+	headLines = regexp.MustCompile(`^head (?:-n ?|-)(\d+)$`)
+)
+
+// ReadOf reports whether a call reads a file, and which lines: a read
+// tool with a path argument, an editor's view, or a shell command that
+// only prints a file (cat, nl, head, sed -n 'a,bp', bat, less, more,
+// optionally piped into sed -n or head).
+func ReadOf(name, argText string) (FileRead, bool) {
+	m := args(argText)
+	if m == nil {
+		return FileRead{}, false
+	}
+	if c, ok := m["command"].(string); ok && (c == "view" || editorCommands[c]) {
+		p := argPath(m)
+		if c != "view" || p == "" {
+			return FileRead{}, false
+		}
+		r := ""
+		if v, ok := m["view_range"].([]any); ok && len(v) == 2 {
+			a, _ := v[0].(float64)
+			b, _ := v[1].(float64)
+			r = strconv.Itoa(int(a)) + "," + strconv.Itoa(int(b))
+		}
+		return FileRead{Path: p, Range: r}, true
+	}
+	if cmd := shellCommand(m); cmd != "" {
+		return shellRead(cmd)
+	}
+	if nameHas(name, readTools) && !nameHas(name, editTools) {
+		if p := argPath(m); p != "" {
+			return FileRead{Path: p}, true
+		}
+	}
+	return FileRead{}, false
+}
+
+// shellRead recognizes a one-line command that only prints (part of) a
+// file.
+func shellRead(cmd string) (FileRead, bool) {
+	cmd = strings.TrimSpace(cmd)
+	if cmd == "" || strings.ContainsAny(cmd, "\n;&><`$") {
+		return FileRead{}, false
+	}
+	stages := strings.Split(cmd, "|")
+	if len(stages) > 2 {
+		return FileRead{}, false
+	}
+	first := strings.Fields(strings.TrimSpace(stages[0]))
+	if len(first) < 2 {
+		return FileRead{}, false
+	}
+	var fr FileRead
+	switch first[0] {
+	case "cat", "nl", "bat", "less", "more", "head":
+	case "sed":
+		mm := sedRange.FindStringSubmatch(strings.Join(first[:len(first)-1], " "))
+		if mm == nil {
+			return FileRead{}, false
+		}
+		fr.Range = mm[1]
+	default:
+		return FileRead{}, false
+	}
+	if first[0] == "head" {
+		if mm := headLines.FindStringSubmatch(strings.Join(first[:len(first)-1], " ")); mm != nil {
+			fr.Range = "1," + mm[1]
+		}
+	}
+	p := strings.Trim(first[len(first)-1], `'"`)
+	if strings.HasPrefix(p, "-") || p == "" {
+		return FileRead{}, false
+	}
+	for _, f := range first[1 : len(first)-1] {
+		if !strings.HasPrefix(f, "-") && first[0] != "sed" && first[0] != "head" {
+			return FileRead{}, false // more than one file
+		}
+	}
+	fr.Path = p
+	if len(stages) == 2 {
+		next := strings.TrimSpace(stages[1])
+		switch mm, hm := sedRange.FindStringSubmatch(next), headLines.FindStringSubmatch(next); {
+		case mm != nil && fr.Range == "":
+			fr.Range = mm[1]
+		case hm != nil && fr.Range == "":
+			fr.Range = "1," + hm[1]
+		default:
+			return FileRead{}, false
+		}
+	}
+	return fr, true
+}
+
+// shellEdits are what a command that changes a file says.
+var shellEdits = []string{"sed -i", "perl -i", "perl -pi", "write_text(", ".write(", "apply_patch", "git apply", "git checkout", "patch -p", "patch <", "truncate "}
+
+// Edits reports whether a call changes the file at path: an edit tool or
+// an editor subcommand naming it, or a command that names it and writes
+// (sed -i, a redirection into it, a script's write_text or write, a
+// patch). A false positive costs only the view of a stale read: the read
+// stays behind a reference.
+func Edits(name, argText, path string) bool {
+	m := args(argText)
+	if m == nil || path == "" {
+		return false
+	}
+	if c, ok := m["command"].(string); ok && editorCommands[c] {
+		return argPath(m) == path
+	}
+	if cmd := shellCommand(m); cmd != "" {
+		if !strings.Contains(cmd, path) {
+			return false
+		}
+		for _, w := range shellEdits {
+			if strings.Contains(cmd, w) {
+				return true
+			}
+		}
+		for _, w := range []string{">" + path, "> " + path, ">>" + path, ">> " + path, "tee " + path, "tee -a " + path} {
+			if strings.Contains(cmd, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return nameHas(name, editTools) && argPath(m) == path
+}
