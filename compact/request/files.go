@@ -35,6 +35,33 @@ func Superseded(calls []Call) map[string]Supersession {
 	for i, c := range calls {
 		reads[i], ok[i] = ReadOf(c.Name, c.Args)
 	}
+	// A script written by one call and run by a later one edits what the
+	// script says: the run is judged with the script's text.
+	eff := make([]string, len(calls))
+	scripts := map[string]string{}
+	for i, c := range calls {
+		eff[i] = c.Args
+		m := args(c.Args)
+		cmd := shellCommand(m)
+		if cmd == "" {
+			continue
+		}
+		for _, mm := range scriptRun.FindAllStringSubmatch(cmd, -1) {
+			if text, ok := scripts[mm[1]]; ok {
+				m["command"] = cmd + "\n" + text
+				if b, err := json.Marshal(m); err == nil {
+					eff[i] = string(b)
+				}
+			}
+		}
+		written := scriptWrite.FindAllStringSubmatch(cmd, -1)
+		for _, mm := range written {
+			scripts[mm[1]] = cmd
+		}
+		if len(written) > 0 && !scriptRun.MatchString(cmd) {
+			eff[i] = "" // only writes a script: the run edits, not this
+		}
+	}
 	out := map[string]Supersession{}
 	for i, c := range calls {
 		if !ok[i] || c.ID == "" {
@@ -46,7 +73,7 @@ func Superseded(calls []Call) map[string]Supersession {
 				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path}
 				break
 			}
-			if Edits(calls[j].Name, calls[j].Args, r.Path) {
+			if Edits(calls[j].Name, eff[j], r.Path) {
 				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path, Edit: true}
 				break
 			}
@@ -210,6 +237,13 @@ func shellRead(cmd string) (FileRead, bool) {
 	}
 	return fr, true
 }
+
+// scriptWrite finds a script a command writes (a redirection into a
+// .py/.sh/.js/.rb/.pl file); scriptRun one a command runs.
+var (
+	scriptWrite = regexp.MustCompile(`>\s*([^\s;&|<>'"]+\.(?:py|sh|js|rb|pl))\b`)
+	scriptRun   = regexp.MustCompile(`(?:^|[\s;&|(])(?:python3?|bash|sh|node|ruby|perl)\s+([^\s;&|<>'"]+\.(?:py|sh|js|rb|pl))\b`)
+)
 
 // shellEdits are what a command that changes a file says.
 var shellEdits = []string{"sed -i", "perl -i", "perl -pi", "write_text(", ".write(", "apply_patch", "git apply", "git checkout", "patch -p", "patch <", "truncate "}

@@ -71,6 +71,9 @@ func TestSuperseded(t *testing.T) {
 		{"e1", "bash", shell("sed -i 's/x/y/' b.py")},            // r2 is stale
 		{"r4", "bash", shell("cat a.py")},                        // all of a.py: r1 and r3
 		{"r5", "bash", shell("cat a.py")},                        // the last read stays
+		{"r6", "bash", shell("nl -ba c.py | sed -n '1,9p'")},
+		{"w1", "bash", shell("cat <<'PY' > /tmp/fix.py\nfrom pathlib import Path\np = Path('c.py')\np.write_text('x')\nPY")},
+		{"x1", "bash", shell("python /tmp/fix.py && echo ok")}, // runs the script: r6 is stale
 	}
 	got := Superseded(calls)
 	want := map[string]Supersession{
@@ -78,6 +81,7 @@ func TestSuperseded(t *testing.T) {
 		"r2": {By: "e1", Path: "b.py", Edit: true},
 		"r3": {By: "r4", Path: "a.py"},
 		"r4": {By: "r5", Path: "a.py"},
+		"r6": {By: "x1", Path: "c.py", Edit: true},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
