@@ -54,6 +54,16 @@ func (pk *pack) reset() {
 // record (at pk.end).
 func (s *Store) refresh(pk *pack, f *os.File) (bool, error) {
 	if f == nil {
+		// A stat tells whether anything changed since the last scan.
+		fi, err := os.Stat(pk.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			pk.reset()
+			return false, nil
+		}
+		if err == nil && pk.fi != nil && os.SameFile(pk.fi, fi) && fi.Size() == pk.fi.Size() &&
+			fi.Size() == pk.end && fi.ModTime().Equal(pk.fi.ModTime()) {
+			return false, nil
+		}
 		of, err := os.Open(pk.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			pk.reset()
@@ -121,10 +131,13 @@ func (pk *pack) read(hash string) (content []byte, found bool, err error) {
 	return nil, true, fmt.Errorf("artifact %s: %d record(s) in the pack, none verifies: %w", hash[:MinPrefix], len(recs), ErrCorrupt)
 }
 
-// check verifies hash's newest good record, reading it only when the pack
-// changed since it last verified; it returns the content's line count.
+// check verifies hash's newest good record, reading it only the first
+// time: a verified record stays verified while the pack only grows by
+// appends (refresh forgets every verification when the pack was replaced,
+// shrank, or changed in place at the same size); it returns the content's
+// line count. Get always hashes what it returns.
 func (pk *pack) check(hash string) (int, error) {
-	if st, ok := pk.verified[hash]; ok && pk.fi != nil && st.size == pk.fi.Size() && st.mtime.Equal(pk.fi.ModTime()) {
+	if st, ok := pk.verified[hash]; ok {
 		return st.lines, nil
 	}
 	b, _, err := pk.read(hash)
@@ -236,13 +249,7 @@ func (s *Store) touchPack(pk *pack) {
 		return
 	}
 	if fi, err := os.Stat(pk.path); err == nil && os.SameFile(fi, pk.fi) && fi.Size() == pk.fi.Size() {
-		for h, st := range pk.verified {
-			if st.size == pk.fi.Size() && st.mtime.Equal(pk.fi.ModTime()) {
-				st.mtime = fi.ModTime()
-				pk.verified[h] = st
-			}
-		}
-		pk.fi = fi
+		pk.fi = fi // our own touch: not a change in place
 	}
 }
 

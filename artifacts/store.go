@@ -222,6 +222,13 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 		s.packMu.Unlock()
 		return Ref{}, "", fmt.Errorf("store artifact %s: %w", hash[:MinPrefix], err)
 	}
+	if len(pk.recs[hash]) > 0 {
+		if _, err := pk.check(hash); err == nil {
+			s.touchPack(pk)
+			s.packMu.Unlock()
+			return ref, StatusExists, nil
+		}
+	}
 	legacyBad := false
 	if len(pk.recs[hash]) == 0 {
 		// A file of the per-file layout (before packs) still counts.

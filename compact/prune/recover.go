@@ -215,7 +215,7 @@ func (r *run) supersede() {
 			}
 		}
 	}
-	sup := request.Superseded(calls)
+	sup := r.p.cache.Superseded(calls)
 	if len(sup) == 0 {
 		return
 	}

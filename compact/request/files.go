@@ -30,50 +30,79 @@ type Supersession struct {
 // use it for their lossless rewrite below pressure: such an output goes
 // behind a reference (stored, so ctxd rehydrate brings it back).
 func Superseded(calls []Call) map[string]Supersession {
-	reads := make([]FileRead, len(calls))
-	ok := make([]bool, len(calls))
+	return superseded(calls, parseCall)
+}
+
+// Superseded is [Superseded] with each call's parse kept in the cache:
+// an agent loop sends the same calls turn after turn.
+func (c *Cache) Superseded(calls []Call) map[string]Supersession {
+	return superseded(calls, func(name, args string) parsedCall {
+		return Memo(c, callKey{name: name, args: c.Key(args)}, func() parsedCall { return parseCall(name, args) })
+	})
+}
+
+type callKey struct {
+	name string
+	args TextKey
+}
+
+// parsedCall is what the rule needs of a call, parsed once.
+type parsedCall struct {
+	read   FileRead
+	isRead bool
+	m      map[string]any
+	cmd    string
+}
+
+func parseCall(name, argText string) parsedCall {
+	pc := parsedCall{m: args(argText)}
+	pc.read, pc.isRead = ReadOf(name, argText)
+	if pc.m != nil {
+		pc.cmd = shellCommand(pc.m)
+	}
+	return pc
+}
+
+func superseded(calls []Call, parse func(name, args string) parsedCall) map[string]Supersession {
+	pcs := make([]parsedCall, len(calls))
 	for i, c := range calls {
-		reads[i], ok[i] = ReadOf(c.Name, c.Args)
+		pcs[i] = parse(c.Name, c.Args)
 	}
 	// A script written by one call and run by a later one edits what the
-	// script says: the run is judged with the script's text.
-	eff := make([]string, len(calls))
+	// script says: the run is judged with the script's text. A call that
+	// only writes a script edits nothing itself.
+	cmds := make([]string, len(calls))
+	skip := make([]bool, len(calls))
 	scripts := map[string]string{}
-	for i, c := range calls {
-		eff[i] = c.Args
-		m := args(c.Args)
-		cmd := shellCommand(m)
+	for i := range calls {
+		cmd := pcs[i].cmd
+		cmds[i] = cmd
 		if cmd == "" {
 			continue
 		}
 		for _, mm := range scriptRun.FindAllStringSubmatch(cmd, -1) {
 			if text, ok := scripts[mm[1]]; ok {
-				m["command"] = cmd + "\n" + text
-				if b, err := json.Marshal(m); err == nil {
-					eff[i] = string(b)
-				}
+				cmds[i] += "\n" + text
 			}
 		}
 		written := scriptWrite.FindAllStringSubmatch(cmd, -1)
 		for _, mm := range written {
 			scripts[mm[1]] = cmd
 		}
-		if len(written) > 0 && !scriptRun.MatchString(cmd) {
-			eff[i] = "" // only writes a script: the run edits, not this
-		}
+		skip[i] = len(written) > 0 && !scriptRun.MatchString(cmd)
 	}
 	out := map[string]Supersession{}
 	for i, c := range calls {
-		if !ok[i] || c.ID == "" {
+		if !pcs[i].isRead || c.ID == "" {
 			continue
 		}
-		r := reads[i]
+		r := pcs[i].read
 		for j := i + 1; j < len(calls); j++ {
-			if ok[j] && reads[j].Path == r.Path && (reads[j].Range == "" || reads[j].Range == r.Range) {
+			if pcs[j].isRead && pcs[j].read.Path == r.Path && (pcs[j].read.Range == "" || pcs[j].read.Range == r.Range) {
 				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path}
 				break
 			}
-			if Edits(calls[j].Name, eff[j], r.Path) {
+			if !skip[j] && edits(calls[j].Name, pcs[j].m, cmds[j], r.Path) {
 				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path, Edit: true}
 				break
 			}
@@ -255,13 +284,19 @@ var shellEdits = []string{"sed -i", "perl -i", "perl -pi", "write_text(", ".writ
 // stays behind a reference.
 func Edits(name, argText, path string) bool {
 	m := args(argText)
+	return edits(name, m, shellCommand(m), path)
+}
+
+// edits is [Edits] of a call already parsed: m its arguments, cmd its
+// command line (or "").
+func edits(name string, m map[string]any, cmd, path string) bool {
 	if m == nil || path == "" {
 		return false
 	}
 	if c, ok := m["command"].(string); ok && editorCommands[c] {
 		return argPath(m) == path
 	}
-	if cmd := shellCommand(m); cmd != "" {
+	if cmd != "" {
 		if !strings.Contains(cmd, path) {
 			return false
 		}

@@ -184,7 +184,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 	}
-	sup := request.Superseded(calls)
+	sup := r.o.cache.Superseded(calls)
 	for k, c := range outputs {
 		s := c.seg
 		fromEnd := len(outputs) - 1 - k
