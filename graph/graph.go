@@ -150,7 +150,7 @@ const (
 // proportion to its weight) with probability restart; the walk's mass
 // at a dead end returns to the seeds too. It returns each node's share of
 // the stationary mass *received over edges*, that is with the restart
-// mass of the seeds taken out, so a seed ranks by what the other seeds
+// mass of the seeds (jumps and dead ends) taken out, so a seed ranks by what the other seeds
 // and their neighbors give it, not by being a seed. Seeds with weight ≤ 0
 // are ignored; with none, every score is 0. iters ≤ 0 means
 // DefaultIters; restart outside (0, 1) means DefaultRestart.
@@ -183,6 +183,7 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 	}
 	cur := slices.Clone(p)
 	next := make([]float64, n)
+	jump := restart
 	for range iters {
 		var dangling float64
 		for i := range next {
@@ -203,7 +204,7 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 				next[g.dst[k]] += m * float64(g.w[k])
 			}
 		}
-		jump := restart + (1-restart)*dangling
+		jump = restart + (1-restart)*dangling
 		for i := range next {
 			if p[i] != 0 {
 				next[i] += jump * p[i]
@@ -212,7 +213,7 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 		cur, next = next, cur
 	}
 	for i := range score {
-		v := cur[i] - restart*p[i]
+		v := cur[i] - jump*p[i]
 		if v > 1e-12 {
 			score[i] = v
 		}
