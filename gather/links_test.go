@@ -25,8 +25,8 @@ func linksRepo(t *testing.T) string {
 		"go.mod": "module example.com/app\n\ngo 1.22\n",
 		"api/handler.go": "package api\n\nimport \"example.com/app/store\"\n\n// RefundPayment is the refund payment endpoint.\n" +
 			"func RefundPayment(id string) int {\n\tl := store.OpenLedger()\n\t_ = l\n\treturn 200 // refund payment endpoint status\n}\n",
-		"store/ledger.go": "package store\n\n// Journal keeps balances.\ntype Journal struct{ rows []int }\n\n// OpenLedger opens the journal.\nfunc OpenLedger() *Journal { return &Journal{} }\n",
-		"store/other.go":  "package store\n\nfunc unrelatedThing() int { return 1 }\n",
+		"store/ledger.go":   "package store\n\n// Journal keeps balances.\ntype Journal struct{ rows []int }\n\n// OpenLedger opens the journal.\nfunc OpenLedger() *Journal { return &Journal{} }\n",
+		"store/other.go":    "package store\n\nfunc unrelatedThing() int { return 1 }\n",
 		"billing/charge.py": "\"\"\"Charges.\"\"\"\n\n\ndef charge_card(card):\n    \"\"\"Charge a card; a declined card raises.\"\"\"\n    raise ValueError(\"card declined\")\n",
 		"audit/trail.py":    "\"\"\"Bookkeeping.\"\"\"\n\n\ndef record(entry):\n    return [entry]\n",
 	}

@@ -123,7 +123,7 @@ func TestCoChanged(t *testing.T) {
 		{"a.go", "b.go", "c.go"},
 		{"a.go", "d.go", "e.go", "f.go"},
 		{"x.go", "y.go"},
-		{"a.go"}, // alone: says nothing
+		{"a.go"},                                 // alone: says nothing
 		append([]string{"a.go", "z.go"}, big...), // too big: skipped
 	}, 0)
 	if h.Len() != 4 || h.Skipped != 1 {
