@@ -713,7 +713,7 @@ func (s *gitState) history(ctx context.Context) *graph.History {
 	}
 	// --relative limits the log to the root and makes paths relative to it.
 	out, total, err := runGit(ctx, s.root, maxHistoryBytes, "log", "--no-merges", "--no-renames", "--relative",
-		"--name-only", "--format=%x01", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
+		"--name-only", "--format=%x01%P", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
 	if err != nil {
 		s.log.Debug("co-change history unavailable", "error", err)
 		return nil
@@ -722,8 +722,9 @@ func (s *gitState) history(ctx context.Context) *graph.History {
 	return s.hist
 }
 
-// parseNameLog splits `git log --name-only --format=%x01` output into the
-// files of each commit. A cut last commit is dropped.
+// parseNameLog splits `git log --name-only --format=%x01%P` output into
+// the files of each commit. Root commits (no parents: an import of the
+// whole tree, not a change) and a cut last commit are dropped.
 func parseNameLog(out []byte, cut bool) [][]string {
 	var commits [][]string
 	parts := strings.Split(string(out), "\x01")
@@ -734,8 +735,12 @@ func parseNameLog(out []byte, cut bool) [][]string {
 		if k == len(parts)-1 && cut {
 			break
 		}
+		parents, names, _ := strings.Cut(part, "\n")
+		if strings.TrimSpace(parents) == "" {
+			continue
+		}
 		var files []string
-		for _, line := range strings.Split(part, "\n") {
+		for _, line := range strings.Split(names, "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				files = append(files, line)
 			}

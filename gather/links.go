@@ -39,8 +39,8 @@ type LinkOptions struct {
 // changes it.
 var Links = LinkOptions{
 	LexicalSeeds:  10,
-	GraphDepth:    4,
-	CoChangeDepth: 4,
+	GraphDepth:    2,
+	CoChangeDepth: 2,
 	Restart:       0.3,
 	Commits:       400,
 	Reverse:       0.5,
@@ -52,6 +52,24 @@ const (
 	reasonCoChange = "changed together with"
 )
 
+// linkFullBudget is the context budget from which the link signals add
+// their full depth; a smaller one gets proportionally fewer files, and
+// none when the user named the files the request is about (their own
+// views come first).
+const linkFullBudget = 4000
+
+// linkWant is how many files a link signal of depth adds.
+func (g *gathering) linkWant(depth int, named bool) int {
+	b := g.req.ContextBudget
+	switch {
+	case b <= 0 || b >= linkFullBudget:
+		return depth
+	case named:
+		return 0
+	}
+	return depth * b / linkFullBudget
+}
+
 // linkRanks is what the link signals say about the candidates.
 type linkRanks struct {
 	graph, cochange map[string]int // 1-based ranks
@@ -61,10 +79,22 @@ type linkRanks struct {
 // files as candidates and returns the ranks of every file they reached.
 func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []string) linkRanks {
 	var lr linkRanks
+	named := len(targets) > 0
+	graphWant, coWant := g.linkWant(Links.GraphDepth, named), g.linkWant(Links.CoChangeDepth, named)
 	seeds := map[string]float64{}
 	if len(hits) > 0 {
 		top := hits[0].Score
-		for _, h := range hits[:min(Links.LexicalSeeds, len(hits))] {
+		// Test files are left out: what they link to is what they test,
+		// which addTests already pairs.
+		n := 0
+		for _, h := range hits {
+			if n >= Links.LexicalSeeds {
+				break
+			}
+			if IsTestFile(h.Path) {
+				continue
+			}
+			n++
 			if w := h.Score / top; w >= 0.2 {
 				seeds[h.Path] = w
 			}
@@ -85,7 +115,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	}
 	code := func(rel string) bool {
 		f := g.snap.byRel[rel]
-		return f != nil && !f.secret && f.doc != nil && f.doc.role == roleCode
+		return f != nil && !f.secret && f.doc != nil && f.doc.role == roleCode && !f.doc.test
 	}
 
 	// Graph.
@@ -99,11 +129,16 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 		top := graph.Top(lg.g.PageRank(ids, Links.Restart, 0), 200)
 		lr.graph = make(map[string]int, len(top))
 		added := 0
-		for k, r := range top {
+		k := 0
+		for _, r := range top {
+			if int(r.Node) >= lg.files {
+				continue // a package hub
+			}
+			k++
 			rel := g.snap.files[r.Node].rel
-			lr.graph[rel] = k + 1
-			if added < Links.GraphDepth && g.cands[rel] == nil && seeds[rel] == 0 && code(rel) {
-				if g.add(rel, reasonGraph+" "+g.linkedSeed(lg.g, r.Node, ids), ctxd.RoleRelated, false) != nil {
+			lr.graph[rel] = k
+			if added < graphWant && g.cands[rel] == nil && seeds[rel] == 0 && code(rel) {
+				if g.add(rel, reasonGraph+" "+g.linkedSeed(lg, r.Node, ids), ctxd.RoleRelated, false) != nil {
 					added++
 				}
 			}
@@ -117,7 +152,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 		added := 0
 		for k, s := range co {
 			lr.cochange[s.Path] = k + 1
-			if added < Links.CoChangeDepth && g.cands[s.Path] == nil && seeds[s.Path] == 0 {
+			if added < coWant && g.cands[s.Path] == nil && seeds[s.Path] == 0 {
 				if g.add(s.Path, reasonCoChange+" the request's files in recent commits", ctxd.RoleRelated, false) != nil {
 					added++
 				}
@@ -127,13 +162,25 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	return lr
 }
 
-// linkedSeed names the seed node i is most strongly linked to.
-func (g *gathering) linkedSeed(gr *graph.Graph, i int32, seeds map[int32]float64) string {
-	dst, w := gr.Out(i)
+// linkedSeed names the seed node i is most strongly linked to, directly
+// or through its package.
+func (g *gathering) linkedSeed(lg *linkGraph, i int32, seeds map[int32]float64) string {
 	best, bw := int32(-1), float32(0)
+	dst, w := lg.g.Out(i)
 	for k, d := range dst {
 		if seeds[d] > 0 && w[k] > bw {
 			best, bw = d, w[k]
+		}
+	}
+	for k, d := range dst {
+		if best >= 0 || int(d) < lg.files {
+			continue
+		}
+		hd, hw := lg.g.Out(d)
+		for m, s := range hd {
+			if seeds[s] > 0 && w[k]*hw[m] > bw {
+				best, bw = s, w[k]*hw[m]
+			}
 		}
 	}
 	if best < 0 {
@@ -154,7 +201,8 @@ func (s *snapshot) fileIndex(rel string) (int32, bool) {
 
 // linkGraph is a snapshot's file graph.
 type linkGraph struct {
-	g *graph.Graph
+	g     *graph.Graph
+	files int // nodes below are files; the rest are Go package hubs
 }
 
 // links returns the snapshot's file graph, built on first use and kept
@@ -169,9 +217,10 @@ func (s *snapshot) links(ctx context.Context, w *Workspace) *linkGraph {
 	if ctx.Err() != nil {
 		return nil
 	}
-	g := graph.Build(len(s.files), graph.Options{Reverse: Links.Reverse},
-		importEdges{s}, graph.References(symbolTable{s}, graph.RefOptions{}))
-	s.linkG = &linkGraph{g: g}
+	ie := newImportEdges(s)
+	g := graph.Build(ie.nodes(), graph.Options{},
+		ie, graph.References(symbolTable{s}, graph.RefOptions{Reverse: Links.Reverse}))
+	s.linkG = &linkGraph{g: g, files: len(s.files)}
 	if w != nil {
 		w.log.Debug("file graph built", keyFiles, len(s.files), "edges", g.EdgeCount(), "bytes", g.Bytes())
 	}
@@ -195,6 +244,21 @@ func (t symbolTable) doc(i int) *indexDoc {
 	return f.doc
 }
 
+// Group puts files of one language family together: a Go file does not
+// reference a name a Python file defines.
+func (t symbolTable) Group(i int) int32 {
+	l := t.s.files[i].lang
+	switch {
+	case sameFamily(l, "javascript"):
+		l = "javascript"
+	case sameFamily(l, "java"):
+		l = "java"
+	}
+	return int32(fnv32([]byte(l)))
+}
+
+var _ graph.Grouped = symbolTable{}
+
 func (t symbolTable) Defines(i int) []uint32 {
 	if d := t.doc(i); d != nil {
 		return d.defs.hash
@@ -212,16 +276,25 @@ func (t symbolTable) Uses(i int) []uint32 {
 // importEdges resolves every file's imports (see Imports) to the files of
 // the snapshot they name, with maps built once instead of the pairwise
 // importResolver: Go packages by import path, Python modules by dotted
-// name, JS/TS files by path without extension, Java classes by name. An
-// import of a package with k files is k edges of weight 1/k.
-type importEdges struct{ s *snapshot }
+// name, JS/TS files by path without extension, Java classes by name.
+// A Go import names a package, not a file: each package is a hub node
+// (numbered after the files) that its importers link to and that links to
+// its files and, less, back to its importers; its files link to it too,
+// which also relates the files of one package. Other imports link the two
+// files both ways (the reverse weighted Links.Reverse).
+type importEdges struct {
+	s       *snapshot
+	goPkgs  map[string]int32 // import path → hub index (0-based)
+	members [][]int32        // hub → its files
+	// resolved imports of the other languages: importer → files
+	py, js, java map[int32][]int32
+}
 
-var _ graph.Source = importEdges{}
+var _ graph.Source = (*importEdges)(nil)
 
-func (ie importEdges) Edges(add func(from, to int32, w float32)) {
-	s := ie.s
+func newImportEdges(s *snapshot) *importEdges {
+	ie := &importEdges{s: s, goPkgs: map[string]int32{}}
 	res := importResolver{goModule: s.goModule}
-	goPkgs := map[string][]int32{}  // import path → files
 	goPathOf := map[string]string{} // dir → import path
 	pyMods := map[string][]int32{}
 	jsStems := map[string][]int32{}
@@ -242,9 +315,16 @@ func (ie importEdges) Edges(add func(from, to int32, w float32)) {
 				ip = res.goImportPath(dir)
 				goPathOf[dir] = ip
 			}
-			if ip != "" {
-				goPkgs[ip] = append(goPkgs[ip], id)
+			if ip == "" {
+				continue
 			}
+			h, ok := ie.goPkgs[ip]
+			if !ok {
+				h = int32(len(ie.members))
+				ie.goPkgs[ip] = h
+				ie.members = append(ie.members, nil)
+			}
+			ie.members[h] = append(ie.members[h], id)
 		case f.lang == "python":
 			for _, m := range pyModuleNames(f.rel) {
 				pyMods[m] = append(pyMods[m], id)
@@ -258,25 +338,13 @@ func (ie importEdges) Edges(add func(from, to int32, w float32)) {
 			javaByName[name] = append(javaByName[name], id)
 		}
 	}
-	link := func(from int32, to []int32) {
-		if len(to) == 0 || len(to) > 200 {
-			return
-		}
-		w := 1 / float32(len(to))
-		for _, t := range to {
-			add(from, t, w)
-		}
-	}
+	ie.py, ie.js, ie.java = map[int32][]int32{}, map[int32][]int32{}, map[int32][]int32{}
 	for i, f := range s.files {
 		if len(f.imports) == 0 || f.secret || f.doc == nil {
 			continue
 		}
 		id := int32(i)
 		switch {
-		case f.lang == "go":
-			for _, spec := range f.imports {
-				link(id, goPkgs[spec])
-			}
 		case f.lang == "python":
 			for _, spec := range f.imports {
 				if strings.HasPrefix(spec, ".") {
@@ -286,7 +354,7 @@ func (ie importEdges) Edges(add func(from, to int32, w float32)) {
 				for m := spec; m != ""; {
 					if to := pyMods[m]; len(to) > 0 {
 						if len(to) <= 3 {
-							link(id, to)
+							ie.py[id] = append(ie.py[id], to...)
 						}
 						break
 					}
@@ -310,9 +378,9 @@ func (ie importEdges) Edges(add func(from, to int32, w float32)) {
 					}
 				}
 				if to := jsStems[base]; len(to) > 0 {
-					link(id, to[:1])
-				} else {
-					link(id, jsStems[base+"/index"])
+					ie.js[id] = append(ie.js[id], to[0])
+				} else if to := jsStems[base+"/index"]; len(to) > 0 {
+					ie.js[id] = append(ie.js[id], to[0])
 				}
 			}
 		case sameFamily(f.lang, "java"):
@@ -321,14 +389,58 @@ func (ie importEdges) Edges(add func(from, to int32, w float32)) {
 					continue // a whole package: too wide to say which file
 				}
 				cls := strings.ReplaceAll(spec, ".", "/")
-				var to []int32
 				for _, t := range javaByName[path.Base(cls)] {
 					rel := s.files[t].rel
 					if strings.HasSuffix(strings.TrimSuffix(rel, path.Ext(rel)), cls) {
-						to = append(to, t)
+						ie.java[id] = append(ie.java[id], t)
 					}
 				}
-				link(id, to)
+			}
+		}
+	}
+	return ie
+}
+
+// nodes is the number of graph nodes: the files, then the Go package hubs.
+func (ie *importEdges) nodes() int { return len(ie.s.files) + len(ie.members) }
+
+func (ie *importEdges) Edges(add func(from, to int32, w float32)) {
+	s := ie.s
+	nf := int32(len(s.files))
+	rev := Links.Reverse
+	// Go: importer → hub, hub → files, files → hub, hub → importers.
+	importers := make([][]int32, len(ie.members))
+	for i, f := range s.files {
+		if f.lang != "go" || len(f.imports) == 0 || f.secret || f.doc == nil {
+			continue
+		}
+		for _, spec := range f.imports {
+			if h, ok := ie.goPkgs[spec]; ok && path.Dir(f.rel) != path.Dir(s.files[ie.members[h][0]].rel) {
+				add(int32(i), nf+h, 1)
+				importers[h] = append(importers[h], int32(i))
+			}
+		}
+	}
+	for h, files := range ie.members {
+		hub := nf + int32(h)
+		for _, f := range files {
+			add(hub, f, 1/float32(len(files)))
+			add(f, hub, rev)
+		}
+		for _, imp := range importers[h] {
+			add(hub, imp, rev/float32(len(importers[h])))
+		}
+	}
+	// Other languages: file to file, both ways.
+	for _, m := range []map[int32][]int32{ie.py, ie.js, ie.java} {
+		for from, to := range m {
+			if len(to) == 0 || len(to) > 200 {
+				continue
+			}
+			w := 1 / float32(len(to))
+			for _, t := range to {
+				add(from, t, w)
+				add(t, from, w*rev)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package gather
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -139,5 +140,62 @@ func TestLinkGraphCached(t *testing.T) {
 	writeFile(t, root, "store/new.go", "package store\n\nfunc Fresh() {}\n")
 	if g3 := graphOf(); g3 == g1 {
 		t.Error("changed tree reused the old graph")
+	}
+}
+
+// BenchmarkLinkGraph builds the import and reference graph of a tree
+// (GOROOT/src, or CTXD_BENCH_TREE) from its index, the cost a cold request
+// pays once per snapshot; it reports the edges and the graph's bytes.
+//
+//	go test -run '^$' -bench LinkGraph -count 5 ./gather
+//	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench LinkGraph -count 3 ./gather
+func BenchmarkLinkGraph(b *testing.B) {
+	src := os.Getenv("CTXD_BENCH_TREE")
+	if src == "" {
+		src = gorootSrc(b)
+	}
+	w, err := NewWorkspace(src, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	s, err := w.refresh(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lg *linkGraph
+	for b.Loop() {
+		s.linksMu.Lock()
+		s.linkG = nil
+		s.linksMu.Unlock()
+		lg = s.links(b.Context(), nil)
+	}
+	b.ReportMetric(float64(lg.g.EdgeCount()), "edges")
+	b.ReportMetric(float64(lg.g.Bytes()), "graph-bytes")
+	b.ReportMetric(float64(len(s.files)), "files")
+}
+
+// BenchmarkPageRank walks the GOROOT graph from the best lexical matches
+// of a request (warm: the graph is built).
+func BenchmarkPageRank(b *testing.B) {
+	src := gorootSrc(b)
+	w, err := NewWorkspace(src, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	s, err := w.refresh(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	lg := s.links(b.Context(), nil)
+	seeds := map[int32]float64{}
+	for _, h := range s.index.Rank(gorootRequest.Text, 10) {
+		if i, ok := s.fileIndex(h.Path); ok {
+			seeds[i] = 1
+		}
+	}
+	for b.Loop() {
+		lg.g.PageRank(seeds, Links.Restart, 0)
 	}
 }

@@ -19,8 +19,9 @@ import (
 	"sort"
 )
 
-// Source yields weighted directed edges between files by index. A source
-// may yield an edge more than once; the weights add up.
+// Source yields weighted directed edges between nodes by index. A source
+// may yield an edge more than once; the weights add up. A source that
+// means a link both ways yields both edges (with the weights it wants).
 type Source interface {
 	Edges(add func(from, to int32, w float32))
 }
@@ -33,14 +34,13 @@ func (f SourceFunc) Edges(add func(from, to int32, w float32)) { f(add) }
 
 // Options shape a built graph.
 type Options struct {
-	// Reverse is the weight of the reverse of every edge relative to the
-	// edge itself (a file is related to what imports it as well as to what
-	// it imports, a little less); 0 keeps edges one-way.
-	Reverse float32
 	// MaxOut caps the edges kept per node, strongest first (0: 64), so a
 	// file that touches everything costs no more than one that touches
 	// little.
 	MaxOut int
+	// SizeHint is the expected number of edges the sources yield (to
+	// allocate once); 0 guesses from n.
+	SizeHint int
 }
 
 // Graph is a weighted directed graph in compressed sparse rows; each row's
@@ -62,64 +62,91 @@ func Build(n int, opts Options, sources ...Source) *Graph {
 	if opts.MaxOut <= 0 {
 		opts.MaxOut = 64
 	}
-	var es []edge
+	if opts.SizeHint <= 0 {
+		opts.SizeHint = 16 * n
+	}
+	es := make([]edge, 0, opts.SizeHint)
 	add := func(from, to int32, w float32) {
 		if from == to || from < 0 || to < 0 || int(from) >= n || int(to) >= n || !(w > 0) {
 			return
 		}
 		es = append(es, edge{from, to, w})
-		if opts.Reverse > 0 {
-			es = append(es, edge{to, from, w * opts.Reverse})
-		}
 	}
 	for _, s := range sources {
 		s.Edges(add)
 	}
-	slices.SortFunc(es, func(a, b edge) int {
-		if a.from != b.from {
-			return int(a.from - b.from)
-		}
-		return int(a.to - b.to)
-	})
-	// Merge duplicates in place.
-	k := 0
+	// Bucket the edges by source (a counting sort), then sort each row by
+	// target, merge duplicates, keep the strongest MaxOut and normalize.
+	start := make([]int32, n+1)
 	for _, e := range es {
-		if k > 0 && es[k-1].from == e.from && es[k-1].to == e.to {
-			es[k-1].w += e.w
-			continue
-		}
-		es[k] = e
-		k++
+		start[e.from+1]++
 	}
-	es = es[:k]
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	byFrom := make([]edge, len(es))
+	fill := slices.Clone(start[:n])
+	for _, e := range es {
+		byFrom[fill[e.from]] = e
+		fill[e.from]++
+	}
+	es = nil
 	g := &Graph{off: make([]int32, n+1)}
-	for i := 0; i < len(es); {
-		j := i
-		for j < len(es) && es[j].from == es[i].from {
-			j++
+	acc := make([]float32, n) // merged weights of the current row, by target
+	var touched []int32
+	var ws []float32
+	for i := range n {
+		for _, e := range byFrom[start[i]:start[i+1]] {
+			if acc[e.to] == 0 {
+				touched = append(touched, e.to)
+			}
+			acc[e.to] += e.w
 		}
-		row := es[i:j]
-		if len(row) > opts.MaxOut {
-			sort.SliceStable(row, func(a, b int) bool { return row[a].w > row[b].w })
-			row = row[:opts.MaxOut]
-			sort.Slice(row, func(a, b int) bool { return row[a].to < row[b].to })
+		if len(touched) > opts.MaxOut {
+			// Keep the MaxOut strongest: those above the MaxOut-th weight,
+			// then those equal to it, lowest target first.
+			ws = ws[:0]
+			for _, t := range touched {
+				ws = append(ws, acc[t])
+			}
+			slices.Sort(ws)
+			cut := ws[len(ws)-opts.MaxOut]
+			above := 0
+			for _, w := range ws {
+				if w > cut {
+					above++
+				}
+			}
+			slices.Sort(touched)
+			ties := opts.MaxOut - above
+			k := 0
+			for _, t := range touched {
+				switch w := acc[t]; {
+				case w > cut:
+				case w == cut && ties > 0:
+					ties--
+				default:
+					acc[t] = 0
+					continue
+				}
+				touched[k] = t
+				k++
+			}
+			touched = touched[:k]
+		} else {
+			slices.Sort(touched)
 		}
 		var sum float32
-		for _, e := range row {
-			sum += e.w
+		for _, t := range touched {
+			sum += acc[t]
 		}
-		for _, e := range row {
-			g.dst = append(g.dst, e.to)
-			g.w = append(g.w, e.w/sum)
+		for _, t := range touched {
+			g.dst = append(g.dst, t)
+			g.w = append(g.w, acc[t]/sum)
+			acc[t] = 0
 		}
-		g.off[row[0].from+1] = int32(len(g.dst))
-		i = j
-	}
-	// Rows without edges take the previous row's end.
-	for i := 1; i <= n; i++ {
-		if g.off[i] < g.off[i-1] {
-			g.off[i] = g.off[i-1]
-		}
+		touched = touched[:0]
+		g.off[i+1] = int32(len(g.dst))
 	}
 	return g
 }

@@ -15,8 +15,9 @@ func (es edges) Edges(add func(from, to int32, w float32)) {
 }
 
 func TestBuild(t *testing.T) {
-	g := Build(5, Options{Reverse: 0.5, MaxOut: 2},
-		edges{{0, 1, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 0.1}, {0, 0, 1}, {1, 7, 1}, {4, 4, 1}})
+	g := Build(5, Options{MaxOut: 2},
+		edges{{0, 1, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 0.1}, {0, 0, 1}, {1, 7, 1}, {4, 4, 1},
+			{1, 0, 0.5}, {1, 0, 0.5}, {2, 0, 0.5}, {3, 0, 0.05}})
 	if g.Len() != 5 {
 		t.Fatalf("Len = %d", g.Len())
 	}
@@ -42,7 +43,8 @@ func TestBuild(t *testing.T) {
 func TestPageRankRanksTheImportedFileAboveUnrelatedOnes(t *testing.T) {
 	// 0 (seed) imports 1; 1 imports 2; 3 and 4 import each other and
 	// have nothing to do with the seed; 5 imports the seed.
-	g := Build(6, Options{Reverse: 0.5}, edges{{0, 1, 1}, {1, 2, 1}, {3, 4, 1}, {4, 3, 1}, {5, 0, 1}})
+	g := Build(6, Options{}, edges{{0, 1, 1}, {1, 2, 1}, {3, 4, 1}, {4, 3, 1}, {5, 0, 1},
+		{1, 0, 0.5}, {2, 1, 0.5}, {0, 5, 0.5}})
 	s := g.PageRank(map[int32]float64{0: 1}, 0, 0)
 	if !(s[1] > s[2] && s[2] > 0) {
 		t.Errorf("imported file %g should outrank its import %g > 0", s[1], s[2])

@@ -72,8 +72,9 @@ func main() {
 		improved := false
 		for _, p := range ps {
 			keep := p.get()
+			start := keep
 			for _, v := range p.values {
-				if v == keep {
+				if v == start {
 					continue
 				}
 				p.set(v)
