@@ -199,3 +199,40 @@ func BenchmarkPageRank(b *testing.B) {
 		lg.g.PageRank(seeds, Links.Restart, 0)
 	}
 }
+
+func TestParseNameLog(t *testing.T) {
+	tests := []struct {
+		name string
+		out  string
+		cut  bool
+		want [][]string
+	}{
+		{"commits", "\x01p2\n\na.go\nb.go\n\x01p1\n\nc.go\n", false, [][]string{{"a.go", "b.go"}, {"c.go"}}},
+		{"root commit dropped", "\x01p1\n\na.go\n\x01\n\nb.go\nc.go\n", false, [][]string{{"a.go"}}},
+		{"cut last commit dropped", "\x01p2\n\na.go\nb.go\n\x01p1\n\nc.", true, [][]string{{"a.go", "b.go"}}},
+		{"empty", "", false, nil},
+		{"no files", "\x01p1\n\n", false, [][]string{nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := parseNameLog([]byte(tt.out), tt.cut)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("parseNameLog = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseNameLog(f *testing.F) {
+	f.Add([]byte("\x01p2\n\na.go\nb.go\n\x01p1\n\nc.go\n"), false)
+	f.Add([]byte("\x01\n\nb.go\n"), true)
+	f.Fuzz(func(t *testing.T, out []byte, cut bool) {
+		for _, c := range parseNameLog(out, cut) {
+			for _, p := range c {
+				if p == "" || strings.ContainsAny(p, "\n\x01") {
+					t.Fatalf("bad path %q", p)
+				}
+			}
+		}
+	})
+}

@@ -158,3 +158,52 @@ func TestCoChanged(t *testing.T) {
 		t.Error("a seed absent from the history should find nothing")
 	}
 }
+
+// grouped is a table whose files fall in two languages.
+type grouped struct {
+	table
+	group []int32
+}
+
+func (g grouped) Group(i int) int32 { return g.group[i] }
+
+func TestReferencesOptions(t *testing.T) {
+	// File 0 uses names 1..20, each defined in its own file 1..20; file 21
+	// defines name 100, which file 22 (another language) uses.
+	tb := table{defs: make([][]uint32, 23), uses: make([][]uint32, 23)}
+	for i := 1; i <= 20; i++ {
+		tb.defs[i] = []uint32{uint32(i)}
+		tb.uses[0] = append(tb.uses[0], uint32(i))
+	}
+	tb.defs[21] = []uint32{100}
+	tb.uses[22] = []uint32{100}
+	gt := grouped{tb, make([]int32, 23)}
+	gt.group[22] = 1
+	type key [2]int32
+	collect := func(st SymbolTable, o RefOptions) map[key]float32 {
+		got := map[key]float32{}
+		References(st, o).Edges(func(from, to int32, w float32) { got[key{from, to}] += w })
+		return got
+	}
+	got := collect(gt, RefOptions{PerFile: 5, Reverse: 0.5})
+	out, back := 0, 0
+	for e, w := range got {
+		switch {
+		case e[0] == 0:
+			out++
+		case e[1] == 0:
+			back++
+			if fw := got[key{0, e[0]}]; w != fw*0.5 {
+				t.Errorf("reverse %v weighs %g, want half of %g", e, w, fw)
+			}
+		default:
+			t.Errorf("unexpected edge %v", e)
+		}
+	}
+	if out != 5 || back != 5 {
+		t.Errorf("%d edges out of file 0 and %d back, want 5 and 5 (PerFile)", out, back)
+	}
+	if got := collect(tb, RefOptions{}); got[key{22, 21}] == 0 {
+		t.Error("without groups, file 22 should link to the definer")
+	}
+}
