@@ -166,6 +166,8 @@ const (
 	TermMention   = "mention"
 	TermRelevance = "relevance"
 	TermRank      = "lexical_rank"
+	TermGraph     = "graph_rank"
+	TermCoChange  = "cochange_rank"
 	TermSize      = "size_penalty"
 	TermCustom    = "custom"
 )
@@ -226,6 +228,14 @@ type Facts struct {
 	LexicalRank int `json:"lexical_rank,omitempty"`
 	// Lexical splits the lexical match by signal, when the source matched.
 	Lexical *LexicalMatch `json:"lexical,omitempty"`
+	// GraphRank is the source's 1-based place in a personalized PageRank
+	// over the workspace's import and reference graph, seeded by the
+	// request's files (best lexical matches, open files, stack frames,
+	// uncommitted changes); 0 when the walk did not reach it.
+	GraphRank int `json:"graph_rank,omitempty"`
+	// CoChangeRank is the source's 1-based place among the files that
+	// changed together with those seeds in recent commits; 0 when none.
+	CoChangeRank int `json:"cochange_rank,omitempty"`
 	// Test reports a test file or fixture.
 	Test bool `json:"test,omitempty"`
 	// Explicit reports a source the user named directly (open file or a

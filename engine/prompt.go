@@ -83,6 +83,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		StructureDepth: e.cfg.Gather.StructureDepth,
 		Commits:        commitsParam(e.cfg.Gather.Commits),
 		Depth:          max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
+		ContextBudget:  p.contextBudget,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)

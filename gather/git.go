@@ -28,6 +28,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/graph"
 )
 
 // Bounds of the git work.
@@ -485,6 +486,10 @@ type gitState struct {
 	opened  bool
 	headKey string
 	commits []Commit
+
+	// histKey is the HEAD the co-change history was read at.
+	histKey string
+	hist    *graph.History
 }
 
 func newGitState(root string, log *slog.Logger) *gitState {
@@ -506,6 +511,8 @@ type gitInfo struct {
 	commitRank map[string]int // 1 = changed in the newest commit
 	dirty      map[string]bool
 	diff       *Diff
+	// history is the co-change history (links.go), nil without git.
+	history *graph.History
 }
 
 // facts reads the recent history (n commits; none when n < 0) and the
@@ -526,6 +533,7 @@ func (s *gitState) facts(ctx context.Context, n int, keep func(string) bool) (*g
 			warnings = append(warnings, fmt.Sprintf("git history unavailable: %v", err))
 		}
 		gi.commits = commits
+		gi.history = s.history(ctx)
 		for i, c := range commits {
 			for _, f := range c.Files {
 				if _, ok := gi.commitRank[f]; !ok {
@@ -677,4 +685,67 @@ func formatDiff(d *Diff) string {
 		fmt.Fprintf(&b, "(%s left out)\n", plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
 	}
 	return b.String()
+}
+
+// maxHistoryBytes bounds the output of the co-change log.
+const maxHistoryBytes = 8 << 20
+
+// history returns the co-change history (the last Links.Commits non-merge
+// commits' changed files, root-relative), read with the git CLI once per
+// HEAD; nil when git or the log is unavailable (co-change is then left
+// out, nothing else changes).
+func (s *gitState) history(ctx context.Context) *graph.History {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handle == nil {
+		return nil
+	}
+	head, err := s.handle.repo.Head()
+	if err != nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s/%d", head.Hash(), Links.Commits)
+	if key == s.histKey {
+		return s.hist
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil
+	}
+	// --relative limits the log to the root and makes paths relative to it.
+	out, total, err := runGit(ctx, s.root, maxHistoryBytes, "log", "--no-merges", "--no-renames", "--relative",
+		"--name-only", "--format=%x01%P", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
+	if err != nil {
+		s.log.Debug("co-change history unavailable", "error", err)
+		return nil
+	}
+	s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, total > len(out)), 0)
+	return s.hist
+}
+
+// parseNameLog splits `git log --name-only --format=%x01%P` output into
+// the files of each commit. Root commits (no parents: an import of the
+// whole tree, not a change) and a cut last commit are dropped.
+func parseNameLog(out []byte, cut bool) [][]string {
+	var commits [][]string
+	parts := strings.Split(string(out), "\x01")
+	for k, part := range parts {
+		if k == 0 {
+			continue // before the first marker
+		}
+		if k == len(parts)-1 && cut {
+			break
+		}
+		parents, names, _ := strings.Cut(part, "\n")
+		if strings.TrimSpace(parents) == "" {
+			continue
+		}
+		var files []string
+		for _, line := range strings.Split(names, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				files = append(files, line)
+			}
+		}
+		commits = append(commits, files)
+	}
+	return commits
 }

@@ -67,6 +67,10 @@ type snapshot struct {
 	depsDone   bool
 	depsText   string
 	depsWarn   []string
+
+	// linkG is the file graph (links.go), built on first use.
+	linksMu sync.Mutex
+	linkG   *linkGraph
 }
 
 // structure returns the structure tree to depth, cached.

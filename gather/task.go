@@ -115,6 +115,12 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		targets = targets[:maxTargets]
 	}
 
+	var namedTargets []string
+	if named {
+		namedTargets = targets
+	}
+	links := g.linkSources(ctx, hits, namedTargets)
+
 	res := importResolver{
 		goModule: g.snap.goModule,
 	}
@@ -153,6 +159,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	for rel, c := range g.cands {
 		c.relScore, c.relevance, c.lexRank = scores[rel], relevance[rel], lexRank[rel]
 	}
+	g.linkFacts(links)
 	return nil
 }
 

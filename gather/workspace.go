@@ -90,6 +90,10 @@ type Request struct {
 	// Depth bounds each task-specific list (related files, dependents,
 	// tests, lexical matches); zero means DefaultDepth.
 	Depth int
+	// ContextBudget is the token budget the context will be fit into, when
+	// known (0: unknown); the link signals add fewer files to a small one
+	// (see links.go).
+	ContextBudget int
 }
 
 // Result is what [Workspace.Gather] found.
@@ -437,6 +441,9 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	close(snapReady)
 	g.snap = snap
 	g.warnings = append(g.warnings, walkWarnings...)
+	// The file graph (built once per snapshot) builds while git and the
+	// lexical ranking run; the link signals wait for it.
+	go snap.links(ctx, w)
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
 	<-gitDone

@@ -61,6 +61,18 @@ const (
 	MaxSizePenalty = 150
 )
 
+// FusionWeights scale the link signals' rank terms, fused like the
+// lexical rank: Scale*K/(K+rank-1).
+type FusionWeights struct {
+	Graph, CoChange float64
+	K               float64
+}
+
+// Fusion holds the weights in use, fit on the development set by
+// scripts/fitweights (see BENCHMARKS.md). It is a variable so that the
+// search can try others; nothing else changes it.
+var Fusion = FusionWeights{Graph: 150, CoChange: 150, K: RankK}
+
 // Boost is a custom score boost for sources matching a doublestar pattern
 // (the design's custom prioritizer, configured under [priority]).
 type Boost struct {
@@ -150,6 +162,14 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 			why += fmt.Sprintf(" (BM25 from definitions %.0f%%, path %.0f%%, content %.0f%%; %s prior ×%.2f)", 100*m.Definitions, 100*m.Path, 100*m.Content, m.Role, m.Prior)
 		}
 		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), why)
+	}
+	if f.GraphRank > 0 && Fusion.Graph > 0 {
+		add(ctxd.TermGraph, Fusion.Graph*Fusion.K/(Fusion.K+float64(f.GraphRank-1)),
+			fmt.Sprintf("graph rank %d: linked by imports or references to the request's files", f.GraphRank))
+	}
+	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
+		add(ctxd.TermCoChange, Fusion.CoChange*Fusion.K/(Fusion.K+float64(f.CoChangeRank-1)),
+			fmt.Sprintf("co-change rank %d: changed together with the request's files in recent commits", f.CoChangeRank))
 	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {

@@ -196,3 +196,40 @@ func BenchmarkScore(b *testing.B) {
 		Score(cs, opts)
 	}
 }
+
+func TestLinkTerms(t *testing.T) {
+	cs := []ctxd.Chunk{
+		chunk("store/ledger.go", ctxd.PriorityMedium, 100, ctxd.Facts{GraphRank: 1, CoChangeRank: 3}),
+		chunk("store/far.go", ctxd.PriorityMedium, 100, ctxd.Facts{GraphRank: 40}),
+		chunk("store/none.go", ctxd.PriorityMedium, 100, ctxd.Facts{}),
+	}
+	Score(cs, Options{Task: ctxd.TaskImplement})
+	byTerm := func(c ctxd.Chunk) map[string]ctxd.ScoreTerm {
+		m := map[string]ctxd.ScoreTerm{}
+		for _, st := range c.ScoreBreakdown {
+			m[st.Term] = st
+		}
+		return m
+	}
+	if cs[0].Source != "store/ledger.go" || cs[2].Source != "store/none.go" {
+		t.Fatalf("order %s %s %s", cs[0].Source, cs[1].Source, cs[2].Source)
+	}
+	top := byTerm(cs[0])
+	g, co := top[ctxd.TermGraph], top[ctxd.TermCoChange]
+	if g.Value != Fusion.Graph || g.Share <= 0 || co.Value <= 0 || co.Value >= Fusion.CoChange || co.Share <= 0 {
+		t.Errorf("graph %+v co-change %+v", g, co)
+	}
+	var sum float64
+	for _, st := range cs[0].ScoreBreakdown {
+		sum += math.Abs(st.Share)
+	}
+	if math.Abs(sum-1) > 0.01 {
+		t.Errorf("shares sum to %g", sum)
+	}
+	if far := byTerm(cs[1])[ctxd.TermGraph]; !(far.Value > 0 && far.Value < g.Value) {
+		t.Errorf("rank 40 graph term %+v, want below rank 1's %v", far, g.Value)
+	}
+	if _, ok := byTerm(cs[2])[ctxd.TermGraph]; ok {
+		t.Error("a chunk the walk did not reach has a graph term")
+	}
+}
