@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd"
@@ -223,7 +224,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			} else {
 				addLines(&bt[bi], 0, total)
 			}
-			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer))
+			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d lines %d/%d%s", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer), seen, total, answerViews(env.Context.Chunks, c.Answer))
 		}
 		eng.Close()
 		if opts.Progress != nil {
@@ -241,6 +242,25 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// answerViews names the view each answer file got, " [a.go=bodies]",
+// "-" for a file not in the context.
+func answerViews(chunks []ctxd.Chunk, answer []string) string {
+	var parts []string
+	for _, a := range answer {
+		v := "-"
+		for _, ch := range chunks {
+			if ch.Source == a && ch.Content != "" {
+				v = "whole"
+				if ch.Truncated {
+					v = ch.Truncation
+				}
+			}
+		}
+		parts = append(parts, a+"="+v)
+	}
+	return " [" + strings.Join(parts, " ") + "]"
 }
 
 // tally sums one method's per-case results at one budget.
