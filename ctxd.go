@@ -139,6 +139,12 @@ const (
 	TruncSignatures = "signatures"
 	TruncOutline    = "outline"
 	TruncMiddle     = "middle"
+	// TruncFocus is the outline with the focused functions (at the cursor,
+	// the selection, stack frames, named in the request) whole;
+	// TruncFocusOnly is those functions with the outline lines of what
+	// they use.
+	TruncFocus     = "focus"
+	TruncFocusOnly = "focus-only"
 )
 
 // LineRange is an inclusive, 1-based range of lines.

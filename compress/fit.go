@@ -93,7 +93,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, views: map[int][]View{}}
+	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 
@@ -122,6 +122,24 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			used += got.Tokens
 		}
 	}
+	// Then, before any other chunk is placed, they grow to the largest
+	// structural view (bodies at most) that fits: their code is the task.
+	for i := range cs {
+		if placed[i] == nil || !placed[i].Truncated || cs[i].Priority < ctxd.PriorityCritical {
+			continue
+		}
+		room := out.Budget - used + placed[i].Tokens
+		for _, v := range f.viewsOf(ctx, i, &cs[i]) {
+			if v.Level == placed[i].Truncation {
+				break
+			}
+			if got := f.withView(cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+				used += got.Tokens - placed[i].Tokens
+				placed[i] = &got
+				break
+			}
+		}
+	}
 	// 1. Presence.
 	share := used + int(presenceShare*float64(out.Budget-used))
 	limit := max(int(presenceCap*float64(out.Budget)), opts.MinPartial)
@@ -142,51 +160,12 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			used += got.Tokens
 		}
 	}
-	// 2. Upgrade, critical chunks first, then in score order: first to
-	// structural views (bodies at most), so the best files all show their
-	// code, then to whole.
-	order := make([]int, 0, len(cs))
-	for i := range cs {
-		if cs[i].Priority >= ctxd.PriorityCritical {
-			order = append(order, i)
-		}
-	}
-	for i := range cs {
-		if cs[i].Priority < ctxd.PriorityCritical {
-			order = append(order, i)
-		}
-	}
-	for _, i := range order {
-		if placed[i] == nil || !placed[i].Truncated {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("fit chunks: %w", err)
-		}
-		room := out.Budget - used + placed[i].Tokens
-		for _, v := range f.viewsOf(ctx, i, &cs[i]) {
-			if v.Level == placed[i].Truncation {
-				break
-			}
-			if got := f.withView(cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
-				used += got.Tokens - placed[i].Tokens
-				placed[i] = &got
-				break
-			}
-		}
-	}
-	for _, i := range order {
-		if placed[i] == nil || !placed[i].Truncated {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("fit chunks: %w", err)
-		}
-		room := out.Budget - used + placed[i].Tokens
-		if got, ok := f.largest(ctx, i, cs[i], room); ok && got.Tokens > placed[i].Tokens {
-			used += got.Tokens - placed[i].Tokens
-			placed[i] = &got
-		}
+	// 2. Upgrade by value per token: among every chunk's larger views
+	// (absent chunks included), take the one with the most value gained
+	// per token spent that fits, until none does.
+	used = f.upgrade(ctx, cs, placed, used, out.Budget)
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("fit chunks: %w", err)
 	}
 	// 3. The rest.
 	for i := range cs {
@@ -215,6 +194,120 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		out.Utilization = float64(out.TokensUsed) / float64(out.Budget)
 	}
 	return out, nil
+}
+
+// View qualities: the share of a chunk's value a view carries, for the
+// upgrade pass. Whole is 1; the focus views keep the functions that
+// matter, so they are worth nearly the signatures view that also keeps
+// them; a head-and-tail cut is worth the share it shows, less.
+var quality = map[string]float64{
+	ctxd.TruncBodies:     0.8,
+	ctxd.TruncSignatures: 0.5,
+	ctxd.TruncFocus:      0.45,
+	ctxd.TruncFocusOnly:  0.4,
+	ctxd.TruncOutline:    0.2,
+}
+
+// qualityOf returns the share of its chunk's value a placement carries (0
+// for none).
+func qualityOf(c *ctxd.Chunk) float64 {
+	switch {
+	case c == nil:
+		return 0
+	case !c.Truncated:
+		return 1
+	case c.Truncation == ctxd.TruncMiddle:
+		if c.OriginalTokens <= 0 {
+			return 0.05
+		}
+		return 0.05 + 0.5*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
+	}
+	if q, ok := quality[c.Truncation]; ok {
+		return q
+	}
+	return quality[ctxd.TruncOutline]
+}
+
+// weight is the value of the chunk at rank i (0-based, by score): its
+// score (at least 1) over its rank. The score alone barely separates the
+// first files (1,500 against 1,200), while the first is far more often
+// the one the task needs; dividing by the rank makes the upgrade pass
+// deepen the best files before it widens the context with cheap views of
+// the rest.
+func weight(c ctxd.Chunk, i int) float64 { return max(c.Score, 1) / float64(i+1) }
+
+// upgrade spends the budget left on the chunks' larger views in order of
+// value per token: repeatedly, of every chunk's views larger than its
+// placement (whole included; an absent chunk has none), it takes the one
+// whose gain, weight × (quality − quality now), per token added is
+// highest and that fits. It returns the tokens used.
+func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
+	for ctx.Err() == nil {
+		left := budget - used
+		bi, best := -1, 0.0
+		var pick ctxd.Chunk
+		for i := range cs {
+			cur := placed[i]
+			q, have := qualityOf(cur), 0
+			if cur != nil {
+				if !cur.Truncated {
+					continue
+				}
+				have = cur.Tokens
+			}
+			if cur == nil && f.smallest(ctx, i, &cs[i]) > left {
+				continue
+			}
+			w := weight(cs[i], i)
+			for _, o := range f.options(ctx, i, &cs[i]) {
+				d := o.Tokens - have
+				if d <= 0 || d > left {
+					continue
+				}
+				g := w * (qualityOf(&o) - q)
+				if r := g / float64(d); g > 0 && r > best {
+					bi, best, pick = i, r, o
+				}
+			}
+		}
+		if bi < 0 {
+			return used
+		}
+		if placed[bi] != nil {
+			used -= placed[bi].Tokens
+		}
+		p := pick
+		placed[bi] = &p
+		used += p.Tokens
+	}
+	return used
+}
+
+// options returns chunk i whole and at each structural view, with Tokens
+// set to each one's rendered cost, computed once.
+func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk {
+	if cs, ok := f.choices[i]; ok {
+		return cs
+	}
+	whole := *c
+	whole.Tokens = f.cost(whole)
+	cs := []ctxd.Chunk{whole}
+	for _, v := range f.viewsOf(ctx, i, c) {
+		cs = append(cs, f.withView(*c, v, whole.Tokens))
+	}
+	f.choices[i] = cs
+	return cs
+}
+
+// smallest returns the cost of chunk i's cheapest option.
+func (f *fitter) smallest(ctx context.Context, i int, c *ctxd.Chunk) int {
+	n := -1
+	for _, o := range f.options(ctx, i, c) {
+		if n < 0 || o.Tokens < n {
+			n = o.Tokens
+		}
+	}
+	return n
 }
 
 // cheap returns chunk i at the cheapest useful view that fits in room:
@@ -300,8 +393,9 @@ func (f *fitter) withView(c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 }
 
 type fitter struct {
-	opts  Options
-	views map[int][]View // by chunk index
+	opts    Options
+	views   map[int][]View       // by chunk index
+	choices map[int][]ctxd.Chunk // by chunk index, see options
 }
 
 func (f *fitter) cost(c ctxd.Chunk) int {

@@ -149,9 +149,10 @@ func TestFitDoesNotStarveTheTarget(t *testing.T) {
 	if !ok {
 		t.Fatalf("target missing; skipped %+v", got.Skipped)
 	}
-	// The upgrade pass gives the target its bodies view before any chunk
-	// goes whole.
-	if tg.Truncation != ctxd.TruncBodies || !strings.HasPrefix(tg.Content, "server body line 1:") {
+	// The target is present at a structural view (its signatures), not
+	// cut blindly, though the documents ranked above it take the rest by
+	// value per token.
+	if tg.Truncation != ctxd.TruncSignatures && tg.Truncation != ctxd.TruncBodies {
 		t.Errorf("target at %q:\n%.200s", tg.Truncation, tg.Content)
 	}
 	if _, ok := in["HISTORY.md"]; !ok {
@@ -264,8 +265,8 @@ func BenchmarkFit(b *testing.B) {
 // with error lines) whose whole text does not fit is placed at the
 // smallest view that keeps the focused function (signatures), not at the
 // outline, which drops every body, and before the presence pass spends the
-// budget on other files; without a focus it stays at the outline (the
-// upgrade pass finds no room), and the budget holds.
+// budget on other files; without a focus it still grows to a structural
+// view before other files are placed, and the budget holds.
 func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
 	c := counter(t)
 	frame := ctxd.Chunk{Source: "tree.go", ChunkType: ctxd.ChunkFile, Content: lines("tree", 600), Score: 1500,
@@ -303,7 +304,7 @@ func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
 	}{
 		{"error lines", frame, ctxd.TruncSignatures},
 		{"cursor", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{Cursor: 472}; return f }(), ctxd.TruncSignatures},
-		{"no focus", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{}; return f }(), ctxd.TruncOutline},
+		{"no focus", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{}; return f }(), ctxd.TruncSignatures},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Fit(t.Context(), append([]ctxd.Chunk{tt.chunk, caller}, others...), Options{Budget: budget, Counter: c, Render: render, Views: views})

@@ -31,14 +31,40 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols})
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols}
+	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
 		return nil
 	}
-	out := make([]compress.View, 0, len(vs))
+	fs, err := treesitter.FocusViews(ctx, lang, []byte(c.Content), opts)
+	if err != nil {
+		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
+	}
+	return orderViews(vs, fs)
+}
+
+// orderViews returns the views the fitter tries, most informative first
+// and each smaller than the one before: bodies, signatures, then the focus
+// views (the outline with the focused functions whole, then those
+// functions alone with what they use), then the outline, which is left out
+// when a focus-only view is no larger (it would show less for as much).
+func orderViews(vs, focus []treesitter.View) []compress.View {
+	var all []treesitter.View
 	for _, v := range vs {
-		if v.Level == treesitter.Full {
+		if v.Level != treesitter.Full && v.Level != treesitter.Outline {
+			all = append(all, v)
+		}
+	}
+	all = append(all, focus...)
+	for _, v := range vs {
+		if v.Level == treesitter.Outline {
+			all = append(all, v)
+		}
+	}
+	out := make([]compress.View, 0, len(all))
+	for _, v := range all {
+		if n := len(out); n > 0 && len(v.Text) >= len(out[n-1].Text) {
 			continue
 		}
 		out = append(out, compress.View{Level: string(v.Level), Text: v.Text, Elided: v.Elided})

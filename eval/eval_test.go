@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -142,12 +143,12 @@ func TestRecall(t *testing.T) {
 	// Every file of this small repository fits into 32k: both methods
 	// find every answer.
 	big := rep.Budgets[1]
-	if big.Ctxd.All != 1 || big.Ctxd.Recall != 1 || big.BM25.All != 1 || big.Ctxd.AllFull != 1 {
+	if big.Ctxd.All != 1 || big.Ctxd.Recall != 1 || big.BM25.All != 1 || big.Ctxd.AllFull != 1 || big.Ctxd.AllLines != 1 || big.Ctxd.LineRecall != 1 {
 		t.Errorf("at 32000: %+v", big)
 	}
 	for _, b := range rep.Budgets {
 		for _, s := range []Score{b.Ctxd, b.BM25} {
-			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 || s.AllFull > s.All {
+			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 || s.AllFull > s.All || s.AllLines > s.LineRecall || s.LineRecall > s.Recall {
 				t.Errorf("inconsistent score %+v", s)
 			}
 		}
@@ -174,9 +175,35 @@ func TestRecall(t *testing.T) {
 	}
 	var out strings.Builder
 	rep.Print(&out)
-	for _, s := range []string{"all-found", "all-full", "ctxd", "bm25", "32000"} {
+	for _, s := range []string{"all-found", "all-full", "all-lines", "line-recall", "ctxd", "bm25", "32000"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+func TestChangedLines(t *testing.T) {
+	diff := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -3,2 +3,3 @@ func f() {\n-x\n-y\n+x\n+y\n+z\n@@ -10 +11 @@\n-q\n+r\n@@ -20,0 +22,2 @@\n+n\n" +
+		"diff --git a/b.go b/b.go\n--- a/b.go\n+++ b/b.go\n@@ -0,0 +1 @@\n+package b\n"
+	got := parseChangedLines([]byte(diff))
+	want := map[string][]int{"a.go": {3, 4, 10, 20}, "b.go": {1}}
+	if len(got) != len(want) || !slices.Equal(got["a.go"], want["a.go"]) || !slices.Equal(got["b.go"], want["b.go"]) {
+		t.Errorf("changed lines = %v, want %v", got, want)
+	}
+	tests := []struct {
+		name   string
+		chunks []ctxd.Chunk
+		seen   int
+	}{
+		{"absent", nil, 0},
+		{"whole", []ctxd.Chunk{{Source: "a.go", Content: "x"}, {Source: "b.go", Content: "x"}}, 5},
+		{"body elided", []ctxd.Chunk{{Source: "a.go", Content: "x", Elided: []ctxd.LineRange{{Start: 4, End: 12}}}}, 2},
+		{"empty chunk", []ctxd.Chunk{{Source: "a.go"}}, 0},
+	}
+	for _, tt := range tests {
+		seen, total := visibleLines(tt.chunks, got)
+		if seen != tt.seen || total != 5 {
+			t.Errorf("%s: visible %d of %d, want %d of 5", tt.name, seen, total, tt.seen)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd"
@@ -40,6 +41,12 @@ type Score struct {
 	// matter), not just as an outline, signatures or a cut. The baseline's
 	// files are always whole.
 	AllFull float64
+	// AllLines is the fraction of cases where every line the commit
+	// changed (in the parent's text) is shown verbatim: the answer file's
+	// chunk is included and the line is not in its elided ranges. It says
+	// whether the code that matters is visible, at any view. LineRecall is
+	// the mean over cases of the fraction of changed lines visible.
+	AllLines, LineRecall float64
 }
 
 // BudgetResult is ctxd's and the baseline's score at one budget.
@@ -113,7 +120,6 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	cfg := config.Default()
 
 	counter, _ := tokens.ForModel(cfg.Model, 0)
-	type tally struct{ recall, all, any, full float64 }
 	ct := make([]tally, len(opts.Budgets))
 	bt := make([]tally, len(opts.Budgets))
 	ctxBudgets := make([]int, len(opts.Budgets))
@@ -130,6 +136,17 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			t.any++
 		}
 	}
+	addLines := func(t *tally, seen, total int) {
+		if total == 0 {
+			t.lines++
+			t.lineRecall++
+			return
+		}
+		t.lineRecall += float64(seen) / float64(total)
+		if seen == total {
+			t.lines++
+		}
+	}
 	for i, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -139,6 +156,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		}
 		eng, err := engine.New(wt, engine.Options{Config: cfg, Logger: log})
 		if err != nil {
+			return nil, err
+		}
+		changed, err := changedLines(ctx, wt, c)
+		if err != nil {
+			eng.Close()
 			return nil, err
 		}
 		var ranks map[string]int // lexical ranks of this case, computed on the first miss
@@ -184,6 +206,8 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 				}
 			}
 			add(&ct[bi], len(c.Answer)-len(missing), full, len(c.Answer))
+			seen, total := visibleLines(env.Context.Chunks, changed)
+			addLines(&ct[bi], seen, total)
 			if len(missing) > 0 {
 				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
 			}
@@ -195,7 +219,12 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 				}
 			}
 			add(&bt[bi], found, found, len(c.Answer))
-			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer))
+			if found == len(c.Answer) {
+				addLines(&bt[bi], total, total) // whole files
+			} else {
+				addLines(&bt[bi], 0, total)
+			}
+			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d lines %d/%d%s", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer), seen, total, answerViews(env.Context.Chunks, c.Answer))
 		}
 		eng.Close()
 		if opts.Progress != nil {
@@ -207,12 +236,38 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		rep.Budgets = append(rep.Budgets, BudgetResult{
 			Budget:        b,
 			ContextBudget: ctxBudgets[bi],
-			Ctxd:          Score{Recall: ct[bi].recall / n, All: ct[bi].all / n, Any: ct[bi].any / n, AllFull: ct[bi].full / n},
-			BM25:          Score{Recall: bt[bi].recall / n, All: bt[bi].all / n, Any: bt[bi].any / n, AllFull: bt[bi].full / n},
+			Ctxd:          ct[bi].score(n),
+			BM25:          bt[bi].score(n),
 		})
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// answerViews names the view each answer file got, " [a.go=bodies]",
+// "-" for a file not in the context.
+func answerViews(chunks []ctxd.Chunk, answer []string) string {
+	var parts []string
+	for _, a := range answer {
+		v := "-"
+		for _, ch := range chunks {
+			if ch.Source == a && ch.Content != "" {
+				v = "whole"
+				if ch.Truncated {
+					v = ch.Truncation
+				}
+			}
+		}
+		parts = append(parts, a+"="+v)
+	}
+	return " [" + strings.Join(parts, " ") + "]"
+}
+
+// tally sums one method's per-case results at one budget.
+type tally struct{ recall, all, any, full, lines, lineRecall float64 }
+
+func (t tally) score(n float64) Score {
+	return Score{Recall: t.recall / n, All: t.all / n, Any: t.any / n, AllFull: t.full / n, AllLines: t.lines / n, LineRecall: t.lineRecall / n}
 }
 
 // lexicalRank returns ", lexical rank N" for file in the workspace's
@@ -247,13 +302,13 @@ func subject(req string) string {
 // Print writes a report as a table.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "repo %s: %d commits replayed in %s\n\n", r.Repo, r.Cases, r.Duration.Round(time.Second))
-	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s %10s\n", "budget", "context", "method", "recall", "all-found", "any-found", "all-full")
+	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s %10s %10s %12s\n", "budget", "context", "method", "recall", "all-found", "any-found", "all-full", "all-lines", "line-recall")
 	for _, b := range r.Budgets {
 		for _, m := range []struct {
 			name string
 			s    Score
 		}{{"ctxd", b.Ctxd}, {"bm25", b.BM25}} {
-			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%% %9.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any, 100*m.s.AllFull)
+			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %11.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any, 100*m.s.AllFull, 100*m.s.AllLines, 100*m.s.LineRecall)
 		}
 	}
 }

@@ -708,10 +708,19 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			}
 		}
 		sum := sha256.Sum256([]byte(text))
+		prio := g.priority(c)
+		if prio > ctxd.PriorityMedium && !f.Explicit && !f.Open && f.Role != ctxd.RoleError {
+			// Generated files and test data are never the code a task is
+			// about: at most MEDIUM, whatever brought them in ("fixture
+			// for utils.go" made test.pb.go HIGH for a test task).
+			if r := classifyRole(rel, generatedHead([]byte(text[:min(len(text), 4096)]))); r == roleGenerated || r == roleFixture {
+				prio = ctxd.PriorityMedium
+			}
+		}
 		chunks = append(chunks, ctxd.Chunk{
 			Source:    rel,
 			ChunkType: ctxd.ChunkFile,
-			Priority:  g.priority(c),
+			Priority:  prio,
 			Hash:      hex.EncodeToString(sum[:]),
 			Facts:     *f,
 			Content:   text,

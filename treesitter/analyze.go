@@ -237,7 +237,7 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 		firstLine = w.line(spanStart)
 	}
 	var doc []*node
-	if k := len(pend.docs); k > 0 && w.lastLine(pend.docs[k-1])+1 >= firstLine && w.spec.docComments {
+	if k := len(pend.docs); k > 0 && w.spec.docComments && (w.lastLine(pend.docs[k-1])+1 >= firstLine || w.blockDocAbove(pend.docs[k-1], firstLine)) {
 		doc = pend.docs
 		spanStart = doc[0].start
 	}
@@ -353,6 +353,15 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 			w.visit(k, 1, firstOr(names))
 		}
 	}
+}
+
+// blockDocAbove reports a "/**" comment that ends two lines above line,
+// with a blank line between, in a language that allows that gap.
+func (w *walker) blockDocAbove(c *node, line int) bool {
+	if !w.spec.blockDocGap || w.lastLine(c)+2 != line || !strings.HasPrefix(c.text(w.src), "/**") {
+		return false
+	}
+	return blankBetween(w.src, c.end, w.lines.lineStart(w.lines[line-1]))
 }
 
 func firstOr(s []string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,14 +35,14 @@ const (
 var Levels = []Level{Full, Bodies, Signatures, Outline}
 
 // ParseLevel accepts a level name in any case ("full", "bodies",
-// "signatures", "outline").
+// "signatures", "outline", "focus", "focus-only").
 func ParseLevel(s string) (Level, error) {
-	for _, l := range Levels {
+	for _, l := range append(slices.Clone(Levels), FocusLevels...) {
 		if strings.EqualFold(string(l), strings.TrimSpace(s)) {
 			return l, nil
 		}
 	}
-	return "", fmt.Errorf("unknown level %q (want full, bodies, signatures or outline): %w", s, ctxd.ErrInvalidParams)
+	return "", fmt.Errorf("unknown level %q (want full, bodies, signatures, outline, focus or focus-only): %w", s, ctxd.ErrInvalidParams)
 }
 
 // Truncation returns the chunk truncation name of the level ([ctxd.TruncNone]
@@ -56,6 +57,10 @@ func (l Level) Truncation() string {
 		return ctxd.TruncSignatures
 	case Outline:
 		return ctxd.TruncOutline
+	case Focus:
+		return ctxd.TruncFocus
+	case FocusOnly:
+		return ctxd.TruncFocusOnly
 	}
 	return string(l)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ctxd/ctxd"
@@ -25,6 +26,9 @@ func Render(ctx context.Context, lang string, src []byte, level Level, opts Opti
 			return View{}, err
 		}
 		return View{Level: Full, Language: lang, Text: string(src)}, nil
+	}
+	if level == Focus || level == FocusOnly {
+		return renderFocus(ctx, lang, src, level, opts)
 	}
 	vs, err := Views(ctx, lang, src, opts)
 	if err != nil {
@@ -93,6 +97,34 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	return cloneViews(vs), nil
 }
 
+// FocusViews renders the focus levels ([Focus], [FocusOnly]) from one
+// parse, largest first, or returns nil when opts.KeepFuncs and
+// opts.KeepLines focus nothing in the file. FocusOnly is left out when it
+// is not smaller than Focus. A file with syntax errors still has focus
+// views (they copy whole lines and need not parse). FocusViews may run
+// concurrently.
+func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]View, error) {
+	if err := check(lang, src); err != nil {
+		return nil, err
+	}
+	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
+		return nil, nil
+	}
+	key := cacheKey("focus", lang, src, opts)
+	if vs, ok := viewCache.get(key); ok {
+		return cloneViews(vs), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, opts.timeout()))
+	if err != nil && !errors.Is(err, errSyntax) {
+		return nil, err
+	}
+	vs := focusViews(lang, src, a.symbols, a.imports, opts)
+	viewCache.put(key, vs, viewsSize(vs))
+	return cloneViews(vs), nil
+}
+
 // Symbols returns the definitions and imports of a file. A file with
 // syntax errors still yields the symbols the parser recognized. The parse
 // is bounded by ctx's deadline, or by [DefaultTimeout] when ctx has none.
@@ -118,12 +150,7 @@ func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error)
 }
 
 func validLevel(l Level) bool {
-	for _, x := range Levels {
-		if x == l {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Levels, l) || slices.Contains(FocusLevels, l)
 }
 
 func supportedSize(lang string, src []byte) error {

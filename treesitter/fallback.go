@@ -21,6 +21,9 @@ import (
 // and Signatures return an error wrapping [ErrUnsupported] in this build.
 // Render may run concurrently.
 func Render(ctx context.Context, lang string, src []byte, level Level, opts Options) (View, error) {
+	if level == Focus || level == FocusOnly {
+		return renderFocus(ctx, lang, src, level, opts)
+	}
 	vs, err := Views(ctx, lang, src, opts)
 	if err != nil {
 		return View{}, err
@@ -51,6 +54,20 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 		out.Text, out.Elided = full.Text, nil
 	}
 	return []View{full, out}, nil
+}
+
+// FocusViews renders the focus levels ([Focus], [FocusOnly]) from the
+// line patterns' symbols, largest first, or returns nil when nothing is
+// focused. FocusViews may run concurrently.
+func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]View, error) {
+	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
+		return nil, nil
+	}
+	syms, err := Symbols(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	return focusViews(lang, src, syms.Symbols, syms.Imports, opts), nil
 }
 
 // Symbols finds top-level definitions (and Python and Ruby methods) by

@@ -20,6 +20,9 @@ type langSpec struct {
 	foldWord string // "private members", "unexported members"
 	// docComments: comments right above a definition are its doc.
 	docComments bool
+	// blockDocGap: a "/**" block comment is a definition's doc even with
+	// one blank line between them (JSDoc as Express writes it).
+	blockDocGap bool
 	comments    map[string]bool
 	attrs       map[string]bool // decorators and attributes that precede a definition as siblings
 	// transparent nodes hold declarations at their own level (export
@@ -535,6 +538,7 @@ func jsSpec(name string) *langSpec {
 		style:          styleBrace,
 		foldWord:       "private",
 		docComments:    true,
+		blockDocGap:    true,
 		attrs:          set("decorator"),
 		transparent:    set("export_statement", "ambient_declaration", "lexical_declaration", "variable_declaration", "expression_statement"),
 		ownWrappers:    set("export_statement", "ambient_declaration"),
@@ -557,6 +561,43 @@ func jsSpec(name string) *langSpec {
 			"enum_declaration":               {kind: "enum"},
 			"internal_module":                {kind: "module", body: field("body"), container: true},
 			"module":                         {kind: "module", body: field("body"), container: true},
+			// "res.send = function send(body) { ... }", "exports.x = () =>
+			// ...", "Foo.prototype.bar = function () { ... }": a function
+			// assigned to a member defines it (Express, CommonJS modules).
+			"assignment_expression": {
+				kindOf: func(n *node, src []byte) string {
+					if jsAssignedFunc(n) != nil && jsMember(n, src) != "" {
+						return "function"
+					}
+					return ""
+				},
+				names: func(n *node, src []byte) []string {
+					if jsAssignedFunc(n) == nil {
+						return nil
+					}
+					if m := jsMember(n, src); m != "" {
+						return []string{m}
+					}
+					return nil
+				},
+				parent: func(n *node, src []byte) string {
+					if jsAssignedFunc(n) == nil || jsMember(n, src) == "" {
+						return ""
+					}
+					obj := n.child("left").child("object")
+					if obj == nil {
+						return ""
+					}
+					return strings.TrimSuffix(obj.text(src), ".prototype")
+				},
+				body: func(n *node) *node {
+					if f := jsAssignedFunc(n); f != nil {
+						return f.child("body")
+					}
+					return nil
+				},
+				function: true,
+			},
 			"variable_declarator": {
 				kindOf: func(n *node, src []byte) string {
 					if v := n.child("value"); v != nil {
@@ -623,6 +664,35 @@ func jsSpec(name string) *langSpec {
 			return nil
 		},
 	}
+}
+
+// jsAssignedFunc returns the function of an assignment of a function
+// expression to a member ("res.send = function send() {}"), nil for any
+// other assignment.
+func jsAssignedFunc(n *node) *node {
+	left, right := n.child("left"), n.child("right")
+	if left == nil || right == nil || left.typ != "member_expression" {
+		return nil
+	}
+	switch right.typ {
+	case "function_expression", "function", "arrow_function", "generator_function":
+		return right
+	}
+	return nil
+}
+
+// jsMember returns the property name of an assignment's member target
+// ("send" of "res.send"), "" when it is not a plain name.
+func jsMember(n *node, src []byte) string {
+	left := n.child("left")
+	if left == nil {
+		return ""
+	}
+	p := left.child("property")
+	if p == nil || p.typ != "property_identifier" {
+		return ""
+	}
+	return p.text(src)
 }
 
 // ---- Rust

@@ -1,0 +1,278 @@
+package treesitter
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// The focus levels show a file around what a task points at: the
+// functions at [Options.KeepLines] (a cursor, a selection, stack frames)
+// and those named by [Options.KeepFuncs] are shown whole, with their doc
+// comments, and the rest of the file is reduced to outline lines. They
+// exist only when something is focused, and sit between Signatures and
+// Outline: a large file whose signatures do not fit still shows the body
+// that matters.
+const (
+	// Focus is the outline of the whole file with the focused functions
+	// whole in place.
+	Focus Level = "focus"
+	// FocusOnly is the focused functions whole, with only the outline
+	// lines of what they refer to: the types they are methods of, the
+	// declarations and fields they name, and the imports they use.
+	FocusOnly Level = "focus-only"
+)
+
+// FocusLevels are the levels [FocusViews] returns, largest first.
+var FocusLevels = []Level{Focus, FocusOnly}
+
+// Focus limits: a named declaration that is not a function is focused only
+// when it is short (a type, a constant), and a focused line outside any
+// function focuses the innermost declaration around it only when that is
+// short.
+const (
+	focusDeclLines = 60
+	focusLineSpan  = 80
+)
+
+// focusFunctionKinds are the symbol kinds whose bodies are shown whole
+// when named or at a focused line.
+var focusFunctionKinds = map[string]bool{"function": true, "method": true}
+
+// focusViews renders the focus levels from a file's symbols and imports,
+// or returns nil when opts focus nothing in it. Each view's Elided is
+// every line outside the focused spans.
+func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts Options) []View {
+	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 || len(syms) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	spans := focusSpans(lang, lines, syms, opts)
+	if len(spans) == 0 {
+		return nil
+	}
+	var elided []ctxd.LineRange
+	at := 1
+	for _, s := range spans {
+		if s.Start > at {
+			elided = append(elided, ctxd.LineRange{Start: at, End: s.Start - 1})
+		}
+		at = s.End + 1
+	}
+	if at <= len(lines) {
+		elided = append(elided, ctxd.LineRange{Start: at, End: len(lines)})
+	}
+	inSpan := func(l int) bool {
+		for _, s := range spans {
+			if s.Start <= l && l <= s.End {
+				return true
+			}
+		}
+		return false
+	}
+	// What the focused code names, for FocusOnly.
+	var focused strings.Builder
+	for _, s := range spans {
+		for l := s.Start; l <= s.End; l++ {
+			focused.WriteString(lines[l-1])
+		}
+	}
+	used := identifiers(focused.String())
+	parents := map[string]bool{}
+	for _, s := range syms {
+		if inSpan(s.Start) && s.Parent != "" {
+			parents[s.Parent] = true
+		}
+	}
+	needed := func(s Symbol) bool {
+		switch {
+		case s.Depth == 0:
+			return used[s.Name] || parents[s.Name]
+		case parents[s.Parent]:
+			return used[s.Name]
+		}
+		return false
+	}
+	var full, only strings.Builder
+	if imps := usedImports(imports, used); len(imps) > 0 {
+		fmt.Fprintf(&only, "imports: %s\n", strings.Join(imps, ", "))
+	}
+	next := 0 // the next span to write
+	writeSpans := func(before int) {
+		for ; next < len(spans) && spans[next].Start <= before; next++ {
+			s := spans[next]
+			for _, b := range []*strings.Builder{&full, &only} {
+				fmt.Fprintf(b, "%d: %s", s.Start, lines[s.Start-1])
+				for l := s.Start + 1; l <= s.End; l++ {
+					b.WriteString(lines[l-1])
+				}
+				if !strings.HasSuffix(lines[s.End-1], "\n") {
+					b.WriteString("\n")
+				}
+			}
+		}
+	}
+	for i, s := range syms {
+		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
+			continue
+		}
+		writeSpans(s.Start)
+		if inSpan(s.Start) {
+			continue
+		}
+		line := fmt.Sprintf("%s%d: %s\n", strings.Repeat("  ", s.Depth), s.Start, s.Signature)
+		full.WriteString(line)
+		if needed(s) {
+			only.WriteString(line)
+		}
+	}
+	writeSpans(len(lines) + 1)
+	vs := []View{{Level: Focus, Language: lang, Text: full.String(), Elided: elided}}
+	if only.Len() < full.Len() {
+		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
+	}
+	return vs
+}
+
+// renderFocus returns the view at a focus level, or an error wrapping
+// [ErrUnsupported] when nothing is focused.
+func renderFocus(ctx context.Context, lang string, src []byte, level Level, opts Options) (View, error) {
+	vs, err := FocusViews(ctx, lang, src, opts)
+	if err != nil {
+		return View{}, err
+	}
+	for _, v := range vs {
+		if v.Level == level {
+			return v, nil
+		}
+	}
+	if len(vs) > 0 {
+		// FocusOnly is no smaller than Focus: Focus stands in.
+		v := vs[0]
+		v.Level = level
+		return v, nil
+	}
+	return View{}, fmt.Errorf("render %s at %s: no function at the kept lines or of the kept names: %w", lang, level, ErrUnsupported)
+}
+
+// focusSpans returns the focused line ranges, doc comments included,
+// sorted and merged.
+func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd.LineRange {
+	funcs := map[string]bool{}
+	for _, f := range opts.KeepFuncs {
+		funcs[f] = true
+	}
+	var spans []ctxd.LineRange
+	add := func(s Symbol) {
+		if s.Start < 1 || s.End < s.Start || s.End > len(lines) {
+			return
+		}
+		spans = append(spans, ctxd.LineRange{Start: docStart(lang, lines, s.Start), End: s.End})
+	}
+	for _, s := range syms {
+		if !funcs[s.Name] && (s.Parent == "" || !funcs[s.Parent+"."+s.Name]) {
+			continue
+		}
+		if focusFunctionKinds[s.Kind] || s.Depth == 0 && s.End-s.Start < focusDeclLines {
+			add(s)
+		}
+	}
+	for _, l := range opts.KeepLines {
+		best, bestDecl := -1, -1
+		for i, s := range syms {
+			if s.Start > l || l > s.End {
+				continue
+			}
+			if focusFunctionKinds[s.Kind] && (best < 0 || s.Depth > syms[best].Depth) {
+				best = i
+			}
+			if s.End-s.Start < focusLineSpan && (bestDecl < 0 || s.Depth > syms[bestDecl].Depth) {
+				bestDecl = i
+			}
+		}
+		switch {
+		case best >= 0:
+			add(syms[best])
+		case bestDecl >= 0:
+			add(syms[bestDecl])
+		}
+	}
+	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
+	return mergeRanges(spans)
+}
+
+// docStart extends a definition starting at line upward over the doc
+// comments, attributes and decorators right above it.
+func docStart(lang string, lines []string, line int) int {
+	prefixes := []string{"//", "/*", "*", "@", "#["}
+	if lang == "python" || lang == "ruby" {
+		prefixes = []string{"#", "@"}
+	}
+	for line > 1 {
+		prev := strings.TrimSpace(lines[line-2])
+		if prev == "" && line > 2 && blockDocLangs[lang] && strings.HasSuffix(strings.TrimSpace(lines[line-3]), "*/") {
+			// JSDoc separated by one blank line.
+			line--
+			continue
+		}
+		if prev == "" || !hasAnyPrefix(prev, prefixes) {
+			break
+		}
+		line--
+	}
+	return line
+}
+
+// blockDocLangs allow a blank line between a doc block and its definition.
+var blockDocLangs = map[string]bool{"javascript": true, "typescript": true, "tsx": true}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// identifiers returns the identifier-like words of text.
+func identifiers(text string) map[string]bool {
+	out := map[string]bool{}
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		ident := i < len(text) && (text[i] == '_' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9' || text[i] >= 0x80)
+		switch {
+		case ident && start < 0:
+			start = i
+		case !ident && start >= 0:
+			out[text[start:i]] = true
+			start = -1
+		}
+	}
+	return out
+}
+
+// usedImports returns the imports whose last path element the focused
+// code names ("net/http" for http.Get, "./util.js" for util.x).
+func usedImports(imports []string, used map[string]bool) []string {
+	var out []string
+	for _, imp := range imports {
+		name := strings.Trim(imp, `"'`)
+		name = path.Base(name)
+		if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) && !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".ts") {
+			name = name[i+1:]
+		}
+		name = strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
+		if used[name] && !slices.Contains(out, imp) {
+			out = append(out, imp)
+		}
+	}
+	return out
+}
