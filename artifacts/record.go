@@ -83,6 +83,16 @@ func scanPack(r io.ReaderAt, from, size int64) (packScan, error) {
 	sc := packScan{end: from}
 	off := from
 	h := make([]byte, RecordHeaderSize)
+	// skip counts the bytes up to the next valid header as damage.
+	skip := func() error {
+		next, err := resync(r, off+1, size)
+		if err != nil {
+			return err
+		}
+		sc.damaged += next - off
+		off, sc.end = next, next
+		return nil
+	}
 	for off < size {
 		if size-off < RecordHeaderSize {
 			if _, err := r.ReadAt(h[:size-off], off); err != nil && err != io.EOF {
@@ -93,13 +103,9 @@ func scanPack(r io.ReaderAt, from, size int64) (packScan, error) {
 				sc.end = off
 				return sc, nil
 			}
-			next, err := resync(r, off+1, size)
-			if err != nil {
+			if err := skip(); err != nil {
 				return sc, err
 			}
-			sc.damaged += next - off
-			off = next
-			sc.end = off
 			continue
 		}
 		if _, err := r.ReadAt(h, off); err != nil && err != io.EOF {
@@ -107,13 +113,9 @@ func scanPack(r io.ReaderAt, from, size int64) (packScan, error) {
 		}
 		hash, n, err := decodeHeader(h)
 		if err != nil {
-			next, err := resync(r, off+1, size)
-			if err != nil {
+			if err := skip(); err != nil {
 				return sc, err
 			}
-			sc.damaged += next - off
-			off = next
-			sc.end = off
 			continue
 		}
 		if n > size-off-RecordHeaderSize {
