@@ -214,15 +214,7 @@ func BenchmarkGitLog(b *testing.B) {
 //	go test -run '^$' -bench Rank -count 5 ./gather
 func BenchmarkRank(b *testing.B) {
 	src := gorootSrc(b)
-	w, err := NewWorkspace(src, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	s, err := w.refresh(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := benchSnapshot(b, src)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.index.Rank(gorootRequest.Text, 10)
@@ -277,4 +269,20 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchSnapshot walks and indexes the tree at src once (a warm workspace's
+// snapshot); the workspace closes when the benchmark ends.
+func benchSnapshot(b *testing.B, src string) *snapshot {
+	b.Helper()
+	w, err := NewWorkspace(src, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	s, err := w.refresh(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

@@ -154,15 +154,7 @@ func BenchmarkLinkGraph(b *testing.B) {
 	if src == "" {
 		src = gorootSrc(b)
 	}
-	w, err := NewWorkspace(src, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	s, err := w.refresh(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := benchSnapshot(b, src)
 	var lg *linkGraph
 	for b.Loop() {
 		s.linksMu.Lock()
@@ -179,15 +171,7 @@ func BenchmarkLinkGraph(b *testing.B) {
 // of a request (warm: the graph is built).
 func BenchmarkPageRank(b *testing.B) {
 	src := gorootSrc(b)
-	w, err := NewWorkspace(src, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	s, err := w.refresh(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := benchSnapshot(b, src)
 	lg := s.links(b.Context(), nil)
 	seeds := map[int32]float64{}
 	for _, h := range s.index.Rank(gorootRequest.Text, 10) {
