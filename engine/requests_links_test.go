@@ -83,18 +83,7 @@ func TestLinksRequests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cc := env.Context
-			if cc.TokensUsed > cc.Budget {
-				t.Errorf("over budget: %d of %d", cc.TokensUsed, cc.Budget)
-			}
-			var got *ctxd.Chunk
-			var order []string
-			for i := range cc.Chunks {
-				order = append(order, fmt.Sprintf("%s(%.0f)", cc.Chunks[i].Source, cc.Chunks[i].Score))
-				if cc.Chunks[i].Source == tt.target {
-					got = &cc.Chunks[i]
-				}
-			}
+			got, order := targetChunk(t, &env.Context, tt.target)
 			if got == nil {
 				t.Fatalf("%s not in the envelope (task %s); included %v", tt.target, env.TaskType, order)
 			}

@@ -187,18 +187,7 @@ func TestRelevanceRequests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cc := env.Context
-			if cc.TokensUsed > cc.Budget {
-				t.Errorf("over budget: %d of %d", cc.TokensUsed, cc.Budget)
-			}
-			var got *ctxd.Chunk
-			var order []string
-			for i := range cc.Chunks {
-				order = append(order, fmt.Sprintf("%s(%s,%d,%.0f)", cc.Chunks[i].Source, cc.Chunks[i].Truncation, cc.Chunks[i].Tokens, cc.Chunks[i].Score))
-				if cc.Chunks[i].Source == tc.target {
-					got = &cc.Chunks[i]
-				}
-			}
+			got, order := targetChunk(t, &env.Context, tc.target)
 			if got == nil {
 				t.Fatalf("target %s not in the envelope (task %s); included %v", tc.target, env.TaskType, order)
 			}
@@ -224,11 +213,31 @@ func TestRelevanceRequests(t *testing.T) {
 			if math.Abs(shares-1) > 0.01 {
 				t.Errorf("target's shares add up to %.3f: %+v", shares, got.ScoreBreakdown)
 			}
-			for _, s := range cc.Skipped {
+			for _, s := range env.Context.Skipped {
 				if s.Source != "" && len(s.ScoreBreakdown) == 0 && s.Score != 0 {
 					t.Errorf("skipped %s without its breakdown", s.Source)
 				}
 			}
 		})
 	}
+}
+
+// targetChunk checks that the context is within its budget and returns the
+// chunk of target (nil when it was left out) and every included chunk as
+// "source(view,tokens,score)" for failure messages.
+func targetChunk(t *testing.T, cc *ctxd.CompressedContext, target string) (*ctxd.Chunk, []string) {
+	t.Helper()
+	if cc.TokensUsed > cc.Budget {
+		t.Errorf("over budget: %d of %d", cc.TokensUsed, cc.Budget)
+	}
+	var got *ctxd.Chunk
+	var order []string
+	for i := range cc.Chunks {
+		c := &cc.Chunks[i]
+		order = append(order, fmt.Sprintf("%s(%s,%d,%.0f)", c.Source, c.Truncation, c.Tokens, c.Score))
+		if c.Source == target {
+			got = c
+		}
+	}
+	return got, order
 }
