@@ -75,6 +75,10 @@ type Store interface {
 	Put(ctx context.Context, session string, content []byte) (artifacts.Ref, string, error)
 	Verify(ctx context.Context, session, hash string) (artifacts.Ref, error)
 	Resolve(ctx context.Context, session, prefix string) (string, error)
+	// Flush makes what Put stored durable (one fsync per pack with
+	// [artifacts.Options.Sync]); called once before the reply that
+	// refers to the stored texts.
+	Flush() error
 }
 
 var _ Store = (*artifacts.Store)(nil)

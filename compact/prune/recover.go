@@ -75,8 +75,8 @@ func (r *run) storeStashed(ctx context.Context) error {
 	}
 	// Durable before the reply that refers to them: one fsync per pack
 	// (with artifacts.Options.Sync), not one per text.
-	if f, ok := st.(interface{ Flush() error }); ok && len(r.stashed) > 0 {
-		if err := f.Flush(); err != nil {
+	if len(r.stashed) > 0 {
+		if err := st.Flush(); err != nil {
 			return fmt.Errorf("compress messages: make stored texts durable: %w", err)
 		}
 	}

@@ -90,6 +90,10 @@ type Store interface {
 	Verify(ctx context.Context, session, hash string) (artifacts.Ref, error)
 	Resolve(ctx context.Context, session, prefix string) (string, error)
 	Get(ctx context.Context, session, hash string) ([]byte, artifacts.Ref, error)
+	// Flush makes what Put stored durable (one fsync per pack with
+	// [artifacts.Options.Sync]); called once before the reply that
+	// refers to the stored texts.
+	Flush() error
 }
 
 var _ Store = (*artifacts.Store)(nil)

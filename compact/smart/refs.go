@@ -172,11 +172,10 @@ func (r *run) storeArtifacts() {
 // not one per artifact). If that fails, no reference to them is emitted:
 // their segments are kept as they were.
 func (r *run) flushArtifacts() {
-	f, ok := r.o.opts.Store.(interface{ Flush() error })
-	if !ok || len(r.stored) == 0 {
+	if r.o.opts.Store == nil || len(r.stored) == 0 {
 		return
 	}
-	err := f.Flush()
+	err := r.o.opts.Store.Flush()
 	if err == nil {
 		return
 	}
