@@ -205,16 +205,7 @@ func (r *run) supersede() {
 	if r.p.opts.Store == nil {
 		return // the text would not be recoverable
 	}
-	var calls []request.Call
-	where := map[string]int{}
-	for i, it := range r.req.Items {
-		for _, seg := range it.Segments {
-			if seg.Kind == request.SegToolCall && seg.CallID != "" {
-				calls = append(calls, request.Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
-				where[seg.CallID] = i
-			}
-		}
-	}
+	calls, where := request.Calls(r.req)
 	sup := r.p.cache.Superseded(calls)
 	if len(sup) == 0 {
 		return

@@ -13,6 +13,22 @@ type Call struct {
 	ID, Name, Args string
 }
 
+// Calls returns the tool calls of a request in order, and the item each
+// one is in (by call id): the input of [Superseded].
+func Calls(req *Request) ([]Call, map[string]int) {
+	var calls []Call
+	at := map[string]int{}
+	for i, it := range req.Items {
+		for _, seg := range it.Segments {
+			if seg.Kind == SegToolCall && seg.CallID != "" {
+				calls = append(calls, Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
+				at[seg.CallID] = i
+			}
+		}
+	}
+	return calls, at
+}
+
 // Supersession says that the output of a file read is stale: a later
 // call reads the same file again (the same lines, or all of it) or edits
 // it.

@@ -176,14 +176,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// A file read is superseded when a later call reads the same lines
 	// (or the whole file) again, or edits it (request.Superseded, the
 	// rule both compactors share).
-	var calls []request.Call
-	for _, it := range r.req.Items {
-		for _, seg := range it.Segments {
-			if seg.Kind == request.SegToolCall && seg.CallID != "" {
-				calls = append(calls, request.Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
-			}
-		}
-	}
+	calls, _ := request.Calls(r.req)
 	sup := r.o.cache.Superseded(calls)
 	for k, c := range outputs {
 		s := c.seg
