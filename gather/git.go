@@ -478,6 +478,9 @@ func (h *repoHandle) goGitDiff(keep func(string) bool) (*Diff, error) {
 type gitState struct {
 	root string
 	log  *slog.Logger
+	// cacheDir, when set, is where the facts that depend on HEAD alone
+	// persist (gitcache.go).
+	cacheDir string
 
 	// mu guards everything below; go-git's repository is not safe for
 	// concurrent use.
@@ -583,6 +586,11 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 	if key == s.headKey {
 		return s.commits, nil
 	}
+	ckey := s.gitCacheKey(head.Hash().String(), n)
+	if commits, ok := s.loadCommits(ckey); ok {
+		s.headKey, s.commits = key, commits
+		return commits, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	commits, err := s.handle.log(ctx, n)
@@ -590,6 +598,7 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 		return nil, err
 	}
 	s.headKey, s.commits = key, commits
+	s.saveCommits(ckey, commits)
 	return commits, nil
 }
 
@@ -708,6 +717,11 @@ func (s *gitState) history(ctx context.Context) *graph.History {
 	if key == s.histKey {
 		return s.hist
 	}
+	ckey := s.gitCacheKey(head.Hash().String(), Links.Commits)
+	if out, cut, ok := s.loadHistory(ckey); ok {
+		s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, cut), 0)
+		return s.hist
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil
 	}
@@ -718,7 +732,9 @@ func (s *gitState) history(ctx context.Context) *graph.History {
 		s.log.Debug("co-change history unavailable", "error", err)
 		return nil
 	}
-	s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, total > len(out)), 0)
+	cut := total > len(out)
+	s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, cut), 0)
+	s.saveHistory(ckey, out, cut)
 	return s.hist
 }
 

@@ -201,8 +201,9 @@ func (s *snapshot) fileIndex(rel string) (int32, bool) {
 
 // linkGraph is a snapshot's file graph.
 type linkGraph struct {
-	g     *graph.Graph
-	files int // nodes below are files; the rest are Go package hubs
+	g      *graph.Graph
+	files  int  // nodes below are files; the rest are Go package hubs
+	loaded bool // read from the persisted graph (linkcache.go)
 }
 
 // links returns the snapshot's file graph, built on first use and kept
@@ -217,14 +218,30 @@ func (s *snapshot) links(ctx context.Context, w *Workspace) *linkGraph {
 	if ctx.Err() != nil {
 		return nil
 	}
+	var key string
+	if w.linksPath() != "" {
+		key = s.linksKey(w)
+		if lg := s.loadLinks(w, key); lg != nil {
+			s.linkG = lg
+			return lg
+		}
+	}
+	s.linkG = buildLinks(s)
+	if w != nil {
+		w.log.Debug("file graph built", keyFiles, len(s.files), "edges", s.linkG.g.EdgeCount(), "bytes", s.linkG.g.Bytes())
+		if key != "" {
+			s.saveLinks(w, key, s.linkG)
+		}
+	}
+	return s.linkG
+}
+
+// buildLinks builds s's file graph.
+func buildLinks(s *snapshot) *linkGraph {
 	ie := newImportEdges(s)
 	g := graph.Build(ie.nodes(), graph.Options{},
 		ie, graph.References(symbolTable{s}, graph.RefOptions{Reverse: Links.Reverse}))
-	s.linkG = &linkGraph{g: g, files: len(s.files)}
-	if w != nil {
-		w.log.Debug("file graph built", keyFiles, len(s.files), "edges", g.EdgeCount(), "bytes", g.Bytes())
-	}
-	return s.linkG
+	return &linkGraph{g: g, files: len(s.files)}
 }
 
 // symbolTable is the snapshot's lexical definitions and uses, as the

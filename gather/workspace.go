@@ -167,6 +167,7 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
 	if opts.IndexPath != "" {
+		w.git.cacheDir = filepath.Dir(opts.IndexPath)
 		if r, ok := within(abs, filepath.Dir(opts.IndexPath)); ok && r != "." {
 			w.indexDirRel = filepath.ToSlash(r)
 		}

@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -206,4 +209,79 @@ func TestReferencesOptions(t *testing.T) {
 	if got := collect(tb, RefOptions{}); got[key{22, 21}] == 0 {
 		t.Error("without groups, file 22 should link to the definer")
 	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	g := Build(5, Options{}, SourceFunc(func(add func(from, to int32, w float32)) {
+		add(0, 1, 1)
+		add(0, 2, 3)
+		add(1, 2, 1)
+		add(3, 0, 0.5)
+		add(4, 3, 2)
+	}))
+	b, err := g.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d, g) {
+		t.Errorf("decoded %+v, want %+v", d, g)
+	}
+	empty, _ := Build(0, Options{}).AppendBinary(nil)
+	if d, err := Decode(empty); err != nil || d.Len() != 0 {
+		t.Errorf("empty graph: %v %v", d, err)
+	}
+	bad := []struct {
+		name string
+		b    []byte
+	}{
+		{"nothing", nil},
+		{"truncated", b[:len(b)-1]},
+		{"longer", append(append([]byte(nil), b...), 0, 0, 0, 0)},
+		{"target out of range", patchWord(b, 6, 9)},
+		{"offsets descend", patchWord(b, 2, 0)},
+		{"zero weight", patchWord(b, 6+g.EdgeCount(), 0)},
+	}
+	for _, tt := range bad {
+		if _, err := Decode(tt.b); !errors.Is(err, ErrEncoding) {
+			t.Errorf("%s: err %v, want ErrEncoding", tt.name, err)
+		}
+	}
+}
+
+// patchWord sets the i-th 32-bit word of an encoded small graph (after
+// its two one-byte counts) to v.
+func patchWord(b []byte, i int, v uint32) []byte {
+	c := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint32(c[2+4*i:], v)
+	return c
+}
+
+func FuzzDecode(f *testing.F) {
+	g := Build(4, Options{}, SourceFunc(func(add func(from, to int32, w float32)) {
+		add(0, 1, 1)
+		add(1, 2, 1)
+		add(2, 3, 1)
+	}))
+	b, _ := g.AppendBinary(nil)
+	f.Add(b)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := Decode(b)
+		if err != nil {
+			return
+		}
+		// A decoded graph is safe to walk.
+		seeds := map[int32]float64{}
+		if d.Len() > 0 {
+			seeds[0] = 1
+		}
+		d.PageRank(seeds, 0.3, 3)
+		for i := range d.Len() {
+			d.Out(int32(i))
+		}
+	})
 }

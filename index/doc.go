@@ -23,5 +23,11 @@
 //     rule); anything else is read again. A corrupt, foreign or stale index
 //     is an error from Load, and the caller rebuilds: it is never trusted.
 //
+//   - [WriteSealed] and [ReadSealed] keep the other derived facts beside
+//     the index (gather's file graph, keyed by a digest of the files it is
+//     built from, and its HEAD-keyed git history) with the same rules:
+//     atomic writes, a magic, the key and a SHA-256 checked on read, and a
+//     rebuild for anything that does not verify.
+//
 // Ranking reads the facts through [Snapshot.Each] and [Snapshot.Lookup].
 package index

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// startProfile writes a CPU profile to $CTXD_CPUPROFILE and, when the
+// process ends, a heap profile to $CTXD_MEMPROFILE (both for measuring
+// ctxd itself; see BENCHMARKS.md). It returns the function that ends
+// them.
+func startProfile() func() {
+	var stops []func()
+	if p := os.Getenv("CTXD_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ctxd: cpu profile: %v\n", err)
+		} else if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "ctxd: cpu profile: %v\n", err)
+			f.Close()
+		} else {
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if p := os.Getenv("CTXD_MEMPROFILE"); p != "" {
+		stops = append(stops, func() {
+			f, err := os.Create(p)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "ctxd: heap profile: %v\n", err)
+				return
+			}
+			defer f.Close()
+			runtime.GC()
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				fmt.Fprintf(os.Stderr, "ctxd: heap profile: %v\n", err)
+			}
+		})
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package gather
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ctxd/ctxd/index"
+)
+
+// The git facts that depend on HEAD alone, the recent commits (go-git's
+// log, with the files each changed) and the co-change history (`git log
+// --name-only`), persist beside the index keyed by HEAD, so a fresh
+// process at an unchanged HEAD reads neither again. Like the index and the
+// file graph, a file that does not verify or was written for another HEAD
+// is rebuilt, never trusted.
+
+const (
+	gitCacheVersion = 1
+	commitsMagic    = "CTXDLOG1"
+	commitsFile     = "commits.bin"
+	historyMagic    = "CTXDHIS1"
+	historyFile     = "cochange.bin"
+	maxGitCache     = maxHistoryBytes + 1<<20
+)
+
+// cachePath is where one git cache persists; "" without a state dir.
+func (s *gitState) cachePath(name string) string {
+	if s.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(s.cacheDir, name)
+}
+
+// gitCacheKey names what a git cache holds: this root at this HEAD with
+// this parameter.
+func (s *gitState) gitCacheKey(head string, n int) string {
+	return fmt.Sprintf("v=%d root=%s head=%s n=%d", gitCacheVersion, s.root, head, n)
+}
+
+// loadCommits returns the persisted recent commits for key; ok false when
+// there are none that verify.
+func (s *gitState) loadCommits(key string) ([]Commit, bool) {
+	p := s.cachePath(commitsFile)
+	if p == "" {
+		return nil, false
+	}
+	body, err := index.ReadSealed(p, commitsMagic, key, maxGitCache)
+	if err == nil {
+		var cs []Commit
+		if err = json.Unmarshal(body, &cs); err == nil {
+			return cs, true
+		}
+	}
+	if !index.IsRebuild(err) {
+		s.log.Warn("persisted commits not used: reading them again", "err", err)
+	}
+	return nil, false
+}
+
+func (s *gitState) saveCommits(key string, cs []Commit) {
+	p := s.cachePath(commitsFile)
+	if p == "" {
+		return
+	}
+	body, err := json.Marshal(cs)
+	if err == nil {
+		err = index.WriteSealed(p, commitsMagic, key, body)
+	}
+	if err != nil {
+		s.log.Warn("persisting the commits failed", "err", err)
+	}
+}
+
+// loadHistory returns the persisted co-change log output for key and
+// whether it was cut.
+func (s *gitState) loadHistory(key string) (out []byte, cut, ok bool) {
+	p := s.cachePath(historyFile)
+	if p == "" {
+		return nil, false, false
+	}
+	body, err := index.ReadSealed(p, historyMagic, key, maxGitCache)
+	if err == nil && len(body) > 0 && body[0] <= 1 {
+		return body[1:], body[0] == 1, true
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: bad body", index.ErrCorrupt)
+	}
+	if !index.IsRebuild(err) {
+		s.log.Warn("persisted co-change history not used: reading it again", "err", err)
+	}
+	return nil, false, false
+}
+
+func (s *gitState) saveHistory(key string, out []byte, cut bool) {
+	p := s.cachePath(historyFile)
+	if p == "" {
+		return
+	}
+	body := make([]byte, 0, len(out)+1)
+	if cut {
+		body = append(body, 1)
+	} else {
+		body = append(body, 0)
+	}
+	body = append(body, out...)
+	if err := index.WriteSealed(p, historyMagic, key, body); err != nil {
+		s.log.Warn("persisting the co-change history failed", "err", err)
+	}
+}

@@ -1,0 +1,115 @@
+package gather
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxd/ctxd/graph"
+	"github.com/ctxd/ctxd/index"
+)
+
+// The file graph persists beside the index (<state>/index/links.bin), so
+// a fresh process on an unchanged tree loads it instead of resolving
+// every import and reference again. It is keyed by a digest of
+// everything the graph is built from: each file's path, language, flags
+// and content hash (imports, definitions and uses derive from the
+// content), the link weights and linksVersion. A file that does not
+// verify or was written for another tree is rebuilt, never trusted.
+
+// linksVersion changes with how the graph is built (importEdges,
+// graph.References, graph.Build).
+const linksVersion = 1
+
+const (
+	linksMagic = "CTXDLNK1"
+	linksFile  = "links.bin"
+	// maxLinksBytes bounds the file read: 64 edges per node at 100k+ files.
+	maxLinksBytes = 256 << 20
+)
+
+// linksPath is where the graph persists; "" without an index path.
+func (w *Workspace) linksPath() string {
+	if w == nil || w.opts.IndexPath == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(w.opts.IndexPath), linksFile)
+}
+
+// linksKey digests what s's file graph is built from.
+func (s *snapshot) linksKey(w *Workspace) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "links=%d reverse=%v root=%s\x00", linksVersion, math.Float32bits(Links.Reverse), w.root)
+	var b []byte
+	for _, f := range s.files {
+		b = b[:0]
+		b = append(b, f.rel...)
+		b = append(b, 0)
+		b = append(b, f.lang...)
+		b = append(b, 0)
+		var flags byte
+		if f.secret {
+			flags |= 1
+		}
+		if d := f.doc; d != nil {
+			flags |= 2
+			if d.test {
+				flags |= 4
+			}
+			b = binary.AppendUvarint(b, uint64(d.role))
+		}
+		b = append(b, flags)
+		b = append(b, f.hash[:]...)
+		b = binary.AppendUvarint(b, uint64(len(f.imports)))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// loadLinks reads the persisted graph for key; nil when there is none or
+// it does not verify (a corrupt one is logged).
+func (s *snapshot) loadLinks(w *Workspace, key string) *linkGraph {
+	p := w.linksPath()
+	if p == "" {
+		return nil
+	}
+	t0 := time.Now()
+	body, err := index.ReadSealed(p, linksMagic, key, maxLinksBytes)
+	if err == nil {
+		var g *graph.Graph
+		if g, err = graph.Decode(body); err == nil {
+			if g.Len() < len(s.files) {
+				err = fmt.Errorf("%w: %d nodes for %d files", graph.ErrEncoding, g.Len(), len(s.files))
+			} else {
+				w.log.Debug("file graph loaded", keyFiles, len(s.files), "edges", g.EdgeCount(), keyTook, time.Since(t0))
+				return &linkGraph{g: g, files: len(s.files), loaded: true}
+			}
+		}
+	}
+	if !index.IsRebuild(err) {
+		w.log.Warn("persisted file graph not used: rebuilding it", "err", err)
+	}
+	return nil
+}
+
+// saveLinks writes lg for key in the background (Close waits for it).
+func (s *snapshot) saveLinks(w *Workspace, key string, lg *linkGraph) {
+	p := w.linksPath()
+	if p == "" || len(s.files) < PersistMinFiles {
+		return
+	}
+	f := &w.follow
+	f.saveWG.Go(func() {
+		body, err := lg.g.AppendBinary(nil)
+		if err == nil {
+			err = index.WriteSealed(p, linksMagic, key, body)
+		}
+		if err != nil {
+			w.log.Warn("persisting the file graph failed", "err", err)
+		}
+	})
+}

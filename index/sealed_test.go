@@ -1,0 +1,72 @@
+package index
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSealed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "index")
+	p := filepath.Join(dir, "x.bin")
+	body := []byte("the body\x00\x01")
+	if err := WriteSealed(p, "CTXDTST1", "key-1", body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".gitignore")); err != nil {
+		t.Errorf("no .gitignore beside the cache: %v", err)
+	}
+	good, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		bytes    []byte
+		magic    string
+		key      string
+		max      int64
+		want     error
+		rebuild  bool
+		wantBody bool
+	}{
+		{"good", good, "CTXDTST1", "key-1", 1 << 20, nil, false, true},
+		{"other key", good, "CTXDTST1", "key-2", 1 << 20, ErrStale, true, false},
+		{"other magic", good, "CTXDTST2", "key-1", 1 << 20, ErrCorrupt, false, false},
+		{"flipped", flipAt(good, len(good)/2), "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
+		{"truncated", good[:len(good)-1], "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
+		{"empty", nil, "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
+		{"over the cap", good, "CTXDTST1", "key-1", 8, ErrCorrupt, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := filepath.Join(t.TempDir(), "c.bin")
+			if err := os.WriteFile(q, tt.bytes, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadSealed(q, tt.magic, tt.key, tt.max)
+			if tt.want == nil {
+				if err != nil || string(got) != string(body) {
+					t.Fatalf("got %q, %v", got, err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+			if IsRebuild(err) != tt.rebuild {
+				t.Errorf("IsRebuild(%v) = %v", err, !tt.rebuild)
+			}
+		})
+	}
+	if _, err := ReadSealed(filepath.Join(dir, "missing.bin"), "CTXDTST1", "k", 10); !IsRebuild(err) {
+		t.Errorf("missing file: %v, want a quiet rebuild", err)
+	}
+}
+
+func flipAt(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 1
+	return c
+}
