@@ -145,8 +145,8 @@ func (w *Workspace) stopFollowing() {
 	f.saveWG.Wait()
 }
 
-// background refreshes the snapshot and the git facts after changes settle,
-// so the next request finds them ready, and reconciles with a full walk
+// background refreshes the snapshot, the git facts and the file graph
+// after changes settle, so the next request finds them ready, and reconciles with a full walk
 // now and then.
 func (w *Workspace) background(ctx context.Context) {
 	f := &w.follow
@@ -186,6 +186,8 @@ func (w *Workspace) background(ctx context.Context) {
 		if n != 0 {
 			w.gitFacts(ctx, n, func() *snapshot { return s })
 		}
+		// The file graph of the new snapshot, off the request path too.
+		s.links(ctx, w)
 	}
 }
 
