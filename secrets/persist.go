@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -30,11 +31,14 @@ import (
 
 const cleanMagic = "CTXDSEC1"
 
-// gitleaksModule is the rule set's module version (go.mod pins it); bump
-// cleanSetVersion when ctxd's own filtering of findings changes.
+// gitleaksModule is the rule set's module (go.mod pins its version; the
+// binary's build information names the version and checksum actually
+// linked, and the default rules are embedded in it); bump cleanSetVersion
+// when ctxd's own filtering of findings changes.
 const (
-	gitleaksModule  = "github.com/zricethezav/gitleaks/v8@v8.30.1"
-	cleanSetVersion = "1"
+	gitleaksModule  = "github.com/zricethezav/gitleaks/v8"
+	gitleaksPinned  = "v8.30.1" // go.mod's; the key's fallback when the build information lists no modules (tests)
+	cleanSetVersion = "2"       // 2: keyed by the module's build information, not the compiled rules
 )
 
 // maxCleanBytes bounds the file read: 1<<20 hashes.
@@ -43,30 +47,26 @@ const maxCleanBytes = 32<<20 + 4096
 // ErrCleanSet reports a clean-set file that does not verify.
 var ErrCleanSet = errors.New("secrets: clean set does not verify")
 
-// rulesKey names the rule set: a hash over every gitleaks rule's id and
-// expressions and ctxd's own rule, so new rules invalidate the set.
+// rulesKey names the rule set without compiling it: the gitleaks module's
+// version and checksum from the build information (the default rules and
+// allowlists are embedded in that module), ctxd's own rule and how ctxd
+// uses the detector, so other rules invalidate the set.
 func (s *Scanner) rulesKey() string {
 	s.keyOnce.Do(func() {
+		mod := gitleaksModule + "@" + gitleaksPinned
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, d := range bi.Deps {
+				if d.Path != gitleaksModule {
+					continue
+				}
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				mod = d.Path + "@" + d.Version + " " + d.Sum
+			}
+		}
 		h := sha256.New()
-		ids := make([]string, 0, len(s.det.Config.Rules))
-		for id := range s.det.Config.Rules {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			r := s.det.Config.Rules[id]
-			fmt.Fprintf(h, "%s\x00", id)
-			if r.Regex != nil {
-				fmt.Fprintf(h, "%s\x00", r.Regex.String())
-			}
-			if r.SecretGroup != 0 {
-				fmt.Fprintf(h, "%d\x00", r.SecretGroup)
-			}
-			fmt.Fprintf(h, "%v\x00%v\x00%d\x00", r.Entropy, r.Keywords, len(r.Allowlists))
-		}
-		// The allowlists' contents are not hashed (they hold pointers);
-		// the pinned module version stands for them.
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8", gitleaksModule, cleanSetVersion, URLPasswordRule, urlPassword.String())
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8 decode=0", mod, cleanSetVersion, URLPasswordRule, urlPassword.String())
 		s.key = fmt.Sprintf("%x", h.Sum(nil))
 	})
 	return s.key

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -135,4 +136,51 @@ func FuzzLoadClean(f *testing.F) {
 			t.Fatalf("loaded %d entries from %d bytes", len(s.cache), len(data))
 		}
 	})
+}
+
+// TestCleanSetSparesRules: a scanner whose texts are all in the loaded
+// clean set never compiles the rules; the first unknown text does, and is
+// scanned.
+func TestCleanSetSparesRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clean.bin")
+	clean := "package a\n\nfunc G() int { return 2 }\n// unique " + t.Name() + "\n"
+	a := &Scanner{cache: map[[32]byte][]finding{}}
+	a.Redact("a.go", clean)
+	if err := a.SaveClean(path); err != nil {
+		t.Fatal(err)
+	}
+	b := &Scanner{cache: map[[32]byte][]finding{}}
+	if err := b.LoadClean(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	if _, reds := b.Redact("a.go", clean); len(reds) != 0 {
+		t.Fatalf("clean text redacted: %v", reds)
+	}
+	if b.det != nil {
+		t.Error("the rules were compiled for a text known clean")
+	}
+	dirty := "token = \"ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX\"\n"
+	if out, reds := b.Redact("b.py", dirty); len(reds) == 0 || strings.Contains(out, "ghp_") {
+		t.Errorf("an unknown text was not scanned: %q", out)
+	}
+}
+
+// TestRulesKeyNamesModule: the clean set's key comes from the linked
+// gitleaks module, so another version of the rules is another key.
+func TestRulesKeyNamesModule(t *testing.T) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Skip("no build information")
+	}
+	var found bool
+	for _, d := range bi.Deps {
+		found = found || d.Path == gitleaksModule
+	}
+	if !found {
+		t.Logf("build information lists no %s: the key falls back to the module path", gitleaksModule)
+	}
+	a, b := &Scanner{}, &Scanner{}
+	if a.rulesKey() != b.rulesKey() || len(a.rulesKey()) != 64 {
+		t.Errorf("keys %q and %q", a.rulesKey(), b.rulesKey())
+	}
 }

@@ -36,7 +36,12 @@ type finding struct {
 
 // Scanner redacts secrets. It is safe for concurrent use.
 type Scanner struct {
-	det *detect.Detector
+	// det is built on the first text not in the cache (detector): a
+	// process whose texts are all in the persisted clean set never
+	// compiles the rules.
+	detOnce sync.Once
+	det     *detect.Detector
+	detErr  error
 
 	mu    sync.Mutex
 	cache map[[32]byte][]finding // nil findings: a clean text
@@ -54,23 +59,41 @@ var (
 	defaultErr     error
 )
 
-// Default returns the process-wide scanner with gitleaks' default rules,
-// built once (building compiles a few hundred regular expressions).
+// Default returns the process-wide scanner with gitleaks' default rules.
+// The rules (a few hundred regular expressions) are compiled once, on the
+// first text the scanner has not seen (see LoadClean); the error is kept
+// for callers that predate that and is always nil.
 func Default() (*Scanner, error) {
 	defaultOnce.Do(func() {
+		defaultScanner = &Scanner{cache: map[[32]byte][]finding{}}
+	})
+	return defaultScanner, defaultErr
+}
+
+// detector returns the gitleaks detector, building it on first use.
+func (s *Scanner) detector() (*detect.Detector, error) {
+	s.detOnce.Do(func() {
+		if s.det != nil {
+			return
+		}
 		// gitleaks logs to stderr through a global logger; ctxd's stderr
 		// is its own log, which never holds source text.
 		logging.Logger = zerolog.Nop()
 		det, err := detect.NewDetectorDefaultConfig()
 		if err != nil {
-			defaultErr = fmt.Errorf("secrets: loading gitleaks rules: %w", err)
+			s.detErr = fmt.Errorf("secrets: loading gitleaks rules: %w", err)
 			return
 		}
 		det.MaxDecodeDepth = 0
-		defaultScanner = &Scanner{det: det, cache: map[[32]byte][]finding{}}
+		s.det = det
 	})
-	return defaultScanner, defaultErr
+	return s.det, s.detErr
 }
+
+// UnavailableRule names the finding that stands for a whole text when the
+// rules could not be loaded: the text is withheld rather than passed
+// unscanned.
+const UnavailableRule = "secret-scanner-unavailable"
 
 // Marker is the text that replaces a secret found by rule.
 func Marker(rule string) string { return "[REDACTED " + rule + "]" }
@@ -110,8 +133,12 @@ func (s *Scanner) find(text string) []finding {
 	if ok {
 		return fs
 	}
+	det, err := s.detector()
+	if err != nil {
+		return []finding{{secret: text, rule: UnavailableRule, line: 1}} // not cached: never trusted
+	}
 	seen := map[finding]bool{}
-	for _, f := range s.det.DetectString(text) {
+	for _, f := range det.DetectString(text) {
 		secret := f.Secret
 		if secret == "" {
 			secret = f.Match
