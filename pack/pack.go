@@ -59,6 +59,16 @@ type Options struct {
 	// NoContent leaves the files' text out of the result (counts only,
 	// for `ctxd tokens`).
 	NoContent bool `json:"no_content,omitempty"`
+	// IncludeAssets packs the files left out by default as assets
+	// (lockfiles, minified bundles, large data files: assets.go).
+	IncludeAssets bool `json:"include_assets,omitempty"`
+}
+
+// Excluded is a file left out of the pack as an asset.
+type Excluded struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	Reason string `json:"reason"`
 }
 
 // File is one packed file.
@@ -93,6 +103,9 @@ type Result struct {
 	// choose exclusions from.
 	LargestFiles []File `json:"largest_files"`
 	LargestDirs  []Dir  `json:"largest_dirs"`
+	// Excluded names the files left out as assets (path order); set
+	// Options.IncludeAssets to pack them.
+	Excluded []Excluded `json:"excluded,omitempty"`
 }
 
 // Cache remembers token counts between packs (a daemon keeps one per
@@ -229,7 +242,14 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 			}
 		})
 	}
+	var excluded []Excluded
 	err = ws.EachText(ctx, keep, func(rel string, b []byte) error {
+		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel)) {
+			if why := assetReason(rel, len(b)); why != "" {
+				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
+				return nil
+			}
+		}
 		mu.Lock()
 		i := len(files)
 		files = append(files, File{})
@@ -258,7 +278,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.added += added
 		cache.mu.Unlock()
 	}
-	r := &Result{Root: ws.Root(), Encoding: enc, Files: files}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded}
 	dirs := map[string]*Dir{}
 	for _, f := range files {
 		r.Tokens += f.Tokens
@@ -394,6 +414,25 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 		fmt.Fprintf(b, "- %s/: %d tokens in %d files\n", d.Path, d.Tokens, d.Files)
 	}
 	b.WriteString("\n")
+	if len(r.Excluded) > 0 {
+		fmt.Fprintf(b, "%sLeft out as assets\n\n%s (--include-assets packs them):\n\n", h, r.excludedSummary())
+		for _, x := range r.Excluded {
+			fmt.Fprintf(b, "- %s: %d bytes, %s\n", x.Path, x.Bytes, x.Reason)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// excludedSummary counts the files left out as assets.
+func (r *Result) excludedSummary() string {
+	n := 0
+	for _, x := range r.Excluded {
+		n += x.Bytes
+	}
+	if len(r.Excluded) == 1 {
+		return fmt.Sprintf("1 file, %d bytes", n)
+	}
+	return fmt.Sprintf("%d files, %d bytes", len(r.Excluded), n)
 }
 
 func (r *Result) writeXML(w io.Writer) error {
@@ -410,6 +449,9 @@ func (r *Result) writeXML(w io.Writer) error {
 	}
 	for _, d := range r.LargestDirs {
 		fmt.Fprintf(w, "<largest_dir path=\"%s\" tokens=\"%d\" files=\"%d\"/>\n", esc(d.Path), d.Tokens, d.Files)
+	}
+	for _, x := range r.Excluded {
+		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
 	}
 	io.WriteString(w, "</summary>\n")
 	for _, f := range r.Files {
@@ -530,6 +572,9 @@ func (r *Result) WriteTree(w io.Writer) error {
 	}
 	walk(root, 0)
 	fmt.Fprintf(&b, "total %d tokens (%s) in %d files\n", r.Tokens, r.Encoding, len(r.Files))
+	if len(r.Excluded) > 0 {
+		fmt.Fprintf(&b, "left out as assets: %s (--include-assets counts them)\n", r.excludedSummary())
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

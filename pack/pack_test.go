@@ -235,3 +235,82 @@ func TestPackRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestPackAssets: lockfiles, minified bundles and large data files are
+// left out by default and named in the result and the summary; the
+// option (or an Include glob naming them) packs them.
+func TestPackAssets(t *testing.T) {
+	big := strings.Repeat(`{"k": "v"},`+"\n", AssetMinBytes/10)
+	ws := workspace(t, map[string]string{
+		"main.go":            "package main\n\nfunc main() {}\n",
+		"package-lock.json":  `{"lockfileVersion": 3}`,
+		"go.sum":             "example.com/x v1.0.0 h1:abc=\n",
+		"web/app.min.js":     "function a(){}",
+		"web/logo.svg":       "<svg>" + strings.Repeat("<path d=\"M0 0\"/>", AssetMinBytes/16) + "</svg>",
+		"web/icon.svg":       "<svg></svg>",
+		"data/big.json":      big,
+		"data/small.json":    `{"small": true}`,
+		"config/large.yaml":  strings.Repeat("key: value\n", AssetMinBytes/10),
+		"testdata/huge.txt":  strings.Repeat("words ", AssetMinBytes/5),
+		"src/generated.go":   "package src\n\n" + strings.Repeat("var x = 1\n", AssetMinBytes/10),
+		"docs/README.md":     "# Docs\n",
+		"web/app.js.map":     `{"version":3}`,
+		"notes/lockfile.txt": "not a lockfile\n",
+	})
+	paths := func(r *Result) (packed, left string) {
+		var p, l []string
+		for _, f := range r.Files {
+			p = append(p, f.Path)
+		}
+		for _, x := range r.Excluded {
+			l = append(l, x.Path+"="+x.Reason)
+		}
+		return strings.Join(p, " "), strings.Join(l, " ")
+	}
+	tests := []struct {
+		name         string
+		opts         Options
+		packed, left string
+	}{
+		{"default", Options{},
+			"config/large.yaml data/small.json docs/README.md main.go notes/lockfile.txt src/generated.go web/icon.svg",
+			"data/big.json=large data file go.sum=lockfile package-lock.json=lockfile testdata/huge.txt=large data file " +
+				"web/app.js.map=minified or source map web/app.min.js=minified or source map web/logo.svg=large data file"},
+		{"include assets", Options{IncludeAssets: true},
+			"config/large.yaml data/big.json data/small.json docs/README.md go.sum main.go notes/lockfile.txt package-lock.json " +
+				"src/generated.go testdata/huge.txt web/app.js.map web/app.min.js web/icon.svg web/logo.svg", ""},
+		{"include glob names them", Options{Include: []string{"web/**"}},
+			"web/app.js.map web/app.min.js web/icon.svg web/logo.svg", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			packed, left := paths(r)
+			if packed != tt.packed {
+				t.Errorf("packed\n%s\nwant\n%s", packed, tt.packed)
+			}
+			if left != tt.left {
+				t.Errorf("left out\n%s\nwant\n%s", left, tt.left)
+			}
+			var md, tree strings.Builder
+			if err := r.Write(&md, FormatMarkdown); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WriteTree(&tree); err != nil {
+				t.Fatal(err)
+			}
+			named := strings.Contains(md.String(), "Left out as assets") && strings.Contains(tree.String(), "left out as assets")
+			if named != (tt.left != "") {
+				t.Errorf("summary names the assets: %v, want %v", named, tt.left != "")
+			}
+			for _, x := range r.Excluded {
+				if !strings.Contains(md.String(), "- "+x.Path+":") {
+					t.Errorf("summary does not name %s", x.Path)
+				}
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ directory and in total, and a summary of the largest files and directories.`,
 
 type packFlags struct {
 	root, output, format, encoding, logLevel string
-	compress, asJSON                         bool
+	compress, asJSON, assets                 bool
 	include, exclude                         multiFlag
 	top                                      int
 }
@@ -58,6 +58,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	fs.StringVar(&f.encoding, "encoding", pack.DefaultEncoding, "tokenizer encoding: o200k_base or cl100k_base")
 	fs.Var(&f.include, "include", "keep only files matching this glob, doublestar syntax (repeatable)")
 	fs.Var(&f.exclude, "exclude", "leave out files matching this glob (repeatable)")
+	fs.BoolVar(&f.assets, "include-assets", false, "also pack lockfiles, minified bundles and data files over 32 KiB (left out by default and listed)")
 	fs.IntVar(&f.top, "top", 10, "how many of the largest files and directories to list")
 	fs.BoolVar(&f.asJSON, "json", false, "print the counts as JSON (no file contents)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
@@ -114,7 +115,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	defer eng.Close()
 	res, err := eng.Pack(ctx, pack.Options{
 		Path: sub, Include: f.include, Exclude: f.exclude, Compress: f.compress,
-		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON,
+		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON, IncludeAssets: f.assets,
 	})
 	if err != nil {
 		return err
@@ -138,6 +139,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 			return fmt.Errorf("pack: write %s: %w", f.output, err)
 		}
 		fmt.Fprintf(io.Err, "ctxd: packed %d files, %d tokens (%s) into %s\n", len(res.Files), res.Tokens, res.Encoding, f.output)
+		if len(res.Excluded) > 0 {
+			fmt.Fprintf(io.Err, "ctxd: left out as assets: %d files (--include-assets packs them; listed in the summary)\n", len(res.Excluded))
+		}
 		return fh.Close()
 	}
 	return res.Write(out, format)
