@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // maxCached bounds the cache; when full it is emptied (the working set of
@@ -42,6 +43,8 @@ type Scanner struct {
 	detOnce sync.Once
 	det     *detect.Detector
 	detErr  error
+	fastOnce sync.Once
+	fast     *fastPath // nil: every text gets the full scan (fast.go)
 
 	mu    sync.Mutex
 	cache map[[32]byte][]finding // nil findings: a clean text
@@ -88,6 +91,17 @@ func (s *Scanner) detector() (*detect.Detector, error) {
 		s.det = det
 	})
 	return s.det, s.detErr
+}
+
+// fastPath returns the fast path (nil when the rules do not allow it),
+// built once beside the detector.
+func (s *Scanner) fastPath(det *detect.Detector) *fastPath {
+	s.fastOnce.Do(func() {
+		if rest, generic, kw, ok := fastDetectors(det); ok {
+			s.fast = &fastPath{rest: rest, generic: generic, keywords: kw}
+		}
+	})
+	return s.fast
 }
 
 // UnavailableRule names the finding that stands for a whole text when the
@@ -137,8 +151,28 @@ func (s *Scanner) find(text string) []finding {
 	if err != nil {
 		return []finding{{secret: text, rule: UnavailableRule, line: 1}} // not cached: never trusted
 	}
+	fs = s.scan(det, text, true)
+	s.mu.Lock()
+	if len(s.cache) >= maxCached {
+		clear(s.cache)
+	}
+	s.cache[key] = fs
+	s.mu.Unlock()
+	return fs
+}
+
+// scan runs the rules over text: by the fast path when fast is set and
+// the rules allow it, else gitleaks' full scan (the same findings).
+func (s *Scanner) scan(det *detect.Detector, text string, fast bool) []finding {
+	var raw []report.Finding
+	if fp := s.fastPath(det); fast && fp != nil {
+		raw = fp.find(text)
+	} else {
+		raw = det.DetectString(text)
+	}
+	var fs []finding
 	seen := map[finding]bool{}
-	for _, f := range det.DetectString(text) {
+	for _, f := range raw {
 		secret := f.Secret
 		if secret == "" {
 			secret = f.Match
@@ -158,14 +192,11 @@ func (s *Scanner) find(text string) []finding {
 		if fs[i].line != fs[j].line {
 			return fs[i].line < fs[j].line
 		}
-		return fs[i].rule < fs[j].rule
+		if fs[i].rule != fs[j].rule {
+			return fs[i].rule < fs[j].rule
+		}
+		return fs[i].secret < fs[j].secret
 	})
-	s.mu.Lock()
-	if len(s.cache) >= maxCached {
-		clear(s.cache)
-	}
-	s.cache[key] = fs
-	s.mu.Unlock()
 	return fs
 }
 
@@ -177,6 +208,9 @@ var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'
 const URLPasswordRule = "url-password"
 
 func urlPasswords(text string, seen map[finding]bool) []finding {
+	if !strings.Contains(text, "://") {
+		return nil // the expression requires it: skip the scan of most source files
+	}
 	var fs []finding
 	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, -1) {
 		pw := text[m[2]:m[3]]
