@@ -40,9 +40,9 @@ type Scanner struct {
 	// det is built on the first text not in the cache (detector): a
 	// process whose texts are all in the persisted clean set never
 	// compiles the rules.
-	detOnce sync.Once
-	det     *detect.Detector
-	detErr  error
+	detOnce  sync.Once
+	det      *detect.Detector
+	detErr   error
 	fastOnce sync.Once
 	fast     *fastPath // nil: every text gets the full scan (fast.go)
 
