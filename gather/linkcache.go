@@ -17,8 +17,8 @@ import (
 // a fresh process on an unchanged tree loads it instead of resolving
 // every import and reference again. It is keyed by a digest of
 // everything the graph is built from: each file's path, language, flags
-// and content hash (imports, definitions and uses derive from the
-// content), the link weights and linksVersion. A file that does not
+// and content hash (imports, definitions and uses derive from the content
+// and the term extractor's version), the link weights and linksVersion. A file that does not
 // verify or was written for another tree is rebuilt, never trusted.
 
 // linksVersion changes with how the graph is built (importEdges,
@@ -43,7 +43,7 @@ func (w *Workspace) linksPath() string {
 // linksKey digests what s's file graph is built from.
 func (s *snapshot) linksKey(w *Workspace) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "links=%d reverse=%v root=%s\x00", linksVersion, math.Float32bits(Links.Reverse), w.root)
+	fmt.Fprintf(h, "links=%d terms=%d reverse=%v root=%s\x00", linksVersion, termsVersion, math.Float32bits(Links.Reverse), w.root)
 	var b []byte
 	for _, f := range s.files {
 		b = b[:0]
