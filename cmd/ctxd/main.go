@@ -28,7 +28,6 @@ var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	limitMemory(ctx)
 	endProfile := startProfile()
 	code := Run(ctx, os.Args[1:], &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	endProfile()
@@ -134,7 +133,6 @@ func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "  CTXD_STATE_DIR   state directory for sessions and artifacts (default <workspace>/.ctxd)\n")
 	fmt.Fprintf(w, "  CTXD_TOKENIZER   BPE implementation: ctxd (the comparison ones exist in tests only)\n")
 	fmt.Fprintf(w, "  CTXD_CPUPROFILE, CTXD_MEMPROFILE  write a CPU / heap profile of this process (pprof format)\n")
-	fmt.Fprintf(w, "  GOMEMLIMIT       soft memory limit (default 320MiB, raised to twice the live heap when the index outgrows it)\n")
 	fmt.Fprintf(w, "  CTXD_SMART_CONTEXT_SHADOW=1          optimize computes decisions and telemetry but returns the original\n")
 	fmt.Fprintf(w, "  CTXD_SMART_CONTEXT_CANARY_PERCENT=N  optimize rewrites a deterministic N%% of sessions\n")
 }
