@@ -3,6 +3,7 @@ package gather
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/ctxd/ctxd/index"
@@ -32,6 +33,20 @@ func (s *gitState) cachePath(name string) string {
 	return filepath.Join(s.cacheDir, name)
 }
 
+// savePath is cachePath when the index directory exists: the git caches
+// are written only beside a persisted index (trees large enough to gain
+// from it), never into a directory of their own.
+func (s *gitState) savePath(name string) string {
+	p := s.cachePath(name)
+	if p == "" {
+		return ""
+	}
+	if fi, err := os.Stat(s.cacheDir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return p
+}
+
 // gitCacheKey names what a git cache holds: this root at this HEAD with
 // this parameter.
 func (s *gitState) gitCacheKey(head string, n int) string {
@@ -59,7 +74,7 @@ func (s *gitState) loadCommits(key string) ([]Commit, bool) {
 }
 
 func (s *gitState) saveCommits(key string, cs []Commit) {
-	p := s.cachePath(commitsFile)
+	p := s.savePath(commitsFile)
 	if p == "" {
 		return
 	}
@@ -93,7 +108,7 @@ func (s *gitState) loadHistory(key string) (out []byte, cut, ok bool) {
 }
 
 func (s *gitState) saveHistory(key string, out []byte, cut bool) {
-	p := s.cachePath(historyFile)
+	p := s.savePath(historyFile)
 	if p == "" {
 		return
 	}

@@ -72,6 +72,14 @@ func TestLinksPersisted(t *testing.T) {
 	if first.lg.loaded {
 		t.Fatal("first run loaded a graph from nowhere")
 	}
+	// The git caches go beside a persisted index only: the first run
+	// wrote the index (on Close), the second writes them.
+	if _, err := os.Stat(filepath.Join(dir, commitsFile)); err == nil {
+		t.Error("git cache written before the index directory existed")
+	}
+	if r := gatherOnce(t); !r.lg.loaded {
+		t.Error("second run rebuilt the graph")
+	}
 	if c := chunk(first.res, "audit/trail.py"); c == nil || c.Facts.CoChangeRank == 0 {
 		t.Fatalf("co-change answer missing: %v", sources(first.res))
 	}
