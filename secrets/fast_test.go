@@ -88,11 +88,11 @@ func TestFastPathMatchesFullScan(t *testing.T) {
 		})
 	}
 	add("testdata", 100)
-	add(filepath.Join("..", "gather"), 200)
+	add(filepath.Join("..", "gather"), 120)
 	if testing.Short() {
 		files = files[:min(len(files), 60)]
 	} else if src := filepath.Join(runtime.GOROOT(), "src", "net", "http"); dirExists(src) {
-		add(src, 150)
+		add(src, 80)
 	}
 	for _, p := range files {
 		b, err := os.ReadFile(p)
