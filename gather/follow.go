@@ -183,7 +183,7 @@ func (w *Workspace) background(ctx context.Context) {
 		f.mu.Lock()
 		n := f.lastN
 		f.mu.Unlock()
-		if n != 0 {
+		if n != 0 && !s.blocksGit() {
 			w.gitFacts(ctx, n, func() *snapshot { return s })
 		}
 	}
@@ -250,7 +250,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		return nil, false
 	}
 	s := newSnapshot(files)
-	s.dirs, s.warnings = prev.dirs, prev.warnings
+	s.dirs, s.warnings, s.gitBlocked = prev.dirs, prev.warnings, prev.gitBlocked
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()

@@ -59,6 +59,10 @@ type snapshot struct {
 	// the root): what the watcher watches. warnings are the walk's.
 	dirs     []string
 	warnings []string
+	// gitBlocked names an ignore file git would read that is not a
+	// regular file (ignoreRules.notRegular): with it, no git runs for
+	// this snapshot, since git would block on the file until its timeout.
+	gitBlocked string
 
 	// Derived texts, computed once per snapshot (a snapshot is reused while
 	// nothing changes).
@@ -146,7 +150,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			segs = append(segs, name)
 			ignored := matchIgnore(ps, segs, isDir) || rules.excluded(rel, isDir)
 			if !ignored && isDir {
-				sub, warns := readDirPatterns(filepath.Join(absDir, name), segs)
+				sub, warns := rules.readDirPatterns(filepath.Join(absDir, name), segs)
 				warnings = append(warnings, warns...)
 				next := ps
 				if len(sub) > 0 {
@@ -180,7 +184,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		}
 		return nil
 	}
-	rootPs, warns := readDirPatterns(w.root, rules.prefix)
+	rootPs, warns := rules.readDirPatterns(w.root, rules.prefix)
 	warnings = append(warnings, rules.warnings...)
 	warnings = append(warnings, warns...)
 	ps := append(append([]gitignore.Pattern(nil), rules.base...), rootPs...)
