@@ -119,3 +119,56 @@ func TestLegacyFutureTimestamp(t *testing.T) {
 		t.Errorf("the forged session claims %v", l.Sessions[1].Updated)
 	}
 }
+
+// TestFutureTimestampClamped: a checkpoint with a valid checksum (anyone
+// can compute one: it is a plain SHA-256, not a signature) claiming a
+// timestamp in the future is not the newest either: every checkpoint's
+// time is clamped to its file's modification time and to now.
+func TestFutureTimestampClamped(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	forger, err := Open(dir, Options{Now: func() time.Time { return future }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := crashCheckpoint("forged", 0)
+	cp.State, cp.Timestamp = StateRunning, time.Time{}
+	saved, err := forger.Save(ctx, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Timestamp.Equal(future) || saved.Checksum == "" {
+		t.Fatalf("the forged checkpoint claims %v with checksum %q", saved.Timestamp, saved.Checksum)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "forged", seqName(saved.Seq)), old, old); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := crashCheckpoint("mine", 0)
+	mine.State, mine.Timestamp = StateRunning, time.Time{}
+	if _, err := st.Save(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 2 || l.Sessions[0].SessionID != "mine" {
+		t.Fatalf("newest first: %+v", l.Sessions)
+	}
+	if l.Sessions[1].Updated.After(time.Now()) {
+		t.Errorf("the forged session claims %v", l.Sessions[1].Updated)
+	}
+	r, err := st.Restore(ctx, "forged", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Checkpoint.Timestamp.After(time.Now()) {
+		t.Errorf("restored forged checkpoint claims %v", r.Checkpoint.Timestamp)
+	}
+}
