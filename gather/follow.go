@@ -16,7 +16,7 @@ import (
 
 // termsVersion names the lexical term extractor; a persisted index made
 // by another one is stale. Bump it when term extraction changes.
-const termsVersion = 2 // 2: definitions field and generated marker
+const termsVersion = 3 // 2: definitions field and generated marker; 3: minified files indexed from their head
 
 // Timings of the background work of a followed workspace.
 const (
@@ -380,7 +380,7 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 		if !setContentBags(doc, c.Bags) {
 			return nil
 		}
-		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
+		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash, c.Minified
 		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
 		fi.doc = doc
 		fi.indexed = true
@@ -428,7 +428,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 				c := contents[fi.hash]
 				if c == nil {
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Bags: contentBags(fi.doc), Generated: fi.doc.generated}
+						Bags: contentBags(fi.doc), Generated: fi.doc.generated, Minified: fi.minified}
 					contents[fi.hash] = c
 				}
 				lf.Content = c

@@ -43,7 +43,10 @@ type fileInfo struct {
 	imports     []string // see Imports
 	goModule    string   // module path, for go.mod files
 	hash        [32]byte // SHA-256 of the content, when indexed
-	doc         *indexDoc
+	// minified: minified or very-long-line text (see Minified); indexed
+	// from its head only, gathered as a stub.
+	minified bool
+	doc      *indexDoc
 }
 
 // snapshot is one consistent view of the workspace: the files the walk
@@ -282,13 +285,20 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 		return b
 	}
 	f.lines = countLines(b)
-	f.inlineTests = f.lang == "rust" && bytes.Contains(b, []byte("#[cfg(test)]"))
-	f.imports = Imports(f.lang, b)
-	if path.Base(f.rel) == "go.mod" {
-		f.goModule = goModulePath(b)
-	}
-	f.doc = newDoc(c, c.defs(), f.rel, b)
 	f.hash = sha256.Sum256(b)
+	f.minified = Minified(b)
+	text := b
+	if f.minified {
+		// Terms, imports and definitions of its head only: the rest is
+		// one enormous line no prompt shows.
+		text = b[:min(len(b), minifiedIndexBytes)]
+	}
+	f.inlineTests = f.lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
+	f.imports = Imports(f.lang, text)
+	if path.Base(f.rel) == "go.mod" {
+		f.goModule = goModulePath(text)
+	}
+	f.doc = newDoc(c, c.defs(), f.rel, text)
 	f.indexed = true
 	return b
 }

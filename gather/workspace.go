@@ -675,6 +675,9 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		c := g.cands[rel]
 		explicit := c.facts.Explicit || c.facts.Open
 		var text string
+		// stub is set for a minified file known from the index: it is
+		// not read at all.
+		var stub *fileInfo
 		switch {
 		case c.text != nil:
 			text = *c.text
@@ -699,6 +702,11 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a directory", rel))
 				}
 				continue
+			}
+			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.size == st.Size() && fi.modTime.Equal(st.ModTime()) {
+				stub = fi
+				c.facts.ModTime = st.ModTime()
+				break
 			}
 			b, err := readCapped(abs, g.w.opts.MaxFileBytes, nil)
 			if err != nil {
@@ -732,6 +740,17 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Language = Language(rel)
 		f.Size = int64(len(text))
 		f.Lines = countLines([]byte(text))
+		switch {
+		case stub != nil:
+			f.Size, f.Lines, f.Minified = stub.size, stub.lines, true
+		case Minified([]byte(text)):
+			f.Minified = true
+		}
+		if f.Minified {
+			// One line that says why, never the text: see minified.go.
+			text = minifiedStub(f.Size, f.Lines)
+			f.Selection = nil
+		}
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
