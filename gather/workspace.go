@@ -231,7 +231,7 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 	}
 	w.follow.walked(dirs)
 	blocked := ""
-	if len(rules.notRegular) > 0 {
+	if len(rules.notRegular) > 0 && gitTop(w.root) != "" {
 		blocked = rules.notRegular[0]
 	}
 	if prev != nil && prev.gitBlocked == blocked && sameFiles(prev.files, files) {
