@@ -345,7 +345,12 @@ func (w *Workspace) persisted() *reuse {
 	t0 := time.Now()
 	s, err := index.Load(w.opts.IndexPath, w.indexKey())
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, index.ErrStale):
+			// Another version of ctxd, root or options wrote it: expected
+			// after an upgrade, not worth a warning.
+			w.log.Info("persisted index not used: rebuilding it", "err", err)
+		case !errors.Is(err, fs.ErrNotExist):
 			w.log.Warn("persisted index not used: rebuilding it", "err", err)
 		}
 		return nil
