@@ -43,7 +43,7 @@ func (w *Workspace) linksPath() string {
 // linksKey digests what s's file graph is built from.
 func (s *snapshot) linksKey(w *Workspace) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "links=%d terms=%d reverse=%v root=%s\x00", linksVersion, termsVersion, math.Float32bits(Links.Reverse), w.root)
+	fmt.Fprintf(h, "links=%d terms=%d index=%d reverse=%v root=%s\x00", linksVersion, termsVersion, index.Version, math.Float32bits(Links.Reverse), w.root)
 	var b []byte
 	for _, f := range s.files {
 		b = b[:0]

@@ -3,12 +3,15 @@ package pack
 import (
 	"path"
 	"strings"
+
+	"github.com/ctxd/ctxd/gather"
 )
 
 // Assets: files a whole-repository pack leaves out by default because
 // they cost many tokens and say little about the code: lockfiles (any
 // size), minified bundles and source maps (any size), and data or image
-// formats kept as text (SVG, JSON, CSV, ...) over AssetMinBytes.
+// formats kept as text (SVG, JSON, CSV, ...) over AssetMinBytes, and any
+// minified text (gather.Minified: 16 KiB or more with very long lines).
 // Options.IncludeAssets packs them; a file an Include glob names is packed
 // whatever it is. The result names every file left out (Result.Excluded).
 
@@ -36,8 +39,21 @@ var dataExts = map[string]bool{
 	".pbtxt": true, ".ipynb": true, ".har": true, ".snap": true,
 }
 
-// assetReason returns why a file of size bytes is an asset, or "".
-func assetReason(rel string, size int) string {
+// assetReason returns why a file is an asset, or "": by its name, or by
+// its text when it is minified (gather.Minified: long lines).
+func assetReason(rel string, text []byte) string {
+	if why := assetByName(rel, len(text)); why != "" {
+		return why
+	}
+	if gather.Minified(text) {
+		return ReasonMinified
+	}
+	return ""
+}
+
+// assetByName returns why a file of size bytes is an asset by its name,
+// or "".
+func assetByName(rel string, size int) string {
 	base := path.Base(rel)
 	lower := strings.ToLower(base)
 	switch {

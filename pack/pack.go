@@ -245,7 +245,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	var excluded []Excluded
 	err = ws.EachText(ctx, keep, func(rel string, b []byte) error {
 		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel)) {
-			if why := assetReason(rel, len(b)); why != "" {
+			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
 				return nil
 			}

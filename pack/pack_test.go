@@ -256,6 +256,7 @@ func TestPackAssets(t *testing.T) {
 		"docs/README.md":     "# Docs\n",
 		"web/app.js.map":     `{"version":3}`,
 		"notes/lockfile.txt": "not a lockfile\n",
+		"web/bundle.js":      "var a=1;" + strings.Repeat("b=a+1;", AssetMinBytes/4) + "\n",
 	})
 	paths := func(r *Result) (packed, left string) {
 		var p, l []string
@@ -275,12 +276,13 @@ func TestPackAssets(t *testing.T) {
 		{"default", Options{},
 			"config/large.yaml data/small.json docs/README.md main.go notes/lockfile.txt src/generated.go web/icon.svg",
 			"data/big.json=large data file go.sum=lockfile package-lock.json=lockfile testdata/huge.txt=large data file " +
-				"web/app.js.map=minified or source map web/app.min.js=minified or source map web/logo.svg=large data file"},
+				"web/app.js.map=minified or source map web/app.min.js=minified or source map web/bundle.js=minified or source map " +
+				"web/logo.svg=large data file"},
 		{"include assets", Options{IncludeAssets: true},
 			"config/large.yaml data/big.json data/small.json docs/README.md go.sum main.go notes/lockfile.txt package-lock.json " +
-				"src/generated.go testdata/huge.txt web/app.js.map web/app.min.js web/icon.svg web/logo.svg", ""},
+				"src/generated.go testdata/huge.txt web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
 		{"include glob names them", Options{Include: []string{"web/**"}},
-			"web/app.js.map web/app.min.js web/icon.svg web/logo.svg", ""},
+			"web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
