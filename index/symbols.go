@@ -24,6 +24,8 @@ type Def struct {
 	Kind   string // function, method, class, type, const, ...
 	Line   int    // 1-based first line
 	End    int    // 1-based last line
+	// Signature is the declaration up to its body, on one line.
+	Signature string
 }
 
 // Symbols is what a file's bytes yield for the symbol index: its
@@ -57,6 +59,7 @@ func SaveSymbols(path, key string, entries []*Symbols) error {
 			e.str(d.Kind)
 			e.u64(uint64(d.Line))
 			e.u64(uint64(d.End))
+			e.str(d.Signature)
 		}
 		e.u64(uint64(len(s.Refs)))
 		for _, r := range s.Refs {
@@ -103,7 +106,7 @@ func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
 		s := &Symbols{}
 		copy(s.Hash[:], d.bytes(32))
 		s.Language = d.str()
-		if nd := d.count(5); nd > 0 {
+		if nd := d.count(6); nd > 0 {
 			s.Defs = make([]Def, nd)
 			for i := range s.Defs {
 				df := &s.Defs[i]
@@ -112,6 +115,7 @@ func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
 				df.Kind = d.str()
 				df.Line = int(d.u64())
 				df.End = int(d.u64())
+				df.Signature = d.str()
 			}
 		}
 		if nr := d.count(1); nr > 0 {

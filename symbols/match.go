@@ -1,9 +1,11 @@
 package symbols
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Match is a definition that a request identifier names.
@@ -77,4 +79,25 @@ func splitQualified(s string) (qual, name string) {
 		qual = qual[j+1:]
 	}
 	return qual, name
+}
+
+// qualifiedRE finds dotted and scoped names: Server.Shutdown,
+// requests.Session.merge_environment_settings, Store::open, Foo#bar.
+var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)+`)
+
+// Qualified returns the qualified names a request writes ("rename
+// Session.merge_environment_settings" gives
+// Session.merge_environment_settings), leaving out what reads as a file
+// name (server.go, index.test.ts).
+func Qualified(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range qualifiedRE.FindAllString(text, -1) {
+		if seen[s] || lang.Of(s) != "" {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
 }

@@ -136,7 +136,7 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	}
 	e = &index.Symbols{Hash: k, Language: lang, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
 	for i, s := range tags.Defs {
-		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End}
+		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature}
 	}
 	x.mu.Lock()
 	if old, ok := x.entries[k]; ok {

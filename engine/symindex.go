@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/symbols"
+)
+
+// maxSymbolFiles bounds the gathered files a request's identifiers are
+// matched against (each a parse when its content is new).
+const maxSymbolFiles = 40
+
+// symbolsPath is where the symbol index persists: index/symbols.idx in
+// the state directory, beside the file facts.
+func (e *Engine) symbolsPath() string {
+	return filepath.Join(e.stateDir, "index", "symbols.idx")
+}
+
+// symbolIndex returns the engine's symbol index, loaded from the state
+// directory on first use (a corrupt or stale file is logged and rebuilt).
+func (e *Engine) symbolIndex() *symbols.Index {
+	e.symsOnce.Do(func() {
+		x, err := symbols.Load(e.symbolsPath())
+		if err != nil {
+			e.log.Warn("symbol index rebuilt", "err", err)
+		}
+		e.syms = x
+	})
+	return e.syms
+}
+
+// saveSymbols persists the symbol index when it learned new files, only
+// where the state directory's index/ already exists (as saveCleanSet).
+func (e *Engine) saveSymbols() {
+	if e.syms == nil {
+		return
+	}
+	if fi, err := os.Stat(filepath.Dir(e.symbolsPath())); err != nil || !fi.IsDir() {
+		return
+	}
+	if err := e.syms.Save(e.symbolsPath()); err != nil {
+		e.log.Debug("symbol index not saved", "err", err)
+	}
+}
+
+// matchSymbols sets the MentionedSymbols of the gathered files from the
+// symbol index: the request's code identifiers (exact, qualified such as
+// Server.Shutdown, or in another case style) that a file defines. A file
+// that only uses a name no longer counts as defining it (a test calling
+// the method ranked above the module defining it); a file whose language
+// is not parsed keeps the textual match. Requests without code identifiers
+// parse nothing.
+func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) {
+	ids := append(gather.RequestIdents(text), symbols.Qualified(text)...)
+	if len(ids) == 0 {
+		return
+	}
+	x := e.symbolIndex()
+	var files []int
+	for i := range chunks {
+		if chunks[i].ChunkType == ctxd.ChunkFile && len(files) < maxSymbolFiles {
+			files = append(files, i)
+		}
+	}
+	// New contents are parsed on GOMAXPROCS workers; each writes only its
+	// own chunk.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(files) || ctx.Err() != nil {
+					return
+				}
+				c := &chunks[files[k]]
+				ent, err := x.File(ctx, c.Source, []byte(c.Content))
+				if err != nil || ent == nil {
+					continue
+				}
+				var names []string
+				for _, m := range symbols.Matches(ent, ids) {
+					if !slices.Contains(names, m.Def.Name) {
+						names = append(names, m.Def.Name)
+					}
+				}
+				c.Facts.MentionedSymbols = names
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,69 @@
+package symbols
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// BenchmarkBuildTree indexes every source file of the tree named by
+// CTXD_BENCH_TREE (for example /work/data/ctxd-scale/stdlib-10k) from an
+// empty index (cold), then again on the same index (warm: no parse), and
+// reloaded from disk.
+//
+//	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-10k go test -run '^$' -bench BuildTree -benchtime 1x ./symbols
+func BenchmarkBuildTree(b *testing.B) {
+	root := os.Getenv("CTXD_BENCH_TREE")
+	if root == "" {
+		b.Skip("CTXD_BENCH_TREE not set")
+	}
+	var paths []string
+	var bytes int64
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || treesitter.Detect(p, nil) == "" {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() <= 1<<20 {
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, rel)
+			bytes += info.Size()
+		}
+		return nil
+	})
+	read := func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(root, rel)) }
+	state := filepath.Join(b.TempDir(), "symbols.idx")
+	b.Logf("%d source files, %d MB", len(paths), bytes>>20)
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			x := New()
+			t0 := time.Now()
+			if _, err := x.Update(b.Context(), paths, read); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(x.Parses()), "parses")
+			b.Logf("cold build %v, %d entries", time.Since(t0), x.Len())
+			if err := x.Save(state); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if st, err := os.Stat(state); err == nil {
+		b.Logf("index on disk: %d MB", st.Size()>>20)
+	}
+	b.Run("reload+warm", func(b *testing.B) {
+		for b.Loop() {
+			x, err := Load(state)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := x.Update(b.Context(), paths, read); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(x.Parses()), "parses")
+		}
+	})
+}
