@@ -54,10 +54,11 @@ func (e *Engine) saveSymbols() {
 // matchSymbols sets the MentionedSymbols of the gathered files from the
 // symbol index: the request's code identifiers (exact, qualified such as
 // Server.Shutdown, or in another case style) that a file defines. A file
-// that only uses a name no longer counts as defining it (a test calling
-// the method ranked above the module defining it); a file whose language
-// is not parsed keeps the textual match. Requests without code identifiers
-// parse nothing.
+// that only uses a name the workspace defines no longer counts as naming
+// it (a test calling the method ranked above the module defining it); a
+// name defined in none of the parsed files (a library's: strings.SplitN)
+// keeps its textual matches, and so does a file whose language is not
+// parsed. Requests without code identifiers parse nothing.
 func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) {
 	ids := append(gather.RequestIdents(text), symbols.Qualified(text)...)
 	if len(ids) == 0 {
@@ -71,7 +72,9 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 		}
 	}
 	// New contents are parsed on GOMAXPROCS workers; each writes only its
-	// own chunk.
+	// own slot.
+	matches := make([][]symbols.Match, len(files))
+	parsed := make([]bool, len(files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
@@ -88,15 +91,35 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 				if err != nil || ent == nil {
 					continue
 				}
-				var names []string
-				for _, m := range symbols.Matches(ent, ids) {
-					if !slices.Contains(names, m.Def.Name) {
-						names = append(names, m.Def.Name)
-					}
-				}
-				c.Facts.MentionedSymbols = names
+				parsed[k] = true
+				matches[k] = symbols.Matches(ent, ids)
 			}
 		}()
 	}
 	wg.Wait()
+	defined := map[string]bool{} // request identifiers some file defines
+	for _, ms := range matches {
+		for _, m := range ms {
+			defined[m.Query] = true
+			defined[m.Def.Name] = true
+		}
+	}
+	for k, i := range files {
+		if !parsed[k] {
+			continue
+		}
+		f := &chunks[i].Facts
+		var names []string
+		for _, m := range matches[k] {
+			if !slices.Contains(names, m.Def.Name) {
+				names = append(names, m.Def.Name)
+			}
+		}
+		for _, id := range f.MentionedSymbols {
+			if !defined[id] && !slices.Contains(names, id) {
+				names = append(names, id)
+			}
+		}
+		f.MentionedSymbols = names
+	}
 }

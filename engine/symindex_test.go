@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -34,7 +35,8 @@ func symbolRepo(t *testing.T) string {
 
 // TestMatchSymbols: a request's identifiers mark the files that define
 // them, whatever the case style or qualifier, and not the files that only
-// call them.
+// call them; a name the workspace does not define (a library's) keeps the
+// files that use it, and a file that is not parsed keeps its text matches.
 func TestMatchSymbols(t *testing.T) {
 	dir := symbolRepo(t)
 	e := newEngine(t, dir)
@@ -42,16 +44,20 @@ func TestMatchSymbols(t *testing.T) {
 		request string
 		want    map[string][]string // path → MentionedSymbols
 	}{
-		{"rename Session.merge_environment_settings to merge_settings", map[string][]string{"pkg/sessions.py": {"Session", "merge_environment_settings"}}},
+		{"rename Session.merge_environment_settings to merge_settings", map[string][]string{
+			"pkg/sessions.py": {"Session", "merge_environment_settings"}, "docs/environment.rst": {"merge_environment_settings"}}},
 		{"mergeEnvironmentSettings drops the proxies", map[string][]string{"pkg/sessions.py": {"merge_environment_settings"}}},
 		{"merge_environment_settings should call get_environ_proxies() once", map[string][]string{
-			"pkg/sessions.py": {"merge_environment_settings"}, "pkg/utils.py": {"get_environ_proxies"}}},
+			"pkg/sessions.py": {"merge_environment_settings"}, "pkg/utils.py": {"get_environ_proxies"},
+			"docs/environment.rst": {"merge_environment_settings"}}},
 		// The bare words count too: HTTPAdapter is defined, and so is
 		// merge_environment_settings, elsewhere.
 		{"HTTPAdapter.merge_environment_settings is missing", map[string][]string{
-			"pkg/adapters.py": {"HTTPAdapter"}, "pkg/sessions.py": {"merge_environment_settings"}}},
-		{"why does the adapter drop proxies", map[string][]string{
-			"pkg/sessions.py": {"stale"}, "pkg/utils.py": {"stale"}, "tests/test_merge.py": {"stale"}, "pkg/adapters.py": {"stale"}}},
+			"pkg/adapters.py": {"HTTPAdapter"}, "pkg/sessions.py": {"merge_environment_settings"},
+			"docs/environment.rst": {"merge_environment_settings"}}},
+		// items() is the library's: its users keep it.
+		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"items"}}},
+		{"why does the adapter drop proxies", map[string][]string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
@@ -61,22 +67,19 @@ func TestMatchSymbols(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// What gather found: the request's identifiers in the text.
+				var mentioned []string
+				for _, id := range gather.RequestIdents(tt.request) {
+					if strings.Contains(string(b), id) {
+						mentioned = append(mentioned, id)
+					}
+				}
 				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b),
-					Facts: ctxd.Facts{MentionedSymbols: []string{"stale"}}})
+					Facts: ctxd.Facts{MentionedSymbols: mentioned}})
 			}
 			e.matchSymbols(t.Context(), tt.request, chunks)
 			for _, c := range chunks {
-				want := tt.want[c.Source]
-				if c.Source == "docs/environment.rst" {
-					want = []string{"stale"} // not parsed: the textual match stays
-				}
-				if want == nil {
-					want = []string{}
-				}
-				if c.Facts.MentionedSymbols == nil {
-					c.Facts.MentionedSymbols = []string{}
-				}
-				if !slices.Equal(c.Facts.MentionedSymbols, want) {
+				if want := tt.want[c.Source]; !slices.Equal(c.Facts.MentionedSymbols, want) {
 					t.Errorf("%s: MentionedSymbols %q, want %q", c.Source, c.Facts.MentionedSymbols, want)
 				}
 			}
