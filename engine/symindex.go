@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -51,7 +52,8 @@ func (e *Engine) saveSymbols() {
 	}
 }
 
-// matchSymbols sets the MentionedSymbols of the gathered files from the
+// matchSymbols sets the MentionedSymbols of the gathered files (the first
+// maxSymbolFiles whose text holds a request name in some case style) from the
 // symbol index: the request's code identifiers (exact, qualified such as
 // Server.Shutdown, or in another case style) that a file defines. A file
 // that only uses a name the workspace defines no longer counts as naming
@@ -65,9 +67,23 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 		return
 	}
 	x := e.symbolIndex()
+	// Only a file whose text holds one of the names, in some case style,
+	// can define it: the others are not parsed.
+	var folded []string
+	for _, id := range ids {
+		_, name := symbols.SplitQualified(id)
+		if f := symbols.Fold(name); f != "" && !slices.Contains(folded, f) {
+			folded = append(folded, f)
+		}
+	}
 	var files []int
 	for i := range chunks {
-		if chunks[i].ChunkType == ctxd.ChunkFile && len(files) < maxSymbolFiles {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || len(files) >= maxSymbolFiles {
+			continue
+		}
+		text := symbols.Fold(c.Content)
+		if slices.ContainsFunc(folded, func(f string) bool { return strings.Contains(text, f) }) {
 			files = append(files, i)
 		}
 	}

@@ -34,7 +34,7 @@ func Matches(e *index.Symbols, ids []string) []Match {
 	}
 	qs := make([]query, 0, len(ids))
 	for _, id := range ids {
-		qual, name := splitQualified(id)
+		qual, name := SplitQualified(id)
 		if name == "" {
 			continue
 		}
@@ -66,9 +66,9 @@ func Matches(e *index.Symbols, ids []string) []Match {
 	return out
 }
 
-// splitQualified splits "A.b", "a::b", "a#b" or "a/b" into qualifier (its
+// SplitQualified splits "A.b", "a::b", "a#b" or "a/b" into qualifier (its
 // last part: "x.Server.Shutdown" → "Server") and name.
-func splitQualified(s string) (qual, name string) {
+func SplitQualified(s string) (qual, name string) {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
 	i := strings.LastIndexAny(s, ".:/#")
 	if i < 0 {
