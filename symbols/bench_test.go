@@ -67,3 +67,27 @@ func BenchmarkBuildTree(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFile is a lookup of a file already indexed (the warm path:
+// hashing the content, no parse) and the match of a request's names.
+func BenchmarkFile(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("testdata", "src", "sessions.py"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := New()
+	if _, err := x.File(b.Context(), "sessions.py", src); err != nil {
+		b.Fatal(err)
+	}
+	ids := []string{"Session.merge_environment_settings", "mergeEnvironmentSettings", "get_environ_proxies"}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := x.File(b.Context(), "sessions.py", src)
+		if err != nil || len(Matches(e, ids)) == 0 {
+			b.Fatal(err)
+		}
+	}
+	if x.Parses() != 1 {
+		b.Fatalf("%d parses", x.Parses())
+	}
+}
