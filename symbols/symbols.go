@@ -34,18 +34,26 @@ import (
 // what it returns.
 const parserKey = "treesitter-tags/1"
 
+// maxEntries bounds the entries [Index.Save] writes: over it, the entries
+// this process has not used are left out (old contents of edited files
+// would otherwise accumulate forever). A variable for the tests.
+var maxEntries = 50_000
+
 // Index is a symbol index. It is safe for concurrent use.
 type Index struct {
-	// mu guards entries and dirty.
+	// mu guards entries, used and dirty.
 	mu      sync.Mutex
 	entries map[[32]byte]*index.Symbols
+	used    map[[32]byte]bool // entries looked up or made by this process
 	dirty   bool
 
 	parses atomic.Int64
 }
 
 // New returns an empty index.
-func New() *Index { return &Index{entries: map[[32]byte]*index.Symbols{}} }
+func New() *Index {
+	return &Index{entries: map[[32]byte]*index.Symbols{}, used: map[[32]byte]bool{}}
+}
 
 // Load reads the index persisted at path. It always returns a usable
 // index: empty when there is none yet, and empty with an error wrapping
@@ -69,7 +77,7 @@ func Load(path string) (*Index, error) {
 }
 
 // Save writes the index to path when it changed since it was loaded or
-// last saved.
+// last saved. Over 50,000 entries, it keeps only those this process used.
 func (x *Index) Save(path string) error {
 	x.mu.Lock()
 	if !x.dirty {
@@ -77,8 +85,10 @@ func (x *Index) Save(path string) error {
 		return nil
 	}
 	es := make([]*index.Symbols, 0, len(x.entries))
-	for _, e := range x.entries {
-		es = append(es, e)
+	for k, e := range x.entries {
+		if len(x.entries) <= maxEntries || x.used[k] {
+			es = append(es, e)
+		}
 	}
 	x.dirty = false
 	x.mu.Unlock()
@@ -125,6 +135,9 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	k := Key(lang, src)
 	x.mu.Lock()
 	e, ok := x.entries[k]
+	if ok {
+		x.used[k] = true
+	}
 	x.mu.Unlock()
 	if ok {
 		return e, nil
@@ -139,6 +152,7 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature}
 	}
 	x.mu.Lock()
+	x.used[k] = true
 	if old, ok := x.entries[k]; ok {
 		e = old // another goroutine parsed it meanwhile
 	} else {

@@ -363,3 +363,38 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveDropsUnused: over the entry cap, Save keeps the entries this
+// process used (the old contents of edited files go).
+func TestSaveDropsUnused(t *testing.T) {
+	old := maxEntries
+	maxEntries = 1
+	t.Cleanup(func() { maxEntries = old })
+	_, read := writeTree(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n\nfunc B() {}\n"})
+	state := filepath.Join(t.TempDir(), "symbols.idx")
+	x := New()
+	if _, err := x.Update(t.Context(), []string{"a.go", "b.go"}, read); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Save(state); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Load(state)
+	if err != nil || y.Len() != 2 {
+		t.Fatalf("reloaded %d entries, %v; want 2 (all used by the process that saved)", y.Len(), err)
+	}
+	if _, err := y.Update(t.Context(), []string{"b.go"}, read); err != nil {
+		t.Fatal(err)
+	}
+	y.dirty = true // force a write; nothing new was parsed
+	if err := y.Save(state); err != nil {
+		t.Fatal(err)
+	}
+	z, err := Load(state)
+	if err != nil || z.Len() != 1 {
+		t.Fatalf("after the capped save %d entries, %v; want 1", z.Len(), err)
+	}
+	if _, err := z.Update(t.Context(), []string{"b.go"}, read); err != nil || z.Parses() != 0 {
+		t.Errorf("b.go (used) was dropped: %d parses, %v", z.Parses(), err)
+	}
+}
