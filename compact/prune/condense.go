@@ -60,8 +60,9 @@ func condenseWith(rt request.Retrieval, text string, maxChars int, isError bool,
 	if hidden < minHidden && images == 0 {
 		return text, 0, false
 	}
+	kept := hiddenErrorLines(text[len(head) : len(text)-len(tail)])
 	var sb strings.Builder
-	sb.Grow(len(head) + len(tail) + 80)
+	sb.Grow(len(head) + len(tail) + len(kept) + 80)
 	sb.WriteString(head)
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		sb.WriteByte('\n')
@@ -70,11 +71,61 @@ func condenseWith(rt request.Retrieval, text string, maxChars int, isError bool,
 	if images > 0 {
 		fmt.Fprintf(&sb, " [%d image(s) omitted]", images)
 	}
+	if kept != "" {
+		sb.WriteByte('\n')
+		sb.WriteString(kept)
+	}
 	if tail != "" {
 		sb.WriteByte('\n')
 		sb.WriteString(tail)
 	}
 	return sb.String(), hidden, true
+}
+
+// maxKeptErrorLines caps the error and failure lines of a condensed
+// output's hidden part that stay verbatim after its marker.
+const maxKeptErrorLines = 8
+
+// hiddenErrorLines returns the error and failure lines, and up to two
+// location lines right after each, of the part of an output a condensed
+// preview hides (the first [maxKeptErrorLines] of them, each cut to
+// [signal.MaxSignalBytes]), one per line, so a failing test or a
+// compiler error in the middle of a long log stays in front of the
+// model; the marker's reference still holds every line.
+func hiddenErrorLines(mid string) string {
+	var sb strings.Builder
+	n, after := 0, 0
+	var locs []string
+	for _, l := range signal.SplitLines(mid) {
+		if n == maxKeptErrorLines {
+			break
+		}
+		t := strings.TrimSpace(signal.CleanLine(l))
+		if t == "" {
+			after = 0
+			continue
+		}
+		switch {
+		case signal.ClassifyLine(t) == signal.LineError:
+			after = 2
+		case after > 0 && len(signal.Locations(t, locs[:0])) > 0:
+			// The location lines right after a failure (a Go test's
+			// file:line message, a traceback's frames) belong to it.
+			after--
+		default:
+			after = 0
+			continue
+		}
+		if len(t) > signal.MaxSignalBytes {
+			t = strings.ToValidUTF8(t[:signal.MaxSignalBytes], "")
+		}
+		if n > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(t)
+		n++
+	}
+	return sb.String()
 }
 
 // runeOffset returns the byte offset of the n-th rune of s.

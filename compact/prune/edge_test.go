@@ -412,3 +412,62 @@ func TestDuplicatesBelowBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenPairCondensedLast: when the request only fits with the output
+// the model answers next reduced, compress condenses it as its last step
+// instead of refusing (as optimize's hard budget does): the pair stays
+// whole, its failing lines stay verbatim, the whole output rehydrates
+// byte for byte, and the system message and the latest user turn are
+// untouched. In Anthropic Messages that output travels in a user-role
+// item that carries only tool results: it is condensed the same way.
+func TestOpenPairCondensedLast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	failing := "--- FAIL: TestParse (0.01s)\n    parser_test.go:42: unexpected token \"}\" at 3:7\n"
+	out := toolOutput(rng, 24000, false) + failing + toolOutput(rng, 4000, false)
+	c := conv{sys("You are a coding agent."), user("Run the parser tests and fix what fails."),
+		asst("", call{id: "call_t", name: "bash", args: `{"command":"go test ./parser"}`}), tool("call_t", "bash", out)}
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			body := render(f, "gpt-4o", c)
+			total := probe(t, body, Options{WindowSize: 1}).TokensBefore
+			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{WindowSize: 1, Budget: total / 4, Store: store, Session: "s"}
+			got, rep, err := Compress(t.Context(), body, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutput(t, body, got, rep, opts)
+			if !rep.Fits || !rep.Degraded || rep.TokensAfter > opts.Budget {
+				t.Fatalf("fits=%v degraded=%v after %d budget %d", rep.Fits, rep.Degraded, rep.TokensAfter, opts.Budget)
+			}
+			for _, want := range []string{"You are a coding agent.", "Run the parser tests and fix what fails.", "call_t",
+				"--- FAIL: TestParse (0.01s)", "parser_test.go:42: unexpected token"} {
+				if !bytes.Contains(got, []byte(want)) && !bytes.Contains(got, []byte(strings.ReplaceAll(want, `"`, `\"`))) {
+					t.Errorf("output lacks %q", want)
+				}
+			}
+			req, err := request.Parse(got, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, it := range req.Items {
+				for _, m := range request.ParseMarkers(it.Text()) {
+					b, _, err := store.Get(t.Context(), "s", m.Hash)
+					if err != nil {
+						t.Fatalf("reference %s does not resolve: %v", m.Hash, err)
+					}
+					if string(b) == out {
+						found = true
+					}
+				}
+			}
+			if !found {
+				t.Error("no reference in the output rehydrates to the open pair's output byte for byte")
+			}
+		})
+	}
+}

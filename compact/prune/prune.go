@@ -185,6 +185,9 @@ type run struct {
 	st          []itemState
 	total       int
 	keys        map[*request.Segment]request.TextKey // memo of text hashes
+	// latestUser is the latest user turn with user content (text or an
+	// image; -1 when none): never modified, not even its tool results.
+	latestUser int
 }
 
 // key returns the cache key of a segment's text.
@@ -381,6 +384,27 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		}
 		return fits()
 	}
+	// condenseOpen is the last step before the request is refused: the
+	// open tool pair's outputs (the ones the model answers next) are
+	// condensed and then referenced like any other output, their critical
+	// lines verbatim and the whole behind its reference, as optimize's
+	// hard budget does. The pairs stay whole; system messages and the
+	// latest user turn are never touched. In Anthropic Messages the
+	// outputs travel in a user-role item; one that carries only tool
+	// results is not a user turn, and its outputs are condensed like
+	// Chat's tool messages (format parity).
+	condenseOpen := func(maxChars int) bool {
+		for i := range r.st {
+			if r.st[i].gone || !r.st[i].protected || i == r.latestUser {
+				continue
+			}
+			if role := r.req.Items[i].Role; role == "system" || role == "developer" {
+				continue
+			}
+			r.condenseItem(i, maxChars)
+		}
+		return fits()
+	}
 	switch {
 	case condenseTier(tierArchive, r.s.maxToolOutput):
 	case condenseTier(tierArchive, 0):
@@ -394,6 +418,10 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	case condenseTier(tierFloor, 0):
 		rep.Degraded = true
 	case evictTier(tierFloor, "the protocol-exact minimum alone nearly fills the budget: evicted, lowest score (%.1f) first"):
+		rep.Degraded = true
+	case condenseOpen(r.s.maxToolOutput):
+		rep.Degraded = true
+	case condenseOpen(0):
 		rep.Degraded = true
 	default:
 		rep.Degraded = true
@@ -489,6 +517,7 @@ func (r *run) assignTiers() {
 	if lastUser < 0 {
 		lastUser = lastUserAny
 	}
+	r.latestUser = lastUser
 	// Protected, never modified: every system message, the latest user
 	// turn and the latest user-role item (a tool-result carrier in
 	// Anthropic Messages), with their tool pairs, and the request's last

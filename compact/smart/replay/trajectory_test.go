@@ -71,6 +71,8 @@ func (s *trajStats) pct(n int) float64 {
 // resolves. It prints the table by window (BENCHMARKS.md).
 //
 //	CTXD_TRAJECTORY_CORPUS=/work/data/corpus go test ./compact/smart/replay -run TestTrajectoryCorpus -v
+//
+// CTXD_TRAJECTORY_ONLY=NAME replays only the sessions whose name holds NAME.
 func TestTrajectoryCorpus(t *testing.T) {
 	dir := os.Getenv(EnvTrajectoryCorpus)
 	if dir == "" {
@@ -92,7 +94,11 @@ func TestTrajectoryCorpus(t *testing.T) {
 		}
 		return stats[w][c]
 	}
+	only := os.Getenv("CTXD_TRAJECTORY_ONLY") // a session-name substring, to replay one while debugging
 	for _, s := range corpus.Sessions {
+		if only != "" && !strings.Contains(s.Name, only) {
+			continue
+		}
 		store, err := artifacts.Open(t.TempDir(), artifacts.Options{MaxBytes: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -225,27 +231,37 @@ func checkTrajectory(t *testing.T, st *trajStats, at string, in *request.Request
 	} else {
 		st.lost = append(st.lost, at+": system or latest user message changed")
 	}
-	// References: each must resolve (Get verifies the hash).
+	// References: each must resolve (Get verifies the hash), and so must
+	// the references inside what they resolve to (an evicted round's
+	// artifact holds its outputs as the request carried them, which may
+	// be references themselves: `ctxd rehydrate` resolves each in turn).
 	resolved := map[string][]byte{}
 	var outText strings.Builder
+	var queue []string
 	for _, it := range got.Items {
 		for _, s := range it.Segments {
 			outText.WriteString(s.Text)
 			outText.WriteByte('\n')
-			for _, m := range request.ParseMarkers(s.Text) {
-				if _, ok := resolved[m.Hash]; ok {
-					continue
-				}
-				st.refs++
-				b, _, err := store.Get(t.Context(), scope, m.Hash)
-				if err != nil {
-					st.lost = append(st.lost, fmt.Sprintf("%s: reference %s does not resolve: %v", at, m.Hash, err))
-					resolved[m.Hash] = nil
-					continue
-				}
-				st.refsOK++
-				resolved[m.Hash] = b
+			queue = append(queue, s.Text)
+		}
+	}
+	for len(queue) > 0 {
+		txt := queue[0]
+		queue = queue[1:]
+		for _, m := range request.ParseMarkers(txt) {
+			if _, ok := resolved[m.Hash]; ok {
+				continue
 			}
+			st.refs++
+			b, _, err := store.Get(t.Context(), scope, m.Hash)
+			if err != nil {
+				st.lost = append(st.lost, fmt.Sprintf("%s: reference %s does not resolve: %v", at, m.Hash, err))
+				resolved[m.Hash] = nil
+				continue
+			}
+			st.refsOK++
+			resolved[m.Hash] = b
+			queue = append(queue, string(b))
 		}
 	}
 	text := signal.Normalized(outText.String())
@@ -305,8 +321,10 @@ func protocolMinimum(in *request.Request, est *request.Estimator) int {
 }
 
 // protectedIntact reports that the fixed parts (system, instructions,
-// tools), every system message and the latest user message are in the
-// output byte for byte.
+// tools), every system message and the latest user message (the latest
+// user-role item with text or an image: in Anthropic Messages an item
+// carrying only tool results is the tools' output, as Chat's tool
+// messages are) are in the output byte for byte.
 func protectedIntact(in, out *request.Request) bool {
 	if len(in.Fixed) != len(out.Fixed) {
 		return false
@@ -326,7 +344,9 @@ func protectedIntact(in, out *request.Request) bool {
 				return false
 			}
 		}
-		if it.Role == "user" {
+		if it.Role == "user" && slices.ContainsFunc(it.Segments, func(s request.Segment) bool {
+			return s.Kind == request.SegText || s.Kind == request.SegImage
+		}) {
 			last = i
 		}
 	}
