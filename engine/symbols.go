@@ -69,7 +69,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		return nil, err
 	}
 	x := e.symbolIndex()
-	defer e.saveSymbols()
+	defer e.saveSymbols(x)
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
 	needle := []byte(name)
 	for _, rel := range files {

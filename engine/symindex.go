@@ -38,16 +38,18 @@ func (e *Engine) symbolIndex() *symbols.Index {
 	return e.syms
 }
 
-// saveSymbols persists the symbol index when it learned new files, only
-// where the state directory's index/ already exists (as saveCleanSet).
-func (e *Engine) saveSymbols() {
-	if e.syms == nil {
+// saveSymbols persists x, the engine's symbol index, when it learned new
+// files, only where the state directory's index/ already exists (as
+// saveCleanSet). x comes from symbolIndex, whose Once orders the load
+// before this read.
+func (e *Engine) saveSymbols(x *symbols.Index) {
+	if x == nil {
 		return
 	}
 	if fi, err := os.Stat(filepath.Dir(e.symbolsPath())); err != nil || !fi.IsDir() {
 		return
 	}
-	if err := e.syms.Save(e.symbolsPath()); err != nil {
+	if err := x.Save(e.symbolsPath()); err != nil {
 		e.log.Debug("symbol index not saved", "err", err)
 	}
 }
@@ -60,11 +62,12 @@ func (e *Engine) saveSymbols() {
 // it (a test calling the method ranked above the module defining it); a
 // name defined in none of the parsed files (a library's: strings.SplitN)
 // keeps its textual matches, and so does a file whose language is not
-// parsed. Requests without code identifiers parse nothing.
-func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) {
+// parsed. Requests without code identifiers parse nothing. It returns the
+// index it read (nil when it read none), for saveSymbols.
+func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) *symbols.Index {
 	ids := append(gather.RequestIdents(text), symbols.Qualified(text)...)
 	if len(ids) == 0 {
-		return
+		return nil
 	}
 	x := e.symbolIndex()
 	// Only a file whose text holds one of the names, in some case style,
@@ -138,4 +141,5 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 		}
 		f.MentionedSymbols = names
 	}
+	return x
 }
