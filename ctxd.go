@@ -209,6 +209,10 @@ type Facts struct {
 	// InvalidUTF8 reports that the text was not valid UTF-8: each invalid
 	// byte sequence was replaced by U+FFFD.
 	InvalidUTF8 bool `json:"invalid_utf8,omitempty"`
+	// Minified reports minified or very-long-line text (a bundled
+	// .min.js, a one-line JSON blob): Content is a one-line stub saying
+	// so, and Size and Lines are the file's.
+	Minified bool `json:"minified,omitempty"`
 	// Cursor is the open file's cursor line (1-based), 0 when unknown.
 	Cursor int `json:"cursor,omitempty"`
 	// Selection is the selected range of an open file, and SelectedText

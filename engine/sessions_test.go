@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -446,6 +447,54 @@ func TestCustomStateDirIsNotGathered(t *testing.T) {
 			}
 			if strings.Contains(env.Prompt, "hunter2\"") {
 				t.Error("the prompt holds the checkpoint's history")
+			}
+		})
+	}
+}
+
+// TestFailedBuildPromptSavesNoCheckpoint: a ctx/buildPrompt naming a
+// session that fails (cancelled before it starts, cancelled while the
+// prompt is assembled, right before the checkpoint would be written, or a
+// bad parameter) answers an error and leaves no checkpoint: the client
+// never saw an envelope, so none may be recorded.
+func TestFailedBuildPromptSavesNoCheckpoint(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      PromptRequest
+		cancelAt string // progress stage to cancel at; "start" cancels first
+	}{
+		{"cancelled before", PromptRequest{UserRequest: "fix Total", SessionID: "s1"}, "start"},
+		{"cancelled while gathering", PromptRequest{UserRequest: "fix Total", SessionID: "s1"}, "gathering"},
+		{"cancelled while assembling", PromptRequest{UserRequest: "fix Total", SessionID: "s1"}, "assembling"},
+		{"bad budget", PromptRequest{UserRequest: "fix Total", SessionID: "s1", TokenBudget: &BudgetRequest{Total: -5}}, ""},
+		{"bad format", PromptRequest{UserRequest: "fix Total", SessionID: "s1", Format: "yaml"}, ""},
+		{"bad session id", PromptRequest{UserRequest: "fix Total", SessionID: "../escape"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := sessionEngine(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.cancelAt == "start" {
+				cancel()
+			}
+			env, err := e.BuildPrompt(ctx, tt.req, func(stage string) {
+				if stage == tt.cancelAt {
+					cancel()
+				}
+			})
+			if err == nil {
+				t.Fatalf("no error; envelope with %d chunks", len(env.Context.Chunks))
+			}
+			l, lerr := e.ListSessions(t.Context(), ListRequest{})
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			if len(l.Sessions) != 0 || len(l.Problems) != 0 {
+				t.Errorf("failed request (%v) left sessions %+v, problems %+v", err, l.Sessions, l.Problems)
+			}
+			if _, err := os.Stat(filepath.Join(e.StateDir(), "sessions", tt.req.SessionID)); !errors.Is(err, os.ErrNotExist) && tt.req.SessionID != "../escape" {
+				t.Errorf("session directory: %v", err)
 			}
 		})
 	}

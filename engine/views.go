@@ -15,7 +15,7 @@ import (
 // languages tree-sitter cannot parse, or that do not parse cleanly, get no
 // views and are cut in the middle instead.
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
-	if c.ChunkType != ctxd.ChunkFile {
+	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
 	}
 	lang := treesitter.Detect(c.Source, []byte(c.Content))

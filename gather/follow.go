@@ -16,7 +16,7 @@ import (
 
 // termsVersion names the lexical term extractor; a persisted index made
 // by another one is stale. Bump it when term extraction changes.
-const termsVersion = 2 // 2: definitions field and generated marker
+const termsVersion = 3 // 2: definitions field and generated marker; 3: minified files indexed from their head
 
 // Timings of the background work of a followed workspace.
 const (
@@ -183,7 +183,7 @@ func (w *Workspace) background(ctx context.Context) {
 		f.mu.Lock()
 		n := f.lastN
 		f.mu.Unlock()
-		if n != 0 {
+		if n != 0 && !s.blocksGit() {
 			w.gitFacts(ctx, n, func() *snapshot { return s })
 		}
 	}
@@ -250,7 +250,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		return nil, false
 	}
 	s := newSnapshot(files)
-	s.dirs, s.warnings = prev.dirs, prev.warnings
+	s.dirs, s.warnings, s.gitBlocked = prev.dirs, prev.warnings, prev.gitBlocked
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
@@ -345,7 +345,12 @@ func (w *Workspace) persisted() *reuse {
 	t0 := time.Now()
 	s, err := index.Load(w.opts.IndexPath, w.indexKey())
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, index.ErrStale):
+			// Another version of ctxd, root or options wrote it: expected
+			// after an upgrade, not worth a warning.
+			w.log.Info("persisted index not used: rebuilding it", "err", err)
+		case !errors.Is(err, fs.ErrNotExist):
 			w.log.Warn("persisted index not used: rebuilding it", "err", err)
 		}
 		return nil
@@ -380,7 +385,7 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 		if !setContentBags(doc, c.Bags) {
 			return nil
 		}
-		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash
+		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash, c.Minified
 		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
 		fi.doc = doc
 		fi.indexed = true
@@ -428,7 +433,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 				c := contents[fi.hash]
 				if c == nil {
 					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
-						Bags: contentBags(fi.doc), Generated: fi.doc.generated}
+						Bags: contentBags(fi.doc), Generated: fi.doc.generated, Minified: fi.minified}
 					contents[fi.hash] = c
 				}
 				lf.Content = c

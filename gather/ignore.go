@@ -44,6 +44,13 @@ type ignoreRules struct {
 	gitDir string
 	// warnings are problems met while loading (unreadable ignore files).
 	warnings []string
+	// notRegular are the ignore files (core.excludesFile,
+	// .git/info/exclude, a .git file, the .gitignore files the walk met)
+	// that exist but are not regular files: a FIFO, a device or a link to
+	// one. ctxd refuses to read them; the git CLI would open them and
+	// block, so a snapshot with any runs no git (see snapshot.gitBlocked).
+	// The walk appends to it.
+	notRegular []string
 }
 
 // newIgnoreRules loads the rules that apply to root: core.excludesFile,
@@ -66,6 +73,9 @@ func newIgnoreRules(root string, exclude []string) (*ignoreRules, error) {
 		ir.prefix = strings.Split(filepath.ToSlash(r), "/")
 	}
 	ir.gitDir, ir.warnings = findGitDir(top)
+	if ir.gitDir == "" && !isRegularOrDir(filepath.Join(top, ".git")) {
+		ir.notRegular = append(ir.notRegular, filepath.Join(top, ".git"))
+	}
 	common := ir.gitDir
 	if common != "" {
 		// Linked worktrees keep info/exclude and config in the common dir.
@@ -81,6 +91,7 @@ func newIgnoreRules(root string, exclude []string) (*ignoreRules, error) {
 		ps, err := readPatternFile(f, nil)
 		if err != nil {
 			ir.warnings = append(ir.warnings, fmt.Sprintf("reading core.excludesFile %s: %v", f, err))
+			ir.noteNotRegular(f, err)
 		}
 		ir.base = append(ir.base, ps...)
 	}
@@ -89,6 +100,7 @@ func newIgnoreRules(root string, exclude []string) (*ignoreRules, error) {
 		ps, err := readPatternFile(f, nil)
 		if err != nil {
 			ir.warnings = append(ir.warnings, fmt.Sprintf("reading %s: %v", f, err))
+			ir.noteNotRegular(f, err)
 		}
 		ir.base = append(ir.base, ps...)
 	}
@@ -101,11 +113,26 @@ func newIgnoreRules(root string, exclude []string) (*ignoreRules, error) {
 			// git never looks inside an ignored directory; neither do we.
 			break
 		}
-		ps, warns := readDirPatterns(dir, domain)
+		ps, warns := ir.readDirPatterns(dir, domain)
 		ir.base = append(ir.base, ps...)
 		ir.warnings = append(ir.warnings, warns...)
 	}
 	return ir, nil
+}
+
+// noteNotRegular records path in notRegular when err says it is not a
+// regular file.
+func (ir *ignoreRules) noteNotRegular(path string, err error) {
+	if errors.Is(err, safefs.ErrNotRegular) {
+		ir.notRegular = append(ir.notRegular, path)
+	}
+}
+
+// isRegularOrDir reports that path is missing, a directory or a regular
+// file after resolving links (what git can open without blocking).
+func isRegularOrDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err != nil || fi.IsDir() || fi.Mode().IsRegular()
 }
 
 // findGitDir returns the git directory of the repository whose top-level is
@@ -223,8 +250,9 @@ func expandPath(p, home, top string) string {
 }
 
 // readDirPatterns reads the .gitignore and then the .ctxdignore of dir, whose
-// path below the git top-level (or the root outside git) is domain.
-func readDirPatterns(dir string, domain []string) ([]gitignore.Pattern, []string) {
+// path below the git top-level (or the root outside git) is domain. An
+// ignore file that is not a regular file is noted in ir.notRegular.
+func (ir *ignoreRules) readDirPatterns(dir string, domain []string) ([]gitignore.Pattern, []string) {
 	var ps []gitignore.Pattern
 	var warns []string
 	for _, name := range []string{".gitignore", IgnoreFile} {
@@ -232,6 +260,9 @@ func readDirPatterns(dir string, domain []string) ([]gitignore.Pattern, []string
 		p, err := readPatternFile(f, domain)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("reading %s: %v", f, err))
+			if name == ".gitignore" {
+				ir.noteNotRegular(f, err)
+			}
 		}
 		ps = append(ps, p...)
 	}

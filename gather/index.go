@@ -43,7 +43,10 @@ type fileInfo struct {
 	imports     []string // see Imports
 	goModule    string   // module path, for go.mod files
 	hash        [32]byte // SHA-256 of the content, when indexed
-	doc         *indexDoc
+	// minified: minified or very-long-line text (see Minified); indexed
+	// from its head only, gathered as a stub.
+	minified bool
+	doc      *indexDoc
 }
 
 // snapshot is one consistent view of the workspace: the files the walk
@@ -59,6 +62,10 @@ type snapshot struct {
 	// the root): what the watcher watches. warnings are the walk's.
 	dirs     []string
 	warnings []string
+	// gitBlocked names an ignore file git would read that is not a
+	// regular file (ignoreRules.notRegular): with it, no git runs for
+	// this snapshot, since git would block on the file until its timeout.
+	gitBlocked string
 
 	// Derived texts, computed once per snapshot (a snapshot is reused while
 	// nothing changes).
@@ -146,7 +153,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			segs = append(segs, name)
 			ignored := matchIgnore(ps, segs, isDir) || rules.excluded(rel, isDir)
 			if !ignored && isDir {
-				sub, warns := readDirPatterns(filepath.Join(absDir, name), segs)
+				sub, warns := rules.readDirPatterns(filepath.Join(absDir, name), segs)
 				warnings = append(warnings, warns...)
 				next := ps
 				if len(sub) > 0 {
@@ -180,7 +187,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 		}
 		return nil
 	}
-	rootPs, warns := readDirPatterns(w.root, rules.prefix)
+	rootPs, warns := rules.readDirPatterns(w.root, rules.prefix)
 	warnings = append(warnings, rules.warnings...)
 	warnings = append(warnings, warns...)
 	ps := append(append([]gitignore.Pattern(nil), rules.base...), rootPs...)
@@ -278,13 +285,20 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 		return b
 	}
 	f.lines = countLines(b)
-	f.inlineTests = f.lang == "rust" && bytes.Contains(b, []byte("#[cfg(test)]"))
-	f.imports = Imports(f.lang, b)
-	if path.Base(f.rel) == "go.mod" {
-		f.goModule = goModulePath(b)
-	}
-	f.doc = newDoc(c, c.defs(), f.rel, b)
 	f.hash = sha256.Sum256(b)
+	f.minified = Minified(b)
+	text := b
+	if f.minified {
+		// Terms, imports and definitions of its head only: the rest is
+		// one enormous line no prompt shows.
+		text = b[:min(len(b), minifiedIndexBytes)]
+	}
+	f.inlineTests = f.lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
+	f.imports = Imports(f.lang, text)
+	if path.Base(f.rel) == "go.mod" {
+		f.goModule = goModulePath(text)
+	}
+	f.doc = newDoc(c, c.defs(), f.rel, text)
 	f.indexed = true
 	return b
 }

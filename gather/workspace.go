@@ -230,18 +230,40 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 		return nil, nil, err
 	}
 	w.follow.walked(dirs)
-	if prev != nil && sameFiles(prev.files, files) {
+	blocked := ""
+	if len(rules.notRegular) > 0 && gitTop(w.root) != "" {
+		blocked = rules.notRegular[0]
+	}
+	if prev != nil && prev.gitBlocked == blocked && sameFiles(prev.files, files) {
 		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
 		return prev, warnings, nil
 	}
 	s := newSnapshot(files)
-	s.dirs, s.warnings = dirs, warnings
+	s.dirs, s.warnings, s.gitBlocked = dirs, warnings, blocked
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
 	w.persist(s, started, indexed)
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
 	return s, warnings, nil
+}
+
+// current returns the newest snapshot, nil before the first refresh.
+func (w *Workspace) current() *snapshot {
+	w.snapMu.Lock()
+	defer w.snapMu.Unlock()
+	return w.snap
+}
+
+// blocksGit reports that git must not run for s (see gitBlocked).
+func (s *snapshot) blocksGit() bool { return s != nil && s.gitBlocked != "" }
+
+// relOrAbs shows a path root-relative when it is inside the root.
+func (w *Workspace) relOrAbs(p string) string {
+	if r, ok := within(w.root, p); ok {
+		return filepath.ToSlash(r)
+	}
+	return p
 }
 
 // sameFiles reports that a walk found exactly the entries of the previous
@@ -426,8 +448,17 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	var gitWarns []string
 	gctx, gcancel := context.WithCancel(ctx)
 	defer gcancel()
+	prev := w.current()
 	go func() {
 		defer close(gitDone)
+		if prev.blocksGit() {
+			// Last time git would have blocked: wait for the walk to say
+			// whether it still would.
+			<-snapReady
+			if snap == nil || snap.blocksGit() {
+				return
+			}
+		}
 		gi, gitWarns = w.gitFacts(gctx, r.Commits, func() *snapshot { <-snapReady; return snap })
 	}()
 	snap, walkWarnings, err := w.refreshWarn(ctx)
@@ -439,6 +470,9 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	close(snapReady)
+	if snap.blocksGit() {
+		gcancel() // git may be blocked on the file already
+	}
 	g.snap = snap
 	g.warnings = append(g.warnings, walkWarnings...)
 	// The file graph (built once per snapshot) builds while git and the
@@ -447,6 +481,9 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 
 	// Git facts first: DEBUG gathers the files with uncommitted changes.
 	<-gitDone
+	if snap.blocksGit() {
+		gi, gitWarns = nil, []string{fmt.Sprintf("git skipped: %s is not a regular file, and git would block reading it; no history or uncommitted changes", w.relOrAbs(snap.gitBlocked))}
+	}
 	g.warnings = append(g.warnings, gitWarns...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
@@ -638,6 +675,9 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		c := g.cands[rel]
 		explicit := c.facts.Explicit || c.facts.Open
 		var text string
+		// stub is set for a minified file known from the index: it is
+		// not read at all.
+		var stub *fileInfo
 		switch {
 		case c.text != nil:
 			text = *c.text
@@ -662,6 +702,11 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a directory", rel))
 				}
 				continue
+			}
+			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.size == st.Size() && fi.modTime.Equal(st.ModTime()) {
+				stub = fi
+				c.facts.ModTime = st.ModTime()
+				break
 			}
 			b, err := readCapped(abs, g.w.opts.MaxFileBytes, nil)
 			if err != nil {
@@ -695,6 +740,17 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Language = Language(rel)
 		f.Size = int64(len(text))
 		f.Lines = countLines([]byte(text))
+		switch {
+		case stub != nil:
+			f.Size, f.Lines, f.Minified = stub.size, stub.lines, true
+		case Minified([]byte(text)):
+			f.Minified = true
+		}
+		if f.Minified {
+			// One line that says why, never the text: see minified.go.
+			text = minifiedStub(f.Size, f.Lines)
+			f.Selection = nil
+		}
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank

@@ -14,7 +14,7 @@ import (
 
 // Version is the persisted format's version; a file of another version is
 // rebuilt, never read.
-const Version = 2 // 2: Content.Generated (and the defined-names bag)
+const Version = 3 // 2: Content.Generated (and the defined-names bag); 3: Content.Minified
 
 // magic opens every index file.
 const magic = "CTXDIDX\n"
@@ -50,6 +50,10 @@ type Content struct {
 	// Generated marks a generated-code header ("Code generated ... DO
 	// NOT EDIT").
 	Generated bool
+	// Minified marks minified or very-long-line text (gather.Minified):
+	// its bags hold the terms of its head only, and a prompt shows it as
+	// a one-line stub.
+	Minified bool
 }
 
 // File flags.
@@ -160,6 +164,7 @@ func Save(path string, s *Snapshot) error {
 			}
 		}
 		e.bool(c.Generated)
+		e.bool(c.Minified)
 	}
 	e.u64(uint64(len(s.Files)))
 	for _, f := range s.Files {
@@ -277,6 +282,7 @@ func decode(b []byte, key string) (*Snapshot, error) {
 			break
 		}
 		c.Generated = d.bool()
+		c.Minified = d.bool()
 		if d.err != nil {
 			break
 		}

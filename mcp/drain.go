@@ -4,10 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 	"time"
 )
+
+// MaxMessageBytes bounds one input message (one line): far above any
+// tool call's arguments, the same as the JSON-RPC daemon's body limit.
+// A client that writes more without a newline ends its session with an
+// error instead of growing the server's memory without bound: the SDK's
+// transport stops at it (its MaxLineLength), and so does drain's copy.
+const MaxMessageBytes = 32 << 20
 
 // drainTimeout bounds how long end of input waits for the answers of the
 // requests read before it.
@@ -33,10 +41,11 @@ type drain struct {
 	pending map[string]int // request id (raw JSON) -> requests not yet answered
 	inBuf   []byte         // a partial line read
 	outBuf  []byte         // a partial line written
+	maxLine int            // MaxMessageBytes, smaller in tests
 }
 
 func newDrain(ctx context.Context, in io.ReadCloser, out io.WriteCloser) *drain {
-	d := &drain{ctx: ctx, in: in, out: out, pending: map[string]int{}}
+	d := &drain{ctx: ctx, in: in, out: out, pending: map[string]int{}, maxLine: MaxMessageBytes}
 	d.cond = sync.NewCond(&d.mu)
 	return d
 }
@@ -92,6 +101,11 @@ func (d *drain) Read(p []byte) (int, error) {
 	ls, d.inBuf = lines(d.inBuf)
 	for _, l := range ls {
 		d.note(l, true)
+	}
+	if len(d.inBuf) > d.maxLine {
+		d.inBuf = nil
+		d.mu.Unlock()
+		return n, fmt.Errorf("mcp: an input message is over %d bytes without a newline: ending the session (messages are one JSON-RPC object per line)", d.maxLine)
 	}
 	if err == io.EOF {
 		if len(d.inBuf) > 0 { // a last message without a newline

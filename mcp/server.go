@@ -75,5 +75,5 @@ func (s *Server) SDK() *sdk.Server { return s.srv }
 // the calls already read are answered first (see drain).
 func (s *Server) Run(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	d := newDrain(ctx, in, out)
-	return s.srv.Run(ctx, &sdk.IOTransport{Reader: d, Writer: drainWriter{d}})
+	return s.srv.Run(ctx, &sdk.IOTransport{Reader: d, Writer: drainWriter{d}, MaxLineLength: MaxMessageBytes})
 }

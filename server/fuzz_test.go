@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -49,40 +51,131 @@ func FuzzStreamHostile(f *testing.F) {
 	})
 }
 
+// paramDecoders are the params decoders of every method of the table (and
+// $/cancelRequest), each as the handler runs it, up to where it would call
+// the engine. TestParamDecodersCoverMethods keeps the list complete.
+var paramDecoders = map[string]func(data []byte) error{
+	"ctx/gather":      decodeInto[engine.PromptRequest],
+	"ctx/buildPrompt": decodeInto[engine.PromptRequest],
+	"ctx/countTokens": decodeInto[engine.CountRequest],
+	"ctx/outline":     decodeInto[engine.OutlineRequest],
+	"ctx/pack":        decodeInto[packParams],
+	"ctx/compressMessages": decodeInto[struct {
+		engine.CompressRequest
+		redactParam
+	}],
+	"ctx/pruneForRetry": decodeInto[struct {
+		engine.CompressRequest
+		redactParam
+	}],
+	"ctx/optimizeRequest": decodeInto[struct {
+		engine.OptimizeRequest
+		redactParam
+	}],
+	"ctx/rehydrate":          decodeInto[engine.RehydrateRequest],
+	"ctx/checkpoint/save":    decodeInto[engine.SaveRequest],
+	"ctx/checkpoint/restore": decodeInto[engine.RestoreRequest],
+	"ctx/sessions/list":      decodeInto[engine.ListRequest],
+	"ctx/sessions/resume":    decodeInto[engine.ResumeRequest],
+	"ctx/sessions/timeline":  decodeInto[engine.TimelineRequest],
+	"ctx/sessions/fork":      decodeInto[engine.ForkRequest],
+	"ctx/sessions/delete":    decodeInto[engine.DeleteRequest],
+	"initialize": func(data []byte) error {
+		_, own, err := decodeInitialize(data)
+		if err == nil {
+			_, err = json.Marshal(own)
+		}
+		return err
+	},
+	"textDocument/didOpen":  decodeLSP[protocol.DidOpenTextDocumentParams],
+	"textDocument/didClose": decodeLSP[protocol.DidCloseTextDocumentParams],
+	"textDocument/didChange": func(data []byte) error {
+		var p protocol.DidChangeTextDocumentParams
+		if err := protocol.Unmarshal(data, &p); err != nil {
+			return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
+		}
+		// The edits apply to a buffer as the handler applies them: a
+		// range out of the text is an error, never a panic.
+		text := "package a\n\nfunc A() {}\n// ünïcode 😀\n"
+		for _, ch := range p.ContentChanges {
+			if c, ok := ch.(*protocol.TextDocumentContentChangePartial); ok {
+				if out, err := applyEdit(text, c.Range, c.Text); err == nil {
+					text = out
+				}
+			}
+		}
+		return nil
+	},
+	"$/cancelRequest": func(data []byte) error {
+		cancelID(data)
+		return nil
+	},
+}
+
+// paramlessMethods take no params (what they get is ignored); test/panic
+// is registered by server_test.go.
+var paramlessMethods = map[string]bool{"initialized": true, "shutdown": true, "exit": true, "test/panic": true}
+
+// decodeInto decodes data into a new T as the handlers do; what it
+// decodes must marshal again.
+func decodeInto[T any](data []byte) error {
+	v := new(T)
+	if err := decode(json.RawMessage(data), v); err != nil {
+		return err
+	}
+	if _, err := json.Marshal(v); err != nil {
+		return fmt.Errorf("decoded %T does not marshal: %v", v, err)
+	}
+	return nil
+}
+
+// decodeLSP decodes LSP params as the document handlers do.
+func decodeLSP[T any](data []byte) error {
+	var p T
+	if err := protocol.Unmarshal(data, &p); err != nil {
+		return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
+	}
+	return nil
+}
+
+// TestParamDecodersCoverMethods: every method of the table has its
+// decoder in paramDecoders (so FuzzDecodeParams fuzzes it), or takes no
+// params.
+func TestParamDecodersCoverMethods(t *testing.T) {
+	for _, name := range MethodNames() {
+		if paramDecoders[name] == nil && !paramlessMethods[name] {
+			t.Errorf("method %s has no params decoder in paramDecoders: add it, so FuzzDecodeParams covers it", name)
+		}
+	}
+	for name := range paramDecoders {
+		if !slices.Contains(MethodNames(), name) {
+			t.Errorf("paramDecoders lists %s, which is not a method", name)
+		}
+	}
+}
+
 // FuzzDecodeParams: every params decoder of the method table takes any
-// bytes without panicking; what it refuses is an invalid-params error.
+// bytes without panicking; what it refuses is an invalid-params error, and
+// what it accepts marshals again.
 func FuzzDecodeParams(f *testing.F) {
 	for _, seed := range []string{
 		`{"user_request":"x","open_files":[{"path":"a.go","line":3}],"token_budget":{"total":100}}`,
 		`{"messages":[1,"x",null]}`, `{"text":"x","model":5}`, `{"request":{"messages":[]},"model":5,"error":"e"}`,
 		`{"session_id":"s","seq":-1}`, `{"path":"` + string(bytes.Repeat([]byte("a"), 300)) + `"}`,
+		`{"rootUri":"file:///tmp","initializationOptions":{"model":"gpt-4o","token_budget":{"total":5}},"token":"t"}`,
+		`{"textDocument":{"uri":"file:///a.go","version":2},"contentChanges":[{"range":{"start":{"line":9,"character":0},"end":{"line":0,"character":99}},"text":"x"},{"text":"whole"}]}`,
+		`{"textDocument":{"uri":"file:///a.go","languageId":"go","version":1,"text":"package a"}}`,
+		`{"id":1}`, `{"id":"x"}`, `{"id":true}`, `{"include":["**/*.go"],"format":"xml","output":"/tmp/x"}`,
+		`{"request":{"messages":[]},"redact_secrets":true}`,
 		`[]`, `null`, `"x"`, `{"a":`,
 	} {
 		f.Add([]byte(seed))
 	}
-	targets := []func() any{
-		func() any { return new(engine.PromptRequest) }, func() any { return new(engine.CountRequest) },
-		func() any { return new(engine.OutlineRequest) }, func() any { return new(engine.CompressRequest) },
-		func() any { return new(engine.OptimizeRequest) },
-		func() any { return new(engine.RehydrateRequest) }, func() any { return new(engine.SaveRequest) },
-		func() any { return new(engine.RestoreRequest) }, func() any { return new(engine.ListRequest) },
-		func() any { return new(engine.ResumeRequest) }, func() any { return new(engine.TimelineRequest) },
-		func() any { return new(engine.ForkRequest) }, func() any { return new(engine.DeleteRequest) },
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, mk := range targets {
-			v := mk()
-			if err := decode(json.RawMessage(data), v); err != nil {
-				if !errors.Is(err, ctxd.ErrInvalidParams) {
-					t.Fatalf("decode %T: %v is not an invalid-params error", v, err)
-				}
-				continue
-			}
-			if _, err := json.Marshal(v); err != nil {
-				t.Fatalf("decoded %T does not marshal: %v", v, err)
+		for name, dec := range paramDecoders {
+			if err := dec(data); err != nil && !errors.Is(err, ctxd.ErrInvalidParams) {
+				t.Fatalf("%s: %v is not an invalid-params error", name, err)
 			}
 		}
-		var lsp protocol.InitializeParams
-		_ = protocol.Unmarshal(data, &lsp)
 	})
 }

@@ -67,29 +67,38 @@ type serverInfo struct {
 	Version string `json:"version"`
 }
 
-func initialize(_ context.Context, cl *client, params json.RawMessage) (any, error) {
-	if cl.state.Load() != stateNew {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize: already initialized")
-	}
+// decodeInitialize decodes initialize's params: LSP's fields, and ctxd's
+// beside them or inside initializationOptions (those win).
+func decodeInitialize(params json.RawMessage) (protocol.InitializeParams, ctxdInit, error) {
 	var lsp protocol.InitializeParams
-	if len(params) > 0 {
-		if err := protocol.Unmarshal(params, &lsp); err != nil {
-			return nil, fmt.Errorf("initialize params: %v: %w", err, ctxd.ErrInvalidParams)
-		}
-	}
 	var own ctxdInit
+	if len(params) == 0 {
+		return lsp, own, nil
+	}
+	if err := protocol.Unmarshal(params, &lsp); err != nil {
+		return lsp, own, fmt.Errorf("initialize params: %v: %w", err, ctxd.ErrInvalidParams)
+	}
 	// ctxd's fields sit beside LSP's, so unknown fields are expected here.
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &own); err != nil {
-			return nil, fmt.Errorf("initialize params: %s: %w", describe(err), ctxd.ErrInvalidParams)
-		}
+	if err := json.Unmarshal(params, &own); err != nil {
+		return lsp, own, fmt.Errorf("initialize params: %s: %w", describe(err), ctxd.ErrInvalidParams)
 	}
 	if raw := []byte(lsp.InitializationOptions); len(raw) > 0 && raw[0] == '{' {
 		var fromOpts ctxdInit
 		if err := json.Unmarshal(raw, &fromOpts); err != nil {
-			return nil, fmt.Errorf("initializationOptions: %s: %w", describe(err), ctxd.ErrInvalidParams)
+			return lsp, own, fmt.Errorf("initializationOptions: %s: %w", describe(err), ctxd.ErrInvalidParams)
 		}
 		mergeInit(&own, fromOpts)
+	}
+	return lsp, own, nil
+}
+
+func initialize(_ context.Context, cl *client, params json.RawMessage) (any, error) {
+	if cl.state.Load() != stateNew {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize: already initialized")
+	}
+	lsp, own, err := decodeInitialize(params)
+	if err != nil {
+		return nil, err
 	}
 
 	root := own.Root
@@ -109,7 +118,7 @@ func initialize(_ context.Context, cl *client, params json.RawMessage) (any, err
 	if err := cl.checkToken(own.Token); err != nil {
 		return nil, err
 	}
-	root, err := cl.srv.resolveRoot(root)
+	root, err = cl.srv.resolveRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("root: %w", err)
 	}

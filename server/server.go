@@ -394,19 +394,7 @@ func (cl *client) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 	if req.Method() != "$/cancelRequest" {
 		return nil, jsonrpc2.ErrNotHandled
 	}
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := json.Unmarshal(req.Params(), &p); err == nil {
-		var id jsonrpc2.ID
-		var n int64
-		var s string
-		switch {
-		case json.Unmarshal(p.ID, &n) == nil:
-			id = jsonrpc2.NewNumberID(n)
-		case json.Unmarshal(p.ID, &s) == nil:
-			id = jsonrpc2.NewStringID(s)
-		}
+	if id, ok := cancelID(req.Params()); ok {
 		cl.inflightMu.Lock()
 		cancel := cl.inflight[id]
 		cl.inflightMu.Unlock()
@@ -415,6 +403,26 @@ func (cl *client) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		}
 	}
 	return struct{}{}, nil
+}
+
+// cancelID decodes the params of $/cancelRequest: the id of the call to
+// cancel, a number or a string; ok is false for anything else.
+func cancelID(params []byte) (jsonrpc2.ID, bool) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return jsonrpc2.ID{}, false
+	}
+	var n int64
+	var s string
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil:
+		return jsonrpc2.NewNumberID(n), true
+	case json.Unmarshal(p.ID, &s) == nil:
+		return jsonrpc2.NewStringID(s), true
+	}
+	return jsonrpc2.ID{}, false
 }
 
 // resolveRoot picks the workspace for initialize: the root the editor

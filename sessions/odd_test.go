@@ -85,7 +85,6 @@ func TestLegacyFutureTimestamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	data, err := os.ReadFile(filepath.Join("testdata", "v1_seed.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +102,15 @@ func TestLegacyFutureTimestamp(t *testing.T) {
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
+	saveMineNewest(t, st)
+}
+
+// saveMineNewest saves a checkpoint of session "mine" now and checks that
+// it lists first, before the one forged session, which claims no time
+// after now.
+func saveMineNewest(t *testing.T, st *Store) {
+	t.Helper()
+	ctx := context.Background()
 	cp := crashCheckpoint("mine", 0)
 	cp.State, cp.Timestamp = StateRunning, time.Time{}
 	if _, err := st.Save(ctx, cp); err != nil {
@@ -117,5 +125,44 @@ func TestLegacyFutureTimestamp(t *testing.T) {
 	}
 	if l.Sessions[1].Updated.After(time.Now()) {
 		t.Errorf("the forged session claims %v", l.Sessions[1].Updated)
+	}
+}
+
+// TestFutureTimestampClamped: a checkpoint with a valid checksum (anyone
+// can compute one: it is a plain SHA-256, not a signature) claiming a
+// timestamp in the future is not the newest either: every checkpoint's
+// time is clamped to its file's modification time and to now.
+func TestFutureTimestampClamped(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	forger, err := Open(dir, Options{Now: func() time.Time { return future }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := crashCheckpoint("forged", 0)
+	cp.State, cp.Timestamp = StateRunning, time.Time{}
+	saved, err := forger.Save(ctx, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Timestamp.Equal(future) || saved.Checksum == "" {
+		t.Fatalf("the forged checkpoint claims %v with checksum %q", saved.Timestamp, saved.Checksum)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "forged", seqName(saved.Seq)), old, old); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveMineNewest(t, st)
+	r, err := st.Restore(ctx, "forged", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Checkpoint.Timestamp.After(time.Now()) {
+		t.Errorf("restored forged checkpoint claims %v", r.Checkpoint.Timestamp)
 	}
 }

@@ -360,17 +360,18 @@ func (s *Store) load(id, dir string, seq int) (*Checkpoint, int64, error) {
 		if cp.SessionID == "" {
 			cp.SessionID = id
 		}
-		// A legacy file has no checksum: its timestamp is only a claim. It
-		// is never later than the file's modification time or now, so a
-		// forged future timestamp does not make it the newest.
-		if fi, err := os.Stat(path); err == nil {
-			if mt := fi.ModTime().UTC(); cp.Timestamp.IsZero() || cp.Timestamp.After(mt) {
-				cp.Timestamp = mt
-			}
+	}
+	// A timestamp is only a claim: a legacy file has no checksum, and the
+	// checksum of a newer one is a plain SHA-256 anyone can compute. It is
+	// never later than the file's modification time or now, so a forged
+	// future timestamp does not make a checkpoint the newest.
+	if fi, err := os.Stat(path); err == nil {
+		if mt := fi.ModTime().UTC(); cp.Timestamp.IsZero() || cp.Timestamp.After(mt) {
+			cp.Timestamp = mt
 		}
-		if now := s.now().UTC(); cp.Timestamp.After(now) {
-			cp.Timestamp = now
-		}
+	}
+	if now := s.now().UTC(); cp.Timestamp.After(now) {
+		cp.Timestamp = now
 	}
 	if cp.SessionID != id {
 		return nil, int64(len(data)), fmt.Errorf("the file holds session %q, not %q (moved from another session?): %w", cp.SessionID, id, ErrCorrupt)

@@ -91,16 +91,19 @@ func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
 	return eng, func() { eng.Close(); closeLog() }, nil
 }
 
-type sessionsCmd struct {
-	name string
-	args string
-	run  func(ctx context.Context, io *IO, fs *flag.FlagSet, f *sessionFlags, args []string) error
-	// flags registers the subcommand's own flags.
-	flags func(fs *flag.FlagSet)
+// sessionsSubcommands are the `ctxd sessions` subcommands by name, one
+// function each.
+var sessionsSubcommands = map[string]func(ctx context.Context, io *IO, args []string) error{
+	"list":     sessionsList,
+	"show":     sessionsShow,
+	"resume":   sessionsResume,
+	"timeline": sessionsTimeline,
+	"fork":     sessionsFork,
+	"rm":       sessionsRm,
+	"gc":       sessionsGC,
 }
 
 func runSessions(ctx context.Context, io *IO, args []string) error {
-	subs := sessionSubcommands()
 	if len(args) == 0 {
 		return usagef("missing subcommand: list, show, resume, timeline, fork, rm or gc")
 	}
@@ -109,224 +112,240 @@ func runSessions(ctx context.Context, io *IO, args []string) error {
 		fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
 		return flag.ErrHelp
 	}
-	sub, ok := subs[args[0]]
+	run, ok := sessionsSubcommands[args[0]]
 	if !ok {
 		return usagef("unknown subcommand %q: want list, show, resume, timeline, fork, rm or gc", args[0])
 	}
-	fs := flag.NewFlagSet("ctxd sessions "+sub.name, flag.ContinueOnError)
+	return run(ctx, io, args[1:])
+}
+
+// sessionsFlagSet returns the flag set of one subcommand (usage: its
+// arguments after the name) with the flags every subcommand takes.
+func sessionsFlagSet(io *IO, name, usage string) (*flag.FlagSet, *sessionFlags) {
+	fs := flag.NewFlagSet("ctxd sessions "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
-		fmt.Fprintf(io.Err, "usage: ctxd sessions %s %s\n\nflags:\n", sub.name, sub.args)
+		fmt.Fprintf(io.Err, "usage: ctxd sessions %s %s\n\nflags:\n", name, usage)
 		fs.PrintDefaults()
 	}
 	var f sessionFlags
 	f.register(fs)
-	if sub.flags != nil {
-		sub.flags(fs)
-	}
-	pos, err := parse(fs, args[1:])
+	return fs, &f
+}
+
+// sessionsList: `ctxd sessions list`.
+func sessionsList(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "list", "[--state STATE] [--limit N] [flags]")
+	state := fs.String("state", "", "only sessions in this state: running, completed, failed, abandoned")
+	limit := fs.Int("limit", 0, "at most this many sessions, newest first")
+	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	return sub.run(ctx, io, fs, &f, pos)
+	if len(pos) > 0 {
+		return usagef("list takes no arguments, got %q", pos[0])
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		l, err := e.ListSessions(ctx, engine.ListRequest{State: *state, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, l)
+		}
+		printList(io.Out, l)
+		printProblems(io.Err, l.Problems)
+		return nil
+	})
 }
 
-func sessionSubcommands() map[string]*sessionsCmd {
-	var (
-		state, errText, errFile, newID, model, maxAge, maxSize string
-		limit, seq, budget, keep                               int
-		dryRun, showPrompt                                     bool
-	)
-	cmds := []*sessionsCmd{
-		{name: "list", args: "[--state STATE] [--limit N] [flags]",
-			flags: func(fs *flag.FlagSet) {
-				fs.StringVar(&state, "state", "", "only sessions in this state: running, completed, failed, abandoned")
-				fs.IntVar(&limit, "limit", 0, "at most this many sessions, newest first")
-			},
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				if len(pos) > 0 {
-					return usagef("list takes no arguments, got %q", pos[0])
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					l, err := e.ListSessions(ctx, engine.ListRequest{State: state, Limit: limit})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, l)
-					}
-					printList(io.Out, l)
-					printProblems(io.Err, l.Problems)
-					return nil
-				})
-			}},
-		{name: "show", args: "ID [--seq N] [flags]",
-			flags: func(fs *flag.FlagSet) {
-				fs.IntVar(&seq, "seq", 0, "checkpoint number (default: the newest that verifies)")
-			},
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				id, err := oneID("show", pos)
-				if err != nil {
-					return err
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					r, err := e.RestoreCheckpoint(ctx, engine.RestoreRequest{SessionID: id, Seq: seq})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, r)
-					}
-					printCheckpoint(io.Out, r)
-					printProblems(io.Err, r.Problems)
-					return nil
-				})
-			}},
-		{name: "resume", args: "[ID] [--prompt] [flags]",
-			flags: func(fs *flag.FlagSet) {
-				fs.BoolVar(&showPrompt, "prompt", false, "print the rebuilt prompt after the sources")
-			},
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				if len(pos) > 1 {
-					return usagef("resume takes at most one session id")
-				}
-				var id string
-				if len(pos) == 1 {
-					id = pos[0]
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					res, err := e.ResumeSession(ctx, engine.ResumeRequest{SessionID: id})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, res)
-					}
-					printResume(io.Out, res, showPrompt)
-					for _, w := range res.Warnings {
-						fmt.Fprintf(io.Err, "ctxd sessions resume: %s\n", w)
-					}
-					printProblems(io.Err, res.Problems)
-					return nil
-				})
-			}},
-		{name: "timeline", args: "ID [flags]",
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				id, err := oneID("timeline", pos)
-				if err != nil {
-					return err
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					tl, err := e.SessionTimeline(ctx, engine.TimelineRequest{SessionID: id})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, tl)
-					}
-					printTimeline(io.Out, tl)
-					printProblems(io.Err, tl.Problems)
-					return nil
-				})
-			}},
-		{name: "fork", args: "ID (--error TEXT | --error-file FILE) [--seq N] [--id NEW] [flags]",
-			flags: func(fs *flag.FlagSet) {
-				fs.StringVar(&errText, "error", "", "the failure to correct (quoted in the lesson-learned note)")
-				fs.StringVar(&errFile, "error-file", "", "read the failure from this file ('-' is standard input)")
-				fs.IntVar(&seq, "seq", 0, "checkpoint to fork from (default: the one before the newest)")
-				fs.StringVar(&newID, "id", "", "id of the new session (default: generated)")
-				fs.StringVar(&model, "model", "", "model the pruned history is for (default: the checkpoint's)")
-				fs.IntVar(&budget, "budget", 0, "token budget of the pruned history (default: the model's window less its output reserve)")
-			},
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				id, err := oneID("fork", pos)
-				if err != nil {
-					return err
-				}
-				text, err := readErrorText(errText, errFile, io.In)
-				if err != nil {
-					return err
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					res, err := e.ForkSession(ctx, engine.ForkRequest{SessionID: id, Seq: seq, Error: text, NewSessionID: newID, Model: model, Budget: budget})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, res)
-					}
-					fmt.Fprintf(io.Out, "forked %s from %s at checkpoint %d: %d messages, %d -> %d tokens\n", res.SessionID, res.Parent.SessionID, res.Parent.Seq, res.Checkpoint.HistoryLen(), res.Report.TokensBefore, res.Report.TokensAfter)
-					for _, w := range res.Warnings {
-						fmt.Fprintf(io.Err, "ctxd sessions fork: %s\n", w)
-					}
-					return nil
-				})
-			}},
-		{name: "rm", args: "ID... [flags]",
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				if len(pos) == 0 {
-					return usagef("rm needs at least one session id")
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					var results []*sessions.DeleteResult
-					for _, id := range pos {
-						res, err := e.DeleteSession(ctx, engine.DeleteRequest{SessionID: id})
-						if err != nil {
-							return err
-						}
-						results = append(results, res)
-						if !f.asJSON {
-							fmt.Fprintf(io.Out, "removed %s: %d checkpoints, %s\n", id, res.Removed, byteSize(res.Bytes))
-						}
-						printProblems(io.Err, res.Left)
-					}
-					if f.asJSON {
-						return printJSON(io.Out, results)
-					}
-					return nil
-				})
-			}},
-		{name: "gc", args: "[--max-age 30d] [--max-size 256MiB] [--keep N] [--dry-run] [flags]",
-			flags: func(fs *flag.FlagSet) {
-				fs.StringVar(&maxAge, "max-age", "30d", "remove sessions whose newest checkpoint is older (Go duration or days, e.g. 72h, 30d; 0 turns it off)")
-				fs.StringVar(&maxSize, "max-size", "256MiB", "remove the oldest sessions until the store fits (e.g. 512MiB, 1GiB; 0 turns it off); running sessions younger than --max-age stay")
-				fs.IntVar(&keep, "keep", 0, "also trim every session to its newest N checkpoints (0 leaves them)")
-				fs.BoolVar(&dryRun, "dry-run", false, "list what would be removed and remove nothing")
-			},
-			run: func(ctx context.Context, io *IO, _ *flag.FlagSet, f *sessionFlags, pos []string) error {
-				if len(pos) > 0 {
-					return usagef("gc takes no arguments, got %q", pos[0])
-				}
-				age, err := parseMaxAge(maxAge)
-				if err != nil {
-					return err
-				}
-				capBytes, err := parseMaxSize(maxSize)
-				if err != nil {
-					return err
-				}
-				if keep < 0 {
-					return usagef("--keep must not be negative")
-				}
-				return withEngine(io, f, func(e *engine.Engine) error {
-					rep, err := e.GCSessions(ctx, engine.GCRequest{MaxAge: age, MaxBytes: capBytes, Keep: keep, DryRun: dryRun})
-					if err != nil {
-						return err
-					}
-					if f.asJSON {
-						return printJSON(io.Out, rep)
-					}
-					printGC(io.Out, rep)
-					printProblems(io.Err, rep.Problems)
-					return nil
-				})
-			}},
+// sessionsShow: `ctxd sessions show`.
+func sessionsShow(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "show", "ID [--seq N] [flags]")
+	seq := fs.Int("seq", 0, "checkpoint number (default: the newest that verifies)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
 	}
-	out := map[string]*sessionsCmd{}
-	for _, c := range cmds {
-		out[c.name] = c
+	id, err := oneID("show", pos)
+	if err != nil {
+		return err
 	}
-	return out
+	return withEngine(io, f, func(e *engine.Engine) error {
+		r, err := e.RestoreCheckpoint(ctx, engine.RestoreRequest{SessionID: id, Seq: *seq})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, r)
+		}
+		printCheckpoint(io.Out, r)
+		printProblems(io.Err, r.Problems)
+		return nil
+	})
+}
+
+// sessionsResume: `ctxd sessions resume`.
+func sessionsResume(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "resume", "[ID] [--prompt] [flags]")
+	showPrompt := fs.Bool("prompt", false, "print the rebuilt prompt after the sources")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("resume takes at most one session id")
+	}
+	var id string
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		res, err := e.ResumeSession(ctx, engine.ResumeRequest{SessionID: id})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, res)
+		}
+		printResume(io.Out, res, *showPrompt)
+		for _, w := range res.Warnings {
+			fmt.Fprintf(io.Err, "ctxd sessions resume: %s\n", w)
+		}
+		printProblems(io.Err, res.Problems)
+		return nil
+	})
+}
+
+// sessionsTimeline: `ctxd sessions timeline`.
+func sessionsTimeline(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "timeline", "ID [flags]")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneID("timeline", pos)
+	if err != nil {
+		return err
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		tl, err := e.SessionTimeline(ctx, engine.TimelineRequest{SessionID: id})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, tl)
+		}
+		printTimeline(io.Out, tl)
+		printProblems(io.Err, tl.Problems)
+		return nil
+	})
+}
+
+// sessionsFork: `ctxd sessions fork`.
+func sessionsFork(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "fork", "ID (--error TEXT | --error-file FILE) [--seq N] [--id NEW] [flags]")
+	errText := fs.String("error", "", "the failure to correct (quoted in the lesson-learned note)")
+	errFile := fs.String("error-file", "", "read the failure from this file ('-' is standard input)")
+	seq := fs.Int("seq", 0, "checkpoint to fork from (default: the one before the newest)")
+	newID := fs.String("id", "", "id of the new session (default: generated)")
+	model := fs.String("model", "", "model the pruned history is for (default: the checkpoint's)")
+	budget := fs.Int("budget", 0, "token budget of the pruned history (default: the model's window less its output reserve)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	id, err := oneID("fork", pos)
+	if err != nil {
+		return err
+	}
+	text, err := readErrorText(*errText, *errFile, io.In)
+	if err != nil {
+		return err
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		res, err := e.ForkSession(ctx, engine.ForkRequest{SessionID: id, Seq: *seq, Error: text, NewSessionID: *newID, Model: *model, Budget: *budget})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, res)
+		}
+		fmt.Fprintf(io.Out, "forked %s from %s at checkpoint %d: %d messages, %d -> %d tokens\n", res.SessionID, res.Parent.SessionID, res.Parent.Seq, res.Checkpoint.HistoryLen(), res.Report.TokensBefore, res.Report.TokensAfter)
+		for _, w := range res.Warnings {
+			fmt.Fprintf(io.Err, "ctxd sessions fork: %s\n", w)
+		}
+		return nil
+	})
+}
+
+// sessionsRm: `ctxd sessions rm`.
+func sessionsRm(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "rm", "ID... [flags]")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("rm needs at least one session id")
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		var results []*sessions.DeleteResult
+		for _, id := range pos {
+			res, err := e.DeleteSession(ctx, engine.DeleteRequest{SessionID: id})
+			if err != nil {
+				return err
+			}
+			results = append(results, res)
+			if !f.asJSON {
+				fmt.Fprintf(io.Out, "removed %s: %d checkpoints, %s\n", id, res.Removed, byteSize(res.Bytes))
+			}
+			printProblems(io.Err, res.Left)
+		}
+		if f.asJSON {
+			return printJSON(io.Out, results)
+		}
+		return nil
+	})
+}
+
+// sessionsGC: `ctxd sessions gc`.
+func sessionsGC(ctx context.Context, io *IO, args []string) error {
+	fs, f := sessionsFlagSet(io, "gc", "[--max-age 30d] [--max-size 256MiB] [--keep N] [--dry-run] [flags]")
+	maxAge := fs.String("max-age", "30d", "remove sessions whose newest checkpoint is older (Go duration or days, e.g. 72h, 30d; 0 turns it off)")
+	maxSize := fs.String("max-size", "256MiB", "remove the oldest sessions until the store fits (e.g. 512MiB, 1GiB; 0 turns it off); running sessions younger than --max-age stay")
+	keep := fs.Int("keep", 0, "also trim every session to its newest N checkpoints (0 leaves them)")
+	dryRun := fs.Bool("dry-run", false, "list what would be removed and remove nothing")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("gc takes no arguments, got %q", pos[0])
+	}
+	age, err := parseMaxAge(*maxAge)
+	if err != nil {
+		return err
+	}
+	capBytes, err := parseMaxSize(*maxSize)
+	if err != nil {
+		return err
+	}
+	if *keep < 0 {
+		return usagef("--keep must not be negative")
+	}
+	return withEngine(io, f, func(e *engine.Engine) error {
+		rep, err := e.GCSessions(ctx, engine.GCRequest{MaxAge: age, MaxBytes: capBytes, Keep: *keep, DryRun: *dryRun})
+		if err != nil {
+			return err
+		}
+		if f.asJSON {
+			return printJSON(io.Out, rep)
+		}
+		printGC(io.Out, rep)
+		printProblems(io.Err, rep.Problems)
+		return nil
+	})
 }
 
 func withEngine(io *IO, f *sessionFlags, fn func(*engine.Engine) error) error {

@@ -1,0 +1,118 @@
+package gather
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/index"
+)
+
+// oneLineJS is about n bytes of minified JavaScript on one line.
+func oneLineJS(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "function f%d(a,b){return a+b*%d;}var x%d=\"zebrafish\";", i, i, i)
+	}
+	return b.String()
+}
+
+func TestMinified(t *testing.T) {
+	code := strings.Repeat("func F(x int) int {\n\treturn x * 2 // a comment of ordinary length\n}\n\n", 2000)
+	tests := []struct {
+		name string
+		text string
+		want bool
+	}{
+		{"empty", "", false},
+		{"small one-liner", oneLineJS(8 << 10), false},
+		{"one 900 KB line", oneLineJS(900 << 10), true},
+		{"one 16 KiB line", oneLineJS(16 << 10), true},
+		{"ordinary code", code, false},
+		{"code with one 8 KiB line", code + "var blob = \"" + strings.Repeat("A", 8<<10) + "\"\n", true},
+		{"code with a line under 8 KiB", code + "var blob = \"" + strings.Repeat("A", 8<<10-20) + "\"\n", false},
+		{"long lines on average", strings.Repeat(strings.Repeat("x", 1500)+"\n", 20), true},
+		{"one-line JSON blob", `{"a":[` + strings.Repeat(`{"k":"v","n":1},`, 4000) + `{}]}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Minified([]byte(tt.text)); got != tt.want {
+				t.Errorf("Minified(%d bytes) = %v, want %v", len(tt.text), got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMinifiedFileIsStub: a 900 KB one-line file is gathered as a
+// one-line stub that says why, however it is brought in (lexical match,
+// literal pattern, open file, unsaved buffer), with its real size and
+// line count in the facts; its flag persists in the index, keyed by
+// content hash, so a new process knows it without reading it again.
+func TestMinifiedFileIsStub(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	big := oneLineJS(900 << 10)
+	for i := range PersistMinFiles + 5 {
+		writeFile(t, root, fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("package src\n\nfunc Func%d() int { return %d }\n", i, i))
+	}
+	writeFile(t, root, "web/app.min.js", big)
+	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
+	ageTree(t, root)
+	idx := filepath.Join(t.TempDir(), "index", "files.idx")
+	requests := []struct {
+		name string
+		req  Request
+	}{
+		{"lexical", Request{Text: "the zebrafish function"}},
+		{"pattern", Request{Text: "explain", Patterns: []string{"web/app.min.js"}}},
+		{"open", Request{Text: "explain", OpenFiles: []ctxd.OpenFile{{Path: "web/app.min.js", Line: 1, Selection: &ctxd.LineRange{Start: 1, End: 1}}}}},
+		{"buffer", Request{Text: "explain", Patterns: []string{"web/app.min.js"}, Overlay: map[string]string{"web/app.min.js": big + "var more=1;"}}},
+	}
+	for run := range 2 { // the second process reads the flag from the index
+		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, rq := range requests {
+			res := gather(t, w, rq.req)
+			if i == 0 && run == 1 && w.follow.lastReused == 0 {
+				t.Error("the second process reused nothing from the index")
+			}
+			c := chunk(res, "web/app.min.js")
+			if c == nil {
+				t.Fatalf("run %d, %s: app.min.js not gathered: %v", run, rq.name, sources(res))
+			}
+			wantSize := int64(len(big))
+			if rq.name == "buffer" {
+				wantSize += int64(len("var more=1;"))
+			}
+			if want := minifiedStub(wantSize, 1); c.Content != want {
+				t.Errorf("run %d, %s: content %.200q, want the stub %q", run, rq.name, c.Content, want)
+			}
+			if !c.Facts.Minified || c.Facts.Size != wantSize || c.Facts.Lines != 1 || c.Facts.Selection != nil {
+				t.Errorf("run %d, %s: facts minified=%v size=%d lines=%d selection=%v", run, rq.name, c.Facts.Minified, c.Facts.Size, c.Facts.Lines, c.Facts.Selection)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 {
+			snap, err := index.Load(idx, w.indexKey())
+			if err != nil {
+				t.Fatalf("index not written: %v", err)
+			}
+			found := false
+			for _, f := range snap.Files {
+				if f.Path == "web/app.min.js" {
+					found = f.Content != nil && f.Content.Minified
+				}
+			}
+			if !found {
+				t.Error("the index does not mark web/app.min.js minified")
+			}
+		}
+	}
+}
