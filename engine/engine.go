@@ -22,6 +22,7 @@ import (
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
+	"github.com/ctxd/ctxd/symbols"
 )
 
 // Options configure an Engine.
@@ -62,6 +63,11 @@ type Engine struct {
 	reqOnce sync.Once
 	req     *Requests
 	reqErr  error
+
+	// symsOnce loads syms, the symbol index (engine/symindex.go), on
+	// first use.
+	symsOnce sync.Once
+	syms     *symbols.Index
 
 	// packCache remembers token counts between packs (see Pack).
 	packOnce  sync.Once

@@ -97,6 +97,8 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	env.Warnings = append(env.Warnings, warns...)
+	syms := e.matchSymbols(ctx, req.UserRequest, chunks)
+	defer e.saveSymbols(syms)
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {

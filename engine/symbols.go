@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/index"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -46,16 +46,15 @@ type SymbolResult struct {
 	FilesSearched int `json:"files_searched"`
 }
 
-// FindSymbol finds a symbol's definitions (from tree-sitter outlines of
-// the workspace's files) and its references (code lines where the name
+// FindSymbol finds a symbol's definitions (from the symbol index: the
+// tree-sitter definitions of the workspace's files, parsed once per
+// content and persisted) and its references (code lines where the name
 // occurs as a whole identifier, outside comments and definitions of the
 // name). A qualifier narrows the definitions, not the references (a
 // text match cannot tell whose Put a call is). Only files that
-// contain the name are parsed; outlines are cached by content. It reads
+// contain the name are parsed, and only when the index has no entry for
+// their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
-//
-// This is the outline-based lookup; a symbol index (issue 10) can replace
-// its body without changing the request or result.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := splitQualified(strings.TrimSpace(req.Name))
 	if name == "" || !isIdent(name) {
@@ -69,6 +68,8 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	if err != nil {
 		return nil, err
 	}
+	x := e.symbolIndex()
+	defer e.saveSymbols(x)
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
 	needle := []byte(name)
 	for _, rel := range files {
@@ -82,22 +83,20 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		res.FilesSearched++
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
-		var defs, named []treesitter.Symbol
-		if lang := treesitter.Detect(rel, src); lang != "" {
-			if syms, err := treesitter.Symbols(ctx, lang, src); err == nil {
-				for _, s := range syms.Symbols {
-					if s.Name != name {
-						continue
-					}
-					named = append(named, s)
-					if qual == "" || s.Parent == qual || path.Base(path.Dir(rel)) == qual {
-						defs = append(defs, s)
-					}
+		var defs, named []index.Def
+		if ent, err := x.File(ctx, rel, src); err == nil && ent != nil {
+			for _, d := range ent.Defs {
+				if d.Name != name {
+					continue
+				}
+				named = append(named, d)
+				if qual == "" || d.Parent == qual || path.Base(path.Dir(rel)) == qual {
+					defs = append(defs, d)
 				}
 			}
 		}
-		for _, s := range defs {
-			res.Definitions = append(res.Definitions, SymbolHit{Path: rel, Line: s.Start, EndLine: s.End, Kind: s.Kind, Parent: s.Parent, Signature: s.Signature})
+		for _, d := range defs {
+			res.Definitions = append(res.Definitions, SymbolHit{Path: rel, Line: d.Line, EndLine: d.End, Kind: d.Kind, Parent: d.Parent, Signature: d.Signature})
 		}
 		for i, line := range bytes.Split(src, []byte("\n")) {
 			n := i + 1
@@ -174,9 +173,9 @@ func hasIdent(line, name []byte) bool {
 }
 
 // defLine reports a line that is the first line of one of defs.
-func defLine(defs []treesitter.Symbol, line int) bool {
+func defLine(defs []index.Def, line int) bool {
 	for _, d := range defs {
-		if d.Start == line {
+		if d.Line == line {
 			return true
 		}
 	}

@@ -3,43 +3,14 @@ package gather
 import (
 	"path"
 	"strings"
+
+	"github.com/ctxd/ctxd/lang"
 )
 
-// languages maps lowercase extensions to the language names used in
-// Facts.Language and in code fences.
-var languages = map[string]string{
-	".go": "go", ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
-	".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript",
-	".cts": "typescript", ".tsx": "tsx", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
-	".rs": "rust", ".rb": "ruby", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
-	".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp", ".swift": "swift",
-	".scala": "scala", ".php": "php", ".lua": "lua", ".sh": "bash", ".bash": "bash",
-	".zsh": "bash", ".sql": "sql", ".html": "html", ".htm": "html", ".css": "css",
-	".scss": "scss", ".vue": "vue", ".svelte": "svelte", ".md": "markdown",
-	".markdown": "markdown", ".rst": "rst", ".txt": "text", ".json": "json",
-	".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".xml": "xml", ".proto": "protobuf",
-	".gradle": "groovy", ".groovy": "groovy", ".ex": "elixir", ".exs": "elixir",
-	".erl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".zig": "zig", ".dart": "dart",
-	".r": "r", ".jl": "julia", ".pl": "perl", ".tf": "hcl", ".hcl": "hcl", ".ini": "ini",
-	".cfg": "ini", ".s": "asm", ".asm": "asm", ".mod": "go.mod", ".sum": "text",
-	".graphql": "graphql", ".nix": "nix", ".cmake": "cmake", ".mk": "make",
-}
-
-// namedLanguages maps whole base names to languages.
-var namedLanguages = map[string]string{
-	"makefile": "make", "dockerfile": "dockerfile", "gemfile": "ruby", "rakefile": "ruby",
-	"go.mod": "go.mod", "go.sum": "text", "cmakelists.txt": "cmake", "justfile": "just",
-}
-
 // Language returns the language of a file from its name ("go", "python",
-// "typescript", ...), or "" when unknown.
-func Language(p string) string {
-	base := strings.ToLower(path.Base(p))
-	if l, ok := namedLanguages[base]; ok {
-		return l
-	}
-	return languages[path.Ext(base)]
-}
+// "typescript", ...), or "" when unknown: [lang.Of], the table treesitter
+// reads too.
+func Language(p string) string { return lang.Of(p) }
 
 // binaryExts are extensions of files that are never text; the walk skips
 // them without reading.

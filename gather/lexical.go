@@ -667,6 +667,10 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 	return hits
 }
 
+// RequestIdents returns the identifier-like words of a request that look
+// like code (see requestIdents).
+func RequestIdents(q string) []string { return requestIdents(q) }
+
 // requestIdents returns the identifier-like words of a request that look
 // like code, to look for verbatim in files as MentionedSymbols: camelCase,
 // snake_case, words with digits after letters, capitalized words that

@@ -4,56 +4,14 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Languages lists the language names [Detect] returns, in a stable order.
 var Languages = []string{
 	"go", "python", "javascript", "typescript", "tsx", "rust", "java",
 	"c", "cpp", "csharp", "ruby", "php", "kotlin", "swift",
-}
-
-var extLanguage = map[string]string{
-	".go":   "go",
-	".py":   "python",
-	".pyi":  "python",
-	".pyw":  "python",
-	".js":   "javascript",
-	".mjs":  "javascript",
-	".cjs":  "javascript",
-	".jsx":  "javascript",
-	".ts":   "typescript",
-	".mts":  "typescript",
-	".cts":  "typescript",
-	".tsx":  "tsx",
-	".rs":   "rust",
-	".java": "java",
-	".c":    "c",
-	// .h is shared by C and C++; the C grammar reads the common subset.
-	".h":       "c",
-	".cc":      "cpp",
-	".cpp":     "cpp",
-	".cxx":     "cpp",
-	".c++":     "cpp",
-	".hh":      "cpp",
-	".hpp":     "cpp",
-	".hxx":     "cpp",
-	".h++":     "cpp",
-	".ipp":     "cpp",
-	".cs":      "csharp",
-	".rb":      "ruby",
-	".rake":    "ruby",
-	".gemspec": "ruby",
-	".ru":      "ruby",
-	".php":     "php",
-	".kt":      "kotlin",
-	".kts":     "kotlin",
-	".swift":   "swift",
-}
-
-var nameLanguage = map[string]string{
-	"Rakefile": "ruby",
-	"Gemfile":  "ruby",
-	"Podfile":  "ruby",
 }
 
 // interpreterLanguage maps a shebang's interpreter to a language.
@@ -75,14 +33,10 @@ var interpreterLanguage = map[string]string{
 }
 
 // Detect returns the language name for a path (by extension or well-known
-// file name) or, failing that, by a shebang line at the start of src: one
+// file name, from the table gather shares: [lang.Of]) or, failing that, by a shebang line at the start of src: one
 // of [Languages], or "" when unsupported.
 func Detect(p string, src []byte) string {
-	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
-	if l, ok := nameLanguage[base]; ok {
-		return l
-	}
-	if l, ok := extLanguage[strings.ToLower(path.Ext(base))]; ok {
+	if l := lang.Of(p); supported(l) {
 		return l
 	}
 	return detectShebang(src)

@@ -201,8 +201,16 @@ var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
 // With syntax errors it returns the analysis and an error wrapping both
 // errSyntax and ErrUnsupported.
 func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
+	return analyzeLeaves(ctx, lang, src, left, nil)
+}
+
+// analyzeLeaves is analyzeCached that also reports the named leaves of the
+// whole tree to leaf (when not nil), from the same parse; with leaf set
+// it always parses (the leaves are not cached), and caches the analysis
+// for the views that follow.
+func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() timeLeft, leaf func(typ string, start, end int)) (*analysis, error) {
 	key := cacheKey("analysis", lang, src, Options{})
-	if a, ok := analysisCache.get(key); ok {
+	if a, ok := analysisCache.get(key); ok && leaf == nil {
 		return a, a.err()
 	}
 	spec := specs[lang]
@@ -216,7 +224,7 @@ func analyzeCached(ctx context.Context, lang string, src []byte, left func() tim
 		if t.err != nil {
 			return nil, t.err
 		}
-		root, err := g.parse(ctx, own, t.d, spec.shallowFunc(own))
+		root, err := g.parse(ctx, own, t.d, spec.shallowFunc(own), leaf)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -325,3 +326,25 @@ var linePatterns = map[string]linePattern{
 		exported: notWord("private", "fileprivate"),
 	},
 }
+
+// FileTags returns a file's definitions, from the line patterns of
+// [Symbols], and its identifiers, every identifier-like word (comments and
+// strings included: there is no parser to tell them apart).
+func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
+	syms, err := Symbols(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var refs []string
+	for _, w := range identRE.FindAllString(string(src), -1) {
+		if !seen[w] && len(w) <= 128 {
+			seen[w] = true
+			refs = append(refs, w)
+		}
+	}
+	sort.Strings(refs)
+	return &Tags{Language: lang, Defs: syms.Symbols, Refs: refs}, nil
+}
+
+var identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)

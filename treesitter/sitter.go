@@ -39,7 +39,9 @@ type grammar interface {
 	// tree is freed before it returns. Below a node for which shallow
 	// returns d >= 0 only d levels are copied (function bodies: the
 	// algorithm needs their braces and first statement, not the rest).
-	parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int) (*node, error)
+	// leaf, when not nil, is called with every named leaf of the whole
+	// tree, copied or not (the symbol index's identifiers).
+	parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int, leaf func(typ string, start, end int)) (*node, error)
 	// errors parses src and returns the spans of its ERROR and MISSING
 	// nodes (none when src parses cleanly).
 	errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error)
@@ -170,7 +172,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 	return t, nil
 }
 
-func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int) (*node, error) {
+func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Duration, shallow func(*node) int, leaf func(typ string, start, end int)) (*node, error) {
 	t, err := g.tree(ctx, src, timeout)
 	if err != nil {
 		return nil, err
@@ -206,6 +208,31 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 		return n
 	}
+	// leaves reports the named leaves below the cursor's node, not
+	// copied, and leaves the cursor on that node.
+	leaves := func() {
+		d := 0
+		for {
+			if c.GoToFirstChild() {
+				d++
+				continue
+			}
+			sn := c.CurrentNode()
+			if sym := int(sn.Symbol()); sym < len(g.types) && g.named[sym] {
+				leaf(g.types[sym], int(sn.StartByte()), int(sn.EndByte()))
+			}
+			for {
+				if d == 0 {
+					return
+				}
+				if c.GoToNextSibling() {
+					break
+				}
+				c.GoToParent()
+				d--
+			}
+		}
+	}
 	top := mk(nil)
 	top.hasError = hasErr
 	cur := top
@@ -218,10 +245,20 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				limit, at = depth+d, depth
 			}
 		}
-		if (limit < 0 || depth < limit) && c.GoToFirstChild() {
+		descend := limit < 0 || depth < limit
+		if descend && c.GoToFirstChild() {
 			cur = mk(cur)
 			depth++
 			continue
+		}
+		switch {
+		case leaf == nil:
+		case descend: // a leaf, copied
+			if cur.named {
+				leaf(cur.typ, cur.start, cur.end)
+			}
+		default:
+			leaves()
 		}
 		for {
 			if limit >= 0 && depth <= at {

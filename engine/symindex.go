@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/symbols"
+)
+
+// maxSymbolFiles bounds the gathered files a request's identifiers are
+// matched against (each a parse when its content is new).
+const maxSymbolFiles = 40
+
+// symbolsPath is where the symbol index persists: index/symbols.idx in
+// the state directory, beside the file facts.
+func (e *Engine) symbolsPath() string {
+	return filepath.Join(e.stateDir, "index", "symbols.idx")
+}
+
+// symbolIndex returns the engine's symbol index, loaded from the state
+// directory on first use (a corrupt or stale file is logged and rebuilt).
+func (e *Engine) symbolIndex() *symbols.Index {
+	e.symsOnce.Do(func() {
+		x, err := symbols.Load(e.symbolsPath())
+		if err != nil {
+			e.log.Warn("symbol index rebuilt", "err", err)
+		}
+		e.syms = x
+	})
+	return e.syms
+}
+
+// saveSymbols persists x, the engine's symbol index, when it learned new
+// files, only where the state directory's index/ already exists (as
+// saveCleanSet). x comes from symbolIndex, whose Once orders the load
+// before this read.
+func (e *Engine) saveSymbols(x *symbols.Index) {
+	if x == nil {
+		return
+	}
+	if fi, err := os.Stat(filepath.Dir(e.symbolsPath())); err != nil || !fi.IsDir() {
+		return
+	}
+	if err := x.Save(e.symbolsPath()); err != nil {
+		e.log.Debug("symbol index not saved", "err", err)
+	}
+}
+
+// matchSymbols sets the MentionedSymbols of the gathered files (the first
+// maxSymbolFiles whose text holds a request name in some case style) from the
+// symbol index: the request's code identifiers (exact, qualified such as
+// Server.Shutdown, or in another case style) that a file defines. A file
+// that only uses a name the workspace defines no longer counts as naming
+// it (a test calling the method ranked above the module defining it); a
+// name defined in none of the parsed files (a library's: strings.SplitN)
+// keeps its textual matches, and so does a file whose language is not
+// parsed. Requests without code identifiers parse nothing. It returns the
+// index it read (nil when it read none), for saveSymbols.
+func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) *symbols.Index {
+	ids := append(gather.RequestIdents(text), symbols.Qualified(text)...)
+	if len(ids) == 0 {
+		return nil
+	}
+	x := e.symbolIndex()
+	// Only a file whose text holds one of the names, in some case style,
+	// can define it: the others are not parsed.
+	var folded []string
+	for _, id := range ids {
+		_, name := symbols.SplitQualified(id)
+		if f := symbols.Fold(name); f != "" && !slices.Contains(folded, f) {
+			folded = append(folded, f)
+		}
+	}
+	var files []int
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || len(files) >= maxSymbolFiles {
+			continue
+		}
+		text := symbols.Fold(c.Content)
+		if slices.ContainsFunc(folded, func(f string) bool { return strings.Contains(text, f) }) {
+			files = append(files, i)
+		}
+	}
+	// New contents are parsed on GOMAXPROCS workers; each writes only its
+	// own slot.
+	matches := make([][]symbols.Match, len(files))
+	parsed := make([]bool, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(files) || ctx.Err() != nil {
+					return
+				}
+				c := &chunks[files[k]]
+				ent, err := x.File(ctx, c.Source, []byte(c.Content))
+				if err != nil || ent == nil {
+					continue
+				}
+				parsed[k] = true
+				matches[k] = symbols.Matches(ent, ids)
+			}
+		}()
+	}
+	wg.Wait()
+	defined := map[string]bool{} // request identifiers some file defines
+	for _, ms := range matches {
+		for _, m := range ms {
+			defined[m.Query] = true
+			defined[m.Def.Name] = true
+		}
+	}
+	for k, i := range files {
+		if !parsed[k] {
+			continue
+		}
+		f := &chunks[i].Facts
+		var names []string
+		for _, m := range matches[k] {
+			if !slices.Contains(names, m.Def.Name) {
+				names = append(names, m.Def.Name)
+			}
+		}
+		for _, id := range f.MentionedSymbols {
+			if !defined[id] && !slices.Contains(names, id) {
+				names = append(names, id)
+			}
+		}
+		f.MentionedSymbols = names
+	}
+	return x
+}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// symbolRepo is a small Python package whose tests call a method many
+// more times than the module defining it names it.
+func symbolRepo(t *testing.T) string {
+	t.Helper()
+	calls := strings.Repeat("    s.merge_environment_settings(url, {}, None, None, None)\n", 12)
+	return testutil.GitRepo(t, map[string]string{
+		"pkg/sessions.py": "from .utils import get_environ_proxies\n\n\nclass Session:\n" +
+			"    def merge_environment_settings(self, url, proxies, stream, verify, cert):\n" +
+			"        \"\"\"Merge the environment into the settings.\"\"\"\n" +
+			"        env = get_environ_proxies(url)\n" +
+			"        for k, v in env.items():\n" +
+			"            proxies.setdefault(k, v)\n" +
+			"        return {'proxies': proxies, 'stream': stream}\n",
+		"pkg/utils.py":         "def get_environ_proxies(url):\n    return {}\n",
+		"tests/test_merge.py":  "from pkg.sessions import Session\n\n\ndef test_merge():\n    s = Session()\n    url = 'http://x'\n" + calls,
+		"pkg/adapters.py":      "class HTTPAdapter:\n    def send(self, request):\n        return None\n",
+		"docs/environment.rst": "Environment\n===========\n\nmerge_environment_settings merges the environment.\n",
+	})
+}
+
+// TestMatchSymbols: a request's identifiers mark the files that define
+// them, whatever the case style or qualifier, and not the files that only
+// call them; a name the workspace does not define (a library's) keeps the
+// files that use it, and a file that is not parsed keeps its text matches.
+func TestMatchSymbols(t *testing.T) {
+	dir := symbolRepo(t)
+	e := newEngine(t, dir)
+	tests := []struct {
+		request string
+		want    map[string][]string // path → MentionedSymbols
+	}{
+		{"rename Session.merge_environment_settings to merge_settings", map[string][]string{
+			"pkg/sessions.py": {"Session", "merge_environment_settings"}, "docs/environment.rst": {"merge_environment_settings"}}},
+		{"mergeEnvironmentSettings drops the proxies", map[string][]string{"pkg/sessions.py": {"merge_environment_settings"}}},
+		{"merge_environment_settings should call get_environ_proxies() once", map[string][]string{
+			"pkg/sessions.py": {"merge_environment_settings"}, "pkg/utils.py": {"get_environ_proxies"},
+			"docs/environment.rst": {"merge_environment_settings"}}},
+		// The bare words count too: HTTPAdapter is defined, and so is
+		// merge_environment_settings, elsewhere.
+		{"HTTPAdapter.merge_environment_settings is missing", map[string][]string{
+			"pkg/adapters.py": {"HTTPAdapter"}, "pkg/sessions.py": {"merge_environment_settings"},
+			"docs/environment.rst": {"merge_environment_settings"}}},
+		// items() is the library's: its users keep it.
+		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"items"}}},
+		{"why does the adapter drop proxies", map[string][]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			var chunks []ctxd.Chunk
+			for _, p := range []string{"pkg/sessions.py", "pkg/utils.py", "tests/test_merge.py", "pkg/adapters.py", "docs/environment.rst"} {
+				b, err := os.ReadFile(filepath.Join(dir, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// What gather found: the request's identifiers in the text.
+				var mentioned []string
+				for _, id := range gather.RequestIdents(tt.request) {
+					if strings.Contains(string(b), id) {
+						mentioned = append(mentioned, id)
+					}
+				}
+				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b),
+					Facts: ctxd.Facts{MentionedSymbols: mentioned}})
+			}
+			e.matchSymbols(t.Context(), tt.request, chunks)
+			for _, c := range chunks {
+				if want := tt.want[c.Source]; !slices.Equal(c.Facts.MentionedSymbols, want) {
+					t.Errorf("%s: MentionedSymbols %q, want %q", c.Source, c.Facts.MentionedSymbols, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSymbolIndexPersisted: a prompt indexes the gathered files' symbols
+// into the state directory; a new engine (a second CLI run) parses none of
+// them again, and an edited file alone is parsed.
+func TestSymbolIndexPersisted(t *testing.T) {
+	dir := symbolRepo(t)
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Engine {
+		e, err := New(dir, Options{Config: config.Default(), StateDir: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	req := PromptRequest{UserRequest: "rename Session.merge_environment_settings to merge_settings"}
+	e1 := open()
+	env, err := e1.BuildPrompt(t.Context(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, order := targetChunk(t, &env.Context, "pkg/sessions.py"); c == nil || !slices.Contains(c.Facts.MentionedSymbols, "merge_environment_settings") {
+		t.Fatalf("pkg/sessions.py not in the context with its symbol: %v", order)
+	}
+	first := e1.symbolIndex().Parses()
+	if first == 0 {
+		t.Fatal("nothing parsed")
+	}
+	if _, err := os.Stat(e1.symbolsPath()); err != nil {
+		t.Fatalf("symbol index not saved: %v", err)
+	}
+
+	e2 := open()
+	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := e2.symbolIndex().Parses(); n != 0 {
+		t.Errorf("second process parsed %d files, want 0", n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg/utils.py"), []byte("def get_environ_proxies(url, no_proxy=None):\n    return {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := e2.symbolIndex().Parses(); n > 1 {
+		t.Errorf("after editing one file %d parses, want at most 1", n)
+	}
+}

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// SymbolsVersion is the version of the persisted symbol index (a file
+// beside the file facts, usually symbols.idx); another version is rebuilt,
+// never read.
+const SymbolsVersion = 1
+
+// symbolsMagic opens every symbol index file.
+const symbolsMagic = "CTXDSYM\n"
+
+// Def is one definition of a file, as a symbol index keeps it.
+type Def struct {
+	Name   string
+	Parent string // enclosing type ("Server" for Server.Shutdown), or ""
+	Kind   string // function, method, class, type, const, ...
+	Line   int    // 1-based first line
+	End    int    // 1-based last line
+	// Signature is the declaration up to its body, on one line.
+	Signature string
+}
+
+// Symbols is what a file's bytes yield for the symbol index: its
+// definitions and the identifiers it uses. It depends on the content only
+// (and the parser), so it is stored once per content hash.
+type Symbols struct {
+	Hash     [32]byte // SHA-256 of the bytes
+	Language string
+	Defs     []Def
+	Refs     []string // sorted, unique
+}
+
+// SaveSymbols writes the symbol entries to path atomically, sorted by
+// hash, under key (what the entries were computed with: the parser's
+// version); see [Save] for the directory and the atomic write.
+func SaveSymbols(path, key string, entries []*Symbols) error {
+	entries = slices.Clone(entries)
+	slices.SortFunc(entries, func(a, b *Symbols) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+	var e encoder
+	e.buf.WriteString(symbolsMagic)
+	e.u64(SymbolsVersion)
+	e.str(key)
+	e.u64(uint64(len(entries)))
+	for _, s := range entries {
+		e.buf.Write(s.Hash[:])
+		e.str(s.Language)
+		e.u64(uint64(len(s.Defs)))
+		for _, d := range s.Defs {
+			e.str(d.Name)
+			e.str(d.Parent)
+			e.str(d.Kind)
+			e.u64(uint64(d.Line))
+			e.u64(uint64(d.End))
+			e.str(d.Signature)
+		}
+		e.u64(uint64(len(s.Refs)))
+		for _, r := range s.Refs {
+			e.str(r)
+		}
+	}
+	sum := sha256.Sum256(e.buf.Bytes())
+	e.buf.Write(sum[:])
+	if err := writeAtomic(path, e.buf.Bytes()); err != nil {
+		return fmt.Errorf("save symbol index: %w", err)
+	}
+	return nil
+}
+
+// LoadSymbols reads and verifies the symbol index at path. It fails with
+// [ErrCorrupt] when the bytes do not verify and [ErrStale] for another key
+// or version; the caller rebuilds in both cases.
+func LoadSymbols(path, key string) ([]*Symbols, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load symbol index: %w", err)
+	}
+	return decodeSymbols(b, key)
+}
+
+func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
+	if len(b) < len(symbolsMagic)+sha256.Size || string(b[:len(symbolsMagic)]) != symbolsMagic {
+		return nil, fmt.Errorf("load symbol index: %w: bad header", ErrCorrupt)
+	}
+	body := b[:len(b)-sha256.Size]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+		return nil, fmt.Errorf("load symbol index: %w: checksum mismatch", ErrCorrupt)
+	}
+	d := decoder{b: body[len(symbolsMagic):]}
+	if v := d.u64(); v != SymbolsVersion {
+		return nil, fmt.Errorf("load symbol index: %w: version %d, want %d", ErrStale, v, SymbolsVersion)
+	}
+	if k := d.str(); k != key {
+		return nil, fmt.Errorf("load symbol index: %w: written by another parser", ErrStale)
+	}
+	n := d.count(32 + 3)
+	out := make([]*Symbols, 0, n)
+	for range n {
+		s := &Symbols{}
+		copy(s.Hash[:], d.bytes(32))
+		s.Language = d.str()
+		if nd := d.count(6); nd > 0 {
+			s.Defs = make([]Def, nd)
+			for i := range s.Defs {
+				df := &s.Defs[i]
+				df.Name = d.str()
+				df.Parent = d.str()
+				df.Kind = d.str()
+				df.Line = int(d.u64())
+				df.End = int(d.u64())
+				df.Signature = d.str()
+			}
+		}
+		if nr := d.count(1); nr > 0 {
+			s.Refs = make([]string, nr)
+			for i := range s.Refs {
+				s.Refs[i] = d.str()
+			}
+		}
+		if d.err != nil {
+			break
+		}
+		out = append(out, s)
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("load symbol index: %w: %v", ErrCorrupt, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("load symbol index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
+	}
+	return out, nil
+}
+
+// writeAtomic writes b to path through a synced temporary file in the
+// same directory and a rename, creating the directory with [MakeDir].
+func writeAtomic(path string, b []byte) error {
+	if err := MakeDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".symbols-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,93 @@
+package symbols
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// BenchmarkBuildTree indexes every source file of the tree named by
+// CTXD_BENCH_TREE (for example /work/data/ctxd-scale/stdlib-10k) from an
+// empty index (cold), then again on the same index (warm: no parse), and
+// reloaded from disk.
+//
+//	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-10k go test -run '^$' -bench BuildTree -benchtime 1x ./symbols
+func BenchmarkBuildTree(b *testing.B) {
+	root := os.Getenv("CTXD_BENCH_TREE")
+	if root == "" {
+		b.Skip("CTXD_BENCH_TREE not set")
+	}
+	var paths []string
+	var bytes int64
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || treesitter.Detect(p, nil) == "" {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() <= 1<<20 {
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, rel)
+			bytes += info.Size()
+		}
+		return nil
+	})
+	read := func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(root, rel)) }
+	state := filepath.Join(b.TempDir(), "symbols.idx")
+	b.Logf("%d source files, %d MB", len(paths), bytes>>20)
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			x := New()
+			t0 := time.Now()
+			if _, err := x.Update(b.Context(), paths, read); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(x.Parses()), "parses")
+			b.Logf("cold build %v, %d entries", time.Since(t0), x.Len())
+			if err := x.Save(state); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if st, err := os.Stat(state); err == nil {
+		b.Logf("index on disk: %d MB", st.Size()>>20)
+	}
+	b.Run("reload+warm", func(b *testing.B) {
+		for b.Loop() {
+			x, err := Load(state)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := x.Update(b.Context(), paths, read); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(x.Parses()), "parses")
+		}
+	})
+}
+
+// BenchmarkFile is a lookup of a file already indexed (the warm path:
+// hashing the content, no parse) and the match of a request's names.
+func BenchmarkFile(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("testdata", "src", "sessions.py"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := New()
+	if _, err := x.File(b.Context(), "sessions.py", src); err != nil {
+		b.Fatal(err)
+	}
+	ids := []string{"Session.merge_environment_settings", "mergeEnvironmentSettings", "get_environ_proxies"}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := x.File(b.Context(), "sessions.py", src)
+		if err != nil || len(Matches(e, ids)) == 0 {
+			b.Fatal(err)
+		}
+	}
+	if x.Parses() != 1 {
+		b.Fatalf("%d parses", x.Parses())
+	}
+}

@@ -1,0 +1,215 @@
+// Package symbols is ctxd's symbol index: per source file, the tree-sitter
+// definitions (functions, methods, classes, types, constants, with the
+// enclosing type of members, so "Server.Shutdown" is a name) and the
+// identifiers it references. Entries are keyed by a hash of the language
+// and the content, so a file is parsed again only when its bytes change,
+// and identical files share one entry. The index persists in the state
+// directory (see [Load] and [Index.Save], format in package index) and
+// serves three readers: symbol lookup (find_symbol), the matching of a
+// request's identifiers against definitions ([Matches]) and the file
+// graph's reference edges ([Table] implements graph.SymbolTable).
+//
+// Parsing is the cost: the index never parses eagerly. Callers index the
+// files they need ([Index.Update] parses the missing ones on GOMAXPROCS
+// workers) and the persisted index makes the next process cheap.
+package symbols
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// parserKey names what entries were computed with; an index written by
+// another extractor is rebuilt. Bump it when [treesitter.FileTags] changes
+// what it returns.
+const parserKey = "treesitter-tags/1"
+
+// maxEntries bounds the entries [Index.Save] writes: over it, the entries
+// this process has not used are left out (old contents of edited files
+// would otherwise accumulate forever). A variable for the tests.
+var maxEntries = 50_000
+
+// Index is a symbol index. It is safe for concurrent use.
+type Index struct {
+	// mu guards entries, used and dirty.
+	mu      sync.Mutex
+	entries map[[32]byte]*index.Symbols
+	used    map[[32]byte]bool // entries looked up or made by this process
+	dirty   bool
+
+	parses atomic.Int64
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{entries: map[[32]byte]*index.Symbols{}, used: map[[32]byte]bool{}}
+}
+
+// Load reads the index persisted at path. It always returns a usable
+// index: empty when there is none yet, and empty with an error wrapping
+// [index.ErrCorrupt] or [index.ErrStale] when the file does not verify or
+// was written by another version (the caller logs it; the next [Index.Save]
+// rewrites the file from what is indexed again).
+func Load(path string) (*Index, error) {
+	x := New()
+	es, err := index.LoadSymbols(path, parserKey)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return x, nil
+		}
+		x.dirty = true // rewrite what we rebuild
+		return x, err
+	}
+	for _, e := range es {
+		x.entries[e.Hash] = e
+	}
+	return x, nil
+}
+
+// Save writes the index to path when it changed since it was loaded or
+// last saved. Over 50,000 entries, it keeps only those this process used.
+func (x *Index) Save(path string) error {
+	x.mu.Lock()
+	if !x.dirty {
+		x.mu.Unlock()
+		return nil
+	}
+	es := make([]*index.Symbols, 0, len(x.entries))
+	for k, e := range x.entries {
+		if len(x.entries) <= maxEntries || x.used[k] {
+			es = append(es, e)
+		}
+	}
+	x.dirty = false
+	x.mu.Unlock()
+	if err := index.SaveSymbols(path, parserKey, es); err != nil {
+		x.mu.Lock()
+		x.dirty = true
+		x.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Len is the number of entries (distinct contents).
+func (x *Index) Len() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.entries)
+}
+
+// Parses counts the files this index has parsed since it was made (cache
+// misses), for tests and logs.
+func (x *Index) Parses() int64 { return x.parses.Load() }
+
+// Key returns the entry key of a file's text in language lang.
+func Key(lang string, src []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(lang))
+	h.Write([]byte{0})
+	h.Write(src)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// File returns the entry of a file (rel names it for language detection),
+// parsing it only when no entry has its content. It returns nil and no
+// error for a file in no language tree-sitter reads. A file that does not
+// parse (too large, timed out) gets no entry and returns the error.
+func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbols, error) {
+	lang := treesitter.Detect(rel, src)
+	if lang == "" {
+		return nil, nil
+	}
+	k := Key(lang, src)
+	x.mu.Lock()
+	e, ok := x.entries[k]
+	if ok {
+		x.used[k] = true
+	}
+	x.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	x.parses.Add(1)
+	tags, err := treesitter.FileTags(ctx, lang, src)
+	if err != nil {
+		return nil, fmt.Errorf("index symbols of %s: %w", rel, err)
+	}
+	e = &index.Symbols{Hash: k, Language: lang, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
+	for i, s := range tags.Defs {
+		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature}
+	}
+	x.mu.Lock()
+	x.used[k] = true
+	if old, ok := x.entries[k]; ok {
+		e = old // another goroutine parsed it meanwhile
+	} else {
+		x.entries[k] = e
+		x.dirty = true
+	}
+	x.mu.Unlock()
+	return e, nil
+}
+
+// Update returns the entries of paths (nil for a file that is not source
+// or cannot be read or parsed), reading each with read and parsing the new
+// contents on GOMAXPROCS workers. It stops early, with ctx's error, when
+// ctx ends.
+func (x *Index) Update(ctx context.Context, paths []string, read func(rel string) ([]byte, error)) ([]*index.Symbols, error) {
+	out := make([]*index.Symbols, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) || ctx.Err() != nil {
+					return
+				}
+				if treesitter.Detect(paths[i], nil) == "" {
+					continue
+				}
+				src, err := read(paths[i])
+				if err != nil {
+					continue
+				}
+				out[i], _ = x.File(ctx, paths[i], src)
+			}
+		}()
+	}
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// Fold is the spelling-free form of an identifier that its camelCase,
+// snake_case and kebab-case variants share: lowercase, without '_' and '-'
+// ("merge_environment_settings" and "mergeEnvironmentSettings" fold alike).
+func Fold(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
