@@ -73,10 +73,8 @@ func TestLinksPersisted(t *testing.T) {
 		t.Fatal("first run loaded a graph from nowhere")
 	}
 	// The git caches go beside a persisted index only: the first run
-	// wrote the index (on Close), the second writes them.
-	if _, err := os.Stat(filepath.Join(dir, commitsFile)); err == nil {
-		t.Error("git cache written before the index directory existed")
-	}
+	// writes the index (in the background) and, when it came first, the
+	// git caches; the second writes what is missing.
 	if r := gatherOnce(t); !r.lg.loaded {
 		t.Error("second run rebuilt the graph")
 	}
@@ -158,4 +156,25 @@ func TestLinksPersisted(t *testing.T) {
 			t.Errorf("the new commit's pair is not co-changed: %v", facts(r.res))
 		}
 	})
+}
+
+// TestSmallTreeNoCaches: a tree too small for a persisted index gets no
+// index directory from the file graph or the git caches either.
+func TestSmallTreeNoCaches(t *testing.T) {
+	root := linksRepo(t)
+	dir := filepath.Join(t.TempDir(), "state", "index")
+	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(dir, "files.idx")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Gather(t.Context(), Request{Text: "charge card declined", Task: ctxd.TaskImplement, Depth: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		entries, _ := os.ReadDir(dir)
+		t.Errorf("a %d-file tree got an index directory: %v", len(entries), entries)
+	}
 }
