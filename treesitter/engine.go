@@ -133,14 +133,8 @@ func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error)
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
 	}
-	limit := DefaultTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		limit = time.Until(dl)
-	} else {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
 	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, limit))
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
@@ -296,3 +290,14 @@ var (
 	viewCache     = newLRU[[]View](32 << 20)
 	analysisCache = newLRU[*analysis](32 << 20)
 )
+
+// parseLimit bounds a parse by ctx's deadline, or by [DefaultTimeout] when
+// ctx has none: it returns the context to parse under, the time left and
+// the function that releases it.
+func parseLimit(ctx context.Context) (context.Context, time.Duration, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok {
+		return ctx, time.Until(dl), func() {}
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	return ctx, DefaultTimeout, cancel
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 )
 
 // FileTags returns a file's definitions and references: the definitions of
@@ -19,14 +18,8 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
 	}
-	limit := DefaultTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		limit = time.Until(dl)
-	} else {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
 	isID := map[string]bool{}
 	seen := map[string]struct{}{}
 	leaf := func(typ string, start, end int) {
