@@ -286,3 +286,31 @@ func benchSnapshot(b *testing.B, src string) *snapshot {
 	}
 	return s
 }
+
+// BenchmarkNewDoc measures lexical term extraction (identifiers split,
+// lowered, stemmed and counted; definitions) over GOROOT/src/net, one
+// counter reused across files as an indexing worker does.
+func BenchmarkNewDoc(b *testing.B) {
+	root := filepath.Join(gorootSrc(b), "net")
+	var files [][]byte
+	var total int64
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			if data, err := os.ReadFile(p); err == nil {
+				files = append(files, data)
+				total += int64(len(data))
+			}
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		b.Skip("no GOROOT sources")
+	}
+	b.SetBytes(total)
+	c := newTermCounter()
+	for b.Loop() {
+		for _, f := range files {
+			newDoc(c, c.defs(), "net/x.go", f)
+		}
+	}
+}
