@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -126,7 +127,27 @@ func (s *Snapshot) Each(fn func(*File) bool) {
 // .gitignore in it that ignores everything.
 func Save(path string, s *Snapshot) error {
 	sort.Slice(s.Files, func(i, j int) bool { return s.Files[i].Path < s.Files[j].Path })
+	if err := MakeDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save index: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	// The encoding streams to the file through the checksum in pieces of
+	// about saveChunk bytes: at 100k files the whole encoding is tens of
+	// megabytes that would otherwise sit in memory at once.
+	sum := sha256.New()
+	out := io.MultiWriter(tmp, sum)
+	var werr error
 	var e encoder
+	flush := func(min int) {
+		if werr == nil && e.buf.Len() >= min {
+			_, werr = out.Write(e.buf.Bytes())
+			e.buf.Reset()
+		}
+	}
 	e.buf.WriteString(magic)
 	e.u64(Version)
 	e.str(s.Key)
@@ -165,6 +186,7 @@ func Save(path string, s *Snapshot) error {
 		}
 		e.bool(c.Generated)
 		e.bool(c.Minified)
+		flush(saveChunk)
 	}
 	e.u64(uint64(len(s.Files)))
 	for _, f := range s.Files {
@@ -177,21 +199,15 @@ func Save(path string, s *Snapshot) error {
 		} else {
 			e.u64(ids[f.Content.Hash] + 1)
 		}
+		flush(saveChunk)
 	}
-	sum := sha256.Sum256(e.buf.Bytes())
-	e.buf.Write(sum[:])
-
-	if err := MakeDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("save index: %w", err)
+	flush(0)
+	if werr == nil {
+		_, werr = tmp.Write(sum.Sum(nil))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save index: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if _, err := tmp.Write(e.buf.Bytes()); err != nil {
+	if werr != nil {
 		tmp.Close()
-		return fmt.Errorf("save index: %w", err)
+		return fmt.Errorf("save index: %w", werr)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
@@ -205,6 +221,10 @@ func Save(path string, s *Snapshot) error {
 	}
 	return nil
 }
+
+// saveChunk is about how many encoded bytes Save holds before writing
+// them out.
+const saveChunk = 256 << 10
 
 // MakeDir creates a directory for local state (the index, token counts)
 // with a .gitignore that ignores everything in it: the directory usually
