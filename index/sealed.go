@@ -12,7 +12,7 @@ import (
 )
 
 // A sealed file is a cache of derived facts beside the index (the link
-// graph, git history): 8 bytes of magic, the key it was written for
+// graph, git history, the symbol index): 8 bytes of magic, the key it was written for
 // (length-prefixed), the body, and a SHA-256 over all of it. [ReadSealed]
 // returns the body only when the magic, the checksum and the key all
 // match, so a corrupt, foreign or stale cache is rebuilt, never trusted.
@@ -40,6 +40,10 @@ func WriteSealed(path, magic, key string, body []byte) error {
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
 	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}

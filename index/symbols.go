@@ -2,10 +2,7 @@ package index
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -38,16 +35,20 @@ type Symbols struct {
 	Refs     []string // sorted, unique
 }
 
-// SaveSymbols writes the symbol entries to path atomically, sorted by
-// hash, under key (what the entries were computed with: the parser's
-// version); see [Save] for the directory and the atomic write.
+// maxSymbolsBytes bounds the symbol index file read.
+const maxSymbolsBytes = 1 << 30
+
+// symbolsKey is the sealed-file key of a symbol index: its format version
+// and what the entries were computed with.
+func symbolsKey(key string) string { return fmt.Sprintf("v%d %s", SymbolsVersion, key) }
+
+// SaveSymbols writes the symbol entries to path as a sealed file
+// ([WriteSealed]), sorted by hash, under key (what the entries were
+// computed with: the parser's version).
 func SaveSymbols(path, key string, entries []*Symbols) error {
 	entries = slices.Clone(entries)
 	slices.SortFunc(entries, func(a, b *Symbols) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
 	var e encoder
-	e.buf.WriteString(symbolsMagic)
-	e.u64(SymbolsVersion)
-	e.str(key)
 	e.u64(uint64(len(entries)))
 	for _, s := range entries {
 		e.buf.Write(s.Hash[:])
@@ -66,9 +67,7 @@ func SaveSymbols(path, key string, entries []*Symbols) error {
 			e.str(r)
 		}
 	}
-	sum := sha256.Sum256(e.buf.Bytes())
-	e.buf.Write(sum[:])
-	if err := writeAtomic(path, e.buf.Bytes()); err != nil {
+	if err := WriteSealed(path, symbolsMagic, symbolsKey(key), e.buf.Bytes()); err != nil {
 		return fmt.Errorf("save symbol index: %w", err)
 	}
 	return nil
@@ -78,28 +77,24 @@ func SaveSymbols(path, key string, entries []*Symbols) error {
 // [ErrCorrupt] when the bytes do not verify and [ErrStale] for another key
 // or version; the caller rebuilds in both cases.
 func LoadSymbols(path, key string) ([]*Symbols, error) {
-	b, err := os.ReadFile(path)
+	body, err := ReadSealed(path, symbolsMagic, symbolsKey(key), maxSymbolsBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load symbol index: %w", err)
 	}
-	return decodeSymbols(b, key)
+	return decodeSymbolsBody(body)
 }
 
+// decodeSymbols decodes a whole symbol index file's bytes.
 func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
-	if len(b) < len(symbolsMagic)+sha256.Size || string(b[:len(symbolsMagic)]) != symbolsMagic {
-		return nil, fmt.Errorf("load symbol index: %w: bad header", ErrCorrupt)
+	body, err := openSealed(b, symbolsMagic, symbolsKey(key))
+	if err != nil {
+		return nil, fmt.Errorf("load symbol index: %w", err)
 	}
-	body := b[:len(b)-sha256.Size]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
-		return nil, fmt.Errorf("load symbol index: %w: checksum mismatch", ErrCorrupt)
-	}
-	d := decoder{b: body[len(symbolsMagic):]}
-	if v := d.u64(); v != SymbolsVersion {
-		return nil, fmt.Errorf("load symbol index: %w: version %d, want %d", ErrStale, v, SymbolsVersion)
-	}
-	if k := d.str(); k != key {
-		return nil, fmt.Errorf("load symbol index: %w: written by another parser", ErrStale)
-	}
+	return decodeSymbolsBody(body)
+}
+
+func decodeSymbolsBody(body []byte) ([]*Symbols, error) {
+	d := decoder{b: body}
 	n := d.count(32 + 3)
 	out := make([]*Symbols, 0, n)
 	for range n {
@@ -136,29 +131,4 @@ func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
 		return nil, fmt.Errorf("load symbol index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
 	return out, nil
-}
-
-// writeAtomic writes b to path through a synced temporary file in the
-// same directory and a rename, creating the directory with [MakeDir].
-func writeAtomic(path string, b []byte) error {
-	if err := MakeDir(filepath.Dir(path)); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".symbols-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
