@@ -376,34 +376,30 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		}
 		return fits()
 	}
-	condenseTier := func(tier, maxChars int) bool {
+	// condense condenses the tool outputs of the live items pick selects
+	// (condenseItem touches nothing else).
+	condense := func(maxChars int, pick func(i int) bool) bool {
 		for i := range r.st {
-			if !r.st[i].gone && r.st[i].tier == tier && !r.st[i].protected {
+			if !r.st[i].gone && pick(i) {
 				r.condenseItem(i, maxChars)
 			}
 		}
 		return fits()
 	}
+	condenseTier := func(tier, maxChars int) bool {
+		return condense(maxChars, func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected })
+	}
 	// condenseOpen is the last step before the request is refused: the
 	// open tool pair's outputs (the ones the model answers next) are
 	// condensed and then referenced like any other output, their critical
 	// lines verbatim and the whole behind its reference, as optimize's
-	// hard budget does. The pairs stay whole; system messages and the
-	// latest user turn are never touched. In Anthropic Messages the
-	// outputs travel in a user-role item; one that carries only tool
-	// results is not a user turn, and its outputs are condensed like
-	// Chat's tool messages (format parity).
+	// hard budget does. The pairs stay whole; system messages (which
+	// carry no tool output) and the latest user turn are never touched.
+	// In Anthropic Messages the outputs travel in a user-role item; one
+	// that carries only tool results is not a user turn, and its outputs
+	// are condensed like Chat's tool messages (format parity).
 	condenseOpen := func(maxChars int) bool {
-		for i := range r.st {
-			if r.st[i].gone || !r.st[i].protected || i == r.latestUser {
-				continue
-			}
-			if role := r.req.Items[i].Role; role == "system" || role == "developer" {
-				continue
-			}
-			r.condenseItem(i, maxChars)
-		}
-		return fits()
+		return condense(maxChars, func(i int) bool { return r.st[i].protected && i != r.latestUser })
 	}
 	switch {
 	case condenseTier(tierArchive, r.s.maxToolOutput):
