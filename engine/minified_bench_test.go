@@ -8,16 +8,8 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
-
-// minifiedJS returns about n bytes of minified JavaScript on one line.
-func minifiedJS(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "function f%d(a,b){return a+b*%d;}var x%d=\"%s\";", i, i, i, strings.Repeat("q", 1+i%29))
-	}
-	return b.String()
-}
 
 // minifiedWorkspace is a small workspace with one minified file of size
 // bytes (none when size is 0), and its engine (max_file_bytes 8 MiB, so
@@ -27,7 +19,7 @@ func minifiedWorkspace(tb testing.TB, size int) *Engine {
 	dir := tb.TempDir()
 	files := map[string]string{"main.py": strings.Repeat("def handler(x):\n    return x+1\n\n", 20)}
 	if size > 0 {
-		files["app.min.js"] = minifiedJS(size)
+		files["app.min.js"] = testutil.OneLineJS(size, "quux")
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

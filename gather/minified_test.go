@@ -8,16 +8,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
-
-// oneLineJS is about n bytes of minified JavaScript on one line.
-func oneLineJS(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "function f%d(a,b){return a+b*%d;}var x%d=\"zebrafish\";", i, i, i)
-	}
-	return b.String()
-}
 
 func TestMinified(t *testing.T) {
 	code := strings.Repeat("func F(x int) int {\n\treturn x * 2 // a comment of ordinary length\n}\n\n", 2000)
@@ -27,9 +19,9 @@ func TestMinified(t *testing.T) {
 		want bool
 	}{
 		{"empty", "", false},
-		{"small one-liner", oneLineJS(8 << 10), false},
-		{"one 900 KB line", oneLineJS(900 << 10), true},
-		{"one 16 KiB line", oneLineJS(16 << 10), true},
+		{"small one-liner", testutil.OneLineJS(8<<10, "zebrafish"), false},
+		{"one 900 KB line", testutil.OneLineJS(900<<10, "zebrafish"), true},
+		{"one 16 KiB line", testutil.OneLineJS(16<<10, "zebrafish"), true},
 		{"ordinary code", code, false},
 		{"code with one 8 KiB line", code + "var blob = \"" + strings.Repeat("A", 8<<10) + "\"\n", true},
 		{"code with a line under 8 KiB", code + "var blob = \"" + strings.Repeat("A", 8<<10-20) + "\"\n", false},
@@ -54,7 +46,7 @@ func TestMinifiedFileIsStub(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
-	big := oneLineJS(900 << 10)
+	big := testutil.OneLineJS(900<<10, "zebrafish")
 	for i := range PersistMinFiles + 5 {
 		writeFile(t, root, fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("package src\n\nfunc Func%d() int { return %d }\n", i, i))
 	}

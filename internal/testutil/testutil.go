@@ -156,3 +156,14 @@ func Interop(t testing.TB, rel string) (node, dir string) {
 	}
 	return node, dir
 }
+
+// OneLineJS returns about n bytes of minified JavaScript on one line (no
+// newline), with word in every statement so a lexical request can find
+// it.
+func OneLineJS(n int, word string) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "function f%d(a,b){return a+b*%d;}var x%d=\"%s\";", i, i, i, word)
+	}
+	return b.String()
+}
