@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/secrets"
 )
 
@@ -113,7 +113,7 @@ func (e *Engine) loadCleanSet(ctx context.Context) {
 // texts, only where the state directory's index/ already exists (the
 // file index persists there for trees large enough to gain from it).
 func (e *Engine) saveCleanSet() {
-	if fi, err := os.Stat(filepath.Dir(e.cleanSetPath())); err != nil || !fi.IsDir() {
+	if !index.Exists(filepath.Dir(e.cleanSetPath())) {
 		return
 	}
 	sc, err := secrets.Default()

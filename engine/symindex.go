@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/symbols"
 )
 
@@ -46,7 +46,7 @@ func (e *Engine) saveSymbols(x *symbols.Index) {
 	if x == nil {
 		return
 	}
-	if fi, err := os.Stat(filepath.Dir(e.symbolsPath())); err != nil || !fi.IsDir() {
+	if !index.Exists(filepath.Dir(e.symbolsPath())) {
 		return
 	}
 	if err := x.Save(e.symbolsPath()); err != nil {

@@ -3,7 +3,6 @@ package gather
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ctxd/ctxd/index"
@@ -41,7 +40,7 @@ func (s *gitState) savePath(name string) string {
 	if p == "" {
 		return ""
 	}
-	if fi, err := os.Stat(s.cacheDir); err != nil || !fi.IsDir() {
+	if !index.Exists(s.cacheDir) {
 		return ""
 	}
 	return p

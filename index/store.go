@@ -226,6 +226,15 @@ func Save(path string, s *Snapshot) error {
 // them out.
 const saveChunk = 256 << 10
 
+// Exists reports whether dir, a persisted index's directory, exists. The
+// caches beside the index (secrets' clean set, the symbol index, git
+// history) are written only there: a tree too small for a persisted index
+// gets no state directory of their making.
+func Exists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
+
 // MakeDir creates a directory for local state (the index, token counts)
 // with a .gitignore that ignores everything in it: the directory usually
 // lies in the workspace (.ctxd/index), and `git status` must not list it.
