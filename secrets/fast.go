@@ -211,26 +211,22 @@ func maxNewlines(re *syntax.Regexp) (int, bool) {
 			return 0, true
 		}
 		return n * re.Max, true
-	case syntax.OpConcat:
-		total := 0
+	case syntax.OpConcat, syntax.OpAlternate:
+		// A concatenation holds its parts' newlines, an alternation its
+		// widest branch's.
+		acc := 0
 		for _, s := range re.Sub {
 			n, ok := maxNewlines(s)
 			if !ok {
 				return 0, false
 			}
-			total += n
-		}
-		return total, true
-	case syntax.OpAlternate:
-		most := 0
-		for _, s := range re.Sub {
-			n, ok := maxNewlines(s)
-			if !ok {
-				return 0, false
+			if re.Op == syntax.OpConcat {
+				acc += n
+			} else {
+				acc = max(acc, n)
 			}
-			most = max(most, n)
 		}
-		return most, true
+		return acc, true
 	}
 	return 0, false
 }
