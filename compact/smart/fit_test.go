@@ -203,3 +203,47 @@ func TestHardBudgetEvicts(t *testing.T) {
 		})
 	}
 }
+
+// TestHardBudgetKeepsTaskMessage: in an agent loop the task is the latest
+// user message for the whole run: every later user-role item carries
+// only tool results (Anthropic Messages) or there is none (Chat,
+// Responses). Under the hard budget the task stays byte for byte in
+// every format, as compress keeps it (found on the mini-SWE-agent
+// trajectories of the development corpus: optimize reduced the task to
+// its reference at 16k and 32k in Anthropic Messages).
+func TestHardBudgetKeepsTaskMessage(t *testing.T) {
+	msgs := history(24)
+	msgs = msgs[:len(msgs)-1] // the run ends on a tool result
+	for i := range msgs {
+		if msgs[i].Role == "assistant" {
+			msgs[i].Text += " " + strings.Repeat("I considered the parser's error path and the lexer's state machine. ", 12)
+		}
+	}
+	msgs[1] = convo.User("<pr_description>\n" + strings.Repeat("The parser drops the last token when the input ends without a newline. ", 30) + "\n</pr_description>")
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			in := body(f, msgs)
+			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 8000})
+			if !res.Report.Fits {
+				t.Fatalf("does not fit: %d tokens, usable %d", res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
+			}
+			a, _ := request.Parse(in, f)
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := -1
+			for i, it := range a.Items {
+				if it.Role == "user" && hasUserText(it) {
+					task = i
+				}
+			}
+			if task < 0 || !strings.Contains(string(a.Items[task].Raw), "pr_description") {
+				t.Fatalf("the task is not the latest user message (item %d)", task)
+			}
+			if !slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, a.Items[task].Raw) }) {
+				t.Error("the task message changed")
+			}
+		})
+	}
+}

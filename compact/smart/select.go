@@ -18,21 +18,28 @@ func (r *run) index() {
 	for _, i := range r.c.ExactItems {
 		r.exact[i] = true
 	}
-	// Never modified: system messages and the latest user-role item
-	// (the user's request, or in Anthropic Messages the message carrying
-	// the latest tool results).
+	// Never modified: system messages, the latest user message (the
+	// latest user-role item with text or an image: an agent's task stays
+	// the latest one while tool results follow it) and the latest
+	// user-role item (in Anthropic Messages the message carrying the
+	// latest tool results), as compact/prune protects them.
 	r.protected = map[int]bool{}
-	lastUserRole := -1
+	lastUserRole, lastUserText := -1, -1
 	for i, it := range req.Items {
 		switch it.Role {
 		case "system", "developer":
 			r.protected[i] = true
 		case "user":
 			lastUserRole = i
+			if it.Kind != request.KindSummary && hasUserText(it) {
+				lastUserText = i
+			}
 		}
 	}
-	if lastUserRole >= 0 {
-		r.protected[lastUserRole] = true
+	for _, i := range []int{lastUserRole, lastUserText} {
+		if i >= 0 {
+			r.protected[i] = true
+		}
 	}
 	latestUser := -1
 	for i, it := range req.Items {
