@@ -247,3 +247,55 @@ func TestHardBudgetKeepsTaskMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestSupersededSourceRead: below pressure, the read of a module that
+// raises and catches errors, which a later call edits, goes behind its
+// reference even among the latest outputs: a file read's output is the
+// file's text, error output only when it reports a failure (compress
+// judges it the same way). The reference rehydrates byte for byte.
+func TestSupersededSourceRead(t *testing.T) {
+	var sb strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&sb, "%4d\tdef lookup_%d(table, key):\n%4d\t    try:\n%4d\t        return table[key]\n%4d\t    except KeyError:\n%4d\t        raise ValueError(\"no key %%r\" %% key)\n", 5*i+1, i, 5*i+2, 5*i+3, 5*i+4, 5*i+5)
+	}
+	src := sb.String()
+	call := func(id, cmd string) convo.Call {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return convo.Call{ID: id, Name: "bash", Args: string(b)}
+	}
+	msgs := []convo.Msg{
+		convo.System("You are a coding agent."), convo.User("Use LookupError in errors.py."),
+		convo.Assistant("Read it.", call("c1", "nl -ba errors.py | sed -n '1,200p'")), convo.Tool("c1", "bash", src, false),
+		convo.Assistant("Edit it.", call("c2", "sed -i 's/KeyError/LookupError/' errors.py")), convo.Tool("c2", "bash", "", false),
+	}
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			store := newStore(t)
+			res := optimize(t, New(Options{Store: store}), body(f, msgs), Call{Session: "s", ContextWindow: 128000})
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, it := range b.Items {
+				for _, s := range it.Segments {
+					if s.Kind != request.SegToolResult || s.CallID != "c1" {
+						continue
+					}
+					ms := request.ParseMarkers(s.Text)
+					if len(ms) != 1 {
+						t.Fatalf("the superseded read is not behind a reference: %+v", res.Report.Segments)
+					}
+					got, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+					if err != nil || string(got) != src {
+						t.Fatalf("the reference does not rehydrate the read: %v", err)
+					}
+					found = true
+				}
+			}
+			if !found {
+				t.Fatal("no output of c1")
+			}
+		})
+	}
+}

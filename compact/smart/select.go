@@ -229,6 +229,13 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		isErr := s.IsError || c.in.IsError
+		sp, superseded := sup[s.CallID]
+		if superseded {
+			// A file read's output is the file's text: error output only
+			// when it reports a failure (signal.Info.Failure), as compress
+			// judges it.
+			isErr = s.IsError || c.in.Failure
+		}
 		switch {
 		case fromEnd < pol.criticalRecent && isErr:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
@@ -248,7 +255,6 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				continue
 			}
 		}
-		sp, superseded := sup[s.CallID]
 		switch {
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
@@ -398,14 +404,19 @@ func (r *run) choose(c *cand, pol policy) {
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
 	case c.seg.Tokens-c.after < pol.minSaving:
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case c.after > c.alloc+max(c.alloc/2, 64) && 2*c.after > c.seg.Tokens:
-		// A view a little over its share still saves most of a large
-		// output: only a view far over it that saves under half is
-		// refused.
+	case farOver(c.after, c.alloc, c.seg.Tokens):
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
 	}
+}
+
+// farOver reports a view of tokens tokens that its allocation refuses:
+// far over it and saving under half of the before tokens. A view a
+// little over its share still saves most of a large output; choosing and
+// validating judge it by this one rule.
+func farOver(tokens, alloc, before int) bool {
+	return tokens > alloc+max(alloc/2, 64) && 2*tokens > before
 }
 
 // referred reports whether the latest turn mentions one of paths (or its
