@@ -17,12 +17,15 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/symbols"
+	"github.com/ctxd/ctxd/treesitter"
 )
 
 // Options configure an Engine.
@@ -69,6 +72,19 @@ type Engine struct {
 	symsOnce sync.Once
 	syms     *symbols.Index
 
+	// viewsOnce loads viewsStore, the persisted tree-sitter store
+	// (engine/viewstore.go), on first use; viewsStore stays nil until
+	// then.
+	viewsOnce  sync.Once
+	viewsStore atomic.Pointer[treesitter.Store]
+	// viewsSaveMu guards viewsSaving and viewsSaved; viewsWG waits for
+	// the background save; viewsWriteMu orders the writes.
+	viewsSaveMu  sync.Mutex
+	viewsSaving  bool
+	viewsSaved   time.Time
+	viewsWG      sync.WaitGroup
+	viewsWriteMu sync.Mutex
+
 	// packCache remembers token counts between packs (see Pack).
 	packOnce  sync.Once
 	packCache *pack.Cache
@@ -112,9 +128,13 @@ func indexPath(stateDir string) string {
 	return filepath.Join(stateDir, "index", "files.idx")
 }
 
-// Close releases the engine's open files (the git repository's
-// descriptors). The engine must not be used afterwards.
-func (e *Engine) Close() error { return e.ws.Close() }
+// Close writes what the tree-sitter store learned and releases the
+// engine's open files (the git repository's descriptors). The engine must
+// not be used afterwards.
+func (e *Engine) Close() error {
+	e.flushViews()
+	return e.ws.Close()
+}
 
 // Root returns the workspace root.
 func (e *Engine) Root() string { return e.root }

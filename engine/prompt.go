@@ -121,6 +121,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err != nil {
 		return nil, err
 	}
+	e.saveViews()
 	env.Context = fitted
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
