@@ -52,6 +52,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	}
 	key := cacheKey("views", lang, src, opts)
 	if vs, ok := viewCache.get(key); ok {
+		touch(opts.Store, lang, src)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
@@ -112,6 +113,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	}
 	key := cacheKey("focus", lang, src, opts)
 	if vs, ok := viewCache.get(key); ok {
+		touch(opts.Store, lang, src)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
@@ -252,6 +254,19 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() tim
 		store.putAnalysis(key, encodeAnalysis(a))
 	}
 	return a, a.err()
+}
+
+// touch tells store (when not nil) that src's analysis is in use, when
+// the views came from the process's cache: the store learns it if another
+// engine's request made it, and keeps it among the recently used.
+func touch(store *Store, lang string, src []byte) {
+	if store == nil {
+		return
+	}
+	key := cacheKey("analysis", lang, src, Options{})
+	if a, ok := analysisCache.get(key); ok {
+		store.learn(key, a)
+	}
 }
 
 func (a *analysis) err() error {
