@@ -25,6 +25,7 @@ import (
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/symbols"
+	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -77,8 +78,11 @@ type Engine struct {
 	// then.
 	viewsOnce  sync.Once
 	viewsStore atomic.Pointer[treesitter.Store]
+	// countsOnce loads countsStore, the persisted token counts, alike.
+	countsOnce  sync.Once
+	countsStore atomic.Pointer[tokens.CountStore]
 	// viewsSaveMu guards viewsSaving and viewsSaved; viewsWG waits for
-	// the background save; viewsWriteMu orders the writes.
+	// the background save of both stores; viewsWriteMu orders the writes.
 	viewsSaveMu  sync.Mutex
 	viewsSaving  bool
 	viewsSaved   time.Time
@@ -128,11 +132,11 @@ func indexPath(stateDir string) string {
 	return filepath.Join(stateDir, "index", "files.idx")
 }
 
-// Close writes what the tree-sitter store learned and releases the
+// Close writes what the persisted stores learned and releases the
 // engine's open files (the git repository's descriptors). The engine must
 // not be used afterwards.
 func (e *Engine) Close() error {
-	e.flushViews()
+	e.flushStores()
 	return e.ws.Close()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -18,11 +19,17 @@ import (
 // generated regexp splits whitespace runs holding several newlines
 // differently from tiktoken, and pkoukk/tiktoken-go's merge is quadratic
 // on long pieces.
+//
+// The vocabulary is decoded on first use, not when the backend is made:
+// a process whose counts all come from a [CountStore] never pays for it.
 type bpeBackend struct {
-	ranks map[string]int
 	// split calls its function with each piece of the encoding's split
 	// pattern (pretokenize.go).
 	split func(text string, f func(piece string))
+
+	data  []byte // the .tiktoken file, embedded
+	once  sync.Once
+	ranks map[string]int // set by load
 }
 
 func newBPEBackend(encoding string) (*bpeBackend, error) {
@@ -39,11 +46,19 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	ranks, err := parseTiktokenRanks(data)
-	if err != nil {
-		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
-	}
-	return &bpeBackend{ranks: ranks, split: split}, nil
+	return &bpeBackend{data: data, split: split}, nil
+}
+
+// load decodes the vocabulary once. The file is embedded and checked by
+// the tests, so a decoding error is a broken build.
+func (b *bpeBackend) load() {
+	b.once.Do(func() {
+		ranks, err := parseTiktokenRanks(b.data)
+		if err != nil {
+			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
+		}
+		b.ranks = ranks
+	})
 }
 
 // parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
@@ -89,6 +104,7 @@ func parseTiktokenRanks(data []byte) (map[string]int, error) {
 }
 
 func (b *bpeBackend) count(text string) int {
+	b.load()
 	n := 0
 	b.split(text, func(piece string) {
 		if _, ok := b.ranks[piece]; ok {
@@ -101,6 +117,7 @@ func (b *bpeBackend) count(text string) int {
 }
 
 func (b *bpeBackend) encode(text string) []int {
+	b.load()
 	var ids []int
 	b.split(text, func(piece string) {
 		if r, ok := b.ranks[piece]; ok {
@@ -124,6 +141,7 @@ const mergeScanMax = 64
 // adjacent pair of lowest rank, leftmost first, until no pair is in the
 // vocabulary, which is tiktoken's rule.
 func (b *bpeBackend) merge(piece string) []int {
+	b.load()
 	if len(piece) <= mergeScanMax {
 		return b.mergeScan(piece)
 	}
