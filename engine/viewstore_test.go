@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -81,6 +82,22 @@ func TestViewStorePersisted(t *testing.T) {
 	}
 	if st := stored(); st.Analyses == 0 {
 		t.Fatalf("stored %+v, want analyses", st)
+	}
+	body, err := index.ReadSealed(filepath.Join(state, "index", countsFile), countsMagic, countsKey, 64<<20)
+	if err != nil {
+		t.Fatalf("token counts not written: %v", err)
+	}
+	if cs, err := tokens.DecodeCountStore(body); err != nil || cs.Stats().Counts == 0 {
+		t.Fatalf("token counts: %v, %+v", err, cs)
+	}
+	// A second process on the unchanged tree learns nothing new: it
+	// writes neither file.
+	fi, _ := os.Stat(path)
+	if again, _ := run(); again != want {
+		t.Fatal("second prompt differs")
+	}
+	if fi2, _ := os.Stat(path); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("the store was rewritten by a process that learned nothing")
 	}
 
 	good, err := os.ReadFile(path)
