@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"maps"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -54,21 +55,23 @@ const maxWindowSpan = 40
 type windowed struct {
 	id  string
 	det *detect.Detector // the rule alone, without keywords
-	// keywords are gitleaks' (lowercase): the rule runs only when one is
-	// in the lowercased text; none: always.
-	keywords []string
-	req      required
-	generic  bool
+	req required
+	// tail matches, anchored, from the last byte of a string of req to
+	// the end of a match: a hit whose tail does not match is no match.
+	tail    *regexp.Regexp
+	generic bool
 }
 
 type fastPath struct {
 	rest  *detect.Detector // every rule not windowed
 	rules []windowed
-	// keywords finds the windowed rules' keywords in one pass (kwRules:
-	// keyword → rules), strs their required strings (strRules).
-	keywords, strs    *ahocorasick.Trie
+	// trie finds the rules' keywords and the windowed rules' required
+	// strings; per pattern, kwRules are the rules it is a keyword of
+	// (restRule for the rest's), strRules those it is a string of.
+	trie              *ahocorasick.Trie
 	kwRules, strRules [][]int
-	always            []int // rules without keywords
+	always            []int // windowed rules without keywords
+	restAlways        bool  // a rule of the rest has no keywords
 }
 
 // newFastPath splits det's rules into the windowed ones and the rest. It
@@ -81,11 +84,16 @@ func newFastPath(det *detect.Detector) *fastPath {
 		}
 	}
 	fp := &fastPath{}
-	var kws, strs []string
+	var pats []string
 	restCfg := det.Config
 	restCfg.Rules = maps.Clone(det.Config.Rules)
 	for _, id := range slices.Sorted(maps.Keys(det.Config.Rules)) {
 		r := det.Config.Rules[id]
+		if r.Path != nil && !r.Path.MatchString("") && !required[id] {
+			// A text has no path: such a rule never reports on it.
+			delete(restCfg.Rules, id)
+			continue
+		}
 		if r.Regex == nil || r.Path != nil || len(r.RequiredRules) > 0 || required[id] || r.SkipReport {
 			continue
 		}
@@ -101,46 +109,65 @@ func newFastPath(det *detect.Detector) *fastPath {
 		d := detect.NewDetector(cfg)
 		d.MaxDecodeDepth = det.MaxDecodeDepth
 		i := len(fp.rules)
-		fp.rules = append(fp.rules, windowed{id: id, det: d, req: q, generic: isGeneric(id)})
+		w := windowed{id: id, det: d, req: q, generic: isGeneric(id)}
+		if q.tail != nil {
+			// (?s:.) reads the string's last byte, the context of an
+			// assertion at the tail's start.
+			w.tail, _ = regexp.Compile(`\A(?s:.)(?:` + q.tail.String() + `)`)
+		}
+		fp.rules = append(fp.rules, w)
 		delete(restCfg.Rules, id)
 		if len(r.Keywords) == 0 {
 			fp.always = append(fp.always, i)
 		}
 		for _, k := range r.Keywords {
-			kws = index(kws, &fp.kwRules, strings.ToLower(k), i)
+			pats = fp.index(pats, strings.ToLower(k), i, true)
 		}
 		for _, str := range q.set {
-			strs = index(strs, &fp.strRules, str, i)
+			pats = fp.index(pats, str, i, false)
 		}
 	}
 	if len(fp.rules) == 0 {
 		return nil
 	}
-	// The rest's prefilter needs only the rest's keywords.
+	// The rest runs when one of its rules' keywords is in the text (as
+	// gitleaks' own check would find), always when one has none; its
+	// prefilter needs only its keywords.
 	restCfg.Keywords = map[string]struct{}{}
 	for _, r := range restCfg.Rules {
+		if len(r.Keywords) == 0 {
+			fp.restAlways = true
+		}
 		for _, k := range r.Keywords {
 			restCfg.Keywords[strings.ToLower(k)] = struct{}{}
+			pats = fp.index(pats, strings.ToLower(k), restRule, true)
 		}
 	}
 	fp.rest = detect.NewDetector(restCfg)
 	fp.rest.MaxDecodeDepth = det.MaxDecodeDepth
-	fp.keywords = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
-	fp.strs = ahocorasick.NewTrieBuilder().AddStrings(strs).Build()
+	fp.trie = ahocorasick.NewTrieBuilder().AddStrings(pats).Build()
 	return fp
 }
 
-// index appends rule to the rules of s in *rules, adding s to list when
-// it is new; it returns the list.
-func index(list []string, rules *[][]int, s string, rule int) []string {
-	k := slices.Index(list, s)
+// restRule stands for the rest's rules in kwRules.
+const restRule = -1
+
+// index adds rule to the rules pattern s is a keyword of (kw) or a string
+// of, appending s to pats when it is new; it returns pats.
+func (fp *fastPath) index(pats []string, s string, rule int, kw bool) []string {
+	k := slices.Index(pats, s)
 	if k < 0 {
-		k = len(list)
-		list = append(list, s)
-		*rules = append(*rules, nil)
+		k = len(pats)
+		pats = append(pats, s)
+		fp.kwRules = append(fp.kwRules, nil)
+		fp.strRules = append(fp.strRules, nil)
 	}
-	(*rules)[k] = append((*rules)[k], rule)
-	return list
+	if kw {
+		fp.kwRules[k] = append(fp.kwRules[k], rule)
+	} else {
+		fp.strRules[k] = append(fp.strRules[k], rule)
+	}
+	return pats
 }
 
 // isGeneric is gitleaks' test for a generic rule (its filter).
@@ -154,11 +181,11 @@ func analyze(expr string) (required, bool) {
 	if err != nil {
 		return required{}, false
 	}
-	re = re.Simplify()
 	if n, ok := maxNewlines(re); !ok || n > maxWindowSpan {
 		return required{}, false
 	}
-	q, ok := requiredLiterals(re)
+	a := &analyzer{exact: map[*syntax.Regexp]exactResult{}}
+	q, ok := a.requiredLiterals(re)
 	if !ok || len(q.set) > 64 {
 		return required{}, false
 	}
@@ -238,7 +265,28 @@ const maxExact = 32
 // exactSet returns the lowercase strings re matches when it matches one
 // of a few fixed ASCII strings (a literal, a small class, an alternation
 // or concatenation of those); ok is false otherwise.
-func exactSet(re *syntax.Regexp) ([]string, bool) {
+func (a *analyzer) exactSet(re *syntax.Regexp) ([]string, bool) {
+	if r, ok := a.exact[re]; ok {
+		return r.set, r.ok
+	}
+	set, ok := a.exactSet1(re)
+	a.exact[re] = exactResult{set, ok}
+	return set, ok
+}
+
+// exactResult is a memoized exactSet.
+type exactResult struct {
+	set []string
+	ok  bool
+}
+
+// analyzer memoizes exactSet over one expression's nodes (requiredLiterals
+// asks again at every level).
+type analyzer struct {
+	exact map[*syntax.Regexp]exactResult
+}
+
+func (a *analyzer) exactSet1(re *syntax.Regexp) ([]string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := string(re.Rune)
@@ -247,13 +295,19 @@ func exactSet(re *syntax.Regexp) ([]string, bool) {
 		}
 		return []string{strings.ToLower(s)}, true
 	case syntax.OpCharClass:
-		var out []string
+		n := 0
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			lo, hi := re.Rune[i], re.Rune[i+1]
-			if hi >= utf8.RuneSelf || hi-lo >= maxExact {
+			if re.Rune[i+1] >= utf8.RuneSelf {
 				return nil, false
 			}
-			for r := lo; r <= hi; r++ {
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+		}
+		if n > 2*maxExact { // upper and lower case of maxExact letters
+			return nil, false
+		}
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
 				out = append(out, strings.ToLower(string(r)))
 			}
 		}
@@ -261,11 +315,17 @@ func exactSet(re *syntax.Regexp) ([]string, bool) {
 		out = slices.Compact(out)
 		return out, len(out) > 0 && len(out) <= maxExact
 	case syntax.OpCapture:
-		return exactSet(re.Sub[0])
+		return a.exactSet(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := a.exactSet(re.Sub[0])
+		if !ok || len(set) >= maxExact {
+			return nil, false
+		}
+		return append([]string{""}, set...), true
 	case syntax.OpAlternate:
 		var out []string
 		for _, s := range re.Sub {
-			set, ok := exactSet(s)
+			set, ok := a.exactSet(s)
 			if !ok {
 				return nil, false
 			}
@@ -275,7 +335,7 @@ func exactSet(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpConcat:
 		out := []string{""}
 		for _, s := range re.Sub {
-			set, ok := exactSet(s)
+			set, ok := a.exactSet(s)
 			if !ok {
 				return nil, false
 			}
@@ -308,40 +368,45 @@ func product(as, bs []string) []string {
 type required struct {
 	set           []string
 	before, after int
+	// tail, when set, is what follows the string to the end of every
+	// match: the expression is a concatenation whose parts before tail
+	// end with the string (requiredLiterals at the top level only).
+	tail *syntax.Regexp
 }
 
 // requiredLiterals returns re's required strings; ok is false when there
 // is no such set. re's matches hold a bounded number of newlines
 // (maxNewlines).
-func requiredLiterals(re *syntax.Regexp) (required, bool) {
-	if set, ok := exactSet(re); ok {
+func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
+	if set, ok := a.exactSet(re); ok {
 		return required{set: set}, true
 	}
 	switch re.Op {
 	case syntax.OpCapture:
-		return requiredLiterals(re.Sub[0])
+		return a.requiredLiterals(re.Sub[0])
 	case syntax.OpPlus, syntax.OpRepeat:
 		if re.Op == syntax.OpRepeat && re.Min < 1 {
 			return required{}, false
 		}
-		q, ok := requiredLiterals(re.Sub[0])
+		q, ok := a.requiredLiterals(re.Sub[0])
 		if !ok {
 			return required{}, false
 		}
 		// The string is in one of the repetitions; the others may lie on
 		// either side.
 		n, _ := maxNewlines(re)
-		q.before, q.after = n, n
+		q.before, q.after, q.tail = n, n, nil
 		return q, true
 	case syntax.OpAlternate:
 		var out required
 		for _, s := range re.Sub {
-			q, ok := requiredLiterals(s)
+			q, ok := a.requiredLiterals(s)
 			if !ok {
 				return required{}, false
 			}
 			out.set = append(out.set, q.set...)
 			out.before, out.after = max(out.before, q.before), max(out.after, q.after)
+			// A tail per branch would do; one for all does not exist.
 		}
 		return out, true
 	case syntax.OpConcat:
@@ -364,11 +429,15 @@ func requiredLiterals(re *syntax.Regexp) (required, bool) {
 		run, from := []string{""}, 0
 		endRun := func(i int) {
 			if run[0] != "" || len(run) > 1 {
-				consider(required{set: run, before: nl[from], after: total - nl[i]})
+				q := required{set: run, before: nl[from], after: total - nl[i]}
+				if i < len(re.Sub) {
+					q.tail = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[i:]}
+				}
+				consider(q)
 			}
 		}
 		for i, s := range re.Sub {
-			if set, ok := exactSet(s); ok {
+			if set, ok := a.exactSet(s); ok {
 				if p := product(run, set); p != nil {
 					run = p
 					continue
@@ -379,9 +448,10 @@ func requiredLiterals(re *syntax.Regexp) (required, bool) {
 			}
 			endRun(i)
 			run, from = []string{""}, i+1
-			if q, ok := requiredLiterals(s); ok {
+			if q, ok := a.requiredLiterals(s); ok {
 				q.before += nl[i]
 				q.after += total - nl[i+1]
+				q.tail = nil
 				consider(q)
 			}
 		}
@@ -429,37 +499,74 @@ var foldsToASCII = func() []string {
 
 // find returns what det.DetectString(text) returns, by the fast path.
 func (f *fastPath) find(text string) []report.Finding {
-	out := f.rest.DetectString(text)
-	// gitleaks' keyword check, on the whole lowercased text.
 	run := make([]bool, len(f.rules))
-	any := false
 	for _, i := range f.always {
-		run[i], any = true, true
+		run[i] = true
 	}
-	f.keywords.Walk([]byte(strings.ToLower(text)), func(_, _, k int64) bool {
+	restRuns := f.restAlways
+	gate := func(k int64) {
 		for _, i := range f.kwRules[k] {
-			run[i], any = true, true
+			if i == restRule {
+				restRuns = true
+			} else {
+				run[i] = true
+			}
 		}
-		return true
-	})
-	if !any {
-		return out
 	}
-	// The lines holding each running rule's strings, in one pass.
+	// One pass finds gitleaks' keywords (in the lowercased text) and the
+	// strings (in the ASCII-lowercased text; the same text when it is
+	// ASCII; else a second pass) with their lines.
 	t := newLines(text)
-	hits := make([][]int, len(f.rules))
+	type hit struct{ end, line, str int32 }
+	var found []hit
 	line := 0
-	f.strs.Walk(t.lower, func(end, _, k int64) bool {
+	onString := func(end, k int64) {
+		if len(f.strRules[k]) == 0 {
+			return
+		}
 		for line+1 < len(t.start) && t.start[line+1] <= int(end) {
 			line++
 		}
-		for _, i := range f.strRules[k] {
-			if h := hits[i]; run[i] && (len(h) == 0 || h[len(h)-1] != line) {
-				hits[i] = append(h, line)
+		found = append(found, hit{int32(end), int32(line), int32(k)})
+	}
+	if t.ascii {
+		f.trie.Walk(t.lower, func(end, _, k int64) bool {
+			gate(k)
+			onString(end, k)
+			return true
+		})
+	} else {
+		f.trie.Walk([]byte(strings.ToLower(text)), func(_, _, k int64) bool {
+			gate(k)
+			return true
+		})
+		f.trie.Walk(t.lower, func(end, _, k int64) bool {
+			onString(end, k)
+			return true
+		})
+	}
+	var out []report.Finding
+	if restRuns {
+		out = f.rest.DetectString(text)
+	}
+	hits := make([][]int, len(f.rules))
+	for _, h := range found {
+		for _, i := range f.strRules[h.str] {
+			lines := hits[i]
+			if !run[i] || (len(lines) > 0 && lines[len(lines)-1] == int(h.line)) {
+				continue
 			}
+			if r := &f.rules[i]; r.tail != nil {
+				// The match would end before the newline of line
+				// line+after; one line more for the assertions' context.
+				limit := t.end(min(int(h.line)+r.req.after+1, len(t.start)-1))
+				if !r.tail.MatchString(text[h.end:limit]) {
+					continue
+				}
+			}
+			hits[i] = append(lines, int(h.line))
 		}
-		return true
-	})
+	}
 	var generic []report.Finding
 	for i := range f.rules {
 		if !run[i] || len(hits[i])+len(t.wild) == 0 {
@@ -523,13 +630,14 @@ func shadowed(g report.Finding, others []report.Finding) bool {
 type lines struct {
 	text  string
 	lower []byte
+	ascii bool  // text is ASCII: lower is its lowercase
 	start []int // byte offset of each line; a line holds its '\n'
 	// wild marks lines holding a rune that folds to an ASCII letter.
 	wild map[int]bool
 }
 
 func newLines(text string) *lines {
-	t := &lines{text: text, start: []int{0}}
+	t := &lines{text: text, start: []int{0}, ascii: true}
 	b := []byte(text)
 	for i, c := range b {
 		switch {
@@ -537,6 +645,8 @@ func newLines(text string) *lines {
 			b[i] = c + 'a' - 'A'
 		case c == '\n' && i+1 < len(b):
 			t.start = append(t.start, i+1)
+		case c >= utf8.RuneSelf:
+			t.ascii = false
 		}
 	}
 	t.lower = b

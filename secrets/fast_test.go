@@ -264,3 +264,19 @@ func TestFastPathEveryRule(t *testing.T) {
 	}
 	t.Logf("%d windowed rules, %d found in their samples", len(fp.rules), len(found))
 }
+
+// BenchmarkNewFastPath: reading every rule's expression, once per
+// process (on the first text to scan).
+func BenchmarkNewFastPath(b *testing.B) {
+	s := &Scanner{cache: map[[32]byte][]finding{}}
+	det, err := s.detector()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if newFastPath(det) == nil {
+			b.Fatal("no fast path")
+		}
+	}
+}
