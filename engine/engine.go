@@ -6,7 +6,9 @@
 // An Engine owns the per-workspace state that makes a second request fast:
 // the gatherer's file index, the editor's unsaved buffers and the
 // effective configuration. Token counts and tree-sitter views are cached
-// process-wide by their packages, keyed by content hash.
+// process-wide by their packages, keyed by content hash; beside a
+// persisted index the engine also keeps their stores across processes
+// (engine/viewstore.go).
 package engine
 
 import (
