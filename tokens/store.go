@@ -106,6 +106,34 @@ func (s *CountStore) put(k countKey, n int) {
 	defer s.mu.Unlock()
 	s.counts[k] = storedCount{gen: s.gen, count: uint32(n)}
 	s.dirty = true
+	if len(s.counts) > countMemMax {
+		s.trim()
+	}
+}
+
+// countMemMax bounds a store in memory (about 40 bytes a count): over
+// it, the counts of the oldest generations are dropped down to three
+// quarters. A variable for the tests.
+var countMemMax = 400_000
+
+// trim drops the oldest generations' counts. s.mu must be held.
+func (s *CountStore) trim() {
+	var gens []uint64
+	for _, e := range s.counts {
+		gens = append(gens, e.gen)
+	}
+	slices.Sort(gens)
+	gens = slices.Compact(gens)
+	for _, g := range gens {
+		for k, e := range s.counts {
+			if len(s.counts) <= countMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.counts, k)
+			}
+		}
+	}
 }
 
 // Dirty reports whether the store learned a count since it was decoded or

@@ -150,3 +150,29 @@ func FuzzDecodeCountStore(f *testing.F) {
 		}
 	})
 }
+
+// TestCountStoreMemoryBound: in memory, a store over its limit drops the
+// counts of older processes first.
+func TestCountStoreMemoryBound(t *testing.T) {
+	defer func(n int) { countMemMax = n }(countMemMax)
+	countMemMax = 4
+	s := NewCountStore()
+	for i := range 3 {
+		s.put(storeKey(O200kBase, strings.Repeat("o", i+1)), 1)
+	}
+	s2, err := DecodeCountStore(s.AppendBinary(nil, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		s2.put(storeKey(O200kBase, strings.Repeat("n", i+1)), 1)
+	}
+	if n := len(s2.counts); n > countMemMax {
+		t.Errorf("%d counts, limit %d", n, countMemMax)
+	}
+	for i := range 3 {
+		if _, ok := s2.counts[storeKey(O200kBase, strings.Repeat("n", i+1))]; !ok {
+			t.Errorf("recent count %d dropped", i)
+		}
+	}
+}

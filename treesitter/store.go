@@ -30,6 +30,53 @@ type Store struct {
 	dirty    bool
 	hits     int
 	misses   int
+	size     int // bytes of the entries, as entrySize counts them
+}
+
+// storeMemMax bounds a store in memory (a long-running daemon sees ever
+// more files): over it, the least recently used entries (oldest
+// generation first) are dropped down to three quarters. A variable for
+// the tests.
+var storeMemMax = 48 << 20
+
+func analysisSize(data []byte) int { return 48 + len(data) }
+func verdictSize(errs []span) int  { return 48 + 16*len(errs) }
+
+// trim drops entries of the oldest generations until the store is under
+// three quarters of storeMemMax. s.mu must be held.
+func (s *Store) trim() {
+	if s.size <= storeMemMax {
+		return
+	}
+	var gens []uint64
+	for _, e := range s.analyses {
+		gens = append(gens, e.gen)
+	}
+	for _, e := range s.verdicts {
+		gens = append(gens, e.gen)
+	}
+	slices.Sort(gens)
+	gens = slices.Compact(gens)
+	for _, g := range gens {
+		for k, e := range s.analyses {
+			if s.size <= storeMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.analyses, k)
+				s.size -= analysisSize(e.data)
+			}
+		}
+		for k, e := range s.verdicts {
+			if s.size <= storeMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.verdicts, k)
+				s.size -= verdictSize(e.errs)
+			}
+		}
+	}
 }
 
 // storedAnalysis is an analysis in its encoded form (see
@@ -106,15 +153,23 @@ func (s *Store) analysisData(key [32]byte) ([]byte, bool) {
 func (s *Store) putAnalysis(key [32]byte, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if old, ok := s.analyses[key]; ok {
+		s.size -= analysisSize(old.data)
+	}
 	s.analyses[key] = storedAnalysis{gen: s.gen, data: data}
+	s.size += analysisSize(data)
 	s.dirty = true
+	s.trim()
 }
 
 // dropAnalysis forgets an entry that did not decode for its source.
 func (s *Store) dropAnalysis(key [32]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.analyses, key)
+	if old, ok := s.analyses[key]; ok {
+		s.size -= analysisSize(old.data)
+		delete(s.analyses, key)
+	}
 	s.dirty = true
 }
 
@@ -132,8 +187,13 @@ func (s *Store) verdict(key [32]byte) ([]span, bool) {
 func (s *Store) putVerdict(key [32]byte, errs []span) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if old, ok := s.verdicts[key]; ok {
+		s.size -= verdictSize(old.errs)
+	}
 	s.verdicts[key] = storedVerdict{gen: s.gen, errs: slices.Clone(errs)}
+	s.size += verdictSize(errs)
 	s.dirty = true
+	s.trim()
 }
 
 // verdictKey hashes a rendered view and its language.
@@ -239,7 +299,11 @@ func DecodeStore(b []byte) (*Store, error) {
 		if r.err != nil {
 			break
 		}
+		if old, ok := s.analyses[k]; ok {
+			s.size -= analysisSize(old.data)
+		}
 		s.analyses[k] = storedAnalysis{gen: gen, data: data}
+		s.size += analysisSize(data)
 	}
 	nv := r.count(32 + 2)
 	for range nv {
@@ -258,7 +322,11 @@ func DecodeStore(b []byte) (*Store, error) {
 		if r.err != nil {
 			break
 		}
+		if old, ok := s.verdicts[k]; ok {
+			s.size -= verdictSize(old.errs)
+		}
 		s.verdicts[k] = storedVerdict{gen: gen, errs: errs}
+		s.size += verdictSize(errs)
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail(fmt.Sprintf("%d trailing bytes", len(r.b)))

@@ -319,3 +319,32 @@ func FuzzDecodeStore(f *testing.F) {
 		a.err()
 	})
 }
+
+// TestStoreMemoryBound: in memory, a store over its limit drops the
+// entries of older processes first.
+func TestStoreMemoryBound(t *testing.T) {
+	defer func(n int) { storeMemMax = n }(storeMemMax)
+	storeMemMax = 1 << 30
+	resetCaches()
+	s := NewStore()
+	old := storeCase{"python", "python", []byte(storeInputs[1].src)}
+	allViews(t, old, s)
+	s2 := roundTrip(t, s)
+	oldKey := cacheKey("analysis", old.lang, old.src, Options{})
+	d, _ := s2.analysisData(oldKey)
+	s2.mu.Lock()
+	s2.analyses[oldKey] = storedAnalysis{gen: 1, data: d} // as if unused by this process
+	s2.mu.Unlock()
+	storeMemMax = s2.size + 100
+	recentKey := [32]byte{1}
+	s2.putAnalysis(recentKey, make([]byte, 150))
+	if _, ok := s2.analyses[oldKey]; ok {
+		t.Error("the older entry was kept over the limit")
+	}
+	if _, ok := s2.analyses[recentKey]; !ok {
+		t.Error("the entry just put was dropped")
+	}
+	if s2.size > storeMemMax {
+		t.Errorf("size %d over the limit %d", s2.size, storeMemMax)
+	}
+}
