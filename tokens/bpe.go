@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 	"sync"
@@ -27,7 +28,7 @@ type bpeBackend struct {
 	// pattern (pretokenize.go).
 	split func(text string, f func(piece string))
 
-	data  []byte // the .tiktoken file, embedded
+	file  string // the embedded .tiktoken file
 	once  sync.Once
 	ranks map[string]int // set by load
 }
@@ -42,18 +43,22 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
-	data, err := tiktokenassets.Assets.ReadFile(encoding + ".tiktoken")
-	if err != nil {
+	file := encoding + ".tiktoken"
+	if _, err := fs.Stat(tiktokenassets.Assets, file); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	return &bpeBackend{data: data, split: split}, nil
+	return &bpeBackend{file: file, split: split}, nil
 }
 
 // load decodes the vocabulary once. The file is embedded and checked by
 // the tests, so a decoding error is a broken build.
 func (b *bpeBackend) load() {
 	b.once.Do(func() {
-		ranks, err := parseTiktokenRanks(b.data)
+		data, err := tiktokenassets.Assets.ReadFile(b.file) // a copy, dropped after parsing
+		if err != nil {
+			panic(fmt.Sprintf("read the embedded vocabulary: %v", err))
+		}
+		ranks, err := parseTiktokenRanks(data)
 		if err != nil {
 			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
 		}
