@@ -68,6 +68,9 @@ type parsedCall struct {
 	isRead bool
 	m      map[string]any
 	cmd    string
+	// runs and writes are the scripts cmd runs and writes (scriptRun,
+	// scriptWrite), in order.
+	runs, writes []string
 }
 
 func parseCall(name, argText string) parsedCall {
@@ -75,6 +78,14 @@ func parseCall(name, argText string) parsedCall {
 	pc.read, pc.isRead = ReadOf(name, argText)
 	if pc.m != nil {
 		pc.cmd = shellCommand(pc.m)
+	}
+	if pc.cmd != "" {
+		for _, mm := range scriptRun.FindAllStringSubmatch(pc.cmd, -1) {
+			pc.runs = append(pc.runs, mm[1])
+		}
+		for _, mm := range scriptWrite.FindAllStringSubmatch(pc.cmd, -1) {
+			pc.writes = append(pc.writes, mm[1])
+		}
 	}
 	return pc
 }
@@ -96,16 +107,15 @@ func superseded(calls []Call, parse func(name, args string) parsedCall) map[stri
 		if cmd == "" {
 			continue
 		}
-		for _, mm := range scriptRun.FindAllStringSubmatch(cmd, -1) {
-			if text, ok := scripts[mm[1]]; ok {
+		for _, run := range pcs[i].runs {
+			if text, ok := scripts[run]; ok {
 				cmds[i] += "\n" + text
 			}
 		}
-		written := scriptWrite.FindAllStringSubmatch(cmd, -1)
-		for _, mm := range written {
-			scripts[mm[1]] = cmd
+		for _, w := range pcs[i].writes {
+			scripts[w] = cmd
 		}
-		skip[i] = len(written) > 0 && !scriptRun.MatchString(cmd)
+		skip[i] = len(pcs[i].writes) > 0 && len(pcs[i].runs) == 0
 	}
 	out := map[string]Supersession{}
 	for i, c := range calls {
