@@ -246,12 +246,13 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, err
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	ch := make(chan *fileInfo)
 	var wg sync.WaitGroup
+	seen := &sameContent{docs: map[[32]byte]*indexDoc{}}
 	for range workers {
 		wg.Go(func() {
 			c := newTermCounter()
 			buf := make([]byte, 0, 64<<10)
 			for f := range ch {
-				buf = w.indexFile(f, c, buf)
+				buf = w.indexFile(f, c, seen, buf)
 			}
 		})
 	}
@@ -267,8 +268,33 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, err
 	return len(todo), err
 }
 
+// sameContent remembers, during one indexing pass, the document of each
+// content hash indexed so far: a file whose bytes equal an earlier one's
+// shares its term bags (immutable) instead of holding a copy, as files
+// loaded from the persisted index do (it stores one entry per content).
+// Vendored copies, generated twins and trees checked out side by side
+// then cost their bags once.
+type sameContent struct {
+	mu   sync.Mutex
+	docs map[[32]byte]*indexDoc
+}
+
+func (s *sameContent) get(h [32]byte) *indexDoc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[h]
+}
+
+func (s *sameContent) put(h [32]byte, d *indexDoc) {
+	s.mu.Lock()
+	if s.docs[h] == nil {
+		s.docs[h] = d
+	}
+	s.mu.Unlock()
+}
+
 // indexFile reads one file and fills its content facts and index entry.
-func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
+func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, buf []byte) []byte {
 	b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
 	if err != nil {
 		f.indexed = true
@@ -298,7 +324,12 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(text)
 	}
-	f.doc = newDoc(c, c.defs(), f.rel, text)
+	if d := seen.get(f.hash); d != nil {
+		f.doc = sharedDoc(c, f.rel, d)
+	} else {
+		f.doc = newDoc(c, c.defs(), f.rel, text)
+		seen.put(f.hash, f.doc)
+	}
 	f.indexed = true
 	return b
 }

@@ -2,6 +2,7 @@ package gather
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -316,6 +317,14 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	return doc
 }
 
+// sharedDoc indexes a file whose content equals same's: the content-derived
+// bags and marker are same's (bags are immutable, so they are shared, not
+// copied); the path's terms and the role are its own.
+func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
+	return &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, same.generated), generated: same.generated,
+		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
+}
+
 // defKeyword reports words that introduce a definition's name in the
 // languages ctxd reads: the next identifier, after blanks only, is
 // defined. A switch, not a map: it runs once per identifier of every file.
@@ -482,37 +491,68 @@ type Index struct {
 	avgPath, avgBody, avgDefs float64
 
 	// postings caches, per query term met, the documents that hold it (in
-	// any field): built by one pass over the documents the first time a
-	// term is asked for, then scoring visits only the candidates. A
+	// any field) with the term's count in each field: built by one pass
+	// over the documents the first time a term is asked for, then scoring
+	// reads only the postings of the query's terms, no document's bags. A
 	// daemon's index lives as long as its snapshot, so repeated words of
-	// requests cost their postings only.
-	postingsMu sync.Mutex
-	postings   map[uint32][]int32
+	// requests cost their postings only. postingsLen is the number of
+	// entries cached, bounded by maxPostingEntries.
+	postingsMu  sync.Mutex
+	postings    map[uint32]*posting
+	postingsLen int
 }
 
-// maxPostingTerms bounds the postings cache of one index.
-const maxPostingTerms = 1 << 14
+// posting is one term's documents, ascending, and the term's count in each
+// of their fields; dfPath, dfBody and dfDefs count the documents that hold
+// it in each field.
+type posting struct {
+	docs                   []postingDoc
+	dfPath, dfBody, dfDefs int
+}
 
-// posting returns the indexes of the documents that hold term h in any
-// field, ascending.
-func (ix *Index) posting(h uint32) []int32 {
+type postingDoc struct {
+	doc              int32
+	path, body, defs uint16
+}
+
+// maxPostingEntries bounds the postings cache of one index (12 bytes an
+// entry: 24 MiB). A term that does not fit is computed for the request
+// and not kept.
+const maxPostingEntries = 2 << 20
+
+// posting returns the postings of term h.
+func (ix *Index) posting(h uint32) *posting {
 	ix.postingsMu.Lock()
 	p, ok := ix.postings[h]
 	ix.postingsMu.Unlock()
 	if ok {
 		return p
 	}
+	p = &posting{}
 	for i, d := range ix.docs {
-		if d.name.count(h) > 0 || d.content.count(h) > 0 || d.defs.count(h) > 0 {
-			p = append(p, int32(i))
+		tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
+		if tp == 0 && tb == 0 && td == 0 {
+			continue
+		}
+		p.docs = append(p.docs, postingDoc{doc: int32(i), path: uint16(tp), body: uint16(tb), defs: uint16(td)})
+		if tp > 0 {
+			p.dfPath++
+		}
+		if tb > 0 {
+			p.dfBody++
+		}
+		if td > 0 {
+			p.dfDefs++
 		}
 	}
+	p.docs = slices.Clip(p.docs)
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
-		ix.postings = map[uint32][]int32{}
+		ix.postings = map[uint32]*posting{}
 	}
-	if len(ix.postings) < maxPostingTerms {
+	if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
 		ix.postings[h] = p
+		ix.postingsLen += len(p.docs)
 	}
 	ix.postingsMu.Unlock()
 	return p
@@ -586,85 +626,109 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 		return nil
 	}
 	n := float64(len(ix.docs))
-	idfP := make([]float64, len(qt))
-	idfB := make([]float64, len(qt))
-	idfD := make([]float64, len(qt))
-	// The candidates: documents holding at least one query term.
-	var cand []int32
-	seen := make([]bool, len(ix.docs))
+	ps := make([]*posting, len(qt))
 	for i, h := range qt {
-		var dfp, dfb, dfd float64
-		for _, k := range ix.posting(h) {
-			d := ix.docs[k]
-			if !seen[k] {
-				seen[k] = true
-				cand = append(cand, k)
-			}
-			if d.name.count(h) > 0 {
-				dfp++
-			}
-			if d.content.count(h) > 0 {
-				dfb++
-			}
-			if d.defs.count(h) > 0 {
-				dfd++
-			}
-		}
-		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
-		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
-		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
+		ps[i] = ix.posting(h)
 	}
 	var ref float64
-	for i := range qt {
-		ref += idfB[i]
+	for _, p := range ps {
+		ref += bm25IDF(n, p.dfBody)
+	}
+	// Scores accumulate term by term over the postings, each document's
+	// fields summed in query-term order as a document-at-a-time loop would
+	// (the same sums, so the same scores): the work is the postings of the
+	// query's terms, not the tree.
+	type acc struct {
+		doc        int32
+		sp, sc, sd float64
+	}
+	var cand []acc
+	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
+	for _, p := range ps {
+		idfP, idfB, idfD := bm25IDF(n, p.dfPath), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
+		for _, e := range p.docs {
+			k := slot[e.doc]
+			if k == 0 {
+				cand = append(cand, acc{doc: e.doc})
+				k = int32(len(cand))
+				slot[e.doc] = k
+			}
+			a := &cand[k-1]
+			d := ix.docs[e.doc]
+			if tf := float64(e.path); tf > 0 {
+				lp := float64(d.name.n) / ix.avgPath
+				a.sp += pathWeight * idfP * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+			}
+			if tf := float64(e.body); tf > 0 {
+				lb := float64(d.content.n) / ix.avgBody
+				a.sc += idfB * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+			}
+			if tf := float64(e.defs); tf > 0 {
+				ld := float64(d.defs.n) / ix.avgDefs
+				a.sd += defWeight * idfD * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
+			}
+		}
 	}
 	priors := &codePriors
 	if q.explain {
 		priors = &explainPriors
 	}
-	var hits []Hit
-	for _, k := range cand {
-		d := ix.docs[k]
+	// Sorted as (score, doc) pairs, small and without reflection; a
+	// document's index orders it by path (docs are sorted by path).
+	type scored struct {
+		s   float64
+		doc int32
+		a   int32 // index in cand
+	}
+	order := make([]scored, 0, len(cand))
+	for j := range cand {
+		a := &cand[j]
+		d := ix.docs[a.doc]
 		if keep != nil && !keep(d.path) {
 			continue
 		}
-		var sp, sc, sd float64
-		lp := float64(d.name.n) / ix.avgPath
-		lb := float64(d.content.n) / ix.avgBody
-		ld := float64(d.defs.n) / ix.avgDefs
-		for i, h := range qt {
-			if tf := float64(d.name.count(h)); tf > 0 {
-				sp += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
-			}
-			if tf := float64(d.content.count(h)); tf > 0 {
-				sc += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
-			}
-			if tf := float64(d.defs.count(h)); tf > 0 {
-				sd += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
-			}
-		}
-		s := sp + sc + sd
+		s := a.sp + a.sc + a.sd
 		if s <= 0 {
 			continue
 		}
-		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
-		m := ctxd.LexicalMatch{Path: share(sp), Content: share(sc), Definitions: share(sd), Role: d.role.String(), Prior: priors[d.role]}
 		s *= priors[d.role]
 		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
-		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref), Match: m})
+		order = append(order, scored{s: s, doc: a.doc, a: int32(j)})
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(order, func(x, y scored) int {
+		if x.s != y.s {
+			if x.s > y.s {
+				return -1
+			}
+			return 1
 		}
-		return hits[i].Path < hits[j].Path
+		return cmp.Compare(x.doc, y.doc)
 	})
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+	if limit > 0 && len(order) > limit {
+		order = order[:limit]
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(order))
+	for j, o := range order {
+		a := &cand[o.a]
+		d := ix.docs[o.doc]
+		s := a.sp + a.sc + a.sd
+		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
+		m := ctxd.LexicalMatch{Path: share(a.sp), Content: share(a.sc), Definitions: share(a.sd), Role: d.role.String(), Prior: priors[d.role]}
+		hits[j] = Hit{Path: d.path, Score: o.s, Relevance: math.Min(1, o.s/ref), Match: m}
 	}
 	return hits
+}
+
+// bm25IDF is BM25's inverse document frequency of a term df of n documents
+// hold.
+func bm25IDF(n float64, df int) float64 {
+	f := float64(df)
+	return math.Log(1 + (n-f+0.5)/(f+0.5))
 }
 
 // RequestIdents returns the identifier-like words of a request that look

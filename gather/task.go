@@ -33,16 +33,8 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	scores := make(map[string]float64, len(hits))
-	relevance := make(map[string]float64, len(hits))
-	lexRank := make(map[string]int, len(hits))
-	g.lexical = make(map[string]ctxd.LexicalMatch, len(hits))
-	for i, h := range hits {
-		g.lexical[h.Path] = h.Match
-		scores[h.Path] = h.Score
-		relevance[h.Path] = h.Relevance
-		lexRank[h.Path] = i + 1
-	}
+	g.lexical = newLexRanking(hits)
+	scores := g.lexical.score
 
 	// Stack traces and error text: the error locations. The innermost
 	// frame in the workspace (the last one of a Python traceback, the
@@ -157,10 +149,45 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		}
 	}
 	for rel, c := range g.cands {
-		c.relScore, c.relevance, c.lexRank = scores[rel], relevance[rel], lexRank[rel]
+		if h, rank := g.lexical.hit(rel); h != nil {
+			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
+		}
 	}
 	g.linkFacts(links)
 	return nil
+}
+
+// lexRanking is a request's lexical ranking, looked up by path: one map
+// from path to place for every hit (a common word's hits are a large part
+// of the tree, so one map, not one per fact).
+type lexRanking struct {
+	hits []Hit
+	at   map[string]int32
+}
+
+func newLexRanking(hits []Hit) lexRanking {
+	at := make(map[string]int32, len(hits))
+	for i, h := range hits {
+		at[h.Path] = int32(i)
+	}
+	return lexRanking{hits: hits, at: at}
+}
+
+// hit returns rel's hit and its 1-based place, or nil and 0.
+func (r lexRanking) hit(rel string) (*Hit, int) {
+	i, ok := r.at[rel]
+	if !ok {
+		return nil, 0
+	}
+	return &r.hits[i], int(i) + 1
+}
+
+// score returns rel's lexical score, 0 when it did not match.
+func (r lexRanking) score(rel string) float64 {
+	if h, _ := r.hit(rel); h != nil {
+		return h.Score
+	}
+	return 0
 }
 
 // targets lists the candidates the user pointed at (open files, literal
@@ -226,7 +253,7 @@ func (g *gathering) addFixtures(target string, n int) {
 
 // addSiblings adds files of the target's directory in the same language
 // (not tests), best lexical match first.
-func (g *gathering) addSiblings(target string, scores map[string]float64, n int) {
+func (g *gathering) addSiblings(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
 	lang := Language(target)
 	if lang == "" {
@@ -238,7 +265,7 @@ func (g *gathering) addSiblings(target string, scores map[string]float64, n int)
 			sibs = append(sibs, p)
 		}
 	}
-	sort.SliceStable(sibs, func(i, j int) bool { return scores[sibs[i]] > scores[sibs[j]] })
+	sort.SliceStable(sibs, func(i, j int) bool { return scores(sibs[i]) > scores(sibs[j]) })
 	reason := "same directory as " + target
 	if lang == "go" {
 		reason = "same package as " + target
@@ -278,7 +305,7 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 
 // addImporters adds the files that import the target (REFACTOR's
 // dependents), best lexical match first.
-func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores map[string]float64, n int) error {
+func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
 	lang := Language(target)
 	var deps []string
 	for i, f := range g.snap.files {
@@ -299,7 +326,7 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		if ti != tj {
 			return !ti
 		}
-		return scores[deps[i]] > scores[deps[j]]
+		return scores(deps[i]) > scores(deps[j])
 	})
 	if len(deps) > n {
 		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
