@@ -1,9 +1,11 @@
 package gather
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -307,7 +309,13 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 // dependents), best lexical match first.
 func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
 	lang := Language(target)
-	var deps []string
+	imports := res.importsOf(target)
+	type dep struct {
+		rel   string
+		test  bool
+		score float64
+	}
+	var deps []dep
 	for i, f := range g.snap.files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -317,23 +325,27 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang) {
 			continue
 		}
-		if res.imports(f.rel, f.lang, f.imports, target) {
-			deps = append(deps, f.rel)
+		if imports.by(f.rel, f.lang, f.imports) {
+			deps = append(deps, dep{rel: f.rel, test: IsTestFile(f.rel), score: scores(f.rel)})
 		}
 	}
-	sort.SliceStable(deps, func(i, j int) bool {
-		ti, tj := IsTestFile(deps[i]), IsTestFile(deps[j])
-		if ti != tj {
-			return !ti
+	// Code before tests, then best lexical match; stable, so path order
+	// within ties.
+	slices.SortStableFunc(deps, func(a, b dep) int {
+		if a.test != b.test {
+			if !a.test {
+				return -1
+			}
+			return 1
 		}
-		return scores(deps[i]) > scores(deps[j])
+		return cmp.Compare(b.score, a.score)
 	})
 	if len(deps) > n {
 		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
 		deps = deps[:n]
 	}
 	for _, d := range deps {
-		g.add(d, "imports "+target, ctxd.RoleDependent, false)
+		g.add(d.rel, "imports "+target, ctxd.RoleDependent, false)
 	}
 	return nil
 }
