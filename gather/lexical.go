@@ -517,8 +517,8 @@ type postingDoc struct {
 
 // maxPostingEntries bounds the postings cache of one index (12 bytes an
 // entry: 24 MiB). A term that does not fit is computed for the request
-// and not kept.
-const maxPostingEntries = 2 << 20
+// and not kept. A variable for tests.
+var maxPostingEntries = 2 << 20
 
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
