@@ -621,9 +621,72 @@ func testQuery(q string) bool {
 // the names it defines), times its role's prior (docs, changelogs, meta,
 // generated and vendored files below code) and the test penalty.
 func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit {
+	r := ix.ranking(q, limit, keep)
+	for i := range r.hits {
+		r.hits[i].Match = r.match(i)
+	}
+	return r.hits
+}
+
+// ranking is a request's ranking: hits best first, looked up by path
+// through the index's order (no map of every hit), with each hit's
+// per-field split kept for [ranking.match], worked out only for the hits
+// a caller shows.
+type ranking struct {
+	ix      *Index
+	explain bool
+	hits    []Hit        // Match left zero
+	parts   [][3]float64 // path, content, definitions score of hits[i]
+	docs    []int32      // the document of hits[i]
+	place   []int32      // by document: 1 + index in hits, 0 when none
+}
+
+// hit returns rel's hit and its 1-based place, or nil and 0.
+func (r *ranking) hit(rel string) (*Hit, int) {
+	if r == nil || len(r.hits) == 0 {
+		return nil, 0
+	}
+	d, ok := r.ix.find(rel)
+	if !ok || r.place[d] == 0 {
+		return nil, 0
+	}
+	i := int(r.place[d]) - 1
+	return &r.hits[i], i + 1
+}
+
+// score returns rel's lexical score, 0 when it did not match.
+func (r *ranking) score(rel string) float64 {
+	if h, _ := r.hit(rel); h != nil {
+		return h.Score
+	}
+	return 0
+}
+
+// match splits hits[i]'s score by field and names its role's prior.
+func (r *ranking) match(i int) ctxd.LexicalMatch {
+	p := &r.parts[i]
+	d := r.ix.docs[r.docs[i]]
+	s := p[0] + p[1] + p[2]
+	share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
+	priors := &codePriors
+	if r.explain {
+		priors = &explainPriors
+	}
+	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: d.role.String(), Prior: priors[d.role]}
+}
+
+// find returns the index of the document of path (docs are sorted by
+// path).
+func (ix *Index) find(path string) (int, bool) {
+	return slices.BinarySearchFunc(ix.docs, path, func(d *indexDoc, p string) int { return strings.Compare(d.path, p) })
+}
+
+// ranking ranks without the per-field split (see rank).
+func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *ranking {
 	qt := q.terms
+	r := &ranking{ix: ix, explain: q.explain}
 	if len(qt) == 0 || len(ix.docs) == 0 {
-		return nil
+		return r
 	}
 	n := float64(len(ix.docs))
 	ps := make([]*posting, len(qt))
@@ -710,18 +773,20 @@ func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit
 		order = order[:limit]
 	}
 	if len(order) == 0 {
-		return nil
+		return r
 	}
-	hits := make([]Hit, len(order))
+	r.hits = make([]Hit, len(order))
+	r.parts = make([][3]float64, len(order))
+	r.docs = make([]int32, len(order))
+	r.place = make([]int32, len(ix.docs))
 	for j, o := range order {
 		a := &cand[o.a]
-		d := ix.docs[o.doc]
-		s := a.sp + a.sc + a.sd
-		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
-		m := ctxd.LexicalMatch{Path: share(a.sp), Content: share(a.sc), Definitions: share(a.sd), Role: d.role.String(), Prior: priors[d.role]}
-		hits[j] = Hit{Path: d.path, Score: o.s, Relevance: math.Min(1, o.s/ref), Match: m}
+		r.hits[j] = Hit{Path: ix.docs[o.doc].path, Score: o.s, Relevance: math.Min(1, o.s/ref)}
+		r.parts[j] = [3]float64{a.sp, a.sc, a.sd}
+		r.docs[j] = o.doc
+		r.place[o.doc] = int32(j + 1)
 	}
-	return hits
+	return r
 }
 
 // bm25IDF is BM25's inverse document frequency of a term df of n documents

@@ -159,6 +159,18 @@ func TestRankMatchesDocAtATime(t *testing.T) {
 					t.Errorf("pass %d (-want +got):\n%s", pass, d)
 				}
 			}
+			// The lookup a gathering uses: every hit at its place, with its
+			// split; a file that did not match is not found.
+			r := ix.ranking(q, tt.limit, tt.keep)
+			for i, w := range want {
+				h, place := r.hit(w.Path)
+				if h == nil || place != i+1 || h.Score != w.Score || r.score(w.Path) != w.Score || r.match(i) != w.Match {
+					t.Errorf("hit(%s) = %v at %d, match %v; want %v at %d", w.Path, h, place, r.match(i), w, i+1)
+				}
+			}
+			if h, place := r.hit("no/such/file.go"); h != nil || place != 0 || r.score("no/such/file.go") != 0 {
+				t.Errorf("hit of an unknown path: %v at %d", h, place)
+			}
 		})
 	}
 }

@@ -31,11 +31,11 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if len(overlay) > 0 {
 		ix = g.snap.withOverlay(overlay)
 	}
-	hits := ix.rank(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
+	g.lexical = ix.ranking(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
+	hits := g.lexical.hits
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	g.lexical = newLexRanking(hits)
 	scores := g.lexical.score
 
 	// Stack traces and error text: the error locations. The innermost
@@ -157,39 +157,6 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	g.linkFacts(links)
 	return nil
-}
-
-// lexRanking is a request's lexical ranking, looked up by path: one map
-// from path to place for every hit (a common word's hits are a large part
-// of the tree, so one map, not one per fact).
-type lexRanking struct {
-	hits []Hit
-	at   map[string]int32
-}
-
-func newLexRanking(hits []Hit) lexRanking {
-	at := make(map[string]int32, len(hits))
-	for i, h := range hits {
-		at[h.Path] = int32(i)
-	}
-	return lexRanking{hits: hits, at: at}
-}
-
-// hit returns rel's hit and its 1-based place, or nil and 0.
-func (r lexRanking) hit(rel string) (*Hit, int) {
-	i, ok := r.at[rel]
-	if !ok {
-		return nil, 0
-	}
-	return &r.hits[i], int(i) + 1
-}
-
-// score returns rel's lexical score, 0 when it did not match.
-func (r lexRanking) score(rel string) float64 {
-	if h, _ := r.hit(rel); h != nil {
-		return h.Score
-	}
-	return 0
 }
 
 // targets lists the candidates the user pointed at (open files, literal
