@@ -2,93 +2,602 @@ package secrets
 
 import (
 	"maps"
+	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// The fast path. One rule costs most of a scan: generic-api-key, whose
-// keywords (key, token, api, ...) are in nearly every source file, so
-// gitleaks runs its expression over the whole text. A match of it cannot
-// start on a line without one of its words and cannot span more than
-// genericSpan lines (its parts between the word and the secret hold at
-// most 3 + 5 whitespace characters, the secret none, the terminator one
-// newline), and two matches cannot cross a window boundary. So the rule
-// runs only on the windows of lines that start at a line holding one of
-// its words (case-insensitively, or any non-ASCII byte, which Unicode
-// case folding could turn into one) and reach genericSpan lines further;
-// every other rule runs over the whole text as before. The findings are
-// the full scan's exactly (TestFastPathMatchesFullScan): gitleaks runs
-// the rule only when its keywords prefilter the whole text, and drops a
-// generic finding that a specific rule found on the same line, which
-// fastFind repeats across the two scans.
+// The fast path. gitleaks runs a rule over the whole text as soon as one
+// of the rule's keywords is anywhere in it, and the keywords of the
+// costliest rules (generic-api-key's key, token, api, ...; s. for
+// vault-service-token; ey for jwt) are in nearly every source file. But
+// every match of most rules holds one of a few literals (read from the
+// rule's expression: requiredLiterals) and spans a bounded number of
+// lines (maxNewlines). Such a rule runs only on the windows of lines
+// around the lines holding one of its literals, reaching one line further
+// than a match can, merged where they meet; the other rules run over the
+// whole text as before. The findings are the full scan's exactly
+// (TestFastPathMatchesFullScan, FuzzFastPath):
 //
-// The analysis holds for one expression: genericRegex, the rule as
-// gitleaks v8.30.1 ships it. Another expression (a gitleaks upgrade)
-// turns the fast path off.
+//   - no match of the rule in the whole text lies outside the windows,
+//     and none crosses a window's edge, so the full scan's matches inside
+//     a window are the window's matches; a match touches neither edge (a
+//     line lies between), so anchors and \b read the same neighbours;
+//   - gitleaks' keyword check is still done on the whole text;
+//   - a window starts at the newline before its first line, which is
+//     where gitleaks' finding line (allowlists and "gitleaks:allow" read
+//     it) starts; a text without a final newline whose last window
+//     reaches its end is scanned whole by that rule, since gitleaks gives
+//     a finding on such a line the text from its start as its line;
+//   - a generic rule's finding is dropped when a specific rule found a
+//     secret holding it on the same line, as gitleaks' filter does across
+//     the rules of one scan;
+//   - lines are found with an ASCII lowercase copy of the text; a line
+//     with a non-ASCII rune that case-folds to an ASCII letter (the
+//     Kelvin sign, the long s) counts as holding every literal.
+//
+// Rules with required (composite) rules, rules other rules require, path
+// rules and rules the analysis cannot bound stay in the whole-text scan.
 
-const (
-	genericID    = "generic-api-key"
-	genericRegex = `(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`
-	// genericSpan is how many lines after its word's line a match may
-	// end on (9 newlines at most; one more for safety).
-	genericSpan = 10
-)
+// maxWindowSpan: a rule whose matches may span more lines than this is
+// not worth windowing (its windows would be most of a text).
+const maxWindowSpan = 40
 
-// genericWords are lowercase substrings one of which every match of
-// genericRegex holds on its first line (passw for passwd and password).
-var genericWords = []string{"access", "auth", "api", "credential", "creds", "key", "passw", "secret", "token"}
-
-// fastDetectors splits det into the detector of every rule but the
-// generic one and the detector of the generic rule alone, without
-// keywords (fastFind applies gitleaks' keyword check itself, on the whole
-// text). ok is false when the generic rule is not the one analyzed.
-func fastDetectors(det *detect.Detector) (rest, generic *detect.Detector, keywords []string, ok bool) {
-	g, found := det.Config.Rules[genericID]
-	if !found || g.Regex == nil || g.Regex.String() != genericRegex || len(g.RequiredRules) > 0 || g.Path != nil {
-		return nil, nil, nil, false
-	}
-	restCfg := det.Config
-	restCfg.Rules = maps.Clone(det.Config.Rules)
-	delete(restCfg.Rules, genericID)
-	genCfg := det.Config
-	gk := g
-	gk.Keywords = nil
-	genCfg.Rules = map[string]config.Rule{genericID: gk}
-	rest, generic = detect.NewDetector(restCfg), detect.NewDetector(genCfg)
-	rest.MaxDecodeDepth, generic.MaxDecodeDepth = det.MaxDecodeDepth, det.MaxDecodeDepth
-	for _, k := range g.Keywords {
-		keywords = append(keywords, strings.ToLower(k))
-	}
-	return rest, generic, keywords, true
+// windowed is one rule run on windows.
+type windowed struct {
+	id  string
+	det *detect.Detector // the rule alone, without keywords
+	req required
+	// tail matches, anchored, from the last byte of a string of req to
+	// the end of a match: a hit whose tail does not match is no match.
+	tail    *regexp.Regexp
+	generic bool
 }
 
-// fastFind returns what det.DetectString(text) returns, by the fast path.
-func (f *fastPath) find(text string) []report.Finding {
-	out := f.rest.DetectString(text)
-	// gitleaks runs a rule with keywords only when one is in the
-	// lowercased text.
-	lower := strings.ToLower(text)
-	run := false
-	for _, k := range f.keywords {
-		if strings.Contains(lower, k) {
-			run = true
-			break
+type fastPath struct {
+	rest  *detect.Detector // every rule not windowed
+	rules []windowed
+	// trie finds the rules' keywords and the windowed rules' required
+	// strings; per pattern, kwRules are the rules it is a keyword of
+	// (restRule for the rest's), strRules those it is a string of.
+	trie              *ahocorasick.Trie
+	kwRules, strRules [][]int
+	always            []int // windowed rules without keywords
+	restAlways        bool  // a rule of the rest has no keywords
+}
+
+// newFastPath splits det's rules into the windowed ones and the rest. It
+// returns nil when no rule can be windowed.
+func newFastPath(det *detect.Detector) *fastPath {
+	required := map[string]bool{}
+	for _, r := range det.Config.Rules {
+		for _, q := range r.RequiredRules {
+			required[q.RuleID] = true
 		}
 	}
-	if !run {
-		return out
+	fp := &fastPath{}
+	var pats []string
+	restCfg := det.Config
+	restCfg.Rules = maps.Clone(det.Config.Rules)
+	for _, id := range slices.Sorted(maps.Keys(det.Config.Rules)) {
+		r := det.Config.Rules[id]
+		if r.Path != nil && !r.Path.MatchString("") && !required[id] {
+			// A text has no path: such a rule never reports on it.
+			delete(restCfg.Rules, id)
+			continue
+		}
+		if r.Regex == nil || r.Path != nil || len(r.RequiredRules) > 0 || required[id] || r.SkipReport {
+			continue
+		}
+		q, ok := analyze(r.Regex.String())
+		if !ok {
+			continue
+		}
+		cfg := det.Config
+		one := r
+		one.Keywords = nil
+		cfg.Rules = map[string]config.Rule{id: one}
+		cfg.Keywords = nil // the prefilter's: none to check
+		d := detect.NewDetector(cfg)
+		d.MaxDecodeDepth = det.MaxDecodeDepth
+		i := len(fp.rules)
+		w := windowed{id: id, det: d, req: q, generic: isGeneric(id)}
+		if q.tail != nil {
+			// (?s:.) reads the string's last byte, the context of an
+			// assertion at the tail's start.
+			w.tail, _ = regexp.Compile(`\A(?s:.)(?:` + q.tail.String() + `)`)
+		}
+		fp.rules = append(fp.rules, w)
+		delete(restCfg.Rules, id)
+		if len(r.Keywords) == 0 {
+			fp.always = append(fp.always, i)
+		}
+		for _, k := range r.Keywords {
+			pats = fp.index(pats, strings.ToLower(k), i, true)
+		}
+		for _, str := range q.set {
+			pats = fp.index(pats, str, i, false)
+		}
 	}
+	if len(fp.rules) == 0 {
+		return nil
+	}
+	// The rest runs when one of its rules' keywords is in the text (as
+	// gitleaks' own check would find), always when one has none; its
+	// prefilter needs only its keywords.
+	restCfg.Keywords = map[string]struct{}{}
+	for _, r := range restCfg.Rules {
+		if len(r.Keywords) == 0 {
+			fp.restAlways = true
+		}
+		for _, k := range r.Keywords {
+			restCfg.Keywords[strings.ToLower(k)] = struct{}{}
+			pats = fp.index(pats, strings.ToLower(k), restRule, true)
+		}
+	}
+	fp.rest = detect.NewDetector(restCfg)
+	fp.rest.MaxDecodeDepth = det.MaxDecodeDepth
+	fp.trie = ahocorasick.NewTrieBuilder().AddStrings(pats).Build()
+	return fp
+}
+
+// restRule stands for the rest's rules in kwRules.
+const restRule = -1
+
+// index adds rule to the rules pattern s is a keyword of (kw) or a string
+// of, appending s to pats when it is new; it returns pats.
+func (fp *fastPath) index(pats []string, s string, rule int, kw bool) []string {
+	k := slices.Index(pats, s)
+	if k < 0 {
+		k = len(pats)
+		pats = append(pats, s)
+		fp.kwRules = append(fp.kwRules, nil)
+		fp.strRules = append(fp.strRules, nil)
+	}
+	if kw {
+		fp.kwRules[k] = append(fp.kwRules[k], rule)
+	} else {
+		fp.strRules[k] = append(fp.strRules[k], rule)
+	}
+	return pats
+}
+
+// isGeneric is gitleaks' test for a generic rule (its filter).
+func isGeneric(id string) bool { return strings.Contains(strings.ToLower(id), "generic") }
+
+// analyze returns the strings one of which every match of the expression
+// holds and how many lines a match reaches before and after it; ok is
+// false when either is unbounded or the strings are not usable.
+func analyze(expr string) (required, bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return required{}, false
+	}
+	if n, ok := maxNewlines(re); !ok || n > maxWindowSpan {
+		return required{}, false
+	}
+	a := &analyzer{exact: map[*syntax.Regexp]exactResult{}}
+	q, ok := a.requiredLiterals(re)
+	if !ok || len(q.set) > 64 {
+		return required{}, false
+	}
+	for _, l := range q.set {
+		if l == "" || strings.Contains(l, "\n") {
+			return required{}, false
+		}
+	}
+	slices.Sort(q.set)
+	q.set = slices.Compact(q.set)
+	return q, true
+}
+
+// maxNewlines returns the most '\n' a match of re can hold; ok is false
+// when there is no bound.
+func maxNewlines(re *syntax.Regexp) (int, bool) {
+	switch re.Op {
+	case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary,
+		syntax.OpAnyCharNotNL:
+		return 0, true
+	case syntax.OpAnyChar:
+		return 1, true
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			if r == '\n' {
+				n++
+			}
+		}
+		return n, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return 1, true
+			}
+		}
+		return 0, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxNewlines(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		n, ok := maxNewlines(re.Sub[0])
+		return 0, ok && n == 0
+	case syntax.OpRepeat:
+		n, ok := maxNewlines(re.Sub[0])
+		if !ok || (re.Max < 0 && n > 0) {
+			return 0, false
+		}
+		if re.Max < 0 {
+			return 0, true
+		}
+		return n * re.Max, true
+	case syntax.OpConcat, syntax.OpAlternate:
+		// A concatenation holds its parts' newlines, an alternation its
+		// widest branch's.
+		acc := 0
+		for _, s := range re.Sub {
+			n, ok := maxNewlines(s)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				acc += n
+			} else {
+				acc = max(acc, n)
+			}
+		}
+		return acc, true
+	}
+	return 0, false
+}
+
+// maxExact bounds the strings an exact set holds (a cross product of
+// small classes and alternations).
+const maxExact = 32
+
+// exactSet returns the lowercase strings re matches when it matches one
+// of a few fixed ASCII strings (a literal, a small class, an alternation
+// or concatenation of those); ok is false otherwise.
+func (a *analyzer) exactSet(re *syntax.Regexp) ([]string, bool) {
+	if r, ok := a.exact[re]; ok {
+		return r.set, r.ok
+	}
+	set, ok := a.exactSet1(re)
+	a.exact[re] = exactResult{set, ok}
+	return set, ok
+}
+
+// exactResult is a memoized exactSet.
+type exactResult struct {
+	set []string
+	ok  bool
+}
+
+// analyzer memoizes exactSet over one expression's nodes (requiredLiterals
+// asks again at every level).
+type analyzer struct {
+	exact map[*syntax.Regexp]exactResult
+}
+
+func (a *analyzer) exactSet1(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		if !isASCII(s) {
+			return nil, false
+		}
+		return []string{strings.ToLower(s)}, true
+	case syntax.OpCharClass:
+		n := 0
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				return nil, false
+			}
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+		}
+		if n > 2*maxExact { // upper and lower case of maxExact letters
+			return nil, false
+		}
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				out = append(out, strings.ToLower(string(r)))
+			}
+		}
+		slices.Sort(out)
+		out = slices.Compact(out)
+		return out, len(out) > 0 && len(out) <= maxExact
+	case syntax.OpCapture:
+		return a.exactSet(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := a.exactSet(re.Sub[0])
+		if !ok || len(set) >= maxExact {
+			return nil, false
+		}
+		return append([]string{""}, set...), true
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			set, ok := a.exactSet(s)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, set...)
+		}
+		return out, len(out) <= maxExact
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			set, ok := a.exactSet(s)
+			if !ok {
+				return nil, false
+			}
+			if out = product(out, set); out == nil {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// product returns every a+b, nil when there would be more than maxExact.
+func product(as, bs []string) []string {
+	if len(as)*len(bs) > maxExact {
+		return nil
+	}
+	out := make([]string, 0, len(as)*len(bs))
+	for _, a := range as {
+		for _, b := range bs {
+			out = append(out, a+b)
+		}
+	}
+	return out
+}
+
+// required is a set of lowercase strings one of which every match of an
+// expression holds (in some case), and the most newlines a match holds
+// before and after that string.
+type required struct {
+	set           []string
+	before, after int
+	// tail, when set, is what follows the string to the end of every
+	// match: the expression is a concatenation whose parts before tail
+	// end with the string (requiredLiterals at the top level only).
+	tail *syntax.Regexp
+}
+
+// requiredLiterals returns re's required strings; ok is false when there
+// is no such set. re's matches hold a bounded number of newlines
+// (maxNewlines).
+func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
+	if set, ok := a.exactSet(re); ok {
+		return required{set: set}, true
+	}
+	switch re.Op {
+	case syntax.OpCapture:
+		return a.requiredLiterals(re.Sub[0])
+	case syntax.OpPlus, syntax.OpRepeat:
+		if re.Op == syntax.OpRepeat && re.Min < 1 {
+			return required{}, false
+		}
+		q, ok := a.requiredLiterals(re.Sub[0])
+		if !ok {
+			return required{}, false
+		}
+		// The string is in one of the repetitions; the others may lie on
+		// either side.
+		n, _ := maxNewlines(re)
+		q.before, q.after, q.tail = n, n, nil
+		return q, true
+	case syntax.OpAlternate:
+		var out required
+		for _, s := range re.Sub {
+			q, ok := a.requiredLiterals(s)
+			if !ok {
+				return required{}, false
+			}
+			out.set = append(out.set, q.set...)
+			out.before, out.after = max(out.before, q.before), max(out.after, q.after)
+			// A tail per branch would do; one for all does not exist.
+		}
+		return out, true
+	case syntax.OpConcat:
+		// Candidates: each run of exact parts as one cross product, and
+		// each other part's own set; the best is the one whose shortest
+		// string is longest (fewest lines hold it). Exact parts hold no
+		// newline.
+		nl := make([]int, len(re.Sub)+1) // nl[i]: newlines parts before i hold
+		for i, s := range re.Sub {
+			n, _ := maxNewlines(s)
+			nl[i+1] = nl[i] + n
+		}
+		total := nl[len(re.Sub)]
+		var best required
+		consider := func(q required) {
+			if len(q.set) > 0 && shortest(q.set) > shortest(best.set) {
+				best = q
+			}
+		}
+		run, from := []string{""}, 0
+		endRun := func(i int) {
+			if run[0] != "" || len(run) > 1 {
+				q := required{set: run, before: nl[from], after: total - nl[i]}
+				if i < len(re.Sub) {
+					q.tail = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[i:]}
+				}
+				consider(q)
+			}
+		}
+		for i, s := range re.Sub {
+			if set, ok := a.exactSet(s); ok {
+				if p := product(run, set); p != nil {
+					run = p
+					continue
+				}
+				endRun(i)
+				run, from = set, i
+				continue
+			}
+			endRun(i)
+			run, from = []string{""}, i+1
+			if q, ok := a.requiredLiterals(s); ok {
+				q.before += nl[i]
+				q.after += total - nl[i+1]
+				q.tail = nil
+				consider(q)
+			}
+		}
+		endRun(len(re.Sub))
+		return best, best.set != nil
+	}
+	return required{}, false
+}
+
+// shortest is the length of the shortest string of set (0 for none).
+func shortest(set []string) int {
+	if len(set) == 0 {
+		return 0
+	}
+	n := len(set[0])
+	for _, s := range set[1:] {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// foldsToASCII are the non-ASCII runes whose case folding reaches an
+// ASCII letter (U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S
+// in today's tables), UTF-8 encoded.
+var foldsToASCII = func() []string {
+	var out []string
+	for c := 'a'; c <= 'z'; c++ {
+		for r := unicode.SimpleFold(c); r != c; r = unicode.SimpleFold(r) {
+			if r >= utf8.RuneSelf {
+				out = append(out, string(r))
+			}
+		}
+	}
+	return out
+}()
+
+// find returns what det.DetectString(text) returns, by the fast path.
+func (f *fastPath) find(text string) []report.Finding {
+	run := make([]bool, len(f.rules))
+	for _, i := range f.always {
+		run[i] = true
+	}
+	restRuns := f.restAlways
+	gate := func(k int64) {
+		for _, i := range f.kwRules[k] {
+			if i == restRule {
+				restRuns = true
+			} else {
+				run[i] = true
+			}
+		}
+	}
+	// One pass finds gitleaks' keywords (in the lowercased text) and the
+	// strings (in the ASCII-lowercased text; the same text when it is
+	// ASCII; else a second pass) with their lines.
+	t := newLines(text)
+	type hit struct{ end, line, str int32 }
+	var found []hit
+	line := 0
+	onString := func(end, k int64) {
+		if len(f.strRules[k]) == 0 {
+			return
+		}
+		for line+1 < len(t.start) && t.start[line+1] <= int(end) {
+			line++
+		}
+		found = append(found, hit{int32(end), int32(line), int32(k)})
+	}
+	if t.ascii {
+		f.trie.Walk(t.lower, func(end, _, k int64) bool {
+			gate(k)
+			onString(end, k)
+			return true
+		})
+	} else {
+		f.trie.Walk([]byte(strings.ToLower(text)), func(_, _, k int64) bool {
+			gate(k)
+			return true
+		})
+		f.trie.Walk(t.lower, func(end, _, k int64) bool {
+			onString(end, k)
+			return true
+		})
+	}
+	var out []report.Finding
+	if restRuns {
+		out = f.rest.DetectString(text)
+	}
+	hits := make([][]int, len(f.rules))
+	for _, h := range found {
+		for _, i := range f.strRules[h.str] {
+			lines := hits[i]
+			if !run[i] || (len(lines) > 0 && lines[len(lines)-1] == int(h.line)) {
+				continue
+			}
+			if r := &f.rules[i]; r.tail != nil {
+				// The match would end before the newline of line
+				// line+after; one line more for the assertions' context.
+				limit := t.end(min(int(h.line)+r.req.after+1, len(t.start)-1))
+				if !r.tail.MatchString(text[h.end:limit]) {
+					continue
+				}
+			}
+			hits[i] = append(lines, int(h.line))
+		}
+	}
+	var generic []report.Finding
+	for i := range f.rules {
+		if !run[i] || len(hits[i])+len(t.wild) == 0 {
+			continue
+		}
+		r := &f.rules[i]
+		for _, fd := range r.scan(t, hits[i]) {
+			if r.generic {
+				generic = append(generic, fd)
+			} else {
+				out = append(out, fd)
+			}
+		}
+	}
+	// gitleaks' filter, across the scans: the specific findings are out.
 	specific := out
-	ws := genericWindows(text)
-	if n := len(ws); n > 0 && ws[n-1].end == len(text) && !strings.HasSuffix(text, "\n") {
-		// gitleaks gives a finding on an unterminated last line the text
-		// from its start as its line (allowlists and "gitleaks:allow"
-		// read it): that window starts at the text's start.
-		ws = []window{{start: 0, end: len(text), line: 0}}
+	for _, g := range generic {
+		if !shadowed(g, specific) {
+			out = append(out, g)
+		}
 	}
+	return out
+}
+
+// scan runs the rule on its windows of t.
+func (r *windowed) scan(t *lines, hits []int) []report.Finding {
+	ws := t.windows(r.req, hits)
+	if n := len(ws); n > 0 && ws[n-1].end == len(t.text) && !strings.HasSuffix(t.text, "\n") {
+		return r.det.DetectString(t.text)
+	}
+	var out []report.Finding
 	for _, w := range ws {
 		// A finding's line starts at the newline before it (gitleaks'
 		// location): the window holds that newline, as a line of its own.
@@ -96,12 +605,10 @@ func (f *fastPath) find(text string) []report.Finding {
 		if start > 0 {
 			start, line = start-1, line-1
 		}
-		for _, g := range f.generic.DetectString(text[start:w.end]) {
+		for _, g := range r.det.DetectString(t.text[start:w.end]) {
 			g.StartLine += line
 			g.EndLine += line
-			if !shadowed(g, specific) {
-				out = append(out, g)
-			}
+			out = append(out, g)
 		}
 	}
 	return out
@@ -111,73 +618,98 @@ func (f *fastPath) find(text string) []report.Finding {
 // specific rule found a secret holding it on the same line.
 func shadowed(g report.Finding, others []report.Finding) bool {
 	for _, o := range others {
-		if o.StartLine == g.StartLine && o.RuleID != g.RuleID && strings.Contains(o.Secret, g.Secret) &&
-			!strings.Contains(strings.ToLower(o.RuleID), "generic") {
+		if o.StartLine == g.StartLine && o.RuleID != g.RuleID && strings.Contains(o.Secret, g.Secret) && !isGeneric(o.RuleID) {
 			return true
 		}
 	}
 	return false
 }
 
-type fastPath struct {
-	rest, generic *detect.Detector
-	keywords      []string
+// lines is a text split in lines, with an ASCII-lowercase copy to find
+// literals in.
+type lines struct {
+	text  string
+	lower []byte
+	ascii bool  // text is ASCII: lower is its lowercase
+	start []int // byte offset of each line; a line holds its '\n'
+	// wild marks lines holding a rune that folds to an ASCII letter.
+	wild map[int]bool
+}
+
+func newLines(text string) *lines {
+	t := &lines{text: text, start: []int{0}, ascii: true}
+	b := []byte(text)
+	for i, c := range b {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		case c == '\n' && i+1 < len(b):
+			t.start = append(t.start, i+1)
+		case c >= utf8.RuneSelf:
+			t.ascii = false
+		}
+	}
+	t.lower = b
+	for _, r := range foldsToASCII {
+		for off := 0; ; {
+			k := strings.Index(text[off:], r)
+			if k < 0 {
+				break
+			}
+			if t.wild == nil {
+				t.wild = map[int]bool{}
+			}
+			t.wild[t.lineOf(off+k)] = true
+			off += k + len(r)
+		}
+	}
+	return t
+}
+
+// lineOf returns the line holding byte offset off.
+func (t *lines) lineOf(off int) int {
+	i, found := slices.BinarySearch(t.start, off)
+	if !found {
+		i--
+	}
+	return i
+}
+
+// end returns the byte offset where line i ends (after its '\n').
+func (t *lines) end(i int) int {
+	if i+1 < len(t.start) {
+		return t.start[i+1]
+	}
+	return len(t.text)
 }
 
 // window is a run of whole lines: bytes [start, end) of the text, the
 // first being line `line` (0-based).
 type window struct{ start, end, line int }
 
-// genericWindows returns the windows the generic rule must scan: from
-// each line that may hold one of its words to genericSpan lines after,
-// merged where they meet.
-func genericWindows(text string) []window {
+// windows returns the runs of lines that can hold a match: from q.before+1
+// lines before to q.after+1 lines after each line of hits (the lines
+// holding one of q's strings, ascending) and each wild line, merged where
+// they meet or touch.
+func (t *lines) windows(q required, hits []int) []window {
+	if len(t.wild) > 0 {
+		hits = slices.Clone(hits)
+		for l := range t.wild {
+			hits = append(hits, l)
+		}
+		slices.Sort(hits)
+		hits = slices.Compact(hits)
+	}
 	var out []window
-	var cur *window
-	last := -1 // the last line the current window must reach
-	line := 0
-	for start := 0; start < len(text); line++ {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
+	last, prev := len(t.start)-1, -2
+	for _, h := range hits {
+		lo, hi := max(h-q.before-1, 0), min(h+q.after+1, last)
+		if len(out) > 0 && lo <= prev+1 {
+			out[len(out)-1].end = t.end(hi)
 		} else {
-			end += start + 1 // the newline belongs to its line
+			out = append(out, window{start: t.start[lo], end: t.end(hi), line: lo})
 		}
-		if mayHoldWord(text[start:end]) {
-			if cur == nil || line > last+1 {
-				out = append(out, window{start: start, line: line})
-				cur = &out[len(out)-1]
-			}
-			last = line + genericSpan
-		}
-		if cur != nil && line <= last {
-			cur.end = end
-		}
-		start = end
+		prev = hi
 	}
 	return out
-}
-
-// mayHoldWord reports whether a line holds one of genericWords in any
-// ASCII case, or a non-ASCII byte.
-func mayHoldWord(l string) bool {
-	var buf [256]byte
-	b := buf[:0]
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		switch {
-		case c >= 0x80:
-			return true
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	low := string(b)
-	for _, w := range genericWords {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
 }

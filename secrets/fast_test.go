@@ -3,13 +3,18 @@ package secrets
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp/syntax"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // bothPaths scans text by the full scan and by the fast path and fails
@@ -36,6 +41,27 @@ func bothPaths(t testing.TB, s *Scanner, name, text string) {
 	if key(a) != key(b) {
 		t.Errorf("%s: raw findings differ:\nfull\n%s\nfast\n%s", name, key(a), key(b))
 	}
+	if u, w := urlPasswords(text, map[finding]bool{}), urlPasswordsWhole(text); !reflect.DeepEqual(u, w) {
+		t.Errorf("%s: url passwords line by line\n%v\nover the whole text\n%v", name, u, w)
+	}
+}
+
+// urlPasswordsWhole is urlPasswords by one scan of the whole text.
+func urlPasswordsWhole(text string) []finding {
+	var fs []finding
+	seen := map[finding]bool{}
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, -1) {
+		pw := text[m[2]:m[3]]
+		if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
+			continue
+		}
+		f := finding{secret: pw, rule: URLPasswordRule, line: strings.Count(text[:m[2]], "\n") + 1}
+		if !seen[f] {
+			seen[f] = true
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // TestFastPathMatchesFullScan: the fast path finds exactly what gitleaks'
@@ -69,6 +95,7 @@ func TestFastPathMatchesFullScan(t *testing.T) {
 		"gitleaks allow":         "api_key = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\" // gitleaks:allow\n",
 		"private key":            "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEowIBAAKCAQEAx4Tq9Z+abcdefghijklmnopqrstuvwxyz0123456789\n", 8) + "-----END RSA PRIVATE KEY-----\n",
 		"url password":           "db = \"postgres://admin:S3cr3tPassw0rd@db.internal:5432/app\"\n",
+		"url passwords":          "postgres://admin:S3cr3tPassw0rd@db:5432/a\n" + filler(2) + "x https://u:pa55word1@h/ y redis://v:Zq8Lm0Pq7Xv@r\n\nmysql://w:Hq82Lm0Pz7@m",
 	}
 	for name, text := range cases {
 		bothPaths(t, s, name, text)
@@ -123,4 +150,133 @@ func FuzzFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		bothPaths(t, s, "fuzz", text)
 	})
+}
+
+// sample writes a random text matching re (empty-width assertions are
+// not enforced, so some samples do not match; the comparison holds for
+// them too).
+func sample(b *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
+	reps := func(lo, hi int) int {
+		if hi < 0 || hi > lo+4 {
+			hi = lo + 4
+		}
+		return lo + rnd.IntN(hi-lo+1)
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && rnd.IntN(2) == 0 {
+				r = unicode.SimpleFold(r)
+			}
+			b.WriteRune(r)
+		}
+	case syntax.OpCharClass:
+		// Mostly ASCII: pick a range, then a rune in it.
+		for range 8 {
+			i := 2 * rnd.IntN(len(re.Rune)/2)
+			lo, hi := re.Rune[i], min(re.Rune[i+1], max(re.Rune[i], 0x7e))
+			if r := lo + rune(rnd.IntN(int(hi-lo)+1)); r != 0 && utf8.ValidRune(r) {
+				b.WriteRune(r)
+				return
+			}
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		b.WriteByte("ab1 ="[rnd.IntN(5)])
+	case syntax.OpCapture:
+		sample(b, re.Sub[0], rnd)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := re.Min, re.Max
+		switch re.Op {
+		case syntax.OpStar:
+			lo, hi = 0, -1
+		case syntax.OpPlus:
+			lo, hi = 1, -1
+		case syntax.OpQuest:
+			lo, hi = 0, 1
+		}
+		for range reps(lo, hi) {
+			sample(b, re.Sub[0], rnd)
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			sample(b, s, rnd)
+		}
+	case syntax.OpAlternate:
+		sample(b, re.Sub[rnd.IntN(len(re.Sub))], rnd)
+	}
+}
+
+// TestFastPathEveryRule: for every rule the fast path windows, texts that
+// hold a match of it (generated from its expression) in the middle, at
+// the start, at the end without a final newline, beside another rule's
+// match and near keyword lines give the full scan's findings.
+func TestFastPathEveryRule(t *testing.T) {
+	s := &Scanner{cache: map[[32]byte][]finding{}}
+	det, err := s.detector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := s.fastPath(det)
+	if fp == nil {
+		t.Fatal("the fast path is off")
+	}
+	// The costliest rules on source trees must be windowed.
+	for _, id := range []string{"generic-api-key", "vault-service-token", "jwt", "linear-client-secret", "lob-api-key"} {
+		if !slices.ContainsFunc(fp.rules, func(w windowed) bool { return w.id == id }) {
+			t.Errorf("rule %s is not windowed", id)
+		}
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	filler := "x := y + z // plain\nfunc f() {}\n"
+	found := map[string]bool{}
+	samples := 3
+	if testing.Short() {
+		samples = 1
+	}
+	for _, w := range fp.rules {
+		re, err := syntax.Parse(det.Config.Rules[w.id].Regex.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re = re.Simplify()
+		for k := range samples {
+			var sb strings.Builder
+			sample(&sb, re, rnd)
+			m := sb.String()
+			texts := []string{
+				strings.Repeat(filler, 20) + "v = " + m + "\n" + strings.Repeat(filler, 20),
+				m + "\n" + filler,
+				filler + m,
+				strings.Repeat(filler, 3) + "api_key = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n" + m + "\r\n" + filler,
+				m + "\n\n" + m + strings.Repeat("\n", k+1) + m + "\n",
+			}
+			for i, text := range texts {
+				bothPaths(t, s, fmt.Sprintf("%s sample %d text %d", w.id, k, i), text)
+				for _, f := range det.DetectString(text) {
+					found[f.RuleID] = true
+				}
+			}
+		}
+	}
+	// The samples must exercise the rules, or the comparison says little.
+	if n := len(found); n < len(fp.rules)/2 {
+		t.Errorf("only %d of %d windowed rules found their samples", n, len(fp.rules))
+	}
+	t.Logf("%d windowed rules, %d found in their samples", len(fp.rules), len(found))
+}
+
+// BenchmarkNewFastPath: reading every rule's expression, once per
+// process (on the first text to scan).
+func BenchmarkNewFastPath(b *testing.B) {
+	s := &Scanner{cache: map[[32]byte][]finding{}}
+	det, err := s.detector()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if newFastPath(det) == nil {
+			b.Fatal("no fast path")
+		}
+	}
 }

@@ -97,9 +97,7 @@ func (s *Scanner) detector() (*detect.Detector, error) {
 // built once beside the detector.
 func (s *Scanner) fastPath(det *detect.Detector) *fastPath {
 	s.fastOnce.Do(func() {
-		if rest, generic, kw, ok := fastDetectors(det); ok {
-			s.fast = &fastPath{rest: rest, generic: generic, keywords: kw}
-		}
+		s.fast = newFastPath(det)
 	})
 	return s.fast
 }
@@ -208,20 +206,33 @@ var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'
 const URLPasswordRule = "url-password"
 
 func urlPasswords(text string, seen map[finding]bool) []finding {
-	if !strings.Contains(text, "://") {
-		return nil // the expression requires it: skip the scan of most source files
-	}
+	// A match holds "://" and no newline: only the lines holding "://"
+	// are scanned (a line's neighbours are newlines either way).
 	var fs []finding
-	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, -1) {
-		pw := text[m[2]:m[3]]
-		if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
-			continue // a template variable, not a password
+	line := 1 // of text[:start]
+	for start := 0; ; {
+		k := strings.Index(text[start:], "://")
+		if k < 0 {
+			break
 		}
-		f := finding{secret: pw, rule: URLPasswordRule, line: strings.Count(text[:m[2]], "\n") + 1}
-		if !seen[f] {
-			seen[f] = true
-			fs = append(fs, f)
+		lo := start + strings.LastIndexByte(text[start:start+k], '\n') + 1
+		line += strings.Count(text[start:lo], "\n")
+		hi := len(text)
+		if e := strings.IndexByte(text[start+k:], '\n'); e >= 0 {
+			hi = start + k + e
 		}
+		for _, m := range urlPassword.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+			pw := text[lo+m[2] : lo+m[3]]
+			if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
+				continue // a template variable, not a password
+			}
+			f := finding{secret: pw, rule: URLPasswordRule, line: line}
+			if !seen[f] {
+				seen[f] = true
+				fs = append(fs, f)
+			}
+		}
+		start = hi
 	}
 	return fs
 }
