@@ -285,12 +285,17 @@ func (s *sameContent) get(h [32]byte) *indexDoc {
 	return s.docs[h]
 }
 
-func (s *sameContent) put(h [32]byte, d *indexDoc) {
+// put records d for h unless another document was recorded first, and
+// returns the one recorded: two workers that indexed equal files at once
+// still end up sharing one set of bags.
+func (s *sameContent) put(h [32]byte, d *indexDoc) *indexDoc {
 	s.mu.Lock()
-	if s.docs[h] == nil {
-		s.docs[h] = d
+	defer s.mu.Unlock()
+	if first := s.docs[h]; first != nil {
+		return first
 	}
-	s.mu.Unlock()
+	s.docs[h] = d
+	return d
 }
 
 // indexFile reads one file and fills its content facts and index entry.
@@ -324,12 +329,18 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(text)
 	}
-	if d := seen.get(f.hash); d != nil {
-		f.doc = sharedDoc(c, f.rel, d)
-	} else {
-		f.doc = newDoc(c, c.defs(), f.rel, text)
-		seen.put(f.hash, f.doc)
+	var doc *indexDoc
+	first := seen.get(f.hash)
+	if first == nil {
+		// Another worker may record the same content meanwhile: put
+		// returns whichever came first.
+		doc = newDoc(c, c.defs(), f.rel, text)
+		first = seen.put(f.hash, doc)
 	}
+	if first != doc {
+		doc = sharedDoc(c, f.rel, first)
+	}
+	f.doc = doc
 	f.indexed = true
 	return b
 }

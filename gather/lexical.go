@@ -500,9 +500,19 @@ type Index struct {
 	postingsMu  sync.Mutex
 	postings    map[uint32]*posting
 	postingsLen int
+
+	// base, when set, is the index this one was made from by replacing
+	// or adding a few documents (an editor's unsaved buffers, a new index
+	// every request): a term's postings are base's, cached there,
+	// renumbered through fromBase (base document -> document here, -1
+	// when replaced), plus those of the added documents.
+	base     *Index
+	fromBase []int32
+	added    []int32
 }
 
-// posting is one term's documents, ascending, and the term's count in each
+// posting is one term's documents (ascending, but for an index made from a
+// base, whose added documents come last) and the term's count in each
 // of their fields; dfPath, dfBody and dfDefs count the documents that hold
 // it in each field.
 type posting struct {
@@ -520,6 +530,63 @@ type postingDoc struct {
 // and not kept. A variable for tests.
 var maxPostingEntries = 2 << 20
 
+// addDoc adds document i, d, when it holds term h.
+func (p *posting) addDoc(i int32, d *indexDoc, h uint32) {
+	tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
+	if tp == 0 && tb == 0 && td == 0 {
+		return
+	}
+	p.add(postingDoc{doc: i, path: uint16(tp), body: uint16(tb), defs: uint16(td)})
+}
+
+func (p *posting) add(e postingDoc) {
+	p.docs = append(p.docs, e)
+	if e.path > 0 {
+		p.dfPath++
+	}
+	if e.body > 0 {
+		p.dfBody++
+	}
+	if e.defs > 0 {
+		p.dfDefs++
+	}
+}
+
+// withDocs returns an index of ix's documents but those replace reports,
+// plus add (whose paths must not be ix's unless replaced). Its postings
+// are derived from ix's (see Index.base), so a term ix has met costs its
+// postings, not a pass over every document.
+func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Index {
+	docs := make([]*indexDoc, 0, len(ix.docs)+len(add))
+	for _, d := range ix.docs {
+		if !replace(d.path) {
+			docs = append(docs, d)
+		}
+	}
+	docs = append(docs, add...)
+	out := newIndex(docs)
+	// Both orders are by path: one merge renumbers ix's documents.
+	out.base = ix
+	out.fromBase = make([]int32, len(ix.docs))
+	i := 0
+	for j, d := range out.docs {
+		for i < len(ix.docs) && ix.docs[i] != d && replace(ix.docs[i].path) {
+			out.fromBase[i] = -1
+			i++
+		}
+		if i < len(ix.docs) && ix.docs[i] == d {
+			out.fromBase[i] = int32(j)
+			i++
+		} else {
+			out.added = append(out.added, int32(j))
+		}
+	}
+	for ; i < len(ix.docs); i++ {
+		out.fromBase[i] = -1
+	}
+	return out
+}
+
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
 	ix.postingsMu.Lock()
@@ -529,20 +596,19 @@ func (ix *Index) posting(h uint32) *posting {
 		return p
 	}
 	p = &posting{}
-	for i, d := range ix.docs {
-		tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
-		if tp == 0 && tb == 0 && td == 0 {
-			continue
+	if ix.base != nil {
+		for _, e := range ix.base.posting(h).docs {
+			if m := ix.fromBase[e.doc]; m >= 0 {
+				e.doc = m
+				p.add(e)
+			}
 		}
-		p.docs = append(p.docs, postingDoc{doc: int32(i), path: uint16(tp), body: uint16(tb), defs: uint16(td)})
-		if tp > 0 {
-			p.dfPath++
+		for _, k := range ix.added {
+			p.addDoc(k, ix.docs[k], h)
 		}
-		if tb > 0 {
-			p.dfBody++
-		}
-		if td > 0 {
-			p.dfDefs++
+	} else {
+		for i, d := range ix.docs {
+			p.addDoc(int32(i), d, h)
 		}
 	}
 	p.docs = slices.Clip(p.docs)

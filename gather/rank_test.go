@@ -248,3 +248,52 @@ func TestEqualContentSharesBags(t *testing.T) {
 		t.Errorf("ranking (-separate bags +shared):\n%s", d)
 	}
 }
+
+// TestWithDocsMatchesFreshIndex checks that an index made from another by
+// replacing and adding documents (unsaved buffers) ranks exactly as an
+// index built from scratch over the same files, whether the base has met
+// the query's terms before or not.
+func TestWithDocsMatchesFreshIndex(t *testing.T) {
+	files := map[string][]byte{
+		"server/http.go":      []byte("package server\n// Serve handles keep-alive connections.\nfunc Serve(conn Conn) {}\n"),
+		"server/http_test.go": []byte("package server\nfunc TestServe(t *T) { Serve(nil) }\n"),
+		"client/dial.go":      []byte("package client\nfunc Dial(addr string) Conn { return nil }\n"),
+		"docs/keepalive.md":   []byte("# Keep-alive\nConnections are kept alive by the server.\n"),
+		"zz/last.go":          []byte("package zz\nfunc Timeout() {}\n"),
+	}
+	for i := range 40 {
+		files[fmt.Sprintf("pkg%02d/f.go", i)] = []byte(fmt.Sprintf("package pkg%02d\nfunc Helper%d(conn Conn) error { return nil }\n", i, i))
+	}
+	overlay := map[string]string{
+		"server/http.go": "package server\n// Serve closes idle keep-alive connections after a timeout.\nfunc Serve(conn Conn, timeout Duration) {}\n",
+		"aa/first.go":    "package aa\nfunc KeepAliveTimeout() {}\n",
+		"new/idle.go":    "package idle\n// idle connections\nfunc CloseIdle() {}\n",
+		"zz/last.go":     "package zz\n",
+	}
+	merged := map[string][]byte{}
+	for p, b := range files {
+		merged[p] = b
+	}
+	c := newTermCounter()
+	var add []*indexDoc
+	for p, text := range overlay {
+		merged[p] = []byte(text)
+		add = append(add, newDoc(c, c.defs(), p, []byte(text)))
+	}
+	queries := []string{"keep-alive connections timeout", "close idle connections", "helper conn error", "dial address"}
+	for _, warm := range []bool{false, true} {
+		base := NewIndex(files)
+		if warm {
+			for _, q := range queries {
+				base.Rank(q, 0)
+			}
+		}
+		ov := base.withDocs(func(p string) bool { _, ok := overlay[p]; return ok }, add)
+		fresh := NewIndex(merged)
+		for _, q := range queries {
+			if d := cmp.Diff(fresh.Rank(q, 0), ov.Rank(q, 0)); d != "" {
+				t.Errorf("warm base %v, %q (-fresh +overlay):\n%s", warm, q, d)
+			}
+		}
+	}
+}

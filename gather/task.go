@@ -361,19 +361,14 @@ func (s *snapshot) byDir(dir string) []string {
 // add to) the files on disk.
 func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 	c := newTermCounter()
-	docs := make([]*indexDoc, 0, len(s.index.docs)+len(overlay))
-	for _, d := range s.index.docs {
-		if _, ok := overlay[d.path]; !ok {
-			docs = append(docs, d)
-		}
-	}
+	var add []*indexDoc
 	for rel, text := range overlay {
 		if IsSecret(rel) || isStateDir(rel) {
 			continue
 		}
-		docs = append(docs, newDoc(c, c.defs(), rel, []byte(text)))
+		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))
 	}
-	return newIndex(docs)
+	return s.index.withDocs(func(path string) bool { _, ok := overlay[path]; return ok }, add)
 }
 
 // addDirty adds code files with uncommitted changes (recent changes are
