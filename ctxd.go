@@ -229,6 +229,11 @@ type Facts struct {
 	InnermostFrame bool `json:"innermost_frame,omitempty"`
 	// ErrorLines are lines a stack trace or error text points at.
 	ErrorLines []int `json:"error_lines,omitempty"`
+	// FocusLines are the first lines of the functions of a large file
+	// whose text matches the request's words best, when nothing else
+	// (cursor, selection, error lines, named symbols) says which of its
+	// functions matter: the focused views keep them whole.
+	FocusLines []int `json:"focus_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`

@@ -12,7 +12,7 @@ import (
 
 // The relevance suite: hand-written requests of every class (a symbol
 // named, debug traces in Python, Go, TypeScript and Java, refactor, test,
-// "how does X work", selection-driven) against a repository built here in
+// "how does X work", selection-driven, plain words) against a repository built here in
 // four languages, large enough that not everything fits an 8k budget, with
 // a changelog, docs, an issue template and a generated file that repeat the
 // code's names. Each request asserts that its target file is in the
@@ -160,6 +160,14 @@ func relevanceCases(t *testing.T) []relevanceCase {
 		{"selection", "simplify the selected code", sel(invoice, "def total(self):", "return net + compute_vat"), invoice, "averageMarker"},
 		{"selection", "what does this do?", cursor(checkout, "perKiloMarker"), checkout, "return Math.ceil(grams / 1000) * perKilo;"},
 		{"selection", "add error handling here", cursor(orders, "shipMarker"), orders, "stock.put(order.getSku(), stock.get(order.getSku()) - order.getQuantity());"},
+		// Plain words that name no code: a large target file is kept to
+		// the functions that match the words best (FocusLines), so the
+		// body shows instead of a head-and-tail cut or an outline.
+		{"words", "heavy parcels cost too much to ship", nil, shipping, "heavyParcelMarker"},
+		{"words", "the invoice average is wrong when there are no lines", nil, invoice, "averageMarker"},
+		{"words", "the discount percentage is taken off the wrong subtotal", nil, cart, "discountMarker"},
+		{"words", "stock is released twice when an order is cancelled", nil, orders, "inventory.release(order.getSku(), order.getQuantity());"},
+		{"words", "the price sign shows twice for amounts below zero", nil, format, `const sign = price.cents < 0 ? "-" : "";`},
 	}
 }
 
@@ -171,7 +179,7 @@ func TestRelevanceRequests(t *testing.T) {
 	for _, c := range cases {
 		classes[c.class]++
 	}
-	for _, class := range []string{"symbol", "debug-python", "debug-go", "debug-ts", "debug-java", "refactor", "test", "how", "selection"} {
+	for _, class := range []string{"symbol", "debug-python", "debug-go", "debug-ts", "debug-java", "refactor", "test", "how", "selection", "words"} {
 		if classes[class] < 4 {
 			t.Errorf("class %s has %d requests, want at least 4", class, classes[class])
 		}

@@ -11,7 +11,8 @@ import (
 
 // views returns a code chunk's structural views (bodies, signatures,
 // outline) for the compressor, keeping whole the functions around the
-// cursor, the selection and the lines an error points at. Chunks in
+// cursor, the selection, the lines an error points at and the focus lines
+// (the functions matching the request's words, focusLines). Chunks in
 // languages tree-sitter cannot parse, or that do not parse cleanly, get no
 // views and are cut in the middle instead.
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
@@ -22,7 +23,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if lang == "" {
 		return nil
 	}
-	keep := append([]int(nil), c.Facts.ErrorLines...)
+	keep := append(append([]int(nil), c.Facts.ErrorLines...), c.Facts.FocusLines...)
 	if c.Facts.Cursor > 0 {
 		keep = append(keep, c.Facts.Cursor)
 	}
@@ -40,6 +41,20 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	fs, err := treesitter.FocusViews(ctx, lang, []byte(c.Content), opts)
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
+	}
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
+		// The best-matching function alone: a smaller view for a budget
+		// where the best few do not fit (focus lines are set only when
+		// nothing else focuses the file).
+		one := opts
+		one.KeepLines = c.Facts.FocusLines[:1]
+		if best, err := treesitter.FocusViews(ctx, lang, []byte(c.Content), one); err == nil {
+			for _, v := range best {
+				if v.Level == treesitter.FocusOnly {
+					fs = append(fs, v)
+				}
+			}
+		}
 	}
 	return orderViews(vs, fs)
 }

@@ -168,6 +168,12 @@ func (s *Scanner) scan(det *detect.Detector, text string, fast bool) []finding {
 	} else {
 		raw = det.DetectString(text)
 	}
+	return collect(raw, text)
+}
+
+// collect turns gitleaks' findings in text into ctxd's, with ctxd's own
+// url-password rule, deduplicated and sorted.
+func collect(raw []report.Finding, text string) []finding {
 	var fs []finding
 	seen := map[finding]bool{}
 	for _, f := range raw {

@@ -739,7 +739,7 @@ func (r *run) summary(room int) ([]byte, int) {
 	d := newDigest()
 	for i, it := range r.req.Items {
 		if r.st[i].summed {
-			d.add(it)
+			d.add(r.p.cache, r.req.Format, it)
 		}
 	}
 	full := r.evictedText()

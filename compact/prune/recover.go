@@ -199,8 +199,9 @@ func (r *run) dedupe() {
 // supersede is the second rewrite made at any pressure: the output of a
 // file read that a later call reads again (the same lines or all of the
 // file) or edits becomes a reference (the text stored like any other; see
-// [request.Superseded]), outside the protected items. Error output is
-// left alone.
+// [request.Superseded]), outside the protected items. A read that
+// failed or reports a failure is left alone; the source of a module that
+// raises or catches errors is not error output ([signal.Info.Failure]).
 func (r *run) supersede() {
 	if r.p.opts.Store == nil {
 		return // the text would not be recoverable
@@ -218,7 +219,7 @@ func (r *run) supersede() {
 		for j := range it.Segments {
 			seg := &it.Segments[j]
 			s, ok := sup[seg.CallID]
-			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images) > 0 || r.isError(seg) {
+			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images) > 0 || r.readFailed(seg) {
 				continue
 			}
 			if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
@@ -241,4 +242,10 @@ func (r *run) supersede() {
 			r.stash(hash, seg.Text)
 		}
 	}
+}
+
+// readFailed reports a file read whose output is error output: the call
+// failed, or its text reports a failure (a traceback, "TypeError: …").
+func (r *run) readFailed(s *request.Segment) bool {
+	return s.IsError || r.p.cache.Info(r.key(s), s.Text).Failure
 }

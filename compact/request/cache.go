@@ -49,6 +49,12 @@ func (c *Cache) Key(text string) TextKey {
 	return TextKey{h1: maphash.String(c.seed1, text), h2: maphash.String(c.seed2, text), n: len(text)}
 }
 
+// KeyBytes is [Cache.Key] of b's content (an item's raw bytes) without
+// copying it into a string.
+func (c *Cache) KeyBytes(b []byte) TextKey {
+	return TextKey{h1: maphash.Bytes(c.seed1, b), h2: maphash.Bytes(c.seed2, b), n: len(b)}
+}
+
 // Encoder is a [Counter] that names its encoding ([tokens.Counter]).
 type Encoder interface {
 	Counter

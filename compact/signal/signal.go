@@ -405,6 +405,13 @@ type Info struct {
 	Tests []string
 	// IsError: error lines near the head or the tail.
 	IsError bool
+	// Failure: one of those lines reports a failure: it opens with an
+	// error type or a tool's error prefix ("TypeError: …", "error[E0308]:",
+	// "--- FAIL:", "FAILED …") or a Python traceback, where source code
+	// only mentions one ("except ValueError:", "raise TypeError(",
+	// "class ProtectedError(IntegrityError):"). A file read's output is
+	// the file's text: it is error output only when it reports a failure.
+	Failure bool
 	IsDiff  bool
 	// IsBuild: build or test output.
 	IsBuild bool
@@ -457,6 +464,9 @@ func Analyze(text string) *Info {
 			in.ErrLines++
 			if i < errHeadLines || i >= len(lines)-errTailLines {
 				in.IsError = true
+				if !in.Failure && (namesError(t) || strings.HasPrefix(t, "Traceback (most recent call last)")) {
+					in.Failure = true
+				}
 			}
 			add(capSignal(t))
 			if name := FailingTest(t); name != "" {

@@ -248,3 +248,29 @@ func BenchmarkAnalyze(b *testing.B) {
 		Analyze(text)
 	}
 }
+
+// TestFailure: error output that reports a failure against the source
+// of a module that only names errors (what a file read prints).
+func TestFailure(t *testing.T) {
+	tests := []struct {
+		name, text string
+		isError    bool
+		failure    bool
+	}{
+		{"traceback", "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    f()\nTypeError: bad operand\n", true, true},
+		{"go test", "=== RUN   TestParse\n    parse_test.go:12: got 1\n--- FAIL: TestParse (0.00s)\nFAIL\n", true, true},
+		{"rustc", "error[E0308]: mismatched types\n --> src/main.rs:4:5\n", true, true},
+		{"pytest summary", "FAILED tests/test_a.py::test_b - AssertionError: assert 1 == 2\n", true, true},
+		{"python source", "def get(table, key):\n    try:\n        return table[key]\n    except KeyError:\n        raise ValueError(\"no key %r\" % key)\n", true, false},
+		{"numbered source", "  12\tclass ProtectedError(IntegrityError):\n  13\t    pass\n  14\t        except SympifyError:\n", true, false},
+		{"plain", "a.py\nb.py\n", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Analyze(tt.text)
+			if in.IsError != tt.isError || in.Failure != tt.failure {
+				t.Errorf("IsError, Failure = %v, %v; want %v, %v", in.IsError, in.Failure, tt.isError, tt.failure)
+			}
+		})
+	}
+}

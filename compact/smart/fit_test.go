@@ -203,3 +203,99 @@ func TestHardBudgetEvicts(t *testing.T) {
 		})
 	}
 }
+
+// TestHardBudgetKeepsTaskMessage: in an agent loop the task is the latest
+// user message for the whole run: every later user-role item carries
+// only tool results (Anthropic Messages) or there is none (Chat,
+// Responses). Under the hard budget the task stays byte for byte in
+// every format, as compress keeps it (found on the mini-SWE-agent
+// trajectories of the development corpus: optimize reduced the task to
+// its reference at 16k and 32k in Anthropic Messages).
+func TestHardBudgetKeepsTaskMessage(t *testing.T) {
+	msgs := history(24)
+	msgs = msgs[:len(msgs)-1] // the run ends on a tool result
+	for i := range msgs {
+		if msgs[i].Role == "assistant" {
+			msgs[i].Text += " " + strings.Repeat("I considered the parser's error path and the lexer's state machine. ", 12)
+		}
+	}
+	msgs[1] = convo.User("<pr_description>\n" + strings.Repeat("The parser drops the last token when the input ends without a newline. ", 30) + "\n</pr_description>")
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			in := body(f, msgs)
+			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 8000})
+			if !res.Report.Fits {
+				t.Fatalf("does not fit: %d tokens, usable %d", res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
+			}
+			a, _ := request.Parse(in, f)
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := -1
+			for i, it := range a.Items {
+				if it.Role == "user" && hasUserText(it) {
+					task = i
+				}
+			}
+			if task < 0 || !strings.Contains(string(a.Items[task].Raw), "pr_description") {
+				t.Fatalf("the task is not the latest user message (item %d)", task)
+			}
+			if !slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, a.Items[task].Raw) }) {
+				t.Error("the task message changed")
+			}
+		})
+	}
+}
+
+// TestSupersededSourceRead: below pressure, the read of a module that
+// raises and catches errors, which a later call edits, goes behind its
+// reference even among the latest outputs: a file read's output is the
+// file's text, error output only when it reports a failure (compress
+// judges it the same way). The reference rehydrates byte for byte.
+func TestSupersededSourceRead(t *testing.T) {
+	var sb strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&sb, "%4d\tdef lookup_%d(table, key):\n%4d\t    try:\n%4d\t        return table[key]\n%4d\t    except KeyError:\n%4d\t        raise ValueError(\"no key %%r\" %% key)\n", 5*i+1, i, 5*i+2, 5*i+3, 5*i+4, 5*i+5)
+	}
+	src := sb.String()
+	call := func(id, cmd string) convo.Call {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return convo.Call{ID: id, Name: "bash", Args: string(b)}
+	}
+	msgs := []convo.Msg{
+		convo.System("You are a coding agent."), convo.User("Use LookupError in errors.py."),
+		convo.Assistant("Read it.", call("c1", "nl -ba errors.py | sed -n '1,200p'")), convo.Tool("c1", "bash", src, false),
+		convo.Assistant("Edit it.", call("c2", "sed -i 's/KeyError/LookupError/' errors.py")), convo.Tool("c2", "bash", "", false),
+	}
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			store := newStore(t)
+			res := optimize(t, New(Options{Store: store}), body(f, msgs), Call{Session: "s", ContextWindow: 128000})
+			b, err := request.Parse(res.Body, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, it := range b.Items {
+				for _, s := range it.Segments {
+					if s.Kind != request.SegToolResult || s.CallID != "c1" {
+						continue
+					}
+					ms := request.ParseMarkers(s.Text)
+					if len(ms) != 1 {
+						t.Fatalf("the superseded read is not behind a reference: %+v", res.Report.Segments)
+					}
+					got, _, err := store.Get(t.Context(), "s", ms[0].Hash)
+					if err != nil || string(got) != src {
+						t.Fatalf("the reference does not rehydrate the read: %v", err)
+					}
+					found = true
+				}
+			}
+			if !found {
+				t.Fatal("no output of c1")
+			}
+		})
+	}
+}

@@ -18,21 +18,28 @@ func (r *run) index() {
 	for _, i := range r.c.ExactItems {
 		r.exact[i] = true
 	}
-	// Never modified: system messages and the latest user-role item
-	// (the user's request, or in Anthropic Messages the message carrying
-	// the latest tool results).
+	// Never modified: system messages, the latest user message (the
+	// latest user-role item with text or an image: an agent's task stays
+	// the latest one while tool results follow it) and the latest
+	// user-role item (in Anthropic Messages the message carrying the
+	// latest tool results), as compact/prune protects them.
 	r.protected = map[int]bool{}
-	lastUserRole := -1
+	lastUserRole, lastUserText := -1, -1
 	for i, it := range req.Items {
 		switch it.Role {
 		case "system", "developer":
 			r.protected[i] = true
 		case "user":
 			lastUserRole = i
+			if it.Kind != request.KindSummary && hasUserText(it) {
+				lastUserText = i
+			}
 		}
 	}
-	if lastUserRole >= 0 {
-		r.protected[lastUserRole] = true
+	for _, i := range []int{lastUserRole, lastUserText} {
+		if i >= 0 {
+			r.protected[i] = true
+		}
 	}
 	latestUser := -1
 	for i, it := range req.Items {
@@ -222,6 +229,13 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		isErr := s.IsError || c.in.IsError
+		sp, superseded := sup[s.CallID]
+		if superseded {
+			// A file read's output is the file's text: error output only
+			// when it reports a failure (signal.Info.Failure), as compress
+			// judges it.
+			isErr = s.IsError || c.in.Failure
+		}
 		switch {
 		case fromEnd < pol.criticalRecent && isErr:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
@@ -241,7 +255,6 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				continue
 			}
 		}
-		sp, superseded := sup[s.CallID]
 		switch {
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
@@ -391,14 +404,19 @@ func (r *run) choose(c *cand, pol policy) {
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
 	case c.seg.Tokens-c.after < pol.minSaving:
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case c.after > c.alloc+max(c.alloc/2, 64) && 2*c.after > c.seg.Tokens:
-		// A view a little over its share still saves most of a large
-		// output: only a view far over it that saves under half is
-		// refused.
+	case farOver(c.after, c.alloc, c.seg.Tokens):
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
 	}
+}
+
+// farOver reports a view of tokens tokens that its allocation refuses:
+// far over it and saving under half of the before tokens. A view a
+// little over its share still saves most of a large output; choosing and
+// validating judge it by this one rule.
+func farOver(tokens, alloc, before int) bool {
+	return tokens > alloc+max(alloc/2, 64) && 2*tokens > before
 }
 
 // referred reports whether the latest turn mentions one of paths (or its

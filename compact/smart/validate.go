@@ -303,8 +303,8 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 		}
 	}
 	n := r.segTokens(c.seg, c.text)
-	if n > c.alloc {
-		return fmt.Sprintf("%d tokens over the segment's %d-token allocation", n, c.alloc)
+	if farOver(n, c.alloc, c.seg.Tokens) {
+		return fmt.Sprintf("%d tokens, far over the segment's %d-token allocation", n, c.alloc)
 	}
 	if n >= c.seg.Tokens {
 		return "rewrite does not save tokens"

@@ -1,0 +1,121 @@
+package gather
+
+import (
+	"bytes"
+	"math"
+	"slices"
+)
+
+// DefSpan is one definition of a file: its 1-based first and last lines.
+type DefSpan struct{ Start, End int }
+
+// FocusDefs returns the indexes of the definitions of content (functions
+// and methods, each with its lines) whose text matches the request's words
+// best, at most limit of them, best first: for a large file the request does
+// not name anything in, these are the bodies worth showing. A definition
+// scores the inverse document frequency (among the file's definitions) of
+// each request term it holds, twice for a term of its first line (its
+// name and signature); it must hold at least two distinct terms when the
+// request has two, and score at least half the best. Terms are ranking's:
+// identifiers split at case and underscore boundaries, lowercased,
+// stemmed, stopwords dropped.
+func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int {
+	q := queryTerms(request)
+	if len(q) == 0 || len(defs) == 0 || limit <= 0 {
+		return nil
+	}
+	starts := lineStarts(content)
+	lines := func(from, to int) []byte { // 1-based, inclusive
+		from, to = min(max1(from), len(starts)), min(to, len(starts))
+		if from > to {
+			return nil
+		}
+		end := len(content)
+		if to < len(starts) {
+			end = starts[to]
+		}
+		return content[starts[from-1]:end]
+	}
+	c := newTermCounter()
+	bagOf := func(b []byte) terms {
+		c.reset()
+		scanIdents(b, c.addIdent)
+		return c.bag()
+	}
+	// body[i][k], head[i][k]: definition i holds query term k.
+	body := make([][]bool, len(defs))
+	head := make([][]bool, len(defs))
+	df := make([]int, len(q))
+	for i, d := range defs {
+		if d.End <= d.Start {
+			continue
+		}
+		b, h := bagOf(lines(d.Start, d.End)), bagOf(lines(d.Start, d.Start))
+		body[i], head[i] = make([]bool, len(q)), make([]bool, len(q))
+		for k, t := range q {
+			if b.count(t) > 0 {
+				body[i][k] = true
+				df[k]++
+			}
+			head[i][k] = h.count(t) > 0
+		}
+	}
+	need := min(2, len(q))
+	type scored struct {
+		i     int
+		score float64
+	}
+	var ss []scored
+	for i := range defs {
+		if body[i] == nil {
+			continue
+		}
+		s, n := 0.0, 0
+		for k := range q {
+			if !body[i][k] {
+				continue
+			}
+			n++
+			w := math.Log(1 + float64(len(defs))/float64(df[k]))
+			s += w
+			if head[i][k] {
+				s += w
+			}
+		}
+		if n >= need {
+			ss = append(ss, scored{i, s})
+		}
+	}
+	slices.SortStableFunc(ss, func(a, b scored) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	var out []int
+	for _, s := range ss {
+		if len(out) == limit || s.score < ss[0].score/2 {
+			break
+		}
+		out = append(out, s.i)
+	}
+	return out
+}
+
+// lineStarts returns the byte offset of each line of b.
+func lineStarts(b []byte) []int {
+	out := []int{0}
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\n')
+		if k < 0 || i+k+1 >= len(b) {
+			return out
+		}
+		i += k + 1
+		out = append(out, i)
+	}
+}
+
+func max1(n int) int { return max(n, 1) }
