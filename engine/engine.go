@@ -6,7 +6,9 @@
 // An Engine owns the per-workspace state that makes a second request fast:
 // the gatherer's file index, the editor's unsaved buffers and the
 // effective configuration. Token counts and tree-sitter views are cached
-// process-wide by their packages, keyed by content hash.
+// process-wide by their packages, keyed by content hash; beside a
+// persisted index the engine also keeps their stores across processes
+// (engine/viewstore.go).
 package engine
 
 import (
@@ -17,12 +19,16 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/symbols"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/treesitter"
 )
 
 // Options configure an Engine.
@@ -69,6 +75,22 @@ type Engine struct {
 	symsOnce sync.Once
 	syms     *symbols.Index
 
+	// viewsOnce loads viewsStore, the persisted tree-sitter store
+	// (engine/viewstore.go), on first use; viewsStore stays nil until
+	// then.
+	viewsOnce  sync.Once
+	viewsStore atomic.Pointer[treesitter.Store]
+	// countsOnce loads countsStore, the persisted token counts, alike.
+	countsOnce  sync.Once
+	countsStore atomic.Pointer[tokens.CountStore]
+	// viewsSaveMu guards viewsSaving and viewsSaved; viewsWG waits for
+	// the background save of both stores; viewsWriteMu orders the writes.
+	viewsSaveMu  sync.Mutex
+	viewsSaving  bool
+	viewsSaved   time.Time
+	viewsWG      sync.WaitGroup
+	viewsWriteMu sync.Mutex
+
 	// packCache remembers token counts between packs (see Pack).
 	packOnce  sync.Once
 	packCache *pack.Cache
@@ -112,9 +134,13 @@ func indexPath(stateDir string) string {
 	return filepath.Join(stateDir, "index", "files.idx")
 }
 
-// Close releases the engine's open files (the git repository's
-// descriptors). The engine must not be used afterwards.
-func (e *Engine) Close() error { return e.ws.Close() }
+// Close writes what the persisted stores learned and releases the
+// engine's open files (the git repository's descriptors). The engine must
+// not be used afterwards.
+func (e *Engine) Close() error {
+	e.flushStores()
+	return e.ws.Close()
+}
 
 // Root returns the workspace root.
 func (e *Engine) Root() string { return e.root }

@@ -122,6 +122,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err != nil {
 		return nil, err
 	}
+	e.saveStores()
 	env.Context = fitted
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
@@ -247,7 +248,8 @@ func (e *Engine) Describe(req PromptRequest) (*ctxd.Envelope, error) {
 }
 
 // plan validates req and resolves the task, the model, the budget and the
-// request's own share, before any I/O.
+// request's own share, before gathering (its only I/O is the first load of
+// the persisted token counts).
 func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	if strings.TrimSpace(req.UserRequest) == "" {
 		return nil, fmt.Errorf("user_request is required: say what the task is: %w", ctxd.ErrInvalidParams)
@@ -268,6 +270,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 		return nil, err
 	}
 	counter, model, budget, format := s.counter, s.model, s.budget, s.format
+	counter = tokens.Stored(counter, e.countStore())
 	warnings := s.warnings
 
 	task, taskSource := prioritize.ResolveTask(explicit, req.UserRequest)

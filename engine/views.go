@@ -32,7 +32,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols}
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, Store: e.viewStore()}
 	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

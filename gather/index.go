@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -121,6 +122,9 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 	dirs := []string{"."}
 	reuse := w.persisted()
 	segs := append([]string(nil), rules.prefix...)
+	// visit walks dir with the patterns of its parents, ps; a directory
+	// below the root adds its own ignore files, read only when its
+	// listing names one (most directories have none: no failed opens).
 	var visit func(dir string, ps []gitignore.Pattern) error
 	visit = func(dir string, ps []gitignore.Pattern) error {
 		if err := ctx.Err(); err != nil {
@@ -136,6 +140,15 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			}
 			warnings = append(warnings, fmt.Sprintf("skipped directory %s: %v", dir, errors.Unwrap(err)))
 			return nil
+		}
+		if dir != "." && slices.ContainsFunc(entries, func(e fs.DirEntry) bool {
+			return e.Name() == ".gitignore" || e.Name() == IgnoreFile
+		}) {
+			sub, warns := rules.readDirPatterns(absDir, segs)
+			warnings = append(warnings, warns...)
+			if len(sub) > 0 {
+				ps = append(append(make([]gitignore.Pattern, 0, len(ps)+len(sub)), ps...), sub...)
+			}
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -153,14 +166,8 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			segs = append(segs, name)
 			ignored := matchIgnore(ps, segs, isDir) || rules.excluded(rel, isDir)
 			if !ignored && isDir {
-				sub, warns := rules.readDirPatterns(filepath.Join(absDir, name), segs)
-				warnings = append(warnings, warns...)
-				next := ps
-				if len(sub) > 0 {
-					next = append(append(make([]gitignore.Pattern, 0, len(ps)+len(sub)), ps...), sub...)
-				}
 				dirs = append(dirs, rel)
-				if err := visit(rel, next); err != nil {
+				if err := visit(rel, ps); err != nil {
 					return err
 				}
 			}

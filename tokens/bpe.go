@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
+	"sync"
 
 	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -18,11 +20,17 @@ import (
 // generated regexp splits whitespace runs holding several newlines
 // differently from tiktoken, and pkoukk/tiktoken-go's merge is quadratic
 // on long pieces.
+//
+// The vocabulary is decoded on first use, not when the backend is made:
+// a process whose counts all come from a [CountStore] never pays for it.
 type bpeBackend struct {
-	ranks map[string]int
 	// split calls its function with each piece of the encoding's split
 	// pattern (pretokenize.go).
 	split func(text string, f func(piece string))
+
+	file  string // the embedded .tiktoken file
+	once  sync.Once
+	ranks map[string]int // set by load
 }
 
 func newBPEBackend(encoding string) (*bpeBackend, error) {
@@ -35,15 +43,27 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
-	data, err := tiktokenassets.Assets.ReadFile(encoding + ".tiktoken")
-	if err != nil {
+	file := encoding + ".tiktoken"
+	if _, err := fs.Stat(tiktokenassets.Assets, file); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	ranks, err := parseTiktokenRanks(data)
-	if err != nil {
-		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
-	}
-	return &bpeBackend{ranks: ranks, split: split}, nil
+	return &bpeBackend{file: file, split: split}, nil
+}
+
+// load decodes the vocabulary once. The file is embedded and checked by
+// the tests, so a decoding error is a broken build.
+func (b *bpeBackend) load() {
+	b.once.Do(func() {
+		data, err := tiktokenassets.Assets.ReadFile(b.file) // a copy, dropped after parsing
+		if err != nil {
+			panic(fmt.Sprintf("read the embedded vocabulary: %v", err))
+		}
+		ranks, err := parseTiktokenRanks(data)
+		if err != nil {
+			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
+		}
+		b.ranks = ranks
+	})
 }
 
 // parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
@@ -89,6 +109,7 @@ func parseTiktokenRanks(data []byte) (map[string]int, error) {
 }
 
 func (b *bpeBackend) count(text string) int {
+	b.load()
 	n := 0
 	b.split(text, func(piece string) {
 		if _, ok := b.ranks[piece]; ok {
@@ -101,6 +122,7 @@ func (b *bpeBackend) count(text string) int {
 }
 
 func (b *bpeBackend) encode(text string) []int {
+	b.load()
 	var ids []int
 	b.split(text, func(piece string) {
 		if r, ok := b.ranks[piece]; ok {
@@ -124,6 +146,7 @@ const mergeScanMax = 64
 // adjacent pair of lowest rank, leftmost first, until no pair is in the
 // vocabulary, which is tiktoken's rule.
 func (b *bpeBackend) merge(piece string) []int {
+	b.load()
 	if len(piece) <= mergeScanMax {
 		return b.mergeScan(piece)
 	}

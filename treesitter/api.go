@@ -96,6 +96,10 @@ type Options struct {
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
 	// deadline of the context that comes sooner wins.
 	Timeout time.Duration
+	// Store, when not nil, is consulted before parsing and learns what
+	// is parsed (a persisted cache across processes; see [Store]). It
+	// never changes a view.
+	Store *Store
 }
 
 func (o Options) threshold() int {

@@ -13,7 +13,9 @@
 // and [Detect]). Everything else, a file with syntax errors, or one over
 // [MaxSize], returns an error wrapping [ErrUnsupported] and the caller
 // falls back to a head-and-tail cut. Parses are pooled per language,
-// bounded in time ([TimeoutError]) and cached by content hash. Built with
+// bounded in time ([TimeoutError]) and cached by content hash; a [Store]
+// passed in [Options] keeps the analyses and the views' parse checks
+// across processes. Built with
 // -tags notreesitter or CGO_ENABLED=0, a line-based fallback keeps the API
 // with the full and outline levels only.
 //

@@ -52,12 +52,13 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	}
 	key := cacheKey("views", lang, src, opts)
 	if vs, ok := viewCache.get(key); ok {
+		touch(opts.Store, lang, src)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
 	left := budget(ctx, lang, opts.timeout())
-	a, err := analyzeCached(ctx, lang, src, left)
+	a, err := analyzeStored(ctx, lang, src, left, opts.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	vs := []View{full}
 	prev := full
 	for _, level := range []Level{Bodies, Signatures} {
-		v, err := a.render(ctx, g, level, opts, left)
+		v, err := a.render(ctx, g, level, opts, left, opts.Store)
 		var te *TimeoutError
 		switch {
 		case errors.As(err, &te), errors.Is(err, context.Canceled):
@@ -112,11 +113,12 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	}
 	key := cacheKey("focus", lang, src, opts)
 	if vs, ok := viewCache.get(key); ok {
+		touch(opts.Store, lang, src)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
-	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, opts.timeout()))
+	a, err := analyzeStored(ctx, lang, src, budget(ctx, lang, opts.timeout()), opts.Store)
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
@@ -195,21 +197,40 @@ var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
 // With syntax errors it returns the analysis and an error wrapping both
 // errSyntax and ErrUnsupported.
 func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
-	return analyzeLeaves(ctx, lang, src, left, nil)
+	return analyzeLeaves(ctx, lang, src, left, nil, nil)
+}
+
+// analyzeStored is analyzeCached that also looks in store (when not nil)
+// before parsing, and puts what it parses there.
+func analyzeStored(ctx context.Context, lang string, src []byte, left func() timeLeft, store *Store) (*analysis, error) {
+	return analyzeLeaves(ctx, lang, src, left, nil, store)
 }
 
 // analyzeLeaves is analyzeCached that also reports the named leaves of the
 // whole tree to leaf (when not nil), from the same parse; with leaf set
 // it always parses (the leaves are not cached), and caches the analysis
 // for the views that follow.
-func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() timeLeft, leaf func(typ string, start, end int)) (*analysis, error) {
+func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() timeLeft, leaf func(typ string, start, end int), store *Store) (*analysis, error) {
 	key := cacheKey("analysis", lang, src, Options{})
 	if a, ok := analysisCache.get(key); ok && leaf == nil {
+		if store != nil {
+			store.learn(key, a)
+		}
 		return a, a.err()
 	}
 	spec := specs[lang]
 	g, _ := grammarFor(lang)
 	own := append([]byte(nil), src...)
+	if store != nil && leaf == nil {
+		if data, ok := store.analysisData(key); ok {
+			a, err := decodeAnalysis(data, lang, own)
+			if err == nil {
+				analysisCache.put(key, a, a.size())
+				return a, a.err()
+			}
+			store.dropAnalysis(key) // parsed again below
+		}
+	}
 	var a *analysis
 	if len(own) == 0 {
 		a = &analysis{lang: lang, src: own, style: spec.style, foldWord: spec.foldWord}
@@ -229,7 +250,23 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() tim
 		}
 	}
 	analysisCache.put(key, a, a.size())
+	if store != nil {
+		store.putAnalysis(key, encodeAnalysis(a))
+	}
 	return a, a.err()
+}
+
+// touch tells store (when not nil) that src's analysis is in use, when
+// the views came from the process's cache: the store learns it if another
+// engine's request made it, and keeps it among the recently used.
+func touch(store *Store, lang string, src []byte) {
+	if store == nil {
+		return
+	}
+	key := cacheKey("analysis", lang, src, Options{})
+	if a, ok := analysisCache.get(key); ok {
+		store.learn(key, a)
+	}
 }
 
 func (a *analysis) err() error {

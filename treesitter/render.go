@@ -189,7 +189,10 @@ const maxRepairs = 4
 // render returns the view of level, checked to parse as cleanly as the
 // original: edits next to a new syntax error are dropped and the level is
 // rendered again, a few times at most.
-func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft) (View, error) {
+//
+// With store, the check's verdict is looked up by the view's hash first,
+// and recorded.
+func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) (View, error) {
 	disabled := map[editKey]bool{}
 	for try := 0; ; try++ {
 		es := a.plan(level, o, disabled)
@@ -198,13 +201,9 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 		if len(es) == 0 {
 			return v, nil
 		}
-		t := timeout()
-		if t.err != nil {
-			return View{}, t.err
-		}
-		errs, err := g.errors(ctx, []byte(text), t.d)
+		errs, err := a.check(ctx, g, level, text, timeout, store)
 		if err != nil {
-			return View{}, fmt.Errorf("check %s view: %w", level, err)
+			return View{}, err
 		}
 		if len(errs) == 0 {
 			return v, nil
@@ -235,4 +234,28 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 			}
 		}
 	}
+}
+
+// check returns the parse errors of a rendered view, from store when it
+// has the view's verdict.
+func (a *analysis) check(ctx context.Context, g grammar, level Level, text string, timeout func() timeLeft, store *Store) ([]span, error) {
+	var key [32]byte
+	if store != nil {
+		key = verdictKey(a.lang, text)
+		if errs, ok := store.verdict(key); ok {
+			return errs, nil
+		}
+	}
+	t := timeout()
+	if t.err != nil {
+		return nil, t.err
+	}
+	errs, err := g.errors(ctx, []byte(text), t.d)
+	if err != nil {
+		return nil, fmt.Errorf("check %s view: %w", level, err)
+	}
+	if store != nil {
+		store.putVerdict(key, errs)
+	}
+	return errs, nil
 }

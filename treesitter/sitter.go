@@ -47,9 +47,6 @@ type grammar interface {
 	errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error)
 }
 
-// span is a half-open byte range.
-type span struct{ start, end int }
-
 var grammarFuncs = map[string]func() *sitter.Language{
 	"go":         golang.GetLanguage,
 	"python":     python.GetLanguage,

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// Two stores persist beside the file index so a fresh CLI process or a
+// restarted daemon does no work for what has not changed:
+//
+//   - index/views.bin, the tree-sitter store (treesitter.Store: per
+//     content hash, a file's analysis; per rendered view, whether it
+//     parses): views of unchanged files render without parsing;
+//   - index/counts.bin, the token counts (tokens.CountStore, per hash of
+//     encoding and text): unchanged files, views and sections are counted
+//     without decoding a vocabulary or running BPE.
+//
+// Each is a sealed file (index.WriteSealed) keyed by its version: a
+// corrupt or stale one is rebuilt, never trusted, and each tree-sitter
+// entry is checked again against the source it is used for.
+
+const (
+	viewsMagic = "CTXDVIEW"
+	viewsFile  = "views.bin"
+	// maxViewsBytes bounds the entries written (the most recently used
+	// first): about 6,000 analyses of average source files, several
+	// requests' candidates. The read allows the file's framing on top.
+	maxViewsBytes = 24 << 20
+	// viewsSaveEvery spaces a daemon's rewrites of the files: each is a
+	// whole file, and Close writes what is left.
+	viewsSaveEvery = 30 * time.Second
+
+	countsMagic = "CTXDCNT1"
+	countsFile  = "counts.bin"
+	countsKey   = "token-counts/1"
+	// maxCounts bounds the counts written (the most recently used
+	// first): about 22 bytes each, 4.4 MB at most.
+	maxCounts = 200_000
+)
+
+// viewsKey is the sealed-file key: what the entries were computed with.
+func viewsKey() string { return "treesitter-store/" + strconv.Itoa(treesitter.StoreVersion) }
+
+func (e *Engine) viewsPath() string  { return filepath.Join(e.stateDir, "index", viewsFile) }
+func (e *Engine) countsPath() string { return filepath.Join(e.stateDir, "index", countsFile) }
+
+// countStore returns the engine's token count store, loaded from the
+// state directory on first use (a corrupt file is logged; it is rebuilt).
+func (e *Engine) countStore() *tokens.CountStore {
+	e.countsOnce.Do(func() {
+		s := tokens.NewCountStore()
+		body, err := index.ReadSealed(e.countsPath(), countsMagic, countsKey, 64<<20)
+		if err == nil {
+			var d *tokens.CountStore
+			if d, err = tokens.DecodeCountStore(body); err == nil {
+				s = d
+			}
+		}
+		if err != nil && !index.IsRebuild(err) {
+			e.log.Warn("persisted token counts not used: rebuilding them", "err", err)
+		}
+		e.countsStore.Store(s)
+	})
+	return e.countsStore.Load()
+}
+
+// viewStore returns the engine's tree-sitter store, loaded from the state
+// directory on first use (a corrupt file is logged; it is rebuilt).
+func (e *Engine) viewStore() *treesitter.Store {
+	e.viewsOnce.Do(func() {
+		e.viewsStore.Store(loadViewStore(e))
+	})
+	return e.viewsStore.Load()
+}
+
+func loadViewStore(e *Engine) *treesitter.Store {
+	t0 := time.Now()
+	body, err := index.ReadSealed(e.viewsPath(), viewsMagic, viewsKey(), maxViewsBytes+(maxViewsBytes>>2))
+	if err == nil {
+		var s *treesitter.Store
+		if s, err = treesitter.DecodeStore(body); err == nil {
+			st := s.Stats()
+			e.log.Debug("tree-sitter store loaded", "analyses", st.Analyses, "verdicts", st.Verdicts, "took", time.Since(t0))
+			return s
+		}
+	}
+	if !index.IsRebuild(err) {
+		e.log.Warn("persisted tree-sitter store not used: rebuilding it", "err", err)
+	}
+	return treesitter.NewStore()
+}
+
+// saveStores writes the stores that learned something in the background,
+// only where the index directory exists (as the symbol index), at most
+// once per viewsSaveEvery; Close waits for it and writes what is left.
+func (e *Engine) saveStores() {
+	e.viewsSaveMu.Lock()
+	defer e.viewsSaveMu.Unlock()
+	if e.viewsSaving || (!e.viewsSaved.IsZero() && time.Since(e.viewsSaved) < viewsSaveEvery) {
+		return
+	}
+	if !e.storesDirty() || !index.Exists(filepath.Dir(e.viewsPath())) {
+		return
+	}
+	e.viewsSaving = true
+	e.viewsWG.Go(func() {
+		e.writeStores()
+		e.viewsSaveMu.Lock()
+		e.viewsSaving = false
+		e.viewsSaved = time.Now()
+		e.viewsSaveMu.Unlock()
+	})
+}
+
+// flushStores waits for a background save and writes what it left.
+func (e *Engine) flushStores() {
+	e.viewsWG.Wait()
+	if !e.storesDirty() || !index.Exists(filepath.Dir(e.viewsPath())) {
+		return
+	}
+	e.writeStores()
+}
+
+// storesDirty reports a loaded store (nil until a request loads it) that
+// learned something.
+func (e *Engine) storesDirty() bool {
+	vs, cs := e.viewsStore.Load(), e.countsStore.Load()
+	return vs != nil && vs.Dirty() || cs != nil && cs.Dirty()
+}
+
+func (e *Engine) writeStores() {
+	e.viewsWriteMu.Lock()
+	defer e.viewsWriteMu.Unlock()
+	if s := e.viewsStore.Load(); s != nil && s.Dirty() {
+		body := s.AppendBinary(nil, maxViewsBytes)
+		if err := index.WriteSealed(e.viewsPath(), viewsMagic, viewsKey(), body); err != nil {
+			e.log.Debug("tree-sitter store not saved", "err", err)
+		}
+	}
+	if s := e.countsStore.Load(); s != nil && s.Dirty() {
+		body := s.AppendBinary(nil, maxCounts)
+		if err := index.WriteSealed(e.countsPath(), countsMagic, countsKey, body); err != nil {
+			e.log.Debug("token counts not saved", "err", err)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// viewRepo is a Go package whose files are too large for a small budget
+// whole, so the fitter takes their structural views.
+func viewRepo(t *testing.T) string {
+	t.Helper()
+	files := map[string]string{}
+	for i := range 6 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package shutdown\n\n// Server%d drains connections on shutdown.\ntype Server%d struct{ n int }\n\n", i, i)
+		for j := range 8 {
+			fmt.Fprintf(&b, "// Shutdown%d closes the listener gracefully.\nfunc (s *Server%d) Shutdown%d() error {\n", j, i, j)
+			for k := range 12 {
+				fmt.Fprintf(&b, "\ts.n += %d // drain step\n", k)
+			}
+			b.WriteString("\treturn nil\n}\n\n")
+		}
+		files[fmt.Sprintf("server%d.go", i)] = b.String()
+	}
+	return testutil.GitRepo(t, files)
+}
+
+// TestViewStorePersisted: a prompt leaves the tree-sitter store beside the
+// index; a corrupt or truncated store is rebuilt with a warning, a stale
+// one quietly, and the prompt is the same in every case.
+func TestViewStorePersisted(t *testing.T) {
+	dir := viewRepo(t)
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	req := PromptRequest{UserRequest: "how does the server shut down gracefully", TokenBudget: &BudgetRequest{Total: 3000}}
+	run := func() (prompt, logs string) {
+		t.Helper()
+		var buf bytes.Buffer
+		e, err := New(dir, Options{Config: config.Default(), StateDir: state, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := e.BuildPrompt(t.Context(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return env.Prompt, buf.String()
+	}
+	path := filepath.Join(state, "index", viewsFile)
+	stored := func() treesitter.StoreStats {
+		t.Helper()
+		body, err := index.ReadSealed(path, viewsMagic, viewsKey(), maxViewsBytes)
+		if err != nil {
+			t.Fatalf("store not written: %v", err)
+		}
+		s, err := treesitter.DecodeStore(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Stats()
+	}
+
+	want, _ := run()
+	if !strings.Contains(want, "/* ... ") {
+		t.Fatalf("no structural view in the prompt; the test needs one:\n%s", want)
+	}
+	if st := stored(); st.Analyses == 0 {
+		t.Fatalf("stored %+v, want analyses", st)
+	}
+	body, err := index.ReadSealed(filepath.Join(state, "index", countsFile), countsMagic, countsKey, 64<<20)
+	if err != nil {
+		t.Fatalf("token counts not written: %v", err)
+	}
+	if cs, err := tokens.DecodeCountStore(body); err != nil || cs.Stats().Counts == 0 {
+		t.Fatalf("token counts: %v, %+v", err, cs)
+	}
+	// A second process on the unchanged tree learns nothing new: it
+	// writes neither file.
+	fi, _ := os.Stat(path)
+	if again, _ := run(); again != want {
+		t.Fatal("second prompt differs")
+	}
+	if fi2, _ := os.Stat(path); !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("the store was rewritten by a process that learned nothing")
+	}
+
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		write func() error
+		warn  bool
+	}{
+		{"flipped byte", func() error {
+			b := bytes.Clone(good)
+			b[len(b)/2] ^= 0xff
+			return os.WriteFile(path, b, 0o600)
+		}, true},
+		{"truncated", func() error { return os.WriteFile(path, good[:len(good)/3], 0o600) }, true},
+		{"stale", func() error { return index.WriteSealed(path, viewsMagic, "treesitter-store/0", []byte("old")) }, false},
+		{"missing", func() error { return os.Remove(path) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.write(); err != nil {
+				t.Fatal(err)
+			}
+			got, logs := run()
+			if got != want {
+				t.Errorf("prompt differs after a %s store", tt.name)
+			}
+			if warned := strings.Contains(logs, "tree-sitter store not used"); warned != tt.warn {
+				t.Errorf("warned %v, want %v; logs:\n%s", warned, tt.warn, logs)
+			}
+			if st := stored(); st.Analyses == 0 {
+				t.Errorf("store not rebuilt: %+v", st)
+			}
+		})
+	}
+}
+
+// TestViewStoreNotWithoutIndex: without a persisted index directory (a
+// tree too small for one) no store is written.
+func TestViewStoreNotWithoutIndex(t *testing.T) {
+	dir := viewRepo(t)
+	state := t.TempDir()
+	e, err := New(dir, Options{Config: config.Default(), StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "how does the server shut down", TokenBudget: &BudgetRequest{Total: 3000}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if _, err := os.Stat(filepath.Join(state, "index", viewsFile)); err == nil {
+		t.Error("store written without an index")
+	}
+}

@@ -1,0 +1,242 @@
+package tokens
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// A CountStore keeps token counts across processes, keyed by a hash of
+// the encoding and the text (never the text): a fresh CLI run or a
+// restarted daemon counts unchanged files, views and sections without
+// decoding a vocabulary or running BPE. The caller persists it (engine: a
+// sealed file beside the file index) with [CountStore.AppendBinary] and
+// [DecodeCountStore]. A CountStore is safe for concurrent use.
+type CountStore struct {
+	// mu guards the fields below.
+	mu     sync.Mutex
+	gen    uint64 // this process's generation: counts used now carry it
+	counts map[countKey]storedCount
+	dirty  bool
+	hits   int
+	misses int
+}
+
+// countKey is the first 16 bytes of SHA-256 over the encoding, a zero
+// byte and the text: a collision needs about 2^64 texts.
+type countKey [16]byte
+
+type storedCount struct {
+	gen   uint64
+	count uint32
+}
+
+// ErrCountStoreEncoding is returned by [DecodeCountStore] for bytes that
+// are not a count store.
+var ErrCountStoreEncoding = errors.New("bad token count store encoding")
+
+// NewCountStore returns an empty store.
+func NewCountStore() *CountStore {
+	return &CountStore{gen: 1, counts: map[countKey]storedCount{}}
+}
+
+// Stored returns a Counter that answers from s the counts it has and
+// counts the others with c, recording them in s. Its counts are c's. An
+// estimator (not [Counter.Exact]) is returned as it is: its calibration
+// may change between versions, a real encoding's counts do not.
+func Stored(c Counter, s *CountStore) Counter {
+	if s == nil || !c.Exact() {
+		return c
+	}
+	return &storedCounter{Counter: c, store: s}
+}
+
+type storedCounter struct {
+	Counter
+	store *CountStore
+}
+
+func (c *storedCounter) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	k := storeKey(c.Encoding(), text)
+	if n, ok := c.store.get(k); ok {
+		return n
+	}
+	n := c.Counter.Count(text)
+	c.store.put(k, n)
+	return n
+}
+
+func storeKey(encoding, text string) countKey {
+	h := sha256.New()
+	h.Write([]byte(encoding))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return countKey(sum[:16])
+}
+
+func (s *CountStore) get(k countKey) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.counts[k]
+	if !ok {
+		s.misses++
+		return 0, false
+	}
+	s.hits++
+	if e.gen != s.gen {
+		e.gen = s.gen
+		s.counts[k] = e
+	}
+	return int(e.count), true
+}
+
+func (s *CountStore) put(k countKey, n int) {
+	if n < 0 || n > 1<<31 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[k] = storedCount{gen: s.gen, count: uint32(n)}
+	s.dirty = true
+	if len(s.counts) > countMemMax {
+		s.trim()
+	}
+}
+
+// countMemMax bounds a store in memory (about 40 bytes a count): over
+// it, the counts of the oldest generations are dropped down to three
+// quarters. A variable for the tests.
+var countMemMax = 400_000
+
+// trim drops the oldest generations' counts. s.mu must be held.
+func (s *CountStore) trim() {
+	var gens []uint64
+	for _, e := range s.counts {
+		gens = append(gens, e.gen)
+	}
+	slices.Sort(gens)
+	gens = slices.Compact(gens)
+	for _, g := range gens {
+		for k, e := range s.counts {
+			if len(s.counts) <= countMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.counts, k)
+			}
+		}
+	}
+}
+
+// Dirty reports whether the store learned a count since it was decoded or
+// last encoded.
+func (s *CountStore) Dirty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirty
+}
+
+// CountStoreStats counts a store's entries and this process's lookups.
+type CountStoreStats struct {
+	Counts, Hits, Misses int
+}
+
+// Stats returns the store's counts.
+func (s *CountStore) Stats() CountStoreStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return CountStoreStats{Counts: len(s.counts), Hits: s.hits, Misses: s.misses}
+}
+
+// Encoding: uvarint gen, uvarint count, then per entry the 16-byte key,
+// uvarint gen, uvarint token count; most recently used first, at most
+// maxEntries, so the store stays bounded.
+
+// AppendBinary appends the store's encoding to b, keeping the maxEntries
+// most recently used counts (all when maxEntries <= 0), and marks the
+// store clean.
+func (s *CountStore) AppendBinary(b []byte, maxEntries int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type ent struct {
+		k countKey
+		storedCount
+	}
+	ents := make([]ent, 0, len(s.counts))
+	for k, e := range s.counts {
+		ents = append(ents, ent{k, e})
+	}
+	slices.SortFunc(ents, func(x, y ent) int {
+		if x.gen != y.gen {
+			if x.gen > y.gen {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(x.k[:], y.k[:])
+	})
+	if maxEntries > 0 && len(ents) > maxEntries {
+		ents = ents[:maxEntries]
+	}
+	b = binary.AppendUvarint(b, s.gen)
+	b = binary.AppendUvarint(b, uint64(len(ents)))
+	for _, e := range ents {
+		b = append(b, e.k[:]...)
+		b = binary.AppendUvarint(b, e.gen)
+		b = binary.AppendUvarint(b, uint64(e.count))
+	}
+	s.dirty = false
+	return b
+}
+
+// DecodeCountStore decodes what [CountStore.AppendBinary] wrote. A
+// malformed encoding returns an error wrapping [ErrCountStoreEncoding].
+func DecodeCountStore(b []byte) (*CountStore, error) {
+	bad := func(what string) (*CountStore, error) {
+		return nil, fmt.Errorf("decode token count store: %w: %s", ErrCountStoreEncoding, what)
+	}
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	last, ok := uv()
+	if !ok || last >= 1<<62 {
+		return bad("generation")
+	}
+	n, ok := uv()
+	if !ok || n > uint64(len(b)/18) {
+		return bad("count")
+	}
+	s := NewCountStore()
+	s.gen = last + 1
+	for range n {
+		if len(b) < 16 {
+			return bad("short entry")
+		}
+		var k countKey
+		copy(k[:], b)
+		b = b[16:]
+		gen, ok1 := uv()
+		c, ok2 := uv()
+		if !ok1 || !ok2 || c > 1<<31 {
+			return bad("entry")
+		}
+		s.counts[k] = storedCount{gen: gen, count: uint32(c)}
+	}
+	if len(b) != 0 {
+		return bad(fmt.Sprintf("%d trailing bytes", len(b)))
+	}
+	return s, nil
+}

@@ -1,0 +1,413 @@
+package treesitter
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// A Store keeps what parsing yields across processes, so a fresh CLI run
+// or a restarted daemon renders the views of an unchanged file without
+// parsing it: per content hash, the file's analysis (symbols, collapsible
+// bodies, docs, members: offsets into the file and short derived strings,
+// never the file's text, which the caller has read again and whose hash is
+// the key), and per hash of a rendered view, whether that view parses
+// (the check parse of [Views]). The caller persists it (engine: a sealed
+// file beside the file index) with [Store.AppendBinary] and [DecodeStore].
+//
+// Entries are decoded on use and checked against the source they are used
+// for; one that does not decode or does not fit its source is dropped and
+// the file parsed again. A Store is safe for concurrent use.
+type Store struct {
+	// mu guards the fields below.
+	mu       sync.Mutex
+	gen      uint64 // this process's generation: entries used now carry it
+	analyses map[[32]byte]storedAnalysis
+	verdicts map[[32]byte]storedVerdict
+	dirty    bool
+	hits     int
+	misses   int
+	size     int // bytes of the entries, as entrySize counts them
+}
+
+// storeMemMax bounds a store in memory (a long-running daemon sees ever
+// more files): over it, the least recently used entries (oldest
+// generation first) are dropped down to three quarters. A variable for
+// the tests.
+var storeMemMax = 48 << 20
+
+func analysisSize(data []byte) int { return 48 + len(data) }
+func verdictSize(errs []span) int  { return 48 + 16*len(errs) }
+
+// trim drops entries of the oldest generations until the store is under
+// three quarters of storeMemMax. s.mu must be held.
+func (s *Store) trim() {
+	if s.size <= storeMemMax {
+		return
+	}
+	var gens []uint64
+	for _, e := range s.analyses {
+		gens = append(gens, e.gen)
+	}
+	for _, e := range s.verdicts {
+		gens = append(gens, e.gen)
+	}
+	slices.Sort(gens)
+	gens = slices.Compact(gens)
+	for _, g := range gens {
+		for k, e := range s.analyses {
+			if s.size <= storeMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.analyses, k)
+				s.size -= analysisSize(e.data)
+			}
+		}
+		for k, e := range s.verdicts {
+			if s.size <= storeMemMax*3/4 {
+				return
+			}
+			if e.gen == g {
+				delete(s.verdicts, k)
+				s.size -= verdictSize(e.errs)
+			}
+		}
+	}
+}
+
+// storedAnalysis is an analysis in its encoded form (see
+// store_analysis.go), decoded on use.
+type storedAnalysis struct {
+	gen  uint64
+	data []byte
+}
+
+// storedVerdict is the parse errors of a rendered view (nil: it parses).
+type storedVerdict struct {
+	gen  uint64
+	errs []span
+}
+
+// span is a half-open byte range.
+type span struct{ start, end int }
+
+// StoreVersion is the version of the store's encoding and of what the
+// analysis computes (analyze.go, langs.go, the pinned grammars): a store
+// written by another version is rebuilt. Bump it with any change to what
+// an analysis holds or how it is found; TestStoreVersion fails when the
+// analyses of the test corpus change and this did not.
+const StoreVersion = 1
+
+// ErrStoreEncoding is returned by [DecodeStore] for bytes that are not a
+// store.
+var ErrStoreEncoding = errors.New("bad tree-sitter store encoding")
+
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{gen: 1, analyses: map[[32]byte]storedAnalysis{}, verdicts: map[[32]byte]storedVerdict{}}
+}
+
+// Dirty reports whether the store learned something since it was decoded
+// or last encoded.
+func (s *Store) Dirty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirty
+}
+
+// StoreStats counts a store's entries and this process's lookups.
+type StoreStats struct {
+	Analyses, Verdicts int
+	// Hits and Misses count analysis lookups.
+	Hits, Misses int
+}
+
+// Stats returns the store's counts.
+func (s *Store) Stats() StoreStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return StoreStats{Analyses: len(s.analyses), Verdicts: len(s.verdicts), Hits: s.hits, Misses: s.misses}
+}
+
+// analysisData returns the encoded analysis of key, marking it used.
+func (s *Store) analysisData(key [32]byte) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.analyses[key]
+	if !ok {
+		s.misses++
+		return nil, false
+	}
+	s.hits++
+	if e.gen != s.gen {
+		e.gen = s.gen
+		s.analyses[key] = e
+	}
+	return e.data, true
+}
+
+func (s *Store) putAnalysis(key [32]byte, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.analyses[key]; ok {
+		s.size -= analysisSize(old.data)
+	}
+	s.analyses[key] = storedAnalysis{gen: s.gen, data: data}
+	s.size += analysisSize(data)
+	s.dirty = true
+	s.trim()
+}
+
+// dropAnalysis forgets an entry that did not decode for its source.
+func (s *Store) dropAnalysis(key [32]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.analyses[key]; ok {
+		s.size -= analysisSize(old.data)
+		delete(s.analyses, key)
+	}
+	s.dirty = true
+}
+
+func (s *Store) verdict(key [32]byte) ([]span, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.verdicts[key]
+	if ok && e.gen != s.gen {
+		e.gen = s.gen
+		s.verdicts[key] = e
+	}
+	return e.errs, ok
+}
+
+func (s *Store) putVerdict(key [32]byte, errs []span) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.verdicts[key]; ok {
+		s.size -= verdictSize(old.errs)
+	}
+	s.verdicts[key] = storedVerdict{gen: s.gen, errs: slices.Clone(errs)}
+	s.size += verdictSize(errs)
+	s.dirty = true
+	s.trim()
+}
+
+// verdictKey hashes a rendered view and its language.
+func verdictKey(lang, text string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(lang))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Encoding (all integers uvarints):
+//
+//	gen
+//	count, then per analysis: hash [32]byte, gen, len, bytes
+//	count, then per verdict:  hash [32]byte, gen, count, (start, end)...
+//
+// Entries are written most recently used first until maxBytes is reached,
+// so the store stays bounded however many files a workspace has: the
+// least recently used are left out.
+
+// AppendBinary appends the store's encoding to b, at most about maxBytes
+// of entries (the most recently used; all when maxBytes <= 0), and marks
+// the store clean.
+func (s *Store) AppendBinary(b []byte, maxBytes int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type ent struct {
+		key  [32]byte
+		gen  uint64
+		size int
+		an   bool
+	}
+	ents := make([]ent, 0, len(s.analyses)+len(s.verdicts))
+	for k, e := range s.analyses {
+		ents = append(ents, ent{k, e.gen, 32 + 2*binary.MaxVarintLen32 + len(e.data), true})
+	}
+	for k, e := range s.verdicts {
+		ents = append(ents, ent{k, e.gen, 32 + binary.MaxVarintLen32*(2+2*len(e.errs)), false})
+	}
+	// Most recent first; ties by key, so the encoding is deterministic.
+	slices.SortFunc(ents, func(x, y ent) int {
+		if x.gen != y.gen {
+			if x.gen > y.gen {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(x.key[:], y.key[:])
+	})
+	total := 0
+	var an, vd []ent
+	for _, e := range ents {
+		if maxBytes > 0 && total+e.size > maxBytes {
+			continue // a smaller one may still fit
+		}
+		total += e.size
+		if e.an {
+			an = append(an, e)
+		} else {
+			vd = append(vd, e)
+		}
+	}
+	b = binary.AppendUvarint(b, s.gen)
+	b = binary.AppendUvarint(b, uint64(len(an)))
+	for _, e := range an {
+		b = append(b, e.key[:]...)
+		b = binary.AppendUvarint(b, e.gen)
+		data := s.analyses[e.key].data
+		b = binary.AppendUvarint(b, uint64(len(data)))
+		b = append(b, data...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(vd)))
+	for _, e := range vd {
+		b = append(b, e.key[:]...)
+		b = binary.AppendUvarint(b, e.gen)
+		errs := s.verdicts[e.key].errs
+		b = binary.AppendUvarint(b, uint64(len(errs)))
+		for _, sp := range errs {
+			b = binary.AppendUvarint(b, uint64(sp.start))
+			b = binary.AppendUvarint(b, uint64(sp.end))
+		}
+	}
+	s.dirty = false
+	return b
+}
+
+// DecodeStore decodes what [Store.AppendBinary] wrote. The analyses are
+// kept encoded (b must not change afterwards) and decoded when used. A
+// malformed encoding returns an error wrapping [ErrStoreEncoding].
+func DecodeStore(b []byte) (*Store, error) {
+	r := reader{b: b}
+	s := NewStore()
+	last := r.uvarint()
+	na := r.count(32 + 3)
+	for range na {
+		var k [32]byte
+		copy(k[:], r.bytes(32))
+		gen := r.uvarint()
+		data := r.bytes(r.count(1))
+		if r.err != nil {
+			break
+		}
+		if old, ok := s.analyses[k]; ok {
+			s.size -= analysisSize(old.data)
+		}
+		s.analyses[k] = storedAnalysis{gen: gen, data: data}
+		s.size += analysisSize(data)
+	}
+	nv := r.count(32 + 2)
+	for range nv {
+		var k [32]byte
+		copy(k[:], r.bytes(32))
+		gen := r.uvarint()
+		n := r.count(2)
+		var errs []span
+		for range n {
+			st, en := r.offset(), r.offset()
+			if en < st {
+				r.fail("span ends before it starts")
+			}
+			errs = append(errs, span{st, en})
+		}
+		if r.err != nil {
+			break
+		}
+		if old, ok := s.verdicts[k]; ok {
+			s.size -= verdictSize(old.errs)
+		}
+		s.verdicts[k] = storedVerdict{gen: gen, errs: errs}
+		s.size += verdictSize(errs)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail(fmt.Sprintf("%d trailing bytes", len(r.b)))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("decode tree-sitter store: %w: %v", ErrStoreEncoding, r.err)
+	}
+	if last >= 1<<62 {
+		return nil, fmt.Errorf("decode tree-sitter store: %w: generation %d", ErrStoreEncoding, last)
+	}
+	s.gen = last + 1
+	return s, nil
+}
+
+// reader decodes uvarints and byte strings, remembering the first error.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(msg string) {
+	if r.err == nil {
+		r.err = errors.New(msg)
+	}
+	r.b = nil
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a count of items of at least min bytes each, failing when
+// the rest could not hold them.
+func (r *reader) count(min int) int {
+	v := r.uvarint()
+	if v > uint64(len(r.b)/max(min, 1)) {
+		r.fail("count over the bytes left")
+		return 0
+	}
+	return int(v)
+}
+
+// offset reads a non-negative int that fits any slice index.
+func (r *reader) offset() int {
+	v := r.uvarint()
+	if v > 1<<40 {
+		r.fail("offset out of range")
+		return 0
+	}
+	return int(v)
+}
+
+func (r *reader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.b) {
+		r.fail("short")
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *reader) bool() bool {
+	switch r.uvarint() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	r.fail("bad bool")
+	return false
+}
