@@ -221,6 +221,23 @@ func BenchmarkRank(b *testing.B) {
 	}
 }
 
+// BenchmarkRankOverlay ranks a request over the GOROOT index with one
+// unsaved editor buffer, as a daemon does for every request while a file
+// is modified in the editor: an index over the buffer and the rest,
+// ranked (postings warm in the snapshot's index after the first run).
+//
+//	go test -run '^$' -bench RankOverlay -count 5 ./gather
+func BenchmarkRankOverlay(b *testing.B) {
+	src := gorootSrc(b)
+	s := benchSnapshot(b, src)
+	overlay := map[string]string{"net/http/server.go": "package http\n\n// Serve closes idle keep-alive connections.\nfunc (srv *Server) Serve(l net.Listener) error { return nil }\n"}
+	q := newRankQuery(gorootRequest.Text, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.withOverlay(overlay).rank(q, 10, nil)
+	}
+}
+
 // BenchmarkGitDiffRepo compares the CLI and go-git for the uncommitted
 // changes of a real, large repository named by CTXD_BENCH_GIT_REPO (skipped
 // without it).

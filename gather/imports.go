@@ -175,30 +175,56 @@ func (r importResolver) goImportPath(dir string) string {
 // file target. Go imports name packages, so any file of target's directory
 // counts.
 func (r importResolver) imports(importer, lang string, specs []string, target string) bool {
+	t := r.importsOf(target)
+	return t.by(importer, lang, specs)
+}
+
+// importTest is imports with the target fixed: what depends on the target
+// alone (its Go import path, Python module names, Java class) is worked
+// out once, on first use, for a scan of every file of the tree.
+type importTest struct {
+	r                      importResolver
+	target, targetDir, cls string
+	goIP                   string
+	goDone, pyDone         bool
+	pyMods                 []string
+}
+
+func (r importResolver) importsOf(target string) importTest {
+	return importTest{r: r, target: target, targetDir: path.Dir(target),
+		cls: strings.TrimSuffix(strings.TrimSuffix(target, ".java"), ".kt")}
+}
+
+// by reports whether importer (lang, its import specs) imports the target.
+func (t *importTest) by(importer, lang string, specs []string) bool {
 	if len(specs) == 0 {
 		return false
 	}
 	switch lang {
 	case "go":
-		if path.Ext(target) != ".go" {
+		if path.Ext(t.target) != ".go" {
 			return false
 		}
-		ip := r.goImportPath(path.Dir(target))
-		if ip == "" || path.Dir(importer) == path.Dir(target) {
+		if !t.goDone {
+			t.goIP, t.goDone = t.r.goImportPath(t.targetDir), true
+		}
+		if t.goIP == "" || path.Dir(importer) == t.targetDir {
 			return false
 		}
 		for _, s := range specs {
-			if s == ip {
+			if s == t.goIP {
 				return true
 			}
 		}
 	case "python":
-		mods := pyModuleNames(target)
+		if !t.pyDone {
+			t.pyMods, t.pyDone = pyModuleNames(t.target), true
+		}
 		for _, s := range specs {
 			if strings.HasPrefix(s, ".") {
 				s = pyAbsolute(importer, s)
 			}
-			for _, m := range mods {
+			for _, m := range t.pyMods {
 				if s == m || strings.HasSuffix(s, "."+m) {
 					return true
 				}
@@ -210,21 +236,20 @@ func (r importResolver) imports(importer, lang string, specs []string, target st
 				continue
 			}
 			base := path.Join(path.Dir(importer), s)
-			if jsMatches(base, target) {
+			if jsMatches(base, t.target) {
 				return true
 			}
 		}
 	case "java", "kotlin":
-		cls := strings.TrimSuffix(strings.TrimSuffix(target, ".java"), ".kt")
 		for _, s := range specs {
 			if strings.HasSuffix(s, ".*") {
 				pkg := strings.ReplaceAll(strings.TrimSuffix(s, ".*"), ".", "/")
-				if strings.HasSuffix(path.Dir(target), pkg) {
+				if strings.HasSuffix(t.targetDir, pkg) {
 					return true
 				}
 				continue
 			}
-			if strings.HasSuffix(cls, strings.ReplaceAll(s, ".", "/")) {
+			if strings.HasSuffix(t.cls, strings.ReplaceAll(s, ".", "/")) {
 				return true
 			}
 		}

@@ -253,12 +253,13 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, err
 	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	ch := make(chan *fileInfo)
 	var wg sync.WaitGroup
+	seen := &sameContent{docs: map[[32]byte]*indexDoc{}}
 	for range workers {
 		wg.Go(func() {
 			c := newTermCounter()
 			buf := make([]byte, 0, 64<<10)
 			for f := range ch {
-				buf = w.indexFile(f, c, buf)
+				buf = w.indexFile(f, c, seen, buf)
 			}
 		})
 	}
@@ -274,8 +275,38 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, err
 	return len(todo), err
 }
 
+// sameContent remembers, during one indexing pass, the document of each
+// content hash indexed so far: a file whose bytes equal an earlier one's
+// shares its term bags (immutable) instead of holding a copy, as files
+// loaded from the persisted index do (it stores one entry per content).
+// Vendored copies, generated twins and trees checked out side by side
+// then cost their bags once.
+type sameContent struct {
+	mu   sync.Mutex
+	docs map[[32]byte]*indexDoc
+}
+
+func (s *sameContent) get(h [32]byte) *indexDoc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[h]
+}
+
+// put records d for h unless another document was recorded first, and
+// returns the one recorded: two workers that indexed equal files at once
+// still end up sharing one set of bags.
+func (s *sameContent) put(h [32]byte, d *indexDoc) *indexDoc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if first := s.docs[h]; first != nil {
+		return first
+	}
+	s.docs[h] = d
+	return d
+}
+
 // indexFile reads one file and fills its content facts and index entry.
-func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
+func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, buf []byte) []byte {
 	b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
 	if err != nil {
 		f.indexed = true
@@ -305,7 +336,18 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, buf []byte) []byte {
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(text)
 	}
-	f.doc = newDoc(c, c.defs(), f.rel, text)
+	var doc *indexDoc
+	first := seen.get(f.hash)
+	if first == nil {
+		// Another worker may record the same content meanwhile: put
+		// returns whichever came first.
+		doc = newDoc(c, c.defs(), f.rel, text)
+		first = seen.put(f.hash, doc)
+	}
+	if first != doc {
+		doc = sharedDoc(c, f.rel, first)
+	}
+	f.doc = doc
 	f.indexed = true
 	return b
 }

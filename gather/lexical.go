@@ -2,6 +2,7 @@ package gather
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -316,6 +317,14 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	return doc
 }
 
+// sharedDoc indexes a file whose content equals same's: the content-derived
+// bags and marker are same's (bags are immutable, so they are shared, not
+// copied); the path's terms and the role are its own.
+func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
+	return &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, same.generated), generated: same.generated,
+		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
+}
+
 // defKeyword reports words that introduce a definition's name in the
 // languages ctxd reads: the next identifier, after blanks only, is
 // defined. A switch, not a map: it runs once per identifier of every file.
@@ -482,37 +491,134 @@ type Index struct {
 	avgPath, avgBody, avgDefs float64
 
 	// postings caches, per query term met, the documents that hold it (in
-	// any field): built by one pass over the documents the first time a
-	// term is asked for, then scoring visits only the candidates. A
+	// any field) with the term's count in each field: built by one pass
+	// over the documents the first time a term is asked for, then scoring
+	// reads only the postings of the query's terms, no document's bags. A
 	// daemon's index lives as long as its snapshot, so repeated words of
-	// requests cost their postings only.
-	postingsMu sync.Mutex
-	postings   map[uint32][]int32
+	// requests cost their postings only. postingsLen is the number of
+	// entries cached, bounded by maxPostingEntries.
+	postingsMu  sync.Mutex
+	postings    map[uint32]*posting
+	postingsLen int
+
+	// base, when set, is the index this one was made from by replacing
+	// or adding a few documents (an editor's unsaved buffers, a new index
+	// every request): a term's postings are base's, cached there,
+	// renumbered through fromBase (base document -> document here, -1
+	// when replaced), plus those of the added documents.
+	base     *Index
+	fromBase []int32
+	added    []int32
 }
 
-// maxPostingTerms bounds the postings cache of one index.
-const maxPostingTerms = 1 << 14
+// posting is one term's documents (ascending, but for an index made from a
+// base, whose added documents come last) and the term's count in each
+// of their fields; dfPath, dfBody and dfDefs count the documents that hold
+// it in each field.
+type posting struct {
+	docs                   []postingDoc
+	dfPath, dfBody, dfDefs int
+}
 
-// posting returns the indexes of the documents that hold term h in any
-// field, ascending.
-func (ix *Index) posting(h uint32) []int32 {
+type postingDoc struct {
+	doc              int32
+	path, body, defs uint16
+}
+
+// maxPostingEntries bounds the postings cache of one index (12 bytes an
+// entry: 24 MiB). A term that does not fit is computed for the request
+// and not kept. A variable for tests.
+var maxPostingEntries = 2 << 20
+
+// addDoc adds document i, d, when it holds term h.
+func (p *posting) addDoc(i int32, d *indexDoc, h uint32) {
+	tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
+	if tp == 0 && tb == 0 && td == 0 {
+		return
+	}
+	p.add(postingDoc{doc: i, path: uint16(tp), body: uint16(tb), defs: uint16(td)})
+}
+
+func (p *posting) add(e postingDoc) {
+	p.docs = append(p.docs, e)
+	if e.path > 0 {
+		p.dfPath++
+	}
+	if e.body > 0 {
+		p.dfBody++
+	}
+	if e.defs > 0 {
+		p.dfDefs++
+	}
+}
+
+// withDocs returns an index of ix's documents but those replace reports,
+// plus add (whose paths must not be ix's unless replaced). Its postings
+// are derived from ix's (see Index.base), so a term ix has met costs its
+// postings, not a pass over every document.
+func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Index {
+	docs := make([]*indexDoc, 0, len(ix.docs)+len(add))
+	for _, d := range ix.docs {
+		if !replace(d.path) {
+			docs = append(docs, d)
+		}
+	}
+	docs = append(docs, add...)
+	out := newIndex(docs)
+	// Both orders are by path: one merge renumbers ix's documents.
+	out.base = ix
+	out.fromBase = make([]int32, len(ix.docs))
+	i := 0
+	for j, d := range out.docs {
+		for i < len(ix.docs) && ix.docs[i] != d && replace(ix.docs[i].path) {
+			out.fromBase[i] = -1
+			i++
+		}
+		if i < len(ix.docs) && ix.docs[i] == d {
+			out.fromBase[i] = int32(j)
+			i++
+		} else {
+			out.added = append(out.added, int32(j))
+		}
+	}
+	for ; i < len(ix.docs); i++ {
+		out.fromBase[i] = -1
+	}
+	return out
+}
+
+// posting returns the postings of term h.
+func (ix *Index) posting(h uint32) *posting {
 	ix.postingsMu.Lock()
 	p, ok := ix.postings[h]
 	ix.postingsMu.Unlock()
 	if ok {
 		return p
 	}
-	for i, d := range ix.docs {
-		if d.name.count(h) > 0 || d.content.count(h) > 0 || d.defs.count(h) > 0 {
-			p = append(p, int32(i))
+	p = &posting{}
+	if ix.base != nil {
+		for _, e := range ix.base.posting(h).docs {
+			if m := ix.fromBase[e.doc]; m >= 0 {
+				e.doc = m
+				p.add(e)
+			}
+		}
+		for _, k := range ix.added {
+			p.addDoc(k, ix.docs[k], h)
+		}
+	} else {
+		for i, d := range ix.docs {
+			p.addDoc(int32(i), d, h)
 		}
 	}
+	p.docs = slices.Clip(p.docs)
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
-		ix.postings = map[uint32][]int32{}
+		ix.postings = map[uint32]*posting{}
 	}
-	if len(ix.postings) < maxPostingTerms {
+	if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
 		ix.postings[h] = p
+		ix.postingsLen += len(p.docs)
 	}
 	ix.postingsMu.Unlock()
 	return p
@@ -581,90 +687,179 @@ func testQuery(q string) bool {
 // the names it defines), times its role's prior (docs, changelogs, meta,
 // generated and vendored files below code) and the test penalty.
 func (ix *Index) rank(q rankQuery, limit int, keep func(path string) bool) []Hit {
+	r := ix.ranking(q, limit, keep)
+	for i := range r.hits {
+		r.hits[i].Match = r.match(i)
+	}
+	return r.hits
+}
+
+// ranking is a request's ranking: hits best first, looked up by path
+// through the index's order (no map of every hit), with each hit's
+// per-field split kept for [ranking.match], worked out only for the hits
+// a caller shows.
+type ranking struct {
+	ix      *Index
+	explain bool
+	hits    []Hit        // Match left zero
+	parts   [][3]float64 // path, content, definitions score of hits[i]
+	docs    []int32      // the document of hits[i]
+	place   []int32      // by document: 1 + index in hits, 0 when none
+}
+
+// hit returns rel's hit and its 1-based place, or nil and 0.
+func (r *ranking) hit(rel string) (*Hit, int) {
+	if r == nil || len(r.hits) == 0 {
+		return nil, 0
+	}
+	d, ok := r.ix.find(rel)
+	if !ok || r.place[d] == 0 {
+		return nil, 0
+	}
+	i := int(r.place[d]) - 1
+	return &r.hits[i], i + 1
+}
+
+// score returns rel's lexical score, 0 when it did not match.
+func (r *ranking) score(rel string) float64 {
+	if h, _ := r.hit(rel); h != nil {
+		return h.Score
+	}
+	return 0
+}
+
+// match splits hits[i]'s score by field and names its role's prior.
+func (r *ranking) match(i int) ctxd.LexicalMatch {
+	p := &r.parts[i]
+	d := r.ix.docs[r.docs[i]]
+	s := p[0] + p[1] + p[2]
+	share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
+	priors := &codePriors
+	if r.explain {
+		priors = &explainPriors
+	}
+	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: d.role.String(), Prior: priors[d.role]}
+}
+
+// find returns the index of the document of path (docs are sorted by
+// path).
+func (ix *Index) find(path string) (int, bool) {
+	return slices.BinarySearchFunc(ix.docs, path, func(d *indexDoc, p string) int { return strings.Compare(d.path, p) })
+}
+
+// ranking ranks without the per-field split (see rank).
+func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *ranking {
 	qt := q.terms
+	r := &ranking{ix: ix, explain: q.explain}
 	if len(qt) == 0 || len(ix.docs) == 0 {
-		return nil
+		return r
 	}
 	n := float64(len(ix.docs))
-	idfP := make([]float64, len(qt))
-	idfB := make([]float64, len(qt))
-	idfD := make([]float64, len(qt))
-	// The candidates: documents holding at least one query term.
-	var cand []int32
-	seen := make([]bool, len(ix.docs))
+	ps := make([]*posting, len(qt))
 	for i, h := range qt {
-		var dfp, dfb, dfd float64
-		for _, k := range ix.posting(h) {
-			d := ix.docs[k]
-			if !seen[k] {
-				seen[k] = true
-				cand = append(cand, k)
-			}
-			if d.name.count(h) > 0 {
-				dfp++
-			}
-			if d.content.count(h) > 0 {
-				dfb++
-			}
-			if d.defs.count(h) > 0 {
-				dfd++
-			}
-		}
-		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
-		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
-		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
+		ps[i] = ix.posting(h)
 	}
 	var ref float64
-	for i := range qt {
-		ref += idfB[i]
+	for _, p := range ps {
+		ref += bm25IDF(n, p.dfBody)
+	}
+	// Scores accumulate term by term over the postings, each document's
+	// fields summed in query-term order as a document-at-a-time loop would
+	// (the same sums, so the same scores): the work is the postings of the
+	// query's terms, not the tree.
+	type acc struct {
+		doc        int32
+		sp, sc, sd float64
+	}
+	var cand []acc
+	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
+	for _, p := range ps {
+		idfP, idfB, idfD := bm25IDF(n, p.dfPath), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
+		for _, e := range p.docs {
+			k := slot[e.doc]
+			if k == 0 {
+				cand = append(cand, acc{doc: e.doc})
+				k = int32(len(cand))
+				slot[e.doc] = k
+			}
+			a := &cand[k-1]
+			d := ix.docs[e.doc]
+			if tf := float64(e.path); tf > 0 {
+				lp := float64(d.name.n) / ix.avgPath
+				a.sp += pathWeight * idfP * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+			}
+			if tf := float64(e.body); tf > 0 {
+				lb := float64(d.content.n) / ix.avgBody
+				a.sc += idfB * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+			}
+			if tf := float64(e.defs); tf > 0 {
+				ld := float64(d.defs.n) / ix.avgDefs
+				a.sd += defWeight * idfD * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
+			}
+		}
 	}
 	priors := &codePriors
 	if q.explain {
 		priors = &explainPriors
 	}
-	var hits []Hit
-	for _, k := range cand {
-		d := ix.docs[k]
+	// Sorted as (score, doc) pairs, small and without reflection; a
+	// document's index orders it by path (docs are sorted by path).
+	type scored struct {
+		s   float64
+		doc int32
+		a   int32 // index in cand
+	}
+	order := make([]scored, 0, len(cand))
+	for j := range cand {
+		a := &cand[j]
+		d := ix.docs[a.doc]
 		if keep != nil && !keep(d.path) {
 			continue
 		}
-		var sp, sc, sd float64
-		lp := float64(d.name.n) / ix.avgPath
-		lb := float64(d.content.n) / ix.avgBody
-		ld := float64(d.defs.n) / ix.avgDefs
-		for i, h := range qt {
-			if tf := float64(d.name.count(h)); tf > 0 {
-				sp += pathWeight * idfP[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
-			}
-			if tf := float64(d.content.count(h)); tf > 0 {
-				sc += idfB[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
-			}
-			if tf := float64(d.defs.count(h)); tf > 0 {
-				sd += defWeight * idfD[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
-			}
-		}
-		s := sp + sc + sd
+		s := a.sp + a.sc + a.sd
 		if s <= 0 {
 			continue
 		}
-		share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
-		m := ctxd.LexicalMatch{Path: share(sp), Content: share(sc), Definitions: share(sd), Role: d.role.String(), Prior: priors[d.role]}
 		s *= priors[d.role]
 		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
-		hits = append(hits, Hit{Path: d.path, Score: s, Relevance: math.Min(1, s/ref), Match: m})
+		order = append(order, scored{s: s, doc: a.doc, a: int32(j)})
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(order, func(x, y scored) int {
+		if x.s != y.s {
+			if x.s > y.s {
+				return -1
+			}
+			return 1
 		}
-		return hits[i].Path < hits[j].Path
+		return cmp.Compare(x.doc, y.doc)
 	})
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+	if limit > 0 && len(order) > limit {
+		order = order[:limit]
 	}
-	return hits
+	if len(order) == 0 {
+		return r
+	}
+	r.hits = make([]Hit, len(order))
+	r.parts = make([][3]float64, len(order))
+	r.docs = make([]int32, len(order))
+	r.place = make([]int32, len(ix.docs))
+	for j, o := range order {
+		a := &cand[o.a]
+		r.hits[j] = Hit{Path: ix.docs[o.doc].path, Score: o.s, Relevance: math.Min(1, o.s/ref)}
+		r.parts[j] = [3]float64{a.sp, a.sc, a.sd}
+		r.docs[j] = o.doc
+		r.place[o.doc] = int32(j + 1)
+	}
+	return r
+}
+
+// bm25IDF is BM25's inverse document frequency of a term df of n documents
+// hold.
+func bm25IDF(n float64, df int) float64 {
+	f := float64(df)
+	return math.Log(1 + (n-f+0.5)/(f+0.5))
 }
 
 // RequestIdents returns the identifier-like words of a request that look

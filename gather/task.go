@@ -1,9 +1,11 @@
 package gather
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,20 +31,12 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if len(overlay) > 0 {
 		ix = g.snap.withOverlay(overlay)
 	}
-	hits := ix.rank(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
+	g.lexical = ix.ranking(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
+	hits := g.lexical.hits
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	scores := make(map[string]float64, len(hits))
-	relevance := make(map[string]float64, len(hits))
-	lexRank := make(map[string]int, len(hits))
-	g.lexical = make(map[string]ctxd.LexicalMatch, len(hits))
-	for i, h := range hits {
-		g.lexical[h.Path] = h.Match
-		scores[h.Path] = h.Score
-		relevance[h.Path] = h.Relevance
-		lexRank[h.Path] = i + 1
-	}
+	scores := g.lexical.score
 
 	// Stack traces and error text: the error locations. The innermost
 	// frame in the workspace (the last one of a Python traceback, the
@@ -157,7 +151,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		}
 	}
 	for rel, c := range g.cands {
-		c.relScore, c.relevance, c.lexRank = scores[rel], relevance[rel], lexRank[rel]
+		if h, rank := g.lexical.hit(rel); h != nil {
+			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
+		}
 	}
 	g.linkFacts(links)
 	return nil
@@ -226,7 +222,7 @@ func (g *gathering) addFixtures(target string, n int) {
 
 // addSiblings adds files of the target's directory in the same language
 // (not tests), best lexical match first.
-func (g *gathering) addSiblings(target string, scores map[string]float64, n int) {
+func (g *gathering) addSiblings(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
 	lang := Language(target)
 	if lang == "" {
@@ -238,7 +234,7 @@ func (g *gathering) addSiblings(target string, scores map[string]float64, n int)
 			sibs = append(sibs, p)
 		}
 	}
-	sort.SliceStable(sibs, func(i, j int) bool { return scores[sibs[i]] > scores[sibs[j]] })
+	sort.SliceStable(sibs, func(i, j int) bool { return scores(sibs[i]) > scores(sibs[j]) })
 	reason := "same directory as " + target
 	if lang == "go" {
 		reason = "same package as " + target
@@ -278,9 +274,15 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 
 // addImporters adds the files that import the target (REFACTOR's
 // dependents), best lexical match first.
-func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores map[string]float64, n int) error {
+func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
 	lang := Language(target)
-	var deps []string
+	imports := res.importsOf(target)
+	type dep struct {
+		rel   string
+		test  bool
+		score float64
+	}
+	var deps []dep
 	for i, f := range g.snap.files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -290,23 +292,27 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang) {
 			continue
 		}
-		if res.imports(f.rel, f.lang, f.imports, target) {
-			deps = append(deps, f.rel)
+		if imports.by(f.rel, f.lang, f.imports) {
+			deps = append(deps, dep{rel: f.rel, test: IsTestFile(f.rel), score: scores(f.rel)})
 		}
 	}
-	sort.SliceStable(deps, func(i, j int) bool {
-		ti, tj := IsTestFile(deps[i]), IsTestFile(deps[j])
-		if ti != tj {
-			return !ti
+	// Code before tests, then best lexical match; stable, so path order
+	// within ties.
+	slices.SortStableFunc(deps, func(a, b dep) int {
+		if a.test != b.test {
+			if !a.test {
+				return -1
+			}
+			return 1
 		}
-		return scores[deps[i]] > scores[deps[j]]
+		return cmp.Compare(b.score, a.score)
 	})
 	if len(deps) > n {
 		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
 		deps = deps[:n]
 	}
 	for _, d := range deps {
-		g.add(d, "imports "+target, ctxd.RoleDependent, false)
+		g.add(d.rel, "imports "+target, ctxd.RoleDependent, false)
 	}
 	return nil
 }
@@ -355,19 +361,14 @@ func (s *snapshot) byDir(dir string) []string {
 // add to) the files on disk.
 func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 	c := newTermCounter()
-	docs := make([]*indexDoc, 0, len(s.index.docs)+len(overlay))
-	for _, d := range s.index.docs {
-		if _, ok := overlay[d.path]; !ok {
-			docs = append(docs, d)
-		}
-	}
+	var add []*indexDoc
 	for rel, text := range overlay {
 		if IsSecret(rel) || isStateDir(rel) {
 			continue
 		}
-		docs = append(docs, newDoc(c, c.defs(), rel, []byte(text)))
+		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))
 	}
-	return newIndex(docs)
+	return s.index.withDocs(func(path string) bool { _, ok := overlay[path]; return ok }, add)
 }
 
 // addDirty adds code files with uncommitted changes (recent changes are

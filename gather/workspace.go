@@ -333,8 +333,8 @@ type gathering struct {
 	req      Request
 	snap     *snapshot
 	cands    map[string]*candidate
-	lexical  map[string]ctxd.LexicalMatch // by path, from the lexical ranking
-	git      *gitInfo                     // nil outside git
+	lexical  *ranking // the request's lexical ranking
+	git      *gitInfo // nil outside git
 	warnings []string
 }
 
@@ -755,7 +755,8 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
-		if m, ok := g.lexical[rel]; ok {
+		if h, place := g.lexical.hit(rel); h != nil {
+			m := g.lexical.match(place - 1)
 			f.Lexical = &m
 		}
 		f.SelectedText = selectedText(text, f.Selection)
