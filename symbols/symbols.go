@@ -41,18 +41,21 @@ var maxEntries = 50_000
 
 // Index is a symbol index. It is safe for concurrent use.
 type Index struct {
-	// mu guards entries, used and dirty.
+	// mu guards entries, used, dirty and parsing.
 	mu      sync.Mutex
 	entries map[[32]byte]*index.Symbols
 	used    map[[32]byte]bool // entries looked up or made by this process
 	dirty   bool
+	// parsing holds the contents being parsed, closed when done: a second
+	// file with the same content waits instead of parsing it again.
+	parsing map[[32]byte]chan struct{}
 
 	parses atomic.Int64
 }
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{entries: map[[32]byte]*index.Symbols{}, used: map[[32]byte]bool{}}
+	return &Index{entries: map[[32]byte]*index.Symbols{}, used: map[[32]byte]bool{}, parsing: map[[32]byte]chan struct{}{}}
 }
 
 // Load reads the index persisted at path. It always returns a usable
@@ -133,33 +136,50 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 		return nil, nil
 	}
 	k := Key(lang, src)
+	for {
+		x.mu.Lock()
+		if e, ok := x.entries[k]; ok {
+			x.used[k] = true
+			x.mu.Unlock()
+			return e, nil
+		}
+		wait, busy := x.parsing[k]
+		if !busy {
+			x.parsing[k] = make(chan struct{})
+			x.mu.Unlock()
+			break
+		}
+		x.mu.Unlock()
+		select {
+		case <-wait: // parsed (or failed): look again
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	e, err := x.parse(ctx, rel, lang, k, src)
 	x.mu.Lock()
-	e, ok := x.entries[k]
-	if ok {
+	close(x.parsing[k])
+	delete(x.parsing, k)
+	if err == nil {
 		x.used[k] = true
+		x.entries[k] = e
+		x.dirty = true
 	}
 	x.mu.Unlock()
-	if ok {
-		return e, nil
-	}
+	return e, err
+}
+
+// parse extracts the entry of src, which has key k in language lang.
+func (x *Index) parse(ctx context.Context, rel, lang string, k [32]byte, src []byte) (*index.Symbols, error) {
 	x.parses.Add(1)
 	tags, err := treesitter.FileTags(ctx, lang, src)
 	if err != nil {
 		return nil, fmt.Errorf("index symbols of %s: %w", rel, err)
 	}
-	e = &index.Symbols{Hash: k, Language: lang, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
+	e := &index.Symbols{Hash: k, Language: lang, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
 	for i, s := range tags.Defs {
 		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature}
 	}
-	x.mu.Lock()
-	x.used[k] = true
-	if old, ok := x.entries[k]; ok {
-		e = old // another goroutine parsed it meanwhile
-	} else {
-		x.entries[k] = e
-		x.dirty = true
-	}
-	x.mu.Unlock()
 	return e, nil
 }
 

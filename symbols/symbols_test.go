@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -396,5 +397,27 @@ func TestSaveDropsUnused(t *testing.T) {
 	}
 	if _, err := z.Update(t.Context(), []string{"b.go"}, read); err != nil || z.Parses() != 0 {
 		t.Errorf("b.go (used) was dropped: %d parses, %v", z.Parses(), err)
+	}
+}
+
+// TestSameContentParsedOnce: files with one content asked for at once are
+// parsed once; the others wait for that parse.
+func TestSameContentParsedOnce(t *testing.T) {
+	x := New()
+	src := []byte("package p\n\nfunc A() int { return 1 }\n\nfunc B() int { return A() }\n")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := x.File(t.Context(), fmt.Sprintf("p%d/a.go", i), src)
+			if err != nil || e == nil || len(e.Defs) != 2 {
+				t.Errorf("file %d: %v, %v", i, e, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := x.Parses(); n != 1 {
+		t.Errorf("%d parses of one content, want 1", n)
 	}
 }
