@@ -74,6 +74,10 @@ type Engine struct {
 	// first use.
 	symsOnce sync.Once
 	syms     *symbols.Index
+	// defTerms caches the definitions' terms of large files by content
+	// (engine/focuslines.go).
+	defTermsMu sync.Mutex
+	defTerms   map[[32]byte]*gather.DefTerms
 
 	// viewsOnce loads viewsStore, the persisted tree-sitter store
 	// (engine/viewstore.go), on first use; viewsStore stays nil until

@@ -50,8 +50,31 @@ func (e *Engine) focusLines(ctx context.Context, request string, chunks []ctxd.C
 				starts = append(starts, d.Line)
 			}
 		}
-		for _, k := range gather.FocusDefs(request, []byte(c.Content), spans, focusDefs) {
+		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).Focus(request, focusDefs) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
+}
+
+// maxDefTerms bounds the contents whose definitions' terms are kept.
+const maxDefTerms = 512
+
+// defTermsOf returns the terms of spans in content, whose symbol-index key
+// is key, read once per content (a warm request on unchanged files reads
+// none).
+func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
+	e.defTermsMu.Lock()
+	dt, ok := e.defTerms[key]
+	e.defTermsMu.Unlock()
+	if ok {
+		return dt
+	}
+	dt = gather.NewDefTerms([]byte(content), spans)
+	e.defTermsMu.Lock()
+	if e.defTerms == nil || len(e.defTerms) >= maxDefTerms {
+		e.defTerms = map[[32]byte]*gather.DefTerms{}
+	}
+	e.defTerms[key] = dt
+	e.defTermsMu.Unlock()
+	return dt
 }

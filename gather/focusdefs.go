@@ -9,24 +9,18 @@ import (
 // DefSpan is one definition of a file: its 1-based first and last lines.
 type DefSpan struct{ Start, End int }
 
-// FocusDefs returns the indexes of the definitions of content (functions
-// and methods, each with its lines) whose text matches the request's words
-// best, at most limit of them, best first: for a large file the request does
-// not name anything in, these are the bodies worth showing. A definition
-// scores the inverse document frequency (among the file's definitions) of
-// each request term it holds, twice for a term of its first line (its
-// name and signature); it must hold at least two distinct terms when the
-// request has two, and score at least half the best. Terms are ranking's:
-// identifiers split at case and underscore boundaries, lowercased,
-// stemmed, stopwords dropped.
-func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int {
-	q := queryTerms(request)
-	if len(q) == 0 || len(defs) == 0 || limit <= 0 {
-		return nil
-	}
+// DefTerms is the terms of a file's definitions (functions and methods,
+// each with its lines), read once per content: [DefTerms.Focus] ranks them
+// against any request.
+type DefTerms struct {
+	body, head []terms // per definition; body nil for a definition without one
+}
+
+// NewDefTerms reads the terms of defs in content.
+func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
 	starts := lineStarts(content)
 	lines := func(from, to int) []byte { // 1-based, inclusive
-		from, to = min(max1(from), len(starts)), min(to, len(starts))
+		from, to = min(max(from, 1), len(starts)), min(to, len(starts))
 		if from > to {
 			return nil
 		}
@@ -42,22 +36,45 @@ func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int 
 		scanIdents(b, c.addIdent)
 		return c.bag()
 	}
-	// body[i][k], head[i][k]: definition i holds query term k.
-	body := make([][]bool, len(defs))
-	head := make([][]bool, len(defs))
-	df := make([]int, len(q))
+	dt := &DefTerms{body: make([]terms, len(defs)), head: make([]terms, len(defs))}
 	for i, d := range defs {
 		if d.End <= d.Start {
 			continue
 		}
-		b, h := bagOf(lines(d.Start, d.End)), bagOf(lines(d.Start, d.Start))
-		body[i], head[i] = make([]bool, len(q)), make([]bool, len(q))
+		dt.body[i], dt.head[i] = bagOf(lines(d.Start, d.End)), bagOf(lines(d.Start, d.Start))
+	}
+	return dt
+}
+
+// FocusDefs returns the indexes of the definitions of content (functions
+// and methods, each with its lines) whose text matches the request's words
+// best, at most limit of them, best first: for a large file the request
+// does not name anything in, these are the bodies worth showing. See
+// [DefTerms.Focus].
+func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int {
+	return NewDefTerms(content, defs).Focus(request, limit)
+}
+
+// Focus returns the indexes of the definitions whose text matches the
+// request's words best, at most limit of them, best first. A definition
+// scores the inverse document frequency (among the file's definitions) of
+// each request term it holds, twice for a term of its first line (its
+// name and signature); it must hold at least two distinct terms when the
+// request has two, and score at least half the best. Terms are ranking's:
+// identifiers split at case and underscore boundaries, lowercased,
+// stemmed, stopwords dropped.
+func (dt *DefTerms) Focus(request string, limit int) []int {
+	q := queryTerms(request)
+	n := len(dt.body)
+	if len(q) == 0 || n == 0 || limit <= 0 {
+		return nil
+	}
+	df := make([]int, len(q))
+	for i := range n {
 		for k, t := range q {
-			if b.count(t) > 0 {
-				body[i][k] = true
+			if dt.body[i].count(t) > 0 {
 				df[k]++
 			}
-			head[i][k] = h.count(t) > 0
 		}
 	}
 	need := min(2, len(q))
@@ -66,23 +83,20 @@ func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int 
 		score float64
 	}
 	var ss []scored
-	for i := range defs {
-		if body[i] == nil {
-			continue
-		}
-		s, n := 0.0, 0
-		for k := range q {
-			if !body[i][k] {
+	for i := range n {
+		s, matched := 0.0, 0
+		for k, t := range q {
+			if dt.body[i].count(t) == 0 {
 				continue
 			}
-			n++
-			w := math.Log(1 + float64(len(defs))/float64(df[k]))
+			matched++
+			w := math.Log(1 + float64(n)/float64(df[k]))
 			s += w
-			if head[i][k] {
+			if dt.head[i].count(t) > 0 {
 				s += w
 			}
 		}
-		if n >= need {
+		if matched >= need {
 			ss = append(ss, scored{i, s})
 		}
 	}
@@ -117,5 +131,3 @@ func lineStarts(b []byte) []int {
 		out = append(out, i)
 	}
 }
-
-func max1(n int) int { return max(n, 1) }

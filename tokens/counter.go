@@ -91,6 +91,22 @@ func (c *exactCounter) Count(text string) int {
 	return n
 }
 
+// cached returns text's count when the in-process cache holds it.
+func (c *exactCounter) cached(text string) (int, bool) {
+	if c.cache == nil || len(text) < minCachedLen {
+		return 0, false
+	}
+	return c.cache.get(c.cache.key(text))
+}
+
+// remember puts a count learned elsewhere (a [CountStore]) in the
+// in-process cache.
+func (c *exactCounter) remember(text string, n int) {
+	if c.cache != nil && len(text) >= minCachedLen {
+		c.cache.put(c.cache.key(text), n)
+	}
+}
+
 func (c *exactCounter) Encoding() string { return c.name }
 func (c *exactCounter) Exact() bool      { return true }
 

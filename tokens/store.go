@@ -59,12 +59,28 @@ type storedCounter struct {
 	store *CountStore
 }
 
+// memo is a counter's in-process cache, asked before the store: its key
+// (two maphash values) costs far less than the store's SHA-256.
+type memo interface {
+	cached(text string) (int, bool)
+	remember(text string, n int)
+}
+
 func (c *storedCounter) Count(text string) int {
 	if text == "" {
 		return 0
 	}
+	m, _ := c.Counter.(memo)
+	if m != nil {
+		if n, ok := m.cached(text); ok {
+			return n
+		}
+	}
 	k := storeKey(c.Encoding(), text)
 	if n, ok := c.store.get(k); ok {
+		if m != nil {
+			m.remember(text, n)
+		}
 		return n
 	}
 	n := c.Counter.Count(text)
