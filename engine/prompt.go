@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/tokens"
@@ -365,25 +365,7 @@ func (e *Engine) budget(br *BudgetRequest) (ctxd.Budget, error) {
 // countChunks sets each chunk's Tokens to its content's count, on all
 // cores: counting is most of the CPU time of a cold request.
 func countChunks(ctx context.Context, c tokens.Counter, cs []ctxd.Chunk) error {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers() {
-		wg.Go(func() {
-			for i := range next {
-				cs[i].Tokens = c.Count(cs[i].Content)
-			}
-		})
-	}
-	var err error
-	for i := range cs {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err != nil {
+	if err := par.Each(ctx, len(cs), func(i int) { cs[i].Tokens = c.Count(cs[i].Content) }); err != nil {
 		return fmt.Errorf("count tokens: %w", err)
 	}
 	return nil

@@ -3,15 +3,13 @@ package engine
 import (
 	"context"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/symbols"
 )
 
@@ -90,32 +88,17 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 			files = append(files, i)
 		}
 	}
-	// New contents are parsed on GOMAXPROCS workers; each writes only its
-	// own slot.
+	// New contents are parsed on all cores; each call writes only its own
+	// slot.
 	matches := make([][]symbols.Match, len(files))
 	parsed := make([]bool, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(files) || ctx.Err() != nil {
-					return
-				}
-				c := &chunks[files[k]]
-				ent, err := x.File(ctx, c.Source, []byte(c.Content))
-				if err != nil || ent == nil {
-					continue
-				}
-				parsed[k] = true
-				matches[k] = symbols.Matches(ent, ids)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(ctx, len(files), func(k int) {
+		c := &chunks[files[k]]
+		if ent, err := x.File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
+			parsed[k] = true
+			matches[k] = symbols.Matches(ent, ids)
+		}
+	})
 	defined := map[string]bool{} // request identifiers some file defines
 	for _, ms := range matches {
 		for _, m := range ms {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"runtime"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
@@ -87,4 +86,3 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 	return out
 }
 
-func workers() int { return max(1, runtime.GOMAXPROCS(0)) }

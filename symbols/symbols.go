@@ -20,12 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -189,30 +189,15 @@ func (x *Index) parse(ctx context.Context, rel, lang string, k [32]byte, src []b
 // ctx ends.
 func (x *Index) Update(ctx context.Context, paths []string, read func(rel string) ([]byte, error)) ([]*index.Symbols, error) {
 	out := make([]*index.Symbols, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) || ctx.Err() != nil {
-					return
-				}
-				if treesitter.Detect(paths[i], nil) == "" {
-					continue
-				}
-				src, err := read(paths[i])
-				if err != nil {
-					continue
-				}
-				out[i], _ = x.File(ctx, paths[i], src)
-			}
-		}()
-	}
-	wg.Wait()
-	return out, ctx.Err()
+	err := par.Each(ctx, len(paths), func(i int) {
+		if treesitter.Detect(paths[i], nil) == "" {
+			return
+		}
+		if src, err := read(paths[i]); err == nil {
+			out[i], _ = x.File(ctx, paths[i], src)
+		}
+	})
+	return out, err
 }
 
 // Fold is the spelling-free form of an identifier that its camelCase,
