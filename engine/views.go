@@ -85,4 +85,3 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 	}
 	return out
 }
-
