@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -191,13 +192,7 @@ func (s *CountStore) AppendBinary(b []byte, maxEntries int) []byte {
 		ents = append(ents, ent{k, e})
 	}
 	slices.SortFunc(ents, func(x, y ent) int {
-		if x.gen != y.gen {
-			if x.gen > y.gen {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(x.k[:], y.k[:])
+		return cmp.Or(cmp.Compare(y.gen, x.gen), slices.Compare(x.k[:], y.k[:])) // most recent first
 	})
 	if maxEntries > 0 && len(ents) > maxEntries {
 		ents = ents[:maxEntries]

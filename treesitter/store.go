@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -238,13 +239,7 @@ func (s *Store) AppendBinary(b []byte, maxBytes int) []byte {
 	}
 	// Most recent first; ties by key, so the encoding is deterministic.
 	slices.SortFunc(ents, func(x, y ent) int {
-		if x.gen != y.gen {
-			if x.gen > y.gen {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(x.key[:], y.key[:])
+		return cmp.Or(cmp.Compare(y.gen, x.gen), slices.Compare(x.key[:], y.key[:])) // most recent first
 	})
 	total := 0
 	var an, vd []ent
