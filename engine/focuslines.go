@@ -24,7 +24,7 @@ const (
 // focusLines sets FocusLines for the large gathered files that nothing
 // else focuses (no cursor, selection, error lines or named symbols): the
 // functions whose text matches the request's words best
-// (gather.FocusDefs), read from the symbol index. Chunks must be counted.
+// (gather.DefTerms.Focus), read from the symbol index. Chunks must be counted.
 func (e *Engine) focusLines(ctx context.Context, request string, chunks []ctxd.Chunk) {
 	looked := 0
 	for i := range chunks {

@@ -46,17 +46,10 @@ func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
 	return dt
 }
 
-// FocusDefs returns the indexes of the definitions of content (functions
-// and methods, each with its lines) whose text matches the request's words
-// best, at most limit of them, best first: for a large file the request
-// does not name anything in, these are the bodies worth showing. See
-// [DefTerms.Focus].
-func FocusDefs(request string, content []byte, defs []DefSpan, limit int) []int {
-	return NewDefTerms(content, defs).Focus(request, limit)
-}
-
 // Focus returns the indexes of the definitions whose text matches the
-// request's words best, at most limit of them, best first. A definition
+// request's words best, at most limit of them, best first: for a large
+// file the request does not name anything in, these are the bodies worth
+// showing. A definition
 // scores the inverse document frequency (among the file's definitions) of
 // each request term it holds, twice for a term of its first line (its
 // name and signature); it must hold at least two distinct terms when the

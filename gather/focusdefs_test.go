@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestFocusDefs(t *testing.T) {
+func TestDefTermsFocus(t *testing.T) {
 	src := strings.Join([]string{
 		"func parseConfig(path string) (*Config, error) {", // 1
 		"\tb := readFile(path)",
@@ -41,16 +41,16 @@ func TestFocusDefs(t *testing.T) {
 		{"no match", "kubernetes ingress", 3, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FocusDefs(tc.request, []byte(src), defs, tc.limit); !slices.Equal(got, tc.want) {
-				t.Errorf("FocusDefs(%q) = %v, want %v", tc.request, got, tc.want)
+			if got := NewDefTerms([]byte(src), defs).Focus(tc.request, tc.limit); !slices.Equal(got, tc.want) {
+				t.Errorf("Focus(%q) = %v, want %v", tc.request, got, tc.want)
 			}
 		})
 	}
 	// Definitions without a body, past the end or empty input are safe.
-	if got := FocusDefs("retry timeout", []byte(src), []DefSpan{{3, 3}, {40, 50}, {0, 2}}, 3); len(got) > 1 {
+	if got := NewDefTerms([]byte(src), []DefSpan{{3, 3}, {40, 50}, {0, 2}}).Focus("retry timeout", 3); len(got) > 1 {
 		t.Errorf("odd spans: %v", got)
 	}
-	if got := FocusDefs("retry timeout", nil, defs, 3); got != nil {
+	if got := NewDefTerms(nil, defs).Focus("retry timeout", 3); got != nil {
 		t.Errorf("empty content: %v", got)
 	}
 }
