@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/internal/benchreq"
 )
 
 // TestScaleHeap measures one engine on a large tree in this process, as a
@@ -38,18 +39,7 @@ func TestScaleHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	requests := []string{
-		"how does the http server handle keep-alive connections",
-		"where are tls certificates verified",
-		"fix the json decoder error on unknown fields",
-		"explain how goroutines are scheduled",
-		"add a timeout to the dns resolver",
-		"how is gzip compression implemented",
-		"where does the regexp package compile patterns",
-		"refactor the bufio scanner split functions",
-		"how does sort.Slice choose pivots",
-		"debug a deadlock in sync.WaitGroup",
-	}
+	requests := benchreq.Stdlib
 	ask := func(i int) time.Duration {
 		t0 := time.Now()
 		if _, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: requests[i%len(requests)]}, nil); err != nil {

@@ -23,21 +23,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/benchreq"
 )
 
 // requests vary the query so a warm request is not a repeat of the last.
-var requests = []string{
-	"how does the http server handle keep-alive connections",
-	"where are tls certificates verified",
-	"fix the json decoder error on unknown fields",
-	"explain how goroutines are scheduled",
-	"add a timeout to the dns resolver",
-	"how is gzip compression implemented",
-	"where does the regexp package compile patterns",
-	"refactor the bufio scanner split functions",
-	"how does sort.Slice choose pivots",
-	"debug a deadlock in sync.WaitGroup",
-}
+var requests = benchreq.Stdlib
 
 func main() {
 	bin := flag.String("bin", "ctxd", "ctxd binary")
