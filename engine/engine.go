@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/internal/memo"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/symbols"
@@ -76,8 +77,7 @@ type Engine struct {
 	syms     *symbols.Index
 	// defTerms caches the definitions' terms of large files by content
 	// (engine/focuslines.go).
-	defTermsMu sync.Mutex
-	defTerms   map[[32]byte]*gather.DefTerms
+	defTerms *memo.Map[[32]byte, *gather.DefTerms]
 
 	// viewsOnce loads viewsStore, the persisted tree-sitter store
 	// (engine/viewstore.go), on first use; viewsStore stays nil until
@@ -129,7 +129,7 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir}, nil
+	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}, nil
 }
 
 // indexPath is where a workspace's file index persists: index/files.idx

@@ -63,18 +63,5 @@ const maxDefTerms = 512
 // is key, read once per content (a warm request on unchanged files reads
 // none).
 func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
-	e.defTermsMu.Lock()
-	dt, ok := e.defTerms[key]
-	e.defTermsMu.Unlock()
-	if ok {
-		return dt
-	}
-	dt = gather.NewDefTerms([]byte(content), spans)
-	e.defTermsMu.Lock()
-	if e.defTerms == nil || len(e.defTerms) >= maxDefTerms {
-		e.defTerms = map[[32]byte]*gather.DefTerms{}
-	}
-	e.defTerms[key] = dt
-	e.defTermsMu.Unlock()
-	return dt
+	return e.defTerms.Get(key, func() *gather.DefTerms { return gather.NewDefTerms([]byte(content), spans) })
 }

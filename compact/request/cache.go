@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/memo"
 )
 
 // maxCached bounds each map of a [Cache]; a full map starts over.
@@ -33,15 +34,13 @@ type Cache struct {
 	estMu sync.Mutex
 	est   map[string]*Estimator // by encoding and image rule
 
-	// mu guards infos and derived.
-	mu      sync.Mutex
-	infos   map[TextKey]*signal.Info
-	derived map[any]any
+	infos   *memo.Map[TextKey, *signal.Info]
+	derived *memo.Map[any, any]
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache {
-	return &Cache{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), est: map[string]*Estimator{}, infos: map[TextKey]*signal.Info{}, derived: map[any]any{}}
+	return &Cache{seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), est: map[string]*Estimator{}, infos: memo.New[TextKey, *signal.Info](maxCached), derived: memo.New[any, any](maxCached)}
 }
 
 // Key returns the cache key of a text.
@@ -77,40 +76,17 @@ func (c *Cache) Estimator(counter Encoder, rule ImageRule) *Estimator {
 // Info returns the signal analysis of text with its SHA-256 (k is
 // c.Key(text)). The result is shared and must not be modified.
 func (c *Cache) Info(k TextKey, text string) *signal.Info {
-	c.mu.Lock()
-	in, ok := c.infos[k]
-	c.mu.Unlock()
-	if ok {
+	return c.infos.Get(k, func() *signal.Info {
+		in := signal.Analyze(text)
+		sum := sha256.Sum256([]byte(text))
+		in.Hash = hex.EncodeToString(sum[:])
 		return in
-	}
-	in = signal.Analyze(text)
-	sum := sha256.Sum256([]byte(text))
-	in.Hash = hex.EncodeToString(sum[:])
-	c.mu.Lock()
-	if len(c.infos) >= maxCached {
-		clear(c.infos)
-	}
-	c.infos[k] = in
-	c.mu.Unlock()
-	return in
+	})
 }
 
 // Memo returns what build derives from a text under key k (a comparable
 // value naming the text's [TextKey] and every setting the result
 // depends on; each caller uses a key type of its own), building it once.
 func Memo[V any](c *Cache, k any, build func() V) V {
-	c.mu.Lock()
-	v, ok := c.derived[k]
-	c.mu.Unlock()
-	if ok {
-		return v.(V)
-	}
-	res := build()
-	c.mu.Lock()
-	if len(c.derived) >= maxCached {
-		clear(c.derived)
-	}
-	c.derived[k] = res
-	c.mu.Unlock()
-	return res
+	return c.derived.Get(k, func() any { return build() }).(V)
 }

@@ -1,8 +1,8 @@
 package request
 
 import (
+	"github.com/ctxd/ctxd/internal/memo"
 	"hash/maphash"
-	"sync"
 )
 
 // Counter counts the tokens of a text. [tokens.Counter] satisfies it.
@@ -43,9 +43,7 @@ type Estimator struct {
 	seed1   maphash.Seed
 	seed2   maphash.Seed
 
-	// cacheMu guards cache.
-	cacheMu sync.Mutex
-	cache   map[itemKey][]int // segment counts, then the item total
+	cache *memo.Map[itemKey, []int] // segment counts, then the item total
 }
 
 type itemKey struct {
@@ -57,7 +55,7 @@ type itemKey struct {
 // NewEstimator returns an estimator counting text with c and images with
 // rule.
 func NewEstimator(c Counter, rule ImageRule) *Estimator {
-	return &Estimator{counter: c, rule: rule, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), cache: make(map[itemKey][]int)}
+	return &Estimator{counter: c, rule: rule, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), cache: memo.New[itemKey, []int](maxCachedItems)}
 }
 
 // Text counts text.
@@ -90,9 +88,7 @@ func (e *Estimator) Fixed(r *Request) int {
 // Item sets it.Tokens and each segment's Tokens and returns it.Tokens.
 func (e *Estimator) Item(it *Item) int {
 	key := itemKey{h1: maphash.Bytes(e.seed1, it.Raw), h2: maphash.Bytes(e.seed2, it.Raw), n: len(it.Raw), role: it.Role}
-	e.cacheMu.Lock()
-	counts, ok := e.cache[key]
-	e.cacheMu.Unlock()
+	counts, ok := e.cache.Lookup(key)
 	if ok && len(counts) == len(it.Segments)+1 {
 		for i := range it.Segments {
 			it.Segments[i].Tokens = counts[i]
@@ -113,12 +109,7 @@ func (e *Estimator) Item(it *Item) int {
 	}
 	it.Tokens = total
 	counts[len(it.Segments)] = total
-	e.cacheMu.Lock()
-	if len(e.cache) >= maxCachedItems {
-		clear(e.cache)
-	}
-	e.cache[key] = counts
-	e.cacheMu.Unlock()
+	e.cache.Put(key, counts)
 	return total
 }
 
