@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -458,12 +459,12 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 // It refreshes the tree first (a followed workspace does not walk when
 // nothing changed) and reads each file.
 func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn func(rel string, text []byte) error) error {
-	s, err := w.refresh(ctx)
+	files, err := w.textFiles(ctx)
 	if err != nil {
 		return fmt.Errorf("list files: %w", err)
 	}
 	buf := make([]byte, 0, 64<<10)
-	for i, f := range s.files {
+	for i, f := range files {
 		if i%256 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -480,4 +481,31 @@ func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn
 		}
 	}
 	return nil
+}
+
+// textFiles returns the files of the current tree in path order. A
+// workspace that neither follows the tree nor has a snapshot yet (a CLI
+// pack) walks without indexing and keeps nothing: EachText reads every
+// file anyway and needs no terms, so indexing would read each file a
+// second time for nothing.
+func (w *Workspace) textFiles(ctx context.Context) ([]*fileInfo, error) {
+	if w.opts.Watch || w.current() != nil {
+		s, err := w.refresh(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.files, nil
+	}
+	rules, err := newIgnoreRules(w.root, w.opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	w.refreshMu.Lock()
+	files, _, _, err := w.walk(ctx, rules, nil)
+	w.refreshMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b *fileInfo) int { return strings.Compare(a.rel, b.rel) })
+	return files, nil
 }
