@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"cmp"
 	"maps"
 	"regexp"
 	"regexp/syntax"
@@ -53,13 +54,20 @@ const maxWindowSpan = 40
 
 // windowed is one rule run on windows.
 type windowed struct {
-	id  string
-	det *detect.Detector // the rule alone, without keywords
-	req required
-	// tail matches, anchored, from the last byte of a string of req to
-	// the end of a match: a hit whose tail does not match is no match.
-	tail    *regexp.Regexp
+	id      string
+	det     *detect.Detector // the rule alone, without keywords
+	req     required
 	generic bool
+}
+
+// strRule is a windowed rule a pattern of the trie is a string of.
+type strRule struct {
+	rule int
+	// tail, when set, matches (leftmost-longest, anchored) from the
+	// string's last byte to the end of a match holding the string there:
+	// a hit whose tail does not match is no match, and the longest tail
+	// match bounds where the match can end.
+	tail *regexp.Regexp
 }
 
 type fastPath struct {
@@ -68,10 +76,11 @@ type fastPath struct {
 	// trie finds the rules' keywords and the windowed rules' required
 	// strings; per pattern, kwRules are the rules it is a keyword of
 	// (restRule for the rest's), strRules those it is a string of.
-	trie              *ahocorasick.Trie
-	kwRules, strRules [][]int
-	always            []int // windowed rules without keywords
-	restAlways        bool  // a rule of the rest has no keywords
+	trie       *ahocorasick.Trie
+	kwRules    [][]int
+	strRules   [][]strRule
+	always     []int // windowed rules without keywords
+	restAlways bool  // a rule of the rest has no keywords
 }
 
 // newFastPath splits det's rules into the windowed ones and the rest. It
@@ -85,6 +94,7 @@ func newFastPath(det *detect.Detector) *fastPath {
 	}
 	fp := &fastPath{}
 	var pats []string
+	tails := map[string]*regexp.Regexp{} // compiled once per expression
 	restCfg := det.Config
 	restCfg.Rules = maps.Clone(det.Config.Rules)
 	for _, id := range slices.Sorted(maps.Keys(det.Config.Rules)) {
@@ -109,22 +119,28 @@ func newFastPath(det *detect.Detector) *fastPath {
 		d := detect.NewDetector(cfg)
 		d.MaxDecodeDepth = det.MaxDecodeDepth
 		i := len(fp.rules)
-		w := windowed{id: id, det: d, req: q, generic: isGeneric(id)}
-		if q.tail != nil {
-			// (?s:.) reads the string's last byte, the context of an
-			// assertion at the tail's start.
-			w.tail, _ = regexp.Compile(`\A(?s:.)(?:` + q.tail.String() + `)`)
-		}
-		fp.rules = append(fp.rules, w)
+		fp.rules = append(fp.rules, windowed{id: id, det: d, req: q, generic: isGeneric(id)})
 		delete(restCfg.Rules, id)
 		if len(r.Keywords) == 0 {
 			fp.always = append(fp.always, i)
 		}
 		for _, k := range r.Keywords {
-			pats = fp.index(pats, strings.ToLower(k), i, true)
+			pats = fp.index(pats, strings.ToLower(k), i, true, nil)
 		}
 		for _, str := range q.set {
-			pats = fp.index(pats, str, i, false)
+			var tail *regexp.Regexp
+			if t := q.tails[str]; t != nil {
+				// (?s:.) reads the string's last byte, the context of an
+				// assertion at the tail's start.
+				expr := `\A(?s:.)(?:` + t.String() + `)`
+				if tail = tails[expr]; tail == nil {
+					if tail, _ = regexp.Compile(expr); tail != nil {
+						tail.Longest()
+						tails[expr] = tail
+					}
+				}
+			}
+			pats = fp.index(pats, str, i, false, tail)
 		}
 	}
 	if len(fp.rules) == 0 {
@@ -140,7 +156,7 @@ func newFastPath(det *detect.Detector) *fastPath {
 		}
 		for _, k := range r.Keywords {
 			restCfg.Keywords[strings.ToLower(k)] = struct{}{}
-			pats = fp.index(pats, strings.ToLower(k), restRule, true)
+			pats = fp.index(pats, strings.ToLower(k), restRule, true, nil)
 		}
 	}
 	fp.rest = detect.NewDetector(restCfg)
@@ -153,8 +169,9 @@ func newFastPath(det *detect.Detector) *fastPath {
 const restRule = -1
 
 // index adds rule to the rules pattern s is a keyword of (kw) or a string
-// of, appending s to pats when it is new; it returns pats.
-func (fp *fastPath) index(pats []string, s string, rule int, kw bool) []string {
+// of (with the string's tail), appending s to pats when it is new; it
+// returns pats.
+func (fp *fastPath) index(pats []string, s string, rule int, kw bool, tail *regexp.Regexp) []string {
 	k := slices.Index(pats, s)
 	if k < 0 {
 		k = len(pats)
@@ -165,7 +182,7 @@ func (fp *fastPath) index(pats []string, s string, rule int, kw bool) []string {
 	if kw {
 		fp.kwRules[k] = append(fp.kwRules[k], rule)
 	} else {
-		fp.strRules[k] = append(fp.strRules[k], rule)
+		fp.strRules[k] = append(fp.strRules[k], strRule{rule, tail})
 	}
 	return pats
 }
@@ -368,10 +385,10 @@ func product(as, bs []string) []string {
 type required struct {
 	set           []string
 	before, after int
-	// tail, when set, is what follows the string to the end of every
-	// match: the expression is a concatenation whose parts before tail
-	// end with the string (requiredLiterals at the top level only).
-	tail *syntax.Regexp
+	// tails[s], when set, is what follows s to the end of every match
+	// holding s where the analysis found it (so a match ends where a
+	// match of tails[s] from there ends).
+	tails map[string]*syntax.Regexp
 }
 
 // requiredLiterals returns re's required strings; ok is false when there
@@ -395,7 +412,7 @@ func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
 		// The string is in one of the repetitions; the others may lie on
 		// either side.
 		n, _ := maxNewlines(re)
-		q.before, q.after, q.tail = n, n, nil
+		q.before, q.after, q.tails = n, n, nil
 		return q, true
 	case syntax.OpAlternate:
 		var out required
@@ -404,9 +421,25 @@ func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
 			if !ok {
 				return required{}, false
 			}
-			out.set = append(out.set, q.set...)
+			// A string of two branches keeps the alternation of their
+			// tails (none when one has none).
+			for _, str := range q.set {
+				t := q.tails[str]
+				if slices.Contains(out.set, str) {
+					if old := out.tails[str]; old != nil && t != nil {
+						t = &syntax.Regexp{Op: syntax.OpAlternate, Flags: re.Flags, Sub: []*syntax.Regexp{old, t}}
+					} else {
+						t = nil
+					}
+				} else {
+					out.set = append(out.set, str)
+				}
+				if out.tails == nil {
+					out.tails = map[string]*syntax.Regexp{}
+				}
+				out.tails[str] = t
+			}
 			out.before, out.after = max(out.before, q.before), max(out.after, q.after)
-			// A tail per branch would do; one for all does not exist.
 		}
 		return out, true
 	case syntax.OpConcat:
@@ -431,7 +464,11 @@ func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
 			if run[0] != "" || len(run) > 1 {
 				q := required{set: run, before: nl[from], after: total - nl[i]}
 				if i < len(re.Sub) {
-					q.tail = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[i:]}
+					tail := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[i:]}
+					q.tails = map[string]*syntax.Regexp{}
+					for _, str := range run {
+						q.tails[str] = tail
+					}
 				}
 				consider(q)
 			}
@@ -451,7 +488,15 @@ func (a *analyzer) requiredLiterals(re *syntax.Regexp) (required, bool) {
 			if q, ok := a.requiredLiterals(s); ok {
 				q.before += nl[i]
 				q.after += total - nl[i+1]
-				q.tail = nil
+				// What follows a string in part i, then the parts after.
+				tails := map[string]*syntax.Regexp{}
+				for str, t := range q.tails {
+					if t != nil && i+1 < len(re.Sub) {
+						t = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: append([]*syntax.Regexp{t}, re.Sub[i+1:]...)}
+					}
+					tails[str] = t
+				}
+				q.tails = tails
 				consider(q)
 			}
 		}
@@ -549,22 +594,34 @@ func (f *fastPath) find(text string) []report.Finding {
 	if restRuns {
 		out = f.rest.DetectString(text)
 	}
-	hits := make([][]int, len(f.rules))
+	// hits[i] are the lines holding a string of rule i where a match can
+	// hold it, ascending, each with the last line such a match reaches.
+	hits := make([][]span, len(f.rules))
 	for _, h := range found {
-		for _, i := range f.strRules[h.str] {
-			lines := hits[i]
-			if !run[i] || (len(lines) > 0 && lines[len(lines)-1] == int(h.line)) {
+		for _, sr := range f.strRules[h.str] {
+			i := sr.rule
+			if !run[i] {
 				continue
 			}
-			if r := &f.rules[i]; r.tail != nil {
+			r := &f.rules[i]
+			last := int(h.line) + r.req.after
+			if sr.tail != nil {
 				// The match would end before the newline of line
 				// line+after; one line more for the assertions' context.
-				limit := t.end(min(int(h.line)+r.req.after+1, len(t.start)-1))
-				if !r.tail.MatchString(text[h.end:limit]) {
+				limit := t.end(min(last+1, len(t.start)-1))
+				m := sr.tail.FindStringIndex(text[h.end:limit])
+				if m == nil {
 					continue
 				}
+				// Every match from here ends by the longest tail's last
+				// byte.
+				last = min(last, t.lineOf(int(h.end)+m[1]-1))
 			}
-			hits[i] = append(lines, int(h.line))
+			if n := len(hits[i]); n > 0 && hits[i][n-1].line == int(h.line) {
+				hits[i][n-1].last = max(hits[i][n-1].last, last)
+				continue
+			}
+			hits[i] = append(hits[i], span{int(h.line), last})
 		}
 	}
 	var generic []report.Finding
@@ -592,7 +649,7 @@ func (f *fastPath) find(text string) []report.Finding {
 }
 
 // scan runs the rule on its windows of t.
-func (r *windowed) scan(t *lines, hits []int) []report.Finding {
+func (r *windowed) scan(t *lines, hits []span) []report.Finding {
 	ws := t.windows(r.req, hits)
 	if n := len(ws); n > 0 && ws[n-1].end == len(t.text) && !strings.HasSuffix(t.text, "\n") {
 		return r.det.DetectString(t.text)
@@ -687,24 +744,28 @@ func (t *lines) end(i int) int {
 // first being line `line` (0-based).
 type window struct{ start, end, line int }
 
+// span is a line holding a string a match can hold (a hit) and the last
+// line such a match reaches.
+type span struct{ line, last int }
+
 // windows returns the runs of lines that can hold a match: from q.before+1
-// lines before to q.after+1 lines after each line of hits (the lines
-// holding one of q's strings, ascending) and each wild line, merged where
-// they meet or touch.
-func (t *lines) windows(q required, hits []int) []window {
+// lines before each hit (ascending by line) to one line after its last,
+// and around each wild line as around a hit reaching q.after lines on,
+// merged where they meet or touch.
+func (t *lines) windows(q required, hits []span) []window {
 	if len(t.wild) > 0 {
 		hits = slices.Clone(hits)
 		for l := range t.wild {
-			hits = append(hits, l)
+			hits = append(hits, span{l, l + q.after})
 		}
-		slices.Sort(hits)
-		hits = slices.Compact(hits)
+		slices.SortFunc(hits, func(a, b span) int { return cmp.Compare(a.line, b.line) })
 	}
 	var out []window
 	last, prev := len(t.start)-1, -2
 	for _, h := range hits {
-		lo, hi := max(h-q.before-1, 0), min(h+q.after+1, last)
+		lo, hi := max(h.line-q.before-1, 0), min(h.last+1, last)
 		if len(out) > 0 && lo <= prev+1 {
+			hi = max(hi, prev)
 			out[len(out)-1].end = t.end(hi)
 		} else {
 			out = append(out, window{start: t.start[lo], end: t.end(hi), line: lo})

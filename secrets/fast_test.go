@@ -97,6 +97,8 @@ func TestFastPathMatchesFullScan(t *testing.T) {
 		"allowlisted":            "public_key = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\napi_version: 2024-01-01-preview-x\n",
 		"gitleaks allow":         "api_key = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\" // gitleaks:allow\n",
 		"private key":            "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEowIBAAKCAQEAx4Tq9Z+abcdefghijklmnopqrstuvwxyz0123456789\n", 8) + "-----END RSA PRIVATE KEY-----\n",
+		"vault token":            filler(2) + "s.x = s.y\nt := \"s.Ab12Cd34Ef56Gh78Ij90Kl12\"\n" + filler(2),
+		"vault token at the end": "s.Ab12Cd34Ef56Gh78Ij90Kl12",
 		"url password":           "db = \"postgres://admin:S3cr3tPassw0rd@db.internal:5432/app\"\n",
 		"url passwords":          "postgres://admin:S3cr3tPassw0rd@db:5432/a\n" + filler(2) + "x https://u:pa55word1@h/ y redis://v:Zq8Lm0Pq7Xv@r\n\nmysql://w:Hq82Lm0Pz7@m",
 	}
@@ -227,6 +229,18 @@ func TestFastPathEveryRule(t *testing.T) {
 	for _, id := range []string{"generic-api-key", "vault-service-token", "jwt", "linear-client-secret", "lob-api-key"} {
 		if !slices.ContainsFunc(fp.rules, func(w windowed) bool { return w.id == id }) {
 			t.Errorf("rule %s is not windowed", id)
+		}
+	}
+	// Each string of these rules has a tail: a line merely holding the
+	// string (s. in every Go method call) is not a window.
+	for _, id := range []string{"generic-api-key", "vault-service-token"} {
+		i := slices.IndexFunc(fp.rules, func(w windowed) bool { return w.id == id })
+		for k, srs := range fp.strRules {
+			for _, sr := range srs {
+				if sr.rule == i && sr.tail == nil {
+					t.Errorf("rule %s: string %d has no tail", id, k)
+				}
+			}
 		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
