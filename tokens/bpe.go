@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -30,7 +32,25 @@ type bpeBackend struct {
 
 	file  string // the embedded .tiktoken file
 	once  sync.Once
-	ranks map[string]int // set by load
+	ranks *rankTable // set by load
+	// everyByte: every single byte is a token (true of tiktoken's
+	// encodings; checked by load), so a one-byte piece is one token.
+	everyByte bool
+
+	// merged remembers the token counts of recent pieces not in the
+	// vocabulary (identifiers, mostly, which repeat across a tree), by
+	// their hash: a lossy cache of immutable entries, so readers and
+	// writers need no lock.
+	merged [mergedSlots]atomic.Pointer[mergedCount]
+}
+
+// mergedSlots is the size of bpeBackend.merged.
+const mergedSlots = 1 << 14
+
+// mergedCount is a piece and its token count.
+type mergedCount struct {
+	piece string
+	n     int
 }
 
 func newBPEBackend(encoding string) (*bpeBackend, error) {
@@ -63,13 +83,18 @@ func (b *bpeBackend) load() {
 			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
 		}
 		b.ranks = ranks
+		b.everyByte = true
+		for c := range 256 {
+			if _, ok := ranks.get(string([]byte{byte(c)})); !ok {
+				b.everyByte = false
+			}
+		}
 	})
 }
 
 // parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
-// line. The tokens are decoded into one buffer and the map's keys are
-// substrings of it: one allocation for all keys instead of one each.
-func parseTiktokenRanks(data []byte) (map[string]int, error) {
+// line. The tokens are decoded into one buffer the table indexes.
+func parseTiktokenRanks(data []byte) (*rankTable, error) {
 	type entry struct{ off, n, rank int }
 	entries := make([]entry, 0, bytes.Count(data, []byte{'\n'})+1)
 	buf := make([]byte, 0, len(data)*3/4)
@@ -100,10 +125,11 @@ func parseTiktokenRanks(data []byte) (map[string]int, error) {
 		}
 		entries = append(entries, entry{off, n, r})
 	}
-	all := string(buf)
-	ranks := make(map[string]int, len(entries))
+	ranks := newRankTable(string(buf), len(entries))
 	for _, e := range entries {
-		ranks[all[e.off:e.off+e.n]] = e.rank
+		if err := ranks.put(e.off, e.n, e.rank); err != nil {
+			return nil, err
+		}
 	}
 	return ranks, nil
 }
@@ -112,11 +138,25 @@ func (b *bpeBackend) count(text string) int {
 	b.load()
 	n := 0
 	b.split(text, func(piece string) {
-		if _, ok := b.ranks[piece]; ok {
+		if len(piece) == 1 && b.everyByte {
 			n++
 			return
 		}
-		n += len(b.merge(piece)) - 1
+		head, h := hashString(piece)
+		if _, ok := b.ranks.getHashed(piece, head, h); ok {
+			n++
+			return
+		}
+		slot := &b.merged[h%mergedSlots]
+		if m := slot.Load(); m != nil && m.piece == piece {
+			n += m.n
+			return
+		}
+		k := len(b.merge(piece)) - 1
+		// A copy: the piece is a substring of a text the cache must not
+		// keep alive.
+		slot.Store(&mergedCount{piece: strings.Clone(piece), n: k})
+		n += k
 	})
 	return n
 }
@@ -125,13 +165,14 @@ func (b *bpeBackend) encode(text string) []int {
 	b.load()
 	var ids []int
 	b.split(text, func(piece string) {
-		if r, ok := b.ranks[piece]; ok {
+		if r, ok := b.ranks.get(piece); ok {
 			ids = append(ids, r)
 			return
 		}
 		bounds := b.merge(piece)
 		for i := 0; i+1 < len(bounds); i++ {
-			ids = append(ids, b.ranks[piece[bounds[i]:bounds[i+1]]])
+			r, _ := b.ranks.get(piece[bounds[i]:bounds[i+1]])
+			ids = append(ids, r)
 		}
 	})
 	return ids
@@ -154,7 +195,7 @@ func (b *bpeBackend) merge(piece string) []int {
 }
 
 func (b *bpeBackend) rank(s string) int {
-	if r, ok := b.ranks[s]; ok {
+	if r, ok := b.ranks.get(s); ok {
 		return r
 	}
 	return math.MaxInt

@@ -210,6 +210,13 @@ func TestBackendsAgreeOnGoSource(t *testing.T) {
 			if !slices.Equal(x, y) {
 				t.Errorf("%s: %s: ours gives %d ids, tiktoken-go %d, first difference at %d", enc, n, len(x), len(y), firstDiff(x, y))
 			}
+			// count has its own shortcuts (one-byte pieces, the merged
+			// pieces' cache): twice, the second from the cache.
+			for range 2 {
+				if c := a.count(text); c != len(y) {
+					t.Errorf("%s: %s: ours counts %d, tiktoken-go gives %d ids", enc, n, c, len(y))
+				}
+			}
 			if !slices.Equal(x, lib.encode(text)) {
 				libDiff++
 			}
@@ -266,6 +273,9 @@ func FuzzEncode(f *testing.F) {
 			ref := mustBackend(t, backendTiktokenGo, enc)
 			if x, y := ours.encode(text), ref.encode(text); !slices.Equal(x, y) {
 				t.Fatalf("%s %q: ours %v, tiktoken-go %v", enc, text, x, y)
+			}
+			if n, y := ours.count(text), ref.encode(text); n != len(y) {
+				t.Fatalf("%s %q: ours counts %d, tiktoken-go gives %d ids", enc, text, n, len(y))
 			}
 			if len(text) >= 2 {
 				if x, y := ours.mergeScan(text), ours.mergeHeap(text); !slices.Equal(x, y) {
@@ -395,8 +405,22 @@ func TestParseTiktokenRanks(t *testing.T) {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
 			if !tt.wantErr {
-				if d := cmp.Diff(tt.want, got); d != "" {
+				m := map[string]int{}
+				for _, sl := range got.slots {
+					if sl.lenRank != 0 {
+						m[got.data[sl.off:sl.off+sl.lenRank>>24]] = int(sl.lenRank & maxRank)
+					}
+				}
+				if d := cmp.Diff(tt.want, m); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
+				}
+				for k, v := range tt.want {
+					if r, ok := got.get(k); !ok || r != v {
+						t.Errorf("get(%q) = %d, %v; want %d", k, r, ok, v)
+					}
+				}
+				if _, ok := got.get("h"); ok {
+					t.Error(`get("h"): found, want missing`)
 				}
 			}
 		})
