@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
@@ -76,7 +75,7 @@ type fastPath struct {
 	// trie finds the rules' keywords and the windowed rules' required
 	// strings; per pattern, kwRules are the rules it is a keyword of
 	// (restRule for the rest's), strRules those it is a string of.
-	trie       *ahocorasick.Trie
+	trie       *matcher
 	kwRules    [][]int
 	strRules   [][]strRule
 	always     []int // windowed rules without keywords
@@ -161,7 +160,7 @@ func newFastPath(det *detect.Detector) *fastPath {
 	}
 	fp.rest = detect.NewDetector(restCfg)
 	fp.rest.MaxDecodeDepth = det.MaxDecodeDepth
-	fp.trie = ahocorasick.NewTrieBuilder().AddStrings(pats).Build()
+	fp.trie = newMatcher(pats)
 	return fp
 }
 
@@ -549,7 +548,13 @@ func (f *fastPath) find(text string) []report.Finding {
 		run[i] = true
 	}
 	restRuns := f.restAlways
-	gate := func(k int64) {
+	// gated[k]: pattern k's rules are already set to run.
+	gated := make([]bool, len(f.kwRules))
+	gate := func(k int32) {
+		if gated[k] {
+			return
+		}
+		gated[k] = true
 		for _, i := range f.kwRules[k] {
 			if i == restRule {
 				restRuns = true
@@ -565,30 +570,25 @@ func (f *fastPath) find(text string) []report.Finding {
 	type hit struct{ end, line, str int32 }
 	var found []hit
 	line := 0
-	onString := func(end, k int64) {
+	onString := func(end int, k int32) {
 		if len(f.strRules[k]) == 0 {
 			return
 		}
-		for line+1 < len(t.start) && t.start[line+1] <= int(end) {
+		for line+1 < len(t.start) && t.start[line+1] <= end {
 			line++
 		}
-		found = append(found, hit{int32(end), int32(line), int32(k)})
+		found = append(found, hit{int32(end), int32(line), k})
 	}
 	if t.ascii {
-		f.trie.Walk(t.lower, func(end, _, k int64) bool {
+		f.trie.walk(t.lower, func(end int, k int32) {
 			gate(k)
 			onString(end, k)
-			return true
 		})
 	} else {
-		f.trie.Walk([]byte(strings.ToLower(text)), func(_, _, k int64) bool {
+		f.trie.walk([]byte(strings.ToLower(text)), func(_ int, k int32) {
 			gate(k)
-			return true
 		})
-		f.trie.Walk(t.lower, func(end, _, k int64) bool {
-			onString(end, k)
-			return true
-		})
+		f.trie.walk(t.lower, onString)
 	}
 	var out []report.Finding
 	if restRuns {
