@@ -57,6 +57,11 @@ type windowed struct {
 	det     *detect.Detector // the rule alone, without keywords
 	req     required
 	generic bool
+	// whole: the rule's strings are single bytes (a hex or digit class),
+	// on nearly every line of any text; it runs on the whole text when
+	// its keywords are there, as in gitleaks' scan, and its strings are
+	// not looked for.
+	whole bool
 }
 
 // strRule is a windowed rule a pattern of the trie is a string of.
@@ -118,7 +123,8 @@ func newFastPath(det *detect.Detector) *fastPath {
 		d := detect.NewDetector(cfg)
 		d.MaxDecodeDepth = det.MaxDecodeDepth
 		i := len(fp.rules)
-		fp.rules = append(fp.rules, windowed{id: id, det: d, req: q, generic: isGeneric(id)})
+		whole := shortest(q.set) < 2
+		fp.rules = append(fp.rules, windowed{id: id, det: d, req: q, generic: isGeneric(id), whole: whole})
 		delete(restCfg.Rules, id)
 		if len(r.Keywords) == 0 {
 			fp.always = append(fp.always, i)
@@ -127,6 +133,9 @@ func newFastPath(det *detect.Detector) *fastPath {
 			pats = fp.index(pats, strings.ToLower(k), i, true, nil)
 		}
 		for _, str := range q.set {
+			if whole {
+				break
+			}
 			var tail *regexp.Regexp
 			if t := q.tails[str]; t != nil {
 				// (?s:.) reads the string's last byte, the context of an
@@ -626,11 +635,17 @@ func (f *fastPath) find(text string) []report.Finding {
 	}
 	var generic []report.Finding
 	for i := range f.rules {
-		if !run[i] || len(hits[i])+len(t.wild) == 0 {
+		r := &f.rules[i]
+		if !run[i] || !r.whole && len(hits[i])+len(t.wild) == 0 {
 			continue
 		}
-		r := &f.rules[i]
-		for _, fd := range r.scan(t, hits[i]) {
+		var fds []report.Finding
+		if r.whole {
+			fds = r.det.DetectString(text)
+		} else {
+			fds = r.scan(t, hits[i])
+		}
+		for _, fd := range fds {
 			if r.generic {
 				generic = append(generic, fd)
 			} else {
