@@ -161,6 +161,18 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	// The scanner compiles a few hundred rules: built only when a text
 	// must be scanned (not for a tree whose cached texts hold no secret).
 	scanner := sync.OnceValues(secrets.Default)
+	if len(prevCounts(cache)) == 0 {
+		// Nothing counted before (a first pack): every text will be
+		// scanned and counted, so the rules and the vocabulary are built
+		// now, beside the walk, rather than by the first workers while
+		// the others wait.
+		go func() {
+			if sc, err := scanner(); err == nil {
+				sc.Prepare()
+			}
+		}()
+		go counter.Count("warm up")
+	}
 	var scanErr error
 	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
 	keep := func(rel string) bool {
@@ -317,6 +329,16 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	}
 	r.LargestDirs = largest(below, top, func(d Dir) int { return d.Tokens }, func(d Dir) string { return d.Path })
 	return r, nil
+}
+
+// prevCounts returns the cache's counts (nil for no cache).
+func prevCounts(cache *Cache) map[countKey]countVal {
+	if cache == nil {
+		return nil
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	return cache.last
 }
 
 func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {

@@ -102,6 +102,15 @@ func (s *Scanner) fastPath(det *detect.Detector) *fastPath {
 	return s.fast
 }
 
+// Prepare compiles the rules now rather than on the first text not in
+// the cache, so a caller about to scan many texts can overlap it with
+// other work (a pack compiles them while the tree is walked).
+func (s *Scanner) Prepare() {
+	if det, err := s.detector(); err == nil {
+		s.fastPath(det)
+	}
+}
+
 // UnavailableRule names the finding that stands for a whole text when the
 // rules could not be loaded: the text is withheld rather than passed
 // unscanned.
