@@ -255,6 +255,9 @@ func splitO200k(text string, f func(string)) {
 }
 
 func (s scanner) o200kAt(i int) int {
+	if e := s.o200kASCII(i); e > i {
+		return e
+	}
 	c, n := s.at(i)
 	// The word alternatives: the optional prefix is tried taken, then
 	// not taken, for the first alternative, then the same for the second.
@@ -320,4 +323,87 @@ func (s scanner) o200kUpper(st int) int {
 		return st
 	}
 	return s.run(e, clsW)
+}
+
+// ASCII letters, for o200kASCII.
+var asciiUpper, asciiLower = func() (up, low [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		up[c], low[c+'a'-'A'] = true, true
+	}
+	return up, low
+}()
+
+// o200kASCII is o200kAt for a piece whose characters, and the one after
+// it, are ASCII: most pieces of code and English. It returns the piece's
+// end, or i when a rune at or after i may change the match (the general
+// matcher decides then). In ASCII the first word alternative, [U]*[W]+,
+// matches when lowercase letters follow the uppercase run; the second,
+// [U]+[W]*, when they do not and the run is not empty; no uppercase
+// letter is in W, so the general matcher's giving back never applies.
+func (s scanner) o200kASCII(i int) int {
+	t := s.text
+	c := t[i]
+	if c >= utf8.RuneSelf {
+		return i
+	}
+	cls := asciiClass[c]
+	j := i
+	if isPrefix(cls) {
+		j++ // the prefix is taken when a word follows
+	}
+	if j < len(t) && t[j] >= utf8.RuneSelf {
+		return i // a letter or a mark may start the word
+	}
+	u := j
+	for u < len(t) && asciiUpper[t[u]] {
+		u++
+	}
+	e := u
+	for e < len(t) && asciiLower[t[e]] {
+		e++
+	}
+	if e > j {
+		if e < len(t) && t[e] >= utf8.RuneSelf {
+			return i // a rune that may continue the word
+		}
+		return s.contraction(e)
+	}
+	switch {
+	case cls&clsN != 0: // \p{N}{1,3}
+		e = i + 1
+		for e < len(t) && e < i+3 && t[e] >= '0' && t[e] <= '9' {
+			e++
+		}
+		if e < len(t) && e < i+3 && t[e] >= utf8.RuneSelf {
+			return i // a number rune may continue the run
+		}
+		return e
+	case cls&clsS == 0 || c == ' ' && i+1 < len(t) && t[i+1] < utf8.RuneSelf && asciiClass[t[i+1]]&(clsS|clsL|clsN) == 0:
+		// " ?[^\s\p{L}\p{N}]+[\r\n/]*": a space is taken as its prefix
+		// when punctuation follows.
+		e = i
+		if c == ' ' {
+			e++
+		}
+		for e < len(t) && t[e] < utf8.RuneSelf && asciiClass[t[e]]&(clsS|clsL|clsN) == 0 {
+			e++
+		}
+		if e < len(t) && t[e] >= utf8.RuneSelf {
+			return i // other punctuation may continue the run
+		}
+		for e < len(t) && (t[e] == '\r' || t[e] == '\n' || t[e] == '/') {
+			e++
+		}
+		return e
+	}
+	// Whitespace: the ASCII run must end in ASCII (or the text), since a
+	// Unicode space would lengthen it.
+	e = i
+	for e < len(t) && t[e] < utf8.RuneSelf && asciiClass[t[e]]&clsS != 0 {
+		e++
+	}
+	if e < len(t) && t[e] >= utf8.RuneSelf {
+		return i
+	}
+	return s.whitespace(i)
 }
