@@ -589,15 +589,15 @@ func (f *fastPath) find(text string) []report.Finding {
 		found = append(found, hit{int32(end), int32(line), k})
 	}
 	if t.ascii {
-		f.trie.walk(t.lower, func(end int, k int32) {
+		f.trie.walk(text, func(end int, k int32) {
 			gate(k)
 			onString(end, k)
 		})
 	} else {
-		f.trie.walk([]byte(strings.ToLower(text)), func(_ int, k int32) {
+		f.trie.walk(strings.ToLower(text), func(_ int, k int32) {
 			gate(k)
 		})
-		f.trie.walk(t.lower, onString)
+		f.trie.walk(text, onString)
 	}
 	var out []report.Finding
 	if restRuns {
@@ -614,6 +614,9 @@ func (f *fastPath) find(text string) []report.Finding {
 			}
 			r := &f.rules[i]
 			last := int(h.line) + r.req.after
+			if n := len(hits[i]); n > 0 && hits[i][n-1].line == int(h.line) && hits[i][n-1].last >= last {
+				continue // the line's window already reaches as far as a match can
+			}
 			if sr.tail != nil {
 				// The match would end before the newline of line
 				// line+after; one line more for the assertions' context.
@@ -697,31 +700,28 @@ func shadowed(g report.Finding, others []report.Finding) bool {
 	return false
 }
 
-// lines is a text split in lines, with an ASCII-lowercase copy to find
-// literals in.
+// lines is a text split in lines.
 type lines struct {
 	text  string
-	lower []byte
-	ascii bool  // text is ASCII: lower is its lowercase
+	ascii bool  // text is ASCII
 	start []int // byte offset of each line; a line holds its '\n'
 	// wild marks lines holding a rune that folds to an ASCII letter.
 	wild map[int]bool
 }
 
 func newLines(text string) *lines {
-	t := &lines{text: text, start: []int{0}, ascii: true}
-	b := []byte(text)
-	for i, c := range b {
-		switch {
-		case 'A' <= c && c <= 'Z':
-			b[i] = c + 'a' - 'A'
-		case c == '\n' && i+1 < len(b):
-			t.start = append(t.start, i+1)
-		case c >= utf8.RuneSelf:
-			t.ascii = false
+	t := &lines{text: text, start: make([]int, 1, strings.Count(text, "\n")+1), ascii: isASCII(text)}
+	for off := 0; ; {
+		k := strings.IndexByte(text[off:], '\n')
+		if k < 0 || off+k+1 == len(text) {
+			break
 		}
+		off += k + 1
+		t.start = append(t.start, off)
 	}
-	t.lower = b
+	if t.ascii {
+		return t
+	}
 	for _, r := range foldsToASCII {
 		for off := 0; ; {
 			k := strings.Index(text[off:], r)

@@ -7,6 +7,9 @@ package secrets
 // byte costs one load) over classes of bytes (the bytes no pattern holds
 // share one class, keeping the table small enough for the cache), and a
 // transition says by its sign whether a pattern ends at its target.
+// ASCII letters match either case (an uppercase letter is in its
+// lowercase's class): the fast path looks for lowercase strings in the
+// ASCII-lowercased text.
 type matcher struct {
 	class  [256]uint8
 	nclass int
@@ -24,7 +27,7 @@ func newMatcher(pats []string) *matcher {
 	var used [256]bool
 	for _, p := range pats {
 		for i := 0; i < len(p); i++ {
-			used[p[i]] = true
+			used[lowerASCII(p[i])] = true
 		}
 	}
 	m.nclass = 1 // class 0: bytes no pattern holds
@@ -33,6 +36,9 @@ func newMatcher(pats []string) *matcher {
 			m.class[c] = uint8(m.nclass)
 			m.nclass++
 		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		m.class[c] = m.class[c+'a'-'A']
 	}
 	// The trie: goto[s*nclass+k] is the child of s by class k, -1 for
 	// none.
@@ -96,11 +102,11 @@ func newMatcher(pats []string) *matcher {
 
 // walk calls fn with the index of the last byte and the pattern of every
 // occurrence of a pattern in text, in order of their ends.
-func (m *matcher) walk(text []byte, fn func(end int, pat int32)) {
+func (m *matcher) walk(text string, fn func(end int, pat int32)) {
 	s := int32(0)
 	nclass := int32(m.nclass)
-	for i, c := range text {
-		s = m.next[s*nclass+int32(m.class[c])]
+	for i := 0; i < len(text); i++ {
+		s = m.next[s*nclass+int32(m.class[text[i]])]
 		if s < 0 {
 			s = ^s
 			for _, k := range m.ends[s] {
@@ -108,4 +114,12 @@ func (m *matcher) walk(text []byte, fn func(end int, pat int32)) {
 			}
 		}
 	}
+}
+
+// lowerASCII lowercases an ASCII letter.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -12,7 +12,7 @@ func occurrences(pats []string, text string) [][2]int {
 	var out [][2]int
 	for k, p := range pats {
 		for i := 0; i+len(p) <= len(text); i++ {
-			if text[i:i+len(p)] == p {
+			if asciiFold(text[i:i+len(p)]) == asciiFold(p) {
 				out = append(out, [2]int{i + len(p) - 1, k})
 			}
 		}
@@ -28,7 +28,7 @@ func occurrences(pats []string, text string) [][2]int {
 
 func walked(m *matcher, text string) [][2]int {
 	var out [][2]int
-	m.walk([]byte(text), func(end int, k int32) { out = append(out, [2]int{end, int(k)}) })
+	m.walk(text, func(end int, k int32) { out = append(out, [2]int{end, int(k)}) })
 	// Patterns ending at one byte come in no set order.
 	slices.SortStableFunc(out, func(a, b [2]int) int {
 		if a[0] != b[0] {
@@ -49,6 +49,7 @@ func TestMatcher(t *testing.T) {
 		{"overlapping", []string{"he", "she", "his", "hers"}, "ushers and his hershey"},
 		{"suffixes", []string{"a", "aa", "aaa"}, "aaaaa"},
 		{"keywords", []string{"key", "api", "s.", "token", "-----begin"}, "s.api_key = token\n-----BEGIN -----begin"},
+		{"either case", []string{"key", "Api"}, "KEY Key kEy API api"},
 		{"high bytes", []string{"\xff\xfe", "é"}, "caf\u00e9 \xff\xfe\xff"},
 	}
 	for _, tt := range tests {
@@ -77,4 +78,12 @@ func FuzzMatcher(f *testing.F) {
 			t.Fatalf("patterns %q in %q: walk %v, want %v", ps, text, got, want)
 		}
 	})
+}
+
+func asciiFold(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	return string(b)
 }
