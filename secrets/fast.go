@@ -22,15 +22,19 @@ import (
 // every match of most rules holds one of a few literals (read from the
 // rule's expression: requiredLiterals) and spans a bounded number of
 // lines (maxNewlines). Such a rule runs only on the windows of lines
-// around the lines holding one of its literals, reaching one line further
-// than a match can, merged where they meet; the other rules run over the
-// whole text as before. The findings are the full scan's exactly
+// around the lines holding one of its literals, from the first line a
+// match can start on (with the newline before it) to one line further
+// than a match can end, merged where they meet; the other rules run over
+// the whole text as before. The findings are the full scan's exactly
 // (TestFastPathMatchesFullScan, FuzzFastPath):
 //
 //   - no match of the rule in the whole text lies outside the windows,
 //     and none crosses a window's edge, so the full scan's matches inside
-//     a window are the window's matches; a match touches neither edge (a
-//     line lies between), so anchors and \b read the same neighbours;
+//     a window are the window's matches; a match touches neither edge
+//     (the newline before, a line after lie between: a match holding that
+//     newline would hold a literal on an earlier line, whose own window
+//     would reach further back), so anchors and \b read the same
+//     neighbours;
 //   - gitleaks' keyword check is still done on the whole text;
 //   - a window starts at the newline before its first line, which is
 //     where gitleaks' finding line (allowlists and "gitleaks:allow" read
@@ -763,10 +767,12 @@ type window struct{ start, end, line int }
 // line such a match reaches.
 type span struct{ line, last int }
 
-// windows returns the runs of lines that can hold a match: from q.before+1
-// lines before each hit (ascending by line) to one line after its last,
-// and around each wild line as around a hit reaching q.after lines on,
-// merged where they meet or touch.
+// windows returns the runs of lines that can hold a match: from q.before
+// lines before each hit (ascending by line: the first line a match can
+// start on; scan adds the newline before it, all an assertion or
+// gitleaks' finding line reads of what precedes) to one line after its
+// last, and around each wild line as around a hit reaching q.after lines
+// on, merged where they meet or touch.
 func (t *lines) windows(q required, hits []span) []window {
 	if len(t.wild) > 0 {
 		hits = slices.Clone(hits)
@@ -778,7 +784,7 @@ func (t *lines) windows(q required, hits []span) []window {
 	var out []window
 	last, prev := len(t.start)-1, -2
 	for _, h := range hits {
-		lo, hi := max(h.line-q.before-1, 0), min(h.last+1, last)
+		lo, hi := max(h.line-q.before, 0), min(h.last+1, last)
 		if len(out) > 0 && lo <= prev+1 {
 			hi = max(hi, prev)
 			out[len(out)-1].end = t.end(hi)
