@@ -7,6 +7,7 @@ package pack
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -476,15 +478,85 @@ func (r *Result) writeXML(w io.Writer) error {
 		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
 	}
 	io.WriteString(w, "</summary>\n")
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
-		writeEscaped(bw, f.Content)
-		if _, err := io.WriteString(w, "\n</file>\n"); err != nil {
-			return err
-		}
+	err := writeOrdered(bw, r.Files, func(b *bytes.Buffer, f File) {
+		fmt.Fprintf(b, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
+		writeEscaped(b, f.Content)
+		b.WriteString("\n</file>\n")
+	})
+	if err != nil {
+		return err
 	}
 	io.WriteString(w, "</pack>\n")
 	return bw.Flush()
+}
+
+// writeBatchBytes is about how much text one batch of writeOrdered holds.
+const writeBatchBytes = 1 << 20
+
+// writeOrdered writes render's output for each file to w, in order. The
+// files are rendered in batches of about writeBatchBytes on GOMAXPROCS
+// workers (escaping a large pack is most of writing it), a few batches
+// ahead of the one being written, so memory stays bounded.
+func writeOrdered(w io.Writer, files []File, render func(*bytes.Buffer, File)) error {
+	var starts []int // the first file of each batch
+	for i, n := 0, 0; i < len(files); i++ {
+		if i == 0 || n >= writeBatchBytes {
+			starts = append(starts, i)
+			n = 0
+		}
+		n += len(files[i].Content)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([]*bytes.Buffer, len(starts))
+	ready := make([]chan struct{}, len(starts))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	// A worker takes a free buffer before a batch and the writer gives
+	// it back after writing the batch (buffers are reused: no garbage the
+	// size of the pack); batches are taken in order, so the one the
+	// writer waits for is always being rendered.
+	free := make(chan *bytes.Buffer, 2*workers)
+	for range cap(free) {
+		free <- &bytes.Buffer{}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				b := <-free
+				i := int(next.Add(1)) - 1
+				if i >= len(starts) {
+					free <- b
+					return
+				}
+				end := len(files)
+				if i+1 < len(starts) {
+					end = starts[i+1]
+				}
+				b.Reset()
+				for _, f := range files[starts[i]:end] {
+					render(b, f)
+				}
+				bufs[i] = b
+				close(ready[i])
+			}
+		})
+	}
+	// After a failed write the batches are still waited for (and
+	// dropped), so every worker finishes.
+	var err error
+	for i := range starts {
+		<-ready[i]
+		if err == nil {
+			_, err = w.Write(bufs[i].Bytes())
+		}
+		free <- bufs[i]
+		bufs[i] = nil
+	}
+	wg.Wait()
+	return err
 }
 
 // xmlEscapes maps the ASCII bytes XML text cannot hold as they are to
@@ -503,7 +575,7 @@ var xmlEscapes = func() (t [utf8.RuneSelf]string) {
 // writeEscaped writes text as XML character data, as xml.EscapeText does
 // (invalid UTF-8 and disallowed control characters become U+FFFD), in runs
 // between the bytes that need escaping.
-func writeEscaped(w *bufio.Writer, text string) {
+func writeEscaped(w io.StringWriter, text string) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}

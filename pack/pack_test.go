@@ -2,9 +2,11 @@ package pack
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,5 +316,47 @@ func TestPackAssets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n < len(p) {
+		return 0, errors.New("disk full")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteOrdered: batches rendered on several workers come out in the
+// files' order, as one pass would write them, and a failed write is
+// returned once every worker is done.
+func TestWriteOrdered(t *testing.T) {
+	var files []File
+	for i := range 300 {
+		files = append(files, File{Path: fmt.Sprint("f", i), Content: strings.Repeat(fmt.Sprint(i, " "), 1+i*37%9000)})
+	}
+	render := func(b *bytes.Buffer, f File) { fmt.Fprintf(b, "<%s>%s</%s>\n", f.Path, f.Content, f.Path) }
+	var want bytes.Buffer
+	for _, f := range files {
+		render(&want, f)
+	}
+	if want.Len() < 3*writeBatchBytes {
+		t.Fatalf("%d bytes: want several batches", want.Len())
+	}
+	var got bytes.Buffer
+	if err := writeOrdered(&got, files, render); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("writeOrdered wrote %d bytes, not the %d of one pass in order", got.Len(), want.Len())
+	}
+	if err := writeOrdered(&failingWriter{n: writeBatchBytes}, files, render); err == nil {
+		t.Error("a failing writer: want an error")
+	}
+	if err := writeOrdered(&got, nil, render); err != nil {
+		t.Errorf("no files: %v", err)
 	}
 }
