@@ -174,9 +174,10 @@ type run struct {
 	scope string
 	rt    request.Retrieval // retrieval hints of the references it writes
 	// stashed are the texts references in the output stand for, by
-	// SHA-256; evictedHash names the evicted items' text.
+	// SHA-256; evictedHash names the evicted items' text, evicted.
 	stashed     map[string]string
 	evictedHash string
+	evicted     string
 	req         *request.Request
 	est         *request.Estimator
 	s           settings
@@ -285,14 +286,19 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput, Session: r.scope,
 		FixedTokens: fixed, FloorTokens: floor, MinimumTokens: minimum, TokensBefore: before,
 	}
-	// Below the budget nothing lossy happens: only unpaired calls and
-	// results go (the protocol requires it). Over it, the steps degrade
-	// in order until the request fits; each keeps what it removes behind
-	// a reference.
+	// At low pressure nothing lossy happens: only unpaired calls and
+	// results go (the protocol requires it). From the medium band on
+	// (half the budget), the archive's long tool outputs are condensed
+	// behind references, as optimize does from the same band. Over the
+	// budget, the steps degrade in order until the request fits; each
+	// keeps what it removes behind a reference.
+	rep.PressureBP, rep.PressureBand = request.Pressure(before, avail)
 	var summary []byte
 	summaryTokens := 0
 	if r.total > avail {
 		summary, summaryTokens = r.degrade(avail, rep)
+	} else if rep.PressureBand != request.BandLow {
+		r.condenseTier(tierArchive, r.s.maxToolOutput)
 	}
 	if r.total+summaryTokens > avail {
 		rep.TokensAfter = r.total + summaryTokens
@@ -301,6 +307,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		return nil, nil, &OverBudgetError{Report: rep}
 	}
 	if summary != nil {
+		r.stash(r.evictedHash, r.evicted)
 		at := r.summaryPosition()
 		r.plan.Insert(at, summary)
 		r.total += summaryTokens
@@ -387,7 +394,8 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		return fits()
 	}
 	condenseTier := func(tier, maxChars int) bool {
-		return condense(maxChars, func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected })
+		r.condenseTier(tier, maxChars)
+		return fits()
 	}
 	// condenseOpen is the last step before the request is refused: the
 	// open tool pair's outputs (the ones the model answers next) are
@@ -423,6 +431,16 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		rep.Degraded = true
 	}
 	return summary, summaryTokens
+}
+
+// condenseTier condenses the long tool outputs of a tier's live,
+// unprotected items to maxChars characters (0: to their references).
+func (r *run) condenseTier(tier, maxChars int) {
+	for i := range r.st {
+		if st := &r.st[i]; !st.gone && st.tier == tier && !st.protected {
+			r.condenseItem(i, maxChars)
+		}
+	}
 }
 
 func (p *Pruner) logRun(rep *Report) {
@@ -742,9 +760,10 @@ func (r *run) summary(room int) ([]byte, int) {
 			d.add(r.p.cache, r.req.Format, it)
 		}
 	}
+	// Only the last summary built is emitted: its text is stashed then,
+	// not each intermediate one degrade tries.
 	full := r.evictedText()
-	r.evictedHash = request.HashText(full)
-	r.stash(r.evictedHash, full)
+	r.evictedHash, r.evicted = request.HashText(full), full
 	ref := fmt.Sprintf("\nEvicted messages %s, verbatim: %s", r.evictedList(),
 		r.rt.Marker(request.MarkerRef, r.evictedHash, len(full), request.CountLines(full), "evicted messages"))
 	var raw []byte
