@@ -89,6 +89,10 @@ type fastPath struct {
 	strRules   [][]strRule
 	always     []int // windowed rules without keywords
 	restAlways bool  // a rule of the rest has no keywords
+	// asciiKeywords: every keyword is ASCII, so in a text without a rune
+	// that lowercases to ASCII (lowersToASCII) the keywords of the
+	// Unicode-lowercased text are those of the ASCII-lowercased one.
+	asciiKeywords bool
 }
 
 // newFastPath splits det's rules into the windowed ones and the rest. It
@@ -174,6 +178,12 @@ func newFastPath(det *detect.Detector) *fastPath {
 	fp.rest = detect.NewDetector(restCfg)
 	fp.rest.MaxDecodeDepth = det.MaxDecodeDepth
 	fp.trie = newMatcher(pats)
+	fp.asciiKeywords = true
+	for k, p := range pats {
+		if len(fp.kwRules[k]) > 0 && !isASCII(p) {
+			fp.asciiKeywords = false
+		}
+	}
 	return fp
 }
 
@@ -542,6 +552,32 @@ func isASCII(s string) bool {
 // foldsToASCII are the non-ASCII runes whose case folding reaches an
 // ASCII letter (U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S
 // in today's tables), UTF-8 encoded.
+// lowersToASCII are the non-ASCII runes unicode.ToLower (so
+// strings.ToLower) maps to an ASCII letter (U+0130 LATIN CAPITAL LETTER I
+// WITH DOT ABOVE and U+212A KELVIN SIGN in today's tables), UTF-8
+// encoded; only runes with a case mapping are looked at.
+var lowersToASCII = func() []string {
+	var out []string
+	for _, cr := range unicode.CaseRanges {
+		for r := rune(cr.Lo); r <= rune(cr.Hi); r++ {
+			if r >= utf8.RuneSelf && unicode.ToLower(r) < utf8.RuneSelf {
+				out = append(out, string(r))
+			}
+		}
+	}
+	return out
+}()
+
+// containsAny reports whether s holds one of subs.
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 var foldsToASCII = func() []string {
 	var out []string
 	for c := 'a'; c <= 'z'; c++ {
@@ -592,7 +628,7 @@ func (f *fastPath) find(text string) []report.Finding {
 		}
 		found = append(found, hit{int32(end), int32(line), k})
 	}
-	if t.ascii {
+	if t.ascii || f.asciiKeywords && !containsAny(text, lowersToASCII) {
 		f.trie.walk(text, func(end int, k int32) {
 			gate(k)
 			onString(end, k)

@@ -91,6 +91,8 @@ func TestFastPathMatchesFullScan(t *testing.T) {
 		"keywords spaced 10":     strings.Repeat("access_token = \"Aa1Bb2Cc3Dd4Ee5Ff6Gg\"\n"+filler(9), 4),
 		"keywords spaced 11":     strings.Repeat("credential = \"Zz9Yy8Xx7Ww6Vv5Uu4Tt\"\n"+filler(10), 4),
 		"kelvin sign":            "\u212aEY = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n",
+		"dotted capital I":       "AP\u0130_KEY = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n",
+		"non-ASCII, plain runes": "// café, 日本\napi_key = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n",
 		"long s":                 filler(2) + "\u017fecret = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n" + filler(2),
 		"keyword far away":       "// the api\n" + filler(40) + "value = \"Mn7Bv6Cx5Zl4Kj3Hg2Fd\"\n",
 		"specific and generic":   "github_token = \"ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX\"\n",
@@ -295,5 +297,19 @@ func BenchmarkNewFastPath(b *testing.B) {
 		if newFastPath(det) == nil {
 			b.Fatal("no fast path")
 		}
+	}
+}
+
+// TestLowersToASCII: the runes strings.ToLower maps into ASCII are the
+// ones the fast path checks for (every rune, not only the case table's).
+func TestLowersToASCII(t *testing.T) {
+	var want []string
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if l := strings.ToLower(string(r)); strings.ContainsFunc(l, func(c rune) bool { return c < utf8.RuneSelf }) {
+			want = append(want, string(r))
+		}
+	}
+	if !slices.Equal(lowersToASCII, want) || len(want) == 0 {
+		t.Errorf("lowersToASCII = %q, want %q", lowersToASCII, want)
 	}
 }
