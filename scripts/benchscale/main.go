@@ -81,6 +81,7 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	var errMu sync.Mutex
 	var firstErr error
 	tw := time.Now()
+	cpu0 := d.cpu()
 	for range max(clients, 1) {
 		wg.Go(func() {
 			for i := range next {
@@ -100,6 +101,7 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	close(next)
 	wg.Wait()
 	wall := time.Since(tw)
+	cpu := d.cpu() - cpu0
 	if firstErr != nil {
 		return firstErr
 	}
@@ -108,8 +110,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	fmt.Printf("root=%s method=%s first_s=%.3f warm_p50_ms=%.1f warm_p95_ms=%.1f warm_p99_ms=%.1f clients=%d req_per_s=%.1f peak_rss_mb=%d",
 		root, method, first.Seconds(), ms(pct(0.50)), ms(pct(0.95)), ms(pct(0.99)), clients, float64(n)/wall.Seconds(), rss/1024)
+	// CPU per warm request (the daemon's user+system time over the timed
+	// requests, background work included): steadier than wall time on a
+	// shared machine.
+	fmt.Printf(" warm_cpu_ms=%.1f", ms(cpu)/float64(n))
 	if cold > 0 {
-		var cs []time.Duration
+		var cs, ccpu []time.Duration
 		for range cold {
 			t := time.Now()
 			cmd := exec.Command(bin, "prompt", "--root", root, requests[0])
@@ -120,10 +126,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 				return fmt.Errorf("cold prompt: %v: %s", err, stderr.String())
 			}
 			cs = append(cs, time.Since(t))
+			ccpu = append(ccpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
 		slices.Sort(cs)
+		slices.Sort(ccpu)
 		med := cs[len(cs)/2]
-		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f", med.Seconds(), float64(med)/float64(pct(0.5)))
+		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f cold_cli_cpu_s=%.3f", med.Seconds(), float64(med)/float64(pct(0.5)), ccpu[len(ccpu)/2].Seconds())
 	}
 	fmt.Println()
 	return nil
@@ -240,6 +248,28 @@ func (d *daemon) call(method string, params any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: no answer in 5 minutes", method)
 	}
 }
+
+// cpu reads the daemon's user+system CPU time so far from /proc (0 where
+// there is none).
+func (d *daemon) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (in parentheses, which may hold spaces):
+	// utime and stime are the 14th and 15th of the line, in clock ticks.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times (100 on
+// Linux everywhere but in exotic builds).
+const clockTicks = 100
 
 // peakRSS reads the daemon's peak resident set (KiB) from /proc.
 func (d *daemon) peakRSS() int {
