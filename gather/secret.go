@@ -95,7 +95,7 @@ func IsSecret(p string) bool {
 	// Most paths name none of these directories: no split (the walk asks
 	// for every file).
 	if strings.Contains(p, ".ssh") || strings.Contains(p, ".gnupg") || strings.Contains(p, ".aws") || strings.Contains(p, ".kube") {
-		for _, seg := range strings.Split(path.Dir(p), "/") {
+		for seg := range strings.SplitSeq(path.Dir(p), "/") {
 			switch seg {
 			case ".ssh", ".gnupg", ".aws", ".kube":
 				return true
