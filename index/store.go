@@ -260,7 +260,14 @@ func Load(path, key string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
-	return decode(b, key)
+	s, err := decode(b, key)
+	if err != nil {
+		return nil, err
+	}
+	// The path map now, while the caller may still be listing the tree,
+	// rather than in the first Lookup.
+	s.Lookup("")
+	return s, nil
 }
 
 func decode(b []byte, key string) (*Snapshot, error) {
