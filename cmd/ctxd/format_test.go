@@ -89,6 +89,16 @@ func TestPromptOpenFromSubdirectory(t *testing.T) {
 	}
 }
 
+// TestPromptOpenUnderRoot: `ctxd prompt --root REPO --open cart/cart.go:10`
+// run outside the repository takes the path under the root.
+func TestPromptOpenUnderRoot(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, t.TempDir(), "", nil, "prompt", "--root", dir, "--json", "--open", "cart/cart.go:10", "explain Total")
+	if code != 0 || strings.Contains(out+errOut, "outside") || !strings.Contains(out, `"open": true`) {
+		t.Errorf("exit %d:\n%.2000s\n%s", code, out, errOut)
+	}
+}
+
 // TestHelpListsFlags: `ctxd help prompt` prints the command's flags.
 func TestHelpListsFlags(t *testing.T) {
 	var out, errOut bytes.Buffer

@@ -134,9 +134,17 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 			return err
 		}
 		// Like outline and truncate, a relative path is relative to the
-		// current directory, not the workspace root.
+		// current directory; when no such file is there but one is under
+		// the workspace root (`--root REPO --open pkg/x.go` run from
+		// elsewhere), it is the root's.
 		if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(of.Path) && !strings.HasPrefix(of.Path, "file:") {
-			of.Path = filepath.Join(wd, of.Path)
+			p := filepath.Join(wd, of.Path)
+			if _, err := os.Stat(p); err != nil {
+				if _, err := os.Stat(filepath.Join(root, of.Path)); err == nil {
+					p = filepath.Join(root, of.Path)
+				}
+			}
+			of.Path = p
 		}
 		req.OpenFiles = append(req.OpenFiles, of)
 	}

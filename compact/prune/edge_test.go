@@ -2,6 +2,7 @@ package prune
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -469,5 +470,185 @@ func TestOpenPairCondensedLast(t *testing.T) {
 				t.Error("no reference in the output rehydrates to the open pair's output byte for byte")
 			}
 		})
+	}
+}
+
+// TestPressureBands: compress follows the pressure bands optimize uses.
+// The same history under a budget it fills to under half (low band) loses
+// nothing (its older long outputs stay whole); under one it fills to
+// 50-100% (medium and over, still fitting) the archive's long outputs are
+// condensed behind references that rehydrate byte for byte while working
+// memory stays whole; over the budget it degrades until it fits.
+func TestPressureBands(t *testing.T) {
+	long := func(i int) string {
+		var b strings.Builder
+		for j := range 60 {
+			fmt.Fprintf(&b, "pkg/file%d_%d.go:%d: matched line %d of the search\n", i, j, j+1, j)
+		}
+		return b.String()
+	}
+	c := conv{sys("You are a coding agent."), user("Find where the parser is built.")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst("", call{id: id, name: "bash", args: fmt.Sprintf(`{"command":"grep -rn parser%d ."}`, i)}), tool(id, "bash", long(i)))
+	}
+	c = append(c, user("Which file?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	_, probe, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := probe.TokensBefore
+	for _, tc := range []struct {
+		name      string
+		budget    int
+		band      string
+		condensed bool // some output condensed
+	}{
+		{"low", size * 3, request.BandLow, false},
+		{"medium", size * 10 / 7, request.BandMedium, true},
+		{"critical", size + 10, request.BandCritical, true},
+		{"over", size * 3 / 4, request.BandCritical, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rep, err := Compress(t.Context(), body, Options{Budget: tc.budget, Store: store, Session: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.PressureBand != tc.band || !rep.Fits {
+				t.Fatalf("band %q (%d bp), fits %v; want %q", rep.PressureBand, rep.PressureBP, rep.Fits, tc.band)
+			}
+			ms := request.ParseMarkers(string(got))
+			if (len(ms) > 0) != tc.condensed {
+				t.Fatalf("%d references at %s pressure, want condensed=%v", len(ms), tc.band, tc.condensed)
+			}
+			for _, m := range ms {
+				if _, _, err := store.Get(t.Context(), "s", m.Hash); err != nil {
+					t.Errorf("reference %s does not resolve: %v", m.Hash, err)
+				}
+			}
+			if tc.budget < size {
+				return
+			}
+			// Fitting requests: the working memory (the last outputs) is
+			// whole, only the archive is condensed.
+			for i := 8; i < 12; i++ {
+				if strings.Count(string(got), fmt.Sprintf("pkg/file%d_", i)) != 60 {
+					t.Errorf("output %d (working memory) was condensed at %s pressure", i, tc.band)
+				}
+			}
+			for _, d := range rep.Messages {
+				if d.Decision == DecisionCondensed && d.Index >= len(rep.Messages)-2*rep.WindowSize {
+					t.Errorf("item %d in working memory condensed at %s pressure", d.Index, tc.band)
+				}
+			}
+		})
+	}
+}
+
+// countingStore is a real artifact store that counts what it is given.
+type countingStore struct {
+	*artifacts.Store
+	puts []string
+}
+
+func (s *countingStore) Put(ctx context.Context, session string, content []byte) (artifacts.Ref, string, error) {
+	s.puts = append(s.puts, string(content))
+	return s.Store.Put(ctx, session, content)
+}
+
+// TestOneEvictedArtifact: degrading evicts units one at a time and
+// rebuilds the summary after each, but only the summary emitted is
+// stored: one artifact holds the evicted messages (not one per step,
+// which would store the history quadratically).
+func TestOneEvictedArtifact(t *testing.T) {
+	c := conv{sys("You are a coding agent."), user("Fix the loader.")}
+	for i := range 16 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst(fmt.Sprintf("Step %d: I'll look again.", i), call{id: id, name: "bash", args: fmt.Sprintf(`{"command":"ls dir%d"}`, i)}), tool(id, "bash", fmt.Sprintf("file%d.go\n", i)))
+	}
+	c = append(c, user("And now?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	real, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &countingStore{Store: real}
+	_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := Compress(t.Context(), body, Options{Budget: full.TokensBefore * 2 / 3, Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evicted := 0
+	for _, d := range rep.Messages {
+		if d.Decision == DecisionSummarized {
+			evicted++
+		}
+	}
+	if evicted < 4 {
+		t.Fatalf("%d items evicted; the test needs several eviction steps", evicted)
+	}
+	n := 0
+	for _, p := range store.puts {
+		if strings.HasPrefix(p, "=== message ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d evicted-messages artifacts stored for one summary, want 1", n)
+	}
+	if len(rep.Inserted) != 1 || rep.Inserted[0].SHA256 == "" {
+		t.Fatalf("inserted %+v, want one summary", rep.Inserted)
+	}
+	if b, _, err := real.Get(t.Context(), "s", rep.Inserted[0].SHA256); err != nil || !strings.Contains(string(b), "ls dir0") {
+		t.Errorf("the summary's artifact does not hold the evicted messages (%v)", err)
+	}
+}
+
+// TestCondenseOnlyWhatIsNeeded: over the budget, outputs are condensed
+// one at a time (lowest score first) until the request fits, so an
+// output that fits stays whole: here condensing the older read is enough
+// and the test log the model answers from is kept verbatim.
+func TestCondenseOnlyWhatIsNeeded(t *testing.T) {
+	var src, log strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&src, "func handler%d(w http.ResponseWriter, r *http.Request) { serve(w, r, %d) }\n", i, i)
+		fmt.Fprintf(&log, "=== RUN   TestRoute%d\n--- PASS: TestRoute%d (0.00s)\n", i, i)
+	}
+	log.WriteString("--- FAIL: TestRouteParams (0.01s)\n    tree_test.go:88: got /users/:id, want /users/42\nFAIL\n")
+	c := conv{sys("You are a coding agent."), user("Fix the route params bug."),
+		asst("", call{id: "c1", name: "read_file", args: `{"path":"tree.go"}`}), tool("c1", "read_file", src.String()),
+		asst("", call{id: "c2", name: "bash", args: `{"command":"go test ./..."}`}), tool("c2", "bash", log.String()),
+		user("Propose the fix.")}
+	for _, f := range request.Formats {
+		body := render(f, "gpt-4o", c)
+		_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		budget := full.TokensBefore - 400
+		out, rep, err := Compress(t.Context(), body, Options{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Fits {
+			t.Fatalf("%s: does not fit", f)
+		}
+		if n := len(request.ParseMarkers(string(out))); n != 1 {
+			t.Errorf("%s: %d outputs condensed, want 1 (one is enough to fit %d tokens of %d)", f, n, budget, full.TokensBefore)
+		}
+		if !strings.Contains(string(out), "TestRoute149") || !strings.Contains(string(out), "tree_test.go:88") {
+			t.Errorf("%s: the test log was condensed while condensing the read was enough", f)
+		}
+		if rep.TokensAfter < budget/2 {
+			t.Errorf("%s: %d tokens after for a %d budget: condensed far more than needed", f, rep.TokensAfter, budget)
+		}
 	}
 }
