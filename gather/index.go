@@ -122,8 +122,8 @@ const binarySniff = 8 << 10
 // loads in another; the files are then stated and matched with their
 // facts on GOMAXPROCS workers.
 func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, []string, error) {
-	reused := make(chan *reuse, 1)
-	go func() { reused <- w.persisted() }()
+	loaded := make(chan *reuse, 1)
+	go func() { loaded <- w.persisted() }()
 	var found []walked
 	var warnings []string
 	dirs := []string{"."}
@@ -195,7 +195,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 	if err := visit(".", ps); err != nil {
 		return nil, nil, warnings, err
 	}
-	files, err := w.statFiles(ctx, found, prev, <-reused)
+	files, err := w.statFiles(ctx, found, prev, <-loaded)
 	if err != nil {
 		return nil, nil, warnings, err
 	}
