@@ -229,15 +229,6 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 		dense := active == nil || len(active) > n/sparseShare
 		if dense {
 			clear(next)
-		} else {
-			// next holds the iteration before last, nonzero on the nodes
-			// it reached; reached collects this one's.
-			for _, i := range reached {
-				next[i] = 0
-			}
-			reached = reached[:0]
-		}
-		if dense {
 			for i := range n {
 				m := cur[i]
 				if m == 0 {
@@ -255,6 +246,12 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 				}
 			}
 		} else {
+			// next holds the iteration before last, nonzero on the nodes
+			// it reached; reached collects this one's.
+			for _, i := range reached {
+				next[i] = 0
+			}
+			reached = reached[:0]
 			for _, i := range active {
 				m := cur[i]
 				if m == 0 {
