@@ -325,9 +325,11 @@ func BenchmarkNewDoc(b *testing.B) {
 	}
 	b.SetBytes(total)
 	c := newTermCounter()
+	c0 := cpuTime()
 	for b.Loop() {
 		for _, f := range files {
 			newDoc(c, c.defs(), "net/x.go", f)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

@@ -3,6 +3,7 @@ package gather
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
@@ -59,7 +60,9 @@ type termCounter struct {
 	used   []int32 // occupied slots, for bag and reset
 	n      int
 	buf    []byte
-	sub    *termCounter // see defs
+	terms  []uint32      // scratch for addIdent
+	sub    *termCounter  // see defs
+	ids    *identCounter // see newDoc
 }
 
 // defs returns the companion counter newDoc uses for definitions.
@@ -68,6 +71,175 @@ func (c *termCounter) defs() *termCounter {
 		c.sub = newTermCounter()
 	}
 	return c.sub
+}
+
+// identCounter counts a text's distinct identifiers, before they are split
+// into terms. Source repeats its identifiers (err, ctx, return, the names
+// of its types), so the terms of each distinct identifier are added once,
+// k times, instead of at every occurrence; and the terms of identifiers
+// met in earlier texts are remembered, so most are not split, lowercased
+// and stemmed again either. Together that is most of what indexing a tree
+// costs. Reuse one per goroutine; the identifiers it counts point into the
+// text being counted until reset.
+type identCounter struct {
+	slots []identSlot // open addressing; h == 0 marks an empty slot
+	used  []int32     // occupied slots, in first-seen order
+	known termCache
+}
+
+type identSlot struct {
+	h     uint32
+	count int32
+	kind  identKind
+	id    []byte
+}
+
+// termCache maps identifiers to their terms: an open-addressing table of
+// entries whose identifier bytes and terms sit in two arenas. It is
+// cleared when full (maxCachedIdents).
+type termCache struct {
+	slots []cacheSlot
+	n     int
+	ids   []byte
+	terms []uint32
+}
+
+type cacheSlot struct {
+	h              uint32 // 0: empty
+	idOff, termOff uint32
+	idLen, termLen uint16
+}
+
+// maxCachedIdents bounds a termCache (about 64 bytes an identifier).
+const maxCachedIdents = 1 << 16
+
+// get returns the terms of id, whose hashIdent is h, and whether it knows
+// them.
+func (tc *termCache) get(h uint32, id []byte) ([]uint32, bool) {
+	if tc.n == 0 {
+		return nil, false
+	}
+	mask := uint32(len(tc.slots) - 1)
+	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
+		s := &tc.slots[i]
+		if s.h == 0 {
+			return nil, false
+		}
+		if s.h == h && string(tc.ids[s.idOff:s.idOff+uint32(s.idLen)]) == string(id) {
+			return tc.terms[s.termOff : s.termOff+uint32(s.termLen)], true
+		}
+	}
+}
+
+// put records the terms of id (hashIdent h), which get does not know.
+func (tc *termCache) put(h uint32, id []byte, terms []uint32) {
+	if len(id) > math.MaxUint16 || len(terms) > math.MaxUint16 {
+		return
+	}
+	if tc.n >= maxCachedIdents || len(tc.ids)+len(id) > math.MaxUint32 {
+		clear(tc.slots)
+		tc.n, tc.ids, tc.terms = 0, tc.ids[:0], tc.terms[:0]
+	}
+	if tc.slots == nil {
+		tc.slots = make([]cacheSlot, 2*maxCachedIdents)
+	}
+	mask := uint32(len(tc.slots) - 1)
+	i := (h * 0x9E3779B1) & mask
+	for tc.slots[i].h != 0 {
+		i = (i + 1) & mask
+	}
+	tc.slots[i] = cacheSlot{h: h, idOff: uint32(len(tc.ids)), idLen: uint16(len(id)), termOff: uint32(len(tc.terms)), termLen: uint16(len(terms))}
+	tc.ids = append(tc.ids, id...)
+	tc.terms = append(tc.terms, terms...)
+	tc.n++
+}
+
+func newIdentCounter() *identCounter {
+	return &identCounter{slots: make([]identSlot, 1<<11)}
+}
+
+func (ic *identCounter) reset() {
+	for _, i := range ic.used {
+		ic.slots[i] = identSlot{}
+	}
+	ic.used = ic.used[:0]
+}
+
+// add counts one occurrence of id and returns its kind.
+func (ic *identCounter) add(id []byte) identKind {
+	h := hashIdent(id)
+	mask := uint32(len(ic.slots) - 1)
+	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
+		s := &ic.slots[i]
+		if s.h == h && string(s.id) == string(id) {
+			s.count++
+			return s.kind
+		}
+		if s.h == 0 {
+			k := kindOf(id)
+			*s = identSlot{h: h, count: 1, kind: k, id: id}
+			ic.used = append(ic.used, int32(i))
+			if len(ic.used)*2 > len(ic.slots) {
+				ic.grow()
+			}
+			return k
+		}
+	}
+}
+
+// hashIdent is a quick hash of an identifier for identCounter, never 0:
+// its length and its first and last eight bytes (identifiers that share
+// those only cost a comparison more).
+func hashIdent(id []byte) uint32 {
+	n := len(id)
+	var x uint64
+	switch {
+	case n >= 8:
+		x = binary.LittleEndian.Uint64(id)*0x9E3779B97F4A7C15 ^ binary.LittleEndian.Uint64(id[n-8:])*0xC2B2AE3D27D4EB4F
+	case n >= 4:
+		x = uint64(binary.LittleEndian.Uint32(id))*0x9E3779B97F4A7C15 ^ uint64(binary.LittleEndian.Uint32(id[n-4:]))*0xC2B2AE3D27D4EB4F
+	default:
+		for _, c := range id {
+			x = x<<8 | uint64(c)
+		}
+		x *= 0x9E3779B97F4A7C15
+	}
+	x ^= uint64(n) * 0x165667B19E3779F9
+	return uint32(x>>32) | 1
+}
+
+// grow doubles the table and reinserts every identifier.
+func (ic *identCounter) grow() {
+	old, used := ic.slots, ic.used
+	ic.slots = make([]identSlot, 2*len(old))
+	ic.used = make([]int32, 0, 2*len(used))
+	mask := uint32(len(ic.slots) - 1)
+	for _, j := range used {
+		s := old[j]
+		i := (s.h * 0x9E3779B1) & mask
+		for ic.slots[i].h != 0 {
+			i = (i + 1) & mask
+		}
+		ic.slots[i] = s
+		ic.used = append(ic.used, int32(i))
+	}
+}
+
+// addTo adds the terms of every identifier counted to c, each as often as
+// the identifier occurred: the bag c.addIdent at every occurrence makes.
+func (ic *identCounter) addTo(c *termCounter) {
+	for _, i := range ic.used {
+		s := &ic.slots[i]
+		ts, ok := ic.known.get(s.h, s.id)
+		if !ok {
+			c.terms = c.appendTerms(c.terms[:0], s.id)
+			ts = c.terms
+			ic.known.put(s.h, s.id, ts)
+		}
+		for _, t := range ts {
+			c.addN(t, int(s.count))
+		}
+	}
 }
 
 func newTermCounter() *termCounter {
@@ -84,22 +256,24 @@ func (c *termCounter) reset() {
 	c.n = 0
 }
 
-func (c *termCounter) add(h uint32) {
+func (c *termCounter) add(h uint32) { c.addN(h, 1) }
+
+// addN adds term h k times: the same bag as k calls of add (counts
+// saturate at the same bound).
+func (c *termCounter) addN(h uint32, k int) {
 	if h == 0 {
 		h = 1
 	}
-	c.n++
+	c.n += k
 	mask := uint32(len(c.keys) - 1)
 	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
 		switch c.keys[i] {
 		case h:
-			if c.counts[i] < math.MaxUint16 {
-				c.counts[i]++
-			}
+			c.counts[i] = uint16(min(int(c.counts[i])+k, math.MaxUint16))
 			return
 		case 0:
 			c.keys[i] = h
-			c.counts[i] = 1
+			c.counts[i] = uint16(min(k, math.MaxUint16))
 			c.used = append(c.used, int32(i))
 			if len(c.used)*2 > len(c.keys) {
 				c.grow()
@@ -187,6 +361,14 @@ func scanIdents(b []byte, fn func(id []byte)) {
 // addIdent adds the terms of one identifier to c: its pieces and, when it
 // has more than one, itself whole.
 func (c *termCounter) addIdent(id []byte) {
+	c.terms = c.appendTerms(c.terms[:0], id)
+	for _, t := range c.terms {
+		c.add(t)
+	}
+}
+
+// appendTerms appends the terms of identifier id to dst (see addIdent).
+func (c *termCounter) appendTerms(dst []uint32, id []byte) []uint32 {
 	if len(id) > 64 {
 		// Long runs are hashes, base64 or generated names: one opaque term.
 		id = id[:64]
@@ -200,22 +382,23 @@ func (c *termCounter) addIdent(id []byte) {
 				continue
 			}
 			if camelBreak(id, i) {
-				c.addPiece(id[start:i])
+				dst = c.appendPiece(dst, id[start:i])
 				pieces++
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			c.addPiece(id[start:i])
+			dst = c.appendPiece(dst, id[start:i])
 			pieces++
 			start = -1
 		}
 	}
 	if pieces > 1 && len(id) >= 3 {
 		c.buf = appendLower(c.buf[:0], id)
-		c.add(fnv32(c.buf))
+		dst = append(dst, fnv32(c.buf))
 	}
+	return dst
 }
 
 // camelBreak reports a word boundary before id[i]: "parseConfig" breaks
@@ -235,14 +418,15 @@ func camelBreak(id []byte, i int) bool {
 	return false
 }
 
-// addPiece adds one identifier piece, normalized.
-func (c *termCounter) addPiece(p []byte) {
+// appendPiece appends the term of one identifier piece, normalized (none
+// for a piece of one byte).
+func (c *termCounter) appendPiece(dst []uint32, p []byte) []uint32 {
 	if len(p) < 2 {
-		return
+		return dst
 	}
 	c.buf = appendLower(c.buf[:0], p)
 	c.buf = stem(c.buf)
-	c.add(fnv32(c.buf))
+	return append(dst, fnv32(c.buf))
 }
 
 func appendLower(dst, src []byte) []byte {
@@ -310,7 +494,14 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, gen), generated: gen}
 	c.reset()
 	d.reset()
-	scanDefs(b, c.addIdent, d.addIdent)
+	if c.ids == nil {
+		c.ids = newIdentCounter()
+	}
+	ids := c.ids
+	ids.reset()
+	scanDefs(b, ids, d.addIdent)
+	ids.addTo(c)
+	ids.reset() // drop the references into b
 	doc.content = c.bag()
 	doc.defs = d.bag()
 	doc.name = c.pathTerms(rel)
@@ -325,42 +516,62 @@ func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
 		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
 }
 
-// defKeyword reports words that introduce a definition's name in the
-// languages ctxd reads: the next identifier, after blanks only, is
-// defined. A switch, not a map: it runs once per identifier of every file.
-func defKeyword(w []byte) bool {
+// identKind classifies an identifier for scanDefs: a word that introduces
+// a definition's name or not.
+type identKind uint8
+
+const (
+	kindPlain    identKind = iota
+	kindFunc               // Go's func: a name, or a receiver then a name
+	kindKeyword            // def, class, type, ...: the next name
+	kindFunction           // JavaScript's function, also "function* name"
+)
+
+// kindOf classifies w: the words that introduce a definition's name in
+// the languages ctxd reads (the next identifier, after blanks only, is
+// defined). It runs once per distinct identifier of a file.
+func kindOf(w []byte) identKind {
 	if len(w) < 2 || len(w) > 9 {
-		return false
+		return kindPlain
 	}
 	switch string(w) {
-	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn", "function",
+	case "func":
+		return kindFunc
+	case "function":
+		return kindFunction
+	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn",
 		"module", "object", "record", "union", "impl", "protocol", "extension":
-		return true
+		return kindKeyword
 	}
-	return false
+	return kindPlain
 }
 
-// scanDefs calls ident for every identifier of b, as scanIdents does, and
-// def for the names b defines: the identifier after a definition keyword
-// (def, class, function, type, ...) and a Go method's name after its
-// receiver ("func (s *Server) Shutdown" defines Shutdown). It is a lexical
-// approximation of a symbol table that costs one pass over the text.
-func scanDefs(b []byte, ident, def func(id []byte)) {
-	var prev []byte
+// scanDefs counts every identifier of b in ids (identifier-like runs that
+// do not start with a digit, as scanIdents finds) and calls def for the
+// names b defines: the identifier after a definition keyword (def, class,
+// function, type, ...) and a Go method's name after its receiver ("func
+// (s *Server) Shutdown" defines Shutdown). It is a lexical approximation
+// of a symbol table that costs one pass over the text.
+func scanDefs(b []byte, ids *identCounter, def func(id []byte)) {
+	prev := kindPlain
 	prevEnd := 0
 	recv := 0 // > 0 while inside a Go receiver, counting down identifiers
 	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
+		if !identBytes[b[i]] {
 			i++
 			continue
 		}
-		j := i
-		for j < len(b) && isIdentByte(b[j]) {
+		j := i + 1
+		for j < len(b) && identBytes[b[j]] {
 			j++
 		}
+		if c := b[i]; c >= '0' && c <= '9' {
+			i = j
+			continue
+		}
 		id := b[i:j]
-		if b[i] < '0' || b[i] > '9' {
-			ident(id)
+		kind := ids.add(id)
+		if recv > 0 || prev != kindPlain {
 			gap := b[prevEnd:i]
 			switch {
 			case recv > 0:
@@ -372,7 +583,7 @@ func scanDefs(b []byte, ident, def func(id []byte)) {
 					}
 					recv = 0
 				}
-			case string(prev) == "func":
+			case prev == kindFunc:
 				if bytes.IndexByte(gap, '(') >= 0 {
 					recv = 4
 					break
@@ -380,12 +591,12 @@ func scanDefs(b []byte, ident, def func(id []byte)) {
 				if blank(gap) {
 					def(id)
 				}
-			case defKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+			case blank(gap) || prev == kindFunction && blank(bytes.Trim(gap, "*")):
 				def(id)
 			}
-			prev = id
-			prevEnd = j
 		}
+		prev = kind
+		prevEnd = j
 		i = j
 	}
 }
