@@ -61,6 +61,8 @@ type termCounter struct {
 	n      int
 	buf    []byte
 	terms  []uint32      // scratch for addIdent
+	words  []uint64      // scratch for bag
+	spare  []uint64      // scratch for bag
 	sub    *termCounter  // see defs
 	ids    *identCounter // see newDoc
 }
@@ -304,28 +306,51 @@ func (c *termCounter) grow() {
 
 // bag returns the accumulated terms as sorted slices.
 func (c *termCounter) bag() terms {
-	t := terms{hash: make([]uint32, len(c.used)), n: c.n}
-	for k, i := range c.used {
-		t.hash[k] = c.keys[i]
+	// Each term with its count in one word, hash above count: sorting the
+	// words sorts the (distinct) hashes and carries their counts along.
+	ws := c.words[:0]
+	for _, i := range c.used {
+		ws = append(ws, uint64(c.keys[i])<<16|uint64(c.counts[i]))
 	}
-	slices.Sort(t.hash)
-	t.tf = make([]uint16, len(t.hash))
-	for k, h := range t.hash {
-		t.tf[k] = c.get(h)
+	c.words, c.spare = ws, sortWords(ws, c.spare)
+	t := terms{hash: make([]uint32, len(ws)), tf: make([]uint16, len(ws)), n: c.n}
+	for k, w := range ws {
+		t.hash[k], t.tf[k] = uint32(w>>16), uint16(w)
 	}
 	return t
 }
 
-func (c *termCounter) get(h uint32) uint16 {
-	mask := uint32(len(c.keys) - 1)
-	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
-		switch c.keys[i] {
-		case h:
-			return c.counts[i]
-		case 0:
-			return 0
-		}
+// sortWords sorts ws, words below 1<<48, in place; spare is scratch
+// space, returned for reuse. Small slices are sorted by comparison, large
+// ones by radix, a byte of the 32 bits above bit 16 a pass.
+func sortWords(ws, spare []uint64) []uint64 {
+	if len(ws) < 256 {
+		slices.Sort(ws)
+		return spare
 	}
+	if cap(spare) < len(ws) {
+		spare = make([]uint64, len(ws))
+	}
+	src, dst := ws, spare[:len(ws)]
+	for shift := 16; shift < 48; shift += 8 {
+		var count [256]int
+		for _, w := range src {
+			count[byte(w>>shift)]++
+		}
+		pos := 0
+		for b, n := range count {
+			count[b] = pos
+			pos += n
+		}
+		for _, w := range src {
+			b := byte(w >> shift)
+			dst[count[b]] = w
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	// Four passes: the sorted words are back in ws.
+	return spare
 }
 
 // isIdentByte reports bytes that belong to identifiers. Bytes of multi-byte

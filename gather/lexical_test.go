@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,4 +303,21 @@ func FuzzNewDoc(f *testing.F) {
 	}
 	c := newTermCounter()
 	f.Fuzz(func(t *testing.T, src string) { checkSameBags(t, "x.go", c, []byte(src)) })
+}
+
+func TestSortWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var spare []uint64
+	for _, n := range []int{0, 1, 255, 256, 257, 5000} {
+		ws := make([]uint64, n)
+		for i := range ws {
+			ws[i] = uint64(rng.Uint32())<<16 | uint64(rng.Uint32()&0xffff)
+		}
+		want := slices.Clone(ws)
+		slices.Sort(want)
+		spare = sortWords(ws, spare)
+		if !slices.Equal(ws, want) {
+			t.Errorf("n=%d: not sorted", n)
+		}
+	}
 }
