@@ -77,16 +77,15 @@ func (c *termCounter) defs() *termCounter {
 
 // identCounter counts a text's distinct identifiers, before they are split
 // into terms. Source repeats its identifiers (err, ctx, return, the names
-// of its types), so the terms of each distinct identifier are added once,
-// k times, instead of at every occurrence; and the terms of identifiers
-// met in earlier texts are remembered, so most are not split, lowercased
-// and stemmed again either. Together that is most of what indexing a tree
-// costs. Reuse one per goroutine; the identifiers it counts point into the
-// text being counted until reset.
+// of its types), so the terms of each distinct identifier are derived
+// and added once, k times, instead of at every occurrence: that was most
+// of what indexing a tree cost. (A cache of identifiers' terms across
+// files, tried too, cost more in cache misses on GOROOT than splitting
+// again saves.) Reuse one per goroutine; the identifiers it counts point
+// into the text being counted until reset.
 type identCounter struct {
 	slots []identSlot // open addressing; h == 0 marks an empty slot
 	used  []int32     // occupied slots, in first-seen order
-	known termCache
 }
 
 type identSlot struct {
@@ -94,66 +93,6 @@ type identSlot struct {
 	count int32
 	kind  identKind
 	id    []byte
-}
-
-// termCache maps identifiers to their terms: an open-addressing table of
-// entries whose identifier bytes and terms sit in two arenas. It is
-// cleared when full (maxCachedIdents).
-type termCache struct {
-	slots []cacheSlot
-	n     int
-	ids   []byte
-	terms []uint32
-}
-
-type cacheSlot struct {
-	h              uint32 // 0: empty
-	idOff, termOff uint32
-	idLen, termLen uint16
-}
-
-// maxCachedIdents bounds a termCache (about 64 bytes an identifier).
-const maxCachedIdents = 1 << 16
-
-// get returns the terms of id, whose hashIdent is h, and whether it knows
-// them.
-func (tc *termCache) get(h uint32, id []byte) ([]uint32, bool) {
-	if tc.n == 0 {
-		return nil, false
-	}
-	mask := uint32(len(tc.slots) - 1)
-	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
-		s := &tc.slots[i]
-		if s.h == 0 {
-			return nil, false
-		}
-		if s.h == h && string(tc.ids[s.idOff:s.idOff+uint32(s.idLen)]) == string(id) {
-			return tc.terms[s.termOff : s.termOff+uint32(s.termLen)], true
-		}
-	}
-}
-
-// put records the terms of id (hashIdent h), which get does not know.
-func (tc *termCache) put(h uint32, id []byte, terms []uint32) {
-	if len(id) > math.MaxUint16 || len(terms) > math.MaxUint16 {
-		return
-	}
-	if tc.n >= maxCachedIdents || len(tc.ids)+len(id) > math.MaxUint32 {
-		clear(tc.slots)
-		tc.n, tc.ids, tc.terms = 0, tc.ids[:0], tc.terms[:0]
-	}
-	if tc.slots == nil {
-		tc.slots = make([]cacheSlot, 2*maxCachedIdents)
-	}
-	mask := uint32(len(tc.slots) - 1)
-	i := (h * 0x9E3779B1) & mask
-	for tc.slots[i].h != 0 {
-		i = (i + 1) & mask
-	}
-	tc.slots[i] = cacheSlot{h: h, idOff: uint32(len(tc.ids)), idLen: uint16(len(id)), termOff: uint32(len(tc.terms)), termLen: uint16(len(terms))}
-	tc.ids = append(tc.ids, id...)
-	tc.terms = append(tc.terms, terms...)
-	tc.n++
 }
 
 func newIdentCounter() *identCounter {
@@ -232,13 +171,8 @@ func (ic *identCounter) grow() {
 func (ic *identCounter) addTo(c *termCounter) {
 	for _, i := range ic.used {
 		s := &ic.slots[i]
-		ts, ok := ic.known.get(s.h, s.id)
-		if !ok {
-			c.terms = c.appendTerms(c.terms[:0], s.id)
-			ts = c.terms
-			ic.known.put(s.h, s.id, ts)
-		}
-		for _, t := range ts {
+		c.terms = c.appendTerms(c.terms[:0], s.id)
+		for _, t := range c.terms {
 			c.addN(t, int(s.count))
 		}
 	}
