@@ -59,7 +59,6 @@ type termCounter struct {
 	counts []uint16
 	used   []int32 // occupied slots, for bag and reset
 	n      int
-	buf    []byte
 	terms  []uint32      // scratch for addIdent
 	words  []uint64      // scratch for bag
 	spare  []uint64      // scratch for bag
@@ -171,7 +170,7 @@ func (ic *identCounter) grow() {
 func (ic *identCounter) addTo(c *termCounter) {
 	for _, i := range ic.used {
 		s := &ic.slots[i]
-		c.terms = c.appendTerms(c.terms[:0], s.id)
+		c.terms = appendTerms(c.terms[:0], s.id)
 		for _, t := range c.terms {
 			c.addN(t, int(s.count))
 		}
@@ -180,7 +179,7 @@ func (ic *identCounter) addTo(c *termCounter) {
 
 func newTermCounter() *termCounter {
 	const size = 1 << 12
-	return &termCounter{keys: make([]uint32, size), counts: make([]uint16, size), buf: make([]byte, 0, 64)}
+	return &termCounter{keys: make([]uint32, size), counts: make([]uint16, size)}
 }
 
 func (c *termCounter) reset() {
@@ -320,17 +319,31 @@ func scanIdents(b []byte, fn func(id []byte)) {
 // addIdent adds the terms of one identifier to c: its pieces and, when it
 // has more than one, itself whole.
 func (c *termCounter) addIdent(id []byte) {
-	c.terms = c.appendTerms(c.terms[:0], id)
+	c.terms = appendTerms(c.terms[:0], id)
 	for _, t := range c.terms {
 		c.add(t)
 	}
 }
 
 // appendTerms appends the terms of identifier id to dst (see addIdent).
-func (c *termCounter) appendTerms(dst []uint32, id []byte) []uint32 {
+func appendTerms(dst []uint32, id []byte) []uint32 {
 	if len(id) > 64 {
 		// Long runs are hashes, base64 or generated names: one opaque term.
 		id = id[:64]
+	}
+	// Most identifiers have no capital and no underscore: one piece.
+	simple := true
+	for _, c := range id {
+		if c == '_' || c >= 'A' && c <= 'Z' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		if len(id) >= 2 {
+			dst = append(dst, pieceTerm(id))
+		}
+		return dst
 	}
 	pieces := 0
 	start := -1
@@ -341,21 +354,24 @@ func (c *termCounter) appendTerms(dst []uint32, id []byte) []uint32 {
 				continue
 			}
 			if camelBreak(id, i) {
-				dst = c.appendPiece(dst, id[start:i])
+				if i-start >= 2 {
+					dst = append(dst, pieceTerm(id[start:i]))
+				}
 				pieces++
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			dst = c.appendPiece(dst, id[start:i])
+			if i-start >= 2 {
+				dst = append(dst, pieceTerm(id[start:i]))
+			}
 			pieces++
 			start = -1
 		}
 	}
 	if pieces > 1 && len(id) >= 3 {
-		c.buf = appendLower(c.buf[:0], id)
-		dst = append(dst, fnv32(c.buf))
+		dst = append(dst, fnvLower(id))
 	}
 	return dst
 }
@@ -377,57 +393,72 @@ func camelBreak(id []byte, i int) bool {
 	return false
 }
 
-// appendPiece appends the term of one identifier piece, normalized (none
-// for a piece of one byte).
-func (c *termCounter) appendPiece(dst []uint32, p []byte) []uint32 {
-	if len(p) < 2 {
-		return dst
+// pieceTerm returns the term of one identifier piece of two bytes or more:
+// the piece lowercased, stemmed and hashed, in one pass without a copy.
+func pieceTerm(p []byte) uint32 {
+	n, y := stemmed(p)
+	h := fnvLower(p[:n])
+	if y {
+		h = (h ^ 'y') * 16777619
 	}
-	c.buf = appendLower(c.buf[:0], p)
-	c.buf = stem(c.buf)
-	return append(dst, fnv32(c.buf))
+	return h
 }
 
-func appendLower(dst, src []byte) []byte {
-	for _, c := range src {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+// stemmed is a light suffix stripper: plurals, "-ing", "-ed" and a final
+// "e", so "parse", "parses", "parsed", "parsing" and "parser" meet at
+// "pars" and "parser"; "caches", "cached", "caching" at "cach". It is
+// applied the same way to requests and files, so its mistakes cancel out.
+// It returns how w, lowercased, is stemmed: the length of w kept and
+// whether a 'y' follows ("entries" keeps "entr" and adds 'y').
+func stemmed(w []byte) (n int, y bool) {
+	n = len(w)
+	// suffix reports lowercased w[:n] ending in s.
+	suffix := func(n int, s string) bool {
+		if n < len(s) {
+			return false
 		}
-		dst = append(dst, c)
+		for k := range len(s) {
+			if lower(w[n-len(s)+k]) != s[k] {
+				return false
+			}
+		}
+		return true
 	}
-	return dst
+	switch {
+	case n > 4 && suffix(n, "ies"):
+		return n - 3, true // ends in 'y': no rule below applies
+	case n > 4 && suffix(n, "sses"):
+		n -= 2
+	case n > 3 && lower(w[n-1]) == 's' && lower(w[n-2]) != 's' && lower(w[n-2]) != 'u' && lower(w[n-2]) != 'i':
+		n--
+	}
+	switch {
+	case n > 5 && suffix(n, "ing"):
+		n -= 3
+	case n > 4 && suffix(n, "ed"):
+		n -= 2
+	}
+	if n > 4 && lower(w[n-1]) == 'e' {
+		n--
+	}
+	return n, false
 }
 
-// stem is a light suffix stripper: plurals, "-ing", "-ed" and a final "e",
-// so "parse", "parses", "parsed", "parsing" and "parser" meet at "pars"
-// and "parser"; "caches", "cached", "caching" at "cach". It is applied the
-// same way to requests and files, so its mistakes cancel out.
-func stem(w []byte) []byte {
-	n := len(w)
-	switch {
-	case n > 4 && hasSuffix(w, "ies"):
-		w = append(w[:n-3], 'y')
-	case n > 4 && hasSuffix(w, "sses"):
-		w = w[:n-2]
-	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
-		w = w[:n-1]
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
 	}
-	n = len(w)
-	switch {
-	case n > 5 && hasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && hasSuffix(w, "ed"):
-		w = w[:n-2]
-	}
-	n = len(w)
-	if n > 4 && w[n-1] == 'e' {
-		w = w[:n-1]
-	}
-	return w
+	return c
 }
 
-func hasSuffix(w []byte, s string) bool {
-	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+// fnvLower is fnv32 of b lowercased.
+func fnvLower(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(lower(c))
+		h *= 16777619
+	}
+	return h
 }
 
 func fnv32(b []byte) uint32 {

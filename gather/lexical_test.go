@@ -69,8 +69,15 @@ func TestStem(t *testing.T) {
 		"caches": "cach", "cached": "cach", "caching": "cach", "entries": "entry", "class": "class",
 		"status": "status", "go": "go", "files": "file", "file": "file", "handles": "handl",
 	} {
-		if got := string(stem([]byte(in))); got != want {
-			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		for _, w := range []string{in, strings.ToUpper(in)} {
+			n, y := stemmed([]byte(w))
+			got := strings.ToLower(w[:n])
+			if y {
+				got += "y"
+			}
+			if got != want {
+				t.Errorf("stemmed(%q) = %q, want %q", w, got, want)
+			}
 		}
 	}
 }
@@ -89,7 +96,8 @@ x = type(y)
 `
 	c, d := newTermCounter(), newTermCounter()
 	var defs []string
-	scanDefs([]byte(src), newIdentCounter(), func(id []byte) { defs = append(defs, string(id)) })
+	ids := newIdentCounter()
+	scanDefs([]byte(src), ids, func(id []byte) { defs = append(defs, string(id)) })
 	want := []string{"Shutdown", "NewServer", "Options", "Session", "merge_environment_settings", "send", "walkTree"}
 	if diff := cmp.Diff(want, defs); diff != "" {
 		t.Errorf("defs (-want +got):\n%s", diff)
@@ -191,8 +199,79 @@ func FuzzScanDefs(f *testing.F) {
 // occurrence split and counted on its own. newDoc must make the same bags.
 func refDoc(rel string, b []byte) (content, defs terms) {
 	c, d := newTermCounter(), newTermCounter()
-	refScanDefs(b, c.addIdent, d.addIdent)
+	refScanDefs(b, func(id []byte) { refAddIdent(c, id) }, func(id []byte) { refAddIdent(d, id) })
 	return c.bag(), d.bag()
+}
+
+// refAddIdent is addIdent as it was: each piece copied, lowercased,
+// stemmed and hashed.
+func refAddIdent(c *termCounter, id []byte) {
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	lowerCopy := func(p []byte) []byte { // ASCII letters only, as indexing does
+		w := append([]byte(nil), p...)
+		for k := range w {
+			if w[k] >= 'A' && w[k] <= 'Z' {
+				w[k] += 'a' - 'A'
+			}
+		}
+		return w
+	}
+	piece := func(p []byte) {
+		if len(p) >= 2 {
+			c.add(fnv32(refStem(lowerCopy(p))))
+		}
+	}
+	pieces := 0
+	start := -1
+	for i := 0; i <= len(id); i++ {
+		if i < len(id) && id[i] != '_' {
+			if start < 0 {
+				start = i
+				continue
+			}
+			if camelBreak(id, i) {
+				piece(id[start:i])
+				pieces++
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			piece(id[start:i])
+			pieces++
+			start = -1
+		}
+	}
+	if pieces > 1 && len(id) >= 3 {
+		c.add(fnv32(lowerCopy(id)))
+	}
+}
+
+func refStem(w []byte) []byte {
+	hasSuffix := func(w []byte, s string) bool { return bytes.HasSuffix(w, []byte(s)) }
+	n := len(w)
+	switch {
+	case n > 4 && hasSuffix(w, "ies"):
+		w = append(w[:n-3], 'y')
+	case n > 4 && hasSuffix(w, "sses"):
+		w = w[:n-2]
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	n = len(w)
+	switch {
+	case n > 5 && hasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && hasSuffix(w, "ed"):
+		w = w[:n-2]
+	}
+	n = len(w)
+	if n > 4 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w
 }
 
 // refScanDefs is scanDefs as it was, calling ident at every identifier.
