@@ -94,11 +94,20 @@ type identSlot struct {
 	id    []byte
 }
 
+// identSlots is an identCounter's first size, enough for most files.
+const identSlots = 1 << 10
+
 func newIdentCounter() *identCounter {
-	return &identCounter{slots: make([]identSlot, 1<<11)}
+	return &identCounter{slots: make([]identSlot, identSlots)}
 }
 
 func (ic *identCounter) reset() {
+	if len(ic.slots) > identSlots {
+		// A large file grew the table: the next files would spread over
+		// all of it, a cache miss a lookup; start small again.
+		ic.slots, ic.used = make([]identSlot, identSlots), ic.used[:0]
+		return
+	}
 	for _, i := range ic.used {
 		ic.slots[i] = identSlot{}
 	}
@@ -177,12 +186,20 @@ func (ic *identCounter) addTo(c *termCounter) {
 	}
 }
 
+// termSlots is a termCounter's first size.
+const termSlots = 1 << 12
+
 func newTermCounter() *termCounter {
-	const size = 1 << 12
-	return &termCounter{keys: make([]uint32, size), counts: make([]uint16, size)}
+	return &termCounter{keys: make([]uint32, termSlots), counts: make([]uint16, termSlots)}
 }
 
 func (c *termCounter) reset() {
+	if len(c.keys) > termSlots {
+		// As identCounter.reset: a grown table is slow for the small
+		// bags that follow.
+		c.keys, c.counts, c.used, c.n = make([]uint32, termSlots), make([]uint16, termSlots), c.used[:0], 0
+		return
+	}
 	for _, i := range c.used {
 		c.keys[i] = 0
 		c.counts[i] = 0
