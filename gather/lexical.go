@@ -95,16 +95,18 @@ type identSlot struct {
 }
 
 // identSlots is an identCounter's first size, enough for most files.
-const identSlots = 1 << 10
+const identSlots = 1 << 11
 
 func newIdentCounter() *identCounter {
 	return &identCounter{slots: make([]identSlot, identSlots)}
 }
 
 func (ic *identCounter) reset() {
-	if len(ic.slots) > identSlots {
-		// A large file grew the table: the next files would spread over
-		// all of it, a cache miss a lookup; start small again.
+	if len(ic.slots) > 8*identSlots {
+		// A very large file grew the table: the next files would spread
+		// over all of it, a cache miss a lookup; start small again (not
+		// after every file that grew it a little: that would allocate
+		// and grow again for every such file).
 		ic.slots, ic.used = make([]identSlot, identSlots), ic.used[:0]
 		return
 	}
@@ -194,7 +196,7 @@ func newTermCounter() *termCounter {
 }
 
 func (c *termCounter) reset() {
-	if len(c.keys) > termSlots {
+	if len(c.keys) > 8*termSlots {
 		// As identCounter.reset: a grown table is slow for the small
 		// bags that follow.
 		c.keys, c.counts, c.used, c.n = make([]uint32, termSlots), make([]uint16, termSlots), c.used[:0], 0
