@@ -2,6 +2,7 @@ package prune
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -469,5 +470,144 @@ func TestOpenPairCondensedLast(t *testing.T) {
 				t.Error("no reference in the output rehydrates to the open pair's output byte for byte")
 			}
 		})
+	}
+}
+
+// TestPressureBands: compress follows the pressure bands optimize uses.
+// The same history under a budget it fills to under half (low band) loses
+// nothing (its older long outputs stay whole); under one it fills to
+// 50-100% (medium and over, still fitting) the archive's long outputs are
+// condensed behind references that rehydrate byte for byte while working
+// memory stays whole; over the budget it degrades until it fits.
+func TestPressureBands(t *testing.T) {
+	long := func(i int) string {
+		var b strings.Builder
+		for j := range 60 {
+			fmt.Fprintf(&b, "pkg/file%d_%d.go:%d: matched line %d of the search\n", i, j, j+1, j)
+		}
+		return b.String()
+	}
+	c := conv{sys("You are a coding agent."), user("Find where the parser is built.")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst("", call{id: id, name: "bash", args: fmt.Sprintf(`{"command":"grep -rn parser%d ."}`, i)}), tool(id, "bash", long(i)))
+	}
+	c = append(c, user("Which file?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	_, probe, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := probe.TokensBefore
+	for _, tc := range []struct {
+		name      string
+		budget    int
+		band      string
+		condensed bool // some output condensed
+	}{
+		{"low", size * 3, request.BandLow, false},
+		{"medium", size * 10 / 7, request.BandMedium, true},
+		{"critical", size + 10, request.BandCritical, true},
+		{"over", size * 3 / 4, request.BandCritical, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rep, err := Compress(t.Context(), body, Options{Budget: tc.budget, Store: store, Session: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.PressureBand != tc.band || !rep.Fits {
+				t.Fatalf("band %q (%d bp), fits %v; want %q", rep.PressureBand, rep.PressureBP, rep.Fits, tc.band)
+			}
+			ms := request.ParseMarkers(string(got))
+			if (len(ms) > 0) != tc.condensed {
+				t.Fatalf("%d references at %s pressure, want condensed=%v", len(ms), tc.band, tc.condensed)
+			}
+			for _, m := range ms {
+				if _, _, err := store.Get(t.Context(), "s", m.Hash); err != nil {
+					t.Errorf("reference %s does not resolve: %v", m.Hash, err)
+				}
+			}
+			if tc.budget < size {
+				return
+			}
+			// Fitting requests: the working memory (the last outputs) is
+			// whole, only the archive is condensed.
+			for i := 8; i < 12; i++ {
+				if strings.Count(string(got), fmt.Sprintf("pkg/file%d_", i)) != 60 {
+					t.Errorf("output %d (working memory) was condensed at %s pressure", i, tc.band)
+				}
+			}
+			for _, d := range rep.Messages {
+				if d.Decision == DecisionCondensed && d.Index >= len(rep.Messages)-2*rep.WindowSize {
+					t.Errorf("item %d in working memory condensed at %s pressure", d.Index, tc.band)
+				}
+			}
+		})
+	}
+}
+
+// countingStore is a real artifact store that counts what it is given.
+type countingStore struct {
+	*artifacts.Store
+	puts []string
+}
+
+func (s *countingStore) Put(ctx context.Context, session string, content []byte) (artifacts.Ref, string, error) {
+	s.puts = append(s.puts, string(content))
+	return s.Store.Put(ctx, session, content)
+}
+
+// TestOneEvictedArtifact: degrading evicts units one at a time and
+// rebuilds the summary after each, but only the summary emitted is
+// stored: one artifact holds the evicted messages (not one per step,
+// which would store the history quadratically).
+func TestOneEvictedArtifact(t *testing.T) {
+	c := conv{sys("You are a coding agent."), user("Fix the loader.")}
+	for i := range 16 {
+		id := fmt.Sprintf("call_%d", i)
+		c = append(c, asst(fmt.Sprintf("Step %d: I'll look again.", i), call{id: id, name: "bash", args: fmt.Sprintf(`{"command":"ls dir%d"}`, i)}), tool(id, "bash", fmt.Sprintf("file%d.go\n", i)))
+	}
+	c = append(c, user("And now?"))
+	body := render(request.FormatChat, "gpt-4o", c)
+	real, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &countingStore{Store: real}
+	_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := Compress(t.Context(), body, Options{Budget: full.TokensBefore * 2 / 3, Store: store, Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evicted := 0
+	for _, d := range rep.Messages {
+		if d.Decision == DecisionSummarized {
+			evicted++
+		}
+	}
+	if evicted < 4 {
+		t.Fatalf("%d items evicted; the test needs several eviction steps", evicted)
+	}
+	n := 0
+	for _, p := range store.puts {
+		if strings.HasPrefix(p, "=== message ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d evicted-messages artifacts stored for one summary, want 1", n)
+	}
+	if len(rep.Inserted) != 1 || rep.Inserted[0].SHA256 == "" {
+		t.Fatalf("inserted %+v, want one summary", rep.Inserted)
+	}
+	if b, _, err := real.Get(t.Context(), "s", rep.Inserted[0].SHA256); err != nil || !strings.Contains(string(b), "ls dir0") {
+		t.Errorf("the summary's artifact does not hold the evicted messages (%v)", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -202,5 +203,58 @@ func TestProperties(t *testing.T) {
 				t.Errorf("second run differs (err %v)", err)
 			}
 		})
+	}
+}
+
+// TestSummaryPlaceholderSameOutput: degrading decides with a placeholder
+// hash while the summary cannot fit; the outputs and reports are the
+// ones hashing every summary gives, over random histories in every
+// format under budgets that force evictions.
+func TestSummaryPlaceholderSameOutput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20261126, 12))
+	runs := 150
+	if testing.Short() {
+		runs = 30
+	}
+	summarized, refused := 0, 0
+	for n := range runs {
+		c := genConv(rng, 5+rng.IntN(40), 200+rng.IntN(1500))
+		f := request.Formats[rng.IntN(len(request.Formats))]
+		body := render(f, "gpt-4o", c)
+		p, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, err := p.CountMessages(t.Context(), body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Budget: 1 + rng.IntN(total), WindowSize: rng.IntN(6)}
+		compress := func(every bool) ([]byte, *Report, error) {
+			hashEverySummary = every
+			defer func() { hashEverySummary = false }()
+			return Compress(t.Context(), body, opts)
+		}
+		want, wantRep, wantErr := compress(true)
+		got, gotRep, gotErr := compress(false)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("run %d (%s, budget %d): errors differ: %v / %v", n, f, opts.Budget, wantErr, gotErr)
+		}
+		if wantErr != nil {
+			if wantErr.Error() != gotErr.Error() {
+				t.Fatalf("run %d (%s, budget %d): refusals differ:\n%v\n%v", n, f, opts.Budget, wantErr, gotErr)
+			}
+			refused++
+			continue
+		}
+		if !bytes.Equal(got, want) || !reflect.DeepEqual(gotRep, wantRep) {
+			t.Fatalf("run %d (%s, budget %d): the output differs from hashing every summary", n, f, opts.Budget)
+		}
+		if len(gotRep.Inserted) > 0 {
+			summarized++
+		}
+	}
+	if summarized < runs/4 || refused == 0 {
+		t.Fatalf("%d of %d runs evicted into a summary, %d refused; the test needs more of both", summarized, runs, refused)
 	}
 }

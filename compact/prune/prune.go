@@ -167,6 +167,10 @@ type itemState struct {
 	protected bool
 	// dups counts the condensed segments that are duplicates.
 	dups int
+	// piece is the item's part of the evicted-messages artifact
+	// (evictedPiece), built once.
+	piece     string
+	pieceDone bool
 }
 
 type run struct {
@@ -174,9 +178,10 @@ type run struct {
 	scope string
 	rt    request.Retrieval // retrieval hints of the references it writes
 	// stashed are the texts references in the output stand for, by
-	// SHA-256; evictedHash names the evicted items' text.
+	// SHA-256; evictedHash names the evicted items' text, evicted.
 	stashed     map[string]string
 	evictedHash string
+	evicted     string
 	req         *request.Request
 	est         *request.Estimator
 	s           settings
@@ -285,14 +290,19 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput, Session: r.scope,
 		FixedTokens: fixed, FloorTokens: floor, MinimumTokens: minimum, TokensBefore: before,
 	}
-	// Below the budget nothing lossy happens: only unpaired calls and
-	// results go (the protocol requires it). Over it, the steps degrade
-	// in order until the request fits; each keeps what it removes behind
-	// a reference.
+	// At low pressure nothing lossy happens: only unpaired calls and
+	// results go (the protocol requires it). From the medium band on
+	// (half the budget), the archive's long tool outputs are condensed
+	// behind references, as optimize does from the same band. Over the
+	// budget, the steps degrade in order until the request fits; each
+	// keeps what it removes behind a reference.
+	rep.PressureBP, rep.PressureBand = request.Pressure(before, avail)
 	var summary []byte
 	summaryTokens := 0
 	if r.total > avail {
 		summary, summaryTokens = r.degrade(avail, rep)
+	} else if rep.PressureBand != request.BandLow {
+		r.condenseTier(tierArchive, r.s.maxToolOutput)
 	}
 	if r.total+summaryTokens > avail {
 		rep.TokensAfter = r.total + summaryTokens
@@ -301,6 +311,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 		return nil, nil, &OverBudgetError{Report: rep}
 	}
 	if summary != nil {
+		r.stash(r.evictedHash, r.evicted)
 		at := r.summaryPosition()
 		r.plan.Insert(at, summary)
 		r.total += summaryTokens
@@ -359,10 +370,19 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	summaryTokens := 0
 	fits := func() bool {
 		summary, summaryTokens = nil, 0
-		if r.anySummarized() {
-			summary, summaryTokens = r.summary(avail - r.total)
+		if !r.anySummarized() {
+			return r.total <= avail
 		}
-		return summary != nil && r.total+summaryTokens <= avail || summary == nil && r.total <= avail
+		room := avail - r.total
+		d := r.digest()
+		// Until the summary might fit, a placeholder hash stands in for
+		// the evicted text's: hashing that text (which grows with each
+		// eviction) was most of a long session's compress time.
+		if !r.summaryMightFit(d, room) {
+			return false
+		}
+		summary, summaryTokens = r.summary(d, room)
+		return summary != nil && r.total+summaryTokens <= avail
 	}
 	order := r.unitOrder()
 	evictTier := func(tier int, reason string) bool {
@@ -387,7 +407,8 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		return fits()
 	}
 	condenseTier := func(tier, maxChars int) bool {
-		return condense(maxChars, func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected })
+		r.condenseTier(tier, maxChars)
+		return fits()
 	}
 	// condenseOpen is the last step before the request is refused: the
 	// open tool pair's outputs (the ones the model answers next) are
@@ -422,7 +443,21 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	default:
 		rep.Degraded = true
 	}
+	if summary == nil && r.anySummarized() {
+		// Nothing fits: the summary the refusal counts is the real one.
+		summary, summaryTokens = r.summary(r.digest(), avail-r.total)
+	}
 	return summary, summaryTokens
+}
+
+// condenseTier condenses the long tool outputs of a tier's live,
+// unprotected items to maxChars characters (0: to their references).
+func (r *run) condenseTier(tier, maxChars int) {
+	for i := range r.st {
+		if st := &r.st[i]; !st.gone && st.tier == tier && !st.protected {
+			r.condenseItem(i, maxChars)
+		}
+	}
 }
 
 func (p *Pruner) logRun(rep *Report) {
@@ -731,37 +766,89 @@ func (r *run) countSummarized() int {
 	return n
 }
 
-// summary builds the summary item of the evicted items and its tokens:
-// the digest of what they did and a reference to their full text (the
-// artifact is stashed). When the digest does not fit room tokens, the
-// summary is its first line and the reference alone.
-func (r *run) summary(room int) ([]byte, int) {
+// digest is the digest of the evicted items.
+func (r *run) digest() *digest {
 	d := newDigest()
 	for i, it := range r.req.Items {
 		if r.st[i].summed {
 			d.add(r.p.cache, r.req.Format, it)
 		}
 	}
+	return d
+}
+
+// summary builds the summary item of the evicted items and its tokens:
+// the digest of what they did and a reference to their full text (named
+// by its hash; the text is stashed when the summary is emitted). When the
+// digest does not fit room tokens, the summary is its first line and the
+// reference alone.
+func (r *run) summary(d *digest, room int) ([]byte, int) {
 	full := r.evictedText()
-	r.evictedHash = request.HashText(full)
-	r.stash(r.evictedHash, full)
+	r.evictedHash, r.evicted = request.HashText(full), full
+	raw, n, _ := r.summaryItem(d, r.evictedHash, len(full), request.CountLines(full), room)
+	return raw, n
+}
+
+// hashEverySummary turns summaryMightFit off (every summary tried is
+// built with its real hash, as before it existed); tests compare.
+var hashEverySummary = false
+
+// placeholderHash stands for the evicted text's hash in summaryMightFit.
+var placeholderHash = strings.Repeat("f", 64)
+
+// hashSlack bounds how many more tokens one occurrence of a hash in a
+// marker can cost than another hash's: the pre-tokenizer's pieces that
+// hold its 16 hex digits (and at most the one character before them,
+// which a run of letters takes along) are 1 to 17 tokens.
+const hashSlack = 17
+
+// summaryMightFit reports whether the summary could fit room tokens
+// whatever the evicted text's hash: false only when both of its forms
+// (the full digest, the head) counted with a placeholder hash are over
+// room by more than the hash can change them.
+func (r *run) summaryMightFit(d *digest, room int) bool {
+	if hashEverySummary {
+		return true
+	}
+	size, lines := r.evictedSize()
+	_, _, counts := r.summaryItem(d, placeholderHash, size, lines, -1)
+	for _, c := range counts {
+		if c.tokens-hashSlack*c.hashes <= room {
+			return true
+		}
+	}
+	return false
+}
+
+// summaryCount is one form of the summary counted: its tokens and how
+// many times it shows the hash.
+type summaryCount struct{ tokens, hashes int }
+
+// summaryItem renders the summary with the evicted text's hash, size
+// and lines: the first form (the full digest, then its head) whose
+// tokens fit room, or the last one. counts has each form tried.
+func (r *run) summaryItem(d *digest, hash string, size, lines, room int) ([]byte, int, []summaryCount) {
 	ref := fmt.Sprintf("\nEvicted messages %s, verbatim: %s", r.evictedList(),
-		r.rt.Marker(request.MarkerRef, r.evictedHash, len(full), request.CountLines(full), "evicted messages"))
+		r.rt.Marker(request.MarkerRef, hash, size, lines, "evicted messages"))
+	short := hash[:min(request.MarkerHashLen, len(hash))]
 	var raw []byte
 	var n int
+	var counts []summaryCount
 	for _, text := range []string{d.text() + ref, d.head() + ref} {
 		raw = userItem(r.req.Format, text)
 		it, err := request.ParseItem(r.req.Format, raw)
 		if err != nil {
 			// userItem always writes a valid item; if not, leave the
 			// summary out rather than emit something broken.
-			return nil, 0
+			return nil, 0, nil
 		}
-		if n = r.est.Item(it); n <= room {
+		n = r.est.Item(it)
+		counts = append(counts, summaryCount{n, strings.Count(text, short)})
+		if n <= room {
 			break
 		}
 	}
-	return raw, n
+	return raw, n, counts
 }
 
 // summaryPosition is where the summary goes: where the first evicted item

@@ -102,33 +102,58 @@ func referenceText(text, hash string, isErr bool, rt request.Retrieval) (string,
 // verbatim, under a header naming the item.
 func (r *run) evictedText() string {
 	var sb strings.Builder
-	for i, it := range r.req.Items {
-		if !r.st[i].summed {
-			continue
-		}
-		role := it.Role
-		if role == "" {
-			role = string(it.Kind)
-		}
-		fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
-		for j := range it.Segments {
-			s := &it.Segments[j]
-			switch s.Kind {
-			case request.SegToolCall:
-				fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
-			case request.SegToolResult:
-				fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
-			case request.SegImage:
-				sb.WriteString("[image]\n")
-			default:
-				if s.Text != "" {
-					sb.WriteString(s.Text)
-					sb.WriteByte('\n')
-				}
-			}
+	for i := range r.req.Items {
+		if r.st[i].summed {
+			sb.WriteString(r.evictedPiece(i))
 		}
 	}
 	return sb.String()
+}
+
+// evictedSize is the length and the line count of evictedText, without
+// building it.
+func (r *run) evictedSize() (size, lines int) {
+	for i := range r.req.Items {
+		if r.st[i].summed {
+			p := r.evictedPiece(i)
+			size += len(p)
+			lines += strings.Count(p, "\n") // every piece ends with a newline
+		}
+	}
+	return size, lines
+}
+
+// evictedPiece is item i's part of evictedText, rendered once per run.
+func (r *run) evictedPiece(i int) string {
+	st := &r.st[i]
+	if st.pieceDone {
+		return st.piece
+	}
+	it := r.req.Items[i]
+	var sb strings.Builder
+	role := it.Role
+	if role == "" {
+		role = string(it.Kind)
+	}
+	fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
+	for j := range it.Segments {
+		s := &it.Segments[j]
+		switch s.Kind {
+		case request.SegToolCall:
+			fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
+		case request.SegToolResult:
+			fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
+		case request.SegImage:
+			sb.WriteString("[image]\n")
+		default:
+			if s.Text != "" {
+				sb.WriteString(s.Text)
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	st.piece, st.pieceDone = sb.String(), true
+	return st.piece
 }
 
 // evictedList names the evicted items compactly: "3-7, 9".

@@ -52,6 +52,12 @@ type Report struct {
 	TokensAfter  int `json:"tokens_after"`
 	// Ratio is TokensBefore / TokensAfter (1 when nothing changed).
 	Ratio float64 `json:"ratio"`
+	// PressureBP is the request's pressure before compaction, in basis
+	// points of the budget (less a retry note), and PressureBand its band
+	// (request.Pressure): from "medium" on, the archive's long tool
+	// outputs are condensed even when the request fits.
+	PressureBP   int    `json:"pressure_bp"`
+	PressureBand string `json:"pressure_band"`
 	// Fits reports TokensAfter <= Budget; Reason says why not.
 	Fits   bool   `json:"fits"`
 	Reason string `json:"reason,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -16,12 +17,13 @@ const (
 	WindowFallback = "fallback" // the conservative fallback
 )
 
-// Pressure bands, by pressure in basis points.
+// Pressure bands, by pressure in basis points (the shared layer's:
+// [request.Pressure]).
 const (
-	BandLow      = "low"      // under 50%
-	BandMedium   = "medium"   // 50% to 80%
-	BandHigh     = "high"     // 80% to 95%
-	BandCritical = "critical" // 95% and over
+	BandLow      = request.BandLow
+	BandMedium   = request.BandMedium
+	BandHigh     = request.BandHigh
+	BandCritical = request.BandCritical
 )
 
 // Budget modes: how hard the policy works, from the band (one step
@@ -114,18 +116,7 @@ func (b *budget) setPressure(estimated, observed int) {
 		calibrated = int(math.Round(float64(estimated) * b.ratio))
 	}
 	b.used = max(calibrated, observed)
-	den := max(1, b.limit)
-	b.pressureBP = int(math.Round(float64(b.used) * 10000 / float64(den)))
-	switch {
-	case b.pressureBP < 5000:
-		b.band = BandLow
-	case b.pressureBP < 8000:
-		b.band = BandMedium
-	case b.pressureBP < 9500:
-		b.band = BandHigh
-	default:
-		b.band = BandCritical
-	}
+	b.pressureBP, b.band = request.Pressure(b.used, b.limit)
 	b.mode = bandModes[b.band]
 	b.reasons = append(b.reasons[:0], "pressure_band_"+b.band, "window_source_"+b.windowSource)
 	if b.limit != b.window-b.reserve {
