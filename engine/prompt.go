@@ -86,7 +86,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		ContextBudget:  p.contextBudget,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
+		return nil, err // the gather package's errors say "gather: …"
 	}
 	env.Warnings = append(env.Warnings, res.Warnings...)
 	chunks := res.Chunks

@@ -154,6 +154,10 @@ type OptimizeRequest struct {
 	// Call holds the rest (session, model, window, budget, feedback);
 	// its Mode and Format are set from the strings above.
 	smart.Call
+	// RetrievalAsGiven uses Call.Retrieval even when it is empty (a
+	// proxy told to write no hints); otherwise an empty one becomes the
+	// rehydrate command, as compress's references carry.
+	RetrievalAsGiven bool `json:"-"`
 }
 
 // OptimizeResult is the request to send (the original when nothing was
@@ -205,15 +209,20 @@ func (r *Requests) pruneOptions(req CompressRequest) (prune.Options, error) {
 	}
 	if r.store != nil {
 		o.Store = r.store
-		// Every reference says how to read it back: the command names
-		// the session, and the state directory when the path can sit in
-		// a marker (else the reader's default is assumed).
-		o.Retrieval = request.Retrieval{Command: true, StateDir: r.opts.StateDir}
-		if o.Retrieval.Check() != nil {
-			o.Retrieval.StateDir = ""
-		}
+		o.Retrieval = r.retrieval()
 	}
 	return o, nil
+}
+
+// retrieval is the hint references carry: the rehydrate command with the
+// session, and the state directory when its path can sit in a marker
+// (else the reader's default is assumed).
+func (r *Requests) retrieval() request.Retrieval {
+	rt := request.Retrieval{Command: true, StateDir: r.opts.StateDir}
+	if rt.Check() != nil {
+		rt.StateDir = ""
+	}
+	return rt
 }
 
 // Compress fits a request into its model's budget (see [prune.Pruner.Compress]).
@@ -259,6 +268,10 @@ func (r *Requests) Optimize(ctx context.Context, req OptimizeRequest) (*Optimize
 	}
 	if c.Mode, err = smart.ParseMode(req.Mode); err != nil {
 		return nil, err
+	}
+	if c.Retrieval == (request.Retrieval{}) && !req.RetrievalAsGiven && r.store != nil {
+		// As compress's: every reference says how to read it back.
+		c.Retrieval = r.retrieval()
 	}
 	res, err := r.opt.Optimize(ctx, req.Request, c)
 	if err != nil {

@@ -413,7 +413,7 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	for _, of := range r.OpenFiles {
 		_, rel, err := Resolve(w.root, of.Path)
 		if err != nil {
-			return nil, fmt.Errorf("gather open file: %w", err)
+			return nil, fmt.Errorf("gather: open file: %w", err)
 		}
 		opens = append(opens, openRel{of, rel})
 	}
@@ -434,7 +434,7 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	for p, text := range r.Overlay {
 		_, rel, err := Resolve(w.root, p)
 		if err != nil {
-			return nil, fmt.Errorf("gather overlay: %w", err)
+			return nil, fmt.Errorf("gather: overlay: %w", err)
 		}
 		overlay[rel] = text
 	}

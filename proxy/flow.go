@@ -40,7 +40,7 @@ func NewFlow(stateDir string, canaryPercent int, log *slog.Logger) (*Flow, error
 }
 
 func (f *Flow) optimize(ctx context.Context, body []byte, c smart.Call) ([]byte, *smart.Report, error) {
-	res, err := f.r.Optimize(ctx, engine.OptimizeRequest{Request: json.RawMessage(body), Mode: string(c.Mode), Format: string(c.Format), Call: c})
+	res, err := f.r.Optimize(ctx, engine.OptimizeRequest{Request: json.RawMessage(body), Mode: string(c.Mode), Format: string(c.Format), Call: c, RetrievalAsGiven: true})
 	if err != nil {
 		return nil, nil, err
 	}

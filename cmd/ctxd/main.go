@@ -112,7 +112,9 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		fmt.Fprintf(io.Err, "ctxd %s: %v\nusage: ctxd %s %s\n", c.name, err, c.name, c.args)
 		return 2
 	default:
-		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, ctxd.Message(err))
+		// "ctxd rehydrate: rehydrate: …" says the command twice.
+		msg := strings.TrimPrefix(ctxd.Message(err), c.name+": ")
+		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, msg)
 		return 1
 	}
 }

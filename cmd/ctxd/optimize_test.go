@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,19 @@ func TestOptimizeCLI(t *testing.T) {
 	// Another session cannot read it.
 	if _, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "agent-8", "--state-dir", state, hash); code != 1 || !strings.Contains(errOut, "not stored") {
 		t.Errorf("other session: exit %d %s", code, errOut)
+	}
+	// Every reference carries the command that reads it back (as
+	// compress's do), and the command, run as written, works.
+	refs := strings.Count(out, "[ctxd:ref ")
+	hints := regexp.MustCompile(`or run: ctxd rehydrate ([^\]]*) a-b\]`).FindAllStringSubmatch(out, -1)
+	if refs == 0 || len(hints) != refs {
+		t.Errorf("%d of %d references carry a ctxd rehydrate hint", len(hints), refs)
+	}
+	for _, h := range hints {
+		args := append([]string{"rehydrate"}, strings.Fields(h[1])...)
+		if text, errOut, code := runCtxd(t, dir, "", nil, append(args, "1-1")...); code != 0 || text == "" {
+			t.Errorf("hint %q: exit %d: %s", h[1], code, errOut)
+		}
 	}
 }
 

@@ -58,7 +58,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	fs.StringVar(&f.encoding, "encoding", pack.DefaultEncoding, "tokenizer encoding: o200k_base or cl100k_base")
 	fs.Var(&f.include, "include", "keep only files matching this glob, doublestar syntax (repeatable)")
 	fs.Var(&f.exclude, "exclude", "leave out files matching this glob (repeatable)")
-	fs.BoolVar(&f.assets, "include-assets", false, "also pack lockfiles, minified bundles and data files over 32 KiB (left out by default and listed)")
+	fs.BoolVar(&f.assets, "include-assets", false, "also include lockfiles, minified bundles and data files over 32 KiB (left out by default and listed)")
 	fs.IntVar(&f.top, "top", 10, "how many of the largest files and directories to list")
 	fs.BoolVar(&f.asJSON, "json", false, "print the counts as JSON (no file contents)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")

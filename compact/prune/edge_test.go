@@ -611,3 +611,44 @@ func TestOneEvictedArtifact(t *testing.T) {
 		t.Errorf("the summary's artifact does not hold the evicted messages (%v)", err)
 	}
 }
+
+// TestCondenseOnlyWhatIsNeeded: over the budget, outputs are condensed
+// one at a time (lowest score first) until the request fits, so an
+// output that fits stays whole: here condensing the older read is enough
+// and the test log the model answers from is kept verbatim.
+func TestCondenseOnlyWhatIsNeeded(t *testing.T) {
+	var src, log strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&src, "func handler%d(w http.ResponseWriter, r *http.Request) { serve(w, r, %d) }\n", i, i)
+		fmt.Fprintf(&log, "=== RUN   TestRoute%d\n--- PASS: TestRoute%d (0.00s)\n", i, i)
+	}
+	log.WriteString("--- FAIL: TestRouteParams (0.01s)\n    tree_test.go:88: got /users/:id, want /users/42\nFAIL\n")
+	c := conv{sys("You are a coding agent."), user("Fix the route params bug."),
+		asst("", call{id: "c1", name: "read_file", args: `{"path":"tree.go"}`}), tool("c1", "read_file", src.String()),
+		asst("", call{id: "c2", name: "bash", args: `{"command":"go test ./..."}`}), tool("c2", "bash", log.String()),
+		user("Propose the fix.")}
+	for _, f := range request.Formats {
+		body := render(f, "gpt-4o", c)
+		_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		budget := full.TokensBefore - 400
+		out, rep, err := Compress(t.Context(), body, Options{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Fits {
+			t.Fatalf("%s: does not fit", f)
+		}
+		if n := len(request.ParseMarkers(string(out))); n != 1 {
+			t.Errorf("%s: %d outputs condensed, want 1 (one is enough to fit %d tokens of %d)", f, n, budget, full.TokensBefore)
+		}
+		if !strings.Contains(string(out), "TestRoute149") || !strings.Contains(string(out), "tree_test.go:88") {
+			t.Errorf("%s: the test log was condensed while condensing the read was enough", f)
+		}
+		if rep.TokensAfter < budget/2 {
+			t.Errorf("%s: %d tokens after for a %d budget: condensed far more than needed", f, rep.TokensAfter, budget)
+		}
+	}
+}

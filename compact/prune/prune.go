@@ -397,18 +397,26 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		return fits()
 	}
 	// condense condenses the tool outputs of the live items pick selects
-	// (condenseItem touches nothing else).
+	// (condenseItem touches nothing else), one item at a time, lowest
+	// score first (oldest first on ties), until the request fits: an
+	// output that fits stays whole when condensing others is enough.
 	condense := func(maxChars int, pick func(i int) bool) bool {
+		var items []int
 		for i := range r.st {
 			if !r.st[i].gone && pick(i) {
-				r.condenseItem(i, maxChars)
+				items = append(items, i)
+			}
+		}
+		slices.SortStableFunc(items, func(a, b int) int { return cmp.Compare(r.st[a].score, r.st[b].score) })
+		for _, i := range items {
+			if r.condenseItem(i, maxChars) && fits() {
+				return true
 			}
 		}
 		return fits()
 	}
 	condenseTier := func(tier, maxChars int) bool {
-		r.condenseTier(tier, maxChars)
-		return fits()
+		return condense(maxChars, func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected })
 	}
 	// condenseOpen is the last step before the request is refused: the
 	// open tool pair's outputs (the ones the model answers next) are
