@@ -7,9 +7,11 @@ import (
 	"encoding/xml"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -119,5 +121,34 @@ func TestUnknownModelSaysFallback(t *testing.T) {
 	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--model", "frobnicator-9", "explain Total")
 	if code != 0 || !strings.Contains(out+errOut, `unknown model "frobnicator-9": fell back to the default window of 8192 tokens`) {
 		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+}
+
+// TestPromptExplain: --explain prints on stderr each included chunk with
+// its view, tokens and largest score terms, and each skipped one with its
+// reason; stdout stays the prompt alone.
+func TestPromptExplain(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--explain", "--budget", "1200", "explain how Total is computed in the cart")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "included:") || !strings.Contains(errOut, "included:") {
+		t.Fatalf("explanation not on stderr alone:\nstdout %.300s\nstderr %s", out, errOut)
+	}
+	js, _, code := runCtxd(t, dir, "", nil, "prompt", "--json", "--budget", "1200", "explain how Total is computed in the cart")
+	var env ctxd.Envelope
+	if code != 0 || json.Unmarshal([]byte(js), &env) != nil || len(env.Context.Chunks) == 0 {
+		t.Fatalf("envelope: exit %d %.300s", code, js)
+	}
+	for _, c := range env.Context.Chunks {
+		if !regexp.MustCompile(`(?m)^\s+\d+\. ` + regexp.QuoteMeta(c.Source) + ` +\d+ tok .*score `).MatchString(errOut) {
+			t.Errorf("chunk %s is not explained:\n%s", c.Source, errOut)
+		}
+	}
+	for _, s := range env.Context.Skipped {
+		if !strings.Contains(errOut, s.Source) || !strings.Contains(errOut, s.Reason) {
+			t.Errorf("skipped %s (%s) is not explained:\n%s", s.Source, s.Reason, errOut)
+		}
 	}
 }

@@ -32,7 +32,7 @@ type promptFlags struct {
 	root, task, model, format, session, logLevel, logFile string
 	budget, contextBudget, contextWindow, maxFiles        int
 	open, patterns                                        multiFlag
-	asJSON                                                bool
+	asJSON, explain                                       bool
 }
 
 func runPrompt(ctx context.Context, io *IO, args []string) error {
@@ -51,6 +51,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
 	fs.StringVar(&f.session, "session", "", "save a checkpoint of this prompt under this session id (ctxd sessions list shows it; without --session nothing is saved)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the whole envelope as JSON")
+	fs.BoolVar(&f.explain, "explain", false, "print on stderr what reached the context and why: each chunk's view, tokens, score and largest score terms, and each skipped chunk's reason")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to this file instead of stderr")
 	pos, err := parse(fs, args)
@@ -165,6 +166,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		// chose; the one it generated otherwise names nothing that
 		// ctxd sessions could list, so it is not shown.
 		env.SessionID = ""
+	}
+	if f.explain {
+		if err := writeExplain(io.Err, env); err != nil {
+			return err
+		}
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
