@@ -38,18 +38,24 @@ func main() {
 	cold := flag.Int("cold", 3, "cold CLI runs (0: none)")
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
+	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method); err != nil {
+	timed := requests
+	if *novel {
+		timed = benchreq.StdlibNovel
+		*n = min(*n, len(timed))
+	}
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold, warmup int, method string) error {
+func run(bin, root string, n, clients, cold, warmup int, method string, timed []string) error {
 	d, err := start(bin, root)
 	if err != nil {
 		return err
@@ -64,6 +70,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
 		return map[string]any{"user_request": requests[i%len(requests)]}
+	}
+	timedParams := func(i int) map[string]any {
+		if method == "ctx/pack" {
+			return params(i)
+		}
+		return map[string]any{"user_request": timed[i%len(timed)]}
 	}
 	t0 := time.Now()
 	if _, err := d.call(method, params(0)); err != nil {
@@ -86,7 +98,7 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 		wg.Go(func() {
 			for i := range next {
 				t := time.Now()
-				if _, err := d.call(method, params(i+1)); err != nil {
+				if _, err := d.call(method, timedParams(i+1)); err != nil {
 					errMu.Lock()
 					firstErr = err
 					errMu.Unlock()
