@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/secrets"
 )
 
@@ -22,27 +23,35 @@ func sanitizeChunks(chunks []ctxd.Chunk) ([]ctxd.Redaction, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var reds []ctxd.Redaction
-	var warns []string
-	for i := range chunks {
-		c := &chunks[i]
+	// Chunks are independent: scanned on every core, merged in order.
+	type out struct {
+		reds  []ctxd.Redaction
+		warns []string
+	}
+	outs := make([]out, len(chunks))
+	par.Each(context.Background(), len(chunks), func(i int) {
+		c, o := &chunks[i], &outs[i]
 		if !utf8.ValidString(c.Source) {
 			c.Source = strings.ToValidUTF8(c.Source, "\uFFFD")
 			c.Facts.InvalidUTF8 = true
-			warns = append(warns, fmt.Sprintf("%s: the file name is not valid UTF-8; invalid bytes shown as U+FFFD", c.Source))
+			o.warns = append(o.warns, fmt.Sprintf("%s: the file name is not valid UTF-8; invalid bytes shown as U+FFFD", c.Source))
 		}
 		if !utf8.ValidString(c.Content) {
 			c.Content = strings.ToValidUTF8(c.Content, "\uFFFD")
 			c.Facts.InvalidUTF8 = true
-			warns = append(warns, fmt.Sprintf("%s: not valid UTF-8; invalid bytes replaced by U+FFFD", c.Source))
+			o.warns = append(o.warns, fmt.Sprintf("%s: not valid UTF-8; invalid bytes replaced by U+FFFD", c.Source))
 		}
 		for j, r := range c.Facts.Reasons {
 			c.Facts.Reasons[j] = strings.ToValidUTF8(r, "\uFFFD")
 		}
-		var rs []ctxd.Redaction
-		c.Content, rs = sc.Redact(c.Source, c.Content)
-		c.Facts.Redacted += len(rs)
-		reds = append(reds, rs...)
+		c.Content, o.reds = sc.Redact(c.Source, c.Content)
+		c.Facts.Redacted += len(o.reds)
+	})
+	var reds []ctxd.Redaction
+	var warns []string
+	for _, o := range outs {
+		reds = append(reds, o.reds...)
+		warns = append(warns, o.warns...)
 	}
 	return reds, warns, nil
 }

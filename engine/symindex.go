@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -88,11 +89,20 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 			files = append(files, i)
 		}
 	}
-	// New contents are parsed on all cores; each call writes only its own
-	// slot.
+	// New contents are parsed on all cores, the largest first (a large
+	// file parsed last would leave the other cores idle while it parses);
+	// each call writes only its own slot.
+	order := make([]int, len(files))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(len(chunks[files[b]].Content), len(chunks[files[a]].Content))
+	})
 	matches := make([][]symbols.Match, len(files))
 	parsed := make([]bool, len(files))
-	par.Each(ctx, len(files), func(k int) {
+	par.Each(ctx, len(order), func(o int) {
+		k := order[o]
 		c := &chunks[files[k]]
 		if ent, err := x.File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
 			parsed[k] = true

@@ -18,7 +18,9 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
 	}
-	lang := treesitter.Detect(c.Source, []byte(c.Content))
+	// One copy of the text for every call below (each would convert it).
+	src := []byte(c.Content)
+	lang := treesitter.Detect(c.Source, src)
 	if lang == "" {
 		return nil
 	}
@@ -32,12 +34,12 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		}
 	}
 	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, Store: e.viewStore()}
-	vs, err := treesitter.Views(ctx, lang, []byte(c.Content), opts)
+	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
 		return nil
 	}
-	fs, err := treesitter.FocusViews(ctx, lang, []byte(c.Content), opts)
+	fs, err := treesitter.FocusViews(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
 	}
@@ -47,7 +49,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		// nothing else focuses the file).
 		one := opts
 		one.KeepLines = c.Facts.FocusLines[:1]
-		if best, err := treesitter.FocusViews(ctx, lang, []byte(c.Content), one); err == nil {
+		if best, err := treesitter.FocusViews(ctx, lang, src, one); err == nil {
 			for _, v := range best {
 				if v.Level == treesitter.FocusOnly {
 					fs = append(fs, v)

@@ -305,29 +305,45 @@ func benchSnapshot(b *testing.B, src string) *snapshot {
 }
 
 // BenchmarkNewDoc measures lexical term extraction (identifiers split,
-// lowered, stemmed and counted; definitions) over GOROOT/src/net, one
-// counter reused across files as an indexing worker does.
+// lowered, stemmed and counted; definitions), one counter reused across
+// files as an indexing worker does: over the Go files of GOROOT/src/net,
+// and over every text file of GOROOT/src (what a cold index reads).
+//
+//	go test -run '^$' -bench NewDoc -benchtime 3x ./gather
 func BenchmarkNewDoc(b *testing.B) {
-	root := filepath.Join(gorootSrc(b), "net")
-	var files [][]byte
-	var total int64
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
-			if data, err := os.ReadFile(p); err == nil {
-				files = append(files, data)
-				total += int64(len(data))
+	src := gorootSrc(b)
+	for _, bb := range []struct {
+		name string
+		dir  string
+		keep func(path string) bool
+	}{
+		{"net", filepath.Join(src, "net"), func(p string) bool { return strings.HasSuffix(p, ".go") }},
+		{"goroot", src, func(string) bool { return true }},
+	} {
+		var files [][]byte
+		var total int64
+		filepath.WalkDir(bb.dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Type().IsRegular() && bb.keep(p) {
+				if data, err := os.ReadFile(p); err == nil && len(data) <= 1<<20 && !isBinary(data) {
+					files = append(files, data)
+					total += int64(len(data))
+				}
 			}
+			return nil
+		})
+		if len(files) == 0 {
+			b.Skip("no GOROOT sources")
 		}
-		return nil
-	})
-	if len(files) == 0 {
-		b.Skip("no GOROOT sources")
-	}
-	b.SetBytes(total)
-	c := newTermCounter()
-	for b.Loop() {
-		for _, f := range files {
-			newDoc(c, c.defs(), "net/x.go", f)
-		}
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(total)
+			c := newTermCounter()
+			c0 := cpuTime()
+			for b.Loop() {
+				for _, f := range files {
+					newDoc(c, c.defs(), "net/x.go", f)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
 }

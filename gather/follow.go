@@ -324,7 +324,6 @@ func (w *Workspace) indexKey() string {
 // reuse is the persisted index during the first walk (nil: none).
 type reuse struct {
 	snap *index.Snapshot
-	c    *termCounter
 	f    *follower
 }
 
@@ -342,7 +341,7 @@ func (w *Workspace) persisted() *reuse {
 		if f.loaded == nil {
 			return nil
 		}
-		return &reuse{snap: f.loaded, c: newTermCounter(), f: f}
+		return &reuse{snap: f.loaded, f: f}
 	}
 	f.loadTried = true
 	t0 := time.Now()
@@ -360,12 +359,13 @@ func (w *Workspace) persisted() *reuse {
 	}
 	w.log.Debug("persisted index loaded", keyFiles, len(s.Files), keyTook, time.Since(t0))
 	f.loaded = s
-	return &reuse{snap: s, c: newTermCounter(), f: f}
+	return &reuse{snap: s, f: f}
 }
 
 // fileInfo returns the persisted facts of rel when they still hold for
-// the file the walk found, else nil.
-func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
+// the file the walk found, else nil. c is the caller's term counter (one
+// per goroutine). Safe for concurrent use.
+func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileInfo) *fileInfo {
 	if r == nil {
 		return nil
 	}
@@ -383,22 +383,29 @@ func (r *reuse) fileInfo(w *Workspace, rel string, info fs.FileInfo) *fileInfo {
 	case lf.Flags&index.FlagTooBig != 0:
 		fi.tooBig, fi.indexed = true, true
 	case lf.Content != nil:
-		c := lf.Content
-		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: r.c.pathTerms(rel)}
-		if !setContentBags(doc, c.Bags) {
+		lc := lf.Content
+		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: c.pathTerms(rel)}
+		if !setContentBags(doc, lc.Bags) {
 			return nil
 		}
-		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = c.Lines, c.InlineTests, c.Imports, c.GoModule, c.Hash, c.Minified
-		doc.role, doc.generated = classifyRole(rel, c.Generated), c.Generated
+		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = lc.Lines, lc.InlineTests, lc.Imports, lc.GoModule, lc.Hash, lc.Minified
+		doc.role, doc.generated = classifyRole(rel, lc.Generated), lc.Generated
 		fi.doc = doc
 		fi.indexed = true
 	default:
 		return nil
 	}
-	r.f.mu.Lock()
-	r.f.reused++
-	r.f.mu.Unlock()
 	return fi
+}
+
+// count adds n files whose persisted facts the walk reused.
+func (r *reuse) count(n int) {
+	if r == nil {
+		return
+	}
+	r.f.mu.Lock()
+	r.f.reused += n
+	r.f.mu.Unlock()
 }
 
 // persist writes the snapshot's facts to the index file in the

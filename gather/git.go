@@ -363,12 +363,20 @@ func cliDiff(ctx context.Context, root, top string, keep func(string) bool) (*Di
 		return nil, fmt.Errorf("read status: %w", err)
 	}
 	fields := strings.Split(string(status), "\x00")
+	// tracked: status lists a change to a tracked file (anything but an
+	// untracked one, secret or not, in the root or not). Without one,
+	// `git diff HEAD` has nothing to print, and neither it nor rev-parse
+	// runs: on a clean tree that spares a second stat of every file.
+	tracked := false
 	for i := 0; i < len(fields); i++ {
 		e := fields[i]
 		if len(e) < 4 {
 			continue
 		}
 		st, p := e[:2], e[3:]
+		if st != "??" {
+			tracked = true
+		}
 		if st[0] == 'R' || st[0] == 'C' {
 			i++ // the source path follows
 		}
@@ -383,6 +391,9 @@ func cliDiff(ctx context.Context, root, top string, keep func(string) bool) (*Di
 		if st != "??" || keep == nil || keep(rel) {
 			d.Changes = append(d.Changes, Change{Path: rel, Status: st})
 		}
+	}
+	if !tracked {
+		return d, nil
 	}
 	if _, _, err := runGit(ctx, root, 0, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
 		return d, nil // no commit yet: nothing to diff against

@@ -216,3 +216,68 @@ func TestGitLogLinkedWorktree(t *testing.T) {
 		t.Errorf("main checkout: %+v, %v", main, err)
 	}
 }
+
+// TestGitDiffSkipsTheDiffOfACleanTree: GitDiff runs `git diff HEAD` only
+// when status lists a tracked change; in every state its patch is what
+// the diff prints (less secret sections).
+func TestGitDiffSkipsTheDiffOfACleanTree(t *testing.T) {
+	tests := []struct {
+		name      string
+		change    func(t *testing.T, root string)
+		wantPatch bool
+	}{
+		{"clean", func(t *testing.T, root string) {}, false},
+		{"untracked only", func(t *testing.T, root string) {
+			testutil.WriteFiles(t, root, map[string]string{"new.go": "package h\n", "sub/x/y.go": "package y\n"})
+		}, false},
+		{"modified", func(t *testing.T, root string) {
+			testutil.WriteFiles(t, root, map[string]string{"a.go": "package h\n\nfunc A() { edited() }\n"})
+		}, true},
+		{"deleted", func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, "b.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"staged new file", func(t *testing.T, root string) {
+			testutil.WriteFiles(t, root, map[string]string{"staged.go": "package h\n"})
+			gitCmd(t, root, "add", "staged.go")
+		}, true},
+		{"intent to add", func(t *testing.T, root string) {
+			testutil.WriteFiles(t, root, map[string]string{"later.go": "package h\n"})
+			gitCmd(t, root, "add", "-N", "later.go")
+		}, true},
+		{"mode change", func(t *testing.T, root string) {
+			if err := os.Chmod(filepath.Join(root, "a.go"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"staged rename", func(t *testing.T, root string) {
+			gitCmd(t, root, "mv", "b.go", "renamed.go")
+		}, true},
+		{"secret only", func(t *testing.T, root string) {
+			testutil.WriteFiles(t, root, map[string]string{".env": "TOKEN=rotated\n"})
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := historyRepo(t)
+			tt.change(t, root)
+			d, err := GitDiff(t.Context(), root, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := gitCmd(t, root, "--no-optional-locks", "-c", "core.quotePath=false", "-c", "color.ui=false",
+				"diff", "HEAD", "--no-ext-diff", "--no-textconv", "--relative", "--", ".")
+			want, _ := dropSecretSections(full)
+			if d.Patch != want {
+				t.Errorf("patch %q, want %q (git diff HEAD)", d.Patch, want)
+			}
+			if (d.Patch != "") != tt.wantPatch {
+				t.Errorf("patch %q, want one: %v", d.Patch, tt.wantPatch)
+			}
+			if d.Total != len(full) {
+				t.Errorf("Total = %d, want %d", d.Total, len(full))
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -116,11 +117,16 @@ const binarySniff = 8 << 10
 // walk lists the files under the root that no ignore rule excludes,
 // pruning ignored directories, never following symlinks and never entering
 // .git or .ctxd. Entries whose size and mtime match prev are reused.
+//
+// The directories are listed in one goroutine while the persisted index
+// loads in another; the files are then stated and matched with their
+// facts on GOMAXPROCS workers.
 func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, []string, error) {
-	var files []*fileInfo
+	loaded := make(chan *reuse, 1)
+	go func() { loaded <- w.persisted() }()
+	var found []walked
 	var warnings []string
 	dirs := []string{"."}
-	reuse := w.persisted()
 	segs := append([]string(nil), rules.prefix...)
 	// visit walks dir with the patterns of its parents, ps; a directory
 	// below the root adds its own ignore files, read only when its
@@ -178,19 +184,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			if len(w.opts.Include) > 0 && !matchAny(w.opts.Include, rel) {
 				continue
 			}
-			info, err := e.Info()
-			if err != nil {
-				continue // removed since ReadDir
-			}
-			if old := prev[rel]; old != nil && old.size == info.Size() && old.modTime.Equal(info.ModTime()) {
-				files = append(files, old)
-				continue
-			}
-			if f := reuse.fileInfo(w, rel, info); f != nil {
-				files = append(files, f)
-				continue
-			}
-			files = append(files, w.newFileInfo(rel, info))
+			found = append(found, walked{rel, e})
 		}
 		return nil
 	}
@@ -201,7 +195,71 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 	if err := visit(".", ps); err != nil {
 		return nil, nil, warnings, err
 	}
+	files, err := w.statFiles(ctx, found, prev, <-loaded)
+	if err != nil {
+		return nil, nil, warnings, err
+	}
 	return files, dirs, warnings, nil
+}
+
+// walked is a file the walk kept, not yet stated.
+type walked struct {
+	rel string
+	e   fs.DirEntry
+}
+
+// statFiles states the walked files (lstat) on GOMAXPROCS workers and
+// gives each its facts: prev's entry when its size and mtime match, else
+// the persisted facts when they still hold, else a new entry to index.
+// Files removed since they were listed are left out; the order is kept.
+func (w *Workspace) statFiles(ctx context.Context, found []walked, prev map[string]*fileInfo, reuse *reuse) ([]*fileInfo, error) {
+	out := make([]*fileInfo, len(found))
+	// Contiguous shares, a few per worker, taken in turn: the workers
+	// finish together even when one part of the tree is slower to state.
+	const share = 512
+	workers := min(runtime.GOMAXPROCS(0), (len(found)+share-1)/share)
+	var next atomic.Int64
+	var reusedN atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var c *termCounter
+			if reuse != nil {
+				c = newTermCounter()
+			}
+			n := 0
+			for {
+				lo := int(next.Add(share)) - share
+				if lo >= len(found) || ctx.Err() != nil {
+					break
+				}
+				for i := lo; i < min(lo+share, len(found)); i++ {
+					rel := found[i].rel
+					info, err := found[i].e.Info()
+					if err != nil {
+						continue // removed since ReadDir
+					}
+					if old := prev[rel]; old != nil && old.size == info.Size() && old.modTime.Equal(info.ModTime()) {
+						out[i] = old
+						continue
+					}
+					if f := reuse.fileInfo(w, c, rel, info); f != nil {
+						out[i] = f
+						n++
+						continue
+					}
+					out[i] = w.newFileInfo(rel, info)
+				}
+			}
+			reusedN.Add(int64(n))
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	reuse.count(int(reusedN.Load()))
+	return slices.DeleteFunc(out, func(f *fileInfo) bool { return f == nil }), nil
 }
 
 func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {

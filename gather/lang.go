@@ -48,7 +48,7 @@ var configLanguages = map[string]bool{
 // fixtures/), configuration, or code.
 func fileKind(rel string) kind {
 	lower := strings.ToLower(rel)
-	for _, seg := range strings.Split(path.Dir(lower), "/") {
+	for seg := range strings.SplitSeq(path.Dir(lower), "/") {
 		switch seg {
 		case "examples", "example", "samples", "sample", "_examples", "demo", "demos":
 			return kindExample

@@ -3,6 +3,7 @@ package gather
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
@@ -58,8 +59,11 @@ type termCounter struct {
 	counts []uint16
 	used   []int32 // occupied slots, for bag and reset
 	n      int
-	buf    []byte
-	sub    *termCounter // see defs
+	terms  []uint32      // scratch for addIdent
+	words  []uint64      // scratch for bag
+	spare  []uint64      // scratch for bag
+	sub    *termCounter  // see defs
+	ids    *identCounter // see newDoc
 }
 
 // defs returns the companion counter newDoc uses for definitions.
@@ -70,12 +74,134 @@ func (c *termCounter) defs() *termCounter {
 	return c.sub
 }
 
+// identCounter counts a text's distinct identifiers, before they are split
+// into terms. Source repeats its identifiers (err, ctx, return, the names
+// of its types), so the terms of each distinct identifier are derived
+// and added once, k times, instead of at every occurrence: that was most
+// of what indexing a tree cost. (A cache of identifiers' terms across
+// files, tried too, cost more in cache misses on GOROOT than splitting
+// again saves.) Reuse one per goroutine; the identifiers it counts point
+// into the text being counted until reset.
+type identCounter struct {
+	slots []identSlot // open addressing; h == 0 marks an empty slot
+	used  []int32     // occupied slots, in first-seen order
+}
+
+type identSlot struct {
+	h     uint32
+	count int32
+	kind  identKind
+	id    []byte
+}
+
+// identSlots is an identCounter's first size, enough for most files.
+const identSlots = 1 << 11
+
+func newIdentCounter() *identCounter {
+	return &identCounter{slots: make([]identSlot, identSlots)}
+}
+
+func (ic *identCounter) reset() {
+	if len(ic.slots) > 8*identSlots {
+		// A very large file grew the table: the next files would spread
+		// over all of it, a cache miss a lookup; start small again (not
+		// after every file that grew it a little: that would allocate
+		// and grow again for every such file).
+		ic.slots, ic.used = make([]identSlot, identSlots), ic.used[:0]
+		return
+	}
+	for _, i := range ic.used {
+		ic.slots[i] = identSlot{}
+	}
+	ic.used = ic.used[:0]
+}
+
+// add counts one occurrence of id and returns its kind.
+func (ic *identCounter) add(id []byte) identKind {
+	h := hashIdent(id)
+	mask := uint32(len(ic.slots) - 1)
+	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
+		s := &ic.slots[i]
+		if s.h == h && string(s.id) == string(id) {
+			s.count++
+			return s.kind
+		}
+		if s.h == 0 {
+			k := kindOf(id)
+			*s = identSlot{h: h, count: 1, kind: k, id: id}
+			ic.used = append(ic.used, int32(i))
+			if len(ic.used)*2 > len(ic.slots) {
+				ic.grow()
+			}
+			return k
+		}
+	}
+}
+
+// hashIdent is a quick hash of an identifier for identCounter, never 0:
+// its length and its first and last eight bytes (identifiers that share
+// those only cost a comparison more).
+func hashIdent(id []byte) uint32 {
+	n := len(id)
+	var x uint64
+	switch {
+	case n >= 8:
+		x = binary.LittleEndian.Uint64(id)*0x9E3779B97F4A7C15 ^ binary.LittleEndian.Uint64(id[n-8:])*0xC2B2AE3D27D4EB4F
+	case n >= 4:
+		x = uint64(binary.LittleEndian.Uint32(id))*0x9E3779B97F4A7C15 ^ uint64(binary.LittleEndian.Uint32(id[n-4:]))*0xC2B2AE3D27D4EB4F
+	default:
+		for _, c := range id {
+			x = x<<8 | uint64(c)
+		}
+		x *= 0x9E3779B97F4A7C15
+	}
+	x ^= uint64(n) * 0x165667B19E3779F9
+	return uint32(x>>32) | 1
+}
+
+// grow doubles the table and reinserts every identifier.
+func (ic *identCounter) grow() {
+	old, used := ic.slots, ic.used
+	ic.slots = make([]identSlot, 2*len(old))
+	ic.used = make([]int32, 0, 2*len(used))
+	mask := uint32(len(ic.slots) - 1)
+	for _, j := range used {
+		s := old[j]
+		i := (s.h * 0x9E3779B1) & mask
+		for ic.slots[i].h != 0 {
+			i = (i + 1) & mask
+		}
+		ic.slots[i] = s
+		ic.used = append(ic.used, int32(i))
+	}
+}
+
+// addTo adds the terms of every identifier counted to c, each as often as
+// the identifier occurred: the bag c.addIdent at every occurrence makes.
+func (ic *identCounter) addTo(c *termCounter) {
+	for _, i := range ic.used {
+		s := &ic.slots[i]
+		c.terms = appendTerms(c.terms[:0], s.id)
+		for _, t := range c.terms {
+			c.addN(t, int(s.count))
+		}
+	}
+}
+
+// termSlots is a termCounter's first size.
+const termSlots = 1 << 12
+
 func newTermCounter() *termCounter {
-	const size = 1 << 12
-	return &termCounter{keys: make([]uint32, size), counts: make([]uint16, size), buf: make([]byte, 0, 64)}
+	return &termCounter{keys: make([]uint32, termSlots), counts: make([]uint16, termSlots)}
 }
 
 func (c *termCounter) reset() {
+	if len(c.keys) > 8*termSlots {
+		// As identCounter.reset: a grown table is slow for the small
+		// bags that follow.
+		c.keys, c.counts, c.used, c.n = make([]uint32, termSlots), make([]uint16, termSlots), c.used[:0], 0
+		return
+	}
 	for _, i := range c.used {
 		c.keys[i] = 0
 		c.counts[i] = 0
@@ -84,22 +210,24 @@ func (c *termCounter) reset() {
 	c.n = 0
 }
 
-func (c *termCounter) add(h uint32) {
+func (c *termCounter) add(h uint32) { c.addN(h, 1) }
+
+// addN adds term h k times: the same bag as k calls of add (counts
+// saturate at the same bound).
+func (c *termCounter) addN(h uint32, k int) {
 	if h == 0 {
 		h = 1
 	}
-	c.n++
+	c.n += k
 	mask := uint32(len(c.keys) - 1)
 	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
 		switch c.keys[i] {
 		case h:
-			if c.counts[i] < math.MaxUint16 {
-				c.counts[i]++
-			}
+			c.counts[i] = uint16(min(int(c.counts[i])+k, math.MaxUint16))
 			return
 		case 0:
 			c.keys[i] = h
-			c.counts[i] = 1
+			c.counts[i] = uint16(min(k, math.MaxUint16))
 			c.used = append(c.used, int32(i))
 			if len(c.used)*2 > len(c.keys) {
 				c.grow()
@@ -130,28 +258,51 @@ func (c *termCounter) grow() {
 
 // bag returns the accumulated terms as sorted slices.
 func (c *termCounter) bag() terms {
-	t := terms{hash: make([]uint32, len(c.used)), n: c.n}
-	for k, i := range c.used {
-		t.hash[k] = c.keys[i]
+	// Each term with its count in one word, hash above count: sorting the
+	// words sorts the (distinct) hashes and carries their counts along.
+	ws := c.words[:0]
+	for _, i := range c.used {
+		ws = append(ws, uint64(c.keys[i])<<16|uint64(c.counts[i]))
 	}
-	slices.Sort(t.hash)
-	t.tf = make([]uint16, len(t.hash))
-	for k, h := range t.hash {
-		t.tf[k] = c.get(h)
+	c.words, c.spare = ws, sortWords(ws, c.spare)
+	t := terms{hash: make([]uint32, len(ws)), tf: make([]uint16, len(ws)), n: c.n}
+	for k, w := range ws {
+		t.hash[k], t.tf[k] = uint32(w>>16), uint16(w)
 	}
 	return t
 }
 
-func (c *termCounter) get(h uint32) uint16 {
-	mask := uint32(len(c.keys) - 1)
-	for i := (h * 0x9E3779B1) & mask; ; i = (i + 1) & mask {
-		switch c.keys[i] {
-		case h:
-			return c.counts[i]
-		case 0:
-			return 0
-		}
+// sortWords sorts ws, words below 1<<48, in place; spare is scratch
+// space, returned for reuse. Small slices are sorted by comparison, large
+// ones by radix, a byte of the 32 bits above bit 16 a pass.
+func sortWords(ws, spare []uint64) []uint64 {
+	if len(ws) < 256 {
+		slices.Sort(ws)
+		return spare
 	}
+	if cap(spare) < len(ws) {
+		spare = make([]uint64, len(ws))
+	}
+	src, dst := ws, spare[:len(ws)]
+	for shift := 16; shift < 48; shift += 8 {
+		var count [256]int
+		for _, w := range src {
+			count[byte(w>>shift)]++
+		}
+		pos := 0
+		for b, n := range count {
+			count[b] = pos
+			pos += n
+		}
+		for _, w := range src {
+			b := byte(w >> shift)
+			dst[count[b]] = w
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	// Four passes: the sorted words are back in ws.
+	return spare
 }
 
 // isIdentByte reports bytes that belong to identifiers. Bytes of multi-byte
@@ -187,9 +338,31 @@ func scanIdents(b []byte, fn func(id []byte)) {
 // addIdent adds the terms of one identifier to c: its pieces and, when it
 // has more than one, itself whole.
 func (c *termCounter) addIdent(id []byte) {
+	c.terms = appendTerms(c.terms[:0], id)
+	for _, t := range c.terms {
+		c.add(t)
+	}
+}
+
+// appendTerms appends the terms of identifier id to dst (see addIdent).
+func appendTerms(dst []uint32, id []byte) []uint32 {
 	if len(id) > 64 {
 		// Long runs are hashes, base64 or generated names: one opaque term.
 		id = id[:64]
+	}
+	// Most identifiers have no capital and no underscore: one piece.
+	simple := true
+	for _, c := range id {
+		if c == '_' || c >= 'A' && c <= 'Z' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		if len(id) >= 2 {
+			dst = append(dst, pieceTerm(id))
+		}
+		return dst
 	}
 	pieces := 0
 	start := -1
@@ -200,22 +373,26 @@ func (c *termCounter) addIdent(id []byte) {
 				continue
 			}
 			if camelBreak(id, i) {
-				c.addPiece(id[start:i])
+				if i-start >= 2 {
+					dst = append(dst, pieceTerm(id[start:i]))
+				}
 				pieces++
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			c.addPiece(id[start:i])
+			if i-start >= 2 {
+				dst = append(dst, pieceTerm(id[start:i]))
+			}
 			pieces++
 			start = -1
 		}
 	}
 	if pieces > 1 && len(id) >= 3 {
-		c.buf = appendLower(c.buf[:0], id)
-		c.add(fnv32(c.buf))
+		dst = append(dst, fnvLower(id))
 	}
+	return dst
 }
 
 // camelBreak reports a word boundary before id[i]: "parseConfig" breaks
@@ -235,56 +412,72 @@ func camelBreak(id []byte, i int) bool {
 	return false
 }
 
-// addPiece adds one identifier piece, normalized.
-func (c *termCounter) addPiece(p []byte) {
-	if len(p) < 2 {
-		return
+// pieceTerm returns the term of one identifier piece of two bytes or more:
+// the piece lowercased, stemmed and hashed, in one pass without a copy.
+func pieceTerm(p []byte) uint32 {
+	n, y := stemmed(p)
+	h := fnvLower(p[:n])
+	if y {
+		h = (h ^ 'y') * 16777619
 	}
-	c.buf = appendLower(c.buf[:0], p)
-	c.buf = stem(c.buf)
-	c.add(fnv32(c.buf))
+	return h
 }
 
-func appendLower(dst, src []byte) []byte {
-	for _, c := range src {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+// stemmed is a light suffix stripper: plurals, "-ing", "-ed" and a final
+// "e", so "parse", "parses", "parsed", "parsing" and "parser" meet at
+// "pars" and "parser"; "caches", "cached", "caching" at "cach". It is
+// applied the same way to requests and files, so its mistakes cancel out.
+// It returns how w, lowercased, is stemmed: the length of w kept and
+// whether a 'y' follows ("entries" keeps "entr" and adds 'y').
+func stemmed(w []byte) (n int, y bool) {
+	n = len(w)
+	// suffix reports lowercased w[:n] ending in s.
+	suffix := func(n int, s string) bool {
+		if n < len(s) {
+			return false
 		}
-		dst = append(dst, c)
+		for k := range len(s) {
+			if lower(w[n-len(s)+k]) != s[k] {
+				return false
+			}
+		}
+		return true
 	}
-	return dst
+	switch {
+	case n > 4 && suffix(n, "ies"):
+		return n - 3, true // ends in 'y': no rule below applies
+	case n > 4 && suffix(n, "sses"):
+		n -= 2
+	case n > 3 && lower(w[n-1]) == 's' && lower(w[n-2]) != 's' && lower(w[n-2]) != 'u' && lower(w[n-2]) != 'i':
+		n--
+	}
+	switch {
+	case n > 5 && suffix(n, "ing"):
+		n -= 3
+	case n > 4 && suffix(n, "ed"):
+		n -= 2
+	}
+	if n > 4 && lower(w[n-1]) == 'e' {
+		n--
+	}
+	return n, false
 }
 
-// stem is a light suffix stripper: plurals, "-ing", "-ed" and a final "e",
-// so "parse", "parses", "parsed", "parsing" and "parser" meet at "pars"
-// and "parser"; "caches", "cached", "caching" at "cach". It is applied the
-// same way to requests and files, so its mistakes cancel out.
-func stem(w []byte) []byte {
-	n := len(w)
-	switch {
-	case n > 4 && hasSuffix(w, "ies"):
-		w = append(w[:n-3], 'y')
-	case n > 4 && hasSuffix(w, "sses"):
-		w = w[:n-2]
-	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
-		w = w[:n-1]
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
 	}
-	n = len(w)
-	switch {
-	case n > 5 && hasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && hasSuffix(w, "ed"):
-		w = w[:n-2]
-	}
-	n = len(w)
-	if n > 4 && w[n-1] == 'e' {
-		w = w[:n-1]
-	}
-	return w
+	return c
 }
 
-func hasSuffix(w []byte, s string) bool {
-	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+// fnvLower is fnv32 of b lowercased.
+func fnvLower(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(lower(c))
+		h *= 16777619
+	}
+	return h
 }
 
 func fnv32(b []byte) uint32 {
@@ -310,7 +503,14 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, gen), generated: gen}
 	c.reset()
 	d.reset()
-	scanDefs(b, c.addIdent, d.addIdent)
+	if c.ids == nil {
+		c.ids = newIdentCounter()
+	}
+	ids := c.ids
+	ids.reset()
+	scanDefs(b, ids, d.addIdent)
+	ids.addTo(c)
+	ids.reset() // drop the references into b
 	doc.content = c.bag()
 	doc.defs = d.bag()
 	doc.name = c.pathTerms(rel)
@@ -325,42 +525,62 @@ func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
 		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
 }
 
-// defKeyword reports words that introduce a definition's name in the
-// languages ctxd reads: the next identifier, after blanks only, is
-// defined. A switch, not a map: it runs once per identifier of every file.
-func defKeyword(w []byte) bool {
+// identKind classifies an identifier for scanDefs: a word that introduces
+// a definition's name or not.
+type identKind uint8
+
+const (
+	kindPlain    identKind = iota
+	kindFunc               // Go's func: a name, or a receiver then a name
+	kindKeyword            // def, class, type, ...: the next name
+	kindFunction           // JavaScript's function, also "function* name"
+)
+
+// kindOf classifies w: the words that introduce a definition's name in
+// the languages ctxd reads (the next identifier, after blanks only, is
+// defined). It runs once per distinct identifier of a file.
+func kindOf(w []byte) identKind {
 	if len(w) < 2 || len(w) > 9 {
-		return false
+		return kindPlain
 	}
 	switch string(w) {
-	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn", "function",
+	case "func":
+		return kindFunc
+	case "function":
+		return kindFunction
+	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn",
 		"module", "object", "record", "union", "impl", "protocol", "extension":
-		return true
+		return kindKeyword
 	}
-	return false
+	return kindPlain
 }
 
-// scanDefs calls ident for every identifier of b, as scanIdents does, and
-// def for the names b defines: the identifier after a definition keyword
-// (def, class, function, type, ...) and a Go method's name after its
-// receiver ("func (s *Server) Shutdown" defines Shutdown). It is a lexical
-// approximation of a symbol table that costs one pass over the text.
-func scanDefs(b []byte, ident, def func(id []byte)) {
-	var prev []byte
+// scanDefs counts every identifier of b in ids (identifier-like runs that
+// do not start with a digit, as scanIdents finds) and calls def for the
+// names b defines: the identifier after a definition keyword (def, class,
+// function, type, ...) and a Go method's name after its receiver ("func
+// (s *Server) Shutdown" defines Shutdown). It is a lexical approximation
+// of a symbol table that costs one pass over the text.
+func scanDefs(b []byte, ids *identCounter, def func(id []byte)) {
+	prev := kindPlain
 	prevEnd := 0
 	recv := 0 // > 0 while inside a Go receiver, counting down identifiers
 	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
+		if !identBytes[b[i]] {
 			i++
 			continue
 		}
-		j := i
-		for j < len(b) && isIdentByte(b[j]) {
+		j := i + 1
+		for j < len(b) && identBytes[b[j]] {
 			j++
 		}
+		if c := b[i]; c >= '0' && c <= '9' {
+			i = j
+			continue
+		}
 		id := b[i:j]
-		if b[i] < '0' || b[i] > '9' {
-			ident(id)
+		kind := ids.add(id)
+		if recv > 0 || prev != kindPlain {
 			gap := b[prevEnd:i]
 			switch {
 			case recv > 0:
@@ -372,7 +592,7 @@ func scanDefs(b []byte, ident, def func(id []byte)) {
 					}
 					recv = 0
 				}
-			case string(prev) == "func":
+			case prev == kindFunc:
 				if bytes.IndexByte(gap, '(') >= 0 {
 					recv = 4
 					break
@@ -380,12 +600,12 @@ func scanDefs(b []byte, ident, def func(id []byte)) {
 				if blank(gap) {
 					def(id)
 				}
-			case defKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+			case blank(gap) || prev == kindFunction && blank(bytes.Trim(gap, "*")):
 				def(id)
 			}
-			prev = id
-			prevEnd = j
 		}
+		prev = kind
+		prevEnd = j
 		i = j
 	}
 }

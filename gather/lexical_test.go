@@ -1,7 +1,14 @@
 package gather
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -62,8 +69,15 @@ func TestStem(t *testing.T) {
 		"caches": "cach", "cached": "cach", "caching": "cach", "entries": "entry", "class": "class",
 		"status": "status", "go": "go", "files": "file", "file": "file", "handles": "handl",
 	} {
-		if got := string(stem([]byte(in))); got != want {
-			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		for _, w := range []string{in, strings.ToUpper(in)} {
+			n, y := stemmed([]byte(w))
+			got := strings.ToLower(w[:n])
+			if y {
+				got += "y"
+			}
+			if got != want {
+				t.Errorf("stemmed(%q) = %q, want %q", w, got, want)
+			}
 		}
 	}
 }
@@ -82,7 +96,8 @@ x = type(y)
 `
 	c, d := newTermCounter(), newTermCounter()
 	var defs []string
-	scanDefs([]byte(src), func([]byte) {}, func(id []byte) { defs = append(defs, string(id)) })
+	ids := newIdentCounter()
+	scanDefs([]byte(src), ids, func(id []byte) { defs = append(defs, string(id)) })
 	want := []string{"Shutdown", "NewServer", "Options", "Session", "merge_environment_settings", "send", "walkTree"}
 	if diff := cmp.Diff(want, defs); diff != "" {
 		t.Errorf("defs (-want +got):\n%s", diff)
@@ -166,7 +181,11 @@ func FuzzScanDefs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		idents := map[string]bool{}
 		var defs []string
-		scanDefs([]byte(src), func(id []byte) { idents[string(id)] = true }, func(id []byte) { defs = append(defs, string(id)) })
+		ids := newIdentCounter()
+		scanDefs([]byte(src), ids, func(id []byte) { defs = append(defs, string(id)) })
+		for _, i := range ids.used {
+			idents[string(ids.slots[i].id)] = true
+		}
 		for _, d := range defs {
 			if !idents[d] {
 				t.Fatalf("def %q is not an identifier of the text", d)
@@ -174,4 +193,210 @@ func FuzzScanDefs(f *testing.F) {
 		}
 		_ = selectedText(src, &ctxd.LineRange{Start: 1, End: len(src)})
 	})
+}
+
+// refDoc is newDoc as it was before identifiers were counted first: every
+// occurrence split and counted on its own. newDoc must make the same bags.
+func refDoc(rel string, b []byte) (content, defs terms) {
+	c, d := newTermCounter(), newTermCounter()
+	refScanDefs(b, func(id []byte) { refAddIdent(c, id) }, func(id []byte) { refAddIdent(d, id) })
+	return c.bag(), d.bag()
+}
+
+// refAddIdent is addIdent as it was: each piece copied, lowercased,
+// stemmed and hashed.
+func refAddIdent(c *termCounter, id []byte) {
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	lowerCopy := func(p []byte) []byte { // ASCII letters only, as indexing does
+		w := append([]byte(nil), p...)
+		for k := range w {
+			if w[k] >= 'A' && w[k] <= 'Z' {
+				w[k] += 'a' - 'A'
+			}
+		}
+		return w
+	}
+	piece := func(p []byte) {
+		if len(p) >= 2 {
+			c.add(fnv32(refStem(lowerCopy(p))))
+		}
+	}
+	pieces := 0
+	start := -1
+	for i := 0; i <= len(id); i++ {
+		if i < len(id) && id[i] != '_' {
+			if start < 0 {
+				start = i
+				continue
+			}
+			if camelBreak(id, i) {
+				piece(id[start:i])
+				pieces++
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			piece(id[start:i])
+			pieces++
+			start = -1
+		}
+	}
+	if pieces > 1 && len(id) >= 3 {
+		c.add(fnv32(lowerCopy(id)))
+	}
+}
+
+func refStem(w []byte) []byte {
+	hasSuffix := func(w []byte, s string) bool { return bytes.HasSuffix(w, []byte(s)) }
+	n := len(w)
+	switch {
+	case n > 4 && hasSuffix(w, "ies"):
+		w = append(w[:n-3], 'y')
+	case n > 4 && hasSuffix(w, "sses"):
+		w = w[:n-2]
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	n = len(w)
+	switch {
+	case n > 5 && hasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && hasSuffix(w, "ed"):
+		w = w[:n-2]
+	}
+	n = len(w)
+	if n > 4 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w
+}
+
+// refScanDefs is scanDefs as it was, calling ident at every identifier.
+func refScanDefs(b []byte, ident, def func(id []byte)) {
+	var prev []byte
+	prevEnd := 0
+	recv := 0
+	for i := 0; i < len(b); {
+		if !isIdentByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isIdentByte(b[j]) {
+			j++
+		}
+		id := b[i:j]
+		if b[i] < '0' || b[i] > '9' {
+			ident(id)
+			gap := b[prevEnd:i]
+			switch {
+			case recv > 0:
+				recv--
+				if k := bytes.LastIndexByte(gap, ')'); k >= 0 {
+					if blank(gap[k+1:]) {
+						def(id)
+					}
+					recv = 0
+				}
+			case string(prev) == "func":
+				if bytes.IndexByte(gap, '(') >= 0 {
+					recv = 4
+					break
+				}
+				if blank(gap) {
+					def(id)
+				}
+			case refDefKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
+				def(id)
+			}
+			prev = id
+			prevEnd = j
+		}
+		i = j
+	}
+}
+
+func refDefKeyword(w []byte) bool {
+	switch string(w) {
+	case "def", "class", "type", "interface", "struct", "enum", "trait", "fn", "function",
+		"module", "object", "record", "union", "impl", "protocol", "extension":
+		return true
+	}
+	return false
+}
+
+func checkSameBags(t *testing.T, name string, c *termCounter, b []byte) {
+	t.Helper()
+	want, wantDefs := refDoc(name, b)
+	doc := newDoc(c, c.defs(), name, b)
+	if d := cmp.Diff(want, doc.content, cmp.AllowUnexported(terms{})); d != "" {
+		t.Fatalf("%s: content bag differs (-want +got):\n%s", name, d)
+	}
+	if d := cmp.Diff(wantDefs, doc.defs, cmp.AllowUnexported(terms{})); d != "" {
+		t.Fatalf("%s: definitions bag differs (-want +got):\n%s", name, d)
+	}
+}
+
+func TestNewDocMatchesPerOccurrence(t *testing.T) {
+	c := newTermCounter()
+	long := strings.Repeat("aB", 100)
+	tests := []struct{ name, src string }{
+		{"empty", ""},
+		{"go", "func (s *Server) Shutdown(ctx context.Context) error { return s.closeIdleConns() }\n"},
+		{"repeats", strings.Repeat("err err ctx ParseConfig parse_config HTTPServer ", 50000)},
+		{"long", long + " " + long + "x " + long},
+		{"unicode", "é def ü naïveCase schön_Wert 日本語"},
+		{"digits", "utf8Reader sha256 9abc a9 x_1_y __init__"},
+	}
+	// Many distinct identifiers grow the tables past their first size.
+	var many strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&many, "ident%dX v%d ", i, i%7)
+	}
+	tests = append(tests, struct{ name, src string }{"many", many.String()})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkSameBags(t, tt.name, c, []byte(tt.src)) })
+	}
+	// And over real source, one counter reused as a worker does.
+	if testing.Short() {
+		return
+	}
+	root := filepath.Join(gorootSrc(t), "net", "http")
+	files, _ := filepath.Glob(filepath.Join(root, "*.go"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameBags(t, p, c, b)
+	}
+}
+
+// go test -fuzz=FuzzNewDoc ./gather
+func FuzzNewDoc(f *testing.F) {
+	for _, s := range []string{"func (s *Server) Shutdown() {}", "a a A_b aB ab", "é def ü", "function* walkTree() {}\nclass A:\n def b(self): pass", "func(a int) {}; type T struct{}"} {
+		f.Add(s)
+	}
+	c := newTermCounter()
+	f.Fuzz(func(t *testing.T, src string) { checkSameBags(t, "x.go", c, []byte(src)) })
+}
+
+func TestSortWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var spare []uint64
+	for _, n := range []int{0, 1, 255, 256, 257, 5000} {
+		ws := make([]uint64, n)
+		for i := range ws {
+			ws[i] = uint64(rng.Uint32())<<16 | uint64(rng.Uint32()&0xffff)
+		}
+		want := slices.Clone(ws)
+		slices.Sort(want)
+		spare = sortWords(ws, spare)
+		if !slices.Equal(ws, want) {
+			t.Errorf("n=%d: not sorted", n)
+		}
+	}
 }

@@ -86,7 +86,7 @@ func (s *snapshot) loadLinks(w *Workspace, key string) *linkGraph {
 				err = fmt.Errorf("%w: %d nodes for %d files", graph.ErrEncoding, g.Len(), len(s.files))
 			} else {
 				w.log.Debug("file graph loaded", keyFiles, len(s.files), "edges", g.EdgeCount(), keyTook, time.Since(t0))
-				return &linkGraph{g: g, files: len(s.files), loaded: true}
+				return newLinkGraph(g, len(s.files), true)
 			}
 		}
 	}

@@ -2,13 +2,18 @@ package gather
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/graph"
+	"github.com/ctxd/ctxd/internal/memo"
 )
 
 // Links are the signals that do not need the request's words: the import
@@ -126,7 +131,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 				ids[i] = w
 			}
 		}
-		top := graph.Top(lg.g.PageRank(ids, Links.Restart, 0), 200)
+		top := lg.top(ids)
 		lr.graph = make(map[string]int, len(top))
 		added := 0
 		k := 0
@@ -204,6 +209,42 @@ type linkGraph struct {
 	g      *graph.Graph
 	files  int  // nodes below are files; the rest are Go package hubs
 	loaded bool // read from the persisted graph (linkcache.go)
+	// tops are the walk's best nodes by seed set (seedKey): a request
+	// seeded as an earlier one on the same snapshot (the same words, open
+	// files and uncommitted changes) reuses its walk. They go with the
+	// snapshot, so a changed tree walks again.
+	tops *memo.Map[string, []graph.Ranked]
+}
+
+// linkTops is how many walks a file graph remembers.
+const linkTops = 64
+
+// linkTop is how many of the walk's best nodes rank candidates.
+const linkTop = 200
+
+func newLinkGraph(g *graph.Graph, files int, loaded bool) *linkGraph {
+	return &linkGraph{g: g, files: files, loaded: loaded, tops: memo.New[string, []graph.Ranked](linkTops)}
+}
+
+// top returns the best nodes of the personalized PageRank from ids,
+// best first; the slice is shared and must not be changed.
+func (lg *linkGraph) top(ids map[int32]float64) []graph.Ranked {
+	return lg.tops.Get(seedKey(ids, Links.Restart), func() []graph.Ranked {
+		return graph.Top(lg.g.PageRank(ids, Links.Restart, 0), linkTop)
+	})
+}
+
+// seedKey names a walk: its seeds in node order with their exact weights,
+// and the restart probability.
+func seedKey(ids map[int32]float64, restart float64) string {
+	nodes := slices.Sorted(maps.Keys(ids))
+	b := make([]byte, 0, 8+12*len(nodes))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(restart))
+	for _, i := range nodes {
+		b = binary.LittleEndian.AppendUint32(b, uint32(i))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(ids[i]))
+	}
+	return string(b)
 }
 
 // links returns the snapshot's file graph, built on first use and kept
@@ -241,7 +282,7 @@ func buildLinks(s *snapshot) *linkGraph {
 	ie := newImportEdges(s)
 	g := graph.Build(ie.nodes(), graph.Options{},
 		ie, graph.References(symbolTable{s}, graph.RefOptions{Reverse: Links.Reverse}))
-	return &linkGraph{g: g, files: len(s.files)}
+	return newLinkGraph(g, len(s.files), false)
 }
 
 // symbolTable is the snapshot's lexical definitions and uses, as the

@@ -55,7 +55,7 @@ func classifyRole(rel string, generated bool) fileRole {
 	case "codeowners", "funding", "code_of_conduct", "contributing", "security", "support", "pull_request_template", "issue_template":
 		return roleMeta
 	}
-	for _, seg := range strings.Split(path.Dir(lower), "/") {
+	for seg := range strings.SplitSeq(path.Dir(lower), "/") {
 		switch seg {
 		case ".github", ".gitlab", ".circleci", ".devcontainer", "issue_template", ".vscode", ".idea":
 			return roleMeta

@@ -92,10 +92,14 @@ func IsSecret(p string) bool {
 			}
 		}
 	}
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		switch seg {
-		case ".ssh", ".gnupg", ".aws", ".kube":
-			return true
+	// Most paths name none of these directories: no split (the walk asks
+	// for every file).
+	if strings.Contains(p, ".ssh") || strings.Contains(p, ".gnupg") || strings.Contains(p, ".aws") || strings.Contains(p, ".kube") {
+		for seg := range strings.SplitSeq(path.Dir(p), "/") {
+			switch seg {
+			case ".ssh", ".gnupg", ".aws", ".kube":
+				return true
+			}
 		}
 	}
 	return strings.HasSuffix(p, ".docker/config.json") || p == ".docker/config.json"

@@ -21,7 +21,7 @@ func IsTestFile(p string) bool {
 	base := path.Base(lower)
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
-	for _, seg := range strings.Split(path.Dir(lower), "/") {
+	for seg := range strings.SplitSeq(path.Dir(lower), "/") {
 		switch seg {
 		case "test", "tests", "__tests__", "spec", "specs", "testdata", "fixtures", "__fixtures__":
 			return true

@@ -14,9 +14,9 @@
 package graph
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 )
 
 // Source yields weighted directed edges between nodes by index. A source
@@ -193,51 +193,108 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 	if iters <= 0 {
 		iters = DefaultIters
 	}
-	var total float64
+	// The seeds in node order, so the total (a float sum) does not
+	// depend on the map's order: equal seeds give equal scores, bit for
+	// bit.
+	var seedIDs []int32
 	for i, w := range seeds {
 		if w > 0 && int(i) < n && i >= 0 {
-			total += w
+			seedIDs = append(seedIDs, i)
 		}
 	}
-	if total == 0 {
+	if len(seedIDs) == 0 {
 		return score
 	}
+	slices.Sort(seedIDs)
+	var total float64
+	for _, i := range seedIDs {
+		total += seeds[i]
+	}
 	p := make([]float64, n) // the restart distribution
-	for i, w := range seeds {
-		if w > 0 && int(i) < n && i >= 0 {
-			p[i] = w / total
-		}
+	for _, i := range seedIDs {
+		p[i] = seeds[i] / total
 	}
 	cur := slices.Clone(p)
 	next := make([]float64, n)
+	// While the walk has reached few nodes, an iteration visits only
+	// those (active, ascending: the same additions in the same order as a
+	// scan of every node, so the scores are bit for bit those of the
+	// scan); once it has spread, every node is scanned.
+	active := slices.Clone(seedIDs)
+	var reached []int32
+	mark := make([]bool, n)
 	jump := restart
 	for range iters {
 		var dangling float64
-		for i := range next {
-			next[i] = 0
-		}
-		for i := range n {
-			m := cur[i]
-			if m == 0 {
-				continue
+		dense := active == nil || len(active) > n/sparseShare
+		if dense {
+			clear(next)
+			for i := range n {
+				m := cur[i]
+				if m == 0 {
+					continue
+				}
+				lo, hi := g.off[i], g.off[i+1]
+				if lo == hi {
+					dangling += m
+					continue
+				}
+				m *= 1 - restart
+				ws := g.w[lo:hi]
+				for k, d := range g.dst[lo:hi] {
+					next[d] += m * float64(ws[k])
+				}
 			}
-			lo, hi := g.off[i], g.off[i+1]
-			if lo == hi {
-				dangling += m
-				continue
+		} else {
+			// next holds the iteration before last, nonzero on the nodes
+			// it reached; reached collects this one's.
+			for _, i := range reached {
+				next[i] = 0
 			}
-			m *= 1 - restart
-			for k := lo; k < hi; k++ {
-				next[g.dst[k]] += m * float64(g.w[k])
+			reached = reached[:0]
+			for _, i := range active {
+				m := cur[i]
+				if m == 0 {
+					continue
+				}
+				lo, hi := g.off[i], g.off[i+1]
+				if lo == hi {
+					dangling += m
+					continue
+				}
+				m *= 1 - restart
+				ws := g.w[lo:hi]
+				for k, d := range g.dst[lo:hi] {
+					next[d] += m * float64(ws[k])
+					if !mark[d] {
+						mark[d] = true
+						reached = append(reached, d)
+					}
+				}
 			}
 		}
 		jump = restart + (1-restart)*dangling
-		for i := range next {
-			if p[i] != 0 {
-				next[i] += jump * p[i]
-			}
+		for _, i := range seedIDs {
+			next[i] += jump * p[i]
 		}
 		cur, next = next, cur
+		if dense {
+			active = nil
+			continue
+		}
+		for _, i := range seedIDs {
+			if !mark[i] {
+				mark[i] = true
+				reached = append(reached, i)
+			}
+		}
+		for _, i := range reached {
+			mark[i] = false
+		}
+		slices.Sort(reached)
+		// The nodes now nonzero (in cur) become the active set; the
+		// previous active set is where next (the old cur) is nonzero.
+		active, reached = reached, active
 	}
 	for i := range score {
 		v := cur[i] - jump*p[i]
@@ -247,6 +304,10 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 	}
 	return score
 }
+
+// sparseShare: an iteration that starts from at most 1/sparseShare of
+// the nodes visits only those.
+const sparseShare = 8
 
 // Ranked is a node and its score.
 type Ranked struct {
@@ -258,19 +319,71 @@ type Ranked struct {
 // at most limit (all when limit ≤ 0).
 func Top(score []float64, limit int) []Ranked {
 	var out []Ranked
+	if limit <= 0 {
+		for i, s := range score {
+			if s > 0 && !math.IsNaN(s) {
+				out = append(out, Ranked{int32(i), s})
+			}
+		}
+		slices.SortFunc(out, byRank)
+		return out
+	}
+	// Keep the best limit in a heap whose root is the worst kept, so the
+	// whole score vector is not sorted for a short list.
 	for i, s := range score {
-		if s > 0 && !math.IsNaN(s) {
-			out = append(out, Ranked{int32(i), s})
+		if !(s > 0) {
+			continue // NaN too
+		}
+		r := Ranked{int32(i), s}
+		switch {
+		case len(out) < limit:
+			out = append(out, r)
+			siftUp(out, len(out)-1)
+		case byRank(r, out[0]) < 0:
+			out[0] = r
+			siftDown(out, 0)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Score != out[b].Score {
-			return out[a].Score > out[b].Score
-		}
-		return out[a].Node < out[b].Node
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
+	slices.SortFunc(out, byRank)
 	return out
+}
+
+// byRank orders best first: higher score, then lower node.
+func byRank(a, b Ranked) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.Node, b.Node)
+}
+
+// siftUp and siftDown keep h a heap with the worst-ranked at h[0].
+func siftUp(h []Ranked, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if byRank(h[i], h[p]) <= 0 {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func siftDown(h []Ranked, i int) {
+	for {
+		w := i
+		if l := 2*i + 1; l < len(h) && byRank(h[l], h[w]) > 0 {
+			w = l
+		}
+		if r := 2*i + 2; r < len(h) && byRank(h[r], h[w]) > 0 {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
 }

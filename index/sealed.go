@@ -13,9 +13,11 @@ import (
 
 // A sealed file is a cache of derived facts beside the index (the link
 // graph, git history, the symbol index): 8 bytes of magic, the key it was written for
-// (length-prefixed), the body, and a SHA-256 over all of it. [ReadSealed]
-// returns the body only when the magic, the checksum and the key all
-// match, so a corrupt, foreign or stale cache is rebuilt, never trusted.
+// (length-prefixed), the body, and a CRC-32C over all of it (the index's
+// checksum, see checksum). [ReadSealed] returns the body only when the
+// magic, the checksum and the key all match, so a corrupt, foreign or
+// stale cache is rebuilt, never trusted. A file an older ctxd sealed with
+// a SHA-256 is stale: rebuilt without a warning.
 
 // WriteSealed writes body to path atomically under magic (8 bytes) and
 // key, creating the directory as [MakeDir] does.
@@ -24,13 +26,12 @@ func WriteSealed(path, magic, key string, body []byte) error {
 		return fmt.Errorf("write %s: magic must be 8 bytes", filepath.Base(path))
 	}
 	var buf bytes.Buffer
-	buf.Grow(len(magic) + binary.MaxVarintLen64 + len(key) + len(body) + sha256.Size)
+	buf.Grow(len(magic) + binary.MaxVarintLen64 + len(key) + len(body) + sumSize)
 	buf.WriteString(magic)
 	buf.Write(binary.AppendUvarint(nil, uint64(len(key))))
 	buf.WriteString(key)
 	buf.Write(body)
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
+	buf.Write(checksum(buf.Bytes()))
 	if err := MakeDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
@@ -66,7 +67,13 @@ func ReadSealed(path, magic, key string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	// Read at once into a buffer of the file's size (io.ReadAll would
+	// grow one by doubling: a dozen copies of a megabyte file).
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = min(fi.Size(), maxBytes) + 1
+	}
+	b, err := readAll(io.LimitReader(f, maxBytes+1), make([]byte, 0, size))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
@@ -77,11 +84,16 @@ func ReadSealed(path, magic, key string, maxBytes int64) ([]byte, error) {
 }
 
 func openSealed(b []byte, magic, key string) ([]byte, error) {
-	if len(b) < len(magic)+1+sha256.Size || string(b[:len(magic)]) != magic {
+	if len(b) < len(magic)+1+sumSize || string(b[:len(magic)]) != magic {
 		return nil, fmt.Errorf("open sealed: %w: bad header", ErrCorrupt)
 	}
-	body := b[:len(b)-sha256.Size]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+	body := b[:len(b)-sumSize]
+	if !bytes.Equal(checksum(body), b[len(body):]) {
+		if n := len(b) - sha256.Size; n > len(magic) {
+			if sum := sha256.Sum256(b[:n]); bytes.Equal(sum[:], b[n:]) {
+				return nil, fmt.Errorf("open sealed: %w: sealed by an older version", ErrStale)
+			}
+		}
 		return nil, fmt.Errorf("open sealed: %w: checksum mismatch", ErrCorrupt)
 	}
 	rest := body[len(magic):]
@@ -93,6 +105,23 @@ func openSealed(b []byte, magic, key string) ([]byte, error) {
 		return nil, fmt.Errorf("open sealed: %w", ErrStale)
 	}
 	return rest[k+int(n):], nil
+}
+
+// readAll reads r to its end, appending to b.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // IsRebuild reports whether err from [ReadSealed] or [Load] only means

@@ -1,6 +1,9 @@
 package index
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -38,6 +41,8 @@ func TestSealed(t *testing.T) {
 		{"truncated", good[:len(good)-1], "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
 		{"empty", nil, "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
 		{"over the cap", good, "CTXDTST1", "key-1", 8, ErrCorrupt, false, false},
+		{"sealed with a SHA-256 (older versions)", legacySealed("CTXDTST1", "key-1", body), "CTXDTST1", "key-1", 1 << 20, ErrStale, true, false},
+		{"SHA-256 sealed, flipped", flipAt(legacySealed("CTXDTST1", "key-1", body), 12), "CTXDTST1", "key-1", 1 << 20, ErrCorrupt, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,4 +74,30 @@ func flipAt(b []byte, i int) []byte {
 	c := append([]byte(nil), b...)
 	c[i] ^= 1
 	return c
+}
+
+// legacySealed is a sealed file as versions before the CRC-32C wrote it.
+func legacySealed(magic, key string, body []byte) []byte {
+	b := append([]byte(magic), binary.AppendUvarint(nil, uint64(len(key)))...)
+	b = append(append(b, key...), body...)
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
+func TestSealedLargeBody(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.bin")
+	body := make([]byte, 3<<20+7)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	if err := WriteSealed(p, "CTXDTST1", "k", body); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSealed(p, "CTXDTST1", "k", 4<<20)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("round trip: %d bytes, %v", len(got), err)
+	}
+	if _, err := ReadSealed(p, "CTXDTST1", "k", 3<<20); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("over the cap: %v, want ErrCorrupt", err)
+	}
 }

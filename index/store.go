@@ -2,20 +2,21 @@ package index
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 )
 
 // Version is the persisted format's version; a file of another version is
 // rebuilt, never read.
-const Version = 3 // 2: Content.Generated (and the defined-names bag); 3: Content.Minified
+const Version = 4 // 2: Content.Generated (and the defined-names bag); 3: Content.Minified; 4: CRC-32C instead of SHA-256
 
 // magic opens every index file.
 const magic = "CTXDIDX\n"
@@ -85,7 +86,8 @@ type Snapshot struct {
 	Written int64
 	Files   []File // sorted by Path
 
-	byPath map[string]int
+	byPathOnce sync.Once
+	byPath     map[string]int
 }
 
 // RacyWindow is how close to Written a file's mtime may be before its
@@ -98,14 +100,15 @@ func (s *Snapshot) Trusted(f *File, size, mtime int64) bool {
 	return f.Size == size && f.ModTime == mtime && mtime < s.Written-RacyWindow
 }
 
-// Lookup returns the facts of path, or nil.
+// Lookup returns the facts of path, or nil. Safe for concurrent use
+// (Files must not change).
 func (s *Snapshot) Lookup(path string) *File {
-	if s.byPath == nil {
+	s.byPathOnce.Do(func() {
 		s.byPath = make(map[string]int, len(s.Files))
 		for i := range s.Files {
 			s.byPath[s.Files[i].Path] = i
 		}
-	}
+	})
 	i, ok := s.byPath[path]
 	if !ok {
 		return nil
@@ -138,7 +141,7 @@ func Save(path string, s *Snapshot) error {
 	// The encoding streams to the file through the checksum in pieces of
 	// about saveChunk bytes: at 100k files the whole encoding is tens of
 	// megabytes that would otherwise sit in memory at once.
-	sum := sha256.New()
+	sum := crc32.New(castagnoli)
 	out := io.MultiWriter(tmp, sum)
 	var werr error
 	var e encoder
@@ -257,15 +260,22 @@ func Load(path, key string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
-	return decode(b, key)
+	s, err := decode(b, key)
+	if err != nil {
+		return nil, err
+	}
+	// The path map now, while the caller may still be listing the tree,
+	// rather than in the first Lookup.
+	s.Lookup("")
+	return s, nil
 }
 
 func decode(b []byte, key string) (*Snapshot, error) {
-	if len(b) < len(magic)+sha256.Size || string(b[:len(magic)]) != magic {
+	if len(b) < len(magic)+sumSize || string(b[:len(magic)]) != magic {
 		return nil, fmt.Errorf("load index: %w: bad header", ErrCorrupt)
 	}
-	body := b[:len(b)-sha256.Size]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], b[len(body):]) {
+	body := b[:len(b)-sumSize]
+	if !bytes.Equal(checksum(body), b[len(body):]) {
 		return nil, fmt.Errorf("load index: %w: checksum mismatch", ErrCorrupt)
 	}
 	d := decoder{b: body[len(magic):]}
@@ -278,6 +288,11 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	s := &Snapshot{Key: key, Written: int64(d.u64())}
 	nc := d.count(32 + 4)
 	contents := make([]Content, nc)
+	// The bags are cut from a few large arrays rather than allocated one
+	// by one (two slices per bag, tens of thousands of bags): a bag then
+	// keeps its arena alive, which costs at most the loaded index's size.
+	var hashes []uint32
+	var tfs []uint16
 	for i := range contents {
 		c := &contents[i]
 		copy(c.Hash[:], d.bytes(32))
@@ -300,10 +315,16 @@ func decode(b []byte, key string) (*Snapshot, error) {
 			if d.err != nil {
 				break
 			}
-			t.Hash = make([]uint32, nt)
-			t.TF = make([]uint16, nt)
-			for j := range nt {
+			if nt > len(hashes) {
+				n := max(nt, bagArena)
+				hashes, tfs = make([]uint32, n), make([]uint16, n)
+			}
+			t.Hash, hashes = hashes[:nt:nt], hashes[nt:]
+			t.TF, tfs = tfs[:nt:nt], tfs[nt:]
+			for j := range t.Hash {
 				t.Hash[j] = binary.LittleEndian.Uint32(hb[4*j:])
+			}
+			for j := range t.TF {
 				t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
 			}
 		}
@@ -339,6 +360,9 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	}
 	return s, nil
 }
+
+// bagArena is how many terms decode allocates at once for the bags.
+const bagArena = 64 << 10
 
 type encoder struct {
 	buf bytes.Buffer
@@ -424,4 +448,18 @@ func (d *decoder) count(minSize int) int {
 	return int(n)
 }
 
-func sha256Sum(b []byte) [sha256.Size]byte { return sha256.Sum256(b) }
+// The index's checksum is a CRC-32C (Castagnoli) of everything before
+// it. It guards against a torn or damaged file, not against a writer: one
+// that can write the state directory can write a matching SHA-256 as
+// well. The CPU computes it (SSE 4.2, ARMv8 CRC) at several GB/s, where
+// SHA-256 took ~20 ms of a cold CLI run on a 15 MB index.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sumSize is the checksum's length in bytes.
+const sumSize = crc32.Size
+
+// checksum returns the checksum of b as the file stores it (big-endian,
+// as hash.Hash32's Sum appends it).
+func checksum(b []byte) []byte {
+	return binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, castagnoli))
+}

@@ -133,6 +133,5 @@ func FuzzDecode(f *testing.F) {
 func withSum(body []byte) []byte {
 	var e encoder
 	e.buf.Write(body)
-	sum := sha256Sum(e.buf.Bytes())
-	return append(append([]byte(nil), body...), sum[:]...)
+	return append(append([]byte(nil), body...), checksum(e.buf.Bytes())...)
 }

@@ -259,17 +259,38 @@ func elidedLines(c ctxd.Chunk) int {
 
 // Fence returns a markdown code fence longer than any backtick run at the
 // start of a line in text, so file contents can never close it early.
+//
+// The fitter renders every candidate view to count it, so this runs many
+// times per request: it looks only at the lines holding a backtick, in
+// place (no split).
 func Fence(text string) string {
 	longest := 0
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimLeft(line, " \t")
+	for {
+		// The line of the next backtick (lines before it have none).
+		j := strings.IndexByte(text, '`')
+		if j < 0 {
+			break
+		}
+		line := text[strings.LastIndexByte(text[:j], '\n')+1:]
+		text = ""
+		if k := strings.IndexByte(line, '\n'); k >= 0 {
+			line, text = line[:k], line[k+1:]
+		}
+		i := 0
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
 		n := 0
-		for n < len(line) && line[n] == '`' {
+		for i+n < len(line) && line[i+n] == '`' {
 			n++
 		}
 		longest = max(longest, n)
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	switch longest {
+	case 0, 1, 2:
+		return "```"
+	}
+	return strings.Repeat("`", longest+1)
 }
 
 // Language returns the fence language of a file chunk: the gatherer's

@@ -78,12 +78,45 @@ func TestFence(t *testing.T) {
 		{"```go\nx\n```", "````"},
 		{"  ````\n", "`````"},
 		{"inline ``` is fine", "```"},
+		{"", "```"},
+		{"a\n\t ``````` x ```````````\nb", "````````"},
+		{"x ````\n````", "`````"},
+		{"no newline at the end\n  \t``", "```"},
+		{"\r\n```` windows line", "`````"},
+		{"a\r\n\r```` after a carriage return", "```"},
 	}
 	for _, tt := range tests {
 		if got := Fence(tt.text); got != tt.want {
 			t.Errorf("Fence(%q) = %q, want %q", tt.text, got, tt.want)
 		}
+		if got, want := Fence(tt.text), splitFence(tt.text); got != want {
+			t.Errorf("Fence(%q) = %q, the line split gives %q", tt.text, got, want)
+		}
 	}
+}
+
+// splitFence is Fence as first written, by splitting every line.
+func splitFence(text string) string {
+	longest := 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		n := 0
+		for n < len(line) && line[n] == '`' {
+			n++
+		}
+		longest = max(longest, n)
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+func FuzzFence(f *testing.F) {
+	f.Add("```go\nx\n```")
+	f.Add("a ``\n  ````` b\n\t`")
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := Fence(text), splitFence(text); got != want {
+			t.Fatalf("Fence(%q) = %q, the line split gives %q", text, got, want)
+		}
+	})
 }
 
 func TestXMLClosingTagIsWrapped(t *testing.T) {

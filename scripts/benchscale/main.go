@@ -38,18 +38,24 @@ func main() {
 	cold := flag.Int("cold", 3, "cold CLI runs (0: none)")
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
+	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method); err != nil {
+	timed := requests
+	if *novel {
+		timed = benchreq.StdlibNovel
+		*n = min(*n, len(timed))
+	}
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold, warmup int, method string) error {
+func run(bin, root string, n, clients, cold, warmup int, method string, timed []string) error {
 	d, err := start(bin, root)
 	if err != nil {
 		return err
@@ -64,6 +70,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
 		return map[string]any{"user_request": requests[i%len(requests)]}
+	}
+	timedParams := func(i int) map[string]any {
+		if method == "ctx/pack" {
+			return params(i)
+		}
+		return map[string]any{"user_request": timed[i%len(timed)]}
 	}
 	t0 := time.Now()
 	if _, err := d.call(method, params(0)); err != nil {
@@ -81,11 +93,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	var errMu sync.Mutex
 	var firstErr error
 	tw := time.Now()
+	cpu0 := d.cpu()
 	for range max(clients, 1) {
 		wg.Go(func() {
 			for i := range next {
 				t := time.Now()
-				if _, err := d.call(method, params(i+1)); err != nil {
+				if _, err := d.call(method, timedParams(i+1)); err != nil {
 					errMu.Lock()
 					firstErr = err
 					errMu.Unlock()
@@ -100,6 +113,7 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	close(next)
 	wg.Wait()
 	wall := time.Since(tw)
+	cpu := d.cpu() - cpu0
 	if firstErr != nil {
 		return firstErr
 	}
@@ -108,8 +122,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	fmt.Printf("root=%s method=%s first_s=%.3f warm_p50_ms=%.1f warm_p95_ms=%.1f warm_p99_ms=%.1f clients=%d req_per_s=%.1f peak_rss_mb=%d",
 		root, method, first.Seconds(), ms(pct(0.50)), ms(pct(0.95)), ms(pct(0.99)), clients, float64(n)/wall.Seconds(), rss/1024)
+	// CPU per warm request (the daemon's user+system time over the timed
+	// requests, background work included): steadier than wall time on a
+	// shared machine.
+	fmt.Printf(" warm_cpu_ms=%.1f", ms(cpu)/float64(n))
 	if cold > 0 {
-		var cs []time.Duration
+		var cs, ccpu []time.Duration
 		for range cold {
 			t := time.Now()
 			cmd := exec.Command(bin, "prompt", "--root", root, requests[0])
@@ -120,10 +138,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string) error {
 				return fmt.Errorf("cold prompt: %v: %s", err, stderr.String())
 			}
 			cs = append(cs, time.Since(t))
+			ccpu = append(ccpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
 		slices.Sort(cs)
+		slices.Sort(ccpu)
 		med := cs[len(cs)/2]
-		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f", med.Seconds(), float64(med)/float64(pct(0.5)))
+		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f cold_cli_cpu_s=%.3f", med.Seconds(), float64(med)/float64(pct(0.5)), ccpu[len(ccpu)/2].Seconds())
 	}
 	fmt.Println()
 	return nil
@@ -240,6 +260,28 @@ func (d *daemon) call(method string, params any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: no answer in 5 minutes", method)
 	}
 }
+
+// cpu reads the daemon's user+system CPU time so far from /proc (0 where
+// there is none).
+func (d *daemon) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (in parentheses, which may hold spaces):
+	// utime and stime are the 14th and 15th of the line, in clock ticks.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times (100 on
+// Linux everywhere but in exotic builds).
+const clockTicks = 100
 
 // peakRSS reads the daemon's peak resident set (KiB) from /proc.
 func (d *daemon) peakRSS() int {
