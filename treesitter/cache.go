@@ -70,9 +70,24 @@ func (c *lru[V]) len() int {
 	return c.order.Len()
 }
 
+// sourceSum is a source's SHA-256 and length: computed once per call and
+// shared by the cache keys derived from it (a chunk's views, its analysis
+// and the store's touch each hashed the whole source again).
+type sourceSum struct {
+	sum [32]byte
+	n   int
+}
+
+func sumOf(src []byte) sourceSum { return sourceSum{sha256.Sum256(src), len(src)} }
+
 // cacheKey hashes everything a result depends on: what is computed, the
 // language, the options that change output, and the source.
 func cacheKey(what, lang string, src []byte, o Options) [32]byte {
+	return keyOf(what, lang, sumOf(src), o)
+}
+
+// keyOf is cacheKey of a source already summed.
+func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 	h := sha256.New()
 	var n [8]byte
 	str := func(s string) {
@@ -95,8 +110,8 @@ func cacheKey(what, lang string, src []byte, o Options) [32]byte {
 	for _, l := range o.KeepLines {
 		num(l)
 	}
-	num(len(src))
-	h.Write(src)
+	num(src.n)
+	h.Write(src.sum[:])
 	var k [32]byte
 	h.Sum(k[:0])
 	return k

@@ -50,15 +50,16 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
-	key := cacheKey("views", lang, src, opts)
+	sum := sumOf(src)
+	key := keyOf("views", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
-		touch(opts.Store, lang, src)
+		touch(opts.Store, lang, sum)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
 	left := budget(ctx, lang, opts.timeout())
-	a, err := analyzeStored(ctx, lang, src, left, opts.Store)
+	a, err := analyzeStored(ctx, lang, src, sum, left, opts.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -111,14 +112,15 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
 		return nil, nil
 	}
-	key := cacheKey("focus", lang, src, opts)
+	sum := sumOf(src)
+	key := keyOf("focus", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
-		touch(opts.Store, lang, src)
+		touch(opts.Store, lang, sum)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
-	a, err := analyzeStored(ctx, lang, src, budget(ctx, lang, opts.timeout()), opts.Store)
+	a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, opts.timeout()), opts.Store)
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
@@ -197,21 +199,22 @@ var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
 // With syntax errors it returns the analysis and an error wrapping both
 // errSyntax and ErrUnsupported.
 func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
-	return analyzeLeaves(ctx, lang, src, left, nil, nil)
+	return analyzeLeaves(ctx, lang, src, sumOf(src), left, nil, nil)
 }
 
 // analyzeStored is analyzeCached that also looks in store (when not nil)
 // before parsing, and puts what it parses there.
-func analyzeStored(ctx context.Context, lang string, src []byte, left func() timeLeft, store *Store) (*analysis, error) {
-	return analyzeLeaves(ctx, lang, src, left, nil, store)
+func analyzeStored(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, store *Store) (*analysis, error) {
+	return analyzeLeaves(ctx, lang, src, sum, left, nil, store)
 }
 
 // analyzeLeaves is analyzeCached that also reports the named leaves of the
 // whole tree to leaf (when not nil), from the same parse; with leaf set
 // it always parses (the leaves are not cached), and caches the analysis
 // for the views that follow.
-func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() timeLeft, leaf func(typ string, start, end int), store *Store) (*analysis, error) {
-	key := cacheKey("analysis", lang, src, Options{})
+// sum is src's sumOf.
+func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, leaf func(typ string, start, end int), store *Store) (*analysis, error) {
+	key := keyOf("analysis", lang, sum, Options{})
 	if a, ok := analysisCache.get(key); ok && leaf == nil {
 		if store != nil {
 			store.learn(key, a)
@@ -259,11 +262,11 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, left func() tim
 // touch tells store (when not nil) that src's analysis is in use, when
 // the views came from the process's cache: the store learns it if another
 // engine's request made it, and keeps it among the recently used.
-func touch(store *Store, lang string, src []byte) {
+func touch(store *Store, lang string, src sourceSum) {
 	if store == nil {
 		return
 	}
-	key := cacheKey("analysis", lang, src, Options{})
+	key := keyOf("analysis", lang, src, Options{})
 	if a, ok := analysisCache.get(key); ok {
 		store.learn(key, a)
 	}

@@ -34,7 +34,7 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 			}
 		}
 	}
-	a, err := analyzeLeaves(ctx, lang, src, budget(ctx, lang, limit), leaf, nil)
+	a, err := analyzeLeaves(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), leaf, nil)
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
