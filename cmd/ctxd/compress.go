@@ -76,7 +76,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
-	flow, err := sf.requests(log)
+	flow, err := sf.requests(log, std.Err)
 	if err != nil {
 		return err
 	}

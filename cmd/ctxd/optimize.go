@@ -108,7 +108,11 @@ func (f *stateFlags) register(fs *flag.FlagSet) {
 // directory the flags name: --state-dir, else $CTXD_STATE_DIR, else
 // <root>/.ctxd. An absolute state directory needs no workspace (agents
 // running outside one); a relative one is relative to the workspace root.
-func (f *stateFlags) requests(log *slog.Logger) (*engine.Requests, error) {
+//
+// warn, when not nil, is told when the state directory falls back to the
+// current directory's because no git repository holds it (as prompt says
+// of its workspace): compress and optimize store references there.
+func (f *stateFlags) requests(log *slog.Logger, warn io.Writer) (*engine.Requests, error) {
 	dir, err := stateDirFlag(f.stateDir)
 	if err != nil {
 		return nil, err
@@ -122,6 +126,9 @@ func (f *stateFlags) requests(log *slog.Logger) (*engine.Requests, error) {
 			return nil, err
 		}
 		dir = sessions.StateDir(root, dir)
+		if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil && f.root == "" && warn != nil {
+			fmt.Fprintf(warn, "ctxd: not in a git repository: references are stored under %s (pass --root DIR or --state-dir DIR to choose)\n", dir)
+		}
 	}
 	return engine.NewRequests(engine.RequestsOptions{StateDir: dir, Logger: log})
 }
@@ -188,7 +195,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if req.Mode == string(smart.ModeExact) {
 		flow, err = engine.NewRequests(engine.RequestsOptions{Logger: log})
 	} else {
-		flow, err = sf.requests(log)
+		flow, err = sf.requests(log, std.Err)
 	}
 	if err != nil {
 		return err
@@ -231,7 +238,7 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	flow, err := sf.requests(nil)
+	flow, err := sf.requests(nil, nil)
 	if err != nil {
 		return err
 	}
