@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -311,6 +312,16 @@ func TestPlan(t *testing.T) {
 		{"unknown model falls back", PromptRequest{UserRequest: "x", Model: "no-such-model-9"}, func(t *testing.T, p *plan) {
 			if p.env.Model.Source != "fallback" {
 				t.Errorf("model %+v", p.env.Model)
+			}
+		}, ""},
+		{"loose estimates are said", PromptRequest{UserRequest: "x", Model: "claude-sonnet-4.5"}, func(t *testing.T, p *plan) {
+			if p.env.Model.EstimatorConfidence == "exact" || !slices.ContainsFunc(p.env.Warnings, func(w string) bool { return strings.Contains(w, "are estimates") }) {
+				t.Errorf("model %+v warnings %v", p.env.Model, p.env.Warnings)
+			}
+		}, ""},
+		{"exact counts say nothing", PromptRequest{UserRequest: "x", Model: "gpt-4o"}, func(t *testing.T, p *plan) {
+			if len(p.env.Warnings) != 0 {
+				t.Errorf("warnings %v", p.env.Warnings)
 			}
 		}, ""},
 		{"long request borrows from context", PromptRequest{UserRequest: strings.Repeat("word ", 1200)}, func(t *testing.T, p *plan) {

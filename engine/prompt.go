@@ -226,6 +226,9 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	if model.Source == tokens.SourceFallback {
 		s.warnings = append(s.warnings, fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one)", modelName, model.ContextWindow, tokens.FallbackEncoding))
 	}
+	if model.EstimatorConfidence != tokens.ConfidenceExact && model.CalibrationError >= estimateWarnError {
+		s.warnings = append(s.warnings, fmt.Sprintf("token counts for %s are estimates (its tokenizer is not public): on ctxd's calibration texts they never under-count but over-count by up to %.0f%%, so the context may fill less of the budget than it could", model.Name, 100*model.CalibrationError))
+	}
 	if model.ContextWindow > 0 && budget.Total > model.ContextWindow {
 		s.warnings = append(s.warnings, fmt.Sprintf("token budget %d exceeds the %s context window of %d tokens; budget reduced to the window", budget.Total, model.Name, model.ContextWindow))
 		shares := e.cfg.Budget.Shares
@@ -236,6 +239,10 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	}
 	return s, nil
 }
+
+// estimateWarnError is the calibration error from which a prompt warns
+// that its counts are loose estimates.
+const estimateWarnError = 0.2
 
 // Describe returns the model, budget and format a request would get,
 // without gathering (initialize reports the connection's defaults so).
