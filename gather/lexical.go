@@ -1127,12 +1127,19 @@ func requestIdents(q string) []string {
 			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
 		}
-		if code {
+		if code && !literalWords[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// literalWords are languages' literal constants: capitalized, they look
+// like names ("when allow_redirects is False"), but no file defines them.
+var literalWords = map[string]bool{
+	"True": true, "False": true, "None": true, "TRUE": true, "FALSE": true,
+	"NULL": true, "Null": true, "Nil": true, "NaN": true, "Infinity": true,
 }
 
 // sentenceStart reports whether the word at i begins the text, a line or
