@@ -324,6 +324,9 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		if r := f.withView(c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, min(room, presenceWhole)); ok {
+			return r, true
+		}
 	}
 	return f.middle(c, whole, min(room, presenceWhole))
 }
@@ -421,6 +424,11 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 			return r, ""
 		}
 	}
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, left); ok {
+			return r, ""
+		}
+	}
 	if r, ok := f.middle(c, whole, left); ok {
 		return r, ""
 	}
@@ -458,6 +466,26 @@ func (f *fitter) middle(c ctxd.Chunk, whole, left int) (ctxd.Chunk, bool) {
 		want -= n - left
 	}
 	return c, false
+}
+
+// cutOutline is the chunk's outline view v (its smallest) cut to a head
+// and a tail that fit left tokens: for a file too large for even its
+// outline, a part of the list of its definitions says more than a head
+// and a tail of its source (the licence, the imports and a closing
+// brace). It is an outline view: no source line is shown whole.
+func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
+	if v.Level != ctxd.TruncOutline || left < f.opts.MinPartial {
+		return c, false
+	}
+	o := c
+	o.Content = v.Text
+	r, ok := f.middle(o, whole, left)
+	if !ok {
+		return c, false
+	}
+	r.Truncation, r.Elided = ctxd.TruncOutline, v.Elided
+	r.Tokens = f.cost(r)
+	return r, r.Tokens <= left
 }
 
 // tailRatio keeps more of the end of diffs and error-bearing files, where

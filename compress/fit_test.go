@@ -187,6 +187,38 @@ func TestFitMiddleRecordsElided(t *testing.T) {
 	}
 }
 
+// TestFitCutsTheOutline: a code file too large for even its outline shows
+// part of its outline (the definitions' names), not a head and a tail of
+// its source (a licence, imports and a closing brace).
+func TestFitCutsTheOutline(t *testing.T) {
+	c := counter(t)
+	src := ctxd.Chunk{Source: "server.go", ChunkType: ctxd.ChunkFile, Content: "// Copyright\n\npackage server\n\nimport \"net\"\n" + lines("src", 600), Score: 500}
+	var outline strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&outline, "func (s *Server) Handler%d(w ResponseWriter, r *Request) error\n", i)
+	}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		return []View{
+			{Level: ctxd.TruncSignatures, Text: lines("sig", 300)},
+			{Level: ctxd.TruncOutline, Text: outline.String(), Elided: []ctxd.LineRange{{Start: 1, End: 605}}},
+		}
+	}
+	got, err := Fit(t.Context(), []ctxd.Chunk{src}, Options{Budget: 600, Counter: c, Render: render, Views: views})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chunks) != 1 {
+		t.Fatalf("chunks: %+v", got.Skipped)
+	}
+	ch := got.Chunks[0]
+	if ch.Truncation != ctxd.TruncOutline || !strings.HasPrefix(ch.Content, "func (s *Server) Handler0(") || strings.Contains(ch.Content, "Copyright") {
+		t.Errorf("at %q:\n%.300s", ch.Truncation, ch.Content)
+	}
+	if strings.Contains(ch.Content, "Handler60(") || got.TokensUsed > 600 {
+		t.Errorf("the whole outline (or more than the budget: %d) is in", got.TokensUsed)
+	}
+}
+
 func TestFitCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
