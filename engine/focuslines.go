@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/index"
 )
 
 const (
@@ -24,14 +28,17 @@ const (
 // focusLines sets FocusLines for the large gathered files that nothing
 // else focuses (no cursor, selection, error lines or named symbols): the
 // functions whose text matches the request's words best
-// (gather.DefTerms.Focus), read from the symbol index. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, request string, chunks []ctxd.Chunk) {
+// (gather.DefTerms.Focus), read from the symbol index. A source file's own
+// tests (Rust's `mod tests`, functions named test_… or Test…) are left out
+// unless the task is writing tests: they repeat the words of the code they
+// test. Chunks must be counted.
+func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) {
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
 		f := &c.Facts
 		if c.ChunkType != ctxd.ChunkFile || f.Minified || c.Tokens < focusMinTokens ||
-			f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 || len(f.MentionedSymbols) > 0 {
+			f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
@@ -42,9 +49,19 @@ func (e *Engine) focusLines(ctx context.Context, request string, chunks []ctxd.C
 		if err != nil || ent == nil {
 			continue
 		}
+		// A request word the file defines focuses it already (the focus
+		// views keep that definition); one it only mentions (an all-caps
+		// word such as NUL or EOF in a comment) does not.
+		if slices.ContainsFunc(ent.Defs, func(d index.Def) bool { return slices.Contains(f.MentionedSymbols, d.Name) }) {
+			continue
+		}
 		var spans []gather.DefSpan
 		var starts []int
+		skipTests := task != ctxd.TaskTest && !gather.IsTestFile(c.Source)
 		for _, d := range ent.Defs {
+			if skipTests && isTestDef(d) {
+				continue
+			}
 			if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
 				spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
 				starts = append(starts, d.Line)
@@ -54,6 +71,16 @@ func (e *Engine) focusLines(ctx context.Context, request string, chunks []ctxd.C
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
+}
+
+// isTestDef reports a test inside a source file: a function of a module
+// named tests or test (Rust's convention), or one named test_… or Test…
+// followed by a capital (Go's and JUnit's convention).
+func isTestDef(d index.Def) bool {
+	if d.Parent == "tests" || d.Parent == "test" {
+		return true
+	}
+	return strings.HasPrefix(d.Name, "test_") || len(d.Name) > 4 && strings.HasPrefix(d.Name, "Test") && !unicode.IsLower(rune(d.Name[4]))
 }
 
 // maxDefTerms bounds the contents whose definitions' terms are kept.

@@ -104,7 +104,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
 		return nil, err
 	}
-	e.focusLines(ctx, req.UserRequest, chunks)
+	e.focusLines(ctx, req.UserRequest, env.TaskType, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),

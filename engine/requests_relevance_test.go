@@ -31,6 +31,8 @@ func filler(lang string, n int) string {
 			fmt.Fprintf(&b, "\n\ndef _helper%d(x):\n    \"\"\"Mix a value.\"\"\"\n    a = x * %d\n    if a > 100:\n        return a - %d\n    return a + %d\n", i, i+3, i, i*7)
 		case "ts":
 			fmt.Fprintf(&b, "\n/** helper%d mixes a value. */\nexport function helper%d(x: number): number {\n  const a = x * %d;\n  if (a > 100) {\n    return a - %d;\n  }\n  return a + %d;\n}\n", i, i, i+3, i, i*7)
+		case "rust":
+			fmt.Fprintf(&b, "\n/// helper%d mixes a value.\nfn helper%d(x: i64) -> i64 {\n    let a = x * %d;\n    if a > 100 {\n        return a - %d;\n    }\n    a + %d\n}\n", i, i, i+3, i, i*7)
 		case "java":
 			fmt.Fprintf(&b, "\n    /** helper%d mixes a value. */\n    static int helper%d(int x) {\n        int a = x * %d;\n        if (a > 100) {\n            return a - %d;\n        }\n        return a + %d;\n    }\n", i, i, i+3, i, i*7)
 		}
@@ -52,6 +54,8 @@ var requestsRepo = map[string]string{
 	"web/src/checkout.ts": "import { formatPrice } from \"./format\";\n" + filler("ts", 8) + "\nexport function shippingCost(grams: number, express: boolean): number {\n  const perKilo = express ? 250 : 120; // perKiloMarker\n  return Math.ceil(grams / 1000) * perKilo;\n}\n\nexport function renderTotal(total?: { cents: number }): string {\n  return \"Total: \" + formatPrice(total!); // renderMarker\n}\n" + strings.ReplaceAll(filler("ts", 12), "helper", "step"),
 	"server/src/main/java/com/shop/OrderService.java": "package com.shop;\n\nimport java.util.Map;\n\n/** Orders. */\npublic class OrderService {\n    private final Inventory inventory;\n\n    OrderService(Inventory inventory) {\n        this.inventory = inventory;\n    }\n" + filler("java", 10) +
 		"\n    /** Cancels an order that has not shipped. */\n    public void cancelOrder(Order order) {\n        if (order.isShipped()) {\n            throw new IllegalStateException(\"order already shipped\");\n        }\n        inventory.release(order.getSku(), order.getQuantity());\n    }\n\n    /** Ships an order. */\n    public void shipOrder(Order order) {\n        Map<String, Integer> stock = inventory.levels(); // shipMarker\n        stock.put(order.getSku(), stock.get(order.getSku()) - order.getQuantity());\n    }\n" + strings.ReplaceAll(filler("java", 10), "helper", "mixer") + "}\n",
+	"search/src/binary.rs": "//! Binary detection for the searcher.\n\n/// Detector quits a search on a byte.\npub struct Detector {\n    byte: u8,\n}\n\nimpl Detector {\n    /// Reports whether a haystack holds the quit byte.\n    pub fn looks_binary(&self, haystack: &[u8]) -> bool {\n        haystack.iter().any(|b| *b == self.byte) // binaryMarker\n    }\n}\n" + filler("rust", 60) +
+		"\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn search_quits_on_nul_byte_in_binary_file() {\n        // A binary file: the search quits on the NUL byte of the binary file.\n        let d = Detector { byte: 0 };\n        assert!(d.looks_binary(b\"binary file search\\x00 quits\"));\n    }\n}\n",
 	"server/src/main/java/com/shop/Main.java": "package com.shop;\n\npublic class Main {\n    public static void main(String[] args) {\n        new OrderService(new Inventory()).cancelOrder(null);\n    }\n}\n",
 	"CHANGELOG.md":                  "# Changelog\n\n- Cart.Total, Cart.ApplyDiscount, ShippingCost, Invoice.add_line_item, Invoice.total, compute_vat, round_cents, formatPrice, shippingCost, renderTotal, OrderService.cancelOrder and shipOrder changed.\n- discount shipping invoice tax vat price checkout order cancel ship total refactor tests\n",
 	"docs/guide.md":                 "# Guide\n\nHow the checkout works: the cart Total, ApplyDiscount, ShippingCost, shipping cost, invoices (Invoice.total, add_line_item), compute_vat and round_cents, formatPrice, renderTotal, and OrderService cancelOrder and shipOrder.\n",
@@ -168,6 +172,9 @@ func relevanceCases(t *testing.T) []relevanceCase {
 		{"words", "the discount percentage is taken off the wrong subtotal", nil, cart, "discountMarker"},
 		{"words", "stock is released twice when an order is cancelled", nil, orders, "inventory.release(order.getSku(), order.getQuantity());"},
 		{"words", "the price sign shows twice for amounts below zero", nil, format, `const sign = price.cents < 0 ? "-" : "";`},
+		// A source file's own tests repeat the words of the code they test:
+		// the code's body shows, not the test's (Rust's mod tests).
+		{"words", "why does the search quit on a binary file with a NUL byte", nil, "search/src/binary.rs", "binaryMarker"},
 	}
 }
 
