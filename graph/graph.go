@@ -230,19 +230,8 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 		if dense {
 			clear(next)
 			for i := range n {
-				m := cur[i]
-				if m == 0 {
-					continue
-				}
-				lo, hi := g.off[i], g.off[i+1]
-				if lo == hi {
+				if m := cur[i]; m != 0 && !g.spread(int32(i), m, restart, next) {
 					dangling += m
-					continue
-				}
-				m *= 1 - restart
-				ws := g.w[lo:hi]
-				for k, d := range g.dst[lo:hi] {
-					next[d] += m * float64(ws[k])
 				}
 			}
 		} else {
@@ -257,15 +246,11 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 				if m == 0 {
 					continue
 				}
-				lo, hi := g.off[i], g.off[i+1]
-				if lo == hi {
+				if !g.spread(i, m, restart, next) {
 					dangling += m
 					continue
 				}
-				m *= 1 - restart
-				ws := g.w[lo:hi]
-				for k, d := range g.dst[lo:hi] {
-					next[d] += m * float64(ws[k])
+				for _, d := range g.dst[g.off[i]:g.off[i+1]] {
 					if !mark[d] {
 						mark[d] = true
 						reached = append(reached, d)
@@ -386,4 +371,21 @@ func siftDown(h []Ranked, i int) {
 		h[i], h[w] = h[w], h[i]
 		i = w
 	}
+}
+
+// spread adds node i's mass m, less the restart, to its out-neighbours in
+// next, in edge order (so the scores are the same float sums whichever
+// nodes an iteration visits). It returns false for a dead end, whose mass
+// the caller spreads over the seeds.
+func (g *Graph) spread(i int32, m, restart float64, next []float64) bool {
+	lo, hi := g.off[i], g.off[i+1]
+	if lo == hi {
+		return false
+	}
+	m *= 1 - restart
+	ws := g.w[lo:hi]
+	for k, d := range g.dst[lo:hi] {
+		next[d] += m * float64(ws[k])
+	}
+	return true
 }
