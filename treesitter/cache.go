@@ -80,13 +80,8 @@ type sourceSum struct {
 
 func sumOf(src []byte) sourceSum { return sourceSum{sha256.Sum256(src), len(src)} }
 
-// cacheKey hashes everything a result depends on: what is computed, the
-// language, the options that change output, and the source.
-func cacheKey(what, lang string, src []byte, o Options) [32]byte {
-	return keyOf(what, lang, sumOf(src), o)
-}
-
-// keyOf is cacheKey of a source already summed.
+// keyOf hashes everything a result depends on: what is computed, the
+// language, the options that change output, and the source (its sum).
 func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 	h := sha256.New()
 	var n [8]byte

@@ -158,3 +158,8 @@ func TestCache(t *testing.T) {
 		t.Error("options do not change the cache key")
 	}
 }
+
+// cacheKey is keyOf of a source not yet summed (the tests' shorthand).
+func cacheKey(what, lang string, src []byte, o Options) [32]byte {
+	return keyOf(what, lang, sumOf(src), o)
+}
