@@ -396,28 +396,10 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 		}
 		return fits()
 	}
-	// condense condenses the tool outputs of the live items pick selects
-	// (condenseItem touches nothing else), one item at a time, lowest
-	// score first (oldest first on ties), until the request fits: an
-	// output that fits stays whole when condensing others is enough.
 	condense := func(maxChars int, pick func(i int) bool) bool {
-		var items []int
-		for i := range r.st {
-			if !r.st[i].gone && pick(i) {
-				items = append(items, i)
-			}
-		}
-		slices.SortStableFunc(items, func(a, b int) int { return cmp.Compare(r.st[a].score, r.st[b].score) })
-		for _, i := range items {
-			if r.condenseItem(i, maxChars) && fits() {
-				return true
-			}
-		}
-		return fits()
+		return r.condenseUntil(maxChars, pick, fits)
 	}
-	condenseTier := func(tier, maxChars int) bool {
-		return condense(maxChars, func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected })
-	}
+	condenseTier := func(tier, maxChars int) bool { return condense(maxChars, r.inTier(tier)) }
 	// condenseOpen is the last step before the request is refused: the
 	// open tool pair's outputs (the ones the model answers next) are
 	// condensed and then referenced like any other output, their critical
@@ -460,12 +442,32 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 
 // condenseTier condenses the long tool outputs of a tier's live,
 // unprotected items to maxChars characters (0: to their references).
-func (r *run) condenseTier(tier, maxChars int) {
+func (r *run) condenseTier(tier, maxChars int) { r.condenseUntil(maxChars, r.inTier(tier), nil) }
+
+// inTier selects the unprotected items of a tier.
+func (r *run) inTier(tier int) func(i int) bool {
+	return func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected }
+}
+
+// condenseUntil condenses the tool outputs of the live items pick selects
+// (condenseItem touches nothing else), one item at a time, lowest score
+// first (oldest first on ties), until done reports true: an output that
+// fits stays whole when condensing others is enough. With done nil it
+// condenses them all and reports false.
+func (r *run) condenseUntil(maxChars int, pick func(i int) bool, done func() bool) bool {
+	var items []int
 	for i := range r.st {
-		if st := &r.st[i]; !st.gone && st.tier == tier && !st.protected {
-			r.condenseItem(i, maxChars)
+		if !r.st[i].gone && pick(i) {
+			items = append(items, i)
 		}
 	}
+	slices.SortStableFunc(items, func(a, b int) int { return cmp.Compare(r.st[a].score, r.st[b].score) })
+	for _, i := range items {
+		if r.condenseItem(i, maxChars) && done != nil && done() {
+			return true
+		}
+	}
+	return done != nil && done()
 }
 
 func (p *Pruner) logRun(rep *Report) {
