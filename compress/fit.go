@@ -440,9 +440,15 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 // shrinks the request by the overshoot if token merges at the seams make
 // the rendered whole slightly larger than its parts.
 func (f *fitter) middle(c ctxd.Chunk, whole, left int) (ctxd.Chunk, bool) {
+	return f.cut(c, whole, left, ctxd.TruncMiddle, nil)
+}
+
+// cut is middle labelled level; elided, when not nil, stands for the
+// ranges the cut reports (the source lines an outline leaves out, say).
+func (f *fitter) cut(c ctxd.Chunk, whole, left int, level string, elided []ctxd.LineRange) (ctxd.Chunk, bool) {
 	empty := c
 	empty.Content = ""
-	empty.Truncated, empty.Truncation = true, ctxd.TruncMiddle
+	empty.Truncated, empty.Truncation = true, level
 	frame := f.cost(empty)
 	want := left - frame
 	for attempt := 0; attempt < 4 && want >= f.opts.MinPartial/2; attempt++ {
@@ -452,9 +458,9 @@ func (f *fitter) middle(c ctxd.Chunk, whole, left int) (ctxd.Chunk, bool) {
 		}
 		r := c
 		r.Content = m.Text
-		r.Truncated, r.Truncation = true, ctxd.TruncMiddle
-		r.Elided = nil
-		if m.Truncated && m.Elided.Start > 0 {
+		r.Truncated, r.Truncation = true, level
+		r.Elided = elided
+		if elided == nil && m.Truncated && m.Elided.Start > 0 {
 			r.Elided = []ctxd.LineRange{m.Elided}
 		}
 		r.OriginalTokens = whole
@@ -479,13 +485,7 @@ func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, 
 	}
 	o := c
 	o.Content = v.Text
-	r, ok := f.middle(o, whole, left)
-	if !ok {
-		return c, false
-	}
-	r.Truncation, r.Elided = ctxd.TruncOutline, v.Elided
-	r.Tokens = f.cost(r)
-	return r, r.Tokens <= left
+	return f.cut(o, whole, left, ctxd.TruncOutline, v.Elided)
 }
 
 // tailRatio keeps more of the end of diffs and error-bearing files, where
