@@ -99,6 +99,17 @@ func runReplayReport(ctx context.Context, std *IO, args []string) error {
 // stateFlags locate the state directory.
 type stateFlags struct{ root, stateDir string }
 
+// fellBack reports that engine.ResolveRoot, given no --root, fell back
+// to the current directory because no git top-level (a directory with a
+// .git entry) holds it.
+func fellBack(given, root string) bool {
+	if given != "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(root, ".git"))
+	return err != nil
+}
+
 func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of the current directory)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
@@ -126,7 +137,7 @@ func (f *stateFlags) requests(log *slog.Logger, warn io.Writer) (*engine.Request
 			return nil, err
 		}
 		dir = sessions.StateDir(root, dir)
-		if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil && f.root == "" && warn != nil {
+		if warn != nil && fellBack(f.root, root) {
 			fmt.Fprintf(warn, "ctxd: not in a git repository: references are stored under %s (pass --root DIR or --state-dir DIR to choose)\n", dir)
 		}
 	}

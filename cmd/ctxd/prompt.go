@@ -92,12 +92,8 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.root == "" {
-		// ResolveRoot fell back to the current directory when no git
-		// top-level (a directory with a .git entry) holds it.
-		if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
-			fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
-		}
+	if fellBack(f.root, root) {
+		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
 	}
 	cfg, err := config.Load(root)
 	if err != nil {
