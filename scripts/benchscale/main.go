@@ -64,26 +64,21 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 	if _, err := d.call("initialize", map[string]any{"root": root}); err != nil {
 		return err
 	}
-	params := func(i int) map[string]any {
+	// params is request i of list (the pack's parameters for ctx/pack).
+	params := func(list []string, i int) map[string]any {
 		if method == "ctx/pack" {
 			// As `ctxd pack --output` and repomix -o: the pack goes to a file.
 			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
-		return map[string]any{"user_request": requests[i%len(requests)]}
-	}
-	timedParams := func(i int) map[string]any {
-		if method == "ctx/pack" {
-			return params(i)
-		}
-		return map[string]any{"user_request": timed[i%len(timed)]}
+		return map[string]any{"user_request": list[i%len(list)]}
 	}
 	t0 := time.Now()
-	if _, err := d.call(method, params(0)); err != nil {
+	if _, err := d.call(method, params(requests, 0)); err != nil {
 		return err
 	}
 	first := time.Since(t0)
 	for i := 1; i < warmup; i++ {
-		if _, err := d.call(method, params(i)); err != nil {
+		if _, err := d.call(method, params(requests, i)); err != nil {
 			return err
 		}
 	}
@@ -98,7 +93,7 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 		wg.Go(func() {
 			for i := range next {
 				t := time.Now()
-				if _, err := d.call(method, timedParams(i+1)); err != nil {
+				if _, err := d.call(method, params(timed, i+1)); err != nil {
 					errMu.Lock()
 					firstErr = err
 					errMu.Unlock()
