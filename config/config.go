@@ -73,6 +73,12 @@ type Gather struct {
 	// Depth is how many related files (targets, tests, dependents, lexical
 	// matches) each task type gathers.
 	Depth map[string]int `toml:"depth" json:"depth"`
+	// BackgroundAnalysis lets the daemon parse, render and count every
+	// source file in the background once its file index is built, so
+	// requests it has not seen find their files analysed (it pauses while
+	// requests run; the CLI never does it). Off saves the CPU time on
+	// battery.
+	BackgroundAnalysis bool `toml:"background_analysis" json:"background_analysis"`
 }
 
 // Secrets configures secret redaction.
@@ -99,6 +105,8 @@ func Default() *Config {
 			MaxFiles:       50,
 			StructureDepth: 3,
 			Commits:        5,
+			// BackgroundAnalysis: see [Gather].
+			BackgroundAnalysis: true,
 			Depth: map[string]int{
 				string(ctxd.TaskImplement): 10,
 				string(ctxd.TaskDebug):     10,
@@ -208,6 +216,7 @@ type fileConfig struct {
 		StructureDepth *int            `toml:"structure_depth"`
 		Commits        *int            `toml:"commits"`
 		Depth          map[string]*int `toml:"depth"`
+		Background     *bool           `toml:"background_analysis"`
 	} `toml:"gather"`
 	Priority map[string]int `toml:"priority"`
 	Log      *struct {
@@ -350,6 +359,10 @@ func (c *Config) merge(fc *fileConfig, src string) {
 		setInt("gather.max_files", &c.Gather.MaxFiles, g.MaxFiles)
 		setInt("gather.structure_depth", &c.Gather.StructureDepth, g.StructureDepth)
 		setInt("gather.commits", &c.Gather.Commits, g.Commits)
+		if g.Background != nil {
+			c.Gather.BackgroundAnalysis = *g.Background
+			c.Set("gather.background_analysis", src)
+		}
 		for task, v := range g.Depth {
 			if v != nil {
 				c.Gather.Depth[task] = *v
@@ -446,6 +459,7 @@ func (c *Config) Entries() []Entry {
 		{Key: "gather.max_files", Value: c.Gather.MaxFiles},
 		{Key: "gather.structure_depth", Value: c.Gather.StructureDepth},
 		{Key: "gather.commits", Value: c.Gather.Commits},
+		{Key: "gather.background_analysis", Value: c.Gather.BackgroundAnalysis},
 		{Key: "log.level", Value: c.Log.Level},
 		{Key: "log.file", Value: c.Log.File},
 	}

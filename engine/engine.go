@@ -95,6 +95,9 @@ type Engine struct {
 	viewsWG      sync.WaitGroup
 	viewsWriteMu sync.Mutex
 
+	// bg is the daemon's background analysis (engine/background.go).
+	bg background
+
 	// packCache remembers token counts between packs (see Pack).
 	packOnce  sync.Once
 	packCache *pack.Cache
@@ -142,6 +145,7 @@ func indexPath(stateDir string) string {
 // engine's open files (the git repository's descriptors). The engine must
 // not be used afterwards.
 func (e *Engine) Close() error {
+	e.stopAnalysis()
 	e.flushStores()
 	return e.ws.Close()
 }

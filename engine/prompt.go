@@ -63,6 +63,7 @@ func (e *Engine) Gather(ctx context.Context, req PromptRequest, progress Progres
 
 func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, assemble bool) (*ctxd.Envelope, error) {
 	start := time.Now()
+	defer e.Busy()()
 	if progress == nil {
 		progress = func(string) {}
 	}

@@ -141,6 +141,7 @@ func initialize(_ context.Context, cl *client, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
+	eng.StartAnalysis()
 	defaults := engine.PromptRequest{Model: own.Model, ContextWindow: own.ContextWindow, TokenBudget: own.TokenBudget, Format: own.Format}
 	env, err := eng.Describe(defaults)
 	if err != nil {

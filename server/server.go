@@ -381,6 +381,11 @@ func (cl *client) handle(ctx context.Context, req *jsonrpc2.Request) (result any
 	if m.async {
 		jsonrpc2.Async(ctx)
 	}
+	// The engine's background analysis waits while any method runs
+	// (ctx/status, which a client may poll, excepted).
+	if e := cl.engine(); e != nil && name != statusMethod {
+		defer e.Busy()()
+	}
 	res, err := m.handle(hctx, cl, params)
 	if err != nil {
 		return nil, rpcError(name, err)

@@ -39,6 +39,7 @@ func main() {
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
 	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
+	settle := flag.Bool("settle", false, "after the warm-up, wait until the daemon's background analysis is done (ctx/status) before timing, and print how long that took from initialize (settle_s; na from a daemon without ctx/status)")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
@@ -49,18 +50,19 @@ func main() {
 		timed = benchreq.StdlibNovel
 		*n = min(*n, len(timed))
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed); err != nil {
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold, warmup int, method string, timed []string) error {
+func run(bin, root string, n, clients, cold, warmup int, method string, timed []string, settle bool) error {
 	d, err := start(bin, root)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
+	tInit := time.Now()
 	if _, err := d.call("initialize", map[string]any{"root": root}); err != nil {
 		return err
 	}
@@ -79,6 +81,12 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 	first := time.Since(t0)
 	for i := 1; i < warmup; i++ {
 		if _, err := d.call(method, params(requests, i)); err != nil {
+			return err
+		}
+	}
+	settled := ""
+	if settle {
+		if settled, err = d.settle(tInit); err != nil {
 			return err
 		}
 	}
@@ -121,6 +129,9 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 	// requests, background work included): steadier than wall time on a
 	// shared machine.
 	fmt.Printf(" warm_cpu_ms=%.1f", ms(cpu)/float64(n))
+	if settle {
+		fmt.Print(" " + settled)
+	}
 	if cold > 0 {
 		var cs, ccpu []time.Duration
 		for range cold {
@@ -291,4 +302,40 @@ func (d *daemon) peakRSS() int {
 		}
 	}
 	return 0
+}
+
+// settle polls ctx/status until the background analysis is done and
+// returns "settle_s=S analysis_s=A" (S from t0, A as the daemon measured
+// it), or "settle_s=na" from a daemon without ctx/status.
+func (d *daemon) settle(t0 time.Time) (string, error) {
+	for {
+		res, err := d.call("ctx/status", nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "method not found") || strings.Contains(err.Error(), "-32601") {
+				return "settle_s=na", nil
+			}
+			return "", fmt.Errorf("status: %w", err)
+		}
+		var resp struct {
+			Result struct {
+				Analysis struct {
+					Enabled         bool
+					Analysed, Total int
+					Done            bool
+					TookMS          int64 `json:"took_ms"`
+				}
+			}
+		}
+		if err := json.Unmarshal(res, &resp); err != nil {
+			return "", fmt.Errorf("status: %w", err)
+		}
+		st := resp.Result
+		if st.Analysis.Done || !st.Analysis.Enabled {
+			return fmt.Sprintf("settle_s=%.1f analysis_s=%.1f analysed=%d", time.Since(t0).Seconds(), float64(st.Analysis.TookMS)/1000, st.Analysis.Total), nil
+		}
+		if time.Since(t0) > time.Hour {
+			return "", fmt.Errorf("background analysis not done after an hour (%d of %d)", st.Analysis.Analysed, st.Analysis.Total)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/secrets"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// Background analysis (the daemon's, never the CLI's): once the file
+// index is built, one goroutine does for every source file what a request
+// that gathers it would do and that does not depend on the request, so a
+// request the daemon has never seen finds its files analysed:
+//
+//   - one tree-sitter parse per content, feeding the symbol index (its
+//     definitions and references) and the tree-sitter store (the analysis
+//     the views render from);
+//   - the standard views (no function kept whole), whose check parses'
+//     verdicts the store keeps;
+//   - the secret scan of the file (the scanner caches clean texts);
+//   - the token counts of the file and of its sections at each standard
+//     view, with the configured model and format.
+//
+// Every result goes into a cache keyed by content, so a request's output
+// is the same whether the analysis ran or not; only its time differs. The
+// worker stays out of requests' way: it waits while any request runs
+// (Engine.Busy), and a request that starts mid-file makes it drop that
+// file's remaining steps and take the file again afterwards. Source files
+// go first, tests and test data last, so a partly analysed tree already
+// helps.
+
+// AnalysisStatus is the progress of the background analysis.
+type AnalysisStatus struct {
+	// Enabled is false when the configuration turned it off (or nothing
+	// started it: the CLI).
+	Enabled bool `json:"enabled"`
+	// Analysed counts the source files done (analysed, or skipped as
+	// binary or unreadable) of Total.
+	Analysed int `json:"analysed"`
+	Total    int `json:"total"`
+	// Done is set when every file was visited.
+	Done bool `json:"done"`
+	// TookMS is how long the analysis took, once done.
+	TookMS int64 `json:"took_ms,omitempty"`
+}
+
+// background is the engine's background analysis.
+type background struct {
+	// mu guards the fields below; idle is signalled when busy drops to
+	// zero or the analysis is stopped.
+	mu    sync.Mutex
+	idle  *sync.Cond
+	busy  int
+	abort context.CancelFunc // the current file's, nil between files
+	// status is what AnalysisStatus reports.
+	status  AnalysisStatus
+	started bool
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func (b *background) init() {
+	if b.idle == nil {
+		b.idle = sync.NewCond(&b.mu)
+	}
+}
+
+// Busy marks a request in flight until the returned function is called:
+// the background analysis waits meanwhile (and drops the file it was in
+// the middle of, to take it again). The server calls it around every
+// method; it is cheap.
+func (e *Engine) Busy() (release func()) {
+	b := &e.bg
+	b.mu.Lock()
+	b.init()
+	b.busy++
+	if b.abort != nil {
+		b.abort()
+	}
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.busy--
+			if b.busy == 0 {
+				b.idle.Broadcast()
+			}
+			b.mu.Unlock()
+		})
+	}
+}
+
+// AnalysisStatus returns the background analysis's progress.
+func (e *Engine) AnalysisStatus() AnalysisStatus {
+	e.bg.mu.Lock()
+	defer e.bg.mu.Unlock()
+	return e.bg.status
+}
+
+// StartAnalysis starts the background analysis once, unless the
+// configuration (gather.background_analysis) turned it off. It returns
+// at once; Close stops it. The daemon calls it when a workspace is first
+// initialized.
+func (e *Engine) StartAnalysis() {
+	if !e.cfg.Gather.BackgroundAnalysis {
+		return
+	}
+	b := &e.bg
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.init()
+	if b.started {
+		return
+	}
+	b.started = true
+	b.status.Enabled = true
+	ctx, cancel := context.WithCancel(context.Background())
+	b.stop = cancel
+	b.wg.Go(func() { e.analyseAll(ctx) })
+}
+
+// stopAnalysis stops the background analysis and waits for it.
+func (e *Engine) stopAnalysis() {
+	b := &e.bg
+	b.mu.Lock()
+	if b.stop != nil {
+		b.stop()
+		b.init()
+		b.idle.Broadcast()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
+
+// analysisSaveEvery spaces the worker's saves of the stores.
+const analysisSaveEvery = 20 * time.Second
+
+func (e *Engine) analyseAll(ctx context.Context) {
+	t0 := time.Now()
+	files, err := e.ws.Files(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("background analysis not run", "err", err)
+		}
+		return
+	}
+	var srcs, tests []string
+	for _, rel := range files {
+		if treesitter.Detect(rel, nil) == "" {
+			continue
+		}
+		if gather.IsTestFile(rel) {
+			tests = append(tests, rel)
+		} else {
+			srcs = append(srcs, rel)
+		}
+	}
+	e.bg.mu.Lock()
+	e.bg.status.Total = len(srcs) + len(tests)
+	e.bg.mu.Unlock()
+
+	a := e.newAnalyser()
+	saved := time.Now()
+	step := func(rel string, text []byte) error {
+		for {
+			fctx, ok := e.waitIdle(ctx)
+			if !ok {
+				return ctx.Err()
+			}
+			err := a.file(fctx, rel, text)
+			e.fileDone()
+			if err == nil || fctx.Err() == nil || ctx.Err() != nil {
+				break
+			}
+			// A request started mid-file: take the file again once it ends.
+		}
+		e.bg.mu.Lock()
+		e.bg.status.Analysed++
+		e.bg.mu.Unlock()
+		if time.Since(saved) > analysisSaveEvery {
+			e.saveAnalysed()
+			saved = time.Now()
+		}
+		return ctx.Err()
+	}
+	for _, list := range [][]string{srcs, tests} {
+		want := make(map[string]bool, len(list))
+		for _, rel := range list {
+			want[rel] = true
+		}
+		err := e.ws.EachText(ctx, func(rel string) bool { return want[rel] }, step)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("background analysis stopped", "err", err)
+			}
+			return
+		}
+	}
+	e.saveAnalysed()
+	e.bg.mu.Lock()
+	e.bg.status.Done = true
+	e.bg.status.Analysed = e.bg.status.Total
+	e.bg.status.TookMS = time.Since(t0).Milliseconds()
+	st := e.bg.status
+	e.bg.mu.Unlock()
+	e.log.Debug("background analysis done", "files", st.Total, "took", time.Since(t0))
+}
+
+// waitIdle waits until no request runs and returns the context of the
+// next file, which a request starting cancels; false when ctx ended.
+func (e *Engine) waitIdle(ctx context.Context) (context.Context, bool) {
+	b := &e.bg
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.busy > 0 && ctx.Err() == nil {
+		b.idle.Wait()
+	}
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	b.abort = cancel
+	return fctx, true
+}
+
+// fileDone releases the current file's context.
+func (e *Engine) fileDone() {
+	b := &e.bg
+	b.mu.Lock()
+	if b.abort != nil {
+		b.abort()
+		b.abort = nil
+	}
+	b.mu.Unlock()
+}
+
+// saveAnalysed writes what the worker learned: the symbol index and the
+// stores.
+func (e *Engine) saveAnalysed() {
+	e.saveSymbols(e.symbolIndex())
+	e.viewsWG.Wait()
+	if e.storesDirty() && index.Exists(filepath.Dir(e.viewsPath())) {
+		e.writeStores()
+	}
+	e.saveCleanSet()
+}
+
+// analyser is the per-file work of the background analysis.
+type analyser struct {
+	e       *Engine
+	sc      *secrets.Scanner
+	counter tokens.Counter
+	format  string
+}
+
+func (e *Engine) newAnalyser() *analyser {
+	a := &analyser{e: e, format: e.cfg.Format}
+	if sc, err := secrets.Default(); err == nil {
+		a.sc = sc
+	}
+	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
+	a.counter = tokens.Stored(c, e.countStore())
+	if f, err := ctxd.ParseFormat(a.format); err == nil {
+		a.format = f
+	}
+	return a
+}
+
+// errAborted marks a file whose analysis a request interrupted.
+var errAborted = errors.New("analysis interrupted")
+
+// file analyses one file as a request gathering it would see it (the
+// same text: invalid UTF-8 replaced, secrets redacted).
+func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
+	content := string(text)
+	if !utf8.ValidString(content) {
+		content = strings.ToValidUTF8(content, "\uFFFD")
+	}
+	if a.sc != nil {
+		content, _ = a.sc.Redact(rel, content)
+	}
+	c := ctxd.Chunk{Source: rel, ChunkType: ctxd.ChunkFile, Content: content, Facts: ctxd.Facts{Language: gather.Language(rel)}}
+	a.counter.Count(content)
+	a.counter.Count(prompt.Section(c, a.format))
+	if ctx.Err() != nil {
+		return errAborted
+	}
+	if _, err := a.e.symbolIndex().File(ctx, rel, []byte(content)); err != nil && ctx.Err() != nil {
+		return errAborted
+	}
+	for _, v := range a.e.views(ctx, &c) {
+		if ctx.Err() != nil {
+			return errAborted
+		}
+		r := c
+		r.Content = v.Text
+		r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
+		a.counter.Count(prompt.Section(r, a.format))
+	}
+	if ctx.Err() != nil {
+		return errAborted
+	}
+	return nil
+}
