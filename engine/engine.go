@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/memo"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
@@ -94,6 +95,10 @@ type Engine struct {
 	viewsSaved   time.Time
 	viewsWG      sync.WaitGroup
 	viewsWriteMu sync.Mutex
+	// analysesMu guards analyses, the record file backing viewsStore's
+	// analyses (engine/viewstore.go).
+	analysesMu sync.Mutex
+	analyses   *index.Records
 
 	// bg is the daemon's background analysis (engine/background.go).
 	bg background
@@ -147,6 +152,10 @@ func indexPath(stateDir string) string {
 func (e *Engine) Close() error {
 	e.stopAnalysis()
 	e.flushStores()
+	if e.syms != nil {
+		e.syms.Close()
+	}
+	e.closeAnalyses()
 	return e.ws.Close()
 }
 

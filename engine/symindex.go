@@ -3,13 +3,13 @@ package engine
 import (
 	"cmp"
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/symbols"
 )
@@ -18,37 +18,38 @@ import (
 // matched against (each a parse when its content is new).
 const maxSymbolFiles = 40
 
-// symbolsPath is where the symbol index persists: index/symbols.idx in
-// the state directory, beside the file facts.
-func (e *Engine) symbolsPath() string {
-	return filepath.Join(e.stateDir, "index", "symbols.idx")
+// symbolsDir is where the symbol index persists: a record file
+// (symbols.keys, symbols.*.dat) in the state directory's index/, beside
+// the file facts.
+func (e *Engine) symbolsDir() string {
+	return filepath.Join(e.stateDir, "index")
 }
 
-// symbolIndex returns the engine's symbol index, loaded from the state
+// symbolIndex returns the engine's symbol index, opened from the state
 // directory on first use (a corrupt or stale file is logged and rebuilt).
 func (e *Engine) symbolIndex() *symbols.Index {
 	e.symsOnce.Do(func() {
-		x, err := symbols.Load(e.symbolsPath())
+		x, err := symbols.Open(e.symbolsDir())
 		if err != nil {
 			e.log.Warn("symbol index rebuilt", "err", err)
 		}
+		// The sealed file of earlier versions, read whole on load.
+		os.Remove(filepath.Join(e.symbolsDir(), "symbols.idx"))
 		e.syms = x
 	})
 	return e.syms
 }
 
-// saveSymbols persists x, the engine's symbol index, when it learned new
-// files, only where the state directory's index/ already exists (as
-// saveCleanSet). x comes from symbolIndex, whose Once orders the load
-// before this read.
+// saveSymbols persists x, the engine's symbol index (its entries go to
+// the record file as they are parsed; this writes those of an index made
+// before the state directory's index/ existed, and compacts), only where
+// index/ already exists (as saveCleanSet). x comes from symbolIndex, whose
+// Once orders the load before this read.
 func (e *Engine) saveSymbols(x *symbols.Index) {
 	if x == nil {
 		return
 	}
-	if !index.Exists(filepath.Dir(e.symbolsPath())) {
-		return
-	}
-	if err := x.Save(e.symbolsPath()); err != nil {
+	if err := x.Persist(e.symbolsDir()); err != nil {
 		e.log.Debug("symbol index not saved", "err", err)
 	}
 }

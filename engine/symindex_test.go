@@ -117,7 +117,7 @@ func TestSymbolIndexPersisted(t *testing.T) {
 	if first == 0 {
 		t.Fatal("nothing parsed")
 	}
-	if _, err := os.Stat(e1.symbolsPath()); err != nil {
+	if _, err := os.Stat(filepath.Join(e1.symbolsDir(), "symbols.keys")); err != nil {
 		t.Fatalf("symbol index not saved: %v", err)
 	}
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -73,9 +74,57 @@ func (e *Engine) countStore() *tokens.CountStore {
 // directory on first use (a corrupt file is logged; it is rebuilt).
 func (e *Engine) viewStore() *treesitter.Store {
 	e.viewsOnce.Do(func() {
-		e.viewsStore.Store(loadViewStore(e))
+		s := loadViewStore(e)
+		e.attachAnalyses(s)
+		e.viewsStore.Store(s)
 	})
 	return e.viewsStore.Load()
+}
+
+// analysesName names the record file of the tree-sitter analyses
+// (analyses.keys, analyses.*.dat in index/): read one analysis at a time,
+// so a store holding a whole tree costs a fresh process only what it uses.
+const analysesName = "analyses"
+
+// maxAnalysesBytes bounds the analyses' record file (compaction keeps the
+// ones this process used first): several copies of GOROOT's.
+const maxAnalysesBytes = 512 << 20
+
+// attachAnalyses backs s's analyses with the record file in index/, once
+// index/ exists (a tree too small for a persisted index keeps them in
+// views.bin). It reports whether s has its records.
+func (e *Engine) attachAnalyses(s *treesitter.Store) bool {
+	if s.HasRecords() {
+		return true
+	}
+	dir := filepath.Dir(e.viewsPath())
+	if !index.Exists(dir) {
+		return false
+	}
+	r, err := index.OpenRecords(dir, analysesName, viewsKey())
+	if err != nil {
+		e.log.Debug("tree-sitter analyses kept in memory", "err", err)
+		return false
+	}
+	r.MaxBytes = maxAnalysesBytes
+	e.analysesMu.Lock()
+	e.analyses = r
+	e.analysesMu.Unlock()
+	if err := s.SetRecords(r); err != nil {
+		e.log.Debug("tree-sitter analyses not saved", "err", err)
+	}
+	return true
+}
+
+// closeAnalyses compacts and closes the analyses' record file.
+func (e *Engine) closeAnalyses() {
+	e.analysesMu.Lock()
+	defer e.analysesMu.Unlock()
+	if e.analyses != nil {
+		e.analyses.Compact()
+		e.analyses.Close()
+		e.analyses = nil
+	}
 }
 
 func loadViewStore(e *Engine) *treesitter.Store {
@@ -91,6 +140,7 @@ func loadViewStore(e *Engine) *treesitter.Store {
 	}
 	if !index.IsRebuild(err) {
 		e.log.Warn("persisted tree-sitter store not used: rebuilding it", "err", err)
+		os.Remove(e.viewsPath()) // rebuilt from what this process learns
 	}
 	return treesitter.NewStore()
 }
@@ -137,6 +187,13 @@ func (e *Engine) writeStores() {
 	e.viewsWriteMu.Lock()
 	defer e.viewsWriteMu.Unlock()
 	if s := e.viewsStore.Load(); s != nil && s.Dirty() {
+		if e.attachAnalyses(s) {
+			e.analysesMu.Lock()
+			if e.analyses != nil {
+				e.analyses.Compact()
+			}
+			e.analysesMu.Unlock()
+		}
 		body := s.AppendBinary(nil, maxViewsBytes)
 		if err := index.WriteSealed(e.viewsPath(), viewsMagic, viewsKey(), body); err != nil {
 			e.log.Debug("tree-sitter store not saved", "err", err)

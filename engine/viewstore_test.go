@@ -65,15 +65,24 @@ func TestViewStorePersisted(t *testing.T) {
 	path := filepath.Join(state, "index", viewsFile)
 	stored := func() treesitter.StoreStats {
 		t.Helper()
-		body, err := index.ReadSealed(path, viewsMagic, viewsKey(), maxViewsBytes)
-		if err != nil {
-			t.Fatalf("store not written: %v", err)
+		// views.bin holds the verdicts; one removed as corrupt is written
+		// again by a process that learns one (this one has them cached).
+		var st treesitter.StoreStats
+		if body, err := index.ReadSealed(path, viewsMagic, viewsKey(), maxViewsBytes); err == nil {
+			s, err := treesitter.DecodeStore(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st = s.Stats()
 		}
-		s, err := treesitter.DecodeStore(body)
+		// The analyses are in their record file.
+		r, err := index.OpenRecords(filepath.Join(state, "index"), analysesName, viewsKey())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.Stats()
+		defer r.Close()
+		st.Analyses += r.Len()
+		return st
 	}
 
 	want, _ := run()
@@ -92,6 +101,9 @@ func TestViewStorePersisted(t *testing.T) {
 	}
 	// A second process on the unchanged tree learns nothing new: it
 	// writes neither file.
+	if st := stored(); st.Verdicts == 0 {
+		t.Fatalf("stored %+v, want verdicts", st)
+	}
 	fi, _ := os.Stat(path)
 	if again, _ := run(); again != want {
 		t.Fatal("second prompt differs")
@@ -117,6 +129,27 @@ func TestViewStorePersisted(t *testing.T) {
 		{"truncated", func() error { return os.WriteFile(path, good[:len(good)/3], 0o600) }, true},
 		{"stale", func() error { return index.WriteSealed(path, viewsMagic, "treesitter-store/0", []byte("old")) }, false},
 		{"missing", func() error { return os.Remove(path) }, false},
+		{"corrupt analyses", func() error {
+			ms, _ := filepath.Glob(filepath.Join(state, "index", analysesName+".*.dat"))
+			if len(ms) != 1 {
+				return fmt.Errorf("analyses' data files: %v", ms)
+			}
+			b, err := os.ReadFile(ms[0])
+			if err != nil {
+				return err
+			}
+			for i := 0; i < len(b); i += 97 {
+				b[i] ^= 0x5a
+			}
+			return os.WriteFile(ms[0], b, 0o600)
+		}, false},
+		{"analyses of another version", func() error {
+			r, err := index.OpenRecords(filepath.Join(state, "index"), analysesName, "treesitter-store/0")
+			if err != nil {
+				return err
+			}
+			return r.Close()
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

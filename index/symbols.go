@@ -52,20 +52,7 @@ func SaveSymbols(path, key string, entries []*Symbols) error {
 	e.u64(uint64(len(entries)))
 	for _, s := range entries {
 		e.buf.Write(s.Hash[:])
-		e.str(s.Language)
-		e.u64(uint64(len(s.Defs)))
-		for _, d := range s.Defs {
-			e.str(d.Name)
-			e.str(d.Parent)
-			e.str(d.Kind)
-			e.u64(uint64(d.Line))
-			e.u64(uint64(d.End))
-			e.str(d.Signature)
-		}
-		e.u64(uint64(len(s.Refs)))
-		for _, r := range s.Refs {
-			e.str(r)
-		}
+		encodeSymbol(&e, s)
 	}
 	if err := WriteSealed(path, symbolsMagic, symbolsKey(key), e.buf.Bytes()); err != nil {
 		return fmt.Errorf("save symbol index: %w", err)
@@ -100,25 +87,7 @@ func decodeSymbolsBody(body []byte) ([]*Symbols, error) {
 	for range n {
 		s := &Symbols{}
 		copy(s.Hash[:], d.bytes(32))
-		s.Language = d.str()
-		if nd := d.count(6); nd > 0 {
-			s.Defs = make([]Def, nd)
-			for i := range s.Defs {
-				df := &s.Defs[i]
-				df.Name = d.str()
-				df.Parent = d.str()
-				df.Kind = d.str()
-				df.Line = int(d.u64())
-				df.End = int(d.u64())
-				df.Signature = d.str()
-			}
-		}
-		if nr := d.count(1); nr > 0 {
-			s.Refs = make([]string, nr)
-			for i := range s.Refs {
-				s.Refs[i] = d.str()
-			}
-		}
+		decodeSymbol(&d, s)
 		if d.err != nil {
 			break
 		}
@@ -131,4 +100,68 @@ func decodeSymbolsBody(body []byte) ([]*Symbols, error) {
 		return nil, fmt.Errorf("load symbol index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
 	return out, nil
+}
+
+// encodeSymbol appends s's encoding but its hash.
+func encodeSymbol(e *encoder, s *Symbols) {
+	e.str(s.Language)
+	e.u64(uint64(len(s.Defs)))
+	for _, d := range s.Defs {
+		e.str(d.Name)
+		e.str(d.Parent)
+		e.str(d.Kind)
+		e.u64(uint64(d.Line))
+		e.u64(uint64(d.End))
+		e.str(d.Signature)
+	}
+	e.u64(uint64(len(s.Refs)))
+	for _, r := range s.Refs {
+		e.str(r)
+	}
+}
+
+// decodeSymbol decodes what encodeSymbol wrote into s.
+func decodeSymbol(d *decoder, s *Symbols) {
+	s.Language = d.str()
+	if nd := d.count(6); nd > 0 {
+		s.Defs = make([]Def, nd)
+		for i := range s.Defs {
+			df := &s.Defs[i]
+			df.Name = d.str()
+			df.Parent = d.str()
+			df.Kind = d.str()
+			df.Line = int(d.u64())
+			df.End = int(d.u64())
+			df.Signature = d.str()
+		}
+	}
+	if nr := d.count(1); nr > 0 {
+		s.Refs = make([]string, nr)
+		for i := range s.Refs {
+			s.Refs[i] = d.str()
+		}
+	}
+}
+
+// EncodeSymbols returns one entry's encoding, without its hash (a
+// record's key), for a record file ([Records]).
+func EncodeSymbols(s *Symbols) []byte {
+	var e encoder
+	encodeSymbol(&e, s)
+	return e.buf.Bytes()
+}
+
+// DecodeSymbols decodes what [EncodeSymbols] wrote, the entry of hash. A
+// malformed encoding returns an error wrapping [ErrCorrupt].
+func DecodeSymbols(hash [32]byte, b []byte) (*Symbols, error) {
+	d := decoder{b: b}
+	s := &Symbols{Hash: hash}
+	decodeSymbol(&d, s)
+	if d.err == nil && len(d.b) != 0 {
+		return nil, fmt.Errorf("decode symbols: %w: %d trailing bytes", ErrCorrupt, len(d.b))
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("decode symbols: %w: %v", ErrCorrupt, d.err)
+	}
+	return s, nil
 }

@@ -51,6 +51,98 @@ type Index struct {
 	parsing map[[32]byte]chan struct{}
 
 	parses atomic.Int64
+
+	// recs, when not nil, persists the entries one by one (see [Open]):
+	// entries is then a bounded cache of them.
+	recsMu sync.Mutex
+	recs   *index.Records
+}
+
+// recordsName and recordsKey name the record file of [Open]: another
+// parser's entries are rebuilt.
+const recordsName = "symbols"
+
+func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVersion, parserKey) }
+
+// memEntries bounds the entries an index backed by a record file keeps
+// in memory (the others are read again when used). A variable for the
+// tests.
+var memEntries = 4096
+
+// maxRecordBytes bounds the record file: compaction keeps at most this
+// many bytes of entries, those this process used first.
+const maxRecordBytes = 512 << 20
+
+// Open returns the index persisted in dir (a record file, read one entry
+// at a time as files are looked up, so opening costs little however large
+// the tree). Without dir (a tree too small for a persisted index) the
+// index lives in memory until [Index.Persist] finds dir. A record file of
+// another version, or one that does not verify, is rebuilt; a record
+// that does not verify is parsed again.
+func Open(dir string) (*Index, error) {
+	x := New()
+	if !index.Exists(dir) {
+		return x, nil
+	}
+	r, err := index.OpenRecords(dir, recordsName, recordsKey())
+	if err != nil {
+		return x, err
+	}
+	r.MaxBytes = maxRecordBytes
+	x.recs = r
+	return x, nil
+}
+
+// records returns the record file, nil when there is none.
+func (x *Index) records() *index.Records {
+	x.recsMu.Lock()
+	defer x.recsMu.Unlock()
+	return x.recs
+}
+
+// Persist makes sure what the index learned is in dir's record file:
+// an index opened before dir existed writes its entries there now. It
+// compacts the file when superseded entries dominate it.
+func (x *Index) Persist(dir string) error {
+	if r := x.records(); r != nil {
+		_, err := r.Compact()
+		return err
+	}
+	if !index.Exists(dir) {
+		return nil
+	}
+	x.mu.Lock()
+	es := make([]*index.Symbols, 0, len(x.entries))
+	for _, e := range x.entries {
+		es = append(es, e)
+	}
+	x.mu.Unlock()
+	x.recsMu.Lock()
+	defer x.recsMu.Unlock()
+	if x.recs != nil {
+		return nil // another call made it
+	}
+	r, err := index.OpenRecords(dir, recordsName, recordsKey())
+	if err != nil {
+		return err
+	}
+	r.MaxBytes = maxRecordBytes
+	for _, e := range es {
+		if err := r.Put(e.Hash, index.EncodeSymbols(e)); err != nil {
+			r.Close()
+			return err
+		}
+	}
+	x.recs = r
+	return nil
+}
+
+// Close releases the record file.
+func (x *Index) Close() error {
+	if r := x.records(); r != nil {
+		return r.Close()
+	}
+	return nil
 }
 
 // New returns an empty index.
@@ -143,6 +235,11 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 			x.mu.Unlock()
 			return e, nil
 		}
+		if e := x.stored(k); e != nil {
+			x.remember(k, e)
+			x.mu.Unlock()
+			return e, nil
+		}
 		wait, busy := x.parsing[k]
 		if !busy {
 			x.parsing[k] = make(chan struct{})
@@ -161,12 +258,50 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	close(x.parsing[k])
 	delete(x.parsing, k)
 	if err == nil {
-		x.used[k] = true
-		x.entries[k] = e
+		x.remember(k, e)
 		x.dirty = true
 	}
 	x.mu.Unlock()
+	if r := x.records(); err == nil && r != nil {
+		_ = r.Put(k, index.EncodeSymbols(e)) // a cache: a failed write parses again
+	}
 	return e, err
+}
+
+// stored returns the entry of k from the record file, nil when it has
+// none that verifies. x.mu must be held (the read is short: one pread).
+func (x *Index) stored(k [32]byte) *index.Symbols {
+	r := x.records()
+	if r == nil {
+		return nil
+	}
+	b, ok := r.Get(k)
+	if !ok {
+		return nil
+	}
+	e, err := index.DecodeSymbols(k, b)
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// remember caches e, dropping others when a record file backs the index
+// and the cache is full. x.mu must be held.
+func (x *Index) remember(k [32]byte, e *index.Symbols) {
+	x.used[k] = true
+	x.entries[k] = e
+	if len(x.entries) <= memEntries || x.records() == nil {
+		return
+	}
+	for k2 := range x.entries {
+		if len(x.entries) <= memEntries*3/4 {
+			break
+		}
+		if k2 != k {
+			delete(x.entries, k2)
+		}
+	}
 }
 
 // parse extracts the entry of src, which has key k in language lang.

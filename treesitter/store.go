@@ -32,6 +32,50 @@ type Store struct {
 	hits     int
 	misses   int
 	size     int // bytes of the entries, as entrySize counts them
+	// recs, when not nil, persists the analyses one by one: analyses is
+	// then a cache of them, and the encoding holds the verdicts only.
+	recs Records
+}
+
+// Records persists analyses one at a time, by key, read back when used
+// (engine: an index record file). A record it returns must be the bytes
+// put under its key, or nothing.
+type Records interface {
+	Get(key [32]byte) ([]byte, bool)
+	Put(key [32]byte, data []byte) error
+}
+
+// SetRecords makes r persist the store's analyses, the ones it holds now
+// included; from then on the encoding leaves them out. It returns the
+// first error of r.Put.
+func (s *Store) SetRecords(r Records) error {
+	s.mu.Lock()
+	s.recs = r
+	type kv struct {
+		k [32]byte
+		d []byte
+	}
+	var all []kv
+	for k, e := range s.analyses {
+		all = append(all, kv{k, e.data})
+	}
+	if len(all) > 0 {
+		s.dirty = true // the encoding changes: without them
+	}
+	s.mu.Unlock()
+	for _, e := range all {
+		if err := r.Put(e.k, e.d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HasRecords reports whether records back the store.
+func (s *Store) HasRecords() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recs != nil
 }
 
 // storeMemMax bounds a store in memory (a long-running daemon sees ever
@@ -137,30 +181,54 @@ func (s *Store) Stats() StoreStats {
 // analysisData returns the encoded analysis of key, marking it used.
 func (s *Store) analysisData(key [32]byte) ([]byte, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e, ok := s.analyses[key]
+	r := s.recs
+	if ok {
+		s.hits++
+		if e.gen != s.gen {
+			e.gen = s.gen
+			s.analyses[key] = e
+		}
+		s.mu.Unlock()
+		return e.data, true
+	}
+	s.mu.Unlock()
+	var data []byte
+	if r != nil {
+		data, ok = r.Get(key)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !ok {
 		s.misses++
 		return nil, false
 	}
 	s.hits++
-	if e.gen != s.gen {
-		e.gen = s.gen
-		s.analyses[key] = e
-	}
-	return e.data, true
+	s.remember(key, data)
+	return data, true
 }
 
-func (s *Store) putAnalysis(key [32]byte, data []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// remember caches data, a record, in memory. s.mu must be held.
+func (s *Store) remember(key [32]byte, data []byte) {
 	if old, ok := s.analyses[key]; ok {
 		s.size -= analysisSize(old.data)
 	}
 	s.analyses[key] = storedAnalysis{gen: s.gen, data: data}
 	s.size += analysisSize(data)
-	s.dirty = true
 	s.trim()
+}
+
+func (s *Store) putAnalysis(key [32]byte, data []byte) {
+	s.mu.Lock()
+	s.remember(key, data)
+	r := s.recs
+	if r == nil {
+		s.dirty = true
+	}
+	s.mu.Unlock()
+	if r != nil {
+		_ = r.Put(key, data) // a cache: a failed write parses again
+	}
 }
 
 // dropAnalysis forgets an entry that did not decode for its source.
@@ -232,6 +300,9 @@ func (s *Store) AppendBinary(b []byte, maxBytes int) []byte {
 	}
 	ents := make([]ent, 0, len(s.analyses)+len(s.verdicts))
 	for k, e := range s.analyses {
+		if s.recs != nil {
+			break // the records hold them
+		}
 		ents = append(ents, ent{k, e.gen, 32 + 2*binary.MaxVarintLen32 + len(e.data), true})
 	}
 	for k, e := range s.verdicts {
