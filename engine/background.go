@@ -297,10 +297,23 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if ctx.Err() != nil {
 		return errAborted
 	}
-	if _, err := a.e.symbolIndex().File(ctx, rel, []byte(content)); err != nil && ctx.Err() != nil {
+	src := []byte(content)
+	lang := treesitter.Detect(rel, src)
+	if lang == "" {
+		return nil
+	}
+	// One parse for the symbol index and the views (none when both have
+	// the content already).
+	x := a.e.symbolIndex()
+	need := !x.Has(lang, src)
+	tags, vs, err := treesitter.Prepare(ctx, lang, src, a.e.viewStore(), need)
+	if ctx.Err() != nil {
 		return errAborted
 	}
-	for _, v := range a.e.views(ctx, &c) {
+	if need && tags != nil && err == nil {
+		x.Add(lang, src, tags)
+	}
+	for _, v := range orderViews(vs, nil) {
 		if ctx.Err() != nil {
 			return errAborted
 		}

@@ -73,6 +73,7 @@ var paramDecoders = map[string]func(data []byte) error{
 		redactParam
 	}],
 	"ctx/rehydrate":          decodeInto[engine.RehydrateRequest],
+	"ctx/status":             decodeInto[struct{}],
 	"ctx/checkpoint/save":    decodeInto[engine.SaveRequest],
 	"ctx/checkpoint/restore": decodeInto[engine.RestoreRequest],
 	"ctx/sessions/list":      decodeInto[engine.ListRequest],

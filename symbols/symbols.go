@@ -67,7 +67,7 @@ func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVers
 // memEntries bounds the entries an index backed by a record file keeps
 // in memory (the others are read again when used). A variable for the
 // tests.
-var memEntries = 4096
+var memEntries = 2048
 
 // maxRecordBytes bounds the record file: compaction keeps at most this
 // many bytes of entries, those this process used first.
@@ -311,11 +311,46 @@ func (x *Index) parse(ctx context.Context, rel, lang string, k [32]byte, src []b
 	if err != nil {
 		return nil, fmt.Errorf("index symbols of %s: %w", rel, err)
 	}
-	e := &index.Symbols{Hash: k, Language: lang, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
+	return entryOf(k, tags), nil
+}
+
+func entryOf(k [32]byte, tags *treesitter.Tags) *index.Symbols {
+	e := &index.Symbols{Hash: k, Language: tags.Language, Defs: make([]index.Def, len(tags.Defs)), Refs: tags.Refs}
 	for i, s := range tags.Defs {
 		e.Defs[i] = index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature}
 	}
-	return e, nil
+	return e
+}
+
+// Has reports whether the index has an entry for src in language lang
+// (in memory or in its record file), without parsing.
+func (x *Index) Has(lang string, src []byte) bool {
+	k := Key(lang, src)
+	x.mu.Lock()
+	_, ok := x.entries[k]
+	x.mu.Unlock()
+	if ok {
+		return true
+	}
+	r := x.records()
+	return r != nil && r.Has(k)
+}
+
+// Add records tags, what [treesitter.FileTags] (or [treesitter.Prepare])
+// returned for src in language lang, as its entry: the background
+// analysis parses once for the index and the views. It does not keep the
+// entry in memory when a record file holds it.
+func (x *Index) Add(lang string, src []byte, tags *treesitter.Tags) {
+	k := Key(lang, src)
+	e := entryOf(k, tags)
+	if r := x.records(); r != nil {
+		_ = r.Put(k, index.EncodeSymbols(e)) // a cache: a failed write parses again
+		return
+	}
+	x.mu.Lock()
+	x.remember(k, e)
+	x.dirty = true
+	x.mu.Unlock()
 }
 
 // Update returns the entries of paths (nil for a file that is not source

@@ -63,6 +63,18 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err != nil {
 		return nil, err
 	}
+	vs, err := a.views(ctx, src, opts, left)
+	if err != nil {
+		return nil, err
+	}
+	viewCache.put(key, vs, viewsSize(vs))
+	return cloneViews(vs), nil
+}
+
+// views renders every level of a's source src, largest first (see
+// [Views]).
+func (a *analysis) views(ctx context.Context, src []byte, opts Options, left func() timeLeft) ([]View, error) {
+	lang := a.lang
 	g, _ := grammarFor(lang)
 	full := View{Level: Full, Language: lang, Text: string(src)}
 	vs := []View{full}
@@ -94,9 +106,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if len(out.Text) > len(prev.Text) {
 		out.Text, out.Elided = prev.Text, prev.Elided
 	}
-	vs = append(vs, out)
-	viewCache.put(key, vs, viewsSize(vs))
-	return cloneViews(vs), nil
+	return append(vs, out), nil
 }
 
 // FocusViews renders the focus levels ([Focus], [FocusOnly]) from one
@@ -214,6 +224,12 @@ func analyzeStored(ctx context.Context, lang string, src []byte, sum sourceSum, 
 // for the views that follow.
 // sum is src's sumOf.
 func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, leaf func(typ string, start, end int), store *Store) (*analysis, error) {
+	return analyzeKept(ctx, lang, src, sum, left, leaf, store, true)
+}
+
+// analyzeKept is analyzeLeaves that puts what it parses in the process's
+// cache only when cache is set.
+func analyzeKept(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, leaf func(typ string, start, end int), store *Store, cache bool) (*analysis, error) {
 	key := keyOf("analysis", lang, sum, Options{})
 	if a, ok := analysisCache.get(key); ok && leaf == nil {
 		if store != nil {
@@ -228,7 +244,9 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, 
 		if data, ok := store.analysisData(key); ok {
 			a, err := decodeAnalysis(data, lang, own)
 			if err == nil {
-				analysisCache.put(key, a, a.size())
+				if cache {
+					analysisCache.put(key, a, a.size())
+				}
 				return a, a.err()
 			}
 			store.dropAnalysis(key) // parsed again below
@@ -252,7 +270,9 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, 
 			a.syntaxLine = firstErrorLine(root, a.lines)
 		}
 	}
-	analysisCache.put(key, a, a.size())
+	if cache {
+		analysisCache.put(key, a, a.size())
+	}
 	if store != nil {
 		store.putAnalysis(key, encodeAnalysis(a))
 	}

@@ -347,4 +347,14 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 	return &Tags{Language: lang, Defs: syms.Symbols, Refs: refs}, nil
 }
 
+// Prepare is [FileTags] here (without tags false, nothing): the fallback
+// keeps no store. See the tree-sitter build's Prepare.
+func Prepare(ctx context.Context, lang string, src []byte, _ *Store, tags bool) (*Tags, []View, error) {
+	if !tags {
+		return nil, nil, nil
+	}
+	t, err := FileTags(ctx, lang, src)
+	return t, nil, err
+}
+
 var identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)

@@ -90,7 +90,12 @@ func verdictSize(errs []span) int  { return 48 + 16*len(errs) }
 // trim drops entries of the oldest generations until the store is under
 // three quarters of storeMemMax. s.mu must be held.
 func (s *Store) trim() {
-	if s.size <= storeMemMax {
+	limit := storeMemMax
+	if s.recs != nil {
+		// The records hold every analysis: memory keeps the hot ones.
+		limit = storeMemMax / 4
+	}
+	if s.size <= limit {
 		return
 	}
 	var gens []uint64
@@ -104,7 +109,7 @@ func (s *Store) trim() {
 	gens = slices.Compact(gens)
 	for _, g := range gens {
 		for k, e := range s.analyses {
-			if s.size <= storeMemMax*3/4 {
+			if s.size <= limit*3/4 {
 				return
 			}
 			if e.gen == g {
@@ -113,7 +118,7 @@ func (s *Store) trim() {
 			}
 		}
 		for k, e := range s.verdicts {
-			if s.size <= storeMemMax*3/4 {
+			if s.size <= limit*3/4 {
 				return
 			}
 			if e.gen == g {

@@ -20,6 +20,13 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 	}
 	ctx, limit, cancel := parseLimit(ctx)
 	defer cancel()
+	t, _, err := fileTags(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), nil, true)
+	return t, err
+}
+
+// fileTags parses src once for its tags and analysis (see
+// analyzeKept for store and cache).
+func fileTags(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, store *Store, cache bool) (*Tags, *analysis, error) {
 	isID := map[string]bool{}
 	seen := map[string]struct{}{}
 	leaf := func(typ string, start, end int) {
@@ -34,14 +41,52 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 			}
 		}
 	}
-	a, err := analyzeLeaves(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), leaf, nil)
+	a, err := analyzeKept(ctx, lang, src, sum, left, leaf, store, cache)
 	if err != nil && !errors.Is(err, errSyntax) {
-		return nil, err
+		return nil, nil, err
 	}
 	refs := make([]string, 0, len(seen))
 	for s := range seen {
 		refs = append(refs, s)
 	}
 	slices.Sort(refs)
-	return &Tags{Language: lang, Defs: slices.Clone(a.symbols), Refs: refs}, nil
+	return &Tags{Language: lang, Defs: slices.Clone(a.symbols), Refs: refs}, a, nil
+}
+
+// Prepare is the daemon's background analysis of one file: one parse
+// gives the file's tags (as [FileTags]) and its analysis, which goes into
+// store, and the standard views ([Views] without keep lists) are rendered
+// from it, so their check parses' verdicts are stored too. The process's
+// caches are left alone: a whole tree going through them would evict
+// what requests use. Without tags (false), the symbol index has the
+// file already and only the views are prepared. It returns the tags (nil
+// without) and the views (nil for a file without: syntax errors). Prepare
+// may run concurrently.
+func Prepare(ctx context.Context, lang string, src []byte, store *Store, tags bool) (*Tags, []View, error) {
+	if err := supportedSize(lang, src); err != nil {
+		return nil, nil, err
+	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
+	sum := sumOf(src)
+	left := budget(ctx, lang, limit)
+	var t *Tags
+	var a *analysis
+	var err error
+	if tags {
+		t, a, err = fileTags(ctx, lang, src, sum, left, store, false)
+		if err != nil {
+			return nil, nil, err
+		}
+	} else {
+		a, err = analyzeKept(ctx, lang, src, sum, left, nil, store, false)
+		if err != nil && !errors.Is(err, errSyntax) {
+			return nil, nil, err
+		}
+	}
+	if a.syntax {
+		return t, nil, nil // no structural views (Views fails alike)
+	}
+	vs, err := a.views(ctx, src, Options{Store: store}, left)
+	return t, vs, err
 }
