@@ -32,6 +32,7 @@ type Store struct {
 	hits     int
 	misses   int
 	size     int // bytes of the entries, as entrySize counts them
+	vsize    int // of which the verdicts' bytes
 	// recs, when not nil, persists the analyses one by one: analyses is
 	// then a cache of them, and the encoding holds the verdicts only.
 	recs Records
@@ -88,16 +89,27 @@ func analysisSize(data []byte) int { return 48 + len(data) }
 func verdictSize(errs []span) int  { return 48 + 16*len(errs) }
 
 // trim drops entries of the oldest generations until the store is under
-// three quarters of storeMemMax. s.mu must be held.
+// three quarters of storeMemMax. With records, the analyses (read again
+// from them) are kept under a quarter of it and the verdicts (persisted
+// from memory only) under all of it, each apart. s.mu must be held.
 func (s *Store) trim() {
-	limit := storeMemMax
-	if s.recs != nil {
-		// The records hold every analysis: memory keeps the hot ones.
-		limit = storeMemMax / 4
-	}
-	if s.size <= limit {
+	if s.recs == nil {
+		if s.size > storeMemMax {
+			s.drop(true, true, func() bool { return s.size <= storeMemMax*3/4 })
+		}
 		return
 	}
+	if an := s.size - s.vsize; an > storeMemMax/4 {
+		s.drop(true, false, func() bool { return s.size-s.vsize <= storeMemMax/4*3/4 })
+	}
+	if s.vsize > storeMemMax {
+		s.drop(false, true, func() bool { return s.vsize <= storeMemMax*3/4 })
+	}
+}
+
+// drop deletes analyses and verdicts, as asked, oldest generation first,
+// until enough reports true. s.mu must be held.
+func (s *Store) drop(analyses, verdicts bool, enough func() bool) {
 	var gens []uint64
 	for _, e := range s.analyses {
 		gens = append(gens, e.gen)
@@ -109,8 +121,8 @@ func (s *Store) trim() {
 	gens = slices.Compact(gens)
 	for _, g := range gens {
 		for k, e := range s.analyses {
-			if s.size <= limit*3/4 {
-				return
+			if !analyses || enough() {
+				break
 			}
 			if e.gen == g {
 				delete(s.analyses, k)
@@ -118,13 +130,17 @@ func (s *Store) trim() {
 			}
 		}
 		for k, e := range s.verdicts {
-			if s.size <= limit*3/4 {
-				return
+			if !verdicts || enough() {
+				break
 			}
 			if e.gen == g {
 				delete(s.verdicts, k)
 				s.size -= verdictSize(e.errs)
+				s.vsize -= verdictSize(e.errs)
 			}
+		}
+		if enough() {
+			return
 		}
 	}
 }
@@ -263,9 +279,11 @@ func (s *Store) putVerdict(key [32]byte, errs []span) {
 	defer s.mu.Unlock()
 	if old, ok := s.verdicts[key]; ok {
 		s.size -= verdictSize(old.errs)
+		s.vsize -= verdictSize(old.errs)
 	}
 	s.verdicts[key] = storedVerdict{gen: s.gen, errs: slices.Clone(errs)}
 	s.size += verdictSize(errs)
+	s.vsize += verdictSize(errs)
 	s.dirty = true
 	s.trim()
 }
@@ -395,9 +413,11 @@ func DecodeStore(b []byte) (*Store, error) {
 		}
 		if old, ok := s.verdicts[k]; ok {
 			s.size -= verdictSize(old.errs)
+			s.vsize -= verdictSize(old.errs)
 		}
 		s.verdicts[k] = storedVerdict{gen: gen, errs: errs}
 		s.size += verdictSize(errs)
+		s.vsize += verdictSize(errs)
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail(fmt.Sprintf("%d trailing bytes", len(r.b)))
