@@ -68,6 +68,10 @@ type background struct {
 	started bool
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+	// ended is closed when the worker returns (done or stopped).
+	ended chan struct{}
+	// afterFile, when set (tests), runs after each file.
+	afterFile func()
 }
 
 func (b *background) init() {
@@ -128,7 +132,12 @@ func (e *Engine) StartAnalysis() {
 	b.status.Enabled = true
 	ctx, cancel := context.WithCancel(context.Background())
 	b.stop = cancel
-	b.wg.Go(func() { e.analyseAll(ctx) })
+	b.ended = make(chan struct{})
+	hook := b.afterFile
+	b.wg.Go(func() {
+		defer close(b.ended)
+		e.analyseAll(ctx, hook)
+	})
 }
 
 // stopAnalysis stops the background analysis and waits for it.
@@ -147,7 +156,7 @@ func (e *Engine) stopAnalysis() {
 // analysisSaveEvery spaces the worker's saves of the stores.
 const analysisSaveEvery = 20 * time.Second
 
-func (e *Engine) analyseAll(ctx context.Context) {
+func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 	t0 := time.Now()
 	files, err := e.ws.Files(ctx)
 	if err != nil {
@@ -189,6 +198,9 @@ func (e *Engine) analyseAll(ctx context.Context) {
 		e.bg.mu.Lock()
 		e.bg.status.Analysed++
 		e.bg.mu.Unlock()
+		if afterFile != nil {
+			afterFile()
+		}
 		if time.Since(saved) > analysisSaveEvery {
 			e.saveAnalysed()
 			saved = time.Now()

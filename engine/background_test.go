@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// analysisRepo is a repository with enough structure for views, symbols
+// and focus lines: Go servers with long methods, a Python module, tests.
+func analysisRepo(t *testing.T, n int) string {
+	t.Helper()
+	files := map[string]string{}
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package shutdown\n\n// Server%d drains connections on shutdown.\ntype Server%d struct{ n int }\n\n", i, i)
+		for j := range 6 {
+			fmt.Fprintf(&b, "// Shutdown%d closes the listener gracefully.\nfunc (s *Server%d) Shutdown%d() error {\n", j, i, j)
+			for k := range 14 {
+				fmt.Fprintf(&b, "\ts.n += %d // drain step %d of the idle connections\n", k, k)
+			}
+			b.WriteString("\treturn nil\n}\n\n")
+		}
+		files[fmt.Sprintf("srv/server%d.go", i)] = b.String()
+		files[fmt.Sprintf("srv/server%d_test.go", i)] = fmt.Sprintf("package shutdown\n\nimport \"testing\"\n\nfunc TestShutdown%d(t *testing.T) {\n\tvar s Server%d\n\tif err := s.Shutdown0(); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n", i, i)
+	}
+	files["pkg/sessions.py"] = "class Session:\n    def merge_environment_settings(self, url, proxies):\n        env = {}\n        for k in proxies:\n            env[k] = proxies[k]\n        return env\n\n    def close(self):\n        pass\n"
+	return testutil.GitRepo(t, files)
+}
+
+var analysisRequests = []PromptRequest{
+	{UserRequest: "how does the server shut down gracefully", TokenBudget: &BudgetRequest{Total: 3000}},
+	{UserRequest: "why does Server3.Shutdown2 not drain idle connections", TokenBudget: &BudgetRequest{Total: 2500}},
+	{UserRequest: "rename Session.merge_environment_settings to merge_settings", TokenBudget: &BudgetRequest{Total: 4000}},
+	{UserRequest: "write tests for the drain steps of Server1", TaskType: "test", TokenBudget: &BudgetRequest{Total: 6000}, Format: "xml"},
+}
+
+// envelopes runs analysisRequests on an engine for dir with state, after
+// its background analysis when analyse is set, and returns the envelopes
+// as JSON, without what differs between runs (session ids, times).
+func envelopes(t *testing.T, dir, state string, analyse bool) []string {
+	t.Helper()
+	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if analyse {
+		e.StartAnalysis()
+		waitAnalysis(t, e)
+		if st := e.AnalysisStatus(); !st.Done || st.Total == 0 {
+			t.Fatalf("analysis status %+v", st)
+		}
+	}
+	var out []string
+	for _, req := range analysisRequests {
+		env, err := e.BuildPrompt(t.Context(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.SessionID, env.CreatedAt, env.Stats.DurationMS = "", time.Time{}, 0
+		b, err := json.MarshalIndent(env, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func waitAnalysis(t *testing.T, e *Engine) {
+	t.Helper()
+	e.bg.mu.Lock()
+	ended := e.bg.ended
+	e.bg.mu.Unlock()
+	select {
+	case <-ended:
+	case <-t.Context().Done():
+		t.Fatal("background analysis did not end")
+	}
+}
+
+// TestAnalysisSameEnvelope: the envelopes are byte-identical whether the
+// background analysis ran before the requests or not, and on a restarted
+// engine reading what it persisted. Each run is a process of its own (this
+// test binary run again), so no process cache carries one run's results
+// into another: the runs with the analysis read the stores it wrote.
+func TestAnalysisSameEnvelope(t *testing.T) {
+	if mode := os.Getenv("CTXD_TEST_ANALYSIS_CHILD"); mode != "" {
+		got := envelopes(t, os.Getenv("CTXD_TEST_ANALYSIS_REPO"), os.Getenv("CTXD_TEST_ANALYSIS_STATE"), mode == "analyse")
+		b, _ := json.Marshal(got)
+		if err := os.WriteFile(os.Getenv("CTXD_TEST_ANALYSIS_OUT"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs the test binary three times")
+	}
+	dir := analysisRepo(t, 6)
+	run := func(name, state string, analyse bool) []string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out.json")
+		mode := "plain"
+		if analyse {
+			mode = "analyse"
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAnalysisSameEnvelope$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CTXD_TEST_ANALYSIS_CHILD="+mode, "CTXD_TEST_ANALYSIS_REPO="+dir,
+			"CTXD_TEST_ANALYSIS_STATE="+state, "CTXD_TEST_ANALYSIS_OUT="+out, "CTXD_CONFIG=/nonexistent.toml")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	newState := func() string {
+		s := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(s, "index"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	want := run("without analysis", newState(), false)
+	analysed := newState()
+	got := run("with analysis", analysed, true)
+	restarted := run("restarted after analysis", analysed, false)
+	if ms, _ := filepath.Glob(filepath.Join(analysed, "index", "analyses.*.dat")); len(ms) != 1 {
+		t.Fatalf("the analysis persisted no analyses: %v", ms)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("request %d: envelope differs with the background analysis:\n%s\nwithout:\n%s", i, got[i], want[i])
+		}
+		if restarted[i] != want[i] {
+			t.Errorf("request %d: envelope differs on a restarted engine after the analysis", i)
+		}
+	}
+}
+
+// TestAnalysisPausesForRequests: the worker does not go on while a
+// request runs, the request is served mid-analysis, and the worker then
+// resumes and finishes.
+func TestAnalysisPausesForRequests(t *testing.T) {
+	dir := analysisRepo(t, 40)
+	state := t.TempDir()
+	os.MkdirAll(filepath.Join(state, "index"), 0o755)
+	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	started := make(chan struct{})
+	var files atomic.Int64
+	e.bg.afterFile = func() {
+		if files.Add(1) == 3 {
+			close(started)
+		}
+	}
+	e.StartAnalysis()
+	select {
+	case <-started:
+	case <-t.Context().Done():
+		t.Fatal("analysis did not start")
+	}
+	release := e.Busy() // a request in flight
+	before := e.AnalysisStatus().Analysed
+	env, err := e.BuildPrompt(t.Context(), analysisRequests[0], nil)
+	if err != nil || len(env.Context.Chunks) == 0 {
+		t.Fatalf("request mid-analysis: %v", err)
+	}
+	// At most the file under way when the request came finishes.
+	if after := e.AnalysisStatus().Analysed; after > before+1 {
+		t.Errorf("the worker analysed %d files while a request ran", after-before)
+	}
+	if st := e.AnalysisStatus(); st.Done {
+		t.Fatalf("analysis done while paused: %+v", st)
+	}
+	release()
+	waitAnalysis(t, e)
+	if st := e.AnalysisStatus(); !st.Done || st.Analysed != st.Total || st.Total < 80 {
+		t.Errorf("after the request: %+v, want every file analysed", st)
+	}
+}
+
+// TestAnalysisStopsOnClose: Close during the analysis stops the worker
+// and waits for it; the stores stay readable.
+func TestAnalysisStopsOnClose(t *testing.T) {
+	dir := analysisRepo(t, 40)
+	state := t.TempDir()
+	os.MkdirAll(filepath.Join(state, "index"), 0o755)
+	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var files atomic.Int64
+	e.bg.afterFile = func() {
+		if files.Add(1) == 2 {
+			close(started)
+		}
+	}
+	e.StartAnalysis()
+	<-started
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.bg.ended:
+	default:
+		t.Fatal("Close returned with the worker running")
+	}
+	if st := e.AnalysisStatus(); st.Done {
+		t.Errorf("analysis reported done after being stopped: %+v", st)
+	}
+	// A new engine on the same state works and finishes the analysis.
+	e2, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	e2.StartAnalysis()
+	waitAnalysis(t, e2)
+	if st := e2.AnalysisStatus(); !st.Done {
+		t.Errorf("second analysis: %+v", st)
+	}
+}
+
+// TestAnalysisOff: gather.background_analysis = false starts nothing.
+func TestAnalysisOff(t *testing.T) {
+	dir := analysisRepo(t, 2)
+	cfg := config.Default()
+	cfg.Gather.BackgroundAnalysis = false
+	e, err := New(dir, Options{Config: cfg, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.StartAnalysis()
+	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 {
+		t.Errorf("analysis ran although turned off: %+v", st)
+	}
+}
