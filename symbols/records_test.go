@@ -1,0 +1,125 @@
+package symbols
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/treesitter"
+)
+
+// TestOpenRecords: an index opened on a directory persists each entry as
+// it is made; a second process reads them one at a time without parsing,
+// also past the memory bound; a corrupt record is parsed again.
+func TestOpenRecords(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { memEntries = n }(memEntries)
+	memEntries = 4
+	src := func(i int) []byte {
+		return fmt.Appendf(nil, "package a\n\ntype T%d struct{}\n\nfunc (T%d) Run%d() int { return %d }\n", i, i, i, i)
+	}
+	ctx := t.Context()
+	x, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*index.Symbols
+	for i := range 12 {
+		e, err := x.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, e)
+	}
+	if err := x.Persist(dir); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+
+	y, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	for i := range 12 {
+		e, err := y.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want[i], e); d != "" {
+			t.Errorf("entry %d read back (-made +read):\n%s", i, d)
+		}
+	}
+	if n := y.Parses(); n != 0 {
+		t.Errorf("second process parsed %d files, want 0", n)
+	}
+	if n := y.Len(); n > memEntries {
+		t.Errorf("%d entries in memory, bound %d", n, memEntries)
+	}
+
+	// Corrupt every record: a third process parses again, with the same
+	// result.
+	ms, _ := filepath.Glob(filepath.Join(dir, recordsName+".*.dat"))
+	b, _ := os.ReadFile(ms[0])
+	for i := range b {
+		b[i] ^= 0x33
+	}
+	os.WriteFile(ms[0], b, 0o600)
+	z, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	for i := range 12 {
+		e, err := z.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want[i], e); d != "" {
+			t.Errorf("entry %d after corruption (-made +read):\n%s", i, d)
+		}
+	}
+	if n := z.Parses(); n != 12 {
+		t.Errorf("after corruption %d parses, want 12", n)
+	}
+}
+
+// TestAddMatchesFile: an entry added from treesitter.Prepare's tags is
+// the one File makes, and File then parses nothing.
+func TestAddMatchesFile(t *testing.T) {
+	src := []byte("package a\n\n// Server serves.\ntype Server struct{}\n\nfunc (s *Server) Shutdown() error { return nil }\n")
+	ctx := t.Context()
+	want, err := New().File(ctx, "a.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := New()
+	if x.Has("go", src) {
+		t.Fatal("empty index has an entry")
+	}
+	tags, _, err := treesitter.Prepare(ctx, "go", src, treesitter.NewStore(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Add("go", src, tags)
+	if !x.Has("go", src) {
+		t.Fatal("added entry missing")
+	}
+	got, err := x.File(ctx, "a.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("added entry (-parsed +added):\n%s", d)
+	}
+	if x.Parses() != 0 {
+		t.Error("File parsed an added content")
+	}
+}

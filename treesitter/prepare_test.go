@@ -1,0 +1,85 @@
+//go:build cgo && !notreesitter
+
+package treesitter
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// memRecords is a map as [Records], for the tests.
+type memRecords struct {
+	mu sync.Mutex
+	m  map[[32]byte][]byte
+}
+
+func (r *memRecords) Get(k [32]byte) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.m[k]
+	return b, ok
+}
+
+func (r *memRecords) Put(k [32]byte, b []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[k] = b
+	return nil
+}
+
+// TestPrepare: Prepare's tags and views are FileTags' and Views', it
+// leaves the process caches alone, and afterwards every view (kept
+// functions too) renders from the store without parsing the file, with
+// the same bytes as a fresh parse; backed by records, the store keeps its
+// analyses there.
+func TestPrepare(t *testing.T) {
+	for _, c := range storeCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			resetCaches()
+			want := allViews(t, c, nil)
+			wantTags, _ := FileTags(t.Context(), c.lang, c.src)
+			wantViews, werr := Views(t.Context(), c.lang, c.src, Options{})
+
+			resetCaches()
+			s := NewStore()
+			recs := &memRecords{m: map[[32]byte][]byte{}}
+			if err := s.SetRecords(recs); err != nil {
+				t.Fatal(err)
+			}
+			tags, vs, err := Prepare(t.Context(), c.lang, c.src, s, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(wantTags, tags); d != "" {
+				t.Errorf("tags (-FileTags +Prepare):\n%s", d)
+			}
+			if werr == nil {
+				if d := cmp.Diff(wantViews, vs); d != "" {
+					t.Errorf("views (-Views +Prepare):\n%s", d)
+				}
+			} else if vs != nil {
+				t.Errorf("Prepare has views where Views fails (%v)", werr)
+			}
+			if n := analysisCache.len() + viewCache.len(); n != 0 {
+				t.Errorf("Prepare left %d entries in the process caches", n)
+			}
+			if len(recs.m) != 1 {
+				t.Errorf("%d analyses in the records, want 1", len(recs.m))
+			}
+			if _, again, err := Prepare(t.Context(), c.lang, c.src, s, false); err != nil || !cmp.Equal(again, vs) {
+				t.Errorf("second Prepare: %v", err)
+			}
+			s2 := roundTrip(t, s)
+			if st := s2.Stats(); st.Analyses != 0 {
+				t.Errorf("the encoding holds %d analyses beside the records", st.Analyses)
+			}
+			s2.SetRecords(recs)
+			resetCaches()
+			if got := allViews(t, c, s2); got != want {
+				t.Errorf("views after Prepare differ from a parse's (-want +got):\n%s", cmp.Diff(want, got))
+			}
+		})
+	}
+}
