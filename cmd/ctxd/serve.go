@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/ctxd/ctxd/config"
@@ -23,6 +24,9 @@ Stdout carries only protocol; logs go to stderr or --log-file.`,
 		run: runServe,
 	})
 }
+
+// serveMemoryLimit is the daemon's default soft memory limit.
+const serveMemoryLimit = 320 << 20
 
 func runServe(ctx context.Context, stdio *IO, args []string) error {
 	c := commands["serve"]
@@ -64,6 +68,14 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	defer closeLog()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The background analysis (engine/background.go) allocates through
+		// every file of the tree; with GOGC's default the heap then peaks
+		// near twice what is live. A soft limit makes the collector work
+		// harder near it instead (RSS at 100k files, BENCHMARKS.md
+		// "h14bg"); GOMEMLIMIT overrides it.
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
 	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir, MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
 	if strings.HasPrefix(listen, "tcp:") {
 		// A TCP peer may be any local user: it serves only the workspaces
