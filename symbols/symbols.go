@@ -67,7 +67,7 @@ func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVers
 // memEntries bounds the entries an index backed by a record file keeps
 // in memory (the others are read again when used). A variable for the
 // tests.
-var memEntries = 2048
+var memEntries = 512
 
 // maxRecordBytes bounds the record file: compaction keeps at most this
 // many bytes of entries, those this process used first.

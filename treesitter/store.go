@@ -90,7 +90,7 @@ func verdictSize(errs []span) int  { return 48 + 16*len(errs) }
 
 // trim drops entries of the oldest generations until the store is under
 // three quarters of storeMemMax. With records, the analyses (read again
-// from them) are kept under a quarter of it and the verdicts (persisted
+// from them) are kept under an eighth of it and the verdicts (persisted
 // from memory only) under all of it, each apart. s.mu must be held.
 func (s *Store) trim() {
 	if s.recs == nil {
@@ -99,8 +99,8 @@ func (s *Store) trim() {
 		}
 		return
 	}
-	if an := s.size - s.vsize; an > storeMemMax/4 {
-		s.drop(true, false, func() bool { return s.size-s.vsize <= storeMemMax/4*3/4 })
+	if an := s.size - s.vsize; an > storeMemMax/8 {
+		s.drop(true, false, func() bool { return s.size-s.vsize <= storeMemMax/8*3/4 })
 	}
 	if s.vsize > storeMemMax {
 		s.drop(false, true, func() bool { return s.vsize <= storeMemMax*3/4 })

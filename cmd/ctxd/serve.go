@@ -26,7 +26,7 @@ Stdout carries only protocol; logs go to stderr or --log-file.`,
 }
 
 // serveMemoryLimit is the daemon's default soft memory limit.
-const serveMemoryLimit = 320 << 20
+const serveMemoryLimit = 384 << 20
 
 func runServe(ctx context.Context, stdio *IO, args []string) error {
 	c := commands["serve"]
