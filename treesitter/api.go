@@ -130,7 +130,9 @@ type View struct {
 type Symbol struct {
 	Name string `json:"name"`
 	// Kind is one of function, method, class, struct, interface, enum,
-	// trait, impl, type, const, var, field, module, macro.
+	// trait, impl, type, const, var, field, module, macro; suite and test
+	// for a test framework's calls (describe and it), named by their
+	// titles.
 	Kind string `json:"kind"`
 	// Start and End are 1-based lines, doc comments excluded.
 	Start int `json:"start"`

@@ -41,7 +41,7 @@ const (
 
 // focusFunctionKinds are the symbol kinds whose bodies are shown whole
 // when named or at a focused line.
-var focusFunctionKinds = map[string]bool{"function": true, "method": true}
+var focusFunctionKinds = map[string]bool{"function": true, "method": true, "test": true}
 
 // focusViews renders the focus levels from a file's symbols and imports,
 // or returns nil when opts focus nothing in it. Each view's Elided is
