@@ -109,7 +109,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
-	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
+	if !opts.focuses() {
 		return nil, nil
 	}
 	sum := sumOf(src)

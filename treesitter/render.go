@@ -63,6 +63,9 @@ func (k keeper) keep(names []string, first, last int) bool {
 // disjoint, leaving out the disabled ones.
 func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []planned {
 	kp := newKeeper(o)
+	if level == Bodies {
+		kp.lines = append(slices.Clip(kp.lines), o.RefLines...)
+	}
 	var es []planned
 	for _, b := range a.bodies {
 		key := editKey{kindBody, b.start}
