@@ -106,7 +106,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	e.focusLines(ctx, req.UserRequest, env.TaskType, chunks)
-	refLines(env.TaskType, chunks)
+	refLines(env.TaskType, req.UserRequest, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),

@@ -16,14 +16,18 @@ const (
 	refLinesPerFile = 12
 )
 
-// refLines sets RefLines for a refactoring request: in each gathered file,
-// the lines that use a name the request mentions and some gathered file
-// defines (MentionedSymbols, from matchSymbols), so "rename X to Y" shows
-// the call sites of X beside its definition, in the file that defines it
-// and in the others. The definition's own first line is left out (the
-// focus views show the definition whole).
-func refLines(task ctxd.TaskType, chunks []ctxd.Chunk) {
-	if task != ctxd.TaskRefactor {
+// refLines sets RefLines for a refactoring request about a name's uses (a
+// rename, a signature change, "update every caller"): in each gathered
+// file, the lines that use a name the request mentions and some gathered
+// file defines (MentionedSymbols, from matchSymbols), so "rename X to Y"
+// shows the call sites of X beside its definition, in the file that
+// defines it and in the others. The definition's own first line is left
+// out (the focus views show the definition whole). Other refactorings
+// ("clean up the Request parameter") leave them out: a class's uses are
+// everywhere, and showing them crowded the changed file out (a commit of
+// encode/httpx).
+func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
+	if task != ctxd.TaskRefactor || !aboutUses(request) {
 		return
 	}
 	var names []string
@@ -50,6 +54,16 @@ func refLines(task ctxd.TaskType, chunks []ctxd.Chunk) {
 		looked++
 		c.Facts.RefLines = usesOf(c.Content, names, refLinesPerFile)
 	}
+}
+
+// usesWords are the words of a request about a name's uses.
+var usesWords = []string{"rename", "caller", "call site", "callsite", "usage", "signature", "every use", "all uses", "references to"}
+
+// aboutUses reports a request about a name's uses: a rename, its callers,
+// its signature.
+func aboutUses(request string) bool {
+	r := strings.ToLower(request)
+	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
 }
 
 // usesOf returns the 1-based lines of content that hold one of names as a

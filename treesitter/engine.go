@@ -67,8 +67,9 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	full := View{Level: Full, Language: lang, Text: string(src)}
 	vs := []View{full}
 	prev := full
+	known := "" // the text of a checked view
 	for _, level := range []Level{Bodies, Signatures} {
-		v, err := a.render(ctx, g, level, opts, left, opts.Store)
+		v, err := a.renderAfter(ctx, g, level, opts, left, opts.Store, known)
 		var te *TimeoutError
 		switch {
 		case errors.As(err, &te), errors.Is(err, context.Canceled):
@@ -86,6 +87,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 		}
 		vs = append(vs, v)
 		prev = v
+		known = v.Text
 	}
 	out := View{Level: Outline, Language: lang, Text: outlineText(a.symbols)}
 	if n := a.lines.count(len(src)); n > 0 {

@@ -104,16 +104,20 @@ func (s *langSpec) isBody(n *node) bool {
 	return false
 }
 
-// suiteBody reports the body of a test suite's callback (describe's
-// function), whose tests the walk reaches. n's ancestors up to the call
-// are copied when the copy asks (preorder: the call's function first).
-func (s *langSpec) suiteBody(n *node, src []byte) bool {
+// testBody reports the body of a test suite's callback (describe's
+// function), whose tests the walk reaches, or of a test's (it's), which
+// only collapses. n's ancestors up to the call are copied when the copy
+// asks (preorder: the call's function first).
+func (s *langSpec) testBody(n *node, src []byte) testKind {
 	fn := n.parent
 	if fn == nil || fn.parent == nil || fn.parent.parent == nil {
-		return false
+		return notTest
 	}
 	k, p := s.testCall(fn.parent.parent, src)
-	return k == testSuite && p.body == n
+	if p.body != n {
+		return notTest
+	}
+	return k
 }
 
 // dataNodes are literal types that hold data (tables, long strings); a
@@ -155,8 +159,13 @@ func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 	}
 	return func(n *node) int {
 		if s.isBody(n) {
-			if s.testCall != nil && s.suiteBody(n, src) {
-				return -1 // its tests are collapsed one by one
+			if s.testCall != nil {
+				switch s.testBody(n, src) {
+				case testSuite:
+					return -1 // its tests are collapsed one by one
+				case testCase:
+					return 1 // only collapsed: its braces are enough
+				}
 			}
 			return bodyDepth
 		}
