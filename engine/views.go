@@ -33,7 +33,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, Store: e.viewStore()}
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.viewStore()}
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

@@ -50,7 +50,10 @@ func fileTags(ctx context.Context, lang string, src []byte, sum sourceSum, left 
 		refs = append(refs, s)
 	}
 	slices.Sort(refs)
-	return &Tags{Language: lang, Defs: slices.Clone(a.symbols), Refs: refs}, a, nil
+	// Tests and suites are named by their titles, not identifiers: they
+	// stay out of the symbol index.
+	defs := slices.DeleteFunc(slices.Clone(a.symbols), func(s Symbol) bool { return s.Kind == "test" || s.Kind == "suite" })
+	return &Tags{Language: lang, Defs: defs, Refs: refs}, a, nil
 }
 
 // Prepare is the daemon's background analysis of one file: one parse
