@@ -53,6 +53,9 @@ type AnalysisStatus struct {
 	Done bool `json:"done"`
 	// TookMS is how long the analysis took, once done.
 	TookMS int64 `json:"took_ms,omitempty"`
+	// Error says why the analysis stopped early (Done is then set, so a
+	// client waiting for it does not wait forever).
+	Error string `json:"error,omitempty"`
 }
 
 // background is the engine's background analysis.
@@ -162,6 +165,7 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("background analysis not run", "err", err)
+			e.analysisFailed(err)
 		}
 		return
 	}
@@ -216,6 +220,7 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 		if err != nil {
 			if ctx.Err() == nil {
 				e.log.Warn("background analysis stopped", "err", err)
+				e.analysisFailed(err)
 			}
 			return
 		}
@@ -228,6 +233,14 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 	st := e.bg.status
 	e.bg.mu.Unlock()
 	e.log.Debug("background analysis done", "files", st.Total, "took", time.Since(t0))
+}
+
+// analysisFailed records why the analysis stopped, as done.
+func (e *Engine) analysisFailed(err error) {
+	e.bg.mu.Lock()
+	defer e.bg.mu.Unlock()
+	e.bg.status.Done = true
+	e.bg.status.Error = err.Error()
 }
 
 // waitIdle waits until no request runs and returns the context of the
