@@ -32,7 +32,7 @@ import (
 // parserKey names what entries were computed with; an index written by
 // another extractor is rebuilt. Bump it when [treesitter.FileTags] changes
 // what it returns.
-const parserKey = "treesitter-tags/1"
+const parserKey = "treesitter-tags/2"
 
 // maxEntries bounds the entries [Index.Save] writes: over it, the entries
 // this process has not used are left out (old contents of edited files
