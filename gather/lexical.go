@@ -50,6 +50,23 @@ func (t *terms) count(h uint32) int {
 	return int(t.tf[i])
 }
 
+// counts sets out[k] to the count of hs[k] (ascending) for each k: each
+// search starts where the previous one ended.
+func (t *terms) counts(hs []uint32, out []uint16) {
+	rest := t.hash
+	off := 0
+	for k, h := range hs {
+		i, ok := slices.BinarySearch(rest, h)
+		if ok {
+			out[k] = t.tf[off+i]
+		} else {
+			out[k] = 0
+		}
+		rest = rest[i:]
+		off += i
+	}
+}
+
 // termCounter accumulates a bag of terms; reuse one per goroutine. It is
 // an open-addressing hash table of term hashes (0 marks an empty slot, so
 // the hash 0 is stored as 1), several times faster than a Go map here,
@@ -750,15 +767,6 @@ type postingDoc struct {
 // and not kept. A variable for tests.
 var maxPostingEntries = 2 << 20
 
-// addDoc adds document i, d, when it holds term h.
-func (p *posting) addDoc(i int32, d *indexDoc, h uint32) {
-	tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
-	if tp == 0 && tb == 0 && td == 0 {
-		return
-	}
-	p.add(postingDoc{doc: i, path: uint16(tp), body: uint16(tb), defs: uint16(td)})
-}
-
 func (p *posting) add(e postingDoc) {
 	p.docs = append(p.docs, e)
 	if e.path > 0 {
@@ -809,39 +817,88 @@ func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Inde
 
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
+	return ix.postingsOf([]uint32{h})[0]
+}
+
+// postingsOf returns the postings of the terms hs, in hs's order. The terms
+// not cached are worked out together, in one pass over the documents that
+// looks each document's bags up for all of them (a request's new terms
+// cost one pass, not one each, and each bag is read from memory once):
+// the postings are the same as one pass per term would find.
+func (ix *Index) postingsOf(hs []uint32) []*posting {
+	out := make([]*posting, len(hs))
+	var missing []uint32
 	ix.postingsMu.Lock()
-	p, ok := ix.postings[h]
-	ix.postingsMu.Unlock()
-	if ok {
-		return p
+	for i, h := range hs {
+		if p, ok := ix.postings[h]; ok {
+			out[i] = p
+		} else if !slices.Contains(missing, h) {
+			missing = append(missing, h)
+		}
 	}
-	p = &posting{}
+	ix.postingsMu.Unlock()
+	if len(missing) == 0 {
+		return out
+	}
+	slices.Sort(missing)
+	ps := make([]*posting, len(missing))
+	for k := range ps {
+		ps[k] = &posting{}
+	}
 	if ix.base != nil {
-		for _, e := range ix.base.posting(h).docs {
-			if m := ix.fromBase[e.doc]; m >= 0 {
-				e.doc = m
-				p.add(e)
+		for k, bp := range ix.base.postingsOf(missing) {
+			for _, e := range bp.docs {
+				if m := ix.fromBase[e.doc]; m >= 0 {
+					e.doc = m
+					ps[k].add(e)
+				}
 			}
 		}
-		for _, k := range ix.added {
-			p.addDoc(k, ix.docs[k], h)
+		for _, i := range ix.added {
+			addDocTerms(ps, i, ix.docs[i], missing)
 		}
 	} else {
 		for i, d := range ix.docs {
-			p.addDoc(int32(i), d, h)
+			addDocTerms(ps, int32(i), d, missing)
 		}
 	}
-	p.docs = slices.Clip(p.docs)
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
 		ix.postings = map[uint32]*posting{}
 	}
-	if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
-		ix.postings[h] = p
-		ix.postingsLen += len(p.docs)
+	for k, h := range missing {
+		p := ps[k]
+		p.docs = slices.Clip(p.docs)
+		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
+			ix.postings[h] = p
+			ix.postingsLen += len(p.docs)
+		}
 	}
 	ix.postingsMu.Unlock()
-	return p
+	for i, h := range hs {
+		if out[i] == nil {
+			k, _ := slices.BinarySearch(missing, h)
+			out[i] = ps[k]
+		}
+	}
+	return out
+}
+
+// addDocTerms adds document i, d, to the postings ps of the terms hs
+// (ascending) it holds.
+func addDocTerms(ps []*posting, i int32, d *indexDoc, hs []uint32) {
+	var tp, tb, td [8]uint16
+	for lo := 0; lo < len(hs); lo += len(tp) {
+		part := hs[lo:min(lo+len(tp), len(hs))]
+		d.name.counts(part, tp[:])
+		d.content.counts(part, tb[:])
+		d.defs.counts(part, td[:])
+		for k := range part {
+			if tp[k] != 0 || tb[k] != 0 || td[k] != 0 {
+				ps[lo+k].add(postingDoc{doc: i, path: tp[k], body: tb[k], defs: td[k]})
+			}
+		}
+	}
 }
 
 // NewIndex indexes files given as root-relative slash paths and their text.
@@ -975,10 +1032,7 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 		return r
 	}
 	n := float64(len(ix.docs))
-	ps := make([]*posting, len(qt))
-	for i, h := range qt {
-		ps[i] = ix.posting(h)
-	}
+	ps := ix.postingsOf(qt)
 	var ref float64
 	for _, p := range ps {
 		ref += bm25IDF(n, p.dfBody)

@@ -39,23 +39,33 @@ func main() {
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
 	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
+	split := flag.Bool("novel-split", false, "warm up on internal/benchreq.StdlibNovel too (after the -warmup requests) and time other requests it has not seen (benchreq.StdlibNovelB, each once, at most n): one daemon whose per-request caches hold other requests")
+	all := flag.Bool("novel-all", false, "time every novel request (StdlibNovel then StdlibNovelB, each once, at most n): prepares a state directory for -novel-split")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
 		os.Exit(2)
 	}
 	timed := requests
-	if *novel {
+	var warmNovel []string
+	switch {
+	case *all:
+		timed = append(slices.Clip(benchreq.StdlibNovel), benchreq.StdlibNovelB...)
+	case *split:
+		warmNovel, timed = benchreq.StdlibNovel, benchreq.StdlibNovelB
+	case *novel:
 		timed = benchreq.StdlibNovel
+	}
+	if *novel || *split || *all {
 		*n = min(*n, len(timed))
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed); err != nil {
+	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed, warmNovel); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold, warmup int, method string, timed []string) error {
+func run(bin, root string, n, clients, cold, warmup int, method string, timed, warmNovel []string) error {
 	d, err := start(bin, root)
 	if err != nil {
 		return err
@@ -79,6 +89,11 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 	first := time.Since(t0)
 	for i := 1; i < warmup; i++ {
 		if _, err := d.call(method, params(requests, i)); err != nil {
+			return err
+		}
+	}
+	for i := range warmNovel {
+		if _, err := d.call(method, params(warmNovel, i)); err != nil {
 			return err
 		}
 	}
