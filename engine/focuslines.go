@@ -31,8 +31,9 @@ const (
 // (gather.DefTerms.Focus), read from the symbol index. A source file's own
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
-// test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) {
+// test. Chunks must be counted. It reports whether it read the symbol
+// index.
+func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -42,7 +43,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
-			return
+			return true
 		}
 		looked++
 		ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content))
@@ -71,6 +72,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
+	return looked > 0
 }
 
 // isTestDef reports a test inside a source file: a function of a module
