@@ -50,7 +50,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
-	sum := sumOf(src)
+	sum := sumWith(src, opts)
 	key := keyOf("views", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
 		touch(opts.Store, lang, sum)
@@ -112,7 +112,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
 		return nil, nil
 	}
-	sum := sumOf(src)
+	sum := sumWith(src, opts)
 	key := keyOf("focus", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
 		touch(opts.Store, lang, sum)

@@ -3,12 +3,15 @@
 package treesitter
 
 import (
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestKeptViewsParse checks the claim render relies on to skip the check
@@ -123,4 +126,34 @@ func slicesDeleteGolden(files []string) []string {
 		}
 	}
 	return out
+}
+
+// TestViewsWithSum: a source's sum handed in (Options.Sum) gives the views
+// and focus views computed without it.
+func TestViewsWithSum(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "golden", "server.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(src)
+	for _, keep := range [][]int{nil, {12}, {30, 60}} {
+		o := Options{KeepLines: keep}
+		want, err := Views(slowCtx(), "go", src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantF, _ := FocusViews(slowCtx(), "go", src, o)
+		o.Sum = &sum
+		got, err := Views(slowCtx(), "go", src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotF, _ := FocusViews(slowCtx(), "go", src, o)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("keep %v: views (-without +with sum):\n%s", keep, d)
+		}
+		if d := cmp.Diff(wantF, gotF); d != "" {
+			t.Errorf("keep %v: focus views (-without +with sum):\n%s", keep, d)
+		}
+	}
 }
