@@ -720,29 +720,46 @@ type indexDoc struct {
 	filter atomic.Pointer[termFilter]
 }
 
-// termFilter is a Bloom filter of a document's terms (two bits of 1,024
-// each), so a pass that looks for terms in every document (postingsOf)
-// searches the bags of a document only for the terms it may hold: with a
-// few hundred terms, most documents answer "not here" for a rare word
-// from one cache line instead of three binary searches. It only skips
-// work: a term the filter lets through is looked up in the bags.
-type termFilter [16]uint64
+// termFilter is a Bloom filter of a document's terms (two bits a term,
+// about four bits a term up to 1,024 bits), so a pass that looks for terms
+// in every document (postingsOf) searches the bags of a document only for
+// the terms it may hold: most documents answer "not here" for a rare word
+// from one or two cache lines instead of three binary searches. It only
+// skips work: a term the filter lets through is looked up in the bags.
+type termFilter struct {
+	words []uint64 // 1<<k bits
+	k     uint32   // log2 of the bits, minFilterLog..maxFilterLog
+}
 
-// filterBits are the two bits of term h.
-func filterBits(h uint32) (uint32, uint32) {
+// Filter sizes: at least a word, at most 16 (two cache lines).
+const (
+	minFilterLog = 6
+	maxFilterLog = 10
+)
+
+func newTermFilter(terms int) *termFilter {
+	k := uint32(minFilterLog)
+	for k < maxFilterLog && 1<<k < 4*terms {
+		k++
+	}
+	return &termFilter{words: make([]uint64, 1<<k/64), k: k}
+}
+
+// bits are the two bits of term h.
+func (f *termFilter) bits(h uint32) (uint32, uint32) {
 	x := h * 0x9e3779b1 // spread FNV's bits; a fixed function, so filters agree
-	return x >> 22, (x >> 12) & 1023
+	return x >> (32 - f.k), (x >> (32 - 2*f.k)) & (1<<f.k - 1)
 }
 
 func (f *termFilter) set(h uint32) {
-	a, b := filterBits(h)
-	f[a>>6] |= 1 << (a & 63)
-	f[b>>6] |= 1 << (b & 63)
+	a, b := f.bits(h)
+	f.words[a>>6] |= 1 << (a & 63)
+	f.words[b>>6] |= 1 << (b & 63)
 }
 
 func (f *termFilter) has(h uint32) bool {
-	a, b := filterBits(h)
-	return f[a>>6]&(1<<(a&63)) != 0 && f[b>>6]&(1<<(b&63)) != 0
+	a, b := f.bits(h)
+	return f.words[a>>6]&(1<<(a&63)) != 0 && f.words[b>>6]&(1<<(b&63)) != 0
 }
 
 // termFilter returns d's filter, made on first use (documents outlive
@@ -751,7 +768,7 @@ func (d *indexDoc) termFilter() *termFilter {
 	if f := d.filter.Load(); f != nil {
 		return f
 	}
-	f := new(termFilter)
+	f := newTermFilter(len(d.name.hash) + len(d.content.hash) + len(d.defs.hash))
 	for _, t := range []*terms{&d.name, &d.content, &d.defs} {
 		for _, h := range t.hash {
 			f.set(h)
