@@ -28,7 +28,9 @@ func TestKeptViewsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	files = slicesDeleteGolden(files)
-	if !testing.Short() {
+	// Under the race detector the golden inputs alone (the parses are
+	// slow there; the corpus runs without it).
+	if !testing.Short() && !raceEnabled {
 		if root := os.Getenv("CTXD_KEPT_CORPUS"); root != "" {
 			files = append(files, corpusFiles(t, root, false, ".go", ".py", ".js", ".ts", ".tsx", ".rs", ".java", ".rb", ".c", ".cpp", ".cs", ".kt", ".php", ".swift")...)
 		} else {
