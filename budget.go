@@ -5,8 +5,27 @@ import (
 	"math"
 )
 
-// DefaultBudgetTotal is the token budget of a prompt when nothing sets one.
+// DefaultBudgetTotal is the smallest default token budget of a prompt,
+// and the default when the model's context window is unknown.
 const DefaultBudgetTotal = 8000
+
+// MaxDefaultBudgetTotal is the largest default token budget: past it a
+// prompt costs more than it helps (each request pays for the whole
+// context, and models use a long context less well).
+const MaxDefaultBudgetTotal = 32000
+
+// DefaultBudgetFor is the token budget of a prompt when nothing sets one,
+// relative to the model's context window: an eighth of it, between
+// DefaultBudgetTotal and MaxDefaultBudgetTotal, and never more than the
+// window (gpt-4o's 128k window gives 16,000, Claude's 200k 25,000, a
+// 400k or 1M window 32,000, gpt-4's 8k window 8,000).
+func DefaultBudgetFor(window int) int {
+	if window <= 0 {
+		return DefaultBudgetTotal
+	}
+	total := min(max(window/8, DefaultBudgetTotal), MaxDefaultBudgetTotal)
+	return min(total, window)
+}
 
 // Shares split a budget's total between its parts. They are fractions that
 // sum to 1 (within a small tolerance).

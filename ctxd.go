@@ -234,6 +234,10 @@ type Facts struct {
 	// (cursor, selection, error lines, named symbols) says which of its
 	// functions matter: the focused views keep them whole.
 	FocusLines []int `json:"focus_lines,omitempty"`
+	// RefLines are lines that use a name a refactoring request is about
+	// (the call sites of a function being renamed): the focus views show
+	// each in place, the bodies view keeps the function around it whole.
+	RefLines []int `json:"ref_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`

@@ -97,3 +97,26 @@ func TestSharesValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultBudgetFor(t *testing.T) {
+	tests := []struct {
+		name          string
+		window, total int
+	}{
+		{"unknown window", 0, 8000},
+		{"smaller than the default", 4096, 4096},
+		{"gpt-4 8k", 8192, 8000},
+		{"gpt-3.5 16k", 16385, 8000},
+		{"gpt-4o 128k", 128_000, 16000},
+		{"claude 200k", 200_000, 25000},
+		{"gpt-5 400k", 400_000, 32000},
+		{"gemini 1M", 1_048_576, 32000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DefaultBudgetFor(tt.window); got != tt.total {
+				t.Errorf("DefaultBudgetFor(%d) = %d, want %d", tt.window, got, tt.total)
+			}
+		})
+	}
+}

@@ -257,19 +257,27 @@ func TestBudgetResolution(t *testing.T) {
 		br      *BudgetRequest
 		want    ctxd.Budget
 		wantErr string
+		window  int // the model's context window; 8192 (gpt-4's) when 0
 	}{
-		{"default", nil, ctxd.Budget{Total: 8000, System: 800, Context: 4000, UserRequest: 800, Response: 2400}, ""},
-		{"total", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, ""},
-		{"context only", &BudgetRequest{Context: 6000}, ctxd.Budget{Total: 10000, System: 800, Context: 6000, UserRequest: 800, Response: 2400}, ""},
-		{"shares", &BudgetRequest{Total: 1000, Shares: &half}, ctxd.Budget{Total: 1000, System: 0, Context: 500, UserRequest: 250, Response: 250}, ""},
-		{"all parts agree", &BudgetRequest{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ""},
-		{"parts disagree", &BudgetRequest{Total: 11, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{}, "sum to 10 but total is 11"},
-		{"negative", &BudgetRequest{Response: -1}, ctxd.Budget{}, "token_budget.response"},
-		{"bad shares", &BudgetRequest{Shares: &ctxd.Shares{Context: 2}}, ctxd.Budget{}, "shares"},
+		{"default", nil, ctxd.Budget{Total: 8000, System: 800, Context: 4000, UserRequest: 800, Response: 2400}, "", 0},
+		{"default for a 128k window", nil, ctxd.Budget{Total: 16000, System: 1600, Context: 8000, UserRequest: 1600, Response: 4800}, "", 128_000},
+		{"default for a 1M window", nil, ctxd.Budget{Total: 32000, System: 3200, Context: 16000, UserRequest: 3200, Response: 9600}, "", 1_048_576},
+		{"a total wins over the window", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 1_048_576},
+		{"total", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 0},
+		{"context only", &BudgetRequest{Context: 6000}, ctxd.Budget{Total: 10000, System: 800, Context: 6000, UserRequest: 800, Response: 2400}, "", 0},
+		{"shares", &BudgetRequest{Total: 1000, Shares: &half}, ctxd.Budget{Total: 1000, System: 0, Context: 500, UserRequest: 250, Response: 250}, "", 0},
+		{"all parts agree", &BudgetRequest{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, "", 0},
+		{"parts disagree", &BudgetRequest{Total: 11, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{}, "sum to 10 but total is 11", 0},
+		{"negative", &BudgetRequest{Response: -1}, ctxd.Budget{}, "token_budget.response", 0},
+		{"bad shares", &BudgetRequest{Shares: &ctxd.Shares{Context: 2}}, ctxd.Budget{}, "shares", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := e.budget(tt.br)
+			window := tt.window
+			if window == 0 {
+				window = 8192
+			}
+			got, err := e.budget(tt.br, window)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ctxd.ErrInvalidParams) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)
@@ -283,6 +291,24 @@ func TestBudgetResolution(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestConfiguredBudgetWins: a budget.total from the configuration is
+// kept whatever the model's window.
+func TestConfiguredBudgetWins(t *testing.T) {
+	cfg := config.Default()
+	cfg.Budget.Total = 12000
+	cfg.Set("budget.total", "file")
+	e, err := New(t.TempDir(), Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	for _, window := range []int{8192, 128_000, 1_048_576} {
+		if b, err := e.budget(nil, window); err != nil || b.Total != 12000 {
+			t.Errorf("window %d: budget %+v, %v; want the configured 12000", window, b, err)
+		}
 	}
 }
 
@@ -324,7 +350,7 @@ func TestPlan(t *testing.T) {
 				t.Errorf("warnings %v", p.env.Warnings)
 			}
 		}, ""},
-		{"long request borrows from context", PromptRequest{UserRequest: strings.Repeat("word ", 1200)}, func(t *testing.T, p *plan) {
+		{"long request borrows from context", PromptRequest{UserRequest: strings.Repeat("word ", 1200), TokenBudget: &BudgetRequest{Total: 8000}}, func(t *testing.T, p *plan) {
 			if p.contextBudget >= p.env.TokenBudget.Context || len(p.env.Warnings) == 0 {
 				t.Errorf("context budget %d of %d, warnings %v", p.contextBudget, p.env.TokenBudget.Context, p.env.Warnings)
 			}

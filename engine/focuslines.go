@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/treesitter"
 )
 
 const (
@@ -68,11 +69,42 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 				starts = append(starts, d.Line)
 			}
 		}
-		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).Focus(request, focusDefs) {
+		key := ent.Hash
+		if gather.IsTestFile(c.Source) {
+			// A test file's tests (describe/it titles and bodies) are
+			// not in the symbol index: its analysis has them.
+			n := len(spans)
+			spans, starts = appendTests(ctx, c, spans, starts)
+			if len(spans) > n {
+				key[0] ^= 0xff // other spans than the index's for this content
+			}
+		}
+		for _, k := range e.defTermsOf(key, c.Content, spans).Focus(request, focusDefs) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
 	return looked > 0
+}
+
+// appendTests appends the tests of a test file (Mocha's, Jest's and
+// Vitest's it and test calls) to spans and their first lines to starts.
+func appendTests(ctx context.Context, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
+	src := []byte(c.Content)
+	lang := treesitter.Detect(c.Source, src)
+	if lang == "" {
+		return spans, starts
+	}
+	fs, err := treesitter.Symbols(ctx, lang, src)
+	if err != nil {
+		return spans, starts
+	}
+	for _, s := range fs.Symbols {
+		if s.Kind == "test" && s.End > s.Start && s.End-s.Start <= focusMaxLines {
+			spans = append(spans, gather.DefSpan{Start: s.Start, End: s.End})
+			starts = append(starts, s.Start)
+		}
+	}
+	return spans, starts
 }
 
 // isTestDef reports a test inside a source file: a function of a module

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
+	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/prioritize"
@@ -109,6 +110,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if e.focusLines(ctx, req.UserRequest, env.TaskType, chunks) {
 		syms = e.symbolIndex()
 	}
+	refLines(env.TaskType, req.UserRequest, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),
@@ -222,7 +224,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		window = e.cfg.ContextWindow
 	}
 	counter, model := tokens.ForModel(modelName, window)
-	budget, err := e.budget(req.TokenBudget)
+	budget, err := e.budget(req.TokenBudget, model.ContextWindow)
 	if err != nil {
 		return nil, err
 	}
@@ -325,10 +327,15 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	return &plan{env: env, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
 }
 
-// budget resolves the request's budget against the configuration.
-func (e *Engine) budget(br *BudgetRequest) (ctxd.Budget, error) {
+// budget resolves the request's budget against the configuration. When
+// neither sets a total, it is relative to the model's context window
+// (ctxd.DefaultBudgetFor).
+func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
 	shares := e.cfg.Budget.Shares
 	total := e.cfg.Budget.Total
+	if e.cfg.Source("budget.total") == config.SourceDefault {
+		total = ctxd.DefaultBudgetFor(window)
+	}
 	if br == nil {
 		return ctxd.NewBudget(total, shares), nil
 	}

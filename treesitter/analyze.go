@@ -119,6 +119,7 @@ type walker struct {
 	lines  lineIndex
 	a      *analysis
 	scopes int
+	suites int // test suites around the walk (their tests' symbol depth)
 }
 
 func analyze(spec *langSpec, root *node, src []byte) *analysis {
@@ -414,6 +415,12 @@ func (w *walker) visit(n *node, depth int, name string) {
 	if w.spec.imports != nil {
 		w.a.imports = append(w.a.imports, w.spec.imports(n, w.src)...)
 	}
+	if w.spec.testCall != nil {
+		if kind, p := w.spec.testCall(n, w.src); kind != notTest {
+			w.test(n, kind, p, depth)
+			return
+		}
+	}
 	if bodyOf, ok := w.spec.lambdas[n.typ]; ok {
 		if body := bodyOf(n); body != nil {
 			var keys []string
@@ -440,6 +447,37 @@ func (w *walker) visit(n *node, depth int, name string) {
 	for _, k := range n.kids {
 		w.visit(k, depth+1, name)
 	}
+}
+
+// test records a test framework's call as a symbol (kind "suite" or
+// "test", named by its title): a suite's callback is walked for its tests
+// and hooks, a test's body collapses on its own. A test file's bodies and
+// signatures views then keep every describe and it line instead of one
+// collapsed suite.
+func (w *walker) test(n *node, kind testKind, p testCallParts, depth int) {
+	k := "test"
+	if kind == testSuite {
+		k = "suite"
+	}
+	name := oneLine(unquote(p.title.text(w.src)))
+	w.a.symbols = append(w.a.symbols, Symbol{
+		Name:      clip(name, 120),
+		Kind:      k,
+		Start:     w.line(n.start),
+		End:       w.lastLine(n),
+		Signature: clip(oneLine(string(w.src[n.start:p.title.end]))+")", 240), // it('counts')
+		Exported:  true,
+		Depth:     w.suites,
+	})
+	if kind == testCase {
+		w.collapse(p.fn, p.body, nil)
+		return
+	}
+	w.suites++
+	for _, k := range p.body.kids {
+		w.visit(k, depth+1, "")
+	}
+	w.suites--
 }
 
 // dataLiterals are the node types of data literals whose long element

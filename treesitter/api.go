@@ -93,6 +93,11 @@ type Options struct {
 	// KeepLines are 1-based lines (a cursor, the lines a stack trace names):
 	// the outermost function enclosing each is kept whole.
 	KeepLines []int
+	// RefLines are 1-based lines that use a name the task is about (the
+	// call sites of a function being renamed): at the focus levels each is
+	// shown alone, in place, under the outline line of the function around
+	// it; at the Bodies level the function around it is kept whole.
+	RefLines []int
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
 	// deadline of the context that comes sooner wins.
 	Timeout time.Duration
@@ -105,6 +110,11 @@ type Options struct {
 	// is hashed once. It must be the source's (a wrong sum would serve
 	// another source's views).
 	Sum *[32]byte
+}
+
+// focuses reports options that focus something: the focus levels exist.
+func (o Options) focuses() bool {
+	return len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 || len(o.RefLines) > 0
 }
 
 func (o Options) threshold() int {
@@ -135,7 +145,9 @@ type View struct {
 type Symbol struct {
 	Name string `json:"name"`
 	// Kind is one of function, method, class, struct, interface, enum,
-	// trait, impl, type, const, var, field, module, macro.
+	// trait, impl, type, const, var, field, module, macro; suite and test
+	// for a test framework's calls (describe and it), named by their
+	// titles.
 	Kind string `json:"kind"`
 	// Start and End are 1-based lines, doc comments excluded.
 	Start int `json:"start"`

@@ -24,12 +24,18 @@ func BenchmarkViews(b *testing.B) {
 		"typescript/golden":  filepath.Join("testdata", "golden", "store.ts"),
 		"rust/golden":        filepath.Join("testdata", "golden", "lib.rs"),
 	}
-	for _, name := range []string{"go/net-http-server", "go/golden", "python/golden", "typescript/golden", "rust/golden"} {
-		src, err := os.ReadFile(files[name])
-		if err != nil {
-			b.Fatal(err)
+	for _, name := range []string{"go/net-http-server", "go/golden", "python/golden", "typescript/golden", "rust/golden", "javascript/mocha-tests"} {
+		var src []byte
+		lang := "javascript"
+		if name == "javascript/mocha-tests" {
+			src = mochaFile(20, 15) // every test's body is walked for its own collapse
+		} else {
+			var err error
+			if src, err = os.ReadFile(files[name]); err != nil {
+				b.Fatal(err)
+			}
+			lang = Detect(files[name], src)
 		}
-		lang := Detect(files[name], src)
 		comment := map[string]string{"python": "#", "ruby": "#"}[lang]
 		if comment == "" {
 			comment = "//"
@@ -61,4 +67,19 @@ func BenchmarkViewsCached(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// mochaFile returns a Mocha test file of suites describe blocks of tests
+// it blocks each, about 10 lines a test.
+func mochaFile(suites, tests int) []byte {
+	var b []byte
+	b = append(b, "'use strict'\n\nvar assert = require('assert')\nvar express = require('..')\n"...)
+	for s := range suites {
+		b = fmt.Appendf(b, "\ndescribe('suite %d', function () {\n", s)
+		for t := range tests {
+			b = fmt.Appendf(b, "  it('should handle case %d', function (done) {\n    var app = express()\n    app.use(function (req, res) {\n      res.send({ n: %d })\n    })\n    request(app)\n      .get('/')\n      .expect(200, done)\n  })\n\n", t, t)
+		}
+		b = append(b, "})\n"...)
+	}
+	return b
 }

@@ -113,6 +113,13 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 	for _, l := range o.KeepLines {
 		num(l)
 	}
+	if len(o.RefLines) > 0 { // keys without them stay as they were
+		str("ref")
+		num(len(o.RefLines))
+		for _, l := range o.RefLines {
+			num(l)
+		}
+	}
 	num(src.n)
 	h.Write(src.sum[:])
 	var k [32]byte

@@ -67,8 +67,9 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	full := View{Level: Full, Language: lang, Text: string(src)}
 	vs := []View{full}
 	prev := full
+	known := "" // the text of a checked view
 	for _, level := range []Level{Bodies, Signatures} {
-		v, err := a.render(ctx, g, level, opts, left, opts.Store)
+		v, err := a.renderAfter(ctx, g, level, opts, left, opts.Store, known)
 		var te *TimeoutError
 		switch {
 		case errors.As(err, &te), errors.Is(err, context.Canceled):
@@ -86,6 +87,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 		}
 		vs = append(vs, v)
 		prev = v
+		known = v.Text
 	}
 	out := View{Level: Outline, Language: lang, Text: outlineText(a.symbols)}
 	if n := a.lines.count(len(src)); n > 0 {
@@ -109,7 +111,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
-	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
+	if !opts.focuses() {
 		return nil, nil
 	}
 	sum := sumWith(src, opts)

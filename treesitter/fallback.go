@@ -61,7 +61,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 // line patterns' symbols, largest first, or returns nil when nothing is
 // focused. FocusViews may run concurrently.
 func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]View, error) {
-	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 {
+	if !opts.focuses() {
 		return nil, nil
 	}
 	syms, err := Symbols(ctx, lang, src)

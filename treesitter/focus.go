@@ -42,13 +42,13 @@ const (
 
 // focusFunctionKinds are the symbol kinds whose bodies are shown whole
 // when named or at a focused line.
-var focusFunctionKinds = map[string]bool{"function": true, "method": true}
+var focusFunctionKinds = map[string]bool{"function": true, "method": true, "test": true}
 
 // focusViews renders the focus levels from a file's symbols and imports,
 // or returns nil when opts focus nothing in it. Each view's Elided is
 // every line outside the focused spans.
 func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts Options) []View {
-	if len(opts.KeepFuncs) == 0 && len(opts.KeepLines) == 0 || len(syms) == 0 {
+	if !opts.focuses() || len(syms) == 0 {
 		return nil
 	}
 	lines := strings.SplitAfter(string(src), "\n")
@@ -92,8 +92,23 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 			parents[s.Parent] = true
 		}
 	}
-	needed := func(s Symbol) bool {
+	// The function around a line shown alone (a call site) keeps its
+	// outline line, and so does its type.
+	around := map[int]bool{}
+	for _, l := range opts.RefLines {
+		for i, s := range syms {
+			if s.Start < l && l <= s.End && !inSpan(s.Start) {
+				around[i] = true
+				if s.Parent != "" {
+					parents[s.Parent] = true
+				}
+			}
+		}
+	}
+	needed := func(i int, s Symbol) bool {
 		switch {
+		case around[i]:
+			return true
 		case s.Depth == 0:
 			return used[s.Name] || parents[s.Name]
 		case parents[s.Parent]:
@@ -144,7 +159,7 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 		line = append(line, s.Signature...)
 		line = append(line, '\n')
 		full.Write(line)
-		if needed(s) {
+		if needed(i, s) {
 			only.Write(line)
 		}
 	}
@@ -217,6 +232,11 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 			add(syms[best])
 		case bestDecl >= 0:
 			add(syms[bestDecl])
+		}
+	}
+	for _, l := range opts.RefLines {
+		if l >= 1 && l <= len(lines) {
+			spans = append(spans, ctxd.LineRange{Start: l, End: l})
 		}
 	}
 	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })

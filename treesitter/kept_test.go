@@ -101,7 +101,7 @@ func TestKeptViewsParse(t *testing.T) {
 					t.Errorf("%s at %s keeping lines %v funcs %v: the view does not parse (errors at %v)", path, level, o.KeepLines, o.KeepFuncs, errs)
 					continue
 				}
-				want, _, err := a.renderChecked(ctx, g, level, o, budget(ctx, lang, time.Minute), nil)
+				want, _, err := a.renderChecked(ctx, g, level, o, budget(ctx, lang, time.Minute), nil, "")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -49,6 +49,26 @@ type langSpec struct {
 	// innerDoc reports a comment that documents the enclosing module
 	// (Rust's //!): never attached to the next item.
 	innerDoc func(text string) bool
+	// testCall reads a test framework's call (Mocha, Jest and Vitest's
+	// describe and it, Go's t.Run): a suite's callback is walked like a
+	// scope, a test's body collapses on its own, and both become symbols
+	// of kind "test", so a test file's views keep every title.
+	testCall func(n *node, src []byte) (testKind, testCallParts)
+}
+
+// testKind tells a suite (describe) from a test case (it) and from any
+// other call.
+type testKind byte
+
+const (
+	notTest testKind = iota
+	testSuite
+	testCase
+)
+
+// testCallParts are the title (a string) and the callback of a test call.
+type testCallParts struct {
+	title, fn, body *node
 }
 
 // def describes one definition node type.
@@ -82,6 +102,22 @@ func (s *langSpec) isBody(n *node) bool {
 		return f(p) == n
 	}
 	return false
+}
+
+// testBody reports the body of a test suite's callback (describe's
+// function), whose tests the walk reaches, or of a test's (it's), which
+// only collapses. n's ancestors up to the call are copied when the copy
+// asks (preorder: the call's function first).
+func (s *langSpec) testBody(n *node, src []byte) testKind {
+	fn := n.parent
+	if fn == nil || fn.parent == nil || fn.parent.parent == nil {
+		return notTest
+	}
+	k, p := s.testCall(fn.parent.parent, src)
+	if p.body != n {
+		return notTest
+	}
+	return k
 }
 
 // dataNodes are literal types that hold data (tables, long strings); a
@@ -123,6 +159,14 @@ func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 	}
 	return func(n *node) int {
 		if s.isBody(n) {
+			if s.testCall != nil {
+				switch s.testBody(n, src) {
+				case testSuite:
+					return -1 // its tests are collapsed one by one
+				case testCase:
+					return 1 // only collapsed: its braces are enough
+				}
+			}
 			return bodyDepth
 		}
 		if n.end-n.start > bigData && dataNodes[n.typ] && !hinted(n.start, n.end) {
@@ -628,6 +672,7 @@ func jsSpec(name string) *langSpec {
 				},
 			},
 		},
+		testCall: jsTestCall,
 		lambdas: map[string]func(*node) *node{
 			"arrow_function":      field("body"),
 			"function_expression": field("body"),
@@ -664,6 +709,63 @@ func jsSpec(name string) *langSpec {
 			return nil
 		},
 	}
+}
+
+// jsSuites and jsTests are the names of Mocha's, Jest's and Vitest's
+// suite and test functions (describe.only, it.each(...) and the like
+// resolve to the name before the first dot).
+var (
+	jsSuites = set("describe", "context", "suite", "fdescribe", "xdescribe")
+	jsTests  = set("it", "test", "specify", "fit", "xit", "bench")
+)
+
+// jsTestCall reads describe('title', function () { ... }) and
+// it('title', () => { ... }).
+func jsTestCall(n *node, src []byte) (testKind, testCallParts) {
+	if n.typ != "call_expression" {
+		return notTest, testCallParts{}
+	}
+	f, args := n.child("function"), n.child("arguments")
+	if f == nil || args == nil {
+		return notTest, testCallParts{}
+	}
+	for f != nil && f.typ != "identifier" {
+		switch f.typ {
+		case "member_expression":
+			f = f.child("object")
+		case "call_expression": // describe.each([...])('title', fn)
+			f = f.child("function")
+		default:
+			f = nil
+		}
+	}
+	if f == nil {
+		return notTest, testCallParts{}
+	}
+	kind := notTest
+	switch name := f.text(src); {
+	case jsSuites[name]:
+		kind = testSuite
+	case jsTests[name]:
+		kind = testCase
+	default:
+		return notTest, testCallParts{}
+	}
+	var p testCallParts
+	for _, a := range args.kids {
+		switch a.typ {
+		case "string", "template_string":
+			if p.title == nil {
+				p.title = a
+			}
+		case "arrow_function", "function_expression", "function":
+			p.fn, p.body = a, a.child("body")
+		}
+	}
+	if p.title == nil || p.fn == nil || p.body == nil || p.body.typ != "statement_block" {
+		return notTest, testCallParts{}
+	}
+	return kind, p
 }
 
 // jsAssignedFunc returns the function of an assignment of a function

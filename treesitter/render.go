@@ -63,6 +63,9 @@ func (k keeper) keep(names []string, first, last int) bool {
 // disjoint, leaving out the disabled ones.
 func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []planned {
 	kp := newKeeper(o)
+	if level == Bodies {
+		kp.lines = append(slices.Clip(kp.lines), o.RefLines...)
+	}
 	var es []planned
 	for _, b := range a.bodies {
 		key := editKey{kindBody, b.start}
@@ -193,12 +196,19 @@ const maxRepairs = 4
 // With store, the check's verdict is looked up by the view's hash first,
 // and recorded.
 //
-// A view that keeps functions whole (o.KeepFuncs, o.KeepLines: they
-// change with every request) is not checked when its edits are some of
+// A view that keeps functions whole (o.KeepFuncs, o.KeepLines, o.RefLines:
+// they change with every request) is not checked when its edits are some of
 // those of the level's view without them, checked once per content (see
 // [analysis.cleanEdits]).
 func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) (View, error) {
-	if len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 {
+	return a.renderAfter(ctx, g, level, o, timeout, store, "")
+}
+
+// renderAfter is render with the text of a view known to parse (the level
+// before): a rendering equal to it is not checked again (a test file's
+// signatures view is often its bodies view).
+func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, error) {
+	if o.focuses() {
 		if ref, err := a.cleanEdits(ctx, g, level, o, timeout, store); err == nil {
 			if es := a.plan(level, o, nil); subsetOf(es, ref) {
 				text, elided, _ := a.apply(es)
@@ -206,7 +216,7 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 			}
 		}
 	}
-	v, _, err := a.renderChecked(ctx, g, level, o, timeout, store)
+	v, _, err := a.renderChecked(ctx, g, level, o, timeout, store, known)
 	return v, err
 }
 
@@ -226,7 +236,7 @@ func (a *analysis) cleanEdits(ctx context.Context, g grammar, level Level, o Opt
 	if ok {
 		return es, nil
 	}
-	_, es, err := a.renderChecked(ctx, g, level, Options{BodyThreshold: o.BodyThreshold, Timeout: o.Timeout}, timeout, store)
+	_, es, err := a.renderChecked(ctx, g, level, Options{BodyThreshold: o.BodyThreshold, Timeout: o.Timeout}, timeout, store, "")
 	if err != nil {
 		return nil, err
 	}
@@ -260,15 +270,15 @@ func subsetOf(es, ref []planned) bool {
 	return true
 }
 
-// renderChecked is render with the check parse, also returning the
+// renderChecked is renderAfter with the check parse, also returning the
 // edits of the view it returns.
-func (a *analysis) renderChecked(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) (View, []planned, error) {
+func (a *analysis) renderChecked(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, []planned, error) {
 	disabled := map[editKey]bool{}
 	for try := 0; ; try++ {
 		es := a.plan(level, o, disabled)
 		text, elided, outs := a.apply(es)
 		v := View{Level: level, Language: a.lang, Text: text, Elided: elided}
-		if len(es) == 0 {
+		if len(es) == 0 || known != "" && text == known {
 			return v, es, nil
 		}
 		errs, err := a.check(ctx, g, level, text, timeout, store)

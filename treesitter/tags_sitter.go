@@ -43,5 +43,8 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 		refs = append(refs, s)
 	}
 	slices.Sort(refs)
-	return &Tags{Language: lang, Defs: slices.Clone(a.symbols), Refs: refs}, nil
+	// Tests and suites are named by their titles, not identifiers: they
+	// stay out of the symbol index.
+	defs := slices.DeleteFunc(slices.Clone(a.symbols), func(s Symbol) bool { return s.Kind == "test" || s.Kind == "suite" })
+	return &Tags{Language: lang, Defs: defs, Refs: refs}, nil
 }

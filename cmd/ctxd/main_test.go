@@ -540,3 +540,45 @@ func TestRunInProcess(t *testing.T) {
 		t.Errorf("no args: %d", code)
 	}
 }
+
+// TestConfigShowsEffectiveBudget: `ctxd config` prints the budget a prompt
+// uses: model-relative when nothing sets it, the configured one otherwise.
+func TestConfigShowsEffectiveBudget(t *testing.T) {
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	for _, tc := range []struct {
+		name, toml, want string
+	}{
+		{"default gpt-4o", "", `"value": 16000`},
+		{"claude window", "model = \"claude-sonnet-4-5\"\n", `"value": 25000`},
+		{"configured", "[budget]\ntotal = 12000\n", `"value": 12000`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.toml != "" {
+				if err := os.WriteFile(filepath.Join(dir, ".ctxd.toml"), []byte(tc.toml), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out, errOut bytes.Buffer
+			if code := Run(context.Background(), []string{"config", "--root", dir, "--json"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 {
+				t.Fatalf("config: %d %s", code, errOut.String())
+			}
+			var got struct {
+				Entries []map[string]any `json:"entries"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range got.Entries {
+				if e["key"] == "budget.total" {
+					b, _ := json.MarshalIndent(e, "", "  ")
+					if !strings.Contains(string(b), tc.want) {
+						t.Errorf("budget.total entry %s, want %s", b, tc.want)
+					}
+					return
+				}
+			}
+			t.Error("no budget.total entry")
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"text/tabwriter"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/tokens"
@@ -50,16 +51,33 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	entries := effectiveEntries(cfg)
 	if *asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"root": dir, "user_file": config.UserFile(), "entries": cfg.Entries()})
+		return enc.Encode(map[string]any{"root": dir, "user_file": config.UserFile(), "entries": entries})
 	}
 	fmt.Fprintf(io.Out, "# workspace %s\n# user file %s\n", dir, config.UserFile())
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	for _, e := range cfg.Entries() {
+	for _, e := range entries {
 		v, _ := json.Marshal(e.Value)
 		fmt.Fprintf(tw, "%s\t%s\t# %s\n", e.Key, v, e.Source)
 	}
 	return tw.Flush()
+}
+
+// effectiveEntries is cfg's entries with the values a prompt uses: an
+// unset budget.total is relative to the model's context window
+// (ctxd.DefaultBudgetFor), which the entry names as its source.
+func effectiveEntries(cfg *config.Config) []config.Entry {
+	es := cfg.Entries()
+	for i, e := range es {
+		if e.Key != "budget.total" || e.Source != config.SourceDefault {
+			continue
+		}
+		_, m := tokens.ForModel(cfg.Model, cfg.ContextWindow)
+		es[i].Value = ctxd.DefaultBudgetFor(m.ContextWindow)
+		es[i].Source = fmt.Sprintf("default: an eighth of %s's %d-token window, %d..%d", m.Name, m.ContextWindow, ctxd.DefaultBudgetTotal, ctxd.MaxDefaultBudgetTotal)
+	}
+	return es
 }

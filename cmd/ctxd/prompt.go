@@ -43,7 +43,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.StringVar(&f.task, "task", "", "task type: implement, debug, refactor, test, analyze (default: detected from the request)")
 	fs.StringVar(&f.model, "model", "", "model the prompt is for (sets the tokenizer and window; default from config)")
 	fs.IntVar(&f.contextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
-	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, 8000)")
+	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, else an eighth of the model's context window within 8000-32000: 16000 for gpt-4o)")
 	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
 	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
 	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")

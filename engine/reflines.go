@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/symbols"
+)
+
+const (
+	// refFiles bounds the gathered files searched for call sites.
+	refFiles = 40
+	// refLinesPerFile bounds the call sites kept per file: a name used
+	// all over a file is better read from its bodies view.
+	refLinesPerFile = 12
+)
+
+// refLines sets RefLines for a refactoring request about a name's uses (a
+// rename, a signature change, "update every caller"): in each gathered
+// file, the lines that use a name the request mentions and some gathered
+// file defines (MentionedSymbols, from matchSymbols), so "rename X to Y"
+// shows the call sites of X beside its definition, in the file that
+// defines it and in the others. The definition's own first line is left
+// out (the focus views show the definition whole). Other refactorings
+// ("clean up the Request parameter") leave them out: a class's uses are
+// everywhere, and showing them crowded the changed file out (a commit of
+// encode/httpx).
+func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
+	if task != ctxd.TaskRefactor || !aboutUses(request) {
+		return
+	}
+	var names []string
+	for i := range chunks {
+		for _, id := range chunks[i].Facts.MentionedSymbols {
+			_, name := symbols.SplitQualified(id)
+			if len(name) >= 3 && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	looked := 0
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || looked == refFiles {
+			continue
+		}
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(c.Content, n) }) {
+			continue
+		}
+		looked++
+		c.Facts.RefLines = usesOf(c.Content, names, refLinesPerFile)
+	}
+}
+
+// usesWords are the words of a request about a name's uses.
+var usesWords = []string{"rename", "caller", "call site", "callsite", "usage", "signature", "every use", "all uses", "references to"}
+
+// aboutUses reports a request about a name's uses: a rename, its callers,
+// its signature.
+func aboutUses(request string) bool {
+	r := strings.ToLower(request)
+	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
+}
+
+// usesOf returns the 1-based lines of content that hold one of names as a
+// whole word, not as the name of a definition (def, func, function,
+// class, fn... before it), at most limit of them.
+func usesOf(content string, names []string, limit int) []int {
+	var out []int
+	for n, line := range strings.SplitAfter(content, "\n") {
+		if len(out) == limit {
+			break
+		}
+		for _, name := range names {
+			if at := wordIndex(line, name); at >= 0 && !definesAt(line, at) {
+				out = append(out, n+1)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// wordIndex returns the first index of name in line as a whole
+// identifier, -1 when there is none.
+func wordIndex(line, name string) int {
+	for from := 0; ; {
+		i := strings.Index(line[from:], name)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !identByte(line[i-1])) && (end == len(line) || !identByte(line[end])) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func identByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// definesAt reports a definition keyword right before the name at i
+// ("def name(", "func (r *T) name(", "function name(").
+func definesAt(line string, i int) bool {
+	before := strings.TrimRight(line[:i], " \t*")
+	if j := strings.LastIndexByte(before, ')'); j >= 0 && strings.HasPrefix(strings.TrimLeft(before, " \t"), "func") {
+		before = before[:strings.IndexByte(before, '(')] // Go's receiver
+	}
+	fields := strings.Fields(before)
+	if len(fields) == 0 {
+		return false
+	}
+	switch fields[len(fields)-1] {
+	case "def", "func", "function", "fn", "class", "struct", "type", "interface", "enum", "trait", "fun":
+		return true
+	}
+	return false
+}
