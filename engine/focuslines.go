@@ -74,7 +74,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// A test file's tests (describe/it titles and bodies) are
 			// not in the symbol index: its analysis has them.
 			n := len(spans)
-			spans, starts = appendTests(ctx, c, spans, starts)
+			spans, starts = appendTests(ctx, e.viewStore(), c, spans, starts)
 			if len(spans) > n {
 				key[0] ^= 0xff // other spans than the index's for this content
 			}
@@ -87,14 +87,15 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 }
 
 // appendTests appends the tests of a test file (Mocha's, Jest's and
-// Vitest's it and test calls) to spans and their first lines to starts.
-func appendTests(ctx context.Context, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
+// Vitest's it and test calls) to spans and their first lines to starts,
+// from the file's analysis in store when it is there (no parse).
+func appendTests(ctx context.Context, store *treesitter.Store, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
 	src := []byte(c.Content)
 	lang := treesitter.Detect(c.Source, src)
 	if lang == "" {
 		return spans, starts
 	}
-	fs, err := treesitter.Symbols(ctx, lang, src)
+	fs, err := treesitter.SymbolsStored(ctx, lang, src, store)
 	if err != nil {
 		return spans, starts
 	}

@@ -159,3 +159,27 @@ func TestViewsWithSum(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbolsStored: the symbols read through a store are Symbols', and
+// the store learns the file's analysis (a later process reads it there).
+func TestSymbolsStored(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "golden", "widget.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Symbols(slowCtx(), "javascript", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := NewStore()
+	got, err := SymbolsStored(slowCtx(), "javascript", src, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("symbols (-Symbols +SymbolsStored):\n%s", d)
+	}
+	if n := store.Stats().Analyses; n != 1 {
+		t.Errorf("store holds %d analyses, want 1", n)
+	}
+}
