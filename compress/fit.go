@@ -48,6 +48,9 @@ type Options struct {
 	// MinPartial is the smallest space worth a partial view
 	// (DefaultMinPartial when 0).
 	MinPartial int
+	// Task is the request's task type: outside test tasks, a test file's
+	// larger views are worth half as much in the upgrade pass (see weight).
+	Task ctxd.TaskType
 }
 
 // Allocation shares: the presence pass spends at most presenceShare of the
@@ -234,7 +237,17 @@ func qualityOf(c *ctxd.Chunk) float64 {
 // the one the task needs; dividing by the rank makes the upgrade pass
 // deepen the best files before it widens the context with cheap views of
 // the rest.
-func weight(c ctxd.Chunk, i int) float64 { return max(c.Score, 1) / float64(i+1) }
+//
+// Outside test tasks a test file's weight is halved: its upgrades (every
+// test's title and body) then come after the source files' of similar
+// rank, whose code the task is about.
+func (f *fitter) weight(c ctxd.Chunk, i int) float64 {
+	w := max(c.Score, 1) / float64(i+1)
+	if c.Facts.Test && f.opts.Task != ctxd.TaskTest {
+		w /= 2
+	}
+	return w
+}
 
 // upgrade spends the budget left on the chunks' larger views in order of
 // value per token: repeatedly, of every chunk's views larger than its
@@ -258,7 +271,7 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 			if cur == nil && f.smallest(ctx, i, &cs[i]) > left {
 				continue
 			}
-			w := weight(cs[i], i)
+			w := f.weight(cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - have
 				if d <= 0 || d > left {

@@ -359,3 +359,52 @@ func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
 		})
 	}
 }
+
+// TestFitUpgradesSourceBeforeTests: outside test tasks, the budget left
+// after the presence pass deepens the source file before a test file
+// ranked just above it; for a test task the test file comes first.
+func TestFitUpgradesSourceBeforeTests(t *testing.T) {
+	c := counter(t)
+	test := ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("test", 400), Score: 1000, Facts: ctxd.Facts{Test: true}}
+	src := ctxd.Chunk{Source: "server.go", ChunkType: ctxd.ChunkFile, Content: lines("server", 400), Score: 900}
+	// A small file ranked first, placed whole, so the two compete at
+	// ranks 2 and 3 (the weight divides a score by its rank).
+	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1100}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source == "README.md" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.TruncBodies, Text: lines(ch.Source+" body", 60)},
+			{Level: ctxd.TruncOutline, Text: lines(ch.Source+" outline", 5)},
+		}
+	}
+	// Room for both outlines and one bodies view, not two.
+	budget := c.Count(render(top)) + 2*c.Count(render(ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("server_test.go outline", 5)})) +
+		c.Count(render(ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("server_test.go body", 60)})) + 40
+	for _, tt := range []struct {
+		task ctxd.TaskType
+		deep string
+	}{
+		{ctxd.TaskImplement, "server.go"},
+		{ctxd.TaskDebug, "server.go"},
+		{ctxd.TaskTest, "server_test.go"},
+	} {
+		t.Run(string(tt.task), func(t *testing.T) {
+			got, err := Fit(t.Context(), []ctxd.Chunk{top, test, src}, Options{Budget: budget, Counter: c, Render: render, Views: views, Task: tt.task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			levels := map[string]string{}
+			for _, ch := range got.Chunks {
+				levels[ch.Source] = ch.Truncation
+			}
+			if len(levels) != 3 || levels[tt.deep] != ctxd.TruncBodies {
+				t.Errorf("levels %v, want %s at bodies", levels, tt.deep)
+			}
+			if got.TokensUsed > budget {
+				t.Errorf("used %d of %d", got.TokensUsed, budget)
+			}
+		})
+	}
+}
