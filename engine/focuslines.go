@@ -32,8 +32,9 @@ const (
 // (gather.DefTerms.Focus), read from the symbol index. A source file's own
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
-// test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) {
+// test. Chunks must be counted. It reports whether it read the symbol
+// index.
+func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -43,7 +44,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
-			return
+			return true
 		}
 		looked++
 		ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content))
@@ -73,7 +74,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// A test file's tests (describe/it titles and bodies) are
 			// not in the symbol index: its analysis has them.
 			n := len(spans)
-			spans, starts = appendTests(ctx, c, spans, starts)
+			spans, starts = appendTests(ctx, e.viewStore(), c, spans, starts)
 			if len(spans) > n {
 				key[0] ^= 0xff // other spans than the index's for this content
 			}
@@ -82,17 +83,19 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
+	return looked > 0
 }
 
 // appendTests appends the tests of a test file (Mocha's, Jest's and
-// Vitest's it and test calls) to spans and their first lines to starts.
-func appendTests(ctx context.Context, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
+// Vitest's it and test calls) to spans and their first lines to starts,
+// from the file's analysis in store when it is there (no parse).
+func appendTests(ctx context.Context, store *treesitter.Store, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
 	src := []byte(c.Content)
 	lang := treesitter.Detect(c.Source, src)
 	if lang == "" {
 		return spans, starts
 	}
-	fs, err := treesitter.Symbols(ctx, lang, src)
+	fs, err := treesitter.SymbolsStored(ctx, lang, src, store)
 	if err != nil {
 		return spans, starts
 	}

@@ -100,13 +100,17 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	env.Warnings = append(env.Warnings, warns...)
 	syms := e.matchSymbols(ctx, req.UserRequest, chunks)
-	defer e.saveSymbols(syms)
+	// Saved at the end, also when only focusLines (below) read the index:
+	// the files it parsed are then parsed once, not by every process.
+	defer func() { e.saveSymbols(syms) }()
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
 		return nil, err
 	}
-	e.focusLines(ctx, req.UserRequest, env.TaskType, chunks)
+	if e.focusLines(ctx, req.UserRequest, env.TaskType, chunks) {
+		syms = e.symbolIndex()
+	}
 	refLines(env.TaskType, req.UserRequest, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,

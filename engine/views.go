@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
@@ -33,7 +34,9 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.viewStore()}
+	// One hash of the source for the three calls below.
+	sum := sha256.Sum256(src)
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.viewStore(), Sum: &sum}
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/benchreq"
 )
 
 // gorootSrc returns $(go env GOROOT)/src, or skips.
@@ -346,4 +348,37 @@ func BenchmarkNewDoc(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkRankNovel ranks requests the index has not met (each run
+// empties the postings cache first, as a term new to a daemon finds it),
+// over GOROOT/src or CTXD_BENCH_TREE; it reports the index's (term,
+// document) pairs.
+//
+//	go test -run '^$' -bench RankNovel -count 5 ./gather
+//	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench RankNovel -count 3 ./gather
+func BenchmarkRankNovel(b *testing.B) {
+	src := os.Getenv("CTXD_BENCH_TREE")
+	if src == "" {
+		src = gorootSrc(b)
+	}
+	s := benchSnapshot(b, src)
+	reqs := append(slices.Clip(benchreq.StdlibNovel), benchreq.StdlibNovelB...)
+	pairs := 0
+	for _, d := range s.index.docs {
+		pairs += len(d.content.hash) + len(d.name.hash) + len(d.defs.hash)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		ix := s.index
+		ix.postingsMu.Lock()
+		ix.postings, ix.postingsLen = nil, 0
+		ix.postingsMu.Unlock()
+		q := reqs[i%len(reqs)]
+		i++
+		ix.ranking(newRankQuery(q, testQuery(q)), 0, nil)
+	}
+	b.ReportMetric(float64(pairs), "pairs")
+	b.ReportMetric(float64(len(s.index.docs)), "docs")
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
@@ -48,6 +49,18 @@ func (t *terms) count(h uint32) int {
 		return 0
 	}
 	return int(t.tf[i])
+}
+
+// next looks h up in rest, the part of t's hashes from offset off on (h
+// is not below any hash before it), and returns h's count and the part
+// and offset from which a greater hash is to be looked up.
+func (t *terms) next(rest []uint32, off int, h uint32) (uint16, []uint32, int) {
+	i, ok := slices.BinarySearch(rest, h)
+	var n uint16
+	if ok {
+		n = t.tf[off+i]
+	}
+	return n, rest[i:], off + i
 }
 
 // termCounter accumulates a bag of terms; reuse one per goroutine. It is
@@ -702,6 +715,67 @@ type indexDoc struct {
 	defs    terms // terms of the names the file defines
 	// generated marks a generated-code header (persisted: role depends on it).
 	generated bool
+	// filter is the Bloom filter of the terms of every field, made on
+	// first use (termFilter).
+	filter atomic.Pointer[termFilter]
+}
+
+// termFilter is a Bloom filter of a document's terms (two bits a term,
+// about four bits a term up to 1,024 bits), so a pass that looks for terms
+// in every document (postingsOf) searches the bags of a document only for
+// the terms it may hold: most documents answer "not here" for a rare word
+// from one or two cache lines instead of three binary searches. It only
+// skips work: a term the filter lets through is looked up in the bags.
+type termFilter struct {
+	words []uint64 // 1<<k bits
+	k     uint32   // log2 of the bits, minFilterLog..maxFilterLog
+}
+
+// Filter sizes: at least a word, at most 16 (two cache lines).
+const (
+	minFilterLog = 6
+	maxFilterLog = 10
+)
+
+func newTermFilter(terms int) *termFilter {
+	k := uint32(minFilterLog)
+	for k < maxFilterLog && 1<<k < 4*terms {
+		k++
+	}
+	return &termFilter{words: make([]uint64, 1<<k/64), k: k}
+}
+
+// bits are the two bits of term h.
+func (f *termFilter) bits(h uint32) (uint32, uint32) {
+	x := h * 0x9e3779b1 // spread FNV's bits; a fixed function, so filters agree
+	return x >> (32 - f.k), (x >> (32 - 2*f.k)) & (1<<f.k - 1)
+}
+
+func (f *termFilter) set(h uint32) {
+	a, b := f.bits(h)
+	f.words[a>>6] |= 1 << (a & 63)
+	f.words[b>>6] |= 1 << (b & 63)
+}
+
+func (f *termFilter) has(h uint32) bool {
+	a, b := f.bits(h)
+	return f.words[a>>6]&(1<<(a&63)) != 0 && f.words[b>>6]&(1<<(b&63)) != 0
+}
+
+// termFilter returns d's filter, made on first use (documents outlive
+// snapshots, so a filter is made once per document, not per index).
+func (d *indexDoc) termFilter() *termFilter {
+	if f := d.filter.Load(); f != nil {
+		return f
+	}
+	f := newTermFilter(len(d.name.hash) + len(d.content.hash) + len(d.defs.hash))
+	for _, t := range []*terms{&d.name, &d.content, &d.defs} {
+		for _, h := range t.hash {
+			f.set(h)
+		}
+	}
+	d.filter.Store(f) // a racing maker stores an equal filter
+	return f
 }
 
 // Index is a lexical index of files' paths and contents, ranked with BM25.
@@ -749,15 +823,6 @@ type postingDoc struct {
 // entry: 24 MiB). A term that does not fit is computed for the request
 // and not kept. A variable for tests.
 var maxPostingEntries = 2 << 20
-
-// addDoc adds document i, d, when it holds term h.
-func (p *posting) addDoc(i int32, d *indexDoc, h uint32) {
-	tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
-	if tp == 0 && tb == 0 && td == 0 {
-		return
-	}
-	p.add(postingDoc{doc: i, path: uint16(tp), body: uint16(tb), defs: uint16(td)})
-}
 
 func (p *posting) add(e postingDoc) {
 	p.docs = append(p.docs, e)
@@ -809,39 +874,93 @@ func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Inde
 
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
+	return ix.postingsOf([]uint32{h})[0]
+}
+
+// postingsOf returns the postings of the terms hs, in hs's order. The terms
+// not cached are worked out together, in one pass over the documents that
+// looks each document's bags up for all of them (a request's new terms
+// cost one pass, not one each, and each bag is read from memory once):
+// the postings are the same as one pass per term would find.
+func (ix *Index) postingsOf(hs []uint32) []*posting {
+	out := make([]*posting, len(hs))
+	var missing []uint32
 	ix.postingsMu.Lock()
-	p, ok := ix.postings[h]
-	ix.postingsMu.Unlock()
-	if ok {
-		return p
+	for i, h := range hs {
+		if p, ok := ix.postings[h]; ok {
+			out[i] = p
+		} else if !slices.Contains(missing, h) {
+			missing = append(missing, h)
+		}
 	}
-	p = &posting{}
+	ix.postingsMu.Unlock()
+	if len(missing) == 0 {
+		return out
+	}
+	slices.Sort(missing)
+	ps := make([]*posting, len(missing))
+	for k := range ps {
+		ps[k] = &posting{}
+	}
 	if ix.base != nil {
-		for _, e := range ix.base.posting(h).docs {
-			if m := ix.fromBase[e.doc]; m >= 0 {
-				e.doc = m
-				p.add(e)
+		for k, bp := range ix.base.postingsOf(missing) {
+			for _, e := range bp.docs {
+				if m := ix.fromBase[e.doc]; m >= 0 {
+					e.doc = m
+					ps[k].add(e)
+				}
 			}
 		}
-		for _, k := range ix.added {
-			p.addDoc(k, ix.docs[k], h)
+		for _, i := range ix.added {
+			addDocTerms(ps, i, ix.docs[i], missing)
 		}
 	} else {
 		for i, d := range ix.docs {
-			p.addDoc(int32(i), d, h)
+			addDocTerms(ps, int32(i), d, missing)
 		}
 	}
-	p.docs = slices.Clip(p.docs)
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
 		ix.postings = map[uint32]*posting{}
 	}
-	if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
-		ix.postings[h] = p
-		ix.postingsLen += len(p.docs)
+	for k, h := range missing {
+		p := ps[k]
+		p.docs = slices.Clip(p.docs)
+		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
+			ix.postings[h] = p
+			ix.postingsLen += len(p.docs)
+		}
 	}
 	ix.postingsMu.Unlock()
-	return p
+	for i, h := range hs {
+		if out[i] == nil {
+			k, _ := slices.BinarySearch(missing, h)
+			out[i] = ps[k]
+		}
+	}
+	return out
+}
+
+// addDocTerms adds document i, d, to the postings ps of the terms hs
+// (ascending) it holds: the terms its filter lets through are looked up
+// in its bags, each search of a bag starting where the last one ended.
+func addDocTerms(ps []*posting, i int32, d *indexDoc, hs []uint32) {
+	f := d.termFilter()
+	name, content, defs := d.name.hash, d.content.hash, d.defs.hash
+	var on, oc, od int // offsets of name, content, defs in their bags
+	for k, h := range hs {
+		if !f.has(h) {
+			continue
+		}
+		var e postingDoc
+		e.path, name, on = d.name.next(name, on, h)
+		e.body, content, oc = d.content.next(content, oc, h)
+		e.defs, defs, od = d.defs.next(defs, od, h)
+		if e.path != 0 || e.body != 0 || e.defs != 0 {
+			e.doc = i
+			ps[k].add(e)
+		}
+	}
 }
 
 // NewIndex indexes files given as root-relative slash paths and their text.
@@ -975,10 +1094,7 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 		return r
 	}
 	n := float64(len(ix.docs))
-	ps := make([]*posting, len(qt))
-	for i, h := range qt {
-		ps[i] = ix.posting(h)
-	}
+	ps := ix.postingsOf(qt)
 	var ref float64
 	for _, p := range ps {
 		ref += bm25IDF(n, p.dfBody)

@@ -297,3 +297,81 @@ func TestWithDocsMatchesFreshIndex(t *testing.T) {
 		}
 	}
 }
+
+// postingScan is a term's postings worked out alone, one pass over the
+// documents for the term (for an index made from a base, the base's
+// postings renumbered, then the added documents): the reference
+// [Index.postingsOf] must equal.
+func postingScan(ix *Index, h uint32) *posting {
+	p := &posting{}
+	addDoc := func(i int32, d *indexDoc) {
+		tp, tb, td := d.name.count(h), d.content.count(h), d.defs.count(h)
+		if tp != 0 || tb != 0 || td != 0 {
+			p.add(postingDoc{doc: i, path: uint16(tp), body: uint16(tb), defs: uint16(td)})
+		}
+	}
+	if ix.base != nil {
+		for _, e := range postingScan(ix.base, h).docs {
+			if m := ix.fromBase[e.doc]; m >= 0 {
+				e.doc = m
+				p.add(e)
+			}
+		}
+		for _, k := range ix.added {
+			addDoc(k, ix.docs[k])
+		}
+		return p
+	}
+	for i, d := range ix.docs {
+		addDoc(int32(i), d)
+	}
+	return p
+}
+
+// TestPostingsOfMatchesScan checks that postings worked out for many terms
+// in one pass (over more terms than one batch, some cached, some repeated,
+// some in no document) equal each term's own scan, for an index and for
+// one made from it with unsaved buffers.
+func TestPostingsOfMatchesScan(t *testing.T) {
+	files := map[string][]byte{}
+	ents, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".go") {
+			b, err := os.ReadFile(e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files["gather/"+e.Name()] = b
+		}
+	}
+	q := "snapshot index posting ranking workspace gather file terms hash count doc path defs overlay follow watcher git commit zzznotaword request chunk"
+	hs := queryTerms(q)
+	if len(hs) < 20 {
+		t.Fatalf("%d query terms, want over 2 batches", len(hs))
+	}
+	hs = append(hs, hs[3], hs[0]) // repeated terms
+	overlay := map[string]string{"gather/index.go": "package gather\n// posting of a snapshot\nfunc Snapshot() {}\n", "gather/zz_new.go": "package gather\nfunc RankingOverlay(doc int) {}\n"}
+	c := newTermCounter()
+	var add []*indexDoc
+	for p, text := range overlay {
+		add = append(add, newDoc(c, c.defs(), p, []byte(text)))
+	}
+	for _, cached := range []int{0, 5} {
+		base := NewIndex(files)
+		for _, h := range hs[:cached] {
+			base.posting(h)
+		}
+		ov := base.withDocs(func(p string) bool { _, ok := overlay[p]; return ok }, add)
+		for _, ix := range []*Index{base, ov} {
+			got := ix.postingsOf(hs)
+			for i, h := range hs {
+				if d := cmp.Diff(postingScan(ix, h), got[i], cmp.AllowUnexported(posting{}, postingDoc{})); d != "" {
+					t.Errorf("cached %d, base %v, term %d (-scan +postingsOf):\n%s", cached, ix == base, i, d)
+				}
+			}
+		}
+	}
+}

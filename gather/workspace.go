@@ -676,6 +676,9 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		c := g.cands[rel]
 		explicit := c.facts.Explicit || c.facts.Open
 		var text string
+		// raw is text's bytes when they were read from disk (nil
+		// otherwise): counted, sniffed and hashed without a copy each.
+		var raw []byte
 		// stub is set for a minified file known from the index: it is
 		// not read at all.
 		var stub *fileInfo
@@ -728,7 +731,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				}
 				continue
 			}
-			text = string(b)
+			text, raw = string(b), b
 			c.facts.ModTime = st.ModTime()
 		}
 		if int64(len(text)) > g.w.opts.MaxFileBytes {
@@ -737,19 +740,23 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			}
 			continue
 		}
+		if raw == nil {
+			raw = []byte(text)
+		}
 		f := &c.facts
 		f.Language = Language(rel)
 		f.Size = int64(len(text))
-		f.Lines = countLines([]byte(text))
+		f.Lines = countLines(raw)
 		switch {
 		case stub != nil:
 			f.Size, f.Lines, f.Minified = stub.size, stub.lines, true
-		case Minified([]byte(text)):
+		case Minified(raw):
 			f.Minified = true
 		}
 		if f.Minified {
 			// One line that says why, never the text: see minified.go.
 			text = minifiedStub(f.Size, f.Lines)
+			raw = []byte(text)
 			f.Selection = nil
 		}
 		f.Test = IsTestFile(rel)
@@ -765,7 +772,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				f.MentionedSymbols = append(f.MentionedSymbols, id)
 			}
 		}
-		sum := sha256.Sum256([]byte(text))
+		sum := sha256.Sum256(raw)
 		prio := g.priority(c)
 		if prio > ctxd.PriorityMedium && !f.Explicit && !f.Open && f.Role != ctxd.RoleError {
 			// Generated files and test data are never the code a task is

@@ -5,6 +5,7 @@ package treesitter
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ctxd/ctxd"
 )
@@ -43,6 +44,11 @@ type analysis struct {
 	// first one found (0 when it is inside a body, which is not copied).
 	syntax     bool
 	syntaxLine int
+
+	// cleanMu guards clean, the checked edit sets of the views without
+	// kept functions (cleanEdits), by level and threshold.
+	cleanMu sync.Mutex
+	clean   map[cleanKey][]planned
 }
 
 // edit replaces src[start:end] with text.

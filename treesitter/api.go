@@ -105,6 +105,11 @@ type Options struct {
 	// is parsed (a persisted cache across processes; see [Store]). It
 	// never changes a view.
 	Store *Store
+	// Sum, when not nil, is the SHA-256 of the source, for a caller that
+	// renders one source several times ([Views], then [FocusViews]): it
+	// is hashed once. It must be the source's (a wrong sum would serve
+	// another source's views).
+	Sum *[32]byte
 }
 
 // focuses reports options that focus something: the focus levels exist.

@@ -80,6 +80,14 @@ type sourceSum struct {
 
 func sumOf(src []byte) sourceSum { return sourceSum{sha256.Sum256(src), len(src)} }
 
+// sumWith is sumOf, taken from o.Sum when the caller has it.
+func sumWith(src []byte, o Options) sourceSum {
+	if o.Sum != nil {
+		return sourceSum{*o.Sum, len(src)}
+	}
+	return sumOf(src)
+}
+
 // keyOf hashes everything a result depends on: what is computed, the
 // language, the options that change output, and the source (its sum).
 func keyOf(what, lang string, src sourceSum, o Options) [32]byte {

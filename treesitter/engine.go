@@ -50,7 +50,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
-	sum := sumOf(src)
+	sum := sumWith(src, opts)
 	key := keyOf("views", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
 		touch(opts.Store, lang, sum)
@@ -124,7 +124,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if !opts.focuses() {
 		return nil, nil
 	}
-	sum := sumOf(src)
+	sum := sumWith(src, opts)
 	key := keyOf("focus", lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
 		touch(opts.Store, lang, sum)
@@ -146,12 +146,20 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 // is bounded by ctx's deadline, or by [DefaultTimeout] when ctx has none.
 // Symbols may run concurrently.
 func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error) {
+	return SymbolsStored(ctx, lang, src, nil)
+}
+
+// SymbolsStored is [Symbols] that first looks for the source's analysis in
+// store (when not nil) and records there what it parses, as [Views] does
+// with [Options.Store]: a restarted daemon or a fresh process reads the
+// symbols of an unchanged file without parsing it.
+func SymbolsStored(ctx context.Context, lang string, src []byte, store *Store) (*FileSymbols, error) {
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
 	}
 	ctx, limit, cancel := parseLimit(ctx)
 	defer cancel()
-	a, err := analyzeCached(ctx, lang, src, budget(ctx, lang, limit))
+	a, err := analyzeStored(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), store)
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}

@@ -71,6 +71,12 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	return focusViews(lang, src, syms.Symbols, syms.Imports, opts), nil
 }
 
+// SymbolsStored is [Symbols]: without tree-sitter there is no analysis to
+// store.
+func SymbolsStored(ctx context.Context, lang string, src []byte, _ *Store) (*FileSymbols, error) {
+	return Symbols(ctx, lang, src)
+}
+
 // Symbols finds top-level definitions (and Python and Ruby methods) by
 // patterns over lines. It cannot see where a definition ends: End is the
 // line before the next symbol at the same or a lower depth. Symbols may

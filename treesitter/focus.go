@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -116,16 +117,22 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 		return false
 	}
 	var full, only strings.Builder
+	full.Grow(focused.Len() + 64*len(syms))
 	if imps := usedImports(imports, used); len(imps) > 0 {
-		fmt.Fprintf(&only, "imports: %s\n", strings.Join(imps, ", "))
+		only.WriteString("imports: ")
+		only.WriteString(strings.Join(imps, ", "))
+		only.WriteString("\n")
 	}
-	next := 0 // the next span to write
+	var num []byte // scratch for line numbers
+	next := 0      // the next span to write
 	writeSpans := func(before int) {
 		for ; next < len(spans) && spans[next].Start <= before; next++ {
 			s := spans[next]
 			for _, b := range []*strings.Builder{&full, &only} {
-				fmt.Fprintf(b, "%d: %s", s.Start, lines[s.Start-1])
-				for l := s.Start + 1; l <= s.End; l++ {
+				num = strconv.AppendInt(num[:0], int64(s.Start), 10)
+				b.Write(num)
+				b.WriteString(": ")
+				for l := s.Start; l <= s.End; l++ {
 					b.WriteString(lines[l-1])
 				}
 				if !strings.HasSuffix(lines[s.End-1], "\n") {
@@ -134,6 +141,7 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 			}
 		}
 	}
+	var line []byte // an outline line: indent, number, signature
 	for i, s := range syms {
 		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
 			continue
@@ -142,10 +150,17 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 		if inSpan(s.Start) {
 			continue
 		}
-		line := fmt.Sprintf("%s%d: %s\n", strings.Repeat("  ", s.Depth), s.Start, s.Signature)
-		full.WriteString(line)
+		line = line[:0]
+		for range s.Depth {
+			line = append(line, "  "...)
+		}
+		line = strconv.AppendInt(line, int64(s.Start), 10)
+		line = append(line, ": "...)
+		line = append(line, s.Signature...)
+		line = append(line, '\n')
+		full.Write(line)
 		if needed(i, s) {
-			only.WriteString(line)
+			only.Write(line)
 		}
 	}
 	writeSpans(len(lines) + 1)

@@ -195,6 +195,11 @@ const maxRepairs = 4
 //
 // With store, the check's verdict is looked up by the view's hash first,
 // and recorded.
+//
+// A view that keeps functions whole (o.KeepFuncs, o.KeepLines, o.RefLines:
+// they change with every request) is not checked when its edits are some of
+// those of the level's view without them, checked once per content (see
+// [analysis.cleanEdits]).
 func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) (View, error) {
 	return a.renderAfter(ctx, g, level, o, timeout, store, "")
 }
@@ -203,23 +208,88 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 // before): a rendering equal to it is not checked again (a test file's
 // signatures view is often its bodies view).
 func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, error) {
+	if o.focuses() {
+		if ref, err := a.cleanEdits(ctx, g, level, o, timeout, store); err == nil {
+			if es := a.plan(level, o, nil); subsetOf(es, ref) {
+				text, elided, _ := a.apply(es)
+				return View{Level: level, Language: a.lang, Text: text, Elided: elided}, nil
+			}
+		}
+	}
+	v, _, err := a.renderChecked(ctx, g, level, o, timeout, store, known)
+	return v, err
+}
+
+// cleanEdits returns the edits of level's view without kept functions
+// (o's threshold), as rendered and checked to parse (repairs done), once
+// per analysis. Every subset of a clean edit set renders a view that
+// parses too: each edit replaces a whole body, doc comment or member run
+// (a node of the original's tree, which parses) by text the checked view
+// shows parses in its place, so leaving some out puts back original nodes
+// in their own context. TestKeptViewsParse checks the claim on real files
+// of every language against the check parse.
+func (a *analysis) cleanEdits(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) ([]planned, error) {
+	key := cleanKey{level, o.threshold()}
+	a.cleanMu.Lock()
+	es, ok := a.clean[key]
+	a.cleanMu.Unlock()
+	if ok {
+		return es, nil
+	}
+	_, es, err := a.renderChecked(ctx, g, level, Options{BodyThreshold: o.BodyThreshold, Timeout: o.Timeout}, timeout, store, "")
+	if err != nil {
+		return nil, err
+	}
+	a.cleanMu.Lock()
+	if a.clean == nil {
+		a.clean = map[cleanKey][]planned{}
+	}
+	a.clean[key] = es
+	a.cleanMu.Unlock()
+	return es, nil
+}
+
+// cleanKey names a level's clean edits: the level and body threshold.
+type cleanKey struct {
+	level     Level
+	threshold int
+}
+
+// subsetOf reports whether every edit of es (sorted) is one of ref
+// (sorted), the same span and text.
+func subsetOf(es, ref []planned) bool {
+	j := 0
+	for _, e := range es {
+		for j < len(ref) && ref[j].start < e.start {
+			j++
+		}
+		if j == len(ref) || ref[j].start != e.start || ref[j].end != e.end || ref[j].text != e.text {
+			return false
+		}
+	}
+	return true
+}
+
+// renderChecked is renderAfter with the check parse, also returning the
+// edits of the view it returns.
+func (a *analysis) renderChecked(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, []planned, error) {
 	disabled := map[editKey]bool{}
 	for try := 0; ; try++ {
 		es := a.plan(level, o, disabled)
 		text, elided, outs := a.apply(es)
 		v := View{Level: level, Language: a.lang, Text: text, Elided: elided}
 		if len(es) == 0 || known != "" && text == known {
-			return v, nil
+			return v, es, nil
 		}
 		errs, err := a.check(ctx, g, level, text, timeout, store)
 		if err != nil {
-			return View{}, err
+			return View{}, nil, err
 		}
 		if len(errs) == 0 {
-			return v, nil
+			return v, es, nil
 		}
 		if try == maxRepairs {
-			return View{}, fmt.Errorf("%s view of %s does not parse: %w", level, a.lang, ErrUnsupported)
+			return View{}, nil, fmt.Errorf("%s view of %s does not parse: %w", level, a.lang, ErrUnsupported)
 		}
 		for _, bad := range errs {
 			hit := false

@@ -40,23 +40,45 @@ func main() {
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
 	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
 	settle := flag.Bool("settle", false, "after the warm-up, wait until the daemon's background analysis is done (ctx/status) before timing, and print how long that took from initialize (settle_s; na from a daemon without ctx/status)")
+	split := flag.Bool("novel-split", false, "warm up on internal/benchreq.StdlibNovel too (after the -warmup requests) and time other requests it has not seen (benchreq.StdlibNovelB, each once, at most n): one daemon whose per-request caches hold other requests")
+	all := flag.Bool("novel-all", false, "time every novel request (StdlibNovel then StdlibNovelB, each once, at most n): prepares a state directory for -novel-split")
+	budget := flag.Int("budget", 0, "token_budget.total of each request (0: the daemon's default, model-relative since be73225; 8000 was the default before)")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "benchscale: -root is required")
 		os.Exit(2)
 	}
 	timed := requests
-	if *novel {
+	var warmNovel []string
+	switch {
+	case *all:
+		timed = append(slices.Clip(benchreq.StdlibNovel), benchreq.StdlibNovelB...)
+	case *split:
+		warmNovel, timed = benchreq.StdlibNovel, benchreq.StdlibNovelB
+	case *novel:
 		timed = benchreq.StdlibNovel
+	}
+	if *novel || *split || *all {
 		*n = min(*n, len(timed))
 	}
-	if err := run(*bin, *root, *n, *clients, *cold, *warmup, *method, timed, *settle); err != nil {
+	o := runOpts{n: *n, clients: *clients, cold: *cold, warmup: *warmup, method: *method, timed: timed, warmNovel: warmNovel, settle: *settle, budget: *budget}
+	if err := run(*bin, *root, o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, root string, n, clients, cold, warmup int, method string, timed []string, settle bool) error {
+// runOpts are run's parameters (the flags of the same names).
+type runOpts struct {
+	n, clients, cold, warmup int
+	method                   string
+	timed, warmNovel         []string
+	settle                   bool
+	budget                   int
+}
+
+func run(bin, root string, o runOpts) error {
+	n, clients, cold, warmup, method, timed := o.n, o.clients, o.cold, o.warmup, o.method, o.timed
 	d, err := start(bin, root)
 	if err != nil {
 		return err
@@ -72,7 +94,11 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 			// As `ctxd pack --output` and repomix -o: the pack goes to a file.
 			return map[string]any{"format": "xml", "output": filepath.Join(os.TempDir(), "benchscale-pack.xml")}
 		}
-		return map[string]any{"user_request": list[i%len(list)]}
+		p := map[string]any{"user_request": list[i%len(list)]}
+		if o.budget > 0 {
+			p["token_budget"] = map[string]any{"total": o.budget}
+		}
+		return p
 	}
 	t0 := time.Now()
 	if _, err := d.call(method, params(requests, 0)); err != nil {
@@ -84,8 +110,13 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 			return err
 		}
 	}
+	for i := range o.warmNovel {
+		if _, err := d.call(method, params(o.warmNovel, i)); err != nil {
+			return err
+		}
+	}
 	settled := ""
-	if settle {
+	if o.settle {
 		if settled, err = d.settle(tInit); err != nil {
 			return err
 		}
@@ -129,14 +160,18 @@ func run(bin, root string, n, clients, cold, warmup int, method string, timed []
 	// requests, background work included): steadier than wall time on a
 	// shared machine.
 	fmt.Printf(" warm_cpu_ms=%.1f", ms(cpu)/float64(n))
-	if settle {
+	if o.settle {
 		fmt.Print(" " + settled)
 	}
 	if cold > 0 {
 		var cs, ccpu []time.Duration
 		for range cold {
 			t := time.Now()
-			cmd := exec.Command(bin, "prompt", "--root", root, requests[0])
+			args := []string{"prompt", "--root", root}
+			if o.budget > 0 {
+				args = append(args, "--budget", strconv.Itoa(o.budget))
+			}
+			cmd := exec.Command(bin, append(args, requests[0])...)
 			var stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 			cmd.Env = env()
