@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // A record file holds a cache too large to read whole (the analyses of
@@ -420,11 +419,11 @@ func (r *Records) Put(k [32]byte, data []byte) error {
 			return fmt.Errorf("append %s record: %w", r.name, err)
 		}
 	}
-	if err := syscall.Flock(int(r.keys.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(r.keys); err != nil {
 		return fmt.Errorf("append %s record: lock: %w", r.name, err)
 	}
 	err := r.appendLocked(k, data, crc)
-	syscall.Flock(int(r.keys.Fd()), syscall.LOCK_UN)
+	unlockFile(r.keys)
 	if err != nil {
 		return fmt.Errorf("append %s record: %w", r.name, err)
 	}
@@ -443,8 +442,8 @@ func (r *Records) appendLocked(k [32]byte, data []byte, crc uint32) error {
 			old.Close()
 			return err
 		}
-		syscall.Flock(int(r.keys.Fd()), syscall.LOCK_EX)
-		defer syscall.Flock(int(r.keys.Fd()), syscall.LOCK_UN)
+		lockFile(r.keys)
+		defer unlockFile(r.keys)
 		old.Close()
 	}
 	r.refresh()
@@ -495,13 +494,13 @@ func (r *Records) Compact() (bool, error) {
 		return false, nil
 	}
 	keys := r.keys
-	if err := syscall.Flock(int(keys.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(keys); err != nil {
 		return false, err
 	}
 	// Unlocking the old keys file (closing it) lets a waiting appender
 	// in; it finds the renamed file and appends there.
 	defer keys.Close()
-	defer syscall.Flock(int(keys.Fd()), syscall.LOCK_UN)
+	defer unlockFile(keys)
 	if st, err := os.Stat(r.keysPath()); err != nil || inodeOf(st) != r.keysIno {
 		// Another process compacted: read its files instead.
 		r.keys = nil
@@ -547,11 +546,4 @@ func inode(f *os.File) uint64 {
 		return 0
 	}
 	return inodeOf(st)
-}
-
-func inodeOf(st os.FileInfo) uint64 {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return s.Ino
-	}
-	return 0
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/ctxd/ctxd"
@@ -39,25 +38,6 @@ func (s *Server) maxBody() int {
 		return s.opts.MaxBodyBytes
 	}
 	return DefaultMaxBodyBytes
-}
-
-// listenPrivate listens; a unix socket is created mode 0600 (the umask is
-// set around its creation, so it is never reachable by others).
-func listenPrivate(network, addr string) (net.Listener, error) {
-	if network != "unix" {
-		return net.Listen(network, addr)
-	}
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen(network, addr)
-	syscall.Umask(old)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(addr, 0o600); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
 }
 
 // TokenFile is the path of the token file of a TCP daemon on port, in
