@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -161,6 +162,7 @@ const analysisSaveEvery = 20 * time.Second
 
 func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 	t0 := time.Now()
+	defer lowerGC()()
 	files, err := e.ws.Files(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -351,4 +353,40 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 		return errAborted
 	}
 	return nil
+}
+
+// analysisGCPercent is the collector's heap growth while a background
+// analysis runs: the parse garbage of every file of the tree would
+// otherwise let the heap grow by the whole default 100% of what the index
+// holds (stdlib-10k from scratch: peak RSS 438-459 MB at 100, 364 MB at
+// 50; the analysis took 102 s instead of 76-79).
+const analysisGCPercent = 50
+
+var gcLowered struct {
+	sync.Mutex
+	n   int // analyses running
+	old int // the percentage before the first
+}
+
+// lowerGC sets the collector's percentage to analysisGCPercent, unless it
+// is already lower or off (GOGC set by the user), while any analysis runs,
+// and returns the function that ends this one's claim.
+func lowerGC() (restore func()) {
+	g := &gcLowered
+	g.Lock()
+	defer g.Unlock()
+	if g.n == 0 {
+		g.old = debug.SetGCPercent(analysisGCPercent)
+		if g.old < 0 || g.old <= analysisGCPercent {
+			debug.SetGCPercent(g.old)
+		}
+	}
+	g.n++
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.n--; g.n == 0 {
+			debug.SetGCPercent(g.old)
+		}
+	}
 }

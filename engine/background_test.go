@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -255,5 +256,34 @@ func TestAnalysisOff(t *testing.T) {
 	e.StartAnalysis()
 	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 {
 		t.Errorf("analysis ran although turned off: %+v", st)
+	}
+}
+
+// TestLowerGC: the collector runs at analysisGCPercent while analyses
+// run, back to what it was after the last, and is left alone when it is
+// already lower or off.
+func TestLowerGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, tc := range []struct{ before, during int }{
+		{100, analysisGCPercent},
+		{200, analysisGCPercent},
+		{20, 20},
+		{-1, -1},
+	} {
+		debug.SetGCPercent(tc.before)
+		end1 := lowerGC()
+		end2 := lowerGC()
+		if got := debug.SetGCPercent(-2); got != tc.during {
+			t.Errorf("GOGC %d: %d during two analyses, want %d", tc.before, got, tc.during)
+		}
+		debug.SetGCPercent(tc.during)
+		end1()
+		if got := debug.SetGCPercent(tc.during); got != tc.during {
+			t.Errorf("GOGC %d: %d while one analysis still runs, want %d", tc.before, got, tc.during)
+		}
+		end2()
+		if got := debug.SetGCPercent(tc.before); got != tc.before {
+			t.Errorf("GOGC %d: %d after the analyses, want it back", tc.before, got)
+		}
 	}
 }
