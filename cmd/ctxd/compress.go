@@ -71,6 +71,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 			return usagef("--session: %v", err)
 		}
 	}
+	configuredLog(fs, "", &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err

@@ -20,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/engine"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -244,4 +246,32 @@ func Version() string {
 		}
 	}
 	return "dev"
+}
+
+// configuredLog applies the configuration's log.level and log.file (the
+// user file's, or root's .ctxd.toml: root "" is the current repository)
+// where the command line did not set --log-level or --log-file; a value
+// nothing sets keeps the command's own default (warn for one-shot
+// commands, info for serve). A configuration that does not load is left
+// to the command, which reports it.
+func configuredLog(fs *flag.FlagSet, root string, level, file *string) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["log-level"] && set["log-file"] {
+		return
+	}
+	dir, err := engine.ResolveRoot(root)
+	if err != nil {
+		dir = ""
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return
+	}
+	if !set["log-level"] && cfg.Source("log.level") != config.SourceDefault {
+		*level = cfg.Log.Level
+	}
+	if !set["log-file"] && cfg.Source("log.file") != config.SourceDefault {
+		*file = cfg.Log.File
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -579,6 +580,40 @@ func TestConfigShowsEffectiveBudget(t *testing.T) {
 				}
 			}
 			t.Error("no budget.total entry")
+		})
+	}
+}
+
+// TestConfiguredLog: log.level and log.file from the configuration apply
+// where the command line sets neither flag; a flag wins; nothing set
+// keeps the command's default.
+func TestConfiguredLog(t *testing.T) {
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	withCfg := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withCfg, ".ctxd.toml"), []byte("[log]\nlevel = \"debug\"\nfile = \"ctxd.log\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, root             string
+		args                   []string
+		wantLevel, wantLogFile string
+	}{
+		{"configured", withCfg, nil, "debug", "ctxd.log"},
+		{"flag wins", withCfg, []string{"--log-level", "error"}, "error", "ctxd.log"},
+		{"both flags", withCfg, []string{"--log-level", "error", "--log-file", "other.log"}, "error", "other.log"},
+		{"nothing configured", t.TempDir(), nil, "warn", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			level := fs.String("log-level", "warn", "")
+			file := fs.String("log-file", "", "")
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			configuredLog(fs, tc.root, level, file)
+			if *level != tc.wantLevel || *file != tc.wantLogFile {
+				t.Errorf("level %q file %q, want %q %q", *level, *file, tc.wantLevel, tc.wantLogFile)
+			}
 		})
 	}
 }

@@ -38,6 +38,7 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	if len(pos) != 0 {
 		return usagef("unexpected arguments %q", pos)
 	}
+	configuredLog(fs, root, &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err

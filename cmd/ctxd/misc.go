@@ -66,12 +66,18 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 	return tw.Flush()
 }
 
-// effectiveEntries is cfg's entries with the values a prompt uses: an
+// effectiveEntries is cfg's entries with the values the commands use: an
 // unset budget.total is relative to the model's context window
-// (ctxd.DefaultBudgetFor), which the entry names as its source.
+// (ctxd.DefaultBudgetFor), an unset log.level the command's own default
+// (configuredLog); the entry's source says so.
 func effectiveEntries(cfg *config.Config) []config.Entry {
 	es := cfg.Entries()
 	for i, e := range es {
+		if e.Key == "log.level" && e.Source == config.SourceDefault {
+			es[i].Value = "warn"
+			es[i].Source = "default: warn for one-shot commands, info for serve; --log-level wins"
+			continue
+		}
 		if e.Key != "budget.total" || e.Source != config.SourceDefault {
 			continue
 		}

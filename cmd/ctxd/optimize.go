@@ -197,6 +197,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		}
 		call.ExactItems = append(call.ExactItems, n)
 	}
+	configuredLog(fs, "", &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err

@@ -73,6 +73,8 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if name == "pack" && err != nil {
 		return usagef("%v", err)
 	}
+	var noFile string
+	configuredLog(fs, f.root, &f.logLevel, &noFile)
 	log, closeLog, err := newLogger(io.Err, f.logLevel, "")
 	if err != nil {
 		return err

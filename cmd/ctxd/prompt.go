@@ -82,6 +82,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if _, err := ctxd.ParseFormat(f.format); err != nil {
 		return usagef("--format: %s", ctxd.Message(err))
 	}
+	configuredLog(fs, f.root, &f.logLevel, &f.logFile)
 	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
 	if err != nil {
 		return err

@@ -87,6 +87,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
 		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
 	}
+	configuredLog(fs, root, &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err

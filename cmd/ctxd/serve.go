@@ -63,6 +63,7 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	var logOut io.Writer = stdio.Err
+	configuredLog(fs, root, &logLevel, &logFile)
 	log, closeLog, err := newLogger(logOut, logLevel, logFile)
 	if err != nil {
 		return err

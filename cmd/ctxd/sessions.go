@@ -40,9 +40,11 @@ func init() {
 type sessionFlags struct {
 	root, stateDir, logLevel string
 	asJSON                   bool
+	fs                       *flag.FlagSet // for configuredLog
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of the current directory)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
 	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -68,6 +70,10 @@ func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
 	stateDir, err := stateDirFlag(f.stateDir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if f.fs != nil {
+		var noFile string
+		configuredLog(f.fs, f.root, &f.logLevel, &noFile)
 	}
 	log, closeLog, err := newLogger(errOut, f.logLevel, "")
 	if err != nil {
