@@ -42,7 +42,11 @@ func describe(err error) string {
 		if field == "" {
 			field = "params"
 		}
-		return fmt.Sprintf("field %s: want %s, got a JSON %s", field, kindName(te.Type.String()), te.Value)
+		msg := fmt.Sprintf("field %s: want %s, got a JSON %s", field, kindName(te.Type.String()), te.Value)
+		if field == "token_budget" {
+			msg += ` such as {"total": 16000} (total, or system, context, user_request and response in tokens)`
+		}
+		return msg
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {

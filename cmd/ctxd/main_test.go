@@ -408,6 +408,7 @@ func TestServeErrors(t *testing.T) {
 		{"missing request", "ctx/buildPrompt", map[string]any{}, -32602, "user_request"},
 		{"bad task", "ctx/buildPrompt", map[string]any{"user_request": "x", "task_type": "deploy"}, -32602, "deploy"},
 		{"negative budget", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": map[string]any{"total": -5}}, -32602, "token_budget.total"},
+		{"bare number budget", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": 8000}, -32602, `{"total": 16000}`},
 		{"outside root", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, -31001, "outside"},
 		{"dotdot outside root", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "../../etc/passwd"}}}, -31001, "outside"},
 		{"format on gather", "ctx/gather", map[string]any{"user_request": "x", "format": "xml"}, -32602, "format"},
