@@ -57,6 +57,10 @@ type AnalysisStatus struct {
 	// Error says why the analysis stopped early (Done is then set, so a
 	// client waiting for it does not wait forever).
 	Error string `json:"error,omitempty"`
+	// Phase names the state for a progress display: "off", "indexing"
+	// (the file index is being built or loaded: Total is not known yet),
+	// "analysing", "done" or "failed".
+	Phase string `json:"phase"`
 }
 
 // background is the engine's background analysis.
@@ -113,8 +117,21 @@ func (e *Engine) Busy() (release func()) {
 // AnalysisStatus returns the background analysis's progress.
 func (e *Engine) AnalysisStatus() AnalysisStatus {
 	e.bg.mu.Lock()
-	defer e.bg.mu.Unlock()
-	return e.bg.status
+	st := e.bg.status
+	e.bg.mu.Unlock()
+	switch {
+	case !st.Enabled:
+		st.Phase = "off"
+	case st.Error != "":
+		st.Phase = "failed"
+	case st.Done:
+		st.Phase = "done"
+	case st.Total == 0:
+		st.Phase = "indexing"
+	default:
+		st.Phase = "analysing"
+	}
+	return st
 }
 
 // StartAnalysis starts the background analysis once, unless the

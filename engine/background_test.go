@@ -190,12 +190,12 @@ func TestAnalysisPausesForRequests(t *testing.T) {
 	if after := e.AnalysisStatus().Analysed; after > before+1 {
 		t.Errorf("the worker analysed %d files while a request ran", after-before)
 	}
-	if st := e.AnalysisStatus(); st.Done {
+	if st := e.AnalysisStatus(); st.Done || st.Phase != "analysing" {
 		t.Fatalf("analysis done while paused: %+v", st)
 	}
 	release()
 	waitAnalysis(t, e)
-	if st := e.AnalysisStatus(); !st.Done || st.Analysed != st.Total || st.Total < 80 {
+	if st := e.AnalysisStatus(); !st.Done || st.Analysed != st.Total || st.Total < 80 || st.Phase != "done" {
 		t.Errorf("after the request: %+v, want every file analysed", st)
 	}
 }
@@ -254,7 +254,7 @@ func TestAnalysisOff(t *testing.T) {
 	}
 	defer e.Close()
 	e.StartAnalysis()
-	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 {
+	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 || st.Phase != "off" {
 		t.Errorf("analysis ran although turned off: %+v", st)
 	}
 }
