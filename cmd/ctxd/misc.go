@@ -73,6 +73,15 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 func effectiveEntries(cfg *config.Config) []config.Entry {
 	es := cfg.Entries()
 	for i, e := range es {
+		if e.Key == "context_window" && e.Source == config.SourceDefault {
+			_, m := tokens.ForModel(cfg.Model, 0)
+			es[i].Value = m.ContextWindow
+			es[i].Source = fmt.Sprintf("default: %s's window in the model registry", m.Name)
+			continue
+		}
+		if v, ok := e.Value.([]string); ok && v == nil {
+			es[i].Value = []string{}
+		}
 		if e.Key == "log.level" && e.Source == config.SourceDefault {
 			es[i].Value = "warn"
 			es[i].Source = "default: warn for one-shot commands, info for serve; --log-level wins"
