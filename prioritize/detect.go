@@ -29,7 +29,7 @@ func cues(task ctxd.TaskType, weight int, phrases ...string) []cue {
 var cueTable = concat(
 	cues(ctxd.TaskDebug, 3, `failing tests?`, `stack ?trace`, `traceback`, `panic(s|ked)?`, `segfault`, `nil pointer`, `null pointer`, `doesn'?t work`, `not working`, `throws?`, `crash(es|ed|ing)?`, `exception`, `regression`, `fails?`, `failed`, `broken`),
 	cues(ctxd.TaskDebug, 2, `bug`, `error`, `errors`, `debug`, `fix`, `wrong`, `incorrect`, `unexpected`, `hangs?`, `leaks?`, `race`, `deadlock`),
-	cues(ctxd.TaskTest, 3, `(write|add|create|generate|improve|more) (unit |integration |e2e )?tests?`, `tests? for`, `test coverage`, `unit tests?`, `table[- ]driven`, `fuzz(ing)? tests?`),
+	cues(ctxd.TaskTest, 3, `(write|add|create|generate|improve|more) (an? |some |the |new |missing )?(unit |integration |e2e |regression )?tests?`, `tests? for`, `test coverage`, `unit tests?`, `table[- ]driven`, `fuzz(ing)? tests?`),
 	cues(ctxd.TaskTest, 1, `tests?`, `spec`, `coverage`, `fixtures?`, `mock`),
 	cues(ctxd.TaskRefactor, 3, `refactor(ing)?`, `rename`, `extract`, `clean ?up`, `restructure`, `deduplicate`, `split up`, `split (the |this |that |it )?[\w.]+ into`, `move .+ (in)?to`, `simplify`, `reorganize`, `decouple`),
 	cues(ctxd.TaskAnalyze, 3, `explain`, `how (does|do|is|are)`, `what (does|do|is|are)`, `why (does|do|is)`, `where (is|are|does)`, `analy[sz]e`, `overview`, `architecture`, `walk me through`, `summari[sz]e`, `review`, `understand`, `document`),
