@@ -121,6 +121,16 @@ func Default() *Config {
 	}
 }
 
+// BudgetTotal is the total token budget of a prompt for a model whose
+// context window is window: budget.total when something set it, else
+// relative to the window (ctxd.DefaultBudgetFor).
+func (c *Config) BudgetTotal(window int) int {
+	if c.Source("budget.total") == SourceDefault {
+		return ctxd.DefaultBudgetFor(window)
+	}
+	return c.Budget.Total
+}
+
 // Source returns where the value of a dotted key came from ("default" when
 // nothing set it).
 func (c *Config) Source(key string) string {

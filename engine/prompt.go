@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/prioritize"
@@ -334,10 +333,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 // (ctxd.DefaultBudgetFor).
 func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
 	shares := e.cfg.Budget.Shares
-	total := e.cfg.Budget.Total
-	if e.cfg.Source("budget.total") == config.SourceDefault {
-		total = ctxd.DefaultBudgetFor(window)
-	}
+	total := e.cfg.BudgetTotal(window)
 	if br == nil {
 		return ctxd.NewBudget(total, shares), nil
 	}

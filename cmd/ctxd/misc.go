@@ -71,28 +71,26 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 // (ctxd.DefaultBudgetFor), an unset log.level the command's own default
 // (configuredLog); the entry's source says so.
 func effectiveEntries(cfg *config.Config) []config.Entry {
+	_, m := tokens.ForModel(cfg.Model, cfg.ContextWindow)
 	es := cfg.Entries()
 	for i, e := range es {
-		if e.Key == "context_window" && e.Source == config.SourceDefault {
-			_, m := tokens.ForModel(cfg.Model, 0)
-			es[i].Value = m.ContextWindow
-			es[i].Source = fmt.Sprintf("default: %s's window in the model registry", m.Name)
-			continue
-		}
 		if v, ok := e.Value.([]string); ok && v == nil {
 			es[i].Value = []string{}
 		}
-		if e.Key == "log.level" && e.Source == config.SourceDefault {
+		if e.Source != config.SourceDefault {
+			continue
+		}
+		switch e.Key {
+		case "context_window":
+			es[i].Value = m.ContextWindow
+			es[i].Source = fmt.Sprintf("default: %s's window in the model registry", m.Name)
+		case "log.level":
 			es[i].Value = "warn"
 			es[i].Source = "default: warn for one-shot commands, info for serve; --log-level wins"
-			continue
+		case "budget.total":
+			es[i].Value = cfg.BudgetTotal(m.ContextWindow)
+			es[i].Source = fmt.Sprintf("default: an eighth of %s's %d-token window, %d..%d", m.Name, m.ContextWindow, ctxd.DefaultBudgetTotal, ctxd.MaxDefaultBudgetTotal)
 		}
-		if e.Key != "budget.total" || e.Source != config.SourceDefault {
-			continue
-		}
-		_, m := tokens.ForModel(cfg.Model, cfg.ContextWindow)
-		es[i].Value = ctxd.DefaultBudgetFor(m.ContextWindow)
-		es[i].Source = fmt.Sprintf("default: an eighth of %s's %d-token window, %d..%d", m.Name, m.ContextWindow, ctxd.DefaultBudgetTotal, ctxd.MaxDefaultBudgetTotal)
 	}
 	return es
 }
