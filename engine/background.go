@@ -5,16 +5,13 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/prompt"
-	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -304,16 +301,12 @@ func (e *Engine) saveAnalysed() {
 // analyser is the per-file work of the background analysis.
 type analyser struct {
 	e       *Engine
-	sc      *secrets.Scanner
 	counter tokens.Counter
 	format  string
 }
 
 func (e *Engine) newAnalyser() *analyser {
 	a := &analyser{e: e, format: e.cfg.Format}
-	if sc, err := secrets.Default(); err == nil {
-		a.sc = sc
-	}
 	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
 	a.counter = tokens.Stored(c, e.countStore())
 	if f, err := ctxd.ParseFormat(a.format); err == nil {
@@ -325,17 +318,15 @@ func (e *Engine) newAnalyser() *analyser {
 // errAborted marks a file whose analysis a request interrupted.
 var errAborted = errors.New("analysis interrupted")
 
-// file analyses one file as a request gathering it would see it (the
-// same text: invalid UTF-8 replaced, secrets redacted).
+// file analyses one file as a request gathering it would see it: the
+// same text, made safe by sanitizeChunks as a request's chunks are.
 func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
-	content := string(text)
-	if !utf8.ValidString(content) {
-		content = strings.ToValidUTF8(content, "\uFFFD")
+	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: gather.Language(rel)}}}
+	if _, _, err := sanitizeChunks(cs); err != nil {
+		return err
 	}
-	if a.sc != nil {
-		content, _ = a.sc.Redact(rel, content)
-	}
-	c := ctxd.Chunk{Source: rel, ChunkType: ctxd.ChunkFile, Content: content, Facts: ctxd.Facts{Language: gather.Language(rel)}}
+	c := cs[0]
+	content := c.Content
 	a.counter.Count(content)
 	a.counter.Count(prompt.Section(c, a.format))
 	if ctx.Err() != nil {
