@@ -40,6 +40,23 @@ func (s *Server) maxBody() int {
 	return DefaultMaxBodyBytes
 }
 
+// listenPrivate listens; a unix socket is made mode 0600 (listenMasked
+// creates it so where the system allows).
+func listenPrivate(network, addr string) (net.Listener, error) {
+	if network != "unix" {
+		return net.Listen(network, addr)
+	}
+	ln, err := listenMasked(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(addr, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
 // TokenFile is the path of the token file of a TCP daemon on port, in
 // dir (empty: the user's cache directory, ctxd/).
 func TokenFile(dir string, port int) (string, error) {

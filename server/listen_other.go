@@ -2,21 +2,8 @@
 
 package server
 
-import (
-	"net"
-	"os"
-)
+import "net"
 
-// listenPrivate listens; without a umask a unix socket is made owner-only
-// right after its creation.
-func listenPrivate(network, addr string) (net.Listener, error) {
-	ln, err := net.Listen(network, addr)
-	if err != nil || network != "unix" {
-		return ln, err
-	}
-	if err := os.Chmod(addr, 0o600); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
-}
+// listenMasked listens on a unix socket; without a umask it is made
+// owner-only by listenPrivate's chmod right after its creation.
+func listenMasked(addr string) (net.Listener, error) { return net.Listen("unix", addr) }
