@@ -160,8 +160,7 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 // resumes and finishes.
 func TestAnalysisPausesForRequests(t *testing.T) {
 	dir := analysisRepo(t, 40)
-	state := t.TempDir()
-	os.MkdirAll(filepath.Join(state, "index"), 0o755)
+	state := stateWithIndex(t)
 	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
 	if err != nil {
 		t.Fatal(err)
@@ -204,8 +203,7 @@ func TestAnalysisPausesForRequests(t *testing.T) {
 // and waits for it; the stores stay readable.
 func TestAnalysisStopsOnClose(t *testing.T) {
 	dir := analysisRepo(t, 40)
-	state := t.TempDir()
-	os.MkdirAll(filepath.Join(state, "index"), 0o755)
+	state := stateWithIndex(t)
 	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
@@ -22,18 +19,7 @@ func TestFocusLinesSymbolsPersisted(t *testing.T) {
 		fmt.Fprintf(&b, "def backoff_step_%d(attempt, base):\n    \"\"\"Compute the retry delay of step %d.\"\"\"\n    delay = base * (2 ** attempt) + %d\n    time.sleep(delay / 1000.0)\n    return delay\n\n\n", i, i, i)
 	}
 	dir := testutil.GitRepo(t, map[string]string{"pkg/retry.py": b.String(), "pkg/other.py": "def other():\n    return 1\n"})
-	state := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	open := func() *Engine {
-		e, err := New(dir, Options{Config: config.Default(), StateDir: state})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := reopener(t, dir, stateWithIndex(t))
 	req := PromptRequest{UserRequest: "how are retry delays computed between attempts"}
 	if ids := gather.RequestIdents(req.UserRequest); len(ids) > 0 {
 		t.Fatalf("request has code identifiers %q", ids)

@@ -92,18 +92,7 @@ func TestMatchSymbols(t *testing.T) {
 // them again, and an edited file alone is parsed.
 func TestSymbolIndexPersisted(t *testing.T) {
 	dir := symbolRepo(t)
-	state := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	open := func() *Engine {
-		e, err := New(dir, Options{Config: config.Default(), StateDir: state})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := reopener(t, dir, stateWithIndex(t))
 	req := PromptRequest{UserRequest: "rename Session.merge_environment_settings to merge_settings"}
 	e1 := open()
 	env, err := e1.BuildPrompt(t.Context(), req, nil)
@@ -136,5 +125,29 @@ func TestSymbolIndexPersisted(t *testing.T) {
 	}
 	if n := e2.symbolIndex().Parses(); n > 1 {
 		t.Errorf("after editing one file %d parses, want at most 1", n)
+	}
+}
+
+// stateWithIndex returns a state directory whose index/ exists, so the
+// engines opened on it persist their stores there.
+func stateWithIndex(t *testing.T) string {
+	t.Helper()
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// reopener returns a function that opens a new engine on dir and state,
+// as a new CLI run would, closed at the test's end.
+func reopener(t *testing.T, dir, state string) func() *Engine {
+	return func() *Engine {
+		e, err := New(dir, Options{Config: config.Default(), StateDir: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
 	}
 }

@@ -41,10 +41,7 @@ func viewRepo(t *testing.T) string {
 // one quietly, and the prompt is the same in every case.
 func TestViewStorePersisted(t *testing.T) {
 	dir := viewRepo(t)
-	state := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(state, "index"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	state := stateWithIndex(t)
 	req := PromptRequest{UserRequest: "how does the server shut down gracefully", TokenBudget: &BudgetRequest{Total: 3000}}
 	run := func() (prompt, logs string) {
 		t.Helper()
