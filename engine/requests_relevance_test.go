@@ -194,18 +194,7 @@ func TestRelevanceRequests(t *testing.T) {
 	for i, tc := range cases {
 		name := fmt.Sprintf("%02d-%s", i, tc.class)
 		t.Run(name, func(t *testing.T) {
-			env, err := e.BuildPrompt(t.Context(), PromptRequest{
-				UserRequest: tc.request,
-				OpenFiles:   tc.open,
-				TokenBudget: &BudgetRequest{Total: 8000},
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, order := targetChunk(t, &env.Context, tc.target)
-			if got == nil {
-				t.Fatalf("target %s not in the envelope (task %s); included %v", tc.target, env.TaskType, order)
-			}
+			env, got, order := promptTarget(t, e, PromptRequest{UserRequest: tc.request, OpenFiles: tc.open}, tc.target)
 			if !strings.Contains(got.Content, tc.marker) {
 				t.Errorf("target %s at view %q hides the body line %q (task %s); included %v", tc.target, got.Truncation, tc.marker, env.TaskType, order)
 			}
@@ -240,6 +229,22 @@ func TestRelevanceRequests(t *testing.T) {
 // targetChunk checks that the context is within its budget and returns the
 // chunk of target (nil when it was left out) and every included chunk as
 // "source(view,tokens,score)" for failure messages.
+// promptTarget builds req at a total budget of 8,000 and returns the
+// envelope and its chunk of target, failing the test when it is absent.
+func promptTarget(t *testing.T, e *Engine, req PromptRequest, target string) (*ctxd.Envelope, *ctxd.Chunk, []string) {
+	t.Helper()
+	req.TokenBudget = &BudgetRequest{Total: 8000}
+	env, err := e.BuildPrompt(t.Context(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, order := targetChunk(t, &env.Context, target)
+	if got == nil {
+		t.Fatalf("target %s not in the envelope (task %s); included %v", target, env.TaskType, order)
+	}
+	return env, got, order
+}
+
 func targetChunk(t *testing.T, cc *ctxd.CompressedContext, target string) (*ctxd.Chunk, []string) {
 	t.Helper()
 	if cc.TokensUsed > cc.Budget {

@@ -62,17 +62,7 @@ func TestViewsRequests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := e.BuildPrompt(t.Context(), PromptRequest{
-				UserRequest: tc.request,
-				TokenBudget: &BudgetRequest{Total: 8000},
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, order := targetChunk(t, &env.Context, tc.target)
-			if got == nil {
-				t.Fatalf("target %s not in the envelope (task %s); included %v", tc.target, env.TaskType, order)
-			}
+			env, got, order := promptTarget(t, e, PromptRequest{UserRequest: tc.request}, tc.target)
 			for _, m := range tc.markers {
 				if !strings.Contains(got.Content, m) {
 					t.Errorf("target %s at view %q hides %q (task %s); included %v\n%s", tc.target, got.Truncation, m, env.TaskType, order, got.Content)
