@@ -255,11 +255,6 @@ func Version() string {
 // commands, info for serve). A configuration that does not load is left
 // to the command, which reports it.
 func configuredLog(fs *flag.FlagSet, root string, level, file *string) {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["log-level"] && set["log-file"] {
-		return
-	}
 	dir, err := engine.ResolveRoot(root)
 	if err != nil {
 		dir = ""
@@ -268,6 +263,14 @@ func configuredLog(fs *flag.FlagSet, root string, level, file *string) {
 	if err != nil {
 		return
 	}
+	logConfig(fs, cfg, level, file)
+}
+
+// logConfig is configuredLog for a command that loads cfg anyway (one
+// read of the configuration files, not two).
+func logConfig(fs *flag.FlagSet, cfg *config.Config, level, file *string) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if !set["log-level"] && cfg.Source("log.level") != config.SourceDefault {
 		*level = cfg.Log.Level
 	}

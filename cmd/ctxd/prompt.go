@@ -82,13 +82,6 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if _, err := ctxd.ParseFormat(f.format); err != nil {
 		return usagef("--format: %s", ctxd.Message(err))
 	}
-	configuredLog(fs, f.root, &f.logLevel, &f.logFile)
-	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-
 	root, err := engine.ResolveRoot(f.root)
 	if err != nil {
 		return err
@@ -100,6 +93,12 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	logConfig(fs, cfg, &f.logLevel, &f.logFile)
+	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
 	if err != nil {
 		return err
