@@ -220,7 +220,7 @@ func BenchmarkCountView(b *testing.B) {
 	b.Run("path=whole", func(b *testing.B) {
 		loopCPU(b, len(view), func() { be.count(view) })
 	})
-	for _, minLen := range []int{0, 32, blockMinLen, 128} {
+	for _, minLen := range []int{0, blockMinLen, 64} {
 		b.Run(fmt.Sprintf("path=blocks/min=%d/cache=cold", minLen), func(b *testing.B) {
 			bc := newBlockCache(1 << 12)
 			loopCPU(b, len(view), func() {
