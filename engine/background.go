@@ -327,7 +327,7 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	c := cs[0]
 	content := c.Content
-	a.counter.Count(content)
+	n := a.counter.Count(content)
 	a.counter.Count(prompt.Section(c, a.format))
 	if ctx.Err() != nil {
 		return errAborted
@@ -347,6 +347,13 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	if need && tags != nil && err == nil {
 		x.Add(lang, src, tags)
+	}
+	if n >= focusMinTokens && err == nil && !gather.IsTestFile(rel) {
+		// What focus lines read of a large file (a test file's spans
+		// come from its analysis: left to requests).
+		if ent, ferr := x.File(ctx, rel, src); ferr == nil {
+			a.e.recordDefTerms(ent, src)
+		}
 	}
 	for _, v := range orderViews(vs, nil) {
 		if ctx.Err() != nil {

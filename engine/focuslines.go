@@ -57,16 +57,14 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 		if slices.ContainsFunc(ent.Defs, func(d index.Def) bool { return slices.Contains(f.MentionedSymbols, d.Name) }) {
 			continue
 		}
-		var spans []gather.DefSpan
-		var starts []int
-		skipTests := task != ctxd.TaskTest && !gather.IsTestFile(c.Source)
-		for _, d := range ent.Defs {
-			if skipTests && isTestDef(d) {
-				continue
-			}
-			if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
-				spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
-				starts = append(starts, d.Line)
+		spans, starts, tests := focusSpans(ent)
+		var among []int // nil: every span
+		if task != ctxd.TaskTest && !gather.IsTestFile(c.Source) && slices.Contains(tests, true) {
+			among = []int{}
+			for k, t := range tests {
+				if !t {
+					among = append(among, k)
+				}
 			}
 		}
 		key := ent.Hash
@@ -79,7 +77,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 				key[0] ^= 0xff // other spans than the index's for this content
 			}
 		}
-		for _, k := range e.defTermsOf(key, c.Content, spans).Focus(request, focusDefs) {
+		for _, k := range e.defTermsOf(key, c.Content, spans).FocusAmong(request, focusDefs, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
@@ -118,12 +116,16 @@ func isTestDef(d index.Def) bool {
 	return strings.HasPrefix(d.Name, "test_") || len(d.Name) > 4 && strings.HasPrefix(d.Name, "Test") && !unicode.IsLower(rune(d.Name[4]))
 }
 
-// maxDefTerms bounds the contents whose definitions' terms are kept.
-const maxDefTerms = 512
-
-// defTermsOf returns the terms of spans in content, whose symbol-index key
-// is key, read once per content (a warm request on unchanged files reads
-// none).
-func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
-	return e.defTerms.Get(key, func() *gather.DefTerms { return gather.NewDefTerms([]byte(content), spans) })
+// focusSpans returns the definitions of ent that focus lines choose
+// among (functions and methods of at most focusMaxLines lines), their first
+// lines, and which of them are a source file's own tests (isTestDef).
+func focusSpans(ent *index.Symbols) (spans []gather.DefSpan, starts []int, tests []bool) {
+	for _, d := range ent.Defs {
+		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+			spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
+			starts = append(starts, d.Line)
+			tests = append(tests, isTestDef(d))
+		}
+	}
+	return spans, starts, tests
 }
