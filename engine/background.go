@@ -348,11 +348,10 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if need && tags != nil && err == nil {
 		x.Add(lang, src, tags)
 	}
-	if n >= focusMinTokens && err == nil && !gather.IsTestFile(rel) {
-		// What focus lines read of a large file (a test file's spans
-		// come from its analysis: left to requests).
+	if n >= focusMinTokens && err == nil {
+		// What focus lines read of a large file.
 		if ent, ferr := x.File(ctx, rel, src); ferr == nil {
-			a.e.recordDefTerms(ent, src)
+			a.e.recordDefTerms(ctx, rel, src, ent)
 		}
 	}
 	for _, v := range orderViews(vs, nil) {
