@@ -113,6 +113,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if named {
 		namedTargets = targets
 	}
+	g.named = namedTargets
 	links := g.linkSources(ctx, hits, namedTargets)
 
 	res := importResolver{
@@ -186,7 +187,7 @@ func (g *gathering) addTests(target string, n int) {
 	}
 	isTest := IsTestFile(target)
 	pairs := testPairs(target, g.snap.byBase)
-	if isTest && len(pairs) == 0 {
+	if isTest && len(pairs) == 0 && containsString(g.named, target) {
 		pairs = g.testedSources(target)
 	}
 	for i, p := range pairs {
@@ -201,8 +202,8 @@ func (g *gathering) addTests(target string, n int) {
 	}
 }
 
-// testedSources returns the source file a test file is named after when
-// no source file has a matching name: Express's test/res.cookie.js tests
+// testedSources returns the source file a test file the user pointed at
+// is named after when no source file has a matching name: Express's test/res.cookie.js tests
 // res.cookie, which lib/response.js defines. The words of the test file's
 // name (its source names' stem: test markers and extension dropped) are
 // ranked over the code files that are not tests, and the best one that

@@ -341,6 +341,9 @@ type gathering struct {
 	lexical  *ranking // the request's lexical ranking
 	git      *gitInfo // nil outside git
 	warnings []string
+	// named are the targets the user pointed at (named, open, in a
+	// stack trace), not the best lexical matches.
+	named []string
 }
 
 // add records that rel is gathered for reason in role. Non-explicit
