@@ -64,6 +64,11 @@ const recordsName = "symbols"
 
 func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVersion, parserKey) }
 
+// Version names what the index's entries are computed with (the entry
+// format and the parser's queries): a cache derived from entries keys
+// itself with it.
+func Version() string { return recordsKey() }
+
 // memEntries bounds the entries an index backed by a record file keeps
 // in memory (the others are read again when used). A variable for the
 // tests.
