@@ -18,7 +18,7 @@ import (
 // is counted as the sum of its blocks' counts, each taken from a bounded
 // cache keyed by a 128-bit hash of the block, or counted and kept there.
 //
-// blockBoundary says where a cut is safe; TestBlockBoundaryPieces and
+// blockBoundary says where a cut is safe; TestBlockBoundary and
 // FuzzBlockCountAdditive check it against the splitters, and
 // TestBlockCountGoroot against counts of whole files of the Go tree.
 
