@@ -46,21 +46,17 @@ func (p *procLocks) lock(ctx context.Context, path string) error {
 	}
 	l.refs++
 	p.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		p.mu.Lock()
-		p.drop(k, l)
-		p.mu.Unlock()
-		return err
+	if ctx.Err() == nil {
+		select {
+		case l.ch <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+		}
 	}
-	select {
-	case l.ch <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		p.mu.Lock()
-		p.drop(k, l)
-		p.mu.Unlock()
-		return ctx.Err()
-	}
+	p.mu.Lock()
+	p.drop(k, l)
+	p.mu.Unlock()
+	return ctx.Err()
 }
 
 // unlock releases the lock of path, which the caller holds.

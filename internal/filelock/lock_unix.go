@@ -18,14 +18,7 @@ const Exclusive = true
 // Lock takes an exclusive lock on f, waiting as long as it takes. The
 // lock belongs to f's open file: another open of the same file, in this
 // process or another, waits for it. Closing f releases it.
-func Lock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
+func Lock(f *os.File) error { return flock(int(f.Fd()), syscall.LOCK_EX) }
 
 // Unlock releases [Lock]'s lock on f.
 func Unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
@@ -52,15 +45,7 @@ func LockPath(ctx context.Context, path string) (*PathLock, error) {
 		return &PathLock{fd, path}, nil
 	}
 	done := make(chan error, 1)
-	go func() {
-		for {
-			err := syscall.Flock(fd, syscall.LOCK_EX)
-			if !errors.Is(err, syscall.EINTR) {
-				done <- err
-				return
-			}
-		}
-	}()
+	go func() { done <- flock(fd, syscall.LOCK_EX) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -94,4 +79,14 @@ func (l *PathLock) Current() bool {
 func (l *PathLock) Unlock() {
 	_ = syscall.Flock(l.fd, syscall.LOCK_UN)
 	_ = syscall.Close(l.fd)
+}
+
+// flock is flock(2), again when a signal interrupts the wait.
+func flock(fd, how int) error {
+	for {
+		err := syscall.Flock(fd, how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }
