@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"path/filepath"
 
@@ -67,9 +68,10 @@ func (e *Engine) closeDefTerms() {
 	}
 }
 
-// defTermsRecordKey is the record key of the terms of spans in a content
-// whose symbol-index key is key: the spans are part of it, so a record
-// never answers for other definitions.
+// defTermsRecordKey is the key of the terms of spans in a content whose
+// symbol-index key is key, in memory and in the record file: the spans
+// are part of it, so a cached value never answers for other definitions
+// (a test file's tests come from its analysis, not the symbol index).
 func defTermsRecordKey(key [32]byte, spans []gather.DefSpan) [32]byte {
 	h := sha256.New()
 	h.Write(key[:])
@@ -87,9 +89,9 @@ func defTermsRecordKey(key [32]byte, spans []gather.DefSpan) [32]byte {
 // is key: from memory, else from the record file, else read from content
 // (and recorded).
 func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
-	return e.defTerms.Get(key, func() *gather.DefTerms {
+	rk := defTermsRecordKey(key, spans)
+	return e.defTerms.Get(rk, func() *gather.DefTerms {
 		r := e.defTermsRecords()
-		rk := defTermsRecordKey(key, spans)
 		if r != nil {
 			if b, ok := r.Get(rk); ok {
 				if dt, err := gather.DecodeDefTerms(b); err == nil && dt.Len() == len(spans) {
@@ -108,17 +110,17 @@ func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan
 	})
 }
 
-// recordDefTerms writes the terms of a large source file's definitions
-// to the record file unless it has them (the background analysis: the
-// memory cache is left to requests).
-func (e *Engine) recordDefTerms(ent *index.Symbols, content []byte) {
+// recordDefTerms writes the terms of the focus candidates of a large file
+// rel, whose symbol-index entry is ent, to the record file unless it has
+// them (the background analysis: the memory cache is left to requests).
+func (e *Engine) recordDefTerms(ctx context.Context, rel string, content []byte, ent *index.Symbols) {
 	r := e.defTermsRecords()
 	if r == nil || ent == nil {
 		return
 	}
-	spans, _, _ := focusSpans(ent)
+	spans, _, _ := e.focusCandidates(ctx, rel, content, ent)
 	rk := defTermsRecordKey(ent.Hash, spans)
-	if r.Has(rk) {
+	if r.Has(rk) || ctx.Err() != nil {
 		return
 	}
 	if err := r.Put(rk, gather.NewDefTerms(content, spans).AppendBinary(nil)); err != nil {

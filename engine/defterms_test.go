@@ -29,7 +29,13 @@ func defTermsRepo(t *testing.T) (dir string, files map[string]string) {
 	for i := range 40 {
 		fmt.Fprintf(&gosrc, "// Drain%d closes idle connections.\nfunc Drain%d(conns []int) int {\n\tn := 0\n\tfor _, c := range conns {\n\t\tn += c * %d // idle connection\n\t}\n\treturn n\n}\n\n", i, i, i)
 	}
-	files = map[string]string{"pkg/retry.py": py.String(), "drain/drain.go": gosrc.String()}
+	var js strings.Builder
+	js.WriteString("const assert = require('assert');\n\ndescribe('cookies', function () {\n")
+	for i := range 40 {
+		fmt.Fprintf(&js, "  it('sets the partitioned cookie option %d', function () {\n    const res = cookie('name%d', 'value', { partitioned: true });\n    assert.strictEqual(res.partitioned, true);\n    assert.ok(res.header.includes('Partitioned'));\n  });\n\n", i, i)
+	}
+	js.WriteString("});\n")
+	files = map[string]string{"pkg/retry.py": py.String(), "drain/drain.go": gosrc.String(), "test/cookie.test.js": js.String()}
 	return testutil.GitRepo(t, files), files
 }
 
@@ -61,10 +67,12 @@ func focusOf(t *testing.T, e *Engine, files map[string]string, request string, t
 // them; a corrupt record is read again from the text.
 func TestDefTermsRecorded(t *testing.T) {
 	dir, files := defTermsRepo(t)
-	const request = "how are retry delays computed between attempts"
+	const request = "how are retry delays computed between attempts, and the partitioned cookie option 7"
 	want := focusOf(t, reopener(t, dir, stateWithIndex(t))(), files, request, ctxd.TaskAnalyze)
-	if len(want["pkg/retry.py"]) == 0 {
-		t.Fatalf("no focus lines in retry.py: %v", want)
+	for _, p := range []string{"pkg/retry.py", "test/cookie.test.js"} {
+		if len(want[p]) == 0 {
+			t.Fatalf("no focus lines in %s: %v", p, want)
+		}
 	}
 
 	state := stateWithIndex(t)
@@ -78,8 +86,8 @@ func TestDefTermsRecorded(t *testing.T) {
 	if n := e1.defTermsScans.Load(); n != 0 {
 		t.Errorf("the analysis counted %d request scans", n)
 	}
-	if n := e1.defTermsRecords().Len(); n != 2 {
-		t.Errorf("%d records after the analysis, want 2 (the two large files)", n)
+	if n := e1.defTermsRecords().Len(); n != 3 {
+		t.Errorf("%d records after the analysis, want 3 (the three large files)", n)
 	}
 	e1.Close()
 
@@ -113,8 +121,8 @@ func TestDefTermsRecorded(t *testing.T) {
 	if got := focusOf(t, e3, files, request, ctxd.TaskAnalyze); !equalFocus(got, want) {
 		t.Errorf("focus after corruption %v, want %v", got, want)
 	}
-	if n := e3.defTermsScans.Load(); n != 2 {
-		t.Errorf("after corruption %d files read from the text, want 2", n)
+	if n := e3.defTermsScans.Load(); n != 3 {
+		t.Errorf("after corruption %d files read from the text, want 3", n)
 	}
 }
 

@@ -257,6 +257,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.updated()
 	w.persist(s, started, len(fresh))
 	w.log.Debug("workspace updated from events", keyFiles, len(files), "changed", len(changed), "removed", len(gone))
 	return s, true

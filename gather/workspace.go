@@ -124,6 +124,10 @@ type Workspace struct {
 	refreshMu sync.Mutex
 	snapMu    sync.Mutex
 	snap      *snapshot
+	// updMu guards upd, closed when a new snapshot replaces snap (see
+	// Updated).
+	updMu sync.Mutex
+	upd   chan struct{}
 
 	git *gitState
 
@@ -244,6 +248,7 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.updated()
 	w.persist(s, started, indexed)
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
 	return s, warnings, nil

@@ -154,7 +154,9 @@ func (r *Records) openExisting() error {
 	r.header = int64(hlen)
 	r.keysLen = int64(hlen)
 	r.dataLen = st.Size()
-	r.table = map[[32]byte]recLoc{}
+	// Sized for the entries listed (each key usually once): a grown
+	// table rehashes several times, a large share of a cold CLI run.
+	r.table = make(map[[32]byte]recLoc, (len(b)-hlen)/entrySize)
 	if r.used == nil {
 		r.used = map[[32]byte]bool{}
 	}
