@@ -5,9 +5,10 @@
 // and the content, so a file is parsed again only when its bytes change,
 // and identical files share one entry. The index persists in the state
 // directory as a record file, one entry a record (see [Open] and
-// [Index.Persist]; format in package index), and serves three readers: symbol lookup (find_symbol), the matching of a
-// request's identifiers against definitions ([Matches]) and the file
-// graph's reference edges ([Table] implements graph.SymbolTable).
+// [Index.Persist]; format in package index), and serves three readers:
+// symbol lookup (find_symbol), the matching of a request's identifiers
+// against definitions ([Matches]) and the file graph's reference edges
+// ([Table] implements graph.SymbolTable).
 //
 // Parsing is the cost: the index never parses eagerly. Callers index the
 // files they need ([Index.Update] parses the missing ones on GOMAXPROCS
