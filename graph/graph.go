@@ -17,7 +17,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sync"
 )
 
 // Source yields weighted directed edges between nodes by index. A source
@@ -50,8 +49,6 @@ type Graph struct {
 	off []int32 // row i is dst[off[i]:off[i+1]]
 	dst []int32
 	w   []float32
-	// pool holds TopPersonalized's working memory between walks.
-	pool sync.Pool
 }
 
 type edge struct {

@@ -1,6 +1,9 @@
 package graph
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // WalkOptions tune [Graph.TopPersonalized].
 type WalkOptions struct {
@@ -80,8 +83,8 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 		p[k] = seeds[i] / total
 	}
 
-	s := g.scratch()
-	defer g.release(s)
+	s := scratch(n)
+	defer release(s)
 	resid, out := s.resid, s.out
 	for k, i := range seedIDs {
 		s.touched = append(s.touched, i)
@@ -284,15 +287,21 @@ func (s *pushScratch) enqueue(g *Graph, i int32, eps float64) {
 	}
 }
 
-func (g *Graph) scratch() *pushScratch {
-	if s, ok := g.pool.Get().(*pushScratch); ok {
+// scratches holds walks' working memory between walks, for graphs of any
+// size (a graph is immutable and shared, so its walks run concurrently).
+var scratches sync.Pool
+
+// scratch returns working memory for a walk over n nodes, all zero.
+func scratch(n int) *pushScratch {
+	if s, ok := scratches.Get().(*pushScratch); ok && cap(s.resid) >= n {
+		s.resid, s.out, s.queued = s.resid[:n], s.out[:n], s.queued[:n]
 		return s
 	}
-	n := g.Len()
 	return &pushScratch{resid: make([]float64, n), out: make([]float64, n), queued: make([]bool, n)}
 }
 
-func (g *Graph) release(s *pushScratch) {
+// release zeroes s and keeps it for another walk.
+func release(s *pushScratch) {
 	if s.dense {
 		clear(s.resid)
 		clear(s.out)
@@ -304,5 +313,5 @@ func (g *Graph) release(s *pushScratch) {
 		}
 	}
 	s.touched, s.queue, s.dense = s.touched[:0], s.queue[:0], false
-	g.pool.Put(s)
+	scratches.Put(s)
 }
