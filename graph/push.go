@@ -18,34 +18,37 @@ type WalkOptions struct {
 	Tolerance float64
 }
 
-// DefaultTolerance is the residual mass a walk leaves: PageRank's
-// DefaultIters power iterations leave 0.7^20 ≈ 8e-4.
+// DefaultTolerance is the residual mass a walk leaves unpushed: less than
+// PageRank's DefaultIters power iterations leave (0.7^20 ≈ 8e-4), so the
+// best 200 agree with [Graph.PageRank]'s as closely as PageRank's own
+// at 20 and at 200 iterations agree (gather's TestLinkWalkAgreesOnTrees;
+// BENCHMARKS.md, "h14ppr").
 const DefaultTolerance = 3e-4
 
-// DefaultEpsilon is [Graph.TopPersonalized]'s residual threshold: a node
-// passes on the walk's mass once it holds at least DefaultEpsilon times
-// its out-degree. Chosen on the link graphs of the development repos and
-// the 10k-file Go tree: the best 200 agree with [Graph.PageRank]'s
-// except for nodes whose scores differ by less than the power
-// iteration's own error (BENCHMARKS.md, "h14ppr").
+// DefaultEpsilon is the local pushes' threshold: a node pushes while it
+// holds at least DefaultEpsilon per out-edge.
 const DefaultEpsilon = 1e-5
 
 // TopPersonalized returns the best limit nodes (all reached when
 // limit ≤ 0) of the personalized PageRank from seeds, best first (ties by
-// node), with the scores [Graph.PageRank] gives, approximately: the mass
-// each node receives over edges, the seeds' restart mass taken out.
+// node), with the scores [Graph.PageRank] converges to: the mass each
+// node receives over edges, the seeds' restart mass (jumps and dead ends)
+// taken out. Seeds with weight ≤ 0 or out of range are ignored.
 //
-// It walks by forward push (Andersen, Chung and Lang, "Local graph
-// partitioning using PageRank vectors", 2006) instead of iterating over
-// every node: each node keeps a residual, the mass that has reached it and
-// not moved on; a node whose residual is at least eps times its
-// out-degree keeps the restart share and pushes the rest over its edges
-// (a dead end returns it to the seeds, as PageRank does). A node's score
-// is restart times the mass it received over edges, which is what the
-// stationary walk sends it per step. The work is proportional to the
-// neighborhood the walk reaches with enough mass to matter, at most about
-// 1/(restart·eps) edge visits, whatever the graph's size. eps ≤ 0 means
-// DefaultEpsilon; restart outside (0, 1) means DefaultRestart.
+// Each node keeps a residual, the mass that has reached it and not moved
+// on; pushing a node keeps the restart share of its residual and passes
+// the rest over its edges (a dead end returns it to the seeds, as
+// PageRank does). A node's score is restart times all it received, less
+// its share as a seed. The walk first pushes locally from the seeds
+// (forward push: Andersen, Chung and Lang, "Local graph partitioning
+// using PageRank vectors", 2006), first in first out, while a node holds
+// at least Epsilon per out-edge; then it sweeps in node order, pushing in
+// place, until the residual left is below Tolerance. Sweeps visit the
+// nodes reached while they are at most 1/sparseShare of the graph, and
+// every node after, so a walk that stays local costs what it reaches
+// (its memory is pooled and cleared where it was touched), and one that
+// spreads costs fewer passes than PageRank's iterations (about 10–12
+// against 20 on the link graph of the Go tree).
 //
 // The order of the pushes is fixed by the seeds' node order, so equal
 // seeds give equal results, bit for bit.
