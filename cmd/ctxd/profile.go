@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"time"
 )
 
 // startProfile writes a CPU profile to $CTXD_CPUPROFILE and, when the
@@ -37,6 +38,22 @@ func startProfile() func() {
 				fmt.Fprintf(os.Stderr, "ctxd: heap profile: %v\n", err)
 			}
 		})
+	}
+	if p, every := os.Getenv("CTXD_MEMPROFILE"), os.Getenv("CTXD_MEMPROFILE_EVERY"); p != "" && every != "" {
+		// Heap profiles while serving, p.1, p.2, ... every interval: what
+		// is live during the background analysis, which the profile at
+		// exit (after the workspace closed) no longer shows.
+		if d, err := time.ParseDuration(every); err == nil && d > 0 {
+			go func() {
+				for n := 1; ; n++ {
+					time.Sleep(d)
+					if f, err := os.Create(fmt.Sprintf("%s.%d", p, n)); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+				}
+			}()
+		}
 	}
 	return func() {
 		for _, s := range stops {
