@@ -252,7 +252,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		f.mustWalk()
 		return nil, false
 	}
-	s := newSnapshot(files)
+	s := newSnapshot(files, prev.index, w.opts.Watch)
 	s.dirs, s.warnings, s.gitBlocked = prev.dirs, prev.warnings, prev.gitBlocked
 	w.snapMu.Lock()
 	w.snap = s

@@ -466,8 +466,10 @@ func goModulePath(b []byte) string {
 	return ""
 }
 
-// newSnapshot assembles a snapshot from walked and indexed files.
-func newSnapshot(files []*fileInfo) *snapshot {
+// newSnapshot assembles a snapshot from walked and indexed files; prev is
+// the index of the snapshot it follows, nil for none, and full asks for
+// full postings (see indexFrom).
+func newSnapshot(files []*fileInfo, prev *Index, full bool) *snapshot {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	s := &snapshot{
 		files:   files,
@@ -487,7 +489,7 @@ func newSnapshot(files []*fileInfo) *snapshot {
 			docs = append(docs, f.doc)
 		}
 	}
-	s.index = newIndex(docs)
+	s.index = indexFrom(prev, docs, full)
 	return s
 }
 

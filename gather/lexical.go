@@ -803,6 +803,13 @@ type Index struct {
 	base     *Index
 	fromBase []int32
 	added    []int32
+
+	// full, once built, holds every term's postings (fullPostings): a
+	// daemon's snapshot index builds them in the background when it is
+	// made (indexFrom). fullDone, when not nil, is closed when that build
+	// ends; postingsOf waits for it rather than pass over the documents.
+	full     atomic.Pointer[fullPostings]
+	fullDone chan struct{}
 }
 
 // posting is one term's documents (ascending, but for an index made from a
@@ -826,6 +833,11 @@ var maxPostingEntries = 2 << 20
 
 func (p *posting) add(e postingDoc) {
 	p.docs = append(p.docs, e)
+	p.count(e)
+}
+
+// count counts e, one of p.docs, in p's document frequencies.
+func (p *posting) count(e postingDoc) {
 	if e.path > 0 {
 		p.dfPath++
 	}
@@ -872,6 +884,86 @@ func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Inde
 	return out
 }
 
+// indexFrom returns the index of a snapshot's documents, docs, that
+// follows a snapshot indexed by prev (nil: none). When few documents
+// changed, it is made from prev's base (prev itself when prev has none) as
+// withDocs makes one (see Index.base): the postings met so far are
+// carried over, renumbered, and the changed documents scanned, instead of
+// every term costing a pass over the tree again after each change.
+// Otherwise it is a new index and, with full (a daemon), builds its full
+// postings in the background.
+func indexFrom(prev *Index, docs []*indexDoc, full bool) *Index {
+	ix := newIndex(docs)
+	if prev == nil || len(ix.docs) == 0 {
+		if full {
+			ix.buildFull()
+		}
+		return ix
+	}
+	root, toPrev := prev, []int32(nil)
+	if prev.base != nil {
+		root, toPrev = prev.base, prev.fromBase
+	}
+	toIx := docMap(prev.docs, ix.docs)
+	fromRoot := toIx
+	if toPrev != nil {
+		fromRoot = make([]int32, len(root.docs))
+		for i, m := range toPrev {
+			fromRoot[i] = -1
+			if m >= 0 {
+				fromRoot[i] = toIx[m]
+			}
+		}
+	}
+	from := make([]bool, len(ix.docs))
+	gone := 0
+	for _, m := range fromRoot {
+		if m >= 0 {
+			from[m] = true
+		} else {
+			gone++
+		}
+	}
+	var added []int32
+	for j, ok := range from {
+		if !ok {
+			added = append(added, int32(j))
+		}
+	}
+	// Past a few changes (their documents scanned per new term; the
+	// replaced ones kept alive by the base), a new index is cheaper.
+	if bound := max(maxDerivedDocs, len(ix.docs)/64); len(added) > bound || gone > bound {
+		if full {
+			ix.buildFull()
+		}
+		return ix
+	}
+	ix.base, ix.fromBase, ix.added = root, fromRoot, added
+	return ix
+}
+
+// maxDerivedDocs is the least number of changed documents past which
+// indexFrom makes a new index (a variable for tests).
+var maxDerivedDocs = 256
+
+// docMap maps the documents of from to their index in to (both sorted
+// by path), -1 for those to does not hold (the same document, not one of
+// the same path).
+func docMap(from, to []*indexDoc) []int32 {
+	m := make([]int32, len(from))
+	j := 0
+	for i, d := range from {
+		for j < len(to) && to[j].path < d.path {
+			j++
+		}
+		m[i] = -1
+		if j < len(to) && to[j] == d {
+			m[i] = int32(j)
+		}
+	}
+	return m
+}
+
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
 	return ix.postingsOf([]uint32{h})[0]
@@ -899,25 +991,12 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	}
 	slices.Sort(missing)
 	ps := make([]*posting, len(missing))
-	for k := range ps {
-		ps[k] = &posting{}
-	}
-	if ix.base != nil {
-		for k, bp := range ix.base.postingsOf(missing) {
-			for _, e := range bp.docs {
-				if m := ix.fromBase[e.doc]; m >= 0 {
-					e.doc = m
-					ps[k].add(e)
-				}
-			}
-		}
-		for _, i := range ix.added {
-			addDocTerms(ps, i, ix.docs[i], missing)
+	if full := ix.fullPostings(); full != nil {
+		for k, h := range missing {
+			ps[k] = full.posting(h)
 		}
 	} else {
-		for i, d := range ix.docs {
-			addDocTerms(ps, int32(i), d, missing)
-		}
+		ix.scanPostings(ps, missing)
 	}
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
@@ -939,6 +1018,52 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 		}
 	}
 	return out
+}
+
+// scanPostings works out the postings ps of the terms hs (ascending)
+// without full postings: from the base's, renumbered, plus the added
+// documents', or by one pass over the documents.
+func (ix *Index) scanPostings(ps []*posting, hs []uint32) {
+	for k := range ps {
+		ps[k] = &posting{}
+	}
+	if ix.base != nil {
+		for k, bp := range ix.base.postingsOf(hs) {
+			for _, e := range bp.docs {
+				if m := ix.fromBase[e.doc]; m >= 0 {
+					e.doc = m
+					ps[k].add(e)
+				}
+			}
+		}
+		for _, i := range ix.added {
+			addDocTerms(ps, i, ix.docs[i], hs)
+		}
+		return
+	}
+	for i, d := range ix.docs {
+		addDocTerms(ps, int32(i), d, hs)
+	}
+}
+
+// fullPostings returns ix's full postings, waiting for their build when
+// one runs; nil when there are none.
+func (ix *Index) fullPostings() *fullPostings {
+	if ix.fullDone != nil {
+		<-ix.fullDone
+	}
+	return ix.full.Load()
+}
+
+// buildFull builds ix's full postings in the background; ix must not be
+// in use yet.
+func (ix *Index) buildFull() {
+	done := make(chan struct{})
+	ix.fullDone = done
+	go func() {
+		defer close(done)
+		ix.full.Store(buildFullPostings(ix.docs))
+	}()
 }
 
 // addDocTerms adds document i, d, to the postings ps of the terms hs
