@@ -24,6 +24,7 @@ type fullPostings struct {
 	// ascending; groups are numbered in the order of their first document.
 	groupOff  []int32
 	groupDocs []int32
+	docs      int // the index's documents
 }
 
 // postingList is the terms of one kind of entry, sorted, and their coded
@@ -50,7 +51,7 @@ type bagUnit struct{ a, b *terms }
 // buildFullPostings builds the postings of every term of docs (an index's,
 // in its order).
 func buildFullPostings(docs []*indexDoc) *fullPostings {
-	fp := &fullPostings{}
+	fp := &fullPostings{docs: len(docs)}
 	// Content groups: documents whose content bags are the same slices.
 	type bagKey struct{ c, d *uint32 }
 	groupOf := make([]int32, len(docs))
@@ -188,7 +189,6 @@ func mergeBags(units []bagUnit, two bool) postingList {
 // posting expands term h's postings: the entries of its content groups'
 // documents and of the documents whose path holds it, by document.
 func (fp *fullPostings) posting(h uint32) *posting {
-	p := &posting{}
 	var es []postingDoc
 	if b := fp.content.entries(h); b != nil {
 		g := int64(-1)
@@ -202,12 +202,16 @@ func (fp *fullPostings) posting(h uint32) *posting {
 				es = append(es, postingDoc{doc: d, body: uint16(body), defs: uint16(defs)})
 			}
 		}
-		if !slices.IsSortedFunc(es, byDoc) {
-			slices.SortFunc(es, byDoc)
-		}
 	}
-	b := fp.path.entries(h)
-	if b == nil {
+	pb := fp.path.entries(h)
+	if len(es)*32 > fp.docs {
+		return fp.dense(es, pb)
+	}
+	if !slices.IsSortedFunc(es, byDoc) {
+		slices.SortFunc(es, byDoc)
+	}
+	p := &posting{}
+	if pb == nil {
 		p.docs = es
 		for _, e := range es {
 			p.count(e)
@@ -215,13 +219,13 @@ func (fp *fullPostings) posting(h uint32) *posting {
 		return p
 	}
 	// Merge in the path's counts.
-	p.docs = make([]postingDoc, 0, len(es)+len(b)/2)
+	p.docs = make([]postingDoc, 0, len(es)+len(pb)/2)
 	d := int64(-1)
 	k := 0
-	for len(b) > 0 {
+	for len(pb) > 0 {
 		var gap, tf uint64
-		b, gap = uvarint(b)
-		b, tf = uvarint(b)
+		pb, gap = uvarint(pb)
+		pb, tf = uvarint(pb)
 		d += int64(gap)
 		for k < len(es) && int64(es[k].doc) < d {
 			p.add(es[k])
@@ -236,6 +240,36 @@ func (fp *fullPostings) posting(h uint32) *posting {
 	}
 	for ; k < len(es); k++ {
 		p.add(es[k])
+	}
+	return p
+}
+
+// dense is posting for a term many documents hold: the entries es and
+// the path's pb are laid out by document in a table over every document,
+// then read in order, instead of sorting es.
+func (fp *fullPostings) dense(es []postingDoc, pb []byte) *posting {
+	const held = 1 << 48
+	t := make([]uint64, fp.docs) // held | path<<32 | body<<16 | defs
+	n := len(es)
+	for _, e := range es {
+		t[e.doc] = held | uint64(e.body)<<16 | uint64(e.defs)
+	}
+	d := int64(-1)
+	for len(pb) > 0 {
+		var gap, tf uint64
+		pb, gap = uvarint(pb)
+		pb, tf = uvarint(pb)
+		d += int64(gap)
+		if t[d] == 0 {
+			n++
+		}
+		t[d] |= held | tf<<32
+	}
+	p := &posting{docs: make([]postingDoc, 0, n)}
+	for i, v := range t {
+		if v != 0 {
+			p.add(postingDoc{doc: int32(i), path: uint16(v >> 32), body: uint16(v >> 16), defs: uint16(v)})
+		}
 	}
 	return p
 }
