@@ -838,7 +838,7 @@ type postingDoc struct {
 }
 
 // maxPostingEntries bounds the postings cache of one index (12 bytes an
-// entry: 24 MiB). A term that does not fit is computed for the request
+// entry: 24 MiB; half that with full postings). A term that does not fit is computed for the request
 // and not kept. A variable for tests.
 var maxPostingEntries = 2 << 20
 
@@ -1002,7 +1002,11 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	}
 	slices.Sort(missing)
 	ps := make([]*posting, len(missing))
+	bound := maxPostingEntries
 	if full := ix.fullPostings(); full != nil {
+		// Expanding a term's postings costs its entries: a smaller cache
+		// keeps the most of it.
+		bound /= 2
 		for k, h := range missing {
 			ps[k] = full.posting(h)
 		}
@@ -1016,7 +1020,7 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	for k, h := range missing {
 		p := ps[k]
 		p.docs = slices.Clip(p.docs)
-		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
+		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= bound {
 			ix.postings[h] = p
 			ix.postingsLen += len(p.docs)
 		}
