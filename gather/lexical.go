@@ -524,8 +524,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	scanDefs(b, ids, d.addIdent)
 	ids.addTo(c)
 	ids.reset() // drop the references into b
-	doc.content = c.bag()
-	doc.defs = d.bag()
+	doc.docBags = &docBags{content: c.bag(), defs: d.bag()}
 	doc.name = c.pathTerms(rel)
 	return doc
 }
@@ -535,7 +534,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 // copied); the path's terms and the role are its own.
 func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
 	return &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, same.generated), generated: same.generated,
-		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
+		docBags: same.docBags, name: c.pathTerms(rel)}
 }
 
 // identKind classifies an identifier for scanDefs: a word that introduces
@@ -707,17 +706,25 @@ type Hit struct {
 
 // indexDoc is one file in an [Index].
 type indexDoc struct {
-	path    string
-	test    bool
-	role    fileRole
-	content terms
-	name    terms // path terms
-	defs    terms // terms of the names the file defines
+	path string
+	test bool
+	role fileRole
+	// docBags are the content-derived bags, shared by the documents of
+	// equal files (one pointer a file, not two bags).
+	*docBags
+	name terms // path terms
 	// generated marks a generated-code header (persisted: role depends on it).
 	generated bool
 	// filter is the Bloom filter of the terms of every field, made on
 	// first use (termFilter).
 	filter atomic.Pointer[termFilter]
+}
+
+// docBags are a document's bags of its content's terms and of the names
+// it defines. Immutable once made.
+type docBags struct {
+	content terms
+	defs    terms // terms of the names the file defines
 }
 
 // termFilter is a Bloom filter of a document's terms (two bits a term,
@@ -1259,7 +1266,11 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 		doc        int32
 		sp, sc, sd float64
 	}
-	var cand []acc
+	most := 0
+	for _, p := range ps {
+		most += len(p.docs)
+	}
+	cand := make([]acc, 0, min(most, len(ix.docs)))
 	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
 	for _, p := range ps {
 		idfP, idfB, idfD := bm25IDF(n, p.dfPath), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)

@@ -182,8 +182,9 @@ func mergeBags(units []bagUnit, two bool) postingList {
 		down(0)
 	}
 	l.off = append(l.off, uint32(len(l.data)))
-	l.terms, l.off, l.data = slices.Clip(l.terms), slices.Clip(l.off), slices.Clip(l.data)
-	return l
+	// Kept for the index's life: copies of their exact size, not the
+	// slack of appending.
+	return postingList{terms: slices.Clone(l.terms), off: slices.Clone(l.off), data: slices.Clone(l.data)}
 }
 
 // posting expands term h's postings: the entries of its content groups'

@@ -52,7 +52,7 @@ func TestFullPostingsMatchScan(t *testing.T) {
 	// defined is in the content too).
 	c.reset()
 	c.addIdent([]byte("Zebracorn"))
-	docs = append(docs, &indexDoc{path: "defs/only.py", defs: c.bag(), name: c.pathTerms("defs/only.py")})
+	docs = append(docs, &indexDoc{path: "defs/only.py", docBags: &docBags{defs: c.bag()}, name: c.pathTerms("defs/only.py")})
 	ix := newIndex(docs)
 	fp := buildFullPostings(ix.docs)
 	seen := map[uint32]bool{queryTerms("zzzznotaword")[0]: true}
@@ -195,4 +195,40 @@ func BenchmarkBuildFullPostings(b *testing.B) {
 	b.ReportMetric(float64(fp.bytes())/(1<<20), "MiB")
 	b.ReportMetric(float64(len(fp.groupOff)-1), "groups")
 	b.ReportMetric(float64(len(fp.content.terms)), "terms")
+}
+
+// TestPersistedEqualContentSharesBags checks that files of equal content
+// loaded from the persisted index share one set of content bags, as they
+// do when indexed (TestEqualContentSharesBags).
+func TestPersistedEqualContentSharesBags(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	for i := range PersistMinFiles + 10 {
+		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
+	}
+	same := "package twin\n\n// Serve handles keep-alive connections.\nfunc Serve() {}\n"
+	writeFile(t, root, "a/twin.go", same)
+	writeFile(t, root, "b/twin.go", same)
+	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
+	ageTree(t, root)
+	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
+	for run := range 2 {
+		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := w.refresh(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && w.follow.lastReused == 0 {
+			t.Fatal("second run loaded nothing from the persisted index")
+		}
+		a, b := s.byRel["a/twin.go"].doc, s.byRel["b/twin.go"].doc
+		if a.docBags != b.docBags {
+			t.Errorf("run %d: equal files have separate content bags", run)
+		}
+		w.Close()
+	}
 }
