@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ctxd/ctxd/internal/filelock"
 )
 
 // pack is this process's index of one scope's pack file. The file is the
@@ -182,10 +184,10 @@ func (s *Store) appendRecord(pk *pack, hash string, content []byte) (string, err
 }
 
 func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) (status string, retry bool, err error) {
-	if err := lockFile(f); err != nil {
+	if err := filelock.Lock(f); err != nil {
 		return "", false, fmt.Errorf("lock artifact pack: %w", err)
 	}
-	defer unlockFile(f)
+	defer filelock.Unlock(f)
 	// An evictor may have removed the file between open and lock.
 	held, err := f.Stat()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/filelock"
 )
 
 // Subdir is the folder of a state directory that holds the artifacts
@@ -719,10 +720,10 @@ func (s *Store) remove(f fileEntry) error {
 		return err
 	}
 	defer pf.Close()
-	if err := lockFile(pf); err != nil {
+	if err := filelock.Lock(pf); err != nil {
 		return err
 	}
-	defer unlockFile(pf)
+	defer filelock.Unlock(pf)
 	if fi, err := pf.Stat(); err != nil || s.opts.Now().Sub(fi.ModTime()) < s.opts.Protect {
 		return fmt.Errorf("pack %s is in use", f.path) // written since the scan
 	}

@@ -151,10 +151,11 @@ func (e *Engine) StartAnalysis() {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.stop = cancel
 	b.ended = make(chan struct{})
+	ended := sync.OnceFunc(func() { close(b.ended) })
 	hook := b.afterFile
 	b.wg.Go(func() {
-		defer close(b.ended)
-		e.analyseAll(ctx, hook)
+		defer ended()
+		e.analyseAll(ctx, hook, ended)
 	})
 }
 
@@ -174,9 +175,16 @@ func (e *Engine) stopAnalysis() {
 // analysisSaveEvery spaces the worker's saves of the stores.
 const analysisSaveEvery = 20 * time.Second
 
-func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
+// analyseAll analyses every source file of the tree, then calls
+// passEnded and follows the tree (followUp) until ctx ends.
+func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 	t0 := time.Now()
-	defer lowerGC()()
+	restoreGC := lowerGC()
+	defer func() { restoreGC() }()
+	// The contents analysed, taken before the pass: a change during it
+	// is analysed after it.
+	upd := e.ws.Updated()
+	hashes, herr := e.ws.ContentHashes(ctx)
 	files, err := e.ws.Files(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -249,6 +257,63 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile func()) {
 	st := e.bg.status
 	e.bg.mu.Unlock()
 	e.log.Debug("background analysis done", "files", st.Total, "took", time.Since(t0))
+	restoreGC()
+	restoreGC = func() {}
+	passEnded()
+	if herr == nil {
+		e.followUp(ctx, upd, hashes, step)
+	}
+}
+
+// followUp analyses, after the first pass, the source files whose content
+// changes later (an edit, a new file, a checkout), once the workspace has
+// taken the change in (its watcher lets a burst of events settle first),
+// so the first request after an edit finds the file analysed. hashes are
+// the contents analysed, by path; upd fires on the next change. It returns
+// when ctx ends.
+func (e *Engine) followUp(ctx context.Context, upd <-chan struct{}, hashes map[string]uint64, step func(rel string, text []byte) error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-upd:
+		}
+		upd = e.ws.Updated()
+		now, err := e.ws.ContentHashes(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			continue // the next change tries again
+		}
+		want := map[string]bool{}
+		for rel, h := range now {
+			if old, ok := hashes[rel]; (!ok || old != h) && treesitter.Detect(rel, nil) != "" {
+				want[rel] = true
+			}
+		}
+		hashes = now
+		if len(want) == 0 {
+			continue
+		}
+		e.bg.mu.Lock()
+		e.bg.status.Done = false
+		e.bg.status.Total += len(want)
+		e.bg.mu.Unlock()
+		err = e.ws.EachText(ctx, func(rel string) bool { return want[rel] }, step)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			e.log.Warn("background analysis of changed files stopped", "err", err)
+		}
+		e.saveAnalysed()
+		e.bg.mu.Lock()
+		e.bg.status.Done = true
+		e.bg.status.Analysed = e.bg.status.Total
+		e.bg.mu.Unlock()
+		e.log.Debug("background analysis of changed files done", "files", len(want))
+	}
 }
 
 // analysisFailed records why the analysis stopped, as done.
@@ -327,7 +392,7 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	c := cs[0]
 	content := c.Content
-	a.counter.Count(content)
+	n := a.counter.Count(content)
 	a.counter.Count(prompt.Section(c, a.format))
 	if ctx.Err() != nil {
 		return errAborted
@@ -347,6 +412,12 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	if need && tags != nil && err == nil {
 		x.Add(lang, src, tags)
+	}
+	if n >= focusMinTokens && err == nil {
+		// What focus lines read of a large file.
+		if ent, ferr := x.File(ctx, rel, src); ferr == nil {
+			a.e.recordDefTerms(ctx, rel, src, ent)
+		}
 	}
 	for _, v := range orderViews(vs, nil) {
 		if ctx.Err() != nil {

@@ -285,3 +285,83 @@ func TestLowerGC(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisFollowsChanges: after the first pass, a file edited or
+// created on disk is analysed in the background (the watcher's event),
+// so the next request naming it parses nothing; a file that did not
+// change is not analysed again.
+func TestAnalysisFollowsChanges(t *testing.T) {
+	dir := analysisRepo(t, 3)
+	e, err := New(dir, Options{Config: config.Default(), StateDir: stateWithIndex(t), Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// A request first: the workspace is followed from its first snapshot.
+	if _, err := e.BuildPrompt(t.Context(), analysisRequests[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	e.StartAnalysis()
+	waitAnalysis(t, e)
+	first := e.AnalysisStatus()
+	if !first.Done || first.Total == 0 {
+		t.Fatalf("first pass: %+v", first)
+	}
+
+	var b strings.Builder
+	b.WriteString("package shutdown\n\n")
+	for j := range 8 {
+		fmt.Fprintf(&b, "// Refuse%d refuses new connections while draining.\nfunc Refuse%d(n int) int {\n\treturn n * %d\n}\n\n", j, j, j)
+	}
+	created := b.String()
+	edited := strings.Replace(readFile(t, filepath.Join(dir, "srv/server1.go")), "drain step", "drain phase", 1)
+	writeFile(t, filepath.Join(dir, "srv/refuse.go"), created)
+	writeFile(t, filepath.Join(dir, "srv/server1.go"), edited)
+
+	// The follow-up takes both files (and nothing else) once the
+	// watcher has seen them.
+	deadline := time.After(30 * time.Second)
+	for {
+		st := e.AnalysisStatus()
+		if st.Done && st.Total >= first.Total+2 {
+			if st.Total != first.Total+2 {
+				t.Errorf("follow-up analysed %d files, want 2", st.Total-first.Total)
+			}
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("changed files not analysed: %+v (first pass %+v)", st, first)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	x := e.symbolIndex()
+	for _, src := range []string{created, edited} {
+		if !x.Has("go", []byte(src)) {
+			t.Errorf("symbol index lacks a changed file's content")
+		}
+	}
+	parses := x.Parses()
+	if _, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "why does Refuse3 refuse connections while Server1 drains", TokenBudget: &BudgetRequest{Total: 3000}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := x.Parses() - parses; n != 0 {
+		t.Errorf("the request after the edits parsed %d files, want 0", n)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -79,6 +79,14 @@ type Engine struct {
 	// defTerms caches the definitions' terms of large files by content
 	// (engine/focuslines.go).
 	defTerms *memo.Map[[32]byte, *gather.DefTerms]
+	// defTermsMu guards defTermsRecs, their record file
+	// (engine/defterms.go), and defTermsFailed (it could not be opened).
+	defTermsMu     sync.Mutex
+	defTermsRecs   *index.Records
+	defTermsFailed bool
+	// defTermsScans counts the contents whose definitions' terms a
+	// request read from the text (neither in memory nor recorded).
+	defTermsScans atomic.Int64
 
 	// viewsOnce loads viewsStore, the persisted tree-sitter store
 	// (engine/viewstore.go), on first use; viewsStore stays nil until
@@ -156,6 +164,7 @@ func (e *Engine) Close() error {
 		e.syms.Close()
 	}
 	e.closeAnalyses()
+	e.closeDefTerms()
 	return e.ws.Close()
 }
 

@@ -57,29 +57,17 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 		if slices.ContainsFunc(ent.Defs, func(d index.Def) bool { return slices.Contains(f.MentionedSymbols, d.Name) }) {
 			continue
 		}
-		var spans []gather.DefSpan
-		var starts []int
-		skipTests := task != ctxd.TaskTest && !gather.IsTestFile(c.Source)
-		for _, d := range ent.Defs {
-			if skipTests && isTestDef(d) {
-				continue
-			}
-			if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
-				spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
-				starts = append(starts, d.Line)
+		spans, starts, tests := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
+		var among []int // nil: every span
+		if task != ctxd.TaskTest && slices.Contains(tests, true) {
+			among = []int{}
+			for k, t := range tests {
+				if !t {
+					among = append(among, k)
+				}
 			}
 		}
-		key := ent.Hash
-		if gather.IsTestFile(c.Source) {
-			// A test file's tests (describe/it titles and bodies) are
-			// not in the symbol index: its analysis has them.
-			n := len(spans)
-			spans, starts = appendTests(ctx, e.viewStore(), c, spans, starts)
-			if len(spans) > n {
-				key[0] ^= 0xff // other spans than the index's for this content
-			}
-		}
-		for _, k := range e.defTermsOf(key, c.Content, spans).Focus(request, focusDefs) {
+		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 	}
@@ -89,9 +77,8 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 // appendTests appends the tests of a test file (Mocha's, Jest's and
 // Vitest's it and test calls) to spans and their first lines to starts,
 // from the file's analysis in store when it is there (no parse).
-func appendTests(ctx context.Context, store *treesitter.Store, c *ctxd.Chunk, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
-	src := []byte(c.Content)
-	lang := treesitter.Detect(c.Source, src)
+func appendTests(ctx context.Context, store *treesitter.Store, rel string, src []byte, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
+	lang := treesitter.Detect(rel, src)
 	if lang == "" {
 		return spans, starts
 	}
@@ -118,12 +105,24 @@ func isTestDef(d index.Def) bool {
 	return strings.HasPrefix(d.Name, "test_") || len(d.Name) > 4 && strings.HasPrefix(d.Name, "Test") && !unicode.IsLower(rune(d.Name[4]))
 }
 
-// maxDefTerms bounds the contents whose definitions' terms are kept.
-const maxDefTerms = 512
-
-// defTermsOf returns the terms of spans in content, whose symbol-index key
-// is key, read once per content (a warm request on unchanged files reads
-// none).
-func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
-	return e.defTerms.Get(key, func() *gather.DefTerms { return gather.NewDefTerms([]byte(content), spans) })
+// focusCandidates returns the definitions focus lines choose among in
+// the file rel with content src, whose symbol-index entry is ent:
+// functions and methods of at most focusMaxLines lines, and in a test file
+// its tests (describe/it titles and bodies are not in the symbol index: its
+// analysis has them). tests marks a source file's own tests (isTestDef),
+// candidates for test tasks only.
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []gather.DefSpan, starts []int, tests []bool) {
+	testFile := gather.IsTestFile(rel)
+	for _, d := range ent.Defs {
+		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+			spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
+			starts = append(starts, d.Line)
+			tests = append(tests, !testFile && isTestDef(d))
+		}
+	}
+	if testFile {
+		spans, starts = appendTests(ctx, e.viewStore(), rel, src, spans, starts)
+		tests = append(tests, make([]bool, len(spans)-len(tests))...)
+	}
+	return spans, starts, tests
 }

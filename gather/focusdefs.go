@@ -2,6 +2,8 @@ package gather
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 )
@@ -57,13 +59,28 @@ func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
 // identifiers split at case and underscore boundaries, lowercased,
 // stemmed, stopwords dropped.
 func (dt *DefTerms) Focus(request string, limit int) []int {
+	return dt.FocusAmong(request, limit, nil)
+}
+
+// FocusAmong is [DefTerms.Focus] over the definitions of among only (indexes
+// of dt's definitions, ascending; nil: all of them), as if dt held only
+// those: a file's own tests are left out of a request that is not about
+// testing without reading the file's terms again.
+func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	q := queryTerms(request)
-	n := len(dt.body)
+	if among == nil {
+		among = make([]int, len(dt.body))
+		for i := range among {
+			among[i] = i
+		}
+	}
+	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+	n := len(among)
 	if len(q) == 0 || n == 0 || limit <= 0 {
 		return nil
 	}
 	df := make([]int, len(q))
-	for i := range n {
+	for _, i := range among {
 		for k, t := range q {
 			if dt.body[i].count(t) > 0 {
 				df[k]++
@@ -76,7 +93,7 @@ func (dt *DefTerms) Focus(request string, limit int) []int {
 		score float64
 	}
 	var ss []scored
-	for i := range n {
+	for _, i := range among {
 		s, matched := 0.0, 0
 		for k, t := range q {
 			if dt.body[i].count(t) == 0 {
@@ -110,6 +127,100 @@ func (dt *DefTerms) Focus(request string, limit int) []int {
 		out = append(out, s.i)
 	}
 	return out
+}
+
+// Len returns the number of definitions dt holds.
+func (dt *DefTerms) Len() int { return len(dt.body) }
+
+// defTermsVersion is the first byte of [DefTerms.AppendBinary]'s encoding;
+// it changes with the encoding or with how terms are read (a persisted
+// encoding of another version does not decode).
+const defTermsVersion = 1
+
+// AppendBinary appends dt's encoding to b: the definitions' body and
+// first-line terms (hashes ascending, as deltas, with their counts), for
+// a cache that outlives the process.
+func (dt *DefTerms) AppendBinary(b []byte) []byte {
+	b = append(b, defTermsVersion)
+	b = binary.AppendUvarint(b, uint64(len(dt.body)))
+	put := func(t terms) {
+		b = binary.AppendUvarint(b, uint64(len(t.hash)))
+		b = binary.AppendUvarint(b, uint64(t.n))
+		prev := uint32(0)
+		for i, h := range t.hash {
+			b = binary.AppendUvarint(b, uint64(h-prev))
+			b = binary.AppendUvarint(b, uint64(t.tf[i]))
+			prev = h
+		}
+	}
+	for i := range dt.body {
+		put(dt.body[i])
+		put(dt.head[i])
+	}
+	return b
+}
+
+var errDefTerms = errors.New("definition terms: bad encoding")
+
+// DecodeDefTerms decodes [DefTerms.AppendBinary]'s encoding. The bytes
+// are untrusted (a file in the state directory): any malformation is an
+// error, never a panic.
+func DecodeDefTerms(b []byte) (*DefTerms, error) {
+	if len(b) == 0 || b[0] != defTermsVersion {
+		return nil, errDefTerms
+	}
+	b = b[1:]
+	uv := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || k > 1 && b[k-1] == 0 { // malformed, or not minimal
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
+	}
+	n, ok := uv()
+	// Every definition takes at least four bytes (two empty bags).
+	if !ok || n > uint64(len(b))/4 {
+		return nil, errDefTerms
+	}
+	get := func() (terms, bool) {
+		k, ok1 := uv()
+		total, ok2 := uv()
+		// Each term takes at least two bytes.
+		if !ok1 || !ok2 || k > uint64(len(b))/2 || total > math.MaxInt32 {
+			return terms{}, false
+		}
+		if k == 0 {
+			return terms{n: int(total)}, true
+		}
+		t := terms{hash: make([]uint32, k), tf: make([]uint16, k), n: int(total)}
+		var h uint64
+		for i := range t.hash {
+			d, ok1 := uv()
+			f, ok2 := uv()
+			if !ok1 || !ok2 || (i > 0 && d == 0) || f > math.MaxUint16 {
+				return terms{}, false
+			}
+			if h += d; h > math.MaxUint32 {
+				return terms{}, false
+			}
+			t.hash[i], t.tf[i] = uint32(h), uint16(f)
+		}
+		return t, true
+	}
+	dt := &DefTerms{body: make([]terms, n), head: make([]terms, n)}
+	for i := range dt.body {
+		var ok1, ok2 bool
+		dt.body[i], ok1 = get()
+		dt.head[i], ok2 = get()
+		if !ok1 || !ok2 {
+			return nil, errDefTerms
+		}
+	}
+	if len(b) != 0 {
+		return nil, errDefTerms
+	}
+	return dt, nil
 }
 
 // lineStarts returns the byte offset of each line of b.

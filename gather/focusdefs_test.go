@@ -1,6 +1,8 @@
 package gather
 
 import (
+	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -53,4 +55,112 @@ func TestDefTermsFocus(t *testing.T) {
 	if got := NewDefTerms(nil, defs).Focus("retry timeout", 3); got != nil {
 		t.Errorf("empty content: %v", got)
 	}
+}
+
+func TestDefTermsEncoding(t *testing.T) {
+	src, err := os.ReadFile("lexical.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []DefSpan
+	lines := strings.Count(string(src), "\n")
+	for l := 1; l+20 < lines; l += 17 {
+		defs = append(defs, DefSpan{l, l + 20})
+	}
+	defs = append(defs, DefSpan{5, 5}, DefSpan{lines + 10, lines + 20})
+	for _, tc := range []struct {
+		name string
+		dt   *DefTerms
+	}{
+		{"file", NewDefTerms(src, defs)},
+		{"no definitions", NewDefTerms(src, nil)},
+		{"empty content", NewDefTerms(nil, defs)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc := tc.dt.AppendBinary(nil)
+			got, err := DecodeDefTerms(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again := got.AppendBinary(nil); !bytes.Equal(again, enc) {
+				t.Fatal("decoded terms encode differently")
+			}
+			if got.Len() != tc.dt.Len() {
+				t.Fatalf("Len %d, want %d", got.Len(), tc.dt.Len())
+			}
+			for _, req := range []string{"term counter bag sort words", "scan identifiers and hash terms", "kubernetes"} {
+				if a, b := got.Focus(req, 3), tc.dt.Focus(req, 3); !slices.Equal(a, b) {
+					t.Errorf("Focus(%q) decoded %v, want %v", req, a, b)
+				}
+			}
+			// Every truncation and a flipped version byte are refused.
+			for n := range len(enc) {
+				if _, err := DecodeDefTerms(enc[:n]); err == nil {
+					t.Fatalf("a truncation to %d of %d bytes decoded", n, len(enc))
+				}
+			}
+			bad := slices.Clone(enc)
+			bad[0]++
+			if _, err := DecodeDefTerms(bad); err == nil {
+				t.Error("another version decoded")
+			}
+		})
+	}
+}
+
+func TestDefTermsFocusAmong(t *testing.T) {
+	src := strings.Join([]string{
+		"func retryRequest(n int) error {", // 1
+		"\treturn sendWithTimeout(n) // retry",
+		"}",
+		"func TestRetryTimeout(t *testing.T) {", // 4
+		"\tretryRequest(3) // timeout retry timeout",
+		"}",
+		"func backoffRetry() {", // 7
+		"\tsleep() // timeout",
+		"}",
+	}, "\n")
+	defs := []DefSpan{{1, 3}, {4, 6}, {7, 9}}
+	dt := NewDefTerms([]byte(src), defs)
+	// Among a subset, the result equals the terms of that subset alone
+	// (document frequencies among the subset), in the full set's indexes.
+	among := []int{0, 2}
+	sub := NewDefTerms([]byte(src), []DefSpan{defs[0], defs[2]})
+	for _, req := range []string{"retry timeout", "timeout", "retry request send"} {
+		got := dt.FocusAmong(req, 3, among)
+		var want []int
+		for _, k := range sub.Focus(req, 3) {
+			want = append(want, among[k])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("FocusAmong(%q) = %v, want %v", req, got, want)
+		}
+		if !slices.Equal(dt.FocusAmong(req, 3, nil), dt.Focus(req, 3)) {
+			t.Errorf("FocusAmong(nil) differs from Focus for %q", req)
+		}
+	}
+	if got := dt.FocusAmong("retry timeout", 3, []int{}); got != nil {
+		t.Errorf("among none: %v", got)
+	}
+	if got := dt.FocusAmong("retry timeout", 3, []int{-1, 7}); got != nil {
+		t.Errorf("among out of range: %v", got)
+	}
+}
+
+func FuzzDecodeDefTerms(f *testing.F) {
+	f.Add(NewDefTerms([]byte("func a() {\n\tb(c)\n}\nfunc d() {\n\te()\n}\n"), []DefSpan{{1, 3}, {4, 6}}).AppendBinary(nil))
+	f.Add([]byte{defTermsVersion, 0})
+	f.Add([]byte{defTermsVersion, 1, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dt, err := DecodeDefTerms(b)
+		if err != nil {
+			return
+		}
+		// A decoded value encodes to the same bytes (the encoding is
+		// canonical) and answers queries.
+		if again := dt.AppendBinary(nil); !bytes.Equal(again, b) {
+			t.Fatalf("re-encoding differs: %x vs %x", again, b)
+		}
+		dt.Focus("a b c", 3)
+	})
 }

@@ -17,7 +17,7 @@ import (
 
 // termsVersion names the lexical term extractor; a persisted index made
 // by another one is stale. Bump it when term extraction changes.
-const termsVersion = 3 // 2: definitions field and generated marker; 3: minified files indexed from their head
+const termsVersion = 4 // 2: definitions field and generated marker; 3: minified files indexed from their head; 4: members assigned a function are definitions
 
 // Timings of the background work of a followed workspace.
 const (
@@ -257,6 +257,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.updated()
 	w.persist(s, started, len(fresh))
 	w.log.Debug("workspace updated from events", keyFiles, len(files), "changed", len(changed), "removed", len(gone))
 	return s, true

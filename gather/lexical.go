@@ -571,12 +571,18 @@ func kindOf(w []byte) identKind {
 // do not start with a digit, as scanIdents finds) and calls def for the
 // names b defines: the identifier after a definition keyword (def, class,
 // function, type, ...) and a Go method's name after its receiver ("func
-// (s *Server) Shutdown" defines Shutdown). It is a lexical approximation
-// of a symbol table that costs one pass over the text.
+// (s *Server) Shutdown" defines Shutdown), and a member a function is
+// assigned to (JavaScript's "res.cookie = function (…)", "exports.parse =
+// function", "Foo.prototype.bar = function": cookie, parse, bar). It is a
+// lexical approximation of a symbol table that costs one pass over the
+// text.
 func scanDefs(b []byte, ids *identCounter, def func(id []byte)) {
 	prev := kindPlain
 	prevEnd := 0
 	recv := 0 // > 0 while inside a Go receiver, counting down identifiers
+	// member is the previous identifier when a '.' came right before it;
+	// assigned is the member just defined by "member = function".
+	var member, assigned []byte
 	for i := 0; i < len(b); {
 		if !identBytes[b[i]] {
 			i++
@@ -613,13 +619,32 @@ func scanDefs(b []byte, ids *identCounter, def func(id []byte)) {
 					def(id)
 				}
 			case blank(gap) || prev == kindFunction && blank(bytes.Trim(gap, "*")):
-				def(id)
+				// "res.send = function send": send is defined once.
+				if !(prev == kindFunction && bytes.Equal(id, assigned)) {
+					def(id)
+				}
 			}
+		}
+		assigned = nil
+		if kind == kindFunction && member != nil && assignGap(b[prevEnd:i]) {
+			def(member)
+			assigned = member
+		}
+		member = nil
+		if i > 0 && b[i-1] == '.' {
+			member = id
 		}
 		prev = kind
 		prevEnd = j
 		i = j
 	}
+}
+
+// assignGap reports the text between a member and "function" in an
+// assignment: "=" with optional spaces and tabs around it.
+func assignGap(b []byte) bool {
+	b = bytes.Trim(b, " \t")
+	return len(b) == 1 && b[0] == '='
 }
 
 // blank reports a non-empty run of spaces and tabs.

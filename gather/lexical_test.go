@@ -93,12 +93,18 @@ class Session:
 res.send = function send(body) {}
 export function* walkTree() {}
 x = type(y)
+res.cookie = function (name, value) {}
+exports.parse	=	function(s) {}
+App.prototype.listen = async function () {}
+res.json == function () {}
+obj.run(function () {})
+handler = function () {}
 `
 	c, d := newTermCounter(), newTermCounter()
 	var defs []string
 	ids := newIdentCounter()
 	scanDefs([]byte(src), ids, func(id []byte) { defs = append(defs, string(id)) })
-	want := []string{"Shutdown", "NewServer", "Options", "Session", "merge_environment_settings", "send", "walkTree"}
+	want := []string{"Shutdown", "NewServer", "Options", "Session", "merge_environment_settings", "send", "walkTree", "cookie", "parse"}
 	if diff := cmp.Diff(want, defs); diff != "" {
 		t.Errorf("defs (-want +got):\n%s", diff)
 	}
@@ -276,8 +282,9 @@ func refStem(w []byte) []byte {
 
 // refScanDefs is scanDefs as it was, calling ident at every identifier.
 func refScanDefs(b []byte, ident, def func(id []byte)) {
-	var prev []byte
+	var prev, assigned []byte
 	prevEnd := 0
+	prevDot := false // a '.' right before prev
 	recv := 0
 	for i := 0; i < len(b); {
 		if !isIdentByte(b[i]) {
@@ -310,8 +317,16 @@ func refScanDefs(b []byte, ident, def func(id []byte)) {
 					def(id)
 				}
 			case refDefKeyword(prev) && (blank(gap) || string(prev) == "function" && blank(bytes.Trim(gap, "*"))):
-				def(id)
+				if string(prev) != "function" || !bytes.Equal(id, assigned) {
+					def(id)
+				}
 			}
+			assigned = nil
+			if string(id) == "function" && prevDot && strings.TrimSpace(strings.Trim(string(gap), " \t")) == "=" && strings.Trim(string(gap), " \t") == "=" {
+				def(prev)
+				assigned = prev
+			}
+			prevDot = i > 0 && b[i-1] == '.'
 			prev = id
 			prevEnd = j
 		}
@@ -377,7 +392,8 @@ func TestNewDocMatchesPerOccurrence(t *testing.T) {
 
 // go test -fuzz=FuzzNewDoc ./gather
 func FuzzNewDoc(f *testing.F) {
-	for _, s := range []string{"func (s *Server) Shutdown() {}", "a a A_b aB ab", "é def ü", "function* walkTree() {}\nclass A:\n def b(self): pass", "func(a int) {}; type T struct{}"} {
+	for _, s := range []string{"func (s *Server) Shutdown() {}", "a a A_b aB ab", "é def ü", "function* walkTree() {}\nclass A:\n def b(self): pass", "func(a int) {}; type T struct{}",
+		"res.cookie = function (n) {}; res.send = function send() {}; a.b\t=\tfunction c() {}; x.y == function () {}"} {
 		f.Add(s)
 	}
 	c := newTermCounter()

@@ -113,6 +113,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if named {
 		namedTargets = targets
 	}
+	g.named = namedTargets
 	links := g.linkSources(ctx, hits, namedTargets)
 
 	res := importResolver{
@@ -185,7 +186,11 @@ func (g *gathering) addTests(target string, n int) {
 		}
 	}
 	isTest := IsTestFile(target)
-	for i, p := range testPairs(target, g.snap.byBase) {
+	pairs := testPairs(target, g.snap.byBase)
+	if isTest && len(pairs) == 0 && containsString(g.named, target) {
+		pairs = g.testedSources(target)
+	}
+	for i, p := range pairs {
 		if i >= n {
 			break
 		}
@@ -195,6 +200,30 @@ func (g *gathering) addTests(target string, n int) {
 			g.add(p, "test for "+target, ctxd.RoleTest, false)
 		}
 	}
+}
+
+// testedSources returns the source file a test file the user pointed at
+// is named after when no source file has a matching name: Express's test/res.cookie.js tests
+// res.cookie, which lib/response.js defines. The words of the test file's
+// name (its source names' stem: test markers and extension dropped) are
+// ranked over the code files that are not tests, and the best one that
+// defines one of them is taken; none when no code file defines any.
+func (g *gathering) testedSources(target string) []string {
+	names := sourceNames(path.Base(target))
+	if len(names) == 0 || g.snap.index == nil {
+		return nil
+	}
+	stem := strings.TrimSuffix(names[0], path.Ext(names[0]))
+	if len(queryTerms(stem)) == 0 {
+		return nil
+	}
+	hits := g.snap.index.rank(newRankQuery(stem, false), 10, func(p string) bool { return !IsTestFile(p) })
+	for _, h := range hits {
+		if h.Match.Role == roleCode.String() && h.Match.Definitions > 0 {
+			return []string{h.Path}
+		}
+	}
+	return nil
 }
 
 // addFixtures adds test data next to a target: files under testdata/,

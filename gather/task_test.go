@@ -332,3 +332,42 @@ func errorFiles(res *Result) (errs, innermost []string) {
 	slices.Sort(errs)
 	return errs, innermost
 }
+
+// TestTestedSources: a test file named after the API it tests rather than
+// a source file (Express's test/res.cookie.js) brings the source file that
+// defines that API as its tested source; a conventional pair still wins,
+// and a name nothing defines brings nothing.
+func TestTestedSources(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"lib/response.js":      "var res = module.exports = {};\n\n/** Set a cookie. */\nres.cookie = function (name, value, options) {\n  return this.append('Set-Cookie', name + '=' + value);\n};\n\nres.location = function location(url) {\n  return this.set('Location', url);\n};\n",
+		"lib/request.js":       "var req = module.exports = {};\n\nreq.get = function header(name) {\n  return this.headers[name.toLowerCase()];\n};\n",
+		"lib/cookies.md":       "# cookie\n\nres.cookie sets a cookie.\n",
+		"examples/cookie.js":   "function cookie() { return 'example'; }\nmodule.exports = cookie;\n",
+		"test/res.cookie.js":   "var express = require('..');\n\ndescribe('res', function () {\n  describe('.cookie(name, string)', function () {\n    it('should set a cookie', function () {\n      res.cookie('name', 'tobi');\n    });\n  });\n});\n",
+		"test/res.teleport.js": "describe('res', function () {\n  it('teleports', function () {\n    res.teleport();\n  });\n});\n",
+		"src/parser.js":        "function parse(s) { return s; }\nmodule.exports = parse;\n",
+		"src/parser.test.js":   "const parse = require('./parser');\ntest('parses', () => { parse('res.cookie'); });\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	for _, tc := range []struct {
+		name, open, want string // want "": no tested source
+	}{
+		{"named after an API", "test/res.cookie.js", "lib/response.js"},
+		{"conventional pair", "src/parser.test.js", "src/parser.js"},
+		{"nothing defines it", "test/res.teleport.js", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := gather(t, w, Request{Task: ctxd.TaskTest, OpenFiles: []ctxd.OpenFile{{Path: tc.open}}})
+			var tested []string
+			for _, c := range res.Chunks {
+				if slices.Contains(c.Facts.Reasons, "tested by "+tc.open) {
+					tested = append(tested, c.Source)
+				}
+			}
+			if tc.want == "" && len(tested) > 0 || tc.want != "" && !slices.Equal(tested, []string{tc.want}) {
+				t.Errorf("tested sources of %s: %v, want %q", tc.open, tested, tc.want)
+			}
+		})
+	}
+}

@@ -124,6 +124,10 @@ type Workspace struct {
 	refreshMu sync.Mutex
 	snapMu    sync.Mutex
 	snap      *snapshot
+	// updMu guards upd, closed when a new snapshot replaces snap (see
+	// Updated).
+	updMu sync.Mutex
+	upd   chan struct{}
 
 	git *gitState
 
@@ -248,6 +252,7 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
+	w.updated()
 	w.persist(s, started, indexed)
 	w.log.Debug("workspace indexed", keyFiles, len(files), keyIndexed, s.index.Len(), keyTook, time.Since(t0))
 	return s, warnings, nil
@@ -340,6 +345,9 @@ type gathering struct {
 	lexical  *ranking // the request's lexical ranking
 	git      *gitInfo // nil outside git
 	warnings []string
+	// named are the targets the user pointed at (named, open, in a
+	// stack trace), not the best lexical matches.
+	named []string
 }
 
 // add records that rel is gathered for reason in role. Non-explicit

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ctxd/ctxd/internal/filelock"
 )
 
 // A record file holds a cache too large to read whole (the analyses of
@@ -152,7 +154,9 @@ func (r *Records) openExisting() error {
 	r.header = int64(hlen)
 	r.keysLen = int64(hlen)
 	r.dataLen = st.Size()
-	r.table = map[[32]byte]recLoc{}
+	// Sized for the entries listed (each key usually once): a grown
+	// table rehashes several times, a large share of a cold CLI run.
+	r.table = make(map[[32]byte]recLoc, (len(b)-hlen)/entrySize)
 	if r.used == nil {
 		r.used = map[[32]byte]bool{}
 	}
@@ -419,11 +423,11 @@ func (r *Records) Put(k [32]byte, data []byte) error {
 			return fmt.Errorf("append %s record: %w", r.name, err)
 		}
 	}
-	if err := lockFile(r.keys); err != nil {
+	if err := filelock.Lock(r.keys); err != nil {
 		return fmt.Errorf("append %s record: lock: %w", r.name, err)
 	}
 	err := r.appendLocked(k, data, crc)
-	unlockFile(r.keys)
+	filelock.Unlock(r.keys)
 	if err != nil {
 		return fmt.Errorf("append %s record: %w", r.name, err)
 	}
@@ -442,8 +446,8 @@ func (r *Records) appendLocked(k [32]byte, data []byte, crc uint32) error {
 			old.Close()
 			return err
 		}
-		lockFile(r.keys)
-		defer unlockFile(r.keys)
+		filelock.Lock(r.keys)
+		defer filelock.Unlock(r.keys)
 		old.Close()
 	}
 	r.refresh()
@@ -494,13 +498,13 @@ func (r *Records) Compact() (bool, error) {
 		return false, nil
 	}
 	keys := r.keys
-	if err := lockFile(keys); err != nil {
+	if err := filelock.Lock(keys); err != nil {
 		return false, err
 	}
 	// Unlocking the old keys file (closing it) lets a waiting appender
 	// in; it finds the renamed file and appends there.
 	defer keys.Close()
-	defer unlockFile(keys)
+	defer filelock.Unlock(keys)
 	if st, err := os.Stat(r.keysPath()); err != nil || inodeOf(st) != r.keysIno {
 		// Another process compacted: read its files instead.
 		r.keys = nil

@@ -226,3 +226,46 @@ func TestRecordsCompact(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsCompactBound: over MaxBytes, compaction keeps only the
+// records this handle used (read or put), and at most MaxBytes of them.
+func TestRecordsCompactBound(t *testing.T) {
+	used := []int{2, 3}
+	tests := []struct {
+		name     string
+		maxBytes int64
+		want     int // records left
+	}{
+		{"room for the used", int64(len(recData(2)) + len(recData(3))), 2},
+		{"room for one", int64(max(len(recData(2)), len(recData(3)))), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := t.TempDir()
+			w := openRecs(t, d, "v1")
+			fill(t, w, 10)
+			w.Close()
+			r := openRecs(t, d, "v1")
+			r.MaxBytes = tt.maxBytes
+			for _, i := range used {
+				if _, ok := r.Get(recKey(i)); !ok {
+					t.Fatalf("record %d missing", i)
+				}
+			}
+			if done, err := r.Compact(); err != nil || !done {
+				t.Fatalf("compact over the bound: %v %v", done, err)
+			}
+			r.Close()
+			r = openRecs(t, d, "v1")
+			if r.Len() != tt.want || r.Size() > tt.maxBytes {
+				t.Errorf("%d records of %d bytes kept, want %d within %d", r.Len(), r.Size(), tt.want, tt.maxBytes)
+			}
+			for i := range 10 {
+				got, ok := r.Get(recKey(i))
+				if ok && (i != 2 && i != 3 || !bytes.Equal(got, recData(i))) {
+					t.Errorf("record %d kept (used: %v)", i, used)
+				}
+			}
+		})
+	}
+}

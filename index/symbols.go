@@ -1,18 +1,11 @@
 package index
 
-import (
-	"bytes"
-	"fmt"
-	"slices"
-)
+import "fmt"
 
-// SymbolsVersion is the version of the persisted symbol index (a file
-// beside the file facts, usually symbols.idx); another version is rebuilt,
-// never read.
+// SymbolsVersion is the version of a symbol entry's encoding
+// ([EncodeSymbols]), part of the key of the record file that persists
+// them: another version is rebuilt, never read.
 const SymbolsVersion = 1
-
-// symbolsMagic opens every symbol index file.
-const symbolsMagic = "CTXDSYM\n"
 
 // Def is one definition of a file, as a symbol index keeps it.
 type Def struct {
@@ -35,75 +28,10 @@ type Symbols struct {
 	Refs     []string // sorted, unique
 }
 
-// maxSymbolsBytes bounds the symbol index file read.
-const maxSymbolsBytes = 1 << 30
-
-// symbolsKey is the sealed-file key of a symbol index: its format version
-// and what the entries were computed with.
-func symbolsKey(key string) string { return fmt.Sprintf("v%d %s", SymbolsVersion, key) }
-
-// SaveSymbols writes the symbol entries to path as a sealed file
-// ([WriteSealed]), sorted by hash, under key (what the entries were
-// computed with: the parser's version).
-func SaveSymbols(path, key string, entries []*Symbols) error {
-	entries = slices.Clone(entries)
-	slices.SortFunc(entries, func(a, b *Symbols) int { return bytes.Compare(a.Hash[:], b.Hash[:]) })
+// EncodeSymbols returns one entry's encoding, without its hash (a
+// record's key), for a record file ([Records]).
+func EncodeSymbols(s *Symbols) []byte {
 	var e encoder
-	e.u64(uint64(len(entries)))
-	for _, s := range entries {
-		e.buf.Write(s.Hash[:])
-		encodeSymbol(&e, s)
-	}
-	if err := WriteSealed(path, symbolsMagic, symbolsKey(key), e.buf.Bytes()); err != nil {
-		return fmt.Errorf("save symbol index: %w", err)
-	}
-	return nil
-}
-
-// LoadSymbols reads and verifies the symbol index at path. It fails with
-// [ErrCorrupt] when the bytes do not verify and [ErrStale] for another key
-// or version; the caller rebuilds in both cases.
-func LoadSymbols(path, key string) ([]*Symbols, error) {
-	body, err := ReadSealed(path, symbolsMagic, symbolsKey(key), maxSymbolsBytes)
-	if err != nil {
-		return nil, fmt.Errorf("load symbol index: %w", err)
-	}
-	return decodeSymbolsBody(body)
-}
-
-// decodeSymbols decodes a whole symbol index file's bytes.
-func decodeSymbols(b []byte, key string) ([]*Symbols, error) {
-	body, err := openSealed(b, symbolsMagic, symbolsKey(key))
-	if err != nil {
-		return nil, fmt.Errorf("load symbol index: %w", err)
-	}
-	return decodeSymbolsBody(body)
-}
-
-func decodeSymbolsBody(body []byte) ([]*Symbols, error) {
-	d := decoder{b: body}
-	n := d.count(32 + 3)
-	out := make([]*Symbols, 0, n)
-	for range n {
-		s := &Symbols{}
-		copy(s.Hash[:], d.bytes(32))
-		decodeSymbol(&d, s)
-		if d.err != nil {
-			break
-		}
-		out = append(out, s)
-	}
-	if d.err != nil {
-		return nil, fmt.Errorf("load symbol index: %w: %v", ErrCorrupt, d.err)
-	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("load symbol index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
-	}
-	return out, nil
-}
-
-// encodeSymbol appends s's encoding but its hash.
-func encodeSymbol(e *encoder, s *Symbols) {
 	e.str(s.Language)
 	e.u64(uint64(len(s.Defs)))
 	for _, d := range s.Defs {
@@ -118,10 +46,15 @@ func encodeSymbol(e *encoder, s *Symbols) {
 	for _, r := range s.Refs {
 		e.str(r)
 	}
+	return e.buf.Bytes()
 }
 
-// decodeSymbol decodes what encodeSymbol wrote into s.
-func decodeSymbol(d *decoder, s *Symbols) {
+// DecodeSymbols decodes what [EncodeSymbols] wrote, the entry of hash. A
+// malformed encoding returns an error wrapping [ErrCorrupt]: the bytes
+// come from a file anyone who can write the state directory can change.
+func DecodeSymbols(hash [32]byte, b []byte) (*Symbols, error) {
+	d := decoder{b: b}
+	s := &Symbols{Hash: hash}
 	s.Language = d.str()
 	if nd := d.count(6); nd > 0 {
 		s.Defs = make([]Def, nd)
@@ -141,27 +74,11 @@ func decodeSymbol(d *decoder, s *Symbols) {
 			s.Refs[i] = d.str()
 		}
 	}
-}
-
-// EncodeSymbols returns one entry's encoding, without its hash (a
-// record's key), for a record file ([Records]).
-func EncodeSymbols(s *Symbols) []byte {
-	var e encoder
-	encodeSymbol(&e, s)
-	return e.buf.Bytes()
-}
-
-// DecodeSymbols decodes what [EncodeSymbols] wrote, the entry of hash. A
-// malformed encoding returns an error wrapping [ErrCorrupt].
-func DecodeSymbols(hash [32]byte, b []byte) (*Symbols, error) {
-	d := decoder{b: b}
-	s := &Symbols{Hash: hash}
-	decodeSymbol(&d, s)
-	if d.err == nil && len(d.b) != 0 {
-		return nil, fmt.Errorf("decode symbols: %w: %d trailing bytes", ErrCorrupt, len(d.b))
-	}
 	if d.err != nil {
 		return nil, fmt.Errorf("decode symbols: %w: %v", ErrCorrupt, d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("decode symbols: %w: %d trailing bytes", ErrCorrupt, len(d.b))
 	}
 	return s, nil
 }

@@ -2,8 +2,6 @@ package index
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,64 +9,75 @@ import (
 
 func sampleSymbols() []*Symbols {
 	return []*Symbols{
-		{Hash: [32]byte{2}, Language: "go", Defs: []Def{{Name: "Shutdown", Parent: "Server", Kind: "method", Line: 14, End: 16, Signature: "func (s *Server) Shutdown(ctx context.Context) error"}}, Refs: []string{"Server", "ctx"}},
+		{Hash: [32]byte{2}, Language: "go", Defs: []Def{
+			{Name: "Shutdown", Parent: "Server", Kind: "method", Line: 14, End: 16, Signature: "func (s *Server) Shutdown(ctx context.Context) error"},
+			{Name: "MaxConns", Kind: "const", Line: 3, End: 3},
+		}, Refs: []string{"Server", "ctx"}},
 		{Hash: [32]byte{1}, Language: "python"},
+		{Hash: [32]byte{3}, Language: "ruby", Refs: []string{"items"}},
 	}
 }
 
+// TestSymbolsRoundTrip: an entry decodes from its record as it was
+// encoded, and a record that is not one decodes to [ErrCorrupt], never to
+// an entry.
 func TestSymbolsRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "index", "symbols.idx")
-	in := sampleSymbols()
-	if err := SaveSymbols(path, "k1", in); err != nil {
-		t.Fatal(err)
+	for _, in := range sampleSymbols() {
+		got, err := DecodeSymbols(in.Hash, EncodeSymbols(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in.Language, err)
+		}
+		if d := cmp.Diff(in, got); d != "" {
+			t.Errorf("%s: round trip (-want +got):\n%s", in.Language, d)
+		}
 	}
-	got, err := LoadSymbols(path, "k1")
-	if err != nil {
-		t.Fatal(err)
+	good := EncodeSymbols(sampleSymbols()[0])
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{"empty", nil},
+		{"truncated", good[:len(good)-3]},
+		{"trailing bytes", append(append([]byte(nil), good...), 0)},
+		{"count past the end", []byte{2, 'g', 'o', 0xff, 0xff, 0xff, 0xff, 0x0f}},
+		{"string past the end", []byte{0x7f, 'g', 'o'}},
+		{"bad varint", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
 	}
-	want := []*Symbols{in[1], in[0]} // sorted by hash
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("round trip (-want +got):\n%s", d)
-	}
-	if _, err := LoadSymbols(path, "k2"); !errors.Is(err, ErrStale) {
-		t.Errorf("another key: %v, want ErrStale", err)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(path), ".gitignore")); err != nil {
-		t.Errorf("no .gitignore in the state directory: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := DecodeSymbols([32]byte{9}, tt.b)
+			if !errors.Is(err, ErrCorrupt) || s != nil {
+				t.Errorf("DecodeSymbols = %v, %v; want nil, ErrCorrupt", s, err)
+			}
+		})
 	}
 }
 
-// FuzzDecodeSymbols: decoding arbitrary bytes never panics, and what
-// decodes re-encodes to an index that decodes the same.
+// FuzzDecodeSymbols: decoding a record's bytes (read from the state
+// directory, untrusted) never panics, and what decodes re-encodes to a
+// record that decodes the same.
 //
 //	go test -run '^$' -fuzz FuzzDecodeSymbols -fuzztime 1m ./index
 func FuzzDecodeSymbols(f *testing.F) {
-	dir := f.TempDir()
-	path := filepath.Join(dir, "s.idx")
-	if err := SaveSymbols(path, "k", sampleSymbols()); err != nil {
-		f.Fatal(err)
+	for _, s := range sampleSymbols() {
+		f.Add(EncodeSymbols(s))
 	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(good)
-	f.Add([]byte(symbolsMagic))
+	f.Add([]byte{})
+	f.Add([]byte{0, 0x80, 0x80, 0x80, 0x80, 0x10})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		es, err := decodeSymbols(b, "k")
+		s, err := DecodeSymbols([32]byte{7}, b)
 		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
 			return
 		}
-		p := filepath.Join(t.TempDir(), "s.idx")
-		if err := SaveSymbols(p, "k", es); err != nil {
-			t.Fatal(err)
-		}
-		again, err := LoadSymbols(p, "k")
+		again, err := DecodeSymbols(s.Hash, EncodeSymbols(s))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("re-encoded entry does not decode: %v", err)
 		}
-		if len(again) != len(es) {
-			t.Fatalf("%d entries, then %d", len(es), len(again))
+		if d := cmp.Diff(s, again); d != "" {
+			t.Fatalf("re-encoded entry differs (-first +again):\n%s", d)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/filelock"
 )
 
 // retain removes the checkpoints of seqs older than the newest keep, after
@@ -115,7 +116,7 @@ func (s *Store) removeSession(id, dir string, ls *listing, dry bool) *DeleteResu
 	if dry {
 		return res
 	}
-	if lockExclusive {
+	if filelock.Exclusive {
 		s.removeTemps(dir, ls.temps)
 	}
 	if len(res.Left) == 0 {
@@ -289,7 +290,7 @@ func (s *Store) gcPrepare(ctx context.Context, id string, opts GCOptions, rep *G
 	}
 	if opts.DryRun {
 		rep.TempFiles += len(ls.temps)
-	} else if lockExclusive {
+	} else if filelock.Exclusive {
 		rep.TempFiles += s.removeTemps(dir, ls.temps)
 	}
 	trimmed := int64(0)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/filelock"
 	"github.com/ctxd/ctxd/safefs"
 )
 
@@ -160,9 +161,13 @@ func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (
 	if create && len(ls.seqs) > 0 {
 		return nil, fmt.Errorf("create session %s: it already exists with %d checkpoint files: %w", id, len(ls.seqs), ctxd.ErrInvalidParams)
 	}
-	if lockExclusive {
+	if filelock.Exclusive {
 		// Under the lock, a temporary file is an orphan of a writer that
-		// died between writing and publishing it.
+		// died between writing and publishing it. Without flock the lock
+		// serializes this process's writers only and a temporary file may
+		// be another process's, so none is removed (checkpoints are still
+		// never overwritten: publication by hard link fails on an
+		// existing name and the writer takes the next number).
 		s.removeTemps(dir, ls.temps)
 	}
 	prev, problems := s.latest(id, dir, ls.seqs)
@@ -511,17 +516,17 @@ func (s *Store) lock(ctx context.Context, dir string, create bool) (unlock func(
 			return nil, fmt.Errorf("session %s does not exist: %w", filepath.Base(dir), ctxd.ErrNotFound)
 		}
 		path := filepath.Join(dir, lockName)
-		l, err := lockPath(ctx, path)
+		l, err := filelock.LockPath(ctx, path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the directory went away between the check and the open
 		}
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		if l.current(path) {
-			return l.unlock, nil
+		if l.Current() {
+			return l.Unlock, nil
 		}
-		l.unlock()
+		l.Unlock()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

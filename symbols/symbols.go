@@ -4,10 +4,11 @@
 // identifiers it references. Entries are keyed by a hash of the language
 // and the content, so a file is parsed again only when its bytes change,
 // and identical files share one entry. The index persists in the state
-// directory (see [Load] and [Index.Save], format in package index) and
-// serves three readers: symbol lookup (find_symbol), the matching of a
-// request's identifiers against definitions ([Matches]) and the file
-// graph's reference edges ([Table] implements graph.SymbolTable).
+// directory as a record file, one entry a record (see [Open] and
+// [Index.Persist]; format in package index), and serves three readers:
+// symbol lookup (find_symbol), the matching of a request's identifiers
+// against definitions ([Matches]) and the file graph's reference edges
+// ([Table] implements graph.SymbolTable).
 //
 // Parsing is the cost: the index never parses eagerly. Callers index the
 // files they need ([Index.Update] parses the missing ones on GOMAXPROCS
@@ -17,9 +18,7 @@ package symbols
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,18 +33,11 @@ import (
 // what it returns.
 const parserKey = "treesitter-tags/2"
 
-// maxEntries bounds the entries [Index.Save] writes: over it, the entries
-// this process has not used are left out (old contents of edited files
-// would otherwise accumulate forever). A variable for the tests.
-var maxEntries = 50_000
-
 // Index is a symbol index. It is safe for concurrent use.
 type Index struct {
-	// mu guards entries, used, dirty and parsing.
+	// mu guards entries and parsing.
 	mu      sync.Mutex
 	entries map[[32]byte]*index.Symbols
-	used    map[[32]byte]bool // entries looked up or made by this process
-	dirty   bool
 	// parsing holds the contents being parsed, closed when done: a second
 	// file with the same content waits instead of parsing it again.
 	parsing map[[32]byte]chan struct{}
@@ -64,14 +56,21 @@ const recordsName = "symbols"
 
 func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVersion, parserKey) }
 
+// Version names what the index's entries are computed with (the entry
+// format and the parser's queries): a cache derived from entries keys
+// itself with it.
+func Version() string { return recordsKey() }
+
 // memEntries bounds the entries an index backed by a record file keeps
 // in memory (the others are read again when used). A variable for the
 // tests.
 var memEntries = 512
 
-// maxRecordBytes bounds the record file: compaction keeps at most this
-// many bytes of entries, those this process used first.
-const maxRecordBytes = 512 << 20
+// maxRecordBytes bounds the record file: over it, compaction keeps only
+// the entries this process used (old contents of edited files would
+// otherwise accumulate forever), at most this many bytes of them. A
+// variable for the tests.
+var maxRecordBytes int64 = 512 << 20
 
 // Open returns the index persisted in dir (a record file, read one entry
 // at a time as files are looked up, so opening costs little however large
@@ -147,53 +146,7 @@ func (x *Index) Close() error {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{entries: map[[32]byte]*index.Symbols{}, used: map[[32]byte]bool{}, parsing: map[[32]byte]chan struct{}{}}
-}
-
-// Load reads the index persisted at path. It always returns a usable
-// index: empty when there is none yet, and empty with an error wrapping
-// [index.ErrCorrupt] or [index.ErrStale] when the file does not verify or
-// was written by another version (the caller logs it; the next [Index.Save]
-// rewrites the file from what is indexed again).
-func Load(path string) (*Index, error) {
-	x := New()
-	es, err := index.LoadSymbols(path, parserKey)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return x, nil
-		}
-		x.dirty = true // rewrite what we rebuild
-		return x, err
-	}
-	for _, e := range es {
-		x.entries[e.Hash] = e
-	}
-	return x, nil
-}
-
-// Save writes the index to path when it changed since it was loaded or
-// last saved. Over 50,000 entries, it keeps only those this process used.
-func (x *Index) Save(path string) error {
-	x.mu.Lock()
-	if !x.dirty {
-		x.mu.Unlock()
-		return nil
-	}
-	es := make([]*index.Symbols, 0, len(x.entries))
-	for k, e := range x.entries {
-		if len(x.entries) <= maxEntries || x.used[k] {
-			es = append(es, e)
-		}
-	}
-	x.dirty = false
-	x.mu.Unlock()
-	if err := index.SaveSymbols(path, parserKey, es); err != nil {
-		x.mu.Lock()
-		x.dirty = true
-		x.mu.Unlock()
-		return err
-	}
-	return nil
+	return &Index{entries: map[[32]byte]*index.Symbols{}, parsing: map[[32]byte]chan struct{}{}}
 }
 
 // Len is the number of entries (distinct contents).
@@ -231,7 +184,6 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	for {
 		x.mu.Lock()
 		if e, ok := x.entries[k]; ok {
-			x.used[k] = true
 			x.mu.Unlock()
 			return e, nil
 		}
@@ -259,7 +211,6 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	delete(x.parsing, k)
 	if err == nil {
 		x.remember(k, e)
-		x.dirty = true
 	}
 	x.mu.Unlock()
 	if r := x.records(); err == nil && r != nil {
@@ -289,7 +240,6 @@ func (x *Index) stored(k [32]byte) *index.Symbols {
 // remember caches e, dropping others when a record file backs the index
 // and the cache is full. x.mu must be held.
 func (x *Index) remember(k [32]byte, e *index.Symbols) {
-	x.used[k] = true
 	x.entries[k] = e
 	if len(x.entries) <= memEntries || x.records() == nil {
 		return
@@ -349,7 +299,6 @@ func (x *Index) Add(lang string, src []byte, tags *treesitter.Tags) {
 	}
 	x.mu.Lock()
 	x.remember(k, e)
-	x.dirty = true
 	x.mu.Unlock()
 }
 

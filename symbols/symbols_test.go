@@ -1,7 +1,6 @@
 package symbols
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -174,6 +173,11 @@ func writeTree(t *testing.T, files map[string]string) (string, func(string) ([]b
 	return root, func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(root, rel)) }
 }
 
+// TestIncrementalAndPersisted: an index opened before the state
+// directory exists parses each content once, Persist writes what it
+// learned once the directory exists, a later process (another Open)
+// parses nothing, an edit parses only the edited file, and Persist with
+// nothing new writes nothing.
 func TestIncrementalAndPersisted(t *testing.T) {
 	files := map[string]string{
 		"a.go":       "package a\n\nfunc Alpha() int { return beta() }\n",
@@ -193,11 +197,11 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	}
 	sort.Strings(paths)
 	ctx := t.Context()
-	state := filepath.Join(t.TempDir(), "index", "symbols.idx")
+	dir := filepath.Join(t.TempDir(), "index")
 
-	x, err := Load(state)
+	x, err := Open(dir)
 	if err != nil {
-		t.Fatalf("Load of a missing index: %v", err)
+		t.Fatalf("Open without a state directory: %v", err)
 	}
 	es, err := x.Update(ctx, paths, read)
 	if err != nil {
@@ -212,17 +216,27 @@ func TestIncrementalAndPersisted(t *testing.T) {
 			t.Errorf("%s: entry %v", p, es[i])
 		}
 	}
-	if err := x.Save(state); err != nil {
+	if err := x.Persist(dir); err != nil {
+		t.Fatalf("Persist without a state directory: %v", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := x.Persist(dir); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
 
-	// A warm process: nothing parsed again.
-	y, err := Load(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if y.Len() != x.Len() {
-		t.Errorf("reloaded %d entries, want %d", y.Len(), x.Len())
+	// A warm process: every entry is listed, nothing is parsed again.
+	y := openIndex(t, dir)
+	for i, p := range paths {
+		if es[i] == nil {
+			continue
+		}
+		src, _ := read(p)
+		if !y.Has(es[i].Language, src) {
+			t.Errorf("%s: no persisted entry", p)
+		}
 	}
 	es2, err := y.Update(ctx, paths, read)
 	if err != nil {
@@ -232,7 +246,7 @@ func TestIncrementalAndPersisted(t *testing.T) {
 		t.Errorf("warm: %d parses, want 0", got)
 	}
 	if d := cmp.Diff(es, es2); d != "" {
-		t.Errorf("reloaded entries differ (-saved +loaded):\n%s", d)
+		t.Errorf("reread entries differ (-persisted +reread):\n%s", d)
 	}
 
 	// Edit one file: only it is parsed.
@@ -250,69 +264,153 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	if len(es3[i].Defs) != 2 || es3[i].Defs[1].Name != "Omega" {
 		t.Errorf("edited b.go: defs %+v", es3[i].Defs)
 	}
-	// Nothing changed since the load but the edit: Save writes, a second
-	// Save has nothing to write.
-	if err := y.Save(state); err != nil {
+	// The edit's entry was written when it was parsed: Persist has
+	// nothing to write.
+	before := recordFiles(t, dir)
+	if err := y.Persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	st1, _ := os.Stat(state)
-	if err := y.Save(state); err != nil {
-		t.Fatal(err)
+	if d := cmp.Diff(before, recordFiles(t, dir)); d != "" {
+		t.Errorf("Persist with nothing new changed the files (-before +after):\n%s", d)
 	}
-	st2, _ := os.Stat(state)
-	if !st1.ModTime().Equal(st2.ModTime()) {
-		t.Error("a clean index was written again")
+	y.Close()
+	z := openIndex(t, dir)
+	if _, err := z.Update(ctx, paths, read); err != nil || z.Parses() != 0 {
+		t.Errorf("after the edit, a third process parsed %d files (%v), want 0", z.Parses(), err)
 	}
 }
 
-func TestCorruptRebuilt(t *testing.T) {
-	_, read := writeTree(t, map[string]string{"a.go": "package a\n\nfunc Alpha() {}\n"})
-	state := filepath.Join(t.TempDir(), "symbols.idx")
-	x := New()
-	if _, err := x.Update(t.Context(), []string{"a.go"}, read); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.Save(state); err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(state)
+// openIndex opens the index persisted in dir, closed with the test.
+func openIndex(t *testing.T, dir string) *Index {
+	t.Helper()
+	x, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+// recordFiles lists the record files in dir with their sizes and times.
+func recordFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ms, err := filepath.Glob(filepath.Join(dir, recordsName+".*"))
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("no record files in %s (%v)", dir, err)
+	}
+	var out []string
+	for _, m := range ms {
+		st, err := os.Stat(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %s", filepath.Base(m), st.Size(), st.ModTime()))
+	}
+	return out
+}
+
+// TestCorruptRebuilt: a damaged record file, one of another version and
+// a record that does not decode are never trusted: the file is parsed
+// again, with the same entry, and the next process reads that entry.
+func TestCorruptRebuilt(t *testing.T) {
+	_, read := writeTree(t, map[string]string{"a.go": "package a\n\nfunc Alpha() {}\n"})
+	src, _ := read("a.go")
+	want, err := New().File(t.Context(), "a.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(dir string) string { return filepath.Join(dir, recordsName+".keys") }
+	data := func(t *testing.T, dir string) string {
+		ms, _ := filepath.Glob(filepath.Join(dir, recordsName+".*.dat"))
+		if len(ms) != 1 {
+			t.Fatalf("data files %v, want one", ms)
+		}
+		return ms[0]
+	}
+	rewrite := func(t *testing.T, p string, f func([]byte) []byte) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// replace writes rec as a.go's record in a record file of key.
+	replace := func(t *testing.T, dir, key string, rec []byte) {
+		for _, m := range []string{keys(dir), data(t, dir)} {
+			os.Remove(m)
+		}
+		r, err := index.OpenRecords(dir, recordsName, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := r.Put(want.Hash, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
-		name string
-		data []byte
-		want error
+		name   string
+		damage func(t *testing.T, dir string)
 	}{
-		{"flipped byte", flip(good, len(good)/2), index.ErrCorrupt},
-		{"truncated", good[:len(good)-5], index.ErrCorrupt},
-		{"empty", nil, index.ErrCorrupt},
-		{"other format", []byte("CTXDIDX\nsomething else entirely, long enough for a checksum"), index.ErrCorrupt},
+		{"flipped record byte", func(t *testing.T, dir string) {
+			rewrite(t, data(t, dir), func(b []byte) []byte { return flip(b, len(b)/2) })
+		}},
+		{"truncated data", func(t *testing.T, dir string) {
+			rewrite(t, data(t, dir), func(b []byte) []byte { return b[:len(b)-5] })
+		}},
+		{"missing data", func(t *testing.T, dir string) { os.Remove(data(t, dir)) }},
+		{"flipped entry byte", func(t *testing.T, dir string) {
+			rewrite(t, keys(dir), func(b []byte) []byte { return flip(b, len(b)-10) })
+		}},
+		{"flipped header byte", func(t *testing.T, dir string) {
+			rewrite(t, keys(dir), func(b []byte) []byte { return flip(b, 12) })
+		}},
+		{"empty keys", func(t *testing.T, dir string) {
+			rewrite(t, keys(dir), func([]byte) []byte { return nil })
+		}},
+		{"other format", func(t *testing.T, dir string) {
+			rewrite(t, keys(dir), func([]byte) []byte {
+				return []byte("CTXDIDX\nsomething else entirely, long enough for a checksum")
+			})
+		}},
+		{"another parser's records", func(t *testing.T, dir string) {
+			replace(t, dir, "symbols/1 another-parser", index.EncodeSymbols(&index.Symbols{Language: "go"}))
+		}},
+		{"record that does not decode", func(t *testing.T, dir string) {
+			replace(t, dir, recordsKey(), append(index.EncodeSymbols(want), 0))
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := os.WriteFile(state, tt.data, 0o644); err != nil {
+			dir := t.TempDir()
+			x := openIndex(t, dir)
+			if _, err := x.File(t.Context(), "a.go", src); err != nil {
 				t.Fatal(err)
 			}
-			y, err := Load(state)
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("Load: %v, want %v", err, tt.want)
-			}
-			if y == nil || y.Len() != 0 {
-				t.Fatalf("a corrupt index must load empty, got %v", y)
-			}
-			// Rebuilt: parsed again and saved, then it loads.
-			if _, err := y.Update(t.Context(), []string{"a.go"}, read); err != nil {
+			x.Close()
+			tt.damage(t, dir)
+
+			y := openIndex(t, dir)
+			got, err := y.File(t.Context(), "a.go", src)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("entry after the damage (-parsed +got):\n%s", d)
 			}
 			if y.Parses() != 1 {
 				t.Errorf("rebuild parsed %d files, want 1", y.Parses())
 			}
-			if err := y.Save(state); err != nil {
+			if err := y.Persist(dir); err != nil {
 				t.Fatal(err)
 			}
-			if z, err := Load(state); err != nil || z.Len() != 1 {
-				t.Errorf("after the rebuild: %v entries, %v", z.Len(), err)
+			y.Close()
+			// Rebuilt: the next process reads the entry.
+			z := openIndex(t, dir)
+			if got, err := z.File(t.Context(), "a.go", src); err != nil || z.Parses() != 0 || !cmp.Equal(want, got) {
+				t.Errorf("after the rebuild: %d parses, %v", z.Parses(), err)
 			}
 		})
 	}
@@ -365,35 +463,41 @@ func TestFold(t *testing.T) {
 	}
 }
 
-// TestSaveDropsUnused: over the entry cap, Save keeps the entries this
-// process used (the old contents of edited files go).
-func TestSaveDropsUnused(t *testing.T) {
-	old := maxEntries
-	maxEntries = 1
-	t.Cleanup(func() { maxEntries = old })
+// TestPersistDropsUnused: over the record file's bound, Persist's
+// compaction keeps the entries this process used (the old contents of
+// edited files go); under it, every entry stays.
+func TestPersistDropsUnused(t *testing.T) {
 	_, read := writeTree(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n\nfunc B() {}\n"})
-	state := filepath.Join(t.TempDir(), "symbols.idx")
-	x := New()
-	if _, err := x.Update(t.Context(), []string{"a.go", "b.go"}, read); err != nil {
+	dir := t.TempDir()
+	x := openIndex(t, dir)
+	es, err := x.Update(t.Context(), []string{"a.go", "b.go"}, read)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Save(state); err != nil {
+	if err := x.Persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	y, err := Load(state)
-	if err != nil || y.Len() != 2 {
-		t.Fatalf("reloaded %d entries, %v; want 2 (all used by the process that saved)", y.Len(), err)
+	x.Close()
+	srcA, _ := read("a.go")
+	srcB, _ := read("b.go")
+	if y := openIndex(t, dir); !y.Has("go", srcA) || !y.Has("go", srcB) {
+		t.Fatal("under the bound, Persist dropped an entry")
 	}
-	if _, err := y.Update(t.Context(), []string{"b.go"}, read); err != nil {
+
+	// Room for b.go's entry only: a process that used b.go alone keeps it.
+	defer func(n int64) { maxRecordBytes = n }(maxRecordBytes)
+	maxRecordBytes = int64(len(index.EncodeSymbols(es[1])))
+	y := openIndex(t, dir)
+	if _, err := y.Update(t.Context(), []string{"b.go"}, read); err != nil || y.Parses() != 0 {
+		t.Fatalf("b.go: %d parses, %v", y.Parses(), err)
+	}
+	if err := y.Persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	y.dirty = true // force a write; nothing new was parsed
-	if err := y.Save(state); err != nil {
-		t.Fatal(err)
-	}
-	z, err := Load(state)
-	if err != nil || z.Len() != 1 {
-		t.Fatalf("after the capped save %d entries, %v; want 1", z.Len(), err)
+	y.Close()
+	z := openIndex(t, dir)
+	if z.Has("go", srcA) {
+		t.Error("a.go (not used) was kept over the bound")
 	}
 	if _, err := z.Update(t.Context(), []string{"b.go"}, read); err != nil || z.Parses() != 0 {
 		t.Errorf("b.go (used) was dropped: %d parses, %v", z.Parses(), err)

@@ -266,15 +266,54 @@ func configuredLog(fs *flag.FlagSet, root string, level, file *string) {
 	logConfig(fs, cfg, level, file)
 }
 
-// logConfig is configuredLog for a command that loads cfg anyway (one
-// read of the configuration files, not two).
+// configAndLog loads root's configuration (root must be resolved) and
+// makes the command's logger to w, with the configuration's log.level and
+// log.file where the command line did not set --log-level or --log-file
+// (as configuredLog): one read of the configuration files for a command
+// that needs both. file nil: the command has no --log-file and logs to w.
+func configAndLog(w io.Writer, fs *flag.FlagSet, root string, level, file *string) (*config.Config, *slog.Logger, func(), error) {
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	logConfig(fs, cfg, level, file)
+	var path string
+	if file != nil {
+		path = *file
+	}
+	log, closeLog, err := newLogger(w, *level, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfg, log, closeLog, nil
+}
+
+// openEngine opens root's engine (root resolved) with its configuration
+// and the command's logger, from one read of the configuration files
+// (configAndLog); opts gives the rest. done closes the engine, then the
+// log.
+func openEngine(w io.Writer, fs *flag.FlagSet, root string, level, file *string, opts engine.Options) (eng *engine.Engine, done func(), err error) {
+	cfg, log, closeLog, err := configAndLog(w, fs, root, level, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Config, opts.Logger = cfg, log
+	if eng, err = engine.New(root, opts); err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return eng, func() { eng.Close(); closeLog() }, nil
+}
+
+// logConfig is configuredLog for a command that loads cfg anyway (file
+// nil: the command has no --log-file).
 func logConfig(fs *flag.FlagSet, cfg *config.Config, level, file *string) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if !set["log-level"] && cfg.Source("log.level") != config.SourceDefault {
 		*level = cfg.Log.Level
 	}
-	if !set["log-file"] && cfg.Source("log.file") != config.SourceDefault {
+	if file != nil && !set["log-file"] && cfg.Source("log.file") != config.SourceDefault {
 		*file = cfg.Log.File
 	}
 }

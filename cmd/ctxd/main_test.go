@@ -587,9 +587,13 @@ func TestConfigShowsEffectiveBudget(t *testing.T) {
 
 // TestConfiguredLog: log.level and log.file from the configuration apply
 // where the command line sets neither flag; a flag wins; nothing set
-// keeps the command's default.
+// keeps the command's default. configuredLog (a command that loads no
+// configuration otherwise) and configAndLog (one that does: one read for
+// both) agree, and configAndLog's logger has the level and file chosen;
+// without a --log-file (file nil) the configured file is not used.
 func TestConfiguredLog(t *testing.T) {
 	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	t.Chdir(t.TempDir()) // the log files configAndLog opens
 	withCfg := t.TempDir()
 	if err := os.WriteFile(filepath.Join(withCfg, ".ctxd.toml"), []byte("[log]\nlevel = \"debug\"\nfile = \"ctxd.log\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -604,16 +608,57 @@ func TestConfiguredLog(t *testing.T) {
 		{"both flags", withCfg, []string{"--log-level", "error", "--log-file", "other.log"}, "error", "other.log"},
 		{"nothing configured", t.TempDir(), nil, "warn", ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		setup := func(t *testing.T) (*flag.FlagSet, *string, *string) {
 			fs := flag.NewFlagSet("x", flag.ContinueOnError)
 			level := fs.String("log-level", "warn", "")
 			file := fs.String("log-file", "", "")
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
+			return fs, level, file
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			fs, level, file := setup(t)
 			configuredLog(fs, tc.root, level, file)
 			if *level != tc.wantLevel || *file != tc.wantLogFile {
-				t.Errorf("level %q file %q, want %q %q", *level, *file, tc.wantLevel, tc.wantLogFile)
+				t.Errorf("configuredLog: level %q file %q, want %q %q", *level, *file, tc.wantLevel, tc.wantLogFile)
+			}
+
+			var stderr bytes.Buffer
+			fs, level, file = setup(t)
+			cfg, log, closeLog, err := configAndLog(&stderr, fs, tc.root, level, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *level != tc.wantLevel || *file != tc.wantLogFile || cfg == nil {
+				t.Errorf("configAndLog: level %q file %q (config %v), want %q %q", *level, *file, cfg, tc.wantLevel, tc.wantLogFile)
+			}
+			log.Debug("probe")
+			log.Error("probe")
+			closeLog()
+			want := stderr.String()
+			if tc.wantLogFile != "" {
+				b, err := os.ReadFile(tc.wantLogFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = string(b)
+				os.Remove(tc.wantLogFile)
+			}
+			if n := strings.Count(want, "msg=probe"); n != map[string]int{"debug": 2, "warn": 1, "error": 1}[tc.wantLevel] {
+				t.Errorf("configAndLog's logger wrote %d of a debug and an error record at level %s:\n%s", n, tc.wantLevel, want)
+			}
+
+			stderr.Reset()
+			fs, level, _ = setup(t)
+			_, log, closeLog, err = configAndLog(&stderr, fs, tc.root, level, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Error("probe")
+			closeLog()
+			if !strings.Contains(stderr.String(), "msg=probe") {
+				t.Errorf("without --log-file the log went elsewhere than stderr: %q", stderr.String())
 			}
 		})
 	}

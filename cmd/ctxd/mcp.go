@@ -38,18 +38,17 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	if len(pos) != 0 {
 		return usagef("unexpected arguments %q", pos)
 	}
-	configuredLog(fs, root, &logLevel, &logFile)
-	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
 	dir, err := engine.ResolveRoot(root)
 	if err != nil {
 		return err
 	}
+	cfg, log, closeLog, err := configAndLog(std.Err, fs, dir, &logLevel, &logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	// A long-running server follows the tree like the daemon does.
-	eng, err := engine.New(dir, engine.Options{Logger: log, StateDir: stateDir, Watch: true})
+	eng, err := engine.New(dir, engine.Options{Config: cfg, Logger: log, StateDir: stateDir, Watch: true})
 	if err != nil {
 		return err
 	}

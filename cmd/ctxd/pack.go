@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
@@ -73,14 +72,6 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if name == "pack" && err != nil {
 		return usagef("%v", err)
 	}
-	var noFile string
-	configuredLog(fs, f.root, &f.logLevel, &noFile)
-	log, closeLog, err := newLogger(io.Err, f.logLevel, "")
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-
 	rootArg, sub := f.root, ""
 	if len(pos) == 1 {
 		abs, err := gather.Dir(pos[0])
@@ -106,15 +97,11 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(root)
+	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, nil, engine.Options{})
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
+	defer done()
 	res, err := eng.Pack(ctx, pack.Options{
 		Path: sub, Include: f.include, Exclude: f.exclude, Compress: f.compress,
 		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON, IncludeAssets: f.assets,

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 )
 
@@ -89,21 +88,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if fellBack(f.root, root) {
 		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
 	}
-	cfg, err := config.Load(root)
+	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, &f.logFile, engine.Options{})
 	if err != nil {
 		return err
 	}
-	logConfig(fs, cfg, &f.logLevel, &f.logFile)
-	log, closeLog, err := newLogger(io.Err, f.logLevel, f.logFile)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
+	defer done()
 	req := engine.PromptRequest{
 		UserRequest:   request,
 		TaskType:      f.task,
@@ -118,7 +107,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	case f.budget > 0 && f.contextBudget > 0:
 		// The context part is set directly; the other parts keep their
 		// shares of --budget.
-		b := ctxd.NewBudget(f.budget, cfg.Budget.Shares)
+		b := ctxd.NewBudget(f.budget, eng.Config().Budget.Shares)
 		req.TokenBudget = &engine.BudgetRequest{System: b.System, Context: f.contextBudget, UserRequest: b.UserRequest, Response: b.Response}
 	case f.budget > 0:
 		req.TokenBudget = &engine.BudgetRequest{Total: f.budget}

@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/sessions"
 )
@@ -40,7 +39,7 @@ func init() {
 type sessionFlags struct {
 	root, stateDir, logLevel string
 	asJSON                   bool
-	fs                       *flag.FlagSet // for configuredLog
+	fs                       *flag.FlagSet // for configAndLog
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
@@ -71,30 +70,11 @@ func (f *sessionFlags) open(errOut io.Writer) (*engine.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.fs != nil {
-		var noFile string
-		configuredLog(f.fs, f.root, &f.logLevel, &noFile)
-	}
-	log, closeLog, err := newLogger(errOut, f.logLevel, "")
-	if err != nil {
-		return nil, nil, err
-	}
 	root, err := engine.ResolveRoot(f.root)
 	if err != nil {
-		closeLog()
 		return nil, nil, err
 	}
-	cfg, err := config.Load(root)
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	eng, err := engine.New(root, engine.Options{Config: cfg, Logger: log, StateDir: stateDir})
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	return eng, func() { eng.Close(); closeLog() }, nil
+	return openEngine(errOut, f.fs, root, &f.logLevel, nil, engine.Options{StateDir: stateDir})
 }
 
 // sessionsSubcommands are the `ctxd sessions` subcommands by name, one
