@@ -77,7 +77,6 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		// "h14bg"); GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(serveMemoryLimit)
 	}
-	capMallocArenas()
 	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir, MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
 	if strings.HasPrefix(listen, "tcp:") {
 		// A TCP peer may be any local user: it serves only the workspaces
