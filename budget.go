@@ -48,7 +48,8 @@ func (s Shares) Validate() error {
 		}
 	}
 	if sum := s.System + s.Context + s.Request + s.Response; math.Abs(sum-1) > 0.001 {
-		return fmt.Errorf("budget shares must sum to 1, got %.3f: %w", sum, ErrInvalidParams)
+		return fmt.Errorf("budget shares must sum to 1, got system %g + context %g + user_request %g + response %g = %.3f (a share not given keeps its default): %w",
+			s.System, s.Context, s.Request, s.Response, sum, ErrInvalidParams)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -138,6 +140,27 @@ func (c *Config) Source(key string) string {
 		return s
 	}
 	return SourceDefault
+}
+
+// sourceUnder is Source for key or, when key itself was not set, the
+// sources of the keys under it that were (budget.shares' from
+// budget.shares.context): a value made of parts names where the parts
+// came from.
+func (c *Config) sourceUnder(key string) string {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	var srcs []string
+	for k, s := range c.sources {
+		if strings.HasPrefix(k, key+".") && !slices.Contains(srcs, s) {
+			srcs = append(srcs, s)
+		}
+	}
+	if len(srcs) == 0 {
+		return SourceDefault
+	}
+	slices.Sort(srcs)
+	return strings.Join(srcs, ", ")
 }
 
 // Set records that key was set by src. Callers that change a field after
@@ -295,7 +318,7 @@ func fileError(path string, err error) error {
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
 		de := strict.Errors[0]
 		line, _ := de.Position()
-		return &FileError{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: "unknown key (see `ctxd config` for the valid keys)"}
+		return &FileError{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: unknownKeyMessage(de.Key())}
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
@@ -303,6 +326,83 @@ func fileError(path string, err error) error {
 		return &FileError{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: cleanTOMLMessage(de.Error())}
 	}
 	return &FileError{Path: path, Msg: cleanTOMLMessage(err.Error())}
+}
+
+// unknownKeyMessage says a key is unknown and lists the keys valid where
+// it stands, the closest first when one is a likely typo ("totl": "did you
+// mean total?").
+func unknownKeyMessage(key []string) string {
+	t := reflect.TypeOf(fileConfig{})
+	for _, k := range key[:max(len(key)-1, 0)] {
+		f, ok := fieldByTag(t, k)
+		if !ok {
+			return "unknown key"
+		}
+		t = f
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return "unknown key"
+	}
+	var names []string
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); n != "" {
+			names = append(names, n)
+		}
+	}
+	msg := "unknown key; valid here: " + strings.Join(names, ", ")
+	if len(key) > 0 {
+		bad, best, bestD := key[len(key)-1], "", 3
+		for _, n := range names {
+			if d := editDistance(bad, n); d < bestD {
+				best, bestD = n, d
+			}
+		}
+		if best != "" {
+			msg = "unknown key (did you mean " + best + "?); valid here: " + strings.Join(names, ", ")
+		}
+	}
+	return msg
+}
+
+// fieldByTag returns the type of t's field tagged toml:"name" (through
+// pointers).
+func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); n == name {
+			return t.Field(i).Type, true
+		}
+	}
+	return nil, false
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // cleanTOMLMessage drops the library prefix and Go struct types from a
@@ -394,7 +494,7 @@ func (c *Config) merge(fc *fileConfig, src string) {
 // where it was set.
 func (c *Config) Validate() error {
 	bad := func(key, msg string) error {
-		return fmt.Errorf("config %s (from %s): %s: %w", key, c.Source(key), msg, ctxd.ErrInvalidParams)
+		return fmt.Errorf("config %s (from %s): %s: %w", key, c.sourceUnder(key), msg, ctxd.ErrInvalidParams)
 	}
 	if _, err := ctxd.ParseFormat(c.Format); err != nil {
 		return bad("format", "want markdown or xml")

@@ -75,9 +75,13 @@ func TestLoadErrors(t *testing.T) {
 		wantInMsg string
 	}{
 		{"wrong type", "model = \"x\"\n[budget]\ntotal = \"lots\"\n", 3, "budget.total", "want int"},
-		{"unknown key", "[budget]\ntotla = 5\n", 2, "budget.totla", "unknown key"},
+		{"unknown key", "[budget]\ntotla = 5\n", 2, "budget.totla", "unknown key (did you mean total?); valid here: total, shares"},
+		{"unknown nested key", "[budget.shares]\nrequest = 0.1\n", 2, "budget.shares.request", "valid here: system, context, user_request, response"},
+		{"unknown top key", "modle = \"gpt-4o\"\n", 1, "modle", "did you mean model?"},
+		{"unknown key far from any", "[log]\nverbosity = 3\n", 2, "log.verbosity", "unknown key; valid here: level, file"},
 		{"syntax", "model = \n", 1, "", "unexpected character"},
 		{"bad shares", "[budget.shares]\nsystem = 0.5\ncontext = 0.5\nuser_request = 0.5\nresponse = 0\n", 0, "budget.shares", "sum to 1"},
+		{"bad share alone", "[budget.shares]\ncontext = 0.9\n", 0, "budget.shares (from workspace: ", "system 0.1 + context 0.9 + user_request 0.1 + response 0.3 = 1.400 (a share not given keeps its default)"},
 		{"bad format", "format = \"html\"\n", 0, "format", "markdown or xml"},
 		{"bad glob", "[priority]\n\"a/[b\" = 1\n", 0, "priority", "invalid glob"},
 		{"bad task depth", "[gather.depth]\ndeploy = 3\n", 0, "gather.depth.deploy", "unknown task type"},

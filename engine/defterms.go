@@ -58,15 +58,7 @@ func (e *Engine) defTermsRecords() *index.Records {
 }
 
 // closeDefTerms compacts and closes the record file.
-func (e *Engine) closeDefTerms() {
-	e.defTermsMu.Lock()
-	defer e.defTermsMu.Unlock()
-	if e.defTermsRecs != nil {
-		e.defTermsRecs.Compact()
-		e.defTermsRecs.Close()
-		e.defTermsRecs = nil
-	}
-}
+func (e *Engine) closeDefTerms() { closeRecords(&e.defTermsMu, &e.defTermsRecs) }
 
 // defTermsRecordKey is the key of the terms of spans in a content whose
 // symbol-index key is key, in memory and in the record file: the spans

@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
 )
 
@@ -14,7 +18,23 @@ import (
 // Token counts are remembered between packs of the engine and persisted
 // in the state directory (index/pack-counts.bin), so a warm pack, or a
 // fresh process on an unchanged tree, counts only the files that changed.
+//
+// A subtree (opts.Path, absolute or root-relative) must lie inside the
+// workspace (ctxd.ErrOutsideRoot) and exist (ctxd.ErrNotFound).
 func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, error) {
+	if opts.Path != "" && opts.Path != "." {
+		abs, rel, err := gather.Resolve(e.root, opts.Path)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("pack %s: %w", opts.Path, ctxd.ErrNotFound)
+			}
+			return nil, fmt.Errorf("pack %s: %w", opts.Path, err)
+		}
+		opts.Path = rel
+	}
 	path := filepath.Join(e.stateDir, "index", "pack-counts.bin")
 	e.packOnce.Do(func() {
 		e.packCache = pack.NewCache()

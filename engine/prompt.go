@@ -231,7 +231,11 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	}
 	s := &settings{model: model, counter: counter, budget: budget, format: format}
 	if model.Source == tokens.SourceFallback {
-		s.warnings = append(s.warnings, fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one)", modelName, model.ContextWindow, tokens.FallbackEncoding))
+		w := fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one)", modelName, model.ContextWindow, tokens.FallbackEncoding)
+		if names := tokens.Suggest(modelName, 4); len(names) > 0 {
+			w += "; did you mean " + strings.Join(names, ", ") + "?"
+		}
+		s.warnings = append(s.warnings, w)
 	}
 	if model.EstimatorConfidence != tokens.ConfidenceExact && model.CalibrationError >= estimateWarnError {
 		s.warnings = append(s.warnings, fmt.Sprintf("token counts for %s are estimates (its tokenizer is not public): on ctxd's calibration texts they never under-count but over-count by up to %.0f%%, so the context may fill less of the budget than it could", model.Name, 100*model.CalibrationError))

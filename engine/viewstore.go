@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ctxd/ctxd/index"
@@ -117,13 +118,17 @@ func (e *Engine) attachAnalyses(s *treesitter.Store) bool {
 }
 
 // closeAnalyses compacts and closes the analyses' record file.
-func (e *Engine) closeAnalyses() {
-	e.analysesMu.Lock()
-	defer e.analysesMu.Unlock()
-	if e.analyses != nil {
-		e.analyses.Compact()
-		e.analyses.Close()
-		e.analyses = nil
+func (e *Engine) closeAnalyses() { closeRecords(&e.analysesMu, &e.analyses) }
+
+// closeRecords compacts and closes the record file *r, guarded by mu, and
+// forgets it.
+func closeRecords(mu *sync.Mutex, r **index.Records) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *r != nil {
+		(*r).Compact()
+		(*r).Close()
+		*r = nil
 	}
 }
 

@@ -86,25 +86,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	var lr linkRanks
 	named := len(targets) > 0
 	graphWant, coWant := g.linkWant(Links.GraphDepth, named), g.linkWant(Links.CoChangeDepth, named)
-	seeds := map[string]float64{}
-	if len(hits) > 0 {
-		top := hits[0].Score
-		// Test files are left out: what they link to is what they test,
-		// which addTests already pairs.
-		n := 0
-		for _, h := range hits {
-			if n >= Links.LexicalSeeds {
-				break
-			}
-			if IsTestFile(h.Path) {
-				continue
-			}
-			n++
-			if w := h.Score / top; w >= 0.2 {
-				seeds[h.Path] = w
-			}
-		}
-	}
+	seeds := lexicalSeeds(hits)
 	for _, t := range targets {
 		seeds[t] = 2
 	}
@@ -167,6 +149,32 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	return lr
 }
 
+// lexicalSeeds are the link signals' seeds from the best lexical matches
+// (of Links.LexicalSeeds), weighted by their score against the best's.
+func lexicalSeeds(hits []Hit) map[string]float64 {
+	seeds := map[string]float64{}
+	if len(hits) == 0 {
+		return seeds
+	}
+	top := hits[0].Score
+	// Test files are left out: what they link to is what they test,
+	// which addTests already pairs.
+	n := 0
+	for _, h := range hits {
+		if n >= Links.LexicalSeeds {
+			break
+		}
+		if IsTestFile(h.Path) {
+			continue
+		}
+		n++
+		if w := h.Score / top; w >= 0.2 {
+			seeds[h.Path] = w
+		}
+	}
+	return seeds
+}
+
 // linkedSeed names the seed node i is most strongly linked to, directly
 // or through its package.
 func (g *gathering) linkedSeed(lg *linkGraph, i int32, seeds map[int32]float64) string {
@@ -227,10 +235,13 @@ func newLinkGraph(g *graph.Graph, files int, loaded bool) *linkGraph {
 }
 
 // top returns the best nodes of the personalized PageRank from ids,
-// best first; the slice is shared and must not be changed.
+// best first; the slice is shared and must not be changed. The walk
+// pushes mass from the seeds (graph.TopPersonalized): its work follows
+// the neighborhood the seeds reach, and its best 200 are PageRank's
+// within the power iteration's own error (TestLinkWalkAgreesOnTrees).
 func (lg *linkGraph) top(ids map[int32]float64) []graph.Ranked {
 	return lg.tops.Get(seedKey(ids, Links.Restart), func() []graph.Ranked {
-		return graph.Top(lg.g.PageRank(ids, Links.Restart, 0), linkTop)
+		return lg.g.TopPersonalized(ids, graph.WalkOptions{Restart: Links.Restart}, linkTop)
 	})
 }
 

@@ -1,11 +1,16 @@
 package gather
 
 import (
+	"context"
+	"encoding/json"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // pathTokenRe finds words of a request that may name a file: runs of path
@@ -76,6 +81,10 @@ func (s *snapshot) lookupPath(p string) []string {
 		if i == len(segs)-1 && len(segs) > 1 && len(out) > 1 {
 			return nil // a base name shared by several files: ambiguous
 		}
+		if i == len(segs)-1 && len(segs) > 1 && len(out) == 1 && !baseMatchPlausible(segs[:i], out[0]) {
+			// /app/routes/users.js is not examples/content-negotiation/users.js.
+			return nil
+		}
 		if len(out) > 0 {
 			sort.Strings(out)
 			if len(out) > maxMentionMatches {
@@ -88,6 +97,30 @@ func (s *snapshot) lookupPath(p string) []string {
 		}
 	}
 	return nil
+}
+
+// baseMatchPlausible reports whether file, the one workspace file with a
+// frame's base name, may be that frame when no directory of the frame
+// matched its path: file is at the root or under source directories only
+// (a build's /app/dist/users.js is src/users.js), or one of its
+// directories is among the frame's.
+func baseMatchPlausible(frameDirs []string, file string) bool {
+	dirs := strings.Split(path.Dir(file), "/")
+	if dirs[0] == "." {
+		return true
+	}
+	generic := true
+	for _, d := range dirs {
+		switch d {
+		case "src", "lib", "source", "sources", "app", "main":
+		default:
+			generic = false
+		}
+		if slices.Contains(frameDirs, d) {
+			return true
+		}
+	}
+	return generic
 }
 
 // libraryMarkers are path parts of code outside any workspace: language
@@ -114,7 +147,7 @@ func (s *snapshot) traceFiles(root, p string) []string {
 			if m == "/go/pkg/mod/" {
 				return s.moduleCopy(slash)
 			}
-			return s.installedCopy(slash)
+			return s.installedCopy(root, slash)
 		}
 	}
 	return s.lookupPath(slash)
@@ -130,16 +163,17 @@ var installedMarkers = []string{"site-packages/", "dist-packages/", "node_module
 // "requests/models.py" in a checkout of requests. The package directory
 // must exist in the workspace at the root, under src/ or lib/, and the
 // file must be there: a frame in any other library maps to nothing.
-func (s *snapshot) installedCopy(slash string) []string {
+func (s *snapshot) installedCopy(root, slash string) []string {
 	for _, m := range installedMarkers {
 		i := strings.LastIndex(slash, m)
 		if i < 0 {
 			continue
 		}
 		rest := slash[i+len(m):]
+		scope := ""
 		if strings.HasPrefix(rest, "@") { // a scoped npm package: @scope/name/...
 			if j := strings.IndexByte(rest, '/'); j >= 0 {
-				rest = rest[j+1:]
+				scope, rest = rest[:j+1], rest[j+1:]
 			}
 		}
 		pkg, file, ok := strings.Cut(rest, "/")
@@ -151,9 +185,30 @@ func (s *snapshot) installedCopy(slash string) []string {
 				return []string{prefix + pkg + "/" + file}
 			}
 		}
+		// An npm package whose root is the workspace's:
+		// node_modules/express/lib/response.js in a checkout of express.
+		if m == "node_modules/" && s.byRel[file] != nil && !s.byRel[file].secret && npmName(root) == scope+pkg {
+			return []string{file}
+		}
 		return nil
 	}
 	return nil
+}
+
+// npmName returns the name in root's package.json ("" when there is
+// none).
+func npmName(root string) string {
+	b, err := safefs.ReadFile(context.Background(), filepath.Join(root, "package.json"), 1<<20)
+	if err != nil {
+		return ""
+	}
+	var pj struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(b, &pj) != nil {
+		return ""
+	}
+	return pj.Name
 }
 
 // moduleCopy maps a frame in Go's module cache to the workspace file it

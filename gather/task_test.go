@@ -371,3 +371,32 @@ func TestTestedSources(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceNodeFrames: a Node frame in node_modules/<name>/ maps to the
+// workspace file when the workspace's package.json is <name> (the
+// innermost frame of a trace from an app using the package); a frame whose
+// only match is a file of the same base name in an unrelated directory
+// maps to nothing, while one under source directories still maps.
+func TestTraceNodeFrames(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"package.json":                          `{"name": "express", "version": "5.0.0"}`,
+		"lib/response.js":                       "res.send = function send(body) {\n  return this.end(body);\n};\n",
+		"examples/content-negotiation/users.js": "exports.list = function () { return []; };\n",
+		"src/server.js":                         "module.exports = function serve() {};\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	trace := "TypeError: Cannot read properties of undefined (reading 'end')\n" +
+		"    at ServerResponse.send (/app/node_modules/express/lib/response.js:2:15)\n" +
+		"    at list (/app/routes/users.js:22:7)\n" +
+		"    at serve (/app/dist/server.js:1:30)\n" +
+		"    at Layer.handle (/app/node_modules/router/lib/layer.js:152:17)\n"
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	errs, innermost := errorFiles(res)
+	if d := cmp.Diff([]string{"lib/response.js", "src/server.js"}, errs); d != "" {
+		t.Errorf("error files (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"lib/response.js"}, innermost); d != "" {
+		t.Errorf("innermost frame (-want +got):\n%s", d)
+	}
+}

@@ -280,6 +280,7 @@ func FuzzDecode(f *testing.F) {
 			seeds[0] = 1
 		}
 		d.PageRank(seeds, 0.3, 3)
+		d.TopPersonalized(seeds, WalkOptions{}, 10)
 		for i := range d.Len() {
 			d.Out(int32(i))
 		}

@@ -198,10 +198,138 @@ func BenchmarkPageRank(b *testing.B) {
 				Top(g.PageRank(seeds, 0.3, 0), 200)
 			}
 		})
+		b.Run(fmt.Sprint("push/nodes=", n), func(b *testing.B) {
+			for b.Loop() {
+				g.TopPersonalized(seeds, WalkOptions{Restart: 0.3}, 200)
+			}
+		})
 		b.Run(fmt.Sprint("scan/nodes=", n), func(b *testing.B) {
 			for b.Loop() {
 				sortTop(scanPageRank(g, seeds, 0.3, 0), 200)
 			}
 		})
+	}
+}
+
+// TestTopPersonalizedAgrees compares the pushed walk with PageRank (the
+// full scan above, 20 iterations) on graphs shaped like a code base's:
+// the best 200 are the same nodes, and the best 20 in the same order,
+// except where PageRank's own error (against 200 iterations) reorders
+// them as much.
+func TestTopPersonalizedAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	tests := []struct {
+		name      string
+		n, deg    int
+		seeds     int
+		restart   float64
+		minTop200 float64 // mean share of PageRank's best 200 found
+		minTop20  float64 // share of seed sets with the best 20 in order
+	}{
+		{"small", 300, 6, 3, 0.3, 0.999, 0.9},
+		{"10k", 12_000, 10, 10, 0.3, 0.995, 0.9},
+		{"one seed", 12_000, 10, 1, 0.3, 0.995, 0.9},
+		{"many seeds", 5000, 5, 300, 0.3, 0.995, 0.8},
+		{"restart 0.15", 5000, 8, 5, 0.15, 0.99, 0.8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var top200 float64
+			same20, sameRef20 := 0, 0
+			const trials = 8
+			for range trials {
+				g := randomGraph(r, tt.n, tt.deg)
+				seeds := map[int32]float64{}
+				for range tt.seeds {
+					seeds[int32(r.IntN(tt.n))] = 0.2 + r.Float64()
+				}
+				want := sortTop(scanPageRank(g, seeds, tt.restart, 0), 200)
+				conv := sortTop(scanPageRank(g, seeds, tt.restart, 200), 200)
+				got := g.TopPersonalized(seeds, WalkOptions{Restart: tt.restart}, 200)
+				in := map[int32]bool{}
+				for _, x := range got {
+					in[x.Node] = true
+				}
+				both := 0
+				for _, x := range want {
+					if in[x.Node] {
+						both++
+					}
+				}
+				switch {
+				case len(want) > 0:
+					top200 += float64(both) / float64(len(want))
+				case len(got) == 0:
+					top200++ // a lone seed at a dead end: no scores
+				default:
+					t.Errorf("PageRank scores none, the walk %v", got)
+				}
+				first := func(rs []Ranked) []Ranked { return rs[:min(20, len(rs))] }
+				nodes := func(rs []Ranked) []int32 {
+					var out []int32
+					for _, x := range first(rs) {
+						out = append(out, x.Node)
+					}
+					return out
+				}
+				if slices.Equal(nodes(got), nodes(want)) {
+					same20++
+				}
+				if slices.Equal(nodes(conv), nodes(want)) {
+					sameRef20++
+				}
+				for k, x := range got {
+					if k > 0 && byRank(got[k-1], x) >= 0 {
+						t.Fatalf("not best first at %d: %v then %v", k, got[k-1], x)
+					}
+				}
+			}
+			if m := top200 / trials; m < tt.minTop200 {
+				t.Errorf("best 200: mean overlap %.4f, want ≥ %.3f", m, tt.minTop200)
+			}
+			if float64(same20)/trials < tt.minTop20 && same20 < sameRef20 {
+				t.Errorf("best 20 in PageRank's order in %d of %d seed sets (PageRank at 200 iterations: %d)", same20, trials, sameRef20)
+			}
+			t.Logf("best 200 overlap %.4f; best 20 same order %d/%d (PageRank 200 iterations vs 20: %d/%d)", top200/trials, same20, trials, sameRef20, trials)
+		})
+	}
+}
+
+func TestTopPersonalizedEdges(t *testing.T) {
+	g := Build(6, Options{}, edges{{0, 1, 1}, {1, 2, 1}, {3, 4, 1}, {4, 3, 1}, {5, 0, 1},
+		{1, 0, 0.5}, {2, 1, 0.5}, {0, 5, 0.5}})
+	tests := []struct {
+		name  string
+		seeds map[int32]float64
+		limit int
+	}{
+		{"none", nil, 0},
+		{"ignored", map[int32]float64{-1: 1, 6: 1, 2: 0, 3: -1}, 0},
+		{"one", map[int32]float64{0: 1}, 0},
+		{"limit", map[int32]float64{0: 1}, 2},
+		{"dead end seed", map[int32]float64{2: 1, 3: 0.5}, 0},
+		{"lone dead end", map[int32]float64{2: 1}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := sortTop(scanPageRank(g, tt.seeds, 0, 200), tt.limit)
+			// The rows' weights are float32s summing to 1 within 1e-7,
+			// so the scores agree within about that.
+			got := g.TopPersonalized(tt.seeds, WalkOptions{Tolerance: 1e-12}, tt.limit)
+			if len(got) != len(want) {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+			for k := range want {
+				if got[k].Node != want[k].Node || math.Abs(got[k].Score-want[k].Score) > 1e-7 {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			}
+		})
+	}
+	// Two calls (the second on pooled memory) agree bit for bit.
+	seeds := map[int32]float64{0: 1, 4: 0.3}
+	a := g.TopPersonalized(seeds, WalkOptions{}, 0)
+	if b := g.TopPersonalized(seeds, WalkOptions{}, 0); !slices.Equal(a, b) {
+		t.Errorf("second walk %v, first %v", b, a)
 	}
 }

@@ -55,7 +55,7 @@ func urlPasswordsWhole(text string) []finding {
 	seen := map[finding]bool{}
 	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, -1) {
 		pw := text[m[2]:m[3]]
-		if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
+		if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") || placeholderPassword(pw) {
 			continue
 		}
 		f := finding{secret: pw, rule: URLPasswordRule, line: strings.Count(text[:m[2]], "\n") + 1}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -130,19 +131,95 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 	if len(fs) == 0 {
 		return text, nil
 	}
-	// Longer secrets first, so a secret containing another is replaced
-	// whole.
-	sorted := append([]finding(nil), fs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].secret) > len(sorted[j].secret) })
-	out := text
-	for _, f := range sorted {
-		out = strings.ReplaceAll(out, f.secret, Marker(f.rule))
-	}
+	out := replaceSecrets(text, fs)
 	reds := make([]ctxd.Redaction, 0, len(fs))
 	for _, f := range fs {
 		reds = append(reds, ctxd.Redaction{Source: source, Line: f.line, Rule: f.rule})
 	}
 	return out, reds
+}
+
+// replaceSecrets returns text with each finding's secret replaced by its
+// marker: every occurrence on a line where it was found, and elsewhere
+// the occurrences that stand alone (not inside a longer word or
+// identifier), so a secret used again later is hidden too, but a common
+// word a rule captured ("password" in http://user:password@host) does not
+// take "not_a_real_password" with it. Longer secrets come first, so a
+// secret containing another is replaced whole.
+func replaceSecrets(text string, fs []finding) string {
+	sorted := append([]finding(nil), fs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].secret) > len(sorted[j].secret) })
+	var starts []int // line starts, on first use
+	lineOf := func(off int) int {
+		if starts == nil {
+			starts = append(starts, 0)
+			for i := 0; i < len(text); i++ {
+				if text[i] == '\n' {
+					starts = append(starts, i+1)
+				}
+			}
+		}
+		k, _ := slices.BinarySearch(starts, off+1)
+		return k // 1-based: the number of line starts at or before off
+	}
+	type span struct {
+		lo, hi int
+		marker string
+	}
+	var spans []span
+	overlaps := func(lo, hi int) bool {
+		for _, s := range spans {
+			if lo < s.hi && s.lo < hi {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range sorted {
+		lines := map[int]bool{}
+		for _, g := range fs {
+			if g.secret == f.secret {
+				lines[g.line] = true
+			}
+		}
+		for off := 0; off < len(text); {
+			k := strings.Index(text[off:], f.secret)
+			if k < 0 {
+				break
+			}
+			lo, hi := off+k, off+k+len(f.secret)
+			off = hi
+			if overlaps(lo, hi) || !lines[lineOf(lo)] && !standsAlone(text, lo, hi) {
+				continue
+			}
+			spans = append(spans, span{lo, hi, Marker(f.rule)})
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
+	var b strings.Builder
+	b.Grow(len(text))
+	prev := 0
+	for _, s := range spans {
+		b.WriteString(text[prev:s.lo])
+		b.WriteString(s.marker)
+		prev = s.hi
+	}
+	b.WriteString(text[prev:])
+	return b.String()
+}
+
+// standsAlone reports that text[lo:hi] does not continue a word or an
+// identifier on either side.
+func standsAlone(text string, lo, hi int) bool {
+	return (lo == 0 || !wordByte(text[lo-1]) || !wordByte(text[lo])) &&
+		(hi == len(text) || !wordByte(text[hi]) || !wordByte(text[hi-1]))
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // find scans text, or returns the cached findings of the same text.
@@ -241,6 +318,9 @@ func urlPasswords(text string, seen map[finding]bool) []finding {
 			if strings.HasPrefix(pw, "$") || strings.HasPrefix(pw, "{") || strings.HasPrefix(pw, "%") {
 				continue // a template variable, not a password
 			}
+			if placeholderPassword(pw) {
+				continue // documentation's example, not a password
+			}
 			f := finding{secret: pw, rule: URLPasswordRule, line: line}
 			if !seen[f] {
 				seen[f] = true
@@ -250,6 +330,32 @@ func urlPasswords(text string, seen map[finding]bool) []finding {
 		start = hi
 	}
 	return fs
+}
+
+// placeholderPassword reports the passwords documentation writes in
+// example URLs (http://user:password@host, postgres://u:changeme@db,
+// redis://:<password>@cache, ftp://a:xxxxxx@h): a word that names a
+// password, optionally after my/your/the, in any case, a bracketed name or
+// one character repeated.
+func placeholderPassword(pw string) bool {
+	if len(pw) >= 2 && (pw[0] == '<' && pw[len(pw)-1] == '>' || pw[0] == '[' && pw[len(pw)-1] == ']') {
+		return true
+	}
+	if strings.Count(pw, pw[:1]) == len(pw) {
+		return true
+	}
+	w := strings.ToLower(pw)
+	for _, p := range []string{"my", "your", "the"} {
+		if r, ok := strings.CutPrefix(w, p); ok {
+			w = strings.TrimLeft(r, "_-")
+			break
+		}
+	}
+	switch w {
+	case "password", "passwd", "pass", "pwd", "secret", "changeme", "example", "placeholder":
+		return true
+	}
+	return false
 }
 
 // RedactJSON redacts secrets inside a JSON document (a model request's

@@ -91,6 +91,59 @@ func TestRedactLines(t *testing.T) {
 	}
 }
 
+// TestRedactScope: a secret is replaced wherever it is found, and again
+// where it stands alone elsewhere in the text (used a second time), but not
+// inside a longer word on another line; example passwords in URLs are not
+// secrets.
+func TestRedactScope(t *testing.T) {
+	s, _ := Default()
+	const pw = "Tr0ub4dor-x9Q"
+	for _, tc := range []struct {
+		name, text string
+		gone, kept []string // substrings that must not / must remain
+	}{
+		{
+			name: "reused elsewhere",
+			text: "dsn = \"postgres://app:" + pw + "@db.internal/app\"\n# rotate " + pw + " monthly\nPASS=" + pw + "\n",
+			gone: []string{pw},
+			kept: []string{"# rotate ", " monthly", "PASS="},
+		},
+		{
+			name: "inside a longer word elsewhere",
+			text: "url = \"https://bob:s3cr3tW0rd@example.org/\"\nnot_a_real_s3cr3tW0rd = 1\n",
+			gone: []string{"bob:s3cr3tW0rd@"},
+			kept: []string{"not_a_real_s3cr3tW0rd = 1"},
+		},
+		{
+			name: "example passwords",
+			text: "Proxies with auth: http://user:password@host/ (set to a password value).\n" +
+				"redis://:<password>@cache:6379/0 and ftp://anon:xxxxxx@files/ and postgres://u:YourPassword@db/x\n" +
+				"auth = ('user', 'not_a_real_password')\n",
+			kept: []string{"http://user:password@host/", "set to a password value", "'not_a_real_password'", ":<password>@", ":xxxxxx@", ":YourPassword@"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, reds := s.Redact("f", tc.text)
+			for _, g := range tc.gone {
+				if strings.Contains(out, g) {
+					t.Errorf("%q left in:\n%s", g, out)
+				}
+			}
+			for _, k := range tc.kept {
+				if !strings.Contains(out, k) {
+					t.Errorf("%q lost:\n%s", k, out)
+				}
+			}
+			if len(tc.gone) > 0 && len(reds) == 0 {
+				t.Error("no redaction reported")
+			}
+			if len(tc.gone) == 0 && (len(reds) != 0 || out != tc.text) {
+				t.Errorf("example passwords redacted: %v\n%s", reds, out)
+			}
+		})
+	}
+}
+
 func TestRedactCleanTextUnchanged(t *testing.T) {
 	s, _ := Default()
 	text := "package main\n\n// token counts tokens; the password field is hashed.\nfunc main() { dsn := \"postgres://user:${DB_PASSWORD}@db/app\"; _ = dsn }\n"
@@ -170,4 +223,47 @@ func TestRedactJSON(t *testing.T) {
 	if out, reds, _ := s.RedactJSON("m", clean); string(out) != string(clean) || reds != nil {
 		t.Errorf("clean body changed: %s", out)
 	}
+}
+
+// FuzzReplaceSecrets: whatever the findings, no secret is left on a line
+// where it was found, everything outside the replaced occurrences is kept
+// in order, and a standalone occurrence on any line is replaced.
+func FuzzReplaceSecrets(f *testing.F) {
+	f.Add("key = abcdefgh12\nuse abcdefgh12 here\nxabcdefgh12\n", "abcdefgh12", 1, "ab", 3)
+	f.Add("a:password@h\nset a password\nnot_password\n", "password", 1, "pass", 2)
+	f.Add("", "x", 1, "", 1)
+	f.Fuzz(func(t *testing.T, text, s1 string, l1 int, s2 string, l2 int) {
+		var fs []finding
+		for _, f := range []finding{{secret: s1, line: l1, rule: "r1"}, {secret: s2, line: l2, rule: "r2"}} {
+			// (A secret inside a marker would be found in the output's markers.)
+			if f.secret != "" && !strings.Contains(Marker("r1")+Marker("r2"), f.secret) {
+				fs = append(fs, f)
+			}
+		}
+		out := replaceSecrets(text, fs)
+		// Removing the markers leaves a subsequence of the text.
+		rest := strings.ReplaceAll(strings.ReplaceAll(out, Marker("r1"), ""), Marker("r2"), "")
+		i := 0
+		for k := 0; k < len(rest); k++ {
+			for i < len(text) && text[i] != rest[k] {
+				i++
+			}
+			if i == len(text) {
+				t.Fatalf("output is not the text with occurrences replaced:\n%q\n%q", text, out)
+			}
+			i++
+		}
+		if len(fs) == 0 && out != text {
+			t.Fatalf("no findings, text changed")
+		}
+		// A finding alone: its line keeps no occurrence.
+		if len(fs) == 1 {
+			lines := strings.Split(out, "\n")
+			if n := strings.Count(text, "\n"); n == strings.Count(out, "\n") && fs[0].line >= 1 && fs[0].line <= len(lines) &&
+				!strings.Contains(fs[0].secret, "\n") && strings.Contains(strings.Split(text, "\n")[fs[0].line-1], fs[0].secret) &&
+				strings.Contains(lines[fs[0].line-1], fs[0].secret) {
+				t.Fatalf("secret left on its line %d: %q", fs[0].line, lines[fs[0].line-1])
+			}
+		}
+	})
 }

@@ -163,6 +163,29 @@ func Models() []Spec {
 	return out
 }
 
+// Suggest returns up to limit registry names a name that is not in the
+// registry may have meant: those containing it ("claude" → the Claude
+// models, newest first), for a message that offers them.
+func Suggest(name string, limit int) []string {
+	k := normalizeName(name)
+	if k == "" || limit <= 0 {
+		return nil
+	}
+	var out []string
+	for _, s := range registry {
+		for _, n := range append([]string{s.Name}, s.Aliases...) {
+			if strings.Contains(normalizeName(n), k) {
+				out = append(out, s.Name)
+				break
+			}
+		}
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
 // byName indexes the registry by normalized name and alias.
 var byName = func() map[string]int {
 	m := make(map[string]int)

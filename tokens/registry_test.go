@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,5 +227,31 @@ func TestDocsRegistryTable(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "`"+RegistryVersion+"`") {
 		t.Errorf("docs/tokens.md does not name RegistryVersion %s", RegistryVersion)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want string // a name the suggestions must hold; "" none
+	}{
+		{"claude", "claude-sonnet-4.5"},
+		{"Sonnet", "claude-sonnet-4.5"},
+		{"gemini", "gemini-2.5-pro"},
+		{"no-such-model-xyz", ""},
+		{"", ""},
+	} {
+		got := Suggest(tc.name, 10)
+		if tc.want == "" && len(got) != 0 || tc.want != "" && !slices.Contains(got, tc.want) {
+			t.Errorf("Suggest(%q) = %v, want one of them %q", tc.name, got, tc.want)
+		}
+		for _, n := range got {
+			if _, ok := Lookup(n); !ok {
+				t.Errorf("Suggest(%q) offers %q, not in the registry", tc.name, n)
+			}
+		}
+	}
+	if got := Suggest("claude", 2); len(got) != 2 {
+		t.Errorf("limit 2: %v", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"text/tabwriter"
 
@@ -57,7 +59,15 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"root": dir, "user_file": config.UserFile(), "entries": entries})
 	}
-	fmt.Fprintf(io.Out, "# workspace %s\n# user file %s\n", dir, config.UserFile())
+	uf := config.UserFile()
+	if _, err := os.Stat(uf); err != nil {
+		uf += " (not present)"
+	}
+	ws := filepath.Join(dir, config.WorkspaceFile)
+	if _, err := os.Stat(ws); err != nil {
+		ws += " (not present)"
+	}
+	fmt.Fprintf(io.Out, "# workspace %s\n# workspace file %s\n# user file %s\n", dir, ws, uf)
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	for _, e := range entries {
 		v, _ := json.Marshal(e.Value)

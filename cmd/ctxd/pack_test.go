@@ -156,6 +156,24 @@ func TestPackOverRPC(t *testing.T) {
 	if r := d.call("ctx/pack", map[string]any{"output": "relative.md"}); r["error"] == nil {
 		t.Error("relative output accepted")
 	}
+	// A subtree outside the workspace or missing is an error, not an
+	// empty pack; one inside packs that subtree.
+	for _, tc := range []struct {
+		path string
+		code float64
+	}{{"/etc", -31001}, {filepath.Join(filepath.Dir(dir), "elsewhere"), -31001}, {"nope", -31002}, {filepath.Join(dir, "nope"), -31002}} {
+		r := d.call("ctx/pack", map[string]any{"path": tc.path, "format": "json"})
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != tc.code {
+			t.Errorf("ctx/pack path %q: %v, want error %v", tc.path, mustJSON(t, r)[:min(300, len(mustJSON(t, r)))], tc.code)
+		}
+	}
+	for _, p := range []string{"lib", filepath.Join(dir, "lib")} {
+		r := d.call("ctx/pack", map[string]any{"path": p, "format": "json"})
+		if r["error"] != nil || !strings.Contains(mustJSON(t, r), "lib/util.go") || strings.Contains(mustJSON(t, r), "main.go") {
+			t.Errorf("ctx/pack path %q: %s", p, mustJSON(t, r))
+		}
+	}
 	out := filepath.Join(t.TempDir(), "pack.md")
 	r = d.call("ctx/pack", map[string]any{"output": out})
 	if r["error"] != nil {
