@@ -1,14 +1,16 @@
 package gather
 
 import (
+	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 // gatherSources returns this package's Go files as "gather/<name>".
@@ -66,7 +68,7 @@ func TestFullPostingsMatchScan(t *testing.T) {
 	}
 	bad := 0
 	for h := range seen {
-		if d := cmp.Diff(postingScan(ix, h), fp.posting(h), cmp.AllowUnexported(posting{}, postingDoc{})); d != "" {
+		if d := gocmp.Diff(postingScan(ix, h), fp.posting(h), gocmp.AllowUnexported(posting{}, postingDoc{})); d != "" {
 			t.Errorf("term %#x (-scan +full):\n%s", h, d)
 			if bad++; bad > 3 {
 				t.FailNow()
@@ -126,11 +128,11 @@ func TestIndexFromFollowsChanges(t *testing.T) {
 		}
 		fresh := NewIndex(disk)
 		for _, q := range queries {
-			if d := cmp.Diff(fresh.Rank(q, 0), s.index.Rank(q, 0)); d != "" {
+			if d := gocmp.Diff(fresh.Rank(q, 0), s.index.Rank(q, 0)); d != "" {
 				t.Errorf("%s: %q (-fresh +followed):\n%s", name, q, d)
 			}
 			for _, h := range queryTerms(q) {
-				if d := cmp.Diff(postingsByPath(fresh, h), postingsByPath(s.index, h), cmp.AllowUnexported(postingDoc{})); d != "" {
+				if d := gocmp.Diff(postingsByPath(fresh, h), postingsByPath(s.index, h), gocmp.AllowUnexported(postingDoc{})); d != "" {
 					t.Errorf("%s: postings of a term of %q (-fresh +followed):\n%s", name, q, d)
 				}
 			}
@@ -242,5 +244,49 @@ func TestPersistedEqualContentSharesBags(t *testing.T) {
 			t.Errorf("run %d: equal files have separate content bags", run)
 		}
 		w.Close()
+	}
+}
+
+// TestSortScoredRadix checks the radix sort of many candidates against a
+// comparison sort: by score, highest first, ties (many) by document.
+func TestSortScoredRadix(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{radixScored, 5000} {
+		order := make([]scored, n)
+		for i := range order {
+			s := float64(r.IntN(50)+1) / 7 // few distinct scores: ties
+			if r.IntN(3) == 0 {
+				s = r.Float64()*100 + 1e-9
+			}
+			order[i] = scored{s: s, doc: int32(i), a: int32(r.IntN(n))}
+		}
+		want := slices.Clone(order)
+		slices.SortStableFunc(want, func(x, y scored) int { return cmp.Compare(y.s, x.s) })
+		sortScored(order)
+		if !slices.Equal(want, order) {
+			t.Errorf("%d candidates: radix order differs", n)
+		}
+	}
+}
+
+// TestRankManyCandidates checks ranking with more candidates than
+// radixScored (the radix sort, candidates taken by document) against
+// scoring each document, with ties: equal files at paths the query does
+// not name.
+func TestRankManyCandidates(t *testing.T) {
+	files := map[string][]byte{}
+	for i := range 3000 {
+		files[fmt.Sprintf("d%02d/f%04d.go", i%37, i)] = fmt.Appendf(nil, "package p\n// serve keep alive %s\nfunc F() { conn(%d) }\n", strings.Repeat("conn ", i%5), i%11)
+	}
+	ix := NewIndex(files)
+	for _, q := range []string{"serve conn", "keep alive connections", "package"} {
+		rq := newRankQuery(q, testQuery(q))
+		got := ix.rank(rq, 0, nil)
+		if len(got) < radixScored {
+			t.Fatalf("%q: %d hits, want over %d", q, len(got), radixScored)
+		}
+		if d := gocmp.Diff(rankDocAtATime(ix, rq, 0, nil), got); d != "" {
+			t.Errorf("%q (-doc at a time +postings):\n%s", q, d)
+		}
 	}
 }
