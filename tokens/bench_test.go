@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -194,6 +195,49 @@ func BenchmarkTruncateMiddle(b *testing.B) {
 					loopCPU(b, 0, func() { TruncateMiddle(c, text, max) })
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkCountView measures counting a never-seen view of a file (a
+// focus-like view: two functions of three collapsed, framed as a prompt
+// section), as compress.Fit does, bypassing the whole-text cache:
+// backend=whole runs the pre-tokenizer and BPE over all of it (the path
+// before block counting); blocks=cold counts by blocks with an empty
+// block cache (hashing and lookups on top of counting); blocks=file after
+// the file itself was counted; blocks=view after another view of it.
+func BenchmarkCountView(b *testing.B) {
+	path := filepath.Join(runtime.GOROOT(), "src", "net", "http", "client.go")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := string(data)
+	views := viewsOf("net/http/client.go", src)
+	view, other := views[0], views[1]
+	be := mustBackend(b, backendBPE, O200kBase)
+	b.Logf("file %d bytes, view %d bytes", len(src), len(view))
+	b.Run("path=whole", func(b *testing.B) {
+		loopCPU(b, len(view), func() { be.count(view) })
+	})
+	for _, minLen := range []int{0, blockMinLen, 64} {
+		b.Run(fmt.Sprintf("path=blocks/min=%d/cache=cold", minLen), func(b *testing.B) {
+			bc := newBlockCache(1 << 12)
+			loopCPU(b, len(view), func() {
+				clear(bc.slots)
+				bc.countBlocks(view, minLen, be.count)
+			})
+		})
+		for _, warm := range []struct{ name, text string }{{"file", src}, {"view", other}} {
+			b.Run(fmt.Sprintf("path=blocks/min=%d/cache=%s", minLen, warm.name), func(b *testing.B) {
+				bc := newBlockCache(1 << 12)
+				bc.countBlocks(warm.text, minLen, be.count)
+				warmed := slices.Clone(bc.slots)
+				loopCPU(b, len(view), func() {
+					copy(bc.slots, warmed)
+					bc.countBlocks(view, minLen, be.count)
+				})
+			})
 		}
 	}
 }

@@ -27,8 +27,10 @@ import (
 // a process whose counts all come from a [CountStore] never pays for it.
 type bpeBackend struct {
 	// split calls its function with each piece of the encoding's split
-	// pattern (pretokenize.go).
-	split func(text string, f func(piece string))
+	// pattern (pretokenize.go); pieceAt returns the end of the piece at a
+	// byte offset, for count's loop, which allocates no closure.
+	split   func(text string, f func(piece string))
+	pieceAt func(s scanner, i int) int
 
 	file  string // the embedded .tiktoken file
 	once  sync.Once
@@ -55,11 +57,12 @@ type mergedCount struct {
 
 func newBPEBackend(encoding string) (*bpeBackend, error) {
 	var split func(string, func(string))
+	var pieceAt func(scanner, int) int
 	switch encoding {
 	case Cl100kBase:
-		split = splitCl100k
+		split, pieceAt = splitCl100k, scanner.cl100kAt
 	case O200kBase:
-		split = splitO200k
+		split, pieceAt = splitO200k, scanner.o200kAt
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
@@ -67,7 +70,7 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	if _, err := fs.Stat(tiktokenassets.Assets, file); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	return &bpeBackend{file: file, split: split}, nil
+	return &bpeBackend{file: file, split: split, pieceAt: pieceAt}, nil
 }
 
 // load decodes the vocabulary once. The file is embedded and checked by
@@ -137,27 +140,31 @@ func parseTiktokenRanks(data []byte) (*rankTable, error) {
 func (b *bpeBackend) count(text string) int {
 	b.load()
 	n := 0
-	b.split(text, func(piece string) {
+	s := scanner{text}
+	for i := 0; i < len(text); {
+		end := b.pieceAt(s, i)
+		piece := text[i:end]
+		i = end
 		if len(piece) == 1 && b.everyByte {
 			n++
-			return
+			continue
 		}
 		head, h := hashString(piece)
 		if _, ok := b.ranks.getHashed(piece, head, h); ok {
 			n++
-			return
+			continue
 		}
 		slot := &b.merged[h%mergedSlots]
 		if m := slot.Load(); m != nil && m.piece == piece {
 			n += m.n
-			return
+			continue
 		}
 		k := len(b.merge(piece)) - 1
 		// A copy: the piece is a substring of a text the cache must not
 		// keep alive.
 		slot.Store(&mergedCount{piece: strings.Clone(piece), n: k})
 		n += k
-	})
+	}
 	return n
 }
 

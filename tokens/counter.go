@@ -66,11 +66,13 @@ func newBackend(kind, encoding string) (backend, error) {
 	return nil, fmt.Errorf("unknown tokenizer backend %q (this build has %q; %q and %q exist in tests only)", kind, backendBPE, backendTokenizer, backendTiktokenGo)
 }
 
-// exactCounter counts with a real BPE and caches counts of long texts.
+// exactCounter counts with a real BPE and caches counts of long texts,
+// and of the blocks (blocks.go) of longer ones.
 type exactCounter struct {
 	name    string
 	backend backend
 	cache   *countCache // nil: no caching
+	blocks  *blockCache // nil: long texts are counted whole
 }
 
 var _ Counter = (*exactCounter)(nil)
@@ -80,15 +82,24 @@ func (c *exactCounter) Count(text string) int {
 		return 0
 	}
 	if c.cache == nil || len(text) < minCachedLen {
-		return c.backend.count(validUTF8(text))
+		return c.count(text)
 	}
 	k := c.cache.key(text)
 	if n, ok := c.cache.get(k); ok {
 		return n
 	}
-	n := c.backend.count(validUTF8(text))
+	n := c.count(text)
 	c.cache.put(k, n)
 	return n
+}
+
+// count counts text, by blocks when it is long.
+func (c *exactCounter) count(text string) int {
+	text = validUTF8(text)
+	if c.blocks == nil || len(text) < minBlockText {
+		return c.backend.count(text)
+	}
+	return c.blocks.countBlocks(text, blockMinLen, c.backend.count)
 }
 
 // cached returns text's count when the in-process cache holds it.
@@ -213,7 +224,7 @@ func getExact(encoding string) (*exactCounter, error) {
 			sc.err = fmt.Errorf("get tokenizer %s: %w", encoding, err)
 			return
 		}
-		sc.c = &exactCounter{name: encoding, backend: b, cache: newCountCache(defaultCacheEntries)}
+		sc.c = &exactCounter{name: encoding, backend: b, cache: newCountCache(defaultCacheEntries), blocks: newBlockCache(blockCacheSlots)}
 	})
 	return sc.c, sc.err
 }

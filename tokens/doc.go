@@ -5,7 +5,11 @@
 // returns the shared exact counter of an OpenAI encoding (cl100k_base,
 // o200k_base), built once per process from vocabularies embedded in the
 // binary: nothing is downloaded at run time. Counts of longer texts are
-// cached by a 128-bit hash of their content.
+// cached by a 128-bit hash of their content, and texts of a kilobyte or
+// more are counted as the sum of blocks of a few lines, cut where the
+// encodings' split patterns must start a piece, each block's count cached
+// the same way: a view of a file costs the lines it does not share with
+// texts counted before (blocks.go).
 //
 // The model registry ([Models], [Lookup], [RegistryVersion]) gives each
 // known model's provider, context window, maximum output and encoding.

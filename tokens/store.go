@@ -19,7 +19,7 @@ import (
 type CountStore struct {
 	// mu guards the fields below.
 	mu     sync.Mutex
-	gen    uint64 // this process's generation: counts used now carry it
+	gen    uint32 // this process's generation: counts used now carry it
 	counts map[countKey]storedCount
 	dirty  bool
 	hits   int
@@ -30,8 +30,11 @@ type CountStore struct {
 // byte and the text: a collision needs about 2^64 texts.
 type countKey [16]byte
 
+// storedCount is 8 bytes: a map entry with its 16-byte key takes about
+// 35 bytes, against 52 with a 64-bit generation (14 MB instead of 21 at
+// countMemMax). Four billion process starts fit in a generation.
 type storedCount struct {
-	gen   uint64
+	gen   uint32
 	count uint32
 }
 
@@ -128,14 +131,14 @@ func (s *CountStore) put(k countKey, n int) {
 	}
 }
 
-// countMemMax bounds a store in memory (about 40 bytes a count): over
-// it, the counts of the oldest generations are dropped down to three
+// countMemMax bounds a store in memory (about 35 bytes a count, 14 MB):
+// over it, the counts of the oldest generations are dropped down to three
 // quarters. A variable for the tests.
 var countMemMax = 400_000
 
 // trim drops the oldest generations' counts. s.mu must be held.
 func (s *CountStore) trim() {
-	var gens []uint64
+	var gens []uint32
 	for _, e := range s.counts {
 		gens = append(gens, e.gen)
 	}
@@ -197,11 +200,11 @@ func (s *CountStore) AppendBinary(b []byte, maxEntries int) []byte {
 	if maxEntries > 0 && len(ents) > maxEntries {
 		ents = ents[:maxEntries]
 	}
-	b = binary.AppendUvarint(b, s.gen)
+	b = binary.AppendUvarint(b, uint64(s.gen))
 	b = binary.AppendUvarint(b, uint64(len(ents)))
 	for _, e := range ents {
 		b = append(b, e.k[:]...)
-		b = binary.AppendUvarint(b, e.gen)
+		b = binary.AppendUvarint(b, uint64(e.gen))
 		b = binary.AppendUvarint(b, uint64(e.count))
 	}
 	s.dirty = false
@@ -223,7 +226,7 @@ func DecodeCountStore(b []byte) (*CountStore, error) {
 		return v, true
 	}
 	last, ok := uv()
-	if !ok || last >= 1<<62 {
+	if !ok || last >= 1<<32-1 {
 		return bad("generation")
 	}
 	n, ok := uv()
@@ -231,7 +234,7 @@ func DecodeCountStore(b []byte) (*CountStore, error) {
 		return bad("count")
 	}
 	s := NewCountStore()
-	s.gen = last + 1
+	s.gen = uint32(last) + 1
 	for range n {
 		if len(b) < 16 {
 			return bad("short entry")
@@ -241,10 +244,10 @@ func DecodeCountStore(b []byte) (*CountStore, error) {
 		b = b[16:]
 		gen, ok1 := uv()
 		c, ok2 := uv()
-		if !ok1 || !ok2 || c > 1<<31 {
+		if !ok1 || !ok2 || c > 1<<31 || gen > 1<<32-1 {
 			return bad("entry")
 		}
-		s.counts[k] = storedCount{gen: gen, count: uint32(c)}
+		s.counts[k] = storedCount{gen: uint32(gen), count: uint32(c)}
 	}
 	if len(b) != 0 {
 		return bad(fmt.Sprintf("%d trailing bytes", len(b)))
