@@ -368,17 +368,26 @@ func BenchmarkRankNovel(b *testing.B) {
 	for _, d := range s.index.docs {
 		pairs += len(d.content.hash) + len(d.name.hash) + len(d.defs.hash)
 	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		ix := s.index
-		ix.postingsMu.Lock()
-		ix.postings, ix.postingsLen = nil, 0
-		ix.postingsMu.Unlock()
-		q := reqs[i%len(reqs)]
-		i++
-		ix.ranking(newRankQuery(q, testQuery(q)), 0, nil)
+	// scan: a CLI's index (a pass over the documents for new terms);
+	// full: a daemon's (full postings, built in the background).
+	for _, full := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scan", true: "full"}[full], func(b *testing.B) {
+			ix := newIndex(s.index.docs)
+			if full {
+				ix.full.Store(buildFullPostings(ix.docs))
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				ix.postingsMu.Lock()
+				ix.postings, ix.postingsLen = nil, 0
+				ix.postingsMu.Unlock()
+				q := reqs[i%len(reqs)]
+				i++
+				ix.ranking(newRankQuery(q, testQuery(q)), 0, nil)
+			}
+			b.ReportMetric(float64(pairs), "pairs")
+			b.ReportMetric(float64(len(ix.docs)), "docs")
+		})
 	}
-	b.ReportMetric(float64(pairs), "pairs")
-	b.ReportMetric(float64(len(s.index.docs)), "docs")
 }

@@ -252,7 +252,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		f.mustWalk()
 		return nil, false
 	}
-	s := newSnapshot(files)
+	s := newSnapshot(files, prev.index, w.opts.Watch)
 	s.dirs, s.warnings, s.gitBlocked = prev.dirs, prev.warnings, prev.gitBlocked
 	w.snapMu.Lock()
 	w.snap = s
@@ -309,7 +309,7 @@ func setContentBags(d *indexDoc, bags []index.Terms) bool {
 	if len(bags) != 2 {
 		return false
 	}
-	d.content, d.defs = fromIndexTerms(bags[0]), fromIndexTerms(bags[1])
+	d.docBags = &docBags{content: fromIndexTerms(bags[0]), defs: fromIndexTerms(bags[1])}
 	return true
 }
 
@@ -326,6 +326,8 @@ func (w *Workspace) indexKey() string {
 type reuse struct {
 	snap *index.Snapshot
 	f    *follower
+	mu   sync.Mutex
+	bags map[*index.Content]*docBags // see bagsOf
 }
 
 // persisted loads the persisted index for the first walk: nil when there
@@ -386,8 +388,11 @@ func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileI
 	case lf.Content != nil:
 		lc := lf.Content
 		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: c.pathTerms(rel)}
-		if !setContentBags(doc, lc.Bags) {
-			return nil
+		if doc.docBags = r.bagsOf(lc); doc.docBags == nil {
+			if !setContentBags(doc, lc.Bags) {
+				return nil
+			}
+			r.keepBags(lc, doc.docBags)
 		}
 		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = lc.Lines, lc.InlineTests, lc.Imports, lc.GoModule, lc.Hash, lc.Minified
 		doc.role, doc.generated = classifyRole(rel, lc.Generated), lc.Generated
@@ -397,6 +402,23 @@ func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileI
 		return nil
 	}
 	return fi
+}
+
+// bagsOf returns the bags made for the persisted content lc, nil before
+// its first file: the files of one content share them.
+func (r *reuse) bagsOf(lc *index.Content) *docBags {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bags[lc]
+}
+
+func (r *reuse) keepBags(lc *index.Content, b *docBags) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bags == nil {
+		r.bags = map[*index.Content]*docBags{}
+	}
+	r.bags[lc] = b
 }
 
 // count adds n files whose persisted facts the walk reused.

@@ -339,9 +339,17 @@ func (w *Workspace) indexFiles(ctx context.Context, files []*fileInfo) (int, err
 // loaded from the persisted index do (it stores one entry per content).
 // Vendored copies, generated twins and trees checked out side by side
 // then cost their bags once.
+// The imports of the first file of a content are shared too, by the files
+// of its language.
 type sameContent struct {
 	mu   sync.Mutex
 	docs map[[32]byte]*indexDoc
+	imps map[[32]byte]sameImports
+}
+
+type sameImports struct {
+	lang    string
+	imports []string
 }
 
 func (s *sameContent) get(h [32]byte) *indexDoc {
@@ -361,6 +369,29 @@ func (s *sameContent) put(h [32]byte, d *indexDoc) *indexDoc {
 	}
 	s.docs[h] = d
 	return d
+}
+
+// imports returns the imports of a content h in lang, worked out by
+// imports the first time.
+func (s *sameContent) imports(h [32]byte, lang string, imports func() []string) []string {
+	s.mu.Lock()
+	si, ok := s.imps[h]
+	s.mu.Unlock()
+	if ok && si.lang == lang {
+		return si.imports
+	}
+	imps := imports()
+	if !ok {
+		s.mu.Lock()
+		if s.imps == nil {
+			s.imps = map[[32]byte]sameImports{}
+		}
+		if _, ok := s.imps[h]; !ok {
+			s.imps[h] = sameImports{lang, imps}
+		}
+		s.mu.Unlock()
+	}
+	return imps
 }
 
 // indexFile reads one file and fills its content facts and index entry.
@@ -390,7 +421,7 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 		text = b[:min(len(b), minifiedIndexBytes)]
 	}
 	f.inlineTests = f.lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
-	f.imports = Imports(f.lang, text)
+	f.imports = seen.imports(f.hash, f.lang, func() []string { return Imports(f.lang, text) })
 	if path.Base(f.rel) == "go.mod" {
 		f.goModule = goModulePath(text)
 	}
@@ -466,13 +497,15 @@ func goModulePath(b []byte) string {
 	return ""
 }
 
-// newSnapshot assembles a snapshot from walked and indexed files.
-func newSnapshot(files []*fileInfo) *snapshot {
+// newSnapshot assembles a snapshot from walked and indexed files; prev is
+// the index of the snapshot it follows, nil for none, and full asks for
+// full postings (see indexFrom).
+func newSnapshot(files []*fileInfo, prev *Index, full bool) *snapshot {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	s := &snapshot{
 		files:   files,
 		byRel:   make(map[string]*fileInfo, len(files)),
-		byBase:  make(map[string][]string, len(files)),
+		byBase:  map[string][]string{}, // fewer names than files
 		scanned: len(files),
 	}
 	docs := make([]*indexDoc, 0, len(files))
@@ -487,7 +520,7 @@ func newSnapshot(files []*fileInfo) *snapshot {
 			docs = append(docs, f.doc)
 		}
 	}
-	s.index = newIndex(docs)
+	s.index = indexFrom(prev, docs, full)
 	return s
 }
 

@@ -524,8 +524,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	scanDefs(b, ids, d.addIdent)
 	ids.addTo(c)
 	ids.reset() // drop the references into b
-	doc.content = c.bag()
-	doc.defs = d.bag()
+	doc.docBags = &docBags{content: c.bag(), defs: d.bag()}
 	doc.name = c.pathTerms(rel)
 	return doc
 }
@@ -535,7 +534,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 // copied); the path's terms and the role are its own.
 func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
 	return &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, same.generated), generated: same.generated,
-		content: same.content, defs: same.defs, name: c.pathTerms(rel)}
+		docBags: same.docBags, name: c.pathTerms(rel)}
 }
 
 // identKind classifies an identifier for scanDefs: a word that introduces
@@ -732,17 +731,25 @@ type Hit struct {
 
 // indexDoc is one file in an [Index].
 type indexDoc struct {
-	path    string
-	test    bool
-	role    fileRole
-	content terms
-	name    terms // path terms
-	defs    terms // terms of the names the file defines
+	path string
+	test bool
+	role fileRole
+	// docBags are the content-derived bags, shared by the documents of
+	// equal files (one pointer a file, not two bags).
+	*docBags
+	name terms // path terms
 	// generated marks a generated-code header (persisted: role depends on it).
 	generated bool
 	// filter is the Bloom filter of the terms of every field, made on
 	// first use (termFilter).
 	filter atomic.Pointer[termFilter]
+}
+
+// docBags are a document's bags of its content's terms and of the names
+// it defines. Immutable once made.
+type docBags struct {
+	content terms
+	defs    terms // terms of the names the file defines
 }
 
 // termFilter is a Bloom filter of a document's terms (two bits a term,
@@ -808,6 +815,9 @@ func (d *indexDoc) termFilter() *termFilter {
 type Index struct {
 	docs                      []*indexDoc
 	avgPath, avgBody, avgDefs float64
+	// norms are what ranking reads of each document, by document, in one
+	// array (not through the documents: a cache miss each at 100k files).
+	norms []docNorm
 
 	// postings caches, per query term met, the documents that hold it (in
 	// any field) with the term's count in each field: built by one pass
@@ -828,6 +838,21 @@ type Index struct {
 	base     *Index
 	fromBase []int32
 	added    []int32
+
+	// full, once built, holds every term's postings (fullPostings): a
+	// daemon's snapshot index builds them in the background when it is
+	// made (indexFrom). fullDone, when not nil, is closed when that build
+	// ends; postingsOf waits for it rather than pass over the documents.
+	full     atomic.Pointer[fullPostings]
+	fullDone chan struct{}
+}
+
+// docNorm is a document's BM25 length normalization of each field,
+// k1*(1-b+b*len/avg), its role and whether it is a test.
+type docNorm struct {
+	path, body, defs float64
+	role             fileRole
+	test             bool
 }
 
 // posting is one term's documents (ascending, but for an index made from a
@@ -845,12 +870,17 @@ type postingDoc struct {
 }
 
 // maxPostingEntries bounds the postings cache of one index (12 bytes an
-// entry: 24 MiB). A term that does not fit is computed for the request
+// entry: 24 MiB; half that with full postings). A term that does not fit is computed for the request
 // and not kept. A variable for tests.
 var maxPostingEntries = 2 << 20
 
 func (p *posting) add(e postingDoc) {
 	p.docs = append(p.docs, e)
+	p.count(e)
+}
+
+// count counts e, one of p.docs, in p's document frequencies.
+func (p *posting) count(e postingDoc) {
 	if e.path > 0 {
 		p.dfPath++
 	}
@@ -897,6 +927,86 @@ func (ix *Index) withDocs(replace func(path string) bool, add []*indexDoc) *Inde
 	return out
 }
 
+// indexFrom returns the index of a snapshot's documents, docs, that
+// follows a snapshot indexed by prev (nil: none). When few documents
+// changed, it is made from prev's base (prev itself when prev has none) as
+// withDocs makes one (see Index.base): the postings met so far are
+// carried over, renumbered, and the changed documents scanned, instead of
+// every term costing a pass over the tree again after each change.
+// Otherwise it is a new index and, with full (a daemon), builds its full
+// postings in the background.
+func indexFrom(prev *Index, docs []*indexDoc, full bool) *Index {
+	ix := newIndex(docs)
+	if prev == nil || len(ix.docs) == 0 {
+		if full {
+			ix.buildFull()
+		}
+		return ix
+	}
+	root, toPrev := prev, []int32(nil)
+	if prev.base != nil {
+		root, toPrev = prev.base, prev.fromBase
+	}
+	toIx := docMap(prev.docs, ix.docs)
+	fromRoot := toIx
+	if toPrev != nil {
+		fromRoot = make([]int32, len(root.docs))
+		for i, m := range toPrev {
+			fromRoot[i] = -1
+			if m >= 0 {
+				fromRoot[i] = toIx[m]
+			}
+		}
+	}
+	from := make([]bool, len(ix.docs))
+	gone := 0
+	for _, m := range fromRoot {
+		if m >= 0 {
+			from[m] = true
+		} else {
+			gone++
+		}
+	}
+	var added []int32
+	for j, ok := range from {
+		if !ok {
+			added = append(added, int32(j))
+		}
+	}
+	// Past a few changes (their documents scanned per new term; the
+	// replaced ones kept alive by the base), a new index is cheaper.
+	if bound := max(maxDerivedDocs, len(ix.docs)/64); len(added) > bound || gone > bound {
+		if full {
+			ix.buildFull()
+		}
+		return ix
+	}
+	ix.base, ix.fromBase, ix.added = root, fromRoot, added
+	return ix
+}
+
+// maxDerivedDocs is the least number of changed documents past which
+// indexFrom makes a new index (a variable for tests).
+var maxDerivedDocs = 256
+
+// docMap maps the documents of from to their index in to (both sorted
+// by path), -1 for those to does not hold (the same document, not one of
+// the same path).
+func docMap(from, to []*indexDoc) []int32 {
+	m := make([]int32, len(from))
+	j := 0
+	for i, d := range from {
+		for j < len(to) && to[j].path < d.path {
+			j++
+		}
+		m[i] = -1
+		if j < len(to) && to[j] == d {
+			m[i] = int32(j)
+		}
+	}
+	return m
+}
+
 // posting returns the postings of term h.
 func (ix *Index) posting(h uint32) *posting {
 	return ix.postingsOf([]uint32{h})[0]
@@ -924,25 +1034,16 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	}
 	slices.Sort(missing)
 	ps := make([]*posting, len(missing))
-	for k := range ps {
-		ps[k] = &posting{}
-	}
-	if ix.base != nil {
-		for k, bp := range ix.base.postingsOf(missing) {
-			for _, e := range bp.docs {
-				if m := ix.fromBase[e.doc]; m >= 0 {
-					e.doc = m
-					ps[k].add(e)
-				}
-			}
-		}
-		for _, i := range ix.added {
-			addDocTerms(ps, i, ix.docs[i], missing)
+	bound := maxPostingEntries
+	if full := ix.fullPostings(); full != nil {
+		// Expanding a term's postings costs its entries: a smaller cache
+		// keeps the most of it.
+		bound /= 2
+		for k, h := range missing {
+			ps[k] = full.posting(h)
 		}
 	} else {
-		for i, d := range ix.docs {
-			addDocTerms(ps, int32(i), d, missing)
-		}
+		ix.scanPostings(ps, missing)
 	}
 	ix.postingsMu.Lock()
 	if ix.postings == nil {
@@ -951,7 +1052,7 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	for k, h := range missing {
 		p := ps[k]
 		p.docs = slices.Clip(p.docs)
-		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= maxPostingEntries {
+		if _, ok := ix.postings[h]; !ok && ix.postingsLen+len(p.docs) <= bound {
 			ix.postings[h] = p
 			ix.postingsLen += len(p.docs)
 		}
@@ -964,6 +1065,52 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 		}
 	}
 	return out
+}
+
+// scanPostings works out the postings ps of the terms hs (ascending)
+// without full postings: from the base's, renumbered, plus the added
+// documents', or by one pass over the documents.
+func (ix *Index) scanPostings(ps []*posting, hs []uint32) {
+	for k := range ps {
+		ps[k] = &posting{}
+	}
+	if ix.base != nil {
+		for k, bp := range ix.base.postingsOf(hs) {
+			for _, e := range bp.docs {
+				if m := ix.fromBase[e.doc]; m >= 0 {
+					e.doc = m
+					ps[k].add(e)
+				}
+			}
+		}
+		for _, i := range ix.added {
+			addDocTerms(ps, i, ix.docs[i], hs)
+		}
+		return
+	}
+	for i, d := range ix.docs {
+		addDocTerms(ps, int32(i), d, hs)
+	}
+}
+
+// fullPostings returns ix's full postings, waiting for their build when
+// one runs; nil when there are none.
+func (ix *Index) fullPostings() *fullPostings {
+	if ix.fullDone != nil {
+		<-ix.fullDone
+	}
+	return ix.full.Load()
+}
+
+// buildFull builds ix's full postings in the background; ix must not be
+// in use yet.
+func (ix *Index) buildFull() {
+	done := make(chan struct{})
+	ix.fullDone = done
+	go func() {
+		defer close(done)
+		ix.full.Store(buildFullPostings(ix.docs))
+	}()
 }
 
 // addDocTerms adds document i, d, to the postings ps of the terms hs
@@ -1013,6 +1160,18 @@ func newIndex(docs []*indexDoc) *Index {
 		ix.avgPath = math.Max(sp/float64(len(docs)), 1)
 		ix.avgBody = math.Max(sb/float64(len(docs)), 1)
 		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
+	}
+	ix.norms = make([]docNorm, len(docs))
+	for i, d := range docs {
+		lp := float64(d.name.n) / ix.avgPath
+		lb := float64(d.content.n) / ix.avgBody
+		ld := float64(d.defs.n) / ix.avgDefs
+		ix.norms[i] = docNorm{
+			path: bm25K1 * (1 - bm25B + bm25B*lp),
+			body: bm25K1 * (1 - bm25B + bm25B*lb),
+			defs: bm25K1 * (1 - bm25BDefs + bm25BDefs*ld),
+			role: d.role, test: d.test,
+		}
 	}
 	return ix
 }
@@ -1132,7 +1291,11 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 		doc        int32
 		sp, sc, sd float64
 	}
-	var cand []acc
+	most := 0
+	for _, p := range ps {
+		most += len(p.docs)
+	}
+	cand := make([]acc, 0, min(most, len(ix.docs)))
 	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
 	for _, p := range ps {
 		idfP, idfB, idfD := bm25IDF(n, p.dfPath), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
@@ -1144,18 +1307,15 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 				slot[e.doc] = k
 			}
 			a := &cand[k-1]
-			d := ix.docs[e.doc]
+			nd := &ix.norms[e.doc]
 			if tf := float64(e.path); tf > 0 {
-				lp := float64(d.name.n) / ix.avgPath
-				a.sp += pathWeight * idfP * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lp))
+				a.sp += pathWeight * idfP * tf * (bm25K1 + 1) / (tf + nd.path)
 			}
 			if tf := float64(e.body); tf > 0 {
-				lb := float64(d.content.n) / ix.avgBody
-				a.sc += idfB * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*lb))
+				a.sc += idfB * tf * (bm25K1 + 1) / (tf + nd.body)
 			}
 			if tf := float64(e.defs); tf > 0 {
-				ld := float64(d.defs.n) / ix.avgDefs
-				a.sd += defWeight * idfD * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25BDefs+bm25BDefs*ld))
+				a.sd += defWeight * idfD * tf * (bm25K1 + 1) / (tf + nd.defs)
 			}
 		}
 	}
@@ -1165,37 +1325,37 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 	}
 	// Sorted as (score, doc) pairs, small and without reflection; a
 	// document's index orders it by path (docs are sorted by path).
-	type scored struct {
-		s   float64
-		doc int32
-		a   int32 // index in cand
-	}
 	order := make([]scored, 0, len(cand))
-	for j := range cand {
+	consider := func(j int) {
 		a := &cand[j]
-		d := ix.docs[a.doc]
-		if keep != nil && !keep(d.path) {
-			continue
+		if keep != nil && !keep(ix.docs[a.doc].path) {
+			return
 		}
 		s := a.sp + a.sc + a.sd
 		if s <= 0 {
-			continue
+			return
 		}
+		d := &ix.norms[a.doc]
 		s *= priors[d.role]
 		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}
 		order = append(order, scored{s: s, doc: a.doc, a: int32(j)})
 	}
-	slices.SortFunc(order, func(x, y scored) int {
-		if x.s != y.s {
-			if x.s > y.s {
-				return -1
+	if len(cand) >= radixScored {
+		// By document (the slots, in order): sortScored's radix sort
+		// is stable, so equal scores stay by document.
+		for _, k := range slot {
+			if k > 0 {
+				consider(int(k - 1))
 			}
-			return 1
 		}
-		return cmp.Compare(x.doc, y.doc)
-	})
+	} else {
+		for j := range cand {
+			consider(j)
+		}
+	}
+	sortScored(order)
 	if limit > 0 && len(order) > limit {
 		order = order[:limit]
 	}
@@ -1214,6 +1374,64 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 		r.place[o.doc] = int32(j + 1)
 	}
 	return r
+}
+
+// scored is a candidate of a ranking: its score, document and index in
+// the ranking's candidates.
+type scored struct {
+	s   float64
+	doc int32
+	a   int32
+}
+
+// radixScored is the number of candidates from which sortScored sorts by
+// radix (pdqsort below: ~100k candidates, common terms at 100k files,
+// took a tenth of a request).
+const radixScored = 1024
+
+// sortScored sorts order by score, highest first, ties by document. From
+// radixScored entries on, order must be by document: it is sorted by
+// score with a stable LSD radix sort of the scores' bits (positive
+// floats order as their bits), a byte a pass, passes where every score
+// has the same byte skipped.
+func sortScored(order []scored) {
+	if len(order) < radixScored {
+		slices.SortFunc(order, func(x, y scored) int {
+			if x.s != y.s {
+				if x.s > y.s {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(x.doc, y.doc)
+		})
+		return
+	}
+	key := func(o *scored) uint64 { return ^math.Float64bits(o.s) } // ascending: score descending
+	src, dst := order, make([]scored, len(order))
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for i := range src {
+			count[byte(key(&src[i])>>shift)]++
+		}
+		if count[byte(key(&src[0])>>shift)] == len(src) {
+			continue
+		}
+		pos := 0
+		for b, n := range count {
+			count[b] = pos
+			pos += n
+		}
+		for i := range src {
+			b := byte(key(&src[i]) >> shift)
+			dst[count[b]] = src[i]
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &order[0] {
+		copy(order, src)
+	}
 }
 
 // bm25IDF is BM25's inverse document frequency of a term df of n documents

@@ -243,7 +243,11 @@ func (w *Workspace) refreshWarn(ctx context.Context) (*snapshot, []string, error
 		w.log.Debug("workspace unchanged", keyFiles, len(files), keyTook, time.Since(t0))
 		return prev, warnings, nil
 	}
-	s := newSnapshot(files)
+	var prevIndex *Index
+	if prev != nil {
+		prevIndex = prev.index
+	}
+	s := newSnapshot(files, prevIndex, w.opts.Watch)
 	s.dirs, s.warnings, s.gitBlocked = dirs, warnings, blocked
 	w.snapMu.Lock()
 	w.snap = s

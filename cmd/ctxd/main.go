@@ -136,7 +136,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "  CTXD_CONFIG      user configuration file (default $XDG_CONFIG_HOME/ctxd/config.toml)\n")
 	fmt.Fprintf(w, "  CTXD_STATE_DIR   state directory for sessions and artifacts (default <workspace>/.ctxd)\n")
 	fmt.Fprintf(w, "  CTXD_TOKENIZER   BPE implementation: ctxd (the comparison ones exist in tests only)\n")
-	fmt.Fprintf(w, "  CTXD_CPUPROFILE, CTXD_MEMPROFILE  write a CPU / heap profile of this process (pprof format)\n")
+	fmt.Fprintf(w, "  CTXD_CPUPROFILE, CTXD_MEMPROFILE  write a CPU / heap profile of this process (pprof format);\n                                    CTXD_MEMPROFILE_EVERY=30s also writes $CTXD_MEMPROFILE.1, .2, ... while it runs\n")
 	fmt.Fprintf(w, "  CTXD_SMART_CONTEXT_SHADOW=1          optimize computes decisions and telemetry but returns the original\n")
 	fmt.Fprintf(w, "  CTXD_SMART_CONTEXT_CANARY_PERCENT=N  optimize rewrites a deterministic N%% of sessions\n")
 }

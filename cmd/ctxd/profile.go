@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"time"
 )
 
 // startProfile writes a CPU profile to $CTXD_CPUPROFILE and, when the
@@ -37,6 +38,33 @@ func startProfile() func() {
 				fmt.Fprintf(os.Stderr, "ctxd: heap profile: %v\n", err)
 			}
 		})
+	}
+	if p, every := os.Getenv("CTXD_MEMPROFILE"), os.Getenv("CTXD_MEMPROFILE_EVERY"); p != "" && every != "" {
+		// Heap profiles while serving, p.1, p.2, ... every interval: what
+		// is live during the background analysis, which the profile at
+		// exit (after the workspace closed) no longer shows.
+		if d, err := time.ParseDuration(every); err == nil && d > 0 {
+			go func() {
+				// p.stats gets a line a profile: seconds, then the
+				// heap in use, the heap held from the OS (not
+				// released) and all the runtime holds, in MiB.
+				stats, _ := os.Create(p + ".stats")
+				t0 := time.Now()
+				for n := 1; ; n++ {
+					time.Sleep(d)
+					if f, err := os.Create(fmt.Sprintf("%s.%d", p, n)); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+					if stats != nil {
+						var m runtime.MemStats
+						runtime.ReadMemStats(&m)
+						fmt.Fprintf(stats, "%d %.0f inuse=%d held=%d sys=%d gcs=%d\n", n, time.Since(t0).Seconds(),
+							m.HeapInuse>>20, (m.HeapSys-m.HeapReleased)>>20, (m.Sys-m.HeapReleased)>>20, m.NumGC)
+					}
+				}
+			}()
+		}
 	}
 	return func() {
 		for _, s := range stops {
