@@ -94,7 +94,7 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 		lang = treesitter.Detect(req.Path, src)
 	}
 	if lang == "" {
-		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set language to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set the language param, or --language on the command line, to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
 	}
 	syms, err := treesitter.Symbols(ctx, lang, src)
 	if err != nil {
