@@ -646,7 +646,11 @@ func (r *Result) WriteTree(w io.Writer) error {
 		name := n.name
 		if n.dir {
 			name += "/"
-			fmt.Fprintf(&b, "%10d  %s%s (%d files)\n", n.tokens, strings.Repeat("  ", depth), name, n.files)
+			files := "files"
+			if n.files == 1 {
+				files = "file"
+			}
+			fmt.Fprintf(&b, "%10d  %s%s (%d %s)\n", n.tokens, strings.Repeat("  ", depth), name, n.files, files)
 		} else {
 			fmt.Fprintf(&b, "%10d  %s%s\n", n.tokens, strings.Repeat("  ", depth), name)
 		}
@@ -666,8 +670,29 @@ func (r *Result) WriteTree(w io.Writer) error {
 	}
 	walk(root, 0)
 	fmt.Fprintf(&b, "total %d tokens (%s) in %d files\n", r.Tokens, r.Encoding, len(r.Files))
+	if len(r.LargestFiles) > 0 {
+		b.WriteString("largest files:")
+		for _, f := range r.LargestFiles {
+			fmt.Fprintf(&b, " %s (%d)", f.Path, f.Tokens)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.LargestDirs) > 0 {
+		b.WriteString("largest directories:")
+		for _, d := range r.LargestDirs {
+			fmt.Fprintf(&b, " %s/ (%d)", d.Path, d.Tokens)
+		}
+		b.WriteString("\n")
+	}
 	if len(r.Excluded) > 0 {
-		fmt.Fprintf(&b, "left out as assets: %s (--include-assets counts them)\n", r.excludedSummary())
+		fmt.Fprintf(&b, "left out as assets: %s (--include-assets counts them)", r.excludedSummary())
+		if len(r.Excluded) <= 5 {
+			b.WriteString(":")
+			for _, x := range r.Excluded {
+				fmt.Fprintf(&b, " %s", x.Path)
+			}
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -112,7 +112,8 @@ func TestPack(t *testing.T) {
 	if err := r.WriteTree(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "y.go") || !strings.Contains(b.String(), "total ") {
+	if !strings.Contains(b.String(), "y.go") || !strings.Contains(b.String(), "total ") ||
+		!strings.Contains(b.String(), "largest files: a/b/y.go (") || !strings.Contains(b.String(), "(1 file)") {
 		t.Errorf("tree:\n%s", b.String())
 	}
 
