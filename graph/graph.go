@@ -193,26 +193,13 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 	if iters <= 0 {
 		iters = DefaultIters
 	}
-	// The seeds in node order, so the total (a float sum) does not
-	// depend on the map's order: equal seeds give equal scores, bit for
-	// bit.
-	var seedIDs []int32
-	for i, w := range seeds {
-		if w > 0 && int(i) < n && i >= 0 {
-			seedIDs = append(seedIDs, i)
-		}
-	}
+	seedIDs, ps := restartDistribution(seeds, n)
 	if len(seedIDs) == 0 {
 		return score
 	}
-	slices.Sort(seedIDs)
-	var total float64
-	for _, i := range seedIDs {
-		total += seeds[i]
-	}
 	p := make([]float64, n) // the restart distribution
-	for _, i := range seedIDs {
-		p[i] = seeds[i] / total
+	for k, i := range seedIDs {
+		p[i] = ps[k]
 	}
 	cur := slices.Clone(p)
 	next := make([]float64, n)
@@ -288,6 +275,29 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 		}
 	}
 	return score
+}
+
+// restartDistribution returns the seeds with a positive weight among n
+// nodes, in node order, and each one's share of their total weight (the
+// walk's restart distribution). The order makes the total, a float sum,
+// independent of the map's: equal seeds give equal scores, bit for bit.
+func restartDistribution(seeds map[int32]float64, n int) ([]int32, []float64) {
+	var ids []int32
+	for i, w := range seeds {
+		if w > 0 && i >= 0 && int(i) < n {
+			ids = append(ids, i)
+		}
+	}
+	slices.Sort(ids)
+	var total float64
+	for _, i := range ids {
+		total += seeds[i]
+	}
+	p := make([]float64, len(ids))
+	for k, i := range ids {
+		p[k] = seeds[i] / total
+	}
+	return ids, p
 }
 
 // sparseShare: an iteration that starts from at most 1/sparseShare of

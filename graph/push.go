@@ -67,23 +67,9 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 	if !(tol > 0) {
 		tol = DefaultTolerance
 	}
-	var seedIDs []int32
-	for i, w := range seeds {
-		if w > 0 && i >= 0 && int(i) < n {
-			seedIDs = append(seedIDs, i)
-		}
-	}
+	seedIDs, p := restartDistribution(seeds, n) // p by seedIDs
 	if len(seedIDs) == 0 {
 		return nil
-	}
-	slices.Sort(seedIDs)
-	var total float64
-	for _, i := range seedIDs {
-		total += seeds[i]
-	}
-	p := make([]float64, len(seedIDs)) // the restart distribution, by seedIDs
-	for k, i := range seedIDs {
-		p[k] = seeds[i] / total
 	}
 
 	s := scratch(n)
