@@ -181,11 +181,10 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 	t0 := time.Now()
 	restoreGC := lowerGC()
 	defer func() { restoreGC() }()
-	// The contents analysed, taken before the pass: a change during it
-	// is analysed after it.
+	// The contents analysed (every file the pass can read), taken before
+	// the pass: a change during it is analysed after it.
 	upd := e.ws.Updated()
-	hashes, herr := e.ws.ContentHashes(ctx)
-	files, err := e.ws.Files(ctx)
+	hashes, err := e.ws.ContentHashes(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("background analysis not run", "err", err)
@@ -194,7 +193,7 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 		return
 	}
 	var srcs, tests []string
-	for _, rel := range files {
+	for rel := range hashes {
 		if treesitter.Detect(rel, nil) == "" {
 			continue
 		}
@@ -249,19 +248,24 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 			return
 		}
 	}
-	e.saveAnalysed()
-	e.bg.mu.Lock()
-	e.bg.status.Done = true
-	e.bg.status.Analysed = e.bg.status.Total
-	e.bg.status.TookMS = time.Since(t0).Milliseconds()
-	st := e.bg.status
-	e.bg.mu.Unlock()
-	e.log.Debug("background analysis done", "files", st.Total, "took", time.Since(t0))
+	e.analysed(time.Since(t0))
+	e.log.Debug("background analysis done", "files", e.AnalysisStatus().Total, "took", time.Since(t0))
 	restoreGC()
 	restoreGC = func() {}
 	passEnded()
-	if herr == nil {
-		e.followUp(ctx, upd, hashes, step)
+	e.followUp(ctx, upd, hashes, step)
+}
+
+// analysed saves what a pass learned and reports it done; took, when
+// not zero, is the first pass's time.
+func (e *Engine) analysed(took time.Duration) {
+	e.saveAnalysed()
+	e.bg.mu.Lock()
+	defer e.bg.mu.Unlock()
+	e.bg.status.Done = true
+	e.bg.status.Analysed = e.bg.status.Total
+	if took > 0 {
+		e.bg.status.TookMS = took.Milliseconds()
 	}
 }
 
@@ -307,11 +311,7 @@ func (e *Engine) followUp(ctx context.Context, upd <-chan struct{}, hashes map[s
 		if err != nil {
 			e.log.Warn("background analysis of changed files stopped", "err", err)
 		}
-		e.saveAnalysed()
-		e.bg.mu.Lock()
-		e.bg.status.Done = true
-		e.bg.status.Analysed = e.bg.status.Total
-		e.bg.mu.Unlock()
+		e.analysed(0)
 		e.log.Debug("background analysis of changed files done", "files", len(want))
 	}
 }
