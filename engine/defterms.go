@@ -91,15 +91,21 @@ func (e *Engine) defTermsOf(key [32]byte, content string, spans []gather.DefSpan
 				}
 			}
 		}
-		dt := gather.NewDefTerms([]byte(content), spans)
 		e.defTermsScans.Add(1)
-		if r != nil {
-			if err := r.Put(rk, dt.AppendBinary(nil)); err != nil {
-				e.log.Debug("definition terms not recorded", "err", err)
-			}
-		}
-		return dt
+		return e.scanDefTerms(r, rk, []byte(content), spans)
 	})
+}
+
+// scanDefTerms reads the terms of spans from content and records them
+// under rk in r (when not nil).
+func (e *Engine) scanDefTerms(r *index.Records, rk [32]byte, content []byte, spans []gather.DefSpan) *gather.DefTerms {
+	dt := gather.NewDefTerms(content, spans)
+	if r != nil {
+		if err := r.Put(rk, dt.AppendBinary(nil)); err != nil {
+			e.log.Debug("definition terms not recorded", "err", err)
+		}
+	}
+	return dt
 }
 
 // recordDefTerms writes the terms of the focus candidates of a large file
@@ -115,7 +121,5 @@ func (e *Engine) recordDefTerms(ctx context.Context, rel string, content []byte,
 	if r.Has(rk) || ctx.Err() != nil {
 		return
 	}
-	if err := r.Put(rk, gather.NewDefTerms(content, spans).AppendBinary(nil)); err != nil {
-		e.log.Debug("definition terms not recorded", "err", err)
-	}
+	e.scanDefTerms(r, rk, content, spans)
 }
