@@ -147,8 +147,24 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 // take "not_a_real_password" with it. Longer secrets come first, so a
 // secret containing another is replaced whole.
 func replaceSecrets(text string, fs []finding) string {
-	sorted := append([]finding(nil), fs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].secret) > len(sorted[j].secret) })
+	// Each secret once, with its first finding's rule and every line it
+	// was found on.
+	type secret struct {
+		text, rule string
+		lines      map[int]bool
+	}
+	var secs []*secret
+	bySecret := map[string]*secret{}
+	for _, f := range fs {
+		sc := bySecret[f.secret]
+		if sc == nil {
+			sc = &secret{text: f.secret, rule: f.rule, lines: map[int]bool{}}
+			bySecret[f.secret] = sc
+			secs = append(secs, sc)
+		}
+		sc.lines[f.line] = true
+	}
+	sort.SliceStable(secs, func(i, j int) bool { return len(secs[i].text) > len(secs[j].text) })
 	var starts []int // line starts, on first use
 	lineOf := func(off int) int {
 		if starts == nil {
@@ -175,24 +191,18 @@ func replaceSecrets(text string, fs []finding) string {
 		}
 		return false
 	}
-	for _, f := range sorted {
-		lines := map[int]bool{}
-		for _, g := range fs {
-			if g.secret == f.secret {
-				lines[g.line] = true
-			}
-		}
+	for _, sc := range secs {
 		for off := 0; off < len(text); {
-			k := strings.Index(text[off:], f.secret)
+			k := strings.Index(text[off:], sc.text)
 			if k < 0 {
 				break
 			}
-			lo, hi := off+k, off+k+len(f.secret)
+			lo, hi := off+k, off+k+len(sc.text)
 			off = hi
-			if overlaps(lo, hi) || !lines[lineOf(lo)] && !standsAlone(text, lo, hi) {
+			if overlaps(lo, hi) || !sc.lines[lineOf(lo)] && !standsAlone(text, lo, hi) {
 				continue
 			}
-			spans = append(spans, span{lo, hi, Marker(f.rule)})
+			spans = append(spans, span{lo, hi, Marker(sc.rule)})
 		}
 	}
 	if len(spans) == 0 {
