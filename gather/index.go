@@ -76,6 +76,9 @@ type snapshot struct {
 	depsDone   bool
 	depsText   string
 	depsWarn   []string
+	// npm is the name in the root's package.json (npmName), once npmRead.
+	npmRead bool
+	npm     string
 
 	// linkG is the file graph (links.go), built on first use.
 	linksMu sync.Mutex

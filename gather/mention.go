@@ -187,7 +187,7 @@ func (s *snapshot) installedCopy(root, slash string) []string {
 		}
 		// An npm package whose root is the workspace's:
 		// node_modules/express/lib/response.js in a checkout of express.
-		if m == "node_modules/" && s.byRel[file] != nil && !s.byRel[file].secret && npmName(root) == scope+pkg {
+		if m == "node_modules/" && s.byRel[file] != nil && !s.byRel[file].secret && s.npmName(root) == scope+pkg {
 			return []string{file}
 		}
 		return nil
@@ -196,8 +196,17 @@ func (s *snapshot) installedCopy(root, slash string) []string {
 }
 
 // npmName returns the name in root's package.json ("" when there is
-// none).
-func npmName(root string) string {
+// none), read once per snapshot (an edit of package.json makes a new one).
+func (s *snapshot) npmName(root string) string {
+	s.derivedMu.Lock()
+	defer s.derivedMu.Unlock()
+	if s.npmRead {
+		return s.npm
+	}
+	s.npmRead = true
+	if s.byRel["package.json"] == nil {
+		return ""
+	}
 	b, err := safefs.ReadFile(context.Background(), filepath.Join(root, "package.json"), 1<<20)
 	if err != nil {
 		return ""
@@ -205,10 +214,10 @@ func npmName(root string) string {
 	var pj struct {
 		Name string `json:"name"`
 	}
-	if json.Unmarshal(b, &pj) != nil {
-		return ""
+	if json.Unmarshal(b, &pj) == nil {
+		s.npm = pj.Name
 	}
-	return pj.Name
+	return s.npm
 }
 
 // moduleCopy maps a frame in Go's module cache to the workspace file it

@@ -44,15 +44,16 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	locs := ParseStackTrace(r.Text)
 	innermost := ""
 	pythonOrder := strings.Contains(r.Text, "Traceback (most recent call last)")
-	for _, loc := range locs {
-		if files := g.snap.traceFiles(g.w.root, loc.Path); len(files) > 0 {
+	locFiles := make([][]string, len(locs))
+	for i, loc := range locs {
+		if locFiles[i] = g.snap.traceFiles(g.w.root, loc.Path); len(locFiles[i]) > 0 {
 			if innermost == "" || pythonOrder {
-				innermost = files[0]
+				innermost = locFiles[i][0]
 			}
 		}
 	}
-	for _, loc := range locs {
-		for _, rel := range g.snap.traceFiles(g.w.root, loc.Path) {
+	for i, loc := range locs {
+		for _, rel := range locFiles[i] {
 			role, reason := ctxd.RoleError, reasonStackTrace
 			if r.Task != ctxd.TaskDebug {
 				role = ctxd.RoleTarget
