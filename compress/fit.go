@@ -12,6 +12,7 @@ package compress
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -226,9 +227,33 @@ func qualityOf(c *ctxd.Chunk) float64 {
 		return 0.05 + 0.5*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
 	}
 	if q, ok := quality[c.Truncation]; ok {
+		if c.Truncation == ctxd.TruncFocus || c.Truncation == ctxd.TruncFocusOnly {
+			q *= focusShown(c)
+		}
 		return q
 	}
 	return quality[ctxd.TruncOutline]
+}
+
+// focusShown is the part of a focus view's quality its focus lines earn:
+// from one half (none of the request's best-matching functions shown) to
+// all of it (every one shown). Without it the view of the best function
+// alone was worth as much as the one with the best three, and a file the
+// request is about (the test file a test is to be added to) never grew
+// past its one function while weaker files were upgraded whole. A view
+// without focus lines (a cursor's, an error's) keeps its quality.
+func focusShown(c *ctxd.Chunk) float64 {
+	fl := c.Facts.FocusLines
+	if len(fl) == 0 {
+		return 1
+	}
+	shown := 0
+	for _, l := range fl {
+		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+			shown++
+		}
+	}
+	return 0.5 + 0.5*float64(shown)/float64(len(fl))
 }
 
 // weight is the value of the chunk at rank i (0-based, by score): its

@@ -39,8 +39,22 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 	for i := range chunks {
 		c := &chunks[i]
 		f := &c.Facts
-		if c.ChunkType != ctxd.ChunkFile || f.Minified || c.Tokens < focusMinTokens ||
-			f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
+		if c.ChunkType != ctxd.ChunkFile || f.Minified || f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
+			continue
+		}
+		if len(f.MentionedSymbols) > 0 && len(f.FocusLines) == 0 {
+			// A class the request names ("httpx.Timeout") is kept
+			// whole, methods included, whatever the file's size: the
+			// views keep a named function whole, but a class is no
+			// function, and its methods were collapsed like the rest.
+			if ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
+				f.FocusLines = classMethods(ent.Defs, f.MentionedSymbols)
+			}
+			if len(f.FocusLines) > 0 {
+				continue
+			}
+		}
+		if c.Tokens < focusMinTokens {
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
@@ -72,6 +86,26 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 		}
 	}
 	return looked > 0
+}
+
+// classMethods returns the first lines of the methods of the classes
+// (any definition other than a function or method, with methods nested
+// in it: Python's, JavaScript's, Java's classes; not Go's types, whose
+// methods stand apart) of defs named in names, for a class of at most
+// focusMaxLines lines.
+func classMethods(defs []index.Def, names []string) []int {
+	var out []int
+	for _, d := range defs {
+		if d.Kind == "function" || d.Kind == "method" || d.End-d.Line > focusMaxLines || !slices.Contains(names, d.Name) {
+			continue
+		}
+		for _, m := range defs {
+			if m.Kind == "method" && m.Parent == d.Name && d.Line < m.Line && m.End <= d.End && !slices.Contains(out, m.Line) {
+				out = append(out, m.Line)
+			}
+		}
+	}
+	return out
 }
 
 // appendTests appends the tests of a test file (Mocha's, Jest's and
