@@ -61,13 +61,25 @@ func (e *Engine) saveSymbols(x *symbols.Index) {
 // that only uses a name the workspace defines no longer counts as naming
 // it (a test calling the method ranked above the module defining it); a
 // name defined in none of the parsed files (a library's: strings.SplitN)
-// keeps its textual matches, and so does a file whose language is not
-// parsed. Requests without code identifiers parse nothing. It returns the
+// keeps its textual matches as UsedSymbols (the qualifiers of a qualified
+// name excepted), and a file whose language is not parsed keeps its text
+// matches. Requests without code identifiers parse nothing. It returns the
 // index it read (nil when it read none), for saveSymbols.
 func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) *symbols.Index {
-	ids := append(gather.RequestIdents(text), symbols.Qualified(text)...)
+	qualified := symbols.Qualified(text)
+	ids := append(gather.RequestIdents(text), qualified...)
 	if len(ids) == 0 {
 		return nil
+	}
+	// The qualifiers of a qualified name (requests and utils of
+	// requests.utils.get_netrc_auth) are modules and packages, not names a
+	// file uses: their text matches are dropped.
+	quals := map[string]bool{}
+	for _, q := range qualified {
+		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
+		for _, p := range parts[:max(len(parts)-1, 0)] {
+			quals[p] = true
+		}
 	}
 	x := e.symbolIndex()
 	// Only a file whose text holds one of the names, in some case style,
@@ -128,12 +140,13 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 				names = append(names, m.Def.Name)
 			}
 		}
+		var used []string
 		for _, id := range f.MentionedSymbols {
-			if !defined[id] && !slices.Contains(names, id) {
-				names = append(names, id)
+			if !defined[id] && !slices.Contains(names, id) && !quals[id] {
+				used = append(used, id)
 			}
 		}
-		f.MentionedSymbols = names
+		f.MentionedSymbols, f.UsedSymbols = names, used
 	}
 	return x
 }

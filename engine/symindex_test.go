@@ -42,7 +42,7 @@ func TestMatchSymbols(t *testing.T) {
 	e := newEngine(t, dir)
 	tests := []struct {
 		request string
-		want    map[string][]string // path → MentionedSymbols
+		want    map[string][]string // path → MentionedSymbols, then "uses " UsedSymbols
 	}{
 		{"rename Session.merge_environment_settings to merge_settings", map[string][]string{
 			"pkg/sessions.py": {"Session", "merge_environment_settings"}, "docs/environment.rst": {"merge_environment_settings"}}},
@@ -55,8 +55,11 @@ func TestMatchSymbols(t *testing.T) {
 		{"HTTPAdapter.merge_environment_settings is missing", map[string][]string{
 			"pkg/adapters.py": {"HTTPAdapter"}, "pkg/sessions.py": {"merge_environment_settings"},
 			"docs/environment.rst": {"merge_environment_settings"}}},
-		// items() is the library's: its users keep it.
-		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"items"}}},
+		// items() is the library's: its users keep it, as a name they use.
+		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"uses items"}}},
+		// The qualifiers of a qualified name are modules: pkg.utils is
+		// no name the files use.
+		{"test pkg.utils.get_environ_proxies", map[string][]string{"pkg/utils.py": {"get_environ_proxies"}}},
 		{"why does the adapter drop proxies", map[string][]string{}},
 	}
 	for _, tt := range tests {
@@ -79,8 +82,12 @@ func TestMatchSymbols(t *testing.T) {
 			}
 			e.matchSymbols(t.Context(), tt.request, chunks)
 			for _, c := range chunks {
-				if want := tt.want[c.Source]; !slices.Equal(c.Facts.MentionedSymbols, want) {
-					t.Errorf("%s: MentionedSymbols %q, want %q", c.Source, c.Facts.MentionedSymbols, want)
+				got := slices.Clone(c.Facts.MentionedSymbols)
+				for _, u := range c.Facts.UsedSymbols {
+					got = append(got, "uses "+u)
+				}
+				if want := tt.want[c.Source]; !slices.Equal(got, want) {
+					t.Errorf("%s: symbols %q, want %q", c.Source, got, want)
 				}
 			}
 		})
