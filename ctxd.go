@@ -452,8 +452,12 @@ var (
 )
 
 // Message returns err's text for a person: without the trailing sentinel
-// text (": invalid params") that marks the error's class for code, since
-// the message before it already says what is wrong.
+// text (": invalid params", ": over token budget") that marks the error's
+// class for code, since the message before it already says what is wrong.
 func Message(err error) string {
-	return strings.TrimSuffix(err.Error(), ": "+ErrInvalidParams.Error())
+	m := err.Error()
+	for _, s := range []error{ErrInvalidParams, ErrOverBudget} {
+		m = strings.TrimSuffix(m, ": "+s.Error())
+	}
+	return m
 }

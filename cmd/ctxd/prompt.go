@@ -142,8 +142,13 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	// Warnings are for the person at the terminal: plain lines on stderr,
-	// not log records (they are in the envelope too).
+	// not log records (they are in the envelope too). The notice that a
+	// model's counts are estimates, the same on every run, comes with
+	// --explain only.
 	for _, w := range env.Warnings {
+		if !f.explain && engine.IsEstimateNotice(w) {
+			continue
+		}
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
 	if f.session == "" {
