@@ -43,12 +43,27 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			continue
 		}
 		if len(f.MentionedSymbols) > 0 && len(f.FocusLines) == 0 {
-			// A class the request names ("httpx.Timeout") is kept
-			// whole, methods included, whatever the file's size: the
-			// views keep a named function whole, but a class is no
-			// function, and its methods were collapsed like the rest.
+			// A class the request names ("httpx.Timeout") keeps its
+			// methods that match the request's words best whole (its
+			// first when none does), whatever the file's size: the views
+			// keep a named function whole, but a class is no function,
+			// and its methods were collapsed like the rest.
 			if ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
-				f.FocusLines = classMethods(ent.Defs, f.MentionedSymbols)
+				if methods := classMethods(ent.Defs, f.MentionedSymbols); len(methods) > 0 {
+					spans, starts, _ := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
+					var among []int
+					for k, l := range starts {
+						if slices.Contains(methods, l) {
+							among = append(among, k)
+						}
+					}
+					for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+						f.FocusLines = append(f.FocusLines, starts[k])
+					}
+					if len(f.FocusLines) == 0 {
+						f.FocusLines = methods[:1]
+					}
+				}
 			}
 			if len(f.FocusLines) > 0 {
 				continue
