@@ -341,8 +341,14 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
 		deps = deps[:n]
 	}
+	// Go imports packages, not files: "imports tree.go" read as if
+	// gins.go named tree.go.
+	reason := "imports " + target
+	if lang == "go" {
+		reason = "imports the package of " + target
+	}
 	for _, d := range deps {
-		g.add(d.rel, "imports "+target, ctxd.RoleDependent, false)
+		g.add(d.rel, reason, ctxd.RoleDependent, false)
 	}
 	return nil
 }

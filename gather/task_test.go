@@ -87,9 +87,13 @@ func TestRefactorImporters(t *testing.T) {
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("dependents (-want +got):\n%s", d)
 			}
+			reason := "imports " + tt.target
+			if strings.HasSuffix(tt.target, ".go") {
+				reason = "imports the package of " + tt.target // Go imports packages
+			}
 			for _, dep := range got {
 				c := chunk(res, dep)
-				if !slices.Contains(c.Facts.Reasons, "imports "+tt.target) {
+				if !slices.Contains(c.Facts.Reasons, reason) {
 					t.Errorf("%s reasons %v", dep, c.Facts.Reasons)
 				}
 			}
