@@ -105,6 +105,11 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if err != nil {
 		return err
 	}
+	if fellBack(f.root, root) {
+		// As prompt says: `ctxd pack /etc` from inside a repository
+		// packs /etc as a workspace of its own.
+		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
+	}
 	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, nil, engine.Options{})
 	if err != nil {
 		return err
