@@ -35,6 +35,9 @@ const (
 // test. Chunks must be counted. It reports whether it read the symbol
 // index.
 func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
+	// A class named as a qualifier (Request of "Request.hooks") names a
+	// member, not the class's methods.
+	quals := qualifiers(request)
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -49,7 +52,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// keep a named function whole, but a class is no function,
 			// and its methods were collapsed like the rest.
 			if ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
-				if methods := classMethods(ent.Defs, f.MentionedSymbols); len(methods) > 0 {
+				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
 					spans, starts, _ := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
 					var among []int
 					for k, l := range starts {

@@ -40,6 +40,20 @@ func (e *Engine) symbolIndex() *symbols.Index {
 	return e.syms
 }
 
+// qualifiers returns the non-final parts of the qualified names text
+// writes: requests and utils of requests.utils.get_netrc_auth, Request of
+// Request.hooks.
+func qualifiers(text string) map[string]bool {
+	quals := map[string]bool{}
+	for _, q := range symbols.Qualified(text) {
+		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
+		for _, p := range parts[:max(len(parts)-1, 0)] {
+			quals[p] = true
+		}
+	}
+	return quals
+}
+
 // saveSymbols persists x, the engine's symbol index (its entries go to
 // the record file as they are parsed; this writes those of an index made
 // before the state directory's index/ existed, and compacts), only where
@@ -74,13 +88,7 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 	// The qualifiers of a qualified name (requests and utils of
 	// requests.utils.get_netrc_auth) are modules and packages, not names a
 	// file uses: their text matches are dropped.
-	quals := map[string]bool{}
-	for _, q := range qualified {
-		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
-		for _, p := range parts[:max(len(parts)-1, 0)] {
-			quals[p] = true
-		}
-	}
+	quals := qualifiers(text)
 	x := e.symbolIndex()
 	// Only a file whose text holds one of the names, in some case style,
 	// can define it: the others are not parsed.
