@@ -156,5 +156,39 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 		}
 		f.MentionedSymbols, f.UsedSymbols = names, used
 	}
+	pinQualified(chunks, files, matches, qualified)
 	return x
+}
+
+// pinQualified treats a file as named by the request when it is the one
+// gathered file that defines a qualified name the request writes
+// (httpx.Timeout, requests.utils.get_netrc_auth, Server.Shutdown): its
+// priority rises to HIGH and it counts as mentioned, as if the request
+// named its path. A qualified name several files define pins none.
+func pinQualified(chunks []ctxd.Chunk, files []int, matches [][]symbols.Match, qualified []string) {
+	for _, q := range qualified {
+		qual, name := symbols.SplitQualified(q)
+		pin := -1
+		for k, ms := range matches {
+			if slices.ContainsFunc(ms, func(m symbols.Match) bool {
+				return m.Def.Name == name && (m.Def.Parent == "" || m.Def.Parent == qual)
+			}) {
+				if pin >= 0 {
+					pin = -2
+					break
+				}
+				pin = k
+			}
+		}
+		if pin < 0 {
+			continue
+		}
+		c := &chunks[files[pin]]
+		reason := "defines " + q + ", named in the request"
+		if !slices.Contains(c.Facts.Reasons, reason) {
+			c.Facts.Reasons = append(c.Facts.Reasons, reason)
+		}
+		c.Facts.Mentioned = true
+		c.Priority = max(c.Priority, ctxd.PriorityHigh)
+	}
 }

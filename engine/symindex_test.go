@@ -158,3 +158,50 @@ func reopener(t *testing.T, dir, state string) func() *Engine {
 		return e
 	}
 }
+
+// TestPinQualified: the one gathered file that defines a qualified name
+// the request writes counts as named (HIGH, mentioned, with a reason);
+// a qualified name two files define pins neither, and a bare name pins
+// nothing.
+func TestPinQualified(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"pkg/config.py": "class Timeout:\n    def __init__(self, connect=None):\n        self.connect = connect\n",
+		"pkg/other.py":  "def use(t):\n    return t.connect\n",
+		"pkg/a.py":      "def run(x):\n    return x\n",
+		"pkg/b.py":      "def run(y):\n    return y\n",
+	})
+	e := newEngine(t, dir)
+	tests := []struct {
+		request string
+		pinned  []string
+	}{
+		{"why does pkg.Timeout raise when only connect is given", []string{"pkg/config.py"}},
+		{"why does Timeout raise when only connect is given", nil},
+		{"make pkg.run faster", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			var chunks []ctxd.Chunk
+			for _, p := range []string{"pkg/config.py", "pkg/other.py", "pkg/a.py", "pkg/b.py"} {
+				b, err := os.ReadFile(filepath.Join(dir, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b), Priority: ctxd.PriorityMedium})
+			}
+			e.matchSymbols(t.Context(), tt.request, chunks)
+			var got []string
+			for _, c := range chunks {
+				if c.Facts.Mentioned {
+					got = append(got, c.Source)
+					if c.Priority != ctxd.PriorityHigh || !slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasSuffix(r, ", named in the request") }) {
+						t.Errorf("%s pinned at %v with reasons %q", c.Source, c.Priority, c.Facts.Reasons)
+					}
+				}
+			}
+			if !slices.Equal(got, tt.pinned) {
+				t.Errorf("pinned %q, want %q", got, tt.pinned)
+			}
+		})
+	}
+}
