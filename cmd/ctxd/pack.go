@@ -50,7 +50,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	var f packFlags
 	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of PATH or the current directory)")
 	if name == "pack" {
-		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output")
+		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output (- for standard output; a terminal needs it)")
 		fs.StringVar(&f.format, "format", "markdown", "pack format: markdown, xml or json")
 		fs.BoolVar(&f.compress, "compress", false, "replace parsed code by its signatures view (tree-sitter)")
 	}
@@ -67,6 +67,14 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	}
 	if len(pos) > 1 {
 		return usagef("give at most one PATH")
+	}
+	if name == "pack" && f.output == "" && !f.asJSON && isTerminal(io.Out) {
+		// A pack is the whole repository: hundreds of kilobytes that
+		// scroll past a terminal (gzip and tar refuse the same way).
+		return usagef("not writing a pack to a terminal: give --output FILE, redirect (ctxd pack > pack.md), or --output - to print it anyway")
+	}
+	if f.output == "-" {
+		f.output = ""
 	}
 	format, err := pack.ParseFormat(f.format)
 	if name == "pack" && err != nil {
@@ -96,6 +104,11 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	root, err := engine.ResolveRoot(rootArg)
 	if err != nil {
 		return err
+	}
+	if fellBack(f.root, root) {
+		// As prompt says: `ctxd pack /etc` from inside a repository
+		// packs /etc as a workspace of its own.
+		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
 	}
 	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, nil, engine.Options{})
 	if err != nil {
