@@ -87,6 +87,11 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 			}
 		}
 	}
+	avg := 0.0 // the definitions' mean length, in terms
+	for _, i := range among {
+		avg += float64(dt.body[i].n)
+	}
+	avg = max(avg/float64(n), 1)
 	need := min(2, len(q))
 	type scored struct {
 		i     int
@@ -95,13 +100,15 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	var ss []scored
 	for _, i := range among {
 		s, matched := 0.0, 0
+		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
 		for k, t := range q {
-			if dt.body[i].count(t) == 0 {
+			tf := dt.body[i].count(t)
+			if tf == 0 {
 				continue
 			}
 			matched++
 			w := math.Log(1 + float64(n)/float64(df[k]))
-			s += w
+			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
 			if dt.head[i].count(t) > 0 {
 				s += w
 			}
@@ -128,6 +135,18 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	}
 	return out
 }
+
+// BM25's saturation and length normalisation for a definition's body
+// terms: a term once in a definition of average length weighs its IDF, as
+// before; one repeated in a short definition up to 1+focusK1 times that.
+// Counted by presence alone, a long function that touches many request
+// words once in its comments (makeHeadersCopier: "follow", "POST")
+// outranked the short one whose body is about them (redirectBehavior:
+// redirect ×11, GetBody, body ×7).
+const (
+	focusK1 = 1.2
+	focusB  = 0.75
+)
 
 // Len returns the number of definitions dt holds.
 func (dt *DefTerms) Len() int { return len(dt.body) }
