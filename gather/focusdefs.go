@@ -87,11 +87,12 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 			}
 		}
 	}
-	avg := 0.0 // the definitions' mean length, in terms
+	avg, avgHead := 0.0, 0.0 // the definitions' and first lines' mean lengths, in terms
 	for _, i := range among {
 		avg += float64(dt.body[i].n)
+		avgHead += float64(dt.head[i].n)
 	}
-	avg = max(avg/float64(n), 1)
+	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
 	need := min(2, len(q))
 	type scored struct {
 		i     int
@@ -101,6 +102,7 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	for _, i := range among {
 		s, matched := 0.0, 0
 		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
+		headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
 		for k, t := range q {
 			tf := dt.body[i].count(t)
 			if tf == 0 {
@@ -109,8 +111,10 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 			matched++
 			w := math.Log(1 + float64(n)/float64(df[k]))
 			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
-			if dt.head[i].count(t) > 0 {
-				s += w
+			if h := dt.head[i].count(t); h > 0 {
+				// Once, normalised by the first line's length: of
+				// TestCut and TestCutPrefix, "Cut" names the first.
+				s += w * (focusK1 + 1) / (1 + headNorm)
 			}
 		}
 		if matched >= need {
@@ -142,7 +146,9 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 // Counted by presence alone, a long function that touches many request
 // words once in its comments (makeHeadersCopier: "follow", "POST")
 // outranked the short one whose body is about them (redirectBehavior:
-// redirect ×11, GetBody, body ×7).
+// redirect ×11, GetBody, body ×7). The first line's terms count once,
+// normalised by its length the same way: a name that holds the request's
+// words and little else is the one meant.
 const (
 	focusK1 = 1.2
 	focusB  = 0.75
