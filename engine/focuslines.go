@@ -107,7 +107,14 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 				}
 			}
 		}
-		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+		limit := focusDefs
+		if len(named) > 0 {
+			// Beside what the request names, the best one only: three
+			// more functions whole in every view of such a file cost the
+			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
+			limit = 1
+		}
+		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 		if gather.IsTestFile(c.Source) {
