@@ -140,9 +140,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		if err := res.Write(fh, format); err != nil {
 			return fmt.Errorf("pack: write %s: %w", f.output, err)
 		}
-		fmt.Fprintf(io.Err, "ctxd: packed %d files, %d tokens (%s) into %s\n", len(res.Files), res.Tokens, res.Encoding, f.output)
+		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
-			fmt.Fprintf(io.Err, "ctxd: left out as assets: %d files (--include-assets packs them; listed in the summary)\n", len(res.Excluded))
+			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
 		}
 		return fh.Close()
 	}
