@@ -131,6 +131,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	e.saveStores()
 	env.Context = fitted
+	if len(fitted.Chunks) == 0 && len(fitted.Skipped) > 0 {
+		// A prompt with no context at all is rarely what was meant: say
+		// so where the person or agent looks (stderr for the CLI).
+		env.Warnings = append(env.Warnings, fmt.Sprintf("no context fits the context budget of %d tokens: all %d gathered chunks were skipped; raise the budget", fitted.Budget, len(fitted.Skipped)))
+	}
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
 	more, _, err := sanitizeChunks(fitted.Chunks)

@@ -159,11 +159,10 @@ func reopener(t *testing.T, dir, state string) func() *Engine {
 	}
 }
 
-// TestPinQualified: the one gathered file that defines a qualified name
-// the request writes counts as named (HIGH, mentioned, with a reason);
-// a qualified name two files define pins neither, and a bare name pins
-// nothing.
-func TestPinQualified(t *testing.T) {
+// TestPinNamed: the one gathered file that defines a name the request
+// writes, qualified or bare, counts as named (HIGH, mentioned, with a
+// reason); a name two files define pins neither.
+func TestPinNamed(t *testing.T) {
 	dir := testutil.GitRepo(t, map[string]string{
 		"pkg/config.py": "class Timeout:\n    def __init__(self, connect=None):\n        self.connect = connect\n",
 		"pkg/other.py":  "def use(t):\n    return t.connect\n",
@@ -176,7 +175,8 @@ func TestPinQualified(t *testing.T) {
 		pinned  []string
 	}{
 		{"why does pkg.Timeout raise when only connect is given", []string{"pkg/config.py"}},
-		{"why does Timeout raise when only connect is given", nil},
+		{"why does Timeout raise when only connect is given", []string{"pkg/config.py"}},
+		{"why does connect raise", nil}, // a lowercase word is not a code name
 		{"make pkg.run faster", nil},
 	}
 	for _, tt := range tests {

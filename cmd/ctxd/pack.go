@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name: "pack",
 		args: "[flags] [PATH]",
-		summary: `Pack the repository (or the subtree PATH) into one document, with the same
+		summary: `Pack the repository (or the subtree or file PATH) into one document, with the same
 ignore and secret rules as prompt and exact token counts per file, per
 directory and in total, and a summary of the largest files and directories.`,
 		run: runPack,
@@ -24,7 +24,7 @@ directory and in total, and a summary of the largest files and directories.`,
 	register(&command{
 		name:    "tokens",
 		args:    "[flags] [PATH]",
-		summary: `Print the token tree of the repository (or the subtree PATH): every directory and file with its exact token count.`,
+		summary: `Print the token tree of the repository (or the subtree or file PATH): every directory and file with its exact token count.`,
 		run:     runTokens,
 	})
 }
@@ -82,12 +82,21 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	}
 	rootArg, sub := f.root, ""
 	if len(pos) == 1 {
-		abs, err := gather.Dir(pos[0])
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		// PATH is a directory or one file (`ctxd tokens main.go`).
+		abs, dir := "", ""
+		if fi, err := os.Stat(pos[0]); err == nil && fi.Mode().IsRegular() {
+			if dir, err = gather.Dir(filepath.Dir(pos[0])); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			abs = filepath.Join(dir, filepath.Base(pos[0]))
+		} else {
+			if dir, err = gather.Dir(pos[0]); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			abs = dir
 		}
 		if rootArg == "" {
-			if rootArg, err = gather.FindRoot(abs); err != nil {
+			if rootArg, err = gather.FindRoot(dir); err != nil {
 				return err
 			}
 		}
@@ -140,9 +149,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		if err := res.Write(fh, format); err != nil {
 			return fmt.Errorf("pack: write %s: %w", f.output, err)
 		}
-		fmt.Fprintf(io.Err, "ctxd: packed %d files, %d tokens (%s) into %s\n", len(res.Files), res.Tokens, res.Encoding, f.output)
+		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
-			fmt.Fprintf(io.Err, "ctxd: left out as assets: %d files (--include-assets packs them; listed in the summary)\n", len(res.Excluded))
+			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
 		}
 		return fh.Close()
 	}

@@ -126,6 +126,15 @@ func TestPackCommand(t *testing.T) {
 		t.Errorf("tokens tree:\n%s", out)
 	}
 
+	// PATH may be one file: its count alone.
+	out, errOut, code = runCtxd(t, dir, "", nil, "tokens", "--root", dir, filepath.Join(dir, "lib", "util.go"))
+	if code != 0 {
+		t.Fatalf("tokens FILE: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "util.go") || strings.Contains(out, "main.go") || !strings.Contains(out, "in 1 file\n") {
+		t.Errorf("tokens of one file:\n%s", out)
+	}
+
 	// A PATH outside any repository is packed as its own workspace, and
 	// said so (as prompt says it).
 	plain := t.TempDir()
