@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // A CountStore keeps token counts across processes, keyed by a hash of
@@ -66,8 +67,13 @@ type storedCounter struct {
 // memo is a counter's in-process cache, asked before the store: its key
 // (two maphash values) costs far less than the store's SHA-256.
 type memo interface {
-	cached(text string) (int, bool)
-	remember(text string, n int)
+	// memoKey returns text's key, false when the memo does not keep
+	// counts of such a text (too short, no cache).
+	memoKey(text string) (cacheKey, bool)
+	cachedKey(k cacheKey) (int, bool)
+	rememberKey(k cacheKey, n int)
+	// countUncached counts text without asking or filling the memo.
+	countUncached(text string) int
 }
 
 func (c *storedCounter) Count(text string) int {
@@ -75,28 +81,41 @@ func (c *storedCounter) Count(text string) int {
 		return 0
 	}
 	m, _ := c.Counter.(memo)
-	if m != nil {
-		if n, ok := m.cached(text); ok {
+	if m == nil {
+		k := storeKey(c.Encoding(), text)
+		if n, ok := c.store.get(k); ok {
+			return n
+		}
+		n := c.Counter.Count(text)
+		c.store.put(k, n)
+		return n
+	}
+	// The memo's key is hashed once, for the lookup and the put.
+	mk, memoized := m.memoKey(text)
+	if memoized {
+		if n, ok := m.cachedKey(mk); ok {
 			return n
 		}
 	}
 	k := storeKey(c.Encoding(), text)
-	if n, ok := c.store.get(k); ok {
-		if m != nil {
-			m.remember(text, n)
-		}
-		return n
+	n, ok := c.store.get(k)
+	if !ok {
+		n = m.countUncached(text)
+		c.store.put(k, n)
 	}
-	n := c.Counter.Count(text)
-	c.store.put(k, n)
+	if memoized {
+		m.rememberKey(mk, n)
+	}
 	return n
 }
 
+// storeKey hashes the text in place: a []byte conversion would copy every
+// long text counted (a view of a file never seen, say) only to hash it.
 func storeKey(encoding, text string) countKey {
 	h := sha256.New()
 	h.Write([]byte(encoding))
 	h.Write([]byte{0})
-	h.Write([]byte(text))
+	h.Write(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return countKey(sum[:16])
