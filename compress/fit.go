@@ -396,6 +396,11 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 		}
 	}
 	f.views[i] = vs
+	if len(vs) > 0 {
+		// Each view is counted by blocks, most of them the content's:
+		// their recorded counts spare BPE over them.
+		tokens.Prime(f.opts.Counter, c.Content)
+	}
 	return vs
 }
 

@@ -25,6 +25,8 @@ type CountStore struct {
 	dirty  bool
 	hits   int
 	misses int
+	// vectors keeps block vectors (vectors.go), nil for none.
+	vectors VectorStore
 }
 
 // countKey is the first 16 bytes of SHA-256 over the encoding, a zero
