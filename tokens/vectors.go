@@ -49,16 +49,17 @@ func (s *CountStore) vectorStore() VectorStore {
 	return s.vectors
 }
 
-// baseKeys returns the vector key of text (SHA-256 of the encoding, a
-// byte 1 and the text: never a count key) and its count key.
+// baseKeys returns the vector key of text, the SHA-256 of the encoding, a
+// zero byte and the text (in its own record file), and its count key, the
+// same hash's first 16 bytes (storeKey): one hash for both.
 func baseKeys(encoding, text string) ([32]byte, countKey) {
 	h := sha256.New()
 	h.Write([]byte(encoding))
-	h.Write([]byte{1})
+	h.Write([]byte{0})
 	h.Write(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
 	var k [32]byte
 	h.Sum(k[:0])
-	return k, storeKey(encoding, text)
+	return k, countKey(k[:16])
 }
 
 // blocked returns c's stored counter and exact counter when c counts

@@ -96,6 +96,9 @@ func TestPrimeExact(t *testing.T) {
 // length, another sum, a zero, a torn uvarint) or a text whose count the
 // store does not know primes nothing.
 func TestPrimeRejects(t *testing.T) {
+	if vk, ck := baseKeys(O200kBase, "text"); ck != storeKey(O200kBase, "text") || countKey(vk[:16]) != ck {
+		t.Fatal("baseKeys' count key is not storeKey's")
+	}
 	src := strings.Repeat("func f(x int) int {\n\treturn x * 2 // double it\n}\n\n", 40)
 	s, vecs := NewCountStore(), newMapVectors()
 	s.SetVectors(vecs)
