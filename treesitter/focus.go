@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -51,7 +52,9 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 	if !opts.focuses() || len(syms) == 0 {
 		return nil
 	}
-	lines := strings.SplitAfter(string(src), "\n")
+	// The lines are read, never kept (the views are built by copying
+	// them): no copy of the source for them.
+	lines := strings.SplitAfter(unsafe.String(unsafe.SliceData(src), len(src)), "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
