@@ -88,7 +88,16 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 			focused.WriteString(lines[l-1])
 		}
 	}
-	used := identifiers(focused.String())
+	// Only the names looked up below are collected: a map of every
+	// identifier of the focused code was a tenth of the focus views' time.
+	names := make(map[string]bool, len(syms)+len(imports))
+	for _, s := range syms {
+		names[s.Name] = true
+	}
+	for _, imp := range imports {
+		names[importName(imp)] = true
+	}
+	used := identifiersIn(focused.String(), names)
 	parents := map[string]bool{}
 	for _, s := range syms {
 		if inSpan(s.Start) && s.Parent != "" {
@@ -280,8 +289,10 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// identifiers returns the identifier-like words of text.
-func identifiers(text string) map[string]bool {
+// identifiersIn returns the identifier-like words of text that are among
+// names (a map of every word of the text would mostly hold words nobody
+// looks up).
+func identifiersIn(text string, names map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	start := -1
 	for i := 0; i <= len(text); i++ {
@@ -290,7 +301,9 @@ func identifiers(text string) map[string]bool {
 		case ident && start < 0:
 			start = i
 		case !ident && start >= 0:
-			out[text[start:i]] = true
+			if w := text[start:i]; names[w] {
+				out[w] = true
+			}
 			start = -1
 		}
 	}
@@ -302,15 +315,20 @@ func identifiers(text string) map[string]bool {
 func usedImports(imports []string, used map[string]bool) []string {
 	var out []string
 	for _, imp := range imports {
-		name := strings.Trim(imp, `"'`)
-		name = path.Base(name)
-		if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) && !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".ts") {
-			name = name[i+1:]
-		}
-		name = strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
-		if used[name] && !slices.Contains(out, imp) {
+		if used[importName(imp)] && !slices.Contains(out, imp) {
 			out = append(out, imp)
 		}
 	}
 	return out
+}
+
+// importName is the name code uses for an import: the last element of
+// its path, without a .js or .ts suffix ("net/http" is http).
+func importName(imp string) string {
+	name := strings.Trim(imp, `"'`)
+	name = path.Base(name)
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) && !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".ts") {
+		name = name[i+1:]
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
 }
