@@ -96,7 +96,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}, wholes: map[int]int{}, at: map[[2]int]ctxd.Chunk{}}
+	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}, wholes: map[int]int{}, at: map[[2]int]ctxd.Chunk{}, primed: map[int]bool{}}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 
@@ -396,21 +396,7 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 		}
 	}
 	f.views[i] = vs
-	if len(vs) > 0 {
-		// Each view is counted by blocks, most of them the content's:
-		// their recorded counts spare BPE over them.
-		tokens.Prime(f.opts.Counter, c.Content)
-	}
 	return vs
-}
-
-func (f *fitter) withView(c ctxd.Chunk, v View, whole int) ctxd.Chunk {
-	r := c
-	r.Content = v.Text
-	r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
-	r.OriginalTokens = whole
-	r.Tokens = f.cost(r)
-	return r
 }
 
 type fitter struct {
@@ -419,6 +405,7 @@ type fitter struct {
 	choices map[int][]ctxd.Chunk  // by chunk index, see options
 	wholes  map[int]int           // by chunk index, see wholeCost
 	at      map[[2]int]ctxd.Chunk // by chunk and view index, see viewAt
+	primed  map[int]bool          // by chunk index, see viewAt
 }
 
 // wholeCost returns chunk i's rendered cost whole, c being cs[i], counted
@@ -432,25 +419,42 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 	return n
 }
 
-// viewAt returns withView(c, v, whole) for chunk i's view j (c being
-// cs[i], v its view j and whole its wholeCost), rendered and counted
-// once: the passes try a chunk's views again and again.
+// viewAt returns chunk i at its view j, c being cs[i], v its view j
+// and whole its wholeCost: Tokens set to its rendered cost, Truncated,
+// Truncation, Elided and OriginalTokens to the view's. It is rendered
+// and counted once: the passes try a chunk's views again and again.
 func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	k := [2]int{i, j}
 	if r, ok := f.at[k]; ok {
 		return r
 	}
-	r := f.withView(c, v, whole)
+	r := c
+	r.Content = v.Text
+	r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
+	r.OriginalTokens = whole
+	// A view the counter has not counted (one keeping the functions the
+	// request is about whole) is counted by blocks, most of them the
+	// content's: the content's recorded block counts, put in the
+	// counter's cache first (once per chunk), spare BPE over them.
+	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
+		if !f.primed[i] {
+			f.primed[i] = true
+			tokens.Prime(f.opts.Counter, c.Content)
+		}
+	})
 	f.at[k] = r
 	return r
 }
 
-func (f *fitter) cost(c ctxd.Chunk) int {
+// render returns c as the prompt shows it (its content when no Render).
+func (f *fitter) render(c ctxd.Chunk) string {
 	if f.opts.Render == nil {
-		return f.opts.Counter.Count(c.Content)
+		return c.Content
 	}
-	return f.opts.Counter.Count(f.opts.Render(c))
+	return f.opts.Render(c)
 }
+
+func (f *fitter) cost(c ctxd.Chunk) int { return f.opts.Counter.Count(f.render(c)) }
 
 // place returns chunk i as it fits in left tokens at its largest view, or
 // a reason to skip it.

@@ -78,7 +78,11 @@ type memo interface {
 	countUncached(text string) int
 }
 
-func (c *storedCounter) Count(text string) int {
+func (c *storedCounter) Count(text string) int { return c.count(text, nil) }
+
+// count is Count that calls miss (when not nil) before it runs the
+// tokenizer, when neither the memo nor the store has text's count.
+func (c *storedCounter) count(text string, miss func()) int {
 	if text == "" {
 		return 0
 	}
@@ -87,6 +91,9 @@ func (c *storedCounter) Count(text string) int {
 		k := storeKey(c.Encoding(), text)
 		if n, ok := c.store.get(k); ok {
 			return n
+		}
+		if miss != nil {
+			miss()
 		}
 		n := c.Counter.Count(text)
 		c.store.put(k, n)
@@ -102,6 +109,9 @@ func (c *storedCounter) Count(text string) int {
 	k := storeKey(c.Encoding(), text)
 	n, ok := c.store.get(k)
 	if !ok {
+		if miss != nil {
+			miss()
+		}
 		n = m.countUncached(text)
 		c.store.put(k, n)
 	}

@@ -146,6 +146,17 @@ func Prime(c Counter, text string) {
 	}
 }
 
+// CountThen returns c.Count(text), calling miss first when c is a
+// [Stored] counter that is about to run its tokenizer on text (neither
+// its memo nor its store has the count): the moment to [Prime] the base
+// text shares blocks with, and only then.
+func CountThen(c Counter, text string, miss func()) int {
+	if s, ok := c.(*storedCounter); ok {
+		return s.count(text, miss)
+	}
+	return c.Count(text)
+}
+
 // decodeVector decodes a block vector: uvarints, each at least 1 (a block
 // is never empty), summing to total. ok is false for anything else.
 func decodeVector(b []byte, total int) ([]uint32, bool) {

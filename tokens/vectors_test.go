@@ -234,3 +234,31 @@ func FuzzPrime(f *testing.F) {
 		})
 	})
 }
+
+// TestCountThen: miss runs once the counter must run BPE (a text neither
+// its memo nor its store counted), never for a known count, and the
+// count is Count's.
+func TestCountThen(t *testing.T) {
+	long := strings.Repeat("func f(x int) int { return x }\n", 20)
+	for _, text := range []string{"short text", long} {
+		s := NewCountStore()
+		c, _ := newProcess(t, O200kBase, s)
+		want := mustBackend(t, backendBPE, O200kBase).count(text)
+		misses := 0
+		miss := func() { misses++ }
+		if got := CountThen(c, text, miss); got != want || misses != 1 {
+			t.Errorf("%d bytes, first: %d tokens (want %d), %d misses (want 1)", len(text), got, want, misses)
+		}
+		if got := CountThen(c, text, miss); got != want || misses != 1 {
+			t.Errorf("%d bytes, counted: %d tokens, %d misses (want 1)", len(text), got, misses)
+		}
+		c2, _ := newProcess(t, O200kBase, s) // a new process: the store has it
+		if got := CountThen(c2, text, miss); got != want || misses != 1 {
+			t.Errorf("%d bytes, stored: %d tokens, %d misses (want 1)", len(text), got, misses)
+		}
+	}
+	plain := mustGet(O200kBase)
+	if got := CountThen(plain, "abc", func() { t.Error("miss called for a counter without a store") }); got != plain.Count("abc") {
+		t.Errorf("plain counter: %d", got)
+	}
+}
