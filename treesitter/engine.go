@@ -137,7 +137,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
-	vs := focusViews(lang, a.src, a.symbols, a.imports, opts)
+	vs := focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts)
 	viewCache.put(key, vs, viewsSize(vs))
 	return cloneViews(vs), nil
 }

@@ -48,13 +48,11 @@ var focusFunctionKinds = map[string]bool{"function": true, "method": true, "test
 // focusViews renders the focus levels from a file's symbols and imports,
 // or returns nil when opts focus nothing in it. Each view's Elided is
 // every line outside the focused spans.
-func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts Options) []View {
+func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []string, opts Options) []View {
 	if !opts.focuses() || len(syms) == 0 {
 		return nil
 	}
-	// The lines are read, never kept (the views are built by copying
-	// them): no copy of the source for them.
-	lines := strings.SplitAfter(unsafe.String(unsafe.SliceData(src), len(src)), "\n")
+	lines := splitLines(src, li)
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
@@ -181,6 +179,26 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
 	}
 	return vs
+}
+
+// splitLines returns src's lines as strings.SplitAfter(src, "\n") does,
+// cut at li (src's line index, from its analysis) when not nil instead
+// of searching src for newlines again. The lines share src's bytes (no
+// copy): they are read, never kept (the views copy them).
+func splitLines(src []byte, li lineIndex) []string {
+	text := unsafe.String(unsafe.SliceData(src), len(src))
+	if li == nil {
+		return strings.SplitAfter(text, "\n")
+	}
+	lines := make([]string, len(li))
+	for i, start := range li {
+		end := len(text)
+		if i+1 < len(li) {
+			end = li[i+1]
+		}
+		lines[i] = text[start:end]
+	}
+	return lines
 }
 
 // renderFocus returns the view at a focus level, or an error wrapping
