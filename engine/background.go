@@ -421,7 +421,9 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	c := cs[0]
 	content := c.Content
-	n := a.counter.Count(content)
+	// The content's block vector too: the views a request makes of it
+	// are counted from its blocks (tokens.Prime in compress).
+	n := tokens.CountBase(a.counter, content)
 	a.counter.Count(prompt.Section(c, a.format))
 	if ctx.Err() != nil {
 		return errAborted

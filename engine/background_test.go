@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 // analysisRepo is a repository with enough structure for views, symbols
@@ -145,6 +147,16 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 	if ms, _ := filepath.Glob(filepath.Join(analysed, "index", "analyses.*.dat")); len(ms) != 1 {
 		t.Fatalf("the analysis persisted no analyses: %v", ms)
 	}
+	// The restarted engine counted its views from the files' block
+	// vectors (tokens.Prime): the analysis recorded them.
+	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), vectorsName, tokens.VectorsKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := vecs.Len(); n == 0 {
+		t.Error("the analysis recorded no block vectors")
+	}
+	vecs.Close()
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("request %d: envelope differs with the background analysis:\n%s\nwithout:\n%s", i, got[i], want[i])

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -76,7 +77,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 func (a *analysis) views(ctx context.Context, src []byte, opts Options, left func() timeLeft) ([]View, error) {
 	lang := a.lang
 	g, _ := grammarFor(lang)
-	full := View{Level: Full, Language: lang, Text: string(src)}
+	full := View{Level: Full, Language: lang, Text: a.text()}
 	vs := []View{full}
 	prev := full
 	known := "" // the text of a checked view
@@ -136,7 +137,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
-	vs := focusViews(lang, src, a.symbols, a.imports, opts)
+	vs := focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts)
 	viewCache.put(key, vs, viewsSize(vs))
 	return cloneViews(vs), nil
 }
@@ -301,6 +302,12 @@ func touch(store *Store, lang string, src sourceSum) {
 		store.learn(key, a)
 	}
 }
+
+// text returns the analysis's source as a string without a copy: a.src
+// is the analysis's own copy of the source, never written after the
+// analysis is made (a Full view of every candidate file was a copy of it
+// per request, most of them dropped by the caller).
+func (a *analysis) text() string { return unsafe.String(unsafe.SliceData(a.src), len(a.src)) }
 
 func (a *analysis) err() error {
 	switch {
