@@ -174,14 +174,41 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	root := t.RootNode()
 	c := sitter.NewTreeCursor(root)
-	defer c.Close()
+	defer func() {
+		c.Close()
+		t.Close()
+	}()
 	hasErr := root.HasError()
+	// cached counts the nodes the cursor has handed out since t was made:
+	// go-tree-sitter keeps each in its Tree's map until the Tree is
+	// unreachable (~130 bytes a node: 43 MB for one large file of the
+	// Go tree). recursor moves the walk to a fresh copy of the tree (its
+	// subtrees shared, reference-counted in C) with an empty map, so the
+	// old map is garbage while the walk goes on.
+	cached := 0
+	recursor := func(cur *node) {
+		var path []int
+		for n := cur; n.parent != nil; n = n.parent {
+			path = append(path, n.idx)
+		}
+		t2 := t.Copy()
+		c2 := sitter.NewTreeCursor(t2.RootNode())
+		for i := len(path) - 1; i >= 0; i-- {
+			c2.GoToFirstChild()
+			for range path[i] {
+				c2.GoToNextSibling()
+			}
+		}
+		c.Close()
+		t.Close()
+		t, c, cached = t2, c2, 0
+	}
 
 	var a arena
 	mk := func(parent *node) *node {
+		cached++
 		sn := c.CurrentNode()
 		sym := sn.Symbol()
 		n := a.new()
@@ -214,6 +241,7 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				d++
 				continue
 			}
+			cached++
 			sn := c.CurrentNode()
 			if sym := int(sn.Symbol()); sym < len(g.types) && g.named[sym] {
 				leaf(g.types[sym], int(sn.StartByte()), int(sn.EndByte()))
@@ -237,6 +265,9 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	limit := -1 // depth below which nothing is copied, -1 when unlimited
 	at := -1    // depth of the shallow node that set limit
 	for {
+		if cached >= recursorEvery {
+			recursor(cur)
+		}
 		if limit < 0 && shallow != nil {
 			if d := shallow(cur); d >= 0 {
 				limit, at = depth+d, depth
@@ -273,6 +304,10 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 	}
 }
+
+// recursorEvery is how many nodes a walk reads before it moves to a
+// fresh copy of the tree (parse): a few MB of go-tree-sitter's node map.
+var recursorEvery = 1 << 14
 
 func (g *sitterGrammar) errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error) {
 	t, err := g.tree(ctx, src, timeout)

@@ -7,9 +7,11 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/cmem"
 	"github.com/ctxd/ctxd/server"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -77,6 +79,10 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		// "h14bg"); GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(serveMemoryLimit)
 	}
+	// The C heap (tree-sitter's trees) keeps freed pages otherwise.
+	trimCtx, stopTrim := context.WithCancel(ctx)
+	defer stopTrim()
+	go cmem.TrimWhileBusy(trimCtx, time.Second)
 	opts := server.Options{Root: root, Logger: log, Version: Version(), StateDir: stateDir, MaxBodyBytes: *maxBody, MaxConns: *maxConns, IdleTimeout: *idle}
 	if strings.HasPrefix(listen, "tcp:") {
 		// A TCP peer may be any local user: it serves only the workspaces
