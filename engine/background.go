@@ -386,6 +386,9 @@ var errAborted = errors.New("analysis interrupted")
 // file analyses one file as a request gathering it would see it: the
 // same text, made safe by sanitizeChunks as a request's chunks are.
 func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
+	// What the pass parses stays out of the process's caches: requests
+	// fill them with what they use.
+	ctx = treesitter.WithoutCaches(ctx)
 	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: gather.Language(rel)}}}
 	if _, _, err := sanitizeChunks(cs); err != nil {
 		return err

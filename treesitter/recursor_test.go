@@ -1,3 +1,5 @@
+//go:build cgo && !notreesitter
+
 package treesitter
 
 import (
