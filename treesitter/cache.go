@@ -133,15 +133,16 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 type noCachesKey struct{}
 
 // WithoutCaches returns ctx under which analyses and views are not put
-// into the process's caches (those found there are still used): a pass
-// over a whole tree, the daemon's background analysis, would otherwise
-// fill them with files no request asked for (~35 MB live at 100k files)
-// and evict what requests use.
+// into the process's caches (those found there are still used), nor
+// symbol-index entries into the index's memory (symbols.Index.File): a
+// pass over a whole tree, the daemon's background analysis, would
+// otherwise fill them with files no request asked for (~35 and ~20 MB
+// live at 100k files) and evict what requests use.
 func WithoutCaches(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noCachesKey{}, true)
 }
 
-// cachesOff reports a context made by WithoutCaches.
-func cachesOff(ctx context.Context) bool {
+// CachesOff reports a context made by WithoutCaches.
+func CachesOff(ctx context.Context) bool {
 	return ctx.Value(noCachesKey{}) != nil
 }

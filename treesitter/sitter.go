@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -188,16 +189,20 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	// subtrees shared, reference-counted in C) with an empty map, so the
 	// old map is garbage while the walk goes on.
 	cached := 0
-	recursor := func(cur *node) {
+	// recursor's cursor goes down to cur, then below it by the child
+	// indexes in below (the leaves walk's position).
+	recursor := func(cur *node, below []int) {
 		var path []int
 		for n := cur; n.parent != nil; n = n.parent {
 			path = append(path, n.idx)
 		}
+		slices.Reverse(path)
+		path = append(path, below...)
 		t2 := t.Copy()
 		c2 := sitter.NewTreeCursor(t2.RootNode())
-		for i := len(path) - 1; i >= 0; i-- {
+		for _, idx := range path {
 			c2.GoToFirstChild()
-			for range path[i] {
+			for range idx {
 				c2.GoToNextSibling()
 			}
 		}
@@ -232,14 +237,18 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 		return n
 	}
-	// leaves reports the named leaves below the cursor's node, not
+	// leaves reports the named leaves below the cursor's node cur, not
 	// copied, and leaves the cursor on that node.
-	leaves := func() {
-		d := 0
+	var below []int // the child indexes from cur down to the cursor
+	leaves := func(cur *node) {
+		below = below[:0]
 		for {
 			if c.GoToFirstChild() {
-				d++
+				below = append(below, 0)
 				continue
+			}
+			if cached >= recursorEvery {
+				recursor(cur, below)
 			}
 			cached++
 			sn := c.CurrentNode()
@@ -247,14 +256,15 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				leaf(g.types[sym], int(sn.StartByte()), int(sn.EndByte()))
 			}
 			for {
-				if d == 0 {
+				if len(below) == 0 {
 					return
 				}
 				if c.GoToNextSibling() {
+					below[len(below)-1]++
 					break
 				}
 				c.GoToParent()
-				d--
+				below = below[:len(below)-1]
 			}
 		}
 	}
@@ -266,7 +276,7 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	at := -1    // depth of the shallow node that set limit
 	for {
 		if cached >= recursorEvery {
-			recursor(cur)
+			recursor(cur, nil)
 		}
 		if limit < 0 && shallow != nil {
 			if d := shallow(cur); d >= 0 {
@@ -286,7 +296,7 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				leaf(cur.typ, cur.start, cur.end)
 			}
 		default:
-			leaves()
+			leaves(cur)
 		}
 		for {
 			if limit >= 0 && depth <= at {
