@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/cmem"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
@@ -405,6 +407,9 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if lang == "" {
 		return nil
 	}
+	if len(src) >= bigParse {
+		defer makeRoom(int64(len(src)) * cTreeBytes)()
+	}
 	// One parse for the symbol index and the views (none when both have
 	// the content already).
 	x := a.e.symbolIndex()
@@ -435,6 +440,54 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 		return errAborted
 	}
 	return nil
+}
+
+// bigParse is the size from which a file's parse makes room for its C
+// tree first (makeRoom): tree-sitter's tree of a 3 MB Go file (the Go
+// tree's largest) held ~35-70 MB of C heap for seconds, on top of a Go
+// heap near its limit (stdlib-100k from scratch: RSS +100 MB).
+const bigParse = 512 << 10
+
+// cTreeBytes is about what tree-sitter's C heap takes per source byte
+// while a parse's tree lives.
+const cTreeBytes = 16
+
+// roomMade is the Go memory limit before makeRoom lowered it, and what
+// the parses under way lowered it by.
+var roomMade struct {
+	sync.Mutex
+	n     int   // claims
+	base  int64 // the limit before the first
+	bytes int64 // the claims' total
+}
+
+// makeRoom lowers the Go runtime's soft memory limit (when one is set) by
+// n bytes, at most by half, for memory the runtime does not see (a large
+// parse's C tree), and returns the function that gives it back and
+// returns the C heap's free pages to the system (cmem.Trim).
+func makeRoom(n int64) (done func()) {
+	r := &roomMade
+	set := func() {
+		if r.base != math.MaxInt64 {
+			debug.SetMemoryLimit(max(r.base-r.bytes, r.base/2))
+		}
+	}
+	r.Lock()
+	defer r.Unlock()
+	if r.n == 0 {
+		r.base = debug.SetMemoryLimit(-1)
+	}
+	r.n++
+	r.bytes += n
+	set()
+	return func() {
+		r.Lock()
+		r.n--
+		r.bytes -= n
+		set()
+		r.Unlock()
+		cmem.Trim()
+	}
 }
 
 // analysisGCPercent is the collector's heap growth while a background

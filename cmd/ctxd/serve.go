@@ -27,8 +27,12 @@ Stdout carries only protocol; logs go to stderr or --log-file.`,
 	})
 }
 
-// serveMemoryLimit is the daemon's default soft memory limit.
-const serveMemoryLimit = 384 << 20
+// serveMemoryLimit is the daemon's default soft memory limit: with the
+// mapped binary (~27 MB resident) and the C heap (tree-sitter's trees,
+// trimmed every second: ~5-20 MB), a daemon on stdlib-100k stays near
+// 400 MB resident (issue 14); at 384 MiB it reached 405-415 MB once
+// the background analysis had ended and GOGC went back to 100.
+const serveMemoryLimit = 352 << 20
 
 func runServe(ctx context.Context, stdio *IO, args []string) error {
 	c := commands["serve"]
