@@ -198,17 +198,18 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 		slices.Reverse(path)
 		path = append(path, below...)
+		// The cursor is reset, not replaced: a cursor has a finalizer,
+		// which would keep its tree and map for another collection.
 		t2 := t.Copy()
-		c2 := sitter.NewTreeCursor(t2.RootNode())
+		c.Reset(t2.RootNode())
 		for _, idx := range path {
-			c2.GoToFirstChild()
+			c.GoToFirstChild()
 			for range idx {
-				c2.GoToNextSibling()
+				c.GoToNextSibling()
 			}
 		}
-		c.Close()
 		t.Close()
-		t, c, cached = t2, c2, 0
+		t, cached = t2, 0
 	}
 
 	var a arena
