@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/cmem"
 	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -134,14 +135,12 @@ func (e *Engine) AnalysisStatus() AnalysisStatus {
 	return st
 }
 
-// StartAnalysis starts the background analysis once, unless the
-// configuration (gather.background_analysis) turned it off. It returns
-// at once; Close stops it. The daemon calls it when a workspace is first
-// initialized.
+// StartAnalysis starts, once, the daemon's background work: reading
+// ahead what the first request needs (prepare) and, unless the
+// configuration (gather.background_analysis) turned it off, the
+// background analysis. It returns at once; Close stops it. The daemon
+// calls it when a workspace is first initialized.
 func (e *Engine) StartAnalysis() {
-	if !e.cfg.Gather.BackgroundAnalysis {
-		return
-	}
 	b := &e.bg
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -150,9 +149,13 @@ func (e *Engine) StartAnalysis() {
 		return
 	}
 	b.started = true
-	b.status.Enabled = true
 	ctx, cancel := context.WithCancel(context.Background())
 	b.stop = cancel
+	b.wg.Go(func() { e.prepare(ctx) })
+	if !e.cfg.Gather.BackgroundAnalysis {
+		return
+	}
+	b.status.Enabled = true
 	b.ended = make(chan struct{})
 	ended := sync.OnceFunc(func() { close(b.ended) })
 	hook := b.afterFile
@@ -160,6 +163,25 @@ func (e *Engine) StartAnalysis() {
 		defer ended()
 		e.analyseAll(ctx, hook, ended)
 	})
+}
+
+// prepare loads and starts, right after initialize, what the first
+// request would otherwise wait for: the tree's snapshot and git facts
+// (the uncommitted diff runs git), the secret scanner's rules (gitleaks
+// compiles them in ~0.1 s) and its clean set, and the persisted stores.
+// A restarted daemon's first request at 10k files waited over a second
+// for these.
+func (e *Engine) prepare(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { e.ws.Prepare(ctx, commitsParam(e.cfg.Gather.Commits)) })
+	e.loadCleanSet(ctx)
+	if sc, err := secrets.Default(); err == nil {
+		sc.Prepare()
+	}
+	e.symbolIndex()
+	e.viewStore()
+	e.countStore()
+	wg.Wait()
 }
 
 // stopAnalysis stops the background analysis and waits for it.

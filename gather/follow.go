@@ -37,6 +37,8 @@ type follower struct {
 	loadTried bool
 	gitCache  map[int]*gitCached // by commits asked for
 	lastN     int                // commits of the last request, for the background refresh
+	// gitFlights are the git facts being read, by commits asked for.
+	gitFlights map[int]*gitFlight
 
 	saveMu  sync.Mutex // serializes index writes
 	saveWG  sync.WaitGroup
@@ -53,6 +55,15 @@ type gitCached struct {
 	gen   uint64
 	info  *gitInfo
 	warns []string
+}
+
+// gitFlight is a read of git facts in progress for the watcher's
+// generation gen; done is closed when it ends, got then holds what it
+// read (nil: it was cancelled).
+type gitFlight struct {
+	gen  uint64
+	done chan struct{}
+	got  *gitCached
 }
 
 func (f *follower) mustWalk() {
@@ -264,7 +275,9 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 }
 
 // gitFacts returns the git facts for a request, from the cache when the
-// watcher has seen no change since they were read.
+// watcher has seen no change since they were read; a request arriving
+// while the same facts are being read (by Prepare or another request)
+// waits for that read instead of running git again.
 // snap returns the snapshot the untracked files are filtered by; it may
 // block until the snapshot is ready.
 func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) (*gitInfo, []string) {
@@ -279,22 +292,77 @@ func (w *Workspace) gitFacts(ctx context.Context, n int, snap func() *snapshot) 
 	gen := f.watcher.Gen()
 	f.mu.Lock()
 	f.lastN = n
-	c := f.gitCache[n]
-	f.mu.Unlock()
-	if c != nil && c.gen == gen {
+	if c := f.gitCache[n]; c != nil && c.gen == gen {
+		f.mu.Unlock()
 		return c.info, c.warns
 	}
+	if fl := f.gitFlights[n]; fl != nil && fl.gen == gen {
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-fl.done:
+		}
+		if fl.got != nil {
+			return fl.got.info, fl.got.warns
+		}
+		// That read was cancelled: read them here.
+		return w.git.facts(ctx, n, keep)
+	}
+	fl := &gitFlight{gen: gen, done: make(chan struct{})}
+	if f.gitFlights == nil {
+		f.gitFlights = map[int]*gitFlight{}
+	}
+	f.gitFlights[n] = fl
+	f.mu.Unlock()
+	defer close(fl.done)
+
 	info, warns := w.git.facts(ctx, n, keep)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gitFlights[n] == fl {
+		delete(f.gitFlights, n)
+	}
 	if ctx.Err() != nil {
 		return info, warns
 	}
-	f.mu.Lock()
 	if f.gitCache == nil {
 		f.gitCache = map[int]*gitCached{}
 	}
-	f.gitCache[n] = &gitCached{gen: gen, info: info, warns: warns}
-	f.mu.Unlock()
+	fl.got = &gitCached{gen: gen, info: info, warns: warns}
+	f.gitCache[n] = fl.got
 	return info, warns
+}
+
+// Prepare reads ahead, in a followed workspace (a daemon's), what the
+// first request needs: the snapshot (the walk, or the persisted index
+// checked against the tree) and the git facts of commits recent commits
+// (as Request.Commits), read while the tree is walked unless the walk
+// finds that git would block. A request arriving meanwhile waits for
+// them rather than doing the work again. It does nothing elsewhere.
+func (w *Workspace) Prepare(ctx context.Context, commits int) {
+	if !w.follow.usable() {
+		return
+	}
+	if commits == 0 {
+		commits = DefaultCommits
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var snap *snapshot
+	ready := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		w.gitFacts(gctx, commits, func() *snapshot { <-ready; return snap })
+	})
+	s, err := w.refresh(ctx)
+	if err != nil || s.blocksGit() {
+		cancel()
+	} else {
+		snap = s
+	}
+	close(ready)
+	wg.Wait()
 }
 
 // contentBags and setContentBags map a document's content-derived term

@@ -1,11 +1,15 @@
 package gather
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -427,5 +431,87 @@ func TestIndexIgnoredByGit(t *testing.T) {
 	}
 	if st := gitCmd(t, root, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("git status lists the index:\n%s", st)
+	}
+}
+
+// countGit puts a git on PATH that counts its runs (each appends a line
+// to the returned file) and then runs the real git.
+func countGit(t *testing.T) string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	count := filepath.Join(dir, "runs")
+	script := "#!/bin/sh\necho \"$*\" >> " + count + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return count
+}
+
+func gitRuns(t *testing.T, count string) int {
+	t.Helper()
+	b, err := os.ReadFile(count)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// Prepare reads the git facts ahead: requests arriving during or after
+// it get them without running git again, and see the uncommitted change.
+func TestPrepareReadsGitAhead(t *testing.T) {
+	root, w, _ := followedRepo(t, 20)
+	writeFile(t, root, "pkg3/file3.go", "package pkg3\n\nfunc Changed() {}\n")
+	count := countGit(t)
+
+	var wg sync.WaitGroup
+	wg.Go(func() { w.Prepare(t.Context(), 0) })
+	res := make([]*Result, 3)
+	for i := range res {
+		wg.Go(func() {
+			r, err := w.Gather(t.Context(), Request{Text: "explain Changed", Task: ctxd.TaskAnalyze})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res[i] = r
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for i, r := range res {
+		if c := chunk(r, "git:diff"); c == nil || !strings.Contains(c.Content, "pkg3/file3.go") {
+			t.Errorf("request %d: no git:diff chunk naming the changed file", i)
+		}
+	}
+	// One read for all four (the watcher's generation did not move):
+	// each git command (status, rev-parse, diff, the history's log) ran
+	// once.
+	b, err := os.ReadFile(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for line := range strings.Lines(string(b)) {
+		if seen[line] {
+			t.Errorf("git ran twice for a Prepare and 3 requests: %s", line)
+		}
+		seen[line] = true
+	}
+	runs := gitRuns(t, count)
+	if _, err := w.Gather(t.Context(), Request{Text: "explain Changed", Task: ctxd.TaskAnalyze}); err != nil {
+		t.Fatal(err)
+	}
+	if again := gitRuns(t, count); again != runs {
+		t.Errorf("a request after Prepare ran git %d more times, want 0", again-runs)
 	}
 }

@@ -1035,7 +1035,11 @@ func (ix *Index) postingsOf(hs []uint32) []*posting {
 	slices.Sort(missing)
 	ps := make([]*posting, len(missing))
 	bound := maxPostingEntries
-	if full := ix.fullPostings(); full != nil {
+	// A build still running is not waited for: the first request after a
+	// daemon (re)starts would wait for every term's postings (about a
+	// second at 10k files) to read a few of them; scanning costs it
+	// milliseconds.
+	if full := ix.full.Load(); full != nil {
 		// Expanding a term's postings costs its entries: a smaller cache
 		// keeps the most of it.
 		bound /= 2
@@ -1094,7 +1098,8 @@ func (ix *Index) scanPostings(ps []*posting, hs []uint32) {
 }
 
 // fullPostings returns ix's full postings, waiting for their build when
-// one runs; nil when there are none.
+// one runs; nil when there are none. (A request does not wait: see
+// postingsOf.)
 func (ix *Index) fullPostings() *fullPostings {
 	if ix.fullDone != nil {
 		<-ix.fullDone

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -12,10 +13,11 @@ import (
 	"github.com/ctxd/ctxd/internal/cmem"
 )
 
-// startProfile writes a CPU profile to $CTXD_CPUPROFILE and, when the
-// process ends, a heap profile to $CTXD_MEMPROFILE (both for measuring
-// ctxd itself; see BENCHMARKS.md). It returns the function that ends
-// them.
+// startProfile writes a CPU profile to $CTXD_CPUPROFILE, an execution
+// trace to $CTXD_TRACE (`go tool trace`: where a request waited) and,
+// when the process ends, a heap profile to $CTXD_MEMPROFILE (all for
+// measuring ctxd itself; see BENCHMARKS.md). It returns the function that
+// ends them.
 func startProfile() func() {
 	var stops []func()
 	if p := os.Getenv("CTXD_CPUPROFILE"); p != "" {
@@ -27,6 +29,17 @@ func startProfile() func() {
 			f.Close()
 		} else {
 			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if p := os.Getenv("CTXD_TRACE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ctxd: trace: %v\n", err)
+		} else if err := trace.Start(f); err != nil {
+			fmt.Fprintf(os.Stderr, "ctxd: trace: %v\n", err)
+			f.Close()
+		} else {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
 		}
 	}
 	if p := os.Getenv("CTXD_MEMPROFILE"); p != "" {
