@@ -436,9 +436,6 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if lang == "" {
 		return nil
 	}
-	if len(src) > maxPassParse {
-		return nil
-	}
 	var sum [32]byte
 	if len(src) >= bigParse {
 		if sum = sha256.Sum256(src); a.timedOut[sum] {
@@ -486,14 +483,6 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 // tree's largest) held ~35-70 MB of C heap for seconds, on top of a Go
 // heap near its limit (stdlib-100k from scratch: RSS +100 MB).
 const bigParse = 512 << 10
-
-// maxPassParse is the largest file the background pass parses: larger
-// ones (generated tables and op lists: the Go tree's ssa/opGen.go and
-// rewriteAMD64.go, 2-3 MB, time out at 2 s) took 35-70 MB of C heap for
-// seconds on every pass and restart, for views and symbols a request
-// seldom needs; one that does parses the file itself, as it did before
-// the pass existed. Their token counts are still made.
-const maxPassParse = 1 << 20
 
 // cTreeBytes is about what tree-sitter's C heap takes per source byte
 // while a parse's tree lives.
