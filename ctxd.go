@@ -221,9 +221,13 @@ type Facts struct {
 	Selection    *LineRange `json:"selection,omitempty"`
 	SelectedText string     `json:"selected_text,omitempty"`
 	// Mentioned reports that the request names this source (path or base
-	// name); MentionedSymbols lists identifiers of the request found in it.
+	// name); MentionedSymbols lists identifiers of the request found in it
+	// (that it defines, once its symbols are read). UsedSymbols lists
+	// those it only uses, which no gathered file defines (a library's or
+	// the language's: ValueError).
 	Mentioned        bool     `json:"mentioned,omitempty"`
 	MentionedSymbols []string `json:"mentioned_symbols,omitempty"`
+	UsedSymbols      []string `json:"used_symbols,omitempty"`
 	// InnermostFrame marks the file of the innermost stack frame inside
 	// the workspace: where the error was raised.
 	InnermostFrame bool `json:"innermost_frame,omitempty"`
@@ -448,8 +452,12 @@ var (
 )
 
 // Message returns err's text for a person: without the trailing sentinel
-// text (": invalid params") that marks the error's class for code, since
-// the message before it already says what is wrong.
+// text (": invalid params", ": over token budget") that marks the error's
+// class for code, since the message before it already says what is wrong.
 func Message(err error) string {
-	return strings.TrimSuffix(err.Error(), ": "+ErrInvalidParams.Error())
+	m := err.Error()
+	for _, s := range []error{ErrInvalidParams, ErrOverBudget} {
+		m = strings.TrimSuffix(m, ": "+s.Error())
+	}
+	return m
 }

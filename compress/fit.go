@@ -12,6 +12,7 @@ package compress
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -226,9 +227,37 @@ func qualityOf(c *ctxd.Chunk) float64 {
 		return 0.05 + 0.5*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
 	}
 	if q, ok := quality[c.Truncation]; ok {
+		if c.Truncation == ctxd.TruncFocus || c.Truncation == ctxd.TruncFocusOnly {
+			q += focusMore * focusShown(c)
+		}
 		return q
 	}
 	return quality[ctxd.TruncOutline]
+}
+
+// focusMore is what a focus view gains in quality by showing every one of
+// its focus lines' functions rather than the best one alone.
+const focusMore = 0.1
+
+// focusShown is the part of the focus lines after the first that a focus
+// view shows the functions of (0 for the best function alone, 1 for all).
+// Without it the view of the best function alone was worth as much as the
+// one with the best three, and a file the request is about (the test file
+// a test is to be added to) never grew past its one function while weaker
+// files were upgraded whole. A view without focus lines (a cursor's, an
+// error's) gains nothing.
+func focusShown(c *ctxd.Chunk) float64 {
+	fl := c.Facts.FocusLines
+	if len(fl) < 2 {
+		return 0
+	}
+	shown := 0
+	for _, l := range fl {
+		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+			shown++
+		}
+	}
+	return float64(max(shown-1, 0)) / float64(len(fl)-1)
 }
 
 // weight is the value of the chunk at rank i (0-based, by score): its

@@ -506,7 +506,7 @@ func (c *Config) Validate() error {
 		return bad("context_window", "must not be negative")
 	}
 	if err := c.Budget.Shares.Validate(); err != nil {
-		return bad("budget.shares", err.Error())
+		return bad("budget.shares", ctxd.Message(err))
 	}
 	if c.Gather.MaxFileBytes <= 0 {
 		return bad("gather.max_file_bytes", "must be positive")

@@ -53,8 +53,14 @@ type AnalysisStatus struct {
 	Total    int `json:"total"`
 	// Done is set when every file was visited.
 	Done bool `json:"done"`
-	// TookMS is how long the analysis took, once done.
+	// TookMS is how long the first pass took, once done.
 	TookMS int64 `json:"took_ms,omitempty"`
+	// Passes counts the passes that ended: the first, then one per
+	// follow-up on files created or edited on disk. A follow-up can end
+	// between two polls, so "analysing" may never be seen; a client that
+	// edited files waits for Passes to pass the value it read before the
+	// edit (an edit of no source file starts no pass).
+	Passes int `json:"passes"`
 	// Error says why the analysis stopped early (Done is then set, so a
 	// client waiting for it does not wait forever).
 	Error string `json:"error,omitempty"`
@@ -289,6 +295,7 @@ func (e *Engine) analysed(took time.Duration) {
 	defer e.bg.mu.Unlock()
 	e.bg.status.Done = true
 	e.bg.status.Analysed = e.bg.status.Total
+	e.bg.status.Passes++
 	if took > 0 {
 		e.bg.status.TookMS = took.Milliseconds()
 	}

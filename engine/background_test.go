@@ -363,6 +363,12 @@ func TestAnalysisFollowsChanges(t *testing.T) {
 			if st.Total != first.Total+2 {
 				t.Errorf("follow-up analysed %d files, want 2", st.Total-first.Total)
 			}
+			// The pass count is what a client compares: the first
+			// pass is 1, the follow-up (or two, if the watcher split
+			// the burst) ends with more.
+			if first.Passes != 1 || st.Passes <= first.Passes {
+				t.Errorf("passes %d after the first pass, %d after the follow-up", first.Passes, st.Passes)
+			}
 			break
 		}
 		select {

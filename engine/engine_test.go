@@ -423,3 +423,27 @@ func BenchmarkBuildPromptGoroot(b *testing.B) {
 		}
 	})
 }
+
+// A context budget too small for any chunk builds a prompt without
+// context, and a warning says so (not only the skipped list).
+func TestNoContextFitsWarns(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		"main.go":  "package main\n\n// Timeout says how long to wait.\ntype Timeout struct{ Connect, Read int }\n\nfunc main() {}\n",
+		"other.go": "package main\n\nfunc other() int { return 1 }\n",
+	})
+	e := newEngine(t, dir)
+	for _, tt := range []struct {
+		context int
+		warn    bool
+	}{{10, true}, {4000, false}} {
+		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain Timeout", TokenBudget: &BudgetRequest{Context: tt.context}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(env.Warnings, "\n"), "no context fits")
+		if got != tt.warn || tt.warn && len(env.Context.Chunks) != 0 {
+			t.Errorf("context %d: warning %v (want %v), %d chunks; warnings %q", tt.context, got, tt.warn, len(env.Context.Chunks), env.Warnings)
+		}
+	}
+}

@@ -35,12 +35,44 @@ const (
 // test. Chunks must be counted. It reports whether it read the symbol
 // index.
 func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
+	// A class named as a qualifier (Request of "Request.hooks") names a
+	// member, not the class's methods.
+	quals := qualifiers(request)
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
 		f := &c.Facts
-		if c.ChunkType != ctxd.ChunkFile || f.Minified || c.Tokens < focusMinTokens ||
-			f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
+		if c.ChunkType != ctxd.ChunkFile || f.Minified || f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
+			continue
+		}
+		if len(f.MentionedSymbols) > 0 && len(f.FocusLines) == 0 {
+			// A class the request names ("httpx.Timeout") keeps its
+			// methods that match the request's words best whole (its
+			// first when none does), whatever the file's size: the views
+			// keep a named function whole, but a class is no function,
+			// and its methods were collapsed like the rest.
+			if ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
+				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
+					spans, starts, _ := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
+					var among []int
+					for k, l := range starts {
+						if slices.Contains(methods, l) {
+							among = append(among, k)
+						}
+					}
+					for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+						f.FocusLines = append(f.FocusLines, starts[k])
+					}
+					if len(f.FocusLines) == 0 {
+						f.FocusLines = methods[:1]
+					}
+				}
+			}
+			if len(f.FocusLines) > 0 {
+				continue
+			}
+		}
+		if c.Tokens < focusMinTokens {
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
@@ -72,6 +104,26 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 		}
 	}
 	return looked > 0
+}
+
+// classMethods returns the first lines of the methods of the classes
+// (any definition other than a function or method, with methods nested
+// in it: Python's, JavaScript's, Java's classes; not Go's types, whose
+// methods stand apart) of defs named in names, for a class of at most
+// focusMaxLines lines.
+func classMethods(defs []index.Def, names []string) []int {
+	var out []int
+	for _, d := range defs {
+		if d.Kind == "function" || d.Kind == "method" || d.End-d.Line > focusMaxLines || !slices.Contains(names, d.Name) {
+			continue
+		}
+		for _, m := range defs {
+			if m.Kind == "method" && m.Parent == d.Name && d.Line < m.Line && m.End <= d.End && !slices.Contains(out, m.Line) {
+				out = append(out, m.Line)
+			}
+		}
+	}
+	return out
 }
 
 // appendTests appends the tests of a test file (Mocha's, Jest's and

@@ -131,6 +131,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	e.saveStores()
 	env.Context = fitted
+	if len(fitted.Chunks) == 0 && len(fitted.Skipped) > 0 {
+		// A prompt with no context at all is rarely what was meant: say
+		// so where the person or agent looks (stderr for the CLI).
+		env.Warnings = append(env.Warnings, fmt.Sprintf("no context fits the context budget of %d tokens: all %d gathered chunks were skipped; raise the budget", fitted.Budget, len(fitted.Skipped)))
+	}
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
 	more, _, err := sanitizeChunks(fitted.Chunks)
@@ -238,7 +243,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		s.warnings = append(s.warnings, w)
 	}
 	if model.EstimatorConfidence != tokens.ConfidenceExact && model.CalibrationError >= estimateWarnError {
-		s.warnings = append(s.warnings, fmt.Sprintf("token counts for %s are estimates (its tokenizer is not public): on ctxd's calibration texts they never under-count but over-count by up to %.0f%%, so the context may fill less of the budget than it could", model.Name, 100*model.CalibrationError))
+		s.warnings = append(s.warnings, fmt.Sprintf("token counts for %s %s (its tokenizer is not public): on ctxd's calibration texts they never under-count but over-count by up to %.0f%%, so the context may fill less of the budget than it could", model.Name, estimateNoticeWords, 100*model.CalibrationError))
 	}
 	if model.ContextWindow > 0 && budget.Total > model.ContextWindow {
 		s.warnings = append(s.warnings, fmt.Sprintf("token budget %d exceeds the %s context window of %d tokens; budget reduced to the window", budget.Total, model.Name, model.ContextWindow))
@@ -263,6 +268,17 @@ func (e *Engine) Describe(req PromptRequest) (*ctxd.Envelope, error) {
 		return nil, err
 	}
 	return &ctxd.Envelope{Model: s.model, TokenBudget: s.budget, Format: s.format, Root: e.root, Warnings: s.warnings}, nil
+}
+
+// estimateNoticeWords mark the warning that a model's token counts are
+// estimates (IsEstimateNotice).
+const estimateNoticeWords = "are estimates"
+
+// IsEstimateNotice reports the warning that a model's token counts are
+// estimates: the same on every request for the model, so the CLI shows it
+// with --explain only (it stays in the envelope's warnings).
+func IsEstimateNotice(w string) bool {
+	return strings.HasPrefix(w, "token counts for ") && strings.Contains(w, " "+estimateNoticeWords+" ")
 }
 
 // plan validates req and resolves the task, the model, the budget and the
@@ -321,7 +337,14 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 			contextBudget -= over
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, %d over its share; the context budget shrinks to %d", reqTokens, over, contextBudget))
 		} else {
-			room := budget.UserRequest + contextBudget - (reqTokens - counter.Count(req.UserRequest))
+			own := counter.Count(req.UserRequest)
+			room := budget.UserRequest + contextBudget - (reqTokens - own)
+			if room < min(own, minRequestTokens) {
+				// Too small for even a cut of the request: an empty or
+				// near-empty request is no prompt.
+				return nil, fmt.Errorf("token budget too small for the request: it takes %d tokens with its heading, and the request and context parts hold %d of the total %d; %s: %w",
+					reqTokens, budget.UserRequest+budget.Context, budget.Total, minBudgetHint(budget, reqTokens), ctxd.ErrOverBudget)
+			}
 			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: 0.5})
 			env.OriginalInput = req.UserRequest
 			env.UserRequest = cut.Text
@@ -330,6 +353,32 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 		}
 	}
 	return &plan{env: env, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
+}
+
+// minRequestTokens is the least of a request a prompt keeps when the
+// request is longer than its budget: below it (and below the whole
+// request) the request is refused with ctxd.ErrOverBudget, not cut to
+// nothing.
+const minRequestTokens = 32
+
+// minBudgetHint says the smallest total budget that holds a request of
+// reqTokens tokens (heading included) whole at b's shares.
+func minBudgetHint(b ctxd.Budget, reqTokens int) string {
+	parts := b.UserRequest + b.Context
+	if parts <= 0 || b.Total <= 0 {
+		return "give the request and context parts more tokens"
+	}
+	need := (reqTokens*b.Total + parts - 1) / parts
+	for ctxd.NewBudget(need, sharesOf(b)).UserRequest+ctxd.NewBudget(need, sharesOf(b)).Context < reqTokens {
+		need++
+	}
+	return fmt.Sprintf("the minimum total budget for it at these shares is %d", need)
+}
+
+// sharesOf returns the shares b's parts make of its total.
+func sharesOf(b ctxd.Budget) ctxd.Shares {
+	t := float64(b.Total)
+	return ctxd.Shares{System: float64(b.System) / t, Context: float64(b.Context) / t, Request: float64(b.UserRequest) / t, Response: float64(b.Response) / t}
 }
 
 // budget resolves the request's budget against the configuration. When

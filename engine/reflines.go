@@ -32,7 +32,7 @@ func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
 	}
 	var names []string
 	for i := range chunks {
-		for _, id := range chunks[i].Facts.MentionedSymbols {
+		for _, id := range slices.Concat(chunks[i].Facts.MentionedSymbols, chunks[i].Facts.UsedSymbols) {
 			_, name := symbols.SplitQualified(id)
 			if len(name) >= 3 && !slices.Contains(names, name) {
 				names = append(names, name)

@@ -42,7 +42,7 @@ func TestMatchSymbols(t *testing.T) {
 	e := newEngine(t, dir)
 	tests := []struct {
 		request string
-		want    map[string][]string // path → MentionedSymbols
+		want    map[string][]string // path → MentionedSymbols, then "uses " UsedSymbols
 	}{
 		{"rename Session.merge_environment_settings to merge_settings", map[string][]string{
 			"pkg/sessions.py": {"Session", "merge_environment_settings"}, "docs/environment.rst": {"merge_environment_settings"}}},
@@ -55,8 +55,11 @@ func TestMatchSymbols(t *testing.T) {
 		{"HTTPAdapter.merge_environment_settings is missing", map[string][]string{
 			"pkg/adapters.py": {"HTTPAdapter"}, "pkg/sessions.py": {"merge_environment_settings"},
 			"docs/environment.rst": {"merge_environment_settings"}}},
-		// items() is the library's: its users keep it.
-		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"items"}}},
+		// items() is the library's: its users keep it, as a name they use.
+		{"iterate with dict.items() in the merge", map[string][]string{"pkg/sessions.py": {"uses items"}}},
+		// The qualifiers of a qualified name are modules: pkg.utils is
+		// no name the files use.
+		{"test pkg.utils.get_environ_proxies", map[string][]string{"pkg/utils.py": {"get_environ_proxies"}}},
 		{"why does the adapter drop proxies", map[string][]string{}},
 	}
 	for _, tt := range tests {
@@ -79,8 +82,12 @@ func TestMatchSymbols(t *testing.T) {
 			}
 			e.matchSymbols(t.Context(), tt.request, chunks)
 			for _, c := range chunks {
-				if want := tt.want[c.Source]; !slices.Equal(c.Facts.MentionedSymbols, want) {
-					t.Errorf("%s: MentionedSymbols %q, want %q", c.Source, c.Facts.MentionedSymbols, want)
+				got := slices.Clone(c.Facts.MentionedSymbols)
+				for _, u := range c.Facts.UsedSymbols {
+					got = append(got, "uses "+u)
+				}
+				if want := tt.want[c.Source]; !slices.Equal(got, want) {
+					t.Errorf("%s: symbols %q, want %q", c.Source, got, want)
 				}
 			}
 		})
@@ -149,5 +156,52 @@ func reopener(t *testing.T, dir, state string) func() *Engine {
 		}
 		t.Cleanup(func() { e.Close() })
 		return e
+	}
+}
+
+// TestPinNamed: the one gathered file that defines a name the request
+// writes, qualified or bare, counts as named (HIGH, mentioned, with a
+// reason); a name two files define pins neither.
+func TestPinNamed(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"pkg/config.py": "class Timeout:\n    def __init__(self, connect=None):\n        self.connect = connect\n",
+		"pkg/other.py":  "def use(t):\n    return t.connect\n",
+		"pkg/a.py":      "def run(x):\n    return x\n",
+		"pkg/b.py":      "def run(y):\n    return y\n",
+	})
+	e := newEngine(t, dir)
+	tests := []struct {
+		request string
+		pinned  []string
+	}{
+		{"why does pkg.Timeout raise when only connect is given", []string{"pkg/config.py"}},
+		{"why does Timeout raise when only connect is given", []string{"pkg/config.py"}},
+		{"why does connect raise", nil}, // a lowercase word is not a code name
+		{"make pkg.run faster", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			var chunks []ctxd.Chunk
+			for _, p := range []string{"pkg/config.py", "pkg/other.py", "pkg/a.py", "pkg/b.py"} {
+				b, err := os.ReadFile(filepath.Join(dir, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b), Priority: ctxd.PriorityMedium})
+			}
+			e.matchSymbols(t.Context(), tt.request, chunks)
+			var got []string
+			for _, c := range chunks {
+				if c.Facts.Mentioned {
+					got = append(got, c.Source)
+					if c.Priority != ctxd.PriorityHigh || !slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasSuffix(r, ", named in the request") }) {
+						t.Errorf("%s pinned at %v with reasons %q", c.Source, c.Priority, c.Facts.Reasons)
+					}
+				}
+			}
+			if !slices.Equal(got, tt.pinned) {
+				t.Errorf("pinned %q, want %q", got, tt.pinned)
+			}
+		})
 	}
 }

@@ -60,6 +60,20 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			}
 		}
 	}
+	if len(c.Facts.FocusLines) > 0 && len(c.Facts.MentionedSymbols) > 0 && err == nil {
+		// The named definitions alone (a named class's header without
+		// its focused methods): the smallest view, for a file that would
+		// otherwise not fit at all.
+		bare := opts
+		bare.KeepLines = nil
+		if named, err := treesitter.FocusViews(ctx, lang, src, bare); err == nil {
+			for _, v := range named {
+				if v.Level == treesitter.FocusOnly {
+					fs = append(fs, v)
+				}
+			}
+		}
+	}
 	return orderViews(vs, fs)
 }
 

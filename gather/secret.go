@@ -20,6 +20,17 @@ var secretNames = map[string]bool{
 	".dockercfg":       true,
 	"credentials":      true, // ~/.aws/credentials and the like
 	"kubeconfig":       true, // Kubernetes client credentials
+	// Password hashes of a Unix system (and the backups passwd/shadow
+	// tools leave), for a pack or prompt rooted at /etc or a disk image.
+	"shadow":        true,
+	"shadow-":       true,
+	"gshadow":       true,
+	"gshadow-":      true,
+	"master.passwd": true, // BSD
+	"spwd.db":       true, // BSD
+	".vault-token":  true, // HashiCorp Vault CLI token
+	".s3cfg":        true, // s3cmd keys
+	".boto":         true, // gsutil/boto keys
 }
 
 // secretExts are extensions (lowercase, with the dot) of key and credential
@@ -55,7 +66,9 @@ var envExampleSuffixes = []string{".example", ".sample", ".template", ".dist", "
 // certificates (*.pem, *.key, *.p12, *.pfx, *.p8, *.ppk, id_rsa*, id_dsa*,
 // id_ecdsa*, id_ed25519*), key stores (*.keystore, *.jks, *.kdbx),
 // credential stores (.netrc, .npmrc, .yarnrc.yml, .pypirc, .git-credentials,
-// .pgpass, .my.cnf, .htpasswd, .dockercfg), credential data files
+// .pgpass, .my.cnf, .htpasswd, .dockercfg, .vault-token, .s3cfg, .boto),
+// a system's password hashes (shadow, gshadow and their "-" backups,
+// master.passwd, spwd.db), credential data files
 // (credentials*, secrets*, secret.*, service-account* with no extension or
 // a data extension such as .json, .yaml, .toml, .env: credentials.go is
 // source and is not secret), Terraform state and variables (*.tfstate,

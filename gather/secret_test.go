@@ -47,6 +47,11 @@ func TestIsSecret(t *testing.T) {
 		{"service-account.json", true},
 		{"passwords.kdbx", true},
 		{`win\path\.env`, true},
+		{"etc/shadow", true},
+		{"etc/gshadow-", true},
+		{"etc/master.passwd", true},
+		{".vault-token", true},
+		{".s3cfg", true},
 		// Code about secrets is not a secret.
 		{"credentials.go", false},
 		{"auth/secrets.go", false},
@@ -59,6 +64,9 @@ func TestIsSecret(t *testing.T) {
 		{"monkey.py", false},
 		{"README.md", false},
 		{"package.json", false},
+		{"etc/passwd", false}, // names and shells, no hashes
+		{"shadow.go", false},
+		{"ui/shadows.css", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

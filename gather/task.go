@@ -130,7 +130,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	case ctxd.TaskTest:
 		for _, t := range targets {
 			g.addTests(t, r.Depth)
-			g.addFixtures(t, min(3, r.Depth))
+			g.addFixtures(t, scores, min(3, r.Depth))
 		}
 	case ctxd.TaskRefactor:
 		for _, t := range targets {
@@ -228,27 +228,49 @@ func (g *gathering) testedSources(target string) []string {
 }
 
 // addFixtures adds test data next to a target: files under testdata/,
-// fixtures/ or __fixtures__/ in its directory.
-func (g *gathering) addFixtures(target string, n int) {
+// fixtures/ or __fixtures__/ in its directory that match the request's
+// words (at least fixtureMinShare of the best file's score), best match
+// first. The first files of testdata/ in path order came in whatever the
+// request was about (a ClientIP test brought test.proto and hello.tmpl).
+func (g *gathering) addFixtures(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
 	if IsTestFile(target) && !strings.HasSuffix(target, "_test.go") {
 		return
 	}
-	added := 0
+	top := 0.0
+	if hits := g.lexical.hits; len(hits) > 0 {
+		top = hits[0].Score
+	}
+	type fixture struct {
+		rel   string
+		score float64
+	}
+	var fs []fixture
 	for _, sub := range []string{"testdata", "fixtures", "__fixtures__"} {
 		prefix := relSlash(dir, sub) + "/"
 		for _, f := range g.snap.files {
-			if added >= n {
-				return
-			}
 			if strings.HasPrefix(f.rel, prefix) && f.doc != nil {
-				if g.add(f.rel, "fixture for "+target, ctxd.RoleTest, false) != nil {
-					added++
+				if s := scores(f.rel); s > 0 && s >= fixtureMinShare*top {
+					fs = append(fs, fixture{f.rel, s})
 				}
 			}
 		}
 	}
+	slices.SortStableFunc(fs, func(a, b fixture) int { return cmp.Compare(b.score, a.score) })
+	added := 0
+	for _, f := range fs {
+		if added >= n {
+			return
+		}
+		if g.add(f.rel, "fixture for "+target, ctxd.RoleTest, false) != nil {
+			added++
+		}
+	}
 }
+
+// fixtureMinShare is the least share of the best lexical score a fixture
+// needs to be gathered for a test task.
+const fixtureMinShare = 0.15
 
 // addSiblings adds files of the target's directory in the same language
 // (not tests), best lexical match first.
@@ -341,8 +363,14 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		g.warnings = append(g.warnings, fmt.Sprintf("%d files import %s; kept %d", len(deps), target, n))
 		deps = deps[:n]
 	}
+	// Go imports packages, not files: "imports tree.go" read as if
+	// gins.go named tree.go.
+	reason := "imports " + target
+	if lang == "go" {
+		reason = "imports the package of " + target
+	}
 	for _, d := range deps {
-		g.add(d.rel, "imports "+target, ctxd.RoleDependent, false)
+		g.add(d.rel, reason, ctxd.RoleDependent, false)
 	}
 	return nil
 }

@@ -87,9 +87,13 @@ func TestRefactorImporters(t *testing.T) {
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("dependents (-want +got):\n%s", d)
 			}
+			reason := "imports " + tt.target
+			if strings.HasSuffix(tt.target, ".go") {
+				reason = "imports the package of " + tt.target // Go imports packages
+			}
 			for _, dep := range got {
 				c := chunk(res, dep)
-				if !slices.Contains(c.Facts.Reasons, "imports "+tt.target) {
+				if !slices.Contains(c.Facts.Reasons, reason) {
 					t.Errorf("%s reasons %v", dep, c.Facts.Reasons)
 				}
 			}
@@ -398,5 +402,45 @@ func TestTraceNodeFrames(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"lib/response.js"}, innermost); d != "" {
 		t.Errorf("innermost frame (-want +got):\n%s", d)
+	}
+}
+
+// TestFixturesMatchTheRequest: a test task gathers the test data next to
+// its target that matches the request's words, best first, not the first
+// files of testdata/ in path order (a ClientIP test brought a .proto file
+// and a template).
+func TestFixturesMatchTheRequest(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"go.mod":                     "module example.com/web\n",
+		"context.go":                 "package web\n\n// ClientIP returns the client address behind a trusted proxy.\nfunc ClientIP(addr string) string { return addr }\n\n// Render renders a template.\nfunc Render(name string) string { return name }\n",
+		"context_test.go":            "package web\n\nimport \"testing\"\n\nfunc TestClientIP(t *testing.T) {\n\tif ClientIP(\"a\") != \"a\" {\n\t\tt.Fatal(\"ip\")\n\t}\n}\n",
+		"testdata/a.proto":           "syntax = \"proto3\";\nmessage Test { string label = 1; }\n",
+		"testdata/b.tmpl":            "<h1>Hello {{.name}}</h1>\n",
+		"testdata/proxy_headers.txt": "X-Forwarded-For: 10.0.0.1\nclient ip behind a trusted proxy\n",
+		"testdata/render_page.tmpl":  "<p>render page template {{.title}}</p>\n",
+	})
+	w := newTestWorkspace(t, root, Options{})
+	tests := []struct {
+		request string
+		want    []string // fixtures gathered
+	}{
+		{"add a test in context_test.go for ClientIP behind a trusted proxy", []string{"testdata/proxy_headers.txt"}},
+		{"add a test in context_test.go that Render renders the page template", []string{"testdata/render_page.tmpl"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			res := gather(t, w, Request{Task: ctxd.TaskTest, Text: tt.request})
+			var got []string
+			for _, c := range res.Chunks {
+				if slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasPrefix(r, "fixture for ") }) {
+					got = append(got, c.Source)
+				}
+			}
+			slices.Sort(got)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("fixtures (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -771,6 +771,19 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			raw = []byte(text)
 			f.Selection = nil
 		}
+		if f.Open && !f.Minified {
+			// An editor's cursor or selection past the end (a stale
+			// position, a typo in --open file:LINE) is dropped, and said. An
+			// editor puts the cursor on the line after a final newline.
+			if f.Cursor > f.Lines+1 {
+				g.warnings = append(g.warnings, fmt.Sprintf("%s: line %d is past its end (%d lines); the cursor is ignored", rel, f.Cursor, f.Lines))
+				f.Cursor = 0
+			}
+			if f.Selection != nil && f.Selection.Start > f.Lines+1 {
+				g.warnings = append(g.warnings, fmt.Sprintf("%s: the selection starts past its end (line %d of %d); it is ignored", rel, f.Selection.Start, f.Lines))
+				f.Selection = nil
+			}
+		}
 		f.Test = IsTestFile(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank

@@ -410,3 +410,41 @@ func TestGatherConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A cursor or selection past the end of an open file is dropped with a
+// warning; the line after a final newline is a real cursor position.
+func TestOpenFilePositionPastEnd(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"a.go": "package a\n\nfunc A() {}\n", // 3 lines
+	})
+	w := newTestWorkspace(t, root, Options{})
+	tests := []struct {
+		name    string
+		of      ctxd.OpenFile
+		cursor  int
+		sel     bool
+		warning string
+	}{
+		{"in range", ctxd.OpenFile{Path: "a.go", Line: 3, Selection: &ctxd.LineRange{Start: 2, End: 3}}, 3, true, ""},
+		{"after the final newline", ctxd.OpenFile{Path: "a.go", Line: 4}, 4, false, ""},
+		{"cursor past the end", ctxd.OpenFile{Path: "a.go", Line: 99999}, 0, false, "line 99999 is past its end (3 lines)"},
+		{"selection past the end", ctxd.OpenFile{Path: "a.go", Line: 1, Selection: &ctxd.LineRange{Start: 50, End: 60}}, 1, false, "the selection starts past its end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := gather(t, w, Request{Text: "explain", OpenFiles: []ctxd.OpenFile{tt.of}})
+			a := chunk(res, "a.go")
+			if a == nil {
+				t.Fatal("a.go missing")
+			}
+			if a.Facts.Cursor != tt.cursor || (a.Facts.Selection != nil) != tt.sel {
+				t.Errorf("cursor %d selection %v, want %d %v", a.Facts.Cursor, a.Facts.Selection, tt.cursor, tt.sel)
+			}
+			got := strings.Join(res.Warnings, "\n")
+			if tt.warning == "" && strings.Contains(got, "past its end") || tt.warning != "" && !strings.Contains(got, tt.warning) {
+				t.Errorf("warnings %q, want %q", got, tt.warning)
+			}
+		})
+	}
+}

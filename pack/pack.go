@@ -395,7 +395,7 @@ func (r *Result) Write(w io.Writer, format string) error {
 
 func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "# Packed repository\n\n%d files, %d tokens (%s), %d bytes", len(r.Files), r.Tokens, r.Encoding, r.Bytes)
+	fmt.Fprintf(b, "# Packed repository\n\n%s, %d tokens (%s), %d bytes", Files(len(r.Files)), r.Tokens, r.Encoding, r.Bytes)
 	if r.Redacted > 0 {
 		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
 	}
@@ -435,7 +435,7 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 	}
 	fmt.Fprintf(b, "\n%sLargest directories\n\n", h)
 	for _, d := range r.LargestDirs {
-		fmt.Fprintf(b, "- %s/: %d tokens in %d files\n", d.Path, d.Tokens, d.Files)
+		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", d.Path, d.Tokens, Files(d.Files))
 	}
 	b.WriteString("\n")
 	if len(r.Excluded) > 0 {
@@ -453,10 +453,15 @@ func (r *Result) excludedSummary() string {
 	for _, x := range r.Excluded {
 		n += x.Bytes
 	}
-	if len(r.Excluded) == 1 {
-		return fmt.Sprintf("1 file, %d bytes", n)
+	return fmt.Sprintf("%s, %d bytes", Files(len(r.Excluded)), n)
+}
+
+// Files is "1 file" or "n files".
+func Files(n int) string {
+	if n == 1 {
+		return "1 file"
 	}
-	return fmt.Sprintf("%d files, %d bytes", len(r.Excluded), n)
+	return fmt.Sprintf("%d files", n)
 }
 
 func (r *Result) writeXML(w io.Writer) error {
@@ -646,11 +651,7 @@ func (r *Result) WriteTree(w io.Writer) error {
 		name := n.name
 		if n.dir {
 			name += "/"
-			files := "files"
-			if n.files == 1 {
-				files = "file"
-			}
-			fmt.Fprintf(&b, "%10d  %s%s (%d %s)\n", n.tokens, strings.Repeat("  ", depth), name, n.files, files)
+			fmt.Fprintf(&b, "%10d  %s%s (%s)\n", n.tokens, strings.Repeat("  ", depth), name, Files(n.files))
 		} else {
 			fmt.Fprintf(&b, "%10d  %s%s\n", n.tokens, strings.Repeat("  ", depth), name)
 		}
@@ -669,7 +670,7 @@ func (r *Result) WriteTree(w io.Writer) error {
 		}
 	}
 	walk(root, 0)
-	fmt.Fprintf(&b, "total %d tokens (%s) in %d files\n", r.Tokens, r.Encoding, len(r.Files))
+	fmt.Fprintf(&b, "total %d tokens (%s) in %s\n", r.Tokens, r.Encoding, Files(len(r.Files)))
 	if len(r.LargestFiles) > 0 {
 		b.WriteString("largest files:")
 		for _, f := range r.LargestFiles {

@@ -260,6 +260,10 @@ func mention(f *ctxd.Facts) (float64, string) {
 		v += float64(n * MentionSymbolBoost)
 		why = append(why, "defines "+strings.Join(f.MentionedSymbols, ", "))
 	}
+	if n := len(f.UsedSymbols); n > 0 {
+		v += float64(n * MentionSymbolBoost)
+		why = append(why, "uses "+strings.Join(f.UsedSymbols, ", "))
+	}
 	return math.Min(v, MaxMention), strings.Join(why, "; ")
 }
 

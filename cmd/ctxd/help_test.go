@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestFirstSentence: ctxd help lists each command by its summary's first
-// sentence on one line, never cut inside a word.
+// TestFirstSentence: ctxd help lists each command by its summary's whole
+// first sentence, wrapped at words to the help's width (it was cut with
+// "…").
 func TestFirstSentence(t *testing.T) {
 	long := "Pack the repository (or the subtree PATH) into one document, with the same ignore and secret rules as prompt, exact token counts per file."
 	tests := []struct {
@@ -16,7 +17,7 @@ func TestFirstSentence(t *testing.T) {
 		{"sentence over lines", "Run the daemon: JSON-RPC 2.0 with LSP\n(Content-Length) framing.", "Run the daemon."},
 		{"two sentences", "Print a file's view at a level. Levels shrink.", "Print a file's view at a level."},
 		{"no period", "Serve the Model Context Protocol over stdio for an agent (Claude Code, Cursor, ...):\ntools ...", "Serve the Model Context Protocol over stdio for an agent (Claude Code, Cursor, ...)."},
-		{"long", long, "Pack the repository (or the subtree PATH) into one document, with the same ignore and secret rules as prompt…"},
+		{"long", long, long},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -27,11 +28,28 @@ func TestFirstSentence(t *testing.T) {
 	}
 	for name, c := range commands {
 		got := firstSentence(c.summary)
-		if strings.Contains(got, "\n") || len(got) > maxSummary+len("…") {
+		if strings.Contains(got, "\n") || strings.Contains(got, "…") {
 			t.Errorf("%s: help line %q", name, got)
 		}
-		if !strings.HasSuffix(got, ".") && !strings.HasSuffix(got, "…") {
+		if !strings.HasSuffix(got, ".") {
 			t.Errorf("%s: help line %q does not end a sentence", name, got)
+		}
+		lines := wrapWords(got, helpWidth-helpIndent)
+		if strings.Join(lines, " ") != got {
+			t.Errorf("%s: wrapped %q, want the words of %q", name, lines, got)
+		}
+		for _, l := range lines {
+			if len(l) > helpWidth-helpIndent && strings.Contains(l, " ") {
+				t.Errorf("%s: help line %q over %d columns", name, l, helpWidth-helpIndent)
+			}
+		}
+	}
+	var out strings.Builder
+	printHelp(&out)
+	cmds, _, _ := strings.Cut(out.String(), "\nRun 'ctxd help")
+	for _, l := range strings.Split(cmds, "\n") {
+		if strings.HasPrefix(l, "  ") && len(l) > helpWidth || strings.Contains(l, "…") {
+			t.Errorf("help line over %d columns or cut: %q", helpWidth, l)
 		}
 	}
 }

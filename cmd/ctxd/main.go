@@ -129,7 +129,11 @@ func printHelp(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-14s %s\n", n, firstSentence(commands[n].summary))
+		lines := wrapWords(firstSentence(commands[n].summary), helpWidth-helpIndent)
+		fmt.Fprintf(w, "  %-14s %s\n", n, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", helpIndent), l)
+		}
 	}
 	fmt.Fprintf(w, "\nRun 'ctxd help COMMAND' or 'ctxd COMMAND -h' for a command's flags.\n")
 	fmt.Fprintf(w, "\nenvironment:\n")
@@ -142,8 +146,7 @@ func printHelp(w io.Writer) {
 }
 
 // firstSentence is a summary's first sentence on one line (up to a
-// period or a colon that ends a clause), shortened at a word with "…"
-// when it is longer than maxSummary.
+// period or a colon that ends a clause), whole: ctxd help wraps it.
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for i := 0; i+1 < len(s); i++ {
@@ -155,19 +158,33 @@ func firstSentence(s string) string {
 			break
 		}
 	}
-	s = strings.TrimSuffix(strings.TrimSuffix(s, ":"), ".") + "."
-	if len(s) <= maxSummary {
-		return s
-	}
-	cut := strings.LastIndexByte(s[:maxSummary-1], ' ')
-	if cut <= 0 {
-		cut = maxSummary - 1
-	}
-	return strings.TrimRight(s[:cut], " ,;(") + "…"
+	return strings.TrimSuffix(strings.TrimSuffix(s, ":"), ".") + "."
 }
 
-// maxSummary is the longest command summary line of ctxd help.
-const maxSummary = 112
+// ctxd help's layout: lines of at most helpWidth columns, a summary's
+// continuation lines indented to its first line's column.
+const (
+	helpWidth  = 100
+	helpIndent = 17
+)
+
+// wrapWords breaks s at spaces into lines of at most width bytes (a
+// longer word stands alone on its line).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
 
 // newFlagSet returns a flag set for c that writes its usage to w and
 // reports errors instead of exiting.

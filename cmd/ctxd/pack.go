@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name: "pack",
 		args: "[flags] [PATH]",
-		summary: `Pack the repository (or the subtree PATH) into one document, with the same
+		summary: `Pack the repository (or the subtree or file PATH) into one document, with the same
 ignore and secret rules as prompt and exact token counts per file, per
 directory and in total, and a summary of the largest files and directories.`,
 		run: runPack,
@@ -24,7 +24,7 @@ directory and in total, and a summary of the largest files and directories.`,
 	register(&command{
 		name:    "tokens",
 		args:    "[flags] [PATH]",
-		summary: `Print the token tree of the repository (or the subtree PATH): every directory and file with its exact token count.`,
+		summary: `Print the token tree of the repository (or the subtree or file PATH): every directory and file with its exact token count.`,
 		run:     runTokens,
 	})
 }
@@ -50,7 +50,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	var f packFlags
 	fs.StringVar(&f.root, "root", "", "workspace root (default: the git top-level of PATH or the current directory)")
 	if name == "pack" {
-		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output")
+		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output (- for standard output; a terminal needs it)")
 		fs.StringVar(&f.format, "format", "markdown", "pack format: markdown, xml or json")
 		fs.BoolVar(&f.compress, "compress", false, "replace parsed code by its signatures view (tree-sitter)")
 	}
@@ -68,18 +68,35 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if len(pos) > 1 {
 		return usagef("give at most one PATH")
 	}
+	if name == "pack" && f.output == "" && !f.asJSON && isTerminal(io.Out) {
+		// A pack is the whole repository: hundreds of kilobytes that
+		// scroll past a terminal (gzip and tar refuse the same way).
+		return usagef("not writing a pack to a terminal: give --output FILE, redirect (ctxd pack > pack.md), or --output - to print it anyway")
+	}
+	if f.output == "-" {
+		f.output = ""
+	}
 	format, err := pack.ParseFormat(f.format)
 	if name == "pack" && err != nil {
 		return usagef("%v", err)
 	}
 	rootArg, sub := f.root, ""
 	if len(pos) == 1 {
-		abs, err := gather.Dir(pos[0])
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		// PATH is a directory or one file (`ctxd tokens main.go`).
+		abs, dir := "", ""
+		if fi, err := os.Stat(pos[0]); err == nil && fi.Mode().IsRegular() {
+			if dir, err = gather.Dir(filepath.Dir(pos[0])); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			abs = filepath.Join(dir, filepath.Base(pos[0]))
+		} else {
+			if dir, err = gather.Dir(pos[0]); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			abs = dir
 		}
 		if rootArg == "" {
-			if rootArg, err = gather.FindRoot(abs); err != nil {
+			if rootArg, err = gather.FindRoot(dir); err != nil {
 				return err
 			}
 		}
@@ -96,6 +113,11 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	root, err := engine.ResolveRoot(rootArg)
 	if err != nil {
 		return err
+	}
+	if fellBack(f.root, root) {
+		// As prompt says: `ctxd pack /etc` from inside a repository
+		// packs /etc as a workspace of its own.
+		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
 	}
 	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, nil, engine.Options{})
 	if err != nil {
@@ -127,9 +149,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		if err := res.Write(fh, format); err != nil {
 			return fmt.Errorf("pack: write %s: %w", f.output, err)
 		}
-		fmt.Fprintf(io.Err, "ctxd: packed %d files, %d tokens (%s) into %s\n", len(res.Files), res.Tokens, res.Encoding, f.output)
+		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
-			fmt.Fprintf(io.Err, "ctxd: left out as assets: %d files (--include-assets packs them; listed in the summary)\n", len(res.Excluded))
+			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
 		}
 		return fh.Close()
 	}

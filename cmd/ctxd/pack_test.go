@@ -126,6 +126,25 @@ func TestPackCommand(t *testing.T) {
 		t.Errorf("tokens tree:\n%s", out)
 	}
 
+	// PATH may be one file: its count alone.
+	out, errOut, code = runCtxd(t, dir, "", nil, "tokens", "--root", dir, filepath.Join(dir, "lib", "util.go"))
+	if code != 0 {
+		t.Fatalf("tokens FILE: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "util.go") || strings.Contains(out, "main.go") || !strings.Contains(out, "in 1 file\n") {
+		t.Errorf("tokens of one file:\n%s", out)
+	}
+
+	// A PATH outside any repository is packed as its own workspace, and
+	// said so (as prompt says it).
+	plain := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plain, "notes.txt"), []byte("plain notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runCtxd(t, dir, "", nil, "tokens", plain); code != 0 || !strings.Contains(errOut, "not in a git repository") || !strings.Contains(out, "notes.txt") {
+		t.Errorf("tokens of a plain directory: exit %d\n%s\n%s", code, errOut, out)
+	}
+
 	// Bad input is a usage error.
 	if _, _, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "yaml"); code != 2 {
 		t.Errorf("--format yaml: exit %d, want 2", code)

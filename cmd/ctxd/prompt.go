@@ -142,8 +142,13 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	// Warnings are for the person at the terminal: plain lines on stderr,
-	// not log records (they are in the envelope too).
+	// not log records (they are in the envelope too). The notice that a
+	// model's counts are estimates, the same on every run, comes with
+	// --explain only.
 	for _, w := range env.Warnings {
+		if !f.explain && engine.IsEstimateNotice(w) {
+			continue
+		}
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
 	if f.session == "" {
@@ -212,11 +217,7 @@ type progress struct {
 
 func startProgress(w io.Writer) *progress {
 	p := &progress{w: w, done: make(chan struct{})}
-	f, ok := w.(*os.File)
-	if !ok {
-		return p
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !isTerminal(w) {
 		return p
 	}
 	p.wg.Go(func() {
@@ -256,4 +257,19 @@ func (p *progress) stop() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// isTerminal reports a writer that is a terminal: a character device
+// other than the null device (`ctxd pack > /dev/null` is no terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }

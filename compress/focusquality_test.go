@@ -1,0 +1,38 @@
+package compress
+
+import (
+	"testing"
+
+	"github.com/ctxd/ctxd"
+)
+
+// TestFocusQuality: a focus view is worth more the more of its focus
+// lines' functions it shows, so the upgrade pass grows the best function
+// alone into the best three; a view without focus lines keeps its level's
+// quality.
+func TestFocusQuality(t *testing.T) {
+	focus := []int{10, 50, 90}
+	view := func(level string, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Facts: ctxd.Facts{FocusLines: focusLines}}
+	}
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"best one of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), quality[ctxd.TruncFocusOnly]},
+		{"two of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), quality[ctxd.TruncFocusOnly] + focusMore/2},
+		{"all three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.TruncFocusOnly] + focusMore},
+		{"focus view, all three", view(ctxd.TruncFocus, focus), quality[ctxd.TruncFocus] + focusMore},
+		{"no focus lines", view(ctxd.TruncFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.TruncFocusOnly]},
+		{"one focus line", view(ctxd.TruncFocusOnly, []int{10}), quality[ctxd.TruncFocusOnly]},
+		{"signatures ignore focus lines", view(ctxd.TruncSignatures, focus), quality[ctxd.TruncSignatures]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := qualityOf(tt.c); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("quality %.3f, want %.3f", got, tt.want)
+			}
+		})
+	}
+}
