@@ -68,7 +68,9 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err != nil {
 		return nil, err
 	}
-	viewCache.put(key, vs, viewsSize(vs))
+	if !CachesOff(ctx) {
+		viewCache.put(key, vs, viewsSize(vs))
+	}
 	return cloneViews(vs), nil
 }
 
@@ -138,7 +140,9 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 		return nil, err
 	}
 	vs := focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts)
-	viewCache.put(key, vs, viewsSize(vs))
+	if !CachesOff(ctx) {
+		viewCache.put(key, vs, viewsSize(vs))
+	}
 	return cloneViews(vs), nil
 }
 
@@ -239,8 +243,9 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, 
 }
 
 // analyzeKept is analyzeLeaves that puts what it parses in the process's
-// cache only when cache is set.
+// cache only when cache is set (and ctx is not WithoutCaches).
 func analyzeKept(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, leaf func(typ string, start, end int), store *Store, cache bool) (*analysis, error) {
+	cache = cache && !CachesOff(ctx)
 	key := keyOf("analysis", lang, sum, Options{})
 	if a, ok := analysisCache.get(key); ok && leaf == nil {
 		if store != nil {
