@@ -97,7 +97,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}}
+	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}, wholes: map[int]int{}, at: map[[2]int]ctxd.Chunk{}, primed: map[int]bool{}}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 
@@ -133,11 +133,11 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			continue
 		}
 		room := out.Budget - used + placed[i].Tokens
-		for _, v := range f.viewsOf(ctx, i, &cs[i]) {
+		for j, v := range f.viewsOf(ctx, i, &cs[i]) {
 			if v.Level == placed[i].Truncation {
 				break
 			}
-			if got := f.withView(cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+			if got := f.viewAt(i, j, cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
 				used += got.Tokens - placed[i].Tokens
 				placed[i] = &got
 				break
@@ -354,10 +354,10 @@ func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk
 		return cs
 	}
 	whole := *c
-	whole.Tokens = f.cost(whole)
+	whole.Tokens = f.wholeCost(i, whole)
 	cs := []ctxd.Chunk{whole}
-	for _, v := range f.viewsOf(ctx, i, c) {
-		cs = append(cs, f.withView(*c, v, whole.Tokens))
+	for j, v := range f.viewsOf(ctx, i, c) {
+		cs = append(cs, f.viewAt(i, j, *c, v, whole.Tokens))
 	}
 	f.choices[i] = cs
 	return cs
@@ -378,14 +378,14 @@ func (f *fitter) smallest(ctx context.Context, i int, c *ctxd.Chunk) int {
 // whole when it fits, else its smallest non-empty structural view, else a
 // head-and-tail cut of room tokens.
 func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
-	whole := f.cost(c)
+	whole := f.wholeCost(i, c)
 	if whole <= min(room, presenceWhole) {
 		c.Tokens = whole
 		return c, true
 	}
 	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
 		// The smallest view; larger ones cost more.
-		if r := f.withView(c, vs[len(vs)-1], whole); r.Tokens <= room {
+		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
 		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, min(room, presenceWhole)); ok {
@@ -408,7 +408,7 @@ func hasFocus(c ctxd.Chunk) bool {
 // keeps the focused functions (any but the outline), when that fits in
 // room.
 func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
-	whole := f.cost(c)
+	whole := f.wholeCost(i, c)
 	if whole <= room {
 		c.Tokens = whole
 		return c, true
@@ -418,7 +418,7 @@ func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		if vs[j].Level == string(ctxd.TruncOutline) {
 			continue
 		}
-		if r := f.withView(c, vs[j], whole); r.Tokens <= room {
+		if r := f.viewAt(i, j, c, vs[j], whole); r.Tokens <= room {
 			return r, true
 		}
 	}
@@ -450,32 +450,67 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 	return vs
 }
 
-func (f *fitter) withView(c ctxd.Chunk, v View, whole int) ctxd.Chunk {
+type fitter struct {
+	opts    Options
+	views   map[int][]View        // by chunk index
+	choices map[int][]ctxd.Chunk  // by chunk index, see options
+	wholes  map[int]int           // by chunk index, see wholeCost
+	at      map[[2]int]ctxd.Chunk // by chunk and view index, see viewAt
+	primed  map[int]bool          // by chunk index, see viewAt
+}
+
+// wholeCost returns chunk i's rendered cost whole, c being cs[i], counted
+// once: the passes ask for it again and again.
+func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
+	if n, ok := f.wholes[i]; ok {
+		return n
+	}
+	n := f.cost(c)
+	f.wholes[i] = n
+	return n
+}
+
+// viewAt returns chunk i at its view j, c being cs[i], v its view j
+// and whole its wholeCost: Tokens set to its rendered cost, Truncated,
+// Truncation, Elided and OriginalTokens to the view's. It is rendered
+// and counted once: the passes try a chunk's views again and again.
+func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
+	k := [2]int{i, j}
+	if r, ok := f.at[k]; ok {
+		return r
+	}
 	r := c
 	r.Content = v.Text
 	r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
 	r.OriginalTokens = whole
-	r.Tokens = f.cost(r)
+	// A view the counter has not counted (one keeping the functions the
+	// request is about whole) is counted by blocks, most of them the
+	// content's: the content's recorded block counts, put in the
+	// counter's cache first (once per chunk), spare BPE over them.
+	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
+		if !f.primed[i] {
+			f.primed[i] = true
+			tokens.Prime(f.opts.Counter, c.Content)
+		}
+	})
+	f.at[k] = r
 	return r
 }
 
-type fitter struct {
-	opts    Options
-	views   map[int][]View       // by chunk index
-	choices map[int][]ctxd.Chunk // by chunk index, see options
+// render returns c as the prompt shows it (its content when no Render).
+func (f *fitter) render(c ctxd.Chunk) string {
+	if f.opts.Render == nil {
+		return c.Content
+	}
+	return f.opts.Render(c)
 }
 
-func (f *fitter) cost(c ctxd.Chunk) int {
-	if f.opts.Render == nil {
-		return f.opts.Counter.Count(c.Content)
-	}
-	return f.opts.Counter.Count(f.opts.Render(c))
-}
+func (f *fitter) cost(c ctxd.Chunk) int { return f.opts.Counter.Count(f.render(c)) }
 
 // place returns chunk i as it fits in left tokens at its largest view, or
 // a reason to skip it.
 func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd.Chunk, string) {
-	whole := f.cost(c)
+	whole := f.wholeCost(i, c)
 	if whole <= left {
 		c.Tokens = whole
 		return c, ""
@@ -483,8 +518,8 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 	if left < f.opts.MinPartial {
 		return c, fmt.Sprintf("over budget: needs %d tokens, %d left", whole, left)
 	}
-	for _, v := range f.viewsOf(ctx, i, &c) {
-		if r := f.withView(c, v, whole); r.Tokens <= left {
+	for j, v := range f.viewsOf(ctx, i, &c) {
+		if r := f.viewAt(i, j, c, v, whole); r.Tokens <= left {
 			return r, ""
 		}
 	}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"math"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/cmem"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
@@ -397,10 +400,16 @@ type analyser struct {
 	e       *Engine
 	counter tokens.Counter
 	format  string
+	// timedOut holds the SHA-256 of the large contents (bigParse) whose
+	// parse ran out of time in this pass: their other copies are not
+	// parsed again (stdlib-100k: 7 copies each of ssa/opGen.go and
+	// rewriteAMD64.go, 2-3 s and ~35 MB of C heap a parse, on every
+	// pass and every restart, since nothing is stored for them).
+	timedOut map[[32]byte]bool
 }
 
 func (e *Engine) newAnalyser() *analyser {
-	a := &analyser{e: e, format: e.cfg.Format}
+	a := &analyser{e: e, format: e.cfg.Format, timedOut: map[[32]byte]bool{}}
 	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
 	a.counter = tokens.Stored(c, e.countStore())
 	if f, err := ctxd.ParseFormat(a.format); err == nil {
@@ -415,13 +424,18 @@ var errAborted = errors.New("analysis interrupted")
 // file analyses one file as a request gathering it would see it: the
 // same text, made safe by sanitizeChunks as a request's chunks are.
 func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
+	// What the pass parses stays out of the process's caches: requests
+	// fill them with what they use.
+	ctx = treesitter.WithoutCaches(ctx)
 	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: gather.Language(rel)}}}
 	if _, _, err := sanitizeChunks(cs); err != nil {
 		return err
 	}
 	c := cs[0]
 	content := c.Content
-	n := a.counter.Count(content)
+	// The content's block vector too: the views a request makes of it
+	// are counted from its blocks (tokens.Prime in compress).
+	n := tokens.CountBase(a.counter, content)
 	a.counter.Count(prompt.Section(c, a.format))
 	if ctx.Err() != nil {
 		return errAborted
@@ -431,6 +445,13 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if lang == "" {
 		return nil
 	}
+	var sum [32]byte
+	if len(src) >= bigParse {
+		if sum = sha256.Sum256(src); a.timedOut[sum] {
+			return nil
+		}
+		defer makeRoom(int64(len(src)) * cTreeBytes)()
+	}
 	// One parse for the symbol index and the views (none when both have
 	// the content already).
 	x := a.e.symbolIndex()
@@ -438,6 +459,9 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	tags, vs, err := treesitter.Prepare(ctx, lang, src, a.e.viewStore(), need)
 	if ctx.Err() != nil {
 		return errAborted
+	}
+	if te := (*treesitter.TimeoutError)(nil); len(src) >= bigParse && errors.As(err, &te) {
+		a.timedOut[sum] = true
 	}
 	if need && tags != nil && err == nil {
 		x.Add(lang, src, tags)
@@ -461,6 +485,54 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 		return errAborted
 	}
 	return nil
+}
+
+// bigParse is the size from which a file's parse makes room for its C
+// tree first (makeRoom): tree-sitter's tree of a 3 MB Go file (the Go
+// tree's largest) held ~35-70 MB of C heap for seconds, on top of a Go
+// heap near its limit (stdlib-100k from scratch: RSS +100 MB).
+const bigParse = 512 << 10
+
+// cTreeBytes is about what tree-sitter's C heap takes per source byte
+// while a parse's tree lives.
+const cTreeBytes = 16
+
+// roomMade is the Go memory limit before makeRoom lowered it, and what
+// the parses under way lowered it by.
+var roomMade struct {
+	sync.Mutex
+	n     int   // claims
+	base  int64 // the limit before the first
+	bytes int64 // the claims' total
+}
+
+// makeRoom lowers the Go runtime's soft memory limit (when one is set) by
+// n bytes, at most by half, for memory the runtime does not see (a large
+// parse's C tree), and returns the function that gives it back and
+// returns the C heap's free pages to the system (cmem.Trim).
+func makeRoom(n int64) (done func()) {
+	r := &roomMade
+	set := func() {
+		if r.base != math.MaxInt64 {
+			debug.SetMemoryLimit(max(r.base-r.bytes, r.base/2))
+		}
+	}
+	r.Lock()
+	defer r.Unlock()
+	if r.n == 0 {
+		r.base = debug.SetMemoryLimit(-1)
+	}
+	r.n++
+	r.bytes += n
+	set()
+	return func() {
+		r.Lock()
+		r.n--
+		r.bytes -= n
+		set()
+		r.Unlock()
+		cmem.Trim()
+	}
 }
 
 // analysisGCPercent is the collector's heap growth while a background

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 // analysisRepo is a repository with enough structure for views, symbols
@@ -145,6 +148,16 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 	if ms, _ := filepath.Glob(filepath.Join(analysed, "index", "analyses.*.dat")); len(ms) != 1 {
 		t.Fatalf("the analysis persisted no analyses: %v", ms)
 	}
+	// The restarted engine counted its views from the files' block
+	// vectors (tokens.Prime): the analysis recorded them.
+	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), vectorsName, tokens.VectorsKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := vecs.Len(); n == 0 {
+		t.Error("the analysis recorded no block vectors")
+	}
+	vecs.Close()
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("request %d: envelope differs with the background analysis:\n%s\nwithout:\n%s", i, got[i], want[i])
@@ -282,6 +295,41 @@ func TestLowerGC(t *testing.T) {
 		end2()
 		if got := debug.SetGCPercent(tc.before); got != tc.before {
 			t.Errorf("GOGC %d: %d after the analyses, want it back", tc.before, got)
+		}
+	}
+}
+
+// TestMakeRoom: large parses lower the soft memory limit by their claims
+// (at most by half) while they run, overlapping ones together, and it is
+// back afterwards; without a limit nothing is set.
+func TestMakeRoom(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const mb = 1 << 20
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	for _, tc := range []struct {
+		base, a, b      int64
+		withA, withBoth int64
+	}{
+		{400 * mb, 50 * mb, 30 * mb, 350 * mb, 320 * mb},
+		{400 * mb, 150 * mb, 100 * mb, 250 * mb, 200 * mb}, // at most half
+		{math.MaxInt64, 50 * mb, 30 * mb, math.MaxInt64, math.MaxInt64},
+	} {
+		debug.SetMemoryLimit(tc.base)
+		endA := makeRoom(tc.a)
+		if got := limit(); got != tc.withA {
+			t.Errorf("base %d: %d with one claim, want %d", tc.base, got, tc.withA)
+		}
+		endB := makeRoom(tc.b)
+		if got := limit(); got != tc.withBoth {
+			t.Errorf("base %d: %d with two claims, want %d", tc.base, got, tc.withBoth)
+		}
+		endA()
+		if want := max(tc.base-tc.b, tc.base/2); tc.base != math.MaxInt64 && limit() != want {
+			t.Errorf("base %d: %d after the first ended, want %d", tc.base, limit(), want)
+		}
+		endB()
+		if got := limit(); got != tc.base {
+			t.Errorf("base %d: %d after both, want it back", tc.base, got)
 		}
 	}
 }

@@ -107,6 +107,12 @@ type Engine struct {
 	// analyses (engine/viewstore.go).
 	analysesMu sync.Mutex
 	analyses   *index.Records
+	// vectorsMu guards vectors, the record file of the token counts'
+	// block vectors (engine/viewstore.go), and vectorsFailed (it could
+	// not be opened).
+	vectorsMu     sync.Mutex
+	vectors       *index.Records
+	vectorsFailed bool
 
 	// bg is the daemon's background analysis (engine/background.go).
 	bg background
@@ -164,6 +170,7 @@ func (e *Engine) Close() error {
 		e.syms.Close()
 	}
 	e.closeAnalyses()
+	e.closeVectors()
 	e.closeDefTerms()
 	return e.ws.Close()
 }

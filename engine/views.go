@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
@@ -19,8 +20,10 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
 	}
-	// One copy of the text for every call below (each would convert it).
-	src := []byte(c.Content)
+	// The text as bytes for every call below, without a copy: treesitter
+	// only reads a source (it copies what it keeps), and a copy of every
+	// candidate file per request was a tenth of the views' time.
+	src := unsafe.Slice(unsafe.StringData(c.Content), len(c.Content))
 	lang := treesitter.Detect(c.Source, src)
 	if lang == "" {
 		return nil

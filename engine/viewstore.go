@@ -72,7 +72,53 @@ func (e *Engine) countStore() *tokens.CountStore {
 		}
 		e.countsStore.Store(s)
 	})
-	return e.countsStore.Load()
+	s := e.countsStore.Load()
+	e.attachVectors(s)
+	return s
+}
+
+// vectorsName names the record file of the token counts' block vectors
+// (blockcounts.keys, blockcounts.*.dat in index/): per file content, the
+// token count of each of its blocks (tokens.CountBase), recorded by the
+// background analysis, so a restarted daemon counts a view of a file it
+// never counted with BPE over the few blocks the view does not share
+// with the file only (tokens.Prime).
+const vectorsName = "blockcounts"
+
+// maxVectorsBytes bounds the vectors' record file (about one byte per
+// 40-60 bytes of source: 4 MB for a 10k-file tree).
+const maxVectorsBytes = 96 << 20
+
+// attachVectors backs s's block vectors with their record file in index/,
+// once index/ exists.
+func (e *Engine) attachVectors(s *tokens.CountStore) {
+	e.vectorsMu.Lock()
+	defer e.vectorsMu.Unlock()
+	if e.vectors != nil || e.vectorsFailed {
+		return
+	}
+	dir := filepath.Dir(e.countsPath())
+	if !index.Exists(dir) {
+		return
+	}
+	r, err := index.OpenRecords(dir, vectorsName, tokens.VectorsKey)
+	if err != nil {
+		e.vectorsFailed = true
+		e.log.Debug("token block vectors not used", "err", err)
+		return
+	}
+	r.MaxBytes = maxVectorsBytes
+	e.vectors = r
+	s.SetVectors(r)
+}
+
+// closeVectors detaches the block vectors from the count store, then
+// compacts and closes their record file.
+func (e *Engine) closeVectors() {
+	if s := e.countsStore.Load(); s != nil {
+		s.SetVectors(nil)
+	}
+	closeRecords(&e.vectorsMu, &e.vectors)
 }
 
 // viewStore returns the engine's tree-sitter store, loaded from the state

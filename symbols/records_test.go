@@ -123,3 +123,42 @@ func TestAddMatchesFile(t *testing.T) {
 		t.Error("File parsed an added content")
 	}
 }
+
+// TestFileWithoutCaches: under treesitter.WithoutCaches an index backed
+// by a record file returns the same entries, keeps none in memory, and
+// parses each content once (the record file has it afterwards).
+func TestFileWithoutCaches(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ctx := treesitter.WithoutCaches(t.Context())
+	src := func(i int) []byte {
+		return fmt.Appendf(nil, "package a\n\nfunc Run%d() int { return %d }\n", i, i)
+	}
+	for i := range 3 {
+		for range 2 { // parsed, then read from the record file
+			e, err := x.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+			if err != nil || e == nil {
+				t.Fatalf("file %d: %v %v", i, e, err)
+			}
+			if len(e.Defs) != 1 || e.Defs[0].Name != fmt.Sprintf("Run%d", i) {
+				t.Errorf("file %d: defs %+v", i, e.Defs)
+			}
+		}
+	}
+	if n := x.Len(); n != 0 {
+		t.Errorf("%d entries in memory, want 0", n)
+	}
+	if n := x.Parses(); n != 3 {
+		t.Errorf("%d parses, want 3", n)
+	}
+	if _, err := x.File(t.Context(), "f0.go", src(0)); err != nil || x.Len() != 1 || x.Parses() != 3 {
+		t.Errorf("a request's File: %v, %d in memory, %d parses; want 1 and 3", err, x.Len(), x.Parses())
+	}
+}

@@ -175,12 +175,15 @@ func Key(lang string, src []byte) [32]byte {
 // parsing it only when no entry has its content. It returns nil and no
 // error for a file in no language tree-sitter reads. A file that does not
 // parse (too large, timed out) gets no entry and returns the error.
+// Under [treesitter.WithoutCaches], an index backed by a record file
+// keeps the entry only there, not in memory.
 func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbols, error) {
 	lang := treesitter.Detect(rel, src)
 	if lang == "" {
 		return nil, nil
 	}
 	k := Key(lang, src)
+	keep := !treesitter.CachesOff(ctx)
 	for {
 		x.mu.Lock()
 		if e, ok := x.entries[k]; ok {
@@ -188,7 +191,9 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 			return e, nil
 		}
 		if e := x.stored(k); e != nil {
-			x.remember(k, e)
+			if keep {
+				x.remember(k, e)
+			}
 			x.mu.Unlock()
 			return e, nil
 		}
@@ -209,7 +214,7 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 	x.mu.Lock()
 	close(x.parsing[k])
 	delete(x.parsing, k)
-	if err == nil {
+	if err == nil && (keep || x.records() == nil) {
 		x.remember(k, e)
 	}
 	x.mu.Unlock()

@@ -29,7 +29,8 @@ const minBlockText = 1024
 // blockMinLen is the shortest block (but a text's last): a block costs
 // two hashes and a lookup, about what counting a short line costs. On the
 // 10k-file tree's never-seen requests, 24 found 59% of the bytes counted
-// in the cache, 0 61%, 64 52% (h14count notes).
+// in the cache, 0 61%, 64 52% (h14count notes). Persisted block vectors
+// depend on it and on blockBoundary: change VectorsKey with either.
 const blockMinLen = 24
 
 // blockCacheSlots is the size of each shared counter's block cache: 24
@@ -223,19 +224,6 @@ func (c *blockCache) len() int {
 // each from cache or counted by count and recorded there.
 func (c *blockCache) countBlocks(text string, minLen int, count func(string) int) int {
 	total := 0
-	splitBlocks(text, minLen, func(block string) {
-		if uint64(len(block)) > 1<<32-1 {
-			total += count(block) // a length the key cannot hold
-			return
-		}
-		k := c.key(block)
-		if n, ok := c.get(k); ok {
-			total += n
-			return
-		}
-		n := count(block)
-		c.put(k, n)
-		total += n
-	})
+	splitBlocks(text, minLen, func(block string) { total += c.countBlock(block, count) })
 	return total
 }

@@ -102,20 +102,27 @@ func (c *exactCounter) count(text string) int {
 	return c.blocks.countBlocks(text, blockMinLen, c.backend.count)
 }
 
-// cached returns text's count when the in-process cache holds it.
-func (c *exactCounter) cached(text string) (int, bool) {
+// memoKey returns text's key in the in-process cache, false when the
+// cache does not keep counts of text (memo, for a [CountStore]).
+func (c *exactCounter) memoKey(text string) (cacheKey, bool) {
 	if c.cache == nil || len(text) < minCachedLen {
-		return 0, false
+		return cacheKey{}, false
 	}
-	return c.cache.get(c.cache.key(text))
+	return c.cache.key(text), true
 }
 
-// remember puts a count learned elsewhere (a [CountStore]) in the
-// in-process cache.
-func (c *exactCounter) remember(text string, n int) {
-	if c.cache != nil && len(text) >= minCachedLen {
-		c.cache.put(c.cache.key(text), n)
+// cachedKey returns the count the in-process cache holds under k.
+func (c *exactCounter) cachedKey(k cacheKey) (int, bool) { return c.cache.get(k) }
+
+// rememberKey puts a count under k in the in-process cache.
+func (c *exactCounter) rememberKey(k cacheKey, n int) { c.cache.put(k, n) }
+
+// countUncached counts text without the in-process cache.
+func (c *exactCounter) countUncached(text string) int {
+	if text == "" {
+		return 0
 	}
+	return c.count(text)
 }
 
 func (c *exactCounter) Encoding() string { return c.name }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // A CountStore keeps token counts across processes, keyed by a hash of
@@ -24,6 +25,8 @@ type CountStore struct {
 	dirty  bool
 	hits   int
 	misses int
+	// vectors keeps block vectors (vectors.go), nil for none.
+	vectors VectorStore
 }
 
 // countKey is the first 16 bytes of SHA-256 over the encoding, a zero
@@ -66,37 +69,65 @@ type storedCounter struct {
 // memo is a counter's in-process cache, asked before the store: its key
 // (two maphash values) costs far less than the store's SHA-256.
 type memo interface {
-	cached(text string) (int, bool)
-	remember(text string, n int)
+	// memoKey returns text's key, false when the memo does not keep
+	// counts of such a text (too short, no cache).
+	memoKey(text string) (cacheKey, bool)
+	cachedKey(k cacheKey) (int, bool)
+	rememberKey(k cacheKey, n int)
+	// countUncached counts text without asking or filling the memo.
+	countUncached(text string) int
 }
 
-func (c *storedCounter) Count(text string) int {
+func (c *storedCounter) Count(text string) int { return c.count(text, nil) }
+
+// count is Count that calls miss (when not nil) before it runs the
+// tokenizer, when neither the memo nor the store has text's count.
+func (c *storedCounter) count(text string, miss func()) int {
 	if text == "" {
 		return 0
 	}
 	m, _ := c.Counter.(memo)
-	if m != nil {
-		if n, ok := m.cached(text); ok {
+	if m == nil {
+		k := storeKey(c.Encoding(), text)
+		if n, ok := c.store.get(k); ok {
+			return n
+		}
+		if miss != nil {
+			miss()
+		}
+		n := c.Counter.Count(text)
+		c.store.put(k, n)
+		return n
+	}
+	// The memo's key is hashed once, for the lookup and the put.
+	mk, memoized := m.memoKey(text)
+	if memoized {
+		if n, ok := m.cachedKey(mk); ok {
 			return n
 		}
 	}
 	k := storeKey(c.Encoding(), text)
-	if n, ok := c.store.get(k); ok {
-		if m != nil {
-			m.remember(text, n)
+	n, ok := c.store.get(k)
+	if !ok {
+		if miss != nil {
+			miss()
 		}
-		return n
+		n = m.countUncached(text)
+		c.store.put(k, n)
 	}
-	n := c.Counter.Count(text)
-	c.store.put(k, n)
+	if memoized {
+		m.rememberKey(mk, n)
+	}
 	return n
 }
 
+// storeKey hashes the text in place: a []byte conversion would copy every
+// long text counted (a view of a file never seen, say) only to hash it.
 func storeKey(encoding, text string) countKey {
 	h := sha256.New()
 	h.Write([]byte(encoding))
 	h.Write([]byte{0})
-	h.Write([]byte(text))
+	h.Write(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return countKey(sum[:16])

@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"sync"
@@ -125,4 +126,23 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
+}
+
+// noCachesKey marks a context whose parses leave the process's caches
+// alone (WithoutCaches).
+type noCachesKey struct{}
+
+// WithoutCaches returns ctx under which analyses and views are not put
+// into the process's caches (those found there are still used), nor
+// symbol-index entries into the index's memory (symbols.Index.File): a
+// pass over a whole tree, the daemon's background analysis, would
+// otherwise fill them with files no request asked for (~35 and ~20 MB
+// live at 100k files) and evict what requests use.
+func WithoutCaches(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCachesKey{}, true)
+}
+
+// CachesOff reports a context made by WithoutCaches.
+func CachesOff(ctx context.Context) bool {
+	return ctx.Value(noCachesKey{}) != nil
 }

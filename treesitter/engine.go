@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -67,7 +68,9 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err != nil {
 		return nil, err
 	}
-	viewCache.put(key, vs, viewsSize(vs))
+	if !CachesOff(ctx) {
+		viewCache.put(key, vs, viewsSize(vs))
+	}
 	return cloneViews(vs), nil
 }
 
@@ -76,7 +79,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 func (a *analysis) views(ctx context.Context, src []byte, opts Options, left func() timeLeft) ([]View, error) {
 	lang := a.lang
 	g, _ := grammarFor(lang)
-	full := View{Level: Full, Language: lang, Text: string(src)}
+	full := View{Level: Full, Language: lang, Text: a.text()}
 	vs := []View{full}
 	prev := full
 	known := "" // the text of a checked view
@@ -136,8 +139,10 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
-	vs := focusViews(lang, src, a.symbols, a.imports, opts)
-	viewCache.put(key, vs, viewsSize(vs))
+	vs := focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts)
+	if !CachesOff(ctx) {
+		viewCache.put(key, vs, viewsSize(vs))
+	}
 	return cloneViews(vs), nil
 }
 
@@ -238,8 +243,9 @@ func analyzeLeaves(ctx context.Context, lang string, src []byte, sum sourceSum, 
 }
 
 // analyzeKept is analyzeLeaves that puts what it parses in the process's
-// cache only when cache is set.
+// cache only when cache is set (and ctx is not WithoutCaches).
 func analyzeKept(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, leaf func(typ string, start, end int), store *Store, cache bool) (*analysis, error) {
+	cache = cache && !CachesOff(ctx)
 	key := keyOf("analysis", lang, sum, Options{})
 	if a, ok := analysisCache.get(key); ok && leaf == nil {
 		if store != nil {
@@ -301,6 +307,12 @@ func touch(store *Store, lang string, src sourceSum) {
 		store.learn(key, a)
 	}
 }
+
+// text returns the analysis's source as a string without a copy: a.src
+// is the analysis's own copy of the source, never written after the
+// analysis is made (a Full view of every candidate file was a copy of it
+// per request, most of them dropped by the caller).
+func (a *analysis) text() string { return unsafe.String(unsafe.SliceData(a.src), len(a.src)) }
 
 func (a *analysis) err() error {
 	switch {

@@ -68,7 +68,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if err != nil {
 		return nil, err
 	}
-	return focusViews(lang, src, syms.Symbols, syms.Imports, opts), nil
+	return focusViews(lang, src, nil, syms.Symbols, syms.Imports, opts), nil
 }
 
 // SymbolsStored is [Symbols]: without tree-sitter there is no analysis to

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -47,11 +48,11 @@ var focusFunctionKinds = map[string]bool{"function": true, "method": true, "test
 // focusViews renders the focus levels from a file's symbols and imports,
 // or returns nil when opts focus nothing in it. Each view's Elided is
 // every line outside the focused spans.
-func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts Options) []View {
+func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []string, opts Options) []View {
 	if !opts.focuses() || len(syms) == 0 {
 		return nil
 	}
-	lines := strings.SplitAfter(string(src), "\n")
+	lines := splitLines(src, li)
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
@@ -85,7 +86,16 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 			focused.WriteString(lines[l-1])
 		}
 	}
-	used := identifiers(focused.String())
+	// Only the names looked up below are collected: a map of every
+	// identifier of the focused code was a tenth of the focus views' time.
+	names := make(map[string]bool, len(syms)+len(imports))
+	for _, s := range syms {
+		names[s.Name] = true
+	}
+	for _, imp := range imports {
+		names[importName(imp)] = true
+	}
+	used := identifiersIn(focused.String(), names)
 	parents := map[string]bool{}
 	for _, s := range syms {
 		if inSpan(s.Start) && s.Parent != "" {
@@ -169,6 +179,26 @@ func focusViews(lang string, src []byte, syms []Symbol, imports []string, opts O
 		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
 	}
 	return vs
+}
+
+// splitLines returns src's lines as strings.SplitAfter(src, "\n") does,
+// cut at li (src's line index, from its analysis) when not nil instead
+// of searching src for newlines again. The lines share src's bytes (no
+// copy): they are read, never kept (the views copy them).
+func splitLines(src []byte, li lineIndex) []string {
+	text := unsafe.String(unsafe.SliceData(src), len(src))
+	if li == nil {
+		return strings.SplitAfter(text, "\n")
+	}
+	lines := make([]string, len(li))
+	for i, start := range li {
+		end := len(text)
+		if i+1 < len(li) {
+			end = li[i+1]
+		}
+		lines[i] = text[start:end]
+	}
+	return lines
 }
 
 // renderFocus returns the view at a focus level, or an error wrapping
@@ -277,8 +307,10 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// identifiers returns the identifier-like words of text.
-func identifiers(text string) map[string]bool {
+// identifiersIn returns the identifier-like words of text that are among
+// names (a map of every word of the text would mostly hold words nobody
+// looks up).
+func identifiersIn(text string, names map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	start := -1
 	for i := 0; i <= len(text); i++ {
@@ -287,7 +319,9 @@ func identifiers(text string) map[string]bool {
 		case ident && start < 0:
 			start = i
 		case !ident && start >= 0:
-			out[text[start:i]] = true
+			if w := text[start:i]; names[w] {
+				out[w] = true
+			}
 			start = -1
 		}
 	}
@@ -299,15 +333,20 @@ func identifiers(text string) map[string]bool {
 func usedImports(imports []string, used map[string]bool) []string {
 	var out []string
 	for _, imp := range imports {
-		name := strings.Trim(imp, `"'`)
-		name = path.Base(name)
-		if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) && !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".ts") {
-			name = name[i+1:]
-		}
-		name = strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
-		if used[name] && !slices.Contains(out, imp) {
+		if used[importName(imp)] && !slices.Contains(out, imp) {
 			out = append(out, imp)
 		}
 	}
 	return out
+}
+
+// importName is the name code uses for an import: the last element of
+// its path, without a .js or .ts suffix ("net/http" is http).
+func importName(imp string) string {
+	name := strings.Trim(imp, `"'`)
+	name = path.Base(name)
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) && !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".ts") {
+		name = name[i+1:]
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
 }

@@ -1,7 +1,7 @@
 package treesitter
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -12,6 +12,7 @@ import (
 // that says what the file covers, as a file's presence costs.
 func outlineText(syms []Symbol) string {
 	var b strings.Builder
+	var num []byte // scratch for a line number
 	for i, s := range syms {
 		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
 			continue // "var a, b = 1, 2" defines two symbols on one line
@@ -22,7 +23,11 @@ func outlineText(syms []Symbol) string {
 		for range s.Depth {
 			b.WriteString("  ")
 		}
-		fmt.Fprintf(&b, "%d: %s\n", s.Start, s.Signature)
+		num = strconv.AppendInt(num[:0], int64(s.Start), 10) // no fmt: a line per symbol of every candidate file
+		b.Write(num)
+		b.WriteString(": ")
+		b.WriteString(s.Signature)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

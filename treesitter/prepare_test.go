@@ -83,3 +83,48 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 }
+
+// TestWithoutCaches: under WithoutCaches, Views, FocusViews and
+// SymbolsStored give what they give otherwise and put nothing into the
+// process caches; what is there already is still used.
+func TestWithoutCaches(t *testing.T) {
+	for _, c := range storeCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			resetCaches()
+			ctx := WithoutCaches(t.Context())
+			s := NewStore()
+			vs, verr := Views(ctx, c.lang, c.src, Options{Store: s})
+			fs, ferr := SymbolsStored(ctx, c.lang, c.src, s)
+			fv, fverr := FocusViews(ctx, c.lang, c.src, Options{Store: s})
+			if n := analysisCache.len() + viewCache.len(); n != 0 {
+				t.Errorf("%d entries in the process caches", n)
+			}
+			resetCaches()
+			wvs, wverr := Views(t.Context(), c.lang, c.src, Options{})
+			wfs, wferr := SymbolsStored(t.Context(), c.lang, c.src, nil)
+			wfv, wfverr := FocusViews(t.Context(), c.lang, c.src, Options{})
+			if (verr == nil) != (wverr == nil) || (ferr == nil) != (wferr == nil) || (fverr == nil) != (wfverr == nil) {
+				t.Fatalf("errors differ: %v %v %v, want %v %v %v", verr, ferr, fverr, wverr, wferr, wfverr)
+			}
+			if d := cmp.Diff(wvs, vs); d != "" {
+				t.Errorf("views (-cached +without):\n%s", d)
+			}
+			if d := cmp.Diff(wfs, fs); d != "" {
+				t.Errorf("symbols (-cached +without):\n%s", d)
+			}
+			if d := cmp.Diff(wfv, fv); d != "" {
+				t.Errorf("focus views (-cached +without):\n%s", d)
+			}
+			if analysisCache.len() == 0 {
+				return // nothing cached: a file with syntax errors
+			}
+			n := analysisCache.len() + viewCache.len()
+			if _, err := Views(ctx, c.lang, c.src, Options{}); (err == nil) != (wverr == nil) {
+				t.Errorf("views from the cache: %v", err)
+			}
+			if m := analysisCache.len() + viewCache.len(); m != n {
+				t.Errorf("%d entries in the caches after a hit, want %d", m, n)
+			}
+		})
+	}
+}

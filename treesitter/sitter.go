@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -174,14 +175,46 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	root := t.RootNode()
 	c := sitter.NewTreeCursor(root)
-	defer c.Close()
+	defer func() {
+		c.Close()
+		t.Close()
+	}()
 	hasErr := root.HasError()
+	// cached counts the nodes the cursor has handed out since t was made:
+	// go-tree-sitter keeps each in its Tree's map until the Tree is
+	// unreachable (~130 bytes a node: 43 MB for one large file of the
+	// Go tree). recursor moves the walk to a fresh copy of the tree (its
+	// subtrees shared, reference-counted in C) with an empty map, so the
+	// old map is garbage while the walk goes on.
+	cached := 0
+	// recursor's cursor goes down to cur, then below it by the child
+	// indexes in below (the leaves walk's position).
+	recursor := func(cur *node, below []int) {
+		var path []int
+		for n := cur; n.parent != nil; n = n.parent {
+			path = append(path, n.idx)
+		}
+		slices.Reverse(path)
+		path = append(path, below...)
+		// The cursor is reset, not replaced: a cursor has a finalizer,
+		// which would keep its tree and map for another collection.
+		t2 := t.Copy()
+		c.Reset(t2.RootNode())
+		for _, idx := range path {
+			c.GoToFirstChild()
+			for range idx {
+				c.GoToNextSibling()
+			}
+		}
+		t.Close()
+		t, cached = t2, 0
+	}
 
 	var a arena
 	mk := func(parent *node) *node {
+		cached++
 		sn := c.CurrentNode()
 		sym := sn.Symbol()
 		n := a.new()
@@ -205,28 +238,34 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 		return n
 	}
-	// leaves reports the named leaves below the cursor's node, not
+	// leaves reports the named leaves below the cursor's node cur, not
 	// copied, and leaves the cursor on that node.
-	leaves := func() {
-		d := 0
+	var below []int // the child indexes from cur down to the cursor
+	leaves := func(cur *node) {
+		below = below[:0]
 		for {
 			if c.GoToFirstChild() {
-				d++
+				below = append(below, 0)
 				continue
 			}
+			if cached >= recursorEvery {
+				recursor(cur, below)
+			}
+			cached++
 			sn := c.CurrentNode()
 			if sym := int(sn.Symbol()); sym < len(g.types) && g.named[sym] {
 				leaf(g.types[sym], int(sn.StartByte()), int(sn.EndByte()))
 			}
 			for {
-				if d == 0 {
+				if len(below) == 0 {
 					return
 				}
 				if c.GoToNextSibling() {
+					below[len(below)-1]++
 					break
 				}
 				c.GoToParent()
-				d--
+				below = below[:len(below)-1]
 			}
 		}
 	}
@@ -237,6 +276,9 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	limit := -1 // depth below which nothing is copied, -1 when unlimited
 	at := -1    // depth of the shallow node that set limit
 	for {
+		if cached >= recursorEvery {
+			recursor(cur, nil)
+		}
 		if limit < 0 && shallow != nil {
 			if d := shallow(cur); d >= 0 {
 				limit, at = depth+d, depth
@@ -255,7 +297,7 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				leaf(cur.typ, cur.start, cur.end)
 			}
 		default:
-			leaves()
+			leaves(cur)
 		}
 		for {
 			if limit >= 0 && depth <= at {
@@ -273,6 +315,10 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 		}
 	}
 }
+
+// recursorEvery is how many nodes a walk reads before it moves to a
+// fresh copy of the tree (parse): a few MB of go-tree-sitter's node map.
+var recursorEvery = 1 << 14
 
 func (g *sitterGrammar) errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error) {
 	t, err := g.tree(ctx, src, timeout)

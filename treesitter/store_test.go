@@ -313,7 +313,7 @@ func FuzzDecodeStore(f *testing.F) {
 				a.apply(es)
 				a.render(ctx, g, level, o, left, nil)
 			}
-			focusViews(lang, src, a.symbols, a.imports, o)
+			focusViews(lang, src, a.lines, a.symbols, a.imports, o)
 		}
 		outlineText(a.symbols)
 		a.err()

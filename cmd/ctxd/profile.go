@@ -6,7 +6,11 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/cmem"
 )
 
 // startProfile writes a CPU profile to $CTXD_CPUPROFILE, an execution
@@ -60,7 +64,9 @@ func startProfile() func() {
 			go func() {
 				// p.stats gets a line a profile: seconds, then the
 				// heap in use, the heap held from the OS (not
-				// released) and all the runtime holds, in MiB.
+				// released) and all the runtime holds, the C heap
+				// in use and held (glibc), and the resident set,
+				// in MiB.
 				stats, _ := os.Create(p + ".stats")
 				t0 := time.Now()
 				for n := 1; ; n++ {
@@ -72,8 +78,9 @@ func startProfile() func() {
 					if stats != nil {
 						var m runtime.MemStats
 						runtime.ReadMemStats(&m)
-						fmt.Fprintf(stats, "%d %.0f inuse=%d held=%d sys=%d gcs=%d\n", n, time.Since(t0).Seconds(),
-							m.HeapInuse>>20, (m.HeapSys-m.HeapReleased)>>20, (m.Sys-m.HeapReleased)>>20, m.NumGC)
+						cu, ch, _ := cmem.Stats()
+						fmt.Fprintf(stats, "%d %.0f inuse=%d held=%d sys=%d gcs=%d c_inuse=%d c_held=%d rss=%d\n", n, time.Since(t0).Seconds(),
+							m.HeapInuse>>20, (m.HeapSys-m.HeapReleased)>>20, (m.Sys-m.HeapReleased)>>20, m.NumGC, cu>>20, ch>>20, vmRSS()>>10)
 					}
 				}
 			}()
@@ -84,4 +91,19 @@ func startProfile() func() {
 			s()
 		}
 	}
+}
+
+// vmRSS is the process's resident set in KiB (Linux), 0 elsewhere.
+func vmRSS() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return k
+		}
+	}
+	return 0
 }
