@@ -229,6 +229,11 @@ func qualityOf(c *ctxd.Chunk) float64 {
 	if q, ok := quality[c.Truncation]; ok {
 		if c.Truncation == ctxd.TruncFocus || c.Truncation == ctxd.TruncFocusOnly {
 			q += focusMore * focusShown(c)
+			if focusNone(c) {
+				// The named definitions alone (engine's smallest focus
+				// view), without a function the focus lines chose.
+				q -= focusMore
+			}
 		}
 		return q
 	}
@@ -258,6 +263,23 @@ func focusShown(c *ctxd.Chunk) float64 {
 		}
 	}
 	return float64(max(shown-1, 0)) / float64(len(fl)-1)
+}
+
+// focusNone reports a focus view with focus lines that shows none of
+// their functions: worth less than the view of the best one, or the
+// upgrade pass had no reason to grow a file from its named type (Client)
+// to the function that answers (redirectBehavior).
+func focusNone(c *ctxd.Chunk) bool {
+	fl := c.Facts.FocusLines
+	if len(fl) == 0 {
+		return false
+	}
+	for _, l := range fl {
+		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+			return false
+		}
+	}
+	return true
 }
 
 // weight is the value of the chunk at rank i (0-based, by score): its

@@ -27,6 +27,10 @@ func TestFocusQuality(t *testing.T) {
 		{"no focus lines", view(ctxd.TruncFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.TruncFocusOnly]},
 		{"one focus line", view(ctxd.TruncFocusOnly, []int{10}), quality[ctxd.TruncFocusOnly]},
 		{"signatures ignore focus lines", view(ctxd.TruncSignatures, focus), quality[ctxd.TruncSignatures]},
+		// The named definitions alone: none of the focus lines' functions.
+		{"none of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), quality[ctxd.TruncFocusOnly] - focusMore},
+		{"none of one", view(ctxd.TruncFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), quality[ctxd.TruncFocusOnly] - focusMore},
+		{"focus view, none", view(ctxd.TruncFocus, focus, ctxd.LineRange{Start: 5, End: 95}), quality[ctxd.TruncFocus] - focusMore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
@@ -83,27 +84,155 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 		if err != nil || ent == nil {
 			continue
 		}
-		// A request word the file defines focuses it already (the focus
-		// views keep that definition); one it only mentions (an all-caps
-		// word such as NUL or EOF in a comment) does not.
-		if slices.ContainsFunc(ent.Defs, func(d index.Def) bool { return slices.Contains(f.MentionedSymbols, d.Name) }) {
-			continue
+		// A request word the file defines is kept whole by the views
+		// already, but it is not always the code that answers: a named
+		// type (http.Client) or a function that merely shares a word of the
+		// request (Post for "a POST request") left the function whose body
+		// holds the request's other words (redirectBehavior: 307, GetBody,
+		// redirect) collapsed, even with the file open. The focus lines are
+		// chosen among the other functions, by their text.
+		var named []int // first lines of the definitions named
+		for _, d := range ent.Defs {
+			if len(f.MentionedSymbols) > 0 && slices.Contains(f.MentionedSymbols, d.Name) {
+				named = append(named, d.Line)
+			}
 		}
 		spans, starts, tests := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
 		var among []int // nil: every span
-		if task != ctxd.TaskTest && slices.Contains(tests, true) {
+		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
 			among = []int{}
 			for k, t := range tests {
-				if !t {
+				if !(t && task != ctxd.TaskTest) && !slices.Contains(named, starts[k]) {
 					among = append(among, k)
 				}
 			}
 		}
-		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+		limit := focusDefs
+		if len(named) > 0 {
+			// Beside what the request names, the best one only: three
+			// more functions whole in every view of such a file cost the
+			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
+			limit = 1
+		}
+		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
+		}
+		if gather.IsTestFile(c.Source) {
+			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
 	}
 	return looked > 0
+}
+
+// Limits of usedDefs: a helper function of at most usedFuncLines lines, a
+// table (any other top-level declaration) of at most usedDeclLines, and
+// at most usedDefsMax of them per file.
+const (
+	usedFuncLines = 30
+	usedDeclLines = 60
+	usedDefsMax   = 3
+)
+
+// usedDefs returns the first lines of the short top-level definitions of
+// a test file (defs, its content content) that the functions at focus use
+// by name and that focus does not hold: the table a table-driven test
+// loops over (cutTests for TestCut), the setup helper that sets the
+// fixture values its asserts compare against. The views show a focused
+// function whole but what it uses as one outline line, and a new test
+// written from that misses the table to add its case to or the values
+// to expect. Tests are not helpers.
+func usedDefs(content string, defs []index.Def, focus []int) []int {
+	if len(focus) == 0 {
+		return nil
+	}
+	var bodies []string
+	for _, d := range defs {
+		if slices.Contains(focus, d.Line) && d.End >= d.Line {
+			bodies = append(bodies, linesOf(content, d.Line, d.End))
+		}
+	}
+	if len(bodies) == 0 {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, b := range bodies {
+		for _, id := range identsOf(b) {
+			used[id] = true
+		}
+	}
+	var out []int
+	for _, d := range defs {
+		if len(out) == usedDefsMax {
+			break
+		}
+		n := d.End - d.Line
+		switch {
+		case d.Parent != "" || !used[d.Name] || slices.Contains(focus, d.Line) || slices.Contains(out, d.Line) || isTestDef(d):
+			continue
+		case d.Kind == "function" || d.Kind == "method":
+			if n > usedFuncLines {
+				continue
+			}
+		case n > usedDeclLines:
+			continue
+		}
+		out = append(out, d.Line)
+	}
+	return out
+}
+
+// linesOf returns lines from to to (1-based, inclusive) of s.
+func linesOf(s string, from, to int) string {
+	start := 0
+	for l := 1; l < from; l++ {
+		k := strings.IndexByte(s[start:], '\n')
+		if k < 0 {
+			return ""
+		}
+		start += k + 1
+	}
+	end := start
+	for l := from; l <= to; l++ {
+		k := strings.IndexByte(s[end:], '\n')
+		if k < 0 {
+			return s[start:]
+		}
+		end += k + 1
+	}
+	return s[start:end]
+}
+
+// identsOf returns the identifiers of s (letters, digits, underscores and
+// $, not starting with a digit), with repeats.
+func identsOf(s string) []string {
+	var out []string
+	isID := func(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for i := 0; i < len(s); {
+		r, w := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
+		if !isID(r) {
+			i += w
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r, w := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, w = utf8.DecodeRuneInString(s[j:])
+			}
+			if !isID(r) {
+				break
+			}
+			j += w
+		}
+		if c := s[i]; c < '0' || c > '9' {
+			out = append(out, s[i:j])
+		}
+		i = j
+	}
+	return out
 }
 
 // classMethods returns the first lines of the methods of the classes

@@ -87,6 +87,12 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 			}
 		}
 	}
+	avg, avgHead := 0.0, 0.0 // the definitions' and first lines' mean lengths, in terms
+	for _, i := range among {
+		avg += float64(dt.body[i].n)
+		avgHead += float64(dt.head[i].n)
+	}
+	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
 	need := min(2, len(q))
 	type scored struct {
 		i     int
@@ -95,15 +101,20 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	var ss []scored
 	for _, i := range among {
 		s, matched := 0.0, 0
+		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
+		headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
 		for k, t := range q {
-			if dt.body[i].count(t) == 0 {
+			tf := dt.body[i].count(t)
+			if tf == 0 {
 				continue
 			}
 			matched++
 			w := math.Log(1 + float64(n)/float64(df[k]))
-			s += w
-			if dt.head[i].count(t) > 0 {
-				s += w
+			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
+			if h := dt.head[i].count(t); h > 0 {
+				// Once, normalised by the first line's length: of
+				// TestCut and TestCutPrefix, "Cut" names the first.
+				s += w * (focusK1 + 1) / (1 + headNorm)
 			}
 		}
 		if matched >= need {
@@ -128,6 +139,20 @@ func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
 	}
 	return out
 }
+
+// BM25's saturation and length normalisation for a definition's body
+// terms: a term once in a definition of average length weighs its IDF, as
+// before; one repeated in a short definition up to 1+focusK1 times that.
+// Counted by presence alone, a long function that touches many request
+// words once in its comments (makeHeadersCopier: "follow", "POST")
+// outranked the short one whose body is about them (redirectBehavior:
+// redirect ×11, GetBody, body ×7). The first line's terms count once,
+// normalised by its length the same way: a name that holds the request's
+// words and little else is the one meant.
+const (
+	focusK1 = 1.2
+	focusB  = 0.75
+)
 
 // Len returns the number of definitions dt holds.
 func (dt *DefTerms) Len() int { return len(dt.body) }

@@ -2,6 +2,7 @@ package gather
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -37,7 +38,9 @@ func TestDefTermsFocus(t *testing.T) {
 		{"name and body", "requests are retried without a backoff after a timeout", 3, []int{1, 2}},
 		{"limit", "requests are retried without a backoff after a timeout", 1, []int{1}},
 		{"name terms", "stop closing idle ones", 3, []int{3}},
-		{"one term request", "backoff", 3, []int{2, 1}},
+		// The definition named after the one term; the one that has it
+		// once in a comment of a longer body scores under half of it.
+		{"one term request", "backoff", 3, []int{2}},
 		{"two terms needed", "the config file path and the idle pool", 3, []int{0}},
 		{"stopwords only", "please explain how this works", 3, nil},
 		{"no match", "kubernetes ingress", 3, nil},
@@ -54,6 +57,47 @@ func TestDefTermsFocus(t *testing.T) {
 	}
 	if got := NewDefTerms(nil, defs).Focus("retry timeout", 3); got != nil {
 		t.Errorf("empty content: %v", got)
+	}
+}
+
+// TestDefTermsFocusDensity: a short definition whose body is about the
+// request's words (each several times) ranks above a longer one that
+// touches more of them once, in comments (net/http's redirectBehavior
+// against makeHeadersCopier for "why does http.Client not follow a 307
+// redirect for a POST request with a body that has no GetBody?").
+func TestDefTermsFocusDensity(t *testing.T) {
+	long := []string{"func copyHeaders(req *Request) func(*Request) {", // 1
+		"	// Copy the headers so a client can follow a POST redirect."}
+	for i := range 30 {
+		long = append(long, fmt.Sprintf("	h%d := req.Header.Clone() // request %d", i, i))
+	}
+	long = append(long, "	return nil", "}")
+	short := []string{
+		"func redirectBehavior(method string, req *Request) (redirect bool) {",
+		"	switch code {",
+		"	case 307, 308:",
+		"		redirect = true",
+		"		if req.GetBody == nil && req.body != nil {",
+		"			redirect = false // no GetBody: the body cannot be sent again",
+		"		}",
+		"	}",
+		"	return redirect",
+		"}",
+	}
+	other := []string{"func closeIdle() {", "	for _, c := range conns { c.Close() }", "}"}
+	src := strings.Join(slices.Concat(long, short, other), "\n")
+	a, b := len(long), len(long)+len(short)
+	defs := []DefSpan{{1, a}, {a + 1, b}, {b + 1, b + len(other)}}
+	for _, tc := range []struct {
+		request string
+		want    int
+	}{
+		{"why does http.Client not follow a 307 redirect for a POST request with a body that has no GetBody?", 1},
+		{"copy the request headers for a client", 0},
+	} {
+		if got := NewDefTerms([]byte(src), defs).Focus(tc.request, 3); len(got) == 0 || got[0] != tc.want {
+			t.Errorf("Focus(%q) = %v, want %d first", tc.request, got, tc.want)
+		}
 	}
 }
 
