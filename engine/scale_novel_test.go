@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"os"
-	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -58,17 +57,7 @@ func TestScaleNovel(t *testing.T) {
 	for e.AnalysisStatus().Phase == "analysing" || e.AnalysisStatus().Phase == "indexing" {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if p := os.Getenv("CTXD_SCALE_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer scaleProfile(t)()
 	var out []byte
 	t0 := time.Now()
 	for _, q := range benchreq.StdlibNovelB {

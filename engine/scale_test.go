@@ -51,17 +51,7 @@ func TestScaleHeap(t *testing.T) {
 	for i := 1; i < len(requests); i++ {
 		ask(i) // per-request caches warm, as benchscale's warm-up pass
 	}
-	if p := os.Getenv("CTXD_SCALE_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			t.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer scaleProfile(t)()
 	lat := make([]time.Duration, 0, 60)
 	for i := range 60 {
 		lat = append(lat, ask(i+1))
@@ -82,5 +72,27 @@ func TestScaleHeap(t *testing.T) {
 		if err := pprof.WriteHeapProfile(f); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// scaleProfile starts a CPU profile to $CTXD_SCALE_CPUPROFILE, when set,
+// and returns the function that stops it.
+func scaleProfile(t *testing.T) func() {
+	t.Helper()
+	p := os.Getenv("CTXD_SCALE_CPUPROFILE")
+	if p == "" {
+		return func() {}
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }

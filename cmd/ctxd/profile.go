@@ -6,11 +6,10 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd/internal/cmem"
+	"github.com/ctxd/ctxd/internal/procstat"
 )
 
 // startProfile writes a CPU profile to $CTXD_CPUPROFILE, an execution
@@ -94,16 +93,4 @@ func startProfile() func() {
 }
 
 // vmRSS is the process's resident set in KiB (Linux), 0 elsewhere.
-func vmRSS() int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return k
-		}
-	}
-	return 0
-}
+func vmRSS() int { return procstat.KiB("self", "VmRSS") }

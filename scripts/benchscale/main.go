@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/internal/procstat"
 )
 
 // requests vary the query so a warm request is not a repeat of the last.
@@ -325,19 +326,7 @@ func (d *daemon) cpu() time.Duration {
 const clockTicks = 100
 
 // peakRSS reads the daemon's peak resident set (KiB) from /proc.
-func (d *daemon) peakRSS() int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			k, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return k
-		}
-	}
-	return 0
-}
+func (d *daemon) peakRSS() int { return procstat.KiB(strconv.Itoa(d.cmd.Process.Pid), "VmHWM") }
 
 // settle polls ctx/status until the background analysis is done and
 // returns "settle_s=S analysis_s=A" (S from t0, A as the daemon measured
