@@ -193,9 +193,31 @@ func newFlagSet(c *command, w io.Writer) *flag.FlagSet {
 	fs.SetOutput(w)
 	fs.Usage = func() {
 		fmt.Fprintf(w, "usage: ctxd %s %s\n\n%s\n\nflags:\n", c.name, c.args, c.summary)
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
 	return fs
+}
+
+// printFlags lists fs's flags as flag.PrintDefaults does, but spelled
+// with two dashes, as the README and the error messages write them
+// (--budget; the flag package takes one or two).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch {
+		case f.DefValue == "" || f.DefValue == "0" || f.DefValue == "false" || f.DefValue == "[]":
+		case kind == "string":
+			line += fmt.Sprintf(" (default %q)", f.DefValue)
+		default:
+			line += fmt.Sprintf(" (default %v)", f.DefValue)
+		}
+		fmt.Fprintln(w, line)
+	})
 }
 
 // parse parses flags that may come before, between or after positional

@@ -53,17 +53,17 @@ func TestHelpListsEachFlagOnce(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, line := range strings.Split(errOut, "\n") {
-			if !strings.HasPrefix(line, "  -") {
+			if !strings.HasPrefix(line, "  --") {
 				continue
 			}
-			name, _, _ := strings.Cut(strings.TrimPrefix(line, "  -"), " ")
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "  --"), " ")
 			if seen[name] {
-				t.Errorf("ctxd %s --help lists -%s twice:\n%s", cmd, name, errOut)
+				t.Errorf("ctxd %s --help lists --%s twice:\n%s", cmd, name, errOut)
 			}
 			seen[name] = true
 		}
 		if !seen["root"] {
-			t.Errorf("ctxd %s --help: no -root in\n%s", cmd, errOut)
+			t.Errorf("ctxd %s --help: no --root in\n%s", cmd, errOut)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func sessionsFlagSet(io *IO, name, usage string) (*flag.FlagSet, *sessionFlags) 
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
 		fmt.Fprintf(io.Err, "usage: ctxd sessions %s %s\n\nflags:\n", name, usage)
-		fs.PrintDefaults()
+		printFlags(io.Err, fs)
 	}
 	var f sessionFlags
 	f.register(fs)
