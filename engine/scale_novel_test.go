@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/internal/benchreq"
 )
 
@@ -25,15 +24,7 @@ func TestScaleNovel(t *testing.T) {
 	if root == "" || state == "" {
 		t.Skip("CTXD_SCALE_ROOT or CTXD_SCALE_STATE not set")
 	}
-	cfg, err := config.Load(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(root, Options{Config: cfg, StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := scaleEngine(t, root, state)
 	e.StartAnalysis()
 	ask := func(q string) []byte {
 		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: q, TokenBudget: &BudgetRequest{Total: 8000}}, nil)

@@ -30,15 +30,7 @@ func TestScaleHeap(t *testing.T) {
 	if state == "" {
 		state = t.TempDir()
 	}
-	cfg, err := config.Load(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(root, Options{Config: cfg, StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := scaleEngine(t, root, state)
 	requests := benchreq.Stdlib
 	ask := func(i int) time.Duration {
 		t0 := time.Now()
@@ -95,4 +87,20 @@ func scaleProfile(t *testing.T) func() {
 		pprof.StopCPUProfile()
 		f.Close()
 	}
+}
+
+// scaleEngine is a followed engine on root with the state directory
+// state and the configuration of a user without files, closed with t.
+func scaleEngine(t *testing.T, root, state string) *Engine {
+	t.Helper()
+	cfg, err := config.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(root, Options{Config: cfg, StateDir: state, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }
