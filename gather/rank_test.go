@@ -333,20 +333,7 @@ func postingScan(ix *Index, h uint32) *posting {
 // some in no document) equal each term's own scan, for an index and for
 // one made from it with unsaved buffers.
 func TestPostingsOfMatchesScan(t *testing.T) {
-	files := map[string][]byte{}
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".go") {
-			b, err := os.ReadFile(e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			files["gather/"+e.Name()] = b
-		}
-	}
+	files := gatherSources(t)
 	q := "snapshot index posting ranking workspace gather file terms hash count doc path defs overlay follow watcher git commit zzznotaword request chunk"
 	hs := queryTerms(q)
 	if len(hs) < 20 {
