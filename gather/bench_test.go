@@ -292,6 +292,16 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 
 // benchSnapshot walks and indexes the tree at src once (a warm workspace's
 // snapshot); the workspace closes when the benchmark ends.
+// benchTreeSnapshot is benchSnapshot of $CTXD_BENCH_TREE, else of
+// GOROOT/src.
+func benchTreeSnapshot(b *testing.B) *snapshot {
+	src := os.Getenv("CTXD_BENCH_TREE")
+	if src == "" {
+		src = gorootSrc(b)
+	}
+	return benchSnapshot(b, src)
+}
+
 func benchSnapshot(b *testing.B, src string) *snapshot {
 	b.Helper()
 	w, err := NewWorkspace(src, Options{})
@@ -358,11 +368,7 @@ func BenchmarkNewDoc(b *testing.B) {
 //	go test -run '^$' -bench RankNovel -count 5 ./gather
 //	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench RankNovel -count 3 ./gather
 func BenchmarkRankNovel(b *testing.B) {
-	src := os.Getenv("CTXD_BENCH_TREE")
-	if src == "" {
-		src = gorootSrc(b)
-	}
-	s := benchSnapshot(b, src)
+	s := benchTreeSnapshot(b)
 	reqs := append(slices.Clip(benchreq.StdlibNovel), benchreq.StdlibNovelB...)
 	pairs := 0
 	for _, d := range s.index.docs {

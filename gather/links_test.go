@@ -2,7 +2,6 @@ package gather
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -150,11 +149,7 @@ func TestLinkGraphCached(t *testing.T) {
 //	go test -run '^$' -bench LinkGraph -count 5 ./gather
 //	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench LinkGraph -count 3 ./gather
 func BenchmarkLinkGraph(b *testing.B) {
-	src := os.Getenv("CTXD_BENCH_TREE")
-	if src == "" {
-		src = gorootSrc(b)
-	}
-	s := benchSnapshot(b, src)
+	s := benchTreeSnapshot(b)
 	var lg *linkGraph
 	for b.Loop() {
 		s.linksMu.Lock()

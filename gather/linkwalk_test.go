@@ -218,11 +218,7 @@ func TestLinkWalkAgreesOnTrees(t *testing.T) {
 //
 //	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-10k go test -run '^$' -bench LinkWalk -count 5 ./gather
 func BenchmarkLinkWalk(b *testing.B) {
-	src := os.Getenv("CTXD_BENCH_TREE")
-	if src == "" {
-		src = gorootSrc(b)
-	}
-	s := benchSnapshot(b, src)
+	s := benchTreeSnapshot(b)
 	lg := s.links(b.Context(), nil)
 	sets := walkSeeds(s, 0)
 	walks := []struct {

@@ -197,11 +197,7 @@ func must(t *testing.T, err error) {
 //
 //	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench BuildFullPostings -benchtime 3x ./gather
 func BenchmarkBuildFullPostings(b *testing.B) {
-	src := os.Getenv("CTXD_BENCH_TREE")
-	if src == "" {
-		src = gorootSrc(b)
-	}
-	s := benchSnapshot(b, src)
+	s := benchTreeSnapshot(b)
 	var fp *fullPostings
 	for b.Loop() {
 		fp = buildFullPostings(s.index.docs)
