@@ -1303,7 +1303,7 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 	cand := make([]acc, 0, min(most, len(ix.docs)))
 	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
 	for _, p := range ps {
-		idfP, idfB, idfD := bm25IDF(n, p.dfPath), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
+		idfP, idfB, idfD := pathIDF(n, p.dfPath, p.dfBody), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
 		for _, e := range p.docs {
 			k := slot[e.doc]
 			if k == 0 {
@@ -1444,6 +1444,18 @@ func sortScored(order []scored) {
 func bm25IDF(n float64, df int) float64 {
 	f := float64(df)
 	return math.Log(1 + (n-f+0.5)/(f+0.5))
+}
+
+// pathIDF is the inverse document frequency of a term in paths: the
+// geometric mean of its IDF over paths (dfPath of n) and over whole files
+// (at least max(dfPath, dfBody) hold it), as BM25F counts one document
+// frequency per term across its fields. A word few paths hold but most
+// files use says little about a file whose path holds it: "request" in
+// express, in lib/request.js and nearly every file's text, had ranked
+// lib/request.js first for "the router dispatches a request", its path
+// worth 93% of its score.
+func pathIDF(n float64, dfPath, dfBody int) float64 {
+	return math.Sqrt(bm25IDF(n, dfPath) * bm25IDF(n, max(dfPath, dfBody)))
 }
 
 // RequestIdents returns the identifier-like words of a request that look

@@ -416,3 +416,34 @@ func TestSortWords(t *testing.T) {
 		}
 	}
 }
+
+// TestRankPathWords: a word in a file's path ranks it as far as the word
+// is rare in the workspace, not only among paths: "request", the path of
+// lib/request.js and a word of nearly every file, does not outrank the
+// file about the router; a word only a few files use still ranks the file
+// it names first.
+func TestRankPathWords(t *testing.T) {
+	files := map[string][]byte{
+		"lib/request.js": []byte("var req = Object.create(http.IncomingMessage.prototype)\nreq.get = function header(name) { return this.headers[name] }\nreq.accepts = function () { return accepts(this) }\n"),
+		"lib/layer.js":   []byte("// each layer of the router matches a path; handle dispatches the request\nfunction Layer(path, fn) { this.path = path; this.fn = fn }\nLayer.prototype.handle = function handle(req, res, next) { this.fn(req, res, next) }\n"),
+		"lib/view.js":    []byte("function View(name) { this.name = name }\nView.prototype.render = function render(options, callback) { this.engine(this.path, options, callback) }\n"),
+	}
+	for i, name := range []string{"app", "response", "utils", "express", "json", "static", "query", "params", "cookies", "session"} {
+		files[fmt.Sprintf("lib/%s.js", name)] = []byte(fmt.Sprintf("// %s: handles the request %d\nfunction %s(req, res) { return req.request }\n", name, i, name))
+	}
+	ix := NewIndex(files)
+	tests := []struct {
+		name, request, first string
+	}{
+		{"common word in a path", "how does the router dispatch a request", "lib/layer.js"},
+		{"rare word in a path", "where is a view rendered", "lib/view.js"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := ix.Rank(tt.request, 0)
+			if len(hits) == 0 || hits[0].Path != tt.first {
+				t.Errorf("Rank(%q) = %+v, want %s first", tt.request, hits, tt.first)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func rankDocAtATime(ix *Index, q rankQuery, limit int, keep func(string) bool) [
 				dfd++
 			}
 		}
-		idfP[i] = math.Log(1 + (n-dfp+0.5)/(dfp+0.5))
+		idfP[i] = math.Sqrt(math.Log(1+(n-dfp+0.5)/(dfp+0.5)) * math.Log(1+(n-max(dfp, dfb)+0.5)/(max(dfp, dfb)+0.5)))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
 		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
 	}
