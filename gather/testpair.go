@@ -167,6 +167,11 @@ func testPairs(p string, byBase map[string][]string) []string {
 			if !isTest && n == base && !underTestDir(f) {
 				continue // same name counts only in a tests/ or __tests__/ dir
 			}
+			if strings.EqualFold(path.Ext(base), ".go") && path.Dir(f) != path.Dir(p) {
+				// A Go test is in its package's directory: the iter.go of
+				// every other package is no source of strings/iter_test.go.
+				continue
+			}
 			seen[f] = true
 			out = append(out, f)
 		}

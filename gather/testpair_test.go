@@ -9,6 +9,7 @@ import (
 var pairFiles = []string{
 	// Go
 	"internal/cart/cart.go", "internal/cart/cart_test.go", "internal/cart/price.go",
+	"strings/iter.go", "strings/iter_test.go", "slices/iter.go", "maps/iter.go", "internal/cart/price_test.go",
 	// Python
 	"billing/invoice.py", "billing/test_invoice.py", "tests/test_invoice.py", "tests/billing/test_tax.py",
 	"billing/tax.py", "billing/report.py", "billing/report_test.py", "tests/conftest.py",
@@ -36,7 +37,9 @@ func TestTestPairs(t *testing.T) {
 	}{
 		{"internal/cart/cart.go", []string{"internal/cart/cart_test.go"}},
 		{"internal/cart/cart_test.go", []string{"internal/cart/cart.go"}},
-		{"internal/cart/price.go", nil},
+		{"internal/cart/price.go", []string{"internal/cart/price_test.go"}},
+		{"strings/iter_test.go", []string{"strings/iter.go"}},
+		{"maps/iter.go", nil},
 		{"billing/invoice.py", []string{"billing/test_invoice.py", "tests/test_invoice.py"}},
 		{"billing/tax.py", []string{"tests/billing/test_tax.py"}},
 		{"billing/report.py", []string{"billing/report_test.py"}},
