@@ -37,12 +37,19 @@ func didChange(_ context.Context, cl *client, params json.RawMessage) (any, erro
 	}
 	path := uriPath(string(p.TextDocument.URI))
 	eng := cl.engine()
-	text, _ := eng.Buffer(path)
+	text, open := eng.Buffer(path)
 	for _, ch := range p.ContentChanges {
 		switch c := ch.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			text = c.Text
+			text, open = c.Text, true
 		case *protocol.TextDocumentContentChangePartial:
+			if !open {
+				// LSP sends didOpen, with the whole text, before any
+				// didChange; an edit of a document never opened would have
+				// been applied to an empty text and that fragment used in
+				// place of the file.
+				return nil, fmt.Errorf("didChange %s: an incremental change of a document that is not open (send textDocument/didOpen with its text first): %w", path, ctxd.ErrInvalidParams)
+			}
 			var err error
 			if text, err = applyEdit(text, c.Range, c.Text); err != nil {
 				return nil, fmt.Errorf("didChange %s: %w", path, err)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,6 +261,52 @@ func TestUnsavedBufferWins(t *testing.T) {
 	}
 }
 
+// TestDidChangeNotOpen: an incremental didChange of a document that was
+// never opened is refused (logged: a notification has no answer), and the
+// prompt keeps reading the file on disk; a whole-document change still
+// holds the whole text.
+func TestDidChangeNotOpen(t *testing.T) {
+	edit := map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "text": "FRAGMENT"}
+	tests := []struct {
+		name     string
+		changes  []any
+		want     string // in the prompt
+		wantLog  string // in the log, "" for none
+		wantGone string // not in the prompt
+	}{
+		{"incremental", []any{edit}, "ON DISK", "not open", "FRAGMENT"},
+		{"whole then incremental", []any{map[string]any{"text": "package main\n\n// WHOLE\n"}, edit}, "FRAGMENTpackage main", "", "ON DISK"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "main.go")
+			if err := os.WriteFile(path, []byte("package main\n\n// ON DISK\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("CTXD_CONFIG", filepath.Join(dir, "none.toml"))
+			var logs syncBuffer
+			c, r := pipeClient(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if m := roundTrip(t, c, r, 1, "initialize", map[string]any{"root": dir}); m["error"] != nil {
+				t.Fatal(m)
+			}
+			notify(t, c, "textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": "file://" + path, "version": 2},
+				"contentChanges": tt.changes,
+			})
+			m := roundTrip(t, c, r, 2, "ctx/buildPrompt", map[string]any{"user_request": "explain main", "open_files": []any{map[string]any{"path": "main.go"}}})
+			res, _ := m["result"].(map[string]any)
+			p, _ := res["prompt"].(string)
+			if !strings.Contains(p, tt.want) || strings.Contains(p, tt.wantGone) {
+				t.Errorf("prompt should show %q and not %q:\n%s", tt.want, tt.wantGone, p)
+			}
+			if got := logs.String(); (tt.wantLog == "") != !strings.Contains(got, "notification failed") || !strings.Contains(got, tt.wantLog) {
+				t.Errorf("log = %q, want %q", got, tt.wantLog)
+			}
+		})
+	}
+}
+
 func TestApplyEdit(t *testing.T) {
 	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
 	tests := []struct {
@@ -380,4 +427,23 @@ func TestCountTokensMessages(t *testing.T) {
 	if e, _ := notArray["error"].(map[string]any); e == nil || e["code"].(float64) != -32602 {
 		t.Errorf("messages not an array: %v", notArray)
 	}
+}
+
+// syncBuffer is a bytes.Buffer a logger writes to from the server's
+// goroutines while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
