@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
@@ -93,6 +95,9 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	if lang == "" {
 		lang = treesitter.Detect(req.Path, src)
 	}
+	if doc := docFormats[strings.ToLower(path.Ext(req.Path))]; lang == "" && doc != "" {
+		return nil, fmt.Errorf("outline %s: %s is prose, and outlines are of source code (supported: %v; set the language param, or --language on the command line, if the file holds code): %w", req.Path, doc, treesitter.Languages, ctxd.ErrInvalidParams)
+	}
 	if lang == "" {
 		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set the language param, or --language on the command line, to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
 	}
@@ -121,6 +126,14 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	res.View = &v
 	res.Truncation = level.Truncation()
 	return res, nil
+}
+
+// docFormats names the document formats outline is asked for by mistake
+// (README.md): no grammar of ours reads them, and "unknown language"
+// said less than why.
+var docFormats = map[string]string{
+	".md": "Markdown", ".markdown": "Markdown", ".rst": "reStructuredText",
+	".adoc": "AsciiDoc", ".txt": "plain text",
 }
 
 func outlineError(path string, err error) error {

@@ -39,10 +39,13 @@ func TestOutlineAndTruncateCLI(t *testing.T) {
 		{"bad keep-line", []string{"truncate", "--level", "bodies", "--keep-line", "x", file}, 2, "", "keep-line", ""},
 		{"no file", []string{"outline"}, 2, "", "want one FILE", ""},
 		{"missing file", []string{"outline", filepath.Join(dir, "nope.py")}, 1, "", "not found", ""},
-		{"unknown language", []string{"outline", filepath.Join(dir, "svc.txt")}, 1, "", "unknown language", ""},
+		{"unknown language", []string{"outline", filepath.Join(dir, "svc.cob")}, 1, "", "unknown language", ""},
+		{"markdown", []string{"outline", filepath.Join(dir, "README.md")}, 1, "", "README.md: Markdown is prose, and outlines are of source code", ""},
 	}
-	if err := os.WriteFile(filepath.Join(dir, "svc.txt"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"svc.cob", "README.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
