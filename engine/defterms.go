@@ -31,7 +31,7 @@ const (
 
 // defTermsKey is the record file's key: the encoding, the focus rules
 // choosing the definitions and the symbol index they come from.
-func defTermsKey() string { return "definition-terms/1 " + symbols.Version() }
+func defTermsKey() string { return "definition-terms/2 " + symbols.Version() }
 
 // defTermsRecords returns the record file of the definitions' terms,
 // opened on first use once index/ exists (nil before, or when it cannot

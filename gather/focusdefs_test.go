@@ -191,6 +191,63 @@ func TestDefTermsFocusAmong(t *testing.T) {
 	}
 }
 
+// TestScanWords: numbers of 3 to 6 digits are words, except in versions,
+// decimals and issue references; identifiers are as scanIdents has them.
+func TestScanWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"a 307 redirect", []string{"a", "307", "redirect"}},
+		{"case 307, 308:", []string{"case", "307", "308"}},
+		{"port 8080 or 65535", []string{"port", "8080", "or", "65535"}},
+		{"ids 1 and 42 and 1234567", []string{"ids", "and", "and"}},
+		{"go 1.26.0 and 3.141", []string{"go", "and"}},
+		{"fix (#1234) and v2", []string{"fix", "and", "v2"}},
+		{"0x1f 0644 E1234", []string{"0644", "E1234"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var got []string
+			scanWords([]byte(tt.in), func(id []byte) { got = append(got, string(id)) })
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("scanWords(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFocusNumbers: a status code the request names picks the function
+// that holds it over one that only shares the request's other words.
+func TestFocusNumbers(t *testing.T) {
+	src := strings.Join([]string{
+		"func copyHeaders(req *Request) {", // 1
+		"\t// on a redirect, the body is not copied: only the headers",
+		"\tfor k, v := range req.Header { set(k, v) }",
+		"}",
+		"func redirectBehavior(method string, resp *Response) (string, bool) {", // 5
+		"\tswitch resp.StatusCode {",
+		"\tcase 307, 308:",
+		"\t\treturn method, true",
+		"\t}",
+		"\treturn \"GET\", false",
+		"}",
+	}, "\n")
+	dt := NewDefTerms([]byte(src), []DefSpan{{1, 4}, {5, 11}})
+	tests := []struct {
+		request string
+		want    []int
+	}{
+		{"why does a 307 redirect keep the body", []int{1}},
+		{"why does a redirect keep the body", []int{0}},
+	}
+	for _, tt := range tests {
+		if got := dt.Focus(tt.request, 1); !slices.Equal(got, tt.want) {
+			t.Errorf("Focus(%q) = %v, want %v", tt.request, got, tt.want)
+		}
+	}
+}
+
 func FuzzDecodeDefTerms(f *testing.F) {
 	f.Add(NewDefTerms([]byte("func a() {\n\tb(c)\n}\nfunc d() {\n\te()\n}\n"), []DefSpan{{1, 3}, {4, 6}}).AppendBinary(nil))
 	f.Add([]byte{defTermsVersion, 0})
