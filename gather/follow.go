@@ -344,9 +344,7 @@ func (w *Workspace) Prepare(ctx context.Context, commits int) {
 	if !w.follow.usable() {
 		return
 	}
-	if commits == 0 {
-		commits = DefaultCommits
-	}
+	commits = commitsOrDefault(commits)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var snap *snapshot
