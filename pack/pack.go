@@ -397,7 +397,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Packed repository\n\n%s, %d tokens (%s), %d bytes", Files(len(r.Files)), r.Tokens, r.Encoding, r.Bytes)
 	if r.Redacted > 0 {
-		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(r.Redacted, "secret"))
 	}
 	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
@@ -457,11 +457,14 @@ func (r *Result) excludedSummary() string {
 }
 
 // Files is "1 file" or "n files".
-func Files(n int) string {
+func Files(n int) string { return count(n, "file") }
+
+// count is "1 word" or "n words".
+func count(n int, word string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + word
 	}
-	return fmt.Sprintf("%d files", n)
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (r *Result) writeXML(w io.Writer) error {
