@@ -64,6 +64,11 @@ type Options struct {
 	// IncludeAssets packs the files left out by default as assets
 	// (lockfiles, minified bundles, large data files: assets.go).
 	IncludeAssets bool `json:"include_assets,omitempty"`
+	// Views, when not nil, is the tree-sitter store Compress consults
+	// before parsing a file and teaches what it parses (a daemon's, whose
+	// background analysis has parsed the tree already; a CLI's, persisted
+	// in the state directory).
+	Views *treesitter.Store `json:"-"`
 }
 
 // Excluded is a file left out of the pack as an asset.
@@ -228,7 +233,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				f.Content, f.Redacted = text, v.secrets
 				if !hit {
 					if opts.Compress {
-						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{}); err == nil {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{Store: opts.Views}); err == nil {
 							v.compressed, v.ok = view.Text, true
 						}
 					}
