@@ -41,3 +41,30 @@ func TestModelsCommand(t *testing.T) {
 		t.Errorf("extra argument: exit %d, %s", code, errOut)
 	}
 }
+
+// TestFlagErrors: a bad flag is one line naming it with two dashes (and
+// the nearest flag when one is a typo away) and the usage line, with exit
+// code 2; --help prints the whole usage and exits 0.
+func TestFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"prompt", "--bugdet", "100", "x"}, "ctxd prompt: unknown flag --bugdet (did you mean --budget?); ctxd help prompt lists the flags\nusage: ctxd prompt", 2},
+		{[]string{"pack", "--model", "x"}, "ctxd pack: unknown flag --model; ctxd help pack lists the flags\nusage: ctxd pack", 2},
+		{[]string{"prompt", "--budget", "abc", "x"}, "ctxd prompt: invalid value \"abc\" for flag --budget", 2},
+		{[]string{"prompt", "--help"}, "flags:\n  --budget", 0},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, errOut, code := runCtxd(t, t.TempDir(), "", nil, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errOut, tt.code, tt.want)
+			}
+			if tt.code != 0 && strings.Count(errOut, "\n") > 2 {
+				t.Errorf("more than two lines:\n%s", errOut)
+			}
+		})
+	}
+}
