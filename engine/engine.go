@@ -13,6 +13,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -20,8 +21,10 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
@@ -140,6 +143,9 @@ func New(root string, opts Options) (*Engine, error) {
 	if opts.StateDir != "" {
 		stateDir = sessions.StateDir(root, opts.StateDir)
 	}
+	if err := usableStateDir(stateDir); err != nil {
+		return nil, err
+	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
@@ -152,6 +158,19 @@ func New(root string, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
 	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}, nil
+}
+
+// usableStateDir reports a state directory that cannot be one: a path
+// that is, or runs through, something other than a directory (every store
+// would otherwise warn about it on its own). A missing one is fine: it is
+// created when something is persisted.
+func usableStateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir(), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("state directory %s is not a directory: set %s or --state-dir to a directory, or unset both to use <root>/.ctxd: %w", dir, EnvStateDir, ctxd.ErrInvalidParams)
+	}
+	return nil
 }
 
 // indexPath is where a workspace's file index persists: index/files.idx
