@@ -235,6 +235,9 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{model: model, counter: counter, budget: budget, format: format}
+	if f := e.configChanged(); f != "" {
+		s.warnings = append(s.warnings, fmt.Sprintf("%s changed after this daemon read its configuration: restart the daemon to apply it (this request used the configuration it started with)", f))
+	}
 	if model.Source == tokens.SourceFallback {
 		w := fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one; ctxd models lists the known names)", modelName, model.ContextWindow, tokens.FallbackEncoding)
 		if names := tokens.Suggest(modelName, 4); len(names) > 0 {
