@@ -46,6 +46,13 @@ type Options struct {
 	// Views supplies structural views for code; nil means head-and-tail
 	// only.
 	Views ViewsFunc
+	// Bases returns the views a chunk's views are made from when they
+	// differ from them (engine: the standard structural views of a chunk
+	// whose views keep functions whole), or nil. Their recorded block
+	// counts (tokens.Prime), with the content's, are put in the counter's
+	// cache before a view of the chunk is counted by BPE: most blocks of
+	// a view the counter never counted are theirs. Nil: the content's only.
+	Bases ViewsFunc
 	// MinPartial is the smallest space worth a partial view
 	// (DefaultMinPartial when 0).
 	MinPartial int
@@ -137,7 +144,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			if v.Level == placed[i].Truncation {
 				break
 			}
-			if got := f.viewAt(i, j, cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+			if got := f.viewAt(ctx, i, j, cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
 				used += got.Tokens - placed[i].Tokens
 				placed[i] = &got
 				break
@@ -357,7 +364,7 @@ func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk
 	whole.Tokens = f.wholeCost(i, whole)
 	cs := []ctxd.Chunk{whole}
 	for j, v := range f.viewsOf(ctx, i, c) {
-		cs = append(cs, f.viewAt(i, j, *c, v, whole.Tokens))
+		cs = append(cs, f.viewAt(ctx, i, j, *c, v, whole.Tokens))
 	}
 	f.choices[i] = cs
 	return cs
@@ -385,7 +392,7 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 	}
 	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
 		// The smallest view; larger ones cost more.
-		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
+		if r := f.viewAt(ctx, i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
 		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, min(room, presenceWhole)); ok {
@@ -418,7 +425,7 @@ func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		if vs[j].Level == string(ctxd.TruncOutline) {
 			continue
 		}
-		if r := f.viewAt(i, j, c, vs[j], whole); r.Tokens <= room {
+		if r := f.viewAt(ctx, i, j, c, vs[j], whole); r.Tokens <= room {
 			return r, true
 		}
 	}
@@ -474,7 +481,7 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 // and whole its wholeCost: Tokens set to its rendered cost, Truncated,
 // Truncation, Elided and OriginalTokens to the view's. It is rendered
 // and counted once: the passes try a chunk's views again and again.
-func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
+func (f *fitter) viewAt(ctx context.Context, i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	k := [2]int{i, j}
 	if r, ok := f.at[k]; ok {
 		return r
@@ -490,11 +497,26 @@ func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
 		if !f.primed[i] {
 			f.primed[i] = true
-			tokens.Prime(f.opts.Counter, c.Content)
+			f.prime(ctx, c)
 		}
 	})
 	f.at[k] = r
 	return r
+}
+
+// prime puts the recorded block counts of c's content and of its base
+// views as rendered (opts.Bases) in the counter's cache.
+func (f *fitter) prime(ctx context.Context, c ctxd.Chunk) {
+	tokens.Prime(f.opts.Counter, c.Content)
+	if f.opts.Bases == nil {
+		return
+	}
+	for _, v := range f.opts.Bases(ctx, &c) {
+		r := c
+		r.Content = v.Text
+		r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
+		tokens.Prime(f.opts.Counter, f.render(r))
+	}
 }
 
 // render returns c as the prompt shows it (its content when no Render).
@@ -519,7 +541,7 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 		return c, fmt.Sprintf("over budget: needs %d tokens, %d left", whole, left)
 	}
 	for j, v := range f.viewsOf(ctx, i, &c) {
-		if r := f.viewAt(i, j, c, v, whole); r.Tokens <= left {
+		if r := f.viewAt(ctx, i, j, c, v, whole); r.Tokens <= left {
 			return r, ""
 		}
 	}
