@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -46,13 +47,6 @@ type Options struct {
 	// Views supplies structural views for code; nil means head-and-tail
 	// only.
 	Views ViewsFunc
-	// Bases returns the views a chunk's views are made from when they
-	// differ from them (engine: the standard structural views of a chunk
-	// whose views keep functions whole), or nil. Their recorded block
-	// counts (tokens.Prime), with the content's, are put in the counter's
-	// cache before a view of the chunk is counted by BPE: most blocks of
-	// a view the counter never counted are theirs. Nil: the content's only.
-	Bases ViewsFunc
 	// MinPartial is the smallest space worth a partial view
 	// (DefaultMinPartial when 0).
 	MinPartial int
@@ -104,9 +98,12 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}, wholes: map[int]int{}, at: map[[2]int]ctxd.Chunk{}, primed: map[int]bool{}}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
+	if err := f.prepare(ctx, cs); err != nil {
+		return out, fmt.Errorf("fit chunks: %w", err)
+	}
 
 	// 0. Critical chunks (open files, error locations: what the user
 	// pointed at) are all placed first at a cheap view, without the
@@ -144,7 +141,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			if v.Level == placed[i].Truncation {
 				break
 			}
-			if got := f.viewAt(ctx, i, j, cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
+			if got := f.viewAt(i, j, cs[i], v, placed[i].OriginalTokens); got.Tokens <= room && got.Tokens > placed[i].Tokens {
 				used += got.Tokens - placed[i].Tokens
 				placed[i] = &got
 				break
@@ -357,16 +354,17 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 // options returns chunk i whole and at each structural view, with Tokens
 // set to each one's rendered cost, computed once.
 func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk {
-	if cs, ok := f.choices[i]; ok {
-		return cs
+	m := &f.memo[i]
+	if m.choices != nil {
+		return m.choices
 	}
 	whole := *c
 	whole.Tokens = f.wholeCost(i, whole)
 	cs := []ctxd.Chunk{whole}
 	for j, v := range f.viewsOf(ctx, i, c) {
-		cs = append(cs, f.viewAt(ctx, i, j, *c, v, whole.Tokens))
+		cs = append(cs, f.viewAt(i, j, *c, v, whole.Tokens))
 	}
-	f.choices[i] = cs
+	m.choices = cs
 	return cs
 }
 
@@ -392,7 +390,7 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 	}
 	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
 		// The smallest view; larger ones cost more.
-		if r := f.viewAt(ctx, i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
+		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
 		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, min(room, presenceWhole)); ok {
@@ -425,7 +423,7 @@ func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		if vs[j].Level == string(ctxd.TruncOutline) {
 			continue
 		}
-		if r := f.viewAt(ctx, i, j, c, vs[j], whole); r.Tokens <= room {
+		if r := f.viewAt(i, j, c, vs[j], whole); r.Tokens <= room {
 			return r, true
 		}
 	}
@@ -444,8 +442,9 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 	if f.opts.Views == nil {
 		return nil
 	}
-	if vs, ok := f.views[i]; ok {
-		return vs
+	m := &f.memo[i]
+	if m.viewsDone {
+		return m.views
 	}
 	var vs []View
 	for _, v := range f.opts.Views(ctx, c) {
@@ -453,27 +452,55 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 			vs = append(vs, v)
 		}
 	}
-	f.views[i] = vs
+	m.views, m.viewsDone = vs, true
 	return vs
 }
 
 type fitter struct {
-	opts    Options
-	views   map[int][]View        // by chunk index
-	choices map[int][]ctxd.Chunk  // by chunk index, see options
-	wholes  map[int]int           // by chunk index, see wholeCost
-	at      map[[2]int]ctxd.Chunk // by chunk and view index, see viewAt
-	primed  map[int]bool          // by chunk index, see viewAt
+	opts Options
+	memo []chunkMemo // by chunk index
+}
+
+// chunkMemo is what the fitter computed once of one chunk. Only the work
+// on its chunk writes it (prepare runs chunks at once).
+type chunkMemo struct {
+	views     []View // see viewsOf
+	viewsDone bool
+	choices   []ctxd.Chunk // see options; nil until computed
+	whole     int          // see wholeCost
+	wholeDone bool
+	at        []ctxd.Chunk // by view index, see viewAt
+	atDone    []bool
+	primed    bool // see viewAt
+}
+
+// prepare computes, on all cores, the options (whole and each view,
+// counted) of the chunks with structural views that are not small: the
+// passes below ask for nearly all of them, one at a time, and they
+// depend on nothing the passes decide. A small chunk (presenceWhole
+// tokens or fewer whole) is mostly placed whole and needs no views; its
+// cost is computed here. The result is the same as computing each on
+// first use: only the time differs.
+func (f *fitter) prepare(ctx context.Context, cs []ctxd.Chunk) error {
+	if f.opts.Views == nil || len(cs) < 2 {
+		return nil
+	}
+	return par.Each(ctx, len(cs), func(i int) {
+		if f.wholeCost(i, cs[i]) > presenceWhole {
+			f.options(ctx, i, &cs[i])
+		}
+	})
 }
 
 // wholeCost returns chunk i's rendered cost whole, c being cs[i], counted
 // once: the passes ask for it again and again.
 func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
-	if n, ok := f.wholes[i]; ok {
-		return n
+	m := &f.memo[i]
+	if m.wholeDone {
+		return m.whole
 	}
 	n := f.cost(c)
-	f.wholes[i] = n
+	m.whole, m.wholeDone = n, true
 	return n
 }
 
@@ -481,10 +508,10 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 // and whole its wholeCost: Tokens set to its rendered cost, Truncated,
 // Truncation, Elided and OriginalTokens to the view's. It is rendered
 // and counted once: the passes try a chunk's views again and again.
-func (f *fitter) viewAt(ctx context.Context, i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
-	k := [2]int{i, j}
-	if r, ok := f.at[k]; ok {
-		return r
+func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
+	m := &f.memo[i]
+	if j < len(m.atDone) && m.atDone[j] {
+		return m.at[j]
 	}
 	r := c
 	r.Content = v.Text
@@ -495,28 +522,17 @@ func (f *fitter) viewAt(ctx context.Context, i, j int, c ctxd.Chunk, v View, who
 	// content's: the content's recorded block counts, put in the
 	// counter's cache first (once per chunk), spare BPE over them.
 	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
-		if !f.primed[i] {
-			f.primed[i] = true
-			f.prime(ctx, c)
+		if !m.primed {
+			m.primed = true
+			tokens.Prime(f.opts.Counter, c.Content)
 		}
 	})
-	f.at[k] = r
+	if j >= len(m.atDone) {
+		m.at = append(m.at, make([]ctxd.Chunk, j+1-len(m.at))...)
+		m.atDone = append(m.atDone, make([]bool, j+1-len(m.atDone))...)
+	}
+	m.at[j], m.atDone[j] = r, true
 	return r
-}
-
-// prime puts the recorded block counts of c's content and of its base
-// views as rendered (opts.Bases) in the counter's cache.
-func (f *fitter) prime(ctx context.Context, c ctxd.Chunk) {
-	tokens.Prime(f.opts.Counter, c.Content)
-	if f.opts.Bases == nil {
-		return
-	}
-	for _, v := range f.opts.Bases(ctx, &c) {
-		r := c
-		r.Content = v.Text
-		r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
-		tokens.Prime(f.opts.Counter, f.render(r))
-	}
 }
 
 // render returns c as the prompt shows it (its content when no Render).
@@ -541,7 +557,7 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 		return c, fmt.Sprintf("over budget: needs %d tokens, %d left", whole, left)
 	}
 	for j, v := range f.viewsOf(ctx, i, &c) {
-		if r := f.viewAt(ctx, i, j, c, v, whole); r.Tokens <= left {
+		if r := f.viewAt(i, j, c, v, whole); r.Tokens <= left {
 			return r, ""
 		}
 	}

@@ -479,10 +479,7 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 		r := c
 		r.Content = v.Text
 		r.Truncated, r.Truncation, r.Elided = true, v.Level, v.Elided
-		// With its block vector: a request's views of the file that
-		// keep functions whole share most blocks with these
-		// (compress.Options.Bases).
-		tokens.CountBase(a.counter, prompt.Section(r, a.format))
+		a.counter.Count(prompt.Section(r, a.format))
 	}
 	if ctx.Err() != nil {
 		return errAborted

@@ -124,7 +124,6 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Counter: p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
 		Views:   e.views,
-		Bases:   e.baseViews,
 		Task:    env.TaskType,
 	})
 	if err != nil {

@@ -80,33 +80,6 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	return orderViews(vs, fs)
 }
 
-// baseViews returns the standard structural views of a chunk whose views
-// keep functions whole (views with focus options), as the background
-// analysis counts them with their block vectors (orderViews of the views
-// without options), or nil for a chunk whose views are those: the fitter
-// primes their recorded block counts before it counts by BPE a view of
-// the chunk it never counted (compress.Options.Bases).
-func (e *Engine) baseViews(ctx context.Context, c *ctxd.Chunk) []compress.View {
-	f := &c.Facts
-	if c.ChunkType != ctxd.ChunkFile || f.Minified {
-		return nil
-	}
-	if len(f.ErrorLines) == 0 && len(f.FocusLines) == 0 && f.Cursor <= 0 && f.Selection == nil && len(f.MentionedSymbols) == 0 && len(f.RefLines) == 0 {
-		return nil
-	}
-	src := unsafe.Slice(unsafe.StringData(c.Content), len(c.Content)) // read only, as in views
-	lang := treesitter.Detect(c.Source, src)
-	if lang == "" {
-		return nil
-	}
-	sum := sha256.Sum256(src)
-	vs, err := treesitter.Views(ctx, lang, src, treesitter.Options{Store: e.viewStore(), Sum: &sum})
-	if err != nil {
-		return nil
-	}
-	return orderViews(vs, nil)
-}
-
 // orderViews returns the views the fitter tries, most informative first
 // and each smaller than the one before: bodies, signatures, then the focus
 // views (the outline with the focused functions whole, then those

@@ -216,30 +216,7 @@ func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Op
 			}
 		}
 	}
-	key := cleanKey{level, o.threshold()}
-	if !o.focuses() {
-		// The level's clean edits, when a view keeping functions whole
-		// found them first: the same edits renderChecked finds (its plan
-		// depends on the threshold alone here), checked already.
-		a.cleanMu.Lock()
-		es, ok := a.clean[key]
-		a.cleanMu.Unlock()
-		if ok {
-			text, elided, _ := a.apply(es)
-			return View{Level: level, Language: a.lang, Text: text, Elided: elided}, nil
-		}
-	}
-	v, es, err := a.renderChecked(ctx, g, level, o, timeout, store, known)
-	if err == nil && !o.focuses() {
-		// Checked, or equal to known, a checked view: clean edits of the
-		// level for the views keeping functions whole (cleanEdits).
-		a.cleanMu.Lock()
-		if a.clean == nil {
-			a.clean = map[cleanKey][]planned{}
-		}
-		a.clean[key] = es
-		a.cleanMu.Unlock()
-	}
+	v, _, err := a.renderChecked(ctx, g, level, o, timeout, store, known)
 	return v, err
 }
 
