@@ -10,10 +10,13 @@
 package compress
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/par"
@@ -44,6 +47,12 @@ type Options struct {
 	// Render returns a chunk as the prompt shows it (headers and fences
 	// included); its count is the chunk's cost. Nil counts the content.
 	Render func(ctxd.Chunk) string
+	// AppendRender, when set, appends what Render returns to a buffer:
+	// the fitter renders every candidate view only to count it, so it
+	// counts them in a buffer it reuses instead of a new string each.
+	// Counter must then not keep the texts it counts (tokens' counters
+	// keep hashes and copies only).
+	AppendRender func(dst []byte, c ctxd.Chunk) []byte
 	// Views supplies structural views for code; nil means head-and-tail
 	// only.
 	Views ViewsFunc
@@ -485,7 +494,15 @@ func (f *fitter) prepare(ctx context.Context, cs []ctxd.Chunk) error {
 	if f.opts.Views == nil || len(cs) < 2 {
 		return nil
 	}
-	return par.Each(ctx, len(cs), func(i int) {
+	// The largest first: one computed last would leave the other cores
+	// idle meanwhile.
+	order := make([]int, len(cs))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(cs[b].Content), len(cs[a].Content)) })
+	return par.Each(ctx, len(order), func(k int) {
+		i := order[k]
 		if f.wholeCost(i, cs[i]) > presenceWhole {
 			f.options(ctx, i, &cs[i])
 		}
@@ -521,7 +538,7 @@ func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	// request is about whole) is counted by blocks, most of them the
 	// content's: the content's recorded block counts, put in the
 	// counter's cache first (once per chunk), spare BPE over them.
-	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
+	r.Tokens = f.count(r, func() {
 		if !m.primed {
 			m.primed = true
 			tokens.Prime(f.opts.Counter, c.Content)
@@ -543,7 +560,32 @@ func (f *fitter) render(c ctxd.Chunk) string {
 	return f.opts.Render(c)
 }
 
-func (f *fitter) cost(c ctxd.Chunk) int { return f.opts.Counter.Count(f.render(c)) }
+func (f *fitter) cost(c ctxd.Chunk) int { return f.count(c, nil) }
+
+// count returns the cost of c as the prompt shows it, calling miss (when
+// not nil) before the counter runs its tokenizer (tokens.CountThen).
+func (f *fitter) count(c ctxd.Chunk, miss func()) int {
+	if f.opts.AppendRender == nil {
+		return tokens.CountThen(f.opts.Counter, f.render(c), miss)
+	}
+	bp := renderBufs.Get().(*[]byte)
+	b := f.opts.AppendRender((*bp)[:0], c)
+	// Read only, and no longer than the count: the counter keeps no text.
+	n := tokens.CountThen(f.opts.Counter, unsafe.String(unsafe.SliceData(b), len(b)), miss)
+	if cap(b) <= maxRenderBuf {
+		*bp = b
+		renderBufs.Put(bp)
+	}
+	return n
+}
+
+// renderBufs holds the buffers count renders into (one per goroutine at
+// a time: prepare counts chunks at once).
+var renderBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxRenderBuf is the largest buffer kept for reuse; a larger rendering
+// (a file of megabytes) gets its own.
+const maxRenderBuf = 4 << 20
 
 // place returns chunk i as it fits in left tokens at its largest view, or
 // a reason to skip it.

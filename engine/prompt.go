@@ -123,8 +123,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Budget:  p.contextBudget,
 		Counter: p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
-		Views:   e.views,
-		Task:    env.TaskType,
+		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
+			return prompt.AppendSection(dst, c, format)
+		},
+		Views: e.views,
+		Task:  env.TaskType,
 	})
 	if err != nil {
 		return nil, err
