@@ -42,6 +42,9 @@ func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, err
 			e.log.Warn("persisted token counts not used", "err", err)
 		}
 	})
+	if opts.Compress {
+		opts.Views = e.viewStore()
+	}
 	r, err := pack.PackCached(ctx, e.ws, opts, e.packCache)
 	if err != nil {
 		return nil, err
