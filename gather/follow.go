@@ -416,7 +416,13 @@ func (w *Workspace) persisted() *reuse {
 	}
 	f.loadTried = true
 	t0 := time.Now()
-	s, err := index.Load(w.opts.IndexPath, w.indexKey())
+	load := index.Load
+	if !w.opts.Watch {
+		// One walk per process (a CLI run): mapped, not read and
+		// copied. A daemon reads it, so its memory is the collector's.
+		load = index.LoadMapped
+	}
+	s, err := load(w.opts.IndexPath, w.indexKey())
 	if err != nil {
 		switch {
 		case errors.Is(err, index.ErrStale):
