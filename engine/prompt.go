@@ -67,6 +67,9 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if progress == nil {
 		progress = func(string) {}
 	}
+	// A CLI run's walk and git read start now, while the request is
+	// planned (the token counter and its stored counts load meanwhile).
+	e.ws.Prefetch(ctx, commitsParam(e.cfg.Gather.Commits))
 	p, err := e.plan(req)
 	if err != nil {
 		return nil, err
