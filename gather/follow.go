@@ -441,13 +441,20 @@ func (w *Workspace) persisted() *reuse {
 
 // fileInfo returns the persisted facts of rel when they still hold for
 // the file the walk found, else nil. c is the caller's term counter (one
-// per goroutine). Safe for concurrent use.
-func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileInfo) *fileInfo {
+// per goroutine); next is where in the persisted files the caller expects
+// rel (see index.Snapshot.Find), updated to follow it. Safe for
+// concurrent use.
+func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileInfo, next *int) *fileInfo {
 	if r == nil {
 		return nil
 	}
-	lf := r.snap.Lookup(rel)
-	if lf == nil || lf.Flags&index.FlagReadErr != 0 || !r.snap.Trusted(lf, info.Size(), info.ModTime().UnixNano()) {
+	i := r.snap.Find(rel, *next)
+	if i < 0 {
+		return nil
+	}
+	*next = i + 1
+	lf := &r.snap.Files[i]
+	if lf.Flags&index.FlagReadErr != 0 || !r.snap.Trusted(lf, info.Size(), info.ModTime().UnixNano()) {
 		return nil
 	}
 	fi := w.newFileInfo(rel, info)

@@ -305,6 +305,7 @@ func (st *stater) states() {
 func (st *stater) match(sh *statShare, c **termCounter) {
 	sh.out = make([]*fileInfo, len(sh.files))
 	n := 0
+	next := 0 // where the next file's persisted facts are expected
 	for i, info := range sh.infos {
 		if info == nil {
 			continue
@@ -318,7 +319,7 @@ func (st *stater) match(sh *statShare, c **termCounter) {
 			if *c == nil {
 				*c = newTermCounter()
 			}
-			if f := st.rs.fileInfo(st.w, *c, rel, info); f != nil {
+			if f := st.rs.fileInfo(st.w, *c, rel, info, &next); f != nil {
 				sh.out[i] = f
 				n++
 				continue

@@ -117,6 +117,24 @@ func (s *Snapshot) Lookup(path string) *File {
 	return &s.Files[i]
 }
 
+// Find returns the index in Files of path's facts, -1 when there are
+// none. hint is where the caller expects it (the index found for the
+// previous path of a walk, plus one): a walk lists paths nearly in path
+// order, so most finds compare one or two paths, the others search.
+// Safe for concurrent use (Files must not change).
+func (s *Snapshot) Find(path string, hint int) int {
+	for _, i := range [2]int{hint, hint + 1} {
+		if i >= 0 && i < len(s.Files) && s.Files[i].Path == path {
+			return i
+		}
+	}
+	i := sort.Search(len(s.Files), func(i int) bool { return s.Files[i].Path >= path })
+	if i < len(s.Files) && s.Files[i].Path == path {
+		return i
+	}
+	return -1
+}
+
 // Each calls fn for every file in path order until fn returns false.
 func (s *Snapshot) Each(fn func(*File) bool) {
 	for i := range s.Files {
@@ -285,9 +303,6 @@ func load(path, key string, read func(string) ([]byte, error)) (*Snapshot, error
 	if err != nil {
 		return nil, err
 	}
-	// The path map now, while the caller may still be listing the tree,
-	// rather than in the first Lookup.
-	s.Lookup("")
 	return s, nil
 }
 

@@ -230,3 +230,29 @@ func TestLoadMapped(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestFind: every path is found whatever the hint; a missing one is not.
+func TestFind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "files.idx")
+	if err := Save(path, sample()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, "root=/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want, f := range s.Files {
+		for hint := -2; hint <= len(s.Files)+1; hint++ {
+			if got := s.Find(f.Path, hint); got != want {
+				t.Errorf("Find(%q, %d) = %d, want %d", f.Path, hint, got, want)
+			}
+		}
+	}
+	for _, p := range []string{"", "a", "a/main.go/x", "zzz", "b/copy.gp"} {
+		for hint := -1; hint <= len(s.Files); hint++ {
+			if got := s.Find(p, hint); got != -1 {
+				t.Errorf("Find(%q, %d) = %d, want -1", p, hint, got)
+			}
+		}
+	}
+}
