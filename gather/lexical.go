@@ -77,6 +77,11 @@ type termCounter struct {
 	spare  []uint64      // scratch for bag
 	sub    *termCounter  // see defs
 	ids    *identCounter // see newDoc
+	// pathDir and pathDirTerms are the directory of the last pathTerms
+	// and the terms of its identifiers, in order: a walk gives the files
+	// of a directory one after another.
+	pathDir      string
+	pathDirTerms []uint32
 }
 
 // defs returns the companion counter newDoc uses for definitions.
@@ -672,7 +677,14 @@ func (c *termCounter) pathTerms(rel string) terms {
 	if i := strings.IndexByte(name[min(1, len(name)):], '.'); i >= 0 {
 		name = name[:i+1] // drop every extension: "x.test.ts" keeps "x"
 	}
-	scanIdents([]byte(dir), c.addIdent)
+	if dir != c.pathDir {
+		c.pathDirTerms = c.pathDirTerms[:0]
+		scanIdents([]byte(dir), func(id []byte) { c.pathDirTerms = appendTerms(c.pathDirTerms, id) })
+		c.pathDir = dir
+	}
+	for _, h := range c.pathDirTerms { // as addIdent of each
+		c.add(h)
+	}
 	scanIdents([]byte(name), c.addIdent)
 	return c.bag()
 }
