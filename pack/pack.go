@@ -47,7 +47,13 @@ type Options struct {
 	// "." for the whole root).
 	Path string `json:"path,omitempty"`
 	// Include, when not empty, keeps only files matching one of these
-	// doublestar globs (root-relative); Exclude drops matches.
+	// doublestar globs; Exclude drops matches. As in .gitignore, a glob
+	// without a slash matches a file's name at any depth ("*.js",
+	// ".env"); one with a slash matches the path from the root, or from
+	// Path when a subtree is packed ("lib/**/*.ts"). An Include without
+	// wildcards names a file: a secret file so named is packed (the
+	// user's consent, as a prompt's literal pattern); a glob never packs
+	// secret files.
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	// Compress replaces each file of a language tree-sitter parses by its
@@ -64,6 +70,11 @@ type Options struct {
 	// IncludeAssets packs the files left out by default as assets
 	// (lockfiles, minified bundles, large data files: assets.go).
 	IncludeAssets bool `json:"include_assets,omitempty"`
+	// Views, when not nil, is the tree-sitter store Compress consults
+	// before parsing a file and teaches what it parses (a daemon's, whose
+	// background analysis has parsed the tree already; a CLI's, persisted
+	// in the state directory).
+	Views *treesitter.Store `json:"-"`
 }
 
 // Excluded is a file left out of the pack as an asset.
@@ -108,6 +119,13 @@ type Result struct {
 	// Excluded names the files left out as assets (path order); set
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// Secret names the secret files (.env, keys, credentials: see
+	// gather.IsSecret) left out, path order; an Include naming one packs
+	// it.
+	Secret []string `json:"secret_files,omitempty"`
+	// Warnings are for the person who asked: an Include that matched no
+	// file.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Cache remembers token counts between packs (a daemon keeps one per
@@ -177,14 +195,43 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	}
 	var scanErr error
 	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
+	included := make([]bool, len(opts.Include)) // an Include matched a file
+	named := map[string]bool{}                  // the files Includes name
+	for _, g := range opts.Include {
+		if !strings.ContainsAny(g, "*?[{") {
+			named[strings.TrimPrefix(path.Clean(g), "./")] = true
+			if sub != "" {
+				named[path.Join(sub, path.Clean(g))] = true
+			}
+		}
+	}
 	keep := func(rel string) bool {
 		if sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
 			return false
 		}
-		if len(opts.Include) > 0 && !matchAny(opts.Include, rel) {
+		if len(opts.Include) > 0 {
+			hit := false
+			for i, g := range opts.Include {
+				if matchGlob(g, rel, sub) {
+					included[i], hit = true, true
+				}
+			}
+			if !hit {
+				return false
+			}
+		}
+		return !matchAny(opts.Exclude, rel, sub)
+	}
+	var secretFiles []string
+	other := func(rel, why string) bool {
+		if why != gather.SkipSecret {
 			return false
 		}
-		return !matchAny(opts.Exclude, rel)
+		if named[rel] {
+			return true
+		}
+		secretFiles = append(secretFiles, rel)
+		return false
 	}
 	type job struct {
 		i    int
@@ -228,7 +275,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				f.Content, f.Redacted = text, v.secrets
 				if !hit {
 					if opts.Compress {
-						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{}); err == nil {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{Store: opts.Views}); err == nil {
 							v.compressed, v.ok = view.Text, true
 						}
 					}
@@ -257,8 +304,8 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		})
 	}
 	var excluded []Excluded
-	err = ws.EachText(ctx, keep, func(rel string, b []byte) error {
-		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel)) {
+	err = ws.EachTextOr(ctx, keep, func(rel string, b []byte) error {
+		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
 			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
 				return nil
@@ -270,7 +317,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		mu.Unlock()
 		jobs <- job{i: i, rel: rel, text: string(b)}
 		return nil
-	})
+	}, other)
 	close(jobs)
 	wg.Wait()
 	if err == nil {
@@ -292,8 +339,13 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.added += added
 		cache.mu.Unlock()
 	}
-	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded}
-	dirs := map[string]*Dir{}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, Secret: secretFiles}
+	for i, g := range opts.Include {
+		if !included[i] {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("--include %s matched no file%s", g, underPath(sub)))
+		}
+	}
+	dirs := map[string]*Dir{".": {Path: "."}} // the root, even of an empty pack
 	for _, f := range files {
 		r.Tokens += f.Tokens
 		r.Bytes += f.Bytes
@@ -354,13 +406,52 @@ func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
 	return out[:min(n, len(out))]
 }
 
-func matchAny(globs []string, rel string) bool {
+// matchAny reports that rel matches one of globs (matchGlob).
+func matchAny(globs []string, rel, sub string) bool {
 	for _, g := range globs {
-		if ok, _ := doublestar.Match(g, rel); ok {
+		if matchGlob(g, rel, sub) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchGlob reports that the root-relative path rel matches the glob g of
+// an Include or Exclude: g without a slash against rel's name (at any
+// depth, as .gitignore does), g with one against rel from the root or,
+// when a subtree sub is packed, from sub.
+func matchGlob(g, rel, sub string) bool {
+	g = strings.TrimPrefix(g, "./")
+	if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+		ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(rel))
+		if ok {
+			return true
+		}
+		// A directory name ("vendor", "docs/") takes the files below it.
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(d)); ok {
+				return true
+			}
+		}
+		return false
+	}
+	g = strings.TrimPrefix(g, "/")
+	if ok, _ := doublestar.Match(g, rel); ok {
+		return true
+	}
+	if sub != "" && strings.HasPrefix(rel, sub+"/") {
+		ok, _ := doublestar.Match(g, rel[len(sub)+1:])
+		return ok
+	}
+	return false
+}
+
+// underPath is " under PATH" for a subtree pack, "" otherwise.
+func underPath(sub string) string {
+	if sub == "" {
+		return ""
+	}
+	return " under " + sub
 }
 
 // ParseFormat accepts markdown (md), xml or json.
@@ -397,7 +488,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Packed repository\n\n%s, %d tokens (%s), %d bytes", Files(len(r.Files)), r.Tokens, r.Encoding, r.Bytes)
 	if r.Redacted > 0 {
-		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(r.Redacted, "secret"))
 	}
 	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
@@ -445,6 +536,13 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.Secret) > 0 {
+		fmt.Fprintf(b, "%sLeft out as secret files\n\n%s (--include PATH packs one, secrets inside redacted):\n\n", h, Files(len(r.Secret)))
+		for _, p := range r.Secret {
+			fmt.Fprintf(b, "- %s\n", p)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // excludedSummary counts the files left out as assets.
@@ -457,11 +555,14 @@ func (r *Result) excludedSummary() string {
 }
 
 // Files is "1 file" or "n files".
-func Files(n int) string {
+func Files(n int) string { return count(n, "file") }
+
+// count is "1 word" or "n words".
+func count(n int, word string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + word
 	}
-	return fmt.Sprintf("%d files", n)
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (r *Result) writeXML(w io.Writer) error {
@@ -692,6 +793,16 @@ func (r *Result) WriteTree(w io.Writer) error {
 			for _, x := range r.Excluded {
 				fmt.Fprintf(&b, " %s", x.Path)
 			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Secret) > 0 {
+		fmt.Fprintf(&b, "left out as secret files: %s:", Files(len(r.Secret)))
+		for _, p := range r.Secret[:min(len(r.Secret), 5)] {
+			fmt.Fprintf(&b, " %s", p)
+		}
+		if len(r.Secret) > 5 {
+			b.WriteString(" ...")
 		}
 		b.WriteString("\n")
 	}

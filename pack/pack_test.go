@@ -59,6 +59,16 @@ func TestPack(t *testing.T) {
 		{"subtree with ./ and slash", Options{Path: "./a/b/"}, "a/b/long.txt a/b/y.go"},
 		{"include", Options{Include: []string{"**/*.go"}}, "a/b/y.go a/x.go"},
 		{"exclude", Options{Exclude: []string{"a/b/**"}}, "a/x.go z.md"},
+		// As in .gitignore: a glob without a slash matches names at any
+		// depth, one with a slash paths from the root or the subtree.
+		{"include name at any depth", Options{Include: []string{"*.go"}}, "a/b/y.go a/x.go"},
+		{"include name in subtree", Options{Path: "a", Include: []string{"*.go"}}, "a/b/y.go a/x.go"},
+		{"include path from subtree", Options{Path: "a", Include: []string{"b/*.go"}}, "a/b/y.go"},
+		{"include path from root in subtree", Options{Path: "a", Include: []string{"a/b/*"}}, "a/b/long.txt a/b/y.go"},
+		{"include path from root only", Options{Include: []string{"b/*.go"}}, ""},
+		{"exclude directory name", Options{Exclude: []string{"b"}}, "a/x.go z.md"},
+		{"exclude name at any depth", Options{Exclude: []string{"*.txt", "z.md"}}, "a/b/y.go a/x.go"},
+		{"exclude rooted", Options{Exclude: []string{"/a/x.go"}}, "a/b/long.txt a/b/y.go z.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -236,6 +246,69 @@ func TestPackRedacts(t *testing.T) {
 		if !strings.Contains(b.String(), "[REDACTED aws-access-token]") || r.Redacted == 0 || r.Files[0].Redacted == 0 || r.Files[1].Redacted != 0 {
 			t.Errorf("pass %d: redactions %d, files %+v", pass, r.Redacted, r.Files)
 		}
+	}
+}
+
+// TestPackSecretFiles: secret files are left out and listed (result,
+// summary, token tree); an Include naming one packs it, secrets inside
+// redacted; a glob never does; an Include matching nothing is warned
+// about.
+func TestPackSecretFiles(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"app/main.py":     "print('hi')\n",
+		".env":            "DB_PASSWORD=Zx8#kq2LmN\nPORT=8080\n",
+		"deploy/id_rsa":   "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		"deploy/notes.md": "# deploy\n",
+	})
+	tests := []struct {
+		name     string
+		opts     Options
+		paths    string
+		secret   string
+		warnings string
+	}{
+		{"default", Options{}, "app/main.py deploy/notes.md", ".env deploy/id_rsa", ""},
+		{"named", Options{Include: []string{".env", "app/*"}}, ".env app/main.py", "", ""},
+		{"glob is not consent", Options{Include: []string{".*"}}, "", ".env", ""},
+		{"subtree", Options{Path: "deploy"}, "deploy/notes.md", "deploy/id_rsa", ""},
+		{"no match", Options{Include: []string{"*.rb", "app/*"}}, "app/main.py", "", "--include *.rb matched no file"},
+		{"no match in subtree", Options{Path: "app", Include: []string{"lib/**"}}, "", "", "--include lib/** matched no file under app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, f := range r.Files {
+				paths = append(paths, f.Path)
+				if strings.Contains(f.Content, "Zx8#kq2LmN") {
+					t.Errorf("%s holds the password:\n%s", f.Path, f.Content)
+				}
+			}
+			if got := strings.Join(paths, " "); got != tt.paths {
+				t.Errorf("files %q, want %q", got, tt.paths)
+			}
+			if got := strings.Join(r.Secret, " "); got != tt.secret {
+				t.Errorf("secret files %q, want %q", got, tt.secret)
+			}
+			if got := strings.Join(r.Warnings, "; "); got != tt.warnings {
+				t.Errorf("warnings %q, want %q", got, tt.warnings)
+			}
+			var md, tree strings.Builder
+			if err := r.Write(&md, FormatMarkdown); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WriteTree(&tree); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range r.Secret {
+				if !strings.Contains(md.String(), "- "+p+"\n") || !strings.Contains(tree.String(), " "+p) {
+					t.Errorf("secret file %s not listed:\n%s\n%s", p, md.String(), tree.String())
+				}
+			}
+		})
 	}
 }
 

@@ -131,6 +131,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
+	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
@@ -152,6 +155,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
+		}
+		if len(res.Secret) > 0 {
+			fmt.Fprintf(io.Err, "ctxd: left out as secret files: %s (--include PATH packs one; listed in the summary)\n", pack.Files(len(res.Secret)))
 		}
 		return fh.Close()
 	}
