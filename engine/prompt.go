@@ -233,7 +233,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		window = e.cfg.ContextWindow
 	}
 	counter, model := tokens.ForModel(modelName, window)
-	budget, err := e.budget(req.TokenBudget, model.ContextWindow)
+	budget, err := e.budget(req.TokenBudget, model)
 	if err != nil {
 		return nil, err
 	}
@@ -262,9 +262,21 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		if req.TokenBudget != nil && req.TokenBudget.Shares != nil {
 			shares = *req.TokenBudget.Shares
 		}
-		s.budget = ctxd.NewBudget(model.ContextWindow, shares)
+		s.budget = capResponse(ctxd.NewBudget(model.ContextWindow, shares), model.MaxOutput)
 	}
 	return s, nil
+}
+
+// capResponse gives the context what a budget's shares reserve for the
+// response beyond the model's output limit (a 128k gpt-4o budget's 30% is
+// 38,400 tokens; the model writes at most 16,384): reserved, it would only
+// be wasted. A budget whose parts the caller set is left as set.
+func capResponse(b ctxd.Budget, maxOutput int) ctxd.Budget {
+	if maxOutput > 0 && b.Response > maxOutput {
+		b.Context += b.Response - maxOutput
+		b.Response = maxOutput
+	}
+	return b
 }
 
 // estimateWarnError is the calibration error from which a prompt warns
@@ -395,11 +407,11 @@ func sharesOf(b ctxd.Budget) ctxd.Shares {
 // budget resolves the request's budget against the configuration. When
 // neither sets a total, it is relative to the model's context window
 // (ctxd.DefaultBudgetFor).
-func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
+func (e *Engine) budget(br *BudgetRequest, model ctxd.Model) (ctxd.Budget, error) {
 	shares := e.cfg.Budget.Shares
-	total := e.cfg.BudgetTotal(window)
+	total := e.cfg.BudgetTotal(model.ContextWindow)
 	if br == nil {
-		return ctxd.NewBudget(total, shares), nil
+		return capResponse(ctxd.NewBudget(total, shares), model.MaxOutput), nil
 	}
 	for _, f := range []struct {
 		name string
@@ -428,6 +440,9 @@ func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
 			*p.dst = p.v
 			parts = true
 		}
+	}
+	if !parts {
+		b = capResponse(b, model.MaxOutput)
 	}
 	if parts {
 		sum := b.System + b.Context + b.UserRequest + b.Response
