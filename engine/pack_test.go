@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,5 +53,28 @@ func TestPackCompressUsesViewStore(t *testing.T) {
 	}
 	if fmt.Sprint(r1.Files) != fmt.Sprint(r2.Files) || r1.Tokens != r2.Tokens {
 		t.Errorf("packs differ: %d vs %d tokens", r1.Tokens, r2.Tokens)
+	}
+}
+
+// TestPackSmallTreeWritesNothing: as the file index, a pack of a tree too
+// small to persist writes nothing to the state directory; once the index
+// directory exists (a large tree's), the counts persist there.
+func TestPackSmallTreeWritesNothing(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "b.go": "package a\n\nvar B = 1\n"})
+	state := t.TempDir()
+	e := reopener(t, dir, state)()
+	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("a 2-file pack wrote %v into the state directory", ents)
+	}
+	withIndex := stateWithIndex(t)
+	e = reopener(t, dir, withIndex)()
+	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(withIndex, "index", "pack-counts.bin")); err != nil {
+		t.Errorf("counts not persisted beside an index: %v", err)
 	}
 }
