@@ -67,6 +67,9 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if progress == nil {
 		progress = func(string) {}
 	}
+	// A CLI run's walk and git read start now, while the request is
+	// planned (the token counter and its stored counts load meanwhile).
+	e.ws.Prefetch(ctx, commitsParam(e.cfg.Gather.Commits))
 	p, err := e.plan(req)
 	if err != nil {
 		return nil, err
@@ -123,8 +126,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Budget:  p.contextBudget,
 		Counter: p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
-		Views:   e.views,
-		Task:    env.TaskType,
+		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
+			return prompt.AppendSection(dst, c, format)
+		},
+		Views: e.views,
+		Task:  env.TaskType,
 	})
 	if err != nil {
 		return nil, err
