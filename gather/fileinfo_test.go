@@ -28,3 +28,11 @@ func TestFileInfoSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexDocSmall: an indexDoc, one per indexed file, fits the 96-byte
+// size class.
+func TestIndexDocSmall(t *testing.T) {
+	if n := unsafe.Sizeof(indexDoc{}); n > 96 {
+		t.Errorf("indexDoc takes %d bytes, over 96", n)
+	}
+}
