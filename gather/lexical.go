@@ -731,8 +731,8 @@ type Hit struct {
 
 // indexDoc is one file in an [Index].
 //
-// One is kept per indexed file: the small fields go last, together (96
-// in the allocator's 112-byte class, when they were apart).
+// One is kept per indexed file: the small fields go last, together, for
+// 96 bytes (104, in the allocator's 112-byte class, when they were apart).
 type indexDoc struct {
 	path string
 	// docBags are the content-derived bags, shared by the documents of
