@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/editdist"
 	"github.com/ctxd/ctxd/safefs"
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -356,7 +357,7 @@ func unknownKeyMessage(key []string) string {
 	if len(key) > 0 {
 		bad, best, bestD := key[len(key)-1], "", 3
 		for _, n := range names {
-			if d := editDistance(bad, n); d < bestD {
+			if d := editdist.Distance(bad, n); d < bestD {
 				best, bestD = n, d
 			}
 		}
@@ -382,27 +383,6 @@ func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
 		}
 	}
 	return nil, false
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // cleanTOMLMessage drops the library prefix and Go struct types from a

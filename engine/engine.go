@@ -13,6 +13,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -20,8 +21,10 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
@@ -61,6 +64,9 @@ type Engine struct {
 	overlay   map[string]string
 
 	stateDir string
+	// cfgFiles are the configuration files as a daemon's engine read
+	// them (configChanged); nil for a CLI's.
+	cfgFiles []configFile
 
 	// cleanOnce loads the persisted clean set of the secret scanner
 	// (engine/sanitize.go) on the first prompt.
@@ -140,6 +146,9 @@ func New(root string, opts Options) (*Engine, error) {
 	if opts.StateDir != "" {
 		stateDir = sessions.StateDir(root, opts.StateDir)
 	}
+	if err := usableStateDir(stateDir); err != nil {
+		return nil, err
+	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
@@ -151,7 +160,65 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	return &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}, nil
+	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}
+	if opts.Watch {
+		e.cfgFiles = configFiles(root)
+	}
+	return e, nil
+}
+
+// configFile is a configuration file as the engine read it: its path and
+// what Lstat said (a missing file is recorded as missing).
+type configFile struct {
+	path    string
+	exists  bool
+	size    int64
+	modTime time.Time
+}
+
+// configFiles stats the files config.Load reads for root.
+func configFiles(root string) []configFile {
+	var out []configFile
+	for _, p := range []string{config.UserFile(), filepath.Join(root, config.WorkspaceFile)} {
+		if p == "" {
+			continue
+		}
+		f := configFile{path: p}
+		if fi, err := os.Stat(p); err == nil {
+			f.exists, f.size, f.modTime = true, fi.Size(), fi.ModTime()
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// configChanged returns the path of a configuration file created, edited
+// or removed since a daemon's engine read its configuration ("" when none
+// changed, and always for a CLI's engine, which reads it fresh): a daemon
+// keeps the configuration it started with, and says so.
+func (e *Engine) configChanged() string {
+	if e.cfgFiles == nil {
+		return ""
+	}
+	for i, now := range configFiles(e.root) {
+		if was := e.cfgFiles[i]; now.exists != was.exists || now.size != was.size || !now.modTime.Equal(was.modTime) {
+			return now.path
+		}
+	}
+	return ""
+}
+
+// usableStateDir reports a state directory that cannot be one: a path
+// that is, or runs through, something other than a directory (every store
+// would otherwise warn about it on its own). A missing one is fine: it is
+// created when something is persisted.
+func usableStateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir(), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("state directory %s is not a directory: set %s or --state-dir to a directory, or unset both to use <root>/.ctxd: %w", dir, EnvStateDir, ctxd.ErrInvalidParams)
+	}
+	return nil
 }
 
 // indexPath is where a workspace's file index persists: index/files.idx

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/pack"
 )
 
@@ -42,12 +43,19 @@ func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, err
 			e.log.Warn("persisted token counts not used", "err", err)
 		}
 	})
+	if opts.Compress {
+		opts.Views = e.viewStore()
+	}
 	r, err := pack.PackCached(ctx, e.ws, opts, e.packCache)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.packCache.Save(path); err != nil {
-		e.log.Warn("persisting token counts failed", "err", err)
+	// As the file index: a tree too small to persist writes nothing (it
+	// is counted faster than a persisted file loads).
+	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= gather.PersistMinFiles || index.Exists(filepath.Dir(path)) {
+		if err := e.packCache.Save(path); err != nil {
+			e.log.Warn("persisting token counts failed", "err", err)
+		}
 	}
 	return r, nil
 }

@@ -235,11 +235,19 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{model: model, counter: counter, budget: budget, format: format}
+	if f := e.configChanged(); f != "" {
+		s.warnings = append(s.warnings, fmt.Sprintf("%s changed after this daemon read its configuration: restart the daemon to apply it (this request used the configuration it started with)", f))
+	}
 	if model.Source == tokens.SourceFallback {
-		w := fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one)", modelName, model.ContextWindow, tokens.FallbackEncoding)
+		w := fmt.Sprintf("unknown model %q: fell back to the default window of %d tokens and the %s encoding (set context_window or --context-window for the real one; ctxd models lists the known names)", modelName, model.ContextWindow, tokens.FallbackEncoding)
 		if names := tokens.Suggest(modelName, 4); len(names) > 0 {
 			w += "; did you mean " + strings.Join(names, ", ") + "?"
 		}
+		s.warnings = append(s.warnings, w)
+	} else if rest := tokens.PrefixRest(modelName); !tokens.SnapshotSuffix(rest) {
+		// A dated snapshot (gpt-4o-2024-08-06) is the model; another
+		// suffix may be a typo the prefix match would hide.
+		w := fmt.Sprintf("model %q is not in the registry: read as %s, whose name it starts with (%d-token window)", modelName, model.Name, model.ContextWindow)
 		s.warnings = append(s.warnings, w)
 	}
 	if model.EstimatorConfidence != tokens.ConfidenceExact && model.CalibrationError >= estimateWarnError {

@@ -344,9 +344,7 @@ func (w *Workspace) Prepare(ctx context.Context, commits int) {
 	if !w.follow.usable() {
 		return
 	}
-	if commits == 0 {
-		commits = DefaultCommits
-	}
+	commits = commitsOrDefault(commits)
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var snap *snapshot
@@ -560,6 +558,23 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 // It refreshes the tree first (a followed workspace does not walk when
 // nothing changed) and reads each file.
 func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn func(rel string, text []byte) error) error {
+	return w.EachTextOr(ctx, keep, fn, nil)
+}
+
+// Reasons EachTextOr gives for a file it passes over.
+const (
+	SkipSecret = "secret file"
+	SkipBinary = "binary"
+	SkipTooBig = "over the size cap"
+	SkipRead   = "unreadable"
+)
+
+// EachTextOr is EachText that also calls other, when not nil, with each
+// file keep accepts but EachText passes over, and why (SkipSecret,
+// SkipBinary, SkipTooBig, SkipRead): a pack lists the secret files it left
+// out. A secret file for which other returns true (the user named it) is
+// read and passed to fn like the others.
+func (w *Workspace) EachTextOr(ctx context.Context, keep func(rel string) bool, fn func(rel string, text []byte) error, other func(rel, why string) bool) error {
 	files, err := w.textFiles(ctx)
 	if err != nil {
 		return fmt.Errorf("list files: %w", err)
@@ -569,8 +584,13 @@ func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn
 		if i%256 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if f.secret || f.binary || f.tooBig || f.readError() != "" || (keep != nil && !keep(f.rel)) {
+		if keep != nil && !keep(f.rel) {
 			continue
+		}
+		if why := f.skipReason(); why != "" {
+			if other == nil || !other(f.rel, why) || why != SkipSecret {
+				continue
+			}
 		}
 		b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.rel)), w.opts.MaxFileBytes, buf)
 		if err != nil || isBinary(b) {
@@ -582,6 +602,21 @@ func (w *Workspace) EachText(ctx context.Context, keep func(rel string) bool, fn
 		}
 	}
 	return nil
+}
+
+// skipReason says why a pack passes over f ("" when it holds it).
+func (f *fileInfo) skipReason() string {
+	switch {
+	case f.secret:
+		return SkipSecret
+	case f.binary:
+		return SkipBinary
+	case f.tooBig:
+		return SkipTooBig
+	case f.readError() != "":
+		return SkipRead
+	}
+	return ""
 }
 
 // textFiles returns the files of the current tree in path order. A

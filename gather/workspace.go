@@ -407,9 +407,7 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	if r.StructureDepth <= 0 {
 		r.StructureDepth = DefaultStructureDepth
 	}
-	if r.Commits == 0 {
-		r.Commits = DefaultCommits
-	}
+	r.Commits = commitsOrDefault(r.Commits)
 	if r.Depth <= 0 {
 		r.Depth = DefaultDepth
 	}
@@ -932,4 +930,13 @@ func (g *gathering) depsChunk() *ctxd.Chunk {
 	}
 	c := metaChunk("deps", ctxd.ChunkDependency, p, text, "dependency manifests")
 	return &c
+}
+
+// commitsOrDefault is Request.Commits as gathered: 0 means DefaultCommits
+// (negative turns history off and stays negative).
+func commitsOrDefault(n int) int {
+	if n == 0 {
+		return DefaultCommits
+	}
+	return n
 }

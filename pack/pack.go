@@ -14,6 +14,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"runtime"
 	"sort"
@@ -47,7 +48,13 @@ type Options struct {
 	// "." for the whole root).
 	Path string `json:"path,omitempty"`
 	// Include, when not empty, keeps only files matching one of these
-	// doublestar globs (root-relative); Exclude drops matches.
+	// doublestar globs; Exclude drops matches. As in .gitignore, a glob
+	// without a slash matches a file's name at any depth ("*.js",
+	// ".env"); one with a slash matches the path from the root, or from
+	// Path when a subtree is packed ("lib/**/*.ts"). An Include without
+	// wildcards names a file: a secret file so named is packed (the
+	// user's consent, as a prompt's literal pattern); a glob never packs
+	// secret files.
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	// Compress replaces each file of a language tree-sitter parses by its
@@ -64,6 +71,11 @@ type Options struct {
 	// IncludeAssets packs the files left out by default as assets
 	// (lockfiles, minified bundles, large data files: assets.go).
 	IncludeAssets bool `json:"include_assets,omitempty"`
+	// Views, when not nil, is the tree-sitter store Compress consults
+	// before parsing a file and teaches what it parses (a daemon's, whose
+	// background analysis has parsed the tree already; a CLI's, persisted
+	// in the state directory).
+	Views *treesitter.Store `json:"-"`
 }
 
 // Excluded is a file left out of the pack as an asset.
@@ -83,6 +95,25 @@ type File struct {
 	Compressed bool `json:"compressed,omitempty"`
 	// Redacted counts the secrets replaced by markers, as in prompts.
 	Redacted int `json:"redacted,omitempty"`
+	// Kind is what the file is, for choosing exclusions: KindSource,
+	// KindTest, KindGenerated, KindDocs or KindData.
+	Kind string `json:"kind"`
+}
+
+// Kinds of files (File.Kind, Result.Kinds).
+const (
+	KindSource    = "source"
+	KindTest      = "tests"
+	KindGenerated = "generated"
+	KindDocs      = "docs"
+	KindData      = "data"
+)
+
+// Kind is the total of one kind of file in a pack.
+type Kind struct {
+	Kind   string `json:"kind"`
+	Tokens int    `json:"tokens"`
+	Files  int    `json:"files"`
 }
 
 // Dir is a directory's totals (its files and all below it).
@@ -105,9 +136,19 @@ type Result struct {
 	// choose exclusions from.
 	LargestFiles []File `json:"largest_files"`
 	LargestDirs  []Dir  `json:"largest_dirs"`
+	// Kinds totals the files by kind, largest first: how much of a pack
+	// is tests or generated code is the first exclusion to consider.
+	Kinds []Kind `json:"kinds"`
 	// Excluded names the files left out as assets (path order); set
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// Secret names the secret files (.env, keys, credentials: see
+	// gather.IsSecret) left out, path order; an Include naming one packs
+	// it.
+	Secret []string `json:"secret_files,omitempty"`
+	// Warnings are for the person who asked: an Include that matched no
+	// file.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Cache remembers token counts between packs (a daemon keeps one per
@@ -177,14 +218,43 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	}
 	var scanErr error
 	sub := strings.Trim(path.Clean("/"+strings.TrimPrefix(opts.Path, "./")), "/")
+	included := make([]bool, len(opts.Include)) // an Include matched a file
+	named := map[string]bool{}                  // the files Includes name
+	for _, g := range opts.Include {
+		if !strings.ContainsAny(g, "*?[{") {
+			named[strings.TrimPrefix(path.Clean(g), "./")] = true
+			if sub != "" {
+				named[path.Join(sub, path.Clean(g))] = true
+			}
+		}
+	}
 	keep := func(rel string) bool {
 		if sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
 			return false
 		}
-		if len(opts.Include) > 0 && !matchAny(opts.Include, rel) {
+		if len(opts.Include) > 0 {
+			hit := false
+			for i, g := range opts.Include {
+				if matchGlob(g, rel, sub) {
+					included[i], hit = true, true
+				}
+			}
+			if !hit {
+				return false
+			}
+		}
+		return !matchAny(opts.Exclude, rel, sub)
+	}
+	var secretFiles []string
+	other := func(rel, why string) bool {
+		if why != gather.SkipSecret {
 			return false
 		}
-		return !matchAny(opts.Exclude, rel)
+		if named[rel] {
+			return true
+		}
+		secretFiles = append(secretFiles, rel)
+		return false
 	}
 	type job struct {
 		i    int
@@ -206,7 +276,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text}
+				f := File{Path: j.rel, Bytes: len(j.text), Content: j.text, Kind: kindOf(j.rel, j.text)}
 				sum := sha256.Sum256([]byte(j.text))
 				key := countKey{size: len(j.text), encoding: enc, compress: opts.Compress}
 				copy(key.hash[:], sum[:16])
@@ -228,7 +298,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 				f.Content, f.Redacted = text, v.secrets
 				if !hit {
 					if opts.Compress {
-						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{}); err == nil {
+						if view, err := treesitter.Render(ctx, treesitter.Detect(j.rel, []byte(text)), []byte(text), treesitter.Signatures, treesitter.Options{Store: opts.Views}); err == nil {
 							v.compressed, v.ok = view.Text, true
 						}
 					}
@@ -257,8 +327,8 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		})
 	}
 	var excluded []Excluded
-	err = ws.EachText(ctx, keep, func(rel string, b []byte) error {
-		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel)) {
+	err = ws.EachTextOr(ctx, keep, func(rel string, b []byte) error {
+		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
 			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
 				return nil
@@ -270,7 +340,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		mu.Unlock()
 		jobs <- job{i: i, rel: rel, text: string(b)}
 		return nil
-	})
+	}, other)
 	close(jobs)
 	wg.Wait()
 	if err == nil {
@@ -292,8 +362,13 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.added += added
 		cache.mu.Unlock()
 	}
-	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded}
-	dirs := map[string]*Dir{}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, Secret: secretFiles}
+	for i, g := range opts.Include {
+		if !included[i] {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("--include %s matched no file%s", g, underPath(sub)))
+		}
+	}
+	dirs := map[string]*Dir{".": {Path: "."}} // the root, even of an empty pack
 	for _, f := range files {
 		r.Tokens += f.Tokens
 		r.Bytes += f.Bytes
@@ -323,14 +398,92 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	for i := range r.LargestFiles {
 		r.LargestFiles[i].Content = ""
 	}
-	var below []Dir
+	// A directory nearly all of whose tokens are in one subdirectory is
+	// not listed: the subdirectory says the same more precisely (GOROOT's
+	// cmd/vendor/golang.org/x/ rather than also cmd/vendor/golang.org/).
+	bulk := map[string]int{} // the largest subdirectory's tokens, by parent
 	for _, d := range r.Dirs {
 		if d.Path != "." {
+			p := path.Dir(d.Path)
+			bulk[p] = max(bulk[p], d.Tokens)
+		}
+	}
+	var below []Dir
+	for _, d := range r.Dirs {
+		if d.Path != "." && !(d.Tokens > 0 && bulk[d.Path]*10 >= d.Tokens*9) {
 			below = append(below, d)
 		}
 	}
 	r.LargestDirs = largest(below, top, func(d Dir) int { return d.Tokens }, func(d Dir) string { return d.Path })
+	kinds := map[string]*Kind{}
+	for _, f := range files {
+		k := kinds[f.Kind]
+		if k == nil {
+			k = &Kind{Kind: f.Kind}
+			kinds[f.Kind] = k
+		}
+		k.Tokens += f.Tokens
+		k.Files++
+	}
+	for _, k := range kinds {
+		r.Kinds = append(r.Kinds, *k)
+	}
+	r.Kinds = largest(r.Kinds, len(r.Kinds), func(k Kind) int { return k.Tokens }, func(k Kind) string { return k.Kind })
 	return r, nil
+}
+
+// kindOf says what a file is: a test (gather.IsTestFile), generated code
+// (a generator's header near the top, or a generated-file name), docs
+// (Markdown, reStructuredText, AsciiDoc, text), data (JSON, YAML, TOML,
+// XML, CSV) or source.
+func kindOf(rel, text string) string {
+	base := strings.ToLower(path.Base(rel))
+	switch {
+	case gather.IsTestFile(rel):
+		return KindTest
+	case generated(base, text):
+		return KindGenerated
+	}
+	switch path.Ext(base) {
+	case ".md", ".markdown", ".rst", ".adoc", ".txt":
+		return KindDocs
+	case ".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".tsv", ".ini":
+		return KindData
+	}
+	return KindSource
+}
+
+// generated reports a generated file: Go's "Code generated ... DO NOT
+// EDIT." convention, "@generated", or "auto-generated" with "do not edit"
+// in the first lines; protobuf and similar output by name.
+func generated(base, text string) bool {
+	for _, suf := range []string{".pb.go", ".pb.gw.go", "_pb2.py", "_pb2_grpc.py", ".pb.cc", ".pb.h", "_generated.go", ".gen.go", "_gen.go", ".g.dart", ".freezed.dart"} {
+		if strings.HasSuffix(base, suf) {
+			return true
+		}
+	}
+	head := text[:min(len(text), 2048)]
+	if strings.Contains(head, "@generated") {
+		return true
+	}
+	lower := strings.ToLower(head)
+	return strings.Contains(lower, "do not edit") && (strings.Contains(lower, "code generated") || strings.Contains(lower, "auto-generated") || strings.Contains(lower, "autogenerated") || strings.Contains(lower, "automatically generated"))
+}
+
+// kindsLine is "tests 3012345 (49%), source …": the kinds' totals.
+func (r *Result) kindsLine() string {
+	var b strings.Builder
+	for i, k := range r.Kinds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		pct := 0
+		if r.Tokens > 0 {
+			pct = int(math.Round(100 * float64(k.Tokens) / float64(r.Tokens)))
+		}
+		fmt.Fprintf(&b, "%s %d (%d%%, %s)", k.Kind, k.Tokens, pct, Files(k.Files))
+	}
+	return b.String()
 }
 
 // prevCounts returns the cache's counts (nil for no cache).
@@ -354,13 +507,52 @@ func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
 	return out[:min(n, len(out))]
 }
 
-func matchAny(globs []string, rel string) bool {
+// matchAny reports that rel matches one of globs (matchGlob).
+func matchAny(globs []string, rel, sub string) bool {
 	for _, g := range globs {
-		if ok, _ := doublestar.Match(g, rel); ok {
+		if matchGlob(g, rel, sub) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchGlob reports that the root-relative path rel matches the glob g of
+// an Include or Exclude: g without a slash against rel's name (at any
+// depth, as .gitignore does), g with one against rel from the root or,
+// when a subtree sub is packed, from sub.
+func matchGlob(g, rel, sub string) bool {
+	g = strings.TrimPrefix(g, "./")
+	if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+		ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(rel))
+		if ok {
+			return true
+		}
+		// A directory name ("vendor", "docs/") takes the files below it.
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(d)); ok {
+				return true
+			}
+		}
+		return false
+	}
+	g = strings.TrimPrefix(g, "/")
+	if ok, _ := doublestar.Match(g, rel); ok {
+		return true
+	}
+	if sub != "" && strings.HasPrefix(rel, sub+"/") {
+		ok, _ := doublestar.Match(g, rel[len(sub)+1:])
+		return ok
+	}
+	return false
+}
+
+// underPath is " under PATH" for a subtree pack, "" otherwise.
+func underPath(sub string) string {
+	if sub == "" {
+		return ""
+	}
+	return " under " + sub
 }
 
 // ParseFormat accepts markdown (md), xml or json.
@@ -397,7 +589,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Packed repository\n\n%s, %d tokens (%s), %d bytes", Files(len(r.Files)), r.Tokens, r.Encoding, r.Bytes)
 	if r.Redacted > 0 {
-		fmt.Fprintf(b, "; %d secrets replaced by [REDACTED] markers", r.Redacted)
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(r.Redacted, "secret"))
 	}
 	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
@@ -429,6 +621,9 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 
 // writeSummary lists the largest files and directories.
 func (r *Result) writeSummary(b *strings.Builder, h string) {
+	if len(r.Kinds) > 0 {
+		fmt.Fprintf(b, "%sBy kind\n\n%s\n\n", h, r.kindsLine())
+	}
 	fmt.Fprintf(b, "%sLargest files\n\n", h)
 	for _, f := range r.LargestFiles {
 		fmt.Fprintf(b, "- %s: %d tokens\n", f.Path, f.Tokens)
@@ -445,6 +640,13 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.Secret) > 0 {
+		fmt.Fprintf(b, "%sLeft out as secret files\n\n%s (--include PATH packs one, secrets inside redacted):\n\n", h, Files(len(r.Secret)))
+		for _, p := range r.Secret {
+			fmt.Fprintf(b, "- %s\n", p)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // excludedSummary counts the files left out as assets.
@@ -457,11 +659,14 @@ func (r *Result) excludedSummary() string {
 }
 
 // Files is "1 file" or "n files".
-func Files(n int) string {
+func Files(n int) string { return count(n, "file") }
+
+// count is "1 word" or "n words".
+func count(n int, word string) string {
 	if n == 1 {
-		return "1 file"
+		return "1 " + word
 	}
-	return fmt.Sprintf("%d files", n)
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (r *Result) writeXML(w io.Writer) error {
@@ -608,7 +813,11 @@ func writeEscaped(w io.StringWriter, text string) {
 
 // WriteTree prints the token tree: every directory and file with its
 // tokens, indented by depth, directories first at each level.
-func (r *Result) WriteTree(w io.Writer) error {
+func (r *Result) WriteTree(w io.Writer) error { return r.WriteTreeDepth(w, 0) }
+
+// WriteTreeDepth is WriteTree down to depth levels below the root (0: all
+// of them); a directory at the last level shows its totals only.
+func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	type node struct {
 		name   string
 		tokens int
@@ -665,12 +874,18 @@ func (r *Result) WriteTree(w io.Writer) error {
 			}
 			return kids[i].name < kids[j].name
 		})
+		if maxDepth > 0 && depth >= maxDepth {
+			return
+		}
 		for _, k := range kids {
 			walk(k, depth+1)
 		}
 	}
 	walk(root, 0)
 	fmt.Fprintf(&b, "total %d tokens (%s) in %s\n", r.Tokens, r.Encoding, Files(len(r.Files)))
+	if len(r.Kinds) > 0 {
+		fmt.Fprintf(&b, "by kind: %s\n", r.kindsLine())
+	}
 	if len(r.LargestFiles) > 0 {
 		b.WriteString("largest files:")
 		for _, f := range r.LargestFiles {
@@ -692,6 +907,16 @@ func (r *Result) WriteTree(w io.Writer) error {
 			for _, x := range r.Excluded {
 				fmt.Fprintf(&b, " %s", x.Path)
 			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Secret) > 0 {
+		fmt.Fprintf(&b, "left out as secret files: %s:", Files(len(r.Secret)))
+		for _, p := range r.Secret[:min(len(r.Secret), 5)] {
+			fmt.Fprintf(&b, " %s", p)
+		}
+		if len(r.Secret) > 5 {
+			b.WriteString(" ...")
 		}
 		b.WriteString("\n")
 	}

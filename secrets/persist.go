@@ -38,7 +38,7 @@ const cleanMagic = "CTXDSEC1"
 const (
 	gitleaksModule  = "github.com/zricethezav/gitleaks/v8"
 	gitleaksPinned  = "v8.30.1" // go.mod's; the key's fallback when the build information lists no modules (tests)
-	cleanSetVersion = "2"       // 2: keyed by the module's build information, not the compiled rules
+	cleanSetVersion = "3"       // 2: keyed by the module's build information, not the compiled rules; 3: the password-assignment rule
 )
 
 // maxCleanBytes bounds the file read: 1<<20 hashes.
@@ -67,6 +67,7 @@ func (s *Scanner) rulesKey() string {
 		}
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8 decode=0", mod, cleanSetVersion, URLPasswordRule, urlPassword.String())
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%q", PasswordRule, passwordQuoted.String(), passwordBare.String(), passwordKeyWords)
 		s.key = fmt.Sprintf("%x", h.Sum(nil))
 	})
 	return s.key

@@ -268,7 +268,7 @@ func (s *Scanner) scan(det *detect.Detector, text string, fast bool) []finding {
 }
 
 // collect turns gitleaks' findings in text into ctxd's, with ctxd's own
-// url-password rule, deduplicated and sorted.
+// url-password and password-assignment rules, deduplicated and sorted.
 func collect(raw []report.Finding, text string) []finding {
 	var fs []finding
 	seen := map[finding]bool{}
@@ -288,6 +288,7 @@ func collect(raw []report.Finding, text string) []finding {
 		}
 	}
 	fs = append(fs, urlPasswords(text, seen)...)
+	fs = append(fs, passwordAssignments(text, seen)...)
 	sort.Slice(fs, func(i, j int) bool {
 		if fs[i].line != fs[j].line {
 			return fs[i].line < fs[j].line

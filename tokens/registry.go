@@ -3,6 +3,8 @@ package tokens
 import (
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/editdist"
 )
 
 // RegistryVersion identifies the contents of the model table. Bump it
@@ -22,27 +24,27 @@ const (
 // Spec is one model of the registry.
 type Spec struct {
 	// Name is the canonical name, lowercase ("gpt-4o", "claude-sonnet-4.5").
-	Name     string
-	Provider string
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
 	// ContextWindow is the input+output window in tokens, the provider's
 	// published figure (the smaller one where tiers differ; see
 	// docs/tokens.md).
-	ContextWindow int
+	ContextWindow int `json:"context_window"`
 	// MaxOutput is the largest completion the provider allows, in tokens.
-	MaxOutput int
+	MaxOutput int `json:"max_output"`
 	// Encoding is what the model's counter reports: an exact encoding
 	// ("o200k_base") or "estimate/<family>".
-	Encoding string
+	Encoding string `json:"encoding"`
 	// Family groups models that share a tokenizer: "openai", "claude",
 	// "gemini", "llama", "mistral".
-	Family string
+	Family string `json:"family"`
 	// Aliases are other names of the same model (dated snapshots, provider
 	// spellings); [Lookup] matches them exactly and as prefixes.
-	Aliases []string
+	Aliases []string `json:"aliases,omitempty"`
 	// Exact reports whether Encoding is the model's real BPE.
-	Exact bool
+	Exact bool `json:"exact"`
 	// Note records a caveat about the figures, if any.
-	Note string
+	Note string `json:"note,omitempty"`
 }
 
 // Estimator families: models whose tokenizer is not public (or not
@@ -165,7 +167,9 @@ func Models() []Spec {
 
 // Suggest returns up to limit registry names a name that is not in the
 // registry may have meant: those containing it ("claude" → the Claude
-// models, newest first), for a message that offers them.
+// models, newest first), then those a typo away (within two edits, or one
+// in six characters for a long name: "claude-sonet-4.5" →
+// claude-sonnet-4.5), nearest first, for a message that offers them.
 func Suggest(name string, limit int) []string {
 	k := normalizeName(name)
 	if k == "" || limit <= 0 {
@@ -180,11 +184,86 @@ func Suggest(name string, limit int) []string {
 			}
 		}
 		if len(out) == limit {
+			return out
+		}
+	}
+	type near struct {
+		name string
+		d    int
+	}
+	var nears []near
+	for _, s := range registry {
+		if slices.Contains(out, s.Name) {
+			continue
+		}
+		best := -1
+		for _, n := range append([]string{s.Name}, s.Aliases...) {
+			if d := editdist.Distance(k, normalizeName(n)); d <= max(2, len(k)/6) && (best < 0 || d < best) {
+				best = d
+			}
+		}
+		if best >= 0 {
+			nears = append(nears, near{s.Name, best})
+		}
+	}
+	slices.SortStableFunc(nears, func(a, b near) int { return a.d - b.d })
+	for _, n := range nears {
+		if len(out) == limit {
 			break
 		}
+		out = append(out, n.name)
 	}
 	return out
 }
+
+// PrefixRest is, for a name Lookup finds by prefix, what follows the
+// registered name it starts with ("2024-08-06" for "gpt-4o-2024-08-06");
+// "" for a name registered as written, or not found.
+func PrefixRest(name string) string {
+	k := normalizeName(name)
+	if _, ok := byName[k]; ok || k == "" {
+		return ""
+	}
+	s, ok := Lookup(name)
+	if !ok {
+		return ""
+	}
+	best := ""
+	for _, n := range append([]string{s.Name}, s.Aliases...) {
+		if n = normalizeName(n); len(n) > len(best) && strings.HasPrefix(k, n+"-") {
+			best = n
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return k[len(best)+1:]
+}
+
+// SnapshotSuffix reports that rest (PrefixRest's) names a snapshot or a
+// version of the model rather than something else: dates and numbers
+// ("2024-08-06", "20250929", "0613", "v2-0"), "latest", "preview",
+// "exp", "instruct", "chat" and the like, dash-separated.
+func SnapshotSuffix(rest string) bool {
+	if rest == "" {
+		return true
+	}
+	for _, p := range strings.Split(rest, "-") {
+		switch {
+		case p == "":
+			return false
+		case strings.Trim(p, "0123456789") == "":
+		case strings.HasPrefix(p, "v") && strings.Trim(p[1:], "0123456789.") == "" && len(p) > 1:
+		case slices.Contains(snapshotWords, p):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// snapshotWords are the words of model ids' snapshot and variant suffixes.
+var snapshotWords = []string{"latest", "preview", "exp", "experimental", "instruct", "chat", "it", "hf", "fp8", "fp16", "bf16", "q4", "q8", "beta", "alpha", "thinking", "online"}
 
 // byName indexes the registry by normalized name and alias.
 var byName = func() map[string]int {

@@ -22,6 +22,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/editdist"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -223,14 +224,23 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 // parse parses flags that may come before, between or after positional
 // arguments ("ctxd prompt 'fix it' --task debug"), and returns the
 // positional ones. "--" ends flag parsing.
+//
+// A bad flag is one line (Run adds the usage line), with the nearest
+// flag when one is a typo away: "flag provided but not defined:
+// -bugdet" and the whole flag list said it less clearly, twice.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				usage()
 				return nil, err
 			}
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{flagMessage(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -242,6 +252,27 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagMessage rewrites the flag package's error for a person: flags with
+// two dashes, and for an unknown one the nearest defined flag.
+func flagMessage(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok {
+		return strings.Replace(msg, " -", " --", 1)
+	}
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editdist.Distance(name, f.Name); d < bestD || d == bestD && best == "" && strings.HasPrefix(f.Name, name) {
+			best, bestD = f.Name, d
+		}
+	})
+	msg = "unknown flag --" + name
+	if best != "" {
+		msg += " (did you mean --" + best + "?)"
+	}
+	return msg + "; ctxd help " + strings.TrimPrefix(fs.Name(), "ctxd ") + " lists the flags"
 }
 
 // multiFlag collects a repeatable string flag.

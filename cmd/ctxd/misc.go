@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ctxd/ctxd"
@@ -23,6 +24,46 @@ func init() {
 		summary: "Print the effective configuration and where each value came from (default, user file, .ctxd.toml).",
 		run:     runConfig,
 	})
+	register(&command{
+		name:    "models",
+		args:    "[--json]",
+		summary: "List the models ctxd knows (--model names): context window, output limit and how tokens are counted.",
+		run:     runModels,
+	})
+}
+
+func runModels(_ context.Context, io *IO, args []string) error {
+	c := commands["models"]
+	fs := newFlagSet(c, io.Err)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("models takes no arguments")
+	}
+	specs := tokens.Models()
+	if *asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(specs)
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tPROVIDER\tWINDOW\tMAX OUTPUT\tCOUNTED WITH\tALIASES")
+	for _, m := range specs {
+		counted := m.Encoding + " (exact)"
+		if !m.Exact {
+			counted = m.Encoding + " (estimate)"
+		}
+		aliases := strings.Join(m.Aliases, ", ")
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", m.Name, m.Provider, m.ContextWindow, m.MaxOutput, counted, aliases)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "\nmodel registry %s; a dated snapshot of a listed name (gpt-4o-2024-08-06) reads as that model; any other name falls back to a %d-token window (--context-window sets the real one).\n", tokens.RegistryVersion, tokens.FallbackWindow)
+	return nil
 }
 
 func runVersion(_ context.Context, io *IO, args []string) error {

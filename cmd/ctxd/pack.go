@@ -33,7 +33,7 @@ type packFlags struct {
 	root, output, format, encoding, logLevel string
 	compress, asJSON, assets                 bool
 	include, exclude                         multiFlag
-	top                                      int
+	top, depth                               int
 }
 
 func runPack(ctx context.Context, io *IO, args []string) error {
@@ -53,10 +53,12 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output (- for standard output; a terminal needs it)")
 		fs.StringVar(&f.format, "format", "markdown", "pack format: markdown, xml or json")
 		fs.BoolVar(&f.compress, "compress", false, "replace parsed code by its signatures view (tree-sitter)")
+	} else {
+		fs.IntVar(&f.depth, "depth", 0, "print the tree this many levels below the root (0: every level); deeper directories show as totals")
 	}
 	fs.StringVar(&f.encoding, "encoding", pack.DefaultEncoding, "tokenizer encoding: o200k_base or cl100k_base")
-	fs.Var(&f.include, "include", "keep only files matching this glob, doublestar syntax (repeatable)")
-	fs.Var(&f.exclude, "exclude", "leave out files matching this glob (repeatable)")
+	fs.Var(&f.include, "include", "keep only files matching this glob (repeatable; as in .gitignore, *.js matches at any depth, a glob with a slash from the root or PATH; a path without wildcards may name a secret file)")
+	fs.Var(&f.exclude, "exclude", "leave out files matching this glob (repeatable; read as --include's)")
 	fs.BoolVar(&f.assets, "include-assets", false, "also include lockfiles, minified bundles and data files over 32 KiB (left out by default and listed)")
 	fs.IntVar(&f.top, "top", 10, "how many of the largest files and directories to list")
 	fs.BoolVar(&f.asJSON, "json", false, "print the counts as JSON (no file contents)")
@@ -67,6 +69,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	}
 	if len(pos) > 1 {
 		return usagef("give at most one PATH")
+	}
+	if f.depth < 0 {
+		return usagef("--depth must not be negative, got %d", f.depth)
 	}
 	if name == "pack" && f.output == "" && !f.asJSON && isTerminal(io.Out) {
 		// A pack is the whole repository: hundreds of kilobytes that
@@ -131,13 +136,16 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
+	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
 	if name == "tokens" {
-		return res.WriteTree(io.Out)
+		return res.WriteTreeDepth(io.Out, f.depth)
 	}
 	out := io.Out
 	if f.output != "" {
@@ -152,6 +160,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
+		}
+		if len(res.Secret) > 0 {
+			fmt.Fprintf(io.Err, "ctxd: left out as secret files: %s (--include PATH packs one; listed in the summary)\n", pack.Files(len(res.Secret)))
 		}
 		return fh.Close()
 	}

@@ -37,6 +37,7 @@ func main() {
 	n := flag.Int("n", 20, "warm requests")
 	clients := flag.Int("clients", 1, "requests in flight at once")
 	cold := flag.Int("cold", 3, "cold CLI runs (0: none)")
+	coldFresh := flag.Int("cold-fresh", 0, "cold CLI runs each with its own empty state directory, so no persisted index (0: none): the fresh process a warm request is compared with")
 	method := flag.String("method", "ctx/buildPrompt", "JSON-RPC method of the warm requests")
 	warmup := flag.Int("warmup", len(requests), "requests sent (one at a time, after the first) before the warm ones are timed: by default one of each distinct request, so per-request caches are warm")
 	novel := flag.Bool("novel", false, "time requests the daemon has not seen (internal/benchreq.StdlibNovel, each once, at most n) instead of repeats of the warm-up's")
@@ -62,7 +63,7 @@ func main() {
 	if *novel || *split || *all {
 		*n = min(*n, len(timed))
 	}
-	o := runOpts{n: *n, clients: *clients, cold: *cold, warmup: *warmup, method: *method, timed: timed, warmNovel: warmNovel, settle: *settle, budget: *budget}
+	o := runOpts{n: *n, clients: *clients, cold: *cold, warmup: *warmup, method: *method, timed: timed, warmNovel: warmNovel, settle: *settle, budget: *budget, coldFresh: *coldFresh}
 	if err := run(*bin, *root, o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
 		os.Exit(1)
@@ -72,6 +73,7 @@ func main() {
 // runOpts are run's parameters (the flags of the same names).
 type runOpts struct {
 	n, clients, cold, warmup int
+	coldFresh                int
 	method                   string
 	timed, warmNovel         []string
 	settle                   bool
@@ -165,30 +167,61 @@ func run(bin, root string, o runOpts) error {
 		fmt.Print(" " + settled)
 	}
 	if cold > 0 {
-		var cs, ccpu []time.Duration
-		for range cold {
-			t := time.Now()
-			args := []string{"prompt", "--root", root}
-			if o.budget > 0 {
-				args = append(args, "--budget", strconv.Itoa(o.budget))
-			}
-			cmd := exec.Command(bin, append(args, requests[0])...)
-			var stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-			cmd.Env = env()
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("cold prompt: %v: %s", err, stderr.String())
-			}
-			cs = append(cs, time.Since(t))
-			ccpu = append(ccpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		med, mcpu, err := coldRuns(bin, root, o.budget, cold, "")
+		if err != nil {
+			return err
 		}
-		slices.Sort(cs)
-		slices.Sort(ccpu)
-		med := cs[len(cs)/2]
-		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f cold_cli_cpu_s=%.3f", med.Seconds(), float64(med)/float64(pct(0.5)), ccpu[len(ccpu)/2].Seconds())
+		fmt.Printf(" cold_cli_s=%.3f cold_over_warm=%.1f cold_cli_cpu_s=%.3f", med.Seconds(), float64(med)/float64(pct(0.5)), mcpu.Seconds())
+	}
+	if o.coldFresh > 0 {
+		med, mcpu, err := coldRuns(bin, root, o.budget, o.coldFresh, "fresh")
+		if err != nil {
+			return err
+		}
+		fmt.Printf(" cold_fresh_s=%.3f cold_fresh_over_warm=%.1f cold_fresh_cpu_s=%.3f", med.Seconds(), float64(med)/float64(pct(0.5)), mcpu.Seconds())
 	}
 	fmt.Println()
 	return nil
+}
+
+// coldRuns times runs `ctxd prompt` processes of the first request and
+// returns the median wall and CPU time. With state "fresh" each process
+// gets its own empty state directory (CTXD_STATE_DIR), so it starts with no
+// persisted index, as on a machine that never ran ctxd on the tree;
+// otherwise the processes share the environment's state directory.
+func coldRuns(bin, root string, budget, runs int, state string) (wall, cpu time.Duration, err error) {
+	var cs, ccpu []time.Duration
+	for range runs {
+		args := []string{"prompt", "--root", root}
+		if budget > 0 {
+			args = append(args, "--budget", strconv.Itoa(budget))
+		}
+		cmd := exec.Command(bin, append(args, requests[0])...)
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		cmd.Env = env()
+		var dir string
+		if state == "fresh" {
+			if dir, err = os.MkdirTemp("", "benchscale-fresh-*"); err != nil {
+				return 0, 0, err
+			}
+			cmd.Env = append(cmd.Env, "CTXD_STATE_DIR="+dir)
+		}
+		t := time.Now()
+		err = cmd.Run()
+		elapsed := time.Since(t)
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("cold prompt: %v: %s", err, stderr.String())
+		}
+		cs = append(cs, elapsed)
+		ccpu = append(ccpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	}
+	slices.Sort(cs)
+	slices.Sort(ccpu)
+	return cs[len(cs)/2], ccpu[len(ccpu)/2], nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/pack"
+)
+
+// TestPackCompressUsesViewStore: a compressed pack teaches the engine's
+// tree-sitter store what it parses, and the store persists, so the next
+// process's compressed pack parses nothing (its store learns nothing) and
+// gives the same result.
+func TestPackCompressUsesViewStore(t *testing.T) {
+	files := map[string]string{}
+	for i := range 6 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p\n\n// Step%d computes one step.\nfunc Step%d(x int) int {\n", i, i)
+		for j := range 20 {
+			fmt.Fprintf(&b, "\tx = x*%d + %d\n", j+2, i)
+		}
+		b.WriteString("\treturn x\n}\n")
+		files[fmt.Sprintf("p/step%d.go", i)] = b.String()
+	}
+	dir := testutil.GitRepo(t, files)
+	open := reopener(t, dir, stateWithIndex(t))
+	opts := pack.Options{Compress: true}
+	e1 := open()
+	r1, err := e1.Pack(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r1.Files {
+		if !f.Compressed || strings.Contains(f.Content, "x*3") {
+			t.Fatalf("%s not compressed:\n%s", f.Path, f.Content)
+		}
+	}
+	if !e1.viewStore().Dirty() {
+		t.Fatal("the first pack taught the store nothing")
+	}
+	e1.flushStores()
+	e2 := open()
+	r2, err := e2.Pack(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2.viewStore().Dirty() {
+		t.Error("the second process parsed files the first had stored")
+	}
+	if fmt.Sprint(r1.Files) != fmt.Sprint(r2.Files) || r1.Tokens != r2.Tokens {
+		t.Errorf("packs differ: %d vs %d tokens", r1.Tokens, r2.Tokens)
+	}
+}
+
+// TestPackSmallTreeWritesNothing: as the file index, a pack of a tree too
+// small to persist writes nothing to the state directory; once the index
+// directory exists (a large tree's), the counts persist there.
+func TestPackSmallTreeWritesNothing(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "b.go": "package a\n\nvar B = 1\n"})
+	state := t.TempDir()
+	e := reopener(t, dir, state)()
+	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("a 2-file pack wrote %v into the state directory", ents)
+	}
+	withIndex := stateWithIndex(t)
+	e = reopener(t, dir, withIndex)()
+	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(withIndex, "index", "pack-counts.bin")); err != nil {
+		t.Errorf("counts not persisted beside an index: %v", err)
+	}
+}
