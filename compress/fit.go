@@ -10,12 +10,16 @@
 package compress
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -43,6 +47,12 @@ type Options struct {
 	// Render returns a chunk as the prompt shows it (headers and fences
 	// included); its count is the chunk's cost. Nil counts the content.
 	Render func(ctxd.Chunk) string
+	// AppendRender, when set, appends what Render returns to a buffer:
+	// the fitter renders every candidate view only to count it, so it
+	// counts them in a buffer it reuses instead of a new string each.
+	// Counter must then not keep the texts it counts (tokens' counters
+	// keep hashes and copies only).
+	AppendRender func(dst []byte, c ctxd.Chunk) []byte
 	// Views supplies structural views for code; nil means head-and-tail
 	// only.
 	Views ViewsFunc
@@ -97,9 +107,12 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, views: map[int][]View{}, choices: map[int][]ctxd.Chunk{}, wholes: map[int]int{}, at: map[[2]int]ctxd.Chunk{}, primed: map[int]bool{}}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
+	if err := f.prepare(ctx, cs); err != nil {
+		return out, fmt.Errorf("fit chunks: %w", err)
+	}
 
 	// 0. Critical chunks (open files, error locations: what the user
 	// pointed at) are all placed first at a cheap view, without the
@@ -350,8 +363,9 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 // options returns chunk i whole and at each structural view, with Tokens
 // set to each one's rendered cost, computed once.
 func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk {
-	if cs, ok := f.choices[i]; ok {
-		return cs
+	m := &f.memo[i]
+	if m.choices != nil {
+		return m.choices
 	}
 	whole := *c
 	whole.Tokens = f.wholeCost(i, whole)
@@ -359,7 +373,7 @@ func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk
 	for j, v := range f.viewsOf(ctx, i, c) {
 		cs = append(cs, f.viewAt(i, j, *c, v, whole.Tokens))
 	}
-	f.choices[i] = cs
+	m.choices = cs
 	return cs
 }
 
@@ -437,8 +451,9 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 	if f.opts.Views == nil {
 		return nil
 	}
-	if vs, ok := f.views[i]; ok {
-		return vs
+	m := &f.memo[i]
+	if m.viewsDone {
+		return m.views
 	}
 	var vs []View
 	for _, v := range f.opts.Views(ctx, c) {
@@ -446,27 +461,63 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 			vs = append(vs, v)
 		}
 	}
-	f.views[i] = vs
+	m.views, m.viewsDone = vs, true
 	return vs
 }
 
 type fitter struct {
-	opts    Options
-	views   map[int][]View        // by chunk index
-	choices map[int][]ctxd.Chunk  // by chunk index, see options
-	wholes  map[int]int           // by chunk index, see wholeCost
-	at      map[[2]int]ctxd.Chunk // by chunk and view index, see viewAt
-	primed  map[int]bool          // by chunk index, see viewAt
+	opts Options
+	memo []chunkMemo // by chunk index
+}
+
+// chunkMemo is what the fitter computed once of one chunk. Only the work
+// on its chunk writes it (prepare runs chunks at once).
+type chunkMemo struct {
+	views     []View // see viewsOf
+	viewsDone bool
+	choices   []ctxd.Chunk // see options; nil until computed
+	whole     int          // see wholeCost
+	wholeDone bool
+	at        []ctxd.Chunk // by view index, see viewAt
+	atDone    []bool
+	primed    bool // see viewAt
+}
+
+// prepare computes, on all cores, the options (whole and each view,
+// counted) of the chunks with structural views that are not small: the
+// passes below ask for nearly all of them, one at a time, and they
+// depend on nothing the passes decide. A small chunk (presenceWhole
+// tokens or fewer whole) is mostly placed whole and needs no views; its
+// cost is computed here. The result is the same as computing each on
+// first use: only the time differs.
+func (f *fitter) prepare(ctx context.Context, cs []ctxd.Chunk) error {
+	if f.opts.Views == nil || len(cs) < 2 {
+		return nil
+	}
+	// The largest first: one computed last would leave the other cores
+	// idle meanwhile.
+	order := make([]int, len(cs))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(cs[b].Content), len(cs[a].Content)) })
+	return par.Each(ctx, len(order), func(k int) {
+		i := order[k]
+		if f.wholeCost(i, cs[i]) > presenceWhole {
+			f.options(ctx, i, &cs[i])
+		}
+	})
 }
 
 // wholeCost returns chunk i's rendered cost whole, c being cs[i], counted
 // once: the passes ask for it again and again.
 func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
-	if n, ok := f.wholes[i]; ok {
-		return n
+	m := &f.memo[i]
+	if m.wholeDone {
+		return m.whole
 	}
 	n := f.cost(c)
-	f.wholes[i] = n
+	m.whole, m.wholeDone = n, true
 	return n
 }
 
@@ -475,9 +526,9 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 // Truncation, Elided and OriginalTokens to the view's. It is rendered
 // and counted once: the passes try a chunk's views again and again.
 func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
-	k := [2]int{i, j}
-	if r, ok := f.at[k]; ok {
-		return r
+	m := &f.memo[i]
+	if j < len(m.atDone) && m.atDone[j] {
+		return m.at[j]
 	}
 	r := c
 	r.Content = v.Text
@@ -487,13 +538,17 @@ func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	// request is about whole) is counted by blocks, most of them the
 	// content's: the content's recorded block counts, put in the
 	// counter's cache first (once per chunk), spare BPE over them.
-	r.Tokens = tokens.CountThen(f.opts.Counter, f.render(r), func() {
-		if !f.primed[i] {
-			f.primed[i] = true
+	r.Tokens = f.count(r, func() {
+		if !m.primed {
+			m.primed = true
 			tokens.Prime(f.opts.Counter, c.Content)
 		}
 	})
-	f.at[k] = r
+	if j >= len(m.atDone) {
+		m.at = append(m.at, make([]ctxd.Chunk, j+1-len(m.at))...)
+		m.atDone = append(m.atDone, make([]bool, j+1-len(m.atDone))...)
+	}
+	m.at[j], m.atDone[j] = r, true
 	return r
 }
 
@@ -505,7 +560,32 @@ func (f *fitter) render(c ctxd.Chunk) string {
 	return f.opts.Render(c)
 }
 
-func (f *fitter) cost(c ctxd.Chunk) int { return f.opts.Counter.Count(f.render(c)) }
+func (f *fitter) cost(c ctxd.Chunk) int { return f.count(c, nil) }
+
+// count returns the cost of c as the prompt shows it, calling miss (when
+// not nil) before the counter runs its tokenizer (tokens.CountThen).
+func (f *fitter) count(c ctxd.Chunk, miss func()) int {
+	if f.opts.AppendRender == nil {
+		return tokens.CountThen(f.opts.Counter, f.render(c), miss)
+	}
+	bp := renderBufs.Get().(*[]byte)
+	b := f.opts.AppendRender((*bp)[:0], c)
+	// Read only, and no longer than the count: the counter keeps no text.
+	n := tokens.CountThen(f.opts.Counter, unsafe.String(unsafe.SliceData(b), len(b)), miss)
+	if cap(b) <= maxRenderBuf {
+		*bp = b
+		renderBufs.Put(bp)
+	}
+	return n
+}
+
+// renderBufs holds the buffers count renders into (one per goroutine at
+// a time: prepare counts chunks at once).
+var renderBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxRenderBuf is the largest buffer kept for reuse; a larger rendering
+// (a file of megabytes) gets its own.
+const maxRenderBuf = 4 << 20
 
 // place returns chunk i as it fits in left tokens at its largest view, or
 // a reason to skip it.

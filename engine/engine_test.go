@@ -258,18 +258,24 @@ func TestBudgetResolution(t *testing.T) {
 		want    ctxd.Budget
 		wantErr string
 		window  int // the model's context window; 8192 (gpt-4's) when 0
+		output  int // the model's output limit; none when 0
 	}{
-		{"default", nil, ctxd.Budget{Total: 8000, System: 800, Context: 4000, UserRequest: 800, Response: 2400}, "", 0},
-		{"default for a 128k window", nil, ctxd.Budget{Total: 16000, System: 1600, Context: 8000, UserRequest: 1600, Response: 4800}, "", 128_000},
-		{"default for a 1M window", nil, ctxd.Budget{Total: 32000, System: 3200, Context: 16000, UserRequest: 3200, Response: 9600}, "", 1_048_576},
-		{"a total wins over the window", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 1_048_576},
-		{"total", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 0},
-		{"context only", &BudgetRequest{Context: 6000}, ctxd.Budget{Total: 10000, System: 800, Context: 6000, UserRequest: 800, Response: 2400}, "", 0},
-		{"shares", &BudgetRequest{Total: 1000, Shares: &half}, ctxd.Budget{Total: 1000, System: 0, Context: 500, UserRequest: 250, Response: 250}, "", 0},
-		{"all parts agree", &BudgetRequest{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, "", 0},
-		{"parts disagree", &BudgetRequest{Total: 11, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{}, "sum to 10 but total is 11", 0},
-		{"negative", &BudgetRequest{Response: -1}, ctxd.Budget{}, "token_budget.response", 0},
-		{"bad shares", &BudgetRequest{Shares: &ctxd.Shares{Context: 2}}, ctxd.Budget{}, "shares", 0},
+		{"default", nil, ctxd.Budget{Total: 8000, System: 800, Context: 4000, UserRequest: 800, Response: 2400}, "", 0, 0},
+		{"default for a 128k window", nil, ctxd.Budget{Total: 16000, System: 1600, Context: 8000, UserRequest: 1600, Response: 4800}, "", 128_000, 0},
+		{"default for a 1M window", nil, ctxd.Budget{Total: 32000, System: 3200, Context: 16000, UserRequest: 3200, Response: 9600}, "", 1_048_576, 0},
+		{"a total wins over the window", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 1_048_576, 0},
+		{"total", &BudgetRequest{Total: 1000}, ctxd.Budget{Total: 1000, System: 100, Context: 500, UserRequest: 100, Response: 300}, "", 0, 0},
+		{"context only", &BudgetRequest{Context: 6000}, ctxd.Budget{Total: 10000, System: 800, Context: 6000, UserRequest: 800, Response: 2400}, "", 0, 0},
+		{"shares", &BudgetRequest{Total: 1000, Shares: &half}, ctxd.Budget{Total: 1000, System: 0, Context: 500, UserRequest: 250, Response: 250}, "", 0, 0},
+		{"all parts agree", &BudgetRequest{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{Total: 10, System: 1, Context: 5, UserRequest: 1, Response: 3}, "", 0, 0},
+		{"parts disagree", &BudgetRequest{Total: 11, System: 1, Context: 5, UserRequest: 1, Response: 3}, ctxd.Budget{}, "sum to 10 but total is 11", 0, 0},
+		{"negative", &BudgetRequest{Response: -1}, ctxd.Budget{}, "token_budget.response", 0, 0},
+		{"bad shares", &BudgetRequest{Shares: &ctxd.Shares{Context: 2}}, ctxd.Budget{}, "shares", 0, 0},
+		// The response share beyond the model's output limit goes to the
+		// context; parts the caller sets stay as set.
+		{"response capped by the output limit", &BudgetRequest{Total: 128_000}, ctxd.Budget{Total: 128_000, System: 12_800, Context: 64_000 + 38_400 - 16_384, UserRequest: 12_800, Response: 16_384}, "", 128_000, 16_384},
+		{"default capped", nil, ctxd.Budget{Total: 16000, System: 1600, Context: 8000 + 4800 - 4096, UserRequest: 1600, Response: 4096}, "", 128_000, 4096},
+		{"explicit response kept", &BudgetRequest{Context: 6000, Response: 30_000}, ctxd.Budget{Total: 37_600, System: 800, Context: 6000, UserRequest: 800, Response: 30_000}, "", 0, 16_384},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,7 +283,7 @@ func TestBudgetResolution(t *testing.T) {
 			if window == 0 {
 				window = 8192
 			}
-			got, err := e.budget(tt.br, window)
+			got, err := e.budget(tt.br, ctxd.Model{ContextWindow: window, MaxOutput: tt.output})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ctxd.ErrInvalidParams) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)
@@ -306,7 +312,7 @@ func TestConfiguredBudgetWins(t *testing.T) {
 	}
 	t.Cleanup(func() { e.Close() })
 	for _, window := range []int{8192, 128_000, 1_048_576} {
-		if b, err := e.budget(nil, window); err != nil || b.Total != 12000 {
+		if b, err := e.budget(nil, ctxd.Model{ContextWindow: window}); err != nil || b.Total != 12000 {
 			t.Errorf("window %d: budget %+v, %v; want the configured 12000", window, b, err)
 		}
 	}

@@ -52,9 +52,9 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// first when none does), whatever the file's size: the views
 			// keep a named function whole, but a class is no function,
 			// and its methods were collapsed like the rest.
-			if ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
+			if ent, err := e.symbolIndex().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
-					spans, starts, _ := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
+					spans, starts, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
 					for k, l := range starts {
 						if slices.Contains(methods, l) {
@@ -80,7 +80,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			return true
 		}
 		looked++
-		ent, err := e.symbolIndex().File(ctx, c.Source, []byte(c.Content))
+		ent, err := e.symbolIndex().File(ctx, c.Source, readOnly(c.Content))
 		if err != nil || ent == nil {
 			continue
 		}
@@ -97,7 +97,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 				named = append(named, d.Line)
 			}
 		}
-		spans, starts, tests := e.focusCandidates(ctx, c.Source, []byte(c.Content), ent)
+		spans, starts, tests := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 		var among []int // nil: every span
 		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
 			among = []int{}

@@ -67,6 +67,9 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if progress == nil {
 		progress = func(string) {}
 	}
+	// A CLI run's walk and git read start now, while the request is
+	// planned (the token counter and its stored counts load meanwhile).
+	e.ws.Prefetch(ctx, commitsParam(e.cfg.Gather.Commits))
 	p, err := e.plan(req)
 	if err != nil {
 		return nil, err
@@ -123,8 +126,11 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Budget:  p.contextBudget,
 		Counter: p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
-		Views:   e.views,
-		Task:    env.TaskType,
+		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
+			return prompt.AppendSection(dst, c, format)
+		},
+		Views: e.views,
+		Task:  env.TaskType,
 	})
 	if err != nil {
 		return nil, err
@@ -230,7 +236,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		window = e.cfg.ContextWindow
 	}
 	counter, model := tokens.ForModel(modelName, window)
-	budget, err := e.budget(req.TokenBudget, model.ContextWindow)
+	budget, err := e.budget(req.TokenBudget, model)
 	if err != nil {
 		return nil, err
 	}
@@ -259,9 +265,21 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		if req.TokenBudget != nil && req.TokenBudget.Shares != nil {
 			shares = *req.TokenBudget.Shares
 		}
-		s.budget = ctxd.NewBudget(model.ContextWindow, shares)
+		s.budget = capResponse(ctxd.NewBudget(model.ContextWindow, shares), model.MaxOutput)
 	}
 	return s, nil
+}
+
+// capResponse gives the context what a budget's shares reserve for the
+// response beyond the model's output limit (a 128k gpt-4o budget's 30% is
+// 38,400 tokens; the model writes at most 16,384): reserved, it would only
+// be wasted. A budget whose parts the caller set is left as set.
+func capResponse(b ctxd.Budget, maxOutput int) ctxd.Budget {
+	if maxOutput > 0 && b.Response > maxOutput {
+		b.Context += b.Response - maxOutput
+		b.Response = maxOutput
+	}
+	return b
 }
 
 // estimateWarnError is the calibration error from which a prompt warns
@@ -392,11 +410,11 @@ func sharesOf(b ctxd.Budget) ctxd.Shares {
 // budget resolves the request's budget against the configuration. When
 // neither sets a total, it is relative to the model's context window
 // (ctxd.DefaultBudgetFor).
-func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
+func (e *Engine) budget(br *BudgetRequest, model ctxd.Model) (ctxd.Budget, error) {
 	shares := e.cfg.Budget.Shares
-	total := e.cfg.BudgetTotal(window)
+	total := e.cfg.BudgetTotal(model.ContextWindow)
 	if br == nil {
-		return ctxd.NewBudget(total, shares), nil
+		return capResponse(ctxd.NewBudget(total, shares), model.MaxOutput), nil
 	}
 	for _, f := range []struct {
 		name string
@@ -425,6 +443,9 @@ func (e *Engine) budget(br *BudgetRequest, window int) (ctxd.Budget, error) {
 			*p.dst = p.v
 			parts = true
 		}
+	}
+	if !parts {
+		b = capResponse(b, model.MaxOutput)
 	}
 	if parts {
 		sum := b.System + b.Context + b.UserRequest + b.Response

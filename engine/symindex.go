@@ -127,7 +127,7 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 	par.Each(ctx, len(order), func(o int) {
 		k := order[o]
 		c := &chunks[files[k]]
-		if ent, err := x.File(ctx, c.Source, []byte(c.Content)); err == nil && ent != nil {
+		if ent, err := x.File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
 			parsed[k] = true
 			matches[k] = symbols.Matches(ent, ids)
 		}

@@ -20,10 +20,9 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
 	}
-	// The text as bytes for every call below, without a copy: treesitter
-	// only reads a source (it copies what it keeps), and a copy of every
-	// candidate file per request was a tenth of the views' time.
-	src := unsafe.Slice(unsafe.StringData(c.Content), len(c.Content))
+	// The text as bytes for every call below, without a copy (a copy of
+	// every candidate file per request was a tenth of the views' time).
+	src := readOnly(c.Content)
 	lang := treesitter.Detect(c.Source, src)
 	if lang == "" {
 		return nil
@@ -79,6 +78,11 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	}
 	return orderViews(vs, fs)
 }
+
+// readOnly returns s's bytes without a copy, for callees that only read a
+// source (treesitter, the symbol index: they copy what they keep). It
+// must never be written.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // orderViews returns the views the fitter tries, most informative first
 // and each smaller than the one before: bodies, signatures, then the focus

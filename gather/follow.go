@@ -414,7 +414,13 @@ func (w *Workspace) persisted() *reuse {
 	}
 	f.loadTried = true
 	t0 := time.Now()
-	s, err := index.Load(w.opts.IndexPath, w.indexKey())
+	load := index.Load
+	if !w.opts.Watch {
+		// One walk per process (a CLI run): mapped, not read and
+		// copied. A daemon reads it, so its memory is the collector's.
+		load = index.LoadMapped
+	}
+	s, err := load(w.opts.IndexPath, w.indexKey())
 	if err != nil {
 		switch {
 		case errors.Is(err, index.ErrStale):
@@ -433,13 +439,20 @@ func (w *Workspace) persisted() *reuse {
 
 // fileInfo returns the persisted facts of rel when they still hold for
 // the file the walk found, else nil. c is the caller's term counter (one
-// per goroutine). Safe for concurrent use.
-func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileInfo) *fileInfo {
+// per goroutine); next is where in the persisted files the caller expects
+// rel (see index.Snapshot.Find), updated to follow it. Safe for
+// concurrent use.
+func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileInfo, next *int) *fileInfo {
 	if r == nil {
 		return nil
 	}
-	lf := r.snap.Lookup(rel)
-	if lf == nil || lf.Flags&index.FlagReadErr != 0 || !r.snap.Trusted(lf, info.Size(), info.ModTime().UnixNano()) {
+	i := r.snap.Find(rel, *next)
+	if i < 0 {
+		return nil
+	}
+	*next = i + 1
+	lf := &r.snap.Files[i]
+	if lf.Flags&index.FlagReadErr != 0 || !r.snap.Trusted(lf, info.Size(), info.ModTime().UnixNano()) {
 		return nil
 	}
 	fi := w.newFileInfo(rel, info)

@@ -174,12 +174,12 @@ const binarySniff = 8 << 10
 // .git or .ctxd. Entries whose size and mtime match prev are reused.
 //
 // The directories are listed in one goroutine while the persisted index
-// loads in another; the files are then stated and matched with their
-// facts on GOMAXPROCS workers.
+// loads in another; the files listed are stated (lstat) on GOMAXPROCS
+// workers as the listing goes, and matched with their facts once the
+// index is loaded (see stater).
 func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[string]*fileInfo) ([]*fileInfo, []string, []string, error) {
-	loaded := make(chan *reuse, 1)
-	go func() { loaded <- w.persisted() }()
-	var found []walked
+	st := newStater(ctx, w, prev)
+	go func() { st.rs = w.persisted(); close(st.loaded) }()
 	var warnings []string
 	dirs := []string{"."}
 	segs := append([]string(nil), rules.prefix...)
@@ -239,7 +239,7 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 			if len(w.opts.Include) > 0 && !matchAny(w.opts.Include, rel) {
 				continue
 			}
-			found = append(found, walked{rel, e})
+			st.add(walked{rel, e})
 		}
 		return nil
 	}
@@ -248,9 +248,10 @@ func (w *Workspace) walk(ctx context.Context, rules *ignoreRules, prev map[strin
 	warnings = append(warnings, warns...)
 	ps := append(append([]gitignore.Pattern(nil), rules.base...), rootPs...)
 	if err := visit(".", ps); err != nil {
+		st.stop()
 		return nil, nil, warnings, err
 	}
-	files, err := w.statFiles(ctx, found, prev, <-loaded)
+	files, err := st.finish()
 	if err != nil {
 		return nil, nil, warnings, err
 	}
@@ -263,58 +264,178 @@ type walked struct {
 	e   fs.DirEntry
 }
 
-// statFiles states the walked files (lstat) on GOMAXPROCS workers and
-// gives each its facts: prev's entry when its size and mtime match, else
-// the persisted facts when they still hold, else a new entry to index.
-// Files removed since they were listed are left out; the order is kept.
-func (w *Workspace) statFiles(ctx context.Context, found []walked, prev map[string]*fileInfo, reuse *reuse) ([]*fileInfo, error) {
-	out := make([]*fileInfo, len(found))
-	// Contiguous shares, a few per worker, taken in turn: the workers
-	// finish together even when one part of the tree is slower to state.
-	const share = 512
-	workers := min(runtime.GOMAXPROCS(0), (len(found)+share-1)/share)
+// stater states the files a walk lists (lstat), in shares of shareFiles
+// files on GOMAXPROCS workers while the listing goes on, and gives each
+// its facts: prev's entry when its size and mtime match, else the
+// persisted facts when they still hold, else a new entry to index. A
+// share stated before the persisted index is loaded is matched after the
+// listing. Files removed since they were listed are left out; the order
+// is kept.
+type stater struct {
+	ctx  context.Context
+	w    *Workspace
+	prev map[string]*fileInfo
+	// loaded is closed when rs, the persisted index (nil: none), is set.
+	loaded chan struct{}
+	rs     *reuse
+
+	cur    []walked
+	shares []*statShare
+	work   chan *statShare
+	wg     sync.WaitGroup
+	reused atomic.Int64
+}
+
+// statShare is a run of listed files, their lstat results (nil: gone) and,
+// once matched, their entries.
+type statShare struct {
+	files   []walked
+	infos   []fs.FileInfo
+	out     []*fileInfo
+	matched bool
+}
+
+// shareFiles is how many listed files a worker takes at once.
+const shareFiles = 512
+
+func newStater(ctx context.Context, w *Workspace, prev map[string]*fileInfo) *stater {
+	return &stater{ctx: ctx, w: w, prev: prev, loaded: make(chan struct{}), work: make(chan *statShare, 1024)}
+}
+
+// add takes a listed file.
+func (st *stater) add(f walked) {
+	if st.cur == nil {
+		st.cur = make([]walked, 0, shareFiles)
+	}
+	st.cur = append(st.cur, f)
+	if len(st.cur) == shareFiles {
+		st.flush()
+	}
+}
+
+// flush hands the current share to the workers, starting them with the
+// first.
+func (st *stater) flush() {
+	if len(st.cur) == 0 {
+		return
+	}
+	if st.shares == nil {
+		for range runtime.GOMAXPROCS(0) {
+			st.wg.Go(st.states)
+		}
+	}
+	sh := &statShare{files: st.cur}
+	st.cur = nil
+	st.shares = append(st.shares, sh)
+	st.work <- sh
+}
+
+// states is a worker: it states the shares it takes and matches them
+// when the persisted index is already loaded.
+func (st *stater) states() {
+	var c *termCounter
+	for sh := range st.work {
+		if st.ctx.Err() != nil {
+			continue
+		}
+		sh.infos = make([]fs.FileInfo, len(sh.files))
+		for i := range sh.files {
+			if info, err := sh.files[i].e.Info(); err == nil {
+				sh.infos[i] = info
+			} // else removed since ReadDir
+		}
+		select {
+		case <-st.loaded:
+			st.match(sh, &c)
+		default:
+		}
+	}
+}
+
+// match gives the files of a stated share their entries; c is the
+// caller's term counter, made on first use.
+func (st *stater) match(sh *statShare, c **termCounter) {
+	sh.out = make([]*fileInfo, len(sh.files))
+	n := 0
+	next := 0 // where the next file's persisted facts are expected
+	for i, info := range sh.infos {
+		if info == nil {
+			continue
+		}
+		rel := sh.files[i].rel
+		if old := st.prev[rel]; old != nil && old.size == info.Size() && old.modTime == info.ModTime().UnixNano() {
+			sh.out[i] = old
+			continue
+		}
+		if st.rs != nil {
+			if *c == nil {
+				*c = newTermCounter()
+			}
+			if f := st.rs.fileInfo(st.w, *c, rel, info, &next); f != nil {
+				sh.out[i] = f
+				n++
+				continue
+			}
+		}
+		sh.out[i] = st.w.newFileInfo(rel, info)
+	}
+	sh.matched = true
+	st.reused.Add(int64(n))
+}
+
+// stop ends the workers of a walk that failed.
+func (st *stater) stop() {
+	close(st.work)
+	st.wg.Wait()
+}
+
+// finish waits for the workers and the persisted index, matches the
+// shares stated before it loaded (on GOMAXPROCS workers) and returns the
+// entries in listing order.
+func (st *stater) finish() ([]*fileInfo, error) {
+	st.flush()
+	close(st.work)
+	st.wg.Wait()
+	<-st.loaded
+	if err := st.ctx.Err(); err != nil {
+		return nil, err
+	}
+	var todo []*statShare
+	total := 0
+	for _, sh := range st.shares {
+		total += len(sh.files)
+		if !sh.matched {
+			todo = append(todo, sh)
+		}
+	}
 	var next atomic.Int64
-	var reusedN atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Go(func() {
 			var c *termCounter
-			if reuse != nil {
-				c = newTermCounter()
-			}
-			n := 0
 			for {
-				lo := int(next.Add(share)) - share
-				if lo >= len(found) || ctx.Err() != nil {
-					break
+				i := int(next.Add(1)) - 1
+				if i >= len(todo) || st.ctx.Err() != nil {
+					return
 				}
-				for i := lo; i < min(lo+share, len(found)); i++ {
-					rel := found[i].rel
-					info, err := found[i].e.Info()
-					if err != nil {
-						continue // removed since ReadDir
-					}
-					if old := prev[rel]; old != nil && old.size == info.Size() && old.modTime == info.ModTime().UnixNano() {
-						out[i] = old
-						continue
-					}
-					if f := reuse.fileInfo(w, c, rel, info); f != nil {
-						out[i] = f
-						n++
-						continue
-					}
-					out[i] = w.newFileInfo(rel, info)
-				}
+				st.match(todo[i], &c)
 			}
-			reusedN.Add(int64(n))
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := st.ctx.Err(); err != nil {
 		return nil, err
 	}
-	reuse.count(int(reusedN.Load()))
-	return slices.DeleteFunc(out, func(f *fileInfo) bool { return f == nil }), nil
+	st.rs.count(int(st.reused.Load()))
+	out := make([]*fileInfo, 0, total)
+	for _, sh := range st.shares {
+		for _, f := range sh.out {
+			if f != nil {
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {

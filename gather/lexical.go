@@ -77,6 +77,11 @@ type termCounter struct {
 	spare  []uint64      // scratch for bag
 	sub    *termCounter  // see defs
 	ids    *identCounter // see newDoc
+	// pathDir and pathDirTerms are the directory of the last pathTerms
+	// and the terms of its identifiers, in order: a walk gives the files
+	// of a directory one after another.
+	pathDir      string
+	pathDirTerms []uint32
 }
 
 // defs returns the companion counter newDoc uses for definitions.
@@ -672,7 +677,14 @@ func (c *termCounter) pathTerms(rel string) terms {
 	if i := strings.IndexByte(name[min(1, len(name)):], '.'); i >= 0 {
 		name = name[:i+1] // drop every extension: "x.test.ts" keeps "x"
 	}
-	scanIdents([]byte(dir), c.addIdent)
+	if dir != c.pathDir {
+		c.pathDirTerms = c.pathDirTerms[:0]
+		scanIdents([]byte(dir), func(id []byte) { c.pathDirTerms = appendTerms(c.pathDirTerms, id) })
+		c.pathDir = dir
+	}
+	for _, h := range c.pathDirTerms { // as addIdent of each
+		c.add(h)
+	}
 	scanIdents([]byte(name), c.addIdent)
 	return c.bag()
 }
@@ -848,6 +860,11 @@ type Index struct {
 	// ends; postingsOf waits for it rather than pass over the documents.
 	full     atomic.Pointer[fullPostings]
 	fullDone chan struct{}
+
+	// passes counts scanPostings' passes over every document: the first
+	// searches the bags for the terms directly, later ones through each
+	// document's term filter, made then (see addDocTerms).
+	passes atomic.Int32
 }
 
 // docNorm is a document's BM25 length normalization of each field,
@@ -1091,12 +1108,13 @@ func (ix *Index) scanPostings(ps []*posting, hs []uint32) {
 			}
 		}
 		for _, i := range ix.added {
-			addDocTerms(ps, i, ix.docs[i], hs)
+			addDocTerms(ps, i, ix.docs[i], hs, true)
 		}
 		return
 	}
+	filter := ix.passes.Add(1) > 1
 	for i, d := range ix.docs {
-		addDocTerms(ps, int32(i), d, hs)
+		addDocTerms(ps, int32(i), d, hs, filter)
 	}
 }
 
@@ -1124,12 +1142,21 @@ func (ix *Index) buildFull() {
 // addDocTerms adds document i, d, to the postings ps of the terms hs
 // (ascending) it holds: the terms its filter lets through are looked up
 // in its bags, each search of a bag starting where the last one ended.
-func addDocTerms(ps []*posting, i int32, d *indexDoc, hs []uint32) {
-	f := d.termFilter()
+// Without filter, a document that has no filter yet is searched for every
+// term: making a filter reads all its terms, which pays for itself only
+// when the document is searched again (a one-shot CLI run's index is
+// searched once).
+func addDocTerms(ps []*posting, i int32, d *indexDoc, hs []uint32, filter bool) {
+	var f *termFilter
+	if filter {
+		f = d.termFilter()
+	} else {
+		f = d.filter.Load()
+	}
 	name, content, defs := d.name.hash, d.content.hash, d.defs.hash
 	var on, oc, od int // offsets of name, content, defs in their bags
 	for k, h := range hs {
-		if !f.has(h) {
+		if f != nil && !f.has(h) {
 			continue
 		}
 		var e postingDoc

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestRequestIdents(t *testing.T) {
@@ -413,6 +414,25 @@ func TestSortWords(t *testing.T) {
 		spare = sortWords(ws, spare)
 		if !slices.Equal(ws, want) {
 			t.Errorf("n=%d: not sorted", n)
+		}
+	}
+}
+
+// TestPathTermsReusesDirectory: one counter's path terms, its directory's
+// terms reused from the path before, equal a fresh counter's.
+func TestPathTermsReusesDirectory(t *testing.T) {
+	paths := []string{"", "a", "a.go", "x/a.go", "x/b.go", "x/b.go", "x/y/ServeHTTP_test.go", "x/b.go", "README",
+		"net/http/httptest/server.go", "net/http/httptest/recorder.go", "net/http/server.go", "vendor/golang.org/x/net/http2/h2c/h2c.go",
+		".github/workflows/ci.yml", "snake_case_dir/CamelFile.test.ts", "snake_case_dir/other.ts", "deep/" + strings.Repeat("verylongdirectoryname", 5) + "/f.go"}
+	for p := range gatherSources(t) {
+		paths = append(paths, p, "copy/"+p)
+	}
+	shared := newTermCounter()
+	for _, p := range paths {
+		got := shared.pathTerms(p)
+		want := newTermCounter().pathTerms(p)
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(terms{}), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("pathTerms(%q) (-fresh +shared):\n%s", p, d)
 		}
 	}
 }

@@ -131,6 +131,10 @@ type Workspace struct {
 
 	git *gitState
 
+	// preMu guards pre, the first refresh started ahead (Prefetch).
+	preMu sync.Mutex
+	pre   *prefetch
+
 	follow follower // watcher, persisted index, background refresh
 	// indexDirRel is the persisted index's directory when it lies inside
 	// the root outside .ctxd (a state dir moved into the tree): never
@@ -186,6 +190,7 @@ func (w *Workspace) Root() string { return w.root }
 // Close releases the resources the workspace holds (the open git
 // repository). The workspace must not be used after.
 func (w *Workspace) Close() error {
+	w.stopPrefetch()
 	w.stopFollowing()
 	return w.git.close()
 }
@@ -460,8 +465,22 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	gctx, gcancel := context.WithCancel(ctx)
 	defer gcancel()
 	prev := w.current()
+	pre := w.takePrefetch()
 	go func() {
 		defer close(gitDone)
+		if pre != nil && pre.commits == r.Commits {
+			select {
+			case <-gctx.Done():
+				return
+			case <-pre.gitDone:
+			}
+			if pre.git != nil || len(pre.gitWarns) > 0 || gctx.Err() != nil {
+				gi, gitWarns = pre.git, pre.gitWarns
+				return
+			}
+			// Cancelled (git would block, which the snapshot says
+			// below) or outside git: as without the prefetch.
+		}
 		if prev.blocksGit() {
 			// Last time git would have blocked: wait for the walk to say
 			// whether it still would.
@@ -472,7 +491,13 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		}
 		gi, gitWarns = w.gitFacts(gctx, r.Commits, func() *snapshot { <-snapReady; return snap })
 	}()
-	snap, walkWarnings, err := w.refreshWarn(ctx)
+	var walkWarnings []string
+	var err error
+	if pre != nil {
+		snap, walkWarnings, err = pre.refreshed(ctx, w)
+	} else {
+		snap, walkWarnings, err = w.refreshWarn(ctx)
+	}
 	if err != nil {
 		gcancel()
 		snap = nil

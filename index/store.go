@@ -12,11 +12,12 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // Version is the persisted format's version; a file of another version is
 // rebuilt, never read.
-const Version = 4 // 2: Content.Generated (and the defined-names bag); 3: Content.Minified; 4: CRC-32C instead of SHA-256
+const Version = 5 // 2: Content.Generated (and the defined-names bag); 3: Content.Minified; 4: CRC-32C instead of SHA-256; 5: bag arrays 4-byte aligned
 
 // magic opens every index file.
 const magic = "CTXDIDX\n"
@@ -116,6 +117,24 @@ func (s *Snapshot) Lookup(path string) *File {
 	return &s.Files[i]
 }
 
+// Find returns the index in Files of path's facts, -1 when there are
+// none. hint is where the caller expects it (the index found for the
+// previous path of a walk, plus one): a walk lists paths nearly in path
+// order, so most finds compare one or two paths, the others search.
+// Safe for concurrent use (Files must not change).
+func (s *Snapshot) Find(path string, hint int) int {
+	for _, i := range [2]int{hint, hint + 1} {
+		if i >= 0 && i < len(s.Files) && s.Files[i].Path == path {
+			return i
+		}
+	}
+	i := sort.Search(len(s.Files), func(i int) bool { return s.Files[i].Path >= path })
+	if i < len(s.Files) && s.Files[i].Path == path {
+		return i
+	}
+	return -1
+}
+
 // Each calls fn for every file in path order until fn returns false.
 func (s *Snapshot) Each(fn func(*File) bool) {
 	for i := range s.Files {
@@ -145,8 +164,10 @@ func Save(path string, s *Snapshot) error {
 	out := io.MultiWriter(tmp, sum)
 	var werr error
 	var e encoder
+	written := 0 // bytes flushed before e.buf
 	flush := func(min int) {
 		if werr == nil && e.buf.Len() >= min {
+			written += e.buf.Len()
 			_, werr = out.Write(e.buf.Bytes())
 			e.buf.Reset()
 		}
@@ -180,6 +201,11 @@ func Save(path string, s *Snapshot) error {
 		for _, t := range c.Bags {
 			e.u64(uint64(t.N))
 			e.u64(uint64(len(t.Hash)))
+			// Zeros up to a 4-byte offset in the file: a loaded file's
+			// arrays are then read in place (see decode).
+			for (written+e.buf.Len())%4 != 0 {
+				e.buf.WriteByte(0)
+			}
 			for _, h := range t.Hash {
 				e.buf.Write(binary.LittleEndian.AppendUint32(e.tmp[:0], h))
 			}
@@ -256,7 +282,20 @@ func MakeDir(dir string) error {
 // when the bytes do not verify and [ErrStale] for another key or version;
 // the caller rebuilds in both cases.
 func Load(path, key string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	return load(path, key, os.ReadFile)
+}
+
+// LoadMapped is Load for a short-lived process (a CLI run): the file is
+// mapped rather than read, and the snapshot's bags are the mapped bytes,
+// which stay mapped until the process exits. A process that loads
+// indexes again and again (a daemon) uses Load, whose memory the garbage
+// collector frees.
+func LoadMapped(path, key string) (*Snapshot, error) {
+	return load(path, key, mapFile)
+}
+
+func load(path, key string, read func(string) ([]byte, error)) (*Snapshot, error) {
+	b, err := read(path)
 	if err != nil {
 		return nil, fmt.Errorf("load index: %w", err)
 	}
@@ -264,9 +303,6 @@ func Load(path, key string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The path map now, while the caller may still be listing the tree,
-	// rather than in the first Lookup.
-	s.Lookup("")
 	return s, nil
 }
 
@@ -288,11 +324,13 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	s := &Snapshot{Key: key, Written: int64(d.u64())}
 	nc := d.count(32 + 4)
 	contents := make([]Content, nc)
-	// The bags are cut from a few large arrays rather than allocated one
-	// by one (two slices per bag, tens of thousands of bags): a bag then
-	// keeps its arena alive, which costs at most the loaded index's size.
+	// The bags are the file's own bytes where it can (see inPlace), else
+	// cut from a few large arrays rather than allocated one by one (two
+	// slices per bag, tens of thousands of bags). Either way a bag keeps
+	// its backing alive, which costs at most the loaded index's size.
 	var hashes []uint32
 	var tfs []uint16
+	pos := func() int { return len(b) - sumSize - len(d.b) } // offset in the file
 	for i := range contents {
 		c := &contents[i]
 		copy(c.Hash[:], d.bytes(32))
@@ -310,10 +348,15 @@ func decode(b []byte, key string) (*Snapshot, error) {
 			t := &c.Bags[k]
 			t.N = int(d.u64())
 			nt := d.count(6)
+			d.bytes((4 - pos()%4) % 4) // alignment padding
 			hb := d.bytes(4 * nt)
 			tb := d.bytes(2 * nt)
 			if d.err != nil {
 				break
+			}
+			if h, tf, ok := inPlace(hb, tb, nt); ok {
+				t.Hash, t.TF = h, tf
+				continue
 			}
 			if nt > len(hashes) {
 				n := max(nt, bagArena)
@@ -360,6 +403,26 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	}
 	return s, nil
 }
+
+// inPlace returns hb and tb, nt little-endian uint32s and uint16s, as
+// slices over the same bytes, when the machine is little-endian and they
+// are aligned (Save aligns them in the file; a file read into a fresh
+// allocation keeps that alignment). The caller must never write to them.
+func inPlace(hb, tb []byte, nt int) ([]uint32, []uint16, bool) {
+	if nt == 0 {
+		return []uint32{}, []uint16{}, true
+	}
+	if !littleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(hb)))%4 != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(tb)))%2 != 0 {
+		return nil, nil, false
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(hb))), nt), unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(tb))), nt), true
+}
+
+// littleEndian reports the machine's byte order.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // bagArena is how many terms decode allocates at once for the bags.
 const bagArena = 64 << 10

@@ -2,9 +2,11 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -134,4 +136,123 @@ func withSum(body []byte) []byte {
 	var e encoder
 	e.buf.Write(body)
 	return append(append([]byte(nil), body...), checksum(e.buf.Bytes())...)
+}
+
+// TestDecodeInPlace: a file at an aligned address gives bags over its own
+// bytes; at an odd one, copies; both the same facts.
+func TestDecodeInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "files.idx")
+	in := sample()
+	for i := range 40 { // bags of odd lengths, so later ones need padding
+		h := make([]uint32, i%5)
+		tf := make([]uint16, i%5)
+		for j := range h {
+			h[j], tf[j] = uint32(10*j+i), uint16(j+1)
+		}
+		in.Files = append(in.Files, File{Path: fmt.Sprintf("p/%02d.go", i), Size: 1, ModTime: 2,
+			Content: &Content{Hash: [32]byte{byte(i + 3)}, Bags: []Terms{{Hash: h, TF: tf, N: 9}, {Hash: h[:min(len(h), i%3)], TF: tf[:min(len(h), i%3)], N: 1}}}})
+	}
+	if err := Save(path, in); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, shift := range []int{0, 1, 2, 3} {
+		words := make([]uint32, len(good)/4+2)
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4*len(words))[shift : shift+len(good)]
+		copy(buf, good)
+		out, err := decode(buf, "root=/x")
+		if err != nil {
+			t.Fatalf("shift %d: %v", shift, err)
+		}
+		if diff := cmp.Diff(in.Files, out.Files, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("shift %d (-in +out):\n%s", shift, diff)
+		}
+		lo, hi := uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&buf[len(buf)-1]))
+		for _, f := range out.Files {
+			if f.Content == nil {
+				continue
+			}
+			for _, bag := range f.Content.Bags {
+				if len(bag.Hash) == 0 {
+					continue
+				}
+				p := uintptr(unsafe.Pointer(&bag.Hash[0]))
+				if inBuf := p >= lo && p <= hi; inBuf != (shift == 0 && littleEndian) {
+					t.Fatalf("shift %d: bag of %s in the file's bytes = %v", shift, f.Path, inBuf)
+				}
+			}
+		}
+	}
+}
+
+// TestLoadMapped: the mapped load gives what Load gives, and refuses what
+// Load refuses.
+func TestLoadMapped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "files.idx")
+	in := sample()
+	if err := Save(path, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := LoadMapped(path, "root=/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in.Files, out.Files, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("mapped load (-in +out):\n%s", diff)
+	}
+	// Save renames a new file over the mapped one: the mapping keeps the
+	// old bytes.
+	in2 := sample()
+	in2.Files[0].Content.Bags[0].Hash[0] = 4
+	if err := Save(path, in2); err != nil {
+		t.Fatal(err)
+	}
+	if h := out.Lookup("a/main.go").Content.Bags[0].Hash[0]; h != 3 {
+		t.Errorf("a file saved over the mapped one changed its bags: %d", h)
+	}
+	if _, err := LoadMapped(path, "root=/y"); !errors.Is(err, ErrStale) {
+		t.Errorf("another key: %v, want ErrStale", err)
+	}
+	good, _ := os.ReadFile(path)
+	for _, bad := range [][]byte{nil, good[:len(good)/2], append(append([]byte(nil), good[:40]...), append([]byte{good[40] ^ 4}, good[41:]...)...)} {
+		if err := os.WriteFile(path, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadMapped(path, "root=/x"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%d damaged bytes: %v, want ErrCorrupt", len(bad), err)
+		}
+	}
+	if _, err := LoadMapped(filepath.Join(dir, "none"), "k"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestFind: every path is found whatever the hint; a missing one is not.
+func TestFind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "files.idx")
+	if err := Save(path, sample()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, "root=/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want, f := range s.Files {
+		for hint := -2; hint <= len(s.Files)+1; hint++ {
+			if got := s.Find(f.Path, hint); got != want {
+				t.Errorf("Find(%q, %d) = %d, want %d", f.Path, hint, got, want)
+			}
+		}
+	}
+	for _, p := range []string{"", "a", "a/main.go/x", "zzz", "b/copy.gp"} {
+		for hint := -1; hint <= len(s.Files); hint++ {
+			if got := s.Find(p, hint); got != -1 {
+				t.Errorf("Find(%q, %d) = %d, want -1", p, hint, got)
+			}
+		}
+	}
 }

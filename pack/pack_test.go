@@ -284,15 +284,9 @@ func TestPackKinds(t *testing.T) {
 	if sum != r.Tokens || files != len(r.Files) || len(r.Kinds) != 5 {
 		t.Errorf("kinds %+v: %d tokens in %d files, pack %d in %d", r.Kinds, sum, files, r.Tokens, len(r.Files))
 	}
-	var md, tree strings.Builder
-	if err := r.Write(&md, FormatMarkdown); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.WriteTree(&tree); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(md.String(), "## By kind\n\n") || !strings.Contains(tree.String(), "by kind: ") || !strings.Contains(tree.String(), "generated ") {
-		t.Errorf("no kinds line:\n%s\n%s", md.String(), tree.String())
+	md, tree := rendered(t, r)
+	if !strings.Contains(md, "## By kind\n\n") || !strings.Contains(tree, "by kind: ") || !strings.Contains(tree, "generated ") {
+		t.Errorf("no kinds line:\n%s\n%s", md, tree)
 	}
 }
 
@@ -343,16 +337,10 @@ func TestPackSecretFiles(t *testing.T) {
 			if got := strings.Join(r.Warnings, "; "); got != tt.warnings {
 				t.Errorf("warnings %q, want %q", got, tt.warnings)
 			}
-			var md, tree strings.Builder
-			if err := r.Write(&md, FormatMarkdown); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.WriteTree(&tree); err != nil {
-				t.Fatal(err)
-			}
+			md, tree := rendered(t, r)
 			for _, p := range r.Secret {
-				if !strings.Contains(md.String(), "- "+p+"\n") || !strings.Contains(tree.String(), " "+p) {
-					t.Errorf("secret file %s not listed:\n%s\n%s", p, md.String(), tree.String())
+				if !strings.Contains(md, "- "+p+"\n") || !strings.Contains(tree, " "+p) {
+					t.Errorf("secret file %s not listed:\n%s\n%s", p, md, tree)
 				}
 			}
 		})
@@ -420,19 +408,13 @@ func TestPackAssets(t *testing.T) {
 			if left != tt.left {
 				t.Errorf("left out\n%s\nwant\n%s", left, tt.left)
 			}
-			var md, tree strings.Builder
-			if err := r.Write(&md, FormatMarkdown); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.WriteTree(&tree); err != nil {
-				t.Fatal(err)
-			}
-			named := strings.Contains(md.String(), "Left out as assets") && strings.Contains(tree.String(), "left out as assets")
+			md, tree := rendered(t, r)
+			named := strings.Contains(md, "Left out as assets") && strings.Contains(tree, "left out as assets")
 			if named != (tt.left != "") {
 				t.Errorf("summary names the assets: %v, want %v", named, tt.left != "")
 			}
 			for _, x := range r.Excluded {
-				if !strings.Contains(md.String(), "- "+x.Path+":") {
+				if !strings.Contains(md, "- "+x.Path+":") {
 					t.Errorf("summary does not name %s", x.Path)
 				}
 			}
@@ -515,4 +497,17 @@ func TestWriteTreeDepth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rendered is r as a Markdown pack and as a token tree.
+func rendered(t *testing.T, r *Result) (md, tree string) {
+	t.Helper()
+	var m, tr strings.Builder
+	if err := r.Write(&m, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteTree(&tr); err != nil {
+		t.Fatal(err)
+	}
+	return m.String(), tr.String()
 }

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -101,10 +103,21 @@ func Section(c ctxd.Chunk, format string) string {
 	if format == ctxd.FormatXML {
 		return xmlSection(c)
 	}
-	return markdownSection(c)
+	b := appendMarkdownSection(make([]byte, 0, len(c.Content)+len(c.Source)+48), c)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not used again
 }
 
-func markdownSection(c ctxd.Chunk) string {
+// AppendSection appends Section(c, format) to dst and returns the
+// extended buffer. The fitter renders every candidate view of every chunk
+// only to count it: a buffer it reuses spares a new string each time.
+func AppendSection(dst []byte, c ctxd.Chunk, format string) []byte {
+	if format == ctxd.FormatXML {
+		return append(dst, xmlSection(c)...)
+	}
+	return appendMarkdownSection(dst, c)
+}
+
+func appendMarkdownSection(b []byte, c ctxd.Chunk) []byte {
 	var title, lang string
 	switch c.ChunkType {
 	case ctxd.ChunkStructure:
@@ -118,51 +131,74 @@ func markdownSection(c ctxd.Chunk) string {
 	default:
 		title, lang = c.Source, Language(c)
 	}
-	if note := truncNote(c); note != "" {
-		title += " (" + note + ")"
-	}
+	b = append(b, "## "...)
+	b = append(b, title...)
+	b = appendTruncNote(b, c)
+	b = append(b, '\n')
+	b = appendFocus(b, c, lang)
 	fence := Fence(c.Content)
-	var b strings.Builder
-	b.Grow(len(c.Content) + len(title) + 32)
-	b.WriteString("## ")
-	b.WriteString(title)
-	b.WriteString("\n")
-	writeFocus(&b, c, lang)
-	b.WriteString(fence)
-	b.WriteString(lang)
-	b.WriteString("\n")
-	b.WriteString(c.Content)
+	b = append(b, fence...)
+	b = append(b, lang...)
+	b = append(b, '\n')
+	b = append(b, c.Content...)
 	if !strings.HasSuffix(c.Content, "\n") {
-		b.WriteString("\n")
+		b = append(b, '\n')
 	}
-	b.WriteString(fence)
-	b.WriteString("\n\n")
-	return b.String()
+	b = append(b, fence...)
+	return append(b, "\n\n"...)
 }
 
-// writeFocus writes where the editor's cursor and selection are in a file:
-// "Cursor: line N" and "Selection: lines A-B", with the selected text in
-// its own fence when the file's view is cut (a whole file has it in place).
-// It is part of the section, so its tokens count against the budget.
-func writeFocus(b *strings.Builder, c ctxd.Chunk, lang string) {
+// appendTruncNote appends, for a truncated chunk, its view and the lines
+// it elides: " (bodies view, 12 lines elided)".
+func appendTruncNote(b []byte, c ctxd.Chunk) []byte {
+	if !c.Truncated {
+		return b
+	}
+	b = append(b, " ("...)
+	b = append(b, c.Truncation...)
+	b = append(b, " view"...)
+	if n := elidedLines(c); n > 0 {
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, " lines elided"...)
+	}
+	return append(b, ')')
+}
+
+// appendFocus appends where the editor's cursor and selection are in a
+// file: "Cursor: line N" and "Selection: lines A-B", with the selected
+// text in its own fence when the file's view is cut (a whole file has it
+// in place). It is part of the section, so its tokens count against the
+// budget.
+func appendFocus(b []byte, c ctxd.Chunk, lang string) []byte {
 	f := &c.Facts
 	if s := f.Selection; s != nil {
-		fmt.Fprintf(b, "Selection: lines %d-%d", s.Start, s.End)
+		b = append(b, "Selection: lines "...)
+		b = strconv.AppendInt(b, int64(s.Start), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(s.End), 10)
 		if c.Truncated && f.SelectedText != "" {
 			fence := Fence(f.SelectedText)
-			b.WriteString(", selected text:\n")
-			b.WriteString(fence + lang + "\n" + f.SelectedText)
+			b = append(b, ", selected text:\n"...)
+			b = append(b, fence...)
+			b = append(b, lang...)
+			b = append(b, '\n')
+			b = append(b, f.SelectedText...)
 			if !strings.HasSuffix(f.SelectedText, "\n") {
-				b.WriteString("\n")
+				b = append(b, '\n')
 			}
-			b.WriteString(fence + "\n")
+			b = append(b, fence...)
+			b = append(b, '\n')
 		} else {
-			b.WriteString("\n")
+			b = append(b, '\n')
 		}
 	}
 	if f.Cursor > 0 {
-		fmt.Fprintf(b, "Cursor: line %d\n", f.Cursor)
+		b = append(b, "Cursor: line "...)
+		b = strconv.AppendInt(b, int64(f.Cursor), 10)
+		b = append(b, '\n')
 	}
+	return b
 }
 
 func xmlSection(c ctxd.Chunk) string {
@@ -237,16 +273,6 @@ func xmlChar(r rune) rune {
 // xmlAttr escapes an attribute value (quoted with ").
 func xmlAttr(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;").Replace(strings.Map(xmlChar, s))
-}
-
-func truncNote(c ctxd.Chunk) string {
-	if !c.Truncated {
-		return ""
-	}
-	if n := elidedLines(c); n > 0 {
-		return fmt.Sprintf("%s view, %d lines elided", c.Truncation, n)
-	}
-	return c.Truncation + " view"
 }
 
 func elidedLines(c ctxd.Chunk) int {

@@ -108,6 +108,9 @@ func (s *Scanner) LoadClean(ctx context.Context, path string) error {
 	rest = rest[k:]
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.cache) == 0 {
+		s.cache = make(map[[32]byte][]finding, min(int(n), maxCached)) // sized once, not grown
+	}
 	for i := 0; i+32 <= len(rest) && len(s.cache) < maxCached; i += 32 {
 		var h [32]byte
 		copy(h[:], rest[i:i+32])

@@ -266,6 +266,7 @@ func DecodeCountStore(b []byte) (*CountStore, error) {
 	}
 	s := NewCountStore()
 	s.gen = uint32(last) + 1
+	s.counts = make(map[countKey]storedCount, n) // sized once, not grown
 	for range n {
 		if len(b) < 16 {
 			return bad("short entry")

@@ -391,6 +391,7 @@ func DecodeStore(b []byte) (*Store, error) {
 	s := NewStore()
 	last := r.uvarint()
 	na := r.count(32 + 3)
+	s.analyses = make(map[[32]byte]storedAnalysis, na) // sized once, not grown
 	for range na {
 		var k [32]byte
 		copy(k[:], r.bytes(32))
@@ -406,6 +407,7 @@ func DecodeStore(b []byte) (*Store, error) {
 		s.size += analysisSize(data)
 	}
 	nv := r.count(32 + 2)
+	s.verdicts = make(map[[32]byte]storedVerdict, nv)
 	for range nv {
 		var k [32]byte
 		copy(k[:], r.bytes(32))

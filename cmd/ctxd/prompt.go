@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,12 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	}
 	if fellBack(f.root, root) {
 		fmt.Fprintf(io.Err, "ctxd: not in a git repository: using %s as the workspace (pass --root DIR to choose)\n", root)
+	}
+	if os.Getenv("GOGC") == "" {
+		// A run lives a fraction of a second, most of its heap live to
+		// the end: collecting a quarter as often saves CPU the run
+		// waits for, and the exit returns the memory at once.
+		debug.SetGCPercent(cliGCPercent)
 	}
 	eng, done, err := openEngine(io.Err, fs, root, &f.logLevel, &f.logFile, engine.Options{})
 	if err != nil {
@@ -170,6 +177,10 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	_, err = fmt.Fprint(io.Out, env.Prompt)
 	return err
 }
+
+// cliGCPercent is the garbage collector's GOGC for a prompt run (unless
+// $GOGC sets it): at 10k files, 6 collections at the default 100, 2 here.
+const cliGCPercent = 400
 
 // readRequest joins the positional arguments into the request; "-" reads
 // standard input.

@@ -1,0 +1,5 @@
+package index
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE
