@@ -419,3 +419,28 @@ func writeFile(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestContentSet: the set holds exactly the (path, content) pairs it was
+// made of: a changed content or a new path is not in it.
+func TestContentSet(t *testing.T) {
+	s := contentSetOf(map[string]uint64{"a.go": 1, "b/c.go": 2, "d.py": 1})
+	for _, c := range []struct {
+		rel  string
+		h    uint64
+		want bool
+	}{
+		{"a.go", 1, true},
+		{"b/c.go", 2, true},
+		{"d.py", 1, true},
+		{"a.go", 2, false},   // changed
+		{"e.go", 1, false},   // new
+		{"b/c.go", 1, false}, // another file's content
+	} {
+		if got := s.has(c.rel, c.h); got != c.want {
+			t.Errorf("has(%q, %d) = %v, want %v", c.rel, c.h, got, c.want)
+		}
+	}
+	if contentSetOf(nil).has("a.go", 1) {
+		t.Error("the empty set has a pair")
+	}
+}

@@ -35,6 +35,8 @@ func (e *Engine) symbolIndex() *symbols.Index {
 		}
 		// The sealed file of earlier versions, read whole on load.
 		os.Remove(filepath.Join(e.symbolsDir(), "symbols.idx"))
+		// Its parses learn the analyses and timeouts the views use.
+		x.UseStore(e.viewStore)
 		e.syms = x
 	})
 	return e.syms

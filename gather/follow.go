@@ -241,7 +241,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		case err != nil || !st.Mode().IsRegular():
 			f.mustWalk()
 			return nil, false
-		case st.Size() != old.size || !st.ModTime().Equal(old.modTime):
+		case st.Size() != old.size || st.ModTime().UnixNano() != old.modTime:
 			changed[rel] = w.newFileInfo(rel, st)
 		}
 	}
@@ -473,7 +473,10 @@ func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileI
 			}
 			r.keepBags(lc, doc.docBags)
 		}
-		fi.lines, fi.inlineTests, fi.imports, fi.goModule, fi.hash, fi.minified = lc.Lines, lc.InlineTests, lc.Imports, lc.GoModule, lc.Hash, lc.Minified
+		fi.lines, fi.inlineTests, fi.imports, fi.hash, fi.minified = lc.Lines, lc.InlineTests, lc.Imports, lc.Hash, lc.Minified
+		if lc.GoModule != "" {
+			fi.rare = &rareFacts{goModule: lc.GoModule}
+		}
 		doc.role, doc.generated = classifyRole(rel, lc.Generated), lc.Generated
 		fi.doc = doc
 		fi.indexed = true
@@ -533,9 +536,9 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 			if fi.secret || !fi.indexed {
 				continue
 			}
-			lf := index.File{Path: fi.rel, Size: fi.size, ModTime: fi.modTime.UnixNano()}
+			lf := index.File{Path: fi.rel, Size: fi.size, ModTime: fi.modTime}
 			switch {
-			case fi.readErr != "":
+			case fi.readError() != "":
 				lf.Flags = index.FlagReadErr
 			case fi.binary:
 				lf.Flags = index.FlagBinary
@@ -544,7 +547,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 			case fi.doc != nil:
 				c := contents[fi.hash]
 				if c == nil {
-					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule,
+					c = &index.Content{Hash: fi.hash, Lines: fi.lines, InlineTests: fi.inlineTests, Imports: fi.imports, GoModule: fi.goModule(),
 						Bags: contentBags(fi.doc), Generated: fi.doc.generated, Minified: fi.minified}
 					contents[fi.hash] = c
 				}
@@ -623,7 +626,7 @@ func (f *fileInfo) skipReason() string {
 		return SkipBinary
 	case f.tooBig:
 		return SkipTooBig
-	case f.readErr != "":
+	case f.readError() != "":
 		return SkipRead
 	}
 	return ""

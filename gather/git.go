@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -218,7 +219,11 @@ func (h *repoHandle) log(ctx context.Context, n int) ([]Commit, error) {
 			FilesTotal: len(files),
 		}
 		if len(files) > maxCommitFiles {
-			files = files[:maxCommitFiles]
+			// A copy: the whole list's array (and so every name in it)
+			// would stay live behind the first few otherwise, as long as
+			// the commits are cached (a first commit of a 100k-file tree:
+			// ~7 MB).
+			files = slices.Clone(files[:maxCommitFiles])
 		}
 		cm.Files = files
 		out = append(out, cm)

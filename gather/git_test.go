@@ -1,6 +1,7 @@
 package gather
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -279,5 +280,34 @@ func TestGitDiffSkipsTheDiffOfACleanTree(t *testing.T) {
 				t.Errorf("Total = %d, want %d", d.Total, len(full))
 			}
 		})
+	}
+}
+
+// TestGitLogManyFiles: a commit of more files than a commit lists keeps
+// the first maxCommitFiles (sorted) and the total, in a list of its own:
+// the full list (every name) is not kept live behind it.
+func TestGitLogManyFiles(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	gitInit(t, root)
+	files := map[string]string{}
+	var names []string
+	for i := range maxCommitFiles + 30 {
+		n := fmt.Sprintf("f%03d.go", i)
+		files[n] = "package p\n"
+		names = append(names, n)
+	}
+	testutil.WriteFiles(t, root, files)
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	cs, err := GitLog(t.Context(), root, 1)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("GitLog: %v, %v", cs, err)
+	}
+	c := cs[0]
+	if c.FilesTotal != len(names) || !slices.Equal(c.Files, names[:maxCommitFiles]) {
+		t.Errorf("files %v (total %d), want the first %d of %d", c.Files, c.FilesTotal, maxCommitFiles, len(names))
+	}
+	if cap(c.Files) >= c.FilesTotal {
+		t.Errorf("the list has room for %d names: the full list stays live", cap(c.Files))
 	}
 }

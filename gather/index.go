@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,21 +17,32 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/safefs"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // fileInfo is what the walk and the indexer learned about one file. An
 // entry is immutable once indexed; a changed file gets a new entry.
+//
+// One is kept per file of the tree (100k at the scale benchmarks' largest),
+// so it is laid out small (128 bytes): the modification time as Unix
+// nanoseconds, the language as an index into langNames, the facts few
+// files have out of line (rare), the flags together.
 type fileInfo struct {
 	rel     string
 	size    int64
-	modTime time.Time
-	lang    string
+	modTime int64 // Unix nanoseconds
+	// Filled by index():
+	imports []string // see Imports
+	hash    [32]byte // SHA-256 of the content, when indexed
+	doc     *indexDoc
+	rare    *rareFacts // nil: none
+	lines   int
+	langID  uint8 // langNames[langID] is the language, "" when unknown
 	secret  bool
 	// tooBig: over the size cap; not read.
 	tooBig bool
@@ -39,17 +51,57 @@ type fileInfo struct {
 	binary bool
 	// Filled by index():
 	indexed     bool
-	readErr     string
-	lines       int
-	inlineTests bool     // Rust #[cfg(test)]
-	imports     []string // see Imports
-	goModule    string   // module path, for go.mod files
-	hash        [32]byte // SHA-256 of the content, when indexed
+	inlineTests bool // Rust #[cfg(test)]
 	// minified: minified or very-long-line text (see Minified); indexed
 	// from its head only, gathered as a stub.
 	minified bool
-	doc      *indexDoc
 }
+
+// rareFacts are the facts of a file that few files have.
+type rareFacts struct {
+	readErr  string // why the file could not be read
+	goModule string // module path, for go.mod files
+}
+
+// readError is why the file could not be read, "" when it was.
+func (f *fileInfo) readError() string {
+	if f.rare == nil {
+		return ""
+	}
+	return f.rare.readErr
+}
+
+// goModule is the module path of a go.mod file, "" for other files.
+func (f *fileInfo) goModule() string {
+	if f.rare == nil {
+		return ""
+	}
+	return f.rare.goModule
+}
+
+// lang is the file's language (Language), "" when unknown.
+func (f *fileInfo) lang() string { return langNames[f.langID] }
+
+// langNames are the languages Language names, "" first; langIDs indexes
+// them.
+var langNames, langIDs = func() ([]string, map[string]uint8) {
+	names := []string{""}
+	for _, m := range []map[string]string{lang.Extensions(), lang.Names()} {
+		for _, l := range m {
+			names = append(names, l)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) > math.MaxUint8+1 {
+		panic("gather: over 256 languages do not fit fileInfo.langID")
+	}
+	ids := make(map[string]uint8, len(names))
+	for i, l := range names {
+		ids[l] = uint8(i)
+	}
+	return names, ids
+}()
 
 // snapshot is one consistent view of the workspace: the files the walk
 // kept (ignored ones are not here), sorted by path, with the lexical index.
@@ -311,7 +363,7 @@ func (st *stater) match(sh *statShare, c **termCounter) {
 			continue
 		}
 		rel := sh.files[i].rel
-		if old := st.prev[rel]; old != nil && old.size == info.Size() && old.modTime.Equal(info.ModTime()) {
+		if old := st.prev[rel]; old != nil && old.size == info.Size() && old.modTime == info.ModTime().UnixNano() {
 			sh.out[i] = old
 			continue
 		}
@@ -390,8 +442,8 @@ func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {
 	fi := &fileInfo{
 		rel:     rel,
 		size:    info.Size(),
-		modTime: info.ModTime(),
-		lang:    Language(rel),
+		modTime: info.ModTime().UnixNano(),
+		langID:  langIDs[Language(rel)],
 		secret:  IsSecret(rel),
 	}
 	fi.tooBig = fi.size > w.opts.MaxFileBytes
@@ -526,7 +578,7 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 		if errors.Is(err, errTooBig) {
 			f.tooBig = true
 		} else {
-			f.readErr = err.Error()
+			f.rare = &rareFacts{readErr: err.Error()}
 		}
 		return buf
 	}
@@ -544,10 +596,13 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 		// one enormous line no prompt shows.
 		text = b[:min(len(b), minifiedIndexBytes)]
 	}
-	f.inlineTests = f.lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
-	f.imports = seen.imports(f.hash, f.lang, func() []string { return Imports(f.lang, text) })
+	lang := f.lang()
+	f.inlineTests = lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
+	f.imports = seen.imports(f.hash, lang, func() []string { return Imports(lang, text) })
 	if path.Base(f.rel) == "go.mod" {
-		f.goModule = goModulePath(text)
+		if m := goModulePath(text); m != "" {
+			f.rare = &rareFacts{goModule: m}
+		}
 	}
 	var doc *indexDoc
 	first := seen.get(f.hash)
@@ -652,8 +707,8 @@ func newSnapshot(files []*fileInfo, prev *Index, full bool) *snapshot {
 // root-relative directory dir.
 func (s *snapshot) goModule(dir string) (string, string) {
 	for d := dir; ; d = path.Dir(d) {
-		if f := s.byRel[relSlash(d, "go.mod")]; f != nil && f.goModule != "" {
-			return f.goModule, d
+		if f := s.byRel[relSlash(d, "go.mod")]; f != nil && f.goModule() != "" {
+			return f.goModule(), d
 		}
 		if d == "." || d == "/" || d == "" {
 			return "", ""

@@ -742,19 +742,22 @@ type Hit struct {
 }
 
 // indexDoc is one file in an [Index].
+//
+// One is kept per indexed file: the small fields go last, together, for
+// 96 bytes (104, in the allocator's 112-byte class, when they were apart).
 type indexDoc struct {
 	path string
-	test bool
-	role fileRole
 	// docBags are the content-derived bags, shared by the documents of
 	// equal files (one pointer a file, not two bags).
 	*docBags
 	name terms // path terms
-	// generated marks a generated-code header (persisted: role depends on it).
-	generated bool
 	// filter is the Bloom filter of the terms of every field, made on
 	// first use (termFilter).
 	filter atomic.Pointer[termFilter]
+	test   bool
+	role   fileRole
+	// generated marks a generated-code header (persisted: role depends on it).
+	generated bool
 }
 
 // docBags are a document's bags of its content's terms and of the names

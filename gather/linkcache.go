@@ -49,7 +49,7 @@ func (s *snapshot) linksKey(w *Workspace) string {
 		b = b[:0]
 		b = append(b, f.rel...)
 		b = append(b, 0)
-		b = append(b, f.lang...)
+		b = append(b, f.lang()...)
 		b = append(b, 0)
 		var flags byte
 		if f.secret {

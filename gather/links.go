@@ -316,7 +316,7 @@ func (t symbolTable) doc(i int) *indexDoc {
 // Group puts files of one language family together: a Go file does not
 // reference a name a Python file defines.
 func (t symbolTable) Group(i int) int32 {
-	l := t.s.files[i].lang
+	l := t.s.files[i].lang()
 	switch {
 	case sameFamily(l, "javascript"):
 		l = "javascript"
@@ -374,7 +374,7 @@ func newImportEdges(s *snapshot) *importEdges {
 		}
 		id := int32(i)
 		switch {
-		case f.lang == "go":
+		case f.lang() == "go":
 			if IsTestFile(f.rel) {
 				continue
 			}
@@ -394,14 +394,14 @@ func newImportEdges(s *snapshot) *importEdges {
 				ie.members = append(ie.members, nil)
 			}
 			ie.members[h] = append(ie.members[h], id)
-		case f.lang == "python":
+		case f.lang() == "python":
 			for _, m := range pyModuleNames(f.rel) {
 				pyMods[m] = append(pyMods[m], id)
 			}
-		case sameFamily(f.lang, "javascript"):
+		case sameFamily(f.lang(), "javascript"):
 			stem := strings.TrimSuffix(f.rel, path.Ext(f.rel))
 			jsStems[stem] = append(jsStems[stem], id)
-		case sameFamily(f.lang, "java"):
+		case sameFamily(f.lang(), "java"):
 			base := path.Base(f.rel)
 			name := strings.TrimSuffix(base, path.Ext(base))
 			javaByName[name] = append(javaByName[name], id)
@@ -414,7 +414,7 @@ func newImportEdges(s *snapshot) *importEdges {
 		}
 		id := int32(i)
 		switch {
-		case f.lang == "python":
+		case f.lang() == "python":
 			for _, spec := range f.imports {
 				if strings.HasPrefix(spec, ".") {
 					spec = pyAbsolute(f.rel, spec)
@@ -434,7 +434,7 @@ func newImportEdges(s *snapshot) *importEdges {
 					m = rest
 				}
 			}
-		case sameFamily(f.lang, "javascript"):
+		case sameFamily(f.lang(), "javascript"):
 			for _, spec := range f.imports {
 				if !strings.HasPrefix(spec, ".") {
 					continue
@@ -452,7 +452,7 @@ func newImportEdges(s *snapshot) *importEdges {
 					ie.js[id] = append(ie.js[id], to[0])
 				}
 			}
-		case sameFamily(f.lang, "java"):
+		case sameFamily(f.lang(), "java"):
 			for _, spec := range f.imports {
 				if strings.HasSuffix(spec, ".*") {
 					continue // a whole package: too wide to say which file
@@ -480,7 +480,7 @@ func (ie *importEdges) Edges(add func(from, to int32, w float32)) {
 	// Go: importer → hub, hub → files, files → hub, hub → importers.
 	importers := make([][]int32, len(ie.members))
 	for i, f := range s.files {
-		if f.lang != "go" || len(f.imports) == 0 || f.secret || f.doc == nil {
+		if f.lang() != "go" || len(f.imports) == 0 || f.secret || f.doc == nil {
 			continue
 		}
 		for _, spec := range f.imports {

@@ -227,7 +227,7 @@ func (s *snapshot) npmName(root string) string {
 // nothing.
 func (s *snapshot) moduleCopy(slash string) []string {
 	mod := s.byRel["go.mod"]
-	if mod == nil || mod.goModule == "" {
+	if mod == nil || mod.goModule() == "" {
 		return nil
 	}
 	i := strings.LastIndex(slash, "/go/pkg/mod/")
@@ -237,7 +237,7 @@ func (s *snapshot) moduleCopy(slash string) []string {
 		if at := strings.LastIndexByte(path, '@'); at > strings.LastIndexByte(path, '/') {
 			path = path[:at] // the version of the module directory
 		}
-		if path != mod.goModule {
+		if path != mod.goModule() {
 			continue
 		}
 		rel := strings.Join(segs[k:], "/")

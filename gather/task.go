@@ -305,7 +305,7 @@ func (g *gathering) addSiblings(target string, scores func(rel string) float64, 
 // lexical matches).
 func (g *gathering) addImported(target string, res importResolver, n int) {
 	f := g.snap.byRel[target]
-	if f == nil || len(f.imports) == 0 || f.lang == "go" {
+	if f == nil || len(f.imports) == 0 || f.lang() == "go" {
 		return
 	}
 	added := 0
@@ -313,10 +313,10 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 		if added >= n {
 			return
 		}
-		if other.rel == target || other.secret || other.doc == nil || !sameFamily(f.lang, other.lang) {
+		if other.rel == target || other.secret || other.doc == nil || !sameFamily(f.lang(), other.lang()) {
 			continue
 		}
-		if res.imports(target, f.lang, f.imports, other.rel) {
+		if res.imports(target, f.lang(), f.imports, other.rel) {
 			if g.add(other.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
 				added++
 			}
@@ -341,10 +341,10 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 				return err
 			}
 		}
-		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang) {
+		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang()) {
 			continue
 		}
-		if imports.by(f.rel, f.lang, f.imports) {
+		if imports.by(f.rel, f.lang(), f.imports) {
 			deps = append(deps, dep{rel: f.rel, test: IsTestFile(f.rel), score: scores(f.rel)})
 		}
 	}

@@ -42,7 +42,7 @@ func (w *Workspace) ContentHashes(ctx context.Context) (map[string]uint64, error
 	}
 	m := make(map[string]uint64, len(s.files))
 	for _, f := range s.files {
-		if f.indexed && !f.secret && !f.binary && !f.tooBig && f.readErr == "" {
+		if f.indexed && !f.secret && !f.binary && !f.tooBig && f.readError() == "" {
 			m[f.rel] = binary.LittleEndian.Uint64(f.hash[:8])
 		}
 	}

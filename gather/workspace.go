@@ -742,7 +742,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				}
 				continue
 			}
-			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.size == st.Size() && fi.modTime.Equal(st.ModTime()) {
+			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.size == st.Size() && fi.modTime == st.ModTime().UnixNano() {
 				stub = fi
 				c.facts.ModTime = st.ModTime()
 				break

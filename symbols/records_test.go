@@ -162,3 +162,24 @@ func TestFileWithoutCaches(t *testing.T) {
 		t.Errorf("a request's File: %v, %d in memory, %d parses; want 1 and 3", err, x.Len(), x.Parses())
 	}
 }
+
+// TestFileUseStore: with a store (UseStore), File's parses put their
+// analyses there, so the views of the file need no parse of their own;
+// without one, nothing goes to a store.
+func TestFileUseStore(t *testing.T) {
+	s := treesitter.NewStore()
+	x := New()
+	x.UseStore(func() *treesitter.Store { return s })
+	src := []byte("package a\n\n// Run runs.\nfunc Run() int {\n\tx := 1\n\tx++\n\tx++\n\treturn x\n}\n")
+	if e, err := x.File(t.Context(), "a.go", src); err != nil || e == nil || len(e.Defs) != 1 {
+		t.Fatalf("File: %+v %v", e, err)
+	}
+	if st := s.Stats(); st.Analyses != 1 {
+		t.Errorf("%d analyses in the store, want 1", st.Analyses)
+	}
+	x2 := New()
+	x2.UseStore(nil)
+	if _, err := x2.File(t.Context(), "a.go", src); err != nil {
+		t.Fatalf("File without a store: %v", err)
+	}
+}

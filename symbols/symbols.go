@@ -44,6 +44,10 @@ type Index struct {
 
 	parses atomic.Int64
 
+	// store, when set, returns the tree-sitter store parses consult and
+	// learn (UseStore).
+	store atomic.Pointer[func() *treesitter.Store]
+
 	// recs, when not nil, persists the entries one by one (see [Open]):
 	// entries is then a bounded cache of them.
 	recsMu sync.Mutex
@@ -259,10 +263,20 @@ func (x *Index) remember(k [32]byte, e *index.Symbols) {
 	}
 }
 
+// UseStore makes the index's parses go through the tree-sitter store that
+// store returns (called on the first parse; nil: none): they store their
+// analyses there, and a content whose parse timed out before is not
+// parsed again ([treesitter.FileTagsStored]).
+func (x *Index) UseStore(store func() *treesitter.Store) { x.store.Store(&store) }
+
 // parse extracts the entry of src, which has key k in language lang.
 func (x *Index) parse(ctx context.Context, rel, lang string, k [32]byte, src []byte) (*index.Symbols, error) {
 	x.parses.Add(1)
-	tags, err := treesitter.FileTags(ctx, lang, src)
+	var store *treesitter.Store
+	if f := x.store.Load(); f != nil && *f != nil {
+		store = (*f)()
+	}
+	tags, err := treesitter.FileTagsStored(ctx, lang, src, store)
 	if err != nil {
 		return nil, fmt.Errorf("index symbols of %s: %w", rel, err)
 	}

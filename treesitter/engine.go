@@ -276,9 +276,27 @@ func analyzeKept(ctx context.Context, lang string, src []byte, sum sourceSum, le
 		if t.err != nil {
 			return nil, t.err
 		}
+		// A content whose parse ran out of as much time is not parsed
+		// again (see timeoutVerdict).
+		var tkey [32]byte
+		verdict := false
+		if store != nil {
+			tkey = timeoutKey(lang, sum)
+			v, ok := store.timeout(tkey)
+			if ok && v.holds(t.d, now()) {
+				return nil, &TimeoutError{Language: lang, Timeout: t.d}
+			}
+			verdict = ok && v.limit > 0
+		}
 		root, err := g.parse(ctx, own, t.d, spec.shallowFunc(own), leaf)
+		if te := (*TimeoutError)(nil); store != nil && errors.As(err, &te) {
+			store.putTimeout(tkey, t.d)
+		}
 		if err != nil {
 			return nil, err
+		}
+		if verdict {
+			store.putTimeout(tkey, 0) // it fits now
 		}
 		a = analyze(spec, root, own)
 		if root.hasError {

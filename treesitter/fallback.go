@@ -333,6 +333,12 @@ var linePatterns = map[string]linePattern{
 	},
 }
 
+// FileTagsStored is [FileTags]: without tree-sitter there is no analysis
+// to store.
+func FileTagsStored(ctx context.Context, lang string, src []byte, _ *Store) (*Tags, error) {
+	return FileTags(ctx, lang, src)
+}
+
 // FileTags returns a file's definitions, from the line patterns of
 // [Symbols], and its identifiers, every identifier-like word (comments and
 // strings included: there is no parser to tell them apart).

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -130,6 +131,9 @@ func (g *sitterGrammar) put(p *sitter.Parser) {
 // (ts_parser_set_timeout_micros), so no goroutine watches the context and
 // a pooled parser never keeps a stale cancellation flag; a cancellation
 // without a deadline is seen before and after the parse.
+// parsesStarted counts the parses tree has started, for the tests.
+var parsesStarted atomic.Int64
+
 func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Duration) (*sitter.Tree, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", g.name, err)
@@ -143,6 +147,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 	if limit <= 0 {
 		return nil, &TimeoutError{Language: g.name, Timeout: timeout}
 	}
+	parsesStarted.Add(1)
 	p := g.get()
 	us := limit.Microseconds()
 	if us < 1 {

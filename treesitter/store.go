@@ -201,12 +201,18 @@ func (s *Store) Stats() StoreStats {
 }
 
 // analysisData returns the encoded analysis of key, marking it used.
-func (s *Store) analysisData(key [32]byte) ([]byte, bool) {
+func (s *Store) analysisData(key [32]byte) ([]byte, bool) { return s.lookup(key, true) }
+
+// lookup returns the entry of key among the analyses, marking it used,
+// counted in the hits and misses when count is set.
+func (s *Store) lookup(key [32]byte, count bool) ([]byte, bool) {
 	s.mu.Lock()
 	e, ok := s.analyses[key]
 	r := s.recs
 	if ok {
-		s.hits++
+		if count {
+			s.hits++
+		}
 		if e.gen != s.gen {
 			e.gen = s.gen
 			s.analyses[key] = e
@@ -222,10 +228,14 @@ func (s *Store) analysisData(key [32]byte) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !ok {
-		s.misses++
+		if count {
+			s.misses++
+		}
 		return nil, false
 	}
-	s.hits++
+	if count {
+		s.hits++
+	}
 	s.remember(key, data)
 	return data, true
 }

@@ -24,6 +24,19 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 	return t, err
 }
 
+// FileTagsStored is [FileTags] that records the analysis it parses in
+// store (when not nil), as [SymbolsStored] does, and does not parse a
+// content whose parse ran out of time before (see timeoutVerdict).
+func FileTagsStored(ctx context.Context, lang string, src []byte, store *Store) (*Tags, error) {
+	if err := supportedSize(lang, src); err != nil {
+		return nil, err
+	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
+	t, _, err := fileTags(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), store, true)
+	return t, err
+}
+
 // fileTags parses src once for its tags and analysis (see
 // analyzeKept for store and cache).
 func fileTags(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, store *Store, cache bool) (*Tags, *analysis, error) {

@@ -27,12 +27,16 @@ Stdout carries only protocol; logs go to stderr or --log-file.`,
 	})
 }
 
-// serveMemoryLimit is the daemon's default soft memory limit: with the
-// mapped binary (~27 MB resident) and the C heap (tree-sitter's trees,
-// trimmed every second: ~5-20 MB), a daemon on stdlib-100k stays near
-// 400 MB resident (issue 14); at 384 MiB it reached 405-415 MB once
-// the background analysis had ended and GOGC went back to 100.
-const serveMemoryLimit = 352 << 20
+// serveMemoryLimit is the daemon's default soft memory limit. The Go
+// heap of a daemon on stdlib-100k reaches it (its live heap, ~200 MB
+// with a request's, times GOGC's 2, is over it), so the resident size
+// is about the limit plus the mapped binary (~28-30 MB) and the C heap
+// (tree-sitter's trees, trimmed every second: ~2-20 MB): issue 14 asks
+// for at most 400 MB there. At 384 MiB it reached 405-415 MB, at 352
+// MiB 381-405 MB from scratch; at 320 MiB, with the live heap made
+// smaller (gather's per-file structures, the parses that time out no
+// longer repeated), 362 MB (BENCHMARKS.md "h16mem").
+const serveMemoryLimit = 320 << 20
 
 func runServe(ctx context.Context, stdio *IO, args []string) error {
 	c := commands["serve"]
