@@ -49,6 +49,10 @@ type Options struct {
 	// Watch follows the workspace with inotify so warm requests skip the
 	// walk (the daemon sets it; see gather.Options.Watch).
 	Watch bool
+	// OneShot says the process opens this one engine and exits (a CLI
+	// command): the persisted index is mapped rather than read
+	// (gather.Options.MapIndex).
+	OneShot bool
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -156,6 +160,7 @@ func New(root string, opts Options) (*Engine, error) {
 		Logger:       log,
 		Watch:        opts.Watch,
 		IndexPath:    indexPath(stateDir),
+		MapIndex:     opts.OneShot,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)

@@ -415,7 +415,7 @@ func (w *Workspace) persisted() *reuse {
 	f.loadTried = true
 	t0 := time.Now()
 	load := index.Load
-	if !w.opts.Watch {
+	if w.opts.MapIndex && !w.opts.Watch {
 		// One walk per process (a CLI run): mapped, not read and
 		// copied. A daemon reads it, so its memory is the collector's.
 		load = index.LoadMapped

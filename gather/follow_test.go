@@ -240,7 +240,16 @@ func ageTree(t *testing.T, root string) {
 	})
 }
 
+// TestPersistedIndex: a second process loads the index the first wrote
+// (read, or mapped as a CLI run does) and sees what changed while no
+// process ran.
 func TestPersistedIndex(t *testing.T) {
+	for _, mapped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) { testPersistedIndex(t, mapped) })
+	}
+}
+
+func testPersistedIndex(t *testing.T, mapped bool) {
 	isolateGit(t)
 	root := t.TempDir()
 	gitInit(t, root)
@@ -252,7 +261,7 @@ func TestPersistedIndex(t *testing.T) {
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
 	open := func() *Workspace {
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{IndexPath: idx, MapIndex: mapped})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,6 +50,11 @@ type Options struct {
 	// processes (see package index); a tree of fewer than
 	// PersistMinFiles files is not persisted.
 	IndexPath string
+	// MapIndex maps the persisted index instead of reading it (a process
+	// that opens one workspace and exits: a CLI run). The mapping lives
+	// as long as the process, so a process opening workspace after
+	// workspace (eval) must leave it off.
+	MapIndex bool
 	// MaxWatches caps the directories watched (0: the kernel's limit); a
 	// tree with more is walked on every request, as when inotify's limit
 	// is hit.

@@ -368,6 +368,7 @@ func openEngine(w io.Writer, fs *flag.FlagSet, root string, level, file *string,
 		return nil, nil, err
 	}
 	opts.Config, opts.Logger = cfg, log
+	opts.OneShot = !opts.Watch // a command's one engine, closed as it exits
 	if eng, err = engine.New(root, opts); err != nil {
 		closeLog()
 		return nil, nil, err
