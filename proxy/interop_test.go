@@ -125,7 +125,7 @@ func TestNPMClients(t *testing.T) {
 	if out.AnthropicError.Status != 429 || !strings.Contains(out.AnthropicError.Message, "upstream says 429") {
 		t.Errorf("anthropic error = %+v, want the upstream's 429", out.AnthropicError)
 	}
-	recs := logs.records(t, 8)
+	recs := records(t, logs, 8)
 	if len(recs) != 8 {
 		t.Errorf("%d records, want 8", len(recs))
 	}

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,32 +25,14 @@ var ctxdBin string
 
 func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
 
-// syncBuffer is a log destination tests read while the proxy writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // records returns the proxy_request records logged once at least want
 // are there (a record is written after the response is relayed, so a
 // client may finish reading first), or after a few seconds.
-func (s *syncBuffer) records(t *testing.T, want int) []map[string]any {
+func records(t *testing.T, s *testutil.SyncBuffer, want int) []map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		recs := s.parse(t)
+		recs := parseRecords(t, s)
 		if len(recs) >= want || time.Now().After(deadline) {
 			return recs
 		}
@@ -59,7 +40,7 @@ func (s *syncBuffer) records(t *testing.T, want int) []map[string]any {
 	}
 }
 
-func (s *syncBuffer) parse(t *testing.T) []map[string]any {
+func parseRecords(t *testing.T, s *testutil.SyncBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(s.String()))
@@ -88,7 +69,7 @@ type setup struct {
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
 // buffer.
-func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuffer) {
+func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testutil.SyncBuffer) {
 	t.Helper()
 	if s.stateDir == "" {
 		s.stateDir = filepath.Join(t.TempDir(), "state")
@@ -97,7 +78,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *syncBuf
 	if s.canary != nil {
 		canary = *s.canary
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	flow, err := proxy.NewFlow(s.stateDir, canary, log)
 	if err != nil {
@@ -170,7 +151,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 			if !bytes.Contains(got, []byte("[ctxd:ref sha256=")) || !bytes.Contains(got, []byte("or run: ctxd rehydrate --state-dir ")) || !bytes.Contains(got, []byte("or GET "+px.URL+"/ctxd/artifacts/")) {
 				t.Errorf("upstream body has no reference saying how to read it back")
 			}
-			recs := logs.records(t, 1)
+			recs := records(t, logs, 1)
 			if len(recs) != 1 {
 				t.Fatalf("%d proxy_request records, want 1", len(recs))
 			}
@@ -229,7 +210,7 @@ func TestPassThroughModes(t *testing.T) {
 					t.Errorf("%s: upstream got %d bytes, not the %d sent byte for byte", f.name, len(got), len(body))
 				}
 			}
-			recs := logs.records(t, 3)
+			recs := records(t, logs, 3)
 			if len(recs) != 3 {
 				t.Fatalf("%d records, want 3", len(recs))
 			}
@@ -300,7 +281,7 @@ func TestUpstreamErrorsPassThrough(t *testing.T) {
 			if resp.StatusCode != 429 || string(body) != errorBody(f.path, 429) || resp.Header.Get("Retry-After") != "7" || resp.Header.Get("X-Request-Id") != "req_upstream_error" {
 				t.Errorf("relayed %d %q (Retry-After %q), want the upstream's 429 unchanged", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 			}
-			if r := logs.records(t, 1); len(r) != 1 || r[0]["status"] != 429.0 {
+			if r := records(t, logs, 1); len(r) != 1 || r[0]["status"] != 429.0 {
 				t.Errorf("records %v", r)
 			}
 		})
@@ -352,7 +333,7 @@ func TestHeadersReachUpstreamAndNeverTheLog(t *testing.T) {
 			t.Errorf("the log contains the %s value", k)
 		}
 	}
-	for _, r := range logs.records(t, 3) {
+	for _, r := range records(t, logs, 3) {
 		if r["session_id"] != "hdr-session-1" || r["session_source"] != "header" {
 			t.Errorf("record session %v (%v), want the header's", r["session_id"], r["session_source"])
 		}
@@ -387,7 +368,7 @@ func TestFailsClosed(t *testing.T) {
 	if n := len(up.requests()); n != 0 {
 		t.Errorf("the upstream received %d requests that could not be made safe", n)
 	}
-	if r := logs.records(t, 3); len(r) != 3 || r[0]["failed_closed"] == nil {
+	if r := records(t, logs, 3); len(r) != 3 || r[0]["failed_closed"] == nil {
 		t.Errorf("records %v", r)
 	}
 }
@@ -398,7 +379,7 @@ func TestUsageCalibratesNextRequest(t *testing.T) {
 	for range 2 {
 		post(t, px.URL, "/v1/chat/completions", convo(t, "chat", 6, true), map[string]string{"X-Ctxd-Session": "usage-1"})
 	}
-	recs := logs.records(t, 2)
+	recs := records(t, logs, 2)
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -445,7 +426,7 @@ func TestObservedRatioCalibratesPressure(t *testing.T) {
 	px, logs := startProxy(t, up, setup{budget: est * 5 / 2})
 	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-1"})
 	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "cal-2"})
-	recs := logs.records(t, 2)
+	recs := records(t, logs, 2)
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -507,7 +488,7 @@ func TestHints(t *testing.T) {
 		if c, g := bytes.Contains(got, []byte(", or run: ctxd rehydrate ")), bytes.Contains(got, []byte(", or GET "+px.URL+"/ctxd/artifacts/")); c != tc.command || g != tc.get {
 			t.Errorf("%s: command hint %v, GET hint %v", tc.hints, c, g)
 		}
-		after[tc.hints] = logs.records(t, 1)[0]["estimated_tokens_after"].(float64)
+		after[tc.hints] = records(t, logs, 1)[0]["estimated_tokens_after"].(float64)
 	}
 	if !(after[proxy.HintsNone] < after[proxy.HintsGet] && after[proxy.HintsGet] < after[proxy.HintsAll] && after[proxy.HintsCommand] < after[proxy.HintsAll]) {
 		t.Errorf("estimates after by hints: %v", after)
@@ -540,7 +521,7 @@ func TestUsageFromGzipAnswer(t *testing.T) {
 	if !json.Valid(b) {
 		t.Errorf("relayed gzip body does not decode to JSON")
 	}
-	recs := logs.records(t, 1)
+	recs := records(t, logs, 1)
 	if len(recs) != 1 || recs[0]["observed_input_tokens"].(float64) != float64(up.usageOf(modelOf(t, up.last(t).Body), up.last(t).Body)) {
 		t.Errorf("usage of a gzip answer not observed: %v", recs)
 	}
@@ -557,7 +538,7 @@ func TestUpstreamErrorsFeedQualityProxies(t *testing.T) {
 		"X-Test-Error": `{"error":{"message":"Previous response with id 'resp_x' not found.","type":"invalid_request_error","code":"previous_response_not_found"}}`}
 	post(t, px.URL, "/v1/responses", body, hdr)
 	post(t, px.URL, "/v1/responses", body, map[string]string{"X-Ctxd-Session": "q-1"})
-	recs := logs.records(t, 2)
+	recs := records(t, logs, 2)
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -582,7 +563,7 @@ func TestInvalidContinuationForwardsNextRequestWhole(t *testing.T) {
 	post(t, px.URL, "/v1/chat/completions", body, bad)
 	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
 	post(t, px.URL, "/v1/chat/completions", body, map[string]string{"X-Ctxd-Session": "ic-1"})
-	recs := logs.records(t, 3)
+	recs := records(t, logs, 3)
 	if len(recs) != 3 {
 		t.Fatalf("%d records", len(recs))
 	}

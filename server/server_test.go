@@ -14,12 +14,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // A method that panics, registered for tests only.
@@ -285,7 +286,7 @@ func TestDidChangeNotOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("CTXD_CONFIG", filepath.Join(dir, "none.toml"))
-			var logs syncBuffer
+			var logs testutil.SyncBuffer
 			c, r := pipeClient(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			if m := roundTrip(t, c, r, 1, "initialize", map[string]any{"root": dir}); m["error"] != nil {
 				t.Fatal(m)
@@ -427,23 +428,4 @@ func TestCountTokensMessages(t *testing.T) {
 	if e, _ := notArray["error"].(map[string]any); e == nil || e["code"].(float64) != -32602 {
 		t.Errorf("messages not an array: %v", notArray)
 	}
-}
-
-// syncBuffer is a bytes.Buffer a logger writes to from the server's
-// goroutines while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
