@@ -451,6 +451,13 @@ func printList(w io.Writer, l *sessions.Listing) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.SessionID, s.State, s.Updated.Local().Format("2006-01-02 15:04"), s.Checkpoints, s.ContextSummary.ChunksIncluded, s.ContextSummary.TokensUsed, s.HistoryMessages, shortLine(s.UserRequest, 60))
 	}
 	tw.Flush()
+	for _, s := range l.Sessions {
+		if s.State == "running" {
+			// "running" reads like a process; it is the task's state.
+			fmt.Fprintln(w, "\nSTATE is the task's, not a process's: a session stays running until a client saves it completed, failed or abandoned (ctx/checkpoint/save); resume picks the newest running one.")
+			break
+		}
+	}
 }
 
 func printProblems(w io.Writer, ps []sessions.Problem) {

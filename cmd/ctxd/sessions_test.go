@@ -45,8 +45,8 @@ func TestSessionsCLI(t *testing.T) {
 		t.Fatalf("list: %+v", list)
 	}
 	out, _, code := runCtxd(t, dir, "", nil, "sessions", "list")
-	if code != 0 || !strings.Contains(out, "SESSION") || !strings.Contains(out, "fix Total in cart/cart.go") {
-		t.Errorf("list table:\n%s", out)
+	if code != 0 || !strings.Contains(out, "SESSION") || !strings.Contains(out, "fix Total in cart/cart.go") || !strings.Contains(out, "STATE is the task's, not a process's") {
+		t.Errorf("list table (with the legend of a running session):\n%s", out)
 	}
 	out, _, code = runCtxd(t, dir, "", nil, "sessions", "show", "s1")
 	if code != 0 || !strings.Contains(out, "cart/cart.go") || !strings.Contains(out, "checkpoint  1") {
