@@ -34,9 +34,7 @@ func (w *Workspace) Prefetch(ctx context.Context, commits int) {
 	if w.opts.Watch {
 		return
 	}
-	if commits == 0 {
-		commits = DefaultCommits
-	}
+	commits = commitsOrDefault(commits)
 	w.preMu.Lock()
 	defer w.preMu.Unlock()
 	if w.pre != nil || w.current() != nil {
