@@ -220,24 +220,8 @@ func Suggest(name string, limit int) []string {
 // registered name it starts with ("2024-08-06" for "gpt-4o-2024-08-06");
 // "" for a name registered as written, or not found.
 func PrefixRest(name string) string {
-	k := normalizeName(name)
-	if _, ok := byName[k]; ok || k == "" {
-		return ""
-	}
-	s, ok := Lookup(name)
-	if !ok {
-		return ""
-	}
-	best := ""
-	for _, n := range append([]string{s.Name}, s.Aliases...) {
-		if n = normalizeName(n); len(n) > len(best) && strings.HasPrefix(k, n+"-") {
-			best = n
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return k[len(best)+1:]
+	_, rest, _ := lookup(name)
+	return rest
 }
 
 // SnapshotSuffix reports that rest (PrefixRest's) names a snapshot or a
@@ -288,12 +272,23 @@ var byName = func() map[string]int {
 // "models/gemini-2.5-pro", "anthropic.claude-…" on Bedrock) and a version
 // tag after "@" (Vertex); ":" reads as "-" ("llama3.1:70b").
 func Lookup(name string) (Spec, bool) {
-	k := normalizeName(name)
-	if k == "" {
+	i, _, ok := lookup(name)
+	if !ok {
 		return Spec{}, false
 	}
+	return cloneSpec(registry[i]), true
+}
+
+// lookup is Lookup's match: the registry index and, for a match by
+// prefix, what follows the registered name and its "-" ("" for an exact
+// one).
+func lookup(name string) (i int, rest string, ok bool) {
+	k := normalizeName(name)
+	if k == "" {
+		return 0, "", false
+	}
 	if i, ok := byName[k]; ok {
-		return cloneSpec(registry[i]), true
+		return i, "", true
 	}
 	best, bestLen := -1, 0
 	for n, i := range byName {
@@ -302,9 +297,9 @@ func Lookup(name string) (Spec, bool) {
 		}
 	}
 	if best < 0 {
-		return Spec{}, false
+		return 0, "", false
 	}
-	return cloneSpec(registry[best]), true
+	return best, k[bestLen+1:], true
 }
 
 func cloneSpec(s Spec) Spec {
