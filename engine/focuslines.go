@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
@@ -202,30 +201,18 @@ func linesOf(s string, from, to int) string {
 	return s[start:end]
 }
 
-// identsOf returns the identifiers of s (letters, digits, underscores and
-// $, not starting with a digit), with repeats.
+// identsOf returns the identifiers of s (isIdentByte runs not starting
+// with a digit), with repeats.
 func identsOf(s string) []string {
 	var out []string
-	isID := func(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 	for i := 0; i < len(s); {
-		r, w := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(s[i:])
-		}
-		if !isID(r) {
-			i += w
+		if !isIdentByte(s[i]) {
+			i++
 			continue
 		}
 		j := i
-		for j < len(s) {
-			r, w := rune(s[j]), 1
-			if r >= utf8.RuneSelf {
-				r, w = utf8.DecodeRuneInString(s[j:])
-			}
-			if !isID(r) {
-				break
-			}
-			j += w
+		for j < len(s) && isIdentByte(s[j]) {
+			j++
 		}
 		if c := s[i]; c < '0' || c > '9' {
 			out = append(out, s[i:j])

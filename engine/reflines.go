@@ -95,15 +95,11 @@ func wordIndex(line, name string) int {
 		}
 		i += from
 		end := i + len(name)
-		if (i == 0 || !identByte(line[i-1])) && (end == len(line) || !identByte(line[end])) {
+		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
 			return i
 		}
 		from = i + 1
 	}
-}
-
-func identByte(b byte) bool {
-	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
 // definesAt reports a definition keyword right before the name at i
