@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -436,16 +435,10 @@ type analyser struct {
 	e       *Engine
 	counter tokens.Counter
 	format  string
-	// timedOut holds the SHA-256 of the large contents (bigParse) whose
-	// parse ran out of time in this pass: their other copies are not
-	// parsed again (stdlib-100k: 7 copies each of ssa/opGen.go and
-	// rewriteAMD64.go, 2-3 s and ~35 MB of C heap a parse, on every
-	// pass and every restart, since nothing is stored for them).
-	timedOut map[[32]byte]bool
 }
 
 func (e *Engine) newAnalyser() *analyser {
-	a := &analyser{e: e, format: e.cfg.Format, timedOut: map[[32]byte]bool{}}
+	a := &analyser{e: e, format: e.cfg.Format}
 	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
 	a.counter = tokens.Stored(c, e.countStore())
 	if f, err := ctxd.ParseFormat(a.format); err == nil {
@@ -481,11 +474,11 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if lang == "" {
 		return nil
 	}
-	var sum [32]byte
 	if len(src) >= bigParse {
-		if sum = sha256.Sum256(src); a.timedOut[sum] {
-			return nil
-		}
+		// A content whose parse ran out of time (in this pass, for another
+		// copy, or before) is not parsed again: the store keeps the
+		// verdict (treesitter's timeoutVerdict), and Prepare returns at
+		// once.
 		defer makeRoom(int64(len(src)) * cTreeBytes)()
 	}
 	// One parse for the symbol index and the views (none when both have
@@ -495,9 +488,6 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	tags, vs, err := treesitter.Prepare(ctx, lang, src, a.e.viewStore(), need)
 	if ctx.Err() != nil {
 		return errAborted
-	}
-	if te := (*treesitter.TimeoutError)(nil); len(src) >= bigParse && errors.As(err, &te) {
-		a.timedOut[sum] = true
 	}
 	if need && tags != nil && err == nil {
 		x.Add(lang, src, tags)
