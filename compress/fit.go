@@ -265,17 +265,22 @@ const focusMore = 0.1
 // files were upgraded whole. A view without focus lines (a cursor's, an
 // error's) gains nothing.
 func focusShown(c *ctxd.Chunk) float64 {
-	fl := c.Facts.FocusLines
-	if len(fl) < 2 {
+	shown, n := focusLinesShown(c)
+	if n < 2 {
 		return 0
 	}
-	shown := 0
-	for _, l := range fl {
+	return float64(max(shown-1, 0)) / float64(n-1)
+}
+
+// focusLinesShown counts c's focus lines outside its elided ranges, and
+// its focus lines.
+func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
+	for _, l := range c.Facts.FocusLines {
 		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
 			shown++
 		}
 	}
-	return float64(max(shown-1, 0)) / float64(len(fl)-1)
+	return shown, len(c.Facts.FocusLines)
 }
 
 // focusNone reports a focus view with focus lines that shows none of
@@ -283,16 +288,8 @@ func focusShown(c *ctxd.Chunk) float64 {
 // upgrade pass had no reason to grow a file from its named type (Client)
 // to the function that answers (redirectBehavior).
 func focusNone(c *ctxd.Chunk) bool {
-	fl := c.Facts.FocusLines
-	if len(fl) == 0 {
-		return false
-	}
-	for _, l := range fl {
-		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
-			return false
-		}
-	}
-	return true
+	shown, n := focusLinesShown(c)
+	return n > 0 && shown == 0
 }
 
 // weight is the value of the chunk at rank i (0-based, by score): its
