@@ -241,7 +241,7 @@ func (w *Workspace) followChanges(ctx context.Context, prev *snapshot) (*snapsho
 		case err != nil || !st.Mode().IsRegular():
 			f.mustWalk()
 			return nil, false
-		case st.Size() != old.size || st.ModTime().UnixNano() != old.modTime:
+		case !old.sameStat(st):
 			changed[rel] = w.newFileInfo(rel, st)
 		}
 	}

@@ -82,6 +82,12 @@ func (f *fileInfo) goModule() string {
 // lang is the file's language (Language), "" when unknown.
 func (f *fileInfo) lang() string { return langNames[f.langID] }
 
+// sameStat reports that info (a later lstat of f's file) has f's size and
+// modification time: the file is taken as unchanged.
+func (f *fileInfo) sameStat(info fs.FileInfo) bool {
+	return f.size == info.Size() && f.modTime == info.ModTime().UnixNano()
+}
+
 // langNames are the languages Language names, "" first; langIDs indexes
 // them.
 var langNames, langIDs = func() ([]string, map[string]uint8) {
@@ -363,7 +369,7 @@ func (st *stater) match(sh *statShare, c **termCounter) {
 			continue
 		}
 		rel := sh.files[i].rel
-		if old := st.prev[rel]; old != nil && old.size == info.Size() && old.modTime == info.ModTime().UnixNano() {
+		if old := st.prev[rel]; old != nil && old.sameStat(info) {
 			sh.out[i] = old
 			continue
 		}

@@ -747,7 +747,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				}
 				continue
 			}
-			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.size == st.Size() && fi.modTime == st.ModTime().UnixNano() {
+			if fi := g.snap.byRel[rel]; fi != nil && fi.minified && fi.sameStat(st) {
 				stub = fi
 				c.facts.ModTime = st.ModTime()
 				break
