@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,8 +72,9 @@ func diffRanks(want, got *rankTable) string {
 	return ""
 }
 
-// compressVocab writes a table in the embedded form: its tokens by rank,
-// length-prefixed, compressed.
+// compressVocab writes a table in the embedded form: each token as the
+// pair of lower ranks it is made of (the pair whose higher rank is
+// lowest: the merge that made it), in byte planes, compressed.
 func compressVocab(t *rankTable) ([]byte, error) {
 	var byRank []string
 	for _, sl := range t.slots {
@@ -85,23 +87,42 @@ func compressVocab(t *rankTable) ([]byte, error) {
 		}
 		byRank[r] = t.data[sl.off : sl.off+sl.lenRank>>24]
 	}
-	var raw bytes.Buffer
-	for rank, tok := range byRank {
-		if len(tok) > maxTokenLen {
-			return nil, fmt.Errorf("rank %d: a token of %d bytes, more than %d", rank, len(tok), maxTokenLen)
-		}
+	n := len(byRank)
+	raw := make([]byte, 4+6*n)
+	binary.LittleEndian.PutUint32(raw, uint32(n))
+	put := func(plane, r, v int) {
+		p := raw[4+3*plane*n:]
+		p[r], p[n+r], p[2*n+r] = byte(v), byte(v>>8), byte(v>>16)
+	}
+	for r, tok := range byRank {
 		if tok == "" {
-			return nil, fmt.Errorf("rank %d: no token (the loader's ranks are dense)", rank)
+			return nil, fmt.Errorf("rank %d: no token (the loader's ranks are dense)", r)
 		}
-		raw.WriteByte(byte(len(tok)))
-		raw.WriteString(tok)
+		if len(tok) == 1 {
+			put(0, r, byteToken)
+			put(1, r, int(tok[0]))
+			continue
+		}
+		left, right := -1, -1
+		for k := 1; k < len(tok); k++ {
+			a, okA := t.get(tok[:k])
+			b, okB := t.get(tok[k:])
+			if okA && okB && a < r && b < r && (left < 0 || max(a, b) < max(left, right)) {
+				left, right = a, b
+			}
+		}
+		if left < 0 {
+			return nil, fmt.Errorf("rank %d: token %q is not two tokens of lower rank", r, tok)
+		}
+		put(0, r, left)
+		put(1, r, right)
 	}
 	var z bytes.Buffer
 	w, err := flate.NewWriter(&z, flate.BestCompression)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.Write(raw.Bytes()); err != nil {
+	if _, err := w.Write(raw); err != nil {
 		return nil, err
 	}
 	if err := w.Close(); err != nil {
@@ -110,17 +131,36 @@ func compressVocab(t *rankTable) ([]byte, error) {
 	return z.Bytes(), nil
 }
 
+// vocabBytes is the decompressed form of tokens given by their pairs:
+// a [2]int{byteToken, c} is the byte c.
+func vocabBytes(pairs ...[2]int) []byte {
+	n := len(pairs)
+	b := make([]byte, 4+6*n)
+	binary.LittleEndian.PutUint32(b, uint32(n))
+	for r, p := range pairs {
+		for plane, v := range p {
+			q := b[4+3*plane*n:]
+			q[r], q[n+r], q[2*n+r] = byte(v), byte(v>>8), byte(v>>16)
+		}
+	}
+	return b
+}
+
 func TestDecodeVocab(t *testing.T) {
 	tests := []struct {
 		name    string
-		in      string
+		in      []byte
 		want    map[string]int
 		wantErr bool
 	}{
-		{"two tokens", "\x02hi\x01 ", map[string]int{"hi": 0, " ": 1}, false},
-		{"a rank without a token", "\x02hi\x00\x01 ", map[string]int{"hi": 0, " ": 2}, false},
-		{"empty", "", map[string]int{}, false},
-		{"cut short", "\x02hi\x05ab", nil, true},
+		{"bytes and pairs", vocabBytes([2]int{byteToken, 'h'}, [2]int{byteToken, 'i'}, [2]int{0, 1}, [2]int{2, 2}),
+			map[string]int{"h": 0, "i": 1, "hi": 2, "hihi": 3}, false},
+		{"none", vocabBytes(), map[string]int{}, false},
+		{"no count", []byte{1, 0}, nil, true},
+		{"cut short", vocabBytes([2]int{byteToken, 'h'})[:8], nil, true},
+		{"a pair of a later rank", vocabBytes([2]int{byteToken, 'h'}, [2]int{0, 2}, [2]int{0, 0}), nil, true},
+		{"a pair of its own rank", vocabBytes([2]int{byteToken, 'h'}, [2]int{1, 0}), nil, true},
+		{"a marker with no byte", vocabBytes([2]int{byteToken, 300}), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,9 +184,9 @@ func TestDecodeVocab(t *testing.T) {
 }
 
 func FuzzDecodeVocab(f *testing.F) {
-	f.Add("\x02hi\x01 ")
-	f.Add("\x02hi\x05ab")
-	f.Fuzz(func(t *testing.T, data string) {
+	f.Add(vocabBytes([2]int{byteToken, 'h'}, [2]int{byteToken, 'i'}, [2]int{0, 1}, [2]int{2, 2}))
+	f.Add(vocabBytes([2]int{byteToken, 'h'}, [2]int{0, 2}, [2]int{0, 0}))
+	f.Fuzz(func(t *testing.T, data []byte) {
 		if r, err := decodeVocab(data); err == nil && r.Len() > len(data) {
 			t.Errorf("%d tokens from %d bytes", r.Len(), len(data))
 		}
