@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -56,7 +57,7 @@ type SymbolResult struct {
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := splitQualified(strings.TrimSpace(req.Name))
+	qual, name := query.SplitQualified(req.Name)
 	if name == "" || !isIdent(name) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
 	}
@@ -132,15 +133,6 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	}
 	src, err := ReadSource(abs)
 	return src, err == nil
-}
-
-// splitQualified splits "A.b", "a::b" or "a/b" into qualifier and name.
-func splitQualified(s string) (qual, name string) {
-	i := strings.LastIndexAny(s, ".:/")
-	if i < 0 {
-		return "", s
-	}
-	return strings.TrimRight(s[:i], ":"), s[i+1:]
 }
 
 func isIdentByte(c byte) bool {

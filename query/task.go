@@ -1,4 +1,4 @@
-package prioritize
+package query
 
 import (
 	"regexp"
@@ -48,9 +48,9 @@ func concat(lists ...[]cue) []cue {
 // ("foo.go:12", "File \"x.py\", line 3", "at f (a.js:1:2)").
 var traceLine = regexp.MustCompile(`(?m)(\w+\.\w+:\d+|File "[^"]+", line \d+|^\s+at .+\(.+:\d+(:\d+)?\))`)
 
-// DetectTask infers the task type from a request. ok is false when no cue
+// detectTask infers the task type from a request. ok is false when no cue
 // matched; the task is then implement, the design's default.
-func DetectTask(request string) (task ctxd.TaskType, ok bool) {
+func detectTask(request string) (task ctxd.TaskType, ok bool) {
 	text := strings.ToLower(request)
 	score := map[ctxd.TaskType]int{}
 	for _, c := range cueTable {
@@ -73,16 +73,4 @@ func DetectTask(request string) (task ctxd.TaskType, ok bool) {
 		}
 	}
 	return best, bestScore > 0
-}
-
-// ResolveTask returns the task type to use and where it came from: the
-// explicit type when given, else the detected one, else the default.
-func ResolveTask(explicit ctxd.TaskType, request string) (ctxd.TaskType, string) {
-	if explicit != "" {
-		return explicit, ctxd.SourceExplicit
-	}
-	if t, ok := DetectTask(request); ok {
-		return t, ctxd.SourceDetected
-	}
-	return ctxd.TaskImplement, ctxd.SourceDefault
 }
