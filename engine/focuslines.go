@@ -156,9 +156,7 @@ func usedDefs(content string, defs []index.Def, focus []int) []int {
 	}
 	used := map[string]bool{}
 	for _, b := range bodies {
-		for _, id := range identsOf(b) {
-			used[id] = true
-		}
+		query.ScanNames([]byte(b), func(id []byte) { used[string(id)] = true })
 	}
 	var out []int
 	for _, d := range defs {
@@ -200,27 +198,6 @@ func linesOf(s string, from, to int) string {
 		end += k + 1
 	}
 	return s[start:end]
-}
-
-// identsOf returns the identifiers of s (isIdentByte runs not starting
-// with a digit), with repeats.
-func identsOf(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		if !isIdentByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdentByte(s[j]) {
-			j++
-		}
-		if c := s[i]; c < '0' || c > '9' {
-			out = append(out, s[i:j])
-		}
-		i = j
-	}
-	return out
 }
 
 // classMethods returns the first lines of the methods of the classes

@@ -85,7 +85,7 @@ func wordIndex(line, name string) int {
 		}
 		i += from
 		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
 			return i
 		}
 		from = i + 1

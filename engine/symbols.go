@@ -58,7 +58,7 @@ type SymbolResult struct {
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := query.SplitQualified(req.Name)
-	if name == "" || !isIdent(name) {
+	if name == "" || !isName(name) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
@@ -135,13 +135,10 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	return src, err == nil
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIdent(s string) bool {
+// isName reports a code name (see query.IsNameByte).
+func isName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isIdentByte(s[i]) {
+		if !query.IsNameByte(s[i]) {
 			return false
 		}
 	}
@@ -157,7 +154,7 @@ func hasIdent(line, name []byte) bool {
 		}
 		i += off
 		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
 			return true
 		}
 		off = i + 1

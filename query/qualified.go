@@ -25,7 +25,8 @@ func SplitQualified(s string) (qual, name string) {
 }
 
 // qualifiedRE finds dotted and scoped names: Server.Shutdown,
-// requests.Session.merge_environment_settings, Store::open, Foo#bar.
+// requests.Session.merge_environment_settings, Store::open, Foo#bar; their
+// parts are code names ($ included: $scope.apply), see IsNameByte.
 var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)+`)
 
 // qualified returns the qualified names a request writes ("rename

@@ -52,15 +52,16 @@ type Query struct {
 // Parse reads a request. It never fails: a request without code, paths
 // or cues gives an empty Query (task implement, not detected).
 func Parse(request string) *Query {
+	ws := Words(request)
 	q := &Query{
-		Words:         Words(request),
+		Words:         ws,
 		FocusWords:    words(request, ScanWords),
 		Idents:        requestIdents(request),
 		Qualified:     qualified(request),
 		Paths:         paths(request),
 		Frames:        ParseStackTrace(request),
 		InnermostLast: strings.Contains(request, "Traceback (most recent call last)"),
-		AboutTests:    aboutTests(request),
+		AboutTests:    aboutTests(ws),
 		Explain:       explains(request),
 		AboutUses:     aboutUses(request),
 	}
@@ -105,31 +106,62 @@ func paths(text string) []string {
 	return out
 }
 
-// aboutTests reports a request about tests, for which test files are not
-// ranked down.
-func aboutTests(q string) bool {
-	q = strings.ToLower(q)
-	return strings.Contains(q, "test") || strings.Contains(q, "spec")
+// testWords are the words of a request about tests. They are matched
+// against the pieces of the request's words (split at case and underscore
+// as the index splits identifiers), so TestParse, test_utils.py and tests/
+// count while latest, contest, inspect and specific do not.
+var testWords = map[string]bool{
+	"test": true, "tests": true, "testing": true, "tested": true, "spec": true, "specs": true,
+	"pytest": true, "unittest": true, "jest": true, "vitest": true, "mocha": true, "rspec": true,
 }
 
-// explains reports a request that asks how something works rather
-// than for a change: docs may rise for it.
-func explains(q string) bool {
-	q = strings.ToLower(q)
-	for _, p := range []string{"how does", "how do", "how is", "how are", "explain", "what does", "what is", "why does", "walk me through", "overview", "documentation", "docs"} {
-		if strings.Contains(q, p) {
+// aboutTests reports a request about tests, for which test files are not
+// ranked down: one of its word pieces is a testWords word.
+func aboutTests(words []string) bool {
+	for _, w := range words {
+		if testWords[strings.ToLower(w)] {
 			return true
+		}
+		for _, p := range pieces(w) {
+			if testWords[strings.ToLower(p)] {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// usesWords are the words of a request about a name's uses.
-var usesWords = []string{"rename", "caller", "call site", "callsite", "usage", "signature", "every use", "all uses", "references to"}
+// pieces splits a word at underscores and case breaks (see [CamelBreak]).
+func pieces(w string) []string {
+	var out []string
+	start := 0
+	for i := 1; i <= len(w); i++ {
+		if i == len(w) || w[i] == '_' || w[i-1] == '_' || CamelBreak([]byte(w), i) {
+			if p := strings.Trim(w[start:i], "_"); p != "" {
+				out = append(out, p)
+			}
+			start = i
+		}
+	}
+	return out
+}
 
-// aboutUses reports a request about a name's uses: a rename, its callers,
-// its signature.
+// explainRE matches a request that asks how something works rather than
+// for a change (docs may rise for it): these phrases on word boundaries,
+// so "docstring" and "nowhat is" do not count.
+var explainRE = regexp.MustCompile(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
+
+// explains reports a request that asks how something works.
+func explains(q string) bool {
+	return explainRE.MatchString(strings.ToLower(q))
+}
+
+// usesRE matches a request about a name's uses: a rename, its callers,
+// its call sites, its usages, its signature (whole words, any inflection
+// of rename).
+var usesRE = regexp.MustCompile(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
+
+// aboutUses reports a request about a name's uses.
 func aboutUses(request string) bool {
-	r := strings.ToLower(request)
-	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
+	return usesRE.MatchString(strings.ToLower(request))
 }

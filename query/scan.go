@@ -1,11 +1,19 @@
 package query
 
-// The one identifier scanner: a request and the files it is matched
-// against are split by the same rules, so their terms meet.
+// The one identifier scanner, with one byte class per fact. Words (a
+// request's words, the terms files are indexed by, the code identifiers a
+// request writes) end at '$': "$HOME" and "$scope" are the words HOME and
+// scope, which the files that read them write without the '$'. Code names
+// (what ctx/findSymbol looks up, the definitions a focused function uses,
+// a qualified name's parts) keep it: JavaScript's $http and PHP's $user
+// are one name each, and a use of foo is not a use of $foo.
 
-// IsIdentByte reports bytes that belong to identifiers. Bytes of multi-byte
+// IsIdentByte reports bytes that belong to words. Bytes of multi-byte
 // UTF-8 sequences count, so words in other scripts stay whole.
 func IsIdentByte(c byte) bool { return identBytes[c] }
+
+// IsNameByte reports bytes that belong to code names: a word's and '$'.
+func IsNameByte(c byte) bool { return nameBytes[c] }
 
 var identBytes = func() (t [256]bool) {
 	for c := range 256 {
@@ -14,16 +22,28 @@ var identBytes = func() (t [256]bool) {
 	return t
 }()
 
-// ScanIdents calls fn for each identifier-like run of b that does not
-// start with a digit.
-func ScanIdents(b []byte, fn func(id []byte)) {
+var nameBytes = func() (t [256]bool) {
+	t = identBytes
+	t['$'] = true
+	return t
+}()
+
+// ScanIdents calls fn for each word of b (a run of IsIdentByte bytes)
+// that does not start with a digit.
+func ScanIdents(b []byte, fn func(id []byte)) { scan(b, &identBytes, fn) }
+
+// ScanNames calls fn for each code name of b (a run of IsNameByte bytes)
+// that does not start with a digit.
+func ScanNames(b []byte, fn func(id []byte)) { scan(b, &nameBytes, fn) }
+
+func scan(b []byte, class *[256]bool, fn func(id []byte)) {
 	for i := 0; i < len(b); {
-		if !IsIdentByte(b[i]) {
+		if !class[b[i]] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(b) && IsIdentByte(b[j]) {
+		for j < len(b) && class[b[j]] {
 			j++
 		}
 		if b[i] < '0' || b[i] > '9' {
