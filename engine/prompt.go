@@ -163,7 +163,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	if assemble {
 		progress("assembling")
-		env.Prompt = prompt.Build(env)
+		env.Prompt = prompt.Build(env, p.query.AsksChange)
 		var prs []ctxd.Redaction
 		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
 			return nil, err
@@ -361,7 +361,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	// than both is cut in the middle (the original stays in
 	// original_input).
 	contextBudget := budget.Context
-	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, format))
+	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, q.AsksChange, format))
 	if over := reqTokens - budget.UserRequest; over > 0 {
 		if over <= contextBudget {
 			contextBudget -= over

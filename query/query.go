@@ -19,6 +19,11 @@ type Query struct {
 	// at; Detected is false when no cue matched (Task is then implement).
 	Task     ctxd.TaskType
 	Detected bool
+	// AsksChange: a clause of the request asks for a change (an
+	// imperative: "make it accept X", "fix", "add"; or a statement of what
+	// the code should do). The task is then never analyze, and the
+	// prompt's instructions do not forbid code.
+	AsksChange bool
 	// Words are the request's identifier runs, stopwords dropped (see
 	// [Words]): the lexical ranking's query.
 	Words []string
@@ -66,7 +71,8 @@ func Parse(request string) *Query {
 		AboutUses:     aboutUses(request),
 	}
 	q.Qualifiers = qualifiers(q.Qualified)
-	q.Task, q.Detected = detectTask(request)
+	q.AsksChange = asksChange(request)
+	q.Task, q.Detected = detectTask(request, q.AsksChange)
 	return q
 }
 

@@ -35,12 +35,25 @@ func TestDetectTask(t *testing.T) {
 		{"implement OAuth login with GitHub", ctxd.TaskImplement, true},
 		{"add a --verbose flag to the CLI", ctxd.TaskImplement, true},
 		{"support YAML config files", ctxd.TaskImplement, true},
+		// Issue 29 item 5: a change asked after a question is no analysis,
+		// and a question that sets what happens against what should is a
+		// bug report.
+		{"why does this reject trailing slashes? make it accept them", ctxd.TaskImplement, true},
+		{"why does the router return 404 instead of 405 when the method is not allowed?", ctxd.TaskDebug, true},
+		{"why does ParseQuery drop empty values? It should keep them", ctxd.TaskImplement, false},
+		{"how does the cache expire entries? can you add a TTL option", ctxd.TaskImplement, true},
+		{"explain the retry loop and fix the off-by-one in it", ctxd.TaskDebug, true},
+		{"what does Bind do when the body is empty", ctxd.TaskAnalyze, true},
+		{"why is Context.Copy needed in goroutines?", ctxd.TaskAnalyze, true},
+		{"why does res.set ignore arrays?", ctxd.TaskAnalyze, true},
+		{"use the new client instead of the old one", ctxd.TaskImplement, true},
+		{"where is the session cookie set? explain the flow", ctxd.TaskAnalyze, true},
 		{"hello", ctxd.TaskImplement, false},
 		{"", ctxd.TaskImplement, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
-			got, ok := detectTask(tt.request)
+			got, ok := detectTask(tt.request, asksChange(tt.request))
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("detectTask(%q) = %s, %v; want %s, %v", tt.request, got, ok, tt.want, tt.ok)
 			}
@@ -57,5 +70,30 @@ func TestResolveTask(t *testing.T) {
 	}
 	if task, src := Parse("hello").ResolveTask(""); task != ctxd.TaskImplement || src != ctxd.SourceDefault {
 		t.Errorf("default: %s %s", task, src)
+	}
+}
+
+func TestAsksChange(t *testing.T) {
+	tests := []struct {
+		request string
+		want    bool
+	}{
+		{"why does this reject X? make it accept X", true},
+		{"fix the panic in tree.go:120", true},
+		{"please add a --verbose flag", true},
+		{"can you change the default timeout", true},
+		{"the parser should not panic on empty input", true},
+		{"explain the retry loop and fix the off-by-one", true},
+		{"why does the router return 404 instead of 405?", false},
+		{"why should the parser panic here?", false},
+		{"how does res.set handle arrays", false},
+		{"what does app.py:12 return", false},
+		{"where is the rate limiter configured?", false},
+		{"give me an overview of the architecture", false},
+	}
+	for _, tt := range tests {
+		if got := asksChange(tt.request); got != tt.want {
+			t.Errorf("asksChange(%q) = %v, want %v", tt.request, got, tt.want)
+		}
 	}
 }
