@@ -236,7 +236,7 @@ func xmlSection(c ctxd.Chunk) string {
 		}
 	}
 	if c.Truncated {
-		attrs += " truncated=\"" + xmlAttr(c.Truncation) + "\""
+		attrs += " truncated=\"" + xmlAttr(string(c.Truncation)) + "\""
 		if n := elidedLines(c); n > 0 {
 			attrs += fmt.Sprintf(" elided_lines=\"%d\"", n)
 		}

@@ -29,7 +29,7 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 			{Source: "git:diff", ChunkType: ctxd.ChunkDiff, Content: "--- a/cache.go\n+++ b/cache.go\n@@ -1 +1 @@\n-x\n+y"},
 			{Source: "structure", ChunkType: ctxd.ChunkStructure, Content: "cache.go\nREADME.md\n"},
 			{Source: "doc/notes.md", ChunkType: ctxd.ChunkFile, Content: "Use ```go fences``` like this:\n```go\nx := 1\n```\n"},
-			{Source: "big.go", ChunkType: ctxd.ChunkFile, Truncated: true, Truncation: ctxd.TruncBodies,
+			{Source: "big.go", ChunkType: ctxd.ChunkFile, Truncated: true, Truncation: ctxd.ViewBodies,
 				Elided: []ctxd.LineRange{{Start: 3, End: 12}}, Content: "package big\n\nfunc Big() { /* ... 10 lines */ }\n"},
 			{Source: "deps", ChunkType: ctxd.ChunkDependency, Content: "go.mod: module example.com/cache (go 1.26)\n"},
 			{Source: "git:log", ChunkType: ctxd.ChunkHistory, Content: "abc1234 2026-11-01 Ann: add cache\n"},
@@ -163,7 +163,7 @@ func TestSectionFocus(t *testing.T) {
 	if !strings.Contains(md, "Selection: lines 3-3\nCursor: line 3\n") || strings.Count(md, "func F() {}") != 1 {
 		t.Errorf("whole file:\n%s", md)
 	}
-	c.Truncated, c.Truncation, c.Content = true, ctxd.TruncOutline, "package b\n"
+	c.Truncated, c.Truncation, c.Content = true, ctxd.ViewOutline, "package b\n"
 	md = Section(c, ctxd.FormatMarkdown)
 	if !strings.Contains(md, "Selection: lines 3-3, selected text:\n```go\nfunc F() {}\n```\n") {
 		t.Errorf("cut file:\n%s", md)
