@@ -440,9 +440,13 @@ const (
 	FormatXML      = "xml"
 )
 
-// ParseFormat validates a prompt format; "" means markdown.
+// ParseFormat validates a prompt format, in any case and with spaces
+// around; "" means markdown. It is the one table of prompt formats: a
+// pack's formats are these and json (pack.ParseFormat). The wire formats
+// of model requests (compact/request.ParseFormat: chat, anthropic,
+// responses) are another fact.
 func ParseFormat(s string) (string, error) {
-	switch strings.ToLower(s) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", FormatMarkdown, "md":
 		return FormatMarkdown, nil
 	case FormatXML:
