@@ -185,7 +185,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			for _, ch := range env.Context.Chunks {
 				if ch.Content != "" {
 					in[ch.Source] = true
-					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.TruncBodies) {
+					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.ViewBodies) {
 						full++
 					}
 				}
@@ -252,10 +252,7 @@ func answerViews(chunks []ctxd.Chunk, answer []string) string {
 		v := "-"
 		for _, ch := range chunks {
 			if ch.Source == a && ch.Content != "" {
-				v = "whole"
-				if ch.Truncated {
-					v = ch.Truncation
-				}
+				v = string(ch.Shown())
 			}
 		}
 		parts = append(parts, a+"="+v)
