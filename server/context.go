@@ -21,7 +21,7 @@ func init() {
 // promptParams decodes a ctx/buildPrompt or ctx/gather request and fills
 // what it leaves unset from the connection's initialize defaults.
 func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine.PromptRequest, error) {
-	var p promptParams
+	var p PromptParams
 	if err := decode(params, &p); err != nil {
 		return p.PromptRequest, err
 	}
@@ -50,11 +50,11 @@ func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine
 	return req, nil
 }
 
-// promptParams are the params of ctx/buildPrompt and ctx/gather: the
+// PromptParams are the params of ctx/buildPrompt and ctx/gather: the
 // engine's request, whose names the editor clients send (user_request,
 // task_type), and the names the CLI and MCP use for the same things
 // (request, task), accepted too (docs/vocabulary.md).
-type promptParams struct {
+type PromptParams struct {
 	engine.PromptRequest
 	Request *string `json:"request"`
 	Task    *string `json:"task"`
@@ -62,7 +62,7 @@ type promptParams struct {
 
 // resolve folds the common names into the engine's request; giving a
 // field under both its names is an error naming both.
-func (p promptParams) resolve() (engine.PromptRequest, error) {
+func (p PromptParams) resolve() (engine.PromptRequest, error) {
 	req := p.PromptRequest
 	for _, a := range []struct {
 		name, alias string

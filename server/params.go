@@ -55,7 +55,7 @@ func describe(err error, v any) string {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return "unknown field " + f + suggest(strings.Trim(f, `"`), jsonFields(reflect.TypeOf(v)))
+		return "unknown field " + f + suggest(strings.Trim(f, `"`), FieldNames(v))
 	}
 	return strings.TrimPrefix(msg, "json: ")
 }
@@ -115,8 +115,12 @@ func toSnake(s string) string {
 	return b.String()
 }
 
-// jsonFields lists the JSON names a struct type accepts, those of its
-// embedded structs included.
+// FieldNames lists the JSON names of the params struct v (or a pointer to
+// one) in the order of its fields, those of its embedded structs
+// included: the fields a method accepts. docs/vocabulary.md is tested
+// against it.
+func FieldNames(v any) []string { return jsonFields(reflect.TypeOf(v)) }
+
 func jsonFields(t reflect.Type) []string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()

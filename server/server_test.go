@@ -379,7 +379,7 @@ func TestPromptParamsNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.params, func(t *testing.T) {
-			var p promptParams
+			var p PromptParams
 			err := decode(json.RawMessage(tt.params), &p)
 			var req engine.PromptRequest
 			if err == nil {
