@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -142,6 +144,10 @@ type Result struct {
 	// Excluded names the files left out as assets (path order); set
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// NotText names the files left out because they cannot be packed as
+	// text, with the reason (gather.SkipBinary, SkipTooBig, SkipRead),
+	// path order.
+	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
 	// gather.IsSecret) left out, path order; an Include naming one packs
 	// it.
@@ -246,8 +252,16 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		return !matchAny(opts.Exclude, rel, sub)
 	}
 	var secretFiles []string
+	var unpacked []Excluded
 	other := func(rel, why string) bool {
 		if why != gather.SkipSecret {
+			// Binary, over the size cap or unreadable: named, so a pack
+			// never leaves a file out silently.
+			x := Excluded{Path: rel, Reason: why}
+			if fi, err := os.Stat(filepath.Join(ws.Root(), filepath.FromSlash(rel))); err == nil {
+				x.Bytes = int(fi.Size())
+			}
+			unpacked = append(unpacked, x)
 			return false
 		}
 		if named[rel] {
@@ -362,7 +376,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.added += added
 		cache.mu.Unlock()
 	}
-	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, Secret: secretFiles}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, NotText: unpacked, Secret: secretFiles}
 	for i, g := range opts.Include {
 		if !included[i] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("--include %s matched no file%s", g, underPath(sub)))
@@ -623,6 +637,13 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.NotText) > 0 {
+		fmt.Fprintf(b, "%sLeft out as not text\n\n%s:\n\n", h, Files(len(r.NotText)))
+		for _, x := range r.NotText {
+			fmt.Fprintf(b, "- %s: %d bytes, %s\n", x.Path, x.Bytes, x.Reason)
+		}
+		b.WriteString("\n")
+	}
 	if len(r.Secret) > 0 {
 		fmt.Fprintf(b, "%sLeft out as secret files\n\n%s (--include PATH packs one, secrets inside redacted):\n\n", h, Files(len(r.Secret)))
 		for _, p := range r.Secret {
@@ -667,7 +688,7 @@ func (r *Result) writeXML(w io.Writer) error {
 	for _, d := range r.LargestDirs {
 		fmt.Fprintf(w, "<largest_dir path=\"%s\" tokens=\"%d\" files=\"%d\"/>\n", esc(d.Path), d.Tokens, d.Files)
 	}
-	for _, x := range r.Excluded {
+	for _, x := range append(r.Excluded[:len(r.Excluded):len(r.Excluded)], r.NotText...) {
 		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
 	}
 	io.WriteString(w, "</summary>\n")
@@ -890,6 +911,16 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 			for _, x := range r.Excluded {
 				fmt.Fprintf(&b, " %s", x.Path)
 			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.NotText) > 0 {
+		fmt.Fprintf(&b, "left out as not text: %s:", Files(len(r.NotText)))
+		for _, x := range r.NotText[:min(len(r.NotText), 5)] {
+			fmt.Fprintf(&b, " %s (%s)", x.Path, x.Reason)
+		}
+		if len(r.NotText) > 5 {
+			b.WriteString(" ...")
 		}
 		b.WriteString("\n")
 	}

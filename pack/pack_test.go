@@ -511,3 +511,57 @@ func rendered(t *testing.T, r *Result) (md, tree string) {
 	}
 	return m.String(), tr.String()
 }
+
+// TestPackNotText: binary files are left out and named with the reason in
+// the result, the summary, the XML summary and the token tree, never
+// dropped silently.
+func TestPackNotText(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"app/main.py":  "print('hi')\n",
+		"img/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
+		"data.bin":     "\x00\x01\x02\x03binary\x00",
+	})
+	tests := []struct {
+		name    string
+		opts    Options
+		paths   string
+		notText string
+	}{
+		{"whole tree", Options{}, "app/main.py", "data.bin (binary, 11 bytes) img/logo.png (binary, 18 bytes)"},
+		{"one binary file", Options{Path: "data.bin"}, "", "data.bin (binary, 11 bytes)"},
+		{"subtree", Options{Path: "app"}, "app/main.py", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths, notText []string
+			for _, f := range r.Files {
+				paths = append(paths, f.Path)
+			}
+			for _, x := range r.NotText {
+				notText = append(notText, fmt.Sprintf("%s (%s, %d bytes)", x.Path, x.Reason, x.Bytes))
+			}
+			if got := strings.Join(paths, " "); got != tt.paths {
+				t.Errorf("files %q, want %q", got, tt.paths)
+			}
+			if got := strings.Join(notText, " "); got != tt.notText {
+				t.Errorf("not text %q, want %q", got, tt.notText)
+			}
+			md, tree := rendered(t, r)
+			var xml strings.Builder
+			if err := r.Write(&xml, FormatXML); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range r.NotText {
+				if !strings.Contains(md, fmt.Sprintf("- %s: %d bytes, binary\n", x.Path, x.Bytes)) ||
+					!strings.Contains(tree, " "+x.Path+" (binary)") ||
+					!strings.Contains(xml.String(), `<excluded path="`+x.Path+`" bytes="`) {
+					t.Errorf("%s not named:\n%s\n%s\n%s", x.Path, md, tree, xml.String())
+				}
+			}
+		})
+	}
+}

@@ -139,6 +139,12 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	for _, w := range res.Warnings {
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
+	if len(res.Files) == 0 && len(res.NotText) == 1 && res.NotText[0].Path == sub {
+		// PATH is one file that cannot be packed: an empty pack of "0
+		// files" would not say why; this is an error (exit 1), as cat
+		// of a directory is.
+		return fmt.Errorf("%s is %s (%d bytes): %s reads text files only", pos[0], res.NotText[0].Reason, res.NotText[0].Bytes, name)
+	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
@@ -160,6 +166,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
+		}
+		if len(res.NotText) > 0 {
+			fmt.Fprintf(io.Err, "ctxd: left out as not text (binary, too large or unreadable): %s (listed in the summary)\n", pack.Files(len(res.NotText)))
 		}
 		if len(res.Secret) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as secret files: %s (--include PATH packs one; listed in the summary)\n", pack.Files(len(res.Secret)))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -225,4 +226,25 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPackBinaryFile: pack and tokens of one binary file say it is binary
+// and exit 1, instead of an empty pack of "0 files"; a directory pack
+// names the binary files it left out.
+func TestPackBinaryFile(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "blob.bin": "\x00\x01\x02binary\x00"})
+	for _, cmd := range []string{"pack", "tokens"} {
+		out, errOut, code := runCtxd(t, dir, "", nil, cmd, "--output", "-", "blob.bin")
+		if cmd == "tokens" {
+			out, errOut, code = runCtxd(t, dir, "", nil, cmd, "blob.bin")
+		}
+		want := "ctxd " + cmd + ": blob.bin is binary (10 bytes): " + cmd + " reads text files only\n"
+		if code != 1 || errOut != want || out != "" {
+			t.Errorf("ctxd %s blob.bin: exit %d, stdout %q, stderr %q; want exit 1 and %q", cmd, code, out, errOut, want)
+		}
+	}
+	out, errOut, code := runCtxd(t, dir, "", nil, "tokens")
+	if code != 0 || !strings.Contains(out, "left out as not text: 1 file: blob.bin (binary)\n") {
+		t.Errorf("ctxd tokens: exit %d, stdout %q, stderr %q; want blob.bin named as binary", code, out, errOut)
+	}
 }
