@@ -14,7 +14,7 @@ func TestOptimizeCLI(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	in := chatHistory(12)
-	out, errOut, code := runCtxd(t, dir, in, nil, "optimize", "--session", "agent-7", "--state-dir", state)
+	out, errOut, code := runCtxd(t, dir, in, nil, "optimize", "--report", "-", "--session", "agent-7", "--state-dir", state)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -92,7 +92,7 @@ func TestOptimizePassThrough(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			state := filepath.Join(dir, "state")
-			args := append([]string{"optimize", "--session", "s", "--state-dir", state}, tt.args...)
+			args := append([]string{"optimize", "--report", "-", "--session", "s", "--state-dir", state}, tt.args...)
 			out, errOut, code := runCtxd(t, dir, in, tt.env, args...)
 			if code != 0 || out != in {
 				t.Fatalf("exit %d, output differs from the input: %s", code, errOut)
