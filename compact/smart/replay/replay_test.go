@@ -102,3 +102,32 @@ func FuzzSession(f *testing.F) {
 		}
 	})
 }
+
+// TestPrintMissedTargets: the strict gates' "passed: true" never stands
+// bare above a missed target; each target says met or MISSED.
+func TestPrintMissedTargets(t *testing.T) {
+	tests := []struct {
+		name    string
+		targets map[string]bool
+		want    []string
+	}{
+		{"all met", map[string]bool{"reduction": true}, []string{"passed: true\n", "target_reduction: met\n"}},
+		{"one missed", map[string]bool{"reduction": true, "recall": false}, []string{
+			"passed: true (strict gates only; missed: target_recall)\n", "target_recall: MISSED\n", "target_reduction: met\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Metrics: Metrics{Passed: true}, Targets: tt.targets}
+			var b strings.Builder
+			if err := r.Print(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("lacks %q:\n%s", w, b.String())
+				}
+			}
+		})
+	}
+}
