@@ -129,10 +129,14 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		return err
 	}
 	defer done()
+	// A large tree takes seconds: a terminal shows what is going on.
+	p := startProgress(io.Err)
+	p.stage("reading and counting " + root)
 	res, err := eng.Pack(ctx, pack.Options{
 		Path: sub, Include: f.include, Exclude: f.exclude, Compress: f.compress,
 		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON, IncludeAssets: f.assets,
 	})
+	p.stop()
 	if err != nil {
 		return err
 	}
