@@ -590,7 +590,9 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	}
 	b.WriteString(".\n\n")
 	r.writeSummary(b, "## ")
-	b.WriteString("## Files\n\n")
+	b.WriteString("## Directory structure\n\n```\n")
+	r.writeDirTree(b)
+	b.WriteString("```\n\n## Files\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -614,6 +616,26 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeDirTree writes the packed files as an indented tree, as Repomix's
+// directory structure section does: each directory once, with a slash,
+// above what it holds, two spaces deeper per level, in path order.
+func (r *Result) writeDirTree(b *strings.Builder) {
+	var open []string // the directories of the previous path
+	for _, f := range r.Files {
+		parts := strings.Split(f.Path, "/")
+		dirs := parts[:len(parts)-1]
+		same := 0
+		for same < len(open) && same < len(dirs) && open[same] == dirs[same] {
+			same++
+		}
+		for i := same; i < len(dirs); i++ {
+			fmt.Fprintf(b, "%s%s/\n", strings.Repeat("  ", i), dirs[i])
+		}
+		fmt.Fprintf(b, "%s%s\n", strings.Repeat("  ", len(dirs)), parts[len(parts)-1])
+		open = dirs
+	}
 }
 
 // writeSummary lists the largest files and directories.
@@ -691,7 +713,11 @@ func (r *Result) writeXML(w io.Writer) error {
 	for _, x := range append(r.Excluded[:len(r.Excluded):len(r.Excluded)], r.NotText...) {
 		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
 	}
-	io.WriteString(w, "</summary>\n")
+	io.WriteString(w, "</summary>\n<directory_structure>\n")
+	var tree strings.Builder
+	r.writeDirTree(&tree)
+	writeEscaped(bw, tree.String())
+	io.WriteString(w, "</directory_structure>\n")
 	err := writeOrdered(bw, r.Files, func(b *bytes.Buffer, f File) {
 		fmt.Fprintf(b, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
 		writeEscaped(b, f.Content)

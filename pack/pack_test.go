@@ -565,3 +565,35 @@ func TestPackNotText(t *testing.T) {
 		})
 	}
 }
+
+// TestPackDirTree: the markdown and XML packs carry a directory structure
+// section, each directory once above what it holds.
+func TestPackDirTree(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"main.go":          "package main\n",
+		"lib/util.go":      "package lib\n",
+		"lib/deep/x.go":    "package deep\n",
+		"lib/z.go":         "package lib\n",
+		"lib2/a.go":        "package lib2\n",
+		"docs/guide.md":    "# guide\n",
+		"docs/img/logo.md": "logo\n",
+	})
+	r, err := Pack(t.Context(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "docs/\n  guide.md\n  img/\n    logo.md\nlib/\n  deep/\n    x.go\n  util.go\n  z.go\nlib2/\n  a.go\nmain.go\n"
+	var md, xml strings.Builder
+	if err := r.Write(&md, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(&xml, FormatXML); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Directory structure\n\n```\n"+want+"```\n\n## Files\n") {
+		t.Errorf("markdown has no directory structure %q:\n%s", want, md.String())
+	}
+	if !strings.Contains(xml.String(), "<directory_structure>\n"+want+"</directory_structure>\n") {
+		t.Errorf("XML has no directory structure %q:\n%s", want, xml.String())
+	}
+}
