@@ -35,3 +35,23 @@ func Tool(t testing.TB, name, install string) string {
 	}
 	return p
 }
+
+// NoRaceMarker starts the skip message of a test [NoRace] defers to
+// scripts/test's second pass without -race.
+const NoRaceMarker = "[norace] "
+
+// EnvDriver is set to 1 by scripts/test for the tests it runs.
+const EnvDriver = "CTXD_TEST_DRIVER"
+
+// NoRace marks a long test of single-goroutine code, where the race
+// detector finds nothing and only multiplies the time (a property test
+// replaying hundreds of random inputs): under -race, when scripts/test
+// runs the suite, it skips with [NoRaceMarker] and the driver runs it
+// again in a second `go test` without -race, so it still runs once. Run
+// any other way (plain `go test -race`), it runs as usual.
+func NoRace(t testing.TB) {
+	t.Helper()
+	if RaceEnabled && os.Getenv(EnvDriver) == "1" {
+		t.Skip(NoRaceMarker + "single-goroutine code: scripts/test runs it again without -race")
+	}
+}

@@ -21,44 +21,98 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 )
 
-// missingMarker is testutil.MissingMarker (scripts/ does not import test
-// helpers; TestMarkerInStep keeps the two equal).
-const missingMarker = "[missing tool] "
+// missingMarker, noRaceMarker and envDriver are testutil's
+// MissingMarker, NoRaceMarker and EnvDriver (scripts/ does not import test
+// helpers; TestMarkerInStep keeps them equal).
+const (
+	missingMarker = "[missing tool] "
+	noRaceMarker  = "[norace] "
+	envDriver     = "CTXD_TEST_DRIVER"
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	goArgs := append([]string{"test", "-json"}, testArgs(args)...)
-	cmd := exec.Command("go", goArgs...)
+	start := time.Now()
+	s := newSummary(stdout)
+	code := goTest(testArgs(args), s, stderr)
+	// The second pass: the tests testutil.NoRace deferred, without -race.
+	if again := s.noRaceArgs(args); again != nil {
+		fmt.Fprintf(stdout, "\n=== again without -race (single-goroutine tests; -race finds nothing there): %d tests\n", len(s.noRace))
+		if c := goTest(again, s, stderr); c != 0 && code == 0 {
+			code = c
+		}
+	}
+	return s.print(stdout, time.Since(start), code, os.Getenv("CI") == "true")
+}
+
+// goTest runs go test -json with args, feeding its events to s, and
+// returns its exit code.
+func goTest(args []string, s *summary, stderr io.Writer) int {
+	cmd := exec.Command("go", append([]string{"test", "-json"}, args...)...)
+	cmd.Env = append(os.Environ(), envDriver+"=1")
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		fmt.Fprintln(stderr, "test:", err)
 		return 1
 	}
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(stderr, "test:", err)
 		return 1
 	}
-	s := newSummary(stdout)
 	s.read(out)
-	err = cmd.Wait()
-	code := 0
-	if err != nil {
-		code = 1
+	if err := cmd.Wait(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
+			return ee.ExitCode()
+		}
+		return 1
+	}
+	return 0
+}
+
+// noRaceArgs returns the arguments of the second pass: the caller's
+// flags without -race and -run, a -run naming the deferred tests, and
+// their packages; nil when no test was deferred.
+func (s *summary) noRaceArgs(args []string) []string {
+	if len(s.noRace) == 0 {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "-race"), strings.HasPrefix(a, "-run="):
+		case a == "-run":
+			i++ // and its value
+		case strings.HasPrefix(a, "-"):
+			out = append(out, a)
 		}
 	}
-	return s.print(stdout, time.Since(start), code, os.Getenv("CI") == "true")
+	names, pkgs := map[string]bool{}, map[string]bool{}
+	for _, sk := range s.noRace {
+		names[sk.test] = true
+		pkgs[sk.pkg] = true
+	}
+	out = append(out, "-run", "^("+strings.Join(sortedKeys(names), "|")+")$")
+	return append(out, sortedKeys(pkgs)...)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // testArgs puts -race and ./... in front of the caller's flags and
@@ -105,11 +159,12 @@ type summary struct {
 	// output holds each running test's lines until it ends: printed if it
 	// fails, searched for the reason if it skips.
 	output map[string][]string
-	// missing are the tests skipped for a missing tool; others the rest
-	// (-short, development data not on this machine).
-	missing, others []skip
-	passed, failed  []string
-	elapsed         map[string]float64
+	// missing are the tests skipped for a missing tool; noRace those
+	// deferred to the pass without -race; others the rest (-short,
+	// development data not on this machine).
+	missing, noRace, others []skip
+	passed, failed          []string
+	elapsed                 map[string]float64
 }
 
 func newSummary(w io.Writer) *summary {
@@ -145,11 +200,16 @@ func (s *summary) event(e event) {
 		}
 		switch e.Action {
 		case "pass":
-			s.passed = append(s.passed, e.Package)
-			s.elapsed[e.Package] = e.Elapsed
+			if !slices.Contains(s.passed, e.Package) && !slices.Contains(s.failed, e.Package) {
+				s.passed = append(s.passed, e.Package)
+			}
+			s.elapsed[e.Package] += e.Elapsed
 		case "fail":
-			s.failed = append(s.failed, e.Package)
-			s.elapsed[e.Package] = e.Elapsed
+			s.passed = slices.DeleteFunc(s.passed, func(p string) bool { return p == e.Package })
+			if !slices.Contains(s.failed, e.Package) {
+				s.failed = append(s.failed, e.Package)
+			}
+			s.elapsed[e.Package] += e.Elapsed
 		}
 	case e.Action == "output":
 		s.output[key] = append(s.output[key], e.Output)
@@ -165,6 +225,8 @@ func (s *summary) event(e event) {
 		if r, ok := strings.CutPrefix(sk.reason, missingMarker); ok {
 			sk.reason = r
 			s.missing = append(s.missing, sk)
+		} else if strings.HasPrefix(sk.reason, noRaceMarker) {
+			s.noRace = append(s.noRace, sk)
 		} else {
 			s.others = append(s.others, sk)
 		}
@@ -186,7 +248,7 @@ func reason(lines []string) string {
 		if i := strings.Index(t, ": "); i > 0 && strings.Contains(t[:i], ".go:") {
 			t = t[i+2:]
 		}
-		if strings.HasPrefix(t, missingMarker) || !strings.HasPrefix(r, missingMarker) {
+		if strings.HasPrefix(t, missingMarker) || strings.HasPrefix(t, noRaceMarker) || !strings.HasPrefix(r, missingMarker) && !strings.HasPrefix(r, noRaceMarker) {
 			r = t
 		}
 	}
@@ -211,11 +273,14 @@ func (s *summary) print(w io.Writer, took time.Duration, code int, ci bool) int 
 		}
 		fmt.Fprintln(w)
 	}
+	if len(s.noRace) > 0 {
+		fmt.Fprintf(w, "%d tests ran without -race, in the second pass (testutil.NoRace)\n", len(s.noRace))
+	}
 	if len(s.others) > 0 {
 		fmt.Fprintf(w, "%d tests skipped by design (-short, or development data not on this machine: go test -v shows each)\n", len(s.others))
 	}
 	if len(s.missing) == 0 {
-		fmt.Fprintln(w, "no suite skipped: every tool the tests need is installed")
+		fmt.Fprintln(w, "no suite skipped for a missing tool")
 		if code != 0 {
 			fmt.Fprintln(w, "FAIL")
 		} else {

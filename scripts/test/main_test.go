@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 )
 
 func TestMarkerInStep(t *testing.T) {
-	if missingMarker != testutil.MissingMarker {
-		t.Fatalf("missingMarker %q, testutil.MissingMarker %q", missingMarker, testutil.MissingMarker)
+	if missingMarker != testutil.MissingMarker || noRaceMarker != testutil.NoRaceMarker || envDriver != testutil.EnvDriver {
+		t.Fatalf("markers %q %q %q, testutil's %q %q %q", missingMarker, noRaceMarker, envDriver, testutil.MissingMarker, testutil.NoRaceMarker, testutil.EnvDriver)
 	}
 }
 
@@ -29,6 +30,11 @@ const stream = `{"Action":"start","Package":"github.com/ctxd/ctxd/editors"}
 {"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Output":"    x_test.go:9: reads the Go standard library\n"}
 {"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Output":"--- SKIP: TestHeavy (0.00s)\n"}
 {"Action":"skip","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Elapsed":0}
+{"Action":"run","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"=== RUN   TestProps\n"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"    p_test.go:9: [norace] single-goroutine code: scripts/test runs it again without -race\n"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"--- SKIP: TestProps (0.00s)\n"}
+{"Action":"skip","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Elapsed":0}
 {"Action":"output","Package":"github.com/ctxd/ctxd/editors","Output":"PASS\n"}
 {"Action":"output","Package":"github.com/ctxd/ctxd/editors","Output":"ok  \tgithub.com/ctxd/ctxd/editors\t2.5s\n"}
 {"Action":"pass","Package":"github.com/ctxd/ctxd/editors","Elapsed":2.5}
@@ -68,6 +74,7 @@ func TestSummary(t *testing.T) {
 				"=== summary: 1 packages passed, 1 failed, in 3s",
 				"failed: github.com/ctxd/ctxd/tokens",
 				"1 tests skipped by design (-short, or development data not on this machine: go test -v shows each)",
+				"1 tests ran without -race, in the second pass (testutil.NoRace)",
 				"1 suites NOT run because a tool is missing (.ci/run installs them all):",
 				"  SKIP editors TestNeovim: nvim is not installed (Neovim 0.7 or newer: apt-get install neovim)",
 			},
@@ -142,5 +149,17 @@ func TestCIRunsTheReadmeCommand(t *testing.T) {
 	}
 	if !strings.Contains(string(ci), "\n"+lines[1]+"\n") {
 		t.Errorf(".ci/run does not run the README's test command %q", lines[1])
+	}
+}
+
+func TestNoRaceArgs(t *testing.T) {
+	s := newSummary(io.Discard)
+	s.read(strings.NewReader(stream))
+	got := strings.Join(s.noRaceArgs([]string{"-race", "-short", "-run", "TestX", "-count=1", "./..."}), " ")
+	if want := "-short -count=1 -run ^(TestProps)$ github.com/ctxd/ctxd/editors"; got != want {
+		t.Errorf("second pass %q, want %q", got, want)
+	}
+	if s := newSummary(io.Discard); s.noRaceArgs(nil) != nil {
+		t.Errorf("a second pass without deferred tests")
 	}
 }
