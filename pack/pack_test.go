@@ -597,3 +597,72 @@ func TestPackDirTree(t *testing.T) {
 		t.Errorf("XML has no directory structure %q:\n%s", want, xml.String())
 	}
 }
+
+// TestSplit: each part of a split pack counts at most the limit as
+// rendered, the parts hold every file once in path order, the first one
+// the summary and the tree; a file too large alone is an error naming it.
+func TestSplit(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("pkg%d/file%02d.go", i%4, i)] = fmt.Sprintf("package pkg\n\n// F%d adds.\nfunc F%d(a, b int) int {\n\treturn a + b + %d\n}\n", i, i, i)
+	}
+	files["big/huge.go"] = "package big\n\n" + strings.Repeat("var x = \"the quick brown fox jumps over the lazy dog\"\n", 60)
+	ws := workspace(t, files)
+	counter, err := tokens.Get(DefaultEncoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{FormatMarkdown, FormatXML} {
+		t.Run(format, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const limit = 600
+			parts, err := r.Split(limit, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parts) < 3 {
+				t.Fatalf("%d parts of a %d-token pack at %d tokens each", len(parts), r.Tokens, limit)
+			}
+			var paths []string
+			for i, p := range parts {
+				var b strings.Builder
+				if err := p.Write(&b, format); err != nil {
+					t.Fatal(err)
+				}
+				if n := counter.Count(b.String()); n > limit {
+					t.Errorf("part %d: %d tokens, over %d", i+1, n, limit)
+				}
+				if p.Part != i+1 || p.Parts != len(parts) {
+					t.Errorf("part %d numbered %d of %d", i+1, p.Part, p.Parts)
+				}
+				hasTree := strings.Contains(b.String(), "Directory structure") || strings.Contains(b.String(), "<directory_structure>")
+				if hasTree != (i == 0) {
+					t.Errorf("part %d: directory structure %v", i+1, hasTree)
+				}
+				for _, f := range p.Files {
+					paths = append(paths, f.Path)
+				}
+			}
+			var want []string
+			for _, f := range r.Files {
+				want = append(want, f.Path)
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(want) {
+				t.Errorf("parts hold %v, want %v", paths, want)
+			}
+		})
+	}
+	r, err := Pack(t.Context(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Split(600, FormatMarkdown); err == nil || !strings.Contains(err.Error(), "big/huge.go") {
+		t.Errorf("a file over the limit: %v, want an error naming big/huge.go", err)
+	}
+	if _, err := r.Split(600, FormatJSON); err == nil {
+		t.Errorf("json split: no error")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,5 +247,41 @@ func TestPackBinaryFile(t *testing.T) {
 	out, errOut, code := runCtxd(t, dir, "", nil, "tokens")
 	if code != 0 || !strings.Contains(out, "left out as not text: 1 file: blob.bin (binary)\n") {
 		t.Errorf("ctxd tokens: exit %d, stdout %q, stderr %q; want blob.bin named as binary", code, out, errOut)
+	}
+}
+
+// TestPackSplitOutput: --split-output writes numbered parts beside
+// --output, each within the limit, and names them; without --output it is
+// a usage error.
+func TestPackSplitOutput(t *testing.T) {
+	files := map[string]string{}
+	for i := range 24 {
+		files[fmt.Sprintf("p%d/f%02d.go", i%3, i)] = fmt.Sprintf("package p\n\n// F%d adds.\nfunc F%d(a, b int) int {\n\treturn a + b + %d\n}\n", i, i, i)
+	}
+	dir := testutil.GitRepo(t, files)
+	out := filepath.Join(t.TempDir(), "pack.md")
+	_, errOut, code := runCtxd(t, dir, "", nil, "pack", "--split-output", "500", "--output", out)
+	if code != 0 || !strings.Contains(errOut, "ctxd: packed 24 files") || !strings.Contains(errOut, "pack.1.md") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	counter, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "pack.*.md"))
+	if len(parts) < 2 {
+		t.Fatalf("parts %v", parts)
+	}
+	for _, p := range parts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := counter.Count(string(b)); n > 500 {
+			t.Errorf("%s: %d tokens, over 500", p, n)
+		}
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--split-output", "500"); code != 2 || !strings.Contains(errOut, "--split-output TOKENS needs") {
+		t.Errorf("without --output: exit %d: %s", code, errOut)
 	}
 }
