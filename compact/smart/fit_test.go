@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestHardBudget: a request several times its window fits after
@@ -19,6 +20,7 @@ import (
 // the latest user message byte-identical, and every reference in the
 // output rehydrates byte for byte to the text it replaced.
 func TestHardBudget(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: TestConcurrentOptimize is the race test
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
