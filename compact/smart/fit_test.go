@@ -133,6 +133,7 @@ func TestTextReferencesFailClosed(t *testing.T) {
 // the fixed parts byte for byte, and what left is recoverable: every
 // reference resolves, and each evicted command is in a resolved artifact.
 func TestHardBudgetEvicts(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: TestConcurrentOptimize is the race test
 	msgs := history(24)
 	var cmds []string
 	for i := range msgs {

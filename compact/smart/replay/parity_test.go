@@ -151,6 +151,7 @@ func rehydratesExactly(t *testing.T, f request.Format, store *artifacts.Store, i
 // and both refuse it once the artifacts are gone; so are messages the
 // optimizer's hard budget reduced to references.
 func TestCrossCompactorReferences(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	msgs := agentSession(32)
 	// A short session with long assistant prose: the hard budget
 	// reduces the prose to references.

@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestReplayStrict replays the checked-in corpus and requires every
 // strict gate: integrity, recall, JSON, references, coverage, no success
 // regression.
 func TestReplayStrict(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	c, err := Load(corpusDir)
 	if err != nil {
 		t.Fatal(err)
