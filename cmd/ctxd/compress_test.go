@@ -25,6 +25,7 @@ func chatHistory(n int) string {
 }
 
 func TestCompressCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	small := `{"model": "gpt-4o",  "messages": [{"role":"user","content":"hi \u00e9"}], "x": 1.0}`
 	tests := []struct {
 		name     string

@@ -474,6 +474,7 @@ func TestServeCancel(t *testing.T) {
 // TestPromptCLI runs `ctxd prompt` the way the README's first command
 // does.
 func TestPromptCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	tests := []struct {
 		name     string

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOptimizeCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	in := chatHistory(12)
@@ -153,6 +154,7 @@ continuation_fallback_rate_percent required_replay_coverage passed`)
 // TestReplayReportStrict is the CI run of the replay benchmark over the
 // checked-in corpus, with the real binary.
 func TestReplayReportStrict(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	corpus, err := filepath.Abs("../../compact/smart/replay/testdata/corpus")
 	if err != nil {
 		t.Fatal(err)

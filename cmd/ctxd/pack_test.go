@@ -55,6 +55,7 @@ type packJSON struct {
 }
 
 func TestPackCommand(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := packTree(t)
 	out, errOut, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "json")
 	if code != 0 {

@@ -12,6 +12,7 @@ import (
 // TestUsageErrorsExit2: every mistake in how ctxd is called exits 2 with
 // a message naming the mistake, as the README promises.
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	for _, tc := range []struct {
 		name string
@@ -78,6 +79,7 @@ func TestHelpListsEachFlagOnce(t *testing.T) {
 // the current directory (exit 0) but says so on stderr; with --root, or
 // inside a repository, it says nothing.
 func TestPromptOutsideGitWarns(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	plain, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,7 @@ func TestPromptOutsideGitWarns(t *testing.T) {
 // TestPromptSessionIDIsHonest: a prompt shows a session id only when it
 // saved a checkpoint under it, and ctxd sessions list then shows that id.
 func TestPromptSessionIDIsHonest(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	state := []string{"CTXD_STATE_DIR=" + filepath.Join(t.TempDir(), "state")}
 	out, errOut, code := runCtxd(t, dir, "", state, "prompt", "--json", "explain")
