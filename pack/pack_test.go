@@ -113,7 +113,7 @@ func TestPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := r.Write(&b, FormatXML); err != nil {
+	if err := r.Write(&b, ctxd.FormatXML); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "&lt;tag&gt;&amp;") || strings.Contains(b.String(), "<tag>") {
@@ -133,6 +133,12 @@ func TestPack(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad format: %v", err)
+	}
+	// The prompt formats and json, by one table.
+	for in, want := range map[string]string{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
 	}
 }
 
@@ -236,7 +242,7 @@ func TestPackRedacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		if err := r.Write(&b, FormatMarkdown); err != nil {
+		if err := r.Write(&b, ctxd.FormatMarkdown); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range []string{"AKIA454ML6LG4TJFCZ4K", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"} {
@@ -503,7 +509,7 @@ func TestWriteTreeDepth(t *testing.T) {
 func rendered(t *testing.T, r *Result) (md, tree string) {
 	t.Helper()
 	var m, tr strings.Builder
-	if err := r.Write(&m, FormatMarkdown); err != nil {
+	if err := r.Write(&m, ctxd.FormatMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.WriteTree(&tr); err != nil {
@@ -552,7 +558,7 @@ func TestPackNotText(t *testing.T) {
 			}
 			md, tree := rendered(t, r)
 			var xml strings.Builder
-			if err := r.Write(&xml, FormatXML); err != nil {
+			if err := r.Write(&xml, ctxd.FormatXML); err != nil {
 				t.Fatal(err)
 			}
 			for _, x := range r.NotText {
@@ -584,10 +590,10 @@ func TestPackDirTree(t *testing.T) {
 	}
 	want := "docs/\n  guide.md\n  img/\n    logo.md\nlib/\n  deep/\n    x.go\n  util.go\n  z.go\nlib2/\n  a.go\nmain.go\n"
 	var md, xml strings.Builder
-	if err := r.Write(&md, FormatMarkdown); err != nil {
+	if err := r.Write(&md, ctxd.FormatMarkdown); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Write(&xml, FormatXML); err != nil {
+	if err := r.Write(&xml, ctxd.FormatXML); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Directory structure\n\n```\n"+want+"```\n\n## Files\n") {
@@ -612,7 +618,7 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{FormatMarkdown, FormatXML} {
+	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		t.Run(format, func(t *testing.T) {
 			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
 			if err != nil {
@@ -659,7 +665,7 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Split(600, FormatMarkdown); err == nil || !strings.Contains(err.Error(), "big/huge.go") {
+	if _, err := r.Split(600, ctxd.FormatMarkdown); err == nil || !strings.Contains(err.Error(), "big/huge.go") {
 		t.Errorf("a file over the limit: %v, want an error naming big/huge.go", err)
 	}
 	if _, err := r.Split(600, FormatJSON); err == nil {
