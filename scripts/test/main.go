@@ -132,6 +132,11 @@ func testArgs(args []string) []string {
 	if race {
 		out = append(out, "-race")
 	}
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-timeout") }) {
+		// go test's 10 minutes per package is cmd/ctxd's time under
+		// -race on a loaded machine; a hang still ends.
+		out = append(out, "-timeout=30m")
+	}
 	out = append(out, args...)
 	if !pkgs {
 		out = append(out, "./...")
@@ -195,6 +200,13 @@ func (s *summary) event(e event) {
 		// Package-level lines: the ok/FAIL/? line and anything printed
 		// outside a test (a panic in TestMain, a timeout), which go test
 		// prints too; the PASS/FAIL line before ok/FAIL it does not.
+		if e.Action == "fail" || strings.HasPrefix(e.Output, "FAIL") {
+			// Tests that never ended (the binary timed out, panicked or
+			// was killed): their output is the reason, print it first.
+			for _, k := range sortedKeys(s.unfinished(e.Package)) {
+				s.printTest(k)
+			}
+		}
 		if e.Action == "output" && e.Output != "PASS\n" && e.Output != "FAIL\n" {
 			fmt.Fprint(s.w, e.Output)
 		}
@@ -214,12 +226,7 @@ func (s *summary) event(e event) {
 	case e.Action == "output":
 		s.output[key] = append(s.output[key], e.Output)
 	case e.Action == "fail":
-		for _, l := range s.output[key] {
-			if !strings.HasPrefix(l, "=== ") { // RUN, PAUSE, CONT: -v only
-				fmt.Fprint(s.w, l)
-			}
-		}
-		delete(s.output, key)
+		s.printTest(key)
 	case e.Action == "skip":
 		sk := skip{pkg: e.Package, test: e.Test, reason: reason(s.output[key])}
 		if r, ok := strings.CutPrefix(sk.reason, missingMarker); ok {
@@ -234,6 +241,28 @@ func (s *summary) event(e event) {
 	case e.Action == "pass":
 		delete(s.output, key)
 	}
+}
+
+// printTest prints a test's output as go test does for a failure, and
+// forgets it.
+func (s *summary) printTest(key string) {
+	for _, l := range s.output[key] {
+		if !strings.HasPrefix(l, "=== ") { // RUN, PAUSE, CONT: -v only
+			fmt.Fprint(s.w, l)
+		}
+	}
+	delete(s.output, key)
+}
+
+// unfinished returns the keys of pkg's tests with output and no end.
+func (s *summary) unfinished(pkg string) map[string]bool {
+	ks := map[string]bool{}
+	for k := range s.output {
+		if strings.HasPrefix(k, pkg+" ") {
+			ks[k] = true
+		}
+	}
+	return ks
 }
 
 // reason is the message a skipped test logged: its last line that is not

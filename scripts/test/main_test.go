@@ -50,6 +50,11 @@ const stream = `{"Action":"start","Package":"github.com/ctxd/ctxd/editors"}
 {"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Output":"FAIL\n"}
 {"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Output":"FAIL\tgithub.com/ctxd/ctxd/tokens\t0.3s\n"}
 {"Action":"fail","Package":"github.com/ctxd/ctxd/tokens","Elapsed":0.3}
+{"Action":"run","Package":"github.com/ctxd/ctxd/server","Test":"TestHang"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/server","Test":"TestHang","Output":"=== RUN   TestHang\n"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/server","Test":"TestHang","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"output","Package":"github.com/ctxd/ctxd/server","Output":"FAIL\tgithub.com/ctxd/ctxd/server\t600.1s\n"}
+{"Action":"fail","Package":"github.com/ctxd/ctxd/server","Elapsed":600.1}
 {"Action":"output","Package":"github.com/ctxd/ctxd/internal/memo","Output":"?   \tgithub.com/ctxd/ctxd/internal/memo\t[no test files]\n"}
 {"Action":"skip","Package":"github.com/ctxd/ctxd/internal/memo","Elapsed":0}
 `
@@ -71,8 +76,9 @@ func TestSummary(t *testing.T) {
 				"--- FAIL: TestCount (0.01s)",
 				"FAIL\tgithub.com/ctxd/ctxd/tokens\t0.3s",
 				"?   \tgithub.com/ctxd/ctxd/internal/memo\t[no test files]",
-				"=== summary: 1 packages passed, 1 failed, in 3s",
-				"failed: github.com/ctxd/ctxd/tokens",
+				"panic: test timed out after 10m0s\nFAIL\tgithub.com/ctxd/ctxd/server\t600.1s",
+				"=== summary: 1 packages passed, 2 failed, in 3s",
+				"failed: github.com/ctxd/ctxd/tokens github.com/ctxd/ctxd/server",
 				"1 tests skipped by design (-short, or development data not on this machine: go test -v shows each)",
 				"1 tests ran without -race, in the second pass (testutil.NoRace)",
 				"1 suites NOT run because a tool is missing (.ci/run installs them all):",
@@ -118,10 +124,10 @@ func TestTestArgs(t *testing.T) {
 		in   []string
 		want string
 	}{
-		{nil, "-race ./..."},
-		{[]string{"-short"}, "-race -short ./..."},
-		{[]string{"-race=false", "./tokens"}, "-race=false ./tokens"},
-		{[]string{"-run", "TestX", "./editors/..."}, "-race -run TestX ./editors/..."},
+		{nil, "-race -timeout=30m ./..."},
+		{[]string{"-short"}, "-race -timeout=30m -short ./..."},
+		{[]string{"-race=false", "-timeout", "5m", "./tokens"}, "-race=false -timeout 5m ./tokens"},
+		{[]string{"-run", "TestX", "./editors/..."}, "-race -timeout=30m -run TestX ./editors/..."},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(testArgs(tt.in), " "); got != tt.want {
