@@ -190,14 +190,18 @@ func instrument[In, Out any](s *Server, name string, h sdk.ToolHandlerFor[In, Ou
 // toolMessage is the text of a tool error: the cause without Go's
 // sentinel suffixes, and a hint when the fix is a known one.
 func toolMessage(tool string, err error) string {
-	msg := tool + ": " + ctxd.Message(err)
+	// The engine's errors may start with the operation, which is often
+	// the tool's name ("rehydrate: rehydrate: …" said it twice).
+	msg := tool + ": " + strings.TrimPrefix(ctxd.Message(err), tool+": ")
 	switch {
+	case errors.Is(err, ctxd.ErrNotFound) && tool == "rehydrate":
+		msg += " (check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"
 	case errors.Is(err, ctxd.ErrOutsideRoot):
 		msg += " (give a path inside the repository root, relative to it)"
 	case errors.Is(err, artifacts.ErrCorrupt):
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
 	case errors.Is(err, ctxd.ErrNotFound):
-		msg += " (check the path or the session id and hash; find_symbol and outline take root-relative paths)"
+		msg += " (check the path: find_symbol and outline take root-relative paths)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
