@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/ident"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -143,9 +144,7 @@ func splitQualified(s string) (qual, name string) {
 	return strings.TrimRight(s[:i], ":"), s[i+1:]
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
+func isIdentByte(c byte) bool { return ident.Byte(c) }
 
 func isIdent(s string) bool {
 	for i := 0; i < len(s); i++ {
