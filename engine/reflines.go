@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/ident"
 	"github.com/ctxd/ctxd/symbols"
 )
 
@@ -26,8 +27,11 @@ const (
 // ("clean up the Request parameter") leave them out: a class's uses are
 // everywhere, and showing them crowded the changed file out (a commit of
 // encode/httpx).
+//
+// A question about a name's uses ("where is X used", "who calls X", "find
+// the usages of X") sets them whatever the task: the answer is those lines.
 func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
-	if task != ctxd.TaskRefactor || !aboutUses(request) {
+	if !(task == ctxd.TaskRefactor && aboutUses(request) || asksUses(request)) {
 		return
 	}
 	var names []string
@@ -66,6 +70,20 @@ func aboutUses(request string) bool {
 	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
 }
 
+// usesQuestions are the phrases of a question about a name's uses, in any
+// task ("where is X used" is matched apart: its words are far apart).
+var usesQuestions = []string{"caller", "usages", "usage of", "uses of", "used by", "who calls", "what calls", "calls to", "call site", "callsite", "references to", "referenced"}
+
+// asksUses reports a question about where a name is used.
+func asksUses(request string) bool {
+	r := strings.ToLower(request)
+	if slices.ContainsFunc(usesQuestions, func(w string) bool { return strings.Contains(r, w) }) {
+		return true
+	}
+	w := strings.Index(r, "where")
+	return w >= 0 && ident.Index(r[w:], "used") >= 0
+}
+
 // usesOf returns the 1-based lines of content that hold one of names as a
 // whole word, not as the name of a definition (def, func, function,
 // class, fn... before it), at most limit of them.
@@ -87,20 +105,7 @@ func usesOf(content string, names []string, limit int) []int {
 
 // wordIndex returns the first index of name in line as a whole
 // identifier, -1 when there is none.
-func wordIndex(line, name string) int {
-	for from := 0; ; {
-		i := strings.Index(line[from:], name)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
-			return i
-		}
-		from = i + 1
-	}
-}
+func wordIndex(line, name string) int { return ident.Index(line, name) }
 
 // definesAt reports a definition keyword right before the name at i
 // ("def name(", "func (r *T) name(", "function name(").
