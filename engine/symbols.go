@@ -20,6 +20,11 @@ type SymbolRequest struct {
 	Name string `json:"name"`
 	// MaxReferences caps the references returned (default 50).
 	MaxReferences int `json:"max_references,omitempty"`
+	// IncludeDocs also lists the lines of documentation files (Markdown,
+	// reStructuredText, AsciiDoc, plain text) that name the symbol: left
+	// out by default, where a name in the docs of a large project (and its
+	// translations) crowded out the code's own uses.
+	IncludeDocs bool `json:"include_docs,omitempty"`
 }
 
 // SymbolHit is a definition or a reference: a root-relative path and a
@@ -57,9 +62,9 @@ type SymbolResult struct {
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := splitQualified(strings.TrimSpace(req.Name))
+	qual, name := splitQualified(symbolName(req.Name))
 	if name == "" || !isIdent(name) {
-		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
 	if maxRefs <= 0 {
@@ -76,6 +81,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if _, doc := docFormats[strings.ToLower(path.Ext(rel))]; doc && !req.IncludeDocs {
+			continue
 		}
 		src, ok := e.symbolSource(rel)
 		if !ok || !bytes.Contains(src, needle) {
@@ -135,9 +143,20 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	return src, err == nil
 }
 
-// splitQualified splits "A.b", "a::b" or "a/b" into qualifier and name.
+// symbolName trims a symbol as people write it: "f()" and "f(x, y)" name
+// f, "Type.method()" names Type.method.
+func symbolName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// splitQualified splits "A.b", "A#b" (a Ruby or JSDoc instance method),
+// "a::b" or "a/b" into qualifier and name.
 func splitQualified(s string) (qual, name string) {
-	i := strings.LastIndexAny(s, ".:/")
+	i := strings.LastIndexAny(s, ".:/#")
 	if i < 0 {
 		return "", s
 	}
