@@ -109,11 +109,6 @@ func (a *analysis) views(ctx context.Context, src []byte, opts Options, left fun
 		out.Elided = []ctxd.LineRange{{Start: 1, End: n}}
 	}
 	if len(out.Text) > len(prev.Text) {
-		// The inner definitions of large functions made the outline
-		// larger than the signatures: without them, it is the cheap view.
-		out.Text = outlineText(slices.DeleteFunc(slices.Clone(a.symbols), func(s Symbol) bool { return s.Inner }))
-	}
-	if len(out.Text) > len(prev.Text) {
 		out.Text, out.Elided = prev.Text, prev.Elided
 	}
 	return append(vs, out), nil
