@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/internal/ident"
-	"github.com/ctxd/ctxd/symbols"
+	"github.com/ctxd/ctxd/query"
 )
 
 const (
@@ -28,16 +27,17 @@ const (
 // everywhere, and showing them crowded the changed file out (a commit of
 // encode/httpx).
 //
-// A question about a name's uses ("where is X used", "who calls X", "find
-// the usages of X") sets them whatever the task: the answer is those lines.
-func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
-	if !(task == ctxd.TaskRefactor && aboutUses(request) || asksUses(request)) {
+// A question about where a name is used (query.Query.AsksUses: "where is X
+// used", "who calls X") sets them whatever the task: the answer is those
+// lines.
+func refLines(task ctxd.TaskType, q *query.Query, chunks []ctxd.Chunk) {
+	if !(task == ctxd.TaskRefactor && q.AboutUses || q.AsksUses) {
 		return
 	}
 	var names []string
 	for i := range chunks {
 		for _, id := range slices.Concat(chunks[i].Facts.MentionedSymbols, chunks[i].Facts.UsedSymbols) {
-			_, name := symbols.SplitQualified(id)
+			_, name := query.SplitQualified(id)
 			if len(name) >= 3 && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
@@ -58,30 +58,6 @@ func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
 		looked++
 		c.Facts.RefLines = usesOf(c.Content, names, refLinesPerFile)
 	}
-}
-
-// usesWords are the words of a request about a name's uses.
-var usesWords = []string{"rename", "caller", "call site", "callsite", "usage", "signature", "every use", "all uses", "references to"}
-
-// aboutUses reports a request about a name's uses: a rename, its callers,
-// its signature.
-func aboutUses(request string) bool {
-	r := strings.ToLower(request)
-	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
-}
-
-// usesQuestions are the phrases of a question about a name's uses, in any
-// task ("where is X used" is matched apart: its words are far apart).
-var usesQuestions = []string{"caller", "usages", "usage of", "uses of", "used by", "who calls", "what calls", "calls to", "call site", "callsite", "references to", "referenced"}
-
-// asksUses reports a question about where a name is used.
-func asksUses(request string) bool {
-	r := strings.ToLower(request)
-	if slices.ContainsFunc(usesQuestions, func(w string) bool { return strings.Contains(r, w) }) {
-		return true
-	}
-	w := strings.Index(r, "where")
-	return w >= 0 && ident.Index(r[w:], "used") >= 0
 }
 
 // usesOf returns the 1-based lines of content that hold one of names as a
@@ -105,7 +81,7 @@ func usesOf(content string, names []string, limit int) []int {
 
 // wordIndex returns the first index of name in line as a whole
 // identifier, -1 when there is none.
-func wordIndex(line, name string) int { return ident.Index(line, name) }
+func wordIndex(line, name string) int { return query.NameIndex(line, name) }
 
 // definesAt reports a definition keyword right before the name at i
 // ("def name(", "func (r *T) name(", "function name(").

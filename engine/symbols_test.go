@@ -25,7 +25,6 @@ func TestFindSymbol(t *testing.T) {
 		wantError bool
 		docs      bool
 	}{
-		{name: "Store#put", defs: []string{"app.py:2"}, refs: []string{"app.py:5"}},
 		{name: "put()", defs: []string{"app.py:2"}, refs: []string{"app.py:5"}},
 		{name: "Store.put(k)", defs: []string{"app.py:2"}, refs: []string{"app.py:5"}},
 		{name: "Store.put", defs: []string{"app.py:2"}, refs: []string{"app.py:5", "docs/store.md:3"}, docs: true},
@@ -35,6 +34,12 @@ func TestFindSymbol(t *testing.T) {
 		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
 		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
+		// One splitter (query.SplitQualified): the qualifier is the last
+		// part before the name, and # and a trailing () split as in requests.
+		{"x/cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
+		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
+		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
+		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"Nowhere", nil, nil, false, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},
