@@ -61,8 +61,9 @@ type BuildContextOut struct {
 
 // FindSymbolIn are find_symbol's arguments.
 type FindSymbolIn struct {
-	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'Store.Open' (type.member) or 'artifacts.Open' (package.name)"`
+	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'open()', 'Store.Open' or 'Store#open' (type.member) or 'artifacts.Open' (package.name)"`
 	MaxReferences int    `json:"max_references,omitempty" jsonschema:"most references to return (default 50)"`
+	IncludeDocs   bool   `json:"include_docs,omitempty" jsonschema:"also list the lines of documentation files (Markdown, reST, text) that name it; code only by default"`
 }
 
 // OutlineIn are outline's arguments.
@@ -142,7 +143,7 @@ Use it first when asked about or asked to change this codebase. The text result 
 		Title:       "Find a symbol's definitions and references",
 		Annotations: ro,
 		Description: `Find where a function, type, method, constant or variable is defined (path, line, signature) and where it is used (path, line, the line's text).
-Give a bare name ('Open') or qualify it with its type or package ('Store.Open', 'artifacts.Open') to narrow the definitions.`,
+Give a bare name ('Open', 'open()') or qualify it with its type or package ('Store.Open', 'Store#open', 'artifacts.Open') to narrow the definitions. Only code files are searched unless include_docs is set.`,
 	}, instrument(s, "find_symbol", s.findSymbol))
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name:        "outline",
