@@ -79,6 +79,9 @@ type OutlineOut struct {
 	Imports  []string            `json:"imports"`
 	Level    string              `json:"level,omitempty"`
 	View     string              `json:"view,omitempty"`
+	// Redactions lists the secrets the file's text lost before it was
+	// outlined (never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // CountTokensIn are count_tokens's arguments.
@@ -299,7 +302,7 @@ func (s *Server) outline(ctx context.Context, _ *sdk.CallToolRequest, in Outline
 	if err != nil {
 		return nil, out, err
 	}
-	out = OutlineOut{Path: res.Path, Language: res.Language, Symbols: res.Symbols, Imports: res.Imports}
+	out = OutlineOut{Path: res.Path, Language: res.Language, Symbols: res.Symbols, Imports: res.Imports, Redactions: res.Redactions}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s (%s): %d symbols\n", res.Path, res.Language, len(res.Symbols))
 	for _, sym := range res.Symbols {
