@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -28,12 +29,17 @@ type mcpClient struct {
 	nextID int
 }
 
-func startMCP(t *testing.T, dir string, env ...string) *mcpClient {
+func startMCP(t *testing.T, dir string) *mcpClient {
 	t.Helper()
-	cmd := exec.Command(binary, "mcp")
+	return startMCPArgs(t, dir)
+}
+
+// startMCPArgs starts `ctxd mcp` with extra flags.
+func startMCPArgs(t *testing.T, dir string, flags ...string) *mcpClient {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"mcp"}, flags...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=")
-	cmd.Env = append(cmd.Env, env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -218,3 +224,96 @@ func TestStructureToolsRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestPackOutputRule: a peer's ctx/pack writes only into <state>/packs,
+// atomically and never through a link. A path outside the root, a file
+// of the workspace, the daemon's own stdout (/proc/self/fd/1) or an
+// escape with .. is -32602 and writes nothing; a link planted in packs/
+// is replaced, not followed; the daemon keeps serving on a clean stream.
+func TestPackOutputRule(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n", "README.md": "# keep me\n"})
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	packs := filepath.Join(dir, ".ctxd", "packs")
+	for _, out := range []string{victim, filepath.Join(dir, "README.md"), "/proc/self/fd/1", "/dev/stdout", "../escape.md", "sub/x.md", filepath.Join(packs, "..", "x.md"), ".", ".."} {
+		code, msg := errCode(t, d.call("ctx/pack", map[string]any{"output": out}))
+		if code != -32602 || !strings.Contains(msg, packs) {
+			t.Errorf("output %q: %d %s, want -32602 naming %s", out, code, msg, packs)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("victim overwritten: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(b) != "# keep me\n" {
+		t.Errorf("README.md overwritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "escape.md")); err == nil {
+		t.Error("../escape.md written")
+	}
+	// A link planted where the pack goes is replaced by the pack.
+	if err := os.MkdirAll(packs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(packs, "p.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"p.md", filepath.Join(packs, "p.md")} {
+		r := result(t, d.call("ctx/pack", map[string]any{"output": out}))
+		if r["output"] != filepath.Join(packs, "p.md") {
+			t.Errorf("output %q answered %v", out, r["output"])
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+		t.Errorf("pack written through a link: victim holds %q", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(packs, "p.md")); err != nil || !strings.Contains(string(b), "main.go") {
+		t.Errorf("packs/p.md: %v %q", err, b)
+	}
+	result(t, d.call("ctx/countTokens", map[string]any{"text": "still serving"}))
+}
+
+// TestCommittedStateDirLink: a repository that commits .ctxd (or one of
+// its folders) as a link to somewhere else makes every command refuse
+// with a message naming the link and the fix, and nothing is written
+// where it points; CTXD_STATE_DIR elsewhere works.
+func TestCommittedStateDirLink(t *testing.T) {
+	for _, link := range []string{".ctxd", ".ctxd/sessions", ".ctxd/index"} {
+		t.Run(link, func(t *testing.T) {
+			files := map[string]string{"main.go": "package main\n\nfunc main() {}\n"}
+			for i := 0; i < 250; i++ { // enough files for the index to persist
+				files[fmt.Sprintf("pkg/f%03d.go", i)] = fmt.Sprintf("package pkg\n\nfunc F%d() {}\n", i)
+			}
+			dir := testutil.GitRepo(t, files)
+			target := t.TempDir()
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+				t.Fatal(err)
+			}
+			testutil.GitCommitAll(t, dir)
+			for _, args := range [][]string{
+				{"prompt", "--session", "s1", "explain main"},
+				{"pack", "--output", "-"},
+				{"sessions", "list"},
+			} {
+				_, errOut, code := runCtxd(t, dir, "", nil, args...)
+				if code == 0 || !strings.Contains(errOut, "is a symbolic link") {
+					t.Errorf("%v: exit %d, stderr %q; want a refusal naming the link", args, code, errOut)
+				}
+			}
+			if ents, _ := os.ReadDir(target); len(ents) != 0 {
+				t.Errorf("written through %s: %v", link, ents)
+			}
+			other := t.TempDir()
+			if _, errOut, code := runCtxd(t, dir, "", []string{"CTXD_STATE_DIR=" + other}, "prompt", "explain main"); code != 0 {
+				t.Errorf("CTXD_STATE_DIR elsewhere: exit %d: %s", code, errOut)
+			}
+		})
+	}
+}
+
