@@ -317,3 +317,38 @@ func TestCommittedStateDirLink(t *testing.T) {
 	}
 }
 
+// TestMCPSecretFileByName: an agent naming .env in build_context's
+// open_files or patterns is no consent: .env is skipped with a warning,
+// and its values (ones no rule would match too) stay out. The user's
+// own switch (ctxd mcp --allow-secret-files) and the user's own CLI
+// --open still gather it.
+func TestMCPSecretFileByName(t *testing.T) {
+	const plain = "plain-value-no-rule-matches-7731" // a fake value
+	dir := testutil.GitRepo(t, map[string]string{"app.py": "import os\n\nDB = os.environ['APP_DB_NAME']\n"})
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("APP_DB_NAME="+plain+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := startMCP(t, dir)
+	for _, args := range []map[string]any{
+		{"request": "what is APP_DB_NAME", "open_files": []map[string]any{{"path": ".env"}}},
+		{"request": "what is APP_DB_NAME", "patterns": []string{".env"}},
+	} {
+		line := m.tool("build_context", args)
+		if e := toolError(t, line); e != "" {
+			t.Fatalf("build_context: %s", e)
+		}
+		if strings.Contains(line, plain) {
+			t.Errorf("build_context %v gathered .env", args)
+		}
+		if !strings.Contains(line, "--allow-secret-files") {
+			t.Errorf("build_context %v: no warning naming the switch:\n%s", args, line)
+		}
+	}
+	allowed := startMCPArgs(t, dir, "--allow-secret-files")
+	if line := allowed.tool("build_context", map[string]any{"request": "what is APP_DB_NAME", "open_files": []map[string]any{{"path": ".env"}}}); !strings.Contains(line, plain) {
+		t.Errorf("--allow-secret-files: .env not gathered:\n%s", line)
+	}
+	if out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--open", ".env", "what is APP_DB_NAME"); code != 0 || !strings.Contains(out, plain) {
+		t.Errorf("ctxd prompt --open .env (the user): exit %d, .env not gathered: %s", code, errOut)
+	}
+}
