@@ -316,6 +316,7 @@ func collect(raw []report.Finding, text string) []finding {
 	}
 	fs = append(fs, urlPasswords(text, seen)...)
 	fs = append(fs, passwordAssignments(text, seen)...)
+	fs = append(fs, awsSecretKeys(text, seen)...)
 	sort.Slice(fs, func(i, j int) bool {
 		if fs[i].line != fs[j].line {
 			return fs[i].line < fs[j].line
@@ -329,8 +330,9 @@ func collect(raw []report.Finding, text string) []finding {
 }
 
 // urlPassword matches the password of a URL's user info
-// (postgres://user:password@host): gitleaks' rule set has no rule for it.
-var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{1,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
+// (postgres://user:password@host, redis://:password@host with no user):
+// gitleaks' rule set has no rule for it.
+var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{0,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
 
 // URLPasswordRule is the rule id of ctxd's own URL-password rule.
 const URLPasswordRule = "url-password"

@@ -352,3 +352,114 @@ func TestMCPSecretFileByName(t *testing.T) {
 		t.Errorf("ctxd prompt --open .env (the user): exit %d, .env not gathered: %s", code, errOut)
 	}
 }
+
+// corpusRepo is a git repository holding secrets/testdata/corpus, and the
+// secret values planted in it (secrets/testdata/corpus.json).
+func corpusRepo(t *testing.T) (string, []string, []string) {
+	t.Helper()
+	base := filepath.Join("..", "..", "secrets", "testdata")
+	var c struct {
+		Secrets []struct {
+			Value string
+			Files []string
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(base, "corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	var values []string
+	for _, s := range c.Secrets {
+		values = append(values, s.Value)
+		for _, f := range s.Files {
+			b, err := os.ReadFile(filepath.Join(base, "corpus", filepath.FromSlash(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[f] = string(b)
+		}
+	}
+	var names []string
+	for f := range files {
+		names = append(names, f)
+	}
+	return testutil.GitRepo(t, files), values, names
+}
+
+// TestSecretsCorpusDoors: the corpus's 41 fake secrets in nine formats
+// reach no answer of any door: CLI prompt (markdown, XML), pack
+// (markdown, XML, JSON), outline and truncate; the daemon's buildPrompt,
+// pack and outline; MCP build_context, outline and find_symbol; a
+// session's checkpoint shown and resumed.
+func TestSecretsCorpusDoors(t *testing.T) {
+	dir, secrets, files := corpusRepo(t)
+	var patterns []string
+	for _, f := range files {
+		patterns = append(patterns, "--pattern", f)
+	}
+	cli := [][]string{
+		append([]string{"prompt", "--json", "--budget", "60000", "--session", "corpus"}, append(patterns, "review the credentials handling")...),
+		append([]string{"prompt", "--format", "xml", "--budget", "60000"}, append(patterns, "review the credentials handling")...),
+		{"pack", "--output", "-"}, {"pack", "--format", "xml", "--output", "-"}, {"pack", "--json"},
+		{"sessions", "show", "corpus"}, {"sessions", "resume", "corpus"},
+	}
+	outlined := 0
+	for _, f := range files {
+		cli = append(cli, []string{"outline", f}, []string{"truncate", "--level", "full", f})
+	}
+	for _, args := range cli {
+		out, errOut, code := runCtxd(t, dir, "", nil, args...)
+		if code != 0 {
+			if args[0] == "outline" || args[0] == "truncate" {
+				continue // a format tree-sitter does not read (ini, yaml, ...)
+			}
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if args[0] == "outline" {
+			outlined++
+		}
+		assertNoSecret(t, "cli "+strings.Join(args, " "), out+errOut, secrets)
+		// The files are there, secrets replaced: the check saw them.
+		if (args[0] == "prompt" || args[0] == "pack" && args[1] != "--json") && (!strings.Contains(out, "NewStaticCredentials") || !strings.Contains(out, "REDACTED")) {
+			t.Errorf("%v: the corpus is not in the output", args)
+		}
+	}
+	if outlined < 4 {
+		t.Errorf("only %d corpus files outlined", outlined)
+	}
+
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	calls := []struct {
+		method string
+		params map[string]any
+	}{
+		{"ctx/buildPrompt", map[string]any{"user_request": "review the credentials handling", "patterns": files, "token_budget": map[string]any{"total": 60000}}},
+		{"ctx/buildPrompt", map[string]any{"user_request": "review the credentials handling", "patterns": files, "format": "xml", "token_budget": map[string]any{"total": 60000}}},
+		{"ctx/gather", map[string]any{"user_request": "review the credentials handling", "patterns": files}},
+		{"ctx/pack", map[string]any{}}, {"ctx/pack", map[string]any{"format": "json"}},
+	}
+	for _, f := range files {
+		calls = append(calls, struct {
+			method string
+			params map[string]any
+		}{"ctx/outline", map[string]any{"path": f, "level": "full"}})
+	}
+	for _, c := range calls {
+		b, _ := json.Marshal(d.call(c.method, c.params))
+		assertNoSecret(t, "daemon "+c.method+" "+fmt.Sprint(c.params["path"]), string(b), secrets)
+	}
+
+	m := startMCP(t, dir)
+	for _, f := range files {
+		assertNoSecret(t, "mcp outline "+f, m.tool("outline", map[string]any{"path": f, "level": "full"}), secrets)
+	}
+	assertNoSecret(t, "mcp build_context", m.tool("build_context", map[string]any{"request": "review the credentials handling", "patterns": files, "budget": 60000}), secrets)
+	for _, name := range []string{"GITHUB_TOKEN", "gitlabToken", "releaseKey", "Credentials", "AWS_SECRET_ACCESS_KEY", "STRIPE_API_KEY", "s3_client", "SLACK_WEBHOOK", "SESSION_JWT", "KEY"} {
+		assertNoSecret(t, "mcp find_symbol "+name, m.tool("find_symbol", map[string]any{"name": name}), secrets)
+	}
+}
