@@ -463,3 +463,28 @@ func TestSecretsCorpusDoors(t *testing.T) {
 		assertNoSecret(t, "mcp find_symbol "+name, m.tool("find_symbol", map[string]any{"name": name}), secrets)
 	}
 }
+
+// TestMCPCompactHistoryRejectsNonMessages: compact_history answers a
+// clear error for items that are not message objects, instead of
+// success for a request it could not read.
+func TestMCPCompactHistoryRejectsNonMessages(t *testing.T) {
+	m := startMCP(t, testutil.GitRepo(t, map[string]string{"a.go": "package a\n"}))
+	tests := []struct {
+		request any
+		want    string // "" for success
+	}{
+		{map[string]any{"messages": []any{1, 2}}, "messages[0] is 1, not a message object"},
+		{map[string]any{"messages": []any{"x"}}, `messages[0] is "x", not a message object`},
+		{map[string]any{"messages": "hi"}, "must be an array of message objects"},
+		{map[string]any{"prompt": "hi"}, `no "messages"`},
+		{[]any{1}, "must be a JSON object"},
+		{map[string]any{"model": "gpt-4o", "input": "hello"}, ""},
+		{map[string]any{"model": "gpt-4o", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}, ""},
+	}
+	for _, tt := range tests {
+		got := toolError(t, m.tool("compact_history", map[string]any{"request": tt.request}))
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("compact_history %v: error %q, want %q", tt.request, got, tt.want)
+		}
+	}
+}
