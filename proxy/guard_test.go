@@ -1,9 +1,14 @@
 package proxy_test
 
 import (
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/proxy"
 )
 
 // TestBrowserCannotDriveProxy: requests a web page can make (any Host
@@ -55,4 +60,51 @@ func TestBrowserCannotDriveProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzAllowedHost: a Host the guard allows is loopback (by name or
+// address) or the proxy's own address.
+func FuzzAllowedHost(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:8080", "localhost", "[::1]:1", "evil.com", "127.0.0.1.evil.com", "localhost.evil.com", "a.localhost"} {
+		f.Add(s)
+	}
+	p, err := proxy.New(proxy.Options{Upstream: mustURL("http://127.0.0.1:9"), Flow: mustFlow(f)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	p.SetPublicURL("http://192.0.2.7:4000")
+	f.Fuzz(func(t *testing.T, host string) {
+		req, _ := http.NewRequest("GET", "http://127.0.0.1/ctxd/stats", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		p.ServeHTTP(rec, req)
+		if rec.Code == http.StatusForbidden {
+			return
+		}
+		h := host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			h = hh
+		}
+		h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
+		ip := net.ParseIP(h)
+		if host != "192.0.2.7:4000" && h != "localhost" && !strings.HasSuffix(h, ".localhost") && (ip == nil || !ip.IsLoopback()) {
+			t.Fatalf("Host %q allowed", host)
+		}
+	})
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func mustFlow(f *testing.F) *proxy.Flow {
+	fl, err := proxy.NewFlow(f.TempDir(), -1, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return fl
 }

@@ -38,3 +38,23 @@ func TestAWSSecretPositional(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAWSSecretKeys: the positional-key rule never panics, and every
+// finding is a 40-character candidate of the text, on a line near an
+// access key id, mixing cases and digits.
+func FuzzAWSSecretKeys(f *testing.F) {
+	f.Add("credentials.NewStaticCredentials(\"AKIAQ7RZ4XWLMB2NVEK3\", \"Tq9vLm2Xr7KpZ4wN8bHs3JcYf6GdA1eUo0iRnQ5S\", \"\")")
+	f.Add("AKIAQ7RZ4XWLMB2NVEK3\n\n\n\nTq9vLm2Xr7KpZ4wN8bHs3JcYf6GdA1eUo0iRnQ5S")
+	f.Add("ASIA\nA3T")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, fd := range awsSecretKeys(text, map[finding]bool{}) {
+			if len(fd.secret) != 40 || !strings.Contains(text, fd.secret) || !mixedCase(fd.secret) || fd.rule != AWSSecretRule {
+				t.Fatalf("finding %+v in %q", fd, text)
+			}
+			lines := strings.Split(text, "\n")
+			if fd.line < 1 || fd.line > len(lines) || !strings.Contains(lines[fd.line-1], fd.secret) {
+				t.Fatalf("finding %+v not on its line", fd)
+			}
+		}
+	})
+}
