@@ -714,7 +714,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 		if f.Compressed {
 			note = ", signatures"
 		}
-		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", f.Path, f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
+		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", ctxd.EscapeName(f.Path), f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
 			return err
 		}
 		if !strings.HasSuffix(f.Content, "\n") {
@@ -754,17 +754,17 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 	}
 	fmt.Fprintf(b, "%sLargest files\n\n", h)
 	for _, f := range r.LargestFiles {
-		fmt.Fprintf(b, "- %s: %d tokens\n", f.Path, f.Tokens)
+		fmt.Fprintf(b, "- %s: %d tokens\n", ctxd.EscapeName(f.Path), f.Tokens)
 	}
 	fmt.Fprintf(b, "\n%sLargest directories\n\n", h)
 	for _, d := range r.LargestDirs {
-		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", d.Path, d.Tokens, Files(d.Files))
+		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", ctxd.EscapeName(d.Path), d.Tokens, Files(d.Files))
 	}
 	b.WriteString("\n")
 	if len(r.Excluded) > 0 {
 		fmt.Fprintf(b, "%sLeft out as assets\n\n%s (--include-assets packs them):\n\n", h, r.excludedSummary())
 		for _, x := range r.Excluded {
-			fmt.Fprintf(b, "- %s: %d bytes, %s\n", x.Path, x.Bytes, x.Reason)
+			fmt.Fprintf(b, "- %s: %d bytes, %s\n", ctxd.EscapeName(x.Path), x.Bytes, x.Reason)
 		}
 		b.WriteString("\n")
 	}
@@ -807,7 +807,7 @@ func count(n int, word string) string {
 func (r *Result) writeXML(w io.Writer) error {
 	esc := func(s string) string {
 		var b strings.Builder
-		xml.EscapeText(&b, []byte(s))
+		xml.EscapeText(&b, []byte(ctxd.EscapeName(s))) // names are data
 		return b.String()
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -1010,7 +1010,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	var b strings.Builder
 	var walk func(n *node, depth int)
 	walk = func(n *node, depth int) {
-		name := n.name
+		name := ctxd.EscapeName(n.name)
 		if n.dir {
 			name += "/"
 			fmt.Fprintf(&b, "%10d  %s%s (%s)\n", n.tokens, strings.Repeat("  ", depth), name, Files(n.files))
@@ -1042,14 +1042,14 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.LargestFiles) > 0 {
 		b.WriteString("largest files:")
 		for _, f := range r.LargestFiles {
-			fmt.Fprintf(&b, " %s (%d)", f.Path, f.Tokens)
+			fmt.Fprintf(&b, " %s (%d)", ctxd.EscapeName(f.Path), f.Tokens)
 		}
 		b.WriteString("\n")
 	}
 	if len(r.LargestDirs) > 0 {
 		b.WriteString("largest directories:")
 		for _, d := range r.LargestDirs {
-			fmt.Fprintf(&b, " %s/ (%d)", d.Path, d.Tokens)
+			fmt.Fprintf(&b, " %s/ (%d)", ctxd.EscapeName(d.Path), d.Tokens)
 		}
 		b.WriteString("\n")
 	}
@@ -1058,7 +1058,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 		if len(r.Excluded) <= 5 {
 			b.WriteString(":")
 			for _, x := range r.Excluded {
-				fmt.Fprintf(&b, " %s", x.Path)
+				fmt.Fprintf(&b, " %s", ctxd.EscapeName(x.Path))
 			}
 		}
 		b.WriteString("\n")

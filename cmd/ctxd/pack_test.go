@@ -175,8 +175,8 @@ func TestPackOverRPC(t *testing.T) {
 	if r := d.call("ctx/pack", map[string]any{"format": "yaml"}); r["error"] == nil {
 		t.Error("bad format accepted")
 	}
-	if r := d.call("ctx/pack", map[string]any{"output": "relative.md"}); r["error"] == nil {
-		t.Error("relative output accepted")
+	if r := d.call("ctx/pack", map[string]any{"output": "sub/relative.md"}); r["error"] == nil {
+		t.Error("output with a directory accepted")
 	}
 	// A subtree outside the workspace or missing is an error, not an
 	// empty pack; one inside packs that subtree.
@@ -196,10 +196,15 @@ func TestPackOverRPC(t *testing.T) {
 			t.Errorf("ctx/pack path %q: %s", p, mustJSON(t, r))
 		}
 	}
-	out := filepath.Join(t.TempDir(), "pack.md")
-	r = d.call("ctx/pack", map[string]any{"output": out})
+	// The daemon writes a pack only into <state>/packs (TestPackOutputRule
+	// tries the paths it refuses).
+	r = d.call("ctx/pack", map[string]any{"output": "pack.md"})
 	if r["error"] != nil {
 		t.Fatal(r["error"])
+	}
+	out := filepath.Join(dir, ".ctxd", "packs", "pack.md")
+	if got := r["result"].(map[string]any)["output"]; got != out {
+		t.Errorf("ctx/pack output %v, want %s", got, out)
 	}
 	if md, err := os.ReadFile(out); err != nil || !strings.Contains(string(md), "### lib/util.go (") {
 		t.Errorf("ctx/pack output file: %v\n%s", err, md)
