@@ -79,7 +79,7 @@ func decodeLSPParams(params json.RawMessage, v any) error {
 		return fmt.Errorf("params must be an object: %w", ctxd.ErrInvalidParams)
 	}
 	if err := json.Unmarshal(t, v); err != nil {
-		return fmt.Errorf("%s: %w", describe(err), ctxd.ErrInvalidParams)
+		return fmt.Errorf("%s: %w", describe(err, v), ctxd.ErrInvalidParams)
 	}
 	return nil
 }
