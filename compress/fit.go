@@ -550,7 +550,9 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 
 // viewAt returns chunk i at its view j, c being cs[i], v its view j
 // and whole its wholeCost: Tokens set to its rendered cost, Truncated,
-// Truncation, Elided and OriginalTokens to the view's. It is rendered
+// Truncation, Elided and OriginalTokens to the view's; or chunk i whole
+// when the view costs as much or more (a view is never chosen when it is
+// not smaller than the whole file). It is rendered
 // and counted once: the passes try a chunk's views again and again.
 func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	m := &f.memo[i]
@@ -571,6 +573,13 @@ func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 			tokens.Prime(f.opts.Counter, c.Content)
 		}
 	})
+	if r.Tokens >= whole {
+		// A view no smaller than the file (a file of short functions
+		// whose "bodies" view adds elision markers) is the file whole:
+		// it fits wherever the view fits and shows everything.
+		r = c
+		r.Tokens = whole
+	}
 	if j >= len(m.atDone) {
 		m.at = append(m.at, make([]ctxd.Chunk, j+1-len(m.at))...)
 		m.atDone = append(m.atDone, make([]bool, j+1-len(m.atDone))...)

@@ -35,6 +35,8 @@ func TestFit(t *testing.T) {
 	small := ctxd.Chunk{Source: "small.go", ChunkType: ctxd.ChunkFile, Content: "package a\n"}
 	big := ctxd.Chunk{Source: "big.txt", ChunkType: ctxd.ChunkFile, Content: lines("big", 400)}
 	mid := ctxd.Chunk{Source: "mid.txt", ChunkType: ctxd.ChunkFile, Content: lines("mid", 20)}
+	// wide is over presenceWhole, so the presence pass looks at its views.
+	wide := ctxd.Chunk{Source: "wide.go", ChunkType: ctxd.ChunkFile, Content: lines("wide", 40)}
 	c := counter(t)
 	smallCost := c.Count(render(small))
 	midCost := c.Count(render(mid))
@@ -65,6 +67,25 @@ func TestFit(t *testing.T) {
 				}
 			},
 			[]string{"big.txt"}, map[string]ctxd.View{"big.txt": ctxd.ViewSignatures}, nil,
+		},
+		{
+			// A "bodies" view of 491 tokens was chosen over the whole file
+			// of 487: a view is never chosen when it is not smaller.
+			"a view not smaller than whole is never chosen", []ctxd.Chunk{wide}, 5000,
+			func(_ context.Context, c *ctxd.Chunk) []View {
+				return []View{{Level: ctxd.ViewBodies, Text: c.Content + "{ /* ... 3 lines */ }\n"}}
+			},
+			[]string{"wide.go"}, map[string]ctxd.View{"wide.go": ""}, nil,
+		},
+		{
+			"nor when it is as large", []ctxd.Chunk{wide}, 5000,
+			func(_ context.Context, c *ctxd.Chunk) []View {
+				return []View{
+					{Level: ctxd.ViewBodies, Text: c.Content},
+					{Level: ctxd.ViewSignatures, Text: c.Content + "more\n"},
+				}
+			},
+			[]string{"wide.go"}, map[string]ctxd.View{"wide.go": ""}, nil,
 		},
 	}
 	for _, tt := range tests {

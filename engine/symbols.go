@@ -50,6 +50,9 @@ type SymbolResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// FilesSearched counts the workspace files read.
 	FilesSearched int `json:"files_searched"`
+	// Redactions lists the secrets replaced by markers in the files
+	// that gave a hit (source, line, rule; never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // FindSymbol finds a symbol's definitions (from the symbol index: the
@@ -90,6 +93,10 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 			continue
 		}
 		res.FilesSearched++
+		// Secrets are redacted before anything is cut from the text
+		// (redactSource), as for an outline.
+		src, reds := redactSource(rel, src)
+		hits := len(res.Definitions) + len(res.References)
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
 		var defs, named []index.Def
@@ -121,6 +128,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 				t = t[:200]
 			}
 			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: t})
+		}
+		if len(res.Definitions)+len(res.References) > hits {
+			res.Redactions = append(res.Redactions, reds...)
 		}
 	}
 	sort.SliceStable(res.Definitions, func(i, j int) bool {
