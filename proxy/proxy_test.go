@@ -65,6 +65,9 @@ type setup struct {
 	// budget, when set, is every request's explicit token budget.
 	budget int
 	hints  proxy.Hints
+	// lines logs the default short line per request (the full record at
+	// debug level) instead of the full record at info level.
+	lines bool
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -88,7 +91,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints, FullRecords: !s.lines})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -50,8 +51,8 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
-	fs.StringVar(&logLevel, "log-level", "info", "log level on stderr: info (one record per request), warn, error")
-	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: info (one short line per request), debug (the full record too), warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr, as JSON with the full record of every request")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -87,8 +88,15 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
 		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
 	}
-	configuredLog(fs, root, &logLevel, &logFile)
-	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	cfg := configuredLog(fs, root, &logLevel, &logFile)
+	windowSet := false
+	fs.Visit(func(f *flag.Flag) { windowSet = windowSet || f.Name == "context-window" })
+	if !windowSet && cfg != nil && cfg.ContextWindow > 0 {
+		// The configuration's window, as --context-window would give it.
+		call.ContextWindow = cfg.ContextWindow
+	}
+	// A log file is for machines: JSON, the full record per request.
+	log, closeLog, err := openLogger(std.Err, logLevel, logFile, true)
 	if err != nil {
 		return err
 	}
@@ -101,7 +109,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log})
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != ""})
 	if err != nil {
 		return err
 	}
