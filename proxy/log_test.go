@@ -141,3 +141,25 @@ func TestReportedWindow(t *testing.T) {
 		t.Errorf("the request over the reported window was not rewritten")
 	}
 }
+
+// With secrets.redact_conversation the proxy forwards no secret: the
+// redaction is the request flow's, as in the CLI, the daemon and MCP.
+func TestProxyRedacts(t *testing.T) {
+	const pat = "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			up := newUpstream(t)
+			px, _ := startProxy(t, up, setup{redact: true})
+			body := bytes.Replace(convo(t, f.name, 2, false), []byte("Run the tests and fix the failures."), []byte("Push with the token "+pat+"."), 1)
+			if !bytes.Contains(body, []byte(pat)) {
+				t.Fatal("no secret in the request")
+			}
+			if resp, answer := post(t, px.URL, f.path, body, nil); resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.StatusCode, answer)
+			}
+			if got := up.last(t).Body; bytes.Contains(got, []byte(pat)) || !bytes.Contains(got, []byte("[REDACTED github-pat]")) {
+				t.Errorf("the upstream got the secret unredacted")
+			}
+		})
+	}
+}

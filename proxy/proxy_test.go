@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
@@ -68,6 +69,9 @@ type setup struct {
 	// lines logs the default short line per request (the full record at
 	// debug level) instead of the full record at info level.
 	lines bool
+	// redact redacts secrets in every conversation (the configuration's
+	// secrets.redact_conversation).
+	redact bool
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -83,7 +87,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	flow, err := proxy.NewFlow(s.stateDir, canary, log)
+	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: s.stateDir, Logger: log, RedactConversation: s.redact}, canary)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 		return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot make this %s request safe to rewrite, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
 	}
 	call := p.opts.Call
-	call.Mode, call.Format = p.opts.Mode, format
+	call.Mode, call.Format, call.Parsed = p.opts.Mode, format, req
 	call.Session = r.Header.Get(HeaderSession)
 	rec.SessionSource = "header"
 	if call.Session == "" {

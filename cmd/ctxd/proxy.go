@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
-	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -36,7 +32,8 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 func runProxy(ctx context.Context, std *IO, args []string) error {
 	c := commands["proxy"]
 	fs := newFlagSet(c, std.Err)
-	var listen, upstream, mode, stateDir, root, logLevel, logFile, hints string
+	var listen, upstream, mode, logLevel, logFile, hints string
+	var sf stateFlags
 	var canary int
 	var allowRemote bool
 	var call smart.Call
@@ -45,8 +42,8 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&mode, "mode", "optimize", "optimize (rewrite), shadow (decide and log, forward the original) or exact (pass through)")
 	fs.IntVar(&canary, "canary-percent", -1, "rewrite only a deterministic N% of sessions; the rest pass through byte for byte (default: all)")
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (the proxy has no authentication of its own)")
-	fs.StringVar(&root, "root", "", "workspace whose state directory keeps the artifacts (default: the git top-level of the current directory)")
-	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+	sf.register(fs)
+	redact := redactFlag(fs)
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "context window of every model (default: the registry's, per request model)")
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
@@ -88,24 +85,21 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
 		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
 	}
-	cfg := configuredLog(fs, root, &logLevel, &logFile)
-	windowSet := false
-	fs.Visit(func(f *flag.Flag) { windowSet = windowSet || f.Name == "context-window" })
-	if !windowSet && cfg != nil && cfg.ContextWindow > 0 {
-		// The configuration's window, as --context-window would give it.
-		call.ContextWindow = cfg.ContextWindow
-	}
+	cfg := configuredLog(fs, sf.root, &logLevel, &logFile)
 	// A log file is for machines: JSON, the full record per request.
 	log, closeLog, err := openLogger(std.Err, logLevel, logFile, true)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	dir, err := proxyStateDir(root, stateDir)
+	dir, err := sf.dir(nil)
 	if err != nil {
 		return err
 	}
-	flow, err := proxy.NewFlow(dir, canary, log)
+	o := requestsOptions(cfg)
+	o.StateDir, o.Logger = dir, log
+	o.RedactConversation = o.RedactConversation || *redact
+	flow, err := proxy.NewFlowWith(o, canary)
 	if err != nil {
 		return err
 	}
@@ -134,27 +128,4 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 		}
 		return nil
 	}
-}
-
-// proxyStateDir is the absolute state directory: --state-dir or
-// $CTXD_STATE_DIR when absolute, else the workspace's.
-func proxyStateDir(root, flagDir string) (string, error) {
-	dir := flagDir
-	if dir == "" {
-		dir = os.Getenv(engine.EnvStateDir)
-	}
-	if dir != "" && filepath.IsAbs(dir) && root == "" {
-		return dir, nil
-	}
-	r, err := engine.ResolveRoot(root)
-	if err != nil {
-		return "", err
-	}
-	if dir != "" {
-		if filepath.IsAbs(dir) {
-			return dir, nil
-		}
-		return filepath.Join(r, dir), nil
-	}
-	return engine.StateDir(r), nil
 }

@@ -116,9 +116,12 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 		o.finish(ctx, rep, start)
 		return res, nil
 	}
-	req, err := request.Parse(body, c.Format)
-	if err != nil {
-		return nil, fmt.Errorf("optimize request: %w", err)
+	req := c.Parsed
+	if !parseOf(req, body, c.Format) {
+		var err error
+		if req, err = request.Parse(body, c.Format); err != nil {
+			return nil, fmt.Errorf("optimize request: %w", err)
+		}
 	}
 	scope := c.Session
 	if scope == "" {
@@ -191,6 +194,12 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	}
 	o.finish(ctx, rep, start)
 	return res, nil
+}
+
+// parseOf reports that req is the parse of body itself (the same bytes
+// in memory, not a copy) in format f ("" any): one parse per body.
+func parseOf(req *request.Request, body []byte, f request.Format) bool {
+	return req != nil && len(req.Body) == len(body) && len(body) > 0 && &req.Body[0] == &body[0] && (f == "" || req.Format == f)
 }
 
 // finish stamps the overhead and logs the record.

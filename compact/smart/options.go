@@ -142,6 +142,11 @@ type Call struct {
 	// token budget (pressure and the usable window are computed against
 	// it).
 	Budget int `json:"budget,omitempty"`
+	// Parsed is the request already parsed by the caller (a proxy that
+	// read its session from it): used instead of parsing again when it
+	// is the parse of this very body (the same bytes in memory) and of
+	// the call's format.
+	Parsed *request.Request `json:"-"`
 	// ObservedContextWindow is a window learned at run time (from a
 	// provider's context-length error, say); it is used when neither
 	// configuration nor the registry knows the model.

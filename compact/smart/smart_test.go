@@ -980,3 +980,22 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 		})
 	}
 }
+
+// A caller's parse of the very body is used (one parse per body in the
+// proxy), with the same result as parsing again; a parse of a copy or of
+// another format is not.
+func TestParsedOncePerBody(t *testing.T) {
+	in := body(request.FormatChat, history(12))
+	req, err := request.Parse(in, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !parseOf(req, in, request.FormatChat) || !parseOf(req, in, "") || parseOf(req, bytes.Clone(in), "") || parseOf(req, in, request.FormatAnthropic) || parseOf(nil, in, "") {
+		t.Error("parseOf accepts a parse it should not, or refuses its own")
+	}
+	given := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000, Parsed: req})
+	again := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000})
+	if !bytes.Equal(given.Body, again.Body) || !given.Report.Applied {
+		t.Errorf("with the caller's parse the rewrite differs (applied %v)", given.Report.Applied)
+	}
+}
