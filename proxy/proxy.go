@@ -73,8 +73,10 @@ type Options struct {
 	// NewFlow.
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
-	// (context window, budget, max tool output); Session, Mode and
-	// ObservedInputTokens are set per request.
+	// (context window, budget, max tool output, masking); Session, Mode
+	// and ObservedInputTokens are set per request. MaskHorizon and
+	// MaskStep 0 take DefaultMaskHorizon and DefaultMaskStep; negative
+	// turns masking (or stepping) off.
 	Call smart.Call
 	// Hints is how references say to read them back (the zero value
 	// is HintsAll).
@@ -91,6 +93,16 @@ type Options struct {
 	// short line (for a JSON log file read by machines).
 	FullRecords bool
 }
+
+// The masking defaults of the proxy (smart.Call.MaskHorizon and
+// MaskStep): tool outputs beyond the latest DefaultMaskHorizon are masked
+// before any pressure, the boundary moving DefaultMaskStep outputs at a
+// time. Chosen from the turn-by-turn replay (BENCHMARKS.md, "Turn by turn
+// through the proxy").
+const (
+	DefaultMaskHorizon = 8
+	DefaultMaskStep    = 8
+)
 
 // Proxy is the model proxy. It is an http.Handler, safe for concurrent
 // use.
@@ -161,6 +173,18 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	opts.Mode = m
+	switch c := &opts.Call; {
+	case c.MaskHorizon == 0:
+		c.MaskHorizon = DefaultMaskHorizon
+	case c.MaskHorizon < 0:
+		c.MaskHorizon = 0
+	}
+	switch c := &opts.Call; {
+	case c.MaskStep == 0:
+		c.MaskStep = DefaultMaskStep
+	case c.MaskStep < 0:
+		c.MaskStep = 1
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -46,6 +46,8 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	redact := redactFlag(fs)
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "context window of every model (default: the registry's, per request model)")
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
+	fs.IntVar(&call.MaskHorizon, "mask-horizon", proxy.DefaultMaskHorizon, "mask tool outputs beyond about the latest N before any pressure (head, critical lines, tail and a reference); negative: never")
+	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "move the masking boundary N outputs at a time, so turns between steps only append (prompt caches hold); negative: every turn")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: info (one short line per request), debug (the full record too), warn, error")

@@ -348,7 +348,24 @@ func (r *run) optimize() ([]byte, error) {
 	}
 
 	pol := policies[r.b.mode]
-	r.selectAll(pol)
+	if r.c.MaskHorizon > 0 && r.b.band != BandLow {
+		// Masking comes before any pressure, so the pressure is that of
+		// the masked request (what goes upstream): a session masking
+		// keeps small is not cut deeper because its raw history grew.
+		b := r.b
+		r.b.band, r.b.mode = BandLow, ModeRelaxed
+		r.selectAll(policies[ModeRelaxed])
+		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
+		b.reasons = append(b.reasons, "pressure_after_masking")
+		r.b = b
+		r.setBudgetTelemetry()
+		if b.band != BandLow {
+			pol = policies[b.mode]
+			r.selectAll(pol)
+		}
+	} else {
+		r.selectAll(pol)
+	}
 	r.textRefs()
 	if len(r.refErrs) > 0 && r.live {
 		// Fail closed: a request whose references cannot be followed is
