@@ -100,7 +100,7 @@ type Options struct {
 // time. Chosen from the turn-by-turn replay (BENCHMARKS.md, "Turn by turn
 // through the proxy").
 const (
-	DefaultMaskHorizon = 8
+	DefaultMaskHorizon = 4
 	DefaultMaskStep    = 8
 )
 

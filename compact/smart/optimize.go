@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -352,15 +353,20 @@ func (r *run) optimize() ([]byte, error) {
 		// Masking comes before any pressure, so the pressure is that of
 		// the masked request (what goes upstream): a session masking
 		// keeps small is not cut deeper because its raw history grew.
-		b := r.b
+		full, b := r.b, r.b
+		b.reasons = slices.Clone(full.reasons) // setPressure reuses the slice
 		r.b.band, r.b.mode = BandLow, ModeRelaxed
 		r.selectAll(policies[ModeRelaxed])
 		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
-		b.reasons = append(b.reasons, "pressure_after_masking")
-		r.b = b
-		r.setBudgetTelemetry()
-		if b.band != BandLow {
-			pol = policies[b.mode]
+		if b.band == BandLow {
+			b.reasons = append(b.reasons, "pressure_after_masking")
+			r.b = b
+			r.setBudgetTelemetry()
+		} else {
+			// Still under pressure once masked: the deeper step the
+			// whole history's pressure calls for (measured: choosing it
+			// from the masked pressure saved less at 32k).
+			r.b = full
 			r.selectAll(pol)
 		}
 	} else {
