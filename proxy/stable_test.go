@@ -188,3 +188,21 @@ func TestCacheControlStays(t *testing.T) {
 		}
 	}
 }
+
+// OpenAI's prompt_cache_key (and any top-level field) passes through
+// byte for byte when the outputs are masked.
+func TestPromptCacheKeyPassesThrough(t *testing.T) {
+	s, err := agentTrajectory(t, 24).Session("key", request.FormatChat, "gpt-4o", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.Requests()
+	body := append([]byte(`{"prompt_cache_key":"agent-7 \u00e9",`), reqs[len(reqs)-1][1:]...)
+	up := newUpstream(t)
+	px, _ := startProxy(t, up, setup{})
+	post(t, px.URL, proxy.RouteChat, body, nil)
+	fwd := up.last(t).Body
+	if len(fwd) >= len(body) || !bytes.HasPrefix(fwd, []byte(`{"prompt_cache_key":"agent-7 \u00e9",`)) {
+		t.Errorf("masked %v, key kept %v", len(fwd) < len(body), bytes.HasPrefix(fwd, []byte(`{"prompt_cache_key":"agent-7 \u00e9",`)))
+	}
+}
