@@ -106,9 +106,12 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	}
 	err := c.run(ctx, io, args[1:])
 	var ue *usageError
+	var es exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &es):
+		return int(es)
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
