@@ -68,6 +68,7 @@ func (s *Scanner) rulesKey() string {
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8 decode=0", mod, cleanSetVersion, URLPasswordRule, urlPassword.String())
 		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%q", PasswordRule, passwordQuoted.String(), passwordBare.String(), passwordKeyWords)
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%d", AWSSecretRule, awsKeyID.String(), awsSecret.String(), awsPairLines)
 		s.key = fmt.Sprintf("%x", h.Sum(nil))
 	})
 	return s.key

@@ -131,12 +131,34 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 	if len(fs) == 0 {
 		return text, nil
 	}
-	out := replaceSecrets(text, fs)
+	out := replaceSecrets(text, fs, false)
+	return out, redactions(source, fs)
+}
+
+// RedactSource is [Scanner.Redact] for a source file on its way to a
+// structure tool (outline, truncate, find_symbol): a secret spanning
+// lines (a PEM key) leaves its line breaks after the marker, so every
+// other line keeps its number and the symbols found in the redacted text
+// point at the file's own lines.
+func (s *Scanner) RedactSource(source string, src []byte) ([]byte, []ctxd.Redaction) {
+	if len(src) == 0 {
+		return src, nil
+	}
+	text := string(src)
+	fs := s.find(text)
+	if len(fs) == 0 {
+		return src, nil
+	}
+	return []byte(replaceSecrets(text, fs, true)), redactions(source, fs)
+}
+
+// redactions lists fs as redactions of source, without the secrets.
+func redactions(source string, fs []finding) []ctxd.Redaction {
 	reds := make([]ctxd.Redaction, 0, len(fs))
 	for _, f := range fs {
 		reds = append(reds, ctxd.Redaction{Source: source, Line: f.line, Rule: f.rule})
 	}
-	return out, reds
+	return reds
 }
 
 // replaceSecrets returns text with each finding's secret replaced by its
@@ -145,8 +167,9 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 // identifier), so a secret used again later is hidden too, but a common
 // word a rule captured ("password" in http://user:password@host) does not
 // take "not_a_real_password" with it. Longer secrets come first, so a
-// secret containing another is replaced whole.
-func replaceSecrets(text string, fs []finding) string {
+// secret containing another is replaced whole. With keepLines, a marker
+// is followed by as many line breaks as its secret held.
+func replaceSecrets(text string, fs []finding, keepLines bool) string {
 	// Each secret once, with its first finding's rule and every line it
 	// was found on.
 	type secret struct {
@@ -202,7 +225,11 @@ func replaceSecrets(text string, fs []finding) string {
 			if overlaps(lo, hi) || !sc.lines[lineOf(lo)] && !standsAlone(text, lo, hi) {
 				continue
 			}
-			spans = append(spans, span{lo, hi, Marker(sc.rule)})
+			m := Marker(sc.rule)
+			if n := strings.Count(sc.text, "\n"); keepLines && n > 0 {
+				m += strings.Repeat("\n", n)
+			}
+			spans = append(spans, span{lo, hi, m})
 		}
 	}
 	if len(spans) == 0 {
@@ -289,6 +316,7 @@ func collect(raw []report.Finding, text string) []finding {
 	}
 	fs = append(fs, urlPasswords(text, seen)...)
 	fs = append(fs, passwordAssignments(text, seen)...)
+	fs = append(fs, awsSecretKeys(text, seen)...)
 	sort.Slice(fs, func(i, j int) bool {
 		if fs[i].line != fs[j].line {
 			return fs[i].line < fs[j].line
@@ -302,8 +330,9 @@ func collect(raw []report.Finding, text string) []finding {
 }
 
 // urlPassword matches the password of a URL's user info
-// (postgres://user:password@host): gitleaks' rule set has no rule for it.
-var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{1,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
+// (postgres://user:password@host, redis://:password@host with no user):
+// gitleaks' rule set has no rule for it.
+var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{0,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
 
 // URLPasswordRule is the rule id of ctxd's own URL-password rule.
 const URLPasswordRule = "url-password"

@@ -80,12 +80,12 @@ func decodeInitialize(params json.RawMessage) (protocol.InitializeParams, ctxdIn
 	}
 	// ctxd's fields sit beside LSP's, so unknown fields are expected here.
 	if err := json.Unmarshal(params, &own); err != nil {
-		return lsp, own, fmt.Errorf("initialize params: %s: %w", describe(err), ctxd.ErrInvalidParams)
+		return lsp, own, fmt.Errorf("initialize params: %s: %w", describe(err, &own), ctxd.ErrInvalidParams)
 	}
 	if raw := []byte(lsp.InitializationOptions); len(raw) > 0 && raw[0] == '{' {
 		var fromOpts ctxdInit
 		if err := json.Unmarshal(raw, &fromOpts); err != nil {
-			return lsp, own, fmt.Errorf("initializationOptions: %s: %w", describe(err), ctxd.ErrInvalidParams)
+			return lsp, own, fmt.Errorf("initializationOptions: %s: %w", describe(err, &own), ctxd.ErrInvalidParams)
 		}
 		mergeInit(&own, fromOpts)
 	}

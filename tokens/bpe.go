@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -159,10 +160,46 @@ func (b *bpeBackend) count(text string) int {
 			n += m.n
 			continue
 		}
-		k := len(b.merge(piece)) - 1
+		k := b.countLong(piece)
 		// A copy: the piece is a substring of a text the cache must not
 		// keep alive.
 		slot.Store(&mergedCount{piece: strings.Clone(piece), n: k})
+		n += k
+	}
+	return n
+}
+
+// maxMergePiece bounds the piece count merges whole. A longer piece (one
+// "word" of 64 KiB: a run of one letter, a minified blob without
+// separators) is counted window by window: merging costs about 100 bytes
+// of memory per byte of the piece, so a 30 MB run took 3 GB and 20 s. A
+// window boundary can split a token the whole piece would have merged,
+// so the count may be off by one token per 64 KiB (under 0.01%).
+const maxMergePiece = 64 << 10
+
+// countLong counts the tokens of a piece not in the vocabulary: merged
+// whole, or by windows of maxMergePiece bytes (each cached like a
+// piece, so a repeated run costs one merge).
+func (b *bpeBackend) countLong(piece string) int {
+	if len(piece) <= maxMergePiece {
+		return len(b.merge(piece)) - 1
+	}
+	n := 0
+	for len(piece) > 0 {
+		w := min(len(piece), maxMergePiece)
+		for w < len(piece) && w > maxMergePiece-4 && !utf8.RuneStart(piece[w]) {
+			w-- // never cut a rune
+		}
+		win := piece[:w]
+		piece = piece[w:]
+		_, h := hashString(win)
+		slot := &b.merged[h%mergedSlots]
+		if m := slot.Load(); m != nil && m.piece == win {
+			n += m.n
+			continue
+		}
+		k := len(b.merge(win)) - 1
+		slot.Store(&mergedCount{piece: strings.Clone(win), n: k})
 		n += k
 	}
 	return n

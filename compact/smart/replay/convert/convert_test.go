@@ -38,6 +38,7 @@ func loadFile(t *testing.T, name string) *Trajectory {
 }
 
 func TestConvertSynthetic(t *testing.T) {
+	testutil.NoRace(t) // the converter runs on one goroutine
 	tr := load(t)
 	dir := t.TempDir()
 	for _, f := range request.Formats {
