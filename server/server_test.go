@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
@@ -311,10 +310,10 @@ func TestDidChangeNotOpen(t *testing.T) {
 }
 
 func TestApplyEdit(t *testing.T) {
-	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+	pos := func(l, c uint32) lspPosition { return lspPosition{Line: l, Character: c} }
 	tests := []struct {
 		name, text string
-		start, end protocol.Position
+		start, end lspPosition
 		repl, want string
 		wantErr    bool
 	}{
@@ -327,7 +326,7 @@ func TestApplyEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := applyEdit(tt.text, protocol.Range{Start: tt.start, End: tt.end}, tt.repl)
+			got, err := applyEdit(tt.text, lspRange{Start: tt.start, End: tt.end}, tt.repl)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err %v, wantErr %v", err, tt.wantErr)
 			}
