@@ -1066,7 +1066,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.NotText) > 0 {
 		fmt.Fprintf(&b, "left out as not text: %s:", Files(len(r.NotText)))
 		for _, x := range r.NotText[:min(len(r.NotText), 5)] {
-			fmt.Fprintf(&b, " %s (%s)", x.Path, x.Reason)
+			fmt.Fprintf(&b, " %s (%s)", ctxd.EscapeName(x.Path), x.Reason)
 		}
 		if len(r.NotText) > 5 {
 			b.WriteString(" ...")
