@@ -30,6 +30,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/memo"
 	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/symbols"
 	"github.com/ctxd/ctxd/tokens"
@@ -151,6 +152,9 @@ func New(root string, opts Options) (*Engine, error) {
 		stateDir = sessions.StateDir(root, opts.StateDir)
 	}
 	if err := usableStateDir(stateDir); err != nil {
+		return nil, err
+	}
+	if err := sessions.CheckLinks(root, stateDir); err != nil {
 		return nil, err
 	}
 	ws, err := gather.NewWorkspace(root, gather.Options{
@@ -323,10 +327,10 @@ func ResolveRoot(given string) (string, error) {
 	return abs, nil
 }
 
-// Rank ranks the workspace's files lexically against query (BM25 over
+// Rank ranks the workspace's files lexically against request (BM25 over
 // path, content and defined names, times the role prior), best first, at
 // most limit (all when limit <= 0). `ctxd eval recall` uses it to say
 // where a file it missed ranked.
-func (e *Engine) Rank(ctx context.Context, query string, limit int) ([]gather.Hit, error) {
-	return e.ws.Rank(ctx, query, limit)
+func (e *Engine) Rank(ctx context.Context, request string, limit int) ([]gather.Hit, error) {
+	return e.ws.Rank(ctx, query.Parse(request), limit)
 }

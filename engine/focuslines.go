@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -34,10 +35,10 @@ const (
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted. It reports whether it read the symbol
 // index.
-func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
-	quals := qualifiers(request)
+	quals := q.Qualifiers
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -60,7 +61,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 							among = append(among, k)
 						}
 					}
-					for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+					for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(q, focusDefs, among) {
 						f.FocusLines = append(f.FocusLines, starts[k])
 					}
 					if len(f.FocusLines) == 0 {
@@ -113,7 +114,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
 			limit = 1
 		}
-		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(request, limit, among) {
+		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(q, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 		if gather.IsTestFile(c.Source) {
@@ -155,9 +156,7 @@ func usedDefs(content string, defs []index.Def, focus []int) []int {
 	}
 	used := map[string]bool{}
 	for _, b := range bodies {
-		for _, id := range identsOf(b) {
-			used[id] = true
-		}
+		query.ScanNames([]byte(b), func(id []byte) { used[string(id)] = true })
 	}
 	var out []int
 	for _, d := range defs {
@@ -199,27 +198,6 @@ func linesOf(s string, from, to int) string {
 		end += k + 1
 	}
 	return s[start:end]
-}
-
-// identsOf returns the identifiers of s (isIdentByte runs not starting
-// with a digit), with repeats.
-func identsOf(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		if !isIdentByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdentByte(s[j]) {
-			j++
-		}
-		if c := s[i]; c < '0' || c > '9' {
-			out = append(out, s[i:j])
-		}
-		i = j
-	}
-	return out
 }
 
 // classMethods returns the first lines of the methods of the classes

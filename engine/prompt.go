@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -31,6 +32,10 @@ type PromptRequest struct {
 	Format        string          `json:"format,omitempty"`
 	SessionID     string          `json:"session_id,omitempty"`
 	Tools         []ctxd.Tool     `json:"tools,omitempty"`
+	// RefuseSecretFiles: a secret file named in OpenFiles or Patterns is
+	// skipped with a warning (gather.Request.RefuseSecretFiles). Not a
+	// wire param: the MCP server sets it.
+	RefuseSecretFiles bool `json:"-"`
 }
 
 // BudgetRequest sets a token budget. Total alone is split by the shares
@@ -78,16 +83,17 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	progress("gathering")
 	res, err := e.ws.Gather(ctx, gather.Request{
-		Text:           req.UserRequest,
-		Task:           env.TaskType,
-		Patterns:       req.Patterns,
-		MaxFiles:       p.maxFiles,
-		OpenFiles:      req.OpenFiles,
-		Overlay:        e.overlaySnapshot(),
-		StructureDepth: e.cfg.Gather.StructureDepth,
-		Commits:        commitsParam(e.cfg.Gather.Commits),
-		Depth:          max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
-		ContextBudget:  p.contextBudget,
+		Query:             p.query,
+		Task:              env.TaskType,
+		Patterns:          req.Patterns,
+		MaxFiles:          p.maxFiles,
+		OpenFiles:         req.OpenFiles,
+		Overlay:           e.overlaySnapshot(),
+		StructureDepth:    e.cfg.Gather.StructureDepth,
+		Commits:           commitsParam(e.cfg.Gather.Commits),
+		Depth:             max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
+		ContextBudget:     p.contextBudget,
+		RefuseSecretFiles: req.RefuseSecretFiles,
 	})
 	if err != nil {
 		return nil, err // the gather package's errors say "gather: …"
@@ -101,7 +107,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	env.Warnings = append(env.Warnings, warns...)
-	syms := e.matchSymbols(ctx, req.UserRequest, chunks)
+	syms := e.matchSymbols(ctx, p.query, chunks)
 	// Saved at the end, also when only focusLines (below) read the index:
 	// the files it parsed are then parsed once, not by every process.
 	defer func() { e.saveSymbols(syms) }()
@@ -110,10 +116,10 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
 		return nil, err
 	}
-	if e.focusLines(ctx, req.UserRequest, env.TaskType, chunks) {
+	if e.focusLines(ctx, p.query, env.TaskType, chunks) {
 		syms = e.symbolIndex()
 	}
-	refLines(env.TaskType, req.UserRequest, chunks)
+	refLines(env.TaskType, p.query, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),
@@ -162,7 +168,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	if assemble {
 		progress("assembling")
-		env.Prompt = prompt.Build(env)
+		env.Prompt = prompt.Build(env, p.query.AsksChange)
 		var prs []ctxd.Redaction
 		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
 			return nil, err
@@ -198,7 +204,9 @@ const depthTokens = 800
 // plan is a validated request: the envelope's frame, the counter and the
 // context budget.
 type plan struct {
-	env           *ctxd.Envelope
+	env *ctxd.Envelope
+	// query is the request, read once: every stage asks it.
+	query         *query.Query
 	counter       tokens.Counter
 	contextBudget int
 	maxFiles      int
@@ -333,7 +341,8 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	counter = tokens.Stored(counter, e.countStore())
 	warnings := s.warnings
 
-	task, taskSource := prioritize.ResolveTask(explicit, req.UserRequest)
+	q := query.Parse(req.UserRequest)
+	task, taskSource := q.ResolveTask(explicit)
 	sessionID := req.SessionID
 	if sessionID == "" {
 		sessionID = newSessionID()
@@ -357,7 +366,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	// than both is cut in the middle (the original stays in
 	// original_input).
 	contextBudget := budget.Context
-	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, format))
+	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, q.AsksChange, format))
 	if over := reqTokens - budget.UserRequest; over > 0 {
 		if over <= contextBudget {
 			contextBudget -= over
@@ -378,7 +387,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
 		}
 	}
-	return &plan{env: env, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
+	return &plan{env: env, query: q, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
 }
 
 // minRequestTokens is the least of a request a prompt keeps when the

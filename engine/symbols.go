@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -19,6 +20,11 @@ type SymbolRequest struct {
 	Name string `json:"name"`
 	// MaxReferences caps the references returned (default 50).
 	MaxReferences int `json:"max_references,omitempty"`
+	// IncludeDocs also lists the lines of documentation files (Markdown,
+	// reStructuredText, AsciiDoc, plain text) that name the symbol: left
+	// out by default, where a name in the docs of a large project (and its
+	// translations) crowded out the code's own uses.
+	IncludeDocs bool `json:"include_docs,omitempty"`
 }
 
 // SymbolHit is a definition or a reference: a root-relative path and a
@@ -44,6 +50,9 @@ type SymbolResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// FilesSearched counts the workspace files read.
 	FilesSearched int `json:"files_searched"`
+	// Redactions lists the secrets replaced by markers in the files
+	// that gave a hit (source, line, rule; never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // FindSymbol finds a symbol's definitions (from the symbol index: the
@@ -56,9 +65,9 @@ type SymbolResult struct {
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := splitQualified(strings.TrimSpace(req.Name))
-	if name == "" || !isIdent(name) {
-		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
+	qual, name := query.SplitQualified(req.Name)
+	if name == "" || !isName(name) {
+		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
 	if maxRefs <= 0 {
@@ -76,11 +85,18 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if _, doc := docFormats[strings.ToLower(path.Ext(rel))]; doc && !req.IncludeDocs {
+			continue
+		}
 		src, ok := e.symbolSource(rel)
 		if !ok || !bytes.Contains(src, needle) {
 			continue
 		}
 		res.FilesSearched++
+		// Secrets are redacted before anything is cut from the text
+		// (redactSource), as for an outline.
+		src, reds := redactSource(rel, src)
+		hits := len(res.Definitions) + len(res.References)
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
 		var defs, named []index.Def
@@ -113,6 +129,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 			}
 			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: t})
 		}
+		if len(res.Definitions)+len(res.References) > hits {
+			res.Redactions = append(res.Redactions, reds...)
+		}
 	}
 	sort.SliceStable(res.Definitions, func(i, j int) bool {
 		return res.Definitions[i].Path < res.Definitions[j].Path
@@ -134,22 +153,10 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	return src, err == nil
 }
 
-// splitQualified splits "A.b", "a::b" or "a/b" into qualifier and name.
-func splitQualified(s string) (qual, name string) {
-	i := strings.LastIndexAny(s, ".:/")
-	if i < 0 {
-		return "", s
-	}
-	return strings.TrimRight(s[:i], ":"), s[i+1:]
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIdent(s string) bool {
+// isName reports a code name (see query.IsNameByte).
+func isName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isIdentByte(s[i]) {
+		if !query.IsNameByte(s[i]) {
 			return false
 		}
 	}
@@ -165,7 +172,7 @@ func hasIdent(line, name []byte) bool {
 		}
 		i += off
 		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
 			return true
 		}
 		off = i + 1

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/par"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/symbols"
 )
 
@@ -42,20 +42,6 @@ func (e *Engine) symbolIndex() *symbols.Index {
 	return e.syms
 }
 
-// qualifiers returns the non-final parts of the qualified names text
-// writes: requests and utils of requests.utils.get_netrc_auth, Request of
-// Request.hooks.
-func qualifiers(text string) map[string]bool {
-	quals := map[string]bool{}
-	for _, q := range symbols.Qualified(text) {
-		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
-		for _, p := range parts[:max(len(parts)-1, 0)] {
-			quals[p] = true
-		}
-	}
-	return quals
-}
-
 // saveSymbols persists x, the engine's symbol index (its entries go to
 // the record file as they are parsed; this writes those of an index made
 // before the state directory's index/ existed, and compacts), only where
@@ -81,22 +67,21 @@ func (e *Engine) saveSymbols(x *symbols.Index) {
 // name excepted), and a file whose language is not parsed keeps its text
 // matches. Requests without code identifiers parse nothing. It returns the
 // index it read (nil when it read none), for saveSymbols.
-func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) *symbols.Index {
-	qualified := symbols.Qualified(text)
-	ids := append(gather.RequestIdents(text), qualified...)
+func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) *symbols.Index {
+	ids := q.Names()
 	if len(ids) == 0 {
 		return nil
 	}
 	// The qualifiers of a qualified name (requests and utils of
 	// requests.utils.get_netrc_auth) are modules and packages, not names a
 	// file uses: their text matches are dropped.
-	quals := qualifiers(text)
+	quals := q.Qualifiers
 	x := e.symbolIndex()
 	// Only a file whose text holds one of the names, in some case style,
 	// can define it: the others are not parsed.
 	var folded []string
 	for _, id := range ids {
-		_, name := symbols.SplitQualified(id)
+		_, name := query.SplitQualified(id)
 		if f := symbols.Fold(name); f != "" && !slices.Contains(folded, f) {
 			folded = append(folded, f)
 		}
@@ -173,7 +158,7 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 // "Relevance" after issue 14.)
 func pinNamed(chunks []ctxd.Chunk, files []int, matches [][]symbols.Match, names []string) {
 	for _, q := range names {
-		qual, name := symbols.SplitQualified(q)
+		qual, name := query.SplitQualified(q)
 		pin := -1
 		for k, ms := range matches {
 			if slices.ContainsFunc(ms, func(m symbols.Match) bool {

@@ -26,7 +26,11 @@ type Options struct {
 	Budgets []int
 	// Progress, when set, receives one line per replayed case.
 	Progress io.Writer
-	Logger   *slog.Logger
+	// Step, when set, is called before each case is replayed with its
+	// 0-based index, the number of cases and the commit: a terminal's
+	// progress line.
+	Step   func(i, n int, commit string)
+	Logger *slog.Logger
 }
 
 // Score is the recall of one method at one budget.
@@ -128,6 +132,9 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if opts.Step != nil {
+			opts.Step(i, len(cases), c.Commit)
+		}
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err
 		}
@@ -162,7 +169,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			for _, ch := range env.Context.Chunks {
 				if ch.Content != "" {
 					in[ch.Source] = true
-					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.TruncBodies) {
+					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.ViewBodies) {
 						full++
 					}
 				}
@@ -229,10 +236,7 @@ func answerViews(chunks []ctxd.Chunk, answer []string) string {
 		v := "-"
 		for _, ch := range chunks {
 			if ch.Source == a && ch.Content != "" {
-				v = "whole"
-				if ch.Truncated {
-					v = ch.Truncation
-				}
+				v = string(ch.Shown())
 			}
 		}
 		parts = append(parts, a+"="+v)

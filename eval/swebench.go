@@ -346,7 +346,7 @@ func runInstance(ctx context.Context, wt string, in Instance, budgets []int, cfg
 				continue
 			}
 			c.Found++
-			if !ch.Truncated || ch.Truncation == ctxd.TruncBodies {
+			if !ch.Truncated || ch.Truncation == ctxd.ViewBodies {
 				c.Full++
 			}
 			if !ch.Truncated {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 )
 
 // linksRepo builds a repository where the answers to its requests share
@@ -67,7 +68,7 @@ func TestLinkSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The answer shares no word with the request.
-			hits, err := w.Rank(t.Context(), tt.request, 0)
+			hits, err := w.Rank(t.Context(), query.Parse(tt.request), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestLinkSignals(t *testing.T) {
 					t.Fatalf("%s matches the request lexically; the test needs it not to", tt.answer)
 				}
 			}
-			res, err := w.Gather(t.Context(), Request{Text: tt.request, Task: ctxd.TaskImplement, Depth: 1})
+			res, err := w.Gather(t.Context(), Request{Query: query.Parse(tt.request), Task: ctxd.TaskImplement, Depth: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +120,7 @@ func TestLinkGraphCached(t *testing.T) {
 	defer w.Close()
 	graphOf := func() *linkGraph {
 		t.Helper()
-		if _, err := w.Gather(t.Context(), Request{Text: "refund payment endpoint", Task: ctxd.TaskImplement}); err != nil {
+		if _, err := w.Gather(t.Context(), Request{Query: query.Parse("refund payment endpoint"), Task: ctxd.TaskImplement}); err != nil {
 			t.Fatal(err)
 		}
 		w.snapMu.Lock()
@@ -169,7 +170,7 @@ func BenchmarkPageRank(b *testing.B) {
 	s := benchSnapshot(b, src)
 	lg := s.links(b.Context(), nil)
 	seeds := map[int32]float64{}
-	for _, h := range s.index.Rank(gorootRequest.Text, 10) {
+	for _, h := range s.index.Rank(gorootRequest.Query, 10) {
 		if i, ok := s.fileIndex(h.Path); ok {
 			seeds[i] = 1
 		}
@@ -214,4 +215,42 @@ func FuzzParseNameLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCoChangeSkipsConfigNoise: files of no language (.editorconfig,
+// .gitignore) that changed with the request's file more often than its
+// real partner are not pulled in by co-change; the partner still is.
+func TestCoChangeSkipsConfigNoise(t *testing.T) {
+	root := linksRepo(t)
+	for i := range 4 {
+		testutil.WriteFiles(t, root, map[string]string{
+			"billing/charge.py": "\"\"\"Charges.\"\"\"\n\n\ndef charge_card(card):\n    \"\"\"Charge a card; a declined card raises.\"\"\"\n    raise ValueError(\"card declined\")\n" + strings.Repeat("\n# w\n", i+1),
+			".editorconfig":     "root = true\n" + strings.Repeat("[*]\n", i+1),
+			".gitignore":        "*.pyc\n" + strings.Repeat("build/\n", i+1),
+		})
+		gitCommitAll(t, root, fmt.Sprintf("tidy %d", i), fmt.Sprintf("2024-02-0%dT10:00:00Z", i+1))
+	}
+	w, err := NewWorkspace(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, err := w.Gather(t.Context(), Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskDebug, Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := false
+	for _, c := range res.Chunks {
+		switch {
+		case c.Source == ".editorconfig" || c.Source == ".gitignore":
+			if c.Facts.CoChangeRank > 0 || containsPrefix(c.Facts.Reasons, reasonCoChange) {
+				t.Errorf("%s pulled in by co-change: rank %d, reasons %q", c.Source, c.Facts.CoChangeRank, c.Facts.Reasons)
+			}
+		case c.Source == "audit/trail.py":
+			partner = containsPrefix(c.Facts.Reasons, reasonCoChange)
+		}
+	}
+	if !partner {
+		t.Errorf("audit/trail.py not gathered as changed together with charge.py; chunks %v", sources(res))
+	}
 }

@@ -390,7 +390,7 @@ func TestGoClient(t *testing.T) {
 		}{
 			{"outline", map[string]any{"path": "../../etc/passwd"}, "outside root"},
 			{"outline", map[string]any{"path": "nope.go"}, "not found"},
-			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "rehydrate"},
+			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "(check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"},
 			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
 			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
 			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
@@ -398,6 +398,9 @@ func TestGoClient(t *testing.T) {
 			res := call(t, cs, tc.tool, tc.args)
 			if !res.IsError || !strings.Contains(text(t, res), tc.want) {
 				t.Errorf("%s %v: isError=%v %q, want a tool error containing %q", tc.tool, tc.args, res.IsError, text(t, res), tc.want)
+			}
+			if msg := text(t, res); strings.Count(msg, tc.tool+":") > 1 || strings.Count(msg, "(") > 1 {
+				t.Errorf("%s %v: %q says the tool twice or adds an unrelated hint", tc.tool, tc.args, msg)
 			}
 		}
 		// Arguments that fail the schema are tool errors too.
@@ -437,5 +440,30 @@ func TestRootDefaultsToGitTopLevel(t *testing.T) {
 	res := call(t, cs, "outline", map[string]any{"path": "main.go"})
 	if res.IsError || !strings.Contains(text(t, res), "main.go (go)") {
 		t.Errorf("outline main.go from store/: %s", text(t, res))
+	}
+}
+
+// TestCompactHistoryRedacts: with secrets.redact_conversation in the
+// workspace's configuration, compact_history (the pruner and Smart
+// Context) sends no secret on: the redaction is the request flow's, as
+// in the CLI, the daemon and the proxy.
+func TestCompactHistoryRedacts(t *testing.T) {
+	const pat = "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"
+	files := map[string]string{".ctxd.toml": "[secrets]\nredact_conversation = true\n"}
+	for k, v := range repoFiles {
+		files[k] = v
+	}
+	cs := connect(t, testutil.GitRepo(t, files), nil)
+	req := chatRequest()
+	msgs := req["messages"].([]any)
+	msgs[1] = map[string]any{"role": "user", "content": "Use the token " + pat + " to push."}
+	for _, smartOn := range []bool{false, true} {
+		res := call(t, cs, "compact_history", map[string]any{"request": req, "smart": smartOn, "session": "mcp-redact", "window": 128000})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		if body := text(t, res); strings.Contains(body, pat) || !strings.Contains(body, "[REDACTED github-pat]") {
+			t.Errorf("smart %v: the secret went on unredacted", smartOn)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,10 +72,15 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	format := routeFormats[r.URL.Path]
 	req, err := request.Parse(body, format)
 	if err != nil {
-		return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot make this %s request safe to rewrite, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
+		if bytes.Contains(body, []byte(request.MarkerOpen)) {
+			// It may carry ctxd references, which only a parsed
+			// request can resolve: fail closed.
+			return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot read this %s request, which holds ctxd references, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
+		}
+		return p.stepAside(rec, body, "unparsed", err)
 	}
 	call := p.opts.Call
-	call.Mode, call.Format = p.opts.Mode, format
+	call.Mode, call.Format, call.Parsed = p.opts.Mode, format, req
 	call.Session = r.Header.Get(HeaderSession)
 	rec.SessionSource = "header"
 	if call.Session == "" {
@@ -87,6 +93,9 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	st := p.session(call.Session)
 	call.ObservedInputTokens, call.Feedback = st.lastObserved, st.feedback
 	call.EstimateRatio = p.estimateRatio(req.Model)
+	if mu := p.models[req.Model]; mu != nil && call.ObservedContextWindow == 0 {
+		call.ObservedContextWindow = mu.Window
+	}
 	call.Retrieval = p.retrieval()
 	st.feedback = smart.Feedback{}
 	rec.ArtifactReads, st.artifactReads = st.artifactReads, 0
@@ -97,20 +106,84 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	// the body forwarded.
 	out, rep, err := p.opts.Flow.optimize(r.Context(), body, call)
 	if err != nil {
-		if errors.Is(err, ctxd.ErrInvalidParams) {
-			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot make this request safe to rewrite, so it was not forwarded: " + ctxd.Message(err)
+		if errors.Is(err, request.ErrUnresolvedReference) {
+			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot resolve a reference of this request, so it was not forwarded: " + ctxd.Message(err)
 		}
-		return nil, http.StatusInternalServerError, "ctxd_rewrite_failed", "ctxd proxy failed to rewrite the request and did not forward it: " + ctxd.Message(err)
+		if r.Context().Err() != nil {
+			return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+		}
+		return p.stepAside(rec, body, "rewrite_failed", err)
 	}
 	rec.Report = rep
+	if rep != nil && rep.ModelContextWindowSource == smart.WindowNone {
+		p.statsMu.Lock()
+		first := !st.noWindowLogged
+		st.noWindowLogged = true
+		p.statsMu.Unlock()
+		if first {
+			p.log.Warn("no context window known for this model, so no step driven by window pressure runs in this session; give it with --context-window or context_window in the configuration",
+				"session_id", call.Session, "model", req.Model)
+		}
+	}
+	rec.CacheStable = p.cacheStable(call.Session, req, body, out)
 	return out, 0, "", ""
+}
+
+// cacheStable reports whether what went upstream for a session last
+// time is a byte-for-byte prefix of what goes now, up to the end of the
+// previous request's last item (so a provider's prompt cache can hold):
+// "yes", "no", or "new" for a session's first request. It remembers a
+// hash and a length per session, nothing of the text.
+func (p *Proxy) cacheStable(session string, req *request.Request, in, out []byte) string {
+	if len(req.Items) == 0 {
+		return ""
+	}
+	// Nothing after the last item is rewritten: its end in out is as far
+	// from the end of the body as it is in in.
+	end := len(out) - (len(in) - req.Items[len(req.Items)-1].Span.End)
+	if end < 0 || end > len(out) {
+		return ""
+	}
+	p.statsMu.Lock()
+	st := p.session(session)
+	prevLen, prevHash := st.prefixLen, st.prefixHash
+	p.statsMu.Unlock()
+	verdict := "new"
+	if prevLen > 0 {
+		verdict = "no"
+		if prevLen <= end && sha256.Sum256(out[:prevLen]) == prevHash {
+			verdict = "yes"
+		}
+	}
+	h := sha256.Sum256(out[:end])
+	p.statsMu.Lock()
+	st = p.session(session)
+	st.prefixLen, st.prefixHash = end, h
+	p.statsMu.Unlock()
+	return verdict
+}
+
+// statusClientClosed is the status logged for a request whose client
+// left while it was rewritten (nginx's 499; nobody reads the answer).
+const statusClientClosed = 499
+
+// stepAside forwards the original body when the proxy cannot improve a
+// request safely (a body it cannot read, a request over the window it
+// cannot fit, a state directory it cannot write): the provider judges
+// the request as if no proxy stood between, and the agent sees the
+// provider's own answer (a context-length error it knows how to handle).
+// Only a request whose ctxd references cannot be resolved fails closed.
+func (p *Proxy) stepAside(rec *record, body []byte, why string, err error) ([]byte, int, string, string) {
+	rec.Mode, rec.Reason = string(smart.ModeExact), "stepped_aside_"+why
+	p.log.Warn("request forwarded unmodified: ctxd could not improve it safely", "reason", why, "err", ctxd.Message(err))
+	return body, 0, "", ""
 }
 
 // fail answers a request the proxy will not forward, and logs its record.
 func (p *Proxy) fail(w http.ResponseWriter, rec *record, status int, code, msg string) {
 	rec.Status, rec.Failed = status, code
 	writeError(w, status, code, msg)
-	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+	p.logRecord(rec)
 }
 
 // writeError writes an error in the shape both OpenAI and Anthropic

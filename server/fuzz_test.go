@@ -10,8 +10,6 @@ import (
 	"slices"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 )
@@ -55,23 +53,14 @@ func FuzzStreamHostile(f *testing.F) {
 // $/cancelRequest), each as the handler runs it, up to where it would call
 // the engine. TestParamDecodersCoverMethods keeps the list complete.
 var paramDecoders = map[string]func(data []byte) error{
-	"ctx/gather":      decodeInto[engine.PromptRequest],
-	"ctx/buildPrompt": decodeInto[engine.PromptRequest],
-	"ctx/countTokens": decodeInto[engine.CountRequest],
-	"ctx/outline":     decodeInto[engine.OutlineRequest],
-	"ctx/pack":        decodeInto[packParams],
-	"ctx/compressMessages": decodeInto[struct {
-		engine.CompressRequest
-		redactParam
-	}],
-	"ctx/pruneForRetry": decodeInto[struct {
-		engine.CompressRequest
-		redactParam
-	}],
-	"ctx/optimizeRequest": decodeInto[struct {
-		engine.OptimizeRequest
-		redactParam
-	}],
+	"ctx/gather":             decodeInto[engine.PromptRequest],
+	"ctx/buildPrompt":        decodeInto[engine.PromptRequest],
+	"ctx/countTokens":        decodeInto[engine.CountRequest],
+	"ctx/outline":            decodeInto[engine.OutlineRequest],
+	"ctx/pack":               decodeInto[PackParams],
+	"ctx/compressMessages":   decodeInto[engine.CompressRequest],
+	"ctx/pruneForRetry":      decodeInto[engine.CompressRequest],
+	"ctx/optimizeRequest":    decodeInto[engine.OptimizeRequest],
 	"ctx/rehydrate":          decodeInto[engine.RehydrateRequest],
 	"ctx/status":             decodeInto[struct{}],
 	"ctx/checkpoint/save":    decodeInto[engine.SaveRequest],
@@ -88,19 +77,19 @@ var paramDecoders = map[string]func(data []byte) error{
 		}
 		return err
 	},
-	"textDocument/didOpen":  decodeLSP[protocol.DidOpenTextDocumentParams],
-	"textDocument/didClose": decodeLSP[protocol.DidCloseTextDocumentParams],
+	"textDocument/didOpen":  decodeLSP,
+	"textDocument/didClose": decodeLSP,
 	"textDocument/didChange": func(data []byte) error {
-		var p protocol.DidChangeTextDocumentParams
-		if err := protocol.Unmarshal(data, &p); err != nil {
-			return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
+		var p lspChangeParams
+		if err := decodeDocumentParams(data, &p, &p.TextDocument); err != nil {
+			return err
 		}
 		// The edits apply to a buffer as the handler applies them: a
 		// range out of the text is an error, never a panic.
 		text := "package a\n\nfunc A() {}\n// ünïcode 😀\n"
-		for _, ch := range p.ContentChanges {
-			if c, ok := ch.(*protocol.TextDocumentContentChangePartial); ok {
-				if out, err := applyEdit(text, c.Range, c.Text); err == nil {
+		for _, c := range p.ContentChanges {
+			if c.Range != nil {
+				if out, err := applyEdit(text, *c.Range, c.Text); err == nil {
 					text = out
 				}
 			}
@@ -130,13 +119,10 @@ func decodeInto[T any](data []byte) error {
 	return nil
 }
 
-// decodeLSP decodes LSP params as the document handlers do.
-func decodeLSP[T any](data []byte) error {
-	var p T
-	if err := protocol.Unmarshal(data, &p); err != nil {
-		return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
-	}
-	return nil
+// decodeLSP decodes didOpen's or didClose's params as their handlers do.
+func decodeLSP(data []byte) error {
+	var p lspDocumentParams
+	return decodeDocumentParams(data, &p, &p.TextDocument)
 }
 
 // TestParamDecodersCoverMethods: every method of the table has its

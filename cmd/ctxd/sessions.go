@@ -1,18 +1,22 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/sessions"
 )
@@ -102,8 +106,24 @@ func runSessions(ctx context.Context, io *IO, args []string) error {
 	if !ok {
 		return usagef("unknown subcommand %q: want list, show, resume, timeline, fork, rm or gc", args[0])
 	}
-	return run(ctx, io, args[1:])
+	return notFoundHint(run(ctx, io, args[1:]))
 }
+
+// notFoundHint rewrites a missing session's error for a person: the
+// store's wording names its operation ("restore: session x: not found"
+// answered `show`), this one the session and where to look.
+func notFoundHint(err error) error {
+	if !errors.Is(err, ctxd.ErrNotFound) {
+		return err
+	}
+	msg := ctxd.Message(err)
+	if m := sessionInError.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("no session %q", m[1])
+	}
+	return fmt.Errorf("%s (ctxd sessions list shows the saved sessions; --state-dir names another state directory)", msg)
+}
+
+var sessionInError = regexp.MustCompile(`session ([^\s:]+)`)
 
 // sessionsFlagSet returns the flag set of one subcommand (usage: its
 // arguments after the name) with the flags every subcommand takes.
@@ -486,10 +506,7 @@ func printCheckpoint(w io.Writer, r *sessions.Restored) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "\nSOURCE\tTYPE\tLEVEL\tTOKENS\tSCORE\tHASH")
 		for _, c := range cp.Chunks {
-			level := c.Truncation
-			if level == "" {
-				level = "none"
-			}
+			level := cmp.Or(c.Truncation, ctxd.ViewFull)
 			h := c.Hash
 			if len(h) > 12 {
 				h = h[:12]
