@@ -537,3 +537,31 @@ func TestNamesAreData(t *testing.T) {
 		t.Errorf("XML prompt: no history:\n%s", p)
 	}
 }
+
+// TestShallowCloneAndHugeIgnore: a shallow clone's history says it is
+// shallow and keeps the commits it has; a .gitignore over 4 MiB is
+// named by pack as not applied (its files are packed).
+func TestShallowCloneAndHugeIgnore(t *testing.T) {
+	src := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(src, "a.go"), []byte(fmt.Sprintf("package a\n\nfunc F%d() {}\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testutil.GitCommitAll(t, src)
+	}
+	dir := filepath.Join(t.TempDir(), "shallow")
+	testutil.Git(t, filepath.Dir(dir), "clone", "-q", "--depth", "2", "file://"+src, dir)
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--budget", "4000", "what changed recently")
+	if code != 0 || !strings.Contains(errOut, "git history is shallow") || !strings.Contains(out, "## Recent Changes") {
+		t.Errorf("shallow clone: exit %d, stderr %q, history kept %v", code, errOut, strings.Contains(out, "## Recent Changes"))
+	}
+
+	big := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "build/out.go": "package build\n"})
+	if err := os.WriteFile(filepath.Join(big, ".gitignore"), []byte("build/\n"+strings.Repeat("# padding line\n", 5<<20/15)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runCtxd(t, big, "", nil, "pack", "--output", "-")
+	if code != 0 || !strings.Contains(errOut, ".gitignore is over 4 MiB and was not read") {
+		t.Errorf("pack with a 5 MiB .gitignore: exit %d, stderr %q", code, errOut)
+	}
+}
