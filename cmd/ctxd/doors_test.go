@@ -56,21 +56,27 @@ func startMCPArgs(t *testing.T, dir string, flags ...string) *mcpClient {
 	c := &mcpClient{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	t.Cleanup(func() {
 		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("mcp stderr:\n%s", stderr.String())
-		}
+		waitOrKill(t, cmd, "mcp", stderr.String)
 	})
 	c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "doors-test", "version": "1"}})
 	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized", "params": map[string]any{}})
 	return c
+}
+
+// waitOrKill waits up to 10 s for a process the test asked to stop, then
+// kills it; a failed test logs what it wrote on stderr.
+func waitOrKill(t *testing.T, cmd *exec.Cmd, name string, stderr func() string) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+	if t.Failed() {
+		t.Logf("%s stderr:\n%s", name, stderr())
+	}
 }
 
 func (c *mcpClient) send(v any) {
