@@ -20,6 +20,11 @@ type SymbolRequest struct {
 	Name string `json:"name"`
 	// MaxReferences caps the references returned (default 50).
 	MaxReferences int `json:"max_references,omitempty"`
+	// IncludeDocs also lists the lines of documentation files (Markdown,
+	// reStructuredText, AsciiDoc, plain text) that name the symbol: left
+	// out by default, where a name in the docs of a large project (and its
+	// translations) crowded out the code's own uses.
+	IncludeDocs bool `json:"include_docs,omitempty"`
 }
 
 // SymbolHit is a definition or a reference: a root-relative path and a
@@ -62,7 +67,7 @@ type SymbolResult struct {
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := query.SplitQualified(req.Name)
 	if name == "" || !isName(name) {
-		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
 	if maxRefs <= 0 {
@@ -79,6 +84,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if _, doc := docFormats[strings.ToLower(path.Ext(rel))]; doc && !req.IncludeDocs {
+			continue
 		}
 		src, ok := e.symbolSource(rel)
 		if !ok || !bytes.Contains(src, needle) {

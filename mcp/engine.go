@@ -43,7 +43,7 @@ func (s *Server) inRoot(p string) error {
 }
 
 func (s *Server) symbols(ctx context.Context, in FindSymbolIn) (*engine.SymbolResult, error) {
-	return s.eng.FindSymbol(ctx, engine.SymbolRequest{Name: in.Name, MaxReferences: in.MaxReferences})
+	return s.eng.FindSymbol(ctx, engine.SymbolRequest{Name: in.Name, MaxReferences: in.MaxReferences, IncludeDocs: in.IncludeDocs})
 }
 
 func (s *Server) outlineFile(ctx context.Context, in OutlineIn) (*engine.OutlineResult, error) {

@@ -62,8 +62,9 @@ type BuildContextOut struct {
 
 // FindSymbolIn are find_symbol's arguments.
 type FindSymbolIn struct {
-	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'Store.Open' (type.member) or 'artifacts.Open' (package.name)"`
+	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'open()', 'Store.Open' or 'Store#open' (type.member) or 'artifacts.Open' (package.name)"`
 	MaxReferences int    `json:"max_references,omitempty" jsonschema:"most references to return (default 50)"`
+	IncludeDocs   bool   `json:"include_docs,omitempty" jsonschema:"also list the lines of documentation files (Markdown, reST, text) that name it; code only by default"`
 }
 
 // OutlineIn are outline's arguments.
@@ -146,7 +147,7 @@ Use it first when asked about or asked to change this codebase. The text result 
 		Title:       "Find a symbol's definitions and references",
 		Annotations: ro,
 		Description: `Find where a function, type, method, constant or variable is defined (path, line, signature) and where it is used (path, line, the line's text).
-Give a bare name ('Open') or qualify it with its type or package ('Store.Open', 'artifacts.Open') to narrow the definitions.`,
+Give a bare name ('Open', 'open()') or qualify it with its type or package ('Store.Open', 'Store#open', 'artifacts.Open') to narrow the definitions. Only code files are searched unless include_docs is set.`,
 	}, instrument(s, "find_symbol", s.findSymbol))
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name:        "outline",
@@ -194,14 +195,18 @@ func instrument[In, Out any](s *Server, name string, h sdk.ToolHandlerFor[In, Ou
 // toolMessage is the text of a tool error: the cause without Go's
 // sentinel suffixes, and a hint when the fix is a known one.
 func toolMessage(tool string, err error) string {
-	msg := tool + ": " + ctxd.Message(err)
+	// The engine's errors may start with the operation, which is often
+	// the tool's name ("rehydrate: rehydrate: …" said it twice).
+	msg := tool + ": " + strings.TrimPrefix(ctxd.Message(err), tool+": ")
 	switch {
+	case errors.Is(err, ctxd.ErrNotFound) && tool == "rehydrate":
+		msg += " (check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"
 	case errors.Is(err, ctxd.ErrOutsideRoot):
 		msg += " (give a path inside the repository root, relative to it)"
 	case errors.Is(err, artifacts.ErrCorrupt):
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
 	case errors.Is(err, ctxd.ErrNotFound):
-		msg += " (check the path or the session id and hash; find_symbol and outline take root-relative paths)"
+		msg += " (check the path: find_symbol and outline take root-relative paths)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -1,7 +1,10 @@
 // Package secrets finds secrets inside ordinary text (source files,
 // rendered prompts, conversation messages) with gitleaks' maintained rule
-// set, used as a Go library, and replaces each with a marker naming the
-// rule: "[REDACTED aws-access-token]". The rest of the text is kept.
+// set, and replaces each with a marker naming the rule:
+// "[REDACTED aws-access-token]". The rest of the text is kept. The rules
+// are generated from the pinned gitleaks module (rules_gen.go) and run by
+// ctxd's own detection loop (detect.go), which finds what gitleaks'
+// detector finds; gitleaks itself is linked into the tests only.
 //
 // Scanning is cached by the SHA-256 of the text, so a warm request whose
 // files did not change pays only for hashing.
@@ -19,10 +22,6 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd"
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // maxCached bounds the cache; when full it is emptied (the working set of
@@ -42,7 +41,7 @@ type Scanner struct {
 	// process whose texts are all in the persisted clean set never
 	// compiles the rules.
 	detOnce  sync.Once
-	det      *detect.Detector
+	det      *detector
 	detErr   error
 	fastOnce sync.Once
 	fast     *fastPath // nil: every text gets the full scan (fast.go)
@@ -74,29 +73,26 @@ func Default() (*Scanner, error) {
 	return defaultScanner, defaultErr
 }
 
-// detector returns the gitleaks detector, building it on first use.
-func (s *Scanner) detector() (*detect.Detector, error) {
+// detector returns the detector of every rule, compiling the rules on
+// first use.
+func (s *Scanner) detector() (*detector, error) {
 	s.detOnce.Do(func() {
 		if s.det != nil {
 			return
 		}
-		// gitleaks logs to stderr through a global logger; ctxd's stderr
-		// is its own log, which never holds source text.
-		logging.Logger = zerolog.Nop()
-		det, err := detect.NewDetectorDefaultConfig()
+		rules, allow, err := compiledRules()
 		if err != nil {
-			s.detErr = fmt.Errorf("secrets: loading gitleaks rules: %w", err)
+			s.detErr = fmt.Errorf("secrets: compiling the rules: %w", err)
 			return
 		}
-		det.MaxDecodeDepth = 0
-		s.det = det
+		s.det = newDetector(rules, allow)
 	})
 	return s.det, s.detErr
 }
 
 // fastPath returns the fast path (nil when the rules do not allow it),
 // built once beside the detector.
-func (s *Scanner) fastPath(det *detect.Detector) *fastPath {
+func (s *Scanner) fastPath(det *detector) *fastPath {
 	s.fastOnce.Do(func() {
 		s.fast = newFastPath(det)
 	})
@@ -283,20 +279,20 @@ func (s *Scanner) find(text string) []finding {
 }
 
 // scan runs the rules over text: by the fast path when fast is set and
-// the rules allow it, else gitleaks' full scan (the same findings).
-func (s *Scanner) scan(det *detect.Detector, text string, fast bool) []finding {
-	var raw []report.Finding
+// the rules allow it, else the full scan (the same findings).
+func (s *Scanner) scan(det *detector, text string, fast bool) []finding {
+	var raw []rawFinding
 	if fp := s.fastPath(det); fast && fp != nil {
 		raw = fp.find(text)
 	} else {
-		raw = det.DetectString(text)
+		raw = det.detect(text)
 	}
 	return collect(raw, text)
 }
 
-// collect turns gitleaks' findings in text into ctxd's, with ctxd's own
+// collect turns the rules' findings in text into ctxd's, with ctxd's own
 // url-password and password-assignment rules, deduplicated and sorted.
-func collect(raw []report.Finding, text string) []finding {
+func collect(raw []rawFinding, text string) []finding {
 	var fs []finding
 	seen := map[finding]bool{}
 	for _, f := range raw {

@@ -29,7 +29,9 @@ func init() {
 	register(method{name: "ctx/pack", async: true, handle: packWorkspace})
 }
 
-type packParams struct {
+// PackParams are the params of ctx/pack: the pack's options, its format
+// and the file to write it to.
+type PackParams struct {
 	pack.Options
 	Format string `json:"format,omitempty"`
 	Output string `json:"output,omitempty"`
@@ -42,7 +44,7 @@ type packResult struct {
 }
 
 func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p packParams
+	var p PackParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}

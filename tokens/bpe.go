@@ -1,22 +1,18 @@
 package tokens
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // bpeBackend is ctxd's own implementation of tiktoken's byte-pair
-// encoding: the vocabularies embedded by github.com/pkoukk/tiktoken-go-loader,
+// encoding: the vocabularies of github.com/pkoukk/tiktoken-go-loader,
+// embedded in a compact form (vocab.go),
 // a hand-written matcher of tiktoken's split patterns (pretokenize.go), and
 // a merge loop that takes O(n log n) on long pieces. It exists because neither library
 // is both right and fast (see docs/tokens.md): tiktoken-go/tokenizer's
@@ -33,9 +29,9 @@ type bpeBackend struct {
 	split   func(text string, f func(piece string))
 	pieceAt func(s scanner, i int) int
 
-	file  string // the embedded .tiktoken file
-	once  sync.Once
-	ranks *rankTable // set by load
+	encoding string // its embedded vocabulary is vocabFile(encoding)
+	once     sync.Once
+	ranks    *rankTable // set by load
 	// everyByte: every single byte is a token (true of tiktoken's
 	// encodings; checked by load), so a one-byte piece is one token.
 	everyByte bool
@@ -67,24 +63,19 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
-	file := encoding + ".tiktoken"
-	if _, err := fs.Stat(tiktokenassets.Assets, file); err != nil {
+	if _, err := fs.Stat(vocabFiles, vocabFile(encoding)); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	return &bpeBackend{file: file, split: split, pieceAt: pieceAt}, nil
+	return &bpeBackend{encoding: encoding, split: split, pieceAt: pieceAt}, nil
 }
 
 // load decodes the vocabulary once. The file is embedded and checked by
 // the tests, so a decoding error is a broken build.
 func (b *bpeBackend) load() {
 	b.once.Do(func() {
-		data, err := tiktokenassets.Assets.ReadFile(b.file) // a copy, dropped after parsing
+		ranks, err := loadVocab(b.encoding)
 		if err != nil {
-			panic(fmt.Sprintf("read the embedded vocabulary: %v", err))
-		}
-		ranks, err := parseTiktokenRanks(data)
-		if err != nil {
-			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
+			panic(err.Error())
 		}
 		b.ranks = ranks
 		b.everyByte = true
@@ -94,48 +85,6 @@ func (b *bpeBackend) load() {
 			}
 		}
 	})
-}
-
-// parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
-// line. The tokens are decoded into one buffer the table indexes.
-func parseTiktokenRanks(data []byte) (*rankTable, error) {
-	type entry struct{ off, n, rank int }
-	entries := make([]entry, 0, bytes.Count(data, []byte{'\n'})+1)
-	buf := make([]byte, 0, len(data)*3/4)
-	for line := 1; len(data) > 0; line++ {
-		l := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if len(l) == 0 {
-			continue
-		}
-		tok, rank, ok := bytes.Cut(l, []byte{' '})
-		if !ok {
-			return nil, fmt.Errorf("line %d: want \"token rank\"", line)
-		}
-		off := len(buf)
-		buf = buf[:off+base64.StdEncoding.DecodedLen(len(tok))]
-		n, err := base64.StdEncoding.Decode(buf[off:], tok)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		buf = buf[:off+n]
-		r, err := strconv.Atoi(string(rank))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		entries = append(entries, entry{off, n, r})
-	}
-	ranks := newRankTable(string(buf), len(entries))
-	for _, e := range entries {
-		if err := ranks.put(e.off, e.n, e.rank); err != nil {
-			return nil, err
-		}
-	}
-	return ranks, nil
 }
 
 func (b *bpeBackend) count(text string) int {
