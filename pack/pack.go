@@ -476,6 +476,11 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.mu.Unlock()
 	}
 	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, NotText: unpacked, Secret: secretFiles}
+	// An ignore file the walk could not read (over 4 MiB, a FIFO) leaves
+	// its files in the pack: say so.
+	if warns, err := ws.WalkWarnings(ctx); err == nil {
+		r.Warnings = append(r.Warnings, warns...)
+	}
 	for i, g := range opts.Include {
 		if !included[i] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("--include %s matched no file%s", g, underPath(sub)))
