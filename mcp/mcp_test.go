@@ -382,6 +382,24 @@ func TestGoClient(t *testing.T) {
 		}
 	})
 
+	t.Run("compact_history takes the vocabulary's names beside the older ones", func(t *testing.T) {
+		res := call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session_id": "mcp-vocab", "context_window": 128000})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		var out struct {
+			Session string `json:"session"`
+		}
+		structured(t, res, &out)
+		if out.Session != "mcp-vocab" {
+			t.Errorf("session = %q, want the session_id given (mcp-vocab)", out.Session)
+		}
+		res = call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "session_id": "mcp-vocab", "session": "mcp-vocab"})
+		if res.IsError {
+			t.Errorf("both names with one value: %s", text(t, res))
+		}
+	})
+
 	t.Run("bad calls are tool errors and the server keeps serving", func(t *testing.T) {
 		for _, tc := range []struct {
 			tool string
@@ -392,6 +410,9 @@ func TestGoClient(t *testing.T) {
 			{"outline", map[string]any{"path": "nope.go"}, "not found"},
 			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "(check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"},
 			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
+			{"compact_history", map[string]any{"request": chatRequest(), "session": "a", "session_id": "b"}, "session_id and session name the same field"},
+			{"compact_history", map[string]any{"request": chatRequest(), "window": 1000, "context_window": 2000}, "context_window and window name the same field"},
+			{"rehydrate", map[string]any{"reference": "0123456789abcdef"}, "session_id is required"},
 			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
 			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
 		} {

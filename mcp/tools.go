@@ -102,12 +102,14 @@ type CountTokensOut struct {
 
 // CompactHistoryIn are compact_history's arguments.
 type CompactHistoryIn struct {
-	Request any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string (then kept byte for byte; an object is re-encoded with sorted keys)"`
-	Window  int    `json:"window,omitempty" jsonschema:"context window in tokens to fit into (default: the model's, from the request's model)"`
-	Budget  int    `json:"budget,omitempty" jsonschema:"token budget of the whole request, if smaller than window minus the reply reserve"`
-	Model   string `json:"model,omitempty" jsonschema:"model, when the request names none"`
-	Session string `json:"session,omitempty" jsonschema:"session id that scopes the stored originals (default: derived from the conversation); rehydrate needs it"`
-	Smart   bool   `json:"smart,omitempty" jsonschema:"use Smart Context (condense old tool outputs behind references, keep protocol data exact) instead of fitting the window by pruning"`
+	Request       any    `json:"request" jsonschema:"the model request body as a JSON object (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses), or that JSON as a string (then kept byte for byte; an object is re-encoded with sorted keys)"`
+	ContextWindow int    `json:"context_window,omitempty" jsonschema:"context window in tokens to fit into (default: the model's, from the request's model); window is the older name"`
+	Window        int    `json:"window,omitempty" jsonschema:"the older name of context_window"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"token budget of the whole request, if smaller than the window minus the reply reserve"`
+	Model         string `json:"model,omitempty" jsonschema:"model, when the request names none"`
+	SessionID     string `json:"session_id,omitempty" jsonschema:"session id that scopes the stored originals (default: derived from the conversation); rehydrate needs it; session is the older name"`
+	Session       string `json:"session,omitempty" jsonschema:"the older name of session_id"`
+	Smart         bool   `json:"smart,omitempty" jsonschema:"use Smart Context (condense old tool outputs behind references, keep protocol data exact) instead of fitting the window by pruning"`
 }
 
 // CompactHistoryOut is compact_history's structured result.
@@ -118,7 +120,8 @@ type CompactHistoryOut struct {
 
 // RehydrateIn are rehydrate's arguments.
 type RehydrateIn struct {
-	Session   string `json:"session" jsonschema:"session id the reference belongs to (compact_history's session, or the proxy's X-Ctxd-Session)"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"session id the reference belongs to (compact_history's session, or the proxy's X-Ctxd-Session); required; session is the older name"`
+	Session   string `json:"session,omitempty" jsonschema:"the older name of session_id"`
 	Reference string `json:"reference" jsonschema:"the sha256 (at least 12 hex digits) or the whole [ctxd:ref sha256=...] marker"`
 	Lines     string `json:"lines,omitempty" jsonschema:"line range a-b, a- (to the end) or a; default all"`
 }
@@ -332,8 +335,29 @@ func (s *Server) countTokens(ctx context.Context, _ *sdk.CallToolRequest, in Cou
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
+// oneName folds a field given under its name or its older alias into the
+// alias's place (where the code reads it); both names with different
+// values is an error naming both, as over JSON-RPC.
+func oneName[T comparable](name, alias string, val T, dst *T) error {
+	var zero T
+	switch {
+	case val == zero:
+	case *dst == zero || *dst == val:
+		*dst = val
+	default:
+		return fmt.Errorf("%s and %s name the same field: give one: %w", name, alias, ctxd.ErrInvalidParams)
+	}
+	return nil
+}
+
 func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, in CompactHistoryIn) (*sdk.CallToolResult, CompactHistoryOut, error) {
 	var out CompactHistoryOut
+	if err := oneName("context_window", "window", in.ContextWindow, &in.Window); err != nil {
+		return nil, out, err
+	}
+	if err := oneName("session_id", "session", in.SessionID, &in.Session); err != nil {
+		return nil, out, err
+	}
 	var body []byte
 	switch r := in.Request.(type) {
 	case nil:
@@ -354,7 +378,7 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 		return nil, out, err
 	}
 	if in.Window < 0 || in.Budget < 0 {
-		return nil, out, fmt.Errorf("window and budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
+		return nil, out, fmt.Errorf("context_window and budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
 	}
 	if in.Session != "" {
 		if err := artifacts.ValidSession(in.Session); err != nil {
@@ -374,6 +398,12 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 
 func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in RehydrateIn) (*sdk.CallToolResult, RehydrateOut, error) {
 	var out RehydrateOut
+	if err := oneName("session_id", "session", in.SessionID, &in.Session); err != nil {
+		return nil, out, err
+	}
+	if strings.TrimSpace(in.Session) == "" {
+		return nil, out, fmt.Errorf("session_id is required: compact_history's session, or the proxy's X-Ctxd-Session: %w", ctxd.ErrInvalidParams)
+	}
 	hash := strings.TrimSpace(in.Reference)
 	if strings.Contains(hash, request.MarkerOpen) {
 		ms := request.ParseMarkers(hash)
