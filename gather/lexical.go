@@ -460,13 +460,6 @@ func fnv32(b []byte) uint32 {
 	return h
 }
 
-// contentTerms returns the bag of terms of a file's text.
-func (c *termCounter) contentTerms(b []byte) terms {
-	c.reset()
-	query.ScanIdents(b, c.addIdent)
-	return c.bag()
-}
-
 // newDoc indexes one file: its content, its path, the names it defines and
 // its role. c and d are reusable counters (d for the definitions).
 func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
