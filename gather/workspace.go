@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/safefs"
 )
@@ -366,13 +367,13 @@ type gathering struct {
 // sources never add secret files; nothing under .git/ or .ctxd/ is ever
 // added. It returns the candidate, or nil when refused.
 func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
-	if isStateDir(rel) {
+	if lang.IsStateDir(rel) {
 		if explicit {
 			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: files under .git/ and .ctxd/ are never gathered", rel))
 		}
 		return nil
 	}
-	if !explicit && IsSecret(rel) {
+	if !explicit && lang.IsSecret(rel) {
 		return nil
 	}
 	c := g.cands[rel]
@@ -795,7 +796,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		switch {
 		case stub != nil:
 			f.Size, f.Lines, f.Minified = stub.size, stub.lines, true
-		case Minified(raw):
+		case lang.Minified(raw):
 			f.Minified = true
 		}
 		if f.Minified {
@@ -817,7 +818,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				f.Selection = nil
 			}
 		}
-		f.Test = IsTestFile(rel)
+		f.Test = lang.IsTest(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
 		if h, place := g.lexical.hit(rel); h != nil {
