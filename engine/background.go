@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/cmem"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
@@ -229,7 +230,7 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 		if treesitter.Detect(rel, nil) == "" {
 			continue
 		}
-		if gather.IsTestFile(rel) {
+		if lang.IsTest(rel) {
 			tests = append(tests, rel)
 		} else {
 			srcs = append(srcs, rel)

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -117,7 +118,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(q, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
-		if gather.IsTestFile(c.Source) {
+		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
 	}
@@ -258,7 +259,7 @@ func isTestDef(d index.Def) bool {
 // analysis has them). tests marks a source file's own tests (isTestDef),
 // candidates for test tasks only.
 func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []gather.DefSpan, starts []int, tests []bool) {
-	testFile := gather.IsTestFile(rel)
+	testFile := lang.IsTest(rel)
 	for _, d := range ent.Defs {
 		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
 			spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})

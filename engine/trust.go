@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // SourceRefused is the status of a recorded source resume does not re-read:
@@ -56,7 +56,7 @@ func trackedSessions(ctx context.Context, root, dir string) map[string]bool {
 // file by name (gathered only when the user names it, and a checkpoint is
 // not the user) or a path today's ignore rules leave out.
 func (e *Engine) refusedSource(ctx context.Context, rel string, listed map[string]bool) bool {
-	if gather.IsSecret(rel) {
+	if lang.IsSecret(rel) {
 		return true
 	}
 	return listed != nil && !listed[rel] && fileExists(e.root, rel)

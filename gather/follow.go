@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // termsVersion names the lexical term extractor; a persisted index made
@@ -122,7 +123,7 @@ func (w *Workspace) startFollowing() {
 	wa, err := index.Watch(w.root, index.WatchOptions{
 		GitDir: gitDir,
 		Skip: func(rel string) bool {
-			return isStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
+			return lang.IsStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
 		},
 		OnChange: func() {
 			select {
@@ -466,7 +467,7 @@ func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileI
 		fi.tooBig, fi.indexed = true, true
 	case lf.Content != nil:
 		lc := lf.Content
-		doc := &indexDoc{path: rel, test: IsTestFile(rel), name: c.pathTerms(rel)}
+		doc := &indexDoc{path: rel, test: lang.IsTest(rel), name: c.pathTerms(rel)}
 		if doc.docBags = r.bagsOf(lc); doc.docBags == nil {
 			if !setContentBags(doc, lc.Bags) {
 				return nil

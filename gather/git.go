@@ -30,6 +30,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/graph"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Bounds of the git work.
@@ -391,7 +392,7 @@ func cliDiff(ctx context.Context, root, top string, keep func(string) bool) (*Di
 		if !ok {
 			continue
 		}
-		if IsSecret(rel) {
+		if lang.IsSecret(rel) {
 			d.SecretsLeftOut++
 			continue
 		}
@@ -440,7 +441,7 @@ func dropSecretSections(patch string) (string, int) {
 			skip = false
 			for _, f := range strings.Fields(rest) {
 				f = strings.TrimPrefix(strings.TrimPrefix(f, "a/"), "b/")
-				if IsSecret(strings.Trim(f, "\"")) {
+				if lang.IsSecret(strings.Trim(f, "\"")) {
 					skip = true
 				}
 			}
@@ -476,7 +477,7 @@ func (h *repoHandle) goGitDiff(keep func(string) bool) (*Diff, error) {
 		if fs.Staging == git.Unmodified && fs.Worktree == git.Unmodified {
 			continue
 		}
-		if IsSecret(rel) {
+		if lang.IsSecret(rel) {
 			d.SecretsLeftOut++
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Imports returns the import specifications of a source file as written:
@@ -307,7 +309,7 @@ func jsMatches(base, target string) bool {
 	ext := path.Ext(target)
 	stem := strings.TrimSuffix(target, ext)
 	okExt := false
-	for _, e := range jsExts {
+	for _, e := range lang.JSExts {
 		if ext == e {
 			okExt = true
 		}
@@ -317,7 +319,7 @@ func jsMatches(base, target string) bool {
 	}
 	// "./x.js" in TypeScript sources names x.ts.
 	b := base
-	for _, e := range jsExts {
+	for _, e := range lang.JSExts {
 		if strings.HasSuffix(b, e) {
 			b = strings.TrimSuffix(b, e)
 			break

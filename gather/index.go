@@ -450,7 +450,7 @@ func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {
 		size:    info.Size(),
 		modTime: info.ModTime().UnixNano(),
 		langID:  langIDs[Language(rel)],
-		secret:  IsSecret(rel),
+		secret:  lang.IsSecret(rel),
 	}
 	fi.tooBig = fi.size > w.opts.MaxFileBytes
 	fi.binary = binaryExts[strings.ToLower(path.Ext(rel))]
@@ -595,7 +595,7 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 	}
 	f.lines = countLines(b)
 	f.hash = sha256.Sum256(b)
-	f.minified = Minified(b)
+	f.minified = lang.Minified(b)
 	text := b
 	if f.minified {
 		// Terms, imports and definitions of its head only: the rest is

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -460,18 +461,11 @@ func fnv32(b []byte) uint32 {
 	return h
 }
 
-// contentTerms returns the bag of terms of a file's text.
-func (c *termCounter) contentTerms(b []byte) terms {
-	c.reset()
-	query.ScanIdents(b, c.addIdent)
-	return c.bag()
-}
-
 // newDoc indexes one file: its content, its path, the names it defines and
 // its role. c and d are reusable counters (d for the definitions).
 func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 	gen := generatedHead(b)
-	doc := &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, gen), generated: gen}
+	doc := &indexDoc{path: rel, test: lang.IsTest(rel), role: classifyRole(rel, gen), generated: gen}
 	c.reset()
 	d.reset()
 	if c.ids == nil {
@@ -491,7 +485,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 // bags and marker are same's (bags are immutable, so they are shared, not
 // copied); the path's terms and the role are its own.
 func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
-	return &indexDoc{path: rel, test: IsTestFile(rel), role: classifyRole(rel, same.generated), generated: same.generated,
+	return &indexDoc{path: rel, test: lang.IsTest(rel), role: classifyRole(rel, same.generated), generated: same.generated,
 		docBags: same.docBags, name: c.pathTerms(rel)}
 }
 

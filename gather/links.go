@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/internal/memo"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Links are the signals that do not need the request's words: the import
@@ -167,7 +168,7 @@ func lexicalSeeds(hits []Hit) map[string]float64 {
 		if n >= Links.LexicalSeeds {
 			break
 		}
-		if IsTestFile(h.Path) {
+		if lang.IsTest(h.Path) {
 			continue
 		}
 		n++
@@ -378,7 +379,7 @@ func newImportEdges(s *snapshot) *importEdges {
 		id := int32(i)
 		switch {
 		case f.lang() == "go":
-			if IsTestFile(f.rel) {
+			if lang.IsTest(f.rel) {
 				continue
 			}
 			dir := path.Dir(f.rel)
@@ -443,7 +444,7 @@ func newImportEdges(s *snapshot) *importEdges {
 					continue
 				}
 				base := path.Join(path.Dir(f.rel), spec)
-				for _, e := range jsExts {
+				for _, e := range lang.JSExts {
 					if strings.HasSuffix(base, e) {
 						base = strings.TrimSuffix(base, e)
 						break

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -187,8 +188,8 @@ func (g *gathering) addTests(target string, n int) {
 			c.facts.Reasons = append(c.facts.Reasons, "has inline tests (#[cfg(test)])")
 		}
 	}
-	isTest := IsTestFile(target)
-	pairs := testPairs(target, g.snap.byBase)
+	isTest := lang.IsTest(target)
+	pairs := lang.TestPairs(target, g.snap.byBase)
 	if isTest && len(pairs) == 0 && containsString(g.named, target) {
 		pairs = g.testedSources(target)
 	}
@@ -211,7 +212,7 @@ func (g *gathering) addTests(target string, n int) {
 // ranked over the code files that are not tests, and the best one that
 // defines one of them is taken; none when no code file defines any.
 func (g *gathering) testedSources(target string) []string {
-	names := sourceNames(path.Base(target))
+	names := lang.SourceNames(path.Base(target))
 	if len(names) == 0 || g.snap.index == nil {
 		return nil
 	}
@@ -220,7 +221,7 @@ func (g *gathering) testedSources(target string) []string {
 	if len(termsOf(q.Words)) == 0 {
 		return nil
 	}
-	hits := g.snap.index.rank(newRankQuery(q, false), 10, func(p string) bool { return !IsTestFile(p) })
+	hits := g.snap.index.rank(newRankQuery(q, false), 10, func(p string) bool { return !lang.IsTest(p) })
 	for _, h := range hits {
 		if h.Match.Role == roleCode.String() && h.Match.Definitions > 0 {
 			return []string{h.Path}
@@ -236,7 +237,7 @@ func (g *gathering) testedSources(target string) []string {
 // request was about (a ClientIP test brought test.proto and hello.tmpl).
 func (g *gathering) addFixtures(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
-	if IsTestFile(target) && !strings.HasSuffix(target, "_test.go") {
+	if lang.IsTest(target) && !strings.HasSuffix(target, "_test.go") {
 		return
 	}
 	top := 0.0
@@ -278,19 +279,19 @@ const fixtureMinShare = 0.15
 // (not tests), best lexical match first.
 func (g *gathering) addSiblings(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
-	lang := Language(target)
-	if lang == "" {
+	language := Language(target)
+	if language == "" {
 		return
 	}
 	var sibs []string
 	for _, p := range g.snap.byDir(dir) {
-		if p != target && Language(p) == lang && !IsTestFile(p) {
+		if p != target && Language(p) == language && !lang.IsTest(p) {
 			sibs = append(sibs, p)
 		}
 	}
 	sort.SliceStable(sibs, func(i, j int) bool { return scores(sibs[i]) > scores(sibs[j]) })
 	reason := "same directory as " + target
-	if lang == "go" {
+	if language == "go" {
 		reason = "same package as " + target
 	}
 	for i, p := range sibs {
@@ -329,7 +330,7 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 // addImporters adds the files that import the target (REFACTOR's
 // dependents), best lexical match first.
 func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
-	lang := Language(target)
+	language := Language(target)
 	imports := res.importsOf(target)
 	type dep struct {
 		rel   string
@@ -343,11 +344,11 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 				return err
 			}
 		}
-		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(lang, f.lang()) {
+		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(language, f.lang()) {
 			continue
 		}
 		if imports.by(f.rel, f.lang(), f.imports) {
-			deps = append(deps, dep{rel: f.rel, test: IsTestFile(f.rel), score: scores(f.rel)})
+			deps = append(deps, dep{rel: f.rel, test: lang.IsTest(f.rel), score: scores(f.rel)})
 		}
 	}
 	// Code before tests, then best lexical match; stable, so path order
@@ -368,7 +369,7 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 	// Go imports packages, not files: "imports tree.go" read as if
 	// gins.go named tree.go.
 	reason := "imports " + target
-	if lang == "go" {
+	if language == "go" {
 		reason = "imports the package of " + target
 	}
 	for _, d := range deps {
@@ -423,7 +424,7 @@ func (s *snapshot) withOverlay(overlay map[string]string) *Index {
 	c := newTermCounter()
 	var add []*indexDoc
 	for rel, text := range overlay {
-		if IsSecret(rel) || isStateDir(rel) {
+		if lang.IsSecret(rel) || lang.IsStateDir(rel) {
 			continue
 		}
 		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/safefs"
 )
@@ -378,13 +379,13 @@ type gathering struct {
 // sources never add secret files; nothing under .git/ or .ctxd/ is ever
 // added. It returns the candidate, or nil when refused.
 func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
-	if isStateDir(rel) {
+	if lang.IsStateDir(rel) {
 		if explicit {
 			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: files under .git/ and .ctxd/ are never gathered", rel))
 		}
 		return nil
 	}
-	if (!explicit || g.req.RefuseSecretFiles) && IsSecret(rel) {
+	if (!explicit || g.req.RefuseSecretFiles) && lang.IsSecret(rel) {
 		if explicit {
 			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a secret file, not gathered for an agent (start ctxd mcp with --allow-secret-files to allow it)", rel))
 		}
@@ -810,7 +811,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		switch {
 		case stub != nil:
 			f.Size, f.Lines, f.Minified = stub.size, stub.lines, true
-		case Minified(raw):
+		case lang.Minified(raw):
 			f.Minified = true
 		}
 		if f.Minified {
@@ -832,7 +833,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 				f.Selection = nil
 			}
 		}
-		f.Test = IsTestFile(rel)
+		f.Test = lang.IsTest(rel)
 		f.Relevance = c.relevance
 		f.LexicalRank = c.lexRank
 		if h, place := g.lexical.hit(rel); h != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -44,7 +45,7 @@ var secretTree = map[string]string{
 func secretSources(res *Result) []string {
 	var out []string
 	for _, c := range res.Chunks {
-		if c.ChunkType == ctxd.ChunkFile && IsSecret(c.Source) {
+		if c.ChunkType == ctxd.ChunkFile && lang.IsSecret(c.Source) {
 			out = append(out, c.Source)
 		}
 		if strings.Contains(c.Content, "hunter2") {
@@ -80,7 +81,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 				t.Fatal("no structure chunk")
 			}
 			for p := range secretTree {
-				if IsSecret(p) && strings.Contains(st.Content, filepath.Base(p)+"\n") {
+				if lang.IsSecret(p) && strings.Contains(st.Content, filepath.Base(p)+"\n") {
 					t.Errorf("structure lists secret file %s:\n%s", p, st.Content)
 				}
 			}

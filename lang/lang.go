@@ -1,7 +1,10 @@
-// Package lang is ctxd's one table from file names to language names. The
-// workspace walk (gather: facts, code fences, roles) and the parser
-// (treesitter: which grammar reads a file) both read it, so a file has the
-// same language everywhere. It imports nothing of ours.
+// Package lang holds ctxd's file-classification tables, one per fact: file
+// names to language names (Of), test files and their pairing with sources
+// (IsTest, TestPairs), secret file names (IsSecret, IsStateDir) and
+// minified text (Minified). The workspace walk (gather: facts, code
+// fences, roles), the parser (treesitter: which grammar reads a file),
+// pack and the engine all read them, so a file is classified the same
+// everywhere. It imports nothing of ours.
 package lang
 
 import (

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Assets: files a whole-repository pack leaves out by default because
@@ -45,7 +45,7 @@ func assetReason(rel string, text []byte) string {
 	if why := assetByName(rel, len(text)); why != "" {
 		return why
 	}
-	if gather.Minified(text) {
+	if lang.Minified(text) {
 		return ReasonMinified
 	}
 	return ""

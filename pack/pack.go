@@ -29,6 +29,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
@@ -557,7 +558,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 func kindOf(rel, text string) string {
 	base := strings.ToLower(path.Base(rel))
 	switch {
-	case gather.IsTestFile(rel):
+	case lang.IsTest(rel):
 		return KindTest
 	case gather.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
 		return KindGenerated
@@ -719,7 +720,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 		if f.Compressed {
 			note = ", signatures"
 		}
-		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", ctxd.EscapeName(f.Path), f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
+		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", ctxd.EscapeName(f.Path), f.Tokens, note, fence, fenceLang(f.Path), f.Content); err != nil {
 			return err
 		}
 		if !strings.HasSuffix(f.Content, "\n") {
@@ -1092,8 +1093,8 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	return err
 }
 
-func lang(p string) string {
-	if l := gather.Language(p); l != "" {
+func fenceLang(p string) string {
+	if l := lang.Of(p); l != "" {
 		return l
 	}
 	return strings.TrimPrefix(path.Ext(p), ".")

@@ -1,8 +1,12 @@
 package query
 
 import (
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/ctxd/ctxd"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -83,6 +87,42 @@ func TestSplitQualified(t *testing.T) {
 			t.Errorf("SplitQualified(%q) = %q, %q; want %q, %q", tt.in, q, n, tt.qual, tt.name)
 		}
 	}
+}
+
+// go test -fuzz=FuzzParse ./query
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"why does this reject X? make it accept X",
+		"why does the router return 404 instead of 405?",
+		"rename Session.merge_environment_settings and update every caller",
+		"Traceback (most recent call last):\n  File \"app/db.py\", line 12, in connect\nKeyError",
+		"fix `render()` in ./src/app.min.js:3:9 and $HOME/.netrc",
+		"\xff\xfe`(", "a::b#c.d", "", ". , ; ? !",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Parse(s)
+		if !slices.Contains(ctxd.TaskTypes, q.Task) {
+			t.Fatalf("task %q is not a task type", q.Task)
+		}
+		if q.AsksChange && q.Task == ctxd.TaskAnalyze {
+			t.Fatalf("a change request detected as analyze: %q", s)
+		}
+		for _, id := range q.Idents {
+			if !utf8.ValidString(id) || id == "" {
+				t.Fatalf("bad identifier %q", id)
+			}
+		}
+		for p := range q.Qualifiers {
+			if !slices.ContainsFunc(q.Qualified, func(n string) bool { return strings.Contains(n, p) }) {
+				t.Fatalf("qualifier %q of no qualified name %q", p, q.Qualified)
+			}
+		}
+		if d := cmp.Diff(q, Parse(s)); d != "" {
+			t.Fatalf("not deterministic:\n%s", d)
+		}
+	})
 }
 
 // TestAsksUses: a question about where a name is used, in any task.

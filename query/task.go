@@ -68,7 +68,7 @@ func detectTask(request string, change bool) (task ctxd.TaskType, ok bool) {
 	}
 	if change {
 		delete(score, ctxd.TaskAnalyze)
-	} else if mismatchRE.MatchString(text) {
+	} else if mismatch(text) {
 		score[ctxd.TaskDebug] += 3
 	}
 	best, bestScore := ctxd.TaskImplement, 0
@@ -85,9 +85,25 @@ func detectTask(request string, change bool) (task ctxd.TaskType, ok bool) {
 	return best, bestScore > 0
 }
 
-// mismatchRE matches a request that sets what happens against what was
-// expected: a bug report, even in the question form.
-var mismatchRE = regexp.MustCompile(`\b(instead of|rather than)\b|\bexpected\b.{0,80}\b(got|but|returns?)\b`)
+// mismatch reports a request (lower-cased) that sets what happens against
+// what was expected: a bug report, even in the question form. "instead
+// of" counts in a question ("why does it return 404 instead of 405?") or
+// after a verb of behaviour ("the router responds with 404 instead of
+// 405"), not in a request for a change that names no behaviour ("Pass
+// context to .forEach instead of closure", an express commit).
+func mismatch(text string) bool {
+	if expectedRE.MatchString(text) || behaviourInsteadRE.MatchString(text) {
+		return true
+	}
+	question := strings.Contains(text, "?") || questionRE.MatchString(strings.TrimSpace(text))
+	return question && insteadRE.MatchString(text)
+}
+
+var (
+	insteadRE          = regexp.MustCompile(`\b(instead of|rather than)\b`)
+	expectedRE         = regexp.MustCompile(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
+	behaviourInsteadRE = regexp.MustCompile(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
+)
 
 // clauseRE splits a request into clauses: at sentence punctuation (a dot
 // or colon only before a space: res.set and app.py:12 stay whole), commas,

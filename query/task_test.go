@@ -47,6 +47,8 @@ func TestDetectTask(t *testing.T) {
 		{"why is Context.Copy needed in goroutines?", ctxd.TaskAnalyze, true},
 		{"why does res.set ignore arrays?", ctxd.TaskAnalyze, true},
 		{"use the new client instead of the old one", ctxd.TaskImplement, true},
+		{"Pass context to .forEach instead of closure", ctxd.TaskImplement, false},
+		{"the router responds with 404 instead of 405 for POST", ctxd.TaskDebug, true},
 		{"where is the session cookie set? explain the flow", ctxd.TaskAnalyze, true},
 		{"hello", ctxd.TaskImplement, false},
 		{"", ctxd.TaskImplement, false},

@@ -89,19 +89,6 @@ func Open(ctx context.Context, name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// Regular reports whether name is, after resolving links, a regular file,
-// and its info; the error says what else it is.
-func Regular(name string) (fs.FileInfo, error) {
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return st, &fs.PathError{Op: "stat", Path: name, Err: notRegular(st.Mode())}
-	}
-	return st, nil
-}
-
 func notRegular(m fs.FileMode) error {
 	what := "special file"
 	switch {

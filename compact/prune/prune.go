@@ -120,22 +120,6 @@ func (p *Pruner) CountMessages(ctx context.Context, body []byte) (int, error) {
 	return p.estimator(s, req.Format).Request(req), nil
 }
 
-// EstimateCompressionRatio returns tokens before / tokens after Compress.
-func (p *Pruner) EstimateCompressionRatio(ctx context.Context, body []byte) (float64, error) {
-	_, rep, err := p.Compress(ctx, body)
-	if err != nil {
-		return 0, err
-	}
-	return rep.Ratio, nil
-}
-
-// TruncateMiddle cuts the middle out of text so that it counts at most
-// maxTokens with the model's encoding (see [tokens.TruncateMiddle]).
-func (p *Pruner) TruncateMiddle(text string, maxTokens int) string {
-	s, _ := p.opts.resolve("")
-	return tokens.TruncateMiddle(s.counter, text, maxTokens)
-}
-
 func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
 	return p.cache.Estimator(s.counter, request.ImageRuleFor(s.model, f))
 }

@@ -230,9 +230,6 @@ func canaryBucket(session string) int {
 	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
 }
 
-// CanaryBucket returns the canary bucket (0-99) of a session id.
-func CanaryBucket(session string) int { return canaryBucket(session) }
-
 func (o *Optimizer) estimator(b budget, f request.Format) *request.Estimator {
 	return o.cache.Estimator(b.counter, request.ImageRuleFor(b.model, f))
 }

@@ -170,19 +170,19 @@ func TestCanaryIsStableBySession(t *testing.T) {
 		s := fmt.Sprintf("session-%d", i)
 		res := optimize(t, o, in, Call{Session: s})
 		again := optimize(t, o, in, Call{Session: s})
-		if res.Report.RolloutMode != again.Report.RolloutMode || res.Report.RolloutCanaryBucket != CanaryBucket(s) {
+		if res.Report.RolloutMode != again.Report.RolloutMode || res.Report.RolloutCanaryBucket != canaryBucket(s) {
 			t.Fatalf("session %s: bucket or mode not stable", s)
 		}
 		switch res.Report.RolloutMode {
 		case RolloutOptimize:
 			in50++
-			if CanaryBucket(s) >= 50 || !res.Report.Applied {
-				t.Errorf("session %s bucket %d rewritten=%v", s, CanaryBucket(s), res.Report.Applied)
+			if canaryBucket(s) >= 50 || !res.Report.Applied {
+				t.Errorf("session %s bucket %d rewritten=%v", s, canaryBucket(s), res.Report.Applied)
 			}
 		case RolloutCanaryOut:
 			out50++
-			if CanaryBucket(s) < 50 || !bytes.Equal(res.Body, in) {
-				t.Errorf("session %s bucket %d passed through wrongly", s, CanaryBucket(s))
+			if canaryBucket(s) < 50 || !bytes.Equal(res.Body, in) {
+				t.Errorf("session %s bucket %d passed through wrongly", s, canaryBucket(s))
 			}
 		}
 	}

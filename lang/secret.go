@@ -1,4 +1,4 @@
-package gather
+package lang
 
 import (
 	"path"
@@ -118,10 +118,10 @@ func IsSecret(p string) bool {
 	return strings.HasSuffix(p, ".docker/config.json") || p == ".docker/config.json"
 }
 
-// isStateDir reports whether the root-relative slash path lies in a
+// IsStateDir reports whether the root-relative slash path lies in a
 // directory that is never gathered: git's own .git and ctxd's state
 // directory .ctxd.
-func isStateDir(rel string) bool {
+func IsStateDir(rel string) bool {
 	first, _, _ := strings.Cut(rel, "/")
 	return first == ".git" || first == ".ctxd"
 }

@@ -1,6 +1,7 @@
-package gather
+package lang
 
 import (
+	"path"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,16 @@ var pairFiles = []string{
 	// C/C++
 	"src/hash.c", "tests/test_hash.c", "src/ring.cc", "src/ring_unittest.cc",
 }
+
+// pairBases is pairFiles by base name.
+var pairBases = func() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range pairFiles {
+		b := path.Base(f)
+		m[b] = append(m[b], f)
+	}
+	return m
+}()
 
 func TestTestPairs(t *testing.T) {
 	tests := []struct {
@@ -63,7 +74,7 @@ func TestTestPairs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			got := TestPairs(tt.path, pairFiles)
+			got := TestPairs(tt.path, pairBases)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("TestPairs(%s) (-want +got):\n%s", tt.path, d)
 			}
@@ -84,8 +95,8 @@ func TestIsTestFile(t *testing.T) {
 		{"spec/a_spec.rb", true}, {"lib/a.rb", false},
 		{"pkg/testdata/x.txt", true}, {"fixtures/user.json", true},
 	} {
-		if got := IsTestFile(tt.path); got != tt.want {
-			t.Errorf("IsTestFile(%q) = %v, want %v", tt.path, got, tt.want)
+		if got := IsTest(tt.path); got != tt.want {
+			t.Errorf("IsTest(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gather
+package lang
 
 import (
 	"path"
@@ -6,17 +6,17 @@ import (
 	"strings"
 )
 
-// jsExts are the extensions JS/TS tests and sources come in.
-var jsExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
+// JSExts are the extensions JS/TS tests and sources come in.
+var JSExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
 
-// IsTestFile reports whether a slash path is a test file or test fixture by
+// IsTest reports whether a slash path is a test file or test fixture by
 // its language's conventions: Go x_test.go; Python test_x.py, x_test.py,
 // conftest.py or anything under tests/ or test/; JS/TS x.test.ts,
 // x.spec.js and __tests__/; Java and Kotlin XTest, XTests, XIT and
 // src/test/; Rust tests/; Ruby x_spec.rb, x_test.rb, spec/ and test/; C#
 // XTests.cs; C and C++ test_x.c, x_test.cc, x_unittest.cc; and files under
 // testdata/ or fixtures/.
-func IsTestFile(p string) bool {
+func IsTest(p string) bool {
 	lower := strings.ToLower(p)
 	base := path.Base(lower)
 	ext := path.Ext(base)
@@ -43,7 +43,7 @@ func IsTestFile(p string) bool {
 	case ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".rs":
 		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, "_unittest") || strings.HasSuffix(stem, "_tests")
 	}
-	for _, e := range jsExts {
+	for _, e := range JSExts {
 		if ext == e {
 			return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") || strings.HasSuffix(stem, "_test")
 		}
@@ -73,10 +73,10 @@ func testNames(base string) []string {
 		}
 		return out
 	}
-	for _, e := range jsExts {
+	for _, e := range JSExts {
 		if strings.EqualFold(ext, e) {
 			var out []string
-			for _, e2 := range jsExts {
+			for _, e2 := range JSExts {
 				out = append(out, stem+".test"+e2, stem+".spec"+e2, stem+e2) // stem+e2 only under __tests__ (checked by caller)
 			}
 			return out
@@ -85,8 +85,8 @@ func testNames(base string) []string {
 	return nil
 }
 
-// sourceNames returns the base names of the file a test named base tests.
-func sourceNames(base string) []string {
+// SourceNames returns the base names of the file a test named base tests.
+func SourceNames(base string) []string {
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
 	var stems []string
@@ -107,11 +107,11 @@ func sourceNames(base string) []string {
 			}
 		}
 	default:
-		for _, e := range jsExts {
+		for _, e := range JSExts {
 			if strings.EqualFold(ext, e) {
 				s := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(stem, ".test"), ".spec"), "_test")
 				var out []string
-				for _, e2 := range jsExts {
+				for _, e2 := range JSExts {
 					out = append(out, s+e2)
 				}
 				return out
@@ -128,28 +128,19 @@ func sourceNames(base string) []string {
 	return out
 }
 
-// TestPairs returns the counterparts of the file p among files (all
-// root-relative slash paths): for a source file, its tests; for a test file,
-// the sources it tests. Pairs follow each language's conventions (see
-// [IsTestFile]); candidates in the same directory come first, then those
-// whose directories share the longest tail with p's (src/main/java/a/X.java
-// pairs with src/test/java/a/XTest.java), then by path.
-func TestPairs(p string, files []string) []string {
-	byBase := map[string][]string{}
-	for _, f := range files {
-		b := path.Base(f)
-		byBase[b] = append(byBase[b], f)
-	}
-	return testPairs(p, byBase)
-}
-
-// testPairs is TestPairs over an index of files by base name.
-func testPairs(p string, byBase map[string][]string) []string {
+// TestPairs returns the counterparts of the file p among the files of
+// byBase (root-relative slash paths by base name): for a source file, its
+// tests; for a test file, the sources it tests. Pairs follow each
+// language's conventions (see [IsTest]); candidates in the same directory
+// come first, then those whose directories share the longest tail with
+// p's (src/main/java/a/X.java pairs with src/test/java/a/XTest.java), then
+// by path.
+func TestPairs(p string, byBase map[string][]string) []string {
 	base := path.Base(p)
-	isTest := IsTestFile(p)
+	isTest := IsTest(p)
 	var names []string
 	if isTest {
-		names = sourceNames(base)
+		names = SourceNames(base)
 	} else {
 		names = testNames(base)
 	}
@@ -160,7 +151,7 @@ func testPairs(p string, byBase map[string][]string) []string {
 			if seen[f] {
 				continue
 			}
-			ft := IsTestFile(f)
+			ft := IsTest(f)
 			if ft == isTest {
 				continue // a test pairs with a source and back
 			}
