@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -13,10 +12,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/cmem"
 	"github.com/ctxd/ctxd/prompt"
-	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -181,13 +178,12 @@ func (e *Engine) StartAnalysis() {
 func (e *Engine) prepare(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { e.ws.Prepare(ctx, commitsParam(e.cfg.Gather.Commits)) })
-	e.loadCleanSet(ctx)
-	if sc, err := secrets.Default(); err == nil {
+	if sc, err := e.store.Secrets(); err == nil {
 		sc.Prepare()
 	}
-	e.symbolIndex()
-	e.viewStore()
-	e.countStore()
+	e.store.Symbols()
+	e.store.Views()
+	e.store.Counts()
 	wg.Wait()
 }
 
@@ -419,15 +415,11 @@ func (e *Engine) fileDone() {
 	b.mu.Unlock()
 }
 
-// saveAnalysed writes what the worker learned: the symbol index and the
-// stores.
+// saveAnalysed writes what a pass of the worker learned (the end of a
+// pass is a flush point of the store, as Close is).
 func (e *Engine) saveAnalysed() {
-	e.saveSymbols(e.symbolIndex())
-	e.viewsWG.Wait()
-	if e.storesDirty() && index.Exists(filepath.Dir(e.viewsPath())) {
-		e.writeStores()
-	}
-	e.saveCleanSet()
+	e.store.Compact()
+	e.store.Flush()
 }
 
 // analyser is the per-file work of the background analysis.
@@ -440,7 +432,7 @@ type analyser struct {
 func (e *Engine) newAnalyser() *analyser {
 	a := &analyser{e: e, format: e.cfg.Format}
 	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
-	a.counter = tokens.Stored(c, e.countStore())
+	a.counter = tokens.Stored(c, e.store.Counts())
 	if f, err := ctxd.ParseFormat(a.format); err == nil {
 		a.format = f
 	}
@@ -457,7 +449,11 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	// fill them with what they use.
 	ctx = treesitter.WithoutCaches(ctx)
 	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: gather.Language(rel)}}}
-	if _, _, err := sanitizeChunks(cs); err != nil {
+	sc, err := a.e.store.Secrets()
+	if err != nil {
+		return err
+	}
+	if _, _, err := sanitizeChunks(sc, cs); err != nil {
 		return err
 	}
 	c := cs[0]
@@ -483,9 +479,9 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	}
 	// One parse for the symbol index and the views (none when both have
 	// the content already).
-	x := a.e.symbolIndex()
+	x := a.e.store.Symbols()
 	need := !x.Has(lang, src)
-	tags, vs, err := treesitter.Prepare(ctx, lang, src, a.e.viewStore(), need)
+	tags, vs, err := treesitter.Prepare(ctx, lang, src, a.e.store.Views(), need)
 	if ctx.Err() != nil {
 		return errAborted
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxd/ctxd/workspace"
 	"math"
 	"os"
 	"os/exec"
@@ -150,7 +151,7 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 	}
 	// The restarted engine counted its views from the files' block
 	// vectors (tokens.Prime): the analysis recorded them.
-	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), vectorsName, tokens.VectorsKey)
+	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), workspace.VectorsName, tokens.VectorsKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestAnalysisFollowsChanges(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	x := e.symbolIndex()
+	x := e.store.Symbols()
 	for _, src := range []string{created, edited} {
 		if !x.Has("go", []byte(src)) {
 			t.Errorf("symbol index lacks a changed file's content")

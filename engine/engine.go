@@ -7,8 +7,8 @@
 // the gatherer's file index, the editor's unsaved buffers and the
 // effective configuration. Token counts and tree-sitter views are cached
 // process-wide by their packages, keyed by content hash; beside a
-// persisted index the engine also keeps their stores across processes
-// (engine/viewstore.go).
+// persisted index the workspace store keeps them, and the other
+// per-content facts, across processes (package workspace).
 package engine
 
 import (
@@ -20,20 +20,14 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/internal/memo"
-	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/sessions"
-	"github.com/ctxd/ctxd/symbols"
-	"github.com/ctxd/ctxd/tokens"
-	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Options configure an Engine.
@@ -72,9 +66,11 @@ type Engine struct {
 	// them (configChanged); nil for a CLI's.
 	cfgFiles []configFile
 
-	// cleanOnce loads the persisted clean set of the secret scanner
-	// (engine/sanitize.go) on the first prompt.
-	cleanOnce sync.Once
+	// store is the workspace's persisted per-content facts (tree-sitter
+	// analyses and views, token counts, symbols, definition terms, the
+	// secret scan's clean set, pack counts): loaded on first use, saved
+	// after work, flushed and closed with the engine.
+	store *workspace.Store
 
 	// reqOnce makes req, the request flow (engine/requests.go), on
 	// first use.
@@ -82,54 +78,8 @@ type Engine struct {
 	req     *Requests
 	reqErr  error
 
-	// symsOnce loads syms, the symbol index (engine/symindex.go), on
-	// first use.
-	symsOnce sync.Once
-	syms     *symbols.Index
-	// defTerms caches the definitions' terms of large files by content
-	// (engine/focuslines.go).
-	defTerms *memo.Map[[32]byte, *gather.DefTerms]
-	// defTermsMu guards defTermsRecs, their record file
-	// (engine/defterms.go), and defTermsFailed (it could not be opened).
-	defTermsMu     sync.Mutex
-	defTermsRecs   *index.Records
-	defTermsFailed bool
-	// defTermsScans counts the contents whose definitions' terms a
-	// request read from the text (neither in memory nor recorded).
-	defTermsScans atomic.Int64
-
-	// viewsOnce loads viewsStore, the persisted tree-sitter store
-	// (engine/viewstore.go), on first use; viewsStore stays nil until
-	// then.
-	viewsOnce  sync.Once
-	viewsStore atomic.Pointer[treesitter.Store]
-	// countsOnce loads countsStore, the persisted token counts, alike.
-	countsOnce  sync.Once
-	countsStore atomic.Pointer[tokens.CountStore]
-	// viewsSaveMu guards viewsSaving and viewsSaved; viewsWG waits for
-	// the background save of both stores; viewsWriteMu orders the writes.
-	viewsSaveMu  sync.Mutex
-	viewsSaving  bool
-	viewsSaved   time.Time
-	viewsWG      sync.WaitGroup
-	viewsWriteMu sync.Mutex
-	// analysesMu guards analyses, the record file backing viewsStore's
-	// analyses (engine/viewstore.go).
-	analysesMu sync.Mutex
-	analyses   *index.Records
-	// vectorsMu guards vectors, the record file of the token counts'
-	// block vectors (engine/viewstore.go), and vectorsFailed (it could
-	// not be opened).
-	vectorsMu     sync.Mutex
-	vectors       *index.Records
-	vectorsFailed bool
-
 	// bg is the daemon's background analysis (engine/background.go).
 	bg background
-
-	// packCache remembers token counts between packs (see Pack).
-	packOnce  sync.Once
-	packCache *pack.Cache
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -165,7 +115,8 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}
+	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir,
+		store: workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})}
 	if opts.Watch {
 		e.cfgFiles = configFiles(root)
 	}
@@ -237,13 +188,7 @@ func indexPath(stateDir string) string {
 // not be used afterwards.
 func (e *Engine) Close() error {
 	e.stopAnalysis()
-	e.flushStores()
-	if e.syms != nil {
-		e.syms.Close()
-	}
-	e.closeAnalyses()
-	e.closeVectors()
-	e.closeDefTerms()
+	e.store.Close()
 	return e.ws.Close()
 }
 
