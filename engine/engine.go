@@ -103,20 +103,21 @@ func New(root string, opts Options) (*Engine, error) {
 	if err := usableStateDir(stateDir); err != nil {
 		return nil, err
 	}
+	store := workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
 		Watch:        opts.Watch,
-		IndexPath:    indexPath(stateDir),
+		State:        store.Files(),
 		MapIndex:     opts.OneShot,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
 	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir,
-		store: workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})}
+		store: store}
 	if opts.Watch {
 		e.cfgFiles = configFiles(root)
 	}
@@ -175,12 +176,6 @@ func usableStateDir(dir string) error {
 		return fmt.Errorf("state directory %s is not a directory: set %s or --state-dir to a directory, or unset both to use <root>/.ctxd: %w", dir, EnvStateDir, ctxd.ErrInvalidParams)
 	}
 	return nil
-}
-
-// indexPath is where a workspace's file index persists: index/files.idx
-// in its state directory.
-func indexPath(stateDir string) string {
-	return filepath.Join(stateDir, "index", "files.idx")
 }
 
 // Close writes what the persisted stores learned and releases the

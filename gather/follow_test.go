@@ -3,6 +3,7 @@ package gather
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxd/ctxd/workspace/disk"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -59,7 +60,7 @@ func followedRepo(t *testing.T, n int) (string, *Workspace, string) {
 	writeFile(t, root, "main.go", "package main\n\nfunc main() {}\n")
 	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
 	idx := filepath.Join(t.TempDir(), "index", "files.idx")
-	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	w := newTestWorkspace(t, root, Options{Watch: true, State: disk.New(filepath.Dir(idx))})
 	return root, w, idx
 }
 
@@ -261,7 +262,7 @@ func testPersistedIndex(t *testing.T, mapped bool) {
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
 	open := func() *Workspace {
-		w, err := NewWorkspace(root, Options{IndexPath: idx, MapIndex: mapped})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx)), MapIndex: mapped})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +317,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 	}
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "files.idx")
-	w, err := NewWorkspace(root, Options{IndexPath: idx})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 			if err := os.WriteFile(idx, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			w, err := NewWorkspace(root, Options{IndexPath: idx})
+			w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +367,7 @@ func TestIndexInsideRoot(t *testing.T) {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	idx := filepath.Join(root, "state", "index", "files.idx")
-	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	w := newTestWorkspace(t, root, Options{Watch: true, State: disk.New(filepath.Dir(idx))})
 	if ok, _ := hasFile(t, w, "d0/f0.txt"); !ok {
 		t.Fatal("d0/f0.txt missing")
 	}
@@ -427,7 +428,7 @@ func TestIndexIgnoredByGit(t *testing.T) {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	gitCommitAll(t, root, "files", "2024-01-01T00:00:00Z")
-	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(root, ".ctxd", "index", "files.idx")})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(filepath.Join(root, ".ctxd", "index", "files.idx")))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package gather
 
 import (
 	"fmt"
+	"github.com/ctxd/ctxd/workspace/disk"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -35,7 +36,7 @@ func TestLinksPersisted(t *testing.T) {
 	}
 	gatherOnce := func(t *testing.T) run {
 		t.Helper()
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func TestLinksPersisted(t *testing.T) {
 func TestSmallTreeNoCaches(t *testing.T) {
 	root := linksRepo(t)
 	dir := filepath.Join(t.TempDir(), "state", "index")
-	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(dir, "files.idx")})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(filepath.Join(dir, "files.idx")))})
 	if err != nil {
 		t.Fatal(err)
 	}

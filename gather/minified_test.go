@@ -2,6 +2,7 @@ package gather
 
 import (
 	"fmt"
+	"github.com/ctxd/ctxd/workspace/disk"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestMinifiedFileIsStub(t *testing.T) {
 		{"buffer", Request{Text: "explain", Patterns: []string{"web/app.min.js"}, Overlay: map[string]string{"web/app.min.js": big + "var more=1;"}}},
 	}
 	for run := range 2 { // the second process reads the flag from the index
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}

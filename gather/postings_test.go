@@ -3,6 +3,7 @@ package gather
 import (
 	"cmp"
 	"fmt"
+	"github.com/ctxd/ctxd/workspace/disk"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -224,7 +225,7 @@ func TestPersistedEqualContentSharesBags(t *testing.T) {
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
 	for run := range 2 {
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}

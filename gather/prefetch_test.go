@@ -2,6 +2,7 @@ package gather
 
 import (
 	"context"
+	"github.com/ctxd/ctxd/workspace/disk"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ func TestPrefetch(t *testing.T) {
 		}
 		return out
 	}
-	opts := func() Options { return Options{IndexPath: filepath.Join(t.TempDir(), "files.idx")} }
+	opts := func() Options { return Options{State: disk.New(filepath.Dir(filepath.Join(t.TempDir(), "files.idx")))} }
 	want := view(gather(t, newTestWorkspace(t, root, opts()), req))
 	if !slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "idle bool") && strings.HasPrefix(s, "git") }) ||
 		!slices.ContainsFunc(want, func(s string) bool { return strings.HasPrefix(s, "server/new.go|") }) {

@@ -1,6 +1,9 @@
 // Package workspace owns what ctxd keeps about one workspace between
-// requests and processes. Its Store is the one reader and writer of the
-// per-content facts under <state>/index/ that the analyzers compute:
+// requests and processes. Its Store is the one writer of <state>/index/:
+// the walk's files go through its directory (workspace/disk, handed to
+// gather as gather.Options.State: files.idx, the file index; links.bin,
+// the file graph; commits.bin and cochange.bin, the git facts of a HEAD),
+// and it reads and writes the per-content facts the analyzers compute:
 //
 //   - views.bin and analyses.keys/.dat: the tree-sitter store (per content,
 //     a file's analysis; per rendered view, whether it parses);
@@ -51,6 +54,7 @@ import (
 	"github.com/ctxd/ctxd/symbols"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // SaveEvery spaces a daemon's rewrites of the whole-file stores (views.bin,
@@ -140,8 +144,9 @@ type Options struct {
 // Store is the persisted per-content facts of one workspace. It is safe for
 // concurrent use. Each fact is loaded on first use.
 type Store struct {
-	dir string // <state>/index
-	log *slog.Logger
+	dir   string    // <state>/index
+	files *disk.Dir // dir's layout: the sealed files and the file index
+	log   *slog.Logger
 
 	// recsMu guards recs and recsFailed: the record files opened, and the
 	// ones that could not be (their facts stay in memory).
@@ -185,8 +190,10 @@ func Open(opts Options) *Store {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	dir := filepath.Join(opts.StateDir, "index")
 	return &Store{
-		dir:        filepath.Join(opts.StateDir, "index"),
+		dir:        dir,
+		files:      disk.New(dir),
 		log:        log,
 		recs:       map[string]*index.Records{},
 		recsFailed: map[string]bool{},
@@ -197,9 +204,13 @@ func Open(opts Options) *Store {
 // Dir is the store's directory, <state>/index.
 func (s *Store) Dir() string { return s.dir }
 
+// Files is the store's directory for the walk (gather.Options.State): the
+// file index, the file graph and the git caches.
+func (s *Store) Files() *disk.Dir { return s.files }
+
 // persisted reports whether the store's directory exists: nothing is
 // written before.
-func (s *Store) persisted() bool { return index.Exists(s.dir) }
+func (s *Store) persisted() bool { return s.files.Exists() }
 
 // records returns the record file name, opened on first use once the
 // directory exists (nil before, or when it cannot be opened).
@@ -239,7 +250,7 @@ func (s *Store) viewsPath() string { return filepath.Join(s.dir, ViewsFile) }
 
 func (s *Store) loadViews() *treesitter.Store {
 	t0 := time.Now()
-	body, err := index.ReadSealed(s.viewsPath(), ViewsMagic, ViewsKey(), MaxViewsBytes+(MaxViewsBytes>>2))
+	body, err := s.files.ReadSealed(ViewsFile, ViewsMagic, ViewsKey(), MaxViewsBytes+(MaxViewsBytes>>2))
 	if err == nil {
 		var v *treesitter.Store
 		if v, err = treesitter.DecodeStore(body); err == nil {
@@ -278,7 +289,7 @@ func (s *Store) attachAnalyses(v *treesitter.Store) bool {
 func (s *Store) Counts() *tokens.CountStore {
 	s.countsOnce.Do(func() {
 		c := tokens.NewCountStore()
-		body, err := index.ReadSealed(filepath.Join(s.dir, CountsFile), CountsMagic, CountsKey, 64<<20)
+		body, err := s.files.ReadSealed(CountsFile, CountsMagic, CountsKey, 64<<20)
 		if err == nil {
 			var d *tokens.CountStore
 			if d, err = tokens.DecodeCountStore(body); err == nil {
@@ -454,7 +465,7 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 // Create makes the store's directory, so that what the process learns is
 // persisted: the file index makes it for a large enough tree, and a pack of
 // one (which needs no file index) makes it here.
-func (s *Store) Create() error { return index.MakeDir(s.dir) }
+func (s *Store) Create() error { return s.files.Create() }
 
 // Save writes what the stores learned, in the background, at most once per
 // SaveEvery, only once the directory exists; Flush waits for it and writes
@@ -510,19 +521,19 @@ func (s *Store) write() {
 			s.compact(AnalysesName)
 		}
 		body := v.AppendBinary(nil, MaxViewsBytes)
-		if err := index.WriteSealed(s.viewsPath(), ViewsMagic, ViewsKey(), body); err != nil {
+		if err := s.files.WriteSealed(ViewsFile, ViewsMagic, ViewsKey(), body); err != nil {
 			s.log.Debug("tree-sitter store not saved", "err", err)
 		}
 	}
 	if c := s.counts.Load(); c != nil && c.Dirty() {
 		body := c.AppendBinary(nil, maxCounts)
-		if err := index.WriteSealed(filepath.Join(s.dir, CountsFile), CountsMagic, CountsKey, body); err != nil {
+		if err := s.files.WriteSealed(CountsFile, CountsMagic, CountsKey, body); err != nil {
 			s.log.Debug("token counts not saved", "err", err)
 		}
 	}
 	if sc := s.clean.Load(); sc != nil {
 		if body, ok := sc.AppendClean(nil); ok {
-			if err := index.WriteAtomic(filepath.Join(s.dir, cleanFile), body); err != nil {
+			if err := s.files.WriteFile(cleanFile, body); err != nil {
 				s.log.Debug("secret scan cache not saved", "err", err)
 			}
 		}
@@ -547,7 +558,7 @@ func (s *Store) SavePackCounts() {
 func (s *Store) writePackCounts() {
 	if p := s.pack.Load(); p != nil {
 		if body, ok := p.AppendBinary(nil); ok {
-			if err := index.WriteAtomic(filepath.Join(s.dir, packFile), body); err != nil {
+			if err := s.files.WriteFile(packFile, body); err != nil {
 				s.log.Debug("pack token counts not saved", "err", err)
 			}
 		}
