@@ -57,9 +57,8 @@ type Engine struct {
 	log  *slog.Logger
 	ws   *gather.Workspace
 
-	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
-	overlayMu sync.Mutex
-	overlay   map[string]string
+	// buffers are the editor's unsaved texts.
+	buffers workspace.Buffers
 
 	stateDir string
 	// cfgFiles are the configuration files as a daemon's engine read
@@ -116,7 +115,7 @@ func New(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir,
+	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, stateDir: stateDir,
 		store: store}
 	if opts.Watch {
 		e.cfgFiles = configFiles(root)
@@ -201,9 +200,7 @@ func (e *Engine) SetBuffer(path, text string) error {
 	if err != nil {
 		return err
 	}
-	e.overlayMu.Lock()
-	e.overlay[rel] = text
-	e.overlayMu.Unlock()
+	e.buffers.Set(rel, text)
 	return nil
 }
 
@@ -213,9 +210,7 @@ func (e *Engine) CloseBuffer(path string) error {
 	if err != nil {
 		return err
 	}
-	e.overlayMu.Lock()
-	delete(e.overlay, rel)
-	e.overlayMu.Unlock()
+	e.buffers.Forget(rel)
 	return nil
 }
 
@@ -225,20 +220,7 @@ func (e *Engine) Buffer(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	e.overlayMu.Lock()
-	defer e.overlayMu.Unlock()
-	t, ok := e.overlay[rel]
-	return t, ok
-}
-
-func (e *Engine) overlaySnapshot() map[string]string {
-	e.overlayMu.Lock()
-	defer e.overlayMu.Unlock()
-	out := make(map[string]string, len(e.overlay))
-	for k, v := range e.overlay {
-		out[k] = v
-	}
-	return out
+	return e.buffers.Get(rel)
 }
 
 // ResolveRoot returns the workspace root for a request: the directory

@@ -49,7 +49,6 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/memo"
 	"github.com/ctxd/ctxd/pack"
-	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/symbols"
 	"github.com/ctxd/ctxd/tokens"
@@ -427,13 +426,7 @@ func (s *Store) Secrets() (*secrets.Scanner, error) {
 		return nil, err
 	}
 	s.cleanOnce.Do(func() {
-		b, err := readFile(filepath.Join(s.dir, cleanFile), secrets.MaxCleanBytes)
-		if err == nil {
-			err = sc.DecodeClean(b)
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("secret scan cache ignored", "err", err)
-		}
+		s.loadFile(cleanFile, secrets.MaxCleanBytes, sc.DecodeClean, "secret scan cache ignored")
 		s.clean.Store(sc)
 	})
 	return sc, nil
@@ -444,22 +437,23 @@ func (s *Store) Secrets() (*secrets.Scanner, error) {
 func (s *Store) PackCounts() *pack.Cache {
 	s.packOnce.Do(func() {
 		c := pack.NewCache()
-		b, err := readFile(filepath.Join(s.dir, packFile), pack.MaxCacheBytes)
-		if err == nil {
-			err = c.Decode(b)
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("persisted token counts not used", "err", err)
-		}
+		s.loadFile(packFile, pack.MaxCacheBytes, c.Decode, "persisted token counts not used")
 		s.pack.Store(c)
 	})
 	return s.pack.Load()
 }
 
-// readFile reads a whole-file store of at most maxBytes, refusing a
-// non-regular file.
-func readFile(path string, maxBytes int64) ([]byte, error) {
-	return safefs.ReadFile(context.Background(), path, maxBytes)
+// loadFile decodes the whole file name (a store that seals itself) of at
+// most maxBytes; a missing one is no error, one that does not decode is
+// logged with warning (the next save rewrites it).
+func (s *Store) loadFile(name string, maxBytes int64, decode func([]byte) error, warning string) {
+	b, err := s.files.ReadFile(name, maxBytes)
+	if err == nil {
+		err = decode(b)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Warn(warning, "err", err)
+	}
 }
 
 // Create makes the store's directory, so that what the process learns is

@@ -5,13 +5,15 @@
 // through it, and hands it to the walk (gather.Options.State) for the file
 // index, the file graph and the git caches, so that one package owns every
 // file under <state>/index/. It imports nothing of ctxd's but the format
-// package, so gather's tests use it as the store does.
+// package and safefs, so gather's tests use it as the store does.
 package disk
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // IndexFile names the file index in the directory.
@@ -42,6 +44,12 @@ func (d *Dir) Create() error { return index.MakeDir(d.path) }
 // foreign file from a corrupt one).
 func (d *Dir) ReadSealed(name, magic, key string, maxBytes int64) ([]byte, error) {
 	return index.ReadSealed(filepath.Join(d.path, name), magic, key, maxBytes)
+}
+
+// ReadFile reads the whole file name, of at most maxBytes, refusing a
+// non-regular file (safefs.ReadFile): for a file that seals itself.
+func (d *Dir) ReadFile(name string, maxBytes int64) ([]byte, error) {
+	return safefs.ReadFile(context.Background(), filepath.Join(d.path, name), maxBytes)
 }
 
 // WriteSealed writes the sealed file name atomically, creating the
