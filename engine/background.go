@@ -200,9 +200,6 @@ func (e *Engine) stopAnalysis() {
 	b.wg.Wait()
 }
 
-// analysisSaveEvery spaces the worker's saves of the stores.
-const analysisSaveEvery = 20 * time.Second
-
 // analyseAll analyses every source file of the tree, then calls
 // passEnded and follows the tree (followUp) until ctx ends.
 func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
@@ -240,7 +237,6 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 	e.bg.mu.Unlock()
 
 	a := e.newAnalyser()
-	saved := time.Now()
 	step := func(rel string, text []byte) error {
 		for {
 			fctx, ok := e.waitIdle(ctx)
@@ -260,10 +256,9 @@ func (e *Engine) analyseAll(ctx context.Context, afterFile, passEnded func()) {
 		if afterFile != nil {
 			afterFile()
 		}
-		if time.Since(saved) > analysisSaveEvery {
-			e.saveAnalysed()
-			saved = time.Now()
-		}
+		// As after a request: the store writes at most every
+		// workspace.SaveEvery, in the background.
+		e.store.Save()
 		return ctx.Err()
 	}
 	for _, list := range [][]string{srcs, tests} {
