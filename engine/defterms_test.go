@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"github.com/ctxd/ctxd/workspace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // defTermsRepo is a repository with one large Python module (retry

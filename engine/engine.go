@@ -77,8 +77,9 @@ type Engine struct {
 	req     *Requests
 	reqErr  error
 
-	// bg is the daemon's background analysis (engine/background.go).
-	bg background
+	// bg schedules the daemon's background analysis (engine/background.go
+	// is its per-file work).
+	bg workspace.Analysis
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -181,7 +182,7 @@ func usableStateDir(dir string) error {
 // engine's open files (the git repository's descriptors). The engine must
 // not be used afterwards.
 func (e *Engine) Close() error {
-	e.stopAnalysis()
+	e.bg.Stop()
 	e.store.Close()
 	return e.ws.Close()
 }

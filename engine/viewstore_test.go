@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"github.com/ctxd/ctxd/workspace"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // viewRepo is a Go package whose files are too large for a small budget

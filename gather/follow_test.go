@@ -3,7 +3,6 @@ package gather
 import (
 	"errors"
 	"fmt"
-	"github.com/ctxd/ctxd/workspace/disk"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // eventually polls cond (a request against the workspace) until it holds

@@ -2,7 +2,6 @@ package gather
 
 import (
 	"fmt"
-	"github.com/ctxd/ctxd/workspace/disk"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // TestLinksPersisted: the file graph and the git history persist beside

@@ -2,7 +2,6 @@ package gather
 
 import (
 	"fmt"
-	"github.com/ctxd/ctxd/workspace/disk"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 func TestMinified(t *testing.T) {

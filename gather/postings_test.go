@@ -3,7 +3,6 @@ package gather
 import (
 	"cmp"
 	"fmt"
-	"github.com/ctxd/ctxd/workspace/disk"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/workspace/disk"
 	gocmp "github.com/google/go-cmp/cmp"
 )
 

@@ -2,16 +2,15 @@ package gather
 
 import (
 	"context"
-	"github.com/ctxd/ctxd/workspace/disk"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/disk"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestPrefetch: a Gather after Prefetch gives what a Gather alone gives
