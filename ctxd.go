@@ -131,21 +131,55 @@ const (
 	ChunkDiff       ChunkType = "diff"
 )
 
-// Truncation levels a chunk can be included at, from whole to smallest.
-// "middle" is the language-agnostic head-and-tail cut.
+// View is how much of a file a chunk, an outline or a pack shows: one
+// name set for the envelope, ctx/outline, the CLI, MCP and session
+// listings. A chunk shown whole has no truncation (its field is empty);
+// where a view is named, it is ViewFull.
+type View string
+
+// The views, from whole to smallest. ViewMiddle is the
+// language-agnostic head-and-tail cut.
 const (
-	TruncNone       = "none"
-	TruncBodies     = "bodies"
-	TruncSignatures = "signatures"
-	TruncOutline    = "outline"
-	TruncMiddle     = "middle"
-	// TruncFocus is the outline with the focused functions (at the cursor,
+	ViewFull       View = "full"
+	ViewBodies     View = "bodies"
+	ViewSignatures View = "signatures"
+	ViewOutline    View = "outline"
+	// ViewFocus is the outline with the focused functions (at the cursor,
 	// the selection, stack frames, named in the request) whole;
-	// TruncFocusOnly is those functions with the outline lines of what
+	// ViewFocusOnly is those functions with the outline lines of what
 	// they use.
-	TruncFocus     = "focus"
-	TruncFocusOnly = "focus-only"
+	ViewFocus     View = "focus"
+	ViewFocusOnly View = "focus-only"
+	ViewMiddle    View = "middle"
 )
+
+// viewAliases are the names a whole view had before there was one name
+// set: ctx/outline's truncation said "none", --explain and eval "whole".
+// They are accepted as input.
+var viewAliases = map[string]View{"none": ViewFull, "whole": ViewFull}
+
+// ParseView accepts a view name in any case, or an old alias of full
+// ("none", "whole").
+func ParseView(s string) (View, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if v, ok := viewAliases[s]; ok {
+		return v, nil
+	}
+	for _, v := range []View{ViewFull, ViewBodies, ViewSignatures, ViewOutline, ViewFocus, ViewFocusOnly, ViewMiddle} {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("unknown view %q (want full, bodies, signatures, outline, focus, focus-only or middle): %w", s, ErrInvalidParams)
+}
+
+// Shown names the view a chunk is shown at: its truncation, or ViewFull.
+func (c Chunk) Shown() View {
+	if c.Truncation == "" {
+		return ViewFull
+	}
+	return c.Truncation
+}
 
 // LineRange is an inclusive, 1-based range of lines.
 type LineRange struct {
@@ -292,7 +326,7 @@ type Chunk struct {
 	// Truncated reports that Content is not the whole source; Truncation
 	// names the level and Elided the original line ranges left out.
 	Truncated  bool        `json:"truncated"`
-	Truncation string      `json:"truncation,omitempty"`
+	Truncation View        `json:"truncation,omitempty"`
 	Elided     []LineRange `json:"elided,omitempty"`
 	// OriginalTokens is the whole source's count when Truncated.
 	OriginalTokens int `json:"original_tokens,omitempty"`
@@ -406,9 +440,13 @@ const (
 	FormatXML      = "xml"
 )
 
-// ParseFormat validates a prompt format; "" means markdown.
+// ParseFormat validates a prompt format, in any case and with spaces
+// around; "" means markdown. It is the one table of prompt formats: a
+// pack's formats are these and json (pack.ParseFormat). The wire formats
+// of model requests (compact/request.ParseFormat: chat, anthropic,
+// responses) are another fact.
 func ParseFormat(s string) (string, error) {
-	switch strings.ToLower(s) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", FormatMarkdown, "md":
 		return FormatMarkdown, nil
 	case FormatXML:

@@ -29,7 +29,7 @@ const DefaultMinPartial = 48
 
 // View is a reduced rendering of a chunk's content, at a named level.
 type View struct {
-	Level  string // ctxd.TruncBodies, TruncSignatures, TruncOutline
+	Level  ctxd.View // ctxd.ViewBodies, ViewSignatures, ViewOutline
 	Text   string
 	Elided []ctxd.LineRange
 }
@@ -217,12 +217,12 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 // upgrade pass. Whole is 1; the focus views keep the functions that
 // matter, so they are worth nearly the signatures view that also keeps
 // them; a head-and-tail cut is worth the share it shows, less.
-var quality = map[string]float64{
-	ctxd.TruncBodies:     0.8,
-	ctxd.TruncSignatures: 0.5,
-	ctxd.TruncFocus:      0.45,
-	ctxd.TruncFocusOnly:  0.4,
-	ctxd.TruncOutline:    0.2,
+var quality = map[ctxd.View]float64{
+	ctxd.ViewBodies:     0.8,
+	ctxd.ViewSignatures: 0.5,
+	ctxd.ViewFocus:      0.45,
+	ctxd.ViewFocusOnly:  0.4,
+	ctxd.ViewOutline:    0.2,
 }
 
 // qualityOf returns the share of its chunk's value a placement carries (0
@@ -233,14 +233,14 @@ func qualityOf(c *ctxd.Chunk) float64 {
 		return 0
 	case !c.Truncated:
 		return 1
-	case c.Truncation == ctxd.TruncMiddle:
+	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
 			return 0.05
 		}
 		return 0.05 + 0.5*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
 	}
 	if q, ok := quality[c.Truncation]; ok {
-		if c.Truncation == ctxd.TruncFocus || c.Truncation == ctxd.TruncFocusOnly {
+		if c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly {
 			q += focusMore * focusShown(c)
 			if focusNone(c) {
 				// The named definitions alone (engine's smallest focus
@@ -250,7 +250,7 @@ func qualityOf(c *ctxd.Chunk) float64 {
 		}
 		return q
 	}
-	return quality[ctxd.TruncOutline]
+	return quality[ctxd.ViewOutline]
 }
 
 // focusMore is what a focus view gains in quality by showing every one of
@@ -426,7 +426,7 @@ func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 	}
 	vs := f.viewsOf(ctx, i, &c)
 	for j := len(vs) - 1; j >= 0; j-- { // smallest first
-		if vs[j].Level == string(ctxd.TruncOutline) {
+		if vs[j].Level == ctxd.ViewOutline {
 			continue
 		}
 		if r := f.viewAt(i, j, c, vs[j], whole); r.Tokens <= room {
@@ -616,12 +616,12 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 // shrinks the request by the overshoot if token merges at the seams make
 // the rendered whole slightly larger than its parts.
 func (f *fitter) middle(c ctxd.Chunk, whole, left int) (ctxd.Chunk, bool) {
-	return f.cut(c, whole, left, ctxd.TruncMiddle, nil)
+	return f.cut(c, whole, left, ctxd.ViewMiddle, nil)
 }
 
 // cut is middle labelled level; elided, when not nil, stands for the
 // ranges the cut reports (the source lines an outline leaves out, say).
-func (f *fitter) cut(c ctxd.Chunk, whole, left int, level string, elided []ctxd.LineRange) (ctxd.Chunk, bool) {
+func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ctxd.LineRange) (ctxd.Chunk, bool) {
 	empty := c
 	empty.Content = ""
 	empty.Truncated, empty.Truncation = true, level
@@ -656,12 +656,12 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level string, elided []ctxd.
 // and a tail of its source (the licence, the imports and a closing
 // brace). It is an outline view: no source line is shown whole.
 func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
-	if v.Level != ctxd.TruncOutline || left < f.opts.MinPartial {
+	if v.Level != ctxd.ViewOutline || left < f.opts.MinPartial {
 		return c, false
 	}
 	o := c
 	o.Content = v.Text
-	return f.cut(o, whole, left, ctxd.TruncOutline, v.Elided)
+	return f.cut(o, whole, left, ctxd.ViewOutline, v.Elided)
 }
 
 // tailRatio keeps more of the end of diffs and error-bearing files, where

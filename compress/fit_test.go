@@ -45,14 +45,14 @@ func TestFit(t *testing.T) {
 		budget     int
 		views      ViewsFunc
 		included   []string
-		truncation map[string]string
+		truncation map[string]ctxd.View
 		skipped    []string
 	}{
 		{"everything fits", []ctxd.Chunk{small, mid}, 10000, nil, []string{"small.go", "mid.txt"}, nil, nil},
-		{"big is cut in the middle", []ctxd.Chunk{small, big}, 600, nil, []string{"small.go", "big.txt"}, map[string]string{"big.txt": ctxd.TruncMiddle}, nil},
+		{"big is cut in the middle", []ctxd.Chunk{small, big}, 600, nil, []string{"small.go", "big.txt"}, map[string]ctxd.View{"big.txt": ctxd.ViewMiddle}, nil},
 		// The presence pass places both before the first is upgraded: mid
 		// is cut so that small is there too.
-		{"both present before upgrades", []ctxd.Chunk{mid, small}, midCost + 2, nil, []string{"mid.txt", "small.go"}, map[string]string{"mid.txt": ctxd.TruncMiddle}, nil},
+		{"both present before upgrades", []ctxd.Chunk{mid, small}, midCost + 2, nil, []string{"mid.txt", "small.go"}, map[string]ctxd.View{"mid.txt": ctxd.ViewMiddle}, nil},
 		{"too little room for a partial view", []ctxd.Chunk{mid, small}, 40, nil, []string{"small.go"}, nil, []string{"mid.txt"}},
 		{"exact fit", []ctxd.Chunk{small}, smallCost, nil, []string{"small.go"}, nil, nil},
 		{"zero budget", []ctxd.Chunk{small}, 0, nil, nil, nil, []string{"small.go"}},
@@ -60,11 +60,11 @@ func TestFit(t *testing.T) {
 			"structural view preferred", []ctxd.Chunk{big}, 300,
 			func(_ context.Context, c *ctxd.Chunk) []View {
 				return []View{
-					{Level: ctxd.TruncBodies, Text: lines("body", 200)},
-					{Level: ctxd.TruncSignatures, Text: "func Big()\n", Elided: []ctxd.LineRange{{Start: 2, End: 400}}},
+					{Level: ctxd.ViewBodies, Text: lines("body", 200)},
+					{Level: ctxd.ViewSignatures, Text: "func Big()\n", Elided: []ctxd.LineRange{{Start: 2, End: 400}}},
 				}
 			},
-			[]string{"big.txt"}, map[string]string{"big.txt": ctxd.TruncSignatures}, nil,
+			[]string{"big.txt"}, map[string]ctxd.View{"big.txt": ctxd.ViewSignatures}, nil,
 		},
 	}
 	for _, tt := range tests {
@@ -124,12 +124,12 @@ func TestFitDoesNotStarveTheTarget(t *testing.T) {
 		switch ch.Source {
 		case "server.go":
 			return []View{
-				{Level: ctxd.TruncBodies, Text: lines("server body", 120)},
-				{Level: ctxd.TruncSignatures, Text: "func (s *Server) Shutdown(ctx context.Context) error\nfunc (s *Server) Serve() error\n"},
-				{Level: ctxd.TruncOutline, Text: "   \n"}, // empty: never included
+				{Level: ctxd.ViewBodies, Text: lines("server body", 120)},
+				{Level: ctxd.ViewSignatures, Text: "func (s *Server) Shutdown(ctx context.Context) error\nfunc (s *Server) Serve() error\n"},
+				{Level: ctxd.ViewOutline, Text: "   \n"}, // empty: never included
 			}
 		case "extra.go":
-			return []View{{Level: ctxd.TruncOutline, Text: "\n\n"}}
+			return []View{{Level: ctxd.ViewOutline, Text: "\n\n"}}
 		}
 		return nil
 	}
@@ -152,7 +152,7 @@ func TestFitDoesNotStarveTheTarget(t *testing.T) {
 	// The target is present at a structural view (its signatures), not
 	// cut blindly, though the documents ranked above it take the rest by
 	// value per token.
-	if tg.Truncation != ctxd.TruncSignatures && tg.Truncation != ctxd.TruncBodies {
+	if tg.Truncation != ctxd.ViewSignatures && tg.Truncation != ctxd.ViewBodies {
 		t.Errorf("target at %q:\n%.200s", tg.Truncation, tg.Content)
 	}
 	if _, ok := in["HISTORY.md"]; !ok {
@@ -199,8 +199,8 @@ func TestFitCutsTheOutline(t *testing.T) {
 	}
 	views := func(_ context.Context, ch *ctxd.Chunk) []View {
 		return []View{
-			{Level: ctxd.TruncSignatures, Text: lines("sig", 300)},
-			{Level: ctxd.TruncOutline, Text: outline.String(), Elided: []ctxd.LineRange{{Start: 1, End: 605}}},
+			{Level: ctxd.ViewSignatures, Text: lines("sig", 300)},
+			{Level: ctxd.ViewOutline, Text: outline.String(), Elided: []ctxd.LineRange{{Start: 1, End: 605}}},
 		}
 	}
 	got, err := Fit(t.Context(), []ctxd.Chunk{src}, Options{Budget: 600, Counter: c, Render: render, Views: views})
@@ -211,7 +211,7 @@ func TestFitCutsTheOutline(t *testing.T) {
 		t.Fatalf("chunks: %+v", got.Skipped)
 	}
 	ch := got.Chunks[0]
-	if ch.Truncation != ctxd.TruncOutline || !strings.HasPrefix(ch.Content, "func (s *Server) Handler0(") || strings.Contains(ch.Content, "Copyright") {
+	if ch.Truncation != ctxd.ViewOutline || !strings.HasPrefix(ch.Content, "func (s *Server) Handler0(") || strings.Contains(ch.Content, "Copyright") {
 		t.Errorf("at %q:\n%.300s", ch.Truncation, ch.Content)
 	}
 	if strings.Contains(ch.Content, "Handler60(") || got.TokensUsed > 600 {
@@ -316,14 +316,14 @@ func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
 		switch ch.Source {
 		case "tree.go":
 			return []View{
-				{Level: ctxd.TruncBodies, Text: lines("tree body", 300)},
-				{Level: ctxd.TruncSignatures, Text: "func (n *node) addRoute(path string)\n" + lines("getValue kept", 170)},
-				{Level: ctxd.TruncOutline, Text: "418: func (n *node) getValue(path string)\n"},
+				{Level: ctxd.ViewBodies, Text: lines("tree body", 300)},
+				{Level: ctxd.ViewSignatures, Text: "func (n *node) addRoute(path string)\n" + lines("getValue kept", 170)},
+				{Level: ctxd.ViewOutline, Text: "418: func (n *node) getValue(path string)\n"},
 			}
 		case "gin.go":
 			return []View{
-				{Level: ctxd.TruncSignatures, Text: lines("gin sig", 200)},
-				{Level: ctxd.TruncOutline, Text: "717: func (engine *Engine) handleHTTPRequest(c *Context)\n"},
+				{Level: ctxd.ViewSignatures, Text: lines("gin sig", 200)},
+				{Level: ctxd.ViewOutline, Text: "717: func (engine *Engine) handleHTTPRequest(c *Context)\n"},
 			}
 		}
 		return nil
@@ -332,11 +332,11 @@ func TestFitFocusKeepsTheFramesFunction(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		chunk ctxd.Chunk
-		want  string
+		want  ctxd.View
 	}{
-		{"error lines", frame, ctxd.TruncSignatures},
-		{"cursor", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{Cursor: 472}; return f }(), ctxd.TruncSignatures},
-		{"no focus", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{}; return f }(), ctxd.TruncSignatures},
+		{"error lines", frame, ctxd.ViewSignatures},
+		{"cursor", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{Cursor: 472}; return f }(), ctxd.ViewSignatures},
+		{"no focus", func() ctxd.Chunk { f := frame; f.Facts = ctxd.Facts{}; return f }(), ctxd.ViewSignatures},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Fit(t.Context(), append([]ctxd.Chunk{tt.chunk, caller}, others...), Options{Budget: budget, Counter: c, Render: render, Views: views})
@@ -375,8 +375,8 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 			return nil
 		}
 		return []View{
-			{Level: ctxd.TruncBodies, Text: lines(ch.Source+" body", 60)},
-			{Level: ctxd.TruncOutline, Text: lines(ch.Source+" outline", 5)},
+			{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
+			{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
 		}
 	}
 	// Room for both outlines and one bodies view, not two.
@@ -395,11 +395,11 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			levels := map[string]string{}
+			levels := map[string]ctxd.View{}
 			for _, ch := range got.Chunks {
 				levels[ch.Source] = ch.Truncation
 			}
-			if len(levels) != 3 || levels[tt.deep] != ctxd.TruncBodies {
+			if len(levels) != 3 || levels[tt.deep] != ctxd.ViewBodies {
 				t.Errorf("levels %v, want %s at bodies", levels, tt.deep)
 			}
 			if got.TokensUsed > budget {

@@ -12,7 +12,7 @@ import (
 // quality.
 func TestFocusQuality(t *testing.T) {
 	focus := []int{10, 50, 90}
-	view := func(level string, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
+	view := func(level ctxd.View, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
 		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Facts: ctxd.Facts{FocusLines: focusLines}}
 	}
 	tests := []struct {
@@ -20,17 +20,17 @@ func TestFocusQuality(t *testing.T) {
 		c    *ctxd.Chunk
 		want float64
 	}{
-		{"best one of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), quality[ctxd.TruncFocusOnly]},
-		{"two of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), quality[ctxd.TruncFocusOnly] + focusMore/2},
-		{"all three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.TruncFocusOnly] + focusMore},
-		{"focus view, all three", view(ctxd.TruncFocus, focus), quality[ctxd.TruncFocus] + focusMore},
-		{"no focus lines", view(ctxd.TruncFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.TruncFocusOnly]},
-		{"one focus line", view(ctxd.TruncFocusOnly, []int{10}), quality[ctxd.TruncFocusOnly]},
-		{"signatures ignore focus lines", view(ctxd.TruncSignatures, focus), quality[ctxd.TruncSignatures]},
+		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), quality[ctxd.ViewFocusOnly]},
+		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), quality[ctxd.ViewFocusOnly] + focusMore/2},
+		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.ViewFocusOnly] + focusMore},
+		{"focus view, all three", view(ctxd.ViewFocus, focus), quality[ctxd.ViewFocus] + focusMore},
+		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.ViewFocusOnly]},
+		{"one focus line", view(ctxd.ViewFocusOnly, []int{10}), quality[ctxd.ViewFocusOnly]},
+		{"signatures ignore focus lines", view(ctxd.ViewSignatures, focus), quality[ctxd.ViewSignatures]},
 		// The named definitions alone: none of the focus lines' functions.
-		{"none of three", view(ctxd.TruncFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), quality[ctxd.TruncFocusOnly] - focusMore},
-		{"none of one", view(ctxd.TruncFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), quality[ctxd.TruncFocusOnly] - focusMore},
-		{"focus view, none", view(ctxd.TruncFocus, focus, ctxd.LineRange{Start: 5, End: 95}), quality[ctxd.TruncFocus] - focusMore},
+		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), quality[ctxd.ViewFocusOnly] - focusMore},
+		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), quality[ctxd.ViewFocusOnly] - focusMore},
+		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), quality[ctxd.ViewFocus] - focusMore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

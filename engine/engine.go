@@ -26,6 +26,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/workspace"
 )
@@ -246,10 +247,10 @@ func ResolveRoot(given string) (string, error) {
 	return abs, nil
 }
 
-// Rank ranks the workspace's files lexically against query (BM25 over
+// Rank ranks the workspace's files lexically against request (BM25 over
 // path, content and defined names, times the role prior), best first, at
 // most limit (all when limit <= 0). `ctxd eval recall` uses it to say
 // where a file it missed ranked.
-func (e *Engine) Rank(ctx context.Context, query string, limit int) ([]gather.Hit, error) {
-	return e.ws.Rank(ctx, query, limit)
+func (e *Engine) Rank(ctx context.Context, request string, limit int) ([]gather.Hit, error) {
+	return e.ws.Rank(ctx, query.Parse(request), limit)
 }

@@ -112,7 +112,7 @@ func TestLargeFileAtBodiesLevel(t *testing.T) {
 	if got == nil {
 		t.Fatalf("%s not included; skipped: %v", file, env.Context.Skipped)
 	}
-	if got.Truncation != ctxd.TruncBodies || !got.Truncated || len(got.Elided) == 0 || got.OriginalTokens <= got.Tokens {
+	if got.Truncation != ctxd.ViewBodies || !got.Truncated || len(got.Elided) == 0 || got.OriginalTokens <= got.Tokens {
 		t.Fatalf("%s: truncation %q, elided %v, %d of %d tokens", file, got.Truncation, got.Elided, got.Tokens, got.OriginalTokens)
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), file, got.Content, parser.ParseComments); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -33,10 +34,10 @@ const (
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskType, chunks []ctxd.Chunk) {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
-	quals := qualifiers(request)
+	quals := q.Qualifiers
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -59,7 +60,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 							among = append(among, k)
 						}
 					}
-					for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(request, focusDefs, among) {
+					for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(q, focusDefs, among) {
 						f.FocusLines = append(f.FocusLines, starts[k])
 					}
 					if len(f.FocusLines) == 0 {
@@ -112,7 +113,7 @@ func (e *Engine) focusLines(ctx context.Context, request string, task ctxd.TaskT
 			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
 			limit = 1
 		}
-		for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(request, limit, among) {
+		for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(q, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 		if gather.IsTestFile(c.Source) {
@@ -153,9 +154,7 @@ func usedDefs(content string, defs []index.Def, focus []int) []int {
 	}
 	used := map[string]bool{}
 	for _, b := range bodies {
-		for _, id := range identsOf(b) {
-			used[id] = true
-		}
+		query.ScanNames([]byte(b), func(id []byte) { used[string(id)] = true })
 	}
 	var out []int
 	for _, d := range defs {
@@ -197,27 +196,6 @@ func linesOf(s string, from, to int) string {
 		end += k + 1
 	}
 	return s[start:end]
-}
-
-// identsOf returns the identifiers of s (isIdentByte runs not starting
-// with a digit), with repeats.
-func identsOf(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		if !isIdentByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdentByte(s[j]) {
-			j++
-		}
-		if c := s[i]; c < '0' || c > '9' {
-			out = append(out, s[i:j])
-		}
-		i = j
-	}
-	return out
 }
 
 // classMethods returns the first lines of the methods of the classes

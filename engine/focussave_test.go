@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 )
 
 // TestFocusLinesSymbolsPersisted: a request without code identifiers
@@ -21,7 +21,7 @@ func TestFocusLinesSymbolsPersisted(t *testing.T) {
 	dir := testutil.GitRepo(t, map[string]string{"pkg/retry.py": b.String(), "pkg/other.py": "def other():\n    return 1\n"})
 	open := reopener(t, dir, stateWithIndex(t))
 	req := PromptRequest{UserRequest: "how are retry delays computed between attempts"}
-	if ids := gather.RequestIdents(req.UserRequest); len(ids) > 0 {
+	if ids := query.Parse(req.UserRequest).Idents; len(ids) > 0 {
 		t.Fatalf("request has code identifiers %q", ids)
 	}
 	e1 := open()

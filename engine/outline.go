@@ -42,9 +42,9 @@ type OutlineResult struct {
 	Symbols  []treesitter.Symbol `json:"symbols"`
 	Imports  []string            `json:"imports"`
 	View     *treesitter.View    `json:"view,omitempty"`
-	// Truncation names the view's level as a chunk does ("none",
-	// "bodies", ...).
-	Truncation string `json:"truncation,omitempty"`
+	// Truncation names the view's level, the same name as View.Level
+	// ("full", "bodies", ...; "none" before views had one name set).
+	Truncation ctxd.View `json:"truncation,omitempty"`
 }
 
 // Outline reads a workspace file (or the text given, or the editor's
@@ -124,7 +124,7 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 		return nil, outlineError(req.Path, err)
 	}
 	res.View = &v
-	res.Truncation = level.Truncation()
+	res.Truncation = level
 	return res, nil
 }
 

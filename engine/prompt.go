@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/prompt"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -78,7 +79,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	progress("gathering")
 	res, err := e.ws.Gather(ctx, gather.Request{
-		Text:           req.UserRequest,
+		Query:          p.query,
 		Task:           env.TaskType,
 		Patterns:       req.Patterns,
 		MaxFiles:       p.maxFiles,
@@ -105,14 +106,14 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		return nil, err
 	}
 	env.Warnings = append(env.Warnings, warns...)
-	e.matchSymbols(ctx, req.UserRequest, chunks)
+	e.matchSymbols(ctx, p.query, chunks)
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
 		return nil, err
 	}
-	e.focusLines(ctx, req.UserRequest, env.TaskType, chunks)
-	refLines(env.TaskType, req.UserRequest, chunks)
+	e.focusLines(ctx, p.query, env.TaskType, chunks)
+	refLines(env.TaskType, p.query, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),
@@ -160,7 +161,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	if assemble {
 		progress("assembling")
-		env.Prompt = prompt.Build(env)
+		env.Prompt = prompt.Build(env, p.query.AsksChange)
 		var prs []ctxd.Redaction
 		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
 			return nil, err
@@ -196,7 +197,9 @@ const depthTokens = 800
 // plan is a validated request: the envelope's frame, the counter and the
 // context budget.
 type plan struct {
-	env           *ctxd.Envelope
+	env *ctxd.Envelope
+	// query is the request, read once: every stage asks it.
+	query         *query.Query
 	counter       tokens.Counter
 	contextBudget int
 	maxFiles      int
@@ -331,7 +334,8 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	counter = tokens.Stored(counter, e.store.Counts())
 	warnings := s.warnings
 
-	task, taskSource := prioritize.ResolveTask(explicit, req.UserRequest)
+	q := query.Parse(req.UserRequest)
+	task, taskSource := q.ResolveTask(explicit)
 	sessionID := req.SessionID
 	if sessionID == "" {
 		sessionID = newSessionID()
@@ -355,7 +359,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	// than both is cut in the middle (the original stays in
 	// original_input).
 	contextBudget := budget.Context
-	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, format))
+	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, q.AsksChange, format))
 	if over := reqTokens - budget.UserRequest; over > 0 {
 		if over <= contextBudget {
 			contextBudget -= over
@@ -376,7 +380,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
 		}
 	}
-	return &plan{env: env, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
+	return &plan{env: env, query: q, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil
 }
 
 // minRequestTokens is the least of a request a prompt keeps when the

@@ -46,7 +46,7 @@ func TestRedactionLinesAreSourceLines(t *testing.T) {
 	if c == nil {
 		t.Fatalf("big.go not in the context: %+v", env.Context.Skipped)
 	}
-	if c.Truncation == "" || c.Truncation == "none" {
+	if c.Truncation == "" || c.Truncation == ctxd.ViewFull {
 		t.Fatalf("big.go is whole (%q); the test needs a truncated view", c.Truncation)
 	}
 	if strings.Contains(env.Prompt, "AKIA454ML6LG4TJFCZ4K") {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/symbols"
+	"github.com/ctxd/ctxd/query"
 )
 
 const (
@@ -26,14 +26,14 @@ const (
 // ("clean up the Request parameter") leave them out: a class's uses are
 // everywhere, and showing them crowded the changed file out (a commit of
 // encode/httpx).
-func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
-	if task != ctxd.TaskRefactor || !aboutUses(request) {
+func refLines(task ctxd.TaskType, q *query.Query, chunks []ctxd.Chunk) {
+	if task != ctxd.TaskRefactor || !q.AboutUses {
 		return
 	}
 	var names []string
 	for i := range chunks {
 		for _, id := range slices.Concat(chunks[i].Facts.MentionedSymbols, chunks[i].Facts.UsedSymbols) {
-			_, name := symbols.SplitQualified(id)
+			_, name := query.SplitQualified(id)
 			if len(name) >= 3 && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
@@ -54,16 +54,6 @@ func refLines(task ctxd.TaskType, request string, chunks []ctxd.Chunk) {
 		looked++
 		c.Facts.RefLines = usesOf(c.Content, names, refLinesPerFile)
 	}
-}
-
-// usesWords are the words of a request about a name's uses.
-var usesWords = []string{"rename", "caller", "call site", "callsite", "usage", "signature", "every use", "all uses", "references to"}
-
-// aboutUses reports a request about a name's uses: a rename, its callers,
-// its signature.
-func aboutUses(request string) bool {
-	r := strings.ToLower(request)
-	return slices.ContainsFunc(usesWords, func(w string) bool { return strings.Contains(r, w) })
 }
 
 // usesOf returns the 1-based lines of content that hold one of names as a
@@ -95,7 +85,7 @@ func wordIndex(line, name string) int {
 		}
 		i += from
 		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
 			return i
 		}
 		from = i + 1

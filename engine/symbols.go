@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -56,8 +57,8 @@ type SymbolResult struct {
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := splitQualified(strings.TrimSpace(req.Name))
-	if name == "" || !isIdent(name) {
+	qual, name := query.SplitQualified(req.Name)
+	if name == "" || !isName(name) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
@@ -134,22 +135,10 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	return src, err == nil
 }
 
-// splitQualified splits "A.b", "a::b" or "a/b" into qualifier and name.
-func splitQualified(s string) (qual, name string) {
-	i := strings.LastIndexAny(s, ".:/")
-	if i < 0 {
-		return "", s
-	}
-	return strings.TrimRight(s[:i], ":"), s[i+1:]
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIdent(s string) bool {
+// isName reports a code name (see query.IsNameByte).
+func isName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isIdentByte(s[i]) {
+		if !query.IsNameByte(s[i]) {
 			return false
 		}
 	}
@@ -165,7 +154,7 @@ func hasIdent(line, name []byte) bool {
 		}
 		i += off
 		end := i + len(name)
-		if (i == 0 || !isIdentByte(line[i-1])) && (end == len(line) || !isIdentByte(line[end])) {
+		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
 			return true
 		}
 		off = i + 1

@@ -25,6 +25,12 @@ func TestFindSymbol(t *testing.T) {
 		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
 		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false},
 		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false},
+		// One splitter (query.SplitQualified): the qualifier is the last
+		// part before the name, and # and a trailing () split as in requests.
+		{"x/cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false},
+		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
+		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false},
+		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
 		{"Nowhere", nil, nil, false},
 		{"two words", nil, nil, true},
 		{"", nil, nil, true},

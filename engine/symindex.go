@@ -7,28 +7,14 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/par"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/symbols"
 )
 
 // maxSymbolFiles bounds the gathered files a request's identifiers are
 // matched against (each a parse when its content is new).
 const maxSymbolFiles = 40
-
-// qualifiers returns the non-final parts of the qualified names text
-// writes: requests and utils of requests.utils.get_netrc_auth, Request of
-// Request.hooks.
-func qualifiers(text string) map[string]bool {
-	quals := map[string]bool{}
-	for _, q := range symbols.Qualified(text) {
-		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
-		for _, p := range parts[:max(len(parts)-1, 0)] {
-			quals[p] = true
-		}
-	}
-	return quals
-}
 
 // matchSymbols sets the MentionedSymbols of the gathered files (the first
 // maxSymbolFiles whose text holds a request name in some case style) from the
@@ -40,22 +26,21 @@ func qualifiers(text string) map[string]bool {
 // keeps its textual matches as UsedSymbols (the qualifiers of a qualified
 // name excepted), and a file whose language is not parsed keeps its text
 // matches. Requests without code identifiers parse nothing.
-func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Chunk) {
-	qualified := symbols.Qualified(text)
-	ids := append(gather.RequestIdents(text), qualified...)
+func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+	ids := q.Names()
 	if len(ids) == 0 {
 		return
 	}
 	// The qualifiers of a qualified name (requests and utils of
 	// requests.utils.get_netrc_auth) are modules and packages, not names a
 	// file uses: their text matches are dropped.
-	quals := qualifiers(text)
+	quals := q.Qualifiers
 	x := e.store.Symbols()
 	// Only a file whose text holds one of the names, in some case style,
 	// can define it: the others are not parsed.
 	var folded []string
 	for _, id := range ids {
-		_, name := symbols.SplitQualified(id)
+		_, name := query.SplitQualified(id)
 		if f := symbols.Fold(name); f != "" && !slices.Contains(folded, f) {
 			folded = append(folded, f)
 		}
@@ -131,7 +116,7 @@ func (e *Engine) matchSymbols(ctx context.Context, text string, chunks []ctxd.Ch
 // "Relevance" after issue 14.)
 func pinNamed(chunks []ctxd.Chunk, files []int, matches [][]symbols.Match, names []string) {
 	for _, q := range names {
-		qual, name := symbols.SplitQualified(q)
+		qual, name := query.SplitQualified(q)
 		pin := -1
 		for k, ms := range matches {
 			if slices.ContainsFunc(ms, func(m symbols.Match) bool {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 )
 
 // symbolRepo is a small Python package whose tests call a method many
@@ -72,7 +72,7 @@ func TestMatchSymbols(t *testing.T) {
 				}
 				// What gather found: the request's identifiers in the text.
 				var mentioned []string
-				for _, id := range gather.RequestIdents(tt.request) {
+				for _, id := range query.Parse(tt.request).Idents {
 					if strings.Contains(string(b), id) {
 						mentioned = append(mentioned, id)
 					}
@@ -80,7 +80,7 @@ func TestMatchSymbols(t *testing.T) {
 				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b),
 					Facts: ctxd.Facts{MentionedSymbols: mentioned}})
 			}
-			e.matchSymbols(t.Context(), tt.request, chunks)
+			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks)
 			for _, c := range chunks {
 				got := slices.Clone(c.Facts.MentionedSymbols)
 				for _, u := range c.Facts.UsedSymbols {
@@ -189,7 +189,7 @@ func TestPinNamed(t *testing.T) {
 				}
 				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b), Priority: ctxd.PriorityMedium})
 			}
-			e.matchSymbols(t.Context(), tt.request, chunks)
+			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks)
 			var got []string
 			for _, c := range chunks {
 				if c.Facts.Mentioned {

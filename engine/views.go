@@ -107,7 +107,7 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 		if n := len(out); n > 0 && len(v.Text) >= len(out[n-1].Text) {
 			continue
 		}
-		out = append(out, compress.View{Level: string(v.Level), Text: v.Text, Elided: v.Elided})
+		out = append(out, compress.View{Level: v.Level, Text: v.Text, Elided: v.Elided})
 	}
 	return out
 }

@@ -165,20 +165,25 @@ func TestRecall(t *testing.T) {
 	if got := strings.Count(progress.String(), "\n"); got != len(want) {
 		t.Errorf("progress has %d lines, want %d:\n%s", got, len(want), progress.String())
 	}
-	// The temporary worktree is gone and the repository's checkout is
-	// untouched.
-	if wts := testutil.Git(t, dir, "worktree", "list"); strings.Count(wts, "\n") != 1 {
-		t.Errorf("worktrees left behind:\n%s", wts)
-	}
-	if st := testutil.Git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("repository changed:\n%s", st)
-	}
+	untouched(t, dir)
 	var out strings.Builder
 	rep.Print(&out)
 	for _, s := range []string{"all-found", "all-full", "all-lines", "line-recall", "ctxd", "bm25", "32000"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
 		}
+	}
+}
+
+// untouched checks that the temporary worktree is gone and the
+// repository's checkout is untouched.
+func untouched(t *testing.T, dir string) {
+	t.Helper()
+	if wts := testutil.Git(t, dir, "worktree", "list"); strings.Count(wts, "\n") != 1 {
+		t.Errorf("worktrees left behind:\n%s", wts)
+	}
+	if st := testutil.Git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("repository changed:\n%s", st)
 	}
 }
 

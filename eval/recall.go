@@ -124,29 +124,6 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	bt := make([]tally, len(opts.Budgets))
 	ctxBudgets := make([]int, len(opts.Budgets))
 	rep := &Report{Repo: repo, Cases: len(cases), Misses: map[int][]Miss{}}
-	add := func(t *tally, found, full, total int) {
-		t.recall += float64(found) / float64(total)
-		if found == total {
-			t.all++
-		}
-		if full == total {
-			t.full++
-		}
-		if found > 0 {
-			t.any++
-		}
-	}
-	addLines := func(t *tally, seen, total int) {
-		if total == 0 {
-			t.lines++
-			t.lineRecall++
-			return
-		}
-		t.lineRecall += float64(seen) / float64(total)
-		if seen == total {
-			t.lines++
-		}
-	}
 	for i, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -185,7 +162,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			for _, ch := range env.Context.Chunks {
 				if ch.Content != "" {
 					in[ch.Source] = true
-					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.TruncBodies) {
+					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.ViewBodies) {
 						full++
 					}
 				}
@@ -205,9 +182,9 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 					why = append(why, w+lexicalRank(ctx, eng, c.Request, a, &ranks))
 				}
 			}
-			add(&ct[bi], len(c.Answer)-len(missing), full, len(c.Answer))
+			ct[bi].add(len(c.Answer)-len(missing), full, len(c.Answer))
 			seen, total := visibleLines(env.Context.Chunks, changed)
-			addLines(&ct[bi], seen, total)
+			ct[bi].addLines(seen, total)
 			if len(missing) > 0 {
 				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
 			}
@@ -218,11 +195,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 					found++
 				}
 			}
-			add(&bt[bi], found, found, len(c.Answer))
+			bt[bi].add(found, found, len(c.Answer))
 			if found == len(c.Answer) {
-				addLines(&bt[bi], total, total) // whole files
+				bt[bi].addLines(total, total) // whole files
 			} else {
-				addLines(&bt[bi], 0, total)
+				bt[bi].addLines(0, total)
 			}
 			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d lines %d/%d%s", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer), seen, total, answerViews(env.Context.Chunks, c.Answer))
 		}
@@ -252,10 +229,7 @@ func answerViews(chunks []ctxd.Chunk, answer []string) string {
 		v := "-"
 		for _, ch := range chunks {
 			if ch.Source == a && ch.Content != "" {
-				v = "whole"
-				if ch.Truncated {
-					v = ch.Truncation
-				}
+				v = string(ch.Shown())
 			}
 		}
 		parts = append(parts, a+"="+v)
@@ -265,6 +239,34 @@ func answerViews(chunks []ctxd.Chunk, answer []string) string {
 
 // tally sums one method's per-case results at one budget.
 type tally struct{ recall, all, any, full, lines, lineRecall float64 }
+
+// add counts a case with found of its total answer files in the context,
+// full of them whole or at the bodies view.
+func (t *tally) add(found, full, total int) {
+	t.recall += float64(found) / float64(total)
+	if found == total {
+		t.all++
+	}
+	if full == total {
+		t.full++
+	}
+	if found > 0 {
+		t.any++
+	}
+}
+
+// addLines counts a case with seen of its total changed lines visible.
+func (t *tally) addLines(seen, total int) {
+	if total == 0 {
+		t.lines++
+		t.lineRecall++
+		return
+	}
+	t.lineRecall += float64(seen) / float64(total)
+	if seen == total {
+		t.lines++
+	}
+}
 
 func (t tally) score(n float64) Score {
 	return Score{Recall: t.recall / n, All: t.all / n, Any: t.any / n, AllFull: t.full / n, AllLines: t.lines / n, LineRecall: t.lineRecall / n}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/query"
 )
 
 // gorootSrc returns $(go env GOROOT)/src, or skips.
@@ -32,8 +33,8 @@ func gorootSrc(tb testing.TB) string {
 
 var gorootRequest = Request{
 	Task: ctxd.TaskDebug,
-	Text: "http server closes idle keep-alive connections too early when the TLS handshake times out\n" +
-		"goroutine 7 [running]:\nnet/http.(*conn).serve(0xc000100000)\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n",
+	Query: query.Parse("http server closes idle keep-alive connections too early when the TLS handshake times out\n" +
+		"goroutine 7 [running]:\nnet/http.(*conn).serve(0xc000100000)\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n"),
 }
 
 // BenchmarkGatherGoroot gathers over the Go standard library source
@@ -103,7 +104,7 @@ func TestGatherGoroot(t *testing.T) {
 	if c := chunk(res, "net/http/server.go"); c == nil || c.Priority != ctxd.PriorityCritical {
 		t.Errorf("net/http/server.go not gathered as the error location: %v", sources(res))
 	}
-	hits, err := w.Rank(t.Context(), "keep-alive idle connection TLS handshake timeout http server", 10)
+	hits, err := w.Rank(t.Context(), query.Parse("keep-alive idle connection TLS handshake timeout http server"), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func BenchmarkRank(b *testing.B) {
 	s := benchSnapshot(b, src)
 	b.ReportAllocs()
 	for b.Loop() {
-		s.index.Rank(gorootRequest.Text, 10)
+		s.index.Rank(gorootRequest.Query, 10)
 	}
 }
 
@@ -233,7 +234,7 @@ func BenchmarkRankOverlay(b *testing.B) {
 	src := gorootSrc(b)
 	s := benchSnapshot(b, src)
 	overlay := map[string]string{"net/http/server.go": "package http\n\n// Serve closes idle keep-alive connections.\nfunc (srv *Server) Serve(l net.Listener) error { return nil }\n"}
-	q := newRankQuery(gorootRequest.Text, false)
+	q := newRankQuery(gorootRequest.Query, false)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.withOverlay(overlay).rank(q, 10, nil)
@@ -390,7 +391,7 @@ func BenchmarkRankNovel(b *testing.B) {
 				ix.postingsMu.Unlock()
 				q := reqs[i%len(reqs)]
 				i++
-				ix.ranking(newRankQuery(q, testQuery(q)), 0, nil)
+				ix.ranking(rankQueryOf(q), 0, nil)
 			}
 			b.ReportMetric(float64(pairs), "pairs")
 			b.ReportMetric(float64(len(ix.docs)), "docs")

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"strings"
+
+	"github.com/ctxd/ctxd/query"
 )
 
 // DefSpan is one definition of a file: its 1-based first and last lines.
@@ -36,7 +37,7 @@ func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
 	c := newTermCounter()
 	bagOf := func(b []byte) terms {
 		c.reset()
-		scanWords(b, c.addIdent)
+		query.ScanWords(b, c.addIdent)
 		return c.bag()
 	}
 	dt := &DefTerms{body: make([]terms, len(defs)), head: make([]terms, len(defs))}
@@ -59,16 +60,16 @@ func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
 // request has two, and score at least half the best. Terms are ranking's:
 // identifiers split at case and underscore boundaries, lowercased,
 // stemmed, stopwords dropped.
-func (dt *DefTerms) Focus(request string, limit int) []int {
-	return dt.FocusAmong(request, limit, nil)
+func (dt *DefTerms) Focus(q *query.Query, limit int) []int {
+	return dt.FocusAmong(q, limit, nil)
 }
 
 // FocusAmong is [DefTerms.Focus] over the definitions of among only (indexes
 // of dt's definitions, ascending; nil: all of them), as if dt held only
 // those: a file's own tests are left out of a request that is not about
 // testing without reading the file's terms again.
-func (dt *DefTerms) FocusAmong(request string, limit int, among []int) []int {
-	q := focusTerms(request)
+func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
+	q := termsOf(rq.FocusWords)
 	if among == nil {
 		among = make([]int, len(dt.body))
 		for i := range among {
@@ -260,59 +261,4 @@ func lineStarts(b []byte) []int {
 		i += k + 1
 		out = append(out, i)
 	}
-}
-
-// focusTerms are a request's terms for focus scoring: its query terms
-// and its numbers (see scanWords). A status or error code the request
-// names ("a 307 redirect") is a rare word among a file's functions, and
-// the one it is in (net/http's redirectBehavior: `case 307, 308:`) is
-// often the one that answers.
-func focusTerms(q string) []uint32 {
-	c := newTermCounter()
-	scanWords([]byte(q), func(id []byte) {
-		if len(id) <= 12 && stopwords[strings.ToLower(string(id))] {
-			return
-		}
-		c.addIdent(id)
-	})
-	return c.bag().hash
-}
-
-// Numbers that are words: from minNumber to maxNumber digits.
-const (
-	minNumber = 3
-	maxNumber = 6
-)
-
-// scanWords is [scanIdents] with the numbers that name something: runs
-// of minNumber to maxNumber digits (status codes, error codes, ports),
-// not a part of a dotted number (a version, a decimal), not after '#'
-// (an issue or pull request) and not after a '0x' or a letter (those
-// runs are identifiers or hex, and scanIdents has them or skips them).
-func scanWords(b []byte, fn func(id []byte)) {
-	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
-			i++
-			continue
-		}
-		j := i
-		digits := true
-		for j < len(b) && isIdentByte(b[j]) {
-			digits = digits && b[j] >= '0' && b[j] <= '9'
-			j++
-		}
-		switch {
-		case b[i] < '0' || b[i] > '9':
-			fn(b[i:j])
-		case digits && j-i >= minNumber && j-i <= maxNumber && !dotted(b, i, j) && (i == 0 || b[i-1] != '#'):
-			fn(b[i:j])
-		}
-		i = j
-	}
-}
-
-// dotted reports a digit run b[i:j] next to a '.' and a digit: 1.26.0, 3.14.
-func dotted(b []byte, i, j int) bool {
-	digit := func(k int) bool { return k >= 0 && k < len(b) && b[k] >= '0' && b[k] <= '9' }
-	return i >= 2 && b[i-1] == '.' && digit(i-2) || j+1 < len(b) && b[j] == '.' && digit(j+1)
 }

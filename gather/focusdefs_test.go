@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/query"
 )
 
 func TestDefTermsFocus(t *testing.T) {
@@ -46,16 +48,16 @@ func TestDefTermsFocus(t *testing.T) {
 		{"no match", "kubernetes ingress", 3, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := NewDefTerms([]byte(src), defs).Focus(tc.request, tc.limit); !slices.Equal(got, tc.want) {
+			if got := NewDefTerms([]byte(src), defs).Focus(query.Parse(tc.request), tc.limit); !slices.Equal(got, tc.want) {
 				t.Errorf("Focus(%q) = %v, want %v", tc.request, got, tc.want)
 			}
 		})
 	}
 	// Definitions without a body, past the end or empty input are safe.
-	if got := NewDefTerms([]byte(src), []DefSpan{{3, 3}, {40, 50}, {0, 2}}).Focus("retry timeout", 3); len(got) > 1 {
+	if got := NewDefTerms([]byte(src), []DefSpan{{3, 3}, {40, 50}, {0, 2}}).Focus(query.Parse("retry timeout"), 3); len(got) > 1 {
 		t.Errorf("odd spans: %v", got)
 	}
-	if got := NewDefTerms(nil, defs).Focus("retry timeout", 3); got != nil {
+	if got := NewDefTerms(nil, defs).Focus(query.Parse("retry timeout"), 3); got != nil {
 		t.Errorf("empty content: %v", got)
 	}
 }
@@ -95,7 +97,7 @@ func TestDefTermsFocusDensity(t *testing.T) {
 		{"why does http.Client not follow a 307 redirect for a POST request with a body that has no GetBody?", 1},
 		{"copy the request headers for a client", 0},
 	} {
-		if got := NewDefTerms([]byte(src), defs).Focus(tc.request, 3); len(got) == 0 || got[0] != tc.want {
+		if got := NewDefTerms([]byte(src), defs).Focus(query.Parse(tc.request), 3); len(got) == 0 || got[0] != tc.want {
 			t.Errorf("Focus(%q) = %v, want %d first", tc.request, got, tc.want)
 		}
 	}
@@ -133,7 +135,7 @@ func TestDefTermsEncoding(t *testing.T) {
 				t.Fatalf("Len %d, want %d", got.Len(), tc.dt.Len())
 			}
 			for _, req := range []string{"term counter bag sort words", "scan identifiers and hash terms", "kubernetes"} {
-				if a, b := got.Focus(req, 3), tc.dt.Focus(req, 3); !slices.Equal(a, b) {
+				if a, b := got.Focus(query.Parse(req), 3), tc.dt.Focus(query.Parse(req), 3); !slices.Equal(a, b) {
 					t.Errorf("Focus(%q) decoded %v, want %v", req, a, b)
 				}
 			}
@@ -171,22 +173,22 @@ func TestDefTermsFocusAmong(t *testing.T) {
 	among := []int{0, 2}
 	sub := NewDefTerms([]byte(src), []DefSpan{defs[0], defs[2]})
 	for _, req := range []string{"retry timeout", "timeout", "retry request send"} {
-		got := dt.FocusAmong(req, 3, among)
+		got := dt.FocusAmong(query.Parse(req), 3, among)
 		var want []int
-		for _, k := range sub.Focus(req, 3) {
+		for _, k := range sub.Focus(query.Parse(req), 3) {
 			want = append(want, among[k])
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("FocusAmong(%q) = %v, want %v", req, got, want)
 		}
-		if !slices.Equal(dt.FocusAmong(req, 3, nil), dt.Focus(req, 3)) {
+		if !slices.Equal(dt.FocusAmong(query.Parse(req), 3, nil), dt.Focus(query.Parse(req), 3)) {
 			t.Errorf("FocusAmong(nil) differs from Focus for %q", req)
 		}
 	}
-	if got := dt.FocusAmong("retry timeout", 3, []int{}); got != nil {
+	if got := dt.FocusAmong(query.Parse("retry timeout"), 3, []int{}); got != nil {
 		t.Errorf("among none: %v", got)
 	}
-	if got := dt.FocusAmong("retry timeout", 3, []int{-1, 7}); got != nil {
+	if got := dt.FocusAmong(query.Parse("retry timeout"), 3, []int{-1, 7}); got != nil {
 		t.Errorf("among out of range: %v", got)
 	}
 }
@@ -209,9 +211,9 @@ func TestScanWords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			var got []string
-			scanWords([]byte(tt.in), func(id []byte) { got = append(got, string(id)) })
+			query.ScanWords([]byte(tt.in), func(id []byte) { got = append(got, string(id)) })
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("scanWords(%q) = %q, want %q", tt.in, got, tt.want)
+				t.Errorf("query.ScanWords(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -242,7 +244,7 @@ func TestFocusNumbers(t *testing.T) {
 		{"why does a redirect keep the body", []int{0}},
 	}
 	for _, tt := range tests {
-		if got := dt.Focus(tt.request, 1); !slices.Equal(got, tt.want) {
+		if got := dt.Focus(query.Parse(tt.request), 1); !slices.Equal(got, tt.want) {
 			t.Errorf("Focus(%q) = %v, want %v", tt.request, got, tt.want)
 		}
 	}
@@ -262,6 +264,6 @@ func FuzzDecodeDefTerms(f *testing.F) {
 		if again := dt.AppendBinary(nil); !bytes.Equal(again, b) {
 			t.Fatalf("re-encoding differs: %x vs %x", again, b)
 		}
-		dt.Focus("a b c", 3)
+		dt.Focus(query.Parse("a b c"), 3)
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 )
 
@@ -72,9 +73,9 @@ func hasFile(t *testing.T, w *Workspace, rel string) (bool, string) {
 	return slices.Contains(files, rel), fmt.Sprintf("%d files", len(files))
 }
 
-// topHit is the best lexical match of query.
-func topHit(t *testing.T, w *Workspace, query string) string {
-	hits, err := w.Rank(t.Context(), query, 1)
+// topHit is the best lexical match of request.
+func topHit(t *testing.T, w *Workspace, request string) string {
+	hits, err := w.Rank(t.Context(), query.Parse(request), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +164,14 @@ func TestFollowDiskChanges(t *testing.T) {
 func TestFollowGit(t *testing.T) {
 	root, w, _ := followedRepo(t, 5)
 	log := func() string {
-		res := gather(t, w, Request{Text: "x", Task: ctxd.TaskDebug})
+		res := gather(t, w, Request{Query: query.Parse("x"), Task: ctxd.TaskDebug})
 		if c := chunk(res, "git:log"); c != nil {
 			return c.Content
 		}
 		return ""
 	}
 	diff := func() string {
-		res := gather(t, w, Request{Text: "x", Task: ctxd.TaskDebug})
+		res := gather(t, w, Request{Query: query.Parse("x"), Task: ctxd.TaskDebug})
 		if c := chunk(res, "git:diff"); c != nil {
 			return c.Content
 		}
@@ -214,15 +215,15 @@ func TestFollowGit(t *testing.T) {
 // the chunk, without touching the index.
 func TestFollowUnsavedBuffer(t *testing.T) {
 	_, w, _ := followedRepo(t, 5)
-	gather(t, w, Request{Text: "x"})
+	gather(t, w, Request{Query: query.Parse("x")})
 	overlay := map[string]string{"pkg1/file1.go": "package pkg1\n\nfunc Axolotlish() {}\n"}
-	res := gather(t, w, Request{Text: "where is axolotlish", Task: ctxd.TaskImplement, Overlay: overlay})
+	res := gather(t, w, Request{Query: query.Parse("where is axolotlish"), Task: ctxd.TaskImplement, Overlay: overlay})
 	c := chunk(res, "pkg1/file1.go")
 	if c == nil || !strings.Contains(c.Content, "Axolotlish") || !c.Facts.Unsaved {
 		t.Fatalf("unsaved buffer not gathered: %v", sources(res))
 	}
 	// Without the overlay the disk text is back.
-	res = gather(t, w, Request{Text: "where is axolotlish", Task: ctxd.TaskImplement})
+	res = gather(t, w, Request{Query: query.Parse("where is axolotlish"), Task: ctxd.TaskImplement})
 	if c := chunk(res, "pkg1/file1.go"); c != nil && strings.Contains(c.Content, "Axolotlish") {
 		t.Fatal("buffer text outlived its request")
 	}
@@ -486,7 +487,7 @@ func TestPrepareReadsGitAhead(t *testing.T) {
 	res := make([]*Result, 3)
 	for i := range res {
 		wg.Go(func() {
-			r, err := w.Gather(t.Context(), Request{Text: "explain Changed", Task: ctxd.TaskAnalyze})
+			r, err := w.Gather(t.Context(), Request{Query: query.Parse("explain Changed"), Task: ctxd.TaskAnalyze})
 			if err != nil {
 				t.Error(err)
 				return
@@ -518,7 +519,7 @@ func TestPrepareReadsGitAhead(t *testing.T) {
 		seen[line] = true
 	}
 	runs := gitRuns(t, count)
-	if _, err := w.Gather(t.Context(), Request{Text: "explain Changed", Task: ctxd.TaskAnalyze}); err != nil {
+	if _, err := w.Gather(t.Context(), Request{Query: query.Parse("explain Changed"), Task: ctxd.TaskAnalyze}); err != nil {
 		t.Fatal(err)
 	}
 	if again := gitRuns(t, count); again != runs {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // historyRepo builds a repository with four commits by two authors.
@@ -119,7 +120,7 @@ func TestGitDiffAndFacts(t *testing.T) {
 	}
 
 	w := newTestWorkspace(t, root, Options{})
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: "A panics", Commits: 2})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse("A panics"), Commits: 2})
 	diff := chunk(res, "git:diff")
 	if diff == nil || diff.ChunkType != ctxd.ChunkDiff || diff.Priority != ctxd.PriorityHigh {
 		t.Fatalf("git:diff chunk: %+v", diff)

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // TestGitSkippedForNonRegularIgnoreFile: a FIFO where git reads an ignore
@@ -61,7 +62,7 @@ func TestGitSkippedForNonRegularIgnoreFile(t *testing.T) {
 				w := newTestWorkspace(t, root, Options{Watch: watch})
 				for i := range 2 { // cold, then warm
 					t0 := time.Now()
-					res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: "A panics", Commits: 2})
+					res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse("A panics"), Commits: 2})
 					took := time.Since(t0)
 					if took > 3*time.Second {
 						t.Errorf("request %d took %v: git blocked on the FIFO", i, took)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // The lexical index ranks files against a request with BM25 over three
@@ -323,36 +323,6 @@ func sortWords(ws, spare []uint64) []uint64 {
 	return spare
 }
 
-// isIdentByte reports bytes that belong to identifiers. Bytes of multi-byte
-// UTF-8 sequences count, so words in other scripts stay whole.
-func isIdentByte(c byte) bool { return identBytes[c] }
-
-var identBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
-	}
-	return t
-}()
-
-// scanIdents calls fn for each identifier-like run of b that does not
-// start with a digit.
-func scanIdents(b []byte, fn func(id []byte)) {
-	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(b) && isIdentByte(b[j]) {
-			j++
-		}
-		if b[i] < '0' || b[i] > '9' {
-			fn(b[i:j])
-		}
-		i = j
-	}
-}
-
 // addIdent adds the terms of one identifier to c: its pieces and, when it
 // has more than one, itself whole.
 func (c *termCounter) addIdent(id []byte) {
@@ -390,7 +360,7 @@ func appendTerms(dst []uint32, id []byte) []uint32 {
 				start = i
 				continue
 			}
-			if camelBreak(id, i) {
+			if query.CamelBreak(id, i) {
 				if i-start >= 2 {
 					dst = append(dst, pieceTerm(id[start:i]))
 				}
@@ -411,23 +381,6 @@ func appendTerms(dst []uint32, id []byte) []uint32 {
 		dst = append(dst, fnvLower(id))
 	}
 	return dst
-}
-
-// camelBreak reports a word boundary before id[i]: "parseConfig" breaks
-// before "C", "HTTPServer" before "S", "utf8Reader" before "R"; digits stay
-// with the letters before them ("sha256", "utf8").
-func camelBreak(id []byte, i int) bool {
-	prev, cur := id[i-1], id[i]
-	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
-	isLower := func(c byte) bool { return c >= 'a' && c <= 'z' }
-	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
-	if isUpper(cur) && (isLower(prev) || isDigit(prev)) {
-		return true
-	}
-	if isUpper(prev) && isUpper(cur) && i+1 < len(id) && isLower(id[i+1]) {
-		return true
-	}
-	return false
 }
 
 // pieceTerm returns the term of one identifier piece of two bytes or more:
@@ -510,7 +463,7 @@ func fnv32(b []byte) uint32 {
 // contentTerms returns the bag of terms of a file's text.
 func (c *termCounter) contentTerms(b []byte) terms {
 	c.reset()
-	scanIdents(b, c.addIdent)
+	query.ScanIdents(b, c.addIdent)
 	return c.bag()
 }
 
@@ -589,12 +542,12 @@ func scanDefs(b []byte, ids *identCounter, def func(id []byte)) {
 	// assigned is the member just defined by "member = function".
 	var member, assigned []byte
 	for i := 0; i < len(b); {
-		if !identBytes[b[i]] {
+		if !query.IsIdentByte(b[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(b) && identBytes[b[j]] {
+		for j < len(b) && query.IsIdentByte(b[j]) {
 			j++
 		}
 		if c := b[i]; c >= '0' && c <= '9' {
@@ -679,48 +632,14 @@ func (c *termCounter) pathTerms(rel string) terms {
 	}
 	if dir != c.pathDir {
 		c.pathDirTerms = c.pathDirTerms[:0]
-		scanIdents([]byte(dir), func(id []byte) { c.pathDirTerms = appendTerms(c.pathDirTerms, id) })
+		query.ScanIdents([]byte(dir), func(id []byte) { c.pathDirTerms = appendTerms(c.pathDirTerms, id) })
 		c.pathDir = dir
 	}
 	for _, h := range c.pathDirTerms { // as addIdent of each
 		c.add(h)
 	}
-	scanIdents([]byte(name), c.addIdent)
+	query.ScanIdents([]byte(name), c.addIdent)
 	return c.bag()
-}
-
-// stopwords are request words that say nothing about which file is meant.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then else of in on at to for from by with
-		without into onto over under about as is are was were be been being it its this that these
-		those there here what which who whom whose when where why how i me my we our you your he she
-		they them their do does did doing done have has had having can could should would will shall
-		may might must not no yes so than too very just also only all any some each every both
-		please pls thanks explain explains describe show tell help understand
-		fix fixes fixed fixing add adds added adding make makes making made change
-		changes changed changing update updates updated updating implement implementing write
-		writing use uses used using need needs want wants get gets got let lets like new old
-		code file files function functions method methods work works working broken issue issues
-		problem problems bug bugs should seem seems seemed wrong right way thing things one two
-		sure something anything everything`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// queryTerms returns the distinct term hashes of a request, stopwords
-// dropped.
-func queryTerms(q string) []uint32 {
-	c := newTermCounter()
-	scanIdents([]byte(q), func(id []byte) {
-		if len(id) <= 12 && stopwords[strings.ToLower(string(id))] {
-			return
-		}
-		c.addIdent(id)
-	})
-	t := c.bag()
-	return t.hash
 }
 
 // Hit is one file ranked against a request.
@@ -1217,8 +1136,8 @@ func (ix *Index) Len() int { return len(ix.docs) }
 // Rank scores every file against query and returns the best limit hits
 // (all that match when limit <= 0), best first, ties by path. Files that
 // share no term with the query are left out.
-func (ix *Index) Rank(query string, limit int) []Hit {
-	return ix.rank(newRankQuery(query, testQuery(query)), limit, nil)
+func (ix *Index) Rank(q *query.Query, limit int) []Hit {
+	return ix.rank(newRankQuery(q, q.AboutTests), limit, nil)
 }
 
 // rankQuery is a request split for ranking.
@@ -1229,15 +1148,17 @@ type rankQuery struct {
 	aboutTests, explain bool
 }
 
-func newRankQuery(text string, aboutTests bool) rankQuery {
-	return rankQuery{terms: queryTerms(text), aboutTests: aboutTests, explain: explainQuery(text)}
+func newRankQuery(q *query.Query, aboutTests bool) rankQuery {
+	return rankQuery{terms: termsOf(q.Words), aboutTests: aboutTests, explain: q.Explain}
 }
 
-// testQuery reports a request about tests, for which test files are not
-// ranked down.
-func testQuery(q string) bool {
-	q = strings.ToLower(q)
-	return strings.Contains(q, "test") || strings.Contains(q, "spec")
+// termsOf returns the distinct term hashes of a query's words.
+func termsOf(words []string) []uint32 {
+	c := newTermCounter()
+	for _, w := range words {
+		c.addIdent([]byte(w))
+	}
+	return c.bag().hash
 }
 
 // rank is Rank with the query already split; keep, when not nil, limits the
@@ -1486,79 +1407,4 @@ func bm25IDF(n float64, df int) float64 {
 // worth 93% of its score.
 func pathIDF(n float64, dfPath, dfBody int) float64 {
 	return math.Sqrt(bm25IDF(n, dfPath) * bm25IDF(n, max(dfPath, dfBody)))
-}
-
-// RequestIdents returns the identifier-like words of a request that look
-// like code (see requestIdents).
-func RequestIdents(q string) []string { return requestIdents(q) }
-
-// requestIdents returns the identifier-like words of a request that look
-// like code, to look for verbatim in files as MentionedSymbols: camelCase,
-// snake_case, words with digits after letters, capitalized words that
-// do not start a sentence ("make Amount print" names Amount; "German
-// customers ..." at the start does not), calls ("render()"), members
-// ("res.links") and words in backquotes.
-func requestIdents(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	b := []byte(q)
-	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(b) && isIdentByte(b[j]) {
-			j++
-		}
-		id := b[i:j]
-		start := i
-		i = j
-		s := string(id)
-		if len(s) < 3 || seen[s] || !utf8.ValidString(s) || s[0] >= '0' && s[0] <= '9' {
-			continue
-		}
-		code := strings.ContainsRune(s, '_')
-		for k := 1; k < len(id) && !code; k++ {
-			if camelBreak(id, k) || id[k] >= '0' && id[k] <= '9' && id[k-1] >= 'a' && id[k-1] <= 'z' {
-				code = true
-			}
-		}
-		if !code && s[0] >= 'A' && s[0] <= 'Z' && !sentenceStart(b, start) {
-			code = true
-		}
-		// Calls, members and quoted code: "res.links()", "`render`".
-		if !code && (j < len(b) && b[j] == '(' ||
-			start >= 2 && b[start-1] == '.' && isIdentByte(b[start-2]) ||
-			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
-			code = true
-		}
-		if code && !literalWords[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// literalWords are languages' literal constants: capitalized, they look
-// like names ("when allow_redirects is False"), but no file defines them.
-var literalWords = map[string]bool{
-	"True": true, "False": true, "None": true, "TRUE": true, "FALSE": true,
-	"NULL": true, "Null": true, "Nil": true, "NaN": true, "Infinity": true,
-}
-
-// sentenceStart reports whether the word at i begins the text, a line or
-// a sentence.
-func sentenceStart(b []byte, i int) bool {
-	for i--; i >= 0; i-- {
-		switch b[i] {
-		case ' ', '\t', '"', '\'', '(', '`':
-			continue
-		case '\n', '.', '!', '?', ':', ';':
-			return true
-		}
-		return false
-	}
-	return true
 }

@@ -12,17 +12,16 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-func TestRequestIdents(t *testing.T) {
-	got := requestIdents("German customers see a wrong total. Make Amount print via parse_config and HTTPServer, sha256 and utf8Reader; Fix it. Extend res.links() and `render` here when verify is False or None")
-	want := []string{"Amount", "parse_config", "HTTPServer", "sha256", "utf8Reader", "links", "render"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("requestIdents (-want +got):\n%s", d)
-	}
+// rankQueryOf is the rank query of request s, as Index.Rank makes it.
+func rankQueryOf(s string) rankQuery {
+	q := query.Parse(s)
+	return newRankQuery(q, q.AboutTests)
 }
 
 func TestTerms(t *testing.T) {
@@ -45,7 +44,7 @@ func TestTerms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, h := range ix.Rank(tt.query, 0) {
+		for _, h := range ix.Rank(query.Parse(tt.query), 0) {
 			got = append(got, h.Path)
 		}
 		if d := cmp.Diff(tt.want, got); d != "" {
@@ -152,7 +151,7 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 		"HISTORY.md":                    []byte("- merge_environment_settings now honours proxies in Session\n- merge environment settings\n"),
 		".github/ISSUE_TEMPLATE/bug.md": []byte("Session merge environment settings bug report\n"),
 	})
-	hits := ix.Rank("Session.merge_environment_settings ignores proxies", 0)
+	hits := ix.Rank(query.Parse("Session.merge_environment_settings ignores proxies"), 0)
 	var got []string
 	for _, h := range hits {
 		got = append(got, h.Path)
@@ -174,7 +173,7 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 		"router.go":      []byte("package r\n// Route matches a path.\nfunc Route(path string) {}\n"),
 		"docs/router.md": []byte("# How routing works\nThe router matches each path against routes; routing is by path.\n"),
 	})
-	hits = ix.Rank("how does routing work", 0)
+	hits = ix.Rank(query.Parse("how does routing work"), 0)
 	if len(hits) != 2 || hits[0].Path != "router.go" {
 		t.Errorf("explain rank = %+v, want router.go first", hits)
 	}
@@ -238,7 +237,7 @@ func refAddIdent(c *termCounter, id []byte) {
 				start = i
 				continue
 			}
-			if camelBreak(id, i) {
+			if query.CamelBreak(id, i) {
 				piece(id[start:i])
 				pieces++
 				start = i
@@ -288,12 +287,12 @@ func refScanDefs(b []byte, ident, def func(id []byte)) {
 	prevDot := false // a '.' right before prev
 	recv := 0
 	for i := 0; i < len(b); {
-		if !isIdentByte(b[i]) {
+		if !query.IsIdentByte(b[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(b) && isIdentByte(b[j]) {
+		for j < len(b) && query.IsIdentByte(b[j]) {
 			j++
 		}
 		id := b[i:j]
@@ -441,7 +440,7 @@ func TestRankPathWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits := ix.Rank(tt.request, 0)
+			hits := ix.Rank(query.Parse(tt.request), 0)
 			if len(hits) == 0 || hits[0].Path != tt.first {
 				t.Errorf("Rank(%q) = %+v, want %s first", tt.request, hits, tt.first)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 )
 
@@ -26,7 +27,7 @@ func TestLinksPersisted(t *testing.T) {
 	// The co-change pair (billing, audit) is older than the filler commit.
 	dir := filepath.Join(t.TempDir(), "state", "index")
 	idx := filepath.Join(dir, "files.idx")
-	req := Request{Text: "charge card declined raises for a valid card", Task: ctxd.TaskImplement, Depth: 1}
+	req := Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskImplement, Depth: 1}
 
 	type run struct {
 		res    *Result
@@ -168,7 +169,7 @@ func TestSmallTreeNoCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Gather(t.Context(), Request{Text: "charge card declined", Task: ctxd.TaskImplement, Depth: 1}); err != nil {
+	if _, err := w.Gather(t.Context(), Request{Query: query.Parse("charge card declined"), Task: ctxd.TaskImplement, Depth: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 )
 
 // linksRepo builds a repository where the answers to its requests share
@@ -67,7 +68,7 @@ func TestLinkSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The answer shares no word with the request.
-			hits, err := w.Rank(t.Context(), tt.request, 0)
+			hits, err := w.Rank(t.Context(), query.Parse(tt.request), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestLinkSignals(t *testing.T) {
 					t.Fatalf("%s matches the request lexically; the test needs it not to", tt.answer)
 				}
 			}
-			res, err := w.Gather(t.Context(), Request{Text: tt.request, Task: ctxd.TaskImplement, Depth: 1})
+			res, err := w.Gather(t.Context(), Request{Query: query.Parse(tt.request), Task: ctxd.TaskImplement, Depth: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +120,7 @@ func TestLinkGraphCached(t *testing.T) {
 	defer w.Close()
 	graphOf := func() *linkGraph {
 		t.Helper()
-		if _, err := w.Gather(t.Context(), Request{Text: "refund payment endpoint", Task: ctxd.TaskImplement}); err != nil {
+		if _, err := w.Gather(t.Context(), Request{Query: query.Parse("refund payment endpoint"), Task: ctxd.TaskImplement}); err != nil {
 			t.Fatal(err)
 		}
 		w.snapMu.Lock()
@@ -169,7 +170,7 @@ func BenchmarkPageRank(b *testing.B) {
 	s := benchSnapshot(b, src)
 	lg := s.links(b.Context(), nil)
 	seeds := map[int32]float64{}
-	for _, h := range s.index.Rank(gorootRequest.Text, 10) {
+	for _, h := range s.index.Rank(gorootRequest.Query, 10) {
 		if i, ok := s.fileIndex(h.Path); ok {
 			seeds[i] = 1
 		}

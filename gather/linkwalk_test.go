@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/query"
 )
 
 // walkSeeds are seed sets for a tree's link graph as requests make them:
@@ -24,7 +25,7 @@ func walkSeeds(s *snapshot, random int) []map[int32]float64 {
 	reqs := slices.Concat(benchreq.Stdlib, benchreq.StdlibNovel, benchreq.StdlibNovelB)
 	for _, q := range reqs {
 		ids := map[int32]float64{}
-		for rel, w := range lexicalSeeds(s.index.Rank(q, 50)) {
+		for rel, w := range lexicalSeeds(s.index.Rank(query.Parse(q), 50)) {
 			if i, ok := s.fileIndex(rel); ok {
 				ids[i] = w
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -13,27 +12,18 @@ import (
 	"github.com/ctxd/ctxd/safefs"
 )
 
-// pathTokenRe finds words of a request that may name a file: runs of path
-// characters with a slash or a dot-extension.
-var pathTokenRe = regexp.MustCompile(`[\w@~.+\-/\\]*[\w/\\]\.[A-Za-z][\w]{0,9}\b|[\w.\-]+(?:/[\w.\-]+)+`)
-
 // maxMentionMatches bounds how many files one bare name may pick up
 // ("config.go" in a repository with many of them).
 const maxMentionMatches = 5
 
-// mentions returns the snapshot files a request names by path (full
-// root-relative, absolute under the root, or a trailing part on a segment
-// boundary) or by base name. Secret files are never returned: a mention is
-// not consent.
-func (s *snapshot) mentions(root, text string) []string {
+// mentions returns the snapshot files a request names by path (its
+// query.Query.Paths: full root-relative, absolute under the root, or a
+// trailing part on a segment boundary) or by base name. Secret files are
+// never returned: a mention is not consent.
+func (s *snapshot) mentions(root string, paths []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, tok := range pathTokenRe.FindAllString(text, -1) {
-		tok = strings.Trim(strings.ReplaceAll(tok, "\\", "/"), ".,;:'\"`()[]{}<>")
-		tok = strings.TrimPrefix(tok, "./")
-		if tok == "" || strings.Contains(tok, "://") {
-			continue
-		}
+	for _, tok := range paths {
 		if strings.HasPrefix(tok, "/") {
 			if r, ok := strings.CutPrefix(tok, strings.ReplaceAll(root, "\\", "/")+"/"); ok {
 				tok = r

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 )
 
@@ -59,10 +60,10 @@ func TestMinifiedFileIsStub(t *testing.T) {
 		name string
 		req  Request
 	}{
-		{"lexical", Request{Text: "the zebrafish function"}},
-		{"pattern", Request{Text: "explain", Patterns: []string{"web/app.min.js"}}},
-		{"open", Request{Text: "explain", OpenFiles: []ctxd.OpenFile{{Path: "web/app.min.js", Line: 1, Selection: &ctxd.LineRange{Start: 1, End: 1}}}}},
-		{"buffer", Request{Text: "explain", Patterns: []string{"web/app.min.js"}, Overlay: map[string]string{"web/app.min.js": big + "var more=1;"}}},
+		{"lexical", Request{Query: query.Parse("the zebrafish function")}},
+		{"pattern", Request{Query: query.Parse("explain"), Patterns: []string{"web/app.min.js"}}},
+		{"open", Request{Query: query.Parse("explain"), OpenFiles: []ctxd.OpenFile{{Path: "web/app.min.js", Line: 1, Selection: &ctxd.LineRange{Start: 1, End: 1}}}}},
+		{"buffer", Request{Query: query.Parse("explain"), Patterns: []string{"web/app.min.js"}, Overlay: map[string]string{"web/app.min.js": big + "var more=1;"}}},
 	}
 	for run := range 2 { // the second process reads the flag from the index
 		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 	gocmp "github.com/google/go-cmp/cmp"
 )
@@ -58,7 +59,7 @@ func TestFullPostingsMatchScan(t *testing.T) {
 	docs = append(docs, &indexDoc{path: "defs/only.py", docBags: &docBags{defs: c.bag()}, name: c.pathTerms("defs/only.py")})
 	ix := newIndex(docs)
 	fp := buildFullPostings(ix.docs)
-	seen := map[uint32]bool{queryTerms("zzzznotaword")[0]: true}
+	seen := map[uint32]bool{termsOf(query.Words("zzzznotaword"))[0]: true}
 	for _, d := range ix.docs {
 		for _, h := range slices.Concat(d.name.hash, d.content.hash, d.defs.hash) {
 			seen[h] = true
@@ -129,10 +130,10 @@ func TestIndexFromFollowsChanges(t *testing.T) {
 		}
 		fresh := NewIndex(disk)
 		for _, q := range queries {
-			if d := gocmp.Diff(fresh.Rank(q, 0), s.index.Rank(q, 0)); d != "" {
+			if d := gocmp.Diff(fresh.Rank(query.Parse(q), 0), s.index.Rank(query.Parse(q), 0)); d != "" {
 				t.Errorf("%s: %q (-fresh +followed):\n%s", name, q, d)
 			}
-			for _, h := range queryTerms(q) {
+			for _, h := range termsOf(query.Words(q)) {
 				if d := gocmp.Diff(postingsByPath(fresh, h), postingsByPath(s.index, h), gocmp.AllowUnexported(postingDoc{})); d != "" {
 					t.Errorf("%s: postings of a term of %q (-fresh +followed):\n%s", name, q, d)
 				}
@@ -277,7 +278,7 @@ func TestRankManyCandidates(t *testing.T) {
 	}
 	ix := NewIndex(files)
 	for _, q := range []string{"serve conn", "keep alive connections", "package"} {
-		rq := newRankQuery(q, testQuery(q))
+		rq := rankQueryOf(q)
 		got := ix.rank(rq, 0, nil)
 		if len(got) < radixScored {
 			t.Fatalf("%q: %d hits, want over %d", q, len(got), radixScored)

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestPrefetch: a Gather after Prefetch gives what a Gather alone gives
@@ -31,7 +33,7 @@ func TestPrefetch(t *testing.T) {
 		"server/conn.go": "package server\n\n// conn is one keep-alive connection.\ntype conn struct{ idle bool }\n",
 		"server/new.go":  "package server\n\n// newKeepAlive is untracked.\nfunc newKeepAlive() {}\n",
 	})
-	req := Request{Task: ctxd.TaskDebug, Text: "fix keep-alive of idle connections"}
+	req := Request{Task: ctxd.TaskDebug, Query: query.Parse("fix keep-alive of idle connections")}
 	view := func(res *Result) []string {
 		var out []string
 		for _, c := range res.Chunks {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // rankDocAtATime is the ranking as it was before postings carried the
@@ -151,7 +152,7 @@ func TestRankMatchesDocAtATime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newRankQuery(tt.query, tt.tests)
+			q := newRankQuery(query.Parse(tt.query), tt.tests)
 			want := rankDocAtATime(ix, q, tt.limit, tt.keep)
 			for pass := range 2 {
 				got := ix.rank(q, tt.limit, tt.keep)
@@ -193,9 +194,9 @@ func TestPostingsBounded(t *testing.T) {
 	maxPostingEntries = 5000
 	ix := NewIndex(files)
 	for j := range 300 {
-		ix.posting(queryTerms(fmt.Sprintf("word%c%c", 'a'+j%26, 'a'+j/26))[0])
+		ix.posting(termsOf(query.Words(fmt.Sprintf("word%c%c", 'a'+j%26, 'a'+j/26)))[0])
 	}
-	h := queryTerms("common")[0]
+	h := termsOf(query.Words("common"))[0]
 	if p := ix.posting(h); len(p.docs) != 300 || p.dfBody != 300 {
 		t.Fatalf("common: %d postings, df %d, want 300", len(p.docs), p.dfBody)
 	}
@@ -244,7 +245,7 @@ func TestEqualContentSharesBags(t *testing.T) {
 	}
 	fresh := NewIndex(map[string][]byte{"a/serve.go": []byte(text), "b/serve.go": []byte(text), "c/other.go": []byte(text), "d/unlike.go": []byte("package d\n\nfunc Unlike() {}\n")})
 	q := "serve keep-alive connections"
-	if d := cmp.Diff(fresh.Rank(q, 0), s.index.Rank(q, 0)); d != "" {
+	if d := cmp.Diff(fresh.Rank(query.Parse(q), 0), s.index.Rank(query.Parse(q), 0)); d != "" {
 		t.Errorf("ranking (-separate bags +shared):\n%s", d)
 	}
 }
@@ -285,13 +286,13 @@ func TestWithDocsMatchesFreshIndex(t *testing.T) {
 		base := NewIndex(files)
 		if warm {
 			for _, q := range queries {
-				base.Rank(q, 0)
+				base.Rank(query.Parse(q), 0)
 			}
 		}
 		ov := base.withDocs(func(p string) bool { _, ok := overlay[p]; return ok }, add)
 		fresh := NewIndex(merged)
 		for _, q := range queries {
-			if d := cmp.Diff(fresh.Rank(q, 0), ov.Rank(q, 0)); d != "" {
+			if d := cmp.Diff(fresh.Rank(query.Parse(q), 0), ov.Rank(query.Parse(q), 0)); d != "" {
 				t.Errorf("warm base %v, %q (-fresh +overlay):\n%s", warm, q, d)
 			}
 		}
@@ -335,7 +336,7 @@ func postingScan(ix *Index, h uint32) *posting {
 func TestPostingsOfMatchesScan(t *testing.T) {
 	files := gatherSources(t)
 	q := "snapshot index posting ranking workspace gather file terms hash count doc path defs overlay follow watcher git commit zzznotaword request chunk"
-	hs := queryTerms(q)
+	hs := termsOf(query.Words(q))
 	if len(hs) < 20 {
 		t.Fatalf("%d query terms, want over 2 batches", len(hs))
 	}

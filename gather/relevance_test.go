@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // shopRepo is a small online shop with plausible code, for the relevance
@@ -417,7 +418,7 @@ func TestRelevanceSmoke(t *testing.T) {
 	var report strings.Builder
 	for _, tt := range relevanceTests {
 		t.Run(tt.answer, func(t *testing.T) {
-			res := gather(t, w, Request{Task: tt.task, Text: tt.request})
+			res := gather(t, w, Request{Task: tt.task, Query: query.Parse(tt.request)})
 			c := chunk(res, tt.answer)
 			if c == nil {
 				t.Fatalf("%q: %s not gathered; got %v", tt.request, tt.answer, sources(res))
@@ -425,7 +426,7 @@ func TestRelevanceSmoke(t *testing.T) {
 			if !slices.Contains(c.Facts.Reasons, reasonLexical) || c.Facts.Relevance <= 0 {
 				t.Errorf("%s: facts %+v, want a lexical match with relevance", tt.answer, c.Facts)
 			}
-			hits, err := w.Rank(t.Context(), tt.request, 0)
+			hits, err := w.Rank(t.Context(), query.Parse(tt.request), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -145,15 +145,3 @@ func selectedText(text string, sel *ctxd.LineRange) string {
 	end := min(sel.End, len(lines), sel.Start+maxSelectedLines-1)
 	return strings.Join(lines[sel.Start-1:end], "")
 }
-
-// explainQuery reports a request that asks how something works rather
-// than for a change: docs may rise for it.
-func explainQuery(q string) bool {
-	q = strings.ToLower(q)
-	for _, p := range []string{"how does", "how do", "how is", "how are", "explain", "what does", "what is", "why does", "walk me through", "overview", "documentation", "docs"} {
-		if strings.Contains(q, p) {
-			return true
-		}
-	}
-	return false
-}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // Reasons recorded in Facts.Reasons.
@@ -31,7 +32,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if len(overlay) > 0 {
 		ix = g.snap.withOverlay(overlay)
 	}
-	g.lexical = ix.ranking(newRankQuery(r.Text, r.Task == ctxd.TaskTest || testQuery(r.Text)), 0, nil)
+	g.lexical = ix.ranking(newRankQuery(r.Query, r.Task == ctxd.TaskTest || r.Query.AboutTests), 0, nil)
 	hits := g.lexical.hits
 	if err := ctx.Err(); err != nil {
 		return err
@@ -41,9 +42,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	// Stack traces and error text: the error locations. The innermost
 	// frame in the workspace (the last one of a Python traceback, the
 	// first one of Go, Node and Java traces) is where the error was raised.
-	locs := ParseStackTrace(r.Text)
+	locs := r.Query.Frames
 	innermost := ""
-	pythonOrder := strings.Contains(r.Text, "Traceback (most recent call last)")
+	pythonOrder := r.Query.InnermostLast
 	locFiles := make([][]string, len(locs))
 	for i, loc := range locs {
 		if locFiles[i] = g.snap.traceFiles(g.w.root, loc.Path); len(locFiles[i]) > 0 {
@@ -215,10 +216,11 @@ func (g *gathering) testedSources(target string) []string {
 		return nil
 	}
 	stem := strings.TrimSuffix(names[0], path.Ext(names[0]))
-	if len(queryTerms(stem)) == 0 {
+	q := query.Parse(stem)
+	if len(termsOf(q.Words)) == 0 {
 		return nil
 	}
-	hits := g.snap.index.rank(newRankQuery(stem, false), 10, func(p string) bool { return !IsTestFile(p) })
+	hits := g.snap.index.rank(newRankQuery(q, false), 10, func(p string) bool { return !IsTestFile(p) })
 	for _, h := range hits {
 		if h.Match.Role == roleCode.String() && h.Match.Definitions > 0 {
 			return []string{h.Path}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // polyRepo has importers in Go (through the module path), Python and
@@ -74,7 +75,7 @@ func TestRefactorImporters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
-			res := gather(t, w, Request{Task: ctxd.TaskRefactor, Text: "rename things in " + tt.target})
+			res := gather(t, w, Request{Task: ctxd.TaskRefactor, Query: query.Parse("rename things in " + tt.target)})
 			got := refactorDependents(res)
 			// Tests of the target also come as tests; a test that imports
 			// it may carry either role.
@@ -107,7 +108,7 @@ func TestTaskSpecific(t *testing.T) {
 	w := newTestWorkspace(t, root, Options{})
 
 	t.Run("test pairs", func(t *testing.T) {
-		res := gather(t, w, Request{Task: ctxd.TaskTest, Text: "write tests for internal/money/money.go"})
+		res := gather(t, w, Request{Task: ctxd.TaskTest, Query: query.Parse("write tests for internal/money/money.go")})
 		tc := chunk(res, "internal/money/money_test.go")
 		if tc == nil || tc.Facts.Role != ctxd.RoleTest || tc.Priority != ctxd.PriorityHigh || !tc.Facts.Test {
 			t.Fatalf("money_test.go: %+v", tc)
@@ -131,7 +132,7 @@ func TestTaskSpecific(t *testing.T) {
 		}
 	})
 	t.Run("rust inline tests", func(t *testing.T) {
-		res := gather(t, w, Request{Task: ctxd.TaskTest, Text: "cover src/lexer.rs"})
+		res := gather(t, w, Request{Task: ctxd.TaskTest, Query: query.Parse("cover src/lexer.rs")})
 		c := chunk(res, "src/lexer.rs")
 		if c == nil || !slices.Contains(c.Facts.Reasons, "has inline tests (#[cfg(test)])") {
 			t.Fatalf("lexer.rs: %+v", c)
@@ -141,7 +142,7 @@ func TestTaskSpecific(t *testing.T) {
 		}
 	})
 	t.Run("implement", func(t *testing.T) {
-		res := gather(t, w, Request{Task: ctxd.TaskImplement, Text: "add rounding to internal/money/money.go"})
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("add rounding to internal/money/money.go")})
 		for _, want := range []string{"internal/money/money.go", "internal/money/money_test.go", "internal/money/format.go"} {
 			if chunk(res, want) == nil {
 				t.Errorf("%s missing: %v", want, sources(res))
@@ -150,13 +151,13 @@ func TestTaskSpecific(t *testing.T) {
 		if c := chunk(res, "internal/money/format.go"); c != nil && !slices.Contains(c.Facts.Reasons, "same package as internal/money/money.go") {
 			t.Errorf("format.go reasons: %v", c.Facts.Reasons)
 		}
-		res = gather(t, w, Request{Task: ctxd.TaskImplement, Text: "extend app/models.py"})
+		res = gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("extend app/models.py")})
 		if c := chunk(res, "app/db.py"); c == nil || !slices.Contains(c.Facts.Reasons, "imported by app/models.py") {
 			t.Errorf("app/db.py as imported file: %v", sources(res))
 		}
 	})
 	t.Run("analyze", func(t *testing.T) {
-		res := gather(t, w, Request{Task: ctxd.TaskAnalyze, Text: "give an overview"})
+		res := gather(t, w, Request{Task: ctxd.TaskAnalyze, Query: query.Parse("give an overview")})
 		st, deps := chunk(res, "structure"), chunk(res, "deps")
 		if st == nil || st.Priority != ctxd.PriorityHigh || deps == nil || deps.Priority != ctxd.PriorityHigh {
 			t.Fatalf("structure %v deps %v", st, deps)
@@ -168,7 +169,7 @@ func TestTaskSpecific(t *testing.T) {
 	t.Run("debug", func(t *testing.T) {
 		trace := "panic: boom\n\ngoroutine 1 [running]:\nexample.com/poly/internal/cart.Add()\n\t/home/ci/work/poly/internal/cart/cart.go:9 +0x1d\n" +
 			"Traceback (most recent call last):\n  File \"/srv/app/api/views.py\", line 1, in <module>\n"
-		res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace})
+		res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace)})
 		for src, line := range map[string]int{"internal/cart/cart.go": 9, "app/api/views.py": 1} {
 			c := chunk(res, src)
 			if c == nil {
@@ -184,7 +185,7 @@ func TestTaskSpecific(t *testing.T) {
 		}
 	})
 	t.Run("mentioned symbols", func(t *testing.T) {
-		res := gather(t, w, Request{Task: ctxd.TaskImplement, Text: "make Amount print with a currency sign"})
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("make Amount print with a currency sign")})
 		c := chunk(res, "internal/money/money.go")
 		if c == nil || !slices.Contains(c.Facts.MentionedSymbols, "Amount") {
 			t.Errorf("money.go: %+v", c)
@@ -229,7 +230,7 @@ func TestTraceLibraryFrames(t *testing.T) {
 		"example.com/x/pkg.Handle()\n\t/home/ci/build/x/pkg/handler.go:12 +0x3\n" +
 		"x.Util()\n\t/home/ci/build/x/c/util.go:3 +0x3\n" +
 		"  File \"/usr/lib/python3/site-packages/requests/api.py\", line 59, in get\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
 	var errs []string
 	for _, c := range res.Chunks {
 		if c.Facts.Role == ctxd.RoleError {
@@ -282,7 +283,7 @@ func TestTraceInstalledCopy(t *testing.T) {
 		"  File \"/usr/lib/python3.12/site-packages/shop/models.py\", line 2, in total\n" +
 		"  File \"/usr/lib/python3.12/site-packages/requests/api.py\", line 59, in get\n" +
 		"ZeroDivisionError: division by zero\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
 	errs, innermost := errorFiles(res)
 	if d := cmp.Diff([]string{"app.py", "src/shop/api.py", "src/shop/models.py"}, errs); d != "" {
 		t.Errorf("error files (-want +got):\n%s", d)
@@ -312,7 +313,7 @@ func TestTraceModuleCacheCopy(t *testing.T) {
 		"\t/home/me/go/pkg/mod/github.com/acme/router/gin.go:4 +0x2a\n" +
 		"github.com/other/lib.Do(...)\n" +
 		"\t/home/me/go/pkg/mod/github.com/other/lib@v0.1.0/util.go:9 +0x11\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
 	errs, innermost := errorFiles(res)
 	if d := cmp.Diff([]string{"gin.go", "tree.go"}, errs); d != "" {
 		t.Errorf("error files (-want +got):\n%s", d)
@@ -395,7 +396,7 @@ func TestTraceNodeFrames(t *testing.T) {
 		"    at list (/app/routes/users.js:22:7)\n" +
 		"    at serve (/app/dist/server.js:1:30)\n" +
 		"    at Layer.handle (/app/node_modules/router/lib/layer.js:152:17)\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Text: trace, Commits: -1})
+	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
 	errs, innermost := errorFiles(res)
 	if d := cmp.Diff([]string{"lib/response.js", "src/server.js"}, errs); d != "" {
 		t.Errorf("error files (-want +got):\n%s", d)
@@ -430,7 +431,7 @@ func TestFixturesMatchTheRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
-			res := gather(t, w, Request{Task: ctxd.TaskTest, Text: tt.request})
+			res := gather(t, w, Request{Task: ctxd.TaskTest, Query: query.Parse(tt.request)})
 			var got []string
 			for _, c := range res.Chunks {
 				if slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasPrefix(r, "fixture for ") }) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/safefs"
 )
 
@@ -67,9 +68,10 @@ const PersistMinFiles = 256
 
 // Request is one gathering request.
 type Request struct {
-	// Text is the user's request: stack traces, error text and mentions of
-	// files are read from it, and it is the query of the lexical ranking.
-	Text string
+	// Query is the user's request, read: its stack frames, the files it
+	// mentions and the words of the lexical ranking. Nil is an empty
+	// request.
+	Query *query.Query
 	// Task is the task type, already resolved by the caller (never "").
 	Task ctxd.TaskType
 	// Patterns are doublestar globs relative to the root. A pattern
@@ -306,12 +308,12 @@ func sameFiles(old, cur []*fileInfo) bool {
 
 // Rank ranks the workspace's files lexically against query (see [Index])
 // and returns the best limit hits.
-func (w *Workspace) Rank(ctx context.Context, query string, limit int) ([]Hit, error) {
+func (w *Workspace) Rank(ctx context.Context, q *query.Query, limit int) ([]Hit, error) {
 	s, err := w.refresh(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
-	return s.index.Rank(query, limit), nil
+	return s.index.Rank(q, limit), nil
 }
 
 // Files returns the root-relative paths of the files the walk keeps (not
@@ -410,6 +412,9 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 	}
 	if _, err := ctxd.ParseTaskType(string(r.Task)); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
+	}
+	if r.Query == nil {
+		r.Query = query.Parse("")
 	}
 	if r.MaxFiles <= 0 {
 		r.MaxFiles = DefaultMaxFiles
@@ -558,7 +563,7 @@ func (w *Workspace) Gather(ctx context.Context, r Request) (*Result, error) {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
 	// 3. Files named in the request.
-	for _, rel := range snap.mentions(w.root, r.Text) {
+	for _, rel := range snap.mentions(w.root, r.Query.Paths) {
 		if c := g.add(rel, "mentioned in request", ctxd.RoleTarget, false); c != nil {
 			c.facts.Mentioned = true
 		}
@@ -656,7 +661,7 @@ func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
 				set[m] = true
 			}
 			var keep []string
-			for _, h := range g.snap.index.rank(newRankQuery(g.req.Text, testQuery(g.req.Text)), 0, func(p string) bool { return set[p] }) {
+			for _, h := range g.snap.index.rank(newRankQuery(g.req.Query, g.req.Query.AboutTests), 0, func(p string) bool { return set[p] }) {
 				keep = append(keep, h.Path)
 				delete(set, h.Path)
 			}
@@ -707,7 +712,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	idents := requestIdents(g.req.Text)
+	idents := g.req.Query.Idents
 	chunks := make([]ctxd.Chunk, 0, len(rels))
 	for _, rel := range rels {
 		if ctx.Err() != nil {

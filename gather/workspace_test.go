@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
 )
 
 // secretTree holds secret-like files in many forms next to ordinary code.
@@ -62,11 +63,11 @@ func TestSecretsNeverGathered(t *testing.T) {
 	testutil.WriteFiles(t, root, secretTree)
 	w := newTestWorkspace(t, root, Options{})
 	requests := []Request{
-		{Task: ctxd.TaskAnalyze, Text: "explain the token environment credentials secrets keystore"},
-		{Task: ctxd.TaskImplement, Text: "use the token from .env and .env.production and config/credentials.json", Patterns: []string{"**", "**/*", ".env*", "certs/*", "config/**"}},
-		{Task: ctxd.TaskDebug, Text: "panic at .env:1:1\n  File \"config/secrets.yaml\", line 1, in load\n\t" + filepath.Join(root, "certs", "server.key") + ":1 +0x1\n"},
-		{Task: ctxd.TaskRefactor, Text: "rename TOKEN in .npmrc .netrc .git-credentials id_rsa id_ed25519 server.pem .aws/credentials release.keystore .envrc"},
-		{Task: ctxd.TaskTest, Text: "hunter2 token"},
+		{Task: ctxd.TaskAnalyze, Query: query.Parse("explain the token environment credentials secrets keystore")},
+		{Task: ctxd.TaskImplement, Query: query.Parse("use the token from .env and .env.production and config/credentials.json"), Patterns: []string{"**", "**/*", ".env*", "certs/*", "config/**"}},
+		{Task: ctxd.TaskDebug, Query: query.Parse("panic at .env:1:1\n  File \"config/secrets.yaml\", line 1, in load\n\t" + filepath.Join(root, "certs", "server.key") + ":1 +0x1\n")},
+		{Task: ctxd.TaskRefactor, Query: query.Parse("rename TOKEN in .npmrc .netrc .git-credentials id_rsa id_ed25519 server.pem .aws/credentials release.keystore .envrc")},
+		{Task: ctxd.TaskTest, Query: query.Parse("hunter2 token")},
 	}
 	for _, r := range requests {
 		t.Run(string(r.Task), func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 		})
 	}
 	// .env.example documents variables and is not secret.
-	res := gather(t, w, Request{Task: ctxd.TaskImplement, Text: "fill in .env.example"})
+	res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("fill in .env.example")})
 	if chunk(res, ".env.example") == nil {
 		t.Errorf(".env.example not gathered from a mention; got %v", sources(res))
 	}
@@ -137,7 +138,7 @@ func TestIgnoredNeverGathered(t *testing.T) {
 	})
 	w := newTestWorkspace(t, root, Options{})
 	for _, task := range ctxd.TaskTypes {
-		res := gather(t, w, Request{Task: task, Text: "the widget grammar parser in dist/parser.js and src/parser.gen.go", Patterns: []string{"**/*parser*"}})
+		res := gather(t, w, Request{Task: task, Query: query.Parse("the widget grammar parser in dist/parser.js and src/parser.gen.go"), Patterns: []string{"**/*parser*"}})
 		for _, s := range sources(res) {
 			switch s {
 			case "src/parser.go", ".gitignore", ".ctxdignore":
@@ -190,7 +191,7 @@ func TestGatherOpenFilesAndOverlay(t *testing.T) {
 			{Path: "gone.go"},
 		},
 		Overlay: map[string]string{"c.py": "def c():\n    return 1\n"},
-		Text:    "look at c.py",
+		Query:   query.Parse("look at c.py"),
 	})
 	a := chunk(res, "a.go")
 	if a == nil {
@@ -331,7 +332,7 @@ func TestWorkspaceRevalidates(t *testing.T) {
 	if s3.byRel["alpha.go"] == s1.byRel["alpha.go"] {
 		t.Error("changed alpha.go kept its old entry")
 	}
-	hits := s3.index.Rank("sprocket", 0)
+	hits := s3.index.Rank(query.Parse("sprocket"), 0)
 	if len(hits) != 2 {
 		t.Errorf("sprocket hits = %v, want alpha.go and gamma.go", hits)
 	}
@@ -348,7 +349,7 @@ func TestGatherCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	t0 := time.Now()
-	_, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze, Text: "anything"})
+	_, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze, Query: query.Parse("anything")})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -397,7 +398,7 @@ func TestGatherConcurrent(t *testing.T) {
 					return
 				}
 			}
-			res, err := w.Gather(t.Context(), Request{Task: relevanceTests[i].task, Text: relevanceTests[i].request})
+			res, err := w.Gather(t.Context(), Request{Task: relevanceTests[i].task, Query: query.Parse(relevanceTests[i].request)})
 			if err == nil && chunk(res, relevanceTests[i].answer) == nil {
 				err = errors.New(relevanceTests[i].answer + " missing")
 			}
@@ -433,7 +434,7 @@ func TestOpenFilePositionPastEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := gather(t, w, Request{Text: "explain", OpenFiles: []ctxd.OpenFile{tt.of}})
+			res := gather(t, w, Request{Query: query.Parse("explain"), OpenFiles: []ctxd.OpenFile{tt.of}})
 			a := chunk(res, "a.go")
 			if a == nil {
 				t.Fatal("a.go missing")

@@ -41,7 +41,7 @@ type BuildContextIn struct {
 type ChunkSummary struct {
 	Source string  `json:"source" jsonschema:"where the chunk comes from: a path, or a name such as 'structure' or 'git diff'"`
 	Type   string  `json:"type"`
-	View   string  `json:"view" jsonschema:"how much of it is shown: none (whole), bodies, signatures or outline"`
+	View   string  `json:"view" jsonschema:"how much of it is shown: full, bodies, signatures, focus, focus-only, outline or middle"`
 	Tokens int     `json:"tokens"`
 	Score  float64 `json:"score"`
 }
@@ -255,10 +255,7 @@ func (s *Server) buildContext(ctx context.Context, req *sdk.CallToolRequest, in 
 		PromptTokens: env.PromptTokens, Chunks: []ChunkSummary{}, Skipped: len(env.Context.Skipped), Warnings: env.Warnings,
 	}
 	for _, c := range env.Context.Chunks {
-		view := c.Truncation
-		if view == "" {
-			view = "none"
-		}
+		view := string(c.Shown())
 		out.Chunks = append(out.Chunks, ChunkSummary{Source: c.Source, Type: string(c.ChunkType), View: view, Tokens: c.Tokens, Score: c.Score})
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: env.Prompt}}}, out, nil

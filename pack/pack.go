@@ -32,12 +32,9 @@ import (
 	"github.com/ctxd/ctxd/treesitter"
 )
 
-// Formats of the packed document.
-const (
-	FormatMarkdown = "markdown"
-	FormatXML      = "xml"
-	FormatJSON     = "json"
-)
+// Formats of the packed document: the prompt formats (ctxd.FormatMarkdown,
+// ctxd.FormatXML) and JSON.
+const FormatJSON = "json"
 
 // DefaultEncoding counts the tokens unless Options.Encoding says otherwise.
 const DefaultEncoding = tokens.O200kBase
@@ -538,15 +535,14 @@ func underPath(sub string) string {
 	return " under " + sub
 }
 
-// ParseFormat accepts markdown (md), xml or json.
+// ParseFormat accepts a prompt format (ctxd.ParseFormat: markdown, md,
+// xml) or json.
 func ParseFormat(s string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", FormatMarkdown, "md":
-		return FormatMarkdown, nil
-	case FormatXML:
-		return FormatXML, nil
-	case FormatJSON:
+	if strings.EqualFold(strings.TrimSpace(s), FormatJSON) {
 		return FormatJSON, nil
+	}
+	if f, err := ctxd.ParseFormat(s); err == nil {
+		return f, nil
 	}
 	return "", fmt.Errorf("unknown pack format %q (want markdown, xml or json): %w", s, ctxd.ErrInvalidParams)
 }
@@ -562,7 +558,7 @@ func (r *Result) Write(w io.Writer, format string) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case FormatXML:
+	case ctxd.FormatXML:
 		return r.writeXML(w)
 	}
 	return r.writeMarkdown(w)

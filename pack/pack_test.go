@@ -114,7 +114,7 @@ func TestPack(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := r.Write(&b, FormatXML); err != nil {
+	if err := r.Write(&b, ctxd.FormatXML); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "&lt;tag&gt;&amp;") || strings.Contains(b.String(), "<tag>") {
@@ -134,6 +134,12 @@ func TestPack(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad format: %v", err)
+	}
+	// The prompt formats and json, by one table.
+	for in, want := range map[string]string{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
 	}
 }
 
@@ -237,7 +243,7 @@ func TestPackRedacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		if err := r.Write(&b, FormatMarkdown); err != nil {
+		if err := r.Write(&b, ctxd.FormatMarkdown); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range []string{"AKIA454ML6LG4TJFCZ4K", "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"} {
@@ -504,7 +510,7 @@ func TestWriteTreeDepth(t *testing.T) {
 func rendered(t *testing.T, r *Result) (md, tree string) {
 	t.Helper()
 	var m, tr strings.Builder
-	if err := r.Write(&m, FormatMarkdown); err != nil {
+	if err := r.Write(&m, ctxd.FormatMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.WriteTree(&tr); err != nil {

@@ -26,7 +26,7 @@ func sectionBefore(c ctxd.Chunk) string {
 		title, lang = c.Source, Language(c)
 	}
 	if c.Truncated {
-		note := c.Truncation + " view"
+		note := string(c.Truncation) + " view"
 		if n := elidedLines(c); n > 0 {
 			note = fmt.Sprintf("%s view, %d lines elided", c.Truncation, n)
 		}
@@ -71,17 +71,17 @@ func TestAppendSection(t *testing.T) {
 		{"no final newline", ctxd.Chunk{Source: "a.py", ChunkType: ctxd.ChunkFile, Content: "x = 1"}},
 		{"empty", ctxd.Chunk{Source: "e.txt", ChunkType: ctxd.ChunkFile}},
 		{"backticks", ctxd.Chunk{Source: "r.md", ChunkType: ctxd.ChunkFile, Content: "a\n````go\nx\n````\n"}},
-		{"view no elided", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.TruncOutline}},
-		{"view elided", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.TruncBodies, Elided: []ctxd.LineRange{{Start: 4, End: 9}, {Start: 20, End: 20}}}},
+		{"view no elided", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.ViewOutline}},
+		{"view elided", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.ViewBodies, Elided: []ctxd.LineRange{{Start: 4, End: 9}, {Start: 20, End: 20}}}},
 		{"cursor", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Facts: ctxd.Facts{Cursor: 1234567}}},
 		{"selection whole", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Facts: ctxd.Facts{Selection: sel, SelectedText: "func A() {}", Cursor: 3}}},
-		{"selection cut", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.TruncMiddle, Elided: []ctxd.LineRange{{Start: 2, End: 2}}, Facts: ctxd.Facts{Selection: sel, SelectedText: "x ```\nfunc A() {}"}}},
-		{"selection cut with newline", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.TruncSignatures, Facts: ctxd.Facts{Selection: sel, SelectedText: "func A() {}\n"}}},
+		{"selection cut", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.ViewMiddle, Elided: []ctxd.LineRange{{Start: 2, End: 2}}, Facts: ctxd.Facts{Selection: sel, SelectedText: "x ```\nfunc A() {}"}}},
+		{"selection cut with newline", ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: code, Truncated: true, Truncation: ctxd.ViewSignatures, Facts: ctxd.Facts{Selection: sel, SelectedText: "func A() {}\n"}}},
 		{"language", ctxd.Chunk{Source: "x.unknown", ChunkType: ctxd.ChunkFile, Content: code, Facts: ctxd.Facts{Language: "go"}}},
 		{"structure", ctxd.Chunk{ChunkType: ctxd.ChunkStructure, Content: "a/\n  a.go\n"}},
 		{"dependencies", ctxd.Chunk{ChunkType: ctxd.ChunkDependency, Content: "go 1.26\n"}},
 		{"history", ctxd.Chunk{ChunkType: ctxd.ChunkHistory, Content: "abc fix\n"}},
-		{"diff", ctxd.Chunk{ChunkType: ctxd.ChunkDiff, Content: "+x\n", Truncated: true, Truncation: ctxd.TruncMiddle}},
+		{"diff", ctxd.Chunk{ChunkType: ctxd.ChunkDiff, Content: "+x\n", Truncated: true, Truncation: ctxd.ViewMiddle}},
 		{"unicode", ctxd.Chunk{Source: "ü/ß.go", ChunkType: ctxd.ChunkFile, Content: "// héllo\n\x00\xff\n"}},
 	}
 	for _, tc := range cases {

@@ -30,6 +30,20 @@ var Instructions = map[ctxd.TaskType]string{
 	ctxd.TaskAnalyze:   "As an analyze task, please explain what the code does and how its parts fit together, citing files and lines. Do not write code unless the request asks for it.",
 }
 
+// analyzeChange closes an analyze task whose request asks for a change
+// (an explicit task type over "why does this reject X? make it accept
+// X"): the instructions never forbid the code the request asks for.
+const analyzeChange = "As an analyze task, please explain what the code does and how its parts fit together, citing files and lines, then write the change the request asks for."
+
+// instructions returns the closing instructions of a task; asksChange
+// says the request asks for a change (query.Query.AsksChange).
+func instructions(task ctxd.TaskType, asksChange bool) string {
+	if task == ctxd.TaskAnalyze && asksChange {
+		return analyzeChange
+	}
+	return Instructions[task]
+}
+
 // sectionOrder places chunk types in the prompt: structure first, then
 // files, dependencies, history and the diff.
 var sectionOrder = map[ctxd.ChunkType]int{
@@ -58,8 +72,9 @@ func rank(t ctxd.ChunkType) int {
 }
 
 // Build renders the whole prompt for an envelope: its fitted chunks, its
-// request and its task type, in env.Format.
-func Build(env *ctxd.Envelope) string {
+// request and its task type, in env.Format; asksChange says the request
+// asks for a change (see Request).
+func Build(env *ctxd.Envelope, asksChange bool) string {
 	var b strings.Builder
 	chunks := Order(env.Context.Chunks)
 	xml := env.Format == ctxd.FormatXML
@@ -81,16 +96,17 @@ func Build(env *ctxd.Envelope) string {
 			b.WriteString("</context>\n\n")
 		}
 	}
-	b.WriteString(Request(env.UserRequest, env.TaskType, env.Format))
+	b.WriteString(Request(env.UserRequest, env.TaskType, asksChange, env.Format))
 	if xml {
 		b.WriteString("</prompt>\n")
 	}
 	return b.String()
 }
 
-// Request renders the request and the task instructions.
-func Request(request string, task ctxd.TaskType, format string) string {
-	instr := Instructions[task]
+// Request renders the request and the task instructions; asksChange says
+// the request asks for a change, so the instructions do not forbid code.
+func Request(request string, task ctxd.TaskType, asksChange bool, format string) string {
+	instr := instructions(task, asksChange)
 	if format == ctxd.FormatXML {
 		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + xmlText(instr, "instructions") + "\n</instructions>\n"
 	}
@@ -220,7 +236,7 @@ func xmlSection(c ctxd.Chunk) string {
 		}
 	}
 	if c.Truncated {
-		attrs += " truncated=\"" + xmlAttr(c.Truncation) + "\""
+		attrs += " truncated=\"" + xmlAttr(string(c.Truncation)) + "\""
 		if n := elidedLines(c); n > 0 {
 			attrs += fmt.Sprintf(" elided_lines=\"%d\"", n)
 		}

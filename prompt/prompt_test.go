@@ -29,7 +29,7 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 			{Source: "git:diff", ChunkType: ctxd.ChunkDiff, Content: "--- a/cache.go\n+++ b/cache.go\n@@ -1 +1 @@\n-x\n+y"},
 			{Source: "structure", ChunkType: ctxd.ChunkStructure, Content: "cache.go\nREADME.md\n"},
 			{Source: "doc/notes.md", ChunkType: ctxd.ChunkFile, Content: "Use ```go fences``` like this:\n```go\nx := 1\n```\n"},
-			{Source: "big.go", ChunkType: ctxd.ChunkFile, Truncated: true, Truncation: ctxd.TruncBodies,
+			{Source: "big.go", ChunkType: ctxd.ChunkFile, Truncated: true, Truncation: ctxd.ViewBodies,
 				Elided: []ctxd.LineRange{{Start: 3, End: 12}}, Content: "package big\n\nfunc Big() { /* ... 10 lines */ }\n"},
 			{Source: "deps", ChunkType: ctxd.ChunkDependency, Content: "go.mod: module example.com/cache (go 1.26)\n"},
 			{Source: "git:log", ChunkType: ctxd.ChunkHistory, Content: "abc1234 2026-11-01 Ann: add cache\n"},
@@ -40,7 +40,7 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 func TestBuildGolden(t *testing.T) {
 	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		t.Run(format, func(t *testing.T) {
-			golden(t, "prompt."+format, Build(sampleEnvelope(format)))
+			golden(t, "prompt."+format, Build(sampleEnvelope(format), false))
 		})
 	}
 }
@@ -48,13 +48,13 @@ func TestBuildGolden(t *testing.T) {
 func TestBuildIsSectionsPlusRequest(t *testing.T) {
 	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		env := sampleEnvelope(format)
-		got := Build(env)
+		got := Build(env, false)
 		for _, c := range env.Context.Chunks {
 			if !strings.Contains(got, Section(c, format)) {
 				t.Errorf("%s: prompt lacks the section of %s", format, c.Source)
 			}
 		}
-		want := Request(env.UserRequest, env.TaskType, format)
+		want := Request(env.UserRequest, env.TaskType, false, format)
 		if format == ctxd.FormatXML {
 			want += "</prompt>\n"
 		}
@@ -66,7 +66,7 @@ func TestBuildIsSectionsPlusRequest(t *testing.T) {
 
 func TestNoContext(t *testing.T) {
 	env := &ctxd.Envelope{TaskType: ctxd.TaskAnalyze, UserRequest: "hi", Format: ctxd.FormatMarkdown}
-	got := Build(env)
+	got := Build(env, false)
 	if strings.Contains(got, Header) || !strings.Contains(got, "## Request\nhi\n") {
 		t.Errorf("prompt without context:\n%s", got)
 	}
@@ -135,6 +135,25 @@ func TestEveryTaskHasInstructions(t *testing.T) {
 	}
 }
 
+// TestInstructionsNeverForbidAskedCode: a request that asks for a change
+// never gets instructions that forbid code, whatever its task type.
+func TestInstructionsNeverForbidAskedCode(t *testing.T) {
+	for _, task := range ctxd.TaskTypes {
+		for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+			got := Request("why does this reject X? make it accept X", task, true, format)
+			if strings.Contains(strings.ToLower(got), "do not write code") {
+				t.Errorf("%s, %s: the instructions forbid the code the request asks for:\n%s", task, format, got)
+			}
+			if task != ctxd.TaskAnalyze && got != Request("why does this reject X? make it accept X", task, false, format) {
+				t.Errorf("%s, %s: a change request changed the instructions of a task that writes code", task, format)
+			}
+		}
+	}
+	if got := Request("how does the cache expire entries?", ctxd.TaskAnalyze, false, ctxd.FormatMarkdown); !strings.Contains(got, "Do not write code") {
+		t.Errorf("a question lost its analyze instructions:\n%s", got)
+	}
+}
+
 // TestSectionFocus: a file's section names the cursor and the selection,
 // and carries the selected text when its view is cut.
 func TestSectionFocus(t *testing.T) {
@@ -144,7 +163,7 @@ func TestSectionFocus(t *testing.T) {
 	if !strings.Contains(md, "Selection: lines 3-3\nCursor: line 3\n") || strings.Count(md, "func F() {}") != 1 {
 		t.Errorf("whole file:\n%s", md)
 	}
-	c.Truncated, c.Truncation, c.Content = true, ctxd.TruncOutline, "package b\n"
+	c.Truncated, c.Truncation, c.Content = true, ctxd.ViewOutline, "package b\n"
 	md = Section(c, ctxd.FormatMarkdown)
 	if !strings.Contains(md, "Selection: lines 3-3, selected text:\n```go\nfunc F() {}\n```\n") {
 		t.Errorf("cut file:\n%s", md)
@@ -169,7 +188,7 @@ func TestXMLWellFormed(t *testing.T) {
 	for i, content := range contents {
 		env := &ctxd.Envelope{TaskType: ctxd.TaskAnalyze, UserRequest: "why <b> & </request>?", Format: ctxd.FormatXML,
 			Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{{Source: `dir/a"b&<c>.go`, ChunkType: ctxd.ChunkFile, Content: content}}}}
-		got := Build(env)
+		got := Build(env, false)
 		text, roots := parseXML(t, got)
 		if roots != 1 {
 			t.Errorf("%d: %d root elements:\n%s", i, roots, got)

@@ -90,7 +90,7 @@ type ChunkRef struct {
 	// out at Truncation's level, so the included ranges are the rest.
 	Lines          int              `json:"lines,omitempty"`
 	Truncated      bool             `json:"truncated,omitempty"`
-	Truncation     string           `json:"truncation,omitempty"`
+	Truncation     ctxd.View        `json:"truncation,omitempty"`
 	Elided         []ctxd.LineRange `json:"elided,omitempty"`
 	Tokens         int              `json:"tokens"`
 	OriginalTokens int              `json:"original_tokens,omitempty"`
@@ -382,7 +382,7 @@ type v1Chunk struct {
 	Hash       string          `json:"hash"`
 	Tokens     json.RawMessage `json:"tokens"`
 	Truncated  bool            `json:"truncated"`
-	Truncation string          `json:"truncation"`
+	Truncation ctxd.View       `json:"truncation"`
 	Priority   json.RawMessage `json:"priority"`
 	Score      json.RawMessage `json:"score"`
 }

@@ -51,7 +51,7 @@ func chunkRefs(n int) []ChunkRef {
 			Lines: 120 + i, Tokens: 300 + 7*i, Priority: ctxd.PriorityHigh, Score: 812.5 - float64(i),
 		}
 		if i%4 == 1 {
-			out[i].Truncated, out[i].Truncation = true, ctxd.TruncBodies
+			out[i].Truncated, out[i].Truncation = true, ctxd.ViewBodies
 			out[i].Elided = []ctxd.LineRange{{Start: 10, End: 40}, {Start: 60, End: 90}}
 			out[i].OriginalTokens = 1200
 		}

@@ -1,11 +1,8 @@
 package symbols
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
 )
 
 // Match is a definition that a request identifier names.
@@ -29,16 +26,16 @@ func Matches(e *index.Symbols, ids []string) []Match {
 	if e == nil || len(ids) == 0 {
 		return nil
 	}
-	type query struct {
+	type wanted struct {
 		raw, qual, name, fold string
 	}
-	qs := make([]query, 0, len(ids))
+	qs := make([]wanted, 0, len(ids))
 	for _, id := range ids {
-		qual, name := SplitQualified(id)
+		qual, name := query.SplitQualified(id)
 		if name == "" {
 			continue
 		}
-		qs = append(qs, query{raw: id, qual: qual, name: name, fold: Fold(name)})
+		qs = append(qs, wanted{raw: id, qual: qual, name: name, fold: Fold(name)})
 	}
 	var out []Match
 	for _, d := range e.Defs {
@@ -62,42 +59,6 @@ func Matches(e *index.Symbols, ids []string) []Match {
 		if rank > 0 {
 			out = append(out, best)
 		}
-	}
-	return out
-}
-
-// SplitQualified splits "A.b", "a::b", "a#b" or "a/b" into qualifier (its
-// last part: "x.Server.Shutdown" → "Server") and name.
-func SplitQualified(s string) (qual, name string) {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
-	i := strings.LastIndexAny(s, ".:/#")
-	if i < 0 {
-		return "", s
-	}
-	qual, name = strings.TrimRight(s[:i], ":"), s[i+1:]
-	if j := strings.LastIndexAny(qual, ".:/#"); j >= 0 {
-		qual = qual[j+1:]
-	}
-	return qual, name
-}
-
-// qualifiedRE finds dotted and scoped names: Server.Shutdown,
-// requests.Session.merge_environment_settings, Store::open, Foo#bar.
-var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)+`)
-
-// Qualified returns the qualified names a request writes ("rename
-// Session.merge_environment_settings" gives
-// Session.merge_environment_settings), leaving out what reads as a file
-// name (server.go, index.test.ts).
-func Qualified(text string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range qualifiedRE.FindAllString(text, -1) {
-		if seen[s] || lang.Of(s) != "" {
-			continue
-		}
-		seen[s] = true
-		out = append(out, s)
 	}
 	return out
 }

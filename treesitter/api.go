@@ -5,64 +5,44 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ctxd/ctxd"
 )
 
-// Level is how much of a file a [View] shows.
-type Level string
+// Level is how much of a file a [View] shows: the one view name set,
+// [ctxd.View].
+type Level = ctxd.View
 
 // The truncation levels, from whole to smallest. Each level's text is never
 // larger (in bytes) than the previous level's.
 const (
 	// Full is the file as it is.
-	Full Level = "full"
+	Full = ctxd.ViewFull
 	// Bodies keeps imports, docs, declarations and signatures, and
 	// collapses function bodies longer than [Options.BodyThreshold] lines
 	// into a placeholder that still parses.
-	Bodies Level = "bodies"
+	Bodies = ctxd.ViewBodies
 	// Signatures is Bodies with every collapsible body collapsed, doc
 	// comments cut to their first sentence and private members folded into
 	// a count.
-	Signatures Level = "signatures"
+	Signatures = ctxd.ViewSignatures
 	// Outline is one line per symbol with its line number.
-	Outline Level = "outline"
+	Outline = ctxd.ViewOutline
 )
 
 // Levels lists every [Level] from largest to smallest.
 var Levels = []Level{Full, Bodies, Signatures, Outline}
 
 // ParseLevel accepts a level name in any case ("full", "bodies",
-// "signatures", "outline", "focus", "focus-only").
+// "signatures", "outline", "focus", "focus-only"; "none" and "whole" as
+// old names of full).
 func ParseLevel(s string) (Level, error) {
-	for _, l := range append(slices.Clone(Levels), FocusLevels...) {
-		if strings.EqualFold(string(l), strings.TrimSpace(s)) {
-			return l, nil
-		}
+	l, err := ctxd.ParseView(s)
+	if err == nil && (slices.Contains(Levels, l) || slices.Contains(FocusLevels, l)) {
+		return l, nil
 	}
 	return "", fmt.Errorf("unknown level %q (want full, bodies, signatures, outline, focus or focus-only): %w", s, ctxd.ErrInvalidParams)
-}
-
-// Truncation returns the chunk truncation name of the level ([ctxd.TruncNone]
-// for Full).
-func (l Level) Truncation() string {
-	switch l {
-	case Full:
-		return ctxd.TruncNone
-	case Bodies:
-		return ctxd.TruncBodies
-	case Signatures:
-		return ctxd.TruncSignatures
-	case Outline:
-		return ctxd.TruncOutline
-	case Focus:
-		return ctxd.TruncFocus
-	case FocusOnly:
-		return ctxd.TruncFocusOnly
-	}
-	return string(l)
 }
 
 // Defaults of [Options].

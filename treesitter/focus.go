@@ -22,11 +22,11 @@ import (
 const (
 	// Focus is the outline of the whole file with the focused functions
 	// whole in place.
-	Focus Level = "focus"
+	Focus = ctxd.ViewFocus
 	// FocusOnly is the focused functions whole, with only the outline
 	// lines of what they refer to: the types they are methods of, the
 	// declarations and fields they name, and the imports they use.
-	FocusOnly Level = "focus-only"
+	FocusOnly = ctxd.ViewFocusOnly
 )
 
 // FocusLevels are the levels [FocusViews] returns, largest first.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	goio "io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -13,23 +15,30 @@ import (
 func init() {
 	register(&command{
 		name: "eval",
-		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v]",
-		summary: `Measure how well ctxd finds the code a task needs on a repository's own history.
-recall replays eligible commits (docs/eval.md): the parent checked out in a temporary
-worktree, the commit message as the request, the modified source files as the answer;
-it prints recall, all-files-found and any-file-found per budget beside a BM25 baseline.`,
+		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v]\n" +
+			"  eval swebench --instances FILE (--repos DIR | --repo owner/name=PATH...) [--budgets 13000,27000,50000] [--per-repo N] [--json] [-v]",
+		summary: `Measure how well ctxd finds the code a task needs (docs/eval.md).
+recall replays eligible commits of a repository's own history: the parent checked out in a
+temporary worktree, the commit message as the request, the modified source files as the
+answer; it prints recall, all-files-found and any-file-found per budget beside a BM25 baseline.
+swebench runs SWE-bench instances (JSON lines, JSON array or CSV): each issue's text as the
+request at its base commit, from local clones; the gold patch's files and changed lines as
+the answer; per-repository and total tables beside the same BM25 baseline.`,
 		run: runEval,
 	})
 }
 
 func runEval(ctx context.Context, io *IO, args []string) error {
 	c := commands["eval"]
+	if len(args) > 0 && args[0] == "swebench" {
+		return runSWEBench(ctx, io, args[1:])
+	}
 	if len(args) == 0 || args[0] != "recall" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			newFlagSet(c, io.Err).Usage()
 			return nil
 		}
-		return usagef("want the subcommand recall")
+		return usagef("want the subcommand recall or swebench")
 	}
 	fs := newFlagSet(c, io.Err)
 	repo := fs.String("repo", ".", "the git repository to replay")
@@ -47,13 +56,9 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if *commits <= 0 {
 		return usagef("--commits must be positive")
 	}
-	var bs []int
-	for _, f := range strings.Split(*budgets, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return usagef("--budgets: %q is not a positive number", f)
-		}
-		bs = append(bs, n)
+	bs, err := parseBudgets(*budgets)
+	if err != nil {
+		return err
 	}
 	opts := eval.Options{Commits: *commits, Budgets: bs}
 	if *verbose {
@@ -73,11 +78,100 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 			}
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(io.Out)
+	return writeReport(io.Out, rep, *asJSON)
+}
+
+// parseBudgets reads --budgets: positive numbers, comma-separated.
+func parseBudgets(s string) ([]int, error) {
+	var bs []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, usagef("--budgets: %q is not a positive number", f)
+		}
+		bs = append(bs, n)
+	}
+	return bs, nil
+}
+
+func runSWEBench(ctx context.Context, io *IO, args []string) error {
+	fs := newFlagSet(commands["eval"], io.Err)
+	instances := fs.String("instances", "", "the SWE-bench instances: JSON lines, a JSON array or CSV")
+	reposDir := fs.String("repos", "", "a directory of clones named owner__name (SWE-bench's naming)")
+	var repoFlags multiFlag
+	fs.Var(&repoFlags, "repo", "a clone of one repository, owner/name=PATH (repeatable)")
+	budgets := fs.String("budgets", "13000,27000,50000", "total token budgets, comma-separated")
+	perRepo := fs.Int("per-repo", 0, "most instances per repository, in file order (0: all)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	verbose := fs.Bool("v", false, "print one line per instance on stderr (always on a terminal)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if *instances == "" {
+		return usagef("want --instances FILE")
+	}
+	if *perRepo < 0 {
+		return usagef("--per-repo must not be negative")
+	}
+	bs, err := parseBudgets(*budgets)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(*instances)
+	if err != nil {
+		return err
+	}
+	ins, err := eval.ReadInstances(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", *instances, err)
+	}
+	repos := map[string]string{}
+	if *reposDir != "" {
+		repos = eval.ClonesIn(*reposDir, ins)
+	}
+	for _, r := range repoFlags {
+		name, dir, ok := strings.Cut(r, "=")
+		if !ok || strings.Count(name, "/") != 1 || dir == "" {
+			return usagef("--repo %q: want owner/name=PATH", r)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("--repo %s: %s is not a directory", name, dir)
+		}
+		repos[name] = dir
+	}
+	if len(repos) == 0 {
+		return usagef("no clones: give --repos DIR (holding owner__name clones) or --repo owner/name=PATH")
+	}
+	opts := eval.SWEOptions{Repos: repos, Budgets: bs, PerRepo: *perRepo}
+	if *verbose || isTerminal(io.Err) {
+		opts.Progress = io.Err
+	}
+	rep, err := eval.SWEBench(ctx, ins, opts)
+	if err != nil {
+		return err
+	}
+	if *verbose {
+		for _, r := range rep.Results {
+			if r.Err != "" {
+				fmt.Fprintf(io.Err, "failed %s: %s\n", r.InstanceID, r.Err)
+			}
+		}
+	}
+	return writeReport(io.Out, rep, *asJSON)
+}
+
+// writeReport prints an eval report as JSON or as its tables.
+func writeReport(w goio.Writer, rep interface{ Print(goio.Writer) }, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	rep.Print(io.Out)
+	rep.Print(w)
 	return nil
 }

@@ -34,9 +34,8 @@ func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 		b.WriteString("included:\n")
 	}
 	for i, ch := range c.Chunks {
-		view := "whole"
+		view := string(ch.Shown())
 		if ch.Truncated {
-			view = cmp.Or(ch.Truncation, "truncated")
 			if ch.OriginalTokens > 0 {
 				view += fmt.Sprintf(" of %d", ch.OriginalTokens)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/sessions"
 )
@@ -486,10 +488,7 @@ func printCheckpoint(w io.Writer, r *sessions.Restored) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "\nSOURCE\tTYPE\tLEVEL\tTOKENS\tSCORE\tHASH")
 		for _, c := range cp.Chunks {
-			level := c.Truncation
-			if level == "" {
-				level = "none"
-			}
+			level := cmp.Or(c.Truncation, ctxd.ViewFull)
 			h := c.Hash
 			if len(h) > 12 {
 				h = h[:12]

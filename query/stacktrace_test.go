@@ -1,4 +1,4 @@
-package gather
+package query
 
 import (
 	"testing"
@@ -144,7 +144,7 @@ func TestParseStackTrace(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzParseStackTrace ./gather
+// go test -fuzz=FuzzParseStackTrace ./query
 func FuzzParseStackTrace(f *testing.F) {
 	for _, tt := range stackTraceTests {
 		f.Add(tt.text)

@@ -1,0 +1,60 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/ctxd/ctxd/lang"
+)
+
+// SplitQualified splits "A.b", "a::b", "a#b" or "a/b" into qualifier (its
+// last part: "x.Server.Shutdown" → "Server", "net/http.Get" → "http") and
+// name. It is the one splitter of qualified names: the request's, the
+// symbol index's and ctx/findSymbol's.
+func SplitQualified(s string) (qual, name string) {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
+	i := strings.LastIndexAny(s, ".:/#")
+	if i < 0 {
+		return "", s
+	}
+	qual, name = strings.TrimRight(s[:i], ":"), s[i+1:]
+	if j := strings.LastIndexAny(qual, ".:/#"); j >= 0 {
+		qual = qual[j+1:]
+	}
+	return qual, name
+}
+
+// qualifiedRE finds dotted and scoped names: Server.Shutdown,
+// requests.Session.merge_environment_settings, Store::open, Foo#bar; their
+// parts are code names ($ included: $scope.apply), see IsNameByte.
+var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)+`)
+
+// qualified returns the qualified names a request writes ("rename
+// Session.merge_environment_settings" gives
+// Session.merge_environment_settings), leaving out what reads as a file
+// name (server.go, index.test.ts).
+func qualified(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range qualifiedRE.FindAllString(text, -1) {
+		if seen[s] || lang.Of(s) != "" {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// qualifiers returns the non-final parts of qualified names: requests and
+// utils of requests.utils.get_netrc_auth, Request of Request.hooks.
+func qualifiers(names []string) map[string]bool {
+	quals := map[string]bool{}
+	for _, q := range names {
+		parts := strings.FieldsFunc(q, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
+		for _, p := range parts[:max(len(parts)-1, 0)] {
+			quals[p] = true
+		}
+	}
+	return quals
+}

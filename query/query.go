@@ -1,0 +1,173 @@
+// Package query reads a user's request once: the task it asks for, the
+// code it names (identifiers, qualified names, paths, stack frames) and
+// the words it is ranked by. The pipeline's stages ask a [Query]; none
+// reads the request text again (query_test.go checks that the request
+// fields are read only here and where the prompt is rendered).
+package query
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+)
+
+// Query is a request, read.
+type Query struct {
+	// Task is the task type the request's wording and stack traces point
+	// at; Detected is false when no cue matched (Task is then implement).
+	Task     ctxd.TaskType
+	Detected bool
+	// AsksChange: a clause of the request asks for a change (an
+	// imperative: "make it accept X", "fix", "add"; or a statement of what
+	// the code should do). The task is then never analyze, and the
+	// prompt's instructions do not forbid code.
+	AsksChange bool
+	// Words are the request's identifier runs, stopwords dropped (see
+	// [Words]): the lexical ranking's query.
+	Words []string
+	// FocusWords are Words with the numbers that name something (status
+	// and error codes: see [ScanWords]): what picks a file's functions.
+	FocusWords []string
+	// Idents are the words that look like code (camelCase, snake_case,
+	// calls, members, backquoted; see requestIdents), in order.
+	Idents []string
+	// Qualified are the qualified names the request writes
+	// (Server.Shutdown, requests.utils.get_netrc_auth), file names left
+	// out; Qualifiers are their non-final parts (Server, requests, utils).
+	Qualified  []string
+	Qualifiers map[string]bool
+	// Paths are the words that may name a file: runs of path characters
+	// with a slash or a dot-extension, backslashes made slashes, quotes,
+	// brackets and a leading "./" trimmed; URLs left out.
+	Paths []string
+	// Frames are the file locations of the stack traces and error text
+	// in the request, in order (see [ParseStackTrace]); InnermostLast
+	// is set for a Python traceback, whose innermost frame comes last.
+	Frames        []Location
+	InnermostLast bool
+	// AboutTests: the request is about tests (test files are not ranked
+	// down). Explain: it asks how something works (docs may rise).
+	// AboutUses: it is about a name's uses (a rename, callers, a
+	// signature).
+	AboutTests, Explain, AboutUses bool
+}
+
+// Parse reads a request. It never fails: a request without code, paths
+// or cues gives an empty Query (task implement, not detected).
+func Parse(request string) *Query {
+	ws := Words(request)
+	q := &Query{
+		Words:         ws,
+		FocusWords:    words(request, ScanWords),
+		Idents:        requestIdents(request),
+		Qualified:     qualified(request),
+		Paths:         paths(request),
+		Frames:        ParseStackTrace(request),
+		InnermostLast: strings.Contains(request, "Traceback (most recent call last)"),
+		AboutTests:    aboutTests(ws),
+		Explain:       explains(request),
+		AboutUses:     aboutUses(request),
+	}
+	q.Qualifiers = qualifiers(q.Qualified)
+	q.AsksChange = asksChange(request)
+	q.Task, q.Detected = detectTask(request, q.AsksChange)
+	return q
+}
+
+// Names returns the names the request writes, for the symbol index: its
+// code identifiers, then its qualified names.
+func (q *Query) Names() []string {
+	return slices.Concat(q.Idents, q.Qualified)
+}
+
+// ResolveTask returns the task type to use and where it came from: the
+// explicit type when given, else the detected one, else the default.
+func (q *Query) ResolveTask(explicit ctxd.TaskType) (ctxd.TaskType, string) {
+	switch {
+	case explicit != "":
+		return explicit, ctxd.SourceExplicit
+	case q.Detected:
+		return q.Task, ctxd.SourceDetected
+	}
+	return ctxd.TaskImplement, ctxd.SourceDefault
+}
+
+// pathTokenRe finds words of a request that may name a file: runs of path
+// characters with a slash or a dot-extension.
+var pathTokenRe = regexp.MustCompile(`[\w@~.+\-/\\]*[\w/\\]\.[A-Za-z][\w]{0,9}\b|[\w.\-]+(?:/[\w.\-]+)+`)
+
+// paths returns the words of text that may name a file (see Query.Paths).
+func paths(text string) []string {
+	var out []string
+	for _, tok := range pathTokenRe.FindAllString(text, -1) {
+		tok = strings.Trim(strings.ReplaceAll(tok, "\\", "/"), ".,;:'\"`()[]{}<>")
+		tok = strings.TrimPrefix(tok, "./")
+		if tok == "" || strings.Contains(tok, "://") {
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// testWords are the words of a request about tests. They are matched
+// against the pieces of the request's words (split at case and underscore
+// as the index splits identifiers), so TestParse, test_utils.py and tests/
+// count while latest, contest, inspect and specific do not.
+var testWords = map[string]bool{
+	"test": true, "tests": true, "testing": true, "tested": true, "spec": true, "specs": true,
+	"pytest": true, "unittest": true, "jest": true, "vitest": true, "mocha": true, "rspec": true,
+}
+
+// aboutTests reports a request about tests, for which test files are not
+// ranked down: one of its word pieces is a testWords word.
+func aboutTests(words []string) bool {
+	for _, w := range words {
+		if testWords[strings.ToLower(w)] {
+			return true
+		}
+		for _, p := range pieces(w) {
+			if testWords[strings.ToLower(p)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pieces splits a word at underscores and case breaks (see [CamelBreak]).
+func pieces(w string) []string {
+	var out []string
+	start := 0
+	for i := 1; i <= len(w); i++ {
+		if i == len(w) || w[i] == '_' || w[i-1] == '_' || CamelBreak([]byte(w), i) {
+			if p := strings.Trim(w[start:i], "_"); p != "" {
+				out = append(out, p)
+			}
+			start = i
+		}
+	}
+	return out
+}
+
+// explainRE matches a request that asks how something works rather than
+// for a change (docs may rise for it): these phrases on word boundaries,
+// so "docstring" and "nowhat is" do not count.
+var explainRE = regexp.MustCompile(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
+
+// explains reports a request that asks how something works.
+func explains(q string) bool {
+	return explainRE.MatchString(strings.ToLower(q))
+}
+
+// usesRE matches a request about a name's uses: a rename, its callers,
+// its call sites, its usages, its signature (whole words, any inflection
+// of rename).
+var usesRE = regexp.MustCompile(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
+
+// aboutUses reports a request about a name's uses.
+func aboutUses(request string) bool {
+	return usesRE.MatchString(strings.ToLower(request))
+}

@@ -1,0 +1,42 @@
+package query
+
+import "strings"
+
+// stopwords are request words that say nothing about which file is meant.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then else of in on at to for from by with
+		without into onto over under about as is are was were be been being it its this that these
+		those there here what which who whom whose when where why how i me my we our you your he she
+		they them their do does did doing done have has had having can could should would will shall
+		may might must not no yes so than too very just also only all any some each every both
+		please pls thanks explain explains describe show tell help understand
+		fix fixes fixed fixing add adds added adding make makes making made change
+		changes changed changing update updates updated updating implement implementing write
+		writing use uses used using need needs want wants get gets got let lets like new old
+		code file files function functions method methods work works working broken issue issues
+		problem problems bug bugs should seem seems seemed wrong right way thing things one two
+		sure something anything everything`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Words returns the words of s that say which file is meant: its
+// identifier runs ([ScanIdents]), stopwords dropped, in order. Ranking
+// hashes them into its terms.
+func Words(s string) []string {
+	return words(s, ScanIdents)
+}
+
+// words returns the runs scan finds in s, stopwords dropped.
+func words(s string, scan func(b []byte, fn func(id []byte))) []string {
+	var out []string
+	scan([]byte(s), func(id []byte) {
+		if len(id) <= 12 && stopwords[strings.ToLower(string(id))] {
+			return
+		}
+		out = append(out, string(id))
+	})
+	return out
+}
