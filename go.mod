@@ -18,7 +18,6 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/zricethezav/gitleaks/v8 v8.30.1
 	go.lsp.dev/jsonrpc2 v1.0.1
-	go.lsp.dev/protocol v1.0.1
 )
 
 require (

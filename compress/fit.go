@@ -14,12 +14,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/par"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -248,9 +250,27 @@ func qualityOf(c *ctxd.Chunk) float64 {
 				q -= focusMore
 			}
 		}
-		return q
+		return q * refShown(c)
 	}
-	return quality[ctxd.ViewOutline]
+	return quality[ctxd.ViewOutline] * refShown(c)
+}
+
+// refShown scales a view's quality by the share of the chunk's reference
+// lines (the uses of a name a rename or a "where is it used" question is
+// about) it shows: a view without them is worth half as much, so the
+// upgrade pass prefers the views that show the uses in place.
+func refShown(c *ctxd.Chunk) float64 {
+	n := len(c.Facts.RefLines)
+	if n == 0 {
+		return 1
+	}
+	shown := 0
+	for _, l := range c.Facts.RefLines {
+		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+			shown++
+		}
+	}
+	return 0.5 + 0.5*float64(shown)/float64(n)
 }
 
 // focusMore is what a focus view gains in quality by showing every one of
@@ -395,6 +415,16 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		return c, true
 	}
 	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		if len(c.Facts.RefLines) > 0 {
+			// The smallest view that shows every use the request asks
+			// about, when it fits: an outline without them answers
+			// nothing.
+			for j := len(vs) - 1; j >= 0; j-- {
+				if r := f.viewAt(i, j, c, vs[j], whole); r.Tokens <= room && refShown(&r) == 1 {
+					return r, true
+				}
+			}
+		}
 		// The smallest view; larger ones cost more.
 		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
@@ -520,7 +550,9 @@ func (f *fitter) wholeCost(i int, c ctxd.Chunk) int {
 
 // viewAt returns chunk i at its view j, c being cs[i], v its view j
 // and whole its wholeCost: Tokens set to its rendered cost, Truncated,
-// Truncation, Elided and OriginalTokens to the view's. It is rendered
+// Truncation, Elided and OriginalTokens to the view's; or chunk i whole
+// when the view costs as much or more (a view is never chosen when it is
+// not smaller than the whole file). It is rendered
 // and counted once: the passes try a chunk's views again and again.
 func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 	m := &f.memo[i]
@@ -541,6 +573,13 @@ func (f *fitter) viewAt(i, j int, c ctxd.Chunk, v View, whole int) ctxd.Chunk {
 			tokens.Prime(f.opts.Counter, c.Content)
 		}
 	})
+	if r.Tokens >= whole {
+		// A view no smaller than the file (a file of short functions
+		// whose "bodies" view adds elision markers) is the file whole:
+		// it fits wherever the view fits and shows everything.
+		r = c
+		r.Tokens = whole
+	}
 	if j >= len(m.atDone) {
 		m.at = append(m.at, make([]ctxd.Chunk, j+1-len(m.at))...)
 		m.atDone = append(m.atDone, make([]bool, j+1-len(m.atDone))...)
@@ -661,7 +700,108 @@ func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, 
 	}
 	o := c
 	o.Content = v.Text
+	if r, ok := f.cutOutlineKeeping(o, v, whole, left); ok {
+		return r, true
+	}
 	return f.cut(o, whole, left, ctxd.ViewOutline, v.Elided)
+}
+
+// cutOutlineKeeping cuts the outline v of chunk c to the lines that match
+// the request (a symbol it names, the definitions holding the cursor, a
+// focus, error or reference line) and as many of the first lines as fit,
+// each gap a one-line count: a head and a tail of the outline would hide
+// the very definition asked about in the middle. It reports false when no
+// line matches or the matching lines alone do not fit.
+func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
+	lines := strings.SplitAfter(strings.TrimSuffix(v.Text, "\n"), "\n")
+	must := outlineMatches(c, lines)
+	if len(must) == 0 {
+		return c, false
+	}
+	build := func(head int) ctxd.Chunk {
+		var b strings.Builder
+		gap := 0
+		flush := func() {
+			if gap > 0 {
+				fmt.Fprintf(&b, "... %d outline lines ...\n", gap)
+				gap = 0
+			}
+		}
+		for i, l := range lines {
+			if i < head || must[i] {
+				flush()
+				b.WriteString(l)
+				if !strings.HasSuffix(l, "\n") {
+					b.WriteByte('\n')
+				}
+				continue
+			}
+			gap++
+		}
+		flush()
+		r := c
+		r.Content = b.String()
+		r.Truncated, r.Truncation = true, ctxd.ViewOutline
+		r.Elided = v.Elided
+		r.OriginalTokens = whole
+		r.Tokens = f.cost(r)
+		return r
+	}
+	best := build(0)
+	if best.Tokens > left {
+		return c, false
+	}
+	// The longest head that fits, by bisection (cost grows with head).
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if r := build(mid); r.Tokens <= left {
+			lo, best = mid, r
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best, true
+}
+
+// outlineMatches returns the indexes of the outline lines ("12: func
+// Serve(...)", indented by depth) that match the request: a line whose
+// signature names one of c's mentioned symbols, and the last definition
+// starting at or before each of c's cursor, focus, error and reference
+// lines (the one holding it).
+func outlineMatches(c ctxd.Chunk, lines []string) map[int]bool {
+	must := map[int]bool{}
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if j := strings.Index(t, ": "); j > 0 {
+			if n, err := strconv.Atoi(t[:j]); err == nil {
+				starts[i] = n
+			}
+			t = t[j+2:]
+		}
+		for _, s := range c.Facts.MentionedSymbols {
+			if k := strings.LastIndexByte(s, '.'); k >= 0 {
+				s = s[k+1:]
+			}
+			if query.NameIndex(t, s) >= 0 {
+				must[i] = true
+			}
+		}
+	}
+	at := append(append(append([]int{c.Facts.Cursor}, c.Facts.FocusLines...), c.Facts.ErrorLines...), c.Facts.RefLines...)
+	for _, l := range at {
+		best := -1
+		for i, s := range starts {
+			if s > 0 && s <= l && (best < 0 || s >= starts[best]) {
+				best = i
+			}
+		}
+		if l > 0 && best >= 0 {
+			must[best] = true
+		}
+	}
+	return must
 }
 
 // tailRatio keeps more of the end of diffs and error-bearing files, where

@@ -35,6 +35,8 @@ func TestFit(t *testing.T) {
 	small := ctxd.Chunk{Source: "small.go", ChunkType: ctxd.ChunkFile, Content: "package a\n"}
 	big := ctxd.Chunk{Source: "big.txt", ChunkType: ctxd.ChunkFile, Content: lines("big", 400)}
 	mid := ctxd.Chunk{Source: "mid.txt", ChunkType: ctxd.ChunkFile, Content: lines("mid", 20)}
+	// wide is over presenceWhole, so the presence pass looks at its views.
+	wide := ctxd.Chunk{Source: "wide.go", ChunkType: ctxd.ChunkFile, Content: lines("wide", 40)}
 	c := counter(t)
 	smallCost := c.Count(render(small))
 	midCost := c.Count(render(mid))
@@ -65,6 +67,25 @@ func TestFit(t *testing.T) {
 				}
 			},
 			[]string{"big.txt"}, map[string]ctxd.View{"big.txt": ctxd.ViewSignatures}, nil,
+		},
+		{
+			// A "bodies" view of 491 tokens was chosen over the whole file
+			// of 487: a view is never chosen when it is not smaller.
+			"a view not smaller than whole is never chosen", []ctxd.Chunk{wide}, 5000,
+			func(_ context.Context, c *ctxd.Chunk) []View {
+				return []View{{Level: ctxd.ViewBodies, Text: c.Content + "{ /* ... 3 lines */ }\n"}}
+			},
+			[]string{"wide.go"}, map[string]ctxd.View{"wide.go": ""}, nil,
+		},
+		{
+			"nor when it is as large", []ctxd.Chunk{wide}, 5000,
+			func(_ context.Context, c *ctxd.Chunk) []View {
+				return []View{
+					{Level: ctxd.ViewBodies, Text: c.Content},
+					{Level: ctxd.ViewSignatures, Text: c.Content + "more\n"},
+				}
+			},
+			[]string{"wide.go"}, map[string]ctxd.View{"wide.go": ""}, nil,
 		},
 	}
 	for _, tt := range tests {
@@ -216,6 +237,59 @@ func TestFitCutsTheOutline(t *testing.T) {
 	}
 	if strings.Contains(ch.Content, "Handler60(") || got.TokensUsed > 600 {
 		t.Errorf("the whole outline (or more than the budget: %d) is in", got.TokensUsed)
+	}
+}
+
+// TestFitCutOutlineKeepsMatches: the cut outline of a file too large for
+// its outline keeps the lines the request points at (a named symbol in
+// the middle, the definition holding the cursor), never inside an elided
+// gap, and stays within the budget.
+func TestFitCutOutlineKeepsMatches(t *testing.T) {
+	c := counter(t)
+	var outline strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&outline, "%d: func (s *Server) Handler%d(w ResponseWriter, r *Request) error\n", 10+5*i, i)
+	}
+	fmt.Fprintf(&outline, "700: func (s *Server) include_router(r *Router)\n")
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		return []View{
+			{Level: ctxd.ViewSignatures, Text: lines("sig", 300)},
+			{Level: ctxd.ViewOutline, Text: outline.String(), Elided: []ctxd.LineRange{{Start: 1, End: 705}}},
+		}
+	}
+	tests := []struct {
+		name  string
+		facts ctxd.Facts
+		want  []string
+	}{
+		{"named", ctxd.Facts{MentionedSymbols: []string{"Server.Handler61"}}, []string{"315: func (s *Server) Handler61("}},
+		{"named last", ctxd.Facts{MentionedSymbols: []string{"include_router"}}, []string{"700: func (s *Server) include_router("}},
+		{"cursor", ctxd.Facts{Cursor: 402}, []string{"400: func (s *Server) Handler78("}},
+		{"both", ctxd.Facts{Cursor: 253, MentionedSymbols: []string{"Handler90"}}, []string{"250: func (s *Server) Handler48(", "460: func (s *Server) Handler90("}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := ctxd.Chunk{Source: "server.go", ChunkType: ctxd.ChunkFile, Content: lines("src", 700), Score: 500, Facts: tt.facts}
+			got, err := Fit(t.Context(), []ctxd.Chunk{src}, Options{Budget: 600, Counter: c, Render: render, Views: views})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Chunks) != 1 || got.TokensUsed > 600 {
+				t.Fatalf("chunks %d, %d tokens: %+v", len(got.Chunks), got.TokensUsed, got.Skipped)
+			}
+			ch := got.Chunks[0]
+			if ch.Truncation != ctxd.ViewOutline {
+				t.Errorf("at %q:\n%.300s", ch.Truncation, ch.Content)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(ch.Content, "\n"+w) {
+					t.Errorf("the outline line %q is not shown:\n%s", w, ch.Content)
+				}
+			}
+			if !strings.Contains(ch.Content, " outline lines ...") {
+				t.Errorf("no gap marker:\n%s", ch.Content)
+			}
+		})
 	}
 }
 

@@ -2,7 +2,6 @@ package editors_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,28 +16,20 @@ var ctxdBin string
 
 func TestMain(m *testing.M) { testutil.MainWithCtxd(m, "../cmd/ctxd", &ctxdBin) }
 
-// onCI reports whether the tests run under CI, where a missing tool is a
-// failure rather than a skip.
-func onCI() bool { return os.Getenv("CI") == "true" }
-
-// missing skips the test locally and fails it under CI=true.
-func missing(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if onCI() {
-		t.Fatalf("%s (a tool a test needs is missing under CI=true; .ci/run installs it)", msg)
-	}
-	t.Skip(msg)
-}
-
-// tool returns the path of an executable, or skips (fails under CI).
+// tool returns the path of an executable, or skips the test (fails it
+// under CI=true) saying how to install it.
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		missing(t, "%s not found on PATH", name)
-	}
-	return p
+	return testutil.Tool(t, name, installHint[name])
+}
+
+// installHint says how to get each tool the editor tests run (.ci/run
+// installs them all).
+var installHint = map[string]string{
+	"nvim":     "Neovim 0.7 or newer: apt-get install neovim",
+	"busted":   "apt-get install lua-busted",
+	"luacheck": "apt-get install lua-check",
+	"node":     "Node.js 18 or newer: apt-get install nodejs npm",
 }
 
 // run runs a command with a deadline and fails the test with its output

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestVSCode checks the VS Code extension with its own tools: eslint, tsc
@@ -22,7 +24,7 @@ func TestVSCode(t *testing.T) {
 	}
 	node := tool(t, "node")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
-		missing(t, "editors/vscode/node_modules is not installed: run npm ci in editors/vscode")
+		testutil.Missing(t, "editors/vscode/node_modules", "run: cd editors/vscode && npm ci")
 	}
 	bin := func(name string) string { return filepath.Join(dir, "node_modules", ".bin", name) }
 	env := []string{

@@ -59,8 +59,8 @@ func (e *Engine) AnalysisStatus() workspace.AnalysisStatus { return e.bg.Status(
 
 // prepare loads and starts, right after initialize, what the first
 // request would otherwise wait for: the tree's snapshot and git facts
-// (the uncommitted diff runs git), the secret scanner's rules (gitleaks
-// compiles them in ~0.1 s) and its clean set, and the persisted stores.
+// (the uncommitted diff runs git), the secret scanner's rules (compiled
+// in ~0.1 s) and its clean set, and the persisted stores.
 // A restarted daemon's first request at 10k files waited over a second
 // for these.
 func (e *Engine) prepare(ctx context.Context) {

@@ -104,6 +104,9 @@ func New(root string, opts Options) (*Engine, error) {
 	if err := usableStateDir(stateDir); err != nil {
 		return nil, err
 	}
+	if err := sessions.CheckLinks(root, stateDir); err != nil {
+		return nil, err
+	}
 	store := workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,

@@ -45,6 +45,9 @@ type OutlineResult struct {
 	// Truncation names the view's level, the same name as View.Level
 	// ("full", "bodies", ...; "none" before views had one name set).
 	Truncation ctxd.View `json:"truncation,omitempty"`
+	// Redactions lists the secrets replaced by markers before the file
+	// was outlined (source, line, rule; never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // Outline reads a workspace file (or the text given, or the editor's
@@ -87,7 +90,8 @@ func ReadSource(path string) ([]byte, error) {
 }
 
 // OutlineSource outlines src, named by req.Path: the one function behind
-// ctx/outline, `ctxd outline` and `ctxd truncate`. A language tree-sitter
+// ctx/outline, `ctxd outline`, `ctxd truncate` and MCP outline. Secrets
+// in src are redacted first (redactSource). A language tree-sitter
 // cannot read, or a view that cannot be rendered at the level asked
 // (syntax errors), is an invalid-params error saying so.
 func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*OutlineResult, error) {
@@ -101,11 +105,12 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	if lang == "" {
 		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set the language param, or --language on the command line, to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
 	}
+	src, reds := redactSource(req.Path, src)
 	syms, err := treesitter.Symbols(ctx, lang, src)
 	if err != nil {
 		return nil, outlineError(req.Path, err)
 	}
-	res := &OutlineResult{Path: req.Path, Language: lang, Symbols: syms.Symbols, Imports: syms.Imports}
+	res := &OutlineResult{Path: req.Path, Language: lang, Symbols: syms.Symbols, Imports: syms.Imports, Redactions: reds}
 	if res.Symbols == nil {
 		res.Symbols = []treesitter.Symbol{}
 	}

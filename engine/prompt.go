@@ -32,6 +32,10 @@ type PromptRequest struct {
 	Format        string          `json:"format,omitempty"`
 	SessionID     string          `json:"session_id,omitempty"`
 	Tools         []ctxd.Tool     `json:"tools,omitempty"`
+	// RefuseSecretFiles: a secret file named in OpenFiles or Patterns is
+	// skipped with a warning (gather.Request.RefuseSecretFiles). Not a
+	// wire param: the MCP server sets it.
+	RefuseSecretFiles bool `json:"-"`
 }
 
 // BudgetRequest sets a token budget. Total alone is split by the shares
@@ -79,16 +83,17 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 
 	progress("gathering")
 	res, err := e.ws.Gather(ctx, gather.Request{
-		Query:          p.query,
-		Task:           env.TaskType,
-		Patterns:       req.Patterns,
-		MaxFiles:       p.maxFiles,
-		OpenFiles:      req.OpenFiles,
-		Overlay:        e.buffers.Snapshot(),
-		StructureDepth: e.cfg.Gather.StructureDepth,
-		Commits:        commitsParam(e.cfg.Gather.Commits),
-		Depth:          max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
-		ContextBudget:  p.contextBudget,
+		Query:             p.query,
+		Task:              env.TaskType,
+		Patterns:          req.Patterns,
+		MaxFiles:          p.maxFiles,
+		OpenFiles:         req.OpenFiles,
+		Overlay:           e.buffers.Snapshot(),
+		StructureDepth:    e.cfg.Gather.StructureDepth,
+		Commits:           commitsParam(e.cfg.Gather.Commits),
+		Depth:             max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
+		ContextBudget:     p.contextBudget,
+		RefuseSecretFiles: req.RefuseSecretFiles,
 	})
 	if err != nil {
 		return nil, err // the gather package's errors say "gather: …"

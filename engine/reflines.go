@@ -26,8 +26,12 @@ const (
 // ("clean up the Request parameter") leave them out: a class's uses are
 // everywhere, and showing them crowded the changed file out (a commit of
 // encode/httpx).
+//
+// A question about where a name is used (query.Query.AsksUses: "where is X
+// used", "who calls X") sets them whatever the task: the answer is those
+// lines.
 func refLines(task ctxd.TaskType, q *query.Query, chunks []ctxd.Chunk) {
-	if task != ctxd.TaskRefactor || !q.AboutUses {
+	if !(task == ctxd.TaskRefactor && q.AboutUses || q.AsksUses) {
 		return
 	}
 	var names []string
@@ -77,20 +81,7 @@ func usesOf(content string, names []string, limit int) []int {
 
 // wordIndex returns the first index of name in line as a whole
 // identifier, -1 when there is none.
-func wordIndex(line, name string) int {
-	for from := 0; ; {
-		i := strings.Index(line[from:], name)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		end := i + len(name)
-		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
-			return i
-		}
-		from = i + 1
-	}
-}
+func wordIndex(line, name string) int { return query.NameIndex(line, name) }
 
 // definesAt reports a definition keyword right before the name at i
 // ("def name(", "func (r *T) name(", "function name(").

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -83,6 +84,9 @@ func NewRequests(opts RequestsOptions) (*Requests, error) {
 	}
 	r := &Requests{opts: opts, log: log, cache: request.NewCache()}
 	if opts.StateDir != "" {
+		if err := sessions.CheckLinks("", opts.StateDir); err != nil {
+			return nil, err
+		}
 		// Sync: a compactor's Flush fsyncs the session's pack once before
 		// the reply, so its references survive a machine crash too.
 		st, err := artifacts.Open(artifacts.Dir(opts.StateDir), artifacts.Options{Logger: log, Sync: true})

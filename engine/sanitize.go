@@ -62,6 +62,17 @@ func redactText(source, text string) (string, []ctxd.Redaction, error) {
 	return out, reds, nil
 }
 
+// redactSource is the one redaction of a file's text on its way to a
+// structure tool (ctx/outline, `ctxd outline`, `ctxd truncate`, MCP
+// outline and find_symbol): the engine redacts before it parses, so
+// symbols, signatures, views and reference lines are all cut from the
+// redacted text, and a result field added later cannot carry a secret.
+// Line numbers are the file's own (secrets.Scanner.RedactSource).
+func redactSource(source string, src []byte) ([]byte, []ctxd.Redaction) {
+	sc, _ := secrets.Default() // never fails; an unloadable rule set withholds the text
+	return sc.RedactSource(source, src)
+}
+
 // mergeRedactions appends b to a, leaving out ones already listed.
 func mergeRedactions(a, b []ctxd.Redaction) []ctxd.Redaction {
 	seen := make(map[ctxd.Redaction]bool, len(a))

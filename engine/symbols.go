@@ -20,6 +20,11 @@ type SymbolRequest struct {
 	Name string `json:"name"`
 	// MaxReferences caps the references returned (default 50).
 	MaxReferences int `json:"max_references,omitempty"`
+	// IncludeDocs also lists the lines of documentation files (Markdown,
+	// reStructuredText, AsciiDoc, plain text) that name the symbol: left
+	// out by default, where a name in the docs of a large project (and its
+	// translations) crowded out the code's own uses.
+	IncludeDocs bool `json:"include_docs,omitempty"`
 }
 
 // SymbolHit is a definition or a reference: a root-relative path and a
@@ -45,6 +50,9 @@ type SymbolResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// FilesSearched counts the workspace files read.
 	FilesSearched int `json:"files_searched"`
+	// Redactions lists the secrets replaced by markers in the files
+	// that gave a hit (source, line, rule; never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // FindSymbol finds a symbol's definitions (from the symbol index: the
@@ -59,7 +67,7 @@ type SymbolResult struct {
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := query.SplitQualified(req.Name)
 	if name == "" || !isName(name) {
-		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method: %w", req.Name, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
 	if maxRefs <= 0 {
@@ -77,11 +85,18 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if _, doc := docFormats[strings.ToLower(path.Ext(rel))]; doc && !req.IncludeDocs {
+			continue
+		}
 		src, ok := e.symbolSource(rel)
 		if !ok || !bytes.Contains(src, needle) {
 			continue
 		}
 		res.FilesSearched++
+		// Secrets are redacted before anything is cut from the text
+		// (redactSource), as for an outline.
+		src, reds := redactSource(rel, src)
+		hits := len(res.Definitions) + len(res.References)
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
 		var defs, named []index.Def
@@ -113,6 +128,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 				t = t[:200]
 			}
 			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: t})
+		}
+		if len(res.Definitions)+len(res.References) > hits {
+			res.Redactions = append(res.Redactions, reds...)
 		}
 	}
 	sort.SliceStable(res.Definitions, func(i, j int) bool {

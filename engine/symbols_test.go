@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -13,6 +14,8 @@ func TestFindSymbol(t *testing.T) {
 		"cache/cache.go": "package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Put(k string) {}\n",
 		"main.go":        "package main\n\nfunc main() {\n\tvar s store.Store\n\ts.Put(\"a\") // Put\n\tPutter()\n}\n",
 		"app.py":         "class Store:\n    def put(self, k):\n        pass\n\nStore().put(1)\n",
+		"docs/store.md":  "# Store\n\nCall Store.put to add, or Put in Go.\n",
+		"web/render.js":  "function createRenderer() {\n" + strings.Repeat("  // filler\n", 30) + "  function mountChildren(c) {\n    return c;\n  }\n  return mountChildren;\n}\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -20,24 +23,30 @@ func TestFindSymbol(t *testing.T) {
 		defs      []string // path:line
 		refs      []string
 		wantError bool
+		docs      bool
 	}{
-		{"Put", []string{"cache/cache.go:5", "store/store.go:6", "store/store.go:10"}, []string{"main.go:5"}, false},
-		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
-		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false},
-		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false},
+		{name: "put()", defs: []string{"app.py:2"}, refs: []string{"app.py:5"}},
+		{name: "Store.put(k)", defs: []string{"app.py:2"}, refs: []string{"app.py:5"}},
+		{name: "Store.put", defs: []string{"app.py:2"}, refs: []string{"app.py:5", "docs/store.md:3"}, docs: true},
+		{name: "mountChildren", defs: []string{"web/render.js:32"}, refs: []string{"web/render.js:35"}},
+		{name: "createRenderer.mountChildren", defs: []string{"web/render.js:32"}, refs: []string{"web/render.js:35"}},
+		{"Put", []string{"cache/cache.go:5", "store/store.go:6", "store/store.go:10"}, []string{"main.go:5"}, false, false},
+		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
+		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
+		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
 		// One splitter (query.SplitQualified): the qualifier is the last
 		// part before the name, and # and a trailing () split as in requests.
-		{"x/cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false},
-		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
-		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false},
-		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false},
-		{"Nowhere", nil, nil, false},
-		{"two words", nil, nil, true},
-		{"", nil, nil, true},
+		{"x/cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
+		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
+		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
+		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
+		{"Nowhere", nil, nil, false, false},
+		{"two words", nil, nil, true, false},
+		{"", nil, nil, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := e.FindSymbol(t.Context(), SymbolRequest{Name: tt.name})
+			res, err := e.FindSymbol(t.Context(), SymbolRequest{Name: tt.name, IncludeDocs: tt.docs})
 			if tt.wantError {
 				if err == nil {
 					t.Fatal("want an error")

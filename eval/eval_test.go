@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,9 +131,20 @@ func TestRecall(t *testing.T) {
 	dir, want := shopRepo(t)
 	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
 	var progress strings.Builder
-	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Budgets: []int{2000, 32000}, Progress: &progress})
+	var steps []string
+	step := func(i, n int, commit string) { steps = append(steps, fmt.Sprintf("%d/%d %.12s", i+1, n, commit)) }
+	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Budgets: []int{2000, 32000}, Progress: &progress, Step: step})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Step is called once per case, in order.
+	if len(steps) != rep.Cases {
+		t.Errorf("steps %q for %d cases", steps, rep.Cases)
+	}
+	for i, st := range steps {
+		if !strings.HasPrefix(st, fmt.Sprintf("%d/%d ", i+1, rep.Cases)) || len(st) < 12 {
+			t.Errorf("step %d is %q", i, st)
+		}
 	}
 	if rep.Cases != len(want) {
 		t.Fatalf("cases = %d, want %d", rep.Cases, len(want))

@@ -26,7 +26,11 @@ type Options struct {
 	Budgets []int
 	// Progress, when set, receives one line per replayed case.
 	Progress io.Writer
-	Logger   *slog.Logger
+	// Step, when set, is called before each case is replayed with its
+	// 0-based index, the number of cases and the commit: a terminal's
+	// progress line.
+	Step   func(i, n int, commit string)
+	Logger *slog.Logger
 }
 
 // Score is the recall of one method at one budget.
@@ -127,6 +131,9 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	for i, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if opts.Step != nil {
+			opts.Step(i, len(cases), c.Commit)
 		}
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err

@@ -661,7 +661,13 @@ func formatLog(cs []Commit) string {
 	for _, c := range cs {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", c.Hash[:min(10, len(c.Hash))], c.Date.UTC().Format("2006-01-02"), c.Author, c.Subject)
 		if len(c.Files) > 0 {
-			fmt.Fprintf(&b, "  files: %s", strings.Join(c.Files, ", "))
+			b.WriteString("  files: ")
+			for i, f := range c.Files {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(ctxd.EscapeName(f)) // names are data
+			}
 			if c.FilesTotal > len(c.Files) {
 				fmt.Fprintf(&b, " (+%d more)", c.FilesTotal-len(c.Files))
 			}

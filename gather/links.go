@@ -100,9 +100,12 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	if len(seeds) == 0 {
 		return lr
 	}
+	// A file of no known language (.editorconfig, .gitignore,
+	// .gitattributes) is classed as code by default, but what changes
+	// with everything is noise to co-change, not a partner.
 	code := func(rel string) bool {
 		f := g.snap.byRel[rel]
-		return f != nil && !f.secret && f.doc != nil && f.doc.role == roleCode && !f.doc.test
+		return f != nil && !f.secret && f.doc != nil && f.doc.role == roleCode && !f.doc.test && Language(rel) != ""
 	}
 
 	// Graph.

@@ -216,3 +216,41 @@ func FuzzParseNameLog(f *testing.F) {
 		}
 	})
 }
+
+// TestCoChangeSkipsConfigNoise: files of no language (.editorconfig,
+// .gitignore) that changed with the request's file more often than its
+// real partner are not pulled in by co-change; the partner still is.
+func TestCoChangeSkipsConfigNoise(t *testing.T) {
+	root := linksRepo(t)
+	for i := range 4 {
+		testutil.WriteFiles(t, root, map[string]string{
+			"billing/charge.py": "\"\"\"Charges.\"\"\"\n\n\ndef charge_card(card):\n    \"\"\"Charge a card; a declined card raises.\"\"\"\n    raise ValueError(\"card declined\")\n" + strings.Repeat("\n# w\n", i+1),
+			".editorconfig":     "root = true\n" + strings.Repeat("[*]\n", i+1),
+			".gitignore":        "*.pyc\n" + strings.Repeat("build/\n", i+1),
+		})
+		gitCommitAll(t, root, fmt.Sprintf("tidy %d", i), fmt.Sprintf("2024-02-0%dT10:00:00Z", i+1))
+	}
+	w, err := NewWorkspace(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, err := w.Gather(t.Context(), Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskDebug, Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := false
+	for _, c := range res.Chunks {
+		switch {
+		case c.Source == ".editorconfig" || c.Source == ".gitignore":
+			if c.Facts.CoChangeRank > 0 || containsPrefix(c.Facts.Reasons, reasonCoChange) {
+				t.Errorf("%s pulled in by co-change: rank %d, reasons %q", c.Source, c.Facts.CoChangeRank, c.Facts.Reasons)
+			}
+		case c.Source == "audit/trail.py":
+			partner = containsPrefix(c.Facts.Reasons, reasonCoChange)
+		}
+	}
+	if !partner {
+		t.Errorf("audit/trail.py not gathered as changed together with charge.py; chunks %v", sources(res))
+	}
+}

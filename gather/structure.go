@@ -1,6 +1,8 @@
 package gather
 
 import (
+	"github.com/ctxd/ctxd"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -87,10 +89,10 @@ func Structure(paths []string, depth int) string {
 			}
 			lines++
 			if level >= depth && (len(c.dirs) > 0 || len(c.files) > 0) {
-				fmt.Fprintf(&b, "%s%s/  (%s not shown)\n", indent, n, counts(c.nFiles, c.nDirs))
+				fmt.Fprintf(&b, "%s%s/  (%s not shown)\n", indent, ctxd.EscapeName(n), counts(c.nFiles, c.nDirs))
 				continue
 			}
-			fmt.Fprintf(&b, "%s%s/\n", indent, n)
+			fmt.Fprintf(&b, "%s%s/\n", indent, ctxd.EscapeName(n))
 			render(c, level+1)
 		}
 		files := append([]string(nil), d.files...)
@@ -105,7 +107,7 @@ func Structure(paths []string, depth int) string {
 				lines++
 				break
 			}
-			fmt.Fprintf(&b, "%s%s\n", indent, f)
+			fmt.Fprintf(&b, "%s%s\n", indent, ctxd.EscapeName(f))
 			lines++
 		}
 	}

@@ -85,6 +85,10 @@ type Request struct {
 	// OpenFiles are the files open in the editor; an OpenFile's Text wins
 	// over disk. Opening a file is consent to gather it.
 	OpenFiles []ctxd.OpenFile
+	// RefuseSecretFiles makes a name no consent: a secret file named by
+	// an open file or a literal pattern is skipped with a warning. The
+	// MCP server sets it (its caller is an agent, not the user).
+	RefuseSecretFiles bool
 	// Overlay holds unsaved editor buffers by root-relative path; they win
 	// over disk wherever the file is gathered.
 	Overlay map[string]string
@@ -372,7 +376,10 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		}
 		return nil
 	}
-	if !explicit && IsSecret(rel) {
+	if (!explicit || g.req.RefuseSecretFiles) && IsSecret(rel) {
+		if explicit {
+			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a secret file, not gathered for an agent (start ctxd mcp with --allow-secret-files to allow it)", rel))
+		}
 		return nil
 	}
 	c := g.cands[rel]

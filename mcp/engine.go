@@ -22,7 +22,7 @@ var stages = map[string]string{
 }
 
 func (s *Server) prompt(ctx context.Context, in BuildContextIn, step func(string)) (*ctxd.Envelope, error) {
-	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: in.Format}
+	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: in.Format, RefuseSecretFiles: !s.allowSecretFiles}
 	if in.Budget > 0 {
 		req.TokenBudget = &engine.BudgetRequest{Context: in.Budget}
 	}
@@ -43,7 +43,7 @@ func (s *Server) inRoot(p string) error {
 }
 
 func (s *Server) symbols(ctx context.Context, in FindSymbolIn) (*engine.SymbolResult, error) {
-	return s.eng.FindSymbol(ctx, engine.SymbolRequest{Name: in.Name, MaxReferences: in.MaxReferences})
+	return s.eng.FindSymbol(ctx, engine.SymbolRequest{Name: in.Name, MaxReferences: in.MaxReferences, IncludeDocs: in.IncludeDocs})
 }
 
 func (s *Server) outlineFile(ctx context.Context, in OutlineIn) (*engine.OutlineResult, error) {

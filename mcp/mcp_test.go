@@ -390,7 +390,7 @@ func TestGoClient(t *testing.T) {
 		}{
 			{"outline", map[string]any{"path": "../../etc/passwd"}, "outside root"},
 			{"outline", map[string]any{"path": "nope.go"}, "not found"},
-			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "rehydrate"},
+			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "(check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"},
 			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
 			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
 			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
@@ -398,6 +398,9 @@ func TestGoClient(t *testing.T) {
 			res := call(t, cs, tc.tool, tc.args)
 			if !res.IsError || !strings.Contains(text(t, res), tc.want) {
 				t.Errorf("%s %v: isError=%v %q, want a tool error containing %q", tc.tool, tc.args, res.IsError, text(t, res), tc.want)
+			}
+			if msg := text(t, res); strings.Count(msg, tc.tool+":") > 1 || strings.Count(msg, "(") > 1 {
+				t.Errorf("%s %v: %q says the tool twice or adds an unrelated hint", tc.tool, tc.args, msg)
 			}
 		}
 		// Arguments that fail the schema are tool errors too.

@@ -33,6 +33,10 @@ type Options struct {
 	// Logger receives one debug record per tool call (name, duration,
 	// error); never arguments or file text. nil discards.
 	Logger *slog.Logger
+	// AllowSecretFiles lets build_context gather a secret file (.env,
+	// keys, ...) that the agent names; by default a name from an agent
+	// is not consent (`ctxd mcp --allow-secret-files` sets it).
+	AllowSecretFiles bool
 }
 
 // Server is ctxd's MCP server for one workspace engine.
@@ -40,6 +44,8 @@ type Server struct {
 	eng *engine.Engine
 	log *slog.Logger
 	srv *sdk.Server
+
+	allowSecretFiles bool
 }
 
 // New returns the MCP server of eng, with every tool registered.
@@ -52,7 +58,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 	if v == "" {
 		v = "dev"
 	}
-	s := &Server{eng: eng, log: log}
+	s := &Server{eng: eng, log: log, allowSecretFiles: opts.AllowSecretFiles}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ctxd", Title: "ctxd context daemon", Version: v}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,8 +62,9 @@ type BuildContextOut struct {
 
 // FindSymbolIn are find_symbol's arguments.
 type FindSymbolIn struct {
-	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'Store.Open' (type.member) or 'artifacts.Open' (package.name)"`
+	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'open()', 'Store.Open' or 'Store#open' (type.member) or 'artifacts.Open' (package.name)"`
 	MaxReferences int    `json:"max_references,omitempty" jsonschema:"most references to return (default 50)"`
+	IncludeDocs   bool   `json:"include_docs,omitempty" jsonschema:"also list the lines of documentation files (Markdown, reST, text) that name it; code only by default"`
 }
 
 // OutlineIn are outline's arguments.
@@ -79,6 +81,9 @@ type OutlineOut struct {
 	Imports  []string            `json:"imports"`
 	Level    string              `json:"level,omitempty"`
 	View     string              `json:"view,omitempty"`
+	// Redactions lists the secrets the file's text lost before it was
+	// outlined (never the secret).
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // CountTokensIn are count_tokens's arguments.
@@ -142,7 +147,7 @@ Use it first when asked about or asked to change this codebase. The text result 
 		Title:       "Find a symbol's definitions and references",
 		Annotations: ro,
 		Description: `Find where a function, type, method, constant or variable is defined (path, line, signature) and where it is used (path, line, the line's text).
-Give a bare name ('Open') or qualify it with its type or package ('Store.Open', 'artifacts.Open') to narrow the definitions.`,
+Give a bare name ('Open', 'open()') or qualify it with its type or package ('Store.Open', 'Store#open', 'artifacts.Open') to narrow the definitions. Only code files are searched unless include_docs is set.`,
 	}, instrument(s, "find_symbol", s.findSymbol))
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name:        "outline",
@@ -190,14 +195,18 @@ func instrument[In, Out any](s *Server, name string, h sdk.ToolHandlerFor[In, Ou
 // toolMessage is the text of a tool error: the cause without Go's
 // sentinel suffixes, and a hint when the fix is a known one.
 func toolMessage(tool string, err error) string {
-	msg := tool + ": " + ctxd.Message(err)
+	// The engine's errors may start with the operation, which is often
+	// the tool's name ("rehydrate: rehydrate: …" said it twice).
+	msg := tool + ": " + strings.TrimPrefix(ctxd.Message(err), tool+": ")
 	switch {
+	case errors.Is(err, ctxd.ErrNotFound) && tool == "rehydrate":
+		msg += " (check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"
 	case errors.Is(err, ctxd.ErrOutsideRoot):
 		msg += " (give a path inside the repository root, relative to it)"
 	case errors.Is(err, artifacts.ErrCorrupt):
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
 	case errors.Is(err, ctxd.ErrNotFound):
-		msg += " (check the path or the session id and hash; find_symbol and outline take root-relative paths)"
+		msg += " (check the path: find_symbol and outline take root-relative paths)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -296,7 +305,7 @@ func (s *Server) outline(ctx context.Context, _ *sdk.CallToolRequest, in Outline
 	if err != nil {
 		return nil, out, err
 	}
-	out = OutlineOut{Path: res.Path, Language: res.Language, Symbols: res.Symbols, Imports: res.Imports}
+	out = OutlineOut{Path: res.Path, Language: res.Language, Symbols: res.Symbols, Imports: res.Imports, Redactions: res.Redactions}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s (%s): %d symbols\n", res.Path, res.Language, len(res.Symbols))
 	for _, sym := range res.Symbols {
@@ -341,6 +350,9 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 	if !json.Valid(body) {
 		return nil, out, fmt.Errorf("request is not valid JSON: %w", ctxd.ErrInvalidParams)
 	}
+	if err := checkItems(body); err != nil {
+		return nil, out, err
+	}
 	if in.Window < 0 || in.Budget < 0 {
 		return nil, out, fmt.Errorf("window and budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
 	}
@@ -384,4 +396,35 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 	}
 	out = RehydrateOut{SHA256: l.Hash, StartLine: l.StartLine, EndLine: l.EndLine, TotalLines: l.TotalLines, Bytes: l.Bytes}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: l.Text}}}, out, nil
+}
+
+// checkItems refuses a request whose messages (or Responses input) are
+// not message objects ({"messages":[1,2]}): the proxy passes such items
+// through for the provider to judge, but compact_history is asked to
+// compact and would answer success for a request it could not read.
+func checkItems(body []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return fmt.Errorf("request must be a JSON object (a model request body): %w", ctxd.ErrInvalidParams)
+	}
+	for _, key := range []string{"messages", "input"} {
+		raw, ok := top[key]
+		if !ok {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			if key == "input" && bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
+				return nil // Responses: input may be one string
+			}
+			return fmt.Errorf("request %q must be an array of message objects: %w", key, ctxd.ErrInvalidParams)
+		}
+		for i, it := range items {
+			if t := bytes.TrimSpace(it); len(t) == 0 || t[0] != '{' {
+				return fmt.Errorf("request %s[%d] is %.40s, not a message object ({\"role\": ..., \"content\": ...}): %w", key, i, t, ctxd.ErrInvalidParams)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("request has no \"messages\" (Chat Completions, Anthropic Messages) or \"input\" (Responses): %w", ctxd.ErrInvalidParams)
 }

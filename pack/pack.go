@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -139,6 +141,10 @@ type Result struct {
 	// Excluded names the files left out as assets (path order); set
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// NotText names the files left out because they cannot be packed as
+	// text, with the reason (gather.SkipBinary, SkipTooBig, SkipRead),
+	// path order.
+	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
 	// gather.IsSecret) left out, path order; an Include naming one packs
 	// it.
@@ -146,6 +152,108 @@ type Result struct {
 	// Warnings are for the person who asked: an Include that matched no
 	// file.
 	Warnings []string `json:"warnings,omitempty"`
+	// Part and Parts number the parts of a pack [Result.Split] cut
+	// (1-based; 0 for a whole pack). A part's Files, Tokens, Bytes and
+	// Redacted are its own; the rest is the whole pack's.
+	Part  int `json:"part,omitempty"`
+	Parts int `json:"parts,omitempty"`
+	whole *Result
+}
+
+// wholePack returns the pack r is a part of, or r.
+func (r *Result) wholePack() *Result {
+	if r.whole != nil {
+		return r.whole
+	}
+	return r
+}
+
+// Split cuts the pack into parts of at most max tokens each as rendered
+// in format (markdown or xml), the files in path order and none cut in
+// two; the first part carries the summary and the directory structure.
+// A file that cannot fit in a part alone is an error naming it.
+func (r *Result) Split(max int, format string) ([]*Result, error) {
+	format, err := ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	if format == FormatJSON {
+		return nil, fmt.Errorf("split a pack: markdown or xml only, not json: %w", ctxd.ErrInvalidParams)
+	}
+	counter, err := tokens.Get(r.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("split a pack: %w", err)
+	}
+	count := func(p *Result) int {
+		var b strings.Builder
+		p.Write(&b, format) // a strings.Builder does not fail
+		return counter.Count(b.String())
+	}
+	part := func(files []File, i int) *Result {
+		p := *r
+		// Parts is set once known; the planning counts with three digits.
+		p.Files, p.whole, p.Part, p.Parts = files, r, i, 999
+		p.Tokens, p.Bytes, p.Redacted = 0, 0, 0
+		for _, f := range files {
+			p.Tokens += f.Tokens
+			p.Bytes += f.Bytes
+			p.Redacted += f.Redacted
+		}
+		return &p
+	}
+	// Plan with each file's cost in a part (its section, counted alone:
+	// sections end in blank lines, so their counts add up), then check
+	// each part's real count and move files on while one is over.
+	empty := count(part(nil, 2))
+	var groups [][]File
+	var cur []File
+	used := count(part(nil, 1))
+	if used >= max {
+		return nil, fmt.Errorf("split a pack: the summary and directory structure alone take %d tokens, over %d: %w", used, max, ctxd.ErrOverBudget)
+	}
+	for _, f := range r.Files {
+		c := count(part([]File{f}, 2)) - empty
+		// The first part may hold only the summary when its first file
+		// would not fit beside it.
+		if used+c > max && (len(cur) > 0 || len(groups) == 0) {
+			groups, cur, used = append(groups, cur), nil, empty
+		}
+		cur = append(cur, f)
+		used += c
+	}
+	groups = append(groups, cur)
+	// Moving a file on can add a part, which renumbers them all: check
+	// again until no part is over.
+	for moved := true; moved; {
+		moved = false
+		for i := 0; i < len(groups); i++ {
+			for {
+				p := part(groups[i], i+1)
+				p.Parts = len(groups)
+				if count(p) <= max {
+					break
+				}
+				if len(groups[i]) == 1 {
+					f := groups[i][0]
+					return nil, fmt.Errorf("split a pack: %s (%d tokens) does not fit in a part of %d tokens: give a larger split or exclude it: %w", f.Path, f.Tokens, max, ctxd.ErrOverBudget)
+				}
+				last := groups[i][len(groups[i])-1]
+				groups[i] = groups[i][:len(groups[i])-1]
+				if i+1 == len(groups) {
+					groups = append(groups, nil)
+				}
+				groups[i+1] = append([]File{last}, groups[i+1]...)
+				moved = true
+			}
+		}
+	}
+	var parts []*Result
+	for i, g := range groups {
+		p := part(g, i+1)
+		p.Parts = len(groups)
+		parts = append(parts, p)
+	}
+	return parts, nil
 }
 
 // Cache remembers token counts between packs (a daemon keeps one per
@@ -243,8 +351,16 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		return !matchAny(opts.Exclude, rel, sub)
 	}
 	var secretFiles []string
+	var unpacked []Excluded
 	other := func(rel, why string) bool {
 		if why != gather.SkipSecret {
+			// Binary, over the size cap or unreadable: named, so a pack
+			// never leaves a file out silently.
+			x := Excluded{Path: rel, Reason: why}
+			if fi, err := os.Stat(filepath.Join(ws.Root(), filepath.FromSlash(rel))); err == nil {
+				x.Bytes = int(fi.Size())
+			}
+			unpacked = append(unpacked, x)
 			return false
 		}
 		if named[rel] {
@@ -359,7 +475,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 		cache.added += added
 		cache.mu.Unlock()
 	}
-	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, Secret: secretFiles}
+	r := &Result{Root: ws.Root(), Encoding: enc, Files: files, Excluded: excluded, NotText: unpacked, Secret: secretFiles}
 	for i, g := range opts.Include {
 		if !included[i] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("--include %s matched no file%s", g, underPath(sub)))
@@ -566,12 +682,25 @@ func (r *Result) Write(w io.Writer, format string) error {
 
 func (r *Result) writeMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "# Packed repository\n\n%s, %d tokens (%s), %d bytes", Files(len(r.Files)), r.Tokens, r.Encoding, r.Bytes)
-	if r.Redacted > 0 {
-		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(r.Redacted, "secret"))
+	whole := r.wholePack()
+	if r.Parts > 0 {
+		fmt.Fprintf(b, "# Packed repository, part %d of %d\n\nThis part: %s, %d tokens. The whole pack: ", r.Part, r.Parts, Files(len(r.Files)), r.Tokens)
+	} else {
+		b.WriteString("# Packed repository\n\n")
+	}
+	fmt.Fprintf(b, "%s, %d tokens (%s), %d bytes", Files(len(whole.Files)), whole.Tokens, whole.Encoding, whole.Bytes)
+	if whole.Redacted > 0 {
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(whole.Redacted, "secret"))
 	}
 	b.WriteString(".\n\n")
-	r.writeSummary(b, "## ")
+	if r.Part <= 1 {
+		// The summary and the tree are the whole pack's, in the first
+		// part only.
+		whole.writeSummary(b, "## ")
+		b.WriteString("## Directory structure\n\n```\n")
+		whole.writeDirTree(b)
+		b.WriteString("```\n\n")
+	}
 	b.WriteString("## Files\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -585,7 +714,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 		if f.Compressed {
 			note = ", signatures"
 		}
-		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", f.Path, f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
+		if _, err := fmt.Fprintf(w, "### %s (%d tokens%s)\n\n%s%s\n%s", ctxd.EscapeName(f.Path), f.Tokens, note, fence, lang(f.Path), f.Content); err != nil {
 			return err
 		}
 		if !strings.HasSuffix(f.Content, "\n") {
@@ -598,6 +727,26 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	return nil
 }
 
+// writeDirTree writes the packed files as an indented tree, as Repomix's
+// directory structure section does: each directory once, with a slash,
+// above what it holds, two spaces deeper per level, in path order.
+func (r *Result) writeDirTree(b *strings.Builder) {
+	var open []string // the directories of the previous path
+	for _, f := range r.Files {
+		parts := strings.Split(f.Path, "/")
+		dirs := parts[:len(parts)-1]
+		same := 0
+		for same < len(open) && same < len(dirs) && open[same] == dirs[same] {
+			same++
+		}
+		for i := same; i < len(dirs); i++ {
+			fmt.Fprintf(b, "%s%s/\n", strings.Repeat("  ", i), dirs[i])
+		}
+		fmt.Fprintf(b, "%s%s\n", strings.Repeat("  ", len(dirs)), parts[len(parts)-1])
+		open = dirs
+	}
+}
+
 // writeSummary lists the largest files and directories.
 func (r *Result) writeSummary(b *strings.Builder, h string) {
 	if len(r.Kinds) > 0 {
@@ -605,16 +754,23 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 	}
 	fmt.Fprintf(b, "%sLargest files\n\n", h)
 	for _, f := range r.LargestFiles {
-		fmt.Fprintf(b, "- %s: %d tokens\n", f.Path, f.Tokens)
+		fmt.Fprintf(b, "- %s: %d tokens\n", ctxd.EscapeName(f.Path), f.Tokens)
 	}
 	fmt.Fprintf(b, "\n%sLargest directories\n\n", h)
 	for _, d := range r.LargestDirs {
-		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", d.Path, d.Tokens, Files(d.Files))
+		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", ctxd.EscapeName(d.Path), d.Tokens, Files(d.Files))
 	}
 	b.WriteString("\n")
 	if len(r.Excluded) > 0 {
 		fmt.Fprintf(b, "%sLeft out as assets\n\n%s (--include-assets packs them):\n\n", h, r.excludedSummary())
 		for _, x := range r.Excluded {
+			fmt.Fprintf(b, "- %s: %d bytes, %s\n", ctxd.EscapeName(x.Path), x.Bytes, x.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.NotText) > 0 {
+		fmt.Fprintf(b, "%sLeft out as not text\n\n%s:\n\n", h, Files(len(r.NotText)))
+		for _, x := range r.NotText {
 			fmt.Fprintf(b, "- %s: %d bytes, %s\n", x.Path, x.Bytes, x.Reason)
 		}
 		b.WriteString("\n")
@@ -651,22 +807,20 @@ func count(n int, word string) string {
 func (r *Result) writeXML(w io.Writer) error {
 	esc := func(s string) string {
 		var b strings.Builder
-		xml.EscapeText(&b, []byte(s))
+		xml.EscapeText(&b, []byte(ctxd.EscapeName(s))) // names are data
 		return b.String()
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	w = bw
-	fmt.Fprintf(w, "<pack files=\"%d\" tokens=\"%d\" encoding=\"%s\">\n<summary>\n", len(r.Files), r.Tokens, esc(r.Encoding))
-	for _, f := range r.LargestFiles {
-		fmt.Fprintf(w, "<largest_file path=\"%s\" tokens=\"%d\"/>\n", esc(f.Path), f.Tokens)
+	whole := r.wholePack()
+	fmt.Fprintf(w, "<pack files=\"%d\" tokens=\"%d\" encoding=\"%s\"", len(r.Files), r.Tokens, esc(r.Encoding))
+	if r.Parts > 0 {
+		fmt.Fprintf(w, " part=\"%d\" parts=\"%d\" whole_files=\"%d\" whole_tokens=\"%d\"", r.Part, r.Parts, len(whole.Files), whole.Tokens)
 	}
-	for _, d := range r.LargestDirs {
-		fmt.Fprintf(w, "<largest_dir path=\"%s\" tokens=\"%d\" files=\"%d\"/>\n", esc(d.Path), d.Tokens, d.Files)
+	io.WriteString(w, ">\n")
+	if r.Part <= 1 {
+		whole.writeXMLSummary(bw, esc)
 	}
-	for _, x := range r.Excluded {
-		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
-	}
-	io.WriteString(w, "</summary>\n")
 	err := writeOrdered(bw, r.Files, func(b *bytes.Buffer, f File) {
 		fmt.Fprintf(b, "<file path=\"%s\" tokens=\"%d\">\n", esc(f.Path), f.Tokens)
 		writeEscaped(b, f.Content)
@@ -681,6 +835,26 @@ func (r *Result) writeXML(w io.Writer) error {
 
 // writeBatchBytes is about how much text one batch of writeOrdered holds.
 const writeBatchBytes = 1 << 20
+
+// writeXMLSummary writes the summary and the directory structure of an
+// XML pack (the whole pack's, in a split pack's first part only).
+func (r *Result) writeXMLSummary(w *bufio.Writer, esc func(string) string) {
+	io.WriteString(w, "<summary>\n")
+	for _, f := range r.LargestFiles {
+		fmt.Fprintf(w, "<largest_file path=\"%s\" tokens=\"%d\"/>\n", esc(f.Path), f.Tokens)
+	}
+	for _, d := range r.LargestDirs {
+		fmt.Fprintf(w, "<largest_dir path=\"%s\" tokens=\"%d\" files=\"%d\"/>\n", esc(d.Path), d.Tokens, d.Files)
+	}
+	for _, x := range append(r.Excluded[:len(r.Excluded):len(r.Excluded)], r.NotText...) {
+		fmt.Fprintf(w, "<excluded path=\"%s\" bytes=\"%d\" reason=\"%s\"/>\n", esc(x.Path), x.Bytes, esc(x.Reason))
+	}
+	io.WriteString(w, "</summary>\n<directory_structure>\n")
+	var tree strings.Builder
+	r.writeDirTree(&tree)
+	writeEscaped(w, tree.String())
+	io.WriteString(w, "</directory_structure>\n")
+}
 
 // writeOrdered writes render's output for each file to w, in order. The
 // files are rendered in batches of about writeBatchBytes on GOMAXPROCS
@@ -836,7 +1010,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	var b strings.Builder
 	var walk func(n *node, depth int)
 	walk = func(n *node, depth int) {
-		name := n.name
+		name := ctxd.EscapeName(n.name)
 		if n.dir {
 			name += "/"
 			fmt.Fprintf(&b, "%10d  %s%s (%s)\n", n.tokens, strings.Repeat("  ", depth), name, Files(n.files))
@@ -868,14 +1042,14 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.LargestFiles) > 0 {
 		b.WriteString("largest files:")
 		for _, f := range r.LargestFiles {
-			fmt.Fprintf(&b, " %s (%d)", f.Path, f.Tokens)
+			fmt.Fprintf(&b, " %s (%d)", ctxd.EscapeName(f.Path), f.Tokens)
 		}
 		b.WriteString("\n")
 	}
 	if len(r.LargestDirs) > 0 {
 		b.WriteString("largest directories:")
 		for _, d := range r.LargestDirs {
-			fmt.Fprintf(&b, " %s/ (%d)", d.Path, d.Tokens)
+			fmt.Fprintf(&b, " %s/ (%d)", ctxd.EscapeName(d.Path), d.Tokens)
 		}
 		b.WriteString("\n")
 	}
@@ -884,8 +1058,18 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 		if len(r.Excluded) <= 5 {
 			b.WriteString(":")
 			for _, x := range r.Excluded {
-				fmt.Fprintf(&b, " %s", x.Path)
+				fmt.Fprintf(&b, " %s", ctxd.EscapeName(x.Path))
 			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.NotText) > 0 {
+		fmt.Fprintf(&b, "left out as not text: %s:", Files(len(r.NotText)))
+		for _, x := range r.NotText[:min(len(r.NotText), 5)] {
+			fmt.Fprintf(&b, " %s (%s)", x.Path, x.Reason)
+		}
+		if len(r.NotText) > 5 {
+			b.WriteString(" ...")
 		}
 		b.WriteString("\n")
 	}

@@ -519,6 +519,161 @@ func rendered(t *testing.T, r *Result) (md, tree string) {
 	return m.String(), tr.String()
 }
 
+// TestPackNotText: binary files are left out and named with the reason in
+// the result, the summary, the XML summary and the token tree, never
+// dropped silently.
+func TestPackNotText(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"app/main.py":  "print('hi')\n",
+		"img/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
+		"data.bin":     "\x00\x01\x02\x03binary\x00",
+	})
+	tests := []struct {
+		name    string
+		opts    Options
+		paths   string
+		notText string
+	}{
+		{"whole tree", Options{}, "app/main.py", "data.bin (binary, 11 bytes) img/logo.png (binary, 18 bytes)"},
+		{"one binary file", Options{Path: "data.bin"}, "", "data.bin (binary, 11 bytes)"},
+		{"subtree", Options{Path: "app"}, "app/main.py", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths, notText []string
+			for _, f := range r.Files {
+				paths = append(paths, f.Path)
+			}
+			for _, x := range r.NotText {
+				notText = append(notText, fmt.Sprintf("%s (%s, %d bytes)", x.Path, x.Reason, x.Bytes))
+			}
+			if got := strings.Join(paths, " "); got != tt.paths {
+				t.Errorf("files %q, want %q", got, tt.paths)
+			}
+			if got := strings.Join(notText, " "); got != tt.notText {
+				t.Errorf("not text %q, want %q", got, tt.notText)
+			}
+			md, tree := rendered(t, r)
+			var xml strings.Builder
+			if err := r.Write(&xml, ctxd.FormatXML); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range r.NotText {
+				if !strings.Contains(md, fmt.Sprintf("- %s: %d bytes, binary\n", x.Path, x.Bytes)) ||
+					!strings.Contains(tree, " "+x.Path+" (binary)") ||
+					!strings.Contains(xml.String(), `<excluded path="`+x.Path+`" bytes="`) {
+					t.Errorf("%s not named:\n%s\n%s\n%s", x.Path, md, tree, xml.String())
+				}
+			}
+		})
+	}
+}
+
+// TestPackDirTree: the markdown and XML packs carry a directory structure
+// section, each directory once above what it holds.
+func TestPackDirTree(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"main.go":          "package main\n",
+		"lib/util.go":      "package lib\n",
+		"lib/deep/x.go":    "package deep\n",
+		"lib/z.go":         "package lib\n",
+		"lib2/a.go":        "package lib2\n",
+		"docs/guide.md":    "# guide\n",
+		"docs/img/logo.md": "logo\n",
+	})
+	r, err := Pack(t.Context(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "docs/\n  guide.md\n  img/\n    logo.md\nlib/\n  deep/\n    x.go\n  util.go\n  z.go\nlib2/\n  a.go\nmain.go\n"
+	var md, xml strings.Builder
+	if err := r.Write(&md, ctxd.FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(&xml, ctxd.FormatXML); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Directory structure\n\n```\n"+want+"```\n\n## Files\n") {
+		t.Errorf("markdown has no directory structure %q:\n%s", want, md.String())
+	}
+	if !strings.Contains(xml.String(), "<directory_structure>\n"+want+"</directory_structure>\n") {
+		t.Errorf("XML has no directory structure %q:\n%s", want, xml.String())
+	}
+}
+
+// TestSplit: each part of a split pack counts at most the limit as
+// rendered, the parts hold every file once in path order, the first one
+// the summary and the tree; a file too large alone is an error naming it.
+func TestSplit(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("pkg%d/file%02d.go", i%4, i)] = fmt.Sprintf("package pkg\n\n// F%d adds.\nfunc F%d(a, b int) int {\n\treturn a + b + %d\n}\n", i, i, i)
+	}
+	files["big/huge.go"] = "package big\n\n" + strings.Repeat("var x = \"the quick brown fox jumps over the lazy dog\"\n", 60)
+	ws := workspace(t, files)
+	counter, err := tokens.Get(DefaultEncoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(format, func(t *testing.T) {
+			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const limit = 600
+			parts, err := r.Split(limit, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parts) < 3 {
+				t.Fatalf("%d parts of a %d-token pack at %d tokens each", len(parts), r.Tokens, limit)
+			}
+			var paths []string
+			for i, p := range parts {
+				var b strings.Builder
+				if err := p.Write(&b, format); err != nil {
+					t.Fatal(err)
+				}
+				if n := counter.Count(b.String()); n > limit {
+					t.Errorf("part %d: %d tokens, over %d", i+1, n, limit)
+				}
+				if p.Part != i+1 || p.Parts != len(parts) {
+					t.Errorf("part %d numbered %d of %d", i+1, p.Part, p.Parts)
+				}
+				hasTree := strings.Contains(b.String(), "Directory structure") || strings.Contains(b.String(), "<directory_structure>")
+				if hasTree != (i == 0) {
+					t.Errorf("part %d: directory structure %v", i+1, hasTree)
+				}
+				for _, f := range p.Files {
+					paths = append(paths, f.Path)
+				}
+			}
+			var want []string
+			for _, f := range r.Files {
+				want = append(want, f.Path)
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(want) {
+				t.Errorf("parts hold %v, want %v", paths, want)
+			}
+		})
+	}
+	r, err := Pack(t.Context(), ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Split(600, ctxd.FormatMarkdown); err == nil || !strings.Contains(err.Error(), "big/huge.go") {
+		t.Errorf("a file over the limit: %v, want an error naming big/huge.go", err)
+	}
+	if _, err := r.Split(600, FormatJSON); err == nil {
+		t.Errorf("json split: no error")
+	}
+}
+
 // saveFile writes c to path when it learned counts, as the workspace store
 // does.
 func (c *Cache) saveFile(path string) error {

@@ -145,7 +145,7 @@ func appendMarkdownSection(b []byte, c ctxd.Chunk) []byte {
 	case ctxd.ChunkDiff:
 		title, lang = "Uncommitted Changes", "diff"
 	default:
-		title, lang = c.Source, Language(c)
+		title, lang = ctxd.EscapeName(c.Source), Language(c) // names are data
 	}
 	b = append(b, "## "...)
 	b = append(b, title...)
@@ -230,7 +230,7 @@ func xmlSection(c ctxd.Chunk) string {
 	case ctxd.ChunkDiff:
 		tag = "diff"
 	default:
-		attrs = " path=\"" + xmlAttr(c.Source) + "\""
+		attrs = " path=\"" + xmlAttr(ctxd.EscapeName(c.Source)) + "\""
 		if l := Language(c); l != "" {
 			attrs += " language=\"" + xmlAttr(l) + "\""
 		}

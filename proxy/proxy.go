@@ -179,8 +179,16 @@ func New(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// ServeHTTP serves one request.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+// ServeHTTP serves one request, after the checks that keep a web page
+// from driving the proxy (guard.go).
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if code, why := p.guard(r); code != 0 {
+		p.log.Warn("request refused", "status", code, "reason", why)
+		http.Error(w, "ctxd proxy: "+why, code)
+		return
+	}
+	p.mux.ServeHTTP(w, r)
+}
 
 // SetPublicURL sets the base URL references name (once the listener's
 // port is known).

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -343,6 +345,10 @@ func TestHeadersReachUpstreamAndNeverTheLog(t *testing.T) {
 	}
 }
 
+// TestFailsClosed: a request whose ctxd references cannot be read or
+// resolved, or that names a bad session, is answered by the proxy and
+// never forwarded (TestStepsAside has the requests that are forwarded
+// unmodified instead).
 func TestFailsClosed(t *testing.T) {
 	up := newUpstream(t)
 	px, logs := startProxy(t, up, setup{})
@@ -351,8 +357,8 @@ func TestFailsClosed(t *testing.T) {
 		hdr        map[string]string
 		want       int
 	}{
-		{"/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}`, nil, 400},
-		{"/v1/messages", `["not","a","request"]`, nil, 400},
+		{"/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"[ctxd:ref sha256=0123456789ab"}`, nil, 400},
+		{"/v1/messages", `["not","a","request","[ctxd:ref sha256=0123456789ab]"]`, nil, 400},
 		{"/v1/responses", `{"model":"gpt-4o","input":[{"type":"function_call_output","call_id":"x","output":"o"}]}`, map[string]string{"X-Ctxd-Session": "../../etc"}, 400},
 	} {
 		resp, body := post(t, px.URL, tc.path, []byte(tc.body), tc.hdr)
@@ -577,5 +583,69 @@ func TestInvalidContinuationForwardsNextRequestWhole(t *testing.T) {
 	}
 	if len(reqs[2].Body) >= len(body) || recs[2]["applied"] != true {
 		t.Errorf("third: %d of %d bytes, applied %v", len(reqs[2].Body), len(body), recs[2]["applied"])
+	}
+}
+
+// TestStepsAside: when the proxy cannot improve a request safely it
+// forwards the original bytes and the agent sees the provider's answer:
+// a body it cannot read, a request over the window (the provider's own
+// context-length error), a state directory it cannot write.
+func TestStepsAside(t *testing.T) {
+	up := newUpstream(t)
+	state := filepath.Join(t.TempDir(), "state")
+	px, logs := startProxy(t, up, setup{stateDir: state, budget: 300})
+	big := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2000)
+	tool := strings.Repeat("line of build output that goes on\n", 400)
+	msgs := []map[string]any{{"role": "user", "content": "run the build"}}
+	for i := 0; i < 6; i++ {
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "sh", "arguments": `{"cmd":"make"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": tool})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": "what failed?"})
+	withTools, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": msgs})
+	overWindow, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{map[string]any{"role": "user", "content": big}}})
+	bodies := []struct {
+		name string
+		body []byte
+		prep func()
+	}{
+		{"not JSON", []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}`), nil},
+		{"not a request", []byte(`["not","a","request"]`), nil},
+		{"over the window", overWindow, nil},
+		{"state dir unwritable", withTools, func() {
+			// As root, permissions do not stop a write: a file where the
+			// artifacts folder goes does.
+			if err := os.RemoveAll(filepath.Join(state, "artifacts")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(state, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(state, "artifacts"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for i, tc := range bodies {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.prep != nil {
+				tc.prep()
+			}
+			resp, body := post(t, px.URL, "/v1/chat/completions", tc.body, nil)
+			if resp.Header.Get("X-Ctxd-Error") != "" {
+				t.Fatalf("the proxy answered itself: %d %s", resp.StatusCode, body)
+			}
+			reqs := up.requests()
+			if len(reqs) != i+1 || !bytes.Equal(reqs[i].Body, tc.body) {
+				t.Fatalf("the original body was not forwarded (%d requests upstream)", len(reqs))
+			}
+		})
+	}
+	for _, r := range records(t, logs, len(bodies)) {
+		if reason, _ := r["proxy_reason"].(string); r["failed_closed"] != nil || !strings.HasPrefix(reason, "stepped_aside_") {
+			t.Errorf("record %v: not stepped aside", r)
+		}
 	}
 }

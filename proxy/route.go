@@ -71,7 +71,12 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	format := routeFormats[r.URL.Path]
 	req, err := request.Parse(body, format)
 	if err != nil {
-		return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot make this %s request safe to rewrite, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
+		if bytes.Contains(body, []byte(request.MarkerOpen)) {
+			// It may carry ctxd references, which only a parsed
+			// request can resolve: fail closed.
+			return nil, http.StatusBadRequest, "ctxd_unsafe_request", fmt.Sprintf("ctxd proxy cannot read this %s request, which holds ctxd references, so it was not forwarded: %s (send it with --mode exact to pass it through)", format, ctxd.Message(err))
+		}
+		return p.stepAside(rec, body, "unparsed", err)
 	}
 	call := p.opts.Call
 	call.Mode, call.Format = p.opts.Mode, format
@@ -97,13 +102,32 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	// the body forwarded.
 	out, rep, err := p.opts.Flow.optimize(r.Context(), body, call)
 	if err != nil {
-		if errors.Is(err, ctxd.ErrInvalidParams) {
-			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot make this request safe to rewrite, so it was not forwarded: " + ctxd.Message(err)
+		if errors.Is(err, request.ErrUnresolvedReference) {
+			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot resolve a reference of this request, so it was not forwarded: " + ctxd.Message(err)
 		}
-		return nil, http.StatusInternalServerError, "ctxd_rewrite_failed", "ctxd proxy failed to rewrite the request and did not forward it: " + ctxd.Message(err)
+		if r.Context().Err() != nil {
+			return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+		}
+		return p.stepAside(rec, body, "rewrite_failed", err)
 	}
 	rec.Report = rep
 	return out, 0, "", ""
+}
+
+// statusClientClosed is the status logged for a request whose client
+// left while it was rewritten (nginx's 499; nobody reads the answer).
+const statusClientClosed = 499
+
+// stepAside forwards the original body when the proxy cannot improve a
+// request safely (a body it cannot read, a request over the window it
+// cannot fit, a state directory it cannot write): the provider judges
+// the request as if no proxy stood between, and the agent sees the
+// provider's own answer (a context-length error it knows how to handle).
+// Only a request whose ctxd references cannot be resolved fails closed.
+func (p *Proxy) stepAside(rec *record, body []byte, why string, err error) ([]byte, int, string, string) {
+	rec.Mode, rec.Reason = string(smart.ModeExact), "stepped_aside_"+why
+	p.log.Warn("request forwarded unmodified: ctxd could not improve it safely", "reason", why, "err", ctxd.Message(err))
+	return body, 0, "", ""
 }
 
 // fail answers a request the proxy will not forward, and logs its record.

@@ -12,7 +12,10 @@ import (
 // name. It is the one splitter of qualified names: the request's, the
 // symbol index's and ctx/findSymbol's.
 func SplitQualified(s string) (qual, name string) {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		s = strings.TrimSpace(s[:i]) // f() and f(x, y) name f
+	}
 	i := strings.LastIndexAny(s, ".:/#")
 	if i < 0 {
 		return "", s

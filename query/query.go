@@ -52,6 +52,10 @@ type Query struct {
 	// AboutUses: it is about a name's uses (a rename, callers, a
 	// signature).
 	AboutTests, Explain, AboutUses bool
+	// AsksUses: it asks where a name is used ("where is X used", "who
+	// calls X", "find the callers of X"), whatever the task: the answer
+	// is the using lines.
+	AsksUses bool
 }
 
 // Parse reads a request. It never fails: a request without code, paths
@@ -69,6 +73,7 @@ func Parse(request string) *Query {
 		AboutTests:    aboutTests(ws),
 		Explain:       explains(request),
 		AboutUses:     aboutUses(request),
+		AsksUses:      asksUses(request),
 	}
 	q.Qualifiers = qualifiers(q.Qualified)
 	q.AsksChange = asksChange(request)
@@ -170,4 +175,13 @@ var usesRE = regexp.MustCompile(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usa
 // aboutUses reports a request about a name's uses.
 func aboutUses(request string) bool {
 	return usesRE.MatchString(strings.ToLower(request))
+}
+
+// asksUsesRE matches a question about where a name is used: its callers,
+// usages, call sites, references, "who calls", "where is X used".
+var asksUsesRE = regexp.MustCompile(`\b(callers?|usages?|uses of|used by|(who|what) calls|calls to|call ?sites?|references to|referenced)\b|\bwhere(\s+(is|are|do|does|else)|'s)\b[^.?!]{0,60}\bused\b`)
+
+// asksUses reports a question about where a name is used.
+func asksUses(request string) bool {
+	return asksUsesRE.MatchString(strings.ToLower(request))
 }

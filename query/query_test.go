@@ -84,3 +84,49 @@ func TestSplitQualified(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksUses: a question about where a name is used, in any task.
+func TestAsksUses(t *testing.T) {
+	tests := []struct {
+		request string
+		want    bool
+	}{
+		{"where is compute_total used?", true},
+		{"Where's ClientIP used in the router", true},
+		{"find all callers of nameOfFunction", true},
+		{"who calls Session.send", true},
+		{"what calls parse_config?", true},
+		{"list the usages of Put", true},
+		{"references to Store.Open", true},
+		{"fix the bug where the cache is never used", false}, // a bug report, not a question about uses
+		{"the recaller module", false},
+		{"add a test for ClientIP", false},
+		{"the usageLimit field is wrong", false},
+		{"use the new parser here", false},
+	}
+	for _, tt := range tests {
+		if got := Parse(tt.request).AsksUses; got != tt.want {
+			t.Errorf("Parse(%q).AsksUses = %v, want %v", tt.request, got, tt.want)
+		}
+	}
+}
+
+func TestNameIndex(t *testing.T) {
+	tests := []struct {
+		s, name string
+		want    int
+	}{
+		{"def include_router(self):", "include_router", 4},
+		{"def include_router_x(self):", "include_router", -1},
+		{"x_include_router include_router", "include_router", 17},
+		{"$scope.apply", "scope", -1},
+		{"ñame name", "name", 6},
+		{"anything", "", -1},
+		{"a", "a", 0},
+	}
+	for _, tt := range tests {
+		if got := NameIndex(tt.s, tt.name); got != tt.want {
+			t.Errorf("NameIndex(%q, %q) = %d, want %d", tt.s, tt.name, got, tt.want)
+		}
+	}
+}

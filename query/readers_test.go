@@ -34,6 +34,7 @@ var requestReaders = map[string]string{
 	"github.com/ctxd/ctxd/engine.applyEnvelope":          "stores the request with a checkpoint",
 	"github.com/ctxd/ctxd/engine.sanitizeEnvelope":       "makes the request valid UTF-8 for output",
 	"github.com/ctxd/ctxd/prompt.Build":                  "prompt rendering",
+	"github.com/ctxd/ctxd/server.(PromptParams).resolve": "folds the field's two names (request, user_request) into one and refuses an empty one",
 }
 
 // TestRequestReadOnce type-checks every package of the module (its

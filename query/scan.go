@@ -1,5 +1,7 @@
 package query
 
+import "strings"
+
 // The one identifier scanner, with one byte class per fact. Words (a
 // request's words, the terms files are indexed by, the code identifiers a
 // request writes) end at '$': "$HOME" and "$scope" are the words HOME and
@@ -14,6 +16,26 @@ func IsIdentByte(c byte) bool { return identBytes[c] }
 
 // IsNameByte reports bytes that belong to code names: a word's and '$'.
 func IsNameByte(c byte) bool { return nameBytes[c] }
+
+// NameIndex returns the first index of name in s as a whole code name
+// (no name byte on either side), -1 when there is none.
+func NameIndex(s, name string) int {
+	if name == "" {
+		return -1
+	}
+	for from := 0; ; {
+		i := strings.Index(s[from:], name)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !IsNameByte(s[i-1])) && (end == len(s) || !IsNameByte(s[end])) {
+			return i
+		}
+		from = i + 1
+	}
+}
 
 var identBytes = func() (t [256]bool) {
 	for c := range 256 {

@@ -5,6 +5,7 @@ package safefs
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -87,5 +88,54 @@ func TestReadFileCancelled(t *testing.T) {
 	cancel()
 	if _, err := ReadFile(ctx, p, 10); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestWriteAtomic: a write replaces a link of its name instead of writing
+// through it, refuses a directory that is a link, and names without a
+// directory only.
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	packs := filepath.Join(dir, "packs")
+	if err := os.MkdirAll(packs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(packs, "out.md")); err != nil {
+		t.Fatal(err)
+	}
+	w := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteAtomic(packs, "out.md", w("pack")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("wrote through the link: victim holds %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(packs, "out.md")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("out.md is not a regular file: %v %v", fi, err)
+	}
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(t.TempDir(), linked); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(linked, "x", w("x")); !errors.Is(err, ErrLink) {
+		t.Errorf("a linked directory: %v, want ErrLink", err)
+	}
+	for _, name := range []string{"", ".", "..", "a/b", "../x", "/etc/passwd"} {
+		if err := WriteAtomic(packs, name, w("x")); err == nil {
+			t.Errorf("name %q accepted", name)
+		}
+	}
+	if err := WriteAtomic(packs, "fail", func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Error("a failed write reported no error")
+	}
+	ents, _ := os.ReadDir(packs)
+	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
 	}
 }

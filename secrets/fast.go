@@ -2,17 +2,12 @@ package secrets
 
 import (
 	"cmp"
-	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // The fast path. gitleaks runs a rule over the whole text as soon as one
@@ -58,7 +53,7 @@ const maxWindowSpan = 40
 // windowed is one rule run on windows.
 type windowed struct {
 	id      string
-	det     *detect.Detector // the rule alone, without keywords
+	det     *detector // the rule alone, without keywords
 	req     required
 	generic bool
 	// whole: the rule's strings are single bytes (a hex or digit class),
@@ -79,7 +74,7 @@ type strRule struct {
 }
 
 type fastPath struct {
-	rest  *detect.Detector // every rule not windowed
+	rest  *detector // every rule not windowed
 	rules []windowed
 	// trie finds the rules' keywords and the windowed rules' required
 	// strings; per pattern, kwRules are the rules it is a keyword of
@@ -97,48 +92,42 @@ type fastPath struct {
 
 // newFastPath splits det's rules into the windowed ones and the rest. It
 // returns nil when no rule can be windowed.
-func newFastPath(det *detect.Detector) *fastPath {
+func newFastPath(det *detector) *fastPath {
 	required := map[string]bool{}
-	for _, r := range det.Config.Rules {
-		for _, q := range r.RequiredRules {
-			required[q.RuleID] = true
+	for _, r := range det.rules {
+		for _, q := range r.required {
+			required[q.ID] = true
 		}
 	}
 	fp := &fastPath{}
 	var pats []string
 	tails := map[string]*regexp.Regexp{} // compiled once per expression
-	restCfg := det.Config
-	restCfg.Rules = maps.Clone(det.Config.Rules)
-	for _, id := range slices.Sorted(maps.Keys(det.Config.Rules)) {
-		r := det.Config.Rules[id]
-		if r.Path != nil && !r.Path.MatchString("") && !required[id] {
+	var rest []*rule
+	for _, r := range det.rules {
+		if r.path != nil && !r.path.MatchString("") && !required[r.id] {
 			// A text has no path: such a rule never reports on it.
-			delete(restCfg.Rules, id)
 			continue
 		}
-		if r.Regex == nil || r.Path != nil || len(r.RequiredRules) > 0 || required[id] || r.SkipReport {
+		if r.re == nil || r.path != nil || len(r.required) > 0 || required[r.id] || r.skipReport {
+			rest = append(rest, r)
 			continue
 		}
-		q, ok := analyze(r.Regex.String())
+		q, ok := analyze(r.re.String())
 		if !ok {
+			rest = append(rest, r)
 			continue
 		}
-		cfg := det.Config
-		one := r
-		one.Keywords = nil
-		cfg.Rules = map[string]config.Rule{id: one}
-		cfg.Keywords = nil // the prefilter's: none to check
-		d := detect.NewDetector(cfg)
-		d.MaxDecodeDepth = det.MaxDecodeDepth
+		one := *r
+		one.keywords = nil // the prefilter's: none to check
+		d := newDetector([]*rule{&one}, det.allow)
 		i := len(fp.rules)
 		whole := shortest(q.set) < 2
-		fp.rules = append(fp.rules, windowed{id: id, det: d, req: q, generic: isGeneric(id), whole: whole})
-		delete(restCfg.Rules, id)
-		if len(r.Keywords) == 0 {
+		fp.rules = append(fp.rules, windowed{id: r.id, det: d, req: q, generic: isGeneric(r.id), whole: whole})
+		if len(r.keywords) == 0 {
 			fp.always = append(fp.always, i)
 		}
-		for _, k := range r.Keywords {
-			pats = fp.index(pats, strings.ToLower(k), i, true, nil)
+		for _, k := range r.keywords {
+			pats = fp.index(pats, k, i, true, nil)
 		}
 		for _, str := range q.set {
 			if whole {
@@ -165,18 +154,15 @@ func newFastPath(det *detect.Detector) *fastPath {
 	// The rest runs when one of its rules' keywords is in the text (as
 	// gitleaks' own check would find), always when one has none; its
 	// prefilter needs only its keywords.
-	restCfg.Keywords = map[string]struct{}{}
-	for _, r := range restCfg.Rules {
-		if len(r.Keywords) == 0 {
+	for _, r := range rest {
+		if len(r.keywords) == 0 {
 			fp.restAlways = true
 		}
-		for _, k := range r.Keywords {
-			restCfg.Keywords[strings.ToLower(k)] = struct{}{}
-			pats = fp.index(pats, strings.ToLower(k), restRule, true, nil)
+		for _, k := range r.keywords {
+			pats = fp.index(pats, k, restRule, true, nil)
 		}
 	}
-	fp.rest = detect.NewDetector(restCfg)
-	fp.rest.MaxDecodeDepth = det.MaxDecodeDepth
+	fp.rest = newDetector(rest, det.allow)
 	fp.trie = newMatcher(pats)
 	fp.asciiKeywords = true
 	for k, p := range pats {
@@ -208,9 +194,6 @@ func (fp *fastPath) index(pats []string, s string, rule int, kw bool, tail *rege
 	}
 	return pats
 }
-
-// isGeneric is gitleaks' test for a generic rule (its filter).
-func isGeneric(id string) bool { return strings.Contains(strings.ToLower(id), "generic") }
 
 // analyze returns the strings one of which every match of the expression
 // holds and how many lines a match reaches before and after it; ok is
@@ -590,8 +573,9 @@ var foldsToASCII = func() []string {
 	return out
 }()
 
-// find returns what det.DetectString(text) returns, by the fast path.
-func (f *fastPath) find(text string) []report.Finding {
+// find returns what the detector of every rule returns on text, by the
+// fast path.
+func (f *fastPath) find(text string) []rawFinding {
 	run := make([]bool, len(f.rules))
 	for _, i := range f.always {
 		run[i] = true
@@ -639,9 +623,9 @@ func (f *fastPath) find(text string) []report.Finding {
 		})
 		f.trie.walk(text, onString)
 	}
-	var out []report.Finding
+	var out []rawFinding
 	if restRuns {
-		out = f.rest.DetectString(text)
+		out = f.rest.detect(text)
 	}
 	// hits[i] are the lines holding a string of rule i where a match can
 	// hold it, ascending, each with the last line such a match reaches.
@@ -676,15 +660,15 @@ func (f *fastPath) find(text string) []report.Finding {
 			hits[i] = append(hits[i], span{int(h.line), last})
 		}
 	}
-	var generic []report.Finding
+	var generic []rawFinding
 	for i := range f.rules {
 		r := &f.rules[i]
 		if !run[i] || !r.whole && len(hits[i])+len(t.wild) == 0 {
 			continue
 		}
-		var fds []report.Finding
+		var fds []rawFinding
 		if r.whole {
-			fds = r.det.DetectString(text)
+			fds = r.det.detect(text)
 		} else {
 			fds = r.scan(t, hits[i])
 		}
@@ -707,12 +691,12 @@ func (f *fastPath) find(text string) []report.Finding {
 }
 
 // scan runs the rule on its windows of t.
-func (r *windowed) scan(t *lines, hits []span) []report.Finding {
+func (r *windowed) scan(t *lines, hits []span) []rawFinding {
 	ws := t.windows(r.req, hits)
 	if n := len(ws); n > 0 && ws[n-1].end == len(t.text) && !strings.HasSuffix(t.text, "\n") {
-		return r.det.DetectString(t.text)
+		return r.det.detect(t.text)
 	}
-	var out []report.Finding
+	var out []rawFinding
 	for _, w := range ws {
 		// A finding's line starts at the newline before it (gitleaks'
 		// location): the window holds that newline, as a line of its own.
@@ -720,24 +704,13 @@ func (r *windowed) scan(t *lines, hits []span) []report.Finding {
 		if start > 0 {
 			start, line = start-1, line-1
 		}
-		for _, g := range r.det.DetectString(t.text[start:w.end]) {
+		for _, g := range r.det.detect(t.text[start:w.end]) {
 			g.StartLine += line
 			g.EndLine += line
 			out = append(out, g)
 		}
 	}
 	return out
-}
-
-// shadowed repeats gitleaks' filter: a generic finding is dropped when a
-// specific rule found a secret holding it on the same line.
-func shadowed(g report.Finding, others []report.Finding) bool {
-	for _, o := range others {
-		if o.StartLine == g.StartLine && o.RuleID != g.RuleID && strings.Contains(o.Secret, g.Secret) && !isGeneric(o.RuleID) {
-			return true
-		}
-	}
-	return false
 }
 
 // lines is a text split in lines.

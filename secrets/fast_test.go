@@ -15,31 +15,32 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// bothPaths scans text by the full scan and by the fast path and fails
-// when they differ.
+// bothPaths scans text with gitleaks' own detector, ctxd's full scan and
+// ctxd's fast path, and fails when they differ.
 func bothPaths(t testing.TB, s *Scanner, name, text string) {
 	t.Helper()
 	det, err := s.detector()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rawFull, rawFast := det.DetectString(text), s.fastPath(det).find(text)
+	rawGitleaks, rawFull, rawFast := gitleaksFind(t, text), det.detect(text), s.fastPath(det).find(text)
 	full, fast := collect(rawFull, text), collect(rawFast, text)
 	if !reflect.DeepEqual(full, fast) {
 		t.Errorf("%s: fast path found\n%v\nthe full scan\n%v", name, fast, full)
 	}
 	// The raw findings too (match, line text), not only what ctxd keeps.
-	key := func(fs []report.Finding) string {
+	key := func(fs []rawFinding) string {
 		var rs []string
 		for _, f := range fs {
-			rs = append(rs, fmt.Sprintf("%s %d %d %q %q %q", f.RuleID, f.StartLine, f.EndLine, f.Secret, f.Match, f.Line))
+			rs = append(rs, fmt.Sprintf("%s %d %d %d %q %q %q", f.RuleID, f.StartLine, f.EndLine, f.StartColumn, f.Secret, f.Match, f.Line))
 		}
 		sort.Strings(rs)
 		return strings.Join(rs, "\n")
+	}
+	if a, b := key(rawGitleaks), key(rawFull); a != b {
+		t.Errorf("%s: ctxd's detector and gitleaks' differ:\ngitleaks\n%s\nctxd\n%s", name, a, b)
 	}
 	if a, b := key(rawFull), key(rawFast); a != b {
 		t.Errorf("%s: raw findings differ:\nfull\n%s\nfast\n%s", name, a, b)
@@ -213,6 +214,23 @@ func sample(b *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
 	}
 }
 
+// ruleSamples returns n texts generated from the expression by sample.
+func ruleSamples(t testing.TB, expr string, n int, rnd *rand.Rand) []string {
+	t.Helper()
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re = re.Simplify()
+	out := make([]string, n)
+	for k := range out {
+		var sb strings.Builder
+		sample(&sb, re, rnd)
+		out[k] = sb.String()
+	}
+	return out
+}
+
 // TestFastPathEveryRule: for every rule the fast path windows, texts that
 // hold a match of it (generated from its expression) in the middle, at
 // the start, at the end without a final newline, beside another rule's
@@ -253,15 +271,7 @@ func TestFastPathEveryRule(t *testing.T) {
 		samples = 1 // the race detector makes gitleaks' full scan ~15x slower
 	}
 	for _, w := range fp.rules {
-		re, err := syntax.Parse(det.Config.Rules[w.id].Regex.String(), syntax.Perl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		re = re.Simplify()
-		for k := range samples {
-			var sb strings.Builder
-			sample(&sb, re, rnd)
-			m := sb.String()
+		for k, m := range ruleSamples(t, det.byID[w.id].re.String(), samples, rnd) {
 			texts := []string{
 				strings.Repeat(filler, 20) + "v = " + m + "\n" + strings.Repeat(filler, 20),
 				m + "\n" + filler,
@@ -271,7 +281,7 @@ func TestFastPathEveryRule(t *testing.T) {
 			}
 			for i, text := range texts {
 				bothPaths(t, s, fmt.Sprintf("%s sample %d text %d", w.id, k, i), text)
-				for _, f := range det.DetectString(text) {
+				for _, f := range det.detect(text) {
 					found[f.RuleID] = true
 				}
 			}

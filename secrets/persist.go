@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 )
 
@@ -25,15 +24,11 @@ import (
 
 const cleanMagic = "CTXDSEC1"
 
-// gitleaksModule is the rule set's module (go.mod pins its version; the
-// binary's build information names the version and checksum actually
-// linked, and the default rules are embedded in it); bump cleanSetVersion
-// when ctxd's own filtering of findings changes.
-const (
-	gitleaksModule  = "github.com/zricethezav/gitleaks/v8"
-	gitleaksPinned  = "v8.30.1" // go.mod's; the key's fallback when the build information lists no modules (tests)
-	cleanSetVersion = "3"       // 2: keyed by the module's build information, not the compiled rules; 3: the password-assignment rule
-)
+// cleanSetVersion: bump it when ctxd's own filtering of findings changes.
+// 2: keyed by the module's build information, not the compiled rules; 3:
+// the password-assignment rule; 4: the rules generated from the module
+// (rulesModule) and run by ctxd's own loop.
+const cleanSetVersion = "4"
 
 // MaxCleanBytes bounds the file read: 1<<20 hashes.
 const MaxCleanBytes = 32<<20 + 4096
@@ -41,27 +36,17 @@ const MaxCleanBytes = 32<<20 + 4096
 // ErrCleanSet reports a clean-set file that does not verify.
 var ErrCleanSet = errors.New("secrets: clean set does not verify")
 
-// rulesKey names the rule set without compiling it: the gitleaks module's
-// version and checksum from the build information (the default rules and
-// allowlists are embedded in that module), ctxd's own rule and how ctxd
-// uses the detector, so other rules invalidate the set.
+// rulesKey names the rule set without compiling it: the gitleaks module
+// the generated rules come from (TestRulesGenerated keeps them equal to
+// that version's), ctxd's own rules and how ctxd uses the findings, so
+// other rules invalidate the set.
 func (s *Scanner) rulesKey() string {
 	s.keyOnce.Do(func() {
-		mod := gitleaksModule + "@" + gitleaksPinned
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, d := range bi.Deps {
-				if d.Path != gitleaksModule {
-					continue
-				}
-				if d.Replace != nil {
-					d = d.Replace
-				}
-				mod = d.Path + "@" + d.Version + " " + d.Sum
-			}
-		}
+		mod := rulesModule
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00min=8 decode=0", mod, cleanSetVersion, URLPasswordRule, urlPassword.String())
 		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%q", PasswordRule, passwordQuoted.String(), passwordBare.String(), passwordKeyWords)
+		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%d", AWSSecretRule, awsKeyID.String(), awsSecret.String(), awsPairLines)
 		s.key = fmt.Sprintf("%x", h.Sum(nil))
 	})
 	return s.key

@@ -1,7 +1,10 @@
 // Package secrets finds secrets inside ordinary text (source files,
 // rendered prompts, conversation messages) with gitleaks' maintained rule
-// set, used as a Go library, and replaces each with a marker naming the
-// rule: "[REDACTED aws-access-token]". The rest of the text is kept.
+// set, and replaces each with a marker naming the rule:
+// "[REDACTED aws-access-token]". The rest of the text is kept. The rules
+// are generated from the pinned gitleaks module (rules_gen.go) and run by
+// ctxd's own detection loop (detect.go), which finds what gitleaks'
+// detector finds; gitleaks itself is linked into the tests only.
 //
 // Scanning is cached by the SHA-256 of the text, so a warm request whose
 // files did not change pays only for hashing.
@@ -19,10 +22,6 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd"
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // maxCached bounds the cache; when full it is emptied (the working set of
@@ -42,7 +41,7 @@ type Scanner struct {
 	// process whose texts are all in the persisted clean set never
 	// compiles the rules.
 	detOnce  sync.Once
-	det      *detect.Detector
+	det      *detector
 	detErr   error
 	fastOnce sync.Once
 	fast     *fastPath // nil: every text gets the full scan (fast.go)
@@ -74,29 +73,26 @@ func Default() (*Scanner, error) {
 	return defaultScanner, defaultErr
 }
 
-// detector returns the gitleaks detector, building it on first use.
-func (s *Scanner) detector() (*detect.Detector, error) {
+// detector returns the detector of every rule, compiling the rules on
+// first use.
+func (s *Scanner) detector() (*detector, error) {
 	s.detOnce.Do(func() {
 		if s.det != nil {
 			return
 		}
-		// gitleaks logs to stderr through a global logger; ctxd's stderr
-		// is its own log, which never holds source text.
-		logging.Logger = zerolog.Nop()
-		det, err := detect.NewDetectorDefaultConfig()
+		rules, allow, err := compiledRules()
 		if err != nil {
-			s.detErr = fmt.Errorf("secrets: loading gitleaks rules: %w", err)
+			s.detErr = fmt.Errorf("secrets: compiling the rules: %w", err)
 			return
 		}
-		det.MaxDecodeDepth = 0
-		s.det = det
+		s.det = newDetector(rules, allow)
 	})
 	return s.det, s.detErr
 }
 
 // fastPath returns the fast path (nil when the rules do not allow it),
 // built once beside the detector.
-func (s *Scanner) fastPath(det *detect.Detector) *fastPath {
+func (s *Scanner) fastPath(det *detector) *fastPath {
 	s.fastOnce.Do(func() {
 		s.fast = newFastPath(det)
 	})
@@ -131,12 +127,34 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 	if len(fs) == 0 {
 		return text, nil
 	}
-	out := replaceSecrets(text, fs)
+	out := replaceSecrets(text, fs, false)
+	return out, redactions(source, fs)
+}
+
+// RedactSource is [Scanner.Redact] for a source file on its way to a
+// structure tool (outline, truncate, find_symbol): a secret spanning
+// lines (a PEM key) leaves its line breaks after the marker, so every
+// other line keeps its number and the symbols found in the redacted text
+// point at the file's own lines.
+func (s *Scanner) RedactSource(source string, src []byte) ([]byte, []ctxd.Redaction) {
+	if len(src) == 0 {
+		return src, nil
+	}
+	text := string(src)
+	fs := s.find(text)
+	if len(fs) == 0 {
+		return src, nil
+	}
+	return []byte(replaceSecrets(text, fs, true)), redactions(source, fs)
+}
+
+// redactions lists fs as redactions of source, without the secrets.
+func redactions(source string, fs []finding) []ctxd.Redaction {
 	reds := make([]ctxd.Redaction, 0, len(fs))
 	for _, f := range fs {
 		reds = append(reds, ctxd.Redaction{Source: source, Line: f.line, Rule: f.rule})
 	}
-	return out, reds
+	return reds
 }
 
 // replaceSecrets returns text with each finding's secret replaced by its
@@ -145,8 +163,9 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 // identifier), so a secret used again later is hidden too, but a common
 // word a rule captured ("password" in http://user:password@host) does not
 // take "not_a_real_password" with it. Longer secrets come first, so a
-// secret containing another is replaced whole.
-func replaceSecrets(text string, fs []finding) string {
+// secret containing another is replaced whole. With keepLines, a marker
+// is followed by as many line breaks as its secret held.
+func replaceSecrets(text string, fs []finding, keepLines bool) string {
 	// Each secret once, with its first finding's rule and every line it
 	// was found on.
 	type secret struct {
@@ -202,7 +221,11 @@ func replaceSecrets(text string, fs []finding) string {
 			if overlaps(lo, hi) || !sc.lines[lineOf(lo)] && !standsAlone(text, lo, hi) {
 				continue
 			}
-			spans = append(spans, span{lo, hi, Marker(sc.rule)})
+			m := Marker(sc.rule)
+			if n := strings.Count(sc.text, "\n"); keepLines && n > 0 {
+				m += strings.Repeat("\n", n)
+			}
+			spans = append(spans, span{lo, hi, m})
 		}
 	}
 	if len(spans) == 0 {
@@ -256,20 +279,20 @@ func (s *Scanner) find(text string) []finding {
 }
 
 // scan runs the rules over text: by the fast path when fast is set and
-// the rules allow it, else gitleaks' full scan (the same findings).
-func (s *Scanner) scan(det *detect.Detector, text string, fast bool) []finding {
-	var raw []report.Finding
+// the rules allow it, else the full scan (the same findings).
+func (s *Scanner) scan(det *detector, text string, fast bool) []finding {
+	var raw []rawFinding
 	if fp := s.fastPath(det); fast && fp != nil {
 		raw = fp.find(text)
 	} else {
-		raw = det.DetectString(text)
+		raw = det.detect(text)
 	}
 	return collect(raw, text)
 }
 
-// collect turns gitleaks' findings in text into ctxd's, with ctxd's own
+// collect turns the rules' findings in text into ctxd's, with ctxd's own
 // url-password and password-assignment rules, deduplicated and sorted.
-func collect(raw []report.Finding, text string) []finding {
+func collect(raw []rawFinding, text string) []finding {
 	var fs []finding
 	seen := map[finding]bool{}
 	for _, f := range raw {
@@ -289,6 +312,7 @@ func collect(raw []report.Finding, text string) []finding {
 	}
 	fs = append(fs, urlPasswords(text, seen)...)
 	fs = append(fs, passwordAssignments(text, seen)...)
+	fs = append(fs, awsSecretKeys(text, seen)...)
 	sort.Slice(fs, func(i, j int) bool {
 		if fs[i].line != fs[j].line {
 			return fs[i].line < fs[j].line
@@ -302,8 +326,9 @@ func collect(raw []report.Finding, text string) []finding {
 }
 
 // urlPassword matches the password of a URL's user info
-// (postgres://user:password@host): gitleaks' rule set has no rule for it.
-var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{1,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
+// (postgres://user:password@host, redis://:password@host with no user):
+// gitleaks' rule set has no rule for it.
+var urlPassword = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^/\s:@"'\x60]{0,64}:([^/\s@"'\x60]{6,128})@[a-zA-Z0-9.-]`)
 
 // URLPasswordRule is the rule id of ctxd's own URL-password rule.
 const URLPasswordRule = "url-password"

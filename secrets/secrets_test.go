@@ -240,7 +240,7 @@ func FuzzReplaceSecrets(f *testing.F) {
 				fs = append(fs, f)
 			}
 		}
-		out := replaceSecrets(text, fs)
+		out := replaceSecrets(text, fs, false)
 		// Removing the markers leaves a subsequence of the text.
 		rest := strings.ReplaceAll(strings.ReplaceAll(out, Marker("r1"), ""), Marker("r2"), "")
 		i := 0
@@ -266,4 +266,39 @@ func FuzzReplaceSecrets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRedactSourceKeepsLines: RedactSource hides what Redact hides and
+// keeps the line count, so a PEM key's lines do not shift the symbols
+// after it.
+func TestRedactSourceKeepsLines(t *testing.T) {
+	s, _ := Default()
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, reds := s.RedactSource(tc.file, b)
+			if len(reds) == 0 {
+				t.Fatal("no redaction")
+			}
+			for _, sec := range tc.secrets {
+				if strings.Contains(string(out), sec) {
+					t.Errorf("still holds %q", sec)
+				}
+			}
+			inLines, outLines := strings.Split(string(b), "\n"), strings.Split(string(out), "\n")
+			if len(inLines) != len(outLines) {
+				t.Fatalf("%d lines, want %d", len(outLines), len(inLines))
+			}
+			for _, k := range tc.keep {
+				for i, l := range inLines {
+					if strings.Contains(l, k) && !strings.Contains(outLines[i], k) {
+						t.Errorf("line %d lost %q", i+1, k)
+					}
+				}
+			}
+		})
+	}
 }

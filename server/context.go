@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
@@ -20,8 +21,12 @@ func init() {
 // promptParams decodes a ctx/buildPrompt or ctx/gather request and fills
 // what it leaves unset from the connection's initialize defaults.
 func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine.PromptRequest, error) {
-	var req engine.PromptRequest
-	if err := decode(params, &req); err != nil {
+	var p PromptParams
+	if err := decode(params, &p); err != nil {
+		return p.PromptRequest, err
+	}
+	req, err := p.resolve()
+	if err != nil {
 		return req, err
 	}
 	if !allowFormat && req.Format != "" {
@@ -41,6 +46,42 @@ func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine
 	}
 	if req.Format == "" {
 		req.Format = d.Format
+	}
+	return req, nil
+}
+
+// PromptParams are the params of ctx/buildPrompt and ctx/gather: the
+// engine's request, whose names the editor clients send (user_request,
+// task_type), and the names the CLI and MCP use for the same things
+// (request, task), accepted too (docs/vocabulary.md).
+type PromptParams struct {
+	engine.PromptRequest
+	Request *string `json:"request"`
+	Task    *string `json:"task"`
+}
+
+// resolve folds the common names into the engine's request; giving a
+// field under both its names is an error naming both.
+func (p PromptParams) resolve() (engine.PromptRequest, error) {
+	req := p.PromptRequest
+	for _, a := range []struct {
+		name, alias string
+		val         *string
+		dst         *string
+	}{
+		{"request", "user_request", p.Request, &req.UserRequest},
+		{"task", "task_type", p.Task, &req.TaskType},
+	} {
+		if a.val == nil {
+			continue
+		}
+		if *a.dst != "" {
+			return req, fmt.Errorf("%s and %s name the same field: give one: %w", a.name, a.alias, ctxd.ErrInvalidParams)
+		}
+		*a.dst = *a.val
+	}
+	if strings.TrimSpace(req.UserRequest) == "" {
+		return req, fmt.Errorf("request is required: the task in the user's words (user_request is accepted too): %w", ctxd.ErrInvalidParams)
 	}
 	return req, nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/ctxd/ctxd"
 )
 
@@ -23,53 +21,52 @@ func init() {
 }
 
 func didOpen(_ context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p protocol.DidOpenTextDocumentParams
-	if err := protocol.Unmarshal(params, &p); err != nil {
-		return nil, fmt.Errorf("didOpen params: %v: %w", err, ctxd.ErrInvalidParams)
+	var p lspDocumentParams
+	if err := decodeDocumentParams(params, &p, &p.TextDocument); err != nil {
+		return nil, fmt.Errorf("didOpen params: %w", err)
 	}
-	return nil, cl.engine().SetBuffer(uriPath(string(p.TextDocument.URI)), p.TextDocument.Text)
+	return nil, cl.engine().SetBuffer(uriPath(p.TextDocument.URI), p.TextDocument.Text)
 }
 
 func didChange(_ context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p protocol.DidChangeTextDocumentParams
-	if err := protocol.Unmarshal(params, &p); err != nil {
-		return nil, fmt.Errorf("didChange params: %v: %w", err, ctxd.ErrInvalidParams)
+	var p lspChangeParams
+	if err := decodeDocumentParams(params, &p, &p.TextDocument); err != nil {
+		return nil, fmt.Errorf("didChange params: %w", err)
 	}
-	path := uriPath(string(p.TextDocument.URI))
+	path := uriPath(p.TextDocument.URI)
 	eng := cl.engine()
 	text, open := eng.Buffer(path)
-	for _, ch := range p.ContentChanges {
-		switch c := ch.(type) {
-		case *protocol.TextDocumentContentChangeWholeDocument:
+	for _, c := range p.ContentChanges {
+		if c.Range == nil { // the whole document
 			text, open = c.Text, true
-		case *protocol.TextDocumentContentChangePartial:
-			if !open {
-				// LSP sends didOpen, with the whole text, before any
-				// didChange; an edit of a document never opened would have
-				// been applied to an empty text and that fragment used in
-				// place of the file.
-				return nil, fmt.Errorf("didChange %s: an incremental change of a document that is not open (send textDocument/didOpen with its text first): %w", path, ctxd.ErrInvalidParams)
-			}
-			var err error
-			if text, err = applyEdit(text, c.Range, c.Text); err != nil {
-				return nil, fmt.Errorf("didChange %s: %w", path, err)
-			}
+			continue
+		}
+		if !open {
+			// LSP sends didOpen, with the whole text, before any
+			// didChange; an edit of a document never opened would have
+			// been applied to an empty text and that fragment used in
+			// place of the file.
+			return nil, fmt.Errorf("didChange %s: an incremental change of a document that is not open (send textDocument/didOpen with its text first): %w", path, ctxd.ErrInvalidParams)
+		}
+		var err error
+		if text, err = applyEdit(text, *c.Range, c.Text); err != nil {
+			return nil, fmt.Errorf("didChange %s: %w", path, err)
 		}
 	}
 	return nil, eng.SetBuffer(path, text)
 }
 
 func didClose(_ context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p protocol.DidCloseTextDocumentParams
-	if err := protocol.Unmarshal(params, &p); err != nil {
-		return nil, fmt.Errorf("didClose params: %v: %w", err, ctxd.ErrInvalidParams)
+	var p lspDocumentParams
+	if err := decodeDocumentParams(params, &p, &p.TextDocument); err != nil {
+		return nil, fmt.Errorf("didClose params: %w", err)
 	}
-	return nil, cl.engine().CloseBuffer(uriPath(string(p.TextDocument.URI)))
+	return nil, cl.engine().CloseBuffer(uriPath(p.TextDocument.URI))
 }
 
 // applyEdit replaces r in text with repl. LSP positions count UTF-16 code
 // units within a line.
-func applyEdit(text string, r protocol.Range, repl string) (string, error) {
+func applyEdit(text string, r lspRange, repl string) (string, error) {
 	start, err := offset(text, r.Start)
 	if err != nil {
 		return "", err
@@ -86,7 +83,7 @@ func applyEdit(text string, r protocol.Range, repl string) (string, error) {
 
 // offset converts an LSP position to a byte offset in text. A character
 // past the end of its line clamps to the line's end, as LSP asks.
-func offset(text string, p protocol.Position) (int, error) {
+func offset(text string, p lspPosition) (int, error) {
 	i := 0
 	for line := uint32(0); line < p.Line; line++ {
 		j := indexByteFrom(text, i, '\n')

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 )
@@ -59,7 +57,7 @@ var paramDecoders = map[string]func(data []byte) error{
 	"ctx/buildPrompt": decodeInto[engine.PromptRequest],
 	"ctx/countTokens": decodeInto[engine.CountRequest],
 	"ctx/outline":     decodeInto[engine.OutlineRequest],
-	"ctx/pack":        decodeInto[packParams],
+	"ctx/pack":        decodeInto[PackParams],
 	"ctx/compressMessages": decodeInto[struct {
 		engine.CompressRequest
 		redactParam
@@ -88,19 +86,19 @@ var paramDecoders = map[string]func(data []byte) error{
 		}
 		return err
 	},
-	"textDocument/didOpen":  decodeLSP[protocol.DidOpenTextDocumentParams],
-	"textDocument/didClose": decodeLSP[protocol.DidCloseTextDocumentParams],
+	"textDocument/didOpen":  decodeLSP,
+	"textDocument/didClose": decodeLSP,
 	"textDocument/didChange": func(data []byte) error {
-		var p protocol.DidChangeTextDocumentParams
-		if err := protocol.Unmarshal(data, &p); err != nil {
-			return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
+		var p lspChangeParams
+		if err := decodeDocumentParams(data, &p, &p.TextDocument); err != nil {
+			return err
 		}
 		// The edits apply to a buffer as the handler applies them: a
 		// range out of the text is an error, never a panic.
 		text := "package a\n\nfunc A() {}\n// ünïcode 😀\n"
-		for _, ch := range p.ContentChanges {
-			if c, ok := ch.(*protocol.TextDocumentContentChangePartial); ok {
-				if out, err := applyEdit(text, c.Range, c.Text); err == nil {
+		for _, c := range p.ContentChanges {
+			if c.Range != nil {
+				if out, err := applyEdit(text, *c.Range, c.Text); err == nil {
 					text = out
 				}
 			}
@@ -130,13 +128,10 @@ func decodeInto[T any](data []byte) error {
 	return nil
 }
 
-// decodeLSP decodes LSP params as the document handlers do.
-func decodeLSP[T any](data []byte) error {
-	var p T
-	if err := protocol.Unmarshal(data, &p); err != nil {
-		return fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
-	}
-	return nil
+// decodeLSP decodes didOpen's or didClose's params as their handlers do.
+func decodeLSP(data []byte) error {
+	var p lspDocumentParams
+	return decodeDocumentParams(data, &p, &p.TextDocument)
 }
 
 // TestParamDecodersCoverMethods: every method of the table has its

@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
@@ -69,23 +68,23 @@ type serverInfo struct {
 
 // decodeInitialize decodes initialize's params: LSP's fields, and ctxd's
 // beside them or inside initializationOptions (those win).
-func decodeInitialize(params json.RawMessage) (protocol.InitializeParams, ctxdInit, error) {
-	var lsp protocol.InitializeParams
+func decodeInitialize(params json.RawMessage) (lspInitializeParams, ctxdInit, error) {
+	var lsp lspInitializeParams
 	var own ctxdInit
 	if len(params) == 0 {
 		return lsp, own, nil
 	}
-	if err := protocol.Unmarshal(params, &lsp); err != nil {
-		return lsp, own, fmt.Errorf("initialize params: %v: %w", err, ctxd.ErrInvalidParams)
+	if err := decodeLSPParams(params, &lsp); err != nil {
+		return lsp, own, fmt.Errorf("initialize params: %w", err)
 	}
 	// ctxd's fields sit beside LSP's, so unknown fields are expected here.
 	if err := json.Unmarshal(params, &own); err != nil {
-		return lsp, own, fmt.Errorf("initialize params: %s: %w", describe(err), ctxd.ErrInvalidParams)
+		return lsp, own, fmt.Errorf("initialize params: %s: %w", describe(err, &own), ctxd.ErrInvalidParams)
 	}
 	if raw := []byte(lsp.InitializationOptions); len(raw) > 0 && raw[0] == '{' {
 		var fromOpts ctxdInit
 		if err := json.Unmarshal(raw, &fromOpts); err != nil {
-			return lsp, own, fmt.Errorf("initializationOptions: %s: %w", describe(err), ctxd.ErrInvalidParams)
+			return lsp, own, fmt.Errorf("initializationOptions: %s: %w", describe(err, &own), ctxd.ErrInvalidParams)
 		}
 		mergeInit(&own, fromOpts)
 	}
@@ -103,16 +102,16 @@ func initialize(_ context.Context, cl *client, params json.RawMessage) (any, err
 
 	root := own.Root
 	if root == "" && lsp.RootURI != nil && *lsp.RootURI != "" {
-		root = uriPath(string(*lsp.RootURI))
+		root = uriPath(*lsp.RootURI)
 	}
 	if root == "" {
-		if folders, ok := lsp.WorkspaceFolders.Get(); ok && len(folders) > 0 {
-			root = uriPath(string(folders[0].URI))
+		if len(lsp.WorkspaceFolders) > 0 {
+			root = uriPath(lsp.WorkspaceFolders[0].URI)
 		}
 	}
 	if root == "" {
-		if p, ok := lsp.RootPath.Get(); ok {
-			root = p
+		if lsp.RootPath != nil {
+			root = *lsp.RootPath
 		}
 	}
 	if err := cl.checkToken(own.Token); err != nil {

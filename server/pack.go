@@ -5,26 +5,33 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctxd/ctxd"
 
 	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/safefs"
 )
 
 // ctx/pack returns the whole workspace (or a subtree) as one document with
 // exact token counts: params are pack.Options plus "format" (markdown,
 // xml or json); the result is the pack's counts and, unless format is
-// json, its rendered text under "text", or, when "output" names a file
-// (an absolute path), the text is written there instead (as `ctxd pack
-// --output`). It runs concurrently.
+// json, its rendered text under "text", or, when "output" names a file,
+// the text is written there instead. A peer is not the user at a command
+// line: "output" is a file name written under the workspace's state
+// directory, <state>/packs/NAME (or that same path, absolute), atomically
+// and never through a link (safefs.WriteAtomic); any other path is
+// -32602. `ctxd pack --output` writes where the user says. It runs
+// concurrently.
 func init() {
 	register(method{name: "ctx/pack", async: true, handle: packWorkspace})
 }
 
-type packParams struct {
+// PackParams are the params of ctx/pack: the pack's options, its format
+// and the file to write it to.
+type PackParams struct {
 	pack.Options
 	Format string `json:"format,omitempty"`
 	Output string `json:"output,omitempty"`
@@ -37,7 +44,7 @@ type packResult struct {
 }
 
 func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var p packParams
+	var p PackParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
@@ -45,10 +52,13 @@ func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	if p.Output != "" && !filepath.IsAbs(p.Output) {
-		return nil, fmt.Errorf("output %q: want an absolute path: %w", p.Output, ctxd.ErrInvalidParams)
+	eng := cl.engine()
+	packs := filepath.Join(eng.StateDir(), PacksDir)
+	name, err := packOutputName(packs, p.Output)
+	if err != nil {
+		return nil, err
 	}
-	r, err := cl.engine().Pack(ctx, p.Options)
+	r, err := eng.Pack(ctx, p.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -56,22 +66,19 @@ func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any
 		return packResult{Result: r}, nil
 	}
 	var b strings.Builder
-	if p.Output != "" {
-		fh, err := os.Create(p.Output)
+	out := ""
+	if name != "" {
+		err := safefs.WriteAtomic(packs, name, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<20)
+			if err := r.Write(bw, format); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
 		if err != nil {
 			return nil, fmt.Errorf("pack output: %w", err)
 		}
-		bw := bufio.NewWriterSize(fh, 1<<20)
-		err = r.Write(bw, format)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := fh.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("pack output: %w", err)
-		}
+		out = filepath.Join(packs, name)
 	} else if err := r.Write(&b, format); err != nil {
 		return nil, err
 	}
@@ -82,5 +89,31 @@ func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any
 		f.Content = ""
 		counts.Files[i] = f
 	}
-	return packResult{Result: &counts, Text: b.String(), Output: p.Output}, nil
+	return packResult{Result: &counts, Text: b.String(), Output: out}, nil
+}
+
+// PacksDir is the folder of a state directory where ctx/pack writes
+// the files its "output" names.
+const PacksDir = "packs"
+
+// packOutputName returns the file name ctx/pack's output names inside
+// packs ("" for none): a bare name, or an absolute path whose directory
+// is packs. Anything else (another directory, "..", a relative path
+// with a directory) is invalid params naming the rule.
+func packOutputName(packs, output string) (string, error) {
+	if output == "" {
+		return "", nil
+	}
+	name := output
+	if filepath.IsAbs(output) {
+		if filepath.Dir(filepath.Clean(output)) != filepath.Clean(packs) {
+			name = ""
+		} else {
+			name = filepath.Base(output)
+		}
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) || len(name) > 255 {
+		return "", fmt.Errorf("output %q: the daemon writes packs only into %s: give a file name (pack.md), written there: %w", output, packs, ctxd.ErrInvalidParams)
+	}
+	return name, nil
 }

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/editdist"
 )
 
 // decode reads params into v strictly: unknown fields and wrong types are
@@ -24,13 +27,15 @@ func decode(params json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", describe(err), ctxd.ErrInvalidParams)
+		return fmt.Errorf("%s: %w", describe(err, v), ctxd.ErrInvalidParams)
 	}
 	return nil
 }
 
-// describe turns a decoding error into a message naming the field.
-func describe(err error) string {
+// describe turns a decoding error into a message naming the field; for an
+// unknown field it suggests the accepted field nearest to it (v is the
+// params struct).
+func describe(err error, v any) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		// Fields of an embedded params struct come prefixed with its Go
@@ -50,7 +55,7 @@ func describe(err error) string {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return "unknown field " + f + " (params use snake_case names, see docs/protocol.md)"
+		return "unknown field " + f + suggest(strings.Trim(f, `"`), FieldNames(v))
 	}
 	return strings.TrimPrefix(msg, "json: ")
 }
@@ -69,4 +74,75 @@ func kindName(goType string) string {
 		return "an object"
 	}
 	return "an object"
+}
+
+// suggest is the hint after an unknown field: the accepted field it most
+// likely meant (its snake_case spelling, or one a typo away), else the
+// list of accepted fields.
+func suggest(field string, fields []string) string {
+	snake := toSnake(field)
+	best, bestD := "", len(snake)/3+1
+	for _, f := range fields {
+		if f == snake {
+			return fmt.Sprintf(" (did you mean %q? params use snake_case names)", f)
+		}
+		if d := editdist.Distance(snake, f); d <= bestD {
+			best, bestD = f, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return " (this method takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"
+}
+
+// toSnake spells a camelCase or kebab-case name in snake_case.
+func toSnake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '-':
+			b.WriteByte('_')
+		case unicode.IsUpper(r):
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// FieldNames lists the JSON names of the params struct v (or a pointer to
+// one) in the order of its fields, those of its embedded structs
+// included: the fields a method accepts. docs/vocabulary.md is tested
+// against it.
+func FieldNames(v any) []string { return jsonFields(reflect.TypeOf(v)) }
+
+func jsonFields(t reflect.Type) []string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "":
+			out = append(out, jsonFields(f.Type)...)
+		case !f.IsExported():
+		case name != "":
+			out = append(out, name)
+		default:
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }

@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -309,10 +310,10 @@ func TestDidChangeNotOpen(t *testing.T) {
 }
 
 func TestApplyEdit(t *testing.T) {
-	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+	pos := func(l, c uint32) lspPosition { return lspPosition{Line: l, Character: c} }
 	tests := []struct {
 		name, text string
-		start, end protocol.Position
+		start, end lspPosition
 		repl, want string
 		wantErr    bool
 	}{
@@ -325,7 +326,7 @@ func TestApplyEdit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := applyEdit(tt.text, protocol.Range{Start: tt.start, End: tt.end}, tt.repl)
+			got, err := applyEdit(tt.text, lspRange{Start: tt.start, End: tt.end}, tt.repl)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err %v, wantErr %v", err, tt.wantErr)
 			}
@@ -344,7 +345,9 @@ func TestDecodeNamesField(t *testing.T) {
 	}
 	tests := []struct{ params, want string }{
 		{`{"token_budget":{"total":"x"}}`, "token_budget.total"},
-		{`{"tokenBudget":1}`, `unknown field "tokenBudget"`},
+		{`{"tokenBudget":1}`, `unknown field "tokenBudget" (did you mean "token_budget"? params use snake_case names)`},
+		{`{"token_budgte":1}`, `unknown field "token_budgte" (did you mean "token_budget"?)`},
+		{`{"size":1}`, `unknown field "size" (this method takes: token_budget; docs/protocol.md)`},
 		{`[1]`, "must be an object"},
 	}
 	for _, tt := range tests {
@@ -355,6 +358,45 @@ func TestDecodeNamesField(t *testing.T) {
 	}
 	if err := decode(json.RawMessage("null"), &v); err != nil {
 		t.Errorf("null params: %v", err)
+	}
+}
+
+// TestPromptParamsNames checks the names ctx/buildPrompt and ctx/gather
+// accept for the request and the task: the CLI's and MCP's (request,
+// task) and the editors' (user_request, task_type), never both at once.
+func TestPromptParamsNames(t *testing.T) {
+	tests := []struct {
+		params, wantReq, wantTask, wantErr string
+	}{
+		{params: `{"request":"fix it","task":"debug"}`, wantReq: "fix it", wantTask: "debug"},
+		{params: `{"user_request":"fix it","task_type":"debug"}`, wantReq: "fix it", wantTask: "debug"},
+		{params: `{"request":"a","user_request":"b"}`, wantErr: "request and user_request name the same field: give one"},
+		{params: `{"user_request":"a","task":"test","task_type":"debug"}`, wantErr: "task and task_type name the same field"},
+		{params: `{"task":"debug"}`, wantErr: "request is required"},
+		{params: `{"requests":"x"}`, wantErr: `unknown field "requests" (did you mean "request"?)`},
+		{params: `{"userRequest":"x"}`, wantErr: `unknown field "userRequest" (did you mean "user_request"? params use snake_case names)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.params, func(t *testing.T) {
+			var p PromptParams
+			err := decode(json.RawMessage(tt.params), &p)
+			var req engine.PromptRequest
+			if err == nil {
+				req, err = p.resolve()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ctxd.ErrInvalidParams) {
+					t.Fatalf("err %v, want %q (invalid params)", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.UserRequest != tt.wantReq || req.TaskType != tt.wantTask {
+				t.Errorf("request %q task %q, want %q %q", req.UserRequest, req.TaskType, tt.wantReq, tt.wantTask)
+			}
+		})
 	}
 }
 

@@ -31,7 +31,7 @@ import (
 // parserKey names what entries were computed with; an index written by
 // another extractor is rebuilt. Bump it when [treesitter.FileTags] changes
 // what it returns.
-const parserKey = "treesitter-tags/2"
+const parserKey = "treesitter-tags/3" // 3: definitions inside function bodies
 
 // Index is a symbol index. It is safe for concurrent use.
 type Index struct {

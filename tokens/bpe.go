@@ -1,21 +1,18 @@
 package tokens
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	tiktokenassets "github.com/pkoukk/tiktoken-go-loader/assets"
+	"unicode/utf8"
 )
 
 // bpeBackend is ctxd's own implementation of tiktoken's byte-pair
-// encoding: the vocabularies embedded by github.com/pkoukk/tiktoken-go-loader,
+// encoding: the vocabularies of github.com/pkoukk/tiktoken-go-loader,
+// embedded in a compact form (vocab.go),
 // a hand-written matcher of tiktoken's split patterns (pretokenize.go), and
 // a merge loop that takes O(n log n) on long pieces. It exists because neither library
 // is both right and fast (see docs/tokens.md): tiktoken-go/tokenizer's
@@ -32,9 +29,9 @@ type bpeBackend struct {
 	split   func(text string, f func(piece string))
 	pieceAt func(s scanner, i int) int
 
-	file  string // the embedded .tiktoken file
-	once  sync.Once
-	ranks *rankTable // set by load
+	encoding string // its embedded vocabulary is vocabFile(encoding)
+	once     sync.Once
+	ranks    *rankTable // set by load
 	// everyByte: every single byte is a token (true of tiktoken's
 	// encodings; checked by load), so a one-byte piece is one token.
 	everyByte bool
@@ -66,24 +63,19 @@ func newBPEBackend(encoding string) (*bpeBackend, error) {
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
-	file := encoding + ".tiktoken"
-	if _, err := fs.Stat(tiktokenassets.Assets, file); err != nil {
+	if _, err := fs.Stat(vocabFiles, vocabFile(encoding)); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	return &bpeBackend{file: file, split: split, pieceAt: pieceAt}, nil
+	return &bpeBackend{encoding: encoding, split: split, pieceAt: pieceAt}, nil
 }
 
 // load decodes the vocabulary once. The file is embedded and checked by
 // the tests, so a decoding error is a broken build.
 func (b *bpeBackend) load() {
 	b.once.Do(func() {
-		data, err := tiktokenassets.Assets.ReadFile(b.file) // a copy, dropped after parsing
+		ranks, err := loadVocab(b.encoding)
 		if err != nil {
-			panic(fmt.Sprintf("read the embedded vocabulary: %v", err))
-		}
-		ranks, err := parseTiktokenRanks(data)
-		if err != nil {
-			panic(fmt.Sprintf("decode the embedded vocabulary: %v", err))
+			panic(err.Error())
 		}
 		b.ranks = ranks
 		b.everyByte = true
@@ -93,48 +85,6 @@ func (b *bpeBackend) load() {
 			}
 		}
 	})
-}
-
-// parseTiktokenRanks reads a .tiktoken file: one "base64(token) rank" per
-// line. The tokens are decoded into one buffer the table indexes.
-func parseTiktokenRanks(data []byte) (*rankTable, error) {
-	type entry struct{ off, n, rank int }
-	entries := make([]entry, 0, bytes.Count(data, []byte{'\n'})+1)
-	buf := make([]byte, 0, len(data)*3/4)
-	for line := 1; len(data) > 0; line++ {
-		l := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if len(l) == 0 {
-			continue
-		}
-		tok, rank, ok := bytes.Cut(l, []byte{' '})
-		if !ok {
-			return nil, fmt.Errorf("line %d: want \"token rank\"", line)
-		}
-		off := len(buf)
-		buf = buf[:off+base64.StdEncoding.DecodedLen(len(tok))]
-		n, err := base64.StdEncoding.Decode(buf[off:], tok)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		buf = buf[:off+n]
-		r, err := strconv.Atoi(string(rank))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		entries = append(entries, entry{off, n, r})
-	}
-	ranks := newRankTable(string(buf), len(entries))
-	for _, e := range entries {
-		if err := ranks.put(e.off, e.n, e.rank); err != nil {
-			return nil, err
-		}
-	}
-	return ranks, nil
 }
 
 func (b *bpeBackend) count(text string) int {
@@ -159,10 +109,46 @@ func (b *bpeBackend) count(text string) int {
 			n += m.n
 			continue
 		}
-		k := len(b.merge(piece)) - 1
+		k := b.countLong(piece)
 		// A copy: the piece is a substring of a text the cache must not
 		// keep alive.
 		slot.Store(&mergedCount{piece: strings.Clone(piece), n: k})
+		n += k
+	}
+	return n
+}
+
+// maxMergePiece bounds the piece count merges whole. A longer piece (one
+// "word" of 64 KiB: a run of one letter, a minified blob without
+// separators) is counted window by window: merging costs about 100 bytes
+// of memory per byte of the piece, so a 30 MB run took 3 GB and 20 s. A
+// window boundary can split a token the whole piece would have merged,
+// so the count may be off by one token per 64 KiB (under 0.01%).
+const maxMergePiece = 64 << 10
+
+// countLong counts the tokens of a piece not in the vocabulary: merged
+// whole, or by windows of maxMergePiece bytes (each cached like a
+// piece, so a repeated run costs one merge).
+func (b *bpeBackend) countLong(piece string) int {
+	if len(piece) <= maxMergePiece {
+		return len(b.merge(piece)) - 1
+	}
+	n := 0
+	for len(piece) > 0 {
+		w := min(len(piece), maxMergePiece)
+		for w < len(piece) && w > maxMergePiece-4 && !utf8.RuneStart(piece[w]) {
+			w-- // never cut a rune
+		}
+		win := piece[:w]
+		piece = piece[w:]
+		_, h := hashString(win)
+		slot := &b.merged[h%mergedSlots]
+		if m := slot.Load(); m != nil && m.piece == win {
+			n += m.n
+			continue
+		}
+		k := len(b.merge(win)) - 1
+		slot.Store(&mergedCount{piece: strings.Clone(win), n: k})
 		n += k
 	}
 	return n

@@ -3,6 +3,7 @@ package tokens
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -425,4 +427,34 @@ func TestParseTiktokenRanks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLongPieceBounded: a piece over maxMergePiece (a run of one letter,
+// random letters without a separator) is counted by windows: within one
+// token per window of merging it whole, and a 30 MB run in bounded time
+// and memory (the windows repeat, so one is merged).
+func TestLongPieceBounded(t *testing.T) {
+	b, err := newBPEBackend("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(28, 28))
+	var sb strings.Builder
+	for sb.Len() < 3*maxMergePiece+123 {
+		sb.WriteByte(byte('a' + rng.IntN(26)))
+	}
+	for _, piece := range []string{sb.String(), strings.Repeat("a", 3*maxMergePiece+5)} {
+		whole := len(b.merge(piece)) - 1
+		got := b.count(piece)
+		windows := (len(piece) + maxMergePiece - 1) / maxMergePiece
+		if got < whole-windows || got > whole+windows {
+			t.Errorf("%d-byte piece: %d tokens by windows, %d whole (more than one per window apart)", len(piece), got, whole)
+		}
+	}
+	run := strings.Repeat("b", 30<<20)
+	t0 := time.Now()
+	if n := b.count(run); n <= 0 {
+		t.Fatalf("count %d", n)
+	}
+	t.Logf("30 MiB run counted in %v", time.Since(t0))
 }

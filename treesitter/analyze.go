@@ -66,6 +66,11 @@ type bodyEdit struct {
 	fnLast       int
 	names        []string // "Serve", "Server.Serve"; empty for closures
 	keepInBodies bool     // collapse only at Signatures (not past threshold)
+	// outer is the line count of the function body this edit is inside
+	// (an inner function, a closure, a literal in a body), 0 at the top:
+	// it applies only when that function is kept whole and is large
+	// (outer >= largeBody).
+	outer int
 }
 
 // member is a definition inside a container (or a Go method), in source
@@ -120,7 +125,35 @@ type walker struct {
 	a      *analysis
 	scopes int
 	suites int // test suites around the walk (their tests' symbol depth)
+	// inFunc counts the function bodies around the walk (inner
+	// definitions); outer is the line count of the innermost one.
+	inFunc int
+	outer  int
+	// owner is the innermost definition being walked: inner definitions
+	// are its children (Depth owner.depth+1, Parent owner.name).
+	owner owner
 }
+
+// owner is a definition whose body the walk is in.
+type owner struct {
+	depth int
+	name  string
+}
+
+// Definitions inside function bodies (docs/truncation.md, "Definitions at
+// any depth"): a body of at least innerMinLines lines is walked for the
+// functions and classes it defines, at most maxInner bodies deep; an edit
+// inside a body applies only when that body has at least largeBody lines
+// (a large function kept whole is outlined; a small one stays whole).
+const (
+	innerMinLines = 30
+	largeBody     = 80
+	maxInner      = 8
+)
+
+// innerKinds are the symbol kinds recorded inside a function body: its
+// local variables and constants are not definitions a reader looks for.
+var innerKinds = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "interface": true, "test": true, "suite": true}
 
 func analyze(spec *langSpec, root *node, src []byte) *analysis {
 	a := &analysis{
@@ -284,6 +317,12 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 	if kind == "function" && sc.kind != "" && w.spec.typeScopes[sc.kind] {
 		kind = "method"
 	}
+	if w.inFunc > 0 && !innerKinds[kind] {
+		kind = "" // a local variable
+		if w.spec.funcValue != nil && w.spec.funcValue(n) {
+			kind = "function" // var f = func() { ... }
+		}
+	}
 	parent := sc.parent
 	if d.parent != nil {
 		if p := d.parent(n, src); p != "" {
@@ -310,6 +349,7 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 				Doc:       docText,
 				Parent:    parent,
 				Depth:     sc.depth,
+				Inner:     w.inFunc > 0,
 			})
 		}
 	}
@@ -320,7 +360,12 @@ func (w *walker) define(n *node, d def, sc scope, pend *pending) {
 			keys = append(keys, parent+"."+name)
 		}
 	}
-	if kind != "" && (sc.depth > 0 || d.member) {
+	if kind != "" && len(names) > 0 {
+		prev := w.owner
+		w.owner = owner{depth: sc.depth, name: names[0]}
+		defer func() { w.owner = prev }()
+	}
+	if kind != "" && (sc.depth > 0 || d.member) && w.inFunc == 0 {
 		end := n.end
 		// A member's trailing ";" or "," and comment on the same line go
 		// with it.
@@ -468,6 +513,7 @@ func (w *walker) test(n *node, kind testKind, p testCallParts, depth int) {
 		Signature: clip(oneLine(string(w.src[n.start:p.title.end]))+")", 240), // it('counts')
 		Exported:  true,
 		Depth:     w.suites,
+		Inner:     w.inFunc > 0,
 	})
 	if kind == testCase {
 		w.collapse(p.fn, p.body, nil)
@@ -546,6 +592,7 @@ func (w *walker) shortenLiteral(n *node) bool {
 		lines:   lines,
 		fnFirst: w.line(n.start),
 		fnLast:  w.lastLine(n),
+		outer:   w.outer,
 	})
 	return true
 }
@@ -564,6 +611,7 @@ func (w *walker) innerDoc(run []*node) {
 // collapse records the body of fn as collapsible, in the language's
 // placeholder style, if the placeholder is shorter than what it replaces.
 func (w *walker) collapse(fn, body *node, keys []string) {
+	defer w.inner(body)
 	src := w.src
 	var e edit
 	lb, rb := braces(body)
@@ -635,7 +683,28 @@ func (w *walker) collapse(fn, body *node, keys []string) {
 		fnFirst: w.line(fn.start),
 		fnLast:  w.lastLine(fn),
 		names:   keys,
+		outer:   w.outer,
 	})
+}
+
+// inner walks a large function body (or closure body) for the
+// definitions inside it: their symbols are children of the walk's owner,
+// their bodies collapsible inside it.
+func (w *walker) inner(body *node) {
+	if w.inFunc >= maxInner || len(body.kids) == 0 {
+		return
+	}
+	n := w.lastLine(body) - w.line(body.start) + 1
+	if n < innerMinLines {
+		return
+	}
+	prevOuter := w.outer
+	w.inFunc++
+	w.outer = n
+	w.scopes++
+	w.walkScope(body, scope{id: w.scopes, depth: w.owner.depth + 1, parent: w.owner.name}, newPending())
+	w.inFunc--
+	w.outer = prevOuter
 }
 
 // pyColon returns the ":" that ends a Python definition's header.

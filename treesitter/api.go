@@ -143,9 +143,13 @@ type Symbol struct {
 	// Parent is the enclosing type's name for members ("Server" for a
 	// method of Server, also for Go methods), "" at the top level.
 	Parent string `json:"parent,omitempty"`
-	// Depth is 0 for top-level symbols, 1 for members of a top-level type,
-	// and so on.
+	// Depth is 0 for top-level symbols, 1 for members of a top-level type
+	// or definitions inside a top-level function, and so on.
 	Depth int `json:"depth"`
+	// Inner marks a definition inside a function body (an inner function,
+	// a closure assigned to a name, a class declared in a function): its
+	// Parent is the enclosing definition's name.
+	Inner bool `json:"inner,omitempty"`
 }
 
 // FileSymbols is the symbols and imports of one file. (The brief named it

@@ -24,12 +24,16 @@ func BenchmarkViews(b *testing.B) {
 		"typescript/golden":  filepath.Join("testdata", "golden", "store.ts"),
 		"rust/golden":        filepath.Join("testdata", "golden", "lib.rs"),
 	}
-	for _, name := range []string{"go/net-http-server", "go/golden", "python/golden", "typescript/golden", "rust/golden", "javascript/mocha-tests"} {
+	for _, name := range []string{"go/net-http-server", "go/golden", "python/golden", "typescript/golden", "rust/golden", "javascript/mocha-tests", "javascript/inner"} {
 		var src []byte
 		lang := "javascript"
-		if name == "javascript/mocha-tests" {
+		switch name {
+		case "javascript/mocha-tests":
 			src = mochaFile(20, 15) // every test's body is walked for its own collapse
-		} else {
+		case "javascript/inner":
+			s, _ := innerSource(lang, 60, 8) // one function of 60 inner functions, walked for them
+			src = []byte(s)
+		default:
 			var err error
 			if src, err = os.ReadFile(files[name]); err != nil {
 				b.Fatal(err)

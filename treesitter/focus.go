@@ -151,6 +151,15 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 			}
 		}
 	}
+	// Definitions inside a function body are listed only inside a
+	// top-level definition that holds a focused span (the inner
+	// functions beside the focused one): elsewhere they are noise.
+	var tops []ctxd.LineRange
+	for _, s := range syms {
+		if s.Depth == 0 && !s.Inner && slices.ContainsFunc(spans, func(r ctxd.LineRange) bool { return r.Start <= s.End && s.Start <= r.End }) {
+			tops = append(tops, ctxd.LineRange{Start: s.Start, End: s.End})
+		}
+	}
 	var line []byte // an outline line: indent, number, signature
 	for i, s := range syms {
 		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
@@ -158,6 +167,9 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 		}
 		writeSpans(s.Start)
 		if inSpan(s.Start) {
+			continue
+		}
+		if s.Inner && !around[i] && !slices.ContainsFunc(tops, func(r ctxd.LineRange) bool { return r.Start <= s.Start && s.Start <= r.End }) {
 			continue
 		}
 		line = line[:0]

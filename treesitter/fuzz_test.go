@@ -3,9 +3,11 @@
 package treesitter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -33,6 +35,10 @@ func FuzzRender(f *testing.F) {
 	f.Add(uint8(1), []byte("def f():\n    '''Doc. More.'''\n    a\n    b\n    c\n    d\n"), uint8(2))
 	f.Add(uint8(5), []byte("fn f() { a(); b(); c(); d(); }"), uint8(0))
 	f.Add(uint8(10), []byte("def f\n  a\n  b\n  c\n  d\nend\n"), uint8(1))
+	for _, lang := range []string{"javascript", "python", "go"} {
+		src, _ := innerSource(lang, 6, 4) // a large function of inner ones
+		f.Add(uint8(slices.Index(Languages, lang)), []byte(src), uint8(7))
+	}
 	const limit = time.Second
 	f.Fuzz(func(t *testing.T, li uint8, src []byte, level uint8) {
 		lang := Languages[int(li)%len(Languages)]
@@ -63,5 +69,13 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		checkInvariants(t, lang, src, vs)
+		// A kept line (a cursor): the functions around it stay whole, the
+		// inner definitions of a large one collapse, and the views keep
+		// their invariants.
+		keep := 1 + int(level)*7%max(1, bytes.Count(src, []byte("\n")))
+		vs, err = Views(context.Background(), lang, src, Options{Timeout: limit, KeepLines: []int{keep}})
+		if err == nil {
+			checkInvariants(t, lang, src, vs)
+		}
 	})
 }

@@ -39,6 +39,13 @@ type langSpec struct {
 	// inside an expression ("func", "=>"): data literals without one are
 	// not walked.
 	lambdaHints []string
+	// innerHints are texts that may start a definition inside a function
+	// body ("func(", "def "): a large body holding one is copied whole, so
+	// the walk finds its inner functions and classes.
+	innerHints []string
+	// funcValue reports a variable declared inside a function whose value
+	// is a function (Go's f := func() { ... }): a definition there.
+	funcValue func(n *node) bool
 	// access reads an access section marker (C++ "private:", Ruby's bare
 	// private) and returns the section.
 	access   func(n *node, src []byte) (string, bool)
@@ -141,22 +148,9 @@ const (
 // three levels; a large data literal with no closure in it keeps
 // literalLevels, down to its elements.
 func (s *langSpec) shallowFunc(src []byte) func(*node) int {
-	var hints []int // start offsets of closure hints, ascending
-	for _, h := range s.lambdaHints {
-		for i := 0; ; {
-			j := bytes.Index(src[i:], []byte(h))
-			if j < 0 {
-				break
-			}
-			hints = append(hints, i+j)
-			i += j + 1
-		}
-	}
-	slices.Sort(hints)
-	hinted := func(a, b int) bool {
-		i, _ := slices.BinarySearch(hints, a)
-		return i < len(hints) && hints[i] < b
-	}
+	hints := offsetsOf(src, s.lambdaHints)
+	inner := offsetsOf(src, s.innerHints)
+	hinted := func(a, b int) bool { return within(hints, a, b) }
 	return func(n *node) int {
 		if s.isBody(n) {
 			if s.testCall != nil {
@@ -166,6 +160,9 @@ func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 				case testCase:
 					return 1 // only collapsed: its braces are enough
 				}
+			}
+			if n.end-n.start >= innerMinBytes && within(inner, n.start, n.end) {
+				return -1 // a large body that may define functions: walked for them
 			}
 			return bodyDepth
 		}
@@ -177,6 +174,36 @@ func (s *langSpec) shallowFunc(src []byte) func(*node) int {
 		}
 		return -1
 	}
+}
+
+// innerMinBytes is the smallest body copied whole for its inner
+// definitions: innerMinLines lines of 20 bytes (a smaller body is rarely
+// that long, and copying every closure-holding body cost a quarter more
+// on net/http's server.go).
+const innerMinBytes = 20 * innerMinLines
+
+// offsetsOf returns the start offsets of every occurrence of the texts in
+// src, ascending.
+func offsetsOf(src []byte, texts []string) []int {
+	var out []int
+	for _, h := range texts {
+		for i := 0; ; {
+			j := bytes.Index(src[i:], []byte(h))
+			if j < 0 {
+				break
+			}
+			out = append(out, i+j)
+			i += j + 1
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// within reports an offset of offs (ascending) in [a, b).
+func within(offs []int, a, b int) bool {
+	i, _ := slices.BinarySearch(offs, a)
+	return i < len(offs) && offs[i] < b
 }
 
 func set(xs ...string) map[string]bool {
@@ -348,6 +375,8 @@ func goSpec() *langSpec {
 	return &langSpec{
 		name:        "go",
 		lambdaHints: []string{"func"},
+		innerHints:  []string{"= func("}, // named closures (f := func, var f = func); callbacks are not definitions
+		funcValue:   goFuncValue,
 		style:       styleBrace,
 		foldWord:    "unexported",
 		docComments: true,
@@ -401,6 +430,14 @@ func goSpec() *langSpec {
 			"field_declaration": {kind: "field", names: goFieldNames},
 			"method_elem":       {kind: "method"},
 			"method_spec":       {kind: "method"},
+			// Only inside function bodies: f := func() { ... } defines f
+			// (funcValue), anything else is a local.
+			"short_var_declaration": {names: func(n *node, src []byte) []string {
+				if !goFuncValue(n) {
+					return nil
+				}
+				return fieldNames("left")(n, src)
+			}},
 		},
 		lambdas:  map[string]func(*node) *node{"func_literal": field("body")},
 		exported: exported,
@@ -427,6 +464,26 @@ func goSpec() *langSpec {
 	}
 }
 
+// goFuncValue reports a var spec or short variable declaration whose
+// value is one function literal.
+func goFuncValue(n *node) bool {
+	v := n.child("value")
+	if v == nil {
+		v = n.child("right")
+	}
+	if v == nil {
+		return false
+	}
+	if v.typ == "expression_list" {
+		kids := namedKids(v)
+		if len(kids) != 1 {
+			return false
+		}
+		v = kids[0]
+	}
+	return v.typ == "func_literal"
+}
+
 func goFieldNames(n *node, src []byte) []string {
 	if names := fieldNames("name")(n, src); len(names) > 0 {
 		return names
@@ -443,6 +500,7 @@ func pythonSpec() *langSpec {
 	return &langSpec{
 		name:        "python",
 		lambdaHints: []string{"def", "class"},
+		innerHints:  []string{"def ", "class "},
 		style:       stylePython,
 		foldWord:    "private",
 		attrs:       set("decorator"),
@@ -579,6 +637,7 @@ func jsSpec(name string) *langSpec {
 	return &langSpec{
 		name:           name,
 		lambdaHints:    []string{"=>", "function", ")", "class"},
+		innerHints:     []string{"=>", "function", "class "},
 		style:          styleBrace,
 		foldWord:       "private",
 		docComments:    true,

@@ -8,8 +8,10 @@ import (
 // outlineText renders one line per symbol, members indented under their type:
 // "12: func (s *Server) Serve(ctx context.Context) error". A test file's
 // top-level suites and tests are listed, not what they nest (the bodies
-// and signatures views name every test): the outline stays the cheap view
-// that says what the file covers, as a file's presence costs.
+// and signatures views name every test), and neither are definitions
+// inside function bodies (the focus views list those around a focused
+// one): the outline stays the cheap view that says what the file covers,
+// as a file's presence costs.
 func outlineText(syms []Symbol) string {
 	var b strings.Builder
 	var num []byte // scratch for a line number
@@ -17,7 +19,7 @@ func outlineText(syms []Symbol) string {
 		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
 			continue // "var a, b = 1, 2" defines two symbols on one line
 		}
-		if (s.Kind == "test" || s.Kind == "suite") && s.Depth > 0 {
+		if (s.Kind == "test" || s.Kind == "suite") && s.Depth > 0 || s.Inner {
 			continue
 		}
 		for range s.Depth {

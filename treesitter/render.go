@@ -66,13 +66,19 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 	if level == Bodies {
 		kp.lines = append(slices.Clip(kp.lines), o.RefLines...)
 	}
+	for _, b := range a.bodies {
+		if b.outer > 0 && kp.keep(b.names, 0, -1) {
+			// A named inner function keeps the functions around it.
+			kp.lines = append(slices.Clip(kp.lines), b.fnFirst)
+		}
+	}
 	var es []planned
 	for _, b := range a.bodies {
 		key := editKey{kindBody, b.start}
 		if disabled[key] || kp.keep(b.names, b.fnFirst, b.fnLast) {
 			continue
 		}
-		if level == Bodies && b.lines <= o.threshold() {
+		if level == Bodies && b.lines <= o.threshold() || b.outer > 0 && b.outer < largeBody {
 			continue
 		}
 		es = append(es, planned{b.edit, key})

@@ -20,7 +20,7 @@ import (
 //	strings: count, (len, bytes)...
 //	symbols: count, (name, kind, start, end, signature, exported, doc, parent, depth)...
 //	imports: count, string...
-//	bodies:  count, (edit, lines, fnFirst, fnLast, names, keepInBodies)...
+//	bodies:  count, (edit, lines, fnFirst, fnLast, names, keepInBodies, outer)...
 //	docs:    count, edit...
 //	members: count, (scope, start, end, private, names, function)...
 //
@@ -84,6 +84,7 @@ func encodeAnalysis(a *analysis) []byte {
 		s(y.Doc)
 		s(y.Parent)
 		u(y.Depth)
+		b(y.Inner)
 	}
 	names(a.imports)
 	u(len(a.bodies))
@@ -94,6 +95,7 @@ func encodeAnalysis(a *analysis) []byte {
 		u(x.fnLast)
 		names(x.names)
 		b(x.keepInBodies)
+		u(x.outer)
 	}
 	u(len(a.docs))
 	for _, d := range a.docs {
@@ -198,6 +200,7 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 			y.Exported = r.bool()
 			y.Doc, y.Parent = str(), str()
 			y.Depth = r.offset()
+			y.Inner = r.bool()
 			if y.Start < 1 || y.End < y.Start {
 				r.fail("symbol lines out of order")
 			}
@@ -213,6 +216,7 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 			x.fnFirst, x.fnLast = line(), line()
 			x.names = names()
 			x.keepInBodies = r.bool()
+			x.outer = r.offset()
 		}
 	}
 	if n := r.count(5); n > 0 {

@@ -22,7 +22,7 @@ is; one over the budget is condensed, reduced to references and evicted (with a 
 until it fits; what is removed is stored under <state-dir>/artifacts/, scoped by
 --session, behind references ctxd rehydrate resolves. The rewritten request goes to
 stdout, byte for byte where nothing changed; the report (tokens before and after, each
-message's decision) goes to stderr as JSON, or to --report FILE. With --retry-error the
+message's decision) is written as JSON to --report FILE (--report - for stderr). With --retry-error the
 history is pruned for an agent's retry and ends with a lesson-learned note. Exit 1 when
 even the protocol-exact minimum (system, tools, latest user turn, open tool pairs)
 cannot fit, or the request carries a reference its session cannot resolve.`,
@@ -47,7 +47,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&req.MaxToolOutput, "max-tool-output", 0, "older tool outputs longer than N characters are condensed (default: the preset; negative: never)")
 	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")
 	fs.StringVar(&req.SessionID, "session", "", "session id: the artifact scope of what is condensed or evicted (ctxd rehydrate --session; default: derived from the conversation)")
-	fs.StringVar(&reportFile, "report", "", "write the report to FILE instead of stderr")
+	fs.StringVar(&reportFile, "report", "", "write the report (JSON) to FILE; - writes it to stderr (default: no report)")
 	fs.StringVar(&req.Error, "retry-error", "", "prune for a retry after this error (ctx/pruneForRetry)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
@@ -114,19 +114,23 @@ func readBody(std *IO, pos []string) ([]byte, error) {
 	return readAll(std.In)
 }
 
-// writeRequest writes a rewritten request to stdout and its report (as
-// indented JSON) to reportFile, or to stderr when no file is given: the
-// output convention of ctxd compress and ctxd optimize.
+// writeRequest writes a rewritten request to stdout and, when asked, its
+// report (as indented JSON) to reportFile, or to stderr for "-": the
+// output convention of ctxd compress and ctxd optimize. Without
+// --report stderr stays quiet (a report is a hundred lines).
 func writeRequest(std *IO, body []byte, rep any, reportFile string) error {
 	if _, err := std.Out.Write(body); err != nil {
 		return fmt.Errorf("write request: %w", err)
+	}
+	if reportFile == "" {
+		return nil
 	}
 	repJSON, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
 	repJSON = append(repJSON, '\n')
-	if reportFile != "" {
+	if reportFile != "-" {
 		if err := os.WriteFile(reportFile, repJSON, 0o644); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}

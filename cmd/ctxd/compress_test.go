@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // chatHistory is a Chat request with n long tool outputs.
@@ -23,6 +25,7 @@ func chatHistory(n int) string {
 }
 
 func TestCompressCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	small := `{"model": "gpt-4o",  "messages": [{"role":"user","content":"hi \u00e9"}], "x": 1.0}`
 	tests := []struct {
 		name     string
@@ -32,13 +35,13 @@ func TestCompressCLI(t *testing.T) {
 		stdout   func(t *testing.T, out string)
 		contains []string // in stderr
 	}{
-		{name: "untouched request is byte-identical", args: []string{"compress"}, stdin: small,
+		{name: "untouched request is byte-identical", args: []string{"compress", "--report", "-"}, stdin: small,
 			stdout: func(t *testing.T, out string) {
 				if out != small {
 					t.Errorf("stdout %q, want the input", out)
 				}
 			}, contains: []string{`"ratio": 1`, `"fits": true`}},
-		{name: "budget", args: []string{"compress", "--budget", "3000", "--window-size", "2"}, stdin: chatHistory(12),
+		{name: "budget", args: []string{"compress", "--report", "-", "--budget", "3000", "--window-size", "2"}, stdin: chatHistory(12),
 			stdout: func(t *testing.T, out string) {
 				var v map[string]any
 				if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -48,7 +51,7 @@ func TestCompressCLI(t *testing.T) {
 					t.Errorf("not compressed as expected:\n%.500s", out)
 				}
 			}, contains: []string{`"decision": "condensed"`, `"budget": 3000`, `"fits": true`}},
-		{name: "retry", args: []string{"compress", "--retry-error", "ValueError: invalid input", "--budget", "3000", "-"}, stdin: chatHistory(3),
+		{name: "retry", args: []string{"compress", "--report", "-", "--retry-error", "ValueError: invalid input", "--budget", "3000", "-"}, stdin: chatHistory(3),
 			stdout: func(t *testing.T, out string) {
 				if !strings.Contains(out, `[AUTO-FIX RECOVERY]\nPrevious attempt failed: ValueError: invalid input`) {
 					t.Errorf("no retry note:\n%.2000s", out)
@@ -193,4 +196,25 @@ func markerHashes(text string) []string {
 		}
 	}
 	return out
+}
+
+// TestRequestReportOnlyWhenAsked: compress and optimize write their JSON
+// report only with --report (FILE, or - for stderr); by default stderr
+// holds nothing but the workspace note.
+func TestRequestReportOnlyWhenAsked(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	for _, cmd := range []string{"compress", "optimize"} {
+		out, errOut, code := runCtxd(t, dir, chatHistory(12), nil, cmd, "--session", "s", "--budget", "3000")
+		if code != 0 || out == "" {
+			t.Fatalf("%s: exit %d, stdout %d bytes: %s", cmd, code, len(out), errOut)
+		}
+		if errOut != "" {
+			t.Errorf("%s without --report wrote to stderr:\n%.500s", cmd, errOut)
+		}
+		_, errOut, _ = runCtxd(t, dir, chatHistory(12), nil, cmd, "--session", "s", "--budget", "3000", "--report", "-")
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(errOut), &rep); err != nil {
+			t.Errorf("%s --report -: stderr is not the JSON report: %v\n%.500s", cmd, err, errOut)
+		}
+	}
 }

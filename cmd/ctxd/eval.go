@@ -64,7 +64,20 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if *verbose {
 		opts.Progress = io.Err
 	}
+	// Without -v a run of minutes would be silent: on a terminal, a
+	// progress line says which commit is replayed.
+	var p *progress
+	if !*verbose {
+		p = startProgress(io.Err)
+		p.stage("preparing the replay")
+		opts.Step = func(i, n int, commit string) {
+			p.stage(fmt.Sprintf("replaying commit %d/%d (%.12s)", i+1, n, commit))
+		}
+	}
 	rep, err := eval.Recall(ctx, *repo, opts)
+	if p != nil {
+		p.stop()
+	}
 	if err != nil {
 		return err
 	}

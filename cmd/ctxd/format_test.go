@@ -20,6 +20,7 @@ import (
 // XML in strings) is a well-formed document with a single root that
 // encoding/xml parses strictly.
 func TestXMLPromptOfOwnTree(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +129,7 @@ func TestUnknownModelSaysFallback(t *testing.T) {
 // its view, tokens and largest score terms, and each skipped one with its
 // reason; stdout stays the prompt alone.
 func TestPromptExplain(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--explain", "--budget", "1200", "explain how Total is computed in the cart")
 	if code != 0 {

@@ -80,6 +80,7 @@ func runBounded(t *testing.T, dir string, args ...string) (string, int, int64) {
 // source, FIFOs as a source and an ignore file, named explicitly too. ctxd
 // answers, stays under hostileRSSLimitKB, and says why it skipped them.
 func TestHostileWorkspaceCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := hostileWorkspace(t, false)
 	tests := []struct {
 		name     string

@@ -112,7 +112,9 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(io.Err, "ctxd %s: %v\nusage: ctxd %s %s\n", c.name, err, c.name, c.args)
+		// A flag's value checked by a parser shared with JSON-RPC ends in
+		// ": invalid params", a protocol term the command line drops.
+		fmt.Fprintf(io.Err, "ctxd %s: %s\nusage: ctxd %s %s\n", c.name, ctxd.Message(err), c.name, c.args)
 		return 2
 	default:
 		// "ctxd rehydrate: rehydrate: …" says the command twice.

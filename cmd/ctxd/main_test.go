@@ -413,6 +413,8 @@ func TestServeErrors(t *testing.T) {
 		{"dotdot outside root", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "../../etc/passwd"}}}, -31001, "outside"},
 		{"format on gather", "ctx/gather", map[string]any{"user_request": "x", "format": "xml"}, -32602, "format"},
 		{"params not an object", "ctx/buildPrompt", []any{"x"}, -32602, "object"},
+		{"request under both names", "ctx/buildPrompt", map[string]any{"request": "x", "user_request": "y"}, -32602, "request and user_request name the same field: give one"},
+		{"a typo of request", "ctx/buildPrompt", map[string]any{"reqest": "x"}, -32602, `did you mean "request"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -422,6 +424,11 @@ func TestServeErrors(t *testing.T) {
 			}
 			alive(tt.name)
 		})
+	}
+	// The CLI's and MCP's names work over JSON-RPC too.
+	env := result(t, d.call("ctx/buildPrompt", map[string]any{"request": "explain the sample", "task": "analyze"}))
+	if env["task_type"] != "analyze" || env["user_request"] != "explain the sample" {
+		t.Errorf(`{"request", "task"}: task_type %v, user_request %v`, env["task_type"], env["user_request"])
 	}
 }
 
@@ -467,6 +474,7 @@ func TestServeCancel(t *testing.T) {
 // TestPromptCLI runs `ctxd prompt` the way the README's first command
 // does.
 func TestPromptCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	tests := []struct {
 		name     string

@@ -31,6 +31,7 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug (one record per tool call), info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	allowSecrets := fs.Bool("allow-secret-files", false, "let build_context gather secret files (.env, keys, ...) the agent names in open_files or patterns (default: skipped with a warning)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	srv := mcp.New(eng, mcp.Options{Version: Version(), Logger: log})
+	srv := mcp.New(eng, mcp.Options{Version: Version(), Logger: log, AllowSecretFiles: *allowSecrets})
 	err = srv.Run(ctx, readCloser(std.In), writeCloser(std.Out))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil

@@ -29,8 +29,8 @@ func init() {
 under the Smart Context safety envelope: protocol and continuation data stay byte-exact,
 older tool outputs are condensed behind hash-backed references, duplicates and terminal
 noise are folded. The request to send goes to stdout (the original bytes in exact and
-shadow mode, for a canary-out session, or when nothing is saved); the report goes to
-stderr as JSON, or to --report FILE. Artifacts go to <state-dir>/artifacts/, scoped by
+shadow mode, for a canary-out session, or when nothing is saved); the report is
+written as JSON to --report FILE (--report - for stderr). Artifacts go to <state-dir>/artifacts/, scoped by
 --session. $CTXD_SMART_CONTEXT_SHADOW and $CTXD_SMART_CONTEXT_CANARY_PERCENT control
 the rollout.`,
 		run: runOptimize,
@@ -164,7 +164,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&call.Session, "session", "", "session id: the artifact scope and the canary bucket (default: derived from the conversation)")
 	fs.StringVar(&req.Mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
 	fs.StringVar(&exactItems, "exact-items", "", "comma-separated indexes of items never to rewrite")
-	fs.StringVar(&reportFile, "report", "", "write the report to FILE instead of stderr")
+	fs.StringVar(&reportFile, "report", "", "write the report (JSON) to FILE; - writes it to stderr (default: no report)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	sf.register(fs)

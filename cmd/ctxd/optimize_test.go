@@ -11,10 +11,11 @@ import (
 )
 
 func TestOptimizeCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	in := chatHistory(12)
-	out, errOut, code := runCtxd(t, dir, in, nil, "optimize", "--session", "agent-7", "--state-dir", state)
+	out, errOut, code := runCtxd(t, dir, in, nil, "optimize", "--report", "-", "--session", "agent-7", "--state-dir", state)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -92,7 +93,7 @@ func TestOptimizePassThrough(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			state := filepath.Join(dir, "state")
-			args := append([]string{"optimize", "--session", "s", "--state-dir", state}, tt.args...)
+			args := append([]string{"optimize", "--report", "-", "--session", "s", "--state-dir", state}, tt.args...)
 			out, errOut, code := runCtxd(t, dir, in, tt.env, args...)
 			if code != 0 || out != in {
 				t.Fatalf("exit %d, output differs from the input: %s", code, errOut)
@@ -153,6 +154,7 @@ continuation_fallback_rate_percent required_replay_coverage passed`)
 // TestReplayReportStrict is the CI run of the replay benchmark over the
 // checked-in corpus, with the real binary.
 func TestReplayReportStrict(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	corpus, err := filepath.Abs("../../compact/smart/replay/testdata/corpus")
 	if err != nil {
 		t.Fatal(err)

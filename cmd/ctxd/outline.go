@@ -79,6 +79,9 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one FILE, got %d arguments", len(pos))
 	}
+	if *level == "" {
+		return usagef("--level is required: full, bodies, signatures, outline, focus or focus-only")
+	}
 	if _, err := treesitter.ParseLevel(*level); err != nil {
 		return usagef("--level: %v", err)
 	}

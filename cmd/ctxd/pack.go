@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/gather"
@@ -33,7 +34,7 @@ type packFlags struct {
 	root, output, format, encoding, logLevel string
 	compress, asJSON, assets                 bool
 	include, exclude                         multiFlag
-	top, depth                               int
+	top, depth, split                        int
 }
 
 func runPack(ctx context.Context, io *IO, args []string) error {
@@ -53,6 +54,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		fs.StringVar(&f.output, "output", "", "write the pack to this file instead of standard output (- for standard output; a terminal needs it)")
 		fs.StringVar(&f.format, "format", "markdown", "pack format: markdown, xml or json")
 		fs.BoolVar(&f.compress, "compress", false, "replace parsed code by its signatures view (tree-sitter)")
+		fs.IntVar(&f.split, "split-output", 0, "write the pack as numbered parts of at most this many tokens each (FILE.1.md, FILE.2.md, …; needs --output FILE)")
 	} else {
 		fs.IntVar(&f.depth, "depth", 0, "print the tree this many levels below the root (0: every level); deeper directories show as totals")
 	}
@@ -77,6 +79,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		// A pack is the whole repository: hundreds of kilobytes that
 		// scroll past a terminal (gzip and tar refuse the same way).
 		return usagef("not writing a pack to a terminal: give --output FILE, redirect (ctxd pack > pack.md), or --output - to print it anyway")
+	}
+	if f.split < 0 || f.split > 0 && (f.output == "" || f.output == "-") || f.split > 0 && f.asJSON {
+		return usagef("--split-output TOKENS needs a positive TOKENS and --output FILE (the parts are FILE.1.md, FILE.2.md, …), without --json")
 	}
 	if f.output == "-" {
 		f.output = ""
@@ -129,15 +134,25 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		return err
 	}
 	defer done()
+	// A large tree takes seconds: a terminal shows what is going on.
+	p := startProgress(io.Err)
+	p.stage("reading and counting " + root)
 	res, err := eng.Pack(ctx, pack.Options{
 		Path: sub, Include: f.include, Exclude: f.exclude, Compress: f.compress,
 		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON, IncludeAssets: f.assets,
 	})
+	p.stop()
 	if err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
+	}
+	if len(res.Files) == 0 && len(res.NotText) == 1 && res.NotText[0].Path == sub {
+		// PATH is one file that cannot be packed: an empty pack of "0
+		// files" would not say why; this is an error (exit 1), as cat
+		// of a directory is.
+		return fmt.Errorf("%s is %s (%d bytes): %s reads text files only", pos[0], res.NotText[0].Reason, res.NotText[0].Bytes, name)
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(io.Out)
@@ -146,6 +161,9 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	}
 	if name == "tokens" {
 		return res.WriteTreeDepth(io.Out, f.depth)
+	}
+	if f.split > 0 {
+		return writeParts(io, res, format, f.output, f.split)
 	}
 	out := io.Out
 	if f.output != "" {
@@ -161,10 +179,47 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		if len(res.Excluded) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as assets: %s (--include-assets packs them; listed in the summary)\n", pack.Files(len(res.Excluded)))
 		}
+		if len(res.NotText) > 0 {
+			fmt.Fprintf(io.Err, "ctxd: left out as not text (binary, too large or unreadable): %s (listed in the summary)\n", pack.Files(len(res.NotText)))
+		}
 		if len(res.Secret) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as secret files: %s (--include PATH packs one; listed in the summary)\n", pack.Files(len(res.Secret)))
 		}
 		return fh.Close()
 	}
 	return res.Write(out, format)
+}
+
+// writeParts writes a pack split into parts of at most max tokens to
+// numbered files beside output (pack.md: pack.1.md, pack.2.md, …).
+func writeParts(io *IO, res *pack.Result, format, output string, max int) error {
+	parts, err := res.Split(max, format)
+	if err != nil {
+		return err
+	}
+	ext := filepath.Ext(output)
+	base := strings.TrimSuffix(output, ext)
+	var names []string
+	for _, p := range parts {
+		name := fmt.Sprintf("%s.%d%s", base, p.Part, ext)
+		fh, err := os.Create(name)
+		if err != nil {
+			return fmt.Errorf("pack: %w", err)
+		}
+		if err := p.Write(fh, format); err != nil {
+			fh.Close()
+			return fmt.Errorf("pack: write %s: %w", name, err)
+		}
+		if err := fh.Close(); err != nil {
+			return fmt.Errorf("pack: %w", err)
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", name, pack.Files(len(p.Files))))
+	}
+	n := fmt.Sprintf("%d parts", len(parts))
+	if len(parts) == 1 {
+		n = "1 part"
+	}
+	fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s of at most %d tokens: %s\n",
+		pack.Files(len(res.Files)), res.Tokens, res.Encoding, n, max, strings.Join(names, ", "))
+	return nil
 }

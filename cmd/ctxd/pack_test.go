@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -53,6 +55,7 @@ type packJSON struct {
 }
 
 func TestPackCommand(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := packTree(t)
 	out, errOut, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "json")
 	if code != 0 {
@@ -172,8 +175,8 @@ func TestPackOverRPC(t *testing.T) {
 	if r := d.call("ctx/pack", map[string]any{"format": "yaml"}); r["error"] == nil {
 		t.Error("bad format accepted")
 	}
-	if r := d.call("ctx/pack", map[string]any{"output": "relative.md"}); r["error"] == nil {
-		t.Error("relative output accepted")
+	if r := d.call("ctx/pack", map[string]any{"output": "sub/relative.md"}); r["error"] == nil {
+		t.Error("output with a directory accepted")
 	}
 	// A subtree outside the workspace or missing is an error, not an
 	// empty pack; one inside packs that subtree.
@@ -193,10 +196,15 @@ func TestPackOverRPC(t *testing.T) {
 			t.Errorf("ctx/pack path %q: %s", p, mustJSON(t, r))
 		}
 	}
-	out := filepath.Join(t.TempDir(), "pack.md")
-	r = d.call("ctx/pack", map[string]any{"output": out})
+	// The daemon writes a pack only into <state>/packs (TestPackOutputRule
+	// tries the paths it refuses).
+	r = d.call("ctx/pack", map[string]any{"output": "pack.md"})
 	if r["error"] != nil {
 		t.Fatal(r["error"])
+	}
+	out := filepath.Join(dir, ".ctxd", "packs", "pack.md")
+	if got := r["result"].(map[string]any)["output"]; got != out {
+		t.Errorf("ctx/pack output %v, want %s", got, out)
 	}
 	if md, err := os.ReadFile(out); err != nil || !strings.Contains(string(md), "### lib/util.go (") {
 		t.Errorf("ctx/pack output file: %v\n%s", err, md)
@@ -225,4 +233,61 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPackBinaryFile: pack and tokens of one binary file say it is binary
+// and exit 1, instead of an empty pack of "0 files"; a directory pack
+// names the binary files it left out.
+func TestPackBinaryFile(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "blob.bin": "\x00\x01\x02binary\x00"})
+	for _, cmd := range []string{"pack", "tokens"} {
+		out, errOut, code := runCtxd(t, dir, "", nil, cmd, "--output", "-", "blob.bin")
+		if cmd == "tokens" {
+			out, errOut, code = runCtxd(t, dir, "", nil, cmd, "blob.bin")
+		}
+		want := "ctxd " + cmd + ": blob.bin is binary (10 bytes): " + cmd + " reads text files only\n"
+		if code != 1 || errOut != want || out != "" {
+			t.Errorf("ctxd %s blob.bin: exit %d, stdout %q, stderr %q; want exit 1 and %q", cmd, code, out, errOut, want)
+		}
+	}
+	out, errOut, code := runCtxd(t, dir, "", nil, "tokens")
+	if code != 0 || !strings.Contains(out, "left out as not text: 1 file: blob.bin (binary)\n") {
+		t.Errorf("ctxd tokens: exit %d, stdout %q, stderr %q; want blob.bin named as binary", code, out, errOut)
+	}
+}
+
+// TestPackSplitOutput: --split-output writes numbered parts beside
+// --output, each within the limit, and names them; without --output it is
+// a usage error.
+func TestPackSplitOutput(t *testing.T) {
+	files := map[string]string{}
+	for i := range 24 {
+		files[fmt.Sprintf("p%d/f%02d.go", i%3, i)] = fmt.Sprintf("package p\n\n// F%d adds.\nfunc F%d(a, b int) int {\n\treturn a + b + %d\n}\n", i, i, i)
+	}
+	dir := testutil.GitRepo(t, files)
+	out := filepath.Join(t.TempDir(), "pack.md")
+	_, errOut, code := runCtxd(t, dir, "", nil, "pack", "--split-output", "500", "--output", out)
+	if code != 0 || !strings.Contains(errOut, "ctxd: packed 24 files") || !strings.Contains(errOut, "pack.1.md") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	counter, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "pack.*.md"))
+	if len(parts) < 2 {
+		t.Fatalf("parts %v", parts)
+	}
+	for _, p := range parts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := counter.Count(string(b)); n > 500 {
+			t.Errorf("%s: %d tokens, over 500", p, n)
+		}
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--split-output", "500"); code != 2 || !strings.Contains(errOut, "--split-output TOKENS needs") {
+		t.Errorf("without --output: exit %d: %s", code, errOut)
+	}
 }

@@ -12,6 +12,7 @@ import (
 // TestUsageErrorsExit2: every mistake in how ctxd is called exits 2 with
 // a message naming the mistake, as the README promises.
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	for _, tc := range []struct {
 		name string
@@ -24,6 +25,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, `--format: unknown format "yaml" (want markdown or xml)`},
 		{"help of an unknown command", []string{"help", "nosuch"}, `unknown command "nosuch"`},
+		{"unknown level", []string{"truncate", "--level", "body", "a.go"}, `--level: unknown level "body" (want full, bodies, signatures, outline, focus or focus-only)` + "\n"},
+		{"no level", []string{"truncate", "a.go"}, "--level is required: full, bodies"},
+		{"unknown proxy mode", []string{"proxy", "--mode", "shdow", "--upstream", "http://127.0.0.1:9"}, `--mode: unknown mode "shdow" (want exact, shadow or optimize)` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCtxd(t, dir, "", nil, tc.args...)
@@ -32,6 +36,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 			}
 			if out != "" {
 				t.Errorf("stdout on a usage error: %q", out)
+			}
+			if strings.Contains(errOut, "invalid params") {
+				t.Errorf("a JSON-RPC term on the command line: %q", errOut)
 			}
 		})
 	}
@@ -72,6 +79,7 @@ func TestHelpListsEachFlagOnce(t *testing.T) {
 // the current directory (exit 0) but says so on stderr; with --root, or
 // inside a repository, it says nothing.
 func TestPromptOutsideGitWarns(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	plain, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +110,7 @@ func TestPromptOutsideGitWarns(t *testing.T) {
 // TestPromptSessionIDIsHonest: a prompt shows a session id only when it
 // saved a checkpoint under it, and ctxd sessions list then shows that id.
 func TestPromptSessionIDIsHonest(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	state := []string{"CTXD_STATE_DIR=" + filepath.Join(t.TempDir(), "state")}
 	out, errOut, code := runCtxd(t, dir, "", state, "prompt", "--json", "explain")
@@ -122,5 +131,20 @@ func TestPromptSessionIDIsHonest(t *testing.T) {
 	list, errOut, code = runCtxd(t, dir, "", state, "sessions", "list")
 	if code != 0 || !strings.Contains(list, "s-polish-1") {
 		t.Errorf("sessions list does not show the saved session: exit %d: %q %s", code, list, errOut)
+	}
+}
+
+// TestSessionsNotFoundNamesTheSession: a missing session is named as the
+// user typed it, without the store's operation ("restore: …" answered
+// show), with where to look.
+func TestSessionsNotFoundNamesTheSession(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	state := t.TempDir()
+	for _, sub := range []string{"show", "timeline", "resume", "rm"} {
+		_, errOut, code := runCtxd(t, dir, "", nil, "sessions", sub, "--state-dir", state, "nosuch")
+		want := `ctxd sessions: no session "nosuch" (ctxd sessions list shows the saved sessions; --state-dir names another state directory)` + "\n"
+		if code != 1 || errOut != want {
+			t.Errorf("sessions %s nosuch: exit %d, stderr %q; want exit 1 and %q", sub, code, errOut, want)
+		}
 	}
 }

@@ -226,13 +226,17 @@ type progress struct {
 	wg      sync.WaitGroup
 }
 
-func startProgress(w io.Writer) *progress {
+func startProgress(w io.Writer) *progress { return newProgress(w, isTerminal(w), time.Second) }
+
+// newProgress is startProgress with the terminal test and the delay
+// given (tests).
+func newProgress(w io.Writer, terminal bool, delay time.Duration) *progress {
 	p := &progress{w: w, done: make(chan struct{})}
-	if !isTerminal(w) {
+	if !terminal {
 		return p
 	}
 	p.wg.Go(func() {
-		t := time.NewTimer(time.Second)
+		t := time.NewTimer(delay)
 		defer t.Stop()
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()

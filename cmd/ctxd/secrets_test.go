@@ -16,6 +16,7 @@ import (
 // redaction without the secret. A kubeconfig named explicitly is read and
 // redacted too.
 func TestPromptRedactsSecretsInFiles(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	files := map[string]string{}
 	for name, dst := range map[string]string{"config.py": "app/config.py", "signing.go": "signing/signing.go", "values.yaml": "chart/values.yaml", "kubeconfig": "deploy/kubeconfig"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "secrets", "testdata", name))
@@ -87,6 +88,7 @@ func xmlEscape(s string) string {
 // rewrite a conversation whose tool output holds keys without them;
 // without it, the conversation passes as it was.
 func TestCompressRedactSecrets(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	b, err := os.ReadFile(filepath.Join("..", "..", "secrets", "testdata", "config.py"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -104,8 +106,24 @@ func runSessions(ctx context.Context, io *IO, args []string) error {
 	if !ok {
 		return usagef("unknown subcommand %q: want list, show, resume, timeline, fork, rm or gc", args[0])
 	}
-	return run(ctx, io, args[1:])
+	return notFoundHint(run(ctx, io, args[1:]))
 }
+
+// notFoundHint rewrites a missing session's error for a person: the
+// store's wording names its operation ("restore: session x: not found"
+// answered `show`), this one the session and where to look.
+func notFoundHint(err error) error {
+	if !errors.Is(err, ctxd.ErrNotFound) {
+		return err
+	}
+	msg := ctxd.Message(err)
+	if m := sessionInError.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("no session %q", m[1])
+	}
+	return fmt.Errorf("%s (ctxd sessions list shows the saved sessions; --state-dir names another state directory)", msg)
+}
+
+var sessionInError = regexp.MustCompile(`session ([^\s:]+)`)
 
 // sessionsFlagSet returns the flag set of one subcommand (usage: its
 // arguments after the name) with the flags every subcommand takes.

@@ -27,6 +27,7 @@ func ctxdJSON(t *testing.T, dir string, v any, args ...string) {
 }
 
 func TestSessionsCLI(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	if out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--session", "s1", "--open", "cart/cart.go:10", "--pattern", "README.md", "fix Total in cart/cart.go"); code != 0 {
 		t.Fatalf("prompt: %d\n%s%s", code, out, errOut)
@@ -126,7 +127,7 @@ func TestSessionsCLI(t *testing.T) {
 		{"no subcommand", []string{"sessions"}, 2, "missing subcommand"},
 		{"unknown subcommand", []string{"sessions", "frob"}, 2, "unknown subcommand"},
 		{"show without id", []string{"sessions", "show"}, 2, "one session id"},
-		{"show missing", []string{"sessions", "show", "nope"}, 1, "not found"},
+		{"show missing", []string{"sessions", "show", "nope"}, 1, `no session "nope" (ctxd sessions list shows the saved sessions`},
 		{"fork without error", []string{"sessions", "fork", "nope"}, 2, "--error"},
 		{"bad age", []string{"sessions", "gc", "--max-age", "soon"}, 2, "--max-age"},
 		{"bad size", []string{"sessions", "gc", "--max-size", "big"}, 2, "--max-size"},
@@ -144,6 +145,7 @@ func TestSessionsCLI(t *testing.T) {
 }
 
 func TestSessionsStateDirFlag(t *testing.T) {
+	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
 	state := filepath.Join(t.TempDir(), "elsewhere")
 	if _, errOut, code := runCtxd(t, dir, "", []string{"CTXD_STATE_DIR=" + state}, "prompt", "--session", "moved", "explain the cart"); code != 0 {

@@ -5,7 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestIsTerminal: files, buffers and the null device are no terminal, so
@@ -36,5 +40,31 @@ func TestIsTerminal(t *testing.T) {
 				t.Errorf("%s is a terminal", tt.name)
 			}
 		})
+	}
+}
+
+// TestProgress: on a terminal the stage line appears once the delay has
+// passed and is erased at the end; elsewhere nothing is written.
+func TestProgress(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		var buf testutil.SyncBuffer
+		p := newProgress(&buf, terminal, 0)
+		p.stage("replaying commit 1/2 (0123456789ab)")
+		if terminal {
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(buf.String(), "\r\033[Kctxd: replaying commit 1/2 (0123456789ab)…") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no progress line on a terminal: %q", buf.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		p.stop()
+		switch got := buf.String(); {
+		case terminal && !strings.HasSuffix(got, "…\r\033[K"):
+			t.Errorf("progress line not erased at the end: %q", got)
+		case !terminal && got != "":
+			t.Errorf("progress written to a non-terminal: %q", got)
+		}
 	}
 }

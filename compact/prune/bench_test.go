@@ -123,3 +123,85 @@ func BenchmarkPruneForRetry(b *testing.B) {
 		}
 	}
 }
+
+// manySmall is a chat of n short messages (a system prompt, then user and
+// assistant turns of a dozen tokens each).
+func manySmall(n int) []byte {
+	c := conv{sys("You are helpful.")}
+	for i := range n {
+		if i%2 == 0 {
+			c = append(c, user(fmt.Sprintf("message number %d about the build", i)))
+		} else {
+			c = append(c, asst(fmt.Sprintf("message number %d about the build", i)))
+		}
+	}
+	return render(request.FormatChat, "gpt-4o", c)
+}
+
+// BenchmarkCompressManySmall: the pruner over n small messages, four
+// times over the window: time must grow linearly with n (issue 28: 30,000
+// messages within 2 s).
+func BenchmarkCompressManySmall(b *testing.B) {
+	for _, n := range []int{3000, 12000, 30000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			p, err := New(Options{Model: "gpt-4o", Budget: n * 3})
+			if err != nil {
+				b.Fatal(err)
+			}
+			body := manySmall(n)
+			var cpu []time.Duration
+			for b.Loop() {
+				c0 := cpuTime()
+				if _, _, err := p.Compress(b.Context(), body); err != nil {
+					b.Fatal(err)
+				}
+				cpu = append(cpu, cpuTime()-c0)
+			}
+			percentiles(b, cpu, "cpu-")
+		})
+	}
+}
+
+// TestManySmallLinear: skipping the fit checks that cannot succeed gives
+// the output of checking after every eviction (hashEverySummary), on
+// histories of many small messages at budgets that evict into the
+// summary; and the pruner's CPU time over them grows linearly: 8 times
+// the messages cost well under 20 times the time (quadratic: 64).
+func TestManySmallLinear(t *testing.T) {
+	for _, n := range []int{301, 800} {
+		for _, div := range []int{2, 3, 5} {
+			body := manySmall(n)
+			opts := Options{Model: "gpt-4o", Budget: n * 12 / div}
+			compress := func(every bool) ([]byte, *Report, error) {
+				hashEverySummary = every
+				defer func() { hashEverySummary = false }()
+				return Compress(t.Context(), body, opts)
+			}
+			want, wantRep, wantErr := compress(true)
+			got, gotRep, gotErr := compress(false)
+			if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || !slices.Equal(got, want) || fmt.Sprint(gotRep) != fmt.Sprint(wantRep) {
+				t.Fatalf("n %d budget %d: the output differs from checking every eviction (%v / %v)", n, opts.Budget, wantErr, gotErr)
+			}
+			if wantErr == nil && len(gotRep.Inserted) == 0 {
+				t.Errorf("n %d budget %d: nothing evicted into a summary", n, opts.Budget)
+			}
+		}
+	}
+	cost := func(n int) time.Duration {
+		p, err := New(Options{Model: "gpt-4o", Budget: n * 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := manySmall(n)
+		c0 := cpuTime()
+		if _, _, err := p.Compress(t.Context(), body); err != nil {
+			t.Fatal(err)
+		}
+		return cpuTime() - c0
+	}
+	small, large := cost(2000), cost(16000)
+	t.Logf("cpu: 2,000 messages %v, 16,000 messages %v", small, large)
+	if large > 20*small+time.Second {
+		t.Errorf("16,000 messages cost %v, 2,000 cost %v: not linear", large, small)
+	}
+}

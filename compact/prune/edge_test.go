@@ -109,6 +109,7 @@ func duplicateIDs() conv {
 }
 
 func TestEdgeCases(t *testing.T) {
+	testutil.NoRace(t) // the pruner runs on one goroutine
 	tests := []struct {
 		name   string
 		conv   conv
@@ -480,6 +481,7 @@ func TestOpenPairCondensedLast(t *testing.T) {
 // condensed behind references that rehydrate byte for byte while working
 // memory stays whole; over the budget it degrades until it fits.
 func TestPressureBands(t *testing.T) {
+	testutil.NoRace(t) // the pruner runs on one goroutine
 	long := func(i int) string {
 		var b strings.Builder
 		for j := range 60 {

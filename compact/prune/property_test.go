@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -156,6 +157,7 @@ func hasOrphan(r *request.Request, i int) bool {
 // TestProperties runs random valid histories in every format under random
 // budgets and options, and checks the invariants of checkOutput.
 func TestProperties(t *testing.T) {
+	testutil.NoRace(t) // the pruner runs on one goroutine
 	rng := rand.New(rand.NewPCG(20261122, 4))
 	runs := *propertyRuns
 	if testing.Short() {
@@ -211,6 +213,7 @@ func TestProperties(t *testing.T) {
 // ones hashing every summary gives, over random histories in every
 // format under budgets that force evictions.
 func TestSummaryPlaceholderSameOutput(t *testing.T) {
+	testutil.NoRace(t) // the pruner runs on one goroutine
 	rng := rand.New(rand.NewPCG(20261126, 12))
 	runs := 150
 	if testing.Short() {

@@ -193,6 +193,11 @@ type run struct {
 	// latestUser is the latest user turn with user content (text or an
 	// image; -1 when none): never modified, not even its tool results.
 	latestUser int
+	// ctx is the request's: degradation stops when it ends.
+	ctx context.Context
+	// summed counts the items evicted into the summary (anySummarized
+	// without a pass over the items).
+	summed int
 }
 
 // key returns the cache key of a segment's text.
@@ -225,7 +230,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	r := &run{p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}}
+	r := &run{ctx: ctx, p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}}
 	r.scope = p.opts.Session
 	if r.scope == "" {
 		r.scope = request.DeriveScope(req)
@@ -301,6 +306,9 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	summaryTokens := 0
 	if r.total > avail {
 		summary, summaryTokens = r.degrade(avail, rep)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err // the client left: degrade stopped early
+		}
 	} else if rep.PressureBand != request.BandLow {
 		r.condenseTier(tierArchive, r.s.maxToolOutput)
 	}
@@ -368,29 +376,59 @@ func (e *OverBudgetError) Unwrap() error { return ctxd.ErrOverBudget }
 func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	var summary []byte
 	summaryTokens := 0
+	// deficit is, after fits() said no, a lower bound of the tokens the
+	// request is still over the budget (at least 1).
+	deficit := 0
 	fits := func() bool {
-		summary, summaryTokens = nil, 0
+		summary, summaryTokens, deficit = nil, 0, 1
 		if !r.anySummarized() {
+			deficit = max(1, r.total-avail)
 			return r.total <= avail
+		}
+		if r.total >= avail && !hashEverySummary {
+			// A summary costs tokens: it cannot fit (no need to build it).
+			deficit = r.total - avail + 1
+			return false
 		}
 		room := avail - r.total
 		d := r.digest()
 		// Until the summary might fit, a placeholder hash stands in for
 		// the evicted text's: hashing that text (which grows with each
 		// eviction) was most of a long session's compress time.
-		if !r.summaryMightFit(d, room) {
+		might, least := r.summaryMightFit(d, room)
+		if !might {
+			deficit = max(1, least-room)
 			return false
 		}
 		summary, summaryTokens = r.summary(d, room)
 		return summary != nil && r.total+summaryTokens <= avail
 	}
 	order := r.unitOrder()
+	// evictTier evicts the tier's units in order until the request fits.
+	// Checking the fit builds the summary of everything evicted, so
+	// checking after every eviction made a long history quadratic (30,000
+	// small messages: minutes). After a failed check the deficit bounds
+	// how many evictions cannot be enough: each frees its own tokens and
+	// shrinks the summary by at most maxSummaryShrink (its range may join
+	// two in the list of evicted messages; the digest only grows), so the
+	// check is skipped until they add up to the deficit. The outcome is
+	// the one of checking every time (TestHashEverySummary compares).
 	evictTier := func(tier int, reason string) bool {
+		credit := 0
 		for _, u := range order {
-			if fits() {
-				return true
+			if r.ctx.Err() != nil {
+				return false
+			}
+			if credit <= 0 {
+				if fits() {
+					return true
+				}
+				if !hashEverySummary {
+					credit = deficit
+				}
 			}
 			if r.unitTier(u) == tier && r.unitLive(u) && !r.unitProtected(u) {
+				credit -= r.unitLiveTokens(u) + maxSummaryShrink
 				r.evict(u, fmt.Sprintf(reason, r.unitScore(u)))
 			}
 		}
@@ -743,6 +781,25 @@ func (r *run) unitLive(u int) bool {
 	return false
 }
 
+// maxSummaryShrink bounds how many tokens the summary can lose when one
+// more unit is evicted: the unit's range may join two ranges of the
+// evicted-message list ("3-7, 9-12" becomes "3-12": a separator and two
+// numbers of at most 7 digits, 18 characters, go), and nothing else in
+// the summary shrinks (the digest's lists and counts only grow). Counted
+// as one token per character, which no tokenizer undercuts.
+const maxSummaryShrink = 20
+
+// unitLiveTokens is the tokens a unit's live items hold.
+func (r *run) unitLiveTokens(u int) int {
+	n := 0
+	for _, i := range r.pair.Units[u] {
+		if !r.st[i].gone {
+			n += r.st[i].tokens
+		}
+	}
+	return n
+}
+
 // evict removes a unit into the summary.
 func (r *run) evict(u int, reason string) {
 	for _, i := range r.pair.Units[u] {
@@ -752,29 +809,15 @@ func (r *run) evict(u int, reason string) {
 		}
 		r.plan.DropItem(i)
 		st.gone, st.summed = true, true
+		r.summed++
 		st.decision, st.reason = DecisionSummarized, reason
 		r.total -= st.tokens
 	}
 }
 
-func (r *run) anySummarized() bool {
-	for i := range r.st {
-		if r.st[i].summed {
-			return true
-		}
-	}
-	return false
-}
+func (r *run) anySummarized() bool { return r.summed > 0 }
 
-func (r *run) countSummarized() int {
-	n := 0
-	for i := range r.st {
-		if r.st[i].summed {
-			n++
-		}
-	}
-	return n
-}
+func (r *run) countSummarized() int { return r.summed }
 
 // digest is the digest of the evicted items.
 func (r *run) digest() *digest {
@@ -816,18 +859,24 @@ const hashSlack = 17
 // whatever the evicted text's hash: false only when both of its forms
 // (the full digest, the head) counted with a placeholder hash are over
 // room by more than the hash can change them.
-func (r *run) summaryMightFit(d *digest, room int) bool {
+// It also returns the least tokens any form can cost (a lower bound).
+func (r *run) summaryMightFit(d *digest, room int) (bool, int) {
 	if hashEverySummary {
-		return true
+		return true, 0
 	}
 	size, lines := r.evictedSize()
 	_, _, counts := r.summaryItem(d, placeholderHash, size, lines, -1)
+	least := -1
 	for _, c := range counts {
-		if c.tokens-hashSlack*c.hashes <= room {
-			return true
+		lb := c.tokens - hashSlack*c.hashes
+		if lb <= room {
+			return true, 0
+		}
+		if least < 0 || lb < least {
+			least = lb
 		}
 	}
-	return false
+	return false, least
 }
 
 // summaryCount is one form of the summary counted: its tokens and how

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestHardBudget: a request several times its window fits after
@@ -19,6 +20,7 @@ import (
 // the latest user message byte-identical, and every reference in the
 // output rehydrates byte for byte to the text it replaced.
 func TestHardBudget(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: TestConcurrentOptimize is the race test
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
@@ -131,6 +133,7 @@ func TestTextReferencesFailClosed(t *testing.T) {
 // the fixed parts byte for byte, and what left is recoverable: every
 // reference resolves, and each evicted command is in a resolved artifact.
 func TestHardBudgetEvicts(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: TestConcurrentOptimize is the race test
 	msgs := history(24)
 	var cmds []string
 	for i := range msgs {

@@ -65,12 +65,7 @@ func GitEnv() []string {
 // missing git skips the test, except under CI=true, where it fails it.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not installed, and CI needs it")
-		}
-		t.Skip("git is not installed")
-	}
+	Tool(t, "git", "apt-get install git")
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = GitEnv()
@@ -136,23 +131,13 @@ func MainWithCtxd(m *testing.M, cmdDir string, bin *string) {
 // it (.ci/run installs both).
 func Interop(t testing.TB, rel string) (node, dir string) {
 	t.Helper()
-	missing := func(what string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing, and CI needs it (.ci/run runs npm ci in test/interop)", what)
-		}
-		t.Skip(what + " is missing (run: cd test/interop && npm ci)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node")
-	}
-	dir, err = filepath.Abs(rel)
+	node = Tool(t, "node", "Node.js 18 or newer: apt-get install nodejs npm")
+	dir, err := filepath.Abs(rel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		missing(filepath.Join(dir, "node_modules"))
+		Missing(t, "test/interop/node_modules", "run: cd test/interop && npm ci")
 	}
 	return node, dir
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "regenerate the replay corpus in testdata/corpus")
@@ -23,6 +24,7 @@ const corpusDir = "testdata/corpus"
 // and compares it with the checked-in files (-update rewrites them), so
 // the files are exactly the generator's output.
 func TestCorpusIsGenerated(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	sessions := generate(t)
 	if *update {
 		os.RemoveAll(corpusDir)

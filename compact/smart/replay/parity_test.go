@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -63,6 +64,7 @@ func agentSession(n int) []convo.Msg {
 // both compactors, at windows that press it, and every reference either
 // emits rehydrates byte for byte to the text it replaced.
 func TestFormatParity(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	msgs := agentSession(32)
 	for _, window := range []int{16000, 32000} {
 		for _, compactor := range []string{"compress", "optimize"} {
@@ -149,6 +151,7 @@ func rehydratesExactly(t *testing.T, f request.Format, store *artifacts.Store, i
 // and both refuse it once the artifacts are gone; so are messages the
 // optimizer's hard budget reduced to references.
 func TestCrossCompactorReferences(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	msgs := agentSession(32)
 	// A short session with long assistant prose: the hard budget
 	// reduces the prose to references.

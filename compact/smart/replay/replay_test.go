@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestReplayStrict replays the checked-in corpus and requires every
 // strict gate: integrity, recall, JSON, references, coverage, no success
 // regression.
 func TestReplayStrict(t *testing.T) {
+	testutil.NoRace(t) // one goroutine: compact/smart's TestConcurrentOptimize is the race test
 	c, err := Load(corpusDir)
 	if err != nil {
 		t.Fatal(err)
@@ -101,4 +103,33 @@ func FuzzSession(f *testing.F) {
 			s.Requests()
 		}
 	})
+}
+
+// TestPrintMissedTargets: the strict gates' "passed: true" never stands
+// bare above a missed target; each target says met or MISSED.
+func TestPrintMissedTargets(t *testing.T) {
+	tests := []struct {
+		name    string
+		targets map[string]bool
+		want    []string
+	}{
+		{"all met", map[string]bool{"reduction": true}, []string{"passed: true\n", "target_reduction: met\n"}},
+		{"one missed", map[string]bool{"reduction": true, "recall": false}, []string{
+			"passed: true (strict gates only; missed: target_recall)\n", "target_recall: MISSED\n", "target_reduction: met\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Metrics: Metrics{Passed: true}, Targets: tt.targets}
+			var b strings.Builder
+			if err := r.Print(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("lacks %q:\n%s", w, b.String())
+				}
+			}
+		})
+	}
 }

@@ -430,6 +430,27 @@ test(':checkhealth ctxd', function()
   vim.cmd('bwipeout!')
 end)
 
+test(':help ctxd opens the help page, with a tag per command', function()
+  -- helptags writes doc/tags: on a copy of doc/ in a temporary runtime
+  -- directory, so the checkout stays clean.
+  local src = vim.api.nvim_get_runtime_file('doc/ctxd.txt', false)[1]
+  truthy(src, 'doc/ctxd.txt is not on the runtime path')
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/doc', 'p')
+  vim.fn.writefile(vim.fn.readfile(src), dir .. '/doc/ctxd.txt')
+  vim.opt.rtp:prepend(dir)
+  vim.cmd('helptags ' .. vim.fn.fnameescape(dir .. '/doc'))
+  vim.cmd('help ctxd')
+  eq('help', vim.bo.filetype, 'filetype')
+  eq('ctxd.txt', vim.fn.expand('%:t'), 'help file')
+  truthy(vim.api.nvim_get_current_line():find('*ctxd*', 1, true), vim.api.nvim_get_current_line())
+  for _, tag in ipairs({ ':CtxPrompt', ':CtxContext', ':CtxSessions', ':CtxResume', ':CtxCancel', 'ctxd-health' }) do
+    vim.cmd('help ' .. tag)
+    truthy(vim.api.nvim_get_current_line():find('*' .. tag .. '*', 1, true), tag .. ': ' .. vim.api.nvim_get_current_line())
+  end
+  vim.cmd('helpclose')
+end)
+
 ctxd.stop()
 out(string.format('%d passed, %d failed', passed, failed))
 if failed > 0 then

@@ -35,6 +35,7 @@ func load(t *testing.T) *Trajectory {
 }
 
 func TestConvertSynthetic(t *testing.T) {
+	testutil.NoRace(t) // the converter runs on one goroutine
 	tr := load(t)
 	dir := t.TempDir()
 	for _, f := range request.Formats {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctxd/ctxd/engine"
+)
+
+func init() {
+	register(&command{
+		name: "symbol",
+		args: "[--root DIR] [--max-references N] [--docs] [--json] NAME",
+		summary: `Find a symbol's definitions (from the symbol index: kind, lines, signature) and the
+code lines that use it, as MCP's find_symbol does. NAME is a bare name (Open, open()),
+or qualified by its type or package (Store.Open, Store#open, artifacts.Open). Lines of
+documentation files are left out unless --docs.`,
+		run: runSymbol,
+	})
+}
+
+func runSymbol(ctx context.Context, io *IO, args []string) error {
+	c := commands["symbol"]
+	fs := newFlagSet(c, io.Err)
+	rootArg := fs.String("root", "", "workspace root (default: the git top-level of the current directory)")
+	maxRefs := fs.Int("max-references", 50, "most references to print")
+	docs := fs.Bool("docs", false, "also list the lines of documentation files (Markdown, reST, text)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn, error")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one NAME, got %d arguments", len(pos))
+	}
+	if *maxRefs <= 0 {
+		return usagef("--max-references must be positive, got %d", *maxRefs)
+	}
+	root, err := engine.ResolveRoot(*rootArg)
+	if err != nil {
+		return err
+	}
+	eng, done, err := openEngine(io.Err, fs, root, logLevel, nil, engine.Options{})
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := eng.FindSymbol(ctx, engine.SymbolRequest{Name: pos[0], MaxReferences: *maxRefs, IncludeDocs: *docs})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(io, res)
+	}
+	for _, d := range res.Definitions {
+		fmt.Fprintf(io.Out, "def %s:%d-%d %s %s\n", d.Path, d.Line, d.EndLine, d.Kind, d.Signature)
+	}
+	for _, r := range res.References {
+		fmt.Fprintf(io.Out, "ref %s:%d %s\n", r.Path, r.Line, r.Text)
+	}
+	if res.Truncated {
+		fmt.Fprintf(io.Err, "ctxd: more references left out; raise --max-references\n")
+	}
+	if len(res.Definitions) == 0 && len(res.References) == 0 {
+		fmt.Fprintf(io.Err, "ctxd: %s: nothing found in %d files (check the spelling, or try the bare name)\n", pos[0], res.FilesSearched)
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package testutil
+
+// RaceEnabled reports a test binary built with -race.
+const RaceEnabled = false
