@@ -178,8 +178,10 @@ func aboutUses(request string) bool {
 }
 
 // asksUsesRE matches a question about where a name is used: its callers,
-// usages, call sites, references, "who calls", "where is X used".
-var asksUsesRE = regexp.MustCompile(`\b(callers?|usages?|uses of|used by|(who|what) calls|calls to|call ?sites?|references to|referenced)\b|\bwhere(\s+(is|are|do|does|else)|'s)\b[^.?!]{0,60}\bused\b`)
+// usages, call sites, references, "who calls", "where is X used". The
+// singulars and participles ("a caller", "not referenced") are left
+// out: commit messages and bug reports write them about other things.
+var asksUsesRE = regexp.MustCompile(`\b(callers|usages|(who|what) calls|call ?sites|references to)\b|\bwhere(\s+(is|are|do|does|else)|'s)\b[^.?!]{0,60}\bused\b`)
 
 // asksUses reports a question about where a name is used.
 func asksUses(request string) bool {

@@ -103,6 +103,8 @@ func TestAsksUses(t *testing.T) {
 		{"add a test for ClientIP", false},
 		{"the usageLimit field is wrong", false},
 		{"use the new parser here", false},
+		{"Update the usage of Annotated in the docs", false},
+		{"the caller gets a 500", false},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.request).AsksUses; got != tt.want {

@@ -222,6 +222,10 @@ func TestDetectorGitleaksSamples(t *testing.T) {
 		bothPaths(t, s, name, text)
 	}
 	files := gitleaksRuleSources(t)
+	short := testing.Short() || raceEnabled // the race detector makes gitleaks' scan ~15x slower
+	if short {
+		files = files[:min(len(files), 12)]
+	}
 	fset := token.NewFileSet()
 	for _, p := range files {
 		f, err := parser.ParseFile(fset, p, nil, 0)
@@ -242,7 +246,7 @@ func TestDetectorGitleaksSamples(t *testing.T) {
 	fromSources := len(rules)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	samples := 3
-	if testing.Short() || raceEnabled {
+	if short {
 		samples = 1
 	}
 	var all []string
@@ -252,11 +256,15 @@ func TestDetectorGitleaksSamples(t *testing.T) {
 		}
 		for k, m := range ruleSamples(t, r.Regex, samples, rnd) {
 			check(fmt.Sprintf("%s sample %d", r.ID, k), m)
-			check(fmt.Sprintf("%s sample %d in code", r.ID, k), "func f() {\n\tx := 1\n}\nconst v = "+m+"\n// end\n")
+			if !short {
+				check(fmt.Sprintf("%s sample %d in code", r.ID, k), "func f() {\n\tx := 1\n}\nconst v = "+m+"\n// end\n")
+			}
 			all = append(all, m)
 		}
 	}
-	check("every sample", strings.Join(all, "\n"))
+	if !short {
+		check("every sample", strings.Join(all, "\n"))
+	}
 	// The samples must exercise the rules, or the comparison says little.
 	if n := len(rules); n < len(ruleSpecs)/2 {
 		t.Errorf("only %d of %d rules found something", n, len(ruleSpecs))

@@ -90,6 +90,11 @@ type Options struct {
 	// is hashed once. It must be the source's (a wrong sum would serve
 	// another source's views).
 	Sum *[32]byte
+
+	// outlineInner keeps whole every function with inner definitions
+	// that apply (the reference view of kept large functions, checked
+	// once per content; see analysis.cleanEdits).
+	outlineInner bool
 }
 
 // focuses reports options that focus something: the focus levels exist.

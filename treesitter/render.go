@@ -72,6 +72,18 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 			kp.lines = append(slices.Clip(kp.lines), b.fnFirst)
 		}
 	}
+	if o.outlineInner {
+		// Keep whole every body holding an inner edit that applies.
+		for _, in := range a.bodies {
+			if in.outer >= largeBody {
+				for _, b := range a.bodies {
+					if b.start < in.start && in.end <= b.end {
+						kp.lines = append(slices.Clip(kp.lines), b.fnFirst)
+					}
+				}
+			}
+		}
+	}
 	var es []planned
 	for _, b := range a.bodies {
 		key := editKey{kindBody, b.start}
@@ -215,8 +227,18 @@ func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options
 // signatures view is often its bodies view).
 func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, error) {
 	if o.focuses() {
-		if ref, err := a.cleanEdits(ctx, g, level, o, timeout, store); err == nil {
-			if es := a.plan(level, o, nil); subsetOf(es, ref) {
+		if ref, err := a.cleanEdits(ctx, g, level, o, timeout, store, false); err == nil {
+			es := a.plan(level, o, nil)
+			ok := subsetOf(es, ref)
+			if !ok && a.hasInner() {
+				// A kept large function outlined: its inner edits are
+				// some of those of the view with every such function
+				// outlined, checked once per content too.
+				if in, err := a.cleanEdits(ctx, g, level, o, timeout, store, true); err == nil {
+					ok = subsetOf(es, mergeEdits(ref, in))
+				}
+			}
+			if ok {
 				text, elided, _ := a.apply(es)
 				return View{Level: level, Language: a.lang, Text: text, Elided: elided}, nil
 			}
@@ -234,15 +256,19 @@ func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Op
 // shows parses in its place, so leaving some out puts back original nodes
 // in their own context. TestKeptViewsParse checks the claim on real files
 // of every language against the check parse.
-func (a *analysis) cleanEdits(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) ([]planned, error) {
-	key := cleanKey{level, o.threshold()}
+//
+// With inner, it is the view where every large function with inner
+// definitions is outlined instead (their inner edits applied, see
+// [largeBody]), the reference of a kept large function's view.
+func (a *analysis) cleanEdits(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, inner bool) ([]planned, error) {
+	key := cleanKey{level, o.threshold(), inner}
 	a.cleanMu.Lock()
 	es, ok := a.clean[key]
 	a.cleanMu.Unlock()
 	if ok {
 		return es, nil
 	}
-	_, es, err := a.renderChecked(ctx, g, level, Options{BodyThreshold: o.BodyThreshold, Timeout: o.Timeout}, timeout, store, "")
+	_, es, err := a.renderChecked(ctx, g, level, Options{BodyThreshold: o.BodyThreshold, Timeout: o.Timeout, outlineInner: inner}, timeout, store, "")
 	if err != nil {
 		return nil, err
 	}
@@ -255,10 +281,26 @@ func (a *analysis) cleanEdits(ctx context.Context, g grammar, level Level, o Opt
 	return es, nil
 }
 
-// cleanKey names a level's clean edits: the level and body threshold.
+// cleanKey names a level's clean edits: the level, body threshold and
+// whether large functions are outlined.
 type cleanKey struct {
 	level     Level
 	threshold int
+	inner     bool
+}
+
+// hasInner reports edits inside a large function (applied when it is
+// kept).
+func (a *analysis) hasInner() bool {
+	return slices.ContainsFunc(a.bodies, func(b bodyEdit) bool { return b.outer >= largeBody })
+}
+
+// mergeEdits returns the edits of a and b (each sorted) in one list sorted
+// by start.
+func mergeEdits(a, b []planned) []planned {
+	out := append(slices.Clone(a), b...)
+	slices.SortStableFunc(out, func(x, y planned) int { return x.start - y.start })
+	return out
 }
 
 // subsetOf reports whether every edit of es (sorted) is one of ref
