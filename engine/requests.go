@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -60,6 +62,13 @@ type RequestsOptions struct {
 	Rollout *smart.Rollout
 	// DefaultModel is the model of requests that name none.
 	DefaultModel string
+	// ContextWindow is the window of requests that give none (the
+	// configuration's context_window); 0: the registry's, else none.
+	ContextWindow int
+	// RedactConversation redacts secrets inside every request before it
+	// is rewritten (the configuration's secrets.redact_conversation);
+	// a request's RedactSecrets asks for it alone.
+	RedactConversation bool
 	// Logger receives counts and decisions, never request text.
 	Logger *slog.Logger
 }
@@ -138,12 +147,17 @@ type CompressRequest struct {
 	SessionID string `json:"session_id,omitempty"`
 	// Error is the error the failed attempt ended with (ForRetry only).
 	Error string `json:"error,omitempty"`
+	// RedactSecrets replaces secrets inside the request first (also
+	// RequestsOptions.RedactConversation).
+	RedactSecrets bool `json:"redact_secrets,omitempty"`
 }
 
-// CompressResult is the rewritten request and the report.
+// CompressResult is the rewritten request, the report and the secrets
+// redacted first (rule and line, never the secret).
 type CompressResult struct {
-	Request json.RawMessage `json:"request"`
-	Report  *prune.Report   `json:"report"`
+	Request    json.RawMessage  `json:"request"`
+	Report     *prune.Report    `json:"report"`
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
 // OptimizeRequest is the input of [Requests.Optimize] (and the params of
@@ -162,13 +176,35 @@ type OptimizeRequest struct {
 	// proxy told to write no hints); otherwise an empty one becomes the
 	// rehydrate command, as compress's references carry.
 	RetrievalAsGiven bool `json:"-"`
+	// RedactSecrets replaces secrets inside the request first (also
+	// RequestsOptions.RedactConversation).
+	RedactSecrets bool `json:"redact_secrets,omitempty"`
 }
 
 // OptimizeResult is the request to send (the original when nothing was
-// rewritten) and the report.
+// rewritten), the report and the secrets redacted first.
 type OptimizeResult struct {
-	Request json.RawMessage `json:"request"`
-	Report  *smart.Report   `json:"report"`
+	Request    json.RawMessage  `json:"request"`
+	Report     *smart.Report    `json:"report"`
+	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
+}
+
+// redact replaces secrets inside a request's strings when the request
+// asks or the options do: the one place every front end's conversations
+// are redacted.
+func (r *Requests) redact(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
+	if !asked && !r.opts.RedactConversation {
+		return body, nil, nil
+	}
+	sc, err := secrets.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, reds, err := sc.RedactJSON("messages", body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
+	}
+	return out, reds, nil
 }
 
 // RehydrateRequest names a reference: the session (artifact scope), the
@@ -207,7 +243,7 @@ func (r *Requests) pruneOptions(req CompressRequest) (prune.Options, error) {
 		def = r.opts.DefaultModel
 	}
 	o := prune.Options{
-		Model: req.Model, DefaultModel: def, ContextWindow: req.ContextWindow, OutputReserve: req.OutputReserve,
+		Model: req.Model, DefaultModel: def, ContextWindow: cmp.Or(req.ContextWindow, r.opts.ContextWindow), OutputReserve: req.OutputReserve,
 		Budget: req.Budget, WindowSize: req.WindowSize, MaxToolOutput: req.MaxToolOutput, Format: f,
 		Logger: r.log, Cache: r.cache, Session: req.SessionID,
 	}
@@ -231,29 +267,36 @@ func (r *Requests) retrieval() request.Retrieval {
 
 // Compress fits a request into its model's budget (see [prune.Pruner.Compress]).
 func (r *Requests) Compress(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	return r.compress(ctx, req, false)
+}
+
+// compress is Compress, or ForRetry when retry is set.
+func (r *Requests) compress(ctx context.Context, req CompressRequest, retry bool) (*CompressResult, error) {
 	o, err := r.pruneOptions(req)
 	if err != nil {
 		return nil, err
 	}
-	out, rep, err := prune.Compress(ctx, req.Request, o)
+	body, reds, err := r.redact(req.RedactSecrets, req.Request)
 	if err != nil {
 		return nil, err
 	}
-	return &CompressResult{Request: out, Report: rep}, nil
+	var out []byte
+	var rep *prune.Report
+	if retry {
+		out, rep, err = prune.ForRetry(ctx, body, req.Error, o)
+	} else {
+		out, rep, err = prune.Compress(ctx, body, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &CompressResult{Request: out, Report: rep, Redactions: reds}, nil
 }
 
 // ForRetry prunes a request for an agent's retry after req.Error (see
 // [prune.Pruner.ForRetry]).
 func (r *Requests) ForRetry(ctx context.Context, req CompressRequest) (*CompressResult, error) {
-	o, err := r.pruneOptions(req)
-	if err != nil {
-		return nil, err
-	}
-	out, rep, err := prune.ForRetry(ctx, req.Request, req.Error, o)
-	if err != nil {
-		return nil, err
-	}
-	return &CompressResult{Request: out, Report: rep}, nil
+	return r.compress(ctx, req, true)
 }
 
 // Optimize rewrites a request under the Smart Context safety envelope
@@ -277,11 +320,16 @@ func (r *Requests) Optimize(ctx context.Context, req OptimizeRequest) (*Optimize
 		// As compress's: every reference says how to read it back.
 		c.Retrieval = r.retrieval()
 	}
-	res, err := r.opt.Optimize(ctx, req.Request, c)
+	c.ContextWindow = cmp.Or(c.ContextWindow, r.opts.ContextWindow)
+	body, reds, err := r.redact(req.RedactSecrets, req.Request)
 	if err != nil {
 		return nil, err
 	}
-	return &OptimizeResult{Request: res.Body, Report: res.Report}, nil
+	res, err := r.opt.Optimize(ctx, body, c)
+	if err != nil {
+		return nil, err
+	}
+	return &OptimizeResult{Request: res.Body, Report: res.Report, Redactions: reds}, nil
 }
 
 // ErrNoStore is returned by [Requests.Rehydrate] when the Requests has
@@ -333,7 +381,8 @@ func (r *Requests) CountMessages(ctx context.Context, req CountRequest) (*CountR
 // engine's state directory.
 func (e *Engine) requests() (*Requests, error) {
 	e.reqOnce.Do(func() {
-		e.req, e.reqErr = NewRequests(RequestsOptions{StateDir: e.StateDir(), DefaultModel: e.cfg.Model, Logger: e.log})
+		e.req, e.reqErr = NewRequests(RequestsOptions{StateDir: e.StateDir(), DefaultModel: e.cfg.Model, ContextWindow: e.cfg.ContextWindow,
+			RedactConversation: e.cfg.Secrets.RedactConversation, Logger: e.log})
 	})
 	return e.req, e.reqErr
 }

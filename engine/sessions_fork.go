@@ -114,10 +114,18 @@ func (e *Engine) ForkSession(ctx context.Context, req ForkRequest) (*ForkResult,
 		}
 	}
 	body := request.WrapHistory(src.ConversationHistory, wrapAs, model)
-	out, rep, err := prune.ForRetry(ctx, body, req.Error, prune.Options{Model: model, ContextWindow: req.ContextWindow, Budget: req.Budget, Format: format, Logger: e.log})
+	// Through the request flow, as every front end: what the pruner
+	// condenses or evicts is stored under the new session, so its
+	// references rehydrate (ctxd rehydrate --session NEW HASH).
+	flow, err := e.requests()
+	if err != nil {
+		return nil, err
+	}
+	pruned, err := flow.ForRetry(ctx, CompressRequest{Request: body, Format: string(format), Model: model, ContextWindow: req.ContextWindow, Budget: req.Budget, SessionID: newID, Error: req.Error})
 	if err != nil {
 		return nil, fmt.Errorf("fork session %s at checkpoint %d: prune the history: %w", req.SessionID, seq, err)
 	}
+	out, rep := pruned.Request, pruned.Report
 	hist, err := unwrapHistory(out)
 	if err != nil {
 		return nil, fmt.Errorf("fork session %s at checkpoint %d: %w", req.SessionID, seq, err)

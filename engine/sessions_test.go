@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/prune"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -367,6 +368,18 @@ func TestForkPrunesHistoryWithLesson(t *testing.T) {
 	}
 	if !strings.Contains(string(res2.Checkpoint.ConversationHistory), prune.RetryPrefix) {
 		t.Error("no lesson note in the second fork")
+	}
+	// What the fork condensed or evicted rehydrates under the new
+	// session: the fork goes through the request flow's artifact store.
+	marks := request.ParseMarkers(string(res2.Checkpoint.ConversationHistory))
+	if len(marks) == 0 {
+		t.Fatalf("the pruned fork carries no reference:\n%s", res2.Checkpoint.ConversationHistory)
+	}
+	for _, m := range marks {
+		l, err := e.Rehydrate(ctx, RehydrateRequest{SessionID: res2.SessionID, Hash: m.Hash})
+		if err != nil || l.Text == "" {
+			t.Errorf("reference %s of the fork does not rehydrate under %s: %v", m.Hash, res2.SessionID, err)
+		}
 	}
 
 	tests := []struct {

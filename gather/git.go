@@ -203,11 +203,13 @@ func (h *repoHandle) log(ctx context.Context, n int) ([]Commit, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read log: %w", err)
+			// A missing object (a shallow clone's boundary) ends the
+			// walk: the commits read so far are returned with the error.
+			return out, fmt.Errorf("read log: %w", err)
 		}
 		files, err := h.changedFiles(ctx, c)
 		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", c.Hash.String()[:12], err)
+			return out, fmt.Errorf("read commit %s: %w", c.Hash.String()[:12], err)
 		}
 		subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
 		cm := Commit{
@@ -537,6 +539,13 @@ type gitInfo struct {
 // facts reads the recent history (n commits; none when n < 0) and the
 // uncommitted changes. Problems are warnings: a workspace without git
 // still gathers.
+// shallow reports a shallow clone (asked only when the history walk met
+// a missing object).
+func (s *gitState) shallow(ctx context.Context) bool {
+	out, _, err := runGit(ctx, s.root, 64, "rev-parse", "--is-shallow-repository")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
 func (s *gitState) facts(ctx context.Context, n int, keep func(string) bool) (*gitInfo, []string) {
 	if gitTop(s.root) == "" {
 		return nil, nil
@@ -545,11 +554,15 @@ func (s *gitState) facts(ctx context.Context, n int, keep func(string) bool) (*g
 	gi := &gitInfo{commitRank: map[string]int{}, dirty: map[string]bool{}}
 	if n > 0 {
 		commits, err := s.recent(ctx, n)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil
-			}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil, nil
+		case errors.Is(err, plumbing.ErrObjectNotFound) && s.shallow(ctx):
+			warnings = append(warnings, fmt.Sprintf("git history is shallow (a shallow clone: %d commits read before its boundary): recency and co-change cover only those; git fetch --unshallow brings the rest", len(commits)))
+		default:
 			warnings = append(warnings, fmt.Sprintf("git history unavailable: %v", err))
+			commits = nil
 		}
 		gi.commits = commits
 		gi.history = s.history(ctx)
@@ -611,7 +624,7 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 	defer cancel()
 	commits, err := s.handle.log(ctx, n)
 	if err != nil {
-		return nil, err
+		return commits, err // not cached: what it read, and why it stopped
 	}
 	s.headKey, s.commits = key, commits
 	s.saveCommits(ckey, commits)

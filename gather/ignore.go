@@ -258,8 +258,12 @@ func (ir *ignoreRules) readDirPatterns(dir string, domain []string) ([]gitignore
 	for _, name := range []string{".gitignore", IgnoreFile} {
 		f := filepath.Join(dir, name)
 		p, err := readPatternFile(f, domain)
-		if err != nil {
+		if errors.Is(err, safefs.ErrTooBig) {
+			warns = append(warns, fmt.Sprintf("%s is over %d MiB and was not read: its patterns are not applied, so files it would ignore are included", f, maxIgnoreBytes>>20))
+		} else if err != nil {
 			warns = append(warns, fmt.Sprintf("reading %s: %v", f, err))
+		}
+		if err != nil {
 			if name == ".gitignore" {
 				ir.noteNotRegular(f, err)
 			}

@@ -320,6 +320,14 @@ func (w *Workspace) Rank(ctx context.Context, q *query.Query, limit int) ([]Hit,
 	return s.index.Rank(q, limit), nil
 }
 
+// WalkWarnings returns what the walk of the current tree warned about: an
+// ignore file it could not read (over its 4 MiB cap, not a regular file),
+// an unreadable directory. A pack shows them, as a prompt does.
+func (w *Workspace) WalkWarnings(ctx context.Context) ([]string, error) {
+	_, warns, err := w.refreshWarn(ctx)
+	return warns, err
+}
+
 // Files returns the root-relative paths of the files the walk keeps (not
 // ignored, not secret), sorted.
 func (w *Workspace) Files(ctx context.Context) ([]string, error) {

@@ -442,3 +442,28 @@ func TestRootDefaultsToGitTopLevel(t *testing.T) {
 		t.Errorf("outline main.go from store/: %s", text(t, res))
 	}
 }
+
+// TestCompactHistoryRedacts: with secrets.redact_conversation in the
+// workspace's configuration, compact_history (the pruner and Smart
+// Context) sends no secret on: the redaction is the request flow's, as
+// in the CLI, the daemon and the proxy.
+func TestCompactHistoryRedacts(t *testing.T) {
+	const pat = "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX"
+	files := map[string]string{".ctxd.toml": "[secrets]\nredact_conversation = true\n"}
+	for k, v := range repoFiles {
+		files[k] = v
+	}
+	cs := connect(t, testutil.GitRepo(t, files), nil)
+	req := chatRequest()
+	msgs := req["messages"].([]any)
+	msgs[1] = map[string]any{"role": "user", "content": "Use the token " + pat + " to push."}
+	for _, smartOn := range []bool{false, true} {
+		res := call(t, cs, "compact_history", map[string]any{"request": req, "smart": smartOn, "session": "mcp-redact", "window": 128000})
+		if res.IsError {
+			t.Fatal(text(t, res))
+		}
+		if body := text(t, res); strings.Contains(body, pat) || !strings.Contains(body, "[REDACTED github-pat]") {
+			t.Errorf("smart %v: the secret went on unredacted", smartOn)
+		}
+	}
+}

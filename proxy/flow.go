@@ -22,21 +22,31 @@ type Flow struct {
 // NewFlow opens the request flow of stateDir (absolute). canaryPercent
 // below 0 means no canary: every session is rewritten.
 func NewFlow(stateDir string, canaryPercent int, log *slog.Logger) (*Flow, error) {
+	return NewFlowWith(engine.RequestsOptions{StateDir: stateDir, Logger: log}, canaryPercent)
+}
+
+// NewFlowWith opens the request flow o describes (its StateDir
+// absolute; its window and redaction settings apply to every request, as
+// they do in the CLI and the daemon). canaryPercent below 0 means no
+// canary; o.Rollout is replaced.
+func NewFlowWith(o engine.RequestsOptions, canaryPercent int) (*Flow, error) {
 	rollout := smart.Rollout{}
 	if canaryPercent >= 0 {
 		rollout.Canary, rollout.CanaryPercent = true, canaryPercent
 	}
+	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	// The proxy logs one record per request itself (with the optimizer's
 	// telemetry in it); the flow logs only its warnings.
-	log = slog.New(warnOnly{log.Handler()})
-	r, err := engine.NewRequests(engine.RequestsOptions{StateDir: stateDir, Rollout: &rollout, Logger: log})
+	o.Logger = slog.New(warnOnly{log.Handler()})
+	o.Rollout = &rollout
+	r, err := engine.NewRequests(o)
 	if err != nil {
 		return nil, err
 	}
-	return &Flow{r: r, stateDir: stateDir}, nil
+	return &Flow{r: r, stateDir: o.StateDir}, nil
 }
 
 func (f *Flow) optimize(ctx context.Context, body []byte, c smart.Call) ([]byte, *smart.Report, error) {

@@ -2,14 +2,19 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +47,10 @@ type observer struct {
 	line      []byte // partial SSE line
 	input     int    // input tokens reported
 	model     string // model the upstream reported
+	window    int    // context window an upstream context-length error named
+	// unreachable: the upstream could not be reached (the proxy answered
+	// 502 itself).
+	unreachable bool
 }
 
 // watch is ModifyResponse: it wraps the body of a model response.
@@ -180,7 +189,11 @@ func (o *observer) close() (errKind string) {
 		}
 	}
 	if o.status >= 400 {
-		return errorKind(body)
+		kind := errorKind(body)
+		if kind == errContext {
+			o.window = reportedWindow(body)
+		}
+		return kind
 	}
 	if !o.stream && len(body) > 0 {
 		o.usage(body)
@@ -211,15 +224,40 @@ func errorKind(body []byte) string {
 	return errOther
 }
 
+// windowPatterns read the window a context-length error names: OpenAI's
+// "maximum context length is N tokens", Anthropic's "prompt is too long:
+// U tokens > N maximum" and "exceed context limit: U + M > N".
+var windowPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`maximum context length is (\d{3,9}) tokens`),
+	regexp.MustCompile(`\d+ tokens > (\d{3,9}) maximum`),
+	regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d{3,9})`),
+}
+
+// reportedWindow is the context window an upstream error body names, 0
+// when it names none: evidence of the model's window, used for later
+// requests of a model the registry does not know.
+func reportedWindow(body []byte) int {
+	for _, re := range windowPatterns {
+		if m := re.FindSubmatch(body); m != nil {
+			if n, err := strconv.Atoi(string(m[1])); err == nil && n >= 1024 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 // finish records what the response said (usage, errors) and logs the
 // request's record.
 func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 	rec.UpstreamErrorKind = obs.close()
 	obs.mu.Lock()
 	rec.Status, rec.Stream, rec.ResponseBytes, rec.ObservedInputTokens = obs.status, obs.stream, obs.bytes, obs.input
+	rec.Unreachable = obs.unreachable
 	if rec.Model == "" {
 		rec.Model = obs.model
 	}
+	window := obs.window
 	obs.mu.Unlock()
 	rec.TotalMillis = time.Since(start).Milliseconds()
 
@@ -241,6 +279,9 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 		mu.Ratio = float64(mu.ObservedTokens) / float64(mu.EstimatedTokens)
 	}
 	rec.CalibrationRatio = mu.Ratio
+	if window > 0 {
+		mu.Window = window
+	}
 	if rec.Session != "" {
 		st := p.session(rec.Session)
 		if rec.ObservedInputTokens > 0 {
@@ -256,7 +297,70 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 		}
 	}
 	p.statsMu.Unlock()
-	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+	p.logRecord(rec)
+}
+
+// logRecord logs a request: one short line at info level, and the full
+// record (every field, for machines) at debug level, or at info level
+// too when Options.FullRecords is set (a JSON log file).
+func (p *Proxy) logRecord(rec *record) {
+	ctx := context.Background()
+	full := slog.LevelDebug
+	if p.opts.FullRecords {
+		full = levelInfo
+	} else {
+		p.log.LogAttrs(ctx, levelInfo, rec.line())
+	}
+	p.log.LogAttrs(ctx, full, recordMessage, rec.attrs()...)
+}
+
+// line is the record as one short line for a person: status (or why
+// there is none), model, estimated tokens in -> out and the share saved,
+// latency, whether the forwarded prefix is the one sent last time
+// (provider caches hold), the window and its source.
+func (r *record) line() string {
+	var b strings.Builder
+	switch {
+	case r.Unreachable:
+		b.WriteString("upstream unreachable (502)")
+	case r.Failed != "":
+		fmt.Fprintf(&b, "refused %d %s", r.Status, r.Failed)
+	default:
+		fmt.Fprintf(&b, "%d", r.Status)
+	}
+	model := r.Model
+	if model == "" {
+		model = "-"
+	}
+	fmt.Fprintf(&b, " %s %s", strings.TrimPrefix(r.Route, "/v1/"), model)
+	if rep := r.Report; rep != nil {
+		in, out := rep.EstimatedTokensBefore, sentEstimate(rep)
+		saved := 0
+		if in > 0 {
+			saved = int(math.Round(float64(in-out) * 100 / float64(in)))
+		}
+		fmt.Fprintf(&b, " tokens %d -> %d saved %d%%", in, out, saved)
+	} else {
+		fmt.Fprintf(&b, " bytes %d (%s)", r.BytesIn, cmp.Or(r.Reason, r.Mode))
+	}
+	fmt.Fprintf(&b, " %dms", r.TotalMillis)
+	if r.CacheStable != "" {
+		fmt.Fprintf(&b, " cache-stable %s", map[string]string{"yes": "yes", "no": "no", "new": "new-session"}[r.CacheStable])
+	}
+	if rep := r.Report; rep != nil {
+		if rep.ModelContextWindowSource == smart.WindowNone {
+			b.WriteString(" window none")
+		} else {
+			fmt.Fprintf(&b, " window %d (%s)", rep.ModelContextWindowTokens, rep.ModelContextWindowSource)
+		}
+	}
+	if r.UpstreamErrorKind != "" {
+		fmt.Fprintf(&b, " upstream-error %s", r.UpstreamErrorKind)
+	}
+	if r.Session != "" {
+		fmt.Fprintf(&b, " session %s", r.Session)
+	}
+	return b.String()
 }
 
 // sentEstimate is the estimated tokens of the body that went upstream:
@@ -313,7 +417,13 @@ type record struct {
 	CalibrationRatio    float64
 	ArtifactReads       int
 	UpstreamErrorKind   string
-	Report              *smart.Report
+	// Unreachable: the upstream could not be reached.
+	Unreachable bool
+	// CacheStable is "yes" when what went upstream last time in the
+	// session is a byte prefix of what went now, "no" when not, "new"
+	// for a session's first request, "" when not known.
+	CacheStable string
+	Report      *smart.Report
 }
 
 func (r *record) attrs() []slog.Attr {
@@ -334,6 +444,12 @@ func (r *record) attrs() []slog.Attr {
 		slog.Float64("observed_over_estimated", r.CalibrationRatio),
 		slog.Int("task_quality_artifact_reads", r.ArtifactReads),
 		slog.String("upstream_error_kind", r.UpstreamErrorKind),
+	}
+	if r.Unreachable {
+		a = append(a, slog.Bool("upstream_unreachable", true))
+	}
+	if r.CacheStable != "" {
+		a = append(a, slog.String("cache_stable", r.CacheStable))
 	}
 	if r.Reason != "" {
 		a = append(a, slog.String("proxy_reason", r.Reason))

@@ -73,8 +73,10 @@ type Options struct {
 	// NewFlow.
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
-	// (context window, budget, max tool output); Session, Mode and
-	// ObservedInputTokens are set per request.
+	// (context window, budget, max tool output, masking); Session, Mode
+	// and ObservedInputTokens are set per request. MaskHorizon and
+	// MaskStep 0 take DefaultMaskHorizon and DefaultMaskStep; negative
+	// turns masking (or stepping) off.
 	Call smart.Call
 	// Hints is how references say to read them back (the zero value
 	// is HintsAll).
@@ -84,10 +86,23 @@ type Options struct {
 	PublicURL string
 	// Transport sends upstream requests; nil is http.DefaultTransport.
 	Transport http.RoundTripper
-	// Logger receives one info record per request; never bodies or
-	// headers. nil discards.
+	// Logger receives one short info line per request and the full
+	// record at debug level; never bodies or headers. nil discards.
 	Logger *slog.Logger
+	// FullRecords logs the full record at info level instead of the
+	// short line (for a JSON log file read by machines).
+	FullRecords bool
 }
+
+// The masking defaults of the proxy (smart.Call.MaskHorizon and
+// MaskStep): tool outputs beyond the latest DefaultMaskHorizon are masked
+// before any pressure, the boundary moving DefaultMaskStep outputs at a
+// time. Chosen from the turn-by-turn replay (BENCHMARKS.md, "Turn by turn
+// through the proxy").
+const (
+	DefaultMaskHorizon = 4
+	DefaultMaskStep    = 8
+)
 
 // Proxy is the model proxy. It is an http.Handler, safe for concurrent
 // use.
@@ -114,6 +129,11 @@ type ModelUsage struct {
 	// Ratio is ObservedTokens / EstimatedTokens over the observed
 	// requests (1 when there are none): how far the estimator is off.
 	Ratio float64 `json:"observed_over_estimated"`
+	// Window is the context window the upstream named in a
+	// context-length error (0: none yet); it is the window of the
+	// model's later requests when nothing else gives one
+	// (smart.Call.ObservedContextWindow).
+	Window int `json:"reported_context_window,omitempty"`
 }
 
 // sessionStats is what the proxy remembers of a conversation.
@@ -121,6 +141,13 @@ type sessionStats struct {
 	lastObserved  int
 	feedback      smart.Feedback
 	artifactReads int
+	// noWindowLogged: the session was told once that its model has no
+	// known window.
+	noWindowLogged bool
+	// prefixLen and prefixHash are the length and SHA-256 of what went
+	// upstream last time, up to the end of its last item.
+	prefixLen  int
+	prefixHash [32]byte
 }
 
 // maxSessionStats bounds the sessions remembered; when full they start
@@ -146,6 +173,18 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	opts.Mode = m
+	switch c := &opts.Call; {
+	case c.MaskHorizon == 0:
+		c.MaskHorizon = DefaultMaskHorizon
+	case c.MaskHorizon < 0:
+		c.MaskHorizon = 0
+	}
+	switch c := &opts.Call; {
+	case c.MaskStep == 0:
+		c.MaskStep = DefaultMaskStep
+	case c.MaskStep < 0:
+		c.MaskStep = 1
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -249,6 +288,11 @@ func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {
 // upstreamError answers when the upstream cannot be reached (a relayed
 // error status is not this: it passes through as the upstream sent it).
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if obs, _ := r.Context().Value(observerKey{}).(*observer); obs != nil {
+		obs.mu.Lock()
+		obs.status, obs.unreachable = http.StatusBadGateway, true
+		obs.mu.Unlock()
+	}
 	p.log.Warn("upstream unreachable", "path", r.URL.Path, "err", err)
 	writeError(w, http.StatusBadGateway, "ctxd_upstream_unreachable", "ctxd proxy could not reach the upstream "+p.opts.Upstream.Redacted()+": "+err.Error())
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
@@ -67,6 +68,12 @@ type setup struct {
 	// budget, when set, is every request's explicit token budget.
 	budget int
 	hints  proxy.Hints
+	// lines logs the default short line per request (the full record at
+	// debug level) instead of the full record at info level.
+	lines bool
+	// redact redacts secrets in every conversation (the configuration's
+	// secrets.redact_conversation).
+	redact bool
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -82,7 +89,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	flow, err := proxy.NewFlow(s.stateDir, canary, log)
+	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: s.stateDir, Logger: log, RedactConversation: s.redact}, canary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +97,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints, FullRecords: !s.lines})
 	if err != nil {
 		t.Fatal(err)
 	}

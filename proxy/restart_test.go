@@ -129,7 +129,7 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(log), "msg=proxy_request"); n != 2 {
+	if n := strings.Count(string(log), `"msg":"proxy_request"`); n != 2 {
 		t.Errorf("%d proxy_request records in the log, want 2", n)
 	}
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,7 +80,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 		return p.stepAside(rec, body, "unparsed", err)
 	}
 	call := p.opts.Call
-	call.Mode, call.Format = p.opts.Mode, format
+	call.Mode, call.Format, call.Parsed = p.opts.Mode, format, req
 	call.Session = r.Header.Get(HeaderSession)
 	rec.SessionSource = "header"
 	if call.Session == "" {
@@ -92,6 +93,9 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	st := p.session(call.Session)
 	call.ObservedInputTokens, call.Feedback = st.lastObserved, st.feedback
 	call.EstimateRatio = p.estimateRatio(req.Model)
+	if mu := p.models[req.Model]; mu != nil && call.ObservedContextWindow == 0 {
+		call.ObservedContextWindow = mu.Window
+	}
 	call.Retrieval = p.retrieval()
 	st.feedback = smart.Feedback{}
 	rec.ArtifactReads, st.artifactReads = st.artifactReads, 0
@@ -111,7 +115,52 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 		return p.stepAside(rec, body, "rewrite_failed", err)
 	}
 	rec.Report = rep
+	if rep != nil && rep.ModelContextWindowSource == smart.WindowNone {
+		p.statsMu.Lock()
+		first := !st.noWindowLogged
+		st.noWindowLogged = true
+		p.statsMu.Unlock()
+		if first {
+			p.log.Warn("no context window known for this model, so no step driven by window pressure runs in this session; give it with --context-window or context_window in the configuration",
+				"session_id", call.Session, "model", req.Model)
+		}
+	}
+	rec.CacheStable = p.cacheStable(call.Session, req, body, out)
 	return out, 0, "", ""
+}
+
+// cacheStable reports whether what went upstream for a session last
+// time is a byte-for-byte prefix of what goes now, up to the end of the
+// previous request's last item (so a provider's prompt cache can hold):
+// "yes", "no", or "new" for a session's first request. It remembers a
+// hash and a length per session, nothing of the text.
+func (p *Proxy) cacheStable(session string, req *request.Request, in, out []byte) string {
+	if len(req.Items) == 0 {
+		return ""
+	}
+	// Nothing after the last item is rewritten: its end in out is as far
+	// from the end of the body as it is in in.
+	end := len(out) - (len(in) - req.Items[len(req.Items)-1].Span.End)
+	if end < 0 || end > len(out) {
+		return ""
+	}
+	p.statsMu.Lock()
+	st := p.session(session)
+	prevLen, prevHash := st.prefixLen, st.prefixHash
+	p.statsMu.Unlock()
+	verdict := "new"
+	if prevLen > 0 {
+		verdict = "no"
+		if prevLen <= end && sha256.Sum256(out[:prevLen]) == prevHash {
+			verdict = "yes"
+		}
+	}
+	h := sha256.Sum256(out[:end])
+	p.statsMu.Lock()
+	st = p.session(session)
+	st.prefixLen, st.prefixHash = end, h
+	p.statsMu.Unlock()
+	return verdict
 }
 
 // statusClientClosed is the status logged for a request whose client
@@ -134,7 +183,7 @@ func (p *Proxy) stepAside(rec *record, body []byte, why string, err error) ([]by
 func (p *Proxy) fail(w http.ResponseWriter, rec *record, status int, code, msg string) {
 	rec.Status, rec.Failed = status, code
 	writeError(w, status, code, msg)
-	p.log.LogAttrs(context.Background(), levelInfo, recordMessage, rec.attrs()...)
+	p.logRecord(rec)
 }
 
 // writeError writes an error in the shape both OpenAI and Anthropic

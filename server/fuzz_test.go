@@ -53,23 +53,14 @@ func FuzzStreamHostile(f *testing.F) {
 // $/cancelRequest), each as the handler runs it, up to where it would call
 // the engine. TestParamDecodersCoverMethods keeps the list complete.
 var paramDecoders = map[string]func(data []byte) error{
-	"ctx/gather":      decodeInto[engine.PromptRequest],
-	"ctx/buildPrompt": decodeInto[engine.PromptRequest],
-	"ctx/countTokens": decodeInto[engine.CountRequest],
-	"ctx/outline":     decodeInto[engine.OutlineRequest],
-	"ctx/pack":        decodeInto[PackParams],
-	"ctx/compressMessages": decodeInto[struct {
-		engine.CompressRequest
-		redactParam
-	}],
-	"ctx/pruneForRetry": decodeInto[struct {
-		engine.CompressRequest
-		redactParam
-	}],
-	"ctx/optimizeRequest": decodeInto[struct {
-		engine.OptimizeRequest
-		redactParam
-	}],
+	"ctx/gather":             decodeInto[engine.PromptRequest],
+	"ctx/buildPrompt":        decodeInto[engine.PromptRequest],
+	"ctx/countTokens":        decodeInto[engine.CountRequest],
+	"ctx/outline":            decodeInto[engine.OutlineRequest],
+	"ctx/pack":               decodeInto[PackParams],
+	"ctx/compressMessages":   decodeInto[engine.CompressRequest],
+	"ctx/pruneForRetry":      decodeInto[engine.CompressRequest],
+	"ctx/optimizeRequest":    decodeInto[engine.OptimizeRequest],
 	"ctx/rehydrate":          decodeInto[engine.RehydrateRequest],
 	"ctx/status":             decodeInto[struct{}],
 	"ctx/checkpoint/save":    decodeInto[engine.SaveRequest],

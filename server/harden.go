@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/secrets"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -153,28 +151,4 @@ func (c *idleConn) Read(p []byte) (int, error) {
 		}
 		return n, err
 	}
-}
-
-// redactConversation replaces secrets inside a model request's messages
-// when the caller asks (redact_secrets) or the workspace's configuration
-// does (secrets.redact_conversation).
-func (cl *client) redactConversation(asked bool, body *json.RawMessage) ([]ctxd.Redaction, error) {
-	if !asked {
-		if e := cl.engine(); e != nil {
-			asked = e.Config().Secrets.RedactConversation
-		}
-	}
-	if !asked {
-		return nil, nil
-	}
-	sc, err := secrets.Default()
-	if err != nil {
-		return nil, err
-	}
-	out, reds, err := sc.RedactJSON("messages", *body)
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
-	}
-	*body = out
-	return reds, nil
 }

@@ -23,27 +23,19 @@ func init() {
 // compressRequest decodes the params of ctx/compressMessages and
 // ctx/pruneForRetry; the connection's default model applies when
 // neither the params nor the request name one.
-func (cl *client) compressRequest(params json.RawMessage) (*engine.Engine, engine.CompressRequest, []ctxd.Redaction, error) {
-	var w struct {
-		engine.CompressRequest
-		redactParam
-	}
-	if err := decode(params, &w); err != nil {
-		return nil, w.CompressRequest, nil, err
-	}
-	p := w.CompressRequest
-	reds, err := cl.redactConversation(w.RedactSecrets, &p.Request)
-	if err != nil {
-		return nil, p, nil, err
+func (cl *client) compressRequest(params json.RawMessage) (*engine.Engine, engine.CompressRequest, error) {
+	var p engine.CompressRequest
+	if err := decode(params, &p); err != nil {
+		return nil, p, err
 	}
 	eng := cl.engine()
 	if eng == nil {
-		return nil, p, nil, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
+		return nil, p, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
 	}
 	cl.engMu.Lock()
 	p.DefaultModel = cl.defaults.Model
 	cl.engMu.Unlock()
-	return eng, p, reds, nil
+	return eng, p, nil
 }
 
 // countMessages counts a message list for ctx/countTokens with the same
@@ -67,7 +59,7 @@ func countMessages(ctx context.Context, cl *client, req engine.CountRequest) (*e
 }
 
 func compressMessages(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	eng, p, reds, err := cl.compressRequest(params)
+	eng, p, err := cl.compressRequest(params)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +68,11 @@ func compressMessages(ctx context.Context, cl *client, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	return compressAnswer{res, reds}, nil
+	return res, nil
 }
 
 func pruneForRetry(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	eng, p, reds, err := cl.compressRequest(params)
+	eng, p, err := cl.compressRequest(params)
 	if err != nil {
 		return nil, err
 	}
@@ -88,18 +80,5 @@ func pruneForRetry(ctx context.Context, cl *client, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	return compressAnswer{res, reds}, nil
-}
-
-// redactParam is the redact_secrets param of compress, pruneForRetry and
-// optimize: replace secrets inside the messages first (also the config
-// key secrets.redact_conversation).
-type redactParam struct {
-	RedactSecrets bool `json:"redact_secrets,omitempty"`
-}
-
-// compressAnswer is a compaction result and the secrets redacted first.
-type compressAnswer struct {
-	*engine.CompressResult
-	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
+	return res, nil
 }

@@ -32,16 +32,8 @@ func (cl *client) flowEngine() (*engine.Engine, error) {
 }
 
 func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var w struct {
-		engine.OptimizeRequest
-		redactParam
-	}
-	if err := decode(params, &w); err != nil {
-		return nil, err
-	}
-	p := w.OptimizeRequest
-	reds, err := cl.redactConversation(w.RedactSecrets, &p.Request)
-	if err != nil {
+	var p engine.OptimizeRequest
+	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
 	eng, err := cl.flowEngine()
@@ -55,10 +47,7 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		*engine.OptimizeResult
-		Redactions []ctxd.Redaction `json:"redactions,omitempty"`
-	}{res, reds}, nil
+	return res, nil
 }
 
 func rehydrate(ctx context.Context, cl *client, params json.RawMessage) (any, error) {

@@ -71,22 +71,20 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 			return usagef("--session: %v", err)
 		}
 	}
-	configuredLog(fs, "", &logLevel, &logFile)
+	cfg := configuredLog(fs, "", &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	flow, err := sf.requests(log, std.Err)
+	flow, err := sf.requests(log, std.Err, cfg)
 	if err != nil {
 		return err
 	}
 	if req.Request, err = readBody(std, pos); err != nil {
 		return err
 	}
-	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
-		return err
-	}
+	req.RedactSecrets = *redact
 	var res *engine.CompressResult
 	if req.Error != "" {
 		res, err = flow.ForRetry(ctx, req)
@@ -96,6 +94,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	printRedactions(std, res.Redactions)
 	return writeRequest(std, res.Request, res.Report, reportFile)
 }
 

@@ -56,21 +56,27 @@ func startMCPArgs(t *testing.T, dir string, flags ...string) *mcpClient {
 	c := &mcpClient{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	t.Cleanup(func() {
 		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("mcp stderr:\n%s", stderr.String())
-		}
+		waitOrKill(t, cmd, "mcp", stderr.String)
 	})
 	c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "doors-test", "version": "1"}})
 	c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized", "params": map[string]any{}})
 	return c
+}
+
+// waitOrKill waits up to 10 s for a process the test asked to stop, then
+// kills it; a failed test logs what it wrote on stderr.
+func waitOrKill(t *testing.T, cmd *exec.Cmd, name string, stderr func() string) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+	if t.Failed() {
+		t.Logf("%s stderr:\n%s", name, stderr())
+	}
 }
 
 func (c *mcpClient) send(v any) {
@@ -535,5 +541,33 @@ func TestNamesAreData(t *testing.T) {
 	}
 	if p := outs["prompt --format"]; !strings.Contains(p, "<history>") {
 		t.Errorf("XML prompt: no history:\n%s", p)
+	}
+}
+
+// TestShallowCloneAndHugeIgnore: a shallow clone's history says it is
+// shallow and keeps the commits it has; a .gitignore over 4 MiB is
+// named by pack as not applied (its files are packed).
+func TestShallowCloneAndHugeIgnore(t *testing.T) {
+	src := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(src, "a.go"), []byte(fmt.Sprintf("package a\n\nfunc F%d() {}\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testutil.GitCommitAll(t, src)
+	}
+	dir := filepath.Join(t.TempDir(), "shallow")
+	testutil.Git(t, filepath.Dir(dir), "clone", "-q", "--depth", "2", "file://"+src, dir)
+	out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--budget", "4000", "what changed recently")
+	if code != 0 || !strings.Contains(errOut, "git history is shallow") || !strings.Contains(out, "## Recent Changes") {
+		t.Errorf("shallow clone: exit %d, stderr %q, history kept %v", code, errOut, strings.Contains(out, "## Recent Changes"))
+	}
+
+	big := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "build/out.go": "package build\n"})
+	if err := os.WriteFile(filepath.Join(big, ".gitignore"), []byte("build/\n"+strings.Repeat("# padding line\n", 5<<20/15)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runCtxd(t, big, "", nil, "pack", "--output", "-")
+	if code != 0 || !strings.Contains(errOut, ".gitignore is over 4 MiB and was not read") {
+		t.Errorf("pack with a 5 MiB .gitignore: exit %d, stderr %q", code, errOut)
 	}
 }

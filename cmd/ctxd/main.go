@@ -106,9 +106,12 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	}
 	err := c.run(ctx, io, args[1:])
 	var ue *usageError
+	var es exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &es):
+		return int(es)
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
@@ -286,6 +289,12 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // newLogger returns the slog logger for a command: text records to w at
 // level, or to file when given. Source text is never logged at any level.
 func newLogger(w io.Writer, level, file string) (*slog.Logger, func(), error) {
+	return openLogger(w, level, file, false)
+}
+
+// openLogger is newLogger, writing JSON when the log goes to a file and
+// jsonFile is set.
+func openLogger(w io.Writer, level, file string, jsonFile bool) (*slog.Logger, func(), error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, nil, usagef("log level %q: want debug, info, warn or error", level)
@@ -298,6 +307,9 @@ func newLogger(w io.Writer, level, file string) (*slog.Logger, func(), error) {
 		}
 		w = f
 		closer = func() { f.Close() }
+	}
+	if file != "" && jsonFile {
+		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), closer, nil
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv})), closer, nil
 }
@@ -322,20 +334,28 @@ func Version() string {
 
 // configuredLog applies the configuration's log.level and log.file (the
 // user file's, or root's .ctxd.toml: root "" is the current repository)
-// where the command line did not set --log-level or --log-file; a value
+// where the command line did not set --log-level or --log-file, and
+// returns the configuration (nil when it does not load); a value
 // nothing sets keeps the command's own default (warn for one-shot
 // commands, info for serve). A configuration that does not load is left
 // to the command, which reports it.
-func configuredLog(fs *flag.FlagSet, root string, level, file *string) {
+func configuredLog(fs *flag.FlagSet, root string, level, file *string) *config.Config {
+	cfg, err := workspaceConfig(root)
+	if err != nil {
+		return nil
+	}
+	logConfig(fs, cfg, level, file)
+	return cfg
+}
+
+// workspaceConfig loads the configuration of root's workspace (root ""
+// is the current repository; outside one, the user file's alone).
+func workspaceConfig(root string) (*config.Config, error) {
 	dir, err := engine.ResolveRoot(root)
 	if err != nil {
 		dir = ""
 	}
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return
-	}
-	logConfig(fs, cfg, level, file)
+	return config.Load(dir)
 }
 
 // configAndLog loads root's configuration (root must be resolved) and

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/tokens"
@@ -26,8 +27,8 @@ func init() {
 	})
 	register(&command{
 		name:    "models",
-		args:    "[--json]",
-		summary: "List the models ctxd knows (--model names): context window, output limit and how tokens are counted.",
+		args:    "[--json] [--model NAME [--context-window N] [--root DIR]]",
+		summary: "List the models ctxd knows (--model names): context window, output limit and how tokens are counted; with --model, the window compaction uses for that name and its source (explicit, config, registry or none).",
 		run:     runModels,
 	})
 }
@@ -36,12 +37,21 @@ func runModels(_ context.Context, io *IO, args []string) error {
 	c := commands["models"]
 	fs := newFlagSet(c, io.Err)
 	asJSON := fs.Bool("json", false, "print JSON")
+	name := fs.String("model", "", "show the window compaction uses for this model name, and where it comes from")
+	window := fs.Int("context-window", 0, "with --model: the window given on the command line")
+	root := fs.String("root", "", "with --model: the workspace whose configuration (context_window) applies")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("models takes no arguments")
+	}
+	if *window < 0 {
+		return usagef("--context-window must not be negative")
+	}
+	if *name != "" {
+		return modelWindow(io, *name, *window, *root, *asJSON)
 	}
 	specs := tokens.Models()
 	if *asJSON {
@@ -62,7 +72,42 @@ func runModels(_ context.Context, io *IO, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.Out, "\nmodel registry %s; a dated snapshot of a listed name (gpt-4o-2024-08-06) reads as that model; any other name falls back to a %d-token window (--context-window sets the real one).\n", tokens.RegistryVersion, tokens.FallbackWindow)
+	fmt.Fprintf(io.Out, "\nmodel registry %s; a dated snapshot of a listed name (gpt-4o-2024-08-06) reads as that model; any other name has no known window, so compaction runs no window-pressure step for it (--context-window or context_window in the configuration gives one; ctxd models --model NAME shows which applies).\n", tokens.RegistryVersion)
+	return nil
+}
+
+// modelWindow prints the window compaction uses for a model name and its
+// source: --context-window (explicit), the configuration's
+// context_window (config), the registry, or none (no window-pressure
+// step runs; request.NoWindow).
+func modelWindow(io *IO, name string, flagWindow int, root string, asJSON bool) error {
+	source, explicit := "explicit", flagWindow
+	if explicit == 0 {
+		cfg, err := workspaceConfig(root)
+		if err != nil {
+			return err
+		}
+		if cfg.ContextWindow > 0 {
+			source, explicit = "config", cfg.ContextWindow
+		}
+	}
+	m := tokens.Resolve(name, explicit)
+	switch m.Source {
+	case tokens.SourceRegistry:
+		source = tokens.SourceRegistry
+	case tokens.SourceFallback:
+		source, m.ContextWindow = request.WindowNone, 0
+	}
+	if asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"name": m.Name, "context_window": m.ContextWindow, "source": source, "encoding": m.Encoding, "estimator_confidence": m.EstimatorConfidence})
+	}
+	if source == request.WindowNone {
+		fmt.Fprintf(io.Out, "%s: no known context window (source none): compaction treats its requests as far from any threshold and runs no window-pressure step; give the window with --context-window or context_window in the configuration\n", m.Name)
+		return nil
+	}
+	fmt.Fprintf(io.Out, "%s: context window %d tokens (source %s), counted with %s (%s)\n", m.Name, m.ContextWindow, source, m.Encoding, m.EstimatorConfidence)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,6 +41,26 @@ func TestModelsCommand(t *testing.T) {
 	}
 	if _, errOut, code := runCtxd(t, t.TempDir(), "", nil, "models", "extra"); code != 2 || !strings.Contains(errOut, "no arguments") {
 		t.Errorf("extra argument: exit %d, %s", code, errOut)
+	}
+	// --model shows the window compaction uses and where it comes from.
+	cfgDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cfgDir, ".ctxd.toml"), []byte("context_window = 64000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir  string
+		args []string
+		want string
+	}{
+		{t.TempDir(), []string{"--model", "gpt-4o"}, "gpt-4o: context window 128000 tokens (source registry)"},
+		{t.TempDir(), []string{"--model", "acme-gateway-alias"}, "acme-gateway-alias: no known context window (source none)"},
+		{t.TempDir(), []string{"--model", "acme-gateway-alias", "--context-window", "32000"}, "acme-gateway-alias: context window 32000 tokens (source explicit)"},
+		{cfgDir, []string{"--model", "acme-gateway-alias", "--root", cfgDir}, "acme-gateway-alias: context window 64000 tokens (source config)"},
+	} {
+		out, errOut, code := runCtxd(t, tt.dir, "", nil, append([]string{"models"}, tt.args...)...)
+		if code != 0 || !strings.HasPrefix(out, tt.want) {
+			t.Errorf("models %q: exit %d %q %s, want %q", tt.args, code, out, errOut, tt.want)
+		}
 	}
 }
 

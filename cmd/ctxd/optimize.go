@@ -17,6 +17,7 @@ import (
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/compact/smart/replay"
+	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/sessions"
 )
@@ -115,18 +116,16 @@ func (f *stateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
 }
 
-// requests returns the request flow (engine.Requests) of the state
-// directory the flags name: --state-dir, else $CTXD_STATE_DIR, else
-// <root>/.ctxd. An absolute state directory needs no workspace (agents
-// running outside one); a relative one is relative to the workspace root.
-//
-// warn, when not nil, is told when the state directory falls back to the
-// current directory's because no git repository holds it (as prompt says
-// of its workspace): compress and optimize store references there.
-func (f *stateFlags) requests(log *slog.Logger, warn io.Writer) (*engine.Requests, error) {
+// dir is the absolute state directory the flags name (the one resolver
+// of the request flow's front ends: compress, optimize, rehydrate,
+// proxy): --state-dir (relative to the current directory), else
+// $CTXD_STATE_DIR (relative to the workspace root), else <root>/.ctxd.
+// warn, when not nil, is told when the workspace falls back to the
+// current directory.
+func (f *stateFlags) dir(warn io.Writer) (string, error) {
 	dir, err := stateDirFlag(f.stateDir)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if dir == "" {
 		dir = os.Getenv(engine.EnvStateDir)
@@ -134,14 +133,43 @@ func (f *stateFlags) requests(log *slog.Logger, warn io.Writer) (*engine.Request
 	if f.root != "" || !filepath.IsAbs(dir) {
 		root, err := engine.ResolveRoot(f.root)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		dir = sessions.StateDir(root, dir)
 		if warn != nil && fellBack(f.root, root) {
 			fmt.Fprintf(warn, "ctxd: not in a git repository: references are stored under %s (pass --root DIR or --state-dir DIR to choose)\n", dir)
 		}
 	}
-	return engine.NewRequests(engine.RequestsOptions{StateDir: dir, Logger: log})
+	return dir, nil
+}
+
+// requests returns the request flow (engine.Requests) of the state
+// directory the flags name: --state-dir, else $CTXD_STATE_DIR, else
+// <root>/.ctxd. An absolute state directory needs no workspace (agents
+// running outside one); a relative one is relative to the workspace root.
+//
+// warn, when not nil, is told when the state directory falls back to the
+// current directory's because no git repository holds it (as prompt says
+// of its workspace): compress and optimize store references there. cfg
+// (nil: none) gives the flow its window and redaction settings.
+func (f *stateFlags) requests(log *slog.Logger, warn io.Writer, cfg *config.Config) (*engine.Requests, error) {
+	dir, err := f.dir(warn)
+	if err != nil {
+		return nil, err
+	}
+	o := requestsOptions(cfg)
+	o.StateDir, o.Logger = dir, log
+	return engine.NewRequests(o)
+}
+
+// requestsOptions are the request flow's settings from a configuration
+// (nil: none): its window and its secrets.redact_conversation, as the
+// engine's own flow takes them.
+func requestsOptions(cfg *config.Config) engine.RequestsOptions {
+	if cfg == nil {
+		return engine.RequestsOptions{}
+	}
+	return engine.RequestsOptions{ContextWindow: cfg.ContextWindow, RedactConversation: cfg.Secrets.RedactConversation}
 }
 
 func runOptimize(ctx context.Context, std *IO, args []string) error {
@@ -197,7 +225,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		}
 		call.ExactItems = append(call.ExactItems, n)
 	}
-	configuredLog(fs, "", &logLevel, &logFile)
+	cfg := configuredLog(fs, "", &logLevel, &logFile)
 	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
 	if err != nil {
 		return err
@@ -205,9 +233,11 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	defer closeLog()
 	var flow *engine.Requests
 	if req.Mode == string(smart.ModeExact) {
-		flow, err = engine.NewRequests(engine.RequestsOptions{Logger: log})
+		o := requestsOptions(cfg)
+		o.Logger = log
+		flow, err = engine.NewRequests(o)
 	} else {
-		flow, err = sf.requests(log, std.Err)
+		flow, err = sf.requests(log, std.Err, cfg)
 	}
 	if err != nil {
 		return err
@@ -215,13 +245,12 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if req.Request, err = readBody(std, pos); err != nil {
 		return err
 	}
-	if req.Request, err = redactBody(std, *redact, req.Request); err != nil {
-		return err
-	}
+	req.RedactSecrets = *redact
 	res, err := flow.Optimize(ctx, req)
 	if err != nil {
 		return err
 	}
+	printRedactions(std, res.Redactions)
 	return writeRequest(std, res.Request, res.Report, reportFile)
 }
 
@@ -250,7 +279,7 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	flow, err := sf.requests(nil, nil)
+	flow, err := sf.requests(nil, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -233,17 +233,7 @@ func startListening(t *testing.T, dir, prefix string, args ...string) (*exec.Cmd
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("daemon stderr:\n%s", stderr.String())
-		}
+		waitOrKill(t, cmd, "daemon", stderr.String)
 	})
 	return cmd, &stderr
 }

@@ -7,12 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
-	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -35,7 +32,8 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 func runProxy(ctx context.Context, std *IO, args []string) error {
 	c := commands["proxy"]
 	fs := newFlagSet(c, std.Err)
-	var listen, upstream, mode, stateDir, root, logLevel, logFile, hints string
+	var listen, upstream, mode, logLevel, logFile, hints string
+	var sf stateFlags
 	var canary int
 	var allowRemote bool
 	var call smart.Call
@@ -44,14 +42,16 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&mode, "mode", "optimize", "optimize (rewrite), shadow (decide and log, forward the original) or exact (pass through)")
 	fs.IntVar(&canary, "canary-percent", -1, "rewrite only a deterministic N% of sessions; the rest pass through byte for byte (default: all)")
 	fs.BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (the proxy has no authentication of its own)")
-	fs.StringVar(&root, "root", "", "workspace whose state directory keeps the artifacts (default: the git top-level of the current directory)")
-	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
+	sf.register(fs)
+	redact := redactFlag(fs)
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "context window of every model (default: the registry's, per request model)")
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
+	fs.IntVar(&call.MaskHorizon, "mask-horizon", proxy.DefaultMaskHorizon, "mask tool outputs beyond about the latest N before any pressure (head, critical lines, tail and a reference); negative: never")
+	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "move the masking boundary N outputs at a time, so turns between steps only append (prompt caches hold); negative: every turn")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
-	fs.StringVar(&logLevel, "log-level", "info", "log level on stderr: info (one record per request), warn, error")
-	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: info (one short line per request), debug (the full record too), warn, error")
+	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr, as JSON with the full record of every request")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -87,21 +87,25 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
 		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
 	}
-	configuredLog(fs, root, &logLevel, &logFile)
-	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	cfg := configuredLog(fs, sf.root, &logLevel, &logFile)
+	// A log file is for machines: JSON, the full record per request.
+	log, closeLog, err := openLogger(std.Err, logLevel, logFile, true)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	dir, err := proxyStateDir(root, stateDir)
+	dir, err := sf.dir(nil)
 	if err != nil {
 		return err
 	}
-	flow, err := proxy.NewFlow(dir, canary, log)
+	o := requestsOptions(cfg)
+	o.StateDir, o.Logger = dir, log
+	o.RedactConversation = o.RedactConversation || *redact
+	flow, err := proxy.NewFlowWith(o, canary)
 	if err != nil {
 		return err
 	}
-	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log})
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != ""})
 	if err != nil {
 		return err
 	}
@@ -126,27 +130,4 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 		}
 		return nil
 	}
-}
-
-// proxyStateDir is the absolute state directory: --state-dir or
-// $CTXD_STATE_DIR when absolute, else the workspace's.
-func proxyStateDir(root, flagDir string) (string, error) {
-	dir := flagDir
-	if dir == "" {
-		dir = os.Getenv(engine.EnvStateDir)
-	}
-	if dir != "" && filepath.IsAbs(dir) && root == "" {
-		return dir, nil
-	}
-	r, err := engine.ResolveRoot(root)
-	if err != nil {
-		return "", err
-	}
-	if dir != "" {
-		if filepath.IsAbs(dir) {
-			return dir, nil
-		}
-		return filepath.Join(r, dir), nil
-	}
-	return engine.StateDir(r), nil
 }

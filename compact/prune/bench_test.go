@@ -172,13 +172,8 @@ func TestManySmallLinear(t *testing.T) {
 		for _, div := range []int{2, 3, 5} {
 			body := manySmall(n)
 			opts := Options{Model: "gpt-4o", Budget: n * 12 / div}
-			compress := func(every bool) ([]byte, *Report, error) {
-				hashEverySummary = every
-				defer func() { hashEverySummary = false }()
-				return Compress(t.Context(), body, opts)
-			}
-			want, wantRep, wantErr := compress(true)
-			got, gotRep, gotErr := compress(false)
+			want, wantRep, wantErr := compressHashing(t, body, opts, true)
+			got, gotRep, gotErr := compressHashing(t, body, opts, false)
 			if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || !slices.Equal(got, want) || fmt.Sprint(gotRep) != fmt.Sprint(wantRep) {
 				t.Fatalf("n %d budget %d: the output differs from checking every eviction (%v / %v)", n, opts.Budget, wantErr, gotErr)
 			}

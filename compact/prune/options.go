@@ -104,7 +104,7 @@ var seedPresets = map[string]int{
 // window on. See docs/compaction.md.
 func PresetFor(m ctxd.Model) Preset {
 	p := Preset{WindowSize: DefaultWindowSize, MaxToolOutput: DefaultMaxToolOutput}
-	if w, ok := seedPresets[m.Name]; ok && m.Source != tokens.SourceFallback {
+	if w, ok := seedPresets[m.Name]; ok && m.Source != tokens.SourceFallback && m.Source != request.WindowNone {
 		p.WindowSize = w
 		return p
 	}
@@ -163,6 +163,11 @@ func (o Options) resolve(name string) (settings, error) {
 		name = o.DefaultModel
 	}
 	c, m := tokens.ForModel(name, o.ContextWindow)
+	if m.Source == tokens.SourceFallback {
+		// Nothing gave a window: no guess, no pressure (as Smart
+		// Context's budget).
+		m.ContextWindow, m.Source = request.NoWindow, request.WindowNone
+	}
 	s := settings{model: m, counter: c}
 	p := PresetFor(m)
 	s.windowSize = p.WindowSize

@@ -233,13 +233,8 @@ func TestSummaryPlaceholderSameOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := Options{Budget: 1 + rng.IntN(total), WindowSize: rng.IntN(6)}
-		compress := func(every bool) ([]byte, *Report, error) {
-			hashEverySummary = every
-			defer func() { hashEverySummary = false }()
-			return Compress(t.Context(), body, opts)
-		}
-		want, wantRep, wantErr := compress(true)
-		got, gotRep, gotErr := compress(false)
+		want, wantRep, wantErr := compressHashing(t, body, opts, true)
+		got, gotRep, gotErr := compressHashing(t, body, opts, false)
 		if (wantErr == nil) != (gotErr == nil) {
 			t.Fatalf("run %d (%s, budget %d): errors differ: %v / %v", n, f, opts.Budget, wantErr, gotErr)
 		}
@@ -260,4 +255,12 @@ func TestSummaryPlaceholderSameOutput(t *testing.T) {
 	if summarized < runs/4 || refused == 0 {
 		t.Fatalf("%d of %d runs evicted into a summary, %d refused; the test needs more of both", summarized, runs, refused)
 	}
+}
+
+// compressHashing compresses body with every summary hashed (every: the
+// reference behaviour) or with the shortcuts that skip it.
+func compressHashing(t *testing.T, body []byte, opts Options, every bool) ([]byte, *Report, error) {
+	hashEverySummary = every
+	defer func() { hashEverySummary = false }()
+	return Compress(t.Context(), body, opts)
 }

@@ -291,7 +291,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	rep := &Report{
 		Format: req.Format, Model: s.model.Name, Encoding: s.counter.Encoding(),
 		EstimatorConfidence: s.model.EstimatorConfidence, CalibrationError: s.model.CalibrationError,
-		ContextWindow: s.model.ContextWindow, OutputReserve: s.outputReserve, Budget: budget, BudgetSource: s.budgetSource,
+		ContextWindow: s.model.ContextWindow, ContextWindowSource: s.model.Source, OutputReserve: s.outputReserve, Budget: budget, BudgetSource: s.budgetSource,
 		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput, Session: r.scope,
 		FixedTokens: fixed, FloorTokens: floor, MinimumTokens: minimum, TokensBefore: before,
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -170,7 +171,7 @@ func TestOptions(t *testing.T) {
 		{name: "explicit budget", opts: Options{Budget: 5000, WindowSize: 2}, reqModel: "gpt-4o", budget: 5000, reserve: 16384, windowSize: 2},
 		{name: "explicit window and reserve", opts: Options{ContextWindow: 50000, OutputReserve: 1000}, reqModel: "claude-sonnet-4.5", budget: 49000, reserve: 1000, windowSize: 5},
 		{name: "reserve eats window", opts: Options{ContextWindow: 1000, OutputReserve: 1000}, wantErr: true},
-		{name: "unknown model falls back", opts: Options{}, reqModel: "my-local-model", budget: tokens.FallbackWindow - tokens.FallbackWindow/4, reserve: tokens.FallbackWindow / 4, windowSize: 4},
+		{name: "unknown model has no window", opts: Options{}, reqModel: "my-local-model", budget: request.NoWindow - tokens.FallbackMaxOutput, reserve: tokens.FallbackMaxOutput, windowSize: 8},
 		{name: "default model when the request names none", opts: Options{DefaultModel: "gpt-4"}, budget: 8192 - 2048, reserve: 2048, windowSize: 4},
 		{name: "request model beats the default", opts: Options{DefaultModel: "gpt-4"}, reqModel: "gpt-4o", budget: 128000 - 16384, reserve: 16384, windowSize: 6},
 		{name: "1M window", opts: Options{}, reqModel: "gemini-2.5-pro", budget: 1_048_576 - 65_536, reserve: 65_536, windowSize: 8},
@@ -302,6 +303,34 @@ func TestSharedPruner(t *testing.T) {
 	for range 4 * len(bodies) {
 		if err := <-errc; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// An unknown model with no window is compressed exactly as a known model
+// with a very large window: no pressure step (a guessed small window used
+// to cut such requests to a few percent).
+func TestUnknownModelHasNoWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	c := genConv(rng, 60, 3000)
+	for _, f := range request.Formats {
+		b := render(f, "acme-gateway-alias", c)
+		unknown, ur, err := Compress(t.Context(), b, Options{OutputReserve: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		known, kr, err := Compress(t.Context(), b, Options{Model: "gpt-4-32k", ContextWindow: request.NoWindow, OutputReserve: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(unknown, known) || ur.PressureBand != request.BandLow || ur.PressureBand != kr.PressureBand {
+			t.Errorf("%s: unknown %d tokens after (%s), known %d (%s); bodies equal %v", f, ur.TokensAfter, ur.PressureBand, kr.TokensAfter, kr.PressureBand, bytes.Equal(unknown, known))
+		}
+		if ur.ContextWindowSource != request.WindowNone || ur.ContextWindow != request.NoWindow || kr.ContextWindowSource != tokens.SourceExplicit {
+			t.Errorf("%s: window %d from %q (known: %q)", f, ur.ContextWindow, ur.ContextWindowSource, kr.ContextWindowSource)
+		}
+		if ur.TokensBefore < tokens.FallbackWindow {
+			t.Errorf("%s: %d tokens is too small to show anything", f, ur.TokensBefore)
 		}
 	}
 }

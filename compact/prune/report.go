@@ -28,8 +28,12 @@ type Report struct {
 	EstimatorConfidence string  `json:"estimator_confidence"`
 	CalibrationError    float64 `json:"calibration_error,omitempty"`
 	ContextWindow       int     `json:"context_window"`
-	OutputReserve       int     `json:"output_reserve"`
-	Budget              int     `json:"budget"`
+	// ContextWindowSource is where the window came from: "explicit",
+	// "registry", or "none" (nothing gave one: [request.NoWindow], no
+	// pressure).
+	ContextWindowSource string `json:"context_window_source"`
+	OutputReserve       int    `json:"output_reserve"`
+	Budget              int    `json:"budget"`
 	// BudgetSource is "explicit" or "model_window".
 	BudgetSource  string `json:"budget_source"`
 	WindowSize    int    `json:"window_size"`

@@ -30,3 +30,15 @@ func Pressure(used, limit int) (bp int, band string) {
 	}
 	return bp, band
 }
+
+// NoWindow is the window both compactors assume when nothing gives one
+// (no explicit window, no configured one, a model the registry does not
+// know, none observed from the upstream): so large that no request comes
+// near a pressure threshold, so no step driven by window pressure runs.
+// A guess (a small fallback window) would cut requests that fit; the
+// report names the source ("none") and the proxy logs it once per
+// session. It leaves room for arithmetic on it in int and float64.
+const NoWindow = 1 << 30
+
+// WindowNone is the window source of [NoWindow].
+const WindowNone = "none"

@@ -14,7 +14,9 @@ const (
 	WindowExplicit = "explicit" // the call's context_window (launch configuration)
 	WindowRegistry = "registry" // the versioned model registry
 	WindowObserved = "observed" // a window the caller observed at run time
-	WindowFallback = "fallback" // the conservative fallback
+	// WindowNone: nothing gave a window; the request is treated as far
+	// from any threshold ([request.NoWindow]), never cut for pressure.
+	WindowNone = request.WindowNone
 )
 
 // Pressure bands, by pressure in basis points (the shared layer's:
@@ -62,8 +64,8 @@ type budget struct {
 	reasons    []string
 }
 
-// resolveBudget picks the window (explicit, registry, observed, fallback)
-// and the reserve for model name.
+// resolveBudget picks the window (explicit, registry, observed, else
+// none: [request.NoWindow]) and the reserve for model name.
 func resolveBudget(name string, c Call) (budget, error) {
 	counter, m := tokens.ForModel(name, c.ContextWindow)
 	b := budget{model: m, counter: counter, window: m.ContextWindow}
@@ -75,7 +77,8 @@ func resolveBudget(name string, c Call) (budget, error) {
 	case c.ObservedContextWindow > 0:
 		b.window, b.windowSource = c.ObservedContextWindow, WindowObserved
 	default:
-		b.windowSource = WindowFallback
+		// No evidence of a window: no guess either.
+		b.window, b.windowSource = request.NoWindow, WindowNone
 	}
 	b.reserve = c.OutputReserve
 	if b.reserve == 0 {

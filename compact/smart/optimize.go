@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,9 +117,12 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 		o.finish(ctx, rep, start)
 		return res, nil
 	}
-	req, err := request.Parse(body, c.Format)
-	if err != nil {
-		return nil, fmt.Errorf("optimize request: %w", err)
+	req := c.Parsed
+	if !parseOf(req, body, c.Format) {
+		var err error
+		if req, err = request.Parse(body, c.Format); err != nil {
+			return nil, fmt.Errorf("optimize request: %w", err)
+		}
 	}
 	scope := c.Session
 	if scope == "" {
@@ -191,6 +195,12 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	}
 	o.finish(ctx, rep, start)
 	return res, nil
+}
+
+// parseOf reports that req is the parse of body itself (the same bytes
+// in memory, not a copy) in format f ("" any): one parse per body.
+func parseOf(req *request.Request, body []byte, f request.Format) bool {
+	return req != nil && len(req.Body) == len(body) && len(body) > 0 && &req.Body[0] == &body[0] && (f == "" || req.Format == f)
 }
 
 // finish stamps the overhead and logs the record.
@@ -339,7 +349,29 @@ func (r *run) optimize() ([]byte, error) {
 	}
 
 	pol := policies[r.b.mode]
-	r.selectAll(pol)
+	if r.c.MaskHorizon > 0 && r.b.band != BandLow {
+		// Masking comes before any pressure, so the pressure is that of
+		// the masked request (what goes upstream): a session masking
+		// keeps small is not cut deeper because its raw history grew.
+		full, b := r.b, r.b
+		b.reasons = slices.Clone(full.reasons) // setPressure reuses the slice
+		r.b.band, r.b.mode = BandLow, ModeRelaxed
+		r.selectAll(policies[ModeRelaxed])
+		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
+		if b.band == BandLow {
+			b.reasons = append(b.reasons, "pressure_after_masking")
+			r.b = b
+			r.setBudgetTelemetry()
+		} else {
+			// Still under pressure once masked: the deeper step the
+			// whole history's pressure calls for (measured: choosing it
+			// from the masked pressure saved less at 32k).
+			r.b = full
+			r.selectAll(pol)
+		}
+	} else {
+		r.selectAll(pol)
+	}
 	r.textRefs()
 	if len(r.refErrs) > 0 && r.live {
 		// Fail closed: a request whose references cannot be followed is

@@ -142,6 +142,24 @@ type Call struct {
 	// token budget (pressure and the usable window are computed against
 	// it).
 	Budget int `json:"budget,omitempty"`
+	// MaskHorizon, when positive, masks tool outputs before any
+	// pressure: all but the latest MaskHorizon or so are condensed
+	// (head, critical lines, tail and a reference), in steps of
+	// MaskStep outputs so that between steps every turn only appends
+	// (cache-stable). A request with no more outputs than the horizon
+	// is not masked. 0: no masking (below pressure only lossless
+	// rewrites).
+	MaskHorizon int `json:"mask_horizon,omitempty"`
+	// MaskStep is how many outputs the masking boundary, and the
+	// boundary of the recent outputs under pressure, move at a time: a
+	// decision about an output changes only when the boundary passes
+	// it. 0 or 1: every turn.
+	MaskStep int `json:"mask_step,omitempty"`
+	// Parsed is the request already parsed by the caller (a proxy that
+	// read its session from it): used instead of parsing again when it
+	// is the parse of this very body (the same bytes in memory) and of
+	// the call's format.
+	Parsed *request.Request `json:"-"`
 	// ObservedContextWindow is a window learned at run time (from a
 	// provider's context-length error, say); it is used when neither
 	// configuration nor the registry knows the model.
@@ -214,7 +232,8 @@ func (c Call) validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"window_size", c.WindowSize}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens}} {
+	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"window_size", c.WindowSize}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens},
+		{"mask_horizon", c.MaskHorizon}, {"mask_step", c.MaskStep}} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}

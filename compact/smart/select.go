@@ -185,9 +185,30 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// rule both compactors share).
 	calls, _ := request.Calls(r.req)
 	sup := r.o.cache.Superseded(calls)
+	// The boundaries move in steps (Call.MaskStep): outputs k >=
+	// recentFrom are the recent ones under pressure, k >= criticalFrom
+	// the latest whose errors stay exact, k < maskFrom the ones masked
+	// below pressure. Between steps a decision depends only on the
+	// output itself and those before it, so the next turn forwards the
+	// same bytes and appends (provider prompt caches hold).
+	// Under pressure the steps are finer (at most half the outputs the
+	// mode keeps recent): saving comes first there.
+	n, step := len(outputs), max(r.c.MaskStep, 1)
+	pstep := max(min(step, pol.keepRecent/2), 1)
+	recentFrom := stepBoundary(n, pol.keepRecent, pstep)
+	criticalFrom := stepBoundary(n, pol.criticalRecent, max(min(step, pol.criticalRecent/2), 1))
+	masking := r.c.MaskHorizon > 0
+	maskFrom := 0
+	if masking {
+		maskFrom = stepBoundary(n, r.c.MaskHorizon, step)
+	}
+	oldFrom := maskFrom
+	if lossy {
+		oldFrom = recentFrom
+	}
 	for k, c := range outputs {
 		s := c.seg
-		fromEnd := len(outputs) - 1 - k
+		settled := masking && k < oldFrom // past the boundary: decided by itself alone
 		switch {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
@@ -213,7 +234,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			continue
 		}
 		if a, ok := first[c.in.Hash]; ok {
-			if verbatim(a) || fromEnd >= pol.keepRecent {
+			if verbatim(a) || k < recentFrom {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
@@ -230,6 +251,11 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		isErr := s.IsError || c.in.IsError
 		sp, superseded := sup[s.CallID]
+		if masking {
+			// Supersession depends on later calls: with masking, older
+			// reads are masked at their step instead.
+			superseded = false
+		}
 		if superseded {
 			// A file read's output is the file's text: error output only
 			// when it reports a failure (signal.Info.Failure), as compress
@@ -237,10 +263,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			isErr = s.IsError || c.in.Failure
 		}
 		switch {
-		case fromEnd < pol.criticalRecent && isErr:
+		case k >= criticalFrom && isErr:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
-		case c.in.IsDiff && r.referred(c.in.Paths):
+		case !settled && c.in.IsDiff && r.referred(c.in.Paths):
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
 		case c.in.HasBlob:
@@ -256,6 +282,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		switch {
+		case !lossy && k < maskFrom && r.readLike(s):
+			c.class = request.ClassRehydratableExact
+			r.mask(c, s, 3, 0, TransformReference, "masked: older file read beyond the horizon: head and reference")
+		case !lossy && k < maskFrom:
+			c.class = request.ClassCondensable
+			r.mask(c, s, 3, 3, TransformCondense, "masked: older output beyond the horizon: head, critical lines, tail and reference")
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
@@ -272,13 +304,13 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			} else {
 				c.reason = "below pressure: lossless rewrites only"
 			}
-		case fromEnd < pol.keepRecent && s.Tokens > pol.largeRecent:
+		case k >= recentFrom && s.Tokens > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
 			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, pol.refAlloc)
 			c.artifact = c.in.Hash
 			c.reason = "large recent output: preview and reference"
-		case fromEnd < pol.keepRecent:
+		case k >= recentFrom:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
 				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
@@ -312,6 +344,16 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		r.choose(c, pol)
 	}
+}
+
+// stepBoundary is the index from which the latest outputs of n are kept
+// (about keep of them): n − keep rounded down to a multiple of step, so
+// it moves only every step outputs; 0 when n ≤ keep.
+func stepBoundary(n, keep, step int) int {
+	if n <= keep {
+		return 0
+	}
+	return (n - keep) / step * step
 }
 
 // verbatim reports an anchor whose content stays readable in the output.
@@ -454,6 +496,30 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, alloc)
 	}
 	c.artifact = c.in.Hash
+}
+
+// maskAlloc is the allocation of a masked output (tokens): its head, its
+// critical lines, its tail and the reference, smaller than a condensed
+// view under pressure (masking is what keeps a long session small).
+const maskAlloc = 160
+
+// maskMinSaving is the fewest tokens masking an output must save: a
+// smaller output stays whole (its reference and hint would cost about
+// as much, and every masked output is a change at its step).
+const maskMinSaving = 200
+
+// mask sets c's masked view: as condense, with the masking allocation;
+// none when it saves under maskMinSaving tokens.
+func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
+	v := view{head: head, tail: tail, chars: maskAlloc * 3}
+	if r.c.MaxToolOutput >= 0 {
+		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, maskAlloc)
+	}
+	if c.transform != "" && s.Tokens-c.after < maskMinSaving {
+		c.transform, c.text, c.reason = "", "", "beyond the masking horizon, but masking would save too little"
+		return
+	}
+	c.artifact, c.reason = c.in.Hash, reason
 }
 
 func (r *run) readLike(s *request.Segment) bool {

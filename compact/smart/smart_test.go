@@ -577,7 +577,7 @@ func TestBudget(t *testing.T) {
 		{"explicit", "gpt-4o", Call{ContextWindow: 16000}, 1000, 16000, WindowExplicit, BandLow, ModeRelaxed, 12000},
 		{"registry", "gpt-4o", Call{}, 100000, 128000, WindowRegistry, BandHigh, ModeTight, 111616},
 		{"observed", "acme-model", Call{ObservedContextWindow: 32000}, 20000, 32000, WindowObserved, BandMedium, ModeTight, 28000},
-		{"fallback", "acme-model", Call{}, 8000, 8192, WindowFallback, BandCritical, ModeEmergency, 6144},
+		{"none", "acme-model", Call{}, 8000, request.NoWindow, WindowNone, BandLow, ModeRelaxed, request.NoWindow},
 		{"low confidence", "claude-sonnet-4.5", Call{}, 90000, 200000, WindowRegistry, BandMedium, ModeTight, 150000},
 	}
 	for _, tt := range tests {
@@ -946,5 +946,56 @@ func TestRetrievalHintInMarkers(t *testing.T) {
 		if _, err := New(Options{}).Optimize(t.Context(), in, Call{Retrieval: bad}); !errors.Is(err, ctxd.ErrInvalidParams) {
 			t.Errorf("retrieval %+v: %v, want invalid params", bad, err)
 		}
+	}
+}
+
+// An unknown model with no window is treated exactly as a known model
+// with a very large window: no step driven by window pressure runs, and
+// the request goes out as the known model's would (a small guessed
+// window used to cut such requests by 90% and more).
+func TestUnknownModelHasNoWindow(t *testing.T) {
+	for _, f := range request.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			in := body(f, history(40))
+			// Not the optimize helper: it sets a test window.
+			unknown, err := New(Options{Store: newStore(t)}).Optimize(t.Context(), in, Call{Session: "s", Model: "acme-gateway-alias", OutputReserve: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			known := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", Model: "gpt-4-32k", ContextWindow: request.NoWindow, OutputReserve: 4096})
+			u, k := unknown.Report, known.Report
+			if !bytes.Equal(unknown.Body, known.Body) {
+				t.Errorf("unknown model's request differs from the known model's with a very large window (%d vs %d bytes)", len(unknown.Body), len(known.Body))
+			}
+			if u.ModelContextWindowSource != WindowNone || u.ModelContextWindowTokens != request.NoWindow {
+				t.Errorf("window %d from %q, want %d from %q", u.ModelContextWindowTokens, u.ModelContextWindowSource, request.NoWindow, WindowNone)
+			}
+			if u.PressureBand != BandLow || u.PressureBand != k.PressureBand || u.BudgetMode != k.BudgetMode || u.EstimatedTokensAfter != k.EstimatedTokensAfter || !u.Fits {
+				t.Errorf("unknown: band %s mode %s after %d fits %v; known: band %s mode %s after %d",
+					u.PressureBand, u.BudgetMode, u.EstimatedTokensAfter, u.Fits, k.PressureBand, k.BudgetMode, k.EstimatedTokensAfter)
+			}
+			if !slices.Contains(u.PolicyReasons, "window_source_none") {
+				t.Errorf("reasons %v lack window_source_none", u.PolicyReasons)
+			}
+		})
+	}
+}
+
+// A caller's parse of the very body is used (one parse per body in the
+// proxy), with the same result as parsing again; a parse of a copy or of
+// another format is not.
+func TestParsedOncePerBody(t *testing.T) {
+	in := body(request.FormatChat, history(12))
+	req, err := request.Parse(in, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !parseOf(req, in, request.FormatChat) || !parseOf(req, in, "") || parseOf(req, bytes.Clone(in), "") || parseOf(req, in, request.FormatAnthropic) || parseOf(nil, in, "") {
+		t.Error("parseOf accepts a parse it should not, or refuses its own")
+	}
+	given := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000, Parsed: req})
+	again := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 16000})
+	if !bytes.Equal(given.Body, again.Body) || !given.Report.Applied {
+		t.Errorf("with the caller's parse the rewrite differs (applied %v)", given.Report.Applied)
 	}
 }

@@ -284,3 +284,14 @@ func blobView(text, hash string, rt request.Retrieval) (string, bool) {
 	}
 	return out, true
 }
+
+// CondenseOutput is a command's output as an agent should read it, for
+// write-time condensing (`ctxd run`): its first head and last tail lines
+// and the critical lines between them (errors, failing tests, file:line
+// locations, each with its line number), terminal noise removed, within
+// about chars bytes, and a reference to the whole text by hash (stored
+// by the caller) that says how to read it back (rt). ok is false when
+// the view would hide nothing: print the text as it is.
+func CondenseOutput(text, hash string, head, tail, chars int, rt request.Retrieval) (string, bool) {
+	return condensedView(text, hash, view{head: head, tail: tail, chars: chars}, rt)
+}

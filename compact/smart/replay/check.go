@@ -2,10 +2,12 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/signal"
 )
 
 // The checks here are the replay's own: they re-parse the optimizer's
@@ -93,4 +95,78 @@ func requestText(r *request.Request) string {
 		}
 	}
 	return sb.String()
+}
+
+// Signals is what CheckSignals found: the critical signals (error
+// lines, failing tests, paths) of a request's tool outputs and texts,
+// those visible in the rewritten request and those recoverable from it
+// (visible, or in the text a reference resolves to, references inside
+// it followed too), and the references followed.
+type Signals struct {
+	Total, Visible, Recovered int
+	Refs, RefsOK              int
+	// Lost names each reference that did not resolve and each signal
+	// lost, prefixed by at.
+	Lost []string
+}
+
+// CheckSignals checks in's critical signals against out, resolving
+// references with get (an artifact store's Get for the run's session).
+// The trajectory benchmark and the proxy's turn-by-turn replay share it.
+func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error), at string) Signals {
+	var st Signals
+	resolved := map[string][]byte{}
+	var outText strings.Builder
+	var queue []string
+	for _, it := range out.Items {
+		for _, s := range it.Segments {
+			outText.WriteString(s.Text)
+			outText.WriteByte('\n')
+			queue = append(queue, s.Text)
+		}
+	}
+	for len(queue) > 0 {
+		txt := queue[0]
+		queue = queue[1:]
+		for _, m := range request.ParseMarkers(txt) {
+			if _, ok := resolved[m.Hash]; ok {
+				continue
+			}
+			st.Refs++
+			b, err := get(m.Hash)
+			if err != nil {
+				st.Lost = append(st.Lost, fmt.Sprintf("%s: reference %s does not resolve: %v", at, m.Hash, err))
+				resolved[m.Hash] = nil
+				continue
+			}
+			st.RefsOK++
+			resolved[m.Hash] = b
+			queue = append(queue, string(b))
+		}
+	}
+	text := signal.Normalized(outText.String())
+	for _, it := range in.Items {
+		for _, s := range it.Segments {
+			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
+				continue
+			}
+			a := signal.Analyze(s.Text)
+			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
+				st.Total++
+				ok := strings.Contains(text, sig)
+				if ok {
+					st.Visible++
+				}
+				for _, b := range resolved {
+					ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
+				}
+				if ok {
+					st.Recovered++
+				} else {
+					st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
+				}
+			}
+		}
+	}
+	return st
 }

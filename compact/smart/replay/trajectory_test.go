@@ -16,7 +16,6 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
-	"github.com/ctxd/ctxd/compact/signal"
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/tokens"
 )
@@ -235,57 +234,15 @@ func checkTrajectory(t *testing.T, st *trajStats, at string, in *request.Request
 	// the references inside what they resolve to (an evicted round's
 	// artifact holds its outputs as the request carried them, which may
 	// be references themselves: `ctxd rehydrate` resolves each in turn).
-	resolved := map[string][]byte{}
-	var outText strings.Builder
-	var queue []string
-	for _, it := range got.Items {
-		for _, s := range it.Segments {
-			outText.WriteString(s.Text)
-			outText.WriteByte('\n')
-			queue = append(queue, s.Text)
-		}
-	}
-	for len(queue) > 0 {
-		txt := queue[0]
-		queue = queue[1:]
-		for _, m := range request.ParseMarkers(txt) {
-			if _, ok := resolved[m.Hash]; ok {
-				continue
-			}
-			st.refs++
-			b, _, err := store.Get(t.Context(), scope, m.Hash)
-			if err != nil {
-				st.lost = append(st.lost, fmt.Sprintf("%s: reference %s does not resolve: %v", at, m.Hash, err))
-				resolved[m.Hash] = nil
-				continue
-			}
-			st.refsOK++
-			resolved[m.Hash] = b
-			queue = append(queue, string(b))
-		}
-	}
-	text := signal.Normalized(outText.String())
-	for _, it := range in.Items {
-		for _, s := range it.Segments {
-			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
-				continue
-			}
-			a := signal.Analyze(s.Text)
-			sigs := append(append(append([]string{}, a.Signals...), a.Tests...), a.Paths...)
-			for _, sig := range sigs {
-				st.signals++
-				ok := strings.Contains(text, sig)
-				for _, b := range resolved {
-					ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
-				}
-				if ok {
-					st.recovered++
-				} else {
-					st.lost = append(st.lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
-				}
-			}
-		}
-	}
+	sig := CheckSignals(in, got, func(hash string) ([]byte, error) {
+		b, _, err := store.Get(t.Context(), scope, hash)
+		return b, err
+	}, at)
+	st.refs += sig.Refs
+	st.refsOK += sig.RefsOK
+	st.signals += sig.Total
+	st.recovered += sig.Recovered
+	st.lost = append(st.lost, sig.Lost...)
 }
 
 // protocolMinimum is what no compactor may remove, counted independently

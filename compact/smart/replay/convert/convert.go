@@ -285,3 +285,45 @@ func sessionID(name string, f request.Format, window int) string {
 	}
 	return strings.TrimLeft(id, "-._")
 }
+
+// Chain joins trajectories into one long conversation, as an agent that
+// works through several tasks of one repository in one session would
+// send it: the first trajectory's system message, then every message of
+// each in order (a later trajectory's opening system message is dropped:
+// the session has one system prompt; its task is the user message that
+// follows), call ids prefixed by the trajectory's position so they stay
+// unique. Long real sessions are scarce; chained ones are the
+// development corpus of the turn-by-turn replay.
+func Chain(ts ...*Trajectory) *Trajectory {
+	out := &Trajectory{}
+	for k, t := range ts {
+		prefix := fmt.Sprintf("t%d_", k)
+		for i, m := range t.Msgs {
+			if k > 0 && i == 0 && m.Role == "system" {
+				continue
+			}
+			if len(m.Calls) > 0 {
+				calls := make([]convo.Call, len(m.Calls))
+				for j, c := range m.Calls {
+					c.ID = prefix + c.ID
+					calls[j] = c
+				}
+				m.Calls = calls
+			}
+			if m.Result != nil {
+				r := *m.Result
+				r.CallID = prefix + r.CallID
+				m.Result = &r
+			}
+			if m.Role == "assistant" {
+				out.turns = append(out.turns, len(out.Msgs))
+			}
+			out.Msgs = append(out.Msgs, m)
+		}
+	}
+	return out
+}
+
+// Turns is the number of requests the trajectory makes (one per
+// assistant message).
+func (t *Trajectory) Turns() int { return len(t.turns) }

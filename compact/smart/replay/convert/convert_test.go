@@ -20,9 +20,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // testdata/synthetic.traj is a trajectory written for ctxd in SWE-agent's
 // .traj shape (actions answered by observations); no third-party data
 // is checked in.
-func load(t *testing.T) *Trajectory {
+func load(t *testing.T) *Trajectory { return loadFile(t, "synthetic.traj") }
+
+// loadFile parses a trajectory of testdata.
+func loadFile(t *testing.T, name string) *Trajectory {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "synthetic.traj"))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,4 +235,38 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Chained trajectories are one conversation: one system prompt, every
+// turn of each, call ids unique, every request's tool pairs intact.
+func TestChain(t *testing.T) {
+	a, b := load(t), loadFile(t, "synthetic-mini.traj.json")
+	c := Chain(a, b, a)
+	if c.Turns() != 2*a.Turns()+b.Turns() || len(c.Msgs) != 2*len(a.Msgs)+len(b.Msgs)-2 {
+		t.Fatalf("%d turns, %d messages", c.Turns(), len(c.Msgs))
+	}
+	systems := 0
+	for _, m := range c.Msgs {
+		if m.Role == "system" {
+			systems++
+		}
+	}
+	if systems != 1 {
+		t.Errorf("%d system messages, want 1", systems)
+	}
+	for _, fm := range request.Formats {
+		s, err := c.Session("chain", fm, "gpt-4o", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, body := range s.Requests() {
+			req, err := request.Parse(body, fm)
+			if err != nil {
+				t.Fatalf("%s turn %d: %v", fm, k+1, err)
+			}
+			if err := req.Check(); err != nil {
+				t.Fatalf("%s turn %d: tool pairs: %v", fm, k+1, err)
+			}
+		}
+	}
 }

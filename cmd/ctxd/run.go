@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
+)
+
+func init() {
+	register(&command{
+		name: "run",
+		args: "[--lines N] [--session ID] [--state-dir DIR | --root DIR] -- CMD [ARGS...]",
+		summary: `Run a command and print its output condensed for an agent: an output of more than
+--lines lines is cut to its head, its tail and the critical lines between them (errors,
+failing tests, file:line locations, verbatim with their line numbers; terminal noise and
+repeats gone), and the whole output is stored behind a reference the output names
+(ctxd rehydrate --session ID HASH a-b reads any lines back). Standard output and error
+are read together, in order; the exit code is the command's. docs/compaction.md.`,
+		run: runRun,
+	})
+}
+
+// maxRunOutput bounds the output `ctxd run` keeps of a command.
+const maxRunOutput = 64 << 20
+
+// exitStatus is an exit code to leave with, nothing printed (ctxd run
+// passes its command's on).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func runRun(ctx context.Context, std *IO, args []string) error {
+	c := commands["run"]
+	fs := newFlagSet(c, std.Err)
+	var sf stateFlags
+	sf.register(fs)
+	lines := fs.Int("lines", 60, "print an output of at most N lines whole")
+	session := fs.String("session", "run", "the artifact session the whole output is stored under")
+	// Everything after "--" is the command, its own flags included.
+	i := slices.Index(args, "--")
+	if i < 0 || i == len(args)-1 {
+		return usagef("want a command after --: ctxd run [flags] -- CMD [ARGS...]")
+	}
+	flags, pos := args[:i], args[i+1:]
+	if rest, err := parse(fs, flags); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("unexpected argument %q before --", rest[0])
+	}
+	if *lines < 1 {
+		return usagef("--lines must be positive")
+	}
+	if err := artifacts.ValidSession(*session); err != nil {
+		return usagef("--session: %v", err)
+	}
+	var out boundedBuffer
+	cmd := exec.CommandContext(ctx, pos[0], pos[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, &out, &out
+	runErr := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(runErr, &ee):
+		code = ee.ExitCode()
+		if code < 0 {
+			code = 1 // killed by a signal
+		}
+	case runErr != nil:
+		fmt.Fprintf(std.Err, "ctxd run: %v\n", runErr)
+		return exitStatus(127)
+	}
+	text := out.b.String()
+	if out.cut {
+		text += fmt.Sprintf("\n[ctxd run: output cut at %d MiB]\n", maxRunOutput>>20)
+	}
+	if err := printCondensed(ctx, std, &sf, *session, text, *lines); err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitStatus(code)
+	}
+	return nil
+}
+
+// printCondensed prints a command's output whole when it is short, else
+// stores it and prints its condensed view with the reference.
+func printCondensed(ctx context.Context, std *IO, sf *stateFlags, session, text string, maxLines int) error {
+	if strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1 <= maxLines {
+		_, err := fmt.Fprint(std.Out, text)
+		return err
+	}
+	dir, err := sf.dir(nil)
+	if err != nil {
+		return err
+	}
+	store, err := artifacts.Open(artifacts.Dir(dir), artifacts.Options{Sync: true})
+	if err != nil {
+		return err
+	}
+	ref, _, err := store.Put(ctx, session, []byte(text))
+	if err != nil {
+		return err
+	}
+	if err := store.Flush(); err != nil {
+		return err
+	}
+	rt := request.Retrieval{Command: true, StateDir: dir, Session: session}
+	if rt.Check() != nil {
+		rt.StateDir = ""
+	}
+	view, ok := smart.CondenseOutput(text, ref.Hash, maxLines/3, maxLines/3, maxLines*160, rt)
+	if !ok {
+		view = text
+	}
+	if !strings.HasSuffix(view, "\n") {
+		view += "\n"
+	}
+	_, err = fmt.Fprint(std.Out, view)
+	return err
+}
+
+// boundedBuffer keeps the first maxRunOutput bytes written to it.
+type boundedBuffer struct {
+	b   bytes.Buffer
+	cut bool
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	if room := maxRunOutput - w.b.Len(); room < len(p) {
+		w.cut = true
+		w.b.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return w.b.Write(p)
+}

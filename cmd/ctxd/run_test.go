@@ -1,0 +1,53 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRunCondenses: ctxd run passes a short output through whole and
+// cuts a long one to its head, tail and critical lines (verbatim, with
+// their line numbers; repeats folded), storing the whole behind a
+// reference that ctxd rehydrate reads back; the exit code is the
+// command's, and standard output and error are read together in order.
+func TestRunCondenses(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	out, errOut, code := runCtxd(t, dir, "", nil, "run", "--state-dir", state, "--", "sh", "-c", "echo hi; echo there >&2")
+	if code != 0 || out != "hi\nthere\n" || errOut != "" {
+		t.Errorf("short output: exit %d %q %q", code, out, errOut)
+	}
+	script := `for i in $(seq 200); do echo "ok   example.com/pkg$i 0.01s"; done
+echo "--- FAIL: TestCart (0.00s)"
+echo "    cart_test.go:12: got 90, want 85" >&2
+for i in $(seq 50); do echo "progress line"; done
+exit 3`
+	out, errOut, code = runCtxd(t, dir, "", nil, "run", "--state-dir", state, "--session", "s1", "--", "sh", "-c", script)
+	if code != 3 {
+		t.Errorf("exit %d, want the command's 3 (%s)", code, errOut)
+	}
+	for _, want := range []string{"ok   example.com/pkg1 0.01s\n", "| --- FAIL: TestCart (0.00s)\n", "|     cart_test.go:12: got 90, want 85\n", "[previous line repeated", "or run: ctxd rehydrate --state-dir " + state + " --session s1 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("condensed output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 60 {
+		t.Errorf("condensed output has %d lines, want at most about 60", n)
+	}
+	m := regexp.MustCompile(`sha256=([0-9a-f]{16})`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reference in:\n%s", out)
+	}
+	full, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--state-dir", state, "--session", "s1", m[1], "199-202")
+	if code != 0 || full != "ok   example.com/pkg199 0.01s\nok   example.com/pkg200 0.01s\n--- FAIL: TestCart (0.00s)\n    cart_test.go:12: got 90, want 85\n" {
+		t.Errorf("rehydrate: exit %d %q %s", code, full, errOut)
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "run", "--", filepath.Join(dir, "no-such-command")); code != 127 || !strings.Contains(errOut, "no-such-command") {
+		t.Errorf("missing command: exit %d %q", code, errOut)
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "run", "echo", "hi"); code != 2 || !strings.Contains(errOut, "want a command after --") {
+		t.Errorf("no --: exit %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,411 @@
+package proxy_test
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/compact/smart/replay"
+	"github.com/ctxd/ctxd/compact/smart/replay/convert"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/proxy"
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// The turn-by-turn replay (BENCHMARKS.md, "Turn by turn through the
+// proxy"): long agent sessions (real trajectories of one repository
+// chained into 50+ turns) go through the proxy one request at a time, as
+// the agent sent them (each request is every earlier message), and each
+// forwarded body is billed with a provider's prefix cache beside the
+// same requests sent unmodified.
+//
+//	CTXD_TURNS_TRAJ=DIR[:DIR...]   directories of *.traj / *.traj.json (required; else skipped)
+//	CTXD_TURNS_WINDOWS=16000,...   context windows (default 16000,32000,128000,200000; 0: none)
+//	CTXD_TURNS_FORMATS=chat,...    chat, anthropic, responses (default chat)
+//	CTXD_TURNS_MIN=50              fewest turns of a chained session
+//	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP  masking settings (default: the proxy's; -1: off)
+//	CTXD_TURNS_HINTS=all           the proxy's --hints
+//
+// The prefix-cache model: the longest prefix (whole items, and the bytes
+// before the first item) a request shares with one of the four requests
+// sent before it in the session is cached when it is 1,024 tokens or
+// more; cached input costs 0.1, new input 1 (OpenAI) or 1.25 (Anthropic,
+// which charges cache writes). The held-out corpora (auto-code-rover,
+// OpenHands evaluation outputs, brain_explore, prodex) must never be
+// given to it.
+func TestTurnByTurnReplay(t *testing.T) {
+	dirs := os.Getenv("CTXD_TURNS_TRAJ")
+	if dirs == "" {
+		t.Skip("set CTXD_TURNS_TRAJ to directories of *.traj / *.traj.json (BENCHMARKS.md)")
+	}
+	minTurns := envInt(t, "CTXD_TURNS_MIN", 50)
+	chains := turnChains(t, strings.Split(dirs, ":"), minTurns)
+	windows := envInts(t, "CTXD_TURNS_WINDOWS", []int{16000, 32000, 128000, 200000})
+	fmts := strings.Split(cmp.Or(os.Getenv("CTXD_TURNS_FORMATS"), "chat"), ",")
+	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0)}
+	hints, err := proxy.ParseHints(os.Getenv("CTXD_TURNS_HINTS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fname := range fmts {
+		f, err := request.ParseFormat(fname)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range windows {
+			var tot turnTotals
+			for _, ch := range chains {
+				row := replayTurns(t, ch, f, w, call, hints)
+				tot.add(row)
+				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.visible, row.signals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
+			}
+			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
+			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.visible, tot.signals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+		}
+	}
+}
+
+// chain is one long development session.
+type chain struct {
+	name string
+	t    *convert.Trajectory
+}
+
+// turnChains reads the trajectories and chains those of one repository
+// (the name before the instance number) in name order into sessions of
+// at least minTurns turns; what is left of a repository joins its last
+// chain, a repository too short alone is left out.
+func turnChains(t *testing.T, dirs []string, minTurns int) []chain {
+	t.Helper()
+	byRepo := map[string][]string{}
+	for _, d := range dirs {
+		var files []string
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".traj") || strings.HasSuffix(p, ".traj.json")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		for _, p := range files {
+			repo := repoOf(filepath.Base(p))
+			byRepo[repo] = append(byRepo[repo], p)
+		}
+	}
+	var out []chain
+	for _, repo := range slices.Sorted(maps.Keys(byRepo)) {
+		paths := byRepo[repo]
+		slices.Sort(paths)
+		var cur []*convert.Trajectory
+		turns, start := 0, len(out)
+		for _, p := range paths {
+			fh, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := convert.Parse(fh)
+			fh.Close()
+			if err != nil {
+				t.Logf("skip %s: %v", p, err)
+				continue
+			}
+			cur = append(cur, tr)
+			turns += tr.Turns()
+			if turns >= minTurns {
+				out = append(out, chain{name: fmt.Sprintf("%s#%d", repo, len(out)-start+1), t: convert.Chain(cur...)})
+				cur, turns = nil, 0
+			}
+		}
+		if len(cur) > 0 && len(out) > start {
+			last := &out[len(out)-1]
+			last.t = convert.Chain(append([]*convert.Trajectory{last.t}, cur...)...)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no session of %d turns or more in %v", minTurns, dirs)
+	}
+	return out
+}
+
+var instanceNumber = regexp.MustCompile(`-\d+(\.traj(\.json)?)?$`)
+
+// repoOf is the repository a trajectory file is of: its name without the
+// instance number ("django__django-11066.traj.json" is django__django).
+func repoOf(name string) string {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".json"), ".traj")
+	name, _, _ = strings.Cut(name, "--") // a copy's suffix (several runs of one instance)
+	return instanceNumber.ReplaceAllString(name, "")
+}
+
+// turnRow is one session's account.
+type turnRow struct {
+	turns, stable               int
+	cost, pass                  [2]float64 // openai, anthropic
+	passNew, passTok            float64    // pass-through: new input tokens, all input tokens
+	signals, visible, recovered int
+	fits, pairs, latest         int
+	forwardedTokens, passTokens int
+	maxRatio                    float64
+}
+
+func (r *turnRow) ratio(k int) float64 { return r.cost[k] / max(r.pass[k], 1) }
+
+type turnTotals struct{ turnRow }
+
+func (t *turnTotals) add(r turnRow) {
+	t.turns += r.turns
+	t.stable += r.stable
+	for k := range 2 {
+		t.cost[k] += r.cost[k]
+		t.pass[k] += r.pass[k]
+	}
+	t.passNew += r.passNew
+	t.passTok += r.passTok
+	t.signals += r.signals
+	t.visible += r.visible
+	t.recovered += r.recovered
+	t.fits += r.fits
+	t.pairs += r.pairs
+	t.latest += r.latest
+	t.maxRatio = max(t.maxRatio, r.ratio(0), r.ratio(1))
+}
+
+// replayTurns sends a session's requests through a proxy, one turn at a
+// time, and bills what went upstream and what was sent.
+func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smart.Call, hints proxy.Hints) turnRow {
+	t.Helper()
+	model := "gpt-4o"
+	if f == request.FormatAnthropic {
+		model = "claude-sonnet-4.5"
+	}
+	s, err := ch.t.Session(ch.name, f, model, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	logs := &testutil.SyncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: state, Logger: log}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forwarded []byte
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		forwarded, _ = io.ReadAll(r.Body)
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"id":"x"}`)), Request: r}, nil
+	})
+	up, _ := url.Parse("http://upstream.invalid")
+	call.ContextWindow = window
+	p, err := proxy.New(proxy.Options{Upstream: up, Flow: flow, Transport: rt, Logger: log, FullRecords: true, Call: call, Hints: hints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetPublicURL("http://127.0.0.1:8787")
+	route := map[request.Format]string{request.FormatChat: proxy.RouteChat, request.FormatAnthropic: proxy.RouteMessages, request.FormatResponses: proxy.RouteResponses}[f]
+	store, err := artifacts.Open(artifacts.Dir(state), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, _ := tokens.ForModel(model, 0)
+	cache := request.NewCache()
+	est := cache.Estimator(counter, "")
+	var row turnRow
+	var sent, passed billHistory
+	reqs := s.Requests()
+	for k, body := range reqs {
+		forwarded = nil
+		rec := httptest.NewRecorder()
+		hr := httptest.NewRequest(http.MethodPost, route, bytes.NewReader(body))
+		hr.Header.Set("Content-Type", "application/json")
+		p.ServeHTTP(rec, hr)
+		if rec.Code != 200 || forwarded == nil {
+			t.Fatalf("%s turn %d: status %d: %s", ch.name, k+1, rec.Code, rec.Body.Bytes())
+		}
+		in, err := request.Parse(body, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := request.Parse(forwarded, f)
+		if err != nil {
+			t.Fatalf("%s turn %d: forwarded body does not parse: %v", ch.name, k+1, err)
+		}
+		row.turns++
+		c, stable := sent.bill(out, est)
+		pc, _ := passed.bill(in, est)
+		row.passNew += passed.lastNew
+		row.passTok += passed.lastTotal
+		if stable && k > 0 {
+			row.stable++
+		}
+		for j := range 2 {
+			row.cost[j] += c[j]
+			row.pass[j] += pc[j]
+		}
+		if out.Check() == nil {
+			row.pairs++
+		}
+		if li, lo := lastUser(in), lastUser(out); li != nil && lo != nil && bytes.Equal(li.Raw, lo.Raw) {
+			row.latest++
+		}
+		if window == 0 || est.Request(out)+request.ReplyPriming <= window-min(16384, window/4) {
+			row.fits++
+		}
+		if k == len(reqs)-1 {
+			session := sessionOf(t, logs)
+			sig := replay.CheckSignals(in, out, func(hash string) ([]byte, error) {
+				b, _, err := store.Get(t.Context(), session, hash)
+				return b, err
+			}, ch.name)
+			row.signals, row.visible, row.recovered = sig.Total, sig.Visible, sig.Recovered
+		}
+	}
+	return row
+}
+
+// lastUser is the latest user message with text (the agent's latest
+// request, which is never modified).
+func lastUser(r *request.Request) *request.Item {
+	for i := len(r.Items) - 1; i >= 0; i-- {
+		it := r.Items[i]
+		if it.Role == "user" && it.Kind == request.KindMessage && slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegText }) {
+			return it
+		}
+	}
+	return nil
+}
+
+// billHistory is a session's last four requests as a provider's cache
+// sees them: the bytes before the first item and each item's bytes.
+type billHistory struct {
+	last               []billed
+	lastNew, lastTotal float64 // the last request's new and total input tokens
+}
+
+type billed struct {
+	head  []byte
+	items []string // item hashes
+}
+
+// bill prices a request: the longest prefix it shares with one of the
+// last four is cached from 1,024 tokens on (0.1), the rest is new input
+// (1, or 1.25 where writes are charged). stable reports that the
+// previous request is a prefix of this one (its every item, in order).
+func (h *billHistory) bill(r *request.Request, est *request.Estimator) (cost [2]float64, stable bool) {
+	first := len(r.Body)
+	if len(r.Items) > 0 {
+		first = r.Items[0].Span.Start
+	}
+	cur := billed{head: r.Body[:first]}
+	total := est.Request(r)
+	itemTok := make([]int, len(r.Items))
+	fixed := total
+	for i, it := range r.Items {
+		cur.items = append(cur.items, it.Hash())
+		itemTok[i] = est.Item(it)
+		fixed -= itemTok[i]
+	}
+	best := 0
+	for k, prev := range h.last {
+		if !bytes.Equal(prev.head, cur.head) {
+			continue
+		}
+		n, tok := 0, fixed
+		for n < len(prev.items) && n < len(cur.items) && prev.items[n] == cur.items[n] {
+			tok += itemTok[n]
+			n++
+		}
+		best = max(best, tok)
+		if k == len(h.last)-1 && n == len(prev.items) {
+			stable = true
+		}
+	}
+	if best < 1024 {
+		best = 0
+	}
+	best = min(best, total)
+	newTok := float64(total - best)
+	h.lastNew, h.lastTotal = newTok, float64(total)
+	cost = [2]float64{0.1*float64(best) + newTok, 0.1*float64(best) + 1.25*newTok}
+	h.last = append(h.last, cur)
+	if len(h.last) > 4 {
+		h.last = h.last[1:]
+	}
+	return cost, stable
+}
+
+// sessionOf is the session of the last proxy_request record.
+func sessionOf(t *testing.T, logs *testutil.SyncBuffer) string {
+	t.Helper()
+	recs := parseRecords(t, logs)
+	if len(recs) == 0 {
+		t.Fatal("no record")
+	}
+	s, _ := recs[len(recs)-1]["session_id"].(string)
+	return s
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
+}
+
+func envInts(t *testing.T, name string, def []int) []int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			t.Fatalf("%s=%q: %v", name, v, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func windowName(w int) string {
+	if w == 0 {
+		return "model"
+	}
+	return fmt.Sprintf("%dk", w/1000)
+}
+
+func pct(a, b int) float64 {
+	if b <= 0 {
+		return 100
+	}
+	return 100 * float64(a) / float64(b)
+}
