@@ -17,6 +17,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // analysisRepo is a repository with enough structure for views, symbols
@@ -83,11 +84,8 @@ func envelopes(t *testing.T, dir, state string, analyse bool) []string {
 
 func waitAnalysis(t *testing.T, e *Engine) {
 	t.Helper()
-	e.bg.mu.Lock()
-	ended := e.bg.ended
-	e.bg.mu.Unlock()
 	select {
-	case <-ended:
+	case <-e.bg.Ended():
 	case <-t.Context().Done():
 		t.Fatal("background analysis did not end")
 	}
@@ -150,7 +148,7 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 	}
 	// The restarted engine counted its views from the files' block
 	// vectors (tokens.Prime): the analysis recorded them.
-	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), vectorsName, tokens.VectorsKey)
+	vecs, err := index.OpenRecords(filepath.Join(analysed, "index"), workspace.VectorsName, tokens.VectorsKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +179,11 @@ func TestAnalysisPausesForRequests(t *testing.T) {
 	defer e.Close()
 	started := make(chan struct{})
 	var files atomic.Int64
-	e.bg.afterFile = func() {
+	e.bg.SetAfterFile(func() {
 		if files.Add(1) == 3 {
 			close(started)
 		}
-	}
+	})
 	e.StartAnalysis()
 	select {
 	case <-started:
@@ -223,18 +221,18 @@ func TestAnalysisStopsOnClose(t *testing.T) {
 	}
 	started := make(chan struct{})
 	var files atomic.Int64
-	e.bg.afterFile = func() {
+	e.bg.SetAfterFile(func() {
 		if files.Add(1) == 2 {
 			close(started)
 		}
-	}
+	})
 	e.StartAnalysis()
 	<-started
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-e.bg.ended:
+	case <-e.bg.Ended():
 	default:
 		t.Fatal("Close returned with the worker running")
 	}
@@ -267,35 +265,6 @@ func TestAnalysisOff(t *testing.T) {
 	e.StartAnalysis()
 	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 || st.Phase != "off" {
 		t.Errorf("analysis ran although turned off: %+v", st)
-	}
-}
-
-// TestLowerGC: the collector runs at analysisGCPercent while analyses
-// run, back to what it was after the last, and is left alone when it is
-// already lower or off.
-func TestLowerGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct{ before, during int }{
-		{100, analysisGCPercent},
-		{200, analysisGCPercent},
-		{20, 20},
-		{-1, -1},
-	} {
-		debug.SetGCPercent(tc.before)
-		end1 := lowerGC()
-		end2 := lowerGC()
-		if got := debug.SetGCPercent(-2); got != tc.during {
-			t.Errorf("GOGC %d: %d during two analyses, want %d", tc.before, got, tc.during)
-		}
-		debug.SetGCPercent(tc.during)
-		end1()
-		if got := debug.SetGCPercent(tc.during); got != tc.during {
-			t.Errorf("GOGC %d: %d while one analysis still runs, want %d", tc.before, got, tc.during)
-		}
-		end2()
-		if got := debug.SetGCPercent(tc.before); got != tc.before {
-			t.Errorf("GOGC %d: %d after the analyses, want it back", tc.before, got)
-		}
 	}
 }
 
@@ -389,7 +358,7 @@ func TestAnalysisFollowsChanges(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	x := e.symbolIndex()
+	x := e.store.Symbols()
 	for _, src := range []string{created, edited} {
 		if !x.Has("go", []byte(src)) {
 			t.Errorf("symbol index lacks a changed file's content")
@@ -417,30 +386,5 @@ func writeFile(t *testing.T, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestContentSet: the set holds exactly the (path, content) pairs it was
-// made of: a changed content or a new path is not in it.
-func TestContentSet(t *testing.T) {
-	s := contentSetOf(map[string]uint64{"a.go": 1, "b/c.go": 2, "d.py": 1})
-	for _, c := range []struct {
-		rel  string
-		h    uint64
-		want bool
-	}{
-		{"a.go", 1, true},
-		{"b/c.go", 2, true},
-		{"d.py", 1, true},
-		{"a.go", 2, false},   // changed
-		{"e.go", 1, false},   // new
-		{"b/c.go", 1, false}, // another file's content
-	} {
-		if got := s.has(c.rel, c.h); got != c.want {
-			t.Errorf("has(%q, %d) = %v, want %v", c.rel, c.h, got, c.want)
-		}
-	}
-	if contentSetOf(nil).has("a.go", 1) {
-		t.Error("the empty set has a pair")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // defTermsRepo is a repository with one large Python module (retry
@@ -84,10 +85,10 @@ func TestDefTermsRecorded(t *testing.T) {
 	if st := e1.AnalysisStatus(); !st.Done {
 		t.Fatalf("analysis status %+v", st)
 	}
-	if n := e1.defTermsScans.Load(); n != 0 {
+	if n := e1.store.DefTermsScans(); n != 0 {
 		t.Errorf("the analysis counted %d request scans", n)
 	}
-	if n := e1.defTermsRecords().Len(); n != 3 {
+	if n := e1.store.RecordCounts()[workspace.DefTermsName]; n != 3 {
 		t.Errorf("%d records after the analysis, want 3 (the three large files)", n)
 	}
 	e1.Close()
@@ -96,13 +97,13 @@ func TestDefTermsRecorded(t *testing.T) {
 	if got := focusOf(t, e2, files, request, ctxd.TaskAnalyze); !equalFocus(got, want) {
 		t.Errorf("restarted focus %v, want %v", got, want)
 	}
-	if n := e2.defTermsScans.Load(); n != 0 {
+	if n := e2.store.DefTermsScans(); n != 0 {
 		t.Errorf("restarted engine read %d files' definitions from the text, want 0", n)
 	}
 	e2.Close()
 
 	// Corrupt every record: each is read again from the text, same result.
-	dats, _ := filepath.Glob(filepath.Join(state, "index", defTermsName+".*.dat"))
+	dats, _ := filepath.Glob(filepath.Join(state, "index", workspace.DefTermsName+".*.dat"))
 	if len(dats) == 0 {
 		t.Fatal("no record data file")
 	}
@@ -122,7 +123,7 @@ func TestDefTermsRecorded(t *testing.T) {
 	if got := focusOf(t, e3, files, request, ctxd.TaskAnalyze); !equalFocus(got, want) {
 		t.Errorf("focus after corruption %v, want %v", got, want)
 	}
-	if n := e3.defTermsScans.Load(); n != 3 {
+	if n := e3.store.DefTermsScans(); n != 3 {
 		t.Errorf("after corruption %d files read from the text, want 3", n)
 	}
 }

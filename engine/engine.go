@@ -7,8 +7,8 @@
 // the gatherer's file index, the editor's unsaved buffers and the
 // effective configuration. Token counts and tree-sitter views are cached
 // process-wide by their packages, keyed by content hash; beside a
-// persisted index the engine also keeps their stores across processes
-// (engine/viewstore.go).
+// persisted index the workspace store keeps them, and the other
+// per-content facts, across processes (package workspace).
 package engine
 
 import (
@@ -20,21 +20,15 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/internal/memo"
-	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/sessions"
-	"github.com/ctxd/ctxd/symbols"
-	"github.com/ctxd/ctxd/tokens"
-	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // Options configure an Engine.
@@ -64,18 +58,19 @@ type Engine struct {
 	log  *slog.Logger
 	ws   *gather.Workspace
 
-	// overlayMu guards overlay: unsaved editor buffers by root-relative path.
-	overlayMu sync.Mutex
-	overlay   map[string]string
+	// buffers are the editor's unsaved texts.
+	buffers workspace.Buffers
 
 	stateDir string
 	// cfgFiles are the configuration files as a daemon's engine read
 	// them (configChanged); nil for a CLI's.
 	cfgFiles []configFile
 
-	// cleanOnce loads the persisted clean set of the secret scanner
-	// (engine/sanitize.go) on the first prompt.
-	cleanOnce sync.Once
+	// store is the workspace's persisted per-content facts (tree-sitter
+	// analyses and views, token counts, symbols, definition terms, the
+	// secret scan's clean set, pack counts): loaded on first use, saved
+	// after work, flushed and closed with the engine.
+	store *workspace.Store
 
 	// reqOnce makes req, the request flow (engine/requests.go), on
 	// first use.
@@ -83,54 +78,9 @@ type Engine struct {
 	req     *Requests
 	reqErr  error
 
-	// symsOnce loads syms, the symbol index (engine/symindex.go), on
-	// first use.
-	symsOnce sync.Once
-	syms     *symbols.Index
-	// defTerms caches the definitions' terms of large files by content
-	// (engine/focuslines.go).
-	defTerms *memo.Map[[32]byte, *gather.DefTerms]
-	// defTermsMu guards defTermsRecs, their record file
-	// (engine/defterms.go), and defTermsFailed (it could not be opened).
-	defTermsMu     sync.Mutex
-	defTermsRecs   *index.Records
-	defTermsFailed bool
-	// defTermsScans counts the contents whose definitions' terms a
-	// request read from the text (neither in memory nor recorded).
-	defTermsScans atomic.Int64
-
-	// viewsOnce loads viewsStore, the persisted tree-sitter store
-	// (engine/viewstore.go), on first use; viewsStore stays nil until
-	// then.
-	viewsOnce  sync.Once
-	viewsStore atomic.Pointer[treesitter.Store]
-	// countsOnce loads countsStore, the persisted token counts, alike.
-	countsOnce  sync.Once
-	countsStore atomic.Pointer[tokens.CountStore]
-	// viewsSaveMu guards viewsSaving and viewsSaved; viewsWG waits for
-	// the background save of both stores; viewsWriteMu orders the writes.
-	viewsSaveMu  sync.Mutex
-	viewsSaving  bool
-	viewsSaved   time.Time
-	viewsWG      sync.WaitGroup
-	viewsWriteMu sync.Mutex
-	// analysesMu guards analyses, the record file backing viewsStore's
-	// analyses (engine/viewstore.go).
-	analysesMu sync.Mutex
-	analyses   *index.Records
-	// vectorsMu guards vectors, the record file of the token counts'
-	// block vectors (engine/viewstore.go), and vectorsFailed (it could
-	// not be opened).
-	vectorsMu     sync.Mutex
-	vectors       *index.Records
-	vectorsFailed bool
-
-	// bg is the daemon's background analysis (engine/background.go).
-	bg background
-
-	// packCache remembers token counts between packs (see Pack).
-	packOnce  sync.Once
-	packCache *pack.Cache
+	// bg schedules the daemon's background analysis (engine/background.go
+	// is its per-file work).
+	bg workspace.Analysis
 }
 
 // New returns the engine for root, which must be an absolute directory
@@ -157,19 +107,21 @@ func New(root string, opts Options) (*Engine, error) {
 	if err := sessions.CheckLinks(root, stateDir); err != nil {
 		return nil, err
 	}
+	store := workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})
 	ws, err := gather.NewWorkspace(root, gather.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
 		Logger:       log,
 		Watch:        opts.Watch,
-		IndexPath:    indexPath(stateDir),
+		State:        store.Files(),
 		MapIndex:     opts.OneShot,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
-	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, overlay: map[string]string{}, stateDir: stateDir, defTerms: memo.New[[32]byte, *gather.DefTerms](maxDefTerms)}
+	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, stateDir: stateDir,
+		store: store}
 	if opts.Watch {
 		e.cfgFiles = configFiles(root)
 	}
@@ -230,24 +182,12 @@ func usableStateDir(dir string) error {
 	return nil
 }
 
-// indexPath is where a workspace's file index persists: index/files.idx
-// in its state directory.
-func indexPath(stateDir string) string {
-	return filepath.Join(stateDir, "index", "files.idx")
-}
-
 // Close writes what the persisted stores learned and releases the
 // engine's open files (the git repository's descriptors). The engine must
 // not be used afterwards.
 func (e *Engine) Close() error {
-	e.stopAnalysis()
-	e.flushStores()
-	if e.syms != nil {
-		e.syms.Close()
-	}
-	e.closeAnalyses()
-	e.closeVectors()
-	e.closeDefTerms()
+	e.bg.Stop()
+	e.store.Close()
 	return e.ws.Close()
 }
 
@@ -265,9 +205,7 @@ func (e *Engine) SetBuffer(path, text string) error {
 	if err != nil {
 		return err
 	}
-	e.overlayMu.Lock()
-	e.overlay[rel] = text
-	e.overlayMu.Unlock()
+	e.buffers.Set(rel, text)
 	return nil
 }
 
@@ -277,9 +215,7 @@ func (e *Engine) CloseBuffer(path string) error {
 	if err != nil {
 		return err
 	}
-	e.overlayMu.Lock()
-	delete(e.overlay, rel)
-	e.overlayMu.Unlock()
+	e.buffers.Forget(rel)
 	return nil
 }
 
@@ -289,20 +225,7 @@ func (e *Engine) Buffer(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	e.overlayMu.Lock()
-	defer e.overlayMu.Unlock()
-	t, ok := e.overlay[rel]
-	return t, ok
-}
-
-func (e *Engine) overlaySnapshot() map[string]string {
-	e.overlayMu.Lock()
-	defer e.overlayMu.Unlock()
-	out := make(map[string]string, len(e.overlay))
-	for k, v := range e.overlay {
-		out[k] = v
-	}
-	return out
+	return e.buffers.Get(rel)
 }
 
 // ResolveRoot returns the workspace root for a request: the directory

@@ -34,9 +34,8 @@ const (
 // (gather.DefTerms.Focus), read from the symbol index. A source file's own
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
-// test. Chunks must be counted. It reports whether it read the symbol
-// index.
-func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk) bool {
+// test. Chunks must be counted.
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
@@ -53,7 +52,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// first when none does), whatever the file's size: the views
 			// keep a named function whole, but a class is no function,
 			// and its methods were collapsed like the rest.
-			if ent, err := e.symbolIndex().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
+			if ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
 					spans, starts, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
@@ -62,7 +61,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 							among = append(among, k)
 						}
 					}
-					for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(q, focusDefs, among) {
+					for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(q, focusDefs, among) {
 						f.FocusLines = append(f.FocusLines, starts[k])
 					}
 					if len(f.FocusLines) == 0 {
@@ -78,10 +77,10 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			continue
 		}
 		if looked == focusFiles || ctx.Err() != nil {
-			return true
+			return
 		}
 		looked++
-		ent, err := e.symbolIndex().File(ctx, c.Source, readOnly(c.Content))
+		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
 		if err != nil || ent == nil {
 			continue
 		}
@@ -115,14 +114,13 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
 			limit = 1
 		}
-		for _, k := range e.defTermsOf(ent.Hash, c.Content, spans).FocusAmong(q, limit, among) {
+		for _, k := range e.store.DefTerms(ent.Hash, c.Content, spans).FocusAmong(q, limit, among) {
 			f.FocusLines = append(f.FocusLines, starts[k])
 		}
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
 	}
-	return looked > 0
 }
 
 // Limits of usedDefs: a helper function of at most usedFuncLines lines, a
@@ -268,7 +266,7 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 		}
 	}
 	if testFile {
-		spans, starts = appendTests(ctx, e.viewStore(), rel, src, spans, starts)
+		spans, starts = appendTests(ctx, e.store.Views(), rel, src, spans, starts)
 		tests = append(tests, make([]bool, len(spans)-len(tests))...)
 	}
 	return spans, starts, tests

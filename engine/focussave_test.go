@@ -28,14 +28,14 @@ func TestFocusLinesSymbolsPersisted(t *testing.T) {
 	if _, err := e1.BuildPrompt(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if e1.symbolIndex().Parses() == 0 {
+	if e1.store.Symbols().Parses() == 0 {
 		t.Fatal("focus lines parsed nothing")
 	}
 	e2 := open()
 	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := e2.symbolIndex().Parses(); n != 0 {
+	if n := e2.store.Symbols().Parses(); n != 0 {
 		t.Errorf("second process parsed %d files, want 0", n)
 	}
 }

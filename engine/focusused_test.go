@@ -92,7 +92,7 @@ func TestUsedDefsLimits(t *testing.T) {
 	src := "package p\n\n" + long + "func helper() int {\n\treturn 1\n}\n\nfunc TestX(t *testing.T) {\n\t_ = bigTable\n\t_ = helper()\n\tTestY(t)\n}\n\nfunc TestY(t *testing.T) {}\n"
 	dir := testutil.GitRepo(t, map[string]string{"p/x_test.go": src})
 	e := reopener(t, dir, stateWithIndex(t))()
-	ent, err := e.symbolIndex().File(t.Context(), "p/x_test.go", []byte(src))
+	ent, err := e.store.Symbols().File(t.Context(), "p/x_test.go", []byte(src))
 	if err != nil || ent == nil {
 		t.Fatalf("symbols: %v", err)
 	}

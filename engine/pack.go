@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/pack"
 )
 
@@ -36,26 +34,21 @@ func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, err
 		}
 		opts.Path = rel
 	}
-	path := filepath.Join(e.stateDir, "index", "pack-counts.bin")
-	e.packOnce.Do(func() {
-		e.packCache = pack.NewCache()
-		if err := e.packCache.Load(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			e.log.Warn("persisted token counts not used", "err", err)
-		}
-	})
 	if opts.Compress {
-		opts.Views = e.viewStore()
+		opts.Views = e.store.Views()
 	}
-	r, err := pack.PackCached(ctx, e.ws, opts, e.packCache)
+	r, err := pack.PackCached(ctx, e.ws, opts, e.store.PackCounts())
 	if err != nil {
 		return nil, err
 	}
 	// As the file index: a tree too small to persist writes nothing (it
 	// is counted faster than a persisted file loads).
-	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= gather.PersistMinFiles || index.Exists(filepath.Dir(path)) {
-		if err := e.packCache.Save(path); err != nil {
+	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= gather.PersistMinFiles {
+		if err := e.store.Create(); err != nil {
 			e.log.Warn("persisting token counts failed", "err", err)
 		}
 	}
+	e.store.SavePackCounts()
+	e.store.Save()
 	return r, nil
 }

@@ -39,16 +39,16 @@ func TestPackCompressUsesViewStore(t *testing.T) {
 			t.Fatalf("%s not compressed:\n%s", f.Path, f.Content)
 		}
 	}
-	if !e1.viewStore().Dirty() {
+	if !e1.store.Views().Dirty() {
 		t.Fatal("the first pack taught the store nothing")
 	}
-	e1.flushStores()
+	e1.store.Flush()
 	e2 := open()
 	r2, err := e2.Pack(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e2.viewStore().Dirty() {
+	if e2.store.Views().Dirty() {
 		t.Error("the second process parsed files the first had stored")
 	}
 	if fmt.Sprint(r1.Files) != fmt.Sprint(r2.Files) || r1.Tokens != r2.Tokens {

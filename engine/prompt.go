@@ -88,7 +88,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 		Patterns:          req.Patterns,
 		MaxFiles:          p.maxFiles,
 		OpenFiles:         req.OpenFiles,
-		Overlay:           e.overlaySnapshot(),
+		Overlay:           e.buffers.Snapshot(),
 		StructureDepth:    e.cfg.Gather.StructureDepth,
 		Commits:           commitsParam(e.cfg.Gather.Commits),
 		Depth:             max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
@@ -100,25 +100,24 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	env.Warnings = append(env.Warnings, res.Warnings...)
 	chunks := res.Chunks
-	e.loadCleanSet(ctx)
-	defer e.saveCleanSet()
-	reds, warns, err := sanitizeChunks(chunks)
+	// What the request's analyses learned is saved once they are done.
+	defer e.store.Save()
+	sc, err := e.store.Secrets()
+	if err != nil {
+		return nil, err
+	}
+	reds, warns, err := sanitizeChunks(sc, chunks)
 	if err != nil {
 		return nil, err
 	}
 	env.Warnings = append(env.Warnings, warns...)
-	syms := e.matchSymbols(ctx, p.query, chunks)
-	// Saved at the end, also when only focusLines (below) read the index:
-	// the files it parsed are then parsed once, not by every process.
-	defer func() { e.saveSymbols(syms) }()
+	e.matchSymbols(ctx, p.query, chunks)
 
 	progress("scoring")
 	if err := countChunks(ctx, p.counter, chunks); err != nil {
 		return nil, err
 	}
-	if e.focusLines(ctx, p.query, env.TaskType, chunks) {
-		syms = e.symbolIndex()
-	}
+	e.focusLines(ctx, p.query, env.TaskType, chunks)
 	refLines(env.TaskType, p.query, chunks)
 	prioritize.Score(chunks, prioritize.Options{
 		Task:    env.TaskType,
@@ -141,7 +140,6 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err != nil {
 		return nil, err
 	}
-	e.saveStores()
 	env.Context = fitted
 	if len(fitted.Chunks) == 0 && len(fitted.Skipped) > 0 {
 		// A prompt with no context at all is rarely what was meant: say
@@ -150,7 +148,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	}
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
-	more, _, err := sanitizeChunks(fitted.Chunks)
+	more, _, err := sanitizeChunks(sc, fitted.Chunks)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +336,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 		return nil, err
 	}
 	counter, model, budget, format := s.counter, s.model, s.budget, s.format
-	counter = tokens.Stored(counter, e.countStore())
+	counter = tokens.Stored(counter, e.store.Counts())
 	warnings := s.warnings
 
 	q := query.Parse(req.UserRequest)

@@ -3,12 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/par"
 	"github.com/ctxd/ctxd/secrets"
 )
@@ -18,11 +16,7 @@ import (
 // the chunk's facts and a warning), and every secret inside content is
 // replaced by a marker. It returns the redactions and warnings. The CLI and
 // the daemon both build envelopes here, so both decode the same way.
-func sanitizeChunks(chunks []ctxd.Chunk) ([]ctxd.Redaction, []string, error) {
-	sc, err := secrets.Default()
-	if err != nil {
-		return nil, nil, err
-	}
+func sanitizeChunks(sc *secrets.Scanner, chunks []ctxd.Chunk) ([]ctxd.Redaction, []string, error) {
 	// Chunks are independent: scanned on every core, merged in order.
 	type out struct {
 		reds  []ctxd.Redaction
@@ -105,42 +99,4 @@ func sanitizeEnvelope(env *ctxd.Envelope) {
 		s.Reason = strings.ToValidUTF8(s.Reason, "\uFFFD")
 	}
 	env.UserRequest = strings.ToValidUTF8(env.UserRequest, "\uFFFD")
-}
-
-// cleanSetPath is where the texts a secret scan found clean persist
-// (secrets.Scanner.SaveClean), beside the file index.
-func (e *Engine) cleanSetPath() string {
-	return filepath.Join(e.stateDir, "index", "secrets-clean.bin")
-}
-
-// loadCleanSet loads the workspace's persisted clean set into the
-// scanner once per engine, so a fresh process does not scan unchanged
-// files again. A set that does not verify is logged and ignored (the next
-// save rewrites it).
-func (e *Engine) loadCleanSet(ctx context.Context) {
-	e.cleanOnce.Do(func() {
-		sc, err := secrets.Default()
-		if err != nil {
-			return
-		}
-		if err := sc.LoadClean(ctx, e.cleanSetPath()); err != nil {
-			e.log.Warn("secret scan cache ignored", "err", err)
-		}
-	})
-}
-
-// saveCleanSet persists the clean set when the scanner learned new clean
-// texts, only where the state directory's index/ already exists (the
-// file index persists there for trees large enough to gain from it).
-func (e *Engine) saveCleanSet() {
-	if !index.Exists(filepath.Dir(e.cleanSetPath())) {
-		return
-	}
-	sc, err := secrets.Default()
-	if err != nil {
-		return
-	}
-	if err := sc.SaveClean(e.cleanSetPath()); err != nil {
-		e.log.Debug("secret scan cache not saved", "err", err)
-	}
 }

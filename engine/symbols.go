@@ -77,8 +77,8 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	if err != nil {
 		return nil, err
 	}
-	x := e.symbolIndex()
-	defer e.saveSymbols(x)
+	x := e.store.Symbols()
+	defer e.store.Save()
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
 	needle := []byte(name)
 	for _, rel := range files {

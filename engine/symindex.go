@@ -3,8 +3,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,44 +16,6 @@ import (
 // matched against (each a parse when its content is new).
 const maxSymbolFiles = 40
 
-// symbolsDir is where the symbol index persists: a record file
-// (symbols.keys, symbols.*.dat) in the state directory's index/, beside
-// the file facts.
-func (e *Engine) symbolsDir() string {
-	return filepath.Join(e.stateDir, "index")
-}
-
-// symbolIndex returns the engine's symbol index, opened from the state
-// directory on first use (a corrupt or stale file is logged and rebuilt).
-func (e *Engine) symbolIndex() *symbols.Index {
-	e.symsOnce.Do(func() {
-		x, err := symbols.Open(e.symbolsDir())
-		if err != nil {
-			e.log.Warn("symbol index rebuilt", "err", err)
-		}
-		// The sealed file of earlier versions, read whole on load.
-		os.Remove(filepath.Join(e.symbolsDir(), "symbols.idx"))
-		// Its parses learn the analyses and timeouts the views use.
-		x.UseStore(e.viewStore)
-		e.syms = x
-	})
-	return e.syms
-}
-
-// saveSymbols persists x, the engine's symbol index (its entries go to
-// the record file as they are parsed; this writes those of an index made
-// before the state directory's index/ existed, and compacts), only where
-// index/ already exists (as saveCleanSet). x comes from symbolIndex, whose
-// Once orders the load before this read.
-func (e *Engine) saveSymbols(x *symbols.Index) {
-	if x == nil {
-		return
-	}
-	if err := x.Persist(e.symbolsDir()); err != nil {
-		e.log.Debug("symbol index not saved", "err", err)
-	}
-}
-
 // matchSymbols sets the MentionedSymbols of the gathered files (the first
 // maxSymbolFiles whose text holds a request name in some case style) from the
 // symbol index: the request's code identifiers (exact, qualified such as
@@ -65,18 +25,17 @@ func (e *Engine) saveSymbols(x *symbols.Index) {
 // name defined in none of the parsed files (a library's: strings.SplitN)
 // keeps its textual matches as UsedSymbols (the qualifiers of a qualified
 // name excepted), and a file whose language is not parsed keeps its text
-// matches. Requests without code identifiers parse nothing. It returns the
-// index it read (nil when it read none), for saveSymbols.
-func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) *symbols.Index {
+// matches. Requests without code identifiers parse nothing.
+func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
 	ids := q.Names()
 	if len(ids) == 0 {
-		return nil
+		return
 	}
 	// The qualifiers of a qualified name (requests and utils of
 	// requests.utils.get_netrc_auth) are modules and packages, not names a
 	// file uses: their text matches are dropped.
 	quals := q.Qualifiers
-	x := e.symbolIndex()
+	x := e.store.Symbols()
 	// Only a file whose text holds one of the names, in some case style,
 	// can define it: the others are not parsed.
 	var folded []string
@@ -144,7 +103,6 @@ func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd
 		f.MentionedSymbols, f.UsedSymbols = names, used
 	}
 	pinNamed(chunks, files, matches, ids)
-	return x
 }
 
 // pinNamed treats a file as named by the request when it is the one

@@ -109,11 +109,11 @@ func TestSymbolIndexPersisted(t *testing.T) {
 	if c, order := targetChunk(t, &env.Context, "pkg/sessions.py"); c == nil || !slices.Contains(c.Facts.MentionedSymbols, "merge_environment_settings") {
 		t.Fatalf("pkg/sessions.py not in the context with its symbol: %v", order)
 	}
-	first := e1.symbolIndex().Parses()
+	first := e1.store.Symbols().Parses()
 	if first == 0 {
 		t.Fatal("nothing parsed")
 	}
-	if _, err := os.Stat(filepath.Join(e1.symbolsDir(), "symbols.keys")); err != nil {
+	if _, err := os.Stat(filepath.Join(e1.store.Dir(), "symbols.keys")); err != nil {
 		t.Fatalf("symbol index not saved: %v", err)
 	}
 
@@ -121,7 +121,7 @@ func TestSymbolIndexPersisted(t *testing.T) {
 	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := e2.symbolIndex().Parses(); n != 0 {
+	if n := e2.store.Symbols().Parses(); n != 0 {
 		t.Errorf("second process parsed %d files, want 0", n)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pkg/utils.py"), []byte("def get_environ_proxies(url, no_proxy=None):\n    return {}\n"), 0o644); err != nil {
@@ -130,7 +130,7 @@ func TestSymbolIndexPersisted(t *testing.T) {
 	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := e2.symbolIndex().Parses(); n > 1 {
+	if n := e2.store.Symbols().Parses(); n > 1 {
 		t.Errorf("after editing one file %d parses, want at most 1", n)
 	}
 }

@@ -38,7 +38,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	}
 	// One hash of the source for the three calls below.
 	sum := sha256.Sum256(src)
-	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.viewStore(), Sum: &sum}
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.store.Views(), Sum: &sum}
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

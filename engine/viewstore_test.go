@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // viewRepo is a Go package whose files are too large for a small budget
@@ -59,13 +60,13 @@ func TestViewStorePersisted(t *testing.T) {
 		}
 		return env.Prompt, buf.String()
 	}
-	path := filepath.Join(state, "index", viewsFile)
+	path := filepath.Join(state, "index", workspace.ViewsFile)
 	stored := func() treesitter.StoreStats {
 		t.Helper()
 		// views.bin holds the verdicts; one removed as corrupt is written
 		// again by a process that learns one (this one has them cached).
 		var st treesitter.StoreStats
-		if body, err := index.ReadSealed(path, viewsMagic, viewsKey(), maxViewsBytes); err == nil {
+		if body, err := index.ReadSealed(path, workspace.ViewsMagic, workspace.ViewsKey(), workspace.MaxViewsBytes); err == nil {
 			s, err := treesitter.DecodeStore(body)
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +74,7 @@ func TestViewStorePersisted(t *testing.T) {
 			st = s.Stats()
 		}
 		// The analyses are in their record file.
-		r, err := index.OpenRecords(filepath.Join(state, "index"), analysesName, viewsKey())
+		r, err := index.OpenRecords(filepath.Join(state, "index"), workspace.AnalysesName, workspace.ViewsKey())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestViewStorePersisted(t *testing.T) {
 	if st := stored(); st.Analyses == 0 {
 		t.Fatalf("stored %+v, want analyses", st)
 	}
-	body, err := index.ReadSealed(filepath.Join(state, "index", countsFile), countsMagic, countsKey, 64<<20)
+	body, err := index.ReadSealed(filepath.Join(state, "index", workspace.CountsFile), workspace.CountsMagic, workspace.CountsKey, 64<<20)
 	if err != nil {
 		t.Fatalf("token counts not written: %v", err)
 	}
@@ -124,10 +125,12 @@ func TestViewStorePersisted(t *testing.T) {
 			return os.WriteFile(path, b, 0o600)
 		}, true},
 		{"truncated", func() error { return os.WriteFile(path, good[:len(good)/3], 0o600) }, true},
-		{"stale", func() error { return index.WriteSealed(path, viewsMagic, "treesitter-store/0", []byte("old")) }, false},
+		{"stale", func() error {
+			return index.WriteSealed(path, workspace.ViewsMagic, "treesitter-store/0", []byte("old"))
+		}, false},
 		{"missing", func() error { return os.Remove(path) }, false},
 		{"corrupt analyses", func() error {
-			ms, _ := filepath.Glob(filepath.Join(state, "index", analysesName+".*.dat"))
+			ms, _ := filepath.Glob(filepath.Join(state, "index", workspace.AnalysesName+".*.dat"))
 			if len(ms) != 1 {
 				return fmt.Errorf("analyses' data files: %v", ms)
 			}
@@ -141,7 +144,7 @@ func TestViewStorePersisted(t *testing.T) {
 			return os.WriteFile(ms[0], b, 0o600)
 		}, false},
 		{"analyses of another version", func() error {
-			r, err := index.OpenRecords(filepath.Join(state, "index"), analysesName, "treesitter-store/0")
+			r, err := index.OpenRecords(filepath.Join(state, "index"), workspace.AnalysesName, "treesitter-store/0")
 			if err != nil {
 				return err
 			}
@@ -180,7 +183,7 @@ func TestViewStoreNotWithoutIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	if _, err := os.Stat(filepath.Join(state, "index", viewsFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(state, "index", workspace.ViewsFile)); err == nil {
 		t.Error("store written without an index")
 	}
 }

@@ -402,7 +402,7 @@ type reuse struct {
 // rebuilt and written again).
 func (w *Workspace) persisted() *reuse {
 	f := &w.follow
-	if w.opts.IndexPath == "" {
+	if w.opts.State == nil {
 		return nil
 	}
 	f.mu.Lock()
@@ -415,13 +415,9 @@ func (w *Workspace) persisted() *reuse {
 	}
 	f.loadTried = true
 	t0 := time.Now()
-	load := index.Load
-	if w.opts.MapIndex && !w.opts.Watch {
-		// One walk per process (a CLI run): mapped, not read and
-		// copied. A daemon reads it, so its memory is the collector's.
-		load = index.LoadMapped
-	}
-	s, err := load(w.opts.IndexPath, w.indexKey())
+	// One walk per process (a CLI run): mapped, not read and copied. A
+	// daemon reads it, so its memory is the collector's.
+	s, err := w.opts.State.LoadIndex(w.indexKey(), w.opts.MapIndex && !w.opts.Watch)
 	if err != nil {
 		switch {
 		case errors.Is(err, index.ErrStale):
@@ -517,7 +513,7 @@ func (r *reuse) count(n int) {
 // persist writes the snapshot's facts to the index file in the
 // background when files were (re)indexed; Close waits for it.
 func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
-	if w.opts.IndexPath == "" || indexed == 0 || len(s.files) < PersistMinFiles {
+	if w.opts.State == nil || indexed == 0 || len(s.files) < PersistMinFiles {
 		return
 	}
 	f := &w.follow
@@ -558,7 +554,7 @@ func (w *Workspace) persist(s *snapshot, started time.Time, indexed int) {
 			}
 			out.Files = append(out.Files, lf)
 		}
-		if err := index.Save(w.opts.IndexPath, out); err != nil {
+		if err := w.opts.State.SaveIndex(out); err != nil {
 			w.log.Warn("persisting the index failed", "err", err)
 			return
 		}

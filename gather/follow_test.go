@@ -16,6 +16,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // eventually polls cond (a request against the workspace) until it holds
@@ -60,7 +61,7 @@ func followedRepo(t *testing.T, n int) (string, *Workspace, string) {
 	writeFile(t, root, "main.go", "package main\n\nfunc main() {}\n")
 	gitCommitAll(t, root, "first commit", "2024-01-01T00:00:00Z")
 	idx := filepath.Join(t.TempDir(), "index", "files.idx")
-	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	w := newTestWorkspace(t, root, Options{Watch: true, State: disk.New(filepath.Dir(idx))})
 	return root, w, idx
 }
 
@@ -262,7 +263,7 @@ func testPersistedIndex(t *testing.T, mapped bool) {
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
 	open := func() *Workspace {
-		w, err := NewWorkspace(root, Options{IndexPath: idx, MapIndex: mapped})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx)), MapIndex: mapped})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +318,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 	}
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "files.idx")
-	w, err := NewWorkspace(root, Options{IndexPath: idx})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 			if err := os.WriteFile(idx, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			w, err := NewWorkspace(root, Options{IndexPath: idx})
+			w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,7 +368,7 @@ func TestIndexInsideRoot(t *testing.T) {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	idx := filepath.Join(root, "state", "index", "files.idx")
-	w := newTestWorkspace(t, root, Options{Watch: true, IndexPath: idx})
+	w := newTestWorkspace(t, root, Options{Watch: true, State: disk.New(filepath.Dir(idx))})
 	if ok, _ := hasFile(t, w, "d0/f0.txt"); !ok {
 		t.Fatal("d0/f0.txt missing")
 	}
@@ -428,7 +429,7 @@ func TestIndexIgnoredByGit(t *testing.T) {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	gitCommitAll(t, root, "files", "2024-01-01T00:00:00Z")
-	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(root, ".ctxd", "index", "files.idx")})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(filepath.Join(root, ".ctxd", "index", "files.idx")))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -497,9 +497,9 @@ func (h *repoHandle) goGitDiff(keep func(string) bool) (*Diff, error) {
 type gitState struct {
 	root string
 	log  *slog.Logger
-	// cacheDir, when set, is where the facts that depend on HEAD alone
+	// state, when set, is where the facts that depend on HEAD alone
 	// persist (gitcache.go).
-	cacheDir string
+	state State
 
 	// mu guards everything below; go-git's repository is not safe for
 	// concurrent use.

@@ -3,7 +3,6 @@ package gather
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ctxd/ctxd/index"
 )
@@ -24,27 +23,10 @@ const (
 	maxGitCache     = maxHistoryBytes + 1<<20
 )
 
-// cachePath is where one git cache persists; "" without a state dir.
-func (s *gitState) cachePath(name string) string {
-	if s.cacheDir == "" {
-		return ""
-	}
-	return filepath.Join(s.cacheDir, name)
-}
-
-// savePath is cachePath when the index directory exists: the git caches
-// are written only beside a persisted index (trees large enough to gain
-// from it), never into a directory of their own.
-func (s *gitState) savePath(name string) string {
-	p := s.cachePath(name)
-	if p == "" {
-		return ""
-	}
-	if !index.Exists(s.cacheDir) {
-		return ""
-	}
-	return p
-}
+// saving reports whether the git caches are written: only beside a
+// persisted index (trees large enough to gain from it), never into a
+// directory of their own.
+func (s *gitState) saving() bool { return s.state != nil && s.state.Exists() }
 
 // gitCacheKey names what a git cache holds: this root at this HEAD with
 // this parameter.
@@ -55,11 +37,10 @@ func (s *gitState) gitCacheKey(head string, n int) string {
 // loadCommits returns the persisted recent commits for key; ok false when
 // there are none that verify.
 func (s *gitState) loadCommits(key string) ([]Commit, bool) {
-	p := s.cachePath(commitsFile)
-	if p == "" {
+	if s.state == nil {
 		return nil, false
 	}
-	body, err := index.ReadSealed(p, commitsMagic, key, maxGitCache)
+	body, err := s.state.ReadSealed(commitsFile, commitsMagic, key, maxGitCache)
 	if err == nil {
 		var cs []Commit
 		if err = json.Unmarshal(body, &cs); err == nil {
@@ -73,13 +54,12 @@ func (s *gitState) loadCommits(key string) ([]Commit, bool) {
 }
 
 func (s *gitState) saveCommits(key string, cs []Commit) {
-	p := s.savePath(commitsFile)
-	if p == "" {
+	if !s.saving() {
 		return
 	}
 	body, err := json.Marshal(cs)
 	if err == nil {
-		err = index.WriteSealed(p, commitsMagic, key, body)
+		err = s.state.WriteSealed(commitsFile, commitsMagic, key, body)
 	}
 	if err != nil {
 		s.log.Warn("persisting the commits failed", "err", err)
@@ -89,11 +69,10 @@ func (s *gitState) saveCommits(key string, cs []Commit) {
 // loadHistory returns the persisted co-change log output for key and
 // whether it was cut.
 func (s *gitState) loadHistory(key string) (out []byte, cut, ok bool) {
-	p := s.cachePath(historyFile)
-	if p == "" {
+	if s.state == nil {
 		return nil, false, false
 	}
-	body, err := index.ReadSealed(p, historyMagic, key, maxGitCache)
+	body, err := s.state.ReadSealed(historyFile, historyMagic, key, maxGitCache)
 	if err == nil && len(body) > 0 && body[0] <= 1 {
 		return body[1:], body[0] == 1, true
 	}
@@ -107,8 +86,7 @@ func (s *gitState) loadHistory(key string) (out []byte, cut, ok bool) {
 }
 
 func (s *gitState) saveHistory(key string, out []byte, cut bool) {
-	p := s.savePath(historyFile)
-	if p == "" {
+	if !s.saving() {
 		return
 	}
 	body := make([]byte, 0, len(out)+1)
@@ -118,7 +96,7 @@ func (s *gitState) saveHistory(key string, out []byte, cut bool) {
 		body = append(body, 0)
 	}
 	body = append(body, out...)
-	if err := index.WriteSealed(p, historyMagic, key, body); err != nil {
+	if err := s.state.WriteSealed(historyFile, historyMagic, key, body); err != nil {
 		s.log.Warn("persisting the co-change history failed", "err", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/ctxd/ctxd/graph"
@@ -32,12 +31,12 @@ const (
 	maxLinksBytes = 256 << 20
 )
 
-// linksPath is where the graph persists; "" without an index path.
-func (w *Workspace) linksPath() string {
-	if w == nil || w.opts.IndexPath == "" {
-		return ""
+// linksState is where the graph persists; nil without a state.
+func (w *Workspace) linksState() State {
+	if w == nil {
+		return nil
 	}
-	return filepath.Join(filepath.Dir(w.opts.IndexPath), linksFile)
+	return w.opts.State
 }
 
 // linksKey digests what s's file graph is built from.
@@ -73,12 +72,12 @@ func (s *snapshot) linksKey(w *Workspace) string {
 // loadLinks reads the persisted graph for key; nil when there is none or
 // it does not verify (a corrupt one is logged).
 func (s *snapshot) loadLinks(w *Workspace, key string) *linkGraph {
-	p := w.linksPath()
-	if p == "" {
+	st := w.linksState()
+	if st == nil {
 		return nil
 	}
 	t0 := time.Now()
-	body, err := index.ReadSealed(p, linksMagic, key, maxLinksBytes)
+	body, err := st.ReadSealed(linksFile, linksMagic, key, maxLinksBytes)
 	if err == nil {
 		var g *graph.Graph
 		if g, err = graph.Decode(body); err == nil {
@@ -98,15 +97,15 @@ func (s *snapshot) loadLinks(w *Workspace, key string) *linkGraph {
 
 // saveLinks writes lg for key in the background (Close waits for it).
 func (s *snapshot) saveLinks(w *Workspace, key string, lg *linkGraph) {
-	p := w.linksPath()
-	if p == "" || len(s.files) < PersistMinFiles {
+	st := w.linksState()
+	if st == nil || len(s.files) < PersistMinFiles {
 		return
 	}
 	f := &w.follow
 	f.saveWG.Go(func() {
 		body, err := lg.g.AppendBinary(nil)
 		if err == nil {
-			err = index.WriteSealed(p, linksMagic, key, body)
+			err = st.WriteSealed(linksFile, linksMagic, key, body)
 		}
 		if err != nil {
 			w.log.Warn("persisting the file graph failed", "err", err)

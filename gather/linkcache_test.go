@@ -10,6 +10,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // TestLinksPersisted: the file graph and the git history persist beside
@@ -36,7 +37,7 @@ func TestLinksPersisted(t *testing.T) {
 	}
 	gatherOnce := func(t *testing.T) run {
 		t.Helper()
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestLinksPersisted(t *testing.T) {
 func TestSmallTreeNoCaches(t *testing.T) {
 	root := linksRepo(t)
 	dir := filepath.Join(t.TempDir(), "state", "index")
-	w, err := NewWorkspace(root, Options{IndexPath: filepath.Join(dir, "files.idx")})
+	w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(filepath.Join(dir, "files.idx")))})
 	if err != nil {
 		t.Fatal(err)
 	}

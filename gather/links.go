@@ -275,7 +275,7 @@ func (s *snapshot) links(ctx context.Context, w *Workspace) *linkGraph {
 		return nil
 	}
 	var key string
-	if w.linksPath() != "" {
+	if w.linksState() != nil {
 		key = s.linksKey(w)
 		if lg := s.loadLinks(w, key); lg != nil {
 			s.linkG = lg

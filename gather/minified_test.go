@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // TestMinifiedFileIsStub: a 900 KB one-line file is gathered as a
@@ -38,7 +39,7 @@ func TestMinifiedFileIsStub(t *testing.T) {
 		{"buffer", Request{Query: query.Parse("explain"), Patterns: []string{"web/app.min.js"}, Overlay: map[string]string{"web/app.min.js": big + "var more=1;"}}},
 	}
 	for run := range 2 { // the second process reads the flag from the index
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}

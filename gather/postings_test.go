@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/disk"
 	gocmp "github.com/google/go-cmp/cmp"
 )
 
@@ -225,7 +226,7 @@ func TestPersistedEqualContentSharesBags(t *testing.T) {
 	ageTree(t, root)
 	idx := filepath.Join(t.TempDir(), "state", "index", "files.idx")
 	for run := range 2 {
-		w, err := NewWorkspace(root, Options{IndexPath: idx})
+		w, err := NewWorkspace(root, Options{State: disk.New(filepath.Dir(idx))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/disk"
 )
 
 // TestPrefetch: a Gather after Prefetch gives what a Gather alone gives
@@ -40,7 +41,7 @@ func TestPrefetch(t *testing.T) {
 		}
 		return out
 	}
-	opts := func() Options { return Options{IndexPath: filepath.Join(t.TempDir(), "files.idx")} }
+	opts := func() Options { return Options{State: disk.New(filepath.Dir(filepath.Join(t.TempDir(), "files.idx")))} }
 	want := view(gather(t, newTestWorkspace(t, root, opts()), req))
 	if !slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "idle bool") && strings.HasPrefix(s, "git") }) ||
 		!slices.ContainsFunc(want, func(s string) bool { return strings.HasPrefix(s, "server/new.go|") }) {

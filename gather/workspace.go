@@ -48,10 +48,10 @@ type Options struct {
 	// finds nothing changed does not walk, and git facts are refreshed on
 	// changes, off the request path. Without it every Gather walks.
 	Watch bool
-	// IndexPath, when set, is where the file facts persist between
-	// processes (see package index); a tree of fewer than
-	// PersistMinFiles files is not persisted.
-	IndexPath string
+	// State, when set, is where the file facts, the file graph and the git
+	// caches persist between processes (see package index); a tree of
+	// fewer than PersistMinFiles files is not persisted.
+	State State
 	// MapIndex maps the persisted index instead of reading it (a process
 	// that opens one workspace and exits: a CLI run). The mapping lives
 	// as long as the process, so a process opening workspace after
@@ -186,9 +186,9 @@ func NewWorkspace(root string, opts Options) (*Workspace, error) {
 	}
 	w := &Workspace{root: abs, opts: opts, log: log}
 	w.git = newGitState(abs, log)
-	if opts.IndexPath != "" {
-		w.git.cacheDir = filepath.Dir(opts.IndexPath)
-		if r, ok := within(abs, filepath.Dir(opts.IndexPath)); ok && r != "." {
+	if opts.State != nil {
+		w.git.state = opts.State
+		if r, ok := within(abs, opts.State.Path()); ok && r != "." {
 			w.indexDirRel = filepath.ToSlash(r)
 		}
 	}

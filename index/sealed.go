@@ -32,6 +32,13 @@ func WriteSealed(path, magic, key string, body []byte) error {
 	buf.WriteString(key)
 	buf.Write(body)
 	buf.Write(checksum(buf.Bytes()))
+	return WriteAtomic(path, buf.Bytes())
+}
+
+// WriteAtomic writes body to path atomically (a synced temporary file in
+// the same directory, renamed over it), creating the directory as
+// [MakeDir] does: a reader sees the old file or the new one, never part.
+func WriteAtomic(path string, body []byte) error {
 	if err := MakeDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
@@ -40,7 +47,7 @@ func WriteSealed(path, magic, key string, body []byte) error {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(body); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}

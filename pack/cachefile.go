@@ -5,16 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-
-	"github.com/ctxd/ctxd/index"
 )
 
 // maxCacheEntries bounds the cache: counts of files no longer packed are
 // kept up to this many.
 const maxCacheEntries = 1 << 20
+
+// MaxCacheBytes bounds an encoded cache read back: maxCacheEntries counts
+// of up to 64 bytes each with their encoding name.
+const MaxCacheBytes = maxCacheEntries * 128
 
 // cacheMagic and cacheVersion open a persisted count cache.
 const (
@@ -26,15 +25,11 @@ const (
 // empty.
 var errBadCache = errors.New("token count cache is corrupt")
 
-// Load reads counts persisted by Save into the cache (adding to what it
-// holds). Compressed views are not persisted, only plain counts. A file
+// Decode reads counts encoded by [Cache.AppendBinary] into the cache
+// (adding to what it holds). Compressed views are not persisted, only plain counts. A file
 // that does not verify (magic, version, SHA-256 trailer) is an error and
 // nothing is loaded.
-func (c *Cache) Load(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+func (c *Cache) Decode(b []byte) error {
 	if len(b) < len(cacheMagic)+sha256.Size || string(b[:len(cacheMagic)]) != cacheMagic {
 		return errBadCache
 	}
@@ -92,15 +87,24 @@ func (c *Cache) Load(path string) error {
 	return nil
 }
 
-// Save writes the cache's plain counts to path atomically when it counted
-// anything since it was loaded or last saved.
-func (c *Cache) Save(path string) error {
+// Dirty reports whether the cache holds counts the last encoding did not.
+func (c *Cache) Dirty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.added > 0
+}
+
+// AppendBinary appends the cache's plain counts to dst, for [Cache.Decode],
+// when it learned counts since the last encoding (false, and dst,
+// otherwise). The workspace store (package workspace) writes the file.
+func (c *Cache) AppendBinary(dst []byte) ([]byte, bool) {
 	c.mu.Lock()
 	if c.added == 0 {
 		c.mu.Unlock()
-		return nil
+		return dst, false
 	}
-	var buf bytes.Buffer
+	buf := bytes.NewBuffer(dst)
+	start := buf.Len()
 	buf.WriteString(cacheMagic)
 	var tmp [binary.MaxVarintLen64]byte
 	put := func(v uint64) { buf.Write(binary.AppendUvarint(tmp[:0], v)) }
@@ -125,25 +129,7 @@ func (c *Cache) Save(path string) error {
 	}
 	c.added = 0
 	c.mu.Unlock()
-	sum := sha256.Sum256(buf.Bytes())
+	sum := sha256.Sum256(buf.Bytes()[start:])
 	buf.Write(sum[:])
-	if err := index.MakeDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("save token counts: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".counts-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save token counts: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("save token counts: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("save token counts: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("save token counts: %w", err)
-	}
-	return nil
+	return buf.Bytes(), true
 }

@@ -2,17 +2,11 @@ package secrets
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-
-	"github.com/ctxd/ctxd/safefs"
 )
 
 // The clean set: the SHA-256 of every text a scan found no secret in,
@@ -36,8 +30,8 @@ const cleanMagic = "CTXDSEC1"
 // (rulesModule) and run by ctxd's own loop.
 const cleanSetVersion = "4"
 
-// maxCleanBytes bounds the file read: 1<<20 hashes.
-const maxCleanBytes = 32<<20 + 4096
+// MaxCleanBytes bounds the file read: 1<<20 hashes.
+const MaxCleanBytes = 32<<20 + 4096
 
 // ErrCleanSet reports a clean-set file that does not verify.
 var ErrCleanSet = errors.New("secrets: clean set does not verify")
@@ -58,17 +52,11 @@ func (s *Scanner) rulesKey() string {
 	return s.key
 }
 
-// LoadClean adds the clean set persisted at path to the scanner's cache.
-// A missing file is no error; one that does not verify is [ErrCleanSet]
-// (nothing is loaded); one written for other rules is ignored.
-func (s *Scanner) LoadClean(ctx context.Context, path string) error {
-	b, err := safefs.ReadFile(ctx, path, maxCleanBytes)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+// DecodeClean loads a clean set (what [Scanner.AppendClean] wrote) into
+// the scanner's cache: a set written for other rules is ignored (nil
+// error), a set that does not verify returns [ErrCleanSet]. The store of
+// the workspace (package workspace) reads and writes the file.
+func (s *Scanner) DecodeClean(b []byte) error {
 	if len(b) < len(cleanMagic)+sha256.Size || string(b[:len(cleanMagic)]) != cleanMagic {
 		return ErrCleanSet
 	}
@@ -118,10 +106,17 @@ func (s *Scanner) cleanCountLocked() int {
 	return n
 }
 
-// SaveClean writes the cache's clean set to path (atomically: a temporary
-// file in the same directory, renamed over it) when it holds texts the last
-// load or save did not. The directory must exist.
-func (s *Scanner) SaveClean(path string) error {
+// CleanDirty reports whether the cache holds clean texts the last decode
+// or encode of the clean set did not.
+func (s *Scanner) CleanDirty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cleanCountLocked() > s.persisted
+}
+
+// AppendClean appends the cache's clean set to dst when it holds texts the
+// last decode or encode did not (false, and dst, otherwise).
+func (s *Scanner) AppendClean(dst []byte) ([]byte, bool) {
 	s.mu.Lock()
 	hs := make([][32]byte, 0, len(s.cache))
 	for h, fs := range s.cache {
@@ -131,12 +126,13 @@ func (s *Scanner) SaveClean(path string) error {
 	}
 	if len(hs) <= s.persisted {
 		s.mu.Unlock()
-		return nil
+		return dst, false
 	}
 	s.persisted = len(hs)
 	s.mu.Unlock()
 	slices.SortFunc(hs, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
-	var buf bytes.Buffer
+	buf := bytes.NewBuffer(dst)
+	start := buf.Len()
 	buf.WriteString(cleanMagic)
 	key := s.rulesKey()
 	buf.Write(binary.AppendUvarint(nil, uint64(len(key))))
@@ -145,23 +141,7 @@ func (s *Scanner) SaveClean(path string) error {
 	for _, h := range hs {
 		buf.Write(h[:])
 	}
-	sum := sha256.Sum256(buf.Bytes())
+	sum := sha256.Sum256(buf.Bytes()[start:])
 	buf.Write(sum[:])
-	f, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimPrefix(filepath.Base(path), ".")+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("save clean set: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save clean set: %w", err)
-	}
-	return nil
+	return buf.Bytes(), true
 }

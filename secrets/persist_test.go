@@ -24,12 +24,12 @@ func TestCleanSetRoundTrip(t *testing.T) {
 	if _, reds := a.Redact("b.py", dirty); len(reds) == 0 {
 		t.Fatal("the token was not found")
 	}
-	if err := a.SaveClean(path); err != nil {
+	if err := a.saveCleanFile(path); err != nil {
 		t.Fatal(err)
 	}
 
 	b := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
-	if err := b.LoadClean(t.Context(), path); err != nil {
+	if err := b.loadCleanFile(path); err != nil {
 		t.Fatal(err)
 	}
 	if fs, ok := b.cache[sha256.Sum256([]byte(clean))]; !ok || len(fs) != 0 {
@@ -44,7 +44,7 @@ func TestCleanSetRoundTrip(t *testing.T) {
 	}
 	// Nothing new: no write.
 	st, _ := os.Stat(path)
-	if err := b.SaveClean(path); err != nil {
+	if err := b.saveCleanFile(path); err != nil {
 		t.Fatal(err)
 	}
 	if st2, _ := os.Stat(path); !st2.ModTime().Equal(st.ModTime()) {
@@ -61,7 +61,7 @@ func TestCleanSetRejected(t *testing.T) {
 	good := filepath.Join(dir, "good.bin")
 	a := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
 	a.Redact("a.go", "package a // "+t.Name()+"\n")
-	if err := a.SaveClean(good); err != nil {
+	if err := a.saveCleanFile(good); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(good)
@@ -74,7 +74,7 @@ func TestCleanSetRejected(t *testing.T) {
 	otherRules.keyOnce.Do(func() { otherRules.key = "other rules" })
 	otherRules.cache[sha256.Sum256([]byte("x"))] = nil
 	other := filepath.Join(dir, "other.bin")
-	if err := otherRules.SaveClean(other); err != nil {
+	if err := otherRules.saveCleanFile(other); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -97,7 +97,7 @@ func TestCleanSetRejected(t *testing.T) {
 				}
 			}
 			s := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
-			err := s.LoadClean(t.Context(), tt.path)
+			err := s.loadCleanFile(tt.path)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("LoadClean: %v, want %v", err, tt.wantErr)
 			}
@@ -131,7 +131,7 @@ func FuzzLoadClean(f *testing.F) {
 			t.Fatal(err)
 		}
 		s := &Scanner{det: det.det, cache: map[[32]byte][]finding{}}
-		if err := s.LoadClean(t.Context(), p); err == nil && len(s.cache) > 0 && len(data) < len(cleanMagic)+32 {
+		if err := s.loadCleanFile(p); err == nil && len(s.cache) > 0 && len(data) < len(cleanMagic)+32 {
 			t.Fatalf("loaded %d entries from %d bytes", len(s.cache), len(data))
 		}
 	})
@@ -145,11 +145,11 @@ func TestCleanSetSparesRules(t *testing.T) {
 	clean := "package a\n\nfunc G() int { return 2 }\n// unique " + t.Name() + "\n"
 	a := &Scanner{cache: map[[32]byte][]finding{}}
 	a.Redact("a.go", clean)
-	if err := a.SaveClean(path); err != nil {
+	if err := a.saveCleanFile(path); err != nil {
 		t.Fatal(err)
 	}
 	b := &Scanner{cache: map[[32]byte][]finding{}}
-	if err := b.LoadClean(t.Context(), path); err != nil {
+	if err := b.loadCleanFile(path); err != nil {
 		t.Fatal(err)
 	}
 	if _, reds := b.Redact("a.go", clean); len(reds) != 0 {
@@ -174,4 +174,27 @@ func TestRulesKeyNamesModule(t *testing.T) {
 	if !strings.HasPrefix(rulesModule, "github.com/zricethezav/gitleaks/v8@v") {
 		t.Errorf("rulesModule = %q, want the gitleaks module at a version", rulesModule)
 	}
+}
+
+// saveCleanFile writes s's clean set to path when it learned something,
+// as the workspace store does.
+func (s *Scanner) saveCleanFile(path string) error {
+	b, ok := s.AppendClean(nil)
+	if !ok {
+		return nil
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// loadCleanFile loads the clean set at path into s, as the workspace store
+// does: a missing file loads nothing.
+func (s *Scanner) loadCleanFile(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.DecodeClean(b)
 }

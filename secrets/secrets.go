@@ -48,7 +48,7 @@ type Scanner struct {
 
 	mu    sync.Mutex
 	cache map[[32]byte][]finding // nil findings: a clean text
-	// persisted is how many clean texts the last LoadClean or SaveClean
+	// persisted is how many clean texts the last DecodeClean or AppendClean
 	// saw on disk.
 	persisted int
 
@@ -64,7 +64,7 @@ var (
 
 // Default returns the process-wide scanner with gitleaks' default rules.
 // The rules (a few hundred regular expressions) are compiled once, on the
-// first text the scanner has not seen (see LoadClean); the error is kept
+// first text the scanner has not seen (see DecodeClean); the error is kept
 // for callers that predate that and is always nil.
 func Default() (*Scanner, error) {
 	defaultOnce.Do(func() {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/workspace"
 )
 
 // statusMethod reports the workspace's background work; a client may poll
@@ -19,8 +19,8 @@ func init() {
 type StatusResult struct {
 	Root string `json:"root"`
 	// Analysis is the progress of the background analysis of the
-	// workspace's source files (engine.AnalysisStatus).
-	Analysis engine.AnalysisStatus `json:"analysis"`
+	// workspace's source files (workspace.AnalysisStatus).
+	Analysis workspace.AnalysisStatus `json:"analysis"`
 }
 
 // status answers ctx/status. It takes no params and may run concurrently

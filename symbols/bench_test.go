@@ -46,7 +46,7 @@ func BenchmarkBuildTree(b *testing.B) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				b.Fatal(err)
 			}
-			x, err := Open(dir)
+			x, err := openRecords(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,17 +56,17 @@ func BenchmarkBuildTree(b *testing.B) {
 			}
 			b.ReportMetric(float64(x.Parses()), "parses")
 			b.Logf("cold build %v", time.Since(t0))
-			if err := x.Persist(dir); err != nil {
+			if err := x.persist(dir); err != nil {
 				b.Fatal(err)
 			}
-			x.Close()
+			x.close()
 		}
 	})
 	if dir == "" {
 		return
 	}
 	var size int64
-	ms, _ := filepath.Glob(filepath.Join(dir, recordsName+".*"))
+	ms, _ := filepath.Glob(filepath.Join(dir, "symbols"+".*"))
 	for _, m := range ms {
 		if st, err := os.Stat(m); err == nil {
 			size += st.Size()
@@ -75,7 +75,7 @@ func BenchmarkBuildTree(b *testing.B) {
 	b.Logf("index on disk: %d MB", size>>20)
 	b.Run("reopen+warm", func(b *testing.B) {
 		for b.Loop() {
-			x, err := Open(dir)
+			x, err := openRecords(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func BenchmarkBuildTree(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(x.Parses()), "parses")
-			x.Close()
+			x.close()
 		}
 	})
 }

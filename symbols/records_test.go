@@ -26,7 +26,7 @@ func TestOpenRecords(t *testing.T) {
 		return fmt.Appendf(nil, "package a\n\ntype T%d struct{}\n\nfunc (T%d) Run%d() int { return %d }\n", i, i, i, i)
 	}
 	ctx := t.Context()
-	x, err := Open(dir)
+	x, err := openRecords(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,16 +38,16 @@ func TestOpenRecords(t *testing.T) {
 		}
 		want = append(want, e)
 	}
-	if err := x.Persist(dir); err != nil {
+	if err := x.persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	x.close()
 
-	y, err := Open(dir)
+	y, err := openRecords(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer y.Close()
+	defer y.close()
 	for i := range 12 {
 		e, err := y.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
 		if err != nil {
@@ -66,17 +66,17 @@ func TestOpenRecords(t *testing.T) {
 
 	// Corrupt every record: a third process parses again, with the same
 	// result.
-	ms, _ := filepath.Glob(filepath.Join(dir, recordsName+".*.dat"))
+	ms, _ := filepath.Glob(filepath.Join(dir, "symbols"+".*.dat"))
 	b, _ := os.ReadFile(ms[0])
 	for i := range b {
 		b[i] ^= 0x33
 	}
 	os.WriteFile(ms[0], b, 0o600)
-	z, err := Open(dir)
+	z, err := openRecords(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer z.Close()
+	defer z.close()
 	for i := range 12 {
 		e, err := z.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
 		if err != nil {
@@ -132,11 +132,11 @@ func TestFileWithoutCaches(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	x, err := Open(dir)
+	x, err := openRecords(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer x.Close()
+	defer x.close()
 	ctx := treesitter.WithoutCaches(t.Context())
 	src := func(i int) []byte {
 		return fmt.Appendf(nil, "package a\n\nfunc Run%d() int { return %d }\n", i, i)

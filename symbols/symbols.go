@@ -4,8 +4,8 @@
 // identifiers it references. Entries are keyed by a hash of the language
 // and the content, so a file is parsed again only when its bytes change,
 // and identical files share one entry. The index persists in the state
-// directory as a record file, one entry a record (see [Open] and
-// [Index.Persist]; format in package index), and serves three readers:
+// directory as a record file, one entry a record (see [Index.SetRecords];
+// the workspace store owns the file; format in package index), and serves three readers:
 // symbol lookup (find_symbol), the matching of a request's identifiers
 // against definitions ([Matches]) and the file graph's reference edges
 // ([Table] implements graph.SymbolTable).
@@ -48,72 +48,48 @@ type Index struct {
 	// learn (UseStore).
 	store atomic.Pointer[func() *treesitter.Store]
 
-	// recs, when not nil, persists the entries one by one (see [Open]):
-	// entries is then a bounded cache of them.
+	// recs, when not nil, persists the entries one by one (see
+	// [Index.SetRecords]): entries is then a bounded cache of them.
 	recsMu sync.Mutex
-	recs   *index.Records
+	recs   Records
 }
 
-// recordsName and recordsKey name the record file of [Open]: another
-// parser's entries are rebuilt.
-const recordsName = "symbols"
+// Records persists entries one at a time, by key, read back when used (the
+// workspace store's record file). A record it returns must be the bytes
+// put under its key, or nothing.
+type Records interface {
+	Get(key [32]byte) ([]byte, bool)
+	Has(key [32]byte) bool
+	Put(key [32]byte, data []byte) error
+}
 
+// parserKey and the entry format name the records: another parser's
+// entries are rebuilt.
 func recordsKey() string { return fmt.Sprintf("symbols/%d %s", index.SymbolsVersion, parserKey) }
 
 // Version names what the index's entries are computed with (the entry
-// format and the parser's queries): a cache derived from entries keys
-// itself with it.
+// format and the parser's queries): a record file and a cache derived
+// from entries key themselves with it.
 func Version() string { return recordsKey() }
 
-// memEntries bounds the entries an index backed by a record file keeps
-// in memory (the others are read again when used). A variable for the
-// tests.
+// memEntries bounds the entries an index backed by records keeps in
+// memory (the others are read again when used). A variable for the tests.
 var memEntries = 512
 
-// maxRecordBytes bounds the record file: over it, compaction keeps only
-// the entries this process used (old contents of edited files would
-// otherwise accumulate forever), at most this many bytes of them. A
-// variable for the tests.
-var maxRecordBytes int64 = 512 << 20
-
-// Open returns the index persisted in dir (a record file, read one entry
-// at a time as files are looked up, so opening costs little however large
-// the tree). Without dir (a tree too small for a persisted index) the
-// index lives in memory until [Index.Persist] finds dir. A record file of
-// another version, or one that does not verify, is rebuilt; a record
-// that does not verify is parsed again.
-func Open(dir string) (*Index, error) {
-	x := New()
-	if !index.Exists(dir) {
-		return x, nil
-	}
-	r, err := index.OpenRecords(dir, recordsName, recordsKey())
-	if err != nil {
-		return x, err
-	}
-	r.MaxBytes = maxRecordBytes
-	x.recs = r
-	return x, nil
-}
-
 // records returns the record file, nil when there is none.
-func (x *Index) records() *index.Records {
+func (x *Index) records() Records {
 	x.recsMu.Lock()
 	defer x.recsMu.Unlock()
 	return x.recs
 }
 
-// Persist makes sure what the index learned is in dir's record file:
-// an index opened before dir existed writes its entries there now. It
-// compacts the file when superseded entries dominate it.
-func (x *Index) Persist(dir string) error {
-	if r := x.records(); r != nil {
-		_, err := r.Compact()
-		return err
-	}
-	if !index.Exists(dir) {
-		return nil
-	}
+// HasRecords reports whether records back the index.
+func (x *Index) HasRecords() bool { return x.records() != nil }
+
+// SetRecords makes r persist the index's entries, the ones it holds now
+// included (an index made before the state directory existed writes them
+// there now). It returns the first error of r.Put; r is then not used.
+func (x *Index) SetRecords(r Records) error {
 	x.mu.Lock()
 	es := make([]*index.Symbols, 0, len(x.entries))
 	for _, e := range x.entries {
@@ -123,28 +99,14 @@ func (x *Index) Persist(dir string) error {
 	x.recsMu.Lock()
 	defer x.recsMu.Unlock()
 	if x.recs != nil {
-		return nil // another call made it
+		return nil // another call set them
 	}
-	r, err := index.OpenRecords(dir, recordsName, recordsKey())
-	if err != nil {
-		return err
-	}
-	r.MaxBytes = maxRecordBytes
 	for _, e := range es {
 		if err := r.Put(e.Hash, index.EncodeSymbols(e)); err != nil {
-			r.Close()
 			return err
 		}
 	}
 	x.recs = r
-	return nil
-}
-
-// Close releases the record file.
-func (x *Index) Close() error {
-	if r := x.records(); r != nil {
-		return r.Close()
-	}
 	return nil
 }
 

@@ -199,7 +199,7 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "index")
 
-	x, err := Open(dir)
+	x, err := openRecords(dir)
 	if err != nil {
 		t.Fatalf("Open without a state directory: %v", err)
 	}
@@ -216,16 +216,16 @@ func TestIncrementalAndPersisted(t *testing.T) {
 			t.Errorf("%s: entry %v", p, es[i])
 		}
 	}
-	if err := x.Persist(dir); err != nil {
+	if err := x.persist(dir); err != nil {
 		t.Fatalf("Persist without a state directory: %v", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Persist(dir); err != nil {
+	if err := x.persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	x.close()
 
 	// A warm process: every entry is listed, nothing is parsed again.
 	y := openIndex(t, dir)
@@ -267,13 +267,13 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	// The edit's entry was written when it was parsed: Persist has
 	// nothing to write.
 	before := recordFiles(t, dir)
-	if err := y.Persist(dir); err != nil {
+	if err := y.persist(dir); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(before, recordFiles(t, dir)); d != "" {
 		t.Errorf("Persist with nothing new changed the files (-before +after):\n%s", d)
 	}
-	y.Close()
+	y.close()
 	z := openIndex(t, dir)
 	if _, err := z.Update(ctx, paths, read); err != nil || z.Parses() != 0 {
 		t.Errorf("after the edit, a third process parsed %d files (%v), want 0", z.Parses(), err)
@@ -283,18 +283,18 @@ func TestIncrementalAndPersisted(t *testing.T) {
 // openIndex opens the index persisted in dir, closed with the test.
 func openIndex(t *testing.T, dir string) *Index {
 	t.Helper()
-	x, err := Open(dir)
+	x, err := openRecords(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { x.Close() })
+	t.Cleanup(func() { x.close() })
 	return x
 }
 
 // recordFiles lists the record files in dir with their sizes and times.
 func recordFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	ms, err := filepath.Glob(filepath.Join(dir, recordsName+".*"))
+	ms, err := filepath.Glob(filepath.Join(dir, "symbols"+".*"))
 	if err != nil || len(ms) == 0 {
 		t.Fatalf("no record files in %s (%v)", dir, err)
 	}
@@ -319,9 +319,9 @@ func TestCorruptRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := func(dir string) string { return filepath.Join(dir, recordsName+".keys") }
+	keys := func(dir string) string { return filepath.Join(dir, "symbols"+".keys") }
 	data := func(t *testing.T, dir string) string {
-		ms, _ := filepath.Glob(filepath.Join(dir, recordsName+".*.dat"))
+		ms, _ := filepath.Glob(filepath.Join(dir, "symbols"+".*.dat"))
 		if len(ms) != 1 {
 			t.Fatalf("data files %v, want one", ms)
 		}
@@ -341,7 +341,7 @@ func TestCorruptRebuilt(t *testing.T) {
 		for _, m := range []string{keys(dir), data(t, dir)} {
 			os.Remove(m)
 		}
-		r, err := index.OpenRecords(dir, recordsName, key)
+		r, err := index.OpenRecords(dir, "symbols", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestCorruptRebuilt(t *testing.T) {
 			if _, err := x.File(t.Context(), "a.go", src); err != nil {
 				t.Fatal(err)
 			}
-			x.Close()
+			x.close()
 			tt.damage(t, dir)
 
 			y := openIndex(t, dir)
@@ -403,10 +403,10 @@ func TestCorruptRebuilt(t *testing.T) {
 			if y.Parses() != 1 {
 				t.Errorf("rebuild parsed %d files, want 1", y.Parses())
 			}
-			if err := y.Persist(dir); err != nil {
+			if err := y.persist(dir); err != nil {
 				t.Fatal(err)
 			}
-			y.Close()
+			y.close()
 			// Rebuilt: the next process reads the entry.
 			z := openIndex(t, dir)
 			if got, err := z.File(t.Context(), "a.go", src); err != nil || z.Parses() != 0 || !cmp.Equal(want, got) {
@@ -474,10 +474,10 @@ func TestPersistDropsUnused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := x.Persist(dir); err != nil {
+	if err := x.persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	x.close()
 	srcA, _ := read("a.go")
 	srcB, _ := read("b.go")
 	if y := openIndex(t, dir); !y.Has("go", srcA) || !y.Has("go", srcB) {
@@ -491,10 +491,10 @@ func TestPersistDropsUnused(t *testing.T) {
 	if _, err := y.Update(t.Context(), []string{"b.go"}, read); err != nil || y.Parses() != 0 {
 		t.Fatalf("b.go: %d parses, %v", y.Parses(), err)
 	}
-	if err := y.Persist(dir); err != nil {
+	if err := y.persist(dir); err != nil {
 		t.Fatal(err)
 	}
-	y.Close()
+	y.close()
 	z := openIndex(t, dir)
 	if z.Has("go", srcA) {
 		t.Error("a.go (not used) was kept over the bound")
