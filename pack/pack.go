@@ -745,9 +745,9 @@ func (r *Result) writeDirTree(b *strings.Builder) {
 			same++
 		}
 		for i := same; i < len(dirs); i++ {
-			fmt.Fprintf(b, "%s%s/\n", strings.Repeat("  ", i), dirs[i])
+			fmt.Fprintf(b, "%s%s/\n", strings.Repeat("  ", i), ctxd.EscapeName(dirs[i]))
 		}
-		fmt.Fprintf(b, "%s%s\n", strings.Repeat("  ", len(dirs)), parts[len(parts)-1])
+		fmt.Fprintf(b, "%s%s\n", strings.Repeat("  ", len(dirs)), ctxd.EscapeName(parts[len(parts)-1]))
 		open = dirs
 	}
 }
@@ -776,14 +776,14 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 	if len(r.NotText) > 0 {
 		fmt.Fprintf(b, "%sLeft out as not text\n\n%s:\n\n", h, Files(len(r.NotText)))
 		for _, x := range r.NotText {
-			fmt.Fprintf(b, "- %s: %d bytes, %s\n", x.Path, x.Bytes, x.Reason)
+			fmt.Fprintf(b, "- %s: %d bytes, %s\n", ctxd.EscapeName(x.Path), x.Bytes, x.Reason)
 		}
 		b.WriteString("\n")
 	}
 	if len(r.Secret) > 0 {
 		fmt.Fprintf(b, "%sLeft out as secret files\n\n%s (--include PATH packs one, secrets inside redacted):\n\n", h, Files(len(r.Secret)))
 		for _, p := range r.Secret {
-			fmt.Fprintf(b, "- %s\n", p)
+			fmt.Fprintf(b, "- %s\n", ctxd.EscapeName(p))
 		}
 		b.WriteString("\n")
 	}
@@ -1071,7 +1071,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.NotText) > 0 {
 		fmt.Fprintf(&b, "left out as not text: %s:", Files(len(r.NotText)))
 		for _, x := range r.NotText[:min(len(r.NotText), 5)] {
-			fmt.Fprintf(&b, " %s (%s)", x.Path, x.Reason)
+			fmt.Fprintf(&b, " %s (%s)", ctxd.EscapeName(x.Path), x.Reason)
 		}
 		if len(r.NotText) > 5 {
 			b.WriteString(" ...")
@@ -1081,7 +1081,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.Secret) > 0 {
 		fmt.Fprintf(&b, "left out as secret files: %s:", Files(len(r.Secret)))
 		for _, p := range r.Secret[:min(len(r.Secret), 5)] {
-			fmt.Fprintf(&b, " %s", p)
+			fmt.Fprintf(&b, " %s", ctxd.EscapeName(p))
 		}
 		if len(r.Secret) > 5 {
 			b.WriteString(" ...")
