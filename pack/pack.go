@@ -1082,7 +1082,7 @@ func (r *Result) WriteTreeDepth(w io.Writer, maxDepth int) error {
 	if len(r.Secret) > 0 {
 		fmt.Fprintf(&b, "left out as secret files: %s:", Files(len(r.Secret)))
 		for _, p := range r.Secret[:min(len(r.Secret), 5)] {
-			fmt.Fprintf(&b, " %s", p)
+			fmt.Fprintf(&b, " %s", ctxd.EscapeName(p))
 		}
 		if len(r.Secret) > 5 {
 			b.WriteString(" ...")
