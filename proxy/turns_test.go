@@ -47,9 +47,8 @@ import (
 // before the first item) a request shares with one of the four requests
 // sent before it in the session is cached when it is 1,024 tokens or
 // more; cached input costs 0.1, new input 1 (OpenAI) or 1.25 (Anthropic,
-// which charges cache writes). The held-out corpora (auto-code-rover,
-// OpenHands evaluation outputs, brain_explore, prodex) must never be
-// given to it.
+// which charges cache writes). Give it development trajectories only: the
+// corpora issue 26 holds out are its evaluation, never its input.
 func TestTurnByTurnReplay(t *testing.T) {
 	dirs := os.Getenv("CTXD_TURNS_TRAJ")
 	if dirs == "" {
