@@ -70,7 +70,7 @@ func usesOf(content string, names []string, limit int) []int {
 			break
 		}
 		for _, name := range names {
-			if at := wordIndex(line, name); at >= 0 && !definesAt(line, at) {
+			if at := query.NameIndex(line, name); at >= 0 && !definesAt(line, at) {
 				out = append(out, n+1)
 				break
 			}
@@ -78,10 +78,6 @@ func usesOf(content string, names []string, limit int) []int {
 	}
 	return out
 }
-
-// wordIndex returns the first index of name in line as a whole
-// identifier, -1 when there is none.
-func wordIndex(line, name string) int { return query.NameIndex(line, name) }
 
 // definesAt reports a definition keyword right before the name at i
 // ("def name(", "func (r *T) name(", "function name(").
