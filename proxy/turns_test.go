@@ -232,7 +232,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 	for k, body := range reqs {
 		forwarded = nil
 		rec := httptest.NewRecorder()
-		hr := httptest.NewRequest(http.MethodPost, route, bytes.NewReader(body))
+		hr := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+route, bytes.NewReader(body)) // a loopback Host: the proxy refuses others
 		hr.Header.Set("Content-Type", "application/json")
 		p.ServeHTTP(rec, hr)
 		if rec.Code != 200 || forwarded == nil {
