@@ -274,6 +274,9 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 				return b, err
 			}, ch.name)
 			row.signals, row.visible, row.recovered = sig.Total, sig.Visible, sig.Recovered
+			for _, h := range sig.Hidden[:min(len(sig.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
+				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
+			}
 		}
 	}
 	return row

@@ -292,11 +292,14 @@ type run struct {
 	// allocation grows by as much, so the hint never costs a view its
 	// content (the estimate counts it all the same).
 	hintCost int
-	live     bool
-	b        budget
-	rep      *Report
-	est      *request.Estimator
-	before   int
+	// maskHinted: a masked output of this selection already carries the
+	// retrieval hint.
+	maskHinted bool
+	live       bool
+	b          budget
+	rep        *Report
+	est        *request.Estimator
+	before     int
 
 	calls      map[string]callInfo
 	latestText string

@@ -135,6 +135,7 @@ func (r *run) selectAll(pol policy) {
 	}
 	req := r.req
 	r.cands = r.cands[:0]
+	r.maskHinted = false
 	var outputs []*cand
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -284,10 +285,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		switch {
 		case !lossy && k < maskFrom && r.readLike(s):
 			c.class = request.ClassRehydratableExact
-			r.mask(c, s, 3, 0, TransformReference, "masked: older file read beyond the horizon: head and reference")
+			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
 		case !lossy && k < maskFrom:
 			c.class = request.ClassCondensable
-			r.mask(c, s, 3, 3, TransformCondense, "masked: older output beyond the horizon: head, critical lines, tail and reference")
+			r.mask(c, s, 2, 2, TransformCondense, "masked: older output beyond the horizon: head, critical lines, locations, tail and reference")
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
@@ -498,28 +499,37 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 	c.artifact = c.in.Hash
 }
 
-// maskAlloc is the allocation of a masked output (tokens): its head, its
-// critical lines, its tail and the reference, smaller than a condensed
-// view under pressure (masking is what keeps a long session small).
-const maskAlloc = 160
-
 // maskMinSaving is the fewest tokens masking an output must save: a
-// smaller output stays whole (its reference and hint would cost about
-// as much, and every masked output is a change at its step).
+// smaller output stays whole (its reference would cost about as much,
+// and every masked output is a change at its step).
 const maskMinSaving = 200
 
-// mask sets c's masked view: as condense, with the masking allocation;
-// none when it saves under maskMinSaving tokens.
+// mask sets c's masked view (maskedView: head, tail, a reference and
+// every critical line and location between them); none when it saves
+// under maskMinSaving tokens. The first masked output of a request says
+// how to read references back (the call's retrieval hint); the others
+// carry the short marker, which the model reads the same way (about 110
+// tokens less each): the first masked output is settled before any later
+// one, so this costs no cache stability.
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
-	v := view{head: head, tail: tail, chars: maskAlloc * 3}
-	if r.c.MaxToolOutput >= 0 {
-		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, maskAlloc)
-	}
-	if c.transform != "" && s.Tokens-c.after < maskMinSaving {
-		c.transform, c.text, c.reason = "", "", "beyond the masking horizon, but masking would save too little"
+	if r.c.MaxToolOutput < 0 {
 		return
 	}
+	rt := request.Retrieval{}
+	if !r.maskHinted {
+		rt = r.rt
+	}
+	v := view{head: head, tail: tail, note: "masked"}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
+	res := cachedView(r.o.cache, k, func() (string, bool) { return maskedView(s.Text, c.in.Hash, head, tail, rt) }, func(t string) int { return r.segTokens(c.seg, t) })
+	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
+		c.reason = "beyond the masking horizon, but masking would save too little"
+		return
+	}
+	// The view is bounded by its own caps: its allocation is its size.
+	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, res.tokens
 	c.artifact, c.reason = c.in.Hash, reason
+	r.maskHinted = true
 }
 
 func (r *run) readLike(s *request.Segment) bool {

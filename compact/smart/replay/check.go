@@ -108,6 +108,9 @@ type Signals struct {
 	// Lost names each reference that did not resolve and each signal
 	// lost, prefixed by at.
 	Lost []string
+	// Hidden names each signal that is recoverable but not visible:
+	// the input item it came from and the signal.
+	Hidden []string
 }
 
 // CheckSignals checks in's critical signals against out, resolving
@@ -145,7 +148,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	text := signal.Normalized(outText.String())
-	for _, it := range in.Items {
+	for i, it := range in.Items {
 		for _, s := range it.Segments {
 			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
 				continue
@@ -162,6 +165,9 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 				}
 				if ok {
 					st.Recovered++
+					if !strings.Contains(text, sig) {
+						st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
+					}
 				} else {
 					st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
 				}
