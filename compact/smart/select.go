@@ -196,8 +196,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// mode keeps recent): saving comes first there.
 	n, step := len(outputs), max(r.c.MaskStep, 1)
 	pstep := max(min(step, pol.keepRecent/2), 1)
+
 	recentFrom := stepBoundary(n, pol.keepRecent, pstep)
 	criticalFrom := stepBoundary(n, pol.criticalRecent, max(min(step, pol.criticalRecent/2), 1))
+
 	masking := r.c.MaskHorizon > 0
 	maskFrom := 0
 	if masking {
@@ -235,7 +237,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			continue
 		}
 		if a, ok := first[c.in.Hash]; ok {
-			if verbatim(a) || k < recentFrom {
+			// With masking, a duplicate of a condensed anchor becomes a
+			// reference at the masking boundary, so it changes only at
+			// a masking step.
+			if !masking && (verbatim(a) || k < recentFrom) || masking && k < oldFrom {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
@@ -270,7 +275,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case !settled && c.in.IsDiff && r.referred(c.in.Paths):
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
-		case c.in.HasBlob:
+		case c.in.HasBlob && (!masking || k < oldFrom):
 			// Encoded or binary data carries nothing a model reads: it
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
@@ -297,6 +302,14 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				how = "edit"
 			}
 			c.reason = "file read superseded by a later " + how + " of " + sp.Path + ": head and reference"
+		case !lossy && masking:
+			// Within the horizon an output goes as the agent sent it,
+			// even its terminal noise: its bytes change only at its
+			// masking step (in Anthropic Messages the latest output is
+			// never modified, so a rewrite the turn after would break
+			// the cached prefix).
+			c.class, c.reason = request.ClassLosslessTransformable, "within the masking horizon: kept as sent until its step"
+			continue
 		case !lossy:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
