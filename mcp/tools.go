@@ -288,10 +288,10 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	}
 	sb.WriteString("\n")
 	for _, d := range res.Definitions {
-		fmt.Fprintf(&sb, "def %s:%d-%d %s %s\n", d.Path, d.Line, d.EndLine, d.Kind, d.Signature)
+		fmt.Fprintln(&sb, d)
 	}
 	for _, r := range res.References {
-		fmt.Fprintf(&sb, "ref %s:%d %s\n", r.Path, r.Line, r.Text)
+		fmt.Fprintln(&sb, r)
 	}
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
 		sb.WriteString("nothing found: check the spelling, or try the bare name without a qualifier\n")
