@@ -244,3 +244,46 @@ func prefixItems(a, b *request.Request) bool {
 	}
 	return true
 }
+
+// When the latest turn names a file whose read was masked, that read
+// comes back whole without a model call, and stays whole on the next
+// turns (the prefix changes once).
+func TestNamedFileComesBack(t *testing.T) {
+	msgs := agentRounds(30)
+	read := msgs[2+2*4+1].Result.Text // round 4 read shop/mod4.py
+	if !strings.Contains(read, "    41\t") {
+		t.Fatalf("round 4 is not the read of shop/mod4.py: %.80q", read)
+	}
+	o := New(Options{Store: newStore(t)})
+	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 8}
+	wrap := func(msgs []convo.Msg) string {
+		return string(optimize(t, o, convo.Body(request.FormatChat, "gpt-4o", msgs, nil), call).Body)
+	}
+	enc := func(s string) string { return strings.Trim(fmt.Sprintf("%q", s), `"`) }
+	if before := wrap(msgs); strings.Contains(before, enc(read)) {
+		t.Fatal("the read of shop/mod4.py is not masked to begin with")
+	}
+	turn := func(n int, say, cmd string) []convo.Msg {
+		id := fmt.Sprintf("late_%d", n)
+		return []convo.Msg{convo.Assistant(say, convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":%q}`, cmd)}), convo.Tool(id, "bash", "<returncode>0</returncode>\n<output>\nok\n</output>", false)}
+	}
+	// A call naming the file reads it anew: no recall.
+	msgs = append(msgs, turn(0, "", "grep -n offset shop/mod4.py")...)
+	if plain := wrap(msgs); strings.Contains(plain, enc(read)) {
+		t.Error("a tool call naming shop/mod4.py brought its old read back")
+	}
+	// Nor does the agent's own prose about it.
+	msgs = append(msgs, turn(1, "The offset in shop/mod4.py is applied twice; I'll change it.", "sed -i 's/offset/base/' shop/mod4.py")...)
+	if plain := wrap(msgs); strings.Contains(plain, enc(read)) {
+		t.Error("the agent's prose naming shop/mod4.py brought its old read back")
+	}
+	// The user naming it does.
+	msgs = append(msgs, convo.User("Why is the offset in shop/mod4.py applied twice?"))
+	if named := wrap(msgs); !strings.Contains(named, enc(read)) {
+		t.Error("the user names shop/mod4.py, but its read did not come back whole")
+	}
+	msgs = append(msgs, turn(2, "", "python -m pytest tests")...)
+	if later := wrap(msgs); !strings.Contains(later, enc(read)) {
+		t.Error("the read brought back went behind its reference again on the next turn")
+	}
+}

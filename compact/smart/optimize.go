@@ -57,6 +57,9 @@ type sessionState struct {
 	// the same items while it fits (ledger.go).
 	cut     int
 	cutHash string
+	// inline are the outputs brought back whole (namedOutputs): their
+	// hashes, comma-separated (the state stays comparable).
+	inline string
 }
 
 // maxSessions bounds the session states kept; when full they start over
@@ -310,6 +313,13 @@ type run struct {
 
 	calls      map[string]callInfo
 	latestText string
+	// lastTurn is the texts and calls of the last assistant message and
+	// what follows it.
+	lastTurn string
+	// sticky are the outputs earlier turns of the session brought back
+	// whole beyond the masking horizon; inlined those this turn does.
+	sticky     map[string]bool
+	inlined    []string
 	exact      map[int]bool
 	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand
@@ -350,6 +360,10 @@ func (r *run) optimize() ([]byte, error) {
 	r.index()
 	r.quality()
 	sess := r.o.session(r.scope)
+	r.sticky = map[string]bool{}
+	for _, h := range strings.Split(sess.inline, ",") {
+		r.sticky[h] = h != ""
+	}
 	static := r.staticHash()
 	if sess.staticHash != "" && sess.staticHash != static {
 		r.rep.StaticContextDeltas++
@@ -433,6 +447,7 @@ func (r *run) optimize() ([]byte, error) {
 		sess.staticHash = static
 		sess.totalInput += r.rep.EstimatedTokensAfter
 		sess.cut, sess.cutHash = cut, ""
+		sess.inline = strings.Join(r.inlined, ",")
 		if cut > 0 {
 			sess.cutHash = r.req.Items[cut-1].Hash()
 		}

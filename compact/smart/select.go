@@ -78,6 +78,30 @@ func (r *run) index() {
 		}
 	}
 	r.latestText = sb.String()
+	// The latest turn proper: a user message after the last assistant
+	// message (an agent that names a file in its own turn reads it anew
+	// with a tool; measured, recalling for those cost 9 points of the
+	// 128k bill).
+	last := len(req.Items)
+	for i := len(req.Items) - 1; i >= 0; i-- {
+		if req.Items[i].Role == "assistant" || req.Items[i].Kind == request.KindToolCall {
+			break
+		}
+		last = i
+	}
+	sb.Reset()
+	for _, it := range req.Items[last:] {
+		if it.Role != "user" || it.Notice || it.Kind == request.KindSummary {
+			continue
+		}
+		for j := range it.Segments {
+			if it.Segments[j].Kind == request.SegText {
+				sb.WriteString(it.Segments[j].Text)
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	r.lastTurn = sb.String()
 }
 
 func hasUserText(it *request.Item) bool {
@@ -209,6 +233,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if lossy {
 		oldFrom = recentFrom
 	}
+	named := r.namedOutputs(outputs[:maskFrom])
 	for k, c := range outputs {
 		s := c.seg
 		settled := masking && k < oldFrom // past the boundary: decided by itself alone
@@ -288,6 +313,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		switch {
+		case !lossy && named[k]:
+			c.class, c.reason = request.ClassCriticalExact, "beyond the masking horizon, but the latest turn names its file: kept whole"
+			r.inlined = append(r.inlined, c.in.Hash)
+			continue
 		case !lossy && k < maskFrom && r.readLike(s):
 			c.class = request.ClassRehydratableExact
 			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
@@ -358,6 +387,59 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		r.choose(c, pol)
 	}
+}
+
+// recallPercent of the usable window bounds the masked outputs kept
+// whole because the latest turn names their file.
+const recallPercent = 5
+
+// namedOutputs picks the outputs beyond the masking horizon that come
+// back whole: those whose call read or changed a file the latest turn
+// names (the newest output of each such file), and those a previous
+// turn of the session brought back (sticky, so the prefix stays), newest
+// first within recallPercent of the usable window.
+func (r *run) namedOutputs(masked []*cand) map[int]bool {
+	named := map[int]bool{}
+	if r.c.MaskHorizon <= 0 || len(masked) == 0 {
+		return named
+	}
+	left := r.b.usable * recallPercent / 100
+	seen := map[string]bool{}
+	for k := len(masked) - 1; k >= 0; k-- {
+		c := masked[k]
+		ci, ok := r.calls[c.seg.CallID]
+		if !ok || c.seg.Tokens > left {
+			continue
+		}
+		pick := r.sticky[c.in.Hash]
+		if !pick {
+			l := &ledger{}
+			l.call(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args}, "")
+			for _, p := range append(l.read.order, l.changed.order...) {
+				if !seen[p] && mentions(r.lastTurn, p) {
+					seen[p], pick = true, true
+				}
+			}
+		}
+		if pick {
+			named[k] = true
+			left -= c.seg.Tokens
+		}
+	}
+	return named
+}
+
+// mentions reports whether text names path (or its file name, when
+// that is distinctive).
+func mentions(text, p string) bool {
+	if p == "" {
+		return false
+	}
+	if strings.Contains(text, p) {
+		return true
+	}
+	i := strings.LastIndexByte(p, '/')
+	return i >= 0 && len(p)-i > 4 && strings.Contains(text, p[i+1:])
 }
 
 // stepBoundary is the index from which the latest outputs of n are kept
