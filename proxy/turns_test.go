@@ -79,6 +79,10 @@ func TestTurnByTurnReplay(t *testing.T) {
 			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
 			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
 				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.visible, tot.signals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+			for _, k := range slices.Sorted(maps.Keys(tot.kinds)) {
+				v := tot.kinds[k]
+				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+			}
 		}
 	}
 }
@@ -160,6 +164,7 @@ type turnRow struct {
 	cost, pass                  [2]float64 // openai, anthropic
 	passNew, passTok            float64    // pass-through: new input tokens, all input tokens
 	signals, visible, recovered int
+	kinds                       map[string][2]int // kind: total, visible
 	fits, pairs, latest         int
 	forwardedTokens, passTokens int
 	maxRatio                    float64
@@ -180,6 +185,13 @@ func (t *turnTotals) add(r turnRow) {
 	t.passTok += r.passTok
 	t.signals += r.signals
 	t.visible += r.visible
+	if t.kinds == nil {
+		t.kinds = map[string][2]int{}
+	}
+	for k, v := range r.kinds {
+		c := t.kinds[k]
+		t.kinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
+	}
 	t.recovered += r.recovered
 	t.fits += r.fits
 	t.pairs += r.pairs
@@ -274,6 +286,10 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 				return b, err
 			}, ch.name)
 			row.signals, row.visible, row.recovered = sig.Total, sig.Visible, sig.Recovered
+			row.kinds = map[string][2]int{}
+			for k, v := range sig.Kinds {
+				row.kinds[k] = [2]int{v.Total, v.Visible}
+			}
 			for _, h := range sig.Hidden[:min(len(sig.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
 				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
 			}
