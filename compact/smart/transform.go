@@ -198,21 +198,32 @@ func condensedView(text, hash string, v view, rt request.Retrieval) (string, boo
 	if v.note != "" {
 		detail += "; " + v.note
 	}
+	return writeView(lines, h, t, rt.Marker(request.MarkerRef, hash, len(text), n, detail), kept, ""), true
+}
+
+// writeView writes a condensed view: the first h lines, the marker, the
+// kept lines with their line numbers, extra (a line of its own, when
+// not empty) and the last t lines.
+func writeView(lines []string, h, t int, marker string, kept []int, extra string) string {
+	n := len(lines)
 	var sb strings.Builder
-	sb.Grow(v.chars + 64)
 	writeFolded(&sb, lines[:h])
-	sb.WriteString(rt.Marker(request.MarkerRef, hash, len(text), n, detail))
+	sb.WriteString(marker)
 	for _, i := range kept {
 		sb.WriteString("\n  ")
 		sb.WriteString(strconv.Itoa(i + 1))
 		sb.WriteString("| ")
 		sb.WriteString(lines[i])
 	}
+	if extra != "" {
+		sb.WriteString("\n  ")
+		sb.WriteString(extra)
+	}
 	if t > 0 {
 		sb.WriteByte('\n')
 		writeFolded(&sb, lines[n-t:])
 	}
-	return strings.TrimSuffix(sb.String(), "\n"), true
+	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 // writeFolded writes lines, each followed by a newline, folding runs of
@@ -383,25 +394,12 @@ func maskedView(text, hash string, head, tail int, rt request.Retrieval) (string
 		detail += fmt.Sprintf("; %d critical lines kept below with their line numbers", len(kept))
 	}
 	detail += ")"
-	var sb strings.Builder
-	writeFolded(&sb, lines[:h])
-	sb.WriteString(rt.Marker(request.MarkerRef, hash, len(text), n, detail))
-	for _, i := range kept {
-		sb.WriteString("\n  ")
-		sb.WriteString(strconv.Itoa(i + 1))
-		sb.WriteString("| ")
-		sb.WriteString(lines[i])
-	}
+	extra := ""
 	if len(locs) > 0 {
-		sb.WriteString("\n  locations: ")
-		sb.WriteString(strings.Join(locs, " "))
+		extra = "locations: " + strings.Join(locs, " ")
 		if more > 0 {
-			fmt.Fprintf(&sb, " (and %d more)", more)
+			extra += fmt.Sprintf(" (and %d more)", more)
 		}
 	}
-	if t > 0 {
-		sb.WriteByte('\n')
-		writeFolded(&sb, lines[n-t:])
-	}
-	return strings.TrimSuffix(sb.String(), "\n"), true
+	return writeView(lines, h, t, rt.Marker(request.MarkerRef, hash, len(text), n, detail), kept, extra), true
 }
