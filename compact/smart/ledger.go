@@ -1,6 +1,8 @@
 package smart
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -151,33 +153,12 @@ func (r *run) applyEviction(out []byte, ev *eviction) ([]byte, int) {
 	if err != nil || len(req.Items) != len(r.req.Items) {
 		return nil, 0
 	}
-	var span strings.Builder
-	for _, i := range ev.drop {
-		span.WriteString(prune.EvictedPiece(i, r.req.Items[i]))
-	}
-	text := span.String()
-	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(text))
+	built, err := r.ledgerItem(ev)
 	if err != nil {
 		r.o.log.Warn("artifact store failed; no stepped eviction", "error", err)
 		return nil, 0
 	}
-	if err := r.o.opts.Store.Flush(); err != nil {
-		return nil, 0
-	}
-	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), request.CountLines(text), "evicted messages "+indexList(ev.drop))
-	l := r.ledger(ev, marker)
-	var raw []byte
-	tokens := 0
-	for chars := ev.budget * 4; chars >= 200; chars = chars * 3 / 4 {
-		raw = prune.UserItem(r.req.Format, l.render(chars))
-		it, err := request.ParseItem(r.req.Format, raw)
-		if err != nil {
-			return nil, 0
-		}
-		if tokens = r.est.Item(it); tokens <= ev.budget {
-			break
-		}
-	}
+	raw := built.raw
 	plan := req.NewPlan()
 	for _, i := range ev.drop {
 		plan.DropItem(i)
@@ -193,6 +174,76 @@ func (r *run) applyEviction(out []byte, ev *eviction) ([]byte, int) {
 	}
 	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("stepped_eviction_%d_messages", len(ev.drop)))
 	return evicted, r.est.Request(got)
+}
+
+// ledgerKey keys a built ledger: the session, the evicted items' bytes,
+// the bound and how references read back. A sticky cut evicts the same
+// items turn after turn, so the span is rendered, hashed and stored once.
+type ledgerKey struct {
+	scope, items string
+	budget       int
+	format       request.Format
+	rt           request.Retrieval
+	encoding     string
+}
+
+// builtLedger is a ledger item, the hash of its stored span and the
+// error storing it gave.
+type builtLedger struct {
+	raw  []byte
+	span string
+	err  error
+}
+
+// ledgerItem stores ev's span verbatim and renders the ledger item within
+// its bound (memoized by ledgerKey; when the store failed or no longer
+// holds the span, it builds again).
+func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
+	h := sha256.New()
+	for _, i := range ev.drop {
+		h.Write([]byte(r.req.Items[i].Hash()))
+	}
+	k := ledgerKey{scope: r.scope, items: hex.EncodeToString(h.Sum(nil)), budget: ev.budget, format: r.req.Format, rt: r.rt, encoding: r.b.counter.Encoding()}
+	b := request.Memo(r.o.cache, k, func() builtLedger { return r.buildLedger(ev) })
+	if b.err == nil {
+		// The span may have left the store since (its size cap, a gc):
+		// a stat after the first verification.
+		_, b.err = r.o.opts.Store.Verify(r.ctx, r.scope, b.span)
+	}
+	if b.err != nil {
+		// A failed store is remembered with its key: try again now.
+		b = r.buildLedger(ev)
+	}
+	return b, b.err
+}
+
+func (r *run) buildLedger(ev *eviction) builtLedger {
+	var span strings.Builder
+	for _, i := range ev.drop {
+		span.WriteString(prune.EvictedPiece(i, r.req.Items[i]))
+	}
+	text := span.String()
+	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(text))
+	if err == nil {
+		err = r.o.opts.Store.Flush()
+	}
+	if err != nil {
+		return builtLedger{err: err}
+	}
+	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), request.CountLines(text), "evicted messages "+indexList(ev.drop))
+	l := r.ledger(ev, marker)
+	var raw []byte
+	for chars := ev.budget * 4; chars >= 200; chars = chars * 3 / 4 {
+		raw = prune.UserItem(r.req.Format, l.render(chars))
+		it, err := request.ParseItem(r.req.Format, raw)
+		if err != nil {
+			return builtLedger{err: err}
+		}
+		if r.est.Item(it) <= ev.budget {
+			break
+		}
+	}
+	return builtLedger{raw: raw, span: ref.Hash}
 }
 
 // indexList names item indexes compactly: "3-7, 9".
