@@ -42,6 +42,9 @@ const (
 	// ledgerUserChars cuts a long user message in the ledger (its whole
 	// text is in the span's reference).
 	ledgerUserChars = 600
+	// ledgerErrorLines more error lines of a failing output are listed
+	// after its most telling one.
+	ledgerErrorLines = 3
 )
 
 // eviction is a planned stepped eviction of the masked request.
@@ -348,8 +351,20 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 					continue
 				}
 				var ps []*problem
-				if line := signal.ErrorLine(s.Text); line != "" {
-					ps = append(ps, &problem{line: line, cmd: cmd})
+				top := signal.ErrorLine(s.Text)
+				if top != "" {
+					ps = append(ps, &problem{line: top, cmd: cmd})
+				}
+				// The output's other error lines, the last few (a
+				// traceback ends with what matters).
+				var more []string
+				for _, sig := range info.Signals {
+					if sig != top && classifyLine(sig) == lineError {
+						more = append(more, sig)
+					}
+				}
+				for _, sig := range more[max(0, len(more)-ledgerErrorLines):] {
+					ps = append(ps, &problem{line: sig, cmd: cmd})
 				}
 				for _, t := range info.Tests {
 					ps = append(ps, &problem{line: "failing test " + t, cmd: cmd})
