@@ -136,7 +136,7 @@ func TestPack(t *testing.T) {
 		t.Errorf("bad format: %v", err)
 	}
 	// The prompt formats and json, by one table.
-	for in, want := range map[string]string{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
+	for in, want := range map[string]ctxd.Format{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
@@ -619,8 +619,8 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		t.Run(format, func(t *testing.T) {
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(string(format), func(t *testing.T) {
 			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
 			if err != nil {
 				t.Fatal(err)

@@ -19,7 +19,7 @@ func golden(t *testing.T, name, got string) {
 	testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
 }
 
-func sampleEnvelope(format string) *ctxd.Envelope {
+func sampleEnvelope(format ctxd.Format) *ctxd.Envelope {
 	return &ctxd.Envelope{
 		TaskType:    ctxd.TaskDebug,
 		UserRequest: "fix the nil map write in cache.go",
@@ -38,15 +38,15 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		t.Run(format, func(t *testing.T) {
-			golden(t, "prompt."+format, Build(sampleEnvelope(format), false))
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(string(format), func(t *testing.T) {
+			golden(t, "prompt."+string(format), Build(sampleEnvelope(format), false))
 		})
 	}
 }
 
 func TestBuildIsSectionsPlusRequest(t *testing.T) {
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		env := sampleEnvelope(format)
 		got := Build(env, false)
 		for _, c := range env.Context.Chunks {
@@ -139,7 +139,7 @@ func TestEveryTaskHasInstructions(t *testing.T) {
 // never gets instructions that forbid code, whatever its task type.
 func TestInstructionsNeverForbidAskedCode(t *testing.T) {
 	for _, task := range ctxd.TaskTypes {
-		for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 			got := Request("why does this reject X? make it accept X", task, true, format)
 			if strings.Contains(strings.ToLower(got), "do not write code") {
 				t.Errorf("%s, %s: the instructions forbid the code the request asks for:\n%s", task, format, got)
