@@ -19,11 +19,11 @@ func golden(t *testing.T, name, got string) {
 	testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
 }
 
-func sampleEnvelope(format ctxd.Format) *ctxd.Envelope {
+func sampleEnvelope(format string) *ctxd.Envelope {
 	return &ctxd.Envelope{
 		TaskType:    ctxd.TaskDebug,
 		UserRequest: "fix the nil map write in cache.go",
-		Format:      format,
+		Format:      ctxd.Format(format),
 		Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{
 			{Source: "cache.go", ChunkType: ctxd.ChunkFile, Content: "package cache\n\nvar m map[string]int\n\nfunc Put(k string) { m[k]++ }\n"},
 			{Source: "git:diff", ChunkType: ctxd.ChunkDiff, Content: "--- a/cache.go\n+++ b/cache.go\n@@ -1 +1 @@\n-x\n+y"},
@@ -38,16 +38,16 @@ func sampleEnvelope(format ctxd.Format) *ctxd.Envelope {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		t.Run(string(format), func(t *testing.T) {
-			golden(t, "prompt."+string(format), Build(sampleEnvelope(format), false))
+	for _, format := range []string{string(ctxd.FormatMarkdown), string(ctxd.FormatXML)} {
+		t.Run(format, func(t *testing.T) {
+			golden(t, "prompt."+format, Build(sampleEnvelope(format), false))
 		})
 	}
 }
 
 func TestBuildIsSectionsPlusRequest(t *testing.T) {
 	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		env := sampleEnvelope(format)
+		env := sampleEnvelope(string(format))
 		got := Build(env, false)
 		for _, c := range env.Context.Chunks {
 			if !strings.Contains(got, Section(c, format)) {
