@@ -22,9 +22,9 @@ func TestFileInfoSmall(t *testing.T) {
 		}
 	}
 	for _, rel := range []string{"a.go", "b/c.py", "Makefile", "x.unknown-ext", "README"} {
-		f := &fileInfo{langID: langIDs[Language(rel)]}
-		if f.lang() != Language(rel) {
-			t.Errorf("%s: lang %q, want %q", rel, f.lang(), Language(rel))
+		f := &fileInfo{langID: langIDs[lang.Of(rel)]}
+		if f.lang() != lang.Of(rel) {
+			t.Errorf("%s: lang %q, want %q", rel, f.lang(), lang.Of(rel))
 		}
 	}
 }

@@ -474,7 +474,7 @@ func (r *reuse) fileInfo(w *Workspace, c *termCounter, rel string, info fs.FileI
 		if lc.GoModule != "" {
 			fi.rare = &rareFacts{goModule: lc.GoModule}
 		}
-		doc.role, doc.generated = classifyRole(rel, lc.Generated), lc.Generated
+		doc.role, doc.generated = lang.RoleOf(rel, lc.Generated), lc.Generated
 		fi.doc = doc
 		fi.indexed = true
 	default:

@@ -20,9 +20,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/safefs"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // fileInfo is what the walk and the indexer learned about one file. An
@@ -449,11 +450,11 @@ func (w *Workspace) newFileInfo(rel string, info fs.FileInfo) *fileInfo {
 		rel:     rel,
 		size:    info.Size(),
 		modTime: info.ModTime().UnixNano(),
-		langID:  langIDs[Language(rel)],
+		langID:  langIDs[lang.Of(rel)],
 		secret:  lang.IsSecret(rel),
 	}
 	fi.tooBig = fi.size > w.opts.MaxFileBytes
-	fi.binary = binaryExts[strings.ToLower(path.Ext(rel))]
+	fi.binary = lang.BinaryName(rel)
 	return fi
 }
 
@@ -602,9 +603,9 @@ func (w *Workspace) indexFile(f *fileInfo, c *termCounter, seen *sameContent, bu
 		// one enormous line no prompt shows.
 		text = b[:min(len(b), minifiedIndexBytes)]
 	}
-	lang := f.lang()
-	f.inlineTests = lang == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
-	f.imports = seen.imports(f.hash, lang, func() []string { return Imports(lang, text) })
+	language := f.lang()
+	f.inlineTests = language == "rust" && bytes.Contains(text, []byte("#[cfg(test)]"))
+	f.imports = seen.imports(f.hash, language, func() []string { return lang.Imports(language, text) })
 	if path.Base(f.rel) == "go.mod" {
 		if m := goModulePath(text); m != "" {
 			f.rare = &rareFacts{goModule: m}

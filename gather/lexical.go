@@ -464,8 +464,8 @@ func fnv32(b []byte) uint32 {
 // newDoc indexes one file: its content, its path, the names it defines and
 // its role. c and d are reusable counters (d for the definitions).
 func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
-	gen := generatedHead(b)
-	doc := &indexDoc{path: rel, test: lang.IsTest(rel), role: classifyRole(rel, gen), generated: gen}
+	gen := lang.GeneratedHead(b)
+	doc := &indexDoc{path: rel, test: lang.IsTest(rel), role: lang.RoleOf(rel, gen), generated: gen}
 	c.reset()
 	d.reset()
 	if c.ids == nil {
@@ -485,7 +485,7 @@ func newDoc(c, d *termCounter, rel string, b []byte) *indexDoc {
 // bags and marker are same's (bags are immutable, so they are shared, not
 // copied); the path's terms and the role are its own.
 func sharedDoc(c *termCounter, rel string, same *indexDoc) *indexDoc {
-	return &indexDoc{path: rel, test: lang.IsTest(rel), role: classifyRole(rel, same.generated), generated: same.generated,
+	return &indexDoc{path: rel, test: lang.IsTest(rel), role: lang.RoleOf(rel, same.generated), generated: same.generated,
 		docBags: same.docBags, name: c.pathTerms(rel)}
 }
 
@@ -668,7 +668,7 @@ type indexDoc struct {
 	// first use (termFilter).
 	filter atomic.Pointer[termFilter]
 	test   bool
-	role   fileRole
+	role   lang.Role
 	// generated marks a generated-code header (persisted: role depends on it).
 	generated bool
 }
@@ -784,7 +784,7 @@ type Index struct {
 // k1*(1-b+b*len/avg), its role and whether it is a test.
 type docNorm struct {
 	path, body, defs float64
-	role             fileRole
+	role             lang.Role
 	test             bool
 }
 
@@ -1402,3 +1402,10 @@ func bm25IDF(n float64, df int) float64 {
 func pathIDF(n float64, dfPath, dfBody int) float64 {
 	return math.Sqrt(bm25IDF(n, dfPath) * bm25IDF(n, max(dfPath, dfBody)))
 }
+
+// Role priors for code tasks and for explanation requests ("how does X
+// work", "explain"), where docs may rise, though never to code's level.
+var (
+	codePriors    = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.35, lang.RoleChangelog: 0.1, lang.RoleMeta: 0.15, lang.RoleConfig: 0.5, lang.RoleExample: 0.5, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4}
+	explainPriors = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.8, lang.RoleChangelog: 0.15, lang.RoleMeta: 0.2, lang.RoleConfig: 0.5, lang.RoleExample: 0.7, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4}
+)

@@ -93,7 +93,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	}
 	if g.git != nil && g.git.diff != nil {
 		for _, c := range g.git.diff.Changes {
-			if f := g.snap.byRel[c.Path]; f != nil && f.doc != nil && f.doc.role == roleCode {
+			if f := g.snap.byRel[c.Path]; f != nil && f.doc != nil && f.doc.role == lang.RoleCode {
 				seeds[c.Path] = max(seeds[c.Path], 1)
 			}
 		}
@@ -106,7 +106,7 @@ func (g *gathering) linkSources(ctx context.Context, hits []Hit, targets []strin
 	// with everything is noise to co-change, not a partner.
 	code := func(rel string) bool {
 		f := g.snap.byRel[rel]
-		return f != nil && !f.secret && f.doc != nil && f.doc.role == roleCode && !f.doc.test && Language(rel) != ""
+		return f != nil && !f.secret && f.doc != nil && f.doc.role == lang.RoleCode && !f.doc.test && lang.Of(rel) != ""
 	}
 
 	// Graph.
@@ -311,7 +311,7 @@ func (t symbolTable) Len() int { return len(t.s.files) }
 
 func (t symbolTable) doc(i int) *indexDoc {
 	f := t.s.files[i]
-	if f.secret || f.doc == nil || f.doc.role != roleCode {
+	if f.secret || f.doc == nil || f.doc.role != lang.RoleCode {
 		return nil
 	}
 	return f.doc
@@ -348,7 +348,7 @@ func (t symbolTable) Uses(i int) []uint32 {
 
 // importEdges resolves every file's imports (see Imports) to the files of
 // the snapshot they name, with maps built once instead of the pairwise
-// importResolver: Go packages by import path, Python modules by dotted
+// lang.ImportResolver: Go packages by import path, Python modules by dotted
 // name, JS/TS files by path without extension, Java classes by name.
 // A Go import names a package, not a file: each package is a hub node
 // (numbered after the files) that its importers link to and that links to
@@ -367,13 +367,13 @@ var _ graph.Source = (*importEdges)(nil)
 
 func newImportEdges(s *snapshot) *importEdges {
 	ie := &importEdges{s: s, goPkgs: map[string]int32{}}
-	res := importResolver{goModule: s.goModule}
+	res := lang.ImportResolver{GoModule: s.goModule}
 	goPathOf := map[string]string{} // dir → import path
 	pyMods := map[string][]int32{}
 	jsStems := map[string][]int32{}
 	javaByName := map[string][]int32{}
 	for i, f := range s.files {
-		if f.secret || f.doc == nil || f.doc.role != roleCode {
+		if f.secret || f.doc == nil || f.doc.role != lang.RoleCode {
 			continue
 		}
 		id := int32(i)
@@ -385,7 +385,7 @@ func newImportEdges(s *snapshot) *importEdges {
 			dir := path.Dir(f.rel)
 			ip, ok := goPathOf[dir]
 			if !ok {
-				ip = res.goImportPath(dir)
+				ip = res.GoImportPath(dir)
 				goPathOf[dir] = ip
 			}
 			if ip == "" {
@@ -399,7 +399,7 @@ func newImportEdges(s *snapshot) *importEdges {
 			}
 			ie.members[h] = append(ie.members[h], id)
 		case f.lang() == "python":
-			for _, m := range pyModuleNames(f.rel) {
+			for _, m := range lang.PyModuleNames(f.rel) {
 				pyMods[m] = append(pyMods[m], id)
 			}
 		case sameFamily(f.lang(), "javascript"):
@@ -421,7 +421,7 @@ func newImportEdges(s *snapshot) *importEdges {
 		case f.lang() == "python":
 			for _, spec := range f.imports {
 				if strings.HasPrefix(spec, ".") {
-					spec = pyAbsolute(f.rel, spec)
+					spec = lang.PyAbsolute(f.rel, spec)
 				}
 				// The longest dotted suffix that names a module of the tree.
 				for m := spec; m != ""; {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -37,7 +38,7 @@ func walkSeeds(s *snapshot, random int) []map[int32]float64 {
 	r := rand.New(rand.NewPCG(7, uint64(len(s.files))))
 	var code []int32
 	for i, f := range s.files {
-		if f.doc != nil && f.doc.role == roleCode && !f.doc.test {
+		if f.doc != nil && f.doc.role == lang.RoleCode && !f.doc.test {
 			code = append(code, int32(i))
 		}
 	}

@@ -119,8 +119,8 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	g.named = namedTargets
 	links := g.linkSources(ctx, hits, namedTargets)
 
-	res := importResolver{
-		goModule: g.snap.goModule,
+	res := lang.ImportResolver{
+		GoModule: g.snap.goModule,
 	}
 	switch r.Task {
 	case ctxd.TaskImplement:
@@ -223,7 +223,7 @@ func (g *gathering) testedSources(target string) []string {
 	}
 	hits := g.snap.index.rank(newRankQuery(q, false), 10, func(p string) bool { return !lang.IsTest(p) })
 	for _, h := range hits {
-		if h.Match.Role == roleCode.String() && h.Match.Definitions > 0 {
+		if h.Match.Role == lang.RoleCode.String() && h.Match.Definitions > 0 {
 			return []string{h.Path}
 		}
 	}
@@ -279,13 +279,13 @@ const fixtureMinShare = 0.15
 // (not tests), best lexical match first.
 func (g *gathering) addSiblings(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
-	language := Language(target)
+	language := lang.Of(target)
 	if language == "" {
 		return
 	}
 	var sibs []string
 	for _, p := range g.snap.byDir(dir) {
-		if p != target && Language(p) == language && !lang.IsTest(p) {
+		if p != target && lang.Of(p) == language && !lang.IsTest(p) {
 			sibs = append(sibs, p)
 		}
 	}
@@ -306,7 +306,7 @@ func (g *gathering) addSiblings(target string, scores func(rel string) float64, 
 // and Python imports, and Go packages of the same module: their first
 // file by lexical order is not useful, so Go is left to siblings and
 // lexical matches).
-func (g *gathering) addImported(target string, res importResolver, n int) {
+func (g *gathering) addImported(target string, res lang.ImportResolver, n int) {
 	f := g.snap.byRel[target]
 	if f == nil || len(f.imports) == 0 || f.lang() == "go" {
 		return
@@ -319,7 +319,7 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 		if other.rel == target || other.secret || other.doc == nil || !sameFamily(f.lang(), other.lang()) {
 			continue
 		}
-		if res.imports(target, f.lang(), f.imports, other.rel) {
+		if res.Imports(target, f.lang(), f.imports, other.rel) {
 			if g.add(other.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
 				added++
 			}
@@ -329,9 +329,9 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 
 // addImporters adds the files that import the target (REFACTOR's
 // dependents), best lexical match first.
-func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
-	language := Language(target)
-	imports := res.importsOf(target)
+func (g *gathering) addImporters(ctx context.Context, target string, res lang.ImportResolver, scores func(rel string) float64, n int) error {
+	language := lang.Of(target)
+	imports := res.ImportsOf(target)
 	type dep struct {
 		rel   string
 		test  bool
@@ -347,7 +347,7 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(language, f.lang()) {
 			continue
 		}
-		if imports.by(f.rel, f.lang(), f.imports) {
+		if imports.By(f.rel, f.lang(), f.imports) {
 			deps = append(deps, dep{rel: f.rel, test: lang.IsTest(f.rel), score: scores(f.rel)})
 		}
 	}
@@ -444,7 +444,7 @@ func (g *gathering) addDirty(n int) {
 			return
 		}
 		f := g.snap.byRel[c.Path]
-		if f == nil || f.doc == nil || fileKind(c.Path) != kindCode {
+		if f == nil || f.doc == nil || lang.KindOf(c.Path) != lang.KindCode {
 			continue
 		}
 		if g.add(c.Path, reasonDirty, ctxd.RoleRelated, false) != nil {

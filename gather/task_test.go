@@ -193,26 +193,6 @@ func TestTaskSpecific(t *testing.T) {
 	})
 }
 
-func TestImports(t *testing.T) {
-	tests := []struct {
-		lang, src string
-		want      []string
-	}{
-		{"go", "package a\n\nimport \"fmt\"\nimport m \"x/y\"\nimport (\n\t\"os\"\n\t_ \"embed\"\n\t. `z`\n)\n\nfunc f() { _ = \"import \\\"no\\\"\" }\n", []string{"fmt", "x/y", "os", "embed", "z"}},
-		{"python", "import os, sys as system\nfrom . import db, models as m\nfrom ..x.y import (a,\n  b)\nfrom pkg.mod import *\n", []string{"os", "sys", ".", ".db", ".models", "..x.y", "..x.y.a", "pkg.mod"}},
-		{"typescript", "import a from './a'\nimport type { B } from \"../b\"\nexport * from './c'\nimport './side'\nconst d = require('./d')\nconst e = await import('./e')\n", []string{"./a", "../b", "./c", "./side", "./d", "./e"}},
-		{"java", "package x;\nimport com.acme.Foo;\nimport static com.acme.Util.max;\nimport com.acme.sub.*;\n", []string{"com.acme.Foo", "com.acme.Util.max", "com.acme.sub.*"}},
-		{"rust", "use std::io;", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.lang, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, Imports(tt.lang, []byte(tt.src))); d != "" {
-				t.Errorf("Imports (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
 // TestTraceLibraryFrames: frames in runtimes and installed libraries do
 // not map to workspace files that share their name; a base name shared by
 // several files is ambiguous for a multi-segment path.
@@ -240,29 +220,6 @@ func TestTraceLibraryFrames(t *testing.T) {
 	if d := cmp.Diff([]string{"pkg/handler.go"}, errs); d != "" {
 		t.Errorf("error files (-want +got):\n%s", d)
 	}
-}
-
-// go test -fuzz=FuzzImports ./gather
-func FuzzImports(f *testing.F) {
-	langs := []string{"go", "python", "typescript", "java"}
-	for _, s := range []string{"import (\n\"a\"\n", "from . import (x,\n", "import x from './y'", "import static a.*;", polyRepo["internal/cart/cart.go"]} {
-		for i := range langs {
-			f.Add(uint8(i), s)
-		}
-	}
-	f.Fuzz(func(t *testing.T, lang uint8, src string) {
-		l := langs[int(lang)%len(langs)]
-		a := Imports(l, []byte(src))
-		b := Imports(l, []byte(src))
-		if !slices.Equal(a, b) {
-			t.Fatal("not deterministic")
-		}
-		for _, s := range a {
-			if strings.ContainsAny(s, "\n") {
-				t.Fatalf("import spec %q spans lines", s)
-			}
-		}
-	})
 }
 
 // TestTraceInstalledCopy: a frame in site-packages maps to the workspace

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
@@ -805,7 +806,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			raw = []byte(text)
 		}
 		f := &c.facts
-		f.Language = Language(rel)
+		f.Language = lang.Of(rel)
 		f.Size = int64(len(text))
 		f.Lines = countLines(raw)
 		switch {
@@ -852,7 +853,7 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 			// Generated files and test data are never the code a task is
 			// about: at most MEDIUM, whatever brought them in ("fixture
 			// for utils.go" made test.pb.go HIGH for a test task).
-			if r := classifyRole(rel, generatedHead([]byte(text[:min(len(text), 4096)]))); r == roleGenerated || r == roleFixture {
+			if r := lang.RoleOf(rel, lang.GeneratedHead([]byte(text[:min(len(text), 4096)]))); r == lang.RoleGenerated || r == lang.RoleFixture {
 				prio = ctxd.PriorityMedium
 			}
 		}
@@ -912,16 +913,16 @@ func (g *gathering) priority(c *candidate) ctxd.Priority {
 			}
 		}
 	}
-	switch fileKind(c.rel) {
-	case kindDoc, kindExample:
+	switch lang.KindOf(c.rel) {
+	case lang.KindDoc, lang.KindExample:
 		if p > ctxd.PriorityLow {
 			p = ctxd.PriorityLow
 		}
-	case kindConfig:
+	case lang.KindConfig:
 		if p > ctxd.PriorityMedium {
 			p = ctxd.PriorityMedium
 		}
-	case kindCode:
+	case lang.KindCode:
 		if (f.Dirty || f.CommitRank > 0) && p < ctxd.PriorityHigh {
 			p = ctxd.PriorityHigh // recently changed
 		}
@@ -990,4 +991,21 @@ func commitsOrDefault(n int) int {
 		return DefaultCommits
 	}
 	return n
+}
+
+// maxSelectedLines bounds the selected text a chunk carries.
+const maxSelectedLines = 80
+
+// selectedText returns the lines of text that sel covers (1-based,
+// inclusive), at most maxSelectedLines of them; "" without a selection.
+func selectedText(text string, sel *ctxd.LineRange) string {
+	if sel == nil || sel.Start < 1 || sel.End < sel.Start {
+		return ""
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if sel.Start > len(lines) {
+		return ""
+	}
+	end := min(sel.End, len(lines), sel.Start+maxSelectedLines-1)
+	return strings.Join(lines[sel.Start-1:end], "")
 }

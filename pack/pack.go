@@ -560,7 +560,7 @@ func kindOf(rel, text string) string {
 	switch {
 	case lang.IsTest(rel):
 		return KindTest
-	case gather.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
+	case lang.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
 		return KindGenerated
 	}
 	switch path.Ext(base) {

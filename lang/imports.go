@@ -1,12 +1,10 @@
-package gather
+package lang
 
 import (
 	"bytes"
 	"path"
 	"regexp"
 	"strings"
-
-	"github.com/ctxd/ctxd/lang"
 )
 
 // Imports returns the import specifications of a source file as written:
@@ -144,16 +142,16 @@ func javaImports(src []byte) []string {
 	return out
 }
 
-// importResolver answers whether an import of one file names another.
-type importResolver struct {
-	// goModule returns the module path and module root directory of the Go
+// ImportResolver answers whether an import of one file names another.
+type ImportResolver struct {
+	// GoModule returns the module path and module root directory of the Go
 	// module holding dir ("" when none).
-	goModule func(dir string) (modPath, modRoot string)
+	GoModule func(dir string) (modPath, modRoot string)
 }
 
-// goImportPath returns the import path of the Go package in dir.
-func (r importResolver) goImportPath(dir string) string {
-	mod, root := r.goModule(dir)
+// GoImportPath returns the import path of the Go package in dir.
+func (r ImportResolver) GoImportPath(dir string) string {
+	mod, root := r.GoModule(dir)
 	if mod == "" {
 		return ""
 	}
@@ -173,32 +171,32 @@ func (r importResolver) goImportPath(dir string) string {
 	return mod + "/" + rel
 }
 
-// imports reports whether importer (lang, its import specs) imports the
+// Imports reports whether importer (lang, its import specs) imports the
 // file target. Go imports name packages, so any file of target's directory
 // counts.
-func (r importResolver) imports(importer, lang string, specs []string, target string) bool {
-	t := r.importsOf(target)
-	return t.by(importer, lang, specs)
+func (r ImportResolver) Imports(importer, lang string, specs []string, target string) bool {
+	t := r.ImportsOf(target)
+	return t.By(importer, lang, specs)
 }
 
-// importTest is imports with the target fixed: what depends on the target
+// ImportTest is Imports with the target fixed: what depends on the target
 // alone (its Go import path, Python module names, Java class) is worked
 // out once, on first use, for a scan of every file of the tree.
-type importTest struct {
-	r                      importResolver
+type ImportTest struct {
+	r                      ImportResolver
 	target, targetDir, cls string
 	goIP                   string
 	goDone, pyDone         bool
 	pyMods                 []string
 }
 
-func (r importResolver) importsOf(target string) importTest {
-	return importTest{r: r, target: target, targetDir: path.Dir(target),
+func (r ImportResolver) ImportsOf(target string) ImportTest {
+	return ImportTest{r: r, target: target, targetDir: path.Dir(target),
 		cls: strings.TrimSuffix(strings.TrimSuffix(target, ".java"), ".kt")}
 }
 
-// by reports whether importer (lang, its import specs) imports the target.
-func (t *importTest) by(importer, lang string, specs []string) bool {
+// By reports whether importer (lang, its import specs) imports the target.
+func (t *ImportTest) By(importer, lang string, specs []string) bool {
 	if len(specs) == 0 {
 		return false
 	}
@@ -208,7 +206,7 @@ func (t *importTest) by(importer, lang string, specs []string) bool {
 			return false
 		}
 		if !t.goDone {
-			t.goIP, t.goDone = t.r.goImportPath(t.targetDir), true
+			t.goIP, t.goDone = t.r.GoImportPath(t.targetDir), true
 		}
 		if t.goIP == "" || path.Dir(importer) == t.targetDir {
 			return false
@@ -220,11 +218,11 @@ func (t *importTest) by(importer, lang string, specs []string) bool {
 		}
 	case "python":
 		if !t.pyDone {
-			t.pyMods, t.pyDone = pyModuleNames(t.target), true
+			t.pyMods, t.pyDone = PyModuleNames(t.target), true
 		}
 		for _, s := range specs {
 			if strings.HasPrefix(s, ".") {
-				s = pyAbsolute(importer, s)
+				s = PyAbsolute(importer, s)
 			}
 			for _, m := range t.pyMods {
 				if s == m || strings.HasSuffix(s, "."+m) {
@@ -259,11 +257,11 @@ func (t *importTest) by(importer, lang string, specs []string) bool {
 	return false
 }
 
-// pyModuleNames returns the dotted module names a Python file may be
+// PyModuleNames returns the dotted module names a Python file may be
 // imported as: its path with every leading directory dropped in turn
 // ("src/app/db.py" is "src.app.db", "app.db" and "db"); a package's
 // __init__.py is the package itself.
-func pyModuleNames(rel string) []string {
+func PyModuleNames(rel string) []string {
 	if path.Ext(rel) != ".py" {
 		return nil
 	}
@@ -277,9 +275,9 @@ func pyModuleNames(rel string) []string {
 	return out
 }
 
-// pyAbsolute turns a relative Python import ("..x.y") of importer into a
+// PyAbsolute turns a relative Python import ("..x.y") of importer into a
 // dotted name relative to the root.
-func pyAbsolute(importer, spec string) string {
+func PyAbsolute(importer, spec string) string {
 	dots := len(spec) - len(strings.TrimLeft(spec, "."))
 	dir := path.Dir(importer)
 	for i := 1; i < dots; i++ {
@@ -309,7 +307,7 @@ func jsMatches(base, target string) bool {
 	ext := path.Ext(target)
 	stem := strings.TrimSuffix(target, ext)
 	okExt := false
-	for _, e := range lang.JSExts {
+	for _, e := range JSExts {
 		if ext == e {
 			okExt = true
 		}
@@ -319,7 +317,7 @@ func jsMatches(base, target string) bool {
 	}
 	// "./x.js" in TypeScript sources names x.ts.
 	b := base
-	for _, e := range lang.JSExts {
+	for _, e := range JSExts {
 		if strings.HasSuffix(b, e) {
 			b = strings.TrimSuffix(b, e)
 			break

@@ -1,45 +1,36 @@
-package gather
+package lang
 
 import (
 	"bytes"
 	"path"
 	"strings"
-
-	"github.com/ctxd/ctxd"
 )
 
-// fileRole is what a file is for, as far as ranking code for a task goes.
+// Role is what a file is for, as far as ranking code for a task goes.
 // Lexical scores are multiplied by the role's prior, so a changelog or an
 // issue template that repeats the request's words cannot outrank the code
 // that does what they describe.
-type fileRole uint8
+type Role uint8
 
 const (
-	roleCode fileRole = iota
-	roleDoc
-	roleChangelog // CHANGELOG, HISTORY, NEWS, release notes: every past request's words
-	roleMeta      // .github/, issue and PR templates, CODEOWNERS, funding
-	roleConfig
-	roleExample
-	roleGenerated // "Code generated ... DO NOT EDIT", "@generated"
-	roleVendored  // vendor/, third_party/, node_modules/
-	roleFixture   // testdata/, fixtures/
+	RoleCode Role = iota
+	RoleDoc
+	RoleChangelog // CHANGELOG, HISTORY, NEWS, release notes: every past request's words
+	RoleMeta      // .github/, issue and PR templates, CODEOWNERS, funding
+	RoleConfig
+	RoleExample
+	RoleGenerated // "Code generated ... DO NOT EDIT", "@generated"
+	RoleVendored  // vendor/, third_party/, node_modules/
+	RoleFixture   // testdata/, fixtures/
 )
 
 var roleNames = [...]string{"code", "doc", "changelog", "meta", "config", "example", "generated", "vendored", "fixture"}
 
-func (r fileRole) String() string { return roleNames[r] }
+func (r Role) String() string { return roleNames[r] }
 
-// Role priors for code tasks and for explanation requests ("how does X
-// work", "explain"), where docs may rise, though never to code's level.
-var (
-	codePriors    = [...]float64{roleCode: 1, roleDoc: 0.35, roleChangelog: 0.1, roleMeta: 0.15, roleConfig: 0.5, roleExample: 0.5, roleGenerated: 0.3, roleVendored: 0.3, roleFixture: 0.4}
-	explainPriors = [...]float64{roleCode: 1, roleDoc: 0.8, roleChangelog: 0.15, roleMeta: 0.2, roleConfig: 0.5, roleExample: 0.7, roleGenerated: 0.3, roleVendored: 0.3, roleFixture: 0.4}
-)
-
-// classifyRole returns the role of a root-relative path; generated says
-// its text starts with a generated-code marker (generatedHead).
-func classifyRole(rel string, generated bool) fileRole {
+// RoleOf returns the role of a root-relative path; generated says
+// its text starts with a generated-code marker (GeneratedHead).
+func RoleOf(rel string, generated bool) Role {
 	lower := strings.ToLower(rel)
 	base := path.Base(lower)
 	stem := base
@@ -48,45 +39,45 @@ func classifyRole(rel string, generated bool) fileRole {
 	}
 	switch stem {
 	case "changelog", "changes", "history", "news", "releases", "release-notes", "release_notes", "whatsnew", "upgrading", "migration":
-		if l := Language(rel); l == "" || docLanguages[l] {
-			return roleChangelog
+		if l := Of(rel); l == "" || docLanguages[l] {
+			return RoleChangelog
 		}
 		// a source file named history.go is code
 	case "codeowners", "funding", "code_of_conduct", "contributing", "security", "support", "pull_request_template", "issue_template":
-		return roleMeta
+		return RoleMeta
 	}
 	for seg := range strings.SplitSeq(path.Dir(lower), "/") {
 		switch seg {
 		case ".github", ".gitlab", ".circleci", ".devcontainer", "issue_template", ".vscode", ".idea":
-			return roleMeta
+			return RoleMeta
 		case "vendor", "third_party", "node_modules", "bower_components":
-			return roleVendored
+			return RoleVendored
 		case "testdata", "fixtures", "fixture", "__fixtures__", "__snapshots__":
-			return roleFixture
+			return RoleFixture
 		case "changelog", "changelogs", "changes", "release-notes", "releasenotes", "whatsnew":
-			return roleChangelog
+			return RoleChangelog
 		}
 	}
 	if generated {
-		return roleGenerated
+		return RoleGenerated
 	}
-	switch fileKind(rel) {
-	case kindDoc:
-		return roleDoc
-	case kindConfig:
-		return roleConfig
-	case kindExample:
-		return roleExample
+	switch KindOf(rel) {
+	case KindDoc:
+		return RoleDoc
+	case KindConfig:
+		return RoleConfig
+	case KindExample:
+		return RoleExample
 	}
 	if strings.HasSuffix(base, ".min.js") || strings.Contains(base, ".pb.") || strings.HasSuffix(base, "_generated.go") || strings.HasSuffix(base, ".lock") {
-		return roleGenerated
+		return RoleGenerated
 	}
-	return roleCode
+	return RoleCode
 }
 
-// generatedHead reports a generated-code marker in the first lines: Go's
+// GeneratedHead reports a generated-code marker in the first lines: Go's
 // "Code generated ... DO NOT EDIT." and the "@generated" convention.
-func generatedHead(head []byte) bool {
+func GeneratedHead(head []byte) bool {
 	if len(head) > 1024 {
 		head = head[:1024]
 	}
@@ -97,10 +88,10 @@ func generatedHead(head []byte) bool {
 }
 
 // IsGenerated reports a generated file by its root-relative path and the
-// head of its text: generatedHead's markers, a generator's "auto-generated
+// head of its text: GeneratedHead's markers, a generator's "auto-generated
 // ... do not edit" in any case, or a generated-file name (protobuf and
 // similar output). A pack's kinds use it; ranking's role uses
-// generatedHead and classifyRole's names.
+// GeneratedHead and RoleOf's names.
 func IsGenerated(rel string, head []byte) bool {
 	base := strings.ToLower(path.Base(rel))
 	for _, suf := range generatedSuffixes {
@@ -111,7 +102,7 @@ func IsGenerated(rel string, head []byte) bool {
 	if len(head) > 2048 {
 		head = head[:2048]
 	}
-	if generatedHead(head) || bytes.Contains(head, []byte("@generated")) {
+	if GeneratedHead(head) || bytes.Contains(head, []byte("@generated")) {
 		return true
 	}
 	lower := bytes.ToLower(head)
@@ -128,20 +119,3 @@ func IsGenerated(rel string, head []byte) bool {
 
 // generatedSuffixes end the names of generated files (IsGenerated).
 var generatedSuffixes = []string{".pb.go", ".pb.gw.go", "_pb2.py", "_pb2_grpc.py", ".pb.cc", ".pb.h", "_generated.go", ".gen.go", "_gen.go", ".g.dart", ".freezed.dart"}
-
-// maxSelectedLines bounds the selected text a chunk carries.
-const maxSelectedLines = 80
-
-// selectedText returns the lines of text that sel covers (1-based,
-// inclusive), at most maxSelectedLines of them; "" without a selection.
-func selectedText(text string, sel *ctxd.LineRange) string {
-	if sel == nil || sel.Start < 1 || sel.End < sel.Start {
-		return ""
-	}
-	lines := strings.SplitAfter(text, "\n")
-	if sel.Start > len(lines) {
-		return ""
-	}
-	end := min(sel.End, len(lines), sel.Start+maxSelectedLines-1)
-	return strings.Join(lines[sel.Start-1:end], "")
-}

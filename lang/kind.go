@@ -1,19 +1,12 @@
-package gather
+package lang
 
 import (
 	"path"
 	"strings"
-
-	"github.com/ctxd/ctxd/lang"
 )
 
-// Language returns the language of a file from its name ("go", "python",
-// "typescript", ...), or "" when unknown: [lang.Of], the table treesitter
-// reads too.
-func Language(p string) string { return lang.Of(p) }
-
 // binaryExts are extensions of files that are never text; the walk skips
-// them without reading.
+// them without reading (BinaryName).
 var binaryExts = map[string]bool{
 	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".bmp": true, ".ico": true,
 	".webp": true, ".tiff": true, ".psd": true, ".pdf": true, ".zip": true, ".gz": true,
@@ -26,14 +19,14 @@ var binaryExts = map[string]bool{
 	".mkv": true, ".flac": true, ".syso": true, ".pprof": true, ".gob": true,
 }
 
-// kind is a coarse class of file that sets its base priority.
-type kind int
+// Kind is a coarse class of file that sets its base priority.
+type Kind int
 
 const (
-	kindCode kind = iota
-	kindConfig
-	kindDoc
-	kindExample
+	KindCode Kind = iota
+	KindConfig
+	KindDoc
+	KindExample
 )
 
 var docLanguages = map[string]bool{"markdown": true, "rst": true, "text": true}
@@ -43,30 +36,36 @@ var configLanguages = map[string]bool{
 	"make": true, "dockerfile": true, "cmake": true, "hcl": true, "just": true, "groovy": true,
 }
 
-// fileKind classifies a root-relative path: documentation (docs/, *.md,
+// KindOf classifies a root-relative path: documentation (docs/, *.md,
 // LICENSE, ...), examples (examples/, example/, samples/, testdata/,
 // fixtures/), configuration, or code.
-func fileKind(rel string) kind {
+func KindOf(rel string) Kind {
 	lower := strings.ToLower(rel)
 	for seg := range strings.SplitSeq(path.Dir(lower), "/") {
 		switch seg {
 		case "examples", "example", "samples", "sample", "_examples", "demo", "demos":
-			return kindExample
+			return KindExample
 		case "docs", "doc", "documentation":
-			return kindDoc
+			return KindDoc
 		}
 	}
 	base := path.Base(lower)
 	switch strings.TrimSuffix(base, path.Ext(base)) {
 	case "license", "licence", "copying", "authors", "contributors", "notice", "changelog", "patents":
-		return kindDoc
+		return KindDoc
 	}
-	l := Language(rel)
+	l := Of(rel)
 	switch {
 	case docLanguages[l]:
-		return kindDoc
+		return KindDoc
 	case configLanguages[l]:
-		return kindConfig
+		return KindConfig
 	}
-	return kindCode
+	return KindCode
+}
+
+// BinaryName reports a name whose extension is never text (an image, an
+// archive, an object file...): the walk skips such a file without reading.
+func BinaryName(name string) bool {
+	return binaryExts[strings.ToLower(path.Ext(name))]
 }
