@@ -82,7 +82,7 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	env := p.env
 
 	progress("gathering")
-	res, err := e.ws.Gather(ctx, gather.Request{
+	res, err := gather.Gather(ctx, e.ws, gather.Request{
 		Query:             p.query,
 		Task:              env.TaskType,
 		Patterns:          req.Patterns,

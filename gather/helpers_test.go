@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree"
 
 	"github.com/ctxd/ctxd"
 )
@@ -80,9 +81,9 @@ func gitCommitAll(t *testing.T, dir, msg, date string) {
 	gitCmd(t, dir, "commit", "-q", "-m", msg)
 }
 
-func newTestWorkspace(t *testing.T, root string, opts Options) *Workspace {
+func newTestWorkspace(t *testing.T, root string, opts tree.Options) *tree.Tree {
 	t.Helper()
-	w, err := NewWorkspace(root, opts)
+	w, err := tree.Open(root, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +95,12 @@ func newTestWorkspace(t *testing.T, root string, opts Options) *Workspace {
 	return w
 }
 
-func gather(t *testing.T, w *Workspace, r Request) *Result {
+func gather(t *testing.T, w *tree.Tree, r Request) *Result {
 	t.Helper()
 	if r.Task == "" {
 		r.Task = ctxd.TaskImplement
 	}
-	res, err := w.Gather(t.Context(), r)
+	res, err := Gather(t.Context(), w, r)
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

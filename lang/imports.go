@@ -325,3 +325,17 @@ func jsMatches(base, target string) bool {
 	}
 	return stem == b || stem == b+"/index"
 }
+
+// SameFamily reports languages that import each other.
+func SameFamily(a, b string) bool {
+	fam := func(l string) string {
+		switch l {
+		case "javascript", "typescript", "tsx", "vue", "svelte":
+			return "js"
+		case "java", "kotlin":
+			return "jvm"
+		}
+		return l
+	}
+	return a != "" && fam(a) == fam(b)
+}

@@ -152,3 +152,17 @@ func OneLineJS(n int, word string) string {
 	}
 	return b.String()
 }
+
+// GOROOTSrc returns $(go env GOROOT)/src, or skips.
+func GOROOTSrc(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(src); err != nil {
+		tb.Skipf("no GOROOT source: %v", err)
+	}
+	return src
+}
