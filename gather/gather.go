@@ -170,11 +170,76 @@ func containsString(ss []string, s string) bool {
 // promptly and returns ctx.Err() wrapped. Safe for concurrent use.
 func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 	t0 := time.Now()
+	r, err := withDefaults(r)
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	g := &gathering{w: w, req: r, cands: map[string]*candidate{}}
+	// Explicit paths are checked before any work, so a path outside the
+	// root fails fast.
+	x, err := resolveExplicit(w, r)
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	snap, gi, warns, err := w.SnapshotAndGit(ctx, r.Commits)
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	g.snap, g.git = snap, gi
+	g.warnings = append(g.warnings, warns...)
+
+	// 1. Open files: critical, explicit.
+	g.addOpen(x.opens)
+	// 2. Patterns: a literal path is explicit; a glob matches walked,
+	// non-secret files.
+	for _, p := range x.literal {
+		g.add(p, "pattern "+p, ctxd.RoleTarget, true)
+	}
+	if err := g.matchGlobs(ctx, x.globs); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	// 3. Files named in the request.
+	for _, rel := range snap.Mentions(w.Root(), r.Query.Paths) {
+		if c := g.add(rel, "mentioned in request", ctxd.RoleTarget, false); c != nil {
+			c.facts.Mentioned = true
+		}
+	}
+	// 4. Task-specific sources, with lexical relevance.
+	if err := g.taskSources(ctx, x.overlay); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	var extra []ctxd.Chunk
+	if gi != nil {
+		for rel, c := range g.cands {
+			c.facts.CommitRank = gi.CommitRank[rel]
+			c.facts.Dirty = gi.Dirty[rel]
+		}
+		extra = append(extra, gitChunks(gi, r.Task)...)
+	}
+
+	// 6. Cap, read and build the chunks.
+	g.capFiles()
+	chunks := g.fileChunks(ctx, x.overlay)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	chunks = append(chunks, g.structureChunk())
+	if d := g.depsChunk(); d != nil {
+		chunks = append(chunks, *d)
+	}
+	chunks = append(chunks, extra...)
+	w.Logger().Debug("gathered", keyChunks, len(chunks), keyFiles, snap.Scanned, keyTook, time.Since(t0))
+	return &Result{Chunks: chunks, FilesScanned: snap.Scanned, Warnings: g.warnings}, nil
+}
+
+// withDefaults checks r's task type and fills its zero fields with the
+// defaults.
+func withDefaults(r Request) (Request, error) {
 	if r.Task == "" {
-		return nil, fmt.Errorf("gather: task type not set: %w", ctxd.ErrInvalidParams)
+		return r, fmt.Errorf("task type not set: %w", ctxd.ErrInvalidParams)
 	}
 	if _, err := ctxd.ParseTaskType(string(r.Task)); err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
+		return r, err
 	}
 	if r.Query == nil {
 		r.Query = query.Parse("")
@@ -189,52 +254,60 @@ func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 	if r.Depth <= 0 {
 		r.Depth = DefaultDepth
 	}
-	g := &gathering{w: w, req: r, cands: map[string]*candidate{}}
+	return r, nil
+}
 
-	// Explicit paths are checked before any work, so a path outside the
-	// root fails fast.
-	type openRel struct {
-		of  ctxd.OpenFile
-		rel string
-	}
-	var opens []openRel
+// explicit are the paths a request names, resolved against the root: open
+// files, literal patterns, globs and the editor's unsaved buffers.
+type explicit struct {
+	opens          []openRel
+	literal, globs []string
+	overlay        map[string]string
+}
+
+// openRel is an open file and its root-relative path.
+type openRel struct {
+	of  ctxd.OpenFile
+	rel string
+}
+
+// resolveExplicit resolves the paths r names; one outside the root is an
+// error.
+func resolveExplicit(w *tree.Tree, r Request) (explicit, error) {
+	var x explicit
 	for _, of := range r.OpenFiles {
 		_, rel, err := tree.Resolve(w.Root(), of.Path)
 		if err != nil {
-			return nil, fmt.Errorf("gather: open file: %w", err)
+			return x, fmt.Errorf("open file: %w", err)
 		}
-		opens = append(opens, openRel{of, rel})
+		x.opens = append(x.opens, openRel{of, rel})
 	}
-	var literal, globs []string
 	for _, p := range r.Patterns {
 		lit, glob, err := w.SplitPattern(p)
 		if err != nil {
-			return nil, fmt.Errorf("gather: %w", err)
+			return x, err
 		}
 		if lit != "" {
-			literal = append(literal, lit)
+			x.literal = append(x.literal, lit)
 		}
 		if glob != "" {
-			globs = append(globs, glob)
+			x.globs = append(x.globs, glob)
 		}
 	}
-	overlay := map[string]string{}
+	x.overlay = map[string]string{}
 	for p, text := range r.Overlay {
 		_, rel, err := tree.Resolve(w.Root(), p)
 		if err != nil {
-			return nil, fmt.Errorf("gather: overlay: %w", err)
+			return x, fmt.Errorf("overlay: %w", err)
 		}
-		overlay[rel] = text
+		x.overlay[rel] = text
 	}
+	return x, nil
+}
 
-	snap, gi, warns, err := w.SnapshotAndGit(ctx, r.Commits)
-	if err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	g.snap, g.git = snap, gi
-	g.warnings = append(g.warnings, warns...)
-
-	// 1. Open files: critical, explicit.
+// addOpen adds the open files: critical, explicit, with the editor's
+// cursor, selection and unsaved text.
+func (g *gathering) addOpen(opens []openRel) {
 	for _, o := range opens {
 		c := g.add(o.rel, "open file", ctxd.RoleTarget, true)
 		if c == nil {
@@ -252,46 +325,6 @@ func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 			c.facts.Unsaved = true
 		}
 	}
-	// 2. Patterns: a literal path is explicit; a glob matches walked,
-	// non-secret files.
-	for _, p := range literal {
-		g.add(p, "pattern "+p, ctxd.RoleTarget, true)
-	}
-	if err := g.matchGlobs(ctx, globs); err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	// 3. Files named in the request.
-	for _, rel := range snap.Mentions(w.Root(), r.Query.Paths) {
-		if c := g.add(rel, "mentioned in request", ctxd.RoleTarget, false); c != nil {
-			c.facts.Mentioned = true
-		}
-	}
-	// 4. Task-specific sources, with lexical relevance.
-	if err := g.taskSources(ctx, overlay); err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	var extra []ctxd.Chunk
-	if gi != nil {
-		for rel, c := range g.cands {
-			c.facts.CommitRank = gi.CommitRank[rel]
-			c.facts.Dirty = gi.Dirty[rel]
-		}
-		extra = append(extra, gitChunks(gi, r.Task)...)
-	}
-
-	// 6. Cap, read and build the chunks.
-	g.capFiles()
-	chunks := g.fileChunks(ctx, overlay)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	chunks = append(chunks, g.structureChunk())
-	if d := g.depsChunk(); d != nil {
-		chunks = append(chunks, *d)
-	}
-	chunks = append(chunks, extra...)
-	w.Logger().Debug("gathered", keyChunks, len(chunks), keyFiles, snap.Scanned, keyTook, time.Since(t0))
-	return &Result{Chunks: chunks, FilesScanned: snap.Scanned, Warnings: g.warnings}, nil
 }
 
 // matchGlobs adds the walked files matching each glob, best lexical match
@@ -376,107 +409,117 @@ func (g *gathering) fileChunks(ctx context.Context, overlay map[string]string) [
 		if ctx.Err() != nil {
 			return nil
 		}
-		c := g.cands[rel]
-		explicit := c.facts.Explicit || c.facts.Open
-		var text string
-		// raw is text's bytes when they were read from disk (nil
-		// otherwise): counted, sniffed and hashed without a copy each.
-		var raw []byte
-		// stub is set for a minified file known from the index: it is
-		// not read at all.
-		var stub *tree.Text
-		switch {
-		case c.text != nil:
-			text = *c.text
-		case overlay[rel] != "" || hasKey(overlay, rel):
-			text = overlay[rel]
-			c.facts.Unsaved = true
-		default:
-			t, why := g.w.ReadText(g.snap, rel)
-			if why != "" {
-				if explicit {
-					g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
-				}
-				continue
-			}
-			c.facts.ModTime = t.ModTime
-			if t.Minified {
-				stub = &t
-				break
-			}
-			text, raw = t.Text, t.Raw
+		if ch, ok := g.fileChunk(g.cands[rel], overlay, idents); ok {
+			chunks = append(chunks, ch)
 		}
-		if int64(len(text)) > g.w.MaxFileBytes() {
-			if explicit {
-				g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: over the size cap of %d bytes", rel, g.w.MaxFileBytes()))
-			}
-			continue
-		}
-		if raw == nil {
-			raw = []byte(text)
-		}
-		f := &c.facts
-		f.Language = lang.Of(rel)
-		f.Size = int64(len(text))
-		f.Lines = tree.CountLines(raw)
-		switch {
-		case stub != nil:
-			f.Size, f.Lines, f.Minified = stub.Size, stub.Lines, true
-		case lang.Minified(raw):
-			f.Minified = true
-		}
-		if f.Minified {
-			// One line that says why, never the text: see minified.go.
-			text = minifiedStub(f.Size, f.Lines)
-			raw = []byte(text)
-			f.Selection = nil
-		}
-		if f.Open && !f.Minified {
-			// An editor's cursor or selection past the end (a stale
-			// position, a typo in --open file:LINE) is dropped, and said. An
-			// editor puts the cursor on the line after a final newline.
-			if f.Cursor > f.Lines+1 {
-				g.warnings = append(g.warnings, fmt.Sprintf("%s: line %d is past its end (%d lines); the cursor is ignored", rel, f.Cursor, f.Lines))
-				f.Cursor = 0
-			}
-			if f.Selection != nil && f.Selection.Start > f.Lines+1 {
-				g.warnings = append(g.warnings, fmt.Sprintf("%s: the selection starts past its end (line %d of %d); it is ignored", rel, f.Selection.Start, f.Lines))
-				f.Selection = nil
-			}
-		}
-		f.Test = lang.IsTest(rel)
-		f.Relevance = c.relevance
-		f.LexicalRank = c.lexRank
-		if h, place := g.lexical.Hit(rel); h != nil {
-			m := g.lexical.Match(place - 1)
-			f.Lexical = &m
-		}
-		f.SelectedText = selectedText(text, f.Selection)
-		for _, id := range idents {
-			if strings.Contains(text, id) {
-				f.MentionedSymbols = append(f.MentionedSymbols, id)
-			}
-		}
-		sum := sha256.Sum256(raw)
-		prio := g.priority(c)
-		if prio > ctxd.PriorityMedium && !f.Explicit && !f.Open && f.Role != ctxd.RoleError {
-			// Generated files and test data are never the code a task is
-			// about: at most MEDIUM, whatever brought them in ("fixture
-			// for utils.go" made test.pb.go HIGH for a test task).
-			if r := lang.RoleOf(rel, lang.GeneratedHead([]byte(text[:min(len(text), 4096)]))); r == lang.RoleGenerated || r == lang.RoleFixture {
-				prio = ctxd.PriorityMedium
-			}
-		}
-		chunks = append(chunks, ctxd.Chunk{
-			Source:    rel,
-			ChunkType: ctxd.ChunkFile,
-			Priority:  prio,
-			Hash:      hex.EncodeToString(sum[:]),
-			Facts:     *f,
-			Content:   text,
-		})
 	}
 	return chunks
+}
+
+// fileChunk reads candidate c (its editor text, an unsaved buffer, else
+// the file through the tree) and builds its chunk; ok is false when it is
+// dropped (binary, oversized, missing, unreadable: an explicit one with a
+// warning).
+func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []string) (ch ctxd.Chunk, ok bool) {
+	rel := c.rel
+	explicit := c.facts.Explicit || c.facts.Open
+	var text string
+	// raw is text's bytes when they were read from disk (nil
+	// otherwise): counted, sniffed and hashed without a copy each.
+	var raw []byte
+	// stub is set for a minified file known from the index: it is
+	// not read at all.
+	var stub *tree.Text
+	switch {
+	case c.text != nil:
+		text = *c.text
+	case overlay[rel] != "" || hasKey(overlay, rel):
+		text = overlay[rel]
+		c.facts.Unsaved = true
+	default:
+		t, why := g.w.ReadText(g.snap, rel)
+		if why != "" {
+			if explicit {
+				g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: %s", rel, why))
+			}
+			return ctxd.Chunk{}, false
+		}
+		c.facts.ModTime = t.ModTime
+		if t.Minified {
+			stub = &t
+			break
+		}
+		text, raw = t.Text, t.Raw
+	}
+	if int64(len(text)) > g.w.MaxFileBytes() {
+		if explicit {
+			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: over the size cap of %d bytes", rel, g.w.MaxFileBytes()))
+		}
+		return ctxd.Chunk{}, false
+	}
+	if raw == nil {
+		raw = []byte(text)
+	}
+	f := &c.facts
+	f.Language = lang.Of(rel)
+	f.Size = int64(len(text))
+	f.Lines = tree.CountLines(raw)
+	switch {
+	case stub != nil:
+		f.Size, f.Lines, f.Minified = stub.Size, stub.Lines, true
+	case lang.Minified(raw):
+		f.Minified = true
+	}
+	if f.Minified {
+		// One line that says why, never the text: see minified.go.
+		text = minifiedStub(f.Size, f.Lines)
+		raw = []byte(text)
+		f.Selection = nil
+	}
+	if f.Open && !f.Minified {
+		// An editor's cursor or selection past the end (a stale
+		// position, a typo in --open file:LINE) is dropped, and said. An
+		// editor puts the cursor on the line after a final newline.
+		if f.Cursor > f.Lines+1 {
+			g.warnings = append(g.warnings, fmt.Sprintf("%s: line %d is past its end (%d lines); the cursor is ignored", rel, f.Cursor, f.Lines))
+			f.Cursor = 0
+		}
+		if f.Selection != nil && f.Selection.Start > f.Lines+1 {
+			g.warnings = append(g.warnings, fmt.Sprintf("%s: the selection starts past its end (line %d of %d); it is ignored", rel, f.Selection.Start, f.Lines))
+			f.Selection = nil
+		}
+	}
+	f.Test = lang.IsTest(rel)
+	f.Relevance = c.relevance
+	f.LexicalRank = c.lexRank
+	if h, place := g.lexical.Hit(rel); h != nil {
+		m := g.lexical.Match(place - 1)
+		f.Lexical = &m
+	}
+	f.SelectedText = selectedText(text, f.Selection)
+	for _, id := range idents {
+		if strings.Contains(text, id) {
+			f.MentionedSymbols = append(f.MentionedSymbols, id)
+		}
+	}
+	sum := sha256.Sum256(raw)
+	prio := g.priority(c)
+	if prio > ctxd.PriorityMedium && !f.Explicit && !f.Open && f.Role != ctxd.RoleError {
+		// Generated files and test data are never the code a task is
+		// about: at most MEDIUM, whatever brought them in ("fixture
+		// for utils.go" made test.pb.go HIGH for a test task).
+		if r := lang.RoleOf(rel, lang.GeneratedHead([]byte(text[:min(len(text), 4096)]))); r == lang.RoleGenerated || r == lang.RoleFixture {
+			prio = ctxd.PriorityMedium
+		}
+	}
+	return ctxd.Chunk{
+		Source:    rel,
+		ChunkType: ctxd.ChunkFile,
+		Priority:  prio,
+		Hash:      hex.EncodeToString(sum[:]),
+		Facts:     *f,
+		Content:   text,
+	}, true
 }
 
 func hasKey(m map[string]string, k string) bool {
