@@ -41,37 +41,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	scores := g.lexical.Score
 
-	// Stack traces and error text: the error locations. The innermost
-	// frame in the workspace (the last one of a Python traceback, the
-	// first one of Go, Node and Java traces) is where the error was raised.
-	locs := r.Query.Frames
-	innermost := ""
-	pythonOrder := r.Query.InnermostLast
-	locFiles := make([][]string, len(locs))
-	for i, loc := range locs {
-		if locFiles[i] = g.snap.TraceFiles(g.w.Root(), loc.Path); len(locFiles[i]) > 0 {
-			if innermost == "" || pythonOrder {
-				innermost = locFiles[i][0]
-			}
-		}
-	}
-	for i, loc := range locs {
-		for _, rel := range locFiles[i] {
-			role, reason := ctxd.RoleError, reasonStackTrace
-			if r.Task != ctxd.TaskDebug {
-				role = ctxd.RoleTarget
-			}
-			c := g.add(rel, reason, role, false)
-			if c == nil {
-				continue
-			}
-			c.facts.Mentioned = true
-			c.facts.InnermostFrame = rel == innermost
-			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
-				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
-			}
-		}
-	}
+	g.addErrorLocations()
 
 	// Targets: what the user pointed at; failing that, the best lexical
 	// matches.
@@ -123,6 +93,60 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	res := lang.ImportResolver{
 		GoModule: g.snap.GoModule,
 	}
+	if err := g.byTask(ctx, targets, res, scores); err != nil {
+		return err
+	}
+	for rel, c := range g.cands {
+		if h, rank := g.lexical.Hit(rel); h != nil {
+			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
+		}
+	}
+	g.linkFacts(links)
+	return nil
+}
+
+// addErrorLocations adds the files of the request's stack frames and
+// error text: the error locations. The innermost frame in the workspace
+// (the last one of a Python traceback, the first one of Go, Node and Java
+// traces) is where the error was raised.
+func (g *gathering) addErrorLocations() {
+	r := g.req
+	locs := r.Query.Frames
+	innermost := ""
+	pythonOrder := r.Query.InnermostLast
+	locFiles := make([][]string, len(locs))
+	for i, loc := range locs {
+		if locFiles[i] = g.snap.TraceFiles(g.w.Root(), loc.Path); len(locFiles[i]) > 0 {
+			if innermost == "" || pythonOrder {
+				innermost = locFiles[i][0]
+			}
+		}
+	}
+	for i, loc := range locs {
+		for _, rel := range locFiles[i] {
+			role, reason := ctxd.RoleError, reasonStackTrace
+			if r.Task != ctxd.TaskDebug {
+				role = ctxd.RoleTarget
+			}
+			c := g.add(rel, reason, role, false)
+			if c == nil {
+				continue
+			}
+			c.facts.Mentioned = true
+			c.facts.InnermostFrame = rel == innermost
+			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
+				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
+			}
+		}
+	}
+}
+
+// byTask adds what the task type calls for around the targets (see
+// docs/gathering.md): tests, siblings and imports to implement; tests and
+// fixtures to test; importers to refactor; the uncommitted changes to
+// debug; the readme to analyze.
+func (g *gathering) byTask(ctx context.Context, targets []string, res lang.ImportResolver, scores func(rel string) float64) error {
+	r := g.req
 	switch r.Task {
 	case ctxd.TaskImplement:
 		for _, t := range targets {
@@ -155,12 +179,6 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 			}
 		}
 	}
-	for rel, c := range g.cands {
-		if h, rank := g.lexical.Hit(rel); h != nil {
-			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
-		}
-	}
-	g.linkFacts(links)
 	return nil
 }
 
