@@ -285,14 +285,9 @@ type countVal struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
 
-// Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
-// workers.
-func Pack(ctx context.Context, ws *tree.Tree, opts Options) (*Result, error) {
-	return PackCached(ctx, ws, opts, nil)
-}
-
-// PackCached is Pack with counts (and compressed views) remembered in
-// cache between calls.
+// PackCached reads the workspace's files and counts their tokens, on
+// GOMAXPROCS workers, with counts (and compressed views) remembered in
+// cache between calls (nil: none).
 func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) (*Result, error) {
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {

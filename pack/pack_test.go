@@ -73,7 +73,7 @@ func TestPack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
+			r, err := PackCached(t.Context(), ws, tt.opts, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestPack(t *testing.T) {
 		})
 	}
 
-	r, err := Pack(t.Context(), ws, Options{Top: 1, NoContent: true})
+	r, err := PackCached(t.Context(), ws, Options{Top: 1, NoContent: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPack(t *testing.T) {
 		}
 	}
 
-	r, err = Pack(t.Context(), ws, Options{Include: []string{"a/b/y.go"}})
+	r, err = PackCached(t.Context(), ws, Options{Include: []string{"a/b/y.go"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPack(t *testing.T) {
 		t.Errorf("tree:\n%s", b.String())
 	}
 
-	if _, err := Pack(t.Context(), ws, Options{Include: []string{"a/[b"}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+	if _, err := PackCached(t.Context(), ws, Options{Include: []string{"a/[b"}}, nil); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad glob: %v", err)
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
@@ -269,7 +269,7 @@ func TestPackKinds(t *testing.T) {
 		"deploy/values.yaml":  "replicas: 2\n",
 		"web/src/app.test.ts": "test('x', () => {})\n",
 	})
-	r, err := Pack(t.Context(), ws, Options{NoContent: true})
+	r, err := PackCached(t.Context(), ws, Options{NoContent: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestPackSecretFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
+			r, err := PackCached(t.Context(), ws, tt.opts, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -404,7 +404,7 @@ func TestPackAssets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
+			r, err := PackCached(t.Context(), ws, tt.opts, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -475,7 +475,7 @@ func TestWriteOrdered(t *testing.T) {
 // directories show as their totals only.
 func TestWriteTreeDepth(t *testing.T) {
 	ws := workspace(t, map[string]string{"a/b/c/x.go": "package c\n", "a/y.go": "package a\n", "z.go": "package z\n"})
-	r, err := Pack(t.Context(), ws, Options{NoContent: true})
+	r, err := PackCached(t.Context(), ws, Options{NoContent: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestPackNotText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
+			r, err := PackCached(t.Context(), ws, tt.opts, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -585,7 +585,7 @@ func TestPackDirTree(t *testing.T) {
 		"docs/guide.md":    "# guide\n",
 		"docs/img/logo.md": "logo\n",
 	})
-	r, err := Pack(t.Context(), ws, Options{})
+	r, err := PackCached(t.Context(), ws, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -621,7 +621,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		t.Run(string(format), func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
+			r, err := PackCached(t.Context(), ws, Options{Exclude: []string{"big"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -662,7 +662,7 @@ func TestSplit(t *testing.T) {
 			}
 		})
 	}
-	r, err := Pack(t.Context(), ws, Options{})
+	r, err := PackCached(t.Context(), ws, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
