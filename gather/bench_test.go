@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -45,7 +46,7 @@ var gorootRequest = Request{
 func BenchmarkGatherGoroot(b *testing.B) {
 	src := gorootSrc(b)
 	b.Run("cold", func(b *testing.B) {
-		c0 := cpuTime()
+		c0 := procstat.CPU()
 		for b.Loop() {
 			w, err := NewWorkspace(src, Options{})
 			if err != nil {
@@ -60,7 +61,7 @@ func BenchmarkGatherGoroot(b *testing.B) {
 			}
 			w.Close()
 		}
-		b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64((procstat.CPU()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	})
 	b.Run("warm", func(b *testing.B) {
 		w, err := NewWorkspace(src, Options{})
@@ -71,13 +72,13 @@ func BenchmarkGatherGoroot(b *testing.B) {
 		if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
 			b.Fatal(err)
 		}
-		c0 := cpuTime()
+		c0 := procstat.CPU()
 		for b.Loop() {
 			if _, err := w.Gather(b.Context(), gorootRequest); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64((procstat.CPU()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	})
 }
 
@@ -350,13 +351,13 @@ func BenchmarkNewDoc(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(total)
 			c := newTermCounter()
-			c0 := cpuTime()
+			c0 := procstat.CPU()
 			for b.Loop() {
 				for _, f := range files {
 					newDoc(c, c.defs(), "net/x.go", f)
 				}
 			}
-			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((procstat.CPU()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -234,12 +235,12 @@ func BenchmarkLinkWalk(b *testing.B) {
 	for _, w := range walks {
 		b.Run(w.name, func(b *testing.B) {
 			i := 0
-			c0 := cpuTime()
+			c0 := procstat.CPU()
 			for b.Loop() {
 				w.walk(sets[i%len(sets)])
 				i++
 			}
-			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((procstat.CPU()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/procstat"
 )
 
 // history200 is a 200-message agent history of about 150k tokens
@@ -79,12 +80,12 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), procstat.CPU()
 		if _, err := run(b.Context(), p, body); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		cpu = append(cpu, cpuTime()-c0)
+		cpu = append(cpu, procstat.CPU()-c0)
 	}
 	percentiles(b, ds, "")
 	percentiles(b, cpu, "cpu-")
@@ -151,11 +152,11 @@ func BenchmarkCompressManySmall(b *testing.B) {
 			body := manySmall(n)
 			var cpu []time.Duration
 			for b.Loop() {
-				c0 := cpuTime()
+				c0 := procstat.CPU()
 				if _, _, err := p.Compress(b.Context(), body); err != nil {
 					b.Fatal(err)
 				}
-				cpu = append(cpu, cpuTime()-c0)
+				cpu = append(cpu, procstat.CPU()-c0)
 			}
 			percentiles(b, cpu, "cpu-")
 		})
@@ -188,11 +189,11 @@ func TestManySmallLinear(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := manySmall(n)
-		c0 := cpuTime()
+		c0 := procstat.CPU()
 		if _, _, err := p.Compress(t.Context(), body); err != nil {
 			t.Fatal(err)
 		}
-		return cpuTime() - c0
+		return procstat.CPU() - c0
 	}
 	small, large := cost(2000), cost(16000)
 	t.Logf("cpu: 2,000 messages %v, 16,000 messages %v", small, large)

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/procstat"
 )
 
 // bigHistory is an agent history of n tool rounds (history's mix of file
@@ -93,14 +94,14 @@ func BenchmarkOptimize(b *testing.B) {
 						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)
 						b.StartTimer()
 					}
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), procstat.CPU()
 					res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
 					if err != nil {
 						b.Fatal(err)
 					}
 					stored += res.Report.ArtifactsStored
 					ds = append(ds, time.Since(t0))
-					cpu = append(cpu, cpuTime()-c0)
+					cpu = append(cpu, procstat.CPU()-c0)
 				}
 				percentiles(b, ds, "")
 				percentiles(b, cpu, "cpu-")

@@ -1,6 +1,7 @@
 // Package procstat reads a process's memory figures from Linux's
 // /proc/PID/status, for ctxd's own measurements (the memory profile's
-// stats line, benchscale's peak RSS).
+// stats line, benchscale's peak RSS), and this process's CPU time, which
+// the benchmarks report beside wall time.
 package procstat
 
 import (
