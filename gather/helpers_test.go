@@ -9,18 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/internal/testutil"
-
 	"github.com/ctxd/ctxd"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name.golden, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
 
 // isolateGit points git's global and system configuration at empty files
 // in a temp dir, so the machine's configuration cannot change a test.

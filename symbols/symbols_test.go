@@ -14,26 +14,10 @@ import (
 
 	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
-}
 
 // render prints an entry for a golden file: one definition a line with
 // its qualified name, then the references.
@@ -80,7 +64,7 @@ func TestExtract(t *testing.T) {
 			if err != nil || e == nil {
 				t.Fatalf("File: %v, %v", e, err)
 			}
-			golden(t, tt.file, []byte(render(e)))
+			testutil.GoldenFile(t, tt.file, []byte(render(e)), *update)
 			got := map[string]bool{}
 			for _, d := range e.Defs {
 				got[d.Name] = true

@@ -28,11 +28,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // testWindow is the window of the tests' calls that name none: the
 // histories of history(n) (about 1.2k tokens a turn) put it under
 // pressure, where condensing is allowed (below it only lossless
@@ -294,7 +289,7 @@ func TestGoldenOutputs(t *testing.T) {
 			if err := json.Indent(&pretty, res.Body, "", " "); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "history9."+string(f), pretty.Bytes())
+			testutil.GoldenFile(t, "history9."+string(f), pretty.Bytes(), *update)
 		})
 	}
 }

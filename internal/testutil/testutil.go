@@ -37,6 +37,12 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	}
 }
 
+// GoldenFile is [Golden] on the package's testdata/<name>.golden.
+func GoldenFile(t testing.TB, name string, got []byte, update bool) {
+	t.Helper()
+	Golden(t, filepath.Join("testdata", name+".golden"), got, update)
+}
+
 // WriteFiles creates files under dir from a map of slash paths to text.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
