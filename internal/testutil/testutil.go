@@ -158,3 +158,20 @@ func OneLineJS(n int, word string) string {
 	}
 	return b.String()
 }
+
+// Env returns the environment variable name, skipping the test when it is
+// unset or empty: the checks over fetched data take their paths from the
+// environment and are skipped where the data is absent (CI). hint, when
+// not empty, says what to set it to.
+func Env(t testing.TB, name, hint string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		msg := name + " not set"
+		if hint != "" {
+			msg += ": " + hint
+		}
+		t.Skip(msg)
+	}
+	return v
+}
