@@ -58,17 +58,8 @@ func startDaemon(t testing.TB, dir string, extra ...string) *daemon {
 	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"))
 	d := &daemon{t: t, cmd: cmd, pending: map[string]chan map[string]any{}, done: make(chan struct{})}
 	cmd.Stderr = &d.stderr
-	var err error
-	if d.in, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var out io.ReadCloser
+	d.in, out = testutil.StartPiped(t, cmd)
 	go d.readLoop(out)
 	t.Cleanup(func() {
 		d.in.Close()
@@ -541,6 +532,47 @@ func runCtxd(t *testing.T, dir, stdin string, env []string, args ...string) (str
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// runInProcess calls Run with args, an empty stdin, and returns its exit
+// code, stdout and stderr.
+func runInProcess(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// cliCase is one call of [runInProcess]: the exit code it must return,
+// substrings its stdout and stderr must hold, and one stdout must not
+// (when not empty).
+type cliCase struct {
+	name           string
+	args           []string
+	code           int
+	stdout, stderr string
+	notInOut       string
+}
+
+// runCases runs each case as a subtest.
+func runCases(t *testing.T, tests []cliCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runInProcess(tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tt.stdout)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.stderr)
+			}
+			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
+				t.Errorf("stdout shows %q:\n%s", tt.notInOut, out)
+			}
+		})
+	}
 }
 
 // TestRunInProcess covers Run's dispatch without a subprocess.

@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,4 +175,22 @@ func Env(t testing.TB, name, hint string) string {
 		t.Skip(msg)
 	}
 	return v
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout
+// (set cmd.Stderr before), failing the test when it cannot.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
 }
