@@ -15,21 +15,14 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
 func workspace(t *testing.T, files map[string]string) *gather.Workspace {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	ws, err := gather.NewWorkspace(dir, gather.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -145,15 +145,7 @@ func TestMatches(t *testing.T) {
 func writeTree(t *testing.T, files map[string]string) (string, func(string) ([]byte, error)) {
 	t.Helper()
 	root := t.TempDir()
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, root, files)
 	return root, func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(root, rel)) }
 }
 
