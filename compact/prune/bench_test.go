@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/internal/procstat"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // history200 is a 200-message agent history of about 150k tokens
@@ -32,18 +33,6 @@ func history200(f request.Format, salt int) []byte {
 
 // coldSalt numbers the histories of cold runs.
 var coldSalt atomic.Int64
-
-// percentiles reports p50 and p95 of the per-run durations, their unit
-// prefixed (wall time: "p50-µs"; CPU time: "cpu-p50-µs").
-func percentiles(b *testing.B, ds []time.Duration, prefix string) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
-	b.ReportMetric(p(0.50), prefix+"p50-µs")
-	b.ReportMetric(p(0.95), prefix+"p95-µs")
-}
 
 // benchCases are the variants of each benchmark: "warm" reuses the pruner
 // (counts come from the cache by message hash), "cold" tokenizes a new
@@ -87,8 +76,8 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 		ds = append(ds, time.Since(t0))
 		cpu = append(cpu, procstat.CPU()-c0)
 	}
-	percentiles(b, ds, "")
-	percentiles(b, cpu, "cpu-")
+	testutil.ReportPercentiles(b, ds, "")
+	testutil.ReportPercentiles(b, cpu, "cpu-")
 	// After the loop: ResetTimer drops metrics reported before it.
 	b.ReportMetric(float64(rep.TokensBefore), "tokens-before")
 	b.ReportMetric(float64(rep.TokensAfter), "tokens-after")
@@ -158,7 +147,7 @@ func BenchmarkCompressManySmall(b *testing.B) {
 				}
 				cpu = append(cpu, procstat.CPU()-c0)
 			}
-			percentiles(b, cpu, "cpu-")
+			testutil.ReportPercentiles(b, cpu, "cpu-")
 		})
 	}
 }
