@@ -386,13 +386,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	alive("invalid request")
 
-	tests := []struct {
-		name     string
-		method   string
-		params   any
-		code     int
-		contains string
-	}{
+	tests := []rpcCase{
 		{"unknown method", "ctx/nope", map[string]any{}, -32601, "ctx/buildPrompt"},
 		{"wrong type", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": map[string]any{"total": "big"}}, -32602, "token_budget.total"},
 		{"unknown field", "ctx/buildPrompt", map[string]any{"user_request": "x", "tokenBudget": 5}, -32602, "tokenBudget"},
@@ -421,6 +415,16 @@ func TestServeErrors(t *testing.T) {
 	if env["task_type"] != "analyze" || env["user_request"] != "explain the sample" {
 		t.Errorf(`{"request", "task"}: task_type %v, user_request %v`, env["task_type"], env["user_request"])
 	}
+}
+
+// rpcCase is a call to the daemon and the error code it must answer,
+// with a substring of the message (code 0: no error code is expected).
+type rpcCase struct {
+	name     string
+	method   string
+	params   any
+	code     int
+	contains string
 }
 
 func (d *daemon) waitForID(id int) map[string]any {

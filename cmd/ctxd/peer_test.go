@@ -99,13 +99,7 @@ func TestProtocolCorrectness(t *testing.T) {
 		}
 	}
 
-	tests := []struct {
-		name     string
-		method   string
-		params   any
-		code     int
-		contains string
-	}{
+	tests := []rpcCase{
 		{"symlink loop", "ctx/outline", map[string]any{"path": "loop"}, -32602, "loop"},
 		{"5000-char path", "ctx/outline", map[string]any{"path": strings.Repeat("a", 5000) + ".go"}, -32602, "name too long"},
 		{"5000-char open file", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": strings.Repeat("b", 5000)}}}, 0, ""},
