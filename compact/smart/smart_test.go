@@ -384,10 +384,7 @@ func TestInputReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := parsed(t, res.Body, f)
 			found := false
 			for _, it := range out.Items {
 				for _, s := range it.Segments {
@@ -843,10 +840,7 @@ func TestExactItemsAreNeverRewritten(t *testing.T) {
 	}
 	res := optimize(t, o, in, Call{Session: "s", ExactItems: []int{target}})
 	a, _ := request.Parse(in, "")
-	b, err := request.Parse(res.Body, a.Format)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := parsed(t, res.Body, a.Format)
 	if !bytes.Equal(a.Items[target].Raw, b.Items[target].Raw) {
 		t.Errorf("item %d marked exact was rewritten", target)
 	}
