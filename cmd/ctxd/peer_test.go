@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -26,16 +27,11 @@ const peerRSSLimitKB = 400 << 10
 // vmHWM returns a process's peak RSS in KiB from /proc.
 func vmHWM(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
+	n := procstat.KiB(strconv.Itoa(pid), "VmHWM")
+	if n == 0 {
 		t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return n
+	return int64(n)
 }
 
 func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
