@@ -13,14 +13,14 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // packed packs ws with opts, failing the test on an error.
-func packed(t *testing.T, ws *gather.Workspace, opts Options) *Result {
+func packed(t *testing.T, ws *tree.Tree, opts Options) *Result {
 	t.Helper()
 	r, err := Pack(t.Context(), ws, opts)
 	if err != nil {
@@ -29,11 +29,11 @@ func packed(t *testing.T, ws *gather.Workspace, opts Options) *Result {
 	return r
 }
 
-func workspace(t *testing.T, files map[string]string) *gather.Workspace {
+func workspace(t *testing.T, files map[string]string) *tree.Tree {
 	t.Helper()
 	dir := t.TempDir()
 	testutil.WriteFiles(t, dir, files)
-	ws, err := gather.NewWorkspace(dir, gather.Options{})
+	ws, err := tree.Open(dir, tree.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/internal/procstat"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // loopCPU runs f in b.Loop and reports CPU ms per op and, when bytes > 0,
@@ -22,12 +22,12 @@ func loopCPU(b *testing.B, bytes int, f func()) {
 		b.SetBytes(int64(bytes))
 	}
 	b.ReportAllocs()
-	t0, n := procstat.CPU(), 0
+	t0, n := testutil.CPUTime(), 0
 	for b.Loop() {
 		f()
 		n++
 	}
-	cpu := procstat.CPU() - t0
+	cpu := testutil.CPUTime() - t0
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
 	if bytes > 0 && cpu > 0 {
 		b.ReportMetric(float64(bytes)*float64(n)/cpu.Seconds()/1e6, "cpu-MB/s")

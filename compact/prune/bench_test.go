@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/request"
-	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -69,12 +68,12 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
-		t0, c0 := time.Now(), procstat.CPU()
+		t0, c0 := time.Now(), testutil.CPUTime()
 		if _, err := run(b.Context(), p, body); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		cpu = append(cpu, procstat.CPU()-c0)
+		cpu = append(cpu, testutil.CPUTime()-c0)
 	}
 	testutil.ReportPercentiles(b, ds, "")
 	testutil.ReportPercentiles(b, cpu, "cpu-")
@@ -141,11 +140,11 @@ func BenchmarkCompressManySmall(b *testing.B) {
 			body := manySmall(n)
 			var cpu []time.Duration
 			for b.Loop() {
-				c0 := procstat.CPU()
+				c0 := testutil.CPUTime()
 				if _, _, err := p.Compress(b.Context(), body); err != nil {
 					b.Fatal(err)
 				}
-				cpu = append(cpu, procstat.CPU()-c0)
+				cpu = append(cpu, testutil.CPUTime()-c0)
 			}
 			testutil.ReportPercentiles(b, cpu, "cpu-")
 		})
@@ -178,11 +177,11 @@ func TestManySmallLinear(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := manySmall(n)
-		c0 := procstat.CPU()
+		c0 := testutil.CPUTime()
 		if _, _, err := p.Compress(t.Context(), body); err != nil {
 			t.Fatal(err)
 		}
-		return procstat.CPU() - c0
+		return testutil.CPUTime() - c0
 	}
 	small, large := cost(2000), cost(16000)
 	t.Logf("cpu: 2,000 messages %v, 16,000 messages %v", small, large)

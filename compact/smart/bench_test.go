@@ -8,7 +8,6 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
-	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -83,14 +82,14 @@ func BenchmarkOptimize(b *testing.B) {
 						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)
 						b.StartTimer()
 					}
-					t0, c0 := time.Now(), procstat.CPU()
+					t0, c0 := time.Now(), testutil.CPUTime()
 					res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
 					if err != nil {
 						b.Fatal(err)
 					}
 					stored += res.Report.ArtifactsStored
 					ds = append(ds, time.Since(t0))
-					cpu = append(cpu, procstat.CPU()-c0)
+					cpu = append(cpu, testutil.CPUTime()-c0)
 				}
 				testutil.ReportPercentiles(b, ds, "")
 				testutil.ReportPercentiles(b, cpu, "cpu-")

@@ -1,7 +1,6 @@
 // Package procstat reads a process's memory figures from Linux's
 // /proc/PID/status, for ctxd's own measurements (the memory profile's
-// stats line, benchscale's peak RSS), and this process's CPU time, which
-// the benchmarks report beside wall time.
+// stats line, benchscale's peak RSS).
 package procstat
 
 import (
