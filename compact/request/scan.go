@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Span is a half-open byte range [Start, End) of a request body.
@@ -254,7 +255,15 @@ func decodeString(raw []byte) (string, error) {
 	if !utf8.Valid(out) {
 		return fixUTF8(out), nil
 	}
-	return string(out), nil
+	return ownedString(out), nil
+}
+
+// ownedString returns b as a string without copying it: b must be a
+// buffer the caller made and never touches again (as strings.Builder
+// does). A decoded text can be most of a large request; copying it would
+// double what a request holds at its peak.
+func ownedString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // fixUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
@@ -269,7 +278,7 @@ func fixUTF8(b []byte) string {
 		}
 		b = b[size:]
 	}
-	return string(out)
+	return ownedString(out)
 }
 
 func hex4(b []byte) (rune, bool) {

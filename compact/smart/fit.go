@@ -95,7 +95,7 @@ func (r *run) referenceOnly(c *cand) {
 // the open tool pair stay byte for byte). If even that cannot fit, the
 // call fails with [ctxd.ErrOverBudget].
 func (r *run) evict(out []byte, after int) ([]byte, int, error) {
-	if r.o.opts.Store == nil {
+	if r.o.opts.Store == nil || r.floor() > r.b.usable {
 		return nil, 0, r.overBudget(after)
 	}
 	in := out
@@ -136,6 +136,19 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	}
 	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("hard_budget_evicted_%d_messages", gone))
 	return evicted, after, nil
+}
+
+// floor is what no eviction removes (the reply priming, the fixed parts,
+// the protected items: system messages and the latest user turn), as
+// this run counts it: when it is over the usable window the pruner cannot
+// make the request fit, and is not run (on a 100 MB message it would
+// decode the whole request a second time to find that out).
+func (r *run) floor() int {
+	n := request.ReplyPriming + r.est.Fixed(r.req)
+	for i := range r.protected {
+		n += r.req.Items[i].Tokens
+	}
+	return n
 }
 
 // overBudget is the error of a live call whose request cannot fit the

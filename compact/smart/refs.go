@@ -63,7 +63,7 @@ func (r *run) inputRefs(c *cand) {
 	full := ""
 	ok := true
 	for _, m := range ms {
-		asked := strings.Contains(r.latestText, m.Hash[:12])
+		asked := r.latestHas(m.Hash[:12])
 		requested = requested || asked
 		h, err := r.o.resolveRef(r.ctx, r.scope, m.Hash)
 		if err == nil {
