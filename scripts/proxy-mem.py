@@ -9,6 +9,8 @@
 # SHAPE=user  one user message of SIZE bytes (critical text, kept)
 # SHAPE=tool  an assistant tool call and a tool output of SIZE bytes
 # SHAPE=many  SIZE small chat messages (user/assistant turns, ~40 bytes each)
+# LINES=same  the text of user and tool is one line repeated (default: every
+#             line different)
 # HANGUP=S    (SHAPE=many) send the body, hang up after S seconds and sample
 #             the proxy's CPU each 0.1 s for 3 s: when does the work stop?
 # CTXD names the binary; extra arguments after SIZE go to `ctxd proxy`.
@@ -70,7 +72,10 @@ def body(salt):
         for i in range(size):
             msgs.append({"role": "user" if i % 2 == 0 else "assistant", "content": "message %d says a few words" % i})
         return json.dumps({"model": model, "messages": msgs}).encode()
-    text = ("line %d of the text with some words in it\n" % salt) * (size // 40 + 1)
+    if os.environ.get("LINES") == "same":
+        text = ("line %d of the text with some words in it\n" % salt) * (size // 40 + 1)
+    else:  # every line different, as in a real log or file
+        text = "".join("%d: line %d of the text with some words\n" % (salt, i) for i in range(size // 36 + 1))
     text = text[:size]
     msgs = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "go %d" % salt}]
     if shape == "tool":
@@ -105,8 +110,8 @@ p = subprocess.Popen([os.environ.get("CTXD", "ctxd"), "proxy", "--upstream", "ht
 addr = p.stdout.readline().decode().split("http://")[1].split()[0]
 host, port = addr.rsplit(":", 1)
 bodies = [body(i) for i in range(conc)]
-base = int(status(p.pid)["VmHWM"])
 statuses = []
+start = int(status(p.pid)["VmHWM"])
 
 
 def post(b):
@@ -118,6 +123,12 @@ def post(b):
     c.close()
 
 
+# A small request first: what every request needs once (tokenizer tables)
+# is the constant, apart from what grows with the body.
+warm = json.dumps({"model": model, "messages": [{"role": "user", "content": "hello"}]}).encode()
+post(warm)
+statuses.clear()
+base = int(status(p.pid)["VmHWM"])
 c0, t0 = cpu(p.pid), time.time()
 if hangup > 0:
     s = socket.create_connection((host, int(port)))
@@ -146,9 +157,9 @@ else:
     hwm = int(st["VmHWM"])
     inflight = sum(len(b) for b in bodies)
     print("shape %s size %d conc %d body %.1f MB each: statuses %s upstream got %s; wall %.2fs proxy cpu %.2fs; "
-          "VmHWM %d -> %d kB, growth %.1f MB = %.2fx the %.1f MB in flight; VmRSS now %s kB" %
-          (shape, size, conc, len(bodies[0]) / 1e6, sorted(statuses), sorted(received), time.time() - t0, cpu(p.pid) - c0,
-           base, hwm, (hwm - base) / 1024, (hwm - base) * 1024 / inflight, inflight / 1e6, st["VmRSS"]))
+          "VmHWM %d kB at start, %d after a small request (constant %.1f MB), %d kB after: growth %.1f MB = %.2fx the %.1f MB in flight" %
+          (shape, size, conc, len(bodies[0]) / 1e6, sorted(statuses), sorted(received[1:]), time.time() - t0, cpu(p.pid) - c0,
+           start, base, (base - start) / 1024, hwm, (hwm - base) / 1024, (hwm - base) * 1024 / inflight, inflight / 1e6))
 p.terminate()
 p.wait()
 up.shutdown()

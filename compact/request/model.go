@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // Format is a model request's wire format.
@@ -173,7 +174,7 @@ func (s *Segment) Hash() string {
 
 // HashText returns the hex SHA-256 of text.
 func HashText(text string) string {
-	sum := sha256.Sum256([]byte(text))
+	sum := sha256.Sum256(byteview.ReadOnly(text))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // Span is a half-open byte range [Start, End) of a request body.
@@ -255,15 +256,7 @@ func decodeString(raw []byte) (string, error) {
 	if !utf8.Valid(out) {
 		return fixUTF8(out), nil
 	}
-	return ownedString(out), nil
-}
-
-// ownedString returns b as a string without copying it: b must be a
-// buffer the caller made and never touches again (as strings.Builder
-// does). A decoded text can be most of a large request; copying it would
-// double what a request holds at its peak.
-func ownedString(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return byteview.Owned(out), nil
 }
 
 // fixUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
@@ -278,7 +271,7 @@ func fixUTF8(b []byte) string {
 		}
 		b = b[size:]
 	}
-	return ownedString(out)
+	return byteview.Owned(out)
 }
 
 func hex4(b []byte) (rune, bool) {
