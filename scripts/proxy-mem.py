@@ -136,7 +136,7 @@ if hangup > 0:
     s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (addr.encode(), len(b)) + b)
     time.sleep(hangup)
     s.close()
-    t1 = time.time()
+    before = cpu(p.pid) - c0
     last, samples = cpu(p.pid), []
     for i in range(30):
         time.sleep(0.1)
@@ -145,8 +145,9 @@ if hangup > 0:
         last = now
     busy = [i for i, d in enumerate(samples) if d > 0.02]
     stop = (busy[-1] + 1) * 0.1 if busy else 0.0
-    print("shape many n=%d body %.1f MB: hung up after %.1fs; proxy CPU per 0.1s after: %s; busy until %.1fs after hang-up" %
-          (size, len(b) / 1e6, hangup, " ".join("%.2f" % d for d in samples), stop))
+    print("shape many n=%d body %.1f MB: hung up after %.1fs (proxy CPU until then %.2fs); proxy CPU per 0.1s after: %s; "
+          "busy until %.1fs after hang-up; upstream got %d requests" %
+          (size, len(b) / 1e6, hangup, before, " ".join("%.2f" % d for d in samples), stop, len(received) - 1))
 else:
     ts = [threading.Thread(target=post, args=(b,)) for b in bodies]
     for t in ts:

@@ -98,10 +98,6 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	if r.o.opts.Store == nil || r.floor() > r.b.usable {
 		return nil, 0, r.overBudget(after)
 	}
-	in := out
-	if in == nil {
-		in = r.req.Body
-	}
 	p, err := prune.New(prune.Options{
 		Model: r.b.model.Name, ContextWindow: r.b.window, OutputReserve: r.b.reserve, Budget: r.b.usable,
 		Format: r.req.Format, Store: r.o.opts.Store, Session: r.scope, Cache: r.o.cache, Logger: r.o.log,
@@ -109,7 +105,15 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
 	}
-	evicted, prep, err := p.Compress(r.ctx, in)
+	// Nothing rewritten: the pruner reads the request as parsed already
+	// (a second parse doubled what a large request holds).
+	var evicted []byte
+	var prep *prune.Report
+	if out == nil {
+		evicted, prep, err = p.CompressParsed(r.ctx, r.req)
+	} else {
+		evicted, prep, err = p.Compress(r.ctx, out)
+	}
 	if errors.Is(err, ctxd.ErrOverBudget) {
 		return nil, 0, r.overBudget(after)
 	}
