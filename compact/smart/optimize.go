@@ -311,11 +311,11 @@ type run struct {
 	est        *request.Estimator
 	before     int
 
-	calls      map[string]callInfo
-	latestText string
-	// lastTurn is the texts and calls of the last assistant message and
-	// what follows it.
-	lastTurn string
+	calls  map[string]callInfo
+	latest []string // the texts of the latest turn (index)
+	// lastTurn is the texts of the user messages after the last
+	// assistant message (index).
+	lastTurn []string
 	// sticky are the outputs earlier turns of the session brought back
 	// whole beyond the masking horizon; inlined those this turn does.
 	sticky     map[string]bool

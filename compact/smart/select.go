@@ -56,8 +56,9 @@ func (r *run) index() {
 		}
 	}
 	// The latest turn: the latest user request, what the assistant said
-	// and called since, and the assistant message just before it.
-	var sb strings.Builder
+	// and called since, and the assistant message just before it. Its
+	// texts are kept as they are, not joined: they may be most of a
+	// large request.
 	from := max(latestUser, 0)
 	for i := from - 1; i >= 0; i-- {
 		if req.Items[i].Role == "assistant" {
@@ -65,6 +66,7 @@ func (r *run) index() {
 			break
 		}
 	}
+	r.latest = r.latest[:0]
 	for _, it := range req.Items[from:] {
 		if it.Role != "user" && it.Role != "assistant" && it.Kind != request.KindToolCall {
 			continue
@@ -72,12 +74,10 @@ func (r *run) index() {
 		for j := range it.Segments {
 			s := &it.Segments[j]
 			if s.Kind == request.SegText || s.Kind == request.SegToolCall {
-				sb.WriteString(s.Text)
-				sb.WriteByte('\n')
+				r.latest = append(r.latest, s.Text)
 			}
 		}
 	}
-	r.latestText = sb.String()
 	// The latest turn proper: a user message after the last assistant
 	// message (an agent that names a file in its own turn reads it anew
 	// with a tool; measured, recalling for those cost 9 points of the
@@ -89,19 +89,28 @@ func (r *run) index() {
 		}
 		last = i
 	}
-	sb.Reset()
+	r.lastTurn = r.lastTurn[:0]
 	for _, it := range req.Items[last:] {
 		if it.Role != "user" || it.Notice || it.Kind == request.KindSummary {
 			continue
 		}
 		for j := range it.Segments {
 			if it.Segments[j].Kind == request.SegText {
-				sb.WriteString(it.Segments[j].Text)
-				sb.WriteByte('\n')
+				r.lastTurn = append(r.lastTurn, it.Segments[j].Text)
 			}
 		}
 	}
-	r.lastTurn = sb.String()
+}
+
+// latestHas reports whether a text of the latest turn holds sub (a hash,
+// a path: never a line break, so no match spans two texts).
+func (r *run) latestHas(sub string) bool {
+	for _, t := range r.latest {
+		if strings.Contains(t, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasUserText(it *request.Item) bool {
@@ -416,7 +425,7 @@ func (r *run) namedOutputs(masked []*cand) map[int]bool {
 			l := &ledger{}
 			l.call(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args}, "")
 			for _, p := range append(l.read.order, l.changed.order...) {
-				if !seen[p] && mentions(r.lastTurn, p) {
+				if !seen[p] && r.lastTurnNames(p) {
 					seen[p], pick = true, true
 				}
 			}
@@ -429,17 +438,22 @@ func (r *run) namedOutputs(masked []*cand) map[int]bool {
 	return named
 }
 
-// mentions reports whether text names path (or its file name, when
-// that is distinctive).
-func mentions(text, p string) bool {
+// lastTurnNames reports whether a text of the latest turn proper names
+// path p (or its file name, when that is distinctive).
+func (r *run) lastTurnNames(p string) bool {
 	if p == "" {
 		return false
 	}
-	if strings.Contains(text, p) {
-		return true
+	name := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 {
+		name = p[i+1:]
 	}
-	i := strings.LastIndexByte(p, '/')
-	return i >= 0 && len(p)-i > 4 && strings.Contains(text, p[i+1:])
+	for _, t := range r.lastTurn {
+		if strings.Contains(t, p) || name != "" && strings.Contains(t, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepBoundary is the index from which the latest outputs of n are kept
@@ -564,10 +578,10 @@ func (r *run) referred(paths []string) bool {
 		if p == "" {
 			continue
 		}
-		if strings.Contains(r.latestText, p) {
+		if r.latestHas(p) {
 			return true
 		}
-		if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 && strings.Contains(r.latestText, p[i+1:]) {
+		if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 && r.latestHas(p[i+1:]) {
 			return true
 		}
 	}
