@@ -393,9 +393,19 @@ func IsEstimateNotice(w string) bool {
 // plan validates req and resolves the task, the model, the budget and the
 // request's own share, before gathering (its only I/O is the first load of
 // the persisted token counts).
+// MaxUserRequestBytes bounds a request's text (the user's words, at every
+// door: CLI, daemon, MCP build_context): reading it is linear, but every
+// identifier and path in it becomes a lookup, and an 8 MB request cost
+// 26 s of CPU (BENCHMARKS.md, "h28bounds"). Long text belongs in a file
+// the request names.
+const MaxUserRequestBytes = 256 << 10
+
 func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	if strings.TrimSpace(req.UserRequest) == "" {
 		return nil, fmt.Errorf("user_request is required: say what the task is: %w", ctxd.ErrInvalidParams)
+	}
+	if n := len(req.UserRequest); n > MaxUserRequestBytes {
+		return nil, fmt.Errorf("user_request is %d bytes, over the %d a request may be: say the task in words and name long text (a log, a file) with open files or patterns: %w", n, MaxUserRequestBytes, ctxd.ErrInvalidParams)
 	}
 	explicit, err := ctxd.ParseTaskType(req.TaskType)
 	if err != nil {

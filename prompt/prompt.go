@@ -134,34 +134,46 @@ func AppendSection(dst []byte, c ctxd.Chunk, format ctxd.Format) []byte {
 }
 
 func appendMarkdownSection(b []byte, c ctxd.Chunk) []byte {
-	var title, lang string
-	switch c.ChunkType {
-	case ctxd.ChunkStructure:
-		title, lang = "Project Structure", "text"
-	case ctxd.ChunkDependency:
-		title, lang = "Dependencies", "text"
-	case ctxd.ChunkHistory:
-		title, lang = "Recent Changes", "text"
-	case ctxd.ChunkDiff:
-		title, lang = "Uncommitted Changes", "diff"
-	default:
-		title, lang = ctxd.EscapeName(c.Source), Language(c) // names are data
-	}
+	title, lang := heading(c)
 	b = append(b, "## "...)
 	b = append(b, title...)
 	b = appendTruncNote(b, c)
 	b = append(b, '\n')
 	b = appendFocus(b, c, lang)
-	fence := Fence(c.Content)
+	b = appendFenced(b, c.Content, lang)
+	return append(b, '\n')
+}
+
+// heading is a section's title and the language of its fence: a name for
+// the workspace-wide chunks, else the escaped source path (names are data)
+// and its language.
+func heading(c ctxd.Chunk) (title, lang string) {
+	switch c.ChunkType {
+	case ctxd.ChunkStructure:
+		return "Project Structure", "text"
+	case ctxd.ChunkDependency:
+		return "Dependencies", "text"
+	case ctxd.ChunkHistory:
+		return "Recent Changes", "text"
+	case ctxd.ChunkDiff:
+		return "Uncommitted Changes", "diff"
+	}
+	return ctxd.EscapeName(c.Source), Language(c)
+}
+
+// appendFenced appends text in a fence that no line of it can close, with
+// lang after the opening fence, and a newline after the closing one.
+func appendFenced(b []byte, text, lang string) []byte {
+	fence := Fence(text)
 	b = append(b, fence...)
 	b = append(b, lang...)
 	b = append(b, '\n')
-	b = append(b, c.Content...)
-	if !strings.HasSuffix(c.Content, "\n") {
+	b = append(b, text...)
+	if !strings.HasSuffix(text, "\n") {
 		b = append(b, '\n')
 	}
 	b = append(b, fence...)
-	return append(b, "\n\n"...)
+	return append(b, '\n')
 }
 
 // appendTruncNote appends, for a truncated chunk, its view and the lines
@@ -194,17 +206,8 @@ func appendFocus(b []byte, c ctxd.Chunk, lang string) []byte {
 		b = append(b, '-')
 		b = strconv.AppendInt(b, int64(s.End), 10)
 		if c.Truncated && f.SelectedText != "" {
-			fence := Fence(f.SelectedText)
 			b = append(b, ", selected text:\n"...)
-			b = append(b, fence...)
-			b = append(b, lang...)
-			b = append(b, '\n')
-			b = append(b, f.SelectedText...)
-			if !strings.HasSuffix(f.SelectedText, "\n") {
-				b = append(b, '\n')
-			}
-			b = append(b, fence...)
-			b = append(b, '\n')
+			b = appendFenced(b, f.SelectedText, lang)
 		} else {
 			b = append(b, '\n')
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"flag"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,11 +12,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
-}
 
 func sampleEnvelope(format string) *ctxd.Envelope {
 	return &ctxd.Envelope{
@@ -40,7 +34,7 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 func TestBuildGolden(t *testing.T) {
 	for _, format := range []string{string(ctxd.FormatMarkdown), string(ctxd.FormatXML)} {
 		t.Run(format, func(t *testing.T) {
-			golden(t, "prompt."+format, Build(sampleEnvelope(format), false))
+			testutil.GoldenFile(t, "prompt."+format, []byte(Build(sampleEnvelope(format), false)), *update)
 		})
 	}
 }

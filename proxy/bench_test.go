@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -31,7 +32,7 @@ func benchConvo(b *testing.B, salt string, fresh int, every bool) []byte {
 	const rounds = 15
 	for i := range rounds {
 		id := fmt.Sprintf("call_%d", i)
-		out := toolOutput(i)
+		out := testutil.ToolOutput(i)
 		if fresh > 0 && (every || i == rounds-1) {
 			out = fmt.Sprintf("run %d\n", fresh) + out
 		}

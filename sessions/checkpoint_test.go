@@ -22,11 +22,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // reseal replaces old with new in an encoded checkpoint and recomputes
 // its checksum, to build files a writer would never produce.
 func reseal(t *testing.T, data []byte, old, new string) []byte {
@@ -204,7 +199,7 @@ func TestMigrateV1(t *testing.T) {
 			if err := json.Indent(&pretty, out, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.golden, pretty.Bytes())
+			testutil.GoldenFile(t, tt.golden, pretty.Bytes(), *update)
 		})
 	}
 }

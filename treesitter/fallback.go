@@ -22,17 +22,8 @@ import (
 // and Signatures return an error wrapping [ErrUnsupported] in this build.
 // Render may run concurrently.
 func Render(ctx context.Context, lang string, src []byte, level Level, opts Options) (View, error) {
-	if level == Focus || level == FocusOnly {
-		return renderFocus(ctx, lang, src, level, opts)
-	}
-	vs, err := Views(ctx, lang, src, opts)
-	if err != nil {
-		return View{}, err
-	}
-	for _, v := range vs {
-		if v.Level == level {
-			return v, nil
-		}
+	if v, ok, err := renderLevel(ctx, lang, src, level, opts); ok || err != nil {
+		return v, err
 	}
 	if level == Bodies || level == Signatures {
 		return View{}, fmt.Errorf("render %s at %s: built without tree-sitter: %w", lang, level, ErrUnsupported)

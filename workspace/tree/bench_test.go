@@ -146,10 +146,7 @@ func BenchmarkRankOverlay(b *testing.B) {
 //
 //	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
 func BenchmarkGitDiffRepo(b *testing.B) {
-	root := os.Getenv("CTXD_BENCH_GIT_REPO")
-	if root == "" {
-		b.Skip("CTXD_BENCH_GIT_REPO not set")
-	}
+	root := testutil.Env(b, "CTXD_BENCH_GIT_REPO", "")
 	b.Run("cli", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := GitDiff(b.Context(), root, nil); err != nil {
