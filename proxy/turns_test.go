@@ -42,6 +42,7 @@ import (
 //	CTXD_TURNS_MIN=50              fewest turns of a chained session
 //	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP  masking settings (default: the proxy's; -1: off)
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
+//	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
 //
 // The prefix-cache model: the longest prefix (whole items, and the bytes
 // before the first item) a request shares with one of the four requests
@@ -70,17 +71,21 @@ func TestTurnByTurnReplay(t *testing.T) {
 			for _, ch := range chains {
 				row := replayTurns(t, ch, f, w, call, hints)
 				tot.add(row)
-				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
-					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.visible, row.signals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
+				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%%)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.dVisible, row.dSignals), row.dSignals, pct(row.visible, row.signals), pct(row.dRecovered, row.dSignals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
 			}
 			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
-			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
-				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.visible, tot.signals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.dVisible, tot.dSignals), tot.dSignals, pct(tot.visible, tot.signals), tot.signals, pct(tot.dRecovered, tot.dSignals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
 			t.Logf("%-10s %6s %-24s proxy overhead p50 %.1f ms p95 %.1f ms (%d requests); of 100k tokens or more p50 %.1f ms p95 %.1f ms (%d)", fname, windowName(w), "TOTAL",
 				quantile(tot.overheads, 0.5)/1000, quantile(tot.overheads, 0.95)/1000, len(tot.overheads), quantile(tot.bigOverheads, 0.5)/1000, quantile(tot.bigOverheads, 0.95)/1000, len(tot.bigOverheads))
 			for _, k := range slices.Sorted(maps.Keys(tot.kinds)) {
 				v := tot.kinds[k]
-				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (every occurrence)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+			}
+			for _, k := range slices.Sorted(maps.Keys(tot.dKinds)) {
+				v := tot.dKinds[k]
+				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (distinct)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
 			}
 		}
 	}
@@ -160,13 +165,16 @@ func repoOf(name string) string {
 // turnRow is one session's account.
 type turnRow struct {
 	turns, stable               int
-	cost, pass                  [2]float64 // openai, anthropic
-	passNew, passTok            float64    // pass-through: new input tokens, all input tokens
-	signals, visible, recovered int
+	cost, pass                  [2]float64        // openai, anthropic
+	passNew, passTok            float64           // pass-through: new input tokens, all input tokens
+	signals, visible, recovered int               // every occurrence (the old measure)
 	kinds                       map[string][2]int // kind: total, visible
-	fits, pairs, latest         int
-	forwardedTokens, passTokens int
-	maxRatio                    float64
+	// The distinct measure (replay.Signals.Distinct): the bar.
+	dSignals, dVisible, dRecovered int
+	dKinds                         map[string][2]int
+	fits, pairs, latest            int
+	forwardedTokens, passTokens    int
+	maxRatio                       float64
 	// overheads are the proxy's time before forwarding (proxy_overhead_us,
 	// wall clock), all requests and those of 100k tokens or more.
 	overheads, bigOverheads []float64
@@ -195,6 +203,16 @@ func (t *turnTotals) add(r turnRow) {
 		t.kinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
 	}
 	t.recovered += r.recovered
+	t.dSignals += r.dSignals
+	t.dVisible += r.dVisible
+	t.dRecovered += r.dRecovered
+	if t.dKinds == nil {
+		t.dKinds = map[string][2]int{}
+	}
+	for k, v := range r.dKinds {
+		c := t.dKinds[k]
+		t.dKinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
+	}
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
@@ -301,7 +319,12 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			for k, v := range sig.Kinds {
 				row.kinds[k] = [2]int{v.Total, v.Visible}
 			}
-			for _, h := range sig.Hidden[:min(len(sig.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
+			row.dSignals, row.dVisible, row.dRecovered = sig.Distinct.Total, sig.Distinct.Visible, sig.Distinct.Recovered
+			row.dKinds = map[string][2]int{}
+			for k, v := range sig.Distinct.Kinds {
+				row.dKinds[k] = [2]int{v.Total, v.Visible}
+			}
+			for _, h := range sig.Distinct.Hidden[:min(len(sig.Distinct.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
 				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
 			}
 		}

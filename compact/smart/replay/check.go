@@ -116,6 +116,22 @@ type Signals struct {
 	// grep and tracebacks print them) and "path" (a file a diff
 	// touches).
 	Kinds map[string]*KindCount
+	// Distinct is the measure the bar is on (origin.go): each
+	// signal once per distinct (kind, text), error lines and failing
+	// tests only from outputs of commands that ran something. Total,
+	// Visible and Recovered above count every occurrence of every
+	// signal of every output (the measure before it), reported beside.
+	Distinct Measure
+}
+
+// Measure is the distinct measure: signals, those visible and those
+// recoverable, by kind too, and the hidden ones ("kind: text").
+type Measure struct {
+	Total, Visible, Recovered int
+	Kinds                     map[string]*KindCount
+	Hidden                    []string
+	// Counted is every signal counted, "kind: text", in order.
+	Counted []string
 }
 
 // KindCount is the signals of one kind and those visible.
@@ -139,7 +155,16 @@ func signalKind(sig string, a *signal.Info) string {
 // references with get (an artifact store's Get for the run's session).
 // The trajectory benchmark and the proxy's turn-by-turn replay share it.
 func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error), at string) Signals {
-	st := Signals{Kinds: map[string]*KindCount{}}
+	st := Signals{Kinds: map[string]*KindCount{}, Distinct: Measure{Kinds: map[string]*KindCount{}}}
+	calls := map[string]*request.Segment{}
+	for _, it := range in.Items {
+		for j := range it.Segments {
+			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID != "" {
+				calls[s.CallID] = s
+			}
+		}
+	}
+	seen := map[[2]string]bool{}
 	resolved := map[string][]byte{}
 	var outText strings.Builder
 	var queue []string
@@ -176,9 +201,17 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 				continue
 			}
 			a := signal.Analyze(s.Text)
+			view := false
+			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
+				view = ViewOutput(c.Name, c.Text)
+			}
 			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
 				st.Total++
 				kind := signalKind(sig, a)
+				if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
+					seen[key] = true
+					st.Distinct.add(kind, sig, text, resolved)
+				}
 				kc := st.Kinds[kind]
 				if kc == nil {
 					kc = &KindCount{}
@@ -205,4 +238,30 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	return st
+}
+
+// add counts one distinct signal against the rewritten request's text
+// and the texts its references resolve to.
+func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) {
+	kc := m.Kinds[kind]
+	if kc == nil {
+		kc = &KindCount{}
+		m.Kinds[kind] = kc
+	}
+	m.Total++
+	kc.Total++
+	m.Counted = append(m.Counted, kind+": "+sig)
+	if strings.Contains(text, sig) {
+		m.Visible++
+		kc.Visible++
+		m.Recovered++
+		return
+	}
+	for _, b := range resolved {
+		if bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig) {
+			m.Recovered++
+			m.Hidden = append(m.Hidden, fmt.Sprintf("%s: %.100q", kind, sig))
+			return
+		}
+	}
 }
