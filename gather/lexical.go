@@ -746,6 +746,9 @@ type Index struct {
 	// norms are what ranking reads of each document, by document, in one
 	// array (not through the documents: a cache miss each at 100k files).
 	norms []docNorm
+	// pages are the documentation pages in several languages, which a
+	// ranking counts once (docNorm.page; groupVersions).
+	pages []pageVersions
 
 	// postings caches, per query term met, the documents that hold it (in
 	// any field) with the term's count in each field: built by one pass
@@ -786,6 +789,9 @@ type docNorm struct {
 	path, body, defs float64
 	role             fileRole
 	test             bool
+	// page is 1 + the index of the document's translated page in
+	// Index.pages, 0 when it has one version.
+	page int32
 }
 
 // posting is one term's documents (ascending, but for an index made from a
@@ -1110,6 +1116,8 @@ func newIndex(docs []*indexDoc) *Index {
 		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
 	}
 	ix.norms = make([]docNorm, len(docs))
+	pageOf, pages := groupVersions(docs)
+	ix.pages = pages
 	for i, d := range docs {
 		lp := float64(d.name.n) / ix.avgPath
 		lb := float64(d.content.n) / ix.avgBody
@@ -1119,6 +1127,9 @@ func newIndex(docs []*indexDoc) *Index {
 			body: bm25K1 * (1 - bm25B + bm25B*lb),
 			defs: bm25K1 * (1 - bm25BDefs + bm25BDefs*ld),
 			role: d.role, test: d.test,
+		}
+		if pageOf != nil {
+			ix.norms[i].page = pageOf[i]
 		}
 	}
 	return ix
@@ -1140,10 +1151,15 @@ type rankQuery struct {
 	// aboutTests keeps test files from being ranked down; explain lets
 	// docs rise (still below code).
 	aboutTests, explain bool
+	// lang is the request's language (query.Query.Lang): of a page in
+	// several languages, the version kept (otherVersion); every version
+	// is ranked when allVersions (a request about translations).
+	lang        string
+	allVersions bool
 }
 
 func newRankQuery(q *query.Query, aboutTests bool) rankQuery {
-	return rankQuery{terms: termsOf(q.Words), aboutTests: aboutTests, explain: q.Explain}
+	return rankQuery{terms: termsOf(q.Words), aboutTests: aboutTests, explain: q.Explain, lang: q.Lang, allVersions: q.Translations}
 }
 
 // termsOf returns the distinct term hashes of a query's words.
@@ -1279,6 +1295,9 @@ func (ix *Index) ranking(q rankQuery, limit int, keep func(path string) bool) *r
 	consider := func(j int) {
 		a := &cand[j]
 		if keep != nil && !keep(ix.docs[a.doc].path) {
+			return
+		}
+		if !q.allVersions && ix.norms[a.doc].page != 0 && ix.otherVersion(a.doc, q.lang) {
 			return
 		}
 		s := a.sp + a.sc + a.sd
