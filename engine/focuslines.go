@@ -258,8 +258,17 @@ func isTestDef(d index.Def) bool {
 // candidates for test tasks only.
 func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []gather.DefSpan, starts []int, tests []bool) {
 	testFile := lang.IsTest(rel)
-	for _, d := range ent.Defs {
-		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
+	for i, d := range ent.Defs {
+		if isFunc(d) && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+			// A function inside a small one is shown whole with it
+			// (treesitter.LargeBody): the small one competes instead, its
+			// own lines included.
+			if slices.ContainsFunc(ent.Defs, func(p index.Def) bool {
+				return p != ent.Defs[i] && isFunc(p) && p.Line <= d.Line && d.End <= p.End && p.End-p.Line+1 < treesitter.LargeBody
+			}) {
+				continue
+			}
 			spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
 			starts = append(starts, d.Line)
 			tests = append(tests, !testFile && isTestDef(d))
