@@ -97,14 +97,14 @@ func Parse(request string) *Query {
 	return q
 }
 
-// wordText returns request with the non-ASCII runes that are not part of
-// a word made spaces (full-width and curly punctuation: "：", "，", "“",
-// "”"), and a space between an ASCII word and a letter of a script other
-// than Latin, so the identifiers a request in Chinese or Japanese writes
-// are words of their own ("修复solve_dependencies：子依赖" names
+// wordText returns request with its non-ASCII punctuation and spaces
+// made spaces (full-width and curly punctuation: "：", "，", "“", "”"),
+// and a space between an ASCII word and a letter of a script other than
+// Latin, so the identifiers a request in Chinese or Japanese writes are
+// words of their own ("修复solve_dependencies：子依赖" names
 // solve_dependencies) and so are quoted ones (“parse_config”). Latin
-// letters (é, ß) and marks stay in their words. An ASCII request is
-// returned as is.
+// letters (é, ß), marks and symbols (an emoji) stay in their words, as
+// the scanner reads them. An ASCII request is returned as is.
 func wordText(request string) string {
 	ascii := true
 	for i := 0; i < len(request); i++ {
@@ -116,30 +116,21 @@ func wordText(request string) string {
 	if ascii {
 		return request
 	}
+	// other: a letter of a script other than Latin.
+	other := func(r rune) bool { return r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }
+	asciiWord := func(r rune) bool { return r < utf8.RuneSelf && IsIdentByte(byte(r)) }
 	var b strings.Builder
 	b.Grow(len(request) + 8)
-	prev := rune(' ')
+	prev := ' '
 	for _, r := range request {
-		word := r < utf8.RuneSelf && IsIdentByte(byte(r))
-		switch {
-		case r < utf8.RuneSelf:
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
-			r, word = ' ', false
-		case unicode.Is(unicode.Latin, r) || unicode.IsMark(r):
-			word = true
-		default: // a letter of another script
-			if prev < utf8.RuneSelf && IsIdentByte(byte(prev)) {
-				b.WriteByte(' ')
-			}
-			prev = r
-			b.WriteRune(r)
-			continue
+		if r >= utf8.RuneSelf && (unicode.IsPunct(r) || unicode.IsSpace(r)) {
+			r = ' '
 		}
-		if word && r < utf8.RuneSelf && prev >= utf8.RuneSelf && prev != ' ' && !unicode.Is(unicode.Latin, prev) && !unicode.IsMark(prev) {
+		if other(r) && asciiWord(prev) || asciiWord(r) && other(prev) {
 			b.WriteByte(' ')
 		}
-		prev = r
 		b.WriteRune(r)
+		prev = r
 	}
 	return b.String()
 }

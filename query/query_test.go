@@ -94,6 +94,7 @@ func TestWordText(t *testing.T) {
 		{"rename “parse_config” please", []string{"parse_config"}, []string{"rename", "parse_config"}},
 		{"the naïve café’s parseConfig", []string{"parseConfig"}, []string{"naïve", "café", "s", "parseConfig"}},
 		{"исправить parse_config（срочно）", []string{"parse_config"}, []string{"исправить", "parse_config", "срочно"}},
+		{"🔨 the translation fixer", nil, []string{"🔨", "translation", "fixer"}}, // symbols stay words, as files are read
 	}
 	for _, tt := range tests {
 		q := Parse(tt.request)
