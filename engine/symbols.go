@@ -41,6 +41,21 @@ type SymbolHit struct {
 	Text string `json:"text,omitempty"`
 }
 
+// String is the hit as the CLI and MCP print it: "def PATH:LINE-END
+// KIND SIGNATURE" for a definition (the kind left out when the
+// signature already starts with it: "const MaxSize = 10", not "const
+// const ..."), "ref PATH:LINE TEXT" for a reference.
+func (h SymbolHit) String() string {
+	if h.Kind == "" && h.Signature == "" && h.EndLine == 0 {
+		return fmt.Sprintf("ref %s:%d %s", h.Path, h.Line, h.Text)
+	}
+	sig := h.Signature
+	if first, _, _ := strings.Cut(sig, " "); first != h.Kind {
+		sig = strings.TrimSpace(h.Kind + " " + sig)
+	}
+	return fmt.Sprintf("def %s:%d-%d %s", h.Path, h.Line, h.EndLine, sig)
+}
+
 // SymbolResult lists a symbol's definitions and references.
 type SymbolResult struct {
 	Name        string      `json:"name"`
