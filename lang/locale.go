@@ -173,6 +173,17 @@ var languageNames = map[string]string{
 	"vietnamese": "vi",
 }
 
+// scriptTags are the scripts TextLocale counts, with the language each
+// stands for; Hiragana and Katakana (Japanese) come first, then Han.
+var scriptTags = [...]struct {
+	table *unicode.RangeTable
+	tag   string
+}{
+	{unicode.Hiragana, "ja"}, {unicode.Katakana, "ja"}, {unicode.Han, "zh"},
+	{unicode.Hangul, "ko"}, {unicode.Cyrillic, "ru"}, {unicode.Devanagari, "hi"},
+	{unicode.Arabic, "ar"}, {unicode.Hebrew, "he"}, {unicode.Thai, "th"}, {unicode.Greek, "el"},
+}
+
 // TextLocale returns the locale tag of the language a request is written in
 // or asks for, "" for English or when it cannot tell: a language's name
 // ("update the Japanese docs": "ja"), else the script most of its
@@ -188,8 +199,8 @@ func TextLocale(text string) string {
 		word.Reset()
 		return t
 	}
-	counts := map[string]int{}
-	kana, ukrainian := false, false
+	var counts [len(scriptTags)]int
+	ukrainian := false
 	for _, r := range text {
 		if r < 0x80 {
 			if isLower(byte(r)) || isUpper(byte(r)) {
@@ -204,41 +215,26 @@ func TextLocale(text string) string {
 		if t := flush(); t != "" {
 			return t
 		}
-		switch {
-		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
-			kana = true
-			counts["ja"]++
-		case unicode.Is(unicode.Han, r):
-			counts["zh"]++
-		case unicode.Is(unicode.Hangul, r):
-			counts["ko"]++
-		case unicode.Is(unicode.Cyrillic, r):
-			counts["ru"]++
-			ukrainian = ukrainian || strings.ContainsRune("іїєґІЇЄҐ", r)
-		case unicode.Is(unicode.Devanagari, r):
-			counts["hi"]++
-		case unicode.Is(unicode.Arabic, r):
-			counts["ar"]++
-		case unicode.Is(unicode.Hebrew, r):
-			counts["he"]++
-		case unicode.Is(unicode.Thai, r):
-			counts["th"]++
-		case unicode.Is(unicode.Greek, r):
-			counts["el"]++
+		for i, sc := range scriptTags {
+			if unicode.Is(sc.table, r) {
+				counts[i]++
+				ukrainian = ukrainian || sc.tag == "ru" && strings.ContainsRune("іїєґІЇЄҐ", r)
+				break
+			}
 		}
 	}
 	if t := flush(); t != "" {
 		return t
 	}
-	if kana {
+	if counts[0]+counts[1] > 0 {
 		// Japanese is written in kana and Han together.
-		counts["ja"] += counts["zh"]
-		delete(counts, "zh")
+		counts[0] += counts[1] + counts[2]
+		counts[1], counts[2] = 0, 0
 	}
 	best, n := "", 2
-	for _, t := range []string{"zh", "ja", "ko", "ru", "hi", "ar", "he", "th", "el"} {
-		if counts[t] > n {
-			best, n = t, counts[t]
+	for i, sc := range scriptTags {
+		if counts[i] > n {
+			best, n = sc.tag, counts[i]
 		}
 	}
 	if best == "ru" && ukrainian {
