@@ -1230,6 +1230,10 @@ func (r *ranking) match(i int) ctxd.LexicalMatch {
 	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: d.role.String(), Prior: priors[d.role]}
 }
 
+// isDoc reports whether hits[i] is documentation, a changelog or
+// repository meta: text about the code, not code.
+func (r *ranking) isDoc(i int) bool { return isDocRole(r.ix.docs[r.docs[i]].role) }
+
 // find returns the index of the document of path (docs are sorted by
 // path).
 func (ix *Index) find(path string) (int, bool) {

@@ -29,6 +29,9 @@ type pageVersions struct {
 func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 	byPage := map[string]int32{} // page -> 1 + index in pages
 	for i, d := range docs {
+		if !isDocRole(d.role) {
+			continue
+		}
 		tag, page := lang.Locale(d.path)
 		if tag == "" {
 			continue
@@ -48,6 +51,9 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 	}
 	// The untagged originals (README.md beside README.zh-CN.md).
 	for i, d := range docs {
+		if !isDocRole(d.role) {
+			continue
+		}
 		if k := byPage[d.path]; k > 0 {
 			if tag, _ := lang.Locale(d.path); tag == "" {
 				p := &pages[k-1]
@@ -80,6 +86,11 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 	}
 	return of, pages
 }
+
+// isDocRole reports the roles of text about the code: documentation,
+// changelogs, repository meta. Only they are grouped by language (the walk
+// of 100k files asks Locale of a few thousand).
+func isDocRole(r fileRole) bool { return r == roleDoc || r == roleChangelog || r == roleMeta }
 
 // otherVersion reports whether document d is a version of a translated
 // page that a request in language want (a locale tag, "" for English) does
