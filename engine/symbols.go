@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -160,7 +160,7 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	if buf, ok := e.Buffer(rel); ok {
 		return []byte(buf), true
 	}
-	abs, _, err := gather.Resolve(e.root, rel)
+	abs, _, err := tree.Resolve(e.root, rel)
 	if err != nil {
 		return nil, false
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // This file is the one place the MCP tools call the engine: each tool
@@ -22,7 +22,7 @@ var stages = map[string]string{
 }
 
 func (s *Server) prompt(ctx context.Context, in BuildContextIn, step func(string)) (*ctxd.Envelope, error) {
-	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: in.Format, RefuseSecretFiles: !s.allowSecretFiles}
+	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: ctxd.Format(in.Format), RefuseSecretFiles: !s.allowSecretFiles}
 	if in.Budget > 0 {
 		req.TokenBudget = &engine.BudgetRequest{Context: in.Budget}
 	}
@@ -38,7 +38,7 @@ func (s *Server) prompt(ctx context.Context, in BuildContextIn, step func(string
 
 // inRoot refuses a path that resolves outside the workspace root.
 func (s *Server) inRoot(p string) error {
-	_, _, err := gather.Resolve(s.eng.Root(), p)
+	_, _, err := tree.Resolve(s.eng.Root(), p)
 	return err
 }
 

@@ -28,16 +28,16 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Formats of the packed document: the prompt formats (ctxd.FormatMarkdown,
 // ctxd.FormatXML) and JSON.
-const FormatJSON = "json"
+const FormatJSON ctxd.Format = "json"
 
 // DefaultEncoding counts the tokens unless Options.Encoding says otherwise.
 const DefaultEncoding = tokens.O200kBase
@@ -143,11 +143,11 @@ type Result struct {
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
 	// NotText names the files left out because they cannot be packed as
-	// text, with the reason (gather.SkipBinary, SkipTooBig, SkipRead),
+	// text, with the reason (tree.SkipBinary, SkipTooBig, SkipRead),
 	// path order.
 	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
-	// gather.IsSecret) left out, path order; an Include naming one packs
+	// tree.IsSecret) left out, path order; an Include naming one packs
 	// it.
 	Secret []string `json:"secret_files,omitempty"`
 	// Warnings are for the person who asked: an Include that matched no
@@ -173,8 +173,8 @@ func (r *Result) wholePack() *Result {
 // in format (markdown or xml), the files in path order and none cut in
 // two; the first part carries the summary and the directory structure.
 // A file that cannot fit in a part alone is an error naming it.
-func (r *Result) Split(max int, format string) ([]*Result, error) {
-	format, err := ParseFormat(format)
+func (r *Result) Split(max int, format ctxd.Format) ([]*Result, error) {
+	format, err := ParseFormat(string(format))
 	if err != nil {
 		return nil, err
 	}
@@ -285,15 +285,10 @@ type countVal struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
 
-// Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
-// workers.
-func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, error) {
-	return PackCached(ctx, ws, opts, nil)
-}
-
-// PackCached is Pack with counts (and compressed views) remembered in
-// cache between calls.
-func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *Cache) (*Result, error) {
+// PackCached reads the workspace's files and counts their tokens, on
+// GOMAXPROCS workers, with counts (and compressed views) remembered in
+// cache between calls (nil: none).
+func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) (*Result, error) {
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
 			return nil, fmt.Errorf("pack: bad glob %q: %w", g, ctxd.ErrInvalidParams)
@@ -354,7 +349,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	var secretFiles []string
 	var unpacked []Excluded
 	other := func(rel, why string) bool {
-		if why != gather.SkipSecret {
+		if why != tree.SkipSecret {
 			// Binary, over the size cap or unreadable: named, so a pack
 			// never leaves a file out silently.
 			x := Excluded{Path: rel, Reason: why}
@@ -551,7 +546,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	return r, nil
 }
 
-// kindOf says what a file is: a test (gather.IsTestFile), generated code
+// kindOf says what a file is: a test (tree.IsTestFile), generated code
 // (a generator's header near the top, or a generated-file name), docs
 // (Markdown, reStructuredText, AsciiDoc, text), data (JSON, YAML, TOML,
 // XML, CSV) or source.
@@ -560,7 +555,7 @@ func kindOf(rel, text string) string {
 	switch {
 	case lang.IsTest(rel):
 		return KindTest
-	case gather.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
+	case lang.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
 		return KindGenerated
 	}
 	switch path.Ext(base) {
@@ -659,8 +654,8 @@ func underPath(sub string) string {
 
 // ParseFormat accepts a prompt format (ctxd.ParseFormat: markdown, md,
 // xml) or json.
-func ParseFormat(s string) (string, error) {
-	if strings.EqualFold(strings.TrimSpace(s), FormatJSON) {
+func ParseFormat(s string) (ctxd.Format, error) {
+	if strings.EqualFold(strings.TrimSpace(s), string(FormatJSON)) {
 		return FormatJSON, nil
 	}
 	if f, err := ctxd.ParseFormat(s); err == nil {
@@ -670,8 +665,8 @@ func ParseFormat(s string) (string, error) {
 }
 
 // Write renders the pack in a format.
-func (r *Result) Write(w io.Writer, format string) error {
-	format, err := ParseFormat(format)
+func (r *Result) Write(w io.Writer, format ctxd.Format) error {
+	format, err := ParseFormat(string(format))
 	if err != nil {
 		return err
 	}
