@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -259,14 +260,28 @@ func isTestDef(d index.Def) bool {
 func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool) {
 	testFile := lang.IsTest(rel)
 	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
-	for i, d := range ent.Defs {
+	// The functions under treesitter.LargeBody lines, by first line: a
+	// function inside one of them is shown whole with it, so that one
+	// competes instead, its own lines included.
+	var small []index.Def
+	for _, d := range ent.Defs {
+		if isFunc(d) && d.End-d.Line+1 < treesitter.LargeBody {
+			small = append(small, d)
+		}
+	}
+	slices.SortFunc(small, func(a, b index.Def) int { return a.Line - b.Line })
+	inSmall := func(d index.Def) bool {
+		// Those that start at most LargeBody lines before d, not after it.
+		for k := sort.Search(len(small), func(k int) bool { return small[k].Line > d.Line }) - 1; k >= 0 && small[k].Line > d.Line-treesitter.LargeBody; k-- {
+			if p := small[k]; p != d && d.End <= p.End {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range ent.Defs {
 		if isFunc(d) && d.End > d.Line && d.End-d.Line <= focusMaxLines {
-			// A function inside a small one is shown whole with it
-			// (treesitter.LargeBody): the small one competes instead, its
-			// own lines included.
-			if slices.ContainsFunc(ent.Defs, func(p index.Def) bool {
-				return p != ent.Defs[i] && isFunc(p) && p.Line <= d.Line && d.End <= p.End && p.End-p.Line+1 < treesitter.LargeBody
-			}) {
+			if inSmall(d) {
 				continue
 			}
 			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
