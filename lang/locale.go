@@ -54,6 +54,11 @@ func setOf(words string) map[string]bool {
 // a script (four letters) and a region (two letters or three digits),
 // separated by "-" or "_".
 func Tag(s string) string {
+	// Most names are not tags: two letters, then the end or a separator.
+	letter := func(c byte) bool { return isLower(c) || isUpper(c) }
+	if len(s) < 2 || !letter(s[0]) || !letter(s[1]) || len(s) > 2 && s[2] != '-' && s[2] != '_' {
+		return ""
+	}
 	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' })
 	if len(parts) == 0 || len(parts) > 3 || strings.Count(s, "-")+strings.Count(s, "_") != len(parts)-1 || !languages[parts[0]] {
 		return ""
