@@ -195,30 +195,30 @@ func (t *turnTotals) add(r turnRow) {
 	t.passTok += r.passTok
 	t.signals += r.signals
 	t.visible += r.visible
-	if t.kinds == nil {
-		t.kinds = map[string][2]int{}
-	}
-	for k, v := range r.kinds {
-		c := t.kinds[k]
-		t.kinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
-	}
+	t.kinds = addKinds(t.kinds, r.kinds)
 	t.recovered += r.recovered
 	t.dSignals += r.dSignals
 	t.dVisible += r.dVisible
 	t.dRecovered += r.dRecovered
-	if t.dKinds == nil {
-		t.dKinds = map[string][2]int{}
-	}
-	for k, v := range r.dKinds {
-		c := t.dKinds[k]
-		t.dKinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
-	}
+	t.dKinds = addKinds(t.dKinds, r.dKinds)
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
 	t.pairs += r.pairs
 	t.latest += r.latest
 	t.maxRatio = max(t.maxRatio, r.ratio(0), r.ratio(1))
+}
+
+// addKinds adds src's counts by kind (total, visible) to dst.
+func addKinds(dst, src map[string][2]int) map[string][2]int {
+	if dst == nil {
+		dst = map[string][2]int{}
+	}
+	for k, v := range src {
+		c := dst[k]
+		dst[k] = [2]int{c[0] + v[0], c[1] + v[1]}
+	}
+	return dst
 }
 
 // replayTurns sends a session's requests through a proxy, one turn at a

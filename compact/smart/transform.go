@@ -383,6 +383,37 @@ const (
 	maskLocationsBytes = 8000
 )
 
+// locationsByFile lists locs by file within about limit bytes: each
+// file's path once, then its line numbers ("a.py:3,17,40"), files in
+// first-seen order; more counts those left out.
+func locationsByFile(locs []string, limit int) (list []string, more int) {
+	var order []string
+	byPath := map[string][]string{}
+	rest := limit
+	for _, loc := range locs {
+		c := strings.LastIndexByte(loc, ':')
+		path, line := loc[:c], loc[c+1:]
+		_, listed := byPath[path]
+		cost := len(line) + 1
+		if !listed {
+			cost = len(loc) + 1
+		}
+		if cost > rest {
+			more++
+			continue
+		}
+		rest -= cost
+		if !listed {
+			order = append(order, path)
+		}
+		byPath[path] = append(byPath[path], line)
+	}
+	for _, path := range order {
+		list = append(list, path+":"+strings.Join(byPath[path], ","))
+	}
+	return list, more
+}
+
 // maskedView is a masked output as the model reads it: its first head
 // and last tail lines, a reference to the whole, then every critical
 // line of the rest verbatim with its line number (error and failure
@@ -436,27 +467,28 @@ func maskedView(text, hash string, head, tail int, rt request.Retrieval) (string
 		shown[l] = true
 		kept = append(kept, i)
 	}
-	// The locations of the lines not shown, each once.
-	var locs []string
-	more := 0
+	// The locations of the lines not shown, each once, in order; when
+	// they are over maskLocationsBytes, listed by file ("a.py:3,17,40
+	// b.py:9": the path once, then its line numbers, files in first-seen
+	// order) so a long list of hits keeps more of them in the bound.
+	var all []string
 	seen := map[string]bool{}
-	rest = maskLocationsBytes
+	size := 0
 	for i := h; i < n-t; i++ {
 		if shown[lines[i]] {
 			continue
 		}
 		for _, loc := range locations(strings.TrimSpace(lines[i]), nil) {
-			if seen[loc] {
-				continue
+			if !seen[loc] {
+				seen[loc] = true
+				all = append(all, loc)
+				size += len(loc) + 1
 			}
-			seen[loc] = true
-			if len(loc)+1 > rest {
-				more++
-				continue
-			}
-			rest -= len(loc) + 1
-			locs = append(locs, loc)
 		}
+	}
+	locs, more := all, 0
+	if size > maskLocationsBytes {
+		locs, more = locationsByFile(all, maskLocationsBytes)
 	}
 	detail := "omitted=" + request.RangeText(h+1, n-t) + " (masked"
 	if len(kept) > 0 {

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -194,7 +195,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			queue = append(queue, string(b))
 		}
 	}
-	text := signal.Normalized(outText.String())
+	text := signal.Normalized(outText.String() + listedLocations(outText.String()))
 	for i, it := range in.Items {
 		for _, s := range it.Segments {
 			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
@@ -238,6 +239,23 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	return st
+}
+
+// locationList is a file's locations listed compactly, as masked views
+// list them: "a.py:3,17,40".
+var locationList = regexp.MustCompile(`([A-Za-z0-9_./\\@+-]+):([0-9]+(?:,[0-9]+)+)`)
+
+// listedLocations spells out, one a line, the locations a text lists
+// compactly after the first of each list ("a.py:3,17,40" lists a.py:17
+// and a.py:40 too): the model reads them, so they are visible.
+func listedLocations(text string) string {
+	var sb strings.Builder
+	for _, m := range locationList.FindAllStringSubmatch(text, -1) {
+		for _, n := range strings.Split(m[2], ",")[1:] {
+			sb.WriteString("\n" + m[1] + ":" + n)
+		}
+	}
+	return sb.String()
 }
 
 // add counts one distinct signal against the rewritten request's text

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/compact/request"
@@ -98,5 +100,32 @@ func TestViewCommand(t *testing.T) {
 	}
 	if !slices.Equal(splitShell(`a "b|c" | d`), []string{`a "b|c" `, " d"}) {
 		t.Errorf("splitShell: %q", splitShell(`a "b|c" | d`))
+	}
+}
+
+// A location list ("a.py:3,17,40", as masked views write them) makes
+// each of its locations visible.
+func TestListedLocationsVisible(t *testing.T) {
+	body, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{
+		map[string]any{"role": "user", "content": "where is parse called?"},
+		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"command":"grep -n parse units/*.py"}`}}}},
+		map[string]any{"role": "tool", "tool_call_id": "c1", "content": "units/core.py:3:def parse(s):\nunits/core.py:17:    parse(x)\nunits/core.py:40:    parse(y)\nunits/io.py:9:    parse(z)\n"},
+	}})
+	masked := strings.Replace(string(body), `units/core.py:3:def parse(s):\nunits/core.py:17:    parse(x)\nunits/core.py:40:    parse(y)\nunits/io.py:9:    parse(z)\n`, `locations: units/core.py:3,17 units/io.py:9`, 1)
+	in, err := request.Parse(body, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := request.Parse([]byte(masked), request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := CheckSignals(in, out, func(string) ([]byte, error) { return nil, errors.New("no store") }, "test")
+	want := []string{"location: units/core.py:3", "location: units/core.py:17", "location: units/core.py:40", "location: units/io.py:9"}
+	if !slices.Equal(st.Distinct.Counted, want) {
+		t.Fatalf("counted %q, want %q", st.Distinct.Counted, want)
+	}
+	if st.Distinct.Visible != 3 || !slices.Equal(st.Distinct.Hidden, nil) || st.Distinct.Recovered != 3 {
+		t.Errorf("visible %d, recovered %d of %d (hidden %q); want 3 (units/core.py:40 is not listed)", st.Distinct.Visible, st.Distinct.Recovered, st.Distinct.Total, st.Distinct.Hidden)
 	}
 }
