@@ -36,7 +36,7 @@ func PackPath(dir, session string) string {
 
 // pack returns the index of the session's pack; the caller holds s.packMu.
 func (s *Store) packOf(session string) *pack {
-	p := filepath.Join(s.dir, scopeName(session), PackName)
+	p := PackPath(s.dir, session)
 	pk, ok := s.packs[p]
 	if !ok {
 		pk = &pack{path: p, recs: map[string][]packRecord{}, verified: map[string]stamp{}}

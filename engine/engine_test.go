@@ -395,7 +395,7 @@ func TestPromptFitsWholeBudget(t *testing.T) {
 	testutil.WriteFiles(t, dir, relevanceRepo)
 	testutil.GitCommitAll(t, dir)
 	e := newEngine(t, dir)
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain the whole app", Format: format, TokenBudget: &BudgetRequest{Total: 1500}}, nil)
 		if err != nil {
 			t.Fatal(err)

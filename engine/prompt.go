@@ -30,7 +30,7 @@ type PromptRequest struct {
 	OpenFiles     []ctxd.OpenFile `json:"open_files,omitempty"`
 	Patterns      []string        `json:"patterns,omitempty"`
 	MaxFiles      int             `json:"max_files,omitempty"`
-	Format        string          `json:"format,omitempty"`
+	Format        ctxd.Format     `json:"format,omitempty"`
 	SessionID     string          `json:"session_id,omitempty"`
 	Tools         []ctxd.Tool     `json:"tools,omitempty"`
 	// RefuseSecretFiles: a secret file named in OpenFiles or Patterns is
@@ -292,7 +292,7 @@ type settings struct {
 	model    ctxd.Model
 	counter  tokens.Counter
 	budget   ctxd.Budget
-	format   string
+	format   ctxd.Format
 	warnings []string
 }
 
@@ -303,7 +303,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	if format == "" {
 		format = e.cfg.Format
 	}
-	format, err := ctxd.ParseFormat(format)
+	format, err := ctxd.ParseFormat(string(format))
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}

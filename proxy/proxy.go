@@ -72,7 +72,7 @@ type Options struct {
 	// Mode is optimize (the default), shadow or exact.
 	Mode smart.Mode
 	// Flow is the request flow (optimizer and artifact store); see
-	// NewFlow.
+	// NewFlowWith.
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
 	// (context window, budget, max tool output, masking); Session, Mode

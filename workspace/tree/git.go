@@ -36,7 +36,7 @@ const (
 	gitTimeout       = 10 * time.Second // per git CLI command and per log walk
 	maxDiffBytes     = 32 << 10         // the diff chunk is cut here
 	maxCommitFiles   = 50               // files listed per commit
-	MaxUntrackedList = 100              // untracked names listed
+	maxUntrackedList = 100              // untracked names listed
 	objectCacheSize  = 32 * cache.MiByte
 )
 
@@ -159,20 +159,6 @@ func (h *repoHandle) toRoot(p string) (string, bool) {
 		return p, true
 	}
 	return strings.CutPrefix(p, h.prefix+"/")
-}
-
-// GitLog returns the last n commits reachable from HEAD of the repository
-// holding root, newest first (by committer time, as git log), with the
-// files each changed. It opens the repository with go-git (kept
-// descriptors, object LRU) and closes it before returning. A root outside
-// any repository has no commits and no error.
-func GitLog(ctx context.Context, root string, n int) ([]Commit, error) {
-	h, err := openRepo(root)
-	if err != nil || h == nil {
-		return nil, err
-	}
-	defer h.close()
-	return h.log(ctx, n)
 }
 
 // log walks the last n commits.
@@ -751,7 +737,7 @@ func FormatDiff(d *Diff) string {
 	if len(untracked) > 0 {
 		b.WriteString("Untracked files:\n")
 		for i, u := range untracked {
-			if i == MaxUntrackedList {
+			if i == maxUntrackedList {
 				fmt.Fprintf(&b, "  … %d more\n", len(untracked)-i)
 				break
 			}
@@ -759,7 +745,7 @@ func FormatDiff(d *Diff) string {
 		}
 	}
 	if d.SecretsLeftOut > 0 {
-		fmt.Fprintf(&b, "(%s left out)\n", Plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
+		fmt.Fprintf(&b, "(%s left out)\n", plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
 	}
 	return b.String()
 }
