@@ -22,7 +22,7 @@ import (
 // packed packs ws with opts, failing the test on an error.
 func packed(t *testing.T, ws *tree.Tree, opts Options) *Result {
 	t.Helper()
-	r, err := Pack(t.Context(), ws, opts)
+	r, err := PackCached(t.Context(), ws, opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPack(t *testing.T) {
 		}
 	}
 
-	r, err = Pack(t.Context(), ws, Options{Include: []string{"a/b/y.go"}})
+	r, err = PackCached(t.Context(), ws, Options{Include: []string{"a/b/y.go"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +126,14 @@ func TestPack(t *testing.T) {
 		t.Errorf("tree:\n%s", b.String())
 	}
 
-	if _, err := Pack(t.Context(), ws, Options{Include: []string{"a/[b"}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+	if _, err := PackCached(t.Context(), ws, Options{Include: []string{"a/[b"}}, nil); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad glob: %v", err)
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad format: %v", err)
 	}
 	// The prompt formats and json, by one table.
-	for in, want := range map[string]string{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
+	for in, want := range map[string]ctxd.Format{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
@@ -598,9 +598,9 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		t.Run(format, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(string(format), func(t *testing.T) {
+			r, err := PackCached(t.Context(), ws, Options{Exclude: []string{"big"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

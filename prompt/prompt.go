@@ -105,7 +105,7 @@ func Build(env *ctxd.Envelope, asksChange bool) string {
 
 // Request renders the request and the task instructions; asksChange says
 // the request asks for a change, so the instructions do not forbid code.
-func Request(request string, task ctxd.TaskType, asksChange bool, format string) string {
+func Request(request string, task ctxd.TaskType, asksChange bool, format ctxd.Format) string {
 	instr := instructions(task, asksChange)
 	if format == ctxd.FormatXML {
 		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + xmlText(instr, "instructions") + "\n</instructions>\n"
@@ -115,7 +115,7 @@ func Request(request string, task ctxd.TaskType, asksChange bool, format string)
 
 // Section renders one chunk as it appears in the prompt. Its token count is
 // the chunk's cost against the context budget.
-func Section(c ctxd.Chunk, format string) string {
+func Section(c ctxd.Chunk, format ctxd.Format) string {
 	if format == ctxd.FormatXML {
 		return xmlSection(c)
 	}
@@ -126,7 +126,7 @@ func Section(c ctxd.Chunk, format string) string {
 // AppendSection appends Section(c, format) to dst and returns the
 // extended buffer. The fitter renders every candidate view of every chunk
 // only to count it: a buffer it reuses spares a new string each time.
-func AppendSection(dst []byte, c ctxd.Chunk, format string) []byte {
+func AppendSection(dst []byte, c ctxd.Chunk, format ctxd.Format) []byte {
 	if format == ctxd.FormatXML {
 		return append(dst, xmlSection(c)...)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
@@ -80,7 +81,7 @@ func BenchmarkProxyLatency(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			base := up.srv.URL
 			if c.via {
-				flow, err := proxy.NewFlow(filepath.Join(b.TempDir(), "state"), -1, nil)
+				flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: filepath.Join(b.TempDir(), "state")}, -1)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -105,7 +105,7 @@ func TestEncodeRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Encode(&tt.cp)
+			_, err := encodeFile(&tt.cp)
 			if err == nil || !errors.Is(err, ctxd.ErrInvalidParams) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Encode: got %v, want an invalid-params error about %s", err, tt.want)
 			}

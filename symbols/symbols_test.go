@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
@@ -396,33 +395,6 @@ func flip(b []byte, i int) []byte {
 	c := append([]byte(nil), b...)
 	c[i] ^= 0xff
 	return c
-}
-
-// TestTableReferences builds reference edges from the index: a file that
-// uses a name another file defines links to it, across languages never.
-func TestTableReferences(t *testing.T) {
-	files := map[string]string{
-		"handler.go": "package a\n\nfunc handle() { parseRequest(); shared() }\n",
-		"parse.go":   "package a\n\nfunc parseRequest() {}\n",
-		"other.go":   "package a\n\nfunc unrelated() {}\n",
-		"shared.py":  "def shared():\n    pass\n",
-	}
-	_, read := writeTree(t, files)
-	paths := []string{"handler.go", "other.go", "parse.go", "shared.py"}
-	es, err := New().Update(t.Context(), paths, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := NewTable(es)
-	type edge struct{ from, to string }
-	var got []edge
-	graph.References(tab, graph.RefOptions{}).Edges(func(from, to int32, w float32) {
-		got = append(got, edge{paths[from], paths[to]})
-	})
-	want := []edge{{"handler.go", "parse.go"}}
-	if d := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); d != "" {
-		t.Errorf("edges (-want +got):\n%s", d)
-	}
 }
 
 func TestFold(t *testing.T) {

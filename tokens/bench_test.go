@@ -180,10 +180,10 @@ func BenchmarkTruncateMiddle(b *testing.B) {
 				c := Counter(uncached)
 				if cache == "warm" {
 					c = shared
-					TruncateMiddle(c, text, max)
+					truncateMiddle(c, text, max)
 				}
 				b.Run(fmt.Sprintf("input=%s/max=%d/cache=%s", name, max, cache), func(b *testing.B) {
-					loopCPU(b, 0, func() { TruncateMiddle(c, text, max) })
+					loopCPU(b, 0, func() { truncateMiddle(c, text, max) })
 				})
 			}
 		}

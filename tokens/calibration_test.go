@@ -116,15 +116,6 @@ func fitFamily(family string, samples []calibrationSample) estimatorParams {
 	return best
 }
 
-func estimatorFamilies() []string {
-	fams := make([]string, 0, len(estimators))
-	for f := range estimators {
-		fams = append(fams, f)
-	}
-	sort.Strings(fams)
-	return fams
-}
-
 // TestCalibration refits every estimator family from the checked-in
 // calibration counts and checks the table in calibration_gen.go is that
 // fit, and that no sample is under-counted. With -update it rewrites the

@@ -209,20 +209,15 @@ func budget(ctx context.Context, lang string, total time.Duration) func() timeLe
 // usable, its views are not.
 var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
 
-// analyzeCached parses and analyzes src, or returns the cached analysis.
-// With syntax errors it returns the analysis and an error wrapping both
-// errSyntax and ErrUnsupported.
-func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
-	return analyzeLeaves(ctx, lang, src, sumOf(src), left, nil, nil)
-}
-
-// analyzeStored is analyzeCached that also looks in store (when not nil)
-// before parsing, and puts what it parses there.
+// analyzeStored parses and analyzes src, or returns the cached analysis,
+// also looking in store (when not nil) before parsing and putting what it
+// parses there. With syntax errors it returns the analysis and an error
+// wrapping both errSyntax and ErrUnsupported.
 func analyzeStored(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, store *Store) (*analysis, error) {
 	return analyzeLeaves(ctx, lang, src, sum, left, nil, store)
 }
 
-// analyzeLeaves is analyzeCached that also reports the named leaves of the
+// analyzeLeaves is analyzeStored that also reports the named leaves of the
 // whole tree to leaf (when not nil), from the same parse; with leaf set
 // it always parses (the leaves are not cached), and caches the analysis
 // for the views that follow.

@@ -72,7 +72,7 @@ func BenchmarkGitLog(b *testing.B) {
 	})
 	b.Run("open=keep+lru", func(b *testing.B) {
 		for b.Loop() {
-			cs, err := GitLog(b.Context(), root, 5)
+			cs, err := gitLog(b.Context(), root, 5)
 			if err != nil || len(cs) != 5 {
 				b.Fatal(err, len(cs))
 			}
@@ -180,7 +180,7 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 	})
 	b.Run("log=keep+lru", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := GitLog(b.Context(), root, 5); err != nil {
+			if _, err := gitLog(b.Context(), root, 5); err != nil {
 				b.Fatal(err)
 			}
 		}
