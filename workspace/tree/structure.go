@@ -119,14 +119,14 @@ func Structure(paths []string, depth int) string {
 }
 
 func counts(files, dirs int) string {
-	s := Plural(files, "file", "files")
+	s := plural(files, "file", "files")
 	if dirs > 0 {
-		s += ", " + Plural(dirs, "dir", "dirs")
+		s += ", " + plural(dirs, "dir", "dirs")
 	}
 	return s
 }
 
-func Plural(n int, one, many string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
