@@ -90,25 +90,7 @@ func BenchmarkGitLog(b *testing.B) {
 			}
 		}
 	})
-	b.Run("diff=cli", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := GitDiff(b.Context(), root, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("diff=go-git", func(b *testing.B) {
-		h, err := openRepo(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer h.close()
-		for b.Loop() {
-			if _, err := h.goGitDiff(nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	benchDiffs(b, root, "diff=")
 }
 
 // BenchmarkRank ranks a request over the GOROOT index (warm).
@@ -147,25 +129,7 @@ func BenchmarkRankOverlay(b *testing.B) {
 //	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
 func BenchmarkGitDiffRepo(b *testing.B) {
 	root := testutil.Env(b, "CTXD_BENCH_GIT_REPO", "")
-	b.Run("cli", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := GitDiff(b.Context(), root, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("go-git", func(b *testing.B) {
-		h, err := openRepo(root)
-		if err != nil || h == nil {
-			b.Fatal(err)
-		}
-		defer h.close()
-		for b.Loop() {
-			if _, err := h.goGitDiff(nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	benchDiffs(b, root, "")
 	b.Run("log=plain", func(b *testing.B) {
 		for b.Loop() {
 			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
@@ -181,6 +145,30 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 	b.Run("log=keep+lru", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := gitLog(b.Context(), root, 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchDiffs runs the uncommitted-changes sub-benchmarks of the repository
+// at root, by the CLI and by go-git, their names prefixed with prefix.
+func benchDiffs(b *testing.B, root, prefix string) {
+	b.Run(prefix+"cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitDiff(b.Context(), root, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(prefix+"go-git", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil || h == nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if _, err := h.goGitDiff(nil); err != nil {
 				b.Fatal(err)
 			}
 		}
