@@ -58,26 +58,7 @@ func gitBenchRepo(b *testing.B) string {
 //	go test -run '^$' -bench GitLog -count 5 ./gather
 func BenchmarkGitLog(b *testing.B) {
 	root := gitBenchRepo(b)
-	b.Run("open=plain", func(b *testing.B) {
-		for b.Loop() {
-			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := &repoHandle{repo: repo, top: root}
-			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
-				b.Fatal(err, len(cs))
-			}
-		}
-	})
-	b.Run("open=keep+lru", func(b *testing.B) {
-		for b.Loop() {
-			cs, err := gitLog(b.Context(), root, 5)
-			if err != nil || len(cs) != 5 {
-				b.Fatal(err, len(cs))
-			}
-		}
-	})
+	benchLogs(b, root, "open=", true)
 	b.Run("cached-handle", func(b *testing.B) {
 		h, err := openRepo(root)
 		if err != nil {
@@ -130,23 +111,34 @@ func BenchmarkRankOverlay(b *testing.B) {
 func BenchmarkGitDiffRepo(b *testing.B) {
 	root := testutil.Env(b, "CTXD_BENCH_GIT_REPO", "")
 	benchDiffs(b, root, "")
-	b.Run("log=plain", func(b *testing.B) {
+	benchLogs(b, root, "log=", false)
+}
+
+// benchLogs runs the sub-benchmarks that read the newest five commits of
+// the repository at root, opening it every time ("plain") and through the
+// kept handle ("keep+lru"), their names prefixed with prefix; full asks
+// for five commits back.
+func benchLogs(b *testing.B, root, prefix string, full bool) {
+	check := func(b *testing.B, cs []Commit, err error) {
+		if err != nil || full && len(cs) != 5 {
+			b.Fatal(err, len(cs))
+		}
+	}
+	b.Run(prefix+"plain", func(b *testing.B) {
 		for b.Loop() {
 			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			h := &repoHandle{repo: repo, top: root}
-			if _, err := h.log(b.Context(), 5); err != nil {
-				b.Fatal(err)
-			}
+			cs, err := h.log(b.Context(), 5)
+			check(b, cs, err)
 		}
 	})
-	b.Run("log=keep+lru", func(b *testing.B) {
+	b.Run(prefix+"keep+lru", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := gitLog(b.Context(), root, 5); err != nil {
-				b.Fatal(err)
-			}
+			cs, err := gitLog(b.Context(), root, 5)
+			check(b, cs, err)
 		}
 	})
 }
