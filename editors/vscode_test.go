@@ -50,7 +50,7 @@ func TestVSCode(t *testing.T) {
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no compiled tests in out/test (%v)", err)
 		}
-		out := run(t, dir, env, 10*time.Minute, node, append([]string{"--test", "--test-timeout=60000"}, files...)...)
+		out := run(t, dir, env, 10*time.Minute, node, append([]string{"--test", "--test-timeout=300000"}, files...)...)
 		if !strings.Contains(out, "# fail 0") || strings.Contains(out, "# pass 0\n") {
 			t.Fatalf("node --test did not pass cleanly:\n%s", out)
 		}
