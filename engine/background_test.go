@@ -49,15 +49,36 @@ var analysisRequests = []PromptRequest{
 	{UserRequest: "write tests for the drain steps of Server1", TaskType: "test", TokenBudget: &BudgetRequest{Total: 6000}, Format: "xml"},
 }
 
-// envelopes runs analysisRequests on an engine for dir with state, after
-// its background analysis when analyse is set, and returns the envelopes
-// as JSON, without what differs between runs (session ids, times).
-func envelopes(t *testing.T, dir, state string, analyse bool) []string {
+// watchingEngine opens an engine for dir with state that follows the
+// workspace (as the daemon does); the caller closes it.
+func watchingEngine(t *testing.T, dir, state string) *Engine {
 	t.Helper()
 	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// afterFiles returns a channel closed once e's background analysis has
+// analysed n files.
+func afterFiles(e *Engine, n int64) <-chan struct{} {
+	started := make(chan struct{})
+	var files atomic.Int64
+	e.bg.SetAfterFile(func() {
+		if files.Add(1) == n {
+			close(started)
+		}
+	})
+	return started
+}
+
+// envelopes runs analysisRequests on an engine for dir with state, after
+// its background analysis when analyse is set, and returns the envelopes
+// as JSON, without what differs between runs (session ids, times).
+func envelopes(t *testing.T, dir, state string, analyse bool) []string {
+	t.Helper()
+	e := watchingEngine(t, dir, state)
 	defer e.Close()
 	if analyse {
 		e.StartAnalysis()
@@ -172,18 +193,9 @@ func TestAnalysisSameEnvelope(t *testing.T) {
 func TestAnalysisPausesForRequests(t *testing.T) {
 	dir := analysisRepo(t, 40)
 	state := stateWithIndex(t)
-	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := watchingEngine(t, dir, state)
 	defer e.Close()
-	started := make(chan struct{})
-	var files atomic.Int64
-	e.bg.SetAfterFile(func() {
-		if files.Add(1) == 3 {
-			close(started)
-		}
-	})
+	started := afterFiles(e, 3)
 	e.StartAnalysis()
 	select {
 	case <-started:
@@ -215,17 +227,8 @@ func TestAnalysisPausesForRequests(t *testing.T) {
 func TestAnalysisStopsOnClose(t *testing.T) {
 	dir := analysisRepo(t, 40)
 	state := stateWithIndex(t)
-	e, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	started := make(chan struct{})
-	var files atomic.Int64
-	e.bg.SetAfterFile(func() {
-		if files.Add(1) == 2 {
-			close(started)
-		}
-	})
+	e := watchingEngine(t, dir, state)
+	started := afterFiles(e, 2)
 	e.StartAnalysis()
 	<-started
 	if err := e.Close(); err != nil {
@@ -240,10 +243,7 @@ func TestAnalysisStopsOnClose(t *testing.T) {
 		t.Errorf("analysis reported done after being stopped: %+v", st)
 	}
 	// A new engine on the same state works and finishes the analysis.
-	e2, err := New(dir, Options{Config: config.Default(), StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2 := watchingEngine(t, dir, state)
 	defer e2.Close()
 	e2.StartAnalysis()
 	waitAnalysis(t, e2)
@@ -309,10 +309,7 @@ func TestMakeRoom(t *testing.T) {
 // change is not analysed again.
 func TestAnalysisFollowsChanges(t *testing.T) {
 	dir := analysisRepo(t, 3)
-	e, err := New(dir, Options{Config: config.Default(), StateDir: stateWithIndex(t), Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := watchingEngine(t, dir, stateWithIndex(t))
 	defer e.Close()
 	// A request first: the workspace is followed from its first snapshot.
 	if _, err := e.BuildPrompt(t.Context(), analysisRequests[0], nil); err != nil {

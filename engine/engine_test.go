@@ -285,14 +285,8 @@ func TestBudgetResolution(t *testing.T) {
 				window = 8192
 			}
 			got, err := e.budget(tt.br, ctxd.Model{ContextWindow: window, MaxOutput: tt.output})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ctxd.ErrInvalidParams) {
-					t.Fatalf("err %v, want %q", err, tt.wantErr)
-				}
+			if wantInvalid(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
@@ -376,14 +370,8 @@ func TestPlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := e.plan(tt.req)
-			if tt.errField != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.errField) || !errors.Is(err, ctxd.ErrInvalidParams) {
-					t.Fatalf("err %v, want one naming %s", err, tt.errField)
-				}
+			if wantInvalid(t, err, tt.errField) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tt.check(t, p)
 		})
@@ -475,4 +463,21 @@ func TestUserRequestBound(t *testing.T) {
 	if !errors.Is(err, ctxd.ErrInvalidParams) || !strings.Contains(err.Error(), fmt.Sprint(MaxUserRequestBytes)) {
 		t.Fatalf("a request of %d bytes: %v, want invalid params naming the limit", len(over), err)
 	}
+}
+
+// wantInvalid checks err against a table row: when want is set, err must
+// be an invalid-params error naming it (and wantInvalid reports true: the
+// row is done); otherwise err must be nil.
+func wantInvalid(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ctxd.ErrInvalidParams) {
+			t.Fatalf("err %v, want an invalid-params error naming %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
 }

@@ -391,47 +391,37 @@ func (e *Engine) requests() (*Requests, error) {
 // engine's, see [Engine.StateDir]).
 func (e *Engine) Requests() (*Requests, error) { return e.requests() }
 
-// Compress is [Requests.Compress] on the engine's request flow.
-func (e *Engine) Compress(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+// onRequests runs one of the request flow's methods on the engine's flow.
+func onRequests[Req, Res any](e *Engine, ctx context.Context, req Req, method func(*Requests, context.Context, Req) (Res, error)) (Res, error) {
 	r, err := e.requests()
 	if err != nil {
-		return nil, err
+		var zero Res
+		return zero, err
 	}
-	return r.Compress(ctx, req)
+	return method(r, ctx, req)
+}
+
+// Compress is [Requests.Compress] on the engine's request flow.
+func (e *Engine) Compress(ctx context.Context, req CompressRequest) (*CompressResult, error) {
+	return onRequests(e, ctx, req, (*Requests).Compress)
 }
 
 // ForRetry is [Requests.ForRetry] on the engine's request flow.
 func (e *Engine) ForRetry(ctx context.Context, req CompressRequest) (*CompressResult, error) {
-	r, err := e.requests()
-	if err != nil {
-		return nil, err
-	}
-	return r.ForRetry(ctx, req)
+	return onRequests(e, ctx, req, (*Requests).ForRetry)
 }
 
 // Optimize is [Requests.Optimize] on the engine's request flow.
 func (e *Engine) Optimize(ctx context.Context, req OptimizeRequest) (*OptimizeResult, error) {
-	r, err := e.requests()
-	if err != nil {
-		return nil, err
-	}
-	return r.Optimize(ctx, req)
+	return onRequests(e, ctx, req, (*Requests).Optimize)
 }
 
 // Rehydrate is [Requests.Rehydrate] on the engine's request flow.
 func (e *Engine) Rehydrate(ctx context.Context, req RehydrateRequest) (*artifacts.Lines, error) {
-	r, err := e.requests()
-	if err != nil {
-		return nil, err
-	}
-	return r.Rehydrate(ctx, req)
+	return onRequests(e, ctx, req, (*Requests).Rehydrate)
 }
 
 // CountMessages is [Requests.CountMessages] on the engine's request flow.
 func (e *Engine) CountMessages(ctx context.Context, req CountRequest) (*CountResult, error) {
-	r, err := e.requests()
-	if err != nil {
-		return nil, err
-	}
-	return r.CountMessages(ctx, req)
+	return onRequests(e, ctx, req, (*Requests).CountMessages)
 }

@@ -9,9 +9,29 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 )
+
+// rehydrateAll rehydrates every reference in a rewritten request (what
+// names it in a failure), keyed by hash; a request with none fails.
+func rehydrateAll(t *testing.T, r *Requests, session string, rewritten json.RawMessage, what string) map[string]*artifacts.Lines {
+	t.Helper()
+	ms := request.ParseMarkers(string(rewritten))
+	if len(ms) == 0 {
+		t.Fatalf("no reference in the %s request", what)
+	}
+	out := make(map[string]*artifacts.Lines, len(ms))
+	for _, m := range ms {
+		l, err := r.Rehydrate(t.Context(), RehydrateRequest{SessionID: session, Hash: m.Hash})
+		if err != nil {
+			t.Fatalf("rehydrate %s: %v", m.Hash, err)
+		}
+		out[m.Hash] = l
+	}
+	return out
+}
 
 // chatWithBigOutput is a Chat request whose older tool output is far
 // larger than a small window.
@@ -55,17 +75,9 @@ func TestRequestsSeam(t *testing.T) {
 	if len(res.Request) >= len(body) {
 		t.Fatalf("optimize did not shrink the request: %d >= %d bytes", len(res.Request), len(body))
 	}
-	ms := request.ParseMarkers(string(res.Request))
-	if len(ms) == 0 {
-		t.Fatal("no reference in the optimized request")
-	}
-	for _, m := range ms {
-		l, err := r.Rehydrate(ctx, RehydrateRequest{SessionID: "s1", Hash: m.Hash})
-		if err != nil {
-			t.Fatalf("rehydrate %s: %v", m.Hash, err)
-		}
+	for hash, l := range rehydrateAll(t, r, "s1", res.Request, "optimized") {
 		if !strings.Contains(string(body), strings.ReplaceAll(strings.TrimSpace(l.Text), "\n", `\n`)) {
-			t.Errorf("artifact %s is not a part of the original request", m.Hash)
+			t.Errorf("artifact %s is not a part of the original request", hash)
 		}
 	}
 	if _, err := r.Rehydrate(ctx, RehydrateRequest{SessionID: "s1", Hash: strings.Repeat("0", 64)}); !errors.Is(err, ctxd.ErrNotFound) {
@@ -80,17 +92,9 @@ func TestRequestsSeam(t *testing.T) {
 	if cres.Report.TokensAfter > 2000 || cres.Report.Session != "s2" {
 		t.Fatalf("compress: %d tokens, session %q", cres.Report.TokensAfter, cres.Report.Session)
 	}
-	cms := request.ParseMarkers(string(cres.Request))
-	if len(cms) == 0 {
-		t.Fatal("no reference in the compressed request")
-	}
-	for _, m := range cms {
-		l, err := r.Rehydrate(ctx, RehydrateRequest{SessionID: "s2", Hash: m.Hash})
-		if err != nil {
-			t.Fatalf("rehydrate %s: %v", m.Hash, err)
-		}
+	for hash, l := range rehydrateAll(t, r, "s2", cres.Request, "compressed") {
 		if l.TotalLines < 100 {
-			t.Errorf("artifact %s has %d lines, want the whole listing", m.Hash, l.TotalLines)
+			t.Errorf("artifact %s has %d lines, want the whole listing", hash, l.TotalLines)
 		}
 	}
 	for _, bad := range []string{"", "[]", "nope"} {

@@ -141,10 +141,7 @@ type RestoreRequest struct {
 // checkpoint is an error wrapping ctxd.ErrNotFound; a named checkpoint
 // that does not verify wraps sessions.ErrCorrupt.
 func (e *Engine) RestoreCheckpoint(ctx context.Context, req RestoreRequest) (*sessions.Restored, error) {
-	if req.SessionID == "" {
-		return nil, fmt.Errorf("session_id is required: %w", ctxd.ErrInvalidParams)
-	}
-	st, err := e.SessionStore()
+	st, err := e.sessionStoreFor(req.SessionID)
 	if err != nil {
 		return nil, err
 	}

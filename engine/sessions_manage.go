@@ -57,14 +57,7 @@ type TimelineRequest struct {
 
 // SessionTimeline returns a session's checkpoints, oldest first.
 func (e *Engine) SessionTimeline(ctx context.Context, req TimelineRequest) (*sessions.Timeline, error) {
-	if req.SessionID == "" {
-		return nil, fmt.Errorf("session_id is required: %w", ctxd.ErrInvalidParams)
-	}
-	st, err := e.SessionStore()
-	if err != nil {
-		return nil, err
-	}
-	return st.Timeline(ctx, req.SessionID)
+	return onSession(e, ctx, req.SessionID, (*sessions.Store).Timeline)
 }
 
 // DeleteRequest is the input of ctx/sessions/delete.
@@ -75,14 +68,7 @@ type DeleteRequest struct {
 // DeleteSession removes a session (corrupt files are left in place and
 // reported).
 func (e *Engine) DeleteSession(ctx context.Context, req DeleteRequest) (*sessions.DeleteResult, error) {
-	if req.SessionID == "" {
-		return nil, fmt.Errorf("session_id is required: %w", ctxd.ErrInvalidParams)
-	}
-	st, err := e.SessionStore()
-	if err != nil {
-		return nil, err
-	}
-	return st.Delete(ctx, req.SessionID)
+	return onSession(e, ctx, req.SessionID, (*sessions.Store).Delete)
 }
 
 // GCRequest says what [Engine.GCSessions] collects.

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"os"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/sessions"
 )
 
@@ -27,4 +30,23 @@ func (e *Engine) StateDir() string { return e.stateDir }
 // open its own.
 func (e *Engine) SessionStore() (*sessions.Store, error) {
 	return sessions.Open(sessions.Dir(e.StateDir()), sessions.Options{Logger: e.log})
+}
+
+// sessionStoreFor opens the session store for a request on one session,
+// whose id the request must give.
+func (e *Engine) sessionStoreFor(id string) (*sessions.Store, error) {
+	if id == "" {
+		return nil, fmt.Errorf("session_id is required: %w", ctxd.ErrInvalidParams)
+	}
+	return e.SessionStore()
+}
+
+// onSession runs one of the session store's methods on session id.
+func onSession[Res any](e *Engine, ctx context.Context, id string, method func(*sessions.Store, context.Context, string) (Res, error)) (Res, error) {
+	st, err := e.sessionStoreFor(id)
+	if err != nil {
+		var zero Res
+		return zero, err
+	}
+	return method(st, ctx, id)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -142,7 +143,7 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		c = &candidate{rel: rel, order: len(g.cands)}
 		g.cands[rel] = c
 	}
-	if !containsString(c.facts.Reasons, reason) {
+	if !slices.Contains(c.facts.Reasons, reason) {
 		c.facts.Reasons = append(c.facts.Reasons, reason)
 	}
 	if roleRank[role] > roleRank[c.facts.Role] {
@@ -152,15 +153,6 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		c.facts.Explicit = true
 	}
 	return c
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Gather collects candidate chunks for a request from the workspace

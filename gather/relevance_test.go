@@ -412,7 +412,7 @@ var relevanceTests = []struct {
 // among the gathered candidates and in the top 3 of the lexical ranking.
 // The ranks are recorded in testdata/relevance.golden.
 func TestRelevanceSmoke(t *testing.T) {
-	isolateGit(t)
+	testutil.IsolateGit(t)
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, shopRepo)
 	w := newTestWorkspace(t, root, tree.Options{})

@@ -149,7 +149,7 @@ func (g *gathering) addErrorLocations() {
 			}
 			c.facts.Mentioned = true
 			c.facts.InnermostFrame = rel == innermost
-			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
+			if loc.Line > 0 && !slices.Contains(c.facts.ErrorLines, loc.Line) {
 				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
 			}
 		}
@@ -218,13 +218,13 @@ func (g *gathering) targets() []string {
 // and notes Rust sources that hold their tests inline.
 func (g *gathering) addTests(target string, n int) {
 	if f := g.snap.ByRel[target]; f != nil && f.InlineTests {
-		if c := g.cands[target]; c != nil && !containsString(c.facts.Reasons, "has inline tests (#[cfg(test)])") {
+		if c := g.cands[target]; c != nil && !slices.Contains(c.facts.Reasons, "has inline tests (#[cfg(test)])") {
 			c.facts.Reasons = append(c.facts.Reasons, "has inline tests (#[cfg(test)])")
 		}
 	}
 	isTest := lang.IsTest(target)
 	pairs := lang.TestPairs(target, g.snap.ByBase)
-	if isTest && len(pairs) == 0 && containsString(g.named, target) {
+	if isTest && len(pairs) == 0 && slices.Contains(g.named, target) {
 		pairs = g.testedSources(target)
 	}
 	for i, p := range pairs {
@@ -410,15 +410,6 @@ func (g *gathering) addImporters(ctx context.Context, target string, res lang.Im
 		g.add(d.rel, reason, ctxd.RoleDependent, false)
 	}
 	return nil
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // addDirty adds code files with uncommitted changes (recent changes are

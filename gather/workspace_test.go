@@ -59,9 +59,9 @@ func secretSources(res *Result) []string {
 // TestSecretsNeverGathered: no broad source (walk, glob, relevance, task,
 // mention, stack trace, structure) ever yields a secret file or its text.
 func TestSecretsNeverGathered(t *testing.T) {
-	isolateGit(t)
+	testutil.IsolateGit(t)
 	root := t.TempDir()
-	gitInit(t, root)
+	testutil.GitInit(t, root)
 	testutil.WriteFiles(t, root, secretTree)
 	w := newTestWorkspace(t, root, tree.Options{})
 	requests := []Request{
@@ -98,7 +98,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 // TestSecretsExplicit: naming a secret file as an open file or a literal
 // pattern is consent.
 func TestSecretsExplicit(t *testing.T) {
-	isolateGit(t)
+	testutil.IsolateGit(t)
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, secretTree)
 	w := newTestWorkspace(t, root, tree.Options{})
@@ -125,9 +125,9 @@ func TestSecretsExplicit(t *testing.T) {
 // TestIgnoredNeverGathered: .gitignored, excluded and .ctxdignored files
 // do not appear through any broad source, nor in the structure.
 func TestIgnoredNeverGathered(t *testing.T) {
-	isolateGit(t)
+	testutil.IsolateGit(t)
 	root := t.TempDir()
-	gitInit(t, root)
+	testutil.GitInit(t, root)
 	testutil.WriteFiles(t, root, map[string]string{
 		".gitignore":             "dist/\n*.gen.go\n",
 		".ctxdignore":            "private/\n",
@@ -329,11 +329,11 @@ func TestGatherCancelled(t *testing.T) {
 // TestGatherConcurrent runs Gathers in parallel on one workspace while
 // files change (run with -race).
 func TestGatherConcurrent(t *testing.T) {
-	isolateGit(t)
+	testutil.IsolateGit(t)
 	root := t.TempDir()
-	gitInit(t, root)
+	testutil.GitInit(t, root)
 	testutil.WriteFiles(t, root, shopRepo)
-	gitCommitAll(t, root, "shop", "2024-01-01T10:00:00Z")
+	testutil.GitCommitDated(t, root, "shop", "2024-01-01T10:00:00Z")
 	w := newTestWorkspace(t, root, tree.Options{})
 	errs := make(chan error, 8)
 	for i := range 8 {

@@ -58,26 +58,7 @@ func gitBenchRepo(b *testing.B) string {
 //	go test -run '^$' -bench GitLog -count 5 ./gather
 func BenchmarkGitLog(b *testing.B) {
 	root := gitBenchRepo(b)
-	b.Run("open=plain", func(b *testing.B) {
-		for b.Loop() {
-			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := &repoHandle{repo: repo, top: root}
-			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
-				b.Fatal(err, len(cs))
-			}
-		}
-	})
-	b.Run("open=keep+lru", func(b *testing.B) {
-		for b.Loop() {
-			cs, err := gitLog(b.Context(), root, 5)
-			if err != nil || len(cs) != 5 {
-				b.Fatal(err, len(cs))
-			}
-		}
-	})
+	benchLogs(b, root, "open=", true)
 	b.Run("cached-handle", func(b *testing.B) {
 		h, err := openRepo(root)
 		if err != nil {
@@ -90,25 +71,7 @@ func BenchmarkGitLog(b *testing.B) {
 			}
 		}
 	})
-	b.Run("diff=cli", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := GitDiff(b.Context(), root, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("diff=go-git", func(b *testing.B) {
-		h, err := openRepo(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer h.close()
-		for b.Loop() {
-			if _, err := h.goGitDiff(nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	benchDiffs(b, root, "diff=")
 }
 
 // BenchmarkRank ranks a request over the GOROOT index (warm).
@@ -147,14 +110,50 @@ func BenchmarkRankOverlay(b *testing.B) {
 //	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
 func BenchmarkGitDiffRepo(b *testing.B) {
 	root := testutil.Env(b, "CTXD_BENCH_GIT_REPO", "")
-	b.Run("cli", func(b *testing.B) {
+	benchDiffs(b, root, "")
+	benchLogs(b, root, "log=", false)
+}
+
+// benchLogs runs the sub-benchmarks that read the newest five commits of
+// the repository at root, opening it every time ("plain") and through the
+// kept handle ("keep+lru"), their names prefixed with prefix; full asks
+// for five commits back.
+func benchLogs(b *testing.B, root, prefix string, full bool) {
+	check := func(b *testing.B, cs []Commit, err error) {
+		if err != nil || full && len(cs) != 5 {
+			b.Fatal(err, len(cs))
+		}
+	}
+	b.Run(prefix+"plain", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &repoHandle{repo: repo, top: root}
+			cs, err := h.log(b.Context(), 5)
+			check(b, cs, err)
+		}
+	})
+	b.Run(prefix+"keep+lru", func(b *testing.B) {
+		for b.Loop() {
+			cs, err := gitLog(b.Context(), root, 5)
+			check(b, cs, err)
+		}
+	})
+}
+
+// benchDiffs runs the uncommitted-changes sub-benchmarks of the repository
+// at root, by the CLI and by go-git, their names prefixed with prefix.
+func benchDiffs(b *testing.B, root, prefix string) {
+	b.Run(prefix+"cli", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := GitDiff(b.Context(), root, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("go-git", func(b *testing.B) {
+	b.Run(prefix+"go-git", func(b *testing.B) {
 		h, err := openRepo(root)
 		if err != nil || h == nil {
 			b.Fatal(err)
@@ -162,25 +161,6 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 		defer h.close()
 		for b.Loop() {
 			if _, err := h.goGitDiff(nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("log=plain", func(b *testing.B) {
-		for b.Loop() {
-			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := &repoHandle{repo: repo, top: root}
-			if _, err := h.log(b.Context(), 5); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("log=keep+lru", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := gitLog(b.Context(), root, 5); err != nil {
 				b.Fatal(err)
 			}
 		}

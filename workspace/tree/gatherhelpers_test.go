@@ -1,12 +1,12 @@
 package tree_test
 
 import (
-	"sort"
 	"testing"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/workspace/tree"
+	"github.com/ctxd/ctxd/workspace/tree/treetest"
 )
 
 // The tests of this external package gather (package gather asks the
@@ -28,23 +28,7 @@ func gatherOf(t *testing.T, w *tree.Tree, r gather.Request) *gather.Result {
 }
 
 // sources are the file chunks' sources, sorted.
-func sources(res *gather.Result) []string {
-	var out []string
-	for _, c := range res.Chunks {
-		if c.ChunkType == ctxd.ChunkFile {
-			out = append(out, c.Source)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func sources(res *gather.Result) []string { return treetest.Sources(res.Chunks) }
 
 // chunk returns the chunk of source, nil when none.
-func chunk(res *gather.Result, source string) *ctxd.Chunk {
-	for i := range res.Chunks {
-		if res.Chunks[i].Source == source {
-			return &res.Chunks[i]
-		}
-	}
-	return nil
-}
+func chunk(res *gather.Result, source string) *ctxd.Chunk { return treetest.Chunk(res.Chunks, source) }

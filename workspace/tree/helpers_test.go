@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree/treetest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -21,16 +22,7 @@ var (
 
 func newTestWorkspace(t *testing.T, root string, opts Options) *Tree {
 	t.Helper()
-	w, err := Open(root, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return w
+	return treetest.Open(t, func() (*Tree, error) { return Open(root, opts) })
 }
 
 // runGitStdin runs git in dir with stdin; git's exit status 1 (as

@@ -15,11 +15,7 @@ import (
 
 func TestLinkSignals(t *testing.T) {
 	root := tree.LinksRepo(t)
-	w, err := tree.Open(root, tree.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := tree.NewTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		name, request, seed, answer, reason string
 		rank                                func(f ctxd.Facts) int
@@ -77,11 +73,7 @@ func TestLinkSignals(t *testing.T) {
 // snapshot's graph; a change builds a new one.
 func TestLinkGraphCached(t *testing.T) {
 	root := tree.LinksRepo(t)
-	w, err := tree.Open(root, tree.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := tree.NewTestWorkspace(t, root, tree.Options{})
 	graphOf := func() *tree.LinkGraph {
 		t.Helper()
 		if _, err := gather.Gather(t.Context(), w, gather.Request{Query: query.Parse("refund payment endpoint"), Task: ctxd.TaskImplement}); err != nil {
@@ -115,11 +107,7 @@ func TestCoChangeSkipsConfigNoise(t *testing.T) {
 		})
 		tree.GitCommitAll(t, root, fmt.Sprintf("tidy %d", i), fmt.Sprintf("2024-02-0%dT10:00:00Z", i+1))
 	}
-	w, err := tree.Open(root, tree.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := tree.NewTestWorkspace(t, root, tree.Options{})
 	res, err := gather.Gather(t.Context(), w, gather.Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskDebug, Depth: 1})
 	if err != nil {
 		t.Fatal(err)
