@@ -64,7 +64,7 @@ func (r *run) fit() bool {
 // ends with (error output) and the marker; the whole text is stored.
 func (r *run) referenceOnly(c *cand) {
 	switch {
-	case r.exact[c.ref.Item], r.protected[c.ref.Item], c.transform == TransformRehydrate, c.decision == DecisionUnresolved,
+	case r.exact[c.ref.Item], r.keeps(c), c.transform == TransformRehydrate, c.decision == DecisionUnresolved,
 		c.class == request.ClassProtocolExact, request.HasMarker(c.seg.Text), !r.payloadValue(c.seg):
 		return
 	}

@@ -41,6 +41,10 @@ func (r *run) index() {
 			r.protected[i] = true
 		}
 	}
+	r.resultsOnly = map[int]bool{}
+	if lastUserRole >= 0 && lastUserRole != lastUserText {
+		r.resultsOnly[lastUserRole] = true
+	}
 	latestUser := -1
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -111,6 +115,16 @@ func (r *run) latestHas(sub string) bool {
 		}
 	}
 	return false
+}
+
+// keeps reports a candidate never modified: in a system message or the
+// latest user message. The tool results of the latest user-role item
+// (Anthropic Messages carries them there) are outputs like a Chat tool
+// message: within the masking horizon they go as sent, and under
+// pressure they are condensed like one, so a large newest output does
+// not keep the request over the window.
+func (r *run) keeps(c *cand) bool {
+	return r.protected[c.ref.Item] && !(r.resultsOnly[c.ref.Item] && c.seg.Kind == request.SegToolResult)
 }
 
 func hasUserText(it *request.Item) bool {
@@ -250,7 +264,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
 			continue
-		case r.protected[c.ref.Item]:
+		case r.keeps(c):
 			if request.HasMarker(s.Text) {
 				r.inputRefs(c) // checked (fail closed), never rewritten
 			}
