@@ -318,23 +318,18 @@ type run struct {
 	lastTurn []string
 	// sticky are the outputs earlier turns of the session brought back
 	// whole beyond the masking horizon; inlined those this turn does.
-	sticky    map[string]bool
-	inlined   []string
-	exact     map[int]bool
-	protected map[int]bool // system messages and the latest user-role item
-	// resultsOnly: a protected item that is the latest user-role item
-	// only for the tool results it carries (Anthropic Messages), not for
-	// text of the user's: its results are outputs like any tool message
-	// (keeps).
-	resultsOnly map[int]bool
-	cands       []*cand
-	unresolved  []Unresolved
-	refErrs     []error // input references that do not resolve
-	stored      map[string]ArtifactUse
-	hashFails   map[string]bool // artifacts found corrupt
-	missingReq  map[string]bool // asked-for artifacts that did not resolve
-	keptStored  int             // outputs kept whole but stored (continued requests)
-	continued   int             // previous_response_id: 0 not looked at, 1 yes, -1 no
+	sticky     map[string]bool
+	inlined    []string
+	exact      map[int]bool
+	protected  map[int]bool // system messages and the latest user-role item
+	cands      []*cand
+	unresolved []Unresolved
+	refErrs    []error // input references that do not resolve
+	stored     map[string]ArtifactUse
+	hashFails  map[string]bool // artifacts found corrupt
+	missingReq map[string]bool // asked-for artifacts that did not resolve
+	keptStored int             // outputs kept whole but stored (continued requests)
+	continued  int             // previous_response_id: 0 not looked at, 1 yes, -1 no
 }
 
 type callInfo struct {

@@ -41,10 +41,6 @@ func (r *run) index() {
 			r.protected[i] = true
 		}
 	}
-	r.resultsOnly = map[int]bool{}
-	if lastUserRole >= 0 && lastUserRole != lastUserText {
-		r.resultsOnly[lastUserRole] = true
-	}
 	latestUser := -1
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -118,13 +114,13 @@ func (r *run) latestHas(sub string) bool {
 }
 
 // keeps reports a candidate never modified: in a system message or the
-// latest user message. The tool results of the latest user-role item
-// (Anthropic Messages carries them there) are outputs like a Chat tool
-// message: within the masking horizon they go as sent, and under
+// latest user message. Tool results in a user-role item (Anthropic
+// Messages carries them there, beside the user's text or alone) are
+// outputs like a Chat tool message: within the masking horizon they go as sent, and under
 // pressure they are condensed like one, so a large newest output does
 // not keep the request over the window.
 func (r *run) keeps(c *cand) bool {
-	return r.protected[c.ref.Item] && !(r.resultsOnly[c.ref.Item] && c.seg.Kind == request.SegToolResult)
+	return r.protected[c.ref.Item] && !(c.seg.Kind == request.SegToolResult && r.req.Items[c.ref.Item].Role == "user")
 }
 
 func hasUserText(it *request.Item) bool {
