@@ -527,3 +527,27 @@ func TestFitShowsTheTopFileWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestPresenceBudget: half of a small budget goes to making the best
+// chunks present; of a larger one, less than half, growing with it.
+func TestPresenceBudget(t *testing.T) {
+	tests := []struct{ left, want int }{
+		{0, 0},
+		{2000, 1000},
+		{presenceFirst, presenceFirst / 2},
+		{presenceFirst + 4000, presenceFirst/2 + int(presenceRest*4000)},
+	}
+	for _, tt := range tests {
+		if got := presenceBudget(tt.left); got != tt.want {
+			t.Errorf("presenceBudget(%d) = %d, want %d", tt.left, got, tt.want)
+		}
+	}
+	prev := 0
+	for left := 0; left <= 200000; left += 1000 {
+		got := presenceBudget(left)
+		if got < prev || got > left/2 {
+			t.Fatalf("presenceBudget(%d) = %d after %d: not growing, or over half", left, got, prev)
+		}
+		prev = got
+	}
+}
