@@ -66,3 +66,21 @@ func unsafeRune(r rune) bool {
 	}
 	return false
 }
+
+// OneName settles a field that the vocabulary accepts under two names
+// (request/user_request, task/task_type, session_id/session,
+// context_window/window): val is the value given under name, dst the one
+// under alias, and the zero value means not given. One given: dst holds
+// it. Both given: an ErrInvalidParams error naming both, whatever the
+// values (docs/vocabulary.md), the same rule at every door.
+func OneName[T comparable](name, alias string, val T, dst *T) error {
+	var zero T
+	switch {
+	case val == zero:
+	case *dst == zero || *dst == val:
+		*dst = val
+	default:
+		return fmt.Errorf("%s and %s name the same field: give one: %w", name, alias, ErrInvalidParams)
+	}
+	return nil
+}

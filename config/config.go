@@ -17,10 +17,11 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	toml "github.com/pelletier/go-toml/v2"
+
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/editdist"
 	"github.com/ctxd/ctxd/safefs"
-	toml "github.com/pelletier/go-toml/v2"
 )
 
 // WorkspaceFile is the name of the workspace configuration file at the root.

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/internal/cmem"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
@@ -101,7 +101,7 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	// What the pass parses stays out of the process's caches: requests
 	// fill them with what they use.
 	ctx = treesitter.WithoutCaches(ctx)
-	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: gather.Language(rel)}}}
+	cs := []ctxd.Chunk{{Source: rel, ChunkType: ctxd.ChunkFile, Content: string(text), Facts: ctxd.Facts{Language: lang.Of(rel)}}}
 	sc, err := a.e.store.Secrets()
 	if err != nil {
 		return err

@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
-// The terms of a large file's definitions (gather.DefTerms, what focus
+// The terms of a large file's definitions (tree.DefTerms, what focus
 // lines rank a file's functions by) are read once per content through the
 // workspace store (workspace.Store.DefTerms: in memory for the contents a
 // process used last, and in a record file beside the symbol index), which
@@ -22,7 +22,7 @@ func (e *Engine) recordDefTerms(ctx context.Context, rel string, content []byte,
 	if ent == nil {
 		return
 	}
-	e.store.RecordDefTerms(ctx, ent.Hash, content, func() []gather.DefSpan {
+	e.store.RecordDefTerms(ctx, ent.Hash, content, func() []tree.DefSpan {
 		spans, _, _ := e.focusCandidates(ctx, rel, content, ent)
 		return spans
 	})

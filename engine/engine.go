@@ -25,10 +25,10 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/workspace"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Options configure an Engine.
@@ -42,11 +42,11 @@ type Options struct {
 	// uses $CTXD_STATE_DIR, else <root>/.ctxd (see [StateDir]).
 	StateDir string
 	// Watch follows the workspace with inotify so warm requests skip the
-	// walk (the daemon sets it; see gather.Options.Watch).
+	// walk (the daemon sets it; see tree.Options.Watch).
 	Watch bool
 	// OneShot says the process opens this one engine and exits (a CLI
 	// command): the persisted index is mapped rather than read
-	// (gather.Options.MapIndex).
+	// (tree.Options.MapIndex).
 	OneShot bool
 }
 
@@ -56,7 +56,7 @@ type Engine struct {
 	root string
 	cfg  *config.Config
 	log  *slog.Logger
-	ws   *gather.Workspace
+	ws   *tree.Tree
 
 	// buffers are the editor's unsaved texts.
 	buffers workspace.Buffers
@@ -84,7 +84,7 @@ type Engine struct {
 }
 
 // New returns the engine for root, which must be an absolute directory
-// (see gather.FindRoot).
+// (see tree.FindRoot).
 func New(root string, opts Options) (*Engine, error) {
 	log := opts.Logger
 	if log == nil {
@@ -108,7 +108,7 @@ func New(root string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	store := workspace.Open(workspace.Options{StateDir: stateDir, Logger: log})
-	ws, err := gather.NewWorkspace(root, gather.Options{
+	ws, err := tree.Open(root, tree.Options{
 		Include:      cfg.Gather.Include,
 		Exclude:      cfg.Gather.Exclude,
 		MaxFileBytes: cfg.Gather.MaxFileBytes,
@@ -201,7 +201,7 @@ func (e *Engine) Config() *config.Config { return e.cfg }
 // SetBuffer records an editor's unsaved text for a file (a path inside the
 // workspace); gathering uses it instead of the file on disk.
 func (e *Engine) SetBuffer(path, text string) error {
-	_, rel, err := gather.Resolve(e.root, path)
+	_, rel, err := tree.Resolve(e.root, path)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (e *Engine) SetBuffer(path, text string) error {
 
 // CloseBuffer forgets a file's unsaved text.
 func (e *Engine) CloseBuffer(path string) error {
-	_, rel, err := gather.Resolve(e.root, path)
+	_, rel, err := tree.Resolve(e.root, path)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (e *Engine) CloseBuffer(path string) error {
 
 // Buffer returns a file's unsaved text, if the editor sent one.
 func (e *Engine) Buffer(path string) (string, bool) {
-	_, rel, err := gather.Resolve(e.root, path)
+	_, rel, err := tree.Resolve(e.root, path)
 	if err != nil {
 		return "", false
 	}
@@ -238,12 +238,12 @@ func ResolveRoot(given string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("find workspace root: %w", err)
 		}
-		return gather.FindRoot(wd)
+		return tree.FindRoot(wd)
 	}
 	if u, err := url.Parse(given); err == nil && u.Scheme == "file" {
 		given = u.Path
 	}
-	abs, err := gather.Dir(given)
+	abs, err := tree.Dir(given)
 	if err != nil {
 		return "", fmt.Errorf("workspace root: %w", err)
 	}
@@ -254,6 +254,6 @@ func ResolveRoot(given string) (string, error) {
 // path, content and defined names, times the role prior), best first, at
 // most limit (all when limit <= 0). `ctxd eval recall` uses it to say
 // where a file it missed ranked.
-func (e *Engine) Rank(ctx context.Context, request string, limit int) ([]gather.Hit, error) {
+func (e *Engine) Rank(ctx context.Context, request string, limit int) ([]tree.Hit, error) {
 	return e.ws.Rank(ctx, query.Parse(request), limit)
 }

@@ -7,11 +7,11 @@ import (
 	"unicode"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 const (
@@ -31,7 +31,7 @@ const (
 // focusLines sets FocusLines for the large gathered files that nothing
 // else focuses (no cursor, selection, error lines or named symbols): the
 // functions whose text matches the request's words best
-// (gather.DefTerms.Focus), read from the symbol index. A source file's own
+// (tree.DefTerms.Focus), read from the symbol index. A source file's own
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
@@ -222,7 +222,7 @@ func classMethods(defs []index.Def, names []string) []int {
 // appendTests appends the tests of a test file (Mocha's, Jest's and
 // Vitest's it and test calls) to spans and their first lines to starts,
 // from the file's analysis in store when it is there (no parse).
-func appendTests(ctx context.Context, store *treesitter.Store, rel string, src []byte, spans []gather.DefSpan, starts []int) ([]gather.DefSpan, []int) {
+func appendTests(ctx context.Context, store *treesitter.Store, rel string, src []byte, spans []tree.DefSpan, starts []int) ([]tree.DefSpan, []int) {
 	lang := treesitter.Detect(rel, src)
 	if lang == "" {
 		return spans, starts
@@ -233,7 +233,7 @@ func appendTests(ctx context.Context, store *treesitter.Store, rel string, src [
 	}
 	for _, s := range fs.Symbols {
 		if s.Kind == "test" && s.End > s.Start && s.End-s.Start <= focusMaxLines {
-			spans = append(spans, gather.DefSpan{Start: s.Start, End: s.End})
+			spans = append(spans, tree.DefSpan{Start: s.Start, End: s.End})
 			starts = append(starts, s.Start)
 		}
 	}
@@ -256,11 +256,11 @@ func isTestDef(d index.Def) bool {
 // its tests (describe/it titles and bodies are not in the symbol index: its
 // analysis has them). tests marks a source file's own tests (isTestDef),
 // candidates for test tasks only.
-func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []gather.DefSpan, starts []int, tests []bool) {
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool) {
 	testFile := lang.IsTest(rel)
 	for _, d := range ent.Defs {
 		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
-			spans = append(spans, gather.DefSpan{Start: d.Line, End: d.End})
+			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
 			starts = append(starts, d.Line)
 			tests = append(tests, !testFile && isTestDef(d))
 		}

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // OutlineRequest is the input of ctx/outline (and of `ctxd outline` and
@@ -53,7 +53,7 @@ type OutlineResult struct {
 // Outline reads a workspace file (or the text given, or the editor's
 // buffer) and outlines it. It may run concurrently.
 func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResult, error) {
-	abs, rel, err := gather.Resolve(e.root, req.Path)
+	abs, rel, err := tree.Resolve(e.root, req.Path)
 	if err != nil {
 		return nil, err
 	}

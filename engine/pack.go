@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Pack puts the workspace (or a subtree) into one document with exact
@@ -22,7 +22,7 @@ import (
 // workspace (ctxd.ErrOutsideRoot) and exist (ctxd.ErrNotFound).
 func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, error) {
 	if opts.Path != "" && opts.Path != "." {
-		abs, rel, err := gather.Resolve(e.root, opts.Path)
+		abs, rel, err := tree.Resolve(e.root, opts.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +43,7 @@ func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, err
 	}
 	// As the file index: a tree too small to persist writes nothing (it
 	// is counted faster than a persisted file loads).
-	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= gather.PersistMinFiles {
+	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= tree.PersistMinFiles {
 		if err := e.store.Create(); err != nil {
 			e.log.Warn("persisting token counts failed", "err", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -79,115 +80,191 @@ func (e *Engine) run(ctx context.Context, req PromptRequest, progress Progress, 
 	if err != nil {
 		return nil, err
 	}
-	env := p.env
-
+	r := &pass{e: e, req: req, p: p, env: p.env}
+	defer r.done()
 	progress("gathering")
-	res, err := e.ws.Gather(ctx, gather.Request{
+	if err := r.gather(ctx); err != nil {
+		return nil, err
+	}
+	progress("scoring")
+	if err := r.view(ctx); err != nil {
+		return nil, err
+	}
+	r.rank()
+	progress("fitting")
+	if err := r.fit(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.render(assemble, progress); err != nil {
+		return nil, err
+	}
+	return r.say(ctx, start, assemble)
+}
+
+// pass is one request on its way through the stages of run: gather
+// (candidates, redacted, their symbols matched), view (token counts, the
+// lines in focus and the using lines), rank (scores), fit (views within
+// the budget), render (the prompt, redacted again) and say (stats, log,
+// checkpoint).
+type pass struct {
+	e   *Engine
+	req PromptRequest
+	p   *plan
+	env *ctxd.Envelope
+
+	res    *gather.Result
+	chunks []ctxd.Chunk
+	// sc redacts secrets; reds are the gathered chunks' redactions.
+	sc     *secrets.Scanner
+	reds   []ctxd.Redaction
+	fitted ctxd.CompressedContext
+	// gathered: the stages ran analyses whose facts the store keeps.
+	gathered bool
+}
+
+// done ends a pass: what its analyses learned is saved (in the
+// background, at most every Store.SaveEvery).
+func (r *pass) done() {
+	if r.gathered {
+		r.e.store.Save()
+	}
+}
+
+// gather collects the candidate chunks, redacts their secrets and matches
+// the request's code names against their definitions.
+func (r *pass) gather(ctx context.Context) error {
+	e, p, env := r.e, r.p, r.env
+	res, err := gather.Gather(ctx, e.ws, gather.Request{
 		Query:             p.query,
 		Task:              env.TaskType,
-		Patterns:          req.Patterns,
+		Patterns:          r.req.Patterns,
 		MaxFiles:          p.maxFiles,
-		OpenFiles:         req.OpenFiles,
+		OpenFiles:         r.req.OpenFiles,
 		Overlay:           e.buffers.Snapshot(),
 		StructureDepth:    e.cfg.Gather.StructureDepth,
 		Commits:           commitsParam(e.cfg.Gather.Commits),
 		Depth:             max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
 		ContextBudget:     p.contextBudget,
-		RefuseSecretFiles: req.RefuseSecretFiles,
+		RefuseSecretFiles: r.req.RefuseSecretFiles,
 	})
 	if err != nil {
-		return nil, err // the gather package's errors say "gather: …"
+		return err // the gather package's errors say "gather: …"
 	}
+	r.res, r.chunks, r.gathered = res, res.Chunks, true
 	env.Warnings = append(env.Warnings, res.Warnings...)
-	chunks := res.Chunks
-	// What the request's analyses learned is saved once they are done.
-	defer e.store.Save()
-	sc, err := e.store.Secrets()
-	if err != nil {
-		return nil, err
+	if r.sc, err = e.store.Secrets(); err != nil {
+		return err
 	}
-	reds, warns, err := sanitizeChunks(sc, chunks)
+	reds, warns, err := sanitizeChunks(r.sc, r.chunks)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	r.reds = reds
 	env.Warnings = append(env.Warnings, warns...)
-	e.matchSymbols(ctx, p.query, chunks)
+	e.matchSymbols(ctx, p.query, r.chunks)
+	return nil
+}
 
-	progress("scoring")
-	if err := countChunks(ctx, p.counter, chunks); err != nil {
-		return nil, err
+// view counts each chunk's tokens and marks the lines a view keeps: the
+// request's focus and the lines that use a name it asks about.
+func (r *pass) view(ctx context.Context) error {
+	if err := countChunks(ctx, r.p.counter, r.chunks); err != nil {
+		return err
 	}
-	e.focusLines(ctx, p.query, env.TaskType, chunks)
-	refLines(env.TaskType, p.query, chunks)
-	prioritize.Score(chunks, prioritize.Options{
-		Task:    env.TaskType,
-		Boosts:  prioritize.BoostsFromMap(e.cfg.Priority),
-		Commits: e.cfg.Gather.Commits,
-	})
+	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks)
+	refLines(r.env.TaskType, r.p.query, r.chunks)
+	return nil
+}
 
-	progress("fitting")
+// rank scores the chunks, every term with its reason.
+func (r *pass) rank() {
+	prioritize.Score(r.chunks, prioritize.Options{
+		Task:    r.env.TaskType,
+		Boosts:  prioritize.BoostsFromMap(r.e.cfg.Priority),
+		Commits: r.e.cfg.Gather.Commits,
+	})
+}
+
+// fit chooses each chunk's view within the context budget.
+func (r *pass) fit(ctx context.Context) error {
+	env := r.env
 	format := env.Format
-	fitted, err := compress.Fit(ctx, chunks, compress.Options{
-		Budget:  p.contextBudget,
-		Counter: p.counter,
+	fitted, err := compress.Fit(ctx, r.chunks, compress.Options{
+		Budget:  r.p.contextBudget,
+		Counter: r.p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
 		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
 			return prompt.AppendSection(dst, c, format)
 		},
-		Views: e.views,
+		Views: r.e.views,
 		Task:  env.TaskType,
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	r.fitted = fitted
 	env.Context = fitted
 	if len(fitted.Chunks) == 0 && len(fitted.Skipped) > 0 {
 		// A prompt with no context at all is rarely what was meant: say
 		// so where the person or agent looks (stderr for the CLI).
 		env.Warnings = append(env.Warnings, fmt.Sprintf("no context fits the context budget of %d tokens: all %d gathered chunks were skipped; raise the budget", fitted.Budget, len(fitted.Skipped)))
 	}
+	return nil
+}
+
+// render redacts the fitted views and, when assemble, renders the prompt
+// and redacts it.
+func (r *pass) render(assemble bool, progress Progress) error {
+	env, fitted := r.env, r.fitted
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
-	more, _, err := sanitizeChunks(sc, fitted.Chunks)
+	more, _, err := sanitizeChunks(r.sc, fitted.Chunks)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	included := make(map[string]bool, len(fitted.Chunks))
 	for _, c := range fitted.Chunks {
 		included[c.Source] = true
 	}
-	for _, r := range reds {
-		if included[r.Source] {
-			env.Redactions = append(env.Redactions, r)
+	for _, red := range r.reds {
+		if included[red.Source] {
+			env.Redactions = append(env.Redactions, red)
 		}
 	}
 	env.Redactions = mergeRedactions(env.Redactions, more)
 	sanitizeEnvelope(env)
-
-	if assemble {
-		progress("assembling")
-		env.Prompt = prompt.Build(env, p.query.AsksChange)
-		var prs []ctxd.Redaction
-		if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
-			return nil, err
-		}
-		env.Redactions = mergeRedactions(env.Redactions, prs)
-		env.PromptTokens = p.counter.Count(env.Prompt)
+	if !assemble {
+		return nil
 	}
+	progress("assembling")
+	env.Prompt = prompt.Build(env, r.p.query.AsksChange)
+	var prs []ctxd.Redaction
+	if env.Prompt, prs, err = redactText("prompt", env.Prompt); err != nil {
+		return err
+	}
+	env.Redactions = mergeRedactions(env.Redactions, prs)
+	env.PromptTokens = r.p.counter.Count(env.Prompt)
+	return nil
+}
+
+// say fills the stats, logs the outcome and records the checkpoint of a
+// session.
+func (r *pass) say(ctx context.Context, start time.Time, assemble bool) (*ctxd.Envelope, error) {
+	env, fitted := r.env, r.fitted
 	env.Stats = ctxd.Stats{
-		ChunksGathered: len(chunks),
+		ChunksGathered: len(r.chunks),
 		ChunksIncluded: len(fitted.Chunks),
-		FilesScanned:   res.FilesScanned,
+		FilesScanned:   r.res.FilesScanned,
 		DurationMS:     time.Since(start).Milliseconds(),
 	}
-	e.log.Info("context built",
+	r.e.log.Info("context built",
 		"task", env.TaskType, "model", env.Model.Name,
-		"chunks_in", len(chunks), "chunks_out", len(fitted.Chunks),
+		"chunks_in", len(r.chunks), "chunks_out", len(fitted.Chunks),
 		"tokens_used", fitted.TokensUsed, "budget", fitted.Budget,
 		"utilization", fmt.Sprintf("%.3f", fitted.Utilization),
 		"prompt_tokens", env.PromptTokens,
 		"duration_ms", env.Stats.DurationMS)
-	if err := e.recordCheckpoint(ctx, req, env, assemble); err != nil {
+	if err := r.e.recordCheckpoint(ctx, r.req, env, assemble); err != nil {
 		return nil, err
 	}
 	return env, nil

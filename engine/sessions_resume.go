@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/sessions"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Statuses of a recorded source on resume.
@@ -193,7 +193,7 @@ func (e *Engine) compareSources(ctx context.Context, cp *sessions.Checkpoint, re
 // editor's unsaved buffer, else the file. A source that resolves outside
 // the workspace (the checkpoint file is untrusted) counts as missing.
 func (e *Engine) currentText(source string) ([]byte, error) {
-	abs, _, err := gather.Resolve(e.root, source)
+	abs, _, err := tree.Resolve(e.root, source)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func (e *Engine) resumeRequest(ctx context.Context, cp *sessions.Checkpoint, pre
 	open := map[string]bool{}
 	var ofs []ctxd.OpenFile
 	for _, of := range req.OpenFiles {
-		if _, rel, err := gather.Resolve(e.root, of.Path); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
+		if _, rel, err := tree.Resolve(e.root, of.Path); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
 			of.Text = nil
 			ofs = append(ofs, of)
 			open[rel] = true
@@ -262,7 +262,7 @@ func (e *Engine) resumeRequest(ctx context.Context, cp *sessions.Checkpoint, pre
 	for _, p := range req.Patterns {
 		if strings.ContainsAny(p, "*?[{") {
 			pats = append(pats, p)
-		} else if _, rel, err := gather.Resolve(e.root, p); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
+		} else if _, rel, err := tree.Resolve(e.root, p); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
 			pats = append(pats, p)
 		}
 	}

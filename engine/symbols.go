@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // SymbolRequest is the input of [Engine.FindSymbol]: a name ("Open") or a
@@ -39,6 +39,21 @@ type SymbolHit struct {
 	Signature string `json:"signature,omitempty"`
 	// Text is the reference's line, trimmed (references only).
 	Text string `json:"text,omitempty"`
+}
+
+// String is the hit as the CLI and MCP print it: "def PATH:LINE-END
+// KIND SIGNATURE" for a definition (the kind left out when the
+// signature already starts with it: "const MaxSize = 10", not "const
+// const ..."), "ref PATH:LINE TEXT" for a reference.
+func (h SymbolHit) String() string {
+	if h.Kind == "" && h.Signature == "" && h.EndLine == 0 {
+		return fmt.Sprintf("ref %s:%d %s", h.Path, h.Line, h.Text)
+	}
+	sig := h.Signature
+	if first, _, _ := strings.Cut(sig, " "); first != h.Kind {
+		sig = strings.TrimSpace(h.Kind + " " + sig)
+	}
+	return fmt.Sprintf("def %s:%d-%d %s", h.Path, h.Line, h.EndLine, sig)
 }
 
 // SymbolResult lists a symbol's definitions and references.
@@ -145,7 +160,7 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	if buf, ok := e.Buffer(rel); ok {
 		return []byte(buf), true
 	}
-	abs, _, err := gather.Resolve(e.root, rel)
+	abs, _, err := tree.Resolve(e.root, rel)
 	if err != nil {
 		return nil, false
 	}

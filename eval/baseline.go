@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -36,7 +36,7 @@ func newBaseline(root string) (*baseline, error) {
 	b := &baseline{root: root, df: map[string]int{}}
 	var total int
 	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" || !sourceLanguages[gather.Language(p)] {
+		if p == "" || !sourceLanguages[lang.Of(p)] {
 			continue
 		}
 		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/query"
@@ -414,7 +415,7 @@ func TestRelevanceSmoke(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, shopRepo)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	var report strings.Builder
 	for _, tt := range relevanceTests {
 		t.Run(tt.answer, func(t *testing.T) {
@@ -430,7 +431,7 @@ func TestRelevanceSmoke(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rank := slices.IndexFunc(hits, func(h Hit) bool { return h.Path == tt.answer }) + 1
+			rank := slices.IndexFunc(hits, func(h tree.Hit) bool { return h.Path == tt.answer }) + 1
 			if rank < 1 || rank > 3 {
 				t.Errorf("%q: %s ranks %d, want top 3; top: %v", tt.request, tt.answer, rank, hits[:min(5, len(hits))])
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Reasons recorded in Facts.Reasons.
@@ -29,48 +30,18 @@ const maxTargets = 5
 // ranking files lexically against the request along the way.
 func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) error {
 	r := g.req
-	ix := g.snap.index
+	ix := g.snap.Index
 	if len(overlay) > 0 {
-		ix = g.snap.withOverlay(overlay)
+		ix = g.snap.WithOverlay(overlay)
 	}
-	g.lexical = ix.ranking(newRankQuery(r.Query, r.Task == ctxd.TaskTest || r.Query.AboutTests), 0, nil)
-	hits := g.lexical.hits
+	g.lexical = ix.Ranking(tree.NewRankQuery(r.Query, r.Task == ctxd.TaskTest || r.Query.AboutTests), 0, nil)
+	hits := g.lexical.Hits
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	scores := g.lexical.score
+	scores := g.lexical.Score
 
-	// Stack traces and error text: the error locations. The innermost
-	// frame in the workspace (the last one of a Python traceback, the
-	// first one of Go, Node and Java traces) is where the error was raised.
-	locs := r.Query.Frames
-	innermost := ""
-	pythonOrder := r.Query.InnermostLast
-	locFiles := make([][]string, len(locs))
-	for i, loc := range locs {
-		if locFiles[i] = g.snap.traceFiles(g.w.root, loc.Path); len(locFiles[i]) > 0 {
-			if innermost == "" || pythonOrder {
-				innermost = locFiles[i][0]
-			}
-		}
-	}
-	for i, loc := range locs {
-		for _, rel := range locFiles[i] {
-			role, reason := ctxd.RoleError, reasonStackTrace
-			if r.Task != ctxd.TaskDebug {
-				role = ctxd.RoleTarget
-			}
-			c := g.add(rel, reason, role, false)
-			if c == nil {
-				continue
-			}
-			c.facts.Mentioned = true
-			c.facts.InnermostFrame = rel == innermost
-			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
-				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
-			}
-		}
-	}
+	g.addErrorLocations()
 
 	// Targets: what the user pointed at; failing that, the best lexical
 	// matches.
@@ -119,9 +90,63 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	g.named = namedTargets
 	links := g.linkSources(ctx, hits, namedTargets)
 
-	res := importResolver{
-		goModule: g.snap.goModule,
+	res := lang.ImportResolver{
+		GoModule: g.snap.GoModule,
 	}
+	if err := g.byTask(ctx, targets, res, scores); err != nil {
+		return err
+	}
+	for rel, c := range g.cands {
+		if h, rank := g.lexical.Hit(rel); h != nil {
+			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
+		}
+	}
+	g.linkFacts(links)
+	return nil
+}
+
+// addErrorLocations adds the files of the request's stack frames and
+// error text: the error locations. The innermost frame in the workspace
+// (the last one of a Python traceback, the first one of Go, Node and Java
+// traces) is where the error was raised.
+func (g *gathering) addErrorLocations() {
+	r := g.req
+	locs := r.Query.Frames
+	innermost := ""
+	pythonOrder := r.Query.InnermostLast
+	locFiles := make([][]string, len(locs))
+	for i, loc := range locs {
+		if locFiles[i] = g.snap.TraceFiles(g.w.Root(), loc.Path); len(locFiles[i]) > 0 {
+			if innermost == "" || pythonOrder {
+				innermost = locFiles[i][0]
+			}
+		}
+	}
+	for i, loc := range locs {
+		for _, rel := range locFiles[i] {
+			role, reason := ctxd.RoleError, reasonStackTrace
+			if r.Task != ctxd.TaskDebug {
+				role = ctxd.RoleTarget
+			}
+			c := g.add(rel, reason, role, false)
+			if c == nil {
+				continue
+			}
+			c.facts.Mentioned = true
+			c.facts.InnermostFrame = rel == innermost
+			if loc.Line > 0 && !containsInt(c.facts.ErrorLines, loc.Line) {
+				c.facts.ErrorLines = append(c.facts.ErrorLines, loc.Line)
+			}
+		}
+	}
+}
+
+// byTask adds what the task type calls for around the targets (see
+// docs/gathering.md): tests, siblings and imports to implement; tests and
+// fixtures to test; importers to refactor; the uncommitted changes to
+// debug; the readme to analyze.
+func (g *gathering) byTask(ctx context.Context, targets []string, res lang.ImportResolver, scores func(rel string) float64) error {
+	r := g.req
 	switch r.Task {
 	case ctxd.TaskImplement:
 		for _, t := range targets {
@@ -148,18 +173,12 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		g.addDirty(max(r.Depth/2, 1))
 	case ctxd.TaskAnalyze:
 		for _, name := range []string{"README.md", "README", "README.rst", "README.txt", "readme.md"} {
-			if g.snap.byRel[name] != nil {
+			if g.snap.ByRel[name] != nil {
 				g.add(name, reasonReadme, ctxd.RoleRelated, false)
 				break
 			}
 		}
 	}
-	for rel, c := range g.cands {
-		if h, rank := g.lexical.hit(rel); h != nil {
-			c.relScore, c.relevance, c.lexRank = h.Score, h.Relevance, rank
-		}
-	}
-	g.linkFacts(links)
 	return nil
 }
 
@@ -183,13 +202,13 @@ func (g *gathering) targets() []string {
 // addTests adds a target's tests (or, for a test, the sources it tests),
 // and notes Rust sources that hold their tests inline.
 func (g *gathering) addTests(target string, n int) {
-	if f := g.snap.byRel[target]; f != nil && f.inlineTests {
+	if f := g.snap.ByRel[target]; f != nil && f.InlineTests {
 		if c := g.cands[target]; c != nil && !containsString(c.facts.Reasons, "has inline tests (#[cfg(test)])") {
 			c.facts.Reasons = append(c.facts.Reasons, "has inline tests (#[cfg(test)])")
 		}
 	}
 	isTest := lang.IsTest(target)
-	pairs := lang.TestPairs(target, g.snap.byBase)
+	pairs := lang.TestPairs(target, g.snap.ByBase)
 	if isTest && len(pairs) == 0 && containsString(g.named, target) {
 		pairs = g.testedSources(target)
 	}
@@ -213,17 +232,17 @@ func (g *gathering) addTests(target string, n int) {
 // defines one of them is taken; none when no code file defines any.
 func (g *gathering) testedSources(target string) []string {
 	names := lang.SourceNames(path.Base(target))
-	if len(names) == 0 || g.snap.index == nil {
+	if len(names) == 0 || g.snap.Index == nil {
 		return nil
 	}
 	stem := strings.TrimSuffix(names[0], path.Ext(names[0]))
 	q := query.Parse(stem)
-	if len(termsOf(q.Words)) == 0 {
+	if len(tree.TermsOf(q.Words)) == 0 {
 		return nil
 	}
-	hits := g.snap.index.rank(newRankQuery(q, false), 10, func(p string) bool { return !lang.IsTest(p) })
+	hits := g.snap.Index.RankBy(tree.NewRankQuery(q, false), 10, func(p string) bool { return !lang.IsTest(p) })
 	for _, h := range hits {
-		if h.Match.Role == roleCode.String() && h.Match.Definitions > 0 {
+		if h.Match.Role == lang.RoleCode.String() && h.Match.Definitions > 0 {
 			return []string{h.Path}
 		}
 	}
@@ -241,7 +260,7 @@ func (g *gathering) addFixtures(target string, scores func(rel string) float64, 
 		return
 	}
 	top := 0.0
-	if hits := g.lexical.hits; len(hits) > 0 {
+	if hits := g.lexical.Hits; len(hits) > 0 {
 		top = hits[0].Score
 	}
 	type fixture struct {
@@ -250,11 +269,11 @@ func (g *gathering) addFixtures(target string, scores func(rel string) float64, 
 	}
 	var fs []fixture
 	for _, sub := range []string{"testdata", "fixtures", "__fixtures__"} {
-		prefix := relSlash(dir, sub) + "/"
-		for _, f := range g.snap.files {
-			if strings.HasPrefix(f.rel, prefix) && f.doc != nil {
-				if s := scores(f.rel); s > 0 && s >= fixtureMinShare*top {
-					fs = append(fs, fixture{f.rel, s})
+		prefix := tree.RelSlash(dir, sub) + "/"
+		for _, f := range g.snap.Files {
+			if strings.HasPrefix(f.Rel, prefix) && f.HasTerms() {
+				if s := scores(f.Rel); s > 0 && s >= fixtureMinShare*top {
+					fs = append(fs, fixture{f.Rel, s})
 				}
 			}
 		}
@@ -279,13 +298,13 @@ const fixtureMinShare = 0.15
 // (not tests), best lexical match first.
 func (g *gathering) addSiblings(target string, scores func(rel string) float64, n int) {
 	dir := path.Dir(target)
-	language := Language(target)
+	language := lang.Of(target)
 	if language == "" {
 		return
 	}
 	var sibs []string
-	for _, p := range g.snap.byDir(dir) {
-		if p != target && Language(p) == language && !lang.IsTest(p) {
+	for _, p := range g.snap.ByDir(dir) {
+		if p != target && lang.Of(p) == language && !lang.IsTest(p) {
 			sibs = append(sibs, p)
 		}
 	}
@@ -306,21 +325,21 @@ func (g *gathering) addSiblings(target string, scores func(rel string) float64, 
 // and Python imports, and Go packages of the same module: their first
 // file by lexical order is not useful, so Go is left to siblings and
 // lexical matches).
-func (g *gathering) addImported(target string, res importResolver, n int) {
-	f := g.snap.byRel[target]
-	if f == nil || len(f.imports) == 0 || f.lang() == "go" {
+func (g *gathering) addImported(target string, res lang.ImportResolver, n int) {
+	f := g.snap.ByRel[target]
+	if f == nil || len(f.Imports) == 0 || f.Lang() == "go" {
 		return
 	}
 	added := 0
-	for _, other := range g.snap.files {
+	for _, other := range g.snap.Files {
 		if added >= n {
 			return
 		}
-		if other.rel == target || other.secret || other.doc == nil || !sameFamily(f.lang(), other.lang()) {
+		if other.Rel == target || other.Secret || !other.HasTerms() || !lang.SameFamily(f.Lang(), other.Lang()) {
 			continue
 		}
-		if res.imports(target, f.lang(), f.imports, other.rel) {
-			if g.add(other.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
+		if res.Imports(target, f.Lang(), f.Imports, other.Rel) {
+			if g.add(other.Rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
 				added++
 			}
 		}
@@ -329,26 +348,26 @@ func (g *gathering) addImported(target string, res importResolver, n int) {
 
 // addImporters adds the files that import the target (REFACTOR's
 // dependents), best lexical match first.
-func (g *gathering) addImporters(ctx context.Context, target string, res importResolver, scores func(rel string) float64, n int) error {
-	language := Language(target)
-	imports := res.importsOf(target)
+func (g *gathering) addImporters(ctx context.Context, target string, res lang.ImportResolver, scores func(rel string) float64, n int) error {
+	language := lang.Of(target)
+	imports := res.ImportsOf(target)
 	type dep struct {
 		rel   string
 		test  bool
 		score float64
 	}
 	var deps []dep
-	for i, f := range g.snap.files {
+	for i, f := range g.snap.Files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if f.rel == target || f.secret || len(f.imports) == 0 || !sameFamily(language, f.lang()) {
+		if f.Rel == target || f.Secret || len(f.Imports) == 0 || !lang.SameFamily(language, f.Lang()) {
 			continue
 		}
-		if imports.by(f.rel, f.lang(), f.imports) {
-			deps = append(deps, dep{rel: f.rel, test: lang.IsTest(f.rel), score: scores(f.rel)})
+		if imports.By(f.Rel, f.Lang(), f.Imports) {
+			deps = append(deps, dep{rel: f.Rel, test: lang.IsTest(f.Rel), score: scores(f.Rel)})
 		}
 	}
 	// Code before tests, then best lexical match; stable, so path order
@@ -378,20 +397,6 @@ func (g *gathering) addImporters(ctx context.Context, target string, res importR
 	return nil
 }
 
-// sameFamily reports languages that import each other.
-func sameFamily(a, b string) bool {
-	fam := func(l string) string {
-		switch l {
-		case "javascript", "typescript", "tsx", "vue", "svelte":
-			return "js"
-		case "java", "kotlin":
-			return "jvm"
-		}
-		return l
-	}
-	return a != "" && fam(a) == fam(b)
-}
-
 func containsInt(xs []int, x int) bool {
 	for _, v := range xs {
 		if v == x {
@@ -401,50 +406,19 @@ func containsInt(xs []int, x int) bool {
 	return false
 }
 
-// byDir lists the snapshot's non-secret files directly in dir.
-func (s *snapshot) byDir(dir string) []string {
-	prefix := ""
-	if dir != "." {
-		prefix = dir + "/"
-	}
-	i := sort.Search(len(s.files), func(i int) bool { return s.files[i].rel >= prefix })
-	var out []string
-	for ; i < len(s.files) && strings.HasPrefix(s.files[i].rel, prefix); i++ {
-		f := s.files[i]
-		if !f.secret && !strings.Contains(f.rel[len(prefix):], "/") {
-			out = append(out, f.rel)
-		}
-	}
-	return out
-}
-
-// withOverlay returns an index where unsaved editor buffers replace (or
-// add to) the files on disk.
-func (s *snapshot) withOverlay(overlay map[string]string) *Index {
-	c := newTermCounter()
-	var add []*indexDoc
-	for rel, text := range overlay {
-		if lang.IsSecret(rel) || lang.IsStateDir(rel) {
-			continue
-		}
-		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))
-	}
-	return s.index.withDocs(func(path string) bool { _, ok := overlay[path]; return ok }, add)
-}
-
 // addDirty adds code files with uncommitted changes (recent changes are
 // where a bug most often comes from).
 func (g *gathering) addDirty(n int) {
-	if g.git == nil || g.git.diff == nil {
+	if g.git == nil || g.git.Diff == nil {
 		return
 	}
 	added := 0
-	for _, c := range g.git.diff.Changes {
+	for _, c := range g.git.Diff.Changes {
 		if added >= n {
 			return
 		}
-		f := g.snap.byRel[c.Path]
-		if f == nil || f.doc == nil || fileKind(c.Path) != kindCode {
+		f := g.snap.ByRel[c.Path]
+		if f == nil || !f.HasTerms() || lang.KindOf(c.Path) != lang.KindCode {
 			continue
 		}
 		if g.add(c.Path, reasonDirty, ctxd.RoleRelated, false) != nil {

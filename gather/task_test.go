@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -63,7 +64,7 @@ func refactorDependents(res *Result) []string {
 func TestRefactorImporters(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, polyRepo)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		target string
 		want   []string
@@ -105,7 +106,7 @@ func TestRefactorImporters(t *testing.T) {
 func TestTaskSpecific(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, polyRepo)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 
 	t.Run("test pairs", func(t *testing.T) {
 		res := gather(t, w, Request{Task: ctxd.TaskTest, Query: query.Parse("write tests for internal/money/money.go")})
@@ -193,26 +194,6 @@ func TestTaskSpecific(t *testing.T) {
 	})
 }
 
-func TestImports(t *testing.T) {
-	tests := []struct {
-		lang, src string
-		want      []string
-	}{
-		{"go", "package a\n\nimport \"fmt\"\nimport m \"x/y\"\nimport (\n\t\"os\"\n\t_ \"embed\"\n\t. `z`\n)\n\nfunc f() { _ = \"import \\\"no\\\"\" }\n", []string{"fmt", "x/y", "os", "embed", "z"}},
-		{"python", "import os, sys as system\nfrom . import db, models as m\nfrom ..x.y import (a,\n  b)\nfrom pkg.mod import *\n", []string{"os", "sys", ".", ".db", ".models", "..x.y", "..x.y.a", "pkg.mod"}},
-		{"typescript", "import a from './a'\nimport type { B } from \"../b\"\nexport * from './c'\nimport './side'\nconst d = require('./d')\nconst e = await import('./e')\n", []string{"./a", "../b", "./c", "./side", "./d", "./e"}},
-		{"java", "package x;\nimport com.acme.Foo;\nimport static com.acme.Util.max;\nimport com.acme.sub.*;\n", []string{"com.acme.Foo", "com.acme.Util.max", "com.acme.sub.*"}},
-		{"rust", "use std::io;", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.lang, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, Imports(tt.lang, []byte(tt.src))); d != "" {
-				t.Errorf("Imports (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
 // TestTraceLibraryFrames: frames in runtimes and installed libraries do
 // not map to workspace files that share their name; a base name shared by
 // several files is ambiguous for a multi-segment path.
@@ -225,7 +206,7 @@ func TestTraceLibraryFrames(t *testing.T) {
 		"b/util.go":      "package b\n",
 		"pkg/handler.go": "package pkg\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	trace := "goroutine 1 [running]:\nnet/http.(*conn).serve()\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n" +
 		"example.com/x/pkg.Handle()\n\t/home/ci/build/x/pkg/handler.go:12 +0x3\n" +
 		"x.Util()\n\t/home/ci/build/x/c/util.go:3 +0x3\n" +
@@ -242,29 +223,6 @@ func TestTraceLibraryFrames(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzImports ./gather
-func FuzzImports(f *testing.F) {
-	langs := []string{"go", "python", "typescript", "java"}
-	for _, s := range []string{"import (\n\"a\"\n", "from . import (x,\n", "import x from './y'", "import static a.*;", polyRepo["internal/cart/cart.go"]} {
-		for i := range langs {
-			f.Add(uint8(i), s)
-		}
-	}
-	f.Fuzz(func(t *testing.T, lang uint8, src string) {
-		l := langs[int(lang)%len(langs)]
-		a := Imports(l, []byte(src))
-		b := Imports(l, []byte(src))
-		if !slices.Equal(a, b) {
-			t.Fatal("not deterministic")
-		}
-		for _, s := range a {
-			if strings.ContainsAny(s, "\n") {
-				t.Fatalf("import spec %q spans lines", s)
-			}
-		}
-	})
-}
-
 // TestTraceInstalledCopy: a frame in site-packages maps to the workspace
 // file when the installed package is the workspace itself (a traceback
 // from an installed copy of the project), and the innermost workspace
@@ -276,7 +234,7 @@ func TestTraceInstalledCopy(t *testing.T) {
 		"src/shop/api.py":    "from shop.models import total\n\ndef checkout(lines):\n    return total(lines)\n",
 		"app.py":             "from shop.api import checkout\ncheckout([])\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	trace := "Traceback (most recent call last):\n" +
 		"  File \"/home/dev/proj/app.py\", line 2, in <module>\n" +
 		"  File \"/usr/lib/python3.12/site-packages/shop/api.py\", line 4, in checkout\n" +
@@ -305,7 +263,7 @@ func TestTraceModuleCacheCopy(t *testing.T) {
 		"gin.go":  "package router\n\nfunc (e *Engine) handle(path string) int {\n\treturn e.root.getValue(path)\n}\n",
 		"util.go": "package router\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	trace := "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n" +
 		"github.com/acme/router.(*node).getValue(...)\n" +
 		"\t/home/me/go/pkg/mod/github.com/acme/router@v1.4.0/tree.go:4 +0x1d\n" +
@@ -354,7 +312,7 @@ func TestTestedSources(t *testing.T) {
 		"src/parser.js":        "function parse(s) { return s; }\nmodule.exports = parse;\n",
 		"src/parser.test.js":   "const parse = require('./parser');\ntest('parses', () => { parse('res.cookie'); });\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	for _, tc := range []struct {
 		name, open, want string // want "": no tested source
 	}{
@@ -390,7 +348,7 @@ func TestTraceNodeFrames(t *testing.T) {
 		"examples/content-negotiation/users.js": "exports.list = function () { return []; };\n",
 		"src/server.js":                         "module.exports = function serve() {};\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	trace := "TypeError: Cannot read properties of undefined (reading 'end')\n" +
 		"    at ServerResponse.send (/app/node_modules/express/lib/response.js:2:15)\n" +
 		"    at list (/app/routes/users.js:22:7)\n" +
@@ -421,7 +379,7 @@ func TestFixturesMatchTheRequest(t *testing.T) {
 		"testdata/proxy_headers.txt": "X-Forwarded-For: 10.0.0.1\nclient ip behind a trusted proxy\n",
 		"testdata/render_page.tmpl":  "<p>render page template {{.title}}</p>\n",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		request string
 		want    []string // fixtures gathered

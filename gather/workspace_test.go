@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -62,7 +63,7 @@ func TestSecretsNeverGathered(t *testing.T) {
 	root := t.TempDir()
 	gitInit(t, root)
 	testutil.WriteFiles(t, root, secretTree)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	requests := []Request{
 		{Task: ctxd.TaskAnalyze, Query: query.Parse("explain the token environment credentials secrets keystore")},
 		{Task: ctxd.TaskImplement, Query: query.Parse("use the token from .env and .env.production and config/credentials.json"), Patterns: []string{"**", "**/*", ".env*", "certs/*", "config/**"}},
@@ -100,7 +101,7 @@ func TestSecretsExplicit(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, secretTree)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	res := gather(t, w, Request{
 		Task:      ctxd.TaskDebug,
 		OpenFiles: []ctxd.OpenFile{{Path: ".env", Line: 1}},
@@ -137,7 +138,7 @@ func TestIgnoredNeverGathered(t *testing.T) {
 		".git/parser.txt":        "widget grammar parser",
 		".ctxd/cache/parser.txt": "widget grammar parser",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	for _, task := range ctxd.TaskTypes {
 		res := gather(t, w, Request{Task: task, Query: query.Parse("the widget grammar parser in dist/parser.js and src/parser.gen.go"), Patterns: []string{"**/*parser*"}})
 		for _, s := range sources(res) {
@@ -180,7 +181,7 @@ func TestGatherOpenFilesAndOverlay(t *testing.T) {
 		"c.py":   "def c():\n    pass\n",
 		"img.go": "package a\x00\x01binary",
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	buffer := "package a\n\nfunc A() { unsaved() }\n"
 	res := gather(t, w, Request{
 		Task: ctxd.TaskImplement,
@@ -232,7 +233,7 @@ func TestGatherOutsideRoot(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "x.go"), filepath.Join(root, "link.go")); err != nil {
 		t.Fatal(err)
 	}
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		name string
 		req  Request
@@ -248,7 +249,7 @@ func TestGatherOutsideRoot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Task = ctxd.TaskImplement
-			_, err := w.Gather(t.Context(), tt.req)
+			_, err := Gather(t.Context(), w, tt.req)
 			if !errors.Is(err, ctxd.ErrOutsideRoot) {
 				t.Fatalf("err = %v, want ErrOutsideRoot", err)
 			}
@@ -268,7 +269,7 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 		files[filepath.ToSlash(filepath.Join("pkg", string(rune('a'+i%26))+strings.Repeat("x", i/26), "f.go"))] = "package p\n"
 	}
 	testutil.WriteFiles(t, root, files)
-	w := newTestWorkspace(t, root, Options{MaxFileBytes: 1000})
+	w := newTestWorkspace(t, root, tree.Options{MaxFileBytes: 1000})
 	res := gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{"pkg/**/*.go", "big.txt"}, MaxFiles: 10})
 	// big.txt takes one of the 10 places and is then dropped for its size.
 	n := len(sources(res))
@@ -289,53 +290,12 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 		t.Errorf("FilesScanned = %d, want 31", res.FilesScanned)
 	}
 	for _, bad := range []string{"pkg/[", ""} {
-		if _, err := w.Gather(t.Context(), Request{Task: ctxd.TaskImplement, Patterns: []string{bad}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+		if _, err := Gather(t.Context(), w, Request{Task: ctxd.TaskImplement, Patterns: []string{bad}}); !errors.Is(err, ctxd.ErrInvalidParams) {
 			t.Errorf("pattern %q: err = %v, want ErrInvalidParams", bad, err)
 		}
 	}
-	if _, err := w.Gather(t.Context(), Request{}); !errors.Is(err, ctxd.ErrInvalidParams) {
+	if _, err := Gather(t.Context(), w, Request{}); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("no task: err = %v, want ErrInvalidParams", err)
-	}
-}
-
-// TestWorkspaceRevalidates: files added, changed and removed between
-// requests are picked up; unchanged files are not read again.
-func TestWorkspaceRevalidates(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{"alpha.go": "package p\n// alpha widget\n", "beta.go": "package p\n// beta gadget\n"})
-	w := newTestWorkspace(t, root, Options{})
-	s1, err := w.refresh(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := w.refresh(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s1 != s2 {
-		t.Error("unchanged tree gave a new snapshot")
-	}
-	testutil.WriteFiles(t, root, map[string]string{"gamma.go": "package p\n// gamma sprocket\n", "alpha.go": "package p\n// alpha sprocket changed\n"})
-	future := time.Now().Add(time.Hour)
-	if err := os.Chtimes(filepath.Join(root, "alpha.go"), future, future); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(root, "beta.go")); err != nil {
-		t.Fatal(err)
-	}
-	s3, err := w.refresh(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff([]string{"alpha.go", "gamma.go"}, s3.paths()); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	if s3.byRel["alpha.go"] == s1.byRel["alpha.go"] {
-		t.Error("changed alpha.go kept its old entry")
-	}
-	hits := s3.index.Rank(query.Parse("sprocket"), 0)
-	if len(hits) != 2 {
-		t.Errorf("sprocket hits = %v, want alpha.go and gamma.go", hits)
 	}
 }
 
@@ -346,11 +306,11 @@ func TestGatherCancelled(t *testing.T) {
 		files[filepath.ToSlash(filepath.Join("d"+string(rune('a'+i%20)), "f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".go"))+string(rune('0'+i%10))] = "package p\n"
 	}
 	testutil.WriteFiles(t, root, files)
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	t0 := time.Now()
-	_, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze, Query: query.Parse("anything")})
+	_, err := Gather(ctx, w, Request{Task: ctxd.TaskAnalyze, Query: query.Parse("anything")})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -361,23 +321,9 @@ func TestGatherCancelled(t *testing.T) {
 	ctx, cancel = context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancel()
 	time.Sleep(2 * time.Millisecond)
-	if _, err := w.Gather(ctx, Request{Task: ctxd.TaskAnalyze}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Gather(ctx, w, Request{Task: ctxd.TaskAnalyze}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want DeadlineExceeded", err)
 	}
-}
-
-func TestStructure(t *testing.T) {
-	var paths []string
-	for _, p := range []string{"go.mod", "README.md", "cmd/ctxd/main.go", "gather/doc.go", "gather/walk.go",
-		"gather/testdata/a.golden", "gather/testdata/deep/b.golden", "net/http/server.go", "net/http/client.go",
-		"net/http/internal/chunked.go", "net/url/url.go", "net/ip.go"} {
-		paths = append(paths, p)
-	}
-	for i := range 25 {
-		paths = append(paths, "many/f"+string(rune('a'+i))+".txt")
-	}
-	golden(t, "structure_depth2", []byte(Structure(paths, 2)))
-	golden(t, "structure_depth3", []byte(Structure(paths, 3)))
 }
 
 // TestGatherConcurrent runs Gathers in parallel on one workspace while
@@ -388,7 +334,7 @@ func TestGatherConcurrent(t *testing.T) {
 	gitInit(t, root)
 	testutil.WriteFiles(t, root, shopRepo)
 	gitCommitAll(t, root, "shop", "2024-01-01T10:00:00Z")
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
@@ -399,7 +345,7 @@ func TestGatherConcurrent(t *testing.T) {
 					return
 				}
 			}
-			res, err := w.Gather(t.Context(), Request{Task: relevanceTests[i].task, Query: query.Parse(relevanceTests[i].request)})
+			res, err := Gather(t.Context(), w, Request{Task: relevanceTests[i].task, Query: query.Parse(relevanceTests[i].request)})
 			if err == nil && chunk(res, relevanceTests[i].answer) == nil {
 				err = errors.New(relevanceTests[i].answer + " missing")
 			}
@@ -420,7 +366,7 @@ func TestOpenFilePositionPastEnd(t *testing.T) {
 	testutil.WriteFiles(t, root, map[string]string{
 		"a.go": "package a\n\nfunc A() {}\n", // 3 lines
 	})
-	w := newTestWorkspace(t, root, Options{})
+	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		name    string
 		of      ctxd.OpenFile

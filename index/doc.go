@@ -1,7 +1,7 @@
 // Package index keeps a workspace's file facts across requests and
 // processes, so that a warm request does no work for what has not changed.
 //
-// Two parts, used by gather.Workspace:
+// Two parts, used by tree.Tree:
 //
 //   - [Watcher] follows the tree with inotify (github.com/fsnotify/fsnotify):
 //     one watch per directory the walk kept, plus the git directory (HEAD,

@@ -53,7 +53,7 @@ type Content struct {
 	// Generated marks a generated-code header ("Code generated ... DO
 	// NOT EDIT").
 	Generated bool
-	// Minified marks minified or very-long-line text (gather.Minified):
+	// Minified marks minified or very-long-line text (tree.Minified):
 	// its bags hold the terms of its head only, and a prompt shows it as
 	// a one-line stub.
 	Minified bool

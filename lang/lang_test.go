@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -60,9 +59,6 @@ func TestOneTable(t *testing.T) {
 			continue
 		}
 		seen[want] = true
-		if got := gather.Language(p); got != want {
-			t.Errorf("gather.Language(%q) = %q, want %q", p, got, want)
-		}
 		tsWant := ""
 		if slices.Contains(treesitter.Languages, want) {
 			tsWant = want

@@ -7,7 +7,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // This file is the one place the MCP tools call the engine: each tool
@@ -38,7 +38,7 @@ func (s *Server) prompt(ctx context.Context, in BuildContextIn, step func(string
 
 // inRoot refuses a path that resolves outside the workspace root.
 func (s *Server) inRoot(p string) error {
-	_, _, err := gather.Resolve(s.eng.Root(), p)
+	_, _, err := tree.Resolve(s.eng.Root(), p)
 	return err
 }
 

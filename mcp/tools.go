@@ -288,10 +288,10 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	}
 	sb.WriteString("\n")
 	for _, d := range res.Definitions {
-		fmt.Fprintf(&sb, "def %s:%d-%d %s %s\n", d.Path, d.Line, d.EndLine, d.Kind, d.Signature)
+		fmt.Fprintln(&sb, d)
 	}
 	for _, r := range res.References {
-		fmt.Fprintf(&sb, "ref %s:%d %s\n", r.Path, r.Line, r.Text)
+		fmt.Fprintln(&sb, r)
 	}
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
 		sb.WriteString("nothing found: check the spelling, or try the bare name without a qualifier\n")
@@ -335,27 +335,12 @@ func (s *Server) countTokens(ctx context.Context, _ *sdk.CallToolRequest, in Cou
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
-// oneName folds a field given under its name or its older alias into the
-// alias's place (where the code reads it); both names with different
-// values is an error naming both, as over JSON-RPC.
-func oneName[T comparable](name, alias string, val T, dst *T) error {
-	var zero T
-	switch {
-	case val == zero:
-	case *dst == zero || *dst == val:
-		*dst = val
-	default:
-		return fmt.Errorf("%s and %s name the same field: give one: %w", name, alias, ctxd.ErrInvalidParams)
-	}
-	return nil
-}
-
 func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, in CompactHistoryIn) (*sdk.CallToolResult, CompactHistoryOut, error) {
 	var out CompactHistoryOut
-	if err := oneName("context_window", "window", in.ContextWindow, &in.Window); err != nil {
+	if err := ctxd.OneName("context_window", "window", in.ContextWindow, &in.Window); err != nil {
 		return nil, out, err
 	}
-	if err := oneName("session_id", "session", in.SessionID, &in.Session); err != nil {
+	if err := ctxd.OneName("session_id", "session", in.SessionID, &in.Session); err != nil {
 		return nil, out, err
 	}
 	var body []byte
@@ -398,7 +383,7 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 
 func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in RehydrateIn) (*sdk.CallToolResult, RehydrateOut, error) {
 	var out RehydrateOut
-	if err := oneName("session_id", "session", in.SessionID, &in.Session); err != nil {
+	if err := ctxd.OneName("session_id", "session", in.SessionID, &in.Session); err != nil {
 		return nil, out, err
 	}
 	if strings.TrimSpace(in.Session) == "" {

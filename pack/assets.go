@@ -11,7 +11,7 @@ import (
 // they cost many tokens and say little about the code: lockfiles (any
 // size), minified bundles and source maps (any size), and data or image
 // formats kept as text (SVG, JSON, CSV, ...) over AssetMinBytes, and any
-// minified text (gather.Minified: 16 KiB or more with very long lines).
+// minified text (tree.Minified: 16 KiB or more with very long lines).
 // Options.IncludeAssets packs them; a file an Include glob names is packed
 // whatever it is. The result names every file left out (Result.Excluded).
 
@@ -40,7 +40,7 @@ var dataExts = map[string]bool{
 }
 
 // assetReason returns why a file is an asset, or "": by its name, or by
-// its text when it is minified (gather.Minified: long lines).
+// its text when it is minified (tree.Minified: long lines).
 func assetReason(rel string, text []byte) string {
 	if why := assetByName(rel, len(text)); why != "" {
 		return why

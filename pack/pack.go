@@ -28,11 +28,11 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Formats of the packed document: the prompt formats (ctxd.FormatMarkdown,
@@ -143,11 +143,11 @@ type Result struct {
 	// Options.IncludeAssets to pack them.
 	Excluded []Excluded `json:"excluded,omitempty"`
 	// NotText names the files left out because they cannot be packed as
-	// text, with the reason (gather.SkipBinary, SkipTooBig, SkipRead),
+	// text, with the reason (tree.SkipBinary, SkipTooBig, SkipRead),
 	// path order.
 	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
-	// gather.IsSecret) left out, path order; an Include naming one packs
+	// tree.IsSecret) left out, path order; an Include naming one packs
 	// it.
 	Secret []string `json:"secret_files,omitempty"`
 	// Warnings are for the person who asked: an Include that matched no
@@ -287,13 +287,13 @@ func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
 
 // Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
 // workers.
-func Pack(ctx context.Context, ws *gather.Workspace, opts Options) (*Result, error) {
+func Pack(ctx context.Context, ws *tree.Tree, opts Options) (*Result, error) {
 	return PackCached(ctx, ws, opts, nil)
 }
 
 // PackCached is Pack with counts (and compressed views) remembered in
 // cache between calls.
-func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *Cache) (*Result, error) {
+func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) (*Result, error) {
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
 			return nil, fmt.Errorf("pack: bad glob %q: %w", g, ctxd.ErrInvalidParams)
@@ -354,7 +354,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	var secretFiles []string
 	var unpacked []Excluded
 	other := func(rel, why string) bool {
-		if why != gather.SkipSecret {
+		if why != tree.SkipSecret {
 			// Binary, over the size cap or unreadable: named, so a pack
 			// never leaves a file out silently.
 			x := Excluded{Path: rel, Reason: why}
@@ -551,7 +551,7 @@ func PackCached(ctx context.Context, ws *gather.Workspace, opts Options, cache *
 	return r, nil
 }
 
-// kindOf says what a file is: a test (gather.IsTestFile), generated code
+// kindOf says what a file is: a test (tree.IsTestFile), generated code
 // (a generator's header near the top, or a generated-file name), docs
 // (Markdown, reStructuredText, AsciiDoc, text), data (JSON, YAML, TOML,
 // XML, CSV) or source.
@@ -560,7 +560,7 @@ func kindOf(rel, text string) string {
 	switch {
 	case lang.IsTest(rel):
 		return KindTest
-	case gather.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
+	case lang.IsGenerated(rel, []byte(text[:min(len(text), 2048)])):
 		return KindGenerated
 	}
 	switch path.Ext(base) {

@@ -13,12 +13,12 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
-func workspace(t *testing.T, files map[string]string) *gather.Workspace {
+func workspace(t *testing.T, files map[string]string) *tree.Tree {
 	t.Helper()
 	dir := t.TempDir()
 	for rel, text := range files {
@@ -30,7 +30,7 @@ func workspace(t *testing.T, files map[string]string) *gather.Workspace {
 			t.Fatal(err)
 		}
 	}
-	ws, err := gather.NewWorkspace(dir, gather.Options{})
+	ws, err := tree.Open(dir, tree.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

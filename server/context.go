@@ -75,10 +75,9 @@ func (p PromptParams) resolve() (engine.PromptRequest, error) {
 		if a.val == nil {
 			continue
 		}
-		if *a.dst != "" {
-			return req, fmt.Errorf("%s and %s name the same field: give one: %w", a.name, a.alias, ctxd.ErrInvalidParams)
+		if err := ctxd.OneName(a.name, a.alias, *a.val, a.dst); err != nil {
+			return req, err
 		}
-		*a.dst = *a.val
 	}
 	if strings.TrimSpace(req.UserRequest) == "" {
 		return req, fmt.Errorf("request is required: the task in the user's words (user_request is accepted too): %w", ctxd.ErrInvalidParams)

@@ -363,7 +363,8 @@ func TestDecodeNamesField(t *testing.T) {
 
 // TestPromptParamsNames checks the names ctx/buildPrompt and ctx/gather
 // accept for the request and the task: the CLI's and MCP's (request,
-// task) and the editors' (user_request, task_type), never both at once.
+// task) and the editors' (user_request, task_type), never both with
+// different values.
 func TestPromptParamsNames(t *testing.T) {
 	tests := []struct {
 		params, wantReq, wantTask, wantErr string
@@ -371,6 +372,7 @@ func TestPromptParamsNames(t *testing.T) {
 		{params: `{"request":"fix it","task":"debug"}`, wantReq: "fix it", wantTask: "debug"},
 		{params: `{"user_request":"fix it","task_type":"debug"}`, wantReq: "fix it", wantTask: "debug"},
 		{params: `{"request":"a","user_request":"b"}`, wantErr: "request and user_request name the same field: give one"},
+		{params: `{"request":"a","user_request":"a"}`, wantReq: "a"},
 		{params: `{"user_request":"a","task":"test","task_type":"debug"}`, wantErr: "task and task_type name the same field"},
 		{params: `{"task":"debug"}`, wantErr: "request is required"},
 		{params: `{"requests":"x"}`, wantErr: `unknown field "requests" (did you mean "request"?)`},

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/treesitter"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // The daemon's background analysis (never the CLI's): once the file index
@@ -91,7 +91,7 @@ type AnalysisOptions struct {
 	// and the status says "off".
 	Enabled bool
 	// Tree is the workspace's walk, Store its facts.
-	Tree  *gather.Workspace
+	Tree  *tree.Tree
 	Store *Store
 	// File analyses one file (its text as a request would read it); an
 	// error stops the analysis, unless ctx ended (a request started: the
@@ -102,7 +102,7 @@ type AnalysisOptions struct {
 
 // run is one started analysis.
 type run struct {
-	tree      *gather.Workspace
+	tree      *tree.Tree
 	store     *Store
 	file      func(ctx context.Context, rel string, text []byte) error
 	log       *slog.Logger

@@ -1,7 +1,7 @@
 // Package workspace owns what ctxd keeps about one workspace between
 // requests and processes. Its Store is the one writer of <state>/index/:
 // the walk's files go through its directory (workspace/disk, handed to
-// gather as gather.Options.State: files.idx, the file index; links.bin,
+// gather as tree.Options.State: files.idx, the file index; links.bin,
 // the file graph; commits.bin and cochange.bin, the git facts of a HEAD),
 // and it reads and writes the per-content facts the analyzers compute:
 //
@@ -45,7 +45,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/internal/memo"
 	"github.com/ctxd/ctxd/pack"
@@ -54,6 +53,7 @@ import (
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 	"github.com/ctxd/ctxd/workspace/disk"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // SaveEvery spaces a daemon's rewrites of the whole-file stores (views.bin,
@@ -169,7 +169,7 @@ type Store struct {
 	pack     atomic.Pointer[pack.Cache]
 
 	// defTerms caches the definitions' terms of large files by content.
-	defTerms *memo.Map[[32]byte, *gather.DefTerms]
+	defTerms *memo.Map[[32]byte, *tree.DefTerms]
 	// defTermsScans counts the contents whose definitions' terms were read
 	// from the text (neither in memory nor recorded).
 	defTermsScans atomic.Int64
@@ -196,14 +196,14 @@ func Open(opts Options) *Store {
 		log:        log,
 		recs:       map[string]*index.Records{},
 		recsFailed: map[string]bool{},
-		defTerms:   memo.New[[32]byte, *gather.DefTerms](maxDefTerms),
+		defTerms:   memo.New[[32]byte, *tree.DefTerms](maxDefTerms),
 	}
 }
 
 // Dir is the store's directory, <state>/index.
 func (s *Store) Dir() string { return s.dir }
 
-// Files is the store's directory for the walk (gather.Options.State): the
+// Files is the store's directory for the walk (tree.Options.State): the
 // file index, the file graph and the git caches.
 func (s *Store) Files() *disk.Dir { return s.files }
 
@@ -350,13 +350,13 @@ func (s *Store) attachSymbols(x *symbols.Index) {
 // DefTerms returns the terms of spans in content, whose symbol-index key is
 // key: from memory, else from their record file, else read from content
 // (and recorded).
-func (s *Store) DefTerms(key [32]byte, content string, spans []gather.DefSpan) *gather.DefTerms {
+func (s *Store) DefTerms(key [32]byte, content string, spans []tree.DefSpan) *tree.DefTerms {
 	rk := defTermsRecordKey(key, spans)
-	return s.defTerms.Get(rk, func() *gather.DefTerms {
+	return s.defTerms.Get(rk, func() *tree.DefTerms {
 		r := s.records(DefTermsName)
 		if r != nil {
 			if b, ok := r.Get(rk); ok {
-				if dt, err := gather.DecodeDefTerms(b); err == nil && dt.Len() == len(spans) {
+				if dt, err := tree.DecodeDefTerms(b); err == nil && dt.Len() == len(spans) {
 					return dt
 				}
 			}
@@ -374,7 +374,7 @@ func (s *Store) DefTermsScans() int64 { return s.defTermsScans.Load() }
 // content, whose symbol-index key is key, unless they are recorded (the
 // background analysis: the memory cache is left to requests). It does
 // nothing, and does not call definitions, before the directory exists.
-func (s *Store) RecordDefTerms(ctx context.Context, key [32]byte, content []byte, definitions func() []gather.DefSpan) {
+func (s *Store) RecordDefTerms(ctx context.Context, key [32]byte, content []byte, definitions func() []tree.DefSpan) {
 	r := s.records(DefTermsName)
 	if r == nil {
 		return
@@ -389,8 +389,8 @@ func (s *Store) RecordDefTerms(ctx context.Context, key [32]byte, content []byte
 
 // scanDefTerms reads the terms of spans from content and records them
 // under rk in r (when not nil).
-func (s *Store) scanDefTerms(r *index.Records, rk [32]byte, content []byte, spans []gather.DefSpan) *gather.DefTerms {
-	dt := gather.NewDefTerms(content, spans)
+func (s *Store) scanDefTerms(r *index.Records, rk [32]byte, content []byte, spans []tree.DefSpan) *tree.DefTerms {
+	dt := tree.NewDefTerms(content, spans)
 	if r != nil {
 		if err := r.Put(rk, dt.AppendBinary(nil)); err != nil {
 			s.log.Debug("definition terms not recorded", "err", err)
@@ -403,7 +403,7 @@ func (s *Store) scanDefTerms(r *index.Records, rk [32]byte, content []byte, span
 // symbol-index key is key, in memory and in the record file: the spans
 // are part of it, so a cached value never answers for other definitions
 // (a test file's tests come from its analysis, not the symbol index).
-func defTermsRecordKey(key [32]byte, spans []gather.DefSpan) [32]byte {
+func defTermsRecordKey(key [32]byte, spans []tree.DefSpan) [32]byte {
 	h := sha256.New()
 	h.Write(key[:])
 	var b [8]byte

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 func init() {
@@ -95,18 +95,18 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		// PATH is a directory or one file (`ctxd tokens main.go`).
 		abs, dir := "", ""
 		if fi, err := os.Stat(pos[0]); err == nil && fi.Mode().IsRegular() {
-			if dir, err = gather.Dir(filepath.Dir(pos[0])); err != nil {
+			if dir, err = tree.Dir(filepath.Dir(pos[0])); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			abs = filepath.Join(dir, filepath.Base(pos[0]))
 		} else {
-			if dir, err = gather.Dir(pos[0]); err != nil {
+			if dir, err = tree.Dir(pos[0]); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			abs = dir
 		}
 		if rootArg == "" {
-			if rootArg, err = gather.FindRoot(dir); err != nil {
+			if rootArg, err = tree.FindRoot(dir); err != nil {
 				return err
 			}
 		}

@@ -54,10 +54,10 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 		return writeJSON(io, res)
 	}
 	for _, d := range res.Definitions {
-		fmt.Fprintf(io.Out, "def %s:%d-%d %s %s\n", d.Path, d.Line, d.EndLine, d.Kind, d.Signature)
+		fmt.Fprintln(io.Out, d)
 	}
 	for _, r := range res.References {
-		fmt.Fprintf(io.Out, "ref %s:%d %s\n", r.Path, r.Line, r.Text)
+		fmt.Fprintln(io.Out, r)
 	}
 	if res.Truncated {
 		fmt.Fprintf(io.Err, "ctxd: more references left out; raise --max-references\n")

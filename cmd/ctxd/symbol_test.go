@@ -13,6 +13,7 @@ func TestSymbolCLI(t *testing.T) {
 	dir := testutil.GitRepo(t, map[string]string{
 		"app.py":        "class Store:\n    def put(self, k):\n        pass\n\nStore().put(1)\n",
 		"docs/store.md": "# Store\n\nCall Store.put to add.\n",
+		"limits.go":     "package app\n\nconst MaxSize = 10\n",
 	})
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
@@ -27,6 +28,7 @@ func TestSymbolCLI(t *testing.T) {
 		notInOut       string
 	}{
 		{"qualified with #", []string{"symbol", "--root", dir, "Store#put"}, 0, "def app.py:2-3 method def put(self, k)\nref app.py:5 Store().put(1)\n", "", "store.md"},
+		{"kind said once", []string{"symbol", "--root", dir, "MaxSize"}, 0, "def limits.go:3-3 const MaxSize = 10\n", "", "const const"},
 		{"call form", []string{"symbol", "--root", dir, "put()"}, 0, "ref app.py:5", "", "store.md"},
 		{"docs asked", []string{"symbol", "--root", dir, "--docs", "Store.put"}, 0, "ref docs/store.md:3 Call Store.put to add.", "", ""},
 		{"json", []string{"symbol", "--root", dir, "--json", "put"}, 0, `"definitions": [`, "", ""},

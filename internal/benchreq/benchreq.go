@@ -129,3 +129,8 @@ var StdlibNovelB = []string{
 	"where does the build constraint parser evaluate expressions",
 	"how does the embed package read files at run time",
 }
+
+// GorootTrace is a debug request with a Go stack trace into net/http, the
+// request of the GOROOT gathering and ranking benchmarks.
+const GorootTrace = "http server closes idle keep-alive connections too early when the TLS handshake times out\n" +
+	"goroutine 7 [running]:\nnet/http.(*conn).serve(0xc000100000)\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n"

@@ -152,3 +152,77 @@ func OneLineJS(n int, word string) string {
 	}
 	return b.String()
 }
+
+// GOROOTSrc returns $(go env GOROOT)/src, or skips.
+func GOROOTSrc(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(src); err != nil {
+		tb.Skipf("no GOROOT source: %v", err)
+	}
+	return src
+}
+
+// IsolateGit points git's global and system configuration at empty files
+// in a temp dir, so the machine's configuration cannot change a test.
+// It returns the global config path.
+func IsolateGit(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	global := filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(global, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "Ada Lovelace")
+	t.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Ada Lovelace")
+	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+	return global
+}
+
+// GitIn runs the git CLI in dir, in the process's environment (see
+// IsolateGit), and returns its stdout. A missing git skips the test,
+// except under CI=true.
+func GitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git CLI not installed, and CI needs it")
+		}
+		t.Skip("git CLI not installed")
+	}
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return string(out)
+}
+
+// GitInit makes dir a repository with main as its branch.
+func GitInit(t testing.TB, dir string) {
+	t.Helper()
+	GitIn(t, dir, "init", "-q", "-b", "main")
+}
+
+// GitCommitDated commits everything in dir with a fixed date.
+func GitCommitDated(t testing.TB, dir, msg, date string) {
+	t.Helper()
+	t.Setenv("GIT_AUTHOR_DATE", date)
+	t.Setenv("GIT_COMMITTER_DATE", date)
+	GitIn(t, dir, "add", "-A")
+	GitIn(t, dir, "commit", "-q", "-m", msg)
+}

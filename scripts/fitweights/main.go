@@ -1,5 +1,5 @@
 // Command fitweights fits the weights of the link signals (graph and
-// co-change: prioritize.Fusion and gather.Links) by coordinate search on
+// co-change: prioritize.Fusion and tree.Links) by coordinate search on
 // a development set, with `ctxd eval recall`'s replay (package eval) as
 // the objective: the mean over the repositories of all-files-found at each
 // budget. The large repositories count as much as the others together
@@ -24,8 +24,8 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd/eval"
-	"github.com/ctxd/ctxd/gather"
 	"github.com/ctxd/ctxd/prioritize"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // param is one weight the search moves.
@@ -40,10 +40,10 @@ func params() []param {
 	return []param{
 		{"fusion.graph", []float64{0, 75, 150, 300, 450}, func() float64 { return prioritize.Fusion.Graph }, func(v float64) { prioritize.Fusion.Graph = v }},
 		{"fusion.cochange", []float64{0, 75, 150, 300, 450}, func() float64 { return prioritize.Fusion.CoChange }, func(v float64) { prioritize.Fusion.CoChange = v }},
-		{"links.graph_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(gather.Links.GraphDepth) }, func(v float64) { gather.Links.GraphDepth = int(v) }},
-		{"links.cochange_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(gather.Links.CoChangeDepth) }, func(v float64) { gather.Links.CoChangeDepth = int(v) }},
-		{"links.lexical_seeds", []float64{3, 5, 10, 20}, func() float64 { return float64(gather.Links.LexicalSeeds) }, func(v float64) { gather.Links.LexicalSeeds = int(v) }},
-		{"links.restart", []float64{0.15, 0.3, 0.5}, func() float64 { return gather.Links.Restart }, func(v float64) { gather.Links.Restart = v }},
+		{"links.graph_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(tree.Links.GraphDepth) }, func(v float64) { tree.Links.GraphDepth = int(v) }},
+		{"links.cochange_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(tree.Links.CoChangeDepth) }, func(v float64) { tree.Links.CoChangeDepth = int(v) }},
+		{"links.lexical_seeds", []float64{3, 5, 10, 20}, func() float64 { return float64(tree.Links.LexicalSeeds) }, func(v float64) { tree.Links.LexicalSeeds = int(v) }},
+		{"links.restart", []float64{0.15, 0.3, 0.5}, func() float64 { return tree.Links.Restart }, func(v float64) { tree.Links.Restart = v }},
 	}
 }
 

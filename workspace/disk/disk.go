@@ -2,7 +2,7 @@
 // directory <state>/index/: the file index (files.idx), the sealed files
 // (a magic, the key they were computed for, a checksum: package index) and
 // the directory's creation. The workspace store (package workspace) writes
-// through it, and hands it to the walk (gather.Options.State) for the file
+// through it, and hands it to the walk (tree.Options.State) for the file
 // index, the file graph and the git caches, so that one package owns every
 // file under <state>/index/. It imports nothing of ctxd's but the format
 // package and safefs, so gather's tests use it as the store does.

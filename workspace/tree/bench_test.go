@@ -1,0 +1,299 @@
+package tree
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/query"
+)
+
+// gitBenchRepo builds a repository of 200 commits over 100 files, packed
+// like a cloned repository.
+func gitBenchRepo(b *testing.B) string {
+	b.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git CLI not installed")
+	}
+	root := b.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	for i := range 200 {
+		for j := range 3 {
+			p := filepath.Join(root, fmt.Sprintf("d%d", (i+j)%10), fmt.Sprintf("f%d.go", (i*7+j)%100))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		run("add", "-A")
+		run("commit", "-q", "-m", fmt.Sprintf("commit %d", i))
+	}
+	run("gc", "-q")
+	return root
+}
+
+// BenchmarkGitLog compares go-git's simple open with the open this
+// package uses (kept descriptors and an object LRU), reading the last 5
+// commits and the files each changed.
+//
+//	go test -run '^$' -bench GitLog -count 5 ./gather
+func BenchmarkGitLog(b *testing.B) {
+	root := gitBenchRepo(b)
+	b.Run("open=plain", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &repoHandle{repo: repo, top: root}
+			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("open=keep+lru", func(b *testing.B) {
+		for b.Loop() {
+			cs, err := GitLog(b.Context(), root, 5)
+			if err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("cached-handle", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if cs, err := h.log(b.Context(), 5); err != nil || len(cs) != 5 {
+				b.Fatal(err, len(cs))
+			}
+		}
+	})
+	b.Run("diff=cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitDiff(b.Context(), root, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("diff=go-git", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if _, err := h.goGitDiff(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRank ranks a request over the GOROOT index (warm).
+//
+//	go test -run '^$' -bench Rank -count 5 ./gather
+func BenchmarkRank(b *testing.B) {
+	src := testutil.GOROOTSrc(b)
+	s := benchSnapshot(b, src)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Index.Rank(query.Parse(benchreq.GorootTrace), 10)
+	}
+}
+
+// BenchmarkRankOverlay ranks a request over the GOROOT index with one
+// unsaved editor buffer, as a daemon does for every request while a file
+// is modified in the editor: an index over the buffer and the rest,
+// ranked (postings warm in the snapshot's index after the first run).
+//
+//	go test -run '^$' -bench RankOverlay -count 5 ./gather
+func BenchmarkRankOverlay(b *testing.B) {
+	src := testutil.GOROOTSrc(b)
+	s := benchSnapshot(b, src)
+	overlay := map[string]string{"net/http/server.go": "package http\n\n// Serve closes idle keep-alive connections.\nfunc (srv *Server) Serve(l net.Listener) error { return nil }\n"}
+	q := NewRankQuery(query.Parse(benchreq.GorootTrace), false)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.WithOverlay(overlay).RankBy(q, 10, nil)
+	}
+}
+
+// BenchmarkGitDiffRepo compares the CLI and go-git for the uncommitted
+// changes of a real, large repository named by CTXD_BENCH_GIT_REPO (skipped
+// without it).
+//
+//	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
+func BenchmarkGitDiffRepo(b *testing.B) {
+	root := os.Getenv("CTXD_BENCH_GIT_REPO")
+	if root == "" {
+		b.Skip("CTXD_BENCH_GIT_REPO not set")
+	}
+	b.Run("cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitDiff(b.Context(), root, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-git", func(b *testing.B) {
+		h, err := openRepo(root)
+		if err != nil || h == nil {
+			b.Fatal(err)
+		}
+		defer h.close()
+		for b.Loop() {
+			if _, err := h.goGitDiff(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("log=plain", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := &repoHandle{repo: repo, top: root}
+			if _, err := h.log(b.Context(), 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("log=keep+lru", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GitLog(b.Context(), root, 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchSnapshot walks and indexes the tree at src once (a warm workspace's
+// snapshot); the workspace closes when the benchmark ends.
+// benchTreeSnapshot is benchSnapshot of $CTXD_BENCH_TREE, else of
+// GOROOT/src.
+func benchTreeSnapshot(b *testing.B) *Snapshot {
+	src := os.Getenv("CTXD_BENCH_TREE")
+	if src == "" {
+		src = testutil.GOROOTSrc(b)
+	}
+	return benchSnapshot(b, src)
+}
+
+func benchSnapshot(b *testing.B, src string) *Snapshot {
+	b.Helper()
+	w, err := Open(src, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	s, err := w.refresh(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkNewDoc measures lexical term extraction (identifiers split,
+// lowered, stemmed and counted; definitions), one counter reused across
+// files as an indexing worker does: over the Go files of GOROOT/src/net,
+// and over every text file of GOROOT/src (what a cold index reads).
+//
+//	go test -run '^$' -bench NewDoc -benchtime 3x ./gather
+func BenchmarkNewDoc(b *testing.B) {
+	src := testutil.GOROOTSrc(b)
+	for _, bb := range []struct {
+		name string
+		dir  string
+		keep func(path string) bool
+	}{
+		{"net", filepath.Join(src, "net"), func(p string) bool { return strings.HasSuffix(p, ".go") }},
+		{"goroot", src, func(string) bool { return true }},
+	} {
+		var files [][]byte
+		var total int64
+		filepath.WalkDir(bb.dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Type().IsRegular() && bb.keep(p) {
+				if data, err := os.ReadFile(p); err == nil && len(data) <= 1<<20 && !isBinary(data) {
+					files = append(files, data)
+					total += int64(len(data))
+				}
+			}
+			return nil
+		})
+		if len(files) == 0 {
+			b.Skip("no GOROOT sources")
+		}
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(total)
+			c := newTermCounter()
+			c0 := testutil.CPUTime()
+			for b.Loop() {
+				for _, f := range files {
+					newDoc(c, c.defs(), "net/x.go", f)
+				}
+			}
+			b.ReportMetric(float64((testutil.CPUTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkRankNovel ranks requests the index has not met (each run
+// empties the postings cache first, as a term new to a daemon finds it),
+// over GOROOT/src or CTXD_BENCH_TREE; it reports the index's (term,
+// document) pairs.
+//
+//	go test -run '^$' -bench RankNovel -count 5 ./gather
+//	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-100k go test -run '^$' -bench RankNovel -count 3 ./gather
+func BenchmarkRankNovel(b *testing.B) {
+	s := benchTreeSnapshot(b)
+	reqs := append(slices.Clip(benchreq.StdlibNovel), benchreq.StdlibNovelB...)
+	pairs := 0
+	for _, d := range s.Index.docs {
+		pairs += len(d.content.hash) + len(d.name.hash) + len(d.defs.hash)
+	}
+	// scan: a CLI's index (a pass over the documents for new terms);
+	// full: a daemon's (full postings, built in the background).
+	for _, full := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scan", true: "full"}[full], func(b *testing.B) {
+			ix := newIndex(s.Index.docs)
+			if full {
+				ix.full.Store(buildFullPostings(ix.docs))
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				ix.postingsMu.Lock()
+				ix.postings, ix.postingsLen = nil, 0
+				ix.postingsMu.Unlock()
+				q := reqs[i%len(reqs)]
+				i++
+				ix.Ranking(rankQueryOf(q), 0, nil)
+			}
+			b.ReportMetric(float64(pairs), "pairs")
+			b.ReportMetric(float64(len(ix.docs)), "docs")
+		})
+	}
+}

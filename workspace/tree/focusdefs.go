@@ -1,0 +1,264 @@
+package tree
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/ctxd/ctxd/query"
+)
+
+// DefSpan is one definition of a file: its 1-based first and last lines.
+type DefSpan struct{ Start, End int }
+
+// DefTerms is the terms of a file's definitions (functions and methods,
+// each with its lines), read once per content: [DefTerms.Focus] ranks them
+// against any request.
+type DefTerms struct {
+	body, head []terms // per definition; body nil for a definition without one
+}
+
+// NewDefTerms reads the terms of defs in content.
+func NewDefTerms(content []byte, defs []DefSpan) *DefTerms {
+	starts := lineStarts(content)
+	lines := func(from, to int) []byte { // 1-based, inclusive
+		from, to = min(max(from, 1), len(starts)), min(to, len(starts))
+		if from > to {
+			return nil
+		}
+		end := len(content)
+		if to < len(starts) {
+			end = starts[to]
+		}
+		return content[starts[from-1]:end]
+	}
+	c := newTermCounter()
+	bagOf := func(b []byte) terms {
+		c.reset()
+		query.ScanWords(b, c.addIdent)
+		return c.bag()
+	}
+	dt := &DefTerms{body: make([]terms, len(defs)), head: make([]terms, len(defs))}
+	for i, d := range defs {
+		if d.End <= d.Start {
+			continue
+		}
+		dt.body[i], dt.head[i] = bagOf(lines(d.Start, d.End)), bagOf(lines(d.Start, d.Start))
+	}
+	return dt
+}
+
+// Focus returns the indexes of the definitions whose text matches the
+// request's words best, at most limit of them, best first: for a large
+// file the request does not name anything in, these are the bodies worth
+// showing. A definition
+// scores the inverse document frequency (among the file's definitions) of
+// each request term it holds, twice for a term of its first line (its
+// name and signature); it must hold at least two distinct terms when the
+// request has two, and score at least half the best. Terms are ranking's:
+// identifiers split at case and underscore boundaries, lowercased,
+// stemmed, stopwords dropped.
+func (dt *DefTerms) Focus(q *query.Query, limit int) []int {
+	return dt.FocusAmong(q, limit, nil)
+}
+
+// FocusAmong is [DefTerms.Focus] over the definitions of among only (indexes
+// of dt's definitions, ascending; nil: all of them), as if dt held only
+// those: a file's own tests are left out of a request that is not about
+// testing without reading the file's terms again.
+func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
+	q := TermsOf(rq.FocusWords)
+	if among == nil {
+		among = make([]int, len(dt.body))
+		for i := range among {
+			among[i] = i
+		}
+	}
+	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+	n := len(among)
+	if len(q) == 0 || n == 0 || limit <= 0 {
+		return nil
+	}
+	df := make([]int, len(q))
+	for _, i := range among {
+		for k, t := range q {
+			if dt.body[i].count(t) > 0 {
+				df[k]++
+			}
+		}
+	}
+	avg, avgHead := 0.0, 0.0 // the definitions' and first lines' mean lengths, in terms
+	for _, i := range among {
+		avg += float64(dt.body[i].n)
+		avgHead += float64(dt.head[i].n)
+	}
+	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
+	need := min(2, len(q))
+	type scored struct {
+		i     int
+		score float64
+	}
+	var ss []scored
+	for _, i := range among {
+		s, matched := 0.0, 0
+		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
+		headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
+		for k, t := range q {
+			tf := dt.body[i].count(t)
+			if tf == 0 {
+				continue
+			}
+			matched++
+			w := math.Log(1 + float64(n)/float64(df[k]))
+			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
+			if h := dt.head[i].count(t); h > 0 {
+				// Once, normalised by the first line's length: of
+				// TestCut and TestCutPrefix, "Cut" names the first.
+				s += w * (focusK1 + 1) / (1 + headNorm)
+			}
+		}
+		if matched >= need {
+			ss = append(ss, scored{i, s})
+		}
+	}
+	slices.SortStableFunc(ss, func(a, b scored) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	var out []int
+	for _, s := range ss {
+		if len(out) == limit || s.score < ss[0].score/2 {
+			break
+		}
+		out = append(out, s.i)
+	}
+	return out
+}
+
+// BM25's saturation and length normalisation for a definition's body
+// terms: a term once in a definition of average length weighs its IDF, as
+// before; one repeated in a short definition up to 1+focusK1 times that.
+// Counted by presence alone, a long function that touches many request
+// words once in its comments (makeHeadersCopier: "follow", "POST")
+// outranked the short one whose body is about them (redirectBehavior:
+// redirect ×11, GetBody, body ×7). The first line's terms count once,
+// normalised by its length the same way: a name that holds the request's
+// words and little else is the one meant.
+const (
+	focusK1 = 1.2
+	focusB  = 0.75
+)
+
+// Len returns the number of definitions dt holds.
+func (dt *DefTerms) Len() int { return len(dt.body) }
+
+// defTermsVersion is the first byte of [DefTerms.AppendBinary]'s encoding;
+// it changes with the encoding or with how terms are read (a persisted
+// encoding of another version does not decode).
+const defTermsVersion = 2
+
+// AppendBinary appends dt's encoding to b: the definitions' body and
+// first-line terms (hashes ascending, as deltas, with their counts), for
+// a cache that outlives the process.
+func (dt *DefTerms) AppendBinary(b []byte) []byte {
+	b = append(b, defTermsVersion)
+	b = binary.AppendUvarint(b, uint64(len(dt.body)))
+	put := func(t terms) {
+		b = binary.AppendUvarint(b, uint64(len(t.hash)))
+		b = binary.AppendUvarint(b, uint64(t.n))
+		prev := uint32(0)
+		for i, h := range t.hash {
+			b = binary.AppendUvarint(b, uint64(h-prev))
+			b = binary.AppendUvarint(b, uint64(t.tf[i]))
+			prev = h
+		}
+	}
+	for i := range dt.body {
+		put(dt.body[i])
+		put(dt.head[i])
+	}
+	return b
+}
+
+var errDefTerms = errors.New("definition terms: bad encoding")
+
+// DecodeDefTerms decodes [DefTerms.AppendBinary]'s encoding. The bytes
+// are untrusted (a file in the state directory): any malformation is an
+// error, never a panic.
+func DecodeDefTerms(b []byte) (*DefTerms, error) {
+	if len(b) == 0 || b[0] != defTermsVersion {
+		return nil, errDefTerms
+	}
+	b = b[1:]
+	uv := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || k > 1 && b[k-1] == 0 { // malformed, or not minimal
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
+	}
+	n, ok := uv()
+	// Every definition takes at least four bytes (two empty bags).
+	if !ok || n > uint64(len(b))/4 {
+		return nil, errDefTerms
+	}
+	get := func() (terms, bool) {
+		k, ok1 := uv()
+		total, ok2 := uv()
+		// Each term takes at least two bytes.
+		if !ok1 || !ok2 || k > uint64(len(b))/2 || total > math.MaxInt32 {
+			return terms{}, false
+		}
+		if k == 0 {
+			return terms{n: int(total)}, true
+		}
+		t := terms{hash: make([]uint32, k), tf: make([]uint16, k), n: int(total)}
+		var h uint64
+		for i := range t.hash {
+			d, ok1 := uv()
+			f, ok2 := uv()
+			if !ok1 || !ok2 || (i > 0 && d == 0) || f > math.MaxUint16 {
+				return terms{}, false
+			}
+			if h += d; h > math.MaxUint32 {
+				return terms{}, false
+			}
+			t.hash[i], t.tf[i] = uint32(h), uint16(f)
+		}
+		return t, true
+	}
+	dt := &DefTerms{body: make([]terms, n), head: make([]terms, n)}
+	for i := range dt.body {
+		var ok1, ok2 bool
+		dt.body[i], ok1 = get()
+		dt.head[i], ok2 = get()
+		if !ok1 || !ok2 {
+			return nil, errDefTerms
+		}
+	}
+	if len(b) != 0 {
+		return nil, errDefTerms
+	}
+	return dt, nil
+}
+
+// lineStarts returns the byte offset of each line of b.
+func lineStarts(b []byte) []int {
+	out := []int{0}
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\n')
+		if k < 0 || i+k+1 >= len(b) {
+			return out
+		}
+		i += k + 1
+		out = append(out, i)
+	}
+}

@@ -1,0 +1,269 @@
+package tree
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/query"
+)
+
+func TestDefTermsFocus(t *testing.T) {
+	src := strings.Join([]string{
+		"func parseConfig(path string) (*Config, error) {", // 1
+		"\tb := readFile(path)",
+		"\treturn decode(b)",
+		"}",
+		"func retryRequest(n int) error {", // 5
+		"\tfor i := 0; i < n; i++ {",
+		"\t\tif err := send(); err == nil { return nil } // timeout backoff",
+		"\t}",
+		"\treturn errTimeout",
+		"}",
+		"func backoffDelay(attempt int) time.Duration {", // 11
+		"\treturn time.Second << attempt // retry timeout",
+		"}",
+		"func closeIdle() {", // 14
+		"\tfor _, c := range conns { c.Close() }",
+		"}",
+	}, "\n")
+	defs := []DefSpan{{1, 4}, {5, 10}, {11, 13}, {14, 16}}
+	for _, tc := range []struct {
+		name    string
+		request string
+		limit   int
+		want    []int
+	}{
+		{"name and body", "requests are retried without a backoff after a timeout", 3, []int{1, 2}},
+		{"limit", "requests are retried without a backoff after a timeout", 1, []int{1}},
+		{"name terms", "stop closing idle ones", 3, []int{3}},
+		// The definition named after the one term; the one that has it
+		// once in a comment of a longer body scores under half of it.
+		{"one term request", "backoff", 3, []int{2}},
+		{"two terms needed", "the config file path and the idle pool", 3, []int{0}},
+		{"stopwords only", "please explain how this works", 3, nil},
+		{"no match", "kubernetes ingress", 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NewDefTerms([]byte(src), defs).Focus(query.Parse(tc.request), tc.limit); !slices.Equal(got, tc.want) {
+				t.Errorf("Focus(%q) = %v, want %v", tc.request, got, tc.want)
+			}
+		})
+	}
+	// Definitions without a body, past the end or empty input are safe.
+	if got := NewDefTerms([]byte(src), []DefSpan{{3, 3}, {40, 50}, {0, 2}}).Focus(query.Parse("retry timeout"), 3); len(got) > 1 {
+		t.Errorf("odd spans: %v", got)
+	}
+	if got := NewDefTerms(nil, defs).Focus(query.Parse("retry timeout"), 3); got != nil {
+		t.Errorf("empty content: %v", got)
+	}
+}
+
+// TestDefTermsFocusDensity: a short definition whose body is about the
+// request's words (each several times) ranks above a longer one that
+// touches more of them once, in comments (net/http's redirectBehavior
+// against makeHeadersCopier for "why does http.Client not follow a 307
+// redirect for a POST request with a body that has no GetBody?").
+func TestDefTermsFocusDensity(t *testing.T) {
+	long := []string{"func copyHeaders(req *Request) func(*Request) {", // 1
+		"	// Copy the headers so a client can follow a POST redirect."}
+	for i := range 30 {
+		long = append(long, fmt.Sprintf("	h%d := req.Header.Clone() // request %d", i, i))
+	}
+	long = append(long, "	return nil", "}")
+	short := []string{
+		"func redirectBehavior(method string, req *Request) (redirect bool) {",
+		"	switch code {",
+		"	case 307, 308:",
+		"		redirect = true",
+		"		if req.GetBody == nil && req.body != nil {",
+		"			redirect = false // no GetBody: the body cannot be sent again",
+		"		}",
+		"	}",
+		"	return redirect",
+		"}",
+	}
+	other := []string{"func closeIdle() {", "	for _, c := range conns { c.Close() }", "}"}
+	src := strings.Join(slices.Concat(long, short, other), "\n")
+	a, b := len(long), len(long)+len(short)
+	defs := []DefSpan{{1, a}, {a + 1, b}, {b + 1, b + len(other)}}
+	for _, tc := range []struct {
+		request string
+		want    int
+	}{
+		{"why does http.Client not follow a 307 redirect for a POST request with a body that has no GetBody?", 1},
+		{"copy the request headers for a client", 0},
+	} {
+		if got := NewDefTerms([]byte(src), defs).Focus(query.Parse(tc.request), 3); len(got) == 0 || got[0] != tc.want {
+			t.Errorf("Focus(%q) = %v, want %d first", tc.request, got, tc.want)
+		}
+	}
+}
+
+func TestDefTermsEncoding(t *testing.T) {
+	src, err := os.ReadFile("lexical.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []DefSpan
+	lines := strings.Count(string(src), "\n")
+	for l := 1; l+20 < lines; l += 17 {
+		defs = append(defs, DefSpan{l, l + 20})
+	}
+	defs = append(defs, DefSpan{5, 5}, DefSpan{lines + 10, lines + 20})
+	for _, tc := range []struct {
+		name string
+		dt   *DefTerms
+	}{
+		{"file", NewDefTerms(src, defs)},
+		{"no definitions", NewDefTerms(src, nil)},
+		{"empty content", NewDefTerms(nil, defs)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc := tc.dt.AppendBinary(nil)
+			got, err := DecodeDefTerms(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again := got.AppendBinary(nil); !bytes.Equal(again, enc) {
+				t.Fatal("decoded terms encode differently")
+			}
+			if got.Len() != tc.dt.Len() {
+				t.Fatalf("Len %d, want %d", got.Len(), tc.dt.Len())
+			}
+			for _, req := range []string{"term counter bag sort words", "scan identifiers and hash terms", "kubernetes"} {
+				if a, b := got.Focus(query.Parse(req), 3), tc.dt.Focus(query.Parse(req), 3); !slices.Equal(a, b) {
+					t.Errorf("Focus(%q) decoded %v, want %v", req, a, b)
+				}
+			}
+			// Every truncation and a flipped version byte are refused.
+			for n := range len(enc) {
+				if _, err := DecodeDefTerms(enc[:n]); err == nil {
+					t.Fatalf("a truncation to %d of %d bytes decoded", n, len(enc))
+				}
+			}
+			bad := slices.Clone(enc)
+			bad[0]++
+			if _, err := DecodeDefTerms(bad); err == nil {
+				t.Error("another version decoded")
+			}
+		})
+	}
+}
+
+func TestDefTermsFocusAmong(t *testing.T) {
+	src := strings.Join([]string{
+		"func retryRequest(n int) error {", // 1
+		"\treturn sendWithTimeout(n) // retry",
+		"}",
+		"func TestRetryTimeout(t *testing.T) {", // 4
+		"\tretryRequest(3) // timeout retry timeout",
+		"}",
+		"func backoffRetry() {", // 7
+		"\tsleep() // timeout",
+		"}",
+	}, "\n")
+	defs := []DefSpan{{1, 3}, {4, 6}, {7, 9}}
+	dt := NewDefTerms([]byte(src), defs)
+	// Among a subset, the result equals the terms of that subset alone
+	// (document frequencies among the subset), in the full set's indexes.
+	among := []int{0, 2}
+	sub := NewDefTerms([]byte(src), []DefSpan{defs[0], defs[2]})
+	for _, req := range []string{"retry timeout", "timeout", "retry request send"} {
+		got := dt.FocusAmong(query.Parse(req), 3, among)
+		var want []int
+		for _, k := range sub.Focus(query.Parse(req), 3) {
+			want = append(want, among[k])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("FocusAmong(%q) = %v, want %v", req, got, want)
+		}
+		if !slices.Equal(dt.FocusAmong(query.Parse(req), 3, nil), dt.Focus(query.Parse(req), 3)) {
+			t.Errorf("FocusAmong(nil) differs from Focus for %q", req)
+		}
+	}
+	if got := dt.FocusAmong(query.Parse("retry timeout"), 3, []int{}); got != nil {
+		t.Errorf("among none: %v", got)
+	}
+	if got := dt.FocusAmong(query.Parse("retry timeout"), 3, []int{-1, 7}); got != nil {
+		t.Errorf("among out of range: %v", got)
+	}
+}
+
+// TestScanWords: numbers of 3 to 6 digits are words, except in versions,
+// decimals and issue references; identifiers are as scanIdents has them.
+func TestScanWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"a 307 redirect", []string{"a", "307", "redirect"}},
+		{"case 307, 308:", []string{"case", "307", "308"}},
+		{"port 8080 or 65535", []string{"port", "8080", "or", "65535"}},
+		{"ids 1 and 42 and 1234567", []string{"ids", "and", "and"}},
+		{"go 1.26.0 and 3.141", []string{"go", "and"}},
+		{"fix (#1234) and v2", []string{"fix", "and", "v2"}},
+		{"0x1f 0644 E1234", []string{"0644", "E1234"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var got []string
+			query.ScanWords([]byte(tt.in), func(id []byte) { got = append(got, string(id)) })
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("query.ScanWords(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFocusNumbers: a status code the request names picks the function
+// that holds it over one that only shares the request's other words.
+func TestFocusNumbers(t *testing.T) {
+	src := strings.Join([]string{
+		"func copyHeaders(req *Request) {", // 1
+		"\t// on a redirect, the body is not copied: only the headers",
+		"\tfor k, v := range req.Header { set(k, v) }",
+		"}",
+		"func redirectBehavior(method string, resp *Response) (string, bool) {", // 5
+		"\tswitch resp.StatusCode {",
+		"\tcase 307, 308:",
+		"\t\treturn method, true",
+		"\t}",
+		"\treturn \"GET\", false",
+		"}",
+	}, "\n")
+	dt := NewDefTerms([]byte(src), []DefSpan{{1, 4}, {5, 11}})
+	tests := []struct {
+		request string
+		want    []int
+	}{
+		{"why does a 307 redirect keep the body", []int{1}},
+		{"why does a redirect keep the body", []int{0}},
+	}
+	for _, tt := range tests {
+		if got := dt.Focus(query.Parse(tt.request), 1); !slices.Equal(got, tt.want) {
+			t.Errorf("Focus(%q) = %v, want %v", tt.request, got, tt.want)
+		}
+	}
+}
+
+func FuzzDecodeDefTerms(f *testing.F) {
+	f.Add(NewDefTerms([]byte("func a() {\n\tb(c)\n}\nfunc d() {\n\te()\n}\n"), []DefSpan{{1, 3}, {4, 6}}).AppendBinary(nil))
+	f.Add([]byte{defTermsVersion, 0})
+	f.Add([]byte{defTermsVersion, 1, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dt, err := DecodeDefTerms(b)
+		if err != nil {
+			return
+		}
+		// A decoded value encodes to the same bytes (the encoding is
+		// canonical) and answers queries.
+		if again := dt.AppendBinary(nil); !bytes.Equal(again, b) {
+			t.Fatalf("re-encoding differs: %x vs %x", again, b)
+		}
+		dt.Focus(query.Parse("a b c"), 3)
+	})
+}

@@ -1,0 +1,54 @@
+package tree
+
+import (
+	"flag"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name.golden, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
+}
+
+// The git helpers are testutil's (shared with workspace/tree's tests).
+var (
+	isolateGit   = testutil.IsolateGit
+	gitCmd       = testutil.GitIn
+	gitInit      = testutil.GitInit
+	gitCommitAll = testutil.GitCommitDated
+)
+
+func newTestWorkspace(t *testing.T, root string, opts Options) *Tree {
+	t.Helper()
+	w, err := Open(root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return w
+}
+
+// runGitStdin runs git in dir with stdin; git's exit status 1 (as
+// check-ignore gives when nothing matches) is not an error here.
+func runGitStdin(dir, stdin string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil
+	}
+	return string(out), err
+}
