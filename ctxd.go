@@ -414,8 +414,8 @@ type Envelope struct {
 	Context        CompressedContext `json:"context"`
 	Tools          []Tool            `json:"tools,omitempty"`
 	Artifacts      []Artifact        `json:"artifacts,omitempty"`
-	// Format is the prompt's format: "markdown" or "xml".
-	Format       string   `json:"format"`
+	// Format is the prompt's format: markdown or xml.
+	Format       Format   `json:"format"`
 	Prompt       string   `json:"prompt"`
 	PromptTokens int      `json:"prompt_tokens"`
 	Warnings     []string `json:"warnings,omitempty"`
@@ -434,10 +434,14 @@ type Redaction struct {
 	Rule   string `json:"rule"`
 }
 
+// Format is the format a prompt is rendered in: [FormatMarkdown] or
+// [FormatXML] (a pack adds json: pack.FormatJSON).
+type Format string
+
 // Prompt formats.
 const (
-	FormatMarkdown = "markdown"
-	FormatXML      = "xml"
+	FormatMarkdown Format = "markdown"
+	FormatXML      Format = "xml"
 )
 
 // ParseFormat validates a prompt format, in any case and with spaces
@@ -445,8 +449,8 @@ const (
 // pack's formats are these and json (pack.ParseFormat). The wire formats
 // of model requests (compact/request.ParseFormat: chat, anthropic,
 // responses) are another fact.
-func ParseFormat(s string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+func ParseFormat(s string) (Format, error) {
+	switch Format(strings.ToLower(strings.TrimSpace(s))) {
 	case "", FormatMarkdown, "md":
 		return FormatMarkdown, nil
 	case FormatXML:

@@ -54,7 +54,7 @@ func TestParseTaskType(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]string{"": FormatMarkdown, "md": FormatMarkdown, "XML": FormatXML, " xml\n": FormatXML} {
+	for in, want := range map[string]Format{"": FormatMarkdown, "md": FormatMarkdown, "XML": FormatXML, " xml\n": FormatXML} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
 		}

@@ -36,7 +36,7 @@ func PackPath(dir, session string) string {
 
 // pack returns the index of the session's pack; the caller holds s.packMu.
 func (s *Store) packOf(session string) *pack {
-	p := filepath.Join(s.dir, scopeName(session), PackName)
+	p := PackPath(s.dir, session)
 	pk, ok := s.packs[p]
 	if !ok {
 		pk = &pack{path: p, recs: map[string][]packRecord{}, verified: map[string]stamp{}}
@@ -220,9 +220,15 @@ func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) 
 			return "", false, fmt.Errorf("truncate torn artifact pack: %w", err)
 		}
 	}
-	rec := encodeRecord(content)
-	if _, err := f.Write(rec); err != nil {
-		// A partial write is a torn record: the next writer cuts it.
+	// The header, then the content as it is (no copy of a large text):
+	// under the lock nobody writes between them, and a write cut short
+	// is a torn record the next writer cuts, as a partial single write
+	// would be.
+	hdr := recordHeader(content)
+	if _, err := f.Write(hdr); err != nil {
+		return "", false, fmt.Errorf("append artifact record: %w", err)
+	}
+	if _, err := f.Write(content); err != nil {
 		return "", false, fmt.Errorf("append artifact record: %w", err)
 	}
 	fi, err := f.Stat()
@@ -230,7 +236,7 @@ func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) 
 		return "", false, fmt.Errorf("stat artifact pack: %w", err)
 	}
 	pk.recs[hash] = append(pk.recs[hash], packRecord{hash: hash, off: pk.end + RecordHeaderSize, n: int64(len(content))})
-	pk.end += int64(len(rec))
+	pk.end += int64(len(hdr) + len(content))
 	pk.fi = fi
 	pk.verified[hash] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: CountLines(content)}
 	pk.dirty = true

@@ -30,13 +30,19 @@ var errBadHeader = errors.New("artifact record header does not verify")
 
 // encodeRecord returns content as one pack record.
 func encodeRecord(content []byte) []byte {
-	b := make([]byte, RecordHeaderSize+len(content))
+	return append(recordHeader(content), content...)
+}
+
+// recordHeader returns the header of content's pack record (the content
+// follows it): written apart from the content, a record costs no copy of
+// a large text.
+func recordHeader(content []byte) []byte {
+	b := make([]byte, RecordHeaderSize)
 	copy(b, recordMagic)
 	sum := sha256.Sum256(content)
 	copy(b[4:36], sum[:])
 	binary.BigEndian.PutUint64(b[36:44], uint64(len(content)))
 	binary.BigEndian.PutUint32(b[44:48], crc32.Checksum(b[:44], castagnoli))
-	copy(b[RecordHeaderSize:], content)
 	return b
 }
 

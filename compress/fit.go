@@ -495,12 +495,6 @@ func (f *fitter) focus(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 	return c, false
 }
 
-// largest returns chunk i at the largest view that fits in room.
-func (f *fitter) largest(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
-	got, reason := f.place(ctx, i, c, room)
-	return got, reason == ""
-}
-
 // viewsOf returns chunk i's non-empty structural views, largest first,
 // computed once.
 func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {

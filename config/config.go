@@ -43,9 +43,9 @@ type Config struct {
 	Model         string `toml:"model" json:"model"`
 	ContextWindow int    `toml:"context_window" json:"context_window"`
 	// Format is the default prompt format (markdown or xml).
-	Format string `toml:"format" json:"format"`
-	Budget Budget `toml:"budget" json:"budget"`
-	Gather Gather `toml:"gather" json:"gather"`
+	Format ctxd.Format `toml:"format" json:"format"`
+	Budget Budget      `toml:"budget" json:"budget"`
+	Gather Gather      `toml:"gather" json:"gather"`
 	// Priority holds custom score boosts by doublestar path pattern, e.g.
 	// "domain/models/**" = 200 (the design's custom prioritizer).
 	Priority map[string]int `toml:"priority" json:"priority"`
@@ -424,7 +424,10 @@ func (c *Config) merge(fc *fileConfig, src string) {
 	}
 	setString("model", &c.Model, fc.Model)
 	setInt("context_window", &c.ContextWindow, fc.ContextWindow)
-	setString("format", &c.Format, fc.Format)
+	if fc.Format != nil {
+		c.Format = ctxd.Format(*fc.Format)
+		c.Set("format", src)
+	}
 	if b := fc.Budget; b != nil {
 		setInt("budget.total", &c.Budget.Total, b.Total)
 		if s := b.Shares; s != nil {
@@ -477,7 +480,7 @@ func (c *Config) Validate() error {
 	bad := func(key, msg string) error {
 		return fmt.Errorf("config %s (from %s): %s: %w", key, c.sourceUnder(key), msg, ctxd.ErrInvalidParams)
 	}
-	if _, err := ctxd.ParseFormat(c.Format); err != nil {
+	if _, err := ctxd.ParseFormat(string(c.Format)); err != nil {
 		return bad("format", "want markdown or xml")
 	}
 	if c.Budget.Total <= 0 {
@@ -538,7 +541,7 @@ func (c *Config) Entries() []Entry {
 	es := []Entry{
 		{Key: "model", Value: c.Model},
 		{Key: "context_window", Value: c.ContextWindow},
-		{Key: "format", Value: c.Format},
+		{Key: "format", Value: string(c.Format)},
 		{Key: "budget.total", Value: c.Budget.Total},
 		{Key: "budget.shares.system", Value: c.Budget.Shares.System},
 		{Key: "budget.shares.context", Value: c.Budget.Shares.Context},
@@ -572,7 +575,7 @@ func (c *Config) Entries() []Entry {
 type Overrides struct {
 	Model         *string      `json:"model,omitempty"`
 	ContextWindow *int         `json:"context_window,omitempty"`
-	Format        *string      `json:"format,omitempty"`
+	Format        *ctxd.Format `json:"format,omitempty"`
 	BudgetTotal   *int         `json:"budget_total,omitempty"`
 	Shares        *ctxd.Shares `json:"shares,omitempty"`
 	Exclude       []string     `json:"exclude,omitempty"`

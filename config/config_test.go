@@ -45,7 +45,7 @@ func TestLoadPrecedence(t *testing.T) {
 		{"gather.max_files", "user: " + user, c.Gather.MaxFiles, 20},
 		{"gather.depth.debug", "workspace: " + filepath.Join(root, WorkspaceFile), c.Gather.Depth["debug"], 4},
 		{"priority.domain/models/**", "workspace: " + filepath.Join(root, WorkspaceFile), c.Priority["domain/models/**"], 200},
-		{"format", SourceDefault, c.Format, "markdown"},
+		{"format", SourceDefault, c.Format, ctxd.FormatMarkdown},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

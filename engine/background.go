@@ -79,14 +79,14 @@ func (e *Engine) prepare(ctx context.Context) {
 type analyser struct {
 	e       *Engine
 	counter tokens.Counter
-	format  string
+	format  ctxd.Format
 }
 
 func (e *Engine) newAnalyser() *analyser {
 	a := &analyser{e: e, format: e.cfg.Format}
 	c, _ := tokens.ForModel(e.cfg.Model, e.cfg.ContextWindow)
 	a.counter = tokens.Stored(c, e.store.Counts())
-	if f, err := ctxd.ParseFormat(a.format); err == nil {
+	if f, err := ctxd.ParseFormat(string(a.format)); err == nil {
 		a.format = f
 	}
 	return a

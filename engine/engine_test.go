@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -394,7 +395,7 @@ func TestPromptFitsWholeBudget(t *testing.T) {
 	testutil.WriteFiles(t, dir, relevanceRepo)
 	testutil.GitCommitAll(t, dir)
 	e := newEngine(t, dir)
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain the whole app", Format: format, TokenBudget: &BudgetRequest{Total: 1500}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -451,5 +452,27 @@ func TestNoContextFitsWarns(t *testing.T) {
 		if got != tt.warn || tt.warn && len(env.Context.Chunks) != 0 {
 			t.Errorf("context %d: warning %v (want %v), %d chunks; warnings %q", tt.context, got, tt.warn, len(env.Context.Chunks), env.Warnings)
 		}
+	}
+}
+
+// TestUserRequestBound: a request's text over MaxUserRequestBytes is
+// refused as invalid params, naming the limit, before any work; one at
+// the limit is served.
+func TestUserRequestBound(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, dir)
+	// Padded with blanks: the bound, not the cost of many words, is
+	// tested here.
+	at := "explain A" + strings.Repeat(" ", MaxUserRequestBytes-len("explain A"))
+	if _, err := e.Gather(t.Context(), PromptRequest{UserRequest: at}, nil); err != nil {
+		t.Fatalf("a request of %d bytes: %v", len(at), err)
+	}
+	over := at + strings.Repeat("x", MaxUserRequestBytes-len(at)+1)
+	_, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: over}, nil)
+	if !errors.Is(err, ctxd.ErrInvalidParams) || !strings.Contains(err.Error(), fmt.Sprint(MaxUserRequestBytes)) {
+		t.Fatalf("a request of %d bytes: %v, want invalid params naming the limit", len(over), err)
 	}
 }

@@ -30,7 +30,7 @@ type PromptRequest struct {
 	OpenFiles     []ctxd.OpenFile `json:"open_files,omitempty"`
 	Patterns      []string        `json:"patterns,omitempty"`
 	MaxFiles      int             `json:"max_files,omitempty"`
-	Format        string          `json:"format,omitempty"`
+	Format        ctxd.Format     `json:"format,omitempty"`
 	SessionID     string          `json:"session_id,omitempty"`
 	Tools         []ctxd.Tool     `json:"tools,omitempty"`
 	// RefuseSecretFiles: a secret file named in OpenFiles or Patterns is
@@ -292,7 +292,7 @@ type settings struct {
 	model    ctxd.Model
 	counter  tokens.Counter
 	budget   ctxd.Budget
-	format   string
+	format   ctxd.Format
 	warnings []string
 }
 
@@ -303,7 +303,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	if format == "" {
 		format = e.cfg.Format
 	}
-	format, err := ctxd.ParseFormat(format)
+	format, err := ctxd.ParseFormat(string(format))
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
@@ -393,9 +393,19 @@ func IsEstimateNotice(w string) bool {
 // plan validates req and resolves the task, the model, the budget and the
 // request's own share, before gathering (its only I/O is the first load of
 // the persisted token counts).
+// MaxUserRequestBytes bounds a request's text (the user's words, at every
+// door: CLI, daemon, MCP build_context): reading it is linear, but every
+// identifier and path in it becomes a lookup, and an 8 MB request cost
+// 26 s of CPU (BENCHMARKS.md, "h28bounds"). Long text belongs in a file
+// the request names.
+const MaxUserRequestBytes = 256 << 10
+
 func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	if strings.TrimSpace(req.UserRequest) == "" {
 		return nil, fmt.Errorf("user_request is required: say what the task is: %w", ctxd.ErrInvalidParams)
+	}
+	if n := len(req.UserRequest); n > MaxUserRequestBytes {
+		return nil, fmt.Errorf("user_request is %d bytes, over the %d a request may be: say the task in words and name long text (a log, a file) with open files or patterns: %w", n, MaxUserRequestBytes, ctxd.ErrInvalidParams)
 	}
 	explicit, err := ctxd.ParseTaskType(req.TaskType)
 	if err != nil {

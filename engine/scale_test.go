@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/internal/benchreq"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestScaleHeap measures one engine on a large tree in this process, as a
@@ -22,10 +23,7 @@ import (
 //	CTXD_SCALE_ROOT=/work/data/ctxd-scale/stdlib-100k CTXD_SCALE_HEAPPROFILE=/tmp/heap.prof \
 //	  go test -run TestScaleHeap -v ./engine
 func TestScaleHeap(t *testing.T) {
-	root := os.Getenv("CTXD_SCALE_ROOT")
-	if root == "" {
-		t.Skip("CTXD_SCALE_ROOT not set")
-	}
+	root := testutil.Env(t, "CTXD_SCALE_ROOT", "")
 	state := os.Getenv("CTXD_SCALE_STATE")
 	if state == "" {
 		state = t.TempDir()

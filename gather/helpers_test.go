@@ -2,7 +2,6 @@ package gather
 
 import (
 	"flag"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -13,12 +12,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name.golden, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
 
 // The git helpers are testutil's (shared with workspace/tree's tests).
 var (

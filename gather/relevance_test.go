@@ -442,5 +442,5 @@ func TestRelevanceSmoke(t *testing.T) {
 			fmt.Fprintf(&report, "%s\n  answer %s: rank %d, relevance %.2f, priority %s\n  top: %s\n", tt.request, tt.answer, rank, c.Facts.Relevance, c.Priority, strings.Join(top, ", "))
 		})
 	}
-	golden(t, "relevance", []byte(report.String()))
+	testutil.GoldenFile(t, "relevance", []byte(report.String()), *update)
 }

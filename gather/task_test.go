@@ -194,90 +194,92 @@ func TestTaskSpecific(t *testing.T) {
 	})
 }
 
-// TestTraceLibraryFrames: frames in runtimes and installed libraries do
-// not map to workspace files that share their name; a base name shared by
-// several files is ambiguous for a multi-segment path.
-func TestTraceLibraryFrames(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
-		"web/server.go":  "package web\n",
-		"client/api.py":  "def get(): pass\n",
-		"a/util.go":      "package a\n",
-		"b/util.go":      "package b\n",
-		"pkg/handler.go": "package pkg\n",
-	})
-	w := newTestWorkspace(t, root, tree.Options{})
-	trace := "goroutine 1 [running]:\nnet/http.(*conn).serve()\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n" +
-		"example.com/x/pkg.Handle()\n\t/home/ci/build/x/pkg/handler.go:12 +0x3\n" +
-		"x.Util()\n\t/home/ci/build/x/c/util.go:3 +0x3\n" +
-		"  File \"/usr/lib/python3/site-packages/requests/api.py\", line 59, in get\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
-	var errs []string
-	for _, c := range res.Chunks {
-		if c.Facts.Role == ctxd.RoleError {
-			errs = append(errs, c.Source)
-		}
+// TestTraceFrames: which frames of a stack trace map to workspace files
+// (the error files) and which of them is the innermost.
+func TestTraceFrames(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		trace     string
+		errs      []string
+		innermost []string // nil: not checked
+	}{
+		{
+			// Frames in runtimes and installed libraries do not map to
+			// workspace files that share their name; a base name shared by
+			// several files is ambiguous for a multi-segment path.
+			name: "library frames",
+			files: map[string]string{
+				"web/server.go":  "package web\n",
+				"client/api.py":  "def get(): pass\n",
+				"a/util.go":      "package a\n",
+				"b/util.go":      "package b\n",
+				"pkg/handler.go": "package pkg\n",
+			},
+			trace: "goroutine 1 [running]:\nnet/http.(*conn).serve()\n\t/usr/local/go/src/net/http/server.go:2009 +0x1d\n" +
+				"example.com/x/pkg.Handle()\n\t/home/ci/build/x/pkg/handler.go:12 +0x3\n" +
+				"x.Util()\n\t/home/ci/build/x/c/util.go:3 +0x3\n" +
+				"  File \"/usr/lib/python3/site-packages/requests/api.py\", line 59, in get\n",
+			errs: []string{"pkg/handler.go"},
+		},
+		{
+			// A frame in site-packages maps to the workspace file when the
+			// installed package is the workspace itself (a traceback from an
+			// installed copy of the project), and the innermost workspace
+			// frame is marked; a frame in another installed package maps to
+			// nothing.
+			name: "installed copy",
+			files: map[string]string{
+				"src/shop/models.py": "def total(lines):\n    return sum(lines) / len(lines)\n",
+				"src/shop/api.py":    "from shop.models import total\n\ndef checkout(lines):\n    return total(lines)\n",
+				"app.py":             "from shop.api import checkout\ncheckout([])\n",
+			},
+			trace: "Traceback (most recent call last):\n" +
+				"  File \"/home/dev/proj/app.py\", line 2, in <module>\n" +
+				"  File \"/usr/lib/python3.12/site-packages/shop/api.py\", line 4, in checkout\n" +
+				"  File \"/usr/lib/python3.12/site-packages/shop/models.py\", line 2, in total\n" +
+				"  File \"/usr/lib/python3.12/site-packages/requests/api.py\", line 59, in get\n" +
+				"ZeroDivisionError: division by zero\n",
+			errs:      []string{"app.py", "src/shop/api.py", "src/shop/models.py"},
+			innermost: []string{"src/shop/models.py"},
+		},
+		{
+			// A Go frame in the module cache maps to the workspace file when
+			// the module is the workspace's own (a panic from a program that
+			// depends on the project), with or without the version in the
+			// directory name; a frame in another module maps to nothing.
+			name: "module cache copy",
+			files: map[string]string{
+				"go.mod":  "module github.com/acme/router\n\ngo 1.22\n",
+				"tree.go": "package router\n\nfunc (n *node) getValue(path string) int {\n\treturn n.params[3]\n}\n",
+				"gin.go":  "package router\n\nfunc (e *Engine) handle(path string) int {\n\treturn e.root.getValue(path)\n}\n",
+				"util.go": "package router\n",
+			},
+			trace: "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n" +
+				"github.com/acme/router.(*node).getValue(...)\n" +
+				"\t/home/me/go/pkg/mod/github.com/acme/router@v1.4.0/tree.go:4 +0x1d\n" +
+				"github.com/acme/router.(*Engine).handle(...)\n" +
+				"\t/home/me/go/pkg/mod/github.com/acme/router/gin.go:4 +0x2a\n" +
+				"github.com/other/lib.Do(...)\n" +
+				"\t/home/me/go/pkg/mod/github.com/other/lib@v0.1.0/util.go:9 +0x11\n",
+			errs:      []string{"gin.go", "tree.go"},
+			innermost: []string{"tree.go"},
+		},
 	}
-	if d := cmp.Diff([]string{"pkg/handler.go"}, errs); d != "" {
-		t.Errorf("error files (-want +got):\n%s", d)
-	}
-}
-
-// TestTraceInstalledCopy: a frame in site-packages maps to the workspace
-// file when the installed package is the workspace itself (a traceback
-// from an installed copy of the project), and the innermost workspace
-// frame is marked; a frame in another installed package maps to nothing.
-func TestTraceInstalledCopy(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
-		"src/shop/models.py": "def total(lines):\n    return sum(lines) / len(lines)\n",
-		"src/shop/api.py":    "from shop.models import total\n\ndef checkout(lines):\n    return total(lines)\n",
-		"app.py":             "from shop.api import checkout\ncheckout([])\n",
-	})
-	w := newTestWorkspace(t, root, tree.Options{})
-	trace := "Traceback (most recent call last):\n" +
-		"  File \"/home/dev/proj/app.py\", line 2, in <module>\n" +
-		"  File \"/usr/lib/python3.12/site-packages/shop/api.py\", line 4, in checkout\n" +
-		"  File \"/usr/lib/python3.12/site-packages/shop/models.py\", line 2, in total\n" +
-		"  File \"/usr/lib/python3.12/site-packages/requests/api.py\", line 59, in get\n" +
-		"ZeroDivisionError: division by zero\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
-	errs, innermost := errorFiles(res)
-	if d := cmp.Diff([]string{"app.py", "src/shop/api.py", "src/shop/models.py"}, errs); d != "" {
-		t.Errorf("error files (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]string{"src/shop/models.py"}, innermost); d != "" {
-		t.Errorf("innermost frame (-want +got):\n%s", d)
-	}
-}
-
-// TestTraceModuleCacheCopy: a Go frame in the module cache maps to the
-// workspace file when the module is the workspace's own (a panic from a
-// program that depends on the project), with or without the version in
-// the directory name; a frame in another module maps to nothing.
-func TestTraceModuleCacheCopy(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
-		"go.mod":  "module github.com/acme/router\n\ngo 1.22\n",
-		"tree.go": "package router\n\nfunc (n *node) getValue(path string) int {\n\treturn n.params[3]\n}\n",
-		"gin.go":  "package router\n\nfunc (e *Engine) handle(path string) int {\n\treturn e.root.getValue(path)\n}\n",
-		"util.go": "package router\n",
-	})
-	w := newTestWorkspace(t, root, tree.Options{})
-	trace := "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n" +
-		"github.com/acme/router.(*node).getValue(...)\n" +
-		"\t/home/me/go/pkg/mod/github.com/acme/router@v1.4.0/tree.go:4 +0x1d\n" +
-		"github.com/acme/router.(*Engine).handle(...)\n" +
-		"\t/home/me/go/pkg/mod/github.com/acme/router/gin.go:4 +0x2a\n" +
-		"github.com/other/lib.Do(...)\n" +
-		"\t/home/me/go/pkg/mod/github.com/other/lib@v0.1.0/util.go:9 +0x11\n"
-	res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(trace), Commits: -1})
-	errs, innermost := errorFiles(res)
-	if d := cmp.Diff([]string{"gin.go", "tree.go"}, errs); d != "" {
-		t.Errorf("error files (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]string{"tree.go"}, innermost); d != "" {
-		t.Errorf("innermost frame (-want +got):\n%s", d)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			testutil.WriteFiles(t, root, tt.files)
+			w := newTestWorkspace(t, root, tree.Options{})
+			res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(tt.trace), Commits: -1})
+			errs, innermost := errorFiles(res)
+			if d := cmp.Diff(tt.errs, errs); d != "" {
+				t.Errorf("error files (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.innermost, innermost); tt.innermost != nil && d != "" {
+				t.Errorf("innermost frame (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

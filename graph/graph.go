@@ -187,12 +187,7 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 	if n == 0 {
 		return score
 	}
-	if restart <= 0 || restart >= 1 {
-		restart = DefaultRestart
-	}
-	if iters <= 0 {
-		iters = DefaultIters
-	}
+	restart, iters = walkDefaults(restart, iters)
 	seedIDs, ps := restartDistribution(seeds, n)
 	if len(seedIDs) == 0 {
 		return score
@@ -268,6 +263,13 @@ func (g *Graph) PageRank(seeds map[int32]float64, restart float64, iters int) []
 		// previous active set is where next (the old cur) is nonzero.
 		active, reached = reached, active
 	}
+	return seedless(score, cur, p, jump)
+}
+
+// seedless sets score[i] to what node i holds in cur less the restart
+// mass jump sends to it as a seed (p[i] of it), where that is above
+// PageRank's least score (1e-12), and returns score.
+func seedless(score, cur, p []float64, jump float64) []float64 {
 	for i := range score {
 		v := cur[i] - jump*p[i]
 		if v > 1e-12 {
@@ -300,6 +302,18 @@ func restartDistribution(seeds map[int32]float64, n int) ([]int32, []float64) {
 	return ids, p
 }
 
+// walkDefaults returns restart, or DefaultRestart when it is outside
+// (0, 1), and iters, or DefaultIters when it is not positive.
+func walkDefaults(restart float64, iters int) (float64, int) {
+	if restart <= 0 || restart >= 1 {
+		restart = DefaultRestart
+	}
+	if iters <= 0 {
+		iters = DefaultIters
+	}
+	return restart, iters
+}
+
 // sparseShare: an iteration that starts from at most 1/sparseShare of
 // the nodes visits only those.
 const sparseShare = 8
@@ -329,18 +343,24 @@ func Top(score []float64, limit int) []Ranked {
 		if !(s > 0) {
 			continue // NaN too
 		}
-		r := Ranked{int32(i), s}
-		switch {
-		case len(out) < limit:
-			out = append(out, r)
-			siftUp(out, len(out)-1)
-		case byRank(r, out[0]) < 0:
-			out[0] = r
-			siftDown(out, 0)
-		}
+		out = keepBest(out, Ranked{int32(i), s}, limit)
 	}
 	slices.SortFunc(out, byRank)
 	return out
+}
+
+// keepBest adds r to h, a heap of at most limit ranks whose root is the
+// worst kept, when h has room or r is better than that root.
+func keepBest(h []Ranked, r Ranked, limit int) []Ranked {
+	switch {
+	case len(h) < limit:
+		h = append(h, r)
+		siftUp(h, len(h)-1)
+	case byRank(r, h[0]) < 0:
+		h[0] = r
+		siftDown(h, 0)
+	}
+	return h
 }
 
 // byRank orders best first: higher score, then lower node.

@@ -17,12 +17,7 @@ func scanPageRank(g *Graph, seeds map[int32]float64, restart float64, iters int)
 	if n == 0 {
 		return score
 	}
-	if restart <= 0 || restart >= 1 {
-		restart = DefaultRestart
-	}
-	if iters <= 0 {
-		iters = DefaultIters
-	}
+	restart, iters = walkDefaults(restart, iters)
 	// Summed in node order (the first version summed in the map's
 	// order, so its last bits varied from call to call).
 	var ids []int32
@@ -76,13 +71,7 @@ func scanPageRank(g *Graph, seeds map[int32]float64, restart float64, iters int)
 		}
 		cur, next = next, cur
 	}
-	for i := range score {
-		v := cur[i] - jump*p[i]
-		if v > 1e-12 {
-			score[i] = v
-		}
-	}
-	return score
+	return seedless(score, cur, p, jump)
 }
 
 // sortTop is Top as first written: a sort of every positive score.

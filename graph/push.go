@@ -62,9 +62,7 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 	if n <= 0 {
 		return nil
 	}
-	if restart <= 0 || restart >= 1 {
-		restart = DefaultRestart
-	}
+	restart, _ = walkDefaults(restart, 0)
 	if !(eps > 0) {
 		eps = DefaultEpsilon
 	}
@@ -269,14 +267,7 @@ func topOf(rs []Ranked, limit int) []Ranked {
 	}
 	h := rs[:0:limit]
 	for _, r := range rs {
-		switch {
-		case len(h) < limit:
-			h = append(h, r)
-			siftUp(h, len(h)-1)
-		case byRank(r, h[0]) < 0:
-			h[0] = r
-			siftDown(h, 0)
-		}
+		h = keepBest(h, r, limit)
 	}
 	slices.SortFunc(h, byRank)
 	return slices.Clip(h)

@@ -93,15 +93,30 @@ func (d *drain) note(line []byte, read bool) {
 	}
 }
 
+// noteLines appends chunk to buf, the partial line before it, notes the
+// lines it completes and returns what is left of the last one. Only the
+// chunk is searched for a line break (buf holds none), so a 30 MB line
+// read in small pieces costs one pass, not one per piece; a buffer over
+// 1 MiB is not kept once its line ended.
+func (d *drain) noteLines(buf, chunk []byte, read bool) []byte {
+	buf = append(buf, chunk...)
+	if bytes.IndexByte(chunk, '\n') < 0 {
+		return buf
+	}
+	ls, rest := lines(buf)
+	for _, l := range ls {
+		d.note(l, read)
+	}
+	if cap(rest) > 1<<20 {
+		rest = append([]byte(nil), rest...)
+	}
+	return rest
+}
+
 func (d *drain) Read(p []byte) (int, error) {
 	n, err := d.in.Read(p)
 	d.mu.Lock()
-	d.inBuf = append(d.inBuf, p[:n]...)
-	var ls [][]byte
-	ls, d.inBuf = lines(d.inBuf)
-	for _, l := range ls {
-		d.note(l, true)
-	}
+	d.inBuf = d.noteLines(d.inBuf, p[:n], true)
 	if len(d.inBuf) > d.maxLine {
 		d.inBuf = nil
 		d.mu.Unlock()
@@ -145,12 +160,7 @@ func (d *drain) waitAnswered() {
 func (d *drain) Write(p []byte) (int, error) {
 	n, err := d.out.Write(p)
 	d.mu.Lock()
-	d.outBuf = append(d.outBuf, p[:n]...)
-	var ls [][]byte
-	ls, d.outBuf = lines(d.outBuf)
-	for _, l := range ls {
-		d.note(l, false)
-	}
+	d.outBuf = d.noteLines(d.outBuf, p[:n], false)
 	d.mu.Unlock()
 	return n, err
 }

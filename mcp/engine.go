@@ -22,7 +22,7 @@ var stages = map[string]string{
 }
 
 func (s *Server) prompt(ctx context.Context, in BuildContextIn, step func(string)) (*ctxd.Envelope, error) {
-	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: in.Format, RefuseSecretFiles: !s.allowSecretFiles}
+	req := engine.PromptRequest{UserRequest: in.Request, TaskType: in.Task, Patterns: in.Patterns, Format: ctxd.Format(in.Format), RefuseSecretFiles: !s.allowSecretFiles}
 	if in.Budget > 0 {
 		req.TokenBudget = &engine.BudgetRequest{Context: in.Budget}
 	}

@@ -78,7 +78,7 @@ func TestTypeScriptClient(t *testing.T) {
 		{"outline", "method func (s *Store) Put(cart, item string) error"},
 		{"count_tokens", "2 tokens (exact"},
 		{"compact_history", "[ctxd:ref sha256="},
-		{"rehydrate", strings.Join(strings.SplitAfter(toolOutput(0), "\n")[:2], "")},
+		{"rehydrate", strings.Join(strings.SplitAfter(testutil.ToolOutput(0), "\n")[:2], "")},
 		{"after_bad", "tokens"},
 	}
 	for _, c := range checks {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,18 +84,6 @@ func TestPutFull(t *testing.T) {
 `,
 }
 
-// toolOutput is the i-th tool output of chatRequest: 600 lines of varied
-// code, so condensing it is worth a reference.
-func toolOutput(i int) string {
-	words := []string{"alpha", "beta", "gamma", "delta", "store", "cart", "item", "limit", "error", "value", "index", "buffer"}
-	var sb strings.Builder
-	for j := range 600 {
-		k := i*7919 + j*31
-		fmt.Fprintf(&sb, "func %s%d(%s int) %s { return %s[%d] + %d }\n", words[k%12], j, words[(k/3)%12], words[(k/5)%12], words[(k/7)%12], j, k%997)
-	}
-	return sb.String()
-}
-
 // chatRequest is a long agent conversation in the OpenAI Chat format:
 // tool outputs old enough and large enough to condense.
 func chatRequest() map[string]any {
@@ -108,7 +95,7 @@ func chatRequest() map[string]any {
 		id := "call_" + itoa(i)
 		msgs = append(msgs,
 			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "run_shell", "arguments": `{"cmd":"cat pkg` + itoa(i) + `/big.go"}`}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": toolOutput(i)},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": testutil.ToolOutput(i)},
 		)
 	}
 	msgs = append(msgs, map[string]any{"role": "user", "content": "Now fix pkg3."})
@@ -337,7 +324,7 @@ func TestGoClient(t *testing.T) {
 		if res.IsError {
 			t.Fatal(text(t, res))
 		}
-		lines := strings.SplitAfter(toolOutput(0), "\n")
+		lines := strings.SplitAfter(testutil.ToolOutput(0), "\n")
 		if got, want := text(t, res), lines[1]+lines[2]; got != want {
 			t.Errorf("rehydrate lines 2-3 = %q, want %q", got, want)
 		}
@@ -374,7 +361,7 @@ func TestGoClient(t *testing.T) {
 			got := text(t, res)
 			found := false
 			for j := range 6 {
-				found = found || got == toolOutput(j)
+				found = found || got == testutil.ToolOutput(j)
 			}
 			if !found {
 				t.Errorf("pruner reference rehydrated to %d bytes that are no tool output of the request: %.200q", len(got), got)

@@ -73,9 +73,6 @@ Call build_context with the user's request to get the relevant code, fitted to a
 Use find_symbol to locate a definition and its uses, outline to see a file's structure cheaply, count_tokens to measure text,
 compact_history to shrink a long model request, and rehydrate to read back text that a [ctxd:ref ...] marker stands for.`
 
-// SDK returns the underlying SDK server (for in-process transports).
-func (s *Server) SDK() *sdk.Server { return s.srv }
-
 // Run serves one client over in and out (a process's standard input and
 // output) until the client disconnects or ctx ends. When the input ends,
 // the calls already read are answered first (see drain).

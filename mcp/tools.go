@@ -159,7 +159,9 @@ Give a bare name ('Open', 'open()') or qualify it with its type or package ('Sto
 		Description: `List a source file's symbols (name, kind, lines, signature) and imports, and optionally render it at a level: full, bodies (bodies elided), signatures or outline.
 Much cheaper than reading the whole file; use it to decide which lines to read.`,
 	}, instrument(s, "outline", s.outline))
-	sdk.AddTool(s.srv, &sdk.Tool{
+	// count_tokens is given whole files and logs: its arguments are
+	// decoded once (largetool.go), not through the typed path's copies.
+	addLargeTool(s.srv, &sdk.Tool{
 		Name:        "count_tokens",
 		Title:       "Count tokens",
 		Annotations: ro,

@@ -37,7 +37,7 @@ import (
 
 // Formats of the packed document: the prompt formats (ctxd.FormatMarkdown,
 // ctxd.FormatXML) and JSON.
-const FormatJSON = "json"
+const FormatJSON ctxd.Format = "json"
 
 // DefaultEncoding counts the tokens unless Options.Encoding says otherwise.
 const DefaultEncoding = tokens.O200kBase
@@ -173,8 +173,8 @@ func (r *Result) wholePack() *Result {
 // in format (markdown or xml), the files in path order and none cut in
 // two; the first part carries the summary and the directory structure.
 // A file that cannot fit in a part alone is an error naming it.
-func (r *Result) Split(max int, format string) ([]*Result, error) {
-	format, err := ParseFormat(format)
+func (r *Result) Split(max int, format ctxd.Format) ([]*Result, error) {
+	format, err := ParseFormat(string(format))
 	if err != nil {
 		return nil, err
 	}
@@ -285,14 +285,9 @@ type countVal struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{last: map[countKey]countVal{}} }
 
-// Pack reads the workspace's files and counts their tokens, on GOMAXPROCS
-// workers.
-func Pack(ctx context.Context, ws *tree.Tree, opts Options) (*Result, error) {
-	return PackCached(ctx, ws, opts, nil)
-}
-
-// PackCached is Pack with counts (and compressed views) remembered in
-// cache between calls.
+// PackCached reads the workspace's files and counts their tokens, on
+// GOMAXPROCS workers, with counts (and compressed views) remembered in
+// cache between calls (nil: none).
 func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) (*Result, error) {
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
@@ -659,8 +654,8 @@ func underPath(sub string) string {
 
 // ParseFormat accepts a prompt format (ctxd.ParseFormat: markdown, md,
 // xml) or json.
-func ParseFormat(s string) (string, error) {
-	if strings.EqualFold(strings.TrimSpace(s), FormatJSON) {
+func ParseFormat(s string) (ctxd.Format, error) {
+	if strings.EqualFold(strings.TrimSpace(s), string(FormatJSON)) {
 		return FormatJSON, nil
 	}
 	if f, err := ctxd.ParseFormat(s); err == nil {
@@ -670,8 +665,8 @@ func ParseFormat(s string) (string, error) {
 }
 
 // Write renders the pack in a format.
-func (r *Result) Write(w io.Writer, format string) error {
-	format, err := ParseFormat(format)
+func (r *Result) Write(w io.Writer, format ctxd.Format) error {
+	format, err := ParseFormat(string(format))
 	if err != nil {
 		return err
 	}

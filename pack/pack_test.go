@@ -14,22 +14,25 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
+// packed packs ws with opts, failing the test on an error.
+func packed(t *testing.T, ws *tree.Tree, opts Options) *Result {
+	t.Helper()
+	r, err := PackCached(t.Context(), ws, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func workspace(t *testing.T, files map[string]string) *tree.Tree {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	ws, err := tree.Open(dir, tree.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,10 +76,7 @@ func TestPack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := packed(t, ws, tt.opts)
 			var paths []string
 			sum := 0
 			for _, f := range r.Files {
@@ -95,10 +95,7 @@ func TestPack(t *testing.T) {
 		})
 	}
 
-	r, err := Pack(t.Context(), ws, Options{Top: 1, NoContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := packed(t, ws, Options{Top: 1, NoContent: true})
 	// a/ holds 617 tokens, 611 of them in a/b/: a/b/ is listed for both.
 	if len(r.LargestFiles) != 1 || r.LargestFiles[0].Path != "a/b/long.txt" || len(r.LargestDirs) != 1 || r.LargestDirs[0].Path != "a/b" {
 		t.Errorf("largest: %+v %+v", r.LargestFiles, r.LargestDirs)
@@ -109,7 +106,7 @@ func TestPack(t *testing.T) {
 		}
 	}
 
-	r, err = Pack(t.Context(), ws, Options{Include: []string{"a/b/y.go"}})
+	r, err = PackCached(t.Context(), ws, Options{Include: []string{"a/b/y.go"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +126,14 @@ func TestPack(t *testing.T) {
 		t.Errorf("tree:\n%s", b.String())
 	}
 
-	if _, err := Pack(t.Context(), ws, Options{Include: []string{"a/[b"}}); !errors.Is(err, ctxd.ErrInvalidParams) {
+	if _, err := PackCached(t.Context(), ws, Options{Include: []string{"a/[b"}}, nil); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad glob: %v", err)
 	}
 	if _, err := ParseFormat("yaml"); !errors.Is(err, ctxd.ErrInvalidParams) {
 		t.Errorf("bad format: %v", err)
 	}
 	// The prompt formats and json, by one table.
-	for in, want := range map[string]string{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
+	for in, want := range map[string]ctxd.Format{"": ctxd.FormatMarkdown, " MD ": ctxd.FormatMarkdown, "xml": ctxd.FormatXML, "JSON": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
@@ -269,10 +266,7 @@ func TestPackKinds(t *testing.T) {
 		"deploy/values.yaml":  "replicas: 2\n",
 		"web/src/app.test.ts": "test('x', () => {})\n",
 	})
-	r, err := Pack(t.Context(), ws, Options{NoContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := packed(t, ws, Options{NoContent: true})
 	want := map[string]string{"app/main.go": KindSource, "app/main_test.go": KindTest, "app/api.pb.go": KindGenerated, "app/zz_deepcopy.go": KindGenerated,
 		"README.md": KindDocs, "deploy/values.yaml": KindData, "web/src/app.test.ts": KindTest}
 	for _, f := range r.Files {
@@ -324,10 +318,7 @@ func TestPackSecretFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := packed(t, ws, tt.opts)
 			var paths []string
 			for _, f := range r.Files {
 				paths = append(paths, f.Path)
@@ -404,10 +395,7 @@ func TestPackAssets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := packed(t, ws, tt.opts)
 			packed, left := paths(r)
 			if packed != tt.packed {
 				t.Errorf("packed\n%s\nwant\n%s", packed, tt.packed)
@@ -475,10 +463,7 @@ func TestWriteOrdered(t *testing.T) {
 // directories show as their totals only.
 func TestWriteTreeDepth(t *testing.T) {
 	ws := workspace(t, map[string]string{"a/b/c/x.go": "package c\n", "a/y.go": "package a\n", "z.go": "package z\n"})
-	r, err := Pack(t.Context(), ws, Options{NoContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := packed(t, ws, Options{NoContent: true})
 	tests := []struct {
 		depth      int
 		has, lacks []string
@@ -540,10 +525,7 @@ func TestPackNotText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := packed(t, ws, tt.opts)
 			var paths, notText []string
 			for _, f := range r.Files {
 				paths = append(paths, f.Path)
@@ -585,10 +567,7 @@ func TestPackDirTree(t *testing.T) {
 		"docs/guide.md":    "# guide\n",
 		"docs/img/logo.md": "logo\n",
 	})
-	r, err := Pack(t.Context(), ws, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := packed(t, ws, Options{})
 	want := "docs/\n  guide.md\n  img/\n    logo.md\nlib/\n  deep/\n    x.go\n  util.go\n  z.go\nlib2/\n  a.go\nmain.go\n"
 	var md, xml strings.Builder
 	if err := r.Write(&md, ctxd.FormatMarkdown); err != nil {
@@ -619,9 +598,9 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		t.Run(format, func(t *testing.T) {
-			r, err := Pack(t.Context(), ws, Options{Exclude: []string{"big"}})
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		t.Run(string(format), func(t *testing.T) {
+			r, err := PackCached(t.Context(), ws, Options{Exclude: []string{"big"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -662,10 +641,7 @@ func TestSplit(t *testing.T) {
 			}
 		})
 	}
-	r, err := Pack(t.Context(), ws, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := packed(t, ws, Options{})
 	if _, err := r.Split(600, ctxd.FormatMarkdown); err == nil || !strings.Contains(err.Error(), "big/huge.go") {
 		t.Errorf("a file over the limit: %v, want an error naming big/huge.go", err)
 	}

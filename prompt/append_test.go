@@ -89,7 +89,7 @@ func TestAppendSection(t *testing.T) {
 			if got, want := Section(tc.c, ctxd.FormatMarkdown), sectionBefore(tc.c); got != want {
 				t.Errorf("markdown section changed:\n got %q\nwant %q", got, want)
 			}
-			for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+			for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 				prefix := []byte("kept:")
 				got := AppendSection(prefix, tc.c, format)
 				if want := "kept:" + Section(tc.c, format); string(got) != want {

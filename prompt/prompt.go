@@ -105,7 +105,7 @@ func Build(env *ctxd.Envelope, asksChange bool) string {
 
 // Request renders the request and the task instructions; asksChange says
 // the request asks for a change, so the instructions do not forbid code.
-func Request(request string, task ctxd.TaskType, asksChange bool, format string) string {
+func Request(request string, task ctxd.TaskType, asksChange bool, format ctxd.Format) string {
 	instr := instructions(task, asksChange)
 	if format == ctxd.FormatXML {
 		return "<request>\n" + xmlText(request, "request") + "\n</request>\n\n<instructions>\n" + xmlText(instr, "instructions") + "\n</instructions>\n"
@@ -115,7 +115,7 @@ func Request(request string, task ctxd.TaskType, asksChange bool, format string)
 
 // Section renders one chunk as it appears in the prompt. Its token count is
 // the chunk's cost against the context budget.
-func Section(c ctxd.Chunk, format string) string {
+func Section(c ctxd.Chunk, format ctxd.Format) string {
 	if format == ctxd.FormatXML {
 		return xmlSection(c)
 	}
@@ -126,7 +126,7 @@ func Section(c ctxd.Chunk, format string) string {
 // AppendSection appends Section(c, format) to dst and returns the
 // extended buffer. The fitter renders every candidate view of every chunk
 // only to count it: a buffer it reuses spares a new string each time.
-func AppendSection(dst []byte, c ctxd.Chunk, format string) []byte {
+func AppendSection(dst []byte, c ctxd.Chunk, format ctxd.Format) []byte {
 	if format == ctxd.FormatXML {
 		return append(dst, xmlSection(c)...)
 	}
@@ -134,34 +134,46 @@ func AppendSection(dst []byte, c ctxd.Chunk, format string) []byte {
 }
 
 func appendMarkdownSection(b []byte, c ctxd.Chunk) []byte {
-	var title, lang string
-	switch c.ChunkType {
-	case ctxd.ChunkStructure:
-		title, lang = "Project Structure", "text"
-	case ctxd.ChunkDependency:
-		title, lang = "Dependencies", "text"
-	case ctxd.ChunkHistory:
-		title, lang = "Recent Changes", "text"
-	case ctxd.ChunkDiff:
-		title, lang = "Uncommitted Changes", "diff"
-	default:
-		title, lang = ctxd.EscapeName(c.Source), Language(c) // names are data
-	}
+	title, lang := heading(c)
 	b = append(b, "## "...)
 	b = append(b, title...)
 	b = appendTruncNote(b, c)
 	b = append(b, '\n')
 	b = appendFocus(b, c, lang)
-	fence := Fence(c.Content)
+	b = appendFenced(b, c.Content, lang)
+	return append(b, '\n')
+}
+
+// heading is a section's title and the language of its fence: a name for
+// the workspace-wide chunks, else the escaped source path (names are data)
+// and its language.
+func heading(c ctxd.Chunk) (title, lang string) {
+	switch c.ChunkType {
+	case ctxd.ChunkStructure:
+		return "Project Structure", "text"
+	case ctxd.ChunkDependency:
+		return "Dependencies", "text"
+	case ctxd.ChunkHistory:
+		return "Recent Changes", "text"
+	case ctxd.ChunkDiff:
+		return "Uncommitted Changes", "diff"
+	}
+	return ctxd.EscapeName(c.Source), Language(c)
+}
+
+// appendFenced appends text in a fence that no line of it can close, with
+// lang after the opening fence, and a newline after the closing one.
+func appendFenced(b []byte, text, lang string) []byte {
+	fence := Fence(text)
 	b = append(b, fence...)
 	b = append(b, lang...)
 	b = append(b, '\n')
-	b = append(b, c.Content...)
-	if !strings.HasSuffix(c.Content, "\n") {
+	b = append(b, text...)
+	if !strings.HasSuffix(text, "\n") {
 		b = append(b, '\n')
 	}
 	b = append(b, fence...)
-	return append(b, "\n\n"...)
+	return append(b, '\n')
 }
 
 // appendTruncNote appends, for a truncated chunk, its view and the lines
@@ -194,17 +206,8 @@ func appendFocus(b []byte, c ctxd.Chunk, lang string) []byte {
 		b = append(b, '-')
 		b = strconv.AppendInt(b, int64(s.End), 10)
 		if c.Truncated && f.SelectedText != "" {
-			fence := Fence(f.SelectedText)
 			b = append(b, ", selected text:\n"...)
-			b = append(b, fence...)
-			b = append(b, lang...)
-			b = append(b, '\n')
-			b = append(b, f.SelectedText...)
-			if !strings.HasSuffix(f.SelectedText, "\n") {
-				b = append(b, '\n')
-			}
-			b = append(b, fence...)
-			b = append(b, '\n')
+			b = appendFenced(b, f.SelectedText, lang)
 		} else {
 			b = append(b, '\n')
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"flag"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,16 +13,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
-}
-
 func sampleEnvelope(format string) *ctxd.Envelope {
 	return &ctxd.Envelope{
 		TaskType:    ctxd.TaskDebug,
 		UserRequest: "fix the nil map write in cache.go",
-		Format:      format,
+		Format:      ctxd.Format(format),
 		Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{
 			{Source: "cache.go", ChunkType: ctxd.ChunkFile, Content: "package cache\n\nvar m map[string]int\n\nfunc Put(k string) { m[k]++ }\n"},
 			{Source: "git:diff", ChunkType: ctxd.ChunkDiff, Content: "--- a/cache.go\n+++ b/cache.go\n@@ -1 +1 @@\n-x\n+y"},
@@ -38,16 +32,16 @@ func sampleEnvelope(format string) *ctxd.Envelope {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+	for _, format := range []string{string(ctxd.FormatMarkdown), string(ctxd.FormatXML)} {
 		t.Run(format, func(t *testing.T) {
-			golden(t, "prompt."+format, Build(sampleEnvelope(format), false))
+			testutil.GoldenFile(t, "prompt."+format, []byte(Build(sampleEnvelope(format), false)), *update)
 		})
 	}
 }
 
 func TestBuildIsSectionsPlusRequest(t *testing.T) {
-	for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
-		env := sampleEnvelope(format)
+	for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		env := sampleEnvelope(string(format))
 		got := Build(env, false)
 		for _, c := range env.Context.Chunks {
 			if !strings.Contains(got, Section(c, format)) {
@@ -139,7 +133,7 @@ func TestEveryTaskHasInstructions(t *testing.T) {
 // never gets instructions that forbid code, whatever its task type.
 func TestInstructionsNeverForbidAskedCode(t *testing.T) {
 	for _, task := range ctxd.TaskTypes {
-		for _, format := range []string{ctxd.FormatMarkdown, ctxd.FormatXML} {
+		for _, format := range []ctxd.Format{ctxd.FormatMarkdown, ctxd.FormatXML} {
 			got := Request("why does this reject X? make it accept X", task, true, format)
 			if strings.Contains(strings.ToLower(got), "do not write code") {
 				t.Errorf("%s, %s: the instructions forbid the code the request asks for:\n%s", task, format, got)

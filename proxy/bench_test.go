@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -30,7 +32,7 @@ func benchConvo(b *testing.B, salt string, fresh int, every bool) []byte {
 	const rounds = 15
 	for i := range rounds {
 		id := fmt.Sprintf("call_%d", i)
-		out := toolOutput(i)
+		out := testutil.ToolOutput(i)
 		if fresh > 0 && (every || i == rounds-1) {
 			out = fmt.Sprintf("run %d\n", fresh) + out
 		}
@@ -79,7 +81,7 @@ func BenchmarkProxyLatency(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			base := up.srv.URL
 			if c.via {
-				flow, err := proxy.NewFlow(filepath.Join(b.TempDir(), "state"), -1, nil)
+				flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: filepath.Join(b.TempDir(), "state")}, -1)
 				if err != nil {
 					b.Fatal(err)
 				}

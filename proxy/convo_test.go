@@ -3,21 +3,10 @@ package proxy_test
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
-)
 
-// toolOutput is the i-th tool output of a conversation: 600 lines of
-// varied code, worth condensing behind a reference.
-func toolOutput(i int) string {
-	words := []string{"alpha", "beta", "gamma", "delta", "store", "cart", "item", "limit", "error", "value", "index", "buffer"}
-	var sb strings.Builder
-	for j := range 600 {
-		k := i*7919 + j*31
-		fmt.Fprintf(&sb, "func %s%d(%s int) %s { return %s[%d] + %d }\n", words[k%12], j, words[(k/3)%12], words[(k/5)%12], words[(k/7)%12], j, k%997)
-	}
-	return sb.String()
-}
+	"github.com/ctxd/ctxd/internal/testutil"
+)
 
 // The routes and their conversations.
 var formats = []struct {
@@ -42,7 +31,7 @@ func convo(t testing.TB, format string, rounds int, stream bool) []byte {
 			id := fmt.Sprintf("call_%d", i)
 			msgs = append(msgs,
 				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "run_shell", "arguments": cmd(i)}}}},
-				map[string]any{"role": "tool", "tool_call_id": id, "content": toolOutput(i)})
+				map[string]any{"role": "tool", "tool_call_id": id, "content": testutil.ToolOutput(i)})
 		}
 		msgs = append(msgs, map[string]any{"role": "user", "content": last})
 		v = map[string]any{"model": "gpt-4o", "messages": msgs}
@@ -52,7 +41,7 @@ func convo(t testing.TB, format string, rounds int, stream bool) []byte {
 			id := fmt.Sprintf("call_%d", i)
 			items = append(items,
 				map[string]any{"type": "function_call", "call_id": id, "name": "run_shell", "arguments": cmd(i)},
-				map[string]any{"type": "function_call_output", "call_id": id, "output": toolOutput(i)})
+				map[string]any{"type": "function_call_output", "call_id": id, "output": testutil.ToolOutput(i)})
 		}
 		items = append(items, map[string]any{"role": "user", "content": last})
 		v = map[string]any{"model": "gpt-4o", "instructions": system, "input": items}
@@ -62,7 +51,7 @@ func convo(t testing.TB, format string, rounds int, stream bool) []byte {
 			id := fmt.Sprintf("toolu_%d", i)
 			msgs = append(msgs,
 				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "run_shell", "input": map[string]any{"cmd": fmt.Sprintf("cat pkg%d/big.go", i)}}}},
-				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": toolOutput(i)}}})
+				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": testutil.ToolOutput(i)}}})
 		}
 		msgs = append(msgs, map[string]any{"role": "user", "content": last})
 		v = map[string]any{"model": "claude-sonnet-4-20250514", "max_tokens": 1024, "system": system, "messages": msgs}

@@ -19,12 +19,6 @@ type Flow struct {
 	stateDir string
 }
 
-// NewFlow opens the request flow of stateDir (absolute). canaryPercent
-// below 0 means no canary: every session is rewritten.
-func NewFlow(stateDir string, canaryPercent int, log *slog.Logger) (*Flow, error) {
-	return NewFlowWith(engine.RequestsOptions{StateDir: stateDir, Logger: log}, canaryPercent)
-}
-
 // NewFlowWith opens the request flow o describes (its StateDir
 // absolute; its window and redaction settings apply to every request, as
 // they do in the CLI and the daemon). canaryPercent below 0 means no

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -102,7 +103,7 @@ func mustURL(s string) *url.URL {
 }
 
 func mustFlow(f *testing.F) *proxy.Flow {
-	fl, err := proxy.NewFlow(f.TempDir(), -1, nil)
+	fl, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: f.TempDir()}, -1)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -59,8 +59,10 @@ const (
 // HeaderSession names the conversation's session; it is not forwarded.
 const HeaderSession = "X-Ctxd-Session"
 
-// maxBody bounds a request body the proxy rewrites.
-const maxBody = 256 << 20
+// DefaultMaxBodyBytes is the largest request body the proxy reads to
+// rewrite when Options.MaxBodyBytes is 0. A request holds at most about
+// four times its body at its peak (BENCHMARKS.md, "h28bounds").
+const DefaultMaxBodyBytes = 256 << 20
 
 // Options configure a [Proxy].
 type Options struct {
@@ -70,7 +72,7 @@ type Options struct {
 	// Mode is optimize (the default), shadow or exact.
 	Mode smart.Mode
 	// Flow is the request flow (optimizer and artifact store); see
-	// NewFlow.
+	// NewFlowWith.
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
 	// (context window, budget, max tool output, masking); Session, Mode
@@ -92,6 +94,11 @@ type Options struct {
 	// FullRecords logs the full record at info level instead of the
 	// short line (for a JSON log file read by machines).
 	FullRecords bool
+	// MaxBodyBytes is the largest body read to rewrite (0:
+	// DefaultMaxBodyBytes); a larger one is refused with 413. Bodies
+	// the proxy does not rewrite (exact mode, a compressed body, other
+	// routes) stream through whatever their size.
+	MaxBodyBytes int64
 }
 
 // The masking defaults of the proxy (smart.Call.MaskHorizon and
@@ -227,6 +234,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.mux.ServeHTTP(w, r)
+}
+
+// maxBody is the limit of a body read to rewrite.
+func (p *Proxy) maxBody() int64 {
+	if p.opts.MaxBodyBytes > 0 {
+		return p.opts.MaxBodyBytes
+	}
+	return DefaultMaxBodyBytes
 }
 
 // SetPublicURL sets the base URL references name (once the listener's

@@ -74,6 +74,8 @@ type setup struct {
 	// redact redacts secrets in every conversation (the configuration's
 	// secrets.redact_conversation).
 	redact bool
+	// maxBody, when set, is the largest body read to rewrite.
+	maxBody int64
 }
 
 // startProxy runs a proxy to up on loopback, logging JSON to the returned
@@ -97,7 +99,7 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	// Condense older outputs to views of at most 8000 bytes (the
 	// default for an Anthropic model in tight mode rejects views of
 	// these outputs as too large for their allocation).
-	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints, FullRecords: !s.lines})
+	p, err := proxy.New(proxy.Options{Upstream: u, Mode: s.mode, Flow: flow, Logger: log, Call: smart.Call{MaxToolOutput: 8000, Budget: s.budget}, Hints: s.hints, FullRecords: !s.lines, MaxBodyBytes: s.maxBody})
 	if err != nil {
 		t.Fatal(err)
 	}

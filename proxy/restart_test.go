@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // runProxy starts `ctxd proxy` on a free loopback port and returns its
@@ -98,7 +100,7 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	if !strings.Contains(turn5, "ctxd rehydrate --state-dir "+hintState+" --session "+session+" "+hash) {
 		t.Errorf("turn 5 does not carry turn 2's reference %s in session %s", hash, session)
 	}
-	want := strings.Join(strings.SplitAfter(toolOutput(0), "\n")[1:4], "")
+	want := strings.Join(strings.SplitAfter(testutil.ToolOutput(0), "\n")[1:4], "")
 	get, err := http.Get(base + "/ctxd/artifacts/" + session + "/" + hash + "?lines=2-4")
 	if err != nil {
 		t.Fatal(err)

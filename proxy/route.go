@@ -28,42 +28,109 @@ var routeFormats = map[string]request.Format{
 func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 	start := p.now()
 	rec := &record{Route: r.URL.Path, Mode: string(p.opts.Mode)}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	r.Body.Close()
+	switch enc := r.Header.Get("Content-Encoding"); {
+	case enc != "" && enc != "identity":
+		// A compressed body cannot be rewritten; it streams through as
+		// it came.
+		rec.Mode, rec.Reason = string(smart.ModeExact), "content_encoding_"+enc
+		p.forward(w, r, rec, start, nil)
+		return
+	case p.opts.Mode == smart.ModeExact:
+		rec.Reason = "exact_mode"
+		p.forward(w, r, rec, start, nil)
+		return
+	}
+	body, err := p.readBody(r)
 	if err != nil {
+		var tooLarge *bodyTooLarge
+		if errors.As(err, &tooLarge) {
+			p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", "ctxd proxy: "+err.Error())
+			return
+		}
 		p.fail(w, rec, http.StatusBadRequest, "ctxd_bad_request", "ctxd proxy could not read the request body: "+err.Error())
 		return
 	}
-	if len(body) > maxBody {
-		p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", fmt.Sprintf("ctxd proxy: request body is larger than %d MiB", maxBody>>20))
+	rec.BytesIn = len(body)
+	out, status, code, msg := p.rewrite(r, body, rec)
+	if status != 0 {
+		p.fail(w, rec, status, code, msg)
 		return
 	}
-	rec.BytesIn = len(body)
-	out := body
-	switch enc := r.Header.Get("Content-Encoding"); {
-	case enc != "" && enc != "identity":
-		// A compressed body cannot be rewritten; it goes as it came.
-		rec.Mode, rec.Reason = string(smart.ModeExact), "content_encoding_"+enc
-	case p.opts.Mode == smart.ModeExact:
-		rec.Reason = "exact_mode"
-	default:
-		var status int
-		var code, msg string
-		if out, status, code, msg = p.rewrite(r, body, rec); status != 0 {
-			p.fail(w, rec, status, code, msg)
-			return
-		}
-	}
-	rec.OverheadMicros = time.Since(start).Microseconds()
-	rec.BytesOut = len(out)
+	p.forward(w, r, rec, start, out)
+}
 
-	r.Body = io.NopCloser(bytes.NewReader(out))
-	r.ContentLength = int64(len(out))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
-	r.Header.Del("Content-Length")
+// forward sends the request upstream with body out, or with its own body
+// streamed as it arrives when out is nil (nothing of it is held), and
+// logs the request's record.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *record, start time.Time, out []byte) {
+	rec.OverheadMicros = time.Since(start).Microseconds()
+	var counted *countingReader
+	if out == nil {
+		counted = &countingReader{rc: r.Body}
+		r.Body = counted
+	} else {
+		rec.BytesOut = len(out)
+		r.Body = io.NopCloser(bytes.NewReader(out))
+		r.ContentLength = int64(len(out))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+		r.Header.Del("Content-Length")
+	}
 	obs := &observer{}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), observerKey{}, obs)))
+	if counted != nil {
+		rec.BytesIn, rec.BytesOut = int(counted.n), int(counted.n)
+	}
 	p.finish(rec, obs, start)
+}
+
+// countingReader counts the bytes of a body streamed through.
+type countingReader struct {
+	rc io.ReadCloser
+	n  int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.rc.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.rc.Close() }
+
+// bodyTooLarge is the error of a body over Options.MaxBodyBytes.
+type bodyTooLarge struct{ size, limit int64 }
+
+func (e *bodyTooLarge) Error() string {
+	size := "more than the limit"
+	if e.size >= 0 {
+		size = fmt.Sprintf("%d bytes", e.size)
+	}
+	return fmt.Sprintf("request body is %s, over the proxy's limit of %d bytes (ctxd proxy --max-body-bytes; or --mode exact, which streams bodies through without reading them)", size, e.limit)
+}
+
+// readBody reads a body to rewrite, at most the proxy's limit. A body
+// that announces its length is read into one buffer of that length (no
+// growing copies: the body is the largest thing a request holds).
+func (p *Proxy) readBody(r *http.Request) ([]byte, error) {
+	defer r.Body.Close()
+	limit := p.maxBody()
+	if n := r.ContentLength; n > limit {
+		return nil, &bodyTooLarge{n, limit}
+	} else if n >= 0 {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, &bodyTooLarge{-1, limit}
+	}
+	return body, nil
 }
 
 // rewrite applies Smart Context to body. A non-zero status is a failure

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/replay/convert"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -28,7 +29,7 @@ func agentTrajectory(t *testing.T, rounds int) *convert.Trajectory {
 			msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("Also check pkg%d.", i)})
 		}
 		id := fmt.Sprintf("call_%d", i)
-		out := strings.Join(strings.SplitAfter(toolOutput(i), "\n")[:150], "")
+		out := strings.Join(strings.SplitAfter(testutil.ToolOutput(i), "\n")[:150], "")
 		if i%3 == 0 {
 			out += fmt.Sprintf("--- FAIL: TestCart%d (0.00s)\n    cart_test.go:%d: got 90, want 85\nFAIL\n", i, 10+i)
 		}

@@ -50,10 +50,7 @@ import (
 // which charges cache writes). Give it development trajectories only: the
 // corpora issue 26 holds out are its evaluation, never its input.
 func TestTurnByTurnReplay(t *testing.T) {
-	dirs := os.Getenv("CTXD_TURNS_TRAJ")
-	if dirs == "" {
-		t.Skip("set CTXD_TURNS_TRAJ to directories of *.traj / *.traj.json (BENCHMARKS.md)")
-	}
+	dirs := testutil.Env(t, "CTXD_TURNS_TRAJ", "directories of *.traj / *.traj.json (BENCHMARKS.md)")
 	minTurns := envInt(t, "CTXD_TURNS_MIN", 50)
 	chains := turnChains(t, strings.Split(dirs, ":"), minTurns)
 	windows := envInts(t, "CTXD_TURNS_WINDOWS", []int{16000, 32000, 128000, 200000})

@@ -3,6 +3,7 @@
 # wall and CPU time of the server for the call, and its peak RSS (VmHWM).
 # KIND=code (Go-like lines, default), b64 (random base64, one long line) or a
 # (one run of a single letter). CTXD names the binary, ROOT the workspace.
+# TOOL=build_context sends the text as build_context's request instead.
 # Usage: CTXD=./ctxd KIND=a python3 scripts/mcp-count.py 30000000
 import json, subprocess, sys, time, os
 size = int(sys.argv[1])
@@ -30,7 +31,10 @@ def cpu():
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 print("before: hwm kB", hwm())
 c0 = cpu(); t0 = time.time()
-send({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_tokens","arguments":{"text":t,"model":model}}})
+if os.environ.get("TOOL") == "build_context":
+    send({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build_context","arguments":{"request":t}}})
+else:
+    send({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_tokens","arguments":{"text":t,"model":model}}})
 m = recv(2)
 print("size MB %.1f wall %.2fs cpu %.2fs hwm kB %s" % (size/1e6, time.time()-t0, cpu()-c0, hwm()), json.dumps(m)[:300])
 p.stdin.close(); p.wait()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestPasswordFindingsOnTrees is a measurement over real trees, not a
@@ -14,10 +16,7 @@ import (
 // to the rule can be judged for false positives (go test -run
 // PasswordFindingsOnTrees -v ./secrets).
 func TestPasswordFindingsOnTrees(t *testing.T) {
-	trees := os.Getenv("CTXD_SECRETS_TREES")
-	if trees == "" {
-		t.Skip("CTXD_SECRETS_TREES not set: no trees to measure")
-	}
+	trees := testutil.Env(t, "CTXD_SECRETS_TREES", "no trees to measure")
 	for _, root := range strings.Split(trees, ",") {
 		n, files := 0, 0
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

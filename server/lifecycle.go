@@ -32,7 +32,7 @@ type ctxdInit struct {
 	Model         string                `json:"model"`
 	ContextWindow int                   `json:"context_window"`
 	TokenBudget   *engine.BudgetRequest `json:"token_budget"`
-	Format        string                `json:"format"`
+	Format        ctxd.Format           `json:"format"`
 	Exclude       []string              `json:"exclude"`
 	// Token is the daemon's token, required on TCP (docs/security.md).
 	Token string `json:"token"`
@@ -50,7 +50,7 @@ type InitializeResult struct {
 	// Model and TokenBudget are the defaults requests get.
 	Model           ctxd.Model     `json:"model"`
 	TokenBudget     ctxd.Budget    `json:"token_budget"`
-	Format          string         `json:"format"`
+	Format          ctxd.Format    `json:"format"`
 	RegistryVersion string         `json:"registry_version"`
 	Config          []config.Entry `json:"config"`
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // sessionClient initializes a connection on a small workspace whose state
@@ -15,18 +16,10 @@ import (
 func sessionClient(t *testing.T) (call func(method string, params any) map[string]any, root string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, text := range map[string]string{
+	testutil.WriteFiles(t, dir, map[string]string{
 		"go.mod":       "module example.com/shop\n\ngo 1.26\n",
 		"cart/cart.go": "package cart\n\n// Total sums quantities.\nfunc Total(qs []int) int {\n\tn := 0\n\tfor _, q := range qs {\n\t\tn += q\n\t}\n\treturn n\n}\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	t.Setenv("CTXD_CONFIG", filepath.Join(dir, "none.toml"))
 	t.Setenv(engine.EnvStateDir, "")
 	c, r := pipeClient(t, Options{})

@@ -31,7 +31,7 @@ func BenchmarkSave(b *testing.B) {
 	ctx := b.Context()
 	s := openStore(b, Options{})
 	cp := sample("bench", 0, benchMsgs, benchChunks, "bench")
-	data, err := Encode(&Checkpoint{SessionID: "x", Seq: 1, Timestamp: base, State: StateRunning, ConversationHistory: cp.ConversationHistory, Chunks: cp.Chunks})
+	data, err := encodeFile(&Checkpoint{SessionID: "x", Seq: 1, Timestamp: base, State: StateRunning, ConversationHistory: cp.ConversationHistory, Chunks: cp.Chunks})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,12 +108,12 @@ func BenchmarkEncodeDecode(b *testing.B) {
 	b.Run("encode", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Encode(cp); err != nil {
+			if _, err := encodeFile(cp); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	data, err := Encode(cp)
+	data, err := encodeFile(cp)
 	if err != nil {
 		b.Fatal(err)
 	}

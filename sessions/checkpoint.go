@@ -264,15 +264,10 @@ func (cp *Checkpoint) normalize() {
 // checksumMember opens the member that ends every current file.
 const checksumMember = `,"checksum":"sha256:`
 
-// Encode returns the file form of cp: its JSON object, ending with the
-// checksum member over the bytes before it, and a newline. It validates cp
-// first (errors wrap ctxd.ErrInvalidParams). HTML characters are not
-// escaped, so messages keep their bytes.
-func Encode(cp *Checkpoint) ([]byte, error) {
-	data, _, err := encode(cp)
-	return data, err
-}
-
+// encode returns the file form of cp: its JSON object, ending with the
+// checksum member over the bytes before it, and a newline, and that
+// checksum. It validates cp first (errors wrap ctxd.ErrInvalidParams).
+// HTML characters are not escaped, so messages keep their bytes.
 func encode(cp *Checkpoint) (data []byte, checksum string, err error) {
 	c := *cp
 	c.normalize()

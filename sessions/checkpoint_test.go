@@ -22,11 +22,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // reseal replaces old with new in an encoded checkpoint and recomputes
 // its checksum, to build files a writer would never produce.
 func reseal(t *testing.T, data []byte, old, new string) []byte {
@@ -110,7 +105,7 @@ func TestEncodeRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Encode(&tt.cp)
+			_, err := encodeFile(&tt.cp)
 			if err == nil || !errors.Is(err, ctxd.ErrInvalidParams) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Encode: got %v, want an invalid-params error about %s", err, tt.want)
 			}
@@ -204,7 +199,7 @@ func TestMigrateV1(t *testing.T) {
 			if err := json.Indent(&pretty, out, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.golden, pretty.Bytes())
+			testutil.GoldenFile(t, tt.golden, pretty.Bytes(), *update)
 		})
 	}
 }

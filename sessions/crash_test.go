@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // The crash and two-writer tests run this test binary again as a child
@@ -137,17 +139,7 @@ func child(t *testing.T, env ...string) (*exec.Cmd, io.WriteCloser, <-chan strin
 	cmd := exec.Command(helperBinary(t), "-test.run=^TestHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := testutil.StartPiped(t, cmd)
 	lines := make(chan string, 1024)
 	go func() {
 		defer close(lines)

@@ -15,7 +15,7 @@ import (
 // ErrNewerSchema, and whatever it accepts must encode and decode again to
 // the same bytes.
 func FuzzDecodeCheckpoint(f *testing.F) {
-	good, err := Encode(sample("s-1", 2, 9, 3, "fuzz"))
+	good, err := encodeFile(sample("s-1", 2, 9, 3, "fuzz"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 				cp.Timestamp = base
 			}
 		}
-		out, err := Encode(cp)
+		out, err := encodeFile(cp)
 		if err != nil {
 			t.Fatalf("a decoded checkpoint does not encode: %v", err)
 		}
@@ -58,7 +58,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		if err != nil {
 			t.Fatalf("an encoded checkpoint does not decode: %v\n%s", err, out)
 		}
-		out2, err := Encode(again)
+		out2, err := encodeFile(again)
 		if err != nil {
 			t.Fatal(err)
 		}

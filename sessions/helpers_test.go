@@ -111,7 +111,7 @@ func files(t testing.TB, dir string) []string {
 // mustEncode encodes cp or fails the test.
 func mustEncode(t testing.TB, cp *Checkpoint) []byte {
 	t.Helper()
-	b, err := Encode(cp)
+	b, err := encodeFile(cp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -18,10 +19,7 @@ import (
 //
 //	CTXD_BENCH_TREE=/work/data/ctxd-scale/stdlib-10k go test -run '^$' -bench BuildTree -benchtime 1x ./symbols
 func BenchmarkBuildTree(b *testing.B) {
-	root := os.Getenv("CTXD_BENCH_TREE")
-	if root == "" {
-		b.Skip("CTXD_BENCH_TREE not set")
-	}
+	root := testutil.Env(b, "CTXD_BENCH_TREE", "")
 	var paths []string
 	var bytes int64
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

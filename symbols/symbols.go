@@ -5,10 +5,9 @@
 // and the content, so a file is parsed again only when its bytes change,
 // and identical files share one entry. The index persists in the state
 // directory as a record file, one entry a record (see [Index.SetRecords];
-// the workspace store owns the file; format in package index), and serves three readers:
-// symbol lookup (find_symbol), the matching of a request's identifiers
-// against definitions ([Matches]) and the file graph's reference edges
-// ([Table] implements graph.SymbolTable).
+// the workspace store owns the file; format in package index), and serves two readers:
+// symbol lookup (find_symbol) and the matching of a request's identifiers
+// against definitions ([Matches]).
 //
 // Parsing is the cost: the index never parses eagerly. Callers index the
 // files they need ([Index.Update] parses the missing ones on GOMAXPROCS
@@ -29,7 +28,7 @@ import (
 )
 
 // parserKey names what entries were computed with; an index written by
-// another extractor is rebuilt. Bump it when [treesitter.FileTags] changes
+// another extractor is rebuilt. Bump it when [treesitter.FileTagsStored] changes
 // what it returns.
 const parserKey = "treesitter-tags/3" // 3: definitions inside function bodies
 
@@ -267,7 +266,7 @@ func (x *Index) Has(lang string, src []byte) bool {
 	return r != nil && r.Has(k)
 }
 
-// Add records tags, what [treesitter.FileTags] (or [treesitter.Prepare])
+// Add records tags, what [treesitter.FileTagsStored] (or [treesitter.Prepare])
 // returned for src in language lang, as its entry: the background
 // analysis parses once for the index and the views. It does not keep the
 // entry in memory when a record file holds it.

@@ -12,28 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxd/ctxd/graph"
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
-}
 
 // render prints an entry for a golden file: one definition a line with
 // its qualified name, then the references.
@@ -80,7 +63,7 @@ func TestExtract(t *testing.T) {
 			if err != nil || e == nil {
 				t.Fatalf("File: %v, %v", e, err)
 			}
-			golden(t, tt.file, []byte(render(e)))
+			testutil.GoldenFile(t, tt.file, []byte(render(e)), *update)
 			got := map[string]bool{}
 			for _, d := range e.Defs {
 				got[d.Name] = true
@@ -161,15 +144,7 @@ func TestMatches(t *testing.T) {
 func writeTree(t *testing.T, files map[string]string) (string, func(string) ([]byte, error)) {
 	t.Helper()
 	root := t.TempDir()
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, root, files)
 	return root, func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(root, rel)) }
 }
 
@@ -420,33 +395,6 @@ func flip(b []byte, i int) []byte {
 	c := append([]byte(nil), b...)
 	c[i] ^= 0xff
 	return c
-}
-
-// TestTableReferences builds reference edges from the index: a file that
-// uses a name another file defines links to it, across languages never.
-func TestTableReferences(t *testing.T) {
-	files := map[string]string{
-		"handler.go": "package a\n\nfunc handle() { parseRequest(); shared() }\n",
-		"parse.go":   "package a\n\nfunc parseRequest() {}\n",
-		"other.go":   "package a\n\nfunc unrelated() {}\n",
-		"shared.py":  "def shared():\n    pass\n",
-	}
-	_, read := writeTree(t, files)
-	paths := []string{"handler.go", "other.go", "parse.go", "shared.py"}
-	es, err := New().Update(t.Context(), paths, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := NewTable(es)
-	type edge struct{ from, to string }
-	var got []edge
-	graph.References(tab, graph.RefOptions{}).Edges(func(from, to int32, w float32) {
-		got = append(got, edge{paths[from], paths[to]})
-	})
-	want := []edge{{"handler.go", "parse.go"}}
-	if d := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); d != "" {
-		t.Errorf("edges (-want +got):\n%s", d)
-	}
 }
 
 func TestFold(t *testing.T) {

@@ -9,21 +9,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime returns the process's user+system CPU time. Benchmarks report
-// it per operation beside wall time: the 2-core machine is shared, and
-// wall time mostly measures the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/ctxd/ctxd/internal/testutil"
+)
 
 // loopCPU runs f in b.Loop and reports CPU ms per op and, when bytes > 0,
 // MB per CPU second.
@@ -33,12 +22,12 @@ func loopCPU(b *testing.B, bytes int, f func()) {
 		b.SetBytes(int64(bytes))
 	}
 	b.ReportAllocs()
-	t0, n := cpuTime(), 0
+	t0, n := testutil.CPUTime(), 0
 	for b.Loop() {
 		f()
 		n++
 	}
-	cpu := cpuTime() - t0
+	cpu := testutil.CPUTime() - t0
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
 	if bytes > 0 && cpu > 0 {
 		b.ReportMetric(float64(bytes)*float64(n)/cpu.Seconds()/1e6, "cpu-MB/s")
@@ -191,10 +180,10 @@ func BenchmarkTruncateMiddle(b *testing.B) {
 				c := Counter(uncached)
 				if cache == "warm" {
 					c = shared
-					TruncateMiddle(c, text, max)
+					truncateMiddle(c, text, max)
 				}
 				b.Run(fmt.Sprintf("input=%s/max=%d/cache=%s", name, max, cache), func(b *testing.B) {
-					loopCPU(b, 0, func() { TruncateMiddle(c, text, max) })
+					loopCPU(b, 0, func() { truncateMiddle(c, text, max) })
 				})
 			}
 		}

@@ -162,9 +162,6 @@ func newBlockCache(slots int) *blockCache {
 	}
 }
 
-// bytes returns the memory the cache's table takes.
-func (c *blockCache) bytes() int { return len(c.slots) * 24 }
-
 func (c *blockCache) key(block string) blockSlot {
 	return blockSlot{h1: maphash.String(c.seed1, block), h2: maphash.String(c.seed2, block), n: uint32(len(block))}
 }
@@ -202,22 +199,6 @@ func (c *blockCache) put(k blockSlot, count int) {
 		return
 	}
 	s[1], s[0] = s[0], k
-}
-
-// len returns the number of cached counts.
-func (c *blockCache) len() int {
-	n := 0
-	for p := uint64(0); p <= c.mask; p++ {
-		mu := &c.locks[p%blockLocks]
-		mu.Lock()
-		for _, e := range c.slots[2*p : 2*p+2] {
-			if e.n != 0 {
-				n++
-			}
-		}
-		mu.Unlock()
-	}
-	return n
 }
 
 // countBlocks counts valid UTF-8 text as the sum of its blocks' counts,

@@ -154,23 +154,6 @@ func (b *bpeBackend) countLong(piece string) int {
 	return n
 }
 
-func (b *bpeBackend) encode(text string) []int {
-	b.load()
-	var ids []int
-	b.split(text, func(piece string) {
-		if r, ok := b.ranks.get(piece); ok {
-			ids = append(ids, r)
-			return
-		}
-		bounds := b.merge(piece)
-		for i := 0; i+1 < len(bounds); i++ {
-			r, _ := b.ranks.get(piece[bounds[i]:bounds[i+1]])
-			ids = append(ids, r)
-		}
-	})
-	return ids
-}
-
 // mergeScanMax is the piece length up to which merge uses tiktoken's
 // simple quadratic loop; above it, a heap.
 const mergeScanMax = 64

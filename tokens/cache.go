@@ -82,13 +82,6 @@ func (c *countCache) put(k cacheKey, count int) {
 	}
 }
 
-// len returns the number of cached counts.
-func (c *countCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
 func (c *countCache) pushFront(e *cacheEntry) {
 	e.prev, e.next = nil, c.head
 	if c.head != nil {

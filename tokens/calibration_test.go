@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/stats"
 	"github.com/ctxd/ctxd/internal/testutil"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,16 +86,6 @@ func relErrors(p estimatorParams, family string, samples []calibrationSample) ma
 	return out
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // fitFamily chooses a family's parameters: for each base encoding and
 // each pair of non-negative weights on a 0.05 grid, the smallest factor
 // (to 0.001) that under-counts no sample; of those, the one with the
@@ -116,22 +107,13 @@ func fitFamily(family string, samples []calibrationSample) estimatorParams {
 					all = append(all, errs...)
 				}
 				p.Error = ceilTo(slices.Max(all))
-				if score := median(all) + p.Error/2; score < bestScore-1e-12 {
+				if score := stats.Median(all) + p.Error/2; score < bestScore-1e-12 {
 					best, bestScore = p, score
 				}
 			}
 		}
 	}
 	return best
-}
-
-func estimatorFamilies() []string {
-	fams := make([]string, 0, len(estimators))
-	for f := range estimators {
-		fams = append(fams, f)
-	}
-	sort.Strings(fams)
-	return fams
 }
 
 // TestCalibration refits every estimator family from the checked-in
@@ -162,7 +144,7 @@ func TestCalibration(t *testing.T) {
 				fmt.Fprintf(&report, " %-15s", "-")
 				continue
 			}
-			fmt.Fprintf(&report, " %-15s", fmt.Sprintf("(%d) %+.1f%%/%+.1f%%", len(e), 100*median(e), 100*slices.Max(e)))
+			fmt.Fprintf(&report, " %-15s", fmt.Sprintf("(%d) %+.1f%%/%+.1f%%", len(e), 100*stats.Median(e), 100*slices.Max(e)))
 			for i, x := range e {
 				if x < 0 {
 					t.Errorf("%s: %s sample %d under-counted by %.1f%%", fam, ty, i, -100*x)

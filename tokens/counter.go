@@ -33,7 +33,6 @@ var Encodings = []string{Cl100kBase, O200kBase}
 // backend is one tokenizer library's implementation of an encoding. It
 // receives valid UTF-8 only.
 type backend interface {
-	encode(text string) []int
 	count(text string) int
 }
 
@@ -127,13 +126,6 @@ func (c *exactCounter) countUncached(text string) int {
 
 func (c *exactCounter) Encoding() string { return c.name }
 func (c *exactCounter) Exact() bool      { return true }
-
-func (c *exactCounter) encode(text string) []int {
-	if text == "" {
-		return nil
-	}
-	return c.backend.encode(validUTF8(text))
-}
 
 // validUTF8 replaces each maximal invalid UTF-8 sequence of s with U+FFFD,
 // as Python's bytes.decode(errors="replace") does, so both backends see
@@ -268,14 +260,4 @@ func mustGet(encoding string) *exactCounter {
 		panic(err)
 	}
 	return c
-}
-
-// Encode returns the token ids of text, for tests and the countTokens RPC.
-// ok is false when c is not an exact counter (estimators have no ids).
-func Encode(c Counter, text string) (ids []int, ok bool) {
-	e, isExact := c.(interface{ encode(string) []int })
-	if !isExact {
-		return nil, false
-	}
-	return e.encode(text), true
 }

@@ -27,17 +27,17 @@ var backends = []string{backendBPE, backendTiktokenGo}
 // milliseconds (hundreds under -race) to build.
 var testBackends sync.Map // kind+"/"+encoding → backend
 
-func mustBackend(t testing.TB, kind, enc string) backend {
+func mustBackend(t testing.TB, kind, enc string) testBackend {
 	t.Helper()
 	if b, ok := testBackends.Load(kind + "/" + enc); ok {
-		return b.(backend)
+		return b.(testBackend)
 	}
 	b, err := newBackend(kind, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testBackends.Store(kind+"/"+enc, b)
-	return b
+	return b.(testBackend)
 }
 
 func TestKnownCounts(t *testing.T) {
@@ -83,16 +83,16 @@ func TestKnownCounts(t *testing.T) {
 			if got := c.Count(tt.text); got != tt.count {
 				t.Errorf("Count(%q) = %d, want %d", tt.text, got, tt.count)
 			}
-			ids, ok := Encode(c, tt.text)
+			ids, ok := encode(c, tt.text)
 			if !ok {
 				t.Fatalf("Encode: not an exact counter")
 			}
 			if len(ids) != tt.count {
-				t.Errorf("Encode(%q) gave %d ids, Count %d", tt.text, len(ids), tt.count)
+				t.Errorf("encode(%q) gave %d ids, Count %d", tt.text, len(ids), tt.count)
 			}
 			if tt.ids != nil {
 				if d := cmp.Diff(tt.ids, ids); d != "" {
-					t.Errorf("Encode(%q) (-want +got):\n%s", tt.text, d)
+					t.Errorf("encode(%q) (-want +got):\n%s", tt.text, d)
 				}
 			}
 			for _, kind := range backends {

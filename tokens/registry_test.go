@@ -186,7 +186,7 @@ func TestEstimator(t *testing.T) {
 			if e.Exact() || e.Encoding() != "estimate/"+fam {
 				t.Errorf("estimator %s: exact=%v encoding %q", fam, e.Exact(), e.Encoding())
 			}
-			if _, ok := Encode(e, "hello"); ok {
+			if _, ok := encode(e, "hello"); ok {
 				t.Error("Encode on an estimator: want ok=false")
 			}
 			if n := e.Count(""); n != 0 {

@@ -37,14 +37,6 @@ type MiddleResult struct {
 	Tokens int
 }
 
-// TruncateMiddle keeps the head and the tail of text and replaces the
-// middle with a marker such as "\n... [1234 lines, 56789 chars elided] ...\n"
-// so that c.Count(result) <= maxTokens. It is [Middle] with the default
-// options; see there.
-func TruncateMiddle(c Counter, text string, maxTokens int) string {
-	return Middle(c, text, maxTokens, MiddleOptions{}).Text
-}
-
 // Middle truncates text to at most maxTokens tokens by cutting out its
 // middle. Text that already fits is returned unchanged. Otherwise about
 // 60% of the budget left after the marker goes to the head and 40% to the

@@ -56,7 +56,7 @@ func TestTruncateMiddle(t *testing.T) {
 	for _, c := range truncateCounters(t) {
 		for _, tt := range tests {
 			t.Run(c.Encoding()+"/"+tt.name, func(t *testing.T) {
-				got := TruncateMiddle(c, tt.text, tt.max)
+				got := truncateMiddle(c, tt.text, tt.max)
 				checkTruncation(t, c, tt.text, got, tt.max)
 				switch {
 				case tt.unchanged && got != tt.text:
@@ -149,7 +149,7 @@ func TestTruncateMiddleRandom(t *testing.T) {
 		text := b.String()
 		max := rng.IntN(400) - 10
 		c := cs[i%len(cs)]
-		got := TruncateMiddle(c, text, max)
+		got := truncateMiddle(c, text, max)
 		checkTruncation(t, c, text, got, max)
 		if c.Count(text) <= max && got != text {
 			t.Fatalf("text fits %d but was changed", max)
@@ -177,7 +177,7 @@ func TestTruncateMiddleLarge(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, max := range []int{100, 20000} {
 				t0 := time.Now()
-				got := TruncateMiddle(c, text, max)
+				got := truncateMiddle(c, text, max)
 				took := time.Since(t0)
 				checkTruncation(t, c, text, got, max)
 				if n := c.Count(got); n < max*9/10 {

@@ -157,6 +157,32 @@ type Symbol struct {
 	Inner bool `json:"inner,omitempty"`
 }
 
+// renderLevel is what Render does in both builds once the level is
+// checked: a focus level from [FocusViews], any other from [Views]. ok is
+// false, with a nil error, when the views have none at level.
+func renderLevel(ctx context.Context, lang string, src []byte, level Level, opts Options) (v View, ok bool, err error) {
+	if level == Focus || level == FocusOnly {
+		v, err := renderFocus(ctx, lang, src, level, opts)
+		return v, err == nil, err
+	}
+	vs, err := Views(ctx, lang, src, opts)
+	if err != nil {
+		return View{}, false, err
+	}
+	v, ok = viewAt(vs, level)
+	return v, ok, nil
+}
+
+// viewAt returns the view of vs at level, if vs has one.
+func viewAt(vs []View, level Level) (View, bool) {
+	for _, v := range vs {
+		if v.Level == level {
+			return v, true
+		}
+	}
+	return View{}, false
+}
+
 // FileSymbols is the symbols and imports of one file. (The brief named it
 // Outline, which Go cannot have beside the [Outline] level constant.)
 type FileSymbols struct {

@@ -65,12 +65,6 @@ func (c *lru[V]) put(k [32]byte, v V, size int) {
 	}
 }
 
-func (c *lru[V]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
-}
-
 // sourceSum is a source's SHA-256 and length: computed once per call and
 // shared by the cache keys derived from it (a chunk's views, its analysis
 // and the store's touch each hashed the whole source again).

@@ -28,17 +28,8 @@ func Render(ctx context.Context, lang string, src []byte, level Level, opts Opti
 		}
 		return View{Level: Full, Language: lang, Text: string(src)}, nil
 	}
-	if level == Focus || level == FocusOnly {
-		return renderFocus(ctx, lang, src, level, opts)
-	}
-	vs, err := Views(ctx, lang, src, opts)
-	if err != nil {
-		return View{}, err
-	}
-	for _, v := range vs {
-		if v.Level == level {
-			return v, nil
-		}
+	if v, ok, err := renderLevel(ctx, lang, src, level, opts); ok || err != nil {
+		return v, err
 	}
 	return View{}, fmt.Errorf("render %s at %s: the view does not parse: %w", lang, level, ErrUnsupported)
 }
@@ -51,20 +42,28 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 	if err := check(lang, src); err != nil {
 		return nil, err
 	}
+	return cachedViews(ctx, "views", lang, src, opts, func(ctx context.Context, sum sourceSum) ([]View, error) {
+		left := budget(ctx, lang, opts.timeout())
+		a, err := analyzeStored(ctx, lang, src, sum, left, opts.Store)
+		if err != nil {
+			return nil, err
+		}
+		return a.views(ctx, src, opts, left)
+	})
+}
+
+// cachedViews returns the views of src kept in the view cache under kind,
+// or renders them with render, bounded by opts' timeout, and keeps them.
+func cachedViews(ctx context.Context, kind, lang string, src []byte, opts Options, render func(context.Context, sourceSum) ([]View, error)) ([]View, error) {
 	sum := sumWith(src, opts)
-	key := keyOf("views", lang, sum, opts)
+	key := keyOf(kind, lang, sum, opts)
 	if vs, ok := viewCache.get(key); ok {
 		touch(opts.Store, lang, sum)
 		return cloneViews(vs), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
-	left := budget(ctx, lang, opts.timeout())
-	a, err := analyzeStored(ctx, lang, src, sum, left, opts.Store)
-	if err != nil {
-		return nil, err
-	}
-	vs, err := a.views(ctx, src, opts, left)
+	vs, err := render(ctx, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -127,23 +126,13 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	if !opts.focuses() {
 		return nil, nil
 	}
-	sum := sumWith(src, opts)
-	key := keyOf("focus", lang, sum, opts)
-	if vs, ok := viewCache.get(key); ok {
-		touch(opts.Store, lang, sum)
-		return cloneViews(vs), nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
-	defer cancel()
-	a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, opts.timeout()), opts.Store)
-	if err != nil && !errors.Is(err, errSyntax) {
-		return nil, err
-	}
-	vs := focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts)
-	if !CachesOff(ctx) {
-		viewCache.put(key, vs, viewsSize(vs))
-	}
-	return cloneViews(vs), nil
+	return cachedViews(ctx, "focus", lang, src, opts, func(ctx context.Context, sum sourceSum) ([]View, error) {
+		a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, opts.timeout()), opts.Store)
+		if err != nil && !errors.Is(err, errSyntax) {
+			return nil, err
+		}
+		return focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts), nil
+	})
 }
 
 // Symbols returns the definitions and imports of a file. A file with
@@ -220,20 +209,15 @@ func budget(ctx context.Context, lang string, total time.Duration) func() timeLe
 // usable, its views are not.
 var errSyntax = fmt.Errorf("syntax errors: %w", ErrUnsupported)
 
-// analyzeCached parses and analyzes src, or returns the cached analysis.
-// With syntax errors it returns the analysis and an error wrapping both
-// errSyntax and ErrUnsupported.
-func analyzeCached(ctx context.Context, lang string, src []byte, left func() timeLeft) (*analysis, error) {
-	return analyzeLeaves(ctx, lang, src, sumOf(src), left, nil, nil)
-}
-
-// analyzeStored is analyzeCached that also looks in store (when not nil)
-// before parsing, and puts what it parses there.
+// analyzeStored parses and analyzes src, or returns the cached analysis,
+// also looking in store (when not nil) before parsing and putting what it
+// parses there. With syntax errors it returns the analysis and an error
+// wrapping both errSyntax and ErrUnsupported.
 func analyzeStored(ctx context.Context, lang string, src []byte, sum sourceSum, left func() timeLeft, store *Store) (*analysis, error) {
 	return analyzeLeaves(ctx, lang, src, sum, left, nil, store)
 }
 
-// analyzeLeaves is analyzeCached that also reports the named leaves of the
+// analyzeLeaves is analyzeStored that also reports the named leaves of the
 // whole tree to leaf (when not nil), from the same parse; with leaf set
 // it always parses (the leaves are not cached), and caches the analysis
 // for the views that follow.

@@ -22,17 +22,8 @@ import (
 // and Signatures return an error wrapping [ErrUnsupported] in this build.
 // Render may run concurrently.
 func Render(ctx context.Context, lang string, src []byte, level Level, opts Options) (View, error) {
-	if level == Focus || level == FocusOnly {
-		return renderFocus(ctx, lang, src, level, opts)
-	}
-	vs, err := Views(ctx, lang, src, opts)
-	if err != nil {
-		return View{}, err
-	}
-	for _, v := range vs {
-		if v.Level == level {
-			return v, nil
-		}
+	if v, ok, err := renderLevel(ctx, lang, src, level, opts); ok || err != nil {
+		return v, err
 	}
 	if level == Bodies || level == Signatures {
 		return View{}, fmt.Errorf("render %s at %s: built without tree-sitter: %w", lang, level, ErrUnsupported)
@@ -333,16 +324,11 @@ var linePatterns = map[string]linePattern{
 	},
 }
 
-// FileTagsStored is [FileTags]: without tree-sitter there is no analysis
-// to store.
-func FileTagsStored(ctx context.Context, lang string, src []byte, _ *Store) (*Tags, error) {
-	return FileTags(ctx, lang, src)
-}
-
-// FileTags returns a file's definitions, from the line patterns of
+// FileTagsStored returns a file's definitions, from the line patterns of
 // [Symbols], and its identifiers, every identifier-like word (comments and
-// strings included: there is no parser to tell them apart).
-func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
+// strings included: there is no parser to tell them apart). Without
+// tree-sitter there is no analysis to store.
+func FileTagsStored(ctx context.Context, lang string, src []byte, _ *Store) (*Tags, error) {
 	syms, err := Symbols(ctx, lang, src)
 	if err != nil {
 		return nil, err
@@ -359,13 +345,13 @@ func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
 	return &Tags{Language: lang, Defs: syms.Symbols, Refs: refs}, nil
 }
 
-// Prepare is [FileTags] here (without tags false, nothing): the fallback
+// Prepare is [FileTagsStored] here (without tags false, nothing): the fallback
 // keeps no store. See the tree-sitter build's Prepare.
 func Prepare(ctx context.Context, lang string, src []byte, _ *Store, tags bool) (*Tags, []View, error) {
 	if !tags {
 		return nil, nil, nil
 	}
-	t, err := FileTags(ctx, lang, src)
+	t, err := FileTagsStored(ctx, lang, src, nil)
 	return t, nil, err
 }
 

@@ -220,10 +220,8 @@ func renderFocus(ctx context.Context, lang string, src []byte, level Level, opts
 	if err != nil {
 		return View{}, err
 	}
-	for _, v := range vs {
-		if v.Level == level {
-			return v, nil
-		}
+	if v, ok := viewAt(vs, level); ok {
+		return v, nil
 	}
 	if len(vs) > 0 {
 		// FocusOnly is no smaller than Focus: Focus stands in.

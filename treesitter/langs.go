@@ -261,10 +261,6 @@ func typeName(ts ...string) func(n *node, src []byte) []string {
 	}
 }
 
-func constant(s string) func(*node, []byte) string {
-	return func(*node, []byte) string { return s }
-}
-
 // firstKeyword returns the text of the node's first child (Go's "type",
 // "var", "const" of the enclosing declaration).
 func parentKeyword(n *node, src []byte) string {

@@ -70,20 +70,3 @@ func (n *node) last() *node {
 	}
 	return n.kids[len(n.kids)-1]
 }
-
-// find returns the first node of type t in n's subtree (n included), in
-// preorder, not looking deeper than depth levels.
-func (n *node) find(t string, depth int) *node {
-	if n.typ == t {
-		return n
-	}
-	if depth == 0 {
-		return nil
-	}
-	for _, k := range n.kids {
-		if f := k.find(t, depth-1); f != nil {
-			return f
-		}
-	}
-	return nil
-}

@@ -29,7 +29,7 @@ func (r *memRecords) Put(k [32]byte, b []byte) error {
 	return nil
 }
 
-// TestPrepare: Prepare's tags and views are FileTags' and Views', it
+// TestPrepare: Prepare's tags and views are FileTagsStored's and Views', it
 // leaves the process caches alone, and afterwards every view (kept
 // functions too) renders from the store without parsing the file, with
 // the same bytes as a fresh parse; backed by records, the store keeps its
@@ -39,7 +39,7 @@ func TestPrepare(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			resetCaches()
 			want := allViews(t, c, nil)
-			wantTags, _ := FileTags(t.Context(), c.lang, c.src)
+			wantTags, _ := FileTagsStored(t.Context(), c.lang, c.src, nil)
 			wantViews, werr := Views(t.Context(), c.lang, c.src, Options{})
 
 			resetCaches()
@@ -53,7 +53,7 @@ func TestPrepare(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(wantTags, tags); d != "" {
-				t.Errorf("tags (-FileTags +Prepare):\n%s", d)
+				t.Errorf("tags (-FileTagsStored +Prepare):\n%s", d)
 			}
 			if werr == nil {
 				if d := cmp.Diff(wantViews, vs); d != "" {

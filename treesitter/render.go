@@ -207,9 +207,11 @@ func (a *analysis) apply(es []planned) (string, []ctxd.LineRange, []span) {
 // edits next to a parse error before the level is given up.
 const maxRepairs = 4
 
-// render returns the view of level, checked to parse as cleanly as the
-// original: edits next to a new syntax error are dropped and the level is
-// rendered again, a few times at most.
+// renderAfter returns the view of level, checked to parse as cleanly as
+// the original: edits next to a new syntax error are dropped and the level
+// is rendered again, a few times at most. known is the text of a view
+// known to parse (the level before, or ""): a rendering equal to it is not
+// checked again (a test file's signatures view is often its bodies view).
 //
 // With store, the check's verdict is looked up by the view's hash first,
 // and recorded.
@@ -218,13 +220,6 @@ const maxRepairs = 4
 // they change with every request) is not checked when its edits are some of
 // those of the level's view without them, checked once per content (see
 // [analysis.cleanEdits]).
-func (a *analysis) render(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store) (View, error) {
-	return a.renderAfter(ctx, g, level, o, timeout, store, "")
-}
-
-// renderAfter is render with the text of a view known to parse (the level
-// before): a rendering equal to it is not checked again (a test file's
-// signatures view is often its bodies view).
 func (a *analysis) renderAfter(ctx context.Context, g grammar, level Level, o Options, timeout func() timeLeft, store *Store, known string) (View, error) {
 	if o.focuses() {
 		if ref, err := a.cleanEdits(ctx, g, level, o, timeout, store, false); err == nil {

@@ -8,25 +8,15 @@ import (
 	"slices"
 )
 
-// FileTags returns a file's definitions and references: the definitions of
-// [Symbols] and the identifier leaves of its syntax tree, from one parse
-// (whose analysis is cached for the file's views). A file with syntax
-// errors still yields what the parser recognized. The parse is bounded by
-// ctx's deadline, or by [DefaultTimeout] when ctx has none. FileTags may
-// run concurrently.
-func FileTags(ctx context.Context, lang string, src []byte) (*Tags, error) {
-	if err := supportedSize(lang, src); err != nil {
-		return nil, err
-	}
-	ctx, limit, cancel := parseLimit(ctx)
-	defer cancel()
-	t, _, err := fileTags(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), nil, true)
-	return t, err
-}
-
-// FileTagsStored is [FileTags] that records the analysis it parses in
-// store (when not nil), as [SymbolsStored] does, and does not parse a
-// content whose parse ran out of time before (see timeoutVerdict).
+// FileTagsStored returns a file's definitions and references: the
+// definitions of [Symbols] and the identifier leaves of its syntax tree,
+// from one parse (whose analysis is cached for the file's views). A file
+// with syntax errors still yields what the parser recognized. The parse is
+// bounded by ctx's deadline, or by [DefaultTimeout] when ctx has none. It
+// records the analysis it parses in store (when not nil), as
+// [SymbolsStored] does, and does not parse a content whose parse ran out
+// of time before (see timeoutVerdict). FileTagsStored may run
+// concurrently.
 func FileTagsStored(ctx context.Context, lang string, src []byte, store *Store) (*Tags, error) {
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
@@ -70,7 +60,7 @@ func fileTags(ctx context.Context, lang string, src []byte, sum sourceSum, left 
 }
 
 // Prepare is the daemon's background analysis of one file: one parse
-// gives the file's tags (as [FileTags]) and its analysis, which goes into
+// gives the file's tags (as [FileTagsStored]) and its analysis, which goes into
 // store, and the standard views ([Views] without keep lists) are rendered
 // from it, so their check parses' verdicts are stored too. The process's
 // caches are left alone: a whole tree going through them would evict

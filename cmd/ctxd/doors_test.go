@@ -40,19 +40,9 @@ func startMCPArgs(t *testing.T, dir string, flags ...string) *mcpClient {
 	cmd := exec.Command(binary, append([]string{"mcp"}, flags...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := testutil.StartPiped(t, cmd)
 	c := &mcpClient{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 	t.Cleanup(func() {
 		in.Close()

@@ -16,7 +16,8 @@ const explainTerms = 3
 
 // writeExplain prints, for a person at the terminal, what reached the
 // context and why: each chunk's view, tokens, score and its largest score
-// terms, then each skipped chunk with the reason it was left out.
+// terms, then each skipped chunk with the reason it was left out. Names
+// are escaped (esc): a file name must not drive the terminal.
 func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 	c := env.Context
 	var b strings.Builder
@@ -24,10 +25,10 @@ func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 		c.TokensUsed, c.Budget, 100*c.Utilization, len(c.Chunks), len(c.Skipped), env.TaskType, env.TaskTypeSource, env.Model.Name)
 	width := 0
 	for _, ch := range c.Chunks {
-		width = max(width, len(ch.Source))
+		width = max(width, len(esc(ch.Source)))
 	}
 	for _, s := range c.Skipped {
-		width = max(width, len(s.Source))
+		width = max(width, len(esc(s.Source)))
 	}
 	width = min(width, 60)
 	if len(c.Chunks) > 0 {
@@ -40,7 +41,7 @@ func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 				view += fmt.Sprintf(" of %d", ch.OriginalTokens)
 			}
 		}
-		fmt.Fprintf(&b, "  %2d. %-*s %6d tok  %-20s score %7.1f  %s\n", i+1, width, ch.Source, ch.Tokens, view, ch.Score, terms(ch.ScoreBreakdown))
+		fmt.Fprintf(&b, "  %2d. %-*s %6d tok  %-20s score %7.1f  %s\n", i+1, width, esc(ch.Source), ch.Tokens, view, ch.Score, terms(ch.ScoreBreakdown))
 	}
 	if len(c.Skipped) > 0 {
 		b.WriteString("skipped:\n")
@@ -50,7 +51,7 @@ func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 		if s.Score != 0 || len(s.ScoreBreakdown) > 0 {
 			score = fmt.Sprintf("  score %.1f: %s", s.Score, terms(s.ScoreBreakdown))
 		}
-		fmt.Fprintf(&b, "      %-*s %6d tok  %s%s\n", width, s.Source, s.Tokens, s.Reason, score)
+		fmt.Fprintf(&b, "      %-*s %6d tok  %s%s\n", width, esc(s.Source), s.Tokens, esc(s.Reason), score)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

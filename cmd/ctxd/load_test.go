@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/procstat"
 )
 
 // TestLoad is the load benchmark command of issue 11 (not a CI check: it
@@ -39,7 +40,6 @@ func TestLoad(t *testing.T) {
 	stop := make(chan struct{})
 	var rss []string
 	go func() {
-		re := regexp.MustCompile(`VmRSS:\s+(\d+) kB`)
 		tick := time.NewTicker(5 * time.Second)
 		defer tick.Stop()
 		for {
@@ -47,9 +47,7 @@ func TestLoad(t *testing.T) {
 			case <-stop:
 				return
 			case <-tick.C:
-				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-				if m := re.FindSubmatch(b); m != nil {
-					kb, _ := strconv.Atoi(string(m[1]))
+				if kb := procstat.KiB(strconv.Itoa(cmd.Process.Pid), "VmRSS"); kb > 0 {
 					rss = append(rss, fmt.Sprintf("%4.0fs %4d MB", time.Since(start).Seconds(), kb>>10))
 				}
 			}

@@ -58,17 +58,8 @@ func startDaemon(t testing.TB, dir string, extra ...string) *daemon {
 	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"))
 	d := &daemon{t: t, cmd: cmd, pending: map[string]chan map[string]any{}, done: make(chan struct{})}
 	cmd.Stderr = &d.stderr
-	var err error
-	if d.in, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var out io.ReadCloser
+	d.in, out = testutil.StartPiped(t, cmd)
 	go d.readLoop(out)
 	t.Cleanup(func() {
 		d.in.Close()
@@ -395,13 +386,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	alive("invalid request")
 
-	tests := []struct {
-		name     string
-		method   string
-		params   any
-		code     int
-		contains string
-	}{
+	tests := []rpcCase{
 		{"unknown method", "ctx/nope", map[string]any{}, -32601, "ctx/buildPrompt"},
 		{"wrong type", "ctx/buildPrompt", map[string]any{"user_request": "x", "token_budget": map[string]any{"total": "big"}}, -32602, "token_budget.total"},
 		{"unknown field", "ctx/buildPrompt", map[string]any{"user_request": "x", "tokenBudget": 5}, -32602, "tokenBudget"},
@@ -430,6 +415,16 @@ func TestServeErrors(t *testing.T) {
 	if env["task_type"] != "analyze" || env["user_request"] != "explain the sample" {
 		t.Errorf(`{"request", "task"}: task_type %v, user_request %v`, env["task_type"], env["user_request"])
 	}
+}
+
+// rpcCase is a call to the daemon and the error code it must answer,
+// with a substring of the message (code 0: no error code is expected).
+type rpcCase struct {
+	name     string
+	method   string
+	params   any
+	code     int
+	contains string
 }
 
 func (d *daemon) waitForID(id int) map[string]any {
@@ -541,6 +536,47 @@ func runCtxd(t *testing.T, dir, stdin string, env []string, args ...string) (str
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// runInProcess calls Run with args, an empty stdin, and returns its exit
+// code, stdout and stderr.
+func runInProcess(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// cliCase is one call of [runInProcess]: the exit code it must return,
+// substrings its stdout and stderr must hold, and one stdout must not
+// (when not empty).
+type cliCase struct {
+	name           string
+	args           []string
+	code           int
+	stdout, stderr string
+	notInOut       string
+}
+
+// runCases runs each case as a subtest.
+func runCases(t *testing.T, tests []cliCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runInProcess(tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tt.stdout)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.stderr)
+			}
+			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
+				t.Errorf("stdout shows %q:\n%s", tt.notInOut, out)
+			}
+		})
+	}
 }
 
 // TestRunInProcess covers Run's dispatch without a subprocess.

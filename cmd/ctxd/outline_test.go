@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,19 +14,7 @@ func TestOutlineAndTruncateCLI(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
-		return code, out.String(), errOut.String()
-	}
-	tests := []struct {
-		name     string
-		args     []string
-		code     int
-		stdout   string // substring
-		stderr   string // substring
-		notInOut string
-	}{
+	tests := []cliCase{
 		{"outline", []string{"outline", file}, 0, "4: class Svc\n  7: def run(self)\nimports: os\n", "", ""},
 		{"bodies", []string{"truncate", "--level", "bodies", file}, 0, "    def run(self):\n        ...  # 4 lines\n", "elided lines: 8-11", "a = 1"},
 		{"signatures", []string{"truncate", "--level=signatures", file}, 0, "\"\"\"Svc serves.\"\"\"", "", "More."},
@@ -47,24 +32,8 @@ func TestOutlineAndTruncateCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := run(tt.args...)
-			if code != tt.code {
-				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut)
-			}
-			if !strings.Contains(out, tt.stdout) {
-				t.Errorf("stdout %q lacks %q", out, tt.stdout)
-			}
-			if !strings.Contains(errOut, tt.stderr) {
-				t.Errorf("stderr %q lacks %q", errOut, tt.stderr)
-			}
-			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
-				t.Errorf("stdout shows %q:\n%s", tt.notInOut, out)
-			}
-		})
-	}
-	code, out, _ := run("truncate", "--json", "--level", "outline", file)
+	runCases(t, tests)
+	code, out, _ := runInProcess("truncate", "--json", "--level", "outline", file)
 	var res struct {
 		Language string `json:"language"`
 		View     struct {

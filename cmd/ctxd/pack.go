@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/pack"
 	"github.com/ctxd/ctxd/workspace/tree"
@@ -192,7 +193,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 
 // writeParts writes a pack split into parts of at most max tokens to
 // numbered files beside output (pack.md: pack.1.md, pack.2.md, …).
-func writeParts(io *IO, res *pack.Result, format, output string, max int) error {
+func writeParts(io *IO, res *pack.Result, format ctxd.Format, output string, max int) error {
 	parts, err := res.Split(max, format)
 	if err != nil {
 		return err

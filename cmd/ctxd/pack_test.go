@@ -26,15 +26,7 @@ func packTree(t *testing.T) string {
 		".gitignore":       "build/\n",
 		"logo.png":         "\x89PNG\r\n\x1a\n\x00\x00binary",
 	}
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/procstat"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -26,16 +27,11 @@ const peerRSSLimitKB = 400 << 10
 // vmHWM returns a process's peak RSS in KiB from /proc.
 func vmHWM(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
+	n := procstat.KiB(strconv.Itoa(pid), "VmHWM")
+	if n == 0 {
 		t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return n
+	return int64(n)
 }
 
 func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
@@ -99,13 +95,7 @@ func TestProtocolCorrectness(t *testing.T) {
 		}
 	}
 
-	tests := []struct {
-		name     string
-		method   string
-		params   any
-		code     int
-		contains string
-	}{
+	tests := []rpcCase{
 		{"symlink loop", "ctx/outline", map[string]any{"path": "loop"}, -32602, "loop"},
 		{"5000-char path", "ctx/outline", map[string]any{"path": strings.Repeat("a", 5000) + ".go"}, -32602, "name too long"},
 		{"5000-char open file", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": strings.Repeat("b", 5000)}}}, 0, ""},

@@ -107,7 +107,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		ContextWindow: f.contextWindow,
 		Patterns:      f.patterns,
 		MaxFiles:      f.maxFiles,
-		Format:        f.format,
+		Format:        ctxd.Format(f.format),
 		SessionID:     f.session,
 	}
 	switch {

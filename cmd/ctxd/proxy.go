@@ -35,6 +35,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	var listen, upstream, mode, logLevel, logFile, hints string
 	var sf stateFlags
 	var canary int
+	var maxBody int64
 	var allowRemote bool
 	var call smart.Call
 	fs.StringVar(&listen, "listen", "127.0.0.1:8787", "address to listen on (loopback unless --allow-remote)")
@@ -50,6 +51,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "move the masking boundary N outputs at a time, so turns between steps only append (prompt caches hold); negative: every turn")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
+	fs.Int64Var(&maxBody, "max-body-bytes", proxy.DefaultMaxBodyBytes, "largest request body read to rewrite; a larger one is refused with 413 (exact mode streams bodies through whatever their size)")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: info (one short line per request), debug (the full record too), warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr, as JSON with the full record of every request")
 	pos, err := parse(fs, args)
@@ -76,6 +78,9 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	}
 	if canary < -1 || canary > 100 {
 		return usagef("--canary-percent %d: want 0 to 100", canary)
+	}
+	if maxBody <= 0 {
+		return usagef("--max-body-bytes %d: want a positive number of bytes", maxBody)
 	}
 	if call.ContextWindow < 0 || call.Budget < 0 {
 		return usagef("--context-window and --budget must not be negative")
@@ -105,7 +110,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != ""})
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != "", MaxBodyBytes: maxBody})
 	if err != nil {
 		return err
 	}

@@ -451,14 +451,21 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// shortLine shortens a request for a table cell.
+// shortLine shortens a request for a table cell, its control
+// characters escaped (ctxd.EscapeName: a checkpoint may come with the
+// repository, and its text must not drive the terminal).
 func shortLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+		s = string(r[:n-1]) + "…"
 	}
-	return s
+	return ctxd.EscapeName(s)
 }
+
+// esc shows a name or a word read from a checkpoint or the state
+// directory (a session id, a path, a state) as data: control characters
+// and bidirectional controls escaped.
+func esc[S ~string](s S) string { return ctxd.EscapeName(string(s)) }
 
 func printList(w io.Writer, l *sessions.Listing) {
 	if len(l.Sessions) == 0 {
@@ -468,7 +475,7 @@ func printList(w io.Writer, l *sessions.Listing) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSTATE\tUPDATED\tCHECKPOINTS\tCHUNKS\tTOKENS\tMESSAGES\tREQUEST")
 	for _, s := range l.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.SessionID, s.State, s.Updated.Local().Format("2006-01-02 15:04"), s.Checkpoints, s.ContextSummary.ChunksIncluded, s.ContextSummary.TokensUsed, s.HistoryMessages, shortLine(s.UserRequest, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", esc(s.SessionID), esc(s.State), s.Updated.Local().Format("2006-01-02 15:04"), s.Checkpoints, s.ContextSummary.ChunksIncluded, s.ContextSummary.TokensUsed, s.HistoryMessages, shortLine(s.UserRequest, 60))
 	}
 	tw.Flush()
 	for _, s := range l.Sessions {
@@ -482,15 +489,15 @@ func printList(w io.Writer, l *sessions.Listing) {
 
 func printProblems(w io.Writer, ps []sessions.Problem) {
 	for _, p := range ps {
-		fmt.Fprintf(w, "ctxd sessions: skipped %s: %s (left in place)\n", p.Path, p.Reason)
+		fmt.Fprintf(w, "ctxd sessions: skipped %s: %s (left in place)\n", esc(p.Path), esc(p.Reason))
 	}
 }
 
 func printCheckpoint(w io.Writer, r *sessions.Restored) {
 	cp := r.Checkpoint
-	fmt.Fprintf(w, "session     %s\ncheckpoint  %d (%s)\nstate       %s\ntime        %s\ntask        %s\nrequest     %s\n", cp.SessionID, cp.Seq, r.Path, cp.State, cp.Timestamp.Local().Format(time.RFC3339), cp.TaskType, shortLine(cp.UserRequest, 200))
+	fmt.Fprintf(w, "session     %s\ncheckpoint  %d (%s)\nstate       %s\ntime        %s\ntask        %s\nrequest     %s\n", esc(cp.SessionID), cp.Seq, esc(r.Path), esc(cp.State), cp.Timestamp.Local().Format(time.RFC3339), esc(cp.TaskType), shortLine(cp.UserRequest, 200))
 	if cp.Parent != nil {
-		fmt.Fprintf(w, "forked from %s at checkpoint %d\n", cp.Parent.SessionID, cp.Parent.Seq)
+		fmt.Fprintf(w, "forked from %s at checkpoint %d\n", esc(cp.Parent.SessionID), cp.Parent.Seq)
 	}
 	if cp.Note != "" {
 		fmt.Fprintf(w, "note        %s\n", shortLine(cp.Note, 200))
@@ -500,7 +507,7 @@ func printCheckpoint(w io.Writer, r *sessions.Restored) {
 	}
 	fmt.Fprintf(w, "context     %d chunks, %d tokens, %.0f%% of the budget\nhistory     %d messages\n", cp.ContextSummary.ChunksIncluded, cp.ContextSummary.TokensUsed, 100*cp.ContextSummary.Utilization, cp.HistoryLen())
 	for _, a := range cp.Artifacts {
-		fmt.Fprintf(w, "artifact    %s %s\n", a.Type, a.Path)
+		fmt.Fprintf(w, "artifact    %s %s\n", esc(a.Type), esc(a.Path))
 	}
 	if len(cp.Chunks) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -511,7 +518,7 @@ func printCheckpoint(w io.Writer, r *sessions.Restored) {
 			if len(h) > 12 {
 				h = h[:12]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\n", c.Source, c.ChunkType, level, c.Tokens, c.Score, h)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\n", esc(c.Source), esc(c.ChunkType), esc(level), c.Tokens, c.Score, esc(h))
 		}
 		tw.Flush()
 	}
@@ -519,11 +526,11 @@ func printCheckpoint(w io.Writer, r *sessions.Restored) {
 
 func printResume(w io.Writer, res *engine.ResumeResult, prompt bool) {
 	if !res.Resumed {
-		fmt.Fprintf(w, "nothing to resume: %s\n", res.Reason)
+		fmt.Fprintf(w, "nothing to resume: %s\n", esc(res.Reason))
 		return
 	}
 	cp := res.Checkpoint
-	fmt.Fprintf(w, "resumed %s at checkpoint %d (%s): %s\n", res.SessionID, cp.Seq, cp.State, shortLine(cp.UserRequest, 100))
+	fmt.Fprintf(w, "resumed %s at checkpoint %d (%s): %s\n", esc(res.SessionID), cp.Seq, esc(cp.State), shortLine(cp.UserRequest, 100))
 	fmt.Fprintf(w, "sources: %d unchanged, %d changed, %d missing\n", res.Unchanged, res.Changed, res.Missing)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, s := range res.Sources {
@@ -531,7 +538,7 @@ func printResume(w io.Writer, res *engine.ResumeResult, prompt bool) {
 		if s.Included {
 			in = "in context"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Status, s.Source, in)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", esc(s.Status), esc(s.Source), in)
 	}
 	tw.Flush()
 	if res.Envelope != nil {
@@ -544,7 +551,7 @@ func printResume(w io.Writer, res *engine.ResumeResult, prompt bool) {
 
 func printTimeline(w io.Writer, tl *sessions.Timeline) {
 	if tl.Parent != nil {
-		fmt.Fprintf(w, "%s, forked from %s at checkpoint %d\n", tl.SessionID, tl.Parent.SessionID, tl.Parent.Seq)
+		fmt.Fprintf(w, "%s, forked from %s at checkpoint %d\n", esc(tl.SessionID), esc(tl.Parent.SessionID), tl.Parent.Seq)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tTIME\tSTATE\tCHUNKS\tTOKENS\tMESSAGES\tREQUEST / NOTE")
@@ -557,7 +564,7 @@ func printTimeline(w io.Writer, tl *sessions.Timeline) {
 		if e.Note != "" {
 			text = e.Note
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\n", e.Seq, e.Timestamp.Local().Format("2006-01-02 15:04:05"), e.State, e.Chunks, e.ContextSummary.TokensUsed, e.HistoryMessages, shortLine(text, 60))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\n", e.Seq, e.Timestamp.Local().Format("2006-01-02 15:04:05"), esc(e.State), e.Chunks, e.ContextSummary.TokensUsed, e.HistoryMessages, shortLine(text, 60))
 	}
 	tw.Flush()
 }
@@ -568,10 +575,10 @@ func printGC(w io.Writer, rep *sessions.GCReport) {
 		verb = "would remove"
 	}
 	for _, t := range rep.Trimmed {
-		fmt.Fprintf(w, "%s %d old checkpoints of %s (%s)\n", verb, t.Checkpoints, t.SessionID, byteSize(t.Bytes))
+		fmt.Fprintf(w, "%s %d old checkpoints of %s (%s)\n", verb, t.Checkpoints, esc(t.SessionID), byteSize(t.Bytes))
 	}
 	for _, r := range rep.Removed {
-		fmt.Fprintf(w, "%s %s (%s, updated %s, %s): %s\n", verb, r.SessionID, r.State, r.Updated.Local().Format("2006-01-02"), byteSize(r.Bytes), r.Reason)
+		fmt.Fprintf(w, "%s %s (%s, updated %s, %s): %s\n", verb, esc(r.SessionID), esc(r.State), r.Updated.Local().Format("2006-01-02"), byteSize(r.Bytes), esc(r.Reason))
 	}
 	if rep.TempFiles > 0 {
 		fmt.Fprintf(w, "%s %d orphaned temporary files\n", verb, rep.TempFiles)

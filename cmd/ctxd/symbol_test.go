@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -15,18 +12,7 @@ func TestSymbolCLI(t *testing.T) {
 		"docs/store.md": "# Store\n\nCall Store.put to add.\n",
 		"limits.go":     "package app\n\nconst MaxSize = 10\n",
 	})
-	run := func(args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
-		return code, out.String(), errOut.String()
-	}
-	tests := []struct {
-		name           string
-		args           []string
-		code           int
-		stdout, stderr string // substrings
-		notInOut       string
-	}{
+	runCases(t, []cliCase{
 		{"qualified with #", []string{"symbol", "--root", dir, "Store#put"}, 0, "def app.py:2-3 method def put(self, k)\nref app.py:5 Store().put(1)\n", "", "store.md"},
 		{"kind said once", []string{"symbol", "--root", dir, "MaxSize"}, 0, "def limits.go:3-3 const MaxSize = 10\n", "", "const const"},
 		{"call form", []string{"symbol", "--root", dir, "put()"}, 0, "ref app.py:5", "", "store.md"},
@@ -35,13 +21,5 @@ func TestSymbolCLI(t *testing.T) {
 		{"nothing", []string{"symbol", "--root", dir, "Nowhere"}, 0, "", "nothing found", ""},
 		{"not a name", []string{"symbol", "--root", dir, "two words"}, 1, "", "want an identifier", ""},
 		{"no name", []string{"symbol", "--root", dir}, 2, "", "want one NAME", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := run(tt.args...)
-			if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) || tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
-			}
-		})
-	}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // history200 is a 200-message agent history of about 150k tokens
@@ -31,18 +32,6 @@ func history200(f request.Format, salt int) []byte {
 
 // coldSalt numbers the histories of cold runs.
 var coldSalt atomic.Int64
-
-// percentiles reports p50 and p95 of the per-run durations, their unit
-// prefixed (wall time: "p50-µs"; CPU time: "cpu-p50-µs").
-func percentiles(b *testing.B, ds []time.Duration, prefix string) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
-	b.ReportMetric(p(0.50), prefix+"p50-µs")
-	b.ReportMetric(p(0.95), prefix+"p95-µs")
-}
 
 // benchCases are the variants of each benchmark: "warm" reuses the pruner
 // (counts come from the cache by message hash), "cold" tokenizes a new
@@ -79,15 +68,15 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), testutil.CPUTime()
 		if _, err := run(b.Context(), p, body); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		cpu = append(cpu, cpuTime()-c0)
+		cpu = append(cpu, testutil.CPUTime()-c0)
 	}
-	percentiles(b, ds, "")
-	percentiles(b, cpu, "cpu-")
+	testutil.ReportPercentiles(b, ds, "")
+	testutil.ReportPercentiles(b, cpu, "cpu-")
 	// After the loop: ResetTimer drops metrics reported before it.
 	b.ReportMetric(float64(rep.TokensBefore), "tokens-before")
 	b.ReportMetric(float64(rep.TokensAfter), "tokens-after")
@@ -151,13 +140,13 @@ func BenchmarkCompressManySmall(b *testing.B) {
 			body := manySmall(n)
 			var cpu []time.Duration
 			for b.Loop() {
-				c0 := cpuTime()
+				c0 := testutil.CPUTime()
 				if _, _, err := p.Compress(b.Context(), body); err != nil {
 					b.Fatal(err)
 				}
-				cpu = append(cpu, cpuTime()-c0)
+				cpu = append(cpu, testutil.CPUTime()-c0)
 			}
-			percentiles(b, cpu, "cpu-")
+			testutil.ReportPercentiles(b, cpu, "cpu-")
 		})
 	}
 }
@@ -188,11 +177,11 @@ func TestManySmallLinear(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := manySmall(n)
-		c0 := cpuTime()
+		c0 := testutil.CPUTime()
 		if _, _, err := p.Compress(t.Context(), body); err != nil {
 			t.Fatal(err)
 		}
-		return cpuTime() - c0
+		return testutil.CPUTime() - c0
 	}
 	small, large := cost(2000), cost(16000)
 	t.Logf("cpu: 2,000 messages %v, 16,000 messages %v", small, large)

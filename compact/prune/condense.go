@@ -12,34 +12,25 @@ import (
 // costs about what it saves.
 const minHidden = 64
 
-// Marker returns the reference that stands for n hidden characters of a
-// text whose SHA-256 is hash, in the one marker format of both
-// compactors ([request.NewMarker]):
+// markerWith returns the reference that stands for n hidden characters
+// of a text whose SHA-256 is hash, in the one marker format of both
+// compactors ([request.NewMarker]) with rt's retrieval hints:
 //
 //	[ctxd:ref sha256=0123456789abcdef bytes=B lines=L N chars hidden to save context; to see it, ...]
 //
 // B and L are the whole text's size, which the artifact holds.
-func Marker(n int, hash string, bytes, lines int) string {
-	return markerWith(request.Retrieval{}, n, hash, bytes, lines)
-}
-
-// markerWith is [Marker] with rt's retrieval hints.
 func markerWith(rt request.Retrieval, n int, hash string, bytes, lines int) string {
 	return rt.Marker(request.MarkerRef, hash, bytes, lines, fmt.Sprintf("%d %s", n, request.ReferencePrefix))
 }
 
-// Condense cuts a tool output longer than maxChars characters to a preview
-// and a [Marker]. Plain output keeps its head; error output keeps a third
-// of maxChars from the head and two thirds from the tail, since the last
-// lines of a traceback or a failing test matter most. Cuts fall on rune
-// boundaries, on a line boundary when one is near. images counts images
-// the output carried, which the condensed text drops. ok is false when
-// condensing would hide fewer than a few dozen characters.
-func Condense(text string, maxChars int, isError bool, hash string, images int) (out string, hidden int, ok bool) {
-	return condenseWith(request.Retrieval{}, text, maxChars, isError, hash, images)
-}
-
-// condenseWith is [Condense] with rt's retrieval hints in the marker.
+// condenseWith cuts a tool output longer than maxChars characters to a
+// preview and a marker (markerWith, with rt's retrieval hints). Plain
+// output keeps its head; error output keeps a third of maxChars from the
+// head and two thirds from the tail, since the last lines of a traceback
+// or a failing test matter most. Cuts fall on rune boundaries, on a line
+// boundary when one is near. images counts images the output carried,
+// which the condensed text drops. ok is false when condensing would hide
+// fewer than a few dozen characters.
 func condenseWith(rt request.Retrieval, text string, maxChars int, isError bool, hash string, images int) (out string, hidden int, ok bool) {
 	total := utf8.RuneCountInString(text)
 	if maxChars < 0 || total-maxChars < minHidden && images == 0 {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestRequestCorpus checks the invariants of checkOutput on real request
@@ -14,10 +16,7 @@ import (
 //
 //	CTXD_REQUEST_CORPUS=/path/to/requests go test -run TestRequestCorpus -v ./compact/prune
 func TestRequestCorpus(t *testing.T) {
-	dir := os.Getenv("CTXD_REQUEST_CORPUS")
-	if dir == "" {
-		t.Skip("CTXD_REQUEST_CORPUS is not set")
-	}
+	dir := testutil.Env(t, "CTXD_REQUEST_CORPUS", "")
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && filepath.Ext(path) == ".json" {

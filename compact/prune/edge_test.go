@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,12 +20,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name.golden.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
 
 func sys(text string) turn  { return turn{role: "system", text: text} }
 func user(text string) turn { return turn{role: "user", text: text} }
@@ -193,7 +186,7 @@ func TestEdgeCases(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, tt.name+"."+string(f), append(append(out, "\n-- report --\n"...), repJSON...))
+				testutil.GoldenFile(t, tt.name+"."+string(f), append(append(out, "\n-- report --\n"...), repJSON...), *update)
 			})
 		}
 	}

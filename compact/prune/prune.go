@@ -91,6 +91,20 @@ func (p *Pruner) Compress(ctx context.Context, body []byte) ([]byte, *Report, er
 	return p.run(ctx, body, "")
 }
 
+// CompressParsed is [Pruner.Compress] of a request the caller parsed
+// already (in the pruner's format), so a large request is not decoded a
+// second time. It sets the Tokens of req's items and segments (as
+// [request.Estimator.Item] does) and changes nothing else of req.
+func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *Report, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if req.Format != p.opts.Format && p.opts.Format != "" {
+		return nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
+	}
+	return p.runParsed(ctx, req, "")
+}
+
 // ForRetry prunes a history for an agent's retry after a failure: the
 // history compressed as by [Pruner.Compress], within the budget less the
 // note, then the lesson-learned note (opening with [RetryPrefix] and
@@ -210,6 +224,10 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
+	return p.runParsed(ctx, req, errText)
+}
+
+func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string) ([]byte, *Report, error) {
 	s, err := p.opts.resolve(req.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)

@@ -41,7 +41,7 @@ func TestCondense(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hash := request.HashText(tt.text)
-			out, hidden, ok := Condense(tt.text, tt.max, tt.isErr, hash, 0)
+			out, hidden, ok := condenseWith(request.Retrieval{}, tt.text, tt.max, tt.isErr, hash, 0)
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}
@@ -63,7 +63,7 @@ func TestCondense(t *testing.T) {
 			if !strings.Contains(out, "[ctxd:ref sha256="+hash[:request.MarkerHashLen]) || !strings.Contains(out, "chars hidden to save context; to see it") {
 				t.Errorf("marker missing or wrong:\n%s", out)
 			}
-			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(Marker(hidden, hash, len(tt.text), request.CountLines(tt.text))) - 2
+			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(markerWith(request.Retrieval{}, hidden, hash, len(tt.text), request.CountLines(tt.text))) - 2
 			if got := utf8.RuneCountInString(tt.text) - hidden; got < kept-2 || got > kept+2 {
 				t.Errorf("hidden = %d does not match: %d runes kept of %d", hidden, kept, utf8.RuneCountInString(tt.text))
 			}

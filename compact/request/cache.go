@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/internal/memo"
 )
 
@@ -78,7 +79,7 @@ func (c *Cache) Estimator(counter Encoder, rule ImageRule) *Estimator {
 func (c *Cache) Info(k TextKey, text string) *signal.Info {
 	return c.infos.Get(k, func() *signal.Info {
 		in := signal.Analyze(text)
-		sum := sha256.Sum256([]byte(text))
+		sum := sha256.Sum256(byteview.ReadOnly(text))
 		in.Hash = hex.EncodeToString(sum[:])
 		return in
 	})

@@ -44,13 +44,9 @@ type Supersession struct {
 // Superseded returns, for the calls of a conversation in order, the reads
 // whose output a later call supersedes, by the read's id. Both compactors
 // use it for their lossless rewrite below pressure: such an output goes
-// behind a reference (stored, so ctxd rehydrate brings it back).
-func Superseded(calls []Call) map[string]Supersession {
-	return superseded(calls, parseCall)
-}
-
-// Superseded is [Superseded] with each call's parse kept in the cache:
-// an agent loop sends the same calls turn after turn.
+// behind a reference (stored, so ctxd rehydrate brings it back). Each
+// call's parse is kept in the cache: an agent loop sends the same calls
+// turn after turn.
 func (c *Cache) Superseded(calls []Call) map[string]Supersession {
 	return superseded(calls, func(name, args string) parsedCall {
 		return Memo(c, callKey{name: name, args: c.Key(args)}, func() parsedCall { return parseCall(name, args) })
@@ -303,18 +299,12 @@ var (
 // shellEdits are what a command that changes a file says.
 var shellEdits = []string{"sed -i", "perl -i", "perl -pi", "write_text(", ".write(", "apply_patch", "git apply", "git checkout", "patch -p", "patch <", "truncate "}
 
-// Edits reports whether a call changes the file at path: an edit tool or
+// edits reports whether a call changes the file at path: an edit tool or
 // an editor subcommand naming it, or a command that names it and writes
 // (sed -i, a redirection into it, a script's write_text or write, a
-// patch). A false positive costs only the view of a stale read: the read
-// stays behind a reference.
-func Edits(name, argText, path string) bool {
-	m := args(argText)
-	return edits(name, m, shellCommand(m), path)
-}
-
-// edits is [Edits] of a call already parsed: m its arguments, cmd its
-// command line (or "").
+// patch). m is the call's arguments, cmd its command line (or ""). A
+// false positive costs only the view of a stale read: the read stays
+// behind a reference.
 func edits(name string, m map[string]any, cmd, path string) bool {
 	if m == nil || path == "" {
 		return false

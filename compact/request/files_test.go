@@ -40,6 +40,12 @@ func TestReadOf(t *testing.T) {
 	}
 }
 
+// editsText is edits of a call given as its argument text.
+func editsText(name, argText, path string) bool {
+	m := args(argText)
+	return edits(name, m, shellCommand(m), path)
+}
+
 func TestEdits(t *testing.T) {
 	tests := []struct {
 		name, tool, args, path string
@@ -56,7 +62,7 @@ func TestEdits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Edits(tt.tool, tt.args, tt.path); got != tt.want {
+			if got := editsText(tt.tool, tt.args, tt.path); got != tt.want {
 				t.Errorf("Edits = %v, want %v", got, tt.want)
 			}
 		})
@@ -75,7 +81,7 @@ func TestSuperseded(t *testing.T) {
 		{"w1", "bash", shell("cat <<'PY' > /tmp/fix.py\nfrom pathlib import Path\np = Path('c.py')\np.write_text('x')\nPY")},
 		{"x1", "bash", shell("python /tmp/fix.py && echo ok")}, // runs the script: r6 is stale
 	}
-	got := Superseded(calls)
+	got := superseded(calls, parseCall)
 	want := map[string]Supersession{
 		"r1": {By: "r4", Path: "a.py"},
 		"r2": {By: "e1", Path: "b.py", Edit: true},
@@ -101,7 +107,7 @@ func FuzzReadOf(f *testing.F) {
 		if r, ok := ReadOf(name, args); ok && r.Path == "" {
 			t.Fatalf("read without a path: %+v", r)
 		}
-		Edits(name, args, path)
-		Superseded([]Call{{"a", name, args}, {"b", name, args}})
+		editsText(name, args, path)
+		superseded([]Call{{"a", name, args}, {"b", name, args}}, parseCall)
 	})
 }

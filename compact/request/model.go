@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // Format is a model request's wire format.
@@ -173,7 +174,7 @@ func (s *Segment) Hash() string {
 
 // HashText returns the hex SHA-256 of text.
 func HashText(text string) string {
-	sum := sha256.Sum256([]byte(text))
+	sum := sha256.Sum256(byteview.ReadOnly(text))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -228,6 +229,24 @@ func (it *Item) Hash() string {
 // Text returns the item's text segments and tool results joined by
 // newlines (for summaries and tests; never logged).
 func (it *Item) Text() string {
+	only := -1
+	for i := range it.Segments {
+		if k := it.Segments[i].Kind; k == SegText || k == SegToolResult {
+			if only >= 0 {
+				only = -2
+				break
+			}
+			only = i
+		}
+	}
+	switch {
+	case only == -1:
+		return ""
+	case only >= 0:
+		// One text (the common case): itself, not a copy of what may
+		// be most of a large request.
+		return it.Segments[only].Text
+	}
 	var sb strings.Builder
 	for i := range it.Segments {
 		s := &it.Segments[i]

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // Span is a half-open byte range [Start, End) of a request body.
@@ -254,7 +256,7 @@ func decodeString(raw []byte) (string, error) {
 	if !utf8.Valid(out) {
 		return fixUTF8(out), nil
 	}
-	return string(out), nil
+	return byteview.Owned(out), nil
 }
 
 // fixUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
@@ -269,7 +271,7 @@ func fixUTF8(b []byte) string {
 		}
 		b = b[size:]
 	}
-	return string(out)
+	return byteview.Owned(out)
 }
 
 func hex4(b []byte) (rune, bool) {

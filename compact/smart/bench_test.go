@@ -2,13 +2,13 @@ package smart
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // bigHistory is an agent history of n tool rounds (history's mix of file
@@ -24,17 +24,6 @@ func bigHistory(n, salt int) []convo.Msg {
 		}
 	}
 	return msgs
-}
-
-// percentiles reports p50 and p95 of per-run durations.
-func percentiles(b *testing.B, ds []time.Duration, prefix string) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	p := func(q float64) float64 { return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) }
-	b.ReportMetric(p(0.50), prefix+"p50-µs")
-	b.ReportMetric(p(0.95), prefix+"p95-µs")
 }
 
 // BenchmarkOptimize rewrites a history of about 150k tokens (o200k_base;
@@ -93,17 +82,17 @@ func BenchmarkOptimize(b *testing.B) {
 						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)
 						b.StartTimer()
 					}
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), testutil.CPUTime()
 					res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
 					if err != nil {
 						b.Fatal(err)
 					}
 					stored += res.Report.ArtifactsStored
 					ds = append(ds, time.Since(t0))
-					cpu = append(cpu, cpuTime()-c0)
+					cpu = append(cpu, testutil.CPUTime()-c0)
 				}
-				percentiles(b, ds, "")
-				percentiles(b, cpu, "cpu-")
+				testutil.ReportPercentiles(b, ds, "")
+				testutil.ReportPercentiles(b, cpu, "cpu-")
 				b.ReportMetric(float64(rep.EstimatedTokensBefore), "tokens-before")
 				b.ReportMetric(float64(rep.EstimatedTokensAfter), "tokens-after")
 				b.ReportMetric(float64(stored)/float64(b.N), "artifacts-stored/op")

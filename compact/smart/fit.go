@@ -95,12 +95,8 @@ func (r *run) referenceOnly(c *cand) {
 // the open tool pair stay byte for byte). If even that cannot fit, the
 // call fails with [ctxd.ErrOverBudget].
 func (r *run) evict(out []byte, after int) ([]byte, int, error) {
-	if r.o.opts.Store == nil {
+	if r.o.opts.Store == nil || r.floor() > r.b.usable {
 		return nil, 0, r.overBudget(after)
-	}
-	in := out
-	if in == nil {
-		in = r.req.Body
 	}
 	p, err := prune.New(prune.Options{
 		Model: r.b.model.Name, ContextWindow: r.b.window, OutputReserve: r.b.reserve, Budget: r.b.usable,
@@ -109,7 +105,15 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
 	}
-	evicted, prep, err := p.Compress(r.ctx, in)
+	// Nothing rewritten: the pruner reads the request as parsed already
+	// (a second parse doubled what a large request holds).
+	var evicted []byte
+	var prep *prune.Report
+	if out == nil {
+		evicted, prep, err = p.CompressParsed(r.ctx, r.req)
+	} else {
+		evicted, prep, err = p.Compress(r.ctx, out)
+	}
 	if errors.Is(err, ctxd.ErrOverBudget) {
 		return nil, 0, r.overBudget(after)
 	}
@@ -136,6 +140,19 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	}
 	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("hard_budget_evicted_%d_messages", gone))
 	return evicted, after, nil
+}
+
+// floor is what no eviction removes (the reply priming, the fixed parts,
+// the protected items: system messages and the latest user turn), as
+// this run counts it: when it is over the usable window the pruner cannot
+// make the request fit, and is not run (on a 100 MB message it would
+// decode the whole request a second time to find that out).
+func (r *run) floor() int {
+	n := request.ReplyPriming + r.est.Fixed(r.req)
+	for i := range r.protected {
+		n += r.req.Items[i].Tokens
+	}
+	return n
 }
 
 // overBudget is the error of a live call whose request cannot fit the

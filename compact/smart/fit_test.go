@@ -39,13 +39,7 @@ func TestHardBudget(t *testing.T) {
 				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, rep.EffectiveUsableTokens)
 			}
 			a, _ := request.Parse(in, f)
-			b, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Check(); err != nil {
-				t.Fatalf("tool pairs: %v", err)
-			}
+			b := paired(t, res.Body, f)
 			if len(a.Items) != len(b.Items) {
 				t.Fatalf("%d items, want %d", len(b.Items), len(a.Items))
 			}
@@ -158,13 +152,7 @@ func TestHardBudgetEvicts(t *testing.T) {
 				t.Errorf("policy reasons %q name no eviction", rep.PolicyReasons)
 			}
 			a, _ := request.Parse(in, f)
-			b, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Check(); err != nil {
-				t.Fatalf("tool pairs: %v", err)
-			}
+			b := paired(t, res.Body, f)
 			has := func(raw []byte) bool {
 				return slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, raw) })
 			}
@@ -231,10 +219,7 @@ func TestHardBudgetKeepsTaskMessage(t *testing.T) {
 				t.Fatalf("does not fit: %d tokens, usable %d", res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
 			}
 			a, _ := request.Parse(in, f)
-			b, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := parsed(t, res.Body, f)
 			task := -1
 			for i, it := range a.Items {
 				if it.Role == "user" && hasUserText(it) {
@@ -275,10 +260,7 @@ func TestSupersededSourceRead(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
 			res := optimize(t, New(Options{Store: store}), body(f, msgs), Call{Session: "s", ContextWindow: 128000})
-			b, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := parsed(t, res.Body, f)
 			found := false
 			for _, it := range b.Items {
 				for _, s := range it.Segments {

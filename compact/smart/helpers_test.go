@@ -90,3 +90,25 @@ func newStore(t testing.TB) *artifacts.Store {
 func body(f request.Format, msgs []convo.Msg) []byte {
 	return convo.Body(f, "gpt-4o", msgs, nil)
 }
+
+// parsed parses body as a request of format f, failing the test when it
+// does not parse.
+func parsed(t testing.TB, body []byte, f request.Format) *request.Request {
+	t.Helper()
+	r, err := request.Parse(body, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// paired is [parsed] that also fails the test when a tool call and its
+// result are not paired.
+func paired(t testing.TB, body []byte, f request.Format) *request.Request {
+	t.Helper()
+	r := parsed(t, body, f)
+	if err := r.Check(); err != nil {
+		t.Fatalf("tool pairs: %v", err)
+	}
+	return r
+}

@@ -299,7 +299,7 @@ type run struct {
 	before   int
 
 	calls      map[string]callInfo
-	latestText string
+	latest     []string // the texts of the latest turn (index)
 	exact      map[int]bool
 	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand

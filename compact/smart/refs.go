@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // resolveRef expands a marker's hash prefix in a scope, caching what it
@@ -63,7 +64,7 @@ func (r *run) inputRefs(c *cand) {
 	full := ""
 	ok := true
 	for _, m := range ms {
-		asked := strings.Contains(r.latestText, m.Hash[:12])
+		asked := r.latestHas(m.Hash[:12])
 		requested = requested || asked
 		h, err := r.o.resolveRef(r.ctx, r.scope, m.Hash)
 		if err == nil {
@@ -123,7 +124,7 @@ func (r *run) storeArtifacts() {
 			c.status = use.Status
 			continue
 		}
-		ref, status, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(c.seg.Text))
+		ref, status, err := r.o.opts.Store.Put(r.ctx, r.scope, byteview.ReadOnly(c.seg.Text))
 		if err == nil && ref.Hash != c.artifact {
 			err = fmt.Errorf("stored hash %s differs from the text's %s", ref.Hash[:12], c.artifact[:12])
 		}
@@ -153,7 +154,7 @@ func (r *run) storeArtifacts() {
 		if _, ok := r.stored[c.in.Hash]; ok {
 			continue
 		}
-		_, status, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(c.seg.Text))
+		_, status, err := r.o.opts.Store.Put(r.ctx, r.scope, byteview.ReadOnly(c.seg.Text))
 		if err != nil {
 			r.o.log.Warn("artifact store failed for a continued output", "sha256", c.in.Hash[:12], "error", err)
 			continue

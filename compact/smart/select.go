@@ -56,8 +56,9 @@ func (r *run) index() {
 		}
 	}
 	// The latest turn: the latest user request, what the assistant said
-	// and called since, and the assistant message just before it.
-	var sb strings.Builder
+	// and called since, and the assistant message just before it. Its
+	// texts are kept as they are, not joined: they may be most of a
+	// large request.
 	from := max(latestUser, 0)
 	for i := from - 1; i >= 0; i-- {
 		if req.Items[i].Role == "assistant" {
@@ -65,6 +66,7 @@ func (r *run) index() {
 			break
 		}
 	}
+	r.latest = r.latest[:0]
 	for _, it := range req.Items[from:] {
 		if it.Role != "user" && it.Role != "assistant" && it.Kind != request.KindToolCall {
 			continue
@@ -72,12 +74,21 @@ func (r *run) index() {
 		for j := range it.Segments {
 			s := &it.Segments[j]
 			if s.Kind == request.SegText || s.Kind == request.SegToolCall {
-				sb.WriteString(s.Text)
-				sb.WriteByte('\n')
+				r.latest = append(r.latest, s.Text)
 			}
 		}
 	}
-	r.latestText = sb.String()
+}
+
+// latestHas reports whether a text of the latest turn holds sub (a hash,
+// a path: never a line break, so no match spans two texts).
+func (r *run) latestHas(sub string) bool {
+	for _, t := range r.latest {
+		if strings.Contains(t, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasUserText(it *request.Item) bool {
@@ -468,10 +479,10 @@ func (r *run) referred(paths []string) bool {
 		if p == "" {
 			continue
 		}
-		if strings.Contains(r.latestText, p) {
+		if r.latestHas(p) {
 			return true
 		}
-		if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 && strings.Contains(r.latestText, p[i+1:]) {
+		if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 && r.latestHas(p[i+1:]) {
 			return true
 		}
 	}

@@ -28,11 +28,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
-
 // testWindow is the window of the tests' calls that name none: the
 // histories of history(n) (about 1.2k tokens a turn) put it under
 // pressure, where condensing is allowed (below it only lossless
@@ -294,7 +289,7 @@ func TestGoldenOutputs(t *testing.T) {
 			if err := json.Indent(&pretty, res.Body, "", " "); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "history9."+string(f), pretty.Bytes())
+			testutil.GoldenFile(t, "history9."+string(f), pretty.Bytes(), *update)
 		})
 	}
 }
@@ -389,10 +384,7 @@ func TestInputReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := request.Parse(res.Body, f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := parsed(t, res.Body, f)
 			found := false
 			for _, it := range out.Items {
 				for _, s := range it.Segments {
@@ -848,10 +840,7 @@ func TestExactItemsAreNeverRewritten(t *testing.T) {
 	}
 	res := optimize(t, o, in, Call{Session: "s", ExactItems: []int{target}})
 	a, _ := request.Parse(in, "")
-	b, err := request.Parse(res.Body, a.Format)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := parsed(t, res.Body, a.Format)
 	if !bytes.Equal(a.Items[target].Raw, b.Items[target].Raw) {
 		t.Errorf("item %d marked exact was rewritten", target)
 	}

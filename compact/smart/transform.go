@@ -53,11 +53,36 @@ func repeatNote(n int) string {
 
 // losslessView cleans every line (see cleanLine), folds runs of three or
 // more identical lines into the line and a note, and collapses runs of
-// blank lines. ok is false when nothing changes.
+// blank lines. ok is false when nothing changes. The view is first only
+// compared with the text, so an output it leaves as it is (most are)
+// costs no copy, and a changed one is built at its exact size.
 func losslessView(text string) (string, bool) {
 	raw := splitLines(text)
+	same := &sameWriter{text: text}
+	foldLines(raw, same)
+	if same.same() {
+		return text, false
+	}
 	var sb strings.Builder
-	sb.Grow(len(text))
+	sb.Grow(same.n)
+	foldLines(raw, &sb)
+	out := sb.String()
+	if !strings.HasSuffix(text, "\n") {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out, out != text
+}
+
+// lineWriter is where foldLines writes: a strings.Builder or a
+// sameWriter.
+type lineWriter interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
+}
+
+// foldLines writes the lossless view of raw's lines to w, each followed
+// by a line break.
+func foldLines(raw []string, w lineWriter) {
 	blank := false
 	for i := 0; i < len(raw); {
 		l := cleanLine(raw[i])
@@ -67,30 +92,74 @@ func losslessView(text string) (string, bool) {
 		}
 		if l == "" {
 			if !blank {
-				sb.WriteByte('\n')
+				w.WriteByte('\n')
 			}
 			blank = true
 			i = j
 			continue
 		}
 		blank = false
-		sb.WriteString(l)
-		sb.WriteByte('\n')
+		w.WriteString(l)
+		w.WriteByte('\n')
 		switch n := j - i; {
 		case n >= 3:
-			sb.WriteString(repeatNote(n - 1))
-			sb.WriteByte('\n')
+			w.WriteString(repeatNote(n - 1))
+			w.WriteByte('\n')
 		case n == 2:
-			sb.WriteString(l)
-			sb.WriteByte('\n')
+			w.WriteString(l)
+			w.WriteByte('\n')
 		}
 		i = j
 	}
-	out := sb.String()
-	if !strings.HasSuffix(text, "\n") {
-		out = strings.TrimSuffix(out, "\n")
+}
+
+// sameWriter compares what is written with text followed by a line
+// break (foldLines ends every line with one; losslessView trims it when
+// text has none), keeping nothing.
+type sameWriter struct {
+	text string
+	n    int
+	diff bool
+}
+
+func (w *sameWriter) WriteString(s string) (int, error) {
+	for i := 0; i < len(s) && !w.diff; {
+		if w.n+i >= len(w.text) {
+			w.diff = w.n+i > len(w.text) || s[i] != '\n' || strings.HasSuffix(w.text, "\n")
+			i++
+			continue
+		}
+		k := min(len(s)-i, len(w.text)-w.n-i)
+		w.diff = s[i:i+k] != w.text[w.n+i:w.n+i+k]
+		i += k
 	}
-	return out, out != text
+	w.n += len(s)
+	return len(s), nil
+}
+
+func (w *sameWriter) WriteByte(c byte) error {
+	if !w.diff {
+		switch {
+		case w.n < len(w.text):
+			w.diff = w.text[w.n] != c
+		default:
+			w.diff = w.n > len(w.text) || c != '\n' || strings.HasSuffix(w.text, "\n")
+		}
+	}
+	w.n++
+	return nil
+}
+
+// same reports that what was written is the text (and the line break
+// trimmed after it when the text has none).
+func (w *sameWriter) same() bool {
+	if w.diff {
+		return false
+	}
+	if strings.HasSuffix(w.text, "\n") || w.text == "" {
+		return w.n == len(w.text)
+	}
+	return w.n == len(w.text)+1
 }
 
 // viewLine is a line as a view shows it: cleaned, a blob line replaced by

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // holdFor bounds how long a test waits for a lock it must not get: the
@@ -218,18 +220,8 @@ func TestLockProcesses(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "lock")
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperProcess$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+p)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, out := testutil.StartPiped(t, cmd)
 	defer in.Close()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
 	if line, err := bufio.NewReader(out).ReadString('\n'); line != "locked\n" {

@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,12 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("%s (-want +got):\n%s", path, d)
 	}
+}
+
+// GoldenFile is [Golden] on the package's testdata/<name>.golden.
+func GoldenFile(t testing.TB, name string, got []byte, update bool) {
+	t.Helper()
+	Golden(t, filepath.Join("testdata", name+".golden"), got, update)
 }
 
 // WriteFiles creates files under dir from a map of slash paths to text.
@@ -151,6 +158,41 @@ func OneLineJS(n int, word string) string {
 		fmt.Fprintf(&b, "function f%d(a,b){return a+b*%d;}var x%d=\"%s\";", i, i, i, word)
 	}
 	return b.String()
+}
+
+// Env returns the environment variable name, skipping the test when it is
+// unset or empty: the checks over fetched data take their paths from the
+// environment and are skipped where the data is absent (CI). hint, when
+// not empty, says what to set it to.
+func Env(t testing.TB, name, hint string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		msg := name + " not set"
+		if hint != "" {
+			msg += ": " + hint
+		}
+		t.Skip(msg)
+	}
+	return v
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout
+// (set cmd.Stderr before), failing the test when it cannot.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
 }
 
 // GOROOTSrc returns $(go env GOROOT)/src, or skips.

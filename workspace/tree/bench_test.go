@@ -72,7 +72,7 @@ func BenchmarkGitLog(b *testing.B) {
 	})
 	b.Run("open=keep+lru", func(b *testing.B) {
 		for b.Loop() {
-			cs, err := GitLog(b.Context(), root, 5)
+			cs, err := gitLog(b.Context(), root, 5)
 			if err != nil || len(cs) != 5 {
 				b.Fatal(err, len(cs))
 			}
@@ -146,10 +146,7 @@ func BenchmarkRankOverlay(b *testing.B) {
 //
 //	CTXD_BENCH_GIT_REPO=/path/to/repo go test -run '^$' -bench GitDiffRepo -count 5 ./gather
 func BenchmarkGitDiffRepo(b *testing.B) {
-	root := os.Getenv("CTXD_BENCH_GIT_REPO")
-	if root == "" {
-		b.Skip("CTXD_BENCH_GIT_REPO not set")
-	}
+	root := testutil.Env(b, "CTXD_BENCH_GIT_REPO", "")
 	b.Run("cli", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := GitDiff(b.Context(), root, nil); err != nil {
@@ -183,7 +180,7 @@ func BenchmarkGitDiffRepo(b *testing.B) {
 	})
 	b.Run("log=keep+lru", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := GitLog(b.Context(), root, 5); err != nil {
+			if _, err := gitLog(b.Context(), root, 5); err != nil {
 				b.Fatal(err)
 			}
 		}

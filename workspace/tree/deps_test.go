@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var manifestTests = []struct {
@@ -127,7 +129,7 @@ func TestManifests(t *testing.T) {
 		}
 		b.WriteString(m.Summary())
 	}
-	golden(t, "manifests", []byte(b.String()))
+	testutil.GoldenFile(t, "manifests", []byte(b.String()), *update)
 }
 
 func TestManifestErrors(t *testing.T) {

@@ -161,20 +161,6 @@ func (h *repoHandle) toRoot(p string) (string, bool) {
 	return strings.CutPrefix(p, h.prefix+"/")
 }
 
-// GitLog returns the last n commits reachable from HEAD of the repository
-// holding root, newest first (by committer time, as git log), with the
-// files each changed. It opens the repository with go-git (kept
-// descriptors, object LRU) and closes it before returning. A root outside
-// any repository has no commits and no error.
-func GitLog(ctx context.Context, root string, n int) ([]Commit, error) {
-	h, err := openRepo(root)
-	if err != nil || h == nil {
-		return nil, err
-	}
-	defer h.close()
-	return h.log(ctx, n)
-}
-
 // log walks the last n commits.
 func (h *repoHandle) log(ctx context.Context, n int) ([]Commit, error) {
 	if n <= 0 {

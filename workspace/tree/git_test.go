@@ -37,7 +37,7 @@ func historyRepo(t *testing.T) string {
 
 func TestGitLog(t *testing.T) {
 	root := historyRepo(t)
-	commits, err := GitLog(t.Context(), root, 3)
+	commits, err := gitLog(t.Context(), root, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestGitLog(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("GitLog (-want +got):\n%s", d)
 	}
-	all, err := GitLog(t.Context(), root, 10)
+	all, err := gitLog(t.Context(), root, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +68,13 @@ func TestGitLog(t *testing.T) {
 		t.Errorf("root commit: %+v", all[len(all)-1])
 	}
 	// Not a repository: no commits, no error.
-	if cs, err := GitLog(t.Context(), t.TempDir(), 5); err != nil || len(cs) != 0 {
+	if cs, err := gitLog(t.Context(), t.TempDir(), 5); err != nil || len(cs) != 0 {
 		t.Errorf("outside git: %v, %v", cs, err)
 	}
 	// A repository without commits.
 	empty := t.TempDir()
 	gitInit(t, empty)
-	if cs, err := GitLog(t.Context(), empty, 5); err != nil || len(cs) != 0 {
+	if cs, err := gitLog(t.Context(), empty, 5); err != nil || len(cs) != 0 {
 		t.Errorf("empty repo: %v, %v", cs, err)
 	}
 }
@@ -130,7 +130,7 @@ func TestGitLogLinkedWorktree(t *testing.T) {
 	gitCmd(t, root, "worktree", "add", "-q", "-b", "side", wt)
 	testutil.WriteFiles(t, wt, map[string]string{"side.go": "package h\n\nfunc Side() {}\n"})
 	gitCommitAll(t, wt, "side work", "2024-01-05T10:00:00Z")
-	commits, err := GitLog(t.Context(), wt, 2)
+	commits, err := gitLog(t.Context(), wt, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestGitLogLinkedWorktree(t *testing.T) {
 		t.Errorf("GitLog in a linked worktree (-want +got):\n%s", d)
 	}
 	// The main checkout still sees its own branch only.
-	main, err := GitLog(t.Context(), root, 1)
+	main, err := gitLog(t.Context(), root, 1)
 	if err != nil || len(main) != 1 || main[0].Subject != "remove sub" {
 		t.Errorf("main checkout: %+v, %v", main, err)
 	}
@@ -229,7 +229,7 @@ func TestGitLogManyFiles(t *testing.T) {
 	}
 	testutil.WriteFiles(t, root, files)
 	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
-	cs, err := GitLog(t.Context(), root, 1)
+	cs, err := gitLog(t.Context(), root, 1)
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("GitLog: %v, %v", cs, err)
 	}

@@ -3,7 +3,6 @@ package tree
 import (
 	"flag"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,12 +10,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name.golden, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-}
 
 // The git helpers are testutil's (shared with workspace/tree's tests).
 var (

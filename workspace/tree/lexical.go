@@ -940,11 +940,6 @@ func docMap(from, to []*indexDoc) []int32 {
 	return m
 }
 
-// posting returns the postings of term h.
-func (ix *Index) posting(h uint32) *posting {
-	return ix.postingsOf([]uint32{h})[0]
-}
-
 // postingsOf returns the postings of the terms hs, in hs's order. The terms
 // not cached are worked out together, in one pass over the documents that
 // looks each document's bags up for all of them (a request's new terms
@@ -1031,16 +1026,6 @@ func (ix *Index) scanPostings(ps []*posting, hs []uint32) {
 	}
 }
 
-// fullPostings returns ix's full postings, waiting for their build when
-// one runs; nil when there are none. (A request does not wait: see
-// postingsOf.)
-func (ix *Index) fullPostings() *fullPostings {
-	if ix.fullDone != nil {
-		<-ix.fullDone
-	}
-	return ix.full.Load()
-}
-
 // buildFull builds ix's full postings in the background; ix must not be
 // in use yet.
 func (ix *Index) buildFull() {
@@ -1081,18 +1066,6 @@ func addDocTerms(ps []*posting, i int32, d *indexDoc, hs []uint32, filter bool) 
 			ps[k].add(e)
 		}
 	}
-}
-
-// NewIndex indexes files given as root-relative slash paths and their text.
-// A Workspace keeps its own index, built once and updated file by file;
-// NewIndex is for indexing text that is at hand.
-func NewIndex(files map[string][]byte) *Index {
-	c, d := newTermCounter(), newTermCounter()
-	docs := make([]*indexDoc, 0, len(files))
-	for p, b := range files {
-		docs = append(docs, newDoc(c, d, p, b))
-	}
-	return newIndex(docs)
 }
 
 func newIndex(docs []*indexDoc) *Index {

@@ -27,7 +27,7 @@ func rankQueryOf(s string) RankQuery {
 
 func TestTerms(t *testing.T) {
 	c := newTermCounter()
-	ix := NewIndex(map[string][]byte{
+	ix := newTextIndex(map[string][]byte{
 		"pkg/config/parser.go": []byte("func ParseConfig(r io.Reader) (*Config, error) // parses the HTTPServer settings"),
 		"pkg/cache/lru.go":     []byte("type lruCache struct{} // caching of parsed entries"),
 		"README.md":            []byte("Configuration is parsed at startup."),
@@ -119,7 +119,7 @@ handler = function () {}
 // outranks files that only use it, and a changelog or issue template
 // repeating the request's words stays below the code.
 func TestRankDefinitionsAndRoles(t *testing.T) {
-	ix := NewIndex(map[string][]byte{
+	ix := newTextIndex(map[string][]byte{
 		"session.py":                    []byte("class Session:\n    def merge_environment_settings(self, url):\n        return url\n"),
 		"api.py":                        []byte("def get(url):\n    s = Session()\n    s.merge_environment_settings(url)\n    s.merge_environment_settings(url)\n    return s.merge_environment_settings(url)\n"),
 		"HISTORY.md":                    []byte("- merge_environment_settings now honours proxies in Session\n- merge environment settings\n"),
@@ -143,7 +143,7 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 		t.Errorf("HISTORY.md match = %+v", m)
 	}
 	// An explanation request lets docs rise, but not above the code.
-	ix = NewIndex(map[string][]byte{
+	ix = newTextIndex(map[string][]byte{
 		"router.go":      []byte("package r\n// Route matches a path.\nfunc Route(path string) {}\n"),
 		"docs/router.md": []byte("# How routing works\nThe router matches each path against routes; routing is by path.\n"),
 	})
@@ -404,7 +404,7 @@ func TestRankPathWords(t *testing.T) {
 	for i, name := range []string{"app", "response", "utils", "express", "json", "static", "query", "params", "cookies", "session"} {
 		files[fmt.Sprintf("lib/%s.js", name)] = []byte(fmt.Sprintf("// %s: handles the request %d\nfunction %s(req, res) { return req.request }\n", name, i, name))
 	}
-	ix := NewIndex(files)
+	ix := newTextIndex(files)
 	tests := []struct {
 		name, request, first string
 	}{

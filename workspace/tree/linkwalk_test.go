@@ -157,10 +157,7 @@ func treeSnapshot(tb testing.TB, src string) *Snapshot {
 //
 //	CTXD_WALK_TREES=/work/data/ctxd-scale/stdlib-10k:/work/data/gin-gonic+gin go test -run LinkWalkAgreesOnTrees -v ./gather
 func TestLinkWalkAgreesOnTrees(t *testing.T) {
-	env := os.Getenv("CTXD_WALK_TREES")
-	if env == "" {
-		t.Skip("CTXD_WALK_TREES not set")
-	}
+	env := testutil.Env(t, "CTXD_WALK_TREES", "")
 	for _, src := range filepath.SplitList(env) {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			s := treeSnapshot(t, src)

@@ -282,9 +282,3 @@ func uvarint(b []byte) ([]byte, uint64) {
 	v, n := binary.Uvarint(b)
 	return b[n:], v
 }
-
-// bytes returns the memory the postings hold.
-func (fp *fullPostings) bytes() int {
-	l := func(l *postingList) int { return 4*cap(l.terms) + 4*cap(l.off) + cap(l.data) }
-	return l(&fp.content) + l(&fp.path) + 4*cap(fp.groupOff) + 4*cap(fp.groupDocs)
-}

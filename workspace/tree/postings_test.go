@@ -128,7 +128,7 @@ func TestIndexFromFollowsChanges(t *testing.T) {
 			}
 			disk[f.Rel] = b
 		}
-		fresh := NewIndex(disk)
+		fresh := newTextIndex(disk)
 		for _, q := range queries {
 			if d := gocmp.Diff(fresh.Rank(query.Parse(q), 0), s.Index.Rank(query.Parse(q), 0)); d != "" {
 				t.Errorf("%s: %q (-fresh +followed):\n%s", name, q, d)
@@ -276,7 +276,7 @@ func TestRankManyCandidates(t *testing.T) {
 	for i := range 3000 {
 		files[fmt.Sprintf("d%02d/f%04d.go", i%37, i)] = fmt.Appendf(nil, "package p\n// serve keep alive %s\nfunc F() { conn(%d) }\n", strings.Repeat("conn ", i%5), i%11)
 	}
-	ix := NewIndex(files)
+	ix := newTextIndex(files)
 	for _, q := range []string{"serve conn", "keep alive connections", "package"} {
 		rq := rankQueryOf(q)
 		got := ix.RankBy(rq, 0, nil)

@@ -133,7 +133,7 @@ func TestRankMatchesDocAtATime(t *testing.T) {
 	if len(files) < 100 {
 		t.Fatalf("only %d files", len(files))
 	}
-	ix := NewIndex(files)
+	ix := newTextIndex(files)
 	even := func(p string) bool { return len(p)%2 == 0 }
 	tests := []struct {
 		name  string
@@ -192,7 +192,7 @@ func TestPostingsBounded(t *testing.T) {
 	}
 	defer func(n int) { maxPostingEntries = n }(maxPostingEntries)
 	maxPostingEntries = 5000
-	ix := NewIndex(files)
+	ix := newTextIndex(files)
 	for j := range 300 {
 		ix.posting(TermsOf(query.Words(fmt.Sprintf("word%c%c", 'a'+j%26, 'a'+j/26)))[0])
 	}
@@ -243,7 +243,7 @@ func TestEqualContentSharesBags(t *testing.T) {
 	if cmp.Equal(a.name, c.name, cmp.AllowUnexported(terms{})) {
 		t.Errorf("path terms shared between %s and %s", a.path, c.path)
 	}
-	fresh := NewIndex(map[string][]byte{"a/serve.go": []byte(text), "b/serve.go": []byte(text), "c/other.go": []byte(text), "d/unlike.go": []byte("package d\n\nfunc Unlike() {}\n")})
+	fresh := newTextIndex(map[string][]byte{"a/serve.go": []byte(text), "b/serve.go": []byte(text), "c/other.go": []byte(text), "d/unlike.go": []byte("package d\n\nfunc Unlike() {}\n")})
 	q := "serve keep-alive connections"
 	if d := cmp.Diff(fresh.Rank(query.Parse(q), 0), s.Index.Rank(query.Parse(q), 0)); d != "" {
 		t.Errorf("ranking (-separate bags +shared):\n%s", d)
@@ -283,14 +283,14 @@ func TestWithDocsMatchesFreshIndex(t *testing.T) {
 	}
 	queries := []string{"keep-alive connections timeout", "close idle connections", "helper conn error", "dial address"}
 	for _, warm := range []bool{false, true} {
-		base := NewIndex(files)
+		base := newTextIndex(files)
 		if warm {
 			for _, q := range queries {
 				base.Rank(query.Parse(q), 0)
 			}
 		}
 		ov := base.withDocs(func(p string) bool { _, ok := overlay[p]; return ok }, add)
-		fresh := NewIndex(merged)
+		fresh := newTextIndex(merged)
 		for _, q := range queries {
 			if d := cmp.Diff(fresh.Rank(query.Parse(q), 0), ov.Rank(query.Parse(q), 0)); d != "" {
 				t.Errorf("warm base %v, %q (-fresh +overlay):\n%s", warm, q, d)
@@ -348,7 +348,7 @@ func TestPostingsOfMatchesScan(t *testing.T) {
 		add = append(add, newDoc(c, c.defs(), p, []byte(text)))
 	}
 	for _, cached := range []int{0, 5} {
-		base := NewIndex(files)
+		base := newTextIndex(files)
 		for _, h := range hs[:cached] {
 			base.posting(h)
 		}

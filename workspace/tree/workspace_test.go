@@ -64,6 +64,6 @@ func TestStructure(t *testing.T) {
 	for i := range 25 {
 		paths = append(paths, "many/f"+string(rune('a'+i))+".txt")
 	}
-	golden(t, "structure_depth2", []byte(Structure(paths, 2)))
-	golden(t, "structure_depth3", []byte(Structure(paths, 3)))
+	testutil.GoldenFile(t, "structure_depth2", []byte(Structure(paths, 2)), *update)
+	testutil.GoldenFile(t, "structure_depth3", []byte(Structure(paths, 3)), *update)
 }

@@ -225,32 +225,6 @@ func format(v any) string {
 	return fmt.Sprint(v)
 }
 
-// median returns the median of xs (the mean of the middle two for an
-// even count); 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// percentile returns the p-th percentile (nearest rank) of xs.
-func percentile(xs []int64, p float64) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	k := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return s[min(max(k, 0), len(s)-1)]
-}
-
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 func pct(a, b int) float64 {

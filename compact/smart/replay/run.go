@@ -22,6 +22,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/internal/stats"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -731,13 +732,13 @@ func (r *runner) finish() {
 		m.OptimizedMissingContextRecoveryTurns += s.Recoveries
 	}
 	m.EligibleLongSessions = long
-	m.MedianInputTokenReductionPercentVsExact = round1(median(red))
-	m.CurrentMedianReductionPercentVsExact = round1(median(curRed))
-	m.MedianAdditionalReductionPercentVsCurrnt = round1(median(addRed))
+	m.MedianInputTokenReductionPercentVsExact = round1(stats.Median(red))
+	m.CurrentMedianReductionPercentVsExact = round1(stats.Median(curRed))
+	m.MedianAdditionalReductionPercentVsCurrnt = round1(stats.Median(addRed))
 	m.LongSessionsWith20PercentReduction = pct(with20, long)
-	m.ExactMedianTotalTokens = int(median(exTot))
-	m.CurrentMedianTotalTokens = int(median(curTot))
-	m.OptimizedMedianTotalTokens = int(median(optTot))
+	m.ExactMedianTotalTokens = int(stats.Median(exTot))
+	m.CurrentMedianTotalTokens = int(stats.Median(curTot))
+	m.OptimizedMedianTotalTokens = int(stats.Median(optTot))
 	m.ExactSuccessRatePercent = pct(exOK, long)
 	m.CurrentSuccessRatePercent = pct(curOK, long)
 	m.OptimizedSuccessRatePercent = pct(optOK, long)
@@ -747,9 +748,9 @@ func (r *runner) finish() {
 	m.ContinuationIntegrityPercent = pct(c.ContinuationOK, c.Turns)
 	m.ToolCallIntegrityPercent = pct(c.ToolCallsOK, c.Turns)
 	m.CriticalSignalRecallPercent = pct(c.SignalsRecalled, c.SignalsChecked)
-	m.P95RewriteOverheadMS = round1(float64(percentile(r.overhead, 95)) / 1000)
-	c.P50RewriteOverheadM = percentile(r.overhead, 50)
-	c.MaxRewriteOverheadM = percentile(r.overhead, 100)
+	m.P95RewriteOverheadMS = round1(float64(stats.Percentile(r.overhead, 95)) / 1000)
+	c.P50RewriteOverheadM = stats.Percentile(r.overhead, 50)
+	c.MaxRewriteOverheadM = stats.Percentile(r.overhead, 100)
 	m.ContinuationFallbackRatePercent = pct(c.FallbackTurns, c.Turns)
 	if c.Turns == 0 {
 		m.ContinuationFallbackRatePercent = 0

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/internal/stats"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -83,15 +83,15 @@ func TestTrajectoryCorpus(t *testing.T) {
 	}
 	ctx := t.Context()
 	cache := request.NewCache()
-	stats := map[string]map[string]*trajStats{} // window → compactor
+	byWindow := map[string]map[string]*trajStats{} // window → compactor
 	get := func(w, c string) *trajStats {
-		if stats[w] == nil {
-			stats[w] = map[string]*trajStats{}
+		if byWindow[w] == nil {
+			byWindow[w] = map[string]*trajStats{}
 		}
-		if stats[w][c] == nil {
-			stats[w][c] = &trajStats{byFormat: map[request.Format][]float64{}}
+		if byWindow[w][c] == nil {
+			byWindow[w][c] = &trajStats{byFormat: map[request.Format][]float64{}}
 		}
-		return stats[w][c]
+		return byWindow[w][c]
 	}
 	only := os.Getenv("CTXD_TRAJECTORY_ONLY") // a session-name substring, to replay one while debugging
 	for _, s := range corpus.Sessions {
@@ -148,7 +148,7 @@ func TestTrajectoryCorpus(t *testing.T) {
 	fmt.Fprintf(&sb, "        (final: each session's last request only; over: requests over the window less reserve and their median reduction; tokens: median and max input tokens)\n")
 	for _, w := range []string{"16k", "32k", "128k", "200k"} {
 		for _, c := range []string{"compress", "optimize", "compress/final", "optimize/final"} {
-			st := stats[w][c]
+			st := byWindow[w][c]
 			if st == nil {
 				continue
 			}
@@ -161,10 +161,10 @@ func TestTrajectoryCorpus(t *testing.T) {
 			}
 			var fm []string
 			for _, f := range request.Formats {
-				fm = append(fm, fmt.Sprintf("%.1f", median64(st.byFormat[f])))
+				fm = append(fm, fmt.Sprintf("%.1f", stats.Median(st.byFormat[f])))
 			}
 			fmt.Fprintf(&sb, "%-7s %-14s %5d %7.1f %7.1f %7.1f %9.1f %9.1f %8.1f %8.1f %7.1f  %s  over %d: %.1f%%  tokens %.0f/%.0f  errors %d (refused %d, fits-of-rest %.1f%%)\n", w, c, st.requests, st.pct(st.fits), st.pct(st.pairs), st.pct(st.json), st.pct(st.exact), sigPct, refPct,
-				median64(st.reductions), float64(pctile(st.micros, 95))/1000, strings.Join(fm, "/"), len(st.pressed), median64(st.pressed), median64(st.befores), slices.Max(append(st.befores, 0)), st.overBudget, st.refused, st.fitsOfRest())
+				stats.Median(st.reductions), float64(stats.Percentile(st.micros, 95))/1000, strings.Join(fm, "/"), len(st.pressed), stats.Median(st.pressed), stats.Median(st.befores), slices.Max(append(st.befores, 0)), st.overBudget, st.refused, st.fitsOfRest())
 			for i, l := range st.lost {
 				if i == 5 {
 					fmt.Fprintf(&sb, "    ... %d more\n", len(st.lost)-5)
@@ -308,26 +308,4 @@ func protectedIntact(in, out *request.Request) bool {
 		}
 	}
 	return last < 0 || has(in.Items[last].Raw)
-}
-
-func median64(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func pctile(v []int64, p int) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	i := (len(s)*p + 99) / 100
-	return s[max(0, min(len(s)-1, i-1))]
 }

@@ -37,27 +37,43 @@ func loadFile(t *testing.T, name string) *Trajectory {
 	return tr
 }
 
+// checkedSession converts tr in format f with a 16k window and checks
+// that it has turns turns, one per assistant message, and its requests
+// ([checkRequests]).
+func checkedSession(t *testing.T, tr *Trajectory, name string, f request.Format, turns int) *replay.Session {
+	t.Helper()
+	s, err := tr.Session(name, f, "gpt-4o", 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Turns) != turns {
+		t.Fatalf("%s: %d turns, want one per assistant message (%d)", f, len(s.Turns), turns)
+	}
+	checkRequests(t, s, f)
+	return s
+}
+
+// checkRequests checks that every request of s parses in format f with
+// its tool calls and results paired.
+func checkRequests(t *testing.T, s *replay.Session, f request.Format) {
+	t.Helper()
+	for k, body := range s.Requests() {
+		req, err := request.Parse(body, f)
+		if err != nil {
+			t.Fatalf("%s turn %d: %v", f, k+1, err)
+		}
+		if err := req.Check(); err != nil {
+			t.Fatalf("%s turn %d: tool pairs: %v", f, k+1, err)
+		}
+	}
+}
+
 func TestConvertSynthetic(t *testing.T) {
 	testutil.NoRace(t) // the converter runs on one goroutine
 	tr := load(t)
 	dir := t.TempDir()
 	for _, f := range request.Formats {
-		s, err := tr.Session("synthetic", f, "gpt-4o", 16000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(s.Turns) != 5 {
-			t.Fatalf("%s: %d turns, want one per assistant message (5)", f, len(s.Turns))
-		}
-		for k, body := range s.Requests() {
-			req, err := request.Parse(body, f)
-			if err != nil {
-				t.Fatalf("%s turn %d: %v", f, k+1, err)
-			}
-			if err := req.Check(); err != nil {
-				t.Fatalf("%s turn %d: tool pairs: %v", f, k+1, err)
-			}
-		}
+		s := checkedSession(t, tr, "synthetic", f, 5)
 		// The second request answers the failing test run: its needs are
 		// the run's critical signals.
 		for _, want := range []string{"FAILED tests/test_duration.py::test_seconds - AssertionError: assert 0 == 90", "tests/test_duration.py:7"} {
@@ -125,33 +141,10 @@ func TestConvertFunctionCalling(t *testing.T) {
 // "exit" record that is never sent; and its text mode, where a ```bash
 // block is the call and the next user message its result.
 func TestConvertMiniSWEAgent(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "synthetic-mini.traj.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := loadFile(t, "synthetic-mini.traj.json")
 	for _, format := range request.Formats {
-		s, err := tr.Session("mini", format, "gpt-4o", 16000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(s.Turns) != 4 {
-			t.Fatalf("%s: %d turns, want one per assistant message (4)", format, len(s.Turns))
-		}
+		s := checkedSession(t, tr, "mini", format, 4)
 		reqs := s.Requests()
-		for k, body := range reqs {
-			req, err := request.Parse(body, format)
-			if err != nil {
-				t.Fatalf("%s turn %d: %v", format, k+1, err)
-			}
-			if err := req.Check(); err != nil {
-				t.Fatalf("%s turn %d: tool pairs: %v", format, k+1, err)
-			}
-		}
 		last := reqs[len(reqs)-1]
 		if bytes.Contains(last, []byte("diff --git")) {
 			t.Errorf("%s: the exit record was sent to the model", format)
@@ -176,7 +169,7 @@ func TestConvertMiniSWEAgent(t *testing.T) {
 	 {"role":"assistant","content":"no command here"},
 	 {"role":"user","content":"Please always provide EXACTLY ONE action"}
 	]}`
-	tr, err = Parse(strings.NewReader(text))
+	tr, err := Parse(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +252,6 @@ func TestChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k, body := range s.Requests() {
-			req, err := request.Parse(body, fm)
-			if err != nil {
-				t.Fatalf("%s turn %d: %v", fm, k+1, err)
-			}
-			if err := req.Check(); err != nil {
-				t.Fatalf("%s turn %d: tool pairs: %v", fm, k+1, err)
-			}
-		}
+		checkRequests(t, s, fm)
 	}
 }

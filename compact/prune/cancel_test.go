@@ -1,0 +1,103 @@
+package prune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// countingCtx counts the pruner's checks of its context and is cancelled
+// from the check numbered cancelAt on (never when it is 0): a
+// cancellation at a chosen point of the work, deterministic, with no
+// clock involved.
+type countingCtx struct {
+	context.Context
+	cancelAt int64
+	checks   atomic.Int64
+}
+
+func (c *countingCtx) Err() error {
+	if n := c.checks.Add(1); c.cancelAt > 0 && n >= c.cancelAt {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancelReachesEviction: the pruner checks its context inside the
+// eviction loop, not only before and after it: a context cancelled
+// halfway through the checks of a 30,000-message run (the proxy's
+// request context when the client hangs up) makes Compress return
+// context.Canceled, having made at most a few more checks (the steps after the loop
+// each check once); before any
+// work, it returns at once.
+func TestCancelReachesEviction(t *testing.T) {
+	body := manySmall(30000)
+	p, err := New(Options{Model: "gpt-4o", Budget: 30000 * 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := &countingCtx{Context: t.Context()}
+	if _, _, err := p.Compress(full, body); err != nil {
+		t.Fatal(err)
+	}
+	n := full.checks.Load()
+	t.Logf("a whole run checks its context %d times", n)
+	if n < 1000 {
+		t.Fatalf("the run checked its context %d times: not inside its loop over 30,000 messages", n)
+	}
+	tests := []struct {
+		name string
+		at   int64
+	}{
+		{"before the work", 1},
+		{"halfway through the evictions", n / 2},
+		{"at the last check", n},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := &countingCtx{Context: t.Context(), cancelAt: tt.at}
+			_, _, err := p.Compress(ctx, body)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Compress = %v, want context.Canceled", err)
+			}
+			if got := ctx.checks.Load(); got > tt.at+8 {
+				t.Errorf("%d checks after the cancellation at check %d: the work went on", got-tt.at, tt.at)
+			}
+		})
+	}
+}
+
+// TestCompressParsed: the pruner given the request parsed already
+// answers what it answers given the body.
+func TestCompressParsed(t *testing.T) {
+	for _, f := range request.Formats {
+		for _, n := range []int{40, 900} {
+			t.Run(fmt.Sprint(f, n), func(t *testing.T) {
+				c := conv{sys("You are helpful.")}
+				for i := range n {
+					c = append(c, user(fmt.Sprintf("question %d", i)), asst(fmt.Sprintf("answer %d about the build", i)))
+				}
+				body := render(f, "gpt-4o", c)
+				opts := Options{Model: "gpt-4o", Budget: n * 8, Format: f}
+				p, err := New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wantRep, wantErr := p.Compress(t.Context(), body)
+				req, err := request.Parse(body, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, gotRep, gotErr := p.CompressParsed(t.Context(), req)
+				if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || !slices.Equal(got, want) || fmt.Sprint(gotRep) != fmt.Sprint(wantRep) {
+					t.Fatalf("CompressParsed differs from Compress (%v / %v)", wantErr, gotErr)
+				}
+			})
+		}
+	}
+}

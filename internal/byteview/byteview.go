@@ -1,0 +1,20 @@
+// Package byteview converts between strings and byte slices without
+// copying, for the large texts of a request (a decoded message can be
+// most of a 100 MB body, and each copy adds to what the request holds at
+// its peak). Both conversions share memory, so each states who may
+// write it.
+package byteview
+
+import "unsafe"
+
+// ReadOnly returns s's bytes without copying them. The caller must never
+// write to the slice (a hash, a file write, a search read it).
+func ReadOnly(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// Owned returns b as a string without copying it. b must be a buffer the
+// caller made and never writes again (as strings.Builder does).
+func Owned(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

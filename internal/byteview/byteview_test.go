@@ -1,0 +1,24 @@
+package byteview
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestViews(t *testing.T) {
+	tests := []string{"", "a", "line one\nline two\n", string(make([]byte, 1<<20))}
+	for _, s := range tests {
+		if b := ReadOnly(s); !bytes.Equal(b, []byte(s)) || len(b) != len(s) {
+			t.Errorf("ReadOnly(%d bytes) = %d bytes", len(s), len(b))
+		}
+		buf := []byte(s)
+		if got := Owned(buf); got != s {
+			t.Errorf("Owned(%d bytes) = %d bytes", len(s), len(got))
+		}
+	}
+	// No copy: the string is the buffer.
+	buf := []byte("shared")
+	if s := Owned(buf); &ReadOnly(s)[0] != &buf[0] {
+		t.Error("Owned copied its buffer")
+	}
+}
