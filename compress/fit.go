@@ -3,10 +3,11 @@
 //
 // Fit allocates the budget: the best chunks are first placed at a cheap
 // view (whole when small, structural outline or signatures, or a short
-// head-and-tail cut for text), then upgraded in score order to the largest
-// view that fits (whole, tree-sitter bodies, signatures, outline); the rest
-// fill what is left; what cannot fit is skipped with a reason. The budget is never exceeded, as counted by the
-// real tokenizer on each chunk exactly as the prompt renders it.
+// head-and-tail cut for text), then upgraded by value per token (a view is
+// worth the share of its file it shows, the file whole most); the rest
+// fill what is left; what cannot fit is skipped with a reason. The budget
+// is never exceeded, as counted by the real tokenizer on each chunk
+// exactly as the prompt renders it.
 package compress
 
 import (
@@ -106,10 +107,11 @@ func presenceBudget(left int) int {
 //     a cheap view, without the presence pass's limits;
 //  1. presence: the best chunks are placed first at a cheap view (whole
 //     when small, else their smallest structural view, else a short
-//     head-and-tail cut), so one large file cannot starve the ones after it;
-//  2. upgrade: critical chunks first, then in score order, each placed chunk is upgraded to the largest
-//     structural view (bodies, signatures) the space left pays for; then,
-//     again in score order, to the largest view, whole first;
+//     head-and-tail cut), within presenceBudget, so one large file cannot
+//     starve the ones after it;
+//  2. upgrade: the space left goes, one step at a time, to the larger
+//     view (whole included) with the most value gained per token, value
+//     being the chunk's weight times the quality the view adds (qualityOf);
 //  3. the rest are placed as space allows, largest view first.
 //
 // Included chunks keep score order and get Tokens set to their rendered
