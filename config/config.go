@@ -404,59 +404,29 @@ func (c *Config) merge(fc *fileConfig, src string) {
 		c.Secrets.RedactConversation = *fc.Secrets.RedactConversation
 		c.Set("secrets.redact_conversation", src)
 	}
-	setString := func(key string, dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-			c.Set(key, src)
-		}
-	}
-	setInt := func(key string, dst *int, v *int) {
-		if v != nil {
-			*dst = *v
-			c.Set(key, src)
-		}
-	}
-	setFloat := func(key string, dst *float64, v *float64) {
-		if v != nil {
-			*dst = *v
-			c.Set(key, src)
-		}
-	}
-	setString("model", &c.Model, fc.Model)
-	setInt("context_window", &c.ContextWindow, fc.ContextWindow)
+	setFrom(c, "model", src, &c.Model, fc.Model)
+	setFrom(c, "context_window", src, &c.ContextWindow, fc.ContextWindow)
 	if fc.Format != nil {
 		c.Format = ctxd.Format(*fc.Format)
 		c.Set("format", src)
 	}
 	if b := fc.Budget; b != nil {
-		setInt("budget.total", &c.Budget.Total, b.Total)
+		setFrom(c, "budget.total", src, &c.Budget.Total, b.Total)
 		if s := b.Shares; s != nil {
-			setFloat("budget.shares.system", &c.Budget.Shares.System, s.System)
-			setFloat("budget.shares.context", &c.Budget.Shares.Context, s.Context)
-			setFloat("budget.shares.user_request", &c.Budget.Shares.Request, s.Request)
-			setFloat("budget.shares.response", &c.Budget.Shares.Response, s.Response)
+			setFrom(c, "budget.shares.system", src, &c.Budget.Shares.System, s.System)
+			setFrom(c, "budget.shares.context", src, &c.Budget.Shares.Context, s.Context)
+			setFrom(c, "budget.shares.user_request", src, &c.Budget.Shares.Request, s.Request)
+			setFrom(c, "budget.shares.response", src, &c.Budget.Shares.Response, s.Response)
 		}
 	}
 	if g := fc.Gather; g != nil {
-		if g.Include != nil {
-			c.Gather.Include = *g.Include
-			c.Set("gather.include", src)
-		}
-		if g.Exclude != nil {
-			c.Gather.Exclude = *g.Exclude
-			c.Set("gather.exclude", src)
-		}
-		if g.MaxFileBytes != nil {
-			c.Gather.MaxFileBytes = *g.MaxFileBytes
-			c.Set("gather.max_file_bytes", src)
-		}
-		setInt("gather.max_files", &c.Gather.MaxFiles, g.MaxFiles)
-		setInt("gather.structure_depth", &c.Gather.StructureDepth, g.StructureDepth)
-		setInt("gather.commits", &c.Gather.Commits, g.Commits)
-		if g.Background != nil {
-			c.Gather.BackgroundAnalysis = *g.Background
-			c.Set("gather.background_analysis", src)
-		}
+		setFrom(c, "gather.include", src, &c.Gather.Include, g.Include)
+		setFrom(c, "gather.exclude", src, &c.Gather.Exclude, g.Exclude)
+		setFrom(c, "gather.max_file_bytes", src, &c.Gather.MaxFileBytes, g.MaxFileBytes)
+		setFrom(c, "gather.max_files", src, &c.Gather.MaxFiles, g.MaxFiles)
+		setFrom(c, "gather.structure_depth", src, &c.Gather.StructureDepth, g.StructureDepth)
+		setFrom(c, "gather.commits", src, &c.Gather.Commits, g.Commits)
+		setFrom(c, "gather.background_analysis", src, &c.Gather.BackgroundAnalysis, g.Background)
 		for task, v := range g.Depth {
 			if v != nil {
 				c.Gather.Depth[task] = *v
@@ -469,8 +439,8 @@ func (c *Config) merge(fc *fileConfig, src string) {
 		c.Set("priority."+pat, src)
 	}
 	if l := fc.Log; l != nil {
-		setString("log.level", &c.Log.Level, l.Level)
-		setString("log.file", &c.Log.File, l.File)
+		setFrom(c, "log.level", src, &c.Log.Level, l.Level)
+		setFrom(c, "log.file", src, &c.Log.File, l.File)
 	}
 }
 
@@ -585,22 +555,10 @@ type Overrides struct {
 // Apply sets the overrides' values, recording src as their source, and
 // validates the result. Exclude patterns add to the configured ones.
 func (c *Config) Apply(o Overrides, src string) error {
-	if o.Model != nil {
-		c.Model = *o.Model
-		c.Set("model", src)
-	}
-	if o.ContextWindow != nil {
-		c.ContextWindow = *o.ContextWindow
-		c.Set("context_window", src)
-	}
-	if o.Format != nil {
-		c.Format = *o.Format
-		c.Set("format", src)
-	}
-	if o.BudgetTotal != nil {
-		c.Budget.Total = *o.BudgetTotal
-		c.Set("budget.total", src)
-	}
+	setFrom(c, "model", src, &c.Model, o.Model)
+	setFrom(c, "context_window", src, &c.ContextWindow, o.ContextWindow)
+	setFrom(c, "format", src, &c.Format, o.Format)
+	setFrom(c, "budget.total", src, &c.Budget.Total, o.BudgetTotal)
 	if o.Shares != nil {
 		c.Budget.Shares = *o.Shares
 		for _, k := range []string{"system", "context", "user_request", "response"} {
@@ -611,13 +569,19 @@ func (c *Config) Apply(o Overrides, src string) error {
 		c.Gather.Exclude = append(append([]string(nil), c.Gather.Exclude...), o.Exclude...)
 		c.Set("gather.exclude", src)
 	}
-	if o.MaxFiles != nil {
-		c.Gather.MaxFiles = *o.MaxFiles
-		c.Set("gather.max_files", src)
-	}
+	setFrom(c, "gather.max_files", src, &c.Gather.MaxFiles, o.MaxFiles)
 	return c.Validate()
 }
 
 // maxConfigBytes caps a config file: a cloned repository's .ctxd.toml can be
 // a link to /dev/zero or a FIFO, which [safefs] refuses unread.
 const maxConfigBytes = 1 << 20
+
+// setFrom sets *dst to *v, and records src as where key's value came
+// from, when v is set.
+func setFrom[T any](c *Config, key, src string, dst, v *T) {
+	if v != nil {
+		*dst = *v
+		c.Set(key, src)
+	}
+}

@@ -43,6 +43,11 @@ func run(t *testing.T, dir string, env []string, timeout time.Duration, name str
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() == context.DeadlineExceeded {
+		// The limit only guards against a hang: say so instead of
+		// "signal: killed".
+		t.Fatalf("%s %s: still running after %v (hung, or the machine is very loaded): %v\n%s", name, strings.Join(args, " "), timeout, err, out)
+	}
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}

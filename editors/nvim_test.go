@@ -73,7 +73,7 @@ func TestNeovim(t *testing.T) {
 		"CTXD_TEST_REPO="+repo,
 		"CTXD_SLOW_ROOT="+filepath.Join(runtime.GOROOT(), "src"),
 	)
-	out := run(t, plugin, env, 3*time.Minute, nvim,
+	out := run(t, plugin, env, 10*time.Minute, nvim,
 		"--headless", "-u", "NONE", "-i", "NONE", "-n",
 		"--cmd", "set rtp^="+plugin,
 		"-c", "luafile test/e2e.lua")
@@ -91,7 +91,7 @@ func TestNeovimBusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, plugin, nil, time.Minute, busted, "--lpath=lua/?.lua", "--output=TAP", "spec")
+	out := run(t, plugin, nil, 5*time.Minute, busted, "--lpath=lua/?.lua", "--output=TAP", "spec")
 	if strings.Contains(out, "not ok") {
 		t.Fatalf("busted:\n%s", out)
 	}
@@ -105,5 +105,5 @@ func TestNeovimLuacheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, plugin, nil, time.Minute, luacheck, "--no-color", "--formatter=plain", ".")
+	run(t, plugin, nil, 5*time.Minute, luacheck, "--no-color", "--formatter=plain", ".")
 }

@@ -34,14 +34,14 @@ func TestVSCode(t *testing.T) {
 	}
 
 	t.Run("lint", func(t *testing.T) {
-		run(t, dir, env, 3*time.Minute, bin("eslint"), "--max-warnings", "0", ".")
+		run(t, dir, env, 10*time.Minute, bin("eslint"), "--max-warnings", "0", ".")
 	})
 	// The node tests and the package need the compiled output.
 	if !t.Run("tsc", func(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
 			t.Fatal(err)
 		}
-		run(t, dir, env, 3*time.Minute, bin("tsc"), "-p", ".")
+		run(t, dir, env, 10*time.Minute, bin("tsc"), "-p", ".")
 	}) {
 		return
 	}
@@ -50,7 +50,7 @@ func TestVSCode(t *testing.T) {
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no compiled tests in out/test (%v)", err)
 		}
-		out := run(t, dir, env, 3*time.Minute, node, append([]string{"--test", "--test-timeout=60000"}, files...)...)
+		out := run(t, dir, env, 10*time.Minute, node, append([]string{"--test", "--test-timeout=300000"}, files...)...)
 		if !strings.Contains(out, "# fail 0") || strings.Contains(out, "# pass 0\n") {
 			t.Fatalf("node --test did not pass cleanly:\n%s", out)
 		}
@@ -58,7 +58,7 @@ func TestVSCode(t *testing.T) {
 	})
 	t.Run("vsce-package", func(t *testing.T) {
 		vsix := filepath.Join(t.TempDir(), "ctxd.vsix")
-		run(t, dir, env, 3*time.Minute, bin("vsce"), "package", "--skip-license", "--out", vsix)
+		run(t, dir, env, 10*time.Minute, bin("vsce"), "package", "--skip-license", "--out", vsix)
 		zr, err := zip.OpenReader(vsix)
 		if err != nil {
 			t.Fatalf("open the .vsix: %v", err)

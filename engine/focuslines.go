@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -258,8 +259,31 @@ func isTestDef(d index.Def) bool {
 // candidates for test tasks only.
 func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool) {
 	testFile := lang.IsTest(rel)
+	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
+	// The functions under treesitter.LargeBody lines, by first line: a
+	// function inside one of them is shown whole with it, so that one
+	// competes instead, its own lines included.
+	var small []index.Def
 	for _, d := range ent.Defs {
-		if (d.Kind == "function" || d.Kind == "method") && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+		if isFunc(d) && d.End-d.Line+1 < treesitter.LargeBody {
+			small = append(small, d)
+		}
+	}
+	slices.SortFunc(small, func(a, b index.Def) int { return a.Line - b.Line })
+	inSmall := func(d index.Def) bool {
+		// Those that start at most LargeBody lines before d, not after it.
+		for k := sort.Search(len(small), func(k int) bool { return small[k].Line > d.Line }) - 1; k >= 0 && small[k].Line > d.Line-treesitter.LargeBody; k-- {
+			if p := small[k]; p != d && d.End <= p.End {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range ent.Defs {
+		if isFunc(d) && d.End > d.Line && d.End-d.Line <= focusMaxLines {
+			if inSmall(d) {
+				continue
+			}
 			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
 			starts = append(starts, d.Line)
 			tests = append(tests, !testFile && isTestDef(d))

@@ -26,6 +26,10 @@ const (
 // maxTargets bounds how many targets the task-specific sources expand.
 const maxTargets = 5
 
+// maxDocMatches bounds the documentation a code task's lexical matches
+// add beside the code (docs/gathering.md, "Translations").
+const maxDocMatches = 2
+
 // taskSources adds what the task type calls for (see docs/gathering.md),
 // ranking files lexically against the request along the way.
 func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) error {
@@ -65,17 +69,28 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		want = min(3, r.Depth)
 	}
 	if len(hits) > 0 {
+		// For a code task, documentation takes none of the code's places:
+		// at most maxDocMatches docs are added beside the top want others
+		// (an explanation counts them as any match).
 		top := hits[0].Score
-		added := 0
-		for _, h := range hits {
+		added, docs := 0, 0
+		for i, h := range hits {
 			if added >= want || h.Score < 0.15*top {
 				break
 			}
 			if g.cands[h.Path] != nil {
 				continue
 			}
+			doc := !r.Query.Explain && g.lexical.IsDoc(i)
+			if doc && docs >= maxDocMatches {
+				continue
+			}
 			if g.add(h.Path, reasonLexical, ctxd.RoleRelated, false) != nil {
-				added++
+				if doc {
+					docs++
+				} else {
+					added++
+				}
 			}
 		}
 	}

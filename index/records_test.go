@@ -24,6 +24,17 @@ func openRecs(t *testing.T, dir, key string) *Records {
 	return r
 }
 
+// filled returns a new directory holding n records of version "v1",
+// written and closed.
+func filled(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := openRecs(t, dir, "v1")
+	fill(t, r, n)
+	r.Close()
+	return dir
+}
+
 func fill(t *testing.T, r *Records, n int) {
 	t.Helper()
 	for i := range n {
@@ -43,10 +54,7 @@ func dataFile(t *testing.T, dir string) string {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	r := openRecs(t, dir, "v1")
-	fill(t, r, 50)
-	r.Close()
+	dir := filled(t, 50)
 	r2 := openRecs(t, dir, "v1")
 	if r2.Len() != 50 {
 		t.Fatalf("reopened: %d records, want 50", r2.Len())
@@ -105,10 +113,7 @@ func TestRecordsDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			r := openRecs(t, dir, "v1")
-			fill(t, r, 10)
-			r.Close()
+			dir := filled(t, 10)
 			tt.damage(t, dir)
 			r2 := openRecs(t, dir, "v1")
 			if r2.Len() != tt.len {
@@ -137,10 +142,7 @@ func TestRecordsDamage(t *testing.T) {
 }
 
 func TestRecordsStaleKey(t *testing.T) {
-	dir := t.TempDir()
-	r := openRecs(t, dir, "v1")
-	fill(t, r, 10)
-	r.Close()
+	dir := filled(t, 10)
 	r2 := openRecs(t, dir, "v2")
 	if r2.Len() != 0 {
 		t.Fatalf("records of another version read: %d", r2.Len())

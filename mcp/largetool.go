@@ -74,7 +74,7 @@ func addLargeTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFo
 // SDK decodes messages with (segmentio/encoding, a few times faster than
 // encoding/json on a long string).
 func decodeArgs(args []byte, v any, present reflect.Type, required []string) error {
-	rest, err := sjson.Parse(args, v, sjson.DisallowUnknownFields)
+	rest, err := sjson.Parse(args, v, sjson.DisallowUnknownFields|sjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func decodeArgs(args []byte, v any, present reflect.Type, required []string) err
 		}
 		if !p.IsValid() {
 			p = reflect.New(present)
-			if _, err := sjson.Parse(args, p.Interface(), 0); err != nil {
+			if _, err := sjson.Parse(args, p.Interface(), sjson.DontMatchCaseInsensitiveStructFields); err != nil {
 				return err
 			}
 		}

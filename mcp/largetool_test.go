@@ -65,6 +65,7 @@ func TestLargeToolMatchesTypedTool(t *testing.T) {
 		{"no arguments", nil, true},
 		{"arguments an array", []any{1, 2}, true},
 		{"arguments a string", "text", true},
+		{"member in other case", map[string]any{"TEXT": "x"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,4 +103,33 @@ func content(res *sdk.CallToolResult) string {
 		}
 	}
 	return sb.String()
+}
+
+// FuzzDecodeArgs: count_tokens's argument decoder never panics, and what
+// it accepts encoding/json reads as an object holding "text", a string,
+// and no member but "text" and "model".
+func FuzzDecodeArgs(f *testing.F) {
+	for _, s := range []string{`{"text":"hello"}`, `{"text":"a\nb","model":"gpt-4o"}`, `{"text":42}`, `{}`, `null`, `[1,2]`, `{"text":"x","extra":1}`,
+		`{"text":"x"} {"text":"y"}`, `{"text":"\ud800"}`, `{"TEXT":"x"}`, `{"text":"x","text":"y"}`, `{"model":null,"text":""}`} {
+		f.Add([]byte(s))
+	}
+	present := presenceType(reflect.TypeFor[CountTokensIn]())
+	f.Fuzz(func(t *testing.T, args []byte) {
+		var in CountTokensIn
+		if decodeArgs(args, &in, present, []string{"text"}) != nil {
+			return
+		}
+		var m map[string]any
+		if err := json.Unmarshal(args, &m); err != nil {
+			t.Fatalf("accepted %q, which encoding/json refuses: %v", args, err)
+		}
+		if _, ok := m["text"].(string); !ok {
+			t.Fatalf("accepted %q without a string text", args)
+		}
+		for k := range m {
+			if k != "text" && k != "model" {
+				t.Fatalf("accepted %q with member %q", args, k)
+			}
+		}
+	})
 }

@@ -72,7 +72,10 @@ func TestReferenceResolvesAfterRestart(t *testing.T) {
 	// A window the conversation presses: below pressure Smart Context
 	// makes only lossless rewrites (issue 12), and this test needs the
 	// oldest outputs condensed.
-	window := []string{"--context-window", "32000"}
+	// Masking off: with it, a request this far over the window loses
+	// its oldest rounds in a step (the ledger's reference stands for
+	// them), and turn 5's step is not turn 2's.
+	window := []string{"--context-window", "32000", "--mask-horizon", "-1"}
 	base, stop := runProxy(t, up.srv.URL, state, window...)
 	// Turn 2: four tool rounds so far; the oldest outputs are condensed.
 	resp, _ := post(t, base, "/v1/chat/completions", convo(t, "chat", 4, false), nil)

@@ -76,6 +76,12 @@ func TestTurnByTurnReplay(t *testing.T) {
 			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
 			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%%  recoverable %5.1f%%  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
 				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.visible, tot.signals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+			t.Logf("%-10s %6s %-24s proxy overhead p50 %.1f ms p95 %.1f ms (%d requests); of 100k tokens or more p50 %.1f ms p95 %.1f ms (%d)", fname, windowName(w), "TOTAL",
+				quantile(tot.overheads, 0.5)/1000, quantile(tot.overheads, 0.95)/1000, len(tot.overheads), quantile(tot.bigOverheads, 0.5)/1000, quantile(tot.bigOverheads, 0.95)/1000, len(tot.bigOverheads))
+			for _, k := range slices.Sorted(maps.Keys(tot.kinds)) {
+				v := tot.kinds[k]
+				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+			}
 		}
 	}
 }
@@ -157,9 +163,13 @@ type turnRow struct {
 	cost, pass                  [2]float64 // openai, anthropic
 	passNew, passTok            float64    // pass-through: new input tokens, all input tokens
 	signals, visible, recovered int
+	kinds                       map[string][2]int // kind: total, visible
 	fits, pairs, latest         int
 	forwardedTokens, passTokens int
 	maxRatio                    float64
+	// overheads are the proxy's time before forwarding (proxy_overhead_us,
+	// wall clock), all requests and those of 100k tokens or more.
+	overheads, bigOverheads []float64
 }
 
 func (r *turnRow) ratio(k int) float64 { return r.cost[k] / max(r.pass[k], 1) }
@@ -177,7 +187,16 @@ func (t *turnTotals) add(r turnRow) {
 	t.passTok += r.passTok
 	t.signals += r.signals
 	t.visible += r.visible
+	if t.kinds == nil {
+		t.kinds = map[string][2]int{}
+	}
+	for k, v := range r.kinds {
+		c := t.kinds[k]
+		t.kinds[k] = [2]int{c[0] + v[0], c[1] + v[1]}
+	}
 	t.recovered += r.recovered
+	t.overheads = append(t.overheads, r.overheads...)
+	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
 	t.pairs += r.pairs
 	t.latest += r.latest
@@ -265,12 +284,26 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			row.fits++
 		}
 		if k == len(reqs)-1 {
+			for _, rec := range parseRecords(t, logs) {
+				us, _ := rec["proxy_overhead_us"].(float64)
+				row.overheads = append(row.overheads, us)
+				if n, _ := rec["estimated_tokens_before"].(float64); n >= 100000 {
+					row.bigOverheads = append(row.bigOverheads, us)
+				}
+			}
 			session := sessionOf(t, logs)
 			sig := replay.CheckSignals(in, out, func(hash string) ([]byte, error) {
 				b, _, err := store.Get(t.Context(), session, hash)
 				return b, err
 			}, ch.name)
 			row.signals, row.visible, row.recovered = sig.Total, sig.Visible, sig.Recovered
+			row.kinds = map[string][2]int{}
+			for k, v := range sig.Kinds {
+				row.kinds[k] = [2]int{v.Total, v.Visible}
+			}
+			for _, h := range sig.Hidden[:min(len(sig.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
+				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
+			}
 		}
 	}
 	return row
@@ -397,6 +430,15 @@ func windowName(w int) string {
 		return "model"
 	}
 	return fmt.Sprintf("%dk", w/1000)
+}
+
+// quantile is the q-quantile of xs (0 for none).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
 func pct(a, b int) float64 {

@@ -9,8 +9,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Query is a request, read.
@@ -56,17 +59,28 @@ type Query struct {
 	// calls X", "find the callers of X"), whatever the task: the answer
 	// is the using lines.
 	AsksUses bool
+	// Lang is the locale tag of the language the request is written in or
+	// names ([lang.TextLocale]: "zh", "pt-br"), "" for English: the version
+	// of a translated docs page kept. Translations: the request is about
+	// translations or locales ("translate", "i18n", "locales"), so every
+	// version of a page counts.
+	Lang         string
+	Translations bool
 }
+
+// translations matches the words of a request about translations.
+var translations = regexp.MustCompile(`(?i)\b(translat\w*|i18n|l10n|locali[sz]\w*|locales?)\b`)
 
 // Parse reads a request. It never fails: a request without code, paths
 // or cues gives an empty Query (task implement, not detected).
 func Parse(request string) *Query {
-	ws := Words(request)
+	text := wordText(request)
+	ws := Words(text)
 	q := &Query{
 		Words:         ws,
-		FocusWords:    words(request, ScanWords),
-		Idents:        requestIdents(request),
-		Qualified:     qualified(request),
+		FocusWords:    words(text, ScanWords),
+		Idents:        requestIdents(text),
+		Qualified:     qualified(text),
 		Paths:         paths(request),
 		Frames:        ParseStackTrace(request),
 		InnermostLast: strings.Contains(request, "Traceback (most recent call last)"),
@@ -74,11 +88,51 @@ func Parse(request string) *Query {
 		Explain:       explains(request),
 		AboutUses:     aboutUses(request),
 		AsksUses:      asksUses(request),
+		Lang:          lang.TextLocale(request),
+		Translations:  translations.MatchString(request),
 	}
 	q.Qualifiers = qualifiers(q.Qualified)
 	q.AsksChange = asksChange(request)
 	q.Task, q.Detected = detectTask(request, q.AsksChange)
 	return q
+}
+
+// wordText returns request with its non-ASCII punctuation and spaces
+// made spaces (full-width and curly punctuation: "：", "，", "“", "”"),
+// and a space between an ASCII word and a letter of a script other than
+// Latin, so the identifiers a request in Chinese or Japanese writes are
+// words of their own ("修复solve_dependencies：子依赖" names
+// solve_dependencies) and so are quoted ones (“parse_config”). Latin
+// letters (é, ß), marks and symbols (an emoji) stay in their words, as
+// the scanner reads them. An ASCII request is returned as is.
+func wordText(request string) string {
+	ascii := true
+	for i := 0; i < len(request); i++ {
+		if request[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return request
+	}
+	// other: a letter of a script other than Latin.
+	other := func(r rune) bool { return r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }
+	asciiWord := func(r rune) bool { return r < utf8.RuneSelf && IsIdentByte(byte(r)) }
+	var b strings.Builder
+	b.Grow(len(request) + 8)
+	prev := ' '
+	for _, r := range request {
+		if r >= utf8.RuneSelf && (unicode.IsPunct(r) || unicode.IsSpace(r)) {
+			r = ' '
+		}
+		if other(r) && asciiWord(prev) || asciiWord(r) && other(prev) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 // Names returns the names the request writes, for the symbol index: its

@@ -58,6 +58,52 @@ func TestRules(t *testing.T) {
 	}
 }
 
+func TestLanguage(t *testing.T) {
+	tests := []struct {
+		request      string
+		lang         string
+		translations bool
+	}{
+		{"fix how solve_dependencies caches sub-dependencies", "", false},
+		{"solve_dependencies 是如何缓存子依赖的", "zh", false},
+		{"update the Japanese translation of the tutorial", "ja", true},
+		{"sync the i18n pages", "", true},
+		{"add Portuguese locales", "pt", true},
+		{"the translator's cache", "", true},
+		{"localStorage is cleared", "", false},
+		{"the locale-aware formatter", "", true},
+	}
+	for _, tt := range tests {
+		q := Parse(tt.request)
+		if q.Lang != tt.lang || q.Translations != tt.translations {
+			t.Errorf("Parse(%q): Lang %q Translations %v, want %q %v", tt.request, q.Lang, q.Translations, tt.lang, tt.translations)
+		}
+	}
+}
+
+// TestWordText: identifiers written beside another script or between
+// full-width or curly punctuation are words of their own.
+func TestWordText(t *testing.T) {
+	tests := []struct {
+		request string
+		idents  []string
+		words   []string
+	}{
+		{"修复 solve_dependencies：子依赖的缓存被解析了两次", []string{"solve_dependencies"}, []string{"修复", "solve_dependencies", "子依赖的缓存被解析了两次"}},
+		{"修复solve_dependencies中的cache", []string{"solve_dependencies"}, []string{"修复", "solve_dependencies", "中的", "cache"}},
+		{"rename “parse_config” please", []string{"parse_config"}, []string{"rename", "parse_config"}},
+		{"the naïve café’s parseConfig", []string{"parseConfig"}, []string{"naïve", "café", "s", "parseConfig"}},
+		{"исправить parse_config（срочно）", []string{"parse_config"}, []string{"исправить", "parse_config", "срочно"}},
+		{"🔨 the translation fixer", nil, []string{"🔨", "translation", "fixer"}}, // symbols stay words, as files are read
+	}
+	for _, tt := range tests {
+		q := Parse(tt.request)
+		if !slices.Equal(q.Idents, tt.idents) || !slices.Equal(q.Words, tt.words) {
+			t.Errorf("Parse(%q): Idents %q Words %q, want %q %q", tt.request, q.Idents, q.Words, tt.idents, tt.words)
+		}
+	}
+}
+
 // TestScanWordsAndNames: words end at '$', code names keep it.
 func TestScanWordsAndNames(t *testing.T) {
 	src := []byte("let $scope = $http.get(url); echo $HOME 2xx a_b")

@@ -45,16 +45,7 @@ func TestRedact(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, reds := s.Redact(tc.file, string(b))
-			for _, sec := range tc.secrets {
-				if strings.Contains(out, sec) {
-					t.Errorf("redacted text still holds %q:\n%s", sec, out)
-				}
-			}
-			for _, k := range tc.keep {
-				if !strings.Contains(out, k) {
-					t.Errorf("redacted text lost %q:\n%s", k, out)
-				}
-			}
+			checkRedacted(t, out, tc.secrets, tc.keep)
 			got := map[string]bool{}
 			for _, r := range reds {
 				got[r.Rule] = true
@@ -124,16 +115,7 @@ func TestRedactScope(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, reds := s.Redact("f", tc.text)
-			for _, g := range tc.gone {
-				if strings.Contains(out, g) {
-					t.Errorf("%q left in:\n%s", g, out)
-				}
-			}
-			for _, k := range tc.kept {
-				if !strings.Contains(out, k) {
-					t.Errorf("%q lost:\n%s", k, out)
-				}
-			}
+			checkRedacted(t, out, tc.gone, tc.kept)
 			if len(tc.gone) > 0 && len(reds) == 0 {
 				t.Error("no redaction reported")
 			}
@@ -300,5 +282,21 @@ func TestRedactSourceKeepsLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkRedacted fails the test when the redacted text out still holds a
+// secret of gone or lost a text of kept.
+func checkRedacted(t *testing.T, out string, gone, kept []string) {
+	t.Helper()
+	for _, g := range gone {
+		if strings.Contains(out, g) {
+			t.Errorf("redacted text still holds %q:\n%s", g, out)
+		}
+	}
+	for _, k := range kept {
+		if !strings.Contains(out, k) {
+			t.Errorf("redacted text lost %q:\n%s", k, out)
+		}
 	}
 }

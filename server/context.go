@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,18 +36,11 @@ func (cl *client) promptParams(params json.RawMessage, allowFormat bool) (engine
 	cl.engMu.Lock()
 	d := cl.defaults
 	cl.engMu.Unlock()
-	if req.Model == "" {
-		req.Model = d.Model
-	}
-	if req.ContextWindow == 0 {
-		req.ContextWindow = d.ContextWindow
-	}
-	if req.TokenBudget == nil {
-		req.TokenBudget = d.TokenBudget
-	}
-	if req.Format == "" {
-		req.Format = d.Format
-	}
+	// What the request leaves unset, the connection's defaults give.
+	req.Model = cmp.Or(req.Model, d.Model)
+	req.ContextWindow = cmp.Or(req.ContextWindow, d.ContextWindow)
+	req.TokenBudget = cmp.Or(req.TokenBudget, d.TokenBudget)
+	req.Format = cmp.Or(req.Format, d.Format)
 	return req, nil
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -175,28 +176,17 @@ func initialize(_ context.Context, cl *client, params json.RawMessage) (any, err
 	}, nil
 }
 
+// mergeInit fills what dst leaves unset (zero, nil) from src.
 func mergeInit(dst *ctxdInit, src ctxdInit) {
-	if dst.Root == "" {
-		dst.Root = src.Root
-	}
-	if dst.Model == "" {
-		dst.Model = src.Model
-	}
-	if dst.ContextWindow == 0 {
-		dst.ContextWindow = src.ContextWindow
-	}
-	if dst.TokenBudget == nil {
-		dst.TokenBudget = src.TokenBudget
-	}
-	if dst.Format == "" {
-		dst.Format = src.Format
-	}
+	dst.Root = cmp.Or(dst.Root, src.Root)
+	dst.Model = cmp.Or(dst.Model, src.Model)
+	dst.ContextWindow = cmp.Or(dst.ContextWindow, src.ContextWindow)
+	dst.TokenBudget = cmp.Or(dst.TokenBudget, src.TokenBudget)
+	dst.Format = cmp.Or(dst.Format, src.Format)
 	if dst.Exclude == nil {
 		dst.Exclude = src.Exclude
 	}
-	if dst.Token == "" {
-		dst.Token = src.Token
-	}
+	dst.Token = cmp.Or(dst.Token, src.Token)
 }
 
 // uriPath turns a file:// URI into a path; other strings pass through.

@@ -151,6 +151,11 @@ const (
 	maxInner      = 8
 )
 
+// LargeBody is the length in lines from which a function kept whole
+// shows its inner definitions collapsed (largeBody): a smaller one is
+// kept whole with them, so focusing one of them focuses it.
+const LargeBody = largeBody
+
 // innerKinds are the symbol kinds recorded inside a function body: its
 // local variables and constants are not definitions a reader looks for.
 var innerKinds = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "interface": true, "test": true, "suite": true}

@@ -241,6 +241,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 	}
 	var spans []ctxd.LineRange
 	add := func(s Symbol) {
+		s = outerSmall(syms, s)
 		if s.Start < 1 || s.End < s.Start || s.End > len(lines) {
 			return
 		}
@@ -281,6 +282,26 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 	}
 	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(spans)
+}
+
+// outerSmall returns the function around an inner definition s when that
+// function has fewer than largeBody lines, and so on outward; else s. A
+// small function is kept whole with its inner definitions (render), and
+// its own lines around the inner one are its context: focusing only the
+// inner function had left them out (fastapi's setup, whose inner openapi
+// and swagger_ui_html were shown without the lines of setup a commit
+// changed). A large one is outlined around the inner definition instead.
+func outerSmall(syms []Symbol, s Symbol) Symbol {
+	for s.Inner {
+		j := slices.IndexFunc(syms, func(p Symbol) bool {
+			return p.Depth == s.Depth-1 && focusFunctionKinds[p.Kind] && p.Start <= s.Start && s.End <= p.End
+		})
+		if j < 0 || syms[j].End-syms[j].Start+1 >= largeBody {
+			break
+		}
+		s = syms[j]
+	}
+	return s
 }
 
 // docStart extends a definition starting at line upward over the doc

@@ -4,6 +4,7 @@ package treesitter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -229,5 +230,68 @@ func TestInnerOutlineCheap(t *testing.T) {
 		if len(out.Text) > len(sig.Text) {
 			t.Errorf("n=%d: outline (%d bytes) larger than signatures (%d)", n, len(out.Text), len(sig.Text))
 		}
+	}
+}
+
+// TestFocusInnerOfSmallFunction: a kept line or a kept name at an inner
+// function of a function under largeBody lines focuses that function, its
+// own lines included (fastapi's setup: the focus views showed its inner
+// openapi alone, without the lines of setup around it); in a function of
+// largeBody lines or more the inner function is focused alone.
+func TestFocusInnerOfSmallFunction(t *testing.T) {
+	small := "class App:\n    def setup(self):\n        urls = [s.get('url') for s in self.servers]  # ownLineMarker\n        server_urls = {u for u in urls if u}\n\n        async def openapi(req):\n            root_path = req.scope.get('root_path', '')\n            if root_path not in server_urls:\n                server_urls.add(root_path)\n            return self.openapi_schema()\n\n"
+	for i := range 6 {
+		small += fmt.Sprintf("        async def page_%d(req):\n            value = req.scope.get('v%d')\n            return self.render(value, %d)\n\n", i, i, i)
+	}
+	small += "        return server_urls\n\n    def other(self):\n        return 1\n"
+	large := strings.Replace(small, "        return server_urls\n", strings.Repeat("        self.count += 1\n", 60)+"        return server_urls\n", 1)
+	inner := func(src string) int {
+		for i, l := range strings.Split(src, "\n") {
+			if strings.Contains(l, "async def openapi") {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	tests := []struct {
+		name     string
+		src      string
+		opts     Options
+		wantOwn  bool // setup's own line is shown
+		wantBody bool // openapi's body is shown
+	}{
+		{"line in inner of small", small, Options{KeepLines: []int{inner(small) + 2}}, true, true},
+		{"name of inner of small", small, Options{KeepFuncs: []string{"openapi"}}, true, true},
+		{"line in inner of large", large, Options{KeepLines: []int{inner(large) + 2}}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs, err := Symbols(slowCtx(), "python", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(fs.Symbols, func(s Symbol) bool { return s.Name == "openapi" && s.Inner }) {
+				t.Fatalf("openapi is not an inner symbol: %+v", fs.Symbols)
+			}
+			vs, err := FocusViews(slowCtx(), "python", []byte(tt.src), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// FocusOnly, or Focus standing in when it is no smaller.
+			slices.SortFunc(vs, func(a, b View) int { return len(a.Text) - len(b.Text) })
+			for _, v := range vs {
+				if v.Level != FocusOnly && v.Level != Focus {
+					continue
+				}
+				if got := strings.Contains(v.Text, "ownLineMarker"); got != tt.wantOwn {
+					t.Errorf("setup's own line shown: %v, want %v\n%s", got, tt.wantOwn, v.Text)
+				}
+				if got := strings.Contains(v.Text, "server_urls.add(root_path)"); got != tt.wantBody {
+					t.Errorf("openapi's body shown: %v, want %v\n%s", got, tt.wantBody, v.Text)
+				}
+				return
+			}
+			t.Fatal("no focus view")
+		})
 	}
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 )
 
@@ -37,8 +40,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	c := commands["compress"]
 	fs := newFlagSet(c, std.Err)
 	var req engine.CompressRequest
-	var sf stateFlags
-	var reportFile, logLevel, logFile string
+	var rf rewriteFlags
 	fs.StringVar(&req.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
 	fs.IntVar(&req.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
 	fs.IntVar(&req.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
@@ -47,18 +49,11 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&req.MaxToolOutput, "max-tool-output", 0, "older tool outputs longer than N characters are condensed (default: the preset; negative: never)")
 	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")
 	fs.StringVar(&req.SessionID, "session", "", "session id: the artifact scope of what is condensed or evicted (ctxd rehydrate --session; default: derived from the conversation)")
-	fs.StringVar(&reportFile, "report", "", "write the report (JSON) to FILE; - writes it to stderr (default: no report)")
 	fs.StringVar(&req.Error, "retry-error", "", "prune for a retry after this error (ctx/pruneForRetry)")
-	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
-	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
-	sf.register(fs)
-	redact := redactFlag(fs)
-	pos, err := parse(fs, args)
+	rf.register(fs, "debug, info, warn, error")
+	pos, err := rf.parse(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) > 1 {
-		return usagef("want at most one FILE, got %d", len(pos))
 	}
 	if req.Budget < 0 || req.ContextWindow < 0 || req.OutputReserve < 0 || req.WindowSize < 0 {
 		return usagef("--budget, --context-window, --output-reserve and --window-size must not be negative")
@@ -71,20 +66,19 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 			return usagef("--session: %v", err)
 		}
 	}
-	cfg := configuredLog(fs, "", &logLevel, &logFile)
-	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	cfg, log, closeLog, err := rf.logger(fs, std)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	flow, err := sf.requests(log, std.Err, cfg)
+	flow, err := rf.state.requests(log, std.Err, cfg)
 	if err != nil {
 		return err
 	}
 	if req.Request, err = readBody(std, pos); err != nil {
 		return err
 	}
-	req.RedactSecrets = *redact
+	req.RedactSecrets = *rf.redact
 	var res *engine.CompressResult
 	if req.Error != "" {
 		res, err = flow.ForRetry(ctx, req)
@@ -95,7 +89,45 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	printRedactions(std, res.Redactions)
-	return writeRequest(std, res.Request, res.Report, reportFile)
+	return writeRequest(std, res.Request, res.Report, rf.report)
+}
+
+// rewriteFlags are the flags ctxd compress and ctxd optimize share beside
+// the request's own settings: the report file, the log, the state
+// directory and redaction; and their one FILE.
+type rewriteFlags struct {
+	state                stateFlags
+	report, level, logTo string
+	redact               *bool
+}
+
+// register adds the shared flags to fs; levels lists the log levels.
+func (r *rewriteFlags) register(fs *flag.FlagSet, levels string) {
+	fs.StringVar(&r.report, "report", "", "write the report (JSON) to FILE; - writes it to stderr (default: no report)")
+	fs.StringVar(&r.level, "log-level", "warn", "log level on stderr: "+levels)
+	fs.StringVar(&r.logTo, "log-file", "", "write logs to this file instead of stderr")
+	r.state.register(fs)
+	r.redact = redactFlag(fs)
+}
+
+// parse parses args and returns the positional ones: at most one FILE.
+func (r *rewriteFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 1 {
+		return nil, usagef("want at most one FILE, got %d", len(pos))
+	}
+	return pos, nil
+}
+
+// logger opens the log the flags, or else the configuration, ask for, and
+// returns the configuration too.
+func (r *rewriteFlags) logger(fs *flag.FlagSet, std *IO) (*config.Config, *slog.Logger, func(), error) {
+	cfg := configuredLog(fs, "", &r.level, &r.logTo)
+	log, closeLog, err := newLogger(std.Err, r.level, r.logTo)
+	return cfg, log, closeLog, err
 }
 
 // readBody reads the request to rewrite from the file named by the one

@@ -177,8 +177,8 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs := newFlagSet(c, std.Err)
 	var req engine.OptimizeRequest
 	call := &req.Call
-	var sf stateFlags
-	var exactItems, reportFile, logLevel, logFile string
+	var rf rewriteFlags
+	var exactItems string
 	fs.StringVar(&call.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
 	fs.IntVar(&call.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
 	fs.IntVar(&call.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
@@ -192,17 +192,10 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&call.Session, "session", "", "session id: the artifact scope and the canary bucket (default: derived from the conversation)")
 	fs.StringVar(&req.Mode, "mode", "optimize", "exact (pass through), shadow (decide, return the original) or optimize")
 	fs.StringVar(&exactItems, "exact-items", "", "comma-separated indexes of items never to rewrite")
-	fs.StringVar(&reportFile, "report", "", "write the report (JSON) to FILE; - writes it to stderr (default: no report)")
-	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info (the per-request telemetry record), warn, error")
-	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
-	sf.register(fs)
-	redact := redactFlag(fs)
-	pos, err := parse(fs, args)
+	rf.register(fs, "debug, info (the per-request telemetry record), warn, error")
+	pos, err := rf.parse(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) > 1 {
-		return usagef("want at most one FILE, got %d", len(pos))
 	}
 	if call.ContextWindow < 0 || call.OutputReserve < 0 || call.Budget < 0 || call.WindowSize < 0 || call.ObservedContextWindow < 0 || call.ObservedInputTokens < 0 {
 		return usagef("--context-window, --output-reserve, --budget, --window-size and the observed counts must not be negative")
@@ -225,8 +218,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		}
 		call.ExactItems = append(call.ExactItems, n)
 	}
-	cfg := configuredLog(fs, "", &logLevel, &logFile)
-	log, closeLog, err := newLogger(std.Err, logLevel, logFile)
+	cfg, log, closeLog, err := rf.logger(fs, std)
 	if err != nil {
 		return err
 	}
@@ -237,7 +229,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		o.Logger = log
 		flow, err = engine.NewRequests(o)
 	} else {
-		flow, err = sf.requests(log, std.Err, cfg)
+		flow, err = rf.state.requests(log, std.Err, cfg)
 	}
 	if err != nil {
 		return err
@@ -245,13 +237,13 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	if req.Request, err = readBody(std, pos); err != nil {
 		return err
 	}
-	req.RedactSecrets = *redact
+	req.RedactSecrets = *rf.redact
 	res, err := flow.Optimize(ctx, req)
 	if err != nil {
 		return err
 	}
 	printRedactions(std, res.Redactions)
-	return writeRequest(std, res.Request, res.Report, reportFile)
+	return writeRequest(std, res.Request, res.Report, rf.report)
 }
 
 func runRehydrate(ctx context.Context, std *IO, args []string) error {

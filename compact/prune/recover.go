@@ -129,7 +129,15 @@ func (r *run) evictedPiece(i int) string {
 	if st.pieceDone {
 		return st.piece
 	}
-	it := r.req.Items[i]
+	st.piece, st.pieceDone = EvictedPiece(i, r.req.Items[i]), true
+	return st.piece
+}
+
+// EvictedPiece renders item i of a request as the artifact of evicted
+// messages holds it: a header naming the item, then its texts, tool
+// calls and tool outputs verbatim. Both compactors' evictions store
+// their spans in this form.
+func EvictedPiece(i int, it *request.Item) string {
 	var sb strings.Builder
 	role := it.Role
 	if role == "" {
@@ -152,8 +160,7 @@ func (r *run) evictedPiece(i int) string {
 			}
 		}
 	}
-	st.piece, st.pieceDone = sb.String(), true
-	return st.piece
+	return sb.String()
 }
 
 // evictedList names the evicted items compactly: "3-7, 9".

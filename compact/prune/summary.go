@@ -167,6 +167,16 @@ func noteItem(it *request.Item) *notes {
 	return n
 }
 
+// CallNotes is what a tool call did, read from its arguments: the files
+// it read and modified (path arguments, by the tool's kind) and the
+// commands it ran. The summary and Smart Context's ledger read calls
+// with it.
+func CallNotes(s *request.Segment) (read, modified, commands []string) {
+	n := &notes{}
+	n.addCall(s)
+	return n.read, n.modified, n.commands
+}
+
 func (n *notes) addCall(s *request.Segment) {
 	var args map[string]any
 	if err := json.Unmarshal([]byte(s.Text), &args); err != nil {
@@ -252,6 +262,10 @@ func (d *digest) text() string {
 	line("Decisions", &d.decisions, " | ")
 	return sb.String()
 }
+
+// UserItem renders text as a user message in format f (the summary's
+// and the ledger's item).
+func UserItem(f request.Format, text string) []byte { return userItem(f, text) }
 
 // userItem renders text as a user message in format f.
 func userItem(f request.Format, text string) []byte {

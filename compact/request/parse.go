@@ -140,11 +140,8 @@ func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 		if d := lead + anth - chat; d >= decisiveMargin || d <= -decisiveMargin {
 			break
 		}
-		if kindOf(b, e) != '{' {
-			continue
-		}
-		o, err := parseObj(b, e)
-		if err != nil {
+		o, ok := objectAt(b, e)
+		if !ok {
 			continue
 		}
 		switch o.str(b, "role") {
@@ -162,11 +159,8 @@ func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 		}
 		parts, _ := arrayElems(b, c)
 		for _, p := range parts {
-			if kindOf(b, p) != '{' {
-				continue
-			}
-			po, err := parseObj(b, p)
-			if err != nil {
+			po, ok := objectAt(b, p)
+			if !ok {
 				continue
 			}
 			switch po.str(b, "type") {
@@ -331,6 +325,40 @@ func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) 
 	return len(it.arrays) - 1, elems
 }
 
+// objectAt returns the object at s, or false when s holds another JSON
+// value or an object that does not parse.
+func objectAt(b []byte, s Span) (obj, bool) {
+	if kindOf(b, s) != '{' {
+		return obj{}, false
+	}
+	o, err := parseObj(b, s)
+	return o, err == nil
+}
+
+// addCall adds a tool call's segment to it, and its id to it.Calls.
+func (it *Item) addCall(seg Segment) {
+	if seg.CallID != "" {
+		it.Calls = append(it.Calls, seg.CallID)
+	}
+	it.Segments = append(it.Segments, seg)
+}
+
+// addResult adds a tool result's segment to it, and its call's id to
+// it.Results.
+func (it *Item) addResult(seg Segment) {
+	if seg.CallID != "" {
+		it.Results = append(it.Results, seg.CallID)
+	}
+	it.Segments = append(it.Segments, seg)
+}
+
+// textSegment is the segment of kind k of a content member whose value c
+// is a JSON string.
+func textSegment(b []byte, c Span, k SegmentKind) Segment {
+	text, _ := decodeString(b[c.Start:c.End])
+	return Segment{Kind: k, Value: c, Text: text, array: -1}
+}
+
 func (r *Request) parseChatItem(it *Item, o obj) {
 	b := r.Body
 	it.Role = o.str(b, "role")
@@ -338,12 +366,11 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	if c, ok := o.get("content"); ok {
 		switch kindOf(b, c) {
 		case '"':
-			text, _ := decodeString(b[c.Start:c.End])
 			k := SegText
 			if isResult {
 				k = SegToolResult
 			}
-			it.Segments = append(it.Segments, Segment{Kind: k, Value: c, Text: text, array: -1})
+			it.Segments = append(it.Segments, textSegment(b, c, k))
 		case '[':
 			if isResult {
 				var imgs []Image
@@ -394,10 +421,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 				}
 			}
 		}
-		if seg.CallID != "" {
-			it.Calls = append(it.Calls, seg.CallID)
-		}
-		it.Segments = append(it.Segments, seg)
+		it.addCall(seg)
 	}
 	if fv, ok := o.get("function_call"); ok && kindOf(b, fv) == '{' {
 		if fo, err := parseObj(b, fv); err == nil {
@@ -485,18 +509,13 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 	}
 	switch kindOf(b, c) {
 	case '"':
-		text, _ := decodeString(b[c.Start:c.End])
-		it.Segments = append(it.Segments, Segment{Kind: SegText, Value: c, Text: text, array: -1})
+		it.Segments = append(it.Segments, textSegment(b, c, SegText))
 	case '[':
 		ai, blocks := r.addArray(it, o, "content")
 		for _, e := range blocks {
 			seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
-			if kindOf(b, e) != '{' {
-				it.Segments = append(it.Segments, seg)
-				continue
-			}
-			bo, err := parseObj(b, e)
-			if err != nil {
+			bo, ok := objectAt(b, e)
+			if !ok {
 				it.Segments = append(it.Segments, seg)
 				continue
 			}
@@ -568,8 +587,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 		switch kindOf(b, c) {
 		case '"':
-			text, _ := decodeString(b[c.Start:c.End])
-			it.Segments = append(it.Segments, Segment{Kind: SegText, Value: c, Text: text, array: -1})
+			it.Segments = append(it.Segments, textSegment(b, c, SegText))
 		case '[':
 			ai, parts := r.addArray(it, o, "content")
 			for _, p := range parts {
@@ -579,10 +597,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 	case "function_call", "custom_tool_call", "computer_call":
 		it.Kind = KindToolCall
 		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "call_id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments", "input", "action"), array: -1}
-		if seg.CallID != "" {
-			it.Calls = append(it.Calls, seg.CallID)
-		}
-		it.Segments = append(it.Segments, seg)
+		it.addCall(seg)
 	case "function_call_output", "custom_tool_call_output", "computer_call_output":
 		it.Kind = KindToolResult
 		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "call_id"), array: -1}
@@ -606,24 +621,15 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 				seg.Text = string(b[v.Start:v.End])
 			}
 		}
-		if seg.CallID != "" {
-			it.Results = append(it.Results, seg.CallID)
-		}
-		it.Segments = append(it.Segments, seg)
+		it.addResult(seg)
 	case "mcp_approval_request":
 		it.Kind = KindToolCall
 		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments"), array: -1}
-		if seg.CallID != "" {
-			it.Calls = append(it.Calls, seg.CallID)
-		}
-		it.Segments = append(it.Segments, seg)
+		it.addCall(seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
 		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "approval_request_id"), Text: string(it.Raw), array: -1}
-		if seg.CallID != "" {
-			it.Results = append(it.Results, seg.CallID)
-		}
-		it.Segments = append(it.Segments, seg)
+		it.addResult(seg)
 	case "reasoning":
 		it.Kind = KindReasoning
 		for _, k := range []string{"summary", "content"} {

@@ -50,6 +50,16 @@ type sessionState struct {
 	staticHash string
 	rewritten  bool
 	totalInput int
+	// cut is the stepped eviction of the last request: the items before
+	// it (but the protected ones) were evicted; cutHash is the hash of
+	// the item just before it, so a later request of another history
+	// does not inherit it. Eviction is sticky: the next request evicts
+	// the same items while it fits (ledger.go).
+	cut     int
+	cutHash string
+	// inline are the outputs brought back whole (namedOutputs): their
+	// hashes, comma-separated (the state stays comparable).
+	inline string
 }
 
 // maxSessions bounds the session states kept; when full they start over
@@ -292,14 +302,24 @@ type run struct {
 	// allocation grows by as much, so the hint never costs a view its
 	// content (the estimate counts it all the same).
 	hintCost int
-	live     bool
-	b        budget
-	rep      *Report
-	est      *request.Estimator
-	before   int
+	// maskHinted: a masked output of this selection already carries the
+	// retrieval hint.
+	maskHinted bool
+	live       bool
+	b          budget
+	rep        *Report
+	est        *request.Estimator
+	before     int
 
-	calls      map[string]callInfo
-	latest     []string // the texts of the latest turn (index)
+	calls  map[string]callInfo
+	latest []string // the texts of the latest turn (index)
+	// lastTurn is the texts of the user messages after the last
+	// assistant message (index).
+	lastTurn []string
+	// sticky are the outputs earlier turns of the session brought back
+	// whole beyond the masking horizon; inlined those this turn does.
+	sticky     map[string]bool
+	inlined    []string
 	exact      map[int]bool
 	protected  map[int]bool // system messages and the latest user-role item
 	cands      []*cand
@@ -340,12 +360,17 @@ func (r *run) optimize() ([]byte, error) {
 	r.index()
 	r.quality()
 	sess := r.o.session(r.scope)
+	r.sticky = map[string]bool{}
+	for _, h := range strings.Split(sess.inline, ",") {
+		r.sticky[h] = h != ""
+	}
 	static := r.staticHash()
 	if sess.staticHash != "" && sess.staticHash != static {
 		r.rep.StaticContextDeltas++
 	}
 
 	pol := policies[r.b.mode]
+	var ev *eviction
 	if r.c.MaskHorizon > 0 && r.b.band != BandLow {
 		// Masking comes before any pressure, so the pressure is that of
 		// the masked request (what goes upstream): a session masking
@@ -355,11 +380,19 @@ func (r *run) optimize() ([]byte, error) {
 		r.b.band, r.b.mode = BandLow, ModeRelaxed
 		r.selectAll(policies[ModeRelaxed])
 		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
-		if b.band == BandLow {
+		masked := r.estimateAfter()
+		switch {
+		case b.band == BandLow:
 			b.reasons = append(b.reasons, "pressure_after_masking")
 			r.b = b
 			r.setBudgetTelemetry()
-		} else {
+		case (masked > full.usable || sess.cut > 0) && r.planStep(&ev, sess):
+			// Over the window once masked: whole older rounds leave in a
+			// rare step, with the ledger in their place (ledger.go).
+			b.reasons = append(b.reasons, "stepped_eviction")
+			r.b = b
+			r.setBudgetTelemetry()
+		default:
 			// Still under pressure once masked: the deeper step the
 			// whole history's pressure calls for (measured: choosing it
 			// from the masked pressure saved less at 32k).
@@ -375,7 +408,7 @@ func (r *run) optimize() ([]byte, error) {
 		// never sent on (docs/smart-context.md, safety model).
 		return nil, fmt.Errorf("optimize request: %w: %w", request.ErrUnresolvedReference, errors.Join(r.refErrs...))
 	}
-	if r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
+	if ev == nil && r.estimateAfter() > r.b.usable && r.b.mode != ModeEmergency {
 		r.rep.PolicyReasons = append(r.rep.PolicyReasons, "escalated_to_emergency_over_usable_window")
 		r.rep.BudgetMode = ModeEmergency
 		r.selectAll(policies[ModeEmergency])
@@ -383,7 +416,7 @@ func (r *run) optimize() ([]byte, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	fits := r.fit()
+	fits := ev != nil || r.fit()
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {
@@ -392,6 +425,12 @@ func (r *run) optimize() ([]byte, error) {
 	out, after := r.emitValidated()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
+	}
+	cut := 0
+	if ev != nil && r.live {
+		if o, n := r.applyEviction(out, ev); o != nil && n <= r.b.usable {
+			out, after, cut = o, n, ev.cut
+		}
 	}
 	if r.live && (!fits || after > r.b.usable) {
 		// Still over with every output and older text behind its
@@ -407,6 +446,11 @@ func (r *run) optimize() ([]byte, error) {
 		sess.turns++
 		sess.staticHash = static
 		sess.totalInput += r.rep.EstimatedTokensAfter
+		sess.cut, sess.cutHash = cut, ""
+		sess.inline = strings.Join(r.inlined, ",")
+		if cut > 0 {
+			sess.cutHash = r.req.Items[cut-1].Hash()
+		}
 		if r.rep.SelectedCandidateCount > 0 && r.rep.FullRequestFallbackCount == 0 {
 			sess.rewritten = true
 		}
@@ -416,6 +460,13 @@ func (r *run) optimize() ([]byte, error) {
 		r.rep.FinalTotalInputTokens = sess.totalInput + r.rep.EstimatedTokensAfter
 	}
 	return out, nil
+}
+
+// planStep plans a stepped eviction into *ev and reports whether there
+// is one.
+func (r *run) planStep(ev **eviction, sess sessionState) bool {
+	*ev = r.planEviction(sess)
+	return *ev != nil
 }
 
 // staticHash hashes what every turn sends as instructions: the fixed

@@ -78,6 +78,28 @@ func (r *run) index() {
 			}
 		}
 	}
+	// The latest turn proper: a user message after the last assistant
+	// message (an agent that names a file in its own turn reads it anew
+	// with a tool; measured, recalling for those cost 9 points of the
+	// 128k bill).
+	last := len(req.Items)
+	for i := len(req.Items) - 1; i >= 0; i-- {
+		if req.Items[i].Role == "assistant" || req.Items[i].Kind == request.KindToolCall {
+			break
+		}
+		last = i
+	}
+	r.lastTurn = r.lastTurn[:0]
+	for _, it := range req.Items[last:] {
+		if it.Role != "user" || it.Notice || it.Kind == request.KindSummary {
+			continue
+		}
+		for j := range it.Segments {
+			if it.Segments[j].Kind == request.SegText {
+				r.lastTurn = append(r.lastTurn, it.Segments[j].Text)
+			}
+		}
+	}
 }
 
 // latestHas reports whether a text of the latest turn holds sub (a hash,
@@ -146,6 +168,7 @@ func (r *run) selectAll(pol policy) {
 	}
 	req := r.req
 	r.cands = r.cands[:0]
+	r.maskHinted = false
 	var outputs []*cand
 	for i, it := range req.Items {
 		for j := range it.Segments {
@@ -206,8 +229,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// mode keeps recent): saving comes first there.
 	n, step := len(outputs), max(r.c.MaskStep, 1)
 	pstep := max(min(step, pol.keepRecent/2), 1)
+
 	recentFrom := stepBoundary(n, pol.keepRecent, pstep)
 	criticalFrom := stepBoundary(n, pol.criticalRecent, max(min(step, pol.criticalRecent/2), 1))
+
 	masking := r.c.MaskHorizon > 0
 	maskFrom := 0
 	if masking {
@@ -217,6 +242,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if lossy {
 		oldFrom = recentFrom
 	}
+	named := r.namedOutputs(outputs[:maskFrom])
 	for k, c := range outputs {
 		s := c.seg
 		settled := masking && k < oldFrom // past the boundary: decided by itself alone
@@ -245,7 +271,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			continue
 		}
 		if a, ok := first[c.in.Hash]; ok {
-			if verbatim(a) || k < recentFrom {
+			// With masking, a duplicate of a condensed anchor becomes a
+			// reference at the masking boundary, so it changes only at
+			// a masking step.
+			if !masking && (verbatim(a) || k < recentFrom) || masking && k < oldFrom {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
@@ -280,7 +309,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case !settled && c.in.IsDiff && r.referred(c.in.Paths):
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
-		case c.in.HasBlob:
+		case c.in.HasBlob && (!masking || k < oldFrom):
 			// Encoded or binary data carries nothing a model reads: it
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
@@ -293,12 +322,16 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		switch {
+		case !lossy && named[k]:
+			c.class, c.reason = request.ClassCriticalExact, "beyond the masking horizon, but the latest turn names its file: kept whole"
+			r.inlined = append(r.inlined, c.in.Hash)
+			continue
 		case !lossy && k < maskFrom && r.readLike(s):
 			c.class = request.ClassRehydratableExact
-			r.mask(c, s, 3, 0, TransformReference, "masked: older file read beyond the horizon: head and reference")
+			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
 		case !lossy && k < maskFrom:
 			c.class = request.ClassCondensable
-			r.mask(c, s, 3, 3, TransformCondense, "masked: older output beyond the horizon: head, critical lines, tail and reference")
+			r.mask(c, s, 2, 2, TransformCondense, "masked: older output beyond the horizon: head, critical lines, locations, tail and reference")
 		case !lossy && superseded:
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
@@ -307,6 +340,14 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				how = "edit"
 			}
 			c.reason = "file read superseded by a later " + how + " of " + sp.Path + ": head and reference"
+		case !lossy && masking:
+			// Within the horizon an output goes as the agent sent it,
+			// even its terminal noise: its bytes change only at its
+			// masking step (in Anthropic Messages the latest output is
+			// never modified, so a rewrite the turn after would break
+			// the cached prefix).
+			c.class, c.reason = request.ClassLosslessTransformable, "within the masking horizon: kept as sent until its step"
+			continue
 		case !lossy:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
@@ -355,6 +396,64 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		r.choose(c, pol)
 	}
+}
+
+// recallPercent of the usable window bounds the masked outputs kept
+// whole because the latest turn names their file.
+const recallPercent = 5
+
+// namedOutputs picks the outputs beyond the masking horizon that come
+// back whole: those whose call read or changed a file the latest turn
+// names (the newest output of each such file), and those a previous
+// turn of the session brought back (sticky, so the prefix stays), newest
+// first within recallPercent of the usable window.
+func (r *run) namedOutputs(masked []*cand) map[int]bool {
+	named := map[int]bool{}
+	if r.c.MaskHorizon <= 0 || len(masked) == 0 {
+		return named
+	}
+	left := r.b.usable * recallPercent / 100
+	seen := map[string]bool{}
+	for k := len(masked) - 1; k >= 0; k-- {
+		c := masked[k]
+		ci, ok := r.calls[c.seg.CallID]
+		if !ok || c.seg.Tokens > left {
+			continue
+		}
+		pick := r.sticky[c.in.Hash]
+		if !pick {
+			l := &ledger{}
+			l.call(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args}, "")
+			for _, p := range append(l.read.order, l.changed.order...) {
+				if !seen[p] && r.lastTurnNames(p) {
+					seen[p], pick = true, true
+				}
+			}
+		}
+		if pick {
+			named[k] = true
+			left -= c.seg.Tokens
+		}
+	}
+	return named
+}
+
+// lastTurnNames reports whether a text of the latest turn proper names
+// path p (or its file name, when that is distinctive).
+func (r *run) lastTurnNames(p string) bool {
+	if p == "" {
+		return false
+	}
+	name := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 {
+		name = p[i+1:]
+	}
+	for _, t := range r.lastTurn {
+		if strings.Contains(t, p) || name != "" && strings.Contains(t, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepBoundary is the index from which the latest outputs of n are kept
@@ -509,28 +608,37 @@ func (r *run) condense(c *cand, s *request.Segment, pol policy, head, tail int, 
 	c.artifact = c.in.Hash
 }
 
-// maskAlloc is the allocation of a masked output (tokens): its head, its
-// critical lines, its tail and the reference, smaller than a condensed
-// view under pressure (masking is what keeps a long session small).
-const maskAlloc = 160
-
 // maskMinSaving is the fewest tokens masking an output must save: a
-// smaller output stays whole (its reference and hint would cost about
-// as much, and every masked output is a change at its step).
+// smaller output stays whole (its reference would cost about as much,
+// and every masked output is a change at its step).
 const maskMinSaving = 200
 
-// mask sets c's masked view: as condense, with the masking allocation;
-// none when it saves under maskMinSaving tokens.
+// mask sets c's masked view (maskedView: head, tail, a reference and
+// every critical line and location between them); none when it saves
+// under maskMinSaving tokens. The first masked output of a request says
+// how to read references back (the call's retrieval hint); the others
+// carry the short marker, which the model reads the same way (about 110
+// tokens less each): the first masked output is settled before any later
+// one, so this costs no cache stability.
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
-	v := view{head: head, tail: tail, chars: maskAlloc * 3}
-	if r.c.MaxToolOutput >= 0 {
-		r.setView(c, transform, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, maskAlloc)
-	}
-	if c.transform != "" && s.Tokens-c.after < maskMinSaving {
-		c.transform, c.text, c.reason = "", "", "beyond the masking horizon, but masking would save too little"
+	if r.c.MaxToolOutput < 0 {
 		return
 	}
+	rt := request.Retrieval{}
+	if !r.maskHinted {
+		rt = r.rt
+	}
+	v := view{head: head, tail: tail, note: "masked"}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
+	res := cachedView(r.o.cache, k, func() (string, bool) { return maskedView(s.Text, c.in.Hash, head, tail, rt) }, func(t string) int { return r.segTokens(c.seg, t) })
+	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
+		c.reason = "beyond the masking horizon, but masking would save too little"
+		return
+	}
+	// The view is bounded by its own caps: its allocation is its size.
+	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, res.tokens
 	c.artifact, c.reason = c.in.Hash, reason
+	r.maskHinted = true
 }
 
 func (r *run) readLike(s *request.Segment) bool {

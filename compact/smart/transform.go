@@ -267,21 +267,32 @@ func condensedView(text, hash string, v view, rt request.Retrieval) (string, boo
 	if v.note != "" {
 		detail += "; " + v.note
 	}
+	return writeView(lines, h, t, rt.Marker(request.MarkerRef, hash, len(text), n, detail), kept, ""), true
+}
+
+// writeView writes a condensed view: the first h lines, the marker, the
+// kept lines with their line numbers, extra (a line of its own, when
+// not empty) and the last t lines.
+func writeView(lines []string, h, t int, marker string, kept []int, extra string) string {
+	n := len(lines)
 	var sb strings.Builder
-	sb.Grow(v.chars + 64)
 	writeFolded(&sb, lines[:h])
-	sb.WriteString(rt.Marker(request.MarkerRef, hash, len(text), n, detail))
+	sb.WriteString(marker)
 	for _, i := range kept {
 		sb.WriteString("\n  ")
 		sb.WriteString(strconv.Itoa(i + 1))
 		sb.WriteString("| ")
 		sb.WriteString(lines[i])
 	}
+	if extra != "" {
+		sb.WriteString("\n  ")
+		sb.WriteString(extra)
+	}
 	if t > 0 {
 		sb.WriteByte('\n')
 		writeFolded(&sb, lines[n-t:])
 	}
-	return strings.TrimSuffix(sb.String(), "\n"), true
+	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 // writeFolded writes lines, each followed by a newline, folding runs of
@@ -363,4 +374,101 @@ func blobView(text, hash string, rt request.Retrieval) (string, bool) {
 // the view would hide nothing: print the text as it is.
 func CondenseOutput(text, hash string, head, tail, chars int, rt request.Retrieval) (string, bool) {
 	return condensedView(text, hash, view{head: head, tail: tail, chars: chars}, rt)
+}
+
+// Bounds of a masked view's critical part (bytes): its error and failing
+// test lines, and the file:line locations of the lines it does not show.
+const (
+	maskCriticalBytes  = 1200
+	maskLocationsBytes = 8000
+)
+
+// maskedView is a masked output as the model reads it: its first head
+// and last tail lines, a reference to the whole, then every critical
+// line of the rest verbatim with its line number (error and failure
+// lines, failing tests, diff headers, within maskCriticalBytes) and the
+// file:line locations of the lines not shown (within maskLocationsBytes),
+// so what a reader needs of an old output stays in view without a call.
+// rt is the reference's retrieval hint (the zero value: "ask for lines
+// a-b" only). ok is false when the view would hide nothing.
+func maskedView(text, hash string, head, tail int, rt request.Retrieval) (string, bool) {
+	raw := splitLines(text)
+	n := len(raw)
+	if n == 0 {
+		return "", false
+	}
+	lines := make([]string, n)
+	for i, l := range raw {
+		lines[i], _ = viewLine(l)
+	}
+	const headBytes, tailBytes = 240, 160
+	h, used := 0, 0
+	for h < n && h < head && used+len(lines[h])+1 <= headBytes {
+		used += len(lines[h]) + 1
+		h++
+	}
+	t, used := 0, 0
+	for t < n-h && t < tail && used+len(lines[n-1-t])+1 <= tailBytes {
+		used += len(lines[n-1-t]) + 1
+		t++
+	}
+	if h+t >= n {
+		return "", false
+	}
+	var kept []int
+	shown := map[string]bool{}
+	rest := maskCriticalBytes
+	for i := h; i < n-t; i++ {
+		l := lines[i]
+		switch classifyLine(l) {
+		case lineError, lineDiffHead:
+		default:
+			continue
+		}
+		if shown[l] {
+			continue
+		}
+		cost := len(l) + len(strconv.Itoa(i+1)) + 5
+		if cost > rest {
+			continue
+		}
+		rest -= cost
+		shown[l] = true
+		kept = append(kept, i)
+	}
+	// The locations of the lines not shown, each once.
+	var locs []string
+	more := 0
+	seen := map[string]bool{}
+	rest = maskLocationsBytes
+	for i := h; i < n-t; i++ {
+		if shown[lines[i]] {
+			continue
+		}
+		for _, loc := range locations(strings.TrimSpace(lines[i]), nil) {
+			if seen[loc] {
+				continue
+			}
+			seen[loc] = true
+			if len(loc)+1 > rest {
+				more++
+				continue
+			}
+			rest -= len(loc) + 1
+			locs = append(locs, loc)
+		}
+	}
+	detail := "omitted=" + request.RangeText(h+1, n-t) + " (masked"
+	if len(kept) > 0 {
+		detail += fmt.Sprintf("; %d critical lines kept below with their line numbers", len(kept))
+	}
+	detail += ")"
+	extra := ""
+	if len(locs) > 0 {
+		extra = "locations: " + strings.Join(locs, " ")
+		if more > 0 {
+			extra += fmt.Sprintf(" (and %d more)", more)
+		}
+	}
+	return writeView(lines, h, t, rt.Marker(request.MarkerRef, hash, len(text), n, detail), kept, extra), true
 }

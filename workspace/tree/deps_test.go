@@ -166,7 +166,7 @@ func TestManifestErrors(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzManifest ./gather
+// go test -fuzz=FuzzManifest ./workspace/tree
 func FuzzManifest(f *testing.F) {
 	kinds := []string{"go.mod", "package.json", "pyproject.toml", "requirements.txt", "Cargo.toml", "pom.xml", "build.gradle", "Gemfile"}
 	for _, tt := range manifestTests {

@@ -36,7 +36,7 @@ const (
 	gitTimeout       = 10 * time.Second // per git CLI command and per log walk
 	maxDiffBytes     = 32 << 10         // the diff chunk is cut here
 	maxCommitFiles   = 50               // files listed per commit
-	MaxUntrackedList = 100              // untracked names listed
+	maxUntrackedList = 100              // untracked names listed
 	objectCacheSize  = 32 * cache.MiByte
 )
 
@@ -737,7 +737,7 @@ func FormatDiff(d *Diff) string {
 	if len(untracked) > 0 {
 		b.WriteString("Untracked files:\n")
 		for i, u := range untracked {
-			if i == MaxUntrackedList {
+			if i == maxUntrackedList {
 				fmt.Fprintf(&b, "  … %d more\n", len(untracked)-i)
 				break
 			}
@@ -745,7 +745,7 @@ func FormatDiff(d *Diff) string {
 		}
 	}
 	if d.SecretsLeftOut > 0 {
-		fmt.Fprintf(&b, "(%s left out)\n", Plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
+		fmt.Fprintf(&b, "(%s left out)\n", plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
 	}
 	return b.String()
 }

@@ -746,6 +746,9 @@ type Index struct {
 	// norms are what ranking reads of each document, by document, in one
 	// array (not through the documents: a cache miss each at 100k files).
 	norms []docNorm
+	// pages are the documentation pages in several languages, which a
+	// ranking counts once (docNorm.page; groupVersions).
+	pages []pageVersions
 
 	// postings caches, per query term met, the documents that hold it (in
 	// any field) with the term's count in each field: built by one pass
@@ -786,6 +789,9 @@ type docNorm struct {
 	path, body, defs float64
 	role             lang.Role
 	test             bool
+	// page is 1 + the index of the document's translated page in
+	// Index.pages, 0 when it has one version.
+	page int32
 }
 
 // posting is one term's documents (ascending, but for an index made from a
@@ -1083,6 +1089,8 @@ func newIndex(docs []*indexDoc) *Index {
 		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
 	}
 	ix.norms = make([]docNorm, len(docs))
+	pageOf, pages := groupVersions(docs)
+	ix.pages = pages
 	for i, d := range docs {
 		lp := float64(d.name.n) / ix.avgPath
 		lb := float64(d.content.n) / ix.avgBody
@@ -1092,6 +1100,9 @@ func newIndex(docs []*indexDoc) *Index {
 			body: bm25K1 * (1 - bm25B + bm25B*lb),
 			defs: bm25K1 * (1 - bm25BDefs + bm25BDefs*ld),
 			role: d.role, test: d.test,
+		}
+		if pageOf != nil {
+			ix.norms[i].page = pageOf[i]
 		}
 	}
 	return ix
@@ -1113,10 +1124,15 @@ type RankQuery struct {
 	// aboutTests keeps test files from being ranked down; explain lets
 	// docs rise (still below code).
 	aboutTests, explain bool
+	// lang is the request's language (query.Query.Lang): of a page in
+	// several languages, the version kept (otherVersion); every version
+	// is ranked when allVersions (a request about translations).
+	lang        string
+	allVersions bool
 }
 
 func NewRankQuery(q *query.Query, aboutTests bool) RankQuery {
-	return RankQuery{terms: TermsOf(q.Words), aboutTests: aboutTests, explain: q.Explain}
+	return RankQuery{terms: TermsOf(q.Words), aboutTests: aboutTests, explain: q.Explain, lang: q.Lang, allVersions: q.Translations}
 }
 
 // termsOf returns the distinct term hashes of a query's words.
@@ -1187,6 +1203,10 @@ func (r *Ranking) Match(i int) ctxd.LexicalMatch {
 	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: d.role.String(), Prior: priors[d.role]}
 }
 
+// IsDoc reports whether Hits[i] is documentation, a changelog or
+// repository meta: text about the code, not code.
+func (r *Ranking) IsDoc(i int) bool { return isDocRole(r.ix.docs[r.docs[i]].role) }
+
 // find returns the index of the document of path (docs are sorted by
 // path).
 func (ix *Index) find(path string) (int, bool) {
@@ -1252,6 +1272,9 @@ func (ix *Index) Ranking(q RankQuery, limit int, keep func(path string) bool) *R
 	consider := func(j int) {
 		a := &cand[j]
 		if keep != nil && !keep(ix.docs[a.doc].path) {
+			return
+		}
+		if !q.allVersions && ix.norms[a.doc].page != 0 && ix.otherVersion(a.doc, q.lang) {
 			return
 		}
 		s := a.sp + a.sc + a.sd

@@ -153,7 +153,7 @@ func TestRankDefinitionsAndRoles(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzScanDefs ./gather
+// go test -fuzz=FuzzScanDefs ./workspace/tree
 func FuzzScanDefs(f *testing.F) {
 	for _, s := range []string{"func (s *Server) Shutdown() {}", "class A:\n def b(self): pass", "function* g() {}", "func(", "func (", "def", "é def ü"} {
 		f.Add(s)
@@ -363,7 +363,7 @@ func TestNewDocMatchesPerOccurrence(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzNewDoc ./gather
+// go test -fuzz=FuzzNewDoc ./workspace/tree
 func FuzzNewDoc(f *testing.F) {
 	for _, s := range []string{"func (s *Server) Shutdown() {}", "a a A_b aB ab", "é def ü", "function* walkTree() {}\nclass A:\n def b(self): pass", "func(a int) {}; type T struct{}",
 		"res.cookie = function (n) {}; res.send = function send() {}; a.b\t=\tfunction c() {}; x.y == function () {}"} {

@@ -129,7 +129,7 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// go test -fuzz=FuzzResolve ./gather
+// go test -fuzz=FuzzResolve ./workspace/tree
 func FuzzResolve(f *testing.F) {
 	root := f.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {

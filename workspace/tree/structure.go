@@ -1,11 +1,13 @@
 package tree
 
 import (
-	"github.com/ctxd/ctxd"
-
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Bounds of the structure chunk, so a huge tree stays a summary.
@@ -81,8 +83,28 @@ func Structure(paths []string, depth int) string {
 			names = append(names, n)
 		}
 		sort.Strings(names)
+		names, others := localeDirs(names)
 		for _, n := range names {
 			c := d.dirs[n]
+			if others != nil && n == others[0] {
+				// The other locales of a docs tree, on one line.
+				var files, dirs int
+				for _, o := range others[1:] {
+					files += d.dirs[o].nFiles
+					dirs += 1 + d.dirs[o].nDirs
+				}
+				if lines >= structureMaxLines {
+					left += files + dirs
+					continue
+				}
+				lines++
+				escaped := make([]string, len(others)-1)
+				for i, o := range others[1:] {
+					escaped[i] = ctxd.EscapeName(o)
+				}
+				fmt.Fprintf(&b, "%s{%s}/  (%d other locales of %s/: %s not shown)\n", indent, strings.Join(escaped, ","), len(others)-1, ctxd.EscapeName(n), counts(files, dirs))
+				// and the kept locale below, as any directory
+			}
 			if lines >= structureMaxLines {
 				left += 1 + c.nFiles + c.nDirs
 				continue
@@ -118,15 +140,45 @@ func Structure(paths []string, depth int) string {
 	return b.String()
 }
 
+// localeDirs finds, among sorted directory names, a set of locale folders
+// (three or more named as locale tags: docs/de, docs/en, docs/zh-hant) and
+// keeps one of them (English, else the first: lang.Preferred): it returns
+// the names without the others, and others as the kept name followed by
+// the left-out ones (nil when there is no such set). Translations of a
+// docs tree are one entry of the structure, not a screenful: fastapi's 15
+// locales took 45 of the tree's 400 lines.
+func localeDirs(names []string) (kept, others []string) {
+	var tags, locales []string
+	for _, n := range names {
+		if t := lang.Tag(n); t != "" {
+			tags = append(tags, t)
+			locales = append(locales, n)
+		}
+	}
+	if len(locales) < 3 {
+		return names, nil
+	}
+	keep := locales[lang.Preferred(tags, "")]
+	others = []string{keep}
+	for _, n := range names {
+		if n != keep && slices.Contains(locales, n) {
+			others = append(others, n)
+		} else {
+			kept = append(kept, n)
+		}
+	}
+	return kept, others
+}
+
 func counts(files, dirs int) string {
-	s := Plural(files, "file", "files")
+	s := plural(files, "file", "files")
 	if dirs > 0 {
-		s += ", " + Plural(dirs, "dir", "dirs")
+		s += ", " + plural(dirs, "dir", "dirs")
 	}
 	return s
 }
 
-func Plural(n int, one, many string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

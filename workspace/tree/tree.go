@@ -91,6 +91,10 @@ type Tree struct {
 	pre   *prefetch
 
 	follow follower // watcher, persisted index, background refresh
+	// graphs counts the file graphs building beside a request
+	// (SnapshotAndGit): Close waits for them, so none logs or saves
+	// after it.
+	graphs sync.WaitGroup
 	// indexDirRel is the persisted index's directory when it lies inside
 	// the root outside .ctxd (a state dir moved into the tree): never
 	// walked, never watched, so writing the index is not a change.
@@ -150,6 +154,7 @@ func (w *Tree) Logger() *slog.Logger { return w.log }
 func (w *Tree) Close() error {
 	w.stopPrefetch()
 	w.stopFollowing()
+	w.graphs.Wait()
 	return w.git.close()
 }
 
@@ -353,7 +358,7 @@ func (w *Tree) SnapshotAndGit(ctx context.Context, commits int) (*Snapshot, *Git
 	}
 	// The file graph (built once per snapshot) builds while git and the
 	// lexical ranking run; the link signals wait for it.
-	go snap.Links(ctx, w)
+	w.graphs.Go(func() { snap.Links(ctx, w) })
 
 	<-gitDone
 	if snap.blocksGit() {

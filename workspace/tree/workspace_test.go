@@ -67,3 +67,29 @@ func TestStructure(t *testing.T) {
 	testutil.GoldenFile(t, "structure_depth2", []byte(Structure(paths, 2)), *update)
 	testutil.GoldenFile(t, "structure_depth3", []byte(Structure(paths, 3)), *update)
 }
+
+// TestStructureLocales: three or more locale folders are one line beside
+// the English one; two folders named like languages are not a set.
+func TestStructureLocales(t *testing.T) {
+	paths := []string{"docs/en/index.md", "docs/en/guide/a.md", "docs/zh/index.md", "docs/pt-BR/index.md",
+		"docs/ja/index.md", "docs/ja/guide/a.md", "docs/assets/logo.svg", "src/es/index.js", "src/ca/x.js", "src/main.js"}
+	want := `./  (10 files, 11 dirs)
+  docs/
+    assets/
+      logo.svg
+    {ja,pt-BR,zh}/  (3 other locales of en/: 4 files, 4 dirs not shown)
+    en/
+      guide/
+        a.md
+      index.md
+  src/
+    ca/
+      x.js
+    es/
+      index.js
+    main.js
+`
+	if got := Structure(paths, 4); got != want {
+		t.Errorf("Structure (-want +got):\n%s", cmp.Diff(want, got))
+	}
+}

@@ -108,13 +108,38 @@ type Signals struct {
 	// Lost names each reference that did not resolve and each signal
 	// lost, prefixed by at.
 	Lost []string
+	// Hidden names each signal that is recoverable but not visible:
+	// the input item it came from and the signal.
+	Hidden []string
+	// Kinds splits Total and Visible by kind: "error" (error and
+	// failure lines, failing tests), "location" (a file:line alone, as
+	// grep and tracebacks print them) and "path" (a file a diff
+	// touches).
+	Kinds map[string]*KindCount
+}
+
+// KindCount is the signals of one kind and those visible.
+type KindCount struct{ Total, Visible int }
+
+// signalKind is a signal's kind for [Signals.Kinds].
+func signalKind(sig string, a *signal.Info) string {
+	switch {
+	case slices.Contains(a.Paths, sig):
+		return "path"
+	case slices.Contains(a.Tests, sig):
+		return "error"
+	}
+	if locs := signal.Locations(sig, nil); len(locs) == 1 && locs[0] == strings.TrimLeft(sig, "./") {
+		return "location"
+	}
+	return "error"
 }
 
 // CheckSignals checks in's critical signals against out, resolving
 // references with get (an artifact store's Get for the run's session).
 // The trajectory benchmark and the proxy's turn-by-turn replay share it.
 func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error), at string) Signals {
-	var st Signals
+	st := Signals{Kinds: map[string]*KindCount{}}
 	resolved := map[string][]byte{}
 	var outText strings.Builder
 	var queue []string
@@ -145,7 +170,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	text := signal.Normalized(outText.String())
-	for _, it := range in.Items {
+	for i, it := range in.Items {
 		for _, s := range it.Segments {
 			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
 				continue
@@ -153,15 +178,26 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			a := signal.Analyze(s.Text)
 			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
 				st.Total++
+				kind := signalKind(sig, a)
+				kc := st.Kinds[kind]
+				if kc == nil {
+					kc = &KindCount{}
+					st.Kinds[kind] = kc
+				}
+				kc.Total++
 				ok := strings.Contains(text, sig)
 				if ok {
 					st.Visible++
+					kc.Visible++
 				}
 				for _, b := range resolved {
 					ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
 				}
 				if ok {
 					st.Recovered++
+					if !strings.Contains(text, sig) {
+						st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
+					}
 				} else {
 					st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
 				}

@@ -75,6 +75,20 @@ local function err_text(err)
   return tostring(err)
 end
 
+--- A callback for M.request that calls cb(result) on success and reports
+--- an error, other than a cancellation, as "<what> failed: ...".
+local function on_result(what, cb)
+  return function(err, result)
+    if err then
+      if err.code ~= rpc.CANCELLED then
+        notify(what .. ' failed: ' .. err_text(err), vim.log.levels.ERROR)
+      end
+      return
+    end
+    cb(result)
+  end
+end
+
 --- The workspace root: the configured one, else the git top-level above
 --- the current directory (found by looking for .git, no subprocess), else
 --- the current directory.
@@ -461,16 +475,10 @@ function M.prompt(args, opts)
     return
   end
   local params = M.prompt_params(task, request, opts.range)
-  return M.request('prompt', 'ctx/buildPrompt', params, function(err, env)
-    if err then
-      if err.code ~= rpc.CANCELLED then
-        notify('building the prompt failed: ' .. err_text(err), vim.log.levels.ERROR)
-      end
-      return
-    end
+  return M.request('prompt', 'ctx/buildPrompt', params, on_result('building the prompt', function(env)
     state.envelope = env
     M.show_prompt(env, opts.yank)
-  end)
+  end))
 end
 
 local function qf_items(env)
@@ -542,16 +550,10 @@ function M.context(args)
   local params = M.prompt_params('auto', request, nil)
   params.format = nil
   params.session_id = nil
-  return M.request('context', 'ctx/gather', params, function(err, env)
-    if err then
-      if err.code ~= rpc.CANCELLED then
-        notify('gathering failed: ' .. err_text(err), vim.log.levels.ERROR)
-      end
-      return
-    end
+  return M.request('context', 'ctx/gather', params, on_result('gathering', function(env)
     state.envelope = env
     M.fill_quickfix(env, true)
-  end)
+  end))
 end
 
 local function session_line(s)
@@ -569,13 +571,7 @@ function M.resume(id)
   if id and id ~= '' then
     params = { session_id = id }
   end
-  return M.request('resume', 'ctx/sessions/resume', params, function(err, res)
-    if err then
-      if err.code ~= rpc.CANCELLED then
-        notify('resume failed: ' .. err_text(err), vim.log.levels.ERROR)
-      end
-      return
-    end
+  return M.request('resume', 'ctx/sessions/resume', params, on_result('resume', function(res)
     if not res.resumed then
       notify('nothing to resume: ' .. (res.reason or 'no running session'))
       return
@@ -593,7 +589,7 @@ function M.resume(id)
       state.envelope = res.envelope
       M.show_prompt(res.envelope, false)
     end
-  end)
+  end))
 end
 
 --- :CtxSessions: pick a session of this workspace to resume.

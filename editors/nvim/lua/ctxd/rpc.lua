@@ -61,6 +61,13 @@ function Conn:request(method, params, cb)
   return id
 end
 
+--- Send a notification, unless the daemon is gone.
+function Conn:notify(method, params)
+  if not self.closed then
+    self:_send_notify(method, params)
+  end
+end
+
 --- Answer a pending request (once).
 function Conn:_answer(id, err, result)
   local cb = self.pending[id]
@@ -135,10 +142,8 @@ local function start_lsp(start, cmd, args, opts, on_exit)
     end
     return id
   end
-  function conn:notify(method, params)
-    if not self.closed then
-      client.notify(method, params)
-    end
+  conn._send_notify = function(_, method, params)
+    client.notify(method, params)
   end
   conn.kill = function()
     client.terminate()
@@ -199,10 +204,8 @@ local function start_job(cmd, args, opts, on_exit)
     end
     return id
   end
-  function conn:notify(method, params)
-    if not self.closed then
-      send({ jsonrpc = '2.0', method = method, params = params })
-    end
+  conn._send_notify = function(_, method, params)
+    send({ jsonrpc = '2.0', method = method, params = params })
   end
   conn.kill = function()
     vim.fn.jobstop(job)
