@@ -482,3 +482,72 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 		})
 	}
 }
+
+// TestFitShowsTheTopFileWhole is issue 25's allocation failure: the file
+// the task most likely needs stayed at its bodies view (its changed lines
+// collapsed) while the budget went to making the next file whole. A bodies
+// view of half a file is worth about half of it, so the allocator spends
+// on the best file whole before it upgrades the next one.
+func TestFitShowsTheTopFileWhole(t *testing.T) {
+	c := counter(t)
+	mk := func(name string, n int, score float64) ctxd.Chunk {
+		return ctxd.Chunk{Source: name, ChunkType: ctxd.ChunkFile, Content: lines(name, n), Score: score}
+	}
+	top := mk("top.go", 65, 2000)
+	cs := []ctxd.Chunk{top, mk("b.go", 40, 1500), mk("c.go", 40, 1400), mk("d.go", 40, 1300)}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		ls := strings.SplitAfter(ch.Content, "\n")
+		n := len(ls) - 1
+		return []View{
+			{Level: ctxd.ViewBodies, Text: strings.Join(ls[:n/2], ""), Elided: []ctxd.LineRange{{Start: n/2 + 1, End: n}}},
+			{Level: ctxd.ViewOutline, Text: "func " + strings.TrimSuffix(ch.Source, ".go") + "()\n", Elided: []ctxd.LineRange{{Start: 1, End: n}}},
+		}
+	}
+	whole := c.Count(render(top))
+	// Room for the top file whole and the others' outlines, not for it
+	// and another file whole.
+	budget := whole + 3*c.Count(render(ctxd.Chunk{Source: "b.go", Content: "func b()\n"})) + 300
+	got, err := Fit(t.Context(), cs, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TokensUsed > budget {
+		t.Fatalf("used %d of %d", got.TokensUsed, budget)
+	}
+	views4 := map[string]ctxd.View{}
+	for _, ch := range got.Chunks {
+		views4[ch.Source] = ch.Shown()
+	}
+	if views4["top.go"] != ctxd.ViewFull {
+		t.Errorf("top.go at %q, want whole; views %v", views4["top.go"], views4)
+	}
+	for _, s := range []string{"b.go", "c.go", "d.go"} {
+		if views4[s] == "" {
+			t.Errorf("%s left out; views %v", s, views4)
+		}
+	}
+}
+
+// TestPresenceBudget: half of a small budget goes to making the best
+// chunks present; of a larger one, less than half, growing with it.
+func TestPresenceBudget(t *testing.T) {
+	tests := []struct{ left, want int }{
+		{0, 0},
+		{2000, 1000},
+		{presenceFirst, presenceFirst / 2},
+		{presenceFirst + 4000, presenceFirst/2 + int(presenceRest*4000)},
+	}
+	for _, tt := range tests {
+		if got := presenceBudget(tt.left); got != tt.want {
+			t.Errorf("presenceBudget(%d) = %d, want %d", tt.left, got, tt.want)
+		}
+	}
+	prev := 0
+	for left := 0; left <= 200000; left += 1000 {
+		got := presenceBudget(left)
+		if got < prev || got > left/2 {
+			t.Fatalf("presenceBudget(%d) = %d after %d: not growing, or over half", left, got, prev)
+		}
+		prev = got
+	}
+}

@@ -6,31 +6,37 @@ import (
 	"github.com/ctxd/ctxd"
 )
 
-// TestFocusQuality: a focus view is worth more the more of its focus
-// lines' functions it shows, so the upgrade pass grows the best function
-// alone into the best three; a view without focus lines keeps its level's
-// quality.
+// TestFocusQuality: a view is worth its share of the file's tokens
+// (viewQuality), and more the more of its focus lines' functions it shows,
+// so the upgrade pass grows the best function alone into the best three; a
+// view without focus lines is worth its share alone; the outline only its
+// presence.
 func TestFocusQuality(t *testing.T) {
 	focus := []int{10, 50, 90}
+	// A tenth of the file's tokens.
 	view := func(level ctxd.View, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
-		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Facts: ctxd.Facts{FocusLines: focusLines}}
+		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focusLines}}
 	}
+	tenth := viewBase + viewShown/10
 	tests := []struct {
 		name string
 		c    *ctxd.Chunk
 		want float64
 	}{
-		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), quality[ctxd.ViewFocusOnly]},
-		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), quality[ctxd.ViewFocusOnly] + focusMore/2},
-		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.ViewFocusOnly] + focusMore},
-		{"focus view, all three", view(ctxd.ViewFocus, focus), quality[ctxd.ViewFocus] + focusMore},
-		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), quality[ctxd.ViewFocusOnly]},
-		{"one focus line", view(ctxd.ViewFocusOnly, []int{10}), quality[ctxd.ViewFocusOnly]},
-		{"signatures ignore focus lines", view(ctxd.ViewSignatures, focus), quality[ctxd.ViewSignatures]},
+		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), tenth},
+		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + focusMore/2},
+		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), tenth + focusMore},
+		{"focus view, all three", view(ctxd.ViewFocus, focus), tenth + focusMore},
+		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), tenth},
+		{"one focus line", view(ctxd.ViewFocusOnly, []int{10}), tenth},
+		// bodies and signatures keep the focus lines' functions whole too.
+		{"signatures keep the focused functions", view(ctxd.ViewSignatures, focus), tenth + focusMore},
 		// The named definitions alone: none of the focus lines' functions.
-		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), quality[ctxd.ViewFocusOnly] - focusMore},
-		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), quality[ctxd.ViewFocusOnly] - focusMore},
-		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), quality[ctxd.ViewFocus] - focusMore},
+		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), tenth - focusMore},
+		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), tenth - focusMore},
+		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), tenth - focusMore},
+		{"the outline is presence", view(ctxd.ViewOutline, focus), outlineQuality},
+		{"whole", &ctxd.Chunk{Tokens: 1000}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,5 +44,21 @@ func TestFocusQuality(t *testing.T) {
 				t.Errorf("quality %.3f, want %.3f", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestQualityGrowsWithWhatIsShown: of two views of one file, the one that
+// shows more of it is worth more, whatever their levels, and no view is
+// worth the file whole: the upgrade pass then has a reason to show the
+// file the task needs whole rather than stop at a bodies view.
+func TestQualityGrowsWithWhatIsShown(t *testing.T) {
+	at := func(level ctxd.View, tokens int) float64 {
+		return qualityOf(&ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000})
+	}
+	order := []float64{at(ctxd.ViewOutline, 50), at(ctxd.ViewFocusOnly, 120), at(ctxd.ViewFocus, 200), at(ctxd.ViewSignatures, 350), at(ctxd.ViewBodies, 600), at(ctxd.ViewBodies, 990), qualityOf(&ctxd.Chunk{Tokens: 1000})}
+	for i := 1; i < len(order); i++ {
+		if order[i] <= order[i-1] {
+			t.Errorf("qualities %v do not grow at %d", order, i)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,10 +134,12 @@ func TestRecall(t *testing.T) {
 	var progress strings.Builder
 	var steps []string
 	step := func(i, n int, commit string) { steps = append(steps, fmt.Sprintf("%d/%d %.12s", i+1, n, commit)) }
-	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Budgets: []int{2000, 32000}, Progress: &progress, Step: step})
+	dump := filepath.Join(t.TempDir(), "dump")
+	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Budgets: []int{2000, 32000}, Progress: &progress, Step: step, Dump: dump})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkDump(t, dump, rep.Cases, 2)
 	// Step is called once per case, in order.
 	if len(steps) != rep.Cases {
 		t.Errorf("steps %q for %d cases", steps, rep.Cases)
@@ -183,6 +186,32 @@ func TestRecall(t *testing.T) {
 	for _, s := range []string{"all-found", "all-full", "all-lines", "line-recall", "ctxd", "bm25", "32000"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+// checkDump checks that dir holds one file per case and budget, each
+// naming the answer files with their changed lines and the included chunks
+// and at 32000 (where everything fits) no hidden line.
+func checkDump(t *testing.T, dir string, cases, budgets int) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(files) != cases*budgets {
+		t.Fatalf("dump holds %d files (%v), want %d", len(files), err, cases*budgets)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, want := range []string{"request: ", "answer:\n  ", " view=", " seen=[", "included (score order):\n", "skipped:", "bm25 whole files:"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s lacks %q:\n%s", filepath.Base(f), want, s)
+			}
+		}
+		if strings.HasSuffix(f, "-32000.txt") && (strings.Contains(s, "view=-") || !strings.Contains(s, "hidden=[]")) {
+			t.Errorf("%s: at 32000 every answer line fits:\n%s", filepath.Base(f), s)
 		}
 	}
 }

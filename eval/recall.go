@@ -31,6 +31,11 @@ type Options struct {
 	// progress line.
 	Step   func(i, n int, commit string)
 	Logger *slog.Logger
+	// Dump, when set, is a directory that receives, per case and budget,
+	// what ctxd showed beside what the baseline showed (dumpCase): the
+	// chunks with their views, costs and scores, the skipped chunks, and
+	// each changed line of the answer files, seen or not.
+	Dump string
 }
 
 // Score is the recall of one method at one budget.
@@ -196,6 +201,12 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
 			}
 			got := base.fill(c.Request, counter, env.Context.Budget)
+			if opts.Dump != "" {
+				if err := dumpCase(opts.Dump, i, c, b, env, changed, got); err != nil {
+					eng.Close()
+					return nil, err
+				}
+			}
 			found := 0
 			for _, a := range c.Answer {
 				if slices.Contains(got, a) {

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name: "eval",
-		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v]\n" +
+		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v] [--dump DIR]\n" +
 			"  eval swebench --instances FILE (--repos DIR | --repo owner/name=PATH...) [--budgets 13000,27000,50000] [--per-repo N] [--json] [-v]",
 		summary: `Measure how well ctxd finds the code a task needs (docs/eval.md).
 recall replays eligible commits of a repository's own history: the parent checked out in a
@@ -46,6 +46,7 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	budgets := fs.String("budgets", "8000,32000", "total token budgets, comma-separated")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr, and the misses")
+	dump := fs.String("dump", "", "write, per commit and budget, what ctxd and the baseline showed to files in this `directory`")
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -60,7 +61,7 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := eval.Options{Commits: *commits, Budgets: bs}
+	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump}
 	if *verbose {
 		opts.Progress = io.Err
 	}
