@@ -152,6 +152,13 @@ func (r *run) floor() int {
 	for i := range r.protected {
 		n += r.req.Items[i].Tokens
 	}
+	// A protected item's tool results are outputs (keeps): what they were
+	// reduced to counts, not what they were.
+	for _, c := range r.cands {
+		if r.protected[c.ref.Item] && !r.keeps(c) && c.transform != "" && c.after < c.seg.Tokens {
+			n -= c.seg.Tokens - c.after
+		}
+	}
 	return n
 }
 
