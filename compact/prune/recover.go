@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxd/ctxd/artifacts"
@@ -139,28 +140,77 @@ func (r *run) evictedPiece(i int) string {
 // their spans in this form.
 func EvictedPiece(i int, it *request.Item) string {
 	var sb strings.Builder
+	sb.Grow(EvictedPieceLen(i, it))
+	WriteEvictedPiece(&sb, i, it)
+	return sb.String()
+}
+
+// PieceWriter is where [WriteEvictedPiece] writes: a *strings.Builder,
+// a *bytes.Buffer, or a counter.
+type PieceWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// EvictedPieceLen is len(EvictedPiece(i, it)), without rendering it.
+func EvictedPieceLen(i int, it *request.Item) int {
+	var n pieceCounter
+	WriteEvictedPiece(&n, i, it)
+	return int(n)
+}
+
+// WriteEvictedPiece writes EvictedPiece(i, it) to w, the texts straight
+// from the item (no formatted copy of a large output): callers that
+// size w first with [EvictedPieceLen] hold the text once.
+func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
 	role := it.Role
 	if role == "" {
 		role = string(it.Kind)
 	}
-	fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
+	w.WriteString("=== message ")
+	w.WriteString(strconv.Itoa(i))
+	w.WriteString(" (")
+	w.WriteString(role)
+	w.WriteString(") ===\n")
 	for j := range it.Segments {
 		s := &it.Segments[j]
 		switch s.Kind {
 		case request.SegToolCall:
-			fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
+			w.WriteString("[tool call ")
+			w.WriteString(s.CallID)
+			w.WriteByte(' ')
+			w.WriteString(s.Name)
+			w.WriteString("]\n")
+			w.WriteString(s.Text)
+			w.WriteByte('\n')
 		case request.SegToolResult:
-			fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
+			w.WriteString("[tool result ")
+			w.WriteString(s.CallID)
+			w.WriteString("]\n")
+			w.WriteString(s.Text)
+			w.WriteByte('\n')
 		case request.SegImage:
-			sb.WriteString("[image]\n")
+			w.WriteString("[image]\n")
 		default:
 			if s.Text != "" {
-				sb.WriteString(s.Text)
-				sb.WriteByte('\n')
+				w.WriteString(s.Text)
+				w.WriteByte('\n')
 			}
 		}
 	}
-	return sb.String()
+}
+
+// pieceCounter counts what is written to it.
+type pieceCounter int
+
+func (c *pieceCounter) WriteString(s string) (int, error) {
+	*c += pieceCounter(len(s))
+	return len(s), nil
+}
+
+func (c *pieceCounter) WriteByte(byte) error {
+	*c++
+	return nil
 }
 
 // evictedList names the evicted items compactly: "3-7, 9".

@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
@@ -149,22 +151,25 @@ func (r *run) planEviction(sess sessionState) *eviction {
 // stored verbatim first. It returns nil when it cannot (the caller falls
 // back to the unstepped eviction).
 func (r *run) applyEviction(out []byte, ev *eviction) ([]byte, int) {
-	if out == nil {
-		out = r.req.Body
-	}
-	req, err := request.Parse(out, r.req.Format)
-	if err != nil || len(req.Items) != len(r.req.Items) {
-		return nil, 0
-	}
 	built, err := r.ledgerItem(ev)
 	if err != nil {
 		r.o.log.Warn("artifact store failed; no stepped eviction", "error", err)
 		return nil, 0
 	}
 	raw := built.raw
-	plan := req.NewPlan()
+	// out is the original request with the selected rewrites
+	// (emitValidated): the same plan over the parsed original, less the
+	// evicted items, writes the same bytes without parsing out again.
+	plan := r.req.NewPlan()
 	for _, i := range ev.drop {
 		plan.DropItem(i)
+	}
+	if out != nil {
+		for _, c := range r.cands {
+			if c.selected() && !plan.Dropped(c.ref.Item) {
+				plan.SetText(c.ref, c.text)
+			}
+		}
 	}
 	plan.Insert(ev.at, raw)
 	evicted, err := plan.Emit()
@@ -221,19 +226,27 @@ func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
 }
 
 func (r *run) buildLedger(ev *eviction) builtLedger {
-	var span strings.Builder
+	// The span is written once, into a buffer of its exact size, and
+	// handed to the store as is: an evicted output is held once more
+	// here, not once per builder and conversion.
+	n := 0
 	for _, i := range ev.drop {
-		span.WriteString(prune.EvictedPiece(i, r.req.Items[i]))
+		n += prune.EvictedPieceLen(i, r.req.Items[i])
 	}
-	text := span.String()
-	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, []byte(text))
+	var span bytes.Buffer
+	span.Grow(n)
+	for _, i := range ev.drop {
+		prune.WriteEvictedPiece(&span, i, r.req.Items[i])
+	}
+	text := span.Bytes()
+	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, text)
 	if err == nil {
 		err = r.o.opts.Store.Flush()
 	}
 	if err != nil {
 		return builtLedger{err: err}
 	}
-	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), request.CountLines(text), "evicted messages "+indexList(ev.drop))
+	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), artifacts.CountLines(text), "evicted messages "+indexList(ev.drop))
 	l := r.ledger(ev, marker)
 	var raw []byte
 	for chars := ev.budget * 4; chars >= 200; chars = chars * 3 / 4 {

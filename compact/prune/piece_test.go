@@ -1,0 +1,68 @@
+package prune
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// fmtPiece is EvictedPiece as it was written with fmt: the stored span's
+// bytes must not move (a span's hash is its reference).
+func fmtPiece(i int, it *request.Item) string {
+	var sb strings.Builder
+	role := it.Role
+	if role == "" {
+		role = string(it.Kind)
+	}
+	fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
+	for j := range it.Segments {
+		s := &it.Segments[j]
+		switch s.Kind {
+		case request.SegToolCall:
+			fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
+		case request.SegToolResult:
+			fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
+		case request.SegImage:
+			sb.WriteString("[image]\n")
+		default:
+			if s.Text != "" {
+				sb.WriteString(s.Text)
+				sb.WriteByte('\n')
+			}
+		}
+	}
+	return sb.String()
+}
+
+func TestEvictedPieceBytes(t *testing.T) {
+	big := strings.Repeat("line of output %d %s\n", 5000)
+	for _, tc := range []struct {
+		name string
+		i    int
+		it   *request.Item
+	}{
+		{"text", 0, &request.Item{Role: "user", Segments: []request.Segment{{Kind: request.SegText, Text: "hello\nworld"}}}},
+		{"empty text", 3, &request.Item{Role: "assistant", Segments: []request.Segment{{Kind: request.SegText}}}},
+		{"no role", 12, &request.Item{Kind: request.KindSummary, Segments: []request.Segment{{Kind: request.SegText, Text: "sum"}}}},
+		{"call and result", 7, &request.Item{Role: "assistant", Segments: []request.Segment{
+			{Kind: request.SegText, Text: "running"},
+			{Kind: request.SegToolCall, CallID: "call_1", Name: "bash", Text: `{"cmd":"ls %s"}`},
+			{Kind: request.SegToolResult, CallID: "call_1", Text: big},
+			{Kind: request.SegImage},
+			{Kind: request.SegToolResult, Text: ""},
+		}}},
+		{"utf-8 and percent", 1000000, &request.Item{Role: "tool", Segments: []request.Segment{{Kind: request.SegToolResult, CallID: "é%v", Text: "naïve %d\x00"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := fmtPiece(tc.i, tc.it)
+			if got := EvictedPiece(tc.i, tc.it); got != want {
+				t.Errorf("EvictedPiece:\n%q\nwant\n%q", got, want)
+			}
+			if n := EvictedPieceLen(tc.i, tc.it); n != len(want) {
+				t.Errorf("EvictedPieceLen = %d, want %d", n, len(want))
+			}
+		})
+	}
+}

@@ -1,0 +1,48 @@
+package smart
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// The stepped eviction's bytes are pinned: the forwarded request (the
+// masking's rewrites, the ledger in the evicted rounds' place) and the
+// span stored behind the ledger's reference, in each format. Written
+// without intermediate copies (buildLedger, applyEviction), they must
+// be what the formatted, re-parsed path wrote (-update rewrites).
+func TestLedgerBytes(t *testing.T) {
+	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+		t.Run(string(f), func(t *testing.T) {
+			store := newStore(t)
+			in := convo.Body(f, "gpt-4o", agentRounds(40), nil)
+			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
+			l, _ := ledgerOf(t, f, res.Body)
+			ms := request.ParseMarkers(l)
+			if len(ms) == 0 {
+				t.Fatalf("no ledger reference; reasons %v", res.Report.PolicyReasons)
+			}
+			if res.Report.SelectedCandidateCount == 0 {
+				t.Fatalf("no rewrite beside the eviction: the test no longer covers a rewritten request")
+			}
+			full, err := store.Resolve(t.Context(), "s", ms[0].Hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			span, _, err := store.Get(t.Context(), "s", full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The ledger in full; the request and the span (230 KB) by
+			// their length and hash.
+			var got bytes.Buffer
+			fmt.Fprintf(&got, "request: %d bytes, sha256 %x\nspan: %d bytes, sha256 %x\n--- ledger ---\n%s\n", len(res.Body), sha256.Sum256(res.Body), len(span), sha256.Sum256(span), l)
+			testutil.GoldenFile(t, "ledger_bytes."+string(f), got.Bytes(), *update)
+		})
+	}
+}
