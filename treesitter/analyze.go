@@ -147,14 +147,8 @@ type owner struct {
 // (a large function kept whole is outlined; a small one stays whole).
 const (
 	innerMinLines = 30
-	largeBody     = 80
 	maxInner      = 8
 )
-
-// LargeBody is the length in lines from which a function kept whole
-// shows its inner definitions collapsed (largeBody): a smaller one is
-// kept whole with them, so focusing one of them focuses it.
-const LargeBody = largeBody
 
 // innerKinds are the symbol kinds recorded inside a function body: its
 // local variables and constants are not definitions a reader looks for.

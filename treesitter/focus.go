@@ -12,6 +12,16 @@ import (
 	"github.com/ctxd/ctxd"
 )
 
+// largeBody is the length in lines from which a function kept whole
+// shows its inner definitions collapsed (a large function kept whole is
+// outlined; a smaller one stays whole). It is here, with no build
+// constraint, because focus reads it with and without tree-sitter.
+const largeBody = 80
+
+// LargeBody is largeBody for other packages: a function under it is kept
+// whole with its inner definitions, so focusing one of them focuses it.
+const LargeBody = largeBody
+
 // The focus levels show a file around what a task points at: the
 // functions at [Options.KeepLines] (a cursor, a selection, stack frames)
 // and those named by [Options.KeepFuncs] are shown whole, with their doc
