@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/internal/filelock"
 )
 
@@ -173,13 +174,7 @@ func Hash(content []byte) string {
 
 // CountLines counts the lines of content: the newlines, plus one for a
 // last line without one. Empty content has no lines.
-func CountLines(content []byte) int {
-	n := bytes.Count(content, []byte{'\n'})
-	if len(content) > 0 && content[len(content)-1] != '\n' {
-		n++
-	}
-	return n
-}
+func CountLines(content []byte) int { return byteview.CountLines(content) }
 
 // validHash checks a full hash (64 lowercase hex digits).
 func validHash(h string) bool {

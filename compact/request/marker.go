@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // MarkerHashLen is how many hex digits of the SHA-256 a marker shows; the
@@ -191,13 +193,4 @@ func RangeText(a, b int) string {
 
 // CountLines counts lines as the artifact store does: a final newline
 // does not start another line.
-func CountLines(text string) int {
-	if text == "" {
-		return 0
-	}
-	n := strings.Count(text, "\n")
-	if !strings.HasSuffix(text, "\n") {
-		n++
-	}
-	return n
-}
+func CountLines(text string) int { return byteview.CountLines(text) }

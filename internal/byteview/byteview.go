@@ -5,7 +5,11 @@
 // write it.
 package byteview
 
-import "unsafe"
+import (
+	"bytes"
+	"strings"
+	"unsafe"
+)
 
 // ReadOnly returns s's bytes without copying them. The caller must never
 // write to the slice (a hash, a file write, a search read it).
@@ -17,4 +21,21 @@ func ReadOnly(s string) []byte {
 // caller made and never writes again (as strings.Builder does).
 func Owned(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// CountLines counts the lines of a text as the artifact store, the
+// request model and the file index all do: the newlines, plus one for a
+// last line without one; an empty text has none.
+func CountLines[T string | []byte](text T) int {
+	var n int
+	switch t := any(text).(type) {
+	case string:
+		n = strings.Count(t, "\n")
+	case []byte:
+		n = bytes.Count(t, []byte{'\n'})
+	}
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
 }

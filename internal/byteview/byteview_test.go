@@ -22,3 +22,14 @@ func TestViews(t *testing.T) {
 		t.Error("Owned copied its buffer")
 	}
 }
+
+func TestCountLines(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"\n", 1}, {"\n\n", 2}, {"a\n\nb\n", 3}} {
+		if got, gotB := CountLines(tc.text), CountLines([]byte(tc.text)); got != tc.want || gotB != tc.want {
+			t.Errorf("CountLines(%q) = %d (string), %d (bytes), want %d", tc.text, got, gotB, tc.want)
+		}
+	}
+}

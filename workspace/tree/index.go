@@ -22,6 +22,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/safefs"
 )
@@ -667,16 +668,8 @@ func isBinary(b []byte) bool {
 	return bad*10 > len(head)
 }
 
-func CountLines(b []byte) int {
-	if len(b) == 0 {
-		return 0
-	}
-	n := bytes.Count(b, []byte{'\n'})
-	if b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
+// CountLines counts b's lines as byteview.CountLines does.
+func CountLines(b []byte) int { return byteview.CountLines(b) }
 
 // goModulePath reads the module line of a go.mod file.
 func goModulePath(b []byte) string {
