@@ -87,6 +87,9 @@ func TestTurnByTurnReplay(t *testing.T) {
 				v := tot.dKinds[k]
 				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (distinct)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
 			}
+			for _, k := range slices.Sorted(maps.Keys(tot.where)) {
+				t.Logf("%-10s %6s %-24s hidden %-32s %5d (distinct; kind, where, status at the last turn)", fname, windowName(w), "TOTAL", k, tot.where[k])
+			}
 		}
 	}
 }
@@ -172,6 +175,7 @@ type turnRow struct {
 	// The distinct measure (replay.Signals.Distinct): the bar.
 	dSignals, dVisible, dRecovered int
 	dKinds                         map[string][2]int
+	where                          map[string]int // hidden: "kind place status" (replay.Measure.Where)
 	fits, pairs, latest            int
 	forwardedTokens, passTokens    int
 	maxRatio                       float64
@@ -201,6 +205,12 @@ func (t *turnTotals) add(r turnRow) {
 	t.dVisible += r.dVisible
 	t.dRecovered += r.dRecovered
 	t.dKinds = addKinds(t.dKinds, r.dKinds)
+	if t.where == nil {
+		t.where = map[string]int{}
+	}
+	for k, v := range r.where {
+		t.where[k] += v
+	}
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
@@ -321,6 +331,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			}
 			row.dSignals, row.dVisible, row.dRecovered = sig.Distinct.Total, sig.Distinct.Visible, sig.Distinct.Recovered
 			row.dKinds = map[string][2]int{}
+			row.where = sig.Distinct.Where
 			for k, v := range sig.Distinct.Kinds {
 				row.dKinds[k] = [2]int{v.Total, v.Visible}
 			}

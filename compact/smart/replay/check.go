@@ -133,6 +133,9 @@ type Measure struct {
 	Hidden                    []string
 	// Counted is every signal counted, "kind: text", in order.
 	Counted []string
+	// Where counts the hidden signals by "kind place status" (where.go:
+	// where their latest occurrence went, whether it still mattered).
+	Where map[string]int
 }
 
 // KindCount is the signals of one kind and those visible.
@@ -156,7 +159,7 @@ func signalKind(sig string, a *signal.Info) string {
 // references with get (an artifact store's Get for the run's session).
 // The trajectory benchmark and the proxy's turn-by-turn replay share it.
 func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error), at string) Signals {
-	st := Signals{Kinds: map[string]*KindCount{}, Distinct: Measure{Kinds: map[string]*KindCount{}}}
+	st := Signals{Kinds: map[string]*KindCount{}, Distinct: Measure{Kinds: map[string]*KindCount{}, Where: map[string]int{}}}
 	calls := map[string]*request.Segment{}
 	for _, it := range in.Items {
 		for j := range it.Segments {
@@ -196,6 +199,16 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	text := signal.Normalized(outText.String() + listedLocations(outText.String()))
+	latest := latestOccurrences(in, calls)
+	outResults, outRaw := map[string]string{}, map[string]bool{}
+	for _, it := range out.Items {
+		outRaw[string(it.Raw)] = true
+		for _, s := range it.Segments {
+			if s.Kind == request.SegToolResult {
+				outResults[s.CallID] = s.Text
+			}
+		}
+	}
 	for i, it := range in.Items {
 		for _, s := range it.Segments {
 			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
@@ -211,7 +224,11 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 				kind := signalKind(sig, a)
 				if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
 					seen[key] = true
-					st.Distinct.add(kind, sig, text, resolved)
+					if st.Distinct.add(kind, sig, text, resolved) {
+						at := latest[key]
+						w := kind + " " + placeOf(in.Items[at.item], at.seg, outResults, outRaw) + " " + statusOf(kind, sig, at, in, calls)
+						st.Distinct.Where[w]++
+					}
 				}
 				kc := st.Kinds[kind]
 				if kc == nil {
@@ -258,9 +275,34 @@ func listedLocations(text string) string {
 	return sb.String()
 }
 
+// latestOccurrences is each distinct signal's latest counted occurrence.
+func latestOccurrences(in *request.Request, calls map[string]*request.Segment) map[[2]string]occurrence {
+	latest := map[[2]string]occurrence{}
+	for i, it := range in.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
+				continue
+			}
+			a := signal.Analyze(s.Text)
+			view := false
+			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
+				view = ViewOutput(c.Name, c.Text)
+			}
+			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
+				if kind := signalKind(sig, a); kind != "error" || !view {
+					latest[[2]string{kind, sig}] = occurrence{item: i, seg: s}
+				}
+			}
+		}
+	}
+	return latest
+}
+
 // add counts one distinct signal against the rewritten request's text
-// and the texts its references resolve to.
-func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) {
+// and the texts its references resolve to; it reports whether the
+// signal is hidden (recoverable, not visible).
+func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) bool {
 	kc := m.Kinds[kind]
 	if kc == nil {
 		kc = &KindCount{}
@@ -273,13 +315,14 @@ func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) {
 		m.Visible++
 		kc.Visible++
 		m.Recovered++
-		return
+		return false
 	}
 	for _, b := range resolved {
 		if bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig) {
 			m.Recovered++
 			m.Hidden = append(m.Hidden, fmt.Sprintf("%s: %.100q", kind, sig))
-			return
+			return true
 		}
 	}
+	return false
 }
