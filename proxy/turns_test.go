@@ -43,6 +43,7 @@ import (
 //	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP  masking settings (default: the proxy's; -1: off)
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
 //	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
+//	CTXD_TURNS_SHOW_LEDGER=1       log the ledger of each session's last forwarded request
 //
 // The prefix-cache model: the longest prefix (whole items, and the bytes
 // before the first item) a request shares with one of the four requests
@@ -334,6 +335,13 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			row.where = sig.Distinct.Where
 			for k, v := range sig.Distinct.Kinds {
 				row.dKinds[k] = [2]int{v.Total, v.Visible}
+			}
+			if os.Getenv("CTXD_TURNS_SHOW_LEDGER") != "" {
+				for _, it := range out.Items {
+					if it.Kind == request.KindSummary && len(it.Segments) > 0 {
+						t.Logf("%s %s ledger (%d tokens):\n%s", ch.name, windowName(window), est.Item(it), it.Segments[0].Text)
+					}
+				}
 			}
 			for _, h := range sig.Distinct.Hidden[:min(len(sig.Distinct.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
 				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
