@@ -143,6 +143,13 @@ func (r *run) planEviction(sess sessionState) *eviction {
 		}
 		break
 	}
+	if cut < 0 && cum > 0 && total-cum+minLedgerTokens <= high {
+		// The latest round leaves less than the bound: all that can go
+		// goes and the ledger takes the room left (it changes as the
+		// round grows, but the alternative, the hard budget, is no
+		// steadier).
+		cut, budget = limit, high-(total-cum)
+	}
 	if cut < 0 {
 		return nil
 	}
