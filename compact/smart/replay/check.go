@@ -199,7 +199,8 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	text := signal.Normalized(outText.String() + listedLocations(outText.String()))
-	latest := latestOccurrences(in, calls)
+	segs := textSegments(in, calls)
+	latest := latestOccurrences(segs)
 	outResults, outRaw := map[string]string{}, map[string]bool{}
 	for _, it := range out.Items {
 		outRaw[string(it.Raw)] = true
@@ -209,49 +210,40 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			}
 		}
 	}
-	for i, it := range in.Items {
-		for _, s := range it.Segments {
-			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
-				continue
+	for _, ts := range segs {
+		i, it, a, view := ts.item, in.Items[ts.item], ts.a, ts.view
+		for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
+			st.Total++
+			kind := signalKind(sig, a)
+			if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
+				seen[key] = true
+				if st.Distinct.add(kind, sig, text, resolved) {
+					occ := latest[key]
+					w := kind + " " + placeOf(in.Items[occ.item], occ.seg, outResults, outRaw) + " " + statusOf(kind, sig, occ, in, calls)
+					st.Distinct.Where[w]++
+				}
 			}
-			a := signal.Analyze(s.Text)
-			view := false
-			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				view = ViewOutput(c.Name, c.Text)
+			kc := st.Kinds[kind]
+			if kc == nil {
+				kc = &KindCount{}
+				st.Kinds[kind] = kc
 			}
-			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
-				st.Total++
-				kind := signalKind(sig, a)
-				if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
-					seen[key] = true
-					if st.Distinct.add(kind, sig, text, resolved) {
-						at := latest[key]
-						w := kind + " " + placeOf(in.Items[at.item], at.seg, outResults, outRaw) + " " + statusOf(kind, sig, at, in, calls)
-						st.Distinct.Where[w]++
-					}
+			kc.Total++
+			ok := strings.Contains(text, sig)
+			if ok {
+				st.Visible++
+				kc.Visible++
+			}
+			for _, b := range resolved {
+				ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
+			}
+			if ok {
+				st.Recovered++
+				if !strings.Contains(text, sig) {
+					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
 				}
-				kc := st.Kinds[kind]
-				if kc == nil {
-					kc = &KindCount{}
-					st.Kinds[kind] = kc
-				}
-				kc.Total++
-				ok := strings.Contains(text, sig)
-				if ok {
-					st.Visible++
-					kc.Visible++
-				}
-				for _, b := range resolved {
-					ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
-				}
-				if ok {
-					st.Recovered++
-					if !strings.Contains(text, sig) {
-						st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
-					}
-				} else {
-					st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
-				}
+			} else {
+				st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
 			}
 		}
 	}
@@ -275,24 +267,41 @@ func listedLocations(text string) string {
 	return sb.String()
 }
 
-// latestOccurrences is each distinct signal's latest counted occurrence.
-func latestOccurrences(in *request.Request, calls map[string]*request.Segment) map[[2]string]occurrence {
-	latest := map[[2]string]occurrence{}
+// textSegment is an input text or tool output, its signals and whether
+// it is the output of a file view or a search (origin.go).
+type textSegment struct {
+	item int
+	seg  *request.Segment
+	a    *signal.Info
+	view bool
+}
+
+// textSegments analyzes in's texts and tool outputs once, in order.
+func textSegments(in *request.Request, calls map[string]*request.Segment) []textSegment {
+	var segs []textSegment
 	for i, it := range in.Items {
 		for j := range it.Segments {
 			s := &it.Segments[j]
 			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
 				continue
 			}
-			a := signal.Analyze(s.Text)
-			view := false
+			ts := textSegment{item: i, seg: s, a: signal.Analyze(s.Text)}
 			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				view = ViewOutput(c.Name, c.Text)
+				ts.view = ViewOutput(c.Name, c.Text)
 			}
-			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
-				if kind := signalKind(sig, a); kind != "error" || !view {
-					latest[[2]string{kind, sig}] = occurrence{item: i, seg: s}
-				}
+			segs = append(segs, ts)
+		}
+	}
+	return segs
+}
+
+// latestOccurrences is each distinct signal's latest counted occurrence.
+func latestOccurrences(segs []textSegment) map[[2]string]occurrence {
+	latest := map[[2]string]occurrence{}
+	for _, ts := range segs {
+		for _, sig := range slices.Concat(ts.a.Signals, ts.a.Tests, ts.a.Paths) {
+			if kind := signalKind(sig, ts.a); kind != "error" || !ts.view {
+				latest[[2]string{kind, sig}] = occurrence{item: ts.item, seg: ts.seg}
 			}
 		}
 	}

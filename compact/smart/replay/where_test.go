@@ -38,7 +38,7 @@ func TestHiddenWhere(t *testing.T) {
 			}
 		}
 	}
-	latest := latestOccurrences(in, calls)
+	latest := latestOccurrences(textSegments(in, calls))
 	for _, tc := range []struct{ kind, sig, want string }{
 		{"location", "units/core.py:3", "touched"}, // c4 reads it later
 		{"location", "units/io.py:9", "stale"},
