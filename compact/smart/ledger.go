@@ -36,12 +36,14 @@ import (
 // Bounds of the ledger and of the eviction steps.
 const (
 	// ledgerPercent of the usable window bounds the ledger's tokens
-	// (at least minLedgerTokens). The bound is kept free at each step:
-	// measured on the turn-by-turn replay (BENCHMARKS.md, "h26ledger2"),
-	// 30% lists about every location and open error of the evicted
-	// rounds at 16k and 32k for the bill of 4% (the room a step leaves
-	// delays the next one).
-	ledgerPercent   = 30
+	// (at least minLedgerTokens). The whole bound is kept free at a
+	// step, so a step also leaves that much room and the next one comes
+	// later. Measured on the turn-by-turn replay (BENCHMARKS.md,
+	// "h26ledger2", 16k and 32k): 4% (before) lists a tenth to a quarter
+	// of the evicted rounds' signals; 30% nearly all for the same bill;
+	// 40% all of them and a lower bill (deeper steps); 50% a lower bill
+	// still but leaves half the window to the recent rounds.
+	ledgerPercent   = 40
 	minLedgerTokens = 200
 	// evictStepPercent of the usable window is the grid cell: a step
 	// brings the request about that far under the window.
@@ -142,13 +144,6 @@ func (r *run) planEviction(sess sessionState) *eviction {
 			continue
 		}
 		break
-	}
-	if cut < 0 && cum > 0 && total-cum+minLedgerTokens <= high {
-		// The latest round leaves less than the bound: all that can go
-		// goes and the ledger takes the room left (it changes as the
-		// round grows, but the alternative, the hard budget, is no
-		// steadier).
-		cut, budget = limit, high-(total-cum)
 	}
 	if cut < 0 {
 		return nil

@@ -184,29 +184,3 @@ func TestLedgerSections(t *testing.T) {
 		t.Errorf("open errors are not listed before the fixed ones:\n%s", l)
 	}
 }
-
-// When the latest round leaves less room than the ledger's bound, the
-// older rounds still leave in a step and the ledger takes the room left.
-func TestLedgerSqueezed(t *testing.T) {
-	msgs := []convo.Msg{convo.System("You are a coding agent with a shell."), convo.User("Fix the cart discount in shop/cart.py.")}
-	for i := range 12 {
-		msgs = append(msgs, ledgerRound(fmt.Sprintf("c%d", i), fmt.Sprintf("nl -ba shop/mod%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
-	}
-	// The latest round: a user message and an output of more than the
-	// 70% of the usable window (18,000 tokens) the ledger's bound leaves.
-	msgs = append(msgs, convo.User("Now read the whole log."))
-	msgs = append(msgs, ledgerRound("big", "cat build.log", "<returncode>0</returncode>\n<output>\n"+numbered(700, 1)+"</output>")...)
-	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
-	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
-	checkEvicted(t, in, res)
-	if !slices.Contains(res.Report.PolicyReasons, "stepped_eviction") {
-		t.Fatalf("no stepped eviction: %v", res.Report.PolicyReasons)
-	}
-	l, it := ledgerOf(t, request.FormatChat, res.Body)
-	if l == "" || !strings.Contains(l, "shop/mod0.py") {
-		t.Fatalf("no ledger naming the evicted reads:\n%s", l)
-	}
-	if bound := res.Report.EffectiveUsableTokens * ledgerPercent / 100; it.Tokens >= bound {
-		t.Errorf("ledger of %d tokens: not squeezed under its bound %d", it.Tokens, bound)
-	}
-}
