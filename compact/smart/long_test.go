@@ -106,3 +106,32 @@ func TestLongOutputCondensedWhenItAppears(t *testing.T) {
 		})
 	}
 }
+
+// A very long read condensed when it appeared comes back whole when the
+// user names its file, and stays whole on the next turns, as a masked
+// one does (TestNamedFileComesBack).
+func TestNamedLongReadComesBack(t *testing.T) {
+	msgs := agentRounds(6)
+	read := msgs[2+2*4+1].Result.Text // round 4 read shop/mod4.py: the fifth output, within the horizon
+	if !strings.Contains(read, "    41\t") {
+		t.Fatalf("round 4 is not the read of shop/mod4.py: %.80q", read)
+	}
+	o := New(Options{Store: newStore(t)})
+	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 8, MaskLong: 500}
+	wrap := func(msgs []convo.Msg) string {
+		return string(optimize(t, o, convo.Body(request.FormatChat, "gpt-4o", msgs, nil), call).Body)
+	}
+	enc := func(s string) string { return strings.Trim(fmt.Sprintf("%q", s), `"`) }
+	if before := wrap(msgs); strings.Contains(before, enc(read)) || !strings.Contains(before, "condensed when it appeared") {
+		t.Fatal("the long read of shop/mod4.py is not condensed to begin with")
+	}
+	msgs = append(msgs, convo.User("Why is the offset in shop/mod4.py applied twice?"))
+	if named := wrap(msgs); !strings.Contains(named, enc(read)) {
+		t.Error("the user names shop/mod4.py, but its condensed read did not come back whole")
+	}
+	id := "late_0"
+	msgs = append(msgs, convo.Assistant("", convo.Call{ID: id, Name: "bash", Args: `{"command":"python -m pytest tests"}`}), convo.Tool(id, "bash", "<returncode>0</returncode>\n<output>\nok\n</output>", false))
+	if later := wrap(msgs); !strings.Contains(later, enc(read)) {
+		t.Error("the read brought back was condensed again on the next turn")
+	}
+}

@@ -252,7 +252,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if lossy {
 		oldFrom = recentFrom
 	}
-	named := r.namedOutputs(outputs[:maskFrom])
+	named := r.namedOutputs(outputs, func(k int, c *cand) bool { return k < maskFrom || !lossy && r.long(k, c.seg) })
 	for k, c := range outputs {
 		s := c.seg
 		settled := masking && k < oldFrom // past the boundary: decided by itself alone
@@ -315,7 +315,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		// A very long output within the horizon is condensed from its
 		// first turn whatever the turns after it say (its critical lines
 		// stay in its view), so its bytes do not change until its step.
-		longNow := !lossy && k >= maskFrom && r.long(k, s)
+		longNow := !lossy && k >= maskFrom && r.long(k, s) && !named[k]
 		switch {
 		case k >= criticalFrom && isErr && !longNow:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
@@ -337,7 +337,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		switch {
 		case !lossy && named[k]:
-			c.class, c.reason = request.ClassCriticalExact, "beyond the masking horizon, but the latest turn names its file: kept whole"
+			c.class, c.reason = request.ClassCriticalExact, "masked or condensed, but the latest turn names its file: kept whole"
 			r.inlined = append(r.inlined, c.in.Hash)
 			continue
 		case !lossy && k < maskFrom && r.readLike(s):
@@ -419,20 +419,25 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 // whole because the latest turn names their file.
 const recallPercent = 5
 
-// namedOutputs picks the outputs beyond the masking horizon that come
+// namedOutputs picks, among the outputs hidden reports (masked beyond
+// the horizon, or very long ones condensed within it), those that come
 // back whole: those whose call read or changed a file the latest turn
 // names (the newest output of each such file), and those a previous
 // turn of the session brought back (sticky, so the prefix stays), newest
-// first within recallPercent of the usable window.
-func (r *run) namedOutputs(masked []*cand) map[int]bool {
+// first within recallPercent of the usable window. Keys are indexes in
+// outputs.
+func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) map[int]bool {
 	named := map[int]bool{}
-	if r.c.MaskHorizon <= 0 || len(masked) == 0 {
+	if r.c.MaskHorizon <= 0 {
 		return named
 	}
 	left := r.b.usable * recallPercent / 100
 	seen := map[string]bool{}
-	for k := len(masked) - 1; k >= 0; k-- {
-		c := masked[k]
+	for k := len(outputs) - 1; k >= 0; k-- {
+		c := outputs[k]
+		if !hidden(k, c) {
+			continue
+		}
 		ci, ok := r.calls[c.seg.CallID]
 		if !ok || c.seg.Tokens > left {
 			continue
