@@ -38,22 +38,6 @@ var testCtx, _ = context.WithTimeout(context.Background(), time.Hour)
 
 func slowCtx() context.Context { return testCtx }
 
-// goldenInputs returns the inputs under testdata/golden (not the goldens).
-func goldenInputs(t testing.TB) []string {
-	t.Helper()
-	ms, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range ms {
-		if !strings.HasSuffix(m, ".golden") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // TestImportsTable holds tree-sitter's import readers to lang's table of
 // which languages have imports: a language's syntax tree is read for
 // imports exactly when it has a row there, and on the golden sources the
