@@ -20,6 +20,13 @@ var (
 	gitCommitAll = testutil.GitCommitDated
 )
 
+// writeFile writes one file under root (a slash path), making its
+// directories.
+func writeFile(t *testing.T, root, rel, text string) {
+	t.Helper()
+	testutil.WriteFiles(t, root, map[string]string{rel: text})
+}
+
 func newTestWorkspace(t *testing.T, root string, opts Options) *Tree {
 	t.Helper()
 	return treetest.Open(t, func() (*Tree, error) { return Open(root, opts) })
