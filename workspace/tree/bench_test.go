@@ -3,7 +3,6 @@ package tree
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,29 +19,14 @@ import (
 // like a cloned repository.
 func gitBenchRepo(b *testing.B) string {
 	b.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git CLI not installed")
-	}
+	isolateGit(b)
 	root := b.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { gitCmd(b, root, args...) }
 	run("init", "-q", "-b", "main")
 	for i := range 200 {
 		for j := range 3 {
-			p := filepath.Join(root, fmt.Sprintf("d%d", (i+j)%10), fmt.Sprintf("f%d.go", (i*7+j)%100))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)), 0o644); err != nil {
-				b.Fatal(err)
-			}
+			rel := fmt.Sprintf("d%d/f%d.go", (i+j)%10, (i*7+j)%100)
+			testutil.WriteFiles(b, root, map[string]string{rel: strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)})
 		}
 		run("add", "-A")
 		run("commit", "-q", "-m", fmt.Sprintf("commit %d", i))
