@@ -63,7 +63,7 @@ func BenchmarkGitLog(b *testing.B) {
 //	go test -run '^$' -bench Rank -count 5 ./gather
 func BenchmarkRank(b *testing.B) {
 	src := testutil.GOROOTSrc(b)
-	s := benchSnapshot(b, src)
+	s := treeSnapshot(b, src)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Index.Rank(query.Parse(benchreq.GorootTrace), 10)
@@ -78,7 +78,7 @@ func BenchmarkRank(b *testing.B) {
 //	go test -run '^$' -bench RankOverlay -count 5 ./gather
 func BenchmarkRankOverlay(b *testing.B) {
 	src := testutil.GOROOTSrc(b)
-	s := benchSnapshot(b, src)
+	s := treeSnapshot(b, src)
 	overlay := map[string]string{"net/http/server.go": "package http\n\n// Serve closes idle keep-alive connections.\nfunc (srv *Server) Serve(l net.Listener) error { return nil }\n"}
 	q := NewRankQuery(query.Parse(benchreq.GorootTrace), false)
 	b.ReportAllocs()
@@ -151,30 +151,14 @@ func benchDiffs(b *testing.B, root, prefix string) {
 	})
 }
 
-// benchSnapshot walks and indexes the tree at src once (a warm workspace's
-// snapshot); the workspace closes when the benchmark ends.
-// benchTreeSnapshot is benchSnapshot of $CTXD_BENCH_TREE, else of
+// benchTreeSnapshot is treeSnapshot of $CTXD_BENCH_TREE, else of
 // GOROOT/src.
 func benchTreeSnapshot(b *testing.B) *Snapshot {
 	src := os.Getenv("CTXD_BENCH_TREE")
 	if src == "" {
 		src = testutil.GOROOTSrc(b)
 	}
-	return benchSnapshot(b, src)
-}
-
-func benchSnapshot(b *testing.B, src string) *Snapshot {
-	b.Helper()
-	w, err := Open(src, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.Close() })
-	s, err := w.refresh(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return treeSnapshot(b, src)
 }
 
 // BenchmarkNewDoc measures lexical term extraction (identifiers split,

@@ -32,6 +32,18 @@ func newTestWorkspace(t *testing.T, root string, opts Options) *Tree {
 	return treetest.Open(t, func() (*Tree, error) { return Open(root, opts) })
 }
 
+// treeSnapshot walks and indexes the tree at src (a warm workspace's
+// snapshot); the workspace closes when the test ends.
+func treeSnapshot(tb testing.TB, src string) *Snapshot {
+	tb.Helper()
+	w := treetest.Open(tb, func() (*Tree, error) { return Open(src, Options{}) })
+	s, err := w.refresh(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // runGitStdin runs git in dir with stdin; git's exit status 1 (as
 // check-ignore gives when nothing matches) is not an error here.
 func runGitStdin(dir, stdin string, args ...string) (string, error) {
