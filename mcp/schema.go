@@ -98,7 +98,7 @@ func (s *schema) validate(v raw, at string) (err error) {
 			err = fmt.Errorf("validating %s: %w", name, err)
 		}
 	}()
-	v = trimSpace(v)
+	v = bytes.TrimSpace(v)
 	got, err := jsonType(v)
 	if err != nil {
 		return err

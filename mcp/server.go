@@ -21,6 +21,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -172,7 +173,7 @@ func (ss *session) serve(ctx context.Context, lr *lineReader) error {
 		case err != nil:
 			return fmt.Errorf("read message: %w", err)
 		default:
-			if len(trimSpace(line)) > 0 {
+			if len(bytes.TrimSpace(line)) > 0 {
 				ss.handle(ctx, line)
 			}
 		}
@@ -180,16 +181,6 @@ func (ss *session) serve(ctx context.Context, lr *lineReader) error {
 			return nil // the client stopped reading: nothing more can be answered
 		}
 	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // handle answers one message: requests get a response (tools/call on a

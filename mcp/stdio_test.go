@@ -15,8 +15,8 @@ import (
 
 // TestStdinClosedAnswersEveryCall: a client that writes its calls and
 // closes its end of the pipe at once (a script, `printf ... | ctxd mcp`)
-// still gets an answer to each of them; before drain, the SDK's transport
-// ended the session at EOF and the calls still running were never answered.
+// still gets an answer to each of them (the SDK's transport once
+// ended the session at EOF and the calls still running were never answered).
 func TestStdinClosedAnswersEveryCall(t *testing.T) {
 	repo := testutil.GitRepo(t, repoFiles)
 	in := strings.Join([]string{
