@@ -59,6 +59,19 @@ func ourStatus(t *testing.T, top string) (map[string]string, error) {
 	return out, nil
 }
 
+// withSubmodules is a repository with one commit that adds a library
+// repository as a submodule at each of paths.
+func withSubmodules(t *testing.T, paths ...string) string {
+	t.Helper()
+	sub := testutil.GitRepo(t, map[string]string{"lib.go": "package lib\n"})
+	dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n"})
+	for _, p := range paths {
+		testutil.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, p)
+	}
+	testutil.Git(t, dir, "commit", "-q", "-m", "add submodules")
+	return dir
+}
+
 // TestStatusMatchesGoGit: the worktree status read without go-git's root
 // package is go-git's Worktree.Status, on repositories in every state the
 // status distinguishes: staged, modified, deleted both ways, untracked
@@ -66,16 +79,6 @@ func ourStatus(t *testing.T, top string) (map[string]string, error) {
 // moved to another commit, one not initialized, no commit yet, and an
 // extension go-git refuses.
 func TestStatusMatchesGoGit(t *testing.T) {
-	write := func(t *testing.T, dir, name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	tests := []struct {
 		name  string
 		setup func(t *testing.T) string
@@ -91,51 +94,44 @@ func TestStatusMatchesGoGit(t *testing.T) {
 			})
 			testutil.Git(t, dir, "add", "-f", "kept.log")
 			testutil.Git(t, dir, "commit", "-q", "-m", "track an ignored file")
-			write(t, dir, "a.go", "package a // changed\n")
+			testutil.WriteFiles(t, dir, map[string]string{"a.go": "package a // changed\n"})
 			os.Remove(filepath.Join(dir, "b.go"))
 			testutil.Git(t, dir, "rm", "-q", "c.go")
-			write(t, dir, "new.go", "package n\n")
+			testutil.WriteFiles(t, dir, map[string]string{"new.go": "package n\n"})
 			testutil.Git(t, dir, "add", "new.go")
-			write(t, dir, "s.go", "package s // staged\n")
+			testutil.WriteFiles(t, dir, map[string]string{"s.go": "package s // staged\n"})
 			testutil.Git(t, dir, "add", "s.go")
-			write(t, dir, "s.go", "package s // staged, then changed again\n")
-			write(t, dir, "untracked.txt", "u\n")
-			write(t, dir, "newdir/x.go", "package x\n")
-			write(t, dir, "debug.log", "ignored\n")
-			write(t, dir, "build/out.bin", "ignored dir\n")
-			write(t, dir, "kept.log", "tracked, ignored, changed\n")
-			write(t, dir, "d/e.go", "package d // changed\n")
+			testutil.WriteFiles(t, dir, map[string]string{"s.go": "package s // staged, then changed again\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"untracked.txt": "u\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"newdir/x.go": "package x\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"debug.log": "ignored\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"build/out.bin": "ignored dir\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"kept.log": "tracked, ignored, changed\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"d/e.go": "package d // changed\n"})
 			return dir
 		}, map[string]string{"a.go": " M", "b.go": " D", "c.go": "D ", "new.go": "A ", "s.go": "MM", "untracked.txt": "??",
 			"newdir/x.go": "??", "kept.log": " M", "d/e.go": " M", "debug.log": "", "build/out.bin": ""}},
 		{"no commit yet", func(t *testing.T) string {
 			dir := t.TempDir()
 			testutil.Git(t, dir, "init", "-q", "-b", "main")
-			write(t, dir, "a.go", "package a\n")
-			write(t, dir, "b.go", "package b\n")
+			testutil.WriteFiles(t, dir, map[string]string{"a.go": "package a\n"})
+			testutil.WriteFiles(t, dir, map[string]string{"b.go": "package b\n"})
 			testutil.Git(t, dir, "add", "a.go")
 			return dir
 		}, map[string]string{"a.go": "A ", "b.go": "??"}},
 		{"submodules", func(t *testing.T) string {
-			sub := testutil.GitRepo(t, map[string]string{"lib.go": "package lib\n"})
-			dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n"})
-			testutil.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib")
-			testutil.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib2")
-			testutil.Git(t, dir, "commit", "-q", "-m", "add submodules")
+			dir := withSubmodules(t, "lib", "lib2")
 			// lib moves to a new commit; lib2 is left as recorded.
-			write(t, filepath.Join(dir, "lib"), "more.go", "package lib\n")
+			testutil.WriteFiles(t, filepath.Join(dir, "lib"), map[string]string{"more.go": "package lib\n"})
 			testutil.Git(t, filepath.Join(dir, "lib"), "add", "-A")
 			testutil.Git(t, filepath.Join(dir, "lib"), "commit", "-q", "-m", "more")
 			return dir
 		}, map[string]string{"lib": " M", "lib2": ""}},
 		{"uninitialized submodule", func(t *testing.T) string {
-			sub := testutil.GitRepo(t, map[string]string{"lib.go": "package lib\n"})
-			dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n"})
-			testutil.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib")
-			testutil.Git(t, dir, "commit", "-q", "-m", "add submodule")
+			dir := withSubmodules(t, "lib")
 			clone := filepath.Join(t.TempDir(), "clone")
 			testutil.Git(t, dir, "clone", "-q", dir, clone)
-			write(t, clone, "main.go", "package main // changed\n")
+			testutil.WriteFiles(t, clone, map[string]string{"main.go": "package main // changed\n"})
 			return clone
 		}, map[string]string{"main.go": " M"}},
 		{"unknown extension", func(t *testing.T) string {
