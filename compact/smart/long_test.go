@@ -107,10 +107,11 @@ func TestLongOutputCondensedWhenItAppears(t *testing.T) {
 	}
 }
 
-// A very long read condensed when it appeared comes back whole when the
-// user names its file, and stays whole on the next turns, as a masked
-// one does (TestNamedFileComesBack).
-func TestNamedLongReadComesBack(t *testing.T) {
+// A very long file read within the masking horizon is not condensed when
+// it appears (the agent asked for those lines: files stay in view), while
+// a very long output of a command that ran something is (the same
+// settings, the same session).
+func TestLongReadStaysWhole(t *testing.T) {
 	msgs := agentRounds(6)
 	read := msgs[2+2*4+1].Result.Text // round 4 read shop/mod4.py: the fifth output, within the horizon
 	if !strings.Contains(read, "    41\t") {
@@ -122,16 +123,24 @@ func TestNamedLongReadComesBack(t *testing.T) {
 		return string(optimize(t, o, convo.Body(request.FormatChat, "gpt-4o", msgs, nil), call).Body)
 	}
 	enc := func(s string) string { return strings.Trim(fmt.Sprintf("%q", s), `"`) }
-	if before := wrap(msgs); strings.Contains(before, enc(read)) || !strings.Contains(before, "condensed when it appeared") {
-		t.Fatal("the long read of shop/mod4.py is not condensed to begin with")
+	if got := wrap(msgs); !strings.Contains(got, enc(read)) {
+		t.Fatal("the long read of shop/mod4.py within the horizon was condensed")
 	}
-	msgs = append(msgs, convo.User("Why is the offset in shop/mod4.py applied twice?"))
-	if named := wrap(msgs); !strings.Contains(named, enc(read)) {
-		t.Error("the user names shop/mod4.py, but its condensed read did not come back whole")
+	var run strings.Builder
+	for k := range 400 {
+		fmt.Fprintf(&run, "tests/test_shop.py::test_case_%d PASSED\n", k)
 	}
+	run.WriteString("FAILED tests/test_shop.py::test_offset - AssertionError\n")
 	id := "late_0"
-	msgs = append(msgs, convo.Assistant("", convo.Call{ID: id, Name: "bash", Args: `{"command":"python -m pytest tests"}`}), convo.Tool(id, "bash", "<returncode>0</returncode>\n<output>\nok\n</output>", false))
-	if later := wrap(msgs); !strings.Contains(later, enc(read)) {
-		t.Error("the read brought back was condensed again on the next turn")
+	msgs = append(msgs, convo.Assistant("", convo.Call{ID: id, Name: "bash", Args: `{"command":"python -m pytest tests"}`}), convo.Tool(id, "bash", run.String(), false))
+	got := wrap(msgs)
+	if !strings.Contains(got, enc(read)) {
+		t.Error("the long read was condensed on the next turn")
+	}
+	if strings.Contains(got, "test_case_200 PASSED") {
+		t.Error("the long test run was not condensed when it appeared")
+	}
+	if !strings.Contains(got, "FAILED tests/test_shop.py::test_offset") {
+		t.Error("the condensed test run lost its failing test")
 	}
 }

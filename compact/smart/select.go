@@ -668,10 +668,35 @@ func (r *run) condenseLong(c *cand, s *request.Segment) {
 // long reports the k-th output of a request (oldest first) as one to
 // condense when it appears: masking is on with MaskLong, it is not among
 // the first MaskHorizon outputs (a session shorter than the horizon goes
-// byte for byte) and it has more than MaskLong tokens. Its position and
-// size alone decide, so the decision is the same every turn.
+// byte for byte), it has more than MaskLong tokens and it is not a file
+// read. Its position, size and call alone decide, so the decision is the
+// same every turn.
+//
+// A file read (cat, nl | sed -n, head, an editor's view, a read tool) is
+// the code the agent is about to change: it stays whole until its masking
+// step like any recent output. Condensing it to its head and tail would
+// hide the lines the agent asked for (users want "files in view"); what
+// is condensed when it appears is the long output of a command that ran
+// something (tests, builds, logs, searches), as `ctxd run` prints it.
 func (r *run) long(k int, s *request.Segment) bool {
-	return r.c.MaskHorizon > 0 && r.c.MaskLong > 0 && k >= r.c.MaskHorizon && s.Tokens > r.c.MaskLong
+	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || s.Tokens <= r.c.MaskLong {
+		return false
+	}
+	return !r.fileRead(s)
+}
+
+// fileRead reports a tool output answering a call that reads a file
+// (request.ReadOf, or a tool named like a read).
+func (r *run) fileRead(s *request.Segment) bool {
+	if r.readLike(s) {
+		return true
+	}
+	ci, ok := r.calls[s.CallID]
+	if !ok {
+		return false
+	}
+	_, read := request.ReadOf(ci.name, ci.args)
+	return read
 }
 
 // maskWith sets c's view built by build (given the retrieval hint it
