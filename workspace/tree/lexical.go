@@ -33,7 +33,7 @@ const (
 	pathWeight  = 2.5 // a term in the path says more than one in the body
 	defWeight   = 2.0 // a term in a defined name says more than a use of it
 	bm25BDefs   = 0.3 // files that define much are only a little penalized
-	testPenalty = 0.8 // test files rank a little below the code they test unless the request is about tests
+	testPenalty = 0.5 // test files rank below the code they test unless the request is about tests
 )
 
 // terms is a bag of term hashes: sorted unique hashes with their counts.
