@@ -36,14 +36,14 @@ import (
 // Bounds of the ledger and of the eviction steps.
 const (
 	// ledgerPercent of the usable window bounds the ledger's tokens
-	// (at least minLedgerTokens). The whole bound is kept free at a
-	// step, so a step also leaves that much room and the next one comes
-	// later. Measured on the turn-by-turn replay (BENCHMARKS.md,
-	// "h26ledger2", 16k and 32k): 4% (before) lists a tenth to a quarter
-	// of the evicted rounds' signals; 30% nearly all for the same bill;
-	// 40% all of them and a lower bill (deeper steps); 50% a lower bill
-	// still but leaves half the window to the recent rounds.
-	ledgerPercent   = 40
+	// (at least minLedgerTokens): a few percent, so the recent rounds
+	// keep the window. The whole bound is kept free at a step. Measured
+	// on the turn-by-turn replay (BENCHMARKS.md, "h26ledger2", 16k and
+	// 32k): 4% lists a tenth to a third of the evicted rounds' signals;
+	// 30-40% nearly all of them for a slightly lower bill, but most of
+	// that is locations in files no later call names, and it takes that
+	// share of the window from the recent rounds.
+	ledgerPercent   = 4
 	minLedgerTokens = 200
 	// evictStepPercent of the usable window is the grid cell: a step
 	// brings the request about that far under the window.
@@ -755,8 +755,10 @@ func (l *ledger) render(chars int) string {
 	section("Fixed since (a later run of their command no longer reports them)", "\n- ", fixed)
 	section("Files changed (lines)", "\n- ", l.changed.entries())
 	section("Files read (lines)", "\n- ", l.read.entries())
-	section("Locations (files read or changed later first, then the latest search's hits, then the rest)", " ", l.locs.ranked(&l.read, &l.changed))
 	section("Commands (exit code)", "\n- ", dedupe(l.commands))
+	// Locations last: the bulk of the evicted rounds' signals, most of
+	// them in files no later call names (BENCHMARKS.md, "h26ledger2").
+	section("Locations (files read or changed later first, then the latest search's hits, then the rest)", " ", l.locs.ranked(&l.read, &l.changed))
 	return sb.String()
 }
 

@@ -131,12 +131,12 @@ func TestLedgerSections(t *testing.T) {
 	msgs = append(msgs, ledgerRound("c5", "python -m pytest shop/test_cart.py", pytestPass)...)
 	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", failing)...)
 	// Later rounds large enough that the ones above are evicted.
-	for i := range 30 {
+	for i := range 60 {
 		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba shop/mod%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
 	}
 	msgs = append(msgs, convo.User("Now also round the tax half up."))
 	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
-	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
+	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 64000, MaskHorizon: 4, MaskStep: 8})
 	checkEvicted(t, in, res)
 	l, _ := ledgerOf(t, request.FormatChat, res.Body)
 	if l == "" {

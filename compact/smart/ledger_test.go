@@ -87,8 +87,11 @@ func TestLedger(t *testing.T) {
 	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", agentRounds(40), nil)
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
+			in := convo.Body(f, "gpt-4o", agentRounds(80), nil)
+			// A window whose few percent hold the whole ledger of this
+			// session (at 24,000 its commands are cut: "(N more in the
+			// reference)").
+			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 40000, MaskHorizon: 4, MaskStep: 8})
 			checkEvicted(t, in, res)
 			l, it := ledgerOf(t, f, res.Body)
 			if l == "" {
