@@ -25,16 +25,11 @@ func init() {
 // neither the params nor the request name one.
 func (cl *client) compressRequest(params json.RawMessage) (*engine.Engine, engine.CompressRequest, error) {
 	var p engine.CompressRequest
-	if err := decode(params, &p); err != nil {
+	eng, err := cl.flowRequest(params, &p)
+	if err != nil {
 		return nil, p, err
 	}
-	eng := cl.engine()
-	if eng == nil {
-		return nil, p, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
-	}
-	cl.engMu.Lock()
-	p.DefaultModel = cl.defaults.Model
-	cl.engMu.Unlock()
+	p.DefaultModel = cl.defaultModel()
 	return eng, p, nil
 }
 

@@ -22,8 +22,13 @@ func init() {
 	)
 }
 
-// flowEngine is the connection's engine for the request-flow methods.
-func (cl *client) flowEngine() (*engine.Engine, error) {
+// flowRequest decodes the params of a request-flow method into p and
+// returns the connection's engine; p's DefaultModel, when it has one, is
+// set by the caller from defaultModel.
+func (cl *client) flowRequest(params json.RawMessage, p any) (*engine.Engine, error) {
+	if err := decode(params, p); err != nil {
+		return nil, err
+	}
 	eng := cl.engine()
 	if eng == nil {
 		return nil, fmt.Errorf("no workspace: send initialize first: %w", ctxd.ErrInvalidParams)
@@ -31,18 +36,20 @@ func (cl *client) flowEngine() (*engine.Engine, error) {
 	return eng, nil
 }
 
+// defaultModel is the model the connection's initialize named.
+func (cl *client) defaultModel() string {
+	cl.engMu.Lock()
+	defer cl.engMu.Unlock()
+	return cl.defaults.Model
+}
+
 func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
 	var p engine.OptimizeRequest
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	eng, err := cl.flowEngine()
+	eng, err := cl.flowRequest(params, &p)
 	if err != nil {
 		return nil, err
 	}
-	cl.engMu.Lock()
-	p.DefaultModel = cl.defaults.Model
-	cl.engMu.Unlock()
+	p.DefaultModel = cl.defaultModel()
 	res, err := eng.Optimize(ctx, p)
 	if err != nil {
 		return nil, err
@@ -52,10 +59,7 @@ func optimizeRequest(ctx context.Context, cl *client, params json.RawMessage) (a
 
 func rehydrate(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
 	var p engine.RehydrateRequest
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	eng, err := cl.flowEngine()
+	eng, err := cl.flowRequest(params, &p)
 	if err != nil {
 		return nil, err
 	}
