@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,11 +80,7 @@ func runReplayReport(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode report: %w", err)
-		}
-		if _, err := std.Out.Write(append(b, '\n')); err != nil {
+		if err := printJSON(std.Out, rep); err != nil {
 			return err
 		}
 	} else if err := rep.Print(std.Out); err != nil {
@@ -280,12 +275,7 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(l, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode lines: %w", err)
-		}
-		_, err = std.Out.Write(append(b, '\n'))
-		return err
+		return printJSON(std.Out, l)
 	}
 	_, err = io.WriteString(std.Out, l.Text)
 	return err

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -433,12 +432,6 @@ func parseMaxSize(s string) (int64, error) {
 		return 0, usagef("--max-size %q: want a size such as 512MiB or 1GiB", s)
 	}
 	return int64(n * float64(mult)), nil
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func byteSize(n int64) string {
