@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/ctxd/ctxd/internal/benchreq"
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -114,7 +116,11 @@ func benchLogs(b *testing.B, root, prefix string, full bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h := &repoHandle{repo: repo, top: root}
+			st, ok := repo.Storer.(*filesystem.Storage)
+			if !ok {
+				b.Fatalf("storage %T", repo.Storer)
+			}
+			h := &repoHandle{storage: st, worktree: osfs.New(root), top: root}
 			cs, err := h.log(b.Context(), 5)
 			check(b, cs, err)
 		}
