@@ -178,10 +178,14 @@ func CountLines(content []byte) int { return byteview.CountLines(content) }
 
 // validHash checks a full hash (64 lowercase hex digits).
 func validHash(h string) bool {
-	if len(h) != 64 {
-		return false
-	}
-	return isHex(h)
+	return len(h) == 64 && ValidPrefix(h)
+}
+
+// ValidPrefix reports whether s is a hash or a prefix of one that
+// [Store.Resolve] reads as it is: [MinPrefix] to 64 lowercase hex digits
+// (the sha256 field of a content reference).
+func ValidPrefix(s string) bool {
+	return len(s) >= MinPrefix && len(s) <= 64 && isHex(s)
 }
 
 func isHex(h string) bool {
@@ -408,7 +412,7 @@ func (s *Store) Resolve(ctx context.Context, session, prefix string) (string, er
 		return "", fmt.Errorf("resolve artifact: %w", err)
 	}
 	prefix = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(prefix), "sha256:"))
-	if len(prefix) < MinPrefix || len(prefix) > 64 || !isHex(prefix) {
+	if !ValidPrefix(prefix) {
 		return "", fmt.Errorf("resolve artifact: %q: want a sha256 or a prefix of at least %d hex digits: %w", prefix, MinPrefix, ctxd.ErrInvalidParams)
 	}
 	if len(prefix) == 64 {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
 )
 
@@ -74,20 +73,10 @@ func scanPageRank(g *Graph, seeds map[int32]float64, restart float64, iters int)
 	return seedless(score, cur, p, jump)
 }
 
-// sortTop is Top as first written: a sort of every positive score.
+// sortTop is Top through a sort of every positive score (its path when
+// limit ≤ 0) cut to limit: the reference of Top's heap of the best limit.
 func sortTop(score []float64, limit int) []Ranked {
-	var out []Ranked
-	for i, s := range score {
-		if s > 0 && !math.IsNaN(s) {
-			out = append(out, Ranked{int32(i), s})
-		}
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Score != out[b].Score {
-			return out[a].Score > out[b].Score
-		}
-		return out[a].Node < out[b].Node
-	})
+	out := Top(score, 0)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
@@ -164,9 +153,18 @@ func TestPageRankMatchesTheFullScan(t *testing.T) {
 
 func TestTopTiesAndNaN(t *testing.T) {
 	score := []float64{0.5, math.NaN(), 0.5, 0, -1, 0.9, 0.5, math.Inf(1)}
+	// Positive scores only, best first, ties by node.
+	all := []Ranked{{7, math.Inf(1)}, {5, 0.9}, {0, 0.5}, {2, 0.5}, {6, 0.5}}
 	for limit := range len(score) + 2 {
-		if got, want := Top(score, limit), sortTop(score, limit); !slices.Equal(got, want) {
+		want := all
+		if limit > 0 && limit < len(all) {
+			want = all[:limit]
+		}
+		if got := Top(score, limit); !slices.Equal(got, want) {
 			t.Errorf("Top(%d) = %v, want %v", limit, got, want)
+		}
+		if got := sortTop(score, limit); !slices.Equal(got, want) {
+			t.Errorf("sortTop(%d) = %v, want %v", limit, got, want)
 		}
 	}
 }

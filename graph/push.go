@@ -109,18 +109,13 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 		budget -= int(g.off[u+1] - g.off[u])
 		return m, true
 	}
-	// Local pushes, first in first out, while a node holds at least eps
-	// per out-edge. A node is in touched from the first mass it receives
-	// (when its residual and out are still 0).
-	for head := 0; head < len(s.queue) && budget > 0; head++ {
-		u := s.queue[head]
-		s.queued[u] = false
+	// push takes node u's residual (take) and passes it on over u's
+	// edges; with queue, it queues each node that then holds at least eps
+	// per out-edge. It reports false for a dead end.
+	push := func(u int32, queue bool) bool {
 		m, ok := take(u, resid[u])
 		if !ok {
-			for _, i := range seedIDs {
-				s.enqueue(g, i, eps)
-			}
-			continue
+			return false
 		}
 		lo, hi := g.off[u], g.off[u+1]
 		ws := g.w[lo:hi]
@@ -130,7 +125,23 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 				s.touched = append(s.touched, d)
 			}
 			resid[d] += a
-			s.enqueue(g, d, eps)
+			if queue {
+				s.enqueue(g, d, eps)
+			}
+		}
+		return true
+	}
+	// Local pushes, first in first out, while a node holds at least eps
+	// per out-edge. A node is in touched from the first mass it receives
+	// (when its residual and out are still 0).
+	for head := 0; head < len(s.queue) && budget > 0; head++ {
+		u := s.queue[head]
+		s.queued[u] = false
+		if !push(u, true) {
+			for _, i := range seedIDs {
+				s.enqueue(g, i, eps)
+			}
+			continue
 		}
 		// Compact the queue now and then so it holds only what is pending.
 		if head >= 4096 && head*2 >= len(s.queue) {
@@ -211,19 +222,7 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 					continue
 				}
 				pushed = true
-				m, ok := take(u, resid[u])
-				if !ok {
-					continue
-				}
-				lo, hi := g.off[u], g.off[u+1]
-				ws := g.w[lo:hi]
-				for k, d := range g.dst[lo:hi] {
-					a := m * float64(ws[k])
-					if resid[d] == 0 && out[d] == 0 && a > 0 {
-						s.touched = append(s.touched, d)
-					}
-					resid[d] += a
-				}
+				push(u, false)
 			}
 		}
 		if !pushed {

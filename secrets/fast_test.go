@@ -68,18 +68,27 @@ func urlPasswordsWhole(text string) []finding {
 	return fs
 }
 
-// TestFastPathMatchesFullScan: the fast path finds exactly what gitleaks'
-// full scan finds, on the fixtures, on texts built to sit on its window
-// edges, and on real source (this module, and GOROOT when present).
-func TestFastPathMatchesFullScan(t *testing.T) {
+// fastScanner returns a scanner, its detector and its fast path, and
+// fails when the fast path is off.
+func fastScanner(t testing.TB) (*Scanner, *detector, *fastPath) {
+	t.Helper()
 	s := &Scanner{cache: map[[32]byte][]finding{}}
 	det, err := s.detector()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.fastPath(det) == nil {
+	fp := s.fastPath(det)
+	if fp == nil {
 		t.Fatal("the fast path is off: the generic rule is not the one analyzed (fast.go)")
 	}
+	return s, det, fp
+}
+
+// TestFastPathMatchesFullScan: the fast path finds exactly what gitleaks'
+// full scan finds, on the fixtures, on texts built to sit on its window
+// edges, and on real source (this module, and GOROOT when present).
+func TestFastPathMatchesFullScan(t *testing.T) {
+	s, _, _ := fastScanner(t)
 	filler := func(n int) string { return strings.Repeat("x := y + z // plain\n", n) }
 	cases := map[string]string{
 		"empty":                  "",
@@ -236,15 +245,7 @@ func ruleSamples(t testing.TB, expr string, n int, rnd *rand.Rand) []string {
 // the start, at the end without a final newline, beside another rule's
 // match and near keyword lines give the full scan's findings.
 func TestFastPathEveryRule(t *testing.T) {
-	s := &Scanner{cache: map[[32]byte][]finding{}}
-	det, err := s.detector()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp := s.fastPath(det)
-	if fp == nil {
-		t.Fatal("the fast path is off")
-	}
+	s, det, fp := fastScanner(t)
 	// The costliest rules on source trees must be windowed.
 	for _, id := range []string{"generic-api-key", "vault-service-token", "jwt", "linear-client-secret", "lob-api-key"} {
 		if !slices.ContainsFunc(fp.rules, func(w windowed) bool { return w.id == id }) {

@@ -12,13 +12,8 @@ import (
 // artifact is gone gets CodeUnresolvedReference from both compactors, and
 // one that cannot fit at its minimum gets CodeOverBudget.
 func TestCompactionFailsClosedOverRPC(t *testing.T) {
-	root := t.TempDir()
-	call := initialized(t, root)
-	m := call(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": "s"})
-	if m["error"] != nil {
-		t.Fatal(m["error"])
-	}
-	rewritten := m["result"].(map[string]any)["request"]
+	root, call, res := optimized(t, "s")
+	rewritten := res["request"]
 	if err := os.RemoveAll(filepath.Join(root, ".ctxd", "artifacts")); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +25,7 @@ func TestCompactionFailsClosedOverRPC(t *testing.T) {
 			t.Errorf("%s with a missing artifact: %.400s, want code %d", method, b, CodeUnresolvedReference)
 		}
 	}
-	m = call(5, "ctx/compressMessages", map[string]any{"request": history(2), "budget": 5})
+	m := call(5, "ctx/compressMessages", map[string]any{"request": history(2), "budget": 5})
 	if e, _ := m["error"].(map[string]any); e == nil || e["code"].(float64) != float64(CodeOverBudget) {
 		t.Errorf("over budget: %v, want code %d", m, CodeOverBudget)
 	}

@@ -101,9 +101,7 @@ func countTokens(ctx context.Context, cl *client, params json.RawMessage) (any, 
 		return nil, err
 	}
 	if req.Model == "" {
-		cl.engMu.Lock()
-		req.Model = cl.defaults.Model
-		cl.engMu.Unlock()
+		req.Model = cl.defaultModel()
 	}
 	if req.Messages != nil {
 		if req.Text != nil {

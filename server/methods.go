@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/ctxd/ctxd/engine"
 )
 
 // method is one entry of the method table.
@@ -17,6 +19,19 @@ type method struct {
 	// Methods that change connection state stay in order.
 	async  bool
 	handle func(ctx context.Context, cl *client, params json.RawMessage) (any, error)
+}
+
+// engineMethod is the handler of a method that decodes its params into a
+// P and answers with the connection's engine's call, as
+// engineMethod((*engine.Engine).Outline).
+func engineMethod[P, R any](call func(*engine.Engine, context.Context, P) (R, error)) func(context.Context, *client, json.RawMessage) (any, error) {
+	return func(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
+		var p P
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return call(cl.engine(), ctx, p)
+	}
 }
 
 // methods is the method table; each file registers its family in init.

@@ -26,14 +26,23 @@ func initialized(t *testing.T, root string) func(id int, method string, params a
 	}
 }
 
-func TestOptimizeRequestAndRehydrate(t *testing.T) {
+// optimized initializes a server over a new workspace and sends it
+// ctx/optimizeRequest (id 2) for history(12) in session, failing the test
+// on an error reply. It returns the workspace, the call function for
+// what follows and the result.
+func optimized(t *testing.T, session string) (string, func(id int, method string, params any) map[string]any, map[string]any) {
+	t.Helper()
 	root := t.TempDir()
 	call := initialized(t, root)
-	m := call(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": "agent-1"})
+	m := call(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": session})
 	if m["error"] != nil {
 		t.Fatal(m["error"])
 	}
-	res := m["result"].(map[string]any)
+	return root, call, m["result"].(map[string]any)
+}
+
+func TestOptimizeRequestAndRehydrate(t *testing.T) {
+	root, call, res := optimized(t, "agent-1")
 	rep := res["report"].(map[string]any)
 	if rep["applied"] != true || rep["estimated_tokens_after"].(float64) >= rep["estimated_tokens_before"].(float64) {
 		t.Fatalf("report: %v", rep)
@@ -54,7 +63,7 @@ func TestOptimizeRequestAndRehydrate(t *testing.T) {
 		t.Error("no artifact files under .ctxd/artifacts")
 	}
 	hash := arts[0].(map[string]any)["sha256"].(string)
-	m = call(3, "ctx/rehydrate", map[string]any{"session_id": "agent-1", "hash": hash[:16], "start_line": 2, "end_line": 3})
+	m := call(3, "ctx/rehydrate", map[string]any{"session_id": "agent-1", "hash": hash[:16], "start_line": 2, "end_line": 3})
 	if m["error"] != nil {
 		t.Fatal(m["error"])
 	}
@@ -77,15 +86,10 @@ func TestOptimizeRequestAndRehydrate(t *testing.T) {
 }
 
 func TestRestartKeepsArtifactsOverRPC(t *testing.T) {
-	root := t.TempDir()
-	first := initialized(t, root)
-	m := first(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": "s"})
-	if m["error"] != nil {
-		t.Fatal(m["error"])
-	}
-	hash := m["result"].(map[string]any)["report"].(map[string]any)["artifacts"].([]any)[0].(map[string]any)["sha256"].(string)
+	root, _, res := optimized(t, "s")
+	hash := res["report"].(map[string]any)["artifacts"].([]any)[0].(map[string]any)["sha256"].(string)
 	second := initialized(t, root) // a new server over the same state directory
-	m = second(2, "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash})
+	m := second(2, "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash})
 	if m["error"] != nil {
 		t.Fatalf("after restart: %v", m["error"])
 	}
@@ -96,10 +100,8 @@ func TestRestartKeepsArtifactsOverRPC(t *testing.T) {
 
 func TestShadowFromEnvironment(t *testing.T) {
 	t.Setenv("CTXD_SMART_CONTEXT_SHADOW", "1")
-	root := t.TempDir()
-	call := initialized(t, root)
-	m := call(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": "s"})
-	rep := m["result"].(map[string]any)["report"].(map[string]any)
+	root, _, res := optimized(t, "s")
+	rep := res["report"].(map[string]any)
 	if rep["rollout_mode"] != "shadow" || rep["applied"] != false {
 		t.Errorf("report: %v", rep)
 	}
@@ -109,10 +111,8 @@ func TestShadowFromEnvironment(t *testing.T) {
 }
 
 func TestOptimizeBadParams(t *testing.T) {
-	root := t.TempDir()
-	call := initialized(t, root)
-	m := call(2, "ctx/optimizeRequest", map[string]any{"request": history(12), "session_id": "s"})
-	arts := m["result"].(map[string]any)["report"].(map[string]any)["artifacts"].([]any)
+	root, call, res := optimized(t, "s")
+	arts := res["report"].(map[string]any)["artifacts"].([]any)
 	if len(arts) < 2 {
 		t.Fatalf("%d artifacts", len(arts))
 	}

@@ -1,11 +1,6 @@
 package server
 
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/ctxd/ctxd/engine"
-)
+import "github.com/ctxd/ctxd/engine"
 
 // The session methods: checkpoints and timelines (docs/sessions.md).
 // Methods that write (save, fork, delete) run in wire order, so a client
@@ -13,68 +8,12 @@ import (
 // runs the pipeline) may run concurrently.
 func init() {
 	register(
-		method{name: "ctx/checkpoint/save", handle: saveCheckpoint},
-		method{name: "ctx/checkpoint/restore", async: true, handle: restoreCheckpoint},
-		method{name: "ctx/sessions/list", async: true, handle: listSessions},
-		method{name: "ctx/sessions/resume", async: true, handle: resumeSession},
-		method{name: "ctx/sessions/timeline", async: true, handle: sessionTimeline},
-		method{name: "ctx/sessions/fork", handle: forkSession},
-		method{name: "ctx/sessions/delete", handle: deleteSession},
+		method{name: "ctx/checkpoint/save", handle: engineMethod((*engine.Engine).SaveCheckpoint)},
+		method{name: "ctx/checkpoint/restore", async: true, handle: engineMethod((*engine.Engine).RestoreCheckpoint)},
+		method{name: "ctx/sessions/list", async: true, handle: engineMethod((*engine.Engine).ListSessions)},
+		method{name: "ctx/sessions/resume", async: true, handle: engineMethod((*engine.Engine).ResumeSession)},
+		method{name: "ctx/sessions/timeline", async: true, handle: engineMethod((*engine.Engine).SessionTimeline)},
+		method{name: "ctx/sessions/fork", handle: engineMethod((*engine.Engine).ForkSession)},
+		method{name: "ctx/sessions/delete", handle: engineMethod((*engine.Engine).DeleteSession)},
 	)
-}
-
-func saveCheckpoint(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.SaveRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().SaveCheckpoint(ctx, req)
-}
-
-func restoreCheckpoint(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.RestoreRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().RestoreCheckpoint(ctx, req)
-}
-
-func listSessions(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.ListRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().ListSessions(ctx, req)
-}
-
-func resumeSession(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.ResumeRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().ResumeSession(ctx, req)
-}
-
-func sessionTimeline(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.TimelineRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().SessionTimeline(ctx, req)
-}
-
-func forkSession(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.ForkRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().ForkSession(ctx, req)
-}
-
-func deleteSession(ctx context.Context, cl *client, params json.RawMessage) (any, error) {
-	var req engine.DeleteRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	return cl.engine().DeleteSession(ctx, req)
 }

@@ -45,15 +45,6 @@ func rpcResult(t *testing.T, m map[string]any) map[string]any {
 	return r
 }
 
-func rpcCode(t *testing.T, m map[string]any) (int, string) {
-	t.Helper()
-	e, isErr := m["error"].(map[string]any)
-	if !isErr {
-		t.Fatalf("want an error, got %v", m)
-	}
-	return int(e["code"].(float64)), e["message"].(string)
-}
-
 func TestSessionMethods(t *testing.T) {
 	call, root := sessionClient(t)
 	hist := []any{
@@ -153,7 +144,7 @@ func TestSessionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, msg := rpcCode(t, call(tt.method, tt.params))
+			c, msg := testutil.RPCError(t, call(tt.method, tt.params))
 			if c != tt.code || !strings.Contains(msg, tt.says) {
 				t.Errorf("got %d %q, want %d saying %q", c, msg, tt.code, tt.says)
 			}

@@ -112,10 +112,15 @@ func (s *Store) Save(ctx context.Context, cp *Checkpoint) (*Checkpoint, error) {
 	if cp == nil {
 		return nil, fmt.Errorf("save checkpoint: nil checkpoint: %w", ctxd.ErrInvalidParams)
 	}
-	return s.Append(ctx, cp.SessionID, func(*Checkpoint, int) (*Checkpoint, error) {
+	return s.Append(ctx, cp.SessionID, copyOf(cp))
+}
+
+// copyOf is the Update that saves a copy of cp.
+func copyOf(cp *Checkpoint) Update {
+	return func(*Checkpoint, int) (*Checkpoint, error) {
 		c := *cp
 		return &c, nil
-	})
+	}
 }
 
 // Append saves the checkpoint fn builds as the session's next one, under
@@ -134,10 +139,7 @@ func (s *Store) Create(ctx context.Context, cp *Checkpoint) (*Checkpoint, error)
 	if cp == nil {
 		return nil, fmt.Errorf("create session: nil checkpoint: %w", ctxd.ErrInvalidParams)
 	}
-	return s.append(ctx, cp.SessionID, func(*Checkpoint, int) (*Checkpoint, error) {
-		c := *cp
-		return &c, nil
-	}, true)
+	return s.append(ctx, cp.SessionID, copyOf(cp), true)
 }
 
 func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (*Checkpoint, error) {

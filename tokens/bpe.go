@@ -23,10 +23,9 @@ import (
 // The vocabulary is decoded on first use, not when the backend is made:
 // a process whose counts all come from a [CountStore] never pays for it.
 type bpeBackend struct {
-	// split calls its function with each piece of the encoding's split
-	// pattern (pretokenize.go); pieceAt returns the end of the piece at a
-	// byte offset, for count's loop, which allocates no closure.
-	split   func(text string, f func(piece string))
+	// pieceAt returns the end of the piece of the encoding's split
+	// pattern (pretokenize.go) at a byte offset, for count's loop, which
+	// allocates no closure.
 	pieceAt func(s scanner, i int) int
 
 	encoding string // its embedded vocabulary is vocabFile(encoding)
@@ -53,20 +52,24 @@ type mergedCount struct {
 }
 
 func newBPEBackend(encoding string) (*bpeBackend, error) {
-	var split func(string, func(string))
 	var pieceAt func(scanner, int) int
 	switch encoding {
 	case Cl100kBase:
-		split, pieceAt = splitCl100k, scanner.cl100kAt
+		pieceAt = scanner.cl100kAt
 	case O200kBase:
-		split, pieceAt = splitO200k, scanner.o200kAt
+		pieceAt = scanner.o200kAt
 	default:
 		return nil, fmt.Errorf("load %s: unknown encoding", encoding)
 	}
 	if _, err := fs.Stat(vocabFiles, vocabFile(encoding)); err != nil {
 		return nil, fmt.Errorf("load %s vocabulary: %w", encoding, err)
 	}
-	return &bpeBackend{encoding: encoding, split: split, pieceAt: pieceAt}, nil
+	return &bpeBackend{encoding: encoding, pieceAt: pieceAt}, nil
+}
+
+// split calls f with each piece of the encoding's split pattern.
+func (b *bpeBackend) split(text string, f func(piece string)) {
+	splitBy(b.pieceAt, text, f)
 }
 
 // load decodes the vocabulary once. The file is embedded and checked by

@@ -203,10 +203,14 @@ func isPrefix(c uint8) bool { return c&(clsNL|clsL|clsN) == 0 }
 //
 //	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
 //	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func splitCl100k(text string, f func(string)) {
+func splitCl100k(text string, f func(string)) { splitBy(scanner.cl100kAt, text, f) }
+
+// splitBy calls f with each piece of text, pieceAt giving the end of the
+// piece at a byte offset.
+func splitBy(pieceAt func(scanner, int) int, text string, f func(string)) {
 	s := scanner{text}
 	for i := 0; i < len(text); {
-		end := s.cl100kAt(i)
+		end := pieceAt(s, i)
 		f(text[i:end])
 		i = end
 	}
@@ -245,14 +249,7 @@ func (s scanner) cl100kAt(i int) int {
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|…)?|
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|…)?|
 //	\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func splitO200k(text string, f func(string)) {
-	s := scanner{text}
-	for i := 0; i < len(text); {
-		end := s.o200kAt(i)
-		f(text[i:end])
-		i = end
-	}
-}
+func splitO200k(text string, f func(string)) { splitBy(scanner.o200kAt, text, f) }
 
 func (s scanner) o200kAt(i int) int {
 	if e := s.o200kASCII(i); e > i {

@@ -2,13 +2,11 @@ package tokens
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
-	"unsafe"
 )
 
 // A CountStore keeps token counts across processes, keyed by a hash of
@@ -121,16 +119,11 @@ func (c *storedCounter) count(text string, miss func()) int {
 	return n
 }
 
-// storeKey hashes the text in place: a []byte conversion would copy every
-// long text counted (a view of a file never seen, say) only to hash it.
+// storeKey is text's count key: the first 16 bytes of the hash baseKeys
+// takes.
 func storeKey(encoding, text string) countKey {
-	h := sha256.New()
-	h.Write([]byte(encoding))
-	h.Write([]byte{0})
-	h.Write(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return countKey(sum[:16])
+	_, k := baseKeys(encoding, text)
+	return k
 }
 
 func (s *CountStore) get(k countKey) (int, bool) {

@@ -51,7 +51,9 @@ func (s *CountStore) vectorStore() VectorStore {
 
 // baseKeys returns the vector key of text, the SHA-256 of the encoding, a
 // zero byte and the text (in its own record file), and its count key, the
-// same hash's first 16 bytes (storeKey): one hash for both.
+// same hash's first 16 bytes (storeKey): one hash for both. It hashes
+// the text in place: a []byte conversion would copy every long text
+// counted (a view of a file never seen, say) only to hash it.
 func baseKeys(encoding, text string) ([32]byte, countKey) {
 	h := sha256.New()
 	h.Write([]byte(encoding))

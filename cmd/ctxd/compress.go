@@ -36,15 +36,22 @@ cannot fit, or the request carries a reference its session cannot resolve.`,
 // maxRequestBytes bounds a request read from standard input or a file.
 const maxRequestBytes = 256 << 20
 
+// windowFlags registers the flags of a model request's window that
+// compress and optimize share: the model, its window, the output reserve
+// and the budget.
+func windowFlags(fs *flag.FlagSet, model *string, window, reserve, budget *int) {
+	fs.StringVar(model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
+	fs.IntVar(window, "context-window", 0, "model context window in tokens (overrides the registry)")
+	fs.IntVar(reserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
+	fs.IntVar(budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+}
+
 func runCompress(ctx context.Context, std *IO, args []string) error {
 	c := commands["compress"]
 	fs := newFlagSet(c, std.Err)
 	var req engine.CompressRequest
 	var rf rewriteFlags
-	fs.StringVar(&req.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
-	fs.IntVar(&req.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
-	fs.IntVar(&req.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
-	fs.IntVar(&req.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+	windowFlags(fs, &req.Model, &req.ContextWindow, &req.OutputReserve, &req.Budget)
 	fs.IntVar(&req.WindowSize, "window-size", 0, "keep the last 2*N messages whole (default: the model's preset)")
 	fs.IntVar(&req.MaxToolOutput, "max-tool-output", 0, "older tool outputs longer than N characters are condensed (default: the preset; negative: never)")
 	fs.StringVar(&req.Format, "format", "", "request format: chat, anthropic, responses (default: detected)")

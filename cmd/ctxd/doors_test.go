@@ -236,7 +236,7 @@ func TestPackOutputRule(t *testing.T) {
 	result(t, d.call("initialize", map[string]any{"root": dir}))
 	packs := filepath.Join(dir, ".ctxd", "packs")
 	for _, out := range []string{victim, filepath.Join(dir, "README.md"), "/proc/self/fd/1", "/dev/stdout", "../escape.md", "sub/x.md", filepath.Join(packs, "..", "x.md"), ".", ".."} {
-		code, msg := errCode(t, d.call("ctx/pack", map[string]any{"output": out}))
+		code, msg := testutil.RPCError(t, d.call("ctx/pack", map[string]any{"output": out}))
 		if code != -32602 || !strings.Contains(msg, packs) {
 			t.Errorf("output %q: %d %s, want -32602 naming %s", out, code, msg, packs)
 		}

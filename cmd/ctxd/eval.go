@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -182,9 +181,7 @@ func runSWEBench(ctx context.Context, io *IO, args []string) error {
 // writeReport prints an eval report as JSON or as its tables.
 func writeReport(w goio.Writer, rep interface{ Print(goio.Writer) }, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(w, rep)
 	}
 	rep.Print(w)
 	return nil

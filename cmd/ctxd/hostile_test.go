@@ -135,12 +135,12 @@ func TestHostileWorkspaceDaemon(t *testing.T) {
 		if env == nil {
 			t.Fatal("no envelope")
 		}
-		code, msg := errCode(t, d.call("ctx/outline", map[string]any{"path": "pipe.py"}))
+		code, msg := testutil.RPCError(t, d.call("ctx/outline", map[string]any{"path": "pipe.py"}))
 		if code != -32602 || !strings.Contains(msg, "not a regular file") {
 			t.Errorf("outline of a FIFO: %d %s", code, msg)
 		}
 	}
-	if code, msg := errCode(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "zero.go"}}})); code != -31001 || !strings.Contains(msg, "/dev/zero") {
+	if code, msg := testutil.RPCError(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "zero.go"}}})); code != -31001 || !strings.Contains(msg, "/dev/zero") {
 		t.Errorf("open file linked to /dev/zero: %d %s", code, msg)
 	}
 	r := result(t, d.call("ctx/countTokens", map[string]any{"text": "still serving"}))

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -278,6 +279,14 @@ func flagMessage(fs *flag.FlagSet, err error) string {
 		msg += " (did you mean --" + best + "?)"
 	}
 	return msg + "; ctxd help " + strings.TrimPrefix(fs.Name(), "ctxd ") + " lists the flags"
+}
+
+// printJSON writes v as indented JSON and a newline: the --json output of
+// every command.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // multiFlag collects a repeatable string flag.

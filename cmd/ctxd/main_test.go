@@ -192,15 +192,6 @@ func (d *daemon) waitNullID() map[string]any {
 	return d.wait(ch, "null-id response")
 }
 
-func errCode(t *testing.T, msg map[string]any) (int, string) {
-	t.Helper()
-	e, ok := msg["error"].(map[string]any)
-	if !ok {
-		t.Fatalf("want an error, got %v", msg)
-	}
-	return int(e["code"].(float64)), e["message"].(string)
-}
-
 func result(t *testing.T, msg map[string]any) map[string]any {
 	t.Helper()
 	if e, ok := msg["error"]; ok {
@@ -349,14 +340,14 @@ func TestServeErrors(t *testing.T) {
 		t.Helper()
 		r := d.call("ctx/countTokens", map[string]any{"text": "still here"})
 		if r["error"] != nil {
-			if c, _ := errCode(t, r); c != -32002 {
+			if c, _ := testutil.RPCError(t, r); c != -32002 {
 				t.Fatalf("daemon not serving after %s: %v", what, r)
 			}
 		}
 	}
 
 	// Before initialize.
-	code, msg := errCode(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "x"}))
+	code, msg := testutil.RPCError(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "x"}))
 	if code != -32002 || !strings.Contains(msg, "initialize") {
 		t.Errorf("before initialize: %d %q", code, msg)
 	}
@@ -364,7 +355,7 @@ func TestServeErrors(t *testing.T) {
 
 	// Malformed body: invalid JSON.
 	d.writeRaw("Content-Length: 12\r\n\r\n{\"jsonrpc\":,")
-	code, msg = errCode(t, d.waitNullID())
+	code, msg = testutil.RPCError(t, d.waitNullID())
 	if code != -32700 {
 		t.Errorf("malformed body: %d %q", code, msg)
 	}
@@ -372,7 +363,7 @@ func TestServeErrors(t *testing.T) {
 
 	// Malformed header.
 	d.writeRaw("Content-Length: banana\r\n\r\n{}")
-	code, _ = errCode(t, d.waitNullID())
+	code, _ = testutil.RPCError(t, d.waitNullID())
 	if code != -32700 {
 		t.Errorf("malformed header: %d", code)
 	}
@@ -380,7 +371,7 @@ func TestServeErrors(t *testing.T) {
 
 	// Not a request object.
 	d.send(map[string]any{"jsonrpc": "2.0", "id": 99})
-	code, msg = errCode(t, d.waitForID(99))
+	code, msg = testutil.RPCError(t, d.waitForID(99))
 	if code != -32600 {
 		t.Errorf("invalid request: %d %q", code, msg)
 	}
@@ -403,7 +394,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, msg := errCode(t, d.call(tt.method, tt.params))
+			code, msg := testutil.RPCError(t, d.call(tt.method, tt.params))
 			if code != tt.code || !strings.Contains(msg, tt.contains) {
 				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.code, tt.contains)
 			}
@@ -456,7 +447,7 @@ func TestServeCancel(t *testing.T) {
 	result(t, d.call("initialize", map[string]any{"root": goroot}))
 	id, ch := d.callAsync("ctx/buildPrompt", map[string]any{"user_request": "how does the http server handle keep-alive connections"})
 	d.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": id}})
-	code, msg := errCode(t, d.wait(ch, "cancelled buildPrompt"))
+	code, msg := testutil.RPCError(t, d.wait(ch, "cancelled buildPrompt"))
 	if code != -32800 {
 		t.Fatalf("cancelled request: %d %q", code, msg)
 	}

@@ -55,9 +55,7 @@ func runModels(_ context.Context, io *IO, args []string) error {
 	}
 	specs := tokens.Models()
 	if *asJSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(specs)
+		return printJSON(io.Out, specs)
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tPROVIDER\tWINDOW\tMAX OUTPUT\tCOUNTED WITH\tALIASES")
@@ -99,9 +97,7 @@ func modelWindow(io *IO, name string, flagWindow int, root string, asJSON bool) 
 		source, m.ContextWindow = request.WindowNone, 0
 	}
 	if asJSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"name": m.Name, "context_window": m.ContextWindow, "source": source, "encoding": m.Encoding, "estimator_confidence": m.EstimatorConfidence})
+		return printJSON(io.Out, map[string]any{"name": m.Name, "context_window": m.ContextWindow, "source": source, "encoding": m.Encoding, "estimator_confidence": m.EstimatorConfidence})
 	}
 	if source == request.WindowNone {
 		fmt.Fprintf(io.Out, "%s: no known context window (source none): compaction treats its requests as far from any threshold and runs no window-pressure step; give the window with --context-window or context_window in the configuration\n", m.Name)
@@ -141,9 +137,7 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 	}
 	entries := effectiveEntries(cfg)
 	if *asJSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"root": dir, "user_file": config.UserFile(), "entries": entries})
+		return printJSON(io.Out, map[string]any{"root": dir, "user_file": config.UserFile(), "entries": entries})
 	}
 	uf := config.UserFile()
 	if _, err := os.Stat(uf); err != nil {

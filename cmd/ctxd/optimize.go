@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,11 +80,7 @@ func runReplayReport(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode report: %w", err)
-		}
-		if _, err := std.Out.Write(append(b, '\n')); err != nil {
+		if err := printJSON(std.Out, rep); err != nil {
 			return err
 		}
 	} else if err := rep.Print(std.Out); err != nil {
@@ -179,10 +174,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 	call := &req.Call
 	var rf rewriteFlags
 	var exactItems string
-	fs.StringVar(&call.Model, "model", "", "model the request is for (default: the request's \"model\", else gpt-4o)")
-	fs.IntVar(&call.ContextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
-	fs.IntVar(&call.OutputReserve, "output-reserve", 0, "tokens kept free for the reply (default: the model's max output, at most 25% of the window)")
-	fs.IntVar(&call.Budget, "budget", 0, "token budget of the whole request (default: context window - output reserve)")
+	windowFlags(fs, &call.Model, &call.ContextWindow, &call.OutputReserve, &call.Budget)
 	fs.IntVar(&call.WindowSize, "window-size", 0, "keep the last N tool outputs whole (default: the budget mode's)")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.IntVar(&call.ObservedContextWindow, "observed-context-window", 0, "a window observed at run time, used when the model is not in the registry")
@@ -280,12 +272,7 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(l, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode lines: %w", err)
-		}
-		_, err = std.Out.Write(append(b, '\n'))
-		return err
+		return printJSON(std.Out, l)
 	}
 	_, err = io.WriteString(std.Out, l.Text)
 	return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -29,12 +28,6 @@ stderr.`,
 	})
 }
 
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 func runOutline(ctx context.Context, io *IO, args []string) error {
 	c := commands["outline"]
 	fs := newFlagSet(c, io.Err)
@@ -52,7 +45,7 @@ func runOutline(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(io, res)
+		return printJSON(io.Out, res)
 	}
 	for _, s := range res.Symbols {
 		fmt.Fprintf(io.Out, "%s%d: %s\n", strings.Repeat("  ", s.Depth), s.Start, s.Signature)
@@ -69,7 +62,7 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	level := fs.String("level", "", "full, bodies, signatures or outline (required)")
 	asJSON := fs.Bool("json", false, "print the ctx/outline result (symbols and the view) as JSON")
 	lang := fs.String("language", "", "language (default: detected from the extension or shebang)")
-	var keepLines, keepFuncs listFlag
+	var keepLines, keepFuncs multiFlag
 	fs.Var(&keepLines, "keep-line", "keep the function around this 1-based line whole (repeatable)")
 	fs.Var(&keepFuncs, "keep-func", "keep this function or Type.method whole (repeatable)")
 	pos, err := parse(fs, args)
@@ -98,7 +91,7 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(io, res)
+		return printJSON(io.Out, res)
 	}
 	fmt.Fprint(io.Out, res.View.Text)
 	if len(res.View.Elided) > 0 {
@@ -119,10 +112,4 @@ func outlineFile(ctx context.Context, req engine.OutlineRequest) (*engine.Outlin
 		return nil, err
 	}
 	return engine.OutlineSource(ctx, req, src)
-}
-
-func writeJSON(io *IO, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,9 +155,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		return fmt.Errorf("%s is %s (%d bytes): %s reads text files only", pos[0], res.NotText[0].Reason, res.NotText[0].Bytes, name)
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(io.Out, res)
 	}
 	if name == "tokens" {
 		return res.WriteTreeDepth(io.Out, f.depth)

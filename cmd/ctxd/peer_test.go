@@ -89,7 +89,7 @@ func TestProtocolCorrectness(t *testing.T) {
 
 	for _, tc := range []struct{ id, kind string }{{"null", "null"}, {"1.5", "fractional"}, {`{"a":1}`, "object"}, {"true", "boolean"}, {"[1]", "array"}} {
 		d.writeRaw(frame(`{"jsonrpc":"2.0","id":` + tc.id + `,"method":"ctx/countTokens","params":{"text":"x"}}`))
-		code, msg := errCode(t, d.waitNullID())
+		code, msg := testutil.RPCError(t, d.waitNullID())
 		if code != -32600 || !strings.Contains(msg, tc.kind) {
 			t.Errorf("id %s: %d %q", tc.id, code, msg)
 		}
@@ -107,13 +107,13 @@ func TestProtocolCorrectness(t *testing.T) {
 			r := d.call(tt.method, tt.params)
 			if tt.code == 0 {
 				if r["error"] != nil {
-					if c, _ := errCode(t, r); c == -32603 {
+					if c, _ := testutil.RPCError(t, r); c == -32603 {
 						t.Errorf("internal error: %v", r)
 					}
 				}
 				return
 			}
-			code, msg := errCode(t, r)
+			code, msg := testutil.RPCError(t, r)
 			if code != tt.code || !strings.Contains(msg, tt.contains) || strings.Contains(msg, "compressParams") {
 				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.code, tt.contains)
 			}
@@ -129,7 +129,7 @@ func TestProtocolCorrectness(t *testing.T) {
 	}
 	d.writeRaw(b.String())
 	for i := 0; i < 30; i++ {
-		code, msg := errCode(t, d.waitForID(5000+2*i))
+		code, msg := testutil.RPCError(t, d.waitForID(5000+2*i))
 		if code != -31001 || !strings.HasPrefix(msg, "ctx/buildPrompt: ") {
 			t.Errorf("pipelined buildPrompt %d: %d %q", i, code, msg)
 		}
@@ -275,7 +275,7 @@ func TestUnixSocketPeer(t *testing.T) {
 		t.Fatalf("batch answer %s", body)
 	}
 	for _, m := range batch {
-		if code, _ := errCode(t, m); code != -32600 {
+		if code, _ := testutil.RPCError(t, m); code != -32600 {
 			t.Errorf("batch item: %v", m)
 		}
 	}
@@ -359,22 +359,22 @@ func TestTCPPeer(t *testing.T) {
 	token := strings.TrimSpace(string(tok))
 
 	noToken := dialRaw(t, "tcp", addr)
-	if code, _ := errCode(t, noToken.call(1, "initialize", map[string]any{"root": dir})); code != -31010 {
+	if code, _ := testutil.RPCError(t, noToken.call(1, "initialize", map[string]any{"root": dir})); code != -31010 {
 		t.Errorf("initialize without token: %d", code)
 	}
-	if code, _ := errCode(t, noToken.call(2, "ctx/buildPrompt", map[string]any{"user_request": "x", "patterns": []string{"shadow"}})); code != -32002 {
+	if code, _ := testutil.RPCError(t, noToken.call(2, "ctx/buildPrompt", map[string]any{"user_request": "x", "patterns": []string{"shadow"}})); code != -32002 {
 		t.Errorf("buildPrompt without initialize: %d", code)
 	}
 	wrong := dialRaw(t, "tcp", addr)
-	if code, _ := errCode(t, wrong.call(1, "initialize", map[string]any{"root": dir, "token": strings.Repeat("0", len(token))})); code != -31010 {
+	if code, _ := testutil.RPCError(t, wrong.call(1, "initialize", map[string]any{"root": dir, "token": strings.Repeat("0", len(token))})); code != -31010 {
 		t.Errorf("initialize with a wrong token: %d", code)
 	}
 	other := dialRaw(t, "tcp", addr)
-	code, msg := errCode(t, other.call(1, "initialize", map[string]any{"root": "/etc", "token": token}))
+	code, msg := testutil.RPCError(t, other.call(1, "initialize", map[string]any{"root": "/etc", "token": token}))
 	if code != -31001 || !strings.Contains(msg, "not one of the workspaces") {
 		t.Errorf("initialize /etc: %d %q", code, msg)
 	}
-	if code, _ := errCode(t, other.call(2, "ctx/buildPrompt", map[string]any{"user_request": "x", "patterns": []string{"shadow"}})); code != -32002 {
+	if code, _ := testutil.RPCError(t, other.call(2, "ctx/buildPrompt", map[string]any{"user_request": "x", "patterns": []string{"shadow"}})); code != -32002 {
 		t.Errorf("buildPrompt after a refused initialize: %d", code)
 	}
 	good := dialRaw(t, "tcp", addr)

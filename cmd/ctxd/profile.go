@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -19,28 +20,25 @@ import (
 // ends them.
 func startProfile() func() {
 	var stops []func()
-	if p := os.Getenv("CTXD_CPUPROFILE"); p != "" {
+	// record starts writing what (a CPU profile, a trace) into the file
+	// $env names, when it names one.
+	record := func(env, what string, start func(io.Writer) error, stop func()) {
+		p := os.Getenv(env)
+		if p == "" {
+			return
+		}
 		f, err := os.Create(p)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "ctxd: cpu profile: %v\n", err)
-		} else if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(os.Stderr, "ctxd: cpu profile: %v\n", err)
+			fmt.Fprintf(os.Stderr, "ctxd: %s: %v\n", what, err)
+		} else if err := start(f); err != nil {
+			fmt.Fprintf(os.Stderr, "ctxd: %s: %v\n", what, err)
 			f.Close()
 		} else {
-			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+			stops = append(stops, func() { stop(); f.Close() })
 		}
 	}
-	if p := os.Getenv("CTXD_TRACE"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "ctxd: trace: %v\n", err)
-		} else if err := trace.Start(f); err != nil {
-			fmt.Fprintf(os.Stderr, "ctxd: trace: %v\n", err)
-			f.Close()
-		} else {
-			stops = append(stops, func() { trace.Stop(); f.Close() })
-		}
-	}
+	record("CTXD_CPUPROFILE", "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	record("CTXD_TRACE", "trace", trace.Start, trace.Stop)
 	if p := os.Getenv("CTXD_MEMPROFILE"); p != "" {
 		stops = append(stops, func() {
 			f, err := os.Create(p)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -170,9 +169,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		}
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(env)
+		return printJSON(io.Out, env)
 	}
 	_, err = fmt.Fprint(io.Out, env.Prompt)
 	return err

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -151,17 +150,9 @@ func sessionsList(ctx context.Context, io *IO, args []string) error {
 	if len(pos) > 0 {
 		return usagef("list takes no arguments, got %q", pos[0])
 	}
-	return withEngine(io, f, func(e *engine.Engine) error {
-		l, err := e.ListSessions(ctx, engine.ListRequest{State: *state, Limit: *limit})
-		if err != nil {
-			return err
-		}
-		if f.asJSON {
-			return printJSON(io.Out, l)
-		}
+	return answer(ctx, io, f, (*engine.Engine).ListSessions, engine.ListRequest{State: *state, Limit: *limit}, func(l *sessions.Listing) {
 		printList(io.Out, l)
 		printProblems(io.Err, l.Problems)
-		return nil
 	})
 }
 
@@ -177,17 +168,9 @@ func sessionsShow(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withEngine(io, f, func(e *engine.Engine) error {
-		r, err := e.RestoreCheckpoint(ctx, engine.RestoreRequest{SessionID: id, Seq: *seq})
-		if err != nil {
-			return err
-		}
-		if f.asJSON {
-			return printJSON(io.Out, r)
-		}
+	return answer(ctx, io, f, (*engine.Engine).RestoreCheckpoint, engine.RestoreRequest{SessionID: id, Seq: *seq}, func(r *sessions.Restored) {
 		printCheckpoint(io.Out, r)
 		printProblems(io.Err, r.Problems)
-		return nil
 	})
 }
 
@@ -206,20 +189,12 @@ func sessionsResume(ctx context.Context, io *IO, args []string) error {
 	if len(pos) == 1 {
 		id = pos[0]
 	}
-	return withEngine(io, f, func(e *engine.Engine) error {
-		res, err := e.ResumeSession(ctx, engine.ResumeRequest{SessionID: id})
-		if err != nil {
-			return err
-		}
-		if f.asJSON {
-			return printJSON(io.Out, res)
-		}
+	return answer(ctx, io, f, (*engine.Engine).ResumeSession, engine.ResumeRequest{SessionID: id}, func(res *engine.ResumeResult) {
 		printResume(io.Out, res, *showPrompt)
 		for _, w := range res.Warnings {
 			fmt.Fprintf(io.Err, "ctxd sessions resume: %s\n", w)
 		}
 		printProblems(io.Err, res.Problems)
-		return nil
 	})
 }
 
@@ -234,17 +209,9 @@ func sessionsTimeline(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withEngine(io, f, func(e *engine.Engine) error {
-		tl, err := e.SessionTimeline(ctx, engine.TimelineRequest{SessionID: id})
-		if err != nil {
-			return err
-		}
-		if f.asJSON {
-			return printJSON(io.Out, tl)
-		}
+	return answer(ctx, io, f, (*engine.Engine).SessionTimeline, engine.TimelineRequest{SessionID: id}, func(tl *sessions.Timeline) {
 		printTimeline(io.Out, tl)
 		printProblems(io.Err, tl.Problems)
-		return nil
 	})
 }
 
@@ -269,19 +236,12 @@ func sessionsFork(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	return withEngine(io, f, func(e *engine.Engine) error {
-		res, err := e.ForkSession(ctx, engine.ForkRequest{SessionID: id, Seq: *seq, Error: text, NewSessionID: *newID, Model: *model, Budget: *budget})
-		if err != nil {
-			return err
-		}
-		if f.asJSON {
-			return printJSON(io.Out, res)
-		}
+	req := engine.ForkRequest{SessionID: id, Seq: *seq, Error: text, NewSessionID: *newID, Model: *model, Budget: *budget}
+	return answer(ctx, io, f, (*engine.Engine).ForkSession, req, func(res *engine.ForkResult) {
 		fmt.Fprintf(io.Out, "forked %s from %s at checkpoint %d: %d messages, %d -> %d tokens\n", res.SessionID, res.Parent.SessionID, res.Parent.Seq, res.Checkpoint.HistoryLen(), res.Report.TokensBefore, res.Report.TokensAfter)
 		for _, w := range res.Warnings {
 			fmt.Fprintf(io.Err, "ctxd sessions fork: %s\n", w)
 		}
-		return nil
 	})
 }
 
@@ -340,16 +300,24 @@ func sessionsGC(ctx context.Context, io *IO, args []string) error {
 	if *keep < 0 {
 		return usagef("--keep must not be negative")
 	}
+	return answer(ctx, io, f, (*engine.Engine).GCSessions, engine.GCRequest{MaxAge: age, MaxBytes: capBytes, Keep: *keep, DryRun: *dryRun}, func(rep *sessions.GCReport) {
+		printGC(io.Out, rep)
+		printProblems(io.Err, rep.Problems)
+	})
+}
+
+// answer opens the engine, makes call with req and prints the result: as
+// JSON with --json, else with text.
+func answer[R, T any](ctx context.Context, io *IO, f *sessionFlags, call func(*engine.Engine, context.Context, R) (T, error), req R, text func(T)) error {
 	return withEngine(io, f, func(e *engine.Engine) error {
-		rep, err := e.GCSessions(ctx, engine.GCRequest{MaxAge: age, MaxBytes: capBytes, Keep: *keep, DryRun: *dryRun})
+		res, err := call(e, ctx, req)
 		if err != nil {
 			return err
 		}
 		if f.asJSON {
-			return printJSON(io.Out, rep)
+			return printJSON(io.Out, res)
 		}
-		printGC(io.Out, rep)
-		printProblems(io.Err, rep.Problems)
+		text(res)
 		return nil
 	})
 }
@@ -433,12 +401,6 @@ func parseMaxSize(s string) (int64, error) {
 		return 0, usagef("--max-size %q: want a size such as 512MiB or 1GiB", s)
 	}
 	return int64(n * float64(mult)), nil
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func byteSize(n int64) string {

@@ -51,7 +51,7 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(io, res)
+		return printJSON(io.Out, res)
 	}
 	for _, d := range res.Definitions {
 		fmt.Fprintln(io.Out, d)

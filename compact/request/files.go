@@ -171,7 +171,9 @@ func argPath(m map[string]any) string {
 	return ""
 }
 
-func nameHas(name string, words []string) bool {
+// NameHas reports whether a tool's name, in any case, holds one of words
+// (lowercase): how tool calls are told apart by what they do.
+func NameHas(name string, words []string) bool {
 	n := strings.ToLower(name)
 	for _, w := range words {
 		if strings.Contains(n, w) {
@@ -225,7 +227,7 @@ func ReadOf(name, argText string) (FileRead, bool) {
 	if cmd := shellCommand(m); cmd != "" {
 		return shellRead(cmd)
 	}
-	if nameHas(name, readTools) && !nameHas(name, editTools) {
+	if NameHas(name, readTools) && !NameHas(name, editTools) {
 		if p := argPath(m); p != "" {
 			return FileRead{Path: p}, true
 		}
@@ -328,5 +330,5 @@ func edits(name string, m map[string]any, cmd, path string) bool {
 		}
 		return false
 	}
-	return nameHas(name, editTools) && argPath(m) == path
+	return NameHas(name, editTools) && argPath(m) == path
 }

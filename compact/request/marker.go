@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/internal/byteview"
 )
 
@@ -152,7 +153,7 @@ func ParseMarkers(text string) []Marker {
 			}
 			switch k {
 			case "sha256":
-				if m.Hash == "" && len(v) >= 12 && len(v) <= 64 && isLowerHex(v) {
+				if m.Hash == "" && artifacts.ValidPrefix(v) {
 					m.Hash = v
 				}
 			case "bytes":
@@ -171,16 +172,6 @@ func ParseMarkers(text string) []Marker {
 // HasMarker reports text that carries a ctxd marker.
 func HasMarker(text string) bool {
 	return strings.Contains(text, MarkerOpen) && len(ParseMarkers(text)) > 0
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // RangeText writes a line range "a-b" (or "a" when a == b).

@@ -205,17 +205,26 @@ func (r *Request) parseItems(key string) error {
 		if err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
-		it.members = o.members
-		switch r.Format {
-		case FormatChat:
-			r.parseChatItem(it, o)
-		case FormatAnthropic:
-			r.parseAnthropicItem(it, o)
-		case FormatResponses:
-			r.parseResponsesItem(it, o)
-		}
+		r.parseItem(it, o)
 	}
 	return nil
+}
+
+// parseItem reads item it, the object o, in r's format. It reports false
+// for a format it does not know.
+func (r *Request) parseItem(it *Item, o obj) bool {
+	it.members = o.members
+	switch r.Format {
+	case FormatChat:
+		r.parseChatItem(it, o)
+	case FormatAnthropic:
+		r.parseAnthropicItem(it, o)
+	case FormatResponses:
+		r.parseResponsesItem(it, o)
+	default:
+		return false
+	}
+	return true
 }
 
 func (r *Request) parseResponsesInput() error {
@@ -335,21 +344,33 @@ func objectAt(b []byte, s Span) (obj, bool) {
 	return o, err == nil
 }
 
-// addCall adds a tool call's segment to it, and its id to it.Calls.
-func (it *Item) addCall(seg Segment) {
+// add adds seg to it, and the id of a tool call's segment to it.Calls, of
+// a tool result's to it.Results.
+func (it *Item) add(seg Segment) {
 	if seg.CallID != "" {
-		it.Calls = append(it.Calls, seg.CallID)
+		switch seg.Kind {
+		case SegToolCall:
+			it.Calls = append(it.Calls, seg.CallID)
+		case SegToolResult:
+			it.Results = append(it.Results, seg.CallID)
+		}
 	}
 	it.Segments = append(it.Segments, seg)
 }
 
-// addResult adds a tool result's segment to it, and its call's id to
-// it.Results.
-func (it *Item) addResult(seg Segment) {
-	if seg.CallID != "" {
-		it.Results = append(it.Results, seg.CallID)
+// addContent adds the segments of o's "content" member c: one text
+// segment when it is a string, one segment an element, read by part, when
+// it is an array.
+func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int) Segment) {
+	switch kindOf(r.Body, c) {
+	case '"':
+		it.add(textSegment(r.Body, c, SegText))
+	case '[':
+		ai, elems := r.addArray(it, o, "content")
+		for _, e := range elems {
+			it.add(part(e, ai))
+		}
 	}
-	it.Segments = append(it.Segments, seg)
 }
 
 // textSegment is the segment of kind k of a content member whose value c
@@ -359,29 +380,43 @@ func textSegment(b []byte, c Span, k SegmentKind) Segment {
 	return Segment{Kind: k, Value: c, Text: text, array: -1}
 }
 
+// setText makes seg a segment of kind k holding o's member key, when that
+// is a JSON string; it reports whether it was.
+func (seg *Segment) setText(b []byte, o obj, key string, k SegmentKind) bool {
+	v, ok := o.get(key)
+	if !ok || kindOf(b, v) != '"' {
+		return false
+	}
+	seg.Kind, seg.Value = k, v
+	seg.Text, _ = decodeString(b[v.Start:v.End])
+	return true
+}
+
+// setResult sets a tool result's Value to v and its Text to v's text: a
+// string decoded, the text blocks of an array joined (its images listed).
+// It reports false for any other JSON value, which it leaves to the caller.
+func (seg *Segment) setResult(b []byte, v Span) bool {
+	seg.Value = v
+	switch kindOf(b, v) {
+	case '"':
+		seg.Text, _ = decodeString(b[v.Start:v.End])
+	case '[':
+		seg.Text = joinTextBlocks(b, v, &seg.Images)
+	default:
+		return false
+	}
+	return true
+}
+
 func (r *Request) parseChatItem(it *Item, o obj) {
 	b := r.Body
 	it.Role = o.str(b, "role")
 	isResult := it.Role == "tool" || it.Role == "function"
 	if c, ok := o.get("content"); ok {
-		switch kindOf(b, c) {
-		case '"':
-			k := SegText
-			if isResult {
-				k = SegToolResult
-			}
-			it.Segments = append(it.Segments, textSegment(b, c, k))
-		case '[':
-			if isResult {
-				var imgs []Image
-				text := joinTextBlocks(b, c, &imgs)
-				it.Segments = append(it.Segments, Segment{Kind: SegToolResult, Value: c, Text: text, Images: imgs, array: -1})
-				break
-			}
-			ai, parts := r.addArray(it, o, "content")
-			for _, p := range parts {
-				it.Segments = append(it.Segments, r.partSegment(p, ai))
-			}
+		if !isResult {
+			r.addContent(it, o, c, r.partSegment)
+		} else if seg := (Segment{Kind: SegToolResult, array: -1}); seg.setResult(b, c) {
+			it.Segments = append(it.Segments, seg)
 		}
 	}
 	if isResult {
@@ -395,15 +430,14 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 			it.Results = append(it.Results, id)
 		}
 	}
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if v, ok := o.get(k); ok && kindOf(b, v) == '"' {
-			text, _ := decodeString(b[v.Start:v.End])
-			it.Segments = append(it.Segments, Segment{Kind: SegReasoning, Value: v, Text: text, array: -1})
+	for _, k := range []string{"reasoning_content", "reasoning", "refusal"} {
+		kind := SegReasoning
+		if k == "refusal" {
+			kind = SegText
 		}
-	}
-	if v, ok := o.get("refusal"); ok && kindOf(b, v) == '"' {
-		text, _ := decodeString(b[v.Start:v.End])
-		it.Segments = append(it.Segments, Segment{Kind: SegText, Value: v, Text: text, array: -1})
+		if seg := (Segment{array: -1}); seg.setText(b, o, k, kind) {
+			it.Segments = append(it.Segments, seg)
+		}
 	}
 	ai, calls := r.addArray(it, o, "tool_calls")
 	for _, e := range calls {
@@ -421,7 +455,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 				}
 			}
 		}
-		it.addCall(seg)
+		it.add(seg)
 	}
 	if fv, ok := o.get("function_call"); ok && kindOf(b, fv) == '{' {
 		if fo, err := parseObj(b, fv); err == nil {
@@ -483,15 +517,9 @@ func (r *Request) partSegment(p Span, ai int) Segment {
 	}
 	switch t := po.str(b, "type"); t {
 	case "text", "input_text", "output_text":
-		if v, ok := po.get("text"); ok && kindOf(b, v) == '"' {
-			seg.Kind, seg.Value = SegText, v
-			seg.Text, _ = decodeString(b[v.Start:v.End])
-		}
+		seg.setText(b, po, "text", SegText)
 	case "refusal":
-		if v, ok := po.get("refusal"); ok && kindOf(b, v) == '"' {
-			seg.Kind, seg.Value = SegText, v
-			seg.Text, _ = decodeString(b[v.Start:v.End])
-		}
+		seg.setText(b, po, "refusal", SegText)
 	case "image_url", "input_image", "image":
 		seg.Kind, seg.Text = SegImage, ""
 		seg.Images = []Image{imageOf(b, po, t)}
@@ -502,64 +530,8 @@ func (r *Request) partSegment(p Span, ai int) Segment {
 func (r *Request) parseAnthropicItem(it *Item, o obj) {
 	b := r.Body
 	it.Role = o.str(b, "role")
-	c, ok := o.get("content")
-	if !ok {
-		it.Kind = KindMessage
-		return
-	}
-	switch kindOf(b, c) {
-	case '"':
-		it.Segments = append(it.Segments, textSegment(b, c, SegText))
-	case '[':
-		ai, blocks := r.addArray(it, o, "content")
-		for _, e := range blocks {
-			seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
-			bo, ok := objectAt(b, e)
-			if !ok {
-				it.Segments = append(it.Segments, seg)
-				continue
-			}
-			switch t := bo.str(b, "type"); t {
-			case "text":
-				if v, ok := bo.get("text"); ok && kindOf(b, v) == '"' {
-					seg.Kind, seg.Value = SegText, v
-					seg.Text, _ = decodeString(b[v.Start:v.End])
-				}
-			case "image":
-				seg.Kind, seg.Text = SegImage, ""
-				seg.Images = []Image{imageOf(b, bo, t)}
-			case "tool_use":
-				seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
-				seg.Text = rawOrString(b, bo, "input")
-				if seg.CallID != "" {
-					it.Calls = append(it.Calls, seg.CallID)
-				}
-			case "tool_result":
-				seg.Kind, seg.CallID, seg.Text = SegToolResult, bo.str(b, "tool_use_id"), ""
-				if v, ok := bo.get("is_error"); ok && string(b[v.Start:v.End]) == "true" {
-					seg.IsError = true
-				}
-				if v, ok := bo.get("content"); ok {
-					seg.Value = v
-					switch kindOf(b, v) {
-					case '"':
-						seg.Text, _ = decodeString(b[v.Start:v.End])
-					case '[':
-						seg.Text = joinTextBlocks(b, v, &seg.Images)
-					}
-				}
-				if seg.CallID != "" {
-					it.Results = append(it.Results, seg.CallID)
-				}
-			case "thinking":
-				seg.Kind = SegThinking
-				seg.Text = bo.str(b, "thinking")
-			case "redacted_thinking":
-				seg.Kind = SegRedactedThinking
-				seg.Text = bo.str(b, "data")
-			}
-			it.Segments = append(it.Segments, seg)
-		}
+	if c, ok := o.get("content"); ok {
+		r.addContent(it, o, c, r.blockSegment)
 	}
 	switch {
 	case len(it.Results) > 0 || hasSeg(it, SegToolResult):
@@ -569,6 +541,41 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 	default:
 		it.Kind = KindMessage
 	}
+}
+
+// blockSegment reads one content block of an Anthropic message.
+func (r *Request) blockSegment(e Span, ai int) Segment {
+	b := r.Body
+	seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
+	bo, ok := objectAt(b, e)
+	if !ok {
+		return seg
+	}
+	switch t := bo.str(b, "type"); t {
+	case "text":
+		seg.setText(b, bo, "text", SegText)
+	case "image":
+		seg.Kind, seg.Text = SegImage, ""
+		seg.Images = []Image{imageOf(b, bo, t)}
+	case "tool_use":
+		seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
+		seg.Text = rawOrString(b, bo, "input")
+	case "tool_result":
+		seg.Kind, seg.CallID, seg.Text = SegToolResult, bo.str(b, "tool_use_id"), ""
+		if v, ok := bo.get("is_error"); ok && string(b[v.Start:v.End]) == "true" {
+			seg.IsError = true
+		}
+		if v, ok := bo.get("content"); ok {
+			seg.setResult(b, v)
+		}
+	case "thinking":
+		seg.Kind = SegThinking
+		seg.Text = bo.str(b, "thinking")
+	case "redacted_thinking":
+		seg.Kind = SegRedactedThinking
+		seg.Text = bo.str(b, "data")
+	}
+	return seg
 }
 
 func (r *Request) parseResponsesItem(it *Item, o obj) {
@@ -581,55 +588,37 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 	switch it.Type {
 	case "message":
 		it.Kind = KindMessage
-		c, ok := o.get("content")
-		if !ok {
-			return
-		}
-		switch kindOf(b, c) {
-		case '"':
-			it.Segments = append(it.Segments, textSegment(b, c, SegText))
-		case '[':
-			ai, parts := r.addArray(it, o, "content")
-			for _, p := range parts {
-				it.Segments = append(it.Segments, r.partSegment(p, ai))
-			}
+		if c, ok := o.get("content"); ok {
+			r.addContent(it, o, c, r.partSegment)
 		}
 	case "function_call", "custom_tool_call", "computer_call":
 		it.Kind = KindToolCall
 		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "call_id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments", "input", "action"), array: -1}
-		it.addCall(seg)
+		it.add(seg)
 	case "function_call_output", "custom_tool_call_output", "computer_call_output":
 		it.Kind = KindToolResult
 		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "call_id"), array: -1}
-		if v, ok := o.get("output"); ok {
-			seg.Value = v
-			switch kindOf(b, v) {
-			case '"':
-				seg.Text, _ = decodeString(b[v.Start:v.End])
-			case '[':
-				seg.Text = joinTextBlocks(b, v, &seg.Images)
-			case '{':
-				if oo, err := parseObj(b, v); err == nil {
-					t := oo.str(b, "type")
-					if t == "computer_screenshot" || t == "input_image" {
-						seg.Images = append(seg.Images, imageOf(b, oo, t))
-					} else {
-						seg.Text = string(b[v.Start:v.End])
-					}
-				}
-			default:
+		if v, ok := o.get("output"); ok && !seg.setResult(b, v) {
+			if kindOf(b, v) != '{' {
 				seg.Text = string(b[v.Start:v.End])
+			} else if oo, err := parseObj(b, v); err == nil {
+				t := oo.str(b, "type")
+				if t == "computer_screenshot" || t == "input_image" {
+					seg.Images = append(seg.Images, imageOf(b, oo, t))
+				} else {
+					seg.Text = string(b[v.Start:v.End])
+				}
 			}
 		}
-		it.addResult(seg)
+		it.add(seg)
 	case "mcp_approval_request":
 		it.Kind = KindToolCall
 		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments"), array: -1}
-		it.addCall(seg)
+		it.add(seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
 		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "approval_request_id"), Text: string(it.Raw), array: -1}
-		it.addResult(seg)
+		it.add(seg)
 	case "reasoning":
 		it.Kind = KindReasoning
 		for _, k := range []string{"summary", "content"} {
@@ -662,15 +651,7 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parse item: %w", err)
 		}
-		it.members = o.members
-		switch f {
-		case FormatChat:
-			r.parseChatItem(it, o)
-		case FormatAnthropic:
-			r.parseAnthropicItem(it, o)
-		case FormatResponses:
-			r.parseResponsesItem(it, o)
-		default:
+		if !r.parseItem(it, o) {
 			return nil, fmt.Errorf("parse item: unknown format %q: %w", f, ErrNotRequest)
 		}
 	}

@@ -577,16 +577,6 @@ var (
 	pathKeys      = []string{"path", "file_path", "filepath", "file", "target_file"}
 )
 
-func hasWord(name string, words []string) bool {
-	n := strings.ToLower(name)
-	for _, w := range words {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // observeInput notes, once per call id, navigation calls, edits, and
 // build or test commands that fail and later pass.
 func (r *runner) observeInput(s *Session, in *request.Request, seen, fails, mutated map[string]bool, nav *int) {
@@ -601,10 +591,10 @@ func (r *runner) observeInput(s *Session, in *request.Request, seen, fails, muta
 					continue
 				}
 				seen["call:"+sg.CallID] = true
-				if hasWord(sg.Name, navWords) || strings.Contains(sg.Text, `"grep `) || strings.Contains(sg.Text, `"find `) || strings.Contains(sg.Text, `"ls `) {
+				if request.NameHas(sg.Name, navWords) || strings.Contains(sg.Text, `"grep `) || strings.Contains(sg.Text, `"find `) || strings.Contains(sg.Text, `"ls `) {
 					*nav++
 				}
-				if hasWord(sg.Name, mutationWords) {
+				if request.NameHas(sg.Name, mutationWords) {
 					var args map[string]any
 					if json.Unmarshal([]byte(sg.Text), &args) == nil {
 						for _, k := range pathKeys {
