@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -191,31 +192,51 @@ func (r *Request) parseItems(key string) error {
 		return err
 	}
 	r.ItemsKey, r.items, r.elems = key, v, elems
+	// The items, and the first segment of each, are held in two arrays
+	// allocated once: a request of many small messages would otherwise
+	// pay an allocation (and its size-class rounding) for every one of
+	// them. An item with more segments appends past its one-segment
+	// slot into a slice of its own (the slot's capacity is 1).
+	items := make([]Item, len(elems))
+	first := make([]Segment, len(elems))
 	r.Items = make([]*Item, len(elems))
+	var scratch []member
 	for i, e := range elems {
-		it := &Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End]}
+		it := &items[i]
+		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[i : i : i+1]}
 		r.Items[i] = it
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = []Segment{{Kind: SegOther, Text: string(it.Raw), array: -1}}
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
 			continue
 		}
-		o, err := parseObj(r.Body, e)
+		o, err := parseObjInto(scratch[:0], r.Body, e)
 		if err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
-		it.members = o.members
-		switch r.Format {
-		case FormatChat:
-			r.parseChatItem(it, o)
-		case FormatAnthropic:
-			r.parseAnthropicItem(it, o)
-		case FormatResponses:
-			r.parseResponsesItem(it, o)
-		}
+		scratch = o.members
+		r.parseItem(it, o)
 	}
 	return nil
+}
+
+// parseItem reads item it from its object o in the request's format.
+// o.members may be a scratch buffer the next item reuses: the item keeps
+// a copy of its members only when it has arrays whose elements a plan
+// may drop (Plan's itemEdits is their only reader).
+func (r *Request) parseItem(it *Item, o obj) {
+	switch r.Format {
+	case FormatChat:
+		r.parseChatItem(it, o)
+	case FormatAnthropic:
+		r.parseAnthropicItem(it, o)
+	case FormatResponses:
+		r.parseResponsesItem(it, o)
+	}
+	if len(it.arrays) > 0 {
+		it.members = slices.Clone(o.members)
+	}
 }
 
 func (r *Request) parseResponsesInput() error {
@@ -662,14 +683,9 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parse item: %w", err)
 		}
-		it.members = o.members
 		switch f {
-		case FormatChat:
-			r.parseChatItem(it, o)
-		case FormatAnthropic:
-			r.parseAnthropicItem(it, o)
-		case FormatResponses:
-			r.parseResponsesItem(it, o)
+		case FormatChat, FormatAnthropic, FormatResponses:
+			r.parseItem(it, o)
 		default:
 			return nil, fmt.Errorf("parse item: unknown format %q: %w", f, ErrNotRequest)
 		}
