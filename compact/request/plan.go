@@ -242,9 +242,17 @@ func deleteElems(elems []Span, drop []bool) []edit {
 		edits = append(edits, edit{Span: Span{elems[0].Start, elems[first].Start}})
 	}
 	for i := first + 1; i < len(elems); i++ {
-		if drop[i] {
-			edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
+		if !drop[i] {
+			continue
 		}
+		if i-1 > first && drop[i-1] {
+			// A run of dropped elements is one edit (the same bytes
+			// removed): evicting thousands of messages is not thousands
+			// of edits to sort and apply.
+			edits[len(edits)-1].Span.End = elems[i].End
+			continue
+		}
+		edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
 	}
 	return edits
 }
