@@ -82,7 +82,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	if n < 3 || r.o.opts.Store == nil {
 		return nil
 	}
-	pair := r.req.Pair()
+	pair := r.pairing()
 	// A boundary E (evict what is before it) is valid when no unit has
 	// items on both sides; the latest round's unit stays.
 	crosses := make([]bool, n+1)
