@@ -234,8 +234,8 @@ func (r *Request) parseItem(it *Item, o obj) {
 	case FormatResponses:
 		r.parseResponsesItem(it, o)
 	}
-	if len(it.arrays) > 0 {
-		it.members = slices.Clone(o.members)
+	if it.arrays != nil {
+		it.arrays.members = slices.Clone(o.members)
 	}
 }
 
@@ -342,8 +342,11 @@ func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) 
 	if err != nil {
 		return -1, nil
 	}
-	it.arrays = append(it.arrays, arrayRef{member: o.memberIndex(key), elems: elems})
-	return len(it.arrays) - 1, elems
+	if it.arrays == nil {
+		it.arrays = &itemArrays{}
+	}
+	it.arrays.list = append(it.arrays.list, arrayRef{member: o.memberIndex(key), elems: elems})
+	return len(it.arrays.list) - 1, elems
 }
 
 // objectAt returns the object at s, or false when s holds another JSON
