@@ -40,19 +40,7 @@ func TestManySmallBytes(t *testing.T) {
 			store := newStore(t)
 			in := convo.Body(f, "gpt-4o", manySmall(6000), nil)
 			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 16000, MaskHorizon: 4, MaskStep: 8})
-			l, _ := ledgerOf(t, f, res.Body)
-			ms := request.ParseMarkers(l)
-			if len(ms) == 0 {
-				t.Fatalf("no ledger reference; reasons %v", res.Report.PolicyReasons)
-			}
-			full, err := store.Resolve(t.Context(), "s", ms[0].Hash)
-			if err != nil {
-				t.Fatal(err)
-			}
-			span, _, err := store.Get(t.Context(), "s", full)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, span := ledgerSpan(t, store, "s", f, res)
 			var got bytes.Buffer
 			fmt.Fprintf(&got, "in: %d bytes\nrequest: %d bytes, sha256 %x\nspan: %d bytes, sha256 %x\nreasons: %v\n--- ledger ---\n%s\n",
 				len(in), len(res.Body), sha256.Sum256(res.Body), len(span), sha256.Sum256(span), res.Report.PolicyReasons, l)
