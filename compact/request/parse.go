@@ -137,14 +137,19 @@ func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 	if err != nil {
 		return 0, 0
 	}
+	var scratch []member // each message's members, read into one buffer
 	for _, e := range elems {
 		if d := lead + anth - chat; d >= decisiveMargin || d <= -decisiveMargin {
 			break
 		}
-		o, ok := objectAt(b, e)
-		if !ok {
+		if kindOf(b, e) != '{' {
 			continue
 		}
+		o, err := parseObjInto(scratch[:0], b, e)
+		if err != nil {
+			continue
+		}
+		scratch = o.members
 		switch o.str(b, "role") {
 		case "system", "developer", "tool", "function":
 			chat += 2
