@@ -222,15 +222,7 @@ func TestEqualContentSharesBags(t *testing.T) {
 		writeFile(t, dir, rel, text)
 	}
 	writeFile(t, dir, "d/unlike.go", "package d\n\nfunc Unlike() {}\n")
-	w, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	s, err := w.refresh(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := treeSnapshot(t, dir)
 	a, b, c, d := s.ByRel["a/serve.go"].doc, s.ByRel["b/serve.go"].doc, s.ByRel["c/other.go"].doc, s.ByRel["d/unlike.go"].doc
 	for _, o := range []*indexDoc{b, c} {
 		if &o.content.hash[0] != &a.content.hash[0] || &o.defs.hash[0] != &a.defs.hash[0] {
