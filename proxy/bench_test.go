@@ -134,3 +134,52 @@ func send(b *testing.B, base string, body []byte) {
 		b.Fatalf("status %d: %s", resp.StatusCode, out)
 	}
 }
+
+// manySmall is the chat request of scripts/proxy-mem.py's SHAPE=many: a
+// system prompt, then n alternating user and assistant messages of
+// about forty bytes (about 67 bytes a message in JSON).
+func manySmall(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"model": "gpt-4o", "messages": [{"role": "system", "content": "You are helpful. 0"}`)
+	for i := range n {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&b, `, {"role": %q, "content": "message %d says a few words"}`, role, i)
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// BenchmarkProxyManySmall sends 30,000 small chat messages (2 MB)
+// through the proxy in optimize mode, a new session each time: most of
+// them are evicted. Profile what the proxy allocates per message with
+//
+//	go test -run '^$' -bench ProxyManySmall -benchtime 3x -memprofile /tmp/mem.out ./proxy
+func BenchmarkProxyManySmall(b *testing.B) {
+	up := newUpstream(b)
+	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: filepath.Join(b.TempDir(), "state")}, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, _ := url.Parse(up.srv.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u, Flow: flow, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	send(b, srv.URL, manySmall(10)) // tokenizer tables
+	body := manySmall(30000)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		send(b, srv.URL, body)
+	}
+	b.StopTimer()
+	if n := len(up.last(b).Body); n >= len(body) {
+		b.Errorf("the proxy sent %d bytes of %d", n, len(body))
+	}
+}

@@ -165,10 +165,14 @@ type itemState struct {
 	protected bool
 	// dups counts the condensed segments that are duplicates.
 	dups int
-	// piece is the item's part of the evicted-messages artifact
-	// (evictedPiece), built once.
-	piece     string
-	pieceDone bool
+	// pieceLen and pieceLines measure the item's part of the
+	// evicted-messages artifact (pieceSize), measured once; the part
+	// itself is written only into the artifact (evictedText).
+	pieceLen, pieceLines int
+	pieceDone            bool
+	// notes is what the item adds to the digest (itemNotes), once looked
+	// up.
+	notes *notes
 }
 
 type run struct {
@@ -825,9 +829,18 @@ func (r *run) countSummarized() int { return r.summed }
 func (r *run) digest() *digest {
 	d := newDigest()
 	for i, it := range r.req.Items {
-		if r.st[i].summed {
-			d.add(r.p.cache, r.req.Format, it)
+		st := &r.st[i]
+		if !st.summed {
+			continue
 		}
+		// Each item's notes are looked up once per run: the digest is
+		// rebuilt as eviction grows, and the cache's map may hold fewer
+		// entries than a request has items (it then starts over, and
+		// every digest built all the notes again).
+		if st.notes == nil {
+			st.notes = itemNotes(r.p.cache, r.req.Format, it)
+		}
+		d.addNotes(st.notes)
 	}
 	return d
 }

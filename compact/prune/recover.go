@@ -100,12 +100,15 @@ func referenceText(text, hash string, isErr bool, rt request.Retrieval) (string,
 
 // evictedText renders the evicted items as the artifact the summary's
 // reference stands for: each item's texts, tool calls and tool outputs
-// verbatim, under a header naming the item.
+// verbatim, under a header naming the item. It is written once into a
+// builder of its size: no copy per item, no builder doubling.
 func (r *run) evictedText() string {
+	size, _ := r.evictedSize()
 	var sb strings.Builder
-	for i := range r.req.Items {
+	sb.Grow(size)
+	for i, it := range r.req.Items {
 		if r.st[i].summed {
-			sb.WriteString(r.evictedPiece(i))
+			WriteEvictedPiece(&sb, i, it)
 		}
 	}
 	return sb.String()
@@ -116,22 +119,24 @@ func (r *run) evictedText() string {
 func (r *run) evictedSize() (size, lines int) {
 	for i := range r.req.Items {
 		if r.st[i].summed {
-			p := r.evictedPiece(i)
-			size += len(p)
-			lines += strings.Count(p, "\n") // every piece ends with a newline
+			n, l := r.pieceSize(i)
+			size += n
+			lines += l
 		}
 	}
 	return size, lines
 }
 
-// evictedPiece is item i's part of evictedText, rendered once per run.
-func (r *run) evictedPiece(i int) string {
+// pieceSize is the length and the line count of item i's part of
+// evictedText, measured once per run.
+func (r *run) pieceSize(i int) (size, lines int) {
 	st := &r.st[i]
-	if st.pieceDone {
-		return st.piece
+	if !st.pieceDone {
+		var c lineCounter
+		WriteEvictedPiece(&c, i, r.req.Items[i])
+		st.pieceLen, st.pieceLines, st.pieceDone = c.n, c.lines, true
 	}
-	st.piece, st.pieceDone = EvictedPiece(i, r.req.Items[i]), true
-	return st.piece
+	return st.pieceLen, st.pieceLines
 }
 
 // EvictedPiece renders item i of a request as the artifact of evicted
@@ -210,6 +215,23 @@ func (c *pieceCounter) WriteString(s string) (int, error) {
 
 func (c *pieceCounter) WriteByte(byte) error {
 	*c++
+	return nil
+}
+
+// lineCounter counts the bytes and the newlines written to it.
+type lineCounter struct{ n, lines int }
+
+func (c *lineCounter) WriteString(s string) (int, error) {
+	c.n += len(s)
+	c.lines += strings.Count(s, "\n")
+	return len(s), nil
+}
+
+func (c *lineCounter) WriteByte(b byte) error {
+	c.n++
+	if b == '\n' {
+		c.lines++
+	}
 	return nil
 }
 

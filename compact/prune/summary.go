@@ -89,11 +89,10 @@ var pathKeys = []string{"path", "file_path", "filepath", "filename", "file", "ta
 // decisionOpeners start a line of assistant prose that records a decision.
 var decisionOpeners = []string{"i'll ", "i will ", "we'll ", "we will ", "decided", "decision", "plan:", "the fix is", "the issue is", "the problem is", "root cause", "i'm going to "}
 
-// add records what item it did (its notes, computed once per item
-// content).
-func (d *digest) add(c *Cache, format request.Format, it *request.Item) {
+// addNotes records what an item did: its notes (itemNotes, computed
+// once per item content).
+func (d *digest) addNotes(n *notes) {
 	d.items++
-	n := itemNotes(c, format, it)
 	for _, f := range []struct {
 		l    *list
 		from []string

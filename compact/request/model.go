@@ -159,7 +159,7 @@ type Segment struct {
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
 
-	array int // index into Item.arrays of the array holding Elem; -1 if none
+	array int // index into Item.arrays.list of the array holding Elem; -1 if none
 	hash  string
 }
 
@@ -178,10 +178,18 @@ func HashText(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// itemArrays are an item's arrays whose elements segments may be
+// dropped one by one, and the members of the item's object (an array
+// left empty drops its member).
+type itemArrays struct {
+	members []member
+	list    []arrayRef
+}
+
 // arrayRef records an array inside an item whose elements segments may be
 // dropped one by one: its member in the item object and its elements.
 type arrayRef struct {
-	member int // index into Item.members
+	member int // index into Item.arrays.members
 	elems  []Span
 }
 
@@ -212,9 +220,11 @@ type Item struct {
 	// Tokens is the item's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
 
-	members []member
-	arrays  []arrayRef
-	hash    string
+	// arrays is nil for an item without arrays whose elements a plan may
+	// drop (most messages: the field is a pointer so they do not pay
+	// for two slices).
+	arrays *itemArrays
+	hash   string
 }
 
 // Hash returns the hex SHA-256 of the item's raw bytes.

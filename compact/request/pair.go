@@ -144,17 +144,32 @@ func (r *Request) Pair() *Pairing {
 		p.OrphanOnly[i] = hasOrphan(i, it, orphanSegs) && !keepsContent(i, it, orphanSegs)
 	}
 
-	rootUnit := make(map[int]int)
+	// Units in order of their first item, each a window of one array of
+	// all the indexes (a request of many messages has as many units: one
+	// slice each cost more than the pairing itself). A root is its
+	// unit's smallest item, so units are numbered as their roots appear.
+	size := make([]int, n)
+	units := 0
 	for i := range n {
 		root := find(i)
-		u, ok := rootUnit[root]
-		if !ok {
-			u = len(p.Units)
-			rootUnit[root] = u
-			p.Units = append(p.Units, nil)
+		if root == i {
+			p.UnitOf[i] = units
+			units++
+		} else {
+			p.UnitOf[i] = p.UnitOf[root]
 		}
+		size[p.UnitOf[i]]++
+	}
+	p.Units = make([][]int, units)
+	all := make([]int, n)
+	at := 0
+	for u := range units {
+		p.Units[u] = all[at : at : at+size[u]]
+		at += size[u]
+	}
+	for i := range n {
+		u := p.UnitOf[i]
 		p.Units[u] = append(p.Units[u], i)
-		p.UnitOf[i] = u
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -136,14 +137,19 @@ func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 	if err != nil {
 		return 0, 0
 	}
+	var scratch []member // each message's members, read into one buffer
 	for _, e := range elems {
 		if d := lead + anth - chat; d >= decisiveMargin || d <= -decisiveMargin {
 			break
 		}
-		o, ok := objectAt(b, e)
-		if !ok {
+		if kindOf(b, e) != '{' {
 			continue
 		}
+		o, err := parseObjInto(scratch[:0], b, e)
+		if err != nil {
+			continue
+		}
+		scratch = o.members
 		switch o.str(b, "role") {
 		case "system", "developer", "tool", "function":
 			chat += 2
@@ -191,29 +197,41 @@ func (r *Request) parseItems(key string) error {
 		return err
 	}
 	r.ItemsKey, r.items, r.elems = key, v, elems
+	// The items, and the first segment of each, are held in two arrays
+	// allocated once: a request of many small messages would otherwise
+	// pay an allocation (and its size-class rounding) for every one of
+	// them. An item with more segments appends past its one-segment
+	// slot into a slice of its own (the slot's capacity is 1).
+	items := make([]Item, len(elems))
+	first := make([]Segment, len(elems))
 	r.Items = make([]*Item, len(elems))
+	var scratch []member
 	for i, e := range elems {
-		it := &Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End]}
+		it := &items[i]
+		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[i : i : i+1]}
 		r.Items[i] = it
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = []Segment{{Kind: SegOther, Text: string(it.Raw), array: -1}}
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
 			continue
 		}
-		o, err := parseObj(r.Body, e)
+		o, err := parseObjInto(scratch[:0], r.Body, e)
 		if err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
+		scratch = o.members
 		r.parseItem(it, o)
 	}
 	return nil
 }
 
-// parseItem reads item it, the object o, in r's format. It reports false
-// for a format it does not know.
+// parseItem reads item it from its object o in the request's format. It
+// reports false for a format it does not know. o.members may be a scratch
+// buffer the next item reuses: the item keeps a copy of its members only
+// when it has arrays whose elements a plan may drop (Plan's itemEdits is
+// their only reader).
 func (r *Request) parseItem(it *Item, o obj) bool {
-	it.members = o.members
 	switch r.Format {
 	case FormatChat:
 		r.parseChatItem(it, o)
@@ -223,6 +241,9 @@ func (r *Request) parseItem(it *Item, o obj) bool {
 		r.parseResponsesItem(it, o)
 	default:
 		return false
+	}
+	if it.arrays != nil {
+		it.arrays.members = slices.Clone(o.members)
 	}
 	return true
 }
@@ -330,8 +351,11 @@ func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) 
 	if err != nil {
 		return -1, nil
 	}
-	it.arrays = append(it.arrays, arrayRef{member: o.memberIndex(key), elems: elems})
-	return len(it.arrays) - 1, elems
+	if it.arrays == nil {
+		it.arrays = &itemArrays{}
+	}
+	it.arrays.list = append(it.arrays.list, arrayRef{member: o.memberIndex(key), elems: elems})
+	return len(it.arrays.list) - 1, elems
 }
 
 // objectAt returns the object at s, or false when s holds another JSON

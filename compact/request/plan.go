@@ -108,7 +108,12 @@ func (p *Plan) Emit() ([]byte, error) {
 func (p *Plan) itemEdits(i int, it *Item) []edit {
 	var edits []edit
 	var dropMember []bool
-	for a, arr := range it.arrays {
+	var arrs []arrayRef
+	var members []member
+	if it.arrays != nil {
+		arrs, members = it.arrays.list, it.arrays.members
+	}
+	for a, arr := range arrs {
 		drop := make([]bool, len(arr.elems))
 		n := 0
 		for j := range it.Segments {
@@ -125,7 +130,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		case n == 0:
 		case n == len(arr.elems) && arr.member >= 0:
 			if dropMember == nil {
-				dropMember = make([]bool, len(it.members))
+				dropMember = make([]bool, len(members))
 			}
 			dropMember[arr.member] = true
 		default:
@@ -133,8 +138,8 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		}
 	}
 	if dropMember != nil {
-		spans := make([]Span, len(it.members))
-		for k, m := range it.members {
+		spans := make([]Span, len(members))
+		for k, m := range members {
 			spans[k] = m.Span
 		}
 		edits = append(edits, deleteElems(spans, dropMember)...)
@@ -145,7 +150,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		if !ok || p.dropSeg[ref] {
 			continue
 		}
-		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[it.arrays[s.array].member] {
+		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[arrs[s.array].member] {
 			continue
 		}
 		edits = append(edits, edit{Span: it.Segments[j].Value, New: encodeString(text)})
@@ -242,9 +247,17 @@ func deleteElems(elems []Span, drop []bool) []edit {
 		edits = append(edits, edit{Span: Span{elems[0].Start, elems[first].Start}})
 	}
 	for i := first + 1; i < len(elems); i++ {
-		if drop[i] {
-			edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
+		if !drop[i] {
+			continue
 		}
+		if i-1 > first && drop[i-1] {
+			// A run of dropped elements is one edit (the same bytes
+			// removed): evicting thousands of messages is not thousands
+			// of edits to sort and apply.
+			edits[len(edits)-1].Span.End = elems[i].End
+			continue
+		}
+		edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
 	}
 	return edits
 }

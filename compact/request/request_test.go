@@ -433,3 +433,25 @@ func TestRetrievalMarker(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownStrings: the strings decodeString returns without allocating
+// decode as themselves, and maxKnownLen lets every one of them through.
+func TestKnownStrings(t *testing.T) {
+	longest := 0
+	for k, v := range known {
+		if k != v {
+			t.Errorf("known[%q] = %q", k, v)
+		}
+		got, err := decodeString([]byte(`"` + k + `"`))
+		if err != nil || got != k {
+			t.Errorf("decodeString(%q) = %q, %v", k, got, err)
+		}
+		longest = max(longest, len(k))
+	}
+	if longest != maxKnownLen {
+		t.Errorf("maxKnownLen = %d, the longest known string has %d bytes", maxKnownLen, longest)
+	}
+	if n := testing.AllocsPerRun(100, func() { decodeString([]byte(`"assistant"`)) }); n != 0 {
+		t.Errorf("decoding a known string allocated %v times", n)
+	}
+}

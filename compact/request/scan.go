@@ -112,12 +112,41 @@ func skipComposite(b []byte, i int) (int, error) {
 	return 0, fmt.Errorf("unterminated value at %d: %w", i, errSyntax)
 }
 
+// known holds the member names and the role and type values of the three
+// formats, which decodeString returns without allocating.
+var known = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		// members
+		"role", "content", "type", "text", "name", "id", "tool_calls", "tool_call_id",
+		"function", "arguments", "function_call", "refusal", "reasoning", "reasoning_content",
+		"tool_use_id", "input", "is_error", "source", "cache_control", "thinking", "signature",
+		"data", "call_id", "output", "status", "summary", "encrypted_content", "image_url",
+		"url", "detail", "custom", "media_type",
+		// roles and types
+		"system", "developer", "user", "assistant", "tool", "message", "tool_use", "tool_result",
+		"redacted_thinking", "function_call_output", "input_text", "output_text", "image",
+		"input_image", "ephemeral", "completed", "base64", "auto", "low", "high",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+// maxKnownLen is the length of the longest string of known.
+const maxKnownLen = len("function_call_output")
+
 // objectMembers lists the members of the object whose span is v, in order.
 func objectMembers(b []byte, v Span) ([]member, error) {
+	return appendMembers(nil, b, v)
+}
+
+// appendMembers appends the members of the object whose span is v to ms
+// (objectMembers into a buffer the caller reuses).
+func appendMembers(ms []member, b []byte, v Span) ([]member, error) {
 	if v.Len() < 2 || b[v.Start] != '{' {
 		return nil, fmt.Errorf("want an object at %d: %w", v.Start, errSyntax)
 	}
-	var ms []member
 	i := skipSpace(b, v.Start+1)
 	if i < v.End && b[i] == '}' {
 		return ms, nil
@@ -199,6 +228,13 @@ func decodeString(raw []byte) (string, error) {
 	inner := raw[1 : len(raw)-1]
 	k := bytes.IndexByte(inner, '\\')
 	if k < 0 {
+		if len(inner) <= maxKnownLen {
+			// The keys, roles and types every item repeats: one string
+			// each, not an allocation per item.
+			if s, ok := known[string(inner)]; ok {
+				return s, nil
+			}
+		}
 		if utf8.Valid(inner) {
 			return string(inner), nil
 		}
@@ -313,6 +349,13 @@ type obj struct {
 
 func parseObj(b []byte, v Span) (obj, error) {
 	ms, err := objectMembers(b, v)
+	return obj{span: v, members: ms}, err
+}
+
+// parseObjInto is parseObj with the members appended to buf (a scratch
+// buffer the caller reuses: the object is valid until buf is reused).
+func parseObjInto(buf []member, b []byte, v Span) (obj, error) {
+	ms, err := appendMembers(buf, b, v)
 	return obj{span: v, members: ms}, err
 }
 

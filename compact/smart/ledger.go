@@ -86,7 +86,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	if n < 3 || r.o.opts.Store == nil {
 		return nil
 	}
-	pair := r.req.Pair()
+	pair := r.pairing()
 	// A boundary E (evict what is before it) is valid when no unit has
 	// items on both sides; the latest round's unit stays.
 	crosses := make([]bool, n+1)
@@ -217,9 +217,15 @@ type builtLedger struct {
 // its bound (memoized by ledgerKey; when the store failed or no longer
 // holds the span, it builds again).
 func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
+	// The key hashes the evicted items' hashes (hex, as Item.Hash), not
+	// cached on the items: thousands of small evicted messages would
+	// each keep a hash no one reads again.
 	h := sha256.New()
+	var hx [2 * sha256.Size]byte
 	for _, i := range ev.drop {
-		h.Write([]byte(r.req.Items[i].Hash()))
+		sum := sha256.Sum256(r.req.Items[i].Raw)
+		hex.Encode(hx[:], sum[:])
+		h.Write(hx[:])
 	}
 	k := ledgerKey{scope: r.scope, items: hex.EncodeToString(h.Sum(nil)), budget: ev.budget, format: r.req.Format, rt: r.rt, encoding: r.b.counter.Encoding()}
 	b := request.Memo(r.o.cache, k, func() builtLedger { return r.buildLedger(ev) })

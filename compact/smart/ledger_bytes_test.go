@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -22,21 +23,9 @@ func TestLedgerBytes(t *testing.T) {
 			store := newStore(t)
 			in := convo.Body(f, "gpt-4o", agentRounds(40), nil)
 			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
-			l, _ := ledgerOf(t, f, res.Body)
-			ms := request.ParseMarkers(l)
-			if len(ms) == 0 {
-				t.Fatalf("no ledger reference; reasons %v", res.Report.PolicyReasons)
-			}
+			l, span := ledgerSpan(t, store, "s", f, res)
 			if res.Report.SelectedCandidateCount == 0 {
 				t.Fatalf("no rewrite beside the eviction: the test no longer covers a rewritten request")
-			}
-			full, err := store.Resolve(t.Context(), "s", ms[0].Hash)
-			if err != nil {
-				t.Fatal(err)
-			}
-			span, _, err := store.Get(t.Context(), "s", full)
-			if err != nil {
-				t.Fatal(err)
 			}
 			// The ledger in full; the request and the span (230 KB) by
 			// their length and hash.
@@ -45,4 +34,24 @@ func TestLedgerBytes(t *testing.T) {
 			testutil.GoldenFile(t, "ledger_bytes."+string(f), got.Bytes(), *update)
 		})
 	}
+}
+
+// ledgerSpan returns the ledger of res's forwarded request and the span
+// stored behind its reference in session's store.
+func ledgerSpan(t *testing.T, store *artifacts.Store, session string, f request.Format, res *Result) (string, []byte) {
+	t.Helper()
+	l, _ := ledgerOf(t, f, res.Body)
+	ms := request.ParseMarkers(l)
+	if len(ms) == 0 {
+		t.Fatalf("no ledger reference; reasons %v", res.Report.PolicyReasons)
+	}
+	full, err := store.Resolve(t.Context(), session, ms[0].Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	span, _, err := store.Get(t.Context(), session, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, span
 }

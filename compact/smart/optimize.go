@@ -330,6 +330,16 @@ type run struct {
 	missingReq map[string]bool // asked-for artifacts that did not resolve
 	keptStored int             // outputs kept whole but stored (continued requests)
 	continued  int             // previous_response_id: 0 not looked at, 1 yes, -1 no
+	pair       *request.Pairing
+}
+
+// pairing is the request's tool-call graph, built once per run (read
+// only: the quality proxies and the eviction plan share it).
+func (r *run) pairing() *request.Pairing {
+	if r.pair == nil {
+		r.pair = r.req.Pair()
+	}
+	return r.pair
 }
 
 type callInfo struct {

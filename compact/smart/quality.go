@@ -16,7 +16,7 @@ var pathKeys = []string{"path", "file_path", "filepath", "file", "filename", "ta
 // quality computes the quality proxies the request itself shows.
 func (r *run) quality() {
 	t := &r.rep.Telemetry
-	t.InvalidToolCallContinuaton += len(r.req.Pair().Orphans)
+	t.InvalidToolCallContinuaton += len(r.pairing().Orphans)
 	seenCall := map[string]bool{}
 	seenPath := map[string]bool{}
 	firstUser := true
