@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
+	"slices"
 	"unsafe"
 
 	"github.com/ctxd/ctxd"
@@ -62,6 +64,25 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			}
 		}
 	}
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
+		// The ladder: the outline with the best k functions whole, for
+		// each step k under n, so the fitter can buy as many of the
+		// ranked functions as are worth their tokens.
+		for _, k := range focusSteps {
+			if k >= n {
+				break
+			}
+			step := opts
+			step.KeepLines = c.Facts.FocusLines[:k]
+			if got, err := treesitter.FocusViews(ctx, lang, src, step); err == nil {
+				for _, v := range got {
+					if v.Level == treesitter.Focus {
+						fs = append(fs, v)
+					}
+				}
+			}
+		}
+	}
 	if len(c.Facts.FocusLines) > 0 && len(c.Facts.MentionedSymbols) > 0 && err == nil {
 		// The named definitions alone (a named class's header without
 		// its focused methods): the smallest view, for a file that would
@@ -78,6 +99,11 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	}
 	return orderViews(vs, fs)
 }
+
+// focusSteps are the numbers of ranked functions the focus ladder's views
+// keep whole (each under the chunk's focus lines; the view of them all is
+// the ladder's top).
+var focusSteps = []int{1, 2, 3, 5}
 
 // readOnly returns s's bytes without a copy, for callees that only read a
 // source (treesitter, the symbol index: they copy what they keep). It
@@ -96,6 +122,10 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 			all = append(all, v)
 		}
 	}
+	// The focus views largest first: the ladder's steps and the focused
+	// functions alone come in no order of size.
+	focus = slices.Clone(focus)
+	slices.SortStableFunc(focus, func(a, b treesitter.View) int { return cmp.Compare(len(b.Text), len(a.Text)) })
 	all = append(all, focus...)
 	for _, v := range vs {
 		if v.Level == treesitter.Outline {
