@@ -51,23 +51,11 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
 	}
 	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
-		// The best-matching function alone: a smaller view for a budget
-		// where the best few do not fit (focus lines are set only when
-		// nothing else focuses the file).
-		one := opts
-		one.KeepLines = c.Facts.FocusLines[:1]
-		if best, err := treesitter.FocusViews(ctx, lang, src, one); err == nil {
-			for _, v := range best {
-				if v.Level == treesitter.FocusOnly {
-					fs = append(fs, v)
-				}
-			}
-		}
-	}
-	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
-		// The ladder: the outline with the best k functions whole, for
-		// each step k under n, so the fitter can buy as many of the
-		// ranked functions as are worth their tokens.
+		// The ladder: for each step k under n, the outline with the best
+		// k functions whole and those functions alone, so the fitter can
+		// buy as many of the ranked functions as are worth their tokens
+		// (the best one alone for a budget where no more fit; focus
+		// lines are set only when nothing else focuses the file).
 		for _, k := range focusSteps {
 			if k >= n {
 				break
@@ -75,11 +63,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			step := opts
 			step.KeepLines = c.Facts.FocusLines[:k]
 			if got, err := treesitter.FocusViews(ctx, lang, src, step); err == nil {
-				for _, v := range got {
-					if v.Level == treesitter.Focus {
-						fs = append(fs, v)
-					}
-				}
+				fs = append(fs, got...)
 			}
 		}
 	}
