@@ -116,14 +116,12 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				}
 			}
 		}
-		limit, cut := focusLadder, focusLadderCut
-		if len(named) > 0 {
-			// Beside what the request names, the best one only: three
-			// more functions whole in every view of such a file cost the
-			// dev repos files shown whole (httpx 8k all-full 28 -> 22).
-			limit, cut = 1, 0.5
-		}
-		focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among), starts, limit, cut)
+		// Beside what the request names too: three more functions whole
+		// in every view of such a file cost the dev repos files shown
+		// whole (httpx 8k all-full 28 -> 22) when they were the only
+		// focus views; the ladder's steps start at the named definitions
+		// alone and add one function at a time.
+		focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among), starts, focusLadder, focusLadderCut)
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
