@@ -370,7 +370,9 @@ func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
 // function's) would hide a function the request matches to show the
 // file's list of names.
 func dropsFocus(cur, o *ctxd.Chunk) bool {
-	if cur == nil || len(o.Facts.FocusLines) == 0 || !o.Truncated {
+	if cur == nil || len(o.Facts.FocusLines) == 0 || !o.Truncated || cur.Truncation != ctxd.ViewFocus && cur.Truncation != ctxd.ViewFocusOnly {
+		// Only a focus view chose the functions it shows: a head and a
+		// tail or a bodies view shows them by chance.
 		return false
 	}
 	hidden := func(c *ctxd.Chunk, l int) bool {

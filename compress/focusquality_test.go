@@ -112,6 +112,9 @@ func TestDropsFocus(t *testing.T) {
 	if dropsFocus(all, &ctxd.Chunk{Facts: facts}) {
 		t.Error("-> whole: refused")
 	}
+	if middle := (&ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewMiddle, Elided: []ctxd.LineRange{{Start: 20, End: 80}}, Facts: facts}); dropsFocus(middle, two) {
+		t.Error("head and tail -> best two: refused (a cut shows lines by chance)")
+	}
 	if dropsFocus(nil, two) {
 		t.Error("absent -> best two: refused")
 	}
