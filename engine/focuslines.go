@@ -34,6 +34,9 @@ const (
 	// it kept.
 	focusLadder    = 8
 	focusLadderCut = 0.25
+	// focusLadderFiles is how many of the large files a request looks
+	// into (in score order) get the ladder.
+	focusLadderFiles = 6
 	// focusMaxLines: a longer definition (a whole class or impl block)
 	// would keep most of the file.
 	focusMaxLines = 300
@@ -121,7 +124,25 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// whole (httpx 8k all-full 28 -> 22) when they were the only
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
-		focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among), starts, focusLadder, focusLadderCut)
+		ranked := e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among)
+		if looked > focusLadderFiles {
+			// Past the best few files, the ladder's steps are rarely
+			// bought and their renderings cost every request: the best
+			// three, or the best one beside a named definition, as
+			// before the ladder, with no scores (no ladder).
+			limit := focusDefs
+			if len(named) > 0 {
+				limit = 1
+			}
+			for _, r := range ranked {
+				if len(f.FocusLines) == limit || r.Score < 0.5*r.Best {
+					break
+				}
+				f.FocusLines = append(f.FocusLines, starts[r.Index])
+			}
+		} else {
+			focusPick(f, ranked, starts, focusLadder, focusLadderCut)
+		}
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}

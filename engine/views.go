@@ -50,7 +50,20 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
 	}
-	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) == 0 {
+		// The best-matching function alone, for a file without the
+		// ladder (engine's focusLines ranks only the best few files').
+		one := opts
+		one.KeepLines = c.Facts.FocusLines[:1]
+		if best, err := treesitter.FocusViews(ctx, lang, src, one); err == nil {
+			for _, v := range best {
+				if v.Level == treesitter.FocusOnly {
+					fs = append(fs, v)
+				}
+			}
+		}
+	}
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) > 0 {
 		// The ladder: for each step k under n, the outline with the best
 		// k functions whole and those functions alone, so the fitter can
 		// buy as many of the ranked functions as are worth their tokens
