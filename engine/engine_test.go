@@ -104,12 +104,7 @@ func TestLargeFileAtBodiesLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *ctxd.Chunk
-	for i := range env.Context.Chunks {
-		if env.Context.Chunks[i].Source == file {
-			got = &env.Context.Chunks[i]
-		}
-	}
+	got := chunkOf(env, file)
 	if got == nil {
 		t.Fatalf("%s not included; skipped: %v", file, env.Context.Skipped)
 	}

@@ -37,12 +37,7 @@ func TestRedactionLinesAreSourceLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c *ctxd.Chunk
-	for i := range env.Context.Chunks {
-		if env.Context.Chunks[i].Source == "big.go" {
-			c = &env.Context.Chunks[i]
-		}
-	}
+	c := chunkOf(env, "big.go")
 	if c == nil {
 		t.Fatalf("big.go not in the context: %+v", env.Context.Skipped)
 	}

@@ -131,7 +131,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 		for i, line := range bytes.Split(src, []byte("\n")) {
 			n := i + 1
-			if !hasIdent(line, needle) || defLine(named, n) || commentLine(line) {
+			if !query.HasName(line, needle) || defLine(named, n) || commentLine(line) {
 				continue
 			}
 			if len(res.References) >= maxRefs {
@@ -176,22 +176,6 @@ func isName(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// hasIdent reports whether line contains name as a whole identifier.
-func hasIdent(line, name []byte) bool {
-	for off := 0; ; {
-		i := bytes.Index(line[off:], name)
-		if i < 0 {
-			return false
-		}
-		i += off
-		end := i + len(name)
-		if (i == 0 || !query.IsNameByte(line[i-1])) && (end == len(line) || !query.IsNameByte(line[end])) {
-			return true
-		}
-		off = i + 1
-	}
 }
 
 // defLine reports a line that is the first line of one of defs.

@@ -7,24 +7,80 @@ import (
 	"strings"
 )
 
+// importSyntax is how one language's files name what they import. The
+// table below is the one place that says which languages have imports:
+// read is the whole-file reader behind [Imports] (the index's imports and
+// the link graph); lines are the per-line patterns of the build without
+// tree-sitter ([ImportLines]: each pattern's first group is an import).
+// Tree-sitter's own readers (treesitter/langs.go) walk the syntax tree of
+// the languages it parses; a test there holds them to this table.
+type importSyntax struct {
+	read  func(src []byte) []string
+	lines []*regexp.Regexp
+}
+
+var (
+	jsLines = []*regexp.Regexp{
+		regexp.MustCompile(`^\s*(?:import|export)\b.*?\bfrom\s*['"]([^'"]+)['"]`),
+		regexp.MustCompile(`^\s*import\s*['"]([^'"]+)['"]`),
+		regexp.MustCompile(`\brequire\(\s*['"]([^'"]+)['"]\s*\)`),
+	}
+	cFamilyLines = []*regexp.Regexp{regexp.MustCompile(`^\s*#\s*include\s*[<"]([^>"]+)[>"]`)}
+)
+
+var importSyntaxes = map[string]importSyntax{
+	"go": {read: goImports, lines: []*regexp.Regexp{
+		regexp.MustCompile(`^import\s+(?:\w+\s+)?"([^"]+)"`),
+		regexp.MustCompile(`^\s+(?:[\w.]+\s+)?"([^"]+)"\s*$`),
+	}},
+	"python": {read: pyImports, lines: []*regexp.Regexp{
+		regexp.MustCompile(`^import\s+([\w.]+)`),
+		regexp.MustCompile(`^from\s+([\w.]+)\s+import`),
+	}},
+	"javascript": {read: jsImports, lines: jsLines},
+	"typescript": {read: jsImports, lines: jsLines},
+	"tsx":        {read: jsImports, lines: jsLines},
+	"vue":        {read: jsImports},
+	"svelte":     {read: jsImports},
+	"java":       {read: javaImports, lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:static\s+)?([\w.*]+)\s*;`)}},
+	"kotlin":     {read: javaImports, lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+([\w.*]+)`)}},
+	"rust":       {lines: []*regexp.Regexp{regexp.MustCompile(`^(?:pub\s+)?use\s+([^;]+);`)}},
+	"c":          {lines: cFamilyLines},
+	"cpp":        {lines: cFamilyLines},
+	"csharp":     {lines: []*regexp.Regexp{regexp.MustCompile(`^\s*(?:global\s+)?using\s+(?:static\s+)?([\w.]+)\s*;`)}},
+	"ruby":       {lines: []*regexp.Regexp{regexp.MustCompile(`^\s*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]`)}},
+	"php": {lines: []*regexp.Regexp{
+		regexp.MustCompile(`^use\s+([\w\\]+)`),
+		regexp.MustCompile(`^\s*(?:require|include)(?:_once)?\s*\(?\s*['"]([^'"]+)['"]`),
+	}},
+	"swift": {lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:\w+\s+)?([\w.]+)`)}},
+}
+
 // Imports returns the import specifications of a source file as written:
 // Go import paths; Python module names (relative ones keep their leading
 // dots, and "from m import a" also yields "m.a" since a may be a
 // submodule); JS/TS module specifiers of import, export-from, require and
 // dynamic import; Java imported classes ("a.b.C", or "a.b.*"). Other
-// languages have none. Only the file's text is read; nothing is resolved.
+// languages have none here (their imports are read only line by line:
+// [ImportLines]). Only the file's text is read; nothing is resolved.
 func Imports(lang string, src []byte) []string {
-	switch lang {
-	case "go":
-		return goImports(src)
-	case "python":
-		return pyImports(src)
-	case "javascript", "typescript", "tsx", "vue", "svelte":
-		return jsImports(src)
-	case "java", "kotlin":
-		return javaImports(src)
+	if read := importSyntaxes[lang].read; read != nil {
+		return read(src)
 	}
 	return nil
+}
+
+// ImportLines returns the line patterns of lang's import statements, each
+// with the import as its first group, for a reader with no parser (nil
+// when lang has none). The slice is shared: callers must not change it.
+func ImportLines(lang string) []*regexp.Regexp {
+	return importSyntaxes[lang].lines
+}
+
+// HasImports reports whether lang's files have imports at all.
+func HasImports(lang string) bool {
+	_, ok := importSyntaxes[lang]
+	return ok
 }
 
 // goImports reads the import declarations at the top of a Go file.

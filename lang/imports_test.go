@@ -28,6 +28,48 @@ func TestImports(t *testing.T) {
 	}
 }
 
+func TestImportLines(t *testing.T) {
+	tests := []struct {
+		lang, src string
+		want      []string
+	}{
+		{"go", "import \"fmt\"\nimport (\n\tm \"x/y\"\n)\n", []string{"fmt", "x/y"}},
+		{"python", "import os.path\nfrom a.b import c\n", []string{"os.path", "a.b"}},
+		{"javascript", "import x from './x'\nimport './side'\nconst y = require('./y')\n", []string{"./x", "./side", "./y"}},
+		{"typescript", "export * from \"../c\"\n", []string{"../c"}},
+		{"tsx", "import React from 'react'\n", []string{"react"}},
+		{"java", "import static a.B.c;\nimport a.b.*;\n", []string{"a.B.c", "a.b.*"}},
+		{"kotlin", "import kotlinx.coroutines.channels.Channel\n", []string{"kotlinx.coroutines.channels.Channel"}},
+		{"rust", "pub use std::io;\nuse a::{b, c};\n", []string{"std::io", "a::{b, c}"}},
+		{"c", "#include <stdlib.h>\n# include \"list.h\"\n", []string{"stdlib.h", "list.h"}},
+		{"cpp", "#include <vector>\n", []string{"vector"}},
+		{"csharp", "using System;\nglobal using static System.Math;\n", []string{"System", "System.Math"}},
+		{"ruby", "require 'json'\nrequire_relative(\"item\")\n", []string{"json", "item"}},
+		{"php", "use App\\Db\\Connection;\nrequire_once 'x.php';\n", []string{"App\\Db\\Connection", "x.php"}},
+		{"swift", "import Foundation\nimport struct Swift.Int\n", []string{"Foundation", "Swift.Int"}},
+		{"vue", "import x from './x'\n", nil},
+		{"markdown", "import x\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang, func(t *testing.T) {
+			var got []string
+			for line := range strings.SplitSeq(tt.src, "\n") {
+				for _, re := range ImportLines(tt.lang) {
+					if m := re.FindStringSubmatch(line); m != nil {
+						got = append(got, m[1])
+					}
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("ImportLines (-want +got):\n%s", d)
+			}
+			if want := tt.lang != "markdown"; HasImports(tt.lang) != want {
+				t.Errorf("HasImports = %v, want %v", !want, want)
+			}
+		})
+	}
+}
+
 // go test -fuzz=FuzzImports ./lang
 func FuzzImports(f *testing.F) {
 	langs := []string{"go", "python", "typescript", "java"}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
@@ -136,64 +134,79 @@ type RehydrateOut struct {
 	Bytes      int    `json:"bytes"`
 }
 
+// addTools registers each tool's handler under its name in tools.json,
+// which holds what clients are told of it (title, description,
+// annotations, schemas).
 func (s *Server) addTools() {
-	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name:        "build_context",
-		Title:       "Build context for a request",
-		Annotations: ro,
-		Description: `Gather the code relevant to a request from the repository (files named or open, symbols mentioned, tests, git changes, lexical matches), rank it for the task, truncate it with tree-sitter to fit the token budget, and return a prompt-ready context.
-Use it first when asked about or asked to change this codebase. The text result is the context; the structured result lists each chunk's source, view, tokens and score.`,
-	}, instrument(s, "build_context", s.buildContext))
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name:        "find_symbol",
-		Title:       "Find a symbol's definitions and references",
-		Annotations: ro,
-		Description: `Find where a function, type, method, constant or variable is defined (path, line, signature) and where it is used (path, line, the line's text).
-Give a bare name ('Open', 'open()') or qualify it with its type or package ('Store.Open', 'Store#open', 'artifacts.Open') to narrow the definitions. Only code files are searched unless include_docs is set.`,
-	}, instrument(s, "find_symbol", s.findSymbol))
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name:        "outline",
-		Title:       "Outline a file",
-		Annotations: ro,
-		Description: `List a source file's symbols (name, kind, lines, signature) and imports, and optionally render it at a level: full, bodies (bodies elided), signatures or outline.
-Much cheaper than reading the whole file; use it to decide which lines to read.`,
-	}, instrument(s, "outline", s.outline))
-	// count_tokens is given whole files and logs: its arguments are
-	// decoded once (largetool.go), not through the typed path's copies.
-	addLargeTool(s.srv, &sdk.Tool{
-		Name:        "count_tokens",
-		Title:       "Count tokens",
-		Annotations: ro,
-		Description: `Count the tokens of a text for a model. The result says whether the count is exact (the model's own BPE) or a calibrated estimate (models without a public tokenizer).`,
-	}, instrument(s, "count_tokens", s.countTokens))
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name:  "compact_history",
-		Title: "Compact a model request",
-		Description: `Shrink a model request body (OpenAI Chat Completions, Anthropic Messages or OpenAI Responses) to fit a context window: older tool outputs are condensed behind [ctxd:ref sha256=...] references, tool call/result pairs stay intact and the latest user turn is kept byte for byte.
-Returns the compacted request as text and the report (tokens before and after, decisions, session id) as structured content. Pass the session id to rehydrate to read a reference back.`,
-	}, instrument(s, "compact_history", s.compactHistory))
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name:        "rehydrate",
-		Title:       "Read back a ctxd reference",
-		Annotations: ro,
-		Description: `Return the exact text a [ctxd:ref sha256=...] (or dup/blob) marker stands for, verified against its hash, whole or a line range. Needs the session the reference was made in.`,
-	}, instrument(s, "rehydrate", s.rehydrate))
+	addTool(s, "build_context", s.buildContext)
+	addTool(s, "find_symbol", s.findSymbol)
+	addTool(s, "outline", s.outline)
+	addTool(s, "count_tokens", s.countTokens)
+	addTool(s, "compact_history", s.compactHistory)
+	addTool(s, "rehydrate", s.rehydrate)
 }
 
-// instrument logs each call (name, duration, outcome; never arguments)
-// and turns an error into a tool error a model can act on.
-func instrument[In, Out any](s *Server, name string, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+// content is a tool result's content item; ctxd's tools answer text.
+type content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// toolResult is a tools/call result: text content for the model,
+// structured content for programs, or a tool error (isError) whose text
+// says what to change.
+type toolResult struct {
+	Content           []content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+func textResult(text string) *toolResult {
+	return &toolResult{Content: []content{{Type: "text", Text: text}}}
+}
+
+func toolError(msg string) *toolResult {
+	return &toolResult{Content: []content{{Type: "text", Text: msg}}, IsError: true}
+}
+
+// toolHandler is a tool: its decoded arguments in, its text result and
+// structured result out.
+type toolHandler[In, Out any] func(ctx context.Context, c *call, in In) (*toolResult, Out, error)
+
+// addTool registers h as the tool name. Its arguments are validated
+// against the tool's published input schema (the SDK's servers do the
+// same: a wrong type, a member the schema does not have and a missing
+// required member are "validating \"arguments\"" tool errors), decoded
+// once into In, and h's error becomes a tool error a model can act on.
+// Each call is logged (name, duration, outcome; never arguments).
+func addTool[In, Out any](s *Server, name string, h toolHandler[In, Out]) {
+	sch := s.schemas[name]
+	if sch == nil {
+		panic(fmt.Sprintf("mcp: tool %s is not in tools.json", name))
+	}
+	s.tools[name] = func(ctx context.Context, c *call, args raw) *toolResult {
+		if args.isNull() {
+			args = raw("{}")
+		}
+		if err := sch.validate(args, ""); err != nil {
+			return toolError(`validating "arguments": ` + err.Error())
+		}
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return toolError(`validating "arguments": ` + err.Error())
+		}
 		start := time.Now()
-		res, out, err := h(ctx, req, in)
+		res, out, err := h(ctx, c, in)
 		if err != nil {
 			s.log.Debug("tool call failed", "tool", name, "took", time.Since(start), "err", err)
-			var zero Out
-			return nil, zero, errors.New(toolMessage(name, err))
+			return toolError(toolMessage(name, err))
 		}
 		s.log.Debug("tool call", "tool", name, "took", time.Since(start))
-		return res, out, nil
+		if res == nil {
+			res = &toolResult{Content: []content{}}
+		}
+		res.StructuredContent = out
+		return res
 	}
 }
 
@@ -223,30 +236,33 @@ func toolMessage(tool string, err error) string {
 // progress sends progress notifications for a call whose client asked
 // for them (a progress token); it is a no-op otherwise.
 type progress struct {
-	ctx   context.Context
-	req   *sdk.CallToolRequest
+	c     *call
 	n     float64
 	total float64
 }
 
-func newProgress(ctx context.Context, req *sdk.CallToolRequest, total float64) *progress {
-	return &progress{ctx: ctx, req: req, total: total}
+func newProgress(c *call, total float64) *progress {
+	return &progress{c: c, total: total}
+}
+
+// progressParams are notifications/progress's params.
+type progressParams struct {
+	ProgressToken raw     `json:"progressToken"`
+	Progress      float64 `json:"progress"`
+	Total         float64 `json:"total,omitempty"`
+	Message       string  `json:"message,omitempty"`
 }
 
 func (p *progress) step(msg string) {
-	if p.req == nil || p.req.Params == nil || p.req.Session == nil {
-		return
-	}
-	tok := p.req.Params.GetProgressToken()
-	if tok == nil {
+	if p.c == nil || p.c.token.isNull() {
 		return
 	}
 	p.n++
 	// A failed notification (a client gone) does not fail the call.
-	_ = p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: p.n, Total: p.total, Message: msg})
+	_ = p.c.ss.w.send(notification{JSONRPC: "2.0", Method: "notifications/progress", Params: progressParams{ProgressToken: p.c.token, Progress: p.n, Total: p.total, Message: msg}})
 }
 
-func (s *Server) buildContext(ctx context.Context, req *sdk.CallToolRequest, in BuildContextIn) (*sdk.CallToolResult, BuildContextOut, error) {
+func (s *Server) buildContext(ctx context.Context, c *call, in BuildContextIn) (*toolResult, BuildContextOut, error) {
 	var out BuildContextOut
 	if strings.TrimSpace(in.Request) == "" {
 		return nil, out, fmt.Errorf("request is empty: say what the user asked: %w", ctxd.ErrInvalidParams)
@@ -259,7 +275,7 @@ func (s *Server) buildContext(ctx context.Context, req *sdk.CallToolRequest, in 
 			return nil, out, err
 		}
 	}
-	p := newProgress(ctx, req, 4)
+	p := newProgress(c, 4)
 	env, err := s.prompt(ctx, in, p.step)
 	if err != nil {
 		return nil, out, err
@@ -272,11 +288,11 @@ func (s *Server) buildContext(ctx context.Context, req *sdk.CallToolRequest, in 
 		view := string(c.Shown())
 		out.Chunks = append(out.Chunks, ChunkSummary{Source: c.Source, Type: string(c.ChunkType), View: view, Tokens: c.Tokens, Score: c.Score})
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: env.Prompt}}}, out, nil
+	return textResult(env.Prompt), out, nil
 }
 
-func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in FindSymbolIn) (*sdk.CallToolResult, *engine.SymbolResult, error) {
-	p := newProgress(ctx, req, 2)
+func (s *Server) findSymbol(ctx context.Context, c *call, in FindSymbolIn) (*toolResult, *engine.SymbolResult, error) {
+	p := newProgress(c, 2)
 	p.step("searching the workspace")
 	res, err := s.symbols(ctx, in)
 	if err != nil {
@@ -298,10 +314,10 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
 		sb.WriteString("nothing found: check the spelling, or try the bare name without a qualifier\n")
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: sb.String()}}}, res, nil
+	return textResult(sb.String()), res, nil
 }
 
-func (s *Server) outline(ctx context.Context, _ *sdk.CallToolRequest, in OutlineIn) (*sdk.CallToolResult, OutlineOut, error) {
+func (s *Server) outline(ctx context.Context, _ *call, in OutlineIn) (*toolResult, OutlineOut, error) {
 	var out OutlineOut
 	if err := s.inRoot(in.Path); err != nil {
 		return nil, out, err
@@ -320,10 +336,10 @@ func (s *Server) outline(ctx context.Context, _ *sdk.CallToolRequest, in Outline
 		out.Level, out.View = string(res.View.Level), res.View.Text
 		fmt.Fprintf(&sb, "\n--- view at level %s ---\n%s", res.View.Level, res.View.Text)
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: sb.String()}}}, out, nil
+	return textResult(sb.String()), out, nil
 }
 
-func (s *Server) countTokens(ctx context.Context, _ *sdk.CallToolRequest, in CountTokensIn) (*sdk.CallToolResult, CountTokensOut, error) {
+func (s *Server) countTokens(ctx context.Context, _ *call, in CountTokensIn) (*toolResult, CountTokensOut, error) {
 	res, err := s.count(ctx, in)
 	if err != nil {
 		return nil, CountTokensOut{}, err
@@ -334,10 +350,10 @@ func (s *Server) countTokens(ctx context.Context, _ *sdk.CallToolRequest, in Cou
 		how = "estimated"
 	}
 	text := fmt.Sprintf("%d tokens (%s, %s encoding, model %s)", res.Tokens, how, res.Encoding, res.Model.Name)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	return textResult(text), out, nil
 }
 
-func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, in CompactHistoryIn) (*sdk.CallToolResult, CompactHistoryOut, error) {
+func (s *Server) compactHistory(ctx context.Context, c *call, in CompactHistoryIn) (*toolResult, CompactHistoryOut, error) {
 	var out CompactHistoryOut
 	if err := ctxd.OneName("context_window", "window", in.ContextWindow, &in.Window); err != nil {
 		return nil, out, err
@@ -372,7 +388,7 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 			return nil, out, err
 		}
 	}
-	p := newProgress(ctx, req, 2)
+	p := newProgress(c, 2)
 	p.step("compacting")
 	compacted, session, report, err := s.compact(ctx, body, in)
 	if err != nil {
@@ -380,10 +396,10 @@ func (s *Server) compactHistory(ctx context.Context, req *sdk.CallToolRequest, i
 	}
 	p.step("done")
 	out = CompactHistoryOut{Session: session, Report: report}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(compacted)}}}, out, nil
+	return textResult(string(compacted)), out, nil
 }
 
-func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in RehydrateIn) (*sdk.CallToolResult, RehydrateOut, error) {
+func (s *Server) rehydrate(ctx context.Context, _ *call, in RehydrateIn) (*toolResult, RehydrateOut, error) {
 	var out RehydrateOut
 	if err := ctxd.OneName("session_id", "session", in.SessionID, &in.Session); err != nil {
 		return nil, out, err
@@ -412,7 +428,7 @@ func (s *Server) rehydrate(ctx context.Context, _ *sdk.CallToolRequest, in Rehyd
 		return nil, out, err
 	}
 	out = RehydrateOut{SHA256: l.Hash, StartLine: l.StartLine, EndLine: l.EndLine, TotalLines: l.TotalLines, Bytes: l.Bytes}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: l.Text}}}, out, nil
+	return textResult(l.Text), out, nil
 }
 
 // checkItems refuses a request whose messages (or Responses input) are

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/proxy"
 )
 
 // lineShape is the short line logged per request by default.
@@ -64,11 +65,12 @@ func nextTurn(t *testing.T, body []byte, answer, ask string) []byte {
 
 // One short line per request by default, of a fixed shape; a model with
 // no known window is logged once per session, and its requests are not
-// cut for pressure; the second turn's forwarded prefix is the first's.
+// cut for pressure (a session within the masking horizon, which masking
+// leaves whole too); the second turn's forwarded prefix is the first's.
 func TestLogLine(t *testing.T) {
 	up := newUpstream(t)
 	px, logs := startProxy(t, up, setup{lines: true})
-	turn1 := bytes.Replace(convo(t, "chat", 6, false), []byte(`"gpt-4o"`), []byte(`"acme-gateway-alias"`), 1)
+	turn1 := bytes.Replace(convo(t, "chat", proxy.DefaultMaskHorizon, false), []byte(`"gpt-4o"`), []byte(`"acme-gateway-alias"`), 1)
 	turn2 := nextTurn(t, turn1, "Fixed.", "Now run the whole suite.")
 	for _, b := range [][]byte{turn1, turn2} {
 		if resp, answer := post(t, px.URL, "/v1/chat/completions", b, nil); resp.StatusCode != http.StatusOK {

@@ -76,9 +76,10 @@ type Options struct {
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
 	// (context window, budget, max tool output, masking); Session, Mode
-	// and ObservedInputTokens are set per request. MaskHorizon and
-	// MaskStep 0 take DefaultMaskHorizon and DefaultMaskStep; negative
-	// turns masking (or stepping) off.
+	// and ObservedInputTokens are set per request. MaskHorizon, MaskStep
+	// and MaskLong 0 take DefaultMaskHorizon, DefaultMaskStep and
+	// DefaultMaskLong; negative turns masking (stepping, condensing of
+	// long outputs) off.
 	Call smart.Call
 	// Hints is how references say to read them back (the zero value
 	// is HintsAll).
@@ -109,6 +110,10 @@ type Options struct {
 const (
 	DefaultMaskHorizon = 4
 	DefaultMaskStep    = 8
+	// DefaultMaskLong: a tool output over this many tokens is condensed
+	// from the turn it appears (smart.Call.MaskLong), except the first
+	// DefaultMaskHorizon of a session.
+	DefaultMaskLong = 2000
 )
 
 // Proxy is the model proxy. It is an http.Handler, safe for concurrent
@@ -185,6 +190,12 @@ func New(opts Options) (*Proxy, error) {
 		c.MaskHorizon = DefaultMaskHorizon
 	case c.MaskHorizon < 0:
 		c.MaskHorizon = 0
+	}
+	switch c := &opts.Call; {
+	case c.MaskLong == 0:
+		c.MaskLong = DefaultMaskLong
+	case c.MaskLong < 0:
+		c.MaskLong = 0
 	}
 	switch c := &opts.Call; {
 	case c.MaskStep == 0:

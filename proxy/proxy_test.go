@@ -429,7 +429,7 @@ func TestUsageCalibratesNextRequest(t *testing.T) {
 // the same size is under more pressure, in a harder band, and is
 // condensed where the first was not.
 func TestObservedRatioCalibratesPressure(t *testing.T) {
-	body := convo(t, "chat", 6, false)
+	body := convo(t, "chat", proxy.DefaultMaskHorizon, false) // within the masking horizon: only pressure rewrites it
 	shadow, err := smart.New(smart.Options{}).Optimize(t.Context(), body, smart.Call{Mode: smart.ModeShadow, Session: "probe"})
 	if err != nil {
 		t.Fatal(err)

@@ -40,9 +40,10 @@ import (
 //	CTXD_TURNS_WINDOWS=16000,...   context windows (default 16000,32000,128000,200000; 0: none)
 //	CTXD_TURNS_FORMATS=chat,...    chat, anthropic, responses (default chat)
 //	CTXD_TURNS_MIN=50              fewest turns of a chained session
-//	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP  masking settings (default: the proxy's; -1: off)
+//	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP, CTXD_TURNS_LONG  masking settings (default: the proxy's; -1: off)
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
 //	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
+//	CTXD_TURNS_SHOW_LEDGER=1       log the ledger of each session's last forwarded request
 //
 // The prefix-cache model: the longest prefix (whole items, and the bytes
 // before the first item) a request shares with one of the four requests
@@ -56,7 +57,7 @@ func TestTurnByTurnReplay(t *testing.T) {
 	chains := turnChains(t, strings.Split(dirs, ":"), minTurns)
 	windows := envInts(t, "CTXD_TURNS_WINDOWS", []int{16000, 32000, 128000, 200000})
 	fmts := strings.Split(cmp.Or(os.Getenv("CTXD_TURNS_FORMATS"), "chat"), ",")
-	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0)}
+	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0), MaskLong: envInt(t, "CTXD_TURNS_LONG", 0)}
 	hints, err := proxy.ParseHints(os.Getenv("CTXD_TURNS_HINTS"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +72,16 @@ func TestTurnByTurnReplay(t *testing.T) {
 			for _, ch := range chains {
 				row := replayTurns(t, ch, f, w, call, hints)
 				tot.add(row)
+				t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
+					fname, windowName(w), ch.name, row.split[0]/row.pass[0], row.split[1]/row.pass[0], row.split[2]/row.pass[0], row.passSplit[0]/row.pass[0], row.passSplit[1]/row.pass[0], row.passSplit[2]/row.pass[0])
 				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%%)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
 					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.dVisible, row.dSignals), row.dSignals, pct(row.visible, row.signals), pct(row.dRecovered, row.dSignals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
 			}
 			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
 			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
 				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.dVisible, tot.dSignals), tot.dSignals, pct(tot.visible, tot.signals), tot.signals, pct(tot.dRecovered, tot.dSignals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+			t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
+				fname, windowName(w), "TOTAL", tot.split[0]/tot.pass[0], tot.split[1]/tot.pass[0], tot.split[2]/tot.pass[0], tot.passSplit[0]/tot.pass[0], tot.passSplit[1]/tot.pass[0], tot.passSplit[2]/tot.pass[0])
 			t.Logf("%-10s %6s %-24s proxy overhead p50 %.1f ms p95 %.1f ms (%d requests); of 100k tokens or more p50 %.1f ms p95 %.1f ms (%d)", fname, windowName(w), "TOTAL",
 				quantile(tot.overheads, 0.5)/1000, quantile(tot.overheads, 0.95)/1000, len(tot.overheads), quantile(tot.bigOverheads, 0.5)/1000, quantile(tot.bigOverheads, 0.95)/1000, len(tot.bigOverheads))
 			for _, k := range slices.Sorted(maps.Keys(tot.kinds)) {
@@ -86,6 +91,9 @@ func TestTurnByTurnReplay(t *testing.T) {
 			for _, k := range slices.Sorted(maps.Keys(tot.dKinds)) {
 				v := tot.dKinds[k]
 				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (distinct)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+			}
+			for _, k := range slices.Sorted(maps.Keys(tot.where)) {
+				t.Logf("%-10s %6s %-24s hidden %-32s %5d (distinct; kind, where, status at the last turn)", fname, windowName(w), "TOTAL", k, tot.where[k])
 			}
 		}
 	}
@@ -164,14 +172,19 @@ func repoOf(name string) string {
 
 // turnRow is one session's account.
 type turnRow struct {
-	turns, stable               int
-	cost, pass                  [2]float64        // openai, anthropic
+	turns, stable int
+	cost, pass    [2]float64 // openai, anthropic
+	// split is the bill (OpenAI prices) by term: new input that is the
+	// turn's new messages, new input re-sent (an item the previous
+	// turn had, rewritten or after a rewrite), cached input.
+	split, passSplit            [3]float64
 	passNew, passTok            float64           // pass-through: new input tokens, all input tokens
 	signals, visible, recovered int               // every occurrence (the old measure)
 	kinds                       map[string][2]int // kind: total, visible
 	// The distinct measure (replay.Signals.Distinct): the bar.
 	dSignals, dVisible, dRecovered int
 	dKinds                         map[string][2]int
+	where                          map[string]int // hidden: "kind place status" (replay.Measure.Where)
 	fits, pairs, latest            int
 	forwardedTokens, passTokens    int
 	maxRatio                       float64
@@ -192,6 +205,10 @@ func (t *turnTotals) add(r turnRow) {
 		t.pass[k] += r.pass[k]
 	}
 	t.passNew += r.passNew
+	for k := range 3 {
+		t.split[k] += r.split[k]
+		t.passSplit[k] += r.passSplit[k]
+	}
 	t.passTok += r.passTok
 	t.signals += r.signals
 	t.visible += r.visible
@@ -201,6 +218,12 @@ func (t *turnTotals) add(r turnRow) {
 	t.dVisible += r.dVisible
 	t.dRecovered += r.dRecovered
 	t.dKinds = addKinds(t.dKinds, r.dKinds)
+	if t.where == nil {
+		t.where = map[string]int{}
+	}
+	for k, v := range r.where {
+		t.where[k] += v
+	}
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
@@ -262,6 +285,9 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 	est := cache.Estimator(counter, "")
 	var row turnRow
 	var sent, passed billHistory
+	prevItems := 0
+	var prevOut *request.Request
+	debugDiff := os.Getenv("CTXD_TURNS_DEBUG") != ""
 	reqs := s.Requests()
 	for k, body := range reqs {
 		forwarded = nil
@@ -281,13 +307,34 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			t.Fatalf("%s turn %d: forwarded body does not parse: %v", ch.name, k+1, err)
 		}
 		row.turns++
-		c, stable := sent.bill(out, est)
-		pc, _ := passed.bill(in, est)
+		fresh := len(in.Items) - prevItems // the messages new this turn
+		prevItems = len(in.Items)
+		c, stable := sent.bill(out, est, fresh)
+		pc, _ := passed.bill(in, est, fresh)
+		for j := range 3 {
+			row.split[j] += sent.lastSplit[j]
+			row.passSplit[j] += passed.lastSplit[j]
+		}
 		row.passNew += passed.lastNew
 		row.passTok += passed.lastTotal
 		if stable && k > 0 {
 			row.stable++
 		}
+		if debugDiff && !stable && prevOut != nil {
+			d := 0
+			for d < len(prevOut.Items) && d < len(out.Items) && bytes.Equal(prevOut.Items[d].Raw, out.Items[d].Raw) {
+				d++
+			}
+			if d < len(prevOut.Items) && d < len(out.Items) {
+				a, b := prevOut.Items[d].Raw, out.Items[d].Raw
+				c := 0
+				for c < len(a) && c < len(b) && a[c] == b[c] {
+					c++
+				}
+				t.Logf("DIFF %s turn %d item %d/%d: ...%q\n  vs ...%q", ch.name, k+1, d, len(prevOut.Items), a[max(c-100, 0):min(c+200, len(a))], b[max(c-100, 0):min(c+200, len(b))])
+			}
+		}
+		prevOut = out
 		for j := range 2 {
 			row.cost[j] += c[j]
 			row.pass[j] += pc[j]
@@ -321,8 +368,16 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			}
 			row.dSignals, row.dVisible, row.dRecovered = sig.Distinct.Total, sig.Distinct.Visible, sig.Distinct.Recovered
 			row.dKinds = map[string][2]int{}
+			row.where = sig.Distinct.Where
 			for k, v := range sig.Distinct.Kinds {
 				row.dKinds[k] = [2]int{v.Total, v.Visible}
+			}
+			if os.Getenv("CTXD_TURNS_SHOW_LEDGER") != "" {
+				for _, it := range out.Items {
+					if it.Kind == request.KindSummary && len(it.Segments) > 0 {
+						t.Logf("%s %s ledger (%d tokens):\n%s", ch.name, windowName(window), est.Item(it), it.Segments[0].Text)
+					}
+				}
 			}
 			for _, h := range sig.Distinct.Hidden[:min(len(sig.Distinct.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
 				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)
@@ -348,7 +403,8 @@ func lastUser(r *request.Request) *request.Item {
 // sees them: the bytes before the first item and each item's bytes.
 type billHistory struct {
 	last               []billed
-	lastNew, lastTotal float64 // the last request's new and total input tokens
+	lastNew, lastTotal float64    // the last request's new and total input tokens
+	lastSplit          [3]float64 // the last request's bill: newest, re-sent, cached
 }
 
 type billed struct {
@@ -360,7 +416,9 @@ type billed struct {
 // last four is cached from 1,024 tokens on (0.1), the rest is new input
 // (1, or 1.25 where writes are charged). stable reports that the
 // previous request is a prefix of this one (its every item, in order).
-func (h *billHistory) bill(r *request.Request, est *request.Estimator) (cost [2]float64, stable bool) {
+// The new input is split into the last fresh items (the turn's new
+// messages) and the rest (re-sent).
+func (h *billHistory) bill(r *request.Request, est *request.Estimator, fresh int) (cost [2]float64, stable bool) {
 	first := len(r.Body)
 	if len(r.Items) > 0 {
 		first = r.Items[0].Span.Start
@@ -395,6 +453,12 @@ func (h *billHistory) bill(r *request.Request, est *request.Estimator) (cost [2]
 	best = min(best, total)
 	newTok := float64(total - best)
 	h.lastNew, h.lastTotal = newTok, float64(total)
+	freshTok := 0
+	for i := max(len(r.Items)-fresh, 0); i < len(r.Items); i++ {
+		freshTok += itemTok[i]
+	}
+	newest := min(newTok, float64(freshTok))
+	h.lastSplit = [3]float64{newest, newTok - newest, 0.1 * float64(best)}
 	cost = [2]float64{0.1*float64(best) + newTok, 0.1*float64(best) + 1.25*newTok}
 	h.last = append(h.last, cur)
 	if len(h.last) > 4 {

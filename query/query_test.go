@@ -216,5 +216,8 @@ func TestNameIndex(t *testing.T) {
 		if got := NameIndex(tt.s, tt.name); got != tt.want {
 			t.Errorf("NameIndex(%q, %q) = %d, want %d", tt.s, tt.name, got, tt.want)
 		}
+		if got := HasName([]byte(tt.s), []byte(tt.name)); got != (tt.want >= 0) {
+			t.Errorf("HasName(%q, %q) = %v", tt.s, tt.name, got)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package query
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // The one identifier scanner, with one byte class per fact. Words (a
 // request's words, the terms files are indexed by, the code identifiers a
@@ -19,12 +22,18 @@ func IsNameByte(c byte) bool { return nameBytes[c] }
 
 // NameIndex returns the first index of name in s as a whole code name
 // (no name byte on either side), -1 when there is none.
-func NameIndex(s, name string) int {
-	if name == "" {
+func NameIndex(s, name string) int { return nameIndex(s, name, strings.Index) }
+
+// HasName reports whether b holds name as a whole code name: [NameIndex]
+// over bytes (a file's lines, unconverted).
+func HasName(b, name []byte) bool { return nameIndex(b, name, bytes.Index) >= 0 }
+
+func nameIndex[S string | []byte](s, name S, index func(s, sub S) int) int {
+	if len(name) == 0 {
 		return -1
 	}
 	for from := 0; ; {
-		i := strings.Index(s[from:], name)
+		i := index(s[from:], name)
 		if i < 0 {
 			return -1
 		}

@@ -43,20 +43,27 @@ func TestOpenRecords(t *testing.T) {
 	}
 	x.close()
 
-	y, err := openRecords(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.close()
-	for i := range 12 {
-		e, err := y.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+	// reopen opens the records as another process would and reads every
+	// entry back, which must be the one made.
+	reopen := func(what string) *Index {
+		t.Helper()
+		y, err := openRecords(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(want[i], e); d != "" {
-			t.Errorf("entry %d read back (-made +read):\n%s", i, d)
+		t.Cleanup(func() { y.close() })
+		for i := range 12 {
+			e, err := y.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want[i], e); d != "" {
+				t.Errorf("entry %d %s (-made +read):\n%s", i, what, d)
+			}
 		}
+		return y
 	}
+	y := reopen("read back")
 	if n := y.Parses(); n != 0 {
 		t.Errorf("second process parsed %d files, want 0", n)
 	}
@@ -72,20 +79,7 @@ func TestOpenRecords(t *testing.T) {
 		b[i] ^= 0x33
 	}
 	os.WriteFile(ms[0], b, 0o600)
-	z, err := openRecords(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer z.close()
-	for i := range 12 {
-		e, err := z.File(ctx, fmt.Sprintf("f%d.go", i), src(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want[i], e); d != "" {
-			t.Errorf("entry %d after corruption (-made +read):\n%s", i, d)
-		}
-	}
+	z := reopen("after corruption")
 	if n := z.Parses(); n != 12 {
 		t.Errorf("after corruption %d parses, want 12", n)
 	}

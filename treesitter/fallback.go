@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
 )
 
 // Render returns the file's view at level: Full and Outline only; Bodies
@@ -72,18 +73,18 @@ func SymbolsStored(ctx context.Context, lang string, src []byte, _ *Store) (*Fil
 // patterns over lines. It cannot see where a definition ends: End is the
 // line before the next symbol at the same or a lower depth. Symbols may
 // run concurrently.
-func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error) {
-	if !supported(lang) {
-		return nil, fmt.Errorf("language %q: %w", lang, ErrUnsupported)
+func Symbols(ctx context.Context, language string, src []byte) (*FileSymbols, error) {
+	if !supported(language) {
+		return nil, fmt.Errorf("language %q: %w", language, ErrUnsupported)
 	}
 	if len(src) > MaxSize {
-		return nil, fmt.Errorf("%s file of %d bytes is over the %d byte limit: %w", lang, len(src), MaxSize, ErrUnsupported)
+		return nil, fmt.Errorf("%s file of %d bytes is over the %d byte limit: %w", language, len(src), MaxSize, ErrUnsupported)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("symbols of %s: %w", lang, err)
+		return nil, fmt.Errorf("symbols of %s: %w", language, err)
 	}
-	p := linePatterns[lang]
-	out := &FileSymbols{Language: lang}
+	p := linePatterns[language]
+	out := &FileSymbols{Language: language}
 	lines := strings.Split(string(src), "\n")
 	var class string // the enclosing class (indented languages)
 	var doc []string
@@ -93,7 +94,7 @@ func Symbols(ctx context.Context, lang string, src []byte) (*FileSymbols, error)
 			doc = append(doc, trim)
 			continue
 		}
-		for _, m := range p.imports {
+		for _, m := range lang.ImportLines(language) {
 			if sm := m.FindStringSubmatch(line); sm != nil {
 				out.Imports = append(out.Imports, sm[1])
 			}
@@ -161,7 +162,6 @@ type linePattern struct {
 	comment  string // line comment marker for docs
 	methods  bool   // indented defs under a class are its methods
 	defs     []lineDef
-	imports  []*regexp.Regexp
 	exported func(line, name string) bool
 }
 
@@ -181,9 +181,7 @@ func notWord(words ...string) func(line, name string) bool {
 }
 
 var (
-	cFamilyImports = []*regexp.Regexp{regexp.MustCompile(`^\s*#\s*include\s*[<"]([^>"]+)[>"]`)}
-	jsImports      = []*regexp.Regexp{regexp.MustCompile(`^\s*(?:import|export)\b.*?\bfrom\s*['"]([^'"]+)['"]`), regexp.MustCompile(`^\s*import\s*['"]([^'"]+)['"]`), regexp.MustCompile(`\brequire\(\s*['"]([^'"]+)['"]\s*\)`)}
-	jsDefs         = []lineDef{
+	jsDefs = []lineDef{
 		def(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+([\w$]+)`, "function", 1),
 		def(`^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+([\w$]+)`, "class", 1),
 		def(`^(?:export\s+)?(?:declare\s+)?interface\s+([\w$]+)`, "interface", 1),
@@ -206,7 +204,6 @@ var linePatterns = map[string]linePattern{
 			def(`^var\s+(\w+)`, "var", 1),
 			def(`^const\s+(\w+)`, "const", 1),
 		},
-		imports: []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:\w+\s+)?"([^"]+)"`), regexp.MustCompile(`^\s+(?:[\w.]+\s+)?"([^"]+)"\s*$`)},
 		exported: func(line, name string) bool {
 			return name != "" && strings.ToUpper(name[:1]) == name[:1] && name[:1] != "_"
 		},
@@ -217,14 +214,13 @@ var linePatterns = map[string]linePattern{
 			def(`^\s*(?:async\s+)?def\s+(\w+)`, "function", 1),
 			def(`^\s*class\s+(\w+)`, "class", 1),
 		},
-		imports: []*regexp.Regexp{regexp.MustCompile(`^import\s+([\w.]+)`), regexp.MustCompile(`^from\s+([\w.]+)\s+import`)},
 		exported: func(line, name string) bool {
 			return !strings.HasPrefix(name, "_") || (strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__"))
 		},
 	},
-	"javascript": {comment: "//", defs: jsDefs, imports: jsImports, exported: jsExported},
-	"typescript": {comment: "//", defs: jsDefs, imports: jsImports, exported: jsExported},
-	"tsx":        {comment: "//", defs: jsDefs, imports: jsImports, exported: jsExported},
+	"javascript": {comment: "//", defs: jsDefs, exported: jsExported},
+	"typescript": {comment: "//", defs: jsDefs, exported: jsExported},
+	"tsx":        {comment: "//", defs: jsDefs, exported: jsExported},
 	"rust": {
 		comment: "///",
 		defs: []lineDef{
@@ -238,7 +234,6 @@ var linePatterns = map[string]linePattern{
 			def(`^(?:unsafe\s+)?impl\b(?:<[^>]*>)?\s+(?:[\w:<>, ]+\s+for\s+)?([\w:]+)`, "impl", 1),
 			def(`^macro_rules!\s+(\w+)`, "macro", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^(?:pub\s+)?use\s+([^;]+);`)},
 		exported: func(line, name string) bool { return strings.HasPrefix(line, "pub") || strings.HasPrefix(line, "impl") },
 	},
 	"java": {
@@ -246,7 +241,6 @@ var linePatterns = map[string]linePattern{
 		defs: []lineDef{
 			def(`^(?:@\w+\s+)*(?:(?:public|protected|private|abstract|final|static|sealed|non-sealed|strictfp)\s+)*(class|interface|enum|record|@interface)\s+(\w+)`, "class", 2),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:static\s+)?([\w.*]+)\s*;`)},
 		exported: notWord("private"),
 	},
 	"c": {
@@ -256,7 +250,6 @@ var linePatterns = map[string]linePattern{
 			def(`^(?:typedef\s+)?struct\s+(\w+)`, "struct", 1),
 			def(`^#define\s+(\w+)`, "macro", 1),
 		},
-		imports:  cFamilyImports,
 		exported: notWord("static"),
 	},
 	"cpp": {
@@ -267,7 +260,6 @@ var linePatterns = map[string]linePattern{
 			def(`^(?:static\s+|extern\s+|inline\s+|virtual\s+|constexpr\s+)*[\w\s\*&:<>,]+?\b([\w~]+)\s*\([^;]*$`, "function", 1),
 			def(`^#define\s+(\w+)`, "macro", 1),
 		},
-		imports:  cFamilyImports,
 		exported: notWord("static"),
 	},
 	"csharp": {
@@ -276,7 +268,6 @@ var linePatterns = map[string]linePattern{
 			def(`^\s*namespace\s+([\w.]+)`, "module", 1),
 			def(`^\s*(?:\[.*\]\s*)*(?:(?:public|internal|protected|private|static|abstract|sealed|partial|readonly|file)\s+)*(?:class|interface|struct|enum|record)\s+(\w+)`, "class", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^\s*(?:global\s+)?using\s+(?:static\s+)?([\w.]+)\s*;`)},
 		exported: notWord("private"),
 	},
 	"ruby": {
@@ -287,7 +278,6 @@ var linePatterns = map[string]linePattern{
 			def(`^\s*class\s+([\w:]+)`, "class", 1),
 			def(`^\s*module\s+([\w:]+)`, "module", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^\s*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]`)},
 		exported: func(line, name string) bool { return true },
 	},
 	"php": {
@@ -297,7 +287,6 @@ var linePatterns = map[string]linePattern{
 			def(`^function\s+&?(\w+)`, "function", 1),
 			def(`^namespace\s+([\w\\]+)`, "module", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^use\s+([\w\\]+)`), regexp.MustCompile(`^\s*(?:require|include)(?:_once)?\s*\(?\s*['"]([^'"]+)['"]`)},
 		exported: notWord("private"),
 	},
 	"kotlin": {
@@ -308,7 +297,6 @@ var linePatterns = map[string]linePattern{
 			def(`^(?:(?:public|internal|private|protected|const)\s+)*va[lr]\s+(\w+)`, "var", 1),
 			def(`^typealias\s+(\w+)`, "type", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^import\s+([\w.*]+)`)},
 		exported: notWord("private"),
 	},
 	"swift": {
@@ -319,7 +307,6 @@ var linePatterns = map[string]linePattern{
 			def(`^(?:(?:public|internal|private|fileprivate)\s+)*(?:let|var)\s+(\w+)`, "var", 1),
 			def(`^typealias\s+(\w+)`, "type", 1),
 		},
-		imports:  []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:\w+\s+)?([\w.]+)`)},
 		exported: notWord("private", "fileprivate"),
 	},
 }

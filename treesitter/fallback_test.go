@@ -13,7 +13,7 @@ import (
 )
 
 func TestFallbackLevels(t *testing.T) {
-	for _, in := range fallbackInputs(t) {
+	for _, in := range goldenInputs(t) {
 		src, err := os.ReadFile(in)
 		if err != nil {
 			t.Fatal(err)
@@ -53,21 +53,6 @@ func TestFallbackLevels(t *testing.T) {
 			}
 		})
 	}
-}
-
-func fallbackInputs(t *testing.T) []string {
-	t.Helper()
-	all, err := os.ReadDir("testdata/golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range all {
-		if !strings.HasSuffix(e.Name(), ".golden") {
-			out = append(out, "testdata/golden/"+e.Name())
-		}
-	}
-	return out
 }
 
 func TestFallbackSymbols(t *testing.T) {

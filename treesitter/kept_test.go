@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ import (
 // golden inputs (every language) and, without -short, GOROOT/src's
 // net/http and encoding/json (or the files under CTXD_KEPT_CORPUS).
 func TestKeptViewsParse(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = slicesDeleteGolden(files)
+	files := goldenInputs(t)
 	// Under the race detector the golden inputs alone (the parses are
 	// slow there; the corpus runs without it).
 	if !testing.Short() && !raceEnabled {
@@ -125,16 +120,6 @@ func TestKeptViewsParse(t *testing.T) {
 
 // maxKept bounds the functions of a file TestKeptViewsParse keeps.
 const maxKept = 12
-
-func slicesDeleteGolden(files []string) []string {
-	out := files[:0]
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".golden") {
-			out = append(out, f)
-		}
-	}
-	return out
-}
 
 // TestViewsWithSum: a source's sum handed in (Options.Sum) gives the views
 // and focus views computed without it.

@@ -215,6 +215,10 @@ func set(xs ...string) map[string]bool {
 }
 
 // field finds a child by field name.
+// container is a definition of kind whose body holds other definitions
+// (a class, a module, a namespace).
+func container(kind string) def { return def{kind: kind, body: field("body"), container: true} }
+
 func field(f string) func(*node) *node { return func(n *node) *node { return n.child(f) } }
 
 // ofType finds a child by type.
@@ -629,7 +633,7 @@ func cutDocstring(s *node, src []byte) (string, bool) {
 
 func jsSpec(name string) *langSpec {
 	fn := def{kind: "function", body: field("body"), function: true}
-	class := def{kind: "class", body: field("body"), container: true}
+	class := container("class")
 	return &langSpec{
 		name:           name,
 		lambdaHints:    []string{"=>", "function", ")", "class"},
@@ -655,11 +659,11 @@ func jsSpec(name string) *langSpec {
 			"public_field_definition":        {kind: "field"},
 			"field_definition":               {kind: "field", names: fieldNames("property")},
 			"property_signature":             {kind: "field"},
-			"interface_declaration":          {kind: "interface", body: field("body"), container: true},
+			"interface_declaration":          container("interface"),
 			"type_alias_declaration":         {kind: "type"},
 			"enum_declaration":               {kind: "enum"},
-			"internal_module":                {kind: "module", body: field("body"), container: true},
-			"module":                         {kind: "module", body: field("body"), container: true},
+			"internal_module":                container("module"),
+			"module":                         container("module"),
 			// "res.send = function send(body) { ... }", "exports.x = () =>
 			// ...", "Foo.prototype.bar = function () { ... }": a function
 			// assigned to a member defines it (Express, CommonJS modules).
@@ -868,10 +872,10 @@ func rustSpec() *langSpec {
 		defs: map[string]def{
 			"function_item":           {kind: "function", body: field("body"), function: true},
 			"function_signature_item": {kind: "function"},
-			"struct_item":             {kind: "struct", body: field("body"), container: true},
-			"union_item":              {kind: "struct", body: field("body"), container: true},
+			"struct_item":             container("struct"),
+			"union_item":              container("struct"),
 			"enum_item":               {kind: "enum"},
-			"trait_item":              {kind: "trait", body: field("body"), container: true},
+			"trait_item":              container("trait"),
 			"impl_item": {kind: "impl", body: field("body"), container: true,
 				names: func(n *node, src []byte) []string {
 					if t := n.child("type"); t != nil {
@@ -879,7 +883,7 @@ func rustSpec() *langSpec {
 					}
 					return nil
 				}},
-			"mod_item":          {kind: "module", body: field("body"), container: true},
+			"mod_item":          container("module"),
 			"const_item":        {kind: "const"},
 			"static_item":       {kind: "var"},
 			"type_item":         {kind: "type"},
@@ -924,7 +928,6 @@ func rustSpec() *langSpec {
 // ---- Java
 
 func javaSpec() *langSpec {
-	class := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	declNames := func(n *node, src []byte) []string {
 		var out []string
 		for _, d := range n.children("declarator") {
@@ -945,11 +948,11 @@ func javaSpec() *langSpec {
 		typeScopes:  set("class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration"),
 		defs: map[string]def{
 			"package_declaration":             {},
-			"class_declaration":               class("class"),
-			"interface_declaration":           class("interface"),
-			"enum_declaration":                class("enum"),
-			"record_declaration":              class("class"),
-			"annotation_type_declaration":     class("interface"),
+			"class_declaration":               container("class"),
+			"interface_declaration":           container("interface"),
+			"enum_declaration":                container("enum"),
+			"record_declaration":              container("class"),
+			"annotation_type_declaration":     container("interface"),
 			"method_declaration":              {kind: "method", body: field("body"), function: true},
 			"constructor_declaration":         {kind: "method", body: field("body"), function: true},
 			"compact_constructor_declaration": {kind: "method", body: field("body"), function: true},
@@ -1142,7 +1145,6 @@ func cSpec(name string) *langSpec {
 // ---- C#
 
 func csharpSpec() *langSpec {
-	class := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	method := def{kind: "method", body: field("body"), function: true}
 	return &langSpec{
 		name:        "csharp",
@@ -1152,13 +1154,13 @@ func csharpSpec() *langSpec {
 		docComments: true,
 		typeScopes:  set("class_declaration", "struct_declaration", "interface_declaration", "record_declaration", "record_struct_declaration"),
 		defs: map[string]def{
-			"namespace_declaration":             {kind: "module", body: field("body"), container: true},
+			"namespace_declaration":             container("module"),
 			"file_scoped_namespace_declaration": {kind: "module"},
-			"class_declaration":                 class("class"),
-			"struct_declaration":                class("struct"),
-			"interface_declaration":             class("interface"),
-			"record_declaration":                class("class"),
-			"record_struct_declaration":         class("struct"),
+			"class_declaration":                 container("class"),
+			"struct_declaration":                container("struct"),
+			"interface_declaration":             container("interface"),
+			"record_declaration":                container("class"),
+			"record_struct_declaration":         container("struct"),
 			"enum_declaration":                  {kind: "enum"},
 			"delegate_declaration":              {kind: "type"},
 			"method_declaration":                method,
@@ -1226,7 +1228,6 @@ func csVarNames(n *node, src []byte) []string {
 // ---- Ruby
 
 func rubySpec() *langSpec {
-	container := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	return &langSpec{
 		name:        "ruby",
 		lambdaHints: []string{"do", "def"},
@@ -1279,7 +1280,6 @@ func rubySpec() *langSpec {
 // ---- PHP
 
 func phpSpec() *langSpec {
-	container := func(kind string) def { return def{kind: kind, body: field("body"), container: true} }
 	return &langSpec{
 		name:        "php",
 		lambdaHints: []string{"function", "fn"},
@@ -1466,7 +1466,7 @@ func swiftSpec() *langSpec {
 					return nil
 				},
 			},
-			"protocol_declaration":          {kind: "interface", body: field("body"), container: true},
+			"protocol_declaration":          container("interface"),
 			"function_declaration":          {kind: "function", body: field("body"), function: true},
 			"init_declaration":              {kind: "method", names: func(*node, []byte) []string { return []string{"init"} }, body: field("body"), function: true},
 			"deinit_declaration":            {kind: "method", names: func(*node, []byte) []string { return []string{"deinit"} }, body: field("body"), function: true},

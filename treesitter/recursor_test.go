@@ -22,14 +22,7 @@ func TestParseRecursor(t *testing.T) {
 		src  []byte
 	}
 	var files []file
-	golden, err := filepath.Glob("testdata/golden/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range golden {
-		if strings.HasSuffix(p, ".golden") {
-			continue
-		}
+	for _, p := range goldenInputs(t) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"os"
 
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/mcp"
@@ -31,6 +29,7 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	fs.StringVar(&stateDir, "state-dir", "", "state directory for artifacts (default $"+engine.EnvStateDir+", else <root>/.ctxd)")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug (one record per tool call), info, warn, error")
 	fs.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	maxBody := fs.Int("max-body-bytes", mcp.DefaultMaxMessageBytes, "largest message (one line) read; a longer one is refused with an error and the session goes on")
 	allowSecrets := fs.Bool("allow-secret-files", false, "let build_context gather secret files (.env, keys, ...) the agent names in open_files or patterns (default: skipped with a warning)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -38,6 +37,9 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 	}
 	if len(pos) != 0 {
 		return usagef("unexpected arguments %q", pos)
+	}
+	if *maxBody <= 0 {
+		return usagef("--max-body-bytes %d: want a positive number of bytes", *maxBody)
 	}
 	dir, err := engine.ResolveRoot(root)
 	if err != nil {
@@ -54,26 +56,10 @@ func runMCP(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	srv := mcp.New(eng, mcp.Options{Version: Version(), Logger: log, AllowSecretFiles: *allowSecrets})
-	err = srv.Run(ctx, readCloser(std.In), writeCloser(std.Out))
-	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+	srv := mcp.New(eng, mcp.Options{Version: Version(), Logger: log, AllowSecretFiles: *allowSecrets, MaxMessageBytes: *maxBody})
+	err = srv.Run(ctx, std.In, std.Out)
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
-
-// readCloser and writeCloser adapt a command's streams to the transport,
-// which closes them when the client goes away; the process's own
-// standard streams are left open.
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok && r != os.Stdin {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func writeCloser(w io.Writer) io.WriteCloser { return nopWriteCloser{w} }

@@ -49,6 +49,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.Budget, "budget", 0, "token budget of every request (default: window - output reserve)")
 	fs.IntVar(&call.MaskHorizon, "mask-horizon", proxy.DefaultMaskHorizon, "mask tool outputs beyond about the latest N before any pressure (head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "move the masking boundary N outputs at a time, so turns between steps only append (prompt caches hold); negative: every turn")
+	fs.IntVar(&call.MaskLong, "mask-long", proxy.DefaultMaskLong, "condense a tool output over N tokens (not a file read) from the turn it appears, even within the masking horizon (ctxd run's view: head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
 	fs.StringVar(&hints, "hints", "all", "how references say to read them back: all (the ctxd rehydrate command and a GET on the proxy), command, get or none (about 110 tokens a reference for all)")
 	fs.Int64Var(&maxBody, "max-body-bytes", proxy.DefaultMaxBodyBytes, "largest request body read to rewrite; a larger one is refused with 413 (exact mode streams bodies through whatever their size)")

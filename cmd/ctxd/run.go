@@ -42,7 +42,7 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	fs := newFlagSet(c, std.Err)
 	var sf stateFlags
 	sf.register(fs)
-	lines := fs.Int("lines", 60, "print an output of at most N lines whole")
+	lines := fs.Int("lines", smart.RunLines, "print an output of at most N lines whole")
 	session := fs.String("session", "run", "the artifact session the whole output is stored under")
 	// Everything after "--" is the command, its own flags included.
 	i := slices.Index(args, "--")
@@ -116,7 +116,7 @@ func printCondensed(ctx context.Context, std *IO, sf *stateFlags, session, text 
 	if rt.Check() != nil {
 		rt.StateDir = ""
 	}
-	view, ok := smart.CondenseOutput(text, ref.Hash, maxLines/3, maxLines/3, maxLines*160, rt)
+	view, ok := smart.CondenseOutput(text, ref.Hash, maxLines, rt)
 	if !ok {
 		view = text
 	}

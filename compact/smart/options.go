@@ -155,6 +155,13 @@ type Call struct {
 	// decision about an output changes only when the boundary passes
 	// it. 0 or 1: every turn.
 	MaskStep int `json:"mask_step,omitempty"`
+	// MaskLong, when positive with MaskHorizon, condenses a tool output
+	// of more than MaskLong tokens from the turn it first appears, even
+	// within the masking horizon: the view `ctxd run` prints (its first
+	// and last lines, its critical lines, a reference to the whole),
+	// byte-stable until its masking step. The first MaskHorizon outputs
+	// of a request are never condensed this way. 0: off.
+	MaskLong int `json:"mask_long,omitempty"`
 	// Parsed is the request already parsed by the caller (a proxy that
 	// read its session from it): used instead of parsing again when it
 	// is the parse of this very body (the same bytes in memory) and of
@@ -233,7 +240,7 @@ func (c Call) validate() error {
 		name string
 		n    int
 	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"window_size", c.WindowSize}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens},
-		{"mask_horizon", c.MaskHorizon}, {"mask_step", c.MaskStep}} {
+		{"mask_horizon", c.MaskHorizon}, {"mask_step", c.MaskStep}, {"mask_long", c.MaskLong}} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}

@@ -252,7 +252,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if lossy {
 		oldFrom = recentFrom
 	}
-	named := r.namedOutputs(outputs[:maskFrom])
+	named := r.namedOutputs(outputs, func(k int, c *cand) bool { return k < maskFrom || !lossy && r.long(k, c.seg) })
 	for k, c := range outputs {
 		s := c.seg
 		settled := masking && k < oldFrom // past the boundary: decided by itself alone
@@ -312,11 +312,15 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// judges it.
 			isErr = s.IsError || c.in.Failure
 		}
+		// A very long output within the horizon is condensed from its
+		// first turn whatever the turns after it say (its critical lines
+		// stay in its view), so its bytes do not change until its step.
+		longNow := !lossy && k >= maskFrom && r.long(k, s) && !named[k]
 		switch {
-		case k >= criticalFrom && isErr:
+		case k >= criticalFrom && isErr && !longNow:
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
-		case !settled && c.in.IsDiff && r.referred(c.in.Paths):
+		case !settled && c.in.IsDiff && r.referred(c.in.Paths) && !longNow:
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
 		case c.in.HasBlob && (!masking || k < oldFrom):
@@ -333,7 +337,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		}
 		switch {
 		case !lossy && named[k]:
-			c.class, c.reason = request.ClassCriticalExact, "beyond the masking horizon, but the latest turn names its file: kept whole"
+			c.class, c.reason = request.ClassCriticalExact, "masked or condensed, but the latest turn names its file: kept whole"
 			r.inlined = append(r.inlined, c.in.Hash)
 			continue
 		case !lossy && k < maskFrom && r.readLike(s):
@@ -350,6 +354,9 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 				how = "edit"
 			}
 			c.reason = "file read superseded by a later " + how + " of " + sp.Path + ": head and reference"
+		case longNow:
+			c.class = request.ClassCondensable
+			r.condenseLong(c, s)
 		case !lossy && masking:
 			// Within the horizon an output goes as the agent sent it,
 			// even its terminal noise: its bytes change only at its
@@ -412,20 +419,25 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 // whole because the latest turn names their file.
 const recallPercent = 5
 
-// namedOutputs picks the outputs beyond the masking horizon that come
+// namedOutputs picks, among the outputs hidden reports (masked beyond
+// the horizon, or very long ones condensed within it), those that come
 // back whole: those whose call read or changed a file the latest turn
 // names (the newest output of each such file), and those a previous
 // turn of the session brought back (sticky, so the prefix stays), newest
-// first within recallPercent of the usable window.
-func (r *run) namedOutputs(masked []*cand) map[int]bool {
+// first within recallPercent of the usable window. Keys are indexes in
+// outputs.
+func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) map[int]bool {
 	named := map[int]bool{}
-	if r.c.MaskHorizon <= 0 || len(masked) == 0 {
+	if r.c.MaskHorizon <= 0 {
 		return named
 	}
 	left := r.b.usable * recallPercent / 100
 	seen := map[string]bool{}
-	for k := len(masked) - 1; k >= 0; k-- {
-		c := masked[k]
+	for k := len(outputs) - 1; k >= 0; k-- {
+		c := outputs[k]
+		if !hidden(k, c) {
+			continue
+		}
 		ci, ok := r.calls[c.seg.CallID]
 		if !ok || c.seg.Tokens > left {
 			continue
@@ -631,6 +643,66 @@ const maskMinSaving = 200
 // tokens less each): the first masked output is settled before any later
 // one, so this costs no cache stability.
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
+	v := view{head: head, tail: tail, note: "masked"}
+	r.maskWith(c, s, transform, v, reason, "beyond the masking horizon, but masking would save too little", func(rt request.Retrieval) (string, bool) {
+		return maskedView(s.Text, c.in.Hash, head, tail, rt)
+	})
+}
+
+// condenseLong sets the view of a very long output within the masking
+// horizon (Call.MaskLong): the view `ctxd run` prints (runView: its
+// first and last lines and its critical lines between them, within
+// about RunLines*160 bytes) and a reference, from the turn it first
+// appears, so its bytes never change until its masking step. It hints
+// like a masked output (the first view of a request that hides text
+// says how to read it back).
+func (r *run) condenseLong(c *cand, s *request.Segment) {
+	v := runView(RunLines)
+	v.note = "condensed when it appeared"
+	r.maskWith(c, s, TransformCondense, v, "very long output within the masking horizon: condensed when it appeared (head, critical lines, tail and reference)",
+		"very long output within the masking horizon, but condensing would save too little", func(rt request.Retrieval) (string, bool) {
+			return condensedView(s.Text, c.in.Hash, v, rt)
+		})
+}
+
+// long reports the k-th output of a request (oldest first) as one to
+// condense when it appears: masking is on with MaskLong, it is not among
+// the first MaskHorizon outputs (a session shorter than the horizon goes
+// byte for byte), it has more than MaskLong tokens and it is not a file
+// read. Its position, size and call alone decide, so the decision is the
+// same every turn.
+//
+// A file read (cat, nl | sed -n, head, an editor's view, a read tool) is
+// the code the agent is about to change: it stays whole until its masking
+// step like any recent output. Condensing it to its head and tail would
+// hide the lines the agent asked for (users want "files in view"); what
+// is condensed when it appears is the long output of a command that ran
+// something (tests, builds, logs, searches), as `ctxd run` prints it.
+func (r *run) long(k int, s *request.Segment) bool {
+	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || s.Tokens <= r.c.MaskLong {
+		return false
+	}
+	return !r.fileRead(s)
+}
+
+// fileRead reports a tool output answering a call that reads a file
+// (request.ReadOf, or a tool named like a read).
+func (r *run) fileRead(s *request.Segment) bool {
+	if r.readLike(s) {
+		return true
+	}
+	ci, ok := r.calls[s.CallID]
+	if !ok {
+		return false
+	}
+	_, read := request.ReadOf(ci.name, ci.args)
+	return read
+}
+
+// maskWith sets c's view built by build (given the retrieval hint it
+// carries), none when it saves under maskMinSaving tokens (then c's
+// reason is small).
+func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, reason, small string, build func(request.Retrieval) (string, bool)) {
 	if r.c.MaxToolOutput < 0 {
 		return
 	}
@@ -638,11 +710,10 @@ func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reaso
 	if !r.maskHinted {
 		rt = r.rt
 	}
-	v := view{head: head, tail: tail, note: "masked"}
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
-	res := cachedView(r.o.cache, k, func() (string, bool) { return maskedView(s.Text, c.in.Hash, head, tail, rt) }, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
-		c.reason = "beyond the masking horizon, but masking would save too little"
+		c.reason = small
 		return
 	}
 	// The view is bounded by its own caps: its allocation is its size.

@@ -366,14 +366,26 @@ func blobView(text, hash string, rt request.Retrieval) (string, bool) {
 }
 
 // CondenseOutput is a command's output as an agent should read it, for
-// write-time condensing (`ctxd run`): its first head and last tail lines
+// write-time condensing (`ctxd run`): its first and last lines/3 lines
 // and the critical lines between them (errors, failing tests, file:line
 // locations, each with its line number), terminal noise removed, within
-// about chars bytes, and a reference to the whole text by hash (stored
+// about lines*160 bytes (runView), and a reference to the whole text by hash (stored
 // by the caller) that says how to read it back (rt). ok is false when
 // the view would hide nothing: print the text as it is.
-func CondenseOutput(text, hash string, head, tail, chars int, rt request.Retrieval) (string, bool) {
-	return condensedView(text, hash, view{head: head, tail: tail, chars: chars}, rt)
+func CondenseOutput(text, hash string, lines int, rt request.Retrieval) (string, bool) {
+	return condensedView(text, hash, runView(lines), rt)
+}
+
+// RunLines is how many lines of a command's output `ctxd run` prints
+// whole by default (--lines); a longer output gets runView(RunLines),
+// the view the proxy also gives a very long output within the masking
+// horizon (Call.MaskLong).
+const RunLines = 60
+
+// runView is the view of an output over lines lines: its first and last
+// lines/3 and its critical lines, within lines*160 bytes.
+func runView(lines int) view {
+	return view{head: lines / 3, tail: lines / 3, chars: lines * 160}
 }
 
 // Bounds of a masked view's critical part (bytes): its error and failing

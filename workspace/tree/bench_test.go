@@ -3,13 +3,14 @@ package tree
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/ctxd/ctxd/internal/benchreq"
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -20,29 +21,14 @@ import (
 // like a cloned repository.
 func gitBenchRepo(b *testing.B) string {
 	b.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git CLI not installed")
-	}
+	isolateGit(b)
 	root := b.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { gitCmd(b, root, args...) }
 	run("init", "-q", "-b", "main")
 	for i := range 200 {
 		for j := range 3 {
-			p := filepath.Join(root, fmt.Sprintf("d%d", (i+j)%10), fmt.Sprintf("f%d.go", (i*7+j)%100))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)), 0o644); err != nil {
-				b.Fatal(err)
-			}
+			rel := fmt.Sprintf("d%d/f%d.go", (i+j)%10, (i*7+j)%100)
+			testutil.WriteFiles(b, root, map[string]string{rel: strings.Repeat(fmt.Sprintf("// commit %d line\n", i), 50+i)})
 		}
 		run("add", "-A")
 		run("commit", "-q", "-m", fmt.Sprintf("commit %d", i))
@@ -79,7 +65,7 @@ func BenchmarkGitLog(b *testing.B) {
 //	go test -run '^$' -bench Rank -count 5 ./gather
 func BenchmarkRank(b *testing.B) {
 	src := testutil.GOROOTSrc(b)
-	s := benchSnapshot(b, src)
+	s := treeSnapshot(b, src)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Index.Rank(query.Parse(benchreq.GorootTrace), 10)
@@ -94,7 +80,7 @@ func BenchmarkRank(b *testing.B) {
 //	go test -run '^$' -bench RankOverlay -count 5 ./gather
 func BenchmarkRankOverlay(b *testing.B) {
 	src := testutil.GOROOTSrc(b)
-	s := benchSnapshot(b, src)
+	s := treeSnapshot(b, src)
 	overlay := map[string]string{"net/http/server.go": "package http\n\n// Serve closes idle keep-alive connections.\nfunc (srv *Server) Serve(l net.Listener) error { return nil }\n"}
 	q := NewRankQuery(query.Parse(benchreq.GorootTrace), false)
 	b.ReportAllocs()
@@ -130,7 +116,11 @@ func benchLogs(b *testing.B, root, prefix string, full bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h := &repoHandle{repo: repo, top: root}
+			st, ok := repo.Storer.(*filesystem.Storage)
+			if !ok {
+				b.Fatalf("storage %T", repo.Storer)
+			}
+			h := &repoHandle{storage: st, worktree: osfs.New(root), top: root}
 			cs, err := h.log(b.Context(), 5)
 			check(b, cs, err)
 		}
@@ -167,30 +157,14 @@ func benchDiffs(b *testing.B, root, prefix string) {
 	})
 }
 
-// benchSnapshot walks and indexes the tree at src once (a warm workspace's
-// snapshot); the workspace closes when the benchmark ends.
-// benchTreeSnapshot is benchSnapshot of $CTXD_BENCH_TREE, else of
+// benchTreeSnapshot is treeSnapshot of $CTXD_BENCH_TREE, else of
 // GOROOT/src.
 func benchTreeSnapshot(b *testing.B) *Snapshot {
 	src := os.Getenv("CTXD_BENCH_TREE")
 	if src == "" {
 		src = testutil.GOROOTSrc(b)
 	}
-	return benchSnapshot(b, src)
-}
-
-func benchSnapshot(b *testing.B, src string) *Snapshot {
-	b.Helper()
-	w, err := Open(src, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { w.Close() })
-	s, err := w.refresh(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return treeSnapshot(b, src)
 }
 
 // BenchmarkNewDoc measures lexical term extraction (identifiers split,

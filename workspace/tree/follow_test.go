@@ -35,17 +35,6 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	}
 }
 
-func writeFile(t *testing.T, root, rel, text string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // followedRepo is a committed repository of n Go files and its followed
 // workspace, with the index persisted under a temp state dir.
 func followedRepo(t *testing.T, n int) (string, *Tree, string) {

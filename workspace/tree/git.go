@@ -19,7 +19,6 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -81,13 +80,14 @@ type Diff struct {
 	Via string
 }
 
-// repoHandle is a go-git repository opened with kept descriptors and an
-// object LRU, rooted at the workspace's git top-level.
+// repoHandle is a repository's go-git storage opened with kept
+// descriptors and an object LRU, and its worktree, the workspace's git
+// top-level (gitrepo.go reads them).
 type repoHandle struct {
-	repo    *git.Repository
-	storage *filesystem.Storage
-	top     string // git top-level
-	prefix  string // root below top, slash-separated, "" at the top
+	storage  *filesystem.Storage
+	worktree billy.Filesystem
+	top      string // git top-level
+	prefix   string // root below top, slash-separated, "" at the top
 }
 
 // openRepo opens the repository holding root, or returns (nil, nil) when
@@ -106,12 +106,11 @@ func openRepo(root string) (*repoHandle, error) {
 		return nil, fmt.Errorf("open repository at %s: %w", top, err)
 	}
 	st := filesystem.NewStorageWithOptions(dot, cache.NewObjectLRU(objectCacheSize), filesystem.Options{KeepDescriptors: true})
-	repo, err := git.Open(st, osfs.New(top))
-	if err != nil {
+	if err := checkRepo(st); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open repository at %s: %w", top, err)
 	}
-	h := &repoHandle{repo: repo, storage: st, top: top}
+	h := &repoHandle{storage: st, worktree: osfs.New(top), top: top}
 	if r, ok := within(top, root); ok && r != "." {
 		h.prefix = filepath.ToSlash(r)
 	}
@@ -166,14 +165,14 @@ func (h *repoHandle) log(ctx context.Context, n int) ([]Commit, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	head, err := h.repo.Head()
+	head, err := h.head()
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return nil, nil // no commits yet
 		}
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
-	iter, err := h.repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
+	iter, err := h.logFrom(head.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("read log: %w", err)
 	}
@@ -445,11 +444,7 @@ func dropSecretSections(patch string) (string, int) {
 // untracked files.
 func (h *repoHandle) goGitDiff(keep func(string) bool) (*Diff, error) {
 	d := &Diff{Via: "go-git"}
-	wt, err := h.repo.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("open worktree: %w", err)
-	}
-	st, err := wt.Status()
+	st, err := h.status()
 	if err != nil {
 		return nil, fmt.Errorf("read status: %w", err)
 	}
@@ -458,15 +453,15 @@ func (h *repoHandle) goGitDiff(keep func(string) bool) (*Diff, error) {
 		if !ok {
 			continue
 		}
-		if fs.Staging == git.Unmodified && fs.Worktree == git.Unmodified {
+		if fs.Staging == stUnmodified && fs.Worktree == stUnmodified {
 			continue
 		}
 		if lang.IsSecret(rel) {
 			d.SecretsLeftOut++
 			continue
 		}
-		code := string([]byte{byte(fs.Staging), byte(fs.Worktree)})
-		if fs.Worktree == git.Untracked && keep != nil && !keep(rel) {
+		code := string([]byte{fs.Staging, fs.Worktree})
+		if fs.Worktree == stUntracked && keep != nil && !keep(rel) {
 			continue
 		}
 		d.Changes = append(d.Changes, Change{Path: rel, Status: code})
@@ -589,7 +584,7 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 	if s.handle == nil {
 		return nil, nil
 	}
-	head, err := s.handle.repo.Head()
+	head, err := s.handle.head()
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) {
 			return nil, nil
@@ -629,7 +624,7 @@ func (s *gitState) history(ctx context.Context) *graph.History {
 	if s.handle == nil {
 		return nil
 	}
-	head, err := s.handle.repo.Head()
+	head, err := s.handle.head()
 	if err != nil {
 		return nil
 	}

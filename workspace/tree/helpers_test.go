@@ -20,9 +20,28 @@ var (
 	gitCommitAll = testutil.GitCommitDated
 )
 
+// writeFile writes one file under root (a slash path), making its
+// directories.
+func writeFile(t *testing.T, root, rel, text string) {
+	t.Helper()
+	testutil.WriteFiles(t, root, map[string]string{rel: text})
+}
+
 func newTestWorkspace(t *testing.T, root string, opts Options) *Tree {
 	t.Helper()
 	return treetest.Open(t, func() (*Tree, error) { return Open(root, opts) })
+}
+
+// treeSnapshot walks and indexes the tree at src (a warm workspace's
+// snapshot); the workspace closes when the test ends.
+func treeSnapshot(tb testing.TB, src string) *Snapshot {
+	tb.Helper()
+	w := treetest.Open(tb, func() (*Tree, error) { return Open(src, Options{}) })
+	s, err := w.refresh(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // runGitStdin runs git in dir with stdin; git's exit status 1 (as

@@ -182,12 +182,17 @@ func TestCtxdIgnoreAndExclude(t *testing.T) {
 		"tools/.git/config":      "[core]",
 		"tools/tool.go":          "package tools",
 	})
-	w := newTestWorkspace(t, root, Options{Exclude: []string{"vendor/**", "third_party"}})
-	got, err := w.Files(t.Context())
+	checkFiles(t, root, Options{Exclude: []string{"vendor/**", "third_party"}},
+		[]string{".ctxdignore", ".gitignore", "keep.log", "src/.ctxdignore", "src/main.go", "tools/tool.go"})
+}
+
+// checkFiles opens a workspace at root and checks the files it lists.
+func checkFiles(t *testing.T, root string, opts Options, want []string) {
+	t.Helper()
+	got, err := newTestWorkspace(t, root, opts).Files(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".ctxdignore", ".gitignore", "keep.log", "src/.ctxdignore", "src/main.go", "tools/tool.go"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("files (-want +got):\n%s", d)
 	}
@@ -198,14 +203,7 @@ func TestIgnoreOutsideGitAndSubdirRoot(t *testing.T) {
 	t.Run("no repository", func(t *testing.T) {
 		root := t.TempDir()
 		testutil.WriteFiles(t, root, map[string]string{".gitignore": "out/\n", "out/x.go": "", "a.go": ""})
-		w := newTestWorkspace(t, root, Options{})
-		got, err := w.Files(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff([]string{".gitignore", "a.go"}, got); d != "" {
-			t.Errorf("(-want +got):\n%s", d)
-		}
+		checkFiles(t, root, Options{}, []string{".gitignore", "a.go"})
 	})
 	t.Run("root below the top-level", func(t *testing.T) {
 		top := t.TempDir()
@@ -221,13 +219,6 @@ func TestIgnoreOutsideGitAndSubdirRoot(t *testing.T) {
 			"svc/tmp/t.go":      "",
 			"svc/sub/b.go":      "",
 		})
-		w := newTestWorkspace(t, filepath.Join(top, "svc"), Options{})
-		got, err := w.Files(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff([]string{".gitignore", "a.go", "keep.gen.go", "sub/b.go"}, got); d != "" {
-			t.Errorf("(-want +got):\n%s", d)
-		}
+		checkFiles(t, filepath.Join(top, "svc"), Options{}, []string{".gitignore", "a.go", "keep.gen.go", "sub/b.go"})
 	})
 }

@@ -43,10 +43,7 @@ func TestLinksPersisted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := gather.Gather(t.Context(), w, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := gatherOf(t, w, req)
 		s := tree.Current(w)
 		lg := tree.BuiltLinks(s)
 		hist, commits := tree.GitCounts(w)

@@ -40,16 +40,8 @@ func TestLinkSignals(t *testing.T) {
 					t.Fatalf("%s matches the request lexically; the test needs it not to", tt.answer)
 				}
 			}
-			res, err := gather.Gather(t.Context(), w, gather.Request{Query: query.Parse(tt.request), Task: ctxd.TaskImplement, Depth: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got *ctxd.Chunk
-			for i := range res.Chunks {
-				if res.Chunks[i].Source == tt.answer {
-					got = &res.Chunks[i]
-				}
-			}
+			res := gatherOf(t, w, gather.Request{Query: query.Parse(tt.request), Task: ctxd.TaskImplement, Depth: 1})
+			got := chunk(res, tt.answer)
 			if got == nil {
 				t.Fatalf("%s not gathered; chunks %v", tt.answer, sources(res))
 			}
@@ -108,10 +100,7 @@ func TestCoChangeSkipsConfigNoise(t *testing.T) {
 		tree.GitCommitAll(t, root, fmt.Sprintf("tidy %d", i), fmt.Sprintf("2024-02-0%dT10:00:00Z", i+1))
 	}
 	w := tree.NewTestWorkspace(t, root, tree.Options{})
-	res, err := gather.Gather(t.Context(), w, gather.Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskDebug, Depth: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := gatherOf(t, w, gather.Request{Query: query.Parse("charge card declined raises for a valid card"), Task: ctxd.TaskDebug, Depth: 1})
 	partner := false
 	for _, c := range res.Chunks {
 		switch {

@@ -73,7 +73,7 @@ func BenchmarkLinkGraph(b *testing.B) {
 // of a request (warm: the graph is built).
 func BenchmarkPageRank(b *testing.B) {
 	src := testutil.GOROOTSrc(b)
-	s := benchSnapshot(b, src)
+	s := treeSnapshot(b, src)
 	lg := s.Links(b.Context(), nil)
 	seeds := map[int32]float64{}
 	for _, h := range s.Index.Rank(query.Parse(benchreq.GorootTrace), 10) {

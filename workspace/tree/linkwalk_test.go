@@ -131,22 +131,6 @@ func (a walkAgreement) String() string {
 		a.sets, a.top200/n, a.minTop200, a.top20Same, a.sets, a.top20Pos/n, a.firstFiles, a.sets)
 }
 
-// treeSnapshot walks and indexes the tree at src (a warm workspace's
-// snapshot); the workspace closes when the test ends.
-func treeSnapshot(tb testing.TB, src string) *Snapshot {
-	tb.Helper()
-	w, err := Open(src, Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { w.Close() })
-	s, err := w.refresh(tb.Context())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
 // TestLinkWalkAgreesOnTrees compares the walk gather ranks by (forward
 // push, graph.TopPersonalized) with PageRank's power iteration on the
 // link graphs of real trees, CTXD_WALK_TREES (paths separated by the

@@ -49,7 +49,7 @@ func rankDocAtATime(ix *Index, q RankQuery, limit int, keep func(string) bool) [
 		}
 		idfP[i] = math.Sqrt(math.Log(1+(n-dfp+0.5)/(dfp+0.5)) * math.Log(1+(n-max(dfp, dfb)+0.5)/(max(dfp, dfb)+0.5)))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
-		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
+		idfD[i] = math.Sqrt(math.Log(1+(n-dfd+0.5)/(dfd+0.5)) * math.Log(1+(n-max(dfd, dfb)+0.5)/(max(dfd, dfb)+0.5)))
 	}
 	var ref float64
 	for i := range qt {
@@ -222,15 +222,7 @@ func TestEqualContentSharesBags(t *testing.T) {
 		writeFile(t, dir, rel, text)
 	}
 	writeFile(t, dir, "d/unlike.go", "package d\n\nfunc Unlike() {}\n")
-	w, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	s, err := w.refresh(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := treeSnapshot(t, dir)
 	a, b, c, d := s.ByRel["a/serve.go"].doc, s.ByRel["b/serve.go"].doc, s.ByRel["c/other.go"].doc, s.ByRel["d/unlike.go"].doc
 	for _, o := range []*indexDoc{b, c} {
 		if &o.content.hash[0] != &a.content.hash[0] || &o.defs.hash[0] != &a.defs.hash[0] {
