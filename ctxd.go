@@ -181,6 +181,15 @@ func (c Chunk) Shown() View {
 	return c.Truncation
 }
 
+// DefScore is a definition's rank for a request: its first line, its
+// score (BM25 of the request's words over the definitions of its file)
+// and why (the request's words it holds).
+type DefScore struct {
+	Line  int      `json:"line"`
+	Score float64  `json:"score"`
+	Why   []string `json:"why,omitempty"`
+}
+
 // LineRange is an inclusive, 1-based range of lines.
 type LineRange struct {
 	Start int `json:"start"`
@@ -272,6 +281,11 @@ type Facts struct {
 	// (cursor, selection, error lines, named symbols) says which of its
 	// functions matter: the focused views keep them whole.
 	FocusLines []int `json:"focus_lines,omitempty"`
+	// FocusDefs explains FocusLines, one per line in the same order (best
+	// first): each definition's score against the request and the
+	// request's words it holds. The fitter values a focus view by the
+	// scores of the definitions it shows whole.
+	FocusDefs []DefScore `json:"focus_defs,omitempty"`
 	// RefLines are lines that use a name a refactoring request is about
 	// (the call sites of a function being renamed): the focus views show
 	// each in place, the bodies view keeps the function around it whole.

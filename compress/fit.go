@@ -309,18 +309,47 @@ func refShown(c *ctxd.Chunk) float64 {
 const focusMore = 0.1
 
 // focusShown is the part of the focus lines after the first that a focus
-// view shows the functions of (0 for the best function alone, 1 for all).
-// Without it the view of the best function alone was worth as much as the
-// one with the best three, and a file the request is about (the test file
-// a test is to be added to) never grew past its one function while weaker
-// files were upgraded whole. A view without focus lines (a cursor's, an
-// error's) gains nothing.
+// view shows the functions of (0 for the best function alone, 1 for all),
+// each focus line weighing its definition's score (Facts.FocusDefs; a
+// line without one, such as a helper a focused test uses, weighs the
+// least score, and all weigh alike when none has one). Without it the
+// view of the best function alone was worth as much as the one with the
+// best three, and a file the request is about (the test file a test is to
+// be added to) never grew past its one function while weaker files were
+// upgraded whole; with the scores, a step of the focus ladder (engine's
+// views keeping the best 1, 2, 3, 5 functions whole) is worth what its
+// added functions match of the request. A view without focus lines (a
+// cursor's, an error's) gains nothing.
 func focusShown(c *ctxd.Chunk) float64 {
-	shown, n := focusLinesShown(c)
-	if n < 2 {
+	fl := c.Facts.FocusLines
+	if len(fl) < 2 {
 		return 0
 	}
-	return float64(max(shown-1, 0)) / float64(n-1)
+	least := 0.0
+	for _, d := range c.Facts.FocusDefs {
+		if d.Score > 0 && (least == 0 || d.Score < least) {
+			least = d.Score
+		}
+	}
+	weight := func(k int) float64 {
+		if k < len(c.Facts.FocusDefs) && c.Facts.FocusDefs[k].Line == fl[k] && c.Facts.FocusDefs[k].Score > 0 {
+			return c.Facts.FocusDefs[k].Score
+		}
+		return max(least, 1)
+	}
+	total, shown := 0.0, 0.0
+	for k, l := range fl {
+		w := weight(k)
+		total += w
+		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+			shown += w
+		}
+	}
+	first := weight(0)
+	if total <= first {
+		return 0
+	}
+	return max(shown-first, 0) / (total - first)
 }
 
 // focusLinesShown counts c's focus lines outside its elided ranges, and
@@ -332,6 +361,29 @@ func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
 		}
 	}
 	return shown, len(c.Facts.FocusLines)
+}
+
+// dropsFocus reports an upgrade from cur to o that would hide a focus
+// line's function cur shows: the focus ladder's views keep the best k
+// functions in the outline, the focus-only views them alone, and a
+// larger view of fewer functions (the outline's lines outweigh a
+// function's) would hide a function the request matches to show the
+// file's list of names.
+func dropsFocus(cur, o *ctxd.Chunk) bool {
+	if cur == nil || len(o.Facts.FocusLines) == 0 || !o.Truncated || cur.Truncation != ctxd.ViewFocus && cur.Truncation != ctxd.ViewFocusOnly {
+		// Only a focus view chose the functions it shows: a head and a
+		// tail or a bodies view shows them by chance.
+		return false
+	}
+	hidden := func(c *ctxd.Chunk, l int) bool {
+		return slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
+	}
+	for _, l := range o.Facts.FocusLines {
+		if hidden(o, l) && !hidden(cur, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // focusNone reports a focus view with focus lines that shows none of
@@ -386,7 +438,7 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 			w := f.weight(cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - have
-				if d <= 0 || d > left {
+				if d <= 0 || d > left || dropsFocus(cur, &o) {
 					continue
 				}
 				g := w * (qualityOf(&o) - q)

@@ -62,3 +62,60 @@ func TestQualityGrowsWithWhatIsShown(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusShownByScore: a focus view's focus lines weigh their
+// definitions' scores (Facts.FocusDefs): the second of three functions,
+// scored close to the best, is worth most of what the third adds little
+// to; a line without a score weighs the least one.
+func TestFocusShownByScore(t *testing.T) {
+	focus := []int{10, 50, 90}
+	defs := []ctxd.DefScore{{Line: 10, Score: 10}, {Line: 50, Score: 9}, {Line: 90, Score: 1}}
+	view := func(defs []ctxd.DefScore, elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocus, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focus, FocusDefs: defs}}
+	}
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"best two", view(defs, ctxd.LineRange{Start: 60, End: 100}), 0.9},
+		{"best and third", view(defs, ctxd.LineRange{Start: 40, End: 60}), 0.1},
+		{"all", view(defs), 1},
+		{"best alone", view(defs, ctxd.LineRange{Start: 40, End: 100}), 0},
+		{"third unscored weighs the least", view(defs[:2], ctxd.LineRange{Start: 60, End: 100}), 9.0 / 18},
+		{"no scores: by count", view(nil, ctxd.LineRange{Start: 60, End: 100}), 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := focusShown(tt.c); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("focusShown %.3f, want %.3f", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDropsFocus: an upgrade that shows more of a file but hides a
+// function the current view shows is refused; the file whole never is.
+func TestDropsFocus(t *testing.T) {
+	facts := ctxd.Facts{FocusLines: []int{10, 50, 90}}
+	at := func(elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocus, Elided: elided, Facts: facts}
+	}
+	all := at(ctxd.LineRange{Start: 1, End: 9}, ctxd.LineRange{Start: 20, End: 49})
+	two := at(ctxd.LineRange{Start: 60, End: 100})
+	if !dropsFocus(all, two) {
+		t.Error("all three -> best two: not refused")
+	}
+	if dropsFocus(two, all) {
+		t.Error("best two -> all three: refused")
+	}
+	if dropsFocus(all, &ctxd.Chunk{Facts: facts}) {
+		t.Error("-> whole: refused")
+	}
+	if middle := (&ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewMiddle, Elided: []ctxd.LineRange{{Start: 20, End: 80}}, Facts: facts}); dropsFocus(middle, two) {
+		t.Error("head and tail -> best two: refused (a cut shows lines by chance)")
+	}
+	if dropsFocus(nil, two) {
+		t.Error("absent -> best two: refused")
+	}
+}

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
+	"slices"
 	"unsafe"
 
 	"github.com/ctxd/ctxd"
@@ -48,10 +50,9 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
 	}
-	if n := len(c.Facts.FocusLines); n > 1 && err == nil {
-		// The best-matching function alone: a smaller view for a budget
-		// where the best few do not fit (focus lines are set only when
-		// nothing else focuses the file).
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) == 0 {
+		// The best-matching function alone, for a file without the
+		// ladder (engine's focusLines ranks only the best few files').
 		one := opts
 		one.KeepLines = c.Facts.FocusLines[:1]
 		if best, err := treesitter.FocusViews(ctx, lang, src, one); err == nil {
@@ -59,6 +60,23 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 				if v.Level == treesitter.FocusOnly {
 					fs = append(fs, v)
 				}
+			}
+		}
+	}
+	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) > 0 {
+		// The ladder: for each step k under n, the outline with the best
+		// k functions whole and those functions alone, so the fitter can
+		// buy as many of the ranked functions as are worth their tokens
+		// (the best one alone for a budget where no more fit; focus
+		// lines are set only when nothing else focuses the file).
+		for _, k := range focusSteps {
+			if k >= n {
+				break
+			}
+			step := opts
+			step.KeepLines = c.Facts.FocusLines[:k]
+			if got, err := treesitter.FocusViews(ctx, lang, src, step); err == nil {
+				fs = append(fs, got...)
 			}
 		}
 	}
@@ -79,6 +97,11 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	return orderViews(vs, fs)
 }
 
+// focusSteps are the numbers of ranked functions the focus ladder's views
+// keep whole (each under the chunk's focus lines; the view of them all is
+// the ladder's top).
+var focusSteps = []int{1, 2, 3, 5}
+
 // readOnly returns s's bytes without a copy, for callees that only read a
 // source (treesitter, the symbol index: they copy what they keep). It
 // must never be written.
@@ -96,6 +119,10 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 			all = append(all, v)
 		}
 	}
+	// The focus views largest first: the ladder's steps and the focused
+	// functions alone come in no order of size.
+	focus = slices.Clone(focus)
+	slices.SortStableFunc(focus, func(a, b treesitter.View) int { return cmp.Compare(len(b.Text), len(a.Text)) })
 	all = append(all, focus...)
 	for _, v := range vs {
 		if v.Level == treesitter.Outline {

@@ -50,6 +50,9 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 		fmt.Fprintf(&b, "  %s rank=%d bm25rank=%d view=%s bm25=%v seen=%v hidden=%v\n", a, ranks[a], bmRanks[a], view, slices.Contains(bm25, a), seen, hidden)
 		if ch != nil {
 			fmt.Fprintf(&b, "    tokens %d of %d, focus %v, mentioned %v, elided %v\n", ch.Tokens, ch.OriginalTokens, ch.Facts.FocusLines, ch.Facts.MentionedSymbols, ch.Elided)
+			for _, d := range ch.Facts.FocusDefs {
+				fmt.Fprintf(&b, "    focus def %d score %.2f: %s\n", d.Line, d.Score, strings.Join(d.Why, " "))
+			}
 		}
 	}
 	b.WriteString("\nincluded (score order):\n")

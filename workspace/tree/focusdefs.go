@@ -2,6 +2,7 @@ package tree
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -69,6 +70,40 @@ func (dt *DefTerms) Focus(q *query.Query, limit int) []int {
 // those: a file's own tests are left out of a request that is not about
 // testing without reading the file's terms again.
 func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
+	var out []int
+	for _, s := range dt.RankAmong(rq, among) {
+		if len(out) == limit || limit <= 0 || s.Score < focusCut*s.Best {
+			break
+		}
+		out = append(out, s.Index)
+	}
+	return out
+}
+
+// focusCut is the share of the best definition's score a definition
+// [DefTerms.FocusAmong] returns must reach.
+const focusCut = 0.5
+
+// DefScore is one definition's match against a request
+// ([DefTerms.RankAmong]): its index among the definitions, its score (BM25
+// of the request's words over the definitions' bodies, plus its first
+// line's), the best definition's score, and the request terms it holds,
+// as the request spelled them: the reasons of its rank.
+type DefScore struct {
+	Index       int
+	Score, Best float64
+	Terms       []string
+}
+
+// RankAmong scores the definitions of among (nil: all of them) against
+// the request's words and returns those holding at least two distinct
+// request terms (one when the request has one), best first; ties keep
+// the file's order. A definition scores the inverse document frequency
+// (among these definitions) of each request term it holds, saturated
+// and normalised by its length as BM25 does, and once more, normalised
+// by its first line's length, for a term of its first line (its name
+// and signature).
+func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
 	q := TermsOf(rq.FocusWords)
 	if among == nil {
 		among = make([]int, len(dt.body))
@@ -78,7 +113,7 @@ func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
 	}
 	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
 	n := len(among)
-	if len(q) == 0 || n == 0 || limit <= 0 {
+	if len(q) == 0 || n == 0 {
 		return nil
 	}
 	df := make([]int, len(q))
@@ -96,13 +131,12 @@ func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
 	}
 	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
 	need := min(2, len(q))
-	type scored struct {
-		i     int
-		score float64
-	}
-	var ss []scored
+	var ss []DefScore
+	var held []int           // scratch: the indexes in q of the terms a definition holds
+	var wordTerms [][]uint32 // each request word's terms, read on the first match
 	for _, i := range among {
-		s, matched := 0.0, 0
+		s := 0.0
+		held = held[:0]
 		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
 		headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
 		for k, t := range q {
@@ -110,7 +144,7 @@ func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
 			if tf == 0 {
 				continue
 			}
-			matched++
+			held = append(held, k)
 			w := math.Log(1 + float64(n)/float64(df[k]))
 			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
 			if h := dt.head[i].count(t); h > 0 {
@@ -119,25 +153,34 @@ func (dt *DefTerms) FocusAmong(rq *query.Query, limit int, among []int) []int {
 				s += w * (focusK1 + 1) / (1 + headNorm)
 			}
 		}
-		if matched >= need {
-			ss = append(ss, scored{i, s})
+		if len(held) >= need {
+			if wordTerms == nil {
+				wordTerms = make([][]uint32, len(rq.FocusWords))
+				for j, w := range rq.FocusWords {
+					wordTerms[j] = TermsOf([]string{w})
+				}
+			}
+			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(rq.FocusWords, wordTerms, q, held)})
 		}
 	}
-	slices.SortStableFunc(ss, func(a, b scored) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
+	for k := range ss {
+		ss[k].Best = ss[0].Score
+	}
+	return ss
+}
+
+// termWords returns the words of the request (words, whose terms are q,
+// each word's wordTerms) that spell the terms q[k] for k in held, each
+// once, in the request's order.
+func termWords(words []string, wordTerms [][]uint32, q []uint32, held []int) []string {
+	var out []string
+	for j, w := range words {
+		for _, h := range wordTerms[j] {
+			if k, ok := slices.BinarySearch(q, h); ok && slices.Contains(held, k) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
 		}
-		return 0
-	})
-	var out []int
-	for _, s := range ss {
-		if len(out) == limit || s.score < ss[0].score/2 {
-			break
-		}
-		out = append(out, s.i)
 	}
 	return out
 }
