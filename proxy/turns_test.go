@@ -43,6 +43,7 @@ import (
 //	CTXD_TURNS_HORIZON, CTXD_TURNS_STEP, CTXD_TURNS_LONG  masking settings (default: the proxy's; -1: off)
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
 //	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
+//	CTXD_TURNS_SHOW_LEDGER=1       log the ledger of each session's last forwarded request
 //
 // The prefix-cache model: the longest prefix (whole items, and the bytes
 // before the first item) a request shares with one of the four requests
@@ -90,6 +91,9 @@ func TestTurnByTurnReplay(t *testing.T) {
 			for _, k := range slices.Sorted(maps.Keys(tot.dKinds)) {
 				v := tot.dKinds[k]
 				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (distinct)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
+			}
+			for _, k := range slices.Sorted(maps.Keys(tot.where)) {
+				t.Logf("%-10s %6s %-24s hidden %-32s %5d (distinct; kind, where, status at the last turn)", fname, windowName(w), "TOTAL", k, tot.where[k])
 			}
 		}
 	}
@@ -180,6 +184,7 @@ type turnRow struct {
 	// The distinct measure (replay.Signals.Distinct): the bar.
 	dSignals, dVisible, dRecovered int
 	dKinds                         map[string][2]int
+	where                          map[string]int // hidden: "kind place status" (replay.Measure.Where)
 	fits, pairs, latest            int
 	forwardedTokens, passTokens    int
 	maxRatio                       float64
@@ -213,6 +218,12 @@ func (t *turnTotals) add(r turnRow) {
 	t.dVisible += r.dVisible
 	t.dRecovered += r.dRecovered
 	t.dKinds = addKinds(t.dKinds, r.dKinds)
+	if t.where == nil {
+		t.where = map[string]int{}
+	}
+	for k, v := range r.where {
+		t.where[k] += v
+	}
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
 	t.fits += r.fits
@@ -357,8 +368,16 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 			}
 			row.dSignals, row.dVisible, row.dRecovered = sig.Distinct.Total, sig.Distinct.Visible, sig.Distinct.Recovered
 			row.dKinds = map[string][2]int{}
+			row.where = sig.Distinct.Where
 			for k, v := range sig.Distinct.Kinds {
 				row.dKinds[k] = [2]int{v.Total, v.Visible}
+			}
+			if os.Getenv("CTXD_TURNS_SHOW_LEDGER") != "" {
+				for _, it := range out.Items {
+					if it.Kind == request.KindSummary && len(it.Segments) > 0 {
+						t.Logf("%s %s ledger (%d tokens):\n%s", ch.name, windowName(window), est.Item(it), it.Segments[0].Text)
+					}
+				}
 			}
 			for _, h := range sig.Distinct.Hidden[:min(len(sig.Distinct.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {
 				t.Logf("%s %s hidden: %s", ch.name, windowName(window), h)

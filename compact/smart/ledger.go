@@ -2,6 +2,7 @@ package smart
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -35,8 +36,14 @@ import (
 // Bounds of the ledger and of the eviction steps.
 const (
 	// ledgerPercent of the usable window bounds the ledger's tokens
-	// (at least minLedgerTokens).
-	ledgerPercent   = 4
+	// (at least minLedgerTokens). The whole bound is kept free at a
+	// step, so a step also leaves that much room and the next one comes
+	// later. Measured on the turn-by-turn replay (BENCHMARKS.md,
+	// "h26ledger2", 16k and 32k): 4% (before) lists a tenth to a quarter
+	// of the evicted rounds' signals; 30% nearly all for the same bill;
+	// 40% all of them and a lower bill (deeper steps); 50% a lower bill
+	// still but leaves half the window to the recent rounds.
+	ledgerPercent   = 40
 	minLedgerTokens = 200
 	// evictStepPercent of the usable window is the grid cell: a step
 	// brings the request about that far under the window.
@@ -44,9 +51,6 @@ const (
 	// ledgerUserChars cuts a long user message in the ledger (its whole
 	// text is in the span's reference).
 	ledgerUserChars = 600
-	// ledgerErrorLines more error lines of a failing output are listed
-	// after its most telling one.
-	ledgerErrorLines = 3
 )
 
 // eviction is a planned stepped eviction of the masked request.
@@ -103,6 +107,19 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	budget := max(minLedgerTokens, high*ledgerPercent/100)
 	cell := max(high*evictStepPercent/100, 1)
 	evictable := func(i int) bool { return !r.protected[i] && !r.exact[i] }
+	dropped := func(cut int) []int {
+		var drop []int
+		for i := range cut {
+			if evictable(i) {
+				drop = append(drop, i)
+			}
+		}
+		return drop
+	}
+	// The ledger's whole bound is kept free: a step leaves that much
+	// more room, so the next one comes later (reserving only what the
+	// ledger's content needs gave more, smaller steps: a higher bill).
+	fits := func(cum int) bool { return total-cum+budget <= high }
 	cum, k, cut := 0, 1, -1
 	for e := 1; e <= limit; e++ {
 		if evictable(e - 1) {
@@ -112,7 +129,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 		case e < from:
 			continue
 		case e == from:
-			if total-cum+budget <= high {
+			if fits(cum) {
 				cut = e
 			} else {
 				k = cum/cell + 1
@@ -120,7 +137,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 			}
 		case crosses[e] || (cum < k*cell && e < limit):
 			continue
-		case cum > 0 && total-cum+budget <= high:
+		case cum > 0 && fits(cum):
 			cut = e
 		default:
 			k = cum/cell + 1
@@ -131,18 +148,11 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	if cut < 0 {
 		return nil
 	}
-	ev := &eviction{at: -1, budget: budget, cut: cut}
-	for i := range cut {
-		if evictable(i) {
-			ev.drop = append(ev.drop, i)
-			if ev.at < 0 {
-				ev.at = i
-			}
-		}
-	}
+	ev := &eviction{budget: budget, cut: cut, drop: dropped(cut)}
 	if len(ev.drop) == 0 {
 		return nil
 	}
+	ev.at = ev.drop[0]
 	return ev
 }
 
@@ -248,16 +258,25 @@ func (r *run) buildLedger(ev *eviction) builtLedger {
 	}
 	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), artifacts.CountLines(text), "evicted messages "+indexList(ev.drop))
 	l := r.ledger(ev, marker)
+	// Rendered at about 4 bytes a token, then rescaled by the tokens it
+	// took (lists of line numbers take more) until it is within its
+	// bound.
 	var raw []byte
-	for chars := ev.budget * 4; chars >= 200; chars = chars * 3 / 4 {
+	for chars, tries := ev.budget*4, 0; chars >= 200; tries++ {
 		raw = prune.UserItem(r.req.Format, l.render(chars))
 		it, err := request.ParseItem(r.req.Format, raw)
 		if err != nil {
 			return builtLedger{err: err}
 		}
-		if r.est.Item(it) <= ev.budget {
+		n := r.est.Item(it)
+		if n <= ev.budget {
 			break
 		}
+		next := chars * ev.budget / n * 97 / 100
+		if tries >= 3 {
+			next = min(next, chars*3/4)
+		}
+		chars = min(next, chars-1)
 	}
 	return builtLedger{raw: raw, span: ref.Hash}
 }
@@ -283,27 +302,32 @@ type ledger struct {
 	problems []*problem
 	changed  fileList
 	read     fileList
+	locs     locationList
 	commands []string
 }
 
-// problem is an error or a failing test seen in an evicted output, with
-// its latest status in the span: open, or fixed when a later run of the
-// same command no longer reports it.
+// problem is an error line or a failing test seen in an evicted output
+// of a command that ran something (not a file view or a search), with
+// its latest status in the span: open while the latest run of the same
+// command still reports it, fixed when it no longer does.
 type problem struct {
 	line  string
 	cmd   string
 	fixed bool
 }
 
-// fileList is files in first-seen order with the line ranges seen.
+// fileList is files in first-seen order with the line ranges seen and
+// the latest item that named each.
 type fileList struct {
 	order  []string
 	ranges map[string][]string
+	last   map[string]int
+	at     int // the item being read
 }
 
 func (f *fileList) add(path, lines string) {
 	if f.ranges == nil {
-		f.ranges = map[string][]string{}
+		f.ranges, f.last = map[string][]string{}, map[string]int{}
 	}
 	rs, ok := f.ranges[path]
 	if !ok {
@@ -313,13 +337,16 @@ func (f *fileList) add(path, lines string) {
 		rs = append(rs, lines)
 	}
 	f.ranges[path] = rs
+	f.last[path] = f.at
 }
 
+// entries is each file with its line ranges merged and sorted:
+// "a.py: 12-40, 88, 120-133".
 func (f *fileList) entries() []string {
 	out := make([]string, 0, len(f.order))
 	for _, p := range f.order {
-		if rs := f.ranges[p]; len(rs) > 0 {
-			out = append(out, p+" (lines "+strings.Join(rs, ", ")+")")
+		if rs := mergeRanges(f.ranges[p]); rs != "" {
+			out = append(out, p+": "+rs)
 		} else {
 			out = append(out, p)
 		}
@@ -327,13 +354,136 @@ func (f *fileList) entries() []string {
 	return out
 }
 
+// mergeRanges merges line ranges into sorted, disjoint ones ("150-240",
+// "88", "1-200" are "1-240"; "300", "12-40" are "12-40, 300"); a range
+// it cannot read ("1--1") is kept as written, after the others.
+func mergeRanges(rs []string) string {
+	var iv [][2]int
+	var odd []string
+	for _, r := range rs {
+		a, b, ok := strings.Cut(r, "-")
+		x, e1 := strconv.Atoi(a)
+		y, e2 := strconv.Atoi(b)
+		switch {
+		case !ok && e1 == nil:
+			iv = append(iv, [2]int{x, x})
+		case ok && e1 == nil && e2 == nil && x <= y:
+			iv = append(iv, [2]int{x, y})
+		default:
+			odd = append(odd, r)
+		}
+	}
+	slices.SortFunc(iv, func(p, q [2]int) int { return cmp.Or(p[0]-q[0], p[1]-q[1]) })
+	var parts []string
+	for k := 0; k < len(iv); {
+		lo, hi := iv[k][0], iv[k][1]
+		for k++; k < len(iv) && iv[k][0] <= hi+1; k++ {
+			hi = max(hi, iv[k][1])
+		}
+		parts = append(parts, request.RangeText(lo, hi))
+	}
+	return strings.Join(append(parts, odd...), ", ")
+}
+
+// locationList is the file:line locations of the evicted items, by file,
+// each location once, with the latest item each file's locations were
+// seen in and whether one was a hit of the span's latest search.
+type locationList struct {
+	order  []string
+	lines  map[string][]string
+	seen   map[string]bool
+	last   map[string]int
+	search map[string]bool
+}
+
+func (l *locationList) add(loc string, at int, search bool) {
+	if l.seen == nil {
+		l.lines, l.seen, l.last, l.search = map[string][]string{}, map[string]bool{}, map[string]int{}, map[string]bool{}
+	}
+	c := strings.LastIndexByte(loc, ':')
+	path, line := loc[:c], loc[c+1:]
+	if _, ok := l.lines[path]; !ok {
+		l.order = append(l.order, path)
+	}
+	if !l.seen[loc] {
+		l.seen[loc] = true
+		l.lines[path] = append(l.lines[path], line)
+	}
+	l.last[path] = at
+	l.search[path] = l.search[path] || search
+}
+
+// ranked lists the locations by file, "a.py:3,17,40", line numbers in
+// order: first the files read or changed after their locations were
+// seen, then the latest search's hits, then the rest; in each group the
+// files seen latest first.
+func (l *locationList) ranked(read, changed *fileList) []string {
+	touched := func(path string) bool {
+		for _, f := range []*fileList{changed, read} {
+			for p, at := range f.last {
+				if at > l.last[path] && (p == path || strings.HasSuffix(p, "/"+strings.TrimPrefix(path, "./"))) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	rank := map[string]int{}
+	for _, p := range l.order {
+		switch {
+		case touched(p):
+			rank[p] = 0
+		case l.search[p]:
+			rank[p] = 1
+		default:
+			rank[p] = 2
+		}
+	}
+	files := slices.Clone(l.order)
+	slices.SortStableFunc(files, func(a, b string) int {
+		return cmp.Or(rank[a]-rank[b], l.last[b]-l.last[a])
+	})
+	out := make([]string, 0, len(files))
+	for _, p := range files {
+		ns := l.lines[p]
+		slices.SortStableFunc(ns, func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		})
+		out = append(out, p+":"+strings.Join(ns, ","))
+	}
+	return out
+}
+
+// isLocation reports whether a critical signal is a file:line location
+// alone (as grep and tracebacks print them), not an error line.
+func isLocation(sig string) bool {
+	locs := signal.Locations(sig, nil)
+	return len(locs) == 1 && locs[0] == strings.TrimLeft(sig, "./") && strings.LastIndexByte(sig, ':') > 0
+}
+
 // ledger collects what ev's items did. It depends on those items alone.
 func (r *run) ledger(ev *eviction, marker string) *ledger {
 	l := &ledger{head: fmt.Sprintf("%s ledger of %d earlier messages removed to fit the context window; all of them verbatim: %s]", request.SummaryPrefix, len(ev.drop), marker)}
-	open := "" // the file an editor command works on (SWE-agent's open)
-	last := map[string][]*problem{}
+	open := ""                             // the file an editor command works on (SWE-agent's open)
+	latest := map[string]map[string]bool{} // a command's latest run: the lines it reported
+	// The span's latest search: the last output of a view command that
+	// lists locations.
+	search := -1
+	for _, i := range ev.drop {
+		for j := range r.req.Items[i].Segments {
+			s := &r.req.Items[i].Segments[j]
+			if ci, ok := r.calls[s.CallID]; s.Kind == request.SegToolResult && ok && signal.ViewOutput(ci.name, ci.args) {
+				if slices.ContainsFunc(r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals, isLocation) {
+					search = i
+				}
+			}
+		}
+	}
 	for _, i := range ev.drop {
 		it := r.req.Items[i]
+		l.read.at, l.changed.at = i, i
 		for j := range it.Segments {
 			s := &it.Segments[j]
 			switch s.Kind {
@@ -341,53 +491,64 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 				if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary {
 					l.users = append(l.users, cutText(s.Text, ledgerUserChars))
 				}
+				for _, sig := range r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals {
+					if isLocation(sig) {
+						l.locs.add(sig, i, false)
+					}
+				}
 			case request.SegToolCall:
 				open = l.call(s, open)
 			case request.SegToolResult:
-				cmd := r.commandOf(s.CallID)
-				code := exitCode(s)
-				info := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
-				if cmd != "" {
-					c := "`" + oneLineCut(cmd, 160) + "`"
-					if code != "" {
-						c += " -> " + code
-					}
-					l.commands = append(l.commands, c)
-				}
-				failed := s.IsError || info.Failure || (info.IsError && code != "0") || (code != "" && code != "0")
-				key := cmd
-				if !failed {
-					for _, p := range last[key] {
-						p.fixed = true
-					}
-					delete(last, key)
-					continue
-				}
-				var ps []*problem
-				top := signal.ErrorLine(s.Text)
-				if top != "" {
-					ps = append(ps, &problem{line: top, cmd: cmd})
-				}
-				// The output's other error lines, the last few (a
-				// traceback ends with what matters).
-				var more []string
-				for _, sig := range info.Signals {
-					if sig != top && classifyLine(sig) == lineError {
-						more = append(more, sig)
-					}
-				}
-				for _, sig := range more[max(0, len(more)-ledgerErrorLines):] {
-					ps = append(ps, &problem{line: sig, cmd: cmd})
-				}
-				for _, t := range info.Tests {
-					ps = append(ps, &problem{line: "failing test " + t, cmd: cmd})
-				}
-				last[key] = ps
-				l.problems = append(l.problems, ps...)
+				l.result(r, s, i, i == search, latest)
 			}
 		}
 	}
+	for _, p := range l.problems {
+		p.fixed = !latest[p.cmd][p.line]
+	}
 	return l
+}
+
+// result notes what one evicted output says: its command and exit code,
+// its locations, and (when its command ran something) its error lines
+// and failing tests; latest keeps each command's latest run's lines.
+func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest map[string]map[string]bool) {
+	cmd := r.commandOf(s.CallID)
+	code := exitCode(s)
+	info := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
+	if cmd != "" {
+		c := "`" + oneLineCut(cmd, 160) + "`"
+		if code != "" {
+			c += " -> " + code
+		}
+		l.commands = append(l.commands, c)
+	}
+	var lines []string
+	for _, sig := range info.Signals {
+		if isLocation(sig) {
+			l.locs.add(sig, at, search)
+		} else {
+			lines = append(lines, sig)
+		}
+	}
+	if ci, ok := r.calls[s.CallID]; ok && signal.ViewOutput(ci.name, ci.args) {
+		return
+	}
+	// The most telling error line first (a traceback's last line).
+	if top := signal.ErrorLine(s.Text); top != "" {
+		if k := slices.Index(lines, top); k > 0 {
+			lines = slices.Insert(slices.Delete(lines, k, k+1), 0, top)
+		}
+	}
+	for _, t := range info.Tests {
+		lines = append(lines, "failing test "+t)
+	}
+	now := map[string]bool{}
+	for _, line := range lines {
+		now[line] = true
+		l.problems = append(l.problems, &problem{line: line, cmd: cmd})
+	}
+	latest[cmd] = now
 }
 
 // commandOf is what a call ran: its command argument, else its name and
@@ -536,8 +697,9 @@ func (l *ledger) shell(cmd, open string) string {
 }
 
 // render writes the ledger within about chars bytes: the head with the
-// reference, then user messages, open problems, files changed, files
-// read, fixed problems and commands, each list cut where the bound is
+// reference, then user messages, open errors and failing tests, fixed
+// ones, files changed and read with their line ranges, the locations by
+// file (ranked) and commands, each list cut where the bound is
 // reached with a count of what was left out (it is all in the span's
 // reference).
 func (l *ledger) render(chars int) string {
@@ -556,6 +718,12 @@ func (l *ledger) render(chars int) string {
 		left -= len(hdr)
 		for k, e := range entries {
 			if len(e)+len(sep) > left {
+				// A file's location list is cut at a line number.
+				if c := strings.LastIndexByte(e[:max(0, left-len(sep))], ','); c > 0 && sep == " " && strings.IndexByte(e, ':') < c {
+					sb.WriteString(sep)
+					sb.WriteString(e[:c])
+					left -= len(sep) + c
+				}
 				fmt.Fprintf(&sb, "%s(%d more in the reference)", sep, len(entries)-k)
 				left = 0
 				return
@@ -565,6 +733,7 @@ func (l *ledger) render(chars int) string {
 			left -= len(e) + len(sep)
 		}
 	}
+	// Each line once, at its latest report, open ones first.
 	var open, fixed []string
 	seen := map[string]bool{}
 	for k := len(l.problems) - 1; k >= 0; k-- {
@@ -574,19 +743,38 @@ func (l *ledger) render(chars int) string {
 		}
 		seen[p.line] = true
 		if p.fixed {
-			fixed = append(fixed, "[fixed] "+p.line)
+			fixed = append(fixed, p.line)
 		} else {
-			open = append(open, "[open] "+p.line)
+			open = append(open, p.line)
 		}
 	}
 	slices.Reverse(open)
 	slices.Reverse(fixed)
-	section("User messages", "\n- ", l.users)
-	section("Errors and failing tests (latest status)", "\n- ", append(open, fixed...))
-	section("Files changed", "\n- ", l.changed.entries())
-	section("Files read", "\n- ", l.read.entries())
+	section("User messages", "\n- ", counted(l.users))
+	section("Open errors and failing tests (the latest run of their command still reports them)", "\n- ", open)
+	section("Fixed since (a later run of their command no longer reports them)", "\n- ", fixed)
+	section("Files changed (lines)", "\n- ", l.changed.entries())
+	section("Files read (lines)", "\n- ", l.read.entries())
+	section("Locations (files read or changed later first, then the latest search's hits, then the rest)", " ", l.locs.ranked(&l.read, &l.changed))
 	section("Commands (exit code)", "\n- ", dedupe(l.commands))
 	return sb.String()
+}
+
+// counted is s with each entry once, at its first place, with the
+// times it was repeated ("… (3 times)"): an agent harness's repeated
+// format reminder takes one line.
+func counted(s []string) []string {
+	n := map[string]int{}
+	for _, e := range s {
+		n[e]++
+	}
+	out := dedupe(s)
+	for k, e := range out {
+		if n[e] > 1 {
+			out[k] = e + " (" + strconv.Itoa(n[e]) + " times)"
+		}
+	}
+	return out
 }
 
 func dedupe(s []string) []string {

@@ -98,11 +98,11 @@ func TestLedger(t *testing.T) {
 				"[ctxd summary: ledger of ",
 				"Task one: the cart total is wrong when a discount applies; fix shop/cart.py.",
 				"more bytes, verbatim in the reference]",
-				"shop/mod0.py (lines 1-200)",
+				"shop/mod0.py: 1-200",
 				"shop/cart2.py",
 				"`python -m pytest tests/test_cart.py` -> 1",
 				"`python -m pytest tests/test_cart.py` -> 0",
-				"[fixed] FAILED tests/test_cart.py::test_discount - AssertionError: assert 90 == 85",
+				"Fixed since (a later run of their command no longer reports them):\n- FAILED tests/test_cart.py::test_discount - AssertionError: assert 90 == 85",
 			} {
 				if !strings.Contains(l, want) {
 					t.Errorf("ledger lacks %q:\n%s", want, l)

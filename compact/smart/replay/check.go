@@ -133,6 +133,9 @@ type Measure struct {
 	Hidden                    []string
 	// Counted is every signal counted, "kind: text", in order.
 	Counted []string
+	// Where counts the hidden signals by "kind place status" (where.go:
+	// where their latest occurrence went, whether it still mattered).
+	Where map[string]int
 }
 
 // KindCount is the signals of one kind and those visible.
@@ -156,7 +159,7 @@ func signalKind(sig string, a *signal.Info) string {
 // references with get (an artifact store's Get for the run's session).
 // The trajectory benchmark and the proxy's turn-by-turn replay share it.
 func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error), at string) Signals {
-	st := Signals{Kinds: map[string]*KindCount{}, Distinct: Measure{Kinds: map[string]*KindCount{}}}
+	st := Signals{Kinds: map[string]*KindCount{}, Distinct: Measure{Kinds: map[string]*KindCount{}, Where: map[string]int{}}}
 	calls := map[string]*request.Segment{}
 	for _, it := range in.Items {
 		for j := range it.Segments {
@@ -196,45 +199,51 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		}
 	}
 	text := signal.Normalized(outText.String() + listedLocations(outText.String()))
-	for i, it := range in.Items {
+	segs := textSegments(in, calls)
+	latest := latestOccurrences(segs)
+	outResults, outRaw := map[string]string{}, map[string]bool{}
+	for _, it := range out.Items {
+		outRaw[string(it.Raw)] = true
 		for _, s := range it.Segments {
-			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
-				continue
+			if s.Kind == request.SegToolResult {
+				outResults[s.CallID] = s.Text
 			}
-			a := signal.Analyze(s.Text)
-			view := false
-			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				view = ViewOutput(c.Name, c.Text)
+		}
+	}
+	for _, ts := range segs {
+		i, it, a, view := ts.item, in.Items[ts.item], ts.a, ts.view
+		for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
+			st.Total++
+			kind := signalKind(sig, a)
+			if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
+				seen[key] = true
+				if st.Distinct.add(kind, sig, text, resolved) {
+					occ := latest[key]
+					w := kind + " " + placeOf(in.Items[occ.item], occ.seg, outResults, outRaw) + " " + statusOf(kind, sig, occ, in, calls)
+					st.Distinct.Where[w]++
+				}
 			}
-			for _, sig := range slices.Concat(a.Signals, a.Tests, a.Paths) {
-				st.Total++
-				kind := signalKind(sig, a)
-				if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
-					seen[key] = true
-					st.Distinct.add(kind, sig, text, resolved)
+			kc := st.Kinds[kind]
+			if kc == nil {
+				kc = &KindCount{}
+				st.Kinds[kind] = kc
+			}
+			kc.Total++
+			ok := strings.Contains(text, sig)
+			if ok {
+				st.Visible++
+				kc.Visible++
+			}
+			for _, b := range resolved {
+				ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
+			}
+			if ok {
+				st.Recovered++
+				if !strings.Contains(text, sig) {
+					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
 				}
-				kc := st.Kinds[kind]
-				if kc == nil {
-					kc = &KindCount{}
-					st.Kinds[kind] = kc
-				}
-				kc.Total++
-				ok := strings.Contains(text, sig)
-				if ok {
-					st.Visible++
-					kc.Visible++
-				}
-				for _, b := range resolved {
-					ok = ok || bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig)
-				}
-				if ok {
-					st.Recovered++
-					if !strings.Contains(text, sig) {
-						st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
-					}
-				} else {
-					st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
-				}
+			} else {
+				st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
 			}
 		}
 	}
@@ -258,9 +267,51 @@ func listedLocations(text string) string {
 	return sb.String()
 }
 
+// textSegment is an input text or tool output, its signals and whether
+// it is the output of a file view or a search (origin.go).
+type textSegment struct {
+	item int
+	seg  *request.Segment
+	a    *signal.Info
+	view bool
+}
+
+// textSegments analyzes in's texts and tool outputs once, in order.
+func textSegments(in *request.Request, calls map[string]*request.Segment) []textSegment {
+	var segs []textSegment
+	for i, it := range in.Items {
+		for j := range it.Segments {
+			s := &it.Segments[j]
+			if s.Kind != request.SegToolResult && s.Kind != request.SegText {
+				continue
+			}
+			ts := textSegment{item: i, seg: s, a: signal.Analyze(s.Text)}
+			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
+				ts.view = ViewOutput(c.Name, c.Text)
+			}
+			segs = append(segs, ts)
+		}
+	}
+	return segs
+}
+
+// latestOccurrences is each distinct signal's latest counted occurrence.
+func latestOccurrences(segs []textSegment) map[[2]string]occurrence {
+	latest := map[[2]string]occurrence{}
+	for _, ts := range segs {
+		for _, sig := range slices.Concat(ts.a.Signals, ts.a.Tests, ts.a.Paths) {
+			if kind := signalKind(sig, ts.a); kind != "error" || !ts.view {
+				latest[[2]string{kind, sig}] = occurrence{item: ts.item, seg: ts.seg}
+			}
+		}
+	}
+	return latest
+}
+
 // add counts one distinct signal against the rewritten request's text
-// and the texts its references resolve to.
-func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) {
+// and the texts its references resolve to; it reports whether the
+// signal is hidden (recoverable, not visible).
+func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) bool {
 	kc := m.Kinds[kind]
 	if kc == nil {
 		kc = &KindCount{}
@@ -273,13 +324,14 @@ func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) {
 		m.Visible++
 		kc.Visible++
 		m.Recovered++
-		return
+		return false
 	}
 	for _, b := range resolved {
 		if bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig) {
 			m.Recovered++
 			m.Hidden = append(m.Hidden, fmt.Sprintf("%s: %.100q", kind, sig))
-			return
+			return true
 		}
 	}
+	return false
 }

@@ -1,0 +1,110 @@
+package replay
+
+import (
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
+
+// Where the hidden signals of the distinct measure were, and whether
+// they still mattered at the measured turn: a study aid beside the
+// measure (it changes none of its counts). A hidden signal's place is
+// that of its latest occurrence in the input:
+//
+//   - "evicted": its item is no longer in the forwarded request (a
+//     ledger or a summary stands for it);
+//   - "masked": its tool output is forwarded as a masked view;
+//   - "condensed": its tool output is forwarded rewritten otherwise;
+//   - "changed": a message forwarded with other text.
+//
+// Its status at the measured (last) turn:
+//
+//   - an error line or failing test is "open" unless a later run of
+//     the same command (same call arguments) no longer reports it
+//     ("fixed");
+//   - a location is "touched" when a later tool call names its file,
+//     "search" when it is a hit of the latest search output, else
+//     "stale";
+//   - a path is "-".
+
+// placeOf is where the forwarded request out holds segment s of the
+// input's item it.
+func placeOf(it *request.Item, s *request.Segment, outResults map[string]string, outRaw map[string]bool) string {
+	if s.Kind == request.SegToolResult && s.CallID != "" {
+		t, ok := outResults[s.CallID]
+		switch {
+		case !ok:
+			return "evicted"
+		case t == s.Text:
+			return "whole"
+		case strings.Contains(t, "(masked"):
+			return "masked"
+		}
+		return "condensed"
+	}
+	if outRaw[string(it.Raw)] {
+		return "whole"
+	}
+	return "evicted"
+}
+
+// occurrence is the latest counted occurrence of a distinct signal.
+type occurrence struct {
+	item int
+	seg  *request.Segment
+}
+
+// statusOf is a hidden signal's status at the last turn (see above).
+func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[string]*request.Segment) string {
+	switch kind {
+	case "path":
+		return "-"
+	case "location":
+		file := sig[:strings.LastIndexByte(sig, ':')]
+		lastSearch := -1
+		for i := len(in.Items) - 1; i >= 0 && lastSearch < 0; i-- {
+			for j := range in.Items[i].Segments {
+				s := &in.Items[i].Segments[j]
+				if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && searchCall(c) {
+					lastSearch = i
+				}
+			}
+		}
+		for i := at.item + 1; i < len(in.Items); i++ {
+			for _, s := range in.Items[i].Segments {
+				if s.Kind == request.SegToolCall && strings.Contains(s.Text, file) {
+					return "touched"
+				}
+			}
+		}
+		if lastSearch == at.item {
+			return "search"
+		}
+		return "stale"
+	}
+	c := calls[at.seg.CallID]
+	if c == nil {
+		return "open"
+	}
+	for i := len(in.Items) - 1; i > at.item; i-- {
+		for j := range in.Items[i].Segments {
+			s := &in.Items[i].Segments[j]
+			if d := calls[s.CallID]; s.Kind == request.SegToolResult && d != nil && d.Text == c.Text {
+				if strings.Contains(s.Text, sig) {
+					return "open"
+				}
+				return "fixed"
+			}
+		}
+	}
+	return "open"
+}
+
+// searchCall reports whether a call searches files (grep, rg, find,
+// SWE-agent's search tools).
+func searchCall(c *request.Segment) bool {
+	if strings.HasPrefix(c.Name, "search") || c.Name == "find_file" || c.Name == "grep" || c.Name == "Grep" {
+		return true
+	}
+	return ViewOutput(c.Name, c.Text) && (strings.Contains(c.Text, "grep") || strings.Contains(c.Text, "rg ") || strings.Contains(c.Text, "find "))
+}
