@@ -279,6 +279,12 @@ type Facts struct {
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`
+	// LexicalShare is the source's lexical score over the best file's in
+	// the same ranking (0..1; 1 for the best match). Relevance is capped
+	// at 1 and many strong matches reach it; the share keeps BM25's
+	// distances between them: a file matching several of the request's
+	// rare words stays ahead of one matching a common word.
+	LexicalShare float64 `json:"lexical_share,omitempty"`
 	// LexicalRank is the source's 1-based place in the lexical ranking of
 	// the whole workspace against the request (BM25 over path, content and
 	// defined names, times the role prior); 0 when it did not match.

@@ -14,9 +14,10 @@ import (
 // <index>-<commit>-<budget>.txt: the request, the answer files with their
 // changed lines (seen or elided), every included chunk (view, tokens,
 // score, reasons) in the order the fitter placed them, the skipped ones,
-// and the files the baseline filled the same budget with. It is for
+// and the files the baseline filled the same budget with; each answer
+// file's rank in ctxd's score order and in BM25's. It is for
 // finding out why a line was not shown; its layout is not a format.
-func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed map[string][]int, bm25 []string) error {
+func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed map[string][]int, bm25, bm25Ranked []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("dump: %w", err)
 	}
@@ -29,6 +30,8 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 			by[env.Context.Chunks[k].Source] = &env.Context.Chunks[k]
 		}
 	}
+	ranks := fileRanks(env)
+	bmRanks := listRanks(bm25Ranked)
 	b.WriteString("answer:\n")
 	for _, a := range c.Answer {
 		ch := by[a]
@@ -44,7 +47,7 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 				hidden = append(hidden, l)
 			}
 		}
-		fmt.Fprintf(&b, "  %s view=%s bm25=%v seen=%v hidden=%v\n", a, view, slices.Contains(bm25, a), seen, hidden)
+		fmt.Fprintf(&b, "  %s rank=%d bm25rank=%d view=%s bm25=%v seen=%v hidden=%v\n", a, ranks[a], bmRanks[a], view, slices.Contains(bm25, a), seen, hidden)
 		if ch != nil {
 			fmt.Fprintf(&b, "    tokens %d of %d, focus %v, mentioned %v, elided %v\n", ch.Tokens, ch.OriginalTokens, ch.Facts.FocusLines, ch.Facts.MentionedSymbols, ch.Elided)
 		}
@@ -56,10 +59,12 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 			mark = "*"
 		}
 		fmt.Fprintf(&b, "%s %-50s %-11s %6d/%-6d score %7.1f  %s\n", mark, ch.Source, ch.Shown(), ch.Tokens, ch.OriginalTokens, ch.Score, strings.Join(ch.Facts.Reasons, "; "))
+		fmt.Fprintf(&b, "      %s\n", terms(ch.ScoreBreakdown))
 	}
 	b.WriteString("\nskipped:\n")
 	for _, sk := range env.Context.Skipped {
 		fmt.Fprintf(&b, "  %-50s %6d score %7.1f  %s\n", sk.Source, sk.Tokens, sk.Score, sk.Reason)
+		fmt.Fprintf(&b, "      %s\n", terms(sk.ScoreBreakdown))
 	}
 	fmt.Fprintf(&b, "\nbm25 whole files: %s\n", strings.Join(bm25, " "))
 	name := filepath.Join(dir, fmt.Sprintf("%02d-%.12s-%d.txt", i+1, c.Commit, budget))
@@ -67,4 +72,13 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 		return fmt.Errorf("dump: %w", err)
 	}
 	return nil
+}
+
+// terms writes a score breakdown on one line, "name=value" per term.
+func terms(ts []ctxd.ScoreTerm) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s=%.0f", t.Term, t.Value)
+	}
+	return strings.Join(parts, " ")
 }

@@ -166,6 +166,10 @@ func TestRecall(t *testing.T) {
 			if s.All > s.Recall || s.Recall > s.Any || s.Any > 1 || s.AllFull > s.All || s.AllLines > s.LineRecall || s.LineRecall > s.Recall {
 				t.Errorf("inconsistent score %+v", s)
 			}
+			r := s.Rank
+			if r.Top1 > r.Top3 || r.Top3 > r.Top5 || r.Top5 > r.Top10 || r.Top10 > 1 || r.Mean < 1 || r.Mean > rankCap {
+				t.Errorf("inconsistent answer rank %+v", r)
+			}
 		}
 	}
 	for b, ms := range rep.Misses {
@@ -183,7 +187,7 @@ func TestRecall(t *testing.T) {
 	untouched(t, dir)
 	var out strings.Builder
 	rep.Print(&out)
-	for _, s := range []string{"all-found", "all-full", "all-lines", "line-recall", "ctxd", "bm25", "32000"} {
+	for _, s := range []string{"all-found", "all-full", "all-lines", "line-recall", "ctxd", "bm25", "32000", "answer rank", "top10"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
 		}
@@ -205,7 +209,7 @@ func checkDump(t *testing.T, dir string, cases, budgets int) {
 			t.Fatal(err)
 		}
 		s := string(b)
-		for _, want := range []string{"request: ", "answer:\n  ", " view=", " seen=[", "included (score order):\n", "skipped:", "bm25 whole files:"} {
+		for _, want := range []string{"request: ", "answer:\n  ", " rank=", " bm25rank=", " view=", " seen=[", "priority_base=", "included (score order):\n", "skipped:", "bm25 whole files:"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s lacks %q:\n%s", filepath.Base(f), want, s)
 			}
@@ -293,4 +297,44 @@ func FuzzRequest(f *testing.F) {
 			t.Fatalf("short subject accepted: %q", req)
 		}
 	})
+}
+
+func TestAnswerRanks(t *testing.T) {
+	env := &ctxd.Envelope{Context: ctxd.CompressedContext{
+		Chunks: []ctxd.Chunk{
+			{Source: "structure", ChunkType: ctxd.ChunkStructure, Score: 2000},
+			{Source: "b.go", ChunkType: ctxd.ChunkFile, Score: 900},
+			{Source: "a.go", ChunkType: ctxd.ChunkFile, Score: 1000},
+		},
+		Skipped: []ctxd.Skipped{{Source: "deps", Score: 950}, {Source: "c.go", Score: 950}, {Source: "d.go", Score: 10}},
+	}}
+	got := fileRanks(env)
+	want := map[string]int{"a.go": 1, "c.go": 2, "b.go": 3, "d.go": 4}
+	if len(got) != len(want) {
+		t.Errorf("ranks = %v, want %v", got, want)
+	}
+	for p, r := range want {
+		if got[p] != r {
+			t.Errorf("rank of %s = %d, want %d (all %v)", p, got[p], r, got)
+		}
+	}
+	tests := []struct {
+		name  string
+		ranks []int
+		want  Rank
+	}{
+		{"first", []int{1}, Rank{Top1: 1, Top3: 1, Top5: 1, Top10: 1, Mean: 1}},
+		{"spread", []int{1, 3, 7, 0}, Rank{Top1: 0.25, Top3: 0.5, Top5: 0.5, Top10: 0.75, Mean: float64(1+3+7+rankCap) / 4}},
+		{"past the cap", []int{80}, Rank{Mean: rankCap}},
+		{"none", nil, Rank{}},
+	}
+	for _, tt := range tests {
+		var rt rankTally
+		for _, r := range tt.ranks {
+			rt.add(r)
+		}
+		if got := rt.rank(); got != tt.want {
+			t.Errorf("%s: rank %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -56,6 +56,10 @@ type Score struct {
 	// whether the code that matters is visible, at any view. LineRecall is
 	// the mean over cases of the fraction of changed lines visible.
 	AllLines, LineRecall float64
+	// Rank is where the method ranked the answer files, before any
+	// allocation: ctxd's score order over every file it gathered, the
+	// baseline's BM25 order over every source file.
+	Rank Rank
 }
 
 // BudgetResult is ctxd's and the baseline's score at one budget.
@@ -131,6 +135,8 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	counter, _ := tokens.ForModel(cfg.Model, 0)
 	ct := make([]tally, len(opts.Budgets))
 	bt := make([]tally, len(opts.Budgets))
+	cr := make([]rankTally, len(opts.Budgets))
+	br := make([]rankTally, len(opts.Budgets))
 	ctxBudgets := make([]int, len(opts.Budgets))
 	rep := &Report{Repo: repo, Cases: len(cases), Misses: map[int][]Miss{}}
 	for i, c := range cases {
@@ -158,6 +164,8 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			eng.Close()
 			return nil, err
 		}
+		bmRanked := base.rank(c.Request)
+		bmRanks := listRanks(bmRanked)
 		line := fmt.Sprintf("%3d/%d %s", i+1, len(cases), c.Commit[:12])
 		for bi, b := range opts.Budgets {
 			env, err := eng.Gather(ctx, engine.PromptRequest{
@@ -195,6 +203,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 				}
 			}
 			ct[bi].add(len(c.Answer)-len(missing), full, len(c.Answer))
+			fr := fileRanks(env)
+			for _, a := range c.Answer {
+				cr[bi].add(fr[a])
+				br[bi].add(bmRanks[a])
+			}
 			seen, total := visibleLines(env.Context.Chunks, changed)
 			ct[bi].addLines(seen, total)
 			if len(missing) > 0 {
@@ -202,7 +215,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			}
 			got := base.fill(c.Request, counter, env.Context.Budget)
 			if opts.Dump != "" {
-				if err := dumpCase(opts.Dump, i, c, b, env, changed, got); err != nil {
+				if err := dumpCase(opts.Dump, i, c, b, env, changed, got, bmRanked); err != nil {
 					eng.Close()
 					return nil, err
 				}
@@ -228,12 +241,14 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	}
 	n := float64(len(cases))
 	for bi, b := range opts.Budgets {
-		rep.Budgets = append(rep.Budgets, BudgetResult{
+		res := BudgetResult{
 			Budget:        b,
 			ContextBudget: ctxBudgets[bi],
 			Ctxd:          ct[bi].score(n),
 			BM25:          bt[bi].score(n),
-		})
+		}
+		res.Ctxd.Rank, res.BM25.Rank = cr[bi].rank(), br[bi].rank()
+		rep.Budgets = append(rep.Budgets, res)
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
@@ -329,6 +344,16 @@ func (r *Report) Print(w io.Writer) {
 			s    Score
 		}{{"ctxd", b.Ctxd}, {"bm25", b.BM25}} {
 			fmt.Fprintf(w, "%-8d %-8d %-6s %7.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %11.1f%%\n", b.Budget, b.ContextBudget, m.name, 100*m.s.Recall, 100*m.s.All, 100*m.s.Any, 100*m.s.AllFull, 100*m.s.AllLines, 100*m.s.LineRecall)
+		}
+	}
+	fmt.Fprintf(w, "\nanswer rank (share of answer files ranked 1st, in the top 3/5/10; mean rank, past 50 or absent = %d)\n", rankCap)
+	fmt.Fprintf(w, "%-8s %-6s %7s %7s %7s %7s %6s\n", "budget", "method", "top1", "top3", "top5", "top10", "mean")
+	for _, b := range r.Budgets {
+		for _, m := range []struct {
+			name string
+			r    Rank
+		}{{"ctxd", b.Ctxd.Rank}, {"bm25", b.BM25.Rank}} {
+			fmt.Fprintf(w, "%-8d %-6s %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f\n", b.Budget, m.name, 100*m.r.Top1, 100*m.r.Top3, 100*m.r.Top5, 100*m.r.Top10, m.r.Mean)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -487,6 +488,9 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	if h, place := g.lexical.Hit(rel); h != nil {
 		m := g.lexical.Match(place - 1)
 		f.Lexical = &m
+		if best := g.lexical.Hits[0].Score; best > 0 {
+			f.LexicalShare = math.Round(h.Score/best*1000) / 1000
+		}
 	}
 	f.SelectedText = selectedText(text, f.Selection)
 	for _, id := range idents {

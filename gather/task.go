@@ -52,11 +52,21 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	targets := g.targets()
 	named := len(targets) > 0
 	if !named && len(hits) > 0 {
-		top := hits[0].Score
-		for i, h := range hits[:min(3, len(hits))] {
-			if i > 0 && h.Score < 0.8*top {
+		// For a code task, documentation is no target either (as it
+		// takes none of the code's lexical places below): the best code
+		// match and those within 80% of it, at most 3.
+		top, n := 0.0, 0
+		for i, h := range hits {
+			if n == 3 || top > 0 && h.Score < 0.8*top {
 				break
 			}
+			if !r.Query.Explain && g.lexical.IsDoc(i) {
+				continue
+			}
+			if top == 0 {
+				top = h.Score
+			}
+			n++
 			if c := g.add(h.Path, reasonLexical, ctxd.RoleTarget, false); c != nil {
 				targets = append(targets, h.Path)
 			}

@@ -101,7 +101,8 @@ func BoostsFromMap(m map[string]int) []Boost {
 }
 
 // Score fills each chunk's Score and ScoreBreakdown and sorts cs by score,
-// highest first (ties: higher priority, then fewer tokens, then source), so
+// highest first (ties: the better lexical match, then higher priority, then
+// fewer tokens, then source), so
 // the order is deterministic. Chunk.Tokens must already be counted.
 func Score(cs []ctxd.Chunk, opts Options) {
 	for i := range cs {
@@ -123,6 +124,9 @@ func Score(cs []ctxd.Chunk, opts Options) {
 		a, b := &cs[i], &cs[j]
 		if a.Score != b.Score {
 			return a.Score > b.Score
+		}
+		if a.Facts.LexicalShare != b.Facts.LexicalShare {
+			return a.Facts.LexicalShare > b.Facts.LexicalShare
 		}
 		if a.Priority != b.Priority {
 			return a.Priority > b.Priority
@@ -153,8 +157,8 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if v, why := mention(f); v != 0 {
 		add(ctxd.TermMention, v, why)
 	}
-	if f.Relevance > 0 {
-		add(ctxd.TermRelevance, f.Relevance*RelevanceScale, fmt.Sprintf("lexical match %.2f with the request", f.Relevance))
+	if v, why := relevance(f); v > 0 {
+		add(ctxd.TermRelevance, v*RelevanceScale, why)
 	}
 	if f.LexicalRank > 0 {
 		why := fmt.Sprintf("lexical rank %d in the workspace", f.LexicalRank)
@@ -183,6 +187,23 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms
+}
+
+// relevance is the lexical term's weight (0..1) and its reason: the
+// absolute relevance (capped at 1, so a weak best match stays weak), but
+// never more than the file's share of the best file's BM25 score. Most
+// strong matches reach the cap, and without the share they tie however
+// far apart BM25 put them (httpx: the answer file ranked 3rd-10th among
+// files all at 1.00).
+func relevance(f *ctxd.Facts) (float64, string) {
+	v := f.Relevance
+	if v <= 0 {
+		return 0, ""
+	}
+	if f.LexicalShare > 0 && f.LexicalShare < v {
+		return f.LexicalShare, fmt.Sprintf("lexical match %.2f with the request, %.0f%% of the best file's", f.Relevance, 100*f.LexicalShare)
+	}
+	return v, fmt.Sprintf("lexical match %.2f with the request", v)
 }
 
 func baseReason(c *ctxd.Chunk) string {

@@ -2,6 +2,7 @@ package prioritize
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -181,5 +182,44 @@ func TestLinkTerms(t *testing.T) {
 	}
 	if _, ok := byTerm(cs[2])[ctxd.TermGraph]; ok {
 		t.Error("a chunk the walk did not reach has a graph term")
+	}
+}
+
+// TestRelevanceKeepsDistances: two files at the capped relevance 1 tie on
+// it unless their lexical shares differ; the weaker share counts, and a
+// tie of scores goes to the better lexical match.
+func TestRelevanceKeepsDistances(t *testing.T) {
+	tests := []struct {
+		name      string
+		facts     ctxd.Facts
+		want      float64
+		wantShare bool // the reason names the share
+	}{
+		{"best file", ctxd.Facts{Relevance: 1, LexicalShare: 1}, 300, false},
+		{"strong but far behind", ctxd.Facts{Relevance: 1, LexicalShare: 0.4}, 120, true},
+		{"weak best match stays weak", ctxd.Facts{Relevance: 0.3, LexicalShare: 1}, 90, false},
+		{"no share known", ctxd.Facts{Relevance: 0.8}, 240, false},
+		{"no match", ctxd.Facts{LexicalShare: 0.5}, 0, false},
+	}
+	for _, tt := range tests {
+		c := chunk("a.py", ctxd.PriorityMedium, 100, tt.facts)
+		var got float64
+		var why string
+		for _, term := range Terms(&c, Options{}) {
+			if term.Term == ctxd.TermRelevance {
+				got, why = term.Value, term.Reason
+			}
+		}
+		if got != tt.want || tt.wantShare != (why != "" && strings.Contains(why, "of the best file's")) {
+			t.Errorf("%s: relevance %v (%q), want %v (share named: %v)", tt.name, got, why, tt.want, tt.wantShare)
+		}
+	}
+	cs := []ctxd.Chunk{
+		chunk("b.py", ctxd.PriorityMedium, 100, ctxd.Facts{LexicalShare: 0.2}),
+		chunk("a.py", ctxd.PriorityMedium, 100, ctxd.Facts{LexicalShare: 0.6}),
+	}
+	Score(cs, Options{})
+	if cs[0].Score != cs[1].Score || cs[0].Source != "a.py" {
+		t.Errorf("tie not broken by the lexical share: %s %.1f, %s %.1f", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
 	}
 }

@@ -33,7 +33,7 @@ const (
 	pathWeight  = 2.5 // a term in the path says more than one in the body
 	defWeight   = 2.0 // a term in a defined name says more than a use of it
 	bm25BDefs   = 0.3 // files that define much are only a little penalized
-	testPenalty = 0.8 // test files rank a little below the code they test unless the request is about tests
+	testPenalty = 0.5 // test files rank below the code they test unless the request is about tests
 )
 
 // terms is a bag of term hashes: sorted unique hashes with their counts.
@@ -1241,7 +1241,7 @@ func (ix *Index) Ranking(q RankQuery, limit int, keep func(path string) bool) *R
 	cand := make([]acc, 0, min(most, len(ix.docs)))
 	slot := make([]int32, len(ix.docs)) // 1 + index in cand; 0: not a candidate
 	for _, p := range ps {
-		idfP, idfB, idfD := pathIDF(n, p.dfPath, p.dfBody), bm25IDF(n, p.dfBody), bm25IDF(n, p.dfDefs)
+		idfP, idfB, idfD := fieldIDF(n, p.dfPath, p.dfBody), bm25IDF(n, p.dfBody), fieldIDF(n, p.dfDefs, p.dfBody)
 		for _, e := range p.docs {
 			k := slot[e.doc]
 			if k == 0 {
@@ -1387,16 +1387,20 @@ func bm25IDF(n float64, df int) float64 {
 	return math.Log(1 + (n-f+0.5)/(f+0.5))
 }
 
-// pathIDF is the inverse document frequency of a term in paths: the
-// geometric mean of its IDF over paths (dfPath of n) and over whole files
-// (at least max(dfPath, dfBody) hold it), as BM25F counts one document
-// frequency per term across its fields. A word few paths hold but most
-// files use says little about a file whose path holds it: "request" in
-// express, in lib/request.js and nearly every file's text, had ranked
-// lib/request.js first for "the router dispatches a request", its path
-// worth 93% of its score.
-func pathIDF(n float64, dfPath, dfBody int) float64 {
-	return math.Sqrt(bm25IDF(n, dfPath) * bm25IDF(n, max(dfPath, dfBody)))
+// fieldIDF is the inverse document frequency of a term in a small field
+// (paths, defined names): the geometric mean of its IDF over that field
+// (df of n) and over whole files (at least max(df, dfBody) hold it), as
+// BM25F counts one document frequency per term across its fields. A word
+// few paths hold but most files use says little about a file whose path
+// holds it: "request" in express, in lib/request.js and nearly every
+// file's text, had ranked lib/request.js first for "the router dispatches
+// a request", its path worth 93% of its score. The same holds for names:
+// "error" is in most of httpx's files but defined in few (_exceptions.py
+// defines its ...Error classes, _status_codes.py is_error), so with the
+// definitions' own IDF those files ranked first for any request that said
+// "error" ("Error on verify as str": _config.py 10th).
+func fieldIDF(n float64, df, dfBody int) float64 {
+	return math.Sqrt(bm25IDF(n, df) * bm25IDF(n, max(df, dfBody)))
 }
 
 // Role priors for code tasks and for explanation requests ("how does X

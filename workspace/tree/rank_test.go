@@ -49,7 +49,7 @@ func rankDocAtATime(ix *Index, q RankQuery, limit int, keep func(string) bool) [
 		}
 		idfP[i] = math.Sqrt(math.Log(1+(n-dfp+0.5)/(dfp+0.5)) * math.Log(1+(n-max(dfp, dfb)+0.5)/(max(dfp, dfb)+0.5)))
 		idfB[i] = math.Log(1 + (n-dfb+0.5)/(dfb+0.5))
-		idfD[i] = math.Log(1 + (n-dfd+0.5)/(dfd+0.5))
+		idfD[i] = math.Sqrt(math.Log(1+(n-dfd+0.5)/(dfd+0.5)) * math.Log(1+(n-max(dfd, dfb)+0.5)/(max(dfd, dfb)+0.5)))
 	}
 	var ref float64
 	for i := range qt {
