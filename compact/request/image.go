@@ -1,12 +1,7 @@
 package request
 
 import (
-	"bytes"
 	"encoding/base64"
-	"image"
-	_ "image/gif"  // register the GIF header reader for DecodeConfig
-	_ "image/jpeg" // register the JPEG header reader for DecodeConfig
-	_ "image/png"  // register the PNG header reader for DecodeConfig
 	"math"
 	"strings"
 
@@ -157,9 +152,9 @@ func base64Dims(data string) (w, h int) {
 			return 0, 0
 		}
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	w, h, err = imageSize(raw)
 	if err != nil {
 		return 0, 0
 	}
-	return cfg.Width, cfg.Height
+	return w, h
 }
