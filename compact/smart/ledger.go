@@ -703,8 +703,8 @@ func (l *ledger) shell(cmd, open string) string {
 }
 
 // render writes the ledger within about chars bytes: the head with the
-// reference, then user messages, open errors and failing tests, fixed
-// ones, files changed and read with their line ranges, the locations by
+// reference, then user messages (at most half of the bound when open
+// errors follow), open errors and failing tests, fixed ones, files changed and read with their line ranges, the locations by
 // file (ranked) and commands, each list cut where the bound is
 // reached with a count of what was left out (it is all in the span's
 // reference).
@@ -713,7 +713,7 @@ func (l *ledger) render(chars int) string {
 	sb.WriteString(l.head)
 	left := chars - len(l.head)
 	section := func(title, sep string, entries []string) {
-		if len(entries) == 0 {
+		if len(entries) == 0 || left <= 0 {
 			return
 		}
 		hdr := "\n" + title + ":"
@@ -756,7 +756,17 @@ func (l *ledger) render(chars int) string {
 	}
 	slices.Reverse(open)
 	slices.Reverse(fixed)
-	section("User messages", "\n- ", counted(l.users))
+	// The user's messages take at most half of the bound when open
+	// errors follow them: what the user asked and what is still broken
+	// share the room (the messages cut are whole in the reference).
+	if len(open) > 0 {
+		rest := left - left/2
+		left /= 2
+		section("User messages", "\n- ", counted(l.users))
+		left += rest
+	} else {
+		section("User messages", "\n- ", counted(l.users))
+	}
 	section("Open errors and failing tests (the latest run of their command still reports them)", "\n- ", open)
 	section("Fixed since (a later run of their command no longer reports them)", "\n- ", fixed)
 	section("Files changed (lines)", "\n- ", l.changed.entries())

@@ -184,3 +184,33 @@ func TestLedgerSections(t *testing.T) {
 		t.Errorf("open errors are not listed before the fixed ones:\n%s", l)
 	}
 }
+
+// The user's messages take at most half of the ledger's bound when open
+// errors follow them: a session of many long user messages still shows
+// the error its last evicted run left open.
+func TestLedgerUserMessagesLeaveRoomForErrors(t *testing.T) {
+	failing := "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/repo/shop/tax.py\", line 8, in <module>\nZeroDivisionError: division by zero\n</output>"
+	msgs := []convo.Msg{convo.System("You are a coding agent with a shell.")}
+	for i := range 12 {
+		msgs = append(msgs, convo.User(fmt.Sprintf("Request %d: ", i)+strings.Repeat(fmt.Sprintf("the tax of order %d must round half up; ", i), 20)))
+		msgs = append(msgs, ledgerRound(fmt.Sprintf("u%d", i), fmt.Sprintf("nl -ba shop/mod%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(60, 1)+"</output>")...)
+	}
+	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", failing)...)
+	for i := range 60 {
+		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba shop/other%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
+	}
+	msgs = append(msgs, convo.User("Now run the tax script again."))
+	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
+	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
+	checkEvicted(t, in, res)
+	l, _ := ledgerOf(t, request.FormatChat, res.Body)
+	if l == "" {
+		t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
+	}
+	if !strings.Contains(l, "Request 0: the tax of order 0") {
+		t.Errorf("the first user message is not in the ledger:\n%s", l)
+	}
+	if !strings.Contains(l, "ZeroDivisionError: division by zero") {
+		t.Errorf("the open error is not in the ledger (the user's messages took the bound):\n%s", l)
+	}
+}
