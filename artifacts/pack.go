@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/internal/filelock"
 )
 
@@ -146,7 +147,7 @@ func (pk *pack) check(hash string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := CountLines(b)
+	n := byteview.CountLines(b)
 	if pk.fi != nil {
 		pk.verified[hash] = stamp{size: pk.fi.Size(), mtime: pk.fi.ModTime(), lines: n}
 	}
@@ -238,7 +239,7 @@ func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) 
 	pk.recs[hash] = append(pk.recs[hash], packRecord{hash: hash, off: pk.end + RecordHeaderSize, n: int64(len(content))})
 	pk.end += int64(len(hdr) + len(content))
 	pk.fi = fi
-	pk.verified[hash] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: CountLines(content)}
+	pk.verified[hash] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: byteview.CountLines(content)}
 	pk.dirty = true
 	return status, false, nil
 }

@@ -172,10 +172,6 @@ func Hash(content []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CountLines counts the lines of content: the newlines, plus one for a
-// last line without one. Empty content has no lines.
-func CountLines(content []byte) int { return byteview.CountLines(content) }
-
 // validHash checks a full hash (64 lowercase hex digits).
 func validHash(h string) bool {
 	return len(h) == 64 && ValidPrefix(h)
@@ -215,7 +211,7 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 		return Ref{}, "", fmt.Errorf("store artifact: %w", err)
 	}
 	hash := Hash(content)
-	ref := Ref{Hash: hash, Bytes: len(content), Lines: CountLines(content)}
+	ref := Ref{Hash: hash, Bytes: len(content), Lines: byteview.CountLines(content)}
 	s.packMu.Lock()
 	pk := s.packOf(session)
 	if _, err := s.refresh(pk, nil); err != nil {
@@ -318,7 +314,7 @@ func (s *Store) check(p string, fi fs.FileInfo, hash string) error {
 		return fmt.Errorf("artifact %s (%d bytes): %w", hash[:MinPrefix], len(b), ErrCorrupt)
 	}
 	s.mu.Lock()
-	s.verified[p] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: CountLines(b)}
+	s.verified[p] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: byteview.CountLines(b)}
 	s.mu.Unlock()
 	return nil
 }
@@ -471,7 +467,7 @@ func (s *Store) Get(ctx context.Context, session, hash string) ([]byte, Ref, err
 		if err != nil {
 			return nil, Ref{}, err
 		}
-		return b, Ref{Hash: full, Bytes: len(b), Lines: CountLines(b)}, nil
+		return b, Ref{Hash: full, Bytes: len(b), Lines: byteview.CountLines(b)}, nil
 	}
 	p := s.path(session, full)
 	b, err = os.ReadFile(p)
@@ -485,7 +481,7 @@ func (s *Store) Get(ctx context.Context, session, hash string) ([]byte, Ref, err
 		s.forget(p)
 		return nil, Ref{}, fmt.Errorf("artifact %s (%d bytes): %w", full[:MinPrefix], len(b), ErrCorrupt)
 	}
-	ref := Ref{Hash: full, Bytes: len(b), Lines: CountLines(b)}
+	ref := Ref{Hash: full, Bytes: len(b), Lines: byteview.CountLines(b)}
 	if fi, err := os.Stat(p); err == nil {
 		s.mu.Lock()
 		s.verified[p] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: ref.Lines}
@@ -531,7 +527,7 @@ func (s *Store) Lines(ctx context.Context, session, hash string, start, end int)
 // their newlines, and the range actually returned; see [Store.Lines] for
 // the rules.
 func SliceLines(content []byte, start, end int) (text []byte, first, last int, err error) {
-	total := CountLines(content)
+	total := byteview.CountLines(content)
 	if start == 0 && end == 0 {
 		return content, min(1, total), total, nil
 	}

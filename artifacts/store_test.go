@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 func open(t *testing.T, dir string, opts Options) *Store {
@@ -355,8 +356,8 @@ func TestSliceLines(t *testing.T) {
 
 func TestCountLines(t *testing.T) {
 	for in, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "\n\n": 2, "a\n\nb\n": 3} {
-		if got := CountLines([]byte(in)); got != want {
-			t.Errorf("CountLines(%q) = %d, want %d", in, got, want)
+		if got := byteview.CountLines([]byte(in)); got != want {
+			t.Errorf("byteview.CountLines(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
@@ -516,7 +517,7 @@ func FuzzSliceLines(f *testing.F) {
 		if !bytes.Contains(content, got) {
 			t.Fatalf("slice %q not in content", got)
 		}
-		if n := CountLines(got); len(got) > 0 && n != last-first+1 {
+		if n := byteview.CountLines(got); len(got) > 0 && n != last-first+1 {
 			t.Fatalf("returned %d lines for range %d-%d", n, first, last)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
@@ -456,7 +457,7 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	f := &c.facts
 	f.Language = lang.Of(rel)
 	f.Size = int64(len(text))
-	f.Lines = tree.CountLines(raw)
+	f.Lines = byteview.CountLines(raw)
 	switch {
 	case stub != nil:
 		f.Size, f.Lines, f.Minified = stub.Size, stub.Lines, true
@@ -607,7 +608,7 @@ func (g *gathering) structureChunk() ctxd.Chunk {
 		Hash:      hex.EncodeToString(sum[:]),
 		Facts: ctxd.Facts{
 			Reasons: []string{fmt.Sprintf("workspace tree to depth %d", g.req.StructureDepth)},
-			Lines:   tree.CountLines([]byte(text)),
+			Lines:   byteview.CountLines(text),
 			Size:    int64(len(text)),
 		},
 		Content: text,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -40,7 +41,7 @@ func metaChunk(source string, ct ctxd.ChunkType, p ctxd.Priority, text, reason s
 		ChunkType: ct,
 		Priority:  p,
 		Hash:      hex.EncodeToString(sum[:]),
-		Facts:     ctxd.Facts{Reasons: []string{reason}, Size: int64(len(text)), Lines: tree.CountLines([]byte(text))},
+		Facts:     ctxd.Facts{Reasons: []string{reason}, Size: int64(len(text)), Lines: byteview.CountLines(text)},
 		Content:   text,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"strings"
 	"unicode/utf8"
 )
@@ -58,7 +59,7 @@ func condenseWith(rt request.Retrieval, text string, maxChars int, isError bool,
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		sb.WriteByte('\n')
 	}
-	sb.WriteString(markerWith(rt, hidden, hash, len(text), request.CountLines(text)))
+	sb.WriteString(markerWith(rt, hidden, hash, len(text), byteview.CountLines(text)))
 	if images > 0 {
 		fmt.Fprintf(&sb, " [%d image(s) omitted]", images)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -853,7 +854,7 @@ func (r *run) digest() *digest {
 func (r *run) summary(d *digest, room int) ([]byte, int) {
 	full := r.evictedText()
 	r.evictedHash, r.evicted = request.HashText(full), full
-	raw, n, _ := r.summaryItem(d, r.evictedHash, len(full), request.CountLines(full), room)
+	raw, n, _ := r.summaryItem(d, r.evictedHash, len(full), byteview.CountLines(full), room)
 	return raw, n
 }
 

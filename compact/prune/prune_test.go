@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -63,7 +64,7 @@ func TestCondense(t *testing.T) {
 			if !strings.Contains(out, "[ctxd:ref sha256="+hash[:request.MarkerHashLen]) || !strings.Contains(out, "chars hidden to save context; to see it") {
 				t.Errorf("marker missing or wrong:\n%s", out)
 			}
-			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(markerWith(request.Retrieval{}, hidden, hash, len(tt.text), request.CountLines(tt.text))) - 2
+			kept := utf8.RuneCountInString(out) - utf8.RuneCountInString(markerWith(request.Retrieval{}, hidden, hash, len(tt.text), byteview.CountLines(tt.text))) - 2
 			if got := utf8.RuneCountInString(tt.text) - hidden; got < kept-2 || got > kept+2 {
 				t.Errorf("hidden = %d does not match: %d runes kept of %d", hidden, kept, utf8.RuneCountInString(tt.text))
 			}

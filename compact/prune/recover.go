@@ -11,6 +11,7 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // checkRefs fails closed on the references the input carries: each must
@@ -88,7 +89,7 @@ func (r *run) storeStashed(ctx context.Context) error {
 // line it ends with (error output) and the marker. It is the last step
 // before eviction; the whole text is behind the marker.
 func referenceText(text, hash string, isErr bool, rt request.Retrieval) (string, bool) {
-	m := markerWith(rt, len([]rune(text)), hash, len(text), request.CountLines(text))
+	m := markerWith(rt, len([]rune(text)), hash, len(text), byteview.CountLines(text))
 	out := m
 	if isErr {
 		if l := signal.ErrorLine(text); l != "" {
@@ -286,7 +287,7 @@ func (r *run) dedupe() {
 				where = fmt.Sprintf("call %s (message %d)", a.call, a.item)
 			}
 			hash := seg.Hash()
-			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), request.CountLines(seg.Text), "identical to the output of "+where)
+			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), byteview.CountLines(seg.Text), "identical to the output of "+where)
 			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
@@ -335,7 +336,7 @@ func (r *run) supersede() {
 			}
 			detail := fmt.Sprintf("%d %s: %s was %s by call %s (message %d)", len([]rune(seg.Text)), request.ReferencePrefix, strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(s.Path)), how, s.By, where[s.By])
 			hash := seg.Hash()
-			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), request.CountLines(seg.Text), detail)
+			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), byteview.CountLines(seg.Text), detail)
 			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue

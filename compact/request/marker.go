@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/artifacts"
-	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // MarkerHashLen is how many hex digits of the SHA-256 a marker shows; the
@@ -181,7 +180,3 @@ func RangeText(a, b int) string {
 	}
 	return fmt.Sprintf("%d-%d", a, b)
 }
-
-// CountLines counts lines as the artifact store does: a final newline
-// does not start another line.
-func CountLines(text string) int { return byteview.CountLines(text) }

@@ -108,7 +108,7 @@ func stripANSI(s string) string {
 }
 
 // SplitLines splits text into lines without their newlines; a final
-// newline does not start another line (as artifacts.CountLines counts).
+// newline does not start another line (as byteview.CountLines counts).
 func SplitLines(text string) []string {
 	if text == "" {
 		return nil

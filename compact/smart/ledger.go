@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // The ledger (docs/proxy.md, "Stepped eviction and the ledger"): when a
@@ -262,7 +262,7 @@ func (r *run) buildLedger(ev *eviction) builtLedger {
 	if err != nil {
 		return builtLedger{err: err}
 	}
-	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), artifacts.CountLines(text), "evicted messages "+indexList(ev.drop))
+	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), byteview.CountLines(text), "evicted messages "+indexList(ev.drop))
 	l := r.ledger(ev, marker)
 	// Rendered at about 4 bytes a token, then rescaled by the tokens it
 	// took (lists of line numbers take more) until it is within its

@@ -605,7 +605,7 @@ func (w *Tree) indexFile(f *File, c *termCounter, seen *sameContent, buf []byte)
 		f.indexed = true
 		return b
 	}
-	f.lines = CountLines(b)
+	f.lines = byteview.CountLines(b)
 	f.hash = sha256.Sum256(b)
 	f.minified = lang.Minified(b)
 	text := b
@@ -667,9 +667,6 @@ func isBinary(b []byte) bool {
 	}
 	return bad*10 > len(head)
 }
-
-// CountLines counts b's lines as byteview.CountLines does.
-func CountLines(b []byte) int { return byteview.CountLines(b) }
 
 // goModulePath reads the module line of a go.mod file.
 func goModulePath(b []byte) string {
