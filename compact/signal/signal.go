@@ -493,7 +493,9 @@ func Analyze(text string) *Info {
 			in.Locs++
 		}
 		for _, loc := range locs {
-			add(loc)
+			// A location as long as a line is compared by its first
+			// MaxSignalBytes bytes too (FuzzAnalyze found a 166-byte one).
+			add(capSignal(loc))
 		}
 		if !in.IsBuild && IsBuildLine(t) {
 			in.IsBuild = true
