@@ -101,7 +101,14 @@ func stripANSI(s string) string {
 			}
 			i = j
 		default:
-			i += 2
+			// A two-byte sequence's second byte is ASCII; before a
+			// multi-byte rune only the ESC goes (FuzzAnalyze: ESC ×
+			// left half a rune).
+			if s[i+1] < 0x80 {
+				i += 2
+			} else {
+				i++
+			}
 		}
 	}
 	return sb.String()
