@@ -287,7 +287,7 @@ func textSegments(in *request.Request, calls map[string]*request.Segment) []text
 			}
 			ts := textSegment{item: i, seg: s, a: signal.Analyze(s.Text)}
 			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				ts.view = ViewOutput(c.Name, c.Text)
+				ts.view = signal.ViewOutput(c.Name, c.Text)
 			}
 			segs = append(segs, ts)
 		}

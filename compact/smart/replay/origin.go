@@ -1,7 +1,5 @@
 package replay
 
-import "github.com/ctxd/ctxd/compact/signal"
-
 // Where an error line comes from decides whether it counts as a critical
 // signal (the "distinct" measure of [CheckSignals]; docs/smart-context.md,
 // "Measuring what stays in view"):
@@ -18,8 +16,4 @@ import "github.com/ctxd/ctxd/compact/signal"
 //   - File paths and file:line locations count from every output.
 //
 // Messages (the task, the model's words) are not tool outputs: their
-// signals all count.
-
-// ViewOutput reports whether a tool call's output is a file view or a
-// search (see above; the rule is [signal.ViewOutput]).
-func ViewOutput(name, args string) bool { return signal.ViewOutput(name, args) }
+// signals all count. The rule is [signal.ViewOutput].

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/signal"
 )
 
 // Where the hidden signals of the distinct measure were, and whether
@@ -106,5 +107,5 @@ func searchCall(c *request.Segment) bool {
 	if strings.HasPrefix(c.Name, "search") || c.Name == "find_file" || c.Name == "grep" || c.Name == "Grep" {
 		return true
 	}
-	return ViewOutput(c.Name, c.Text) && (strings.Contains(c.Text, "grep") || strings.Contains(c.Text, "rg ") || strings.Contains(c.Text, "find "))
+	return signal.ViewOutput(c.Name, c.Text) && (strings.Contains(c.Text, "grep") || strings.Contains(c.Text, "rg ") || strings.Contains(c.Text, "find "))
 }
