@@ -118,7 +118,6 @@ func ledgerRound(id, cmd, out string) []convo.Msg {
 // not errors; read ranges merged per file; locations by file; a
 // repeated user message once with its count.
 func TestLedgerSections(t *testing.T) {
-	failing := "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/repo/shop/tax.py\", line 8, in <module>\nZeroDivisionError: division by zero\n</output>"
 	pytestFail := "<returncode>1</returncode>\n<output>\nshop/test_cart.py:41: AssertionError\nFAILED shop/test_cart.py::test_discount - AssertionError: assert 90 == 85\n</output>"
 	pytestPass := "<returncode>0</returncode>\n<output>\n1 passed in 0.12s\n</output>"
 	msgs := []convo.Msg{convo.System("You are a coding agent with a shell."), convo.User("Fix the cart discount in shop/cart.py.")}
@@ -129,19 +128,8 @@ func TestLedgerSections(t *testing.T) {
 	msgs = append(msgs, ledgerRound("c4", "sed -n '40,80p' shop/cart.py", "<returncode>0</returncode>\n<output>\n"+numbered(41, 40)+"</output>")...)
 	msgs = append(msgs, convo.User("No tool calls found in the response."), convo.User("No tool calls found in the response."))
 	msgs = append(msgs, ledgerRound("c5", "python -m pytest shop/test_cart.py", pytestPass)...)
-	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", failing)...)
-	// Later rounds large enough that the ones above are evicted.
-	for i := range 60 {
-		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba shop/mod%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
-	}
-	msgs = append(msgs, convo.User("Now also round the tax half up."))
-	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
-	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 64000, MaskHorizon: 4, MaskStep: 8})
-	checkEvicted(t, in, res)
-	l, _ := ledgerOf(t, request.FormatChat, res.Body)
-	if l == "" {
-		t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
-	}
+	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", taxFailing)...)
+	l := evictedLedger(t, msgs, "shop/mod", "Now also round the tax half up.", 64000)
 	// section is a section's entries: from its title's line to the next
 	// line that is not an entry.
 	section := func(title string) string {
@@ -189,28 +177,39 @@ func TestLedgerSections(t *testing.T) {
 // errors follow them: a session of many long user messages still shows
 // the error its last evicted run left open.
 func TestLedgerUserMessagesLeaveRoomForErrors(t *testing.T) {
-	failing := "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/repo/shop/tax.py\", line 8, in <module>\nZeroDivisionError: division by zero\n</output>"
 	msgs := []convo.Msg{convo.System("You are a coding agent with a shell.")}
 	for i := range 12 {
 		msgs = append(msgs, convo.User(fmt.Sprintf("Request %d: ", i)+strings.Repeat(fmt.Sprintf("the tax of order %d must round half up; ", i), 20)))
 		msgs = append(msgs, ledgerRound(fmt.Sprintf("u%d", i), fmt.Sprintf("nl -ba shop/mod%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(60, 1)+"</output>")...)
 	}
-	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", failing)...)
-	for i := range 60 {
-		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba shop/other%d.py", i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
-	}
-	msgs = append(msgs, convo.User("Now run the tax script again."))
-	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
-	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
-	checkEvicted(t, in, res)
-	l, _ := ledgerOf(t, request.FormatChat, res.Body)
-	if l == "" {
-		t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
-	}
+	msgs = append(msgs, ledgerRound("c6", "python shop/tax.py", taxFailing)...)
+	l := evictedLedger(t, msgs, "shop/other", "Now run the tax script again.", 24000)
 	if !strings.Contains(l, "Request 0: the tax of order 0") {
 		t.Errorf("the first user message is not in the ledger:\n%s", l)
 	}
 	if !strings.Contains(l, "ZeroDivisionError: division by zero") {
 		t.Errorf("the open error is not in the ledger (the user's messages took the bound):\n%s", l)
 	}
+}
+
+// taxFailing is the output of a script that fails with a traceback.
+const taxFailing = "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/repo/shop/tax.py\", line 8, in <module>\nZeroDivisionError: division by zero\n</output>"
+
+// evictedLedger appends 60 reads of 200 lines (files prefix0.py ...) and
+// a last user message to msgs, so the rounds before them are evicted at
+// window, and returns the forwarded request's ledger.
+func evictedLedger(t *testing.T, msgs []convo.Msg, prefix, last string, window int) string {
+	t.Helper()
+	for i := range 60 {
+		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba %s%d.py", prefix, i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
+	}
+	msgs = append(msgs, convo.User(last))
+	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
+	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: window, MaskHorizon: 4, MaskStep: 8})
+	checkEvicted(t, in, res)
+	l, _ := ledgerOf(t, request.FormatChat, res.Body)
+	if l == "" {
+		t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
+	}
+	return l
 }
