@@ -140,9 +140,9 @@ type FileRead struct {
 	Range string
 }
 
-// readTools name tools that read files; editTools tools that change them.
+// ReadTools name tools that read files; editTools tools that change them.
 var (
-	readTools = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
+	ReadTools = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
 	editTools = []string{"write", "edit", "replace", "create", "patch", "insert", "apply"}
 )
 
@@ -227,7 +227,7 @@ func ReadOf(name, argText string) (FileRead, bool) {
 	if cmd := shellCommand(m); cmd != "" {
 		return shellRead(cmd)
 	}
-	if NameHas(name, readTools) && !NameHas(name, editTools) {
+	if NameHas(name, ReadTools) && !NameHas(name, editTools) {
 		if p := argPath(m); p != "" {
 			return FileRead{Path: p}, true
 		}

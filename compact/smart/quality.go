@@ -77,15 +77,7 @@ func corrective(it *request.Item) bool {
 
 // readPath returns the path a file-reading call reads, or "".
 func readPath(s *request.Segment) string {
-	n := strings.ToLower(s.Name)
-	read := false
-	for _, w := range readWords {
-		if strings.Contains(n, w) {
-			read = true
-			break
-		}
-	}
-	if !read || len(s.Text) > 4096 || !strings.HasPrefix(strings.TrimSpace(s.Text), "{") {
+	if !request.NameHas(s.Name, request.ReadTools) || len(s.Text) > 4096 || !strings.HasPrefix(strings.TrimSpace(s.Text), "{") {
 		return ""
 	}
 	var args map[string]any

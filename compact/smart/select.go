@@ -610,9 +610,6 @@ func (r *run) referred(paths []string) bool {
 	return false
 }
 
-// readWords name tools that read files.
-var readWords = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
-
 // readLike reports a tool output answering a file-reading call.
 // condense gives an older output a view of its first head and last tail
 // lines (plus critical lines) with a reference to the whole, within the
@@ -724,16 +721,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 
 func (r *run) readLike(s *request.Segment) bool {
 	ci, ok := r.calls[s.CallID]
-	if !ok {
-		return false
-	}
-	n := strings.ToLower(ci.name)
-	for _, w := range readWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+	return ok && request.NameHas(ci.name, request.ReadTools)
 }
 
 // selectNotices replaces injected notices that a later notice repeats
