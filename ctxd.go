@@ -183,14 +183,11 @@ func (c Chunk) Shown() View {
 
 // DefScore is a definition's rank for a request: its first line, its
 // score (BM25 of the request's words over the definitions of its file)
-// and why (the request's words it holds), and Via when it ranks as a
-// neighbour of the file's best match in the call graph ("calls
-// countParams", "called by countParams").
+// and why (the request's words it holds).
 type DefScore struct {
 	Line  int      `json:"line"`
 	Score float64  `json:"score"`
 	Why   []string `json:"why,omitempty"`
-	Via   string   `json:"via,omitempty"`
 }
 
 // LineRange is an inclusive, 1-based range of lines.

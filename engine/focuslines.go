@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -142,107 +141,12 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				f.FocusLines = append(f.FocusLines, starts[r.Index])
 			}
 		} else {
-			ranked, via := graphRank(c.Content, ent.Defs, spans, starts, among, ranked)
 			focusPick(f, ranked, starts, focusLadder, focusLadderCut)
-			for k := range f.FocusDefs {
-				f.FocusDefs[k].Via = via[f.FocusDefs[k].Line]
-			}
 		}
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
 	}
-}
-
-// Graph neighbours of a file's best-matching definition (graphRank):
-// at most graphMax of them, each raised by graphShare of the best score.
-const (
-	graphMax   = 3
-	graphShare = 0.5
-)
-
-// graphRank raises, in ranked (the definitions spans of a file with
-// content content, by first line starts, ranked against the request),
-// the definitions next to the best one in the file's call graph: those
-// that call it by name and those it calls. A change to a function often
-// changes its caller or the helper it calls too, whose text shares few of
-// the request's words (in the development set's focus views that hid
-// changed lines, the changed function was the best match's caller or
-// callee in about one of four). Up to graphMax of them, those with the
-// best own scores first (a neighbour the words do not rank at all
-// comes last), each gaining graphShare of the best score but never
-// passing the best one. among, when not nil, limits the candidates as it
-// limited ranked. A name defined twice in the file links nothing (which
-// of them is called is not known). via gives, by first line, why a
-// neighbour was raised.
-func graphRank(content string, defs []index.Def, spans []tree.DefSpan, starts []int, among []int, ranked []tree.DefScore) (_ []tree.DefScore, via map[int]string) {
-	if len(ranked) == 0 {
-		return ranked, nil
-	}
-	names := map[int]string{} // first line -> name, of the functions and methods
-	count := map[string]int{}
-	for _, d := range defs {
-		if d.Kind == "function" || d.Kind == "method" {
-			count[d.Name]++
-			names[d.Line] = d.Name
-		}
-	}
-	best := ranked[0].Index
-	bestName := names[starts[best]]
-	if len(bestName) < 3 || count[bestName] > 1 {
-		return ranked, nil
-	}
-	called := map[string]bool{}
-	query.ScanNames([]byte(linesOf(content, spans[best].Start, spans[best].End)), func(id []byte) { called[string(id)] = true })
-	type neighbour struct {
-		k   int
-		own float64
-		why string
-	}
-	var ns []neighbour
-	for k, sp := range spans {
-		if k == best || among != nil && !slices.Contains(among, k) {
-			continue
-		}
-		name := names[starts[k]]
-		if len(name) < 3 || count[name] > 1 {
-			continue
-		}
-		why := ""
-		switch {
-		case called[name]:
-			why = "called by " + bestName
-		case query.NameIndex(linesOf(content, sp.Start+1, sp.End), bestName) >= 0:
-			why = "calls " + bestName
-		default:
-			continue
-		}
-		own := -1.0
-		if j := slices.IndexFunc(ranked, func(r tree.DefScore) bool { return r.Index == k }); j >= 0 {
-			own = ranked[j].Score
-		}
-		ns = append(ns, neighbour{k, own, why})
-	}
-	if len(ns) == 0 {
-		return ranked, nil
-	}
-	slices.SortStableFunc(ns, func(a, b neighbour) int { return cmp.Compare(b.own, a.own) })
-	ns = ns[:min(len(ns), graphMax)]
-	top := ranked[0].Score
-	out := slices.Clone(ranked)
-	via = map[int]string{}
-	for _, n := range ns {
-		score := min(max(n.own, 0)+graphShare*top, top)
-		if j := slices.IndexFunc(out, func(r tree.DefScore) bool { return r.Index == n.k }); j >= 0 {
-			out[j].Score = score
-		} else {
-			out = append(out, tree.DefScore{Index: n.k, Score: score, Best: top})
-		}
-		via[starts[n.k]] = n.why
-	}
-	// Stable: a neighbour raised to the best score stays after it.
-	slices.SortStableFunc(out, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	return out, via
 }
 
 // focusPick appends to f's focus lines the first lines (starts, by

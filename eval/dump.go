@@ -51,11 +51,7 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 		if ch != nil {
 			fmt.Fprintf(&b, "    tokens %d of %d, focus %v, mentioned %v, elided %v\n", ch.Tokens, ch.OriginalTokens, ch.Facts.FocusLines, ch.Facts.MentionedSymbols, ch.Elided)
 			for _, d := range ch.Facts.FocusDefs {
-				via := ""
-				if d.Via != "" {
-					via = " (" + d.Via + ")"
-				}
-				fmt.Fprintf(&b, "    focus def %d score %.2f: %s%s\n", d.Line, d.Score, strings.Join(d.Why, " "), via)
+				fmt.Fprintf(&b, "    focus def %d score %.2f: %s\n", d.Line, d.Score, strings.Join(d.Why, " "))
 			}
 		}
 	}
