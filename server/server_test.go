@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
@@ -221,7 +221,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 	m := roundTrip(t, c, r, 2, "test/panic", nil)
 	e, _ := m["error"].(map[string]any)
-	if e == nil || e["code"].(float64) != float64(jsonrpc2.InternalError) || !strings.Contains(e["message"].(string), "still running") {
+	if e == nil || e["code"].(float64) != float64(jsonrpc.InternalError) || !strings.Contains(e["message"].(string), "still running") {
 		t.Fatalf("panic answered with %v", m)
 	}
 	m = roundTrip(t, c, r, 3, "ctx/countTokens", map[string]any{"text": "alive"})
