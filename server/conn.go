@@ -27,10 +27,10 @@ type conn struct {
 	cl  *client
 	ctx context.Context // the connection's: handlers derive from it
 
-	running sync.WaitGroup // handlers that have not returned
-	failed  atomic.Bool    // a write failed: the peer is gone
-	done    chan struct{}  // closed when the read loop ends
-	err     error          // why it ended; read after done
+	running running       // handlers that have not returned
+	failed  atomic.Bool   // a write failed: the peer is gone
+	done    chan struct{} // closed when the read loop ends
+	err     error         // why it ended; read after done
 }
 
 // rpcRequest is one call or notification, its bytes its own (the stream
@@ -90,16 +90,48 @@ func (c *conn) serve() {
 const drainTimeout = 5 * time.Minute
 
 func (c *conn) drain() {
-	idle := make(chan struct{})
-	go func() {
-		c.running.Wait()
-		close(idle)
-	}()
 	select {
-	case <-idle:
+	case <-c.running.idle():
 	case <-time.After(drainTimeout):
 	case <-c.ctx.Done():
 	}
+}
+
+// running counts the handlers that have not returned. Unlike a
+// sync.WaitGroup it may be waited on while the read loop still adds.
+type running struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0
+}
+
+func (r *running) add() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		r.zero = make(chan struct{})
+	}
+	r.n++
+}
+
+func (r *running) done() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n--; r.n == 0 {
+		close(r.zero)
+	}
+}
+
+// idle is closed once no handler runs (at once when none does now).
+func (r *running) idle() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		z := make(chan struct{})
+		close(z)
+		return z
+	}
+	return r.zero
 }
 
 // dispatch starts one request and returns when its handler returned or
@@ -116,9 +148,9 @@ func (c *conn) dispatch(req *rpcRequest, collect func([]byte)) {
 	released := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(released) }) }
-	c.running.Add(1)
+	c.running.add()
 	go func() {
-		defer c.running.Done()
+		defer c.running.done()
 		defer release()
 		answered := false
 		defer func() {

@@ -165,7 +165,7 @@ func (s *Server) serveConn(ctx context.Context, rwc io.ReadWriteCloser, pol conn
 		// the calls running (their contexts cancelled with ctx) return, or
 		// the caller closes it, or the process exits.
 		go func() {
-			conn.running.Wait()
+			<-conn.running.idle()
 			st.Close()
 		}()
 	}
