@@ -123,7 +123,7 @@ const drainTimeout = 2 * time.Minute
 func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ss := &session{srv: s, w: &writer{w: out}, running: map[string]context.CancelFunc{}}
+	ss := &session{srv: s, w: &writer{w: out}}
 	lr := newLineReader(in, s.maxMsg)
 	read := make(chan error, 1)
 	go func() { read <- ss.serve(ctx, lr) }()
@@ -144,7 +144,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.log.Warn("input ended; calls still running after the drain timeout are abandoned", "timeout", drainTimeout)
 		}
 	}
-	ss.cancelAll()
+	ss.running.CancelAll()
 	return err
 }
 
@@ -154,8 +154,8 @@ type session struct {
 	w   *writer
 
 	mu          sync.Mutex
-	initialized bool                          // initialize answered
-	running     map[string]context.CancelFunc // jsonrpc.IDKey -> the call's cancel
+	initialized bool // initialize answered
+	running     jsonrpc.Calls
 	calls       sync.WaitGroup
 }
 
@@ -245,20 +245,7 @@ func (ss *session) notify(m *message) {
 	if json.Unmarshal(m.Params, &p) != nil || p.RequestID.IsNull() {
 		return
 	}
-	ss.mu.Lock()
-	cancel := ss.running[jsonrpc.IDKey(p.RequestID)]
-	ss.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-func (ss *session) cancelAll() {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for _, cancel := range ss.running {
-		cancel()
-	}
+	ss.running.Cancel(p.RequestID)
 }
 
 // emptyResult is an answer with nothing to say ({}).
@@ -419,24 +406,18 @@ func (ss *session) startCall(ctx context.Context, m *message) {
 		ss.w.fail(m.ID, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)})
 		return
 	}
-	key := jsonrpc.IDKey(m.ID)
 	cctx, cancel := context.WithCancel(ctx)
-	ss.mu.Lock()
-	if prev := ss.running[key]; prev != nil {
-		ss.mu.Unlock()
+	key, ok := ss.running.Start(m.ID, cancel)
+	if !ok {
 		cancel()
 		ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in use by a running call", m.ID)})
 		return
 	}
-	ss.running[key] = cancel
 	ss.calls.Add(1)
-	ss.mu.Unlock()
 	go func() {
 		defer ss.calls.Done()
 		defer func() {
-			ss.mu.Lock()
-			delete(ss.running, key)
-			ss.mu.Unlock()
+			ss.running.End(key)
 			cancel()
 		}()
 		defer func() {

@@ -194,7 +194,7 @@ func (c *conn) write(data []byte) {
 		if !isClosed(err) {
 			c.cl.log.Warn("write failed; closing the connection", "error", err)
 		}
-		c.cl.cancelAll()
+		c.cl.inflight.CancelAll()
 		c.st.Close()
 	}
 }

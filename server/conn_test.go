@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 func init() {
@@ -40,7 +42,13 @@ func init() {
 // rawFrames returns the bodies of the frames in out, as written.
 func rawFrames(t *testing.T, out []byte) []string {
 	t.Helper()
-	br := bufio.NewReader(bytes.NewReader(out))
+	return readBodies(t, bytes.NewReader(out))
+}
+
+// readBodies reads the bodies of every frame from r until EOF.
+func readBodies(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	br := bufio.NewReader(r)
 	var bodies []string
 	for {
 		line, err := br.ReadString('\n')
@@ -103,6 +111,8 @@ func TestConnMessages(t *testing.T) {
 			[]string{`{"jsonrpc":"2.0","id":11,"error":{"code":-32800,"message":"test/wait: request cancelled"}}`}},
 		{"cancel by string id", []string{call(`"w"`, "test/wait", ""), note("$/cancelRequest", `{"id":"w"}`)},
 			[]string{`{"jsonrpc":"2.0","id":"w","error":{"code":-32800,"message":"test/wait: request cancelled"}}`}},
+		{"an id in use", []string{call("20", "test/wait", ""), call("20", "test/echo", "1"), note("$/cancelRequest", `{"id":20}`)},
+			[]string{`{"jsonrpc":"2.0","id":20,"error":{"code":-32600,"message":"invalid request: id 20 is already in use by a running call"}}`, `{"jsonrpc":"2.0","id":20,"error":{"code":-32800,"message":"test/wait: request cancelled"}}`}},
 		{"cancel names another id", []string{call("12", "test/wait", "30"), note("$/cancelRequest", `{"id":"12"}`), note("$/cancelRequest", `{"id":{}}`)},
 			[]string{`{"jsonrpc":"2.0","id":12,"result":"done"}`}},
 		{"async call overtaken, answered at end of input", []string{call("13", "test/wait", "300"), call("14", "test/echo", "1")},
@@ -169,11 +179,11 @@ func FuzzConn(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 		defer cancel()
-		var out lockedBuffer
+		var out testutil.SyncBuffer
 		srv := New(Options{Root: t.TempDir(), MaxBodyBytes: 1 << 12})
 		srv.ServeConn(ctx, rwc{bytes.NewReader(data), &out})
 		cancel()
-		for i, body := range rawFrames(t, out.bytes()) {
+		for i, body := range rawFrames(t, []byte(out.String())) {
 			if i > len(data) {
 				t.Fatal("more replies than input bytes")
 			}
@@ -195,25 +205,6 @@ func FuzzConn(f *testing.F) {
 			}
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer written from several goroutines (a reply
-// of an async call can come after ServeConn returned on ctx).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.b.Bytes())
 }
 
 // pipeRWC reads from a pipe (blocking, as stdin does), writes to w, and
@@ -255,7 +246,7 @@ func TestConnEnds(t *testing.T) {
 	})
 	t.Run("context ends", func(t *testing.T) {
 		pr, pw := io.Pipe()
-		var out lockedBuffer
+		var out testutil.SyncBuffer
 		p := &pipeRWC{PipeReader: pr, w: &out, closed: make(chan struct{})}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan int)

@@ -140,9 +140,9 @@ type connPolicy struct {
 }
 
 func (s *Server) serveConn(ctx context.Context, rwc io.ReadWriteCloser, pol connPolicy) int {
-	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), inflight: map[string]context.CancelFunc{}, policy: pol}
+	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), policy: pol}
 	if nc, ok := rwc.(net.Conn); ok && pol.idle > 0 {
-		rwc = &idleConn{Conn: nc, timeout: pol.idle, busy: cl.busy}
+		rwc = &idleConn{Conn: nc, timeout: pol.idle, busy: cl.inflight.Busy}
 	}
 	st := newStream(rwc, s.log)
 	st.maxBody = s.maxBody()
@@ -288,19 +288,10 @@ type client struct {
 
 	exit chan int
 
-	// inflightMu guards inflight: the cancel functions of running calls by
-	// id (jsonrpc.IDKey), for $/cancelRequest.
-	inflightMu sync.Mutex
-	inflight   map[string]context.CancelFunc
+	// inflight are the running calls, for $/cancelRequest.
+	inflight jsonrpc.Calls
 
 	policy connPolicy
-}
-
-// busy reports a request of the connection in flight.
-func (cl *client) busy() bool {
-	cl.inflightMu.Lock()
-	defer cl.inflightMu.Unlock()
-	return len(cl.inflight) > 0
 }
 
 const (
@@ -356,15 +347,11 @@ func (cl *client) handle(ctx context.Context, req *rpcRequest, release func()) (
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if isCall {
-		key := jsonrpc.IDKey(req.id)
-		cl.inflightMu.Lock()
-		cl.inflight[key] = cancel
-		cl.inflightMu.Unlock()
-		defer func() {
-			cl.inflightMu.Lock()
-			delete(cl.inflight, key)
-			cl.inflightMu.Unlock()
-		}()
+		key, ok := cl.inflight.Start(req.id, cancel)
+		if !ok {
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "invalid request: id %s is already in use by a running call", req.id)
+		}
+		defer cl.inflight.End(key)
 	}
 	// Registered before the release, so a $/cancelRequest read right after
 	// finds it.
@@ -386,43 +373,26 @@ func (cl *client) handle(ctx context.Context, req *rpcRequest, release func()) (
 // cancel answers $/cancelRequest by cancelling the named in-flight call's
 // context; an unknown or finished id is ignored.
 func (cl *client) cancel(params []byte) {
-	key, ok := cancelID(params)
-	if !ok {
-		return
-	}
-	cl.inflightMu.Lock()
-	cancel := cl.inflight[key]
-	cl.inflightMu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-// cancelAll cancels every call in flight (the peer is gone).
-func (cl *client) cancelAll() {
-	cl.inflightMu.Lock()
-	defer cl.inflightMu.Unlock()
-	for _, cancel := range cl.inflight {
-		cancel()
+	if id, ok := cancelID(params); ok {
+		cl.inflight.Cancel(id)
 	}
 }
 
 // cancelID decodes the params of $/cancelRequest: the id of the call to
-// cancel, a number or a string, as its jsonrpc.IDKey; ok is false for
-// anything else.
-func cancelID(params []byte) (string, bool) {
+// cancel, a number or a string; ok is false for anything else.
+func cancelID(params []byte) (jsonrpc.Raw, bool) {
 	var p struct {
 		ID jsonrpc.Raw `json:"id"`
 	}
 	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
-		return "", false
+		return nil, false
 	}
 	var n json.Number
 	var s string
 	if json.Unmarshal(p.ID, &n) != nil && json.Unmarshal(p.ID, &s) != nil {
-		return "", false
+		return nil, false
 	}
-	return jsonrpc.IDKey(p.ID), true
+	return p.ID, true
 }
 
 // resolveRoot picks the workspace for initialize: the root the editor

@@ -12,9 +12,11 @@
 package jsonrpc
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // Code is a JSON-RPC error code.
@@ -119,4 +121,62 @@ func IDKey(id Raw) string {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return string(id)
+}
+
+// Calls are a connection's calls in flight by id, for cancellation. The
+// zero value is empty and ready.
+type Calls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc // IDKey -> the call's cancel
+}
+
+// Start registers the call id with its cancel and returns its key for
+// End; ok is false when a call with that id is still running (nothing is
+// registered then).
+func (c *Calls) Start(id Raw, cancel context.CancelFunc) (key string, ok bool) {
+	key = IDKey(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[key] != nil {
+		return key, false
+	}
+	if c.m == nil {
+		c.m = map[string]context.CancelFunc{}
+	}
+	c.m[key] = cancel
+	return key, true
+}
+
+// End removes the call Start registered under key.
+func (c *Calls) End(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}
+
+// Cancel cancels the running call id; an unknown or finished id is
+// ignored.
+func (c *Calls) Cancel(id Raw) {
+	c.mu.Lock()
+	cancel := c.m[IDKey(id)]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// CancelAll cancels every running call (the peer is gone).
+func (c *Calls) CancelAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.m {
+		cancel()
+	}
+}
+
+// Busy reports a call running.
+func (c *Calls) Busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m) > 0
 }

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -50,5 +51,37 @@ func TestMessageKeepsViews(t *testing.T) {
 	b, _ := json.Marshal(&Error{Code: InvalidParams, Message: "m"})
 	if string(b) != `{"code":-32602,"message":"m"}` {
 		t.Errorf("error object %s", b)
+	}
+}
+
+func TestCalls(t *testing.T) {
+	var c Calls
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	key, ok := c.Start(Raw("1"), cancel1)
+	if !ok || !c.Busy() {
+		t.Fatal("first call not registered")
+	}
+	if _, ok := c.Start(Raw("1.0"), func() {}); ok {
+		t.Error("a second call with the same id (1.0 is 1) registered")
+	}
+	c.Cancel(Raw(`"1"`))
+	if ctx1.Err() != nil {
+		t.Error(`cancelling "1" cancelled 1`)
+	}
+	c.Cancel(Raw("1e0"))
+	if ctx1.Err() == nil {
+		t.Error("cancelling 1e0 did not cancel 1")
+	}
+	c.End(key)
+	if c.Busy() {
+		t.Error("busy after End")
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	c.Start(Raw(`"a"`), cancel2)
+	c.CancelAll()
+	if ctx2.Err() == nil {
+		t.Error("CancelAll left a call running")
 	}
 }
