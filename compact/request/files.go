@@ -2,9 +2,12 @@ package request
 
 import (
 	"encoding/json"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ctxd/ctxd/compact/signal"
 )
 
 // Call is a tool call as the superseded-read rule sees it: its id, tool
@@ -204,8 +207,8 @@ var (
 
 // ReadOf reports whether a call reads a file, and which lines: a read
 // tool with a path argument, an editor's view, or a shell command that
-// only prints a file (cat, nl, head, sed -n 'a,bp', bat, less, more,
-// optionally piped into sed -n or head).
+// only prints a file (a command of signal.KindRead: cat, nl, head,
+// sed -n 'a,bp', bat, less, more; optionally piped into sed -n or head).
 func ReadOf(name, argText string) (FileRead, bool) {
 	m := args(argText)
 	if m == nil {
@@ -251,16 +254,16 @@ func shellRead(cmd string) (FileRead, bool) {
 		return FileRead{}, false
 	}
 	var fr FileRead
-	switch first[0] {
-	case "cat", "nl", "bat", "less", "more", "head":
-	case "sed":
+	if signal.Command(first[0]) != signal.KindRead {
+		return FileRead{}, false
+	}
+	first[0] = path.Base(first[0])
+	if first[0] == "sed" {
 		mm := sedRange.FindStringSubmatch(strings.Join(first[:len(first)-1], " "))
 		if mm == nil {
 			return FileRead{}, false
 		}
 		fr.Range = mm[1]
-	default:
-		return FileRead{}, false
 	}
 	if first[0] == "head" {
 		if mm := headLines.FindStringSubmatch(strings.Join(first[:len(first)-1], " ")); mm != nil {

@@ -17,6 +17,9 @@ func TestReadOf(t *testing.T) {
 		ok               bool
 	}{
 		{"cat", "bash", shell("cat src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"cat by its path", "bash", shell("/bin/cat src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"bat", "bash", shell("bat -n src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"tail names no lines", "bash", shell("tail -n 20 src/app.py"), FileRead{}, false},
 		{"nl piped into sed", "bash", shell("nl -ba astropy/time/core.py | sed -n '2760,2840p'"), FileRead{Path: "astropy/time/core.py", Range: "2760,2840"}, true},
 		{"sed -n", "bash", shell(`sed -n "10,20p" a.go`), FileRead{Path: "a.go", Range: "10,20"}, true},
 		{"head -n", "bash", shell("head -n 40 setup.cfg"), FileRead{Path: "setup.cfg", Range: "1,40"}, true},

@@ -340,7 +340,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.class, c.reason = request.ClassCriticalExact, "masked or condensed, but the latest turn names its file: kept whole"
 			r.inlined = append(r.inlined, c.in.Hash)
 			continue
-		case !lossy && k < maskFrom && r.readLike(s):
+		case !lossy && k < maskFrom && r.fileRead(s):
 			c.class = request.ClassRehydratableExact
 			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
 		case !lossy && k < maskFrom:
@@ -387,7 +387,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			} else {
 				c.reason = "recent output"
 			}
-		case r.readLike(s):
+		case r.fileRead(s):
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
 			c.reason = "older file read: head and reference"
@@ -610,7 +610,6 @@ func (r *run) referred(paths []string) bool {
 	return false
 }
 
-// readLike reports a tool output answering a file-reading call.
 // condense gives an older output a view of its first head and last tail
 // lines (plus critical lines) with a reference to the whole, within the
 // policy's allocation or the caller's MaxToolOutput; a negative
@@ -683,11 +682,8 @@ func (r *run) long(k int, s *request.Segment) bool {
 }
 
 // fileRead reports a tool output answering a call that reads a file
-// (request.ReadOf, or a tool named like a read).
+// (request.ReadOf: the one rule of what a read is).
 func (r *run) fileRead(s *request.Segment) bool {
-	if r.readLike(s) {
-		return true
-	}
 	ci, ok := r.calls[s.CallID]
 	if !ok {
 		return false
@@ -717,11 +713,6 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, res.tokens
 	c.artifact, c.reason = c.in.Hash, reason
 	r.maskHinted = true
-}
-
-func (r *run) readLike(s *request.Segment) bool {
-	ci, ok := r.calls[s.CallID]
-	return ok && request.NameHas(ci.name, request.ReadTools)
 }
 
 // selectNotices replaces injected notices that a later notice repeats

@@ -66,7 +66,7 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 		for i := len(in.Items) - 1; i >= 0 && lastSearch < 0; i-- {
 			for j := range in.Items[i].Segments {
 				s := &in.Items[i].Segments[j]
-				if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && searchCall(c) {
+				if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && signal.SearchCall(c.Name, c.Text) {
 					lastSearch = i
 				}
 			}
@@ -99,13 +99,4 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 		}
 	}
 	return "open"
-}
-
-// searchCall reports whether a call searches files (grep, rg, find,
-// SWE-agent's search tools).
-func searchCall(c *request.Segment) bool {
-	if strings.HasPrefix(c.Name, "search") || c.Name == "find_file" || c.Name == "grep" || c.Name == "Grep" {
-		return true
-	}
-	return signal.ViewOutput(c.Name, c.Text) && (strings.Contains(c.Text, "grep") || strings.Contains(c.Text, "rg ") || strings.Contains(c.Text, "find "))
 }
