@@ -143,6 +143,39 @@ type FileRead struct {
 	Range string
 }
 
+// Covers reports whether read r shows every line read o shows, of the
+// same file: r is the whole file, or its range holds o's ("a,b"; a
+// negative end is the file's end, as an editor's view_range writes it).
+func (r FileRead) Covers(o FileRead) bool {
+	if r.Path != o.Path {
+		return false
+	}
+	if r.Range == "" || r.Range == o.Range {
+		return true
+	}
+	ra, rb, ok1 := lineRange(r.Range)
+	oa, ob, ok2 := lineRange(o.Range)
+	return ok1 && ok2 && ra <= oa && ob <= rb
+}
+
+// lineRange reads a range "a,b"; an end below 1 (the file's end) is the
+// largest int.
+func lineRange(s string) (a, b int, ok bool) {
+	x, y, found := strings.Cut(s, ",")
+	if !found {
+		return 0, 0, false
+	}
+	a, err1 := strconv.Atoi(x)
+	b, err2 := strconv.Atoi(y)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	if b < 1 {
+		b = int(^uint(0) >> 1)
+	}
+	return a, b, true
+}
+
 // ReadTools name tools that read files; editTools tools that change them.
 var (
 	ReadTools = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}

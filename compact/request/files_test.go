@@ -43,6 +43,25 @@ func TestReadOf(t *testing.T) {
 	}
 }
 
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		r, o string
+		want bool
+	}{
+		{"", "", true}, {"", "1,40", true}, {"1,40", "1,40", true}, {"1,80", "20,40", true},
+		{"20,40", "1,80", false}, {"1,40", "", false}, {"10,-1", "300,400", true}, {"10,-1", "1,20", false},
+		{"1,40", "x", false},
+	}
+	for _, tt := range tests {
+		if got := (FileRead{Path: "a.py", Range: tt.r}).Covers(FileRead{Path: "a.py", Range: tt.o}); got != tt.want {
+			t.Errorf("%q covers %q = %v, want %v", tt.r, tt.o, got, tt.want)
+		}
+	}
+	if (FileRead{Path: "a.py"}).Covers(FileRead{Path: "b.py"}) {
+		t.Error("a read of a.py covers one of b.py")
+	}
+}
+
 // editsText is edits of a call given as its argument text.
 func editsText(name, argText, path string) bool {
 	m := args(argText)
