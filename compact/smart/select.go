@@ -325,7 +325,11 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		// stay in its view), so its bytes do not change until its step.
 		longNow := !lossy && k >= maskFrom && r.long(k, s) && !named[k]
 		switch {
-		case k >= criticalFrom && isErr && !longNow:
+		case k >= criticalFrom && isErr && !longNow && !settled:
+			// Past the masking boundary an error output is masked at its
+			// step (its critical lines stay in view): with a horizon
+			// shorter than the critical one, the critical boundary, which
+			// moves every turn, would otherwise change it between steps.
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
 		case !settled && c.in.IsDiff && r.referred(c.in.Paths) && !longNow:
