@@ -192,3 +192,33 @@ func TestImportNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFocusUsed: the focus views of any source at any kept line never
+// panic, and every elided range lies within the file (the import scan
+// and the used declarations read untrusted text).
+//
+//	go test -fuzz=FuzzFocusUsed ./treesitter
+func FuzzFocusUsed(f *testing.F) {
+	f.Add("package p\n\nimport (\n\t\"bytes\"\n\tx \"net/url\"\n)\n\nconst c = 1\n\nfunc f() int {\n\treturn bytes.MinRead + c + len(x.Path)\n}\n", 11, false)
+	f.Add("import os\nfrom a import (\n    b,\n)\nK = 1\n\nclass C:\n    v = 2\n\n    def m(self):\n        return os.sep, b, K, self.v\n", 11, true)
+	f.Add("from x import (\n", 1, true)
+	f.Add("import (\n\"\n", 2, false)
+	f.Fuzz(func(t *testing.T, src string, keep int, python bool) {
+		lang := "go"
+		if python {
+			lang = "python"
+		}
+		vs, err := FocusViews(t.Context(), lang, []byte(src), Options{KeepLines: []int{keep}})
+		if err != nil {
+			return
+		}
+		n := strings.Count(src, "\n") + 1
+		for _, v := range vs {
+			for _, r := range v.Elided {
+				if r.Start < 1 || r.End < r.Start || r.End > n {
+					t.Fatalf("%s: elided %v outside 1-%d", v.Level, r, n)
+				}
+			}
+		}
+	})
+}
