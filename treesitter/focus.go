@@ -70,6 +70,7 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 	if len(spans) == 0 {
 		return nil
 	}
+	spans, importsShown := withUsed(lines, syms, spans)
 	var elided []ctxd.LineRange
 	at := 1
 	for _, s := range spans {
@@ -138,7 +139,7 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 	}
 	var full, only strings.Builder
 	full.Grow(focused.Len() + 64*len(syms))
-	if imps := usedImports(imports, used); len(imps) > 0 {
+	if imps := usedImports(imports, used); len(imps) > 0 && !importsShown {
 		only.WriteString("imports: ")
 		only.WriteString(strings.Join(imps, ", "))
 		only.WriteString("\n")
@@ -390,4 +391,217 @@ func importName(imp string) string {
 		name = name[i+1:]
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(name, ".js"), ".ts")
+}
+
+// Limits of withUsed: a declaration of at most usedDeclLines lines, at
+// most usedLinesMax lines added to a view, import lines looked for in the
+// first importHeadLines lines.
+const (
+	usedDeclLines   = 6
+	usedLinesMax    = 16
+	importHeadLines = 200
+)
+
+// usedDeclKinds are the kinds of declaration withUsed shows whole when
+// the focused code names them: constants, variables (Python's module
+// assignments, JavaScript's const and require), class attributes and
+// struct fields.
+var usedDeclKinds = map[string]bool{"const": true, "var": true, "field": true}
+
+// withUsed returns spans (sorted, merged) with the lines the focused code
+// uses beside it: the import lines that bring a name it uses, and the
+// short declarations it names (a module constant or variable, a class
+// attribute or field of its own type), each at most usedDeclLines long,
+// usedLinesMax lines in all. A change to a function often touches them
+// (the import of what its new code calls, the constant it compares
+// against), and the outline shows a declaration's first line only as
+// an elided outline line and an import not at all.
+//
+// importsShown reports import lines among the lines added: the focus-only
+// view then leaves out its list of the imports used.
+func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange) (_ []ctxd.LineRange, importsShown bool) {
+	inSpan := func(l int) bool { return inRanges(spans, l) }
+	imports := importLines(lines, syms)
+	names := map[string]bool{}
+	for _, s := range syms {
+		if usedDeclKinds[s.Kind] {
+			names[s.Name] = true
+		}
+	}
+	for _, im := range imports {
+		for _, n := range im.names {
+			names[n] = true
+		}
+	}
+	if len(names) == 0 {
+		return spans, false
+	}
+	var focused strings.Builder
+	parents := map[string]bool{}
+	for _, r := range spans {
+		for l := r.Start; l <= r.End; l++ {
+			focused.WriteString(lines[l-1])
+		}
+	}
+	for _, s := range syms {
+		if focusFunctionKinds[s.Kind] && s.Parent != "" && inSpan(s.Start) {
+			parents[s.Parent] = true
+		}
+	}
+	used := identifiersIn(focused.String(), names)
+	if len(used) == 0 {
+		return spans, false
+	}
+	var add []ctxd.LineRange
+	added := 0
+	take := func(r ctxd.LineRange) {
+		if n := r.End - r.Start + 1; added+n <= usedLinesMax && !inSpan(r.Start) {
+			add = append(add, r)
+			added += n
+		}
+	}
+	for _, im := range imports {
+		if slices.ContainsFunc(im.names, func(n string) bool { return used[n] }) {
+			if im.group > 0 {
+				take(ctxd.LineRange{Start: im.group, End: im.group})
+			}
+			take(ctxd.LineRange{Start: im.line, End: im.line})
+			importsShown = importsShown || inRanges(add, im.line)
+		}
+	}
+	for _, s := range syms {
+		if !usedDeclKinds[s.Kind] || !used[s.Name] || s.Inner || s.End-s.Start >= usedDeclLines || s.Start < 1 || s.End > len(lines) {
+			continue
+		}
+		if s.Depth == 0 || s.Depth == 1 && parents[s.Parent] {
+			take(ctxd.LineRange{Start: s.Start, End: s.End})
+		}
+	}
+	if len(add) == 0 {
+		return spans, false
+	}
+	spans = append(slices.Clone(spans), add...)
+	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
+	return mergeRanges(spans), importsShown
+}
+
+// inRanges reports whether line l is in one of rs.
+func inRanges(rs []ctxd.LineRange, l int) bool {
+	return slices.ContainsFunc(rs, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
+}
+
+// importLine is one line of a file's imports: its number, the line that
+// opens its group when it is inside one (Go's `import (`, Python's
+// `from m import (`, a JavaScript `import {` over several lines), 0
+// otherwise, and the names it binds.
+type importLine struct {
+	line, group int
+	names       []string
+}
+
+// importLines returns the import lines of the head of a file (before its
+// first function or type, at most importHeadLines lines): lines that
+// start with import, from, use, require or #include, and the lines of a
+// group such a line opens. A line's names are its identifiers outside
+// quotes but the keywords; for a line with none (Go's `"net/http"`), the
+// last element of its quoted path.
+func importLines(lines []string, syms []Symbol) []importLine {
+	head := min(len(lines), importHeadLines)
+	for _, s := range syms {
+		if s.Depth == 0 && !usedDeclKinds[s.Kind] && s.Kind != "module" && s.Start-1 < head {
+			head = s.Start - 1
+		}
+	}
+	var out []importLine
+	group, closer := 0, ""
+	for i := 0; i < head; i++ {
+		t := strings.TrimSpace(lines[i])
+		if group > 0 {
+			if strings.HasPrefix(t, closer) {
+				if names := importNames(t); len(names) > 0 {
+					out = append(out, importLine{line: i + 1, group: group, names: names})
+				}
+				group = 0
+				continue
+			}
+			if names := importNames(t); len(names) > 0 {
+				out = append(out, importLine{line: i + 1, group: group, names: names})
+			}
+			continue
+		}
+		if !isImportStart(t) {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(t, "("):
+			group, closer = i+1, ")"
+		case strings.HasSuffix(t, "{"):
+			group, closer = i+1, "}"
+		}
+		if group == 0 {
+			if names := importNames(t); len(names) > 0 {
+				out = append(out, importLine{line: i + 1, names: names})
+			}
+		}
+	}
+	return out
+}
+
+// isImportStart reports a line that starts an import statement.
+func isImportStart(t string) bool {
+	for _, p := range []string{"import ", "import(", "from ", "use ", "require "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// importKeywords are the words of import lines that bind no name.
+var importKeywords = map[string]bool{"import": true, "from": true, "as": true, "use": true, "type": true, "typeof": true, "require": true, "include": true, "self": true, "super": true, "crate": true, "pub": true, "static": true, "mod": true, "_": true}
+
+// importNames returns the names an import line binds: its identifiers
+// outside quotes and comments but the keywords, or, when it has none, the
+// last element of its first quoted path (Go's "net/http" binds http).
+func importNames(t string) []string {
+	for _, c := range []string{"//", "#", "/*"} {
+		if i := strings.Index(t, c); i >= 0 {
+			t = t[:i]
+		}
+	}
+	var names []string
+	var quoted string
+	inQuote := byte(0)
+	start := -1
+	for i := 0; i <= len(t); i++ {
+		var ch byte
+		if i < len(t) {
+			ch = t[i]
+		}
+		if inQuote != 0 {
+			if ch == inQuote || i == len(t) {
+				if quoted == "" {
+					quoted = t[start:i]
+				}
+				inQuote, start = 0, -1
+			}
+			continue
+		}
+		ident := i < len(t) && (ch == '_' || ch == '$' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' && start >= 0)
+		switch {
+		case ch == '"' || ch == '\'' || ch == '`':
+			inQuote, start = ch, i+1
+		case ident && start < 0:
+			start = i
+		case !ident && start >= 0:
+			if w := t[start:i]; !importKeywords[w] {
+				names = append(names, w)
+			}
+			start = -1
+		}
+	}
+	if len(names) == 0 && quoted != "" {
+		names = append(names, importName(quoted))
+	}
+	return names
 }
