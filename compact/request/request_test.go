@@ -455,3 +455,41 @@ func TestKnownStrings(t *testing.T) {
 		t.Errorf("decoding a known string allocated %v times", n)
 	}
 }
+
+// TestTinyNotCached: a text or an item too small to be worth an entry is
+// analyzed or counted again on every call, with the same result as a
+// cached one, and leaves no entry behind (30,000 tiny messages would
+// otherwise hold 16,384 entries each; issue 28).
+func TestTinyNotCached(t *testing.T) {
+	c := NewCache()
+	tiny := "a.go:3: undefined: x"
+	long := strings.Repeat("b.go:7: error: undefined: y\n", 20)
+	for _, text := range []string{tiny, long} {
+		in := c.Info(c.Key(text), text)
+		if in.Hash != HashText(text) || len(in.Signals) == 0 {
+			t.Errorf("Info(%d bytes): hash %q, signals %q", len(text), in.Hash, in.Signals)
+		}
+	}
+	if n := c.infos.Len(); n != 1 {
+		t.Errorf("the cache holds %d analyses, want 1 (the long text's)", n)
+	}
+
+	e := NewEstimator(lenCounter{}, ImageOpenAI)
+	small := []byte(`{"role":"user","content":"message 1 says a few words"}`)
+	big := []byte(`{"role":"user","content":"` + strings.Repeat("word ", 100) + `"}`)
+	for _, raw := range [][]byte{small, big} {
+		it, err := ParseItem(FormatChat, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := MessageOverhead + e.Text("user") + e.Text(it.Segments[0].Text)
+		for range 2 { // counted, then counted again or from the cache
+			if got := e.Item(it); got != want || it.Segments[0].Tokens != want-MessageOverhead-e.Text("user") {
+				t.Errorf("Item(%d bytes) = %d (segment %d), want %d", len(raw), got, it.Segments[0].Tokens, want)
+			}
+		}
+	}
+	if n := e.cache.Len(); n != 1 {
+		t.Errorf("the estimator holds %d items, want 1 (the big one's)", n)
+	}
+}
