@@ -171,7 +171,7 @@ func EvictedPieceLen(i int, it *request.Item) int {
 func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
 	role := it.Role
 	if role == "" {
-		role = string(it.Kind)
+		role = it.Kind.String()
 	}
 	w.WriteString("=== message ")
 	w.WriteString(strconv.Itoa(i))

@@ -242,8 +242,8 @@ func (r *Request) parseItem(it *Item, o obj) bool {
 	default:
 		return false
 	}
-	if it.arrays != nil {
-		it.arrays.members = slices.Clone(o.members)
+	if it.extra != nil && len(it.extra.list) > 0 {
+		it.extra.members = slices.Clone(o.members)
 	}
 	return true
 }
@@ -342,7 +342,7 @@ func writeJoined(sb *strings.Builder, s string) {
 	sb.WriteString(s)
 }
 
-func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) {
+func (r *Request) addArray(it *Item, o obj, key string) (idx int32, elems []Span) {
 	v, ok := o.get(key)
 	if !ok || kindOf(r.Body, v) != '[' {
 		return -1, nil
@@ -351,11 +351,9 @@ func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) 
 	if err != nil {
 		return -1, nil
 	}
-	if it.arrays == nil {
-		it.arrays = &itemArrays{}
-	}
-	it.arrays.list = append(it.arrays.list, arrayRef{member: o.memberIndex(key), elems: elems})
-	return len(it.arrays.list) - 1, elems
+	x := it.ext()
+	x.list = append(x.list, arrayRef{member: o.memberIndex(key), elems: elems})
+	return int32(len(x.list) - 1), elems
 }
 
 // objectAt returns the object at s, or false when s holds another JSON
@@ -368,15 +366,15 @@ func objectAt(b []byte, s Span) (obj, bool) {
 	return o, err == nil
 }
 
-// add adds seg to it, and the id of a tool call's segment to it.Calls, of
-// a tool result's to it.Results.
+// add adds seg to it, and the id of a tool call's segment to its calls, of
+// a tool result's to its results.
 func (it *Item) add(seg Segment) {
 	if seg.CallID != "" {
 		switch seg.Kind {
 		case SegToolCall:
-			it.Calls = append(it.Calls, seg.CallID)
+			it.ext().calls = append(it.ext().calls, seg.CallID)
 		case SegToolResult:
-			it.Results = append(it.Results, seg.CallID)
+			it.ext().results = append(it.ext().results, seg.CallID)
 		}
 	}
 	it.Segments = append(it.Segments, seg)
@@ -385,7 +383,7 @@ func (it *Item) add(seg Segment) {
 // addContent adds the segments of o's "content" member c: one text
 // segment when it is a string, one segment an element, read by part, when
 // it is an array.
-func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int) Segment) {
+func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int32) Segment) {
 	switch kindOf(r.Body, c) {
 	case '"':
 		it.add(textSegment(r.Body, c, SegText))
@@ -451,7 +449,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 		it.Segments[0].CallID = id
 		it.Segments[0].Name = o.str(b, "name")
 		if id != "" {
-			it.Results = append(it.Results, id)
+			it.ext().results = append(it.ext().results, id)
 		}
 	}
 	for _, k := range []string{"reasoning_content", "reasoning", "refusal"} {
@@ -523,7 +521,7 @@ func hasSeg(it *Item, k SegmentKind) bool {
 }
 
 // partSegment reads one content part of a Chat or Responses message.
-func (r *Request) partSegment(p Span, ai int) Segment {
+func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
 	seg := Segment{Kind: SegOther, Elem: p, array: ai, Text: string(b[p.Start:p.End])}
 	switch kindOf(b, p) {
@@ -558,7 +556,7 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 		r.addContent(it, o, c, r.blockSegment)
 	}
 	switch {
-	case len(it.Results) > 0 || hasSeg(it, SegToolResult):
+	case len(it.Results()) > 0 || hasSeg(it, SegToolResult):
 		it.Kind = KindToolResult
 	case hasSeg(it, SegToolCall):
 		it.Kind = KindToolCall
@@ -568,7 +566,7 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 }
 
 // blockSegment reads one content block of an Anthropic message.
-func (r *Request) blockSegment(e Span, ai int) Segment {
+func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
 	seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
 	bo, ok := objectAt(b, e)

@@ -110,15 +110,15 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 	var dropMember []bool
 	var arrs []arrayRef
 	var members []member
-	if it.arrays != nil {
-		arrs, members = it.arrays.list, it.arrays.members
+	if it.extra != nil {
+		arrs, members = it.extra.list, it.extra.members
 	}
 	for a, arr := range arrs {
 		drop := make([]bool, len(arr.elems))
 		n := 0
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if s.array != a || !p.dropSeg[SegRef{i, j}] {
+			if int(s.array) != a || !p.dropSeg[SegRef{i, j}] {
 				continue
 			}
 			if k := slices.Index(arr.elems, s.Elem); k >= 0 && !drop[k] {

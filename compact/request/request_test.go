@@ -121,9 +121,9 @@ func TestParseModel(t *testing.T) {
 	summarize := func(r *Request) []item {
 		var out []item
 		for _, it := range r.Items {
-			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls, Results: it.Results}
+			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls(), Results: it.Results()}
 			for _, s := range it.Segments {
-				x.Segs = append(x.Segs, string(s.Kind)+":"+string(s.Class))
+				x.Segs = append(x.Segs, s.Kind.String()+":"+s.Class.String())
 			}
 			out = append(out, x)
 		}
