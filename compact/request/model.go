@@ -369,8 +369,7 @@ type Request struct {
 	InputString bool
 
 	top   obj
-	items Span   // span of the items array (or the input string)
-	elems []Span // element spans of the items array
+	items Span // span of the items array (or the input string); its elements are the items' spans
 }
 
 // errNoItems is returned by operations that need an items array.

@@ -196,7 +196,7 @@ func (r *Request) parseItems(key string) error {
 	if err != nil {
 		return err
 	}
-	r.ItemsKey, r.items, r.elems = key, v, elems
+	r.ItemsKey, r.items = key, v
 	// The items, and the first segment of each, are held in two arrays
 	// allocated once: a request of many small messages would otherwise
 	// pay an allocation (and its size-class rounding) for every one of
@@ -665,7 +665,7 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
 	}
 	sp := trimSpan(raw)
-	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp, elems: []Span{sp}}
+	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}
 	it := &Item{Span: sp, Raw: raw[sp.Start:sp.End], Kind: KindOther}
 	r.Items = []*Item{it}
 	if kindOf(raw, sp) == '{' {

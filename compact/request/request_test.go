@@ -249,7 +249,16 @@ func TestPair(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := r.Pair()
-			if d := cmp.Diff(tt.units, p.Units); d != "" {
+			var units [][]int
+			for u := range p.NumUnits() {
+				units = append(units, p.Unit(u))
+				for _, i := range p.Unit(u) {
+					if p.UnitOf(i) != u {
+						t.Errorf("UnitOf(%d) = %d, want %d", i, p.UnitOf(i), u)
+					}
+				}
+			}
+			if d := cmp.Diff(tt.units, units); d != "" {
 				t.Errorf("units (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tt.orphans, p.Orphans); d != "" {
