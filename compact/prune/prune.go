@@ -721,7 +721,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		if maxChars == 0 {
 			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt}, seg, r.est)
 		} else {
-			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding(), rt: r.rt}
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt}
 			res = condense(r.p.cache, k, seg, r.est)
 		}
 		if !res.ok {

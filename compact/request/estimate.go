@@ -156,7 +156,7 @@ func (e *Estimator) segment(s *Segment) int {
 	if s.Kind == SegToolResult && s.Name != "" {
 		n += NameOverhead + e.Text(s.Name)
 	}
-	for _, img := range s.Images {
+	for _, img := range s.Images() {
 		n += ImageTokens(e.rule, img)
 	}
 	return n

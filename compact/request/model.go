@@ -213,11 +213,28 @@ type Segment struct {
 	Name string `json:"name,omitempty"`
 	// CallID is the call id a tool call issues or a tool result answers.
 	CallID string `json:"call_id,omitempty"`
-	// Images are the images of the segment (an image part, or images
-	// inside a tool result).
-	Images []Image `json:"images,omitempty"`
+	// images are the images of the segment ([Segment.Images]), out of
+	// line: few segments have any.
+	images *[]Image
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
+}
+
+// Images are the images of the segment (an image part, or images inside
+// a tool result).
+func (s *Segment) Images() []Image {
+	if s.images == nil {
+		return nil
+	}
+	return *s.images
+}
+
+// addImage adds an image to the segment.
+func (s *Segment) addImage(img Image) {
+	if s.images == nil {
+		s.images = new([]Image)
+	}
+	*s.images = append(*s.images, img)
 }
 
 // Hash returns the hex SHA-256 of the segment's text: the address a

@@ -192,29 +192,32 @@ func (r *Request) parseItems(key string) error {
 	if kindOf(r.Body, v) != '[' {
 		return fmt.Errorf("%q must be an array: %w", key, ErrNotRequest)
 	}
-	elems, err := arrayElems(r.Body, v)
-	if err != nil {
-		return err
-	}
 	r.ItemsKey, r.items = key, v
-	// The items, and the first segment of each, are held in two arrays
-	// allocated once: a request of many small messages would otherwise
+	// The items, and the first segment of each, are held in blocks of
+	// arrays, each as large as the items before it (at most
+	// maxItemBlock): a request of many small messages would otherwise
 	// pay an allocation (and its size-class rounding) for every one of
-	// them. An item with more segments appends past its one-segment
-	// slot into a slice of its own (the slot's capacity is 1).
-	items := make([]Item, len(elems))
-	first := make([]Segment, len(elems))
-	r.Items = make([]*Item, len(elems))
+	// them, and a slice of the elements' spans to count them first. An
+	// item with more segments appends past its one-segment slot into a
+	// slice of its own (the slot's capacity is 1).
+	var items []Item
+	var first []Segment
 	var scratch []member
-	for i, e := range elems {
-		it := &items[i]
-		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[i : i : i+1]}
-		r.Items[i] = it
+	return eachElem(r.Body, v, func(e Span) error {
+		if len(items) == cap(items) {
+			n := min(max(len(r.Items), minItemBlock), maxItemBlock)
+			items, first = make([]Item, 0, n), make([]Segment, n)
+		}
+		i, k := len(r.Items), len(items)
+		items = items[:k+1]
+		it := &items[k]
+		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[k : k : k+1]}
+		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
 			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
-			continue
+			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
 		if err != nil {
@@ -222,9 +225,15 @@ func (r *Request) parseItems(key string) error {
 		}
 		scratch = o.members
 		r.parseItem(it, o)
-	}
-	return nil
+		return nil
+	})
 }
+
+// The sizes of the blocks parseItems holds items in.
+const (
+	minItemBlock = 16
+	maxItemBlock = 4096
+)
 
 // parseItem reads item it from its object o in the request's format. It
 // reports false for a format it does not know. o.members may be a scratch
@@ -300,8 +309,8 @@ func (r *Request) parseFixed() {
 }
 
 // joinTextBlocks joins the "text" of an array of blocks; images found are
-// appended to imgs when it is not nil.
-func joinTextBlocks(b []byte, v Span, imgs *[]Image) string {
+// added to seg's when seg is not nil.
+func joinTextBlocks(b []byte, v Span, seg *Segment) string {
 	elems, err := arrayElems(b, v)
 	if err != nil {
 		return ""
@@ -325,8 +334,8 @@ func joinTextBlocks(b []byte, v Span, imgs *[]Image) string {
 		case "text", "input_text", "output_text":
 			writeJoined(&sb, o.str(b, "text"))
 		case "image", "image_url", "input_image", "computer_screenshot":
-			if imgs != nil {
-				*imgs = append(*imgs, imageOf(b, o, t))
+			if seg != nil {
+				seg.addImage(imageOf(b, o, t))
 			}
 		default:
 			writeJoined(&sb, string(b[e.Start:e.End]))
@@ -423,7 +432,7 @@ func (seg *Segment) setResult(b []byte, v Span) bool {
 	case '"':
 		seg.Text, _ = decodeString(b[v.Start:v.End])
 	case '[':
-		seg.Text = joinTextBlocks(b, v, &seg.Images)
+		seg.Text = joinTextBlocks(b, v, seg)
 	default:
 		return false
 	}
@@ -544,7 +553,7 @@ func (r *Request) partSegment(p Span, ai int32) Segment {
 		seg.setText(b, po, "refusal", SegText)
 	case "image_url", "input_image", "image":
 		seg.Kind, seg.Text = SegImage, ""
-		seg.Images = []Image{imageOf(b, po, t)}
+		seg.addImage(imageOf(b, po, t))
 	}
 	return seg
 }
@@ -578,7 +587,7 @@ func (r *Request) blockSegment(e Span, ai int32) Segment {
 		seg.setText(b, bo, "text", SegText)
 	case "image":
 		seg.Kind, seg.Text = SegImage, ""
-		seg.Images = []Image{imageOf(b, bo, t)}
+		seg.addImage(imageOf(b, bo, t))
 	case "tool_use":
 		seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
 		seg.Text = rawOrString(b, bo, "input")
@@ -626,7 +635,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 			} else if oo, err := parseObj(b, v); err == nil {
 				t := oo.str(b, "type")
 				if t == "computer_screenshot" || t == "input_image" {
-					seg.Images = append(seg.Images, imageOf(b, oo, t))
+					seg.addImage(imageOf(b, oo, t))
 				} else {
 					seg.Text = string(b[v.Start:v.End])
 				}
