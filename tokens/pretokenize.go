@@ -233,10 +233,10 @@ func (s scanner) cl100kAt(i int) int {
 	return s.rest(i, c, n, "\r\n")
 }
 
-// rest matches the alternatives both patterns end with at i, where the
-// character c of n bytes starts no word: \p{N}{1,3},
-// ' ?[^\s\p{L}\p{N}]+' followed by any of trail's characters, then
-// whitespace.
+// rest matches the alternatives both patterns end with, at i, where the
+// character c of n bytes starts no word: \p{N}{1,3}, then
+// " ?[^\s\p{L}\p{N}]+" followed by a run of trail's bytes (cl100k's
+// [\r\n]*, o200k's [\r\n/]*), then whitespace.
 func (s scanner) rest(i int, c uint8, n int, trail string) int {
 	if c&clsN != 0 {
 		return s.digits(i)
