@@ -195,7 +195,8 @@ func (r *Request) parseItems(key string) error {
 	r.ItemsKey, r.items = key, v
 	// The items, and the first segment of each, are held in blocks of
 	// arrays, each as large as the items before it (at most
-	// maxItemBlock): a request of many small messages would otherwise
+	// maxItemBlock, at most what the rest of the array holds at their
+	// average size): a request of many small messages would otherwise
 	// pay an allocation (and its size-class rounding) for every one of
 	// them, and a slice of the elements' spans to count them first. An
 	// item with more segments appends past its one-segment slot into a
@@ -206,6 +207,13 @@ func (r *Request) parseItems(key string) error {
 	return eachElem(r.Body, v, func(e Span) error {
 		if len(items) == cap(items) {
 			n := min(max(len(r.Items), minItemBlock), maxItemBlock)
+			if k := len(r.Items); k > 0 {
+				// No more than the rest of the array holds at the
+				// items' average size so far: the last block is not
+				// thousands of empty slots.
+				avg := max((e.Start-v.Start)/k, 1)
+				n = min(n, max((v.End-e.Start)/avg+1, minItemBlock))
+			}
 			items, first = make([]Item, 0, n), make([]Segment, n)
 		}
 		i, k := len(r.Items), len(items)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -500,5 +502,34 @@ func TestTinyNotCached(t *testing.T) {
 	}
 	if n := e.cache.Len(); n != 1 {
 		t.Errorf("the estimator holds %d items, want 1 (the big one's)", n)
+	}
+}
+
+// TestTinyMessageBytes bounds what parsing costs per tiny message (issue
+// 28: 30,000 messages of ~67 bytes; 208+176 bytes of item and segment
+// before the compact model, 128+104 now, plus its pointer and its
+// decoded text): a field added to Item or Segment shows here first.
+func TestTinyMessageBytes(t *testing.T) {
+	const n = 10000
+	var b bytes.Buffer
+	b.WriteString(`{"model":"gpt-4o","messages":[{"role":"system","content":"You are helpful."}`)
+	for i := range n {
+		fmt.Fprintf(&b, `,{"role":"user","content":"message %d says a few words"}`, i)
+	}
+	b.WriteString("]}")
+	body := b.Bytes()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := Parse(body, FormatChat)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(r.Items) != n+1 {
+		t.Fatalf("parse: %v, %d items", err, len(r.Items))
+	}
+	const maxPerMessage = 320
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > maxPerMessage {
+		t.Errorf("parsing allocated %d bytes a message, want at most %d", per, maxPerMessage)
+	} else {
+		t.Logf("%d bytes a message", per)
 	}
 }
