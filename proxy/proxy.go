@@ -37,6 +37,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxd/ctxd/internal/heapgoal"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
@@ -100,6 +101,10 @@ type Options struct {
 	// the proxy does not rewrite (exact mode, a compressed body, other
 	// routes) stream through whatever their size.
 	MaxBodyBytes int64
+	// HeapGoal, when set, keeps the runtime's soft memory limit near the
+	// idle process plus a multiple of the bodies being rewritten (the
+	// command sets one unless GOMEMLIMIT is set; see internal/heapgoal).
+	HeapGoal *heapgoal.Goal
 }
 
 // The masking defaults of the proxy (smart.Call.MaskHorizon and

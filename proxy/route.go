@@ -51,6 +51,9 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.BytesIn = len(body)
+	// The body's rewrite and forward work under a memory limit that
+	// follows the bodies in flight (issue 28: many tiny messages).
+	defer p.opts.HeapGoal.Hold(int64(len(body)))()
 	out, status, code, msg := p.rewrite(r, body, rec)
 	if status != 0 {
 		p.fail(w, rec, status, code, msg)

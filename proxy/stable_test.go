@@ -97,7 +97,7 @@ func TestForwardedPrefixIsStable(t *testing.T) {
 				in, _ := request.Parse(body, format)
 				n := 0
 				for _, it := range in.Items {
-					n += len(it.Results)
+					n += len(it.Results())
 				}
 				step := stepOf(n)
 				if prev != nil {

@@ -7,9 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/internal/heapgoal"
 	"github.com/ctxd/ctxd/proxy"
 )
 
@@ -28,6 +30,14 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 		run: runProxy,
 	})
 }
+
+// The proxy's heap goal: the idle process plus proxyHeapSlack plus
+// proxyHeapPerByte bytes per body byte in flight (issue 28's bound is 4x
+// the body plus a constant).
+const (
+	proxyHeapPerByte = 4
+	proxyHeapSlack   = 4 << 20
+)
 
 func runProxy(ctx context.Context, std *IO, args []string) error {
 	c := commands["proxy"]
@@ -111,7 +121,15 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != "", MaxBodyBytes: maxBody})
+	var goal *heapgoal.Goal
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A request's work runs under a limit of the idle process plus
+		// a few times the bodies in flight, not the collector's default
+		// headroom over the tokenizer tables (BENCHMARKS.md, "h28model");
+		// GOMEMLIMIT overrides it.
+		goal = heapgoal.New(proxyHeapPerByte, proxyHeapSlack)
+	}
+	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != "", MaxBodyBytes: maxBody, HeapGoal: goal})
 	if err != nil {
 		return err
 	}

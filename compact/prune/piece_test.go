@@ -14,7 +14,7 @@ func fmtPiece(i int, it *request.Item) string {
 	var sb strings.Builder
 	role := it.Role
 	if role == "" {
-		role = string(it.Kind)
+		role = it.Kind.String()
 	}
 	fmt.Fprintf(&sb, "=== message %d (%s) ===\n", i, role)
 	for j := range it.Segments {

@@ -551,7 +551,7 @@ func (r *run) dropOrphans() {
 		// malformed item holding both an orphan and a paired call), and a
 		// Responses reasoning item cannot stay without the item it
 		// precedes: the whole unit goes.
-		for _, j := range r.pair.Units[r.pair.UnitOf[o.Item]] {
+		for _, j := range r.pair.Unit(r.pair.UnitOf(o.Item)) {
 			if j != o.Item && !r.st[j].gone {
 				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
 			}
@@ -610,7 +610,7 @@ func (r *run) assignTiers() {
 	// unit (the open tool pair the model answers next).
 	protect := func(i int) {
 		if i >= 0 {
-			for _, j := range r.pair.Units[r.pair.UnitOf[i]] {
+			for _, j := range r.pair.Unit(r.pair.UnitOf(i)) {
 				r.st[j].protected = true
 			}
 		}
@@ -664,7 +664,8 @@ func (r *run) assignTiers() {
 			r.st[i].keep = w
 		}
 	}
-	for _, unit := range r.pair.Units {
+	for u := range r.pair.NumUnits() {
+		unit := r.pair.Unit(u)
 		t := tierArchive
 		for _, i := range unit {
 			t = min(t, base[i])
@@ -720,7 +721,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		if maxChars == 0 {
 			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt}, seg, r.est)
 		} else {
-			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images), encoding: r.s.counter.Encoding(), rt: r.rt}
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt}
 			res = condense(r.p.cache, k, seg, r.est)
 		}
 		if !res.ok {
@@ -746,7 +747,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 
 // unitOrder sorts units for eviction: lowest score first, then oldest.
 func (r *run) unitOrder() []int {
-	order := make([]int, len(r.pair.Units))
+	order := make([]int, r.pair.NumUnits())
 	for u := range order {
 		order[u] = u
 	}
@@ -755,23 +756,23 @@ func (r *run) unitOrder() []int {
 		if c := cmp.Compare(sa, sb); c != 0 {
 			return c
 		}
-		return cmp.Compare(r.pair.Units[a][0], r.pair.Units[b][0])
+		return cmp.Compare(r.pair.Unit(a)[0], r.pair.Unit(b)[0])
 	})
 	return order
 }
 
 func (r *run) unitScore(u int) float64 {
 	best := 0.0
-	for _, i := range r.pair.Units[u] {
+	for _, i := range r.pair.Unit(u) {
 		best = max(best, r.st[i].score)
 	}
 	return best
 }
 
-func (r *run) unitTier(u int) int { return r.st[r.pair.Units[u][0]].tier }
+func (r *run) unitTier(u int) int { return r.st[r.pair.Unit(u)[0]].tier }
 
 func (r *run) unitProtected(u int) bool {
-	for _, i := range r.pair.Units[u] {
+	for _, i := range r.pair.Unit(u) {
 		if r.st[i].protected {
 			return true
 		}
@@ -780,7 +781,7 @@ func (r *run) unitProtected(u int) bool {
 }
 
 func (r *run) unitLive(u int) bool {
-	for _, i := range r.pair.Units[u] {
+	for _, i := range r.pair.Unit(u) {
 		if !r.st[i].gone {
 			return true
 		}
@@ -799,7 +800,7 @@ const maxSummaryShrink = 20
 // unitLiveTokens is the tokens a unit's live items hold.
 func (r *run) unitLiveTokens(u int) int {
 	n := 0
-	for _, i := range r.pair.Units[u] {
+	for _, i := range r.pair.Unit(u) {
 		if !r.st[i].gone {
 			n += r.st[i].tokens
 		}
@@ -809,7 +810,7 @@ func (r *run) unitLiveTokens(u int) int {
 
 // evict removes a unit into the summary.
 func (r *run) evict(u int, reason string) {
-	for _, i := range r.pair.Units[u] {
+	for _, i := range r.pair.Unit(u) {
 		st := &r.st[i]
 		if st.gone {
 			continue
@@ -944,7 +945,8 @@ func (r *run) summaryPosition() int {
 	}
 	for changed := true; changed && k < n; {
 		changed = false
-		for _, unit := range r.pair.Units {
+		for u := range r.pair.NumUnits() {
+			unit := r.pair.Unit(u)
 			lo, hi := -1, -1
 			for _, i := range unit {
 				if !r.st[i].gone {

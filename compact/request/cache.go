@@ -14,6 +14,14 @@ import (
 // maxCached bounds each map of a [Cache]; a full map starts over.
 const maxCached = 16384
 
+// minCachedText is the shortest text whose analysis a [Cache] keeps:
+// a shorter one is analyzed again on every call. Its entry (key, Info,
+// hex hash, map slot: about 400 bytes) would outweigh the text many
+// times, and a request of 30,000 tiny messages would hold 16,384 of
+// them (issue 28); analyzing so short a text costs about what the
+// lookup does.
+const minCachedText = 256
+
 // TextKey names a text by a 128-bit hash and its length.
 type TextKey struct {
 	h1, h2 uint64
@@ -77,12 +85,18 @@ func (c *Cache) Estimator(counter Encoder, rule ImageRule) *Estimator {
 // Info returns the signal analysis of text with its SHA-256 (k is
 // c.Key(text)). The result is shared and must not be modified.
 func (c *Cache) Info(k TextKey, text string) *signal.Info {
-	return c.infos.Get(k, func() *signal.Info {
-		in := signal.Analyze(text)
-		sum := sha256.Sum256(byteview.ReadOnly(text))
-		in.Hash = hex.EncodeToString(sum[:])
-		return in
-	})
+	if len(text) < minCachedText {
+		return analyze(text)
+	}
+	return c.infos.Get(k, func() *signal.Info { return analyze(text) })
+}
+
+// analyze is text's signal analysis with its SHA-256.
+func analyze(text string) *signal.Info {
+	in := signal.Analyze(text)
+	sum := sha256.Sum256(byteview.ReadOnly(text))
+	in.Hash = hex.EncodeToString(sum[:])
+	return in
 }
 
 // Memo returns what build derives from a text under key k (a comparable

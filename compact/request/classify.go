@@ -27,7 +27,7 @@ func classify(r *Request) {
 		}
 	}
 	for i := range r.Fixed {
-		if r.Fixed[i].Class == "" {
+		if r.Fixed[i].Class == 0 {
 			r.Fixed[i].Class = ClassProtocolExact
 		}
 	}

@@ -34,6 +34,13 @@ const maxTokenizedOther = 64 << 10
 // maxCachedItems bounds the per-item cache; when full it starts over.
 const maxCachedItems = 16384
 
+// minCachedItem is the smallest item (in raw bytes) whose counts the
+// estimator caches: a smaller one is counted again on every call. Its
+// entry (key, counts, map slot: about 100 bytes) would weigh more than
+// the item, and counting a few words costs about what hashing the
+// item twice for the key does (issue 28: 30,000 tiny messages).
+const minCachedItem = 256
+
 // Estimator estimates the tokens of items with a model's encoding and
 // image rule, caching each item's counts by the hash of its bytes. It is
 // safe for concurrent use.
@@ -87,6 +94,9 @@ func (e *Estimator) Fixed(r *Request) int {
 
 // Item sets it.Tokens and each segment's Tokens and returns it.Tokens.
 func (e *Estimator) Item(it *Item) int {
+	if len(it.Raw) < minCachedItem {
+		return e.count(it, nil)
+	}
 	key := itemKey{h1: maphash.Bytes(e.seed1, it.Raw), h2: maphash.Bytes(e.seed2, it.Raw), n: len(it.Raw), role: it.Role}
 	counts, ok := e.cache.Lookup(key)
 	if ok && len(counts) == len(it.Segments)+1 {
@@ -96,20 +106,31 @@ func (e *Estimator) Item(it *Item) int {
 		it.Tokens = counts[len(it.Segments)]
 		return it.Tokens
 	}
+	counts = make([]int, len(it.Segments)+1)
+	total := e.count(it, counts)
+	e.cache.Put(key, counts)
+	return total
+}
+
+// count sets it.Tokens and each segment's Tokens and returns it.Tokens;
+// counts, when not nil, receives the segments' counts, then the total.
+func (e *Estimator) count(it *Item, counts []int) int {
 	total := 0
 	if it.Role != "" {
 		total += MessageOverhead + e.Text(it.Role)
 	}
-	counts = make([]int, len(it.Segments)+1)
 	for i := range it.Segments {
 		n := e.segment(&it.Segments[i])
 		it.Segments[i].Tokens = n
-		counts[i] = n
+		if counts != nil {
+			counts[i] = n
+		}
 		total += n
 	}
 	it.Tokens = total
-	counts[len(it.Segments)] = total
-	e.cache.Put(key, counts)
+	if counts != nil {
+		counts[len(it.Segments)] = total
+	}
 	return total
 }
 
@@ -135,7 +156,7 @@ func (e *Estimator) segment(s *Segment) int {
 	if s.Kind == SegToolResult && s.Name != "" {
 		n += NameOverhead + e.Text(s.Name)
 	}
-	for _, img := range s.Images {
+	for _, img := range s.Images() {
 		n += ImageTokens(e.rule, img)
 	}
 	return n

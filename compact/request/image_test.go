@@ -59,7 +59,7 @@ func TestImageDimensions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			imgs := r.Items[0].Segments[0].Images
+			imgs := r.Items[0].Segments[0].Images()
 			if len(imgs) != 1 || imgs[0].Width != 640 || imgs[0].Height != 480 {
 				t.Errorf("images = %+v, want one 640x480", imgs)
 			}
@@ -70,10 +70,10 @@ func TestImageDimensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range r.Items[0].Segments {
-		if s.Images[0].Width != 0 {
-			t.Errorf("unknown image got dimensions %+v", s.Images[0])
+		if s.Images()[0].Width != 0 {
+			t.Errorf("unknown image got dimensions %+v", s.Images()[0])
 		}
-		if got := ImageTokens(ImageOpenAI, s.Images[0]); got != OpenAIImageUnknown {
+		if got := ImageTokens(ImageOpenAI, s.Images()[0]); got != OpenAIImageUnknown {
 			t.Errorf("unknown image costs %d, want the conservative %d", got, OpenAIImageUnknown)
 		}
 	}

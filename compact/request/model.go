@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -56,72 +57,128 @@ func ParseFormat(s string) (Format, error) {
 // [ctxd.ErrInvalidParams].
 var ErrNotRequest = fmt.Errorf("not a chat, anthropic or responses request: %w", ctxd.ErrInvalidParams)
 
-// Kind is an item's part in the conversation.
-type Kind string
+// Kind is an item's part in the conversation. It is a small number (an
+// item of a request of many tiny messages is paid per message); its
+// text is its name ([Kind.String], and in JSON).
+type Kind uint8
 
 // The item kinds.
 const (
 	// KindMessage is a plain message: text, images, refusals.
-	KindMessage Kind = "message"
+	KindMessage Kind = iota
 	// KindToolCall is an item that issues tool calls (an assistant message
 	// with tool_calls or tool_use blocks, a Responses function_call).
-	KindToolCall Kind = "tool_call"
+	KindToolCall
 	// KindToolResult is an item that answers tool calls (a tool message, a
 	// user message with tool_result blocks, a function_call_output).
-	KindToolResult Kind = "tool_result"
+	KindToolResult
 	// KindReasoning is a Responses reasoning item.
-	KindReasoning Kind = "reasoning"
+	KindReasoning
 	// KindSummary is a summary ctxd inserted for evicted items earlier.
-	KindSummary Kind = "summary"
+	KindSummary
 	// KindOther is an item type ctxd does not interpret (web_search_call,
 	// item_reference...); it passes through unchanged.
-	KindOther Kind = "other"
+	KindOther
 )
 
-// SegmentKind says what a segment holds.
-type SegmentKind string
+var kindNames = [...]string{"message", "tool_call", "tool_result", "reasoning", "summary", "other"}
+
+func (k Kind) String() string { return name(kindNames[:], k) }
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error { return unname(kindNames[:], b, k, "item kind") }
+
+// SegmentKind says what a segment holds (a small number; its text is its
+// name).
+type SegmentKind uint8
 
 // The segment kinds.
 const (
-	SegText             SegmentKind = "text"
-	SegImage            SegmentKind = "image"
-	SegToolCall         SegmentKind = "tool_call"
-	SegToolResult       SegmentKind = "tool_result"
-	SegReasoning        SegmentKind = "reasoning"
-	SegThinking         SegmentKind = "thinking"
-	SegRedactedThinking SegmentKind = "redacted_thinking"
-	SegOther            SegmentKind = "other"
+	SegText SegmentKind = iota
+	SegImage
+	SegToolCall
+	SegToolResult
+	SegReasoning
+	SegThinking
+	SegRedactedThinking
+	SegOther
 )
+
+var segmentKindNames = [...]string{"text", "image", "tool_call", "tool_result", "reasoning", "thinking", "redacted_thinking", "other"}
+
+func (k SegmentKind) String() string { return name(segmentKindNames[:], k) }
+
+// MarshalText writes the segment kind's name.
+func (k SegmentKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a segment kind's name.
+func (k *SegmentKind) UnmarshalText(b []byte) error {
+	return unname(segmentKindNames[:], b, k, "segment kind")
+}
 
 // Class is what a policy may do with a segment (the Smart Context safety
 // classes; see docs/compaction.md). The pruner condenses only
 // [ClassCondensable] segments; it keeps or drops whole items otherwise.
-type Class string
+// It is a small number; its text is its name.
+type Class uint8
 
 // The segment classes.
 const (
 	// ClassProtocolExact: ids, tool names and call arguments; any change
 	// breaks the request or what the model believes it did.
-	ClassProtocolExact Class = "protocol_exact"
+	ClassProtocolExact Class = iota + 1
 	// ClassContinuationExact: thinking blocks with signatures, reasoning
 	// items and encrypted content a provider checks on continuation.
-	ClassContinuationExact Class = "continuation_exact"
+	ClassContinuationExact
 	// ClassCriticalExact: system instructions and user text.
-	ClassCriticalExact Class = "critical_exact"
+	ClassCriticalExact
 	// ClassRehydratableExact: content that already carries a ctxd content
 	// reference (it was condensed before); kept exact so it can be
 	// rehydrated by hash.
-	ClassRehydratableExact Class = "rehydratable_exact"
+	ClassRehydratableExact
 	// ClassLosslessTransformable: content that can be re-encoded without
 	// loss (images, documents); the pruner leaves them as they are.
-	ClassLosslessTransformable Class = "lossless_transformable"
+	ClassLosslessTransformable
 	// ClassCondensable: tool output and assistant prose that may be cut to
 	// a preview when old.
-	ClassCondensable Class = "condensable"
+	ClassCondensable
 	// ClassDroppableDuplicate: a tool output identical (same content hash)
 	// to an earlier one.
-	ClassDroppableDuplicate Class = "droppable_duplicate"
+	ClassDroppableDuplicate
 )
+
+// classNames has "" for the zero Class (not classified yet).
+var classNames = [...]string{"", "protocol_exact", "continuation_exact", "critical_exact", "rehydratable_exact", "lossless_transformable", "condensable", "droppable_duplicate"}
+
+func (c Class) String() string { return name(classNames[:], c) }
+
+// MarshalText writes the class's name.
+func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads a class's name.
+func (c *Class) UnmarshalText(b []byte) error { return unname(classNames[:], b, c, "segment class") }
+
+// name is names[v], or v as a number when it has none.
+func name[T ~uint8](names []string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return strconv.Itoa(int(v))
+}
+
+// unname sets *v to the index of b in names.
+func unname[T ~uint8](names []string, b []byte, v *T, what string) error {
+	for i, n := range names {
+		if n == string(b) {
+			*v = T(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown %s %q", what, b)
+}
 
 // Image is what is known of an image part: its detail setting and, when the
 // bytes are inline, its dimensions.
@@ -136,6 +193,12 @@ type Image struct {
 type Segment struct {
 	Kind  SegmentKind `json:"kind"`
 	Class Class       `json:"class"`
+	// IsError reports a tool result flagged as an error by the provider
+	// (Anthropic is_error).
+	IsError bool `json:"is_error,omitempty"`
+
+	array int32 // index into Item.extra.list of the array holding Elem; -1 if none
+
 	// Value is the span of the JSON value that holds the content (a
 	// string, or the array of parts of a tool result); a rewrite replaces
 	// exactly these bytes. Zero when there is nothing to rewrite.
@@ -150,27 +213,35 @@ type Segment struct {
 	Name string `json:"name,omitempty"`
 	// CallID is the call id a tool call issues or a tool result answers.
 	CallID string `json:"call_id,omitempty"`
-	// Images are the images of the segment (an image part, or images
-	// inside a tool result).
-	Images []Image `json:"images,omitempty"`
-	// IsError reports a tool result flagged as an error by the provider
-	// (Anthropic is_error).
-	IsError bool `json:"is_error,omitempty"`
+	// images are the images of the segment ([Segment.Images]), out of
+	// line: few segments have any.
+	images *[]Image
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
+}
 
-	array int // index into Item.arrays.list of the array holding Elem; -1 if none
-	hash  string
+// Images are the images of the segment (an image part, or images inside
+// a tool result).
+func (s *Segment) Images() []Image {
+	if s.images == nil {
+		return nil
+	}
+	return *s.images
+}
+
+// addImage adds an image to the segment.
+func (s *Segment) addImage(img Image) {
+	if s.images == nil {
+		s.images = new([]Image)
+	}
+	*s.images = append(*s.images, img)
 }
 
 // Hash returns the hex SHA-256 of the segment's text: the address a
 // condensed copy records so the original can be stored and rehydrated.
-func (s *Segment) Hash() string {
-	if s.hash == "" {
-		s.hash = HashText(s.Text)
-	}
-	return s.hash
-}
+// It is not kept: a request of many small messages would hold one for
+// each, and callers ask once per segment.
+func (s *Segment) Hash() string { return HashText(s.Text) }
 
 // HashText returns the hex SHA-256 of text.
 func HashText(text string) string {
@@ -178,23 +249,28 @@ func HashText(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// itemArrays are an item's arrays whose elements segments may be
-// dropped one by one, and the members of the item's object (an array
-// left empty drops its member).
-type itemArrays struct {
+// itemExtra is what few items have, out of line: the arrays whose
+// elements segments may be dropped one by one, the members of the item's
+// object (an array left empty drops its member), the call ids the item
+// issues and answers.
+type itemExtra struct {
 	members []member
 	list    []arrayRef
+	calls   []string
+	results []string
 }
 
 // arrayRef records an array inside an item whose elements segments may be
 // dropped one by one: its member in the item object and its elements.
 type arrayRef struct {
-	member int // index into Item.arrays.members
+	member int // index into Item.extra.members
 	elems  []Span
 }
 
 // Item is one element of the request's conversation: a message or, for
-// Responses, a typed item.
+// Responses, a typed item. A request of many small messages holds one
+// for each (issue 28): what few items have is out of line ([Item.Calls],
+// [Item.Results], the droppable arrays), the kind is a small number.
 type Item struct {
 	// Index is the item's position in the request's array.
 	Index int `json:"index"`
@@ -207,33 +283,51 @@ type Item struct {
 	// Type is the Responses item type ("message", "function_call", ...).
 	Type string `json:"type,omitempty"`
 	Kind Kind   `json:"kind"`
-	// Segments are the item's content pieces in order.
-	Segments []Segment `json:"segments"`
-	// Calls are the tool call ids this item issues; Results the ids it
-	// answers. Both keep input order and may hold duplicates.
-	Calls   []string `json:"calls,omitempty"`
-	Results []string `json:"results,omitempty"`
 	// Notice reports an injected notice: a system or developer message
 	// after the first one, or a user message that opens with a
 	// <system-reminder> tag.
 	Notice bool `json:"notice,omitempty"`
+	// Segments are the item's content pieces in order.
+	Segments []Segment `json:"segments"`
 	// Tokens is the item's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
 
-	// arrays is nil for an item without arrays whose elements a plan may
-	// drop (most messages: the field is a pointer so they do not pay
-	// for two slices).
-	arrays *itemArrays
-	hash   string
+	// extra is nil for most messages (the field is a pointer so they do
+	// not pay for four slices).
+	extra *itemExtra
 }
 
-// Hash returns the hex SHA-256 of the item's raw bytes.
-func (it *Item) Hash() string {
-	if it.hash == "" {
-		sum := sha256.Sum256(it.Raw)
-		it.hash = hex.EncodeToString(sum[:])
+// Calls are the tool call ids the item issues, in input order (they may
+// repeat).
+func (it *Item) Calls() []string {
+	if it.extra == nil {
+		return nil
 	}
-	return it.hash
+	return it.extra.calls
+}
+
+// Results are the tool call ids the item answers, in input order (they
+// may repeat).
+func (it *Item) Results() []string {
+	if it.extra == nil {
+		return nil
+	}
+	return it.extra.results
+}
+
+// ext returns the item's out-of-line part, made on first use.
+func (it *Item) ext() *itemExtra {
+	if it.extra == nil {
+		it.extra = &itemExtra{}
+	}
+	return it.extra
+}
+
+// Hash returns the hex SHA-256 of the item's raw bytes (not kept: asked
+// for once or twice a request).
+func (it *Item) Hash() string {
+	sum := sha256.Sum256(it.Raw)
+	return hex.EncodeToString(sum[:])
 }
 
 // Text returns the item's text segments and tool results joined by
@@ -292,8 +386,7 @@ type Request struct {
 	InputString bool
 
 	top   obj
-	items Span   // span of the items array (or the input string)
-	elems []Span // element spans of the items array
+	items Span // span of the items array (or the input string); its elements are the items' spans
 }
 
 // errNoItems is returned by operations that need an items array.

@@ -15,20 +15,34 @@ type SegRef struct {
 
 // Pairing is the tool-call graph of a request: calls and results joined by
 // exact id, grouped into units that must be kept or evicted together.
+// Units are windows of one array of item indexes (a request of many
+// small messages has as many units as items: a slice each cost more
+// than the rest of the pairing).
 type Pairing struct {
-	// Units are the connected groups of items, each sorted by index; units
-	// are ordered by their first item. An item with no pairing is a unit
-	// of its own.
-	Units [][]int
-	// UnitOf maps an item index to its unit.
-	UnitOf []int
 	// Orphans are call segments without a result and result segments
 	// without a call. Any output must leave them out.
 	Orphans []SegRef
 	// OrphanOnly marks items with nothing left once their orphans are out
 	// (a tool message answering an unknown id); such items are dropped.
 	OrphanOnly []bool
+
+	unitOf  []int32 // item -> unit
+	start   []int32 // unit u's items are members[start[u]:start[u+1]]
+	members []int   // item indexes, unit after unit
 }
+
+// NumUnits is the number of units: the connected groups of items, each
+// sorted by index, ordered by their first item. An item with no pairing
+// is a unit of its own.
+func (p *Pairing) NumUnits() int { return len(p.start) - 1 }
+
+// Unit returns unit u's items in order. The slice is shared: read only.
+func (p *Pairing) Unit(u int) []int {
+	return p.members[p.start[u]:p.start[u+1]:p.start[u+1]]
+}
+
+// UnitOf returns the unit of item i.
+func (p *Pairing) UnitOf(i int) int { return int(p.unitOf[i]) }
 
 // Pair builds the tool-call graph. Ids pair only when equal; an id with no
 // partner is an orphan, never matched to a guess. Chat and Responses pair
@@ -41,15 +55,14 @@ type Pairing struct {
 // assistant function_call of the same name.
 func (r *Request) Pair() *Pairing {
 	n := len(r.Items)
-	parent := make([]int, n)
+	parent := make([]int32, n)
 	for i := range parent {
-		parent[i] = i
+		parent[i] = int32(i)
 	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
+	find := func(x int) int {
+		for int(parent[x]) != x {
 			parent[x] = parent[parent[x]]
-			x = parent[x]
+			x = int(parent[x])
 		}
 		return x
 	}
@@ -59,9 +72,9 @@ func (r *Request) Pair() *Pairing {
 			return
 		}
 		if ra < rb {
-			parent[rb] = ra
+			parent[rb] = int32(ra)
 		} else {
-			parent[ra] = rb
+			parent[ra] = int32(rb)
 		}
 	}
 
@@ -76,7 +89,7 @@ func (r *Request) Pair() *Pairing {
 		}
 	}
 	answered := make(map[SegRef]bool)
-	p := &Pairing{UnitOf: make([]int, n), OrphanOnly: make([]bool, n)}
+	p := &Pairing{unitOf: make([]int32, n), OrphanOnly: make([]bool, n)}
 	for i, it := range r.Items {
 		for j := range it.Segments {
 			s := &it.Segments[j]
@@ -145,31 +158,32 @@ func (r *Request) Pair() *Pairing {
 	}
 
 	// Units in order of their first item, each a window of one array of
-	// all the indexes (a request of many messages has as many units: one
-	// slice each cost more than the pairing itself). A root is its
-	// unit's smallest item, so units are numbered as their roots appear.
-	size := make([]int, n)
-	units := 0
+	// all the indexes. A root is its unit's smallest item, so units are
+	// numbered as their roots appear.
+	units := int32(0)
 	for i := range n {
 		root := find(i)
 		if root == i {
-			p.UnitOf[i] = units
+			p.unitOf[i] = units
 			units++
 		} else {
-			p.UnitOf[i] = p.UnitOf[root]
+			p.unitOf[i] = p.unitOf[root]
 		}
-		size[p.UnitOf[i]]++
 	}
-	p.Units = make([][]int, units)
-	all := make([]int, n)
-	at := 0
-	for u := range units {
-		p.Units[u] = all[at : at : at+size[u]]
-		at += size[u]
-	}
+	p.start = make([]int32, units+1)
 	for i := range n {
-		u := p.UnitOf[i]
-		p.Units[u] = append(p.Units[u], i)
+		p.start[p.unitOf[i]+1]++
+	}
+	for u := range units {
+		p.start[u+1] += p.start[u]
+	}
+	p.members = make([]int, n)
+	next := parent // the union-find is done: its array counts each unit's items placed
+	copy(next, p.start[:units])
+	for i := range n {
+		u := p.unitOf[i]
+		p.members[next[u]] = i
+		next[u]++
 	}
 	return p
 }

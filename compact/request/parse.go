@@ -192,29 +192,40 @@ func (r *Request) parseItems(key string) error {
 	if kindOf(r.Body, v) != '[' {
 		return fmt.Errorf("%q must be an array: %w", key, ErrNotRequest)
 	}
-	elems, err := arrayElems(r.Body, v)
-	if err != nil {
-		return err
-	}
-	r.ItemsKey, r.items, r.elems = key, v, elems
-	// The items, and the first segment of each, are held in two arrays
-	// allocated once: a request of many small messages would otherwise
+	r.ItemsKey, r.items = key, v
+	// The items, and the first segment of each, are held in blocks of
+	// arrays, each as large as the items before it (at most
+	// maxItemBlock, at most what the rest of the array holds at their
+	// average size): a request of many small messages would otherwise
 	// pay an allocation (and its size-class rounding) for every one of
-	// them. An item with more segments appends past its one-segment
-	// slot into a slice of its own (the slot's capacity is 1).
-	items := make([]Item, len(elems))
-	first := make([]Segment, len(elems))
-	r.Items = make([]*Item, len(elems))
+	// them, and a slice of the elements' spans to count them first. An
+	// item with more segments appends past its one-segment slot into a
+	// slice of its own (the slot's capacity is 1).
+	var items []Item
+	var first []Segment
 	var scratch []member
-	for i, e := range elems {
-		it := &items[i]
-		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[i : i : i+1]}
-		r.Items[i] = it
+	return eachElem(r.Body, v, func(e Span) error {
+		if len(items) == cap(items) {
+			n := min(max(len(r.Items), minItemBlock), maxItemBlock)
+			if k := len(r.Items); k > 0 {
+				// No more than the rest of the array holds at the
+				// items' average size so far: the last block is not
+				// thousands of empty slots.
+				avg := max((e.Start-v.Start)/k, 1)
+				n = min(n, max((v.End-e.Start)/avg+1, minItemBlock))
+			}
+			items, first = make([]Item, 0, n), make([]Segment, n)
+		}
+		i, k := len(r.Items), len(items)
+		items = items[:k+1]
+		it := &items[k]
+		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[k : k : k+1]}
+		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
 			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
-			continue
+			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
 		if err != nil {
@@ -222,9 +233,15 @@ func (r *Request) parseItems(key string) error {
 		}
 		scratch = o.members
 		r.parseItem(it, o)
-	}
-	return nil
+		return nil
+	})
 }
+
+// The sizes of the blocks parseItems holds items in.
+const (
+	minItemBlock = 16
+	maxItemBlock = 4096
+)
 
 // parseItem reads item it from its object o in the request's format. It
 // reports false for a format it does not know. o.members may be a scratch
@@ -242,8 +259,8 @@ func (r *Request) parseItem(it *Item, o obj) bool {
 	default:
 		return false
 	}
-	if it.arrays != nil {
-		it.arrays.members = slices.Clone(o.members)
+	if it.extra != nil && len(it.extra.list) > 0 {
+		it.extra.members = slices.Clone(o.members)
 	}
 	return true
 }
@@ -300,8 +317,8 @@ func (r *Request) parseFixed() {
 }
 
 // joinTextBlocks joins the "text" of an array of blocks; images found are
-// appended to imgs when it is not nil.
-func joinTextBlocks(b []byte, v Span, imgs *[]Image) string {
+// added to seg's when seg is not nil.
+func joinTextBlocks(b []byte, v Span, seg *Segment) string {
 	elems, err := arrayElems(b, v)
 	if err != nil {
 		return ""
@@ -325,8 +342,8 @@ func joinTextBlocks(b []byte, v Span, imgs *[]Image) string {
 		case "text", "input_text", "output_text":
 			writeJoined(&sb, o.str(b, "text"))
 		case "image", "image_url", "input_image", "computer_screenshot":
-			if imgs != nil {
-				*imgs = append(*imgs, imageOf(b, o, t))
+			if seg != nil {
+				seg.addImage(imageOf(b, o, t))
 			}
 		default:
 			writeJoined(&sb, string(b[e.Start:e.End]))
@@ -342,7 +359,7 @@ func writeJoined(sb *strings.Builder, s string) {
 	sb.WriteString(s)
 }
 
-func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) {
+func (r *Request) addArray(it *Item, o obj, key string) (idx int32, elems []Span) {
 	v, ok := o.get(key)
 	if !ok || kindOf(r.Body, v) != '[' {
 		return -1, nil
@@ -351,11 +368,9 @@ func (r *Request) addArray(it *Item, o obj, key string) (idx int, elems []Span) 
 	if err != nil {
 		return -1, nil
 	}
-	if it.arrays == nil {
-		it.arrays = &itemArrays{}
-	}
-	it.arrays.list = append(it.arrays.list, arrayRef{member: o.memberIndex(key), elems: elems})
-	return len(it.arrays.list) - 1, elems
+	x := it.ext()
+	x.list = append(x.list, arrayRef{member: o.memberIndex(key), elems: elems})
+	return int32(len(x.list) - 1), elems
 }
 
 // objectAt returns the object at s, or false when s holds another JSON
@@ -368,15 +383,15 @@ func objectAt(b []byte, s Span) (obj, bool) {
 	return o, err == nil
 }
 
-// add adds seg to it, and the id of a tool call's segment to it.Calls, of
-// a tool result's to it.Results.
+// add adds seg to it, and the id of a tool call's segment to its calls, of
+// a tool result's to its results.
 func (it *Item) add(seg Segment) {
 	if seg.CallID != "" {
 		switch seg.Kind {
 		case SegToolCall:
-			it.Calls = append(it.Calls, seg.CallID)
+			it.ext().calls = append(it.ext().calls, seg.CallID)
 		case SegToolResult:
-			it.Results = append(it.Results, seg.CallID)
+			it.ext().results = append(it.ext().results, seg.CallID)
 		}
 	}
 	it.Segments = append(it.Segments, seg)
@@ -385,7 +400,7 @@ func (it *Item) add(seg Segment) {
 // addContent adds the segments of o's "content" member c: one text
 // segment when it is a string, one segment an element, read by part, when
 // it is an array.
-func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int) Segment) {
+func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int32) Segment) {
 	switch kindOf(r.Body, c) {
 	case '"':
 		it.add(textSegment(r.Body, c, SegText))
@@ -425,7 +440,7 @@ func (seg *Segment) setResult(b []byte, v Span) bool {
 	case '"':
 		seg.Text, _ = decodeString(b[v.Start:v.End])
 	case '[':
-		seg.Text = joinTextBlocks(b, v, &seg.Images)
+		seg.Text = joinTextBlocks(b, v, seg)
 	default:
 		return false
 	}
@@ -451,7 +466,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 		it.Segments[0].CallID = id
 		it.Segments[0].Name = o.str(b, "name")
 		if id != "" {
-			it.Results = append(it.Results, id)
+			it.ext().results = append(it.ext().results, id)
 		}
 	}
 	for _, k := range []string{"reasoning_content", "reasoning", "refusal"} {
@@ -523,7 +538,7 @@ func hasSeg(it *Item, k SegmentKind) bool {
 }
 
 // partSegment reads one content part of a Chat or Responses message.
-func (r *Request) partSegment(p Span, ai int) Segment {
+func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
 	seg := Segment{Kind: SegOther, Elem: p, array: ai, Text: string(b[p.Start:p.End])}
 	switch kindOf(b, p) {
@@ -546,7 +561,7 @@ func (r *Request) partSegment(p Span, ai int) Segment {
 		seg.setText(b, po, "refusal", SegText)
 	case "image_url", "input_image", "image":
 		seg.Kind, seg.Text = SegImage, ""
-		seg.Images = []Image{imageOf(b, po, t)}
+		seg.addImage(imageOf(b, po, t))
 	}
 	return seg
 }
@@ -558,7 +573,7 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 		r.addContent(it, o, c, r.blockSegment)
 	}
 	switch {
-	case len(it.Results) > 0 || hasSeg(it, SegToolResult):
+	case len(it.Results()) > 0 || hasSeg(it, SegToolResult):
 		it.Kind = KindToolResult
 	case hasSeg(it, SegToolCall):
 		it.Kind = KindToolCall
@@ -568,7 +583,7 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 }
 
 // blockSegment reads one content block of an Anthropic message.
-func (r *Request) blockSegment(e Span, ai int) Segment {
+func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
 	seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
 	bo, ok := objectAt(b, e)
@@ -580,7 +595,7 @@ func (r *Request) blockSegment(e Span, ai int) Segment {
 		seg.setText(b, bo, "text", SegText)
 	case "image":
 		seg.Kind, seg.Text = SegImage, ""
-		seg.Images = []Image{imageOf(b, bo, t)}
+		seg.addImage(imageOf(b, bo, t))
 	case "tool_use":
 		seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
 		seg.Text = rawOrString(b, bo, "input")
@@ -628,7 +643,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 			} else if oo, err := parseObj(b, v); err == nil {
 				t := oo.str(b, "type")
 				if t == "computer_screenshot" || t == "input_image" {
-					seg.Images = append(seg.Images, imageOf(b, oo, t))
+					seg.addImage(imageOf(b, oo, t))
 				} else {
 					seg.Text = string(b[v.Start:v.End])
 				}
@@ -667,7 +682,7 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
 	}
 	sp := trimSpan(raw)
-	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp, elems: []Span{sp}}
+	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}
 	it := &Item{Span: sp, Raw: raw[sp.Start:sp.End], Kind: KindOther}
 	r.Items = []*Item{it}
 	if kindOf(raw, sp) == '{' {

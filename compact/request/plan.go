@@ -93,7 +93,7 @@ func (p *Plan) Emit() ([]byte, error) {
 		}
 		return apply(r.Body, edits)
 	}
-	edits = append(edits, deleteElems(r.elems, p.drop)...)
+	edits = append(edits, deleteElems(len(r.Items), func(i int) Span { return r.Items[i].Span }, p.drop)...)
 	for i, it := range r.Items {
 		if p.drop[i] {
 			continue
@@ -110,15 +110,15 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 	var dropMember []bool
 	var arrs []arrayRef
 	var members []member
-	if it.arrays != nil {
-		arrs, members = it.arrays.list, it.arrays.members
+	if it.extra != nil {
+		arrs, members = it.extra.list, it.extra.members
 	}
 	for a, arr := range arrs {
 		drop := make([]bool, len(arr.elems))
 		n := 0
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if s.array != a || !p.dropSeg[SegRef{i, j}] {
+			if int(s.array) != a || !p.dropSeg[SegRef{i, j}] {
 				continue
 			}
 			if k := slices.Index(arr.elems, s.Elem); k >= 0 && !drop[k] {
@@ -134,7 +134,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 			}
 			dropMember[arr.member] = true
 		default:
-			edits = append(edits, deleteElems(arr.elems, drop)...)
+			edits = append(edits, deleteSpans(arr.elems, drop)...)
 		}
 	}
 	if dropMember != nil {
@@ -142,7 +142,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		for k, m := range members {
 			spans[k] = m.Span
 		}
-		edits = append(edits, deleteElems(spans, dropMember)...)
+		edits = append(edits, deleteSpans(spans, dropMember)...)
 	}
 	for j := range it.Segments {
 		ref := SegRef{i, j}
@@ -165,8 +165,8 @@ func (p *Plan) insertEdits() []edit {
 		return nil
 	}
 	sep := []byte(",")
-	if len(r.elems) >= 2 {
-		sep = r.Body[r.elems[0].End:r.elems[1].Start]
+	if len(r.Items) >= 2 {
+		sep = r.Body[r.Items[0].Span.End:r.Items[1].Span.Start]
 	}
 	ins := slices.Clone(p.inserts)
 	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
@@ -195,7 +195,7 @@ func (p *Plan) insertEdits() []edit {
 			k++
 		}
 		if k < len(r.Items) {
-			add(r.elems[k].Start, before, in.raw)
+			add(r.Items[k].Span.Start, before, in.raw)
 			continue
 		}
 		l := min(in.at, len(r.Items)) - 1
@@ -204,9 +204,9 @@ func (p *Plan) insertEdits() []edit {
 		}
 		switch {
 		case l >= 0:
-			add(r.elems[l].End, after, in.raw)
-		case len(r.elems) > 0:
-			add(r.elems[len(r.elems)-1].End, bare, in.raw)
+			add(r.Items[l].Span.End, after, in.raw)
+		case len(r.Items) > 0:
+			add(r.Items[len(r.Items)-1].Span.End, bare, in.raw)
 		default:
 			add(r.items.Start+1, bare, in.raw)
 		}
@@ -225,12 +225,17 @@ func (p *Plan) insertEdits() []edit {
 	return edits
 }
 
+// deleteSpans is deleteElems of a list whose spans are elems.
+func deleteSpans(elems []Span, drop []bool) []edit {
+	return deleteElems(len(elems), func(i int) Span { return elems[i] }, drop)
+}
+
 // deleteElems returns edits that remove the elements (or object members)
-// marked in drop from a list whose spans are elems, with their separators,
-// without touching the bytes of kept elements.
-func deleteElems(elems []Span, drop []bool) []edit {
+// marked in drop from a list of n whose spans are elem(0)...elem(n-1),
+// with their separators, without touching the bytes of kept elements.
+func deleteElems(n int, elem func(int) Span, drop []bool) []edit {
 	first := -1
-	for i := range elems {
+	for i := range n {
 		if !drop[i] {
 			first = i
 			break
@@ -238,15 +243,15 @@ func deleteElems(elems []Span, drop []bool) []edit {
 	}
 	var edits []edit
 	if first < 0 {
-		if len(elems) > 0 {
-			edits = append(edits, edit{Span: Span{elems[0].Start, elems[len(elems)-1].End}})
+		if n > 0 {
+			edits = append(edits, edit{Span: Span{elem(0).Start, elem(n - 1).End}})
 		}
 		return edits
 	}
 	if first > 0 {
-		edits = append(edits, edit{Span: Span{elems[0].Start, elems[first].Start}})
+		edits = append(edits, edit{Span: Span{elem(0).Start, elem(first).Start}})
 	}
-	for i := first + 1; i < len(elems); i++ {
+	for i := first + 1; i < n; i++ {
 		if !drop[i] {
 			continue
 		}
@@ -254,10 +259,10 @@ func deleteElems(elems []Span, drop []bool) []edit {
 			// A run of dropped elements is one edit (the same bytes
 			// removed): evicting thousands of messages is not thousands
 			// of edits to sort and apply.
-			edits[len(edits)-1].Span.End = elems[i].End
+			edits[len(edits)-1].Span.End = elem(i).End
 			continue
 		}
-		edits = append(edits, edit{Span: Span{elems[i-1].End, elems[i].End}})
+		edits = append(edits, edit{Span: Span{elem(i - 1).End, elem(i).End}})
 	}
 	return edits
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,9 +123,9 @@ func TestParseModel(t *testing.T) {
 	summarize := func(r *Request) []item {
 		var out []item
 		for _, it := range r.Items {
-			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls, Results: it.Results}
+			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls(), Results: it.Results()}
 			for _, s := range it.Segments {
-				x.Segs = append(x.Segs, string(s.Kind)+":"+string(s.Class))
+				x.Segs = append(x.Segs, s.Kind.String()+":"+s.Class.String())
 			}
 			out = append(out, x)
 		}
@@ -249,7 +251,16 @@ func TestPair(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := r.Pair()
-			if d := cmp.Diff(tt.units, p.Units); d != "" {
+			var units [][]int
+			for u := range p.NumUnits() {
+				units = append(units, p.Unit(u))
+				for _, i := range p.Unit(u) {
+					if p.UnitOf(i) != u {
+						t.Errorf("UnitOf(%d) = %d, want %d", i, p.UnitOf(i), u)
+					}
+				}
+			}
+			if d := cmp.Diff(tt.units, units); d != "" {
 				t.Errorf("units (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tt.orphans, p.Orphans); d != "" {
@@ -453,5 +464,72 @@ func TestKnownStrings(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { decodeString([]byte(`"assistant"`)) }); n != 0 {
 		t.Errorf("decoding a known string allocated %v times", n)
+	}
+}
+
+// TestTinyNotCached: a text or an item too small to be worth an entry is
+// analyzed or counted again on every call, with the same result as a
+// cached one, and leaves no entry behind (30,000 tiny messages would
+// otherwise hold 16,384 entries each; issue 28).
+func TestTinyNotCached(t *testing.T) {
+	c := NewCache()
+	tiny := "a.go:3: undefined: x"
+	long := strings.Repeat("b.go:7: error: undefined: y\n", 20)
+	for _, text := range []string{tiny, long} {
+		in := c.Info(c.Key(text), text)
+		if in.Hash != HashText(text) || len(in.Signals) == 0 {
+			t.Errorf("Info(%d bytes): hash %q, signals %q", len(text), in.Hash, in.Signals)
+		}
+	}
+	if n := c.infos.Len(); n != 1 {
+		t.Errorf("the cache holds %d analyses, want 1 (the long text's)", n)
+	}
+
+	e := NewEstimator(lenCounter{}, ImageOpenAI)
+	small := []byte(`{"role":"user","content":"message 1 says a few words"}`)
+	big := []byte(`{"role":"user","content":"` + strings.Repeat("word ", 100) + `"}`)
+	for _, raw := range [][]byte{small, big} {
+		it, err := ParseItem(FormatChat, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := MessageOverhead + e.Text("user") + e.Text(it.Segments[0].Text)
+		for range 2 { // counted, then counted again or from the cache
+			if got := e.Item(it); got != want || it.Segments[0].Tokens != want-MessageOverhead-e.Text("user") {
+				t.Errorf("Item(%d bytes) = %d (segment %d), want %d", len(raw), got, it.Segments[0].Tokens, want)
+			}
+		}
+	}
+	if n := e.cache.Len(); n != 1 {
+		t.Errorf("the estimator holds %d items, want 1 (the big one's)", n)
+	}
+}
+
+// TestTinyMessageBytes bounds what parsing costs per tiny message (issue
+// 28: 30,000 messages of ~67 bytes; 208+176 bytes of item and segment
+// before the compact model, 128+104 now, plus its pointer and its
+// decoded text): a field added to Item or Segment shows here first.
+func TestTinyMessageBytes(t *testing.T) {
+	const n = 10000
+	var b bytes.Buffer
+	b.WriteString(`{"model":"gpt-4o","messages":[{"role":"system","content":"You are helpful."}`)
+	for i := range n {
+		fmt.Fprintf(&b, `,{"role":"user","content":"message %d says a few words"}`, i)
+	}
+	b.WriteString("]}")
+	body := b.Bytes()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := Parse(body, FormatChat)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(r.Items) != n+1 {
+		t.Fatalf("parse: %v, %d items", err, len(r.Items))
+	}
+	const maxPerMessage = 320
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > maxPerMessage {
+		t.Errorf("parsing allocated %d bytes a message, want at most %d", per, maxPerMessage)
+	} else {
+		t.Logf("%d bytes a message", per)
 	}
 }

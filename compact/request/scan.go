@@ -189,33 +189,48 @@ func appendMembers(ms []member, b []byte, v Span) ([]member, error) {
 
 // arrayElems lists the element spans of the array whose span is v.
 func arrayElems(b []byte, v Span) ([]Span, error) {
-	if v.Len() < 2 || b[v.Start] != '[' {
-		return nil, fmt.Errorf("want an array at %d: %w", v.Start, errSyntax)
-	}
 	var es []Span
+	err := eachElem(b, v, func(e Span) error {
+		es = append(es, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return es, nil
+}
+
+// eachElem calls fn with the span of each element of the array at v, in
+// order, and stops at fn's first error.
+func eachElem(b []byte, v Span, fn func(Span) error) error {
+	if v.Len() < 2 || b[v.Start] != '[' {
+		return fmt.Errorf("want an array at %d: %w", v.Start, errSyntax)
+	}
 	i := skipSpace(b, v.Start+1)
 	if i < v.End && b[i] == ']' {
-		return es, nil
+		return nil
 	}
 	for i < v.End {
 		s, e, err := skipValue(b, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		es = append(es, Span{s, e})
+		if err := fn(Span{s, e}); err != nil {
+			return err
+		}
 		i = skipSpace(b, e)
 		if i >= v.End {
 			break
 		}
 		if b[i] == ']' {
-			return es, nil
+			return nil
 		}
 		if b[i] != ',' {
-			return nil, fmt.Errorf("want ',' at %d: %w", i, errSyntax)
+			return fmt.Errorf("want ',' at %d: %w", i, errSyntax)
 		}
 		i++
 	}
-	return nil, fmt.Errorf("unterminated array at %d: %w", v.Start, errSyntax)
+	return fmt.Errorf("unterminated array at %d: %w", v.Start, errSyntax)
 }
 
 // decodeString decodes a JSON string literal. Runs without escapes are

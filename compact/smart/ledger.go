@@ -90,12 +90,13 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	// A boundary E (evict what is before it) is valid when no unit has
 	// items on both sides; the latest round's unit stays.
 	crosses := make([]bool, n+1)
-	for _, u := range pair.Units {
+	for k := range pair.NumUnits() {
+		u := pair.Unit(k)
 		for e := u[0] + 1; e <= u[len(u)-1]; e++ {
 			crosses[e] = true
 		}
 	}
-	limit := pair.Units[pair.UnitOf[n-1]][0]
+	limit := pair.Unit(pair.UnitOf(n - 1))[0]
 	from := 0
 	if c := sess.cut; c > 0 && c <= limit && !crosses[c] && r.req.Items[c-1].Hash() == sess.cutHash {
 		from = c

@@ -145,7 +145,7 @@ func (r *run) finishCounts(out []byte, after int) {
 		d.SHA256 = c.artifact
 		t.SelectedCandidateCount++
 		t.SelectedCandidateUtilityPoint += max(0, c.seg.Tokens-c.after) * utilityPercent[c.transform] / 100
-		t.TransformedSegmentCounts[string(c.class)]++
+		t.TransformedSegmentCounts[c.class.String()]++
 		switch c.transform {
 		case TransformLossless:
 			t.LosslessTransforms++

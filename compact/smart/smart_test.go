@@ -211,7 +211,7 @@ func checkOutput(t *testing.T, store *artifacts.Store, session string, in, out [
 	}
 	for i := range a.Items {
 		ia, ib := a.Items[i], b.Items[i]
-		if !slices.Equal(ia.Calls, ib.Calls) || !slices.Equal(ia.Results, ib.Results) || ia.Role != ib.Role {
+		if !slices.Equal(ia.Calls(), ib.Calls()) || !slices.Equal(ia.Results(), ib.Results()) || ia.Role != ib.Role {
 			t.Fatalf("item %d: ids or role changed", i)
 		}
 		for j := range ia.Segments {

@@ -203,7 +203,7 @@ func valueEnd(b []byte, start int) (int, bool) {
 // its spans are relative to its own bytes): identity, every segment not
 // rewritten, and every byte outside the rewritten values.
 func sameSkeleton(a, b *request.Item, cs []*cand) string {
-	if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls, b.Calls) || !slices.Equal(a.Results, b.Results) || len(a.Segments) != len(b.Segments) {
+	if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
 		return "item_identity_changed"
 	}
 	rewritten := map[int]bool{}

@@ -248,7 +248,7 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 		if i+1 < n && !bytes.Equal(ib[a.Span.End:in.Items[i+1].Span.Start], ob[b.Span.End:out.Items[i+1].Span.Start]) {
 			return "item_separators_changed"
 		}
-		if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls, b.Calls) || !slices.Equal(a.Results, b.Results) || len(a.Segments) != len(b.Segments) {
+		if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
 			return "item_identity_changed"
 		}
 		pa, pb := a.Span.Start, b.Span.Start

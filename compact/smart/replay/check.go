@@ -74,7 +74,7 @@ func toolCallsIntact(in, out *request.Request) bool {
 		return false
 	}
 	for i := range in.Items {
-		if !slices.Equal(in.Items[i].Calls, out.Items[i].Calls) || !slices.Equal(in.Items[i].Results, out.Items[i].Results) {
+		if !slices.Equal(in.Items[i].Calls(), out.Items[i].Calls()) || !slices.Equal(in.Items[i].Results(), out.Items[i].Results()) {
 			return false
 		}
 	}

@@ -1,0 +1,122 @@
+// Package heapgoal keeps the Go runtime's soft memory limit at what the
+// process holds when idle plus a multiple of the bytes of the request
+// bodies in flight.
+//
+// With the collector's default (GOGC 100) the heap may grow to twice
+// what was live after the last collection before the next one starts.
+// After the first request a proxy holds its tokenizer tables (about
+// 27 MB live), so a request that allocates less than that never meets a
+// collection at all, and everything it allocates, garbage included, adds
+// to the process's peak: 30,000 messages of 67 bytes cost 15x their
+// body (BENCHMARKS.md, "h28model"). A limit that follows the bodies in
+// flight makes the collector run when a request has allocated a few
+// times its body, and gives the headroom back when it is done.
+//
+// The limit is the runtime's: one [Goal] is meant per process, in a
+// process where nothing else sets it (the proxy; `serve` sets a fixed
+// one). A limit already set lower (GOMEMLIMIT) is kept.
+package heapgoal
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Goal sets the runtime's soft memory limit while bodies are in flight.
+// It is safe for concurrent use; a nil *Goal does nothing.
+type Goal struct {
+	perByte int64 // limit bytes per body byte in flight
+	slack   int64 // bytes over the idle memory, for the collector to work in
+
+	mu    sync.Mutex
+	holds int
+	bytes int64 // of the bodies in flight
+	base  int64 // the idle memory when the first of them arrived
+	prev  int64 // the limit before it
+
+	idle     func() int64      // memory the runtime holds, less its garbage
+	setLimit func(int64) int64 // debug.SetMemoryLimit
+}
+
+// New returns a goal of perByte bytes of memory per body byte in flight
+// and slack bytes over the idle process.
+func New(perByte, slack int64) *Goal {
+	return &Goal{perByte: perByte, slack: slack, idle: idleMemory, setLimit: debug.SetMemoryLimit}
+}
+
+// Hold counts n bytes of a body in flight until release is called. The
+// first hold reads the process's idle memory and the limit in force; the
+// last release restores that limit.
+func (g *Goal) Hold(n int64) (release func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.holds == 0 {
+		g.prev = g.setLimit(-1)
+		g.base = g.idle()
+	}
+	g.holds++
+	g.bytes += n
+	g.apply()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.holds--
+			g.bytes -= n
+			if g.holds == 0 {
+				g.setLimit(g.prev)
+				return
+			}
+			g.apply()
+		})
+	}
+}
+
+// apply sets the limit for the bodies in flight; g.mu is held.
+func (g *Goal) apply() {
+	g.setLimit(min(g.prev, Limit(g.base, g.slack, g.perByte, g.bytes)))
+}
+
+// Limit is the memory limit for base bytes of idle memory, slack bytes
+// of room and perByte bytes per body byte of inflight, saturating
+// rather than overflowing.
+func Limit(base, slack, perByte, inflight int64) int64 {
+	if inflight > 0 && perByte > (math.MaxInt64-base-slack)/inflight {
+		return math.MaxInt64
+	}
+	return base + slack + perByte*inflight
+}
+
+// The runtime/metrics samples idleMemory reads, in this order.
+var samples = []string{
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/gc/heap/live:bytes",
+}
+
+// idleMemory is what the runtime's memory limit counts (all its memory
+// but the pages returned to the system), less the heap objects that the
+// last collection did not find live: the process as the next collection
+// would leave it, about.
+func idleMemory() int64 {
+	s := make([]metrics.Sample, len(samples))
+	for i, name := range samples {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	var v [4]int64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(s[i].Value.Uint64())
+		}
+	}
+	total, released, objects, live := v[0], v[1], v[2], v[3]
+	return total - released - max(objects-live, 0)
+}
