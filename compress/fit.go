@@ -85,6 +85,16 @@ const (
 	// a larger budget makes more chunks present (presenceBudget /
 	// presencePer, at least presenceChunks).
 	presencePer = 250
+	// Past the best presenceFull chunks, the presence pass places a
+	// presence line of at most presenceLine tokens (the path and the
+	// start of the outline, see line): on the development set's commits
+	// (eval recall --dump, 8k) the files ranked 4th-12th took a third of
+	// the context as small files whole and outlines, and held an answer
+	// for one commit in ten, while the best three files' functions the
+	// task changes stayed collapsed. Whether one of them is worth more
+	// than its line is the upgrade pass's choice, by value per token.
+	presenceFull = 3
+	presenceLine = 64
 )
 
 // presenceBudget is what the presence pass may spend of left tokens. Half
@@ -107,8 +117,9 @@ func presenceBudget(left int) int {
 //     a cheap view, without the presence pass's limits;
 //  1. presence: the best chunks are placed first at a cheap view (whole
 //     when small, else their smallest structural view, else a short
-//     head-and-tail cut), within presenceBudget, so one large file cannot
-//     starve the ones after it;
+//     head-and-tail cut; past the best presenceFull, a presence line),
+//     within presenceBudget, so one large file cannot starve the ones
+//     after it;
 //  2. upgrade: the space left goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
 //     being the chunk's weight times the quality the view adds (qualityOf);
@@ -191,6 +202,13 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		room := min(share-used, limit, out.Budget-used)
 		if room < opts.MinPartial {
 			break
+		}
+		if i >= presenceFull {
+			if got, ok := f.line(ctx, i, cs[i], min(room, presenceLine)); ok {
+				placed[i] = &got
+				used += got.Tokens
+				continue
+			}
 		}
 		if got, ok := f.cheap(ctx, i, cs[i], room); ok {
 			placed[i] = &got
@@ -517,6 +535,32 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		}
 	}
 	return f.middle(c, whole, min(room, presenceWhole))
+}
+
+// line returns chunk i as a presence line in room tokens: whole when that
+// small, else its outline cut to the definitions that match the request
+// and as many first ones as fit (the file's path and a line or two of
+// what it defines), else a head and a tail of room tokens. A chunk with
+// reference lines (the uses a rename or usages request is about) is
+// placed as cheap places it: a line without the uses answers nothing.
+func (f *fitter) line(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	if len(c.Facts.RefLines) > 0 {
+		return c, false
+	}
+	whole := f.wholeCost(i, c)
+	if whole <= room {
+		c.Tokens = whole
+		return c, true
+	}
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
+			return r, true
+		}
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, room); ok {
+			return r, true
+		}
+	}
+	return f.middle(c, whole, room)
 }
 
 // focusShare is the share of the budget the first focused critical chunk

@@ -551,3 +551,40 @@ func TestPresenceBudget(t *testing.T) {
 		prev = got
 	}
 }
+
+// TestFitPresenceLines: past the best presenceFull chunks, the presence
+// pass places a presence line instead of a small file whole: eleven
+// small files ranked below the best file had taken the presence share,
+// and two were left out; now every file is present.
+func TestFitPresenceLines(t *testing.T) {
+	c := counter(t)
+	top := ctxd.Chunk{Source: "top.go", ChunkType: ctxd.ChunkFile, Content: lines("top", 160), Score: 2000}
+	cs := []ctxd.Chunk{top}
+	for i := range 11 {
+		cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("s%02d.md", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("s", i), 20), Score: float64(1500 - 10*i)})
+	}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source != "top.go" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.ViewBodies, Text: lines("top", 80), Elided: []ctxd.LineRange{{Start: 81, End: 160}}},
+			{Level: ctxd.ViewOutline, Text: "func top()\n", Elided: []ctxd.LineRange{{Start: 1, End: 160}}},
+		}
+	}
+	budget := 4000
+	got, err := Fit(t.Context(), cs, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TokensUsed > budget {
+		t.Fatalf("used %d of %d", got.TokensUsed, budget)
+	}
+	shown := map[string]ctxd.Chunk{}
+	for _, ch := range got.Chunks {
+		shown[ch.Source] = ch
+	}
+	if len(shown) != len(cs) {
+		t.Errorf("%d of %d chunks present", len(shown), len(cs))
+	}
+}
