@@ -123,6 +123,9 @@ func presenceBudget(left int) int {
 //  2. upgrade: the space left goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
 //     being the chunk's weight times the quality the view adds (qualityOf);
+//     then a lookahead (swap) shows a larger view of a better chunk that
+//     no longer fits by putting chunks ranked below it back to their
+//     presence lines, when that gains more value than they lose;
 //  3. the rest are placed as space allows, largest view first.
 //
 // Included chunks keep score order and get Tokens set to their rendered
@@ -219,6 +222,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// (absent chunks included), take the one with the most value gained
 	// per token spent that fits, until none does.
 	used = f.upgrade(ctx, cs, placed, used, out.Budget)
+	used = f.swap(ctx, cs, placed, used, out.Budget)
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("fit chunks: %w", err)
 	}
@@ -478,6 +482,109 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 	return used
 }
 
+// swapRounds bounds the exchanges swap makes in one Fit.
+const swapRounds = 8
+
+// swap is the upgrade pass's lookahead: a greedy by value per token
+// starves a lump, a file whose next step is large (its best function alone
+// a thousand tokens) once cheaper steps of files ranked below it have
+// taken the budget, though the lump is worth more than all of them. For
+// each of the best presenceChunks chunks and each larger view of it that
+// does not fit, swap frees the tokens missing by putting chunks ranked
+// below it and past the best presenceFull back to their presence lines,
+// those losing the least value per token freed first; it makes the exchange that gains the most value net
+// (the view's gain over what the others lose), when one gains any, then
+// lets upgrade spend what is left, and again, at most swapRounds times.
+// Each exchange raises the allocation's total value, so none is undone.
+// Critical chunks are never put back, and no chunk's own view is
+// exchanged for one that hides a function it shows (dropsFocus). It
+// returns the tokens used, never over budget.
+func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
+	type down struct {
+		j     int
+		to    ctxd.Chunk
+		loss  float64
+		freed int
+	}
+	for range swapRounds {
+		if ctx.Err() != nil {
+			return used
+		}
+		left := budget - used
+		bi, bestNet := -1, 0.0
+		var bestView ctxd.Chunk
+		var bestDowns []down
+		for i := range cs[:min(len(cs), presenceChunks)] {
+			cur := placed[i]
+			if cur == nil || !cur.Truncated {
+				continue
+			}
+			var downs []down
+			for j := max(i+1, presenceFull); j < len(cs); j++ {
+				p := placed[j]
+				if p == nil || cs[j].Priority >= ctxd.PriorityCritical {
+					continue
+				}
+				to, ok := f.presenceLine(ctx, j, cs[j])
+				if !ok || to.Tokens >= p.Tokens {
+					continue
+				}
+				downs = append(downs, down{j, to, f.weight(cs[j], j) * max(qualityOf(p)-qualityOf(&to), 0), p.Tokens - to.Tokens})
+			}
+			if len(downs) == 0 {
+				continue
+			}
+			slices.SortStableFunc(downs, func(a, b down) int {
+				return cmp.Compare(a.loss/float64(a.freed), b.loss/float64(b.freed))
+			})
+			q, w := qualityOf(cur), f.weight(cs[i], i)
+			for _, o := range f.options(ctx, i, &cs[i]) {
+				d := o.Tokens - cur.Tokens
+				if d <= left || dropsFocus(cur, &o) {
+					continue
+				}
+				g := w * (qualityOf(&o) - q)
+				if g <= bestNet {
+					continue
+				}
+				need, freed, loss, k := d-left, 0, 0.0, 0
+				for ; freed < need && k < len(downs); k++ {
+					freed += downs[k].freed
+					loss += downs[k].loss
+				}
+				if freed < need {
+					continue
+				}
+				if net := g - loss; net > bestNet {
+					bi, bestNet, bestView, bestDowns = i, net, o, slices.Clone(downs[:k])
+				}
+			}
+		}
+		if bi < 0 {
+			return used
+		}
+		for _, dn := range bestDowns {
+			used -= placed[dn.j].Tokens - dn.to.Tokens
+			to := dn.to
+			placed[dn.j] = &to
+		}
+		used += bestView.Tokens - placed[bi].Tokens
+		placed[bi] = &bestView
+		used = f.upgrade(ctx, cs, placed, used, budget)
+	}
+	return used
+}
+
+// presenceLine returns chunk i's presence line (see line), computed once.
+func (f *fitter) presenceLine(ctx context.Context, i int, c ctxd.Chunk) (ctxd.Chunk, bool) {
+	m := &f.memo[i]
+	if !m.lineDone {
+		m.line, m.lineOK = f.line(ctx, i, c, presenceLine)
+		m.lineDone = true
+	}
+	return m.line, m.lineOK
+}
+
 // options returns chunk i whole and at each structural view, with Tokens
 // set to each one's rendered cost, computed once.
 func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk {
@@ -628,7 +735,10 @@ type chunkMemo struct {
 	wholeDone bool
 	at        []ctxd.Chunk // by view index, see viewAt
 	atDone    []bool
-	primed    bool // see viewAt
+	primed    bool       // see viewAt
+	line      ctxd.Chunk // see presenceLine
+	lineOK    bool
+	lineDone  bool
 }
 
 // prepare computes, on all cores, the options (whole and each view,

@@ -552,10 +552,65 @@ func TestPresenceBudget(t *testing.T) {
 	}
 }
 
+// TestFitSwapsForTheLump: the best file's function alone is a lump of
+// about 1,500 tokens; a small file ranked fourth, placed as its presence
+// line, is cheaper to show whole and gains more per token, so the greedy
+// upgrade shows it first and the lump no longer fits. The lump is worth
+// more than the small file whole: the lookahead puts the small file back
+// to its line and shows the function, within the budget, every file
+// present.
+func TestFitSwapsForTheLump(t *testing.T) {
+	c := counter(t)
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 300), Score: 3000, Facts: ctxd.Facts{FocusLines: []int{101}}}
+	body := lines("a", 200)[len(lines("a", 100)):] // lines 101-200
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source != "a.go" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.ViewFocusOnly, Text: body, Elided: []ctxd.LineRange{{Start: 1, End: 100}, {Start: 201, End: 300}}},
+			{Level: ctxd.ViewOutline, Text: "func a()\n", Elided: []ctxd.LineRange{{Start: 1, End: 300}}},
+		}
+	}
+	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 8), Score: 2900}
+	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2800}
+	d := ctxd.Chunk{Source: "d.md", ChunkType: ctxd.ChunkFile, Content: lines("d", 14), Score: 2700}
+	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
+	outline, lump := a, a
+	outline.Content, lump.Content = "func a()\n", body
+	outline.Truncated, outline.Truncation = true, ctxd.ViewOutline
+	lump.Truncated, lump.Truncation = true, ctxd.ViewFocusOnly
+	// Room after the presence pass (a's outline, b and c whole, d's line)
+	// for the lump, but not for it and d whole.
+	dWhole := cost(d)
+	budget := cost(outline) + cost(b) + cost(cc) + presenceLine + cost(lump) - cost(outline) + (dWhole-presenceLine)/2
+	got, err := Fit(t.Context(), []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TokensUsed > budget {
+		t.Fatalf("used %d of %d", got.TokensUsed, budget)
+	}
+	shown := map[string]ctxd.Chunk{}
+	for _, ch := range got.Chunks {
+		shown[ch.Source] = ch
+	}
+	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
+		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
+	}
+	for _, s := range []string{"b.go", "c.go", "d.md"} {
+		if _, ok := shown[s]; !ok {
+			t.Errorf("%s left out", s)
+		}
+	}
+}
+
 // TestFitPresenceLines: past the best presenceFull chunks, the presence
 // pass places a presence line instead of a small file whole: eleven
 // small files ranked below the best file had taken the presence share,
-// and two were left out; now every file is present.
+// and two were left out; now every file is present, and the best file
+// is whole (the upgrade pass shows the small files whole first, by value
+// per token, and the lookahead puts them back to their lines for it).
 func TestFitPresenceLines(t *testing.T) {
 	c := counter(t)
 	top := ctxd.Chunk{Source: "top.go", ChunkType: ctxd.ChunkFile, Content: lines("top", 160), Score: 2000}
@@ -583,6 +638,9 @@ func TestFitPresenceLines(t *testing.T) {
 	shown := map[string]ctxd.Chunk{}
 	for _, ch := range got.Chunks {
 		shown[ch.Source] = ch
+	}
+	if ch := shown["top.go"]; ch.Truncated {
+		t.Errorf("top.go at %q (%d of %d tokens), want whole", ch.Truncation, ch.Tokens, ch.OriginalTokens)
 	}
 	if len(shown) != len(cs) {
 		t.Errorf("%d of %d chunks present", len(shown), len(cs))
