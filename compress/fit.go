@@ -491,8 +491,8 @@ const swapRounds = 8
 // taken the budget, though the lump is worth more than all of them. For
 // each of the best presenceChunks chunks and each larger view of it that
 // does not fit, swap frees the tokens missing by putting chunks ranked
-// below it and past the best presenceFull back to their presence lines,
-// those losing the least value per token freed first; it makes the exchange that gains the most value net
+// below it back to their presence lines, those losing the least value per
+// token freed first; it makes the exchange that gains the most value net
 // (the view's gain over what the others lose), when one gains any, then
 // lets upgrade spend what is left, and again, at most swapRounds times.
 // Each exchange raises the allocation's total value, so none is undone.
@@ -520,7 +520,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 				continue
 			}
 			var downs []down
-			for j := max(i+1, presenceFull); j < len(cs); j++ {
+			for j := i + 1; j < len(cs); j++ {
 				p := placed[j]
 				if p == nil || cs[j].Priority >= ctxd.PriorityCritical {
 					continue
