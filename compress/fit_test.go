@@ -584,17 +584,7 @@ func TestFitSwapsForTheLump(t *testing.T) {
 	// for the lump, but not for it and d whole.
 	dWhole := cost(d)
 	budget := cost(outline) + cost(b) + cost(cc) + presenceLine + cost(lump) - cost(outline) + (dWhole-presenceLine)/2
-	got, err := Fit(t.Context(), []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.TokensUsed > budget {
-		t.Fatalf("used %d of %d", got.TokensUsed, budget)
-	}
-	shown := map[string]ctxd.Chunk{}
-	for _, ch := range got.Chunks {
-		shown[ch.Source] = ch
-	}
+	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
 	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
 		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
 	}
@@ -627,22 +617,29 @@ func TestFitPresenceLines(t *testing.T) {
 			{Level: ctxd.ViewOutline, Text: "func top()\n", Elided: []ctxd.LineRange{{Start: 1, End: 160}}},
 		}
 	}
-	budget := 4000
-	got, err := Fit(t.Context(), cs, Options{Budget: budget, Counter: c, Render: render, Views: views})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.TokensUsed > budget {
-		t.Fatalf("used %d of %d", got.TokensUsed, budget)
-	}
-	shown := map[string]ctxd.Chunk{}
-	for _, ch := range got.Chunks {
-		shown[ch.Source] = ch
-	}
+	shown := fitShown(t, cs, Options{Budget: 4000, Counter: c, Render: render, Views: views})
 	if ch := shown["top.go"]; ch.Truncated {
 		t.Errorf("top.go at %q (%d of %d tokens), want whole", ch.Truncation, ch.Tokens, ch.OriginalTokens)
 	}
 	if len(shown) != len(cs) {
 		t.Errorf("%d of %d chunks present", len(shown), len(cs))
 	}
+}
+
+// fitShown fits cs with opts and returns the included chunks by source,
+// failing the test when the context is over its budget.
+func fitShown(t *testing.T, cs []ctxd.Chunk, opts Options) map[string]ctxd.Chunk {
+	t.Helper()
+	got, err := Fit(t.Context(), cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TokensUsed > opts.Budget {
+		t.Fatalf("used %d of %d", got.TokensUsed, opts.Budget)
+	}
+	shown := map[string]ctxd.Chunk{}
+	for _, ch := range got.Chunks {
+		shown[ch.Source] = ch
+	}
+	return shown
 }
