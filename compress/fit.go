@@ -522,7 +522,9 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			var downs []down
 			for j := i + 1; j < len(cs); j++ {
 				p := placed[j]
-				if p == nil || cs[j].Priority >= ctxd.PriorityCritical {
+				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical {
+					// A chunk at a presence line's size or less has
+					// nothing worth freeing.
 					continue
 				}
 				to, ok := f.presenceLine(ctx, j, cs[j])
@@ -982,8 +984,11 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.
 	if best.Tokens > left {
 		return c, false
 	}
-	// The longest head that fits, by bisection (cost grows with head).
-	lo, hi := 0, len(lines)
+	// The longest head that fits, by bisection (cost grows with head); an
+	// outline line costs at least two tokens (its number and its name),
+	// so no head of more than left/2 lines fits: a presence line of 64
+	// tokens counts a few short heads, not halves of a long outline.
+	lo, hi := 0, min(len(lines), left/2)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		if r := build(mid); r.Tokens <= left {
