@@ -11,31 +11,20 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// sampleRepo is the repository the editor tests work in.
-var sampleRepo = map[string]string{
-	"go.mod": "module example.com/shop\n\ngo 1.22\n",
-	"cart/cart.go": `package cart
-
-// Cart holds items.
-type Cart struct{ Items []Item }
-
-// Item is a line of a cart.
-type Item struct {
-	SKU string
-	Qty int
-}
-
-// Total sums the quantities.
-func (c *Cart) Total() int {
-	n := 0
-	for _, it := range c.Items {
-		n += it.Qty
+// sampleRepo is the repository the editor tests work in. Its cart.go,
+// testdata/cart.go, is the one the VS Code tests use (test/helpers.ts).
+func sampleRepo(t *testing.T) map[string]string {
+	t.Helper()
+	cart, err := os.ReadFile(filepath.Join("testdata", "cart.go"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return n
-}
-`,
-	"cart/cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal(\"empty cart\")\n\t}\n}\n",
-	"README.md":         "# shop\n\nA tiny shop.\n",
+	return map[string]string{
+		"go.mod":            "module example.com/shop\n\ngo 1.22\n",
+		"cart/cart.go":      string(cart),
+		"cart/cart_test.go": "package cart\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif (&Cart{}).Total() != 0 {\n\t\tt.Fatal(\"empty cart\")\n\t}\n}\n",
+		"README.md":         "# shop\n\nA tiny shop.\n",
+	}
 }
 
 // nvimEnv isolates Neovim and the daemon: XDG directories, no user
@@ -67,7 +56,7 @@ func TestNeovim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := testutil.GitRepo(t, sampleRepo)
+	repo := testutil.GitRepo(t, sampleRepo(t))
 	env := append(nvimEnv(t),
 		"CTXD_BIN="+ctxdBin,
 		"CTXD_TEST_REPO="+repo,

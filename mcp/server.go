@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // Options configure a [Server].
@@ -122,7 +123,7 @@ const drainTimeout = 2 * time.Minute
 func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ss := &session{srv: s, w: &writer{w: out}, running: map[string]context.CancelFunc{}}
+	ss := &session{srv: s, w: &writer{w: out}}
 	lr := newLineReader(in, s.maxMsg)
 	read := make(chan error, 1)
 	go func() { read <- ss.serve(ctx, lr) }()
@@ -143,7 +144,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.log.Warn("input ended; calls still running after the drain timeout are abandoned", "timeout", drainTimeout)
 		}
 	}
-	ss.cancelAll()
+	ss.running.CancelAll()
 	return err
 }
 
@@ -153,8 +154,8 @@ type session struct {
 	w   *writer
 
 	mu          sync.Mutex
-	initialized bool                          // initialize answered
-	running     map[string]context.CancelFunc // idKey -> the call's cancel
+	initialized bool // initialize answered
+	running     jsonrpc.Calls
 	calls       sync.WaitGroup
 }
 
@@ -190,7 +191,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 	m, e := decodeMessage(line)
 	if e != nil {
 		var id raw
-		if m != nil && !m.ID.isNull() {
+		if m != nil && !m.ID.IsNull() {
 			id = m.ID
 		}
 		ss.srv.log.Debug("message refused", "code", e.Code, "bytes", len(line))
@@ -200,7 +201,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 	if m.Method == nil {
 		return // a response
 	}
-	if m.ID.isNull() {
+	if m.ID.IsNull() {
 		ss.notify(m)
 		return
 	}
@@ -241,23 +242,10 @@ func (ss *session) notify(m *message) {
 	var p struct {
 		RequestID raw `json:"requestId"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil || p.RequestID.isNull() {
+	if json.Unmarshal(m.Params, &p) != nil || p.RequestID.IsNull() {
 		return
 	}
-	ss.mu.Lock()
-	cancel := ss.running[idKey(p.RequestID)]
-	ss.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-func (ss *session) cancelAll() {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for _, cancel := range ss.running {
-		cancel()
-	}
+	ss.running.Cancel(p.RequestID)
 }
 
 // emptyResult is an answer with nothing to say ({}).
@@ -265,7 +253,7 @@ type emptyResult struct{}
 
 // paramsObject refuses params that are present and not an object.
 func paramsObject(method string, p raw) *rpcError {
-	if p.isNull() || p[0] == '{' {
+	if p.IsNull() || p[0] == '{' {
 		return nil
 	}
 	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("invalid params: %s's params must be an object, not %s", method, display(p))}
@@ -300,7 +288,7 @@ func (ss *session) request(m *message) (any, *rpcError) {
 	case "logging/setLevel":
 		// The server sends no log messages (logs go to stderr or
 		// --log-file); the level is accepted as the SDK's server did.
-		if m.Params.isNull() {
+		if m.Params.IsNull() {
 			return nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`}
 		}
 		if e := paramsObject(m.method, m.Params); e != nil {
@@ -330,7 +318,7 @@ func (ss *session) request(m *message) (any, *rpcError) {
 }
 
 func orEmpty(p raw) raw {
-	if p.isNull() {
+	if p.IsNull() {
 		return raw("{}")
 	}
 	return p
@@ -351,7 +339,7 @@ type initializeResult struct {
 }
 
 func (ss *session) initialize(params raw) (any, *rpcError) {
-	if params.isNull() {
+	if params.IsNull() {
 		return nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`}
 	}
 	if e := paramsObject("initialize", params); e != nil {
@@ -400,7 +388,7 @@ type call struct {
 // startCall runs a tools/call on a goroutine of its own, cancelled by a
 // notifications/cancelled naming its id or by the session's end.
 func (ss *session) startCall(ctx context.Context, m *message) {
-	if m.Params.isNull() {
+	if m.Params.IsNull() {
 		ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`})
 		return
 	}
@@ -418,24 +406,18 @@ func (ss *session) startCall(ctx context.Context, m *message) {
 		ss.w.fail(m.ID, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)})
 		return
 	}
-	key := idKey(m.ID)
 	cctx, cancel := context.WithCancel(ctx)
-	ss.mu.Lock()
-	if prev := ss.running[key]; prev != nil {
-		ss.mu.Unlock()
+	key, ok := ss.running.Start(m.ID, cancel)
+	if !ok {
 		cancel()
 		ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in use by a running call", m.ID)})
 		return
 	}
-	ss.running[key] = cancel
 	ss.calls.Add(1)
-	ss.mu.Unlock()
 	go func() {
 		defer ss.calls.Done()
 		defer func() {
-			ss.mu.Lock()
-			delete(ss.running, key)
-			ss.mu.Unlock()
+			ss.running.End(key)
 			cancel()
 		}()
 		defer func() {

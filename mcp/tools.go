@@ -185,7 +185,7 @@ func addTool[In, Out any](s *Server, name string, h toolHandler[In, Out]) {
 		panic(fmt.Sprintf("mcp: tool %s is not in tools.json", name))
 	}
 	s.tools[name] = func(ctx context.Context, c *call, args raw) *toolResult {
-		if args.isNull() {
+		if args.IsNull() {
 			args = raw("{}")
 		}
 		if err := sch.validate(args, ""); err != nil {
@@ -254,7 +254,7 @@ type progressParams struct {
 }
 
 func (p *progress) step(msg string) {
-	if p.c == nil || p.c.token.isNull() {
+	if p.c == nil || p.c.token.IsNull() {
 		return
 	}
 	p.n++

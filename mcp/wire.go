@@ -7,10 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // This file is the wire: newline-delimited JSON-RPC 2.0 over a byte
@@ -23,14 +22,14 @@ import (
 // request, small enough that one message cannot take the machine.
 const DefaultMaxMessageBytes = 32 << 20
 
-// The JSON-RPC 2.0 error codes the server answers with (go.lsp.dev/jsonrpc2
-// has them, as the daemon uses them).
+// The JSON-RPC 2.0 error codes the server answers with (internal/jsonrpc
+// has them, shared with the daemon).
 const (
-	codeParseError     = jsonrpc2.ParseError
-	codeInvalidRequest = jsonrpc2.InvalidRequest
-	codeMethodNotFound = jsonrpc2.MethodNotFound
-	codeInvalidParams  = jsonrpc2.InvalidParams
-	codeInternalError  = jsonrpc2.InternalError
+	codeParseError     = jsonrpc.ParseError
+	codeInvalidRequest = jsonrpc.InvalidRequest
+	codeMethodNotFound = jsonrpc.MethodNotFound
+	codeInvalidParams  = jsonrpc.InvalidParams
+	codeInternalError  = jsonrpc.InternalError
 )
 
 // errLineTooLong reports a line over the limit; the reader skipped it.
@@ -124,35 +123,17 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte("\r"))
 }
 
-// raw is a JSON value kept as a view of the line it was decoded from, not
-// a copy: encoding/json hands UnmarshalJSON a slice of its input, and the
-// line buffer is never reused (lineReader.next), so a 30 MB argument is
-// not copied to be looked at. A raw that was absent is nil.
-type raw []byte
-
-// UnmarshalJSON keeps b itself (see raw).
-func (r *raw) UnmarshalJSON(b []byte) error { *r = b; return nil }
-
-// MarshalJSON writes r as it is (null when absent).
-func (r raw) MarshalJSON() ([]byte, error) {
-	if r == nil {
-		return []byte("null"), nil
-	}
-	return r, nil
-}
-
-func (r raw) isNull() bool { return r == nil || string(r) == "null" }
+// raw is a JSON value kept as a view of the line it was decoded from
+// (jsonrpc.Raw): the line buffer is never reused (lineReader.next), so a
+// 30 MB argument is not copied to be looked at. A raw that was absent is
+// nil.
+type raw = jsonrpc.Raw
 
 // message is one JSON-RPC 2.0 message read: a request (method and id), a
 // notification (method, no id) or a response (id, result or error; the
 // server sends no requests, so it ignores them).
 type message struct {
-	JSONRPC raw `json:"jsonrpc"`
-	ID      raw `json:"id"`
-	Method  raw `json:"method"`
-	Params  raw `json:"params"`
-	Result  raw `json:"result"`
-	Error   raw `json:"error"`
+	jsonrpc.Message
 
 	method string // Method decoded
 }
@@ -176,11 +157,12 @@ func decodeMessage(line []byte) (*message, *rpcError) {
 	if m.ID != nil && !validID(m.ID) {
 		return nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %.40s is not a string or a number", m.ID)}
 	}
-	if string(m.JSONRPC) != `"2.0"` {
+	if !m.VersionOK() {
 		return &m, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: jsonrpc is %.20s, want \"2.0\"", orAbsent(m.JSONRPC))}
 	}
 	if m.Method != nil {
-		if err := json.Unmarshal(m.Method, &m.method); err != nil || m.method == "" {
+		var ok bool
+		if m.method, ok = m.MethodName(); !ok || m.method == "" {
 			return &m, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: method %.40s is not a method name", m.Method)}
 		}
 	} else if m.Result == nil && m.Error == nil {
@@ -198,7 +180,7 @@ func orAbsent(r raw) string {
 
 // validID reports whether id is a JSON string, number or null.
 func validID(id raw) bool {
-	if id.isNull() {
+	if id.IsNull() {
 		return true
 	}
 	switch id[0] {
@@ -210,21 +192,6 @@ func validID(id raw) bool {
 		return json.Unmarshal(id, &n) == nil
 	}
 	return false
-}
-
-// idKey is id in one spelling per value (1, 1.0 and 1e0 are one id), to
-// match notifications/cancelled's requestId with a request's id.
-func idKey(id raw) string {
-	if len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return strconv.Quote(s)
-		}
-	}
-	if f, err := strconv.ParseFloat(string(id), 64); err == nil {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return string(id)
 }
 
 // idFromPrefix finds a message's id in the first bytes of a line too long
@@ -258,13 +225,7 @@ func idFromPrefix(prefix []byte) raw {
 }
 
 // rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    jsonrpc2.Code `json:"code"`
-	Message string        `json:"message"`
-	Data    any           `json:"data,omitempty"`
-}
-
-func (e *rpcError) Error() string { return e.Message }
+type rpcError = jsonrpc.Error
 
 // writer writes whole messages, one a line, one at a time.
 type writer struct {

@@ -8,52 +8,46 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/sessions"
-	"go.lsp.dev/jsonrpc2"
 )
 
 // ctxd's own error codes, in a block of their own outside the JSON-RPC
 // reserved range (-32768..-32000) and LSP's (-32899..-32800).
 const (
 	// CodeOutsideWorkspace: a path resolves outside the workspace root.
-	CodeOutsideWorkspace jsonrpc2.Code = -31001
+	CodeOutsideWorkspace jsonrpc.Code = -31001
 	// CodeNotFound: a named file, session or checkpoint does not exist.
-	CodeNotFound jsonrpc2.Code = -31002
+	CodeNotFound jsonrpc.Code = -31002
 	// CodeOverBudget: the request cannot fit its token budget even at its
 	// floor.
-	CodeOverBudget jsonrpc2.Code = -31003
+	CodeOverBudget jsonrpc.Code = -31003
 	// CodeCorrupt: stored data (a session checkpoint) does not verify: it
 	// is truncated, fails its checksum, or was written by a newer ctxd.
 	// The message names the file and the reason; the file is left alone.
-	CodeCorrupt jsonrpc2.Code = -31004
+	CodeCorrupt jsonrpc.Code = -31004
 	// CodeUnresolvedReference: a model request carries a ctxd reference
 	// its session cannot resolve (the artifact is missing or does not
 	// verify); the compactors fail closed.
-	CodeUnresolvedReference jsonrpc2.Code = -31005
-)
-
-// LSP's codes used here.
-const (
-	codeRequestCancelled jsonrpc2.Code = -32800
-	codeRequestFailed    jsonrpc2.Code = -32803
+	CodeUnresolvedReference jsonrpc.Code = -31005
 )
 
 // rpcError maps an engine error to a JSON-RPC error: the one table of
 // error codes. The message is the error's own, which names what was wrong
 // and how to fix it.
 func rpcError(method string, err error) error {
-	var rpc *jsonrpc2.Error
+	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		return rpc
 	}
 	msg := method + ": " + ctxd.Message(err)
-	code := jsonrpc2.InternalError
+	code := jsonrpc.InternalError
 	switch {
 	case errors.Is(err, context.Canceled):
-		code, msg = codeRequestCancelled, method+": request cancelled"
+		code, msg = jsonrpc.RequestCancelled, method+": request cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
-		code = codeRequestFailed
+		code = jsonrpc.RequestFailed
 	case errors.Is(err, request.ErrUnresolvedReference):
 		code = CodeUnresolvedReference
 	case errors.Is(err, ctxd.ErrOutsideRoot):
@@ -65,11 +59,11 @@ func rpcError(method string, err error) error {
 	case errors.Is(err, sessions.ErrCorrupt), errors.Is(err, sessions.ErrNewerSchema), errors.Is(err, artifacts.ErrCorrupt):
 		code = CodeCorrupt
 	case errors.Is(err, ctxd.ErrInvalidParams):
-		code = jsonrpc2.InvalidParams
+		code = jsonrpc.InvalidParams
 	case errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.ENOTDIR), errors.Is(err, safefs.ErrNotRegular):
 		// A path the client named cannot be used: a symlink loop, a
 		// name over the system's limit, a FIFO or device.
-		code = jsonrpc2.InvalidParams
+		code = jsonrpc.InvalidParams
 	}
-	return &jsonrpc2.Error{Code: code, Message: msg}
+	return &jsonrpc.Error{Code: code, Message: msg}
 }

@@ -103,8 +103,8 @@ var paramDecoders = map[string]func(data []byte) error{
 }
 
 // paramlessMethods take no params (what they get is ignored); test/panic
-// is registered by server_test.go.
-var paramlessMethods = map[string]bool{"initialized": true, "shutdown": true, "exit": true, "test/panic": true}
+// is registered by server_test.go, test/echo and test/wait by conn_test.go.
+var paramlessMethods = map[string]bool{"initialized": true, "shutdown": true, "exit": true, "test/panic": true, "test/echo": true, "test/wait": true}
 
 // decodeInto decodes data into a new T as the handlers do; what it
 // decodes must marshal again.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // Limits of a listening daemon (see docs/security.md).
@@ -108,7 +108,7 @@ func (s *Server) writeToken(addr net.Addr) (string, string, error) {
 // checkToken checks initialize's token against the connection's policy.
 func (cl *client) checkToken(token string) error {
 	if t := cl.policy.token; t != "" && subtle.ConstantTimeCompare([]byte(token), []byte(t)) != 1 {
-		return jsonrpc2.Errorf(CodeUnauthorized, "initialize: this daemon serves TCP and requires its token: send \"token\" (the content of the daemon's token file, see docs/security.md)")
+		return jsonrpc.Errorf(CodeUnauthorized, "initialize: this daemon serves TCP and requires its token: send \"token\" (the content of the daemon's token file, see docs/security.md)")
 	}
 	return nil
 }

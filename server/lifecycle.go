@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"net/url"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -94,7 +93,7 @@ func decodeInitialize(params json.RawMessage) (lspInitializeParams, ctxdInit, er
 
 func initialize(_ context.Context, cl *client, params json.RawMessage) (any, error) {
 	if cl.state.Load() != stateNew {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize: already initialized")
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "initialize: already initialized")
 	}
 	lsp, own, err := decodeInitialize(params)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // history is a Chat request whose old tool outputs are long.
@@ -74,7 +74,7 @@ func TestCompressMessagesBadParams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := roundTrip(t, c, r, 10+i, tt.method, tt.params)
 			e, _ := m["error"].(map[string]any)
-			if e == nil || e["code"].(float64) != float64(jsonrpc2.InvalidParams) || !strings.Contains(e["message"].(string), tt.want) {
+			if e == nil || e["code"].(float64) != float64(jsonrpc.InvalidParams) || !strings.Contains(e["message"].(string), tt.want) {
 				b, _ := json.Marshal(m)
 				t.Errorf("got %s, want invalid params mentioning %q", b, tt.want)
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 
 	"github.com/ctxd/ctxd/artifacts"
 )
@@ -134,18 +134,18 @@ func TestOptimizeBadParams(t *testing.T) {
 		name   string
 		method string
 		params any
-		code   jsonrpc2.Code
+		code   jsonrpc.Code
 		want   string
 	}{
-		{"no request", "ctx/optimizeRequest", map[string]any{"session_id": "s"}, jsonrpc2.InvalidParams, "request is required"},
-		{"bad mode", "ctx/optimizeRequest", map[string]any{"request": history(1), "mode": "fast"}, jsonrpc2.InvalidParams, "unknown mode"},
-		{"bad session", "ctx/optimizeRequest", map[string]any{"request": history(1), "session_id": "../x"}, jsonrpc2.InvalidParams, "session id"},
-		{"typo", "ctx/optimizeRequest", map[string]any{"request": history(1), "sessionId": "s"}, jsonrpc2.InvalidParams, "unknown field"},
-		{"not a request", "ctx/optimizeRequest", map[string]any{"request": map[string]any{"x": 1}}, jsonrpc2.InvalidParams, "not a chat"},
-		{"no hash", "ctx/rehydrate", map[string]any{"session_id": "s"}, jsonrpc2.InvalidParams, "hash are required"},
-		{"short hash", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": "abc"}, jsonrpc2.InvalidParams, "prefix of at least 12"},
-		{"bad range", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash, "start_line": 5, "end_line": 2}, jsonrpc2.InvalidParams, "before start_line"},
-		{"past the end", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash, "start_line": 100000}, jsonrpc2.InvalidParams, "past the end"},
+		{"no request", "ctx/optimizeRequest", map[string]any{"session_id": "s"}, jsonrpc.InvalidParams, "request is required"},
+		{"bad mode", "ctx/optimizeRequest", map[string]any{"request": history(1), "mode": "fast"}, jsonrpc.InvalidParams, "unknown mode"},
+		{"bad session", "ctx/optimizeRequest", map[string]any{"request": history(1), "session_id": "../x"}, jsonrpc.InvalidParams, "session id"},
+		{"typo", "ctx/optimizeRequest", map[string]any{"request": history(1), "sessionId": "s"}, jsonrpc.InvalidParams, "unknown field"},
+		{"not a request", "ctx/optimizeRequest", map[string]any{"request": map[string]any{"x": 1}}, jsonrpc.InvalidParams, "not a chat"},
+		{"no hash", "ctx/rehydrate", map[string]any{"session_id": "s"}, jsonrpc.InvalidParams, "hash are required"},
+		{"short hash", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": "abc"}, jsonrpc.InvalidParams, "prefix of at least 12"},
+		{"bad range", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash, "start_line": 5, "end_line": 2}, jsonrpc.InvalidParams, "before start_line"},
+		{"past the end", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": hash, "start_line": 100000}, jsonrpc.InvalidParams, "past the end"},
 		{"unknown hash", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": strings.Repeat("0", 64)}, CodeNotFound, "not stored"},
 		{"corrupt", "ctx/rehydrate", map[string]any{"session_id": "s", "hash": bad}, CodeCorrupt, "does not verify"},
 	}

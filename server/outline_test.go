@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // TestOutline: ctx/outline answers a file's symbols and, with a level, its
@@ -59,7 +59,7 @@ func TestOutline(t *testing.T) {
 	} {
 		m := roundTrip(t, c, r, 10+i, "ctx/outline", params)
 		e, _ := m["error"].(map[string]any)
-		if e == nil || e["code"].(float64) != float64(jsonrpc2.InvalidParams) {
+		if e == nil || e["code"].(float64) != float64(jsonrpc.InvalidParams) {
 			t.Errorf("ctx/outline %v: got %v, want invalid params", params, m)
 		}
 	}

@@ -4,9 +4,9 @@
 // cancellation. It holds no pipeline logic: every method calls the engine,
 // the same functions the CLI calls.
 //
-// Middleware order on each connection: cancel-by-id ($/cancelRequest is
-// answered by a preempter ahead of the queue), then ordered async (long
-// methods release the read loop after they start, so requests start in wire
+// On each connection (conn.go): cancel-by-id ($/cancelRequest is answered
+// on the read loop, ahead of the queue), then ordered async (long methods
+// release the read loop after they start, so requests start in wire
 // order), then must-reply (every call gets exactly one response; a panic
 // becomes -32603 and the connection stays up).
 package server
@@ -28,7 +28,7 @@ import (
 
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // Options configure a Server.
@@ -140,32 +140,34 @@ type connPolicy struct {
 }
 
 func (s *Server) serveConn(ctx context.Context, rwc io.ReadWriteCloser, pol connPolicy) int {
-	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), inflight: map[jsonrpc2.ID]context.CancelFunc{}, policy: pol}
+	cl := &client{srv: s, log: s.log, exit: make(chan int, 1), policy: pol}
 	if nc, ok := rwc.(net.Conn); ok && pol.idle > 0 {
-		rwc = &idleConn{Conn: nc, timeout: pol.idle, busy: cl.busy}
+		rwc = &idleConn{Conn: nc, timeout: pol.idle, busy: cl.inflight.Busy}
 	}
 	st := newStream(rwc, s.log)
 	st.maxBody = s.maxBody()
-	st.drainOnEOF = true
 	st.trace = s.opts.Trace
-	conn := jsonrpc2.NewConn(st, jsonrpc2.WithPreempter(cl))
-	cl.conn = conn
-	conn.Go(ctx, cl.handle)
+	conn := newConn(ctx, st, cl)
+	go conn.serve()
 	code := 1
 	select {
 	case code = <-cl.exit:
 		// The caller closes the transport (or the process exits); the
 		// read loop ends with it.
 		return code
-	case <-conn.Done():
-		if err := conn.Err(); err != nil && !isClosed(err) {
+	case <-conn.done:
+		if err := conn.err; err != nil && !isClosed(err) && !errors.Is(err, context.Canceled) {
 			s.log.Warn("connection ended", "error", err)
 		}
 	case <-ctx.Done():
 		// A signal: stop now. The read loop may be blocked on a transport
-		// that cannot be interrupted (stdin); the caller closes it or the
-		// process exits.
-		go conn.Close()
+		// that cannot be interrupted (stdin): the transport is closed once
+		// the calls running (their contexts cancelled with ctx) return, or
+		// the caller closes it, or the process exits.
+		go func() {
+			<-conn.running.idle()
+			st.Close()
+		}()
 	}
 	return code
 }
@@ -272,9 +274,8 @@ func (s *Server) Listen(ctx context.Context, spec string) error {
 
 // client is one connection's state.
 type client struct {
-	srv  *Server
-	log  *slog.Logger
-	conn jsonrpc2.Conn
+	srv *Server
+	log *slog.Logger
 
 	// state moves from stateNew to stateReady on initialize and to
 	// stateShutdown on shutdown; it never goes back.
@@ -287,19 +288,10 @@ type client struct {
 
 	exit chan int
 
-	// inflightMu guards inflight: the cancel functions of running calls by
-	// id, for $/cancelRequest.
-	inflightMu sync.Mutex
-	inflight   map[jsonrpc2.ID]context.CancelFunc
+	// inflight are the running calls, for $/cancelRequest.
+	inflight jsonrpc.Calls
 
 	policy connPolicy
-}
-
-// busy reports a request of the connection in flight.
-func (cl *client) busy() bool {
-	cl.inflightMu.Lock()
-	defer cl.inflightMu.Unlock()
-	return len(cl.inflight) > 0
 }
 
 const (
@@ -316,20 +308,16 @@ func (cl *client) engine() *engine.Engine {
 }
 
 // handle dispatches one request or notification. It is the must-reply
-// layer: it always returns (never panics), and a notification never
-// returns an error (jsonrpc2 would end the connection).
-func (cl *client) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	// The request's method and params alias the frame buffer, which the
-	// stream reuses for the next frame once the handler goes async: copy
-	// the name, or an error message of this request can quote the next
-	// request's bytes.
-	name := strings.Clone(req.Method())
-	isCall := req.IsCall()
+// layer: it always returns (never panics), and a notification's result
+// and error are dropped (logged). An async method calls release once it
+// is registered for cancellation, which lets the read loop go on.
+func (cl *client) handle(ctx context.Context, req *rpcRequest, release func()) (result any, err error) {
+	name, isCall := req.method, req.isCall()
 	defer func() {
 		if r := recover(); r != nil {
 			cl.log.Error("handler panicked", "method", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			result = nil
-			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v (the daemon is still running; please report this with the log)", name, r)
+			err = jsonrpc.Errorf(jsonrpc.InternalError, "internal error in %s: %v (the daemon is still running; please report this with the log)", name, r)
 		}
 		if !isCall {
 			if err != nil {
@@ -344,90 +332,67 @@ func (cl *client) handle(ctx context.Context, req *jsonrpc2.Request) (result any
 		if !isCall {
 			return nil, nil // unknown notifications ($/setTrace, ...) are ignored, as LSP says
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %q not found; ctxd serves: %s", name, strings.Join(MethodNames(), ", "))
+		return nil, jsonrpc.Errorf(jsonrpc.MethodNotFound, "method %q not found; ctxd serves: %s", name, strings.Join(MethodNames(), ", "))
 	}
 	switch cl.state.Load() {
 	case stateNew:
 		if !m.beforeInit {
-			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", name)
+			return nil, jsonrpc.Errorf(jsonrpc.ServerNotInitialized, "server not initialized: send initialize before %s", name)
 		}
 	case stateShutdown:
 		if name != "exit" {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "server is shutting down: only exit is accepted after shutdown, got %s", name)
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "server is shutting down: only exit is accepted after shutdown, got %s", name)
 		}
 	}
-	params := json.RawMessage(append([]byte(nil), req.Params()...))
-	// Handlers never derive contexts from jsonrpc2's request context: it is
-	// pooled and recycled when the handler returns, and a context.WithCancel
-	// child of it makes the context package watch it from a goroutine that
-	// may call Done after recycling, which panics in jsonrpc2 v1.0.1 (its
-	// own CancelHandler hits this). ctxd derives from the connection's
-	// context instead and does cancel-by-id itself.
-	hctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if isCall {
-		id := req.ID()
-		cl.inflightMu.Lock()
-		cl.inflight[id] = cancel
-		cl.inflightMu.Unlock()
-		defer func() {
-			cl.inflightMu.Lock()
-			delete(cl.inflight, id)
-			cl.inflightMu.Unlock()
-		}()
+		key, ok := cl.inflight.Start(req.id, cancel)
+		if !ok {
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidRequest, "invalid request: id %s is already in use by a running call", req.id)
+		}
+		defer cl.inflight.End(key)
 	}
 	// Registered before the release, so a $/cancelRequest read right after
 	// finds it.
 	if m.async {
-		jsonrpc2.Async(ctx)
+		release()
 	}
 	// The engine's background analysis waits while any method runs
 	// (ctx/status, which a client may poll, excepted).
 	if e := cl.engine(); e != nil && name != statusMethod {
 		defer e.Busy()()
 	}
-	res, err := m.handle(hctx, cl, params)
+	res, err := m.handle(hctx, cl, json.RawMessage(req.params))
 	if err != nil {
 		return nil, rpcError(name, err)
 	}
 	return res, nil
 }
 
-// Preempt answers $/cancelRequest ahead of the queue by cancelling the
-// named in-flight call's context; an unknown or finished id is ignored.
-func (cl *client) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error) {
-	if req.Method() != "$/cancelRequest" {
-		return nil, jsonrpc2.ErrNotHandled
+// cancel answers $/cancelRequest by cancelling the named in-flight call's
+// context; an unknown or finished id is ignored.
+func (cl *client) cancel(params []byte) {
+	if id, ok := cancelID(params); ok {
+		cl.inflight.Cancel(id)
 	}
-	if id, ok := cancelID(req.Params()); ok {
-		cl.inflightMu.Lock()
-		cancel := cl.inflight[id]
-		cl.inflightMu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
-	}
-	return struct{}{}, nil
 }
 
 // cancelID decodes the params of $/cancelRequest: the id of the call to
 // cancel, a number or a string; ok is false for anything else.
-func cancelID(params []byte) (jsonrpc2.ID, bool) {
+func cancelID(params []byte) (jsonrpc.Raw, bool) {
 	var p struct {
-		ID json.RawMessage `json:"id"`
+		ID jsonrpc.Raw `json:"id"`
 	}
-	if json.Unmarshal(params, &p) != nil {
-		return jsonrpc2.ID{}, false
+	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
+		return nil, false
 	}
-	var n int64
+	var n json.Number
 	var s string
-	switch {
-	case json.Unmarshal(p.ID, &n) == nil:
-		return jsonrpc2.NewNumberID(n), true
-	case json.Unmarshal(p.ID, &s) == nil:
-		return jsonrpc2.NewStringID(s), true
+	if json.Unmarshal(p.ID, &n) != nil && json.Unmarshal(p.ID, &s) != nil {
+		return nil, false
 	}
-	return jsonrpc2.ID{}, false
+	return p.ID, true
 }
 
 // resolveRoot picks the workspace for initialize: the root the editor

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
@@ -38,39 +38,24 @@ func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%
 // readFrames reads every frame from r until EOF.
 func readFrames(t *testing.T, r io.Reader) []map[string]any {
 	t.Helper()
-	br := bufio.NewReader(r)
 	var out []map[string]any
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return out
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "Content-Length:")))
-		if err != nil {
-			t.Fatalf("bad header %q", line)
-		}
-		if _, err := br.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			t.Fatal(err)
-		}
-		if bytes.HasPrefix(body, []byte("[")) {
+	for _, body := range readBodies(t, r) {
+		if strings.HasPrefix(body, "[") {
 			// A batch answer: one response per item.
 			var ms []map[string]any
-			if err := json.Unmarshal(body, &ms); err != nil {
+			if err := json.Unmarshal([]byte(body), &ms); err != nil {
 				t.Fatalf("response is not JSON: %s", body)
 			}
 			out = append(out, ms...)
 			continue
 		}
 		var m map[string]any
-		if err := json.Unmarshal(body, &m); err != nil {
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			t.Fatalf("response is not JSON: %s", body)
 		}
 		out = append(out, m)
 	}
+	return out
 }
 
 type rwc struct {
@@ -221,7 +206,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 	m := roundTrip(t, c, r, 2, "test/panic", nil)
 	e, _ := m["error"].(map[string]any)
-	if e == nil || e["code"].(float64) != float64(jsonrpc2.InternalError) || !strings.Contains(e["message"].(string), "still running") {
+	if e == nil || e["code"].(float64) != float64(jsonrpc.InternalError) || !strings.Contains(e["message"].(string), "still running") {
 		t.Fatalf("panic answered with %v", m)
 	}
 	m = roundTrip(t, c, r, 3, "ctx/countTokens", map[string]any{"text": "alive"})

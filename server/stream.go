@@ -12,24 +12,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
 // MaxFrameBytes bounds one message body. Conversation histories sent for
 // compaction can be large; 256 MiB is far above any model's window.
 const MaxFrameBytes = 256 << 20
 
-// stream is ctxd's LSP-framed jsonrpc2.Stream. It exists because
-// jsonrpc2 v1.0.1 ends the connection on a malformed frame without
-// replying; ctxd answers a bad body with -32700 (parse error) or -32600
-// (invalid request), answers a bad header with -32700, resynchronizes on
-// the next "Content-Length:" header and keeps serving.
-//
-// It implements jsonrpc2's raw-frame methods (ReadFrame, WriteFrame), so
-// batches keep working.
+// stream is ctxd's LSP framing: "Content-Length: N\r\n\r\n" and N bytes
+// of JSON. It answers a bad body with -32700 (parse error) or -32600
+// (invalid request) and a bad header with -32700 itself, resynchronizes on
+// the next "Content-Length:" header and keeps serving; the connection
+// (conn.go) sees only well-formed messages and batches.
 type stream struct {
 	in  *bufio.Reader
 	out io.Writer
@@ -45,17 +40,13 @@ type stream struct {
 	rbuf []byte // body buffer; only the reading goroutine touches it
 	// maxBody bounds one body (0: MaxFrameBytes).
 	maxBody int
-	// calls counts frames read that expect a reply, replies the replies
-	// written: at end of input the stream waits for them to match, so a
-	// request in flight when stdin closes is still answered.
-	calls, replies atomic.Int64
-	drainOnEOF     bool // set when a jsonrpc2 connection answers the calls
+	// msg is the envelope of the message ReadFrame returned last, its
+	// members views of the body (zero for a batch).
+	msg jsonrpc.Message
 	// resumed is set by resync when it consumed a "Content-Length:" that
 	// starts the next header; readRaw prepends it to the first line.
 	resumed string
 }
-
-var _ jsonrpc2.Stream = (*stream)(nil)
 
 func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
 	return &stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, c: rwc, log: log}
@@ -68,19 +59,10 @@ type errBadHeader struct{ kind, msg string }
 
 func (e *errBadHeader) Error() string { return e.msg }
 
-// Read implements jsonrpc2.Stream.
-func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	body, n, err := s.ReadFrame(ctx)
-	if err != nil {
-		return nil, n, err
-	}
-	msg, err := jsonrpc2.DecodeMessage(body)
-	return msg, n, err
-}
-
-// ReadFrame returns the next well-formed JSON-RPC frame body. Malformed
-// frames are answered here and skipped; only transport errors (EOF, a
-// closed pipe) are returned. The body is valid until the next call.
+// ReadFrame returns the next well-formed JSON-RPC frame body: a message
+// (its envelope in s.msg) or a batch array. Malformed frames are answered
+// here and skipped; only transport errors (EOF, a closed pipe) are
+// returned. The body is valid until the next call.
 func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -90,7 +72,7 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		var bad *errBadHeader
 		if errors.As(err, &bad) {
 			s.log.Warn("bad frame header", "problem", bad.kind)
-			s.reject(ctx, nil, jsonrpc2.ParseError, "parse error: "+bad.msg+"; expected \"Content-Length: N\\r\\n\\r\\n\" followed by N bytes of JSON")
+			s.reject(nil, jsonrpc.ParseError, "parse error: "+bad.msg+"; expected \"Content-Length: N\\r\\n\\r\\n\" followed by N bytes of JSON")
 			if strings.HasSuffix(s.resumed, "\n") {
 				continue // the next header is already in hand
 			}
@@ -100,9 +82,6 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			continue
 		}
 		if err != nil {
-			if s.drainOnEOF && isClosed(err) {
-				s.drain(ctx)
-			}
 			return nil, n, err
 		}
 		if s.trace != nil {
@@ -110,16 +89,14 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		}
 		if n := nonObjectBatch(body); n > 0 {
 			s.log.Warn("rejected batch of non-objects", "items", n)
-			s.rejectBatch(ctx, n)
+			s.rejectBatch(n)
 			continue
 		}
-		if code, msg, id := classify(body); code != 0 {
+		s.msg = jsonrpc.Message{}
+		if code, msg, id := classify(body, &s.msg); code != 0 {
 			s.log.Warn("rejected frame", "code", int(code), "bytes", len(body))
-			s.reject(ctx, id, code, msg)
+			s.reject(id, code, msg)
 			continue
-		}
-		if expectsReply(body) {
-			s.calls.Add(1)
 		}
 		return body, n, nil
 	}
@@ -334,47 +311,73 @@ func clip(s string) string {
 	return s
 }
 
-// classify checks a frame body. It returns code 0 for a frame jsonrpc2 can
-// take (a well-formed message or a batch array, whose members jsonrpc2
-// checks itself), else the error to answer with and the request id when one
-// could be read.
-func classify(body []byte) (jsonrpc2.Code, string, json.RawMessage) {
-	if !json.Valid(body) {
-		return jsonrpc2.ParseError, "parse error: the message body is not valid JSON", nil
-	}
+// classify checks a frame body. It returns code 0 for a frame the
+// connection can take (a well-formed message, decoded into m, or a batch
+// array, whose members the connection checks itself), else the error to
+// answer with and the request id when one could be read.
+func classify(body []byte, m *jsonrpc.Message) (jsonrpc.Code, string, json.RawMessage) {
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return 0, "", nil
-	}
-	var env struct {
-		JSONRPC *string         `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  *string         `json:"method"`
-	}
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
-		return jsonrpc2.InvalidRequest, "invalid request: a JSON-RPC message must be a JSON object", nil
-	}
-	id := validID(env.ID)
-	if env.ID != nil && id == nil {
-		return jsonrpc2.InvalidRequest, "invalid request: \"id\" must be a string or an integer, not " + idKind(env.ID) + " (omit \"id\" for a notification)", nil
-	}
-	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
-		return jsonrpc2.InvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, id
-	}
-	if _, err := jsonrpc2.DecodeMessage(body); err != nil {
-		msg := "invalid request: " + strings.TrimPrefix(err.Error(), "jsonrpc2: ")
-		if env.Method == nil && env.ID != nil {
-			msg = `invalid request: a request needs a "method" string`
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		switch {
+		case !json.Valid(body):
+			return jsonrpc.ParseError, "parse error: the message body is not valid JSON", nil
+		case trimmed[0] == '[':
+			return 0, "", nil
 		}
-		return jsonrpc2.InvalidRequest, msg, id
+		return jsonrpc.InvalidRequest, "invalid request: a JSON-RPC message must be a JSON object", nil
+	}
+	if err := json.Unmarshal(trimmed, m); err != nil {
+		return jsonrpc.ParseError, "parse error: the message body is not valid JSON", nil
+	}
+	id := validID(m.ID)
+	if m.ID != nil && id == nil {
+		return jsonrpc.InvalidRequest, "invalid request: \"id\" must be a string or an integer, not " + idKind(m.ID) + " (omit \"id\" for a notification)", nil
+	}
+	if !m.VersionOK() {
+		return jsonrpc.InvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, id
+	}
+	if msg := shapeProblem(m); msg != "" {
+		return jsonrpc.InvalidRequest, "invalid request: " + msg, id
 	}
 	return 0, "", nil
 }
 
+// shapeProblem says what makes a message with a valid id and version
+// neither a request nor a response, "" when nothing does.
+func shapeProblem(m *jsonrpc.Message) string {
+	if m.Method != nil {
+		var name string
+		switch {
+		case json.Unmarshal(m.Method, &name) != nil:
+			return `"method" must be a string`
+		case m.Result != nil || m.Error != nil:
+			return `a message has a "method" (a request) or a "result" or "error" (a response), not both`
+		}
+		return ""
+	}
+	switch {
+	case m.Result == nil && m.Error == nil && m.ID != nil:
+		return `a request needs a "method" string`
+	case m.Result == nil && m.Error == nil:
+		return `a message needs a "method" (a request) or a "result" or "error" (a response)`
+	case m.Result != nil && m.Error != nil:
+		return `a response has a "result" or an "error", not both`
+	case m.Error != nil:
+		var e struct {
+			Code    *int64  `json:"code"`
+			Message *string `json:"message"`
+		}
+		if m.Error.IsNull() || json.Unmarshal(m.Error, &e) != nil {
+			return `a response's "error" must be an object with an integer "code" and a "message" string`
+		}
+	}
+	return ""
+}
+
 // validID returns raw when it is a JSON-RPC id ctxd accepts: a string or
-// an integer (the spec says numbers should not have fractional parts; null
-// is for replies to requests whose id cannot be read).
-func validID(raw json.RawMessage) json.RawMessage {
+// an integer int64 holds (the spec says numbers should not have fractional
+// parts; null is for replies to requests whose id cannot be read).
+func validID(raw []byte) json.RawMessage {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		return nil
@@ -382,17 +385,14 @@ func validID(raw json.RawMessage) json.RawMessage {
 	if t[0] == '"' {
 		return t
 	}
-	if t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
-		if bytes.ContainsAny(t, ".eE") {
-			return nil
-		}
+	if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {
 		return t
 	}
 	return nil
 }
 
 // idKind names what an invalid id is, for the error message.
-func idKind(raw json.RawMessage) string {
+func idKind(raw []byte) string {
 	t := bytes.TrimSpace(raw)
 	switch {
 	case len(t) == 0:
@@ -405,6 +405,8 @@ func idKind(raw json.RawMessage) string {
 		return "an array"
 	case string(t) == "true" || string(t) == "false":
 		return "a boolean"
+	case !bytes.ContainsAny(t, ".eE"):
+		return "an integer out of range " + clip(string(t))
 	default:
 		return "a fractional number " + clip(string(t))
 	}
@@ -431,99 +433,26 @@ func nonObjectBatch(body []byte) int {
 }
 
 // rejectBatch answers a batch of n non-object items.
-func (s *stream) rejectBatch(ctx context.Context, n int) {
-	type resp struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc2.Error `json:"error"`
-	}
-	out := make([]resp, n)
+func (s *stream) rejectBatch(n int) {
+	out := make([][]byte, n)
 	for i := range out {
-		out[i] = resp{"2.0", json.RawMessage("null"), &jsonrpc2.Error{Code: jsonrpc2.InvalidRequest, Message: "invalid request: a batch item must be a JSON-RPC request object"}}
+		out[i] = errorResponse(nil, jsonrpc.InvalidRequest, "invalid request: a batch item must be a JSON-RPC request object")
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return
-	}
-	if _, err := s.writeFrame(data); err != nil {
+	if _, err := s.writeFrame(joinBatch(out)); err != nil {
 		s.log.Debug("write rejection", "error", err)
 	}
 }
 
-// reject writes an error response for a frame jsonrpc2 never sees.
-func (s *stream) reject(ctx context.Context, id json.RawMessage, code jsonrpc2.Code, msg string) {
-	resp := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc2.Error `json:"error"`
-	}{"2.0", id, &jsonrpc2.Error{Code: code, Message: msg}}
-	if resp.ID == nil {
-		resp.ID = json.RawMessage("null")
-	}
-	data, err := json.Marshal(resp)
-	if err != nil {
-		return
-	}
-	if _, err := s.writeFrame(data); err != nil {
+// reject writes an error response for a frame the connection never sees.
+func (s *stream) reject(id json.RawMessage, code jsonrpc.Code, msg string) {
+	if _, err := s.writeFrame(errorResponse(id, code, msg)); err != nil {
 		s.log.Debug("write rejection", "error", err)
 	}
 }
 
-// drainTimeout bounds how long end of input waits for replies in flight.
-const drainTimeout = 5 * time.Minute
-
-// drain waits, at end of input, until every call read has its reply
-// written (jsonrpc2 refuses to write once reading failed).
-func (s *stream) drain(ctx context.Context) {
-	deadline := time.Now().Add(drainTimeout)
-	for s.replies.Load() < s.calls.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// expectsReply reports a request with an id, or a batch holding one.
-func expectsReply(body []byte) bool {
-	t := bytes.TrimSpace(body)
-	var probe struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if len(t) > 0 && t[0] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(t, &items) != nil {
-			return false
-		}
-		for _, it := range items {
-			probe.ID, probe.Method = nil, nil
-			if json.Unmarshal(it, &probe) == nil && probe.ID != nil && probe.Method != nil {
-				return true
-			}
-		}
-		return false
-	}
-	return json.Unmarshal(t, &probe) == nil && probe.ID != nil && probe.Method != nil && *probe.Method != "$/cancelRequest"
-}
-
-// Write implements jsonrpc2.Stream.
-func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	data, err := jsonrpc2.EncodeMessage(msg)
-	if err != nil {
-		return 0, fmt.Errorf("encode message: %w", err)
-	}
-	return s.WriteFrame(ctx, data)
-}
-
-// WriteFrame frames an encoded body and writes header and body in one Write.
-// It ignores ctx on purpose: a reply to a cancelled request (-32800) must
-// still be written.
-func (s *stream) WriteFrame(_ context.Context, data []byte) (int64, error) {
-	n, err := s.writeFrame(data)
-	s.replies.Add(1)
-	return n, err
-}
-
-// writeFrame writes one frame; rejections written by the stream itself
-// use it directly, since they answer no counted call.
+// writeFrame writes one frame (header and body in one Write). Frames are
+// written whole, one at a time; a reply to a cancelled request (-32800) is
+// written like any other.
 func (s *stream) writeFrame(data []byte) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()

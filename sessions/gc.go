@@ -74,15 +74,11 @@ func (s *Store) Delete(ctx context.Context, id string) (*DeleteResult, error) {
 		return nil, fmt.Errorf("delete session: %w", err)
 	}
 	dir := s.sessionDir(id)
-	unlock, err := s.lock(ctx, dir, false)
+	ls, unlock, err := s.lockScan(ctx, dir, false)
 	if err != nil {
 		return nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	defer unlock()
-	ls, err := scan(dir)
-	if err != nil {
-		return nil, fmt.Errorf("delete session %s: %w", id, err)
-	}
 	res := s.removeSession(id, dir, ls, false)
 	if res.Removed == 0 && len(res.Left) == 0 && len(ls.seqs) == 0 {
 		return nil, fmt.Errorf("delete: session %s has no checkpoints: %w", id, ctxd.ErrNotFound)

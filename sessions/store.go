@@ -150,16 +150,11 @@ func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (
 		return nil, err
 	}
 	dir := s.sessionDir(id)
-	unlock, err := s.lock(ctx, dir, true)
+	ls, unlock, err := s.lockScan(ctx, dir, true)
 	if err != nil {
 		return nil, fmt.Errorf("save checkpoint to session %s: %w", id, err)
 	}
 	defer unlock()
-
-	ls, err := scan(dir)
-	if err != nil {
-		return nil, fmt.Errorf("save checkpoint to session %s: %w", id, err)
-	}
 	if create && len(ls.seqs) > 0 {
 		return nil, fmt.Errorf("create session %s: it already exists with %d checkpoint files: %w", id, len(ls.seqs), ctxd.ErrInvalidParams)
 	}
@@ -493,6 +488,20 @@ func (s *Store) ensureStore() error {
 		return fmt.Errorf("write %s: %w", filepath.Join(s.dir, gitignoreName), err)
 	}
 	return syncDir(s.dir)
+}
+
+// lockScan locks session dir as [Store.lock] does (create: make the
+// directory) and lists it. On success the caller calls unlock.
+func (s *Store) lockScan(ctx context.Context, dir string, create bool) (ls *listing, unlock func(), err error) {
+	unlock, err = s.lock(ctx, dir, create)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ls, err = scan(dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return ls, unlock, nil
 }
 
 // lock takes the session's lock, creating the session directory when

@@ -174,18 +174,26 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "index")
 
+	// update updates x from the files and checks how many it has parsed
+	// in all.
+	update := func(x *Index, when string, parses int64) []*index.Symbols {
+		t.Helper()
+		es, err := x.Update(ctx, paths, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Parses(); got != parses {
+			t.Errorf("%s: %d parses, want %d", when, got, parses)
+		}
+		return es
+	}
+
 	x, err := openRecords(dir)
 	if err != nil {
 		t.Fatalf("Open without a state directory: %v", err)
 	}
-	es, err := x.Update(ctx, paths, read)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// 7 source files, two with the same bytes: 6 parses.
-	if got := x.Parses(); got != 6 {
-		t.Errorf("cold: %d parses, want 6", got)
-	}
+	es := update(x, "cold", 6)
 	for i, p := range paths {
 		if (es[i] == nil) != (p == "README.md" || p == "notes.txt") {
 			t.Errorf("%s: entry %v", p, es[i])
@@ -213,13 +221,7 @@ func TestIncrementalAndPersisted(t *testing.T) {
 			t.Errorf("%s: no persisted entry", p)
 		}
 	}
-	es2, err := y.Update(ctx, paths, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := y.Parses(); got != 0 {
-		t.Errorf("warm: %d parses, want 0", got)
-	}
+	es2 := update(y, "warm", 0)
 	if d := cmp.Diff(es, es2); d != "" {
 		t.Errorf("reread entries differ (-persisted +reread):\n%s", d)
 	}
@@ -228,13 +230,7 @@ func TestIncrementalAndPersisted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "b.go"), []byte("package a\n\nfunc beta() int { return 2 }\n\nfunc Omega() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	es3, err := y.Update(ctx, paths, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := y.Parses(); got != 1 {
-		t.Errorf("after one edit: %d parses, want 1", got)
-	}
+	es3 := update(y, "after one edit", 1)
 	i := sort.SearchStrings(paths, "b.go")
 	if len(es3[i].Defs) != 2 || es3[i].Defs[1].Name != "Omega" {
 		t.Errorf("edited b.go: defs %+v", es3[i].Defs)

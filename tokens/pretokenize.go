@@ -230,10 +230,18 @@ func (s scanner) cl100kAt(i int) int {
 			return s.run(i+n, clsL)
 		}
 	}
+	return s.rest(i, c, n, "\r\n")
+}
+
+// rest matches the alternatives both patterns end with, at i, where the
+// character c of n bytes starts no word: \p{N}{1,3}, then
+// " ?[^\s\p{L}\p{N}]+" followed by a run of trail's bytes (cl100k's
+// [\r\n]*, o200k's [\r\n/]*), then whitespace.
+func (s scanner) rest(i int, c uint8, n int, trail string) int {
 	if c&clsN != 0 {
 		return s.digits(i)
 	}
-	if e := s.punctuation(i, "\r\n"); e > i {
+	if e := s.punctuation(i, trail); e > i {
 		return e
 	}
 	if c&clsS != 0 {
@@ -277,16 +285,7 @@ func (s scanner) o200kAt(i int) int {
 	if e := s.o200kUpper(i); e > i {
 		return s.contraction(e)
 	}
-	if c&clsN != 0 {
-		return s.digits(i)
-	}
-	if e := s.punctuation(i, "\r\n/"); e > i {
-		return e
-	}
-	if c&clsS != 0 {
-		return s.whitespace(i)
-	}
-	return i + n
+	return s.rest(i, c, n, "\r\n/")
 }
 
 // o200kLower matches [U]*[W]+ at st (U and W as clsU, clsW) and returns

@@ -121,27 +121,31 @@ func (s *Store) drop(analyses, verdicts bool, enough func() bool) {
 	slices.Sort(gens)
 	gens = slices.Compact(gens)
 	for _, g := range gens {
-		for k, e := range s.analyses {
-			if !analyses || enough() {
-				break
-			}
-			if e.gen == g {
-				delete(s.analyses, k)
-				s.size -= analysisSize(e.data)
-			}
+		if analyses {
+			dropGen(s.analyses, g, enough, func(e storedAnalysis) { s.size -= analysisSize(e.data) })
 		}
-		for k, e := range s.verdicts {
-			if !verdicts || enough() {
-				break
-			}
-			if e.gen == g {
-				delete(s.verdicts, k)
+		if verdicts {
+			dropGen(s.verdicts, g, enough, func(e storedVerdict) {
 				s.size -= verdictSize(e.errs)
 				s.vsize -= verdictSize(e.errs)
-			}
+			})
 		}
 		if enough() {
 			return
+		}
+	}
+}
+
+// dropGen deletes m's entries of generation g, each told to dropped,
+// until enough reports true.
+func dropGen[E interface{ generation() uint64 }](m map[[32]byte]E, g uint64, enough func() bool, dropped func(E)) {
+	for k, e := range m {
+		if enough() {
+			return
+		}
+		if e.generation() == g {
+			delete(m, k)
+			dropped(e)
 		}
 	}
 }
@@ -158,6 +162,9 @@ type storedVerdict struct {
 	gen  uint64
 	errs []span
 }
+
+func (e storedAnalysis) generation() uint64 { return e.gen }
+func (e storedVerdict) generation() uint64  { return e.gen }
 
 // span is a half-open byte range.
 type span struct{ start, end int }

@@ -46,12 +46,8 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr, and the misses")
 	dump := fs.String("dump", "", "write, per commit and budget, what ctxd and the baseline showed to files in this `directory`")
-	pos, err := parse(fs, args[1:])
-	if err != nil {
+	if err := parseNone(fs, args[1:]); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if *commits <= 0 {
 		return usagef("--commits must be positive")
@@ -117,12 +113,8 @@ func runSWEBench(ctx context.Context, io *IO, args []string) error {
 	perRepo := fs.Int("per-repo", 0, "most instances per repository, in file order (0: all)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := fs.Bool("v", false, "print one line per instance on stderr (always on a terminal)")
-	pos, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if *instances == "" {
 		return usagef("want --instances FILE")

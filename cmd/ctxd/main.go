@@ -227,6 +227,32 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
+// parseNone parses the flags of a command that takes no positional
+// arguments.
+func parseNone(fs *flag.FlagSet, args []string) error {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	return nil
+}
+
+// parseOne parses the flags of a command that takes one positional
+// argument (what names it in the message) and returns the argument.
+func parseOne(fs *flag.FlagSet, args []string, what string) (string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usagef("want one %s, got %d arguments", what, len(pos))
+	}
+	return pos[0], nil
+}
+
 // parse parses flags that may come before, between or after positional
 // arguments ("ctxd prompt 'fix it' --task debug"), and returns the
 // positional ones. "--" ends flag parsing.

@@ -120,12 +120,8 @@ func runConfig(_ context.Context, io *IO, args []string) error {
 	fs := newFlagSet(c, io.Err)
 	root := fs.String("root", "", "workspace root (default: the current repository)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	dir, err := engine.ResolveRoot(*root)
 	if err != nil {

@@ -33,14 +33,11 @@ func runOutline(ctx context.Context, io *IO, args []string) error {
 	fs := newFlagSet(c, io.Err)
 	asJSON := fs.Bool("json", false, "print the ctx/outline result as JSON")
 	lang := fs.String("language", "", "language (default: detected from the extension or shebang)")
-	pos, err := parse(fs, args)
+	path, err := parseOne(fs, args, "FILE")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one FILE, got %d arguments", len(pos))
-	}
-	res, err := outlineFile(ctx, engine.OutlineRequest{Path: pos[0], Language: *lang})
+	res, err := outlineFile(ctx, engine.OutlineRequest{Path: path, Language: *lang})
 	if err != nil {
 		return err
 	}
@@ -65,12 +62,9 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	var keepLines, keepFuncs multiFlag
 	fs.Var(&keepLines, "keep-line", "keep the function around this 1-based line whole (repeatable)")
 	fs.Var(&keepFuncs, "keep-func", "keep this function or Type.method whole (repeatable)")
-	pos, err := parse(fs, args)
+	path, err := parseOne(fs, args, "FILE")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one FILE, got %d arguments", len(pos))
 	}
 	if *level == "" {
 		return usagef("--level is required: full, bodies, signatures, outline, focus or focus-only")
@@ -78,7 +72,7 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	if _, err := treesitter.ParseLevel(*level); err != nil {
 		return usagef("--level: %v", err)
 	}
-	req := engine.OutlineRequest{Path: pos[0], Language: *lang, Level: *level, KeepFuncs: keepFuncs}
+	req := engine.OutlineRequest{Path: path, Language: *lang, Level: *level, KeepFuncs: keepFuncs}
 	for _, l := range keepLines {
 		var n int
 		if _, err := fmt.Sscanf(l, "%d", &n); err != nil || n < 1 {

@@ -58,17 +58,13 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	maxConns := fs.Int("max-conns", server.DefaultMaxConns, "most concurrent connections with --listen")
 	idle := fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a --listen connection idle this long")
 	fs.Var(&allow, "allow-root", "with --listen tcp:, another workspace clients may initialize (repeatable; --root or the current repository always is)")
-	pos, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if useStdio && listen != "" {
 		return usagef("--stdio and --listen are exclusive")
 	}
-	stateDir, err = stateDirFlag(stateDir)
+	stateDir, err := stateDirFlag(stateDir)
 	if err != nil {
 		return err
 	}

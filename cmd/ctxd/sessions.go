@@ -160,11 +160,7 @@ func sessionsList(ctx context.Context, io *IO, args []string) error {
 func sessionsShow(ctx context.Context, io *IO, args []string) error {
 	fs, f := sessionsFlagSet(io, "show", "ID [--seq N] [flags]")
 	seq := fs.Int("seq", 0, "checkpoint number (default: the newest that verifies)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneID("show", pos)
+	id, err := parseID(fs, args, "show")
 	if err != nil {
 		return err
 	}
@@ -201,11 +197,7 @@ func sessionsResume(ctx context.Context, io *IO, args []string) error {
 // sessionsTimeline: `ctxd sessions timeline`.
 func sessionsTimeline(ctx context.Context, io *IO, args []string) error {
 	fs, f := sessionsFlagSet(io, "timeline", "ID [flags]")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneID("timeline", pos)
+	id, err := parseID(fs, args, "timeline")
 	if err != nil {
 		return err
 	}
@@ -224,11 +216,7 @@ func sessionsFork(ctx context.Context, io *IO, args []string) error {
 	newID := fs.String("id", "", "id of the new session (default: generated)")
 	model := fs.String("model", "", "model the pruned history is for (default: the checkpoint's)")
 	budget := fs.Int("budget", 0, "token budget of the pruned history (default: the model's window less its output reserve)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := oneID("fork", pos)
+	id, err := parseID(fs, args, "fork")
 	if err != nil {
 		return err
 	}
@@ -331,7 +319,13 @@ func withEngine(io *IO, f *sessionFlags, fn func(*engine.Engine) error) error {
 	return fn(e)
 }
 
-func oneID(sub string, pos []string) (string, error) {
+// parseID parses the flags of sessions subcommand sub, which takes one
+// session id, and returns the id.
+func parseID(fs *flag.FlagSet, args []string, sub string) (string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return "", err
+	}
 	if len(pos) != 1 {
 		return "", usagef("%s needs one session id", sub)
 	}

@@ -27,12 +27,9 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 	docs := fs.Bool("docs", false, "also list the lines of documentation files (Markdown, reST, text)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn, error")
-	pos, err := parse(fs, args)
+	name, err := parseOne(fs, args, "NAME")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one NAME, got %d arguments", len(pos))
 	}
 	if *maxRefs <= 0 {
 		return usagef("--max-references must be positive, got %d", *maxRefs)
@@ -46,7 +43,7 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	defer done()
-	res, err := eng.FindSymbol(ctx, engine.SymbolRequest{Name: pos[0], MaxReferences: *maxRefs, IncludeDocs: *docs})
+	res, err := eng.FindSymbol(ctx, engine.SymbolRequest{Name: name, MaxReferences: *maxRefs, IncludeDocs: *docs})
 	if err != nil {
 		return err
 	}
@@ -63,7 +60,7 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 		fmt.Fprintf(io.Err, "ctxd: more references left out; raise --max-references\n")
 	}
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
-		fmt.Fprintf(io.Err, "ctxd: %s: nothing found in %d files (check the spelling, or try the bare name)\n", pos[0], res.FilesSearched)
+		fmt.Fprintf(io.Err, "ctxd: %s: nothing found in %d files (check the spelling, or try the bare name)\n", name, res.FilesSearched)
 	}
 	return nil
 }

@@ -86,35 +86,24 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     return client;
   };
+  // withClient makes a command that runs fn with the client, or warns
+  // (need) when there is none.
+  const withClient = (fn: (c: Client) => Promise<unknown>) => async (): Promise<void> => {
+    const c = need();
+    if (c) {
+      await fn(c);
+    }
+  };
   context.subscriptions.push(
-    vscode.commands.registerCommand("ctxd.buildPrompt", async () => {
-      const c = need();
-      if (c) {
-        await buildPrompt(c, context);
-      }
-    }),
-    vscode.commands.registerCommand("ctxd.showContext", async () => {
-      const c = need();
-      if (!c) {
-        return;
-      }
+    vscode.commands.registerCommand("ctxd.buildPrompt", withClient((c) => buildPrompt(c, context))),
+    vscode.commands.registerCommand("ctxd.showContext", withClient(async (c) => {
       if (!c.lastEnvelope) {
         void vscode.window.showInformationMessage('ctxd: no context yet. Run "ctxd: Build Prompt for Task..." first.');
       }
       await vscode.commands.executeCommand("ctxd.context.focus");
-    }),
-    vscode.commands.registerCommand("ctxd.resumeSession", async () => {
-      const c = need();
-      if (c) {
-        await pickAndResume(c, context);
-      }
-    }),
-    vscode.commands.registerCommand("ctxd.restartDaemon", async () => {
-      const c = need();
-      if (c) {
-        await restartWithSettings(c);
-      }
-    }),
+    })),
+    vscode.commands.registerCommand("ctxd.resumeSession", withClient((c) => pickAndResume(c, context))),
+    vscode.commands.registerCommand("ctxd.restartDaemon", withClient((c) => restartWithSettings(c))),
     vscode.commands.registerCommand("ctxd.openLocation", (loc: Location) => openLocation(loc)),
   );
 }

@@ -75,26 +75,8 @@ export function daemonEnv(): NodeJS.ProcessEnv {
   };
 }
 
-const cartGo = `package cart
-
-// Cart holds items.
-type Cart struct{ Items []Item }
-
-// Item is a line of a cart.
-type Item struct {
-	SKU string
-	Qty int
-}
-
-// Total sums the quantities.
-func (c *Cart) Total() int {
-	n := 0
-	for _, it := range c.Items {
-		n += it.Qty
-	}
-	return n
-}
-`;
+/** cartGo is the cart package, the one the Neovim tests use (editors/testdata/cart.go). */
+const cartGo = fs.readFileSync(path.resolve(__dirname, "..", "..", "..", "testdata", "cart.go"), "utf8");
 
 function bigGo(): string {
   let s = "package cart\n\n// Big holds many functions, so a small budget must cut it.\n";
