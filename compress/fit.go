@@ -125,8 +125,9 @@ func presenceBudget(left int) int {
 //     view (whole included) with the most value gained per token, value
 //     being the chunk's weight times the quality the view adds (qualityOf);
 //     then a lookahead (swap) shows a larger view of a better chunk that
-//     no longer fits by putting chunks ranked below it back to their
-//     presence lines, when that gains more value than they lose;
+//     no longer fits by putting chunks ranked below it back to smaller
+//     views or their presence lines, when that gains more value than they
+//     lose;
 //  3. the rest are placed as space allows, largest view first.
 //
 // Included chunks keep score order and get Tokens set to their rendered
@@ -491,9 +492,11 @@ const swapRounds = 8
 // a thousand tokens) once cheaper steps of files ranked below it have
 // taken the budget, though the lump is worth more than all of them. For
 // each of the best presenceChunks chunks and each larger view of it that
-// does not fit, swap frees the tokens missing by putting chunks ranked
-// below it back to their presence lines, those losing the least value per
-// token freed first; it makes the exchange that gains the most value net
+// does not fit, swap frees the tokens missing from chunks ranked below
+// it, those losing the least value per token freed first: each back to
+// its presence line, or each to whichever smaller view it has (computed
+// already) loses the least per token (a small file from whole to its
+// bodies), the better of the two; it makes the exchange that gains the most value net
 // (the view's gain over what the others lose), when one gains any, then
 // lets upgrade spend what is left, and again, at most swapRounds times.
 // Each exchange raises the allocation's total value, so none is undone.
@@ -520,7 +523,11 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			if cur == nil || !cur.Truncated {
 				continue
 			}
-			var downs []down
+			// Two ways to free tokens: each chunk below back to its
+			// presence line, or to whichever smaller view it has loses
+			// the least value per token freed (a small file from whole
+			// to its bodies, a ladder step down).
+			var lines, fine []down
 			for j := i + 1; j < len(cs); j++ {
 				p := placed[j]
 				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical {
@@ -528,18 +535,33 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 					// nothing worth freeing.
 					continue
 				}
+				wj, qj := f.weight(cs[j], j), qualityOf(p)
 				to, ok := f.presenceLine(ctx, j, cs[j])
 				if !ok || to.Tokens >= p.Tokens {
 					continue
 				}
-				downs = append(downs, down{j, to, f.weight(cs[j], j) * max(qualityOf(p)-qualityOf(&to), 0), p.Tokens - to.Tokens})
+				ln := down{j, to, wj * max(qj-qualityOf(&to), 0), p.Tokens - to.Tokens}
+				lines = append(lines, ln)
+				best := ln
+				for _, o := range f.memo[j].choices {
+					if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
+						continue
+					}
+					dn := down{j, o, wj * max(qj-qualityOf(&o), 0), p.Tokens - o.Tokens}
+					if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
+						best = dn
+					}
+				}
+				fine = append(fine, best)
 			}
-			if len(downs) == 0 {
+			if len(lines) == 0 {
 				continue
 			}
-			slices.SortStableFunc(downs, func(a, b down) int {
+			byRatio := func(a, b down) int {
 				return cmp.Compare(a.loss/float64(a.freed), b.loss/float64(b.freed))
-			})
+			}
+			slices.SortStableFunc(lines, byRatio)
+			slices.SortStableFunc(fine, byRatio)
 			q, w := qualityOf(cur), f.weight(cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - cur.Tokens
@@ -550,16 +572,18 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 				if g <= bestNet {
 					continue
 				}
-				need, freed, loss, k := d-left, 0, 0.0, 0
-				for ; freed < need && k < len(downs); k++ {
-					freed += downs[k].freed
-					loss += downs[k].loss
-				}
-				if freed < need {
-					continue
-				}
-				if net := g - loss; net > bestNet {
-					bi, bestNet, bestView, bestDowns = i, net, o, slices.Clone(downs[:k])
+				for _, downs := range [][]down{fine, lines} {
+					need, freed, loss, k := d-left, 0, 0.0, 0
+					for ; freed < need && k < len(downs); k++ {
+						freed += downs[k].freed
+						loss += downs[k].loss
+					}
+					if freed < need {
+						continue
+					}
+					if net := g - loss; net > bestNet {
+						bi, bestNet, bestView, bestDowns = i, net, o, slices.Clone(downs[:k])
+					}
 				}
 			}
 		}

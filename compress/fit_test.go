@@ -643,3 +643,47 @@ func fitShown(t *testing.T, cs []ctxd.Chunk, opts Options) map[string]ctxd.Chunk
 	}
 	return shown
 }
+
+// TestFitSwapsForTheLumpByAStepDown: as TestFitSwapsForTheLump, but what
+// the lookahead may take back is a file shown whole whose presence line
+// would lose more than the lump gains; its bodies view loses less and
+// frees enough, so that file steps down to its bodies and the lump is
+// shown.
+func TestFitSwapsForTheLumpByAStepDown(t *testing.T) {
+	c := counter(t)
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 667), Score: 3000, Facts: ctxd.Facts{FocusLines: []int{101}}}
+	body := lines("a", 200)[len(lines("a", 100)):] // lines 101-200
+	d := ctxd.Chunk{Source: "d.go", ChunkType: ctxd.ChunkFile, Content: lines("d", 40), Score: 2900}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch ch.Source {
+		case "a.go":
+			return []View{
+				{Level: ctxd.ViewFocusOnly, Text: body, Elided: []ctxd.LineRange{{Start: 1, End: 100}, {Start: 201, End: 667}}},
+				{Level: ctxd.ViewOutline, Text: "func a()\n", Elided: []ctxd.LineRange{{Start: 1, End: 667}}},
+			}
+		case "d.go":
+			return []View{
+				{Level: ctxd.ViewBodies, Text: lines("d", 10), Elided: []ctxd.LineRange{{Start: 11, End: 40}}},
+				{Level: ctxd.ViewOutline, Text: "func d()\n", Elided: []ctxd.LineRange{{Start: 1, End: 40}}},
+			}
+		}
+		return nil
+	}
+	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 8), Score: 2990}
+	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2980}
+	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
+	outline, lump := a, a
+	outline.Content, lump.Content = "func a()\n", body
+	outline.Truncated, outline.Truncation = true, ctxd.ViewOutline
+	lump.Truncated, lump.Truncation = true, ctxd.ViewFocusOnly
+	// Room for a's outline, b and c, d whole and all of the lump but
+	// 150 tokens.
+	budget := cost(outline) + cost(b) + cost(cc) + cost(d) + cost(lump) - cost(outline) - 150
+	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
+		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
+	}
+	if ch := shown["d.go"]; ch.Truncation != ctxd.ViewBodies {
+		t.Errorf("d.go at %q (%d tokens), want its bodies", ch.Truncation, ch.Tokens)
+	}
+}
