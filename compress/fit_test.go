@@ -576,14 +576,11 @@ func TestFitSwapsForTheLump(t *testing.T) {
 	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2800}
 	d := ctxd.Chunk{Source: "d.md", ChunkType: ctxd.ChunkFile, Content: lines("d", 14), Score: 2700}
 	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
-	outline, lump := a, a
-	outline.Content, lump.Content = "func a()\n", body
-	outline.Truncated, outline.Truncation = true, ctxd.ViewOutline
-	lump.Truncated, lump.Truncation = true, ctxd.ViewFocusOnly
+	outline, lump := lumpCosts(c, a, body)
 	// Room after the presence pass (a's outline, b and c whole, d's line)
 	// for the lump, but not for it and d whole.
 	dWhole := cost(d)
-	budget := cost(outline) + cost(b) + cost(cc) + presenceLine + cost(lump) - cost(outline) + (dWhole-presenceLine)/2
+	budget := outline + cost(b) + cost(cc) + presenceLine + lump - outline + (dWhole-presenceLine)/2
 	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
 	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
 		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
@@ -672,13 +669,10 @@ func TestFitSwapsForTheLumpByAStepDown(t *testing.T) {
 	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 8), Score: 2990}
 	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2980}
 	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
-	outline, lump := a, a
-	outline.Content, lump.Content = "func a()\n", body
-	outline.Truncated, outline.Truncation = true, ctxd.ViewOutline
-	lump.Truncated, lump.Truncation = true, ctxd.ViewFocusOnly
+	outline, lump := lumpCosts(c, a, body)
 	// Room for a's outline, b and c, d whole and all of the lump but
 	// 150 tokens.
-	budget := cost(outline) + cost(b) + cost(cc) + cost(d) + cost(lump) - cost(outline) - 150
+	budget := outline + cost(b) + cost(cc) + cost(d) + lump - outline - 150
 	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
 	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
 		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
@@ -686,4 +680,14 @@ func TestFitSwapsForTheLumpByAStepDown(t *testing.T) {
 	if ch := shown["d.go"]; ch.Truncation != ctxd.ViewBodies {
 		t.Errorf("d.go at %q (%d tokens), want its bodies", ch.Truncation, ch.Tokens)
 	}
+}
+
+// lumpCosts returns the rendered costs of a's outline ("func a()") and of
+// its function alone (body, a focus-only view).
+func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) {
+	o, l := a, a
+	o.Content, l.Content = "func a()\n", body
+	o.Truncated, o.Truncation = true, ctxd.ViewOutline
+	l.Truncated, l.Truncation = true, ctxd.ViewFocusOnly
+	return c.Count(render(o)), c.Count(render(l))
 }
