@@ -517,8 +517,8 @@ func (c *Config) Entries() []Entry {
 		{Key: "budget.shares.context", Value: c.Budget.Shares.Context},
 		{Key: "budget.shares.user_request", Value: c.Budget.Shares.Request},
 		{Key: "budget.shares.response", Value: c.Budget.Shares.Response},
-		{Key: "gather.include", Value: c.Gather.Include},
-		{Key: "gather.exclude", Value: c.Gather.Exclude},
+		{Key: "gather.include", Value: list(c.Gather.Include)},
+		{Key: "gather.exclude", Value: list(c.Gather.Exclude)},
 		{Key: "gather.max_file_bytes", Value: c.Gather.MaxFileBytes},
 		{Key: "gather.max_files", Value: c.Gather.MaxFiles},
 		{Key: "gather.structure_depth", Value: c.Gather.StructureDepth},
@@ -538,6 +538,15 @@ func (c *Config) Entries() []Entry {
 	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Key < es[j].Key })
 	return es
+}
+
+// list gives an unset list setting as [] rather than null: `ctxd config
+// --json` and the daemon's initialize result show an empty list.
+func list(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
 
 // Overrides are values set above the files: by the editor's initialize

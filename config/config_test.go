@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -129,6 +130,28 @@ func TestMissingFilesAreDefaults(t *testing.T) {
 	}
 	if c.Budget.Total != ctxd.DefaultBudgetTotal || c.Budget.Shares != ctxd.DefaultShares {
 		t.Errorf("defaults: %+v", c.Budget)
+	}
+}
+
+// An unset list setting is [] in JSON (ctxd config --json, the daemon's
+// initialize result), not null.
+func TestEntriesEmptyListsAreArrays(t *testing.T) {
+	isolate(t)
+	c, err := Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.Entries() {
+		if e.Key != "gather.include" && e.Key != "gather.exclude" {
+			continue
+		}
+		b, err := json.Marshal(e.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != "[]" {
+			t.Errorf("%s encodes as %s, want []", e.Key, b)
+		}
 	}
 }
 

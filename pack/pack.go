@@ -594,7 +594,7 @@ func prevCounts(cache *Cache) map[countKey]countVal {
 }
 
 func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
-	out := append([]T(nil), xs...)
+	out := append(make([]T, 0, len(xs)), xs...) // [] in JSON, never null
 	sort.SliceStable(out, func(i, j int) bool {
 		if size(out[i]) != size(out[j]) {
 			return size(out[i]) > size(out[j])

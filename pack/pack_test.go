@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -173,6 +174,19 @@ func FuzzWriteEscaped(f *testing.F) {
 
 // Counts persist: a fresh cache loaded from the file counts nothing again
 // on an unchanged tree; a corrupt file is refused and counting starts over.
+// largest never yields nil, so a pack with no directories lists
+// largest_dirs as [] in JSON (ctx/pack, ctxd pack --json), not null.
+func TestLargestEmptyIsArray(t *testing.T) {
+	got := largest([]Dir(nil), 10, func(d Dir) int { return d.Tokens }, func(d Dir) string { return d.Path })
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "[]" {
+		t.Errorf("largest of none encodes as %s, want []", b)
+	}
+}
+
 func TestCachePersisted(t *testing.T) {
 	ws := workspace(t, map[string]string{"a.go": "package a\n", "b/c.txt": "some text here\n"})
 	path := filepath.Join(t.TempDir(), "idx", "pack-counts.bin")

@@ -74,12 +74,14 @@ func TestTurnByTurnReplay(t *testing.T) {
 				tot.add(row)
 				t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
 					fname, windowName(w), ch.name, row.split[0]/row.pass[0], row.split[1]/row.pass[0], row.split[2]/row.pass[0], row.passSplit[0]/row.pass[0], row.passSplit[1]/row.pass[0], row.passSplit[2]/row.pass[0])
-				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%%)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
-					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.dVisible, row.dSignals), row.dSignals, pct(row.visible, row.signals), pct(row.dRecovered, row.dSignals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
+				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%%; pertinent %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.dVisible, row.dSignals), row.dSignals, pct(row.visible, row.signals), pct(row.pVisible, row.pertinent), row.pertinent, pct(row.dRecovered, row.dSignals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
 			}
-			t.Logf("%-10s %6s %-24s pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
-			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
-				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.dVisible, tot.dSignals), tot.dSignals, pct(tot.visible, tot.signals), tot.signals, pct(tot.dRecovered, tot.dSignals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
+			// Every chained session has minTurns turns or more (turnChains):
+			// the total is the "sessions of 50 turns or more".
+			t.Logf("%-10s %6s %-24s %d sessions, each of %d turns or more; pass-through: %.0f input tokens, %.1f%% of them new", fname, windowName(w), "TOTAL", len(chains), minTurns, tot.passTok, 100*tot.passNew/max(tot.passTok, 1))
+			t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  max session %.3f  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%% of %d; pertinent %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
+				fname, windowName(w), "TOTAL", tot.turns, tot.ratio(0), tot.ratio(1), tot.maxRatio, pct(tot.stable, tot.turns-len(chains)), pct(tot.dVisible, tot.dSignals), tot.dSignals, pct(tot.visible, tot.signals), tot.signals, pct(tot.pVisible, tot.pertinent), tot.pertinent, pct(tot.dRecovered, tot.dSignals), pct(tot.recovered, tot.signals), pct(tot.fits, tot.turns), pct(tot.pairs, tot.turns), pct(tot.latest, tot.turns))
 			t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
 				fname, windowName(w), "TOTAL", tot.split[0]/tot.pass[0], tot.split[1]/tot.pass[0], tot.split[2]/tot.pass[0], tot.passSplit[0]/tot.pass[0], tot.passSplit[1]/tot.pass[0], tot.passSplit[2]/tot.pass[0])
 			t.Logf("%-10s %6s %-24s proxy overhead p50 %.1f ms p95 %.1f ms (%d requests); of 100k tokens or more p50 %.1f ms p95 %.1f ms (%d)", fname, windowName(w), "TOTAL",
@@ -183,11 +185,14 @@ type turnRow struct {
 	kinds                       map[string][2]int // kind: total, visible
 	// The distinct measure (replay.Signals.Distinct): the bar.
 	dSignals, dVisible, dRecovered int
-	dKinds                         map[string][2]int
-	where                          map[string]int // hidden: "kind place status" (replay.Measure.Where)
-	fits, pairs, latest            int
-	forwardedTokens, passTokens    int
-	maxRatio                       float64
+	// pertinent, pVisible: the distinct signals still pertinent at the
+	// last turn and those visible (replay.Measure.Pertinent).
+	pertinent, pVisible         int
+	dKinds                      map[string][2]int
+	where                       map[string]int // hidden: "kind place status" (replay.Measure.Where)
+	fits, pairs, latest         int
+	forwardedTokens, passTokens int
+	maxRatio                    float64
 	// overheads are the proxy's time before forwarding (proxy_overhead_us,
 	// wall clock), all requests and those of 100k tokens or more.
 	overheads, bigOverheads []float64
@@ -217,6 +222,8 @@ func (t *turnTotals) add(r turnRow) {
 	t.dSignals += r.dSignals
 	t.dVisible += r.dVisible
 	t.dRecovered += r.dRecovered
+	t.pertinent += r.pertinent
+	t.pVisible += r.pVisible
 	t.dKinds = addKinds(t.dKinds, r.dKinds)
 	if t.where == nil {
 		t.where = map[string]int{}
@@ -367,6 +374,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 				row.kinds[k] = [2]int{v.Total, v.Visible}
 			}
 			row.dSignals, row.dVisible, row.dRecovered = sig.Distinct.Total, sig.Distinct.Visible, sig.Distinct.Recovered
+			row.pertinent, row.pVisible = sig.Distinct.Pertinent, sig.Distinct.PertinentVisible
 			row.dKinds = map[string][2]int{}
 			row.where = sig.Distinct.Where
 			for k, v := range sig.Distinct.Kinds {

@@ -47,7 +47,7 @@ func register(ms ...method) {
 }
 
 // MethodNames lists the served methods, sorted, $/cancelRequest (answered
-// ahead of the table, see Preempt) included.
+// ahead of the table, see conn.dispatch) included.
 func MethodNames() []string {
 	names := make([]string, 0, len(methods)+1)
 	for n := range methods {

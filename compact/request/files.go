@@ -2,9 +2,12 @@ package request
 
 import (
 	"encoding/json"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ctxd/ctxd/compact/signal"
 )
 
 // Call is a tool call as the superseded-read rule sees it: its id, tool
@@ -140,6 +143,39 @@ type FileRead struct {
 	Range string
 }
 
+// Covers reports whether read r shows every line read o shows, of the
+// same file: r is the whole file, or its range holds o's ("a,b"; a
+// negative end is the file's end, as an editor's view_range writes it).
+func (r FileRead) Covers(o FileRead) bool {
+	if r.Path != o.Path {
+		return false
+	}
+	if r.Range == "" || r.Range == o.Range {
+		return true
+	}
+	ra, rb, ok1 := lineRange(r.Range)
+	oa, ob, ok2 := lineRange(o.Range)
+	return ok1 && ok2 && ra <= oa && ob <= rb
+}
+
+// lineRange reads a range "a,b"; an end below 1 (the file's end) is the
+// largest int.
+func lineRange(s string) (a, b int, ok bool) {
+	x, y, found := strings.Cut(s, ",")
+	if !found {
+		return 0, 0, false
+	}
+	a, err1 := strconv.Atoi(x)
+	b, err2 := strconv.Atoi(y)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	if b < 1 {
+		b = int(^uint(0) >> 1)
+	}
+	return a, b, true
+}
+
 // ReadTools name tools that read files; editTools tools that change them.
 var (
 	ReadTools = []string{"read", "view", "cat", "open", "get_file", "show_file", "fetch_file"}
@@ -204,8 +240,8 @@ var (
 
 // ReadOf reports whether a call reads a file, and which lines: a read
 // tool with a path argument, an editor's view, or a shell command that
-// only prints a file (cat, nl, head, sed -n 'a,bp', bat, less, more,
-// optionally piped into sed -n or head).
+// only prints a file (a command of signal.KindRead: cat, nl, head,
+// sed -n 'a,bp', bat, less, more; optionally piped into sed -n or head).
 func ReadOf(name, argText string) (FileRead, bool) {
 	m := args(argText)
 	if m == nil {
@@ -251,16 +287,16 @@ func shellRead(cmd string) (FileRead, bool) {
 		return FileRead{}, false
 	}
 	var fr FileRead
-	switch first[0] {
-	case "cat", "nl", "bat", "less", "more", "head":
-	case "sed":
+	if signal.Command(first[0]) != signal.KindRead {
+		return FileRead{}, false
+	}
+	first[0] = path.Base(first[0])
+	if first[0] == "sed" {
 		mm := sedRange.FindStringSubmatch(strings.Join(first[:len(first)-1], " "))
 		if mm == nil {
 			return FileRead{}, false
 		}
 		fr.Range = mm[1]
-	default:
-		return FileRead{}, false
 	}
 	if first[0] == "head" {
 		if mm := headLines.FindStringSubmatch(strings.Join(first[:len(first)-1], " ")); mm != nil {

@@ -17,6 +17,9 @@ func TestReadOf(t *testing.T) {
 		ok               bool
 	}{
 		{"cat", "bash", shell("cat src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"cat by its path", "bash", shell("/bin/cat src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"bat", "bash", shell("bat -n src/app.py"), FileRead{Path: "src/app.py"}, true},
+		{"tail names no lines", "bash", shell("tail -n 20 src/app.py"), FileRead{}, false},
 		{"nl piped into sed", "bash", shell("nl -ba astropy/time/core.py | sed -n '2760,2840p'"), FileRead{Path: "astropy/time/core.py", Range: "2760,2840"}, true},
 		{"sed -n", "bash", shell(`sed -n "10,20p" a.go`), FileRead{Path: "a.go", Range: "10,20"}, true},
 		{"head -n", "bash", shell("head -n 40 setup.cfg"), FileRead{Path: "setup.cfg", Range: "1,40"}, true},
@@ -37,6 +40,25 @@ func TestReadOf(t *testing.T) {
 				t.Errorf("ReadOf = %+v %v, want %+v %v", got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		r, o string
+		want bool
+	}{
+		{"", "", true}, {"", "1,40", true}, {"1,40", "1,40", true}, {"1,80", "20,40", true},
+		{"20,40", "1,80", false}, {"1,40", "", false}, {"10,-1", "300,400", true}, {"10,-1", "1,20", false},
+		{"1,40", "x", false},
+	}
+	for _, tt := range tests {
+		if got := (FileRead{Path: "a.py", Range: tt.r}).Covers(FileRead{Path: "a.py", Range: tt.o}); got != tt.want {
+			t.Errorf("%q covers %q = %v, want %v", tt.r, tt.o, got, tt.want)
+		}
+	}
+	if (FileRead{Path: "a.py"}).Covers(FileRead{Path: "b.py"}) {
+		t.Error("a read of a.py covers one of b.py")
 	}
 }
 

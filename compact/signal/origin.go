@@ -11,18 +11,6 @@ import (
 // replay's distinct measure (compact/smart/replay, origin.go) and Smart
 // Context's ledger read outputs with this one rule.
 
-// viewCommands print files or search them; their output is text the
-// agent read, not something that ran.
-var viewCommands = map[string]bool{
-	"cat": true, "sed": true, "nl": true, "head": true, "tail": true, "less": true, "more": true,
-	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "find": true,
-	"ls": true, "tree": true, "wc": true, "awk": true, "cut": true, "sort": true, "uniq": true,
-	"xargs": true, "file": true, "stat": true, "diff": true, "column": true, "tr": true,
-	// SWE-agent's file tools.
-	"open": true, "goto": true, "scroll_up": true, "scroll_down": true, "search_file": true,
-	"search_dir": true, "find_file": true, "view": true,
-}
-
 // neutralCommands run nothing of their own and print nothing an agent
 // acts on: they do not make a pipeline a run.
 var neutralCommands = map[string]bool{
@@ -41,21 +29,16 @@ func ViewOutput(name, args string) bool {
 	_ = json.Unmarshal([]byte(args), &a)
 	cmd, _ := a["command"].(string)
 	switch name {
-	case "str_replace_editor", "str_replace_based_edit_tool", "editor", "view", "read_file", "Read":
+	case "str_replace_editor", "str_replace_based_edit_tool", "editor":
 		// An editor tool: its view command reads a file; its edits print
 		// a snippet of the edited file.
-		return cmd == "view" || cmd == "" || name == "view" || name == "read_file" || name == "Read"
-	case "grep", "Grep", "glob", "Glob", "search", "find_file", "search_dir", "search_file", "open", "goto", "scroll_up", "scroll_down":
+		return cmd == "view" || cmd == ""
+	}
+	if toolKinds[name] != KindRun {
 		return true
 	}
-	if cmd == "" {
-		if raw, ok := a["raw"].(string); ok {
-			cmd = raw
-		} else {
-			return false
-		}
-	}
-	return viewCommand(cmd)
+	cmd = commandLine(a)
+	return cmd != "" && viewCommand(cmd)
 }
 
 // viewCommand reports whether a shell command line only views or
@@ -64,20 +47,14 @@ func ViewOutput(name, args string) bool {
 func viewCommand(cmd string) bool {
 	views := 0
 	for _, part := range splitShell(cmd) {
-		f := strings.Fields(part)
-		for len(f) > 0 && (strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") || f[0] == "timeout" || f[0] == "sudo" || f[0] == "time" || f[0] == "command") {
-			if f[0] == "timeout" && len(f) > 1 {
-				f = f[1:] // the duration
-			}
-			f = f[1:]
-		}
+		f := commandWords(part)
 		if len(f) == 0 {
 			continue
 		}
 		w := path.Base(f[0])
 		switch {
 		case neutralCommands[w]:
-		case viewCommands[w]:
+		case Command(w) != KindRun:
 			views++
 		case w == "git" && len(f) > 1 && gitViews[f[1]]:
 			views++
@@ -86,6 +63,20 @@ func viewCommand(cmd string) bool {
 		}
 	}
 	return views > 0
+}
+
+// commandWords are the words of one command of a line from the command
+// it runs on: without variable assignments and wrappers (timeout and its
+// duration, sudo, time, command).
+func commandWords(part string) []string {
+	f := strings.Fields(part)
+	for len(f) > 0 && (strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") || f[0] == "timeout" || f[0] == "sudo" || f[0] == "time" || f[0] == "command") {
+		if f[0] == "timeout" && len(f) > 1 {
+			f = f[1:] // the duration
+		}
+		f = f[1:]
+	}
+	return f
 }
 
 // splitShell cuts a command line at its pipes, lists, subshells and new

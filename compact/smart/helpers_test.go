@@ -112,3 +112,19 @@ func paired(t testing.TB, body []byte, f request.Format) *request.Request {
 	}
 	return r
 }
+
+// appendOnly reports a turn (with outputs tool outputs) whose request got
+// starts with the previous turn's items, failing the test when no masking
+// step is due (same) and it does not. A first turn (prev nil) or a step
+// reports false.
+func appendOnly(t *testing.T, prev, got *request.Request, same bool, outputs int) bool {
+	t.Helper()
+	if prev == nil || !same {
+		return false
+	}
+	if !prefixItems(prev, got) {
+		t.Errorf("%d outputs: no masking step due, but the previous turn's items changed", outputs)
+		return false
+	}
+	return true
+}

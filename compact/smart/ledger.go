@@ -474,16 +474,13 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 	l := &ledger{head: fmt.Sprintf("%s ledger of %d earlier messages removed to fit the context window; all of them verbatim: %s]", request.SummaryPrefix, len(ev.drop), marker)}
 	open := ""                             // the file an editor command works on (SWE-agent's open)
 	latest := map[string]map[string]bool{} // a command's latest run: the lines it reported
-	// The span's latest search: the last output of a view command that
-	// lists locations.
+	// The span's latest search (signal.SearchCall, the replay's rule).
 	search := -1
 	for _, i := range ev.drop {
 		for j := range r.req.Items[i].Segments {
 			s := &r.req.Items[i].Segments[j]
-			if ci, ok := r.calls[s.CallID]; s.Kind == request.SegToolResult && ok && signal.ViewOutput(ci.name, ci.args) {
-				if slices.ContainsFunc(r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals, isLocation) {
-					search = i
-				}
+			if ci, ok := r.calls[s.CallID]; s.Kind == request.SegToolResult && ok && signal.SearchCall(ci.name, ci.args) {
+				search = i
 			}
 		}
 	}

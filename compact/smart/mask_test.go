@@ -45,7 +45,7 @@ func TestMaskedViewKeepsCriticalLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hash := request.HashText(tt.text)
-			v, ok := maskedView(tt.text, hash, 2, 2, request.Retrieval{})
+			v, ok := maskedView(tt.text, hash, 2, 2, "masked", request.Retrieval{})
 			if !ok {
 				t.Fatal("no view")
 			}

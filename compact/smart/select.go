@@ -252,10 +252,18 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if lossy {
 		oldFrom = recentFrom
 	}
+	// File reads the agent has since read again are masked at the
+	// step (staleReads), within the horizon too.
+	var stale map[int]int
+	if masking && !lossy {
+		stale = r.staleReads(outputs, sup, maskFrom, step)
+	}
 	named := r.namedOutputs(outputs, func(k int, c *cand) bool { return k < maskFrom || !lossy && r.long(k, c.seg) })
 	for k, c := range outputs {
 		s := c.seg
-		settled := masking && k < oldFrom // past the boundary: decided by itself alone
+		staleBy, isStale := stale[k]
+		// Past the boundary, or stale at a step: decided by itself alone.
+		settled := masking && (k < oldFrom || isStale)
 		switch {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
@@ -306,7 +314,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// reads are masked at their step instead.
 			superseded = false
 		}
-		if superseded {
+		if superseded || isStale {
 			// A file read's output is the file's text: error output only
 			// when it reports a failure (signal.Info.Failure), as compress
 			// judges it.
@@ -317,7 +325,11 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		// stay in its view), so its bytes do not change until its step.
 		longNow := !lossy && k >= maskFrom && r.long(k, s) && !named[k]
 		switch {
-		case k >= criticalFrom && isErr && !longNow:
+		case k >= criticalFrom && isErr && !longNow && !settled:
+			// Past the masking boundary an error output is masked at its
+			// step (its critical lines stay in view): with a horizon
+			// shorter than the critical one, the critical boundary, which
+			// moves every turn, would otherwise change it between steps.
 			c.class, c.reason = request.ClassCriticalExact, "error output of the latest turns"
 			continue
 		case !settled && c.in.IsDiff && r.referred(c.in.Paths) && !longNow:
@@ -340,7 +352,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.class, c.reason = request.ClassCriticalExact, "masked or condensed, but the latest turn names its file: kept whole"
 			r.inlined = append(r.inlined, c.in.Hash)
 			continue
-		case !lossy && k < maskFrom && r.readLike(s):
+		case isStale:
+			c.class = request.ClassRehydratableExact
+			r.maskSuperseded(c, s, staleBy)
+		case !lossy && k < maskFrom && r.fileRead(s):
 			c.class = request.ClassRehydratableExact
 			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
 		case !lossy && k < maskFrom:
@@ -387,7 +402,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			} else {
 				c.reason = "recent output"
 			}
-		case r.readLike(s):
+		case r.fileRead(s):
 			c.class = request.ClassRehydratableExact
 			r.condense(c, s, pol, 6, 0, TransformReference)
 			c.reason = "older file read: head and reference"
@@ -610,7 +625,6 @@ func (r *run) referred(paths []string) bool {
 	return false
 }
 
-// readLike reports a tool output answering a file-reading call.
 // condense gives an older output a view of its first head and last tail
 // lines (plus critical lines) with a reference to the whole, within the
 // policy's allocation or the caller's MaxToolOutput; a negative
@@ -642,8 +656,72 @@ const maskMinSaving = 200
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
 	v := view{head: head, tail: tail, note: "masked"}
 	r.maskWith(c, s, transform, v, reason, "beyond the masking horizon, but masking would save too little", func(rt request.Retrieval) (string, bool) {
-		return maskedView(s.Text, c.in.Hash, head, tail, rt)
+		return maskedView(s.Text, c.in.Hash, head, tail, "masked", rt)
 	})
+}
+
+// maskSuperseded sets the view of a stale file read (staleReads): a
+// reference, a note naming the later read that shows the file again, and
+// the read's critical lines and locations (maskedView without head or
+// tail).
+func (r *run) maskSuperseded(c *cand, s *request.Segment, by int) {
+	note := fmt.Sprintf("masked: superseded by the read at message %d", by)
+	v := view{note: note}
+	r.maskWith(c, s, TransformReference, v, "file read superseded by a later read of the file (at message "+fmt.Sprint(by)+"): masked at its step, critical lines and reference",
+		"file read superseded by a later read, but masking would save too little", func(rt request.Retrieval) (string, bool) {
+			return maskedView(s.Text, c.in.Hash, 0, 0, note, rt)
+		})
+}
+
+// staleReads finds the file reads whose text the agent has since seen
+// again, by output index (oldest first), each with the item of the
+// later read's output: a later read of the same file covers the same
+// lines (FileRead.Covers), or the file was edited (sup, the rule both
+// compactors share) and then read again. The latest read of a file is
+// never stale, nor a read that only an edit follows: the agent needs its
+// text to know what it edited.
+//
+// The rule runs at masking steps only, so the bytes change only there:
+// maskFrom is the masking boundary and nStep = maskFrom+horizon the
+// outputs there were at its step; output k is judged with the outputs
+// before min(nStep, the count at the step that masked it), so a read
+// once judged stale stays stale with the same note, and a read judged at
+// one step is not judged again until the next.
+func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, maskFrom, step int) map[int]int {
+	if maskFrom <= 0 {
+		return nil
+	}
+	nStep := min(maskFrom+r.c.MaskHorizon, len(outputs))
+	reads := make([]request.FileRead, nStep)
+	isRead := make([]bool, nStep)
+	at := map[string]int{}
+	for k := range nStep {
+		id := outputs[k].seg.CallID
+		at[id] = k
+		if ci, ok := r.calls[id]; ok && id != "" {
+			reads[k], isRead[k] = request.ReadOf(ci.name, ci.args)
+		}
+	}
+	stale := map[int]int{}
+	for k := range nStep {
+		if !isRead[k] {
+			continue
+		}
+		edit := nStep // the first edit of the file after k (sup), if before nStep
+		if sp, ok := sup[outputs[k].seg.CallID]; ok && sp.Edit {
+			if e, ok := at[sp.By]; ok {
+				edit = e
+			}
+		}
+		bound := min(nStep, (k/step+1)*step+r.c.MaskHorizon)
+		for j := k + 1; j < bound; j++ {
+			if isRead[j] && reads[j].Path == reads[k].Path && (j > edit || reads[j].Covers(reads[k])) {
+				stale[k] = outputs[j].ref.Item
+				break
+			}
+		}
+	}
+	return stale
 }
 
 // condenseLong sets the view of a very long output within the masking
@@ -683,11 +761,8 @@ func (r *run) long(k int, s *request.Segment) bool {
 }
 
 // fileRead reports a tool output answering a call that reads a file
-// (request.ReadOf, or a tool named like a read).
+// (request.ReadOf: the one rule of what a read is).
 func (r *run) fileRead(s *request.Segment) bool {
-	if r.readLike(s) {
-		return true
-	}
 	ci, ok := r.calls[s.CallID]
 	if !ok {
 		return false
@@ -717,11 +792,6 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	c.transform, c.text, c.after, c.alloc = transform, res.text, res.tokens, res.tokens
 	c.artifact, c.reason = c.in.Hash, reason
 	r.maskHinted = true
-}
-
-func (r *run) readLike(s *request.Segment) bool {
-	ci, ok := r.calls[s.CallID]
-	return ok && request.NameHas(ci.name, request.ReadTools)
 }
 
 // selectNotices replaces injected notices that a later notice repeats

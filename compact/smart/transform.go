@@ -433,8 +433,9 @@ func locationsByFile(locs []string, limit int) (list []string, more int) {
 // file:line locations of the lines not shown (within maskLocationsBytes),
 // so what a reader needs of an old output stays in view without a call.
 // rt is the reference's retrieval hint (the zero value: "ask for lines
-// a-b" only). ok is false when the view would hide nothing.
-func maskedView(text, hash string, head, tail int, rt request.Retrieval) (string, bool) {
+// a-b" only); note opens the reference's detail ("masked", or why).
+// ok is false when the view would hide nothing.
+func maskedView(text, hash string, head, tail int, note string, rt request.Retrieval) (string, bool) {
 	raw := splitLines(text)
 	n := len(raw)
 	if n == 0 {
@@ -502,7 +503,7 @@ func maskedView(text, hash string, head, tail int, rt request.Retrieval) (string
 	if size > maskLocationsBytes {
 		locs, more = locationsByFile(all, maskLocationsBytes)
 	}
-	detail := "omitted=" + request.RangeText(h+1, n-t) + " (masked"
+	detail := "omitted=" + request.RangeText(h+1, n-t) + " (" + note
 	if len(kept) > 0 {
 		detail += fmt.Sprintf("; %d critical lines kept below with their line numbers", len(kept))
 	}

@@ -136,6 +136,12 @@ type Measure struct {
 	// Where counts the hidden signals by "kind place status" (where.go:
 	// where their latest occurrence went, whether it still mattered).
 	Where map[string]int
+	// Pertinent counts the signals still pertinent at the measured turn
+	// ([Pertinent]: an error still open, a location or path whose file a
+	// later call names, a hit of the latest search), PertinentVisible
+	// those of them visible: the measure beside Visible/Total that does
+	// not count stale hits of old searches.
+	Pertinent, PertinentVisible int
 }
 
 // KindCount is the signals of one kind and those visible.
@@ -201,6 +207,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 	text := signal.Normalized(outText.String() + listedLocations(outText.String()))
 	segs := textSegments(in, calls)
 	latest := latestOccurrences(segs)
+	search := latestSearch(in, calls)
 	outResults, outRaw := map[string]string{}, map[string]bool{}
 	for _, it := range out.Items {
 		outRaw[string(it.Raw)] = true
@@ -217,10 +224,18 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			kind := signalKind(sig, a)
 			if key := [2]string{kind, sig}; !seen[key] && (kind != "error" || !view) {
 				seen[key] = true
-				if st.Distinct.add(kind, sig, text, resolved) {
-					occ := latest[key]
-					w := kind + " " + placeOf(in.Items[occ.item], occ.seg, outResults, outRaw) + " " + statusOf(kind, sig, occ, in, calls)
+				occ := latest[key]
+				status := statusOf(kind, sig, occ, in, calls, search)
+				visible, hidden := st.Distinct.add(kind, sig, text, resolved)
+				if hidden {
+					w := kind + " " + placeOf(in.Items[occ.item], occ.seg, outResults, outRaw) + " " + status
 					st.Distinct.Where[w]++
+				}
+				if Pertinent(status) {
+					st.Distinct.Pertinent++
+					if visible {
+						st.Distinct.PertinentVisible++
+					}
 				}
 			}
 			kc := st.Kinds[kind]
@@ -310,8 +325,9 @@ func latestOccurrences(segs []textSegment) map[[2]string]occurrence {
 
 // add counts one distinct signal against the rewritten request's text
 // and the texts its references resolve to; it reports whether the
-// signal is hidden (recoverable, not visible).
-func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) bool {
+// signal is visible, and whether it is hidden (recoverable, not
+// visible).
+func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) (visible, hidden bool) {
 	kc := m.Kinds[kind]
 	if kc == nil {
 		kc = &KindCount{}
@@ -324,14 +340,14 @@ func (m *Measure) add(kind, sig, text string, resolved map[string][]byte) bool {
 		m.Visible++
 		kc.Visible++
 		m.Recovered++
-		return false
+		return true, false
 	}
 	for _, b := range resolved {
 		if bytes.Contains(b, []byte(sig)) || strings.Contains(signal.Normalized(string(b)), sig) {
 			m.Recovered++
 			m.Hidden = append(m.Hidden, fmt.Sprintf("%s: %.100q", kind, sig))
-			return true
+			return false, true
 		}
 	}
-	return false
+	return false, false
 }

@@ -26,7 +26,11 @@ import (
 //   - a location is "touched" when a later tool call names its file,
 //     "search" when it is a hit of the latest search output, else
 //     "stale";
-//   - a path is "-".
+//   - a path is "touched" when a later tool call names it, else
+//     "stale".
+//
+// A signal is pertinent when it is "open", "touched" or "search"
+// ([Pertinent]): the measure's pertinent column counts those.
 
 // placeOf is where the forwarded request out holds segment s of the
 // input's item it.
@@ -55,21 +59,34 @@ type occurrence struct {
 	seg  *request.Segment
 }
 
-// statusOf is a hidden signal's status at the last turn (see above).
-func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[string]*request.Segment) string {
-	switch kind {
-	case "path":
-		return "-"
-	case "location":
-		file := sig[:strings.LastIndexByte(sig, ':')]
-		lastSearch := -1
-		for i := len(in.Items) - 1; i >= 0 && lastSearch < 0; i-- {
-			for j := range in.Items[i].Segments {
-				s := &in.Items[i].Segments[j]
-				if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && searchCall(c) {
-					lastSearch = i
-				}
+// Pertinent reports whether a signal of status (statusOf) still
+// matters at the measured turn.
+func Pertinent(status string) bool {
+	return status == "open" || status == "touched" || status == "search"
+}
+
+// latestSearch is the item of the input's latest search output
+// (signal.SearchCall), or -1.
+func latestSearch(in *request.Request, calls map[string]*request.Segment) int {
+	for i := len(in.Items) - 1; i >= 0; i-- {
+		for j := range in.Items[i].Segments {
+			s := &in.Items[i].Segments[j]
+			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && signal.SearchCall(c.Name, c.Text) {
+				return i
 			}
+		}
+	}
+	return -1
+}
+
+// statusOf is a signal's status at the last turn (see above); lastSearch
+// is latestSearch's item.
+func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[string]*request.Segment, lastSearch int) string {
+	switch kind {
+	case "path", "location":
+		file := sig
+		if kind == "location" {
+			file = sig[:strings.LastIndexByte(sig, ':')]
 		}
 		for i := at.item + 1; i < len(in.Items); i++ {
 			for _, s := range in.Items[i].Segments {
@@ -78,7 +95,7 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 				}
 			}
 		}
-		if lastSearch == at.item {
+		if kind == "location" && lastSearch == at.item {
 			return "search"
 		}
 		return "stale"
@@ -99,13 +116,4 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 		}
 	}
 	return "open"
-}
-
-// searchCall reports whether a call searches files (grep, rg, find,
-// SWE-agent's search tools).
-func searchCall(c *request.Segment) bool {
-	if strings.HasPrefix(c.Name, "search") || c.Name == "find_file" || c.Name == "grep" || c.Name == "Grep" {
-		return true
-	}
-	return signal.ViewOutput(c.Name, c.Text) && (strings.Contains(c.Text, "grep") || strings.Contains(c.Text, "rg ") || strings.Contains(c.Text, "find "))
 }

@@ -39,6 +39,7 @@ func TestHiddenWhere(t *testing.T) {
 		}
 	}
 	latest := latestOccurrences(textSegments(in, calls))
+	search := latestSearch(in, calls)
 	for _, tc := range []struct{ kind, sig, want string }{
 		{"location", "units/core.py:3", "touched"}, // c4 reads it later
 		{"location", "units/io.py:9", "stale"},
@@ -52,9 +53,24 @@ func TestHiddenWhere(t *testing.T) {
 			t.Errorf("%s %q not counted", tc.kind, tc.sig)
 			continue
 		}
-		if got := statusOf(tc.kind, tc.sig, at, in, calls); got != tc.want {
+		if got := statusOf(tc.kind, tc.sig, at, in, calls, search); got != tc.want {
 			t.Errorf("statusOf(%s %q) = %q, want %q", tc.kind, tc.sig, got, tc.want)
 		}
+	}
+	// The pertinent column: with every output in view all pertinent
+	// signals are visible; without the latest search's output its hit,
+	// a pertinent location, is not (the stale io.py:9 is not counted).
+	all := CheckSignals(in, in, func(string) ([]byte, error) { return nil, nil }, "t").Distinct
+	if all.Pertinent < 4 || all.PertinentVisible != all.Pertinent || all.Pertinent >= all.Total {
+		t.Errorf("all in view: %d of %d pertinent visible, %d signals", all.PertinentVisible, all.Pertinent, all.Total)
+	}
+	cut, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": append(msgs[:len(msgs)-1:len(msgs)-1], tool("c6", "(gone)"))})
+	out, err := request.Parse(cut, request.FormatChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CheckSignals(in, out, func(string) ([]byte, error) { return nil, nil }, "t").Distinct; got.Pertinent != all.Pertinent || got.PertinentVisible != all.Pertinent-1 {
+		t.Errorf("latest search's hit gone: %d of %d pertinent visible, want %d of %d", got.PertinentVisible, got.Pertinent, all.Pertinent-1, all.Pertinent)
 	}
 	// Places: the first output rewritten as a masked view, the second
 	// condensed, the third gone, the fourth as it was.
