@@ -85,6 +85,17 @@ const (
 	// a larger budget makes more chunks present (presenceBudget /
 	// presencePer, at least presenceChunks).
 	presencePer = 250
+	// Past the best presenceFull chunks, the presence pass places a
+	// presence line of at most presenceLine tokens (the path and the
+	// start of the outline, see line): on the development set's commits
+	// (eval recall --dump, 8k, gin, httpx, vite, fastapi) the files ranked
+	// 4th-12th took 1,280 tokens of a 4,000-token context as small files
+	// whole, outlines and cuts, and were an answer in 35 of 1,039 such
+	// placements, while the best files' functions the task changes stayed
+	// collapsed. Whether one of them is worth more
+	// than its line is the upgrade pass's choice, by value per token.
+	presenceFull = 3
+	presenceLine = 64
 )
 
 // presenceBudget is what the presence pass may spend of left tokens. Half
@@ -107,11 +118,16 @@ func presenceBudget(left int) int {
 //     a cheap view, without the presence pass's limits;
 //  1. presence: the best chunks are placed first at a cheap view (whole
 //     when small, else their smallest structural view, else a short
-//     head-and-tail cut), within presenceBudget, so one large file cannot
-//     starve the ones after it;
+//     head-and-tail cut; past the best presenceFull, a presence line),
+//     within presenceBudget, so one large file cannot starve the ones
+//     after it;
 //  2. upgrade: the space left goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
 //     being the chunk's weight times the quality the view adds (qualityOf);
+//     then a lookahead (swap) shows a larger view of a better chunk that
+//     no longer fits by putting chunks ranked below it back to smaller
+//     views or their presence lines, when that gains more value than they
+//     lose;
 //  3. the rest are placed as space allows, largest view first.
 //
 // Included chunks keep score order and get Tokens set to their rendered
@@ -192,6 +208,13 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		if room < opts.MinPartial {
 			break
 		}
+		if i >= presenceFull {
+			if got, ok := f.line(ctx, i, cs[i], min(room, presenceLine)); ok {
+				placed[i] = &got
+				used += got.Tokens
+				continue
+			}
+		}
 		if got, ok := f.cheap(ctx, i, cs[i], room); ok {
 			placed[i] = &got
 			used += got.Tokens
@@ -201,6 +224,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// (absent chunks included), take the one with the most value gained
 	// per token spent that fits, until none does.
 	used = f.upgrade(ctx, cs, placed, used, out.Budget)
+	used = f.swap(ctx, cs, placed, used, out.Budget)
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("fit chunks: %w", err)
 	}
@@ -460,6 +484,134 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 	return used
 }
 
+// swapRounds bounds the exchanges swap makes in one Fit.
+const swapRounds = 8
+
+// swap is the upgrade pass's lookahead: a greedy by value per token
+// starves a lump, a file whose next step is large (its best function alone
+// a thousand tokens) once cheaper steps of files ranked below it have
+// taken the budget, though the lump is worth more than all of them. For
+// each of the best presenceChunks chunks and each larger view of it that
+// does not fit, swap frees the tokens missing from chunks ranked below
+// it, those losing the least value per token freed first: each back to
+// its presence line, or each to whichever smaller view it has (computed
+// already) loses the least per token (a small file from whole to its
+// bodies), the better of the two; it makes the exchange that gains the most value net
+// (the view's gain over what the others lose), when one gains any, then
+// lets upgrade spend what is left, and again, at most swapRounds times.
+// Each exchange raises the allocation's total value, so none is undone.
+// Critical chunks are never put back, and no chunk's own view is
+// exchanged for one that hides a function it shows (dropsFocus). It
+// returns the tokens used, never over budget.
+func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
+	type down struct {
+		j     int
+		to    ctxd.Chunk
+		loss  float64
+		freed int
+	}
+	for range swapRounds {
+		if ctx.Err() != nil {
+			return used
+		}
+		left := budget - used
+		bi, bestNet := -1, 0.0
+		var bestView ctxd.Chunk
+		var bestDowns []down
+		for i := range cs[:min(len(cs), presenceChunks)] {
+			cur := placed[i]
+			if cur == nil || !cur.Truncated {
+				continue
+			}
+			// Two ways to free tokens: each chunk below back to its
+			// presence line, or to whichever smaller view it has loses
+			// the least value per token freed (a small file from whole
+			// to its bodies, a ladder step down).
+			var lines, fine []down
+			for j := i + 1; j < len(cs); j++ {
+				p := placed[j]
+				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical {
+					// A chunk at a presence line's size or less has
+					// nothing worth freeing.
+					continue
+				}
+				wj, qj := f.weight(cs[j], j), qualityOf(p)
+				to, ok := f.presenceLine(ctx, j, cs[j])
+				if !ok || to.Tokens >= p.Tokens {
+					continue
+				}
+				ln := down{j, to, wj * max(qj-qualityOf(&to), 0), p.Tokens - to.Tokens}
+				lines = append(lines, ln)
+				best := ln
+				for _, o := range f.memo[j].choices {
+					if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
+						continue
+					}
+					dn := down{j, o, wj * max(qj-qualityOf(&o), 0), p.Tokens - o.Tokens}
+					if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
+						best = dn
+					}
+				}
+				fine = append(fine, best)
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			byRatio := func(a, b down) int {
+				return cmp.Compare(a.loss/float64(a.freed), b.loss/float64(b.freed))
+			}
+			slices.SortStableFunc(lines, byRatio)
+			slices.SortStableFunc(fine, byRatio)
+			q, w := qualityOf(cur), f.weight(cs[i], i)
+			for _, o := range f.options(ctx, i, &cs[i]) {
+				d := o.Tokens - cur.Tokens
+				if d <= left || dropsFocus(cur, &o) {
+					continue
+				}
+				g := w * (qualityOf(&o) - q)
+				if g <= bestNet {
+					continue
+				}
+				for _, downs := range [][]down{fine, lines} {
+					need, freed, loss, k := d-left, 0, 0.0, 0
+					for ; freed < need && k < len(downs); k++ {
+						freed += downs[k].freed
+						loss += downs[k].loss
+					}
+					if freed < need {
+						continue
+					}
+					if net := g - loss; net > bestNet {
+						bi, bestNet, bestView, bestDowns = i, net, o, slices.Clone(downs[:k])
+					}
+				}
+			}
+		}
+		if bi < 0 {
+			return used
+		}
+		for _, dn := range bestDowns {
+			used -= placed[dn.j].Tokens - dn.to.Tokens
+			to := dn.to
+			placed[dn.j] = &to
+		}
+		used += bestView.Tokens - placed[bi].Tokens
+		placed[bi] = &bestView
+		used = f.upgrade(ctx, cs, placed, used, budget)
+	}
+	return used
+}
+
+// presenceLine returns chunk i's presence line (see line), computed once.
+func (f *fitter) presenceLine(ctx context.Context, i int, c ctxd.Chunk) (ctxd.Chunk, bool) {
+	m := &f.memo[i]
+	if !m.lineDone {
+		m.line, m.lineOK = f.line(ctx, i, c, presenceLine)
+		m.lineDone = true
+	}
+	return m.line, m.lineOK
+}
+
 // options returns chunk i whole and at each structural view, with Tokens
 // set to each one's rendered cost, computed once.
 func (f *fitter) options(ctx context.Context, i int, c *ctxd.Chunk) []ctxd.Chunk {
@@ -517,6 +669,32 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		}
 	}
 	return f.middle(c, whole, min(room, presenceWhole))
+}
+
+// line returns chunk i as a presence line in room tokens: whole when that
+// small, else its outline cut to the definitions that match the request
+// and as many first ones as fit (the file's path and a line or two of
+// what it defines), else a head and a tail of room tokens. A chunk with
+// reference lines (the uses a rename or usages request is about) is
+// placed as cheap places it: a line without the uses answers nothing.
+func (f *fitter) line(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	if len(c.Facts.RefLines) > 0 {
+		return c, false
+	}
+	whole := f.wholeCost(i, c)
+	if whole <= room {
+		c.Tokens = whole
+		return c, true
+	}
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
+			return r, true
+		}
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, room); ok {
+			return r, true
+		}
+	}
+	return f.middle(c, whole, room)
 }
 
 // focusShare is the share of the budget the first focused critical chunk
@@ -584,7 +762,10 @@ type chunkMemo struct {
 	wholeDone bool
 	at        []ctxd.Chunk // by view index, see viewAt
 	atDone    []bool
-	primed    bool // see viewAt
+	primed    bool       // see viewAt
+	line      ctxd.Chunk // see presenceLine
+	lineOK    bool
+	lineDone  bool
 }
 
 // prepare computes, on all cores, the options (whole and each view,
@@ -828,8 +1009,11 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.
 	if best.Tokens > left {
 		return c, false
 	}
-	// The longest head that fits, by bisection (cost grows with head).
-	lo, hi := 0, len(lines)
+	// The longest head that fits, by bisection (cost grows with head); an
+	// outline line costs at least two tokens (its number and its name),
+	// so no head of more than left/2 lines fits: a presence line of 64
+	// tokens counts a few short heads, not halves of a long outline.
+	lo, hi := 0, min(len(lines), left/2)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		if r := build(mid); r.Tokens <= left {

@@ -551,3 +551,143 @@ func TestPresenceBudget(t *testing.T) {
 		prev = got
 	}
 }
+
+// TestFitSwapsForTheLump: the best file's function alone is a lump of
+// about 1,500 tokens; a small file ranked fourth, placed as its presence
+// line, is cheaper to show whole and gains more per token, so the greedy
+// upgrade shows it first and the lump no longer fits. The lump is worth
+// more than the small file whole: the lookahead puts the small file back
+// to its line and shows the function, within the budget, every file
+// present.
+func TestFitSwapsForTheLump(t *testing.T) {
+	c := counter(t)
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 300), Score: 3000, Facts: ctxd.Facts{FocusLines: []int{101}}}
+	body := lines("a", 200)[len(lines("a", 100)):] // lines 101-200
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source != "a.go" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.ViewFocusOnly, Text: body, Elided: []ctxd.LineRange{{Start: 1, End: 100}, {Start: 201, End: 300}}},
+			{Level: ctxd.ViewOutline, Text: "func a()\n", Elided: []ctxd.LineRange{{Start: 1, End: 300}}},
+		}
+	}
+	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 8), Score: 2900}
+	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2800}
+	d := ctxd.Chunk{Source: "d.md", ChunkType: ctxd.ChunkFile, Content: lines("d", 14), Score: 2700}
+	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
+	outline, lump := lumpCosts(c, a, body)
+	// Room after the presence pass (a's outline, b and c whole, d's line)
+	// for the lump, but not for it and d whole.
+	dWhole := cost(d)
+	budget := outline + cost(b) + cost(cc) + presenceLine + lump - outline + (dWhole-presenceLine)/2
+	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
+		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
+	}
+	for _, s := range []string{"b.go", "c.go", "d.md"} {
+		if _, ok := shown[s]; !ok {
+			t.Errorf("%s left out", s)
+		}
+	}
+}
+
+// TestFitPresenceLines: past the best presenceFull chunks, the presence
+// pass places a presence line instead of a small file whole: eleven
+// small files ranked below the best file had taken the presence share,
+// and two were left out; now every file is present, and the best file
+// is whole (the upgrade pass shows the small files whole first, by value
+// per token, and the lookahead puts them back to their lines for it).
+func TestFitPresenceLines(t *testing.T) {
+	c := counter(t)
+	top := ctxd.Chunk{Source: "top.go", ChunkType: ctxd.ChunkFile, Content: lines("top", 160), Score: 2000}
+	cs := []ctxd.Chunk{top}
+	for i := range 11 {
+		cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("s%02d.md", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("s", i), 20), Score: float64(1500 - 10*i)})
+	}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source != "top.go" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.ViewBodies, Text: lines("top", 80), Elided: []ctxd.LineRange{{Start: 81, End: 160}}},
+			{Level: ctxd.ViewOutline, Text: "func top()\n", Elided: []ctxd.LineRange{{Start: 1, End: 160}}},
+		}
+	}
+	shown := fitShown(t, cs, Options{Budget: 4000, Counter: c, Render: render, Views: views})
+	if ch := shown["top.go"]; ch.Truncated {
+		t.Errorf("top.go at %q (%d of %d tokens), want whole", ch.Truncation, ch.Tokens, ch.OriginalTokens)
+	}
+	if len(shown) != len(cs) {
+		t.Errorf("%d of %d chunks present", len(shown), len(cs))
+	}
+}
+
+// fitShown fits cs with opts and returns the included chunks by source,
+// failing the test when the context is over its budget.
+func fitShown(t *testing.T, cs []ctxd.Chunk, opts Options) map[string]ctxd.Chunk {
+	t.Helper()
+	got, err := Fit(t.Context(), cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TokensUsed > opts.Budget {
+		t.Fatalf("used %d of %d", got.TokensUsed, opts.Budget)
+	}
+	shown := map[string]ctxd.Chunk{}
+	for _, ch := range got.Chunks {
+		shown[ch.Source] = ch
+	}
+	return shown
+}
+
+// TestFitSwapsForTheLumpByAStepDown: as TestFitSwapsForTheLump, but what
+// the lookahead may take back is a file shown whole whose presence line
+// would lose more than the lump gains; its bodies view loses less and
+// frees enough, so that file steps down to its bodies and the lump is
+// shown.
+func TestFitSwapsForTheLumpByAStepDown(t *testing.T) {
+	c := counter(t)
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 667), Score: 3000, Facts: ctxd.Facts{FocusLines: []int{101}}}
+	body := lines("a", 200)[len(lines("a", 100)):] // lines 101-200
+	d := ctxd.Chunk{Source: "d.go", ChunkType: ctxd.ChunkFile, Content: lines("d", 40), Score: 2900}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch ch.Source {
+		case "a.go":
+			return []View{
+				{Level: ctxd.ViewFocusOnly, Text: body, Elided: []ctxd.LineRange{{Start: 1, End: 100}, {Start: 201, End: 667}}},
+				{Level: ctxd.ViewOutline, Text: "func a()\n", Elided: []ctxd.LineRange{{Start: 1, End: 667}}},
+			}
+		case "d.go":
+			return []View{
+				{Level: ctxd.ViewBodies, Text: lines("d", 10), Elided: []ctxd.LineRange{{Start: 11, End: 40}}},
+				{Level: ctxd.ViewOutline, Text: "func d()\n", Elided: []ctxd.LineRange{{Start: 1, End: 40}}},
+			}
+		}
+		return nil
+	}
+	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 8), Score: 2990}
+	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 8), Score: 2980}
+	cost := func(ch ctxd.Chunk) int { return c.Count(render(ch)) }
+	outline, lump := lumpCosts(c, a, body)
+	// Room for a's outline, b and c, d whole and all of the lump but
+	// 150 tokens.
+	budget := outline + cost(b) + cost(cc) + cost(d) + lump - outline - 150
+	shown := fitShown(t, []ctxd.Chunk{a, b, cc, d}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+	if ch := shown["a.go"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 150:") {
+		t.Errorf("a.go at %q (%d tokens), want its function alone; budget %d", ch.Truncation, ch.Tokens, budget)
+	}
+	if ch := shown["d.go"]; ch.Truncation != ctxd.ViewBodies {
+		t.Errorf("d.go at %q (%d tokens), want its bodies", ch.Truncation, ch.Tokens)
+	}
+}
+
+// lumpCosts returns the rendered costs of a's outline ("func a()") and of
+// its function alone (body, a focus-only view).
+func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) {
+	o, l := a, a
+	o.Content, l.Content = "func a()\n", body
+	o.Truncated, o.Truncation = true, ctxd.ViewOutline
+	l.Truncated, l.Truncation = true, ctxd.ViewFocusOnly
+	return c.Count(render(o)), c.Count(render(l))
+}

@@ -43,7 +43,7 @@ func viewRepo(t *testing.T) string {
 func TestViewStorePersisted(t *testing.T) {
 	dir := viewRepo(t)
 	state := stateWithIndex(t)
-	req := PromptRequest{UserRequest: "how does the server shut down gracefully", TokenBudget: &BudgetRequest{Total: 3000}}
+	req := PromptRequest{UserRequest: "how does the server shut down gracefully", TokenBudget: &BudgetRequest{Total: 2500}}
 	run := func() (prompt, logs string) {
 		t.Helper()
 		var buf bytes.Buffer
