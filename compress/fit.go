@@ -94,6 +94,8 @@ const (
 	// placements, while the best files' functions the task changes stayed
 	// collapsed. Whether one of them is worth more
 	// than its line is the upgrade pass's choice, by value per token.
+	// A file the request names (Facts.Mentioned) is placed as the best
+	// ones are, at its cheap view: the user asked to see it.
 	presenceFull = 3
 	presenceLine = 64
 )
@@ -208,7 +210,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		if room < opts.MinPartial {
 			break
 		}
-		if i >= presenceFull {
+		if i >= presenceFull && !cs[i].Facts.Mentioned {
 			if got, ok := f.line(ctx, i, cs[i], min(room, presenceLine)); ok {
 				placed[i] = &got
 				used += got.Tokens
@@ -500,7 +502,7 @@ const swapRounds = 8
 // (the view's gain over what the others lose), when one gains any, then
 // lets upgrade spend what is left, and again, at most swapRounds times.
 // Each exchange raises the allocation's total value, so none is undone.
-// Critical chunks are never put back, and no chunk's own view is
+// Critical chunks and files the request names are never put back, and no chunk's own view is
 // exchanged for one that hides a function it shows (dropsFocus). It
 // returns the tokens used, never over budget.
 func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
@@ -530,7 +532,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			var lines, fine []down
 			for j := i + 1; j < len(cs); j++ {
 				p := placed[j]
-				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical {
+				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical || cs[j].Facts.Mentioned {
 					// A chunk at a presence line's size or less has
 					// nothing worth freeing.
 					continue

@@ -623,6 +623,43 @@ func TestFitPresenceLines(t *testing.T) {
 	}
 }
 
+// TestFitNamedFileNotALine: a file the request names, ranked past the
+// best three, is placed at its cheap view (its outline here), not at a
+// presence line, and the lookahead does not put it back to one, even
+// where small unnamed files below it would be worth more per token.
+func TestFitNamedFileNotALine(t *testing.T) {
+	c := counter(t)
+	outline := lines("func named", 40) // 40 outline lines: more than a presence line
+	var cs []ctxd.Chunk
+	for i := range 3 {
+		cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("top%d.go", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("top", i), 400), Score: float64(3000 - 10*i)})
+	}
+	cs = append(cs, ctxd.Chunk{Source: "named.go", ChunkType: ctxd.ChunkFile, Content: lines("named", 600), Score: 2500, Facts: ctxd.Facts{Mentioned: true}})
+	for i := range 8 {
+		cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("s%02d.go", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("s", i), 20), Score: float64(2400 - 10*i)})
+	}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch {
+		case ch.Source == "named.go":
+			return []View{{Level: ctxd.ViewOutline, Text: outline, Elided: []ctxd.LineRange{{Start: 41, End: 600}}}}
+		case strings.HasPrefix(ch.Source, "top"):
+			return []View{{Level: ctxd.ViewOutline, Text: "func " + ch.Source[:4] + "()\n", Elided: []ctxd.LineRange{{Start: 1, End: 400}}}}
+		}
+		return nil
+	}
+	for _, budget := range []int{2000, 3000, 4000} {
+		shown := fitShown(t, cs, Options{Budget: budget, Counter: c, Render: render, Views: views})
+		ch, ok := shown["named.go"]
+		if !ok {
+			t.Errorf("budget %d: named.go absent", budget)
+			continue
+		}
+		if ch.Tokens <= presenceLine {
+			t.Errorf("budget %d: named.go at %q, %d tokens: a presence line, want its outline or more", budget, ch.Truncation, ch.Tokens)
+		}
+	}
+}
+
 // fitShown fits cs with opts and returns the included chunks by source,
 // failing the test when the context is over its budget.
 func fitShown(t *testing.T, cs []ctxd.Chunk, opts Options) map[string]ctxd.Chunk {
