@@ -135,9 +135,9 @@ func (r *run) pieceSize(i int) (size, lines int) {
 	if !st.pieceDone {
 		var c lineCounter
 		WriteEvictedPiece(&c, i, r.req.Items[i])
-		st.pieceLen, st.pieceLines, st.pieceDone = c.n, c.lines, true
+		st.pieceLen, st.pieceLines, st.pieceDone = c.n, int32(c.lines), true
 	}
-	return st.pieceLen, st.pieceLines
+	return st.pieceLen, int(st.pieceLines)
 }
 
 // EvictedPiece renders item i of a request as the artifact of evicted
@@ -293,7 +293,7 @@ func (r *run) dedupe() {
 				continue
 			}
 			st.tokens -= seg.Tokens - after
-			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
 			st.dups++
 			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
 			r.stash(hash, seg.Text)
@@ -327,7 +327,7 @@ func (r *run) supersede() {
 			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
 				continue
 			}
-			if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
+			if slices.ContainsFunc(r.condensed[i], func(c Condensed) bool { return c.Segment == j }) {
 				continue // a duplicate already
 			}
 			how := "read again"
@@ -342,7 +342,7 @@ func (r *run) supersede() {
 				continue
 			}
 			st.tokens -= seg.Tokens - after
-			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
 			st.reason = joinReason(st.reason, "file read superseded: "+s.Path+" was "+how+" later")
 			r.stash(hash, seg.Text)
 		}
