@@ -603,10 +603,10 @@ func (r *run) dropOrphans() {
 		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
 			st.tokens -= seg.Tokens
 			st.orphans++
-			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID))
+			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID()))
 			continue
 		}
-		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID))
+		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID()))
 		// What the removed item was paired with would lose its partner (a
 		// malformed item holding both an orphan and a paired call), and a
 		// Responses reasoning item cannot stay without the item it

@@ -183,15 +183,15 @@ func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
 		switch s.Kind {
 		case request.SegToolCall:
 			w.WriteString("[tool call ")
-			w.WriteString(s.CallID)
+			w.WriteString(s.CallID())
 			w.WriteByte(' ')
-			w.WriteString(s.Name)
+			w.WriteString(s.Name())
 			w.WriteString("]\n")
 			w.WriteString(s.Text)
 			w.WriteByte('\n')
 		case request.SegToolResult:
 			w.WriteString("[tool result ")
-			w.WriteString(s.CallID)
+			w.WriteString(s.CallID())
 			w.WriteString("]\n")
 			w.WriteString(s.Text)
 			w.WriteByte('\n')
@@ -275,7 +275,7 @@ func (r *run) dedupe() {
 			a, seen := first[k]
 			if !seen {
 				if !st.gone {
-					first[k] = anchor{item: i, call: seg.CallID}
+					first[k] = anchor{item: i, call: seg.CallID()}
 				}
 				continue
 			}
@@ -288,7 +288,7 @@ func (r *run) dedupe() {
 			}
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), byteview.CountLines(seg.Text), "identical to the output of "+where)
-			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}
@@ -323,7 +323,7 @@ func (r *run) supersede() {
 		}
 		for j := range it.Segments {
 			seg := &it.Segments[j]
-			s, ok := sup[seg.CallID]
+			s, ok := sup[seg.CallID()]
 			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
 				continue
 			}
@@ -337,7 +337,7 @@ func (r *run) supersede() {
 			detail := fmt.Sprintf("%d %s: %s was %s by call %s (message %d)", len([]rune(seg.Text)), request.ReferencePrefix, strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(s.Path)), how, s.By, where[s.By])
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), byteview.CountLines(seg.Text), detail)
-			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}

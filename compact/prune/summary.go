@@ -232,7 +232,7 @@ func (n *notes) addCall(s *request.Segment) {
 	if err := json.Unmarshal([]byte(s.Text), &args); err != nil {
 		args = nil
 	}
-	class := classifyTool(s.Name)
+	class := classifyTool(s.Name())
 	var files []string
 	for _, k := range pathKeys {
 		switch v := args[k].(type) {
@@ -269,8 +269,8 @@ func (n *notes) addCall(s *request.Segment) {
 			}
 		}
 	}
-	if len(files) == 0 && class != toolCommand && s.Name != "" {
-		n.read = append(n.read, s.Name+"()")
+	if len(files) == 0 && class != toolCommand && s.Name() != "" {
+		n.read = append(n.read, s.Name()+"()")
 	}
 }
 

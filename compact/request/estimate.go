@@ -141,7 +141,7 @@ func (e *Estimator) segment(s *Segment) int {
 	n := 0
 	switch s.Kind {
 	case SegToolCall:
-		n = ToolCallOverhead + e.Text(s.Name) + e.Text(s.Text)
+		n = ToolCallOverhead + e.Text(s.Name()) + e.Text(s.Text)
 	case SegRedactedThinking:
 		n = (len(s.Text) + opaqueBytesPerToken - 1) / opaqueBytesPerToken
 	case SegOther:
@@ -153,8 +153,8 @@ func (e *Estimator) segment(s *Segment) int {
 	default:
 		n = e.Text(s.Text)
 	}
-	if s.Kind == SegToolResult && s.Name != "" {
-		n += NameOverhead + e.Text(s.Name)
+	if s.Kind == SegToolResult && s.Name() != "" {
+		n += NameOverhead + e.Text(s.Name())
 	}
 	for _, img := range s.Images() {
 		n += ImageTokens(e.rule, img)

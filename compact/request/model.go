@@ -203,38 +203,99 @@ type Segment struct {
 	// string, or the array of parts of a tool result); a rewrite replaces
 	// exactly these bytes. Zero when there is nothing to rewrite.
 	Value Span `json:"value"`
-	// Elem is the span of the enclosing array element (a content block, a
-	// tool_calls entry) when the segment is one; zero otherwise.
-	Elem Span `json:"elem"`
 	// Text is the decoded text: content, call arguments, reasoning. For
 	// other segments, the raw JSON.
 	Text string `json:"-"`
-	// Name is the tool name of a call.
-	Name string `json:"name,omitempty"`
-	// CallID is the call id a tool call issues or a tool result answers.
-	CallID string `json:"call_id,omitempty"`
-	// images are the images of the segment ([Segment.Images]), out of
-	// line: few segments have any.
-	images *[]Image
+	// x holds what few segments have, out of line ([Segment.Elem],
+	// [Segment.Name], [Segment.CallID], [Segment.Images]): a request of
+	// many small messages holds a segment for each (issue 28).
+	x *segExtra
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
+}
+
+// segExtra is what few segments have.
+type segExtra struct {
+	elem         Span
+	name, callID string
+	images       []Image
+}
+
+// ext returns the segment's out-of-line part, made on first use.
+func (s *Segment) ext() *segExtra {
+	if s.x == nil {
+		s.x = &segExtra{}
+	}
+	return s.x
+}
+
+// Elem is the span of the enclosing array element (a content block, a
+// tool_calls entry) when the segment is one; zero otherwise.
+func (s *Segment) Elem() Span {
+	if s.x == nil {
+		return Span{}
+	}
+	return s.x.elem
+}
+
+// Name is the tool name of a call.
+func (s *Segment) Name() string {
+	if s.x == nil {
+		return ""
+	}
+	return s.x.name
+}
+
+// CallID is the call id a tool call issues or a tool result answers.
+func (s *Segment) CallID() string {
+	if s.x == nil {
+		return ""
+	}
+	return s.x.callID
 }
 
 // Images are the images of the segment (an image part, or images inside
 // a tool result).
 func (s *Segment) Images() []Image {
-	if s.images == nil {
+	if s.x == nil {
 		return nil
 	}
-	return *s.images
+	return s.x.images
+}
+
+// setElem, setName and setCallID set what [Segment.Elem], [Segment.Name]
+// and [Segment.CallID] return; a zero value makes nothing out of line.
+func (s *Segment) setElem(e Span) {
+	if e != (Span{}) || s.x != nil {
+		s.ext().elem = e
+	}
+}
+
+func (s *Segment) setName(n string) {
+	if n != "" || s.x != nil {
+		s.ext().name = n
+	}
+}
+
+func (s *Segment) setCallID(id string) {
+	if id != "" || s.x != nil {
+		s.ext().callID = id
+	}
 }
 
 // addImage adds an image to the segment.
 func (s *Segment) addImage(img Image) {
-	if s.images == nil {
-		s.images = new([]Image)
-	}
-	*s.images = append(*s.images, img)
+	s.ext().images = append(s.ext().images, img)
+}
+
+// NewSegment returns a segment of kind k holding text, with a tool
+// call's name and call id (either may be ""), in no array: what a
+// rewrite would make of a segment, to estimate, or a test's.
+func NewSegment(k SegmentKind, name, callID, text string) *Segment {
+	s := &Segment{Kind: k, Text: text, array: -1}
+	s.setName(name)
+	s.setCallID(callID)
+	return s
 }
 
 // Hash returns the hex SHA-256 of the segment's text: the address a

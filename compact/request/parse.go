@@ -386,12 +386,12 @@ func objectAt(b []byte, s Span) (obj, bool) {
 // add adds seg to it, and the id of a tool call's segment to its calls, of
 // a tool result's to its results.
 func (it *Item) add(seg Segment) {
-	if seg.CallID != "" {
+	if seg.CallID() != "" {
 		switch seg.Kind {
 		case SegToolCall:
-			it.ext().calls = append(it.ext().calls, seg.CallID)
+			it.ext().calls = append(it.ext().calls, seg.CallID())
 		case SegToolResult:
-			it.ext().results = append(it.ext().results, seg.CallID)
+			it.ext().results = append(it.ext().results, seg.CallID())
 		}
 	}
 	it.Segments = append(it.Segments, seg)
@@ -463,8 +463,8 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 			it.Segments = append(it.Segments, Segment{Kind: SegToolResult, array: -1})
 		}
 		id := o.str(b, "tool_call_id")
-		it.Segments[0].CallID = id
-		it.Segments[0].Name = o.str(b, "name")
+		it.Segments[0].setCallID(id)
+		it.Segments[0].setName(o.str(b, "name"))
 		if id != "" {
 			it.ext().results = append(it.ext().results, id)
 		}
@@ -480,14 +480,15 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	}
 	ai, calls := r.addArray(it, o, "tool_calls")
 	for _, e := range calls {
-		seg := Segment{Kind: SegToolCall, Elem: e, array: ai}
+		seg := Segment{Kind: SegToolCall, array: ai}
+		seg.setElem(e)
 		if kindOf(b, e) == '{' {
 			if co, err := parseObj(b, e); err == nil {
-				seg.CallID = co.str(b, "id")
+				seg.setCallID(co.str(b, "id"))
 				for _, fk := range []string{"function", "custom"} {
 					if fv, ok := co.get(fk); ok && kindOf(b, fv) == '{' {
 						if fo, err := parseObj(b, fv); err == nil {
-							seg.Name = fo.str(b, "name")
+							seg.setName(fo.str(b, "name"))
 							seg.Text = rawOrString(b, fo, "arguments", "input")
 						}
 					}
@@ -498,7 +499,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	}
 	if fv, ok := o.get("function_call"); ok && kindOf(b, fv) == '{' {
 		if fo, err := parseObj(b, fv); err == nil {
-			it.Segments = append(it.Segments, Segment{Kind: SegToolCall, Name: fo.str(b, "name"), Text: rawOrString(b, fo, "arguments"), array: -1})
+			it.Segments = append(it.Segments, *NewSegment(SegToolCall, fo.str(b, "name"), "", rawOrString(b, fo, "arguments")))
 		}
 	}
 	switch {
@@ -540,7 +541,8 @@ func hasSeg(it *Item, k SegmentKind) bool {
 // partSegment reads one content part of a Chat or Responses message.
 func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, Elem: p, array: ai, Text: string(b[p.Start:p.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: string(b[p.Start:p.End])}
+	seg.setElem(p)
 	switch kindOf(b, p) {
 	case '"':
 		seg.Kind, seg.Value = SegText, p
@@ -585,7 +587,8 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 // blockSegment reads one content block of an Anthropic message.
 func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: string(b[e.Start:e.End])}
+	seg.setElem(e)
 	bo, ok := objectAt(b, e)
 	if !ok {
 		return seg
@@ -597,10 +600,13 @@ func (r *Request) blockSegment(e Span, ai int32) Segment {
 		seg.Kind, seg.Text = SegImage, ""
 		seg.addImage(imageOf(b, bo, t))
 	case "tool_use":
-		seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
+		seg.Kind = SegToolCall
+		seg.setCallID(bo.str(b, "id"))
+		seg.setName(bo.str(b, "name"))
 		seg.Text = rawOrString(b, bo, "input")
 	case "tool_result":
-		seg.Kind, seg.CallID, seg.Text = SegToolResult, bo.str(b, "tool_use_id"), ""
+		seg.Kind, seg.Text = SegToolResult, ""
+		seg.setCallID(bo.str(b, "tool_use_id"))
 		if v, ok := bo.get("is_error"); ok && string(b[v.Start:v.End]) == "true" {
 			seg.IsError = true
 		}
@@ -632,11 +638,13 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 	case "function_call", "custom_tool_call", "computer_call":
 		it.Kind = KindToolCall
-		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "call_id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments", "input", "action"), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolCall, o.str(b, "name"), "", rawOrString(b, o, "arguments", "input", "action"))
+		seg.setCallID(o.str(b, "call_id"))
+		it.add(*seg)
 	case "function_call_output", "custom_tool_call_output", "computer_call_output":
 		it.Kind = KindToolResult
-		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "call_id"), array: -1}
+		seg := &Segment{Kind: SegToolResult, array: -1}
+		seg.setCallID(o.str(b, "call_id"))
 		if v, ok := o.get("output"); ok && !seg.setResult(b, v) {
 			if kindOf(b, v) != '{' {
 				seg.Text = string(b[v.Start:v.End])
@@ -649,15 +657,17 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 				}
 			}
 		}
-		it.add(seg)
+		it.add(*seg)
 	case "mcp_approval_request":
 		it.Kind = KindToolCall
-		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments"), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolCall, o.str(b, "name"), "", rawOrString(b, o, "arguments"))
+		seg.setCallID(o.str(b, "id"))
+		it.add(*seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
-		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "approval_request_id"), Text: string(it.Raw), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolResult, "", "", string(it.Raw))
+		seg.setCallID(o.str(b, "approval_request_id"))
+		it.add(*seg)
 	case "reasoning":
 		it.Kind = KindReasoning
 		for _, k := range []string{"summary", "content"} {

@@ -121,7 +121,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 			if int(s.array) != a || !p.dropSeg[SegRef{i, j}] {
 				continue
 			}
-			if k := slices.Index(arr.elems, s.Elem); k >= 0 && !drop[k] {
+			if k := slices.Index(arr.elems, s.Elem()); k >= 0 && !drop[k] {
 				drop[k] = true
 				n++
 			}

@@ -264,7 +264,7 @@ func TestSupersededSourceRead(t *testing.T) {
 			found := false
 			for _, it := range b.Items {
 				for _, s := range it.Segments {
-					if s.Kind != request.SegToolResult || s.CallID != "c1" {
+					if s.Kind != request.SegToolResult || s.CallID() != "c1" {
 						continue
 					}
 					ms := request.ParseMarkers(s.Text)

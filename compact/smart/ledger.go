@@ -480,7 +480,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 	for _, i := range ev.drop {
 		for j := range r.req.Items[i].Segments {
 			s := &r.req.Items[i].Segments[j]
-			if ci, ok := r.calls[s.CallID]; s.Kind == request.SegToolResult && ok && signal.SearchCall(ci.name, ci.args) {
+			if ci, ok := r.calls[s.CallID()]; s.Kind == request.SegToolResult && ok && signal.SearchCall(ci.name, ci.args) {
 				search = i
 			}
 		}
@@ -517,7 +517,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 // its locations, and (when its command ran something) its error lines
 // and failing tests; latest keeps each command's latest run's lines.
 func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest map[string]map[string]bool) {
-	cmd := r.commandOf(s.CallID)
+	cmd := r.commandOf(s.CallID())
 	code := exitCode(s)
 	info := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
 	if cmd != "" {
@@ -535,7 +535,7 @@ func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest 
 			lines = append(lines, sig)
 		}
 	}
-	if ci, ok := r.calls[s.CallID]; ok && signal.ViewOutput(ci.name, ci.args) {
+	if ci, ok := r.calls[s.CallID()]; ok && signal.ViewOutput(ci.name, ci.args) {
 		return
 	}
 	// The most telling error line first (a traceback's last line).
@@ -562,7 +562,7 @@ func (r *run) commandOf(id string) string {
 	if !ok {
 		return ""
 	}
-	_, _, cmds := prune.CallNotes(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args})
+	_, _, cmds := prune.CallNotes(request.NewSegment(request.SegToolCall, ci.name, "", ci.args))
 	if len(cmds) > 0 {
 		return cmds[0]
 	}
@@ -606,7 +606,7 @@ func (l *ledger) call(s *request.Segment, open string) string {
 	read, modified, cmds := prune.CallNotes(s)
 	var args map[string]any
 	_ = json.Unmarshal([]byte(s.Text), &args)
-	if c, _ := args["command"].(string); c != "" && (strings.Contains(s.Name, "edit") || args["path"] != nil) {
+	if c, _ := args["command"].(string); c != "" && (strings.Contains(s.Name(), "edit") || args["path"] != nil) {
 		// str_replace_editor-like tools: the command says read or change.
 		path, _ := args["path"].(string)
 		switch c {

@@ -212,7 +212,7 @@ func sameSkeleton(a, b *request.Item, cs []*cand) string {
 	}
 	for j := range a.Segments {
 		sa, sb := &a.Segments[j], &b.Segments[j]
-		if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+		if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 			return "segment_identity_changed"
 		}
 		if !rewritten[j] && sa.Text != sb.Text {

@@ -254,7 +254,7 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 		pa, pb := a.Span.Start, b.Span.Start
 		for j := range a.Segments {
 			sa, sb := &a.Segments[j], &b.Segments[j]
-			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+			if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 				return "segment_identity_changed"
 			}
 			if !changed[request.SegRef{Item: i, Seg: j}] {

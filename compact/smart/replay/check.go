@@ -45,7 +45,7 @@ func controlPlaneIntact(in, out *request.Request) bool {
 		pa, pb := a.Span.Start, b.Span.Start
 		for j := range a.Segments {
 			sa, sb := &a.Segments[j], &b.Segments[j]
-			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+			if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 				return false
 			}
 			if sa.Text == sb.Text {
@@ -169,8 +169,8 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 	calls := map[string]*request.Segment{}
 	for _, it := range in.Items {
 		for j := range it.Segments {
-			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID != "" {
-				calls[s.CallID] = s
+			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID() != "" {
+				calls[s.CallID()] = s
 			}
 		}
 	}
@@ -213,7 +213,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 		outRaw[string(it.Raw)] = true
 		for _, s := range it.Segments {
 			if s.Kind == request.SegToolResult {
-				outResults[s.CallID] = s.Text
+				outResults[s.CallID()] = s.Text
 			}
 		}
 	}
@@ -301,8 +301,8 @@ func textSegments(in *request.Request, calls map[string]*request.Segment) []text
 				continue
 			}
 			ts := textSegment{item: i, seg: s, a: signal.Analyze(s.Text)}
-			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				ts.view = signal.ViewOutput(c.Name, c.Text)
+			if c := calls[s.CallID()]; s.Kind == request.SegToolResult && c != nil {
+				ts.view = signal.ViewOutput(c.Name(), c.Text)
 			}
 			segs = append(segs, ts)
 		}
