@@ -12,7 +12,7 @@ import (
 // bytes must not move (a span's hash is its reference).
 func fmtPiece(i int, it *request.Item) string {
 	var sb strings.Builder
-	role := it.Role
+	role := it.Role()
 	if role == "" {
 		role = it.Kind.String()
 	}
@@ -43,17 +43,17 @@ func TestEvictedPieceBytes(t *testing.T) {
 		i    int
 		it   *request.Item
 	}{
-		{"text", 0, &request.Item{Role: "user", Segments: []request.Segment{{Kind: request.SegText, Text: "hello\nworld"}}}},
-		{"empty text", 3, &request.Item{Role: "assistant", Segments: []request.Segment{{Kind: request.SegText}}}},
-		{"no role", 12, &request.Item{Kind: request.KindSummary, Segments: []request.Segment{{Kind: request.SegText, Text: "sum"}}}},
-		{"call and result", 7, &request.Item{Role: "assistant", Segments: []request.Segment{
+		{"text", 0, request.NewItem("user", request.KindMessage, request.Segment{Kind: request.SegText, Text: "hello\nworld"})},
+		{"empty text", 3, request.NewItem("assistant", request.KindMessage, request.Segment{Kind: request.SegText})},
+		{"no role", 12, request.NewItem("", request.KindSummary, request.Segment{Kind: request.SegText, Text: "sum"})},
+		{"call and result", 7, request.NewItem("assistant", request.KindMessage, []request.Segment{
 			{Kind: request.SegText, Text: "running"},
 			*request.NewSegment(request.SegToolCall, "bash", "call_1", `{"cmd":"ls %s"}`),
 			*request.NewSegment(request.SegToolResult, "", "call_1", big),
 			{Kind: request.SegImage},
 			{Kind: request.SegToolResult, Text: ""},
-		}}},
-		{"utf-8 and percent", 1000000, &request.Item{Role: "tool", Segments: []request.Segment{*request.NewSegment(request.SegToolResult, "", "é%v", "naïve %d\x00")}}},
+		}...)},
+		{"utf-8 and percent", 1000000, request.NewItem("tool", request.KindMessage, *request.NewSegment(request.SegToolResult, "", "é%v", "naïve %d\x00"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := fmtPiece(tc.i, tc.it)

@@ -642,7 +642,7 @@ func (r *run) assignTiers() {
 		if r.st[i].gone {
 			continue
 		}
-		switch it.Role {
+		switch it.Role() {
 		case "system", "developer":
 			if firstSys < 0 {
 				firstSys = i
@@ -676,7 +676,7 @@ func (r *run) assignTiers() {
 		}
 	}
 	for i, it := range items {
-		if !r.st[i].gone && (it.Role == "system" || it.Role == "developer") {
+		if !r.st[i].gone && (it.Role() == "system" || it.Role() == "developer") {
 			protect(i)
 		}
 	}
@@ -700,7 +700,7 @@ func (r *run) assignTiers() {
 	why := map[int]string{firstSys: "always keep: first system message", firstUser: "always keep: first user message", lastUser: "always keep: latest user turn"}
 	window := 2 * r.s.windowSize
 	for i := len(items) - 1; i >= 0 && window > 0; i-- {
-		if r.st[i].gone || items[i].Role == "system" || items[i].Role == "developer" {
+		if r.st[i].gone || items[i].Role() == "system" || items[i].Role() == "developer" {
 			continue
 		}
 		window--
@@ -710,7 +710,7 @@ func (r *run) assignTiers() {
 		}
 	}
 	for i, it := range items {
-		if (it.Role == "system" || it.Role == "developer") && base[i] != tierFloor {
+		if (it.Role() == "system" || it.Role() == "developer") && base[i] != tierFloor {
 			base[i] = tierFloor
 			r.st[i].keep = "always keep: system message"
 		}
@@ -1041,7 +1041,7 @@ func (r *run) decisions() []Decision {
 	for i, it := range r.req.Items {
 		st := &r.st[i]
 		cond := r.condensed[i]
-		d := Decision{Index: i, Role: it.Role, Kind: it.Kind, Score: st.score, TokensBefore: st.before, Condensed: cond}
+		d := Decision{Index: i, Role: it.Role(), Kind: it.Kind, Score: st.score, TokensBefore: st.before, Condensed: cond}
 		switch {
 		case st.summed:
 			d.Decision, d.Reason = DecisionSummarized, evictReason(st)

@@ -169,7 +169,7 @@ func EvictedPieceLen(i int, it *request.Item) int {
 // from the item (no formatted copy of a large output): callers that
 // size w first with [EvictedPieceLen] hold the text once.
 func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
-	role := it.Role
+	role := it.Role()
 	if role == "" {
 		role = it.Kind.String()
 	}

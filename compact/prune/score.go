@@ -81,7 +81,7 @@ func (r *run) itemBase(it *request.Item, callClass map[string]toolClass) int {
 	if base > 0 {
 		return base
 	}
-	switch it.Role {
+	switch it.Role() {
 	case "user":
 		return scoreUser
 	case "assistant":

@@ -174,10 +174,10 @@ type notesKey struct {
 const minMemoItem = 256
 
 func itemNotes(c *Cache, format request.Format, it *request.Item) []note {
-	if c == nil || len(it.Raw) < minMemoItem {
+	if c == nil || len(it.Raw()) < minMemoItem {
 		return noteItem(it)
 	}
-	k := notesKey{format: format, role: it.Role, kind: it.Kind, notice: it.Notice, raw: c.KeyBytes(it.Raw)}
+	k := notesKey{format: format, role: it.Role(), kind: it.Kind, notice: it.Notice, raw: c.KeyBytes(it.Raw())}
 	return request.Memo(c, k, func() []note { return noteItem(it) })
 }
 
@@ -196,7 +196,7 @@ func noteItem(it *request.Item) []note {
 				n.errors = append(n.errors, errorLine(s.Text))
 			}
 		case request.SegText:
-			switch it.Role {
+			switch it.Role() {
 			case "assistant":
 				for _, line := range strings.Split(s.Text, "\n") {
 					l := strings.ToLower(strings.TrimLeft(line, " -*#>"))

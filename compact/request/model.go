@@ -313,12 +313,13 @@ func HashText(text string) string {
 // itemExtra is what few items have, out of line: the arrays whose
 // elements segments may be dropped one by one, the members of the item's
 // object (an array left empty drops its member), the call ids the item
-// issues and answers.
+// issues and answers, a role or type ctxd has no number for.
 type itemExtra struct {
-	members []member
-	list    []arrayRef
-	calls   []string
-	results []string
+	members   []member
+	list      []arrayRef
+	calls     []string
+	results   []string
+	role, typ string
 }
 
 // arrayRef records an array inside an item whose elements segments may be
@@ -331,19 +332,19 @@ type arrayRef struct {
 // Item is one element of the request's conversation: a message or, for
 // Responses, a typed item. A request of many small messages holds one
 // for each (issue 28): what few items have is out of line ([Item.Calls],
-// [Item.Results], the droppable arrays), the kind is a small number.
+// [Item.Results], the droppable arrays, a role or type not in the
+// tables), the kind, the role and the type are small numbers, the bytes
+// are a span of the request's body ([Item.Raw]).
 type Item struct {
-	// Index is the item's position in the request's array.
-	Index int `json:"index"`
-	// Span is where the item's bytes lie in the body; Raw is those bytes.
-	Span Span   `json:"span"`
-	Raw  []byte `json:"-"`
-	// Role is the message role ("system", "developer", "user",
-	// "assistant", "tool", "function"); "" for non-message items.
-	Role string `json:"role,omitempty"`
-	// Type is the Responses item type ("message", "function_call", ...).
-	Type string `json:"type,omitempty"`
-	Kind Kind   `json:"kind"`
+	// req is the request whose body the span indexes; nil for an item
+	// built by [NewItem].
+	req  *Request
+	span Span
+	// index is the item's position in the request's array.
+	index int32
+	role  uint8 // index in roleNames; roleOther: extra.role
+	typ   uint8 // index in typeNames; typeOther: extra.typ
+	Kind  Kind  `json:"kind"`
 	// Notice reports an injected notice: a system or developer message
 	// after the first one, or a user message that opens with a
 	// <system-reminder> tag.
@@ -356,6 +357,81 @@ type Item struct {
 	// extra is nil for most messages (the field is a pointer so they do
 	// not pay for four slices).
 	extra *itemExtra
+}
+
+// The roles and the Responses item types an item holds as a number; ""
+// is 0, a value not in the table is held out of line (roleOther,
+// typeOther).
+var (
+	roleNames = [...]string{"", "system", "developer", "user", "assistant", "tool", "function"}
+	typeNames = [...]string{"", "message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
+		"computer_call", "computer_call_output", "reasoning", "mcp_approval_request", "mcp_approval_response"}
+)
+
+const (
+	roleOther = uint8(len(roleNames))
+	typeOther = uint8(len(typeNames))
+)
+
+// NewItem returns an item of role role holding segs, in no request (a
+// test's, or one to render).
+func NewItem(role string, kind Kind, segs ...Segment) *Item {
+	it := &Item{Kind: kind, Segments: segs}
+	it.setRole(role)
+	return it
+}
+
+// Index is the item's position in the request's array.
+func (it *Item) Index() int { return int(it.index) }
+
+// Span is where the item's bytes lie in the request's body.
+func (it *Item) Span() Span { return it.span }
+
+// Raw is the item's bytes (nil for an item built by [NewItem]).
+func (it *Item) Raw() []byte {
+	if it.req == nil {
+		return nil
+	}
+	return it.req.Body[it.span.Start:it.span.End]
+}
+
+// Role is the message role ("system", "developer", "user", "assistant",
+// "tool", "function"); "" for non-message items.
+func (it *Item) Role() string {
+	if it.role == roleOther {
+		return it.extra.role
+	}
+	return roleNames[it.role]
+}
+
+// Type is the Responses item type ("message", "function_call", ...).
+func (it *Item) Type() string {
+	if it.typ == typeOther {
+		return it.extra.typ
+	}
+	return typeNames[it.typ]
+}
+
+func (it *Item) setRole(role string) {
+	for i, n := range roleNames {
+		if n == role {
+			it.role = uint8(i)
+			return
+		}
+	}
+	it.role = roleOther
+	it.ext().role = role
+}
+
+func (it *Item) setType(typ string) {
+	for i, n := range typeNames {
+		if n == typ {
+			it.typ = uint8(i)
+			return
+		}
+	}
+	it.typ = typeOther
+	it.ext().typ = typ
 }
 
 // Calls are the tool call ids the item issues, in input order (they may
@@ -387,7 +463,7 @@ func (it *Item) ext() *itemExtra {
 // Hash returns the hex SHA-256 of the item's raw bytes (not kept: asked
 // for once or twice a request).
 func (it *Item) Hash() string {
-	sum := sha256.Sum256(it.Raw)
+	sum := sha256.Sum256(it.Raw())
 	return hex.EncodeToString(sum[:])
 }
 

@@ -97,7 +97,7 @@ func (r *Request) Pair() *Pairing {
 				continue
 			}
 			if s.CallID() == "" {
-				if r.Format == FormatChat && it.Role == "function" {
+				if r.Format == FormatChat && it.Role() == "function" {
 					// Legacy function message: pair by adjacency and name.
 					if i > 0 && legacyCall(r.Items[i-1], s.Name()) {
 						union(i-1, i)
@@ -189,7 +189,7 @@ func (r *Request) Pair() *Pairing {
 }
 
 func legacyCall(it *Item, name string) bool {
-	if it.Role != "assistant" {
+	if it.Role() != "assistant" {
 		return false
 	}
 	for i := range it.Segments {
@@ -205,7 +205,7 @@ func legacyCall(it *Item, name string) bool {
 // item i, or -1.
 func prevAssistant(r *Request, i int) int {
 	for j := i - 1; j >= 0; j-- {
-		if r.Items[j].Role == "assistant" {
+		if r.Items[j].Role() == "assistant" {
 			return j
 		}
 	}

@@ -219,12 +219,12 @@ func (r *Request) parseItems(key string) error {
 		i, k := len(r.Items), len(items)
 		items = items[:k+1]
 		it := &items[k]
-		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[k : k : k+1]}
+		*it = Item{req: r, index: int32(i), span: e, Segments: first[k : k : k+1]}
 		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
 			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
@@ -279,10 +279,10 @@ func (r *Request) parseResponsesInput() error {
 			return err
 		}
 		r.ItemsKey, r.items, r.InputString = "input", v, true
-		r.Items = []*Item{{
-			Index: 0, Span: v, Raw: r.Body[v.Start:v.End], Role: "user", Type: "message", Kind: KindMessage,
-			Segments: []Segment{{Kind: SegText, Value: v, Text: text, array: -1}},
-		}}
+		it := &Item{req: r, span: v, Kind: KindMessage, Segments: []Segment{{Kind: SegText, Value: v, Text: text, array: -1}}}
+		it.setRole("user")
+		it.setType("message")
+		r.Items = []*Item{it}
 		return nil
 	}
 	return fmt.Errorf("\"input\" must be a string or an array: %w", ErrNotRequest)
@@ -449,8 +449,8 @@ func (seg *Segment) setResult(b []byte, v Span) bool {
 
 func (r *Request) parseChatItem(it *Item, o obj) {
 	b := r.Body
-	it.Role = o.str(b, "role")
-	isResult := it.Role == "tool" || it.Role == "function"
+	it.setRole(o.str(b, "role"))
+	isResult := it.Role() == "tool" || it.Role() == "function"
 	if c, ok := o.get("content"); ok {
 		if !isResult {
 			r.addContent(it, o, c, r.partSegment)
@@ -570,7 +570,7 @@ func (r *Request) partSegment(p Span, ai int32) Segment {
 
 func (r *Request) parseAnthropicItem(it *Item, o obj) {
 	b := r.Body
-	it.Role = o.str(b, "role")
+	it.setRole(o.str(b, "role"))
 	if c, ok := o.get("content"); ok {
 		r.addContent(it, o, c, r.blockSegment)
 	}
@@ -625,12 +625,12 @@ func (r *Request) blockSegment(e Span, ai int32) Segment {
 
 func (r *Request) parseResponsesItem(it *Item, o obj) {
 	b := r.Body
-	it.Type = o.str(b, "type")
-	it.Role = o.str(b, "role")
-	if it.Type == "" && it.Role != "" {
-		it.Type = "message"
+	it.setType(o.str(b, "type"))
+	it.setRole(o.str(b, "role"))
+	if it.Type() == "" && it.Role() != "" {
+		it.setType("message")
 	}
-	switch it.Type {
+	switch it.Type() {
 	case "message":
 		it.Kind = KindMessage
 		if c, ok := o.get("content"); ok {
@@ -665,7 +665,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		it.add(*seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
-		seg := NewSegment(SegToolResult, "", "", string(it.Raw))
+		seg := NewSegment(SegToolResult, "", "", string(it.Raw()))
 		seg.setCallID(o.str(b, "approval_request_id"))
 		it.add(*seg)
 	case "reasoning":
@@ -681,7 +681,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 	default:
 		it.Kind = KindOther
-		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
+		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
 	}
 }
 
@@ -693,7 +693,7 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 	}
 	sp := trimSpan(raw)
 	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}
-	it := &Item{Span: sp, Raw: raw[sp.Start:sp.End], Kind: KindOther}
+	it := &Item{req: r, span: sp, Kind: KindOther}
 	r.Items = []*Item{it}
 	if kindOf(raw, sp) == '{' {
 		o, err := parseObj(raw, sp)

@@ -93,7 +93,7 @@ func (p *Plan) Emit() ([]byte, error) {
 		}
 		return apply(r.Body, edits)
 	}
-	edits = append(edits, deleteElems(len(r.Items), func(i int) Span { return r.Items[i].Span }, p.drop)...)
+	edits = append(edits, deleteElems(len(r.Items), func(i int) Span { return r.Items[i].Span() }, p.drop)...)
 	for i, it := range r.Items {
 		if p.drop[i] {
 			continue
@@ -166,7 +166,7 @@ func (p *Plan) insertEdits() []edit {
 	}
 	sep := []byte(",")
 	if len(r.Items) >= 2 {
-		sep = r.Body[r.Items[0].Span.End:r.Items[1].Span.Start]
+		sep = r.Body[r.Items[0].Span().End:r.Items[1].Span().Start]
 	}
 	ins := slices.Clone(p.inserts)
 	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
@@ -195,7 +195,7 @@ func (p *Plan) insertEdits() []edit {
 			k++
 		}
 		if k < len(r.Items) {
-			add(r.Items[k].Span.Start, before, in.raw)
+			add(r.Items[k].Span().Start, before, in.raw)
 			continue
 		}
 		l := min(in.at, len(r.Items)) - 1
@@ -204,9 +204,9 @@ func (p *Plan) insertEdits() []edit {
 		}
 		switch {
 		case l >= 0:
-			add(r.Items[l].Span.End, after, in.raw)
+			add(r.Items[l].Span().End, after, in.raw)
 		case len(r.Items) > 0:
-			add(r.Items[len(r.Items)-1].Span.End, bare, in.raw)
+			add(r.Items[len(r.Items)-1].Span().End, bare, in.raw)
 		default:
 			add(r.items.Start+1, bare, in.raw)
 		}

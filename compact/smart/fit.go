@@ -39,7 +39,7 @@ func (r *run) fit() bool {
 		r.referenceOnly(c)
 	}
 	for i, it := range r.req.Items {
-		if r.exact[i] || r.protected[i] || it.Notice || (it.Role != "user" && it.Role != "assistant") {
+		if r.exact[i] || r.protected[i] || it.Notice || (it.Role() != "user" && it.Role() != "assistant") {
 			continue
 		}
 		for j := range it.Segments {

@@ -224,7 +224,7 @@ func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
 	h := sha256.New()
 	var hx [2 * sha256.Size]byte
 	for _, i := range ev.drop {
-		sum := sha256.Sum256(r.req.Items[i].Raw)
+		sum := sha256.Sum256(r.req.Items[i].Raw())
 		hex.Encode(hx[:], sum[:])
 		h.Write(hx[:])
 	}
@@ -492,7 +492,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 			s := &it.Segments[j]
 			switch s.Kind {
 			case request.SegText:
-				if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary {
+				if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary {
 					l.users = append(l.users, cutText(s.Text, ledgerUserChars))
 				}
 				for _, sig := range r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals {

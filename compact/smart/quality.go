@@ -22,7 +22,7 @@ func (r *run) quality() {
 	firstUser := true
 	latestUser := -1
 	for i, it := range r.req.Items {
-		if it.Role == "user" && !it.Notice && hasUserText(it) {
+		if it.Role() == "user" && !it.Notice && hasUserText(it) {
 			latestUser = i
 			if firstUser {
 				firstUser = false

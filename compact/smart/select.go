@@ -26,7 +26,7 @@ func (r *run) index() {
 	r.protected = map[int]bool{}
 	lastUserRole, lastUserText := -1, -1
 	for i, it := range req.Items {
-		switch it.Role {
+		switch it.Role() {
 		case "system", "developer":
 			r.protected[i] = true
 		case "user":
@@ -51,7 +51,7 @@ func (r *run) index() {
 				}
 			}
 		}
-		if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
+		if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
 			latestUser = i
 		}
 	}
@@ -61,14 +61,14 @@ func (r *run) index() {
 	// large request.
 	from := max(latestUser, 0)
 	for i := from - 1; i >= 0; i-- {
-		if req.Items[i].Role == "assistant" {
+		if req.Items[i].Role() == "assistant" {
 			from = i
 			break
 		}
 	}
 	r.latest = r.latest[:0]
 	for _, it := range req.Items[from:] {
-		if it.Role != "user" && it.Role != "assistant" && it.Kind != request.KindToolCall {
+		if it.Role() != "user" && it.Role() != "assistant" && it.Kind != request.KindToolCall {
 			continue
 		}
 		for j := range it.Segments {
@@ -84,14 +84,14 @@ func (r *run) index() {
 	// 128k bill).
 	last := len(req.Items)
 	for i := len(req.Items) - 1; i >= 0; i-- {
-		if req.Items[i].Role == "assistant" || req.Items[i].Kind == request.KindToolCall {
+		if req.Items[i].Role() == "assistant" || req.Items[i].Kind == request.KindToolCall {
 			break
 		}
 		last = i
 	}
 	r.lastTurn = r.lastTurn[:0]
 	for _, it := range req.Items[last:] {
-		if it.Role != "user" || it.Notice || it.Kind == request.KindSummary {
+		if it.Role() != "user" || it.Notice || it.Kind == request.KindSummary {
 			continue
 		}
 		for j := range it.Segments {
@@ -120,7 +120,7 @@ func (r *run) latestHas(sub string) bool {
 // pressure they are condensed like one, so a large newest output does
 // not keep the request over the window.
 func (r *run) keeps(c *cand) bool {
-	return r.protected[c.ref.Item] && !(c.seg.Kind == request.SegToolResult && r.req.Items[c.ref.Item].Role == "user")
+	return r.protected[c.ref.Item] && !(c.seg.Kind == request.SegToolResult && r.req.Items[c.ref.Item].Role() == "user")
 }
 
 func hasUserText(it *request.Item) bool {
@@ -534,7 +534,7 @@ func (r *run) topLevel() []byte {
 		return r.req.Body
 	}
 	b := r.req.Body
-	first, last := r.req.Items[0].Span, r.req.Items[len(r.req.Items)-1].Span
+	first, last := r.req.Items[0].Span(), r.req.Items[len(r.req.Items)-1].Span()
 	out := make([]byte, 0, first.Start+len(b)-last.End)
 	out = append(out, b[:first.Start]...)
 	return append(out, b[last.End:]...)

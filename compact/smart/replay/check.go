@@ -29,20 +29,20 @@ func controlPlaneIntact(in, out *request.Request) bool {
 		return bytes.Equal(in.Body, out.Body)
 	}
 	ib, ob := in.Body, out.Body
-	if !bytes.Equal(ib[:in.Items[0].Span.Start], ob[:out.Items[0].Span.Start]) || !bytes.Equal(ib[in.Items[n-1].Span.End:], ob[out.Items[n-1].Span.End:]) {
+	if !bytes.Equal(ib[:in.Items[0].Span().Start], ob[:out.Items[0].Span().Start]) || !bytes.Equal(ib[in.Items[n-1].Span().End:], ob[out.Items[n-1].Span().End:]) {
 		return false
 	}
 	for i := 0; i+1 < n; i++ {
-		if !bytes.Equal(ib[in.Items[i].Span.End:in.Items[i+1].Span.Start], ob[out.Items[i].Span.End:out.Items[i+1].Span.Start]) {
+		if !bytes.Equal(ib[in.Items[i].Span().End:in.Items[i+1].Span().Start], ob[out.Items[i].Span().End:out.Items[i+1].Span().Start]) {
 			return false
 		}
 	}
 	for i := range n {
 		a, b := in.Items[i], out.Items[i]
-		if a.Role != b.Role || a.Type != b.Type || len(a.Segments) != len(b.Segments) {
+		if a.Role() != b.Role() || a.Type() != b.Type() || len(a.Segments) != len(b.Segments) {
 			return false
 		}
-		pa, pb := a.Span.Start, b.Span.Start
+		pa, pb := a.Span().Start, b.Span().Start
 		for j := range a.Segments {
 			sa, sb := &a.Segments[j], &b.Segments[j]
 			if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
@@ -60,7 +60,7 @@ func controlPlaneIntact(in, out *request.Request) bool {
 			}
 			pa, pb = sa.Value.End, sb.Value.End
 		}
-		if !bytes.Equal(ib[pa:a.Span.End], ob[pb:b.Span.End]) {
+		if !bytes.Equal(ib[pa:a.Span().End], ob[pb:b.Span().End]) {
 			return false
 		}
 	}
@@ -210,7 +210,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 	search := latestSearch(in, calls)
 	outResults, outRaw := map[string]string{}, map[string]bool{}
 	for _, it := range out.Items {
-		outRaw[string(it.Raw)] = true
+		outRaw[string(it.Raw())] = true
 		for _, s := range it.Segments {
 			if s.Kind == request.SegToolResult {
 				outResults[s.CallID()] = s.Text
@@ -255,7 +255,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			if ok {
 				st.Recovered++
 				if !strings.Contains(text, sig) {
-					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
+					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role(), it.Kind, a.Failure, sig))
 				}
 			} else {
 				st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))

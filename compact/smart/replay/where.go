@@ -47,7 +47,7 @@ func placeOf(it *request.Item, s *request.Segment, outResults map[string]string,
 		}
 		return "condensed"
 	}
-	if outRaw[string(it.Raw)] {
+	if outRaw[string(it.Raw())] {
 		return "whole"
 	}
 	return "evicted"
