@@ -495,7 +495,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 				if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary {
 					l.users = append(l.users, cutText(s.Text, ledgerUserChars))
 				}
-				for _, sig := range r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals {
+				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
 					if isLocation(sig) {
 						l.locs.add(sig, i, false)
 					}
@@ -519,7 +519,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest map[string]map[string]bool) {
 	cmd := r.commandOf(s.CallID())
 	code := exitCode(s)
-	info := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
+	info := r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text)
 	if cmd != "" {
 		c := "`" + oneLineCut(cmd, 160) + "`"
 		if code != "" {
@@ -780,11 +780,15 @@ func (l *ledger) render(chars int) string {
 // times it was repeated ("… (3 times)"): an agent harness's repeated
 // format reminder takes one line.
 func counted(s []string) []string {
+	// One map counts and dedupes (a request of many tiny messages has
+	// as many user messages).
 	n := map[string]int{}
+	var out []string
 	for _, e := range s {
-		n[e]++
+		if n[e]++; n[e] == 1 {
+			out = append(out, e)
+		}
 	}
-	out := dedupe(s)
 	for k, e := range out {
 		if n[e] > 1 {
 			out[k] = e + " (" + strconv.Itoa(n[e]) + " times)"
