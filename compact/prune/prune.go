@@ -765,7 +765,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 	}
 	for j := range it.Segments {
 		seg := &it.Segments[j]
-		if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 {
+		if seg.Kind != request.SegToolResult || seg.Value().Len() == 0 {
 			continue
 		}
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {

@@ -268,7 +268,7 @@ func (r *run) dedupe() {
 		st := &r.st[i]
 		for j := range it.Segments {
 			seg := &it.Segments[j]
-			if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < minHidden || len(seg.Images()) > 0 {
+			if seg.Kind != request.SegToolResult || seg.Value().Len() == 0 || len(seg.Text) < minHidden || len(seg.Images()) > 0 {
 				continue
 			}
 			k := r.key(seg)
@@ -324,7 +324,7 @@ func (r *run) supersede() {
 		for j := range it.Segments {
 			seg := &it.Segments[j]
 			s, ok := sup[seg.CallID()]
-			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
+			if !ok || seg.Kind != request.SegToolResult || seg.Value().Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
 				continue
 			}
 			if slices.ContainsFunc(r.condensed[i], func(c Condensed) bool { return c.Segment == j }) {

@@ -199,10 +199,9 @@ type Segment struct {
 
 	array int32 // index into Item.extra.list of the array holding Elem; -1 if none
 
-	// Value is the span of the JSON value that holds the content (a
-	// string, or the array of parts of a tool result); a rewrite replaces
-	// exactly these bytes. Zero when there is nothing to rewrite.
-	Value Span `json:"value"`
+	// value is [Segment.Value], as offsets of 32 bits (a body is at most
+	// 4 GiB: Parse).
+	value span32
 	// Text is the decoded text: content, call arguments, reasoning. For
 	// other segments, the raw JSON.
 	Text string `json:"-"`
@@ -213,6 +212,21 @@ type Segment struct {
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
 }
+
+// Value is the span of the JSON value that holds the content (a string,
+// or the array of parts of a tool result); a rewrite replaces exactly
+// these bytes. Zero when there is nothing to rewrite.
+func (s *Segment) Value() Span { return s.value.span() }
+
+// span32 is a [Span] of a body of at most 4 GiB, in half the bytes: an
+// item and a segment hold one each, a request of many tiny messages one
+// each per message (issue 28).
+type span32 struct{ start, end uint32 }
+
+func (s span32) span() Span { return Span{int(s.start), int(s.end)} }
+
+// toSpan32 is s in 32 bits; Parse refuses a larger body.
+func toSpan32(s Span) span32 { return span32{uint32(s.Start), uint32(s.End)} }
 
 // segExtra is what few segments have.
 type segExtra struct {
@@ -339,7 +353,7 @@ type Item struct {
 	// req is the request whose body the span indexes; nil for an item
 	// built by [NewItem].
 	req  *Request
-	span Span
+	span span32
 	// index is the item's position in the request's array.
 	index int32
 	role  uint8 // index in roleNames; roleOther: extra.role
@@ -385,14 +399,14 @@ func NewItem(role string, kind Kind, segs ...Segment) *Item {
 func (it *Item) Index() int { return int(it.index) }
 
 // Span is where the item's bytes lie in the request's body.
-func (it *Item) Span() Span { return it.span }
+func (it *Item) Span() Span { return it.span.span() }
 
 // Raw is the item's bytes (nil for an item built by [NewItem]).
 func (it *Item) Raw() []byte {
 	if it.req == nil {
 		return nil
 	}
-	return it.req.Body[it.span.Start:it.span.End]
+	return it.req.Body[it.span.start:it.span.end]
 }
 
 // Role is the message role ("system", "developer", "user", "assistant",

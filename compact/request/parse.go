@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -19,6 +20,9 @@ const ReferencePrefix = "chars hidden to save context"
 // when f is "". The body is not copied: the request's spans and Raw
 // slices point into it, so the caller must not modify it afterwards.
 func Parse(body []byte, f Format) (*Request, error) {
+	if err := checkSize(body); err != nil {
+		return nil, fmt.Errorf("parse request: %w", err)
+	}
 	if !validate(body) {
 		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
 	}
@@ -46,6 +50,17 @@ func Parse(body []byte, f Format) (*Request, error) {
 	r.parseFixed()
 	classify(r)
 	return r, nil
+}
+
+// maxBody is the largest body Parse reads: spans are offsets of 32 bits.
+const maxBody = math.MaxUint32
+
+// checkSize refuses a body over maxBody.
+func checkSize(body []byte) error {
+	if uint64(len(body)) > maxBody {
+		return fmt.Errorf("request body of %d bytes is over the 4 GiB ctxd reads: %w", len(body), ErrNotRequest)
+	}
+	return nil
 }
 
 // invalidJSON describes why body is not JSON, with the offset.
@@ -219,7 +234,7 @@ func (r *Request) parseItems(key string) error {
 		i, k := len(r.Items), len(items)
 		items = items[:k+1]
 		it := &items[k]
-		*it = Item{req: r, index: int32(i), span: e, Segments: first[k : k : k+1]}
+		*it = Item{req: r, index: int32(i), span: toSpan32(e), Segments: first[k : k : k+1]}
 		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
@@ -279,7 +294,7 @@ func (r *Request) parseResponsesInput() error {
 			return err
 		}
 		r.ItemsKey, r.items, r.InputString = "input", v, true
-		it := &Item{req: r, span: v, Kind: KindMessage, Segments: []Segment{{Kind: SegText, Value: v, Text: text, array: -1}}}
+		it := &Item{req: r, span: toSpan32(v), Kind: KindMessage, Segments: []Segment{{Kind: SegText, value: toSpan32(v), Text: text, array: -1}}}
 		it.setRole("user")
 		it.setType("message")
 		r.Items = []*Item{it}
@@ -299,7 +314,7 @@ func (r *Request) parseFixed() {
 		if key == "system" && r.Format != FormatAnthropic || key == "instructions" && r.Format != FormatResponses {
 			continue
 		}
-		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, Value: v, Text: string(b[v.Start:v.End]), array: -1}
+		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: string(b[v.Start:v.End]), array: -1}
 		if key == "system" || key == "instructions" {
 			seg.Kind, seg.Class = SegText, ClassCriticalExact
 			switch kindOf(b, v) {
@@ -416,7 +431,7 @@ func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int32
 // is a JSON string.
 func textSegment(b []byte, c Span, k SegmentKind) Segment {
 	text, _ := decodeString(b[c.Start:c.End])
-	return Segment{Kind: k, Value: c, Text: text, array: -1}
+	return Segment{Kind: k, value: toSpan32(c), Text: text, array: -1}
 }
 
 // setText makes seg a segment of kind k holding o's member key, when that
@@ -426,7 +441,7 @@ func (seg *Segment) setText(b []byte, o obj, key string, k SegmentKind) bool {
 	if !ok || kindOf(b, v) != '"' {
 		return false
 	}
-	seg.Kind, seg.Value = k, v
+	seg.Kind, seg.value = k, toSpan32(v)
 	seg.Text, _ = decodeString(b[v.Start:v.End])
 	return true
 }
@@ -435,7 +450,7 @@ func (seg *Segment) setText(b []byte, o obj, key string, k SegmentKind) bool {
 // string decoded, the text blocks of an array joined (its images listed).
 // It reports false for any other JSON value, which it leaves to the caller.
 func (seg *Segment) setResult(b []byte, v Span) bool {
-	seg.Value = v
+	seg.value = toSpan32(v)
 	switch kindOf(b, v) {
 	case '"':
 		seg.Text, _ = decodeString(b[v.Start:v.End])
@@ -545,7 +560,7 @@ func (r *Request) partSegment(p Span, ai int32) Segment {
 	seg.setElem(p)
 	switch kindOf(b, p) {
 	case '"':
-		seg.Kind, seg.Value = SegText, p
+		seg.Kind, seg.value = SegText, toSpan32(p)
 		seg.Text, _ = decodeString(b[p.Start:p.End])
 		return seg
 	case '{':
@@ -688,12 +703,15 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 // ParseItem reads one item in format f: an item a policy builds (a
 // summary, a note) so it can be estimated like the others.
 func ParseItem(f Format, raw []byte) (*Item, error) {
+	if err := checkSize(raw); err != nil {
+		return nil, fmt.Errorf("parse item: %w", err)
+	}
 	if !validate(raw) {
 		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
 	}
 	sp := trimSpan(raw)
 	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}
-	it := &Item{req: r, span: sp, Kind: KindOther}
+	it := &Item{req: r, span: toSpan32(sp), Kind: KindOther}
 	r.Items = []*Item{it}
 	if kindOf(raw, sp) == '{' {
 		o, err := parseObj(raw, sp)

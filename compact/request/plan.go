@@ -55,7 +55,7 @@ func (p *Plan) DropSegment(ref SegRef) bool {
 // It reports false when the segment has no value to replace.
 func (p *Plan) SetText(ref SegRef, text string) bool {
 	s := &p.r.Items[ref.Item].Segments[ref.Seg]
-	if s.Value.Len() == 0 {
+	if s.Value().Len() == 0 {
 		return false
 	}
 	p.text[ref] = text
@@ -153,7 +153,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[arrs[s.array].member] {
 			continue
 		}
-		edits = append(edits, edit{Span: it.Segments[j].Value, New: encodeString(text)})
+		edits = append(edits, edit{Span: it.Segments[j].Value(), New: encodeString(text)})
 	}
 	return edits
 }

@@ -47,7 +47,7 @@ func (r *run) fit() bool {
 				return true
 			}
 			s := &it.Segments[j]
-			if s.Kind != request.SegText || s.Tokens < minFitTokens || s.Value.Len() == 0 || request.HasMarker(s.Text) {
+			if s.Kind != request.SegText || s.Tokens < minFitTokens || s.Value().Len() == 0 || request.HasMarker(s.Text) {
 				continue
 			}
 			c := &cand{ref: request.SegRef{Item: i, Seg: j}, seg: s, class: request.ClassCondensable, dupOf: -1, decision: DecisionKept}

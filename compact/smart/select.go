@@ -142,10 +142,10 @@ const (
 // string: a string, or an array of text parts only (an array with images,
 // files or anything else is left alone).
 func (r *run) payloadValue(s *request.Segment) bool {
-	if s.Value.Len() == 0 || len(s.Images()) > 0 {
+	if s.Value().Len() == 0 || len(s.Images()) > 0 {
 		return false
 	}
-	v := r.req.Body[s.Value.Start:s.Value.End]
+	v := r.req.Body[s.Value().Start:s.Value().End]
 	switch v[0] {
 	case '"':
 		return true

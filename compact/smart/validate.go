@@ -220,12 +220,12 @@ func sameSkeleton(a, b *request.Item, cs []*cand) string {
 		}
 	}
 	cs = slices.Clone(cs)
-	slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value.Start, y.seg.Value.Start) })
+	slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value().Start, y.seg.Value().Start) })
 	ar, br := a.Raw(), b.Raw()
 	base := a.Span().Start // input spans are body offsets; the rewrite's are its own
 	pa, pb := 0, 0
 	for _, c := range cs {
-		va, vb := c.seg.Value, b.Segments[c.ref.Seg].Value
+		va, vb := c.seg.Value(), b.Segments[c.ref.Seg].Value()
 		sa, sb := va.Start-base, vb.Start-b.Span().Start
 		if sa < pa || sb < pb || !bytes.Equal(ar[pa:sa], br[pb:sb]) {
 			return "bytes_outside_rewritten_values_changed"

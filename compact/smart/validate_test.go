@@ -263,10 +263,10 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 				}
 				continue
 			}
-			if sa.Value.Start < pa || sb.Value.Start < pb || !bytes.Equal(ib[pa:sa.Value.Start], ob[pb:sb.Value.Start]) {
+			if sa.Value().Start < pa || sb.Value().Start < pb || !bytes.Equal(ib[pa:sa.Value().Start], ob[pb:sb.Value().Start]) {
 				return "bytes_outside_rewritten_values_changed"
 			}
-			pa, pb = sa.Value.End, sb.Value.End
+			pa, pb = sa.Value().End, sb.Value().End
 		}
 		if !bytes.Equal(ib[pa:a.Span().End], ob[pb:b.Span().End]) {
 			return "bytes_outside_rewritten_values_changed"

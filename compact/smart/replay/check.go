@@ -52,13 +52,13 @@ func controlPlaneIntact(in, out *request.Request) bool {
 				continue
 			}
 			payload := sa.Kind == request.SegToolResult || sa.Kind == request.SegText && a.Notice
-			if !payload || sa.Value.Len() == 0 || sa.Value.Start < pa || sb.Value.Start < pb {
+			if !payload || sa.Value().Len() == 0 || sa.Value().Start < pa || sb.Value().Start < pb {
 				return false
 			}
-			if !bytes.Equal(ib[pa:sa.Value.Start], ob[pb:sb.Value.Start]) {
+			if !bytes.Equal(ib[pa:sa.Value().Start], ob[pb:sb.Value().Start]) {
 				return false
 			}
-			pa, pb = sa.Value.End, sb.Value.End
+			pa, pb = sa.Value().End, sb.Value().End
 		}
 		if !bytes.Equal(ib[pa:a.Span().End], ob[pb:b.Span().End]) {
 			return false
