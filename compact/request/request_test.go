@@ -554,3 +554,28 @@ func TestCheckSize(t *testing.T) {
 		t.Errorf("a body of %d bytes: %v, want nil", uint64(maxBody), err)
 	}
 }
+
+// BenchmarkParseManySmall parses the chat request of
+// scripts/proxy-mem.py's SHAPE=many: 30,000 tiny messages (issue 28):
+//
+//	go test -run '^$' -bench ParseManySmall -benchmem ./compact/request
+func BenchmarkParseManySmall(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"model": "gpt-4o", "messages": [{"role": "system", "content": "You are helpful. 0"}`)
+	for i := range 30000 {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&buf, `, {"role": %q, "content": "message %d says a few words"}`, role, i)
+	}
+	buf.WriteString("]}")
+	body := buf.Bytes()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(body, FormatChat); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
