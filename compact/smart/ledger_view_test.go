@@ -112,7 +112,7 @@ func TestLedgerKeepsSignalsInView(t *testing.T) {
 				for _, s := range it.Segments {
 					sb.WriteString(s.Text + "\n")
 					if s.Kind == request.SegToolResult {
-						kept[s.CallID] = true
+						kept[s.CallID()] = true
 					}
 				}
 			}
@@ -122,19 +122,19 @@ func TestLedgerKeepsSignalsInView(t *testing.T) {
 			for _, it := range a.Items {
 				for _, s := range it.Segments {
 					if s.Kind == request.SegToolCall {
-						cmds[s.CallID] = s.Text
+						cmds[s.CallID()] = s.Text
 					}
 				}
 			}
 			evicted, errs, nlocs := 0, 0, 0
 			for _, it := range a.Items {
 				for _, s := range it.Segments {
-					if s.Kind != request.SegToolResult || kept[s.CallID] {
+					if s.Kind != request.SegToolResult || kept[s.CallID()] {
 						continue
 					}
 					evicted++
 					info := signal.Analyze(s.Text)
-					view := signal.ViewOutput("bash", cmds[s.CallID])
+					view := signal.ViewOutput("bash", cmds[s.CallID()])
 					for _, sig := range info.Signals {
 						if isLocation(sig) {
 							nlocs++
