@@ -66,6 +66,8 @@ const (
 	// ledgerUserRoom is what a user message's entry needs beside its
 	// text: the section's title, the cut note and a count.
 	ledgerUserRoom = 120
+	// ledgerKeptNote introduces the error lines a cut user message keeps.
+	ledgerKeptNote = " Its error lines:"
 )
 
 // ledgerBound is the ledger's token bound at a usable window of usable
@@ -325,13 +327,16 @@ func indexList(idx []int) string {
 
 // ledger is what evicted items did, in their order.
 type ledger struct {
-	head     string
-	users    []string
-	problems []*problem
-	changed  fileList
-	read     fileList
-	locs     locationList
-	commands []string
+	head  string
+	users []string
+	// userLines are the error lines of the user's messages that have
+	// any (signal.Analyze), by text: a message cut keeps them.
+	userLines map[string][]string
+	problems  []*problem
+	changed   fileList
+	read      fileList
+	locs      locationList
+	commands  []string
 }
 
 // problem is an error line or a failing test seen in an evicted output
@@ -516,12 +521,20 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 			s := &it.Segments[j]
 			switch s.Kind {
 			case request.SegText:
-				if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary {
-					l.users = append(l.users, strings.TrimSpace(s.Text))
+				user := it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary
+				text := strings.TrimSpace(s.Text)
+				if user {
+					l.users = append(l.users, text)
 				}
 				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
-					if isLocation(sig) {
+					switch {
+					case isLocation(sig):
 						l.locs.add(sig, i, false)
+					case user && !slices.Contains(l.userLines[text], sig):
+						if l.userLines == nil {
+							l.userLines = map[string][]string{}
+						}
+						l.userLines[text] = append(l.userLines[text], sig)
 					}
 				}
 			case request.SegToolCall:
@@ -803,7 +816,8 @@ func (l *ledger) render(chars int) string {
 	within(ledgerUserShare, func() {
 		// Each message cut to the room there is (at most
 		// ledgerUserChars), rather than left out.
-		section("User messages", "\n- ", counted(l.users, min(ledgerUserChars, left-ledgerUserRoom)))
+		most := min(ledgerUserChars, left-ledgerUserRoom)
+		section("User messages", "\n- ", counted(l.users, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
 	})
 	section("Files changed (lines)", "\n- ", l.changed.entries())
 	// The locations are the bulk of the evicted rounds' signals: those
@@ -818,10 +832,10 @@ func (l *ledger) render(chars int) string {
 	return sb.String()
 }
 
-// counted is s with each entry once, at its first place, cut at most
-// bytes (cutText), with the times it was repeated ("… (3 times)"): an
-// agent harness's repeated format reminder takes one line.
-func counted(s []string, most int) []string {
+// counted is s with each entry once, at its first place, cut (by cut),
+// with the times it was repeated ("… (3 times)"): an agent harness's
+// repeated format reminder takes one line.
+func counted(s []string, cut func(string) string) []string {
 	// One map counts and dedupes (a request of many tiny messages has
 	// as many user messages).
 	n := map[string]int{}
@@ -832,12 +846,36 @@ func counted(s []string, most int) []string {
 		}
 	}
 	for k, e := range out {
-		out[k] = cutText(e, most)
+		out[k] = cut(e)
 		if n[e] > 1 {
 			out[k] += " (" + strconv.Itoa(n[e]) + " times)"
 		}
 	}
 	return out
+}
+
+// cutKeeping is cutText(s, most) that keeps lines (a message's error
+// lines) the cut would hide, each on a line of its own after the note,
+// within most bytes: a long task or a harness's reminder keeps its
+// critical lines in view as a masked output does. When the lines leave
+// less than ledgerUserRoom bytes of head, they are left to the
+// reference.
+func cutKeeping(s string, most int, lines []string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= most || len(lines) == 0 {
+		return cutText(s, most)
+	}
+	var keep strings.Builder
+	for _, line := range lines {
+		if !strings.Contains(s[:most], line) {
+			keep.WriteString("\n  ")
+			keep.WriteString(line)
+		}
+	}
+	if most-keep.Len() < ledgerUserRoom {
+		return cutText(s, most)
+	}
+	return cutText(s, most-keep.Len()-len(ledgerKeptNote)) + ledgerKeptNote + keep.String()
 }
 
 func dedupe(s []string) []string {
