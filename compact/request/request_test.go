@@ -579,3 +579,34 @@ func BenchmarkParseManySmall(b *testing.B) {
 		}
 	}
 }
+
+// TestRoleAndTypeNames: roles and Responses types are numbers for the
+// names in the tables and kept out of line for any other (issue 28).
+func TestRoleAndTypeNames(t *testing.T) {
+	tests := []struct {
+		name, body string
+		f          Format
+		role, typ  string
+	}{
+		{"chat user", `{"messages":[{"role":"user","content":"hi"}]}`, FormatChat, "user", ""},
+		{"chat role not in the table", `{"messages":[{"role":"critic","content":"hi"}]}`, FormatChat, "critic", ""},
+		{"responses call", `{"input":[{"type":"function_call","call_id":"c","name":"ls","arguments":"{}"}]}`, FormatResponses, "", "function_call"},
+		{"responses type not in the table", `{"input":[{"type":"web_search_call","id":"w"}]}`, FormatResponses, "", "web_search_call"},
+		{"responses message by role", `{"input":[{"role":"developer","content":"be brief"}]}`, FormatResponses, "developer", "message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := r.Items[0]
+			if it.Role() != tt.role || it.Type() != tt.typ {
+				t.Errorf("role %q type %q, want %q %q", it.Role(), it.Type(), tt.role, tt.typ)
+			}
+			if string(it.Raw()) != tt.body[strings.IndexByte(tt.body, '[')+1:len(tt.body)-2] {
+				t.Errorf("raw %q", it.Raw())
+			}
+		})
+	}
+}
