@@ -448,8 +448,9 @@ func (l *locationList) add(loc string, at int, search bool) {
 
 // ranked lists the locations by file, "a.py:3,17,40", line numbers in
 // order: first the files read or changed after their locations were
-// seen, then the latest search's hits (used of them, the first ones),
-// then the rest; in each group the files seen latest first.
+// seen, then the latest search's hits, then the rest; in each group
+// the files seen latest first. used is how many files the first two
+// groups hold.
 func (l *locationList) ranked(read, changed *fileList) (out []string, used int) {
 	touched := func(path string) bool {
 		for _, f := range []*fileList{changed, read} {
@@ -743,13 +744,14 @@ func (l *ledger) shell(cmd, open string) string {
 
 // render writes the ledger within about chars bytes: the head with the
 // reference, then the sections in the order of what an agent needs
-// back first (BENCHMARKS.md, "h26vis2"): the user's messages and the
-// errors and failing tests (open ones, then fixed ones) each within a
-// share of the bound, the files changed and read with their line
-// ranges, the locations by file (ranked), and the commands last. Each
-// list is cut where its room ends with a count of what was left out
-// (it is all in the span's reference); the room a section leaves goes
-// to the next ones.
+// back first (BENCHMARKS.md, "h26vis2"): the errors and failing tests
+// (open ones, then fixed ones) and the user's messages, each within a
+// share of the bound; the files changed; the files read with their
+// line ranges, within a share; the locations by file in files used
+// later or found by the latest search; the other locations; the
+// commands last. Each list is cut where its room ends with a count of
+// what was left out (it is all in the span's reference); the room a
+// section leaves goes to the next ones.
 func (l *ledger) render(chars int) string {
 	var sb strings.Builder
 	sb.WriteString(l.head)
