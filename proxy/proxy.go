@@ -207,35 +207,28 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	opts.Mode = m
-	switch c := &opts.Call; {
-	case c.MaskHorizon == 0:
-		c.MaskHorizon = DefaultMaskHorizon
-	case c.MaskHorizon < 0:
-		c.MaskHorizon = 0
+	c := &opts.Call
+	if c.MaskStep == 0 {
+		c.MaskPaced = true // the default step is a paced one
 	}
-	switch c := &opts.Call; {
-	case c.MaskLong == 0:
-		c.MaskLong = DefaultMaskLong
-	case c.MaskLong < 0:
-		c.MaskLong = 0
-	}
-	switch c := &opts.Call; {
-	case c.MaskStep == 0:
-		c.MaskStep, c.MaskPaced = DefaultMaskStep, true
-	case c.MaskStep < 0:
-		c.MaskStep = 1
-	}
-	switch c := &opts.Call; {
-	case c.MaskBig == 0:
-		c.MaskBig = DefaultMaskBig
-	case c.MaskBig < 0:
-		c.MaskBig = 0
-	}
-	switch c := &opts.Call; {
-	case c.MaskBigHorizon == 0:
-		c.MaskBigHorizon = DefaultMaskBigHorizon
-	case c.MaskBigHorizon < 0:
-		c.MaskBigHorizon = 0
+	for _, s := range []struct {
+		v        *int
+		def, off int
+	}{
+		{&c.MaskHorizon, DefaultMaskHorizon, 0},
+		{&c.MaskLong, DefaultMaskLong, 0},
+		{&c.MaskStep, DefaultMaskStep, 1},
+		{&c.MaskBig, DefaultMaskBig, 0},
+		{&c.MaskBigHorizon, DefaultMaskBigHorizon, 0},
+	} {
+		// 0 takes the default, a negative value its "off" (a step of 1
+		// is every turn).
+		switch {
+		case *s.v == 0:
+			*s.v = s.def
+		case *s.v < 0:
+			*s.v = s.off
+		}
 	}
 	log := opts.Logger
 	if log == nil {
