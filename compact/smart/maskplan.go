@@ -90,7 +90,7 @@ func (r *run) planMasking(outputs []*cand, step int) maskPlan {
 		}
 		cut := oldest
 		if r.c.MaskPaced {
-			cut = cheapestCut(outputs, p.at, due, cum, m)
+			cut = cheapestCut(outputs, p.at, added, oldest, cum, m)
 		}
 		kept := due[:0]
 		oldest = n
@@ -116,13 +116,7 @@ func (r *run) planMasking(outputs []*cand, step int) maskPlan {
 // turns, a tenth each); the cut with the most value wins, len(outputs)
 // (mask none) when none pays. Only the latest maskCutScan outputs are
 // weighed: older due ones are masked whatever it costs.
-func cheapestCut(outputs []*cand, at []int, due, cum []int, m int) int {
-	isDue := make(map[int]bool, len(due))
-	oldest := m
-	for _, k := range due {
-		isDue[k] = true
-		oldest = min(oldest, k)
-	}
+func cheapestCut(outputs []*cand, at []int, added []bool, oldest int, cum []int, m int) int {
 	if oldest < m-maskCutScan {
 		return oldest
 	}
@@ -130,10 +124,10 @@ func cheapestCut(outputs []*cand, at []int, due, cum []int, m int) int {
 	best, cut, saved, shrunk := 0.0, len(outputs), 0, 0
 	for k := m - 1; k >= oldest; k-- {
 		sv := maskSaving(outputs[k].seg.Tokens)
-		if at[k] > 0 || isDue[k] {
-			shrunk += sv
+		if added[k] {
+			shrunk += sv // masked before, or due now
 		}
-		if !isDue[k] {
+		if !added[k] || at[k] > 0 {
 			continue
 		}
 		saved += sv
