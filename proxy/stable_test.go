@@ -73,7 +73,7 @@ func maskedOutputs(r *request.Request) map[string]bool {
 	for _, it := range r.Items {
 		for _, s := range it.Segments {
 			if s.Kind == request.SegToolResult {
-				m[s.CallID] = request.HasMarker(s.Text)
+				m[s.CallID()] = request.HasMarker(s.Text)
 			}
 		}
 	}
@@ -113,7 +113,7 @@ func TestForwardedPrefixIsStable(t *testing.T) {
 					n += len(it.Results())
 				}
 				if prev != nil {
-					end := prev.Items[len(prev.Items)-1].Span.End
+					end := prev.Items[len(prev.Items)-1].Span().End
 					prefix := len(got.Body) >= end && bytes.Equal(got.Body[:end], prev.Body[:end])
 					before, now := maskedOutputs(prev), maskedOutputs(got)
 					for id, masked := range now {

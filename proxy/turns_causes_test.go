@@ -82,7 +82,7 @@ func (c *causes) add(out *request.Request, h *billHistory, est *request.Estimato
 			seen++
 			tok := float64(est.Segment(s))
 			rest -= tok
-			put(outputCause(s, byID[s.CallID], outputs-seen), part, w*tok)
+			put(outputCause(s, byID[s.CallID()], outputs-seen), part, w*tok)
 			if outputs-seen < 10 {
 				masked := request.HasMarker(s.Text)
 				c.recent++
@@ -93,11 +93,11 @@ func (c *causes) add(out *request.Request, h *billHistory, est *request.Estimato
 				}
 			}
 		}
-		cat := "role " + it.Role
+		cat := "role " + it.Role()
 		switch {
 		case it.Kind == request.KindSummary:
 			cat = "ledger"
-		case it.Role == "developer":
+		case it.Role() == "developer":
 			cat = "role system"
 		}
 		put(cat, part, w*max(rest, 0))

@@ -185,8 +185,8 @@ func outputsOf(r *request.Request) forwardedOutputs {
 	for _, it := range r.Items {
 		for _, s := range it.Segments {
 			if s.Kind == request.SegToolResult {
-				o.order = append(o.order, s.CallID)
-				o.text[s.CallID] = s.Text
+				o.order = append(o.order, s.CallID())
+				o.text[s.CallID()] = s.Text
 			}
 		}
 	}
