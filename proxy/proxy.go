@@ -77,10 +77,11 @@ type Options struct {
 	Flow *Flow
 	// Call holds defaults for every request's Smart Context call
 	// (context window, budget, max tool output, masking); Session, Mode
-	// and ObservedInputTokens are set per request. MaskHorizon, MaskStep
-	// and MaskLong 0 take DefaultMaskHorizon, DefaultMaskStep and
-	// DefaultMaskLong; negative turns masking (stepping, condensing of
-	// long outputs) off.
+	// and ObservedInputTokens are set per request. MaskHorizon, MaskStep,
+	// MaskBig, MaskBigHorizon and MaskLong 0 take DefaultMaskHorizon,
+	// DefaultMaskStep (with MaskPaced), DefaultMaskBig,
+	// DefaultMaskBigHorizon and DefaultMaskLong; negative turns masking
+	// (stepping, the size rule, condensing of long outputs) off.
 	Call smart.Call
 	// Hints is how references say to read them back (the zero value
 	// is HintsAll).
@@ -107,20 +108,30 @@ type Options struct {
 	HeapGoal *heapgoal.Goal
 }
 
-// The masking defaults of the proxy (smart.Call.MaskHorizon and
-// MaskStep): tool outputs beyond the latest DefaultMaskHorizon are masked
-// before any pressure, the boundary moving DefaultMaskStep outputs at a
-// time. Published evidence of an unchanged solve rate (observation masking
-// in SWE-agent, "The Complexity Trap", 2025) keeps the latest 10 turns'
-// observations; 4 outputs is already fewer. The turn-by-turn replay bills
-// less with a smaller horizon (BENCHMARKS.md, "h26super": 2 and 6 bill
-// 0.518 of pass-through at 128k against 0.580 for 4 and 8, the same
-// signals in view), but what an agent solves behind it is not measured,
-// so the default stays where a file read stays whole for several rounds;
-// --mask-horizon and --mask-step set it per proxy.
+// The masking defaults of the proxy (smart.Call.MaskHorizon, MaskStep,
+// MaskBig, MaskBigHorizon, MaskPaced, MaskLong). Tool outputs beyond the
+// latest DefaultMaskHorizon are masked before any pressure, and outputs
+// over DefaultMaskBig tokens once DefaultMaskBigHorizon outputs follow
+// them; steps come every DefaultMaskStep outputs, each masking the due
+// outputs from its cheapest cut on (a small old output waits until its
+// rewrite is worth it). Published evidence of an unchanged solve rate
+// (observation masking in SWE-agent, "The Complexity Trap", 2025) keeps
+// the latest 10 turns' observations whole but keeps nothing of older ones;
+// a masked output here keeps its head, critical lines, locations and a
+// reference. What it costs within the latest 10 outputs, and the bill
+// (BENCHMARKS.md, "h26bill"): a read or log of over 500 tokens is whole
+// for the two turns after it arrives, a smaller one for four; at 128k
+// the turn-by-turn replay bills 0.504 of pass-through against 0.580
+// for the former defaults (horizon 4, step 8, no size rule, unpaced).
+// --mask-horizon, --mask-step, --mask-big, --mask-big-horizon and
+// --mask-paced set them per proxy.
 const (
 	DefaultMaskHorizon = 4
-	DefaultMaskStep    = 8
+	DefaultMaskStep    = 2
+	// DefaultMaskBig and DefaultMaskBigHorizon: an output over 500 tokens
+	// (a read of about 50 lines or more) is masked from 2 outputs old.
+	DefaultMaskBig        = 500
+	DefaultMaskBigHorizon = 2
 	// DefaultMaskLong: a tool output over this many tokens is condensed
 	// from the turn it appears (smart.Call.MaskLong), except the first
 	// DefaultMaskHorizon of a session.
@@ -196,23 +207,28 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	opts.Mode = m
-	switch c := &opts.Call; {
-	case c.MaskHorizon == 0:
-		c.MaskHorizon = DefaultMaskHorizon
-	case c.MaskHorizon < 0:
-		c.MaskHorizon = 0
+	c := &opts.Call
+	if c.MaskStep == 0 {
+		c.MaskPaced = true // the default step is a paced one
 	}
-	switch c := &opts.Call; {
-	case c.MaskLong == 0:
-		c.MaskLong = DefaultMaskLong
-	case c.MaskLong < 0:
-		c.MaskLong = 0
-	}
-	switch c := &opts.Call; {
-	case c.MaskStep == 0:
-		c.MaskStep = DefaultMaskStep
-	case c.MaskStep < 0:
-		c.MaskStep = 1
+	for _, s := range []struct {
+		v        *int
+		def, off int
+	}{
+		{&c.MaskHorizon, DefaultMaskHorizon, 0},
+		{&c.MaskLong, DefaultMaskLong, 0},
+		{&c.MaskStep, DefaultMaskStep, 1},
+		{&c.MaskBig, DefaultMaskBig, 0},
+		{&c.MaskBigHorizon, DefaultMaskBigHorizon, 0},
+	} {
+		// 0 takes the default, a negative value its "off" (a step of 1
+		// is every turn).
+		switch {
+		case *s.v == 0:
+			*s.v = s.def
+		case *s.v < 0:
+			*s.v = s.off
+		}
 	}
 	log := opts.Logger
 	if log == nil {

@@ -66,26 +66,39 @@ func sessionThroughProxy(t *testing.T, tr *convert.Trajectory, name string) (req
 	return format, s.Requests(), up, px
 }
 
-// stepOf is the masking boundary of a request with n tool outputs under
-// the proxy's defaults: it moves every DefaultMaskStep outputs.
-func stepOf(n int) int {
-	if n <= proxy.DefaultMaskHorizon {
-		return 0
+// maskedOutputs tells, by call id, whether each of a forwarded request's
+// tool outputs is behind a reference.
+func maskedOutputs(r *request.Request) map[string]bool {
+	m := map[string]bool{}
+	for _, it := range r.Items {
+		for _, s := range it.Segments {
+			if s.Kind == request.SegToolResult {
+				m[s.CallID()] = request.HasMarker(s.Text)
+			}
+		}
 	}
-	return (n - proxy.DefaultMaskHorizon) / proxy.DefaultMaskStep * proxy.DefaultMaskStep
+	return m
+}
+
+// stepDue reports a masking step due at a request of n tool outputs
+// under the proxy's defaults: every DefaultMaskStep outputs past the
+// horizon.
+func stepDue(n int) bool {
+	return n > proxy.DefaultMaskHorizon && (n-proxy.DefaultMaskHorizon)%proxy.DefaultMaskStep == 0
 }
 
 // Cache-stable by contract: within a session, what went upstream last
 // turn goes again byte for byte this turn, up to the new messages,
-// unless a masking step is due; steps are rare; and masking does mask
-// (the session ends smaller, every critical line still inline).
+// unless a masking step is due; a masked output is never whole again; steps are rare (at most
+// one every DefaultMaskStep outputs); and masking does mask (the session
+// ends smaller, every critical line still inline).
 func TestForwardedPrefixIsStable(t *testing.T) {
 	tr := agentTrajectory(t, 30)
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
 			format, reqs, up, px := sessionThroughProxy(t, tr, f.name)
 			var prev *request.Request
-			prevStep, steps := 0, 0
+			steps := 0
 			for k, body := range reqs {
 				if resp, answer := post(t, px.URL, f.path, body, nil); resp.StatusCode != http.StatusOK {
 					t.Fatalf("turn %d: status %d: %s", k+1, resp.StatusCode, answer)
@@ -99,18 +112,23 @@ func TestForwardedPrefixIsStable(t *testing.T) {
 				for _, it := range in.Items {
 					n += len(it.Results())
 				}
-				step := stepOf(n)
 				if prev != nil {
 					end := prev.Items[len(prev.Items)-1].Span().End
 					prefix := len(got.Body) >= end && bytes.Equal(got.Body[:end], prev.Body[:end])
+					before, now := maskedOutputs(prev), maskedOutputs(got)
+					for id, masked := range now {
+						if before[id] && !masked {
+							t.Errorf("turn %d: output %s was masked, now whole again", k+1, id)
+						}
+					}
 					switch {
-					case step == prevStep && !prefix:
+					case !stepDue(n) && !prefix:
 						t.Errorf("turn %d (%d outputs, no step due): the forwarded body does not start with the previous one", k+1, n)
-					case step != prevStep:
+					case !prefix:
 						steps++
 					}
 				}
-				prev, prevStep = got, step
+				prev = got
 			}
 			if steps == 0 || steps > 30/proxy.DefaultMaskStep+1 {
 				t.Errorf("%d masking steps over 30 outputs", steps)

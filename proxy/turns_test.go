@@ -44,6 +44,8 @@ import (
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
 //	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
 //	CTXD_TURNS_SHOW_LEDGER=1       log the ledger of each session's last forwarded request
+//	CTXD_TURNS_BIG, CTXD_TURNS_BIG_HORIZON, CTXD_TURNS_PACED=1  the size-aware horizon and paced steps
+//	CTXD_TURNS_CAUSES=1            decompose the bill by cause (turns_causes_test.go)
 //
 // The prefix-cache model: the longest prefix (whole items, and the bytes
 // before the first item) a request shares with one of the four requests
@@ -57,7 +59,8 @@ func TestTurnByTurnReplay(t *testing.T) {
 	chains := turnChains(t, strings.Split(dirs, ":"), minTurns)
 	windows := envInts(t, "CTXD_TURNS_WINDOWS", []int{16000, 32000, 128000, 200000})
 	fmts := strings.Split(cmp.Or(os.Getenv("CTXD_TURNS_FORMATS"), "chat"), ",")
-	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0), MaskLong: envInt(t, "CTXD_TURNS_LONG", 0)}
+	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0), MaskLong: envInt(t, "CTXD_TURNS_LONG", 0),
+		MaskBig: envInt(t, "CTXD_TURNS_BIG", 0), MaskBigHorizon: envInt(t, "CTXD_TURNS_BIG_HORIZON", 0), MaskPaced: envInt(t, "CTXD_TURNS_PACED", 0) > 0}
 	hints, err := proxy.ParseHints(os.Getenv("CTXD_TURNS_HINTS"))
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +77,9 @@ func TestTurnByTurnReplay(t *testing.T) {
 				tot.add(row)
 				t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
 					fname, windowName(w), ch.name, row.split[0]/row.pass[0], row.split[1]/row.pass[0], row.split[2]/row.pass[0], row.passSplit[0]/row.pass[0], row.passSplit[1]/row.pass[0], row.passSplit[2]/row.pass[0])
+				if row.causes.bill != nil {
+					row.causes.log(t, fmt.Sprintf("%-10s %6s %-24s", fname, windowName(w), ch.name), row.pass[0], false)
+				}
 				t.Logf("%-10s %6s %-24s turns %3d  bill %.3f (openai) %.3f (anthropic)  cache-stable %5.1f%%  visible %5.1f%% (%d distinct; every occurrence %5.1f%%; pertinent %5.1f%% of %d)  recoverable %5.1f%% (%5.1f%%)  fits %5.1f%%  pairs %5.1f%%  latest-user %5.1f%%",
 					fname, windowName(w), ch.name, row.turns, row.ratio(0), row.ratio(1), pct(row.stable, row.turns-1), pct(row.dVisible, row.dSignals), row.dSignals, pct(row.visible, row.signals), pct(row.pVisible, row.pertinent), row.pertinent, pct(row.dRecovered, row.dSignals), pct(row.recovered, row.signals), pct(row.fits, row.turns), pct(row.pairs, row.turns), pct(row.latest, row.turns))
 			}
@@ -86,6 +92,9 @@ func TestTurnByTurnReplay(t *testing.T) {
 				fname, windowName(w), "TOTAL", tot.split[0]/tot.pass[0], tot.split[1]/tot.pass[0], tot.split[2]/tot.pass[0], tot.passSplit[0]/tot.pass[0], tot.passSplit[1]/tot.pass[0], tot.passSplit[2]/tot.pass[0])
 			t.Logf("%-10s %6s %-24s proxy overhead p50 %.1f ms p95 %.1f ms (%d requests); of 100k tokens or more p50 %.1f ms p95 %.1f ms (%d)", fname, windowName(w), "TOTAL",
 				quantile(tot.overheads, 0.5)/1000, quantile(tot.overheads, 0.95)/1000, len(tot.overheads), quantile(tot.bigOverheads, 0.5)/1000, quantile(tot.bigOverheads, 0.95)/1000, len(tot.bigOverheads))
+			if tot.causes.bill != nil {
+				tot.causes.log(t, fmt.Sprintf("%-10s %6s %-24s", fname, windowName(w), "TOTAL"), tot.pass[0], true)
+			}
 			for _, k := range slices.Sorted(maps.Keys(tot.kinds)) {
 				v := tot.kinds[k]
 				t.Logf("%-10s %6s %-24s visible %-8s %5.1f%% of %d (every occurrence)", fname, windowName(w), "TOTAL", k, pct(v[1], v[0]), v[0])
@@ -196,6 +205,7 @@ type turnRow struct {
 	// overheads are the proxy's time before forwarding (proxy_overhead_us,
 	// wall clock), all requests and those of 100k tokens or more.
 	overheads, bigOverheads []float64
+	causes                  causes // CTXD_TURNS_CAUSES=1
 }
 
 func (r *turnRow) ratio(k int) float64 { return r.cost[k] / max(r.pass[k], 1) }
@@ -233,6 +243,7 @@ func (t *turnTotals) add(r turnRow) {
 	}
 	t.overheads = append(t.overheads, r.overheads...)
 	t.bigOverheads = append(t.bigOverheads, r.bigOverheads...)
+	t.causes.merge(r.causes)
 	t.fits += r.fits
 	t.pairs += r.pairs
 	t.latest += r.latest
@@ -295,6 +306,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 	prevItems := 0
 	var prevOut *request.Request
 	debugDiff := os.Getenv("CTXD_TURNS_DEBUG") != ""
+	withCauses := os.Getenv("CTXD_TURNS_CAUSES") != ""
 	reqs := s.Requests()
 	for k, body := range reqs {
 		forwarded = nil
@@ -317,6 +329,9 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 		fresh := len(in.Items) - prevItems // the messages new this turn
 		prevItems = len(in.Items)
 		c, stable := sent.bill(out, est, fresh)
+		if withCauses {
+			row.causes.add(out, &sent, est, fresh)
+		}
 		pc, _ := passed.bill(in, est, fresh)
 		for j := range 3 {
 			row.split[j] += sent.lastSplit[j]
@@ -413,6 +428,10 @@ type billHistory struct {
 	last               []billed
 	lastNew, lastTotal float64    // the last request's new and total input tokens
 	lastSplit          [3]float64 // the last request's bill: newest, re-sent, cached
+	// lastCached is how many items of the last request were billed as
+	// cached (0 under the 1,024-token floor); lastItemTok their tokens.
+	lastCached  int
+	lastItemTok []int
 }
 
 type billed struct {
@@ -440,7 +459,7 @@ func (h *billHistory) bill(r *request.Request, est *request.Estimator, fresh int
 		itemTok[i] = est.Item(it)
 		fixed -= itemTok[i]
 	}
-	best := 0
+	best, bestN := 0, 0
 	for k, prev := range h.last {
 		if !bytes.Equal(prev.head, cur.head) {
 			continue
@@ -450,14 +469,17 @@ func (h *billHistory) bill(r *request.Request, est *request.Estimator, fresh int
 			tok += itemTok[n]
 			n++
 		}
-		best = max(best, tok)
+		if tok > best {
+			best, bestN = tok, n
+		}
 		if k == len(h.last)-1 && n == len(prev.items) {
 			stable = true
 		}
 	}
 	if best < 1024 {
-		best = 0
+		best, bestN = 0, 0
 	}
+	h.lastCached, h.lastItemTok = bestN, itemTok
 	best = min(best, total)
 	newTok := float64(total - best)
 	h.lastNew, h.lastTotal = newTok, float64(total)

@@ -162,6 +162,21 @@ type Call struct {
 	// byte-stable until its masking step. The first MaskHorizon outputs
 	// of a request are never condensed this way. 0: off.
 	MaskLong int `json:"mask_long,omitempty"`
+	// MaskBig, when positive with MaskBigHorizon, masks a tool output of
+	// more than MaskBig tokens once it is MaskBigHorizon outputs old
+	// (instead of MaskHorizon), at the next step: a large output costs
+	// the most to keep whole and a small one little. A session of no
+	// more than MaskHorizon outputs is still not masked. 0: off.
+	MaskBig int `json:"mask_big,omitempty"`
+	// MaskBigHorizon is the age, in outputs, from which an output of
+	// more than MaskBig tokens is masked; at most MaskHorizon.
+	MaskBigHorizon int `json:"mask_big_horizon,omitempty"`
+	// MaskPaced places the masking steps where they pay rather than
+	// every MaskStep outputs: a step comes when the cached re-reads of
+	// the due outputs since the last step cost as much as the step's
+	// rewrite (its first masked output and everything after it billed
+	// anew); MaskStep is then the fewest outputs between two steps.
+	MaskPaced bool `json:"mask_paced,omitempty"`
 	// Parsed is the request already parsed by the caller (a proxy that
 	// read its session from it): used instead of parsing again when it
 	// is the parse of this very body (the same bytes in memory) and of
@@ -240,7 +255,7 @@ func (c Call) validate() error {
 		name string
 		n    int
 	}{{"context_window", c.ContextWindow}, {"output_reserve", c.OutputReserve}, {"budget", c.Budget}, {"window_size", c.WindowSize}, {"observed_context_window", c.ObservedContextWindow}, {"observed_input_tokens", c.ObservedInputTokens},
-		{"mask_horizon", c.MaskHorizon}, {"mask_step", c.MaskStep}, {"mask_long", c.MaskLong}} {
+		{"mask_horizon", c.MaskHorizon}, {"mask_step", c.MaskStep}, {"mask_long", c.MaskLong}, {"mask_big", c.MaskBig}, {"mask_big_horizon", c.MaskBigHorizon}} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative, got %d: %w", v.name, v.n, ctxd.ErrInvalidParams)
 		}

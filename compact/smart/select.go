@@ -231,8 +231,8 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	sup := r.o.cache.Superseded(calls)
 	// The boundaries move in steps (Call.MaskStep): outputs k >=
 	// recentFrom are the recent ones under pressure, k >= criticalFrom
-	// the latest whose errors stay exact, k < maskFrom the ones masked
-	// below pressure. Between steps a decision depends only on the
+	// the latest whose errors stay exact, plan.masked(k) the ones masked
+	// below pressure (planMasking). Between steps a decision depends only on the
 	// output itself and those before it, so the next turn forwards the
 	// same bytes and appends (provider prompt caches hold).
 	// Under pressure the steps are finer (at most half the outputs the
@@ -244,26 +244,28 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	criticalFrom := stepBoundary(n, pol.criticalRecent, max(min(step, pol.criticalRecent/2), 1))
 
 	masking := r.c.MaskHorizon > 0
-	maskFrom := 0
+	var plan maskPlan
 	if masking {
-		maskFrom = stepBoundary(n, r.c.MaskHorizon, step)
+		plan = r.planMasking(outputs, step)
 	}
-	oldFrom := maskFrom
+	// old: past the boundary (masked by a step below pressure, the
+	// older outputs under it).
+	old := plan.masked
 	if lossy {
-		oldFrom = recentFrom
+		old = func(k int) bool { return k < recentFrom }
 	}
 	// File reads the agent has since read again are masked at the
 	// step (staleReads), within the horizon too.
 	var stale map[int]int
 	if masking && !lossy {
-		stale = r.staleReads(outputs, sup, maskFrom, step)
+		stale = r.staleReads(outputs, sup, &plan)
 	}
-	named := r.namedOutputs(outputs, func(k int, c *cand) bool { return k < maskFrom || !lossy && r.long(k, c.seg) })
+	named := r.namedOutputs(outputs, func(k int, c *cand) bool { return plan.masked(k) || !lossy && r.long(k, c.seg) })
 	for k, c := range outputs {
 		s := c.seg
 		staleBy, isStale := stale[k]
 		// Past the boundary, or stale at a step: decided by itself alone.
-		settled := masking && (k < oldFrom || isStale)
+		settled := masking && (old(k) || isStale)
 		switch {
 		case r.exact[c.ref.Item]:
 			c.class, c.reason = request.ClassProtocolExact, "marked exact by the caller"
@@ -292,7 +294,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// With masking, a duplicate of a condensed anchor becomes a
 			// reference at the masking boundary, so it changes only at
 			// a masking step.
-			if !masking && (verbatim(a) || k < recentFrom) || masking && k < oldFrom {
+			if !masking && (verbatim(a) || k < recentFrom) || masking && old(k) {
 				r.duplicate(c, a)
 				r.choose(c, pol)
 				continue
@@ -323,7 +325,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		// A very long output within the horizon is condensed from its
 		// first turn whatever the turns after it say (its critical lines
 		// stay in its view), so its bytes do not change until its step.
-		longNow := !lossy && k >= maskFrom && r.long(k, s) && !named[k]
+		longNow := !lossy && !plan.masked(k) && r.long(k, s) && !named[k]
 		switch {
 		case k >= criticalFrom && isErr && !longNow && !settled:
 			// Past the masking boundary an error output is masked at its
@@ -335,7 +337,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case !settled && c.in.IsDiff && r.referred(c.in.Paths) && !longNow:
 			c.class, c.reason = request.ClassCriticalExact, "diff the latest turn refers to"
 			continue
-		case c.in.HasBlob && (!masking || k < oldFrom):
+		case c.in.HasBlob && (!masking || old(k)):
 			// Encoded or binary data carries nothing a model reads: it
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
@@ -355,10 +357,10 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case isStale:
 			c.class = request.ClassRehydratableExact
 			r.maskSuperseded(c, s, staleBy)
-		case !lossy && k < maskFrom && r.fileRead(s):
+		case !lossy && plan.masked(k) && r.fileRead(s):
 			c.class = request.ClassRehydratableExact
 			r.mask(c, s, 2, 0, TransformReference, "masked: older file read beyond the horizon: head, critical lines, locations and reference")
-		case !lossy && k < maskFrom:
+		case !lossy && plan.masked(k):
 			c.class = request.ClassCondensable
 			r.mask(c, s, 2, 2, TransformCondense, "masked: older output beyond the horizon: head, critical lines, locations, tail and reference")
 		case !lossy && superseded:
@@ -682,16 +684,16 @@ func (r *run) maskSuperseded(c *cand, s *request.Segment, by int) {
 // text to know what it edited.
 //
 // The rule runs at masking steps only, so the bytes change only there:
-// maskFrom is the masking boundary and nStep = maskFrom+horizon the
-// outputs there were at its step; output k is judged with the outputs
-// before min(nStep, the count at the step that masked it), so a read
-// once judged stale stays stale with the same note, and a read judged at
-// one step is not judged again until the next.
-func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, maskFrom, step int) map[int]int {
-	if maskFrom <= 0 {
+// plan.last is the count of outputs at the latest step; output k is
+// judged with the outputs before min(plan.last, the count at the step
+// that masked it), so a read once judged stale stays stale with the same
+// note, and a read judged at one step is not judged again until the
+// next.
+func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, plan *maskPlan) map[int]int {
+	if plan.last <= 0 {
 		return nil
 	}
-	nStep := min(maskFrom+r.c.MaskHorizon, len(outputs))
+	nStep := min(plan.last, len(outputs))
 	reads := make([]request.FileRead, nStep)
 	isRead := make([]bool, nStep)
 	at := map[string]int{}
@@ -713,7 +715,10 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, m
 				edit = e
 			}
 		}
-		bound := min(nStep, (k/step+1)*step+r.c.MaskHorizon)
+		bound := nStep
+		if plan.masked(k) {
+			bound = min(nStep, plan.at[k])
+		}
 		for j := k + 1; j < bound; j++ {
 			if isRead[j] && reads[j].Path == reads[k].Path && (j > edit || reads[j].Covers(reads[k])) {
 				stale[k] = outputs[j].ref.Item

@@ -1,0 +1,147 @@
+package smart
+
+// maskPlan is which tool outputs the masking steps have masked, below
+// pressure: at[k] is the count of outputs there were at the step that
+// masked output k (oldest first), 0 while it is whole; last is the count
+// at the latest step (0: none yet).
+//
+// The plan is the stepping rule replayed over the request's own outputs,
+// oldest first, as if each had been the latest: at count m an output is
+// due when it is MaskHorizon outputs old or more, or, when larger than
+// MaskBig tokens, MaskBigHorizon outputs old (and m is past the horizon:
+// a session shorter than it goes byte for byte). A step masks every due
+// output. Each decision depends only on the outputs up to m and the items
+// before them, which the next turn's request repeats: the plan of turn
+// t+1 is that of turn t plus what its new outputs bring, so a decision
+// never changes between steps and the forwarded prefix only grows
+// (provider prompt caches hold).
+type maskPlan struct {
+	at   []int
+	last int
+}
+
+// masked reports output k masked by a step.
+func (p *maskPlan) masked(k int) bool { return k < len(p.at) && p.at[k] > 0 }
+
+// maskSaving estimates what masking an output of tokens tokens saves (a
+// masked view keeps a head, the critical lines and a reference: about
+// maskViewTokens); outputs that save under maskMinSaving stay whole.
+func maskSaving(tokens int) int {
+	if s := tokens - maskViewTokens; s >= maskMinSaving {
+		return s
+	}
+	return 0
+}
+
+// maskViewTokens is the typical size of a masked view (head, a few
+// critical lines, the reference), for the step rule's estimate only.
+const maskViewTokens = 250
+
+// planMasking replays the stepping rule over outputs (oldest first).
+//
+// Steps come every step outputs (MaskStep), counted from the horizon.
+// Without MaskPaced a step masks every due output, as a boundary that
+// moves step outputs at a time. With MaskPaced it masks the due outputs
+// from its cheapest cut on (cheapestCut): a step rewrites the request
+// from the first output it masks, so a small old output whose masking
+// would re-send everything after it waits until a step that masks
+// larger ones near it pays for the rewrite; outputs more than
+// maskCutScan old are masked whatever it costs.
+func (r *run) planMasking(outputs []*cand, step int) maskPlan {
+	n := len(outputs)
+	p := maskPlan{at: make([]int, n)}
+	h := r.c.MaskHorizon
+	if h <= 0 || n <= h {
+		return p
+	}
+	hb := h
+	if r.c.MaskBig > 0 && r.c.MaskBigHorizon > 0 {
+		hb = min(h, r.c.MaskBigHorizon)
+	}
+	var cum []int // cum[i]: the tokens of the items before item i
+	if r.c.MaskPaced {
+		items := r.req.Items
+		cum = make([]int, len(items)+1)
+		for i, it := range items {
+			cum[i+1] = cum[i] + r.est.Item(it)
+		}
+	}
+	// due: the outputs due and not yet masked, in the order they became
+	// due (each enters once and leaves at the step that masks it).
+	var due []int
+	oldest := n // the oldest output in due
+	added := make([]bool, n)
+	add := func(k int) {
+		added[k] = true
+		due = append(due, k)
+		oldest = min(oldest, k)
+	}
+	for m := 1; m <= n; m++ {
+		// At count m output m-1-h is h outputs old; a large one
+		// m-1-hb is hb old.
+		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig {
+			add(k)
+		}
+		if k := m - 1 - h; k >= 0 && !added[k] {
+			add(k)
+		}
+		if m <= h || len(due) == 0 || (m-h)%step != 0 {
+			continue
+		}
+		cut := oldest
+		if r.c.MaskPaced {
+			cut = cheapestCut(outputs, p.at, added, oldest, cum, m)
+		}
+		kept := due[:0]
+		oldest = n
+		for _, k := range due {
+			if k >= cut {
+				p.at[k] = m
+			} else {
+				kept = append(kept, k)
+				oldest = min(oldest, k)
+			}
+		}
+		due, p.last = kept, m
+	}
+	return p
+}
+
+// cheapestCut is where a step at count m starts masking: of the due
+// outputs, those from the cut on are masked, the older ones wait for a
+// later step. Masking from output c on rewrites everything after it as
+// forwarded (masked outputs at their views' size), which the provider
+// bills anew (0.9 of those tokens more than a cached read), and saves
+// what the new views save on every later turn (counted for maskPayTurns
+// turns, a tenth each); the cut with the most value wins, len(outputs)
+// (mask none) when none pays. Only the latest maskCutScan outputs are
+// weighed: older due ones are masked whatever it costs.
+func cheapestCut(outputs []*cand, at []int, added []bool, oldest int, cum []int, m int) int {
+	if oldest < m-maskCutScan {
+		return oldest
+	}
+	end := cum[outputs[m-1].ref.Item+1]
+	best, cut, saved, shrunk := 0.0, len(outputs), 0, 0
+	for k := m - 1; k >= oldest; k-- {
+		sv := maskSaving(outputs[k].seg.Tokens)
+		if added[k] {
+			shrunk += sv // masked before, or due now
+		}
+		if !added[k] || at[k] > 0 {
+			continue
+		}
+		saved += sv
+		v := 0.1*maskPayTurns*float64(saved) - 0.9*float64(end-cum[outputs[k].ref.Item]-shrunk)
+		if v > best {
+			best, cut = v, k
+		}
+	}
+	return cut
+}
+
+// maskPayTurns is how many later turns a step's saving is counted for
+// when choosing its cut; maskCutScan bounds the outputs weighed.
+const (
+	maskPayTurns = 25
+	maskCutScan  = 256
+)

@@ -1,0 +1,209 @@
+package smart
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/smart/internal/convo"
+)
+
+// Without the size rule and pacing, the plan is the count rule: outputs
+// before (n - horizon) rounded down to a multiple of the step are
+// masked; with MaskBig, an output over it is masked at the same steps
+// once MaskBigHorizon outputs follow it.
+func TestPlanMaskingSteps(t *testing.T) {
+	tests := []struct {
+		name                  string
+		n, horizon, step      int
+		big, bigHorizon       int
+		sizes                 func(k int) int
+		wantLast              int
+		wantMasked            func(k, last int) bool
+		wantMaskedDesc        string
+		wantNoneWithinHorizon bool
+	}{
+		{name: "within the horizon", n: 4, horizon: 4, step: 8, sizes: func(int) int { return 5000 }, wantLast: 0,
+			wantMasked: func(int, int) bool { return false }},
+		{name: "count rule", n: 29, horizon: 4, step: 8, sizes: func(int) int { return 800 }, wantLast: 28,
+			wantMasked: func(k, _ int) bool { return k < stepBoundary(29, 4, 8) }},
+		{name: "count rule, every turn", n: 11, horizon: 4, step: 1, sizes: func(int) int { return 800 }, wantLast: 11,
+			wantMasked: func(k, _ int) bool { return k < stepBoundary(11, 4, 1) }},
+		{name: "large outputs from two old", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
+			sizes:    func(k int) int { return []int{300, 3000}[k%2] },
+			wantLast: 26,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%2 == 1 && k < last-2
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &run{c: Call{MaskHorizon: tt.horizon, MaskStep: tt.step, MaskBig: tt.big, MaskBigHorizon: tt.bigHorizon}}
+			outputs := make([]*cand, tt.n)
+			for k := range outputs {
+				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: &request.Segment{Tokens: tt.sizes(k)}}
+			}
+			p := r.planMasking(outputs, tt.step)
+			if p.last != tt.wantLast {
+				t.Errorf("last step at %d outputs, want %d", p.last, tt.wantLast)
+			}
+			for k := range tt.n {
+				if got, want := p.masked(k), tt.wantMasked(k, tt.wantLast); got != want {
+					t.Errorf("output %d (%d tokens): masked %v, want %v", k, tt.sizes(k), got, want)
+				}
+			}
+		})
+	}
+}
+
+// planRounds is a session of n outputs: every third a read of a file of
+// 150 numbered lines (about 3,000 tokens) with an error line at 70, the
+// rest short listings (a reference would cost as much) or mid-sized
+// test logs (about 800 tokens).
+func planRounds(n int) []convo.Msg {
+	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The cart total is wrong; fix it.")}
+	for i := range n {
+		id := fmt.Sprintf("call_%d", i)
+		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":"ls pkg%d"}`, i)}
+		out := fmt.Sprintf("pkg%d/a.py\npkg%d/b.py\n", i, i)
+		switch i % 3 {
+		case 0:
+			call.Args, out = fmt.Sprintf(`{"command":"nl -ba shop/mod%d.py"}`, i), nlFile(fmt.Sprint("mod", i), 150, 70)
+		case 1:
+			if i%2 == 1 {
+				call.Args, out = fmt.Sprintf(`{"command":"pytest tests/test_%d.py"}`, i), testOutput(fmt.Sprint("pkg", i), true, i)
+			}
+		}
+		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
+	}
+	return msgs
+}
+
+// The proxy's masking (a large output masked two outputs old, small ones
+// at the horizon, steps placed where their rewrite is cheapest) keeps
+// the cache contract turn by turn in every format: a turn either only
+// appends to the previous forwarded request or is a step, and a step
+// changes nothing but outputs it masks; a masked output's bytes never
+// change again; the latest MaskBigHorizon outputs are never masked, nor
+// an output of MaskBig tokens or fewer within the horizon; a masked read
+// keeps its error line and its reference resolves; and masking saves.
+func TestPacedMaskingIsStable(t *testing.T) {
+	const rounds = 36
+	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 2, MaskBig: 1500, MaskBigHorizon: 2, MaskPaced: true}
+	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+		t.Run(string(f), func(t *testing.T) {
+			msgs := planRounds(rounds)
+			store := newStore(t)
+			o := New(Options{Store: store})
+			sent := map[string]string{} // call id: its output as first forwarded masked
+			var prev *request.Request
+			steps, appended := 0, 0
+			var last, lastIn []byte
+			for k := 2; k < len(msgs); k++ {
+				if msgs[k].Role != "tool" {
+					continue
+				}
+				in := convo.Body(f, "gpt-4o", msgs[:k+1], nil)
+				res := optimize(t, o, in, call)
+				got := paired(t, res.Body, f)
+				outs := outputsOf(got)
+				masked := map[string]bool{}
+				for age, id := range outs.order {
+					age = len(outs.order) - 1 - age
+					text := outs.text[id]
+					orig := resultOf(msgs, id)
+					if text == orig {
+						if _, ok := sent[id]; ok {
+							t.Fatalf("%d outputs: %s was masked, then sent whole again", len(outs.order), id)
+						}
+						continue
+					}
+					if v, ok := sent[id]; ok && v != text {
+						t.Fatalf("%d outputs: the masked view of %s changed", len(outs.order), id)
+					}
+					if _, ok := sent[id]; !ok {
+						masked[id] = true
+						sent[id] = text
+					}
+					switch {
+					case age < call.MaskBigHorizon:
+						t.Errorf("%d outputs: %s masked %d outputs old", len(outs.order), id, age)
+					case age < call.MaskHorizon && estimateTokens(orig) <= call.MaskBig:
+						t.Errorf("%d outputs: %s (small) masked %d outputs old", len(outs.order), id, age)
+					}
+					if strings.Contains(orig, "# FAILED tests/test_cart.py::test_total") && !strings.Contains(text, "# FAILED tests/test_cart.py::test_total") {
+						t.Errorf("%s masked without its error line: %.300s", id, text)
+					}
+					ms := request.ParseMarkers(text)
+					if len(ms) == 0 {
+						t.Fatalf("%s masked without a reference: %.300s", id, text)
+					}
+					if whole, _, err := store.Get(t.Context(), "s", ms[0].Hash); err != nil || string(whole) != orig {
+						t.Errorf("%s: the reference does not resolve to the output: %v", id, err)
+					}
+				}
+				if prev != nil {
+					switch {
+					case len(masked) == 0:
+						if !prefixItems(prev, got) {
+							t.Errorf("%d outputs: no output newly masked, but the previous turn's items changed", len(outs.order))
+						} else {
+							appended++
+						}
+					default:
+						steps++
+						// Only the newly masked outputs changed.
+						po := outputsOf(prev)
+						for id, text := range po.text {
+							if outs.text[id] != text && !masked[id] {
+								t.Errorf("%d outputs: step changed %s, which it did not mask", len(outs.order), id)
+							}
+						}
+					}
+				}
+				prev, last, lastIn = got, res.Body, in
+			}
+			if steps == 0 || steps > rounds/call.MaskStep+1 || appended < rounds/2 {
+				t.Errorf("%d steps and %d append-only turns over %d outputs", steps, appended, rounds)
+			}
+			if len(last) > len(lastIn)*2/3 {
+				t.Errorf("masking saved little: %d -> %d bytes", len(lastIn), len(last))
+			}
+		})
+	}
+}
+
+// forwardedOutputs are a request's tool outputs by call id, in order.
+type forwardedOutputs struct {
+	order []string
+	text  map[string]string
+}
+
+func outputsOf(r *request.Request) forwardedOutputs {
+	o := forwardedOutputs{text: map[string]string{}}
+	for _, it := range r.Items {
+		for _, s := range it.Segments {
+			if s.Kind == request.SegToolResult {
+				o.order = append(o.order, s.CallID())
+				o.text[s.CallID()] = s.Text
+			}
+		}
+	}
+	return o
+}
+
+// resultOf is the original output of call id.
+func resultOf(msgs []convo.Msg, id string) string {
+	for _, m := range msgs {
+		if m.Result != nil && m.Result.CallID == id {
+			return m.Result.Text
+		}
+	}
+	return ""
+}
+
+// estimateTokens is about a text's tokens (four bytes each), enough to
+// tell the test's small outputs (test logs of about 800 tokens, listings)
+// from its large ones (reads of over 3,000) against MaskBig 1,500.
+func estimateTokens(s string) int { return len(s) / 4 }
