@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestFocusShowsTheInsertionPoints: in a file far larger than an 8k
@@ -27,15 +26,7 @@ func TestFocusShowsTheInsertionPoints(t *testing.T) {
 	tsSrc := "// The ledger.\n" + filler("ts", 60) +
 		"\n/** applyRefund books a refund in the settlement currency. */\nexport function applyRefund(ledger: Ledger, refund: number, currency: string): void {\n  ledger.refund += refund; // settlement currency refund\n  ledger.balance -= ledger.refund;\n}\n" +
 		strings.ReplaceAll(filler("ts", 10), "helper", "mixer") + "\ninterface Ledger {\n  refund: number;\n  balance: number;\n}\n"
-	repo := map[string]string{
-		"go.mod":        "module example.com/pay\n\ngo 1.26\n",
-		"pay/ledger.go": goSrc,
-		"pay/ledger.py": pySrc,
-		"pay/ledger.ts": tsSrc,
-		"pay/README.md": "# pay\n\nBooks ledgers.\n",
-	}
-	dir := testutil.GitRepo(t, repo)
-	e := newEngine(t, dir)
+	repo, e := payEngine(t, map[string]string{"pay/ledger.go": goSrc, "pay/ledger.py": pySrc, "pay/ledger.ts": tsSrc})
 	tests := []struct {
 		name, request, target string
 		first, last           string // markers of the function's first (doc) and last lines
@@ -46,13 +37,7 @@ func TestFocusShowsTheInsertionPoints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, got, order := promptTarget(t, e, PromptRequest{UserRequest: tt.request}, tt.target)
-			if got.OriginalTokens <= env.Context.Budget {
-				t.Fatalf("%s whole is %d tokens, within the %d-token context: the case needs a larger file", tt.target, got.OriginalTokens, env.Context.Budget)
-			}
-			if got.Truncation != ctxd.ViewFocus && got.Truncation != ctxd.ViewFocusOnly {
-				t.Fatalf("%s at view %q, want a focus view; included %v", tt.target, got.Truncation, order)
-			}
+			got := focusedTarget(t, e, tt.request, tt.target)
 			lines := strings.Split(repo[tt.target], "\n")
 			at := func(m string) int {
 				k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, m) })
