@@ -319,9 +319,9 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 // blankMargins returns r (a focused definition's lines, doc included)
 // with the blank line right above it and the one right below it, when
 // they are blank: a function added next to a focused one is inserted
-// there (on the development set's commits, 33 answer files at 8k hid
-// only such an insertion point or a line beside it), and a blank line
-// costs next to nothing.
+// there (gin's GetError went in at the blank line above the focused
+// GetIntSlice's doc; at 8k on four development repositories, 4 answer
+// files hid only such lines), and a blank line costs next to nothing.
 func blankMargins(lines []string, r ctxd.LineRange) ctxd.LineRange {
 	if r.Start > 1 && strings.TrimSpace(lines[r.Start-2]) == "" {
 		r.Start--
