@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -25,14 +26,7 @@ func TestFocusUsedLinesVisible(t *testing.T) {
 		"\n\nclass Ledger:\n    \"\"\"Books the entries of one account.\"\"\"\n\n    def apply_refund(self, refund, currency):\n        \"\"\"Book a refund in the settlement currency.\"\"\"\n        if refund > REFUND_CAP:\n            raise ValueError(\"refund over the cap in the settlement currency\")\n        self.refund += math.floor(refund)\n        self.balance -= self.refund  # settlement currency refund\n" +
 		strings.ReplaceAll(filler("python", 10), "_helper", "_mixer") +
 		"\n\ndef label(ledger):\n    return os.getcwd() + str(UNUSED_CAP)\n"
-	repo := map[string]string{
-		"go.mod":        "module example.com/pay\n\ngo 1.26\n",
-		"pay/ledger.go": goSrc,
-		"pay/ledger.py": pySrc,
-		"pay/README.md": "# pay\n\nBooks ledgers.\n",
-	}
-	dir := testutil.GitRepo(t, repo)
-	e := newEngine(t, dir)
+	repo, e := payEngine(t, map[string]string{"pay/ledger.go": goSrc, "pay/ledger.py": pySrc})
 	tests := []struct {
 		name, request, target string
 		shown, hidden         []string // markers of lines
@@ -44,13 +38,7 @@ func TestFocusUsedLinesVisible(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, got, order := promptTarget(t, e, PromptRequest{UserRequest: tt.request}, tt.target)
-			if got.OriginalTokens <= env.Context.Budget {
-				t.Fatalf("%s whole is %d tokens, within the %d-token context: the case needs a larger file", tt.target, got.OriginalTokens, env.Context.Budget)
-			}
-			if got.Truncation != ctxd.ViewFocus && got.Truncation != ctxd.ViewFocusOnly {
-				t.Fatalf("%s at view %q, want a focus view; included %v", tt.target, got.Truncation, order)
-			}
+			got := focusedTarget(t, e, tt.request, tt.target)
 			lines := strings.Split(repo[tt.target], "\n")
 			visible := func(m string) (int, bool) {
 				at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, m) }) + 1
@@ -72,4 +60,28 @@ func TestFocusUsedLinesVisible(t *testing.T) {
 			}
 		})
 	}
+}
+
+// focusedTarget builds request at a total budget of 8,000 and returns its
+// chunk of target, failing the test when target fits the context whole
+// (the case needs a larger file) or is not at a focus view.
+func focusedTarget(t *testing.T, e *Engine, request, target string) *ctxd.Chunk {
+	t.Helper()
+	env, got, order := promptTarget(t, e, PromptRequest{UserRequest: request}, target)
+	if got.OriginalTokens <= env.Context.Budget {
+		t.Fatalf("%s whole is %d tokens, within the %d-token context: the case needs a larger file", target, got.OriginalTokens, env.Context.Budget)
+	}
+	if got.Truncation != ctxd.ViewFocus && got.Truncation != ctxd.ViewFocusOnly {
+		t.Fatalf("%s at view %q, want a focus view; included %v", target, got.Truncation, order)
+	}
+	return got
+}
+
+// payEngine returns an engine over a git repository of the files in
+// srcs, a go.mod and a README beside them, and the repository's files.
+func payEngine(t *testing.T, srcs map[string]string) (map[string]string, *Engine) {
+	t.Helper()
+	repo := map[string]string{"go.mod": "module example.com/pay\n\ngo 1.26\n", "pay/README.md": "# pay\n\nBooks ledgers.\n"}
+	maps.Copy(repo, srcs)
+	return repo, newEngine(t, testutil.GitRepo(t, repo))
 }
