@@ -211,7 +211,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 			break
 		}
 		if i >= presenceFull && !cs[i].Facts.Mentioned {
-			if got, ok := f.line(ctx, i, cs[i], min(room, presenceLine)); ok {
+			if got, ok := f.lineIn(ctx, i, cs[i], room); ok {
 				placed[i] = &got
 				used += got.Tokens
 				continue
@@ -512,6 +512,39 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 		loss  float64
 		freed int
 	}
+	// The ways to free chunk j's tokens, the same for every chunk above
+	// it within a round (placed changes only between rounds): computed
+	// on first use in a round.
+	type downs struct {
+		line, fine down
+		ok, done   bool
+	}
+	downsOf := func(j int) (line, fine down, ok bool) {
+		p := placed[j]
+		if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical || cs[j].Facts.Mentioned {
+			// A chunk at a presence line's size or less has nothing
+			// worth freeing.
+			return line, fine, false
+		}
+		wj, qj := f.weight(cs[j], j), qualityOf(p)
+		to, ok := f.presenceLine(ctx, j, cs[j])
+		if !ok || to.Tokens >= p.Tokens {
+			return line, fine, false
+		}
+		ln := down{j, to, wj * max(qj-qualityOf(&to), 0), p.Tokens - to.Tokens}
+		best := ln
+		for _, o := range f.memo[j].choices {
+			if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
+				continue
+			}
+			dn := down{j, o, wj * max(qj-qualityOf(&o), 0), p.Tokens - o.Tokens}
+			if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
+				best = dn
+			}
+		}
+		return ln, best, true
+	}
+	round := make([]downs, len(cs))
 	for range swapRounds {
 		if ctx.Err() != nil {
 			return used
@@ -520,6 +553,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 		bi, bestNet := -1, 0.0
 		var bestView ctxd.Chunk
 		var bestDowns []down
+		clear(round)
 		for i := range cs[:min(len(cs), presenceChunks)] {
 			cur := placed[i]
 			if cur == nil || !cur.Truncated {
@@ -531,30 +565,15 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			// to its bodies, a ladder step down).
 			var lines, fine []down
 			for j := i + 1; j < len(cs); j++ {
-				p := placed[j]
-				if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical || cs[j].Facts.Mentioned {
-					// A chunk at a presence line's size or less has
-					// nothing worth freeing.
-					continue
+				d := &round[j]
+				if !d.done {
+					d.line, d.fine, d.ok = downsOf(j)
+					d.done = true
 				}
-				wj, qj := f.weight(cs[j], j), qualityOf(p)
-				to, ok := f.presenceLine(ctx, j, cs[j])
-				if !ok || to.Tokens >= p.Tokens {
-					continue
+				if d.ok {
+					lines = append(lines, d.line)
+					fine = append(fine, d.fine)
 				}
-				ln := down{j, to, wj * max(qj-qualityOf(&to), 0), p.Tokens - to.Tokens}
-				lines = append(lines, ln)
-				best := ln
-				for _, o := range f.memo[j].choices {
-					if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
-						continue
-					}
-					dn := down{j, o, wj * max(qj-qualityOf(&o), 0), p.Tokens - o.Tokens}
-					if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
-						best = dn
-					}
-				}
-				fine = append(fine, best)
 			}
 			if len(lines) == 0 {
 				continue
@@ -612,6 +631,16 @@ func (f *fitter) presenceLine(ctx context.Context, i int, c ctxd.Chunk) (ctxd.Ch
 		m.lineDone = true
 	}
 	return m.line, m.lineOK
+}
+
+// lineIn returns chunk i's presence line in min(room, presenceLine)
+// tokens: the one presenceLine keeps when room allows a whole line (the
+// lookahead asks for it again), else one cut to room.
+func (f *fitter) lineIn(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.Chunk, bool) {
+	if room >= presenceLine {
+		return f.presenceLine(ctx, i, c)
+	}
+	return f.line(ctx, i, c, room)
 }
 
 // options returns chunk i whole and at each structural view, with Tokens

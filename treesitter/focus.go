@@ -70,7 +70,38 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 	if len(spans) == 0 {
 		return nil
 	}
-	spans, importsShown := withUsed(lines, syms, spans)
+	// One scan of the focused code finds the names both withUsed and the
+	// focus-only view look up (a scan each was a third of the focus views'
+	// time); the lines withUsed adds are scanned alone after.
+	imps := importLines(lines, syms)
+	names := make(map[string]uint8, len(syms)+len(imports))
+	for _, s := range syms {
+		names[s.Name] |= nameView
+		if usedDeclKinds[s.Kind] {
+			names[s.Name] |= nameUsed
+		}
+	}
+	for _, imp := range imports {
+		names[importName(imp)] |= nameView
+	}
+	for _, im := range imps {
+		for _, n := range im.names {
+			names[n] |= nameUsed
+		}
+	}
+	found := identifiersIn(rangesText(lines, spans), names)
+	spans, added, importsShown := withUsed(lines, syms, spans, imps, found)
+	if len(added) > 0 {
+		for n, role := range identifiersIn(rangesText(lines, added), names) {
+			found[n] |= role
+		}
+	}
+	used := make(map[string]bool, len(found))
+	for n, role := range found {
+		if role&nameView != 0 {
+			used[n] = true
+		}
+	}
 	var elided []ctxd.LineRange
 	at := 1
 	for _, s := range spans {
@@ -90,23 +121,6 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 		}
 		return false
 	}
-	// What the focused code names, for FocusOnly.
-	var focused strings.Builder
-	for _, s := range spans {
-		for l := s.Start; l <= s.End; l++ {
-			focused.WriteString(lines[l-1])
-		}
-	}
-	// Only the names looked up below are collected: a map of every
-	// identifier of the focused code was a tenth of the focus views' time.
-	names := make(map[string]bool, len(syms)+len(imports))
-	for _, s := range syms {
-		names[s.Name] = true
-	}
-	for _, imp := range imports {
-		names[importName(imp)] = true
-	}
-	used := identifiersIn(focused.String(), names)
 	parents := map[string]bool{}
 	for _, s := range syms {
 		if inSpan(s.Start) && s.Parent != "" {
@@ -138,7 +152,7 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 		return false
 	}
 	var full, only strings.Builder
-	full.Grow(focused.Len() + 64*len(syms))
+	full.Grow(rangesLen(lines, spans) + 64*len(syms))
 	if imps := usedImports(imports, used); len(imps) > 0 && !importsShown {
 		only.WriteString("imports: ")
 		only.WriteString(strings.Join(imps, ", "))
@@ -349,11 +363,20 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
+// The roles of a name focusViews looks for in the focused code: one the
+// focus-only view lists when used (a symbol, an import), one withUsed
+// shows the lines of (a short declaration, a name an import line binds).
+const (
+	nameView uint8 = 1 << iota
+	nameUsed
+)
+
 // identifiersIn returns the identifier-like words of text that are among
-// names (a map of every word of the text would mostly hold words nobody
-// looks up).
-func identifiersIn(text string, names map[string]bool) map[string]bool {
-	out := map[string]bool{}
+// names, each with its roles (a map of every word of the text would
+// mostly hold words nobody looks up). Words never span lines, so the
+// words of lines scanned apart are those of the lines scanned together.
+func identifiersIn(text string, names map[string]uint8) map[string]uint8 {
+	out := map[string]uint8{}
 	start := -1
 	for i := 0; i <= len(text); i++ {
 		ident := i < len(text) && (text[i] == '_' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9' || text[i] >= 0x80)
@@ -361,8 +384,8 @@ func identifiersIn(text string, names map[string]bool) map[string]bool {
 		case ident && start < 0:
 			start = i
 		case !ident && start >= 0:
-			if w := text[start:i]; names[w] {
-				out[w] = true
+			if role := names[text[start:i]]; role != 0 {
+				out[text[start:i]] = role
 			}
 			start = -1
 		}
@@ -409,59 +432,45 @@ const (
 var usedDeclKinds = map[string]bool{"const": true, "var": true, "field": true}
 
 // withUsed returns spans (sorted, merged) with the lines the focused code
-// uses beside it: the import lines that bring a name it uses, and the
-// short declarations it names (a module constant or variable, a class
-// attribute or field of its own type), each at most usedDeclLines long,
-// usedLinesMax lines in all. A change to a function often touches them
-// (the import of what its new code calls, the constant it compares
-// against), and the outline shows a declaration's first line only as
-// an elided outline line and an import not at all.
+// uses beside it: the import lines (imports, of importLines) that bring a
+// name it uses, and the short declarations it names (a module constant or
+// variable, a class attribute or field of its own type), each at most
+// usedDeclLines long, usedLinesMax lines in all. A change to a function
+// often touches them (the import of what its new code calls, the constant
+// it compares against), and the outline shows a declaration's first line
+// only as an elided outline line and an import not at all. found holds
+// the names the focused code uses (identifiersIn), those with the role
+// nameUsed being the ones looked for here.
 //
-// importsShown reports import lines among the lines added: the focus-only
-// view then leaves out its list of the imports used.
-func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange) (_ []ctxd.LineRange, importsShown bool) {
+// added is the ranges of lines added; importsShown reports import lines
+// among them: the focus-only view then leaves out its list of the imports
+// used.
+func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []importLine, found map[string]uint8) (_, added []ctxd.LineRange, importsShown bool) {
+	used := func(n string) bool { return found[n]&nameUsed != 0 }
+	some := false
+	for _, role := range found {
+		some = some || role&nameUsed != 0
+	}
+	if !some {
+		return spans, nil, false
+	}
 	inSpan := func(l int) bool { return inRanges(spans, l) }
-	imports := importLines(lines, syms)
-	names := map[string]bool{}
-	for _, s := range syms {
-		if usedDeclKinds[s.Kind] {
-			names[s.Name] = true
-		}
-	}
-	for _, im := range imports {
-		for _, n := range im.names {
-			names[n] = true
-		}
-	}
-	if len(names) == 0 {
-		return spans, false
-	}
-	var focused strings.Builder
 	parents := map[string]bool{}
-	for _, r := range spans {
-		for l := r.Start; l <= r.End; l++ {
-			focused.WriteString(lines[l-1])
-		}
-	}
 	for _, s := range syms {
 		if focusFunctionKinds[s.Kind] && s.Parent != "" && inSpan(s.Start) {
 			parents[s.Parent] = true
 		}
 	}
-	used := identifiersIn(focused.String(), names)
-	if len(used) == 0 {
-		return spans, false
-	}
 	var add []ctxd.LineRange
-	added := 0
+	n := 0
 	take := func(r ctxd.LineRange) {
-		if n := r.End - r.Start + 1; added+n <= usedLinesMax && !inSpan(r.Start) {
+		if k := r.End - r.Start + 1; n+k <= usedLinesMax && !inSpan(r.Start) {
 			add = append(add, r)
-			added += n
+			n += k
 		}
 	}
 	for _, im := range imports {
-		if slices.ContainsFunc(im.names, func(n string) bool { return used[n] }) {
+		if slices.ContainsFunc(im.names, used) {
 			if im.group > 0 {
 				take(ctxd.LineRange{Start: im.group, End: im.group})
 			}
@@ -470,7 +479,7 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange) (_ []ctxd.L
 		}
 	}
 	for _, s := range syms {
-		if !usedDeclKinds[s.Kind] || !used[s.Name] || s.Inner || s.End-s.Start >= usedDeclLines || s.Start < 1 || s.End > len(lines) {
+		if !usedDeclKinds[s.Kind] || !used(s.Name) || s.Inner || s.End-s.Start >= usedDeclLines || s.Start < 1 || s.End > len(lines) {
 			continue
 		}
 		if s.Depth == 0 || s.Depth == 1 && parents[s.Parent] {
@@ -478,11 +487,34 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange) (_ []ctxd.L
 		}
 	}
 	if len(add) == 0 {
-		return spans, false
+		return spans, nil, false
 	}
-	spans = append(slices.Clone(spans), add...)
-	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
-	return mergeRanges(spans), importsShown
+	out := append(slices.Clone(spans), add...)
+	slices.SortFunc(out, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
+	return mergeRanges(out), add, importsShown
+}
+
+// rangesText returns the lines of rs, in order, as one text.
+func rangesText(lines []string, rs []ctxd.LineRange) string {
+	var b strings.Builder
+	b.Grow(rangesLen(lines, rs))
+	for _, r := range rs {
+		for l := r.Start; l <= r.End; l++ {
+			b.WriteString(lines[l-1])
+		}
+	}
+	return b.String()
+}
+
+// rangesLen returns the length in bytes of the lines of rs.
+func rangesLen(lines []string, rs []ctxd.LineRange) int {
+	n := 0
+	for _, r := range rs {
+		for l := r.Start; l <= r.End; l++ {
+			n += len(lines[l-1])
+		}
+	}
+	return n
 }
 
 // inRanges reports whether line l is in one of rs.
