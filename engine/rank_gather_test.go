@@ -116,3 +116,49 @@ func TestTestsAreNoLexicalTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestGuessedTargetsGetNoTaskBoost: the best lexical matches of a request
+// that names no file are targets (HIGH); implement's and refactor's task
+// boost on top outranked the file that defines the name the request
+// writes (httpx's "Cleanup `Request` method parameter": _client.py, which
+// builds Requests on every line, over _models.py, which defines Request).
+// The boost goes to the files the user pointed at.
+func TestGuessedTargetsGetNoTaskBoost(t *testing.T) {
+	var client strings.Builder
+	client.WriteString("\"\"\"The client.\"\"\"\n\nfrom netlib._models import Request\n\n\nclass Client:\n    \"\"\"Sends requests.\"\"\"\n")
+	for i := range 25 {
+		fmt.Fprintf(&client, "\n    def send_%d(self, method, url, params=None):\n        \"\"\"Build a Request with this method and parameter set, and send it.\"\"\"\n        request = Request(method, url, params=params)\n        return self._send(request, %d)\n", i, i)
+	}
+	var models strings.Builder
+	models.WriteString("\"\"\"Requests and responses.\"\"\"\n\n\nclass Request:\n    \"\"\"An HTTP request.\"\"\"\n\n    def __init__(self, method, url, params=None):\n        self.method = method.upper()\n        self.url = url\n        self.params = params or {}\n\n\nclass Response:\n    \"\"\"An HTTP response.\"\"\"\n")
+	for i := range 25 {
+		fmt.Fprintf(&models, "\n    def header_%d(self, name):\n        \"\"\"Return header %d.\"\"\"\n        return self.headers.get(name, %q)\n", i, i, fmt.Sprint(i))
+	}
+	dir := testutil.GitRepo(t, map[string]string{
+		"pyproject.toml":       "[project]\nname = \"netlib\"\n",
+		"netlib/__init__.py":   "from netlib._client import Client\nfrom netlib._models import Request, Response\n",
+		"netlib/_client.py":    client.String(),
+		"netlib/_models.py":    models.String(),
+		"netlib/_status.py":    "\"\"\"Status codes.\"\"\"\n\n\ndef is_error(code):\n    return code >= 400\n",
+		"netlib/_urls.py":      "\"\"\"URLs.\"\"\"\n\n\nclass URL:\n    def __init__(self, url):\n        self.raw = url\n",
+		"tests/test_client.py": "from netlib import Client\n\n\ndef test_send():\n    assert Client()\n",
+	})
+	for i := range 5 {
+		testutil.WriteFiles(t, dir, map[string]string{"NOTES.txt": fmt.Sprintf("release %d\n", i)})
+		testutil.GitCommitAll(t, dir)
+	}
+	e := newEngine(t, dir)
+	for _, request := range []string{"Cleanup `Request` method parameter.", "Add a `Request` method parameter check"} {
+		for _, budget := range []int{8000, 32000} {
+			t.Run(fmt.Sprint(request, "@", budget), func(t *testing.T) {
+				env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, TokenBudget: &BudgetRequest{Total: budget}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p := place(t, env, "netlib/_models.py"); p != 1 {
+					t.Errorf("netlib/_models.py placed %d, want 1 (task %s):\n%s", p, env.TaskType, strings.Join(rankedFiles(env), "\n"))
+				}
+			})
+		}
+	}
+}
