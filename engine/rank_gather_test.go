@@ -15,17 +15,53 @@ import (
 // the envelope's top places, each on a repository built here. Each case
 // fails without its rule.
 
-// place returns answer's 1-based place among the envelope's file chunks
-// by score (included and skipped together), 0 when it is not there, and
-// fails the test when the context is over its budget or the answer is
-// included without its content.
-func place(t *testing.T, env *ctxd.Envelope, answer string) int {
+// firstAt builds the prompt for request at 8k and 32k and fails unless
+// answer is the first file by score (included and skipped together) and
+// the context is within its budget; it returns the envelopes.
+func firstAt(t *testing.T, e *Engine, request, answer string) []*ctxd.Envelope {
 	t.Helper()
-	if env.Context.TokensUsed > env.Context.Budget {
-		t.Errorf("over budget: %d of %d", env.Context.TokensUsed, env.Context.Budget)
+	var envs []*ctxd.Envelope
+	for _, budget := range []int{8000, 32000} {
+		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, TokenBudget: &BudgetRequest{Total: budget}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.Context.TokensUsed > env.Context.Budget {
+			t.Errorf("%q@%d: over budget: %d of %d", request, budget, env.Context.TokensUsed, env.Context.Budget)
+		}
+		ranked := rankedFiles(env)
+		if p := place(ranked, answer); p != 1 {
+			t.Errorf("%q@%d: %s placed %d, want 1 (task %s):\n%s", request, budget, answer, p, env.TaskType, strings.Join(ranked, "\n"))
+		}
+		envs = append(envs, env)
 	}
-	ranked := rankedFiles(env)
-	return slices.IndexFunc(ranked, func(s string) bool { return strings.HasPrefix(s, answer+" ") }) + 1
+	return envs
+}
+
+// place returns file's 1-based place in rankedFiles' list, 0 when absent.
+func place(ranked []string, file string) int {
+	return slices.IndexFunc(ranked, func(s string) bool { return strings.HasPrefix(s, file+" ") }) + 1
+}
+
+// repeated returns head and then n copies of def, formatted with their
+// index (%[1]d): a module large enough to rank as real ones do.
+func repeated(head string, n int, def string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range n {
+		fmt.Fprintf(&b, def, i)
+	}
+	return b.String()
+}
+
+// laterCommits commits five changes to a notes file, so that no file of
+// the first commit counts as recently changed.
+func laterCommits(t *testing.T, dir string) {
+	t.Helper()
+	for i := range 5 {
+		testutil.WriteFiles(t, dir, map[string]string{"NOTES.txt": fmt.Sprintf("release %d\n", i)})
+		testutil.GitCommitAll(t, dir)
+	}
 }
 
 // TestRecentCodeFillsAWordlessRequest: a request whose words match no
@@ -43,21 +79,10 @@ func TestRecentCodeFillsAWordlessRequest(t *testing.T) {
 		"cli.go": "package cli\n\n// App is a command line application.\ntype App struct {\n\tName  string\n\tUsage string\n\tFlags []Flag\n}\n\n// Run parses the arguments and runs the action.\nfunc (a *App) Run(args []string) error {\n\tif len(args) == 0 {\n\t\treturn nil\n\t}\n\treturn nil\n}\n",
 	})
 	testutil.Git(t, dir, "commit", "-q", "-am", "usage text")
-	e := newEngine(t, dir)
-	for _, budget := range []int{8000, 32000} {
-		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "Minor tweaks and cleanup", TokenBudget: &BudgetRequest{Total: budget}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p := place(t, env, "cli.go"); p != 1 {
-				t.Errorf("cli.go (changed in the last commit) placed %d, want 1:\n%s", p, strings.Join(rankedFiles(env), "\n"))
-			}
-			c := findChunk(env, "cli.go")
-			if c == nil || !strings.Contains(c.Content, "Usage string") {
-				t.Errorf("cli.go not shown with its fields: %+v", c)
-			}
-		})
+	for _, env := range firstAt(t, newEngine(t, dir), "Minor tweaks and cleanup", "cli.go") {
+		if c := findChunk(env, "cli.go"); c == nil || !strings.Contains(c.Content, "Usage string") {
+			t.Errorf("cli.go not shown with its fields: %+v", c)
+		}
 	}
 }
 
@@ -71,94 +96,66 @@ func findChunk(env *ctxd.Envelope, source string) *ctxd.Chunk {
 	return nil
 }
 
-// TestTestsAreNoLexicalTargets: when the request names no file, its best
-// lexical matches become targets (HIGH, and the task's boost); a test
-// that repeats the request's words (fastapi's tests/test_ws_router.py
-// for "include router into itself") took that place from the module the
-// change is about. A test is no lexical target unless the request is
-// about tests; it is still gathered, beside its source.
-func TestTestsAreNoLexicalTargets(t *testing.T) {
-	var tests strings.Builder
-	tests.WriteString("from app.routing import Router\n")
-	for i := range 12 {
-		fmt.Fprintf(&tests, "\n\ndef test_include_router_into_itself_%d():\n    router = Router()\n    router.include_router(router)  # include the router into itself\n    assert router.routes == []\n", i)
+// TestLexicalTargets: when the request names no file, its best lexical
+// matches become targets (HIGH). Two rules keep a guess from taking the
+// first place from the file the change is about:
+//   - a test is no lexical target unless the request is about tests (a
+//     test repeating the request's words, fastapi's tests/test_ws_router.py
+//     for "include router into itself", took that place and the task's
+//     boost from the module it tests); it is still gathered;
+//   - implement's and refactor's task boost goes to the targets the user
+//     pointed at, not to guessed ones (httpx's "Cleanup `Request` method
+//     parameter": _client.py, which builds Requests on every line, over
+//     _models.py, which defines Request).
+func TestLexicalTargets(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		requests []string
+		answer   string
+		gathered string // a file that must still be gathered
+	}{
+		{
+			name: "tests are no lexical targets",
+			files: map[string]string{
+				"pyproject.toml":               "[project]\nname = \"app\"\n",
+				"app/__init__.py":              "from app.routing import Router\n",
+				"app/routing.py":               repeated("\"\"\"Routing.\"\"\"\n\n\nclass Router:\n    \"\"\"Holds routes.\"\"\"\n\n    def __init__(self):\n        self.routes = []\n\n    def include_router(self, other, prefix=\"\"):\n        \"\"\"Add the routes of other under prefix.\"\"\"\n        if other is self:\n            raise ValueError(\"cannot include a router into itself\")\n        for route in other.routes:\n            self.routes.append(prefix + route)\n", 30, "\n    def handler_%[1]d(self, request):\n        \"\"\"Serve request %[1]d.\"\"\"\n        return request.path + \"%[1]d\"\n"),
+				"app/params.py":                "\"\"\"Parameters.\"\"\"\n\n\ndef query(default=None):\n    return default\n",
+				"tests/test_router_include.py": repeated("from app.routing import Router\n", 12, "\n\ndef test_include_router_into_itself_%[1]d():\n    router = Router()\n    router.include_router(router)  # include the router into itself\n    assert router.routes == []\n"),
+			},
+			requests: []string{"Fix include router into itself"},
+			answer:   "app/routing.py",
+			gathered: "tests/test_router_include.py",
+		},
+		{
+			name: "guessed targets get no task boost",
+			files: map[string]string{
+				"pyproject.toml":       "[project]\nname = \"netlib\"\n",
+				"netlib/__init__.py":   "from netlib._client import Client\nfrom netlib._models import Request, Response\n",
+				"netlib/_client.py":    repeated("\"\"\"The client.\"\"\"\n\nfrom netlib._models import Request\n\n\nclass Client:\n    \"\"\"Sends requests.\"\"\"\n", 25, "\n    def send_%[1]d(self, method, url, params=None):\n        \"\"\"Build a Request with this method and parameter set, and send it.\"\"\"\n        request = Request(method, url, params=params)\n        return self._send(request, %[1]d)\n"),
+				"netlib/_models.py":    repeated("\"\"\"Requests and responses.\"\"\"\n\n\nclass Request:\n    \"\"\"An HTTP request.\"\"\"\n\n    def __init__(self, method, url, params=None):\n        self.method = method.upper()\n        self.url = url\n        self.params = params or {}\n\n\nclass Response:\n    \"\"\"An HTTP response.\"\"\"\n", 25, "\n    def header_%[1]d(self, name):\n        \"\"\"Return header %[1]d.\"\"\"\n        return self.headers.get(name, \"%[1]d\")\n"),
+				"netlib/_status.py":    "\"\"\"Status codes.\"\"\"\n\n\ndef is_error(code):\n    return code >= 400\n",
+				"netlib/_urls.py":      "\"\"\"URLs.\"\"\"\n\n\nclass URL:\n    def __init__(self, url):\n        self.raw = url\n",
+				"tests/test_client.py": "from netlib import Client\n\n\ndef test_send():\n    assert Client()\n",
+			},
+			requests: []string{"Cleanup `Request` method parameter.", "Add a `Request` method parameter check"},
+			answer:   "netlib/_models.py",
+			gathered: "netlib/_client.py",
+		},
 	}
-	var routing strings.Builder
-	routing.WriteString("\"\"\"Routing.\"\"\"\n\n\nclass Router:\n    \"\"\"Holds routes.\"\"\"\n\n    def __init__(self):\n        self.routes = []\n\n    def include_router(self, other, prefix=\"\"):\n        \"\"\"Add the routes of other under prefix.\"\"\"\n        if other is self:\n            raise ValueError(\"cannot include a router into itself\")\n        for route in other.routes:\n            self.routes.append(prefix + route)\n")
-	for i := range 30 {
-		fmt.Fprintf(&routing, "\n    def handler_%d(self, request):\n        \"\"\"Serve request %d.\"\"\"\n        return request.path + %q\n", i, i, fmt.Sprint(i))
-	}
-	dir := testutil.GitRepo(t, map[string]string{
-		"pyproject.toml":               "[project]\nname = \"app\"\n",
-		"app/__init__.py":              "from app.routing import Router\n",
-		"app/routing.py":               routing.String(),
-		"app/params.py":                "\"\"\"Parameters.\"\"\"\n\n\ndef query(default=None):\n    return default\n",
-		"tests/test_router_include.py": tests.String(),
-	})
-	// Five later commits elsewhere: none of these files is recent.
-	for i := range 5 {
-		testutil.WriteFiles(t, dir, map[string]string{"NOTES.txt": fmt.Sprintf("release %d\n", i)})
-		testutil.GitCommitAll(t, dir)
-	}
-	e := newEngine(t, dir)
-	for _, budget := range []int{8000, 32000} {
-		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "Fix include router into itself", TokenBudget: &BudgetRequest{Total: budget}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p := place(t, env, "app/routing.py"); p != 1 {
-				t.Errorf("app/routing.py placed %d, want 1:\n%s", p, strings.Join(rankedFiles(env), "\n"))
-			}
-			if place(t, env, "tests/test_router_include.py") == 0 {
-				t.Errorf("the test is no longer gathered:\n%s", strings.Join(rankedFiles(env), "\n"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testutil.GitRepo(t, tt.files)
+			laterCommits(t, dir) // no file counts as recently changed
+			e := newEngine(t, dir)
+			for _, request := range tt.requests {
+				for _, env := range firstAt(t, e, request, tt.answer) {
+					if ranked := rankedFiles(env); place(ranked, tt.gathered) == 0 {
+						t.Errorf("%q: %s not gathered:\n%s", request, tt.gathered, strings.Join(ranked, "\n"))
+					}
+				}
 			}
 		})
-	}
-}
-
-// TestGuessedTargetsGetNoTaskBoost: the best lexical matches of a request
-// that names no file are targets (HIGH); implement's and refactor's task
-// boost on top outranked the file that defines the name the request
-// writes (httpx's "Cleanup `Request` method parameter": _client.py, which
-// builds Requests on every line, over _models.py, which defines Request).
-// The boost goes to the files the user pointed at.
-func TestGuessedTargetsGetNoTaskBoost(t *testing.T) {
-	var client strings.Builder
-	client.WriteString("\"\"\"The client.\"\"\"\n\nfrom netlib._models import Request\n\n\nclass Client:\n    \"\"\"Sends requests.\"\"\"\n")
-	for i := range 25 {
-		fmt.Fprintf(&client, "\n    def send_%d(self, method, url, params=None):\n        \"\"\"Build a Request with this method and parameter set, and send it.\"\"\"\n        request = Request(method, url, params=params)\n        return self._send(request, %d)\n", i, i)
-	}
-	var models strings.Builder
-	models.WriteString("\"\"\"Requests and responses.\"\"\"\n\n\nclass Request:\n    \"\"\"An HTTP request.\"\"\"\n\n    def __init__(self, method, url, params=None):\n        self.method = method.upper()\n        self.url = url\n        self.params = params or {}\n\n\nclass Response:\n    \"\"\"An HTTP response.\"\"\"\n")
-	for i := range 25 {
-		fmt.Fprintf(&models, "\n    def header_%d(self, name):\n        \"\"\"Return header %d.\"\"\"\n        return self.headers.get(name, %q)\n", i, i, fmt.Sprint(i))
-	}
-	dir := testutil.GitRepo(t, map[string]string{
-		"pyproject.toml":       "[project]\nname = \"netlib\"\n",
-		"netlib/__init__.py":   "from netlib._client import Client\nfrom netlib._models import Request, Response\n",
-		"netlib/_client.py":    client.String(),
-		"netlib/_models.py":    models.String(),
-		"netlib/_status.py":    "\"\"\"Status codes.\"\"\"\n\n\ndef is_error(code):\n    return code >= 400\n",
-		"netlib/_urls.py":      "\"\"\"URLs.\"\"\"\n\n\nclass URL:\n    def __init__(self, url):\n        self.raw = url\n",
-		"tests/test_client.py": "from netlib import Client\n\n\ndef test_send():\n    assert Client()\n",
-	})
-	for i := range 5 {
-		testutil.WriteFiles(t, dir, map[string]string{"NOTES.txt": fmt.Sprintf("release %d\n", i)})
-		testutil.GitCommitAll(t, dir)
-	}
-	e := newEngine(t, dir)
-	for _, request := range []string{"Cleanup `Request` method parameter.", "Add a `Request` method parameter check"} {
-		for _, budget := range []int{8000, 32000} {
-			t.Run(fmt.Sprint(request, "@", budget), func(t *testing.T) {
-				env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, TokenBudget: &BudgetRequest{Total: budget}}, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p := place(t, env, "netlib/_models.py"); p != 1 {
-					t.Errorf("netlib/_models.py placed %d, want 1 (task %s):\n%s", p, env.TaskType, strings.Join(rankedFiles(env), "\n"))
-				}
-			})
-		}
 	}
 }
