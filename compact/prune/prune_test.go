@@ -86,8 +86,8 @@ func TestForRetry(t *testing.T) {
 			got := checkOutput(t, body, out, rep, opts)
 			last := got.Items[len(got.Items)-1]
 			text := last.Text()
-			if last.Role != "user" || !strings.HasPrefix(text, RetryPrefix) {
-				t.Fatalf("last item is not the retry note: %s", last.Raw)
+			if last.Role() != "user" || !strings.HasPrefix(text, RetryPrefix) {
+				t.Fatalf("last item is not the retry note: %s", last.Raw())
 			}
 			for _, want := range []string{"Previous attempt failed:", "ValueError: invalid input", "Traceback", "rolled back to a previous checkpoint"} {
 				if !strings.Contains(text, want) {
