@@ -304,3 +304,38 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMessages: without per-item decisions (Smart Context's eviction)
+// the output is the same and Removed counts what the decisions would
+// call summarized or evicted.
+func TestNoMessages(t *testing.T) {
+	body := render(request.FormatAnthropic, "claude-sonnet-4.5", manyCalls(40))
+	full, err := New(Options{Budget: 3000, WindowSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := New(Options{Budget: 3000, WindowSize: 2, NoMessages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, rep, err := full.Compress(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := 0
+	for _, d := range rep.Messages {
+		if d.Decision == DecisionSummarized || d.Decision == DecisionEvicted {
+			gone++
+		}
+	}
+	if gone == 0 || rep.Removed != gone {
+		t.Errorf("Removed = %d, the decisions remove %d (want more than none)", rep.Removed, gone)
+	}
+	got, brep, err := bare.Compress(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || brep.Messages != nil || brep.Removed != gone {
+		t.Errorf("NoMessages: same output %v, %d decisions, Removed %d; want true, 0, %d", bytes.Equal(got, want), len(brep.Messages), brep.Removed, gone)
+	}
+}

@@ -427,25 +427,25 @@ func (it *Item) Type() string {
 }
 
 func (it *Item) setRole(role string) {
-	for i, n := range roleNames {
-		if n == role {
-			it.role = uint8(i)
-			return
-		}
+	if it.role = number(roleNames[:], role); it.role == roleOther {
+		it.ext().role = role
 	}
-	it.role = roleOther
-	it.ext().role = role
 }
 
 func (it *Item) setType(typ string) {
-	for i, n := range typeNames {
-		if n == typ {
-			it.typ = uint8(i)
-			return
+	if it.typ = number(typeNames[:], typ); it.typ == typeOther {
+		it.ext().typ = typ
+	}
+}
+
+// number is the index of s in names, or len(names) when it is not there.
+func number(names []string, s string) uint8 {
+	for i, n := range names {
+		if n == s {
+			return uint8(i)
 		}
 	}
-	it.typ = typeOther
-	it.ext().typ = typ
+	return uint8(len(names))
 }
 
 // Calls are the tool call ids the item issues, in input order (they may

@@ -20,7 +20,7 @@ const ReferencePrefix = "chars hidden to save context"
 // when f is "". The body is not copied: the request's spans and Raw
 // slices point into it, so the caller must not modify it afterwards.
 func Parse(body []byte, f Format) (*Request, error) {
-	if err := checkSize(body); err != nil {
+	if err := checkSize(len(body)); err != nil {
 		return nil, fmt.Errorf("parse request: %w", err)
 	}
 	if !validate(body) {
@@ -55,10 +55,10 @@ func Parse(body []byte, f Format) (*Request, error) {
 // maxBody is the largest body Parse reads: spans are offsets of 32 bits.
 const maxBody = math.MaxUint32
 
-// checkSize refuses a body over maxBody.
-func checkSize(body []byte) error {
-	if uint64(len(body)) > maxBody {
-		return fmt.Errorf("request body of %d bytes is over the 4 GiB ctxd reads: %w", len(body), ErrNotRequest)
+// checkSize refuses a body of n bytes over maxBody.
+func checkSize(n int) error {
+	if uint64(n) > maxBody {
+		return fmt.Errorf("request body of %d bytes is over the 4 GiB ctxd reads: %w", n, ErrNotRequest)
 	}
 	return nil
 }
@@ -703,7 +703,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 // ParseItem reads one item in format f: an item a policy builds (a
 // summary, a note) so it can be estimated like the others.
 func ParseItem(f Format, raw []byte) (*Item, error) {
-	if err := checkSize(raw); err != nil {
+	if err := checkSize(len(raw)); err != nil {
 		return nil, fmt.Errorf("parse item: %w", err)
 	}
 	if !validate(raw) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/ctxd/ctxd"
 	"github.com/google/go-cmp/cmp"
@@ -539,19 +538,17 @@ func TestTinyMessageBytes(t *testing.T) {
 }
 
 // TestCheckSize: spans are offsets of 32 bits, so a body over 4 GiB is
-// refused (the slices only claim their length; nothing is read).
+// refused.
 func TestCheckSize(t *testing.T) {
 	if strconv.IntSize == 32 {
-		t.Skip("no slice of 4 GiB on a 32-bit platform")
+		t.Skip("no length over 4 GiB on a 32-bit platform")
 	}
-	var b byte
-	n := uint64(maxBody) + 1
-	huge := unsafe.Slice(&b, n)
-	if err := checkSize(huge); !errors.Is(err, ErrNotRequest) {
-		t.Errorf("a body of %d bytes: %v, want ErrNotRequest", n, err)
+	n := uint64(maxBody)
+	if err := checkSize(int(n + 1)); !errors.Is(err, ErrNotRequest) {
+		t.Errorf("a body of %d bytes: %v, want ErrNotRequest", n+1, err)
 	}
-	if err := checkSize(huge[:maxBody]); err != nil {
-		t.Errorf("a body of %d bytes: %v, want nil", uint64(maxBody), err)
+	if err := checkSize(int(n)); err != nil {
+		t.Errorf("a body of %d bytes: %v, want nil", n, err)
 	}
 }
 
@@ -577,5 +574,36 @@ func BenchmarkParseManySmall(b *testing.B) {
 		if _, err := Parse(body, FormatChat); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRoleAndTypeNames: roles and Responses types are numbers for the
+// names in the tables and kept out of line for any other (issue 28).
+func TestRoleAndTypeNames(t *testing.T) {
+	tests := []struct {
+		name, body string
+		f          Format
+		role, typ  string
+	}{
+		{"chat user", `{"messages":[{"role":"user","content":"hi"}]}`, FormatChat, "user", ""},
+		{"chat role not in the table", `{"messages":[{"role":"critic","content":"hi"}]}`, FormatChat, "critic", ""},
+		{"responses call", `{"input":[{"type":"function_call","call_id":"c","name":"ls","arguments":"{}"}]}`, FormatResponses, "", "function_call"},
+		{"responses type not in the table", `{"input":[{"type":"web_search_call","id":"w"}]}`, FormatResponses, "", "web_search_call"},
+		{"responses message by role", `{"input":[{"role":"developer","content":"be brief"}]}`, FormatResponses, "developer", "message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := r.Items[0]
+			if it.Role() != tt.role || it.Type() != tt.typ {
+				t.Errorf("role %q type %q, want %q %q", it.Role(), it.Type(), tt.role, tt.typ)
+			}
+			if string(it.Raw()) != tt.body[strings.IndexByte(tt.body, '[')+1:len(tt.body)-2] {
+				t.Errorf("raw %q", it.Raw())
+			}
+		})
 	}
 }

@@ -21,11 +21,11 @@ import (
 // The ledger (docs/proxy.md, "Stepped eviction and the ledger"): when a
 // masked request is still over the usable window, whole older rounds
 // leave it in rare steps and one user message, the ledger, takes their
-// place: what they asked, read, changed, ran and broke, bounded to a few
-// percent of the window, with a reference to the whole span verbatim.
+// place: what they asked, read, changed, ran and broke, within a bound
+// (ledgerBound), with a reference to the whole span verbatim.
 //
 // Steps: the evictable items (neither protected nor exact, before the
-// latest round) are cut at a grid of boundaries every evictStepShare of
+// latest round) are cut at a grid of boundaries every evictStepPercent of
 // the usable window of forwarded tokens, counted from the oldest; the cut
 // is the first grid boundary after which the request fits. The grid
 // depends only on the oldest items' forwarded sizes (settled once masked),
@@ -35,23 +35,46 @@ import (
 
 // Bounds of the ledger and of the eviction steps.
 const (
-	// ledgerPercent of the usable window bounds the ledger's tokens
-	// (at least minLedgerTokens): a few percent, so the recent rounds
-	// keep the window. The whole bound is kept free at a step. Measured
-	// on the turn-by-turn replay (BENCHMARKS.md, "h26ledger2", 16k and
-	// 32k): 4% lists a tenth to a third of the evicted rounds' signals;
-	// 30-40% nearly all of them for a slightly lower bill, but most of
-	// that is locations in files no later call names, and it takes that
-	// share of the window from the recent rounds.
-	ledgerPercent   = 4
-	minLedgerTokens = 200
+	// The ledger's token bound (ledgerBound) is room for what an agent
+	// needs back of the evicted rounds: ledgerTokens, within
+	// ledgerMaxPercent of the usable window, and never under
+	// ledgerPercent of it (or minLedgerTokens). The whole bound is kept
+	// free at a step. What the evicted rounds hold does not grow with
+	// the window: on the turn-by-turn replay (BENCHMARKS.md, "h26vis2")
+	// their open errors and the locations in files the agent used later
+	// take about 1,000-2,000 tokens a session; 4% of a 16k window (480
+	// tokens) showed 65% of those, 1,800 tokens 93%.
+	ledgerPercent    = 4
+	ledgerMaxPercent = 15
+	ledgerTokens     = 1800
+	minLedgerTokens  = 200
 	// evictStepPercent of the usable window is the grid cell: a step
-	// brings the request about that far under the window.
-	evictStepPercent = 50
+	// brings the request about that far under the window (55: with the
+	// ledger's bound above, 50 billed 0.463 / 0.506 of pass-through at
+	// 16k / 32k, 55 0.447 / 0.496, 60 0.429 / 0.505; BENCHMARKS.md,
+	// "h26vis2").
+	evictStepPercent = 55
 	// ledgerUserChars cuts a long user message in the ledger (its whole
 	// text is in the span's reference).
 	ledgerUserChars = 600
+	// The errors and failing tests take at most 1/ledgerErrorShare of
+	// the ledger's room, the user's messages 1/ledgerUserShare, the
+	// files read 1/ledgerReadShare; what a section leaves goes on.
+	ledgerErrorShare = 3
+	ledgerUserShare  = 4
+	ledgerReadShare  = 8
+	// ledgerUserRoom is what a user message's entry needs beside its
+	// text: the section's title, the cut note and a count.
+	ledgerUserRoom = 120
+	// ledgerKeptNote introduces the error lines a cut user message keeps.
+	ledgerKeptNote = " Its error lines:"
 )
+
+// ledgerBound is the ledger's token bound at a usable window of usable
+// tokens (see ledgerTokens).
+func ledgerBound(usable int) int {
+	return max(minLedgerTokens, usable*ledgerPercent/100, min(ledgerTokens, usable*ledgerMaxPercent/100))
+}
 
 // eviction is a planned stepped eviction of the masked request.
 type eviction struct {
@@ -105,7 +128,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 		return nil
 	}
 	ft := r.forwardedTokens()
-	budget := max(minLedgerTokens, high*ledgerPercent/100)
+	budget := ledgerBound(high)
 	cell := max(high*evictStepPercent/100, 1)
 	evictable := func(i int) bool { return !r.protected[i] && !r.exact[i] }
 	dropped := func(cut int) []int {
@@ -304,13 +327,16 @@ func indexList(idx []int) string {
 
 // ledger is what evicted items did, in their order.
 type ledger struct {
-	head     string
-	users    []string
-	problems []*problem
-	changed  fileList
-	read     fileList
-	locs     locationList
-	commands []string
+	head  string
+	users []string
+	// userLines are the error lines of the user's messages that have
+	// any (signal.Analyze), by text: a message cut keeps them.
+	userLines map[string][]string
+	problems  []*problem
+	changed   fileList
+	read      fileList
+	locs      locationList
+	commands  []string
 }
 
 // problem is an error line or a failing test seen in an evicted output
@@ -422,9 +448,10 @@ func (l *locationList) add(loc string, at int, search bool) {
 
 // ranked lists the locations by file, "a.py:3,17,40", line numbers in
 // order: first the files read or changed after their locations were
-// seen, then the latest search's hits, then the rest; in each group the
-// files seen latest first.
-func (l *locationList) ranked(read, changed *fileList) []string {
+// seen, then the latest search's hits, then the rest; in each group
+// the files seen latest first. used is how many files the first two
+// groups hold.
+func (l *locationList) ranked(read, changed *fileList) (out []string, used int) {
 	touched := func(path string) bool {
 		for _, f := range []*fileList{changed, read} {
 			for p, at := range f.last {
@@ -450,8 +477,11 @@ func (l *locationList) ranked(read, changed *fileList) []string {
 	slices.SortStableFunc(files, func(a, b string) int {
 		return cmp.Or(rank[a]-rank[b], l.last[b]-l.last[a])
 	})
-	out := make([]string, 0, len(files))
+	out = make([]string, 0, len(files))
 	for _, p := range files {
+		if rank[p] < 2 {
+			used++
+		}
 		ns := l.lines[p]
 		slices.SortStableFunc(ns, func(a, b string) int {
 			x, _ := strconv.Atoi(a)
@@ -460,7 +490,7 @@ func (l *locationList) ranked(read, changed *fileList) []string {
 		})
 		out = append(out, p+":"+strings.Join(ns, ","))
 	}
-	return out
+	return out, used
 }
 
 // isLocation reports whether a critical signal is a file:line location
@@ -492,12 +522,20 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 			s := &it.Segments[j]
 			switch s.Kind {
 			case request.SegText:
-				if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary {
-					l.users = append(l.users, cutText(s.Text, ledgerUserChars))
+				user := it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary
+				text := strings.TrimSpace(s.Text)
+				if user {
+					l.users = append(l.users, text)
 				}
 				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
-					if isLocation(sig) {
+					switch {
+					case isLocation(sig):
 						l.locs.add(sig, i, false)
+					case user && !slices.Contains(l.userLines[text], sig):
+						if l.userLines == nil {
+							l.userLines = map[string][]string{}
+						}
+						l.userLines[text] = append(l.userLines[text], sig)
 					}
 				}
 			case request.SegToolCall:
@@ -545,7 +583,11 @@ func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest 
 		}
 	}
 	for _, t := range info.Tests {
-		lines = append(lines, "failing test "+t)
+		// A failure line naming the test says it already ("FAILED
+		// a.py::test_x - KeyError"): one entry, not two.
+		if !slices.ContainsFunc(lines, func(line string) bool { return strings.Contains(line, t) }) {
+			lines = append(lines, "failing test "+t)
+		}
 	}
 	now := map[string]bool{}
 	for _, line := range lines {
@@ -701,11 +743,15 @@ func (l *ledger) shell(cmd, open string) string {
 }
 
 // render writes the ledger within about chars bytes: the head with the
-// reference, then user messages (at most half of the bound when open
-// errors follow), open errors and failing tests, fixed ones, files changed and read with their line ranges, the locations by
-// file (ranked) and commands, each list cut where the bound is
-// reached with a count of what was left out (it is all in the span's
-// reference).
+// reference, then the sections in the order of what an agent needs
+// back first (BENCHMARKS.md, "h26vis2"): the errors and failing tests
+// (open ones, then fixed ones) and the user's messages, each within a
+// share of the bound; the files changed; the files read with their
+// line ranges, within a share; the locations by file in files used
+// later or found by the latest search; the other locations; the
+// commands last. Each list is cut where its room ends with a count of
+// what was left out (it is all in the span's reference); the room a
+// section leaves goes to the next ones.
 func (l *ledger) render(chars int) string {
 	var sb strings.Builder
 	sb.WriteString(l.head)
@@ -722,8 +768,8 @@ func (l *ledger) render(chars int) string {
 		left -= len(hdr)
 		for k, e := range entries {
 			if len(e)+len(sep) > left {
-				// A file's location list is cut at a line number.
 				if c := strings.LastIndexByte(e[:max(0, left-len(sep))], ','); c > 0 && sep == " " && strings.IndexByte(e, ':') < c {
+					// A file's location list is cut at a line number.
 					sb.WriteString(sep)
 					sb.WriteString(e[:c])
 					left -= len(sep) + c
@@ -736,6 +782,15 @@ func (l *ledger) render(chars int) string {
 			sb.WriteString(e)
 			left -= len(e) + len(sep)
 		}
+	}
+	// within runs sections in at most share of the whole room; what
+	// they leave goes on to the next sections.
+	room := left
+	within := func(share int, sections func()) {
+		rest := max(0, left-room/share)
+		left -= rest
+		sections()
+		left += rest
 	}
 	// Each line once, at its latest report, open ones first.
 	var open, fixed []string
@@ -754,32 +809,35 @@ func (l *ledger) render(chars int) string {
 	}
 	slices.Reverse(open)
 	slices.Reverse(fixed)
-	// The user's messages take at most half of the bound when open
-	// errors follow them: what the user asked and what is still broken
-	// share the room (the messages cut are whole in the reference).
-	if len(open) > 0 {
-		rest := left - left/2
-		left /= 2
-		section("User messages", "\n- ", counted(l.users))
-		left += rest
-	} else {
-		section("User messages", "\n- ", counted(l.users))
-	}
-	section("Open errors and failing tests (the latest run of their command still reports them)", "\n- ", open)
-	section("Fixed since (a later run of their command no longer reports them)", "\n- ", fixed)
+	// What is still broken, then what the user asked, each within a
+	// share (a message cut is whole in the reference).
+	within(ledgerErrorShare, func() {
+		section("Open errors and failing tests", "\n- ", open)
+		section("Fixed since (a later run of their command no longer reports them)", "\n- ", fixed)
+	})
+	within(ledgerUserShare, func() {
+		// Each message cut to the room there is (at most
+		// ledgerUserChars), rather than left out.
+		most := min(ledgerUserChars, left-ledgerUserRoom)
+		section("User messages", "\n- ", counted(l.users, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
+	})
 	section("Files changed (lines)", "\n- ", l.changed.entries())
-	section("Files read (lines)", "\n- ", l.read.entries())
+	// The locations are the bulk of the evicted rounds' signals: those
+	// in files the agent went on to read or change, or found by its
+	// latest search, first; the rest (most of them in files no later
+	// call names) after them (BENCHMARKS.md, "h26vis2").
+	within(ledgerReadShare, func() { section("Files read (lines)", "\n- ", l.read.entries()) })
+	locs, used := l.locs.ranked(&l.read, &l.changed)
+	section("Locations in files used later or found by the latest search", " ", locs[:used])
+	section("Other locations", " ", locs[used:])
 	section("Commands (exit code)", "\n- ", dedupe(l.commands))
-	// Locations last: the bulk of the evicted rounds' signals, most of
-	// them in files no later call names (BENCHMARKS.md, "h26ledger2").
-	section("Locations (files read or changed later first, then the latest search's hits, then the rest)", " ", l.locs.ranked(&l.read, &l.changed))
 	return sb.String()
 }
 
-// counted is s with each entry once, at its first place, with the
-// times it was repeated ("… (3 times)"): an agent harness's repeated
-// format reminder takes one line.
-func counted(s []string) []string {
+// counted is s with each entry once, at its first place, cut (by cut),
+// with the times it was repeated ("… (3 times)"): an agent harness's
+// repeated format reminder takes one line.
+func counted(s []string, cut func(string) string) []string {
 	// One map counts and dedupes (a request of many tiny messages has
 	// as many user messages).
 	n := map[string]int{}
@@ -790,11 +848,36 @@ func counted(s []string) []string {
 		}
 	}
 	for k, e := range out {
+		out[k] = cut(e)
 		if n[e] > 1 {
-			out[k] = e + " (" + strconv.Itoa(n[e]) + " times)"
+			out[k] += " (" + strconv.Itoa(n[e]) + " times)"
 		}
 	}
 	return out
+}
+
+// cutKeeping is cutText(s, most) that keeps lines (a message's error
+// lines) the cut would hide, each on a line of its own after the note,
+// within most bytes: a long task or a harness's reminder keeps its
+// critical lines in view as a masked output does. When the lines leave
+// less than ledgerUserRoom bytes of head, they are left to the
+// reference.
+func cutKeeping(s string, most int, lines []string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= most || len(lines) == 0 {
+		return cutText(s, most)
+	}
+	var keep strings.Builder
+	for _, line := range lines {
+		if !strings.Contains(s[:most], line) {
+			keep.WriteString("\n  ")
+			keep.WriteString(line)
+		}
+	}
+	if most-keep.Len() < ledgerUserRoom {
+		return cutText(s, most)
+	}
+	return cutText(s, most-keep.Len()-len(ledgerKeptNote)) + ledgerKeptNote + keep.String()
 }
 
 func dedupe(s []string) []string {
@@ -809,14 +892,14 @@ func dedupe(s []string) []string {
 	return out
 }
 
-// cutText keeps a text whole up to max bytes, else its first max bytes
+// cutText keeps a text whole up to most bytes, else its first most bytes
 // (on a rune boundary) and a note.
-func cutText(s string, max int) string {
+func cutText(s string, most int) string {
 	s = strings.TrimSpace(s)
-	if len(s) <= max {
+	if len(s) <= most {
 		return s
 	}
-	n := max
+	n := max(most, 0)
 	for n > 0 && !isRuneStart(s[n]) {
 		n--
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/compact/signal"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
 )
 
@@ -37,7 +38,7 @@ func TestCountedUserMessages(t *testing.T) {
 		{[]string{"a", "b"}, []string{"a", "b"}},
 		{[]string{"fix it", "No tool calls found.", "No tool calls found.", "then this", "No tool calls found."}, []string{"fix it", "No tool calls found. (3 times)", "then this"}},
 	} {
-		if got := counted(tc.in); !slices.Equal(got, tc.want) {
+		if got := counted(tc.in, func(e string) string { return cutText(e, ledgerUserChars) }); !slices.Equal(got, tc.want) {
 			t.Errorf("counted(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -101,7 +102,7 @@ func TestLocationsRanked(t *testing.T) {
 				changed.at = at
 				changed.add(p, "")
 			}
-			if got := l.ranked(&read, &changed); !slices.Equal(got, tc.want) {
+			if got, _ := l.ranked(&read, &changed); !slices.Equal(got, tc.want) {
 				t.Errorf("ranked = %q, want %q", got, tc.want)
 			}
 		})
@@ -114,7 +115,8 @@ func ledgerRound(id, cmd, out string) []convo.Msg {
 }
 
 // The ledger's sections from a session's evicted rounds: open errors
-// before fixed ones, each once; a file view's error-looking lines are
+// before fixed ones, each once (a failing test its failure line names
+// not again); a file view's error-looking lines are
 // not errors; read ranges merged per file; locations by file; a
 // repeated user message once with its count.
 func TestLedgerSections(t *testing.T) {
@@ -153,7 +155,8 @@ func TestLedgerSections(t *testing.T) {
 	}{
 		{"Open errors", "- ZeroDivisionError: division by zero", true},
 		{"Fixed since", "- FAILED shop/test_cart.py::test_discount - AssertionError: assert 90 == 85", true},
-		{"Fixed since", "- failing test shop/test_cart.py::test_discount", true},
+		// The FAILED line names the test: it is not listed twice.
+		{"Fixed since", "- failing test shop/test_cart.py::test_discount", false},
 		{"Open errors", "test_discount", false},
 		{"Open errors", "bad discount rule", false},
 		{"Fixed since", "bad discount rule", false},
@@ -212,4 +215,42 @@ func evictedLedger(t *testing.T, msgs []convo.Msg, prefix, last string, window i
 		t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
 	}
 	return l
+}
+
+// A user message cut in the ledger keeps its error lines the cut would
+// hide (a harness's "YOUR RESPONSE WILL FAIL" reminder, a traceback in a
+// task), within the bytes it may take; a short one is whole.
+func TestCutKeepsErrorLines(t *testing.T) {
+	long := "Please fix the parser. " + strings.Repeat("Some context about the parser. ", 40) + "\nValueError: bad token at 3\nMore words after it."
+	lines := signal.Analyze(long).Signals
+	if !slices.Contains(lines, "ValueError: bad token at 3") {
+		t.Fatalf("the classifier does not see the error line: %q", lines)
+	}
+	for _, tc := range []struct {
+		name, text string
+		most       int
+		want       []string
+		wantNot    []string
+	}{
+		{"short", "Fix the parser.", 600, []string{"Fix the parser."}, []string{"[…cut"}},
+		{"long", long, 600, []string{"Please fix the parser.", "[…cut:", ledgerKeptNote + "\n  ValueError: bad token at 3"}, []string{"More words after it."}},
+		{"no room for the lines", long, 140, []string{"Please fix the parser.", "[…cut:"}, []string{"ValueError"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := cutKeeping(tc.text, tc.most, lines)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("holds %q:\n%s", w, got)
+				}
+			}
+			if len(got) > tc.most+80 {
+				t.Errorf("%d bytes, cut at %d", len(got), tc.most)
+			}
+		})
+	}
 }
