@@ -21,6 +21,7 @@ const (
 	reasonStackTrace = "named in stack trace"
 	reasonReadme     = "project readme"
 	reasonDirty      = "uncommitted changes"
+	reasonRecent     = "changed in a recent commit"
 )
 
 // maxTargets bounds how many targets the task-specific sources expand.
@@ -51,16 +52,21 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	// matches.
 	targets := g.targets()
 	named := len(targets) > 0
+	aboutTests := r.Task == ctxd.TaskTest || r.Query.AboutTests
 	if !named && len(hits) > 0 {
 		// For a code task, documentation is no target either (as it
 		// takes none of the code's lexical places below): the best code
-		// match and those within 80% of it, at most 3.
+		// match and those within 80% of it, at most 3. Nor is a test,
+		// unless the request is about tests: the code a change is about
+		// is the source, and its tests come with it (addTests); a test
+		// that repeats the request's words took a target's place and
+		// boost from the module it tests.
 		top, n := 0.0, 0
 		for i, h := range hits {
 			if n == 3 || top > 0 && h.Score < 0.8*top {
 				break
 			}
-			if !r.Query.Explain && g.lexical.IsDoc(i) {
+			if !r.Query.Explain && g.lexical.IsDoc(i) || !aboutTests && lang.IsTest(h.Path) {
 				continue
 			}
 			if top == 0 {
@@ -78,12 +84,13 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	if named {
 		want = min(3, r.Depth)
 	}
+	added := 0 // lexical matches added beside the targets, docs not counted
 	if len(hits) > 0 {
 		// For a code task, documentation takes none of the code's places:
 		// at most maxDocMatches docs are added beside the top want others
 		// (an explanation counts them as any match).
 		top := hits[0].Score
-		added, docs := 0, 0
+		docs := 0
 		for i, h := range hits {
 			if added >= want || h.Score < 0.15*top {
 				break
@@ -103,6 +110,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 				}
 			}
 		}
+	}
+	if !named && added+len(targets) < minRequestFiles {
+		g.addRecent(r.Depth)
 	}
 	if len(targets) > maxTargets {
 		targets = targets[:maxTargets]
@@ -128,6 +138,38 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	g.linkFacts(links)
 	return nil
+}
+
+// minRequestFiles is how many files a request must find by its words
+// (targets and lexical matches) before the recently changed code stops
+// filling in (addRecent).
+const minRequestFiles = 3
+
+// addRecent adds the code files of the recent commits (the newest first,
+// at most n) when the request names no file and its words find fewer
+// than minRequestFiles: "Minor tweaks and cleanup" or "Getting help in
+// there" match nothing, and gathering nothing left a 16k context empty
+// on a three-file repository, while the files changed last are where
+// work in progress most often continues (their recency is scored too).
+func (g *gathering) addRecent(n int) {
+	if g.git == nil {
+		return
+	}
+	added := 0
+	for _, cm := range g.git.Commits {
+		for _, rel := range cm.Files {
+			if added >= n {
+				return
+			}
+			f := g.snap.ByRel[rel]
+			if f == nil || !f.HasTerms() || lang.KindOf(rel) != lang.KindCode || lang.IsTest(rel) || g.cands[rel] != nil {
+				continue
+			}
+			if g.add(rel, reasonRecent, ctxd.RoleRelated, false) != nil {
+				added++
+			}
+		}
+	}
 }
 
 // addErrorLocations adds the files of the request's stack frames and

@@ -214,6 +214,12 @@ func baseReason(c *ctxd.Chunk) string {
 	return r
 }
 
+// pointedAt reports whether the user pointed at the file: open, named by
+// a pattern, by the request (its path, a name it defines) or by a stack
+// trace. A target that is not pointed at is the gatherer's guess from the
+// request's words (its best lexical matches, the source of a test).
+func pointedAt(f *ctxd.Facts) bool { return f.Open || f.Explicit || f.Mentioned }
+
 func taskBoost(c *ctxd.Chunk, task ctxd.TaskType) (float64, string) {
 	f := &c.Facts
 	switch task {
@@ -234,15 +240,21 @@ func taskBoost(c *ctxd.Chunk, task ctxd.TaskType) (float64, string) {
 		if f.Role == ctxd.RoleTarget {
 			return BoostTestFiles, "test: module under test"
 		}
+	// Implement and refactor boost the targets the user pointed at, not
+	// the gatherer's guesses: a best lexical match is already HIGH and
+	// scored by its match, and the boost on top outranked the file that
+	// defines the name the request writes ("Cleanup `Request` method
+	// parameter": httpx's _client.py, which says Request most, over
+	// _models.py, which defines it).
 	case ctxd.TaskImplement:
-		if f.Role == ctxd.RoleTarget {
+		if f.Role == ctxd.RoleTarget && pointedAt(f) {
 			return BoostImplementTarget, "implement: target"
 		}
 	case ctxd.TaskRefactor:
 		if f.Role == ctxd.RoleDependent {
 			return BoostRefactorDeps, "refactor: depends on the target"
 		}
-		if f.Role == ctxd.RoleTarget {
+		if f.Role == ctxd.RoleTarget && pointedAt(f) {
 			return BoostRefactorDeps, "refactor: file to refactor"
 		}
 	case ctxd.TaskAnalyze:

@@ -38,6 +38,18 @@ func TestScoreTerms(t *testing.T) {
 			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermTask: 400, ctxd.TermMention: 300, ctxd.TermRecency: 150},
 		},
 		{
+			name:  "implement target guessed from the request's words: no task boost",
+			chunk: chunk("auth.go", ctxd.PriorityHigh, 100, ctxd.Facts{Role: ctxd.RoleTarget, Relevance: 1}),
+			opts:  Options{Task: ctxd.TaskImplement},
+			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermRelevance: 300},
+		},
+		{
+			name:  "refactor target the user opened",
+			chunk: chunk("auth.go", ctxd.PriorityCritical, 100, ctxd.Facts{Role: ctxd.RoleTarget, Open: true}),
+			opts:  Options{Task: ctxd.TaskRefactor},
+			want:  map[string]float64{ctxd.TermPriority: 1000, ctxd.TermTask: 200},
+		},
+		{
 			name:  "refactor dependent, older commit",
 			chunk: chunk("uses.go", ctxd.PriorityMedium, 100, ctxd.Facts{Role: ctxd.RoleDependent, CommitRank: 4}),
 			opts:  Options{Task: ctxd.TaskRefactor, Commits: 5},
