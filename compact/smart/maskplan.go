@@ -8,8 +8,12 @@ package smart
 // The plan is the stepping rule replayed over the request's own outputs,
 // oldest first, as if each had been the latest: at count m an output is
 // due when it is MaskHorizon outputs old or more, or, when larger than
-// MaskBig tokens, MaskBigHorizon outputs old (and m is past the horizon:
-// a session shorter than it goes byte for byte). A step masks every due
+// MaskBig tokens and not a file read, MaskBigHorizon outputs old (and m
+// is past the horizon: a session shorter than it goes byte for byte). A
+// file read stays whole for the whole horizon however large it is: it is
+// the code the agent is about to change (users want files in view); a
+// large log, test run, search or listing is masked early, its critical
+// lines and locations kept in the masked view. A step masks every due
 // output. Each decision depends only on the outputs up to m and the items
 // before them, which the next turn's request repeats: the plan of turn
 // t+1 is that of turn t plus what its new outputs bring, so a decision
@@ -79,7 +83,7 @@ func (r *run) planMasking(outputs []*cand, step int) maskPlan {
 	for m := 1; m <= n; m++ {
 		// At count m output m-1-h is h outputs old; a large one
 		// m-1-hb is hb old.
-		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig {
+		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
 			add(k)
 		}
 		if k := m - 1 - h; k >= 0 && !added[k] {

@@ -36,13 +36,30 @@ func TestPlanMaskingSteps(t *testing.T) {
 			wantMasked: func(k, last int) bool {
 				return k < last-4 || k%2 == 1 && k < last-2
 			}},
+		// Every third output reads a file (3,000 tokens; output 22 among
+		// them, 3 old at the last step): the size rule passes reads over,
+		// so they wait for the horizon; the other large outputs (test
+		// logs) go from two old.
+		{name: "large reads wait for the horizon", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
+			sizes:    func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			wantLast: 26,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%3 == 2 && k < last-2
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &run{c: Call{MaskHorizon: tt.horizon, MaskStep: tt.step, MaskBig: tt.big, MaskBigHorizon: tt.bigHorizon}}
+			r := &run{c: Call{MaskHorizon: tt.horizon, MaskStep: tt.step, MaskBig: tt.big, MaskBigHorizon: tt.bigHorizon}, calls: map[string]callInfo{}}
 			outputs := make([]*cand, tt.n)
 			for k := range outputs {
-				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: &request.Segment{Tokens: tt.sizes(k)}}
+				id, cmd := fmt.Sprint("call_", k), "pytest -x"
+				if k%3 == 1 {
+					cmd = fmt.Sprintf("cat src/mod%d.py", k)
+				}
+				r.calls[id] = callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+				seg := request.NewSegment(request.SegToolResult, "bash", id, "")
+				seg.Tokens = tt.sizes(k)
+				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
 			p := r.planMasking(outputs, tt.step)
 			if p.last != tt.wantLast {
