@@ -210,7 +210,7 @@ func (p *Proxy) cacheStable(session string, req *request.Request, in, out []byte
 	}
 	// Nothing after the last item is rewritten: its end in out is as far
 	// from the end of the body as it is in in.
-	end := len(out) - (len(in) - req.Items[len(req.Items)-1].Span.End)
+	end := len(out) - (len(in) - req.Items[len(req.Items)-1].Span().End)
 	if end < 0 || end > len(out) {
 		return ""
 	}

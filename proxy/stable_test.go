@@ -101,7 +101,7 @@ func TestForwardedPrefixIsStable(t *testing.T) {
 				}
 				step := stepOf(n)
 				if prev != nil {
-					end := prev.Items[len(prev.Items)-1].Span.End
+					end := prev.Items[len(prev.Items)-1].Span().End
 					prefix := len(got.Body) >= end && bytes.Equal(got.Body[:end], prev.Body[:end])
 					switch {
 					case step == prevStep && !prefix:

@@ -329,11 +329,11 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 		}
 		if debugDiff && !stable && prevOut != nil {
 			d := 0
-			for d < len(prevOut.Items) && d < len(out.Items) && bytes.Equal(prevOut.Items[d].Raw, out.Items[d].Raw) {
+			for d < len(prevOut.Items) && d < len(out.Items) && bytes.Equal(prevOut.Items[d].Raw(), out.Items[d].Raw()) {
 				d++
 			}
 			if d < len(prevOut.Items) && d < len(out.Items) {
-				a, b := prevOut.Items[d].Raw, out.Items[d].Raw
+				a, b := prevOut.Items[d].Raw(), out.Items[d].Raw()
 				c := 0
 				for c < len(a) && c < len(b) && a[c] == b[c] {
 					c++
@@ -349,7 +349,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 		if out.Check() == nil {
 			row.pairs++
 		}
-		if li, lo := lastUser(in), lastUser(out); li != nil && lo != nil && bytes.Equal(li.Raw, lo.Raw) {
+		if li, lo := lastUser(in), lastUser(out); li != nil && lo != nil && bytes.Equal(li.Raw(), lo.Raw()) {
 			row.latest++
 		}
 		if window == 0 || est.Request(out)+request.ReplyPriming <= window-min(16384, window/4) {
@@ -400,7 +400,7 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 func lastUser(r *request.Request) *request.Item {
 	for i := len(r.Items) - 1; i >= 0; i-- {
 		it := r.Items[i]
-		if it.Role == "user" && it.Kind == request.KindMessage && slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegText }) {
+		if it.Role() == "user" && it.Kind == request.KindMessage && slices.ContainsFunc(it.Segments, func(s request.Segment) bool { return s.Kind == request.SegText }) {
 			return it
 		}
 	}
@@ -429,7 +429,7 @@ type billed struct {
 func (h *billHistory) bill(r *request.Request, est *request.Estimator, fresh int) (cost [2]float64, stable bool) {
 	first := len(r.Body)
 	if len(r.Items) > 0 {
-		first = r.Items[0].Span.Start
+		first = r.Items[0].Span().Start
 	}
 	cur := billed{head: r.Body[:first]}
 	total := est.Request(r)

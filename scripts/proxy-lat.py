@@ -6,17 +6,10 @@
 # --context-window 200000`. Issue 26's bar: p95 <= 30 ms on a 150k-token
 # request. GOMEMLIMIT set in the environment turns the proxy's heap goal off.
 # Usage: CTXD=./ctxd python3 scripts/proxy-lat.py TRAJ.traj 30
-import json, os, subprocess, sys, tempfile, threading, time, http.client, socket
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, sys, tempfile, time, http.client
+from proxyharness import start_proxy, start_upstream
 traj, turns = sys.argv[1], int(sys.argv[2])
-class Up(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def log_message(self, *a): pass
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length", "0")); self.rfile.read(n)
-        b = b'{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}'
-        self.send_response(200); self.send_header("Content-Type","application/json"); self.send_header("Content-Length",str(len(b))); self.end_headers(); self.wfile.write(b)
-up = ThreadingHTTPServer(("127.0.0.1",0), Up); threading.Thread(target=up.serve_forever, daemon=True).start()
+up, _ = start_upstream()
 h = json.load(open(traj))["history"]
 msgs = []
 for m in h:
@@ -31,13 +24,8 @@ while sum(len(m["content"]) for m in msgs) < 600000:
     msgs += [dict(m) for m in base[1:]]
     k += 1
 # make role order valid: alternate after system? chat accepts any order; keep.
-sock = socket.socket(); sock.bind(("127.0.0.1",0)); port = sock.getsockname()[1]; sock.close()
-st = tempfile.mkdtemp(); logf = os.path.join(st, "proxy.log")
-env = dict(os.environ, CTXD_STATE_DIR=st)
-p = subprocess.Popen([os.environ["CTXD"], "proxy", "--listen", f"127.0.0.1:{port}", "--upstream", f"http://127.0.0.1:{up.server_port}", "--context-window", "200000", "--log-file", logf], env=env, stderr=subprocess.DEVNULL)
-for _ in range(100):
-    try: socket.create_connection(("127.0.0.1",port),0.2).close(); break
-    except OSError: time.sleep(0.1)
+logf = os.path.join(tempfile.mkdtemp(prefix="proxy-lat-"), "proxy.log")
+p, _, port = start_proxy(up, ["--context-window", "200000", "--log-file", logf])
 n = len(msgs); start = n - turns*2
 walls = []
 for t in range(turns):

@@ -15,8 +15,8 @@
 #             the proxy's CPU each 0.1 s for 3 s: when does the work stop?
 # CTXD names the binary; extra arguments after SIZE go to `ctxd proxy`.
 # Usage: CTXD=./ctxd SHAPE=user CONC=4 python3 scripts/proxy-mem.py 8388608
-import http.client, json, os, socket, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import http.client, json, os, socket, sys, threading, time
+from proxyharness import cpu, start_proxy, start_upstream, status
 
 size = int(sys.argv[1])
 extra = sys.argv[2:]
@@ -24,46 +24,6 @@ shape = os.environ.get("SHAPE", "user")
 conc = int(os.environ.get("CONC", "1"))
 hangup = float(os.environ.get("HANGUP", "0"))
 model = os.environ.get("MODEL", "gpt-4o")
-
-received = []
-
-
-class Upstream(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *a):
-        pass
-
-    def do_POST(self):
-        n = 0
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            while True:
-                k = int(self.rfile.readline().split(b";")[0], 16)
-                if k == 0:
-                    self.rfile.readline()
-                    break
-                while k > 0:
-                    b = self.rfile.read(min(k, 1 << 20))
-                    n += len(b)
-                    k -= len(b)
-                self.rfile.readline()
-        else:
-            left = int(self.headers.get("Content-Length", "0"))
-            while left > 0:
-                b = self.rfile.read(min(left, 1 << 20))
-                if not b:
-                    break
-                n += len(b)
-                left -= len(b)
-        received.append(n)
-        out = json.dumps({"id": "x", "object": "chat.completion", "model": model,
-                          "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
-                          "usage": {"prompt_tokens": 10, "completion_tokens": 1}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
 
 
 def body(salt):
@@ -88,27 +48,9 @@ def body(salt):
     return json.dumps({"model": model, "messages": msgs}).encode()
 
 
-def status(pid):
-    d = {}
-    for l in open("/proc/%d/status" % pid):
-        k, v = l.split(":", 1)
-        d[k] = v.split()[0] if v.split() else ""
-    return d
-
-
-def cpu(pid):
-    f = open("/proc/%d/stat" % pid).read().split(")")[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-
-
-up = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
-threading.Thread(target=up.serve_forever, daemon=True).start()
-state = tempfile.mkdtemp(prefix="proxy-mem-")
-p = subprocess.Popen([os.environ.get("CTXD", "ctxd"), "proxy", "--upstream", "http://127.0.0.1:%d" % up.server_port,
-                      "--listen", "127.0.0.1:0", "--state-dir", state, "--log-level", "warn"] + extra,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-addr = p.stdout.readline().decode().split("http://")[1].split()[0]
-host, port = addr.rsplit(":", 1)
+up, received = start_upstream(model)
+p, host, port = start_proxy(up, ["--log-level", "warn"] + extra)
+addr = "%s:%d" % (host, port)
 bodies = [body(i) for i in range(conc)]
 statuses = []
 start = int(status(p.pid)["VmHWM"])

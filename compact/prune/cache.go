@@ -38,7 +38,7 @@ func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator)
 		res.hash = seg.Hash()
 		res.out, res.hidden, res.ok = condenseWith(k.rt, seg.Text, k.maxChars, k.isError, res.hash, k.images)
 		if res.ok {
-			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
+			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))
 		}
 		return res
 	})
@@ -61,7 +61,7 @@ func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator
 		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError, k.rt)
 		if res.ok {
 			res.hidden = len([]rune(seg.Text))
-			res.tokens = est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: res.out})
+			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))
 		}
 		return res
 	})

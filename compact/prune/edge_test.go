@@ -402,7 +402,7 @@ func TestDuplicatesBelowBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(in.Items[len(in.Items)-1].Raw, outReq.Items[len(outReq.Items)-1].Raw) {
+		if !bytes.Equal(in.Items[len(in.Items)-1].Raw(), outReq.Items[len(outReq.Items)-1].Raw()) {
 			t.Errorf("%s: the latest user message changed", f)
 		}
 	}

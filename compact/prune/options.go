@@ -67,6 +67,10 @@ type Options struct {
 	// (`ctxd rehydrate --session S H a-b`, as Smart Context's markers
 	// do); its Session is set to the run's scope. Used only with a Store.
 	Retrieval request.Retrieval
+	// NoMessages leaves Report.Messages empty (Report.Removed still
+	// counts): a caller that reads no decision does not pay one per item
+	// (Smart Context's eviction, on a request of many small messages).
+	NoMessages bool
 }
 
 // Store is what the pruner needs of an artifact store;

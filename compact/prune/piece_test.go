@@ -12,7 +12,7 @@ import (
 // bytes must not move (a span's hash is its reference).
 func fmtPiece(i int, it *request.Item) string {
 	var sb strings.Builder
-	role := it.Role
+	role := it.Role()
 	if role == "" {
 		role = it.Kind.String()
 	}
@@ -21,9 +21,9 @@ func fmtPiece(i int, it *request.Item) string {
 		s := &it.Segments[j]
 		switch s.Kind {
 		case request.SegToolCall:
-			fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID, s.Name, s.Text)
+			fmt.Fprintf(&sb, "[tool call %s %s]\n%s\n", s.CallID(), s.Name(), s.Text)
 		case request.SegToolResult:
-			fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID, s.Text)
+			fmt.Fprintf(&sb, "[tool result %s]\n%s\n", s.CallID(), s.Text)
 		case request.SegImage:
 			sb.WriteString("[image]\n")
 		default:
@@ -43,17 +43,17 @@ func TestEvictedPieceBytes(t *testing.T) {
 		i    int
 		it   *request.Item
 	}{
-		{"text", 0, &request.Item{Role: "user", Segments: []request.Segment{{Kind: request.SegText, Text: "hello\nworld"}}}},
-		{"empty text", 3, &request.Item{Role: "assistant", Segments: []request.Segment{{Kind: request.SegText}}}},
-		{"no role", 12, &request.Item{Kind: request.KindSummary, Segments: []request.Segment{{Kind: request.SegText, Text: "sum"}}}},
-		{"call and result", 7, &request.Item{Role: "assistant", Segments: []request.Segment{
+		{"text", 0, request.NewItem("user", request.KindMessage, request.Segment{Kind: request.SegText, Text: "hello\nworld"})},
+		{"empty text", 3, request.NewItem("assistant", request.KindMessage, request.Segment{Kind: request.SegText})},
+		{"no role", 12, request.NewItem("", request.KindSummary, request.Segment{Kind: request.SegText, Text: "sum"})},
+		{"call and result", 7, request.NewItem("assistant", request.KindMessage, []request.Segment{
 			{Kind: request.SegText, Text: "running"},
-			{Kind: request.SegToolCall, CallID: "call_1", Name: "bash", Text: `{"cmd":"ls %s"}`},
-			{Kind: request.SegToolResult, CallID: "call_1", Text: big},
+			*request.NewSegment(request.SegToolCall, "bash", "call_1", `{"cmd":"ls %s"}`),
+			*request.NewSegment(request.SegToolResult, "", "call_1", big),
 			{Kind: request.SegImage},
 			{Kind: request.SegToolResult, Text: ""},
-		}}},
-		{"utf-8 and percent", 1000000, &request.Item{Role: "tool", Segments: []request.Segment{{Kind: request.SegToolResult, CallID: "é%v", Text: "naïve %d\x00"}}}},
+		}...)},
+		{"utf-8 and percent", 1000000, request.NewItem("tool", request.KindMessage, *request.NewSegment(request.SegToolResult, "", "é%v", "naïve %d\x00"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := fmtPiece(tc.i, tc.it)

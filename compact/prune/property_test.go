@@ -90,11 +90,11 @@ func checkOutputDetect(t *testing.T, in, out []byte, rep *Report, opts Options, 
 			t.Fatalf("item %d (%s) is missing from the output", i, d.Decision)
 		}
 		o, g := orig.Items[i], got.Items[j]
-		if d.Decision == DecisionKept && !bytes.Equal(o.Raw, g.Raw) {
-			t.Errorf("kept item %d changed:\n%s\n%s", i, o.Raw, g.Raw)
+		if d.Decision == DecisionKept && !bytes.Equal(o.Raw(), g.Raw()) {
+			t.Errorf("kept item %d changed:\n%s\n%s", i, o.Raw(), g.Raw())
 		}
-		if o.Role != g.Role || o.Type != g.Type {
-			t.Errorf("item %d became %s/%s, was %s/%s", i, g.Role, g.Type, o.Role, o.Type)
+		if o.Role() != g.Role() || o.Type() != g.Type() {
+			t.Errorf("item %d became %s/%s, was %s/%s", i, g.Role(), g.Type(), o.Role(), o.Type())
 		}
 		j++
 	}
@@ -110,7 +110,7 @@ func checkOutputDetect(t *testing.T, in, out []byte, rep *Report, opts Options, 
 		return got
 	}
 	for _, raw := range protected(orig) {
-		if !slices.ContainsFunc(got.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, raw) }) {
+		if !slices.ContainsFunc(got.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw(), raw) }) {
 			t.Errorf("protected item missing or changed: %.200s", raw)
 		}
 	}
@@ -128,17 +128,17 @@ func checkOutputDetect(t *testing.T, in, out []byte, rep *Report, opts Options, 
 func protected(r *request.Request) [][]byte {
 	var out [][]byte
 	for i, it := range r.Items {
-		if it.Role == "system" || it.Role == "developer" {
+		if it.Role() == "system" || it.Role() == "developer" {
 			if !hasOrphan(r, i) {
-				out = append(out, it.Raw)
+				out = append(out, it.Raw())
 			}
 			break
 		}
 	}
 	for i := len(r.Items) - 1; i >= 0; i-- {
 		it := r.Items[i]
-		if it.Role == "user" && it.Kind != request.KindSummary && hasUserContent(it) && !hasOrphan(r, i) {
-			out = append(out, it.Raw)
+		if it.Role() == "user" && it.Kind != request.KindSummary && hasUserContent(it) && !hasOrphan(r, i) {
+			out = append(out, it.Raw())
 			break
 		}
 	}

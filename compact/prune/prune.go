@@ -146,35 +146,86 @@ const (
 	tierArchive = 2 // the rest
 )
 
-var tierNames = []string{tierFloor: "always-keep floor", tierWorking: "working memory", tierArchive: "archive"}
+var tierNames = [...]string{tierFloor: "always-keep floor", tierWorking: "working memory", tierArchive: "archive"}
 
-// itemState is what the run decided for one item.
+// itemState is what the run decided for one item. A request of many
+// small messages holds one per message for the whole run (issue 28):
+// what few items have is out of line (run.condensed), a reason a tier's
+// eviction gives is formatted only when a report asks (evictReason), and
+// the counts are as small as what they count.
 type itemState struct {
-	tier      int
-	score     float64
-	tokens    int // as it will be emitted
-	before    int
+	score float64
+	// evictScore is the unit's score when a tier's eviction took it
+	// (evictWhy > 0): its reason's number.
+	evictScore float64
+	tokens     int // as it will be emitted
+	before     int
+	// pieceLen measures the item's part of the evicted-messages
+	// artifact (pieceSize), measured once; the part itself is written
+	// only into the artifact (evictedText).
+	pieceLen int
+	// reason says why the item was removed or condensed; a tier's
+	// eviction clears it and what is added after is joined behind the
+	// eviction's reason (evictReason).
+	reason string
+	keep   string // why kept
+	// notes is what the item adds to the digest (itemNotes), once looked
+	// up (notesDone).
+	notes      []note
+	pieceLines int32
+	orphans    int32
+	// dups counts the condensed segments that are duplicates.
+	dups int32
+	tier int8
+	// evictWhy is the index in evictReasons of the tier eviction that
+	// took the item; 0 when none did.
+	evictWhy  uint8
 	gone      bool // removed
 	summed    bool // removed and in the summary
-	decision  string
-	reason    string
-	keep      string // why kept
-	condensed []Condensed
-	orphans   int
+	pieceDone bool
+	notesDone bool
 	// protected items are never modified (system messages, the latest
 	// user turn, open tool pairs).
 	protected bool
-	// dups counts the condensed segments that are duplicates.
-	dups int
-	// pieceLen and pieceLines measure the item's part of the
-	// evicted-messages artifact (pieceSize), measured once; the part
-	// itself is written only into the artifact (evictedText).
-	pieceLen, pieceLines int
-	pieceDone            bool
-	// notes is what the item adds to the digest (itemNotes), once looked
-	// up.
-	notes *notes
 }
+
+// The reasons of the tiers' evictions (evictTier), each with the unit's
+// score.
+const (
+	evictArchive uint8 = iota + 1
+	evictWorking
+	evictFloor
+)
+
+var evictReasons = [...]string{
+	evictArchive: "over budget: lowest score (%.1f) outside the always-keep set",
+	evictWorking: "always-keep set over budget: working memory evicted, lowest score (%.1f) first",
+	evictFloor:   "the protocol-exact minimum alone nearly fills the budget: evicted, lowest score (%.1f) first",
+}
+
+// evictReason is why item st was removed: a tier eviction's reason
+// (with the unit's score) joined with what was added after, or the
+// reason recorded.
+func evictReason(st *itemState) string {
+	if st.evictWhy == 0 {
+		return st.reason
+	}
+	why := fmt.Sprintf(evictReasons[st.evictWhy], st.evictScore)
+	if st.reason == "" {
+		return why
+	}
+	return joinReason(why, st.reason)
+}
+
+// pairedKeep is the keep reason of an item kept because its unit's tier
+// is t ("paired with ...").
+var pairedKeep = func() [len(tierNames)]string {
+	var out [len(tierNames)]string
+	for t, n := range tierNames {
+		out[t] = "paired with a tool call or result kept as " + n
+	}
+	return out
+}()
 
 type run struct {
 	p     *Pruner
@@ -193,14 +244,18 @@ type run struct {
 	st          []itemState
 	total       int
 	keys        map[*request.Segment]request.TextKey // memo of text hashes
+	// condensed are the segments of item i cut to a preview or a
+	// reference (few items have any).
+	condensed map[int][]Condensed
 	// latestUser is the latest user turn with user content (text or an
 	// image; -1 when none): never modified, not even its tool results.
 	latestUser int
 	// ctx is the request's: degradation stops when it ends.
 	ctx context.Context
 	// summed counts the items evicted into the summary (anySummarized
-	// without a pass over the items).
-	summed int
+	// without a pass over the items); removed, those removed with nothing
+	// standing for them.
+	summed, removed int
 }
 
 // key returns the cache key of a segment's text.
@@ -237,7 +292,7 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	r := &run{ctx: ctx, p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}}
+	r := &run{ctx: ctx, p: p, req: req, s: s, est: p.estimator(s, req.Format), plan: req.NewPlan(), st: make([]itemState, len(req.Items)), keys: map[*request.Segment]request.TextKey{}, condensed: map[int][]Condensed{}}
 	r.scope = p.opts.Session
 	if r.scope == "" {
 		r.scope = request.DeriveScope(req)
@@ -353,8 +408,11 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 		rep.Ratio = float64(before) / float64(r.total)
 	}
 	rep.Fits = r.total <= budget
-	rep.Messages = r.decisions()
-	p.logRun(rep)
+	if !p.opts.NoMessages {
+		rep.Messages = r.decisions()
+	}
+	rep.Removed = r.summed + r.removed
+	p.logRun(rep, r)
 	return out, rep, nil
 }
 
@@ -420,7 +478,7 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	// two in the list of evicted messages; the digest only grows), so the
 	// check is skipped until they add up to the deficit. The outcome is
 	// the one of checking every time (TestHashEverySummary compares).
-	evictTier := func(tier int, reason string) bool {
+	evictTier := func(tier int, why uint8) bool {
 		credit := 0
 		for _, u := range order {
 			if r.ctx.Err() != nil {
@@ -436,7 +494,7 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 			}
 			if r.unitTier(u) == tier && r.unitLive(u) && !r.unitProtected(u) {
 				credit -= r.unitLiveTokens(u) + maxSummaryShrink
-				r.evict(u, fmt.Sprintf(reason, r.unitScore(u)))
+				r.evict(u, why, r.unitScore(u))
 			}
 		}
 		return fits()
@@ -460,16 +518,16 @@ func (r *run) degrade(avail int, rep *Report) ([]byte, int) {
 	switch {
 	case condenseTier(tierArchive, r.s.maxToolOutput):
 	case condenseTier(tierArchive, 0):
-	case evictTier(tierArchive, "over budget: lowest score (%.1f) outside the always-keep set"):
+	case evictTier(tierArchive, evictArchive):
 	case condenseTier(tierWorking, r.s.maxToolOutput):
 		rep.Degraded = true
 	case condenseTier(tierWorking, 0):
 		rep.Degraded = true
-	case evictTier(tierWorking, "always-keep set over budget: working memory evicted, lowest score (%.1f) first"):
+	case evictTier(tierWorking, evictWorking):
 		rep.Degraded = true
 	case condenseTier(tierFloor, 0):
 		rep.Degraded = true
-	case evictTier(tierFloor, "the protocol-exact minimum alone nearly fills the budget: evicted, lowest score (%.1f) first"):
+	case evictTier(tierFloor, evictFloor):
 		rep.Degraded = true
 	case condenseOpen(r.s.maxToolOutput):
 		rep.Degraded = true
@@ -491,7 +549,7 @@ func (r *run) condenseTier(tier, maxChars int) { r.condenseUntil(maxChars, r.inT
 
 // inTier selects the unprotected items of a tier.
 func (r *run) inTier(tier int) func(i int) bool {
-	return func(i int) bool { return r.st[i].tier == tier && !r.st[i].protected }
+	return func(i int) bool { return int(r.st[i].tier) == tier && !r.st[i].protected }
 }
 
 // condenseUntil condenses the tool outputs of the live items pick selects
@@ -515,14 +573,16 @@ func (r *run) condenseUntil(maxChars int, pick func(i int) bool, done func() boo
 	return done != nil && done()
 }
 
-func (p *Pruner) logRun(rep *Report) {
-	counts := map[string]int{}
-	for _, m := range rep.Messages {
-		counts[m.Decision]++
+func (p *Pruner) logRun(rep *Report, r *run) {
+	condensed := 0
+	for i := range r.st {
+		if st := &r.st[i]; !st.gone && (len(r.condensed[i]) > 0 || st.orphans > 0) {
+			condensed++
+		}
 	}
-	p.log.Debug("messages compressed", keyFormat, rep.Format, keyModel, rep.Model, keyItems, len(rep.Messages),
-		keyKept, counts[DecisionKept], keyCondensed, counts[DecisionCondensed], keySummized, counts[DecisionSummarized],
-		keyEvicted, counts[DecisionEvicted], keyBefore, rep.TokensBefore, keyAfter, rep.TokensAfter, keyBudget, rep.Budget, keyFits, rep.Fits)
+	p.log.Debug("messages compressed", keyFormat, rep.Format, keyModel, rep.Model, keyItems, len(r.st),
+		keyKept, len(r.st)-condensed-rep.Removed, keyCondensed, condensed, keySummized, r.summed,
+		keyEvicted, r.removed, keyBefore, rep.TokensBefore, keyAfter, rep.TokensAfter, keyBudget, rep.Budget, keyFits, rep.Fits)
 }
 
 // dropOrphans removes calls without results and results without calls: a
@@ -543,10 +603,10 @@ func (r *run) dropOrphans() {
 		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
 			st.tokens -= seg.Tokens
 			st.orphans++
-			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID))
+			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID()))
 			continue
 		}
-		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID))
+		r.remove(o.Item, fmt.Sprintf("%s (id %q)", what, seg.CallID()))
 		// What the removed item was paired with would lose its partner (a
 		// malformed item holding both an orphan and a paired call), and a
 		// Responses reasoning item cannot stay without the item it
@@ -569,8 +629,8 @@ func joinReason(a, b string) string {
 func (r *run) remove(i int, reason string) {
 	r.plan.DropItem(i)
 	r.st[i].gone = true
-	r.st[i].decision = DecisionEvicted
 	r.st[i].reason = reason
+	r.removed++
 }
 
 // assignTiers marks the always-keep floor, working memory and the
@@ -582,7 +642,7 @@ func (r *run) assignTiers() {
 		if r.st[i].gone {
 			continue
 		}
-		switch it.Role {
+		switch it.Role() {
 		case "system", "developer":
 			if firstSys < 0 {
 				firstSys = i
@@ -616,7 +676,7 @@ func (r *run) assignTiers() {
 		}
 	}
 	for i, it := range items {
-		if !r.st[i].gone && (it.Role == "system" || it.Role == "developer") {
+		if !r.st[i].gone && (it.Role() == "system" || it.Role() == "developer") {
 			protect(i)
 		}
 	}
@@ -640,7 +700,7 @@ func (r *run) assignTiers() {
 	why := map[int]string{firstSys: "always keep: first system message", firstUser: "always keep: first user message", lastUser: "always keep: latest user turn"}
 	window := 2 * r.s.windowSize
 	for i := len(items) - 1; i >= 0 && window > 0; i-- {
-		if r.st[i].gone || items[i].Role == "system" || items[i].Role == "developer" {
+		if r.st[i].gone || items[i].Role() == "system" || items[i].Role() == "developer" {
 			continue
 		}
 		window--
@@ -650,7 +710,7 @@ func (r *run) assignTiers() {
 		}
 	}
 	for i, it := range items {
-		if (it.Role == "system" || it.Role == "developer") && base[i] != tierFloor {
+		if (it.Role() == "system" || it.Role() == "developer") && base[i] != tierFloor {
 			base[i] = tierFloor
 			r.st[i].keep = "always keep: system message"
 		}
@@ -671,9 +731,9 @@ func (r *run) assignTiers() {
 			t = min(t, base[i])
 		}
 		for _, i := range unit {
-			r.st[i].tier = t
+			r.st[i].tier = int8(t)
 			if base[i] > t {
-				r.st[i].keep = "paired with a tool call or result kept as " + tierNames[t]
+				r.st[i].keep = pairedKeep[t]
 			}
 		}
 	}
@@ -705,14 +765,14 @@ func (r *run) condenseItem(i, maxChars int) bool {
 	}
 	for j := range it.Segments {
 		seg := &it.Segments[j]
-		if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 {
+		if seg.Kind != request.SegToolResult || seg.Value().Len() == 0 {
 			continue
 		}
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
 			continue
 		}
 		cur, idx := seg.Tokens, -1
-		for k, c := range st.condensed {
+		for k, c := range r.condensed[i] {
 			if c.Segment == j {
 				cur, idx = c.TokensAfter, k
 			}
@@ -735,9 +795,9 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		r.total -= cur - after
 		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after}
 		if idx >= 0 {
-			st.condensed[idx] = c
+			r.condensed[i][idx] = c
 		} else {
-			st.condensed = append(st.condensed, c)
+			r.condensed[i] = append(r.condensed[i], c)
 		}
 		r.stash(res.hash, seg.Text)
 		changed = true
@@ -769,7 +829,7 @@ func (r *run) unitScore(u int) float64 {
 	return best
 }
 
-func (r *run) unitTier(u int) int { return r.st[r.pair.Unit(u)[0]].tier }
+func (r *run) unitTier(u int) int { return int(r.st[r.pair.Unit(u)[0]].tier) }
 
 func (r *run) unitProtected(u int) bool {
 	for _, i := range r.pair.Unit(u) {
@@ -809,7 +869,7 @@ func (r *run) unitLiveTokens(u int) int {
 }
 
 // evict removes a unit into the summary.
-func (r *run) evict(u int, reason string) {
+func (r *run) evict(u int, why uint8, score float64) {
 	for _, i := range r.pair.Unit(u) {
 		st := &r.st[i]
 		if st.gone {
@@ -818,7 +878,7 @@ func (r *run) evict(u int, reason string) {
 		r.plan.DropItem(i)
 		st.gone, st.summed = true, true
 		r.summed++
-		st.decision, st.reason = DecisionSummarized, reason
+		st.evictWhy, st.evictScore, st.reason = why, score, ""
 		r.total -= st.tokens
 	}
 }
@@ -839,8 +899,8 @@ func (r *run) digest() *digest {
 		// rebuilt as eviction grows, and the cache's map may hold fewer
 		// entries than a request has items (it then starts over, and
 		// every digest built all the notes again).
-		if st.notes == nil {
-			st.notes = itemNotes(r.p.cache, r.req.Format, it)
+		if !st.notesDone {
+			st.notes, st.notesDone = itemNotes(r.p.cache, r.req.Format, it), true
 		}
 		d.addNotes(st.notes)
 	}
@@ -980,14 +1040,17 @@ func (r *run) decisions() []Decision {
 	out := make([]Decision, len(r.req.Items))
 	for i, it := range r.req.Items {
 		st := &r.st[i]
-		d := Decision{Index: i, Role: it.Role, Kind: it.Kind, Score: st.score, TokensBefore: st.before, Condensed: st.condensed}
+		cond := r.condensed[i]
+		d := Decision{Index: i, Role: it.Role(), Kind: it.Kind, Score: st.score, TokensBefore: st.before, Condensed: cond}
 		switch {
+		case st.summed:
+			d.Decision, d.Reason = DecisionSummarized, evictReason(st)
 		case st.gone:
-			d.Decision, d.Reason = st.decision, st.reason
-		case len(st.condensed) > 0 || st.orphans > 0:
+			d.Decision, d.Reason = DecisionEvicted, evictReason(st)
+		case len(cond) > 0 || st.orphans > 0:
 			d.Decision, d.TokensAfter = DecisionCondensed, st.tokens
 			reason := st.reason
-			if len(st.condensed) > st.dups {
+			if len(cond) > int(st.dups) {
 				reason = joinReason(reason, fmt.Sprintf("tool output over %d chars cut to a preview", r.s.maxToolOutput))
 			}
 			d.Reason = reason

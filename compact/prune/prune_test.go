@@ -86,8 +86,8 @@ func TestForRetry(t *testing.T) {
 			got := checkOutput(t, body, out, rep, opts)
 			last := got.Items[len(got.Items)-1]
 			text := last.Text()
-			if last.Role != "user" || !strings.HasPrefix(text, RetryPrefix) {
-				t.Fatalf("last item is not the retry note: %s", last.Raw)
+			if last.Role() != "user" || !strings.HasPrefix(text, RetryPrefix) {
+				t.Fatalf("last item is not the retry note: %s", last.Raw())
 			}
 			for _, want := range []string{"Previous attempt failed:", "ValueError: invalid input", "Traceback", "rolled back to a previous checkpoint"} {
 				if !strings.Contains(text, want) {
@@ -302,5 +302,40 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 		if ur.TokensBefore < tokens.FallbackWindow {
 			t.Errorf("%s: %d tokens is too small to show anything", f, ur.TokensBefore)
 		}
+	}
+}
+
+// TestNoMessages: without per-item decisions (Smart Context's eviction)
+// the output is the same and Removed counts what the decisions would
+// call summarized or evicted.
+func TestNoMessages(t *testing.T) {
+	body := render(request.FormatAnthropic, "claude-sonnet-4.5", manyCalls(40))
+	full, err := New(Options{Budget: 3000, WindowSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := New(Options{Budget: 3000, WindowSize: 2, NoMessages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, rep, err := full.Compress(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := 0
+	for _, d := range rep.Messages {
+		if d.Decision == DecisionSummarized || d.Decision == DecisionEvicted {
+			gone++
+		}
+	}
+	if gone == 0 || rep.Removed != gone {
+		t.Errorf("Removed = %d, the decisions remove %d (want more than none)", rep.Removed, gone)
+	}
+	got, brep, err := bare.Compress(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || brep.Messages != nil || brep.Removed != gone {
+		t.Errorf("NoMessages: same output %v, %d decisions, Removed %d; want true, 0, %d", bytes.Equal(got, want), len(brep.Messages), brep.Removed, gone)
 	}
 }

@@ -135,9 +135,9 @@ func (r *run) pieceSize(i int) (size, lines int) {
 	if !st.pieceDone {
 		var c lineCounter
 		WriteEvictedPiece(&c, i, r.req.Items[i])
-		st.pieceLen, st.pieceLines, st.pieceDone = c.n, c.lines, true
+		st.pieceLen, st.pieceLines, st.pieceDone = c.n, int32(c.lines), true
 	}
-	return st.pieceLen, st.pieceLines
+	return st.pieceLen, int(st.pieceLines)
 }
 
 // EvictedPiece renders item i of a request as the artifact of evicted
@@ -169,7 +169,7 @@ func EvictedPieceLen(i int, it *request.Item) int {
 // from the item (no formatted copy of a large output): callers that
 // size w first with [EvictedPieceLen] hold the text once.
 func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
-	role := it.Role
+	role := it.Role()
 	if role == "" {
 		role = it.Kind.String()
 	}
@@ -183,15 +183,15 @@ func WriteEvictedPiece(w PieceWriter, i int, it *request.Item) {
 		switch s.Kind {
 		case request.SegToolCall:
 			w.WriteString("[tool call ")
-			w.WriteString(s.CallID)
+			w.WriteString(s.CallID())
 			w.WriteByte(' ')
-			w.WriteString(s.Name)
+			w.WriteString(s.Name())
 			w.WriteString("]\n")
 			w.WriteString(s.Text)
 			w.WriteByte('\n')
 		case request.SegToolResult:
 			w.WriteString("[tool result ")
-			w.WriteString(s.CallID)
+			w.WriteString(s.CallID())
 			w.WriteString("]\n")
 			w.WriteString(s.Text)
 			w.WriteByte('\n')
@@ -268,14 +268,14 @@ func (r *run) dedupe() {
 		st := &r.st[i]
 		for j := range it.Segments {
 			seg := &it.Segments[j]
-			if seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < minHidden || len(seg.Images()) > 0 {
+			if seg.Kind != request.SegToolResult || seg.Value().Len() == 0 || len(seg.Text) < minHidden || len(seg.Images()) > 0 {
 				continue
 			}
 			k := r.key(seg)
 			a, seen := first[k]
 			if !seen {
 				if !st.gone {
-					first[k] = anchor{item: i, call: seg.CallID}
+					first[k] = anchor{item: i, call: seg.CallID()}
 				}
 				continue
 			}
@@ -288,12 +288,12 @@ func (r *run) dedupe() {
 			}
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), byteview.CountLines(seg.Text), "identical to the output of "+where)
-			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}
 			st.tokens -= seg.Tokens - after
-			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
 			st.dups++
 			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
 			r.stash(hash, seg.Text)
@@ -323,11 +323,11 @@ func (r *run) supersede() {
 		}
 		for j := range it.Segments {
 			seg := &it.Segments[j]
-			s, ok := sup[seg.CallID]
-			if !ok || seg.Kind != request.SegToolResult || seg.Value.Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
+			s, ok := sup[seg.CallID()]
+			if !ok || seg.Kind != request.SegToolResult || seg.Value().Len() == 0 || len(seg.Text) < 2*minHidden || len(seg.Images()) > 0 || r.readFailed(seg) {
 				continue
 			}
-			if slices.ContainsFunc(st.condensed, func(c Condensed) bool { return c.Segment == j }) {
+			if slices.ContainsFunc(r.condensed[i], func(c Condensed) bool { return c.Segment == j }) {
 				continue // a duplicate already
 			}
 			how := "read again"
@@ -337,12 +337,12 @@ func (r *run) supersede() {
 			detail := fmt.Sprintf("%d %s: %s was %s by call %s (message %d)", len([]rune(seg.Text)), request.ReferencePrefix, strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(s.Path)), how, s.By, where[s.By])
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), byteview.CountLines(seg.Text), detail)
-			after := r.est.Segment(&request.Segment{Kind: seg.Kind, Name: seg.Name, Text: text})
+			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
 			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}
 			st.tokens -= seg.Tokens - after
-			st.condensed = append(st.condensed, Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
 			st.reason = joinReason(st.reason, "file read superseded: "+s.Path+" was "+how+" later")
 			r.stash(hash, seg.Text)
 		}

@@ -67,8 +67,11 @@ type Report struct {
 	Reason string `json:"reason,omitempty"`
 	// Degraded reports that working memory had to be condensed or evicted.
 	Degraded bool `json:"degraded,omitempty"`
-	// Messages has one decision per input item, in input order.
+	// Messages has one decision per input item, in input order (none
+	// with Options.NoMessages).
 	Messages []Decision `json:"messages"`
+	// Removed counts the input items summarized or evicted.
+	Removed int `json:"-"`
 	// Inserted lists items the run added (the summary, a retry note).
 	Inserted []Inserted `json:"inserted,omitempty"`
 }

@@ -31,8 +31,8 @@ func (r *run) score() {
 	for _, it := range items {
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if s.Kind == request.SegToolCall && s.CallID != "" {
-				callClass[s.CallID] = max(callClass[s.CallID], classifyTool(s.Name))
+			if s.Kind == request.SegToolCall && s.CallID() != "" {
+				callClass[s.CallID()] = max(callClass[s.CallID()], classifyTool(s.Name()))
 			}
 		}
 	}
@@ -65,23 +65,23 @@ func (r *run) itemBase(it *request.Item, callClass map[string]toolClass) int {
 		v := 0
 		switch s.Kind {
 		case request.SegToolResult:
-			c, ok := callClass[s.CallID]
+			c, ok := callClass[s.CallID()]
 			if !ok {
-				c = classifyTool(s.Name)
+				c = classifyTool(s.Name())
 			}
 			v = []int{scoreReadResult, scoreCommandResult, scoreMutationResult}[c]
 			if r.isError(s) {
 				v += scoreErrorBonus
 			}
 		case request.SegToolCall:
-			v = []int{scoreReadCall, scoreCommandCall, scoreMutationCall}[classifyTool(s.Name)]
+			v = []int{scoreReadCall, scoreCommandCall, scoreMutationCall}[classifyTool(s.Name())]
 		}
 		base = max(base, v)
 	}
 	if base > 0 {
 		return base
 	}
-	switch it.Role {
+	switch it.Role() {
 	case "user":
 		return scoreUser
 	case "assistant":

@@ -91,16 +91,28 @@ var decisionOpeners = []string{"i'll ", "i will ", "we'll ", "we will ", "decide
 
 // addNotes records what an item did: its notes (itemNotes, computed
 // once per item content).
-func (d *digest) addNotes(n *notes) {
+func (d *digest) addNotes(ns []note) {
 	d.items++
-	for _, f := range []struct {
-		l    *list
-		from []string
-	}{{&d.read, n.read}, {&d.modified, n.modified}, {&d.commands, n.commands}, {&d.errors, n.errors}, {&d.decisions, n.decisions}, {&d.requests, n.requests}} {
-		for _, s := range f.from {
-			f.l.add(s)
-		}
+	for _, n := range ns {
+		d.list(n.list).add(n.s)
 	}
+}
+
+// list is the digest's list of kind k.
+func (d *digest) list(k noteList) *list {
+	switch k {
+	case noteRead:
+		return &d.read
+	case noteModified:
+		return &d.modified
+	case noteCommand:
+		return &d.commands
+	case noteError:
+		return &d.errors
+	case noteDecision:
+		return &d.decisions
+	}
+	return &d.requests
 }
 
 // notes is what one item adds to a digest, list by list in the item's
@@ -108,9 +120,42 @@ func (d *digest) addNotes(n *notes) {
 // content ([request.Memo]): a summary is rebuilt as eviction grows, and
 // an agent re-sends its history turn after turn (the digest of a long
 // run's evicted items was a fifth of compress's time on the development
-// corpus).
+// corpus). A run keeps them flat ([note]): most items have one or none.
 type notes struct {
 	read, modified, commands, errors, decisions, requests []string
+}
+
+// noteList names a list of the digest.
+type noteList uint8
+
+const (
+	noteRead noteList = iota
+	noteModified
+	noteCommand
+	noteError
+	noteDecision
+	noteRequest
+)
+
+// note is one entry of an item's notes: the list it goes to and its text.
+type note struct {
+	list noteList
+	s    string
+}
+
+// flat returns n's entries list by list (nil when it has none).
+func (n *notes) flat() []note {
+	k := len(n.read) + len(n.modified) + len(n.commands) + len(n.errors) + len(n.decisions) + len(n.requests)
+	if k == 0 {
+		return nil
+	}
+	out := make([]note, 0, k)
+	for l, from := range [...][]string{noteRead: n.read, noteModified: n.modified, noteCommand: n.commands, noteError: n.errors, noteDecision: n.decisions, noteRequest: n.requests} {
+		for _, s := range from {
+			out = append(out, note{list: noteList(l), s: s})
+		}
+	}
+	return out
 }
 
 // notesKey keys an item's notes: its bytes and what parsing saw of it.
@@ -122,19 +167,25 @@ type notesKey struct {
 	raw    request.TextKey
 }
 
-func itemNotes(c *Cache, format request.Format, it *request.Item) *notes {
-	if c == nil {
+// minMemoItem is the size of the smallest item whose notes are kept in
+// the cache: a smaller one's are read again each time (its entry would
+// outweigh it; a request of many tiny messages would fill the cache
+// with them, as request.Cache.Info does not keep tiny texts).
+const minMemoItem = 256
+
+func itemNotes(c *Cache, format request.Format, it *request.Item) []note {
+	if c == nil || len(it.Raw()) < minMemoItem {
 		return noteItem(it)
 	}
-	k := notesKey{format: format, role: it.Role, kind: it.Kind, notice: it.Notice, raw: c.KeyBytes(it.Raw)}
-	return request.Memo(c, k, func() *notes { return noteItem(it) })
+	k := notesKey{format: format, role: it.Role(), kind: it.Kind, notice: it.Notice, raw: c.KeyBytes(it.Raw())}
+	return request.Memo(c, k, func() []note { return noteItem(it) })
 }
 
 // noteItem collects what an item did: the files its calls read and
 // modified, the commands they ran, the error line of each failing
 // output, the decisions of its assistant prose and its user requests.
-func noteItem(it *request.Item) *notes {
-	n := &notes{}
+func noteItem(it *request.Item) []note {
+	var n notes
 	for i := range it.Segments {
 		s := &it.Segments[i]
 		switch s.Kind {
@@ -145,7 +196,7 @@ func noteItem(it *request.Item) *notes {
 				n.errors = append(n.errors, errorLine(s.Text))
 			}
 		case request.SegText:
-			switch it.Role {
+			switch it.Role() {
 			case "assistant":
 				for _, line := range strings.Split(s.Text, "\n") {
 					l := strings.ToLower(strings.TrimLeft(line, " -*#>"))
@@ -163,7 +214,7 @@ func noteItem(it *request.Item) *notes {
 			}
 		}
 	}
-	return n
+	return n.flat()
 }
 
 // CallNotes is what a tool call did, read from its arguments: the files
@@ -181,7 +232,7 @@ func (n *notes) addCall(s *request.Segment) {
 	if err := json.Unmarshal([]byte(s.Text), &args); err != nil {
 		args = nil
 	}
-	class := classifyTool(s.Name)
+	class := classifyTool(s.Name())
 	var files []string
 	for _, k := range pathKeys {
 		switch v := args[k].(type) {
@@ -218,8 +269,8 @@ func (n *notes) addCall(s *request.Segment) {
 			}
 		}
 	}
-	if len(files) == 0 && class != toolCommand && s.Name != "" {
-		n.read = append(n.read, s.Name+"()")
+	if len(files) == 0 && class != toolCommand && s.Name() != "" {
+		n.read = append(n.read, s.Name()+"()")
 	}
 }
 

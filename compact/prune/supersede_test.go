@@ -68,7 +68,7 @@ func TestSupersededReadsBelowBudget(t *testing.T) {
 				for _, it := range r.Items {
 					for _, s := range it.Segments {
 						if s.Kind == request.SegToolResult {
-							m[s.CallID] = s.Text
+							m[s.CallID()] = s.Text
 						}
 					}
 				}

@@ -91,6 +91,17 @@ func (c *Cache) Info(k TextKey, text string) *signal.Info {
 	return c.infos.Get(k, func() *signal.Info { return analyze(text) })
 }
 
+// Analysis is [Cache.Info] without the hash for a text too short to be
+// kept (its Hash is then ""), for a reader of the signals alone: the
+// ledger reads every evicted message's, and a request of many tiny
+// messages paid a hex SHA-256 for each (issue 28).
+func (c *Cache) Analysis(k TextKey, text string) *signal.Info {
+	if len(text) < minCachedText {
+		return signal.Analyze(text)
+	}
+	return c.Info(k, text)
+}
+
 // analyze is text's signal analysis with its SHA-256.
 func analyze(text string) *signal.Info {
 	in := signal.Analyze(text)

@@ -7,7 +7,7 @@ func classify(r *Request) {
 	firstSystem := true
 	seen := make(map[string]bool) // tool result texts seen so far
 	for _, it := range r.Items {
-		switch it.Role {
+		switch it.Role() {
 		case "system", "developer":
 			if !firstSystem {
 				it.Notice = true
@@ -65,7 +65,7 @@ func segmentClass(it *Item, s *Segment, seen map[string]bool) Class {
 		switch {
 		case it.Kind == KindSummary:
 			return ClassCondensable
-		case it.Role == "assistant":
+		case it.Role() == "assistant":
 			return ClassCondensable
 		}
 		return ClassCriticalExact

@@ -26,7 +26,7 @@ func DeriveScope(req *Request) string {
 			break
 		}
 		h.Write([]byte{0})
-		h.Write(it.Raw)
+		h.Write(it.Raw())
 	}
 	for _, f := range req.Fixed {
 		if f.Kind == SegText {

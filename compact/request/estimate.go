@@ -94,10 +94,10 @@ func (e *Estimator) Fixed(r *Request) int {
 
 // Item sets it.Tokens and each segment's Tokens and returns it.Tokens.
 func (e *Estimator) Item(it *Item) int {
-	if len(it.Raw) < minCachedItem {
+	if len(it.Raw()) < minCachedItem {
 		return e.count(it, nil)
 	}
-	key := itemKey{h1: maphash.Bytes(e.seed1, it.Raw), h2: maphash.Bytes(e.seed2, it.Raw), n: len(it.Raw), role: it.Role}
+	key := itemKey{h1: maphash.Bytes(e.seed1, it.Raw()), h2: maphash.Bytes(e.seed2, it.Raw()), n: len(it.Raw()), role: it.Role()}
 	counts, ok := e.cache.Lookup(key)
 	if ok && len(counts) == len(it.Segments)+1 {
 		for i := range it.Segments {
@@ -116,8 +116,8 @@ func (e *Estimator) Item(it *Item) int {
 // counts, when not nil, receives the segments' counts, then the total.
 func (e *Estimator) count(it *Item, counts []int) int {
 	total := 0
-	if it.Role != "" {
-		total += MessageOverhead + e.Text(it.Role)
+	if it.Role() != "" {
+		total += MessageOverhead + e.Text(it.Role())
 	}
 	for i := range it.Segments {
 		n := e.segment(&it.Segments[i])
@@ -141,7 +141,7 @@ func (e *Estimator) segment(s *Segment) int {
 	n := 0
 	switch s.Kind {
 	case SegToolCall:
-		n = ToolCallOverhead + e.Text(s.Name) + e.Text(s.Text)
+		n = ToolCallOverhead + e.Text(s.Name()) + e.Text(s.Text)
 	case SegRedactedThinking:
 		n = (len(s.Text) + opaqueBytesPerToken - 1) / opaqueBytesPerToken
 	case SegOther:
@@ -153,8 +153,8 @@ func (e *Estimator) segment(s *Segment) int {
 	default:
 		n = e.Text(s.Text)
 	}
-	if s.Kind == SegToolResult && s.Name != "" {
-		n += NameOverhead + e.Text(s.Name)
+	if s.Kind == SegToolResult && s.Name() != "" {
+		n += NameOverhead + e.Text(s.Name())
 	}
 	for _, img := range s.Images() {
 		n += ImageTokens(e.rule, img)

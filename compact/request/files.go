@@ -23,9 +23,9 @@ func Calls(req *Request) ([]Call, map[string]int) {
 	at := map[string]int{}
 	for i, it := range req.Items {
 		for _, seg := range it.Segments {
-			if seg.Kind == SegToolCall && seg.CallID != "" {
-				calls = append(calls, Call{ID: seg.CallID, Name: seg.Name, Args: seg.Text})
-				at[seg.CallID] = i
+			if seg.Kind == SegToolCall && seg.CallID() != "" {
+				calls = append(calls, Call{ID: seg.CallID(), Name: seg.Name(), Args: seg.Text})
+				at[seg.CallID()] = i
 			}
 		}
 	}

@@ -199,42 +199,117 @@ type Segment struct {
 
 	array int32 // index into Item.extra.list of the array holding Elem; -1 if none
 
-	// Value is the span of the JSON value that holds the content (a
-	// string, or the array of parts of a tool result); a rewrite replaces
-	// exactly these bytes. Zero when there is nothing to rewrite.
-	Value Span `json:"value"`
-	// Elem is the span of the enclosing array element (a content block, a
-	// tool_calls entry) when the segment is one; zero otherwise.
-	Elem Span `json:"elem"`
+	// value is [Segment.Value], as offsets of 32 bits (a body is at most
+	// 4 GiB: Parse).
+	value span32
 	// Text is the decoded text: content, call arguments, reasoning. For
 	// other segments, the raw JSON.
 	Text string `json:"-"`
-	// Name is the tool name of a call.
-	Name string `json:"name,omitempty"`
-	// CallID is the call id a tool call issues or a tool result answers.
-	CallID string `json:"call_id,omitempty"`
-	// images are the images of the segment ([Segment.Images]), out of
-	// line: few segments have any.
-	images *[]Image
+	// x holds what few segments have, out of line ([Segment.Elem],
+	// [Segment.Name], [Segment.CallID], [Segment.Images]): a request of
+	// many small messages holds a segment for each (issue 28).
+	x *segExtra
 	// Tokens is the segment's estimate, set by [Estimator.Item].
 	Tokens int `json:"tokens"`
+}
+
+// Value is the span of the JSON value that holds the content (a string,
+// or the array of parts of a tool result); a rewrite replaces exactly
+// these bytes. Zero when there is nothing to rewrite.
+func (s *Segment) Value() Span { return s.value.span() }
+
+// span32 is a [Span] of a body of at most 4 GiB, in half the bytes: an
+// item and a segment hold one each, a request of many tiny messages one
+// each per message (issue 28).
+type span32 struct{ start, end uint32 }
+
+func (s span32) span() Span { return Span{int(s.start), int(s.end)} }
+
+// toSpan32 is s in 32 bits; Parse refuses a larger body.
+func toSpan32(s Span) span32 { return span32{uint32(s.Start), uint32(s.End)} }
+
+// segExtra is what few segments have.
+type segExtra struct {
+	elem         Span
+	name, callID string
+	images       []Image
+}
+
+// ext returns the segment's out-of-line part, made on first use.
+func (s *Segment) ext() *segExtra {
+	if s.x == nil {
+		s.x = &segExtra{}
+	}
+	return s.x
+}
+
+// Elem is the span of the enclosing array element (a content block, a
+// tool_calls entry) when the segment is one; zero otherwise.
+func (s *Segment) Elem() Span {
+	if s.x == nil {
+		return Span{}
+	}
+	return s.x.elem
+}
+
+// Name is the tool name of a call.
+func (s *Segment) Name() string {
+	if s.x == nil {
+		return ""
+	}
+	return s.x.name
+}
+
+// CallID is the call id a tool call issues or a tool result answers.
+func (s *Segment) CallID() string {
+	if s.x == nil {
+		return ""
+	}
+	return s.x.callID
 }
 
 // Images are the images of the segment (an image part, or images inside
 // a tool result).
 func (s *Segment) Images() []Image {
-	if s.images == nil {
+	if s.x == nil {
 		return nil
 	}
-	return *s.images
+	return s.x.images
+}
+
+// setElem, setName and setCallID set what [Segment.Elem], [Segment.Name]
+// and [Segment.CallID] return; a zero value makes nothing out of line.
+func (s *Segment) setElem(e Span) {
+	if e != (Span{}) || s.x != nil {
+		s.ext().elem = e
+	}
+}
+
+func (s *Segment) setName(n string) {
+	if n != "" || s.x != nil {
+		s.ext().name = n
+	}
+}
+
+func (s *Segment) setCallID(id string) {
+	if id != "" || s.x != nil {
+		s.ext().callID = id
+	}
 }
 
 // addImage adds an image to the segment.
 func (s *Segment) addImage(img Image) {
-	if s.images == nil {
-		s.images = new([]Image)
-	}
-	*s.images = append(*s.images, img)
+	s.ext().images = append(s.ext().images, img)
+}
+
+// NewSegment returns a segment of kind k holding text, with a tool
+// call's name and call id (either may be ""), in no array: what a
+// rewrite would make of a segment, to estimate, or a test's.
+func NewSegment(k SegmentKind, name, callID, text string) *Segment {
+	s := &Segment{Kind: k, Text: text, array: -1}
+	s.setName(name)
+	s.setCallID(callID)
+	return s
 }
 
 // Hash returns the hex SHA-256 of the segment's text: the address a
@@ -252,12 +327,13 @@ func HashText(text string) string {
 // itemExtra is what few items have, out of line: the arrays whose
 // elements segments may be dropped one by one, the members of the item's
 // object (an array left empty drops its member), the call ids the item
-// issues and answers.
+// issues and answers, a role or type ctxd has no number for.
 type itemExtra struct {
-	members []member
-	list    []arrayRef
-	calls   []string
-	results []string
+	members   []member
+	list      []arrayRef
+	calls     []string
+	results   []string
+	role, typ string
 }
 
 // arrayRef records an array inside an item whose elements segments may be
@@ -270,19 +346,19 @@ type arrayRef struct {
 // Item is one element of the request's conversation: a message or, for
 // Responses, a typed item. A request of many small messages holds one
 // for each (issue 28): what few items have is out of line ([Item.Calls],
-// [Item.Results], the droppable arrays), the kind is a small number.
+// [Item.Results], the droppable arrays, a role or type not in the
+// tables), the kind, the role and the type are small numbers, the bytes
+// are a span of the request's body ([Item.Raw]).
 type Item struct {
-	// Index is the item's position in the request's array.
-	Index int `json:"index"`
-	// Span is where the item's bytes lie in the body; Raw is those bytes.
-	Span Span   `json:"span"`
-	Raw  []byte `json:"-"`
-	// Role is the message role ("system", "developer", "user",
-	// "assistant", "tool", "function"); "" for non-message items.
-	Role string `json:"role,omitempty"`
-	// Type is the Responses item type ("message", "function_call", ...).
-	Type string `json:"type,omitempty"`
-	Kind Kind   `json:"kind"`
+	// req is the request whose body the span indexes; nil for an item
+	// built by [NewItem].
+	req  *Request
+	span span32
+	// index is the item's position in the request's array.
+	index int32
+	role  uint8 // index in roleNames; roleOther: extra.role
+	typ   uint8 // index in typeNames; typeOther: extra.typ
+	Kind  Kind  `json:"kind"`
 	// Notice reports an injected notice: a system or developer message
 	// after the first one, or a user message that opens with a
 	// <system-reminder> tag.
@@ -295,6 +371,81 @@ type Item struct {
 	// extra is nil for most messages (the field is a pointer so they do
 	// not pay for four slices).
 	extra *itemExtra
+}
+
+// The roles and the Responses item types an item holds as a number; ""
+// is 0, a value not in the table is held out of line (roleOther,
+// typeOther).
+var (
+	roleNames = [...]string{"", "system", "developer", "user", "assistant", "tool", "function"}
+	typeNames = [...]string{"", "message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
+		"computer_call", "computer_call_output", "reasoning", "mcp_approval_request", "mcp_approval_response"}
+)
+
+const (
+	roleOther = uint8(len(roleNames))
+	typeOther = uint8(len(typeNames))
+)
+
+// NewItem returns an item of role role holding segs, in no request (a
+// test's, or one to render).
+func NewItem(role string, kind Kind, segs ...Segment) *Item {
+	it := &Item{Kind: kind, Segments: segs}
+	it.setRole(role)
+	return it
+}
+
+// Index is the item's position in the request's array.
+func (it *Item) Index() int { return int(it.index) }
+
+// Span is where the item's bytes lie in the request's body.
+func (it *Item) Span() Span { return it.span.span() }
+
+// Raw is the item's bytes (nil for an item built by [NewItem]).
+func (it *Item) Raw() []byte {
+	if it.req == nil {
+		return nil
+	}
+	return it.req.Body[it.span.start:it.span.end]
+}
+
+// Role is the message role ("system", "developer", "user", "assistant",
+// "tool", "function"); "" for non-message items.
+func (it *Item) Role() string {
+	if it.role == roleOther {
+		return it.extra.role
+	}
+	return roleNames[it.role]
+}
+
+// Type is the Responses item type ("message", "function_call", ...).
+func (it *Item) Type() string {
+	if it.typ == typeOther {
+		return it.extra.typ
+	}
+	return typeNames[it.typ]
+}
+
+func (it *Item) setRole(role string) {
+	if it.role = number(roleNames[:], role); it.role == roleOther {
+		it.ext().role = role
+	}
+}
+
+func (it *Item) setType(typ string) {
+	if it.typ = number(typeNames[:], typ); it.typ == typeOther {
+		it.ext().typ = typ
+	}
+}
+
+// number is the index of s in names, or len(names) when it is not there.
+func number(names []string, s string) uint8 {
+	for i, n := range names {
+		if n == s {
+			return uint8(i)
+		}
+	}
+	return uint8(len(names))
 }
 
 // Calls are the tool call ids the item issues, in input order (they may
@@ -326,7 +477,7 @@ func (it *Item) ext() *itemExtra {
 // Hash returns the hex SHA-256 of the item's raw bytes (not kept: asked
 // for once or twice a request).
 func (it *Item) Hash() string {
-	sum := sha256.Sum256(it.Raw)
+	sum := sha256.Sum256(it.Raw())
 	return hex.EncodeToString(sum[:])
 }
 

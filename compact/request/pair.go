@@ -83,8 +83,8 @@ func (r *Request) Pair() *Pairing {
 	for i, it := range r.Items {
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if s.Kind == SegToolCall && s.CallID != "" {
-				callsByID[s.CallID] = append(callsByID[s.CallID], callSite{i, j})
+			if s.Kind == SegToolCall && s.CallID() != "" {
+				callsByID[s.CallID()] = append(callsByID[s.CallID()], callSite{i, j})
 			}
 		}
 	}
@@ -96,10 +96,10 @@ func (r *Request) Pair() *Pairing {
 			if s.Kind != SegToolResult {
 				continue
 			}
-			if s.CallID == "" {
-				if r.Format == FormatChat && it.Role == "function" {
+			if s.CallID() == "" {
+				if r.Format == FormatChat && it.Role() == "function" {
 					// Legacy function message: pair by adjacency and name.
-					if i > 0 && legacyCall(r.Items[i-1], s.Name) {
+					if i > 0 && legacyCall(r.Items[i-1], s.Name()) {
 						union(i-1, i)
 					}
 					continue
@@ -112,7 +112,7 @@ func (r *Request) Pair() *Pairing {
 			if r.Format == FormatAnthropic {
 				prev = prevAssistant(r, i)
 			}
-			for _, c := range callsByID[s.CallID] {
+			for _, c := range callsByID[s.CallID()] {
 				if r.Format == FormatAnthropic && c.item != prev {
 					continue
 				}
@@ -131,11 +131,11 @@ func (r *Request) Pair() *Pairing {
 			if s.Kind != SegToolCall || answered[SegRef{i, j}] {
 				continue
 			}
-			if s.CallID == "" && (r.Format != FormatChat || s.array >= 0) {
+			if s.CallID() == "" && (r.Format != FormatChat || s.array >= 0) {
 				p.Orphans = append(p.Orphans, SegRef{i, j})
 				continue
 			}
-			if s.CallID != "" {
+			if s.CallID() != "" {
 				p.Orphans = append(p.Orphans, SegRef{i, j})
 			}
 		}
@@ -189,12 +189,12 @@ func (r *Request) Pair() *Pairing {
 }
 
 func legacyCall(it *Item, name string) bool {
-	if it.Role != "assistant" {
+	if it.Role() != "assistant" {
 		return false
 	}
 	for i := range it.Segments {
 		s := &it.Segments[i]
-		if s.Kind == SegToolCall && s.CallID == "" && s.array < 0 && s.Name == name {
+		if s.Kind == SegToolCall && s.CallID() == "" && s.array < 0 && s.Name() == name {
 			return true
 		}
 	}
@@ -205,7 +205,7 @@ func legacyCall(it *Item, name string) bool {
 // item i, or -1.
 func prevAssistant(r *Request, i int) int {
 	for j := i - 1; j >= 0; j-- {
-		if r.Items[j].Role == "assistant" {
+		if r.Items[j].Role() == "assistant" {
 			return j
 		}
 	}
@@ -257,7 +257,7 @@ func (r *Request) Check() error {
 	ids := make([]string, 0, len(p.Orphans))
 	for _, o := range p.Orphans {
 		s := &r.Items[o.Item].Segments[o.Seg]
-		ids = append(ids, fmt.Sprintf("item %d %s %q", o.Item, s.Kind, s.CallID))
+		ids = append(ids, fmt.Sprintf("item %d %s %q", o.Item, s.Kind, s.CallID()))
 	}
 	return fmt.Errorf("check %s request: %s: %w", r.Format, strings.Join(ids, ", "), ErrUnpaired)
 }

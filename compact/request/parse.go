@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -19,6 +20,9 @@ const ReferencePrefix = "chars hidden to save context"
 // when f is "". The body is not copied: the request's spans and Raw
 // slices point into it, so the caller must not modify it afterwards.
 func Parse(body []byte, f Format) (*Request, error) {
+	if err := checkSize(len(body)); err != nil {
+		return nil, fmt.Errorf("parse request: %w", err)
+	}
 	if !validate(body) {
 		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
 	}
@@ -46,6 +50,17 @@ func Parse(body []byte, f Format) (*Request, error) {
 	r.parseFixed()
 	classify(r)
 	return r, nil
+}
+
+// maxBody is the largest body Parse reads: spans are offsets of 32 bits.
+const maxBody = math.MaxUint32
+
+// checkSize refuses a body of n bytes over maxBody.
+func checkSize(n int) error {
+	if uint64(n) > maxBody {
+		return fmt.Errorf("request body of %d bytes is over the 4 GiB ctxd reads: %w", n, ErrNotRequest)
+	}
+	return nil
 }
 
 // invalidJSON describes why body is not JSON, with the offset.
@@ -219,12 +234,12 @@ func (r *Request) parseItems(key string) error {
 		i, k := len(r.Items), len(items)
 		items = items[:k+1]
 		it := &items[k]
-		*it = Item{Index: i, Span: e, Raw: r.Body[e.Start:e.End], Segments: first[k : k : k+1]}
+		*it = Item{req: r, index: int32(i), span: toSpan32(e), Segments: first[k : k : k+1]}
 		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
 			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
@@ -279,10 +294,10 @@ func (r *Request) parseResponsesInput() error {
 			return err
 		}
 		r.ItemsKey, r.items, r.InputString = "input", v, true
-		r.Items = []*Item{{
-			Index: 0, Span: v, Raw: r.Body[v.Start:v.End], Role: "user", Type: "message", Kind: KindMessage,
-			Segments: []Segment{{Kind: SegText, Value: v, Text: text, array: -1}},
-		}}
+		it := &Item{req: r, span: toSpan32(v), Kind: KindMessage, Segments: []Segment{{Kind: SegText, value: toSpan32(v), Text: text, array: -1}}}
+		it.setRole("user")
+		it.setType("message")
+		r.Items = []*Item{it}
 		return nil
 	}
 	return fmt.Errorf("\"input\" must be a string or an array: %w", ErrNotRequest)
@@ -299,7 +314,7 @@ func (r *Request) parseFixed() {
 		if key == "system" && r.Format != FormatAnthropic || key == "instructions" && r.Format != FormatResponses {
 			continue
 		}
-		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, Value: v, Text: string(b[v.Start:v.End]), array: -1}
+		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: string(b[v.Start:v.End]), array: -1}
 		if key == "system" || key == "instructions" {
 			seg.Kind, seg.Class = SegText, ClassCriticalExact
 			switch kindOf(b, v) {
@@ -386,12 +401,12 @@ func objectAt(b []byte, s Span) (obj, bool) {
 // add adds seg to it, and the id of a tool call's segment to its calls, of
 // a tool result's to its results.
 func (it *Item) add(seg Segment) {
-	if seg.CallID != "" {
+	if seg.CallID() != "" {
 		switch seg.Kind {
 		case SegToolCall:
-			it.ext().calls = append(it.ext().calls, seg.CallID)
+			it.ext().calls = append(it.ext().calls, seg.CallID())
 		case SegToolResult:
-			it.ext().results = append(it.ext().results, seg.CallID)
+			it.ext().results = append(it.ext().results, seg.CallID())
 		}
 	}
 	it.Segments = append(it.Segments, seg)
@@ -416,7 +431,7 @@ func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int32
 // is a JSON string.
 func textSegment(b []byte, c Span, k SegmentKind) Segment {
 	text, _ := decodeString(b[c.Start:c.End])
-	return Segment{Kind: k, Value: c, Text: text, array: -1}
+	return Segment{Kind: k, value: toSpan32(c), Text: text, array: -1}
 }
 
 // setText makes seg a segment of kind k holding o's member key, when that
@@ -426,7 +441,7 @@ func (seg *Segment) setText(b []byte, o obj, key string, k SegmentKind) bool {
 	if !ok || kindOf(b, v) != '"' {
 		return false
 	}
-	seg.Kind, seg.Value = k, v
+	seg.Kind, seg.value = k, toSpan32(v)
 	seg.Text, _ = decodeString(b[v.Start:v.End])
 	return true
 }
@@ -435,7 +450,7 @@ func (seg *Segment) setText(b []byte, o obj, key string, k SegmentKind) bool {
 // string decoded, the text blocks of an array joined (its images listed).
 // It reports false for any other JSON value, which it leaves to the caller.
 func (seg *Segment) setResult(b []byte, v Span) bool {
-	seg.Value = v
+	seg.value = toSpan32(v)
 	switch kindOf(b, v) {
 	case '"':
 		seg.Text, _ = decodeString(b[v.Start:v.End])
@@ -449,8 +464,8 @@ func (seg *Segment) setResult(b []byte, v Span) bool {
 
 func (r *Request) parseChatItem(it *Item, o obj) {
 	b := r.Body
-	it.Role = o.str(b, "role")
-	isResult := it.Role == "tool" || it.Role == "function"
+	it.setRole(o.str(b, "role"))
+	isResult := it.Role() == "tool" || it.Role() == "function"
 	if c, ok := o.get("content"); ok {
 		if !isResult {
 			r.addContent(it, o, c, r.partSegment)
@@ -463,8 +478,8 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 			it.Segments = append(it.Segments, Segment{Kind: SegToolResult, array: -1})
 		}
 		id := o.str(b, "tool_call_id")
-		it.Segments[0].CallID = id
-		it.Segments[0].Name = o.str(b, "name")
+		it.Segments[0].setCallID(id)
+		it.Segments[0].setName(o.str(b, "name"))
 		if id != "" {
 			it.ext().results = append(it.ext().results, id)
 		}
@@ -480,14 +495,15 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	}
 	ai, calls := r.addArray(it, o, "tool_calls")
 	for _, e := range calls {
-		seg := Segment{Kind: SegToolCall, Elem: e, array: ai}
+		seg := Segment{Kind: SegToolCall, array: ai}
+		seg.setElem(e)
 		if kindOf(b, e) == '{' {
 			if co, err := parseObj(b, e); err == nil {
-				seg.CallID = co.str(b, "id")
+				seg.setCallID(co.str(b, "id"))
 				for _, fk := range []string{"function", "custom"} {
 					if fv, ok := co.get(fk); ok && kindOf(b, fv) == '{' {
 						if fo, err := parseObj(b, fv); err == nil {
-							seg.Name = fo.str(b, "name")
+							seg.setName(fo.str(b, "name"))
 							seg.Text = rawOrString(b, fo, "arguments", "input")
 						}
 					}
@@ -498,7 +514,7 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	}
 	if fv, ok := o.get("function_call"); ok && kindOf(b, fv) == '{' {
 		if fo, err := parseObj(b, fv); err == nil {
-			it.Segments = append(it.Segments, Segment{Kind: SegToolCall, Name: fo.str(b, "name"), Text: rawOrString(b, fo, "arguments"), array: -1})
+			it.Segments = append(it.Segments, *NewSegment(SegToolCall, fo.str(b, "name"), "", rawOrString(b, fo, "arguments")))
 		}
 	}
 	switch {
@@ -540,10 +556,11 @@ func hasSeg(it *Item, k SegmentKind) bool {
 // partSegment reads one content part of a Chat or Responses message.
 func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, Elem: p, array: ai, Text: string(b[p.Start:p.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: string(b[p.Start:p.End])}
+	seg.setElem(p)
 	switch kindOf(b, p) {
 	case '"':
-		seg.Kind, seg.Value = SegText, p
+		seg.Kind, seg.value = SegText, toSpan32(p)
 		seg.Text, _ = decodeString(b[p.Start:p.End])
 		return seg
 	case '{':
@@ -568,7 +585,7 @@ func (r *Request) partSegment(p Span, ai int32) Segment {
 
 func (r *Request) parseAnthropicItem(it *Item, o obj) {
 	b := r.Body
-	it.Role = o.str(b, "role")
+	it.setRole(o.str(b, "role"))
 	if c, ok := o.get("content"); ok {
 		r.addContent(it, o, c, r.blockSegment)
 	}
@@ -585,7 +602,8 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 // blockSegment reads one content block of an Anthropic message.
 func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, Elem: e, array: ai, Text: string(b[e.Start:e.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: string(b[e.Start:e.End])}
+	seg.setElem(e)
 	bo, ok := objectAt(b, e)
 	if !ok {
 		return seg
@@ -597,10 +615,13 @@ func (r *Request) blockSegment(e Span, ai int32) Segment {
 		seg.Kind, seg.Text = SegImage, ""
 		seg.addImage(imageOf(b, bo, t))
 	case "tool_use":
-		seg.Kind, seg.CallID, seg.Name = SegToolCall, bo.str(b, "id"), bo.str(b, "name")
+		seg.Kind = SegToolCall
+		seg.setCallID(bo.str(b, "id"))
+		seg.setName(bo.str(b, "name"))
 		seg.Text = rawOrString(b, bo, "input")
 	case "tool_result":
-		seg.Kind, seg.CallID, seg.Text = SegToolResult, bo.str(b, "tool_use_id"), ""
+		seg.Kind, seg.Text = SegToolResult, ""
+		seg.setCallID(bo.str(b, "tool_use_id"))
 		if v, ok := bo.get("is_error"); ok && string(b[v.Start:v.End]) == "true" {
 			seg.IsError = true
 		}
@@ -619,12 +640,12 @@ func (r *Request) blockSegment(e Span, ai int32) Segment {
 
 func (r *Request) parseResponsesItem(it *Item, o obj) {
 	b := r.Body
-	it.Type = o.str(b, "type")
-	it.Role = o.str(b, "role")
-	if it.Type == "" && it.Role != "" {
-		it.Type = "message"
+	it.setType(o.str(b, "type"))
+	it.setRole(o.str(b, "role"))
+	if it.Type() == "" && it.Role() != "" {
+		it.setType("message")
 	}
-	switch it.Type {
+	switch it.Type() {
 	case "message":
 		it.Kind = KindMessage
 		if c, ok := o.get("content"); ok {
@@ -632,11 +653,13 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 	case "function_call", "custom_tool_call", "computer_call":
 		it.Kind = KindToolCall
-		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "call_id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments", "input", "action"), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolCall, o.str(b, "name"), "", rawOrString(b, o, "arguments", "input", "action"))
+		seg.setCallID(o.str(b, "call_id"))
+		it.add(*seg)
 	case "function_call_output", "custom_tool_call_output", "computer_call_output":
 		it.Kind = KindToolResult
-		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "call_id"), array: -1}
+		seg := &Segment{Kind: SegToolResult, array: -1}
+		seg.setCallID(o.str(b, "call_id"))
 		if v, ok := o.get("output"); ok && !seg.setResult(b, v) {
 			if kindOf(b, v) != '{' {
 				seg.Text = string(b[v.Start:v.End])
@@ -649,15 +672,17 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 				}
 			}
 		}
-		it.add(seg)
+		it.add(*seg)
 	case "mcp_approval_request":
 		it.Kind = KindToolCall
-		seg := Segment{Kind: SegToolCall, CallID: o.str(b, "id"), Name: o.str(b, "name"), Text: rawOrString(b, o, "arguments"), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolCall, o.str(b, "name"), "", rawOrString(b, o, "arguments"))
+		seg.setCallID(o.str(b, "id"))
+		it.add(*seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
-		seg := Segment{Kind: SegToolResult, CallID: o.str(b, "approval_request_id"), Text: string(it.Raw), array: -1}
-		it.add(seg)
+		seg := NewSegment(SegToolResult, "", "", string(it.Raw()))
+		seg.setCallID(o.str(b, "approval_request_id"))
+		it.add(*seg)
 	case "reasoning":
 		it.Kind = KindReasoning
 		for _, k := range []string{"summary", "content"} {
@@ -671,19 +696,22 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 	default:
 		it.Kind = KindOther
-		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw), array: -1})
+		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
 	}
 }
 
 // ParseItem reads one item in format f: an item a policy builds (a
 // summary, a note) so it can be estimated like the others.
 func ParseItem(f Format, raw []byte) (*Item, error) {
+	if err := checkSize(len(raw)); err != nil {
+		return nil, fmt.Errorf("parse item: %w", err)
+	}
 	if !validate(raw) {
 		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
 	}
 	sp := trimSpan(raw)
 	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}
-	it := &Item{Span: sp, Raw: raw[sp.Start:sp.End], Kind: KindOther}
+	it := &Item{req: r, span: toSpan32(sp), Kind: KindOther}
 	r.Items = []*Item{it}
 	if kindOf(raw, sp) == '{' {
 		o, err := parseObj(raw, sp)

@@ -55,7 +55,7 @@ func (p *Plan) DropSegment(ref SegRef) bool {
 // It reports false when the segment has no value to replace.
 func (p *Plan) SetText(ref SegRef, text string) bool {
 	s := &p.r.Items[ref.Item].Segments[ref.Seg]
-	if s.Value.Len() == 0 {
+	if s.Value().Len() == 0 {
 		return false
 	}
 	p.text[ref] = text
@@ -93,7 +93,7 @@ func (p *Plan) Emit() ([]byte, error) {
 		}
 		return apply(r.Body, edits)
 	}
-	edits = append(edits, deleteElems(len(r.Items), func(i int) Span { return r.Items[i].Span }, p.drop)...)
+	edits = append(edits, deleteElems(len(r.Items), func(i int) Span { return r.Items[i].Span() }, p.drop)...)
 	for i, it := range r.Items {
 		if p.drop[i] {
 			continue
@@ -121,7 +121,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 			if int(s.array) != a || !p.dropSeg[SegRef{i, j}] {
 				continue
 			}
-			if k := slices.Index(arr.elems, s.Elem); k >= 0 && !drop[k] {
+			if k := slices.Index(arr.elems, s.Elem()); k >= 0 && !drop[k] {
 				drop[k] = true
 				n++
 			}
@@ -153,7 +153,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[arrs[s.array].member] {
 			continue
 		}
-		edits = append(edits, edit{Span: it.Segments[j].Value, New: encodeString(text)})
+		edits = append(edits, edit{Span: it.Segments[j].Value(), New: encodeString(text)})
 	}
 	return edits
 }
@@ -166,7 +166,7 @@ func (p *Plan) insertEdits() []edit {
 	}
 	sep := []byte(",")
 	if len(r.Items) >= 2 {
-		sep = r.Body[r.Items[0].Span.End:r.Items[1].Span.Start]
+		sep = r.Body[r.Items[0].Span().End:r.Items[1].Span().Start]
 	}
 	ins := slices.Clone(p.inserts)
 	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
@@ -195,7 +195,7 @@ func (p *Plan) insertEdits() []edit {
 			k++
 		}
 		if k < len(r.Items) {
-			add(r.Items[k].Span.Start, before, in.raw)
+			add(r.Items[k].Span().Start, before, in.raw)
 			continue
 		}
 		l := min(in.at, len(r.Items)) - 1
@@ -204,9 +204,9 @@ func (p *Plan) insertEdits() []edit {
 		}
 		switch {
 		case l >= 0:
-			add(r.Items[l].Span.End, after, in.raw)
+			add(r.Items[l].Span().End, after, in.raw)
 		case len(r.Items) > 0:
-			add(r.Items[len(r.Items)-1].Span.End, bare, in.raw)
+			add(r.Items[len(r.Items)-1].Span().End, bare, in.raw)
 		default:
 			add(r.items.Start+1, bare, in.raw)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func TestParseModel(t *testing.T) {
 	summarize := func(r *Request) []item {
 		var out []item
 		for _, it := range r.Items {
-			x := item{Role: it.Role, Type: it.Type, Kind: it.Kind, Calls: it.Calls(), Results: it.Results()}
+			x := item{Role: it.Role(), Type: it.Type(), Kind: it.Kind, Calls: it.Calls(), Results: it.Results()}
 			for _, s := range it.Segments {
 				x.Segs = append(x.Segs, s.Kind.String()+":"+s.Class.String())
 			}
@@ -507,8 +508,10 @@ func TestTinyNotCached(t *testing.T) {
 
 // TestTinyMessageBytes bounds what parsing costs per tiny message (issue
 // 28: 30,000 messages of ~67 bytes; 208+176 bytes of item and segment
-// before the compact model, 128+104 now, plus its pointer and its
-// decoded text): a field added to Item or Segment shows here first.
+// before the compact model, 128+104 next, 64+48 now (roles, types, raw
+// bytes, names and call ids out of line or numbers, spans of 32 bits),
+// plus its pointer and its decoded text; 177 bytes in all): a field
+// added to Item or Segment shows here first.
 func TestTinyMessageBytes(t *testing.T) {
 	const n = 10000
 	var b bytes.Buffer
@@ -526,10 +529,81 @@ func TestTinyMessageBytes(t *testing.T) {
 	if err != nil || len(r.Items) != n+1 {
 		t.Fatalf("parse: %v, %d items", err, len(r.Items))
 	}
-	const maxPerMessage = 320
+	const maxPerMessage = 190
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > maxPerMessage {
 		t.Errorf("parsing allocated %d bytes a message, want at most %d", per, maxPerMessage)
 	} else {
 		t.Logf("%d bytes a message", per)
+	}
+}
+
+// TestCheckSize: spans are offsets of 32 bits, so a body over 4 GiB is
+// refused.
+func TestCheckSize(t *testing.T) {
+	if strconv.IntSize == 32 {
+		t.Skip("no length over 4 GiB on a 32-bit platform")
+	}
+	n := uint64(maxBody)
+	if err := checkSize(int(n + 1)); !errors.Is(err, ErrNotRequest) {
+		t.Errorf("a body of %d bytes: %v, want ErrNotRequest", n+1, err)
+	}
+	if err := checkSize(int(n)); err != nil {
+		t.Errorf("a body of %d bytes: %v, want nil", n, err)
+	}
+}
+
+// BenchmarkParseManySmall parses the chat request of
+// scripts/proxy-mem.py's SHAPE=many: 30,000 tiny messages (issue 28):
+//
+//	go test -run '^$' -bench ParseManySmall -benchmem ./compact/request
+func BenchmarkParseManySmall(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"model": "gpt-4o", "messages": [{"role": "system", "content": "You are helpful. 0"}`)
+	for i := range 30000 {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&buf, `, {"role": %q, "content": "message %d says a few words"}`, role, i)
+	}
+	buf.WriteString("]}")
+	body := buf.Bytes()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(body, FormatChat); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestRoleAndTypeNames: roles and Responses types are numbers for the
+// names in the tables and kept out of line for any other (issue 28).
+func TestRoleAndTypeNames(t *testing.T) {
+	tests := []struct {
+		name, body string
+		f          Format
+		role, typ  string
+	}{
+		{"chat user", `{"messages":[{"role":"user","content":"hi"}]}`, FormatChat, "user", ""},
+		{"chat role not in the table", `{"messages":[{"role":"critic","content":"hi"}]}`, FormatChat, "critic", ""},
+		{"responses call", `{"input":[{"type":"function_call","call_id":"c","name":"ls","arguments":"{}"}]}`, FormatResponses, "", "function_call"},
+		{"responses type not in the table", `{"input":[{"type":"web_search_call","id":"w"}]}`, FormatResponses, "", "web_search_call"},
+		{"responses message by role", `{"input":[{"role":"developer","content":"be brief"}]}`, FormatResponses, "developer", "message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse([]byte(tt.body), tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := r.Items[0]
+			if it.Role() != tt.role || it.Type() != tt.typ {
+				t.Errorf("role %q type %q, want %q %q", it.Role(), it.Type(), tt.role, tt.typ)
+			}
+			if string(it.Raw()) != tt.body[strings.IndexByte(tt.body, '[')+1:len(tt.body)-2] {
+				t.Errorf("raw %q", it.Raw())
+			}
+		})
 	}
 }

@@ -39,7 +39,7 @@ func (r *run) fit() bool {
 		r.referenceOnly(c)
 	}
 	for i, it := range r.req.Items {
-		if r.exact[i] || r.protected[i] || it.Notice || (it.Role != "user" && it.Role != "assistant") {
+		if r.exact[i] || r.protected[i] || it.Notice || (it.Role() != "user" && it.Role() != "assistant") {
 			continue
 		}
 		for j := range it.Segments {
@@ -47,7 +47,7 @@ func (r *run) fit() bool {
 				return true
 			}
 			s := &it.Segments[j]
-			if s.Kind != request.SegText || s.Tokens < minFitTokens || s.Value.Len() == 0 || request.HasMarker(s.Text) {
+			if s.Kind != request.SegText || s.Tokens < minFitTokens || s.Value().Len() == 0 || request.HasMarker(s.Text) {
 				continue
 			}
 			c := &cand{ref: request.SegRef{Item: i, Seg: j}, seg: s, class: request.ClassCondensable, dupOf: -1, decision: DecisionKept}
@@ -101,6 +101,7 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	p, err := prune.New(prune.Options{
 		Model: r.b.model.Name, ContextWindow: r.b.window, OutputReserve: r.b.reserve, Budget: r.b.usable,
 		Format: r.req.Format, Store: r.o.opts.Store, Session: r.scope, Cache: r.o.cache, Logger: r.o.log,
+		NoMessages: true,
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
@@ -132,13 +133,7 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	if after > r.b.usable {
 		return nil, 0, r.overBudget(after)
 	}
-	gone := 0
-	for _, d := range prep.Messages {
-		if d.Decision == prune.DecisionSummarized || d.Decision == prune.DecisionEvicted {
-			gone++
-		}
-	}
-	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("hard_budget_evicted_%d_messages", gone))
+	r.rep.PolicyReasons = append(r.rep.PolicyReasons, fmt.Sprintf("hard_budget_evicted_%d_messages", prep.Removed))
 	return evicted, after, nil
 }
 

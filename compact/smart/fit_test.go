@@ -45,16 +45,16 @@ func TestHardBudget(t *testing.T) {
 			}
 			last := -1
 			for i, it := range a.Items {
-				if it.Role == "user" {
+				if it.Role() == "user" {
 					last = i
 				}
-				if it.Role == "system" || it.Role == "developer" {
-					if !bytes.Equal(it.Raw, b.Items[i].Raw) {
+				if it.Role() == "system" || it.Role() == "developer" {
+					if !bytes.Equal(it.Raw(), b.Items[i].Raw()) {
 						t.Errorf("system message %d changed", i)
 					}
 				}
 			}
-			if !bytes.Equal(a.Items[last].Raw, b.Items[last].Raw) {
+			if !bytes.Equal(a.Items[last].Raw(), b.Items[last].Raw()) {
 				t.Error("the latest user message changed")
 			}
 			for k := range a.Fixed {
@@ -154,18 +154,18 @@ func TestHardBudgetEvicts(t *testing.T) {
 			a, _ := request.Parse(in, f)
 			b := paired(t, res.Body, f)
 			has := func(raw []byte) bool {
-				return slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, raw) })
+				return slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw(), raw) })
 			}
 			last := -1
 			for i, it := range a.Items {
-				if it.Role == "user" {
+				if it.Role() == "user" {
 					last = i
 				}
-				if (it.Role == "system" || it.Role == "developer") && !has(it.Raw) {
+				if (it.Role() == "system" || it.Role() == "developer") && !has(it.Raw()) {
 					t.Errorf("system message %d changed", i)
 				}
 			}
-			if !has(a.Items[last].Raw) {
+			if !has(a.Items[last].Raw()) {
 				t.Error("the latest user message changed")
 			}
 			for k := range a.Fixed {
@@ -222,14 +222,14 @@ func TestHardBudgetKeepsTaskMessage(t *testing.T) {
 			b := parsed(t, res.Body, f)
 			task := -1
 			for i, it := range a.Items {
-				if it.Role == "user" && hasUserText(it) {
+				if it.Role() == "user" && hasUserText(it) {
 					task = i
 				}
 			}
-			if task < 0 || !strings.Contains(string(a.Items[task].Raw), "pr_description") {
+			if task < 0 || !strings.Contains(string(a.Items[task].Raw()), "pr_description") {
 				t.Fatalf("the task is not the latest user message (item %d)", task)
 			}
-			if !slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, a.Items[task].Raw) }) {
+			if !slices.ContainsFunc(b.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw(), a.Items[task].Raw()) }) {
 				t.Error("the task message changed")
 			}
 		})
@@ -264,7 +264,7 @@ func TestSupersededSourceRead(t *testing.T) {
 			found := false
 			for _, it := range b.Items {
 				for _, s := range it.Segments {
-					if s.Kind != request.SegToolResult || s.CallID != "c1" {
+					if s.Kind != request.SegToolResult || s.CallID() != "c1" {
 						continue
 					}
 					ms := request.ParseMarkers(s.Text)

@@ -224,7 +224,7 @@ func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
 	h := sha256.New()
 	var hx [2 * sha256.Size]byte
 	for _, i := range ev.drop {
-		sum := sha256.Sum256(r.req.Items[i].Raw)
+		sum := sha256.Sum256(r.req.Items[i].Raw())
 		hex.Encode(hx[:], sum[:])
 		h.Write(hx[:])
 	}
@@ -480,7 +480,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 	for _, i := range ev.drop {
 		for j := range r.req.Items[i].Segments {
 			s := &r.req.Items[i].Segments[j]
-			if ci, ok := r.calls[s.CallID]; s.Kind == request.SegToolResult && ok && signal.SearchCall(ci.name, ci.args) {
+			if ci, ok := r.calls[s.CallID()]; s.Kind == request.SegToolResult && ok && signal.SearchCall(ci.name, ci.args) {
 				search = i
 			}
 		}
@@ -492,10 +492,10 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 			s := &it.Segments[j]
 			switch s.Kind {
 			case request.SegText:
-				if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary {
+				if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary {
 					l.users = append(l.users, cutText(s.Text, ledgerUserChars))
 				}
-				for _, sig := range r.o.cache.Info(r.o.cache.Key(s.Text), s.Text).Signals {
+				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
 					if isLocation(sig) {
 						l.locs.add(sig, i, false)
 					}
@@ -517,9 +517,9 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 // its locations, and (when its command ran something) its error lines
 // and failing tests; latest keeps each command's latest run's lines.
 func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest map[string]map[string]bool) {
-	cmd := r.commandOf(s.CallID)
+	cmd := r.commandOf(s.CallID())
 	code := exitCode(s)
-	info := r.o.cache.Info(r.o.cache.Key(s.Text), s.Text)
+	info := r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text)
 	if cmd != "" {
 		c := "`" + oneLineCut(cmd, 160) + "`"
 		if code != "" {
@@ -535,7 +535,7 @@ func (l *ledger) result(r *run, s *request.Segment, at int, search bool, latest 
 			lines = append(lines, sig)
 		}
 	}
-	if ci, ok := r.calls[s.CallID]; ok && signal.ViewOutput(ci.name, ci.args) {
+	if ci, ok := r.calls[s.CallID()]; ok && signal.ViewOutput(ci.name, ci.args) {
 		return
 	}
 	// The most telling error line first (a traceback's last line).
@@ -562,7 +562,7 @@ func (r *run) commandOf(id string) string {
 	if !ok {
 		return ""
 	}
-	_, _, cmds := prune.CallNotes(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args})
+	_, _, cmds := prune.CallNotes(request.NewSegment(request.SegToolCall, ci.name, "", ci.args))
 	if len(cmds) > 0 {
 		return cmds[0]
 	}
@@ -606,7 +606,7 @@ func (l *ledger) call(s *request.Segment, open string) string {
 	read, modified, cmds := prune.CallNotes(s)
 	var args map[string]any
 	_ = json.Unmarshal([]byte(s.Text), &args)
-	if c, _ := args["command"].(string); c != "" && (strings.Contains(s.Name, "edit") || args["path"] != nil) {
+	if c, _ := args["command"].(string); c != "" && (strings.Contains(s.Name(), "edit") || args["path"] != nil) {
 		// str_replace_editor-like tools: the command says read or change.
 		path, _ := args["path"].(string)
 		switch c {
@@ -780,11 +780,15 @@ func (l *ledger) render(chars int) string {
 // times it was repeated ("… (3 times)"): an agent harness's repeated
 // format reminder takes one line.
 func counted(s []string) []string {
+	// One map counts and dedupes (a request of many tiny messages has
+	// as many user messages).
 	n := map[string]int{}
+	var out []string
 	for _, e := range s {
-		n[e]++
+		if n[e]++; n[e] == 1 {
+			out = append(out, e)
+		}
 	}
-	out := dedupe(s)
 	for k, e := range out {
 		if n[e] > 1 {
 			out[k] = e + " (" + strconv.Itoa(n[e]) + " times)"

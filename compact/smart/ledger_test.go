@@ -152,18 +152,18 @@ func checkEvicted(t *testing.T, in []byte, res *Result) {
 	}
 	raws := map[string]bool{}
 	for _, it := range b.Items {
-		raws[string(it.Raw)] = true
+		raws[string(it.Raw())] = true
 	}
 	last := -1
 	for i, it := range a.Items {
-		if it.Role == "user" && hasUserText(it) {
+		if it.Role() == "user" && hasUserText(it) {
 			last = i
 		}
-		if it.Role == "system" && !raws[string(it.Raw)] {
+		if it.Role() == "system" && !raws[string(it.Raw())] {
 			t.Errorf("system item %d changed or gone", i)
 		}
 	}
-	if last >= 0 && !raws[string(a.Items[last].Raw)] {
+	if last >= 0 && !raws[string(a.Items[last].Raw())] {
 		t.Errorf("the latest user message changed or went")
 	}
 }
@@ -215,10 +215,10 @@ func TestSteppedEvictionAppends(t *testing.T) {
 				if prev != nil && cut == prevCut && mask == prevMask && !deeper {
 					if !prefixItems(prev, got) {
 						d := 0
-						for d < len(prev.Items) && d < len(got.Items) && bytes.Equal(prev.Items[d].Raw, got.Items[d].Raw) {
+						for d < len(prev.Items) && d < len(got.Items) && bytes.Equal(prev.Items[d].Raw(), got.Items[d].Raw()) {
 							d++
 						}
-						t.Errorf("turn %d (%s, mask %d): no step due, but the previous turn's items changed from %d of %d: %.300s\n---\n%.300s", outputs, cut, mask, d, len(prev.Items), prev.Items[d].Raw, got.Items[d].Raw)
+						t.Errorf("turn %d (%s, mask %d): no step due, but the previous turn's items changed from %d of %d: %.300s\n---\n%.300s", outputs, cut, mask, d, len(prev.Items), prev.Items[d].Raw(), got.Items[d].Raw())
 					} else {
 						appended++
 					}
@@ -241,7 +241,7 @@ func prefixItems(a, b *request.Request) bool {
 		return false
 	}
 	for i, it := range a.Items {
-		if !bytes.Equal(it.Raw, b.Items[i].Raw) {
+		if !bytes.Equal(it.Raw(), b.Items[i].Raw()) {
 			return false
 		}
 	}

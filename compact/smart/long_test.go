@@ -62,7 +62,7 @@ func TestLongOutputCondensedWhenItAppears(t *testing.T) {
 					t.Fatalf("turn %d: a session within the horizon was rewritten", outputs)
 				}
 				got := paired(t, res.Body, f)
-				latest := got.Items[len(got.Items)-1].Raw
+				latest := got.Items[len(got.Items)-1].Raw()
 				i := outputs - 1 // the latest output's round
 				isLong := i%3 == 1
 				switch {

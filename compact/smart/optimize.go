@@ -488,8 +488,8 @@ func (r *run) staticHash() string {
 		h.Write([]byte{0})
 	}
 	for _, it := range r.req.Items {
-		if it.Role == "system" || it.Role == "developer" {
-			h.Write(it.Raw)
+		if it.Role() == "system" || it.Role() == "developer" {
+			h.Write(it.Raw())
 			break
 		}
 	}

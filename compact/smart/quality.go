@@ -22,7 +22,7 @@ func (r *run) quality() {
 	firstUser := true
 	latestUser := -1
 	for i, it := range r.req.Items {
-		if it.Role == "user" && !it.Notice && hasUserText(it) {
+		if it.Role() == "user" && !it.Notice && hasUserText(it) {
 			latestUser = i
 			if firstUser {
 				firstUser = false
@@ -35,7 +35,7 @@ func (r *run) quality() {
 			if s.Kind != request.SegToolCall {
 				continue
 			}
-			k := s.Name + "\x00" + s.Text
+			k := s.Name() + "\x00" + s.Text
 			if seenCall[k] {
 				t.RepeatedToolCallCount++
 			}
@@ -77,7 +77,7 @@ func corrective(it *request.Item) bool {
 
 // readPath returns the path a file-reading call reads, or "".
 func readPath(s *request.Segment) string {
-	if !request.NameHas(s.Name, request.ReadTools) || len(s.Text) > 4096 || !strings.HasPrefix(strings.TrimSpace(s.Text), "{") {
+	if !request.NameHas(s.Name(), request.ReadTools) || len(s.Text) > 4096 || !strings.HasPrefix(strings.TrimSpace(s.Text), "{") {
 		return ""
 	}
 	var args map[string]any

@@ -26,7 +26,7 @@ func (r *run) index() {
 	r.protected = map[int]bool{}
 	lastUserRole, lastUserText := -1, -1
 	for i, it := range req.Items {
-		switch it.Role {
+		switch it.Role() {
 		case "system", "developer":
 			r.protected[i] = true
 		case "user":
@@ -45,13 +45,13 @@ func (r *run) index() {
 	for i, it := range req.Items {
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if s.Kind == request.SegToolCall && s.CallID != "" {
-				if _, dup := r.calls[s.CallID]; !dup {
-					r.calls[s.CallID] = callInfo{item: i, name: s.Name, args: s.Text}
+			if s.Kind == request.SegToolCall && s.CallID() != "" {
+				if _, dup := r.calls[s.CallID()]; !dup {
+					r.calls[s.CallID()] = callInfo{item: i, name: s.Name(), args: s.Text}
 				}
 			}
 		}
-		if it.Role == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
+		if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
 			latestUser = i
 		}
 	}
@@ -61,14 +61,14 @@ func (r *run) index() {
 	// large request.
 	from := max(latestUser, 0)
 	for i := from - 1; i >= 0; i-- {
-		if req.Items[i].Role == "assistant" {
+		if req.Items[i].Role() == "assistant" {
 			from = i
 			break
 		}
 	}
 	r.latest = r.latest[:0]
 	for _, it := range req.Items[from:] {
-		if it.Role != "user" && it.Role != "assistant" && it.Kind != request.KindToolCall {
+		if it.Role() != "user" && it.Role() != "assistant" && it.Kind != request.KindToolCall {
 			continue
 		}
 		for j := range it.Segments {
@@ -84,14 +84,14 @@ func (r *run) index() {
 	// 128k bill).
 	last := len(req.Items)
 	for i := len(req.Items) - 1; i >= 0; i-- {
-		if req.Items[i].Role == "assistant" || req.Items[i].Kind == request.KindToolCall {
+		if req.Items[i].Role() == "assistant" || req.Items[i].Kind == request.KindToolCall {
 			break
 		}
 		last = i
 	}
 	r.lastTurn = r.lastTurn[:0]
 	for _, it := range req.Items[last:] {
-		if it.Role != "user" || it.Notice || it.Kind == request.KindSummary {
+		if it.Role() != "user" || it.Notice || it.Kind == request.KindSummary {
 			continue
 		}
 		for j := range it.Segments {
@@ -120,7 +120,7 @@ func (r *run) latestHas(sub string) bool {
 // pressure they are condensed like one, so a large newest output does
 // not keep the request over the window.
 func (r *run) keeps(c *cand) bool {
-	return r.protected[c.ref.Item] && !(c.seg.Kind == request.SegToolResult && r.req.Items[c.ref.Item].Role == "user")
+	return r.protected[c.ref.Item] && !(c.seg.Kind == request.SegToolResult && r.req.Items[c.ref.Item].Role() == "user")
 }
 
 func hasUserText(it *request.Item) bool {
@@ -142,10 +142,10 @@ const (
 // string: a string, or an array of text parts only (an array with images,
 // files or anything else is left alone).
 func (r *run) payloadValue(s *request.Segment) bool {
-	if s.Value.Len() == 0 || len(s.Images()) > 0 {
+	if s.Value().Len() == 0 || len(s.Images()) > 0 {
 		return false
 	}
-	v := r.req.Body[s.Value.Start:s.Value.End]
+	v := r.req.Body[s.Value().Start:s.Value().End]
 	switch v[0] {
 	case '"':
 		return true
@@ -308,7 +308,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			}
 		}
 		isErr := s.IsError || c.in.IsError
-		sp, superseded := sup[s.CallID]
+		sp, superseded := sup[s.CallID()]
 		if masking {
 			// Supersession depends on later calls: with masking, older
 			// reads are masked at their step instead.
@@ -453,14 +453,14 @@ func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) ma
 		if !hidden(k, c) {
 			continue
 		}
-		ci, ok := r.calls[c.seg.CallID]
+		ci, ok := r.calls[c.seg.CallID()]
 		if !ok || c.seg.Tokens > left {
 			continue
 		}
 		pick := r.sticky[c.in.Hash]
 		if !pick {
 			l := &ledger{}
-			l.call(&request.Segment{Kind: request.SegToolCall, Name: ci.name, Text: ci.args}, "")
+			l.call(request.NewSegment(request.SegToolCall, ci.name, "", ci.args), "")
 			for _, p := range append(l.read.order, l.changed.order...) {
 				if !seen[p] && r.lastTurnNames(p) {
 					seen[p], pick = true, true
@@ -534,7 +534,7 @@ func (r *run) topLevel() []byte {
 		return r.req.Body
 	}
 	b := r.req.Body
-	first, last := r.req.Items[0].Span, r.req.Items[len(r.req.Items)-1].Span
+	first, last := r.req.Items[0].Span(), r.req.Items[len(r.req.Items)-1].Span()
 	out := make([]byte, 0, first.Start+len(b)-last.End)
 	out = append(out, b[:first.Start]...)
 	return append(out, b[last.End:]...)
@@ -543,9 +543,9 @@ func (r *run) topLevel() []byte {
 func (r *run) duplicate(c, anchor *cand) {
 	c.class, c.transform, c.dupOf = request.ClassDroppableDuplicate, TransformDuplicate, anchor.ref.Item
 	where := fmt.Sprintf("message %d", anchor.ref.Item)
-	if id := anchor.seg.CallID; id != "" {
+	if id := anchor.seg.CallID(); id != "" {
 		where = fmt.Sprintf("call %s (message %d)", id, anchor.ref.Item)
-		if a, b := r.calls[id], r.calls[c.seg.CallID]; a.name != "" && a.name == b.name && a.args == b.args {
+		if a, b := r.calls[id], r.calls[c.seg.CallID()]; a.name != "" && a.name == b.name && a.args == b.args {
 			c.repeat = true
 		}
 	}
@@ -578,7 +578,7 @@ func (r *run) setView(c *cand, transform string, build func() (string, bool), v 
 
 // segTokens counts a segment as it would be with text.
 func (r *run) segTokens(s *request.Segment, text string) int {
-	return r.est.Segment(&request.Segment{Kind: s.Kind, Name: s.Name, Text: text})
+	return r.est.Segment(request.NewSegment(s.Kind, s.Name(), "", text))
 }
 
 // choose accepts a candidate that saves enough and fits its allocation.
@@ -696,7 +696,7 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, m
 	isRead := make([]bool, nStep)
 	at := map[string]int{}
 	for k := range nStep {
-		id := outputs[k].seg.CallID
+		id := outputs[k].seg.CallID()
 		at[id] = k
 		if ci, ok := r.calls[id]; ok && id != "" {
 			reads[k], isRead[k] = request.ReadOf(ci.name, ci.args)
@@ -708,7 +708,7 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, m
 			continue
 		}
 		edit := nStep // the first edit of the file after k (sup), if before nStep
-		if sp, ok := sup[outputs[k].seg.CallID]; ok && sp.Edit {
+		if sp, ok := sup[outputs[k].seg.CallID()]; ok && sp.Edit {
 			if e, ok := at[sp.By]; ok {
 				edit = e
 			}
@@ -763,7 +763,7 @@ func (r *run) long(k int, s *request.Segment) bool {
 // fileRead reports a tool output answering a call that reads a file
 // (request.ReadOf: the one rule of what a read is).
 func (r *run) fileRead(s *request.Segment) bool {
-	ci, ok := r.calls[s.CallID]
+	ci, ok := r.calls[s.CallID()]
 	if !ok {
 		return false
 	}

@@ -211,7 +211,7 @@ func checkOutput(t *testing.T, store *artifacts.Store, session string, in, out [
 	}
 	for i := range a.Items {
 		ia, ib := a.Items[i], b.Items[i]
-		if !slices.Equal(ia.Calls(), ib.Calls()) || !slices.Equal(ia.Results(), ib.Results()) || ia.Role != ib.Role {
+		if !slices.Equal(ia.Calls(), ib.Calls()) || !slices.Equal(ia.Results(), ib.Results()) || ia.Role() != ib.Role() {
 			t.Fatalf("item %d: ids or role changed", i)
 		}
 		for j := range ia.Segments {
@@ -841,7 +841,7 @@ func TestExactItemsAreNeverRewritten(t *testing.T) {
 	res := optimize(t, o, in, Call{Session: "s", ExactItems: []int{target}})
 	a, _ := request.Parse(in, "")
 	b := parsed(t, res.Body, a.Format)
-	if !bytes.Equal(a.Items[target].Raw, b.Items[target].Raw) {
+	if !bytes.Equal(a.Items[target].Raw(), b.Items[target].Raw()) {
 		t.Errorf("item %d marked exact was rewritten", target)
 	}
 	for _, d := range res.Report.Segments {

@@ -69,7 +69,7 @@ func TestSupersededReadMaskedAtStep(t *testing.T) {
 			callOf := func(got *request.Request, id string) string {
 				for _, it := range got.Items {
 					for _, s := range it.Segments {
-						if s.Kind == request.SegToolResult && s.CallID == id {
+						if s.Kind == request.SegToolResult && s.CallID() == id {
 							return s.Text
 						}
 					}

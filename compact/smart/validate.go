@@ -136,15 +136,15 @@ func (r *run) validate(out []byte, sel []*cand) (items map[int]*request.Item, ba
 	for _, c := range sel {
 		changed[c.ref.Item] = append(changed[c.ref.Item], c)
 	}
-	cur := in.Items[0].Span.Start
+	cur := in.Items[0].Span().Start
 	if len(out) < cur || !bytes.Equal(ib[:cur], out[:cur]) {
 		return nil, nil, "top_level_changed"
 	}
 	items, bad = map[int]*request.Item{}, map[*cand]string{}
 	for i, a := range in.Items {
 		if cs := changed[i]; len(cs) == 0 {
-			l := a.Span.Len()
-			if cur+l > len(out) || !bytes.Equal(out[cur:cur+l], a.Raw) {
+			l := a.Span().Len()
+			if cur+l > len(out) || !bytes.Equal(out[cur:cur+l], a.Raw()) {
 				return nil, nil, "unchanged_item_bytes_differ"
 			}
 			cur += l
@@ -170,9 +170,9 @@ func (r *run) validate(out []byte, sel []*cand) (items map[int]*request.Item, ba
 		}
 		var gap []byte
 		if i+1 < n {
-			gap = ib[a.Span.End:in.Items[i+1].Span.Start]
+			gap = ib[a.Span().End:in.Items[i+1].Span().Start]
 		} else {
-			gap = ib[a.Span.End:]
+			gap = ib[a.Span().End:]
 		}
 		if cur+len(gap) > len(out) || !bytes.Equal(out[cur:cur+len(gap)], gap) {
 			if i+1 < n {
@@ -203,7 +203,7 @@ func valueEnd(b []byte, start int) (int, bool) {
 // its spans are relative to its own bytes): identity, every segment not
 // rewritten, and every byte outside the rewritten values.
 func sameSkeleton(a, b *request.Item, cs []*cand) string {
-	if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
+	if a.Role() != b.Role() || a.Type() != b.Type() || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
 		return "item_identity_changed"
 	}
 	rewritten := map[int]bool{}
@@ -212,7 +212,7 @@ func sameSkeleton(a, b *request.Item, cs []*cand) string {
 	}
 	for j := range a.Segments {
 		sa, sb := &a.Segments[j], &b.Segments[j]
-		if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+		if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 			return "segment_identity_changed"
 		}
 		if !rewritten[j] && sa.Text != sb.Text {
@@ -220,17 +220,17 @@ func sameSkeleton(a, b *request.Item, cs []*cand) string {
 		}
 	}
 	cs = slices.Clone(cs)
-	slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value.Start, y.seg.Value.Start) })
-	ar, br := a.Raw, b.Raw
-	base := a.Span.Start // input spans are body offsets; the rewrite's are its own
+	slices.SortFunc(cs, func(x, y *cand) int { return cmp.Compare(x.seg.Value().Start, y.seg.Value().Start) })
+	ar, br := a.Raw(), b.Raw()
+	base := a.Span().Start // input spans are body offsets; the rewrite's are its own
 	pa, pb := 0, 0
 	for _, c := range cs {
-		va, vb := c.seg.Value, b.Segments[c.ref.Seg].Value
-		sa, sb := va.Start-base, vb.Start-b.Span.Start
+		va, vb := c.seg.Value(), b.Segments[c.ref.Seg].Value()
+		sa, sb := va.Start-base, vb.Start-b.Span().Start
 		if sa < pa || sb < pb || !bytes.Equal(ar[pa:sa], br[pb:sb]) {
 			return "bytes_outside_rewritten_values_changed"
 		}
-		pa, pb = va.End-base, vb.End-b.Span.Start
+		pa, pb = va.End-base, vb.End-b.Span().Start
 	}
 	if !bytes.Equal(ar[pa:], br[pb:]) {
 		return "bytes_outside_rewritten_values_changed"

@@ -236,7 +236,7 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 		return ""
 	}
 	ib, ob := in.Body, out.Body
-	if !bytes.Equal(ib[:in.Items[0].Span.Start], ob[:out.Items[0].Span.Start]) || !bytes.Equal(ib[in.Items[n-1].Span.End:], ob[out.Items[n-1].Span.End:]) {
+	if !bytes.Equal(ib[:in.Items[0].Span().Start], ob[:out.Items[0].Span().Start]) || !bytes.Equal(ib[in.Items[n-1].Span().End:], ob[out.Items[n-1].Span().End:]) {
 		return "top_level_changed"
 	}
 	changed := map[request.SegRef]bool{}
@@ -245,16 +245,16 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 	}
 	for i := range n {
 		a, b := in.Items[i], out.Items[i]
-		if i+1 < n && !bytes.Equal(ib[a.Span.End:in.Items[i+1].Span.Start], ob[b.Span.End:out.Items[i+1].Span.Start]) {
+		if i+1 < n && !bytes.Equal(ib[a.Span().End:in.Items[i+1].Span().Start], ob[b.Span().End:out.Items[i+1].Span().Start]) {
 			return "item_separators_changed"
 		}
-		if a.Role != b.Role || a.Type != b.Type || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
+		if a.Role() != b.Role() || a.Type() != b.Type() || !slices.Equal(a.Calls(), b.Calls()) || !slices.Equal(a.Results(), b.Results()) || len(a.Segments) != len(b.Segments) {
 			return "item_identity_changed"
 		}
-		pa, pb := a.Span.Start, b.Span.Start
+		pa, pb := a.Span().Start, b.Span().Start
 		for j := range a.Segments {
 			sa, sb := &a.Segments[j], &b.Segments[j]
-			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+			if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 				return "segment_identity_changed"
 			}
 			if !changed[request.SegRef{Item: i, Seg: j}] {
@@ -263,12 +263,12 @@ func controlPlane(in, out *request.Request, cs []*cand) string {
 				}
 				continue
 			}
-			if sa.Value.Start < pa || sb.Value.Start < pb || !bytes.Equal(ib[pa:sa.Value.Start], ob[pb:sb.Value.Start]) {
+			if sa.Value().Start < pa || sb.Value().Start < pb || !bytes.Equal(ib[pa:sa.Value().Start], ob[pb:sb.Value().Start]) {
 				return "bytes_outside_rewritten_values_changed"
 			}
-			pa, pb = sa.Value.End, sb.Value.End
+			pa, pb = sa.Value().End, sb.Value().End
 		}
-		if !bytes.Equal(ib[pa:a.Span.End], ob[pb:b.Span.End]) {
+		if !bytes.Equal(ib[pa:a.Span().End], ob[pb:b.Span().End]) {
 			return "bytes_outside_rewritten_values_changed"
 		}
 	}

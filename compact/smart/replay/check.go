@@ -29,38 +29,38 @@ func controlPlaneIntact(in, out *request.Request) bool {
 		return bytes.Equal(in.Body, out.Body)
 	}
 	ib, ob := in.Body, out.Body
-	if !bytes.Equal(ib[:in.Items[0].Span.Start], ob[:out.Items[0].Span.Start]) || !bytes.Equal(ib[in.Items[n-1].Span.End:], ob[out.Items[n-1].Span.End:]) {
+	if !bytes.Equal(ib[:in.Items[0].Span().Start], ob[:out.Items[0].Span().Start]) || !bytes.Equal(ib[in.Items[n-1].Span().End:], ob[out.Items[n-1].Span().End:]) {
 		return false
 	}
 	for i := 0; i+1 < n; i++ {
-		if !bytes.Equal(ib[in.Items[i].Span.End:in.Items[i+1].Span.Start], ob[out.Items[i].Span.End:out.Items[i+1].Span.Start]) {
+		if !bytes.Equal(ib[in.Items[i].Span().End:in.Items[i+1].Span().Start], ob[out.Items[i].Span().End:out.Items[i+1].Span().Start]) {
 			return false
 		}
 	}
 	for i := range n {
 		a, b := in.Items[i], out.Items[i]
-		if a.Role != b.Role || a.Type != b.Type || len(a.Segments) != len(b.Segments) {
+		if a.Role() != b.Role() || a.Type() != b.Type() || len(a.Segments) != len(b.Segments) {
 			return false
 		}
-		pa, pb := a.Span.Start, b.Span.Start
+		pa, pb := a.Span().Start, b.Span().Start
 		for j := range a.Segments {
 			sa, sb := &a.Segments[j], &b.Segments[j]
-			if sa.Kind != sb.Kind || sa.CallID != sb.CallID || sa.Name != sb.Name {
+			if sa.Kind != sb.Kind || sa.CallID() != sb.CallID() || sa.Name() != sb.Name() {
 				return false
 			}
 			if sa.Text == sb.Text {
 				continue
 			}
 			payload := sa.Kind == request.SegToolResult || sa.Kind == request.SegText && a.Notice
-			if !payload || sa.Value.Len() == 0 || sa.Value.Start < pa || sb.Value.Start < pb {
+			if !payload || sa.Value().Len() == 0 || sa.Value().Start < pa || sb.Value().Start < pb {
 				return false
 			}
-			if !bytes.Equal(ib[pa:sa.Value.Start], ob[pb:sb.Value.Start]) {
+			if !bytes.Equal(ib[pa:sa.Value().Start], ob[pb:sb.Value().Start]) {
 				return false
 			}
-			pa, pb = sa.Value.End, sb.Value.End
+			pa, pb = sa.Value().End, sb.Value().End
 		}
-		if !bytes.Equal(ib[pa:a.Span.End], ob[pb:b.Span.End]) {
+		if !bytes.Equal(ib[pa:a.Span().End], ob[pb:b.Span().End]) {
 			return false
 		}
 	}
@@ -169,8 +169,8 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 	calls := map[string]*request.Segment{}
 	for _, it := range in.Items {
 		for j := range it.Segments {
-			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID != "" {
-				calls[s.CallID] = s
+			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID() != "" {
+				calls[s.CallID()] = s
 			}
 		}
 	}
@@ -210,10 +210,10 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 	search := latestSearch(in, calls)
 	outResults, outRaw := map[string]string{}, map[string]bool{}
 	for _, it := range out.Items {
-		outRaw[string(it.Raw)] = true
+		outRaw[string(it.Raw())] = true
 		for _, s := range it.Segments {
 			if s.Kind == request.SegToolResult {
-				outResults[s.CallID] = s.Text
+				outResults[s.CallID()] = s.Text
 			}
 		}
 	}
@@ -255,7 +255,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 			if ok {
 				st.Recovered++
 				if !strings.Contains(text, sig) {
-					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role, it.Kind, a.Failure, sig))
+					st.Hidden = append(st.Hidden, fmt.Sprintf("item %d %s/%s failure=%v: %.100q", i, it.Role(), it.Kind, a.Failure, sig))
 				}
 			} else {
 				st.Lost = append(st.Lost, fmt.Sprintf("%s: signal lost: %.80q", at, sig))
@@ -301,8 +301,8 @@ func textSegments(in *request.Request, calls map[string]*request.Segment) []text
 				continue
 			}
 			ts := textSegment{item: i, seg: s, a: signal.Analyze(s.Text)}
-			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil {
-				ts.view = signal.ViewOutput(c.Name, c.Text)
+			if c := calls[s.CallID()]; s.Kind == request.SegToolResult && c != nil {
+				ts.view = signal.ViewOutput(c.Name(), c.Text)
 			}
 			segs = append(segs, ts)
 		}

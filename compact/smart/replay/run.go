@@ -586,15 +586,15 @@ func (r *runner) observeInput(s *Session, in *request.Request, seen, fails, muta
 			sg := &it.Segments[j]
 			switch sg.Kind {
 			case request.SegToolCall:
-				calls[sg.CallID] = sg.Text
-				if seen["call:"+sg.CallID] {
+				calls[sg.CallID()] = sg.Text
+				if seen["call:"+sg.CallID()] {
 					continue
 				}
-				seen["call:"+sg.CallID] = true
-				if request.NameHas(sg.Name, navWords) || strings.Contains(sg.Text, `"grep `) || strings.Contains(sg.Text, `"find `) || strings.Contains(sg.Text, `"ls `) {
+				seen["call:"+sg.CallID()] = true
+				if request.NameHas(sg.Name(), navWords) || strings.Contains(sg.Text, `"grep `) || strings.Contains(sg.Text, `"find `) || strings.Contains(sg.Text, `"ls `) {
 					*nav++
 				}
-				if request.NameHas(sg.Name, mutationWords) {
+				if request.NameHas(sg.Name(), mutationWords) {
 					var args map[string]any
 					if json.Unmarshal([]byte(sg.Text), &args) == nil {
 						for _, k := range pathKeys {
@@ -606,11 +606,11 @@ func (r *runner) observeInput(s *Session, in *request.Request, seen, fails, muta
 					}
 				}
 			case request.SegToolResult:
-				if seen["result:"+sg.CallID] {
+				if seen["result:"+sg.CallID()] {
 					continue
 				}
-				seen["result:"+sg.CallID] = true
-				cmd := calls[sg.CallID]
+				seen["result:"+sg.CallID()] = true
+				cmd := calls[sg.CallID()]
 				switch {
 				case !buildLike(sg.Text):
 				case failing(sg.Text):

@@ -257,7 +257,7 @@ func protocolMinimum(in *request.Request, est *request.Estimator) int {
 	}
 	lastUser, unit := -1, len(in.Items)
 	for i, it := range in.Items {
-		if it.Role == "user" {
+		if it.Role() == "user" {
 			lastUser = i
 		}
 		if calls(it) {
@@ -270,7 +270,7 @@ func protocolMinimum(in *request.Request, est *request.Estimator) int {
 		unit--
 	}
 	for i, it := range in.Items {
-		if it.Role == "system" || it.Role == "developer" || i == lastUser || i >= unit {
+		if it.Role() == "system" || it.Role() == "developer" || i == lastUser || i >= unit {
 			total += est.Item(it)
 		}
 	}
@@ -292,20 +292,20 @@ func protectedIntact(in, out *request.Request) bool {
 		}
 	}
 	has := func(raw []byte) bool {
-		return slices.ContainsFunc(out.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw, raw) })
+		return slices.ContainsFunc(out.Items, func(it *request.Item) bool { return bytes.Equal(it.Raw(), raw) })
 	}
 	last := -1
 	for i, it := range in.Items {
-		if it.Role == "system" || it.Role == "developer" {
-			if !has(it.Raw) {
+		if it.Role() == "system" || it.Role() == "developer" {
+			if !has(it.Raw()) {
 				return false
 			}
 		}
-		if it.Role == "user" && slices.ContainsFunc(it.Segments, func(s request.Segment) bool {
+		if it.Role() == "user" && slices.ContainsFunc(it.Segments, func(s request.Segment) bool {
 			return s.Kind == request.SegText || s.Kind == request.SegImage
 		}) {
 			last = i
 		}
 	}
-	return last < 0 || has(in.Items[last].Raw)
+	return last < 0 || has(in.Items[last].Raw())
 }

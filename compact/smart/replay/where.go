@@ -35,8 +35,8 @@ import (
 // placeOf is where the forwarded request out holds segment s of the
 // input's item it.
 func placeOf(it *request.Item, s *request.Segment, outResults map[string]string, outRaw map[string]bool) string {
-	if s.Kind == request.SegToolResult && s.CallID != "" {
-		t, ok := outResults[s.CallID]
+	if s.Kind == request.SegToolResult && s.CallID() != "" {
+		t, ok := outResults[s.CallID()]
 		switch {
 		case !ok:
 			return "evicted"
@@ -47,7 +47,7 @@ func placeOf(it *request.Item, s *request.Segment, outResults map[string]string,
 		}
 		return "condensed"
 	}
-	if outRaw[string(it.Raw)] {
+	if outRaw[string(it.Raw())] {
 		return "whole"
 	}
 	return "evicted"
@@ -71,7 +71,7 @@ func latestSearch(in *request.Request, calls map[string]*request.Segment) int {
 	for i := len(in.Items) - 1; i >= 0; i-- {
 		for j := range in.Items[i].Segments {
 			s := &in.Items[i].Segments[j]
-			if c := calls[s.CallID]; s.Kind == request.SegToolResult && c != nil && signal.SearchCall(c.Name, c.Text) {
+			if c := calls[s.CallID()]; s.Kind == request.SegToolResult && c != nil && signal.SearchCall(c.Name(), c.Text) {
 				return i
 			}
 		}
@@ -100,14 +100,14 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 		}
 		return "stale"
 	}
-	c := calls[at.seg.CallID]
+	c := calls[at.seg.CallID()]
 	if c == nil {
 		return "open"
 	}
 	for i := len(in.Items) - 1; i > at.item; i-- {
 		for j := range in.Items[i].Segments {
 			s := &in.Items[i].Segments[j]
-			if d := calls[s.CallID]; s.Kind == request.SegToolResult && d != nil && d.Text == c.Text {
+			if d := calls[s.CallID()]; s.Kind == request.SegToolResult && d != nil && d.Text == c.Text {
 				if strings.Contains(s.Text, sig) {
 					return "open"
 				}

@@ -34,7 +34,7 @@ func TestHiddenWhere(t *testing.T) {
 	for _, it := range in.Items {
 		for j := range it.Segments {
 			if s := &it.Segments[j]; s.Kind == request.SegToolCall {
-				calls[s.CallID] = s
+				calls[s.CallID()] = s
 			}
 		}
 	}
@@ -78,7 +78,7 @@ func TestHiddenWhere(t *testing.T) {
 	for _, tc := range []struct{ id, want string }{{"c1", "masked"}, {"c2", "condensed"}, {"c3", "evicted"}, {"c4", "whole"}} {
 		for _, it := range in.Items {
 			for j := range it.Segments {
-				if s := &it.Segments[j]; s.Kind == request.SegToolResult && s.CallID == tc.id {
+				if s := &it.Segments[j]; s.Kind == request.SegToolResult && s.CallID() == tc.id {
 					if got := placeOf(it, s, outResults, nil); got != tc.want {
 						t.Errorf("placeOf(%s) = %q, want %q", tc.id, got, tc.want)
 					}
