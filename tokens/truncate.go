@@ -70,8 +70,12 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 		tailRatio = DefaultTailRatio
 	}
 	// The marker is costed with the largest numbers it can show; fewer
-	// digits never take more tokens.
-	markerCost := c.Count(marker(strings.Count(text, "\n")+1, utf8.RuneCountInString(text)))
+	// digits never take more tokens. The text's lines and runes are
+	// counted once: a middle's are the text's less its head's and tail's
+	// (no rune spans a cut), so each attempt below costs what the head and
+	// the tail are, not what the text is.
+	nl, runes := strings.Count(text, "\n"), utf8.RuneCountInString(text)
+	markerCost := c.Count(marker(nl+1, runes))
 	avail := maxTokens - markerCost
 	// BPE merges across the joins can make the whole count differ from the
 	// sum of its parts; shrink the parts and retry when that happens.
@@ -89,12 +93,11 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 			avail -= max(1, avail/8)
 			continue
 		}
-		lines, chars := elidedSize(text[h:t])
-		out := text[:h] + joinMarker(text[:h], marker(lines, chars)) + text[t:]
+		cut := middleOf(text, h, t, nl, runes)
+		out := text[:h] + joinMarker(text[:h], marker(cut.lines, cut.chars)) + text[t:]
 		n := c.Count(out)
 		if n <= maxTokens {
-			r := elided(text, h, t, out, n)
-			return r
+			return cut.result(out, n)
 		}
 		avail -= n - maxTokens
 	}
@@ -121,13 +124,44 @@ func elided(text string, h, t int, out string, tokens int) MiddleResult {
 	}
 }
 
-// elidedSize returns the lines touched and characters of a removed middle.
-func elidedSize(mid string) (lines, chars int) {
-	lines = strings.Count(mid, "\n")
-	if !strings.HasSuffix(mid, "\n") {
-		lines++
+// middle is the removed middle text[h:t] (h < t) of a text: the line its
+// first byte is on (1-based), its newlines, the lines it touches, its
+// runes, and whether it ends a line.
+type middle struct {
+	start, newlines, lines, chars int
+	endsLine                      bool
+}
+
+// middleOf measures text[h:t] (h < t, both cuts where no rune spans) by
+// the head text[:h] and the tail text[t:] alone: their lines and runes
+// taken from the text's nl and runes.
+func middleOf(text string, h, t, nl, runes int) middle {
+	head, tail := text[:h], text[t:]
+	headNL := strings.Count(head, "\n")
+	m := middle{start: headNL + 1, newlines: nl - headNL - strings.Count(tail, "\n")}
+	m.endsLine = text[t-1] == '\n'
+	m.lines = m.newlines
+	if !m.endsLine {
+		m.lines++
 	}
-	return lines, utf8.RuneCountInString(mid)
+	m.chars = runes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	return m
+}
+
+// result is the truncation that removed m, with out its text of tokens
+// tokens (as elided returns it).
+func (m middle) result(out string, tokens int) MiddleResult {
+	end := m.start + m.newlines
+	if m.endsLine {
+		end-- // the range ends with the line that the middle's last newline closes
+	}
+	return MiddleResult{
+		Text:        out,
+		Truncated:   true,
+		Elided:      ctxd.LineRange{Start: m.start, End: max(end, m.start)},
+		ElidedChars: m.chars,
+		Tokens:      tokens,
+	}
 }
 
 func marker(lines, chars int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,43 @@ func FuzzTruncateMiddle(f *testing.F) {
 			if !r.Truncated && r.Text != text {
 				t.Fatalf("not truncated but changed")
 			}
+			checkElided(t, text, r)
 		}
 	})
+}
+
+var markerRE = regexp.MustCompile(`\.\.\. \[(\d+) lines?, (\d+) chars elided\] \.\.\.\n`)
+
+// checkElided checks that a cut's marker, Elided and ElidedChars describe
+// the text it removed (Middle computes them from the head and the tail
+// alone): for a result with one marker, and a text without one.
+func checkElided(t *testing.T, text string, r MiddleResult) {
+	t.Helper()
+	ms := markerRE.FindAllStringSubmatchIndex(r.Text, -1)
+	if !r.Truncated || len(ms) != 1 || strings.Contains(text, "elided] ...") {
+		return
+	}
+	m := ms[0]
+	tail := r.Text[m[1]:]
+	// The marker's leading newline is dropped after a head that ends a
+	// line: the newline before it is the head's or the marker's.
+	for _, head := range []string{r.Text[:m[0]], strings.TrimSuffix(r.Text[:m[0]], "\n")} {
+		if len(head)+len(tail) >= len(text) || !strings.HasPrefix(text, head) || !strings.HasSuffix(text, tail) {
+			continue
+		}
+		mid := text[len(head) : len(text)-len(tail)]
+		lines, end := strings.Count(mid, "\n"), strings.Count(head, "\n")+1+strings.Count(mid, "\n")
+		if strings.HasSuffix(mid, "\n") {
+			end--
+		} else {
+			lines++
+		}
+		start := strings.Count(head, "\n") + 1
+		chars := utf8.RuneCountInString(mid)
+		if r.ElidedChars == chars && r.Elided == (ctxd.LineRange{Start: start, End: max(end, start)}) &&
+			r.Text[m[2]:m[3]] == fmt.Sprint(lines) && r.Text[m[4]:m[5]] == fmt.Sprint(chars) {
+			return
+		}
+	}
+	t.Fatalf("the marker %q, Elided %+v and ElidedChars %d do not describe the removed text of %q", r.Text[m[0]:m[1]], r.Elided, r.ElidedChars, r.Text)
 }
