@@ -14,23 +14,31 @@ import (
 // failing test run of hundreds of lines with its failure in the middle),
 // the others short.
 func longRounds(n int) []convo.Msg {
-	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The cart tests fail; fix them.")}
+	return bashRounds("The cart tests fail; fix them.", n, func(i int) (string, string) {
+		if i%3 != 1 {
+			return fmt.Sprintf("ls pkg%d", i), fmt.Sprintf("pkg%d/a.go\npkg%d/b.go\n", i, i)
+		}
+		var sb strings.Builder
+		for k := range 250 {
+			fmt.Fprintf(&sb, "tests/test_cart%d.py::test_case_%d PASSED\n", i, k)
+		}
+		fmt.Fprintf(&sb, "tests/test_cart%d.py:41: in test_total\nE   AssertionError: assert 90 == %d\nFAILED tests/test_cart%d.py::test_total - AssertionError\n", i, i, i)
+		for k := range 250 {
+			fmt.Fprintf(&sb, "tests/test_cart%d.py::test_more_%d PASSED\n", i, k)
+		}
+		return fmt.Sprintf("pytest -x tests/test_cart%d.py", i), sb.String()
+	})
+}
+
+// bashRounds is a session of n rounds after a system prompt and task:
+// in round i the assistant runs round(i)'s shell command (call_i) and
+// the tool answers its output.
+func bashRounds(task string, n int, round func(i int) (cmd, out string)) []convo.Msg {
+	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User(task)}
 	for i := range n {
 		id := fmt.Sprintf("call_%d", i)
-		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":"ls pkg%d"}`, i)}
-		out := fmt.Sprintf("pkg%d/a.go\npkg%d/b.go\n", i, i)
-		if i%3 == 1 {
-			call.Args = fmt.Sprintf(`{"command":"pytest -x tests/test_cart%d.py"}`, i)
-			var sb strings.Builder
-			for k := range 250 {
-				fmt.Fprintf(&sb, "tests/test_cart%d.py::test_case_%d PASSED\n", i, k)
-			}
-			fmt.Fprintf(&sb, "tests/test_cart%d.py:41: in test_total\nE   AssertionError: assert 90 == %d\nFAILED tests/test_cart%d.py::test_total - AssertionError\n", i, i, i)
-			for k := range 250 {
-				fmt.Fprintf(&sb, "tests/test_cart%d.py::test_more_%d PASSED\n", i, k)
-			}
-			out = sb.String()
-		}
+		cmd, out := round(i)
+		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":%q}`, cmd)}
 		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
 	}
 	return msgs

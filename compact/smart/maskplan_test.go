@@ -79,22 +79,15 @@ func TestPlanMaskingSteps(t *testing.T) {
 // rest short listings (a reference would cost as much) or mid-sized
 // test logs (about 800 tokens).
 func planRounds(n int) []convo.Msg {
-	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The cart total is wrong; fix it.")}
-	for i := range n {
-		id := fmt.Sprintf("call_%d", i)
-		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":"ls pkg%d"}`, i)}
-		out := fmt.Sprintf("pkg%d/a.py\npkg%d/b.py\n", i, i)
-		switch i % 3 {
-		case 0:
-			call.Args, out = fmt.Sprintf(`{"command":"nl -ba shop/mod%d.py"}`, i), nlFile(fmt.Sprint("mod", i), 150, 70)
-		case 1:
-			if i%2 == 1 {
-				call.Args, out = fmt.Sprintf(`{"command":"pytest tests/test_%d.py"}`, i), testOutput(fmt.Sprint("pkg", i), true, i)
-			}
+	return bashRounds("The cart total is wrong; fix it.", n, func(i int) (string, string) {
+		switch {
+		case i%3 == 0:
+			return fmt.Sprintf("nl -ba shop/mod%d.py", i), nlFile(fmt.Sprint("mod", i), 150, 70)
+		case i%3 == 1 && i%2 == 1:
+			return fmt.Sprintf("pytest tests/test_%d.py", i), testOutput(fmt.Sprint("pkg", i), true, i)
 		}
-		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
-	}
-	return msgs
+		return fmt.Sprintf("ls pkg%d", i), fmt.Sprintf("pkg%d/a.py\npkg%d/b.py\n", i, i)
+	})
 }
 
 // The proxy's masking (a large output masked two outputs old, small ones
