@@ -243,39 +243,30 @@ func (s *Segment) ext() *segExtra {
 	return s.x
 }
 
+// noExtra is what a segment without an out-of-line part reads: zero.
+var noExtra segExtra
+
+// read returns the segment's out-of-line part, or a zero one to read.
+func (s *Segment) read() *segExtra {
+	if s.x == nil {
+		return &noExtra
+	}
+	return s.x
+}
+
 // Elem is the span of the enclosing array element (a content block, a
 // tool_calls entry) when the segment is one; zero otherwise.
-func (s *Segment) Elem() Span {
-	if s.x == nil {
-		return Span{}
-	}
-	return s.x.elem
-}
+func (s *Segment) Elem() Span { return s.read().elem }
 
 // Name is the tool name of a call.
-func (s *Segment) Name() string {
-	if s.x == nil {
-		return ""
-	}
-	return s.x.name
-}
+func (s *Segment) Name() string { return s.read().name }
 
 // CallID is the call id a tool call issues or a tool result answers.
-func (s *Segment) CallID() string {
-	if s.x == nil {
-		return ""
-	}
-	return s.x.callID
-}
+func (s *Segment) CallID() string { return s.read().callID }
 
 // Images are the images of the segment (an image part, or images inside
 // a tool result).
-func (s *Segment) Images() []Image {
-	if s.x == nil {
-		return nil
-	}
-	return s.x.images
-}
+func (s *Segment) Images() []Image { return s.read().images }
 
 // setElem, setName and setCallID set what [Segment.Elem], [Segment.Name]
 // and [Segment.CallID] return; a zero value makes nothing out of line.
