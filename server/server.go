@@ -159,17 +159,27 @@ func (s *Server) serveConn(ctx context.Context, rwc io.ReadWriteCloser, pol conn
 		if err := conn.err; err != nil && !isClosed(err) && !errors.Is(err, context.Canceled) {
 			s.log.Warn("connection ended", "error", err)
 		}
+		if ctx.Err() != nil {
+			// The read loop saw the signal first (both cases were ready):
+			// the transport is closed as below all the same.
+			closeWhenIdle(conn, st)
+		}
 	case <-ctx.Done():
 		// A signal: stop now. The read loop may be blocked on a transport
 		// that cannot be interrupted (stdin): the transport is closed once
 		// the calls running (their contexts cancelled with ctx) return, or
 		// the caller closes it, or the process exits.
-		go func() {
-			<-conn.running.idle()
-			st.Close()
-		}()
+		closeWhenIdle(conn, st)
 	}
 	return code
+}
+
+// closeWhenIdle closes the transport once no call of conn runs.
+func closeWhenIdle(conn *conn, st *stream) {
+	go func() {
+		<-conn.running.idle()
+		st.Close()
+	}()
 }
 
 func isClosed(err error) bool {
