@@ -4,6 +4,7 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/workspace/tree"
 	"github.com/ctxd/ctxd/workspace/tree/treetest"
 
@@ -15,6 +16,15 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func newTestWorkspace(t *testing.T, root string, opts tree.Options) *tree.Tree {
 	t.Helper()
 	return treetest.Open(t, func() (*tree.Tree, error) { return tree.Open(root, opts) })
+}
+
+// workspaceOf writes files into a new temporary directory and opens it
+// as a workspace with the default options.
+func workspaceOf(t *testing.T, files map[string]string) *tree.Tree {
+	t.Helper()
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	return newTestWorkspace(t, root, tree.Options{})
 }
 
 func gather(t *testing.T, w *tree.Tree, r Request) *Result {

@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxd/ctxd/internal/testutil"
-	"github.com/ctxd/ctxd/workspace/tree"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxd/ctxd"
@@ -62,9 +59,7 @@ func refactorDependents(res *Result) []string {
 }
 
 func TestRefactorImporters(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, polyRepo)
-	w := newTestWorkspace(t, root, tree.Options{})
+	w := workspaceOf(t, polyRepo)
 	tests := []struct {
 		target string
 		want   []string
@@ -104,9 +99,7 @@ func TestRefactorImporters(t *testing.T) {
 }
 
 func TestTaskSpecific(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, polyRepo)
-	w := newTestWorkspace(t, root, tree.Options{})
+	w := workspaceOf(t, polyRepo)
 
 	t.Run("test pairs", func(t *testing.T) {
 		res := gather(t, w, Request{Task: ctxd.TaskTest, Query: query.Parse("write tests for internal/money/money.go")})
@@ -268,9 +261,7 @@ func TestTraceFrames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			testutil.WriteFiles(t, root, tt.files)
-			w := newTestWorkspace(t, root, tree.Options{})
+			w := workspaceOf(t, tt.files)
 			res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(tt.trace), Commits: -1})
 			errs, innermost := errorFiles(res)
 			if d := cmp.Diff(tt.errs, errs); d != "" {
@@ -303,8 +294,7 @@ func errorFiles(res *Result) (errs, innermost []string) {
 // defines that API as its tested source; a conventional pair still wins,
 // and a name nothing defines brings nothing.
 func TestTestedSources(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
+	w := workspaceOf(t, map[string]string{
 		"lib/response.js":      "var res = module.exports = {};\n\n/** Set a cookie. */\nres.cookie = function (name, value, options) {\n  return this.append('Set-Cookie', name + '=' + value);\n};\n\nres.location = function location(url) {\n  return this.set('Location', url);\n};\n",
 		"lib/request.js":       "var req = module.exports = {};\n\nreq.get = function header(name) {\n  return this.headers[name.toLowerCase()];\n};\n",
 		"lib/cookies.md":       "# cookie\n\nres.cookie sets a cookie.\n",
@@ -314,7 +304,6 @@ func TestTestedSources(t *testing.T) {
 		"src/parser.js":        "function parse(s) { return s; }\nmodule.exports = parse;\n",
 		"src/parser.test.js":   "const parse = require('./parser');\ntest('parses', () => { parse('res.cookie'); });\n",
 	})
-	w := newTestWorkspace(t, root, tree.Options{})
 	for _, tc := range []struct {
 		name, open, want string // want "": no tested source
 	}{
@@ -343,14 +332,12 @@ func TestTestedSources(t *testing.T) {
 // only match is a file of the same base name in an unrelated directory
 // maps to nothing, while one under source directories still maps.
 func TestTraceNodeFrames(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
+	w := workspaceOf(t, map[string]string{
 		"package.json":                          `{"name": "express", "version": "5.0.0"}`,
 		"lib/response.js":                       "res.send = function send(body) {\n  return this.end(body);\n};\n",
 		"examples/content-negotiation/users.js": "exports.list = function () { return []; };\n",
 		"src/server.js":                         "module.exports = function serve() {};\n",
 	})
-	w := newTestWorkspace(t, root, tree.Options{})
 	trace := "TypeError: Cannot read properties of undefined (reading 'end')\n" +
 		"    at ServerResponse.send (/app/node_modules/express/lib/response.js:2:15)\n" +
 		"    at list (/app/routes/users.js:22:7)\n" +
@@ -371,8 +358,7 @@ func TestTraceNodeFrames(t *testing.T) {
 // files of testdata/ in path order (a ClientIP test brought a .proto file
 // and a template).
 func TestFixturesMatchTheRequest(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
+	w := workspaceOf(t, map[string]string{
 		"go.mod":                     "module example.com/web\n",
 		"context.go":                 "package web\n\n// ClientIP returns the client address behind a trusted proxy.\nfunc ClientIP(addr string) string { return addr }\n\n// Render renders a template.\nfunc Render(name string) string { return name }\n",
 		"context_test.go":            "package web\n\nimport \"testing\"\n\nfunc TestClientIP(t *testing.T) {\n\tif ClientIP(\"a\") != \"a\" {\n\t\tt.Fatal(\"ip\")\n\t}\n}\n",
@@ -381,7 +367,6 @@ func TestFixturesMatchTheRequest(t *testing.T) {
 		"testdata/proxy_headers.txt": "X-Forwarded-For: 10.0.0.1\nclient ip behind a trusted proxy\n",
 		"testdata/render_page.tmpl":  "<p>render page template {{.title}}</p>\n",
 	})
-	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		request string
 		want    []string // fixtures gathered
