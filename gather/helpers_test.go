@@ -2,6 +2,8 @@ package gather
 
 import (
 	"flag"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -43,5 +45,16 @@ func gather(t *testing.T, w *tree.Tree, r Request) *Result {
 func sources(res *Result) []string { return treetest.Sources(res.Chunks) }
 
 func chunk(res *Result, source string) *ctxd.Chunk { return treetest.Chunk(res.Chunks, source) }
+
+// sourcesWhere returns the sorted sources of res's chunks that keep
+// accepts.
+func sourcesWhere(res *Result, keep func(*ctxd.Chunk) bool) []string {
+	return treetest.SourcesWhere(res.Chunks, keep)
+}
+
+// hasReason reports a reason of c that starts with prefix.
+func hasReason(c *ctxd.Chunk, prefix string) bool {
+	return slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasPrefix(r, prefix) })
+}
 
 func ptr[T any](v T) *T { return &v }
