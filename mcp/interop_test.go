@@ -22,7 +22,7 @@ func TestTypeScriptClient(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "mcp-client.mjs"), ctxdBin, repo, filepath.Join(t.TempDir(), "state"))
 	cmd.Dir = dir
 	reqFile := filepath.Join(t.TempDir(), "request.json")
-	if err := os.WriteFile(reqFile, mustJSON(t, chatRequest()), 0o644); err != nil {
+	if err := os.WriteFile(reqFile, testutil.JSON(t, chatRequest()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Env = append(cmd.Environ(), "CTXD_TEST_REQUEST_FILE="+reqFile)

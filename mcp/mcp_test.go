@@ -313,7 +313,7 @@ func TestGoClient(t *testing.T) {
 		if out.Session != "mcp-test" || !json.Valid([]byte(body)) || !out.Report.Applied || len(out.Report.Artifacts) == 0 {
 			t.Fatalf("session %q, valid %v, report %+v", out.Session, json.Valid([]byte(body)), out.Report)
 		}
-		if len(body) >= len(mustJSON(t, chatRequest())) || !strings.Contains(body, "[ctxd:ref sha256=") {
+		if len(body) >= len(testutil.JSON(t, chatRequest())) || !strings.Contains(body, "[ctxd:ref sha256=") {
 			t.Errorf("smart compaction did not shrink the request behind references")
 		}
 		// The first condensed output is tool output 0; read back lines
@@ -341,7 +341,7 @@ func TestGoClient(t *testing.T) {
 				t.Fatal(text(t, res))
 			}
 			body := text(t, res)
-			if len(body) >= len(mustJSON(t, chatRequest())) {
+			if len(body) >= len(testutil.JSON(t, chatRequest())) {
 				t.Errorf("fit to a 20000-token window did not shrink the request")
 			}
 			structured(t, res, &out)
@@ -421,15 +421,6 @@ func TestGoClient(t *testing.T) {
 			t.Errorf("server stopped serving after bad calls: %s", text(t, res))
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestRootDefaultsToGitTopLevel: started in a subdirectory without

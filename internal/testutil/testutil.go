@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -42,6 +43,17 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 func GoldenFile(t testing.TB, name string, got []byte, update bool) {
 	t.Helper()
 	Golden(t, filepath.Join("testdata", name+".golden"), got, update)
+}
+
+// JSON returns v encoded by encoding/json, failing the test when it cannot
+// be encoded.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // WriteFiles creates files under dir from a map of slash paths to text.
