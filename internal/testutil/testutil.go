@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -159,6 +160,25 @@ func Interop(t testing.TB, rel string) (node, dir string) {
 		Missing(t, "test/interop/node_modules", "run: cd test/interop && npm ci")
 	}
 	return node, dir
+}
+
+// RunInterop runs script, a file of the interop directory dir from
+// [Interop], with node, args and extra environment, and returns its
+// standard output; a failure or a hang (ended with the test's context)
+// fails the test with its standard error.
+func RunInterop(t testing.TB, node, dir string, env []string, script string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), node, append([]string{filepath.Join(dir, script)}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(cmd.Environ(), env...)
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, stderr.String())
+	}
+	return stdout
 }
 
 // OneLineJS returns about n bytes of minified JavaScript on one line (no
