@@ -434,6 +434,7 @@ func (e *encoder) strs(ss []string) {
 		e.str(s)
 	}
 }
+
 func (e *encoder) bool(v bool) {
 	if v {
 		e.buf.WriteByte(1)
