@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
@@ -263,7 +264,9 @@ func wordByte(c byte) bool {
 
 // find scans text, or returns the cached findings of the same text.
 func (s *Scanner) find(text string) []finding {
-	key := sha256.Sum256([]byte(text))
+	// Hashed in place: a []byte copy of every text scanned was a twentieth
+	// of what a request allocated.
+	key := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
 	s.mu.Lock()
 	fs, ok := s.cache[key]
 	if !ok {

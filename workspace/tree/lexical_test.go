@@ -439,3 +439,22 @@ func TestPathTermsReusesDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsOfAnyTableSize: a query's terms are the same from its small
+// table as from a file's (the bag is sorted; the table grows).
+func TestTermsOfAnyTableSize(t *testing.T) {
+	var many []string
+	for i := range 300 {
+		many = append(many, fmt.Sprintf("handleRequest%dWith_%c", i, 'a'+i%26))
+	}
+	for _, words := range [][]string{nil, {"http"}, {"Redirect", "query", "string", "drops"}, many} {
+		c := newTermCounter()
+		for _, w := range words {
+			c.addIdent([]byte(w))
+		}
+		want := c.bag().hash
+		if got := TermsOf(words); !slices.Equal(got, want) {
+			t.Errorf("%d words: %d terms, want %d", len(words), len(got), len(want))
+		}
+	}
+}
