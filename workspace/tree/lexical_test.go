@@ -3,6 +3,7 @@ package tree
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -455,6 +456,67 @@ func TestTermsOfAnyTableSize(t *testing.T) {
 		want := c.bag().hash
 		if got := TermsOf(words); !slices.Equal(got, want) {
 			t.Errorf("%d words: %d terms, want %d", len(words), len(got), len(want))
+		}
+	}
+}
+
+// TestIdentCounterCounts: the counter's counts are a map's, for short
+// identifiers (packed in a word: one to eight bytes, alike but in one
+// byte, or a prefix of another) and long ones, past the table's growth.
+func TestIdentCounterCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abAB_x0"
+	var ids []string
+	for range 20000 {
+		n := 1 + rng.IntN(12)
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = alphabet[rng.IntN(len(alphabet))]
+		}
+		ids = append(ids, string(b))
+	}
+	want := map[string]int32{}
+	ic := newIdentCounter()
+	for _, id := range ids {
+		want[id]++
+		ic.add([]byte(id))
+	}
+	got := map[string]int32{}
+	for _, i := range ic.used {
+		s := ic.slots[i]
+		if _, dup := got[string(s.id)]; dup {
+			t.Fatalf("%q counted in two slots", s.id)
+		}
+		got[string(s.id)] = s.count
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%d distinct identifiers counted, want %d", len(got), len(want))
+	}
+}
+
+// TestPackIdent: identifiers of one length up to 8 bytes have the same
+// packed word exactly when they are the same (the counter's comparison).
+func TestPackIdent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seen := map[[2]uint64]string{}
+	for range 50000 {
+		b := make([]byte, 1+rng.IntN(8))
+		for k := range b {
+			b[k] = "aAbB_z09"[rng.IntN(8)]
+		}
+		w, ok := packIdent(b)
+		if !ok {
+			t.Fatalf("%q not packed", b)
+		}
+		k := [2]uint64{uint64(len(b)), w}
+		if other, dup := seen[k]; dup && other != string(b) {
+			t.Fatalf("%q and %q pack alike", other, b)
+		}
+		seen[k] = string(b)
+	}
+	for _, long := range []string{"", "abcdefghi", "longerIdentifier"} {
+		if _, ok := packIdent([]byte(long)); ok {
+			t.Errorf("%q packed", long)
 		}
 	}
 }
