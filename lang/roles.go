@@ -91,12 +91,14 @@ func GeneratedHead(head []byte) bool {
 	if len(head) > generatedWindow {
 		head = head[:generatedWindow]
 	}
-	if !hasGenerated(head) {
-		// Every marker below holds "generated" (in some case) on one line:
-		// a head without it has none, and its lines need not be read (a
-		// tenth of indexing a tree's files did).
-		return false
-	}
+	// Every marker holds "generated" (in some case) on one line: a head
+	// without it has none, and its lines need not be read (a tenth of
+	// indexing a tree's files did).
+	return hasGenerated(head) && markedGenerated(head)
+}
+
+// markedGenerated is GeneratedHead's rule over a head's comment lines.
+func markedGenerated(head []byte) bool {
 	var notes []byte
 	for line := range bytes.Lines(head) {
 		if t := bytes.TrimLeft(line, " \t"); commentLine(t) {
