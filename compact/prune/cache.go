@@ -1,6 +1,10 @@
 package prune
 
-import "github.com/ctxd/ctxd/compact/request"
+import (
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
 
 // Cache is the content-hash and estimator cache the pruner shares with
 // the Smart Context optimizer ([request.Cache]): token counts by message,
@@ -37,6 +41,7 @@ func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator)
 		var res condResult
 		res.hash = seg.Hash()
 		res.out, res.hidden, res.ok = condenseWith(k.rt, seg.Text, k.maxChars, k.isError, res.hash, k.images)
+		res.out = strings.Clone(res.out) // kept beyond the request (request.Memo)
 		if res.ok {
 			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))
 		}
@@ -59,6 +64,7 @@ func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator
 		var res condResult
 		res.hash = seg.Hash()
 		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError, k.rt)
+		res.out = strings.Clone(res.out)
 		if res.ok {
 			res.hidden = len([]rune(seg.Text))
 			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))

@@ -1,6 +1,10 @@
 package smart
 
-import "github.com/ctxd/ctxd/compact/request"
+import (
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
 
 // viewKey names a view of a text: the transform, its shape and the
 // encoding its tokens were counted with.
@@ -24,6 +28,9 @@ func cachedView(c *request.Cache, k viewKey, build func() (string, bool), count 
 	return request.Memo(c, k, func() viewResult {
 		var res viewResult
 		res.text, res.ok = build()
+		// Kept beyond the request: a view may be (part of) a text that
+		// is a view of the body (request.Memo).
+		res.text = strings.Clone(res.text)
 		if res.ok {
 			res.tokens = count(res.text)
 		}
