@@ -123,6 +123,18 @@ func (c *Cache) Analysis(k TextKey, text string) *signal.Info {
 	return c.Info(k, text)
 }
 
+// Signals is [Cache.Analysis]'s Signals, without an analysis allocated
+// for a text too short to be kept (a request of many tiny messages paid
+// one for each evicted message: issue 28).
+func (c *Cache) Signals(k TextKey, text string) []string {
+	if len(text) < minCachedText {
+		var in signal.Info
+		signal.AnalyzeInto(&in, text)
+		return in.Signals
+	}
+	return c.Info(k, text).Signals
+}
+
 // analyze is text's signal analysis with its SHA-256.
 func analyze(text string) *signal.Info {
 	in := signal.Analyze(text)

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -78,4 +79,31 @@ func TestCacheDetaches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSignals: Cache.Signals is Cache.Analysis's Signals, and allocates
+// no analysis for a tiny text (the ledger asks for each evicted message).
+func TestSignals(t *testing.T) {
+	c := NewCache()
+	tests := []string{
+		"",
+		"message 12 says a few words",
+		"see main.go:12 and FAIL: TestX",
+		strings.Repeat("ok\n", 100) + "main.go:12: undefined: x\nFAIL pkg/x TestThing\n",
+	}
+	for _, text := range tests {
+		k := c.Key(text)
+		got, want := c.Signals(k, text), c.Analysis(k, text).Signals
+		if !slices.Equal(got, want) {
+			t.Errorf("Signals(%.20q) = %q, want %q", text, got, want)
+		}
+	}
+	text := "message 12 says a few words"
+	k := c.Key(text)
+	signals := testing.AllocsPerRun(100, func() { c.Signals(k, text) })
+	analysis := testing.AllocsPerRun(100, func() { c.Analysis(k, text) })
+	if signals >= analysis {
+		t.Errorf("Signals allocates %.0f times, Analysis %.0f: want fewer", signals, analysis)
+	}
+	t.Logf("allocations: Signals %.0f, Analysis %.0f", signals, analysis)
 }

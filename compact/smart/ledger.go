@@ -527,7 +527,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 				if user {
 					l.users = append(l.users, text)
 				}
-				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
+				for _, sig := range r.o.cache.Signals(r.o.cache.Key(s.Text), s.Text) {
 					switch {
 					case isLocation(sig):
 						l.locs.add(sig, i, false)
