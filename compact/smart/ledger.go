@@ -1,12 +1,13 @@
 package smart
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
-	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // The ledger (docs/proxy.md, "Stepped eviction and the ledger"): when a
@@ -266,27 +266,23 @@ func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
 }
 
 func (r *run) buildLedger(ev *eviction) builtLedger {
-	// The span is written once, into a buffer of its exact size, and
-	// handed to the store as is: an evicted output is held once more
-	// here, not once per builder and conversion.
-	n := 0
-	for _, i := range ev.drop {
-		n += prune.EvictedPieceLen(i, r.req.Items[i])
-	}
-	var span bytes.Buffer
-	span.Grow(n)
-	for _, i := range ev.drop {
-		prune.WriteEvictedPiece(&span, i, r.req.Items[i])
-	}
-	text := span.Bytes()
-	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, text)
+	// The span is written piece by piece from the items, twice (hashed,
+	// then into the store's pack), never whole: a request of many
+	// messages held it beside its model at its peak (issue 28).
+	ref, _, err := r.o.opts.Store.PutWith(r.ctx, r.scope, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 32<<10)
+		for _, i := range ev.drop {
+			prune.WriteEvictedPiece(bw, i, r.req.Items[i])
+		}
+		return bw.Flush()
+	})
 	if err == nil {
 		err = r.o.opts.Store.Flush()
 	}
 	if err != nil {
 		return builtLedger{err: err}
 	}
-	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), byteview.CountLines(text), "evicted messages "+indexList(ev.drop))
+	marker := r.rt.Marker(request.MarkerRef, ref.Hash, ref.Bytes, ref.Lines, "evicted messages "+indexList(ev.drop))
 	l := r.ledger(ev, marker)
 	// Rendered at about 4 bytes a token, then rescaled by the tokens it
 	// took (lists of line numbers take more) until it is within its
