@@ -132,7 +132,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	cell := max(high*evictStepPercent/100, 1)
 	evictable := func(i int) bool { return !r.protected[i] && !r.exact[i] }
 	dropped := func(cut int) []int {
-		var drop []int
+		drop := make([]int, 0, cut)
 		for i := range cut {
 			if evictable(i) {
 				drop = append(drop, i)
