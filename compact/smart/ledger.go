@@ -323,8 +323,9 @@ func indexList(idx []int) string {
 
 // ledger is what evicted items did, in their order.
 type ledger struct {
-	head  string
-	users []string
+	head       string
+	users      []string
+	userCounts []int32 // firstCounts(users), made by the first render
 	// userLines are the error lines of the user's messages that have
 	// any (signal.Analyze), by text: a message cut keeps them.
 	userLines map[string][]string
@@ -815,7 +816,10 @@ func (l *ledger) render(chars int) string {
 		// Each message cut to the room there is (at most
 		// ledgerUserChars), rather than left out.
 		most := min(ledgerUserChars, left-ledgerUserRoom)
-		section("User messages", "\n- ", counted(l.users, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
+		if l.userCounts == nil {
+			l.userCounts = firstCounts(l.users) // once for every try
+		}
+		section("User messages", "\n- ", countedBy(l.users, l.userCounts, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
 	})
 	section("Files changed (lines)", "\n- ", l.changed.entries())
 	// The locations are the bulk of the evicted rounds' signals: those
@@ -834,22 +838,46 @@ func (l *ledger) render(chars int) string {
 // with the times it was repeated ("… (3 times)"): an agent harness's
 // repeated format reminder takes one line.
 func counted(s []string, cut func(string) string) []string {
-	// One map counts and dedupes (a request of many tiny messages has
-	// as many user messages).
-	n := map[string]int{}
+	return countedBy(s, firstCounts(s), cut)
+}
+
+// countedBy is counted with s's counts given (firstCounts(s)).
+func countedBy(s []string, counts []int32, cut func(string) string) []string {
 	var out []string
-	for _, e := range s {
-		if n[e]++; n[e] == 1 {
-			out = append(out, e)
+	for i, e := range s {
+		if counts[i] == 0 {
+			continue
 		}
-	}
-	for k, e := range out {
-		out[k] = cut(e)
-		if n[e] > 1 {
-			out[k] += " (" + strconv.Itoa(n[e]) + " times)"
+		c := cut(e)
+		if counts[i] > 1 {
+			c += " (" + strconv.Itoa(int(counts[i])) + " times)"
 		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// firstCounts is, for each entry of s, the times it occurs in s at its
+// first place and 0 at the others. Entries are grouped by sorting their
+// indexes, not in a map: a request of many tiny messages has as many
+// user messages, and a map of them was the largest thing its ledger
+// held (issue 28).
+func firstCounts(s []string) []int32 {
+	idx := make([]int32, len(s))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return strings.Compare(s[a], s[b]) })
+	counts := make([]int32, len(s))
+	for g := 0; g < len(idx); {
+		h := g + 1
+		for h < len(idx) && s[idx[h]] == s[idx[g]] {
+			h++
+		}
+		counts[idx[g]] = int32(h - g) // the stable sort keeps the first place first
+		g = h
+	}
+	return counts
 }
 
 // cutKeeping is cutText(s, most) that keeps lines (a message's error
