@@ -571,7 +571,7 @@ func (r *run) crossTurn(c *cand) {
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
-	res := cachedView(r.o.cache, k, build, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, c.seg.Text, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
 	}
@@ -788,7 +788,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 		rt = r.rt
 	}
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
-	res := cachedView(r.o.cache, k, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
 		c.reason = small
 		return
