@@ -56,7 +56,9 @@ func TestPlanMaskingSteps(t *testing.T) {
 				if k%3 == 1 {
 					cmd = fmt.Sprintf("cat src/mod%d.py", k)
 				}
-				r.calls[id] = callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+				ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+				ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
+				r.calls[id] = ci
 				seg := request.NewSegment(request.SegToolResult, "bash", id, "")
 				seg.Tokens = tt.sizes(k)
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}

@@ -346,6 +346,10 @@ type callInfo struct {
 	item int
 	name string
 	args string
+	// read is the file the call reads when isRead (request.ReadOf,
+	// parsed once per call through the cache).
+	read   request.FileRead
+	isRead bool
 }
 
 func (r *run) setBudgetTelemetry() {
