@@ -92,7 +92,7 @@ func TestLedger(t *testing.T) {
 			// errors, files and the locations of its latest search (the
 			// commands, listed last, are cut here: "(N more in the
 			// reference)"; TestLedgerSections shows them).
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 40000, MaskHorizon: 4, MaskStep: 8})
+			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 32000, MaskHorizon: 4, MaskStep: 8})
 			checkEvicted(t, in, res)
 			l, it := ledgerOf(t, f, res.Body)
 			if l == "" {

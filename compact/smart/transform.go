@@ -480,13 +480,12 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 		shown[l] = true
 		kept = append(kept, i)
 	}
-	// The locations of the lines not shown, each once, in order; when
-	// they are over maskLocationsBytes, listed by file ("a.py:3,17,40
-	// b.py:9": the path once, then its line numbers, files in first-seen
-	// order) so a long list of hits keeps more of them in the bound.
+	// The locations of the lines not shown, each once, in order, listed
+	// by file ("a.py:3,17,40 b.py:9": the path once, then its line
+	// numbers, files in first-seen order): the same locations in fewer
+	// bytes, so a long list of hits keeps more of them in the bound.
 	var all []string
 	seen := map[string]bool{}
-	size := 0
 	for i := h; i < n-t; i++ {
 		if shown[lines[i]] {
 			continue
@@ -495,14 +494,10 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 			if !seen[loc] {
 				seen[loc] = true
 				all = append(all, loc)
-				size += len(loc) + 1
 			}
 		}
 	}
-	locs, more := all, 0
-	if size > maskLocationsBytes {
-		locs, more = locationsByFile(all, maskLocationsBytes)
-	}
+	locs, more := locationsByFile(all, maskLocationsBytes)
 	detail := "omitted=" + request.RangeText(h+1, n-t) + " (" + note
 	if len(kept) > 0 {
 		detail += fmt.Sprintf("; %d critical lines kept below with their line numbers", len(kept))
