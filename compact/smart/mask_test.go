@@ -45,7 +45,7 @@ func TestMaskedViewKeepsCriticalLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hash := request.HashText(tt.text)
-			v, ok := maskedView(tt.text, hash, 2, 2, "masked", request.Retrieval{})
+			v, ok := maskedView(tt.text, hash, 2, 2, "masked", false, request.Retrieval{})
 			if !ok {
 				t.Fatal("no view")
 			}
@@ -112,7 +112,7 @@ func TestMaskedViewListsLocationsByFile(t *testing.T) {
 		{"over the bound", grep(4000, 1000), "locations: pkg/file_2.py:12,", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, ok := maskedView(tt.text, request.HashText(tt.text), 2, 2, "masked", request.Retrieval{})
+			v, ok := maskedView(tt.text, request.HashText(tt.text), 2, 2, "masked", false, request.Retrieval{})
 			if !ok {
 				t.Fatal("no view")
 			}
@@ -126,5 +126,26 @@ func TestMaskedViewListsLocationsByFile(t *testing.T) {
 				t.Errorf("view of %d bytes: the list is not bounded", len(v))
 			}
 		})
+	}
+}
+
+// A quiet masked view (a file read that reports no failure) keeps no
+// critical lines: the FAILED comment on line 70 is the file's source; the
+// same text as a command's output keeps it.
+func TestQuietMaskedRead(t *testing.T) {
+	text := nlFile("cart", 150, 70)
+	hash := request.HashText(text)
+	const line = "# FAILED tests/test_cart.py::test_total"
+	for _, quiet := range []bool{false, true} {
+		v, ok := maskedView(text, hash, 2, 0, "masked", quiet, request.Retrieval{})
+		if !ok {
+			t.Fatal("no view")
+		}
+		if strings.Contains(v, line) == quiet {
+			t.Errorf("quiet %v: critical line kept %v:\n%s", quiet, !quiet, v)
+		}
+		if quiet && len(v) > 400 {
+			t.Errorf("quiet view of %d bytes:\n%s", len(v), v)
+		}
 	}
 }

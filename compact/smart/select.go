@@ -658,10 +658,16 @@ const maskMinSaving = 200
 // tokens less each): the first masked output is settled before any later
 // one, so this costs no cache stability.
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
-	v := view{head: head, tail: tail, note: "masked"}
+	v := view{head: head, tail: tail, note: "masked", quiet: r.quietRead(c, s)}
 	r.maskWith(c, s, transform, v, reason, "beyond the masking horizon, but masking would save too little", func(rt request.Retrieval) (string, bool) {
-		return maskedView(s.Text, c.in.Hash, head, tail, "masked", rt)
+		return maskedView(s.Text, c.in.Hash, head, tail, "masked", v.quiet, rt)
 	})
+}
+
+// quietRead reports a file read that reports no failure: its masked view
+// keeps no critical lines (maskedView).
+func (r *run) quietRead(c *cand, s *request.Segment) bool {
+	return r.fileRead(s) && !s.IsError && !c.in.Failure
 }
 
 // maskSuperseded sets the view of a stale file read (staleReads): a
@@ -670,10 +676,10 @@ func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reaso
 // tail).
 func (r *run) maskSuperseded(c *cand, s *request.Segment, by int) {
 	note := fmt.Sprintf("masked: superseded by the read at message %d", by)
-	v := view{note: note}
+	v := view{note: note, quiet: r.quietRead(c, s)}
 	r.maskWith(c, s, TransformReference, v, "file read superseded by a later read of the file (at message "+fmt.Sprint(by)+"): masked at its step, critical lines and reference",
 		"file read superseded by a later read, but masking would save too little", func(rt request.Retrieval) (string, bool) {
-			return maskedView(s.Text, c.in.Hash, 0, 0, note, rt)
+			return maskedView(s.Text, c.in.Hash, 0, 0, note, v.quiet, rt)
 		})
 }
 

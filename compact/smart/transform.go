@@ -184,6 +184,9 @@ type view struct {
 	head, tail int    // most lines shown from each end
 	chars      int    // most bytes of the view
 	note       string // added to the marker
+	// quiet: a masked file read that reports no failure, whose
+	// error-looking lines are the file's source (maskedView).
+	quiet bool
 }
 
 // condensedView cuts text to its first and last lines and the critical
@@ -434,8 +437,12 @@ func locationsByFile(locs []string, limit int) (list []string, more int) {
 // so what a reader needs of an old output stays in view without a call.
 // rt is the reference's retrieval hint (the zero value: "ask for lines
 // a-b" only); note opens the reference's detail ("masked", or why).
-// ok is false when the view would hide nothing.
-func maskedView(text, hash string, head, tail int, note string, rt request.Retrieval) (string, bool) {
+// A quiet view (a file read that reports no failure) keeps no critical
+// lines: `raise ValueError(` in a file's text is its source, not an error
+// (signal.Info.Failure; the replay's measure does not count it either),
+// and the whole file is a reference away. ok is false when the view
+// would hide nothing.
+func maskedView(text, hash string, head, tail int, note string, quiet bool, rt request.Retrieval) (string, bool) {
 	raw := splitLines(text)
 	n := len(raw)
 	if n == 0 {
@@ -462,7 +469,10 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 	var kept []int
 	shown := map[string]bool{}
 	rest := maskCriticalBytes
-	for i := h; i < n-t; i++ {
+	if quiet {
+		rest = 0
+	}
+	for i := h; i < n-t && rest > 0; i++ {
 		l := lines[i]
 		switch classifyLine(l) {
 		case lineError, lineDiffHead:
