@@ -342,6 +342,20 @@ func TestPlanEmit(t *testing.T) {
 			want: `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"b"}]}]}`,
 		},
 		{
+			// A removed block cannot be rewritten: SetText refuses it, so a
+			// caller that counts the rewrite's savings does not count the
+			// block's tokens twice (the FuzzCompress drift).
+			name: "a dropped block refuses a rewrite",
+			body: `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"AAAA"},{"type":"tool_result","tool_use_id":"b","content":"BBBB"}]}]}`,
+			plan: func(p *Plan) {
+				p.DropSegment(SegRef{0, 0})
+				if p.SetText(SegRef{0, 0}, "a") {
+					panic("SetText accepted a dropped segment")
+				}
+			},
+			want: `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":"BBBB"}]}]}`,
+		},
+		{
 			name: "responses string input grows into an array",
 			body: `{"input": "hi"}`,
 			plan: func(p *Plan) { p.Insert(1, []byte(`{"role":"user","content":"note"}`)) },
