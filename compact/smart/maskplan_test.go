@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -64,7 +65,7 @@ func TestPlanMaskingSteps(t *testing.T) {
 				seg.Tokens = tt.sizes(k)
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
-			p := r.planMasking(outputs, tt.step)
+			p := r.planMasking(outputs, tt.step, nil)
 			if p.last != tt.wantLast {
 				t.Errorf("last step at %d outputs, want %d", p.last, tt.wantLast)
 			}
@@ -74,6 +75,46 @@ func TestPlanMaskingSteps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A large read whose file a later call edited (or read again) is due
+// like any large output, MaskBigHorizon outputs old once the edit is
+// there; a read nothing superseded waits for the horizon.
+func TestPlanMaskingEditedReads(t *testing.T) {
+	r := &run{c: Call{MaskHorizon: 4, MaskStep: 1, MaskBig: 500, MaskBigHorizon: 2}, calls: map[string]callInfo{}}
+	cmds := map[int]string{2: "cat shop/cart.py", 3: "sed -i 's/90/85/' shop/cart.py", 4: "cat shop/tax.py"}
+	outputs := make([]*cand, 9)
+	for k := range outputs {
+		id, cmd := fmt.Sprint("call_", k), cmp.Or(cmds[k], "ls")
+		ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+		ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
+		r.calls[id] = ci
+		seg := request.NewSegment(request.SegToolResult, "bash", id, "")
+		seg.Tokens = 100
+		if ci.isRead {
+			seg.Tokens = 3000
+		}
+		outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
+	}
+	calls := make([]request.Call, len(outputs))
+	for k := range outputs {
+		id := fmt.Sprint("call_", k)
+		calls[k] = request.Call{ID: id, Name: "bash", Args: r.calls[id].args}
+	}
+	sup := request.NewCache().Superseded(calls)
+	for _, tt := range []struct {
+		name         string
+		sup          map[string]request.Supersession
+		edited, kept int // the counts at the steps masking reads 2 and 4
+	}{
+		{"edited", sup, 5, 9},
+		{"no supersession known", nil, 7, 9},
+	} {
+		p := r.planMasking(outputs, 1, tt.sup)
+		if p.at[2] != tt.edited || p.at[4] != tt.kept {
+			t.Errorf("%s: reads masked at %d and %d outputs, want %d and %d", tt.name, p.at[2], p.at[4], tt.edited, tt.kept)
+		}
 	}
 }
 

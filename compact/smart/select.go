@@ -248,7 +248,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	masking := r.c.MaskHorizon > 0
 	var plan maskPlan
 	if masking {
-		plan = r.planMasking(outputs, step)
+		plan = r.planMasking(outputs, step, sup)
 	}
 	// old: past the boundary (masked by a step below pressure, the
 	// older outputs under it).
