@@ -305,11 +305,13 @@ type run struct {
 	// maskHinted: a masked output of this selection already carries the
 	// retrieval hint.
 	maskHinted bool
-	live       bool
-	b          budget
-	rep        *Report
-	est        *request.Estimator
-	before     int
+	// maskStepped: the masking plan of the selection has taken a step.
+	maskStepped bool
+	live        bool
+	b           budget
+	rep         *Report
+	est         *request.Estimator
+	before      int
 
 	calls  map[string]callInfo
 	latest []string // the texts of the latest turn (index)
@@ -396,14 +398,15 @@ func (r *run) optimize() ([]byte, error) {
 		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
 		masked := r.estimateAfter()
 		switch {
-		case b.band == BandLow || masked <= full.usable && sess.cut == 0:
-			// Low once masked, or within the window once masked before
-			// any eviction: forwarded masked. A deeper step here would
-			// condense the outputs masking keeps whole or with their
-			// locations, every turn the pressure moves (chat 32k replay:
-			// pertinent signals visible 90.6% with it, 96.0% without;
-			// BENCHMARKS.md, "h26mask"); the session steps when the
-			// masked request no longer fits.
+		case b.band == BandLow || masked <= full.usable && sess.cut == 0 && r.maskStepped:
+			// Low once masked, or within the window once masked by a
+			// step before any eviction: forwarded masked. A deeper step
+			// here would condense the outputs masking keeps whole or
+			// with their locations, every turn the pressure moves (chat
+			// 32k replay: pertinent signals visible 90.6% with it, 96.0%
+			// without; BENCHMARKS.md, "h26mask"); the session steps when
+			// the masked request no longer fits. Before masking's first
+			// step, pressure alone decides.
 			b.reasons = append(b.reasons, "pressure_after_masking")
 			r.b = b
 			r.setBudgetTelemetry()

@@ -250,6 +250,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	if masking {
 		plan = r.planMasking(outputs, step, sup)
 	}
+	r.maskStepped = plan.last > 0
 	// old: past the boundary (masked by a step below pressure, the
 	// older outputs under it).
 	old := plan.masked
