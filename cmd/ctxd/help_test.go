@@ -18,6 +18,7 @@ func TestFirstSentence(t *testing.T) {
 		{"two sentences", "Print a file's view at a level. Levels shrink.", "Print a file's view at a level."},
 		{"no period", "Serve the Model Context Protocol over stdio for an agent (Claude Code, Cursor, ...):\ntools ...", "Serve the Model Context Protocol over stdio for an agent (Claude Code, Cursor, ...)."},
 		{"long", long, long},
+		{"colon in parentheses", "Find a symbol's definitions (from the symbol index: kind, lines, signature) and the\ncode lines that use it. NAME is a bare name.", "Find a symbol's definitions (from the symbol index: kind, lines, signature) and the code lines that use it."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,6 +34,9 @@ func TestFirstSentence(t *testing.T) {
 		}
 		if !strings.HasSuffix(got, ".") {
 			t.Errorf("%s: help line %q does not end a sentence", name, got)
+		}
+		if strings.Count(got, "(") != strings.Count(got, ")") {
+			t.Errorf("%s: help line %q cut inside parentheses", name, got)
 		}
 		lines := wrapWords(got, helpWidth-helpIndent)
 		if strings.Join(lines, " ") != got {

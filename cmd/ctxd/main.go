@@ -153,11 +153,19 @@ func printHelp(w io.Writer) {
 }
 
 // firstSentence is a summary's first sentence on one line (up to a
-// period or a colon that ends a clause), whole: ctxd help wraps it.
+// period or a colon that ends a clause, outside parentheses: "(from the
+// symbol index: kind, lines)" does not end one), whole: ctxd help wraps it.
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
+	depth := 0
 	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == ':') && s[i+1] == ' ' {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		}
+		if depth == 0 && (s[i] == '.' || s[i] == ':') && s[i+1] == ' ' {
 			s = s[:i]
 			if s[len(s)-1] != ')' && !strings.HasSuffix(s, "...") {
 				s += "."
