@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,40 @@ func TestFirstSentence(t *testing.T) {
 	for _, l := range strings.Split(cmds, "\n") {
 		if strings.HasPrefix(l, "  ") && len(l) > helpWidth || strings.Contains(l, "…") {
 			t.Errorf("help line over %d columns or cut: %q", helpWidth, l)
+		}
+	}
+}
+
+// TestEveryHelpListsFlags: `ctxd help CMD` and `ctxd CMD -h` of every command
+// exit 0 and, when they print a flags section, list a flag in it (ctxd help
+// run fell back to the summary without its flags, ctxd run -h was a usage
+// error, and ctxd help eval printed "flags:" with nothing under it).
+func TestEveryHelpListsFlags(t *testing.T) {
+	wants := map[string][]string{
+		"run":  {"\nflags:\n  --lines", "print an output of at most N lines whole"},
+		"eval": {"ctxd eval recall -h", "ctxd eval swebench -h"},
+	}
+	for name := range commands {
+		for _, args := range [][]string{{"help", name}, {name, "-h"}, {name, "--help"}} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				var out, errOut strings.Builder
+				code := Run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+				text := out.String() + errOut.String()
+				if code != 0 {
+					t.Fatalf("exit %d, want 0:\n%s", code, text)
+				}
+				if !strings.Contains(text, "usage: ctxd "+name) {
+					t.Errorf("no usage line:\n%s", text)
+				}
+				if _, after, ok := strings.Cut(text, "\nflags:\n"); ok && !strings.HasPrefix(after, "  -") {
+					t.Errorf("an empty flags section:\n%s", text)
+				}
+				for _, w := range wants[name] {
+					if !strings.Contains(text, w) {
+						t.Errorf("help lacks %q:\n%s", w, text)
+					}
+				}
+			})
 		}
 	}
 }

@@ -108,8 +108,8 @@ func modelWindow(io *IO, name string, flagWindow int, root string, asJSON bool) 
 }
 
 func runVersion(_ context.Context, io *IO, args []string) error {
-	if len(args) > 0 {
-		return usagef("version takes no arguments")
+	if err := parseNone(newFlagSet(commands["version"], io.Err), args); err != nil {
+		return err
 	}
 	fmt.Fprintf(io.Out, "ctxd %s (%s, %s/%s, model registry %s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, tokens.RegistryVersion)
 	return nil
