@@ -138,6 +138,9 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 			}
 			of.Path = p
 		}
+		if err := badOpenLine(o, of, root); err != nil {
+			return err
+		}
 		req.OpenFiles = append(req.OpenFiles, of)
 	}
 
@@ -194,6 +197,26 @@ func readRequest(pos []string, in io.Reader) (string, error) {
 		return "", usagef("missing REQUEST: say what the task is, e.g. ctxd prompt \"fix the failing login test\"")
 	}
 	return request, nil
+}
+
+// badOpenLine is a usage error for --open FILE:X where X is not a line
+// number and FILE exists while FILE:X does not (it was skipped as "no such
+// file", which sent the user looking for the file).
+func badOpenLine(arg string, of ctxd.OpenFile, root string) error {
+	i := strings.LastIndexByte(arg, ':')
+	if of.Line != 0 || i <= 0 || strings.HasPrefix(arg, "file:") {
+		return nil
+	}
+	if _, err := os.Stat(of.Path); err == nil {
+		return nil
+	}
+	file := arg[:i]
+	for _, p := range []string{file, filepath.Join(root, file)} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return usagef("--open %s: %q is not a line number (FILE:LINE, lines from 1)", arg, arg[i+1:])
+		}
+	}
+	return nil
 }
 
 // parseOpen parses FILE or FILE:LINE.
