@@ -61,8 +61,13 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.budget < 0 || f.contextBudget < 0 || f.maxFiles < 0 || f.contextWindow < 0 {
-		return usagef("--budget, --context-budget, --context-window and --max-files must not be negative")
+	for _, n := range []struct {
+		flag  string
+		value int
+	}{{"budget", f.budget}, {"context-budget", f.contextBudget}, {"context-window", f.contextWindow}, {"max-files", f.maxFiles}} {
+		if n.value < 0 {
+			return usagef("--%s must not be negative (got %d)", n.flag, n.value)
+		}
 	}
 	// 0 is the flags' "not given"; said explicitly it is a mistake, not a
 	// request for the default.
