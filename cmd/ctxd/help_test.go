@@ -67,6 +67,8 @@ func TestEveryHelpListsFlags(t *testing.T) {
 	wants := map[string][]string{
 		"run":  {"\nflags:\n  --lines", "print an output of at most N lines whole"},
 		"eval": {"ctxd eval recall -h", "ctxd eval swebench -h"},
+		// --level's help named four of its six levels.
+		"truncate": {"full, bodies, signatures, outline, focus or focus-only"},
 	}
 	for name := range commands {
 		for _, args := range [][]string{{"help", name}, {name, "-h"}, {name, "--help"}} {
