@@ -65,8 +65,9 @@ func TestFirstSentence(t *testing.T) {
 // error, and ctxd help eval printed "flags:" with nothing under it).
 func TestEveryHelpListsFlags(t *testing.T) {
 	wants := map[string][]string{
-		"run":  {"\nflags:\n  --lines", "print an output of at most N lines whole"},
-		"eval": {"ctxd eval recall -h", "ctxd eval swebench -h"},
+		"run":      {"\nflags:\n  --lines", "print an output of at most N lines whole"},
+		"eval":     {"ctxd eval recall -h", "ctxd eval swebench -h"},
+		"sessions": {"ctxd sessions SUBCOMMAND -h"},
 		// --level's help named four of its six levels.
 		"truncate": {"full, bodies, signatures, outline, focus or focus-only"},
 	}
