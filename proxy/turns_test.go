@@ -44,6 +44,7 @@ import (
 //	CTXD_TURNS_HINTS=all           the proxy's --hints
 //	CTXD_TURNS_SHOW_HIDDEN=N       log N hidden signals (distinct measure) per session
 //	CTXD_TURNS_SHOW_LEDGER=1       log the ledger of each session's last forwarded request
+//	CTXD_TURNS_SHOW_PERTINENT=1    log each pertinent signal hidden at a session's last turn
 //	CTXD_TURNS_BIG, CTXD_TURNS_BIG_HORIZON, CTXD_TURNS_PACED=1  the size-aware horizon and paced steps
 //	CTXD_TURNS_CAUSES=1            decompose the bill by cause (turns_causes_test.go)
 //
@@ -400,6 +401,11 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 					if it.Kind == request.KindSummary && len(it.Segments) > 0 {
 						t.Logf("%s %s ledger (%d tokens):\n%s", ch.name, windowName(window), est.Item(it), it.Segments[0].Text)
 					}
+				}
+			}
+			if os.Getenv("CTXD_TURNS_SHOW_PERTINENT") != "" {
+				for _, h := range sig.Distinct.HiddenPertinent {
+					t.Logf("%s %s hidden pertinent: %s", ch.name, windowName(window), h)
 				}
 			}
 			for _, h := range sig.Distinct.Hidden[:min(len(sig.Distinct.Hidden), envInt(t, "CTXD_TURNS_SHOW_HIDDEN", 0))] {

@@ -142,6 +142,10 @@ type Measure struct {
 	// those of them visible: the measure beside Visible/Total that does
 	// not count stale hits of old searches.
 	Pertinent, PertinentVisible int
+	// HiddenPertinent is each pertinent signal not visible, "kind place
+	// status item N: text" (N its latest occurrence's input item): what
+	// a ledger or a masked view left out that still mattered.
+	HiddenPertinent []string
 }
 
 // KindCount is the signals of one kind and those visible.
@@ -235,6 +239,8 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 					st.Distinct.Pertinent++
 					if visible {
 						st.Distinct.PertinentVisible++
+					} else {
+						st.Distinct.HiddenPertinent = append(st.Distinct.HiddenPertinent, fmt.Sprintf("%s %s %s item %d: %.160q", kind, placeOf(in.Items[occ.item], occ.seg, outResults, outRaw), status, occ.item, sig))
 					}
 				}
 			}
