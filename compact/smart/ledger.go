@@ -351,6 +351,7 @@ type ledger struct {
 	read      fileList
 	locs      locationList
 	commands  []string
+	calls     []namedCall // the evicted calls' arguments, in order
 }
 
 // problem is an error line or a failing test seen in an evicted output
@@ -433,76 +434,113 @@ func mergeRanges(rs []string) string {
 }
 
 // locationList is the file:line locations of the evicted items, by file,
-// each location once, with the latest item each file's locations were
-// seen in and whether one was a hit of the span's latest search.
+// each location once, with the latest item each location and each
+// file's locations were seen in and whether one was a hit of the span's
+// latest search.
 type locationList struct {
 	order  []string
 	lines  map[string][]string
-	seen   map[string]bool
+	seen   map[string]int // each location's latest item
 	last   map[string]int
 	search map[string]bool
 }
 
 func (l *locationList) add(loc string, at int, search bool) {
 	if l.seen == nil {
-		l.lines, l.seen, l.last, l.search = map[string][]string{}, map[string]bool{}, map[string]int{}, map[string]bool{}
+		l.lines, l.seen, l.last, l.search = map[string][]string{}, map[string]int{}, map[string]int{}, map[string]bool{}
 	}
 	c := strings.LastIndexByte(loc, ':')
 	path, line := loc[:c], loc[c+1:]
 	if _, ok := l.lines[path]; !ok {
 		l.order = append(l.order, path)
 	}
-	if !l.seen[loc] {
-		l.seen[loc] = true
+	if _, ok := l.seen[loc]; !ok {
 		l.lines[path] = append(l.lines[path], line)
 	}
+	l.seen[loc] = at
 	l.last[path] = at
 	l.search[path] = l.search[path] || search
 }
 
+// namedCall is a tool call's arguments and its item.
+type namedCall struct {
+	at   int
+	text string
+}
+
 // ranked lists the locations by file, "a.py:3,17,40", line numbers in
-// order: first the files read or changed after their locations were
-// seen, then the latest search's hits, then the rest; in each group
-// the files seen latest first. used is how many files the first two
-// groups hold.
-func (l *locationList) ranked(read, changed *fileList) (out []string, used int) {
-	touched := func(path string) bool {
+// order: first the locations a later call went on to use (a call after
+// the location's latest sighting names its file: read, changed,
+// searched, run; as read and changed files and calls record them),
+// then the latest search's other hits, then the rest; in each group the
+// files seen latest first (a file whose early locations were used and
+// later ones not is listed in both groups). used is how many entries
+// the first two groups hold.
+func (l *locationList) ranked(read, changed *fileList, calls []namedCall) (out []string, used int) {
+	// named is the latest item that names path after from, or -1.
+	named := func(path string) int {
+		bare := strings.TrimPrefix(path, "./")
+		latest := -1
 		for _, f := range []*fileList{changed, read} {
 			for p, at := range f.last {
-				if at > l.last[path] && (p == path || strings.HasSuffix(p, "/"+strings.TrimPrefix(path, "./"))) {
-					return true
+				if at > latest && (p == path || strings.HasSuffix(p, "/"+bare)) {
+					latest = at
 				}
 			}
 		}
-		return false
+		// A call that names the file otherwise (grep PATTERN FILE,
+		// python -m pytest FILE::test, a script that opens it).
+		for k := len(calls) - 1; k >= 0 && calls[k].at > latest; k-- {
+			if strings.Contains(calls[k].text, bare) {
+				latest = calls[k].at
+			}
+		}
+		return latest
 	}
-	rank := map[string]int{}
+	type entry struct {
+		path  string
+		lines []string
+		rank  int
+		last  int
+	}
+	var entries []entry
 	for _, p := range l.order {
-		switch {
-		case touched(p):
-			rank[p] = 0
-		case l.search[p]:
-			rank[p] = 1
-		default:
-			rank[p] = 2
+		upto := named(p)
+		var usedLines, rest []string
+		lastUsed := -1
+		for _, n := range l.lines[p] {
+			if at := l.seen[p+":"+n]; at < upto {
+				usedLines = append(usedLines, n)
+				lastUsed = max(lastUsed, at)
+			} else {
+				rest = append(rest, n)
+			}
+		}
+		if len(usedLines) > 0 {
+			entries = append(entries, entry{p, usedLines, 0, lastUsed})
+		}
+		if len(rest) > 0 {
+			rank := 2
+			if l.search[p] {
+				rank = 1
+			}
+			entries = append(entries, entry{p, rest, rank, l.last[p]})
 		}
 	}
-	files := slices.Clone(l.order)
-	slices.SortStableFunc(files, func(a, b string) int {
-		return cmp.Or(rank[a]-rank[b], l.last[b]-l.last[a])
+	slices.SortStableFunc(entries, func(a, b entry) int {
+		return cmp.Or(a.rank-b.rank, b.last-a.last)
 	})
-	out = make([]string, 0, len(files))
-	for _, p := range files {
-		if rank[p] < 2 {
+	out = make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.rank < 2 {
 			used++
 		}
-		ns := l.lines[p]
-		slices.SortStableFunc(ns, func(a, b string) int {
+		slices.SortStableFunc(e.lines, func(a, b string) int {
 			x, _ := strconv.Atoi(a)
 			y, _ := strconv.Atoi(b)
 			return x - y
 		})
-		out = append(out, p+":"+strings.Join(ns, ","))
+		out = append(out, e.path+":"+strings.Join(e.lines, ","))
 	}
 	return out, used
 }
@@ -554,6 +592,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 				}
 			case request.SegToolCall:
 				open = l.call(s, open)
+				l.calls = append(l.calls, namedCall{at: i, text: s.Text})
 			case request.SegToolResult:
 				l.result(r, s, i, i == search, latest)
 			}
@@ -844,7 +883,7 @@ func (l *ledger) render(chars int) string {
 	// latest search, first; the rest (most of them in files no later
 	// call names) after them (BENCHMARKS.md, "h26vis2").
 	within(ledgerReadShare, func() { section("Files read (lines)", "\n- ", l.read.entries()) })
-	locs, used := l.locs.ranked(&l.read, &l.changed)
+	locs, used := l.locs.ranked(&l.read, &l.changed, l.calls)
 	section("Locations in files used later or found by the latest search", " ", locs[:used])
 	section("Other locations", " ", locs[used:])
 	section("Commands (exit code)", "\n- ", dedupe(l.commands))

@@ -57,6 +57,7 @@ func TestLocationsRanked(t *testing.T) {
 		name          string
 		locs          []loc
 		read, changed map[string]int // path: the item that read or changed it
+		calls         map[string]int // a call's arguments: its item
 		want          []string
 	}{
 		{
@@ -82,6 +83,18 @@ func TestLocationsRanked(t *testing.T) {
 			want: []string{"a.py:3", "b.py:9"},
 		},
 		{
+			name:  "a file a later call names otherwise (grep, pytest) comes first",
+			locs:  []loc{{"tests/a_test.py:3", 1, false}, {"pkg/b.py:9", 2, false}, {"pkg/c.py:1", 3, false}},
+			calls: map[string]int{`{"command":"grep -n setUp tests/a_test.py"}`: 4, `{"command":"python -m pytest pkg/c.py::test_x"}`: 2},
+			want:  []string{"tests/a_test.py:3", "pkg/c.py:1", "pkg/b.py:9"},
+		},
+		{
+			name: "a location used before its file's later locations: the file in both groups",
+			locs: []loc{{"a.py:40", 1, false}, {"a.py:3", 1, false}, {"b.py:9", 4, false}, {"a.py:77", 5, false}, {"c.py:2", 6, false}},
+			read: map[string]int{"/testbed/a.py": 3},
+			want: []string{"a.py:3,40", "c.py:2", "a.py:77", "b.py:9"},
+		},
+		{
 			name:    "touched before search",
 			locs:    []loc{{"a.py:3", 3, true}, {"b.py:9", 1, false}},
 			changed: map[string]int{"b.py": 2},
@@ -102,7 +115,11 @@ func TestLocationsRanked(t *testing.T) {
 				changed.at = at
 				changed.add(p, "")
 			}
-			if got, _ := l.ranked(&read, &changed); !slices.Equal(got, tc.want) {
+			var calls []namedCall
+			for text, at := range tc.calls {
+				calls = append(calls, namedCall{at: at, text: text})
+			}
+			if got, _ := l.ranked(&read, &changed, calls); !slices.Equal(got, tc.want) {
 				t.Errorf("ranked = %q, want %q", got, tc.want)
 			}
 		})

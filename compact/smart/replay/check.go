@@ -240,7 +240,7 @@ func CheckSignals(in, out *request.Request, get func(hash string) ([]byte, error
 					if visible {
 						st.Distinct.PertinentVisible++
 					} else {
-						st.Distinct.HiddenPertinent = append(st.Distinct.HiddenPertinent, fmt.Sprintf("%s %s %s item %d: %.160q", kind, placeOf(in.Items[occ.item], occ.seg, outResults, outRaw), status, occ.item, sig))
+						st.Distinct.HiddenPertinent = append(st.Distinct.HiddenPertinent, fmt.Sprintf("%s %s %s item %d%s: %.160q", kind, placeOf(in.Items[occ.item], occ.seg, outResults, outRaw), status, occ.item, touchedAt(kind, sig, occ, in), sig))
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ctxd/ctxd/compact/request"
@@ -116,4 +117,24 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 		}
 	}
 	return "open"
+}
+
+// touchedAt names the first later item whose tool call names a path's
+// or location's file (" touched at item N"), or "".
+func touchedAt(kind, sig string, at occurrence, in *request.Request) string {
+	if kind != "path" && kind != "location" {
+		return ""
+	}
+	file := sig
+	if kind == "location" {
+		file = sig[:strings.LastIndexByte(sig, ':')]
+	}
+	for i := at.item + 1; i < len(in.Items); i++ {
+		for _, s := range in.Items[i].Segments {
+			if s.Kind == request.SegToolCall && strings.Contains(s.Text, file) {
+				return fmt.Sprintf(" touched at item %d of %d", i, len(in.Items))
+			}
+		}
+	}
+	return ""
 }
