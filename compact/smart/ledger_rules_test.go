@@ -271,3 +271,21 @@ func TestCutKeepsErrorLines(t *testing.T) {
 		})
 	}
 }
+
+// The ledger's bound: 1,800 tokens where the usable window holds them
+// within 20%; a usable window shrunk by an estimator's margin (Anthropic
+// at 16k: about 8,600 tokens) gets 20% of it, not 15%; never under 4%.
+func TestLedgerBound(t *testing.T) {
+	for _, tc := range []struct{ usable, want int }{
+		{1000, 200},
+		{8600, 1720},
+		{9000, 1800},
+		{11680, 1800},
+		{100000, 4000},
+		{180000, 7200},
+	} {
+		if got := ledgerBound(tc.usable); got != tc.want {
+			t.Errorf("ledgerBound(%d) = %d, want %d", tc.usable, got, tc.want)
+		}
+	}
+}
