@@ -16,8 +16,9 @@ import (
 // outline) for the compressor, keeping whole the functions around the
 // cursor, the selection, the lines an error points at and the focus lines
 // (the functions matching the request's words, focusLines). Chunks in
-// languages tree-sitter cannot parse, or that do not parse cleanly, get no
-// views and are cut in the middle instead.
+// languages tree-sitter cannot parse get no views and are cut in the
+// middle instead; those that do not parse cleanly get only their focus
+// views (when something focuses them).
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
@@ -44,6 +45,13 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
+		// A file with syntax errors (a grammar older than the language:
+		// TypeScript's `interface Box<out O>`) still has focus views,
+		// which copy whole lines: the function at the cursor or named
+		// by the request stays visible instead of a head and a tail.
+		if fs, ferr := treesitter.FocusViews(ctx, lang, src, opts); ferr == nil && len(fs) > 0 {
+			return orderViews(nil, fs)
+		}
 		return nil
 	}
 	// The focus views: those of keep, then (below) the ladder's, all from

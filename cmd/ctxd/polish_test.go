@@ -16,7 +16,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo)
 	runFailures(t, dir, []cliFailure{
 		{"budget zero", []string{"prompt", "--budget", "0", "explain"}, 2, "--budget 0: a token budget must be positive"},
-		{"budget negative", []string{"prompt", "--budget", "-5", "explain"}, 2, "must not be negative"},
+		{"budget negative", []string{"prompt", "--budget", "-5", "explain"}, 2, "--budget must not be negative (got -5)"},
+		{"max-files negative", []string{"prompt", "--max-files", "-1", "explain"}, 2, "--max-files must not be negative (got -1)"},
 		{"context budget zero", []string{"prompt", "--context-budget=0", "explain"}, 2, "--context-budget 0: a token budget must be positive"},
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
