@@ -30,7 +30,7 @@ func ParseLines(s string) (start, end int, err error) {
 		return 0, 0, bad
 	}
 	if end < start {
-		return 0, 0, fmt.Errorf("lines %q: the range ends before it starts (want a-b with b >= a): %w", s, ctxd.ErrInvalidParams)
+		return 0, 0, fmt.Errorf("lines %q: the range ends before it starts; want a-b with b >= a, as %d-%d: %w", s, end, start, ctxd.ErrInvalidParams)
 	}
 	return start, end, nil
 }

@@ -292,6 +292,16 @@ func GitInit(t testing.TB, dir string) {
 	GitIn(t, dir, "init", "-q", "-b", "main")
 }
 
+// IsolatedRepo isolates git's configuration (IsolateGit) and returns a
+// new temporary directory made a repository on main.
+func IsolatedRepo(t testing.TB) string {
+	t.Helper()
+	IsolateGit(t)
+	dir := t.TempDir()
+	GitInit(t, dir)
+	return dir
+}
+
 // GitCommitDated commits everything in dir with a fixed date.
 func GitCommitDated(t testing.TB, dir, msg, date string) {
 	t.Helper()
