@@ -85,16 +85,8 @@ func latestSearch(in *request.Request, calls map[string]*request.Segment) int {
 func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[string]*request.Segment, lastSearch int) string {
 	switch kind {
 	case "path", "location":
-		file := sig
-		if kind == "location" {
-			file = sig[:strings.LastIndexByte(sig, ':')]
-		}
-		for i := at.item + 1; i < len(in.Items); i++ {
-			for _, s := range in.Items[i].Segments {
-				if s.Kind == request.SegToolCall && strings.Contains(s.Text, file) {
-					return "touched"
-				}
-			}
+		if namedAfter(kind, sig, at, in) >= 0 {
+			return "touched"
 		}
 		if kind == "location" && lastSearch == at.item {
 			return "search"
@@ -119,11 +111,11 @@ func statusOf(kind, sig string, at occurrence, in *request.Request, calls map[st
 	return "open"
 }
 
-// touchedAt names the first later item whose tool call names a path's
-// or location's file (" touched at item N"), or "".
-func touchedAt(kind, sig string, at occurrence, in *request.Request) string {
+// namedAfter is the first item after a path's or location's occurrence
+// whose tool call names its file, or -1.
+func namedAfter(kind, sig string, at occurrence, in *request.Request) int {
 	if kind != "path" && kind != "location" {
-		return ""
+		return -1
 	}
 	file := sig
 	if kind == "location" {
@@ -132,9 +124,18 @@ func touchedAt(kind, sig string, at occurrence, in *request.Request) string {
 	for i := at.item + 1; i < len(in.Items); i++ {
 		for _, s := range in.Items[i].Segments {
 			if s.Kind == request.SegToolCall && strings.Contains(s.Text, file) {
-				return fmt.Sprintf(" touched at item %d of %d", i, len(in.Items))
+				return i
 			}
 		}
+	}
+	return -1
+}
+
+// touchedAt names the first later item whose tool call names a path's
+// or location's file (" touched at item N of M"), or "".
+func touchedAt(kind, sig string, at occurrence, in *request.Request) string {
+	if i := namedAfter(kind, sig, at, in); i >= 0 {
+		return fmt.Sprintf(" touched at item %d of %d", i, len(in.Items))
 	}
 	return ""
 }
