@@ -1,0 +1,154 @@
+package request
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ctxd/ctxd/tokens"
+)
+
+// verifyByParse is what Verify replaces: the emitted request parsed
+// whole, its pairs checked, counted.
+func verifyByParse(out []byte, f Format, est *Estimator) (int, error) {
+	got, err := Parse(out, f)
+	if err != nil {
+		return 0, err
+	}
+	if err := got.Check(); err != nil {
+		return 0, err
+	}
+	return est.Request(got), nil
+}
+
+func realEstimator(t testing.TB) *Estimator {
+	c, err := tokens.Get("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEstimator(c, ImageOpenAI)
+}
+
+// planFrom builds a plan over r from ops: each byte drops an item,
+// rewrites a text, drops a segment or inserts an item, by its value.
+func planFrom(r *Request, ops []byte) *Plan {
+	p := r.NewPlan()
+	n := len(r.Items)
+	for k, op := range ops {
+		if n == 0 {
+			break
+		}
+		i := int(op>>2) % n
+		switch op & 3 {
+		case 0:
+			p.DropItem(i)
+		case 1:
+			if s := r.Items[i].Segments; len(s) > 0 {
+				p.SetText(SegRef{i, int(op>>5) % len(s)}, fmt.Sprintf("rewritten %d \"q\"\n", k))
+			}
+		case 2:
+			if s := r.Items[i].Segments; len(s) > 0 {
+				p.DropSegment(SegRef{i, int(op>>5) % len(s)})
+			}
+		case 3:
+			at := int(op>>2)%(n+2) - 1 // -1 and len(Items) too
+			p.Insert(at, []byte(fmt.Sprintf(` {"role":"user","content":"inserted %d"} `, k)))
+		}
+	}
+	return p
+}
+
+// TestPlanVerify: over many plans on requests of the three formats,
+// Verify accepts what parsing the output whole accepts and counts the
+// same tokens; and what it rejects, the parse rejects too (a plan that
+// drops a call's result leaves the call unpaired).
+func TestPlanVerify(t *testing.T) {
+	est := realEstimator(t)
+	bodies := []string{chatBody, anthropicBody, responsesBody, `{"input":"hi"}`, `{"messages":[1,"a",null,{}]}`,
+		"{\"messages\":[ ]}", "{\"messages\": [\n  {\"role\":\"user\",\"content\":\"a\"} ,\n\t{\"role\":\"assistant\",\"content\":\"b\"}\n] , \"z\":[1]}"}
+	accepted, rejected := 0, 0
+	for _, body := range bodies {
+		for seed := range 400 {
+			r, err := Parse([]byte(body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops := []byte{byte(seed), byte(seed * 7 >> 1), byte(seed*13 + 5)}[:1+seed%3]
+			p := planFrom(r, ops)
+			out, err := p.Emit()
+			if err != nil {
+				continue
+			}
+			want, werr := verifyByParse(out, r.Format, est)
+			got, gerr := p.Verify(out, est)
+			if (werr == nil) != (gerr == nil) || got != want {
+				t.Fatalf("%s, ops %v: Verify = %d, %v; parsing whole = %d, %v\n%s", r.Format, ops, got, gerr, want, werr, out)
+			}
+			if gerr == nil {
+				accepted++
+			} else if !errors.Is(gerr, ErrUnpaired) {
+				t.Fatalf("%s, ops %v: Verify rejected a plan's own output for another cause than a pair: %v", r.Format, ops, gerr)
+			} else {
+				rejected++
+			}
+		}
+	}
+	if accepted == 0 || rejected == 0 {
+		t.Fatalf("accepted %d, rejected %d plans: the cases do not reach both outcomes", accepted, rejected)
+	}
+}
+
+// TestPlanVerifyRejects: an output that is not what the plan emits is
+// refused, each with the bytes of a valid emit changed one way.
+func TestPlanVerifyRejects(t *testing.T) {
+	est := realEstimator(t)
+	r, err := Parse([]byte(chatBody), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.NewPlan()
+	p.DropItem(1)
+	p.SetText(SegRef{4, 0}, "short")
+	p.Insert(1, []byte(`{"role":"user","content":"ledger"}`))
+	out, err := p.Emit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Verify(out, est); err != nil {
+		t.Fatalf("Verify refused the plan's own output: %v", err)
+	}
+	replace := func(old, new string) []byte {
+		if !bytes.Contains(out, []byte(old)) {
+			t.Fatalf("%q not in the output", old)
+		}
+		return bytes.Replace(bytes.Clone(out), []byte(old), []byte(new), 1)
+	}
+	sys, ledger := `{"role": "system", "content": "You are \u0061 helper \ud83d\ude00"}`, `{"role":"user","content":"ledger"}`
+	swapped := bytes.Replace(replace(sys, "@"), []byte(ledger), []byte(sys), 1)
+	swapped = bytes.Replace(swapped, []byte("@"), []byte(ledger), 1)
+	tool := `{"role":"tool","tool_call_id":"call_1","content":"package a\n"}`
+	for _, tt := range []struct {
+		name string
+		out  []byte
+	}{
+		{"truncated", out[:len(out)-2]},
+		{"not JSON", replace(`"ledger"}`, `"ledger"`)},
+		{"a kept item changed", replace(`"content":"package a\n"`, `"content":"package b\n"`)},
+		{"a top-level member changed", replace(`"temperature": 1.50e0`, `"temperature": 2.50e0`)},
+		{"a member added around the array", replace(`"tools":`, `"extra":1,"tools":`)},
+		{"the tool result gone", replace(",\n    "+tool, "")},
+		{"the call's id changed", replace(`"tool_call_id":"call_1"`, `"tool_call_id":"call_2"`)},
+		{"an item more", replace(tool, tool+","+tool)},
+		{"two items swapped", swapped},
+		{"the inserted item not an item", replace(`{"role":"user","content":"ledger"}`, `[1,2]`)},
+		{"the rewritten item not an object", replace(`{"role":"assistant","content":"short",   "extra": true}`, `"short"`)},
+		{"the array emptied", replace(string(out[bytes.Index(out, []byte("[\n")):bytes.LastIndex(out, []byte("],"))+1]), "[]")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := p.Verify(tt.out, est); err == nil {
+				t.Errorf("Verify accepted:\n%s", tt.out)
+			}
+		})
+	}
+}
