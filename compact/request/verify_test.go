@@ -152,3 +152,42 @@ func TestPlanVerifyRejects(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPlanVerify: on any request and plan, Verify of the plan's own
+// output agrees with parsing it whole (accepted or not, the same count),
+// and an output with one byte changed that Verify accepts, the whole
+// parse accepts and counts the same: Verify proves no less.
+func FuzzPlanVerify(f *testing.F) {
+	for i, s := range []string{chatBody, anthropicBody, responsesBody, `{"input":"x"}`, `{"messages":[1,"a",null,{}]}`,
+		`{"messages":[{"role":"tool","content":[{"type":"text","text":"x"}]}]}`,
+		`{"system":[],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a"}]}]}`} {
+		f.Add([]byte(s), []byte{byte(i), 7, 31, 3}, uint32(i*97), byte(i))
+	}
+	f.Fuzz(func(t *testing.T, body, ops []byte, at uint32, b byte) {
+		r, err := Parse(body, "")
+		if err != nil {
+			return
+		}
+		est := NewEstimator(lenCounter{}, ImageOpenAI)
+		p := planFrom(r, ops)
+		out, err := p.Emit()
+		if err != nil {
+			return
+		}
+		want, werr := verifyByParse(out, r.Format, est)
+		got, gerr := p.Verify(out, est)
+		if (werr == nil) != (gerr == nil) || got != want {
+			t.Fatalf("Verify = %d, %v; parsing whole = %d, %v\n%s", got, gerr, want, werr, out)
+		}
+		if len(out) == 0 {
+			return
+		}
+		bad := bytes.Clone(out)
+		bad[int(at)%len(bad)] = b
+		if got, err := p.Verify(bad, est); err == nil {
+			if want, werr := verifyByParse(bad, r.Format, est); werr != nil || want != got {
+				t.Fatalf("Verify accepted a changed output (%d) that parsing whole does not (%d, %v):\n%s", got, want, werr, bad)
+			}
+		}
+	})
+}
