@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"testing"
 
 	"github.com/ctxd/ctxd/tokens"
@@ -153,6 +154,17 @@ func TestPlanVerifyRejects(t *testing.T) {
 	}
 }
 
+// hashCounter counts a text by its length and a hash of its bytes: a
+// changed byte changes its count (almost always), so a count taken from
+// an item other than the one emitted shows (lenCounter's would not).
+type hashCounter struct{}
+
+func (hashCounter) Count(s string) int {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return len(s)/4 + int(h.Sum32()%101)
+}
+
 // FuzzPlanVerify: on any request and plan, Verify of the plan's own
 // output agrees with parsing it whole (accepted or not, the same count),
 // and an output with one byte changed that Verify accepts, the whole
@@ -161,14 +173,16 @@ func FuzzPlanVerify(f *testing.F) {
 	for i, s := range []string{chatBody, anthropicBody, responsesBody, `{"input":"x"}`, `{"messages":[1,"a",null,{}]}`,
 		`{"messages":[{"role":"tool","content":[{"type":"text","text":"x"}]}]}`,
 		`{"system":[],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a"}]}]}`} {
-		f.Add([]byte(s), []byte{byte(i), 7, 31, 3}, uint32(i*97), byte(i))
+		for k, at := range []int{i * 97, len(s) / 2, len(s) - 40} {
+			f.Add([]byte(s), []byte{byte(i), 7, 31, 3}[:1+k], uint32(max(at, 0)), byte('A'+k))
+		}
 	}
 	f.Fuzz(func(t *testing.T, body, ops []byte, at uint32, b byte) {
 		r, err := Parse(body, "")
 		if err != nil {
 			return
 		}
-		est := NewEstimator(lenCounter{}, ImageOpenAI)
+		est := NewEstimator(hashCounter{}, ImageOpenAI)
 		p := planFrom(r, ops)
 		out, err := p.Emit()
 		if err != nil {
