@@ -13,7 +13,9 @@ import (
 // range wraps [ctxd.ErrInvalidParams]. The MCP rehydrate tool and the
 // proxy's GET /ctxd/artifacts share it.
 func ParseLines(s string) (start, end int, err error) {
-	bad := fmt.Errorf("lines %q: want a-b, a- or a, counting from 1: %w", s, ctxd.ErrInvalidParams)
+	// A reference's hint names the range "a-b" as a placeholder: the
+	// message says what stands for it ("want a-b" answered a copied hint).
+	bad := fmt.Errorf("lines %q: want line numbers counting from 1, as 10-20, 10- (to the end) or 10 (a reference's a-b stands for them): %w", s, ctxd.ErrInvalidParams)
 	a, b, isRange := strings.Cut(strings.TrimSpace(s), "-")
 	if start, err = strconv.Atoi(a); err != nil || start < 1 {
 		return 0, 0, bad

@@ -1,6 +1,9 @@
 package artifacts
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseLines(t *testing.T) {
 	tests := []struct {
@@ -22,6 +25,11 @@ func TestParseLines(t *testing.T) {
 		if (err != nil) != tt.bad || s != tt.start || e != tt.end {
 			t.Errorf("ParseLines(%q) = %d, %d, %v", tt.in, s, e, err)
 		}
+	}
+	// The placeholder a reference's hint names, copied as it is: the
+	// error says what stands for it (it said "want a-b").
+	if _, _, err := ParseLines("a-b"); err == nil || !strings.Contains(err.Error(), "want line numbers counting from 1, as 10-20") {
+		t.Errorf("ParseLines(a-b): %v", err)
 	}
 }
 

@@ -163,7 +163,7 @@ func (pk *pack) size(hash string) int {
 // appendRecord writes content as one record at the end of the session's
 // pack, under an exclusive lock on the file, unless a verified record of
 // it is already there. It returns the status and whether it wrote.
-func (s *Store) appendRecord(pk *pack, hash string, content []byte) (string, error) {
+func (s *Store) appendRecord(pk *pack, hash string, content source) (string, error) {
 	if err := s.ensureDir(filepath.Dir(pk.path)); err != nil {
 		return "", err
 	}
@@ -184,7 +184,7 @@ func (s *Store) appendRecord(pk *pack, hash string, content []byte) (string, err
 	}
 }
 
-func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) (status string, retry bool, err error) {
+func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content source) (status string, retry bool, err error) {
 	if err := filelock.Lock(f); err != nil {
 		return "", false, fmt.Errorf("lock artifact pack: %w", err)
 	}
@@ -225,21 +225,21 @@ func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content []byte) 
 	// under the lock nobody writes between them, and a write cut short
 	// is a torn record the next writer cuts, as a partial single write
 	// would be.
-	hdr := recordHeader(content)
+	hdr := headerOf(content.sum, int64(content.n))
 	if _, err := f.Write(hdr); err != nil {
 		return "", false, fmt.Errorf("append artifact record: %w", err)
 	}
-	if _, err := f.Write(content); err != nil {
+	if err := content.writeTo(f); err != nil {
 		return "", false, fmt.Errorf("append artifact record: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		return "", false, fmt.Errorf("stat artifact pack: %w", err)
 	}
-	pk.recs[hash] = append(pk.recs[hash], packRecord{hash: hash, off: pk.end + RecordHeaderSize, n: int64(len(content))})
-	pk.end += int64(len(hdr) + len(content))
+	pk.recs[hash] = append(pk.recs[hash], packRecord{hash: hash, off: pk.end + RecordHeaderSize, n: int64(content.n)})
+	pk.end += int64(len(hdr) + content.n)
 	pk.fi = fi
-	pk.verified[hash] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: byteview.CountLines(content)}
+	pk.verified[hash] = stamp{size: fi.Size(), mtime: fi.ModTime(), lines: content.lines}
 	pk.dirty = true
 	return status, false, nil
 }

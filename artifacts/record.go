@@ -37,11 +37,15 @@ func encodeRecord(content []byte) []byte {
 // follows it): written apart from the content, a record costs no copy of
 // a large text.
 func recordHeader(content []byte) []byte {
+	return headerOf(sha256.Sum256(content), int64(len(content)))
+}
+
+// headerOf is the header of a record of n bytes whose SHA-256 is sum.
+func headerOf(sum [sha256.Size]byte, n int64) []byte {
 	b := make([]byte, RecordHeaderSize)
 	copy(b, recordMagic)
-	sum := sha256.Sum256(content)
 	copy(b[4:36], sum[:])
-	binary.BigEndian.PutUint64(b[36:44], uint64(len(content)))
+	binary.BigEndian.PutUint64(b[36:44], uint64(n))
 	binary.BigEndian.PutUint32(b[44:48], crc32.Checksum(b[:44], castagnoli))
 	return b
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -207,11 +209,98 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 	if err := ctx.Err(); err != nil {
 		return Ref{}, "", err
 	}
+	src := source{sum: sha256.Sum256(content), n: len(content), lines: byteview.CountLines(content), write: func(w io.Writer) error {
+		_, err := w.Write(content)
+		return err
+	}}
+	return s.put(ctx, session, src)
+}
+
+// PutWith is [Store.Put] of the bytes write writes, without holding them:
+// write is called twice and must write the same bytes each time (once to
+// hash them, once into the pack file; it should buffer small writes). A
+// text assembled from many pieces (a ledger's evicted messages) is then
+// never whole in memory (issue 28).
+func (s *Store) PutWith(ctx context.Context, session string, write func(io.Writer) error) (Ref, string, error) {
+	if err := ctx.Err(); err != nil {
+		return Ref{}, "", err
+	}
+	h := lineHash{h: sha256.New()}
+	if err := write(&h); err != nil {
+		return Ref{}, "", fmt.Errorf("store artifact: %w", err)
+	}
+	src := source{n: h.n, lines: h.lines(), write: write}
+	h.h.Sum(src.sum[:0])
+	return s.put(ctx, session, src)
+}
+
+// source is what a record stores: its SHA-256, length and lines, and
+// how to write its bytes.
+type source struct {
+	sum   [sha256.Size]byte
+	n     int
+	lines int
+	write func(io.Writer) error
+}
+
+// writeTo writes the source's bytes to w, and checks that they are as
+// many as were hashed.
+func (c source) writeTo(w io.Writer) error {
+	cw := &countWriter{w: w}
+	if err := c.write(cw); err != nil {
+		return err
+	}
+	if cw.n != c.n {
+		return fmt.Errorf("the writer wrote %d bytes, then %d", c.n, cw.n)
+	}
+	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += n
+	return n, err
+}
+
+// lineHash hashes what is written to it and counts its bytes and lines
+// (as byteview.CountLines).
+type lineHash struct {
+	h        hash.Hash
+	n, nl    int
+	lastByte byte
+}
+
+func (l *lineHash) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	l.h.Write(b)
+	l.n += len(b)
+	l.nl += bytes.Count(b, []byte{'\n'})
+	l.lastByte = b[len(b)-1]
+	return len(b), nil
+}
+
+func (l *lineHash) lines() int {
+	if l.n > 0 && l.lastByte != '\n' {
+		return l.nl + 1
+	}
+	return l.nl
+}
+
+// put stores src in the session's scope (Put, PutWith).
+func (s *Store) put(ctx context.Context, session string, src source) (Ref, string, error) {
 	if err := ValidSession(session); err != nil {
 		return Ref{}, "", fmt.Errorf("store artifact: %w", err)
 	}
-	hash := Hash(content)
-	ref := Ref{Hash: hash, Bytes: len(content), Lines: byteview.CountLines(content)}
+	hash := hex.EncodeToString(src.sum[:])
+	ref := Ref{Hash: hash, Bytes: src.n, Lines: src.lines}
 	s.packMu.Lock()
 	pk := s.packOf(session)
 	if _, err := s.refresh(pk, nil); err != nil {
@@ -239,7 +328,7 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 			s.log.Warn("artifact did not verify; storing it again", "sha256", hash, "bytes", fi.Size())
 		}
 	}
-	status, err := s.appendRecord(pk, hash, content)
+	status, err := s.appendRecord(pk, hash, src)
 	if err == nil && status == StatusExists {
 		s.touchPack(pk)
 	}
@@ -256,7 +345,7 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 	s.mu.Lock()
 	over := false
 	if s.total >= 0 {
-		s.total += int64(RecordHeaderSize + len(content))
+		s.total += int64(RecordHeaderSize + src.n)
 		over = s.opts.MaxBytes > 0 && s.total > s.opts.MaxBytes
 	} else {
 		over = s.opts.MaxBytes > 0
@@ -267,7 +356,7 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 			s.log.Warn("artifact eviction failed", "error", err)
 		}
 	}
-	s.log.Debug("artifact stored", "sha256", hash[:MinPrefix], "bytes", len(content), "status", status)
+	s.log.Debug("artifact stored", "sha256", hash[:MinPrefix], "bytes", src.n, "status", status)
 	return ref, status, nil
 }
 

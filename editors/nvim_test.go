@@ -47,15 +47,23 @@ func nvimEnv(t *testing.T) []string {
 	return env
 }
 
+// pluginDir returns the absolute path of the Neovim plugin (editors/nvim),
+// where its tests, specs and luacheck run.
+func pluginDir(t *testing.T) string {
+	t.Helper()
+	plugin, err := filepath.Abs("nvim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plugin
+}
+
 // TestNeovim runs the plugin's end-to-end script in a real headless
 // Neovim (nvim --headless -u NONE) against the real ctxd binary and a git
 // repository built here.
 func TestNeovim(t *testing.T) {
 	nvim := tool(t, "nvim")
-	plugin, err := filepath.Abs("nvim")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plugin := pluginDir(t)
 	repo := testutil.GitRepo(t, sampleRepo(t))
 	env := append(nvimEnv(t),
 		"CTXD_BIN="+ctxdBin,
@@ -76,10 +84,7 @@ func TestNeovim(t *testing.T) {
 // jobstart transport) outside Neovim.
 func TestNeovimBusted(t *testing.T) {
 	busted := tool(t, "busted")
-	plugin, err := filepath.Abs("nvim")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plugin := pluginDir(t)
 	out := run(t, plugin, nil, 5*time.Minute, busted, "--lpath=lua/?.lua", "--output=TAP", "spec")
 	if strings.Contains(out, "not ok") {
 		t.Fatalf("busted:\n%s", out)
@@ -90,9 +95,6 @@ func TestNeovimBusted(t *testing.T) {
 // TestNeovimLuacheck keeps the plugin luacheck clean.
 func TestNeovimLuacheck(t *testing.T) {
 	luacheck := tool(t, "luacheck")
-	plugin, err := filepath.Abs("nvim")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plugin := pluginDir(t)
 	run(t, plugin, nil, 5*time.Minute, luacheck, "--no-color", "--formatter=plain", ".")
 }

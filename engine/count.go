@@ -42,5 +42,8 @@ func (e *Engine) CountTokens(_ context.Context, req CountRequest) (*CountResult,
 		name = e.cfg.Model
 	}
 	c, m := tokens.ForModel(name, req.ContextWindow)
-	return &CountResult{Tokens: c.Count(*req.Text), Encoding: c.Encoding(), Exact: c.Exact(), Model: m}, nil
+	// An exact BPE is exact for this model only when it is the model's
+	// own: an unknown name is counted with the fallback encoding.
+	exact := c.Exact() && m.EstimatorConfidence == tokens.ConfidenceExact
+	return &CountResult{Tokens: c.Count(*req.Text), Encoding: c.Encoding(), Exact: exact, Model: m}, nil
 }

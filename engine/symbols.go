@@ -129,9 +129,11 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		for _, d := range defs {
 			res.Definitions = append(res.Definitions, SymbolHit{Path: rel, Line: d.Line, EndLine: d.End, Kind: d.Kind, Parent: d.Parent, Signature: d.Signature})
 		}
-		for i, line := range bytes.Split(src, []byte("\n")) {
+		lines := bytes.Split(src, []byte("\n"))
+		decl := declLines(named, lines, needle)
+		for i, line := range lines {
 			n := i + 1
-			if !query.HasName(line, needle) || defLine(named, n) || commentLine(line) {
+			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
 				continue
 			}
 			if len(res.References) >= maxRefs {
@@ -179,13 +181,21 @@ func isName(s string) bool {
 }
 
 // defLine reports a line that is the first line of one of defs.
-func defLine(defs []index.Def, line int) bool {
+// declLines are the lines that declare defs: each definition's first
+// line naming it, which is not its first line when an annotation (Java's
+// @Override, a Rust attribute) or a doc comment starts it.
+func declLines(defs []index.Def, lines [][]byte, name []byte) map[int]bool {
+	decl := make(map[int]bool, len(defs))
 	for _, d := range defs {
-		if d.Line == line {
-			return true
+		decl[d.Line] = true
+		for n := d.Line; n <= max(d.End, d.Line) && n <= len(lines); n++ {
+			if query.HasName(lines[n-1], name) && !commentLine(lines[n-1]) {
+				decl[n] = true
+				break
+			}
 		}
 	}
-	return false
+	return decl
 }
 
 // commentLine reports a line that is only a comment (references are

@@ -16,6 +16,10 @@ func TestFindSymbol(t *testing.T) {
 		"app.py":         "class Store:\n    def put(self, k):\n        pass\n\nStore().put(1)\n",
 		"docs/store.md":  "# Store\n\nCall Store.put to add, or Put in Go.\n",
 		"web/render.js":  "function createRenderer() {\n" + strings.Repeat("  // filler\n", 30) + "  function mountChildren(c) {\n    return c;\n  }\n  return mountChildren;\n}\n",
+		// A definition that starts at its annotation or decorator: the
+		// line naming it is not a reference to it.
+		"Builder.java": "class Builder {\n  @Deprecated\n  // setFormat sets it.\n  public Builder setFormat(String p) {\n    return this;\n  }\n  void use() { setFormat(\"x\"); }\n}\n",
+		"tasks.py":     "@cache\ndef load_all(k):\n    return k\n\nload_all(1)\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -40,6 +44,8 @@ func TestFindSymbol(t *testing.T) {
 		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
 		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
+		{"setFormat", []string{"Builder.java:2"}, []string{"Builder.java:7"}, false, false},
+		{"load_all", []string{"tasks.py:2"}, []string{"tasks.py:5"}, false, false},
 		{"Nowhere", nil, nil, false, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},

@@ -16,8 +16,9 @@ import (
 // outline) for the compressor, keeping whole the functions around the
 // cursor, the selection, the lines an error points at and the focus lines
 // (the functions matching the request's words, focusLines). Chunks in
-// languages tree-sitter cannot parse, or that do not parse cleanly, get no
-// views and are cut in the middle instead.
+// languages tree-sitter cannot parse get no views and are cut in the
+// middle instead; those that do not parse cleanly get only their focus
+// views (when something focuses them).
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
@@ -44,53 +45,70 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
+		// A file with syntax errors (a grammar older than the language:
+		// TypeScript's `interface Box<out O>`) still has focus views,
+		// which copy whole lines: the function at the cursor or named
+		// by the request stays visible instead of a head and a tail.
+		if fs, ferr := treesitter.FocusViews(ctx, lang, src, opts); ferr == nil && len(fs) > 0 {
+			return orderViews(nil, fs)
+		}
 		return nil
 	}
-	fs, err := treesitter.FocusViews(ctx, lang, src, opts)
-	if err != nil {
-		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
+	// The focus views: those of keep, then (below) the ladder's, all from
+	// one pass over the file (treesitter.FocusViewsEach).
+	n := len(c.Facts.FocusLines)
+	keeps := [][]int{keep}
+	one, bare := -1, -1 // their places in keeps
+	if n > 1 && len(c.Facts.FocusDefs) == 0 {
+		one = len(keeps)
+		keeps = append(keeps, c.Facts.FocusLines[:1])
 	}
-	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) == 0 {
-		// The best-matching function alone, for a file without the
-		// ladder (engine's focusLines ranks only the best few files').
-		one := opts
-		one.KeepLines = c.Facts.FocusLines[:1]
-		if best, err := treesitter.FocusViews(ctx, lang, src, one); err == nil {
-			for _, v := range best {
-				if v.Level == treesitter.FocusOnly {
-					fs = append(fs, v)
-				}
-			}
-		}
-	}
-	if n := len(c.Facts.FocusLines); n > 1 && err == nil && len(c.Facts.FocusDefs) > 0 {
-		// The ladder: for each step k under n, the outline with the best
-		// k functions whole and those functions alone, so the fitter can
-		// buy as many of the ranked functions as are worth their tokens
-		// (the best one alone for a budget where no more fit; focus
-		// lines are set only when nothing else focuses the file).
+	steps := len(keeps)
+	if n > 1 && len(c.Facts.FocusDefs) > 0 {
 		for _, k := range focusSteps {
 			if k >= n {
 				break
 			}
-			step := opts
-			step.KeepLines = c.Facts.FocusLines[:k]
-			if got, err := treesitter.FocusViews(ctx, lang, src, step); err == nil {
-				fs = append(fs, got...)
+			keeps = append(keeps, c.Facts.FocusLines[:k])
+		}
+	}
+	stepsEnd := len(keeps)
+	if n > 0 && len(c.Facts.MentionedSymbols) > 0 {
+		bare = len(keeps)
+		keeps = append(keeps, nil)
+	}
+	got, errs := treesitter.FocusViewsEach(ctx, lang, src, opts, keeps)
+	fs, err := got[0], errs[0]
+	if err != nil {
+		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
+		return orderViews(vs, fs)
+	}
+	if one >= 0 && errs[one] == nil {
+		// The best-matching function alone, for a file without the
+		// ladder (engine's focusLines ranks only the best few files').
+		for _, v := range got[one] {
+			if v.Level == treesitter.FocusOnly {
+				fs = append(fs, v)
 			}
 		}
 	}
-	if len(c.Facts.FocusLines) > 0 && len(c.Facts.MentionedSymbols) > 0 && err == nil {
+	// The ladder: for each step k under n, the outline with the best k
+	// functions whole and those functions alone, so the fitter can buy as
+	// many of the ranked functions as are worth their tokens (the best
+	// one alone for a budget where no more fit; focus lines are set only
+	// when nothing else focuses the file).
+	for i := steps; i < stepsEnd; i++ {
+		if errs[i] == nil {
+			fs = append(fs, got[i]...)
+		}
+	}
+	if bare >= 0 && errs[bare] == nil {
 		// The named definitions alone (a named class's header without
 		// its focused methods): the smallest view, for a file that would
 		// otherwise not fit at all.
-		bare := opts
-		bare.KeepLines = nil
-		if named, err := treesitter.FocusViews(ctx, lang, src, bare); err == nil {
-			for _, v := range named {
-				if v.Level == treesitter.FocusOnly {
-					fs = append(fs, v)
-				}
+		for _, v := range got[bare] {
+			if v.Level == treesitter.FocusOnly {
+				fs = append(fs, v)
 			}
 		}
 	}

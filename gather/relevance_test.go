@@ -413,9 +413,7 @@ var relevanceTests = []struct {
 // The ranks are recorded in testdata/relevance.golden.
 func TestRelevanceSmoke(t *testing.T) {
 	testutil.IsolateGit(t)
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, shopRepo)
-	w := newTestWorkspace(t, root, tree.Options{})
+	w := workspaceOf(t, shopRepo)
 	var report strings.Builder
 	for _, tt := range relevanceTests {
 		t.Run(tt.answer, func(t *testing.T) {

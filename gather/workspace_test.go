@@ -174,14 +174,12 @@ func TestIgnoredNeverGathered(t *testing.T) {
 }
 
 func TestGatherOpenFilesAndOverlay(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
+	w := workspaceOf(t, map[string]string{
 		"a.go":   "package a\n\nfunc A() {}\n",
 		"b.go":   "package a\n\nfunc B() {}\n",
 		"c.py":   "def c():\n    pass\n",
 		"img.go": "package a\x00\x01binary",
 	})
-	w := newTestWorkspace(t, root, tree.Options{})
 	buffer := "package a\n\nfunc A() { unsaved() }\n"
 	res := gather(t, w, Request{
 		Task: ctxd.TaskImplement,
@@ -362,11 +360,9 @@ func TestGatherConcurrent(t *testing.T) {
 // A cursor or selection past the end of an open file is dropped with a
 // warning; the line after a final newline is a real cursor position.
 func TestOpenFilePositionPastEnd(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFiles(t, root, map[string]string{
+	w := workspaceOf(t, map[string]string{
 		"a.go": "package a\n\nfunc A() {}\n", // 3 lines
 	})
-	w := newTestWorkspace(t, root, tree.Options{})
 	tests := []struct {
 		name    string
 		of      ctxd.OpenFile

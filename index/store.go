@@ -192,10 +192,7 @@ func Save(path string, s *Snapshot) error {
 		e.buf.Write(c.Hash[:])
 		e.u64(uint64(c.Lines))
 		e.bool(c.InlineTests)
-		e.u64(uint64(len(c.Imports)))
-		for _, im := range c.Imports {
-			e.str(im)
-		}
+		e.strs(c.Imports)
 		e.str(c.GoModule)
 		e.u64(uint64(len(c.Bags)))
 		for _, t := range c.Bags {
@@ -336,12 +333,7 @@ func decode(b []byte, key string) (*Snapshot, error) {
 		copy(c.Hash[:], d.bytes(32))
 		c.Lines = int(d.u64())
 		c.InlineTests = d.bool()
-		if ni := d.count(1); ni > 0 {
-			c.Imports = make([]string, ni)
-			for j := range c.Imports {
-				c.Imports[j] = d.str()
-			}
-		}
+		c.Imports = d.strs()
 		c.GoModule = d.str()
 		c.Bags = make([]Terms, d.count(2))
 		for k := range c.Bags {
@@ -434,6 +426,15 @@ type encoder struct {
 
 func (e *encoder) u64(v uint64) { e.buf.Write(binary.AppendUvarint(e.tmp[:0], v)) }
 func (e *encoder) str(s string) { e.u64(uint64(len(s))); e.buf.WriteString(s) }
+
+// strs writes a count and the strings; decoder.strs reads them.
+func (e *encoder) strs(ss []string) {
+	e.u64(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
 func (e *encoder) bool(v bool) {
 	if v {
 		e.buf.WriteByte(1)
@@ -490,6 +491,19 @@ func (d *decoder) str() string {
 		return ""
 	}
 	return string(b)
+}
+
+// strs reads what encoder.strs wrote: nil for none.
+func (d *decoder) strs() []string {
+	n := d.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
 }
 
 func cmpErr(err, or error) error {

@@ -28,19 +28,37 @@ func sample() *Snapshot {
 	}
 }
 
-func TestSaveLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "deep", "files.idx")
-	in := sample()
-	if err := Save(path, in); err != nil {
-		t.Fatal(err)
+// save saves s at path and returns the file's bytes.
+func save(tb testing.TB, path string, s *Snapshot) []byte {
+	tb.Helper()
+	if err := Save(path, s); err != nil {
+		tb.Fatal(err)
 	}
-	out, err := Load(path, "root=/x")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// roundTrip saves in at path and loads it back with load (Load or
+// LoadMapped) under sample's key, checking that the files came back.
+func roundTrip(t *testing.T, path string, in *Snapshot, load func(path, key string) (*Snapshot, error)) *Snapshot {
+	t.Helper()
+	save(t, path, in)
+	out, err := load(path, "root=/x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(in.Files, out.Files, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("round trip (-in +out):\n%s", diff)
 	}
+	return out
+}
+
+func TestSaveLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep", "files.idx")
+	out := roundTrip(t, path, sample(), Load)
 	if out.Files[0].Path != "a/main.go" || out.Files[0].Content != out.Files[1].Content {
 		t.Error("identical contents are not stored once and shared")
 	}
@@ -87,11 +105,7 @@ func TestTrusted(t *testing.T) {
 }
 
 func TestLoadCorrupt(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "files.idx")
-	if err := Save(path, sample()); err != nil {
-		t.Fatal(err)
-	}
-	good, _ := os.ReadFile(path)
+	good := save(t, filepath.Join(t.TempDir(), "files.idx"), sample())
 	for i := range good {
 		b := append([]byte(nil), good...)
 		b[i] ^= 0x01
@@ -113,11 +127,7 @@ func TestLoadCorrupt(t *testing.T) {
 // hostile body, give a snapshot or an error, never a panic or a huge
 // allocation.
 func FuzzDecode(f *testing.F) {
-	path := filepath.Join(f.TempDir(), "files.idx")
-	if err := Save(path, sample()); err != nil {
-		f.Fatal(err)
-	}
-	good, _ := os.ReadFile(path)
+	good := save(f, filepath.Join(f.TempDir(), "files.idx"), sample())
 	f.Add(good, false)
 	f.Add([]byte(magic), true)
 	f.Fuzz(func(t *testing.T, b []byte, fixSum bool) {
@@ -152,13 +162,7 @@ func TestDecodeInPlace(t *testing.T) {
 		in.Files = append(in.Files, File{Path: fmt.Sprintf("p/%02d.go", i), Size: 1, ModTime: 2,
 			Content: &Content{Hash: [32]byte{byte(i + 3)}, Bags: []Terms{{Hash: h, TF: tf, N: 9}, {Hash: h[:min(len(h), i%3)], TF: tf[:min(len(h), i%3)], N: 1}}}})
 	}
-	if err := Save(path, in); err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := save(t, path, in)
 	for _, shift := range []int{0, 1, 2, 3} {
 		words := make([]uint32, len(good)/4+2)
 		buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4*len(words))[shift : shift+len(good)]
@@ -193,31 +197,18 @@ func TestDecodeInPlace(t *testing.T) {
 func TestLoadMapped(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "files.idx")
-	in := sample()
-	if err := Save(path, in); err != nil {
-		t.Fatal(err)
-	}
-	out, err := LoadMapped(path, "root=/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(in.Files, out.Files, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("mapped load (-in +out):\n%s", diff)
-	}
+	out := roundTrip(t, path, sample(), LoadMapped)
 	// Save renames a new file over the mapped one: the mapping keeps the
 	// old bytes.
 	in2 := sample()
 	in2.Files[0].Content.Bags[0].Hash[0] = 4
-	if err := Save(path, in2); err != nil {
-		t.Fatal(err)
-	}
+	good := save(t, path, in2)
 	if h := out.Lookup("a/main.go").Content.Bags[0].Hash[0]; h != 3 {
 		t.Errorf("a file saved over the mapped one changed its bags: %d", h)
 	}
 	if _, err := LoadMapped(path, "root=/y"); !errors.Is(err, ErrStale) {
 		t.Errorf("another key: %v, want ErrStale", err)
 	}
-	good, _ := os.ReadFile(path)
 	for _, bad := range [][]byte{nil, good[:len(good)/2], append(append([]byte(nil), good[:40]...), append([]byte{good[40] ^ 4}, good[41:]...)...)} {
 		if err := os.WriteFile(path, bad, 0o600); err != nil {
 			t.Fatal(err)
@@ -233,14 +224,7 @@ func TestLoadMapped(t *testing.T) {
 
 // TestFind: every path is found whatever the hint; a missing one is not.
 func TestFind(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "files.idx")
-	if err := Save(path, sample()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(path, "root=/x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := roundTrip(t, filepath.Join(t.TempDir(), "files.idx"), sample(), Load)
 	for want, f := range s.Files {
 		for hint := -2; hint <= len(s.Files)+1; hint++ {
 			if got := s.Find(f.Path, hint); got != want {

@@ -42,10 +42,7 @@ func EncodeSymbols(s *Symbols) []byte {
 		e.u64(uint64(d.End))
 		e.str(d.Signature)
 	}
-	e.u64(uint64(len(s.Refs)))
-	for _, r := range s.Refs {
-		e.str(r)
-	}
+	e.strs(s.Refs)
 	return e.buf.Bytes()
 }
 
@@ -68,12 +65,7 @@ func DecodeSymbols(hash [32]byte, b []byte) (*Symbols, error) {
 			df.Signature = d.str()
 		}
 	}
-	if nr := d.count(1); nr > 0 {
-		s.Refs = make([]string, nr)
-		for i := range s.Refs {
-			s.Refs[i] = d.str()
-		}
-	}
+	s.Refs = d.strs()
 	if d.err != nil {
 		return nil, fmt.Errorf("decode symbols: %w: %v", ErrCorrupt, d.err)
 	}

@@ -3,12 +3,10 @@ package mcp_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxd/ctxd/internal/testutil"
 )
@@ -18,21 +16,12 @@ import (
 func TestTypeScriptClient(t *testing.T) {
 	node, dir := testutil.Interop(t, "../test/interop")
 	repo := testutil.GitRepo(t, repoFiles)
-	ctx := t.Context()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "mcp-client.mjs"), ctxdBin, repo, filepath.Join(t.TempDir(), "state"))
-	cmd.Dir = dir
 	reqFile := filepath.Join(t.TempDir(), "request.json")
-	if err := os.WriteFile(reqFile, mustJSON(t, chatRequest()), 0o644); err != nil {
+	if err := os.WriteFile(reqFile, testutil.JSON(t, chatRequest()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Env = append(cmd.Environ(), "CTXD_TEST_REQUEST_FILE="+reqFile)
-	cmd.WaitDelay = 10 * time.Second
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node mcp-client.mjs: %v\n%s", err, stderr.String())
-	}
+	stdout := testutil.RunInterop(t, node, dir, []string{"CTXD_TEST_REQUEST_FILE=" + reqFile},
+		"mcp-client.mjs", ctxdBin, repo, filepath.Join(t.TempDir(), "state"))
 	type result struct {
 		IsError    bool            `json:"isError"`
 		Text       string          `json:"text"`

@@ -127,6 +127,17 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any)
 	return res
 }
 
+// callOK is [call] for a call that must succeed: a tool error fails the
+// test with the tool's message.
+func callOK(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	res := call(t, cs, name, args)
+	if res.IsError {
+		t.Fatalf("%s: %s", name, text(t, res))
+	}
+	return res
+}
+
 func text(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
 	var sb strings.Builder
@@ -229,10 +240,7 @@ func TestGoClient(t *testing.T) {
 	})
 
 	t.Run("find_symbol", func(t *testing.T) {
-		res := call(t, cs, "find_symbol", map[string]any{"name": "Store.Put"})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res := callOK(t, cs, "find_symbol", map[string]any{"name": "Store.Put"})
 		var out struct {
 			Definitions []struct {
 				Path string `json:"path"`
@@ -257,10 +265,7 @@ func TestGoClient(t *testing.T) {
 	})
 
 	t.Run("outline", func(t *testing.T) {
-		res := call(t, cs, "outline", map[string]any{"path": "store/store.go", "level": "signatures"})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res := callOK(t, cs, "outline", map[string]any{"path": "store/store.go", "level": "signatures"})
 		var out struct {
 			Language string `json:"language"`
 			Symbols  []struct {
@@ -295,10 +300,7 @@ func TestGoClient(t *testing.T) {
 	})
 
 	t.Run("compact_history and rehydrate", func(t *testing.T) {
-		res := call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session": "mcp-test", "window": 128000})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res := callOK(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session": "mcp-test", "window": 128000})
 		var out struct {
 			Session string `json:"session"`
 			Report  struct {
@@ -313,17 +315,14 @@ func TestGoClient(t *testing.T) {
 		if out.Session != "mcp-test" || !json.Valid([]byte(body)) || !out.Report.Applied || len(out.Report.Artifacts) == 0 {
 			t.Fatalf("session %q, valid %v, report %+v", out.Session, json.Valid([]byte(body)), out.Report)
 		}
-		if len(body) >= len(mustJSON(t, chatRequest())) || !strings.Contains(body, "[ctxd:ref sha256=") {
+		if len(body) >= len(testutil.JSON(t, chatRequest())) || !strings.Contains(body, "[ctxd:ref sha256=") {
 			t.Errorf("smart compaction did not shrink the request behind references")
 		}
 		// The first condensed output is tool output 0; read back lines
 		// 2-3 by the marker's hash prefix.
 		marker := body[strings.Index(body, "[ctxd:ref"):]
 		marker = marker[:strings.Index(marker, "]")+1]
-		res = call(t, cs, "rehydrate", map[string]any{"session": "mcp-test", "reference": marker, "lines": "2-3"})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res = callOK(t, cs, "rehydrate", map[string]any{"session": "mcp-test", "reference": marker, "lines": "2-3"})
 		lines := strings.SplitAfter(testutil.ToolOutput(0), "\n")
 		if got, want := text(t, res), lines[1]+lines[2]; got != want {
 			t.Errorf("rehydrate lines 2-3 = %q, want %q", got, want)
@@ -336,12 +335,9 @@ func TestGoClient(t *testing.T) {
 			if session != "" {
 				args["session"] = session
 			}
-			res = call(t, cs, "compact_history", args)
-			if res.IsError {
-				t.Fatal(text(t, res))
-			}
+			res = callOK(t, cs, "compact_history", args)
 			body := text(t, res)
-			if len(body) >= len(mustJSON(t, chatRequest())) {
+			if len(body) >= len(testutil.JSON(t, chatRequest())) {
 				t.Errorf("fit to a 20000-token window did not shrink the request")
 			}
 			structured(t, res, &out)
@@ -370,10 +366,7 @@ func TestGoClient(t *testing.T) {
 	})
 
 	t.Run("compact_history takes the vocabulary's names beside the older ones", func(t *testing.T) {
-		res := call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session_id": "mcp-vocab", "context_window": 128000})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res := callOK(t, cs, "compact_history", map[string]any{"request": chatRequest(), "smart": true, "session_id": "mcp-vocab", "context_window": 128000})
 		var out struct {
 			Session string `json:"session"`
 		}
@@ -423,15 +416,6 @@ func TestGoClient(t *testing.T) {
 	})
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestRootDefaultsToGitTopLevel: started in a subdirectory without
 // --root, the server works on the repository's top level.
 func TestRootDefaultsToGitTopLevel(t *testing.T) {
@@ -466,10 +450,7 @@ func TestCompactHistoryRedacts(t *testing.T) {
 	msgs := req["messages"].([]any)
 	msgs[1] = map[string]any{"role": "user", "content": "Use the token " + pat + " to push."}
 	for _, smartOn := range []bool{false, true} {
-		res := call(t, cs, "compact_history", map[string]any{"request": req, "smart": smartOn, "session": "mcp-redact", "window": 128000})
-		if res.IsError {
-			t.Fatal(text(t, res))
-		}
+		res := callOK(t, cs, "compact_history", map[string]any{"request": req, "smart": smartOn, "session": "mcp-redact", "window": 128000})
 		if body := text(t, res); strings.Contains(body, pat) || !strings.Contains(body, "[REDACTED github-pat]") {
 			t.Errorf("smart %v: the secret went on unredacted", smartOn)
 		}

@@ -166,8 +166,8 @@ func (ss *session) serve(ctx context.Context, lr *lineReader) error {
 		var long *errLineTooLong
 		switch {
 		case errors.As(err, &long):
-			ss.srv.log.Debug("message refused", "code", codeInvalidRequest, "bytes", long.n)
-			ss.w.fail(idFromPrefix(long.prefix), &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf(
+			ss.srv.log.Debug("message refused", "code", jsonrpc.InvalidRequest, "bytes", long.n)
+			ss.w.fail(idFromPrefix(long.prefix), &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf(
 				"invalid request: message of %d bytes or more is over the limit of %d bytes (one JSON-RPC message per line; `ctxd mcp --max-body-bytes` raises it): not read", long.n, lr.max)})
 		case errors.Is(err, io.EOF):
 			return nil
@@ -209,7 +209,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 		// The 2026-07-28 sessionless protocol's probe: not served, so a
 		// client falls back to initialize (the SDK's server answered so
 		// to a probe without its _meta).
-		ss.w.fail(m.ID, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method not found: %q", m.method)})
+		ss.w.fail(m.ID, &rpcError{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("method not found: %q", m.method)})
 		return
 	}
 	if m.method != "initialize" && m.method != "ping" {
@@ -217,7 +217,7 @@ func (ss *session) handle(ctx context.Context, line []byte) {
 		ok := ss.initialized
 		ss.mu.Unlock()
 		if !ok {
-			ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("method %q is invalid during session initialization", m.method)})
+			ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("method %q is invalid during session initialization", m.method)})
 			return
 		}
 	}
@@ -256,7 +256,7 @@ func paramsObject(method string, p raw) *rpcError {
 	if p.IsNull() || p[0] == '{' {
 		return nil
 	}
-	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("invalid params: %s's params must be an object, not %s", method, display(p))}
+	return &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("invalid params: %s's params must be an object, not %s", method, display(p))}
 }
 
 // request answers every request but tools/call.
@@ -277,10 +277,10 @@ func (ss *session) request(m *message) (any, *rpcError) {
 			Cursor *string `json:"cursor"`
 		}
 		if err := json.Unmarshal(orEmpty(m.Params), &p); err != nil {
-			return nil, &rpcError{Code: codeInvalidParams, Message: "invalid params: " + err.Error()}
+			return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "invalid params: " + err.Error()}
 		}
 		if p.Cursor != nil && *p.Cursor != "" {
-			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("invalid params: cursor %q was not given by this server (tools/list has one page)", *p.Cursor)}
+			return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("invalid params: cursor %q was not given by this server (tools/list has one page)", *p.Cursor)}
 		}
 		return struct {
 			Tools json.RawMessage `json:"tools"`
@@ -289,7 +289,7 @@ func (ss *session) request(m *message) (any, *rpcError) {
 		// The server sends no log messages (logs go to stderr or
 		// --log-file); the level is accepted as the SDK's server did.
 		if m.Params.IsNull() {
-			return nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`}
+			return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: `invalid request: missing required "params"`}
 		}
 		if e := paramsObject(m.method, m.Params); e != nil {
 			return nil, e
@@ -312,9 +312,9 @@ func (ss *session) request(m *message) (any, *rpcError) {
 			URI string `json:"uri"`
 		}
 		_ = json.Unmarshal(orEmpty(m.Params), &p)
-		return nil, &rpcError{Code: codeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": p.URI}}
+		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Resource not found", Data: map[string]string{"uri": p.URI}}
 	}
-	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method not found: %q", m.method)}
+	return nil, &rpcError{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("method not found: %q", m.method)}
 }
 
 func orEmpty(p raw) raw {
@@ -340,7 +340,7 @@ type initializeResult struct {
 
 func (ss *session) initialize(params raw) (any, *rpcError) {
 	if params.IsNull() {
-		return nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`}
+		return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: `invalid request: missing required "params"`}
 	}
 	if e := paramsObject("initialize", params); e != nil {
 		return nil, e
@@ -349,14 +349,14 @@ func (ss *session) initialize(params raw) (any, *rpcError) {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: "invalid params: initialize: " + err.Error()}
+		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "invalid params: initialize: " + err.Error()}
 	}
 	ss.mu.Lock()
 	again := ss.initialized
 	ss.initialized = true
 	ss.mu.Unlock()
 	if again {
-		return nil, &rpcError{Code: codeInvalidRequest, Message: `duplicate "initialize" received`}
+		return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: `duplicate "initialize" received`}
 	}
 	v := protocolVersions[0]
 	if slices.Contains(protocolVersions, p.ProtocolVersion) {
@@ -389,12 +389,12 @@ type call struct {
 // notifications/cancelled naming its id or by the session's end.
 func (ss *session) startCall(ctx context.Context, m *message) {
 	if m.Params.IsNull() {
-		ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: `invalid request: missing required "params"`})
+		ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InvalidRequest, Message: `invalid request: missing required "params"`})
 		return
 	}
 	var p callParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
-		ss.w.fail(m.ID, &rpcError{Code: codeInvalidParams, Message: "invalid params: tools/call: " + err.Error()})
+		ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InvalidParams, Message: "invalid params: tools/call: " + err.Error()})
 		return
 	}
 	name := ""
@@ -403,14 +403,14 @@ func (ss *session) startCall(ctx context.Context, m *message) {
 	}
 	run := ss.srv.tools[name]
 	if run == nil {
-		ss.w.fail(m.ID, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)})
+		ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("unknown tool %q", name)})
 		return
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	key, ok := ss.running.Start(m.ID, cancel)
 	if !ok {
 		cancel()
-		ss.w.fail(m.ID, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in use by a running call", m.ID)})
+		ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in use by a running call", m.ID)})
 		return
 	}
 	ss.calls.Add(1)
@@ -423,7 +423,7 @@ func (ss *session) startCall(ctx context.Context, m *message) {
 		defer func() {
 			if r := recover(); r != nil {
 				ss.srv.log.Error("tool call panicked", "tool", name, "panic", r)
-				ss.w.fail(m.ID, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("internal error in %s: %v (the server is still running; please report this with the log)", name, r)})
+				ss.w.fail(m.ID, &rpcError{Code: jsonrpc.InternalError, Message: fmt.Sprintf("internal error in %s: %v (the server is still running; please report this with the log)", name, r)})
 			}
 		}()
 		res := run(cctx, &call{ss: ss, token: p.Meta.ProgressToken}, p.Arguments)

@@ -22,16 +22,6 @@ import (
 // request, small enough that one message cannot take the machine.
 const DefaultMaxMessageBytes = 32 << 20
 
-// The JSON-RPC 2.0 error codes the server answers with (internal/jsonrpc
-// has them, shared with the daemon).
-const (
-	codeParseError     = jsonrpc.ParseError
-	codeInvalidRequest = jsonrpc.InvalidRequest
-	codeMethodNotFound = jsonrpc.MethodNotFound
-	codeInvalidParams  = jsonrpc.InvalidParams
-	codeInternalError  = jsonrpc.InternalError
-)
-
 // errLineTooLong reports a line over the limit; the reader skipped it.
 type errLineTooLong struct {
 	n      int64  // bytes the line had
@@ -146,27 +136,27 @@ func decodeMessage(line []byte) (*message, *rpcError) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) || !json.Valid(line) {
-			return nil, &rpcError{Code: codeParseError, Message: "parse error: " + err.Error() + " (send one JSON-RPC 2.0 object per line)"}
+			return nil, &rpcError{Code: jsonrpc.ParseError, Message: "parse error: " + err.Error() + " (send one JSON-RPC 2.0 object per line)"}
 		}
 		t := bytes.TrimSpace(line)
 		if len(t) > 0 && t[0] == '[' {
-			return nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: JSON-RPC batches are not supported: send one message per line"}
+			return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: "invalid request: JSON-RPC batches are not supported: send one message per line"}
 		}
-		return nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: a message is a JSON object"}
+		return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: "invalid request: a message is a JSON object"}
 	}
 	if m.ID != nil && !validID(m.ID) {
-		return nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %.40s is not a string or a number", m.ID)}
+		return nil, &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("invalid request: id %.40s is not a string or a number", m.ID)}
 	}
 	if !m.VersionOK() {
-		return &m, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: jsonrpc is %.20s, want \"2.0\"", orAbsent(m.JSONRPC))}
+		return &m, &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("invalid request: jsonrpc is %.20s, want \"2.0\"", orAbsent(m.JSONRPC))}
 	}
 	if m.Method != nil {
 		var ok bool
 		if m.method, ok = m.MethodName(); !ok || m.method == "" {
-			return &m, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: method %.40s is not a method name", m.Method)}
+			return &m, &rpcError{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("invalid request: method %.40s is not a method name", m.Method)}
 		}
 	} else if m.Result == nil && m.Error == nil {
-		return &m, &rpcError{Code: codeInvalidRequest, Message: "invalid request: no method"}
+		return &m, &rpcError{Code: jsonrpc.InvalidRequest, Message: "invalid request: no method"}
 	}
 	return &m, nil
 }

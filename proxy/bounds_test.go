@@ -42,17 +42,7 @@ func TestBodyLimit(t *testing.T) {
 			if tt.chunked {
 				r = onlyReader{r}
 			}
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, px.URL+"/v1/chat/completions", r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			answer, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, answer := postFrom(t, px.URL+"/v1/chat/completions", r, nil)
 			if tt.want != 0 {
 				if resp.StatusCode != tt.want || resp.Header.Get("X-Ctxd-Error") != "ctxd_request_too_large" || !strings.Contains(string(answer), "--max-body-bytes") {
 					t.Fatalf("got %d %s: %s", resp.StatusCode, resp.Header.Get("X-Ctxd-Error"), answer)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,15 +27,7 @@ func TestNPMClients(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "proxy-client.mjs"), px.URL, reqDir)
-	cmd.Dir = dir
-	cmd.WaitDelay = 10 * time.Second
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node proxy-client.mjs: %v\n%s", err, stderr.String())
-	}
+	stdout := testutil.RunInterop(t, node, dir, nil, "proxy-client.mjs", px.URL, reqDir)
 	type stream struct {
 		Events   []string `json:"events"`
 		SpreadMs int      `json:"spreadMs"`

@@ -109,9 +109,18 @@ func startProxy(t *testing.T, up *upstream, s setup) (*httptest.Server, *testuti
 	return srv, logs
 }
 
+// post sends body to base+path as JSON with the headers hdr and returns
+// the response with its body read.
 func post(t *testing.T, base, path string, body []byte, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+path, bytes.NewReader(body))
+	return postFrom(t, base+path, bytes.NewReader(body), hdr)
+}
+
+// postFrom is post with the body read from r (the client sends one it
+// cannot measure in chunks).
+func postFrom(t *testing.T, target string, r io.Reader, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, target, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,14 +526,7 @@ func TestUsageFromGzipAnswer(t *testing.T) {
 	up := newUpstream(t)
 	up.gzip = true
 	px, logs := startProxy(t, up, setup{})
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, px.URL+"/v1/messages", bytes.NewReader(convo(t, "anthropic", 6, false)))
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zb, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, zb := post(t, px.URL, "/v1/messages", convo(t, "anthropic", 6, false), map[string]string{"Accept-Encoding": "gzip"})
 	if resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("the gzip answer was not relayed as it came: %v", resp.Header)
 	}

@@ -84,11 +84,25 @@ func (s *Scanner) DecodeClean(b []byte) error {
 	if len(s.cache) == 0 {
 		s.cache = make(map[[32]byte][]finding, min(int(n), maxCached)) // sized once, not grown
 	}
-	for i := 0; i+32 <= len(rest) && len(s.cache) < maxCached; i += 32 {
+	// Both generations: the newer first, then the older (a set saved
+	// from both is up to twice maxCached).
+	for i := 0; i+32 <= len(rest); i += 32 {
 		var h [32]byte
 		copy(h[:], rest[i:i+32])
-		if _, ok := s.cache[h]; !ok {
+		if _, ok := s.cache[h]; ok {
+			continue
+		}
+		if _, ok := s.old[h]; ok {
+			continue
+		}
+		switch {
+		case len(s.cache) < maxCached:
 			s.cache[h] = nil
+		case len(s.old) < maxCached:
+			if s.old == nil {
+				s.old = make(map[[32]byte][]finding)
+			}
+			s.old[h] = nil
 		}
 	}
 	s.persisted = s.cleanCountLocked()
@@ -98,9 +112,11 @@ func (s *Scanner) DecodeClean(b []byte) error {
 // cleanCountLocked counts the clean entries of the cache.
 func (s *Scanner) cleanCountLocked() int {
 	n := 0
-	for _, fs := range s.cache {
-		if len(fs) == 0 {
-			n++
+	for _, m := range []map[[32]byte][]finding{s.cache, s.old} {
+		for _, fs := range m {
+			if len(fs) == 0 {
+				n++
+			}
 		}
 	}
 	return n
@@ -118,10 +134,12 @@ func (s *Scanner) CleanDirty() bool {
 // last decode or encode did not (false, and dst, otherwise).
 func (s *Scanner) AppendClean(dst []byte) ([]byte, bool) {
 	s.mu.Lock()
-	hs := make([][32]byte, 0, len(s.cache))
-	for h, fs := range s.cache {
-		if len(fs) == 0 {
-			hs = append(hs, h)
+	hs := make([][32]byte, 0, len(s.cache)+len(s.old))
+	for _, m := range []map[[32]byte][]finding{s.cache, s.old} {
+		for h, fs := range m {
+			if len(fs) == 0 {
+				hs = append(hs, h)
+			}
 		}
 	}
 	if len(hs) <= s.persisted {

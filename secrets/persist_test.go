@@ -3,6 +3,7 @@ package secrets
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,4 +198,64 @@ func (s *Scanner) loadCleanFile(path string) error {
 		return err
 	}
 	return s.DecodeClean(b)
+}
+
+// TestCacheKeepsRecentTexts: past the bound the cache drops the texts
+// not seen for a generation, not every text: the latest maxCached stay,
+// a text found in the older generation moves to the newer, the clean set
+// saved holds both and loads back whole, and the rules are never compiled
+// for a text the cache holds.
+func TestCacheKeepsRecentTexts(t *testing.T) {
+	s := &Scanner{cache: map[[32]byte][]finding{}}
+	text := func(i int) string { return fmt.Sprintf("package p // text %d\n", i) }
+	key := func(i int) [32]byte { return sha256.Sum256([]byte(text(i))) }
+	const n = 3*maxCached + 100
+	for i := range n {
+		s.mu.Lock()
+		s.keepLocked(key(i), nil)
+		s.mu.Unlock()
+	}
+	if len(s.cache) > maxCached || len(s.old) > maxCached {
+		t.Fatalf("generations of %d and %d texts, bound %d", len(s.cache), len(s.old), maxCached)
+	}
+	// The oldest of the latest texts is in the older generation, and
+	// moves to the newer when read.
+	old := n - maxCached
+	if _, ok := s.old[key(old)]; !ok {
+		t.Fatalf("text %d not in the older generation", old)
+	}
+	s.find(text(old))
+	if _, ok := s.cache[key(old)]; !ok {
+		t.Errorf("text %d read but not in the newer generation", old)
+	}
+	if _, ok := s.old[key(old)]; ok {
+		t.Errorf("text %d still in the older generation", old)
+	}
+	for i := n - maxCached; i < n; i++ {
+		if _, reds := s.Redact("p.go", text(i)); len(reds) != 0 {
+			t.Fatalf("text %d: %v", i, reds)
+		}
+	}
+	if s.det != nil {
+		t.Fatal("the rules were compiled for a text seen among the latest")
+	}
+	for k := range s.cache {
+		if _, ok := s.old[k]; ok {
+			t.Fatal("a text in both generations")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "clean.bin")
+	if err := s.saveCleanFile(path); err != nil {
+		t.Fatal(err)
+	}
+	b := &Scanner{cache: map[[32]byte][]finding{}}
+	if err := b.loadCleanFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(b.cache)+len(b.old), len(s.cache)+len(s.old); got != want {
+		t.Errorf("loaded %d clean texts, saved %d", got, want)
+	}
+	if b.det != nil || s.det != nil {
+		t.Error("the rules were compiled")
+	}
 }

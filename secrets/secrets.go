@@ -20,12 +20,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ctxd/ctxd"
 )
 
-// maxCached bounds the cache; when full it is emptied (the working set of
-// one workspace's chunks is far below it).
+// maxCached bounds each of the cache's two generations. When the newer
+// one is full it becomes the older and the older is dropped, so the texts
+// seen since the last turn stay: emptying the whole cache at the bound
+// (as it was) made a daemon whose persisted clean set was near it (a
+// 10k-file workspace) scan most of every request's files again.
 const maxCached = 8192
 
 // finding is one secret found in a text: the secret, its rule and line.
@@ -48,6 +52,9 @@ type Scanner struct {
 
 	mu    sync.Mutex
 	cache map[[32]byte][]finding // nil findings: a clean text
+	// old is the generation before cache (keepLocked), disjoint from it:
+	// a text found there moves to cache.
+	old map[[32]byte][]finding
 	// persisted is how many clean texts the last DecodeClean or AppendClean
 	// saw on disk.
 	persisted int
@@ -257,9 +264,17 @@ func wordByte(c byte) bool {
 
 // find scans text, or returns the cached findings of the same text.
 func (s *Scanner) find(text string) []finding {
-	key := sha256.Sum256([]byte(text))
+	// Hashed in place: a []byte copy of every text scanned was a twentieth
+	// of what a request allocated.
+	key := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
 	s.mu.Lock()
 	fs, ok := s.cache[key]
+	if !ok {
+		if fs, ok = s.old[key]; ok {
+			delete(s.old, key)
+			s.keepLocked(key, fs)
+		}
+	}
 	s.mu.Unlock()
 	if ok {
 		return fs
@@ -270,12 +285,20 @@ func (s *Scanner) find(text string) []finding {
 	}
 	fs = s.scan(det, text, true)
 	s.mu.Lock()
-	if len(s.cache) >= maxCached {
-		clear(s.cache)
+	if _, ok := s.old[key]; !ok { // another scan of the same text may have kept it
+		s.keepLocked(key, fs)
 	}
-	s.cache[key] = fs
 	s.mu.Unlock()
 	return fs
+}
+
+// keepLocked puts key's findings in the newer generation, turning it into
+// the older one first when it is full (see maxCached).
+func (s *Scanner) keepLocked(key [32]byte, fs []finding) {
+	if _, ok := s.cache[key]; !ok && len(s.cache) >= maxCached {
+		s.old, s.cache = s.cache, make(map[[32]byte][]finding, maxCached)
+	}
+	s.cache[key] = fs
 }
 
 // scan runs the rules over text: by the fast path when fast is set and

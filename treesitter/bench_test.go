@@ -4,6 +4,7 @@ package treesitter
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,4 +87,65 @@ func mochaFile(suites, tests int) []byte {
 		b = append(b, "})\n"...)
 	}
 	return b
+}
+
+// BenchmarkFocusLadder renders the focus views of net/http's server.go
+// that one request's ladder asks for (six ranked functions: all of them,
+// the best 1, 2, 3 and 5, and the named one alone), the analysis cached
+// and the views not: seven FocusViews calls against one FocusViewsEach.
+//
+//	go test -run XXX -bench FocusLadder -count 5 ./treesitter
+func BenchmarkFocusLadder(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts, keeps := ladderOf(b, src)
+	ctx := WithoutCaches(context.Background())
+	b.Run("calls", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, k := range keeps {
+				o := opts
+				o.KeepLines = k
+				if _, err := FocusViews(ctx, "go", src, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("each", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, errs := FocusViewsEach(ctx, "go", src, opts, keeps); errs[0] != nil {
+				b.Fatal(errs[0])
+			}
+		}
+	})
+}
+
+// ladderOf returns the options and the kept lines of a focus ladder over
+// src's functions (every 25th of them, six in all, the first one named),
+// its analysis put in the cache.
+func ladderOf(tb testing.TB, src []byte) (Options, [][]int) {
+	syms, err := Symbols(context.Background(), "go", src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var lines []int
+	var named string
+	for i, s := range syms.Symbols {
+		if focusFunctionKinds[s.Kind] && i%25 == 0 && len(lines) < 6 {
+			lines = append(lines, s.Start+1)
+			if named == "" {
+				named = s.Name
+			}
+		}
+	}
+	if len(lines) < 6 {
+		tb.Fatalf("%d functions", len(lines))
+	}
+	sum := sha256.Sum256(src) // as the engine passes it
+	opts := Options{KeepFuncs: []string{named}, Timeout: slowOpts.Timeout, Sum: &sum}
+	return opts, [][]int{lines, lines[:1], lines[:2], lines[:3], lines[:5], nil}
 }

@@ -135,6 +135,43 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	})
 }
 
+// FocusViewsEach is [FocusViews] for each of keeps in turn (opts with
+// KeepLines set to keeps[i]): views[i] and errs[i] are what that call
+// returns, each cached alone, and what the calls share (the file's
+// analysis, lines, imports and the words of its lines) is found once. The
+// focus ladder asks for up to seven focus views of one file a request.
+func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
+	views, errs = make([][]View, len(keeps)), make([]error, len(keeps))
+	if err := check(lang, src); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return views, errs
+	}
+	var file *focusFile // once analysed
+	for i, keep := range keeps {
+		o := opts
+		o.KeepLines = keep
+		if !o.focuses() {
+			continue
+		}
+		views[i], errs[i] = cachedViews(ctx, "focus", lang, src, o, func(ctx context.Context, sum sourceSum) ([]View, error) {
+			if file == nil {
+				a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, o.timeout()), o.Store)
+				if err != nil && !errors.Is(err, errSyntax) {
+					return nil, err // not kept: the next asks again, as FocusViews would
+				}
+				if len(a.symbols) == 0 {
+					return nil, nil
+				}
+				file = newFocusFile(lang, a.src, a.lines, a.symbols, a.imports)
+			}
+			return file.views(o), nil
+		})
+	}
+	return views, errs
+}
+
 // Symbols returns the definitions and imports of a file. A file with
 // syntax errors still yields the symbols the parser recognized. The parse
 // is bounded by ctx's deadline, or by [DefaultTimeout] when ctx has none.

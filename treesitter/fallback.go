@@ -63,6 +63,19 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 	return focusViews(lang, src, nil, syms.Symbols, syms.Imports, opts), nil
 }
 
+// FocusViewsEach is [FocusViews] for each of keeps in turn (opts with
+// KeepLines set to keeps[i]): views[i] and errs[i] are what that call
+// returns.
+func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
+	views, errs = make([][]View, len(keeps)), make([]error, len(keeps))
+	for i, keep := range keeps {
+		o := opts
+		o.KeepLines = keep
+		views[i], errs[i] = FocusViews(ctx, lang, src, o)
+	}
+	return views, errs
+}
+
 // SymbolsStored is [Symbols]: without tree-sitter there is no analysis to
 // store.
 func SymbolsStored(ctx context.Context, lang string, src []byte, _ *Store) (*FileSymbols, error) {

@@ -6,7 +6,6 @@ package treesitter
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +13,7 @@ import (
 
 func TestFallbackLevels(t *testing.T) {
 	for _, in := range goldenInputs(t) {
-		src, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lang := Detect(in, src)
+		lang, src := in.lang, in.src
 		t.Run(lang, func(t *testing.T) {
 			full, err := Render(t.Context(), lang, src, Full, Options{})
 			if err != nil || full.Text != string(src) {

@@ -77,17 +77,40 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 	if !opts.focuses() || len(syms) == 0 {
 		return nil
 	}
+	return newFocusFile(lang, src, li, syms, imports).views(opts)
+}
+
+// focusFile is what the focus views of one file share whatever they
+// focus: its lines, import lines, the names looked for in the focused
+// code, and each line's words among them, scanned once the first time a
+// view shows the line. The focus ladder renders up to seven sets of focus
+// views of a file per request ([FocusViewsEach]); each split the lines,
+// found the imports and scanned the focused functions again.
+type focusFile struct {
+	lang    string
+	lines   []string
+	syms    []Symbol
+	imports []string
+	imps    []importLine
+	names   map[string]uint8
+	// words[at[l-1][0]:at[l-1][1]] are line l's words among names, with
+	// their roles, once scanned[l-1] (one array for all the lines).
+	words   []focusWord
+	at      [][2]int
+	scanned []bool
+}
+
+// focusWord is a word of a line that names holds, and its roles.
+type focusWord struct {
+	name string
+	role uint8
+}
+
+func newFocusFile(lang string, src []byte, li lineIndex, syms []Symbol, imports []string) *focusFile {
 	lines := splitLines(src, li)
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
-	spans := focusSpans(lang, lines, syms, opts)
-	if len(spans) == 0 {
-		return nil
-	}
-	// One scan of the focused code finds the names both withUsed and the
-	// focus-only view look up (a scan each was a third of the focus views'
-	// time); the lines withUsed adds are scanned alone after.
 	imps := importLines(lines, syms)
 	names := make(map[string]uint8, len(syms)+len(imports))
 	for _, s := range syms {
@@ -104,10 +127,52 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 			names[n] |= nameUsed
 		}
 	}
-	found := identifiersIn(rangesText(lines, spans), names)
-	spans, added, importsShown := withUsed(lines, syms, spans, imps, found)
+	return &focusFile{lang: lang, lines: lines, syms: syms, imports: imports, imps: imps, names: names,
+		at: make([][2]int, len(lines)), scanned: make([]bool, len(lines))}
+}
+
+// found is identifiersIn(rangesText(f.lines, rs), f.names), from the
+// lines' words scanned once: the same, since a word never spans a line
+// break, unless a line without one (a file's last) is followed by another
+// in rs, where the text is scanned whole as identifiersIn does.
+func (f *focusFile) found(rs []ctxd.LineRange) map[string]uint8 {
+	for i, r := range rs {
+		for l := r.Start; l <= r.End; l++ {
+			if !strings.HasSuffix(f.lines[l-1], "\n") && (i < len(rs)-1 || l < r.End) {
+				return identifiersIn(rangesText(f.lines, rs), f.names)
+			}
+		}
+	}
+	out := map[string]uint8{}
+	for _, r := range rs {
+		for l := r.Start; l <= r.End; l++ {
+			if !f.scanned[l-1] {
+				lo := len(f.words)
+				f.words = appendWords(f.words, f.lines[l-1], f.names)
+				f.at[l-1], f.scanned[l-1] = [2]int{lo, len(f.words)}, true
+			}
+			for _, w := range f.words[f.at[l-1][0]:f.at[l-1][1]] {
+				out[w.name] = w.role
+			}
+		}
+	}
+	return out
+}
+
+// views renders the focus levels of f for opts (focusViews).
+func (f *focusFile) views(opts Options) []View {
+	lang, lines, syms, imports := f.lang, f.lines, f.syms, f.imports
+	spans := focusSpans(lang, lines, syms, opts)
+	if len(spans) == 0 {
+		return nil
+	}
+	// One scan of the focused code finds the names both withUsed and the
+	// focus-only view look up (a scan each was a third of the focus views'
+	// time); the lines withUsed adds are scanned alone after.
+	found := f.found(spans)
+	spans, added, importsShown := withUsed(lines, syms, spans, f.imps, found)
 	if len(added) > 0 {
-		for n, role := range identifiersIn(rangesText(lines, added), names) {
+		for n, role := range f.found(added) {
 			found[n] |= role
 		}
 	}
@@ -478,6 +543,16 @@ const (
 // words of lines scanned apart are those of the lines scanned together.
 func identifiersIn(text string, names map[string]uint8) map[string]uint8 {
 	out := map[string]uint8{}
+	for _, w := range appendWords(nil, text, names) {
+		out[w.name] = w.role
+	}
+	return out
+}
+
+// appendWords appends to dst the identifier-like words of text that are
+// among names, each with its roles, in order (a word as often as it
+// occurs).
+func appendWords(dst []focusWord, text string, names map[string]uint8) []focusWord {
 	start := -1
 	for i := 0; i <= len(text); i++ {
 		ident := i < len(text) && (text[i] == '_' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9' || text[i] >= 0x80)
@@ -486,12 +561,12 @@ func identifiersIn(text string, names map[string]uint8) map[string]uint8 {
 			start = i
 		case !ident && start >= 0:
 			if role := names[text[start:i]]; role != 0 {
-				out[text[start:i]] = role
+				dst = append(dst, focusWord{text[start:i], role})
 			}
 			start = -1
 		}
 	}
-	return out
+	return dst
 }
 
 // usedImports returns the imports whose last path element the focused

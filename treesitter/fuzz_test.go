@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -19,15 +18,10 @@ import (
 //	go test -fuzz=FuzzRender ./treesitter
 func FuzzRender(f *testing.F) {
 	for _, in := range goldenInputs(f) {
-		src, err := os.ReadFile(in)
-		if err != nil {
-			f.Fatal(err)
-		}
-		lang := Detect(in, src)
 		for i, l := range Languages {
-			if l == lang {
-				f.Add(uint8(i), src, uint8(1))
-				f.Add(uint8(i), src[:len(src)/2], uint8(2))
+			if l == in.lang {
+				f.Add(uint8(i), in.src, uint8(1))
+				f.Add(uint8(i), in.src[:len(in.src)/2], uint8(2))
 			}
 		}
 	}

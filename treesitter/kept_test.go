@@ -22,7 +22,7 @@ import (
 // golden inputs (every language) and, without -short, GOROOT/src's
 // net/http and encoding/json (or the files under CTXD_KEPT_CORPUS).
 func TestKeptViewsParse(t *testing.T) {
-	files := goldenInputs(t)
+	files := goldenPaths(t)
 	// Under the race detector the golden inputs alone (the parses are
 	// slow there; the corpus runs without it).
 	if !testing.Short() && !raceEnabled {

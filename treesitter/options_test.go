@@ -116,16 +116,11 @@ func TestConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i, in := range inputs {
-				src, err := os.ReadFile(in)
-				if err != nil {
-					t.Error(err)
-					return
-				}
 				// A distinct threshold per goroutine defeats the cache for
 				// half the calls.
 				opts := Options{BodyThreshold: 1 + (g+i)%2, Timeout: slow}
-				if _, err := Views(context.Background(), Detect(in, src), src, opts); err != nil {
-					t.Errorf("%s: %v", in, err)
+				if _, err := Views(context.Background(), in.lang, in.src, opts); err != nil {
+					t.Errorf("%s: %v", in.path, err)
 				}
 			}
 		}()

@@ -46,13 +46,9 @@ func slowCtx() context.Context { return testCtx }
 // the tree keeps a PHP use's alias ("X as Y"), the line pattern stops
 // before it.
 func TestImportsTable(t *testing.T) {
-	for _, path := range goldenInputs(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := Detect(path, src)
+	for _, in := range goldenInputs(t) {
+		t.Run(filepath.Base(in.path), func(t *testing.T) {
+			l, src := in.lang, in.src
 			if tree, table := specs[l].imports != nil, lang.HasImports(l); tree != table {
 				t.Fatalf("%s: tree-sitter reads imports %v, lang's table has a row %v", l, tree, table)
 			}
@@ -88,14 +84,10 @@ func TestGolden(t *testing.T) {
 	inputs := goldenInputs(t)
 	langs := map[string]bool{}
 	for _, in := range inputs {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lang := Detect(in, src)
+		t.Run(filepath.Base(in.path), func(t *testing.T) {
+			lang, src := in.lang, in.src
 			if lang == "" {
-				t.Fatalf("no language for %s", in)
+				t.Fatalf("no language for %s", in.path)
 			}
 			langs[lang] = true
 			vs, err := Views(t.Context(), lang, src, slowOpts)
@@ -110,7 +102,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, in+".golden", goldenText(vs, syms))
+			golden(t, in.path+".golden", goldenText(vs, syms))
 		})
 	}
 	for _, l := range Languages {

@@ -20,9 +20,10 @@ func init() {
 		name: "compress",
 		args: "[flags] [FILE]  (FILE or '-' for standard input, the default)",
 		summary: `Compact a model request's conversation (OpenAI Chat, Anthropic Messages or OpenAI
-Responses; detected) to fit the model's token budget. A request that fits is left as it
-is; one over the budget is condensed, reduced to references and evicted (with a summary)
-until it fits; what is removed is stored under <state-dir>/artifacts/, scoped by
+Responses; detected) to fit the model's token budget. A request under half its budget is left as it
+is (repeated outputs and superseded file reads aside); from half the budget on, older long
+tool outputs are condensed even though it fits; one over the budget is condensed, reduced
+to references and evicted (with a summary) until it fits (docs/compaction.md); what is removed is stored under <state-dir>/artifacts/, scoped by
 --session, behind references ctxd rehydrate resolves. The rewritten request goes to
 stdout, byte for byte where nothing changed; the report (tokens before and after, each
 message's decision) is written as JSON to --report FILE (--report - for stderr). With --retry-error the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	goio "io"
 	"os"
@@ -33,9 +34,10 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 		return runSWEBench(ctx, io, args[1:])
 	}
 	if len(args) == 0 || args[0] != "recall" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			newFlagSet(c, io.Err).Usage()
-			return nil
+			fmt.Fprintf(io.Err, "\nRun 'ctxd eval recall -h' or 'ctxd eval swebench -h' for their flags.\n")
+			return flag.ErrHelp
 		}
 		return usagef("want the subcommand recall or swebench")
 	}

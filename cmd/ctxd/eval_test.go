@@ -32,24 +32,11 @@ func TestEvalRecall(t *testing.T) {
 		t.Errorf("-v printed no progress:\n%s", errOut)
 	}
 
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	runFailures(t, dir, []cliFailure{
 		{"no subcommand", []string{"eval"}, 2, "want the subcommand recall"},
 		{"bad budgets", []string{"eval", "recall", "--budgets", "8k"}, 2, "--budgets"},
 		{"no eligible commits", []string{"eval", "recall", "--repo", t.TempDir()}, 1, "git log"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
-			if code != tt.code || !strings.Contains(errOut, tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestEvalSWEBench(t *testing.T) {
@@ -92,25 +79,12 @@ func TestEvalSWEBench(t *testing.T) {
 		t.Fatalf("--json: exit %d, %v, %+v\n%s", code, err, rep, errOut)
 	}
 
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	runFailures(t, dir, []cliFailure{
 		{"no instances", []string{"eval", "swebench", "--repo", "shop/shop=" + dir}, 2, "want --instances"},
 		{"no clones", []string{"eval", "swebench", "--instances", inst}, 2, "no clones"},
 		{"bad repo", []string{"eval", "swebench", "--instances", inst, "--repo", dir}, 2, "owner/name=PATH"},
 		{"missing clone", []string{"eval", "swebench", "--instances", inst, "--repo", "shop/shop=" + filepath.Join(dir, "nope")}, 2, "not a directory"},
 		{"other repo", []string{"eval", "swebench", "--instances", inst, "--repo", "a/b=" + dir}, 1, "no instance has a clone"},
 		{"missing file", []string{"eval", "swebench", "--instances", inst + ".none", "--repo", "shop/shop=" + dir}, 1, "no such file"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
-			if code != tt.code || !strings.Contains(errOut, tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.want)
-			}
-		})
-	}
+	})
 }

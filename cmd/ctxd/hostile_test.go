@@ -15,10 +15,11 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// hostileRSSLimitKB is the memory bound the hostile-workspace tests state:
-// a ctxd process that reads a /dev/zero link or a FIFO as a file would pass
-// it in seconds; one that refuses them stays far below.
-const hostileRSSLimitKB = 400 << 10
+// rssLimitKB is the peak-RSS bound the hostile-workspace and hostile-peer
+// tests state (docs/security.md): a ctxd process that reads a /dev/zero
+// link or a FIFO as a file, or holds an oversized frame, would pass it in
+// seconds; one that refuses them stays far below.
+const rssLimitKB = 400 << 10
 
 // hostileWorkspace builds a git repository whose ignore files, config and
 // sources are links to devices and FIFOs, as a cloned repository can hold
@@ -78,7 +79,7 @@ func runBounded(t *testing.T, dir string, args ...string) (string, int, int64) {
 // TestHostileWorkspaceCLI is failures 1, 3 and 9 of issue 11 for the CLI:
 // links to /dev/zero and /dev/urandom as ignore files, exclude file and
 // source, FIFOs as a source and an ignore file, named explicitly too. ctxd
-// answers, stays under hostileRSSLimitKB, and says why it skipped them.
+// answers, stays under rssLimitKB, and says why it skipped them.
 func TestHostileWorkspaceCLI(t *testing.T) {
 	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := hostileWorkspace(t, false)
@@ -106,8 +107,8 @@ func TestHostileWorkspaceCLI(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}
-			if rss > hostileRSSLimitKB {
-				t.Errorf("peak RSS %d KiB, over the bound of %d KiB", rss, hostileRSSLimitKB)
+			if rss > rssLimitKB {
+				t.Errorf("peak RSS %d KiB, over the bound of %d KiB", rss, rssLimitKB)
 			}
 		})
 	}
@@ -118,8 +119,8 @@ func TestHostileWorkspaceCLI(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "not a regular file") {
 		t.Errorf("config link to /dev/zero: exit %d:\n%s", code, out)
 	}
-	if rss > hostileRSSLimitKB {
-		t.Errorf("peak RSS %d KiB, over the bound of %d KiB", rss, hostileRSSLimitKB)
+	if rss > rssLimitKB {
+		t.Errorf("peak RSS %d KiB, over the bound of %d KiB", rss, rssLimitKB)
 	}
 }
 

@@ -56,6 +56,10 @@ type command struct {
 	run func(ctx context.Context, io *IO, args []string) error
 }
 
+// usage is the command's usage line without "usage: " (no trailing
+// space for a command without arguments).
+func (c *command) usage() string { return strings.TrimSpace("ctxd " + c.name + " " + c.args) }
+
 var commands = map[string]*command{}
 
 func register(c *command) {
@@ -86,7 +90,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 			if c, ok := commands[args[1]]; ok {
 				// The command's own --help prints its usage and flags.
 				if err := c.run(ctx, &IO{In: io.In, Out: io.Out, Err: io.Out}, []string{"--help"}); err != nil && !errors.Is(err, flag.ErrHelp) {
-					fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+					fmt.Fprintf(io.Out, "usage: %s\n\n%s\n", c.usage(), c.summary)
 				}
 				return 0
 			}
@@ -118,7 +122,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	case errors.As(err, &ue):
 		// A flag's value checked by a parser shared with JSON-RPC ends in
 		// ": invalid params", a protocol term the command line drops.
-		fmt.Fprintf(io.Err, "ctxd %s: %s\nusage: ctxd %s %s\n", c.name, ctxd.Message(err), c.name, c.args)
+		fmt.Fprintf(io.Err, "ctxd %s: %s\nusage: %s\n", c.name, ctxd.Message(err), c.usage())
 		return 2
 	default:
 		// "ctxd rehydrate: rehydrate: …" says the command twice.
@@ -153,11 +157,19 @@ func printHelp(w io.Writer) {
 }
 
 // firstSentence is a summary's first sentence on one line (up to a
-// period or a colon that ends a clause), whole: ctxd help wraps it.
+// period or a colon that ends a clause, outside parentheses: "(from the
+// symbol index: kind, lines)" does not end one), whole: ctxd help wraps it.
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
+	depth := 0
 	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == ':') && s[i+1] == ' ' {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		}
+		if depth == 0 && (s[i] == '.' || s[i] == ':') && s[i+1] == ' ' {
 			s = s[:i]
 			if s[len(s)-1] != ')' && !strings.HasSuffix(s, "...") {
 				s += "."
@@ -199,8 +211,13 @@ func newFlagSet(c *command, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ctxd "+c.name, flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.Usage = func() {
-		fmt.Fprintf(w, "usage: ctxd %s %s\n\n%s\n\nflags:\n", c.name, c.args, c.summary)
-		printFlags(w, fs)
+		fmt.Fprintf(w, "usage: %s\n\n%s\n", c.usage(), c.summary)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(w, "\nflags:\n")
+			printFlags(w, fs)
+		}
 	}
 	return fs
 }

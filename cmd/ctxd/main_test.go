@@ -570,6 +570,37 @@ func runCases(t *testing.T, tests []cliCase) {
 	}
 }
 
+// cliFailure is one call of the binary that must fail: the exit code it
+// must return and a text its standard error must hold.
+type cliFailure struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+// runFailures runs each call of the binary in dir as a subtest: it exits
+// with its code, names the mistake on standard error, prints nothing on
+// standard output and uses no JSON-RPC term ("invalid params") on the
+// command line.
+func runFailures(t *testing.T, dir string, tests []cliFailure) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("ctxd %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout on an error: %q", out)
+			}
+			if strings.Contains(errOut, "invalid params") {
+				t.Errorf("a JSON-RPC term on the command line: %q", errOut)
+			}
+		})
+	}
+}
+
 // TestRunInProcess covers Run's dispatch without a subprocess.
 func TestRunInProcess(t *testing.T) {
 	var out, errOut bytes.Buffer

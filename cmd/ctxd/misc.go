@@ -99,17 +99,26 @@ func modelWindow(io *IO, name string, flagWindow int, root string, asJSON bool) 
 	if asJSON {
 		return printJSON(io.Out, map[string]any{"name": m.Name, "context_window": m.ContextWindow, "source": source, "encoding": m.Encoding, "estimator_confidence": m.EstimatorConfidence})
 	}
+	// How its tokens are counted, in the words of the models table: an
+	// unknown name's fallback encoding is not its tokenizer.
+	counted := m.Encoding + " (exact)"
+	switch {
+	case m.Provider == "":
+		counted = m.Encoding + " (an estimate: ctxd does not know this model's tokenizer)"
+	case m.EstimatorConfidence != tokens.ConfidenceExact:
+		counted = m.Encoding + " (estimate)"
+	}
 	if source == request.WindowNone {
-		fmt.Fprintf(io.Out, "%s: no known context window (source none): compaction treats its requests as far from any threshold and runs no window-pressure step; give the window with --context-window or context_window in the configuration\n", m.Name)
+		fmt.Fprintf(io.Out, "%s: no known context window (source none): compaction treats its requests as far from any threshold and runs no window-pressure step; give the window with --context-window or context_window in the configuration; counted with %s\n", m.Name, counted)
 		return nil
 	}
-	fmt.Fprintf(io.Out, "%s: context window %d tokens (source %s), counted with %s (%s)\n", m.Name, m.ContextWindow, source, m.Encoding, m.EstimatorConfidence)
+	fmt.Fprintf(io.Out, "%s: context window %d tokens (source %s), counted with %s\n", m.Name, m.ContextWindow, source, counted)
 	return nil
 }
 
 func runVersion(_ context.Context, io *IO, args []string) error {
-	if len(args) > 0 {
-		return usagef("version takes no arguments")
+	if err := parseNone(newFlagSet(commands["version"], io.Err), args); err != nil {
+		return err
 	}
 	fmt.Fprintf(io.Out, "ctxd %s (%s, %s/%s, model registry %s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, tokens.RegistryVersion)
 	return nil

@@ -47,19 +47,23 @@ func TestModelsCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgDir, ".ctxd.toml"), []byte("context_window = 64000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// And how its tokens are counted, as the table says it (it said
+	// nothing for an unknown name, and "low" for an estimate).
+	const unknown = "counted with cl100k_base (an estimate: ctxd does not know this model's tokenizer)"
 	for _, tt := range []struct {
-		dir  string
-		args []string
-		want string
+		dir           string
+		args          []string
+		want, counted string
 	}{
-		{t.TempDir(), []string{"--model", "gpt-4o"}, "gpt-4o: context window 128000 tokens (source registry)"},
-		{t.TempDir(), []string{"--model", "acme-gateway-alias"}, "acme-gateway-alias: no known context window (source none)"},
-		{t.TempDir(), []string{"--model", "acme-gateway-alias", "--context-window", "32000"}, "acme-gateway-alias: context window 32000 tokens (source explicit)"},
-		{cfgDir, []string{"--model", "acme-gateway-alias", "--root", cfgDir}, "acme-gateway-alias: context window 64000 tokens (source config)"},
+		{t.TempDir(), []string{"--model", "gpt-4o"}, "gpt-4o: context window 128000 tokens (source registry)", "counted with o200k_base (exact)"},
+		{t.TempDir(), []string{"--model", "claude-sonnet-4.5", "--context-window", "100000"}, "claude-sonnet-4.5: context window 100000 tokens (source explicit)", "counted with estimate/claude (estimate)"},
+		{t.TempDir(), []string{"--model", "acme-gateway-alias"}, "acme-gateway-alias: no known context window (source none)", unknown},
+		{t.TempDir(), []string{"--model", "acme-gateway-alias", "--context-window", "32000"}, "acme-gateway-alias: context window 32000 tokens (source explicit)", unknown},
+		{cfgDir, []string{"--model", "acme-gateway-alias", "--root", cfgDir}, "acme-gateway-alias: context window 64000 tokens (source config)", unknown},
 	} {
 		out, errOut, code := runCtxd(t, tt.dir, "", nil, append([]string{"models"}, tt.args...)...)
-		if code != 0 || !strings.HasPrefix(out, tt.want) {
-			t.Errorf("models %q: exit %d %q %s, want %q", tt.args, code, out, errOut, tt.want)
+		if code != 0 || !strings.HasPrefix(out, tt.want) || !strings.Contains(out, tt.counted) {
+			t.Errorf("models %q: exit %d %q %s, want %q and %q", tt.args, code, out, errOut, tt.want, tt.counted)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
@@ -259,8 +259,8 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 	}
 	start, end := 0, 0
 	if len(pos) == 2 {
-		if start, end, err = parseLines(pos[1]); err != nil {
-			return usagef("%v", err)
+		if start, end, err = artifacts.ParseLines(pos[1]); err != nil {
+			return usagef("%s", ctxd.Message(err))
 		}
 	}
 	flow, err := sf.requests(nil, nil, nil)
@@ -276,22 +276,4 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 	}
 	_, err = io.WriteString(std.Out, l.Text)
 	return err
-}
-
-// parseLines reads a line range: "a-b", "a-" (to the end) or "a".
-func parseLines(s string) (start, end int, err error) {
-	a, b, isRange := strings.Cut(s, "-")
-	if start, err = strconv.Atoi(a); err != nil || start < 1 {
-		return 0, 0, fmt.Errorf("lines %q: want a-b, a- or a, counting from 1", s)
-	}
-	if !isRange {
-		return start, start, nil
-	}
-	if b == "" {
-		return start, 0, nil
-	}
-	if end, err = strconv.Atoi(b); err != nil || end < start {
-		return 0, 0, errors.New("lines " + strconv.Quote(s) + ": want a-b with b >= a")
-	}
-	return start, end, nil
 }

@@ -57,6 +57,11 @@ func TestOptimizeCLI(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(js), &l) != nil || l.Hash != hash || l.Total != 200 {
 		t.Errorf("rehydrate --json: %d %s", code, js)
 	}
+	// The hint's placeholder range, copied as written, is a usage error
+	// that says what stands for it (it said "want a-b").
+	if _, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "agent-7", "--state-dir", state, hash[:16], "a-b"); code != 2 || !strings.Contains(errOut, `lines "a-b": want line numbers counting from 1, as 10-20`) || strings.Contains(errOut, "invalid params") {
+		t.Errorf("rehydrate HASH a-b: exit %d %s", code, errOut)
+	}
 	// Another session cannot read it.
 	if _, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "agent-8", "--state-dir", state, hash); code != 1 || !strings.Contains(errOut, "not stored") {
 		t.Errorf("other session: exit %d %s", code, errOut)

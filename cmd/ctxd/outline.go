@@ -22,8 +22,9 @@ indented under their type, then its imports. --json prints the ctx/outline resul
 		args: "--level LEVEL [--keep-line N]... [--keep-func NAME]... [--json] FILE",
 		summary: `Print a file's view at a truncation level: full, bodies (long function bodies
 collapsed to a placeholder that still parses), signatures (every body collapsed, docs cut
-to their first sentence, private members folded) or outline. The elided line ranges go to
-stderr.`,
+to their first sentence, private members folded), outline, or focus and focus-only (the
+functions at --keep-line or named by --keep-func whole, in the outline or alone). The
+elided line ranges go to stderr.`,
 		run: runTruncate,
 	})
 }
@@ -56,7 +57,7 @@ func runOutline(ctx context.Context, io *IO, args []string) error {
 func runTruncate(ctx context.Context, io *IO, args []string) error {
 	c := commands["truncate"]
 	fs := newFlagSet(c, io.Err)
-	level := fs.String("level", "", "full, bodies, signatures or outline (required)")
+	level := fs.String("level", "", "full, bodies, signatures, outline, focus or focus-only (required; the focus levels need --keep-line or --keep-func)")
 	asJSON := fs.Bool("json", false, "print the ctx/outline result (symbols and the view) as JSON")
 	lang := fs.String("language", "", "language (default: detected from the extension or shebang)")
 	var keepLines, keepFuncs multiFlag
@@ -69,8 +70,12 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	if *level == "" {
 		return usagef("--level is required: full, bodies, signatures, outline, focus or focus-only")
 	}
-	if _, err := treesitter.ParseLevel(*level); err != nil {
+	lv, err := treesitter.ParseLevel(*level)
+	if err != nil {
 		return usagef("--level: %v", err)
+	}
+	if (lv == treesitter.Focus || lv == treesitter.FocusOnly) && len(keepLines) == 0 && len(keepFuncs) == 0 {
+		return usagef("--level %s needs the functions to keep: --keep-line N or --keep-func NAME", *level)
 	}
 	req := engine.OutlineRequest{Path: path, Language: *lang, Level: *level, KeepFuncs: keepFuncs}
 	for _, l := range keepLines {

@@ -21,6 +21,11 @@ func TestOutlineAndTruncateCLI(t *testing.T) {
 		{"keep the cursor's function", []string{"truncate", "--level", "signatures", "--keep-line", "9", file}, 0, "b = 2", "", ""},
 		{"keep by name", []string{"truncate", "--keep-func", "Svc.run", "--level", "bodies", file}, 0, "b = 2", "", ""},
 		{"missing level", []string{"truncate", file}, 2, "", "--level", ""},
+		// A focus level without a function to keep said "render python at
+		// focus: no function at the kept lines ...: unsupported for
+		// structural truncation", exit 1.
+		{"focus without keep", []string{"truncate", "--level", "focus", file}, 2, "", "--level focus needs the functions to keep: --keep-line N or --keep-func NAME", ""},
+		{"focus", []string{"truncate", "--level", "focus", "--keep-line", "9", file}, 0, "b = 2", "", ""},
 		{"bad keep-line", []string{"truncate", "--level", "bodies", "--keep-line", "x", file}, 2, "", "keep-line", ""},
 		{"no file", []string{"outline"}, 2, "", "want one FILE", ""},
 		{"missing file", []string{"outline", filepath.Join(dir, "nope.py")}, 1, "", "not found", ""},

@@ -179,13 +179,15 @@ func TestPackOverRPC(t *testing.T) {
 		r := d.call("ctx/pack", map[string]any{"path": tc.path, "format": "json"})
 		e, _ := r["error"].(map[string]any)
 		if e == nil || e["code"] != tc.code {
-			t.Errorf("ctx/pack path %q: %v, want error %v", tc.path, mustJSON(t, r)[:min(300, len(mustJSON(t, r)))], tc.code)
+			b := testutil.JSON(t, r)
+			t.Errorf("ctx/pack path %q: %s, want error %v", tc.path, b[:min(300, len(b))], tc.code)
 		}
 	}
 	for _, p := range []string{"lib", filepath.Join(dir, "lib")} {
 		r := d.call("ctx/pack", map[string]any{"path": p, "format": "json"})
-		if r["error"] != nil || !strings.Contains(mustJSON(t, r), "lib/util.go") || strings.Contains(mustJSON(t, r), "main.go") {
-			t.Errorf("ctx/pack path %q: %s", p, mustJSON(t, r))
+		js := string(testutil.JSON(t, r))
+		if r["error"] != nil || !strings.Contains(js, "lib/util.go") || strings.Contains(js, "main.go") {
+			t.Errorf("ctx/pack path %q: %s", p, js)
 		}
 	}
 	// The daemon writes a pack only into <state>/packs (TestPackOutputRule
@@ -208,7 +210,7 @@ func TestPackOverRPC(t *testing.T) {
 	deadlineOK := false
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		r := d.call("ctx/pack", map[string]any{"format": "json", "include": []string{"lib/**"}})
-		if strings.Contains(mustJSON(t, r), "lib/more.go") {
+		if strings.Contains(string(testutil.JSON(t, r)), "lib/more.go") {
 			deadlineOK = true
 			break
 		}
@@ -216,15 +218,6 @@ func TestPackOverRPC(t *testing.T) {
 	if !deadlineOK {
 		t.Error("a file created on disk never reached ctx/pack")
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestPackBinaryFile: pack and tokens of one binary file say it is binary

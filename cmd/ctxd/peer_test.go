@@ -20,10 +20,6 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// peerRSSLimitKB is the memory bound the hostile-peer tests state for the
-// daemon's peak RSS (VmHWM).
-const peerRSSLimitKB = 400 << 10
-
 // vmHWM returns a process's peak RSS in KiB from /proc.
 func vmHWM(t *testing.T, pid int) int64 {
 	t.Helper()
@@ -43,7 +39,7 @@ func countReq(id int) string {
 // TestBadFramesThenGood is failures 7 and 8 of issue 11 over stdio: after
 // each bad frame, the valid request written right behind it is answered;
 // huge header lines and bodies are refused without being held, and the
-// daemon's peak RSS stays under peerRSSLimitKB.
+// daemon's peak RSS stays under rssLimitKB.
 func TestBadFramesThenGood(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo)
 	d := startDaemon(t, dir, "--max-body-bytes", strconv.Itoa(4<<20))
@@ -75,8 +71,8 @@ func TestBadFramesThenGood(t *testing.T) {
 	// Twice in a row, as in the report.
 	d.writeRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(good)+40, good) + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(good)+40, good) + countReq(3000))
 	result(t, d.waitForID(3000))
-	if hwm := vmHWM(t, d.cmd.Process.Pid); hwm > peerRSSLimitKB {
-		t.Errorf("daemon peak RSS %d KiB, over %d KiB", hwm, peerRSSLimitKB)
+	if hwm := vmHWM(t, d.cmd.Process.Pid); hwm > rssLimitKB {
+		t.Errorf("daemon peak RSS %d KiB, over %d KiB", hwm, rssLimitKB)
 	}
 }
 
@@ -322,8 +318,8 @@ func TestUnixSocketPeer(t *testing.T) {
 	if _, err := idle.r.ReadByte(); err == nil {
 		t.Error("idle connection got bytes instead of being closed")
 	}
-	if hwm := vmHWM(t, cmd.Process.Pid); hwm > peerRSSLimitKB {
-		t.Errorf("daemon peak RSS %d KiB, over %d KiB", hwm, peerRSSLimitKB)
+	if hwm := vmHWM(t, cmd.Process.Pid); hwm > rssLimitKB {
+		t.Errorf("daemon peak RSS %d KiB, over %d KiB", hwm, rssLimitKB)
 	}
 }
 

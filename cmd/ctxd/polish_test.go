@@ -14,34 +14,18 @@ import (
 func TestUsageErrorsExit2(t *testing.T) {
 	t.Parallel() // a subprocess per case: overlaps on two cores
 	dir := testutil.GitRepo(t, sampleRepo)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"budget zero", []string{"prompt", "--budget", "0", "explain"}, "--budget 0: a token budget must be positive"},
-		{"budget negative", []string{"prompt", "--budget", "-5", "explain"}, "must not be negative"},
-		{"context budget zero", []string{"prompt", "--context-budget=0", "explain"}, "--context-budget 0: a token budget must be positive"},
-		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, `--task: unknown task type "fixit"`},
-		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, `--format: unknown format "yaml" (want markdown or xml)`},
-		{"help of an unknown command", []string{"help", "nosuch"}, `unknown command "nosuch"`},
-		{"unknown level", []string{"truncate", "--level", "body", "a.go"}, `--level: unknown level "body" (want full, bodies, signatures, outline, focus or focus-only)` + "\n"},
-		{"no level", []string{"truncate", "a.go"}, "--level is required: full, bodies"},
-		{"unknown proxy mode", []string{"proxy", "--mode", "shdow", "--upstream", "http://127.0.0.1:9"}, `--mode: unknown mode "shdow" (want exact, shadow or optimize)` + "\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, code := runCtxd(t, dir, "", nil, tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.want) {
-				t.Errorf("ctxd %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
-			}
-			if out != "" {
-				t.Errorf("stdout on a usage error: %q", out)
-			}
-			if strings.Contains(errOut, "invalid params") {
-				t.Errorf("a JSON-RPC term on the command line: %q", errOut)
-			}
-		})
-	}
+	runFailures(t, dir, []cliFailure{
+		{"budget zero", []string{"prompt", "--budget", "0", "explain"}, 2, "--budget 0: a token budget must be positive"},
+		{"budget negative", []string{"prompt", "--budget", "-5", "explain"}, 2, "--budget must not be negative (got -5)"},
+		{"max-files negative", []string{"prompt", "--max-files", "-1", "explain"}, 2, "--max-files must not be negative (got -1)"},
+		{"context budget zero", []string{"prompt", "--context-budget=0", "explain"}, 2, "--context-budget 0: a token budget must be positive"},
+		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
+		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
+		{"help of an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`},
+		{"unknown level", []string{"truncate", "--level", "body", "a.go"}, 2, `--level: unknown level "body" (want full, bodies, signatures, outline, focus or focus-only)` + "\n"},
+		{"no level", []string{"truncate", "a.go"}, 2, "--level is required: full, bodies"},
+		{"unknown proxy mode", []string{"proxy", "--mode", "shdow", "--upstream", "http://127.0.0.1:9"}, 2, `--mode: unknown mode "shdow" (want exact, shadow or optimize)` + "\n"},
+	})
 	// The valid spellings still work.
 	if _, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--budget", "4000", "--task", "analyze", "--format", "xml", "explain"); code != 0 {
 		t.Errorf("valid flags: exit %d: %s", code, errOut)

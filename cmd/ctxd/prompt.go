@@ -61,8 +61,13 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.budget < 0 || f.contextBudget < 0 || f.maxFiles < 0 || f.contextWindow < 0 {
-		return usagef("--budget, --context-budget, --context-window and --max-files must not be negative")
+	for _, n := range []struct {
+		flag  string
+		value int
+	}{{"budget", f.budget}, {"context-budget", f.contextBudget}, {"context-window", f.contextWindow}, {"max-files", f.maxFiles}} {
+		if n.value < 0 {
+			return usagef("--%s must not be negative (got %d)", n.flag, n.value)
+		}
 	}
 	// 0 is the flags' "not given"; said explicitly it is a mistake, not a
 	// request for the default.
@@ -138,6 +143,9 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 			}
 			of.Path = p
 		}
+		if err := badOpenLine(o, of, root); err != nil {
+			return err
+		}
 		req.OpenFiles = append(req.OpenFiles, of)
 	}
 
@@ -194,6 +202,26 @@ func readRequest(pos []string, in io.Reader) (string, error) {
 		return "", usagef("missing REQUEST: say what the task is, e.g. ctxd prompt \"fix the failing login test\"")
 	}
 	return request, nil
+}
+
+// badOpenLine is a usage error for --open FILE:X where X is not a line
+// number and FILE exists while FILE:X does not (it was skipped as "no such
+// file", which sent the user looking for the file).
+func badOpenLine(arg string, of ctxd.OpenFile, root string) error {
+	i := strings.LastIndexByte(arg, ':')
+	if of.Line != 0 || i <= 0 || strings.HasPrefix(arg, "file:") {
+		return nil
+	}
+	if _, err := os.Stat(of.Path); err == nil {
+		return nil
+	}
+	file := arg[:i]
+	for _, p := range []string{file, filepath.Join(root, file)} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return usagef("--open %s: %q is not a line number (FILE:LINE, lines from 1)", arg, arg[i+1:])
+		}
+	}
+	return nil
 }
 
 // parseOpen parses FILE or FILE:LINE.

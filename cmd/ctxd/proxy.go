@@ -31,9 +31,9 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 	})
 }
 
-// The proxy's heap goal: the idle process plus proxyHeapSlack plus
-// proxyHeapPerByte bytes per body byte in flight (issue 28's bound is 4x
-// the body plus a constant).
+// The proxy's heap goal: the idle process plus proxyHeapPerByte bytes
+// per body byte in flight, or plus proxyHeapSlack when that is more
+// (issue 28's bound is 4x the body plus a constant).
 const (
 	proxyHeapPerByte = 4
 	proxyHeapSlack   = 4 << 20

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -46,6 +47,13 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	session := fs.String("session", "run", "the artifact session the whole output is stored under")
 	// Everything after "--" is the command, its own flags included.
 	i := slices.Index(args, "--")
+	if i < 0 {
+		// No command yet: -h prints the flags; anything else is the
+		// usage error below.
+		if _, err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+	}
 	if i < 0 || i == len(args)-1 {
 		return usagef("want a command after --: ctxd run [flags] -- CMD [ARGS...]")
 	}

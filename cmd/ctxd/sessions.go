@@ -98,7 +98,7 @@ func runSessions(ctx context.Context, io *IO, args []string) error {
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		c := commands["sessions"]
-		fmt.Fprintf(io.Out, "usage: ctxd %s %s\n\n%s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(io.Out, "usage: %s\n\n%s\n\nRun 'ctxd sessions SUBCOMMAND -h' for its flags (--state-dir, --json, ...).\n", c.usage(), c.summary)
 		return flag.ErrHelp
 	}
 	run, ok := sessionsSubcommands[args[0]]

@@ -118,12 +118,7 @@ func TestSessionsCLI(t *testing.T) {
 		t.Errorf("resume with nothing running:\n%s", out)
 	}
 
-	tests := []struct {
-		name string
-		args []string
-		code int
-		says string
-	}{
+	runFailures(t, dir, []cliFailure{
 		{"no subcommand", []string{"sessions"}, 2, "missing subcommand"},
 		{"unknown subcommand", []string{"sessions", "frob"}, 2, "unknown subcommand"},
 		{"show without id", []string{"sessions", "show"}, 2, "one session id"},
@@ -133,15 +128,7 @@ func TestSessionsCLI(t *testing.T) {
 		{"bad size", []string{"sessions", "gc", "--max-size", "big"}, 2, "--max-size"},
 		{"bad state", []string{"sessions", "list", "--state", "paused"}, 1, "unknown state"},
 		{"rm nothing", []string{"sessions", "rm"}, 2, "at least one"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
-			if code != tt.code || !strings.Contains(out+errOut, tt.says) {
-				t.Errorf("exit %d, want %d saying %q:\n%s%s", code, tt.code, tt.says, out, errOut)
-			}
-		})
-	}
+	})
 }
 
 func TestSessionsStateDirFlag(t *testing.T) {

@@ -60,7 +60,13 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 		fmt.Fprintf(io.Err, "ctxd: more references left out; raise --max-references\n")
 	}
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
-		fmt.Fprintf(io.Err, "ctxd: %s: nothing found in %d files (check the spelling, or try the bare name)\n", name, res.FilesSearched)
+		// FilesSearched counts the files holding the name's text ("in 0
+		// files" read as if nothing had been searched).
+		where := "no code file contains the name"
+		if res.FilesSearched > 0 {
+			where = fmt.Sprintf("%d files contain the text, but not as a definition or a code use", res.FilesSearched)
+		}
+		fmt.Fprintf(io.Err, "ctxd: %s: nothing found: %s (check the spelling, try the bare name, or --docs for documentation)\n", name, where)
 	}
 	return nil
 }

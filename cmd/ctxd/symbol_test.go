@@ -18,7 +18,8 @@ func TestSymbolCLI(t *testing.T) {
 		{"call form", []string{"symbol", "--root", dir, "put()"}, 0, "ref app.py:5", "", "store.md"},
 		{"docs asked", []string{"symbol", "--root", dir, "--docs", "Store.put"}, 0, "ref docs/store.md:3 Call Store.put to add.", "", ""},
 		{"json", []string{"symbol", "--root", dir, "--json", "put"}, 0, `"definitions": [`, "", ""},
-		{"nothing", []string{"symbol", "--root", dir, "Nowhere"}, 0, "", "nothing found", ""},
+		{"nothing", []string{"symbol", "--root", dir, "Nowhere"}, 0, "", "nothing found: no code file contains the name", "in 0 files"},
+		{"only in docs", []string{"symbol", "--root", dir, "Call"}, 0, "", "nothing found: no code file contains the name (check the spelling, try the bare name, or --docs", ""},
 		{"not a name", []string{"symbol", "--root", dir, "two words"}, 1, "", "want an identifier", ""},
 		{"no name", []string{"symbol", "--root", dir}, 2, "", "want one NAME", ""},
 	})

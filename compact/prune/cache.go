@@ -1,6 +1,9 @@
 package prune
 
-import "github.com/ctxd/ctxd/compact/request"
+import (
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/byteview"
+)
 
 // Cache is the content-hash and estimator cache the pruner shares with
 // the Smart Context optimizer ([request.Cache]): token counts by message,
@@ -37,6 +40,7 @@ func condense(c *Cache, k condKey, seg *request.Segment, est *request.Estimator)
 		var res condResult
 		res.hash = seg.Hash()
 		res.out, res.hidden, res.ok = condenseWith(k.rt, seg.Text, k.maxChars, k.isError, res.hash, k.images)
+		res.out = byteview.Detached(res.out, seg.Text) // kept beyond the request (request.Memo)
 		if res.ok {
 			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))
 		}
@@ -59,6 +63,7 @@ func referenced(c *Cache, k refKey, seg *request.Segment, est *request.Estimator
 		var res condResult
 		res.hash = seg.Hash()
 		res.out, res.ok = referenceText(seg.Text, res.hash, k.isError, k.rt)
+		res.out = byteview.Detached(res.out, seg.Text)
 		if res.ok {
 			res.hidden = len([]rune(seg.Text))
 			res.tokens = est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", res.out))

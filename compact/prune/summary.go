@@ -178,7 +178,13 @@ func itemNotes(c *Cache, format request.Format, it *request.Item) []note {
 		return noteItem(it)
 	}
 	k := notesKey{format: format, role: it.Role(), kind: it.Kind, notice: it.Notice, raw: c.KeyBytes(it.Raw())}
-	return request.Memo(c, k, func() []note { return noteItem(it) })
+	return request.Memo(c, k, func() []note {
+		ns := noteItem(it)
+		for i := range ns {
+			ns[i].s = strings.Clone(ns[i].s) // kept beyond the request (request.Memo)
+		}
+		return ns
+	})
 }
 
 // noteItem collects what an item did: the files its calls read and

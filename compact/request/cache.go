@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
+	"strings"
 	"sync"
 
 	"github.com/ctxd/ctxd/compact/signal"
@@ -88,7 +89,27 @@ func (c *Cache) Info(k TextKey, text string) *signal.Info {
 	if len(text) < minCachedText {
 		return analyze(text)
 	}
-	return c.infos.Get(k, func() *signal.Info { return analyze(text) })
+	return c.infos.Get(k, func() *signal.Info { return detachInfo(analyze(text)) })
+}
+
+// detachInfo gives in's strings (substrings of the text, which may be a view
+// of a request's body: decodeString) their own memory, for an analysis
+// the cache keeps beyond the request.
+func detachInfo(in *signal.Info) *signal.Info {
+	for _, l := range [][]string{in.Signals, in.Tests, in.Paths} {
+		Detach(l)
+	}
+	return in
+}
+
+// Detach gives each string of l its own memory (strings.Clone): a text of
+// a request may be a view of its body (Parse does not copy texts without
+// escapes), and a string kept beyond the request (in a [Cache] or a
+// session's state) would keep the whole body alive.
+func Detach(l []string) {
+	for i, s := range l {
+		l[i] = strings.Clone(s)
+	}
 }
 
 // Analysis is [Cache.Info] without the hash for a text too short to be
@@ -102,6 +123,18 @@ func (c *Cache) Analysis(k TextKey, text string) *signal.Info {
 	return c.Info(k, text)
 }
 
+// Signals is [Cache.Analysis]'s Signals, without an analysis allocated
+// for a text too short to be kept (a request of many tiny messages paid
+// one for each evicted message: issue 28).
+func (c *Cache) Signals(k TextKey, text string) []string {
+	if len(text) < minCachedText {
+		var in signal.Info
+		signal.AnalyzeInto(&in, text)
+		return in.Signals
+	}
+	return c.Info(k, text).Signals
+}
+
 // analyze is text's signal analysis with its SHA-256.
 func analyze(text string) *signal.Info {
 	in := signal.Analyze(text)
@@ -113,6 +146,8 @@ func analyze(text string) *signal.Info {
 // Memo returns what build derives from a text under key k (a comparable
 // value naming the text's [TextKey] and every setting the result
 // depends on; each caller uses a key type of its own), building it once.
+// The value outlives the request: a string in it that may be part of a
+// request's text must be cloned ([Detach]), or it keeps the body alive.
 func Memo[V any](c *Cache, k any, build func() V) V {
 	return c.derived.Get(k, func() any { return build() }).(V)
 }

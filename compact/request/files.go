@@ -32,28 +32,49 @@ func Calls(req *Request) ([]Call, map[string]int) {
 	return calls, at
 }
 
-// Supersession says that the output of a file read is stale: a later
-// call reads the same file again (the same lines, or all of it) or edits
-// it.
+// Supersession says that the output of a file read is superseded: a
+// later call reads the same file again (FileRead.Covers: the same lines,
+// a range holding them, or all of it) or edits it. It is the one rule of
+// when a read's text is out of date; both compactors and both strengths
+// of it come from here:
+//
+//   - superseded (By): the read's text is stored behind a reference below
+//     pressure (a lossless rewrite: ctxd rehydrate brings it back);
+//   - stale (Reread): a later read shows the agent the file again (its
+//     lines, or any of it after an edit), so the read's text is not needed
+//     in view; a read that only an edit follows is not stale (the agent
+//     needs its text to know what it edited).
 type Supersession struct {
-	// By is the id of the later call.
+	// By is the id of the first later call that reads its lines again or
+	// edits the file.
 	By string
 	// Path is the file.
 	Path string
-	// Edit is true when the later call edits the file.
+	// Edit is true when the call By edits the file.
 	Edit bool
+	// Reread is the id of the first later read that makes it stale ("":
+	// none): a read that covers it, or any read of the file after the
+	// file was edited.
+	Reread string
 }
 
 // Superseded returns, for the calls of a conversation in order, the reads
-// whose output a later call supersedes, by the read's id. Both compactors
-// use it for their lossless rewrite below pressure: such an output goes
-// behind a reference (stored, so ctxd rehydrate brings it back). Each
-// call's parse is kept in the cache: an agent loop sends the same calls
-// turn after turn.
+// whose output a later call supersedes (see [Supersession]), by the
+// read's id. Each call's parse is kept in the cache: an agent loop sends
+// the same calls turn after turn.
 func (c *Cache) Superseded(calls []Call) map[string]Supersession {
-	return superseded(calls, func(name, args string) parsedCall {
-		return Memo(c, callKey{name: name, args: c.Key(args)}, func() parsedCall { return parseCall(name, args) })
-	})
+	return superseded(calls, c.parsed)
+}
+
+// Read is [ReadOf] through the cache: a call's arguments are parsed once
+// (the parse [Cache.Superseded] keeps).
+func (c *Cache) Read(name, args string) (FileRead, bool) {
+	pc := c.parsed(name, args)
+	return pc.read, pc.isRead
+}
+
+func (c *Cache) parsed(name, args string) parsedCall {
+	return Memo(c, callKey{name: name, args: c.Key(args)}, func() parsedCall { return parseCall(name, args) })
 }
 
 type callKey struct {
@@ -74,7 +95,7 @@ type parsedCall struct {
 
 func parseCall(name, argText string) parsedCall {
 	pc := parsedCall{m: args(argText)}
-	pc.read, pc.isRead = ReadOf(name, argText)
+	pc.read, pc.isRead = readOf(name, pc.m)
 	if pc.m != nil {
 		pc.cmd = shellCommand(pc.m)
 	}
@@ -122,15 +143,26 @@ func superseded(calls []Call, parse func(name, args string) parsedCall) map[stri
 			continue
 		}
 		r := pcs[i].read
-		for j := i + 1; j < len(calls); j++ {
-			if pcs[j].isRead && pcs[j].read.Path == r.Path && (pcs[j].read.Range == "" || pcs[j].read.Range == r.Range) {
-				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path}
-				break
+		var sp Supersession
+		edited := false
+		for j := i + 1; j < len(calls) && sp.Reread == ""; j++ {
+			if pcs[j].isRead && pcs[j].read.Path == r.Path && (edited || pcs[j].read.Covers(r)) {
+				sp.Reread = calls[j].ID
+				if sp.By == "" {
+					sp.By = calls[j].ID
+				}
+				continue
 			}
-			if !skip[j] && edits(calls[j].Name, pcs[j].m, cmds[j], r.Path) {
-				out[c.ID] = Supersession{By: calls[j].ID, Path: r.Path, Edit: true}
-				break
+			if !edited && !skip[j] && edits(calls[j].Name, pcs[j].m, cmds[j], r.Path) {
+				edited = true
+				if sp.By == "" {
+					sp.By, sp.Edit = calls[j].ID, true
+				}
 			}
+		}
+		if sp.By != "" {
+			sp.Path = r.Path
+			out[c.ID] = sp
 		}
 	}
 	return out
@@ -243,7 +275,11 @@ var (
 // only prints a file (a command of signal.KindRead: cat, nl, head,
 // sed -n 'a,bp', bat, less, more; optionally piped into sed -n or head).
 func ReadOf(name, argText string) (FileRead, bool) {
-	m := args(argText)
+	return readOf(name, args(argText))
+}
+
+// readOf is [ReadOf] of a call's decoded arguments (nil: not an object).
+func readOf(name string, m map[string]any) (FileRead, bool) {
 	if m == nil {
 		return FileRead{}, false
 	}

@@ -102,14 +102,21 @@ func TestSuperseded(t *testing.T) {
 		{"r6", "bash", shell("nl -ba c.py | sed -n '1,9p'")},
 		{"w1", "bash", shell("cat <<'PY' > /tmp/fix.py\nfrom pathlib import Path\np = Path('c.py')\np.write_text('x')\nPY")},
 		{"x1", "bash", shell("python /tmp/fix.py && echo ok")}, // runs the script: r6 is stale
+		{"r7", "bash", shell("nl -ba d.py | sed -n '1,9p'")},
+		{"e2", "bash", shell("sed -i 's/x/y/' d.py")},          // r7 superseded, not yet stale
+		{"r8", "bash", shell("nl -ba d.py | sed -n '50,60p'")}, // d.py seen again after the edit: r7 stale
+		{"r9", "bash", shell("sed -n '10,20p' e.py")},
+		{"ra", "bash", shell("nl -ba e.py | sed -n '1,40p'")}, // holds r9's lines
 	}
 	got := superseded(calls, parseCall)
 	want := map[string]Supersession{
-		"r1": {By: "r4", Path: "a.py"},
+		"r1": {By: "r4", Path: "a.py", Reread: "r4"},
 		"r2": {By: "e1", Path: "b.py", Edit: true},
-		"r3": {By: "r4", Path: "a.py"},
-		"r4": {By: "r5", Path: "a.py"},
+		"r3": {By: "r4", Path: "a.py", Reread: "r4"},
+		"r4": {By: "r5", Path: "a.py", Reread: "r5"},
 		"r6": {By: "x1", Path: "c.py", Edit: true},
+		"r7": {By: "e2", Path: "d.py", Edit: true, Reread: "r8"},
+		"r9": {By: "ra", Path: "e.py", Reread: "ra"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)

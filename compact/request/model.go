@@ -419,13 +419,13 @@ func (it *Item) Type() string {
 
 func (it *Item) setRole(role string) {
 	if it.role = number(roleNames[:], role); it.role == roleOther {
-		it.ext().role = role
+		it.ext().role = strings.Clone(role) // a key of caches (the estimator's)
 	}
 }
 
 func (it *Item) setType(typ string) {
 	if it.typ = number(typeNames[:], typ); it.typ == typeOther {
-		it.ext().typ = typ
+		it.ext().typ = strings.Clone(typ)
 	}
 }
 

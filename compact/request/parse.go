@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // SummaryPrefix opens the text of every summary item ctxd inserts, so a
@@ -35,7 +37,7 @@ func Parse(body []byte, f Format) (*Request, error) {
 			return nil, err
 		}
 	}
-	r := &Request{Format: f, Body: body, top: top, Model: top.str(body, "model")}
+	r := &Request{Format: f, Body: body, top: top, Model: strings.Clone(top.str(body, "model"))}
 	switch f {
 	case FormatChat, FormatAnthropic:
 		err = r.parseItems("messages")
@@ -239,7 +241,7 @@ func (r *Request) parseItems(key string) error {
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw()), array: -1})
 			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
@@ -314,7 +316,7 @@ func (r *Request) parseFixed() {
 		if key == "system" && r.Format != FormatAnthropic || key == "instructions" && r.Format != FormatResponses {
 			continue
 		}
-		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: string(b[v.Start:v.End]), array: -1}
+		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: byteview.Borrowed(b[v.Start:v.End]), array: -1}
 		if key == "system" || key == "instructions" {
 			seg.Kind, seg.Class = SegText, ClassCriticalExact
 			switch kindOf(b, v) {
@@ -332,18 +334,19 @@ func (r *Request) parseFixed() {
 }
 
 // joinTextBlocks joins the "text" of an array of blocks; images found are
-// added to seg's when seg is not nil.
+// added to seg's when seg is not nil. The text of one block is returned
+// as it was decoded (a view of b when it has no escapes: issue 28).
 func joinTextBlocks(b []byte, v Span, seg *Segment) string {
 	elems, err := arrayElems(b, v)
 	if err != nil {
 		return ""
 	}
-	var sb strings.Builder
+	var j joined
 	for _, e := range elems {
 		switch kindOf(b, e) {
 		case '"':
 			s, _ := decodeString(b[e.Start:e.End])
-			writeJoined(&sb, s)
+			j.add(s)
 			continue
 		case '{':
 		default:
@@ -355,23 +358,44 @@ func joinTextBlocks(b []byte, v Span, seg *Segment) string {
 		}
 		switch t := o.str(b, "type"); t {
 		case "text", "input_text", "output_text":
-			writeJoined(&sb, o.str(b, "text"))
+			j.add(o.str(b, "text"))
 		case "image", "image_url", "input_image", "computer_screenshot":
 			if seg != nil {
 				seg.addImage(imageOf(b, o, t))
 			}
 		default:
-			writeJoined(&sb, string(b[e.Start:e.End]))
+			j.add(byteview.Borrowed(b[e.Start:e.End]))
 		}
 	}
-	return sb.String()
+	return j.String()
 }
 
-func writeJoined(sb *strings.Builder, s string) {
-	if sb.Len() > 0 {
-		sb.WriteByte('\n')
+// joined is texts joined by newlines, a newline before a text when the
+// texts before it are not empty; one text is not copied.
+type joined struct {
+	first string
+	many  bool
+	sb    strings.Builder
+}
+
+func (j *joined) add(s string) {
+	if !j.many {
+		if j.first == "" {
+			j.first = s
+			return
+		}
+		j.many = true
+		j.sb.WriteString(j.first)
 	}
-	sb.WriteString(s)
+	j.sb.WriteByte('\n')
+	j.sb.WriteString(s)
+}
+
+func (j *joined) String() string {
+	if j.many {
+		return j.sb.String()
+	}
+	return j.first
 }
 
 func (r *Request) addArray(it *Item, o obj, key string) (idx int32, elems []Span) {
@@ -539,7 +563,7 @@ func rawOrString(b []byte, o obj, keys ...string) string {
 			s, _ := decodeString(b[v.Start:v.End])
 			return s
 		}
-		return string(b[v.Start:v.End])
+		return byteview.Borrowed(b[v.Start:v.End])
 	}
 	return ""
 }
@@ -556,7 +580,7 @@ func hasSeg(it *Item, k SegmentKind) bool {
 // partSegment reads one content part of a Chat or Responses message.
 func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, array: ai, Text: string(b[p.Start:p.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: byteview.Borrowed(b[p.Start:p.End])}
 	seg.setElem(p)
 	switch kindOf(b, p) {
 	case '"':
@@ -602,7 +626,7 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 // blockSegment reads one content block of an Anthropic message.
 func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, array: ai, Text: string(b[e.Start:e.End])}
+	seg := Segment{Kind: SegOther, array: ai, Text: byteview.Borrowed(b[e.Start:e.End])}
 	seg.setElem(e)
 	bo, ok := objectAt(b, e)
 	if !ok {
@@ -662,13 +686,13 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		seg.setCallID(o.str(b, "call_id"))
 		if v, ok := o.get("output"); ok && !seg.setResult(b, v) {
 			if kindOf(b, v) != '{' {
-				seg.Text = string(b[v.Start:v.End])
+				seg.Text = byteview.Borrowed(b[v.Start:v.End])
 			} else if oo, err := parseObj(b, v); err == nil {
 				t := oo.str(b, "type")
 				if t == "computer_screenshot" || t == "input_image" {
 					seg.addImage(imageOf(b, oo, t))
 				} else {
-					seg.Text = string(b[v.Start:v.End])
+					seg.Text = byteview.Borrowed(b[v.Start:v.End])
 				}
 			}
 		}
@@ -680,7 +704,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		it.add(*seg)
 	case "mcp_approval_response":
 		it.Kind = KindToolResult
-		seg := NewSegment(SegToolResult, "", "", string(it.Raw()))
+		seg := NewSegment(SegToolResult, "", "", byteview.Borrowed(it.Raw()))
 		seg.setCallID(o.str(b, "approval_request_id"))
 		it.add(*seg)
 	case "reasoning":
@@ -696,7 +720,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		}
 	default:
 		it.Kind = KindOther
-		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: string(it.Raw()), array: -1})
+		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw()), array: -1})
 	}
 }
 

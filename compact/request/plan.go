@@ -52,10 +52,12 @@ func (p *Plan) DropSegment(ref SegRef) bool {
 }
 
 // SetText replaces the value of segment ref with text (as a JSON string).
-// It reports false when the segment has no value to replace.
+// It reports false when the segment has no value to replace or was
+// removed (DropSegment): a removed segment's tokens are gone already, and
+// a caller that counted a rewrite of it would count them twice.
 func (p *Plan) SetText(ref SegRef, text string) bool {
 	s := &p.r.Items[ref.Item].Segments[ref.Seg]
-	if s.Value().Len() == 0 {
+	if s.Value().Len() == 0 || p.dropSeg[ref] {
 		return false
 	}
 	p.text[ref] = text

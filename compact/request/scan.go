@@ -233,8 +233,11 @@ func eachElem(b []byte, v Span, fn func(Span) error) error {
 	return fmt.Errorf("unterminated array at %d: %w", v.Start, errSyntax)
 }
 
-// decodeString decodes a JSON string literal. Runs without escapes are
-// copied as they are; invalid UTF-8 becomes U+FFFD, as with
+// decodeString decodes a JSON string literal. A literal without escapes
+// in valid UTF-8 is returned as a view of raw, not a copy (a request of
+// many messages held each text twice: issue 28), so what outlives the
+// request must clone it (see [Request]); otherwise escapes are decoded
+// into a new string, and invalid UTF-8 becomes U+FFFD, as with
 // encoding/json.
 func decodeString(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
@@ -251,7 +254,7 @@ func decodeString(raw []byte) (string, error) {
 			}
 		}
 		if utf8.Valid(inner) {
-			return string(inner), nil
+			return byteview.Borrowed(inner), nil
 		}
 		return fixUTF8(inner), nil
 	}

@@ -435,7 +435,16 @@ type Info struct {
 
 // Analyze scans a text once.
 func Analyze(text string) *Info {
-	in := &Info{Bytes: len(text)}
+	in := new(Info)
+	AnalyzeInto(in, text)
+	return in
+}
+
+// AnalyzeInto is [Analyze] into *in (overwritten), for a caller that
+// keeps no analysis: a ledger reads the signals of every evicted message
+// and a request of many tiny messages paid an Info for each (issue 28).
+func AnalyzeInto(in *Info, text string) {
+	*in = Info{Bytes: len(text)}
 	lines := SplitLines(text)
 	in.Lines = len(lines)
 	seen := map[string]bool{}
@@ -512,7 +521,6 @@ func Analyze(text string) *Info {
 	if repeats >= 2 {
 		in.Noisy = true
 	}
-	return in
 }
 
 // buildMarkers make a line read as build or test output.

@@ -1,6 +1,9 @@
 package smart
 
-import "github.com/ctxd/ctxd/compact/request"
+import (
+	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/byteview"
+)
 
 // viewKey names a view of a text: the transform, its shape and the
 // encoding its tokens were counted with.
@@ -18,12 +21,15 @@ type viewResult struct {
 	tokens int
 }
 
-// cachedView returns a cached view from the shared cache (request.Memo), or
-// builds it with build and counts it.
-func cachedView(c *request.Cache, k viewKey, build func() (string, bool), count func(string) int) viewResult {
+// cachedView returns a cached view of text src from the shared cache
+// (request.Memo), or builds it with build and counts it.
+func cachedView(c *request.Cache, k viewKey, src string, build func() (string, bool), count func(string) int) viewResult {
 	return request.Memo(c, k, func() viewResult {
 		var res viewResult
 		res.text, res.ok = build()
+		// Kept beyond the request: a view that is (part of) its text,
+		// which may be a view of the body, is copied (request.Memo).
+		res.text = byteview.Detached(res.text, src)
 		if res.ok {
 			res.tokens = count(res.text)
 		}

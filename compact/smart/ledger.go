@@ -1,12 +1,13 @@
 package smart
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
-	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // The ledger (docs/proxy.md, "Stepped eviction and the ledger"): when a
@@ -132,7 +132,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 	cell := max(high*evictStepPercent/100, 1)
 	evictable := func(i int) bool { return !r.protected[i] && !r.exact[i] }
 	dropped := func(cut int) []int {
-		var drop []int
+		drop := make([]int, 0, cut)
 		for i := range cut {
 			if evictable(i) {
 				drop = append(drop, i)
@@ -266,47 +266,60 @@ func (r *run) ledgerItem(ev *eviction) (builtLedger, error) {
 }
 
 func (r *run) buildLedger(ev *eviction) builtLedger {
-	// The span is written once, into a buffer of its exact size, and
-	// handed to the store as is: an evicted output is held once more
-	// here, not once per builder and conversion.
-	n := 0
-	for _, i := range ev.drop {
-		n += prune.EvictedPieceLen(i, r.req.Items[i])
-	}
-	var span bytes.Buffer
-	span.Grow(n)
-	for _, i := range ev.drop {
-		prune.WriteEvictedPiece(&span, i, r.req.Items[i])
-	}
-	text := span.Bytes()
-	ref, _, err := r.o.opts.Store.Put(r.ctx, r.scope, text)
+	// The span is written piece by piece from the items, twice (hashed,
+	// then into the store's pack), never whole: a request of many
+	// messages held it beside its model at its peak (issue 28).
+	ref, _, err := r.o.opts.Store.PutWith(r.ctx, r.scope, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 32<<10)
+		for _, i := range ev.drop {
+			prune.WriteEvictedPiece(bw, i, r.req.Items[i])
+		}
+		return bw.Flush()
+	})
 	if err == nil {
 		err = r.o.opts.Store.Flush()
 	}
 	if err != nil {
 		return builtLedger{err: err}
 	}
-	marker := r.rt.Marker(request.MarkerRef, ref.Hash, len(text), byteview.CountLines(text), "evicted messages "+indexList(ev.drop))
+	marker := r.rt.Marker(request.MarkerRef, ref.Hash, ref.Bytes, ref.Lines, "evicted messages "+indexList(ev.drop))
 	l := r.ledger(ev, marker)
 	// Rendered at about 4 bytes a token, then rescaled by the tokens it
-	// took (lists of line numbers take more) until it is within its
-	// bound.
-	var raw []byte
+	// took (lists of line numbers take more, prose in some encodings
+	// less) until it is within its bound: a render that fills under
+	// 90% of it while cutting entries is tried once more at the bytes
+	// its bound holds, and kept if it fits (the open errors, whose
+	// share of the room is fixed, took a third of 1,800 tokens' worth
+	// of bytes in Anthropic's encoding, 1,257 tokens in all).
+	var raw, fit []byte
+	grown := false
 	for chars, tries := ev.budget*4, 0; chars >= 200; tries++ {
-		raw = prune.UserItem(r.req.Format, l.render(chars))
+		text := l.render(chars)
+		raw = prune.UserItem(r.req.Format, text)
 		it, err := request.ParseItem(r.req.Format, raw)
 		if err != nil {
 			return builtLedger{err: err}
 		}
 		n := r.est.Item(it)
 		if n <= ev.budget {
-			break
+			fit = raw
+			if grown || n >= ev.budget*9/10 || !strings.Contains(text, " more in the reference)") {
+				break
+			}
+			grown, chars = true, chars*ev.budget/max(n, 1)*97/100
+			continue
+		}
+		if fit != nil {
+			break // the larger render did not fit: the one that did stands
 		}
 		next := chars * ev.budget / n * 97 / 100
 		if tries >= 3 {
 			next = min(next, chars*3/4)
 		}
 		chars = min(next, chars-1)
+	}
+	if fit != nil {
+		raw = fit
 	}
 	return builtLedger{raw: raw, span: ref.Hash}
 }
@@ -327,8 +340,9 @@ func indexList(idx []int) string {
 
 // ledger is what evicted items did, in their order.
 type ledger struct {
-	head  string
-	users []string
+	head       string
+	users      []string
+	userCounts []int32 // firstCounts(users), made by the first render
 	// userLines are the error lines of the user's messages that have
 	// any (signal.Analyze), by text: a message cut keeps them.
 	userLines map[string][]string
@@ -527,7 +541,7 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 				if user {
 					l.users = append(l.users, text)
 				}
-				for _, sig := range r.o.cache.Analysis(r.o.cache.Key(s.Text), s.Text).Signals {
+				for _, sig := range r.o.cache.Signals(r.o.cache.Key(s.Text), s.Text) {
 					switch {
 					case isLocation(sig):
 						l.locs.add(sig, i, false)
@@ -819,7 +833,10 @@ func (l *ledger) render(chars int) string {
 		// Each message cut to the room there is (at most
 		// ledgerUserChars), rather than left out.
 		most := min(ledgerUserChars, left-ledgerUserRoom)
-		section("User messages", "\n- ", counted(l.users, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
+		if l.userCounts == nil {
+			l.userCounts = firstCounts(l.users) // once for every try
+		}
+		section("User messages", "\n- ", countedBy(l.users, l.userCounts, func(text string) string { return cutKeeping(text, most, l.userLines[text]) }))
 	})
 	section("Files changed (lines)", "\n- ", l.changed.entries())
 	// The locations are the bulk of the evicted rounds' signals: those
@@ -838,22 +855,46 @@ func (l *ledger) render(chars int) string {
 // with the times it was repeated ("… (3 times)"): an agent harness's
 // repeated format reminder takes one line.
 func counted(s []string, cut func(string) string) []string {
-	// One map counts and dedupes (a request of many tiny messages has
-	// as many user messages).
-	n := map[string]int{}
+	return countedBy(s, firstCounts(s), cut)
+}
+
+// countedBy is counted with s's counts given (firstCounts(s)).
+func countedBy(s []string, counts []int32, cut func(string) string) []string {
 	var out []string
-	for _, e := range s {
-		if n[e]++; n[e] == 1 {
-			out = append(out, e)
+	for i, e := range s {
+		if counts[i] == 0 {
+			continue
 		}
-	}
-	for k, e := range out {
-		out[k] = cut(e)
-		if n[e] > 1 {
-			out[k] += " (" + strconv.Itoa(n[e]) + " times)"
+		c := cut(e)
+		if counts[i] > 1 {
+			c += " (" + strconv.Itoa(int(counts[i])) + " times)"
 		}
+		out = append(out, c)
 	}
 	return out
+}
+
+// firstCounts is, for each entry of s, the times it occurs in s at its
+// first place and 0 at the others. Entries are grouped by sorting their
+// indexes, not in a map: a request of many tiny messages has as many
+// user messages, and a map of them was the largest thing its ledger
+// held (issue 28).
+func firstCounts(s []string) []int32 {
+	idx := make([]int32, len(s))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return strings.Compare(s[a], s[b]) })
+	counts := make([]int32, len(s))
+	for g := 0; g < len(idx); {
+		h := g + 1
+		for h < len(idx) && s[idx[h]] == s[idx[g]] {
+			h++
+		}
+		counts[idx[g]] = int32(h - g) // the stable sort keeps the first place first
+		g = h
+	}
+	return counts
 }
 
 // cutKeeping is cutText(s, most) that keeps lines (a message's error

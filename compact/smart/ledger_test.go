@@ -92,7 +92,7 @@ func TestLedger(t *testing.T) {
 			// errors, files and the locations of its latest search (the
 			// commands, listed last, are cut here: "(N more in the
 			// reference)"; TestLedgerSections shows them).
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 40000, MaskHorizon: 4, MaskStep: 8})
+			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 32000, MaskHorizon: 4, MaskStep: 8})
 			checkEvicted(t, in, res)
 			l, it := ledgerOf(t, f, res.Body)
 			if l == "" {
@@ -287,5 +287,40 @@ func TestNamedFileComesBack(t *testing.T) {
 	msgs = append(msgs, turn(2, "", "python -m pytest tests")...)
 	if later := wrap(msgs); !strings.Contains(later, enc(read)) {
 		t.Error("the read brought back went behind its reference again on the next turn")
+	}
+}
+
+// A session whose whole history is over the window but whose masked
+// request fits is forwarded masked: no deeper pressure step condenses the
+// outputs the masking keeps (their locations would go) and nothing is
+// evicted; the session steps only when the masked request no longer fits
+// (TestLedger). Chat, Responses and Messages.
+func TestMaskedRequestThatFitsStaysMasked(t *testing.T) {
+	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+		t.Run(string(f), func(t *testing.T) {
+			in := convo.Body(f, "gpt-4o", agentRounds(80), nil)
+			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 40000, MaskHorizon: 4, MaskStep: 8})
+			if res.Report.EstimatedTokensBefore <= res.Report.EffectiveUsableTokens {
+				t.Fatalf("%d tokens fit %d: the test no longer covers a request over its window", res.Report.EstimatedTokensBefore, res.Report.EffectiveUsableTokens)
+			}
+			if !slices.Contains(res.Report.PolicyReasons, "pressure_after_masking") {
+				t.Errorf("reasons %v: the masked request was not kept", res.Report.PolicyReasons)
+			}
+			if l, _ := ledgerOf(t, f, res.Body); l != "" {
+				t.Errorf("evicted although the masked request fits")
+			}
+			masked := 0
+			for _, d := range res.Report.Segments {
+				if d.Decision == DecisionRewritten && !strings.HasPrefix(d.Reason, "masked") && !strings.HasPrefix(d.Reason, "very long output") && d.Transform != TransformDuplicate {
+					t.Errorf("item %d: %s (%s), not a masking step's view", d.Item, d.Reason, d.Transform)
+				}
+				if strings.HasPrefix(d.Reason, "masked") {
+					masked++
+				}
+			}
+			if masked == 0 {
+				t.Error("nothing masked")
+			}
+		})
 	}
 }

@@ -45,7 +45,7 @@ func TestMaskedViewKeepsCriticalLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hash := request.HashText(tt.text)
-			v, ok := maskedView(tt.text, hash, 2, 2, "masked", request.Retrieval{})
+			v, ok := maskedView(tt.text, hash, 2, 2, "masked", false, request.Retrieval{})
 			if !ok {
 				t.Fatal("no view")
 			}
@@ -87,5 +87,65 @@ func TestMaskedHintOnce(t *testing.T) {
 	}
 	if masked < 2 || hinted != 1 {
 		t.Errorf("%d masked outputs, %d with the retrieval hint; want at least 2 and exactly 1", masked, hinted)
+	}
+}
+
+// A masked view lists its locations by file ("a.py:3,17"): the path
+// once, then its line numbers, files in first-seen order; a list over
+// maskLocationsBytes counts the rest.
+func TestMaskedViewListsLocationsByFile(t *testing.T) {
+	grep := func(hits, files int) string {
+		var sb strings.Builder
+		for i := range hits {
+			fmt.Fprintf(&sb, "pkg/file_%d.py:%d:    value = compute(%d)\n", i%files, 10+i, i)
+		}
+		return sb.String()
+	}
+	for _, tt := range []struct {
+		name string
+		text string
+		want string // a run of the list ("" none)
+		more bool   // the rest counted
+	}{
+		// file_2.py holds hits 2, 102, 202 (lines 12, 112, 212).
+		{"every hit", grep(300, 100), "locations: pkg/file_2.py:12,112,212 pkg/file_3.py:13,113,213 ", false},
+		{"over the bound", grep(4000, 1000), "locations: pkg/file_2.py:12,", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := maskedView(tt.text, request.HashText(tt.text), 2, 2, "masked", false, request.Retrieval{})
+			if !ok {
+				t.Fatal("no view")
+			}
+			if !strings.Contains(v, tt.want) {
+				t.Errorf("locations not listed by file:\n%.600s", v)
+			}
+			if m := regexp.MustCompile(`\(and (\d+) more\)`).FindStringSubmatch(v); (m != nil) != tt.more {
+				t.Errorf("rest counted %v, want %v:\n%.300s", m != nil, tt.more, v[max(len(v)-300, 0):])
+			}
+			if len(v) > maskLocationsBytes+1000 {
+				t.Errorf("view of %d bytes: the list is not bounded", len(v))
+			}
+		})
+	}
+}
+
+// A quiet masked view (a file read that reports no failure) keeps no
+// critical lines: the FAILED comment on line 70 is the file's source; the
+// same text as a command's output keeps it.
+func TestQuietMaskedRead(t *testing.T) {
+	text := nlFile("cart", 150, 70)
+	hash := request.HashText(text)
+	const line = "# FAILED tests/test_cart.py::test_total"
+	for _, quiet := range []bool{false, true} {
+		v, ok := maskedView(text, hash, 2, 0, "masked", quiet, request.Retrieval{})
+		if !ok {
+			t.Fatal("no view")
+		}
+		if strings.Contains(v, line) == quiet {
+			t.Errorf("quiet %v: critical line kept %v:\n%s", quiet, !quiet, v)
+		}
+		if quiet && len(v) > 400 {
+			t.Errorf("quiet view of %d bytes:\n%s", len(v), v)
+		}
 	}
 }

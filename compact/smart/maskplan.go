@@ -1,5 +1,7 @@
 package smart
 
+import "github.com/ctxd/ctxd/compact/request"
+
 // maskPlan is which tool outputs the masking steps have masked, below
 // pressure: at[k] is the count of outputs there were at the step that
 // masked output k (oldest first), 0 while it is whole; last is the count
@@ -11,9 +13,12 @@ package smart
 // MaskBig tokens and not a file read, MaskBigHorizon outputs old (and m
 // is past the horizon: a session shorter than it goes byte for byte). A
 // file read stays whole for the whole horizon however large it is: it is
-// the code the agent is about to change (users want files in view); a
-// large log, test run, search or listing is masked early, its critical
-// lines and locations kept in the masked view. A step masks every due
+// the code the agent is about to change (users want files in view),
+// until a later call edits the file or reads its lines again
+// (request.Superseded: its text is out of date or shown again), from
+// then on it is due like any large output; a large log, test run,
+// search or listing is masked early, its critical lines and locations
+// kept in the masked view. A step masks every due
 // output. Each decision depends only on the outputs up to m and the items
 // before them, which the next turn's request repeats: the plan of turn
 // t+1 is that of turn t plus what its new outputs bring, so a decision
@@ -51,7 +56,7 @@ const maskViewTokens = 250
 // would re-send everything after it waits until a step that masks
 // larger ones near it pays for the rewrite; outputs more than
 // maskCutScan old are masked whatever it costs.
-func (r *run) planMasking(outputs []*cand, step int) maskPlan {
+func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supersession) maskPlan {
 	n := len(outputs)
 	p := maskPlan{at: make([]int, n)}
 	h := r.c.MaskHorizon
@@ -61,6 +66,21 @@ func (r *run) planMasking(outputs []*cand, step int) maskPlan {
 	hb := h
 	if r.c.MaskBig > 0 && r.c.MaskBigHorizon > 0 {
 		hb = min(h, r.c.MaskBigHorizon)
+	}
+	// edited[k]: the output of the call that supersedes read k (a later
+	// read of its lines or an edit of its file), n when none.
+	edited := make([]int, n)
+	at := make(map[string]int, n)
+	for k, c := range outputs {
+		edited[k] = n
+		at[c.seg.CallID()] = k
+	}
+	for k, c := range outputs {
+		if sp, ok := sup[c.seg.CallID()]; ok && r.fileRead(c.seg) {
+			if j, ok := at[sp.By]; ok && j > k {
+				edited[k] = j
+			}
+		}
 	}
 	var cum []int // cum[i]: the tokens of the items before item i
 	if r.c.MaskPaced {
@@ -85,6 +105,13 @@ func (r *run) planMasking(outputs []*cand, step int) maskPlan {
 		// m-1-hb is hb old.
 		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
 			add(k)
+		}
+		// A large read whose file was since edited or read again is due
+		// like any large output.
+		for k := max(m-h, 0); hb < h && k <= m-1-hb; k++ {
+			if !added[k] && edited[k] < m && outputs[k].seg.Tokens > r.c.MaskBig {
+				add(k)
+			}
 		}
 		if k := m - 1 - h; k >= 0 && !added[k] {
 			add(k)

@@ -1,7 +1,9 @@
 package smart
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,12 +58,14 @@ func TestPlanMaskingSteps(t *testing.T) {
 				if k%3 == 1 {
 					cmd = fmt.Sprintf("cat src/mod%d.py", k)
 				}
-				r.calls[id] = callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+				ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+				ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
+				r.calls[id] = ci
 				seg := request.NewSegment(request.SegToolResult, "bash", id, "")
 				seg.Tokens = tt.sizes(k)
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
-			p := r.planMasking(outputs, tt.step)
+			p := r.planMasking(outputs, tt.step, nil)
 			if p.last != tt.wantLast {
 				t.Errorf("last step at %d outputs, want %d", p.last, tt.wantLast)
 			}
@@ -71,6 +75,46 @@ func TestPlanMaskingSteps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A large read whose file a later call edited (or read again) is due
+// like any large output, MaskBigHorizon outputs old once the edit is
+// there; a read nothing superseded waits for the horizon.
+func TestPlanMaskingEditedReads(t *testing.T) {
+	r := &run{c: Call{MaskHorizon: 4, MaskStep: 1, MaskBig: 500, MaskBigHorizon: 2}, calls: map[string]callInfo{}}
+	cmds := map[int]string{2: "cat shop/cart.py", 3: "sed -i 's/90/85/' shop/cart.py", 4: "cat shop/tax.py"}
+	outputs := make([]*cand, 9)
+	for k := range outputs {
+		id, cmd := fmt.Sprint("call_", k), cmp.Or(cmds[k], "ls")
+		ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
+		ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
+		r.calls[id] = ci
+		seg := request.NewSegment(request.SegToolResult, "bash", id, "")
+		seg.Tokens = 100
+		if ci.isRead {
+			seg.Tokens = 3000
+		}
+		outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
+	}
+	calls := make([]request.Call, len(outputs))
+	for k := range outputs {
+		id := fmt.Sprint("call_", k)
+		calls[k] = request.Call{ID: id, Name: "bash", Args: r.calls[id].args}
+	}
+	sup := request.NewCache().Superseded(calls)
+	for _, tt := range []struct {
+		name         string
+		sup          map[string]request.Supersession
+		edited, kept int // the counts at the steps masking reads 2 and 4
+	}{
+		{"edited", sup, 5, 9},
+		{"no supersession known", nil, 7, 9},
+	} {
+		p := r.planMasking(outputs, 1, tt.sup)
+		if p.at[2] != tt.edited || p.at[4] != tt.kept {
+			t.Errorf("%s: reads masked at %d and %d outputs, want %d and %d", tt.name, p.at[2], p.at[4], tt.edited, tt.kept)
+		}
 	}
 }
 
@@ -96,8 +140,9 @@ func planRounds(n int) []convo.Msg {
 // appends to the previous forwarded request or is a step, and a step
 // changes nothing but outputs it masks; a masked output's bytes never
 // change again; the latest MaskBigHorizon outputs are never masked, nor
-// an output of MaskBig tokens or fewer within the horizon; a masked read
-// keeps its error line and its reference resolves; and masking saves.
+// an output of MaskBig tokens or fewer within the horizon; a masked test
+// log keeps its failure lines, a masked file read (no failure reported)
+// no source line; references resolve; and masking saves.
 func TestPacedMaskingIsStable(t *testing.T) {
 	const rounds = 36
 	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 2, MaskBig: 1500, MaskBigHorizon: 2, MaskPaced: true}
@@ -142,8 +187,14 @@ func TestPacedMaskingIsStable(t *testing.T) {
 					case age < call.MaskHorizon && estimateTokens(orig) <= call.MaskBig:
 						t.Errorf("%d outputs: %s (small) masked %d outputs old", len(outs.order), id, age)
 					}
-					if strings.Contains(orig, "# FAILED tests/test_cart.py::test_total") && !strings.Contains(text, "# FAILED tests/test_cart.py::test_total") {
-						t.Errorf("%s masked without its error line: %.300s", id, text)
+					// A test log keeps its failure lines; a file read that
+					// reports no failure keeps none (the FAILED comment on
+					// line 70 is the file's source, not an error).
+					if fail := regexp.MustCompile(`--- FAIL: TestParse\d+`).FindString(orig); fail != "" && !strings.Contains(text, fail) {
+						t.Errorf("%s masked without its failure line: %.300s", id, text)
+					}
+					if strings.Contains(orig, "# FAILED tests/test_cart.py::test_total") && strings.Contains(text, "# FAILED tests/test_cart.py::test_total") {
+						t.Errorf("%s, a file read, masked with a source line as a critical line: %.300s", id, text)
 					}
 					ms := request.ParseMarkers(text)
 					if len(ms) == 0 {

@@ -305,11 +305,13 @@ type run struct {
 	// maskHinted: a masked output of this selection already carries the
 	// retrieval hint.
 	maskHinted bool
-	live       bool
-	b          budget
-	rep        *Report
-	est        *request.Estimator
-	before     int
+	// maskStepped: the masking plan of the selection has taken a step.
+	maskStepped bool
+	live        bool
+	b           budget
+	rep         *Report
+	est         *request.Estimator
+	before      int
 
 	calls  map[string]callInfo
 	latest []string // the texts of the latest turn (index)
@@ -346,6 +348,10 @@ type callInfo struct {
 	item int
 	name string
 	args string
+	// read is the file the call reads when isRead (request.ReadOf,
+	// parsed once per call through the cache).
+	read   request.FileRead
+	isRead bool
 }
 
 func (r *run) setBudgetTelemetry() {
@@ -392,7 +398,15 @@ func (r *run) optimize() ([]byte, error) {
 		b.setPressure(r.estimateAfter(), r.c.ObservedInputTokens)
 		masked := r.estimateAfter()
 		switch {
-		case b.band == BandLow:
+		case b.band == BandLow || masked <= full.usable && sess.cut == 0 && r.maskStepped:
+			// Low once masked, or within the window once masked by a
+			// step before any eviction: forwarded masked. A deeper step
+			// here would condense the outputs masking keeps whole or
+			// with their locations, every turn the pressure moves (chat
+			// 32k replay: pertinent signals visible 90.6% with it, 96.0%
+			// without; BENCHMARKS.md, "h26mask"); the session steps when
+			// the masked request no longer fits. Before masking's first
+			// step, pressure alone decides.
 			b.reasons = append(b.reasons, "pressure_after_masking")
 			r.b = b
 			r.setBudgetTelemetry()
@@ -403,9 +417,9 @@ func (r *run) optimize() ([]byte, error) {
 			r.b = b
 			r.setBudgetTelemetry()
 		default:
-			// Still under pressure once masked: the deeper step the
-			// whole history's pressure calls for (measured: choosing it
-			// from the masked pressure saved less at 32k).
+			// Over the window once masked with no step to take, or
+			// after an eviction with none due: the deeper step the
+			// whole history's pressure calls for.
 			r.b = full
 			r.selectAll(pol)
 		}
@@ -476,6 +490,10 @@ func (r *run) optimize() ([]byte, error) {
 // is one.
 func (r *run) planStep(ev **eviction, sess sessionState) bool {
 	*ev = r.planEviction(sess)
+	// The pairing's last reader was the plan (quality ran before): the
+	// collector may have it before the step writes its ledger and checks
+	// its output, the request's peak (issue 28: 17 bytes a message).
+	r.pair = nil
 	return *ev != nil
 }
 

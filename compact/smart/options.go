@@ -3,6 +3,7 @@ package smart
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -87,6 +88,8 @@ func RolloutFromEnv(getenv func(string) string) (Rollout, error) {
 // [*artifacts.Store] is the implementation.
 type Store interface {
 	Put(ctx context.Context, session string, content []byte) (artifacts.Ref, string, error)
+	// PutWith is Put of what write writes (twice, the same bytes).
+	PutWith(ctx context.Context, session string, write func(io.Writer) error) (artifacts.Ref, string, error)
 	Verify(ctx context.Context, session, hash string) (artifacts.Ref, error)
 	Resolve(ctx context.Context, session, prefix string) (string, error)
 	Get(ctx context.Context, session, hash string) ([]byte, artifacts.Ref, error)

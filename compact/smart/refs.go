@@ -33,7 +33,7 @@ func (o *Optimizer) resolveRef(ctx context.Context, scope, prefix string) (strin
 	if len(o.refs) >= maxCached {
 		clear(o.refs)
 	}
-	o.refs[key] = full
+	o.refs[key] = strings.Clone(full) // the prefix itself when it is whole: a view of the body
 	o.refsMu.Unlock()
 	return full, nil
 }

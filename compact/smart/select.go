@@ -47,7 +47,9 @@ func (r *run) index() {
 			s := &it.Segments[j]
 			if s.Kind == request.SegToolCall && s.CallID() != "" {
 				if _, dup := r.calls[s.CallID()]; !dup {
-					r.calls[s.CallID()] = callInfo{item: i, name: s.Name(), args: s.Text}
+					ci := callInfo{item: i, name: s.Name(), args: s.Text}
+					ci.read, ci.isRead = r.o.cache.Read(ci.name, ci.args)
+					r.calls[s.CallID()] = ci
 				}
 			}
 		}
@@ -246,8 +248,9 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	masking := r.c.MaskHorizon > 0
 	var plan maskPlan
 	if masking {
-		plan = r.planMasking(outputs, step)
+		plan = r.planMasking(outputs, step, sup)
 	}
+	r.maskStepped = plan.last > 0
 	// old: past the boundary (masked by a step below pressure, the
 	// older outputs under it).
 	old := plan.masked
@@ -571,7 +574,7 @@ func (r *run) crossTurn(c *cand) {
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
-	res := cachedView(r.o.cache, k, build, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, c.seg.Text, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
 	}
@@ -656,10 +659,16 @@ const maskMinSaving = 200
 // tokens less each): the first masked output is settled before any later
 // one, so this costs no cache stability.
 func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reason string) {
-	v := view{head: head, tail: tail, note: "masked"}
+	v := view{head: head, tail: tail, note: "masked", quiet: r.quietRead(c, s)}
 	r.maskWith(c, s, transform, v, reason, "beyond the masking horizon, but masking would save too little", func(rt request.Retrieval) (string, bool) {
-		return maskedView(s.Text, c.in.Hash, head, tail, "masked", rt)
+		return maskedView(s.Text, c.in.Hash, head, tail, "masked", v.quiet, rt)
 	})
+}
+
+// quietRead reports a file read that reports no failure: its masked view
+// keeps no critical lines (maskedView).
+func (r *run) quietRead(c *cand, s *request.Segment) bool {
+	return r.fileRead(s) && !s.IsError && !c.in.Failure
 }
 
 // maskSuperseded sets the view of a stale file read (staleReads): a
@@ -668,62 +677,50 @@ func (r *run) mask(c *cand, s *request.Segment, head, tail int, transform, reaso
 // tail).
 func (r *run) maskSuperseded(c *cand, s *request.Segment, by int) {
 	note := fmt.Sprintf("masked: superseded by the read at message %d", by)
-	v := view{note: note}
+	v := view{note: note, quiet: r.quietRead(c, s)}
 	r.maskWith(c, s, TransformReference, v, "file read superseded by a later read of the file (at message "+fmt.Sprint(by)+"): masked at its step, critical lines and reference",
 		"file read superseded by a later read, but masking would save too little", func(rt request.Retrieval) (string, bool) {
-			return maskedView(s.Text, c.in.Hash, 0, 0, note, rt)
+			return maskedView(s.Text, c.in.Hash, 0, 0, note, v.quiet, rt)
 		})
 }
 
 // staleReads finds the file reads whose text the agent has since seen
 // again, by output index (oldest first), each with the item of the
-// later read's output: a later read of the same file covers the same
-// lines (FileRead.Covers), or the file was edited (sup, the rule both
-// compactors share) and then read again. The latest read of a file is
+// later read's output: the read's Supersession.Reread (request.Superseded,
+// the one rule of when a read is out of date: a later read covers its
+// lines, or reads the file after an edit). The latest read of a file is
 // never stale, nor a read that only an edit follows: the agent needs its
 // text to know what it edited.
 //
 // The rule runs at masking steps only, so the bytes change only there:
 // plan.last is the count of outputs at the latest step; output k is
-// judged with the outputs before min(plan.last, the count at the step
-// that masked it), so a read once judged stale stays stale with the same
-// note, and a read judged at one step is not judged again until the
-// next.
+// stale when its later read's output is before min(plan.last, the count
+// at the step that masked it), so a read once judged stale stays stale
+// with the same note, and a read judged at one step is not judged again
+// until the next.
 func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, plan *maskPlan) map[int]int {
-	if plan.last <= 0 {
+	if plan.last <= 0 || len(sup) == 0 {
 		return nil
 	}
 	nStep := min(plan.last, len(outputs))
-	reads := make([]request.FileRead, nStep)
-	isRead := make([]bool, nStep)
-	at := map[string]int{}
+	at := make(map[string]int, nStep)
 	for k := range nStep {
-		id := outputs[k].seg.CallID()
-		at[id] = k
-		if ci, ok := r.calls[id]; ok && id != "" {
-			reads[k], isRead[k] = request.ReadOf(ci.name, ci.args)
+		if id := outputs[k].seg.CallID(); id != "" {
+			at[id] = k
 		}
 	}
 	stale := map[int]int{}
 	for k := range nStep {
-		if !isRead[k] {
+		sp, ok := sup[outputs[k].seg.CallID()]
+		if !ok || sp.Reread == "" {
 			continue
-		}
-		edit := nStep // the first edit of the file after k (sup), if before nStep
-		if sp, ok := sup[outputs[k].seg.CallID()]; ok && sp.Edit {
-			if e, ok := at[sp.By]; ok {
-				edit = e
-			}
 		}
 		bound := nStep
 		if plan.masked(k) {
 			bound = min(nStep, plan.at[k])
 		}
-		for j := k + 1; j < bound; j++ {
-			if isRead[j] && reads[j].Path == reads[k].Path && (j > edit || reads[j].Covers(reads[k])) {
-				stale[k] = outputs[j].ref.Item
-				break
-			}
+		if j, ok := at[sp.Reread]; ok && k < j && j < bound {
+			stale[k] = outputs[j].ref.Item
 		}
 	}
 	return stale
@@ -768,12 +765,7 @@ func (r *run) long(k int, s *request.Segment) bool {
 // fileRead reports a tool output answering a call that reads a file
 // (request.ReadOf: the one rule of what a read is).
 func (r *run) fileRead(s *request.Segment) bool {
-	ci, ok := r.calls[s.CallID()]
-	if !ok {
-		return false
-	}
-	_, read := request.ReadOf(ci.name, ci.args)
-	return read
+	return r.calls[s.CallID()].isRead
 }
 
 // maskWith sets c's view built by build (given the retrieval hint it
@@ -788,7 +780,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 		rt = r.rt
 	}
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
-	res := cachedView(r.o.cache, k, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
+	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
 		c.reason = small
 		return

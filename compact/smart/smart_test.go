@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -305,6 +306,14 @@ func (s failingStore) Put(ctx context.Context, session string, content []byte) (
 		return artifacts.Ref{}, "", errors.New("disk full")
 	}
 	return s.Store.Put(ctx, session, content)
+}
+
+func (s failingStore) PutWith(ctx context.Context, session string, write func(io.Writer) error) (artifacts.Ref, string, error) {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return artifacts.Ref{}, "", err
+	}
+	return s.Put(ctx, session, b.Bytes())
 }
 
 func TestFailedArtifactFailsOnlyItsSegment(t *testing.T) {

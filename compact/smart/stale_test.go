@@ -54,7 +54,8 @@ func staleRounds() []convo.Msg {
 
 // A file read whose file the agent has read again (the same lines or
 // more) is masked at the masking step that follows the later read, to a
-// reference, a note naming the later read and its critical lines; the
+// reference and a note naming the later read (no critical lines: a read
+// that reports no failure is the file's source, maskedView's quiet); the
 // latest read of the file stays whole, and so does a read that only an
 // edit follows. Between steps the turns only append, and the stale
 // read's bytes stay the same at the next step. Chat, Responses and
@@ -104,8 +105,8 @@ func TestSupersededReadMaskedAtStep(t *testing.T) {
 						if !strings.Contains(cart, "superseded by the read at message ") || strings.Contains(cart, "compute_cart_30(") {
 							t.Fatalf("%d outputs: the superseded read is not masked: %.300s", outputs, cart)
 						}
-						if !strings.Contains(cart, "# FAILED tests/test_cart.py::test_total") {
-							t.Errorf("the masked read lost its critical line: %s", cart)
+						if strings.Contains(cart, "# FAILED tests/test_cart.py::test_total") {
+							t.Errorf("the masked read, which reports no failure, keeps a source line as critical: %s", cart)
 						}
 						ms := request.ParseMarkers(cart)
 						if len(ms) != 1 {

@@ -184,6 +184,9 @@ type view struct {
 	head, tail int    // most lines shown from each end
 	chars      int    // most bytes of the view
 	note       string // added to the marker
+	// quiet: a masked file read that reports no failure, whose
+	// error-looking lines are the file's source (maskedView).
+	quiet bool
 }
 
 // condensedView cuts text to its first and last lines and the critical
@@ -434,8 +437,12 @@ func locationsByFile(locs []string, limit int) (list []string, more int) {
 // so what a reader needs of an old output stays in view without a call.
 // rt is the reference's retrieval hint (the zero value: "ask for lines
 // a-b" only); note opens the reference's detail ("masked", or why).
-// ok is false when the view would hide nothing.
-func maskedView(text, hash string, head, tail int, note string, rt request.Retrieval) (string, bool) {
+// A quiet view (a file read that reports no failure) keeps no critical
+// lines: `raise ValueError(` in a file's text is its source, not an error
+// (signal.Info.Failure; the replay's measure does not count it either),
+// and the whole file is a reference away. ok is false when the view
+// would hide nothing.
+func maskedView(text, hash string, head, tail int, note string, quiet bool, rt request.Retrieval) (string, bool) {
 	raw := splitLines(text)
 	n := len(raw)
 	if n == 0 {
@@ -462,7 +469,10 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 	var kept []int
 	shown := map[string]bool{}
 	rest := maskCriticalBytes
-	for i := h; i < n-t; i++ {
+	if quiet {
+		rest = 0
+	}
+	for i := h; i < n-t && rest > 0; i++ {
 		l := lines[i]
 		switch classifyLine(l) {
 		case lineError, lineDiffHead:
@@ -480,13 +490,12 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 		shown[l] = true
 		kept = append(kept, i)
 	}
-	// The locations of the lines not shown, each once, in order; when
-	// they are over maskLocationsBytes, listed by file ("a.py:3,17,40
-	// b.py:9": the path once, then its line numbers, files in first-seen
-	// order) so a long list of hits keeps more of them in the bound.
+	// The locations of the lines not shown, each once, in order, listed
+	// by file ("a.py:3,17,40 b.py:9": the path once, then its line
+	// numbers, files in first-seen order): the same locations in fewer
+	// bytes, so a long list of hits keeps more of them in the bound.
 	var all []string
 	seen := map[string]bool{}
-	size := 0
 	for i := h; i < n-t; i++ {
 		if shown[lines[i]] {
 			continue
@@ -495,14 +504,10 @@ func maskedView(text, hash string, head, tail int, note string, rt request.Retri
 			if !seen[loc] {
 				seen[loc] = true
 				all = append(all, loc)
-				size += len(loc) + 1
 			}
 		}
 	}
-	locs, more := all, 0
-	if size > maskLocationsBytes {
-		locs, more = locationsByFile(all, maskLocationsBytes)
-	}
+	locs, more := locationsByFile(all, maskLocationsBytes)
 	detail := "omitted=" + request.RangeText(h+1, n-t) + " (" + note
 	if len(kept) > 0 {
 		detail += fmt.Sprintf("; %d critical lines kept below with their line numbers", len(kept))

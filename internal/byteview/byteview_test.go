@@ -33,3 +33,31 @@ func TestCountLines(t *testing.T) {
 		}
 	}
 }
+
+func TestDetached(t *testing.T) {
+	buf := []byte("line one\nline two\n")
+	src := Borrowed(buf)
+	own := "line one" + string([]byte{})
+	tests := []struct {
+		name   string
+		s      string
+		copied bool
+	}{
+		{"the text itself", src, true},
+		{"a substring", src[9:17], true},
+		{"its own memory", own, false},
+		{"empty", src[:0], false},
+	}
+	for _, tt := range tests {
+		got := Detached(tt.s, src)
+		if got != tt.s {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.s)
+		}
+		if copied := len(got) > 0 && &ReadOnly(got)[0] != &ReadOnly(tt.s)[0]; copied != tt.copied {
+			t.Errorf("%s: copied %v, want %v", tt.name, copied, tt.copied)
+		}
+	}
+	if Borrowed(nil) != "" || Borrowed(buf[:0]) != "" {
+		t.Error("Borrowed of no bytes is not empty")
+	}
+}

@@ -1,6 +1,6 @@
 // Package heapgoal keeps the Go runtime's soft memory limit at what the
 // process holds when idle plus a multiple of the bytes of the request
-// bodies in flight.
+// bodies in flight, or plus a fixed slack when that is more.
 //
 // With the collector's default (GOGC 100) the heap may grow to twice
 // what was live after the last collection before the next one starts.
@@ -10,7 +10,11 @@
 // to the process's peak: 30,000 messages of 67 bytes cost 15x their
 // body (BENCHMARKS.md, "h28model"). A limit that follows the bodies in
 // flight makes the collector run when a request has allocated a few
-// times its body, and gives the headroom back when it is done.
+// times its body, and gives the headroom back when it is done. The slack
+// is a floor, not an addition: it gives a small body room enough that
+// the collector does not run back to back, and a large one is bounded by
+// its multiple alone (issue 28: the proxy's peak is at most 4x the body
+// plus a constant; 4 MiB added to 4x was 6x a 2 MB body).
 //
 // The limit is the runtime's: one [Goal] is meant per process, in a
 // process where nothing else sets it (the proxy; `serve` sets a fixed
@@ -28,7 +32,7 @@ import (
 // It is safe for concurrent use; a nil *Goal does nothing.
 type Goal struct {
 	perByte int64 // limit bytes per body byte in flight
-	slack   int64 // bytes over the idle memory, for the collector to work in
+	slack   int64 // the least bytes over the idle memory, for the collector to work in
 
 	mu    sync.Mutex
 	holds int
@@ -41,7 +45,7 @@ type Goal struct {
 }
 
 // New returns a goal of perByte bytes of memory per body byte in flight
-// and slack bytes over the idle process.
+// over the idle process, and at least slack bytes.
 func New(perByte, slack int64) *Goal {
 	return &Goal{perByte: perByte, slack: slack, idle: idleMemory, setLimit: debug.SetMemoryLimit}
 }
@@ -83,14 +87,14 @@ func (g *Goal) apply() {
 	g.setLimit(min(g.prev, Limit(g.base, g.slack, g.perByte, g.bytes)))
 }
 
-// Limit is the memory limit for base bytes of idle memory, slack bytes
-// of room and perByte bytes per body byte of inflight, saturating
-// rather than overflowing.
+// Limit is the memory limit for base bytes of idle memory and perByte
+// bytes per body byte of inflight, or slack bytes when that is more,
+// saturating rather than overflowing.
 func Limit(base, slack, perByte, inflight int64) int64 {
-	if inflight > 0 && perByte > (math.MaxInt64-base-slack)/inflight {
+	if slack > math.MaxInt64-base || inflight > 0 && perByte > (math.MaxInt64-base)/inflight {
 		return math.MaxInt64
 	}
-	return base + slack + perByte*inflight
+	return base + max(slack, perByte*inflight)
 }
 
 // The runtime/metrics samples idleMemory reads, in this order.

@@ -13,7 +13,9 @@ func TestLimit(t *testing.T) {
 		want                           int64
 	}{
 		{"idle", 30 << 20, 4 << 20, 4, 0, 34 << 20},
-		{"2 MB body", 30 << 20, 4 << 20, 4, 2 << 20, 42 << 20},
+		{"a body under the slack's quarter", 30 << 20, 4 << 20, 4, 512 << 10, 34 << 20},
+		{"2 MB body", 30 << 20, 4 << 20, 4, 2 << 20, 38 << 20},
+		{"slack saturates", 1 << 40, math.MaxInt64 - 1, 4, 1, math.MaxInt64},
 		{"saturates", 1 << 40, 0, 4, math.MaxInt64 / 2, math.MaxInt64},
 	}
 	for _, tt := range tests {
@@ -48,27 +50,27 @@ func (f *fake) goal(perByte, slack int64) *Goal {
 func TestHold(t *testing.T) {
 	f := &fake{limit: math.MaxInt64, idle: 100}
 	g := f.goal(4, 10)
-	a := g.Hold(5) // 100 + 10 + 4*5
-	if f.limit != 130 {
-		t.Fatalf("one body: limit %d, want 130", f.limit)
+	a := g.Hold(5) // 100 + max(10, 4*5)
+	if f.limit != 120 {
+		t.Fatalf("one body: limit %d, want 120", f.limit)
 	}
 	f.idle = 1000 // read only when the first body arrives
 	b := g.Hold(20)
-	if f.limit != 210 {
-		t.Fatalf("two bodies: limit %d, want 210", f.limit)
+	if f.limit != 200 {
+		t.Fatalf("two bodies: limit %d, want 200", f.limit)
 	}
 	a()
 	a() // a second call does nothing
-	if f.limit != 190 {
-		t.Fatalf("one body left: limit %d, want 190", f.limit)
+	if f.limit != 180 {
+		t.Fatalf("one body left: limit %d, want 180", f.limit)
 	}
 	b()
 	if f.limit != math.MaxInt64 {
 		t.Fatalf("none left: limit %d, want the one before (no limit)", f.limit)
 	}
-	c := g.Hold(1) // idle read again
-	if f.limit != 1014 {
-		t.Fatalf("a new first body: limit %d, want 1014", f.limit)
+	c := g.Hold(1) // idle read again; the slack is more than 4*1
+	if f.limit != 1010 {
+		t.Fatalf("a new first body: limit %d, want 1010", f.limit)
 	}
 	c()
 
@@ -100,7 +102,7 @@ func TestRuntime(t *testing.T) {
 	release := New(4, 1<<20).Hold(8 << 20)
 	got := debug.SetMemoryLimit(-1)
 	release()
-	if got < idle+(1<<20)+(32<<20) || got > 4*idle+(64<<20) {
+	if got < idle+(32<<20) || got > 4*idle+(64<<20) {
 		t.Errorf("limit %d with %d idle and 8 MiB in flight", got, idle)
 	}
 	if after := debug.SetMemoryLimit(-1); after != math.MaxInt64 {

@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -42,6 +44,17 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 func GoldenFile(t testing.TB, name string, got []byte, update bool) {
 	t.Helper()
 	Golden(t, filepath.Join("testdata", name+".golden"), got, update)
+}
+
+// JSON returns v encoded by encoding/json, failing the test when it cannot
+// be encoded.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // WriteFiles creates files under dir from a map of slash paths to text.
@@ -147,6 +160,25 @@ func Interop(t testing.TB, rel string) (node, dir string) {
 		Missing(t, "test/interop/node_modules", "run: cd test/interop && npm ci")
 	}
 	return node, dir
+}
+
+// RunInterop runs script, a file of the interop directory dir from
+// [Interop], with node, args and extra environment, and returns its
+// standard output; a failure or a hang (ended with the test's context)
+// fails the test with its standard error.
+func RunInterop(t testing.TB, node, dir string, env []string, script string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), node, append([]string{filepath.Join(dir, script)}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(cmd.Environ(), env...)
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, stderr.String())
+	}
+	return stdout
 }
 
 // OneLineJS returns about n bytes of minified JavaScript on one line (no
@@ -258,6 +290,16 @@ func GitIn(t testing.TB, dir string, args ...string) string {
 func GitInit(t testing.TB, dir string) {
 	t.Helper()
 	GitIn(t, dir, "init", "-q", "-b", "main")
+}
+
+// IsolatedRepo isolates git's configuration (IsolateGit) and returns a
+// new temporary directory made a repository on main.
+func IsolatedRepo(t testing.TB) string {
+	t.Helper()
+	IsolateGit(t)
+	dir := t.TempDir()
+	GitInit(t, dir)
+	return dir
 }
 
 // GitCommitDated commits everything in dir with a fixed date.

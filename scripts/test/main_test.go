@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,48 +17,17 @@ func TestMarkerInStep(t *testing.T) {
 	}
 }
 
-// stream is what `go test -json` printed for three packages: one with a
-// suite skipped for a missing tool and one skipped for -short, one with a
-// failing test, one without tests.
-const stream = `{"Action":"start","Package":"github.com/ctxd/ctxd/editors"}
-{"Action":"run","Package":"github.com/ctxd/ctxd/editors","Test":"TestNeovim"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestNeovim","Output":"=== RUN   TestNeovim\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestNeovim","Output":"    nvim_test.go:65: [missing tool] nvim is not installed (Neovim 0.7 or newer: apt-get install neovim)\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestNeovim","Output":"--- SKIP: TestNeovim (0.00s)\n"}
-{"Action":"skip","Package":"github.com/ctxd/ctxd/editors","Test":"TestNeovim","Elapsed":0}
-{"Action":"run","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Output":"=== RUN   TestHeavy\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Output":"    x_test.go:9: reads the Go standard library\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Output":"--- SKIP: TestHeavy (0.00s)\n"}
-{"Action":"skip","Package":"github.com/ctxd/ctxd/editors","Test":"TestHeavy","Elapsed":0}
-{"Action":"run","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"=== RUN   TestProps\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"    p_test.go:9: [norace] single-goroutine code: scripts/test runs it again without -race\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Output":"--- SKIP: TestProps (0.00s)\n"}
-{"Action":"skip","Package":"github.com/ctxd/ctxd/editors","Test":"TestProps","Elapsed":0}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Output":"PASS\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/editors","Output":"ok  \tgithub.com/ctxd/ctxd/editors\t2.5s\n"}
-{"Action":"pass","Package":"github.com/ctxd/ctxd/editors","Elapsed":2.5}
-{"Action":"run","Package":"github.com/ctxd/ctxd/tokens","Test":"TestCount"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Test":"TestCount","Output":"=== RUN   TestCount\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Test":"TestCount","Output":"    count_test.go:12: got 3, want 4\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Test":"TestCount","Output":"--- FAIL: TestCount (0.01s)\n"}
-{"Action":"fail","Package":"github.com/ctxd/ctxd/tokens","Test":"TestCount","Elapsed":0.01}
-{"Action":"run","Package":"github.com/ctxd/ctxd/tokens","Test":"TestOK"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Test":"TestOK","Output":"=== RUN   TestOK\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Test":"TestOK","Output":"--- PASS: TestOK (0.01s)\n"}
-{"Action":"pass","Package":"github.com/ctxd/ctxd/tokens","Test":"TestOK","Elapsed":0.01}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Output":"FAIL\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/tokens","Output":"FAIL\tgithub.com/ctxd/ctxd/tokens\t0.3s\n"}
-{"Action":"fail","Package":"github.com/ctxd/ctxd/tokens","Elapsed":0.3}
-{"Action":"run","Package":"github.com/ctxd/ctxd/server","Test":"TestHang"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/server","Test":"TestHang","Output":"=== RUN   TestHang\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/server","Test":"TestHang","Output":"panic: test timed out after 10m0s\n"}
-{"Action":"output","Package":"github.com/ctxd/ctxd/server","Output":"FAIL\tgithub.com/ctxd/ctxd/server\t600.1s\n"}
-{"Action":"fail","Package":"github.com/ctxd/ctxd/server","Elapsed":600.1}
-{"Action":"output","Package":"github.com/ctxd/ctxd/internal/memo","Output":"?   \tgithub.com/ctxd/ctxd/internal/memo\t[no test files]\n"}
-{"Action":"skip","Package":"github.com/ctxd/ctxd/internal/memo","Elapsed":0}
-`
+// stream returns what `go test -json` printed for three packages
+// (testdata/stream.jsonl): one with a suite skipped for a missing tool and
+// one skipped for -short, one with a failing test, one without tests.
+func stream(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "stream.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func TestSummary(t *testing.T) {
 	tests := []struct {
@@ -99,7 +69,7 @@ func TestSummary(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			s := newSummary(&out)
-			s.read(strings.NewReader(stream))
+			s.read(strings.NewReader(stream(t)))
 			code := s.print(&out, 3e9, tt.goCode, tt.ci)
 			if code != tt.wantCode {
 				t.Errorf("exit code %d, want %d", code, tt.wantCode)
@@ -160,7 +130,7 @@ func TestCIRunsTheReadmeCommand(t *testing.T) {
 
 func TestNoRaceArgs(t *testing.T) {
 	s := newSummary(io.Discard)
-	s.read(strings.NewReader(stream))
+	s.read(strings.NewReader(stream(t)))
 	got := strings.Join(s.noRaceArgs([]string{"-race", "-short", "-run", "TestX", "-count=1", "./..."}), " ")
 	if want := "-short -count=1 -run ^(TestProps)$ github.com/ctxd/ctxd/editors"; got != want {
 		t.Errorf("second pass %q, want %q", got, want)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 )
@@ -39,9 +40,7 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 // workspace, with the index persisted under a temp state dir.
 func followedRepo(t *testing.T, n int) (string, *Tree, string) {
 	t.Helper()
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	for i := range n {
 		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
 	}
@@ -171,9 +170,7 @@ func TestPersistedIndex(t *testing.T) {
 }
 
 func testPersistedIndex(t *testing.T, mapped bool) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	n := PersistMinFiles + 20
 	for i := range n {
 		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
@@ -341,9 +338,7 @@ func TestFollowWatchLimit(t *testing.T) {
 
 // The persisted index under the workspace's .ctxd is invisible to git.
 func TestIndexIgnoredByGit(t *testing.T) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	for i := range PersistMinFiles + 5 {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}

@@ -17,9 +17,7 @@ import (
 // historyRepo builds a repository with four commits by two authors.
 func historyRepo(t *testing.T) string {
 	t.Helper()
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	testutil.WriteFiles(t, root, map[string]string{"go.mod": "module example.com/h\n\ngo 1.22\n", "a.go": "package h\n", "b.go": "package h\n"})
 	gitCommitAll(t, root, "initial import", "2024-01-01T10:00:00Z")
 	testutil.WriteFiles(t, root, map[string]string{"a.go": "package h\n\nfunc A() {}\n", "sub/c.go": "package sub\n"})
@@ -80,9 +78,7 @@ func TestGitLog(t *testing.T) {
 }
 
 func TestGitDiffCut(t *testing.T) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	testutil.WriteFiles(t, root, map[string]string{"big.txt": strings.Repeat("old line\n", 10000)})
 	gitCommitAll(t, root, "big", "2024-01-01T10:00:00Z")
 	testutil.WriteFiles(t, root, map[string]string{"big.txt": strings.Repeat("new line\n", 10000)})
@@ -217,9 +213,7 @@ func TestGitDiffSkipsTheDiffOfACleanTree(t *testing.T) {
 // the first maxCommitFiles (sorted) and the total, in a list of its own:
 // the full list (every name) is not kept live behind it.
 func TestGitLogManyFiles(t *testing.T) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	files := map[string]string{}
 	var names []string
 	for i := range maxCommitFiles + 30 {

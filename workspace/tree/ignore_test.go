@@ -163,9 +163,7 @@ func splitNUL(s string) []string {
 }
 
 func TestCtxdIgnoreAndExclude(t *testing.T) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	testutil.WriteFiles(t, root, map[string]string{
 		".gitignore":             "*.log\n",
 		".ctxdignore":            "fixtures/\n*.snap\n!keep.log\n",

@@ -3,6 +3,7 @@ package tree
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -436,6 +437,86 @@ func TestPathTermsReusesDirectory(t *testing.T) {
 		want := newTermCounter().pathTerms(p)
 		if d := cmp.Diff(want, got, cmp.AllowUnexported(terms{}), cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("pathTerms(%q) (-fresh +shared):\n%s", p, d)
+		}
+	}
+}
+
+// TestTermsOfAnyTableSize: a query's terms are the same from its small
+// table as from a file's (the bag is sorted; the table grows).
+func TestTermsOfAnyTableSize(t *testing.T) {
+	var many []string
+	for i := range 300 {
+		many = append(many, fmt.Sprintf("handleRequest%dWith_%c", i, 'a'+i%26))
+	}
+	for _, words := range [][]string{nil, {"http"}, {"Redirect", "query", "string", "drops"}, many} {
+		c := newTermCounter()
+		for _, w := range words {
+			c.addIdent([]byte(w))
+		}
+		want := c.bag().hash
+		if got := TermsOf(words); !slices.Equal(got, want) {
+			t.Errorf("%d words: %d terms, want %d", len(words), len(got), len(want))
+		}
+	}
+}
+
+// TestIdentCounterCounts: the counter's counts are a map's, for short
+// identifiers (packed in a word: one to eight bytes, alike but in one
+// byte, or a prefix of another) and long ones, past the table's growth.
+func TestIdentCounterCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abAB_x0"
+	var ids []string
+	for range 20000 {
+		n := 1 + rng.IntN(12)
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = alphabet[rng.IntN(len(alphabet))]
+		}
+		ids = append(ids, string(b))
+	}
+	want := map[string]int32{}
+	ic := newIdentCounter()
+	for _, id := range ids {
+		want[id]++
+		ic.add([]byte(id))
+	}
+	got := map[string]int32{}
+	for _, i := range ic.used {
+		s := ic.slots[i]
+		if _, dup := got[string(s.id)]; dup {
+			t.Fatalf("%q counted in two slots", s.id)
+		}
+		got[string(s.id)] = s.count
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%d distinct identifiers counted, want %d", len(got), len(want))
+	}
+}
+
+// TestPackIdent: identifiers of one length up to 8 bytes have the same
+// packed word exactly when they are the same (the counter's comparison).
+func TestPackIdent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seen := map[[2]uint64]string{}
+	for range 50000 {
+		b := make([]byte, 1+rng.IntN(8))
+		for k := range b {
+			b[k] = "aAbB_z09"[rng.IntN(8)]
+		}
+		w, ok := packIdent(b)
+		if !ok {
+			t.Fatalf("%q not packed", b)
+		}
+		k := [2]uint64{uint64(len(b)), w}
+		if other, dup := seen[k]; dup && other != string(b) {
+			t.Fatalf("%q and %q pack alike", other, b)
+		}
+		seen[k] = string(b)
+	}
+	for _, long := range []string{"", "abcdefghi", "longerIdentifier"} {
+		if _, ok := packIdent([]byte(long)); ok {
+			t.Errorf("%q packed", long)
 		}
 	}
 }

@@ -19,9 +19,7 @@ import (
 // count as co-change.
 func linksRepo(t *testing.T) string {
 	t.Helper()
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	files := map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.22\n",
 		"api/handler.go": "package api\n\nimport \"example.com/app/store\"\n\n// RefundPayment is the refund payment endpoint.\n" +

@@ -20,9 +20,7 @@ import (
 // line count in the facts; its flag persists in the index, keyed by
 // content hash, so a new process knows it without reading it again.
 func TestMinifiedFileIsStub(t *testing.T) {
-	tree.IsolateGit(t)
-	root := t.TempDir()
-	tree.GitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	big := testutil.OneLineJS(900<<10, "zebrafish")
 	for i := range tree.PersistMinFiles + 5 {
 		tree.WriteFile(t, root, fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("package src\n\nfunc Func%d() int { return %d }\n", i, i))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/disk"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -213,9 +214,7 @@ func BenchmarkBuildFullPostings(b *testing.B) {
 // loaded from the persisted index share one set of content bags, as they
 // do when indexed (TestEqualContentSharesBags).
 func TestPersistedEqualContentSharesBags(t *testing.T) {
-	isolateGit(t)
-	root := t.TempDir()
-	gitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	for i := range PersistMinFiles + 10 {
 		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
 	}

@@ -22,9 +22,7 @@ import (
 // prefetch was cancelled; a workspace closed with a prefetch under way or
 // unused does not hang; a followed workspace does not prefetch.
 func TestPrefetch(t *testing.T) {
-	tree.IsolateGit(t)
-	root := t.TempDir()
-	tree.GitInit(t, root)
+	root := testutil.IsolatedRepo(t)
 	testutil.WriteFiles(t, root, map[string]string{
 		"server/keepalive.go": "package server\n\n// keepAlive holds idle connections open.\nfunc keepAlive() {}\n",
 		"server/conn.go":      "package server\n\n// conn is one connection.\ntype conn struct{}\n",

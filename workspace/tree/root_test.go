@@ -13,9 +13,7 @@ import (
 )
 
 func TestFindRoot(t *testing.T) {
-	isolateGit(t)
-	repo := t.TempDir()
-	gitInit(t, repo)
+	repo := testutil.IsolatedRepo(t)
 	testutil.WriteFiles(t, repo, map[string]string{"a/b/c.txt": "x"})
 	plain := t.TempDir()
 	realRepo, _ := filepath.EvalSymlinks(repo)

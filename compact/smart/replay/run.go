@@ -550,7 +550,8 @@ func (r *runner) sigs(text string) []string {
 	if s, ok := r.signals[k]; ok {
 		return s
 	}
-	s := smart.Signals(text)
+	s := slices.Clone(smart.Signals(text))
+	request.Detach(s) // kept across the turns: the texts are views of their bodies
 	if len(r.signals) > 1<<16 {
 		clear(r.signals)
 	}

@@ -32,10 +32,16 @@ func Open[T io.Closer](t testing.TB, open func() (T, error)) T {
 
 // Sources returns the sorted sources of the file chunks among chunks.
 func Sources(chunks []ctxd.Chunk) []string {
+	return SourcesWhere(chunks, func(c *ctxd.Chunk) bool { return c.ChunkType == ctxd.ChunkFile })
+}
+
+// SourcesWhere returns the sorted sources of the chunks among chunks that
+// keep accepts, nil when none.
+func SourcesWhere(chunks []ctxd.Chunk, keep func(*ctxd.Chunk) bool) []string {
 	var out []string
-	for _, c := range chunks {
-		if c.ChunkType == ctxd.ChunkFile {
-			out = append(out, c.Source)
+	for i := range chunks {
+		if keep(&chunks[i]) {
+			out = append(out, chunks[i].Source)
 		}
 	}
 	sort.Strings(out)
