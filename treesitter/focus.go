@@ -330,6 +330,9 @@ func (f *focusFile) views(opts Options) []View {
 // line, focusSpans), innermost first: the focus views mark the lines of
 // it they elide.
 func longAround(syms []Symbol, spans []ctxd.LineRange) map[int]ctxd.LineRange {
+	if !slices.ContainsFunc(syms, func(s Symbol) bool { return s.End-s.Start > LongBody && focusFunctionKinds[s.Kind] }) {
+		return nil // most files: one pass, not one a span
+	}
 	var out map[int]ctxd.LineRange
 	for k, r := range spans {
 		best := -1
