@@ -26,8 +26,11 @@ func ParseLines(s string) (start, end int, err error) {
 	if b == "" {
 		return start, 0, nil
 	}
-	if end, err = strconv.Atoi(b); err != nil || end < start {
+	if end, err = strconv.Atoi(b); err != nil {
 		return 0, 0, bad
+	}
+	if end < start {
+		return 0, 0, fmt.Errorf("lines %q: the range ends before it starts; want a-b with b >= a, as %d-%d: %w", s, end, start, ctxd.ErrInvalidParams)
 	}
 	return start, end, nil
 }

@@ -31,6 +31,10 @@ func TestParseLines(t *testing.T) {
 	if _, _, err := ParseLines("a-b"); err == nil || !strings.Contains(err.Error(), "want line numbers counting from 1, as 10-20") {
 		t.Errorf("ParseLines(a-b): %v", err)
 	}
+	// A reversed range says so, and the order it wants.
+	if _, _, err := ParseLines("5-2"); err == nil || !strings.Contains(err.Error(), "want a-b with b >= a, as 2-5") {
+		t.Errorf("ParseLines(5-2): %v", err)
+	}
 }
 
 // FuzzParseLines: a range that parses is 1-based and ordered.

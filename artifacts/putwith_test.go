@@ -2,6 +2,8 @@ package artifacts
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,22 @@ func TestPutWith(t *testing.T) {
 	})
 	if err == nil {
 		t.Error("a writer that wrote 1 byte, then 2: no error")
+	}
+	// Nothing of it is left in the pack: the next record follows the
+	// pack's last good one.
+	ref := put(t, s, "s1", "after")
+	if got, _, err := s.Get(t.Context(), "s1", ref.Hash); err != nil || string(got) != "after" {
+		t.Errorf("get after a failed write: %q %v", got, err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(s.Dir(), "*", PackName))
+	if len(matches) != 1 {
+		t.Fatalf("packs: %v", matches)
+	}
+	fi, err := os.Stat(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(RecordHeaderSize + len("after")); fi.Size() != want {
+		t.Errorf("pack of %d bytes, want one record of %d", fi.Size(), want)
 	}
 }
