@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
-	"github.com/ctxd/ctxd/compact/smart/internal/convo"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -18,11 +17,10 @@ import (
 // without intermediate copies (buildLedger, applyEviction), they must
 // be what the formatted, re-parsed path wrote (-update rewrites).
 func TestLedgerBytes(t *testing.T) {
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", agentRounds(40), nil)
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
+			_, res := stepped(t, store, f, agentRounds(40), 24000)
 			l, span := ledgerSpan(t, store, "s", f, res)
 			if res.Report.SelectedCandidateCount == 0 {
 				t.Fatalf("no rewrite beside the eviction: the test no longer covers a rewritten request")

@@ -38,8 +38,7 @@ func TestManySmallBytes(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", manySmall(6000), nil)
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 16000, MaskHorizon: 4, MaskStep: 8})
+			in, res := stepped(t, store, f, manySmall(6000), 16000)
 			l, span := ledgerSpan(t, store, "s", f, res)
 			var got bytes.Buffer
 			fmt.Fprintf(&got, "in: %d bytes\nrequest: %d bytes, sha256 %x\nspan: %d bytes, sha256 %x\nreasons: %v\n--- ledger ---\n%s\n",
