@@ -297,6 +297,14 @@ func TestGoClient(t *testing.T) {
 		if out.Exact || !strings.Contains(text(t, res), "estimated") {
 			t.Errorf("claude count = %+v %q, want an estimate said so", out, text(t, res))
 		}
+		// A name the registry does not know is counted with the fallback
+		// encoding, not its tokenizer (it said "exact").
+		out.Exact = true
+		res = call(t, cs, "count_tokens", map[string]any{"text": "hello world", "model": "my-gateway-alias"})
+		structured(t, res, &out)
+		if out.Exact || !strings.Contains(text(t, res), "estimated") {
+			t.Errorf("unknown model count = %+v %q, want an estimate said so", out, text(t, res))
+		}
 	})
 
 	t.Run("compact_history and rehydrate", func(t *testing.T) {

@@ -753,15 +753,22 @@ func (r *Result) writeSummary(b *strings.Builder, h string) {
 	if len(r.Kinds) > 0 {
 		fmt.Fprintf(b, "%sBy kind\n\n%s\n\n", h, r.kindsLine())
 	}
-	fmt.Fprintf(b, "%sLargest files\n\n", h)
-	for _, f := range r.LargestFiles {
-		fmt.Fprintf(b, "- %s: %d tokens\n", ctxd.EscapeName(f.Path), f.Tokens)
+	// A section with nothing to list is left out (a flat tree has no
+	// directories: the heading stood alone).
+	if len(r.LargestFiles) > 0 {
+		fmt.Fprintf(b, "%sLargest files\n\n", h)
+		for _, f := range r.LargestFiles {
+			fmt.Fprintf(b, "- %s: %d tokens\n", ctxd.EscapeName(f.Path), f.Tokens)
+		}
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "\n%sLargest directories\n\n", h)
-	for _, d := range r.LargestDirs {
-		fmt.Fprintf(b, "- %s/: %d tokens in %s\n", ctxd.EscapeName(d.Path), d.Tokens, Files(d.Files))
+	if len(r.LargestDirs) > 0 {
+		fmt.Fprintf(b, "%sLargest directories\n\n", h)
+		for _, d := range r.LargestDirs {
+			fmt.Fprintf(b, "- %s/: %d tokens in %s\n", ctxd.EscapeName(d.Path), d.Tokens, Files(d.Files))
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	if len(r.Excluded) > 0 {
 		fmt.Fprintf(b, "%sLeft out as assets\n\n%s (--include-assets packs them):\n\n", h, r.excludedSummary())
 		for _, x := range r.Excluded {

@@ -682,3 +682,37 @@ func (c *Cache) loadFile(path string) error {
 	}
 	return c.Decode(b)
 }
+
+// TestSummaryLeavesOutEmptySections: a flat tree's pack has no "Largest
+// directories" heading standing alone with nothing under it (a new user's
+// one-file pack showed it), and an empty pack no "Largest files" one.
+func TestSummaryLeavesOutEmptySections(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		opts  Options
+		not   []string
+		want  []string
+	}{
+		{"flat", map[string]string{"a.py": "def f():\n    pass\n"}, Options{}, []string{"Largest directories"}, []string{"## Largest files\n\n- a.py: "}},
+		{"nested", map[string]string{"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"}, Options{}, nil, []string{"## Largest files\n\n", "## Largest directories\n\n- pkg/: "}},
+		{"empty", map[string]string{"a.py": "x = 1\n"}, Options{Include: []string{"nosuch/*.ts"}}, []string{"Largest files", "Largest directories"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := packed(t, workspace(t, tt.files), tt.opts).Write(&b, ctxd.FormatMarkdown); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tt.not {
+				if strings.Contains(b.String(), s) {
+					t.Errorf("pack has %q:\n%s", s, b.String())
+				}
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(b.String(), s) {
+					t.Errorf("pack lacks %q:\n%s", s, b.String())
+				}
+			}
+		})
+	}
+}

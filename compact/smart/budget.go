@@ -109,6 +109,25 @@ func resolveBudget(name string, c Call) (budget, error) {
 	return b, nil
 }
 
+// usableWhy says how the usable tokens follow from the window, so an
+// error's arithmetic can be checked: "the 8192-token window less 2048
+// reserved for the reply and a 256-token safety margin".
+func (b *budget) usableWhy() string {
+	var s string
+	if b.limit != b.window-b.reserve {
+		s = fmt.Sprintf("the explicit budget of %d less a %d-token safety margin", b.limit, b.safetyFloor)
+	} else {
+		s = fmt.Sprintf("the %d-token window less %d reserved for the reply and a %d-token safety margin", b.window, b.reserve, b.safetyFloor)
+	}
+	if b.model.EstimatorConfidence != tokens.ConfidenceExact && b.model.CalibrationError > 0 {
+		s += fmt.Sprintf(", over 1+%.2f for the estimator's calibration error", b.model.CalibrationError)
+	}
+	if b.ratio > 1 {
+		s += fmt.Sprintf(", over %.2f for the provider counting more than the estimate", b.ratio)
+	}
+	return s
+}
+
 // setPressure computes the pressure of used tokens,
 // used / max(1, window − reserve) (or the explicit budget), and its band
 // and mode. used is max(the estimate calibrated by the observed ratio,

@@ -160,6 +160,6 @@ func (r *run) floor() int {
 // overBudget is the error of a live call whose request cannot fit the
 // usable window even at its protocol-exact minimum.
 func (r *run) overBudget(after int) error {
-	return fmt.Errorf("optimize request: %w: the request needs %d tokens after every tool output and older message was reduced to its reference, and evicting older rounds cannot make it fit; the protocol-exact minimum (system, tools, the latest user message, the open tool calls) does not fit the %d usable tokens of the %d-token window (%d reserved for the reply)",
-		ctxd.ErrOverBudget, after, r.b.usable, r.b.window, r.b.reserve)
+	return fmt.Errorf("optimize request: %w: the request needs %d tokens after every tool output and older message was reduced to its reference, and evicting older rounds cannot make it fit; the protocol-exact minimum (system, tools, the latest user message, the open tool calls) does not fit the %d usable tokens (%s)",
+		ctxd.ErrOverBudget, after, r.b.usable, r.b.usableWhy())
 }

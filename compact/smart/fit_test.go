@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,6 +101,7 @@ func TestOverBudgetAtMinimum(t *testing.T) {
 			if !errors.Is(err, ctxd.ErrOverBudget) || !strings.Contains(err.Error(), "protocol-exact minimum") {
 				t.Fatalf("got %v, want an over-budget error naming the minimum", err)
 			}
+			checkUsableArithmetic(t, err.Error())
 			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000, Mode: ModeShadow})
 			if !bytes.Equal(res.Body, in) || res.Report.Fits {
 				t.Errorf("shadow: changed %v, fits %v", !bytes.Equal(res.Body, in), res.Report.Fits)
@@ -282,5 +286,25 @@ func TestSupersededSourceRead(t *testing.T) {
 				t.Fatal("no output of c1")
 			}
 		})
+	}
+}
+
+// checkUsableArithmetic: an over-budget error's usable tokens follow from
+// the numbers it names (a user read "5888 usable tokens of the 8192-token
+// window (2048 reserved for the reply)", which did not add up).
+func checkUsableArithmetic(t *testing.T, msg string) {
+	t.Helper()
+	m := regexp.MustCompile(`the (\d+) usable tokens \(the (\d+)-token window less (\d+) reserved for the reply and a (\d+)-token safety margin(?:, over 1\+([0-9.]+) for the estimator's calibration error)?\)`).FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("the error does not say how its usable tokens follow from the window: %s", msg)
+	}
+	n := func(s string) int { v, _ := strconv.Atoi(s); return v }
+	want := float64(n(m[2]) - n(m[3]) - n(m[4]))
+	if m[5] != "" {
+		e, _ := strconv.ParseFloat(m[5], 64)
+		want /= 1 + e
+	}
+	if got := float64(n(m[1])); math.Abs(got-want) > want*0.01+1 {
+		t.Errorf("usable %v, but the named numbers give %.0f: %s", got, want, msg)
 	}
 }
