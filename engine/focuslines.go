@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -68,7 +69,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// and its methods were collapsed like the rest.
 			if ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
-					spans, starts, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+					spans, starts, _, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
 					for k, l := range starts {
 						if slices.Contains(methods, l) {
@@ -109,7 +110,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				named = append(named, d.Line)
 			}
 		}
-		spans, starts, tests := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+		spans, starts, tests, long := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 		var among []int // nil: every span
 		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
 			among = []int{}
@@ -124,7 +125,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// whole (httpx 8k all-full 28 -> 22) when they were the only
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
-		ranked := e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among)
+		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), q, among, long)
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
@@ -292,11 +293,13 @@ func isTestDef(d index.Def) bool {
 
 // focusCandidates returns the definitions focus lines choose among in
 // the file rel with content src, whose symbol-index entry is ent:
-// functions and methods of at most focusMaxLines lines, and in a test file
+// functions and methods, those over treesitter.LongBody lines by runs of
+// treesitter.LongWindow lines (focused by their middle lines), and in a test file
 // its tests (describe/it titles and bodies are not in the symbol index: its
 // analysis has them). tests marks a source file's own tests (isTestDef),
-// candidates for test tasks only.
-func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool) {
+// candidates for test tasks only; long holds, for a run of a long
+// function's lines, the function's first line (0 for a definition).
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int) {
 	testFile := lang.IsTest(rel)
 	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
 	// The functions under treesitter.LargeBody lines, by first line: a
@@ -318,19 +321,146 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 		}
 		return false
 	}
+	var lines []string // src's, split for the first long function
 	for _, d := range ent.Defs {
-		if isFunc(d) && d.End > d.Line && d.End-d.Line <= focusMaxLines {
-			if inSmall(d) {
-				continue
+		switch {
+		case !isFunc(d) || d.End <= d.Line:
+		case d.End-d.Line > treesitter.LongBody:
+			// A long function (fastapi's get_request_handler, vite's
+			// resolveConfig) competes by the runs of lines of its body,
+			// each focused by its middle line: the focus views show a
+			// line of such a function with the run around it, in its
+			// outline, not the function whole. Its parameters are no
+			// run: fastapi's APIRouter.get and its seven siblings are
+			// 350 lines of documented parameters each, whose runs all
+			// matched "include_router" and took the ladder's steps.
+			if lines == nil {
+				lines = strings.SplitAfter(string(src), "\n")
 			}
+			for at := paramsEnd(lines, d) + 1; at <= d.End; at += treesitter.LongWindow {
+				end := min(at+treesitter.LongWindow-1, d.End)
+				spans = append(spans, tree.DefSpan{Start: at, End: end})
+				starts = append(starts, (at+end)/2)
+				tests = append(tests, !testFile && isTestDef(d))
+				long = append(long, d.Line)
+			}
+		case !inSmall(d):
 			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
 			starts = append(starts, d.Line)
 			tests = append(tests, !testFile && isTestDef(d))
+			long = append(long, 0)
 		}
 	}
 	if testFile {
 		spans, starts = appendTests(ctx, e.store.Views(), rel, src, spans, starts)
 		tests = append(tests, make([]bool, len(spans)-len(tests))...)
+		long = append(long, make([]int, len(spans)-len(long))...)
 	}
-	return spans, starts, tests
+	return spans, starts, tests, long
+}
+
+// paramsEnd returns the line of lines (a file's, each with its newline)
+// where the parameter list of the function d opens on its first line
+// closes: the first line from d.Line on where the parentheses opened
+// since d.Line are closed, not counting those in quotes (one line's, or
+// Python's triple-quoted strings over lines); d.Line when none is open
+// there or they never close before d.End.
+func paramsEnd(lines []string, d index.Def) int {
+	depth := 0
+	var triple string // the open triple quote, or ""
+	for l := d.Line; l <= d.End && l <= len(lines); l++ {
+		line := lines[l-1]
+		var quote byte
+		for k := 0; k < len(line); k++ {
+			ch := line[k]
+			switch {
+			case triple != "":
+				if strings.HasPrefix(line[k:], triple) {
+					k += 2
+					triple = ""
+				}
+			case quote != 0:
+				if ch == quote {
+					quote = 0
+				}
+			case strings.HasPrefix(line[k:], `"""`) || strings.HasPrefix(line[k:], "'''"):
+				triple = line[k : k+3]
+				k += 2
+			case ch == '"' || ch == '\'' || ch == '`':
+				quote = ch
+			case ch == '(':
+				depth++
+			case ch == ')':
+				depth--
+			}
+		}
+		if depth <= 0 && triple == "" {
+			return l
+		}
+	}
+	return d.Line
+}
+
+// runsPerFunc bounds the runs of one long function rankRuns keeps, and
+// runWeight is the share of its score a run keeps: a run is a slice of a
+// function, not a unit of meaning, and the runs of a large function's
+// body (fastapi's request handler, whose every part reads the request)
+// match a request's common words more often than the function it is
+// about (fastapi 8a9258b, "avoid yield from a TaskGroup ... request async
+// exit stack": the handler's runs took the first steps from its inner
+// _async_stream_sse, which the commit changed).
+const (
+	runsPerFunc = 2
+	runWeight   = 0.5
+)
+
+// rankRuns ranks the definitions of among (nil: all of dt's) against q
+// as dt.RankAmong does, with the runs of long functions among them (long,
+// by definition index: the function's first line; 0 for a definition)
+// added in score order: the definitions are ranked as if there were no
+// runs (a file's hundred runs of docstrings would change every term's
+// weight), the runs among all of them, their scores at runWeight and
+// brought to the definitions' scale by the best definition's score in
+// both rankings. At most runsPerFunc runs of a function are kept: a
+// function whose runs all match (the same words in every branch) would
+// fill the ladder's steps with itself.
+func rankRuns(dt *tree.DefTerms, q *query.Query, among, long []int) []tree.DefScore {
+	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
+		return dt.RankAmong(q, among)
+	}
+	if among == nil {
+		among = make([]int, len(long))
+		for k := range among {
+			among[k] = k
+		}
+	}
+	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(long) || long[k] != 0 })
+	ranked := dt.RankAmong(q, defs)
+	all := dt.RankAmong(q, among)
+	scale := runWeight
+	for _, r := range all {
+		if long[r.Index] == 0 {
+			if k := slices.IndexFunc(ranked, func(d tree.DefScore) bool { return d.Index == r.Index }); k >= 0 && r.Score > 0 {
+				scale *= ranked[k].Score / r.Score
+			}
+			break
+		}
+	}
+	seen := map[int]int{}
+	for _, r := range all {
+		f := long[r.Index]
+		if f == 0 {
+			continue
+		}
+		if seen[f]++; seen[f] > runsPerFunc {
+			continue
+		}
+		r.Score *= scale
+		ranked = append(ranked, r)
+	}
+	slices.SortStableFunc(ranked, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
+	for k := range ranked {
+		ranked[k].Best = ranked[0].Score
+	}
+	return ranked
 }

@@ -71,7 +71,9 @@ type Options struct {
 	// Serve, "Server.Serve" only the method of Server.
 	KeepFuncs []string
 	// KeepLines are 1-based lines (a cursor, the lines a stack trace names):
-	// the outermost function enclosing each is kept whole.
+	// the outermost function enclosing each is kept whole at the Bodies
+	// and Signatures levels; at the focus levels the innermost, or, in
+	// a function over [LongBody] lines, the lines around it.
 	KeepLines []int
 	// RefLines are 1-based lines that use a name the task is about (the
 	// call sites of a function being renamed): at the focus levels each is

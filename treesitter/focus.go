@@ -39,6 +39,21 @@ const (
 	FocusOnly = ctxd.ViewFocusOnly
 )
 
+// LongBody is the length in lines past which a function is too long to
+// keep whole for a line in it (a cursor, a stack frame, a focus line):
+// the focus views show it as its outline around the lines within
+// longContext of the line, verbatim. Engine ranks the windows of such a
+// function (its lines in runs of 2*longContext+1, LongWindow) in its
+// place. A function named by [Options.KeepFuncs] is kept whole unless a
+// kept line is in it.
+const (
+	LongBody    = 300
+	longContext = 20
+	// LongWindow is the number of lines the focus views show around a
+	// line of a long function.
+	LongWindow = 2*longContext + 1
+)
+
 // FocusLevels are the levels [FocusViews] returns, largest first.
 var FocusLevels = []Level{Focus, FocusOnly}
 
@@ -225,10 +240,27 @@ func (f *focusFile) views(opts Options) []View {
 	}
 	var num []byte // scratch for line numbers
 	next := 0      // the next span to write
+	longs := longAround(syms, spans)
 	writeSpans := func(before int) {
 		for ; next < len(spans) && spans[next].Start <= before; next++ {
 			s := spans[next]
+			// The lines of a long function elided before the span and,
+			// for its last span in the function, after it.
+			var gapBefore, gapAfter int
+			if f, ok := longs[next]; ok {
+				from := f.Start + 1
+				if next > 0 && spans[next-1].End >= f.Start {
+					from = spans[next-1].End + 1
+				}
+				gapBefore = s.Start - from
+				if next+1 == len(spans) || spans[next+1].Start > f.End {
+					gapAfter = f.End - s.End
+				}
+			}
 			for _, b := range []*strings.Builder{&full, &only} {
+				if gapBefore > 0 {
+					writeGap(b, lines[s.Start-1], gapBefore)
+				}
 				first := s.Start
 				if first < s.End && strings.TrimSpace(lines[first-1]) == "" {
 					// A blank margin (blankMargins) above the number
@@ -244,6 +276,9 @@ func (f *focusFile) views(opts Options) []View {
 				}
 				if !strings.HasSuffix(lines[s.End-1], "\n") {
 					b.WriteString("\n")
+				}
+				if gapAfter > 0 {
+					writeGap(b, lines[s.End-1], gapAfter)
 				}
 			}
 		}
@@ -288,6 +323,39 @@ func (f *focusFile) views(opts Options) []View {
 		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
 	}
 	return vs
+}
+
+// longAround returns, by index in spans, the function over LongBody lines
+// each span lies strictly inside (a long function's lines around a kept
+// line, focusSpans), innermost first: the focus views mark the lines of
+// it they elide.
+func longAround(syms []Symbol, spans []ctxd.LineRange) map[int]ctxd.LineRange {
+	if !slices.ContainsFunc(syms, func(s Symbol) bool { return s.End-s.Start > LongBody && focusFunctionKinds[s.Kind] }) {
+		return nil // most files: one pass, not one a span
+	}
+	var out map[int]ctxd.LineRange
+	for k, r := range spans {
+		best := -1
+		for i, s := range syms {
+			if focusFunctionKinds[s.Kind] && s.End-s.Start > LongBody && s.Start < r.Start && r.End <= s.End && (best < 0 || s.Depth > syms[best].Depth) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			if out == nil {
+				out = map[int]ctxd.LineRange{}
+			}
+			out[k] = ctxd.LineRange{Start: syms[best].Start, End: syms[best].End}
+		}
+	}
+	return out
+}
+
+// writeGap writes to b the line that stands for n elided lines of a long
+// function, indented as the line next to it (near).
+func writeGap(b *strings.Builder, near string, n int) {
+	b.WriteString(near[:len(near)-len(strings.TrimLeft(near, " \t"))])
+	fmt.Fprintf(b, "... (%d lines)\n", n)
 }
 
 // splitLines returns src's lines as strings.SplitAfter(src, "\n") does,
@@ -348,6 +416,12 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 		if !funcs[s.Name] && (s.Parent == "" || !funcs[s.Parent+"."+s.Name]) {
 			continue
 		}
+		if focusFunctionKinds[s.Kind] && s.End-s.Start > LongBody && slices.ContainsFunc(opts.KeepLines, func(l int) bool { return s.Start <= l && l <= s.End }) {
+			// A long function named and with a line kept in it (a
+			// stack frame's, a focus line's) shows the lines around
+			// that line (below), not all of its own.
+			continue
+		}
 		if focusFunctionKinds[s.Kind] || s.Depth == 0 && s.End-s.Start < focusDeclLines {
 			add(s)
 		}
@@ -366,6 +440,13 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 			}
 		}
 		switch {
+		case best >= 0 && syms[best].End-syms[best].Start > LongBody:
+			// A long function's lines around l, in its outline: the
+			// function whole would keep most of the file.
+			s := syms[best]
+			if s.Start >= 1 && s.End <= len(lines) {
+				spans = append(spans, ctxd.LineRange{Start: max(l-longContext, s.Start), End: min(l+longContext, s.End)})
+			}
 		case best >= 0:
 			add(syms[best])
 		case bestDecl >= 0:

@@ -57,7 +57,7 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 	if n := len(rep.Messages); n != 200 && !(f == request.FormatAnthropic && n == 199) {
 		b.Fatalf("history has %d messages", n)
 	}
-	var ds, cpu []time.Duration
+	var tm testutil.Timer
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -68,15 +68,13 @@ func benchRun(b *testing.B, f request.Format, cold bool, budget int, run func(ct
 			body = history200(f, int(coldSalt.Add(1)))
 			b.StartTimer()
 		}
-		t0, c0 := time.Now(), testutil.CPUTime()
+		tm.Start()
 		if _, err := run(b.Context(), p, body); err != nil {
 			b.Fatal(err)
 		}
-		ds = append(ds, time.Since(t0))
-		cpu = append(cpu, testutil.CPUTime()-c0)
+		tm.Stop()
 	}
-	testutil.ReportPercentiles(b, ds, "")
-	testutil.ReportPercentiles(b, cpu, "cpu-")
+	tm.Report(b)
 	// After the loop: ResetTimer drops metrics reported before it.
 	b.ReportMetric(float64(rep.TokensBefore), "tokens-before")
 	b.ReportMetric(float64(rep.TokensAfter), "tokens-after")

@@ -55,20 +55,14 @@ func TestImageDimensions(t *testing.T) {
 	}
 	for _, tt := range bodies {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Parse([]byte(tt.body), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustParse(t, tt.body, "")
 			imgs := r.Items[0].Segments[0].Images()
 			if len(imgs) != 1 || imgs[0].Width != 640 || imgs[0].Height != 480 {
 				t.Errorf("images = %+v, want one 640x480", imgs)
 			}
 		})
 	}
-	r, err := Parse([]byte(`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}},{"type":"image_url","image_url":{"url":"data:image/png;base64,!!!notbase64"}}]}]}`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustParse(t, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}},{"type":"image_url","image_url":{"url":"data:image/png;base64,!!!notbase64"}}]}]}`, "")
 	for _, s := range r.Items[0].Segments {
 		if s.Images()[0].Width != 0 {
 			t.Errorf("unknown image got dimensions %+v", s.Images()[0])

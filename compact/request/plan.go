@@ -297,3 +297,137 @@ func apply(body []byte, edits []edit) ([]byte, error) {
 	}
 	return append(out, body[prev:]...), nil
 }
+
+// Verify proves that out is what p emits and counts it: its bytes
+// outside the items array are the request's, byte for byte; the array
+// holds, in the plan's order, every kept item without a change byte for
+// byte, every kept item with one and every inserted item as one JSON
+// value that parses alone as an item of the request's format; out is one
+// valid JSON value; and its tool calls and results pair
+// ([Request.Check]). It returns out's tokens as est counts them
+// ([Estimator.Request]). That is what parsing out whole and checking it
+// proves and counts, without a second model of the request beside the
+// first (issue 28: 0.35x the body at 30,000 small messages): the
+// unchanged items are the request's own, read where they are (est sets
+// their counts again, to what it set when it counted the request), and
+// only the changed and inserted ones are parsed, each alone.
+func (p *Plan) Verify(out []byte, est *Estimator) (int, error) {
+	r := p.r
+	if r.InputString {
+		// One item, no array to walk: parsed whole, as small as it is.
+		got, err := Parse(out, r.Format)
+		if err != nil {
+			return 0, fmt.Errorf("verify emitted request: %w", err)
+		}
+		if err := got.Check(); err != nil {
+			return 0, fmt.Errorf("verify emitted request: %w", err)
+		}
+		return est.Request(got), nil
+	}
+	if !validate(out) {
+		return 0, fmt.Errorf("verify emitted request: %w", invalidJSON(out))
+	}
+	pre, suf := r.Body[:r.items.Start], r.Body[r.items.End:]
+	if len(out) < len(pre)+len(suf)+2 || !bytes.Equal(out[:len(pre)], pre) || !bytes.Equal(out[len(out)-len(suf):], suf) {
+		return 0, fmt.Errorf("verify emitted request: the bytes around its %q array differ from the request's: %w", r.ItemsKey, ErrNotRequest)
+	}
+	arr := Span{len(pre), len(out) - len(suf)}
+	if out[arr.Start] != '[' || out[arr.End-1] != ']' {
+		return 0, fmt.Errorf("verify emitted request: %q is not an array: %w", r.ItemsKey, ErrNotRequest)
+	}
+	changed := make(map[int]bool, len(p.text)+len(p.dropSeg))
+	for ref := range p.text {
+		changed[ref.Item] = true
+	}
+	for ref := range p.dropSeg {
+		changed[ref.Item] = true
+	}
+	ins := slices.Clone(p.inserts)
+	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at }) // as insertEdits
+	kept := 0
+	for _, d := range p.drop {
+		if !d {
+			kept++
+		}
+	}
+	got := &Request{Format: r.Format, Items: make([]*Item, 0, kept+len(ins))}
+	cur := skipSpace(out, arr.Start+1)
+	// next reads the array's next element, item i of the request or an
+	// inserted one (i < 0, raw): want, when not nil, is the bytes it must
+	// be; otherwise it is parsed alone.
+	next := func(i int, want, raw []byte) error {
+		what := func() string {
+			if i < 0 {
+				return "an inserted item"
+			}
+			return fmt.Sprintf("item %d", i)
+		}
+		if len(got.Items) > 0 {
+			if cur >= arr.End-1 || out[cur] != ',' {
+				return fmt.Errorf("verify emitted request: want ',' before %s at %d: %w", what(), cur, ErrNotRequest)
+			}
+			cur = skipSpace(out, cur+1)
+		}
+		if want != nil {
+			if cur+len(want) > arr.End-1 || !bytes.Equal(out[cur:cur+len(want)], want) {
+				return fmt.Errorf("verify emitted request: %s differs from the request's: %w", what(), ErrNotRequest)
+			}
+			cur += len(want)
+			cur = skipSpace(out, cur)
+			return nil
+		}
+		s, e, err := skipValue(out[:arr.End-1], cur)
+		if err != nil {
+			return fmt.Errorf("verify emitted request: %s: %w", what(), err)
+		}
+		if i >= 0 && r.Items[i].Kind != KindOther && out[s] != '{' {
+			return fmt.Errorf("verify emitted request: %s is no longer an object: %w", what(), ErrNotRequest)
+		}
+		if i < 0 && !bytes.Equal(out[s:e], raw[trimSpan(raw).Start:trimSpan(raw).End]) {
+			return fmt.Errorf("verify emitted request: %s differs from the plan's: %w", what(), ErrNotRequest)
+		}
+		it, err := ParseItem(r.Format, out[s:e])
+		if err != nil {
+			return fmt.Errorf("verify emitted request: %s: %w", what(), err)
+		}
+		got.Items = append(got.Items, it)
+		cur = skipSpace(out, e)
+		return nil
+	}
+	for i, it := range r.Items {
+		for len(ins) > 0 && max(ins[0].at, 0) <= i {
+			if err := next(-1, nil, ins[0].raw); err != nil {
+				return 0, err
+			}
+			ins = ins[1:]
+		}
+		switch {
+		case p.drop[i]:
+		case changed[i]:
+			if err := next(i, nil, nil); err != nil {
+				return 0, err
+			}
+		default:
+			if err := next(i, it.Raw(), nil); err != nil {
+				return 0, err
+			}
+			got.Items = append(got.Items, it)
+		}
+	}
+	for _, in := range ins {
+		if err := next(-1, nil, in.raw); err != nil {
+			return 0, err
+		}
+	}
+	if cur != arr.End-1 {
+		return 0, fmt.Errorf("verify emitted request: %q holds more than the plan's items: %w", r.ItemsKey, ErrNotRequest)
+	}
+	if err := got.Check(); err != nil {
+		return 0, fmt.Errorf("verify emitted request: %w", err)
+	}
+	total := ReplyPriming + est.Fixed(r)
+	for _, it := range got.Items {
+		total += est.Item(it)
+	}
+	return total, nil
+}

@@ -97,12 +97,20 @@ func TestParseErrors(t *testing.T) {
 }
 
 // TestRoundTrip: with no change, Emit returns the body byte for byte.
+// mustParse parses body as a request of format f ("": detected), failing
+// the test when it does not parse.
+func mustParse(t testing.TB, body string, f Format) *Request {
+	t.Helper()
+	r, err := Parse([]byte(body), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestRoundTrip(t *testing.T) {
 	for _, body := range []string{chatBody, anthropicBody, responsesBody, `{"input":"hi \u00e9"}`, `{"messages":[]}`} {
-		r, err := Parse([]byte(body), "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustParse(t, body, "")
 		out, err := r.NewPlan().Emit()
 		if err != nil {
 			t.Fatal(err)
@@ -159,10 +167,7 @@ func TestParseModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Parse([]byte(tt.body), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustParse(t, tt.body, "")
 			if d := cmp.Diff(tt.want, summarize(r)); d != "" {
 				t.Errorf("items (-want +got):\n%s", d)
 			}
@@ -171,17 +176,11 @@ func TestParseModel(t *testing.T) {
 }
 
 func TestFixedParts(t *testing.T) {
-	r, err := Parse([]byte(anthropicBody), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustParse(t, anthropicBody, "")
 	if len(r.Fixed) != 1 || r.Fixed[0].Text != "Be brief." || r.Fixed[0].Class != ClassCriticalExact {
 		t.Errorf("Fixed = %+v, want the system text", r.Fixed)
 	}
-	r, err = Parse([]byte(chatBody), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r = mustParse(t, chatBody, "")
 	if len(r.Fixed) != 1 || !strings.Contains(r.Fixed[0].Text, "read_file") {
 		t.Errorf("Fixed = %+v, want the tools", r.Fixed)
 	}
@@ -247,10 +246,7 @@ func TestPair(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Parse([]byte(tt.body), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustParse(t, tt.body, "")
 			p := r.Pair()
 			var units [][]int
 			for u := range p.NumUnits() {
@@ -364,10 +360,7 @@ func TestPlanEmit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Parse([]byte(tt.body), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustParse(t, tt.body, "")
 			p := r.NewPlan()
 			tt.plan(p)
 			out, err := p.Emit()
@@ -400,18 +393,12 @@ func TestEncodeString(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	for _, body := range []string{chatBody, anthropicBody, responsesBody} {
-		r, err := Parse([]byte(body), "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustParse(t, body, "")
 		if err := r.Check(); err != nil {
 			t.Errorf("%s: %v", r.Format, err)
 		}
 	}
-	r, err := Parse([]byte(`{"messages":[{"role":"user","content":"u"},{"role":"tool","tool_call_id":"x","content":"r"}]}`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustParse(t, `{"messages":[{"role":"user","content":"u"},{"role":"tool","tool_call_id":"x","content":"r"}]}`, "")
 	if err := r.Check(); !errors.Is(err, ErrUnpaired) {
 		t.Errorf("Check = %v, want ErrUnpaired", err)
 	}
@@ -608,10 +595,7 @@ func TestRoleAndTypeNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Parse([]byte(tt.body), tt.f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := mustParse(t, tt.body, tt.f)
 			it := r.Items[0]
 			if it.Role() != tt.role || it.Type() != tt.typ {
 				t.Errorf("role %q type %q, want %q %q", it.Role(), it.Type(), tt.role, tt.typ)

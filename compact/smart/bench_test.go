@@ -61,7 +61,7 @@ func BenchmarkOptimize(b *testing.B) {
 					b.Fatal(err)
 				}
 				rep := res.Report
-				var ds, cpu []time.Duration
+				var tm testutil.Timer
 				stored := 0 // artifact files created: the disk's share of the cost
 				msgs := base
 				salt := 0
@@ -82,17 +82,15 @@ func BenchmarkOptimize(b *testing.B) {
 						body = convo.Body(f, "gpt-4o", bigHistory(rounds, salt*1000+int(time.Now().UnixNano()%1000)), nil)
 						b.StartTimer()
 					}
-					t0, c0 := time.Now(), testutil.CPUTime()
+					tm.Start()
 					res, err := o.Optimize(b.Context(), body, Call{Session: "bench"})
 					if err != nil {
 						b.Fatal(err)
 					}
+					tm.Stop()
 					stored += res.Report.ArtifactsStored
-					ds = append(ds, time.Since(t0))
-					cpu = append(cpu, testutil.CPUTime()-c0)
 				}
-				testutil.ReportPercentiles(b, ds, "")
-				testutil.ReportPercentiles(b, cpu, "cpu-")
+				tm.Report(b)
 				b.ReportMetric(float64(rep.EstimatedTokensBefore), "tokens-before")
 				b.ReportMetric(float64(rep.EstimatedTokensAfter), "tokens-after")
 				b.ReportMetric(float64(stored)/float64(b.N), "artifacts-stored/op")

@@ -49,33 +49,53 @@ func noisyBuild() string {
 
 // history builds a conversation of n tool rounds with realistic outputs.
 func history(n int) []convo.Msg {
-	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The parser tests fail; fix them.")}
-	for i := range n {
-		id := fmt.Sprintf("call_%d", i)
-		var call convo.Call
-		var out string
+	msgs := toolRounds("The parser tests fail; fix them.", n, func(i int) (string, string, string) {
 		switch i % 4 {
 		case 0:
-			call = convo.Call{ID: id, Name: "read_file", Args: fmt.Sprintf(`{"path":"pkg/file%d.go"}`, i)}
-			out = goFile(fmt.Sprintf("file%d", i), 120)
+			return "read_file", fmt.Sprintf(`{"path":"pkg/file%d.go"}`, i), goFile(fmt.Sprintf("file%d", i), 120)
 		case 1:
-			call = convo.Call{ID: id, Name: "bash", Args: `{"command":"go test ./parser"}`}
-			out = testOutput("example.com/parser", true, 1)
+			return "bash", `{"command":"go test ./parser"}`, testOutput("example.com/parser", true, 1)
 		case 2:
-			call = convo.Call{ID: id, Name: "bash", Args: `{"command":"make"}`}
-			out = noisyBuild()
-		case 3:
-			call = convo.Call{ID: id, Name: "grep", Args: fmt.Sprintf(`{"pattern":"Handle%d"}`, i)}
-			var sb strings.Builder
-			for k := range 40 {
-				fmt.Fprintf(&sb, "pkg/file%d.go:%d: func (s *Server) Handle%d(ctx context.Context)\n", k, 10+k, i)
-			}
-			out = sb.String()
+			return "bash", `{"command":"make"}`, noisyBuild()
 		}
-		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
+		var sb strings.Builder
+		for k := range 40 {
+			fmt.Fprintf(&sb, "pkg/file%d.go:%d: func (s *Server) Handle%d(ctx context.Context)\n", k, 10+k, i)
+		}
+		return "grep", fmt.Sprintf(`{"pattern":"Handle%d"}`, i), sb.String()
+	})
+	return append(msgs, convo.User("Now fix parse_test.go:41 and run the tests again."))
+}
+
+// toolRounds is a session of n rounds after a system prompt and task: in
+// round i the assistant ("Step i.") makes round(i)'s call of a tool with
+// its JSON arguments (call_i), and the tool answers its output.
+func toolRounds(task string, n int, round func(i int) (name, args, out string)) []convo.Msg {
+	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User(task)}
+	for i := range n {
+		id := fmt.Sprintf("call_%d", i)
+		name, args, out := round(i)
+		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), convo.Call{ID: id, Name: name, Args: args}), convo.Tool(id, name, out, false))
 	}
-	msgs = append(msgs, convo.User("Now fix parse_test.go:41 and run the tests again."))
 	return msgs
+}
+
+// bashRounds is [toolRounds] where round(i) is a shell command and its
+// output.
+func bashRounds(task string, n int, round func(i int) (cmd, out string)) []convo.Msg {
+	return toolRounds(task, n, func(i int) (string, string, string) {
+		cmd, out := round(i)
+		return "bash", fmt.Sprintf(`{"command":%q}`, cmd), out
+	})
+}
+
+// stepped optimizes msgs, rendered in format f for gpt-4o, as session "s"
+// masked as the proxy masks (horizon 4, step 8) within window, with
+// store; it returns the body sent and the result.
+func stepped(t *testing.T, store *artifacts.Store, f request.Format, msgs []convo.Msg, window int) ([]byte, *Result) {
+	t.Helper()
+	in := convo.Body(f, "gpt-4o", msgs, nil)
+	return in, optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: window, MaskHorizon: 4, MaskStep: 8})
 }
 
 func newStore(t testing.TB) *artifacts.Store {

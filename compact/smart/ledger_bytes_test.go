@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart/internal/convo"
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -18,12 +17,9 @@ import (
 // without intermediate copies (buildLedger, applyEviction), they must
 // be what the formatted, re-parsed path wrote (-update rewrites).
 func TestLedgerBytes(t *testing.T) {
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
-			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", agentRounds(40), nil)
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 24000, MaskHorizon: 4, MaskStep: 8})
-			l, span := ledgerSpan(t, store, "s", f, res)
+			_, res, l, span := steppedSpan(t, f, agentRounds(40), 24000)
 			if res.Report.SelectedCandidateCount == 0 {
 				t.Fatalf("no rewrite beside the eviction: the test no longer covers a rewritten request")
 			}
@@ -36,22 +32,25 @@ func TestLedgerBytes(t *testing.T) {
 	}
 }
 
-// ledgerSpan returns the ledger of res's forwarded request and the span
-// stored behind its reference in session's store.
-func ledgerSpan(t *testing.T, store *artifacts.Store, session string, f request.Format, res *Result) (string, []byte) {
+// steppedSpan runs [stepped] with a new store and returns, beside the
+// body sent and the result, the ledger of the forwarded request and the
+// span stored behind its reference.
+func steppedSpan(t *testing.T, f request.Format, msgs []convo.Msg, window int) (in []byte, res *Result, ledger string, span []byte) {
 	t.Helper()
-	l, _ := ledgerOf(t, f, res.Body)
-	ms := request.ParseMarkers(l)
+	store := newStore(t)
+	in, res = stepped(t, store, f, msgs, window)
+	ledger, _ = ledgerOf(t, f, res.Body)
+	ms := request.ParseMarkers(ledger)
 	if len(ms) == 0 {
-		t.Fatalf("no ledger reference; reasons %v", res.Report.PolicyReasons)
+		t.Fatalf("no ledger reference; reasons %v:\n%s", res.Report.PolicyReasons, ledger)
 	}
-	full, err := store.Resolve(t.Context(), session, ms[0].Hash)
+	full, err := store.Resolve(t.Context(), "s", ms[0].Hash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	span, _, err := store.Get(t.Context(), session, full)
+	span, _, err = store.Get(t.Context(), "s", full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, span
+	return in, res, ledger, span
 }

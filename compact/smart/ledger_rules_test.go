@@ -224,8 +224,7 @@ func evictedLedger(t *testing.T, msgs []convo.Msg, prefix, last string, window i
 		msgs = append(msgs, ledgerRound(fmt.Sprintf("f%d", i), fmt.Sprintf("nl -ba %s%d.py", prefix, i), "<returncode>0</returncode>\n<output>\n"+numbered(200, 1)+"</output>")...)
 	}
 	msgs = append(msgs, convo.User(last))
-	in := convo.Body(request.FormatChat, "gpt-4o", msgs, nil)
-	res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: window, MaskHorizon: 4, MaskStep: 8})
+	in, res := stepped(t, newStore(t), request.FormatChat, msgs, window)
 	checkEvicted(t, in, res)
 	l, _ := ledgerOf(t, request.FormatChat, res.Body)
 	if l == "" {

@@ -84,20 +84,15 @@ func ledgerOf(t *testing.T, f request.Format, out []byte) (string, *request.Item
 // errors and failing tests with their latest status, and a reference to
 // the span; within a few percent of the window.
 func TestLedger(t *testing.T) {
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
-			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", agentRounds(80), nil)
 			// A window whose few percent hold this session's messages,
 			// errors, files and the locations of its latest search (the
 			// commands, listed last, are cut here: "(N more in the
 			// reference)"; TestLedgerSections shows them).
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 32000, MaskHorizon: 4, MaskStep: 8})
+			in, res, l, span := steppedSpan(t, f, agentRounds(80), 32000)
 			checkEvicted(t, in, res)
-			l, it := ledgerOf(t, f, res.Body)
-			if l == "" {
-				t.Fatalf("no ledger; reasons %v", res.Report.PolicyReasons)
-			}
+			_, it := ledgerOf(t, f, res.Body)
 			for _, want := range []string{
 				"[ctxd summary: ledger of ",
 				"Task one: the cart total is wrong when a discount applies; fix shop/cart.py.",
@@ -110,17 +105,8 @@ func TestLedger(t *testing.T) {
 					t.Errorf("ledger lacks %q:\n%s", want, l)
 				}
 			}
-			ms := request.ParseMarkers(l)
-			if len(ms) == 0 {
-				t.Fatalf("ledger has no reference:\n%s", l)
-			}
-			full, err := store.Resolve(t.Context(), "s", ms[0].Hash)
-			if err != nil {
-				t.Fatal(err)
-			}
-			span, _, err := store.Get(t.Context(), "s", full)
-			if err != nil || !bytes.Contains(span, []byte(taskOne)) {
-				t.Errorf("the span's reference does not hold the evicted messages verbatim: %v", err)
+			if !bytes.Contains(span, []byte(taskOne)) {
+				t.Errorf("the span's reference does not hold the evicted messages verbatim")
 			}
 			usable := res.Report.EffectiveUsableTokens
 			if bound := ledgerBound(usable); it.Tokens > bound {
@@ -173,7 +159,7 @@ func checkEvicted(t *testing.T, in []byte, res *Result) {
 // moves forwards the previous turn's items unchanged, and cuts are rare.
 func TestSteppedEvictionAppends(t *testing.T) {
 	const rounds, horizon, step = 60, 4, 8
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			msgs := agentRounds(rounds)
 			o := New(Options{Store: newStore(t)})
@@ -296,10 +282,9 @@ func TestNamedFileComesBack(t *testing.T) {
 // evicted; the session steps only when the masked request no longer fits
 // (TestLedger). Chat, Responses and Messages.
 func TestMaskedRequestThatFitsStaysMasked(t *testing.T) {
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
-			in := convo.Body(f, "gpt-4o", agentRounds(80), nil)
-			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 40000, MaskHorizon: 4, MaskStep: 8})
+			_, res := stepped(t, newStore(t), f, agentRounds(80), 40000)
 			if res.Report.EstimatedTokensBefore <= res.Report.EffectiveUsableTokens {
 				t.Fatalf("%d tokens fit %d: the test no longer covers a request over its window", res.Report.EstimatedTokensBefore, res.Report.EffectiveUsableTokens)
 			}

@@ -70,7 +70,7 @@ func inView(text string) map[string]bool {
 // every location of an evicted output is in the forwarded request (the
 // ledger lists them).
 func TestLedgerKeepsSignalsInView(t *testing.T) {
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			msgs := searchRounds(24)
 			o := New(Options{Store: newStore(t)})

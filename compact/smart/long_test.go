@@ -30,20 +30,6 @@ func longRounds(n int) []convo.Msg {
 	})
 }
 
-// bashRounds is a session of n rounds after a system prompt and task:
-// in round i the assistant runs round(i)'s shell command (call_i) and
-// the tool answers its output.
-func bashRounds(task string, n int, round func(i int) (cmd, out string)) []convo.Msg {
-	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User(task)}
-	for i := range n {
-		id := fmt.Sprintf("call_%d", i)
-		cmd, out := round(i)
-		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":%q}`, cmd)}
-		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
-	}
-	return msgs
-}
-
 // A very long output within the masking horizon (Call.MaskLong) is
 // condensed from the turn it first appears, to the same bytes every
 // turn, keeping its failure lines verbatim and a reference to the whole;
@@ -52,7 +38,7 @@ func bashRounds(task string, n int, round func(i int) (cmd, out string)) []convo
 // append. Chat, Responses and Messages.
 func TestLongOutputCondensedWhenItAppears(t *testing.T) {
 	const horizon, step, long = 4, 8, 1000
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			msgs := longRounds(24)
 			store := newStore(t)

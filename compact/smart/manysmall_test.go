@@ -37,10 +37,7 @@ func manySmall(n int) []convo.Msg {
 func TestManySmallBytes(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
-			store := newStore(t)
-			in := convo.Body(f, "gpt-4o", manySmall(6000), nil)
-			res := optimize(t, New(Options{Store: store}), in, Call{Session: "s", ContextWindow: 16000, MaskHorizon: 4, MaskStep: 8})
-			l, span := ledgerSpan(t, store, "s", f, res)
+			in, res, l, span := steppedSpan(t, f, manySmall(6000), 16000)
 			var got bytes.Buffer
 			fmt.Fprintf(&got, "in: %d bytes\nrequest: %d bytes, sha256 %x\nspan: %d bytes, sha256 %x\nreasons: %v\n--- ledger ---\n%s\n",
 				len(in), len(res.Body), sha256.Sum256(res.Body), len(span), sha256.Sum256(span), res.Report.PolicyReasons, l)

@@ -146,7 +146,7 @@ func planRounds(n int) []convo.Msg {
 func TestPacedMaskingIsStable(t *testing.T) {
 	const rounds = 36
 	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 2, MaskBig: 1500, MaskBigHorizon: 2, MaskPaced: true}
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			msgs := planRounds(rounds)
 			store := newStore(t)

@@ -29,27 +29,22 @@ func nlFile(name string, n, critical int) string {
 // shop/cart.py read again; at 12 and 14 the same lines of shop/order.py,
 // between two masking steps.
 func staleRounds() []convo.Msg {
-	msgs := []convo.Msg{convo.System("You are a coding agent. Use the tools."), convo.User("The cart total is wrong; fix it.")}
-	for i := range 24 {
-		id := fmt.Sprintf("call_%d", i)
-		call := convo.Call{ID: id, Name: "bash", Args: fmt.Sprintf(`{"command":"ls pkg%d"}`, i)}
-		out := fmt.Sprintf("pkg%d/a.py\npkg%d/b.py\n", i, i)
+	return bashRounds("The cart total is wrong; fix it.", 24, func(i int) (string, string) {
 		switch i {
 		case 8:
-			call.Args, out = `{"command":"nl -ba shop/cart.py | sed -n '1,120p'"}`, nlFile("cart", 120, 60)
+			return "nl -ba shop/cart.py | sed -n '1,120p'", nlFile("cart", 120, 60)
 		case 9:
-			call.Args, out = `{"command":"nl -ba shop/tax.py"}`, nlFile("tax", 120, 0)
+			return "nl -ba shop/tax.py", nlFile("tax", 120, 0)
 		case 10:
-			call.Args, out = `{"command":"sed -i 's/rate=1)/rate=2)/' shop/tax.py"}`, ""
+			return "sed -i 's/rate=1)/rate=2)/' shop/tax.py", ""
 		case 11:
-			call.Args, out = `{"command":"nl -ba shop/cart.py"}`, nlFile("cart", 130, 60)
+			return "nl -ba shop/cart.py", nlFile("cart", 130, 60)
 		case 12, 14:
 			// Read again between two steps: masked at the second.
-			call.Args, out = `{"command":"nl -ba shop/order.py | sed -n '1,90p'"}`, nlFile("order", 90, 0)
+			return "nl -ba shop/order.py | sed -n '1,90p'", nlFile("order", 90, 0)
 		}
-		msgs = append(msgs, convo.Assistant(fmt.Sprintf("Step %d.", i), call), convo.Tool(id, call.Name, out, false))
-	}
-	return msgs
+		return fmt.Sprintf("ls pkg%d", i), fmt.Sprintf("pkg%d/a.py\npkg%d/b.py\n", i, i)
+	})
 }
 
 // A file read whose file the agent has read again (the same lines or
@@ -62,7 +57,7 @@ func staleRounds() []convo.Msg {
 // Messages.
 func TestSupersededReadMaskedAtStep(t *testing.T) {
 	const horizon, step = 4, 8
-	for _, f := range []request.Format{request.FormatChat, request.FormatAnthropic, request.FormatResponses} {
+	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			msgs := staleRounds()
 			store := newStore(t)

@@ -18,3 +18,27 @@ func ReportPercentiles(b *testing.B, ds []time.Duration, prefix string) {
 	b.ReportMetric(p(0.50), prefix+"p50-µs")
 	b.ReportMetric(p(0.95), prefix+"p95-µs")
 }
+
+// Timer records the wall and CPU time of each timed run of a benchmark
+// loop: Start before the run, Stop after it, Report after the loop.
+type Timer struct {
+	wall, cpu []time.Duration
+	start     time.Time
+	c0        time.Duration
+}
+
+// Start starts timing one run.
+func (tm *Timer) Start() { tm.start, tm.c0 = time.Now(), CPUTime() }
+
+// Stop ends the run Start began.
+func (tm *Timer) Stop() {
+	tm.wall = append(tm.wall, time.Since(tm.start))
+	tm.cpu = append(tm.cpu, CPUTime()-tm.c0)
+}
+
+// Report reports the runs' wall and CPU p50 and p95 ([ReportPercentiles]:
+// "p50-µs", "cpu-p50-µs", ...).
+func (tm *Timer) Report(b *testing.B) {
+	ReportPercentiles(b, tm.wall, "")
+	ReportPercentiles(b, tm.cpu, "cpu-")
+}
