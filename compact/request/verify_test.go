@@ -10,6 +10,18 @@ import (
 	"github.com/ctxd/ctxd/tokens"
 )
 
+// verifyAgrees fails t unless Verify and parsing whole accept, reject
+// and count out alike; it returns Verify's error.
+func verifyAgrees(t *testing.T, p *Plan, out []byte, f Format, est *Estimator) error {
+	t.Helper()
+	want, werr := verifyByParse(out, f, est)
+	got, gerr := p.Verify(out, est)
+	if (werr == nil) != (gerr == nil) || got != want {
+		t.Fatalf("%s: Verify = %d, %v; parsing whole = %d, %v\n%s", f, got, gerr, want, werr, out)
+	}
+	return gerr
+}
+
 // verifyByParse is what Verify replaces: the emitted request parsed
 // whole, its pairs checked, counted.
 func verifyByParse(out []byte, f Format, est *Estimator) (int, error) {
@@ -81,11 +93,7 @@ func TestPlanVerify(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			want, werr := verifyByParse(out, r.Format, est)
-			got, gerr := p.Verify(out, est)
-			if (werr == nil) != (gerr == nil) || got != want {
-				t.Fatalf("%s, ops %v: Verify = %d, %v; parsing whole = %d, %v\n%s", r.Format, ops, got, gerr, want, werr, out)
-			}
+			gerr := verifyAgrees(t, p, out, r.Format, est)
 			if gerr == nil {
 				accepted++
 			} else if !errors.Is(gerr, ErrUnpaired) {
@@ -188,11 +196,7 @@ func FuzzPlanVerify(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want, werr := verifyByParse(out, r.Format, est)
-		got, gerr := p.Verify(out, est)
-		if (werr == nil) != (gerr == nil) || got != want {
-			t.Fatalf("Verify = %d, %v; parsing whole = %d, %v\n%s", got, gerr, want, werr, out)
-		}
+		verifyAgrees(t, p, out, r.Format, est)
 		if len(out) == 0 {
 			return
 		}
