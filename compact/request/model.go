@@ -276,15 +276,18 @@ func (s *Segment) setElem(e Span) {
 	}
 }
 
+// A name and a call id are copied, not views of the body: they key
+// caches that outlive the request (the parsed calls of [Cache.Read]), as
+// an unknown role does.
 func (s *Segment) setName(n string) {
 	if n != "" || s.x != nil {
-		s.ext().name = n
+		s.ext().name = strings.Clone(n)
 	}
 }
 
 func (s *Segment) setCallID(id string) {
 	if id != "" || s.x != nil {
-		s.ext().callID = id
+		s.ext().callID = strings.Clone(id)
 	}
 }
 
