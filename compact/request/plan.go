@@ -161,6 +161,14 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 }
 
 // insertEdits places inserted items next to the nearest kept original.
+// sortedInserts is the inserts by position, those at one place in call
+// order.
+func (p *Plan) sortedInserts() []insertion {
+	ins := slices.Clone(p.inserts)
+	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
+	return ins
+}
+
 func (p *Plan) insertEdits() []edit {
 	r := p.r
 	if len(p.inserts) == 0 {
@@ -170,8 +178,7 @@ func (p *Plan) insertEdits() []edit {
 	if len(r.Items) >= 2 {
 		sep = r.Body[r.Items[0].Span().End:r.Items[1].Span().Start]
 	}
-	ins := slices.Clone(p.inserts)
-	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
+	ins := p.sortedInserts()
 	const (
 		before = iota // the group goes before a kept item: raw, sep
 		after         // after the last kept item: sep, raw
@@ -342,15 +349,8 @@ func (p *Plan) Verify(out []byte, est *Estimator) (int, error) {
 	for ref := range p.dropSeg {
 		changed[ref.Item] = true
 	}
-	ins := slices.Clone(p.inserts)
-	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at }) // as insertEdits
-	kept := 0
-	for _, d := range p.drop {
-		if !d {
-			kept++
-		}
-	}
-	got := &Request{Format: r.Format, Items: make([]*Item, 0, kept+len(ins))}
+	ins := p.sortedInserts()
+	got := &Request{Format: r.Format, Items: make([]*Item, 0, len(r.Items)+len(ins))}
 	cur := skipSpace(out, arr.Start+1)
 	// next reads the array's next element, item i of the request or an
 	// inserted one (i < 0, raw): want, when not nil, is the bytes it must
@@ -383,7 +383,7 @@ func (p *Plan) Verify(out []byte, est *Estimator) (int, error) {
 		if i >= 0 && r.Items[i].Kind != KindOther && out[s] != '{' {
 			return fmt.Errorf("verify emitted request: %s is no longer an object: %w", what(), ErrNotRequest)
 		}
-		if i < 0 && !bytes.Equal(out[s:e], raw[trimSpan(raw).Start:trimSpan(raw).End]) {
+		if t := trimSpan(raw); i < 0 && !bytes.Equal(out[s:e], raw[t.Start:t.End]) {
 			return fmt.Errorf("verify emitted request: %s differs from the plan's: %w", what(), ErrNotRequest)
 		}
 		it, err := ParseItem(r.Format, out[s:e])
@@ -425,9 +425,6 @@ func (p *Plan) Verify(out []byte, est *Estimator) (int, error) {
 	if err := got.Check(); err != nil {
 		return 0, fmt.Errorf("verify emitted request: %w", err)
 	}
-	total := ReplyPriming + est.Fixed(r)
-	for _, it := range got.Items {
-		total += est.Item(it)
-	}
-	return total, nil
+	got.Fixed = r.Fixed // out's bytes outside the array are r's
+	return est.Request(got), nil
 }
