@@ -20,9 +20,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // maxCached bounds each of the cache's two generations. When the newer
@@ -266,7 +266,7 @@ func wordByte(c byte) bool {
 func (s *Scanner) find(text string) []finding {
 	// Hashed in place: a []byte copy of every text scanned was a twentieth
 	// of what a request allocated.
-	key := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only
+	key := sha256.Sum256(byteview.ReadOnly(text))
 	s.mu.Lock()
 	fs, ok := s.cache[key]
 	if !ok {

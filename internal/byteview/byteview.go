@@ -33,7 +33,7 @@ func Borrowed(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return Owned(b)
 }
 
 // Detached returns s, or a copy of it when it points into src's bytes: a
