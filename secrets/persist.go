@@ -84,8 +84,9 @@ func (s *Scanner) DecodeClean(b []byte) error {
 	if len(s.cache) == 0 {
 		s.cache = make(map[[32]byte][]finding, min(int(n), maxCached)) // sized once, not grown
 	}
-	// Both generations: the newer first, then the older (a set saved
-	// from both is up to twice maxCached).
+	// The set fills the newer generation first, then the older (a set
+	// saved from both is up to twice maxCached; the file keeps no age
+	// order).
 	for i := 0; i+32 <= len(rest); i += 32 {
 		var h [32]byte
 		copy(h[:], rest[i:i+32])
@@ -109,16 +110,22 @@ func (s *Scanner) DecodeClean(b []byte) error {
 	return nil
 }
 
-// cleanCountLocked counts the clean entries of the cache.
-func (s *Scanner) cleanCountLocked() int {
-	n := 0
+// eachCleanLocked calls f with the hash of each clean text of both
+// generations.
+func (s *Scanner) eachCleanLocked(f func(h [32]byte)) {
 	for _, m := range []map[[32]byte][]finding{s.cache, s.old} {
-		for _, fs := range m {
+		for h, fs := range m {
 			if len(fs) == 0 {
-				n++
+				f(h)
 			}
 		}
 	}
+}
+
+// cleanCountLocked counts the clean entries of the cache.
+func (s *Scanner) cleanCountLocked() int {
+	n := 0
+	s.eachCleanLocked(func([32]byte) { n++ })
 	return n
 }
 
@@ -135,13 +142,7 @@ func (s *Scanner) CleanDirty() bool {
 func (s *Scanner) AppendClean(dst []byte) ([]byte, bool) {
 	s.mu.Lock()
 	hs := make([][32]byte, 0, len(s.cache)+len(s.old))
-	for _, m := range []map[[32]byte][]finding{s.cache, s.old} {
-		for h, fs := range m {
-			if len(fs) == 0 {
-				hs = append(hs, h)
-			}
-		}
-	}
+	s.eachCleanLocked(func(h [32]byte) { hs = append(hs, h) })
 	if len(hs) <= s.persisted {
 		s.mu.Unlock()
 		return dst, false
