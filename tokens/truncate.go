@@ -97,7 +97,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 		out := text[:h] + joinMarker(text[:h], marker(cut.lines, cut.chars)) + text[t:]
 		n := c.Count(out)
 		if n <= maxTokens {
-			return cut.result(out, n)
+			return elided(text, h, t, out, n)
 		}
 		avail -= n - maxTokens
 	}
@@ -124,12 +124,10 @@ func elided(text string, h, t int, out string, tokens int) MiddleResult {
 	}
 }
 
-// middle is the removed middle text[h:t] (h < t) of a text: the line its
-// first byte is on (1-based), its newlines, the lines it touches, its
-// runes, and whether it ends a line.
+// middle is the removed middle text[h:t] (h < t) of a text: the lines
+// it touches and its runes, for the marker.
 type middle struct {
-	start, newlines, lines, chars int
-	endsLine                      bool
+	lines, chars int
 }
 
 // middleOf measures text[h:t] (h < t, both cuts where no rune spans) by
@@ -137,31 +135,12 @@ type middle struct {
 // taken from the text's nl and runes.
 func middleOf(text string, h, t, nl, runes int) middle {
 	head, tail := text[:h], text[t:]
-	headNL := strings.Count(head, "\n")
-	m := middle{start: headNL + 1, newlines: nl - headNL - strings.Count(tail, "\n")}
-	m.endsLine = text[t-1] == '\n'
-	m.lines = m.newlines
-	if !m.endsLine {
-		m.lines++
+	m := middle{lines: nl - strings.Count(head, "\n") - strings.Count(tail, "\n")}
+	if text[t-1] != '\n' {
+		m.lines++ // the middle's last line is not closed by it
 	}
 	m.chars = runes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
 	return m
-}
-
-// result is the truncation that removed m, with out its text of tokens
-// tokens (as elided returns it).
-func (m middle) result(out string, tokens int) MiddleResult {
-	end := m.start + m.newlines
-	if m.endsLine {
-		end-- // the range ends with the line that the middle's last newline closes
-	}
-	return MiddleResult{
-		Text:        out,
-		Truncated:   true,
-		Elided:      ctxd.LineRange{Start: m.start, End: max(end, m.start)},
-		ElidedChars: m.chars,
-		Tokens:      tokens,
-	}
 }
 
 func marker(lines, chars int) string {
