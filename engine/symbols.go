@@ -180,7 +180,6 @@ func isName(s string) bool {
 	return s != ""
 }
 
-// defLine reports a line that is the first line of one of defs.
 // declLines are the lines that declare defs: each definition's first
 // line naming it, which is not its first line when an annotation (Java's
 // @Override, a Rust attribute) or a doc comment starts it.

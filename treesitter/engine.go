@@ -120,24 +120,13 @@ func (a *analysis) views(ctx context.Context, src []byte, opts Options, left fun
 // views (they copy whole lines and need not parse). FocusViews may run
 // concurrently.
 func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]View, error) {
-	if err := check(lang, src); err != nil {
-		return nil, err
-	}
-	if !opts.focuses() {
-		return nil, nil
-	}
-	return cachedViews(ctx, "focus", lang, src, opts, func(ctx context.Context, sum sourceSum) ([]View, error) {
-		a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, opts.timeout()), opts.Store)
-		if err != nil && !errors.Is(err, errSyntax) {
-			return nil, err
-		}
-		return focusViews(lang, a.src, a.lines, a.symbols, a.imports, opts), nil
-	})
+	vs, errs := FocusViewsEach(ctx, lang, src, opts, [][]int{opts.KeepLines})
+	return vs[0], errs[0]
 }
 
 // FocusViewsEach is [FocusViews] for each of keeps in turn (opts with
 // KeepLines set to keeps[i]): views[i] and errs[i] are what that call
-// returns, each cached alone, and what the calls share (the file's
+// returns (FocusViews is the one-keep case), each cached alone, and what the calls share (the file's
 // analysis, lines, imports and the words of its lines) is found once. The
 // focus ladder asks for up to seven focus views of one file a request.
 func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
