@@ -485,6 +485,32 @@ func TestMCPCompactHistoryRejectsNonMessages(t *testing.T) {
 	}
 }
 
+// TestOutlineNotFoundOneMessage: a file the workspace does not hold is
+// answered by the daemon and the MCP server with one message, after each
+// door's prefix, and the message says where the path is read from (the
+// daemon said only "read /abs/path: not found"; MCP added a hint of its
+// own).
+func TestOutlineNotFoundOneMessage(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	m := startMCP(t, dir)
+	for _, p := range []string{"nosuch.go", "sub/nosuch.go", filepath.Join(dir, "nosuch.go")} {
+		r := d.call("ctx/outline", map[string]any{"path": p})
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-31002) {
+			t.Fatalf("ctx/outline %s: %v, want error -31002", p, r)
+		}
+		daemon, _ := e["message"].(string)
+		mcp := toolError(t, m.tool("outline", map[string]any{"path": p}))
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+		want := rel + ": not found (check the path: it is read relative to the workspace root, " + dir + ")"
+		if daemon != "ctx/outline: "+want || mcp != "outline: "+want {
+			t.Errorf("%s: daemon %q, MCP %q, want %q after each door's prefix", p, daemon, mcp, want)
+		}
+	}
+}
+
 // TestNamesAreData: committed file names holding a newline and a code
 // fence, terminal escapes, control bytes and invalid UTF-8 are escaped
 // wherever they are shown (markdown and XML prompt, pack, the tree), so
