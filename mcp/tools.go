@@ -302,6 +302,9 @@ func (s *Server) findSymbol(ctx context.Context, c *call, in FindSymbolIn) (*too
 	if res.Truncated {
 		sb.WriteString(" (more references left out; raise max_references)")
 	}
+	if note := res.ReceiverNote(); note != "" {
+		sb.WriteString(" (" + note + ")")
+	}
 	sb.WriteString("\n")
 	for _, d := range res.Definitions {
 		fmt.Fprintln(&sb, d)
