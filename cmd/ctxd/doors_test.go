@@ -386,7 +386,7 @@ func corpusRepo(t *testing.T) (string, []string, []string) {
 	return testutil.GitRepo(t, files), values, names
 }
 
-// TestSecretsCorpusDoors: the corpus's 41 fake secrets in nine formats
+// TestSecretsCorpusDoors: the corpus's 42 fake secrets in nine formats
 // reach no answer of any door: CLI prompt (markdown, XML), pack
 // (markdown, XML, JSON), outline and truncate; the daemon's buildPrompt,
 // pack and outline; MCP build_context, outline and find_symbol; a
