@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"regexp"
+	"strings"
 
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
@@ -36,8 +37,9 @@ var (
 	// A constructor call assigned: "w = new JsonWriter(", "w = Writer(",
 	// "w := &Writer{".
 	declAssignNew = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s*:?=\s*(?:new\s+|&)?([A-Z][A-Za-z0-9_]*)\s*[({]`)
-	// Go's parameters, fields and vars: "w *Writer", "var s store.Store".
-	declGo = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s+\*?(?:[a-z_][A-Za-z0-9_]*\.)?([A-Z][A-Za-z0-9_]*)\b`)
+	// Go's parameters, fields and vars: "w *Writer", "var s store.Store"
+	// (the type keeps its package: http.Handler is not a local Handler).
+	declGo = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s+\*?((?:[a-z_][A-Za-z0-9_]*\.)?[A-Z][A-Za-z0-9_]*)\b`)
 )
 
 // fileDecls returns the file's typed declarations by variable, in line
@@ -103,6 +105,21 @@ func enclosingType(defs []index.Def, n int) string {
 		}
 	}
 	return best
+}
+
+// abstractIn reports a definition d of defs declared inside an interface
+// (Go's interface, Java's and TypeScript's, a Rust trait): a call on a
+// variable of that type may reach any implementation.
+func abstractIn(defs []index.Def, d index.Def) bool {
+	for _, o := range defs {
+		if o.Name != d.Parent || o.Line > d.Line || max(o.End, o.Line) < d.Line {
+			continue
+		}
+		if o.Kind == "interface" || o.Kind == "trait" || o.Kind == "type" && strings.Contains(o.Signature, "interface") {
+			return true
+		}
+	}
+	return false
 }
 
 // classLike are the definition kinds whose body is a type's.

@@ -119,9 +119,11 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	needle := []byte(name)
 	// With a qualifier, every use is kept with its receivers' types and
 	// decided once every definition of the name is known (owners: the
-	// types that define it, and the qualifier).
+	// types that define it with a body, and the qualifier: a call on an
+	// interface may reach the qualifier's method).
 	var pending []pendingRef
 	owners := map[string]bool{qual: true}
+	mine := map[string]bool{qual: true} // the qualifier, and with its package
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -148,11 +150,18 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 					continue
 				}
 				named = append(named, d)
-				if d.Parent != "" {
+				if d.Parent != "" && !abstractIn(ent.Defs, d) {
+					// As a declaration names the type: bare, or with its
+					// package (Go's store.Store; the directory stands for
+					// the package).
 					owners[d.Parent] = true
+					owners[path.Base(path.Dir(rel))+"."+d.Parent] = true
 				}
 				if qual == "" || d.Parent == qual || path.Base(path.Dir(rel)) == qual {
 					defs = append(defs, d)
+					if d.Parent == qual {
+						mine[path.Base(path.Dir(rel))+"."+qual] = true
+					}
 				}
 			}
 		}
@@ -185,7 +194,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 	}
 	for _, p := range pending {
-		h, keep := p.decide(qual, owners)
+		h, keep := p.decide(qual, mine, owners)
 		if !keep {
 			res.OtherReceivers++
 			continue
@@ -225,14 +234,14 @@ type pendingRef struct {
 	types []string
 }
 
-// decide keeps a use one of whose receivers is the qualifier (marked
-// so), leaves out one all of whose receivers are other types that define
+// decide keeps a use one of whose receivers is the qualifier (mine: the
+// qualifier, bare or with its package; marked so), leaves out one all of whose receivers are other types that define
 // the name, and keeps the rest marked unknown (a type that does not
 // define the name may inherit the qualifier's).
-func (p pendingRef) decide(qual string, owners map[string]bool) (SymbolHit, bool) {
+func (p pendingRef) decide(qual string, mine, owners map[string]bool) (SymbolHit, bool) {
 	other := len(p.types) > 0
 	for _, t := range p.types {
-		if t == qual {
+		if mine[t] {
 			p.hit.Receiver = qual
 			return p.hit, true
 		}
