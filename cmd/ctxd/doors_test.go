@@ -389,7 +389,7 @@ func corpusRepo(t *testing.T) (string, []string, []string) {
 // TestSecretsCorpusDoors: the corpus's 42 fake secrets in nine formats
 // reach no answer of any door: CLI prompt (markdown, XML), pack
 // (markdown, XML, JSON), outline and truncate; the daemon's buildPrompt,
-// pack and outline; MCP build_context, outline and find_symbol; a
+// pack, outline and findSymbol; MCP build_context, outline and find_symbol; a
 // session's checkpoint shown and resumed.
 func TestSecretsCorpusDoors(t *testing.T) {
 	dir, secrets, files := corpusRepo(t)
@@ -444,6 +444,12 @@ func TestSecretsCorpusDoors(t *testing.T) {
 			method string
 			params map[string]any
 		}{"ctx/outline", map[string]any{"path": f, "level": "full"}})
+	}
+	for _, name := range []string{"GITHUB_TOKEN", "SESSION_JWT", "KEY"} {
+		calls = append(calls, struct {
+			method string
+			params map[string]any
+		}{"ctx/findSymbol", map[string]any{"name": name}})
 	}
 	for _, c := range calls {
 		b, _ := json.Marshal(d.call(c.method, c.params))

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -27,4 +29,33 @@ func TestSymbolCLI(t *testing.T) {
 		{"not a name", []string{"symbol", "--root", dir, "two words"}, 1, "", "want an identifier", ""},
 		{"no name", []string{"symbol", "--root", dir}, 2, "", "want one NAME", ""},
 	})
+}
+
+// TestFindSymbolOverRPC: the daemon answers ctx/findSymbol (it had no
+// symbol lookup, though the CLI and MCP had) with what `ctxd symbol
+// --json` prints; a bad name is -32602.
+func TestFindSymbolOverRPC(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"Rw.java": "class W {\n  void begin() {}\n}\nclass R {\n  void begin() {}\n}\nclass U {\n  void u(W w, R r, Object o) {\n    w.begin();\n    r.begin();\n    o.x().begin();\n  }\n}\n",
+	})
+	out, errOut, code := runCtxd(t, dir, "", nil, "symbol", "--json", "W#begin")
+	if code != 0 {
+		t.Fatalf("ctxd symbol: exit %d: %s", code, errOut)
+	}
+	var cli map[string]any
+	if err := json.Unmarshal([]byte(out), &cli); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	rpc := result(t, d.call("ctx/findSymbol", map[string]any{"name": "W#begin"}))
+	if !reflect.DeepEqual(rpc, cli) {
+		t.Errorf("ctx/findSymbol\n%v\nctxd symbol --json\n%v", rpc, cli)
+	}
+	if refs, _ := rpc["references"].([]any); len(refs) != 2 || rpc["other_receivers"] != float64(1) {
+		t.Errorf("ctx/findSymbol W#begin: %v, want two references and R's left out", rpc)
+	}
+	if e, _ := d.call("ctx/findSymbol", map[string]any{"name": "two words"})["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Errorf("ctx/findSymbol of two words: %v, want -32602", e)
+	}
 }
