@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func TestFindSymbol(t *testing.T) {
 			for _, r := range res.References {
 				refs = append(refs, r.Path+":"+strconv.Itoa(r.Line))
 			}
-			if !equal(defs, tt.defs) || !equal(refs, tt.refs) {
+			if !slices.Equal(defs, tt.defs) || !slices.Equal(refs, tt.refs) {
 				t.Errorf("defs %v refs %v, want %v %v", defs, refs, tt.defs, tt.refs)
 			}
 		})
@@ -131,21 +132,9 @@ func TestFindSymbolReceivers(t *testing.T) {
 				}
 				refs = append(refs, ref)
 			}
-			if !equal(refs, tt.refs) || res.OtherReceivers != tt.other || res.ReceiverUnknown != tt.unknown {
+			if !slices.Equal(refs, tt.refs) || res.OtherReceivers != tt.other || res.ReceiverUnknown != tt.unknown {
 				t.Errorf("refs %v, %d other, %d unknown; want %v, %d, %d", refs, res.OtherReceivers, res.ReceiverUnknown, tt.refs, tt.other, tt.unknown)
 			}
 		})
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
