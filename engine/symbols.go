@@ -101,8 +101,8 @@ type SymbolResult struct {
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := query.SplitQualified(req.Name)
-	if name == "" || !isName(name) {
+	qual, name := splitSymbol(req.Name)
+	if name == "" || !isName(strings.TrimPrefix(name, "#")) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
@@ -225,6 +225,19 @@ func (r *SymbolResult) ReceiverNote() string {
 		parts = append(parts, fmt.Sprintf("%d listed as ref? (their receiver's type is not known)", r.ReceiverUnknown))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// splitSymbol splits a symbol request as query.SplitQualified does,
+// except that a JavaScript private name keeps its #: "Ky.#retry" and
+// "#retry" name #retry (the symbol index's name for it), where # alone
+// separates a type from its method (Store#open).
+func splitSymbol(s string) (qual, name string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "#"); i >= 0 && (i == 0 || s[i-1] == '.') && isName(s[i+1:]) {
+		qual, _ = query.SplitQualified(strings.TrimSuffix(s[:i], ".") + ".x")
+		return qual, s[i:]
+	}
+	return query.SplitQualified(s)
 }
 
 // pendingRef is a use of a qualified name with its receivers' types

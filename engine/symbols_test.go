@@ -21,6 +21,9 @@ func TestFindSymbol(t *testing.T) {
 		// line naming it is not a reference to it.
 		"Builder.java": "class Builder {\n  @Deprecated\n  // setFormat sets it.\n  public Builder setFormat(String p) {\n    return this;\n  }\n  void use() { setFormat(\"x\"); }\n}\n",
 		"tasks.py":     "@cache\ndef load_all(k):\n    return k\n\nload_all(1)\n",
+		// A JavaScript private method: its name keeps the # (ky's
+		// Ky.#retry found only the unrelated public retry).
+		"web/ky.ts": "class Ky {\n  #retryCount = 0;\n  async #retry(f) {\n    this.#retryCount++;\n    return f();\n  }\n  run() {\n    return this.#retry(() => 1);\n  }\n}\nexport const retry = 1;\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -49,6 +52,8 @@ func TestFindSymbol(t *testing.T) {
 		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"setFormat", []string{"Builder.java:2"}, []string{"Builder.java:7"}, false, false},
 		{"load_all", []string{"tasks.py:2"}, []string{"tasks.py:5"}, false, false},
+		{"Ky.#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
+		{"#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
 		{"Nowhere", nil, nil, false, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},
