@@ -441,6 +441,9 @@ func (r *run) optimize() ([]byte, error) {
 		return nil, err
 	}
 	fits := ev != nil || r.fit()
+	if fits && ev == nil {
+		r.refill()
+	}
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {
