@@ -33,6 +33,9 @@ import (
 type maskPlan struct {
 	at   []int
 	last int
+	// byCall is each output's index by its call id (staleReads reads it
+	// too).
+	byCall map[string]int
 }
 
 // masked reports output k masked by a step.
@@ -76,14 +79,17 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	// edited[k]: the output of the call that supersedes read k (a later
 	// read of its lines or an edit of its file), n when none.
 	edited := make([]int, n)
-	at := make(map[string]int, n)
+	p.byCall = make(map[string]int, n)
 	for k, c := range outputs {
 		edited[k] = n
-		at[c.seg.CallID()] = k
+		p.byCall[c.seg.CallID()] = k
 	}
 	for k, c := range outputs {
+		// sup is by call id and holds reads only, but ids repeat (chained
+		// sessions restart at call_0): only a read's own supersession
+		// counts (without the fileRead check the chat 16k replay moves).
 		if sp, ok := sup[c.seg.CallID()]; ok && r.fileRead(c.seg) {
-			if j, ok := at[sp.By]; ok && j > k {
+			if j, ok := p.byCall[sp.By]; ok && j > k {
 				edited[k] = j
 			}
 		}

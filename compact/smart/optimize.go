@@ -313,7 +313,10 @@ type run struct {
 	est         *request.Estimator
 	before      int
 
-	calls  map[string]callInfo
+	calls map[string]callInfo
+	// sup are the superseded file reads by call id (index; the rule both
+	// compactors share, request.Superseded).
+	sup    map[string]request.Supersession
 	latest []string // the texts of the latest turn (index)
 	// lastTurn is the texts of the user messages after the last
 	// assistant message (index).
