@@ -858,35 +858,23 @@ func (r *run) refill(room int) {
 }
 
 // largestPreview is seg condensed (condenseWith) to the most characters
-// whose segment counts at most limit tokens, found by bisection from the
-// text's own characters per token; tokens 0 when even the smallest
-// preview tried is over.
+// whose segment counts at most limit tokens (request.LargestFit, from the
+// text's own characters per token); tokens 0 when none tried fits.
 func (r *run) largestPreview(seg *request.Segment, hash string, limit int) (out string, hidden, tokens, chars int) {
 	total := utf8.RuneCountInString(seg.Text)
 	isErr, images := r.isError(seg), len(seg.Images())
-	lo, hi := 0, total-minHidden
 	guess := int(float64(limit) * float64(total) / float64(max(seg.Tokens, 1)))
-	for range 8 {
-		g := min(max(guess, lo+1), hi)
-		if g <= lo {
-			break
+	chars = request.LargestFit(limit, guess, total-minHidden, func(n int) (int, bool) {
+		o, h, ok := condenseWith(r.rt, seg.Text, n, isErr, hash, images)
+		if !ok {
+			return 0, false
 		}
-		o, h, ok := condenseWith(r.rt, seg.Text, g, isErr, hash, images)
-		n := 0
-		if ok {
-			n = r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", o))
+		t := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", o))
+		if t <= limit {
+			out, hidden, tokens = o, h, t // the latest fit is the largest
 		}
-		if ok && n <= limit {
-			out, hidden, tokens, chars = o, h, n, g
-			lo = g
-		} else {
-			hi = g - 1
-		}
-		if hi-lo < max(64, hi/50) || tokens > 0 && limit-tokens < max(16, limit/50) {
-			break
-		}
-		guess = lo + (hi-lo)/2
-	}
+		return t, true
+	})
 	return out, hidden, tokens, chars
 }
 

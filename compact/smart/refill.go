@@ -77,35 +77,25 @@ func (r *run) refill() {
 
 // largestView is c's condensedView (head, critical lines, tail; a file
 // read without tail) of the most bytes whose segment counts at most
-// limit tokens, found by bisection from the text's own bytes per token;
-// tokens 0 when none fits.
+// limit tokens (request.LargestFit, from the text's own bytes per
+// token); tokens 0 when none tried fits.
 func (r *run) largestView(c *cand, limit int) (text string, tokens int) {
 	s := c.seg
 	tail := 1 << 20
 	if r.fileRead(s) {
 		tail = 0
 	}
-	lo, hi := 0, len(s.Text)
 	guess := int(float64(limit) * float64(len(s.Text)) / float64(max(s.Tokens, 1)))
-	for range 8 {
-		g := min(max(guess, lo+1), hi)
-		if g <= lo {
-			break
+	request.LargestFit(limit, guess, len(s.Text), func(n int) (int, bool) {
+		t, ok := condensedView(s.Text, c.in.Hash, view{head: 1 << 20, tail: tail, chars: n}, r.rt)
+		if !ok {
+			return 0, false
 		}
-		t, ok := condensedView(s.Text, c.in.Hash, view{head: 1 << 20, tail: tail, chars: g}, r.rt)
-		n := 0
-		if ok {
-			n = r.segTokens(s, t)
+		k := r.segTokens(s, t)
+		if k <= limit {
+			text, tokens = t, k // the latest fit is the largest
 		}
-		if ok && n <= limit {
-			text, tokens, lo = t, n, g
-		} else {
-			hi = g - 1
-		}
-		if hi-lo < max(64, hi/50) || tokens > 0 && limit-tokens < max(16, limit/50) {
-			break
-		}
-		guess = lo + (hi-lo)/2
-	}
+		return k, true
+	})
 	return text, tokens
 }
