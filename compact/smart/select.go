@@ -579,7 +579,7 @@ func (r *run) crossTurn(c *cand) {
 // setView builds (or finds cached) a view of c's text and sets it as the
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
@@ -779,7 +779,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	if !r.maskHinted {
 		rt = r.rt
 	}
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
 		c.reason = small
