@@ -85,9 +85,9 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 		p.byCall[c.seg.CallID()] = k
 	}
 	for k, c := range outputs {
-		// sup is by call id and holds reads only, but ids repeat (chained
-		// sessions restart at call_0): only a read's own supersession
-		// counts (without the fileRead check the chat 16k replay moves).
+		// sup is by call id and holds reads only; the fileRead check
+		// matters when a client reuses a call id for another call: only
+		// a read's own supersession counts.
 		if sp, ok := sup[c.seg.CallID()]; ok && r.fileRead(c.seg) {
 			if j, ok := p.byCall[sp.By]; ok && j > k {
 				edited[k] = j
