@@ -45,11 +45,7 @@ func TestRefillUsesTheBudget(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			body := render(f, "gpt-4", c)
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := Options{Model: "gpt-4", Store: store, Session: "s"}
+			opts := Options{Model: "gpt-4", Store: openStore(t, t.TempDir(), artifacts.Options{}), Session: "s"}
 			got, rep, err := Compress(t.Context(), body, opts)
 			if err != nil {
 				t.Fatal(err)
