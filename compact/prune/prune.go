@@ -308,8 +308,8 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	before := fixed
 	for i, it := range req.Items {
 		r.est.Item(it)
-		r.st[i].before, r.st[i].tokens = it.Tokens, it.Tokens
-		before += it.Tokens
+		r.st[i].before, r.st[i].tokens = int(it.Tokens), int(it.Tokens)
+		before += int(it.Tokens)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -601,7 +601,7 @@ func (r *run) dropOrphans() {
 			what = "tool call without a result"
 		}
 		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
-			st.tokens -= seg.Tokens
+			st.tokens -= int(seg.Tokens)
 			st.orphans++
 			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID()))
 			continue
@@ -771,7 +771,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
 			continue
 		}
-		cur, idx := seg.Tokens, -1
+		cur, idx := int(seg.Tokens), -1
 		for k, c := range r.condensed[i] {
 			if c.Segment == j {
 				cur, idx = c.TokensAfter, k
@@ -793,7 +793,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		st.tokens -= cur - after
 		r.total -= cur - after
-		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after}
+		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: int(seg.Tokens), TokensAfter: after}
 		if idx >= 0 {
 			r.condensed[i][idx] = c
 		} else {

@@ -131,7 +131,7 @@ func (r *Request) Pair() *Pairing {
 			if s.Kind != SegToolCall || answered[SegRef{i, j}] {
 				continue
 			}
-			if s.CallID() == "" && (r.Format != FormatChat || s.array >= 0) {
+			if s.CallID() == "" && (r.Format != FormatChat || s.array() >= 0) {
 				p.Orphans = append(p.Orphans, SegRef{i, j})
 				continue
 			}
@@ -194,7 +194,7 @@ func legacyCall(it *Item, name string) bool {
 	}
 	for i := range it.Segments {
 		s := &it.Segments[i]
-		if s.Kind == SegToolCall && s.CallID() == "" && s.array < 0 && s.Name() == name {
+		if s.Kind == SegToolCall && s.CallID() == "" && s.array() < 0 && s.Name() == name {
 			return true
 		}
 	}

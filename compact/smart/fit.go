@@ -74,7 +74,7 @@ func (r *run) referenceOnly(c *cand) {
 			text = l + "\n" + text
 		}
 	}
-	cur := c.seg.Tokens
+	cur := int(c.seg.Tokens)
 	if c.selected() {
 		cur = c.after
 	}
@@ -151,13 +151,13 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 func (r *run) floor() int {
 	n := request.ReplyPriming + r.est.Fixed(r.req)
 	for i := range r.protected {
-		n += r.req.Items[i].Tokens
+		n += int(r.req.Items[i].Tokens)
 	}
 	// A protected item's tool results are outputs (keeps): what they were
 	// reduced to counts, not what they were.
 	for _, c := range r.cands {
-		if r.protected[c.ref.Item] && !r.keeps(c) && c.transform != "" && c.after < c.seg.Tokens {
-			n -= c.seg.Tokens - c.after
+		if r.protected[c.ref.Item] && !r.keeps(c) && c.transform != "" && c.after < int(c.seg.Tokens) {
+			n -= int(c.seg.Tokens) - c.after
 		}
 	}
 	return n

@@ -99,7 +99,7 @@ func (r *run) forwardedTokens() []int {
 	}
 	for _, c := range r.cands {
 		if c.selected() {
-			ft[c.ref.Item] += c.after - c.seg.Tokens
+			ft[c.ref.Item] += c.after - int(c.seg.Tokens)
 		}
 	}
 	return ft

@@ -62,7 +62,7 @@ func TestPlanMaskingSteps(t *testing.T) {
 				ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
 				r.calls[id] = ci
 				seg := request.NewSegment(request.SegToolResult, "bash", id, "")
-				seg.Tokens = tt.sizes(k)
+				seg.Tokens = int32(tt.sizes(k))
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
 			p := r.planMasking(outputs, tt.step, nil)
