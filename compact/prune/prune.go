@@ -612,8 +612,8 @@ func (r *run) dropOrphans() {
 		// Responses reasoning item cannot stay without the item it
 		// precedes: the whole unit goes.
 		for _, j := range r.pair.Unit(r.pair.UnitOf(o.Item)) {
-			if j != o.Item && !r.st[j].gone {
-				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
+			if int(j) != o.Item && !r.st[j].gone {
+				r.remove(int(j), fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
 			}
 		}
 	}
@@ -875,7 +875,7 @@ func (r *run) evict(u int, why uint8, score float64) {
 		if st.gone {
 			continue
 		}
-		r.plan.DropItem(i)
+		r.plan.DropItem(int(i))
 		st.gone, st.summed = true, true
 		r.summed++
 		st.evictWhy, st.evictScore, st.reason = why, score, ""
@@ -1011,9 +1011,9 @@ func (r *run) summaryPosition() int {
 			for _, i := range unit {
 				if !r.st[i].gone {
 					if lo < 0 {
-						lo = i
+						lo = int(i)
 					}
-					hi = i
+					hi = int(i)
 				}
 			}
 			if lo >= 0 && lo < k && k <= hi {

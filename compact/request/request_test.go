@@ -250,12 +250,14 @@ func TestPair(t *testing.T) {
 			p := r.Pair()
 			var units [][]int
 			for u := range p.NumUnits() {
-				units = append(units, p.Unit(u))
+				var unit []int
 				for _, i := range p.Unit(u) {
-					if p.UnitOf(i) != u {
-						t.Errorf("UnitOf(%d) = %d, want %d", i, p.UnitOf(i), u)
+					unit = append(unit, int(i))
+					if p.UnitOf(int(i)) != u {
+						t.Errorf("UnitOf(%d) = %d, want %d", i, p.UnitOf(int(i)), u)
 					}
 				}
+				units = append(units, unit)
 			}
 			if d := cmp.Diff(tt.units, units); d != "" {
 				t.Errorf("units (-want +got):\n%s", d)

@@ -126,7 +126,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 			crosses[e] = true
 		}
 	}
-	limit := pair.Unit(pair.UnitOf(n - 1))[0]
+	limit := int(pair.Unit(pair.UnitOf(n - 1))[0])
 	from := 0
 	if c := sess.cut; c > 0 && c <= limit && !crosses[c] && r.req.Items[c-1].Hash() == sess.cutHash {
 		from = c
