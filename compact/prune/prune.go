@@ -95,15 +95,20 @@ func (p *Pruner) Compress(ctx context.Context, body []byte) ([]byte, *Report, er
 // CompressParsed is [Pruner.Compress] of a request the caller parsed
 // already (in the pruner's format), so a large request is not decoded a
 // second time. It sets the Tokens of req's items and segments (as
-// [request.Estimator.Item] does) and changes nothing else of req.
-func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *Report, error) {
+// [request.Estimator.Item] does) and changes nothing else of req. It also
+// returns the plan of req the output was emitted from, so the caller can
+// prove and count the output against it ([request.Plan.Verify]) rather
+// than parse it whole beside req (issue 28).
+func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *request.Plan, *Report, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if req.Format != p.opts.Format && p.opts.Format != "" {
-		return nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
+		return nil, nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
 	}
-	return p.runParsed(ctx, req, "")
+	var plan *request.Plan
+	out, rep, err := p.runParsed(ctx, req, "", &plan)
+	return out, plan, rep, err
 }
 
 // ForRetry prunes a history for an agent's retry after a failure: the
@@ -284,10 +289,12 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	return p.runParsed(ctx, req, errText)
+	return p.runParsed(ctx, req, errText, nil)
 }
 
-func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string) ([]byte, *Report, error) {
+// runParsed prunes req; plan, when not nil, receives the plan the output
+// was emitted from.
+func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string, plan **request.Plan) ([]byte, *Report, error) {
 	s, err := p.opts.resolve(req.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
@@ -413,6 +420,9 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	}
 	rep.Removed = r.summed + r.removed
 	p.logRun(rep, r)
+	if plan != nil {
+		*plan = r.plan
+	}
 	return out, rep, nil
 }
 

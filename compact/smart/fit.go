@@ -107,31 +107,34 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
 	}
 	// Nothing rewritten: the pruner reads the request as parsed already
-	// (a second parse doubled what a large request holds).
-	var evicted []byte
-	var prep *prune.Report
-	if out == nil {
-		evicted, prep, err = p.CompressParsed(r.ctx, r.req)
-	} else {
-		evicted, prep, err = p.Compress(r.ctx, out)
+	// (a second parse doubled what a large request holds); else the
+	// rewritten one, parsed here as the pruner would. Its output is
+	// proved against the pruner's plan and counted from it, not parsed
+	// whole beside the request (issue 28).
+	req := r.req
+	if out != nil {
+		if req, err = request.Parse(out, r.req.Format); err != nil {
+			return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
+		}
 	}
+	evicted, plan, prep, err := p.CompressParsed(r.ctx, req)
 	if errors.Is(err, ctxd.ErrOverBudget) {
 		return nil, 0, r.overBudget(after)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
 	}
-	req, err := request.Parse(evicted, r.req.Format)
-	if err != nil {
-		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
-	}
-	if len(req.Items) == 0 && len(r.req.Items) > 0 {
+	if plan.Len() == 0 && len(r.req.Items) > 0 {
 		// An empty conversation is no request a provider answers: the
 		// request does not fit (a proxy forwards the original, so the
 		// provider's own error reaches the agent).
 		return nil, 0, r.overBudget(after)
 	}
-	if n := r.est.Request(req); n < after {
+	n, err := plan.Verify(evicted, r.est)
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
+	}
+	if n < after {
 		after = n
 	} else {
 		return nil, 0, r.overBudget(after)
