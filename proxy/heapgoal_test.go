@@ -38,7 +38,7 @@ func TestHeapGoal(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(up.URL)
-	p, err := proxy.New(proxy.Options{Upstream: u, Flow: flow, Logger: slog.New(slog.DiscardHandler), HeapGoal: heapgoal.New(4, 1<<20)})
+	p, err := proxy.New(proxy.Options{Upstream: u, Flow: flow, Logger: slog.New(slog.DiscardHandler), HeapGoal: heapgoal.New(10, 4, 1<<20)})
 	if err != nil {
 		t.Fatal(err)
 	}
