@@ -29,12 +29,14 @@ import (
 // heap goal (internal/heapgoal) runs the collector when the heap has
 // grown 10% over what is live, so the process peaks near 1.1x this plus
 // what the runtime keeps beside the heap: the live peak must stay well
-// under 4x for the process's peak to. It is the live heap the collector
+// under 4x for the process's peak to. Here: 2.85-2.97x at 30,000
+// messages, 3.05x at 300,000 (BENCHMARKS.md, "h28heap"); 3.36-3.41x
+// before the model of 48+40 bytes a message. It is the live heap the collector
 // finds, not RSS, and every collection stops the world while it marks
 // (GODEBUG=gcstoptheworld=1: a concurrent one counts the garbage
 // allocated while it marked as live, up to 1x the body more here), so a
 // loaded machine does not move it.
-const livePeakPerByte = 3.5
+const livePeakPerByte = 3.2
 
 // TestLivePeak sends 30,000 tiny messages (2 MB) through the proxy in
 // process with the collector running whenever the heap has grown 1%
