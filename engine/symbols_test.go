@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,21 +70,9 @@ func TestFindSymbol(t *testing.T) {
 			for _, r := range res.References {
 				refs = append(refs, r.Path+":"+strconv.Itoa(r.Line))
 			}
-			if !equal(defs, tt.defs) || !equal(refs, tt.refs) {
+			if !slices.Equal(defs, tt.defs) || !slices.Equal(refs, tt.refs) {
 				t.Errorf("defs %v refs %v, want %v %v", defs, refs, tt.defs, tt.refs)
 			}
 		})
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

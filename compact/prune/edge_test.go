@@ -268,6 +268,16 @@ func TestCalibrationJSONvsProse(t *testing.T) {
 	}
 }
 
+// openStore opens an artifact store in dir, failing the test on an error.
+func openStore(t *testing.T, dir string, opts artifacts.Options) *artifacts.Store {
+	t.Helper()
+	s, err := artifacts.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // probe returns the report of a run with a budget nothing exceeds: the
 // request's floor, minimum and size.
 func probe(t *testing.T, body []byte, opts Options) *Report {
@@ -320,10 +330,7 @@ func TestSummaryErrorsAndReference(t *testing.T) {
 	c = append(c, user("And now?"))
 	body := render(request.FormatChat, "gpt-4o", c)
 	dir := t.TempDir()
-	store, err := artifacts.Open(dir, artifacts.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore(t, dir, artifacts.Options{})
 	total := probe(t, body, Options{WindowSize: 1}).TokensBefore
 	out, rep, err := Compress(t.Context(), body, Options{WindowSize: 1, Budget: total / 12, Store: store, Session: "s"})
 	if err != nil {
@@ -378,10 +385,7 @@ func TestDuplicatesBelowBudget(t *testing.T) {
 	c = append(c, user("Good?"))
 	for _, f := range request.Formats {
 		body := render(f, "gpt-4o", c)
-		store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := openStore(t, t.TempDir(), artifacts.Options{})
 		got, rep, err := Compress(t.Context(), body, Options{Store: store, Session: "s"})
 		if err != nil {
 			t.Fatal(err)
@@ -425,10 +429,7 @@ func TestOpenPairCondensedLast(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			body := render(f, "gpt-4o", c)
 			total := probe(t, body, Options{WindowSize: 1}).TokensBefore
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := openStore(t, t.TempDir(), artifacts.Options{})
 			opts := Options{WindowSize: 1, Budget: total / 4, Store: store, Session: "s"}
 			got, rep, err := Compress(t.Context(), body, opts)
 			if err != nil {
@@ -506,10 +507,7 @@ func TestPressureBands(t *testing.T) {
 		{"over", size * 3 / 4, request.BandCritical, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := openStore(t, t.TempDir(), artifacts.Options{})
 			got, rep, err := Compress(t.Context(), body, Options{Budget: tc.budget, Store: store, Session: "s"})
 			if err != nil {
 				t.Fatal(err)
@@ -568,10 +566,7 @@ func TestOneEvictedArtifact(t *testing.T) {
 	}
 	c = append(c, user("And now?"))
 	body := render(request.FormatChat, "gpt-4o", c)
-	real, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	real := openStore(t, t.TempDir(), artifacts.Options{})
 	store := &countingStore{Store: real}
 	_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
 	if err != nil {
