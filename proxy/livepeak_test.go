@@ -3,24 +3,15 @@ package proxy_test
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/proxy"
 )
 
 // livePeakPerByte bounds what the proxy holds live at its peak over the
@@ -68,36 +59,8 @@ func TestLivePeak(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
-	}))
-	defer up.Close()
-	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: filepath.Join(t.TempDir(), "state")}, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(up.URL)
-	p, err := proxy.New(proxy.Options{Upstream: u, Flow: flow, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
-	defer srv.Close()
-	post := func(body []byte) {
-		t.Helper()
-		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-	}
-	post(manySmall(10)) // the tokenizer tables: part of the constant
+	srv := smallAnswerProxy(t, nil, nil)
+	send(t, srv.URL, manySmall(10)) // the tokenizer tables: part of the constant
 
 	least := math.Inf(1)
 	for salt := 1; salt <= 2; salt++ {
@@ -105,7 +68,7 @@ func TestLivePeak(t *testing.T) {
 		// scripts/proxy-mem.py's are; the client's copy of the body is
 		// live before the request, so it is in the idle heap.
 		body := bytes.Replace(manySmall(n), []byte("You are helpful. 0"), fmt.Appendf(nil, "You are helpful. %d", salt), 1)
-		peak, idle := livePeak(func() { post(body) })
+		peak, idle := livePeak(func() { send(t, srv.URL, body) })
 		per := float64(peak-idle) / float64(len(body))
 		t.Logf("%d messages, %d-byte body: idle live heap %.1f MB, peak %.1f MB: %.2fx the body",
 			n, len(body), float64(idle)/1e6, float64(peak)/1e6, per)
