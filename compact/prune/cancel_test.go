@@ -110,8 +110,8 @@ func TestCompressParsed(t *testing.T) {
 				}
 				wantN := est.Request(whole)
 				n, err := plan.Verify(got, est)
-				if err != nil || n != wantN || plan.Len() != len(whole.Items) {
-					t.Errorf("the plan: Verify %d, %v, %d items; the whole parse %d tokens, %d items", n, err, plan.Len(), wantN, len(whole.Items))
+				if err != nil || n != wantN {
+					t.Errorf("the plan: Verify %d, %v; the whole parse %d tokens", n, err, wantN)
 				}
 			})
 		}

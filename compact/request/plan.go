@@ -64,21 +64,6 @@ func (p *Plan) SetText(ref SegRef, text string) bool {
 	return true
 }
 
-// Len is the number of items the plan emits: the request's less the
-// dropped ones, and the inserted ones.
-func (p *Plan) Len() int {
-	if p.r.InputString {
-		return 1 + len(p.inserts)
-	}
-	n := len(p.inserts)
-	for _, d := range p.drop {
-		if !d {
-			n++
-		}
-	}
-	return n
-}
-
 // Insert adds the item raw (a JSON object in the request's format) before
 // the original item at; at == len(Items) appends. Inserts at the same
 // place keep their call order.
