@@ -31,10 +31,14 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 	})
 }
 
-// The proxy's heap goal: the idle process plus proxyHeapPerByte bytes
-// per body byte in flight, or plus proxyHeapSlack when that is more
-// (issue 28's bound is 4x the body plus a constant).
+// The proxy's heap goal while bodies are in flight: the collector runs
+// when the heap has grown proxyHeapPercent over what it found live (or
+// proxyHeapSlack over the idle process, when that is more), under a
+// limit of the idle process plus proxyHeapPerByte bytes per body byte in
+// flight, or plus proxyHeapSlack when that is more (issue 28's bound is
+// 4x the body plus a constant; internal/heapgoal).
 const (
+	proxyHeapPercent = 10
 	proxyHeapPerByte = 4
 	proxyHeapSlack   = 4 << 20
 )
@@ -130,7 +134,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 		// a few times the bodies in flight, not the collector's default
 		// headroom over the tokenizer tables (BENCHMARKS.md, "h28model");
 		// GOMEMLIMIT overrides it.
-		goal = heapgoal.New(proxyHeapPerByte, proxyHeapSlack)
+		goal = heapgoal.New(proxyHeapPercent, proxyHeapPerByte, proxyHeapSlack)
 	}
 	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != "", MaxBodyBytes: maxBody, HeapGoal: goal})
 	if err != nil {

@@ -96,15 +96,20 @@ func (p *Pruner) Compress(ctx context.Context, body []byte) ([]byte, *Report, er
 // CompressParsed is [Pruner.Compress] of a request the caller parsed
 // already (in the pruner's format), so a large request is not decoded a
 // second time. It sets the Tokens of req's items and segments (as
-// [request.Estimator.Item] does) and changes nothing else of req.
-func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *Report, error) {
+// [request.Estimator.Item] does) and changes nothing else of req. It also
+// returns the plan of req the output was emitted from, so the caller can
+// prove and count the output against it ([request.Plan.Verify]) rather
+// than parse it whole beside req (issue 28).
+func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *request.Plan, *Report, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if req.Format != p.opts.Format && p.opts.Format != "" {
-		return nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
+		return nil, nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
 	}
-	return p.runParsed(ctx, req, "")
+	var plan *request.Plan
+	out, rep, err := p.runParsed(ctx, req, "", &plan)
+	return out, plan, rep, err
 }
 
 // ForRetry prunes a history for an agent's retry after a failure: the
@@ -289,10 +294,12 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	return p.runParsed(ctx, req, errText)
+	return p.runParsed(ctx, req, errText, nil)
 }
 
-func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string) ([]byte, *Report, error) {
+// runParsed prunes req; plan, when not nil, receives the plan the output
+// was emitted from.
+func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string, plan **request.Plan) ([]byte, *Report, error) {
 	s, err := p.opts.resolve(req.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
@@ -313,8 +320,8 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	before := fixed
 	for i, it := range req.Items {
 		r.est.Item(it)
-		r.st[i].before, r.st[i].tokens = it.Tokens, it.Tokens
-		before += it.Tokens
+		r.st[i].before, r.st[i].tokens = int(it.Tokens), int(it.Tokens)
+		before += int(it.Tokens)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -432,6 +439,9 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	}
 	rep.Removed = r.summed + r.removed
 	p.logRun(rep, r)
+	if plan != nil {
+		*plan = r.plan
+	}
 	return out, rep, nil
 }
 
@@ -621,7 +631,7 @@ func (r *run) dropOrphans() {
 			what = "tool call without a result"
 		}
 		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
-			st.tokens -= seg.Tokens
+			st.tokens -= int(seg.Tokens)
 			st.orphans++
 			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID()))
 			continue
@@ -632,8 +642,8 @@ func (r *run) dropOrphans() {
 		// Responses reasoning item cannot stay without the item it
 		// precedes: the whole unit goes.
 		for _, j := range r.pair.Unit(r.pair.UnitOf(o.Item)) {
-			if j != o.Item && !r.st[j].gone {
-				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
+			if int(j) != o.Item && !r.st[j].gone {
+				r.remove(int(j), fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
 			}
 		}
 	}
@@ -791,7 +801,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
 			continue
 		}
-		cur, idx := seg.Tokens, -1
+		cur, idx := int(seg.Tokens), -1
 		for k, c := range r.condensed[i] {
 			if c.Segment == j {
 				cur, idx = c.TokensAfter, k
@@ -813,7 +823,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		st.tokens -= cur - after
 		r.total -= cur - after
-		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after}
+		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: int(seg.Tokens), TokensAfter: after}
 		if idx >= 0 {
 			r.condensed[i][idx] = c
 		} else {
@@ -960,7 +970,7 @@ func (r *run) evict(u int, why uint8, score float64) {
 		if st.gone {
 			continue
 		}
-		r.plan.DropItem(i)
+		r.plan.DropItem(int(i))
 		st.gone, st.summed = true, true
 		r.summed++
 		st.evictWhy, st.evictScore, st.reason = why, score, ""
@@ -1096,9 +1106,9 @@ func (r *run) summaryPosition() int {
 			for _, i := range unit {
 				if !r.st[i].gone {
 					if lo < 0 {
-						lo = i
+						lo = int(i)
 					}
-					hi = i
+					hi = int(i)
 				}
 			}
 			if lo >= 0 && lo < k && k <= hi {

@@ -115,14 +115,14 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	for m := 1; m <= n; m++ {
 		// At count m output m-1-h is h outputs old; a large one
 		// m-1-hb is hb old.
-		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
+		if k := m - 1 - hb; hb < h && k >= 0 && int(outputs[k].seg.Tokens) > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
 			add(k)
 		}
 		// A large read whose file was since edited or read again is due
 		// like any large output, and so is one the agent moved away
 		// from (movedAway).
 		for k := max(m-h, 0); hb < h && k <= m-1-hb; k++ {
-			if !added[k] && outputs[k].seg.Tokens > r.c.MaskBig && (edited[k] < m || r.movedAway(outputs, k, m, hb)) {
+			if !added[k] && int(outputs[k].seg.Tokens) > r.c.MaskBig && (edited[k] < m || r.movedAway(outputs, k, m, hb)) {
 				add(k)
 			}
 		}
@@ -196,7 +196,7 @@ func cheapestCut(outputs []*cand, at []int, added []bool, oldest int, cum []int,
 	end := cum[outputs[m-1].ref.Item+1]
 	best, cut, saved, shrunk := 0.0, len(outputs), 0, 0
 	for k := m - 1; k >= oldest; k-- {
-		sv := maskSaving(outputs[k].seg.Tokens)
+		sv := maskSaving(int(outputs[k].seg.Tokens))
 		if added[k] {
 			shrunk += sv // masked before, or due now
 		}

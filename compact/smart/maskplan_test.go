@@ -97,7 +97,7 @@ func TestPlanMaskingSteps(t *testing.T) {
 				}
 				seg := request.NewSegment(request.SegToolResult, "bash", id, text)
 				seg.IsError = text != ""
-				seg.Tokens = tt.sizes(k)
+				seg.Tokens = int32(tt.sizes(k))
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
 			p := r.planMasking(outputs, tt.step, nil)

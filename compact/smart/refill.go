@@ -59,9 +59,9 @@ func (r *run) refill() {
 		if room < minRefill || r.ctx.Err() != nil {
 			return
 		}
-		if c.seg.Tokens-c.after <= room {
-			room -= c.seg.Tokens - c.after
-			c.transform, c.text, c.after, c.alloc, c.artifact = "", "", c.seg.Tokens, c.seg.Tokens, ""
+		if whole := int(c.seg.Tokens); whole-c.after <= room {
+			room -= whole - c.after
+			c.transform, c.text, c.after, c.alloc, c.artifact = "", "", whole, whole, ""
 			c.decision, c.reason = DecisionKept, "kept whole: the room the pressure policy left on a request over the window"
 			continue
 		}

@@ -351,7 +351,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
 			c.class = request.ClassLosslessTransformable
-			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash, r.rt) }, view{}, s.Tokens)
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash, r.rt) }, view{}, int(s.Tokens))
 			if c.transform != "" {
 				c.artifact = c.in.Hash
 				r.choose(c, pol)
@@ -394,12 +394,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case !lossy:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
-				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 				c.reason = "below pressure: terminal noise removed"
 			} else {
 				c.reason = "below pressure: lossless rewrites only"
 			}
-		case k >= recentFrom && s.Tokens > pol.largeRecent:
+		case k >= recentFrom && int(s.Tokens) > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
 			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, pol.refAlloc)
@@ -408,7 +408,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case k >= recentFrom:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
-				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 				c.reason = "recent output: terminal noise removed"
 			} else {
 				c.reason = "recent output"
@@ -431,7 +431,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.reason += "; no artifact store"
 		}
 		if c.transform == "" && c.in.Noisy {
-			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 			c.artifact = ""
 		}
 		if c.transform != TransformLossless && c.transform != "" {
@@ -465,7 +465,7 @@ func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) ma
 			continue
 		}
 		ci, ok := r.calls[c.seg.CallID()]
-		if !ok || c.seg.Tokens > left {
+		if !ok || int(c.seg.Tokens) > left {
 			continue
 		}
 		pick := r.sticky[c.in.Hash]
@@ -480,7 +480,7 @@ func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) ma
 		}
 		if pick {
 			named[k] = true
-			left -= c.seg.Tokens
+			left -= int(c.seg.Tokens)
 		}
 	}
 	return named
@@ -602,9 +602,9 @@ func (r *run) choose(c *cand, pol policy) {
 		return
 	case r.o.opts.Store == nil && c.artifact != "":
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
-	case c.seg.Tokens-c.after < pol.minSaving:
-		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case farOver(c.after, c.alloc, c.seg.Tokens):
+	case int(c.seg.Tokens)-c.after < pol.minSaving:
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", int(c.seg.Tokens)-c.after, pol.minSaving)
+	case farOver(c.after, c.alloc, int(c.seg.Tokens)):
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
@@ -756,7 +756,7 @@ func (r *run) condenseLong(c *cand, s *request.Segment) {
 // is condensed when it appears is the long output of a command that ran
 // something (tests, builds, logs, searches), as `ctxd run` prints it.
 func (r *run) long(k int, s *request.Segment) bool {
-	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || s.Tokens <= r.c.MaskLong {
+	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || int(s.Tokens) <= r.c.MaskLong {
 		return false
 	}
 	return !r.fileRead(s)
@@ -781,7 +781,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	}
 	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
-	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
+	if !res.ok || int(s.Tokens)-res.tokens < maskMinSaving {
 		c.reason = small
 		return
 	}
@@ -901,7 +901,7 @@ func (r *run) estimateAfter() int {
 	n := r.before
 	for _, c := range r.cands {
 		if c.selected() {
-			n += c.after - c.seg.Tokens
+			n += c.after - int(c.seg.Tokens)
 		}
 	}
 	return n
