@@ -272,6 +272,50 @@ func TestPackOutputRule(t *testing.T) {
 	result(t, d.call("ctx/countTokens", map[string]any{"text": "still serving"}))
 }
 
+// TestPackCLIOutputLink: ctxd pack --output (and --split-output's parts)
+// writes where the user said, but a link planted under that name is
+// refused with a message naming it, and the file it points to is left
+// as it was; a regular file of that name is replaced whole.
+func TestPackCLIOutputLink(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		link string
+		args []string
+	}{
+		{"output", "out.md", []string{"pack", "--output", filepath.Join(out, "out.md")}},
+		{"split part", "split.1.md", []string{"pack", "--split-output", "500", "--output", filepath.Join(out, "split.md")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.Symlink(victim, filepath.Join(out, tt.link)); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
+			if code == 0 || !strings.Contains(errOut, "is a symbolic link") || !strings.Contains(errOut, tt.link) {
+				t.Errorf("exit %d, stderr %q; want a refusal naming the link", code, errOut)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+				t.Errorf("written through the link: victim holds %q", b)
+			}
+		})
+	}
+	plain := filepath.Join(out, "plain.md")
+	if err := os.WriteFile(plain, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--output", plain); code != 0 {
+		t.Fatalf("a regular file: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(plain); !strings.Contains(string(b), "main.go") {
+		t.Errorf("plain.md not replaced by the pack: %q", b)
+	}
+}
+
 // TestCommittedStateDirLink: a repository that commits .ctxd (or one of
 // its folders) as a link to somewhere else makes every command refuse
 // with a message naming the link and the fix, and nothing is written
