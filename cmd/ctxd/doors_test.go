@@ -340,6 +340,7 @@ func TestCommittedStateDirLink(t *testing.T) {
 				{"prompt", "--session", "s1", "explain main"},
 				{"pack", "--output", "-"},
 				{"sessions", "list"},
+				{"run", "--lines", "2", "--", "sh", "-c", "seq 1 50"},
 			} {
 				_, errOut, code := runCtxd(t, dir, "", nil, args...)
 				if code == 0 || !strings.Contains(errOut, "is a symbolic link") {

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/sessions"
 )
 
 func init() {
@@ -69,6 +70,16 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	if err := artifacts.ValidSession(*session); err != nil {
 		return usagef("--session: %v", err)
 	}
+	// The state directory is checked before the command runs: a
+	// committed .ctxd link is refused as every other door refuses it
+	// (sessions.CheckLinks), not found out after the command's work.
+	dir, err := sf.dir(nil)
+	if err != nil {
+		return err
+	}
+	if err := sessions.CheckLinks("", dir); err != nil {
+		return err
+	}
 	var out boundedBuffer
 	cmd := exec.CommandContext(ctx, pos[0], pos[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, &out, &out
@@ -89,7 +100,7 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	if out.cut {
 		text += fmt.Sprintf("\n[ctxd run: output cut at %d MiB]\n", maxRunOutput>>20)
 	}
-	if err := printCondensed(ctx, std, &sf, *session, text, *lines); err != nil {
+	if err := printCondensed(ctx, std, dir, *session, text, *lines); err != nil {
 		return err
 	}
 	if code != 0 {
@@ -99,14 +110,11 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 }
 
 // printCondensed prints a command's output whole when it is short, else
-// stores it and prints its condensed view with the reference.
-func printCondensed(ctx context.Context, std *IO, sf *stateFlags, session, text string, maxLines int) error {
+// stores it under the state directory dir (checked) and prints its
+// condensed view with the reference.
+func printCondensed(ctx context.Context, std *IO, dir, session, text string, maxLines int) error {
 	if strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1 <= maxLines {
 		_, err := fmt.Fprint(std.Out, text)
-		return err
-	}
-	dir, err := sf.dir(nil)
-	if err != nil {
 		return err
 	}
 	store, err := artifacts.Open(artifacts.Dir(dir), artifacts.Options{Sync: true})
