@@ -208,6 +208,20 @@ func (r *Requests) redact(asked bool, body json.RawMessage) (json.RawMessage, []
 	return out, reds, nil
 }
 
+// RedactRequest is the redaction Compress and Optimize apply, for a
+// request body a front end forwards without rewriting it (the proxy
+// stepping aside): under RedactConversation (or asked) every string of
+// the JSON document is redacted, and the result stays valid JSON; a body
+// that is not JSON cannot be redacted and is an error
+// (ctxd.ErrInvalidParams) unless nothing in it looks like a secret.
+func (r *Requests) RedactRequest(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
+	return r.redact(asked, body)
+}
+
+// Redacts reports whether every conversation is redacted
+// (RequestsOptions.RedactConversation).
+func (r *Requests) Redacts() bool { return r.opts.RedactConversation }
+
 // RedactText is redact for a text on its way into a conversation (ctxd
 // run's command output, before it is printed or stored), under the same
 // switch: asked, or the options' RedactConversation. source names the
