@@ -65,7 +65,14 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	case ok:
 		src = []byte(buf)
 	default:
-		if src, err = ReadSource(abs); err != nil {
+		src, err = ReadSource(abs)
+		if errors.Is(err, ctxd.ErrNotFound) {
+			// The daemon and MCP both answer with this (they said it
+			// differently): a client's path is read from the root, not
+			// from the directory the client stands in.
+			return nil, fmt.Errorf("%s: %w (check the path: it is read relative to the workspace root, %s)", rel, ctxd.ErrNotFound, e.root)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -111,6 +111,9 @@ func TestEdgeCases(t *testing.T) {
 		check  func(t *testing.T, rep *Report, out []byte)
 		// overBudget: the request cannot fit even at its minimum.
 		overBudget bool
+		// empty: nothing would be left; refused as over budget, the error
+		// and its report are the golden.
+		empty bool
 	}{
 		{name: "pure_chat", conv: chatter(20), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 3 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
@@ -146,12 +149,11 @@ func TestEdgeCases(t *testing.T) {
 			// Reducing older outputs to their references fits: nothing is
 			// evicted.
 			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionCondensed) }},
-		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000},
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if countDecision(rep, DecisionEvicted) != len(rep.Messages) {
-					t.Errorf("want every orphan result evicted: %+v", rep.Messages)
-				}
-			}},
+		// Every message is an unpaired result the protocol requires
+		// removing: an empty messages array is no request a provider
+		// answers, so the pruner refuses it as Smart Context's eviction
+		// does (it returned the empty array).
+		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000}, empty: true},
 		{name: "unmatched_id", conv: unmatched(), opts: Options{Budget: 100000},
 			check: func(t *testing.T, rep *Report, out []byte) {
 				if bytes.Contains(out, []byte("call_zzz")) || bytes.Contains(out, []byte("b.go")) {
@@ -173,6 +175,18 @@ func TestEdgeCases(t *testing.T) {
 				out, rep, err := Compress(t.Context(), body, opts)
 				if tt.overBudget {
 					wantOverBudget(t, err, opts.Budget)
+					return
+				}
+				if tt.empty {
+					var ob *OverBudgetError
+					if !errors.As(err, &ob) || !strings.Contains(err.Error(), "no message would be left") {
+						t.Fatalf("got %v (%d bytes out), want the refusal of an empty conversation", err, len(out))
+					}
+					repJSON, err := json.MarshalIndent(ob.Report, "", "  ")
+					if err != nil {
+						t.Fatal(err)
+					}
+					testutil.GoldenFile(t, tt.name+"."+string(f), append([]byte("-- error --\n"+ob.Error()+"\n-- report --\n"), repJSON...), *update)
 					return
 				}
 				if err != nil {

@@ -380,6 +380,17 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 			minimum, r.total+summaryTokens, avail, s.model.ContextWindow, s.outputReserve)
 		return nil, nil, &OverBudgetError{Report: rep}
 	}
+	if len(req.Items) > 0 && r.keptBefore(len(req.Items)) == 0 && summary == nil && note == nil {
+		// Nothing would be left (unpaired calls and results dropped as
+		// the protocol requires, the rest evicted): an empty conversation
+		// is no request a provider answers, so it does not fit. Smart
+		// Context's eviction, which runs this pruner, fails the same way
+		// (a proxy forwards the original; the provider's error reaches
+		// the agent).
+		rep.TokensAfter = r.total
+		rep.Reason = fmt.Sprintf("no message would be left: each of the %d messages was an unpaired tool call or result (which the protocol requires removing) or was evicted; an empty conversation is no request a provider answers", len(req.Items))
+		return nil, nil, &OverBudgetError{Report: rep}
+	}
 	if summary != nil {
 		r.stash(r.evictedHash, r.evicted)
 		at := r.summaryPosition()
@@ -418,7 +429,8 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 
 // OverBudgetError is the error of a request that cannot fit its budget
 // even after every step of degradation: its protocol-exact minimum (and
-// what cannot be removed without breaking the protocol) is over it.
+// what cannot be removed without breaking the protocol) is over it, or
+// no message would be left (an empty conversation fits no provider).
 // Report holds the budget and the counts, Reason the explanation. It
 // wraps ctxd.ErrOverBudget (JSON-RPC code -31003, a non-zero exit).
 type OverBudgetError struct {

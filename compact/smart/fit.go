@@ -125,12 +125,6 @@ func (r *run) evict(out []byte, after int) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("optimize request: evict: %w", err)
 	}
-	if len(req.Items) == 0 && len(r.req.Items) > 0 {
-		// An empty conversation is no request a provider answers: the
-		// request does not fit (a proxy forwards the original, so the
-		// provider's own error reaches the agent).
-		return nil, 0, r.overBudget(after)
-	}
 	if n := r.est.Request(req); n < after {
 		after = n
 	} else {
