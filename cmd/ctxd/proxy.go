@@ -60,7 +60,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.MaskHorizon, "mask-horizon", proxy.DefaultMaskHorizon, "mask tool outputs beyond about the latest N before any pressure (head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "take masking steps every N outputs, so turns between steps only append (prompt caches hold); negative: every turn")
 	fs.BoolVar(&call.MaskPaced, "mask-paced", true, "each masking step masks the due outputs from its cheapest cut on (a small old output waits until rewriting after it pays); false: every due output")
-	fs.IntVar(&call.MaskBig, "mask-big", proxy.DefaultMaskBig, "mask a tool output over N tokens, a file read excepted, from --mask-big-horizon outputs old instead of --mask-horizon; negative: never")
+	fs.IntVar(&call.MaskBig, "mask-big", proxy.DefaultMaskBig, "mask a tool output over N tokens from --mask-big-horizon outputs old instead of --mask-horizon (a file read only once no call since names its file); negative: never")
 	fs.IntVar(&call.MaskBigHorizon, "mask-big-horizon", proxy.DefaultMaskBigHorizon, "the age, in outputs, from which an output over --mask-big tokens is masked")
 	fs.IntVar(&call.MaskLong, "mask-long", proxy.DefaultMaskLong, "condense a tool output over N tokens (not a file read) from the turn it appears, even within the masking horizon (ctxd run's view: head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")

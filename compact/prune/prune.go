@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
@@ -247,6 +248,10 @@ type run struct {
 	// condensed are the segments of item i cut to a preview or a
 	// reference (few items have any).
 	condensed map[int][]Condensed
+	// laddered are the segments the degrade ladder condensed (not
+	// duplicates or superseded reads), in the order it condensed them:
+	// refill's candidates.
+	laddered []request.SegRef
 	// latestUser is the latest user turn with user content (text or an
 	// image; -1 when none): never modified, not even its tool results.
 	latestUser int
@@ -370,6 +375,9 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 		summary, summaryTokens = r.degrade(avail, rep)
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // the client left: degrade stopped early
+		}
+		if r.total+summaryTokens <= avail {
+			r.refill(avail - r.total - summaryTokens)
 		}
 	} else if rep.PressureBand != request.BandLow {
 		r.condenseTier(tierArchive, r.s.maxToolOutput)
@@ -791,9 +799,9 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		var res condResult
 		if maxChars == 0 {
-			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt}, seg, r.est)
+			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt, name: seg.Name()}, seg, r.est)
 		} else {
-			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt}
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt, name: seg.Name()}
 			res = condense(r.p.cache, k, seg, r.est)
 		}
 		if !res.ok {
@@ -812,9 +820,74 @@ func (r *run) condenseItem(i, maxChars int) bool {
 			r.condensed[i] = append(r.condensed[i], c)
 		}
 		r.stash(res.hash, seg.Text)
+		if idx < 0 {
+			r.laddered = append(r.laddered, request.SegRef{Item: i, Seg: j})
+		}
 		changed = true
 	}
 	return changed
+}
+
+// minRefill is the least room worth a refill: under it an output's view
+// would grow by a few lines at most.
+const minRefill = 64
+
+// refill spends room, the tokens the degrade ladder left under the budget
+// once the request fit, on the outputs it condensed, newest first: each
+// is condensed again from its whole text, to the largest preview that
+// fits what is left (condenseWith: its head, or head and tail for error
+// output, and the marker). The ladder condenses every output of a tier
+// to the same size, so when the one step that made the request fit was
+// more than needed (the open pair's outputs cut to a preview: a 12k-token
+// file the agent just read shown as 500 characters in a budget of 6k),
+// the room goes back to the outputs the model reads next. Nothing else
+// changes: what was evicted stays in the summary, and the budget holds.
+func (r *run) refill(room int) {
+	refs := slices.Clone(r.laddered)
+	slices.SortStableFunc(refs, func(a, b request.SegRef) int { return cmp.Compare(b.Item, a.Item) })
+	for _, ref := range refs {
+		if room < minRefill || r.ctx.Err() != nil {
+			return
+		}
+		st := &r.st[ref.Item]
+		idx := slices.IndexFunc(r.condensed[ref.Item], func(c Condensed) bool { return c.Segment == ref.Seg })
+		if st.gone || idx < 0 {
+			continue
+		}
+		seg := &r.req.Items[ref.Item].Segments[ref.Seg]
+		c := &r.condensed[ref.Item][idx]
+		out, hidden, tokens, chars := r.largestPreview(seg, c.Hash, c.TokensAfter+room)
+		if tokens <= c.TokensAfter || !r.plan.SetText(ref, out) {
+			continue
+		}
+		grew := tokens - c.TokensAfter
+		st.tokens += grew
+		r.total += grew
+		room -= grew
+		c.HiddenChars, c.TokensAfter = hidden, tokens
+		st.reason = joinReason(st.reason, fmt.Sprintf("condensed again to %d chars: the room the budget left", chars))
+	}
+}
+
+// largestPreview is seg condensed (condenseWith) to the most characters
+// whose segment counts at most limit tokens (request.LargestFit, from the
+// text's own characters per token); tokens 0 when none tried fits.
+func (r *run) largestPreview(seg *request.Segment, hash string, limit int) (out string, hidden, tokens, chars int) {
+	total := utf8.RuneCountInString(seg.Text)
+	isErr, images := r.isError(seg), len(seg.Images())
+	guess := int(float64(limit) * float64(total) / float64(max(seg.Tokens, 1)))
+	chars = request.LargestFit(limit, guess, total-minHidden, func(n int) (int, bool) {
+		o, h, ok := condenseWith(r.rt, seg.Text, n, isErr, hash, images)
+		if !ok {
+			return 0, false
+		}
+		t := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", o))
+		if t <= limit {
+			out, hidden, tokens = o, h, t // the latest fit is the largest
+		}
+		return t, true
+	})
+	return out, hidden, tokens, chars
 }
 
 // unitOrder sorts units for eviction: lowest score first, then oldest.

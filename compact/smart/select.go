@@ -42,19 +42,29 @@ func (r *run) index() {
 		}
 	}
 	latestUser := -1
+	var calls []request.Call
+	var at []int // at[k]: the item of calls[k]
 	for i, it := range req.Items {
 		for j := range it.Segments {
-			s := &it.Segments[j]
-			if s.Kind == request.SegToolCall && s.CallID() != "" {
-				if _, dup := r.calls[s.CallID()]; !dup {
-					ci := callInfo{item: i, name: s.Name(), args: s.Text}
-					ci.read, ci.isRead = r.o.cache.Read(ci.name, ci.args)
-					r.calls[s.CallID()] = ci
-				}
+			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID() != "" {
+				calls = append(calls, request.Call{ID: s.CallID(), Name: s.Name(), Args: s.Text})
+				at = append(at, i)
 			}
 		}
 		if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
 			latestUser = i
+		}
+	}
+	// Each call's arguments are parsed once, for what it reads and for
+	// the superseded-read rule (request.Superseded: a file read is
+	// superseded when a later call reads the same lines, or the whole
+	// file, again, or edits it), which selectOutputs reads on every
+	// selection.
+	reads, sup := r.o.cache.ReadsOf(calls)
+	r.sup = sup
+	for k, c := range calls {
+		if _, dup := r.calls[c.ID]; !dup {
+			r.calls[c.ID] = callInfo{item: at[k], name: c.Name, args: c.Args, read: reads[k].Read, isRead: reads[k].IsRead}
 		}
 	}
 	// The latest turn: the latest user request, what the assistant said
@@ -226,11 +236,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// binary data and file reads a later read of the same file
 	// supersedes (both behind references).
 	lossy := r.b.band != BandLow
-	// A file read is superseded when a later call reads the same lines
-	// (or the whole file) again, or edits it (request.Superseded, the
-	// rule both compactors share).
-	calls, _ := request.Calls(r.req)
-	sup := r.o.cache.Superseded(calls)
+	sup := r.sup // index: the superseded reads
 	// The boundaries move in steps (Call.MaskStep): outputs k >=
 	// recentFrom are the recent ones under pressure, k >= criticalFrom
 	// the latest whose errors stay exact, plan.masked(k) the ones masked
@@ -573,7 +579,7 @@ func (r *run) crossTurn(c *cand) {
 // setView builds (or finds cached) a view of c's text and sets it as the
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
@@ -703,12 +709,6 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, p
 		return nil
 	}
 	nStep := min(plan.last, len(outputs))
-	at := make(map[string]int, nStep)
-	for k := range nStep {
-		if id := outputs[k].seg.CallID(); id != "" {
-			at[id] = k
-		}
-	}
 	stale := map[int]int{}
 	for k := range nStep {
 		sp, ok := sup[outputs[k].seg.CallID()]
@@ -719,7 +719,7 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, p
 		if plan.masked(k) {
 			bound = min(nStep, plan.at[k])
 		}
-		if j, ok := at[sp.Reread]; ok && k < j && j < bound {
+		if j, ok := plan.byCall[sp.Reread]; ok && k < j && j < bound {
 			stale[k] = outputs[j].ref.Item
 		}
 	}
@@ -779,7 +779,7 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	if !r.maskHinted {
 		rt = r.rt
 	}
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
 		c.reason = small
