@@ -122,6 +122,10 @@ func NewRequests(opts RequestsOptions) (*Requests, error) {
 // directory.
 func (r *Requests) Store() *artifacts.Store { return r.store }
 
+// StateDir returns the state directory the Requests stores under ("" for
+// none).
+func (r *Requests) StateDir() string { return r.opts.StateDir }
+
 // CompressRequest is the input of [Requests.Compress] and
 // [Requests.ForRetry] (and the params of ctx/compressMessages and
 // ctx/pruneForRetry).
@@ -193,18 +197,51 @@ type OptimizeResult struct {
 // asks or the options do: the one place every front end's conversations
 // are redacted.
 func (r *Requests) redact(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
-	if !asked && !r.opts.RedactConversation {
-		return body, nil, nil
-	}
-	sc, err := secrets.Default()
-	if err != nil {
-		return nil, nil, err
+	sc, err := r.scanner(asked)
+	if sc == nil || err != nil {
+		return body, nil, err
 	}
 	out, reds, err := sc.RedactJSON("messages", body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
 	}
 	return out, reds, nil
+}
+
+// RedactRequest is the redaction Compress and Optimize apply, for a
+// request body a front end forwards without rewriting it (the proxy
+// stepping aside): under RedactConversation (or asked) every string of
+// the JSON document is redacted, and the result stays valid JSON; a body
+// that is not JSON cannot be redacted and is an error
+// (ctxd.ErrInvalidParams) unless nothing in it looks like a secret.
+func (r *Requests) RedactRequest(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
+	return r.redact(asked, body)
+}
+
+// Redacts reports whether every conversation is redacted
+// (RequestsOptions.RedactConversation).
+func (r *Requests) Redacts() bool { return r.opts.RedactConversation }
+
+// RedactText is redact for a text on its way into a conversation (ctxd
+// run's command output, before it is printed or stored), under the same
+// switch: asked, or the options' RedactConversation. source names the
+// text in the redactions.
+func (r *Requests) RedactText(asked bool, source, text string) (string, []ctxd.Redaction, error) {
+	sc, err := r.scanner(asked)
+	if sc == nil || err != nil {
+		return text, nil, err
+	}
+	out, reds := sc.Redact(source, text)
+	return out, reds, nil
+}
+
+// scanner is the secret scanner when a conversation is to be redacted
+// (the request asks or the options do), else nil.
+func (r *Requests) scanner(asked bool) (*secrets.Scanner, error) {
+	if !asked && !r.opts.RedactConversation {
+		return nil, nil
+	}
+	return secrets.Default()
 }
 
 // RehydrateRequest names a reference: the session (artifact scope), the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/engine"
@@ -50,6 +51,16 @@ func (f *Flow) optimize(ctx context.Context, body []byte, c smart.Call) ([]byte,
 	}
 	return res.Request, res.Report, nil
 }
+
+// redact redacts a body the proxy forwards without rewriting it, when
+// the flow redacts every conversation (--redact-secrets,
+// secrets.redact_conversation): the optimizer's own redaction.
+func (f *Flow) redact(body []byte) ([]byte, []ctxd.Redaction, error) {
+	return f.r.RedactRequest(false, body)
+}
+
+// redacts reports whether the flow redacts every conversation.
+func (f *Flow) redacts() bool { return f.r.Redacts() }
 
 func (f *Flow) rehydrate(ctx context.Context, session, hash string, start, end int) (*artifacts.Lines, error) {
 	return f.r.Rehydrate(ctx, engine.RehydrateRequest{SessionID: session, Hash: hash, StartLine: start, EndLine: end})

@@ -3,13 +3,19 @@ package proxy_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 )
@@ -163,5 +169,120 @@ func TestProxyRedacts(t *testing.T) {
 				t.Errorf("the upstream got the secret unredacted")
 			}
 		})
+	}
+}
+
+// TestStepAsideRedacts: with redaction on, a request the proxy steps
+// aside from (over the window, not a request of the route's format, a
+// state directory it cannot write) is forwarded redacted and still valid
+// JSON, as in shadow mode and outside a canary; a body that is not JSON
+// and holds a secret cannot be redacted, so it is refused (400
+// ctxd_unredactable_request) and nothing is forwarded; one that is not
+// JSON and holds none is forwarded as sent.
+func TestStepAsideRedacts(t *testing.T) {
+	const pat, akid = "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX", "AKIA454ML6LG4TJFCZ4K" // fakes
+	secret := "push with " + pat + " and key " + akid
+	big := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2000)
+	overWindow, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{map[string]any{"role": "user", "content": secret + "\n" + big}}})
+	notRequest, _ := json.Marshal([]any{"not", "a", "request", secret})
+	small, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": []any{map[string]any{"role": "user", "content": secret}}})
+	// Outputs the optimizer condenses and stores (as TestStepsAside's).
+	msgs := []map[string]any{{"role": "user", "content": "run the build, " + secret}}
+	for i := range 6 {
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "sh", "arguments": `{"cmd":"make"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": strings.Repeat("line of build output that goes on\n", 400)})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": "what failed?"})
+	withTools, _ := json.Marshal(map[string]any{"model": "gpt-4o", "messages": msgs})
+	zero := 0
+	tests := []struct {
+		name string
+		s    setup
+		body []byte
+		prep func(state string)
+	}{
+		{"over the window", setup{budget: 300}, overWindow, nil},
+		{"not a request", setup{}, notRequest, nil},
+		{"state dir unwritable", setup{budget: 300}, withTools, func(state string) {
+			if err := os.MkdirAll(state, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(state, "artifacts"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"shadow", setup{mode: smart.ModeShadow}, small, nil},
+		{"canary out", setup{canary: &zero}, small, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := newUpstream(t)
+			tt.s.redact, tt.s.stateDir = true, filepath.Join(t.TempDir(), "state")
+			if tt.prep != nil {
+				tt.prep(tt.s.stateDir)
+			}
+			px, logs := startProxy(t, up, tt.s)
+			if resp, answer := post(t, px.URL, "/v1/chat/completions", tt.body, nil); resp.Header.Get("X-Ctxd-Error") != "" {
+				t.Fatalf("the proxy answered itself: %d %s", resp.StatusCode, answer)
+			}
+			got := up.last(t).Body
+			if bytes.Contains(got, []byte(pat)) || bytes.Contains(got, []byte(akid)) || !bytes.Contains(got, []byte("[REDACTED github-pat]")) {
+				t.Errorf("the upstream got a secret unredacted:\n%.300s", got)
+			}
+			if !json.Valid(got) {
+				t.Errorf("the redacted body is not JSON:\n%.300s", got)
+			}
+			r := records(t, logs, 1)[0]
+			if reason, _ := r["proxy_reason"].(string); tt.s.mode == "" && tt.s.canary == nil && !strings.HasPrefix(reason, "stepped_aside_") {
+				t.Errorf("record %v: not stepped aside", r)
+			}
+		})
+	}
+	t.Run("not JSON", func(t *testing.T) {
+		up := newUpstream(t)
+		px, _ := startProxy(t, up, setup{redact: true})
+		withSecret := []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"` + secret + `"}`)
+		resp, answer := post(t, px.URL, "/v1/chat/completions", withSecret, nil)
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("X-Ctxd-Error") != "ctxd_unredactable_request" || !bytes.Contains(answer, []byte("--redact-secrets")) {
+			t.Errorf("status %d %q: %s; want 400 ctxd_unredactable_request", resp.StatusCode, resp.Header.Get("X-Ctxd-Error"), answer)
+		}
+		if bytes.Contains(answer, []byte(pat)) {
+			t.Error("the refusal quotes the secret")
+		}
+		if n := len(up.requests()); n != 0 {
+			t.Errorf("%d requests forwarded, want none", n)
+		}
+		// A compressed body cannot be read, so it is refused too.
+		gz := []byte("\x1f\x8b not really gzip " + secret)
+		resp, answer = post(t, px.URL, "/v1/chat/completions", gz, map[string]string{"Content-Encoding": "gzip"})
+		if resp.StatusCode != http.StatusUnsupportedMediaType || resp.Header.Get("X-Ctxd-Error") != "ctxd_unredactable_request" {
+			t.Errorf("a compressed body: status %d %q: %s; want 415 ctxd_unredactable_request", resp.StatusCode, resp.Header.Get("X-Ctxd-Error"), answer)
+		}
+		if n := len(up.requests()); n != 0 {
+			t.Errorf("%d requests forwarded, want none", n)
+		}
+		clean := []byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}`)
+		if resp, answer := post(t, px.URL, "/v1/chat/completions", clean, nil); resp.Header.Get("X-Ctxd-Error") != "" || !bytes.Equal(up.last(t).Body, clean) {
+			t.Errorf("a body without a secret: status %d %s, not forwarded as sent", resp.StatusCode, answer)
+		}
+	})
+}
+
+// TestExactModeCannotRedact: exact mode streams bodies unread, so a
+// proxy asked to redact refuses to start in it, with a message naming
+// the mode that can (shadow).
+func TestExactModeCannotRedact(t *testing.T) {
+	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: t.TempDir(), RedactConversation: true}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://127.0.0.1:1")
+	if _, err := proxy.New(proxy.Options{Upstream: u, Mode: smart.ModeExact, Flow: flow}); err == nil || !strings.Contains(err.Error(), "--mode shadow") {
+		t.Errorf("exact mode with redaction: %v, want a refusal naming --mode shadow", err)
+	}
+	if _, err := proxy.New(proxy.Options{Upstream: u, Mode: smart.ModeShadow, Flow: flow}); err != nil {
+		t.Errorf("shadow mode with redaction: %v", err)
 	}
 }

@@ -215,6 +215,9 @@ func New(opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	opts.Mode = m
+	if m == smart.ModeExact && opts.Flow.redacts() {
+		return nil, errors.New("proxy: --mode exact forwards bodies without reading them, so it cannot redact secrets as --redact-secrets or secrets.redact_conversation asks: use --mode shadow (requests forwarded unrewritten, redacted) or turn redaction off")
+	}
 	c := &opts.Call
 	if c.MaskStep == 0 {
 		c.MaskPaced = true // the default step is a paced one

@@ -29,6 +29,11 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 	start := p.now()
 	rec := &record{Route: r.URL.Path, Mode: string(p.opts.Mode)}
 	switch enc := r.Header.Get("Content-Encoding"); {
+	case enc != "" && enc != "identity" && p.opts.Flow.redacts():
+		// A compressed body cannot be read, so it cannot be redacted:
+		// refused, never forwarded with a secret in it.
+		p.fail(w, rec, http.StatusUnsupportedMediaType, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read a body with Content-Encoding "+enc+", so it was not forwarded: send it uncompressed")
+		return
 	case enc != "" && enc != "identity":
 		// A compressed body cannot be rewritten; it streams through as
 		// it came.
@@ -243,7 +248,20 @@ const statusClientClosed = 499
 // the request as if no proxy stood between, and the agent sees the
 // provider's own answer (a context-length error it knows how to handle).
 // Only a request whose ctxd references cannot be resolved fails closed.
+//
+// When the flow redacts every conversation, the original is redacted
+// first (the optimizer's redaction: string values rewritten, the JSON
+// kept valid), so no door forwards a secret; a body that holds one and
+// is not JSON cannot be redacted safely and is refused (400
+// ctxd_unredactable_request), never forwarded raw.
 func (p *Proxy) stepAside(rec *record, body []byte, why string, err error) ([]byte, int, string, string) {
+	if p.opts.Flow.redacts() {
+		out, _, rerr := p.opts.Flow.redact(body)
+		if rerr != nil {
+			return nil, http.StatusBadRequest, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read this request as JSON to redact it, so it was not forwarded: " + ctxd.Message(rerr)
+		}
+		body = out
+	}
 	rec.Mode, rec.Reason = string(smart.ModeExact), "stepped_aside_"+why
 	p.log.Warn("request forwarded unmodified: ctxd could not improve it safely", "reason", why, "err", ctxd.Message(err))
 	return body, 0, "", ""

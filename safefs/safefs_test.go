@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -137,5 +138,68 @@ func TestWriteAtomic(t *testing.T) {
 	ents, _ := os.ReadDir(packs)
 	if len(ents) != 1 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestWriteFile: a path the user named is written through a temporary
+// file renamed over it; a link of that name (to a file, to a device) is
+// refused and its target untouched; a replaced file keeps its mode; a
+// failed write leaves the previous content and no temporary file.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	link := filepath.Join(dir, "out.md")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, w("pack")); !errors.Is(err, ErrFileLink) {
+		t.Errorf("a link: %v, want ErrFileLink", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("wrote through the link: victim holds %q", b)
+	}
+	if err := WriteFile(dir, w("x")); !errors.Is(err, ErrFileLink) {
+		t.Errorf("a directory: %v, want ErrFileLink", err)
+	}
+	plain := filepath.Join(dir, "plain.md")
+	if err := WriteFile(plain, w("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(plain, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(plain, w("two")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(plain); string(b) != "two" {
+		t.Errorf("plain.md holds %q, want two", b)
+	}
+	if fi, _ := os.Stat(plain); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want the replaced file's 0640", fi.Mode().Perm())
+	}
+	if err := WriteFile(plain, func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Error("a failed write reported no error")
+	}
+	if b, _ := os.ReadFile(plain); string(b) != "two" {
+		t.Errorf("a failed write changed plain.md: %q", b)
+	}
+	// A relative path is beside the current directory.
+	t.Chdir(dir)
+	if err := WriteFile("rel.md", w("rel")); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := "out.md plain.md rel.md"; strings.Join(names, " ") != want {
+		t.Errorf("dir holds %v, want %s", names, want)
 	}
 }

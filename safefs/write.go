@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,11 @@ import (
 // symbolic link (or not a directory): a cloned repository may commit one
 // to send ctxd's writes elsewhere.
 var ErrLink = errors.New("is a symbolic link or not a directory")
+
+// ErrFileLink is returned by WriteFile for a path that is a symbolic link
+// (or exists and is not a regular file): a planted link of the name the
+// user gave must not send the write to the file it points to.
+var ErrFileLink = errors.New("is a symbolic link or not a regular file")
 
 // WriteAtomic writes name inside dir with write: into a new temporary file
 // of dir (created exclusively, so no link is followed), then renamed over
@@ -31,9 +37,51 @@ func WriteAtomic(dir, name string, write func(io.Writer) error) (err error) {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("write %s: %s %w", name, dir, ErrLink)
 	}
+	if err := replace(dir, name, 0o600, write); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteFile writes the file at path, a path the user named (on the
+// command line): its directory may be anywhere and may be reached through
+// links, but the file itself must be missing or a regular file, never a
+// link, so a link planted under the name is refused (ErrFileLink) instead
+// of written through. The write goes to a temporary file beside path,
+// renamed over it when complete: a failed write leaves the previous file.
+// A new file gets mode 0644 (as a shell redirect would under the usual
+// umask); a replaced one keeps its mode.
+func WriteFile(path string, write func(io.Writer) error) error {
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: %w", path, ErrFileLink)
+		}
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dir, name := filepath.Split(path)
+	if name == "" || name == "." || name == ".." {
+		return fmt.Errorf("write %s: want a file name", path)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if err := replace(dir, name, perm, write); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// replace writes a new temporary file of dir (created exclusively, so no
+// link is followed) with write, gives it perm and renames it over name:
+// a link of that name is replaced, not written through. A failed write
+// removes the temporary file.
+func replace(dir, name string, perm fs.FileMode, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(name, ".")+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -41,14 +89,14 @@ func WriteAtomic(dir, name string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	err = write(f)
+	if err == nil && perm != 0o600 {
+		err = f.Chmod(perm)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return err
 	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return os.Rename(f.Name(), filepath.Join(dir, name))
 }

@@ -456,10 +456,22 @@ func TestLongPieceBounded(t *testing.T) {
 			t.Errorf("%d-byte piece: %d tokens by windows, %d whole (more than one per window apart)", len(piece), got, whole)
 		}
 	}
+	// Memory: the bytes allocated while counting a 30 MiB run, measured
+	// (not the wall time, which a loaded machine stretches). Windows of
+	// one merge cost about 100 bytes a byte, 6.5 MB, and the cache keeps
+	// a copy of the piece, 30 MiB; merging it whole cost 3 GB.
 	run := strings.Repeat("b", 30<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	t0 := time.Now()
 	if n := b.count(run); n <= 0 {
 		t.Fatalf("count %d", n)
 	}
-	t.Logf("30 MiB run counted in %v", time.Since(t0))
+	took := time.Since(t0)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("30 MiB run counted in %v, %d MB allocated", took, alloc>>20)
+	if limit := uint64(2 * len(run)); alloc > limit {
+		t.Errorf("counting a 30 MiB run allocated %d MB, want at most %d MB (twice the run)", alloc>>20, limit>>20)
+	}
 }

@@ -158,9 +158,9 @@ func assertNoSecret(t *testing.T, door, out string, secrets []string) {
 	}
 }
 
-// TestStructureToolsRedact: outline, truncate and find_symbol cut their
-// answers from file text, and a secret in that text reaches none of them
-// (CLI, daemon, MCP), while the symbols around it, with their own line
+// TestStructureToolsRedact: outline, truncate and find_symbol (CLI
+// symbol) cut their answers from file text, and a secret in that text
+// reaches none of them (CLI, daemon, MCP), while the symbols around it, with their own line
 // numbers, still do.
 func TestStructureToolsRedact(t *testing.T) {
 	dir, secrets := structureRepo(t)
@@ -172,6 +172,10 @@ func TestStructureToolsRedact(t *testing.T) {
 		{"truncate", "--level", "full", "app/config.py"},
 		{"truncate", "--level", "full", "--json", "signing/signing.go"},
 		{"truncate", "--level", "signatures", "ci/token.go"},
+		{"symbol", "GITHUB_TOKEN"},
+		{"symbol", "--json", "GITHUB_TOKEN"},
+		{"symbol", "AWS_SECRET_ACCESS_KEY"},
+		{"symbol", "DATABASE_URL"},
 	} {
 		out, errOut, code := runCtxd(t, dir, "", nil, args...)
 		if code != 0 {
@@ -183,6 +187,13 @@ func TestStructureToolsRedact(t *testing.T) {
 	}
 	if out := outs["cli truncate --level full --json signing/signing.go"]; !strings.Contains(out, `"rule": "private-key"`) || !strings.Contains(out, "VerifyWebhook") {
 		t.Errorf("truncate --json lists no private-key redaction or lost the function:\n%s", out)
+	}
+	// ctxd symbol finds the constant and shows its definition's line,
+	// the token replaced by its marker.
+	for _, door := range []string{"cli symbol GITHUB_TOKEN", "cli symbol --json GITHUB_TOKEN"} {
+		if out := outs[door]; !strings.Contains(out, "[REDACTED github-pat]") || !strings.Contains(out, "ci/token.go") {
+			t.Errorf("%s: no marker or no hit in ci/token.go:\n%s", door, out)
+		}
 	}
 	// The PEM key spans 6 lines: VerifyWebhook stays on line 12.
 	if out := outs["cli outline signing/signing.go"]; !strings.Contains(out, "12: func VerifyWebhook") {
@@ -272,6 +283,50 @@ func TestPackOutputRule(t *testing.T) {
 	result(t, d.call("ctx/countTokens", map[string]any{"text": "still serving"}))
 }
 
+// TestPackCLIOutputLink: ctxd pack --output (and --split-output's parts)
+// writes where the user said, but a link planted under that name is
+// refused with a message naming it, and the file it points to is left
+// as it was; a regular file of that name is replaced whole.
+func TestPackCLIOutputLink(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		link string
+		args []string
+	}{
+		{"output", "out.md", []string{"pack", "--output", filepath.Join(out, "out.md")}},
+		{"split part", "split.1.md", []string{"pack", "--split-output", "500", "--output", filepath.Join(out, "split.md")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.Symlink(victim, filepath.Join(out, tt.link)); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
+			if code == 0 || !strings.Contains(errOut, "is a symbolic link") || !strings.Contains(errOut, tt.link) {
+				t.Errorf("exit %d, stderr %q; want a refusal naming the link", code, errOut)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
+				t.Errorf("written through the link: victim holds %q", b)
+			}
+		})
+	}
+	plain := filepath.Join(out, "plain.md")
+	if err := os.WriteFile(plain, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--output", plain); code != 0 {
+		t.Fatalf("a regular file: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(plain); !strings.Contains(string(b), "main.go") {
+		t.Errorf("plain.md not replaced by the pack: %q", b)
+	}
+}
+
 // TestCommittedStateDirLink: a repository that commits .ctxd (or one of
 // its folders) as a link to somewhere else makes every command refuse
 // with a message naming the link and the fix, and nothing is written
@@ -296,6 +351,7 @@ func TestCommittedStateDirLink(t *testing.T) {
 				{"prompt", "--session", "s1", "explain main"},
 				{"pack", "--output", "-"},
 				{"sessions", "list"},
+				{"run", "--lines", "2", "--", "sh", "-c", "seq 1 50"},
 			} {
 				_, errOut, code := runCtxd(t, dir, "", nil, args...)
 				if code == 0 || !strings.Contains(errOut, "is a symbolic link") {
@@ -403,7 +459,10 @@ func TestSecretsCorpusDoors(t *testing.T) {
 		{"pack", "--output", "-"}, {"pack", "--format", "xml", "--output", "-"}, {"pack", "--json"},
 		{"sessions", "show", "corpus"}, {"sessions", "resume", "corpus"},
 	}
-	outlined := 0
+	// outlined: the files the CLI outlines (tree-sitter reads their
+	// format) and whether the outline shows a redaction; the daemon's and
+	// MCP's outlines must answer the same.
+	outlined := map[string]bool{}
 	for _, f := range files {
 		cli = append(cli, []string{"outline", f}, []string{"truncate", "--level", "full", f})
 	}
@@ -416,7 +475,7 @@ func TestSecretsCorpusDoors(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
 		if args[0] == "outline" {
-			outlined++
+			outlined[args[1]] = strings.Contains(out, "REDACTED")
 		}
 		assertNoSecret(t, "cli "+strings.Join(args, " "), out+errOut, secrets)
 		// The files are there, secrets replaced: the check saw them.
@@ -424,12 +483,20 @@ func TestSecretsCorpusDoors(t *testing.T) {
 			t.Errorf("%v: the corpus is not in the output", args)
 		}
 	}
-	if outlined < 4 {
-		t.Errorf("only %d corpus files outlined", outlined)
+	if len(outlined) < 4 {
+		t.Errorf("only %d corpus files outlined", len(outlined))
 	}
 
 	d := startDaemon(t, dir)
 	result(t, d.call("initialize", map[string]any{"root": dir}))
+	// Every answer must be a success holding the corpus, secrets
+	// replaced: an error answer holds no secret either, and would pass.
+	corpus := func(door, answer string) {
+		t.Helper()
+		if !strings.Contains(answer, "NewStaticCredentials") || !strings.Contains(answer, "REDACTED") {
+			t.Errorf("%s: the corpus (redacted) is not in the answer:\n%.400s", door, answer)
+		}
+	}
 	calls := []struct {
 		method string
 		params map[string]any
@@ -439,36 +506,69 @@ func TestSecretsCorpusDoors(t *testing.T) {
 		{"ctx/gather", map[string]any{"user_request": "review the credentials handling", "patterns": files}},
 		{"ctx/pack", map[string]any{}}, {"ctx/pack", map[string]any{"format": "json"}},
 	}
+	for _, c := range calls {
+		b, _ := json.Marshal(result(t, d.call(c.method, c.params)))
+		assertNoSecret(t, "daemon "+c.method, string(b), secrets)
+		corpus(fmt.Sprintf("daemon %s %v", c.method, c.params["format"]), string(b))
+	}
 	for _, f := range files {
-		calls = append(calls, struct {
-			method string
-			params map[string]any
-		}{"ctx/outline", map[string]any{"path": f, "level": "full"}})
+		msg := d.call("ctx/outline", map[string]any{"path": f, "level": "full"})
+		b, _ := json.Marshal(msg)
+		assertNoSecret(t, "daemon ctx/outline "+f, string(b), secrets)
+		redacted, ok := outlined[f]
+		if !ok {
+			continue // not outlined by the CLI either
+		}
+		b, _ = json.Marshal(result(t, msg))
+		if redacted && !strings.Contains(string(b), "REDACTED") {
+			t.Errorf("daemon ctx/outline %s: no redaction where the CLI's outline has one:\n%.400s", f, b)
+		}
 	}
 	for _, name := range []string{"GITHUB_TOKEN", "SESSION_JWT", "KEY"} {
-		calls = append(calls, struct {
-			method string
-			params map[string]any
-		}{"ctx/findSymbol", map[string]any{"name": name}})
-	}
-	for _, c := range calls {
-		b, _ := json.Marshal(d.call(c.method, c.params))
-		assertNoSecret(t, "daemon "+c.method+" "+fmt.Sprint(c.params["path"]), string(b), secrets)
+		b, _ := json.Marshal(result(t, d.call("ctx/findSymbol", map[string]any{"name": name})))
+		assertNoSecret(t, "daemon ctx/findSymbol "+name, string(b), secrets)
+		if !strings.Contains(string(b), name) {
+			t.Errorf("daemon ctx/findSymbol %s: the symbol is not in the answer:\n%.400s", name, b)
+		}
 	}
 
 	m := startMCP(t, dir)
 	for _, f := range files {
-		assertNoSecret(t, "mcp outline "+f, m.tool("outline", map[string]any{"path": f, "level": "full"}), secrets)
+		line := m.tool("outline", map[string]any{"path": f, "level": "full"})
+		assertNoSecret(t, "mcp outline "+f, line, secrets)
+		redacted, ok := outlined[f]
+		if !ok {
+			continue
+		}
+		if e := toolError(t, line); e != "" {
+			t.Errorf("mcp outline %s: %s", f, e)
+		} else if redacted && !strings.Contains(line, "REDACTED") {
+			t.Errorf("mcp outline %s: no redaction where the CLI's outline has one:\n%.400s", f, line)
+		}
 	}
-	assertNoSecret(t, "mcp build_context", m.tool("build_context", map[string]any{"request": "review the credentials handling", "patterns": files, "budget": 60000}), secrets)
+	line := m.tool("build_context", map[string]any{"request": "review the credentials handling", "patterns": files, "budget": 60000})
+	assertNoSecret(t, "mcp build_context", line, secrets)
+	if e := toolError(t, line); e != "" {
+		t.Fatalf("mcp build_context: %s", e)
+	}
+	corpus("mcp build_context", line)
 	for _, name := range []string{"GITHUB_TOKEN", "gitlabToken", "releaseKey", "Credentials", "AWS_SECRET_ACCESS_KEY", "STRIPE_API_KEY", "s3_client", "SLACK_WEBHOOK", "SESSION_JWT", "KEY"} {
-		assertNoSecret(t, "mcp find_symbol "+name, m.tool("find_symbol", map[string]any{"name": name}), secrets)
+		line := m.tool("find_symbol", map[string]any{"name": name})
+		assertNoSecret(t, "mcp find_symbol "+name, line, secrets)
+		if e := toolError(t, line); e != "" || !strings.Contains(line, name) {
+			t.Errorf("mcp find_symbol %s: error %q or the symbol not found:\n%.400s", name, e, line)
+		}
 	}
 }
 
 // TestMCPCompactHistoryRejectsNonMessages: compact_history answers a
 // clear error for items that are not message objects, instead of
-// success for a request it could not read.
+// success for a request it could not read. The error is a tool execution
+// error (a result with isError: true and the message as its text), not a
+// JSON-RPC -32602: the MCP specification (2025-11-25, SEP-1303) has a
+// tool's invalid arguments reported in the result, so the model sees the
+// message and can correct its call; -32602 is for a malformed tools/call
+// or an unknown tool.
 func TestMCPCompactHistoryRejectsNonMessages(t *testing.T) {
 	m := startMCP(t, testutil.GitRepo(t, map[string]string{"a.go": "package a\n"}))
 	tests := []struct {
@@ -484,9 +584,23 @@ func TestMCPCompactHistoryRejectsNonMessages(t *testing.T) {
 		{map[string]any{"model": "gpt-4o", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}, ""},
 	}
 	for _, tt := range tests {
-		got := toolError(t, m.tool("compact_history", map[string]any{"request": tt.request}))
-		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-			t.Errorf("compact_history %v: error %q, want %q", tt.request, got, tt.want)
+		var r struct {
+			Error  *struct{ Code int }
+			Result *struct {
+				IsError bool `json:"isError"`
+				Content []struct{ Text string }
+			}
+		}
+		line := m.tool("compact_history", map[string]any{"request": tt.request})
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("response %q: %v", line, err)
+		}
+		if r.Error != nil || r.Result == nil || len(r.Result.Content) == 0 {
+			t.Errorf("compact_history %v: %s, want a result (a JSON-RPC error is for the protocol, not a tool's arguments)", tt.request, line)
+			continue
+		}
+		if got := r.Result.Content[0].Text; r.Result.IsError != (tt.want != "") || !strings.Contains(got, tt.want) {
+			t.Errorf("compact_history %v: isError %v %q, want isError %v with %q", tt.request, r.Result.IsError, got, tt.want != "", tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/pack"
+	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -171,13 +173,8 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	}
 	out := io.Out
 	if f.output != "" {
-		fh, err := os.Create(f.output)
-		if err != nil {
-			return fmt.Errorf("pack: %w", err)
-		}
-		defer fh.Close()
-		if err := res.Write(fh, format); err != nil {
-			return fmt.Errorf("pack: write %s: %w", f.output, err)
+		if err := writeOutput(f.output, func(w stdio.Writer) error { return res.Write(w, format) }); err != nil {
+			return err
 		}
 		fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s\n", pack.Files(len(res.Files)), res.Tokens, res.Encoding, f.output)
 		if len(res.Excluded) > 0 {
@@ -189,7 +186,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		if len(res.Secret) > 0 {
 			fmt.Fprintf(io.Err, "ctxd: left out as secret files: %s (--include PATH packs one; listed in the summary)\n", pack.Files(len(res.Secret)))
 		}
-		return fh.Close()
+		return nil
 	}
 	return res.Write(out, format)
 }
@@ -206,16 +203,8 @@ func writeParts(io *IO, res *pack.Result, format ctxd.Format, output string, max
 	var names []string
 	for _, p := range parts {
 		name := fmt.Sprintf("%s.%d%s", base, p.Part, ext)
-		fh, err := os.Create(name)
-		if err != nil {
-			return fmt.Errorf("pack: %w", err)
-		}
-		if err := p.Write(fh, format); err != nil {
-			fh.Close()
-			return fmt.Errorf("pack: write %s: %w", name, err)
-		}
-		if err := fh.Close(); err != nil {
-			return fmt.Errorf("pack: %w", err)
+		if err := writeOutput(name, func(w stdio.Writer) error { return p.Write(w, format) }); err != nil {
+			return err
 		}
 		names = append(names, fmt.Sprintf("%s (%s)", name, pack.Files(len(p.Files))))
 	}
@@ -225,5 +214,20 @@ func writeParts(io *IO, res *pack.Result, format ctxd.Format, output string, max
 	}
 	fmt.Fprintf(io.Err, "ctxd: packed %s, %d tokens (%s) into %s of at most %d tokens: %s\n",
 		pack.Files(len(res.Files)), res.Tokens, res.Encoding, n, max, strings.Join(names, ", "))
+	return nil
+}
+
+// writeOutput writes a file the user named with --output: anywhere they
+// can write, but never through a link of that name (a repository or
+// another user may plant out.md -> a file to overwrite), and whole or not
+// at all (safefs.WriteFile, as ctx/pack's safefs.WriteAtomic).
+func writeOutput(name string, write func(stdio.Writer) error) error {
+	err := safefs.WriteFile(name, write)
+	if errors.Is(err, safefs.ErrFileLink) {
+		return fmt.Errorf("pack: not writing %s: it is a symbolic link or not a regular file (ctxd does not write through links): remove it or name another file; --output - writes to standard output", name)
+	}
+	if err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
 	return nil
 }

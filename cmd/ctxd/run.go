@@ -13,18 +13,21 @@ import (
 	"github.com/ctxd/ctxd/artifacts"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
+	"github.com/ctxd/ctxd/engine"
 )
 
 func init() {
 	register(&command{
 		name: "run",
-		args: "[--lines N] [--session ID] [--state-dir DIR | --root DIR] -- CMD [ARGS...]",
+		args: "[--lines N] [--session ID] [--redact-secrets] [--state-dir DIR | --root DIR] -- CMD [ARGS...]",
 		summary: `Run a command and print its output condensed for an agent: an output of more than
 --lines lines is cut to its head, its tail and the critical lines between them (errors,
 failing tests, file:line locations, verbatim with their line numbers; terminal noise and
 repeats gone), and the whole output is stored behind a reference the output names
 (ctxd rehydrate --session ID HASH a-b reads any lines back). Standard output and error
-are read together, in order; the exit code is the command's. docs/compaction.md.`,
+are read together, in order; the exit code is the command's. With --redact-secrets (or
+secrets.redact_conversation) secrets in the output are replaced by [REDACTED rule] markers
+before it is printed or stored. docs/compaction.md.`,
 		run: runRun,
 	})
 }
@@ -45,6 +48,7 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	sf.register(fs)
 	lines := fs.Int("lines", smart.RunLines, "print an output of at most N lines whole")
 	session := fs.String("session", "run", "the artifact session the whole output is stored under")
+	redact := redactFlag(fs)
 	// Everything after "--" is the command, its own flags included.
 	i := slices.Index(args, "--")
 	if i < 0 {
@@ -69,6 +73,18 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	if err := artifacts.ValidSession(*session); err != nil {
 		return usagef("--session: %v", err)
 	}
+	// The request flow (its state directory checked for links, as every
+	// door checks it, and its redaction switch) is set up before the
+	// command runs: a committed .ctxd link is refused, not found out
+	// after the command's work.
+	cfg, err := workspaceConfig(sf.root)
+	if err != nil {
+		return err
+	}
+	flow, err := sf.requests(nil, nil, cfg)
+	if err != nil {
+		return err
+	}
 	var out boundedBuffer
 	cmd := exec.CommandContext(ctx, pos[0], pos[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = std.In, &out, &out
@@ -89,7 +105,15 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	if out.cut {
 		text += fmt.Sprintf("\n[ctxd run: output cut at %d MiB]\n", maxRunOutput>>20)
 	}
-	if err := printCondensed(ctx, std, &sf, *session, text, *lines); err != nil {
+	// The output goes to an agent's conversation: redacted as the other
+	// doors redact one (--redact-secrets, secrets.redact_conversation)
+	// before it is printed or stored.
+	text, reds, err := flow.RedactText(*redact, "command output", text)
+	if err != nil {
+		return err
+	}
+	printRedactions(std, reds)
+	if err := printCondensed(ctx, std, flow, *session, text, *lines); err != nil {
 		return err
 	}
 	if code != 0 {
@@ -99,20 +123,14 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 }
 
 // printCondensed prints a command's output whole when it is short, else
-// stores it and prints its condensed view with the reference.
-func printCondensed(ctx context.Context, std *IO, sf *stateFlags, session, text string, maxLines int) error {
+// stores it in flow's artifact store and prints its condensed view with
+// the reference.
+func printCondensed(ctx context.Context, std *IO, flow *engine.Requests, session, text string, maxLines int) error {
 	if strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1 <= maxLines {
 		_, err := fmt.Fprint(std.Out, text)
 		return err
 	}
-	dir, err := sf.dir(nil)
-	if err != nil {
-		return err
-	}
-	store, err := artifacts.Open(artifacts.Dir(dir), artifacts.Options{Sync: true})
-	if err != nil {
-		return err
-	}
+	store := flow.Store()
 	ref, _, err := store.Put(ctx, session, []byte(text))
 	if err != nil {
 		return err
@@ -120,7 +138,7 @@ func printCondensed(ctx context.Context, std *IO, sf *stateFlags, session, text 
 	if err := store.Flush(); err != nil {
 		return err
 	}
-	rt := request.Retrieval{Command: true, StateDir: dir, Session: session}
+	rt := request.Retrieval{Command: true, StateDir: flow.StateDir(), Session: session}
 	if rt.Check() != nil {
 		rt.StateDir = ""
 	}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestRunCondenses: ctxd run passes a short output through whole and
@@ -49,5 +53,66 @@ exit 3`
 	}
 	if _, errOut, code := runCtxd(t, dir, "", nil, "run", "echo", "hi"); code != 2 || !strings.Contains(errOut, "want a command after --") {
 		t.Errorf("no --: exit %d %q", code, errOut)
+	}
+}
+
+// TestRunRedacts: with secrets.redact_conversation in the workspace's
+// configuration, or --redact-secrets, ctxd run's output (printed whole or
+// condensed, and the whole stored behind the reference) carries no
+// secret: the request flow's redaction, as compress and the proxy apply
+// it. Without either switch the output is the command's, byte for byte.
+func TestRunRedacts(t *testing.T) {
+	const pat, akid = "ghp_AeKOmXRrvftva9AW7hipTgadDZFlRJmCGmUX", "AKIA454ML6LG4TJFCZ4K" // fakes
+	echo := "echo token=" + pat + "; echo aws_access_key_id = " + akid
+	long := "seq 1 100; " + echo + "; echo '--- FAIL: TestPush'; seq 1 100"
+	configured := testutil.GitRepo(t, map[string]string{".ctxd.toml": "[secrets]\nredact_conversation = true\n", "main.go": "package main\n"})
+	plain := testutil.GitRepo(t, map[string]string{"main.go": "package main\n"})
+	tests := []struct {
+		name   string
+		dir    string
+		flags  []string
+		script string
+	}{
+		{"config, short", configured, nil, echo},
+		{"config, long", configured, nil, long},
+		{"flag, short", plain, []string{"--redact-secrets"}, echo},
+		{"flag, long", plain, []string{"--redact-secrets"}, long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(append([]string{"run", "--lines", "20"}, tt.flags...), "--", "sh", "-c", tt.script)
+			out, errOut, code := runCtxd(t, tt.dir, "", nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, s := range []string{pat, akid} {
+				if strings.Contains(out, s) || strings.Contains(errOut, s) {
+					t.Errorf("%s printed raw:\n%s", s[:4], out)
+				}
+			}
+			if !strings.Contains(errOut, "redacted github-pat") || !strings.Contains(errOut, "redacted aws-access-token") {
+				t.Errorf("no redactions on stderr: %s", errOut)
+			}
+			// The whole output stored behind the reference (the long
+			// one's) is the redacted one.
+			stored := out
+			filepath.WalkDir(filepath.Join(tt.dir, ".ctxd"), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					stored += string(b)
+				}
+				return nil
+			})
+			if strings.Contains(stored, pat) || strings.Contains(stored, akid) {
+				t.Error("a secret stored raw under .ctxd")
+			}
+			if !strings.Contains(stored, "[REDACTED github-pat]") {
+				t.Errorf("no marker printed or stored:\n%s", out)
+			}
+		})
+	}
+	out, _, code := runCtxd(t, plain, "", nil, "run", "--", "sh", "-c", echo)
+	if code != 0 || !strings.Contains(out, pat) {
+		t.Errorf("without a switch: exit %d, output changed: %q", code, out)
 	}
 }
