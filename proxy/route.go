@@ -145,8 +145,12 @@ func (p *Proxy) readBody(r *http.Request) ([]byte, error) {
 // to answer with (fail closed); otherwise it returns the body to send.
 func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, status int, code, msg string) {
 	format := routeFormats[r.URL.Path]
-	req, err := request.Parse(body, format)
+	req, err := request.ParseContext(r.Context(), body, format)
 	if err != nil {
+		if r.Context().Err() != nil {
+			// The client left during the parse: nothing goes upstream.
+			return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+		}
 		if bytes.Contains(body, []byte(request.MarkerOpen)) {
 			// It may carry ctxd references, which only a parsed
 			// request can resolve: fail closed.

@@ -130,7 +130,7 @@ func (p *Pruner) CountMessages(ctx context.Context, body []byte) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	req, err := request.Parse(body, p.opts.Format)
+	req, err := request.ParseContext(ctx, body, p.opts.Format)
 	if err != nil {
 		return 0, fmt.Errorf("count messages: %w", err)
 	}
@@ -290,7 +290,7 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	req, err := request.Parse(body, p.opts.Format)
+	req, err := request.ParseContext(ctx, body, p.opts.Format)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}

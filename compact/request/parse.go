@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,10 +23,26 @@ const ReferencePrefix = "chars hidden to save context"
 // when f is "". The body is not copied: the request's spans and Raw
 // slices point into it, so the caller must not modify it afterwards.
 func Parse(body []byte, f Format) (*Request, error) {
+	return parse(body, f, nil)
+}
+
+// ParseContext is Parse stopping soon after ctx is done (within about a
+// thousand array elements or items: issue 28), with ctx's error.
+func ParseContext(ctx context.Context, body []byte, f Format) (*Request, error) {
+	return parse(body, f, &canceller{ctx: ctx})
+}
+
+func parse(body []byte, f Format, c *canceller) (*Request, error) {
 	if err := checkSize(len(body)); err != nil {
 		return nil, fmt.Errorf("parse request: %w", err)
 	}
-	if !validate(body) {
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("parse request: %w", err)
+	}
+	if !validateStop(body, c) {
+		if err := c.check(); err != nil {
+			return nil, fmt.Errorf("parse request: %w", err)
+		}
 		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
 	}
 	top, err := parseObj(body, trimSpan(body))
@@ -40,13 +57,16 @@ func Parse(body []byte, f Format) (*Request, error) {
 	r := &Request{Format: f, Body: body, top: top, Model: strings.Clone(top.str(body, "model"))}
 	switch f {
 	case FormatChat, FormatAnthropic:
-		err = r.parseItems("messages")
+		err = r.parseItems("messages", c)
 	case FormatResponses:
-		err = r.parseResponsesInput()
+		err = r.parseResponsesInput(c)
 	default:
 		return nil, fmt.Errorf("parse request: unknown format %q: %w", f, ErrNotRequest)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("parse %s request: %w", f, err)
+	}
+	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("parse %s request: %w", f, err)
 	}
 	r.parseFixed()
@@ -201,7 +221,7 @@ func messageSignals(b []byte, msgs Span, lead int) (anth, chat int) {
 	return anth, chat
 }
 
-func (r *Request) parseItems(key string) error {
+func (r *Request) parseItems(key string, c *canceller) error {
 	v, ok := r.top.get(key)
 	if !ok {
 		return fmt.Errorf("no %q member: %w", key, ErrNotRequest)
@@ -222,6 +242,9 @@ func (r *Request) parseItems(key string) error {
 	var first []Segment
 	var scratch []member
 	return eachElem(r.Body, v, func(e Span) error {
+		if c.stop() {
+			return c.err
+		}
 		if len(items) == cap(items) {
 			n := min(max(len(r.Items), minItemBlock), maxItemBlock)
 			if k := len(r.Items); k > 0 {
@@ -282,14 +305,14 @@ func (r *Request) parseItem(it *Item, o obj) bool {
 	return true
 }
 
-func (r *Request) parseResponsesInput() error {
+func (r *Request) parseResponsesInput(c *canceller) error {
 	v, ok := r.top.get("input")
 	if !ok {
 		return fmt.Errorf("no \"input\" member: %w", ErrNotRequest)
 	}
 	switch kindOf(r.Body, v) {
 	case '[':
-		return r.parseItems("input")
+		return r.parseItems("input", c)
 	case '"':
 		text, err := decodeString(r.Body[v.Start:v.End])
 		if err != nil {

@@ -454,12 +454,16 @@ const maxDepth = 10000
 // validate reports whether b is one JSON value (RFC 8259) with only
 // whitespace around it. It replaces json.Valid on the hot path: it scans
 // strings with IndexByte-style jumps instead of a state machine per byte.
-func validate(b []byte) bool {
-	i, ok := validValue(b, skipSpace(b, 0), 0)
+func validate(b []byte) bool { return validateStop(b, nil) }
+
+// validateStop is validate stopping (false) when c says so: the caller
+// tells a cancellation from bad JSON by c.err.
+func validateStop(b []byte, c *canceller) bool {
+	i, ok := validValue(b, skipSpace(b, 0), 0, c)
 	return ok && skipSpace(b, i) == len(b)
 }
 
-func validValue(b []byte, i, depth int) (int, bool) {
+func validValue(b []byte, i, depth int, cn *canceller) (int, bool) {
 	if i >= len(b) || depth > maxDepth {
 		return 0, false
 	}
@@ -472,7 +476,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			if i >= len(b) || b[i] != '"' {
+			if i >= len(b) || b[i] != '"' || cn.stop() {
 				return 0, false
 			}
 			var ok bool
@@ -483,7 +487,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i >= len(b) || b[i] != ':' {
 				return 0, false
 			}
-			if i, ok = validValue(b, skipSpace(b, i+1), depth+1); !ok {
+			if i, ok = validValue(b, skipSpace(b, i+1), depth+1, cn); !ok {
 				return 0, false
 			}
 			i = skipSpace(b, i)
@@ -504,8 +508,11 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			return i + 1, true
 		}
 		for {
+			if cn.stop() {
+				return 0, false
+			}
 			var ok bool
-			if i, ok = validValue(b, i, depth+1); !ok {
+			if i, ok = validValue(b, i, depth+1, cn); !ok {
 				return 0, false
 			}
 			i = skipSpace(b, i)

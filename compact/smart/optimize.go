@@ -130,7 +130,7 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	req := c.Parsed
 	if !parseOf(req, body, c.Format) {
 		var err error
-		if req, err = request.Parse(body, c.Format); err != nil {
+		if req, err = request.ParseContext(ctx, body, c.Format); err != nil {
 			return nil, fmt.Errorf("optimize request: %w", err)
 		}
 	}
