@@ -1,9 +1,11 @@
 package request
 
 import (
-	"github.com/ctxd/ctxd/internal/memo"
+	"context"
 	"hash/maphash"
 	"math"
+
+	"github.com/ctxd/ctxd/internal/memo"
 )
 
 // Counter counts the tokens of a text. [tokens.Counter] satisfies it.
@@ -77,11 +79,29 @@ func (e *Estimator) Text(text string) int {
 // Request sets the token estimate of every item and returns the request's
 // total: items, fixed parts and the reply priming.
 func (e *Estimator) Request(r *Request) int {
+	total, _ := e.request(r, nil)
+	return total
+}
+
+// RequestContext is Request stopping soon after ctx is done (within
+// about a thousand items: issue 28), with ctx's error; the items not
+// reached keep the counts they had.
+func (e *Estimator) RequestContext(ctx context.Context, r *Request) (int, error) {
+	return e.request(r, &canceller{ctx: ctx})
+}
+
+func (e *Estimator) request(r *Request, c *canceller) (int, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
 	total := ReplyPriming + e.Fixed(r)
 	for _, it := range r.Items {
+		if c.stop() {
+			return 0, c.err
+		}
 		total += e.Item(it)
 	}
-	return total
+	return total, nil
 }
 
 // Fixed counts the request's fixed parts (system, instructions, tools).

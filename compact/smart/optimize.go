@@ -174,7 +174,9 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	r.rt = c.Retrieval
 	r.rt.Session = scope
 	r.hintCost = hintCost(b, r.rt)
-	r.before = r.est.Request(req)
+	if r.before, err = r.est.RequestContext(ctx, req); err != nil {
+		return nil, err
+	}
 	b.setPressure(r.before, c.ObservedInputTokens)
 	r.b = b
 	rep.Model, rep.Encoding = b.model.Name, b.counter.Encoding()
@@ -376,8 +378,17 @@ func (r *run) setBudgetTelemetry() {
 // optimize runs the pipeline: index, select, store, emit and validate.
 // A nil output means the original request stands.
 func (r *run) optimize() ([]byte, error) {
+	// Each pass over the items is a few tens of milliseconds at 300,000
+	// messages: the context is looked at between them, so the work stops
+	// soon after the client leaves (issue 28).
 	r.index()
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
 	r.quality()
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
 	sess := r.o.session(r.scope)
 	r.sticky = map[string]bool{}
 	for _, h := range strings.Split(sess.inline, ",") {
@@ -428,6 +439,9 @@ func (r *run) optimize() ([]byte, error) {
 		}
 	} else {
 		r.selectAll(pol)
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
 	}
 	r.textRefs()
 	if len(r.refErrs) > 0 && r.live {
