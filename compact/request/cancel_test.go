@@ -4,46 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"sync/atomic"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
-
-// stepCtx counts the looks at its context and, at the look numbered
-// cancelAt (never when 0), has another goroutine cancel the context it
-// wraps and waits for it: a cancellation arriving while the parse runs,
-// at a chosen point of it, with no clock involved.
-type stepCtx struct {
-	context.Context
-	cancel   context.CancelFunc
-	cancelAt int64
-	looks    atomic.Int64
-}
-
-func (c *stepCtx) Err() error {
-	if n := c.looks.Add(1); c.cancelAt > 0 && n == c.cancelAt {
-		done := make(chan struct{})
-		go func() { c.cancel(); close(done) }()
-		<-done
-	}
-	return c.Context.Err()
-}
-
-func newStepCtx(t *testing.T, at int64) *stepCtx {
-	ctx, cancel := context.WithCancel(t.Context())
-	t.Cleanup(cancel)
-	return &stepCtx{Context: ctx, cancel: cancel, cancelAt: at}
-}
-
-func manyMessages(n int) []byte {
-	var buf bytes.Buffer
-	buf.WriteString(`{"model": "gpt-4o", "messages": [{"role": "system", "content": "You are helpful."}`)
-	for i := range n {
-		fmt.Fprintf(&buf, `, {"role": "user", "content": "message %d"}`, i)
-	}
-	buf.WriteString("]}")
-	return buf.Bytes()
-}
 
 // TestParseContextStops: a parse whose context is cancelled while it
 // runs returns the context's error having gone at most checkEvery steps
@@ -52,12 +16,12 @@ func manyMessages(n int) []byte {
 // its client leaves). Uncancelled, it reads what Parse reads.
 func TestParseContextStops(t *testing.T) {
 	const n = 30000
-	body := manyMessages(n)
+	body := testutil.ManyMessages(n)
 	want, err := Parse(body, FormatChat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := newStepCtx(t, 0)
+	whole := testutil.CancelAtLook(t, 0)
 	got, err := ParseContext(whole, body, FormatChat)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +35,7 @@ func TestParseContextStops(t *testing.T) {
 			t.Fatalf("item %d: ParseContext read %q, Parse %q", i, it.Raw(), w.Raw())
 		}
 	}
-	looks := whole.looks.Load()
+	looks := whole.Looks()
 	// Two loops over the messages (validation, then the items), a look
 	// every checkEvery steps of each, and one before, between and after.
 	if min := int64(2 * n / checkEvery); looks < min {
@@ -89,14 +53,14 @@ func TestParseContextStops(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := newStepCtx(t, tt.at)
+			ctx := testutil.CancelAtLook(t, tt.at)
 			r, err := ParseContext(ctx, body, FormatChat)
 			if !errors.Is(err, context.Canceled) || r != nil {
 				t.Fatalf("ParseContext = %v, %v; want context.Canceled", r != nil, err)
 			}
 			// Once cancelled, the parse looks no more: at most
 			// checkEvery steps past the look that saw it.
-			if got := ctx.looks.Load(); got != tt.at {
+			if got := ctx.Looks(); got != tt.at {
 				t.Errorf("%d looks, cancelled at look %d: the parse went on", got, tt.at)
 			}
 		})
