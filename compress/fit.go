@@ -367,7 +367,7 @@ const focusMore = 0.1
 // best three, and a file the request is about (the test file a test is to
 // be added to) never grew past its one function while weaker files were
 // upgraded whole; with the scores, a step of the focus ladder (engine's
-// views keeping the best 1, 2, 3, 5 functions whole) is worth what its
+// views keeping the best 1, 2, 3, 5, 8 functions whole) is worth what its
 // added functions match of the request. A view without focus lines (a
 // cursor's, an error's) gains nothing.
 func focusShown(c *ctxd.Chunk) float64 {
