@@ -487,7 +487,7 @@ var headKinds = map[string]bool{"field": true, "var": true, "const": true}
 func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRange, funcs map[string]bool) []ctxd.LineRange {
 	var heads []ctxd.LineRange
 	for i, t := range syms {
-		if focusFunctionKinds[t.Kind] || t.End <= t.Start || t.End > len(lines) {
+		if focusFunctionKinds[t.Kind] || t.Start < 1 || t.End <= t.Start || t.End > len(lines) {
 			continue
 		}
 		named := funcs[t.Name] && !(t.Depth == 0 && t.End-t.Start < focusDeclLines)
