@@ -465,10 +465,12 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 
 // Type heads (typeHeads): a named type shows at most namedHeadLines lines
 // of its head, the type of a focused member its head when that is at most
-// memberHeadLines lines.
+// memberHeadLines lines (12 and 24 showed long docstrings of classes whose
+// methods were focused and cost httpx 8k two answers; BENCHMARKS.md
+// "h25alloc").
 const (
 	namedHeadLines  = 40
-	memberHeadLines = 12
+	memberHeadLines = 6
 )
 
 // headKinds are the kinds of the members a type's head holds.
