@@ -230,9 +230,10 @@ func (s *Store) appendLocked(pk *pack, f *os.File, hash string, content source) 
 		return "", false, fmt.Errorf("append artifact record: %w", err)
 	}
 	if err := content.writeTo(f); err != nil {
-		// A writer that failed, or wrote other bytes than it hashed
-		// (PutWith), leaves no record behind it: cut it off under the
-		// lock, as the next writer would cut a torn one.
+		// A writer that failed, or wrote another number of bytes than
+		// it hashed (PutWith: only the count is compared), leaves no
+		// record behind it: cut it off under the lock, as the next
+		// writer would cut a torn one.
 		if terr := f.Truncate(pk.end); terr != nil {
 			err = errors.Join(err, terr)
 		}

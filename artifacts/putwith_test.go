@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 
 // TestPutWith: storing what a writer writes, in pieces, gives the
 // reference and the record Put gives for the same bytes; a writer that
-// writes other bytes the second time is an error, not a record of a
-// length its header does not say.
+// writes another number of bytes the second time is an error, not a
+// record of a length its header does not say.
 func TestPutWith(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -76,5 +77,20 @@ func TestPutWith(t *testing.T) {
 	}
 	if want := int64(RecordHeaderSize + len("after")); fi.Size() != want {
 		t.Errorf("pack of %d bytes, want one record of %d", fi.Size(), want)
+	}
+
+	// Other bytes of the same count are stored (only the count is
+	// compared) but never served: Get hashes what it returns.
+	calls = 0
+	ref, _, err = s.PutWith(t.Context(), "s2", func(w io.Writer) error {
+		calls++
+		_, err := io.WriteString(w, string(rune('a'+calls)))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("a writer of 1 byte, then another: %v", err)
+	}
+	if got, _, err := s.Get(t.Context(), "s2", ref.Hash); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("get of a record of other bytes: %q %v, want %v", got, err, ErrCorrupt)
 	}
 }

@@ -28,19 +28,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // errBadHeader is a header whose magic or checksum is wrong.
 var errBadHeader = errors.New("artifact record header does not verify")
 
-// encodeRecord returns content as one pack record.
-func encodeRecord(content []byte) []byte {
-	return append(recordHeader(content), content...)
-}
-
-// recordHeader returns the header of content's pack record (the content
-// follows it): written apart from the content, a record costs no copy of
-// a large text.
-func recordHeader(content []byte) []byte {
-	return headerOf(sha256.Sum256(content), int64(len(content)))
-}
-
-// headerOf is the header of a record of n bytes whose SHA-256 is sum.
+// headerOf is the header of a record of n bytes whose SHA-256 is sum
+// (the content follows it: written apart from the content, a record costs
+// no copy of a large text).
 func headerOf(sum [sha256.Size]byte, n int64) []byte {
 	b := make([]byte, RecordHeaderSize)
 	copy(b, recordMagic)

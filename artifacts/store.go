@@ -220,7 +220,12 @@ func (s *Store) Put(ctx context.Context, session string, content []byte) (Ref, s
 // write is called twice and must write the same bytes each time (once to
 // hash them, once into the pack file; it should buffer small writes). A
 // text assembled from many pieces (a ledger's evicted messages) is then
-// never whole in memory (issue 28).
+// never whole in memory (issue 28). Only the count of the second pass is
+// checked (another count is an error and leaves no record): other bytes
+// of the same count are stored under the first pass's hash, and Get,
+// which hashes what it returns, refuses them as [ErrCorrupt] (Put and
+// Verify in this process take the record as verified until the pack
+// changes).
 func (s *Store) PutWith(ctx context.Context, session string, write func(io.Writer) error) (Ref, string, error) {
 	if err := ctx.Err(); err != nil {
 		return Ref{}, "", err
@@ -244,7 +249,7 @@ type source struct {
 }
 
 // writeTo writes the source's bytes to w, and checks that they are as
-// many as were hashed.
+// many as were hashed (their count only: they are not hashed again).
 func (c source) writeTo(w io.Writer) error {
 	cw := &countWriter{w: w}
 	if err := c.write(cw); err != nil {

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -543,6 +544,11 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("resolved to %q", full)
 		}
 	})
+}
+
+// encodeRecord returns content as one pack record.
+func encodeRecord(content []byte) []byte {
+	return append(headerOf(sha256.Sum256(content), int64(len(content))), content...)
 }
 
 // FuzzScanPack feeds arbitrary bytes to the record decoder, alone and

@@ -257,11 +257,7 @@ func TestAnalysisOff(t *testing.T) {
 	dir := analysisRepo(t, 2)
 	cfg := config.Default()
 	cfg.Gather.BackgroundAnalysis = false
-	e, err := New(dir, Options{Config: cfg, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openEngine(t, dir, Options{Config: cfg, StateDir: t.TempDir()})
 	e.StartAnalysis()
 	if st := e.AnalysisStatus(); st.Enabled || st.Total != 0 || st.Phase != "off" {
 		t.Errorf("analysis ran although turned off: %+v", st)

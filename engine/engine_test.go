@@ -21,9 +21,16 @@ import (
 
 // newEngine returns an engine for dir with the default configuration (the
 // developer's own user file must not leak in).
-func newEngine(t testing.TB, dir string) *Engine {
+func newEngine(t testing.TB, dir string) *Engine { return openEngine(t, dir, Options{}) }
+
+// openEngine returns an engine for dir with opts, closed when the test
+// ends; without opts.Config, with the default configuration.
+func openEngine(t testing.TB, dir string, opts Options) *Engine {
 	t.Helper()
-	e, err := New(dir, Options{Config: config.Default()})
+	if opts.Config == nil {
+		opts.Config = config.Default()
+	}
+	e, err := New(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,11 +303,7 @@ func TestConfiguredBudgetWins(t *testing.T) {
 	cfg := config.Default()
 	cfg.Budget.Total = 12000
 	cfg.Set("budget.total", "file")
-	e, err := New(t.TempDir(), Options{Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := openEngine(t, t.TempDir(), Options{Config: cfg})
 	for _, window := range []int{8192, 128_000, 1_048_576} {
 		if b, err := e.budget(nil, ctxd.Model{ContextWindow: window}); err != nil || b.Total != 12000 {
 			t.Errorf("window %d: budget %+v, %v; want the configured 12000", window, b, err)

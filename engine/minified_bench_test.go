@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,19 +19,10 @@ func minifiedWorkspace(tb testing.TB, size int) *Engine {
 	if size > 0 {
 		files["app.min.js"] = testutil.OneLineJS(size, "quux")
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(tb, dir, files)
 	cfg := config.Default()
 	cfg.Gather.MaxFileBytes = 8 << 20
-	e, err := New(dir, Options{Config: cfg, StateDir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { e.Close() })
-	return e
+	return openEngine(tb, dir, Options{Config: cfg, StateDir: tb.TempDir()})
 }
 
 // BenchmarkMinifiedFile is a warm engine's request cost with a minified

@@ -25,8 +25,9 @@ type OutlineRequest struct {
 	Text *string `json:"text,omitempty"`
 	// Language overrides detection by extension and shebang.
 	Language string `json:"language,omitempty"`
-	// Level, when set ("full", "bodies", "signatures", "outline"), adds
-	// the file's view at that level to the result.
+	// Level, when set ("full", "bodies", "signatures", "outline",
+	// "focus", "focus-only"), adds the file's view at that level to the
+	// result; the focus levels need KeepLines or KeepFuncs.
 	Level string `json:"level,omitempty"`
 	// KeepLines and KeepFuncs keep functions whole in the view (the cursor
 	// line, the lines of a stack trace; function names).
@@ -64,7 +65,14 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	case ok:
 		src = []byte(buf)
 	default:
-		if src, err = ReadSource(abs); err != nil {
+		src, err = ReadSource(abs)
+		if errors.Is(err, ctxd.ErrNotFound) {
+			// The daemon and MCP both answer with this (they said it
+			// differently): a client's path is read from the root, not
+			// from the directory the client stands in.
+			return nil, fmt.Errorf("%s: %w (check the path: it is read relative to the workspace root, %s)", rel, ctxd.ErrNotFound, e.root)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -95,6 +103,10 @@ func ReadSource(path string) ([]byte, error) {
 // cannot read, or a view that cannot be rendered at the level asked
 // (syntax errors), is an invalid-params error saying so.
 func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*OutlineResult, error) {
+	level, err := req.CheckLevel()
+	if err != nil {
+		return nil, err
+	}
 	lang := req.Language
 	if lang == "" {
 		lang = treesitter.Detect(req.Path, src)
@@ -120,10 +132,6 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	if req.Level == "" {
 		return res, nil
 	}
-	level, err := treesitter.ParseLevel(req.Level)
-	if err != nil {
-		return nil, err
-	}
 	v, err := treesitter.Render(ctx, lang, src, level, treesitter.Options{KeepLines: req.KeepLines, KeepFuncs: req.KeepFuncs})
 	if err != nil {
 		return nil, outlineError(req.Path, err)
@@ -131,6 +139,30 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	res.View = &v
 	res.Truncation = level
 	return res, nil
+}
+
+// ErrNothingToKeep is the error of a focus level asked for with no
+// function to keep: the view shows the kept functions whole and nothing
+// else, so it would have nothing to show. It is an invalid-params error.
+var ErrNothingToKeep = fmt.Errorf("the focus levels need functions to keep, and none were named (keep_lines or keep_funcs): %w", ctxd.ErrInvalidParams)
+
+// CheckLevel parses req.Level ("" asks for no view) and refuses a focus
+// level without KeepLines or KeepFuncs ([ErrNothingToKeep]). OutlineSource
+// checks it first, so ctx/outline, MCP outline and `ctxd truncate` hold
+// to one rule; the command line calls it too, to make a usage error of
+// it.
+func (req OutlineRequest) CheckLevel() (ctxd.View, error) {
+	if req.Level == "" {
+		return "", nil
+	}
+	level, err := treesitter.ParseLevel(req.Level)
+	if err != nil {
+		return "", err
+	}
+	if (level == treesitter.Focus || level == treesitter.FocusOnly) && len(req.KeepLines) == 0 && len(req.KeepFuncs) == 0 {
+		return "", fmt.Errorf("level %s: %w", level, ErrNothingToKeep)
+	}
+	return level, nil
 }
 
 // docFormats names the document formats outline is asked for by mistake

@@ -41,9 +41,9 @@ func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, err
 	if err != nil {
 		return nil, err
 	}
-	// As the file index: a tree too small to persist writes nothing (it
-	// is counted faster than a persisted file loads).
-	if len(r.Files)+len(r.Excluded)+len(r.Secret) >= tree.PersistMinFiles {
+	// As the file index: the counts persist for a tree of any size (a
+	// pack needs no file index, so it makes the directory itself).
+	if len(r.Files) > 0 {
 		if err := e.store.Create(); err != nil {
 			e.log.Warn("persisting token counts failed", "err", err)
 		}

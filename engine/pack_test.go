@@ -58,25 +58,46 @@ func TestPackCompressUsesViewStore(t *testing.T) {
 	}
 }
 
-// TestPackSmallTreeWritesNothing: as the file index, a pack of a tree too
-// small to persist writes nothing to the state directory; once the index
-// directory exists (a large tree's), the counts persist there.
-func TestPackSmallTreeWritesNothing(t *testing.T) {
-	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n", "b.go": "package a\n\nvar B = 1\n"})
-	state := t.TempDir()
-	e := reopener(t, dir, state)()
-	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+// TestSmallTreePersists: a tree of a few files keeps its state as a
+// large one does (there was a 256-file threshold: a second `ctxd prompt`
+// on a 237-file repository parsed every file it showed again, 1.4 s each
+// run): a second process's prompt parses nothing, and a pack of the tree
+// persists its token counts.
+func TestSmallTreePersists(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"a.go": "package a\n\n// Parse reads the input.\nfunc Parse(s string) (int, error) {\n\tif s == \"\" {\n\t\treturn 0, nil\n\t}\n\treturn len(s), nil\n}\n",
+		"b.go": "package a\n\nvar B = 1\n",
+	})
+	state := t.TempDir() // no index directory yet: the walk makes it
+	open := reopener(t, dir, state)
+	req := PromptRequest{UserRequest: "fix Parse on empty input"}
+	e1 := open()
+	if _, err := e1.BuildPrompt(t.Context(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(state); len(ents) != 0 {
-		t.Errorf("a 2-file pack wrote %v into the state directory", ents)
+	if e1.store.Symbols().Parses() == 0 {
+		t.Fatal("the first prompt parsed nothing")
 	}
-	withIndex := stateWithIndex(t)
-	e = reopener(t, dir, withIndex)()
-	if _, err := e.Pack(t.Context(), pack.Options{}); err != nil {
+	if err := e1.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(withIndex, "index", "pack-counts.bin")); err != nil {
-		t.Errorf("counts not persisted beside an index: %v", err)
+	e2 := open()
+	if _, err := e2.BuildPrompt(t.Context(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := e2.store.Symbols().Parses(); n != 0 {
+		t.Errorf("the second process parsed %d files for the symbol index", n)
+	}
+	if st := e2.store.Views().Stats(); st.Misses != 0 {
+		t.Errorf("the second process parsed views the first had stored: %+v", st)
+	}
+	if _, err := e2.Pack(t.Context(), pack.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "index", "pack-counts.bin")); err != nil {
+		t.Errorf("a 2-file pack did not persist its counts: %v", err)
 	}
 }

@@ -80,20 +80,10 @@ func TestRecentCodeFillsAWordlessRequest(t *testing.T) {
 	})
 	testutil.Git(t, dir, "commit", "-q", "-am", "usage text")
 	for _, env := range firstAt(t, newEngine(t, dir), "Minor tweaks and cleanup", "cli.go") {
-		if c := findChunk(env, "cli.go"); c == nil || !strings.Contains(c.Content, "Usage string") {
+		if c := chunkOf(env, "cli.go"); c == nil || !strings.Contains(c.Content, "Usage string") {
 			t.Errorf("cli.go not shown with its fields: %+v", c)
 		}
 	}
-}
-
-// findChunk returns the included chunk of source, or nil.
-func findChunk(env *ctxd.Envelope, source string) *ctxd.Chunk {
-	for i := range env.Context.Chunks {
-		if env.Context.Chunks[i].Source == source && env.Context.Chunks[i].Content != "" {
-			return &env.Context.Chunks[i]
-		}
-	}
-	return nil
 }
 
 // TestLexicalTargets: when the request names no file, its best lexical

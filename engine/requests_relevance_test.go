@@ -68,13 +68,11 @@ var requestsRepo = map[string]string{
 // lineOf returns the 1-based line of the first line of file containing s.
 func lineOf(t *testing.T, file, s string) int {
 	t.Helper()
-	for i, l := range strings.Split(requestsRepo[file], "\n") {
-		if strings.Contains(l, s) {
-			return i + 1
-		}
+	n := markerLine(requestsRepo[file], s)
+	if n == 0 {
+		t.Fatalf("%s has no %q", file, s)
 	}
-	t.Fatalf("%s has no %q", file, s)
-	return 0
+	return n
 }
 
 type relevanceCase struct {

@@ -95,10 +95,5 @@ func scaleEngine(t *testing.T, root, state string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(root, Options{Config: cfg, StateDir: state, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return openEngine(t, root, Options{Config: cfg, StateDir: state, Watch: true})
 }

@@ -41,14 +41,7 @@ func TestStateDirNotADirectory(t *testing.T) {
 func TestConfigChangedWarns(t *testing.T) {
 	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
 	dir := testutil.GitRepo(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	open := func(watch bool) *Engine {
-		e, err := New(dir, Options{Config: config.Default(), StateDir: t.TempDir(), Watch: watch})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := func(watch bool) *Engine { return openEngine(t, dir, Options{StateDir: t.TempDir(), Watch: watch}) }
 	warned := func(e *Engine) bool {
 		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "explain main"}, nil)
 		if err != nil {

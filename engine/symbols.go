@@ -39,14 +39,25 @@ type SymbolHit struct {
 	Signature string `json:"signature,omitempty"`
 	// Text is the reference's line, trimmed (references only).
 	Text string `json:"text,omitempty"`
+	// Receiver is, for a reference of a qualified name, the qualifier
+	// when the file shows the use is on it (a variable declared of that
+	// type, the type or package itself, a method of the type);
+	// ReceiverUnknown marks one whose receiver's type the file does not
+	// say, listed all the same.
+	Receiver        string `json:"receiver,omitempty"`
+	ReceiverUnknown bool   `json:"receiver_unknown,omitempty"`
 }
 
 // String is the hit as the CLI and MCP print it: "def PATH:LINE-END
 // KIND SIGNATURE" for a definition (the kind left out when the
 // signature already starts with it: "const MaxSize = 10", not "const
-// const ..."), "ref PATH:LINE TEXT" for a reference.
+// const ..."), "ref PATH:LINE TEXT" for a reference ("ref?" when a
+// qualified name's use is on a receiver whose type is not known).
 func (h SymbolHit) String() string {
 	if h.Kind == "" && h.Signature == "" && h.EndLine == 0 {
+		if h.ReceiverUnknown {
+			return fmt.Sprintf("ref? %s:%d %s", h.Path, h.Line, h.Text)
+		}
 		return fmt.Sprintf("ref %s:%d %s", h.Path, h.Line, h.Text)
 	}
 	sig := h.Signature
@@ -63,6 +74,13 @@ type SymbolResult struct {
 	References  []SymbolHit `json:"references"`
 	// Truncated reports references left out by MaxReferences.
 	Truncated bool `json:"truncated,omitempty"`
+	// OtherReceivers counts the uses a qualified name left out: their
+	// receiver is, by the file, another type that defines the name
+	// (`in.beginObject()` with `JsonReader in`, for JsonWriter#beginObject).
+	// ReceiverUnknown counts the references listed though their
+	// receiver's type is not known.
+	OtherReceivers  int `json:"other_receivers,omitempty"`
+	ReceiverUnknown int `json:"receiver_unknown,omitempty"`
 	// FilesSearched counts the workspace files read.
 	FilesSearched int `json:"files_searched"`
 	// Redactions lists the secrets replaced by markers in the files
@@ -74,14 +92,17 @@ type SymbolResult struct {
 // tree-sitter definitions of the workspace's files, parsed once per
 // content and persisted) and its references (code lines where the name
 // occurs as a whole identifier, outside comments and definitions of the
-// name). A qualifier narrows the definitions, not the references (a
-// text match cannot tell whose Put a call is). Only files that
+// name). A qualifier narrows the definitions and, where the file tells
+// the receiver's type, the references (receiver.go): a use on another
+// type that defines the name is left out (counted), one on the
+// qualifier is marked so, one on a receiver of unknown type is listed
+// and marked unknown. Only files that
 // contain the name are parsed, and only when the index has no entry for
 // their content. It reads
 // the editor's unsaved buffers first and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
-	qual, name := query.SplitQualified(req.Name)
-	if name == "" || !isName(name) {
+	qual, name := splitSymbol(req.Name)
+	if name == "" || !isName(strings.TrimPrefix(name, "#")) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
@@ -96,6 +117,13 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	defer e.store.Save()
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
 	needle := []byte(name)
+	// With a qualifier, every use is kept with its receivers' types and
+	// decided once every definition of the name is known (owners: the
+	// types that define it with a body, and the qualifier: a call on an
+	// interface may reach the qualifier's method).
+	var pending []pendingRef
+	owners := map[string]bool{qual: true}
+	mine := map[string]bool{qual: true} // the qualifier, and with its package
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -111,18 +139,29 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		// Secrets are redacted before anything is cut from the text
 		// (redactSource), as for an outline.
 		src, reds := redactSource(rel, src)
-		hits := len(res.Definitions) + len(res.References)
+		hits := len(res.Definitions) + len(res.References) + len(pending)
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
-		var defs, named []index.Def
+		var defs, named, fileDefs []index.Def
 		if ent, err := x.File(ctx, rel, src); err == nil && ent != nil {
+			fileDefs = ent.Defs
 			for _, d := range ent.Defs {
 				if d.Name != name {
 					continue
 				}
 				named = append(named, d)
+				if d.Parent != "" && !abstractIn(ent.Defs, d) {
+					// As a declaration names the type: bare, or with its
+					// package (Go's store.Store; the directory stands for
+					// the package).
+					owners[d.Parent] = true
+					owners[path.Base(path.Dir(rel))+"."+d.Parent] = true
+				}
 				if qual == "" || d.Parent == qual || path.Base(path.Dir(rel)) == qual {
 					defs = append(defs, d)
+					if d.Parent == qual {
+						mine[path.Base(path.Dir(rel))+"."+qual] = true
+					}
 				}
 			}
 		}
@@ -131,29 +170,112 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 		lines := bytes.Split(src, []byte("\n"))
 		decl := declLines(named, lines, needle)
+		var decls map[string][]typedDecl
 		for i, line := range lines {
 			n := i + 1
 			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
+				continue
+			}
+			if qual != "" {
+				if decls == nil {
+					decls = fileDecls(rel, lines)
+				}
+				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs)})
 				continue
 			}
 			if len(res.References) >= maxRefs {
 				res.Truncated = true
 				break
 			}
-			t := strings.TrimSpace(string(line))
-			if len(t) > 200 {
-				t = t[:200]
-			}
-			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: t})
+			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: trimRef(line)})
 		}
-		if len(res.Definitions)+len(res.References) > hits {
+		if len(res.Definitions)+len(res.References)+len(pending) > hits {
 			res.Redactions = append(res.Redactions, reds...)
 		}
+	}
+	for _, p := range pending {
+		h, keep := p.decide(qual, mine, owners)
+		if !keep {
+			res.OtherReceivers++
+			continue
+		}
+		if len(res.References) >= maxRefs {
+			res.Truncated = true
+			break
+		}
+		if h.ReceiverUnknown {
+			res.ReceiverUnknown++
+		}
+		res.References = append(res.References, h)
 	}
 	sort.SliceStable(res.Definitions, func(i, j int) bool {
 		return res.Definitions[i].Path < res.Definitions[j].Path
 	})
 	return res, nil
+}
+
+// ReceiverNote says what a qualified name did to its references, for the
+// CLI and MCP to print: "" when it left none out and marked none unknown.
+func (r *SymbolResult) ReceiverNote() string {
+	var parts []string
+	if r.OtherReceivers > 0 {
+		parts = append(parts, fmt.Sprintf("%d uses on other types that define the name left out", r.OtherReceivers))
+	}
+	if r.ReceiverUnknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d listed as ref? (their receiver's type is not known)", r.ReceiverUnknown))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// splitSymbol splits a symbol request as query.SplitQualified does,
+// except that a JavaScript private name keeps its #: "Ky.#retry" and
+// "#retry" name #retry (the symbol index's name for it), where # alone
+// separates a type from its method (Store#open).
+func splitSymbol(s string) (qual, name string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "#"); i >= 0 && (i == 0 || s[i-1] == '.') && isName(s[i+1:]) {
+		qual, _ = query.SplitQualified(strings.TrimSuffix(s[:i], ".") + ".x")
+		return qual, s[i:]
+	}
+	return query.SplitQualified(s)
+}
+
+// pendingRef is a use of a qualified name with its receivers' types
+// ("" where unknown), one per occurrence on the line.
+type pendingRef struct {
+	hit   SymbolHit
+	types []string
+}
+
+// decide keeps a use one of whose receivers is the qualifier (mine: the
+// qualifier, bare or with its package; marked so), leaves out one all of whose receivers are other types that define
+// the name, and keeps the rest marked unknown (a type that does not
+// define the name may inherit the qualifier's).
+func (p pendingRef) decide(qual string, mine, owners map[string]bool) (SymbolHit, bool) {
+	other := len(p.types) > 0
+	for _, t := range p.types {
+		if mine[t] {
+			p.hit.Receiver = qual
+			return p.hit, true
+		}
+		if t == "" || !owners[t] {
+			other = false
+		}
+	}
+	if other {
+		return p.hit, false
+	}
+	p.hit.ReceiverUnknown = true
+	return p.hit, true
+}
+
+// trimRef is a reference's line as listed: trimmed, at most 200 bytes.
+func trimRef(line []byte) string {
+	t := strings.TrimSpace(string(line))
+	if len(t) > 200 {
+		t = t[:200]
+	}
+	return t
 }
 
 // symbolSource reads a workspace file for FindSymbol: the editor's buffer,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ func TestFindSymbol(t *testing.T) {
 		// line naming it is not a reference to it.
 		"Builder.java": "class Builder {\n  @Deprecated\n  // setFormat sets it.\n  public Builder setFormat(String p) {\n    return this;\n  }\n  void use() { setFormat(\"x\"); }\n}\n",
 		"tasks.py":     "@cache\ndef load_all(k):\n    return k\n\nload_all(1)\n",
+		// A JavaScript private method: its name keeps the # (ky's
+		// Ky.#retry found only the unrelated public retry).
+		"web/ky.ts": "class Ky {\n  #retryCount = 0;\n  async #retry(f) {\n    this.#retryCount++;\n    return f();\n  }\n  run() {\n    return this.#retry(() => 1);\n  }\n}\nexport const retry = 1;\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -36,16 +40,20 @@ func TestFindSymbol(t *testing.T) {
 		{name: "createRenderer.mountChildren", defs: []string{"web/render.js:32"}, refs: []string{"web/render.js:35"}},
 		{"Put", []string{"cache/cache.go:5", "store/store.go:6", "store/store.go:10"}, []string{"main.go:5"}, false, false},
 		{"Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
-		{"cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
+		// main.go's s is a store.Store, which defines Put: not a use of
+		// cache's Put (TestFindSymbolReceivers).
+		{"cache.Put", []string{"cache/cache.go:5"}, nil, false, false},
 		{"Store.put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
 		// One splitter (query.SplitQualified): the qualifier is the last
 		// part before the name, and # and a trailing () split as in requests.
-		{"x/cache.Put", []string{"cache/cache.go:5"}, []string{"main.go:5"}, false, false},
+		{"x/cache.Put", []string{"cache/cache.go:5"}, nil, false, false},
 		{"store.Store.Put", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"Store#put", []string{"app.py:2"}, []string{"app.py:5"}, false, false},
 		{"Store.Put()", []string{"store/store.go:6"}, []string{"main.go:5"}, false, false},
 		{"setFormat", []string{"Builder.java:2"}, []string{"Builder.java:7"}, false, false},
 		{"load_all", []string{"tasks.py:2"}, []string{"tasks.py:5"}, false, false},
+		{"Ky.#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
+		{"#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
 		{"Nowhere", nil, nil, false, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},
@@ -69,21 +77,69 @@ func TestFindSymbol(t *testing.T) {
 			for _, r := range res.References {
 				refs = append(refs, r.Path+":"+strconv.Itoa(r.Line))
 			}
-			if !equal(defs, tt.defs) || !equal(refs, tt.refs) {
+			if !slices.Equal(defs, tt.defs) || !slices.Equal(refs, tt.refs) {
 				t.Errorf("defs %v refs %v, want %v %v", defs, refs, tt.defs, tt.refs)
 			}
 		})
 	}
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+// TestFindSymbolReceivers: a qualifier narrows the uses where the file
+// tells the receiver's type (`ctxd symbol JsonWriter#beginObject` listed
+// JsonReader's uses): a variable declared of the type (parameter, local,
+// field; Java, Go, TypeScript, Python), the type itself or a constructor
+// call's result, a method of the type calling it bare or on this/self. A use on another type that
+// defines the name is left out and counted; one whose receiver's type
+// the file does not say is listed and marked unknown.
+func TestFindSymbolReceivers(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"JsonWriter.java": "class JsonWriter {\n  JsonWriter beginObject() {\n    return this;\n  }\n  void nested() {\n    beginObject();\n    this.beginObject();\n  }\n}\n",
+		"JsonReader.java": "class JsonReader {\n  void beginObject() {\n  }\n  void skip() {\n    beginObject();\n  }\n}\n",
+		"Adapter.java": "class Adapter {\n  private final JsonWriter sink;\n" +
+			"  void write(JsonWriter out, int v) {\n    out.beginObject();\n  }\n" +
+			"  Object read(JsonReader in) {\n    in.beginObject();\n    return null;\n  }\n" +
+			"  void both(JsonReader in, JsonWriter out) {\n    in.beginObject(); out.beginObject();\n  }\n" +
+			"  void field() {\n    sink.beginObject();\n  }\n" +
+			"  void unknown(Object o) {\n    make().beginObject();\n    other.beginObject();\n  }\n}\n",
+		"writer.go": "package w\n\ntype Writer struct{}\n\nfunc (w *Writer) Flush() {}\n\ntype Pipe struct{}\n\nfunc (p *Pipe) Flush() {}\n\nfunc use(w *Writer, p *Pipe) {\n\tw.Flush()\n\tp.Flush()\n\tq := &Pipe{}\n\tq.Flush()\n}\n\ntype Flusher interface {\n\tFlush()\n}\n\nfunc viaIface(f Flusher, h io.Writer) {\n\tf.Flush()\n\th.Flush()\n}\n",
+		"app.ts":    "class Conn { close(): void {} }\nclass File { close(): void {} }\nfunction f(c: Conn, g: File) {\n  c.close();\n  g.close();\n}\n",
+		"app.py":    "class Conn:\n    def close(self):\n        pass\n\nclass File:\n    def close(self):\n        self.close()\n\ndef f(c: Conn):\n    c.close()\n    x = File()\n    x.close()\n    File().close()\n",
+	})
+	e := newEngine(t, dir)
+	tests := []struct {
+		name    string
+		refs    []string // path:line, "?" after one whose receiver is unknown
+		other   int
+		unknown int
+	}{
+		{"JsonWriter#beginObject", []string{"Adapter.java:4", "Adapter.java:11", "Adapter.java:14", "Adapter.java:17?", "Adapter.java:18?", "JsonWriter.java:6", "JsonWriter.java:7"}, 2, 2},
+		{"JsonReader.beginObject", []string{"Adapter.java:7", "Adapter.java:11", "Adapter.java:17?", "Adapter.java:18?", "JsonReader.java:5"}, 4, 2},
+		// A call on an interface may reach either type; io.Writer is not
+		// the local Writer.
+		{"Writer.Flush", []string{"writer.go:12", "writer.go:23?", "writer.go:24?"}, 2, 2},
+		{"Pipe.Flush", []string{"writer.go:13", "writer.go:15", "writer.go:23?", "writer.go:24?"}, 1, 2},
+		{"Conn.close", []string{"app.py:10", "app.ts:4"}, 4, 0},
+		{"File.close", []string{"app.py:7", "app.py:12", "app.py:13", "app.ts:5"}, 2, 0},
+		// Without a qualifier every use is listed, none marked.
+		{"beginObject", []string{"Adapter.java:4", "Adapter.java:7", "Adapter.java:11", "Adapter.java:14", "Adapter.java:17", "Adapter.java:18", "JsonReader.java:5", "JsonWriter.java:6", "JsonWriter.java:7"}, 0, 0},
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.FindSymbol(t.Context(), SymbolRequest{Name: tt.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refs []string
+			for _, r := range res.References {
+				ref := r.Path + ":" + strconv.Itoa(r.Line)
+				if r.ReceiverUnknown {
+					ref += "?"
+				}
+				refs = append(refs, ref)
+			}
+			if !slices.Equal(refs, tt.refs) || res.OtherReceivers != tt.other || res.ReceiverUnknown != tt.unknown {
+				t.Errorf("refs %v, %d other, %d unknown; want %v, %d, %d", refs, res.OtherReceivers, res.ReceiverUnknown, tt.refs, tt.other, tt.unknown)
+			}
+		})
 	}
-	return true
 }

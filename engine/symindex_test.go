@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
-	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
 )
@@ -149,14 +148,7 @@ func stateWithIndex(t *testing.T) string {
 // reopener returns a function that opens a new engine on dir and state,
 // as a new CLI run would, closed at the test's end.
 func reopener(t *testing.T, dir, state string) func() *Engine {
-	return func() *Engine {
-		e, err := New(dir, Options{Config: config.Default(), StateDir: state})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	return func() *Engine { return openEngine(t, dir, Options{StateDir: state}) }
 }
 
 // TestPinNamed: the one gathered file that defines a name the request

@@ -178,15 +178,12 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			}
 			ctxBudgets[bi] = env.Context.Budget
 			in := map[string]bool{}
-			full := 0
 			for _, ch := range env.Context.Chunks {
 				if ch.Content != "" {
 					in[ch.Source] = true
-					if slices.Contains(c.Answer, ch.Source) && (!ch.Truncated || ch.Truncation == ctxd.ViewBodies) {
-						full++
-					}
 				}
 			}
+			_, full, _ := shown(env.Context.Chunks, c.Answer)
 			skipped := map[string]string{}
 			for _, sk := range env.Context.Skipped {
 				skipped[sk.Source] = sk.Reason
@@ -252,6 +249,25 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	}
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// shown counts the answer files the context shows (found), shows whole
+// or with only bodies elided (full: the rule of all-full, in eval recall
+// and swebench alike) and shows whole.
+func shown(chunks []ctxd.Chunk, answer []string) (found, full, whole int) {
+	for _, ch := range chunks {
+		if ch.Content == "" || !slices.Contains(answer, ch.Source) {
+			continue
+		}
+		found++
+		if !ch.Truncated || ch.Truncation == ctxd.ViewBodies {
+			full++
+		}
+		if !ch.Truncated {
+			whole++
+		}
+	}
+	return found, full, whole
 }
 
 // answerViews names the view each answer file got, " [a.go=bodies]",

@@ -341,18 +341,7 @@ func runInstance(ctx context.Context, wt string, in Instance, budgets []int, cfg
 		}
 		res.ContextBudget = append(res.ContextBudget, env.Context.Budget)
 		var c SWEOutcome
-		for _, ch := range env.Context.Chunks {
-			if ch.Content == "" || !slices.Contains(res.Files, ch.Source) {
-				continue
-			}
-			c.Found++
-			if !ch.Truncated || ch.Truncation == ctxd.ViewBodies {
-				c.Full++
-			}
-			if !ch.Truncated {
-				c.Whole++
-			}
-		}
+		c.Found, c.Full, c.Whole = shown(env.Context.Chunks, res.Files)
 		c.Seen, _ = visibleLines(env.Context.Chunks, changed)
 		c.Views = answerViews(env.Context.Chunks, res.Files)
 		res.Ctxd = append(res.Ctxd, c)

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // Version is the persisted format's version; a file of another version is
@@ -311,15 +312,15 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	if !bytes.Equal(checksum(body), b[len(body):]) {
 		return nil, fmt.Errorf("load index: %w: checksum mismatch", ErrCorrupt)
 	}
-	d := decoder{b: body[len(magic):]}
-	if v := d.u64(); v != Version {
+	d := uvarint.NewReader(body[len(magic):])
+	if v := d.Uvarint(); v != Version {
 		return nil, fmt.Errorf("load index: %w: version %d, want %d", ErrStale, v, Version)
 	}
-	if k := d.str(); k != key {
+	if k := d.Str(); k != key {
 		return nil, fmt.Errorf("load index: %w: written for another root or options", ErrStale)
 	}
-	s := &Snapshot{Key: key, Written: int64(d.u64())}
-	nc := d.count(32 + 4)
+	s := &Snapshot{Key: key, Written: int64(d.Uvarint())}
+	nc := d.Count(32 + 4)
 	contents := make([]Content, nc)
 	// The bags are the file's own bytes where it can (see inPlace), else
 	// cut from a few large arrays rather than allocated one by one (two
@@ -327,23 +328,23 @@ func decode(b []byte, key string) (*Snapshot, error) {
 	// its backing alive, which costs at most the loaded index's size.
 	var hashes []uint32
 	var tfs []uint16
-	pos := func() int { return len(b) - sumSize - len(d.b) } // offset in the file
+	pos := func() int { return len(b) - sumSize - d.Len() } // offset in the file
 	for i := range contents {
 		c := &contents[i]
-		copy(c.Hash[:], d.bytes(32))
-		c.Lines = int(d.u64())
-		c.InlineTests = d.bool()
-		c.Imports = d.strs()
-		c.GoModule = d.str()
-		c.Bags = make([]Terms, d.count(2))
+		copy(c.Hash[:], d.Bytes(32))
+		c.Lines = int(d.Uvarint())
+		c.InlineTests = d.Bool()
+		c.Imports = d.Strs()
+		c.GoModule = d.Str()
+		c.Bags = make([]Terms, d.Count(2))
 		for k := range c.Bags {
 			t := &c.Bags[k]
-			t.N = int(d.u64())
-			nt := d.count(6)
-			d.bytes((4 - pos()%4) % 4) // alignment padding
-			hb := d.bytes(4 * nt)
-			tb := d.bytes(2 * nt)
-			if d.err != nil {
+			t.N = int(d.Uvarint())
+			nt := d.Count(6)
+			d.Bytes((4 - pos()%4) % 4) // alignment padding
+			hb := d.Bytes(4 * nt)
+			tb := d.Bytes(2 * nt)
+			if d.Err() != nil {
 				break
 			}
 			if h, tf, ok := inPlace(hb, tb, nt); ok {
@@ -363,35 +364,35 @@ func decode(b []byte, key string) (*Snapshot, error) {
 				t.TF[j] = binary.LittleEndian.Uint16(tb[2*j:])
 			}
 		}
-		if d.err != nil {
+		if d.Err() != nil {
 			break
 		}
-		c.Generated = d.bool()
-		c.Minified = d.bool()
-		if d.err != nil {
+		c.Generated = d.Bool()
+		c.Minified = d.Bool()
+		if d.Err() != nil {
 			break
 		}
 	}
-	nf := d.count(4)
+	nf := d.Count(4)
 	s.Files = make([]File, nf)
 	for i := range s.Files {
 		f := &s.Files[i]
-		f.Path = d.str()
-		f.Size = int64(d.u64())
-		f.ModTime = int64(d.u64())
-		f.Flags = d.byte()
-		if id := d.u64(); id > 0 {
+		f.Path = d.Str()
+		f.Size = int64(d.Uvarint())
+		f.ModTime = int64(d.Uvarint())
+		f.Flags = d.Byte()
+		if id := d.Uvarint(); id > 0 {
 			if id > uint64(len(contents)) {
 				return nil, fmt.Errorf("load index: %w: content %d of %d", ErrCorrupt, id, len(contents))
 			}
 			f.Content = &contents[id-1]
 		}
 	}
-	if d.err != nil {
-		return nil, fmt.Errorf("load index: %w: %v", ErrCorrupt, d.err)
+	if d.Err() != nil {
+		return nil, fmt.Errorf("load index: %w: %v", ErrCorrupt, d.Err())
 	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("load index: %w: %d trailing bytes", ErrCorrupt, len(d.b))
+	if d.Len() != 0 {
+		return nil, fmt.Errorf("load index: %w: %d trailing bytes", ErrCorrupt, d.Len())
 	}
 	return s, nil
 }
@@ -427,7 +428,7 @@ type encoder struct {
 func (e *encoder) u64(v uint64) { e.buf.Write(binary.AppendUvarint(e.tmp[:0], v)) }
 func (e *encoder) str(s string) { e.u64(uint64(len(s))); e.buf.WriteString(s) }
 
-// strs writes a count and the strings; decoder.strs reads them.
+// strs writes a count and the strings; uvarint.Reader.Strs reads them.
 func (e *encoder) strs(ss []string) {
 	e.u64(uint64(len(ss)))
 	for _, s := range ss {
@@ -441,88 +442,6 @@ func (e *encoder) bool(v bool) {
 	} else {
 		e.buf.WriteByte(0)
 	}
-}
-
-// decoder reads what encoder wrote; the first error sticks and later reads
-// return zero values.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("truncated")
-
-func (d *decoder) u64() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) bytes(n int) []byte {
-	if d.err != nil || n < 0 || n > len(d.b) {
-		if d.err == nil {
-			d.err = errShort
-		}
-		// Zeros for the fixed-size reads; nothing large for a bad length.
-		return make([]byte, min(max(n, 0), 64))
-	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out
-}
-
-func (d *decoder) byte() byte { return d.bytes(1)[0] }
-func (d *decoder) bool() bool { return d.byte() != 0 }
-func (d *decoder) str() string {
-	n := d.u64()
-	if n > math.MaxInt32 || d.err != nil {
-		d.err = cmpErr(d.err, errShort)
-		return ""
-	}
-	b := d.bytes(int(n))
-	if d.err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// strs reads what encoder.strs wrote: nil for none.
-func (d *decoder) strs() []string {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.str()
-	}
-	return out
-}
-
-func cmpErr(err, or error) error {
-	if err != nil {
-		return err
-	}
-	return or
-}
-
-// count reads an element count and checks it against what the remaining
-// bytes can hold (each element at least minSize bytes), so a corrupt count
-// cannot allocate without bound.
-func (d *decoder) count(minSize int) int {
-	n := d.u64()
-	if d.err == nil && n > uint64(len(d.b)/max(minSize, 1)) {
-		d.err = errShort
-		return 0
-	}
-	return int(n)
 }
 
 // The index's checksum is a CRC-32C (Castagnoli) of everything before

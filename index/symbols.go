@@ -1,6 +1,10 @@
 package index
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
+)
 
 // SymbolsVersion is the version of a symbol entry's encoding
 // ([EncodeSymbols]), part of the key of the record file that persists
@@ -50,27 +54,27 @@ func EncodeSymbols(s *Symbols) []byte {
 // malformed encoding returns an error wrapping [ErrCorrupt]: the bytes
 // come from a file anyone who can write the state directory can change.
 func DecodeSymbols(hash [32]byte, b []byte) (*Symbols, error) {
-	d := decoder{b: b}
+	d := uvarint.NewReader(b)
 	s := &Symbols{Hash: hash}
-	s.Language = d.str()
-	if nd := d.count(6); nd > 0 {
+	s.Language = d.Str()
+	if nd := d.Count(6); nd > 0 {
 		s.Defs = make([]Def, nd)
 		for i := range s.Defs {
 			df := &s.Defs[i]
-			df.Name = d.str()
-			df.Parent = d.str()
-			df.Kind = d.str()
-			df.Line = int(d.u64())
-			df.End = int(d.u64())
-			df.Signature = d.str()
+			df.Name = d.Str()
+			df.Parent = d.Str()
+			df.Kind = d.Str()
+			df.Line = int(d.Uvarint())
+			df.End = int(d.Uvarint())
+			df.Signature = d.Str()
 		}
 	}
-	s.Refs = d.strs()
-	if d.err != nil {
-		return nil, fmt.Errorf("decode symbols: %w: %v", ErrCorrupt, d.err)
+	s.Refs = d.Strs()
+	if d.Err() != nil {
+		return nil, fmt.Errorf("decode symbols: %w: %v", ErrCorrupt, d.Err())
 	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("decode symbols: %w: %d trailing bytes", ErrCorrupt, len(d.b))
+	if d.Len() != 0 {
+		return nil, fmt.Errorf("decode symbols: %w: %d trailing bytes", ErrCorrupt, d.Len())
 	}
 	return s, nil
 }

@@ -396,6 +396,7 @@ func TestGoClient(t *testing.T) {
 		}{
 			{"outline", map[string]any{"path": "../../etc/passwd"}, "outside root"},
 			{"outline", map[string]any{"path": "nope.go"}, "not found"},
+			{"outline", map[string]any{"path": "store/store.go", "level": "focus"}, "need functions to keep"},
 			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "(check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"},
 			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
 			{"compact_history", map[string]any{"request": chatRequest(), "session": "a", "session_id": "b"}, "session_id and session name the same field"},

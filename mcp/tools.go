@@ -223,8 +223,6 @@ func toolMessage(tool string, err error) string {
 		msg += " (give a path inside the repository root, relative to it)"
 	case errors.Is(err, artifacts.ErrCorrupt):
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
-	case errors.Is(err, ctxd.ErrNotFound):
-		msg += " (check the path: find_symbol and outline take root-relative paths)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -303,6 +301,9 @@ func (s *Server) findSymbol(ctx context.Context, c *call, in FindSymbolIn) (*too
 	fmt.Fprintf(&sb, "%s: %d definition(s), %d reference(s)", in.Name, len(res.Definitions), len(res.References))
 	if res.Truncated {
 		sb.WriteString(" (more references left out; raise max_references)")
+	}
+	if note := res.ReceiverNote(); note != "" {
+		sb.WriteString(" (" + note + ")")
 	}
 	sb.WriteString("\n")
 	for _, d := range res.Definitions {

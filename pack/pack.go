@@ -19,6 +19,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -151,7 +152,8 @@ type Result struct {
 	// it.
 	Secret []string `json:"secret_files,omitempty"`
 	// Warnings are for the person who asked: an Include that matched no
-	// file.
+	// file (when none matched, PackCached returns ctxd.ErrInvalidParams
+	// instead of an empty pack).
 	Warnings []string `json:"warnings,omitempty"`
 	// Part and Parts number the parts of a pack [Result.Split] cut
 	// (1-based; 0 for a whole pack). A part's Files, Tokens, Bytes and
@@ -476,6 +478,12 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 	// its files in the pack: say so.
 	if warns, err := ws.WalkWarnings(ctx); err == nil {
 		r.Warnings = append(r.Warnings, warns...)
+	}
+	if len(opts.Include) > 0 && !slices.Contains(included, true) {
+		// No file matched any Include: the pack would be empty, which no
+		// one asks for (a mistyped glob); refused as a bad parameter, so
+		// the command line exits 2 and writes nothing.
+		return nil, fmt.Errorf("pack: --include %s matched no file%s: %w", strings.Join(opts.Include, ", --include "), underPath(sub), ctxd.ErrInvalidParams)
 	}
 	for i, g := range opts.Include {
 		if !included[i] {

@@ -70,7 +70,7 @@ func TestPack(t *testing.T) {
 		{"include name in subtree", Options{Path: "a", Include: []string{"*.go"}}, "a/b/y.go a/x.go"},
 		{"include path from subtree", Options{Path: "a", Include: []string{"b/*.go"}}, "a/b/y.go"},
 		{"include path from root in subtree", Options{Path: "a", Include: []string{"a/b/*"}}, "a/b/long.txt a/b/y.go"},
-		{"include path from root only", Options{Include: []string{"b/*.go"}}, ""},
+		{"include path from root only", Options{Include: []string{"b/*.go", "z.md"}}, "z.md"},
 		{"exclude directory name", Options{Exclude: []string{"b"}}, "a/x.go z.md"},
 		{"exclude name at any depth", Options{Exclude: []string{"*.txt", "z.md"}}, "a/b/y.go a/x.go"},
 		{"exclude rooted", Options{Exclude: []string{"/a/x.go"}}, "a/b/long.txt a/b/y.go z.md"},
@@ -307,8 +307,8 @@ func TestPackKinds(t *testing.T) {
 
 // TestPackSecretFiles: secret files are left out and listed (result,
 // summary, token tree); an Include naming one packs it, secrets inside
-// redacted; a glob never does; an Include matching nothing is warned
-// about.
+// redacted; a glob never does; an Include matching nothing beside one
+// that matches is warned about.
 func TestPackSecretFiles(t *testing.T) {
 	ws := workspace(t, map[string]string{
 		"app/main.py":     "print('hi')\n",
@@ -328,7 +328,6 @@ func TestPackSecretFiles(t *testing.T) {
 		{"glob is not consent", Options{Include: []string{".*"}}, "", ".env", ""},
 		{"subtree", Options{Path: "deploy"}, "deploy/notes.md", "deploy/id_rsa", ""},
 		{"no match", Options{Include: []string{"*.rb", "app/*"}}, "app/main.py", "", "--include *.rb matched no file"},
-		{"no match in subtree", Options{Path: "app", Include: []string{"lib/**"}}, "", "", "--include lib/** matched no file under app"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -354,6 +353,43 @@ func TestPackSecretFiles(t *testing.T) {
 				if !strings.Contains(md, "- "+p+"\n") || !strings.Contains(tree, " "+p) {
 					t.Errorf("secret file %s not listed:\n%s\n%s", p, md, tree)
 				}
+			}
+		})
+	}
+}
+
+// TestPackIncludeMatchesNothing: when no Include matches a file the pack
+// is refused as a bad parameter (an empty pack is a mistyped glob, and
+// the command line wrote one and exited 0), naming the globs and the
+// subtree; a glob that matches only a secret file is not refused (the
+// secret file is listed).
+func TestPackIncludeMatchesNothing(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"app/main.py": "print('hi')\n",
+		".env":        "PORT=8080\n",
+	})
+	tests := []struct {
+		name string
+		opts Options
+		want string // "" for no error
+	}{
+		{"glob", Options{Include: []string{"nosuch/*"}}, "pack: --include nosuch/* matched no file"},
+		{"every glob", Options{Include: []string{"*.rb", "lib/**"}}, "pack: --include *.rb, --include lib/** matched no file"},
+		{"subtree", Options{Path: "app", Include: []string{"lib/**"}}, "pack: --include lib/** matched no file under app"},
+		{"one matches", Options{Include: []string{"*.rb", "app/*"}}, ""},
+		{"a secret file only", Options{Include: []string{".*"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := PackCached(t.Context(), ws, tt.opts, nil)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("error %v, want a pack", err)
+				}
+				return
+			}
+			if !errors.Is(err, ctxd.ErrInvalidParams) || ctxd.Message(err) != tt.want {
+				t.Fatalf("got %v (%v), want %q (invalid params)", r, err, tt.want)
 			}
 		})
 	}
@@ -696,7 +732,7 @@ func TestSummaryLeavesOutEmptySections(t *testing.T) {
 	}{
 		{"flat", map[string]string{"a.py": "def f():\n    pass\n"}, Options{}, []string{"Largest directories"}, []string{"## Largest files\n\n- a.py: "}},
 		{"nested", map[string]string{"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"}, Options{}, nil, []string{"## Largest files\n\n", "## Largest directories\n\n- pkg/: "}},
-		{"empty", map[string]string{"a.py": "x = 1\n"}, Options{Include: []string{"nosuch/*.ts"}}, []string{"Largest files", "Largest directories"}, nil},
+		{"empty", map[string]string{"a.py": "x = 1\n"}, Options{Exclude: []string{"*.py"}}, []string{"Largest files", "Largest directories"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder

@@ -123,7 +123,10 @@ func BenchmarkProxyLatency(b *testing.B) {
 	}
 }
 
-func send(b *testing.B, base string, body []byte) {
+// send posts body as a chat completion to the proxy at base and fails
+// unless it is answered with one.
+func send(b testing.TB, base string, body []byte) {
+	b.Helper()
 	resp, err := http.Post(base+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
 		b.Fatal(err)

@@ -119,21 +119,25 @@ type Options struct {
 // the latest 10 turns' observations whole but keeps nothing of older ones;
 // a masked output here keeps its head, critical lines, locations and a
 // reference. What it costs within the latest 10 outputs, and the bill
-// (BENCHMARKS.md, "h26bill" and "Lead (2026-11-29 08:20-08:35 UTC)"): a
-// log, run, search or listing of over 500 tokens is whole for the two
-// turns after it arrives, a file read (any size) or a smaller output
-// for four; at 128k the turn-by-turn replay bills 0.553 of pass-through
-// (0.504 with reads under the size rule too, which takes the file the
-// agent read two turns ago out of view) against 0.580 for the former
-// defaults (horizon 4, step 8, no size rule, unpaced).
+// (BENCHMARKS.md, "h26bill", "Lead (2026-11-29 08:20-08:35 UTC)" and
+// "h26bill2"): a log, run, search or listing of over 500 tokens is whole
+// for the two turns after it arrives, and so is a file read of over 500
+// tokens the agent has moved away from (none of the two calls since
+// names its file); a file still in play (named by those calls: edited,
+// searched, run, read at other lines, in a traceback) or a smaller
+// output stays whole for four. At 128k the turn-by-turn replay bills
+// 0.493 of pass-through (0.524 with every read whole for four turns,
+// 0.504 with reads under the size rule whatever the agent does next)
+// against 0.580 for the former defaults (horizon 4, step 8, no size
+// rule, unpaced); 29.2% of the latest 10 outputs are masked (26.1%).
 // --mask-horizon, --mask-step, --mask-big, --mask-big-horizon and
 // --mask-paced set them per proxy.
 const (
 	DefaultMaskHorizon = 4
 	DefaultMaskStep    = 2
 	// DefaultMaskBig and DefaultMaskBigHorizon: an output over 500 tokens
-	// (a log or listing of about 50 lines or more; not a file read) is
-	// masked from 2 outputs old.
+	// (a log or listing of about 50 lines or more; a file read only once
+	// the agent moved away from it) is masked from 2 outputs old.
 	DefaultMaskBig        = 500
 	DefaultMaskBigHorizon = 2
 	// DefaultMaskLong: a tool output over this many tokens is condensed

@@ -96,12 +96,26 @@ func mismatch(text string) bool {
 		return true
 	}
 	question := strings.Contains(text, "?") || questionRE.MatchString(strings.TrimSpace(text))
-	return question && insteadRE.MatchString(text)
+	if question {
+		return insteadRE.MatchString(text)
+	}
+	// A statement that says what the code fails to do ("path parameters
+	// with dots are not matched", "retry does not respect Retry-After",
+	// "ShouldBind ignores the tag") or that it answers with an HTTP error
+	// status is a bug report; one that says what is missing ("YAML is not
+	// supported") asks for a feature.
+	if m := brokenRE.FindStringSubmatch(text); m != nil && !missingRE.MatchString(m[0]) {
+		return true
+	}
+	return statusRE.MatchString(text)
 }
 
 var (
 	insteadRE          = regexp.MustCompile(`\b(instead of|rather than)\b`)
 	expectedRE         = regexp.MustCompile(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
+	brokenRE           = regexp.MustCompile(`\b((does|do|is|are|was|were|can|will)(\s+not|n'?t)|cannot|won'?t|never|ignores|ignored|loses|swallows|hangs)\b(\s+\w+)?`)
+	missingRE          = regexp.MustCompile(`\b(supported|implemented|available|possible|exposed|configurable|documented)$`)
+	statusRE           = regexp.MustCompile(`\b(returns?|returned|responds?|responded|gives?|gave|answers?|answered|sends?|sent|fails? with|failed with|throws?|raises?)\b[^.?!\n]{0,30}\b[45]\d\d\b`)
 	behaviourInsteadRE = regexp.MustCompile(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
 )
 

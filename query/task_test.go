@@ -50,6 +50,17 @@ func TestDetectTask(t *testing.T) {
 		{"Pass context to .forEach instead of closure", ctxd.TaskImplement, false},
 		{"the router responds with 404 instead of 405 for POST", ctxd.TaskDebug, true},
 		{"where is the session cookie set? explain the flow", ctxd.TaskAnalyze, true},
+		// A statement of what the code fails to do is a bug report (a new
+		// user's first hour: these were implement by default); one of what
+		// is missing is a feature request.
+		{"path parameters with dots are not matched", ctxd.TaskDebug, true},
+		{"retry does not respect the Retry-After header on 429", ctxd.TaskDebug, true},
+		{"ShouldBind ignores the time_format tag", ctxd.TaskDebug, true},
+		{"context.JSON doesn't escape html", ctxd.TaskDebug, true},
+		{"the server returns 404 when the path has a trailing slash", ctxd.TaskDebug, true},
+		{"the upload hangs when the file is larger than 2 GB", ctxd.TaskDebug, true},
+		{"YAML config files are not supported", ctxd.TaskImplement, false},
+		{"the router should return 404 for unknown routes", ctxd.TaskImplement, false},
 		{"hello", ctxd.TaskImplement, false},
 		{"", ctxd.TaskImplement, false},
 	}

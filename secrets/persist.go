@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // The clean set: the SHA-256 of every text a scan found no secret in,
@@ -64,21 +66,16 @@ func (s *Scanner) DecodeClean(b []byte) error {
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return ErrCleanSet
 	}
-	rest := body[len(cleanMagic):]
-	kn, k := binary.Uvarint(rest)
-	if k <= 0 || kn > uint64(len(rest)-k) {
-		return ErrCleanSet
-	}
-	key := string(rest[k : k+int(kn)])
-	rest = rest[k+int(kn):]
-	n, k := binary.Uvarint(rest)
-	if k <= 0 || n*32 != uint64(len(rest)-k) {
+	r := uvarint.NewReader(body[len(cleanMagic):])
+	key := r.Str()
+	n := r.Uvarint()
+	if r.Err() != nil || n*32 != uint64(r.Len()) {
 		return ErrCleanSet
 	}
 	if key != s.rulesKey() {
 		return nil // other rules: scan again
 	}
-	rest = rest[k:]
+	rest := r.Bytes(r.Len())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.cache) == 0 {

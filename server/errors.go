@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 
 	"github.com/ctxd/ctxd"
@@ -41,7 +42,10 @@ func rpcError(method string, err error) error {
 	if errors.As(err, &rpc) {
 		return rpc
 	}
-	msg := method + ": " + ctxd.Message(err)
+	// An engine error often starts with the operation, which is the
+	// method's own name ("ctx/pack: pack: bad glob" said it twice; MCP's
+	// tool messages drop it the same way).
+	msg := method + ": " + strings.TrimPrefix(ctxd.Message(err), strings.TrimPrefix(method, "ctx/")+": ")
 	code := jsonrpc.InternalError
 	switch {
 	case errors.Is(err, context.Canceled):

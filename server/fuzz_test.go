@@ -57,6 +57,7 @@ var paramDecoders = map[string]func(data []byte) error{
 	"ctx/buildPrompt":        decodeInto[engine.PromptRequest],
 	"ctx/countTokens":        decodeInto[engine.CountRequest],
 	"ctx/outline":            decodeInto[engine.OutlineRequest],
+	"ctx/findSymbol":         decodeInto[engine.SymbolRequest],
 	"ctx/pack":               decodeInto[PackParams],
 	"ctx/compressMessages":   decodeInto[engine.CompressRequest],
 	"ctx/pruneForRetry":      decodeInto[engine.CompressRequest],

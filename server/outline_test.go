@@ -63,6 +63,16 @@ func TestOutline(t *testing.T) {
 			t.Errorf("ctx/outline %v: got %v, want invalid params", params, m)
 		}
 	}
+	// A focus level with no function to keep is refused by the engine's
+	// rule, not rendered as an unsupported view (it was a command-line
+	// check only).
+	m = roundTrip(t, c, r, 19, "ctx/outline", map[string]any{"path": "a.go", "level": "focus"})
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"].(float64) != float64(jsonrpc.InvalidParams) || !strings.Contains(e["message"].(string), "need functions to keep") {
+		t.Errorf("ctx/outline at level focus without keep_lines: %v", m)
+	}
+	if m := roundTrip(t, c, r, 21, "ctx/outline", map[string]any{"path": "a.go", "level": "focus", "keep_lines": []int{3}}); m["error"] != nil {
+		t.Errorf("ctx/outline at level focus with keep_lines: %v", m)
+	}
 	m = roundTrip(t, c, r, 20, "ctx/outline", map[string]any{"path": "../outside.go"})
 	if e, _ := m["error"].(map[string]any); e == nil || e["code"].(float64) != float64(CodeOutsideWorkspace) {
 		t.Errorf("path outside the root: %v", m)

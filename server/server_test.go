@@ -160,6 +160,9 @@ func pipeClient(t *testing.T, opts Options) (net.Conn, *bufio.Reader) {
 		case <-time.After(5 * time.Second):
 			t.Error("server did not stop")
 		}
+		// As ctxd serve does at exit: the engines' background writes to
+		// the workspace's state directory end before t.TempDir's removal.
+		s.Close()
 	})
 	return cliEnd, bufio.NewReader(cliEnd)
 }

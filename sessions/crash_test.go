@@ -250,10 +250,7 @@ func TestCrashKill(t *testing.T) {
 func checkAfterCrash(t *testing.T, k int, dir string, last, pending map[string]int) int {
 	t.Helper()
 	ctx := t.Context()
-	s, err := Open(dir, Options{Keep: crashKeep})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStoreIn(t, dir, Options{Keep: crashKeep})
 	l, err := s.List(ctx)
 	if err != nil {
 		t.Fatalf("kill %d: list: %v", k, err)
@@ -368,10 +365,7 @@ func TestTwoProcessesOneSession(t *testing.T) {
 			t.Fatalf("writer %d said %q", i+1, out)
 		}
 	}
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStoreIn(t, dir, Options{})
 	tl, err := s.Timeline(t.Context(), "shared")
 	if err != nil {
 		t.Fatal(err)

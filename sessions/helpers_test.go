@@ -87,7 +87,13 @@ func sample(id string, seq, msgs, chunks int, tag string) *Checkpoint {
 // openStore opens a store in a fresh directory.
 func openStore(t testing.TB, opts Options) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "sessions"), opts)
+	return openStoreIn(t, filepath.Join(t.TempDir(), "sessions"), opts)
+}
+
+// openStoreIn opens a store in dir, failing the test on an error.
+func openStoreIn(t testing.TB, dir string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

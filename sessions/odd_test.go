@@ -12,12 +12,10 @@ import (
 // TestSaveReportsRetention: a save past the keep-N retention says which
 // checkpoints it removed.
 func TestSaveReportsRetention(t *testing.T) {
-	st, err := Open(t.TempDir(), Options{Keep: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, Options{Keep: 2})
 	ctx := context.Background()
 	var last *Checkpoint
+	var err error
 	for i := 0; i < 4; i++ {
 		if last, err = st.Save(ctx, crashCheckpoint("keep", 0)); err != nil {
 			t.Fatal(err)
@@ -33,10 +31,7 @@ func TestSaveReportsRetention(t *testing.T) {
 // file's modification time, so a session saved now lists before it.
 func TestLegacyFutureTimestamp(t *testing.T) {
 	dir := t.TempDir()
-	st, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStoreIn(t, dir, Options{})
 	data, err := os.ReadFile(filepath.Join("testdata", "v1_seed.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +83,7 @@ func TestFutureTimestampClamped(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
-	forger, err := Open(dir, Options{Now: func() time.Time { return future }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	forger := openStoreIn(t, dir, Options{Now: func() time.Time { return future }})
 	cp := crashCheckpoint("forged", 0)
 	cp.State, cp.Timestamp = StateRunning, time.Time{}
 	saved, err := forger.Save(ctx, cp)
@@ -105,10 +97,7 @@ func TestFutureTimestampClamped(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "forged", seqName(saved.Seq)), old, old); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStoreIn(t, dir, Options{})
 	saveMineNewest(t, st)
 	r, err := st.Restore(ctx, "forged", 0)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // A CountStore keeps token counts across processes, keyed by a hash of
@@ -241,41 +243,32 @@ func DecodeCountStore(b []byte) (*CountStore, error) {
 	bad := func(what string) (*CountStore, error) {
 		return nil, fmt.Errorf("decode token count store: %w: %s", ErrCountStoreEncoding, what)
 	}
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	last, ok := uv()
-	if !ok || last >= 1<<32-1 {
+	r := uvarint.NewReader(b)
+	last := r.Uvarint()
+	if r.Err() != nil || last >= 1<<32-1 {
 		return bad("generation")
 	}
-	n, ok := uv()
-	if !ok || n > uint64(len(b)/18) {
+	n := r.Count(18)
+	if r.Err() != nil {
 		return bad("count")
 	}
 	s := NewCountStore()
 	s.gen = uint32(last) + 1
 	s.counts = make(map[countKey]storedCount, n) // sized once, not grown
 	for range n {
-		if len(b) < 16 {
+		var k countKey
+		copy(k[:], r.Bytes(len(k)))
+		if r.Err() != nil {
 			return bad("short entry")
 		}
-		var k countKey
-		copy(k[:], b)
-		b = b[16:]
-		gen, ok1 := uv()
-		c, ok2 := uv()
-		if !ok1 || !ok2 || c > 1<<31 || gen > 1<<32-1 {
+		gen, c := r.Uvarint(), r.Uvarint()
+		if r.Err() != nil || c > 1<<31 || gen > 1<<32-1 {
 			return bad("entry")
 		}
 		s.counts[k] = storedCount{gen: uint32(gen), count: uint32(c)}
 	}
-	if len(b) != 0 {
-		return bad(fmt.Sprintf("%d trailing bytes", len(b)))
+	if r.Len() != 0 {
+		return bad(fmt.Sprintf("%d trailing bytes", r.Len()))
 	}
 	return s, nil
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // A Store keeps what parsing yields across processes, so a fresh CLI run
@@ -394,17 +396,17 @@ func (s *Store) AppendBinary(b []byte, maxBytes int) []byte {
 // kept encoded (b must not change afterwards) and decoded when used. A
 // malformed encoding returns an error wrapping [ErrStoreEncoding].
 func DecodeStore(b []byte) (*Store, error) {
-	r := reader{b: b}
+	r := uvarint.NewReader(b)
 	s := NewStore()
-	last := r.uvarint()
-	na := r.count(32 + 3)
+	last := r.Uvarint()
+	na := r.Count(32 + 3)
 	s.analyses = make(map[[32]byte]storedAnalysis, na) // sized once, not grown
 	for range na {
 		var k [32]byte
-		copy(k[:], r.bytes(32))
-		gen := r.uvarint()
-		data := r.bytes(r.count(1))
-		if r.err != nil {
+		copy(k[:], r.Bytes(32))
+		gen := r.Uvarint()
+		data := r.Bytes(r.Count(1))
+		if r.Err() != nil {
 			break
 		}
 		if old, ok := s.analyses[k]; ok {
@@ -413,22 +415,22 @@ func DecodeStore(b []byte) (*Store, error) {
 		s.analyses[k] = storedAnalysis{gen: gen, data: data}
 		s.size += analysisSize(data)
 	}
-	nv := r.count(32 + 2)
+	nv := r.Count(32 + 2)
 	s.verdicts = make(map[[32]byte]storedVerdict, nv)
 	for range nv {
 		var k [32]byte
-		copy(k[:], r.bytes(32))
-		gen := r.uvarint()
-		n := r.count(2)
+		copy(k[:], r.Bytes(32))
+		gen := r.Uvarint()
+		n := r.Count(2)
 		var errs []span
 		for range n {
-			st, en := r.offset(), r.offset()
+			st, en := r.Offset(), r.Offset()
 			if en < st {
-				r.fail("span ends before it starts")
+				r.Fail("span ends before it starts")
 			}
 			errs = append(errs, span{st, en})
 		}
-		if r.err != nil {
+		if r.Err() != nil {
 			break
 		}
 		if old, ok := s.verdicts[k]; ok {
@@ -439,86 +441,15 @@ func DecodeStore(b []byte) (*Store, error) {
 		s.size += verdictSize(errs)
 		s.vsize += verdictSize(errs)
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail(fmt.Sprintf("%d trailing bytes", len(r.b)))
+	if r.Err() == nil && r.Len() != 0 {
+		r.Fail(fmt.Sprintf("%d trailing bytes", r.Len()))
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("decode tree-sitter store: %w: %v", ErrStoreEncoding, r.err)
+	if r.Err() != nil {
+		return nil, fmt.Errorf("decode tree-sitter store: %w: %v", ErrStoreEncoding, r.Err())
 	}
 	if last >= 1<<62 {
 		return nil, fmt.Errorf("decode tree-sitter store: %w: generation %d", ErrStoreEncoding, last)
 	}
 	s.gen = last + 1
 	return s, nil
-}
-
-// reader decodes uvarints and byte strings, remembering the first error.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail(msg string) {
-	if r.err == nil {
-		r.err = errors.New(msg)
-	}
-	r.b = nil
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("bad varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a count of items of at least min bytes each, failing when
-// the rest could not hold them.
-func (r *reader) count(min int) int {
-	v := r.uvarint()
-	if v > uint64(len(r.b)/max(min, 1)) {
-		r.fail("count over the bytes left")
-		return 0
-	}
-	return int(v)
-}
-
-// offset reads a non-negative int that fits any slice index.
-func (r *reader) offset() int {
-	v := r.uvarint()
-	if v > 1<<40 {
-		r.fail("offset out of range")
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.b) {
-		r.fail("short")
-		return nil
-	}
-	out := r.b[:n:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *reader) bool() bool {
-	switch r.uvarint() {
-	case 0:
-		return false
-	case 1:
-		return true
-	}
-	r.fail("bad bool")
-	return false
 }

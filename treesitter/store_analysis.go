@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // An analysis is stored without its source and line index (the caller
@@ -135,44 +136,44 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 	if !ok {
 		return nil, fmt.Errorf("decode analysis: language %q: %w", lang, ErrStoreEncoding)
 	}
-	r := reader{b: data}
-	if got := string(r.bytes(r.count(1))); r.err == nil && got != lang {
+	r := uvarint.NewReader(data)
+	if got := string(r.Bytes(r.Count(1))); r.Err() == nil && got != lang {
 		return nil, fmt.Errorf("decode analysis: language %q, want %q: %w", got, lang, ErrStoreEncoding)
 	}
 	a := &analysis{lang: lang, src: src, lines: newLineIndex(src), style: spec.style, foldWord: spec.foldWord}
-	a.syntax = r.bool()
-	a.syntaxLine = r.offset()
-	tab := make([]string, r.count(1))
+	a.syntax = r.Bool()
+	a.syntaxLine = r.Offset()
+	tab := make([]string, r.Count(1))
 	for i := range tab {
-		tab[i] = string(r.bytes(r.count(1)))
+		tab[i] = string(r.Bytes(r.Count(1)))
 	}
 	nlines := len(a.lines)
 	off := func() int {
-		v := r.offset()
+		v := r.Offset()
 		if v > len(src) {
-			r.fail("offset past the source")
+			r.Fail("offset past the source")
 			return 0
 		}
 		return v
 	}
 	line := func() int {
-		v := r.offset()
+		v := r.Offset()
 		if v > nlines {
-			r.fail("line past the source")
+			r.Fail("line past the source")
 			return 0
 		}
 		return v
 	}
 	str := func() string {
-		i := r.uvarint()
+		i := r.Uvarint()
 		if i >= uint64(len(tab)) {
-			r.fail("string index out of range")
+			r.Fail("string index out of range")
 			return ""
 		}
 		return tab[i]
 	}
 	names := func() []string {
-		n := r.count(1)
+		n := r.Count(1)
 		if n == 0 {
 			return nil
 		}
@@ -186,64 +187,64 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 		e := edit{start: off(), end: off(), text: str()}
 		e.elided = ctxd.LineRange{Start: line(), End: line()}
 		if e.end < e.start {
-			r.fail("edit ends before it starts")
+			r.Fail("edit ends before it starts")
 		}
 		return e
 	}
-	if n := r.count(9); n > 0 {
+	if n := r.Count(9); n > 0 {
 		a.symbols = make([]Symbol, n)
 		for i := range a.symbols {
 			y := &a.symbols[i]
 			y.Name, y.Kind = str(), str()
 			y.Start, y.End = line(), line()
 			y.Signature = str()
-			y.Exported = r.bool()
+			y.Exported = r.Bool()
 			y.Doc, y.Parent = str(), str()
-			y.Depth = r.offset()
-			y.Inner = r.bool()
+			y.Depth = r.Offset()
+			y.Inner = r.Bool()
 			if y.Start < 1 || y.End < y.Start {
-				r.fail("symbol lines out of order")
+				r.Fail("symbol lines out of order")
 			}
 		}
 	}
 	a.imports = names()
-	if n := r.count(10); n > 0 {
+	if n := r.Count(10); n > 0 {
 		a.bodies = make([]bodyEdit, n)
 		for i := range a.bodies {
 			x := &a.bodies[i]
 			x.edit = ed()
-			x.lines = r.offset()
+			x.lines = r.Offset()
 			x.fnFirst, x.fnLast = line(), line()
 			x.names = names()
-			x.keepInBodies = r.bool()
-			x.outer = r.offset()
+			x.keepInBodies = r.Bool()
+			x.outer = r.Offset()
 		}
 	}
-	if n := r.count(5); n > 0 {
+	if n := r.Count(5); n > 0 {
 		a.docs = make([]edit, n)
 		for i := range a.docs {
 			a.docs[i] = ed()
 		}
 	}
-	if n := r.count(6); n > 0 {
+	if n := r.Count(6); n > 0 {
 		a.members = make([]member, n)
 		for i := range a.members {
 			m := &a.members[i]
-			m.scope = r.offset()
+			m.scope = r.Offset()
 			m.start, m.end = off(), off()
-			m.private = r.bool()
+			m.private = r.Bool()
 			m.names = names()
-			m.function = r.bool()
+			m.function = r.Bool()
 			if m.end < m.start {
-				r.fail("member ends before it starts")
+				r.Fail("member ends before it starts")
 			}
 		}
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail(fmt.Sprintf("%d trailing bytes", len(r.b)))
+	if r.Err() == nil && r.Len() != 0 {
+		r.Fail(fmt.Sprintf("%d trailing bytes", r.Len()))
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("decode analysis: %w: %v", ErrStoreEncoding, r.err)
+	if r.Err() != nil {
+		return nil, fmt.Errorf("decode analysis: %w: %v", ErrStoreEncoding, r.Err())
 	}
 	return a, nil
 }

@@ -386,10 +386,10 @@ func corpusRepo(t *testing.T) (string, []string, []string) {
 	return testutil.GitRepo(t, files), values, names
 }
 
-// TestSecretsCorpusDoors: the corpus's 41 fake secrets in nine formats
+// TestSecretsCorpusDoors: the corpus's 42 fake secrets in nine formats
 // reach no answer of any door: CLI prompt (markdown, XML), pack
 // (markdown, XML, JSON), outline and truncate; the daemon's buildPrompt,
-// pack and outline; MCP build_context, outline and find_symbol; a
+// pack, outline and findSymbol; MCP build_context, outline and find_symbol; a
 // session's checkpoint shown and resumed.
 func TestSecretsCorpusDoors(t *testing.T) {
 	dir, secrets, files := corpusRepo(t)
@@ -445,6 +445,12 @@ func TestSecretsCorpusDoors(t *testing.T) {
 			params map[string]any
 		}{"ctx/outline", map[string]any{"path": f, "level": "full"}})
 	}
+	for _, name := range []string{"GITHUB_TOKEN", "SESSION_JWT", "KEY"} {
+		calls = append(calls, struct {
+			method string
+			params map[string]any
+		}{"ctx/findSymbol", map[string]any{"name": name}})
+	}
 	for _, c := range calls {
 		b, _ := json.Marshal(d.call(c.method, c.params))
 		assertNoSecret(t, "daemon "+c.method+" "+fmt.Sprint(c.params["path"]), string(b), secrets)
@@ -481,6 +487,32 @@ func TestMCPCompactHistoryRejectsNonMessages(t *testing.T) {
 		got := toolError(t, m.tool("compact_history", map[string]any{"request": tt.request}))
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("compact_history %v: error %q, want %q", tt.request, got, tt.want)
+		}
+	}
+}
+
+// TestOutlineNotFoundOneMessage: a file the workspace does not hold is
+// answered by the daemon and the MCP server with one message, after each
+// door's prefix, and the message says where the path is read from (the
+// daemon said only "read /abs/path: not found"; MCP added a hint of its
+// own).
+func TestOutlineNotFoundOneMessage(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	m := startMCP(t, dir)
+	for _, p := range []string{"nosuch.go", "sub/nosuch.go", filepath.Join(dir, "nosuch.go")} {
+		r := d.call("ctx/outline", map[string]any{"path": p})
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-31002) {
+			t.Fatalf("ctx/outline %s: %v, want error -31002", p, r)
+		}
+		daemon, _ := e["message"].(string)
+		mcp := toolError(t, m.tool("outline", map[string]any{"path": p}))
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+		want := rel + ": not found (check the path: it is read relative to the workspace root, " + dir + ")"
+		if daemon != "ctx/outline: "+want || mcp != "outline: "+want {
+			t.Errorf("%s: daemon %q, MCP %q, want %q after each door's prefix", p, daemon, mcp, want)
 		}
 	}
 }

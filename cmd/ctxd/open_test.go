@@ -30,4 +30,15 @@ func TestOpenBadLine(t *testing.T) {
 			t.Errorf("--open %s: exit %d, want %d and %q:\n%s\n%s", tt.open, code, tt.code, tt.want, errOut, out)
 		}
 	}
+	// Run from elsewhere with --root, FILE is the root's: the same answers
+	// (a missing FILE is then the current directory's, outside the root).
+	for _, tt := range tests {
+		if strings.Contains(tt.open, "nosuch") {
+			continue
+		}
+		out, errOut, code := runCtxd(t, t.TempDir(), "", nil, "prompt", "--root", dir, "--open", tt.open, "sum the cart")
+		if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("--root %s --open %s: exit %d, want %d and %q:\n%s\n%s", dir, tt.open, code, tt.code, tt.want, errOut, out)
+		}
+	}
 }

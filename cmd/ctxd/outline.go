@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/treesitter"
 )
 
 func init() {
@@ -70,13 +70,6 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 	if *level == "" {
 		return usagef("--level is required: full, bodies, signatures, outline, focus or focus-only")
 	}
-	lv, err := treesitter.ParseLevel(*level)
-	if err != nil {
-		return usagef("--level: %v", err)
-	}
-	if (lv == treesitter.Focus || lv == treesitter.FocusOnly) && len(keepLines) == 0 && len(keepFuncs) == 0 {
-		return usagef("--level %s needs the functions to keep: --keep-line N or --keep-func NAME", *level)
-	}
 	req := engine.OutlineRequest{Path: path, Language: *lang, Level: *level, KeepFuncs: keepFuncs}
 	for _, l := range keepLines {
 		var n int
@@ -84,6 +77,14 @@ func runTruncate(ctx context.Context, io *IO, args []string) error {
 			return usagef("--keep-line %q: want a line number from 1", l)
 		}
 		req.KeepLines = append(req.KeepLines, n)
+	}
+	// The engine's rule, checked before the file is read so that a bad
+	// level is a usage error in the flags' words.
+	switch _, err := req.CheckLevel(); {
+	case errors.Is(err, engine.ErrNothingToKeep):
+		return usagef("--level %s needs the functions to keep: --keep-line N or --keep-func NAME", *level)
+	case err != nil:
+		return usagef("--level: %v", err)
 	}
 	res, err := outlineFile(ctx, req)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,6 +143,11 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		Encoding: f.encoding, Top: f.top, NoContent: name == "tokens" || f.asJSON, IncludeAssets: f.assets,
 	})
 	p.stop()
+	if errors.Is(err, ctxd.ErrInvalidParams) {
+		// A bad glob, an --include that matches nothing, an unknown
+		// encoding: how the command was called (exit 2, nothing written).
+		return usagef("%s", strings.TrimPrefix(ctxd.Message(err), "pack: "))
+	}
 	if err != nil {
 		return err
 	}

@@ -144,6 +144,15 @@ func TestPackCommand(t *testing.T) {
 	if _, _, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--format", "yaml"); code != 2 {
 		t.Errorf("--format yaml: exit %d, want 2", code)
 	}
+	// So is an --include that matches nothing (it wrote an empty pack and
+	// exited 0): nothing is written.
+	none := filepath.Join(t.TempDir(), "none.md")
+	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--root", dir, "--include", "nosuch/*", "--output", none); code != 2 || !strings.Contains(errOut, "ctxd pack: --include nosuch/* matched no file\nusage: ") {
+		t.Errorf("--include nosuch/*: exit %d, want 2:\n%s", code, errOut)
+	}
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Errorf("--include nosuch/* wrote %s: %v", none, err)
+	}
 }
 
 func TestPackOverRPC(t *testing.T) {
@@ -169,6 +178,15 @@ func TestPackOverRPC(t *testing.T) {
 	}
 	if r := d.call("ctx/pack", map[string]any{"output": "sub/relative.md"}); r["error"] == nil {
 		t.Error("output with a directory accepted")
+	}
+	// An include that matches nothing is bad params, as on the command
+	// line, and writes nothing.
+	r = d.call("ctx/pack", map[string]any{"include": []string{"nosuch/*"}, "output": "none.md"})
+	if e, _ := r["error"].(map[string]any); e == nil || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), "--include nosuch/* matched no file") {
+		t.Errorf("ctx/pack include nosuch/*: %s, want -32602", testutil.JSON(t, r))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ctxd", "packs", "none.md")); !os.IsNotExist(err) {
+		t.Errorf("ctx/pack include nosuch/* wrote a pack: %v", err)
 	}
 	// A subtree outside the workspace or missing is an error, not an
 	// empty pack; one inside packs that subtree.

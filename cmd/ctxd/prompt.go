@@ -130,22 +130,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		// Like outline and truncate, a relative path is relative to the
-		// current directory; when no such file is there but one is under
-		// the workspace root (`--root REPO --open pkg/x.go` run from
-		// elsewhere), it is the root's.
-		if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(of.Path) && !strings.HasPrefix(of.Path, "file:") {
-			p := filepath.Join(wd, of.Path)
-			if _, err := os.Stat(p); err != nil {
-				if _, err := os.Stat(filepath.Join(root, of.Path)); err == nil {
-					p = filepath.Join(root, of.Path)
-				}
-			}
-			of.Path = p
-		}
-		if err := badOpenLine(o, of, root); err != nil {
+		p, st := openPath(of.Path, root)
+		if err := badOpenLine(o, of, st, root); err != nil {
 			return err
 		}
+		of.Path = p
 		req.OpenFiles = append(req.OpenFiles, of)
 	}
 
@@ -204,22 +193,40 @@ func readRequest(pos []string, in io.Reader) (string, error) {
 	return request, nil
 }
 
+// openPath resolves --open's FILE. Like outline and truncate, a relative
+// path is relative to the current directory; when no such file is there
+// but one is under the workspace root (`--root REPO --open pkg/x.go` run
+// from elsewhere), it is the root's. st describes what is at the path, nil
+// when nothing is (a file: URI is left to the engine).
+func openPath(p, root string) (string, os.FileInfo) {
+	if strings.HasPrefix(p, "file:") {
+		return p, nil
+	}
+	if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(p) {
+		for _, dir := range []string{wd, root} {
+			if st, err := os.Stat(filepath.Join(dir, p)); err == nil {
+				return filepath.Join(dir, p), st
+			}
+		}
+		return filepath.Join(wd, p), nil
+	}
+	if st, err := os.Stat(p); err == nil {
+		return p, st
+	}
+	return p, nil
+}
+
 // badOpenLine is a usage error for --open FILE:X where X is not a line
 // number and FILE exists while FILE:X does not (it was skipped as "no such
-// file", which sent the user looking for the file).
-func badOpenLine(arg string, of ctxd.OpenFile, root string) error {
+// file", which sent the user looking for the file); st is what openPath
+// found for of.
+func badOpenLine(arg string, of ctxd.OpenFile, st os.FileInfo, root string) error {
 	i := strings.LastIndexByte(arg, ':')
-	if of.Line != 0 || i <= 0 || strings.HasPrefix(arg, "file:") {
+	if of.Line != 0 || i <= 0 || strings.HasPrefix(arg, "file:") || st != nil {
 		return nil
 	}
-	if _, err := os.Stat(of.Path); err == nil {
-		return nil
-	}
-	file := arg[:i]
-	for _, p := range []string{file, filepath.Join(root, file)} {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return usagef("--open %s: %q is not a line number (FILE:LINE, lines from 1)", arg, arg[i+1:])
-		}
+	if _, st := openPath(arg[:i], root); st != nil && !st.IsDir() {
+		return usagef("--open %s: %q is not a line number (FILE:LINE, lines from 1)", arg, arg[i+1:])
 	}
 	return nil
 }

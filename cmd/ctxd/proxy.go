@@ -31,10 +31,14 @@ session (X-Ctxd-Session, else derived from the conversation); GET
 	})
 }
 
-// The proxy's heap goal: the idle process plus proxyHeapPerByte bytes
-// per body byte in flight, or plus proxyHeapSlack when that is more
-// (issue 28's bound is 4x the body plus a constant).
+// The proxy's heap goal while bodies are in flight: the collector runs
+// when the heap has grown proxyHeapPercent over what it found live (or
+// proxyHeapSlack over the idle process, when that is more), under a
+// limit of the idle process plus proxyHeapPerByte bytes per body byte in
+// flight, or plus proxyHeapSlack when that is more (issue 28's bound is
+// 4x the body plus a constant; internal/heapgoal).
 const (
+	proxyHeapPercent = 10
 	proxyHeapPerByte = 4
 	proxyHeapSlack   = 4 << 20
 )
@@ -60,7 +64,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	fs.IntVar(&call.MaskHorizon, "mask-horizon", proxy.DefaultMaskHorizon, "mask tool outputs beyond about the latest N before any pressure (head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaskStep, "mask-step", proxy.DefaultMaskStep, "take masking steps every N outputs, so turns between steps only append (prompt caches hold); negative: every turn")
 	fs.BoolVar(&call.MaskPaced, "mask-paced", true, "each masking step masks the due outputs from its cheapest cut on (a small old output waits until rewriting after it pays); false: every due output")
-	fs.IntVar(&call.MaskBig, "mask-big", proxy.DefaultMaskBig, "mask a tool output over N tokens, a file read excepted, from --mask-big-horizon outputs old instead of --mask-horizon; negative: never")
+	fs.IntVar(&call.MaskBig, "mask-big", proxy.DefaultMaskBig, "mask a tool output over N tokens from --mask-big-horizon outputs old instead of --mask-horizon (a file read only once no call since names its file); negative: never")
 	fs.IntVar(&call.MaskBigHorizon, "mask-big-horizon", proxy.DefaultMaskBigHorizon, "the age, in outputs, from which an output over --mask-big tokens is masked")
 	fs.IntVar(&call.MaskLong, "mask-long", proxy.DefaultMaskLong, "condense a tool output over N tokens (not a file read) from the turn it appears, even within the masking horizon (ctxd run's view: head, critical lines, tail and a reference); negative: never")
 	fs.IntVar(&call.MaxToolOutput, "max-tool-output", 0, "condense older tool outputs to at most N bytes (default: the budget mode's; negative: never)")
@@ -130,7 +134,7 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 		// a few times the bodies in flight, not the collector's default
 		// headroom over the tokenizer tables (BENCHMARKS.md, "h28model");
 		// GOMEMLIMIT overrides it.
-		goal = heapgoal.New(proxyHeapPerByte, proxyHeapSlack)
+		goal = heapgoal.New(proxyHeapPercent, proxyHeapPerByte, proxyHeapSlack)
 	}
 	p, err := proxy.New(proxy.Options{Upstream: up, Mode: m, Flow: flow, Call: call, Hints: h, Logger: log, FullRecords: logFile != "", MaxBodyBytes: maxBody, HeapGoal: goal})
 	if err != nil {

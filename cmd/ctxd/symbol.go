@@ -59,6 +59,9 @@ func runSymbol(ctx context.Context, io *IO, args []string) error {
 	if res.Truncated {
 		fmt.Fprintf(io.Err, "ctxd: more references left out; raise --max-references\n")
 	}
+	if note := res.ReceiverNote(); note != "" {
+		fmt.Fprintf(io.Err, "ctxd: %s\n", note)
+	}
 	if len(res.Definitions) == 0 && len(res.References) == 0 {
 		// FilesSearched counts the files holding the name's text ("in 0
 		// files" read as if nothing had been searched).

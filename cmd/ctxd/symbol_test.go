@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -11,6 +13,7 @@ func TestSymbolCLI(t *testing.T) {
 		"app.py":        "class Store:\n    def put(self, k):\n        pass\n\nStore().put(1)\n",
 		"docs/store.md": "# Store\n\nCall Store.put to add.\n",
 		"limits.go":     "package app\n\nconst MaxSize = 10\n",
+		"Rw.java":       "class W {\n  void begin() {}\n}\nclass R {\n  void begin() {}\n}\nclass U {\n  void u(W w, R r, Object o) {\n    w.begin();\n    r.begin();\n    o.x().begin();\n  }\n}\n",
 	})
 	runCases(t, []cliCase{
 		{"qualified with #", []string{"symbol", "--root", dir, "Store#put"}, 0, "def app.py:2-3 method def put(self, k)\nref app.py:5 Store().put(1)\n", "", "store.md"},
@@ -20,7 +23,39 @@ func TestSymbolCLI(t *testing.T) {
 		{"json", []string{"symbol", "--root", dir, "--json", "put"}, 0, `"definitions": [`, "", ""},
 		{"nothing", []string{"symbol", "--root", dir, "Nowhere"}, 0, "", "nothing found: no code file contains the name", "in 0 files"},
 		{"only in docs", []string{"symbol", "--root", dir, "Call"}, 0, "", "nothing found: no code file contains the name (check the spelling, try the bare name, or --docs", ""},
+		// The qualifier narrows the uses too: R's is left out, one on an
+		// unknown receiver is marked, and stderr says both.
+		{"qualified uses", []string{"symbol", "--root", dir, "W#begin"}, 0, "def Rw.java:2-2 method void begin()\nref Rw.java:9 w.begin();\nref? Rw.java:11 o.x().begin();\n", "ctxd: 1 uses on other types that define the name left out; 1 listed as ref? (their receiver's type is not known)\n", "r.begin"},
 		{"not a name", []string{"symbol", "--root", dir, "two words"}, 1, "", "want an identifier", ""},
 		{"no name", []string{"symbol", "--root", dir}, 2, "", "want one NAME", ""},
 	})
+}
+
+// TestFindSymbolOverRPC: the daemon answers ctx/findSymbol (it had no
+// symbol lookup, though the CLI and MCP had) with what `ctxd symbol
+// --json` prints; a bad name is -32602.
+func TestFindSymbolOverRPC(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"Rw.java": "class W {\n  void begin() {}\n}\nclass R {\n  void begin() {}\n}\nclass U {\n  void u(W w, R r, Object o) {\n    w.begin();\n    r.begin();\n    o.x().begin();\n  }\n}\n",
+	})
+	out, errOut, code := runCtxd(t, dir, "", nil, "symbol", "--json", "W#begin")
+	if code != 0 {
+		t.Fatalf("ctxd symbol: exit %d: %s", code, errOut)
+	}
+	var cli map[string]any
+	if err := json.Unmarshal([]byte(out), &cli); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	rpc := result(t, d.call("ctx/findSymbol", map[string]any{"name": "W#begin"}))
+	if !reflect.DeepEqual(rpc, cli) {
+		t.Errorf("ctx/findSymbol\n%v\nctxd symbol --json\n%v", rpc, cli)
+	}
+	if refs, _ := rpc["references"].([]any); len(refs) != 2 || rpc["other_receivers"] != float64(1) {
+		t.Errorf("ctx/findSymbol W#begin: %v, want two references and R's left out", rpc)
+	}
+	if e, _ := d.call("ctx/findSymbol", map[string]any{"name": "two words"})["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Errorf("ctx/findSymbol of two words: %v, want -32602", e)
+	}
 }

@@ -18,6 +18,8 @@ import (
 var vocabularyParams = map[string]any{
 	"ctx/buildPrompt":      server.PromptParams{},
 	"ctx/outline":          engine.OutlineRequest{},
+	"ctx/findSymbol":       engine.SymbolRequest{},
+	"find_symbol":          mcp.FindSymbolIn{},
 	"ctx/pack":             server.PackParams{},
 	"ctx/compressMessages": engine.CompressRequest{},
 	"ctx/optimizeRequest":  engine.OptimizeRequest{},

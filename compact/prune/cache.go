@@ -23,6 +23,9 @@ type condKey struct {
 	images   int
 	encoding string
 	rt       request.Retrieval
+	// name is the tool result's: its count depends on it (a named tool
+	// result counts its name).
+	name string
 }
 
 type condResult struct {
@@ -54,6 +57,7 @@ type refKey struct {
 	isError  bool
 	encoding string
 	rt       request.Retrieval
+	name     string // as condKey's
 }
 
 // referenced returns seg reduced to its reference, from the cache or

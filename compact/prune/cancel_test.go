@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 // countingCtx counts the pruner's checks of its context and is cancelled
@@ -73,7 +74,8 @@ func TestCancelReachesEviction(t *testing.T) {
 }
 
 // TestCompressParsed: the pruner given the request parsed already
-// answers what it answers given the body.
+// answers what it answers given the body, and the plan it returns proves
+// and counts its output as parsing it whole does.
 func TestCompressParsed(t *testing.T) {
 	for _, f := range request.Formats {
 		for _, n := range []int{40, 900} {
@@ -93,9 +95,23 @@ func TestCompressParsed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, gotRep, gotErr := p.CompressParsed(t.Context(), req)
+				got, plan, gotRep, gotErr := p.CompressParsed(t.Context(), req)
 				if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || !slices.Equal(got, want) || fmt.Sprint(gotRep) != fmt.Sprint(wantRep) {
 					t.Fatalf("CompressParsed differs from Compress (%v / %v)", wantErr, gotErr)
+				}
+				if gotErr != nil {
+					return
+				}
+				counter, m := tokens.ForModel("gpt-4o", 0)
+				est := request.NewEstimator(counter, request.ImageRuleFor(m, f))
+				whole, err := request.Parse(got, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantN := est.Request(whole)
+				n, err := plan.Verify(got, est)
+				if err != nil || n != wantN {
+					t.Errorf("the plan: Verify %d, %v; the whole parse %d tokens", n, err, wantN)
 				}
 			})
 		}

@@ -111,6 +111,9 @@ func TestEdgeCases(t *testing.T) {
 		check  func(t *testing.T, rep *Report, out []byte)
 		// overBudget: the request cannot fit even at its minimum.
 		overBudget bool
+		// empty: nothing would be left; refused as over budget, the error
+		// and its report are the golden.
+		empty bool
 	}{
 		{name: "pure_chat", conv: chatter(20), opts: Options{WindowSize: 2}, budget: func(_, total int) int { return total / 3 },
 			check: func(t *testing.T, rep *Report, _ []byte) {
@@ -146,12 +149,11 @@ func TestEdgeCases(t *testing.T) {
 			// Reducing older outputs to their references fits: nothing is
 			// evicted.
 			check: func(t *testing.T, rep *Report, _ []byte) { wantDecision(t, rep, DecisionCondensed) }},
-		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000},
-			check: func(t *testing.T, rep *Report, _ []byte) {
-				if countDecision(rep, DecisionEvicted) != len(rep.Messages) {
-					t.Errorf("want every orphan result evicted: %+v", rep.Messages)
-				}
-			}},
+		// Every message is an unpaired result the protocol requires
+		// removing: an empty messages array is no request a provider
+		// answers, so the pruner refuses it as Smart Context's eviction
+		// does (it returned the empty array).
+		{name: "orphan_results_only", conv: conv{tool("x1", "bash", "out 1"), tool("x2", "bash", "out 2")}, opts: Options{Budget: 1000}, empty: true},
 		{name: "unmatched_id", conv: unmatched(), opts: Options{Budget: 100000},
 			check: func(t *testing.T, rep *Report, out []byte) {
 				if bytes.Contains(out, []byte("call_zzz")) || bytes.Contains(out, []byte("b.go")) {
@@ -173,6 +175,18 @@ func TestEdgeCases(t *testing.T) {
 				out, rep, err := Compress(t.Context(), body, opts)
 				if tt.overBudget {
 					wantOverBudget(t, err, opts.Budget)
+					return
+				}
+				if tt.empty {
+					var ob *OverBudgetError
+					if !errors.As(err, &ob) || !strings.Contains(err.Error(), "no message would be left") {
+						t.Fatalf("got %v (%d bytes out), want the refusal of an empty conversation", err, len(out))
+					}
+					repJSON, err := json.MarshalIndent(ob.Report, "", "  ")
+					if err != nil {
+						t.Fatal(err)
+					}
+					testutil.GoldenFile(t, tt.name+"."+string(f), append([]byte("-- error --\n"+ob.Error()+"\n-- report --\n"), repJSON...), *update)
 					return
 				}
 				if err != nil {
@@ -268,6 +282,16 @@ func TestCalibrationJSONvsProse(t *testing.T) {
 	}
 }
 
+// openStore opens an artifact store in dir, failing the test on an error.
+func openStore(t *testing.T, dir string, opts artifacts.Options) *artifacts.Store {
+	t.Helper()
+	s, err := artifacts.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // probe returns the report of a run with a budget nothing exceeds: the
 // request's floor, minimum and size.
 func probe(t *testing.T, body []byte, opts Options) *Report {
@@ -320,10 +344,7 @@ func TestSummaryErrorsAndReference(t *testing.T) {
 	c = append(c, user("And now?"))
 	body := render(request.FormatChat, "gpt-4o", c)
 	dir := t.TempDir()
-	store, err := artifacts.Open(dir, artifacts.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore(t, dir, artifacts.Options{})
 	total := probe(t, body, Options{WindowSize: 1}).TokensBefore
 	out, rep, err := Compress(t.Context(), body, Options{WindowSize: 1, Budget: total / 12, Store: store, Session: "s"})
 	if err != nil {
@@ -378,10 +399,7 @@ func TestDuplicatesBelowBudget(t *testing.T) {
 	c = append(c, user("Good?"))
 	for _, f := range request.Formats {
 		body := render(f, "gpt-4o", c)
-		store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := openStore(t, t.TempDir(), artifacts.Options{})
 		got, rep, err := Compress(t.Context(), body, Options{Store: store, Session: "s"})
 		if err != nil {
 			t.Fatal(err)
@@ -425,10 +443,7 @@ func TestOpenPairCondensedLast(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			body := render(f, "gpt-4o", c)
 			total := probe(t, body, Options{WindowSize: 1}).TokensBefore
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := openStore(t, t.TempDir(), artifacts.Options{})
 			opts := Options{WindowSize: 1, Budget: total / 4, Store: store, Session: "s"}
 			got, rep, err := Compress(t.Context(), body, opts)
 			if err != nil {
@@ -506,10 +521,7 @@ func TestPressureBands(t *testing.T) {
 		{"over", size * 3 / 4, request.BandCritical, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := openStore(t, t.TempDir(), artifacts.Options{})
 			got, rep, err := Compress(t.Context(), body, Options{Budget: tc.budget, Store: store, Session: "s"})
 			if err != nil {
 				t.Fatal(err)
@@ -568,10 +580,7 @@ func TestOneEvictedArtifact(t *testing.T) {
 	}
 	c = append(c, user("And now?"))
 	body := render(request.FormatChat, "gpt-4o", c)
-	real, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	real := openStore(t, t.TempDir(), artifacts.Options{})
 	store := &countingStore{Store: real}
 	_, full, err := Compress(t.Context(), body, Options{Budget: 1 << 20})
 	if err != nil {

@@ -41,8 +41,13 @@ func checkOutputDetect(t *testing.T, in, out []byte, rep *Report, opts Options, 
 	if err != nil {
 		t.Fatalf("output does not parse as %s: %v", orig.Format, err)
 	}
-	// An emptied messages array carries no format signal; otherwise the
-	// output must read as the input's format.
+	// A conversation is never emptied: that is refused as over budget
+	// (no provider answers it).
+	if len(orig.Items) > 0 && len(got.Items) == 0 {
+		t.Fatalf("the %d messages were all removed and no error said so:\n%s", len(orig.Items), out)
+	}
+	// An empty messages array (an empty input's) carries no format
+	// signal; otherwise the output must read as the input's format.
 	if f, err := request.Detect(out); detect && len(got.Items) > 0 && (err != nil || f != orig.Format) {
 		t.Errorf("output detected as %q (%v), want %q", f, err, orig.Format)
 	}

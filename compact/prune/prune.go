@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
@@ -95,15 +96,20 @@ func (p *Pruner) Compress(ctx context.Context, body []byte) ([]byte, *Report, er
 // CompressParsed is [Pruner.Compress] of a request the caller parsed
 // already (in the pruner's format), so a large request is not decoded a
 // second time. It sets the Tokens of req's items and segments (as
-// [request.Estimator.Item] does) and changes nothing else of req.
-func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *Report, error) {
+// [request.Estimator.Item] does) and changes nothing else of req. It also
+// returns the plan of req the output was emitted from, so the caller can
+// prove and count the output against it ([request.Plan.Verify]) rather
+// than parse it whole beside req (issue 28).
+func (p *Pruner) CompressParsed(ctx context.Context, req *request.Request) ([]byte, *request.Plan, *Report, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if req.Format != p.opts.Format && p.opts.Format != "" {
-		return nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
+		return nil, nil, nil, fmt.Errorf("compress messages: a %s request given to a %s pruner: %w", req.Format, p.opts.Format, ctxd.ErrInvalidParams)
 	}
-	return p.runParsed(ctx, req, "")
+	var plan *request.Plan
+	out, rep, err := p.runParsed(ctx, req, "", &plan)
+	return out, plan, rep, err
 }
 
 // ForRetry prunes a history for an agent's retry after a failure: the
@@ -247,6 +253,10 @@ type run struct {
 	// condensed are the segments of item i cut to a preview or a
 	// reference (few items have any).
 	condensed map[int][]Condensed
+	// laddered are the segments the degrade ladder condensed (not
+	// duplicates or superseded reads), in the order it condensed them:
+	// refill's candidates.
+	laddered []request.SegRef
 	// latestUser is the latest user turn with user content (text or an
 	// image; -1 when none): never modified, not even its tool results.
 	latestUser int
@@ -284,10 +294,12 @@ func (p *Pruner) run(ctx context.Context, body []byte, errText string) ([]byte, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
 	}
-	return p.runParsed(ctx, req, errText)
+	return p.runParsed(ctx, req, errText, nil)
 }
 
-func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string) ([]byte, *Report, error) {
+// runParsed prunes req; plan, when not nil, receives the plan the output
+// was emitted from.
+func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText string, plan **request.Plan) ([]byte, *Report, error) {
 	s, err := p.opts.resolve(req.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compress messages: %w", err)
@@ -308,8 +320,8 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	before := fixed
 	for i, it := range req.Items {
 		r.est.Item(it)
-		r.st[i].before, r.st[i].tokens = it.Tokens, it.Tokens
-		before += it.Tokens
+		r.st[i].before, r.st[i].tokens = int(it.Tokens), int(it.Tokens)
+		before += int(it.Tokens)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -371,6 +383,9 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err // the client left: degrade stopped early
 		}
+		if r.total+summaryTokens <= avail {
+			r.refill(avail - r.total - summaryTokens)
+		}
 	} else if rep.PressureBand != request.BandLow {
 		r.condenseTier(tierArchive, r.s.maxToolOutput)
 	}
@@ -378,6 +393,17 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 		rep.TokensAfter = r.total + summaryTokens
 		rep.Reason = fmt.Sprintf("the protocol-exact minimum (fixed parts and tools, system messages, latest user turn, open tool pairs) needs %d tokens and the request still needs %d after condensing, referencing and evicting everything else; the budget is %d (context window %d less %d reserved for the reply)",
 			minimum, r.total+summaryTokens, avail, s.model.ContextWindow, s.outputReserve)
+		return nil, nil, &OverBudgetError{Report: rep}
+	}
+	if len(req.Items) > 0 && r.keptBefore(len(req.Items)) == 0 && summary == nil && note == nil {
+		// Nothing would be left (unpaired calls and results dropped as
+		// the protocol requires, the rest evicted): an empty conversation
+		// is no request a provider answers, so it does not fit. Smart
+		// Context's eviction, which runs this pruner, fails the same way
+		// (a proxy forwards the original; the provider's error reaches
+		// the agent).
+		rep.TokensAfter = r.total
+		rep.Reason = fmt.Sprintf("no message would be left: each of the %d messages was an unpaired tool call or result (which the protocol requires removing) or was evicted; an empty conversation is no request a provider answers", len(req.Items))
 		return nil, nil, &OverBudgetError{Report: rep}
 	}
 	if summary != nil {
@@ -413,12 +439,16 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	}
 	rep.Removed = r.summed + r.removed
 	p.logRun(rep, r)
+	if plan != nil {
+		*plan = r.plan
+	}
 	return out, rep, nil
 }
 
 // OverBudgetError is the error of a request that cannot fit its budget
 // even after every step of degradation: its protocol-exact minimum (and
-// what cannot be removed without breaking the protocol) is over it.
+// what cannot be removed without breaking the protocol) is over it, or
+// no message would be left (an empty conversation fits no provider).
 // Report holds the budget and the counts, Reason the explanation. It
 // wraps ctxd.ErrOverBudget (JSON-RPC code -31003, a non-zero exit).
 type OverBudgetError struct {
@@ -601,7 +631,7 @@ func (r *run) dropOrphans() {
 			what = "tool call without a result"
 		}
 		if !r.pair.OrphanOnly[o.Item] && r.plan.DropSegment(o) {
-			st.tokens -= seg.Tokens
+			st.tokens -= int(seg.Tokens)
 			st.orphans++
 			st.reason = joinReason(st.reason, fmt.Sprintf("removed %s (id %q)", what, seg.CallID()))
 			continue
@@ -612,8 +642,8 @@ func (r *run) dropOrphans() {
 		// Responses reasoning item cannot stay without the item it
 		// precedes: the whole unit goes.
 		for _, j := range r.pair.Unit(r.pair.UnitOf(o.Item)) {
-			if j != o.Item && !r.st[j].gone {
-				r.remove(j, fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
+			if int(j) != o.Item && !r.st[j].gone {
+				r.remove(int(j), fmt.Sprintf("paired with item %d, removed as unpaired", o.Item))
 			}
 		}
 	}
@@ -771,7 +801,7 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		if seg.Class != request.ClassCondensable && seg.Class != request.ClassDroppableDuplicate {
 			continue
 		}
-		cur, idx := seg.Tokens, -1
+		cur, idx := int(seg.Tokens), -1
 		for k, c := range r.condensed[i] {
 			if c.Segment == j {
 				cur, idx = c.TokensAfter, k
@@ -779,9 +809,9 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		var res condResult
 		if maxChars == 0 {
-			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt}, seg, r.est)
+			res = referenced(r.p.cache, refKey{text: r.key(seg), isError: r.isError(seg), encoding: r.s.counter.Encoding(), rt: r.rt, name: seg.Name()}, seg, r.est)
 		} else {
-			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt}
+			k := condKey{text: r.key(seg), maxChars: maxChars, isError: r.isError(seg), images: len(seg.Images()), encoding: r.s.counter.Encoding(), rt: r.rt, name: seg.Name()}
 			res = condense(r.p.cache, k, seg, r.est)
 		}
 		if !res.ok {
@@ -793,16 +823,81 @@ func (r *run) condenseItem(i, maxChars int) bool {
 		}
 		st.tokens -= cur - after
 		r.total -= cur - after
-		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: seg.Tokens, TokensAfter: after}
+		c := Condensed{Segment: j, Hash: res.hash, HiddenChars: res.hidden, TokensBefore: int(seg.Tokens), TokensAfter: after}
 		if idx >= 0 {
 			r.condensed[i][idx] = c
 		} else {
 			r.condensed[i] = append(r.condensed[i], c)
 		}
 		r.stash(res.hash, seg.Text)
+		if idx < 0 {
+			r.laddered = append(r.laddered, request.SegRef{Item: i, Seg: j})
+		}
 		changed = true
 	}
 	return changed
+}
+
+// minRefill is the least room worth a refill: under it an output's view
+// would grow by a few lines at most.
+const minRefill = 64
+
+// refill spends room, the tokens the degrade ladder left under the budget
+// once the request fit, on the outputs it condensed, newest first: each
+// is condensed again from its whole text, to the largest preview that
+// fits what is left (condenseWith: its head, or head and tail for error
+// output, and the marker). The ladder condenses every output of a tier
+// to the same size, so when the one step that made the request fit was
+// more than needed (the open pair's outputs cut to a preview: a 12k-token
+// file the agent just read shown as 500 characters in a budget of 6k),
+// the room goes back to the outputs the model reads next. Nothing else
+// changes: what was evicted stays in the summary, and the budget holds.
+func (r *run) refill(room int) {
+	refs := slices.Clone(r.laddered)
+	slices.SortStableFunc(refs, func(a, b request.SegRef) int { return cmp.Compare(b.Item, a.Item) })
+	for _, ref := range refs {
+		if room < minRefill || r.ctx.Err() != nil {
+			return
+		}
+		st := &r.st[ref.Item]
+		idx := slices.IndexFunc(r.condensed[ref.Item], func(c Condensed) bool { return c.Segment == ref.Seg })
+		if st.gone || idx < 0 {
+			continue
+		}
+		seg := &r.req.Items[ref.Item].Segments[ref.Seg]
+		c := &r.condensed[ref.Item][idx]
+		out, hidden, tokens, chars := r.largestPreview(seg, c.Hash, c.TokensAfter+room)
+		if tokens <= c.TokensAfter || !r.plan.SetText(ref, out) {
+			continue
+		}
+		grew := tokens - c.TokensAfter
+		st.tokens += grew
+		r.total += grew
+		room -= grew
+		c.HiddenChars, c.TokensAfter = hidden, tokens
+		st.reason = joinReason(st.reason, fmt.Sprintf("condensed again to %d chars: the room the budget left", chars))
+	}
+}
+
+// largestPreview is seg condensed (condenseWith) to the most characters
+// whose segment counts at most limit tokens (request.LargestFit, from the
+// text's own characters per token); tokens 0 when none tried fits.
+func (r *run) largestPreview(seg *request.Segment, hash string, limit int) (out string, hidden, tokens, chars int) {
+	total := utf8.RuneCountInString(seg.Text)
+	isErr, images := r.isError(seg), len(seg.Images())
+	guess := int(float64(limit) * float64(total) / float64(max(seg.Tokens, 1)))
+	chars = request.LargestFit(limit, guess, total-minHidden, func(n int) (int, bool) {
+		o, h, ok := condenseWith(r.rt, seg.Text, n, isErr, hash, images)
+		if !ok {
+			return 0, false
+		}
+		t := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", o))
+		if t <= limit {
+			out, hidden, tokens = o, h, t // the latest fit is the largest
+		}
+		return t, true
+	})
+	return out, hidden, tokens, chars
 }
 
 // unitOrder sorts units for eviction: lowest score first, then oldest.
@@ -875,7 +970,7 @@ func (r *run) evict(u int, why uint8, score float64) {
 		if st.gone {
 			continue
 		}
-		r.plan.DropItem(i)
+		r.plan.DropItem(int(i))
 		st.gone, st.summed = true, true
 		r.summed++
 		st.evictWhy, st.evictScore, st.reason = why, score, ""
@@ -1011,9 +1106,9 @@ func (r *run) summaryPosition() int {
 			for _, i := range unit {
 				if !r.st[i].gone {
 					if lo < 0 {
-						lo = i
+						lo = int(i)
 					}
-					hi = i
+					hi = int(i)
 				}
 			}
 			if lo >= 0 && lo < k && k <= hi {

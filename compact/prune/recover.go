@@ -289,11 +289,11 @@ func (r *run) dedupe() {
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerDup, hash, len(seg.Text), byteview.CountLines(seg.Text), "identical to the output of "+where)
 			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
-			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
+			if after >= int(seg.Tokens) || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}
-			st.tokens -= seg.Tokens - after
-			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			st.tokens -= int(seg.Tokens) - after
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: int(seg.Tokens), TokensAfter: after})
 			st.dups++
 			st.reason = joinReason(st.reason, "duplicate tool output replaced by a reference to "+where)
 			r.stash(hash, seg.Text)
@@ -338,11 +338,11 @@ func (r *run) supersede() {
 			hash := seg.Hash()
 			text := r.rt.Marker(request.MarkerRef, hash, len(seg.Text), byteview.CountLines(seg.Text), detail)
 			after := r.est.Segment(request.NewSegment(seg.Kind, seg.Name(), "", text))
-			if after >= seg.Tokens || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
+			if after >= int(seg.Tokens) || !r.plan.SetText(request.SegRef{Item: i, Seg: j}, text) {
 				continue
 			}
-			st.tokens -= seg.Tokens - after
-			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: seg.Tokens, TokensAfter: after})
+			st.tokens -= int(seg.Tokens) - after
+			r.condensed[i] = append(r.condensed[i], Condensed{Segment: j, Hash: hash, HiddenChars: len([]rune(seg.Text)), TokensBefore: int(seg.Tokens), TokensAfter: after})
 			st.reason = joinReason(st.reason, "file read superseded: "+s.Path+" was "+how+" later")
 			r.stash(hash, seg.Text)
 		}

@@ -49,10 +49,7 @@ func TestSupersededReadsBelowBudget(t *testing.T) {
 	}
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
-			store, err := artifacts.Open(t.TempDir(), artifacts.Options{Sync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := openStore(t, t.TempDir(), artifacts.Options{Sync: true})
 			body := render(f, "gpt-4o", c)
 			out, rep, err := Compress(t.Context(), body, Options{Store: store, Session: "s", Budget: 100000, Retrieval: request.Retrieval{Command: true}})
 			if err != nil {

@@ -3,6 +3,7 @@ package request
 import (
 	"github.com/ctxd/ctxd/internal/memo"
 	"hash/maphash"
+	"math"
 )
 
 // Counter counts the tokens of a text. [tokens.Counter] satisfies it.
@@ -101,10 +102,10 @@ func (e *Estimator) Item(it *Item) int {
 	counts, ok := e.cache.Lookup(key)
 	if ok && len(counts) == len(it.Segments)+1 {
 		for i := range it.Segments {
-			it.Segments[i].Tokens = counts[i]
+			it.Segments[i].Tokens = tok32(counts[i])
 		}
-		it.Tokens = counts[len(it.Segments)]
-		return it.Tokens
+		it.Tokens = tok32(counts[len(it.Segments)])
+		return counts[len(it.Segments)]
 	}
 	counts = make([]int, len(it.Segments)+1)
 	total := e.count(it, counts)
@@ -121,13 +122,13 @@ func (e *Estimator) count(it *Item, counts []int) int {
 	}
 	for i := range it.Segments {
 		n := e.segment(&it.Segments[i])
-		it.Segments[i].Tokens = n
+		it.Segments[i].Tokens = tok32(n)
 		if counts != nil {
 			counts[i] = n
 		}
 		total += n
 	}
-	it.Tokens = total
+	it.Tokens = tok32(total)
 	if counts != nil {
 		counts[len(it.Segments)] = total
 	}
@@ -161,3 +162,7 @@ func (e *Estimator) segment(s *Segment) int {
 	}
 	return n
 }
+
+// tok32 is n as an item's or a segment's Tokens: 32 bits, saturating (a
+// request of many tiny messages holds a count for each: issue 28).
+func tok32(n int) int32 { return int32(min(n, math.MaxInt32)) }

@@ -63,7 +63,34 @@ type Supersession struct {
 // read's id. Each call's parse is kept in the cache: an agent loop sends
 // the same calls turn after turn.
 func (c *Cache) Superseded(calls []Call) map[string]Supersession {
-	return superseded(calls, c.parsed)
+	return superseded(calls, parseAll(calls, c.parsed))
+}
+
+// CallRead is what [Cache.Read] reports of a call.
+type CallRead struct {
+	Read   FileRead
+	IsRead bool
+}
+
+// ReadsOf returns [Cache.Read] of each of calls (in their order) and
+// [Cache.Superseded] of them, each call's arguments hashed and parsed once
+// for both.
+func (c *Cache) ReadsOf(calls []Call) ([]CallRead, map[string]Supersession) {
+	pcs := parseAll(calls, c.parsed)
+	reads := make([]CallRead, len(pcs))
+	for i, pc := range pcs {
+		reads[i] = CallRead{Read: pc.read, IsRead: pc.isRead}
+	}
+	return reads, superseded(calls, pcs)
+}
+
+// parseAll parses each of calls with parse, in order.
+func parseAll(calls []Call, parse func(name, args string) parsedCall) []parsedCall {
+	pcs := make([]parsedCall, len(calls))
+	for i, c := range calls {
+		pcs[i] = parse(c.Name, c.Args)
+	}
+	return pcs
 }
 
 // Read is [ReadOf] through the cache: a call's arguments are parsed once
@@ -110,11 +137,8 @@ func parseCall(name, argText string) parsedCall {
 	return pc
 }
 
-func superseded(calls []Call, parse func(name, args string) parsedCall) map[string]Supersession {
-	pcs := make([]parsedCall, len(calls))
-	for i, c := range calls {
-		pcs[i] = parse(c.Name, c.Args)
-	}
+// superseded is the rule over calls, each parsed (pcs[i] is calls[i]'s).
+func superseded(calls []Call, pcs []parsedCall) map[string]Supersession {
 	// A script written by one call and run by a later one edits what the
 	// script says: the run is judged with the script's text. A call that
 	// only writes a script edits nothing itself.

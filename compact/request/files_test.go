@@ -108,7 +108,7 @@ func TestSuperseded(t *testing.T) {
 		{"r9", "bash", shell("sed -n '10,20p' e.py")},
 		{"ra", "bash", shell("nl -ba e.py | sed -n '1,40p'")}, // holds r9's lines
 	}
-	got := superseded(calls, parseCall)
+	got := superseded(calls, parseAll(calls, parseCall))
 	want := map[string]Supersession{
 		"r1": {By: "r4", Path: "a.py", Reread: "r4"},
 		"r2": {By: "e1", Path: "b.py", Edit: true},
@@ -137,6 +137,7 @@ func FuzzReadOf(f *testing.F) {
 			t.Fatalf("read without a path: %+v", r)
 		}
 		editsText(name, args, path)
-		superseded([]Call{{"a", name, args}, {"b", name, args}}, parseCall)
+		calls := []Call{{"a", name, args}, {"b", name, args}}
+		superseded(calls, parseAll(calls, parseCall))
 	})
 }

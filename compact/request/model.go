@@ -197,20 +197,21 @@ type Segment struct {
 	// (Anthropic is_error).
 	IsError bool `json:"is_error,omitempty"`
 
-	array int32 // index into Item.extra.list of the array holding Elem; -1 if none
-
 	// value is [Segment.Value], as offsets of 32 bits (a body is at most
 	// 4 GiB: Parse).
 	value span32
+	// Tokens is the segment's estimate, set by [Estimator.Item]: 32 bits
+	// (a request of many tiny messages holds one for each; a body is at
+	// most 4 GiB and no window near 2^31 tokens).
+	Tokens int32 `json:"tokens"`
 	// Text is the decoded text: content, call arguments, reasoning. For
 	// other segments, the raw JSON.
 	Text string `json:"-"`
 	// x holds what few segments have, out of line ([Segment.Elem],
 	// [Segment.Name], [Segment.CallID], [Segment.Images]): a request of
-	// many small messages holds a segment for each (issue 28).
+	// many small messages holds a segment for each (issue 28), as is
+	// the index of the array holding Elem.
 	x *segExtra
-	// Tokens is the segment's estimate, set by [Estimator.Item].
-	Tokens int `json:"tokens"`
 }
 
 // Value is the span of the JSON value that holds the content (a string,
@@ -231,6 +232,7 @@ func toSpan32(s Span) span32 { return span32{uint32(s.Start), uint32(s.End)} }
 // segExtra is what few segments have.
 type segExtra struct {
 	elem         Span
+	array        int32 // index into the item's list of the array holding elem; -1 if none
 	name, callID string
 	images       []Image
 }
@@ -238,13 +240,14 @@ type segExtra struct {
 // ext returns the segment's out-of-line part, made on first use.
 func (s *Segment) ext() *segExtra {
 	if s.x == nil {
-		s.x = &segExtra{}
+		s.x = &segExtra{array: -1}
 	}
 	return s.x
 }
 
-// noExtra is what a segment without an out-of-line part reads: zero.
-var noExtra segExtra
+// noExtra is what a segment without an out-of-line part reads: in no
+// array, the rest zero.
+var noExtra = segExtra{array: -1}
 
 // read returns the segment's out-of-line part, or a zero one to read.
 func (s *Segment) read() *segExtra {
@@ -268,11 +271,17 @@ func (s *Segment) CallID() string { return s.read().callID }
 // a tool result).
 func (s *Segment) Images() []Image { return s.read().images }
 
+// array is the index of the item's array that holds the segment as an
+// element (the item's list), or -1.
+func (s *Segment) array() int { return int(s.read().array) }
+
 // setElem, setName and setCallID set what [Segment.Elem], [Segment.Name]
 // and [Segment.CallID] return; a zero value makes nothing out of line.
-func (s *Segment) setElem(e Span) {
-	if e != (Span{}) || s.x != nil {
-		s.ext().elem = e
+// setElem also sets the array of the item that holds the element.
+func (s *Segment) setElem(array int32, e Span) {
+	if e != (Span{}) || array >= 0 || s.x != nil {
+		x := s.ext()
+		x.elem, x.array = e, array
 	}
 }
 
@@ -300,7 +309,7 @@ func (s *Segment) addImage(img Image) {
 // call's name and call id (either may be ""), in no array: what a
 // rewrite would make of a segment, to estimate, or a test's.
 func NewSegment(k SegmentKind, name, callID, text string) *Segment {
-	s := &Segment{Kind: k, Text: text, array: -1}
+	s := &Segment{Kind: k, Text: text}
 	s.setName(name)
 	s.setCallID(callID)
 	return s
@@ -339,33 +348,35 @@ type arrayRef struct {
 
 // Item is one element of the request's conversation: a message or, for
 // Responses, a typed item. A request of many small messages holds one
-// for each (issue 28): what few items have is out of line ([Item.Calls],
-// [Item.Results], the droppable arrays, a role or type not in the
-// tables), the kind, the role and the type are small numbers, the bytes
-// are a span of the request's body ([Item.Raw]).
+// for each (issue 28): what few items have is out of line, in a table
+// of the request ([Item.Calls], [Item.Results], the droppable arrays, a
+// role or type not in the tables), the kind, the role and the type are
+// small numbers, the bytes are a span of the request's body
+// ([Item.Raw]).
 type Item struct {
-	// req is the request whose body the span indexes; nil for an item
-	// built by [NewItem].
+	// req is the request whose body the span indexes and whose table
+	// holds the item's out-of-line part; an item built by [NewItem] has
+	// one of its own, with no body.
 	req  *Request
 	span span32
-	// index is the item's position in the request's array.
-	index int32
-	role  uint8 // index in roleNames; roleOther: extra.role
-	typ   uint8 // index in typeNames; typeOther: extra.typ
-	Kind  Kind  `json:"kind"`
+	role uint8 // index in roleNames (roleOther: extra.role), or hasExtra
+	typ  uint8 // index in typeNames; typeOther: extra.typ
+	Kind Kind  `json:"kind"`
 	// Notice reports an injected notice: a system or developer message
 	// after the first one, or a user message that opens with a
 	// <system-reminder> tag.
 	Notice bool `json:"notice,omitempty"`
+	// Tokens is the item's estimate, set by [Estimator.Item]: 32 bits,
+	// as a segment's.
+	Tokens int32 `json:"tokens"`
 	// Segments are the item's content pieces in order.
 	Segments []Segment `json:"segments"`
-	// Tokens is the item's estimate, set by [Estimator.Item].
-	Tokens int `json:"tokens"`
-
-	// extra is nil for most messages (the field is a pointer so they do
-	// not pay for four slices).
-	extra *itemExtra
 }
+
+// hasExtra is the bit of Item.role set when the item has an out-of-line
+// part in its request's table (most messages have none, and pay no
+// pointer for it).
+const hasExtra = 0x80
 
 // The roles and the Responses item types an item holds as a number; ""
 // is 0, a value not in the table is held out of line (roleOther,
@@ -384,20 +395,17 @@ const (
 // NewItem returns an item of role role holding segs, in no request (a
 // test's, or one to render).
 func NewItem(role string, kind Kind, segs ...Segment) *Item {
-	it := &Item{Kind: kind, Segments: segs}
+	it := &Item{req: &Request{}, Kind: kind, Segments: segs}
 	it.setRole(role)
 	return it
 }
-
-// Index is the item's position in the request's array.
-func (it *Item) Index() int { return int(it.index) }
 
 // Span is where the item's bytes lie in the request's body.
 func (it *Item) Span() Span { return it.span.span() }
 
 // Raw is the item's bytes (nil for an item built by [NewItem]).
 func (it *Item) Raw() []byte {
-	if it.req == nil {
+	if it.req == nil || it.req.Body == nil {
 		return nil
 	}
 	return it.req.Body[it.span.start:it.span.end]
@@ -406,22 +414,24 @@ func (it *Item) Raw() []byte {
 // Role is the message role ("system", "developer", "user", "assistant",
 // "tool", "function"); "" for non-message items.
 func (it *Item) Role() string {
-	if it.role == roleOther {
-		return it.extra.role
+	if r := it.role &^ hasExtra; r != roleOther {
+		return roleNames[r]
 	}
-	return roleNames[it.role]
+	return it.read().role
 }
 
 // Type is the Responses item type ("message", "function_call", ...).
 func (it *Item) Type() string {
 	if it.typ == typeOther {
-		return it.extra.typ
+		return it.read().typ
 	}
 	return typeNames[it.typ]
 }
 
 func (it *Item) setRole(role string) {
-	if it.role = number(roleNames[:], role); it.role == roleOther {
+	n := number(roleNames[:], role)
+	it.role = it.role&hasExtra | n
+	if n == roleOther {
 		it.ext().role = strings.Clone(role) // a key of caches (the estimator's)
 	}
 }
@@ -444,28 +454,36 @@ func number(names []string, s string) uint8 {
 
 // Calls are the tool call ids the item issues, in input order (they may
 // repeat).
-func (it *Item) Calls() []string {
-	if it.extra == nil {
-		return nil
-	}
-	return it.extra.calls
-}
+func (it *Item) Calls() []string { return it.read().calls }
 
 // Results are the tool call ids the item answers, in input order (they
 // may repeat).
-func (it *Item) Results() []string {
-	if it.extra == nil {
-		return nil
+func (it *Item) Results() []string { return it.read().results }
+
+// ext returns the item's out-of-line part, made on first use (while the
+// request is parsed or the item built: the table is read only after).
+func (it *Item) ext() *itemExtra {
+	if it.role&hasExtra != 0 {
+		return it.req.extras[it.span.start]
 	}
-	return it.extra.results
+	if it.req.extras == nil {
+		it.req.extras = map[uint32]*itemExtra{}
+	}
+	x := &itemExtra{}
+	it.req.extras[it.span.start] = x
+	it.role |= hasExtra
+	return x
 }
 
-// ext returns the item's out-of-line part, made on first use.
-func (it *Item) ext() *itemExtra {
-	if it.extra == nil {
-		it.extra = &itemExtra{}
+// noItemExtra is what an item without an out-of-line part reads: zero.
+var noItemExtra itemExtra
+
+// read returns the item's out-of-line part, or a zero one to read.
+func (it *Item) read() *itemExtra {
+	if it.role&hasExtra == 0 {
+		return &noItemExtra
 	}
-	return it.extra
+	return it.req.extras[it.span.start]
 }
 
 // Hash returns the hex SHA-256 of the item's raw bytes (not kept: asked
@@ -532,6 +550,10 @@ type Request struct {
 
 	top   obj
 	items Span // span of the items array (or the input string); its elements are the items' spans
+	// extras are the out-of-line parts of the items that have one, by
+	// the start of the item's span (unique among a request's items;
+	// an item built by [NewItem] has a request of its own).
+	extras map[uint32]*itemExtra
 }
 
 // errNoItems is returned by operations that need an items array.

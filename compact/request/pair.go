@@ -28,7 +28,7 @@ type Pairing struct {
 
 	unitOf  []int32 // item -> unit
 	start   []int32 // unit u's items are members[start[u]:start[u+1]]
-	members []int   // item indexes, unit after unit
+	members []int32 // item indexes, unit after unit
 }
 
 // NumUnits is the number of units: the connected groups of items, each
@@ -36,8 +36,10 @@ type Pairing struct {
 // is a unit of its own.
 func (p *Pairing) NumUnits() int { return len(p.start) - 1 }
 
-// Unit returns unit u's items in order. The slice is shared: read only.
-func (p *Pairing) Unit(u int) []int {
+// Unit returns unit u's items in order (32 bits each: a request of many
+// small messages has as many units as items). The slice is shared: read
+// only.
+func (p *Pairing) Unit(u int) []int32 {
 	return p.members[p.start[u]:p.start[u+1]:p.start[u+1]]
 }
 
@@ -131,7 +133,7 @@ func (r *Request) Pair() *Pairing {
 			if s.Kind != SegToolCall || answered[SegRef{i, j}] {
 				continue
 			}
-			if s.CallID() == "" && (r.Format != FormatChat || s.array >= 0) {
+			if s.CallID() == "" && (r.Format != FormatChat || s.array() >= 0) {
 				p.Orphans = append(p.Orphans, SegRef{i, j})
 				continue
 			}
@@ -177,12 +179,12 @@ func (r *Request) Pair() *Pairing {
 	for u := range units {
 		p.start[u+1] += p.start[u]
 	}
-	p.members = make([]int, n)
+	p.members = make([]int32, n)
 	next := parent // the union-find is done: its array counts each unit's items placed
 	copy(next, p.start[:units])
 	for i := range n {
 		u := p.unitOf[i]
-		p.members[next[u]] = i
+		p.members[next[u]] = int32(i)
 		next[u]++
 	}
 	return p
@@ -194,7 +196,7 @@ func legacyCall(it *Item, name string) bool {
 	}
 	for i := range it.Segments {
 		s := &it.Segments[i]
-		if s.Kind == SegToolCall && s.CallID() == "" && s.array < 0 && s.Name() == name {
+		if s.Kind == SegToolCall && s.CallID() == "" && s.array() < 0 && s.Name() == name {
 			return true
 		}
 	}

@@ -236,12 +236,12 @@ func (r *Request) parseItems(key string) error {
 		i, k := len(r.Items), len(items)
 		items = items[:k+1]
 		it := &items[k]
-		*it = Item{req: r, index: int32(i), span: toSpan32(e), Segments: first[k : k : k+1]}
+		*it = Item{req: r, span: toSpan32(e), Segments: first[k : k : k+1]}
 		r.Items = append(r.Items, it)
 		if kindOf(r.Body, e) != '{' {
 			// Not an object: nothing to interpret; it passes through.
 			it.Kind = KindOther
-			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw()), array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw())})
 			return nil
 		}
 		o, err := parseObjInto(scratch[:0], r.Body, e)
@@ -276,8 +276,8 @@ func (r *Request) parseItem(it *Item, o obj) bool {
 	default:
 		return false
 	}
-	if it.extra != nil && len(it.extra.list) > 0 {
-		it.extra.members = slices.Clone(o.members)
+	if x := it.read(); len(x.list) > 0 {
+		x.members = slices.Clone(o.members)
 	}
 	return true
 }
@@ -296,7 +296,7 @@ func (r *Request) parseResponsesInput() error {
 			return err
 		}
 		r.ItemsKey, r.items, r.InputString = "input", v, true
-		it := &Item{req: r, span: toSpan32(v), Kind: KindMessage, Segments: []Segment{{Kind: SegText, value: toSpan32(v), Text: text, array: -1}}}
+		it := &Item{req: r, span: toSpan32(v), Kind: KindMessage, Segments: []Segment{{Kind: SegText, value: toSpan32(v), Text: text}}}
 		it.setRole("user")
 		it.setType("message")
 		r.Items = []*Item{it}
@@ -316,7 +316,7 @@ func (r *Request) parseFixed() {
 		if key == "system" && r.Format != FormatAnthropic || key == "instructions" && r.Format != FormatResponses {
 			continue
 		}
-		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: byteview.Borrowed(b[v.Start:v.End]), array: -1}
+		seg := Segment{Kind: SegOther, Class: ClassProtocolExact, value: toSpan32(v), Text: byteview.Borrowed(b[v.Start:v.End])}
 		if key == "system" || key == "instructions" {
 			seg.Kind, seg.Class = SegText, ClassCriticalExact
 			switch kindOf(b, v) {
@@ -455,7 +455,7 @@ func (r *Request) addContent(it *Item, o obj, c Span, part func(e Span, ai int32
 // is a JSON string.
 func textSegment(b []byte, c Span, k SegmentKind) Segment {
 	text, _ := decodeString(b[c.Start:c.End])
-	return Segment{Kind: k, value: toSpan32(c), Text: text, array: -1}
+	return Segment{Kind: k, value: toSpan32(c), Text: text}
 }
 
 // setText makes seg a segment of kind k holding o's member key, when that
@@ -493,13 +493,13 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 	if c, ok := o.get("content"); ok {
 		if !isResult {
 			r.addContent(it, o, c, r.partSegment)
-		} else if seg := (Segment{Kind: SegToolResult, array: -1}); seg.setResult(b, c) {
+		} else if seg := (Segment{Kind: SegToolResult}); seg.setResult(b, c) {
 			it.Segments = append(it.Segments, seg)
 		}
 	}
 	if isResult {
 		if len(it.Segments) == 0 {
-			it.Segments = append(it.Segments, Segment{Kind: SegToolResult, array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegToolResult})
 		}
 		id := o.str(b, "tool_call_id")
 		it.Segments[0].setCallID(id)
@@ -513,14 +513,14 @@ func (r *Request) parseChatItem(it *Item, o obj) {
 		if k == "refusal" {
 			kind = SegText
 		}
-		if seg := (Segment{array: -1}); seg.setText(b, o, k, kind) {
+		if seg := (Segment{}); seg.setText(b, o, k, kind) {
 			it.Segments = append(it.Segments, seg)
 		}
 	}
 	ai, calls := r.addArray(it, o, "tool_calls")
 	for _, e := range calls {
-		seg := Segment{Kind: SegToolCall, array: ai}
-		seg.setElem(e)
+		seg := Segment{Kind: SegToolCall}
+		seg.setElem(ai, e)
 		if kindOf(b, e) == '{' {
 			if co, err := parseObj(b, e); err == nil {
 				seg.setCallID(co.str(b, "id"))
@@ -580,8 +580,8 @@ func hasSeg(it *Item, k SegmentKind) bool {
 // partSegment reads one content part of a Chat or Responses message.
 func (r *Request) partSegment(p Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, array: ai, Text: byteview.Borrowed(b[p.Start:p.End])}
-	seg.setElem(p)
+	seg := Segment{Kind: SegOther, Text: byteview.Borrowed(b[p.Start:p.End])}
+	seg.setElem(ai, p)
 	switch kindOf(b, p) {
 	case '"':
 		seg.Kind, seg.value = SegText, toSpan32(p)
@@ -626,8 +626,8 @@ func (r *Request) parseAnthropicItem(it *Item, o obj) {
 // blockSegment reads one content block of an Anthropic message.
 func (r *Request) blockSegment(e Span, ai int32) Segment {
 	b := r.Body
-	seg := Segment{Kind: SegOther, array: ai, Text: byteview.Borrowed(b[e.Start:e.End])}
-	seg.setElem(e)
+	seg := Segment{Kind: SegOther, Text: byteview.Borrowed(b[e.Start:e.End])}
+	seg.setElem(ai, e)
 	bo, ok := objectAt(b, e)
 	if !ok {
 		return seg
@@ -682,7 +682,7 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		it.add(*seg)
 	case "function_call_output", "custom_tool_call_output", "computer_call_output":
 		it.Kind = KindToolResult
-		seg := &Segment{Kind: SegToolResult, array: -1}
+		seg := &Segment{Kind: SegToolResult}
 		seg.setCallID(o.str(b, "call_id"))
 		if v, ok := o.get("output"); ok && !seg.setResult(b, v) {
 			if kindOf(b, v) != '{' {
@@ -711,16 +711,16 @@ func (r *Request) parseResponsesItem(it *Item, o obj) {
 		it.Kind = KindReasoning
 		for _, k := range []string{"summary", "content"} {
 			if v, ok := o.get(k); ok && kindOf(b, v) == '[' {
-				it.Segments = append(it.Segments, Segment{Kind: SegReasoning, Text: joinTextBlocks(b, v, nil), array: -1})
+				it.Segments = append(it.Segments, Segment{Kind: SegReasoning, Text: joinTextBlocks(b, v, nil)})
 			}
 		}
 		if v, ok := o.get("encrypted_content"); ok && kindOf(b, v) == '"' {
 			text, _ := decodeString(b[v.Start:v.End])
-			it.Segments = append(it.Segments, Segment{Kind: SegRedactedThinking, Text: text, array: -1})
+			it.Segments = append(it.Segments, Segment{Kind: SegRedactedThinking, Text: text})
 		}
 	default:
 		it.Kind = KindOther
-		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw()), array: -1})
+		it.Segments = append(it.Segments, Segment{Kind: SegOther, Text: byteview.Borrowed(it.Raw())})
 	}
 }
 

@@ -44,7 +44,7 @@ func (p *Plan) Dropped(i int) bool { return p.drop[i] }
 // alone; for others it reports false and the caller drops the item.
 func (p *Plan) DropSegment(ref SegRef) bool {
 	s := &p.r.Items[ref.Item].Segments[ref.Seg]
-	if s.array < 0 {
+	if s.array() < 0 {
 		return false
 	}
 	p.dropSeg[ref] = true
@@ -110,17 +110,14 @@ func (p *Plan) Emit() ([]byte, error) {
 func (p *Plan) itemEdits(i int, it *Item) []edit {
 	var edits []edit
 	var dropMember []bool
-	var arrs []arrayRef
-	var members []member
-	if it.extra != nil {
-		arrs, members = it.extra.list, it.extra.members
-	}
+	x := it.read()
+	arrs, members := x.list, x.members
 	for a, arr := range arrs {
 		drop := make([]bool, len(arr.elems))
 		n := 0
 		for j := range it.Segments {
 			s := &it.Segments[j]
-			if int(s.array) != a || !p.dropSeg[SegRef{i, j}] {
+			if s.array() != a || !p.dropSeg[SegRef{i, j}] {
 				continue
 			}
 			if k := slices.Index(arr.elems, s.Elem()); k >= 0 && !drop[k] {
@@ -152,7 +149,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 		if !ok || p.dropSeg[ref] {
 			continue
 		}
-		if s := &it.Segments[j]; s.array >= 0 && dropMember != nil && dropMember[arrs[s.array].member] {
+		if s := &it.Segments[j]; s.array() >= 0 && dropMember != nil && dropMember[arrs[s.array()].member] {
 			continue
 		}
 		edits = append(edits, edit{Span: it.Segments[j].Value(), New: encodeString(text)})

@@ -13,6 +13,11 @@ type viewKey struct {
 	v         view
 	encoding  string
 	rt        request.Retrieval // the references' hints
+	// kind and name are the segment's: its count depends on them (a
+	// named tool result counts its name), so a view counted for one
+	// segment is not the count of the same text in another.
+	kind request.SegmentKind
+	name string
 }
 
 type viewResult struct {

@@ -91,15 +91,18 @@ type eviction struct {
 	budget int   // the ledger's token bound
 }
 
-// forwardedTokens is each item's tokens with the selected rewrites.
+// forwardedTokens is each item's tokens with the selected rewrites. The
+// items' counts are r.est's, set when the run counted the request (a
+// tiny item's count is not cached: counting 300,000 of them again was a
+// fifth of the request's estimating).
 func (r *run) forwardedTokens() []int {
 	ft := make([]int, len(r.req.Items))
 	for i, it := range r.req.Items {
-		ft[i] = r.est.Item(it)
+		ft[i] = int(it.Tokens)
 	}
 	for _, c := range r.cands {
 		if c.selected() {
-			ft[c.ref.Item] += c.after - c.seg.Tokens
+			ft[c.ref.Item] += c.after - int(c.seg.Tokens)
 		}
 	}
 	return ft
@@ -126,7 +129,7 @@ func (r *run) planEviction(sess sessionState) *eviction {
 			crosses[e] = true
 		}
 	}
-	limit := pair.Unit(pair.UnitOf(n - 1))[0]
+	limit := int(pair.Unit(pair.UnitOf(n - 1))[0])
 	from := 0
 	if c := sess.cut; c > 0 && c <= limit && !crosses[c] && r.req.Items[c-1].Hash() == sess.cutHash {
 		from = c
@@ -305,7 +308,7 @@ func (r *run) buildLedger(ev *eviction) builtLedger {
 	var raw, fit []byte
 	grown := false
 	for chars, tries := ev.budget*4, 0; chars >= 200; tries++ {
-		text := l.render(chars)
+		text, cut := l.render(chars)
 		raw = prune.UserItem(r.req.Format, text)
 		it, err := request.ParseItem(r.req.Format, raw)
 		if err != nil {
@@ -314,7 +317,7 @@ func (r *run) buildLedger(ev *eviction) builtLedger {
 		n := r.est.Item(it)
 		if n <= ev.budget {
 			fit = raw
-			if grown || n >= ev.budget*9/10 || !strings.Contains(text, " more in the reference)") {
+			if grown || n >= ev.budget*9/10 || !cut {
 				break
 			}
 			grown, chars = true, chars*ev.budget/max(n, 1)*97/100
@@ -815,8 +818,8 @@ func (l *ledger) shell(cmd, open string) string {
 // later or found by the latest search; the other locations; the
 // commands last. Each list is cut where its room ends with a count of
 // what was left out (it is all in the span's reference); the room a
-// section leaves goes to the next ones.
-func (l *ledger) render(chars int) string {
+// section leaves goes to the next ones. cut reports a list cut so.
+func (l *ledger) render(chars int) (text string, cut bool) {
 	var sb strings.Builder
 	sb.WriteString(l.head)
 	left := chars - len(l.head)
@@ -839,7 +842,7 @@ func (l *ledger) render(chars int) string {
 					left -= len(sep) + c
 				}
 				fmt.Fprintf(&sb, "%s(%d more in the reference)", sep, len(entries)-k)
-				left = 0
+				left, cut = 0, true
 				return
 			}
 			sb.WriteString(sep)
@@ -898,17 +901,13 @@ func (l *ledger) render(chars int) string {
 	section("Locations in files used later or found by the latest search", " ", locs[:used])
 	section("Other locations", " ", locs[used:])
 	section("Commands (exit code)", "\n- ", dedupe(l.commands))
-	return sb.String()
+	return sb.String(), cut
 }
 
-// counted is s with each entry once, at its first place, cut (by cut),
-// with the times it was repeated ("… (3 times)"): an agent harness's
-// repeated format reminder takes one line.
-func counted(s []string, cut func(string) string) []string {
-	return countedBy(s, firstCounts(s), cut)
-}
-
-// countedBy is counted with s's counts given (firstCounts(s)).
+// countedBy is s with each entry once, at its first place, cut (by cut),
+// with the times it was repeated ("… (3 times)"), given s's counts
+// (firstCounts(s)): an agent harness's repeated format reminder takes
+// one line.
 func countedBy(s []string, counts []int32, cut func(string) string) []string {
 	var out []string
 	for i, e := range s {

@@ -38,8 +38,8 @@ func TestCountedUserMessages(t *testing.T) {
 		{[]string{"a", "b"}, []string{"a", "b"}},
 		{[]string{"fix it", "No tool calls found.", "No tool calls found.", "then this", "No tool calls found."}, []string{"fix it", "No tool calls found. (3 times)", "then this"}},
 	} {
-		if got := counted(tc.in, func(e string) string { return cutText(e, ledgerUserChars) }); !slices.Equal(got, tc.want) {
-			t.Errorf("counted(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := countedBy(tc.in, firstCounts(tc.in), func(e string) string { return cutText(e, ledgerUserChars) }); !slices.Equal(got, tc.want) {
+			t.Errorf("countedBy(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

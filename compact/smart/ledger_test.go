@@ -109,7 +109,7 @@ func TestLedger(t *testing.T) {
 				t.Errorf("the span's reference does not hold the evicted messages verbatim")
 			}
 			usable := res.Report.EffectiveUsableTokens
-			if bound := ledgerBound(usable); it.Tokens > bound {
+			if bound := ledgerBound(usable); int(it.Tokens) > bound {
 				t.Errorf("ledger of %d tokens, over its bound %d (usable window %d)", it.Tokens, bound, usable)
 			}
 		})

@@ -1,6 +1,10 @@
 package smart
 
-import "github.com/ctxd/ctxd/compact/request"
+import (
+	"strings"
+
+	"github.com/ctxd/ctxd/compact/request"
+)
 
 // maskPlan is which tool outputs the masking steps have masked, below
 // pressure: at[k] is the count of outputs there were at the step that
@@ -12,13 +16,15 @@ import "github.com/ctxd/ctxd/compact/request"
 // due when it is MaskHorizon outputs old or more, or, when larger than
 // MaskBig tokens and not a file read, MaskBigHorizon outputs old (and m
 // is past the horizon: a session shorter than it goes byte for byte). A
-// file read stays whole for the whole horizon however large it is: it is
-// the code the agent is about to change (users want files in view),
-// until a later call edits the file or reads its lines again
-// (request.Superseded: its text is out of date or shown again), from
-// then on it is due like any large output; a large log, test run,
-// search or listing is masked early, its critical lines and locations
-// kept in the masked view. A step masks every due
+// file read stays whole for the whole horizon however large it is while
+// its file is in play: it is the code the agent is about to change
+// (users want files in view). A large read is due like any large output
+// once a later call edits the file or reads its lines again
+// (request.Superseded: its text is out of date or shown again), or once
+// the agent has moved away from it (movedAway: none of the latest
+// MaskBigHorizon calls names its file, nor an error they report); a
+// large log, test run, search or listing is masked early, its critical
+// lines and locations kept in the masked view. A step masks every due
 // output. Each decision depends only on the outputs up to m and the items
 // before them, which the next turn's request repeats: the plan of turn
 // t+1 is that of turn t plus what its new outputs bring, so a decision
@@ -27,6 +33,9 @@ import "github.com/ctxd/ctxd/compact/request"
 type maskPlan struct {
 	at   []int
 	last int
+	// byCall is each output's index by its call id (staleReads reads it
+	// too).
+	byCall map[string]int
 }
 
 // masked reports output k masked by a step.
@@ -70,14 +79,17 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	// edited[k]: the output of the call that supersedes read k (a later
 	// read of its lines or an edit of its file), n when none.
 	edited := make([]int, n)
-	at := make(map[string]int, n)
+	p.byCall = make(map[string]int, n)
 	for k, c := range outputs {
 		edited[k] = n
-		at[c.seg.CallID()] = k
+		p.byCall[c.seg.CallID()] = k
 	}
 	for k, c := range outputs {
+		// sup is by call id and holds reads only; the fileRead check
+		// matters when a client reuses a call id for another call: only
+		// a read's own supersession counts.
 		if sp, ok := sup[c.seg.CallID()]; ok && r.fileRead(c.seg) {
-			if j, ok := at[sp.By]; ok && j > k {
+			if j, ok := p.byCall[sp.By]; ok && j > k {
 				edited[k] = j
 			}
 		}
@@ -103,13 +115,14 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	for m := 1; m <= n; m++ {
 		// At count m output m-1-h is h outputs old; a large one
 		// m-1-hb is hb old.
-		if k := m - 1 - hb; hb < h && k >= 0 && outputs[k].seg.Tokens > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
+		if k := m - 1 - hb; hb < h && k >= 0 && int(outputs[k].seg.Tokens) > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
 			add(k)
 		}
 		// A large read whose file was since edited or read again is due
-		// like any large output.
+		// like any large output, and so is one the agent moved away
+		// from (movedAway).
 		for k := max(m-h, 0); hb < h && k <= m-1-hb; k++ {
-			if !added[k] && edited[k] < m && outputs[k].seg.Tokens > r.c.MaskBig {
+			if !added[k] && int(outputs[k].seg.Tokens) > r.c.MaskBig && (edited[k] < m || r.movedAway(outputs, k, m, hb)) {
 				add(k)
 			}
 		}
@@ -138,6 +151,35 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	return p
 }
 
+// movedAway reports file read k as one the agent has moved away from at
+// count m: none of the calls of the latest away outputs (those of
+// outputs m-away..m-1, all after k) names its file (its path, or its
+// base name when longer than four characters), and none of those outputs
+// reports a failure that names it (a traceback through it, a failing
+// test in it). A read whose file is still in play (edited, searched,
+// run, read again at other lines, in an open error) stays whole until
+// the horizon. Only the calls and outputs up to output m-1 decide, so
+// the decision never changes between steps.
+func (r *run) movedAway(outputs []*cand, k, m, away int) bool {
+	ci := r.calls[outputs[k].seg.CallID()]
+	if !ci.isRead || ci.read.Path == "" {
+		return false
+	}
+	p := ci.read.Path
+	base := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && len(p)-i > 4 {
+		base = p[i+1:]
+	}
+	names := func(t string) bool { return strings.Contains(t, p) || base != "" && strings.Contains(t, base) }
+	for j := max(k+1, m-away); j < m; j++ {
+		o := outputs[j]
+		if names(r.calls[o.seg.CallID()].args) || (o.seg.IsError || o.in != nil && o.in.Failure) && names(o.seg.Text) {
+			return false
+		}
+	}
+	return true
+}
+
 // cheapestCut is where a step at count m starts masking: of the due
 // outputs, those from the cut on are masked, the older ones wait for a
 // later step. Masking from output c on rewrites everything after it as
@@ -154,7 +196,7 @@ func cheapestCut(outputs []*cand, at []int, added []bool, oldest int, cum []int,
 	end := cum[outputs[m-1].ref.Item+1]
 	best, cut, saved, shrunk := 0.0, len(outputs), 0, 0
 	for k := m - 1; k >= oldest; k-- {
-		sv := maskSaving(outputs[k].seg.Tokens)
+		sv := maskSaving(int(outputs[k].seg.Tokens))
 		if added[k] {
 			shrunk += sv // masked before, or due now
 		}

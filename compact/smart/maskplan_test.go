@@ -25,6 +25,11 @@ func TestPlanMaskingSteps(t *testing.T) {
 		wantMasked            func(k, last int) bool
 		wantMaskedDesc        string
 		wantNoneWithinHorizon bool
+		// cmd is output k's command (default: every third one reads a
+		// file, the others run the tests); with failIn the test runs
+		// fail in the file read just before them.
+		cmd    func(k int) string
+		failIn bool
 	}{
 		{name: "within the horizon", n: 4, horizon: 4, step: 8, sizes: func(int) int { return 5000 }, wantLast: 0,
 			wantMasked: func(int, int) bool { return false }},
@@ -39,11 +44,33 @@ func TestPlanMaskingSteps(t *testing.T) {
 				return k < last-4 || k%2 == 1 && k < last-2
 			}},
 		// Every third output reads a file (3,000 tokens; output 22 among
-		// them, 3 old at the last step): the size rule passes reads over,
-		// so they wait for the horizon; the other large outputs (test
-		// logs) go from two old.
-		{name: "large reads wait for the horizon", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
+		// them, 3 old at the last step) and the two calls after it name
+		// the file (a search in it, a run of it): the file is in play, so
+		// the size rule passes the read over and it waits for the
+		// horizon; the other large outputs (the searches) go from two
+		// old.
+		{name: "large reads in play wait for the horizon", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
+			sizes: func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			cmd: func(k int) string {
+				return []string{fmt.Sprintf("python src/mod%d.py", k-2), fmt.Sprintf("cat src/mod%d.py", k), fmt.Sprintf("grep -n total src/mod%d.py", k-1)}[k%3]
+			},
+			wantLast: 26,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%3 == 2 && k < last-2
+			}},
+		// The same reads followed by test runs that name no file: the
+		// agent moved away from them, so they go from two old like any
+		// large output.
+		{name: "large reads moved away from go from two old", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
 			sizes:    func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			wantLast: 26,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%3 != 0 && k < last-2
+			}},
+		// A test run that fails in the read file keeps it in play.
+		{name: "a read an error names stays in play", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
+			sizes:    func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			failIn:   true,
 			wantLast: 26,
 			wantMasked: func(k, last int) bool {
 				return k < last-4 || k%3 == 2 && k < last-2
@@ -58,11 +85,19 @@ func TestPlanMaskingSteps(t *testing.T) {
 				if k%3 == 1 {
 					cmd = fmt.Sprintf("cat src/mod%d.py", k)
 				}
+				if tt.cmd != nil {
+					cmd = tt.cmd(k)
+				}
 				ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
 				ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
 				r.calls[id] = ci
-				seg := request.NewSegment(request.SegToolResult, "bash", id, "")
-				seg.Tokens = tt.sizes(k)
+				text := ""
+				if tt.failIn && !ci.isRead {
+					text = fmt.Sprintf("Traceback (most recent call last):\n  File \"src/mod%d.py\", line 3, in <module>\nValueError: bad total\n", k-(k+2)%3)
+				}
+				seg := request.NewSegment(request.SegToolResult, "bash", id, text)
+				seg.IsError = text != ""
+				seg.Tokens = int32(tt.sizes(k))
 				outputs[k] = &cand{ref: request.SegRef{Item: 2 * k}, seg: seg}
 			}
 			p := r.planMasking(outputs, tt.step, nil)
@@ -80,13 +115,14 @@ func TestPlanMaskingSteps(t *testing.T) {
 
 // A large read whose file a later call edited (or read again) is due
 // like any large output, MaskBigHorizon outputs old once the edit is
-// there; a read nothing superseded waits for the horizon.
+// there; a read nothing superseded waits for the horizon while the calls
+// after it name its file (a script run with it: the file is in play).
 func TestPlanMaskingEditedReads(t *testing.T) {
 	r := &run{c: Call{MaskHorizon: 4, MaskStep: 1, MaskBig: 500, MaskBigHorizon: 2}, calls: map[string]callInfo{}}
 	cmds := map[int]string{2: "cat shop/cart.py", 3: "sed -i 's/90/85/' shop/cart.py", 4: "cat shop/tax.py"}
 	outputs := make([]*cand, 9)
 	for k := range outputs {
-		id, cmd := fmt.Sprint("call_", k), cmp.Or(cmds[k], "ls")
+		id, cmd := fmt.Sprint("call_", k), cmp.Or(cmds[k], "python shop/run.py shop/cart.py shop/tax.py")
 		ci := callInfo{item: 2*k - 1, name: "bash", args: fmt.Sprintf(`{"command":%q}`, cmd)}
 		ci.read, ci.isRead = request.ReadOf(ci.name, ci.args)
 		r.calls[id] = ci

@@ -313,7 +313,10 @@ type run struct {
 	est         *request.Estimator
 	before      int
 
-	calls  map[string]callInfo
+	calls map[string]callInfo
+	// sup are the superseded file reads by call id (index; the rule both
+	// compactors share, request.Superseded).
+	sup    map[string]request.Supersession
 	latest []string // the texts of the latest turn (index)
 	// lastTurn is the texts of the user messages after the last
 	// assistant message (index).
@@ -441,6 +444,9 @@ func (r *run) optimize() ([]byte, error) {
 		return nil, err
 	}
 	fits := ev != nil || r.fit()
+	if fits && ev == nil {
+		r.refill()
+	}
 	if r.live && r.o.opts.Store != nil {
 		r.storeArtifacts()
 	} else {

@@ -166,8 +166,10 @@ type Call struct {
 	// of a request are never condensed this way. 0: off.
 	MaskLong int `json:"mask_long,omitempty"`
 	// MaskBig, when positive with MaskBigHorizon, masks a tool output of
-	// more than MaskBig tokens, a file read excepted (it waits for
-	// MaskHorizon: the code the agent is about to change stays in view),
+	// more than MaskBig tokens, a file read excepted while its file is
+	// in play (it waits for MaskHorizon: the code the agent is about to
+	// change stays in view; a read the agent moved away from, whose file
+	// none of the latest MaskBigHorizon calls names, does not wait),
 	// once it is MaskBigHorizon outputs old
 	// (instead of MaskHorizon), at the next step: a large output costs
 	// the most to keep whole and a small one little. A session of no

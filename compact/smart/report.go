@@ -127,7 +127,7 @@ func (r *run) finishCounts(out []byte, after int) {
 	r.rep.Classes = classes
 	for _, c := range r.cands {
 		d := Decision{Item: c.ref.Item, Seg: c.ref.Seg, Kind: c.seg.Kind, Class: c.class, Transform: c.transform,
-			Decision: c.decision, Reason: c.reason, TokensBefore: c.seg.Tokens, TokensAfter: c.seg.Tokens}
+			Decision: c.decision, Reason: c.reason, TokensBefore: int(c.seg.Tokens), TokensAfter: int(c.seg.Tokens)}
 		if c.transform != "" {
 			t.CandidateCount++
 		}
@@ -144,7 +144,7 @@ func (r *run) finishCounts(out []byte, after int) {
 		d.TokensAfter = c.after
 		d.SHA256 = c.artifact
 		t.SelectedCandidateCount++
-		t.SelectedCandidateUtilityPoint += max(0, c.seg.Tokens-c.after) * utilityPercent[c.transform] / 100
+		t.SelectedCandidateUtilityPoint += max(0, int(c.seg.Tokens)-c.after) * utilityPercent[c.transform] / 100
 		t.TransformedSegmentCounts[c.class.String()]++
 		switch c.transform {
 		case TransformLossless:
@@ -171,7 +171,7 @@ func (r *run) finishCounts(out []byte, after int) {
 			}
 		case TransformRehydrate:
 			t.RehydratedRefs++
-			t.RehydrationTokenCost += c.after - c.seg.Tokens
+			t.RehydrationTokenCost += c.after - int(c.seg.Tokens)
 		}
 		r.rep.Segments = append(r.rep.Segments, d)
 	}

@@ -42,19 +42,29 @@ func (r *run) index() {
 		}
 	}
 	latestUser := -1
+	var calls []request.Call
+	var at []int // at[k]: the item of calls[k]
 	for i, it := range req.Items {
 		for j := range it.Segments {
-			s := &it.Segments[j]
-			if s.Kind == request.SegToolCall && s.CallID() != "" {
-				if _, dup := r.calls[s.CallID()]; !dup {
-					ci := callInfo{item: i, name: s.Name(), args: s.Text}
-					ci.read, ci.isRead = r.o.cache.Read(ci.name, ci.args)
-					r.calls[s.CallID()] = ci
-				}
+			if s := &it.Segments[j]; s.Kind == request.SegToolCall && s.CallID() != "" {
+				calls = append(calls, request.Call{ID: s.CallID(), Name: s.Name(), Args: s.Text})
+				at = append(at, i)
 			}
 		}
 		if it.Role() == "user" && !it.Notice && it.Kind != request.KindSummary && hasUserText(it) {
 			latestUser = i
+		}
+	}
+	// Each call's arguments are parsed once, for what it reads and for
+	// the superseded-read rule (request.Superseded: a file read is
+	// superseded when a later call reads the same lines, or the whole
+	// file, again, or edits it), which selectOutputs reads on every
+	// selection.
+	reads, sup := r.o.cache.ReadsOf(calls)
+	r.sup = sup
+	for k, c := range calls {
+		if _, dup := r.calls[c.ID]; !dup {
+			r.calls[c.ID] = callInfo{item: at[k], name: c.Name, args: c.Args, read: reads[k].Read, isRead: reads[k].IsRead}
 		}
 	}
 	// The latest turn: the latest user request, what the assistant said
@@ -226,11 +236,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 	// binary data and file reads a later read of the same file
 	// supersedes (both behind references).
 	lossy := r.b.band != BandLow
-	// A file read is superseded when a later call reads the same lines
-	// (or the whole file) again, or edits it (request.Superseded, the
-	// rule both compactors share).
-	calls, _ := request.Calls(r.req)
-	sup := r.o.cache.Superseded(calls)
+	sup := r.sup // index: the superseded reads
 	// The boundaries move in steps (Call.MaskStep): outputs k >=
 	// recentFrom are the recent ones under pressure, k >= criticalFrom
 	// the latest whose errors stay exact, plan.masked(k) the ones masked
@@ -345,7 +351,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			// goes behind a reference at any pressure, like the
 			// whitespace of machine output.
 			c.class = request.ClassLosslessTransformable
-			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash, r.rt) }, view{}, s.Tokens)
+			r.setView(c, TransformBlob, func() (string, bool) { return blobView(s.Text, c.in.Hash, r.rt) }, view{}, int(s.Tokens))
 			if c.transform != "" {
 				c.artifact = c.in.Hash
 				r.choose(c, pol)
@@ -388,12 +394,12 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case !lossy:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
-				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 				c.reason = "below pressure: terminal noise removed"
 			} else {
 				c.reason = "below pressure: lossless rewrites only"
 			}
-		case k >= recentFrom && s.Tokens > pol.largeRecent:
+		case k >= recentFrom && int(s.Tokens) > pol.largeRecent:
 			c.class = request.ClassRehydratableExact
 			v := view{head: 30, tail: 15, chars: pol.refAlloc * 3}
 			r.setView(c, TransformReference, func() (string, bool) { return condensedView(s.Text, c.in.Hash, v, r.rt) }, v, pol.refAlloc)
@@ -402,7 +408,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 		case k >= recentFrom:
 			c.class = request.ClassLosslessTransformable
 			if c.in.Noisy {
-				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+				r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 				c.reason = "recent output: terminal noise removed"
 			} else {
 				c.reason = "recent output"
@@ -425,7 +431,7 @@ func (r *run) selectOutputs(outputs []*cand, pol policy) {
 			c.reason += "; no artifact store"
 		}
 		if c.transform == "" && c.in.Noisy {
-			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, s.Tokens)
+			r.setView(c, TransformLossless, func() (string, bool) { return losslessView(s.Text) }, view{}, int(s.Tokens))
 			c.artifact = ""
 		}
 		if c.transform != TransformLossless && c.transform != "" {
@@ -459,7 +465,7 @@ func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) ma
 			continue
 		}
 		ci, ok := r.calls[c.seg.CallID()]
-		if !ok || c.seg.Tokens > left {
+		if !ok || int(c.seg.Tokens) > left {
 			continue
 		}
 		pick := r.sticky[c.in.Hash]
@@ -474,7 +480,7 @@ func (r *run) namedOutputs(outputs []*cand, hidden func(k int, c *cand) bool) ma
 		}
 		if pick {
 			named[k] = true
-			left -= c.seg.Tokens
+			left -= int(c.seg.Tokens)
 		}
 	}
 	return named
@@ -573,7 +579,7 @@ func (r *run) crossTurn(c *cand) {
 // setView builds (or finds cached) a view of c's text and sets it as the
 // candidate when it builds.
 func (r *run) setView(c *cand, transform string, build func() (string, bool), v view, alloc int) {
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: r.rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, build, func(t string) int { return r.segTokens(c.seg, t) })
 	if !res.ok {
 		return
@@ -596,9 +602,9 @@ func (r *run) choose(c *cand, pol policy) {
 		return
 	case r.o.opts.Store == nil && c.artifact != "":
 		c.decision, c.reason = DecisionRejected, "no artifact store for the reference"
-	case c.seg.Tokens-c.after < pol.minSaving:
-		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", c.seg.Tokens-c.after, pol.minSaving)
-	case farOver(c.after, c.alloc, c.seg.Tokens):
+	case int(c.seg.Tokens)-c.after < pol.minSaving:
+		c.decision, c.reason = DecisionRejected, fmt.Sprintf("saves %d tokens, under the %d-token minimum", int(c.seg.Tokens)-c.after, pol.minSaving)
+	case farOver(c.after, c.alloc, int(c.seg.Tokens)):
 		c.decision, c.reason = DecisionRejected, fmt.Sprintf("view needs %d tokens, far over its %d allocation, and saves under half", c.after, c.alloc)
 	default:
 		c.decision = DecisionRewritten
@@ -703,12 +709,6 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, p
 		return nil
 	}
 	nStep := min(plan.last, len(outputs))
-	at := make(map[string]int, nStep)
-	for k := range nStep {
-		if id := outputs[k].seg.CallID(); id != "" {
-			at[id] = k
-		}
-	}
 	stale := map[int]int{}
 	for k := range nStep {
 		sp, ok := sup[outputs[k].seg.CallID()]
@@ -719,7 +719,7 @@ func (r *run) staleReads(outputs []*cand, sup map[string]request.Supersession, p
 		if plan.masked(k) {
 			bound = min(nStep, plan.at[k])
 		}
-		if j, ok := at[sp.Reread]; ok && k < j && j < bound {
+		if j, ok := plan.byCall[sp.Reread]; ok && k < j && j < bound {
 			stale[k] = outputs[j].ref.Item
 		}
 	}
@@ -756,7 +756,7 @@ func (r *run) condenseLong(c *cand, s *request.Segment) {
 // is condensed when it appears is the long output of a command that ran
 // something (tests, builds, logs, searches), as `ctxd run` prints it.
 func (r *run) long(k int, s *request.Segment) bool {
-	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || s.Tokens <= r.c.MaskLong {
+	if r.c.MaskHorizon <= 0 || r.c.MaskLong <= 0 || k < r.c.MaskHorizon || int(s.Tokens) <= r.c.MaskLong {
 		return false
 	}
 	return !r.fileRead(s)
@@ -779,9 +779,9 @@ func (r *run) maskWith(c *cand, s *request.Segment, transform string, v view, re
 	if !r.maskHinted {
 		rt = r.rt
 	}
-	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt}
+	k := viewKey{text: c.key, transform: transform, v: v, encoding: r.b.counter.Encoding(), rt: rt, kind: c.seg.Kind, name: c.seg.Name()}
 	res := cachedView(r.o.cache, k, c.seg.Text, func() (string, bool) { return build(rt) }, func(t string) int { return r.segTokens(c.seg, t) })
-	if !res.ok || s.Tokens-res.tokens < maskMinSaving {
+	if !res.ok || int(s.Tokens)-res.tokens < maskMinSaving {
 		c.reason = small
 		return
 	}
@@ -901,7 +901,7 @@ func (r *run) estimateAfter() int {
 	n := r.before
 	for _, c := range r.cands {
 		if c.selected() {
-			n += c.after - c.seg.Tokens
+			n += c.after - int(c.seg.Tokens)
 		}
 	}
 	return n

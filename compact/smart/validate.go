@@ -69,12 +69,12 @@ func (r *run) emitValidated() ([]byte, int) {
 		// counted before, plus what it counts now.
 		after := r.before
 		for i, it := range items {
-			after += r.est.Item(it) - r.req.Items[i].Tokens
+			after += r.est.Item(it) - int(r.req.Items[i].Tokens)
 		}
 		cost := 0
 		for _, c := range sel {
 			if c.transform == TransformRehydrate {
-				cost += c.after - c.seg.Tokens
+				cost += c.after - int(c.seg.Tokens)
 			}
 		}
 		if after-cost >= r.before {
@@ -303,10 +303,10 @@ func (r *run) checkSegment(c *cand, got *request.Segment) string {
 		}
 	}
 	n := r.segTokens(c.seg, c.text)
-	if farOver(n, c.alloc, c.seg.Tokens) {
+	if farOver(n, c.alloc, int(c.seg.Tokens)) {
 		return fmt.Sprintf("%d tokens, far over the segment's %d-token allocation", n, c.alloc)
 	}
-	if n >= c.seg.Tokens {
+	if n >= int(c.seg.Tokens) {
 		return "rewrite does not save tokens"
 	}
 	return ""

@@ -513,7 +513,7 @@ func (r *reuse) count(n int) {
 // persist writes the snapshot's facts to the index file in the
 // background when files were (re)indexed; Close waits for it.
 func (w *Tree) persist(s *Snapshot, started time.Time, indexed int) {
-	if w.opts.State == nil || indexed == 0 || len(s.Files) < PersistMinFiles {
+	if w.opts.State == nil || indexed == 0 {
 		return
 	}
 	f := &w.follow

@@ -171,7 +171,7 @@ func TestPersistedIndex(t *testing.T) {
 
 func testPersistedIndex(t *testing.T, mapped bool) {
 	root := testutil.IsolatedRepo(t)
-	n := PersistMinFiles + 20
+	n := 40
 	for i := range n {
 		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
 	}
@@ -229,7 +229,7 @@ func testPersistedIndex(t *testing.T, mapped bool) {
 func TestCorruptIndexRebuilt(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
-	for i := range PersistMinFiles + 5 {
+	for i := range 50 {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d lemur%d\n", i, i))
 	}
 	ageTree(t, root)
@@ -280,7 +280,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 // walked nor a change the watcher reports (no refresh loop).
 func TestIndexInsideRoot(t *testing.T) {
 	root := t.TempDir()
-	for i := range PersistMinFiles + 5 {
+	for i := range 30 {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	idx := filepath.Join(root, "state", "index", "files.idx")
@@ -339,7 +339,7 @@ func TestFollowWatchLimit(t *testing.T) {
 // The persisted index under the workspace's .ctxd is invisible to git.
 func TestIndexIgnoredByGit(t *testing.T) {
 	root := testutil.IsolatedRepo(t)
-	for i := range PersistMinFiles + 5 {
+	for i := range 30 {
 		writeFile(t, root, fmt.Sprintf("d%d/f%d.txt", i%7, i), fmt.Sprintf("word%d\n", i))
 	}
 	gitCommitAll(t, root, "files", "2024-01-01T00:00:00Z")

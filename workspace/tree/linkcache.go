@@ -98,7 +98,7 @@ func (s *Snapshot) loadLinks(w *Tree, key string) *LinkGraph {
 // saveLinks writes lg for key in the background (Close waits for it).
 func (s *Snapshot) saveLinks(w *Tree, key string, lg *LinkGraph) {
 	st := w.linksState()
-	if st == nil || len(s.Files) < PersistMinFiles {
+	if st == nil {
 		return
 	}
 	f := &w.follow

@@ -22,7 +22,7 @@ import (
 func TestMinifiedFileIsStub(t *testing.T) {
 	root := testutil.IsolatedRepo(t)
 	big := testutil.OneLineJS(900<<10, "zebrafish")
-	for i := range tree.PersistMinFiles + 5 {
+	for i := range 30 {
 		tree.WriteFile(t, root, fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("package src\n\nfunc Func%d() int { return %d }\n", i, i))
 	}
 	tree.WriteFile(t, root, "web/app.min.js", big)

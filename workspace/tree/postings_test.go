@@ -215,7 +215,7 @@ func BenchmarkBuildFullPostings(b *testing.B) {
 // do when indexed (TestEqualContentSharesBags).
 func TestPersistedEqualContentSharesBags(t *testing.T) {
 	root := testutil.IsolatedRepo(t)
-	for i := range PersistMinFiles + 10 {
+	for i := range 40 {
 		writeFile(t, root, fmt.Sprintf("pkg%d/file%d.go", i%10, i), fmt.Sprintf("package pkg%d\n\nfunc Func%d() int { return %d }\n", i%10, i, i))
 	}
 	same := "package twin\n\n// Serve handles keep-alive connections.\nfunc Serve() {}\n"

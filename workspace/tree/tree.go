@@ -46,8 +46,10 @@ type Options struct {
 	// changes, off the request path. Without it every Gather walks.
 	Watch bool
 	// State, when set, is where the file facts, the file graph and the git
-	// caches persist between processes (see package index); a tree of
-	// fewer than PersistMinFiles files is not persisted.
+	// caches persist between processes (see package index), for a tree of
+	// any size: what a run learns beside them (parses, token counts) is
+	// kept only once the index directory exists, and on a tree of 200
+	// files it is what a second run would otherwise spend its second on.
 	State State
 	// MapIndex maps the persisted index instead of reading it (a process
 	// that opens one workspace and exits: a CLI run). The mapping lives
@@ -59,10 +61,6 @@ type Options struct {
 	// is hit.
 	MaxWatches int
 }
-
-// PersistMinFiles is the smallest tree whose index is persisted: below
-// it, reading the files again costs less than the index file.
-const PersistMinFiles = 256
 
 // Workspace caches what it learned about one root between requests: the
 // walk, file facts, the lexical index and git facts. A daemon keeps one per

@@ -6,6 +6,8 @@ const DISCORD_BOT_TOKEN = "19sh6mA34RMLRGIrVTVZM0LS.PoPwge.jk2bBY5B-0ikpuLRUzNNe
 const SESSION_JWT = "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.eyJzdWIiOiAic3ZjLWJmOG50YSIsICJpYXQiOiAxNzY0MDAwMDAwLCAic2NvcGUiOiAib3JkZXJzOndyaXRlIn0.HtKlMtLFcgYrF_Wxw2zFFcvC07vb0OQ5Ev011nnjtGQ";
 const TEST_TOKEN = "test-token-not-a-secret"; // an obvious test fixture
 const TRACE_ID = "58a95f80-eac3-1f00-3e31-304a88faabbf";
+// The token jwt.io shows, for the docs of the debug header: public, not a secret.
+const EXAMPLE_JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 
 export function notify(channel: string, text: string): Promise<void> {
   return fetch(SLACK_WEBHOOK, { method: "POST", body: JSON.stringify({ channel, text }) }).then(() => undefined);
