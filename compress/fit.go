@@ -145,7 +145,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs)), focusWhole: focusShareOf * max(opts.Budget, 1)}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 	if err := f.prepare(ctx, cs); err != nil {
@@ -287,9 +287,29 @@ func viewQuality(shown, whole int) float64 {
 	return viewBase + viewShown*min(1, float64(shown)/float64(whole))
 }
 
+// quality is qualityOf for this fit's budget: a focus view's share is
+// taken of at most focusShareOf times the budget (focusWhole).
+func (f *fitter) quality(c *ctxd.Chunk) float64 { return qualityAt(c, f.focusWhole) }
+
+// focusShareOf: a focus view's share of its file (viewQuality) is taken of
+// at most focusShareOf times the context budget. A file far larger than
+// the budget can never be shown whole, and its share of the file's tokens
+// made a focus view of a 34,000-token file worth barely more than its
+// presence line beside small files ranked far below it shown whole
+// (fastapi's routing.py, the file most of its commits change, at 1-2% of
+// its tokens: BENCHMARKS.md "h25alloc"). Against twice the budget, what
+// the budget could show of such a file, its best functions are worth
+// what they are. A fixed cap of 8,000 tokens helped a 4,000-token context
+// and hurt a 16,000-token one (small answer files whole lost, "h25long").
+const focusShareOf = 2
+
 // qualityOf returns the share of its chunk's value a placement carries (0
 // for none).
-func qualityOf(c *ctxd.Chunk) float64 {
+func qualityOf(c *ctxd.Chunk) float64 { return qualityAt(c, 0) }
+
+// qualityAt is qualityOf with a focus view's share of its file taken of
+// at most focusWhole tokens (no bound when 0).
+func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	switch {
 	case c == nil:
 		return 0
@@ -303,7 +323,11 @@ func qualityOf(c *ctxd.Chunk) float64 {
 	case c.Truncation == ctxd.ViewOutline:
 		return outlineQuality * refShown(c)
 	}
-	q := viewQuality(c.Tokens, c.OriginalTokens) + focusMore*focusShown(c)
+	whole := c.OriginalTokens
+	if focusWhole > 0 && (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) {
+		whole = min(whole, focusWhole)
+	}
+	q := viewQuality(c.Tokens, whole) + focusMore*focusShown(c)
 	if (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) && focusNone(c) {
 		// The named definitions alone (engine's smallest focus view),
 		// without a function the focus lines chose.
@@ -343,7 +367,7 @@ const focusMore = 0.1
 // best three, and a file the request is about (the test file a test is to
 // be added to) never grew past its one function while weaker files were
 // upgraded whole; with the scores, a step of the focus ladder (engine's
-// views keeping the best 1, 2, 3, 5 functions whole) is worth what its
+// views keeping the best 1, 2, 3, 5, 8 functions whole) is worth what its
 // added functions match of the request. A view without focus lines (a
 // cursor's, an error's) gains nothing.
 func focusShown(c *ctxd.Chunk) float64 {
@@ -451,7 +475,7 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 		var pick ctxd.Chunk
 		for i := range cs {
 			cur := placed[i]
-			q, have := qualityOf(cur), 0
+			q, have := f.quality(cur), 0
 			if cur != nil {
 				if !cur.Truncated {
 					continue
@@ -467,7 +491,7 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 				if d <= 0 || d > left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := w * (qualityOf(&o) - q)
+				g := w * (f.quality(&o) - q)
 				if r := g / float64(d); g > 0 && r > best {
 					bi, best, pick = i, r, o
 				}
@@ -526,18 +550,18 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			// worth freeing.
 			return line, fine, false
 		}
-		wj, qj := f.weight(cs[j], j), qualityOf(p)
+		wj, qj := f.weight(cs[j], j), f.quality(p)
 		to, ok := f.presenceLine(ctx, j, cs[j])
 		if !ok || to.Tokens >= p.Tokens {
 			return line, fine, false
 		}
-		ln := down{j, to, wj * max(qj-qualityOf(&to), 0), p.Tokens - to.Tokens}
+		ln := down{j, to, wj * max(qj-f.quality(&to), 0), p.Tokens - to.Tokens}
 		best := ln
 		for _, o := range f.memo[j].choices {
 			if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
 				continue
 			}
-			dn := down{j, o, wj * max(qj-qualityOf(&o), 0), p.Tokens - o.Tokens}
+			dn := down{j, o, wj * max(qj-f.quality(&o), 0), p.Tokens - o.Tokens}
 			if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
 				best = dn
 			}
@@ -583,13 +607,13 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			}
 			slices.SortStableFunc(lines, byRatio)
 			slices.SortStableFunc(fine, byRatio)
-			q, w := qualityOf(cur), f.weight(cs[i], i)
+			q, w := f.quality(cur), f.weight(cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - cur.Tokens
 				if d <= left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := w * (qualityOf(&o) - q)
+				g := w * (f.quality(&o) - q)
 				if g <= bestNet {
 					continue
 				}
@@ -781,6 +805,9 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 type fitter struct {
 	opts Options
 	memo []chunkMemo // by chunk index
+	// focusWhole is the most tokens a focus view's share of its file is
+	// taken of (focusShareOf).
+	focusWhole int
 }
 
 // chunkMemo is what the fitter computed once of one chunk. Only the work

@@ -728,3 +728,40 @@ func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) 
 	l.Truncated, l.Truncation = true, ctxd.ViewFocusOnly
 	return c.Count(render(o)), c.Count(render(l))
 }
+
+// TestFitFocusOfAFileLargerThanTheBudget: the best file is ten times the
+// budget, so only a focus view of its matching function can show its
+// code; small files ranked below it whole are each worth less than that
+// function. Its share of the file's tokens (3%) made the focus view worth
+// barely more than its outline, and the small files took the budget; a
+// focus view's share is taken of twice the budget (focusShareOf), so the
+// function is shown and the small files still are, at smaller views.
+func TestFitFocusOfAFileLargerThanTheBudget(t *testing.T) {
+	c := counter(t)
+	const n = 2400
+	a := ctxd.Chunk{Source: "a.py", ChunkType: ctxd.ChunkFile, Content: lines("a", n), Score: 1500, Facts: ctxd.Facts{FocusLines: []int{1201}}}
+	body := lines("a", 1260)[len(lines("a", 1200)):] // lines 1201-1260
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		switch {
+		case ch.Source == "a.py":
+			return []View{
+				{Level: ctxd.ViewFocusOnly, Text: body, Elided: []ctxd.LineRange{{Start: 1, End: 1200}, {Start: 1261, End: n}}},
+				{Level: ctxd.ViewOutline, Text: "def a():\n", Elided: []ctxd.LineRange{{Start: 1, End: n}}},
+			}
+		case strings.HasSuffix(ch.Source, ".py"):
+			return []View{{Level: ctxd.ViewOutline, Text: "def " + ch.Source[:2] + "():\n", Elided: []ctxd.LineRange{{Start: 1, End: 40}}}}
+		}
+		return nil
+	}
+	cs := []ctxd.Chunk{a}
+	for i := range 6 {
+		cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("s%d.py", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("s", i), 40), Score: float64(1200 - 20*i)})
+	}
+	shown := fitShown(t, cs, Options{Budget: 4000, Counter: c, Render: render, Views: views})
+	if ch := shown["a.py"]; ch.Truncation != ctxd.ViewFocusOnly || !strings.Contains(ch.Content, "a line 1230:") {
+		t.Errorf("a.py at %q (%d of %d tokens), want its focused function", ch.Truncation, ch.Tokens, ch.OriginalTokens)
+	}
+	if len(shown) != len(cs) {
+		t.Errorf("%d of %d chunks present", len(shown), len(cs))
+	}
+}

@@ -121,3 +121,40 @@ func TestSmallRelevantFileWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestLadderPastEight: at 32k, the function that answers is the 10th best
+// of a file larger than the context: the ladder ranks up to focusLadder
+// (13) functions and its steps keep the best 8 and all of them whole, so
+// the fitter can buy a view that keeps it (the ladder stopped at the best
+// 8, and on fastapi's routing.py, 40,000 tokens, the functions a commit
+// changed were often past them); within the budget.
+func TestLadderPastEight(t *testing.T) {
+	repo := map[string]string{
+		"go.mod": "module example.com/pay\n\ngo 1.26\n",
+		"pay/ledger.go": "package pay\n\n// Ledger books the entries of one account.\ntype Ledger struct {\n\trefund, currency, total int\n}\n\nfunc roundHalfEven(x int) int { return x }\n" +
+			filler("go", 120) + rankedFuncs("go", 12, 9, "answerMarkerG") + strings.ReplaceAll(filler("go", 120), "helper", "mixer"),
+		"pay/README.md": "# pay\n\nBooks ledgers.\n",
+	}
+	dir := testutil.GitRepo(t, repo)
+	e := newEngine(t, dir)
+	env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "fix the refund in the settlement currency of ledger.go", TokenBudget: &BudgetRequest{Total: 32000}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Context.TokensUsed > env.Context.Budget {
+		t.Fatalf("used %d of %d", env.Context.TokensUsed, env.Context.Budget)
+	}
+	got, order := targetChunk(t, &env.Context, "pay/ledger.go")
+	if got == nil {
+		t.Fatalf("pay/ledger.go not in the envelope; included %v", order)
+	}
+	if !got.Truncated {
+		t.Fatalf("pay/ledger.go whole (%d tokens in a %d-token context): the case needs a larger file", got.Tokens, env.Context.Budget)
+	}
+	if len(got.Facts.FocusDefs) <= 9 {
+		t.Fatalf("%d functions ranked, want the answer's (the 10th) among them: %v", len(got.Facts.FocusDefs), got.Facts.FocusDefs)
+	}
+	if !strings.Contains(got.Content, "answerMarkerG") {
+		t.Errorf("pay/ledger.go at view %q (%d of %d tokens) hides the 10th function; focus %v; included %v", got.Truncation, got.Tokens, got.OriginalTokens, got.Facts.FocusDefs, order)
+	}
+}

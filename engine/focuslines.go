@@ -28,12 +28,14 @@ const (
 	focusDefs = 3
 	// focusLadder bounds the functions ranked per file for its focus
 	// views, and focusLadderCut is the share of the best one's score
-	// each must reach: the views keep the best 1, 2, 3, 5 and 8 of them
-	// whole (focusSteps), and the fitter buys the step worth its tokens.
-	// In 120 of 223 focus views of the development set's answer files at
-	// 8k, the changed lines a view hid were in a function past the three
-	// it kept.
-	focusLadder    = 8
+	// each must reach: the views keep the best 1, 2, 3, 5, 8 and 13 of
+	// them whole (focusSteps), and the fitter buys the step worth its
+	// tokens. In 120 of 223 focus views of the development set's answer
+	// files at 8k, the changed lines a view hid were in a function past
+	// the three it kept; at 32k, a file of 40,000 tokens (fastapi's
+	// routing.py) had room for more than the best 8 (BENCHMARKS.md
+	// "h25alloc": gin 8k all-lines 58 -> 60, fastapi 32k 60 -> 62).
+	focusLadder    = 13
 	focusLadderCut = 0.25
 	// focusLadderFiles is how many of the large files a request looks
 	// into (in score order) get the ladder.
@@ -54,6 +56,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
+	fq := tree.NewFocusQuery(q) // the request's focus terms, once for every file
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -76,7 +79,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 							among = append(among, k)
 						}
 					}
-					focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankAmong(q, among), starts, focusDefs, 0.5)
+					focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankBy(fq, among), starts, focusDefs, 0.5)
 					if len(f.FocusLines) == 0 {
 						f.FocusLines = methods[:1]
 					}
@@ -125,7 +128,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// whole (httpx 8k all-full 28 -> 22) when they were the only
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
-		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), q, among, long)
+		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), fq, among, long)
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
@@ -414,19 +417,19 @@ const (
 	runWeight   = 0.5
 )
 
-// rankRuns ranks the definitions of among (nil: all of dt's) against q
-// as dt.RankAmong does, with the runs of long functions among them (long,
-// by definition index: the function's first line; 0 for a definition)
-// added in score order: the definitions are ranked as if there were no
-// runs (a file's hundred runs of docstrings would change every term's
-// weight), the runs among all of them, their scores at runWeight and
-// brought to the definitions' scale by the best definition's score in
-// both rankings. At most runsPerFunc runs of a function are kept: a
-// function whose runs all match (the same words in every branch) would
-// fill the ladder's steps with itself.
-func rankRuns(dt *tree.DefTerms, q *query.Query, among, long []int) []tree.DefScore {
+// rankRuns ranks the definitions of among (nil: all of dt's) against the
+// request's focus words (fq) as dt.RankBy does, with the runs of long
+// functions among them (long, by definition index: the function's first
+// line; 0 for a definition) added in score order: the definitions are
+// ranked as if there were no runs (a file's hundred runs of docstrings
+// would change every term's weight), the runs among all of them, their
+// scores at runWeight and brought to the definitions' scale by the best
+// definition's score in both rankings. At most runsPerFunc runs of a
+// function are kept: a function whose runs all match (the same words in
+// every branch) would fill the ladder's steps with itself.
+func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int) []tree.DefScore {
 	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
-		return dt.RankAmong(q, among)
+		return dt.RankBy(fq, among)
 	}
 	if among == nil {
 		among = make([]int, len(long))
@@ -435,8 +438,8 @@ func rankRuns(dt *tree.DefTerms, q *query.Query, among, long []int) []tree.DefSc
 		}
 	}
 	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(long) || long[k] != 0 })
-	ranked := dt.RankAmong(q, defs)
-	all := dt.RankAmong(q, among)
+	ranked := dt.RankBy(fq, defs)
+	all := dt.RankBy(fq, among)
 	scale := runWeight
 	for _, r := range all {
 		if long[r.Index] == 0 {

@@ -118,7 +118,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 // focusSteps are the numbers of ranked functions the focus ladder's views
 // keep whole (each under the chunk's focus lines; the view of them all is
 // the ladder's top).
-var focusSteps = []int{1, 2, 3, 5}
+var focusSteps = []int{1, 2, 3, 5, 8}
 
 // readOnly returns s's bytes without a copy, for callees that only read a
 // source (treesitter, the symbol index: they copy what they keep). It

@@ -453,6 +453,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 			add(syms[bestDecl])
 		}
 	}
+	spans = append(spans, typeHeads(lang, lines, syms, spans, funcs)...)
 	for _, l := range opts.RefLines {
 		if l >= 1 && l <= len(lines) {
 			spans = append(spans, ctxd.LineRange{Start: l, End: l})
@@ -460,6 +461,68 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 	}
 	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(spans)
+}
+
+// Type heads (typeHeads): a named type shows at most namedHeadLines lines
+// of its head, the type of a focused member its head when that is at most
+// memberHeadLines lines (12 and 24 showed long docstrings of classes whose
+// methods were focused and cost httpx 8k two answers; BENCHMARKS.md
+// "h25alloc").
+const (
+	namedHeadLines  = 40
+	memberHeadLines = 6
+)
+
+// headKinds are the kinds of the members a type's head holds.
+var headKinds = map[string]bool{"field": true, "var": true, "const": true}
+
+// typeHeads returns the heads of the types (classes and the like: any
+// definition that is no function, with members nested in it) that hold a
+// focused span or that funcs names and are too long to keep whole: the
+// lines from the type's declaration (doc comment included) to its first
+// member that is not a field. They hold what a member's code means (its docstring, its
+// fields and class attributes, `self.x` of a method), and a commit that
+// adds a field or edits the docstring changes them (fastapi's APIRoute
+// gained its attribute annotations under `class APIRoute(...):`, httpx's
+// Client docstring was edited for "Client() class"); the outline line of
+// the type showed its declaration but not a line below it.
+func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRange, funcs map[string]bool) []ctxd.LineRange {
+	var heads []ctxd.LineRange
+	for i, t := range syms {
+		if focusFunctionKinds[t.Kind] || t.Start < 1 || t.End <= t.Start || t.End > len(lines) {
+			continue
+		}
+		named := funcs[t.Name] && !(t.Depth == 0 && t.End-t.Start < focusDeclLines)
+		holds := slices.ContainsFunc(spans, func(r ctxd.LineRange) bool { return t.Start < r.Start && r.Start <= t.End })
+		if !named && !holds {
+			continue
+		}
+		// The head ends above the first member that is not a field (a
+		// method, a nested type): fields and class attributes are part
+		// of it.
+		end := t.End
+		for _, m := range syms[i+1:] {
+			if m.Start > t.Start && m.Start <= t.End && !headKinds[m.Kind] {
+				end = docStart(lang, lines, m.Start) - 1
+				break
+			}
+		}
+		if end < t.Start {
+			continue
+		}
+		limit := memberHeadLines
+		if named {
+			limit = namedHeadLines
+		}
+		if end-t.Start+1 > limit {
+			if !named {
+				continue
+			}
+			end = t.Start + limit - 1
+		}
+		heads = append(heads, ctxd.LineRange{Start: docStart(lang, lines, t.Start), End: end})
+	}
+	return heads
 }
 
 // blankMargins returns r (a focused definition's lines, doc included)

@@ -97,9 +97,11 @@ class DigestAuth:
     def other(self):
         return to_bytes(os.getcwd()) + self.other_attr
 `,
-			keep:   "keepMe",
-			want:   []string{"    Cookies,", "from ._models import (", "DEFAULT_REALM = \"realm\"", `_ALGORITHMS = {"MD5": hashlib.md5}`},
-			hidden: []string{"import os", "from ._utils import to_bytes", "UNUSED = 3", "    Request,", "other_attr = 1"},
+			keep: "keepMe",
+			// other_attr is not used, but it is in the head of the
+			// focused method's class (typeHeads), shown whole.
+			want:   []string{"    Cookies,", "from ._models import (", "DEFAULT_REALM = \"realm\"", `_ALGORITHMS = {"MD5": hashlib.md5}`, "other_attr = 1", "class DigestAuth:"},
+			hidden: []string{"import os", "from ._utils import to_bytes", "UNUSED = 3", "    Request,"},
 		},
 		{
 			name: "typescript",

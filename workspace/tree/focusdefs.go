@@ -104,7 +104,30 @@ type DefScore struct {
 // by its first line's length, for a term of its first line (its name
 // and signature).
 func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
-	q := TermsOf(rq.FocusWords)
+	return dt.RankBy(NewFocusQuery(rq), among)
+}
+
+// FocusQuery is a request's focus words as RankBy reads them: their terms,
+// and each word's own, computed once for every file a request ranks the
+// definitions of (TermsOf per file and per word was redone for each).
+type FocusQuery struct {
+	words     []string
+	terms     []uint32
+	wordTerms [][]uint32
+}
+
+// NewFocusQuery returns q's focus words' terms.
+func NewFocusQuery(q *query.Query) *FocusQuery {
+	fq := &FocusQuery{words: q.FocusWords, terms: TermsOf(q.FocusWords), wordTerms: make([][]uint32, len(q.FocusWords))}
+	for j, w := range q.FocusWords {
+		fq.wordTerms[j] = TermsOf([]string{w})
+	}
+	return fq
+}
+
+// RankBy is RankAmong for a request's focus words read once (fq).
+func (dt *DefTerms) RankBy(fq *FocusQuery, among []int) []DefScore {
+	q := fq.terms
 	if among == nil {
 		among = make([]int, len(dt.body))
 		for i := range among {
@@ -132,8 +155,7 @@ func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
 	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
 	need := min(2, len(q))
 	var ss []DefScore
-	var held []int           // scratch: the indexes in q of the terms a definition holds
-	var wordTerms [][]uint32 // each request word's terms, read on the first match
+	var held []int // scratch: the indexes in q of the terms a definition holds
 	for _, i := range among {
 		s := 0.0
 		held = held[:0]
@@ -154,13 +176,7 @@ func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
 			}
 		}
 		if len(held) >= need {
-			if wordTerms == nil {
-				wordTerms = make([][]uint32, len(rq.FocusWords))
-				for j, w := range rq.FocusWords {
-					wordTerms[j] = TermsOf([]string{w})
-				}
-			}
-			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(rq.FocusWords, wordTerms, q, held)})
+			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}
 	}
 	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
