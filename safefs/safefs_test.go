@@ -5,6 +5,7 @@ package safefs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -201,5 +202,40 @@ func TestWriteFile(t *testing.T) {
 	}
 	if want := "out.md plain.md rel.md"; strings.Join(names, " ") != want {
 		t.Errorf("dir holds %v, want %s", names, want)
+	}
+}
+
+// TestWriteFileUmask: a new file's mode is 0666 less the umask, as
+// os.Create gives it (a pack holds source: a umask of 077 keeps it
+// private); a replaced file keeps its mode whatever the umask.
+func TestWriteFileUmask(t *testing.T) {
+	dir := t.TempDir()
+	w := func(s string) func(io.Writer) error {
+		return func(out io.Writer) error { _, err := io.WriteString(out, s); return err }
+	}
+	for _, tt := range []struct {
+		umask int
+		want  os.FileMode
+	}{{0o077, 0o600}, {0o022, 0o644}, {0o002, 0o664}} {
+		old := syscall.Umask(tt.umask)
+		p := filepath.Join(dir, fmt.Sprintf("new-%o.md", tt.umask))
+		err := WriteFile(p, w("x"))
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(p); fi.Mode().Perm() != tt.want {
+			t.Errorf("umask %04o: a new file's mode %v, want %v", tt.umask, fi.Mode().Perm(), tt.want)
+		}
+	}
+	kept := filepath.Join(dir, "new-22.md") // 0644 from above
+	old := syscall.Umask(0o077)
+	err := WriteFile(kept, w("y"))
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(kept); fi.Mode().Perm() != 0o644 {
+		t.Errorf("a replaced file's mode %v under umask 077, want its 0644", fi.Mode().Perm())
 	}
 }

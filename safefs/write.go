@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -37,7 +39,7 @@ func WriteAtomic(dir, name string, write func(io.Writer) error) (err error) {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("write %s: %s %w", name, dir, ErrLink)
 	}
-	if err := replace(dir, name, 0o600, write); err != nil {
+	if err := replace(dir, name, 0o600, 0, write); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
@@ -49,15 +51,15 @@ func WriteAtomic(dir, name string, write func(io.Writer) error) (err error) {
 // link, so a link planted under the name is refused (ErrFileLink) instead
 // of written through. The write goes to a temporary file beside path,
 // renamed over it when complete: a failed write leaves the previous file.
-// A new file gets mode 0644 (as a shell redirect would under the usual
-// umask); a replaced one keeps its mode.
+// A new file gets mode 0666 less the umask, as os.Create and a shell
+// redirect give it; a replaced one keeps its mode.
 func WriteFile(path string, write func(io.Writer) error) error {
-	perm := fs.FileMode(0o644)
+	create, keep := fs.FileMode(0o666), fs.FileMode(0)
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: %w", path, ErrFileLink)
 		}
-		perm = fi.Mode().Perm()
+		create, keep = 0o600, fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -68,18 +70,19 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if dir == "" {
 		dir = "."
 	}
-	if err := replace(dir, name, perm, write); err != nil {
+	if err := replace(dir, name, create, keep, write); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
 // replace writes a new temporary file of dir (created exclusively, so no
-// link is followed) with write, gives it perm and renames it over name:
-// a link of that name is replaced, not written through. A failed write
-// removes the temporary file.
-func replace(dir, name string, perm fs.FileMode, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(name, ".")+".tmp-*")
+// link is followed, with mode create less the umask) with write, gives it
+// mode keep unless keep is 0, and renames it over name: a link of that
+// name is replaced, not written through. A failed write removes the
+// temporary file.
+func replace(dir, name string, create, keep fs.FileMode, write func(io.Writer) error) (err error) {
+	f, err := createTemp(dir, name, create)
 	if err != nil {
 		return err
 	}
@@ -89,8 +92,8 @@ func replace(dir, name string, perm fs.FileMode, write func(io.Writer) error) (e
 		}
 	}()
 	err = write(f)
-	if err == nil && perm != 0o600 {
-		err = f.Chmod(perm)
+	if err == nil && keep != 0 {
+		err = f.Chmod(keep)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -99,4 +102,18 @@ func replace(dir, name string, perm fs.FileMode, write func(io.Writer) error) (e
 		return err
 	}
 	return os.Rename(f.Name(), filepath.Join(dir, name))
+}
+
+// createTemp is os.CreateTemp with the mode given (less the umask, as
+// os.OpenFile applies it) instead of 0600: "." + name + ".tmp-" and a
+// random suffix, created exclusively.
+func createTemp(dir, name string, perm fs.FileMode) (*os.File, error) {
+	prefix := filepath.Join(dir, "."+strings.TrimPrefix(name, ".")+".tmp-")
+	for range 10000 {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
 }
