@@ -125,7 +125,7 @@ func presenceBudget(left int) int {
 //     after it;
 //  2. upgrade: the space left goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
-//     being the chunk's weight times the quality the view adds (qualityOf);
+//     being the chunk's weight times the quality the view adds (qualityAt);
 //     then a lookahead (swap) shows a larger view of a better chunk that
 //     no longer fits by putting chunks ranked below it back to smaller
 //     views or their presence lines, when that gains more value than they
@@ -145,7 +145,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs)), focusWhole: focusShareOf * max(opts.Budget, 1)}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 	if err := f.prepare(ctx, cs); err != nil {
@@ -287,9 +287,11 @@ func viewQuality(shown, whole int) float64 {
 	return viewBase + viewShown*min(1, float64(shown)/float64(whole))
 }
 
-// quality is qualityOf for this fit's budget: a focus view's share is
-// taken of at most focusShareOf times the budget (focusWhole).
-func (f *fitter) quality(c *ctxd.Chunk) float64 { return qualityAt(c, f.focusWhole) }
+// quality is qualityAt for this fit's budget: a focus view's share is
+// taken of at most focusShareOf times the budget.
+func (f *fitter) quality(c *ctxd.Chunk) float64 {
+	return qualityAt(c, focusShareOf*max(f.opts.Budget, 1))
+}
 
 // focusShareOf: a focus view's share of its file (viewQuality) is taken of
 // at most focusShareOf times the context budget. A file far larger than
@@ -303,12 +305,9 @@ func (f *fitter) quality(c *ctxd.Chunk) float64 { return qualityAt(c, f.focusWho
 // and hurt a 16,000-token one (small answer files whole lost, "h25long").
 const focusShareOf = 2
 
-// qualityOf returns the share of its chunk's value a placement carries (0
-// for none).
-func qualityOf(c *ctxd.Chunk) float64 { return qualityAt(c, 0) }
-
-// qualityAt is qualityOf with a focus view's share of its file taken of
-// at most focusWhole tokens (no bound when 0).
+// qualityAt returns the share of its chunk's value a placement carries (0
+// for none), a focus view's share of its file taken of at most focusWhole
+// tokens (no bound when 0).
 func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	switch {
 	case c == nil:
@@ -805,9 +804,6 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 type fitter struct {
 	opts Options
 	memo []chunkMemo // by chunk index
-	// focusWhole is the most tokens a focus view's share of its file is
-	// taken of (focusShareOf).
-	focusWhole int
 }
 
 // chunkMemo is what the fitter computed once of one chunk. Only the work

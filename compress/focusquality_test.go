@@ -40,7 +40,7 @@ func TestFocusQuality(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := qualityOf(tt.c); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
 				t.Errorf("quality %.3f, want %.3f", got, tt.want)
 			}
 		})
@@ -53,9 +53,9 @@ func TestFocusQuality(t *testing.T) {
 // file the task needs whole rather than stop at a bodies view.
 func TestQualityGrowsWithWhatIsShown(t *testing.T) {
 	at := func(level ctxd.View, tokens int) float64 {
-		return qualityOf(&ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000})
+		return qualityAt(&ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000}, 0)
 	}
-	order := []float64{at(ctxd.ViewOutline, 50), at(ctxd.ViewFocusOnly, 120), at(ctxd.ViewFocus, 200), at(ctxd.ViewSignatures, 350), at(ctxd.ViewBodies, 600), at(ctxd.ViewBodies, 990), qualityOf(&ctxd.Chunk{Tokens: 1000})}
+	order := []float64{at(ctxd.ViewOutline, 50), at(ctxd.ViewFocusOnly, 120), at(ctxd.ViewFocus, 200), at(ctxd.ViewSignatures, 350), at(ctxd.ViewBodies, 600), at(ctxd.ViewBodies, 990), qualityAt(&ctxd.Chunk{Tokens: 1000}, 0)}
 	for i := 1; i < len(order); i++ {
 		if order[i] <= order[i-1] {
 			t.Errorf("qualities %v do not grow at %d", order, i)

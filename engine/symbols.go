@@ -119,10 +119,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	needle := []byte(name)
 	// With a qualifier, every use is kept with its receivers' types and
 	// decided once every definition of the name is known (owners: the
-	// types that define it with a body, and the qualifier: a call on an
-	// interface may reach the qualifier's method).
+	// types that define it with a body).
 	var pending []pendingRef
-	owners := map[string]bool{qual: true}
+	owners := map[string]bool{}
 	mine := map[string]bool{qual: true} // the qualifier, and with its package
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {

@@ -60,13 +60,7 @@ func TestTypeHeads(t *testing.T) {
 			}
 			lines := strings.Split(files[tt.target], "\n")
 			for _, m := range tt.markers {
-				l := 0
-				for i, s := range lines {
-					if strings.Contains(s, m) {
-						l = i + 1
-						break
-					}
-				}
+				l := markerLine(files[tt.target], m)
 				if l == 0 {
 					t.Fatalf("%s has no %q", tt.target, m)
 				}

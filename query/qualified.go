@@ -9,8 +9,10 @@ import (
 
 // SplitQualified splits "A.b", "a::b", "a#b" or "a/b" into qualifier (its
 // last part: "x.Server.Shutdown" → "Server", "net/http.Get" → "http") and
-// name. It is the one splitter of qualified names: the request's, the
-// symbol index's and ctx/findSymbol's.
+// name. It is the one splitter of qualified names: the request's and the
+// symbol index's; a symbol request (ctxd symbol, ctx/findSymbol) splits
+// through engine's splitSymbol, which keeps a JavaScript private name's #
+// and calls it for the rest.
 func SplitQualified(s string) (qual, name string) {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {

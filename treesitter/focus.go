@@ -115,7 +115,7 @@ func newFocusFile(lang string, src []byte, li lineIndex, syms []Symbol, imports 
 	names := make(map[string]uint8, len(syms)+len(imports))
 	for _, s := range syms {
 		names[s.Name] |= nameView
-		if usedDeclKinds[s.Kind] {
+		if dataKinds[s.Kind] {
 			names[s.Name] |= nameUsed
 		}
 	}
@@ -466,15 +466,12 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 // Type heads (typeHeads): a named type shows at most namedHeadLines lines
 // of its head, the type of a focused member its head when that is at most
 // memberHeadLines lines (12 and 24 showed long docstrings of classes whose
-// methods were focused and cost httpx 8k two answers; BENCHMARKS.md
-// "h25alloc").
+// methods were focused and cost httpx 8k one request of 50, all-lines 42
+// -> 40%; BENCHMARKS.md "h25alloc").
 const (
 	namedHeadLines  = 40
 	memberHeadLines = 6
 )
-
-// headKinds are the kinds of the members a type's head holds.
-var headKinds = map[string]bool{"field": true, "var": true, "const": true}
 
 // typeHeads returns the heads of the types (classes and the like: any
 // definition that is no function, with members nested in it) that hold a
@@ -502,7 +499,7 @@ func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRang
 		// of it.
 		end := t.End
 		for _, m := range syms[i+1:] {
-			if m.Start > t.Start && m.Start <= t.End && !headKinds[m.Kind] {
+			if m.Start > t.Start && m.Start <= t.End && !dataKinds[m.Kind] {
 				end = docStart(lang, lines, m.Start) - 1
 				break
 			}
@@ -667,11 +664,12 @@ const (
 	importHeadLines = 200
 )
 
-// usedDeclKinds are the kinds of declaration withUsed shows whole when
-// the focused code names them: constants, variables (Python's module
-// assignments, JavaScript's const and require), class attributes and
-// struct fields.
-var usedDeclKinds = map[string]bool{"const": true, "var": true, "field": true}
+// dataKinds are the kinds of declaration that hold data: constants,
+// variables (Python's module assignments, JavaScript's const and
+// require), class attributes and struct fields. withUsed shows them whole
+// when the focused code names them, and a type's head holds its members
+// of these kinds (typeHeads).
+var dataKinds = map[string]bool{"const": true, "var": true, "field": true}
 
 // withUsed returns spans (sorted, merged) with the lines the focused code
 // uses beside it: the import lines (imports, of importLines) that bring a
@@ -721,7 +719,7 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 		}
 	}
 	for _, s := range syms {
-		if !usedDeclKinds[s.Kind] || !used(s.Name) || s.Inner || s.End-s.Start >= usedDeclLines || s.Start < 1 || s.End > len(lines) {
+		if !dataKinds[s.Kind] || !used(s.Name) || s.Inner || s.End-s.Start >= usedDeclLines || s.Start < 1 || s.End > len(lines) {
 			continue
 		}
 		if s.Depth == 0 || s.Depth == 1 && parents[s.Parent] {
@@ -782,7 +780,7 @@ type importLine struct {
 func importLines(lines []string, syms []Symbol) []importLine {
 	head := min(len(lines), importHeadLines)
 	for _, s := range syms {
-		if s.Depth == 0 && !usedDeclKinds[s.Kind] && s.Kind != "module" && s.Start-1 < head {
+		if s.Depth == 0 && !dataKinds[s.Kind] && s.Kind != "module" && s.Start-1 < head {
 			head = s.Start - 1
 		}
 	}
