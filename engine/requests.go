@@ -193,10 +193,14 @@ type OptimizeResult struct {
 	Redactions []ctxd.Redaction `json:"redactions,omitempty"`
 }
 
-// redact replaces secrets inside a request's strings when the request
-// asks or the options do: the one place every front end's conversations
-// are redacted.
-func (r *Requests) redact(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
+// RedactRequest replaces secrets inside a request's strings when the
+// request asks or the options do (RedactConversation): the one place every
+// front end's conversations are redacted, Compress's and Optimize's and
+// the proxy's for a body it forwards without rewriting it (stepping
+// aside). Every string of the JSON document is redacted and the result
+// stays valid JSON; a body that is not JSON cannot be redacted and is an
+// error (ctxd.ErrInvalidParams) unless nothing in it looks like a secret.
+func (r *Requests) RedactRequest(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
 	sc, err := r.scanner(asked)
 	if sc == nil || err != nil {
 		return body, nil, err
@@ -206,16 +210,6 @@ func (r *Requests) redact(asked bool, body json.RawMessage) (json.RawMessage, []
 		return nil, nil, fmt.Errorf("%v: %w", err, ctxd.ErrInvalidParams)
 	}
 	return out, reds, nil
-}
-
-// RedactRequest is the redaction Compress and Optimize apply, for a
-// request body a front end forwards without rewriting it (the proxy
-// stepping aside): under RedactConversation (or asked) every string of
-// the JSON document is redacted, and the result stays valid JSON; a body
-// that is not JSON cannot be redacted and is an error
-// (ctxd.ErrInvalidParams) unless nothing in it looks like a secret.
-func (r *Requests) RedactRequest(asked bool, body json.RawMessage) (json.RawMessage, []ctxd.Redaction, error) {
-	return r.redact(asked, body)
 }
 
 // Redacts reports whether every conversation is redacted
@@ -313,7 +307,7 @@ func (r *Requests) compress(ctx context.Context, req CompressRequest, retry bool
 	if err != nil {
 		return nil, err
 	}
-	body, reds, err := r.redact(req.RedactSecrets, req.Request)
+	body, reds, err := r.RedactRequest(req.RedactSecrets, req.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +352,7 @@ func (r *Requests) Optimize(ctx context.Context, req OptimizeRequest) (*Optimize
 		c.Retrieval = r.retrieval()
 	}
 	c.ContextWindow = cmp.Or(c.ContextWindow, r.opts.ContextWindow)
-	body, reds, err := r.redact(req.RedactSecrets, req.Request)
+	body, reds, err := r.RedactRequest(req.RedactSecrets, req.Request)
 	if err != nil {
 		return nil, err
 	}

@@ -5,29 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
-
-// countingCtx counts the pruner's checks of its context and is cancelled
-// from the check numbered cancelAt on (never when it is 0): a
-// cancellation at a chosen point of the work, deterministic, with no
-// clock involved.
-type countingCtx struct {
-	context.Context
-	cancelAt int64
-	checks   atomic.Int64
-}
-
-func (c *countingCtx) Err() error {
-	if n := c.checks.Add(1); c.cancelAt > 0 && n >= c.cancelAt {
-		return context.Canceled
-	}
-	return nil
-}
 
 // TestCancelReachesEviction: the pruner checks its context inside the
 // eviction loop, not only before and after it: a context cancelled
@@ -42,11 +25,11 @@ func TestCancelReachesEviction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := &countingCtx{Context: t.Context()}
+	full := testutil.CancelAtLook(t, 0)
 	if _, _, err := p.Compress(full, body); err != nil {
 		t.Fatal(err)
 	}
-	n := full.checks.Load()
+	n := full.Looks()
 	t.Logf("a whole run checks its context %d times", n)
 	if n < 1000 {
 		t.Fatalf("the run checked its context %d times: not inside its loop over 30,000 messages", n)
@@ -61,12 +44,12 @@ func TestCancelReachesEviction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := &countingCtx{Context: t.Context(), cancelAt: tt.at}
+			ctx := testutil.CancelAtLook(t, tt.at)
 			_, _, err := p.Compress(ctx, body)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Compress = %v, want context.Canceled", err)
 			}
-			if got := ctx.checks.Load(); got > tt.at+8 {
+			if got := ctx.Looks(); got > tt.at+8 {
 				t.Errorf("%d checks after the cancellation at check %d: the work went on", got-tt.at, tt.at)
 			}
 		})

@@ -138,7 +138,7 @@ func (p *Pruner) CountMessages(ctx context.Context, body []byte) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("count messages: %w", err)
 	}
-	return p.estimator(s, req.Format).Request(req), nil
+	return p.estimator(s, req.Format).RequestContext(ctx, req)
 }
 
 func (p *Pruner) estimator(s settings, f request.Format) *request.Estimator {
@@ -316,15 +316,14 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	if err := r.checkRefs(ctx); err != nil {
 		return nil, nil, err
 	}
-	fixed := request.ReplyPriming + r.est.Fixed(req)
-	before := fixed
-	for i, it := range req.Items {
-		r.est.Item(it)
-		r.st[i].before, r.st[i].tokens = int(it.Tokens), int(it.Tokens)
-		before += int(it.Tokens)
-	}
-	if err := ctx.Err(); err != nil {
+	before, err := r.est.RequestContext(ctx, req)
+	if err != nil {
 		return nil, nil, err
+	}
+	fixed := before // the reply priming and the fixed parts
+	for i, it := range req.Items {
+		r.st[i].before, r.st[i].tokens = int(it.Tokens), int(it.Tokens)
+		fixed -= int(it.Tokens)
 	}
 	r.pair = req.Pair()
 	r.dropOrphans()

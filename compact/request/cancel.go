@@ -3,9 +3,9 @@ package request
 import "context"
 
 // checkEvery is how many steps of a long loop (array elements validated,
-// items parsed) pass between two looks at the context: a look costs a
-// lock at most, a step a few dozen nanoseconds, so a parse notices a
-// cancellation within about a thousand steps (issue 28: the proxy's work
+// items parsed) pass between two looks at the context: a look may take a
+// lock, a step is a little parsing, so a parse notices a cancellation
+// within about a thousand steps (issue 28: the proxy's work
 // stops soon after its client leaves, at any size).
 const checkEvery = 1024
 

@@ -66,15 +66,15 @@ func (c *Cache) Superseded(calls []Call) map[string]Supersession {
 	return superseded(calls, parseAll(calls, c.parsed))
 }
 
-// CallRead is what [Cache.Read] reports of a call.
+// CallRead is what a call reads ([ReadOf] of its name and arguments).
 type CallRead struct {
 	Read   FileRead
 	IsRead bool
 }
 
-// ReadsOf returns [Cache.Read] of each of calls (in their order) and
+// ReadsOf returns [ReadOf] of each of calls (in their order) and
 // [Cache.Superseded] of them, each call's arguments hashed and parsed once
-// for both.
+// for both and the parse kept in the cache.
 func (c *Cache) ReadsOf(calls []Call) ([]CallRead, map[string]Supersession) {
 	pcs := parseAll(calls, c.parsed)
 	reads := make([]CallRead, len(pcs))
@@ -91,13 +91,6 @@ func parseAll(calls []Call, parse func(name, args string) parsedCall) []parsedCa
 		pcs[i] = parse(c.Name, c.Args)
 	}
 	return pcs
-}
-
-// Read is [ReadOf] through the cache: a call's arguments are parsed once
-// (the parse [Cache.Superseded] keeps).
-func (c *Cache) Read(name, args string) (FileRead, bool) {
-	pc := c.parsed(name, args)
-	return pc.read, pc.isRead
 }
 
 func (c *Cache) parsed(name, args string) parsedCall {

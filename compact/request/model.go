@@ -286,7 +286,7 @@ func (s *Segment) setElem(array int32, e Span) {
 }
 
 // A name and a call id are copied, not views of the body: they key
-// caches that outlive the request (the parsed calls of [Cache.Read]), as
+// caches that outlive the request (the parsed calls of [Cache.ReadsOf]), as
 // an unknown role does.
 func (s *Segment) setName(n string) {
 	if n != "" || s.x != nil {

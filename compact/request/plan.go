@@ -157,7 +157,6 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 	return edits
 }
 
-// insertEdits places inserted items next to the nearest kept original.
 // sortedInserts is the inserts by position, those at one place in call
 // order.
 func (p *Plan) sortedInserts() []insertion {
@@ -166,6 +165,7 @@ func (p *Plan) sortedInserts() []insertion {
 	return ins
 }
 
+// insertEdits places inserted items next to the nearest kept original.
 func (p *Plan) insertEdits() []edit {
 	r := p.r
 	if len(p.inserts) == 0 {

@@ -39,13 +39,7 @@ func (r *run) refill() {
 	}
 	// The latest turn's outputs: those after the last assistant message
 	// (or call).
-	open := len(r.req.Items)
-	for i := len(r.req.Items) - 1; i >= 0; i-- {
-		if it := r.req.Items[i]; it.Role() == "assistant" || it.Kind == request.KindToolCall {
-			break
-		}
-		open = i
-	}
+	open := r.turnStart
 	var cs []*cand
 	for _, c := range r.cands {
 		if c.ref.Item >= open && c.selected() && c.seg.Kind == request.SegToolResult && c.in != nil && (c.transform == TransformReference || c.transform == TransformCondense) {

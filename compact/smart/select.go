@@ -101,6 +101,7 @@ func (r *run) index() {
 		}
 		last = i
 	}
+	r.turnStart = last
 	r.lastTurn = r.lastTurn[:0]
 	for _, it := range req.Items[last:] {
 		if it.Role() != "user" || it.Notice || it.Kind == request.KindSummary {

@@ -37,7 +37,8 @@ import (
 	"sync"
 )
 
-// Goal sets the runtime's soft memory limit while bodies are in flight.
+// Goal sets the collector's percentage (GOGC) and the runtime's soft
+// memory limit while bodies are in flight.
 // It is safe for concurrent use; a nil *Goal does nothing.
 type Goal struct {
 	percent int   // the collector's percentage while bodies are in flight, at least

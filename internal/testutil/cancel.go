@@ -9,8 +9,8 @@ import (
 )
 
 // LookCtx is a context that counts the looks at its error and, at the
-// look numbered cancelAt (never when 0), has another goroutine cancel it
-// and waits for that: a cancellation (a client hanging up) arriving while
+// look numbered cancelAt (never when 0), is cancelled before that look
+// answers: a cancellation (a client hanging up) arriving while
 // the work runs, at a chosen point of it, with no clock involved.
 type LookCtx struct {
 	context.Context
@@ -30,9 +30,7 @@ func CancelAtLook(t testing.TB, at int64) *LookCtx {
 // Err counts a look and is the wrapped context's error.
 func (c *LookCtx) Err() error {
 	if n := c.looks.Add(1); c.cancelAt > 0 && n == c.cancelAt {
-		done := make(chan struct{})
-		go func() { c.cancel(); close(done) }()
-		<-done
+		c.cancel()
 	}
 	return c.Context.Err()
 }
