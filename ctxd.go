@@ -523,3 +523,11 @@ func Message(err error) string {
 	}
 	return m
 }
+
+// MessageOf is Message without a leading "op: ": the engine's errors
+// often start with the operation, and a door that names it already (the
+// command, the method, the tool) would say it twice ("ctxd rehydrate:
+// rehydrate: …").
+func MessageOf(op string, err error) string {
+	return strings.TrimPrefix(Message(err), op+": ")
+}

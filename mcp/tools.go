@@ -213,9 +213,7 @@ func addTool[In, Out any](s *Server, name string, h toolHandler[In, Out]) {
 // toolMessage is the text of a tool error: the cause without Go's
 // sentinel suffixes, and a hint when the fix is a known one.
 func toolMessage(tool string, err error) string {
-	// The engine's errors may start with the operation, which is often
-	// the tool's name ("rehydrate: rehydrate: …" said it twice).
-	msg := tool + ": " + strings.TrimPrefix(ctxd.Message(err), tool+": ")
+	msg := tool + ": " + ctxd.MessageOf(tool, err)
 	switch {
 	case errors.Is(err, ctxd.ErrNotFound) && tool == "rehydrate":
 		msg += " (check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"

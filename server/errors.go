@@ -42,10 +42,7 @@ func rpcError(method string, err error) error {
 	if errors.As(err, &rpc) {
 		return rpc
 	}
-	// An engine error often starts with the operation, which is the
-	// method's own name ("ctx/pack: pack: bad glob" said it twice; MCP's
-	// tool messages drop it the same way).
-	msg := method + ": " + strings.TrimPrefix(ctxd.Message(err), strings.TrimPrefix(method, "ctx/")+": ")
+	msg := method + ": " + ctxd.MessageOf(strings.TrimPrefix(method, "ctx/"), err)
 	code := jsonrpc.InternalError
 	switch {
 	case errors.Is(err, context.Canceled):

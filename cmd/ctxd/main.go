@@ -125,9 +125,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		fmt.Fprintf(io.Err, "ctxd %s: %s\nusage: %s\n", c.name, ctxd.Message(err), c.usage())
 		return 2
 	default:
-		// "ctxd rehydrate: rehydrate: …" says the command twice.
-		msg := strings.TrimPrefix(ctxd.Message(err), c.name+": ")
-		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, msg)
+		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, ctxd.MessageOf(c.name, err))
 		return 1
 	}
 }

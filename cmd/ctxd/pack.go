@@ -148,7 +148,7 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 	if errors.Is(err, ctxd.ErrInvalidParams) {
 		// A bad glob, an --include that matches nothing, an unknown
 		// encoding: how the command was called (exit 2, nothing written).
-		return usagef("%s", strings.TrimPrefix(ctxd.Message(err), "pack: "))
+		return usagef("%s", ctxd.MessageOf("pack", err))
 	}
 	if err != nil {
 		return err
