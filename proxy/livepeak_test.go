@@ -33,7 +33,8 @@ const livePeakPerByte = 3.2
 
 // livePeakLargePerByte bounds the live peak of one 8 MiB tool output:
 // 1.38x the body on 208a7d6 (the parse's views of the body, the analysis
-// and the condensed view; the first round's proxy took about 90x).
+// and the condensed view; BENCHMARKS.md "Review (2026-11-29 15:27"); issue
+// 28 found about 90x the body on large messages before its first round.
 const livePeakLargePerByte = 2.0
 
 // TestLivePeak sends 30,000 tiny messages (2 MB) through the proxy in

@@ -268,6 +268,35 @@ func TestStepAsideRedacts(t *testing.T) {
 			t.Errorf("a body without a secret: status %d %s, not forwarded as sent", resp.StatusCode, answer)
 		}
 	})
+	// A route the proxy does not rewrite carries conversations too
+	// (Anthropic's count_tokens): its body is redacted the same way, a
+	// body it cannot redact refused; without redaction it streams as sent.
+	t.Run("passthrough route", func(t *testing.T) {
+		const route = "/v1/messages/count_tokens"
+		up := newUpstream(t)
+		px, _ := startProxy(t, up, setup{redact: true})
+		if resp, answer := post(t, px.URL, route, small, nil); resp.Header.Get("X-Ctxd-Error") != "" {
+			t.Fatalf("the proxy answered itself: %d %s", resp.StatusCode, answer)
+		}
+		got := up.last(t).Body
+		if bytes.Contains(got, []byte(pat)) || bytes.Contains(got, []byte(akid)) || !bytes.Contains(got, []byte("[REDACTED github-pat]")) || !json.Valid(got) {
+			t.Errorf("%s: the upstream got %.300s, want the body redacted, valid JSON", route, got)
+		}
+		n := len(up.requests())
+		withSecret := []byte(`{"messages":[{"role":"user","content":"` + secret + `"}`)
+		if resp, answer := post(t, px.URL, route, withSecret, nil); resp.StatusCode != http.StatusBadRequest || resp.Header.Get("X-Ctxd-Error") != "ctxd_unredactable_request" {
+			t.Errorf("%s, not JSON: status %d %q: %s; want 400 ctxd_unredactable_request", route, resp.StatusCode, resp.Header.Get("X-Ctxd-Error"), answer)
+		}
+		if len(up.requests()) != n {
+			t.Error("a body that could not be redacted was forwarded")
+		}
+		plain := newUpstream(t)
+		px2, _ := startProxy(t, plain, setup{})
+		post(t, px2.URL, route, small, nil)
+		if got := plain.last(t).Body; !bytes.Equal(got, small) {
+			t.Errorf("without redaction %s's body changed: %.300s", route, got)
+		}
+	})
 }
 
 // TestExactModeCannotRedact: exact mode streams bodies unread, so a

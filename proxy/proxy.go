@@ -344,8 +344,28 @@ func (p *Proxy) retrieval() request.Retrieval {
 	return rt
 }
 
-// passthrough forwards a request the proxy does not rewrite.
+// passthrough forwards a request the proxy does not rewrite. When the
+// flow redacts every conversation its body is redacted first, as a
+// stepped-aside model request's is: a route the proxy does not rewrite
+// may carry a conversation too (Anthropic's /v1/messages/count_tokens).
 func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {
+	if p.opts.Flow.redacts() && r.ContentLength != 0 {
+		rec := &record{Route: r.URL.Path, Mode: string(smart.ModeExact), Reason: "passthrough"}
+		if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
+			p.refuseCompressed(w, rec, enc)
+			return
+		}
+		body, ok := p.readOrFail(w, r, rec)
+		if !ok {
+			return
+		}
+		out, status, code, msg := p.redactOrFail(body)
+		if status != 0 {
+			p.fail(w, rec, status, code, msg)
+			return
+		}
+		setBody(r, out)
+	}
 	p.rp.ServeHTTP(w, r)
 }
 

@@ -30,9 +30,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 	rec := &record{Route: r.URL.Path, Mode: string(p.opts.Mode)}
 	switch enc := r.Header.Get("Content-Encoding"); {
 	case enc != "" && enc != "identity" && p.opts.Flow.redacts():
-		// A compressed body cannot be read, so it cannot be redacted:
-		// refused, never forwarded with a secret in it.
-		p.fail(w, rec, http.StatusUnsupportedMediaType, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read a body with Content-Encoding "+enc+", so it was not forwarded: send it uncompressed")
+		p.refuseCompressed(w, rec, enc)
 		return
 	case enc != "" && enc != "identity":
 		// A compressed body cannot be rewritten; it streams through as
@@ -45,14 +43,8 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 		p.forward(w, r, rec, start, nil)
 		return
 	}
-	body, err := p.readBody(r)
-	if err != nil {
-		var tooLarge *bodyTooLarge
-		if errors.As(err, &tooLarge) {
-			p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", "ctxd proxy: "+err.Error())
-			return
-		}
-		p.fail(w, rec, http.StatusBadRequest, "ctxd_bad_request", "ctxd proxy could not read the request body: "+err.Error())
+	body, ok := p.readOrFail(w, r, rec)
+	if !ok {
 		return
 	}
 	rec.BytesIn = len(body)
@@ -67,6 +59,49 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, rec, start, out)
 }
 
+// refuseCompressed answers a body with Content-Encoding enc when the
+// flow redacts every conversation: a compressed body cannot be read, so
+// it cannot be redacted; refused, never forwarded with a secret in it.
+func (p *Proxy) refuseCompressed(w http.ResponseWriter, rec *record, enc string) {
+	p.fail(w, rec, http.StatusUnsupportedMediaType, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read a body with Content-Encoding "+enc+", so it was not forwarded: send it uncompressed")
+}
+
+// readOrFail reads r's body (at most --max-body-bytes), or answers the
+// failure and reports false.
+func (p *Proxy) readOrFail(w http.ResponseWriter, r *http.Request, rec *record) ([]byte, bool) {
+	body, err := p.readBody(r)
+	if err != nil {
+		var tooLarge *bodyTooLarge
+		if errors.As(err, &tooLarge) {
+			p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", "ctxd proxy: "+err.Error())
+			return nil, false
+		}
+		p.fail(w, rec, http.StatusBadRequest, "ctxd_bad_request", "ctxd proxy could not read the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// redactOrFail is body redacted by the flow (string values rewritten,
+// the JSON kept valid), or, for a body that holds a secret and is not
+// JSON, the refusal: it cannot be redacted safely and is never forwarded
+// raw (400 ctxd_unredactable_request).
+func (p *Proxy) redactOrFail(body []byte) ([]byte, int, string, string) {
+	out, _, err := p.opts.Flow.redact(body)
+	if err != nil {
+		return nil, http.StatusBadRequest, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read this request as JSON to redact it, so it was not forwarded: " + ctxd.Message(err)
+	}
+	return out, 0, "", ""
+}
+
+// setBody makes out r's body, as sent upstream.
+func setBody(r *http.Request, out []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.ContentLength = int64(len(out))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	r.Header.Del("Content-Length")
+}
+
 // forward sends the request upstream with body out, or with its own body
 // streamed as it arrives when out is nil (nothing of it is held), and
 // logs the request's record.
@@ -78,10 +113,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *record, sta
 		r.Body = counted
 	} else {
 		rec.BytesOut = len(out)
-		r.Body = io.NopCloser(bytes.NewReader(out))
-		r.ContentLength = int64(len(out))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
-		r.Header.Del("Content-Length")
+		setBody(r, out)
 	}
 	obs := &observer{}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), observerKey{}, obs)))
@@ -141,6 +173,12 @@ func (p *Proxy) readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// clientGone is rewrite's answer when the client left while the request
+// was read or rewritten: nothing goes upstream.
+func clientGone() (out []byte, status int, code, msg string) {
+	return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+}
+
 // rewrite applies Smart Context to body. A non-zero status is a failure
 // to answer with (fail closed); otherwise it returns the body to send.
 func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, status int, code, msg string) {
@@ -149,7 +187,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	if err != nil {
 		if r.Context().Err() != nil {
 			// The client left during the parse: nothing goes upstream.
-			return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+			return clientGone()
 		}
 		if bytes.Contains(body, []byte(request.MarkerOpen)) {
 			// It may carry ctxd references, which only a parsed
@@ -189,7 +227,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 			return nil, http.StatusBadRequest, "ctxd_unsafe_request", "ctxd proxy cannot resolve a reference of this request, so it was not forwarded: " + ctxd.Message(err)
 		}
 		if r.Context().Err() != nil {
-			return nil, statusClientClosed, "ctxd_client_gone", "ctxd proxy: the client went away"
+			return clientGone()
 		}
 		return p.stepAside(rec, body, "rewrite_failed", err)
 	}
@@ -260,9 +298,9 @@ const statusClientClosed = 499
 // ctxd_unredactable_request), never forwarded raw.
 func (p *Proxy) stepAside(rec *record, body []byte, why string, err error) ([]byte, int, string, string) {
 	if p.opts.Flow.redacts() {
-		out, _, rerr := p.opts.Flow.redact(body)
-		if rerr != nil {
-			return nil, http.StatusBadRequest, "ctxd_unredactable_request", "ctxd proxy redacts secrets (--redact-secrets or secrets.redact_conversation) but cannot read this request as JSON to redact it, so it was not forwarded: " + ctxd.Message(rerr)
+		out, status, code, msg := p.redactOrFail(body)
+		if status != 0 {
+			return nil, status, code, msg
 		}
 		body = out
 	}
