@@ -1,5 +1,6 @@
 // Package uvarint reads the binary encodings ctxd's stores persist
-// (package index's file index and symbol entries, the tree-sitter store):
+// (package index's file index and symbol entries, the tree-sitter store,
+// the token-count store, the secret scanner's clean set):
 // uvarints, counts checked against the bytes left, byte strings. A
 // [Reader] keeps its first error and reads zero values after it, so a
 // decoder reads field after field and checks [Reader.Err] where it must
