@@ -159,14 +159,14 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Symlink(victim, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, w("pack")); !errors.Is(err, ErrFileLink) {
-		t.Errorf("a link: %v, want ErrFileLink", err)
+	if err := WriteFile(link, w("pack")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "(a symbolic link)") {
+		t.Errorf("a link: %v, want ErrNotRegular (a symbolic link)", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("wrote through the link: victim holds %q", b)
 	}
-	if err := WriteFile(dir, w("x")); !errors.Is(err, ErrFileLink) {
-		t.Errorf("a directory: %v, want ErrFileLink", err)
+	if err := WriteFile(dir, w("x")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "(a directory)") {
+		t.Errorf("a directory: %v, want ErrNotRegular (a directory)", err)
 	}
 	plain := filepath.Join(dir, "plain.md")
 	if err := WriteFile(plain, w("one")); err != nil {
