@@ -84,3 +84,13 @@ func OneName[T comparable](name, alias string, val T, dst *T) error {
 	}
 	return nil
 }
+
+// Plural is a count with its noun, as ctxd's text shows one: "1 line",
+// "0 lines", "3 changes to secret files" (one and many are the noun's two
+// forms).
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

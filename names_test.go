@@ -41,3 +41,15 @@ func FuzzEscapeName(f *testing.F) {
 		}
 	})
 }
+
+func TestPlural(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{{0, "0 lines"}, {1, "1 line"}, {2, "2 lines"}, {-1, "-1 lines"}}
+	for _, tt := range tests {
+		if got := Plural(tt.n, "line", "lines"); got != tt.want {
+			t.Errorf("Plural(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

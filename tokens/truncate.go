@@ -143,11 +143,7 @@ func middleOf(text string, h, t, nl, runes int) middle {
 }
 
 func marker(lines, chars int) string {
-	l := "lines"
-	if lines == 1 {
-		l = "line"
-	}
-	return fmt.Sprintf("\n... [%d %s, %d chars elided] ...\n", lines, l, chars)
+	return fmt.Sprintf("\n... [%s, %d chars elided] ...\n", ctxd.Plural(lines, "line", "lines"), chars)
 }
 
 // joinMarker drops the marker's leading newline when the head already ends
