@@ -1121,13 +1121,7 @@ func cSpec(name string) *langSpec {
 	}
 	if name == "cpp" {
 		s.defs["class_specifier"] = record("class")
-		s.defs["namespace_definition"] = def{kind: "module", body: field("body"), container: true,
-			names: func(n *node, src []byte) []string {
-				if nm := n.child("name"); nm != nil {
-					return []string{nm.text(src)}
-				}
-				return nil
-			}}
+		s.defs["namespace_definition"] = record("module")
 		s.defs["alias_declaration"] = def{kind: "type"}
 		s.defs["concept_definition"] = def{kind: "type"}
 		s.lambdas = map[string]func(*node) *node{"lambda_expression": field("body")}
