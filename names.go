@@ -2,6 +2,7 @@ package ctxd
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -93,4 +94,18 @@ func Plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidSessionID reports whether id can name a session, the rule session
+// ids follow everywhere in ctxd (a checkpoint's session, an artifact
+// scope, the proxy's X-Ctxd-Session): 1 to 128 letters, digits, '.', '_'
+// or '-', starting with a letter or digit (it is a directory name, so
+// nothing that could leave a store). An error wraps [ErrInvalidParams].
+func ValidSessionID(id string) error {
+	if !sessionIDPattern.MatchString(id) {
+		return fmt.Errorf("session id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit: %w", id, ErrInvalidParams)
+	}
+	return nil
 }
