@@ -1273,6 +1273,23 @@ func rubySpec() *langSpec {
 
 // ---- PHP
 
+// elementNames names a declaration of several elements (PHP's "public
+// $a, $b;", "const A = 1, B = 2;"): the text of each element kid's child
+// of type name.
+func elementNames(element, name string) func(*node, []byte) []string {
+	return func(n *node, src []byte) []string {
+		var out []string
+		for _, k := range n.kids {
+			if k.typ == element {
+				if v := k.ofType(name); v != nil {
+					out = append(out, v.text(src))
+				}
+			}
+		}
+		return out
+	}
+}
+
 func phpSpec() *langSpec {
 	return &langSpec{
 		name:        "php",
@@ -1289,28 +1306,8 @@ func phpSpec() *langSpec {
 			"enum_declaration":      container("enum"),
 			"function_definition":   {kind: "function", body: field("body"), function: true},
 			"method_declaration":    {kind: "method", body: field("body"), function: true},
-			"property_declaration": {kind: "field", names: func(n *node, src []byte) []string {
-				var out []string
-				for _, k := range n.kids {
-					if k.typ == "property_element" {
-						if v := k.ofType("variable_name"); v != nil {
-							out = append(out, v.text(src))
-						}
-					}
-				}
-				return out
-			}},
-			"const_declaration": {kind: "const", names: func(n *node, src []byte) []string {
-				var out []string
-				for _, k := range n.kids {
-					if k.typ == "const_element" {
-						if v := k.ofType("name"); v != nil {
-							out = append(out, v.text(src))
-						}
-					}
-				}
-				return out
-			}},
+			"property_declaration":  {kind: "field", names: elementNames("property_element", "variable_name")},
+			"const_declaration":     {kind: "const", names: elementNames("const_element", "name")},
 		},
 		lambdas: map[string]func(*node) *node{
 			"anonymous_function_creation_expression": field("body"),
