@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // bigGo is a Go source of about 1 MB: its parse takes far more than a
@@ -45,7 +47,7 @@ func TestTimeoutVerdict(t *testing.T) {
 			resetCaches()
 			s := NewStore()
 			if recs {
-				if err := s.SetRecords(&memRecords{m: map[[32]byte][]byte{}}); err != nil {
+				if err := s.SetRecords(testutil.NewRecords()); err != nil {
 					t.Fatal(err)
 				}
 			}
