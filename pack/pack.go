@@ -70,7 +70,9 @@ type Options struct {
 	// for `ctxd tokens`).
 	NoContent bool `json:"no_content,omitempty"`
 	// IncludeAssets packs the files left out by default as assets
-	// (lockfiles, minified bundles, large data files: assets.go).
+	// (lockfiles, minified bundles, large data files: assets.go). A Path
+	// naming one file packs it whatever it is (`ctxd tokens
+	// package-lock.json` counts it).
 	IncludeAssets bool `json:"include_assets,omitempty"`
 	// Views, when not nil, is the tree-sitter store Compress consults
 	// before parsing a file and teaches what it parses (a daemon's, whose
@@ -439,7 +441,9 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 	}
 	var excluded []Excluded
 	err = ws.EachTextOr(ctx, keep, func(rel string, b []byte) error {
-		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
+		// An asset named by Path (one file) or an Include is the user's
+		// choice: it is packed.
+		if !opts.IncludeAssets && rel != sub && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
 			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
 				return nil

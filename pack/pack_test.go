@@ -442,6 +442,9 @@ func TestPackAssets(t *testing.T) {
 				"src/generated.go testdata/huge.txt web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
 		{"include glob names them", Options{Include: []string{"web/**"}},
 			"web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
+		{"path names one", Options{Path: "package-lock.json"}, "package-lock.json", ""},
+		{"path names a large data file", Options{Path: "./data/big.json"}, "data/big.json", ""},
+		{"path a directory of them", Options{Path: "data"}, "data/small.json", "data/big.json=large data file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
