@@ -69,6 +69,9 @@ type FindSymbolIn struct {
 type OutlineIn struct {
 	Path  string `json:"path" jsonschema:"file path, relative to the repository root"`
 	Level string `json:"level,omitempty" jsonschema:"also render the file at this level: full, bodies (function bodies elided), signatures or outline; omit for the symbol list only"`
+	// Language is ctx/outline's param and the command line's --language:
+	// the unknown-language error names it.
+	Language string `json:"language,omitempty" jsonschema:"the file's language when its name does not say it (go, python, javascript, typescript, rust, ...); detected by default"`
 }
 
 // OutlineOut is outline's structured result.

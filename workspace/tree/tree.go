@@ -412,7 +412,7 @@ func (w *Tree) ReadText(s *Snapshot, rel string) (t Text, why string) {
 		}
 		return t, "cannot read it"
 	}
-	if isBinary(b) {
+	if IsBinary(b) {
 		return t, "binary file"
 	}
 	t.Text, t.Raw = string(b), b
