@@ -22,6 +22,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
 		{"help of an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`},
+		// A typo printed the whole help, 40 lines, and no suggestion.
+		{"mistyped command", []string{"promt", "explain"}, 2, `ctxd: unknown command "promt" (did you mean prompt?); ctxd help lists the commands` + "\n"},
+		{"help of a mistyped command", []string{"help", "sesions"}, 2, `ctxd: unknown command "sesions" (did you mean sessions?)`},
 		{"unknown level", []string{"truncate", "--level", "body", "a.go"}, 2, `--level: unknown level "body" (want full, bodies, signatures, outline, focus or focus-only)` + "\n"},
 		{"no level", []string{"truncate", "a.go"}, 2, "--level is required: full, bodies"},
 		{"unknown proxy mode", []string{"proxy", "--mode", "shdow", "--upstream", "http://127.0.0.1:9"}, 2, `--mode: unknown mode "shdow" (want exact, shadow or optimize)` + "\n"},
@@ -32,6 +35,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 	if out, _, code := runCtxd(t, dir, "", nil, "help", "prompt"); code != 0 || !strings.Contains(out, "usage: ctxd prompt") {
 		t.Errorf("help prompt: exit %d: %q", code, out)
+	}
+	// help of help, or of a flag, is the general help (it said: unknown
+	// command "-h").
+	for _, arg := range []string{"help", "-h", "--help"} {
+		if out, errOut, code := runCtxd(t, dir, "", nil, "help", arg); code != 0 || !strings.Contains(out, "usage: ctxd COMMAND") {
+			t.Errorf("help %s: exit %d: %q %q", arg, code, out, errOut)
+		}
 	}
 }
 
