@@ -22,6 +22,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
 		{"help of an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`},
+		// A file outside the workspace was a failure (exit 1) that said
+		// "gather: open file: resolve path ...".
+		{"open outside the workspace", []string{"prompt", "--open", "../outside.go:3", "explain"}, 2, "--open ../outside.go:3: outside the workspace "},
 		// A typo printed the whole help, 40 lines, and no suggestion.
 		{"mistyped command", []string{"promt", "explain"}, 2, `ctxd: unknown command "promt" (did you mean prompt?); ctxd help lists the commands` + "\n"},
 		{"help of a mistyped command", []string{"help", "sesions"}, 2, `ctxd: unknown command "sesions" (did you mean sessions?)`},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 func init() {
@@ -133,6 +135,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		p, st := openPath(of.Path, root)
 		if err := badOpenLine(o, of, st, root); err != nil {
 			return err
+		}
+		if _, _, err := tree.Resolve(root, p); errors.Is(err, ctxd.ErrOutsideRoot) {
+			// How ctxd was called, not a failure (it said "gather: open
+			// file: resolve path ...", exit 1).
+			return usagef("--open %s: outside the workspace %s (ctxd reads files inside it; --root DIR names another)", o, root)
 		}
 		of.Path = p
 		req.OpenFiles = append(req.OpenFiles, of)
