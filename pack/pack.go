@@ -340,7 +340,7 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 		if len(opts.Include) > 0 {
 			hit := false
 			for i, g := range opts.Include {
-				if matchGlob(g, rel, sub) {
+				if tree.MatchGlob(g, rel, sub) {
 					included[i], hit = true, true
 				}
 			}
@@ -619,39 +619,9 @@ func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
 // matchAny reports that rel matches one of globs (matchGlob).
 func matchAny(globs []string, rel, sub string) bool {
 	for _, g := range globs {
-		if matchGlob(g, rel, sub) {
+		if tree.MatchGlob(g, rel, sub) {
 			return true
 		}
-	}
-	return false
-}
-
-// matchGlob reports that the root-relative path rel matches the glob g of
-// an Include or Exclude: g without a slash against rel's name (at any
-// depth, as .gitignore does), g with one against rel from the root or,
-// when a subtree sub is packed, from sub.
-func matchGlob(g, rel, sub string) bool {
-	g = strings.TrimPrefix(g, "./")
-	if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
-		ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(rel))
-		if ok {
-			return true
-		}
-		// A directory name ("vendor", "docs/") takes the files below it.
-		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-			if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(d)); ok {
-				return true
-			}
-		}
-		return false
-	}
-	g = strings.TrimPrefix(g, "/")
-	if ok, _ := doublestar.Match(g, rel); ok {
-		return true
-	}
-	if sub != "" && strings.HasPrefix(rel, sub+"/") {
-		ok, _ := doublestar.Match(g, rel[len(sub)+1:])
-		return ok
 	}
 	return false
 }

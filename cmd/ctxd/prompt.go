@@ -47,7 +47,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, else an eighth of the model's context window within 8000-32000: 16000 for gpt-4o)")
 	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
 	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
-	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")
+	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax read as in .gitignore: *.rs matches at any depth, src/*.rs from the root (repeatable)")
 	fs.IntVar(&f.maxFiles, "max-files", 0, "most files to gather from patterns and relevance (default 50)")
 	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
 	fs.StringVar(&f.session, "session", "", "save a checkpoint of this prompt under this session id (ctxd sessions list shows it; without --session nothing is saved)")
