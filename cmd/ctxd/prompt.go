@@ -313,9 +313,10 @@ func (p *progress) stop() {
 	}
 }
 
-// isTerminal reports a writer that is a terminal: a character device
-// other than the null device (`ctxd pack > /dev/null` is no terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports a writer (or reader: standard input) that is a
+// terminal: a character device other than the null device (`ctxd pack >
+// /dev/null` is no terminal).
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
