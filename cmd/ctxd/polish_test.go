@@ -22,6 +22,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
 		{"help of an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`},
+		// A missing directory said "/x: lstat /abs/x: no such file or
+		// directory".
+		{"missing root", []string{"prompt", "--root", "nosuch-dir", "explain"}, 1, "ctxd prompt: workspace root: nosuch-dir: no such file or directory\n"},
+		{"missing PATH", []string{"tokens", "nosuch-dir"}, 1, "ctxd tokens: nosuch-dir: no such file or directory\n"},
 		// A file outside the workspace was a failure (exit 1) that said
 		// "gather: open file: resolve path ...".
 		{"open outside the workspace", []string{"prompt", "--open", "../outside.go:3", "explain"}, 2, "--open ../outside.go:3: outside the workspace "},
