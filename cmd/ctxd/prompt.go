@@ -138,8 +138,15 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		}
 		if _, _, err := tree.Resolve(root, p); errors.Is(err, ctxd.ErrOutsideRoot) {
 			// How ctxd was called, not a failure (it said "gather: open
-			// file: resolve path ...", exit 1).
-			return usagef("--open %s: outside the workspace %s (ctxd reads files inside it; --root DIR names another)", o, root)
+			// file: resolve path ...", exit 1). A link says where it
+			// leads, or "outside" would puzzle.
+			via := ""
+			if abs, err := filepath.Abs(p); err == nil {
+				if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+					via = " (it resolves to " + real + ")"
+				}
+			}
+			return usagef("--open %s%s: outside the workspace %s (ctxd reads files inside it; --root DIR names another)", o, via, root)
 		}
 		of.Path = p
 		req.OpenFiles = append(req.OpenFiles, of)
