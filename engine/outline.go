@@ -193,8 +193,16 @@ var docFormats = map[string]string{
 }
 
 func outlineError(path string, err error) error {
+	// The file first, as the other outline errors: each door names the
+	// operation already ("ctxd outline: a.go: ...").
 	if errors.Is(err, treesitter.ErrUnsupported) {
-		return fmt.Errorf("outline %s: %w: %w", path, err, ctxd.ErrInvalidParams)
+		return fmt.Errorf("%s: %w: %w", path, err, ctxd.ErrInvalidParams)
 	}
-	return fmt.Errorf("outline %s: %w", path, err)
+	var te *treesitter.TimeoutError
+	if errors.As(err, &te) {
+		// Not the client's cancellation (MCP said "the call was
+		// cancelled"): a file too large to parse in its time limit.
+		return fmt.Errorf("%s: %w (the file is too large to parse in time; read a range of its lines instead): %w", path, err, ctxd.ErrInvalidParams)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

@@ -226,6 +226,9 @@ func toolMessage(tool string, err error) string {
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
+	case errors.As(err, new(*treesitter.TimeoutError)):
+		// A parse's own time limit, which the message explains: not the
+		// call's cancellation.
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		msg += " (the call was cancelled)"
 	}
