@@ -290,7 +290,20 @@ func (s *Server) buildContext(ctx context.Context, c *call, in BuildContextIn) (
 		view := string(c.Shown())
 		out.Chunks = append(out.Chunks, ChunkSummary{Source: c.Source, Type: string(c.ChunkType), View: view, Tokens: c.Tokens, Score: c.Score})
 	}
-	return textResult(env.Prompt), out, nil
+	res := textResult(env.Prompt)
+	// The warnings in a text block of their own, after the prompt: an
+	// agent whose client shows it the text only never learned that a file
+	// it named was skipped (missing, binary, secret).
+	var notes []string
+	for _, w := range env.Warnings {
+		if !engine.IsEstimateNotice(w) {
+			notes = append(notes, "- "+w)
+		}
+	}
+	if len(notes) > 0 {
+		res.Content = append(res.Content, content{Type: "text", Text: "ctxd warnings:\n" + strings.Join(notes, "\n") + "\n"})
+	}
+	return res, out, nil
 }
 
 func (s *Server) findSymbol(ctx context.Context, c *call, in FindSymbolIn) (*toolResult, *engine.SymbolResult, error) {
