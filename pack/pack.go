@@ -150,8 +150,8 @@ type Result struct {
 	// path order.
 	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
-	// tree.IsSecret) left out, path order; an Include naming one packs
-	// it.
+	// tree.IsSecret) left out, path order; an Include naming one, or a
+	// Path naming one, packs it.
 	Secret []string `json:"secret_files,omitempty"`
 	// Warnings are for the person who asked: an Include that matched no
 	// file (when none matched, PackCached returns ctxd.ErrInvalidParams
@@ -363,7 +363,9 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 			unpacked = append(unpacked, x)
 			return false
 		}
-		if named[rel] {
+		if named[rel] || rel == sub {
+			// Named by an Include without wildcards, or the one file
+			// Path names (`ctxd pack .env`): the user's consent.
 			return true
 		}
 		secretFiles = append(secretFiles, rel)

@@ -327,6 +327,10 @@ func TestPackSecretFiles(t *testing.T) {
 		{"named", Options{Include: []string{".env", "app/*"}}, ".env app/main.py", "", ""},
 		{"glob is not consent", Options{Include: []string{".*"}}, "", ".env", ""},
 		{"subtree", Options{Path: "deploy"}, "deploy/notes.md", "deploy/id_rsa", ""},
+		// A Path naming the file consents as an Include of its path does
+		// (it packed nothing, exit 0).
+		{"path names it", Options{Path: ".env"}, ".env", "", ""},
+		{"path names a key", Options{Path: "deploy/id_rsa"}, "deploy/id_rsa", "", ""},
 		{"no match", Options{Include: []string{"*.rb", "app/*"}}, "app/main.py", "", "--include *.rb matched no file"},
 	}
 	for _, tt := range tests {
