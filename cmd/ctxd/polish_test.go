@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +147,32 @@ func TestSessionsNotFoundNamesTheSession(t *testing.T) {
 		want := `ctxd sessions: no session "nosuch" (ctxd sessions list shows the saved sessions; --state-dir names another state directory)` + "\n"
 		if code != 1 || errOut != want {
 			t.Errorf("sessions %s nosuch: exit %d, stderr %q; want exit 1 and %q", sub, code, errOut, want)
+		}
+	}
+}
+
+// TestPipedLogKeepsCode: README's `go test ./... 2>&1 | ctxd prompt --task
+// debug -` with a long log (40 KB of passing tests, then the failure):
+// the prompt held the log, its middle cut, and no code at all ("no
+// context fits"); the log is cut to its share and half the context's,
+// and the file the failure names is in the prompt with the failing line.
+func TestPipedLogKeepsCode(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	var log strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&log, "=== RUN   TestCase%d\n--- PASS: TestCase%d (0.00s)\n", i, i)
+	}
+	log.WriteString("--- FAIL: TestTotal (0.00s)\npanic: runtime error: index out of range [recovered]\n\ngoroutine 7 [running]:\nexample.com/shop/cart.(*Cart).Total(...)\n\t" + filepath.Join(dir, "cart", "cart.go") + ":12 +0x1d\nFAIL\texample.com/shop/cart\t0.01s\n")
+	out, errOut, code := runCtxd(t, dir, log.String(), nil, "prompt", "--task", "debug", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "its middle was cut to fit, and the context keeps") || strings.Contains(errOut, "no context fits") {
+		t.Errorf("stderr %q: want the cut said, with context kept", errOut)
+	}
+	for _, want := range []string{"## cart/cart.go", "n += it.Qty", "--- FAIL: TestTotal"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q", want)
 		}
 	}
 }
