@@ -175,4 +175,30 @@ func TestPipedLogKeepsCode(t *testing.T) {
 			t.Errorf("prompt lacks %q", want)
 		}
 	}
+	// Over the 256 KiB a request may be, a piped log was refused
+	// ("user_request is 420007 bytes, over the 262144 ..."): its head and
+	// tail are kept, and it says so.
+	big := strings.Repeat("=== RUN   TestCase\n--- PASS: TestCase (0.00s)\n", 9000) + log.String()
+	out, errOut, code = runCtxd(t, dir, big, nil, "prompt", "--task", "debug", "-")
+	want := fmt.Sprintf("ctxd: standard input is %d bytes, over the 262144 a request may be: its middle was left out", len(big))
+	if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(out, "--- FAIL: TestTotal") || !strings.Contains(out, "=== RUN   TestCase\n") || !strings.Contains(out, "## cart/cart.go") {
+		t.Errorf("a %d-byte log: exit %d, stderr %q; want %q, the log's head and tail and cart.go in the prompt", len(big), code, errOut, want)
+	}
+}
+
+// TestCutLines: the cut keeps whole lines from both ends within max bytes
+// and says how much it left out.
+func TestCutLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	got := string(cutLines([]byte(b.String()), 400))
+	if len(got) > 400 || !strings.HasPrefix(got, "line 0\nline 1\n") || !strings.HasSuffix(got, "line 999\n") || !strings.Contains(got, " bytes left out by ctxd] ...\nline ") {
+		t.Errorf("cut %d bytes:\n%s", len(got), got)
+	}
+	var left int
+	if _, err := fmt.Sscanf(got[strings.Index(got, "... [")+5:], "%d", &left); err != nil || len(got)-len(fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", left))+left != b.Len() {
+		t.Errorf("left out %d of %d (kept %d): %v", left, b.Len(), len(got), err)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -59,7 +60,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	request, err := readRequest(pos, io.In)
+	request, err := readRequest(pos, io.In, io.Err)
 	if err != nil {
 		return err
 	}
@@ -192,11 +193,18 @@ const cliGCPercent = 400
 
 // readRequest joins the positional arguments into the request; "-" reads
 // standard input.
-func readRequest(pos []string, in io.Reader) (string, error) {
+func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 	if len(pos) == 1 && pos[0] == "-" {
 		b, err := io.ReadAll(in)
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
+		}
+		if len(b) > engine.MaxUserRequestBytes {
+			// A CI log piped in (README) is refused past the bound every
+			// door has; its head and tail are what a debug task reads.
+			n := len(b)
+			b = cutLines(b, engine.MaxUserRequestBytes)
+			fmt.Fprintf(errw, "ctxd: standard input is %d bytes, over the %d a request may be: its middle was left out (%d bytes kept, head and tail)\n", n, engine.MaxUserRequestBytes, len(b))
 		}
 		pos = []string{string(b)}
 	}
@@ -205,6 +213,24 @@ func readRequest(pos []string, in io.Reader) (string, error) {
 		return "", usagef("missing REQUEST: say what the task is, e.g. ctxd prompt \"fix the failing login test\"")
 	}
 	return request, nil
+}
+
+// cutLines keeps a quarter of max from b's head and the rest from its tail,
+// whole lines, with a line saying how much was left out between: at most
+// max bytes.
+func cutLines(b []byte, max int) []byte {
+	marker := fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", len(b))
+	room := max - len(marker)
+	head := b[:room/4]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	tail := b[len(b)-(room-len(head)):]
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	marker = fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", len(b)-len(head)-len(tail))
+	return append(append(append([]byte(nil), head...), marker...), tail...)
 }
 
 // openPath resolves --open's FILE. Like outline and truncate, a relative
