@@ -663,9 +663,5 @@ func selectedText(text string, sel *ctxd.LineRange) string {
 
 // minifiedStub is the one line a prompt shows for a minified file.
 func minifiedStub(size int64, lines int) string {
-	unit := "lines"
-	if lines == 1 {
-		unit = "line"
-	}
-	return fmt.Sprintf("[minified or very-long-line file: %d bytes on %d %s; content left out]", size, lines, unit)
+	return fmt.Sprintf("[minified or very-long-line file: %d bytes on %s; content left out]", size, ctxd.Plural(lines, "line", "lines"))
 }

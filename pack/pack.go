@@ -675,7 +675,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "%s, %d tokens (%s), %d bytes", Files(len(whole.Files)), whole.Tokens, whole.Encoding, whole.Bytes)
 	if whole.Redacted > 0 {
-		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(whole.Redacted, "secret"))
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", ctxd.Plural(whole.Redacted, "secret", "secrets"))
 	}
 	b.WriteString(".\n\n")
 	if r.Part <= 1 {
@@ -786,15 +786,7 @@ func (r *Result) excludedSummary() string {
 }
 
 // Files is "1 file" or "n files".
-func Files(n int) string { return count(n, "file") }
-
-// count is "1 word" or "n words".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func Files(n int) string { return ctxd.Plural(n, "file", "files") }
 
 func (r *Result) writeXML(w io.Writer) error {
 	esc := func(s string) string {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ctxd/ctxd/internal/uvarint"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -255,55 +256,35 @@ func DecodeDefTerms(b []byte) (*DefTerms, error) {
 	if len(b) == 0 || b[0] != defTermsVersion {
 		return nil, errDefTerms
 	}
-	b = b[1:]
-	uv := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 || k > 1 && b[k-1] == 0 { // malformed, or not minimal
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	n, ok := uv()
+	r := uvarint.NewMinimalReader(b[1:])
 	// Every definition takes at least four bytes (two empty bags).
-	if !ok || n > uint64(len(b))/4 {
-		return nil, errDefTerms
-	}
-	get := func() (terms, bool) {
-		k, ok1 := uv()
-		total, ok2 := uv()
+	n := r.Count(4)
+	get := func() terms {
 		// Each term takes at least two bytes.
-		if !ok1 || !ok2 || k > uint64(len(b))/2 || total > math.MaxInt32 {
-			return terms{}, false
+		k, total := r.Count(2), r.Uvarint()
+		if total > math.MaxInt32 {
+			r.Fail("term count out of range")
 		}
-		if k == 0 {
-			return terms{n: int(total)}, true
+		if k == 0 || r.Err() != nil {
+			return terms{n: int(total)}
 		}
 		t := terms{hash: make([]uint32, k), tf: make([]uint16, k), n: int(total)}
 		var h uint64
 		for i := range t.hash {
-			d, ok1 := uv()
-			f, ok2 := uv()
-			if !ok1 || !ok2 || (i > 0 && d == 0) || f > math.MaxUint16 {
-				return terms{}, false
-			}
-			if h += d; h > math.MaxUint32 {
-				return terms{}, false
+			d, f := r.Uvarint(), r.Uvarint()
+			if h += d; (i > 0 && d == 0) || f > math.MaxUint16 || h > math.MaxUint32 {
+				r.Fail("terms out of order or out of range")
 			}
 			t.hash[i], t.tf[i] = uint32(h), uint16(f)
 		}
-		return t, true
+		return t
 	}
 	dt := &DefTerms{body: make([]terms, n), head: make([]terms, n)}
 	for i := range dt.body {
-		var ok1, ok2 bool
-		dt.body[i], ok1 = get()
-		dt.head[i], ok2 = get()
-		if !ok1 || !ok2 {
-			return nil, errDefTerms
-		}
+		dt.body[i] = get()
+		dt.head[i] = get()
 	}
-	if len(b) != 0 {
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, errDefTerms
 	}
 	return dt, nil
