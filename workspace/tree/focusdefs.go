@@ -105,7 +105,7 @@ type DefScore struct {
 // by its first line's length, for a term of its first line (its name
 // and signature).
 func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
-	return dt.RankBy(NewFocusQuery(rq), among)
+	return dt.RankBy(NewFocusQuery(rq), among, nil)
 }
 
 // FocusQuery is a request's focus words as RankBy reads them: their terms,
@@ -126,8 +126,13 @@ func NewFocusQuery(q *query.Query) *FocusQuery {
 	return fq
 }
 
-// RankBy is RankAmong for a request's focus words read once (fq).
-func (dt *DefTerms) RankBy(fq *FocusQuery, among []int) []DefScore {
+// RankBy is RankAmong for a request's focus words read once (fq), where
+// named (nil for none) reports whether definition i's name holds term t
+// (of TermsOf): a definition holding one request term alone ranks too
+// when its name holds it and no other definition of among does
+// (get_netrc_auth for "Fix empty netrc entry usage", whose other words a
+// function of no interest held). It is asked only of such definitions.
+func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool) []DefScore {
 	q := fq.terms
 	if among == nil {
 		among = make([]int, len(dt.body))
@@ -176,7 +181,7 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int) []DefScore {
 				s += w * (focusK1 + 1) / (1 + headNorm)
 			}
 		}
-		if len(held) >= need {
+		if len(held) >= need || len(held) == 1 && df[held[0]] == 1 && named != nil && named(i, q[held[0]]) {
 			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}
 	}
