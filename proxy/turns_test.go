@@ -24,6 +24,7 @@ import (
 	"github.com/ctxd/ctxd/compact/smart/replay"
 	"github.com/ctxd/ctxd/compact/smart/replay/convert"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/filelock"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/proxy"
 	"github.com/ctxd/ctxd/tokens"
@@ -58,6 +59,7 @@ func TestTurnByTurnReplay(t *testing.T) {
 	dirs := testutil.Env(t, "CTXD_TURNS_TRAJ", "directories of *.traj / *.traj.json (BENCHMARKS.md)")
 	minTurns := envInt(t, "CTXD_TURNS_MIN", 50)
 	chains := turnChains(t, strings.Split(dirs, ":"), minTurns)
+	stateRoot := replayStateRoot(t)
 	windows := envInts(t, "CTXD_TURNS_WINDOWS", []int{16000, 32000, 128000, 200000})
 	fmts := strings.Split(cmp.Or(os.Getenv("CTXD_TURNS_FORMATS"), "chat"), ",")
 	call := smart.Call{MaskHorizon: envInt(t, "CTXD_TURNS_HORIZON", 0), MaskStep: envInt(t, "CTXD_TURNS_STEP", 0), MaskLong: envInt(t, "CTXD_TURNS_LONG", 0),
@@ -74,7 +76,7 @@ func TestTurnByTurnReplay(t *testing.T) {
 		for _, w := range windows {
 			var tot turnTotals
 			for _, ch := range chains {
-				row := replayTurns(t, ch, f, w, call, hints)
+				row := replayTurns(t, stateRoot, ch, f, w, call, hints)
 				tot.add(row)
 				t.Logf("%-10s %6s %-24s split (openai, of pass-through's bill): newest %.3f  re-sent %.3f  cached %.3f  (pass-through %.3f / %.3f / %.3f)",
 					fname, windowName(w), ch.name, row.split[0]/row.pass[0], row.split[1]/row.pass[0], row.split[2]/row.pass[0], row.passSplit[0]/row.pass[0], row.passSplit[1]/row.pass[0], row.passSplit[2]/row.pass[0])
@@ -263,9 +265,30 @@ func addKinds(dst, src map[string][2]int) map[string][2]int {
 	return dst
 }
 
+// replayStateRoot is the directory the replay keeps each session's state
+// in: always the same path, so that the references the proxy writes (their
+// rehydrate hints name the state directory) are the same bytes run after
+// run and the bill is reproducible to the token (a random t.TempDir made
+// three cells differ by 0.001 between runs). A lock beside it serializes
+// replays on the machine: a second replay waits for the first.
+func replayStateRoot(t *testing.T) string {
+	root := filepath.Join(os.TempDir(), "ctxd-turn-replay")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(os.TempDir(), "ctxd-turn-replay.lock")
+	t.Logf("replay state under %s (waits while another replay holds %s)", root, lock)
+	l, err := filelock.LockPath(t.Context(), lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Unlock)
+	return root
+}
+
 // replayTurns sends a session's requests through a proxy, one turn at a
 // time, and bills what went upstream and what was sent.
-func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smart.Call, hints proxy.Hints) turnRow {
+func replayTurns(t *testing.T, stateRoot string, ch chain, f request.Format, window int, call smart.Call, hints proxy.Hints) turnRow {
 	t.Helper()
 	model := "gpt-4o"
 	if f == request.FormatAnthropic {
@@ -275,7 +298,11 @@ func replayTurns(t *testing.T, ch chain, f request.Format, window int, call smar
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := filepath.Join(t.TempDir(), "state")
+	state := filepath.Join(stateRoot, "state")
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	flow, err := proxy.NewFlowWith(engine.RequestsOptions{StateDir: state, Logger: log}, -1)
