@@ -2,6 +2,7 @@ package ctxd
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -81,6 +82,30 @@ func OneName[T comparable](name, alias string, val T, dst *T) error {
 		*dst = val
 	default:
 		return fmt.Errorf("%s and %s name the same field: give one: %w", name, alias, ErrInvalidParams)
+	}
+	return nil
+}
+
+// Plural is a count with its noun, as ctxd's text shows one: "1 line",
+// "0 lines", "3 changes to secret files" (one and many are the noun's two
+// forms).
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidSessionID reports whether id can name a session, the rule session
+// ids follow everywhere in ctxd (a checkpoint's session, an artifact
+// scope, the proxy's X-Ctxd-Session): 1 to 128 letters, digits, '.', '_'
+// or '-', starting with a letter or digit (it is a directory name, so
+// nothing that could leave a store). An error wraps [ErrInvalidParams].
+func ValidSessionID(id string) error {
+	if !sessionIDPattern.MatchString(id) {
+		return fmt.Errorf("session id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit: %w", id, ErrInvalidParams)
 	}
 	return nil
 }

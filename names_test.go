@@ -1,6 +1,7 @@
 package ctxd
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -40,4 +41,29 @@ func FuzzEscapeName(f *testing.F) {
 			t.Fatalf("line break in %q", out)
 		}
 	})
+}
+
+func TestPlural(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{{0, "0 lines"}, {1, "1 line"}, {2, "2 lines"}, {-1, "-1 lines"}}
+	for _, tt := range tests {
+		if got := Plural(tt.n, "line", "lines"); got != tt.want {
+			t.Errorf("Plural(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestValidSessionID(t *testing.T) {
+	for _, id := range []string{"a", "s-20250301-090000-0a1b2c", "A.b_c-d", strings.Repeat("x", 128)} {
+		if err := ValidSessionID(id); err != nil {
+			t.Errorf("ValidSessionID(%q): %v", id, err)
+		}
+	}
+	for _, id := range []string{"", ".", "..", ".hidden", "-x", "a/b", `a\b`, "a b", strings.Repeat("x", 129), "é"} {
+		if err := ValidSessionID(id); !errors.Is(err, ErrInvalidParams) {
+			t.Errorf("ValidSessionID(%q) = %v, want invalid params", id, err)
+		}
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -148,17 +147,9 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
-var sessionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// ValidSession reports whether id can name an artifact scope: 1 to 128
-// letters, digits, '.', '_' or '-', starting with a letter or digit (the
-// rule session ids follow everywhere in ctxd).
-func ValidSession(id string) error {
-	if !sessionPattern.MatchString(id) {
-		return fmt.Errorf("session id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit: %w", id, ctxd.ErrInvalidParams)
-	}
-	return nil
-}
+// ValidSession reports whether id can name an artifact scope: the rule
+// of every session id, [ctxd.ValidSessionID].
+func ValidSession(id string) error { return ctxd.ValidSessionID(id) }
 
 // scopeName is the folder of a session's artifacts: a hash of its id, so
 // that ids differing only in case get distinct folders on case-insensitive

@@ -354,9 +354,27 @@ func TestPlan(t *testing.T) {
 				t.Errorf("context budget %d of %d, warnings %v", p.contextBudget, p.env.TokenBudget.Context, p.env.Warnings)
 			}
 		}, ""},
+		// A request longer than its share and half the context's (a
+		// pasted log) is cut to that; the context keeps the other half
+		// (it kept nothing, and the prompt held the log and no code).
 		{"huge request is cut", PromptRequest{UserRequest: long, TokenBudget: &BudgetRequest{Total: 1000}}, func(t *testing.T, p *plan) {
-			if p.contextBudget != 0 || p.env.OriginalInput != long || len(p.env.UserRequest) >= len(long) {
-				t.Errorf("context %d, request %d bytes", p.contextBudget, len(p.env.UserRequest))
+			if p.contextBudget != p.env.TokenBudget.Context-p.env.TokenBudget.Context/2 || p.env.OriginalInput != long || len(p.env.UserRequest) >= len(long) {
+				t.Errorf("context %d of %d, request %d bytes", p.contextBudget, p.env.TokenBudget.Context, len(p.env.UserRequest))
+			}
+			if n := p.counter.Count(p.env.UserRequest); n > p.env.TokenBudget.UserRequest+p.env.TokenBudget.Context/2 {
+				t.Errorf("request cut to %d tokens, over its share %d and half the context's %d", n, p.env.TokenBudget.UserRequest, p.env.TokenBudget.Context/2)
+			}
+		}, ""},
+		{"request over half the context is cut", PromptRequest{UserRequest: strings.Repeat("word ", 3600), TokenBudget: &BudgetRequest{Total: 8000}}, func(t *testing.T, p *plan) {
+			if p.contextBudget != p.env.TokenBudget.Context-p.env.TokenBudget.Context/2 || p.env.OriginalInput == "" {
+				t.Errorf("context %d of %d, cut %v", p.contextBudget, p.env.TokenBudget.Context, p.env.OriginalInput != "")
+			}
+		}, ""},
+		// With too small a budget for half, the request takes the whole
+		// context share, as before.
+		{"tiny budget", PromptRequest{UserRequest: long, TokenBudget: &BudgetRequest{Total: 200}}, func(t *testing.T, p *plan) {
+			if p.contextBudget != 0 || p.env.OriginalInput != long {
+				t.Errorf("context %d, cut %v", p.contextBudget, p.env.OriginalInput != "")
 			}
 		}, ""},
 		{"task detected", PromptRequest{UserRequest: "write unit tests for the parser"}, func(t *testing.T, p *plan) {

@@ -43,6 +43,9 @@ const (
 	// focusMaxLines: a longer definition (a whole class or impl block)
 	// would keep most of the file.
 	focusMaxLines = 300
+	// focusDeclSpan bounds the module-level constants and variables of
+	// more than one line ranked beside the functions.
+	focusDeclSpan = 60
 )
 
 // focusLines sets FocusLines for the large gathered files that nothing
@@ -72,14 +75,14 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// and its methods were collapsed like the rest.
 			if ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
-					spans, starts, _, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+					spans, starts, _, _, names := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
 					for k, l := range starts {
 						if slices.Contains(methods, l) {
 							among = append(among, k)
 						}
 					}
-					focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankBy(fq, among), starts, focusDefs, 0.5)
+					focusPick(f, e.store.DefTerms(ent.Hash, c.Content, spans).RankBy(fq, among, nameHolds(names)), starts, focusDefs, 0.5)
 					if len(f.FocusLines) == 0 {
 						f.FocusLines = methods[:1]
 					}
@@ -113,7 +116,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				named = append(named, d.Line)
 			}
 		}
-		spans, starts, tests, long := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+		spans, starts, tests, long, names := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 		var among []int // nil: every span
 		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
 			among = []int{}
@@ -128,7 +131,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// whole (httpx 8k all-full 28 -> 22) when they were the only
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
-		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), fq, among, long)
+		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), fq, among, long, nameHolds(names))
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
@@ -297,12 +300,14 @@ func isTestDef(d index.Def) bool {
 // focusCandidates returns the definitions focus lines choose among in
 // the file rel with content src, whose symbol-index entry is ent:
 // functions and methods, those over treesitter.LongBody lines by runs of
-// treesitter.LongWindow lines (focused by their middle lines), and in a test file
-// its tests (describe/it titles and bodies are not in the symbol index: its
-// analysis has them). tests marks a source file's own tests (isTestDef),
-// candidates for test tasks only; long holds, for a run of a long
-// function's lines, the function's first line (0 for a definition).
-func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int) {
+// treesitter.LongWindow lines (focused by their middle lines), the
+// module-level constants and variables of 2 to focusDeclSpan lines, and in
+// a test file its tests (describe/it titles and bodies are not in the
+// symbol index: its analysis has them). tests marks a source file's own
+// tests (isTestDef), candidates for test tasks only; long holds, for a run
+// of a long function's lines, the function's first line (0 for a
+// definition); names holds the definitions' names ("" for a run or a test).
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int, names []string) {
 	testFile := lang.IsTest(rel)
 	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
 	// The functions under treesitter.LargeBody lines, by first line: a
@@ -327,7 +332,15 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 	var lines []string // src's, split for the first long function
 	for _, d := range ent.Defs {
 		switch {
-		case !isFunc(d) || d.End <= d.Line:
+		case d.End <= d.Line:
+		case !isFunc(d):
+			if (d.Kind == "const" || d.Kind == "var") && d.Parent == "" && d.End-d.Line < focusDeclSpan {
+				spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
+				starts = append(starts, d.Line)
+				tests = append(tests, false)
+				long = append(long, 0)
+				names = append(names, d.Name)
+			}
 		case d.End-d.Line > treesitter.LongBody:
 			// A long function (fastapi's get_request_handler, vite's
 			// resolveConfig) competes by the runs of lines of its body,
@@ -346,20 +359,33 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 				starts = append(starts, (at+end)/2)
 				tests = append(tests, !testFile && isTestDef(d))
 				long = append(long, d.Line)
+				names = append(names, "")
 			}
 		case !inSmall(d):
 			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
 			starts = append(starts, d.Line)
 			tests = append(tests, !testFile && isTestDef(d))
 			long = append(long, 0)
+			names = append(names, d.Name)
 		}
 	}
 	if testFile {
 		spans, starts = appendTests(ctx, e.store.Views(), rel, src, spans, starts)
 		tests = append(tests, make([]bool, len(spans)-len(tests))...)
 		long = append(long, make([]int, len(spans)-len(long))...)
+		names = append(names, make([]string, len(spans)-len(names))...)
 	}
-	return spans, starts, tests, long
+	return spans, starts, tests, long, names
+}
+
+// nameHolds returns whether the name of candidate i (of names, by
+// focusCandidates) holds term t, for tree.DefTerms.RankBy: a function
+// named by a request's word (get_netrc_auth for "netrc") ranks on that
+// word alone.
+func nameHolds(names []string) func(i int, t uint32) bool {
+	return func(i int, t uint32) bool {
+		return i < len(names) && names[i] != "" && slices.Contains(tree.TermsOf(names[i:i+1]), t)
+	}
 }
 
 // paramsEnd returns the line of lines (a file's, each with its newline)
@@ -418,7 +444,7 @@ const (
 )
 
 // rankRuns ranks the definitions of among (nil: all of dt's) against the
-// request's focus words (fq) as dt.RankBy does, with the runs of long
+// request's focus words (fq) and names (named) as dt.RankBy does, with the runs of long
 // functions among them (long, by definition index: the function's first
 // line; 0 for a definition) added in score order: the definitions are
 // ranked as if there were no runs (a file's hundred runs of docstrings
@@ -427,9 +453,9 @@ const (
 // definition's score in both rankings. At most runsPerFunc runs of a
 // function are kept: a function whose runs all match (the same words in
 // every branch) would fill the ladder's steps with itself.
-func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int) []tree.DefScore {
+func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int, named func(i int, t uint32) bool) []tree.DefScore {
 	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
-		return dt.RankBy(fq, among)
+		return dt.RankBy(fq, among, named)
 	}
 	if among == nil {
 		among = make([]int, len(long))
@@ -438,8 +464,8 @@ func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int) []tree.
 		}
 	}
 	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(long) || long[k] != 0 })
-	ranked := dt.RankBy(fq, defs)
-	all := dt.RankBy(fq, among)
+	ranked := dt.RankBy(fq, defs, named)
+	all := dt.RankBy(fq, among, named)
 	scale := runWeight
 	for _, r := range all {
 		if long[r.Index] == 0 {

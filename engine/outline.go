@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -65,7 +66,7 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	case ok:
 		src = []byte(buf)
 	default:
-		src, err = ReadSource(abs)
+		src, err = readSource(abs, rel)
 		if errors.Is(err, ctxd.ErrNotFound) {
 			// The daemon and MCP both answer with this (they said it
 			// differently): a client's path is read from the root, not
@@ -82,17 +83,27 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 
 // ReadSource reads a file to outline, refusing one over
 // [treesitter.MaxSize].
-func ReadSource(path string) ([]byte, error) {
-	src, err := safefs.ReadFile(context.Background(), path, treesitter.MaxSize)
+func ReadSource(path string) ([]byte, error) { return readSource(path, path) }
+
+// readSource is ReadSource of the file abs, called name in its errors (the
+// root-relative path a client gave).
+func readSource(abs, name string) ([]byte, error) {
+	src, err := safefs.ReadFile(context.Background(), abs, treesitter.MaxSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", path, ctxd.ErrNotFound)
+		return nil, fmt.Errorf("read %s: %w", name, ctxd.ErrNotFound)
 	case errors.Is(err, safefs.ErrTooBig):
-		return nil, fmt.Errorf("read %s: larger than %d MiB: %w", path, treesitter.MaxSize>>20, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("read %s: larger than %d MiB: %w", name, treesitter.MaxSize>>20, ctxd.ErrInvalidParams)
 	case errors.Is(err, safefs.ErrNotRegular):
-		return nil, fmt.Errorf("read %w: %w", err, ctxd.ErrInvalidParams)
+		// "src: not a regular file (a directory)", not the PathError's
+		// "read open /abs/src: ...".
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w: outline reads one file: %w", name, err, ctxd.ErrInvalidParams)
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return src, nil
 }
@@ -111,11 +122,19 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	if lang == "" {
 		lang = treesitter.Detect(req.Path, src)
 	}
+	if lang == "" && tree.IsBinary(src) {
+		// An image or an archive: "unknown language" would send the user
+		// looking for a language to name.
+		return nil, fmt.Errorf("%s: a binary file (%d bytes), not source code: %w", req.Path, len(src), ctxd.ErrInvalidParams)
+	}
+	// The language param is ctx/outline's and MCP outline's, --language
+	// the command line's.
+	supported := strings.Join(treesitter.Languages, ", ")
 	if doc := docFormats[strings.ToLower(path.Ext(req.Path))]; lang == "" && doc != "" {
-		return nil, fmt.Errorf("outline %s: %s is prose, and outlines are of source code (supported: %v; set the language param, or --language on the command line, if the file holds code): %w", req.Path, doc, treesitter.Languages, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("%s: %s is prose, and outlines are of source code (ctxd outlines %s; the language param, or --language on the command line, names one if the file holds code): %w", req.Path, doc, supported, ctxd.ErrInvalidParams)
 	}
 	if lang == "" {
-		return nil, fmt.Errorf("outline %s: unknown language (supported: %v; set the language param, or --language on the command line, to override): %w", req.Path, treesitter.Languages, ctxd.ErrInvalidParams)
+		return nil, fmt.Errorf("%s: unknown language (ctxd outlines %s; the language param, or --language on the command line, names one): %w", req.Path, supported, ctxd.ErrInvalidParams)
 	}
 	src, reds := redactSource(req.Path, src)
 	syms, err := treesitter.Symbols(ctx, lang, src)
@@ -174,8 +193,16 @@ var docFormats = map[string]string{
 }
 
 func outlineError(path string, err error) error {
+	// The file first, as the other outline errors: each door names the
+	// operation already ("ctxd outline: a.go: ...").
 	if errors.Is(err, treesitter.ErrUnsupported) {
-		return fmt.Errorf("outline %s: %w: %w", path, err, ctxd.ErrInvalidParams)
+		return fmt.Errorf("%s: %w: %w", path, err, ctxd.ErrInvalidParams)
 	}
-	return fmt.Errorf("outline %s: %w", path, err)
+	var te *treesitter.TimeoutError
+	if errors.As(err, &te) {
+		// Not the client's cancellation (MCP said "the call was
+		// cancelled"): a file too large to parse in its time limit.
+		return fmt.Errorf("%s: %w (the file is too large to parse in time; read a range of its lines instead): %w", path, err, ctxd.ErrInvalidParams)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

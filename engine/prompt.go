@@ -447,18 +447,28 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	}
 
 	// The request and its instructions take the request share; a request
-	// longer than its share borrows from the context share, and one longer
-	// than both is cut in the middle (the original stays in
-	// original_input).
+	// longer than its share borrows from the context share, at most half
+	// of it, and one longer than that is cut in the middle to fit (the
+	// original stays in original_input): a pasted log took the whole
+	// context before, and the prompt held the log and no code. The query
+	// was read from the whole request, so its frames and paths still
+	// gather their files.
 	contextBudget := budget.Context
 	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, q.AsksChange, format))
 	if over := reqTokens - budget.UserRequest; over > 0 {
-		if over <= contextBudget {
+		if over <= contextBudget/2 {
 			contextBudget -= over
 			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, %d over its share; the context budget shrinks to %d", reqTokens, over, contextBudget))
 		} else {
 			own := counter.Count(req.UserRequest)
-			room := budget.UserRequest + contextBudget - (reqTokens - own)
+			borrow := contextBudget / 2
+			room := budget.UserRequest + borrow - (reqTokens - own)
+			if room < min(own, minRequestTokens) {
+				// Half the context is too little for even a cut of the
+				// request: it takes the whole context share.
+				borrow = contextBudget
+				room = budget.UserRequest + borrow - (reqTokens - own)
+			}
 			if room < min(own, minRequestTokens) {
 				// Too small for even a cut of the request: an empty or
 				// near-empty request is no prompt.
@@ -468,8 +478,12 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: 0.5})
 			env.OriginalInput = req.UserRequest
 			env.UserRequest = cut.Text
-			contextBudget = 0
-			env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
+			contextBudget -= borrow
+			if contextBudget == 0 {
+				env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
+			} else {
+				env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than its share and half the context's (%d); its middle was cut to fit, and the context keeps %d", reqTokens, budget.UserRequest+borrow, contextBudget))
+			}
 		}
 	}
 	return &plan{env: env, query: q, counter: counter, contextBudget: contextBudget, maxFiles: maxFiles}, nil

@@ -125,6 +125,11 @@ func abstractIn(defs []index.Def, d index.Def) bool {
 // classLike are the definition kinds whose body is a type's.
 var classLike = map[string]bool{"class": true, "struct": true, "interface": true, "trait": true, "impl": true, "type": true, "enum": true, "object": true, "module": true}
 
+// modulePrefix marks a module's name among receiver types: `walk::scan`
+// reaches the function scan of module walk, which no type of that name
+// defines.
+const modulePrefix = "mod "
+
 // receiverTypes returns the receiver type of each use of name on line n
 // ("" where the file does not say): for the word before `.name`,
 // `->name` or `::name`, the type the file declares it of, else the word
@@ -180,6 +185,11 @@ func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl
 		default:
 			if t := declaredType(decls, recv, n); t != "" {
 				recv = t
+			} else if sep == 2 && line[j-1] == ':' && recv[0] >= 'a' && recv[0] <= 'z' {
+				// walk::scan: a path through a module (Rust's are
+				// snake_case), not a receiver; FindSymbol knows the
+				// modules that define the name (modulePrefix).
+				recv = modulePrefix + recv
 			}
 			types = append(types, recv)
 		}

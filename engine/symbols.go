@@ -122,7 +122,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	// types that define it with a body).
 	var pending []pendingRef
 	owners := map[string]bool{}
-	mine := map[string]bool{qual: true} // the qualifier, and with its package
+	mine := map[string]bool{qual: true, modulePrefix + qual: true} // the qualifier, and with its package
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -149,6 +149,14 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 					continue
 				}
 				named = append(named, d)
+				module := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+				if d.Parent == "" {
+					// A top-level definition is reached through its
+					// module: walk::scan for src/walk.rs or
+					// src/walk/mod.rs (receiverTypes).
+					owners[modulePrefix+module] = true
+					owners[modulePrefix+path.Base(path.Dir(rel))] = true
+				}
 				if d.Parent != "" && !abstractIn(ent.Defs, d) {
 					// As a declaration names the type: bare, or with its
 					// package (Go's store.Store; the directory stands for
@@ -156,7 +164,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 					owners[d.Parent] = true
 					owners[path.Base(path.Dir(rel))+"."+d.Parent] = true
 				}
-				if qual == "" || d.Parent == qual || path.Base(path.Dir(rel)) == qual {
+				if qual == "" || d.Parent == qual || path.Base(path.Dir(rel)) == qual || d.Parent == "" && module == qual {
 					defs = append(defs, d)
 					if d.Parent == qual {
 						mine[path.Base(path.Dir(rel))+"."+qual] = true

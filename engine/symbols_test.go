@@ -101,9 +101,11 @@ func TestFindSymbolReceivers(t *testing.T) {
 			"  void both(JsonReader in, JsonWriter out) {\n    in.beginObject(); out.beginObject();\n  }\n" +
 			"  void field() {\n    sink.beginObject();\n  }\n" +
 			"  void unknown(Object o) {\n    make().beginObject();\n    other.beginObject();\n  }\n}\n",
-		"writer.go": "package w\n\ntype Writer struct{}\n\nfunc (w *Writer) Flush() {}\n\ntype Pipe struct{}\n\nfunc (p *Pipe) Flush() {}\n\nfunc use(w *Writer, p *Pipe) {\n\tw.Flush()\n\tp.Flush()\n\tq := &Pipe{}\n\tq.Flush()\n}\n\ntype Flusher interface {\n\tFlush()\n}\n\nfunc viaIface(f Flusher, h io.Writer) {\n\tf.Flush()\n\th.Flush()\n}\n",
-		"app.ts":    "class Conn { close(): void {} }\nclass File { close(): void {} }\nfunction f(c: Conn, g: File) {\n  c.close();\n  g.close();\n}\n",
-		"app.py":    "class Conn:\n    def close(self):\n        pass\n\nclass File:\n    def close(self):\n        self.close()\n\ndef f(c: Conn):\n    c.close()\n    x = File()\n    x.close()\n    File().close()\n",
+		"writer.go":   "package w\n\ntype Writer struct{}\n\nfunc (w *Writer) Flush() {}\n\ntype Pipe struct{}\n\nfunc (p *Pipe) Flush() {}\n\nfunc use(w *Writer, p *Pipe) {\n\tw.Flush()\n\tp.Flush()\n\tq := &Pipe{}\n\tq.Flush()\n}\n\ntype Flusher interface {\n\tFlush()\n}\n\nfunc viaIface(f Flusher, h io.Writer) {\n\tf.Flush()\n\th.Flush()\n}\n",
+		"app.ts":      "class Conn { close(): void {} }\nclass File { close(): void {} }\nfunction f(c: Conn, g: File) {\n  c.close();\n  g.close();\n}\n",
+		"src/walk.rs": "struct WorkerState {}\n\nimpl WorkerState {\n    fn scan(&self) {}\n}\n\npub fn scan() {\n    WorkerState {}.scan()\n}\n",
+		"src/main.rs": "mod walk;\n\nfn main() {\n    walk::scan();\n    crate::walk::scan();\n    state.scan();\n}\n",
+		"app.py":      "class Conn:\n    def close(self):\n        pass\n\nclass File:\n    def close(self):\n        self.close()\n\ndef f(c: Conn):\n    c.close()\n    x = File()\n    x.close()\n    File().close()\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -120,6 +122,10 @@ func TestFindSymbolReceivers(t *testing.T) {
 		{"Pipe.Flush", []string{"writer.go:13", "writer.go:15", "writer.go:23?", "writer.go:24?"}, 1, 2},
 		{"Conn.close", []string{"app.py:10", "app.ts:4"}, 4, 0},
 		{"File.close", []string{"app.py:7", "app.py:12", "app.py:13", "app.ts:5"}, 2, 0},
+		// walk::scan is module walk's function, not the method: it was
+		// listed as an unknown receiver's use.
+		{"WorkerState::scan", []string{"src/main.rs:6?", "src/walk.rs:8?"}, 2, 2},
+		{"walk::scan", []string{"src/main.rs:4", "src/main.rs:5", "src/main.rs:6?", "src/walk.rs:8?"}, 0, 2},
 		// Without a qualifier every use is listed, none marked.
 		{"beginObject", []string{"Adapter.java:4", "Adapter.java:7", "Adapter.java:11", "Adapter.java:14", "Adapter.java:17", "Adapter.java:18", "JsonReader.java:5", "JsonWriter.java:6", "JsonWriter.java:7"}, 0, 0},
 	}
@@ -141,5 +147,10 @@ func TestFindSymbolReceivers(t *testing.T) {
 				t.Errorf("refs %v, %d other, %d unknown; want %v, %d, %d", refs, res.OtherReceivers, res.ReceiverUnknown, tt.refs, tt.other, tt.unknown)
 			}
 		})
+	}
+	// A module qualifier finds the module's top-level definition.
+	res, err := e.FindSymbol(t.Context(), SymbolRequest{Name: "walk::scan"})
+	if err != nil || len(res.Definitions) != 1 || res.Definitions[0].Path != "src/walk.rs" || res.Definitions[0].Line != 7 {
+		t.Errorf("walk::scan definitions %+v, %v; want src/walk.rs:7", res.Definitions, err)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/lang"
@@ -35,9 +33,11 @@ type Request struct {
 	Query *query.Query
 	// Task is the task type, already resolved by the caller (never "").
 	Task ctxd.TaskType
-	// Patterns are doublestar globs relative to the root. A pattern
-	// without wildcards names a file explicitly: that is consent to gather
-	// it even when it is secret-like or ignored.
+	// Patterns are doublestar globs read as .gitignore and a pack's
+	// --include read them (tree.MatchGlob): one without a slash matches a
+	// name at any depth ("*.rs"), one with a slash a path from the root. A
+	// pattern without wildcards names a file explicitly: that is consent
+	// to gather it even when it is secret-like or ignored.
 	Patterns []string
 	// MaxFiles caps the files gathered from patterns, relevance and
 	// task-specific sources (open files are not counted). Zero means
@@ -326,18 +326,28 @@ func (g *gathering) addOpen(opens []openRel) {
 func (g *gathering) matchGlobs(ctx context.Context, globs []string) error {
 	for _, pat := range globs {
 		var matched []string
+		secret := 0
 		for i, f := range g.snap.Files {
 			if i%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
+			if !tree.MatchGlob(pat, f.Rel, "") {
+				continue
+			}
 			if f.Secret {
-				continue // a glob is not consent
+				secret++ // a glob is not consent
+				continue
 			}
-			if ok, _ := doublestar.Match(pat, f.Rel); ok {
-				matched = append(matched, f.Rel)
-			}
+			matched = append(matched, f.Rel)
+		}
+		switch {
+		case len(matched) == 0 && secret > 0:
+			g.warnings = append(g.warnings, fmt.Sprintf("pattern %s matched only secret files (%d), which a glob never gathers: name one by its path", pat, secret))
+		case len(matched) == 0:
+			// A mistyped glob gathered nothing and said nothing.
+			g.warnings = append(g.warnings, fmt.Sprintf("pattern %s matched no file (a glob with a slash is read from the root, one without matches a name at any depth)", pat))
 		}
 		if len(matched) > g.req.MaxFiles {
 			g.warnings = append(g.warnings, fmt.Sprintf("pattern %s matched %d files; kept the %d that best match the request", pat, len(matched), g.req.MaxFiles))
@@ -653,9 +663,5 @@ func selectedText(text string, sel *ctxd.LineRange) string {
 
 // minifiedStub is the one line a prompt shows for a minified file.
 func minifiedStub(size int64, lines int) string {
-	unit := "lines"
-	if lines == 1 {
-		unit = "line"
-	}
-	return fmt.Sprintf("[minified or very-long-line file: %d bytes on %d %s; content left out]", size, lines, unit)
+	return fmt.Sprintf("[minified or very-long-line file: %d bytes on %s; content left out]", size, ctxd.Plural(lines, "line", "lines"))
 }

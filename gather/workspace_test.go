@@ -297,6 +297,49 @@ func TestGatherPatternsAndCaps(t *testing.T) {
 	}
 }
 
+// TestGatherPatternNames: a glob without a slash matches a name at any
+// depth, as pack's --include and .gitignore read it (--pattern '*.go'
+// gathered nothing below the root, silently); a glob that matches no file,
+// or only secret files, says so.
+func TestGatherPatternNames(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"main.go": "package main\n", "pkg/a/f.go": "package a\n", "pkg/a/f.py": "x = 1\n",
+		"tests/unit/t.py": "x = 2\n", ".env": "TOKEN=x\n", "docs/a.md": "# a\n",
+	})
+	w := newTestWorkspace(t, root, tree.Options{})
+	tests := []struct {
+		pattern string
+		want    []string
+		warning string
+	}{
+		{"*.go", []string{"main.go", "pkg/a/f.go"}, ""},
+		{"tests", []string{"tests/unit/t.py"}, ""},
+		{"test*", []string{"tests/unit/t.py"}, ""},
+		{"pkg/*/*.py", []string{"pkg/a/f.py"}, ""},
+		{"*.rs", nil, "pattern *.rs matched no file (a glob with a slash is read from the root, one without matches a name at any depth)"},
+		{".env*", nil, "pattern .env* matched only secret files (1), which a glob never gathers: name one by its path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			res := gather(t, w, Request{Task: ctxd.TaskImplement, Patterns: []string{tt.pattern}})
+			var got []string
+			for _, c := range res.Chunks {
+				if slices.ContainsFunc(c.Facts.Reasons, func(r string) bool { return strings.HasPrefix(r, "pattern ") }) {
+					got = append(got, c.Source)
+				}
+			}
+			slices.Sort(got)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("gathered by the pattern (-want +got):\n%s", d)
+			}
+			if tt.warning != "" && !slices.Contains(res.Warnings, tt.warning) {
+				t.Errorf("warnings %q lack %q", res.Warnings, tt.warning)
+			}
+		})
+	}
+}
+
 func TestGatherCancelled(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // ErrEncoding reports bytes that are not a graph [Graph.AppendBinary]
@@ -43,16 +45,12 @@ func growBytes(b []byte, n int) []byte {
 // offsets ascending and in range, targets among the nodes, weights
 // positive and finite. Anything else is [ErrEncoding].
 func Decode(b []byte) (*Graph, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, fmt.Errorf("%w: node count", ErrEncoding)
+	r := uvarint.NewReader(b)
+	n, m := r.Uvarint(), r.Uvarint()
+	if r.Err() != nil {
+		return nil, fmt.Errorf("%w: node and edge counts: %v", ErrEncoding, r.Err())
 	}
-	b = b[k:]
-	m, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, fmt.Errorf("%w: edge count", ErrEncoding)
-	}
-	b = b[k:]
+	b = r.Bytes(r.Len())
 	if n >= math.MaxInt32 || m >= math.MaxInt32 || uint64(len(b)) != 4*(n+1+2*m) {
 		return nil, fmt.Errorf("%w: %d nodes and %d edges in %d bytes", ErrEncoding, n, m, len(b))
 	}

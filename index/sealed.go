@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // A sealed file is a cache of derived facts beside the index (the link
@@ -103,15 +105,15 @@ func openSealed(b []byte, magic, key string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("open sealed: %w: checksum mismatch", ErrCorrupt)
 	}
-	rest := body[len(magic):]
-	n, k := binary.Uvarint(rest)
-	if k <= 0 || n > uint64(len(rest)-k) {
+	r := uvarint.NewReader(body[len(magic):])
+	got := r.Bytes(r.Count(1))
+	if r.Err() != nil {
 		return nil, fmt.Errorf("open sealed: %w: bad key", ErrCorrupt)
 	}
-	if string(rest[k:k+int(n)]) != key {
+	if string(got) != key {
 		return nil, fmt.Errorf("open sealed: %w", ErrStale)
 	}
-	return rest[k+int(n):], nil
+	return r.Bytes(r.Len()), nil
 }
 
 // readAll reads r to its end, appending to b.

@@ -101,3 +101,24 @@ func TestSealedLargeBody(t *testing.T) {
 		t.Errorf("over the cap: %v, want ErrCorrupt", err)
 	}
 }
+
+// FuzzOpenSealed: the key and body of a sealed file whose checksum holds
+// (what a writer of the state directory can forge): never a panic, and a
+// body opened under key "k" is what follows a "k" in the file.
+func FuzzOpenSealed(f *testing.F) {
+	f.Add([]byte("\x01kbody"))
+	f.Add([]byte("\x81\x00kbody"))
+	f.Add([]byte("\xff\xff\xff\xff\x0f"))
+	f.Fuzz(func(t *testing.T, rest []byte) {
+		b := append([]byte("CTXDTST1"), rest...)
+		b = append(b, checksum(b)...)
+		got, err := openSealed(b, "CTXDTST1", "k")
+		if err != nil {
+			return
+		}
+		head := rest[:len(rest)-len(got)]
+		if !bytes.HasSuffix(rest, got) || !bytes.HasSuffix(head, []byte("k")) {
+			t.Fatalf("opened %q from %q", got, rest)
+		}
+	})
+}

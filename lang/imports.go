@@ -176,26 +176,22 @@ func pyImports(src []byte) []string {
 	return out
 }
 
-var jsImportRe = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`)
+var (
+	// jsImports reads JS/TS module specifiers.
+	jsImports = firstGroups(regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`))
+	// javaImports reads Java and Kotlin imports.
+	javaImports = firstGroups(regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?(\w+(?:\.\w+)*(?:\.\*)?)\s*;?`))
+)
 
-// jsImports reads JS/TS module specifiers.
-func jsImports(src []byte) []string {
-	var out []string
-	for _, m := range jsImportRe.FindAllSubmatch(src, -1) {
-		out = append(out, string(m[1]))
+// firstGroups reads the first group of each match of re.
+func firstGroups(re *regexp.Regexp) func(src []byte) []string {
+	return func(src []byte) []string {
+		var out []string
+		for _, m := range re.FindAllSubmatch(src, -1) {
+			out = append(out, string(m[1]))
+		}
+		return out
 	}
-	return out
-}
-
-var javaImportRe = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?(\w+(?:\.\w+)*(?:\.\*)?)\s*;?`)
-
-// javaImports reads Java and Kotlin imports.
-func javaImports(src []byte) []string {
-	var out []string
-	for _, m := range javaImportRe.FindAllSubmatch(src, -1) {
-		out = append(out, string(m[1]))
-	}
-	return out
 }
 
 // ImportResolver answers whether an import of one file names another.

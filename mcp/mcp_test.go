@@ -465,3 +465,34 @@ func TestCompactHistoryRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildContextWarningsInText: the files build_context skipped (a
+// missing one, a secret one the agent named) are said in a text block
+// after the prompt, not only in the structured result a client may never
+// show the model; the prompt block stays the prompt alone.
+func TestBuildContextWarningsInText(t *testing.T) {
+	files := map[string]string{".env": "TOKEN=x\n"}
+	for k, v := range repoFiles {
+		files[k] = v
+	}
+	cs := connect(t, testutil.GitRepo(t, files), nil)
+	res := callOK(t, cs, "build_context", map[string]any{"request": "why is the cart full", "budget": 2000,
+		"open_files": []any{map[string]any{"path": "store/nosuch.go"}, map[string]any{"path": ".env"}}})
+	if len(res.Content) != 2 {
+		t.Fatalf("%d content blocks, want the prompt and the warnings: %s", len(res.Content), text(t, res))
+	}
+	prompt, _ := res.Content[0].(*sdk.TextContent)
+	notes, _ := res.Content[1].(*sdk.TextContent)
+	if prompt == nil || notes == nil || strings.Contains(prompt.Text, "ctxd warnings") {
+		t.Fatalf("content: %#v", res.Content)
+	}
+	for _, want := range []string{"ctxd warnings:\n", "- skipped store/nosuch.go: no such file\n", ".env"} {
+		if !strings.Contains(notes.Text, want) {
+			t.Errorf("warnings block %q lacks %q", notes.Text, want)
+		}
+	}
+	res = callOK(t, cs, "build_context", map[string]any{"request": "why is the cart full", "budget": 2000})
+	if len(res.Content) != 1 {
+		t.Errorf("no warning, yet %d content blocks: %s", len(res.Content), text(t, res))
+	}
+}

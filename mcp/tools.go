@@ -69,6 +69,9 @@ type FindSymbolIn struct {
 type OutlineIn struct {
 	Path  string `json:"path" jsonschema:"file path, relative to the repository root"`
 	Level string `json:"level,omitempty" jsonschema:"also render the file at this level: full, bodies (function bodies elided), signatures or outline; omit for the symbol list only"`
+	// Language is ctx/outline's param and the command line's --language:
+	// the unknown-language error names it.
+	Language string `json:"language,omitempty" jsonschema:"the file's language when its name does not say it (go, python, javascript, typescript, rust, ...); detected by default"`
 }
 
 // OutlineOut is outline's structured result.
@@ -223,6 +226,9 @@ func toolMessage(tool string, err error) string {
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
+	case errors.As(err, new(*treesitter.TimeoutError)):
+		// A parse's own time limit, which the message explains: not the
+		// call's cancellation.
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		msg += " (the call was cancelled)"
 	}
@@ -284,7 +290,20 @@ func (s *Server) buildContext(ctx context.Context, c *call, in BuildContextIn) (
 		view := string(c.Shown())
 		out.Chunks = append(out.Chunks, ChunkSummary{Source: c.Source, Type: string(c.ChunkType), View: view, Tokens: c.Tokens, Score: c.Score})
 	}
-	return textResult(env.Prompt), out, nil
+	res := textResult(env.Prompt)
+	// The warnings in a text block of their own, after the prompt: an
+	// agent whose client shows it the text only never learned that a file
+	// it named was skipped (missing, binary, secret).
+	var notes []string
+	for _, w := range env.Warnings {
+		if !engine.IsEstimateNotice(w) {
+			notes = append(notes, "- "+w)
+		}
+	}
+	if len(notes) > 0 {
+		res.Content = append(res.Content, content{Type: "text", Text: "ctxd warnings:\n" + strings.Join(notes, "\n") + "\n"})
+	}
+	return res, out, nil
 }
 
 func (s *Server) findSymbol(ctx context.Context, c *call, in FindSymbolIn) (*toolResult, *engine.SymbolResult, error) {

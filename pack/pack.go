@@ -70,7 +70,9 @@ type Options struct {
 	// for `ctxd tokens`).
 	NoContent bool `json:"no_content,omitempty"`
 	// IncludeAssets packs the files left out by default as assets
-	// (lockfiles, minified bundles, large data files: assets.go).
+	// (lockfiles, minified bundles, large data files: assets.go). A Path
+	// naming one file packs it whatever it is (`ctxd tokens
+	// package-lock.json` counts it).
 	IncludeAssets bool `json:"include_assets,omitempty"`
 	// Views, when not nil, is the tree-sitter store Compress consults
 	// before parsing a file and teaches what it parses (a daemon's, whose
@@ -148,8 +150,8 @@ type Result struct {
 	// path order.
 	NotText []Excluded `json:"not_text,omitempty"`
 	// Secret names the secret files (.env, keys, credentials: see
-	// tree.IsSecret) left out, path order; an Include naming one packs
-	// it.
+	// tree.IsSecret) left out, path order; an Include naming one, or a
+	// Path naming one, packs it.
 	Secret []string `json:"secret_files,omitempty"`
 	// Warnings are for the person who asked: an Include that matched no
 	// file (when none matched, PackCached returns ctxd.ErrInvalidParams
@@ -338,7 +340,7 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 		if len(opts.Include) > 0 {
 			hit := false
 			for i, g := range opts.Include {
-				if matchGlob(g, rel, sub) {
+				if tree.MatchGlob(g, rel, sub) {
 					included[i], hit = true, true
 				}
 			}
@@ -361,7 +363,9 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 			unpacked = append(unpacked, x)
 			return false
 		}
-		if named[rel] {
+		if named[rel] || rel == sub {
+			// Named by an Include without wildcards, or the one file
+			// Path names (`ctxd pack .env`): the user's consent.
 			return true
 		}
 		secretFiles = append(secretFiles, rel)
@@ -439,7 +443,9 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 	}
 	var excluded []Excluded
 	err = ws.EachTextOr(ctx, keep, func(rel string, b []byte) error {
-		if !opts.IncludeAssets && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
+		// An asset named by Path (one file) or an Include is the user's
+		// choice: it is packed.
+		if !opts.IncludeAssets && rel != sub && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
 			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
 				return nil
@@ -615,39 +621,9 @@ func largest[T any](xs []T, n int, size func(T) int, name func(T) string) []T {
 // matchAny reports that rel matches one of globs (matchGlob).
 func matchAny(globs []string, rel, sub string) bool {
 	for _, g := range globs {
-		if matchGlob(g, rel, sub) {
+		if tree.MatchGlob(g, rel, sub) {
 			return true
 		}
-	}
-	return false
-}
-
-// matchGlob reports that the root-relative path rel matches the glob g of
-// an Include or Exclude: g without a slash against rel's name (at any
-// depth, as .gitignore does), g with one against rel from the root or,
-// when a subtree sub is packed, from sub.
-func matchGlob(g, rel, sub string) bool {
-	g = strings.TrimPrefix(g, "./")
-	if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
-		ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(rel))
-		if ok {
-			return true
-		}
-		// A directory name ("vendor", "docs/") takes the files below it.
-		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-			if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(d)); ok {
-				return true
-			}
-		}
-		return false
-	}
-	g = strings.TrimPrefix(g, "/")
-	if ok, _ := doublestar.Match(g, rel); ok {
-		return true
-	}
-	if sub != "" && strings.HasPrefix(rel, sub+"/") {
-		ok, _ := doublestar.Match(g, rel[len(sub)+1:])
-		return ok
 	}
 	return false
 }
@@ -699,7 +675,7 @@ func (r *Result) writeMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(b, "%s, %d tokens (%s), %d bytes", Files(len(whole.Files)), whole.Tokens, whole.Encoding, whole.Bytes)
 	if whole.Redacted > 0 {
-		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", count(whole.Redacted, "secret"))
+		fmt.Fprintf(b, "; %s found, each replaced wherever it occurs by a [REDACTED rule] marker", ctxd.Plural(whole.Redacted, "secret", "secrets"))
 	}
 	b.WriteString(".\n\n")
 	if r.Part <= 1 {
@@ -810,15 +786,7 @@ func (r *Result) excludedSummary() string {
 }
 
 // Files is "1 file" or "n files".
-func Files(n int) string { return count(n, "file") }
-
-// count is "1 word" or "n words".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func Files(n int) string { return ctxd.Plural(n, "file", "files") }
 
 func (r *Result) writeXML(w io.Writer) error {
 	esc := func(s string) string {

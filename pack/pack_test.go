@@ -327,6 +327,10 @@ func TestPackSecretFiles(t *testing.T) {
 		{"named", Options{Include: []string{".env", "app/*"}}, ".env app/main.py", "", ""},
 		{"glob is not consent", Options{Include: []string{".*"}}, "", ".env", ""},
 		{"subtree", Options{Path: "deploy"}, "deploy/notes.md", "deploy/id_rsa", ""},
+		// A Path naming the file consents as an Include of its path does
+		// (it packed nothing, exit 0).
+		{"path names it", Options{Path: ".env"}, ".env", "", ""},
+		{"path names a key", Options{Path: "deploy/id_rsa"}, "deploy/id_rsa", "", ""},
 		{"no match", Options{Include: []string{"*.rb", "app/*"}}, "app/main.py", "", "--include *.rb matched no file"},
 	}
 	for _, tt := range tests {
@@ -442,6 +446,9 @@ func TestPackAssets(t *testing.T) {
 				"src/generated.go testdata/huge.txt web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
 		{"include glob names them", Options{Include: []string{"web/**"}},
 			"web/app.js.map web/app.min.js web/bundle.js web/icon.svg web/logo.svg", ""},
+		{"path names one", Options{Path: "package-lock.json"}, "package-lock.json", ""},
+		{"path names a large data file", Options{Path: "./data/big.json"}, "data/big.json", ""},
+		{"path a directory of them", Options{Path: "data"}, "data/small.json", "data/big.json=large data file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 
 // ErrNotRegular is returned (inside an *fs.PathError) for a path that is,
 // after resolving links, not a regular file: a directory, FIFO, socket or
-// device.
+// device; and by [WriteFile], which resolves none, for a symbolic link.
 var ErrNotRegular = errors.New("not a regular file")
 
 // ErrTooBig is returned (inside an *fs.PathError) for a file over the size
@@ -94,6 +94,8 @@ func notRegular(m fs.FileMode) error {
 	switch {
 	case m.IsDir():
 		what = "directory"
+	case m&fs.ModeSymlink != 0:
+		what = "symbolic link"
 	case m&fs.ModeNamedPipe != 0:
 		what = "FIFO"
 	case m&fs.ModeSocket != 0:

@@ -93,15 +93,28 @@ func TestReadFileCancelled(t *testing.T) {
 	}
 }
 
+// victimFile is a file holding "keep" that a link under test points to:
+// a write through the link would change it.
+func victimFile(t *testing.T) string {
+	t.Helper()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return victim
+}
+
+// writeString is a write func that writes s.
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
 // TestWriteAtomic: a write replaces a link of its name instead of writing
 // through it, refuses a directory that is a link, and names without a
 // directory only.
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
-	victim := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	victim := victimFile(t)
 	packs := filepath.Join(dir, "packs")
 	if err := os.MkdirAll(packs, 0o700); err != nil {
 		t.Fatal(err)
@@ -109,10 +122,7 @@ func TestWriteAtomic(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(packs, "out.md")); err != nil {
 		t.Fatal(err)
 	}
-	w := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
-	if err := WriteAtomic(packs, "out.md", w("pack")); err != nil {
+	if err := WriteAtomic(packs, "out.md", writeString("pack")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
@@ -125,11 +135,11 @@ func TestWriteAtomic(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), linked); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAtomic(linked, "x", w("x")); !errors.Is(err, ErrLink) {
+	if err := WriteAtomic(linked, "x", writeString("x")); !errors.Is(err, ErrLink) {
 		t.Errorf("a linked directory: %v, want ErrLink", err)
 	}
 	for _, name := range []string{"", ".", "..", "a/b", "../x", "/etc/passwd"} {
-		if err := WriteAtomic(packs, name, w("x")); err == nil {
+		if err := WriteAtomic(packs, name, writeString("x")); err == nil {
 			t.Errorf("name %q accepted", name)
 		}
 	}
@@ -148,34 +158,28 @@ func TestWriteAtomic(t *testing.T) {
 // failed write leaves the previous content and no temporary file.
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
-	victim := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
+	victim := victimFile(t)
 	link := filepath.Join(dir, "out.md")
 	if err := os.Symlink(victim, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, w("pack")); !errors.Is(err, ErrFileLink) {
-		t.Errorf("a link: %v, want ErrFileLink", err)
+	if err := WriteFile(link, writeString("pack")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "(a symbolic link)") {
+		t.Errorf("a link: %v, want ErrNotRegular (a symbolic link)", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("wrote through the link: victim holds %q", b)
 	}
-	if err := WriteFile(dir, w("x")); !errors.Is(err, ErrFileLink) {
-		t.Errorf("a directory: %v, want ErrFileLink", err)
+	if err := WriteFile(dir, writeString("x")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "(a directory)") {
+		t.Errorf("a directory: %v, want ErrNotRegular (a directory)", err)
 	}
 	plain := filepath.Join(dir, "plain.md")
-	if err := WriteFile(plain, w("one")); err != nil {
+	if err := WriteFile(plain, writeString("one")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(plain, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(plain, w("two")); err != nil {
+	if err := WriteFile(plain, writeString("two")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(plain); string(b) != "two" {
@@ -192,7 +196,7 @@ func TestWriteFile(t *testing.T) {
 	}
 	// A relative path is beside the current directory.
 	t.Chdir(dir)
-	if err := WriteFile("rel.md", w("rel")); err != nil {
+	if err := WriteFile("rel.md", writeString("rel")); err != nil {
 		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(dir)
@@ -210,16 +214,13 @@ func TestWriteFile(t *testing.T) {
 // private); a replaced file keeps its mode whatever the umask.
 func TestWriteFileUmask(t *testing.T) {
 	dir := t.TempDir()
-	w := func(s string) func(io.Writer) error {
-		return func(out io.Writer) error { _, err := io.WriteString(out, s); return err }
-	}
 	for _, tt := range []struct {
 		umask int
 		want  os.FileMode
 	}{{0o077, 0o600}, {0o022, 0o644}, {0o002, 0o664}} {
 		old := syscall.Umask(tt.umask)
 		p := filepath.Join(dir, fmt.Sprintf("new-%o.md", tt.umask))
-		err := WriteFile(p, w("x"))
+		err := WriteFile(p, writeString("x"))
 		syscall.Umask(old)
 		if err != nil {
 			t.Fatal(err)
@@ -230,7 +231,7 @@ func TestWriteFileUmask(t *testing.T) {
 	}
 	kept := filepath.Join(dir, "new-22.md") // 0644 from above
 	old := syscall.Umask(0o077)
-	err := WriteFile(kept, w("y"))
+	err := WriteFile(kept, writeString("y"))
 	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,10 @@ import (
 // to send ctxd's writes elsewhere.
 var ErrLink = errors.New("is a symbolic link or not a directory")
 
-// ErrFileLink is returned by WriteFile for a path that is a symbolic link
-// (or exists and is not a regular file): a planted link of the name the
-// user gave must not send the write to the file it points to.
-var ErrFileLink = errors.New("is a symbolic link or not a regular file")
+// ErrFileLink is [ErrNotRegular], the name cmd/ctxd's pack checks
+// [WriteFile]'s refusal by (one fact: the path is not a regular file; for
+// a write, a link is not one).
+var ErrFileLink = ErrNotRegular
 
 // WriteAtomic writes name inside dir with write: into a new temporary file
 // of dir (created exclusively, so no link is followed), then renamed over
@@ -48,8 +48,8 @@ func WriteAtomic(dir, name string, write func(io.Writer) error) (err error) {
 // WriteFile writes the file at path, a path the user named (on the
 // command line): its directory may be anywhere and may be reached through
 // links, but the file itself must be missing or a regular file, never a
-// link, so a link planted under the name is refused (ErrFileLink) instead
-// of written through. The write goes to a temporary file beside path,
+// link, so a link planted under the name is refused ([ErrNotRegular], in
+// an *fs.PathError, as a read refuses a FIFO) instead of written through. The write goes to a temporary file beside path,
 // renamed over it when complete: a failed write leaves the previous file.
 // A new file gets mode 0666 less the umask, as os.Create and a shell
 // redirect give it; a replaced one keeps its mode.
@@ -57,7 +57,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	create, keep := fs.FileMode(0o666), fs.FileMode(0)
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: %w", path, ErrFileLink)
+			return &fs.PathError{Op: "write", Path: path, Err: notRegular(fi.Mode())}
 		}
 		create, keep = 0o600, fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // bothPaths scans text with gitleaks' own detector, ctxd's full scan and
@@ -133,7 +135,7 @@ func TestFastPathMatchesFullScan(t *testing.T) {
 	}
 	add("testdata", 100)
 	add(filepath.Join("..", "gather"), 120)
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testutil.RaceEnabled {
 		files = files[:min(len(files), 60)]
 	} else if src := filepath.Join(runtime.GOROOT(), "src", "net", "http"); dirExists(src) {
 		add(src, 80)
@@ -268,7 +270,7 @@ func TestFastPathEveryRule(t *testing.T) {
 	filler := "x := y + z // plain\nfunc f() {}\n"
 	found := map[string]bool{}
 	samples := 3
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testutil.RaceEnabled {
 		samples = 1 // the race detector makes gitleaks' full scan ~15x slower
 	}
 	for _, w := range fp.rules {

@@ -37,12 +37,22 @@ func jwtClaims(tok string) (map[string]any, bool) {
 // and the introduction's), which documentation and test suites copy.
 var jwtIOExample = map[string]any{"sub": "1234567890", "name": "John Doe", "iat": float64(1516239022), "admin": true}
 
-// exampleJWT reports a token whose payload is jwt.io's example (its
-// subject "1234567890" and nothing but the example's other claims): it is
-// public, whoever signed it, so it is never redacted.
-func exampleJWT(tok string) bool {
+// jwtKind reads a JWT's claims once, for the scan that finds it: example
+// when they are jwt.io's example, never redacted; fake when they are made
+// up, kept in a test file or fixture ([withoutFixtureJWTs]).
+func jwtKind(tok string) (example, fake bool) {
 	claims, ok := jwtClaims(tok)
-	if !ok || claims["sub"] != jwtIOExample["sub"] {
+	if !ok {
+		return false, false
+	}
+	return exampleClaims(claims), fakeClaims(claims)
+}
+
+// exampleClaims reports a payload that is jwt.io's example (its subject
+// "1234567890" and nothing but the example's other claims): it is public,
+// whoever signed it.
+func exampleClaims(claims map[string]any) bool {
+	if claims["sub"] != jwtIOExample["sub"] {
 		return false
 	}
 	for k, v := range claims {
@@ -61,19 +71,11 @@ var (
 	fakeNames    = map[string]bool{"foo": true, "bar": true, "baz": true, "john": true, "jane": true, "doe": true, "alice": true, "bob": true, "user": true, "1234567890": true}
 )
 
-// fixtureJWT reports a token in a test file or fixture (lang.IsTest)
-// whose claims are obviously made up: at least one text claim, and every
-// text claim naming a fake user or value (fakeText). Numbers and flags
-// (iat, exp, admin) say nothing either way. A token with a real-looking
-// subject or scope stays redacted in a test too.
-func fixtureJWT(source, tok string) bool {
-	if !lang.IsTest(source) {
-		return false
-	}
-	claims, ok := jwtClaims(tok)
-	if !ok {
-		return false
-	}
+// fakeClaims reports claims that are obviously made up: at least one text
+// claim, and every text claim naming a fake user or value (fakeText).
+// Numbers and flags (iat, exp, admin) say nothing either way. A token
+// with a real-looking subject or scope stays redacted in a test too.
+func fakeClaims(claims map[string]any) bool {
 	texts := 0
 	for _, v := range claims {
 		s, ok := v.(string)
@@ -107,12 +109,16 @@ func fakeText(s string) bool {
 	return false
 }
 
-// withoutFixtureJWTs drops from fs the JWTs source holds as test
-// fixtures (fixtureJWT); fs is not modified.
+// withoutFixtureJWTs drops from fs the JWTs with made-up claims
+// (finding.fakeJWT) when source is a test file or fixture (lang.IsTest);
+// fs is not modified.
 func withoutFixtureJWTs(source string, fs []finding) []finding {
+	if !lang.IsTest(source) {
+		return fs
+	}
 	var out []finding
 	for i, f := range fs {
-		if f.rule == JWTRule && fixtureJWT(source, f.secret) {
+		if f.fakeJWT {
 			if out == nil {
 				out = append(make([]finding, 0, len(fs)-1), fs[:i]...)
 			}

@@ -17,25 +17,23 @@ func occurrences(pats []string, text string) [][2]int {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
-		}
-		return a[1] - b[1]
-	})
+	slices.SortFunc(out, byEnd)
 	return out
+}
+
+// byEnd orders matches by end, then by pattern.
+func byEnd(a, b [2]int) int {
+	if a[0] != b[0] {
+		return a[0] - b[0]
+	}
+	return a[1] - b[1]
 }
 
 func walked(m *matcher, text string) [][2]int {
 	var out [][2]int
 	m.walk(text, func(end int, k int32) { out = append(out, [2]int{end, int(k)}) })
 	// Patterns ending at one byte come in no set order.
-	slices.SortStableFunc(out, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
-		}
-		return a[1] - b[1]
-	})
+	slices.SortStableFunc(out, byEnd)
 	return out
 }
 

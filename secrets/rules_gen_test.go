@@ -25,6 +25,8 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite rules_gen.go from the pinned gitleaks module's default rules")
@@ -222,7 +224,7 @@ func TestDetectorGitleaksSamples(t *testing.T) {
 		bothPaths(t, s, name, text)
 	}
 	files := gitleaksRuleSources(t)
-	short := testing.Short() || raceEnabled // the race detector makes gitleaks' scan ~15x slower
+	short := testing.Short() || testutil.RaceEnabled // the race detector makes gitleaks' scan ~15x slower
 	if short {
 		files = files[:min(len(files), 12)]
 	}

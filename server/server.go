@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/jsonrpc"
@@ -186,22 +187,34 @@ func isClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
 }
 
-// Listen serves connections on spec, "unix:PATH" or "tcp:HOST:PORT" (the
-// host must be loopback: ctxd serves source code and has no
-// authentication), until ctx ends.
-func (s *Server) Listen(ctx context.Context, spec string) error {
+// ParseListen checks a --listen spec, "unix:PATH" or "tcp:HOST:PORT" with
+// a loopback host, and splits it; a bad one is an error wrapping
+// [ctxd.ErrInvalidParams] that starts with the spec quoted (`ctxd serve`
+// checks it before starting, as a usage error).
+func ParseListen(spec string) (network, addr string, err error) {
 	network, addr, ok := strings.Cut(spec, ":")
 	if !ok || (network != "unix" && network != "tcp") || addr == "" {
-		return fmt.Errorf("listen %q: want unix:PATH or tcp:127.0.0.1:PORT", spec)
+		return "", "", fmt.Errorf("%q: want unix:PATH or tcp:127.0.0.1:PORT: %w", spec, ctxd.ErrInvalidParams)
 	}
 	if network == "tcp" {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
-			return fmt.Errorf("listen %q: %w", spec, err)
+			return "", "", fmt.Errorf("%q: %w: %w", spec, err, ctxd.ErrInvalidParams)
 		}
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("listen %q: only loopback addresses are allowed (ctxd has no authentication)", spec)
+			return "", "", fmt.Errorf("%q: only loopback addresses are allowed (ctxd has no authentication): %w", spec, ctxd.ErrInvalidParams)
 		}
+	}
+	return network, addr, nil
+}
+
+// Listen serves connections on spec, "unix:PATH" or "tcp:HOST:PORT" (the
+// host must be loopback: ctxd serves source code and has no
+// authentication), until ctx ends.
+func (s *Server) Listen(ctx context.Context, spec string) error {
+	network, addr, err := ParseListen(spec)
+	if err != nil {
+		return fmt.Errorf("listen %w", err)
 	}
 	if network == "unix" {
 		// A stale socket from a crashed daemon blocks the bind; remove it

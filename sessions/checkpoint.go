@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -184,17 +183,9 @@ func (cp *Checkpoint) HistoryLen() int {
 	return len(msgs)
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// ValidID reports whether id can name a session: 1 to 128 letters,
-// digits, '.', '_' or '-', starting with a letter or digit (it is a
-// directory name, so nothing that could leave the store).
-func ValidID(id string) error {
-	if !idPattern.MatchString(id) {
-		return fmt.Errorf("session id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit: %w", id, ctxd.ErrInvalidParams)
-	}
-	return nil
-}
+// ValidID reports whether id can name a session (a directory of the
+// store): the rule of every session id, [ctxd.ValidSessionID].
+func ValidID(id string) error { return ctxd.ValidSessionID(id) }
 
 // validate checks what a writer must have set. Errors wrap
 // ctxd.ErrInvalidParams; Decode rewraps them as corruption.

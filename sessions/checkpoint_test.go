@@ -230,19 +230,6 @@ func TestParseSeqName(t *testing.T) {
 	}
 }
 
-func TestValidID(t *testing.T) {
-	for _, id := range []string{"a", "s-20250301-090000-0a1b2c", "A.b_c-d", strings.Repeat("x", 128)} {
-		if err := ValidID(id); err != nil {
-			t.Errorf("ValidID(%q): %v", id, err)
-		}
-	}
-	for _, id := range []string{"", ".", "..", ".hidden", "-x", "a/b", `a\b`, "a b", strings.Repeat("x", 129), "é"} {
-		if err := ValidID(id); !errors.Is(err, ctxd.ErrInvalidParams) {
-			t.Errorf("ValidID(%q) = %v, want invalid params", id, err)
-		}
-	}
-}
-
 func TestStateDir(t *testing.T) {
 	tests := []struct {
 		root, override, want string

@@ -114,7 +114,7 @@ func helperBinary(t *testing.T) string {
 	t.Helper()
 	helper.once.Do(func() {
 		helper.path = os.Args[0]
-		if !raceEnabled || os.Getenv(envHelper) != "" {
+		if !testutil.RaceEnabled || os.Getenv(envHelper) != "" {
 			return
 		}
 		dir, err := os.MkdirTemp("", "ctxd-sessions-helper-")

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 func TestBlockBoundary(t *testing.T) {
@@ -175,7 +177,7 @@ func goTree(t testing.TB) map[string]string {
 	switch {
 	case os.Getenv("CTXD_TEST_FULL") == "1":
 		step = 1
-	case raceEnabled || testing.Short():
+	case testutil.RaceEnabled || testing.Short():
 		step = 50
 	}
 	out := map[string]string{}

@@ -62,19 +62,20 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 			return MiddleResult{Text: text, Tokens: total}
 		}
 	}
+	// The text's lines and runes are counted once: a middle's are the
+	// text's less its head's and tail's (no rune spans a cut), so each
+	// attempt below costs what the head and the tail are, not what the
+	// text is.
+	nl, runes := strings.Count(text, "\n"), utf8.RuneCountInString(text)
 	if maxTokens <= 0 {
-		return elided(text, 0, len(text), "", 0)
+		return elided("", 0, middleOf(text, 0, len(text), nl, runes))
 	}
 	tailRatio := opts.TailRatio
 	if !(tailRatio > 0 && tailRatio <= 1) { // also catches NaN
 		tailRatio = DefaultTailRatio
 	}
 	// The marker is costed with the largest numbers it can show; fewer
-	// digits never take more tokens. The text's lines and runes are
-	// counted once: a middle's are the text's less its head's and tail's
-	// (no rune spans a cut), so each attempt below costs what the head and
-	// the tail are, not what the text is.
-	nl, runes := strings.Count(text, "\n"), utf8.RuneCountInString(text)
+	// digits never take more tokens.
 	markerCost := c.Count(marker(nl+1, runes))
 	avail := maxTokens - markerCost
 	// BPE merges across the joins can make the whole count differ from the
@@ -97,7 +98,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 		out := text[:h] + joinMarker(text[:h], marker(cut.lines, cut.chars)) + text[t:]
 		n := c.Count(out)
 		if n <= maxTokens {
-			return elided(text, h, t, out, n)
+			return elided(out, n, cut)
 		}
 		avail -= n - maxTokens
 	}
@@ -105,29 +106,26 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	// head that fits, with no marker.
 	h := longestPrefix(c, text, maxTokens)
 	head := text[:h]
-	return elided(text, h, len(text), head, c.Count(head))
+	return elided(head, c.Count(head), middleOf(text, h, len(text), nl, runes))
 }
 
-// elided builds the result for text with bytes [h, t) removed.
-func elided(text string, h, t int, out string, tokens int) MiddleResult {
-	start := strings.Count(text[:h], "\n") + 1
-	end := start + strings.Count(text[h:t], "\n")
-	if t > h && text[t-1] == '\n' {
-		end-- // the range ends with the line that t-1's newline closes
-	}
+// elided is the result out (counting tokens) of a text whose middle cut
+// was removed.
+func elided(out string, tokens int, cut middle) MiddleResult {
 	return MiddleResult{
 		Text:        out,
 		Truncated:   true,
-		Elided:      ctxd.LineRange{Start: start, End: max(end, start)},
-		ElidedChars: utf8.RuneCountInString(text[h:t]),
+		Elided:      ctxd.LineRange{Start: cut.start, End: cut.start + max(cut.lines, 1) - 1},
+		ElidedChars: cut.chars,
 		Tokens:      tokens,
 	}
 }
 
-// middle is the removed middle text[h:t] (h < t) of a text: the lines
-// it touches and its runes, for the marker.
+// middle is the removed middle text[h:t] (h < t) of a text: the line it
+// starts on (1-based), the lines it touches and its runes, for the marker
+// and the result.
 type middle struct {
-	lines, chars int
+	start, lines, chars int
 }
 
 // middleOf measures text[h:t] (h < t, both cuts where no rune spans) by
@@ -135,7 +133,8 @@ type middle struct {
 // taken from the text's nl and runes.
 func middleOf(text string, h, t, nl, runes int) middle {
 	head, tail := text[:h], text[t:]
-	m := middle{lines: nl - strings.Count(head, "\n") - strings.Count(tail, "\n")}
+	headNL := strings.Count(head, "\n")
+	m := middle{start: headNL + 1, lines: nl - headNL - strings.Count(tail, "\n")}
 	if text[t-1] != '\n' {
 		m.lines++ // the middle's last line is not closed by it
 	}
@@ -144,11 +143,7 @@ func middleOf(text string, h, t, nl, runes int) middle {
 }
 
 func marker(lines, chars int) string {
-	l := "lines"
-	if lines == 1 {
-		l = "line"
-	}
-	return fmt.Sprintf("\n... [%d %s, %d chars elided] ...\n", lines, l, chars)
+	return fmt.Sprintf("\n... [%s, %d chars elided] ...\n", ctxd.Plural(lines, "line", "lines"), chars)
 }
 
 // joinMarker drops the marker's leading newline when the head already ends

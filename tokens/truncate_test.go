@@ -218,10 +218,20 @@ var markerRE = regexp.MustCompile(`\.\.\. \[(\d+) lines?, (\d+) chars elided\] \
 
 // checkElided checks that a cut's marker, Elided and ElidedChars describe
 // the text it removed (Middle computes them from the head and the tail
-// alone): for a result with one marker, and a text without one.
+// alone): for a result with one marker, and a text without one; and for
+// a head kept without a marker, that they describe the rest.
 func checkElided(t *testing.T, text string, r MiddleResult) {
 	t.Helper()
 	ms := markerRE.FindAllStringSubmatchIndex(r.Text, -1)
+	if r.Truncated && !strings.Contains(r.Text, "elided] ...") && strings.HasPrefix(text, r.Text) {
+		rest := text[len(r.Text):]
+		start := strings.Count(r.Text, "\n") + 1
+		end := start + strings.Count(strings.TrimSuffix(rest, "\n"), "\n")
+		if r.ElidedChars != utf8.RuneCountInString(rest) || r.Elided != (ctxd.LineRange{Start: start, End: end}) {
+			t.Fatalf("head %q of %q: Elided %+v and ElidedChars %d, want lines %d-%d and %d chars", r.Text, text, r.Elided, r.ElidedChars, start, end, utf8.RuneCountInString(rest))
+		}
+		return
+	}
 	if !r.Truncated || len(ms) != 1 || strings.Contains(text, "elided] ...") {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // Block vectors: the per-block counts of a base text (a file's content),
@@ -164,12 +166,11 @@ func CountThen(c Counter, text string, miss func()) int {
 func decodeVector(b []byte, total int) ([]uint32, bool) {
 	counts := make([]uint32, 0, len(b))
 	sum := 0
-	for len(b) > 0 {
-		x, n := binary.Uvarint(b)
-		if n <= 0 || x == 0 || x > uint64(total) {
+	for r := uvarint.NewReader(b); r.Len() > 0; {
+		x := r.Uvarint()
+		if r.Err() != nil || x == 0 || x > uint64(total) {
 			return nil, false
 		}
-		b = b[n:]
 		sum += int(x)
 		if sum > total {
 			return nil, false

@@ -3,33 +3,10 @@ package tokens
 import (
 	"encoding/binary"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
-
-// mapVectors is an in-memory VectorStore.
-type mapVectors struct {
-	mu sync.Mutex
-	m  map[[32]byte][]byte
-}
-
-func newMapVectors() *mapVectors { return &mapVectors{m: map[[32]byte][]byte{}} }
-
-func (v *mapVectors) Get(k [32]byte) ([]byte, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	b, ok := v.m[k]
-	return b, ok
-}
-
-func (v *mapVectors) Has(k [32]byte) bool { _, ok := v.Get(k); return ok }
-
-func (v *mapVectors) Put(k [32]byte, data []byte) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.m[k] = append([]byte(nil), data...)
-	return nil
-}
 
 // newProcess is a stored counter of enc as a new process has it: its
 // own empty memo and block cache over the shared backend, on store s.
@@ -48,7 +25,7 @@ func TestPrimeExact(t *testing.T) {
 	files := goTree(t)
 	for _, enc := range Encodings {
 		be := mustBackend(t, backendBPE, enc)
-		s, vecs := NewCountStore(), newMapVectors()
+		s, vecs := NewCountStore(), testutil.NewRecords()
 		s.SetVectors(vecs)
 		first, _ := newProcess(t, enc, s)
 		for path, src := range files {
@@ -100,7 +77,7 @@ func TestPrimeRejects(t *testing.T) {
 		t.Fatal("baseKeys' count key is not storeKey's")
 	}
 	src := strings.Repeat("func f(x int) int {\n\treturn x * 2 // double it\n}\n\n", 40)
-	s, vecs := NewCountStore(), newMapVectors()
+	s, vecs := NewCountStore(), testutil.NewRecords()
 	s.SetVectors(vecs)
 	c, _ := newProcess(t, O200kBase, s)
 	n := CountBase(c, src)
@@ -202,7 +179,7 @@ func FuzzPrime(f *testing.F) {
 			text += strings.Repeat("line of text\n", minBlockText/13+1)
 		}
 		be := mustBackend(t, backendBPE, O200kBase)
-		s, vecs := NewCountStore(), newMapVectors()
+		s, vecs := NewCountStore(), testutil.NewRecords()
 		s.SetVectors(vecs)
 		c, _ := newProcess(t, O200kBase, s)
 		want := be.count(validUTF8(text))

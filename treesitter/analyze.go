@@ -579,7 +579,7 @@ func (w *walker) shortenLiteral(n *node) bool {
 	if w.spec.style == stylePython || w.spec.style == styleRuby {
 		comment = "# ... %s"
 	}
-	text := "\n" + string(indent) + fmt.Sprintf(comment, plural(lines, "line")) + "\n"
+	text := "\n" + string(indent) + fmt.Sprintf(comment, ctxd.Plural(lines, "line", "lines")) + "\n"
 	if end == closing.start {
 		text += string(w.src[w.lines.lineStart(closing.start):closing.start])
 	}
@@ -671,7 +671,7 @@ func (w *walker) collapse(fn, body *node, keys []string) {
 	n := last - first + 1
 	e.elided = ctxd.LineRange{Start: first, End: last}
 	if strings.Contains(e.text, "%s") {
-		e.text = fmt.Sprintf(e.text, plural(n, "line"))
+		e.text = fmt.Sprintf(e.text, ctxd.Plural(n, "line", "lines"))
 	}
 	if len(e.text) >= e.end-e.start {
 		return
@@ -735,13 +735,6 @@ func braces(n *node) (lb, rb *node) {
 		return nil, nil
 	}
 	return lb, rb
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func namedKids(n *node) []*node {

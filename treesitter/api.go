@@ -208,7 +208,9 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("parse %s: timed out after %v", e.Language, e.Timeout)
+	// Rounded: the limit scales with the file's size, and "1.874426602s"
+	// read as noise.
+	return fmt.Sprintf("parse %s: timed out after %v", e.Language, e.Timeout.Round(time.Millisecond))
 }
 
 // Unwrap returns [context.DeadlineExceeded].

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -171,7 +172,7 @@ func TestGoStdlib(t *testing.T) {
 	if len(files) < 1000 {
 		t.Fatalf("only %d .go files under GOROOT/src", len(files))
 	}
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		var sample []string
 		for i := 0; i < len(files); i += 10 {
 			sample = append(sample, files[i])

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestKeptViewsParse checks the claim render relies on to skip the check
@@ -25,7 +27,7 @@ func TestKeptViewsParse(t *testing.T) {
 	files := goldenPaths(t)
 	// Under the race detector the golden inputs alone (the parses are
 	// slow there; the corpus runs without it).
-	if !testing.Short() && !raceEnabled {
+	if !testing.Short() && !testutil.RaceEnabled {
 		if root := os.Getenv("CTXD_KEPT_CORPUS"); root != "" {
 			files = append(files, corpusFiles(t, root, false, ".go", ".py", ".js", ".ts", ".tsx", ".rs", ".java", ".rb", ".c", ".cpp", ".cs", ".kt", ".php", ".swift")...)
 		} else {

@@ -1121,13 +1121,7 @@ func cSpec(name string) *langSpec {
 	}
 	if name == "cpp" {
 		s.defs["class_specifier"] = record("class")
-		s.defs["namespace_definition"] = def{kind: "module", body: field("body"), container: true,
-			names: func(n *node, src []byte) []string {
-				if nm := n.child("name"); nm != nil {
-					return []string{nm.text(src)}
-				}
-				return nil
-			}}
+		s.defs["namespace_definition"] = record("module")
 		s.defs["alias_declaration"] = def{kind: "type"}
 		s.defs["concept_definition"] = def{kind: "type"}
 		s.lambdas = map[string]func(*node) *node{"lambda_expression": field("body")}
@@ -1279,6 +1273,23 @@ func rubySpec() *langSpec {
 
 // ---- PHP
 
+// elementNames names a declaration of several elements (PHP's "public
+// $a, $b;", "const A = 1, B = 2;"): the text of each element kid's child
+// of type name.
+func elementNames(element, name string) func(*node, []byte) []string {
+	return func(n *node, src []byte) []string {
+		var out []string
+		for _, k := range n.kids {
+			if k.typ == element {
+				if v := k.ofType(name); v != nil {
+					out = append(out, v.text(src))
+				}
+			}
+		}
+		return out
+	}
+}
+
 func phpSpec() *langSpec {
 	return &langSpec{
 		name:        "php",
@@ -1295,28 +1306,8 @@ func phpSpec() *langSpec {
 			"enum_declaration":      container("enum"),
 			"function_definition":   {kind: "function", body: field("body"), function: true},
 			"method_declaration":    {kind: "method", body: field("body"), function: true},
-			"property_declaration": {kind: "field", names: func(n *node, src []byte) []string {
-				var out []string
-				for _, k := range n.kids {
-					if k.typ == "property_element" {
-						if v := k.ofType("variable_name"); v != nil {
-							out = append(out, v.text(src))
-						}
-					}
-				}
-				return out
-			}},
-			"const_declaration": {kind: "const", names: func(n *node, src []byte) []string {
-				var out []string
-				for _, k := range n.kids {
-					if k.typ == "const_element" {
-						if v := k.ofType("name"); v != nil {
-							out = append(out, v.text(src))
-						}
-					}
-				}
-				return out
-			}},
+			"property_declaration":  {kind: "field", names: elementNames("property_element", "variable_name")},
+			"const_declaration":     {kind: "const", names: elementNames("const_element", "name")},
 		},
 		lambdas: map[string]func(*node) *node{
 			"anonymous_function_creation_expression": field("body"),

@@ -3,31 +3,12 @@
 package treesitter
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
-
-// memRecords is a map as [Records], for the tests.
-type memRecords struct {
-	mu sync.Mutex
-	m  map[[32]byte][]byte
-}
-
-func (r *memRecords) Get(k [32]byte) ([]byte, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	b, ok := r.m[k]
-	return b, ok
-}
-
-func (r *memRecords) Put(k [32]byte, b []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.m[k] = b
-	return nil
-}
 
 // TestPrepare: Prepare's tags and views are FileTagsStored's and Views', it
 // leaves the process caches alone, and afterwards every view (kept
@@ -44,7 +25,7 @@ func TestPrepare(t *testing.T) {
 
 			resetCaches()
 			s := NewStore()
-			recs := &memRecords{m: map[[32]byte][]byte{}}
+			recs := testutil.NewRecords()
 			if err := s.SetRecords(recs); err != nil {
 				t.Fatal(err)
 			}
@@ -65,8 +46,8 @@ func TestPrepare(t *testing.T) {
 			if n := analysisCache.len() + viewCache.len(); n != 0 {
 				t.Errorf("Prepare left %d entries in the process caches", n)
 			}
-			if len(recs.m) != 1 {
-				t.Errorf("%d analyses in the records, want 1", len(recs.m))
+			if recs.Len() != 1 {
+				t.Errorf("%d analyses in the records, want 1", recs.Len())
 			}
 			if _, again, err := Prepare(t.Context(), c.lang, c.src, s, false); err != nil || !cmp.Equal(again, vs) {
 				t.Errorf("second Prepare: %v", err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestParseRecursor: a walk that moves to fresh copies of the tree every
@@ -28,7 +30,7 @@ func TestParseRecursor(t *testing.T) {
 	// Larger Go files (the smaller one alone under the race detector), and
 	// a file with a syntax error (missing and error nodes).
 	large := []string{"src/net/http/server.go", "src/unicode/tables.go"}
-	if raceEnabled || testing.Short() {
+	if testutil.RaceEnabled || testing.Short() {
 		large = large[:1]
 	}
 	for _, p := range large {

@@ -164,7 +164,7 @@ func (a *analysis) fold(es []planned, kp keeper, disabled map[editKey]bool) []pl
 }
 
 func (a *analysis) foldText(n int, end int) (string, bool) {
-	what := plural(n, a.foldWord+" member")
+	what := ctxd.Plural(n, a.foldWord+" member", a.foldWord+" members")
 	restBlank := blankBetween(a.src, end, lineEnd(a.src, end))
 	switch a.style {
 	case stylePython:

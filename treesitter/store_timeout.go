@@ -3,6 +3,8 @@ package treesitter
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/uvarint"
 )
 
 // A parse that runs out of time stores nothing, so without a record of it
@@ -66,12 +68,9 @@ func (v timeoutVerdict) encode() []byte {
 }
 
 func decodeTimeout(b []byte) (timeoutVerdict, bool) {
-	us, n := binary.Uvarint(b)
-	if n <= 0 || us > 1<<40 {
-		return timeoutVerdict{}, false
-	}
-	sec, m := binary.Uvarint(b[n:])
-	if m <= 0 || n+m != len(b) || sec > 1<<40 {
+	r := uvarint.NewReader(b)
+	us, sec := r.Uvarint(), r.Uvarint()
+	if r.Err() != nil || r.Len() != 0 || us > 1<<40 || sec > 1<<40 {
 		return timeoutVerdict{}, false
 	}
 	return timeoutVerdict{limit: time.Duration(us) * time.Microsecond, at: time.Unix(int64(sec), 0)}, true

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // bigGo is a Go source of about 1 MB: its parse takes far more than a
@@ -45,7 +47,7 @@ func TestTimeoutVerdict(t *testing.T) {
 			resetCaches()
 			s := NewStore()
 			if recs {
-				if err := s.SetRecords(&memRecords{m: map[[32]byte][]byte{}}); err != nil {
+				if err := s.SetRecords(testutil.NewRecords()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -154,4 +156,23 @@ func TestTimeoutVerdictDecode(t *testing.T) {
 			t.Errorf("%x decoded as %+v", b, v)
 		}
 	}
+}
+
+// FuzzDecodeTimeout: any bytes decode to no verdict or to one in range
+// that encodes and decodes again to itself.
+func FuzzDecodeTimeout(f *testing.F) {
+	f.Add(timeoutVerdict{time.Second, time.Unix(1_790_000_000, 0)}.encode())
+	f.Add([]byte{0x80, 0x00, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := decodeTimeout(b)
+		if !ok {
+			return
+		}
+		if v.limit < 0 || v.at.Unix() < 0 {
+			t.Fatalf("%x decoded as %+v", b, v)
+		}
+		if again, ok := decodeTimeout(v.encode()); !ok || again.limit != v.limit || !again.at.Equal(v.at) {
+			t.Fatalf("%+v decoded again as %+v (%v)", v, again, ok)
+		}
+	})
 }

@@ -14,5 +14,8 @@ func TestAgentCommandsUsage(t *testing.T) {
 		{"proxy mode", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--mode", "fast"}, 2, "unknown mode"},
 		{"proxy canary", []string{"proxy", "--upstream", "http://127.0.0.1:1", "--canary-percent", "101"}, 2, "want 0 to 100"},
 		{"mcp takes no arguments", []string{"mcp", "extra"}, 2, "unexpected arguments"},
+		// The daemon's --listen mistakes exited 1, the proxy's 2.
+		{"serve listen spec", []string{"serve", "--listen", "foo"}, 2, `--listen "foo": want unix:PATH or tcp:127.0.0.1:PORT`},
+		{"serve stays on loopback", []string{"serve", "--listen", "tcp:0.0.0.0:8787"}, 2, "only loopback addresses are allowed"},
 	})
 }

@@ -150,6 +150,11 @@ func readBody(std *IO, pos []string) ([]byte, error) {
 		defer f.Close()
 		return readAll(f)
 	}
+	if len(pos) == 0 && isTerminal(std.In) {
+		// Typed at a prompt with no redirect, the command waited for a
+		// request on the terminal and said nothing.
+		return nil, usagef("no request: give FILE or pipe one in (< request.json); - reads it from the terminal")
+	}
 	return readAll(std.In)
 }
 

@@ -631,6 +631,50 @@ func TestOutlineNotFoundOneMessage(t *testing.T) {
 	}
 }
 
+// TestOutlineMistakes: outline of a directory, of a binary file and of a
+// file whose name says no language, at the three doors. Each said what
+// the user cannot act on ("read open /abs/src: not a regular file",
+// "unknown language ... set the language param" of an image, and MCP's
+// outline had no language param to set); each now names the file from
+// the root and what to do, and MCP's language param outlines the file.
+func TestOutlineMistakes(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"a.go":          "package a\n",
+		"src/b.go":      "package src\n",
+		"logo.png":      "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"scripts/build": "def build():\n    return 1\n",
+	})
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	m := startMCP(t, dir)
+	tests := []struct {
+		path, want string
+		code       int
+	}{
+		{"src", "src: not a regular file (a directory): outline reads one file", 1},
+		{"logo.png", "logo.png: a binary file (16 bytes), not source code", 1},
+		{"scripts/build", "scripts/build: unknown language (ctxd outlines go, python, javascript, typescript, tsx, rust, java, c, cpp, csharp, ruby, php, kotlin, swift; the language param, or --language on the command line, names one)", 1},
+	}
+	for _, tt := range tests {
+		r := d.call("ctx/outline", map[string]any{"path": tt.path})
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32602) || e["message"] != "ctx/outline: "+tt.want {
+			t.Errorf("ctx/outline %s: %v, want -32602 and %q", tt.path, r, tt.want)
+		}
+		if got := toolError(t, m.tool("outline", map[string]any{"path": tt.path})); got != "outline: "+tt.want {
+			t.Errorf("MCP outline %s: %q, want %q", tt.path, got, "outline: "+tt.want)
+		}
+		_, errOut, code := runCtxd(t, dir, "", nil, "outline", tt.path)
+		if code != tt.code || errOut != "ctxd outline: "+tt.want+"\n" {
+			t.Errorf("ctxd outline %s: exit %d, %q, want exit %d and %q", tt.path, code, errOut, tt.code, tt.want)
+		}
+	}
+	line := m.tool("outline", map[string]any{"path": "scripts/build", "language": "python"})
+	if e := toolError(t, line); e != "" || !strings.Contains(line, "def build()") {
+		t.Errorf("MCP outline with language python: %s", line)
+	}
+}
+
 // TestNamesAreData: committed file names holding a newline and a code
 // fence, terminal escapes, control bytes and invalid UTF-8 are escaped
 // wherever they are shown (markdown and XML prompt, pack, the tree), so

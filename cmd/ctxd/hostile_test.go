@@ -91,7 +91,7 @@ func TestHostileWorkspaceCLI(t *testing.T) {
 	}{
 		{"prompt", []string{"prompt", "--json", "what does Fine do"}, 0, []string{"sub/ok.go"}},
 		{"open fifo", []string{"prompt", "--open", "pipe.py", "--json", "explain"}, 0, []string{"skipped pipe.py: not a regular file"}},
-		{"open dev zero link", []string{"prompt", "--open", "zero.go", "--json", "explain"}, 1, []string{"resolves to /dev/zero, outside root"}},
+		{"open dev zero link", []string{"prompt", "--open", "zero.go", "--json", "explain"}, 2, []string{"--open zero.go (it resolves to /dev/zero): outside the workspace"}},
 		{"pattern fifo", []string{"prompt", "--pattern", "pipe.py", "--json", "explain"}, 0, nil},
 		{"outline fifo", []string{"outline", "pipe.py"}, 1, []string{"not a regular file"}},
 		{"outline dev zero", []string{"outline", "zero.go"}, 1, []string{"not a regular file"}},

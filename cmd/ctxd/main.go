@@ -86,7 +86,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		if len(args) > 1 && args[1] != "help" && !strings.HasPrefix(args[1], "-") {
 			if c, ok := commands[args[1]]; ok {
 				// The command's own --help prints its usage and flags.
 				if err := c.run(ctx, &IO{In: io.In, Out: io.Out, Err: io.Out}, []string{"--help"}); err != nil && !errors.Is(err, flag.ErrHelp) {
@@ -94,8 +94,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 				}
 				return 0
 			}
-			fmt.Fprintf(io.Err, "ctxd: unknown command %q\n\n", args[1])
-			printHelp(io.Err)
+			unknownCommand(io.Err, args[1])
 			return 2
 		}
 		printHelp(io.Out)
@@ -105,8 +104,7 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(io.Err, "ctxd: unknown command %q\n\n", name)
-		printHelp(io.Err)
+		unknownCommand(io.Err, name)
 		return 2
 	}
 	err := c.run(ctx, io, args[1:])
@@ -128,6 +126,21 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		fmt.Fprintf(io.Err, "ctxd %s: %s\n", c.name, ctxd.MessageOf(c.name, err))
 		return 1
 	}
+}
+
+// unknownCommand says name is no command: with the one it most likely
+// meant (ctxd promt: prompt), else with the list of commands.
+func unknownCommand(w io.Writer, name string) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	if best := nearest(name, names); best != "" {
+		fmt.Fprintf(w, "ctxd: unknown command %q (did you mean %s?); ctxd help lists the commands\n", name, best)
+		return
+	}
+	fmt.Fprintf(w, "ctxd: unknown command %q\n\n", name)
+	printHelp(w)
 }
 
 func printHelp(w io.Writer) {
@@ -309,17 +322,27 @@ func flagMessage(fs *flag.FlagSet, err error) string {
 	if !ok {
 		return strings.Replace(msg, " -", " --", 1)
 	}
-	best, bestD := "", 3
-	fs.VisitAll(func(f *flag.Flag) {
-		if d := editdist.Distance(name, f.Name); d < bestD || d == bestD && best == "" && strings.HasPrefix(f.Name, name) {
-			best, bestD = f.Name, d
-		}
-	})
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	best := nearest(name, names)
 	msg = "unknown flag --" + name
 	if best != "" {
 		msg += " (did you mean --" + best + "?)"
 	}
 	return msg + "; ctxd help " + strings.TrimPrefix(fs.Name(), "ctxd ") + " lists the flags"
+}
+
+// nearest is the name among names a mistyped one most likely meant:
+// within two edits, or three when the name is a prefix of it ("" when
+// none is).
+func nearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editdist.Distance(name, n); d < bestD || d == bestD && best == "" && strings.HasPrefix(n, name) {
+			best, bestD = n, d
+		}
+	}
+	return best
 }
 
 // printJSON writes v as indented JSON and a newline: the --json output of

@@ -477,7 +477,7 @@ func TestPromptCLI(t *testing.T) {
 		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
 		{"bad flag", []string{"prompt", "--budget", "x", "y"}, "", 2, []string{"invalid value"}, nil},
 		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 2, []string{"deploy"}, nil},
-		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 1, []string{"outside"}, nil},
+		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 2, []string{"--open /etc/passwd: outside the workspace"}, nil},
 		{"estimate notice hidden", []string{"prompt", "--model", "claude-sonnet-4.5", "explain the cart package"}, "", 0, []string{"## Request"}, []string{"are estimates"}},
 		{"estimate notice with --explain", []string{"prompt", "--explain", "--model", "claude-sonnet-4.5", "explain the cart package"}, "", 0, []string{"are estimates"}, nil},
 		{"budget below the request", []string{"prompt", "--budget", "50", "explain how the cart total is computed with the discount and the tax rules"}, "", 1, []string{"token budget too small for the request", "minimum total budget"}, []string{"## Request", "over token budget"}},

@@ -160,7 +160,13 @@ func packCommand(ctx context.Context, io *IO, args []string, name string) error 
 		// PATH is one file that cannot be packed: an empty pack of "0
 		// files" would not say why; this is an error (exit 1), as cat
 		// of a directory is.
-		return fmt.Errorf("%s is %s (%d bytes): %s reads text files only", pos[0], res.NotText[0].Reason, res.NotText[0].Bytes, name)
+		x := res.NotText[0]
+		if x.Reason == tree.SkipTooBig {
+			// Text, but larger than the cap every command reads up to:
+			// the cap is a setting, so say which.
+			return fmt.Errorf("%s is over the size cap (%d bytes, the cap %d): raise gather.max_file_bytes in .ctxd.toml to read it", pos[0], x.Bytes, eng.Config().Gather.MaxFileBytes)
+		}
+		return fmt.Errorf("%s is %s (%d bytes): %s reads text files only", pos[0], x.Reason, x.Bytes, name)
 	}
 	if f.asJSON {
 		return printJSON(io.Out, res)

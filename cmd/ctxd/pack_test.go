@@ -259,6 +259,41 @@ func TestPackBinaryFile(t *testing.T) {
 	}
 }
 
+// TestPackOneFile: pack and tokens of one file the whole-tree rules leave
+// out: an asset (a lockfile, a large JSON) is the user's choice and is
+// counted; a text over the size cap names the cap and the setting that
+// raises it (it said "tokens reads text files only" of a text file).
+func TestPackOneFile(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		".ctxd.toml":        "[gather]\nmax_file_bytes = 4096\n",
+		"a.go":              "package a\n",
+		"package-lock.json": `{"lockfileVersion": 3, "packages": {}}` + "\n",
+		"big.go":            "package a\n\n" + strings.Repeat("var x = 1\n", 500),
+	})
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // in stdout
+		err  string // stderr, whole
+	}{
+		{"tokens of a lockfile", []string{"tokens", "package-lock.json"}, 0, "total 13 tokens (o200k_base) in 1 file\n", ""},
+		{"pack of a lockfile", []string{"pack", "--output", "-", "package-lock.json"}, 0, "### package-lock.json (13 tokens)", ""},
+		{"tokens over the cap", []string{"tokens", "big.go"}, 1, "",
+			"ctxd tokens: big.go is over the size cap (5011 bytes, the cap 4096): raise gather.max_file_bytes in .ctxd.toml to read it\n"},
+		{"pack over the cap", []string{"pack", "--output", "-", "big.go"}, 1, "",
+			"ctxd pack: big.go is over the size cap (5011 bytes, the cap 4096): raise gather.max_file_bytes in .ctxd.toml to read it\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, dir, "", nil, tt.args...)
+			if code != tt.code || errOut != tt.err || !strings.Contains(out, tt.out) {
+				t.Errorf("ctxd %s: exit %d, stdout %q, stderr %q; want exit %d, %q in stdout, stderr %q", strings.Join(tt.args, " "), code, out, errOut, tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
 // TestPackSplitOutput: --split-output writes numbered parts beside
 // --output, each within the limit, and names them; without --output it is
 // a usage error.

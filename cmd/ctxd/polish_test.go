@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,16 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown task", []string{"prompt", "--task", "fixit", "explain"}, 2, `--task: unknown task type "fixit"`},
 		{"unknown format", []string{"prompt", "--format", "yaml", "explain"}, 2, `--format: unknown format "yaml" (want markdown or xml)`},
 		{"help of an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`},
+		// A missing directory said "/x: lstat /abs/x: no such file or
+		// directory".
+		{"missing root", []string{"prompt", "--root", "nosuch-dir", "explain"}, 1, "ctxd prompt: workspace root: nosuch-dir: no such file or directory\n"},
+		{"missing PATH", []string{"tokens", "nosuch-dir"}, 1, "ctxd tokens: nosuch-dir: no such file or directory\n"},
+		// A file outside the workspace was a failure (exit 1) that said
+		// "gather: open file: resolve path ...".
+		{"open outside the workspace", []string{"prompt", "--open", "../outside.go:3", "explain"}, 2, "--open ../outside.go:3: outside the workspace "},
+		// A typo printed the whole help, 40 lines, and no suggestion.
+		{"mistyped command", []string{"promt", "explain"}, 2, `ctxd: unknown command "promt" (did you mean prompt?); ctxd help lists the commands` + "\n"},
+		{"help of a mistyped command", []string{"help", "sesions"}, 2, `ctxd: unknown command "sesions" (did you mean sessions?)`},
 		{"unknown level", []string{"truncate", "--level", "body", "a.go"}, 2, `--level: unknown level "body" (want full, bodies, signatures, outline, focus or focus-only)` + "\n"},
 		{"no level", []string{"truncate", "a.go"}, 2, "--level is required: full, bodies"},
 		{"unknown proxy mode", []string{"proxy", "--mode", "shdow", "--upstream", "http://127.0.0.1:9"}, 2, `--mode: unknown mode "shdow" (want exact, shadow or optimize)` + "\n"},
@@ -32,6 +43,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 	if out, _, code := runCtxd(t, dir, "", nil, "help", "prompt"); code != 0 || !strings.Contains(out, "usage: ctxd prompt") {
 		t.Errorf("help prompt: exit %d: %q", code, out)
+	}
+	// help of help, or of a flag, is the general help (it said: unknown
+	// command "-h").
+	for _, arg := range []string{"help", "-h", "--help"} {
+		if out, errOut, code := runCtxd(t, dir, "", nil, "help", arg); code != 0 || !strings.Contains(out, "usage: ctxd COMMAND") {
+			t.Errorf("help %s: exit %d: %q %q", arg, code, out, errOut)
+		}
 	}
 }
 
@@ -130,5 +148,57 @@ func TestSessionsNotFoundNamesTheSession(t *testing.T) {
 		if code != 1 || errOut != want {
 			t.Errorf("sessions %s nosuch: exit %d, stderr %q; want exit 1 and %q", sub, code, errOut, want)
 		}
+	}
+}
+
+// TestPipedLogKeepsCode: README's `go test ./... 2>&1 | ctxd prompt --task
+// debug -` with a long log (40 KB of passing tests, then the failure):
+// the prompt held the log, its middle cut, and no code at all ("no
+// context fits"); the log is cut to its share and half the context's,
+// and the file the failure names is in the prompt with the failing line.
+func TestPipedLogKeepsCode(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	var log strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&log, "=== RUN   TestCase%d\n--- PASS: TestCase%d (0.00s)\n", i, i)
+	}
+	log.WriteString("--- FAIL: TestTotal (0.00s)\npanic: runtime error: index out of range [recovered]\n\ngoroutine 7 [running]:\nexample.com/shop/cart.(*Cart).Total(...)\n\t" + filepath.Join(dir, "cart", "cart.go") + ":12 +0x1d\nFAIL\texample.com/shop/cart\t0.01s\n")
+	out, errOut, code := runCtxd(t, dir, log.String(), nil, "prompt", "--task", "debug", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "its middle was cut to fit, and the context keeps") || strings.Contains(errOut, "no context fits") {
+		t.Errorf("stderr %q: want the cut said, with context kept", errOut)
+	}
+	for _, want := range []string{"## cart/cart.go", "n += it.Qty", "--- FAIL: TestTotal"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q", want)
+		}
+	}
+	// Over the 256 KiB a request may be, a piped log was refused
+	// ("user_request is 420007 bytes, over the 262144 ..."): its head and
+	// tail are kept, and it says so.
+	big := strings.Repeat("=== RUN   TestCase\n--- PASS: TestCase (0.00s)\n", 9000) + log.String()
+	out, errOut, code = runCtxd(t, dir, big, nil, "prompt", "--task", "debug", "-")
+	want := fmt.Sprintf("ctxd: standard input is %d bytes, over the 262144 a request may be: its middle was left out", len(big))
+	if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(out, "--- FAIL: TestTotal") || !strings.Contains(out, "=== RUN   TestCase\n") || !strings.Contains(out, "## cart/cart.go") {
+		t.Errorf("a %d-byte log: exit %d, stderr %q; want %q, the log's head and tail and cart.go in the prompt", len(big), code, errOut, want)
+	}
+}
+
+// TestCutLines: the cut keeps whole lines from both ends within max bytes
+// and says how much it left out.
+func TestCutLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	got := string(cutLines([]byte(b.String()), 400))
+	if len(got) > 400 || !strings.HasPrefix(got, "line 0\nline 1\n") || !strings.HasSuffix(got, "line 999\n") || !strings.Contains(got, " bytes left out by ctxd] ...\nline ") {
+		t.Errorf("cut %d bytes:\n%s", len(got), got)
+	}
+	var left int
+	if _, err := fmt.Sscanf(got[strings.Index(got, "... [")+5:], "%d", &left); err != nil || len(got)-len(fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", left))+left != b.Len() {
+		t.Errorf("left out %d of %d (kept %d): %v", left, b.Len(), len(got), err)
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 func init() {
@@ -45,7 +48,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, else an eighth of the model's context window within 8000-32000: 16000 for gpt-4o)")
 	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
 	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
-	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax (repeatable)")
+	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax read as in .gitignore: *.rs matches at any depth, src/*.rs from the root (repeatable)")
 	fs.IntVar(&f.maxFiles, "max-files", 0, "most files to gather from patterns and relevance (default 50)")
 	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
 	fs.StringVar(&f.session, "session", "", "save a checkpoint of this prompt under this session id (ctxd sessions list shows it; without --session nothing is saved)")
@@ -57,7 +60,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	request, err := readRequest(pos, io.In)
+	request, err := readRequest(pos, io.In, io.Err)
 	if err != nil {
 		return err
 	}
@@ -134,6 +137,18 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		if err := badOpenLine(o, of, st, root); err != nil {
 			return err
 		}
+		if _, _, err := tree.Resolve(root, p); errors.Is(err, ctxd.ErrOutsideRoot) {
+			// How ctxd was called, not a failure (it said "gather: open
+			// file: resolve path ...", exit 1). A link says where it
+			// leads, or "outside" would puzzle.
+			via := ""
+			if abs, err := filepath.Abs(p); err == nil {
+				if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+					via = " (it resolves to " + real + ")"
+				}
+			}
+			return usagef("--open %s%s: outside the workspace %s (ctxd reads files inside it; --root DIR names another)", o, via, root)
+		}
 		of.Path = p
 		req.OpenFiles = append(req.OpenFiles, of)
 	}
@@ -178,11 +193,18 @@ const cliGCPercent = 400
 
 // readRequest joins the positional arguments into the request; "-" reads
 // standard input.
-func readRequest(pos []string, in io.Reader) (string, error) {
+func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 	if len(pos) == 1 && pos[0] == "-" {
 		b, err := io.ReadAll(in)
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
+		}
+		if len(b) > engine.MaxUserRequestBytes {
+			// A CI log piped in (README) is refused past the bound every
+			// door has; its head and tail are what a debug task reads.
+			n := len(b)
+			b = cutLines(b, engine.MaxUserRequestBytes)
+			fmt.Fprintf(errw, "ctxd: standard input is %d bytes, over the %d a request may be: its middle was left out (%d bytes kept, head and tail)\n", n, engine.MaxUserRequestBytes, len(b))
 		}
 		pos = []string{string(b)}
 	}
@@ -191,6 +213,24 @@ func readRequest(pos []string, in io.Reader) (string, error) {
 		return "", usagef("missing REQUEST: say what the task is, e.g. ctxd prompt \"fix the failing login test\"")
 	}
 	return request, nil
+}
+
+// cutLines keeps a quarter of max from b's head and the rest from its tail,
+// whole lines, with a line saying how much was left out between: at most
+// max bytes.
+func cutLines(b []byte, max int) []byte {
+	marker := fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", len(b))
+	room := max - len(marker)
+	head := b[:room/4]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	tail := b[len(b)-(room-len(head)):]
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	marker = fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", len(b)-len(head)-len(tail))
+	return append(append(append([]byte(nil), head...), marker...), tail...)
 }
 
 // openPath resolves --open's FILE. Like outline and truncate, a relative
@@ -306,9 +346,10 @@ func (p *progress) stop() {
 	}
 }
 
-// isTerminal reports a writer that is a terminal: a character device
-// other than the null device (`ctxd pack > /dev/null` is no terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports a writer (or reader: standard input) that is a
+// terminal: a character device other than the null device (`ctxd pack >
+// /dev/null` is no terminal).
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

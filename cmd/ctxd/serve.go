@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/cmem"
@@ -63,6 +64,13 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 	}
 	if useStdio && listen != "" {
 		return usagef("--stdio and --listen are exclusive")
+	}
+	if listen != "" {
+		// A mistyped address is how ctxd was called (exit 2), as the
+		// proxy's --listen is; it exited 1.
+		if _, _, err := server.ParseListen(listen); err != nil {
+			return usagef("--listen %s", ctxd.Message(err))
+		}
 	}
 	stateDir, err := stateDirFlag(stateDir)
 	if err != nil {

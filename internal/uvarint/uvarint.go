@@ -1,6 +1,8 @@
 // Package uvarint reads the binary encodings ctxd's stores persist
 // (package index's file index and symbol entries, the tree-sitter store,
-// the token-count store, the secret scanner's clean set):
+// the token-count store and block vectors, the secret scanner's clean
+// set, sealed files' keys, the link graph, the focus definitions' terms,
+// the tree-sitter timeouts):
 // uvarints, counts checked against the bytes left, byte strings. A
 // [Reader] keeps its first error and reads zero values after it, so a
 // decoder reads field after field and checks [Reader.Err] where it must
@@ -17,13 +19,19 @@ import (
 
 // Reader reads b from the front.
 type Reader struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	minimal bool // a varint not in its fewest bytes is an error
 }
 
 // NewReader returns a Reader of b. The byte strings it returns are views
 // of b.
 func NewReader(b []byte) *Reader { return &Reader{b: b} }
+
+// NewMinimalReader returns a Reader of b that also fails on a varint not
+// written in its fewest bytes (a zero last byte after the first): for an
+// encoding that must read back to the bytes it came from.
+func NewMinimalReader(b []byte) *Reader { return &Reader{b: b, minimal: true} }
 
 // Err is the first error, nil when every read so far succeeded.
 func (r *Reader) Err() error { return r.err }
@@ -48,6 +56,10 @@ func (r *Reader) Uvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.Fail("bad varint")
+		return 0
+	}
+	if r.minimal && n > 1 && r.b[n-1] == 0 {
+		r.Fail("varint not minimal")
 		return 0
 	}
 	r.b = r.b[n:]

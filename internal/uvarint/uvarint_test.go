@@ -44,6 +44,8 @@ func TestReader(t *testing.T) {
 		want string
 	}{
 		{"bad varint", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, func(r *Reader) { r.Uvarint() }, "bad varint"},
+		{"not minimal", []byte{0x81, 0x00}, func(r *Reader) { *r = *NewMinimalReader(r.b); r.Uvarint() }, "varint not minimal"},
+		{"minimal count", []byte{0x80, 0x00}, func(r *Reader) { *r = *NewMinimalReader(r.b); r.Count(1) }, "varint not minimal"},
 		{"empty", nil, func(r *Reader) { r.Uvarint() }, "bad varint"},
 		{"count over the bytes", []byte{5, 0, 0}, func(r *Reader) { r.Count(1) }, "count over the bytes left"},
 		{"count of wide items", []byte{2, 0, 0, 0}, func(r *Reader) { r.Count(2) }, "count over the bytes left"},
@@ -78,11 +80,17 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, []byte{5, 5, 6})
 	f.Fuzz(func(t *testing.T, in, ops []byte) {
 		r := NewReader(in)
+		if len(ops) > 0 && ops[0]&8 != 0 {
+			r = NewMinimalReader(in)
+		}
 		var failed bool
 		for _, op := range ops {
 			switch op % 8 {
 			case 0:
-				r.Uvarint()
+				left := r.Len()
+				if v := r.Uvarint(); r.minimal && r.Err() == nil && len(binary.AppendUvarint(nil, v)) != left-r.Len() {
+					t.Fatalf("a minimal reader read %d bytes for %d", left-r.Len(), v)
+				}
 			case 1:
 				if n := r.Count(int(op / 8)); n > len(in) {
 					t.Fatalf("Count %d over %d input bytes", n, len(in))

@@ -187,7 +187,7 @@ func BenchmarkNewDoc(b *testing.B) {
 		var total int64
 		filepath.WalkDir(bb.dir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && d.Type().IsRegular() && bb.keep(p) {
-				if data, err := os.ReadFile(p); err == nil && len(data) <= 1<<20 && !isBinary(data) {
+				if data, err := os.ReadFile(p); err == nil && len(data) <= 1<<20 && !IsBinary(data) {
 					files = append(files, data)
 					total += int64(len(data))
 				}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ctxd/ctxd/internal/uvarint"
 	"github.com/ctxd/ctxd/query"
 )
 
@@ -104,7 +105,7 @@ type DefScore struct {
 // by its first line's length, for a term of its first line (its name
 // and signature).
 func (dt *DefTerms) RankAmong(rq *query.Query, among []int) []DefScore {
-	return dt.RankBy(NewFocusQuery(rq), among)
+	return dt.RankBy(NewFocusQuery(rq), among, nil)
 }
 
 // FocusQuery is a request's focus words as RankBy reads them: their terms,
@@ -125,8 +126,13 @@ func NewFocusQuery(q *query.Query) *FocusQuery {
 	return fq
 }
 
-// RankBy is RankAmong for a request's focus words read once (fq).
-func (dt *DefTerms) RankBy(fq *FocusQuery, among []int) []DefScore {
+// RankBy is RankAmong for a request's focus words read once (fq), where
+// named (nil for none) reports whether definition i's name holds term t
+// (of TermsOf): a definition holding one request term alone ranks too
+// when its name holds it and no other definition of among does
+// (get_netrc_auth for "Fix empty netrc entry usage", whose other words a
+// function of no interest held). It is asked only of such definitions.
+func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool) []DefScore {
 	q := fq.terms
 	if among == nil {
 		among = make([]int, len(dt.body))
@@ -175,7 +181,7 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int) []DefScore {
 				s += w * (focusK1 + 1) / (1 + headNorm)
 			}
 		}
-		if len(held) >= need {
+		if len(held) >= need || len(held) == 1 && df[held[0]] == 1 && named != nil && named(i, q[held[0]]) {
 			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}
 	}
@@ -255,55 +261,35 @@ func DecodeDefTerms(b []byte) (*DefTerms, error) {
 	if len(b) == 0 || b[0] != defTermsVersion {
 		return nil, errDefTerms
 	}
-	b = b[1:]
-	uv := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 || k > 1 && b[k-1] == 0 { // malformed, or not minimal
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	n, ok := uv()
+	r := uvarint.NewMinimalReader(b[1:])
 	// Every definition takes at least four bytes (two empty bags).
-	if !ok || n > uint64(len(b))/4 {
-		return nil, errDefTerms
-	}
-	get := func() (terms, bool) {
-		k, ok1 := uv()
-		total, ok2 := uv()
+	n := r.Count(4)
+	get := func() terms {
 		// Each term takes at least two bytes.
-		if !ok1 || !ok2 || k > uint64(len(b))/2 || total > math.MaxInt32 {
-			return terms{}, false
+		k, total := r.Count(2), r.Uvarint()
+		if total > math.MaxInt32 {
+			r.Fail("term count out of range")
 		}
-		if k == 0 {
-			return terms{n: int(total)}, true
+		if k == 0 || r.Err() != nil {
+			return terms{n: int(total)}
 		}
 		t := terms{hash: make([]uint32, k), tf: make([]uint16, k), n: int(total)}
 		var h uint64
 		for i := range t.hash {
-			d, ok1 := uv()
-			f, ok2 := uv()
-			if !ok1 || !ok2 || (i > 0 && d == 0) || f > math.MaxUint16 {
-				return terms{}, false
-			}
-			if h += d; h > math.MaxUint32 {
-				return terms{}, false
+			d, f := r.Uvarint(), r.Uvarint()
+			if h += d; (i > 0 && d == 0) || f > math.MaxUint16 || h > math.MaxUint32 {
+				r.Fail("terms out of order or out of range")
 			}
 			t.hash[i], t.tf[i] = uint32(h), uint16(f)
 		}
-		return t, true
+		return t
 	}
 	dt := &DefTerms{body: make([]terms, n), head: make([]terms, n)}
 	for i := range dt.body {
-		var ok1, ok2 bool
-		dt.body[i], ok1 = get()
-		dt.head[i], ok2 = get()
-		if !ok1 || !ok2 {
-			return nil, errDefTerms
-		}
+		dt.body[i] = get()
+		dt.head[i] = get()
 	}
-	if len(b) != 0 {
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, errDefTerms
 	}
 	return dt, nil

@@ -267,3 +267,49 @@ func FuzzDecodeDefTerms(f *testing.F) {
 		dt.Focus(query.Parse("a b c"), 3)
 	})
 }
+
+// TestDefTermsRankNamed: with the definitions' names, one request term is
+// enough for a definition whose name holds it when no other definition
+// holds it (get_netrc_auth for "Fix empty netrc entry usage"); in a body
+// only, in a parameter, or held by another definition too, it is not.
+func TestDefTermsRankNamed(t *testing.T) {
+	src := strings.Join([]string{
+		"func parseConfig(path string) (*Config, error) {", // 1
+		"\treturn decode(readFile(path))",
+		"}",
+		"func closeIdle(pool *Pool) {", // 4
+		"\tfor _, c := range conns { c.Close() }",
+		"}",
+		"func drainQueue(q *Queue) {", // 7
+		"\tfor q.Len() > 0 { q.Pop() } // pool",
+		"}",
+	}, "\n")
+	defs := []DefSpan{{1, 3}, {4, 6}, {7, 9}}
+	names := []string{"parseConfig", "closeIdle", "drainQueue"}
+	named := func(i int, t uint32) bool { return slices.Contains(TermsOf(names[i:i+1]), t) }
+	dt := NewDefTerms([]byte(src), defs)
+	for _, tc := range []struct {
+		name, request string
+		want          []int
+	}{
+		{"named by one rare term", "the idle one leaks a socket", []int{1}},
+		{"one term of a body", "the conns leak a socket", nil},
+		{"named, its parameter's type too", "the queue leaks a socket", []int{2}},
+		{"a parameter is no name", "a wrong path leaks a socket", nil},
+		{"held by two definitions", "a pool leaks a socket", nil},
+		{"beside two terms", "the config file path and the idle ones", []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int
+			for _, s := range dt.RankBy(NewFocusQuery(query.Parse(tc.request)), nil, named) {
+				got = append(got, s.Index)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("RankBy(%q) = %v, want %v", tc.request, got, tc.want)
+			}
+			if without := dt.RankAmong(query.Parse(tc.request), nil); len(without) == len(tc.want) && len(tc.want) > 0 && tc.name != "beside two terms" {
+				t.Errorf("RankAmong(%q) without names ranks %d definitions: the case tests nothing", tc.request, len(without))
+			}
+		})
+	}
+}

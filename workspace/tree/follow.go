@@ -603,7 +603,7 @@ func (w *Tree) EachTextOr(ctx context.Context, keep func(rel string) bool, fn fu
 			}
 		}
 		b, err := readCapped(filepath.Join(w.root, filepath.FromSlash(f.Rel)), w.opts.MaxFileBytes, buf)
-		if err != nil || isBinary(b) {
+		if err != nil || IsBinary(b) {
 			continue // changed since the walk; the next refresh sees it
 		}
 		buf = b

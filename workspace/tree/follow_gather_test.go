@@ -14,20 +14,17 @@ import (
 
 func TestFollowGit(t *testing.T) {
 	root, w, _ := tree.FollowedRepo(t, 5)
-	log := func() string {
-		res := gatherOf(t, w, gather.Request{Query: query.Parse("x"), Task: ctxd.TaskDebug})
-		if c := chunk(res, "git:log"); c != nil {
-			return c.Content
+	// gitChunk gathers again and returns the content of the chunk id.
+	gitChunk := func(id string) func() string {
+		return func() string {
+			res := gatherOf(t, w, gather.Request{Query: query.Parse("x"), Task: ctxd.TaskDebug})
+			if c := chunk(res, id); c != nil {
+				return c.Content
+			}
+			return ""
 		}
-		return ""
 	}
-	diff := func() string {
-		res := gatherOf(t, w, gather.Request{Query: query.Parse("x"), Task: ctxd.TaskDebug})
-		if c := chunk(res, "git:diff"); c != nil {
-			return c.Content
-		}
-		return ""
-	}
+	log, diff := gitChunk("git:log"), gitChunk("git:diff")
 	if !strings.Contains(log(), "first commit") {
 		t.Fatal("no first commit in the log")
 	}

@@ -740,7 +740,7 @@ func FormatDiff(d *Diff) string {
 		}
 	}
 	if d.SecretsLeftOut > 0 {
-		fmt.Fprintf(&b, "(%s left out)\n", plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
+		fmt.Fprintf(&b, "(%s left out)\n", ctxd.Plural(d.SecretsLeftOut, "change to a secret file", "changes to secret files"))
 	}
 	return b.String()
 }

@@ -600,7 +600,7 @@ func (w *Tree) indexFile(f *File, c *termCounter, seen *sameContent, buf []byte)
 		}
 		return buf
 	}
-	if isBinary(b) {
+	if IsBinary(b) {
 		f.binary = true
 		f.indexed = true
 		return b
@@ -647,9 +647,10 @@ func readCapped(name string, max int64, buf []byte) ([]byte, error) {
 	return safefs.ReadFileInto(context.Background(), name, max, buf)
 }
 
-// isBinary reports a NUL byte in the first 8 KiB, or more than 10% of its
-// bytes in invalid UTF-8 sequences.
-func isBinary(b []byte) bool {
+// IsBinary reports a NUL byte in the first 8 KiB, or more than 10% of its
+// bytes in invalid UTF-8 sequences: the walk's rule, which ctx/outline
+// applies too.
+func IsBinary(b []byte) bool {
 	head := b[:min(len(b), binarySniff)]
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true

@@ -195,9 +195,9 @@ func (fp *fullPostings) posting(h uint32) *posting {
 		g := int64(-1)
 		for len(b) > 0 {
 			var gap, body, defs uint64
-			b, gap = uvarint(b)
-			b, body = uvarint(b)
-			b, defs = uvarint(b)
+			b, gap = readUvarint(b)
+			b, body = readUvarint(b)
+			b, defs = readUvarint(b)
 			g += int64(gap)
 			for _, d := range fp.groupDocs[fp.groupOff[g]:fp.groupOff[g+1]] {
 				es = append(es, postingDoc{doc: d, body: uint16(body), defs: uint16(defs)})
@@ -225,8 +225,8 @@ func (fp *fullPostings) posting(h uint32) *posting {
 	k := 0
 	for len(pb) > 0 {
 		var gap, tf uint64
-		pb, gap = uvarint(pb)
-		pb, tf = uvarint(pb)
+		pb, gap = readUvarint(pb)
+		pb, tf = readUvarint(pb)
 		d += int64(gap)
 		for k < len(es) && int64(es[k].doc) < d {
 			p.add(es[k])
@@ -258,8 +258,8 @@ func (fp *fullPostings) dense(es []postingDoc, pb []byte) *posting {
 	d := int64(-1)
 	for len(pb) > 0 {
 		var gap, tf uint64
-		pb, gap = uvarint(pb)
-		pb, tf = uvarint(pb)
+		pb, gap = readUvarint(pb)
+		pb, tf = readUvarint(pb)
 		d += int64(gap)
 		if t[d] == 0 {
 			n++
@@ -277,8 +277,10 @@ func (fp *fullPostings) dense(es []postingDoc, pb []byte) *posting {
 
 func byDoc(x, y postingDoc) int { return cmp.Compare(x.doc, y.doc) }
 
-// uvarint decodes one varint of b (coded by the build, so well formed).
-func uvarint(b []byte) ([]byte, uint64) {
+// readUvarint decodes one varint of b. The postings are coded in memory by
+// the build and never persisted, so well formed: no uvarint.Reader and its
+// checks on the path of every term a request ranks.
+func readUvarint(b []byte) ([]byte, uint64) {
 	v, n := binary.Uvarint(b)
 	return b[n:], v
 }

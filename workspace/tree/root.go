@@ -36,6 +36,10 @@ func Dir(dir string) (string, error) {
 		return "", fmt.Errorf("%s: %w", dir, err)
 	}
 	abs, err = filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		// "X: no such file or directory", not "X: lstat /abs/X: ...".
+		return "", fmt.Errorf("%s: no such file or directory: %w", dir, ctxd.ErrInvalidParams)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w: %w", dir, err, ctxd.ErrInvalidParams)
 	}

@@ -171,16 +171,9 @@ func localeDirs(names []string) (kept, others []string) {
 }
 
 func counts(files, dirs int) string {
-	s := plural(files, "file", "files")
+	s := ctxd.Plural(files, "file", "files")
 	if dirs > 0 {
-		s += ", " + plural(dirs, "dir", "dirs")
+		s += ", " + ctxd.Plural(dirs, "dir", "dirs")
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -412,7 +413,7 @@ func (w *Tree) ReadText(s *Snapshot, rel string) (t Text, why string) {
 		}
 		return t, "cannot read it"
 	}
-	if isBinary(b) {
+	if IsBinary(b) {
 		return t, "binary file"
 	}
 	t.Text, t.Raw = string(b), b
@@ -466,6 +467,37 @@ func (w *Tree) SplitPattern(p string) (literal, glob string, err error) {
 		return "", "", fmt.Errorf("pattern %q: %w: %w", p, doublestar.ErrBadPattern, ctxd.ErrInvalidParams)
 	}
 	return "", g, nil
+}
+
+// MatchGlob reports that the root-relative path rel matches the glob g of
+// a pack's --include or --exclude or a prompt's --pattern (one rule for
+// both): g without a slash against rel's name and its directories' names
+// (at any depth, as .gitignore does), g with one against rel from the
+// root or, when a subtree sub is packed, from sub.
+func MatchGlob(g, rel, sub string) bool {
+	g = strings.TrimPrefix(g, "./")
+	if !strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+		ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(rel))
+		if ok {
+			return true
+		}
+		// A directory name ("vendor", "docs/") takes the files below it.
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/"), path.Base(d)); ok {
+				return true
+			}
+		}
+		return false
+	}
+	g = strings.TrimPrefix(g, "/")
+	if ok, _ := doublestar.Match(g, rel); ok {
+		return true
+	}
+	if sub != "" && strings.HasPrefix(rel, sub+"/") {
+		ok, _ := doublestar.Match(g, rel[len(sub)+1:])
+		return ok
+	}
+	return false
 }
 
 // byDir lists the snapshot's non-secret files directly in dir.

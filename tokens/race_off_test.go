@@ -1,5 +1,0 @@
-//go:build !race
-
-package tokens
-
-const raceEnabled = false

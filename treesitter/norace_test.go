@@ -1,5 +1,0 @@
-//go:build !race
-
-package treesitter
-
-const raceEnabled = false
