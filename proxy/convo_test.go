@@ -17,6 +17,14 @@ var formats = []struct {
 	{"anthropic", "/v1/messages"},
 }
 
+// paysRounds is the length of a convo whose first request the proxy
+// masks: its reads (about 9,000 tokens each) all name big.go, so they
+// stay in play until the horizon (4), and a step pays when what it
+// saves over 15 turns at a tenth beats re-sending the four whole reads
+// after its cut; with 6 rounds two masked reads do not (nothing cached
+// is lost by forwarding them whole), with 8 four do.
+const paysRounds = 8
+
 // convo returns a request of the format with rounds tool calls and their
 // outputs, ending with a user turn; stream sets "stream": true.
 func convo(t testing.TB, format string, rounds int, stream bool) []byte {

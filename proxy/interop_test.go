@@ -23,7 +23,7 @@ func TestNPMClients(t *testing.T) {
 
 	reqDir := t.TempDir()
 	for _, f := range formats {
-		if err := os.WriteFile(filepath.Join(reqDir, f.name+".json"), convo(t, f.name, 6, false), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(reqDir, f.name+".json"), convo(t, f.name, paysRounds, false), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestNPMClients(t *testing.T) {
 	last := map[string]string{"/v1/chat/completions": out.ChatLast, "/v1/responses": out.ResponsesLast, "/v1/messages": out.AnthropicLast}
 	sizes := map[string]int{}
 	for _, f := range formats {
-		sizes[f.path] = len(convo(t, f.name, 6, false))
+		sizes[f.path] = len(convo(t, f.name, paysRounds, false))
 	}
 	n := 0
 	for _, r := range up.requests() {

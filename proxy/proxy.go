@@ -112,38 +112,44 @@ type Options struct {
 // MaskBig, MaskBigHorizon, MaskPaced, MaskLong). Tool outputs beyond the
 // latest DefaultMaskHorizon are masked before any pressure, and outputs
 // over DefaultMaskBig tokens once DefaultMaskBigHorizon outputs follow
-// them; steps come every DefaultMaskStep outputs, each masking the due
-// outputs from its cheapest cut on (a small old output waits until its
-// rewrite is worth it). Published evidence of an unchanged solve rate
-// (observation masking in SWE-agent, "The Complexity Trap", 2025) keeps
-// the latest 10 turns' observations whole but keeps nothing of older ones;
-// a masked output here keeps its head, critical lines, locations and a
-// reference. What it costs within the latest 10 outputs, and the bill
-// (BENCHMARKS.md, "h26bill", "Lead (2026-11-29 08:20-08:35 UTC)" and
-// "h26bill2"): a log, run, search or listing of over 500 tokens is whole
-// for the two turns after it arrives, and so is a file read of over 500
-// tokens the agent has moved away from (none of the two calls since
-// names its file); a file still in play (named by those calls: edited,
-// searched, run, read at other lines, in a traceback) or a smaller
-// output stays whole for four. At 128k the turn-by-turn replay bills
-// 0.493 of pass-through (0.524 with every read whole for four turns,
-// 0.504 with reads under the size rule whatever the agent does next)
-// against 0.580 for the former defaults (horizon 4, step 8, no size
-// rule, unpaced); 29.2% of the latest 10 outputs are masked (26.1%).
-// --mask-horizon, --mask-step, --mask-big, --mask-big-horizon and
-// --mask-paced set them per proxy.
+// them; a step may come at any output (DefaultMaskStep), each masking
+// the due outputs from its cheapest cut on (a small old output waits
+// until its rewrite is worth it). Published evidence of an unchanged
+// solve rate (observation masking in SWE-agent, "The Complexity Trap",
+// 2025) keeps the latest 10 turns' observations whole but keeps nothing
+// of older ones; a masked output here keeps its head, critical lines,
+// locations and a reference. The rule is by size and by what the agent
+// is working on (BENCHMARKS.md, "h26bill2" and "h26anth2"): a log, run,
+// search or listing of over 300 tokens is whole in the request it
+// arrives in and masked from one output old (its errors, failing tests
+// and locations stay in the masked view); a file read stays whole while its file is in play (one of the
+// latest two calls names it, its own included, or an error they report
+// does: it is never masked before it is two outputs old), up to four
+// outputs; a smaller output stays whole for four. At 128k and 200k the
+// turn-by-turn replay bills 0.462-0.470 of pass-through at OpenAI prices
+// and 0.491-0.499 at Anthropic's (cache writes at 1.25x), every window
+// and format at most 0.5 at both; the former defaults (horizon 4, a
+// paced step of 2, big 500 from 2 old, long 2,000, a cut's saving
+// counted over 25 turns) billed 0.485-0.493 and 0.518-0.526. 32.5-34.0%
+// of the latest 10 outputs are masked (29.2-30.5%); pertinent signals
+// stay visible as before (97.3% at 128k, 90.9% or more at 16k).
+// --mask-horizon, --mask-step, --mask-big, --mask-big-horizon,
+// --mask-paced and --mask-long set them per proxy.
 const (
 	DefaultMaskHorizon = 4
-	DefaultMaskStep    = 2
-	// DefaultMaskBig and DefaultMaskBigHorizon: an output over 500 tokens
-	// (a log or listing of about 50 lines or more; a file read only once
-	// the agent moved away from it) is masked from 2 outputs old.
-	DefaultMaskBig        = 500
-	DefaultMaskBigHorizon = 2
+	// DefaultMaskStep: with pacing a step may come at any output; the
+	// cheapest cut decides whether one is worth its rewrite.
+	DefaultMaskStep = 1
+	// DefaultMaskBig and DefaultMaskBigHorizon: an output over 300 tokens
+	// (a log or listing of about 30 lines or more) is masked from 1
+	// output old; a file read of that size only once the agent moved
+	// away from it, from 2 old at the earliest.
+	DefaultMaskBig        = 300
+	DefaultMaskBigHorizon = 1
 	// DefaultMaskLong: a tool output over this many tokens is condensed
 	// from the turn it appears (smart.Call.MaskLong), except the first
-	// DefaultMaskHorizon of a session.
-	DefaultMaskLong = 2000
+	// DefaultMaskHorizon of a session and file reads.
+	DefaultMaskLong = 1000
 )
 
 // Proxy is the model proxy. It is an http.Handler, safe for concurrent

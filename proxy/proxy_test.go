@@ -145,7 +145,7 @@ func TestLongConversationArrivesSmaller(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			up := newUpstream(t)
 			px, logs := startProxy(t, up, setup{})
-			body := convo(t, f.name, 6, false)
+			body := convo(t, f.name, paysRounds, false)
 			resp, answer := post(t, px.URL, f.path, body, nil)
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d: %s", resp.StatusCode, answer)
@@ -220,7 +220,7 @@ func TestPassThroughModes(t *testing.T) {
 			px, logs := startProxy(t, up, tt.s)
 			for _, f := range formats {
 				// Odd spacing survives only byte for byte.
-				body := append([]byte("  "), convo(t, f.name, 6, false)...)
+				body := append([]byte("  "), convo(t, f.name, paysRounds, false)...)
 				body = append(body, "\n\n"...)
 				resp, _ := post(t, px.URL, f.path, body, nil)
 				if resp.StatusCode != http.StatusOK {
@@ -491,7 +491,7 @@ func containsAny(xs []any, s string) bool {
 // TestHints: --hints chooses what references say; every choice keeps
 // the references parseable and the estimate smaller with fewer hints.
 func TestHints(t *testing.T) {
-	body := convo(t, "chat", 6, false)
+	body := convo(t, "chat", paysRounds, false)
 	after := map[proxy.Hints]float64{}
 	for _, tc := range []struct {
 		hints        proxy.Hints

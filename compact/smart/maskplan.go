@@ -16,20 +16,21 @@ import (
 // due when it is MaskHorizon outputs old or more, or, when larger than
 // MaskBig tokens and not a file read, MaskBigHorizon outputs old (and m
 // is past the horizon: a session shorter than it goes byte for byte). A
-// file read stays whole for the whole horizon however large it is while
-// its file is in play: it is the code the agent is about to change
-// (users want files in view). A large read is due like any large output
-// once a later call edits the file or reads its lines again
-// (request.Superseded: its text is out of date or shown again), or once
-// the agent has moved away from it (movedAway: none of the latest
-// MaskBigHorizon calls names its file, nor an error they report); a
-// large log, test run, search or listing is masked early, its critical
-// lines and locations kept in the masked view. A step masks every due
-// output. Each decision depends only on the outputs up to m and the items
-// before them, which the next turn's request repeats: the plan of turn
-// t+1 is that of turn t plus what its new outputs bring, so a decision
-// never changes between steps and the forwarded prefix only grows
-// (provider prompt caches hold).
+// file read stays whole while its file is in play, up to the horizon
+// however large it is: it is the code the agent is about to change
+// (users want files in view). In play means one of the latest
+// max(MaskBigHorizon, readInPlay) calls (the read's own counts) names
+// its file, or an error they report does; a large read is due once the
+// agent has moved away from it (movedAway), or once a later call edits
+// the file or reads its lines again (request.Superseded: its text is out
+// of date or shown again), from that many outputs old. A large log, test
+// run, search or listing is masked early, its critical lines and
+// locations kept in the masked view. A step masks every due output.
+// Each decision depends only on the outputs up to m and the items before
+// them, which the next turn's request repeats: the plan of turn t+1 is
+// that of turn t plus what its new outputs bring, so a decision never
+// changes between steps and the forwarded prefix only grows (provider
+// prompt caches hold).
 type maskPlan struct {
 	at   []int
 	last int
@@ -72,9 +73,13 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	if h <= 0 || n <= h {
 		return p
 	}
-	hb := h
+	// hb: the age of a large output that is not a read; hr: that of a
+	// large read out of play (never younger than readInPlay: the read
+	// and the call after it keep it in play).
+	hb, hr := h, h
 	if r.c.MaskBig > 0 && r.c.MaskBigHorizon > 0 {
 		hb = min(h, r.c.MaskBigHorizon)
+		hr = min(h, max(hb, readInPlay))
 	}
 	// edited[k]: the output of the call that supersedes read k (a later
 	// read of its lines or an edit of its file), n when none.
@@ -114,15 +119,15 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	}
 	for m := 1; m <= n; m++ {
 		// At count m output m-1-h is h outputs old; a large one
-		// m-1-hb is hb old.
+		// m-1-hb is hb old, a large read m-1-hr hr old.
 		if k := m - 1 - hb; hb < h && k >= 0 && int(outputs[k].seg.Tokens) > r.c.MaskBig && !r.fileRead(outputs[k].seg) {
 			add(k)
 		}
 		// A large read whose file was since edited or read again is due
 		// like any large output, and so is one the agent moved away
 		// from (movedAway).
-		for k := max(m-h, 0); hb < h && k <= m-1-hb; k++ {
-			if !added[k] && int(outputs[k].seg.Tokens) > r.c.MaskBig && (edited[k] < m || r.movedAway(outputs, k, m, hb)) {
+		for k := max(m-h, 0); hr < h && k <= m-1-hr; k++ {
+			if !added[k] && int(outputs[k].seg.Tokens) > r.c.MaskBig && (edited[k] < m || r.movedAway(outputs, k, m, hr)) {
 				add(k)
 			}
 		}
@@ -150,6 +155,15 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	}
 	return p
 }
+
+// readInPlay is how many of the latest calls keep a file read in play
+// when one of them names its file (or an error it reports does): the
+// read's own call and the one after it at least, so a read is never
+// masked before it is two outputs old, whatever MaskBigHorizon says of
+// other large outputs. An agent reads a file, then often runs a script
+// or a search that does not name it before it edits the file
+// (BENCHMARKS.md, "h26bill2": keeping the latest read whole).
+const readInPlay = 2
 
 // movedAway reports file read k as one the agent has moved away from at
 // count m: none of the calls of the latest away outputs (those of
@@ -213,8 +227,13 @@ func cheapestCut(outputs []*cand, at []int, added []bool, oldest int, cum []int,
 }
 
 // maskPayTurns is how many later turns a step's saving is counted for
-// when choosing its cut; maskCutScan bounds the outputs weighed.
+// when choosing its cut; maskCutScan bounds the outputs weighed. 15 (was
+// 25) makes a step wait until the due outputs are worth its rewrite
+// over fewer turns: fewer, cheaper rewrites. At chat 128k, Anthropic
+// prices (a rewrite billed at 1.25x), with the proxy's defaults: 25
+// turns 0.506 of pass-through, 18 0.506, 15 0.499, 12 0.504 (later steps,
+// outputs whole longer; BENCHMARKS.md, "h26anth2").
 const (
-	maskPayTurns = 25
+	maskPayTurns = 15
 	maskCutScan  = 256
 )

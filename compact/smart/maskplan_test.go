@@ -16,6 +16,11 @@ import (
 // masked; with MaskBig, an output over it is masked at the same steps
 // once MaskBigHorizon outputs follow it.
 func TestPlanMaskingSteps(t *testing.T) {
+	// inPlay: every third output reads a file (k%3 == 1) and the two
+	// calls after it name the file (a search in it, a run of it).
+	inPlay := func(k int) string {
+		return []string{fmt.Sprintf("python src/mod%d.py", k-2), fmt.Sprintf("cat src/mod%d.py", k), fmt.Sprintf("grep -n total src/mod%d.py", k-1)}[k%3]
+	}
 	tests := []struct {
 		name                  string
 		n, horizon, step      int
@@ -50,10 +55,8 @@ func TestPlanMaskingSteps(t *testing.T) {
 		// horizon; the other large outputs (the searches) go from two
 		// old.
 		{name: "large reads in play wait for the horizon", n: 27, horizon: 4, step: 2, big: 500, bigHorizon: 2,
-			sizes: func(k int) int { return []int{300, 3000, 3000}[k%3] },
-			cmd: func(k int) string {
-				return []string{fmt.Sprintf("python src/mod%d.py", k-2), fmt.Sprintf("cat src/mod%d.py", k), fmt.Sprintf("grep -n total src/mod%d.py", k-1)}[k%3]
-			},
+			sizes:    func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			cmd:      inPlay,
 			wantLast: 26,
 			wantMasked: func(k, last int) bool {
 				return k < last-4 || k%3 == 2 && k < last-2
@@ -74,6 +77,27 @@ func TestPlanMaskingSteps(t *testing.T) {
 			wantLast: 26,
 			wantMasked: func(k, last int) bool {
 				return k < last-4 || k%3 == 2 && k < last-2
+			}},
+		// The proxy's defaults (big horizon 1): a large log goes from one
+		// old, a large read the agent moved away from from two old (the
+		// read's own call and the one after it keep it in play: read 25,
+		// one old at the end, is whole), a small output at the horizon.
+		// The last step is at 26 (log 24 one old); nothing is due at 27.
+		{name: "large logs from one old, reads from two", n: 27, horizon: 4, step: 1, big: 300, bigHorizon: 1,
+			sizes:    func(k int) int { return []int{3000, 3000, 300}[k%3] },
+			wantLast: 26,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%3 == 0 && k < last-1 || k%3 == 1 && k < last-2
+			}},
+		// The same with the calls after each read naming its file (a
+		// search in it, a run of it): the reads are in play and wait for
+		// the horizon; the large searches go from one old.
+		{name: "reads in play wait for the horizon when logs go from one old", n: 27, horizon: 4, step: 1, big: 300, bigHorizon: 1,
+			sizes:    func(k int) int { return []int{300, 3000, 3000}[k%3] },
+			cmd:      inPlay,
+			wantLast: 27,
+			wantMasked: func(k, last int) bool {
+				return k < last-4 || k%3 == 2 && k < last-1
 			}},
 	}
 	for _, tt := range tests {
@@ -178,96 +202,112 @@ func planRounds(n int) []convo.Msg {
 // change again; the latest MaskBigHorizon outputs are never masked, nor
 // an output of MaskBig tokens or fewer within the horizon; a masked test
 // log keeps its failure lines, a masked file read (no failure reported)
-// no source line; references resolve; and masking saves.
+// no source line; a file read is never masked before it is two outputs
+// old (readInPlay); references resolve; and masking saves. Under the
+// former settings (a paced step of 2, reads and logs from two old) and
+// the proxy's defaults (a paced step of 1, logs over 300 tokens from one
+// old, long outputs condensed from 1,000).
 func TestPacedMaskingIsStable(t *testing.T) {
 	const rounds = 36
-	call := Call{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 2, MaskBig: 1500, MaskBigHorizon: 2, MaskPaced: true}
-	for _, f := range request.Formats {
-		t.Run(string(f), func(t *testing.T) {
-			msgs := planRounds(rounds)
-			store := newStore(t)
-			o := New(Options{Store: store})
-			sent := map[string]string{} // call id: its output as first forwarded masked
-			var prev *request.Request
-			steps, appended := 0, 0
-			var last, lastIn []byte
-			for k := 2; k < len(msgs); k++ {
-				if msgs[k].Role != "tool" {
-					continue
+	for _, call := range []Call{
+		{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 2, MaskBig: 1500, MaskBigHorizon: 2, MaskPaced: true},
+		{Session: "s", ContextWindow: 1 << 20, MaskHorizon: 4, MaskStep: 1, MaskBig: 300, MaskBigHorizon: 1, MaskLong: 1000, MaskPaced: true},
+	} {
+		for _, f := range request.Formats {
+			t.Run(fmt.Sprintf("%s/step%d_big%d", f, call.MaskStep, call.MaskBigHorizon), func(t *testing.T) {
+				pacedSession(t, f, call, rounds)
+			})
+		}
+	}
+}
+
+// pacedSession is TestPacedMaskingIsStable's session of rounds outputs
+// in format f under call.
+func pacedSession(t *testing.T, f request.Format, call Call, rounds int) {
+	msgs := planRounds(rounds)
+	store := newStore(t)
+	o := New(Options{Store: store})
+	sent := map[string]string{} // call id: its output as first forwarded masked
+	var prev *request.Request
+	steps, appended := 0, 0
+	var last, lastIn []byte
+	for k := 2; k < len(msgs); k++ {
+		if msgs[k].Role != "tool" {
+			continue
+		}
+		in := convo.Body(f, "gpt-4o", msgs[:k+1], nil)
+		res := optimize(t, o, in, call)
+		got := paired(t, res.Body, f)
+		outs := outputsOf(got)
+		masked := map[string]bool{}
+		for age, id := range outs.order {
+			age = len(outs.order) - 1 - age
+			text := outs.text[id]
+			orig := resultOf(msgs, id)
+			if text == orig {
+				if _, ok := sent[id]; ok {
+					t.Fatalf("%d outputs: %s was masked, then sent whole again", len(outs.order), id)
 				}
-				in := convo.Body(f, "gpt-4o", msgs[:k+1], nil)
-				res := optimize(t, o, in, call)
-				got := paired(t, res.Body, f)
-				outs := outputsOf(got)
-				masked := map[string]bool{}
-				for age, id := range outs.order {
-					age = len(outs.order) - 1 - age
-					text := outs.text[id]
-					orig := resultOf(msgs, id)
-					if text == orig {
-						if _, ok := sent[id]; ok {
-							t.Fatalf("%d outputs: %s was masked, then sent whole again", len(outs.order), id)
-						}
-						continue
-					}
-					if v, ok := sent[id]; ok && v != text {
-						t.Fatalf("%d outputs: the masked view of %s changed", len(outs.order), id)
-					}
-					if _, ok := sent[id]; !ok {
-						masked[id] = true
-						sent[id] = text
-					}
-					switch {
-					case age < call.MaskBigHorizon:
-						t.Errorf("%d outputs: %s masked %d outputs old", len(outs.order), id, age)
-					case age < call.MaskHorizon && estimateTokens(orig) <= call.MaskBig:
-						t.Errorf("%d outputs: %s (small) masked %d outputs old", len(outs.order), id, age)
-					}
-					// A test log keeps its failure lines; a file read that
-					// reports no failure keeps none (the FAILED comment on
-					// line 70 is the file's source, not an error).
-					if fail := regexp.MustCompile(`--- FAIL: TestParse\d+`).FindString(orig); fail != "" && !strings.Contains(text, fail) {
-						t.Errorf("%s masked without its failure line: %.300s", id, text)
-					}
-					if strings.Contains(orig, "# FAILED tests/test_cart.py::test_total") && strings.Contains(text, "# FAILED tests/test_cart.py::test_total") {
-						t.Errorf("%s, a file read, masked with a source line as a critical line: %.300s", id, text)
-					}
-					ms := request.ParseMarkers(text)
-					if len(ms) == 0 {
-						t.Fatalf("%s masked without a reference: %.300s", id, text)
-					}
-					if whole, _, err := store.Get(t.Context(), "s", ms[0].Hash); err != nil || string(whole) != orig {
-						t.Errorf("%s: the reference does not resolve to the output: %v", id, err)
+				continue
+			}
+			if v, ok := sent[id]; ok && v != text {
+				t.Fatalf("%d outputs: the masked view of %s changed", len(outs.order), id)
+			}
+			if _, ok := sent[id]; !ok {
+				masked[id] = true
+				sent[id] = text
+			}
+			switch {
+			case age < call.MaskBigHorizon:
+				t.Errorf("%d outputs: %s masked %d outputs old", len(outs.order), id, age)
+			case age < call.MaskHorizon && estimateTokens(orig) <= call.MaskBig:
+				t.Errorf("%d outputs: %s (small) masked %d outputs old", len(outs.order), id, age)
+			case age < readInPlay && strings.HasPrefix(orig, "     1\t"):
+				t.Errorf("%d outputs: %s (a file read) masked %d outputs old", len(outs.order), id, age)
+			}
+			// A test log keeps its failure lines; a file read that
+			// reports no failure keeps none (the FAILED comment on
+			// line 70 is the file's source, not an error).
+			if fail := regexp.MustCompile(`--- FAIL: TestParse\d+`).FindString(orig); fail != "" && !strings.Contains(text, fail) {
+				t.Errorf("%s masked without its failure line: %.300s", id, text)
+			}
+			if strings.Contains(orig, "# FAILED tests/test_cart.py::test_total") && strings.Contains(text, "# FAILED tests/test_cart.py::test_total") {
+				t.Errorf("%s, a file read, masked with a source line as a critical line: %.300s", id, text)
+			}
+			ms := request.ParseMarkers(text)
+			if len(ms) == 0 {
+				t.Fatalf("%s masked without a reference: %.300s", id, text)
+			}
+			if whole, _, err := store.Get(t.Context(), "s", ms[0].Hash); err != nil || string(whole) != orig {
+				t.Errorf("%s: the reference does not resolve to the output: %v", id, err)
+			}
+		}
+		if prev != nil {
+			switch {
+			case len(masked) == 0:
+				if !prefixItems(prev, got) {
+					t.Errorf("%d outputs: no output newly masked, but the previous turn's items changed", len(outs.order))
+				} else {
+					appended++
+				}
+			default:
+				steps++
+				// Only the newly masked outputs changed.
+				po := outputsOf(prev)
+				for id, text := range po.text {
+					if outs.text[id] != text && !masked[id] {
+						t.Errorf("%d outputs: step changed %s, which it did not mask", len(outs.order), id)
 					}
 				}
-				if prev != nil {
-					switch {
-					case len(masked) == 0:
-						if !prefixItems(prev, got) {
-							t.Errorf("%d outputs: no output newly masked, but the previous turn's items changed", len(outs.order))
-						} else {
-							appended++
-						}
-					default:
-						steps++
-						// Only the newly masked outputs changed.
-						po := outputsOf(prev)
-						for id, text := range po.text {
-							if outs.text[id] != text && !masked[id] {
-								t.Errorf("%d outputs: step changed %s, which it did not mask", len(outs.order), id)
-							}
-						}
-					}
-				}
-				prev, last, lastIn = got, res.Body, in
 			}
-			if steps == 0 || steps > rounds/call.MaskStep+1 || appended < rounds/2 {
-				t.Errorf("%d steps and %d append-only turns over %d outputs", steps, appended, rounds)
-			}
-			if len(last) > len(lastIn)*2/3 {
-				t.Errorf("masking saved little: %d -> %d bytes", len(lastIn), len(last))
-			}
-		})
+		}
+		prev, last, lastIn = got, res.Body, in
+	}
+	if steps == 0 || steps > rounds/call.MaskStep+1 || appended < rounds/2 {
+		t.Errorf("%d steps and %d append-only turns over %d outputs", steps, appended, rounds)
+	}
+	if len(last) > len(lastIn)*2/3 {
+		t.Errorf("masking saved little: %d -> %d bytes", len(lastIn), len(last))
 	}
 }
 

@@ -166,17 +166,20 @@ type Call struct {
 	// of a request are never condensed this way. 0: off.
 	MaskLong int `json:"mask_long,omitempty"`
 	// MaskBig, when positive with MaskBigHorizon, masks a tool output of
-	// more than MaskBig tokens, a file read excepted while its file is
-	// in play (it waits for MaskHorizon: the code the agent is about to
-	// change stays in view; a read the agent moved away from, whose file
-	// none of the latest MaskBigHorizon calls names, does not wait),
-	// once it is MaskBigHorizon outputs old
+	// more than MaskBig tokens once it is MaskBigHorizon outputs old
 	// (instead of MaskHorizon), at the next step: a large output costs
-	// the most to keep whole and a small one little. A session of no
+	// the most to keep whole and a small one little. A file read is
+	// excepted while its file is in play (it waits for MaskHorizon: the
+	// code the agent is about to change stays in view): in play means
+	// one of the latest max(MaskBigHorizon, 2) calls, the read's own
+	// included, names its file, or an error they report does; a read
+	// the agent moved away from, or whose file was since edited or
+	// read again, is masked from that many outputs old. A session of no
 	// more than MaskHorizon outputs is still not masked. 0: off.
 	MaskBig int `json:"mask_big,omitempty"`
 	// MaskBigHorizon is the age, in outputs, from which an output of
-	// more than MaskBig tokens is masked; at most MaskHorizon.
+	// more than MaskBig tokens is masked (a file read out of play from
+	// 2 at the earliest); at most MaskHorizon.
 	MaskBigHorizon int `json:"mask_big_horizon,omitempty"`
 	// MaskPaced places the masking steps where they pay rather than
 	// every MaskStep outputs: a step comes when the cached re-reads of
