@@ -64,16 +64,24 @@ func refLines(task ctxd.TaskType, q *query.Query, chunks []ctxd.Chunk) {
 // whole word, not as the name of a definition (def, func, function,
 // class, fn... before it), at most limit of them.
 func usesOf(content string, names []string, limit int) []int {
+	return linesWhere(content, limit, func(line string) bool {
+		return slices.ContainsFunc(names, func(name string) bool {
+			at := query.NameIndex(line, name)
+			return at >= 0 && !definesAt(line, at)
+		})
+	})
+}
+
+// linesWhere returns the 1-based lines of content for which match holds,
+// at most limit of them.
+func linesWhere(content string, limit int, match func(line string) bool) []int {
 	var out []int
 	for n, line := range strings.SplitAfter(content, "\n") {
 		if len(out) == limit {
 			break
 		}
-		for _, name := range names {
-			if at := query.NameIndex(line, name); at >= 0 && !definesAt(line, at) {
-				out = append(out, n+1)
-				break
-			}
+		if match(line) {
+			out = append(out, n+1)
 		}
 	}
 	return out
@@ -135,14 +143,7 @@ func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 // linesNaming returns the 1-based lines of content that hold one of names
 // as a whole word, at most limit of them.
 func linesNaming(content string, names []string, limit int) []int {
-	var out []int
-	for n, line := range strings.SplitAfter(content, "\n") {
-		if len(out) == limit {
-			break
-		}
-		if slices.ContainsFunc(names, func(name string) bool { return query.NameIndex(line, name) >= 0 }) {
-			out = append(out, n+1)
-		}
-	}
-	return out
+	return linesWhere(content, limit, func(line string) bool {
+		return slices.ContainsFunc(names, func(name string) bool { return query.NameIndex(line, name) >= 0 })
+	})
 }
