@@ -518,11 +518,24 @@ var (
 	ErrOverBudget = errors.New("over token budget")
 )
 
+// WholeMessage is an error whose own text says all a person needs (what
+// is wrong, where, what was expected): [Message] prints it alone, without
+// the operations it passed through ("compress messages: parse request:
+// …"), which say nothing to the person who sent a malformed body.
+type WholeMessage interface {
+	error
+	WholeMessage()
+}
+
 // Message returns err's text for a person: without the trailing sentinel
 // text (": invalid params", ": over token budget") that marks the error's
 // class for code, since the message before it already says what is wrong.
 func Message(err error) string {
 	m := err.Error()
+	var whole WholeMessage
+	if errors.As(err, &whole) {
+		m = whole.Error()
+	}
 	for _, s := range []error{ErrInvalidParams, ErrOverBudget} {
 		m = strings.TrimSuffix(m, ": "+s.Error())
 	}

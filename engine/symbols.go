@@ -99,7 +99,8 @@ type SymbolResult struct {
 // and marked unknown. Only files that
 // contain the name are parsed, and only when the index has no entry for
 // their content. It reads
-// the editor's unsaved buffers first and may run concurrently.
+// the editor's unsaved buffers first, a new file only open in the editor
+// included, and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := splitSymbol(req.Name)
 	if name == "" || !isName(strings.TrimPrefix(name, "#")) {
@@ -113,6 +114,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	if err != nil {
 		return nil, err
 	}
+	// A new file only open in the editor is searched as a prompt
+	// gathers it (tree.OverlayKept).
+	files = tree.WithOverlayPaths(files, e.buffers.Snapshot())
 	x := e.store.Symbols()
 	defer e.store.Save()
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}

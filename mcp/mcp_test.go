@@ -398,7 +398,7 @@ func TestGoClient(t *testing.T) {
 			{"outline", map[string]any{"path": "nope.go"}, "not found"},
 			{"outline", map[string]any{"path": "store/store.go", "level": "focus"}, "need functions to keep"},
 			{"rehydrate", map[string]any{"session": "s", "reference": "0123456789abcdef"}, "(check the session id and the hash: compact_history's session, or the proxy's X-Ctxd-Session)"},
-			{"compact_history", map[string]any{"request": "not json"}, "not valid JSON"},
+			{"compact_history", map[string]any{"request": "not json"}, "compact_history: the request body is not valid JSON at line 1, column 2, byte 1: invalid character 'o' in literal null (expecting 'u'); want a JSON object: a Chat Completions, Anthropic Messages or Responses request"},
 			{"compact_history", map[string]any{"request": chatRequest(), "session": "a", "session_id": "b"}, "session_id and session name the same field"},
 			{"compact_history", map[string]any{"request": chatRequest(), "window": 1000, "context_window": 2000}, "context_window and window name the same field"},
 			{"rehydrate", map[string]any{"reference": "0123456789abcdef"}, "session_id is required"},

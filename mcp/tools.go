@@ -224,6 +224,9 @@ func toolMessage(tool string, err error) string {
 		msg += " (give a path inside the repository root, relative to it)"
 	case errors.Is(err, artifacts.ErrCorrupt):
 		msg += " (the stored copy does not verify against its hash; it cannot be read back)"
+	case errors.As(err, new(*request.SyntaxError)):
+		// Its message says where the body stops being JSON and what
+		// was expected.
 	case errors.Is(err, request.ErrNotRequest):
 		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
 	case errors.As(err, new(*treesitter.TimeoutError)):
@@ -392,8 +395,8 @@ func (s *Server) compactHistory(ctx context.Context, c *call, in CompactHistoryI
 		}
 		body = b
 	}
-	if !json.Valid(body) {
-		return nil, out, fmt.Errorf("request is not valid JSON: %w", ctxd.ErrInvalidParams)
+	if err := request.CheckJSON(body); err != nil {
+		return nil, out, err
 	}
 	if err := checkItems(body); err != nil {
 		return nil, out, err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxd/ctxd/internal/jsonpos"
 	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
@@ -311,6 +312,16 @@ func clip(s string) string {
 	return s
 }
 
+// parseErrorMessage is a -32700's message: where the body stops being
+// JSON (line, column, byte of the body) and why.
+func parseErrorMessage(body []byte) string {
+	const msg = "parse error: the message body is not valid JSON"
+	if p, bad := jsonpos.Find(body); bad {
+		return msg + " at " + p.String() + "; want one JSON-RPC 2.0 object"
+	}
+	return msg
+}
+
 // classify checks a frame body. It returns code 0 for a frame the
 // connection can take (a well-formed message, decoded into m, or a batch
 // array, whose members the connection checks itself), else the error to
@@ -320,14 +331,14 @@ func classify(body []byte, m *jsonrpc.Message) (jsonrpc.Code, string, json.RawMe
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		switch {
 		case !json.Valid(body):
-			return jsonrpc.ParseError, "parse error: the message body is not valid JSON", nil
+			return jsonrpc.ParseError, parseErrorMessage(body), nil
 		case trimmed[0] == '[':
 			return 0, "", nil
 		}
 		return jsonrpc.InvalidRequest, "invalid request: a JSON-RPC message must be a JSON object", nil
 	}
 	if err := json.Unmarshal(trimmed, m); err != nil {
-		return jsonrpc.ParseError, "parse error: the message body is not valid JSON", nil
+		return jsonrpc.ParseError, parseErrorMessage(body), nil
 	}
 	id := validID(m.ID)
 	if m.ID != nil && id == nil {

@@ -64,7 +64,7 @@ func TestCompressCLI(t *testing.T) {
 				}
 			}, contains: []string{"over token budget", "protocol-exact minimum", "the budget is 5"}},
 		{name: "not a request", args: []string{"compress"}, stdin: `{"hello":1}`, code: 1, contains: []string{"not a chat, anthropic or responses request"}},
-		{name: "not json", args: []string{"compress"}, stdin: `{"messages":[`, code: 1, contains: []string{"not valid JSON"}},
+		{name: "not json", args: []string{"compress"}, stdin: `{"messages":[`, code: 1, contains: []string{"ctxd compress: the request body is not valid JSON at line 1, column 14, byte 13: unexpected end of JSON input; want a JSON object: a Chat Completions, Anthropic Messages or Responses request\n"}},
 		{name: "bad format flag", args: []string{"compress", "--format", "xml"}, stdin: small, code: 2, contains: []string{"unknown request format"}},
 		{name: "negative budget", args: []string{"compress", "--budget", "-1"}, stdin: small, code: 2, contains: []string{"must not be negative"}},
 		{name: "two files", args: []string{"compress", "a", "b"}, code: 2, contains: []string{"at most one FILE"}},

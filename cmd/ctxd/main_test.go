@@ -356,10 +356,19 @@ func TestServeErrors(t *testing.T) {
 	// Malformed body: invalid JSON.
 	d.writeRaw("Content-Length: 12\r\n\r\n{\"jsonrpc\":,")
 	code, msg = testutil.RPCError(t, d.waitNullID())
-	if code != -32700 {
-		t.Errorf("malformed body: %d %q", code, msg)
+	if want := "parse error: the message body is not valid JSON at line 1, column 12, byte 11: invalid character ',' looking for beginning of value; want one JSON-RPC 2.0 object"; code != -32700 || msg != want {
+		t.Errorf("malformed body: %d %q, want -32700 %q", code, msg, want)
 	}
 	alive("malformed body")
+	// A compaction request cut short on its second line: the message
+	// says where, as `ctxd compress` does.
+	body := "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ctx/compressMessages\",\n\"params\":{\"request\":{\"messages\":["
+	d.writeRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	code, msg = testutil.RPCError(t, d.waitNullID())
+	if want := "at line 2, column 34, byte 90: unexpected end of JSON input"; code != -32700 || !strings.Contains(msg, want) {
+		t.Errorf("a compaction request cut short: %d %q, want -32700 with %q", code, msg, want)
+	}
+	alive("a compaction request cut short")
 
 	// Malformed header.
 	d.writeRaw("Content-Length: banana\r\n\r\n{}")

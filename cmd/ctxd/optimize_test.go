@@ -127,6 +127,10 @@ func TestOptimizeCLIErrors(t *testing.T) {
 		{"bad session", []string{"optimize", "--session", "a/b"}, "{}", nil, 2, "session id"},
 		{"bad items", []string{"optimize", "--exact-items", "x"}, "{}", nil, 2, "not an item index"},
 		{"not a request", []string{"optimize", "--state-dir", dir}, `{"hello":1}`, nil, 1, "not a chat, anthropic or responses request"},
+		// Invalid JSON: one line saying where and what was expected,
+		// not the parser's chain of operations.
+		{"not json", []string{"optimize", "--state-dir", dir}, "{\"model\": \"gpt-4o\",\n \"messages\": [{\"role\":\"user\" \"content\":\"x\"}]}", nil, 1,
+			"ctxd optimize: the request body is not valid JSON at line 2, column 30, byte 49: invalid character '\"' after object key:value pair; want a JSON object: a Chat Completions, Anthropic Messages or Responses request\n"},
 		{"bad canary", []string{"optimize", "--state-dir", dir}, chatHistory(1), []string{"CTXD_SMART_CONTEXT_CANARY_PERCENT=150"}, 1, "CTXD_SMART_CONTEXT_CANARY_PERCENT"},
 		{"rehydrate without session", []string{"rehydrate", "0123456789abcdef"}, "", nil, 2, "--session is required"},
 		{"rehydrate bad lines", []string{"rehydrate", "--session", "s", "0123456789abcdef", "5-2"}, "", nil, 2, "b >= a"},

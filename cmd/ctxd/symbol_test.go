@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -57,5 +58,37 @@ func TestFindSymbolOverRPC(t *testing.T) {
 	}
 	if e, _ := d.call("ctx/findSymbol", map[string]any{"name": "two words"})["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
 		t.Errorf("ctx/findSymbol of two words: %v, want -32602", e)
+	}
+}
+
+// TestFindSymbolReadsNewBuffers: a file only open in the editor (never
+// saved) is searched as a prompt gathers it: its definition and uses are
+// found while it is open and gone once it is closed; a secret file's
+// buffer is not searched (tree.OverlayKept, the prompt's rule).
+func TestFindSymbolReadsNewBuffers(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"app/app.go": "package app\n\nfunc Run() {}\n",
+	})
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	open := func(rel, text string) {
+		d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
+			"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
+	}
+	open("app/fresh.go", "package app\n\nfunc OnlyInBuffer() int { return 1 }\n\nvar x = OnlyInBuffer()\n")
+	open(".env", "ONLY=OnlyInBuffer\n")
+	got := result(t, d.call("ctx/findSymbol", map[string]any{"name": "OnlyInBuffer"}))
+	b, _ := json.Marshal(got)
+	defs, _ := got["definitions"].([]any)
+	refs, _ := got["references"].([]any)
+	if len(defs) != 1 || defs[0].(map[string]any)["path"] != "app/fresh.go" || defs[0].(map[string]any)["line"] != float64(3) ||
+		len(refs) != 1 || refs[0].(map[string]any)["line"] != float64(5) || got["files_searched"] != float64(1) {
+		t.Errorf("ctx/findSymbol of a buffer-only file's function: %s, want its definition at app/fresh.go:3 and its use at line 5, one file searched (not .env)", b)
+	}
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didClose", "params": map[string]any{"textDocument": map[string]any{
+		"uri": "file://" + filepath.Join(dir, "app/fresh.go")}}})
+	got = result(t, d.call("ctx/findSymbol", map[string]any{"name": "OnlyInBuffer"}))
+	if defs, _ := got["definitions"].([]any); len(defs) != 0 || got["files_searched"] != float64(0) {
+		t.Errorf("ctx/findSymbol after didClose: %v, want nothing (the file was never saved)", got)
 	}
 }

@@ -2,13 +2,13 @@ package request
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/internal/byteview"
+	"github.com/ctxd/ctxd/internal/jsonpos"
 )
 
 // SummaryPrefix opens the text of every summary item ctxd inserts, so a
@@ -43,7 +43,7 @@ func parse(body []byte, f Format, c *canceller) (*Request, error) {
 		if err := c.check(); err != nil {
 			return nil, fmt.Errorf("parse request: %w", err)
 		}
-		return nil, fmt.Errorf("parse request: %w", invalidJSON(body))
+		return nil, fmt.Errorf("parse request: %w", invalidJSON("request", body))
 	}
 	top, err := parseObj(body, trimSpan(body))
 	if err != nil {
@@ -85,14 +85,46 @@ func checkSize(n int) error {
 	return nil
 }
 
-// invalidJSON describes why body is not JSON, with the offset.
-func invalidJSON(body []byte) error {
-	var v any
-	err := json.Unmarshal(body, &v)
-	if err == nil {
-		err = errSyntax
+// SyntaxError reports a request body (or an item) that is not JSON:
+// where, why, and what was expected. It is an [ErrNotRequest] (so a
+// ctxd.ErrInvalidParams) and its text is whole (ctxd.WholeMessage): the
+// doors print it without the operations it passed through.
+type SyntaxError struct {
+	// What is "request" or "item".
+	What string
+	jsonpos.Problem
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("the %s body is not valid JSON at %s; want a JSON object: a Chat Completions, Anthropic Messages or Responses request", e.What, e.Problem)
+}
+
+// Unwrap makes a SyntaxError an ErrNotRequest.
+func (e *SyntaxError) Unwrap() error { return ErrNotRequest }
+
+// WholeMessage marks the text as whole (ctxd.WholeMessage).
+func (e *SyntaxError) WholeMessage() {}
+
+// CheckJSON returns a *SyntaxError saying where a request body stops
+// being JSON, or nil when it is JSON (for a door that checks a body
+// before it parses it).
+func CheckJSON(body []byte) error {
+	if p, bad := jsonpos.Find(body); bad {
+		return &SyntaxError{What: "request", Problem: p}
 	}
-	return fmt.Errorf("request body is not valid JSON: %v: %w", err, ErrNotRequest)
+	return nil
+}
+
+// invalidJSON describes why body (a request or an item: what) is not
+// JSON, and where.
+func invalidJSON(what string, body []byte) *SyntaxError {
+	p, bad := jsonpos.Find(body)
+	if !bad {
+		// The scanner refused what encoding/json reads: say where the
+		// body starts, and that it is malformed.
+		p = jsonpos.At(body, 0, errSyntax.Error())
+	}
+	return &SyntaxError{What: what, Problem: p}
 }
 
 func trimSpan(b []byte) Span {
@@ -109,7 +141,7 @@ func trimSpan(b []byte) Span {
 // Detect reports the format of a request body.
 func Detect(body []byte) (Format, error) {
 	if !validate(body) {
-		return "", fmt.Errorf("detect request format: %w", invalidJSON(body))
+		return "", fmt.Errorf("detect request format: %w", invalidJSON("request", body))
 	}
 	top, err := parseObj(body, trimSpan(body))
 	if err != nil {
@@ -754,7 +786,7 @@ func ParseItem(f Format, raw []byte) (*Item, error) {
 		return nil, fmt.Errorf("parse item: %w", err)
 	}
 	if !validate(raw) {
-		return nil, fmt.Errorf("parse item: %w", invalidJSON(raw))
+		return nil, fmt.Errorf("parse item: %w", invalidJSON("item", raw))
 	}
 	sp := trimSpan(raw)
 	r := &Request{Format: f, Body: raw, ItemsKey: "item", items: sp}

@@ -329,7 +329,9 @@ func (p *Plan) Verify(out []byte, est *Estimator) (int, error) {
 		return est.Request(got), nil
 	}
 	if !validate(out) {
-		return 0, fmt.Errorf("verify emitted request: %w", invalidJSON(out))
+		// ctxd's own output: not the sender's mistake, so not a
+		// SyntaxError (whose text asks the sender for a request).
+		return 0, fmt.Errorf("verify emitted request: the output is not valid JSON at %s: %w", invalidJSON("request", out).Problem, ErrNotRequest)
 	}
 	pre, suf := r.Body[:r.items.Start], r.Body[r.items.End:]
 	if len(out) < len(pre)+len(suf)+2 || !bytes.Equal(out[:len(pre)], pre) || !bytes.Equal(out[len(out)-len(suf):], suf) {

@@ -517,13 +517,44 @@ func (s *Snapshot) ByDir(dir string) []string {
 	return out
 }
 
+// OverlayKept reports whether an unsaved editor buffer at rel (a
+// root-relative path) joins the workspace's files, replacing or adding to
+// the file on disk: a secret file's or one under the state directory does
+// not. Gathering (WithOverlay) and the symbol search (WithOverlayPaths)
+// read the buffers by this one rule.
+func OverlayKept(rel string) bool {
+	return !lang.IsSecret(rel) && !lang.IsStateDir(rel)
+}
+
+// WithOverlayPaths returns files (sorted, as Files returns them) with the
+// paths of the overlay's buffers that OverlayKept and files lacks (a new
+// file only open in the editor), still sorted.
+func WithOverlayPaths(files []string, overlay map[string]string) []string {
+	have := make(map[string]bool, len(files))
+	for _, f := range files {
+		have[f] = true
+	}
+	var add []string
+	for rel := range overlay {
+		if !have[rel] && OverlayKept(rel) {
+			add = append(add, rel)
+		}
+	}
+	if len(add) == 0 {
+		return files
+	}
+	out := slices.Concat(files, add)
+	slices.Sort(out)
+	return out
+}
+
 // withOverlay returns an index where unsaved editor buffers replace (or
 // add to) the files on disk.
 func (s *Snapshot) WithOverlay(overlay map[string]string) *Index {
 	c := newTermCounter()
 	var add []*indexDoc
 	for rel, text := range overlay {
-		if lang.IsSecret(rel) || lang.IsStateDir(rel) {
+		if !OverlayKept(rel) {
 			continue
 		}
 		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))
