@@ -290,6 +290,11 @@ type Facts struct {
 	// (the call sites of a function being renamed): the focus views show
 	// each in place, the bodies view keeps the function around it whole.
 	RefLines []int `json:"ref_lines,omitempty"`
+	// MatchLines are lines holding an identifier the request names (its
+	// code words: snake_case, camelCase, calls, backquoted names): no
+	// view elides them. The bodies and signatures views keep the function
+	// around each whole, the focus views show each in place.
+	MatchLines []int `json:"match_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`

@@ -1082,8 +1082,8 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.
 // outlineMatches returns the indexes of the outline lines ("12: func
 // Serve(...)", indented by depth) that match the request: a line whose
 // signature names one of c's mentioned symbols, and the last definition
-// starting at or before each of c's cursor, focus, error and reference
-// lines (the one holding it).
+// starting at or before each of c's cursor, focus, error, reference and
+// matching lines (the one holding it).
 func outlineMatches(c ctxd.Chunk, lines []string) map[int]bool {
 	must := map[int]bool{}
 	starts := make([]int, len(lines))
@@ -1104,7 +1104,7 @@ func outlineMatches(c ctxd.Chunk, lines []string) map[int]bool {
 			}
 		}
 	}
-	at := append(append(append([]int{c.Facts.Cursor}, c.Facts.FocusLines...), c.Facts.ErrorLines...), c.Facts.RefLines...)
+	at := slices.Concat([]int{c.Facts.Cursor}, c.Facts.FocusLines, c.Facts.ErrorLines, c.Facts.RefLines, c.Facts.MatchLines)
 	for _, l := range at {
 		best := -1
 		for i, s := range starts {

@@ -64,16 +64,24 @@ func refLines(task ctxd.TaskType, q *query.Query, chunks []ctxd.Chunk) {
 // whole word, not as the name of a definition (def, func, function,
 // class, fn... before it), at most limit of them.
 func usesOf(content string, names []string, limit int) []int {
+	return linesWhere(content, limit, func(line string) bool {
+		return slices.ContainsFunc(names, func(name string) bool {
+			at := query.NameIndex(line, name)
+			return at >= 0 && !definesAt(line, at)
+		})
+	})
+}
+
+// linesWhere returns the 1-based lines of content for which match holds,
+// at most limit of them.
+func linesWhere(content string, limit int, match func(line string) bool) []int {
 	var out []int
 	for n, line := range strings.SplitAfter(content, "\n") {
 		if len(out) == limit {
 			break
 		}
-		for _, name := range names {
-			if at := query.NameIndex(line, name); at >= 0 && !definesAt(line, at) {
-				out = append(out, n+1)
-				break
-			}
+		if match(line) {
+			out = append(out, n+1)
 		}
 	}
 	return out
@@ -95,4 +103,47 @@ func definesAt(line string, i int) bool {
 		return true
 	}
 	return false
+}
+
+// matchLinesPerFile bounds the lines matching the request kept per file:
+// an identifier on every other line of a file is better read from its
+// bodies view, and each kept line keeps its function whole there.
+const matchLinesPerFile = 12
+
+// matchLines sets MatchLines: in each gathered source file, the lines that
+// hold one of the request's identifiers (its code words, query.Query's
+// Idents and the last part of its qualified names; not plain English
+// words) as a whole word, so that no view elides them (issue 25: a
+// bodies view hid ModelChoiceField.to_python although its raise line held
+// `invalid_choice`, a word of the request). The fitter counts what the
+// kept lines cost like any other text of a view.
+func matchLines(q *query.Query, chunks []ctxd.Chunk) {
+	var names []string
+	for _, id := range q.Names() {
+		_, name := query.SplitQualified(id)
+		if len(name) >= 3 && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
+			continue
+		}
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(c.Content, n) }) {
+			continue
+		}
+		c.Facts.MatchLines = linesNaming(c.Content, names, matchLinesPerFile)
+	}
+}
+
+// linesNaming returns the 1-based lines of content that hold one of names
+// as a whole word, at most limit of them.
+func linesNaming(content string, names []string, limit int) []int {
+	return linesWhere(content, limit, func(line string) bool {
+		return slices.ContainsFunc(names, func(name string) bool { return query.NameIndex(line, name) >= 0 })
+	})
 }

@@ -41,7 +41,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	}
 	// One hash of the source for the three calls below.
 	sum := sha256.Sum256(src)
-	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, Store: e.store.Views(), Sum: &sum}
+	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, MatchLines: c.Facts.MatchLines, Store: e.store.Views(), Sum: &sum}
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

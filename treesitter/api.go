@@ -80,6 +80,11 @@ type Options struct {
 	// shown alone, in place, under the outline line of the function around
 	// it; at the Bodies level the function around it is kept whole.
 	RefLines []int
+	// MatchLines are 1-based lines holding an identifier the request
+	// names: no view but the outline elides them. At the Bodies and
+	// Signatures levels the function around each is kept whole; at the
+	// focus levels each is shown alone, in place, as RefLines are.
+	MatchLines []int
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
 	// deadline of the context that comes sooner wins.
 	Timeout time.Duration
@@ -101,7 +106,16 @@ type Options struct {
 
 // focuses reports options that focus something: the focus levels exist.
 func (o Options) focuses() bool {
-	return len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 || len(o.RefLines) > 0
+	return len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 || len(o.RefLines) > 0 || len(o.MatchLines) > 0
+}
+
+// refLines are the lines the focus levels show alone, in place: the
+// reference lines and the lines matching the request.
+func (o Options) refLines() []int {
+	if len(o.MatchLines) == 0 {
+		return o.RefLines
+	}
+	return slices.Concat(o.RefLines, o.MatchLines)
 }
 
 func (o Options) threshold() int {

@@ -115,6 +115,13 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 			num(l)
 		}
 	}
+	if len(o.MatchLines) > 0 {
+		str("match")
+		num(len(o.MatchLines))
+		for _, l := range o.MatchLines {
+			num(l)
+		}
+	}
 	num(src.n)
 	h.Write(src.sum[:])
 	var k [32]byte

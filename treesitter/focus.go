@@ -210,7 +210,7 @@ func (f *focusFile) views(opts Options) []View {
 	// The function around a line shown alone (a call site) keeps its
 	// outline line, and so does its type.
 	around := map[int]bool{}
-	for _, l := range opts.RefLines {
+	for _, l := range opts.refLines() {
 		for i, s := range syms {
 			if s.Start < l && l <= s.End && !inSpan(s.Start) {
 				around[i] = true
@@ -454,7 +454,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 		}
 	}
 	spans = append(spans, typeHeads(lang, lines, syms, spans, funcs)...)
-	for _, l := range opts.RefLines {
+	for _, l := range opts.refLines() {
 		if l >= 1 && l <= len(lines) {
 			spans = append(spans, ctxd.LineRange{Start: l, End: l})
 		}

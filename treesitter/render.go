@@ -66,6 +66,9 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 	if level == Bodies {
 		kp.lines = append(slices.Clip(kp.lines), o.RefLines...)
 	}
+	// A line matching the request is never elided: the function around
+	// it stays whole at both levels.
+	kp.lines = append(slices.Clip(kp.lines), o.MatchLines...)
 	for _, b := range a.bodies {
 		if b.outer > 0 && kp.keep(b.names, 0, -1) {
 			// A named inner function keeps the functions around it.
