@@ -73,15 +73,18 @@ func usesOf(content string, names []string, limit int) []int {
 }
 
 // linesWhere returns the 1-based lines of content for which match holds,
-// at most limit of them.
+// at most limit of them. It walks the lines in place (it runs on every
+// gathered file of a request: no slice of all its lines).
 func linesWhere(content string, limit int, match func(line string) bool) []int {
 	var out []int
-	for n, line := range strings.SplitAfter(content, "\n") {
+	n := 0
+	for line := range strings.Lines(content) {
+		n++
 		if len(out) == limit {
 			break
 		}
 		if match(line) {
-			out = append(out, n+1)
+			out = append(out, n)
 		}
 	}
 	return out
