@@ -530,13 +530,9 @@ func OverlayKept(rel string) bool {
 // paths of the overlay's buffers that OverlayKept and files lacks (a new
 // file only open in the editor), still sorted.
 func WithOverlayPaths(files []string, overlay map[string]string) []string {
-	have := make(map[string]bool, len(files))
-	for _, f := range files {
-		have[f] = true
-	}
 	var add []string
 	for rel := range overlay {
-		if !have[rel] && OverlayKept(rel) {
+		if _, have := slices.BinarySearch(files, rel); !have && OverlayKept(rel) {
 			add = append(add, rel)
 		}
 	}
