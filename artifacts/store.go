@@ -147,10 +147,6 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
-// ValidSession reports whether id can name an artifact scope: the rule
-// of every session id, [ctxd.ValidSessionID].
-func ValidSession(id string) error { return ctxd.ValidSessionID(id) }
-
 // scopeName is the folder of a session's artifacts: a hash of its id, so
 // that ids differing only in case get distinct folders on case-insensitive
 // file systems, and no id can name another's folder.
@@ -292,7 +288,7 @@ func (l *lineHash) lines() int {
 
 // put stores src in the session's scope (Put, PutWith).
 func (s *Store) put(ctx context.Context, session string, src source) (Ref, string, error) {
-	if err := ValidSession(session); err != nil {
+	if err := ctxd.ValidSessionID(session); err != nil {
 		return Ref{}, "", fmt.Errorf("store artifact: %w", err)
 	}
 	hash := hex.EncodeToString(src.sum[:])
@@ -441,7 +437,7 @@ func (s *Store) Verify(ctx context.Context, session, hash string) (Ref, error) {
 	if err := ctx.Err(); err != nil {
 		return Ref{}, err
 	}
-	if err := ValidSession(session); err != nil {
+	if err := ctxd.ValidSessionID(session); err != nil {
 		return Ref{}, fmt.Errorf("verify artifact: %w", err)
 	}
 	if !validHash(hash) {
@@ -489,7 +485,7 @@ func (s *Store) Resolve(ctx context.Context, session, prefix string) (string, er
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := ValidSession(session); err != nil {
+	if err := ctxd.ValidSessionID(session); err != nil {
 		return "", fmt.Errorf("resolve artifact: %w", err)
 	}
 	prefix = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(prefix), "sha256:"))

@@ -265,7 +265,7 @@ func (r *Requests) pruneOptions(req CompressRequest) (prune.Options, error) {
 		return prune.Options{}, err
 	}
 	if req.SessionID != "" {
-		if err := artifacts.ValidSession(req.SessionID); err != nil {
+		if err := ctxd.ValidSessionID(req.SessionID); err != nil {
 			return prune.Options{}, fmt.Errorf("session_id: %w", err)
 		}
 	}

@@ -63,7 +63,7 @@ func (e *Engine) ForkSession(ctx context.Context, req ForkRequest) (*ForkResult,
 	newID := req.NewSessionID
 	if newID == "" {
 		newID = newSessionID()
-	} else if err := sessions.ValidID(newID); err != nil {
+	} else if err := ctxd.ValidSessionID(newID); err != nil {
 		return nil, fmt.Errorf("new_session_id: %w", err)
 	}
 	st, err := e.SessionStore()

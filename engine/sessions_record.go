@@ -24,7 +24,7 @@ func (e *Engine) recordCheckpoint(ctx context.Context, req PromptRequest, env *c
 	if !assemble || req.SessionID == "" || ctx.Value(noRecordKey{}) != nil {
 		return nil
 	}
-	if err := sessions.ValidID(req.SessionID); err != nil {
+	if err := ctxd.ValidSessionID(req.SessionID); err != nil {
 		return fmt.Errorf("session_id: %w", err)
 	}
 	build, err := buildRequestJSON(req)

@@ -405,7 +405,7 @@ func (s *Server) compactHistory(ctx context.Context, c *call, in CompactHistoryI
 		return nil, out, fmt.Errorf("context_window and budget must be positive or omitted: %w", ctxd.ErrInvalidParams)
 	}
 	if in.Session != "" {
-		if err := artifacts.ValidSession(in.Session); err != nil {
+		if err := ctxd.ValidSessionID(in.Session); err != nil {
 			return nil, out, err
 		}
 	}

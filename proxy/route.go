@@ -202,7 +202,7 @@ func (p *Proxy) rewrite(r *http.Request, body []byte, rec *record) (out []byte, 
 	rec.SessionSource = "header"
 	if call.Session == "" {
 		call.Session, rec.SessionSource = smart.DeriveSession(req), "derived"
-	} else if err := artifacts.ValidSession(call.Session); err != nil {
+	} else if err := ctxd.ValidSessionID(call.Session); err != nil {
 		return nil, http.StatusBadRequest, "ctxd_bad_session", "ctxd proxy: " + HeaderSession + ": " + ctxd.Message(err)
 	}
 	rec.Session, rec.Model = call.Session, req.Model

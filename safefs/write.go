@@ -17,11 +17,6 @@ import (
 // to send ctxd's writes elsewhere.
 var ErrLink = errors.New("is a symbolic link or not a directory")
 
-// ErrFileLink is [ErrNotRegular], the name cmd/ctxd's pack checks
-// [WriteFile]'s refusal by (one fact: the path is not a regular file; for
-// a write, a link is not one).
-var ErrFileLink = ErrNotRegular
-
 // WriteAtomic writes name inside dir with write: into a new temporary file
 // of dir (created exclusively, so no link is followed), then renamed over
 // name, which replaces a link of that name rather than writing through it.

@@ -183,14 +183,10 @@ func (cp *Checkpoint) HistoryLen() int {
 	return len(msgs)
 }
 
-// ValidID reports whether id can name a session (a directory of the
-// store): the rule of every session id, [ctxd.ValidSessionID].
-func ValidID(id string) error { return ctxd.ValidSessionID(id) }
-
 // validate checks what a writer must have set. Errors wrap
 // ctxd.ErrInvalidParams; Decode rewraps them as corruption.
 func (cp *Checkpoint) validate() error {
-	if err := ValidID(cp.SessionID); err != nil {
+	if err := ctxd.ValidSessionID(cp.SessionID); err != nil {
 		return err
 	}
 	if cp.Seq < 1 {
@@ -216,7 +212,7 @@ func (cp *Checkpoint) validate() error {
 		}
 	}
 	if p := cp.Parent; p != nil {
-		if err := ValidID(p.SessionID); err != nil {
+		if err := ctxd.ValidSessionID(p.SessionID); err != nil {
 			return fmt.Errorf("parent: %w", err)
 		}
 		if p.Seq < 1 {
@@ -411,7 +407,7 @@ func migrateV1(v1 *v1Checkpoint) (*Checkpoint, error) {
 		migratedFrom:        1,
 	}
 	if v1.SessionID != "" {
-		if err := ValidID(v1.SessionID); err != nil {
+		if err := ctxd.ValidSessionID(v1.SessionID); err != nil {
 			return nil, fmt.Errorf("version 1 checkpoint: %v: %w", err, ErrCorrupt)
 		}
 	}

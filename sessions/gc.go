@@ -70,7 +70,7 @@ type DeleteResult struct {
 // temporary files, then the lock and the directory when nothing else is
 // left. A missing session is an error wrapping ctxd.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, id string) (*DeleteResult, error) {
-	if err := ValidID(id); err != nil {
+	if err := ctxd.ValidSessionID(id); err != nil {
 		return nil, fmt.Errorf("delete session: %w", err)
 	}
 	dir := s.sessionDir(id)
@@ -212,7 +212,7 @@ func (s *Store) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !e.IsDir() || ValidID(e.Name()) != nil {
+		if !e.IsDir() || ctxd.ValidSessionID(e.Name()) != nil {
 			continue
 		}
 		id := e.Name()

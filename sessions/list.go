@@ -60,7 +60,7 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !e.IsDir() || ValidID(e.Name()) != nil {
+		if !e.IsDir() || ctxd.ValidSessionID(e.Name()) != nil {
 			continue
 		}
 		info, problems, err := s.info(e.Name())
@@ -149,7 +149,7 @@ type Timeline struct {
 // do not verify are entries with a Problem (and listed in Problems); a
 // missing session is an error wrapping ctxd.ErrNotFound.
 func (s *Store) Timeline(ctx context.Context, id string) (*Timeline, error) {
-	if err := ValidID(id); err != nil {
+	if err := ctxd.ValidSessionID(id); err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
 	dir := s.sessionDir(id)

@@ -143,7 +143,7 @@ func (s *Store) Create(ctx context.Context, cp *Checkpoint) (*Checkpoint, error)
 }
 
 func (s *Store) append(ctx context.Context, id string, fn Update, create bool) (*Checkpoint, error) {
-	if err := ValidID(id); err != nil {
+	if err := ctxd.ValidSessionID(id); err != nil {
 		return nil, fmt.Errorf("save checkpoint: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -420,7 +420,7 @@ type Restored struct {
 // ctxd.ErrNotFound; a named checkpoint that does not verify wraps
 // [ErrCorrupt] or [ErrNewerSchema].
 func (s *Store) Restore(ctx context.Context, id string, seq int) (*Restored, error) {
-	if err := ValidID(id); err != nil {
+	if err := ctxd.ValidSessionID(id); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
 	if seq < 0 {

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
@@ -70,7 +70,7 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return usagef("%v", err)
 	}
 	if req.SessionID != "" {
-		if err := artifacts.ValidSession(req.SessionID); err != nil {
+		if err := ctxd.ValidSessionID(req.SessionID); err != nil {
 			return usagef("--session: %v", err)
 		}
 	}

@@ -199,7 +199,7 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		return usagef("%v", err)
 	}
 	if call.Session != "" {
-		if err := artifacts.ValidSession(call.Session); err != nil {
+		if err := ctxd.ValidSessionID(call.Session); err != nil {
 			return usagef("--session: %v", err)
 		}
 	}

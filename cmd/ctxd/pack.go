@@ -229,7 +229,7 @@ func writeParts(io *IO, res *pack.Result, format ctxd.Format, output string, max
 // at all (safefs.WriteFile, as ctx/pack's safefs.WriteAtomic).
 func writeOutput(name string, write func(stdio.Writer) error) error {
 	err := safefs.WriteFile(name, write)
-	if errors.Is(err, safefs.ErrFileLink) {
+	if errors.Is(err, safefs.ErrNotRegular) {
 		return fmt.Errorf("pack: not writing %s: it is a symbolic link or not a regular file (ctxd does not write through links): remove it or name another file; --output - writes to standard output", name)
 	}
 	if err != nil {

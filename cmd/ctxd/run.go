@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxd/ctxd/artifacts"
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/smart"
 	"github.com/ctxd/ctxd/engine"
@@ -70,7 +70,7 @@ func runRun(ctx context.Context, std *IO, args []string) error {
 	if *lines < 1 {
 		return usagef("--lines must be positive")
 	}
-	if err := artifacts.ValidSession(*session); err != nil {
+	if err := ctxd.ValidSessionID(*session); err != nil {
 		return usagef("--session: %v", err)
 	}
 	// The request flow (its state directory checked for links, as every

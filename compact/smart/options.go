@@ -274,7 +274,7 @@ func (c Call) validate() error {
 		return fmt.Errorf("%w: %w", err, ctxd.ErrInvalidParams)
 	}
 	if c.Session != "" {
-		if err := artifacts.ValidSession(c.Session); err != nil {
+		if err := ctxd.ValidSessionID(c.Session); err != nil {
 			return err
 		}
 	}

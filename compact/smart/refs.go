@@ -42,7 +42,7 @@ func (o *Optimizer) resolveRef(ctx context.Context, scope, prefix string) (strin
 // of the artifact a reference names, from the session's scope, verified
 // against its hash: ctx/rehydrate and `ctxd rehydrate`.
 func Rehydrate(ctx context.Context, store *artifacts.Store, session, hash string, start, end int) (*artifacts.Lines, error) {
-	if err := artifacts.ValidSession(session); err != nil {
+	if err := ctxd.ValidSessionID(session); err != nil {
 		return nil, fmt.Errorf("rehydrate: %w", err)
 	}
 	l, err := store.Lines(ctx, session, hash, start, end)
