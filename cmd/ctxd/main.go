@@ -135,6 +135,7 @@ func unknownCommand(w io.Writer, name string) {
 	for n := range commands {
 		names = append(names, n)
 	}
+	sort.Strings(names) // map order: two names as near would take turns
 	if best := nearest(name, names); best != "" {
 		fmt.Fprintf(w, "ctxd: unknown command %q (did you mean %s?); ctxd help lists the commands\n", name, best)
 		return
