@@ -153,6 +153,73 @@ func Locale(p string) (tag, page string) {
 	return "", p
 }
 
+// Copies of one file per language that are not documentation pages:
+// code under a locale folder (django's conf/locale/<lang>/formats.py, one
+// module per language) and gettext catalogues (<lang>/LC_MESSAGES/x.po,
+// po/<lang>.po). Each holds the same names and messages as the others, so
+// every copy matched a request as well as the one version a request needs
+// (seven formats.py took 1,662 tokens of one SWE-bench context, and a
+// catalogue holding a quoted message's translation ranked second).
+
+// catalogueExts are gettext's: a catalogue, its template, its compiled
+// form.
+var catalogueExts = map[string]bool{".po": true, ".pot": true, ".mo": true}
+
+// CopyLocale returns the locale a file other than a documentation page is
+// a copy for, the file it is a copy of (its path without the locale), and
+// whether it is a gettext catalogue or translation bundle: a file under
+// <locale>/LC_MESSAGES/ (any locale name, "ca@valencia" as "ca-valencia"),
+// a catalogue named by its locale (po/pt_BR.po), else a file under the
+// first directory named as a locale tag ([Tag]). A catalogue with no
+// locale (a .pot template) returns "" and itself, catalogue true. As with
+// [Locale], nothing here says the path is a copy: the caller checks that
+// the same file exists for other locales.
+func CopyLocale(p string) (tag, page string, catalogue bool) {
+	base := path.Base(p)
+	ext := strings.ToLower(path.Ext(base))
+	dir := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir = p[:i]
+	}
+	// <locale>/LC_MESSAGES/: the folder above is a locale whatever its
+	// name (gettext's ll_CC@modifier, three-letter languages).
+	if i := strings.Index("/"+dir+"/", "/LC_MESSAGES/"); i > 0 {
+		start := strings.LastIndexByte(p[:i-1], '/') + 1 // the locale folder
+		return catalogueTag(p[start : i-1]), p[:start] + p[i:], true
+	}
+	catalogue = catalogueExts[ext]
+	if catalogue {
+		if t := Tag(strings.TrimSuffix(base, base[len(base)-len(ext):])); t != "" {
+			return t, p[:len(p)-len(base)] + ext, true
+		}
+	}
+	for i, start := 0, 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		if t := Tag(dir[start:i]); t != "" {
+			return t, p[:start] + strings.TrimPrefix(p[i:], "/"), catalogue
+		}
+		start = i + 1
+	}
+	return "", p, catalogue
+}
+
+// catalogueTag returns a gettext locale name as a tag: [Tag]'s when it is
+// one, else lowercase with "-" for "_" and "@" ("ca@valencia" is
+// "ca-valencia", "cak" stays), so [Preferred] reads its language.
+func catalogueTag(name string) string {
+	if t := Tag(name); t != "" {
+		return t
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '@' {
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
 // upperWord reports a name of upper-case letters, digits and "_" or "-"
 // starting with a letter (README, CONTRIBUTING, CODE_OF_CONDUCT).
 func upperWord(s string) bool {
