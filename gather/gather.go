@@ -529,7 +529,7 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	}, true
 }
 
-func hasKey(m map[string]string, k string) bool {
+func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
 }
