@@ -59,6 +59,17 @@ func Tag(s string) string {
 	if len(s) < 2 || !letter(s[0]) || !letter(s[1]) || len(s) > 2 && s[2] != '-' && s[2] != '_' {
 		return ""
 	}
+	if len(s) == 2 {
+		// The common case, without splitting (CopyLocale asks of every
+		// folder of every path: db/, io/, os/).
+		if !isLower(s[0]) || !isLower(s[1]) {
+			s = strings.ToLower(s)
+		}
+		if languages[s] {
+			return s
+		}
+		return ""
+	}
 	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' })
 	if len(parts) == 0 || len(parts) > 3 || strings.Count(s, "-")+strings.Count(s, "_") != len(parts)-1 || !languages[parts[0]] {
 		return ""
@@ -175,6 +186,9 @@ var catalogueExts = map[string]bool{".po": true, ".pot": true, ".mo": true}
 // [Locale], nothing here says the path is a copy: the caller checks that
 // the same file exists for other locales.
 func CopyLocale(p string) (tag, page string, catalogue bool) {
+	if !mayBeCopy(p) {
+		return "", p, false // most paths: one pass, no lookup
+	}
 	base := path.Base(p)
 	ext := strings.ToLower(path.Ext(base))
 	dir := ""
@@ -183,9 +197,9 @@ func CopyLocale(p string) (tag, page string, catalogue bool) {
 	}
 	// <locale>/LC_MESSAGES/: the folder above is a locale whatever its
 	// name (gettext's ll_CC@modifier, three-letter languages).
-	if i := strings.Index("/"+dir+"/", "/LC_MESSAGES/"); i > 0 {
-		start := strings.LastIndexByte(p[:i-1], '/') + 1 // the locale folder
-		return catalogueTag(p[start : i-1]), p[:start] + p[i:], true
+	if i := strings.Index(p, "/LC_MESSAGES/"); i > 0 {
+		start := strings.LastIndexByte(p[:i], '/') + 1 // the locale folder
+		return catalogueTag(p[start:i]), p[:start] + p[i+1:], true
 	}
 	catalogue = catalogueExts[ext]
 	if catalogue {
@@ -203,6 +217,30 @@ func CopyLocale(p string) (tag, page string, catalogue bool) {
 		start = i + 1
 	}
 	return "", p, catalogue
+}
+
+// mayBeCopy reports whether CopyLocale can find a locale in p: a folder
+// that starts as a tag does (two letters, then the end or "-" or "_";
+// LC_MESSAGES does too) or a catalogue's extension. The index asks of
+// every file it holds, at every rebuild.
+func mayBeCopy(p string) bool {
+	letter := func(c byte) bool { return isLower(c) || isUpper(c) }
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		if n := i - start; n >= 2 && letter(p[start]) && letter(p[start+1]) && (n == 2 || p[start+2] == '-' || p[start+2] == '_') {
+			return true
+		}
+		start = i + 1
+	}
+	for _, ext := range [...]string{".po", ".pot", ".mo"} {
+		if n := len(p) - len(ext); n > start && strings.EqualFold(p[n:], ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // catalogueTag returns a gettext locale name as a tag: [Tag]'s when it is
