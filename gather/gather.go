@@ -141,6 +141,15 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		return nil
 	}
 	c := g.cands[rel]
+	if c == nil && !explicit && roleRank[role] <= roleRank[ctxd.RoleTest] && g.lexical.LeftOut(rel) {
+		// A copy of a file for another language than the request's
+		// (conf/locale/<lang>/formats.py) that the ranking left out
+		// comes beside the request's files by no other way either: not
+		// as an import (django's "from django.utils import formats" had
+		// brought seven), a link, a recent change or a test. What the
+		// request points at (targets, error locations) still comes.
+		return nil
+	}
 	if c == nil {
 		c = &candidate{rel: rel, order: len(g.cands)}
 		g.cands[rel] = c

@@ -54,11 +54,9 @@ func (g *gathering) linkSources(ctx context.Context, hits []tree.Hit, targets []
 	// A file of no known language (.editorconfig, .gitignore,
 	// .gitattributes) is classed as code by default, but what changes
 	// with everything is noise to co-change, not a partner.
-	// Nor is a copy of a file for another language than the request's
-	// (conf/locale/<lang>/formats.py; tree.Ranking.LeftOut).
 	code := func(rel string) bool {
 		f := g.snap.ByRel[rel]
-		return f != nil && !f.Secret && f.CodeRole() && !f.TestDoc() && lang.Of(rel) != "" && !g.lexical.LeftOut(rel)
+		return f != nil && !f.Secret && f.CodeRole() && !f.TestDoc() && lang.Of(rel) != ""
 	}
 
 	// Graph.

@@ -164,9 +164,6 @@ const minRequestFiles = 3
 // there" match nothing, and gathering nothing left a 16k context empty
 // on a three-file repository, while the files changed last are where
 // work in progress most often continues (their recency is scored too).
-// A copy of a file for another language than the request's is left out
-// as the ranking leaves it out (a commit that touched every locale's
-// formats.py filled the context with them).
 func (g *gathering) addRecent(n int) {
 	if g.git == nil {
 		return
@@ -178,7 +175,7 @@ func (g *gathering) addRecent(n int) {
 				return
 			}
 			f := g.snap.ByRel[rel]
-			if f == nil || !f.HasTerms() || lang.KindOf(rel) != lang.KindCode || lang.IsTest(rel) || g.cands[rel] != nil || g.lexical.LeftOut(rel) {
+			if f == nil || !f.HasTerms() || lang.KindOf(rel) != lang.KindCode || lang.IsTest(rel) || g.cands[rel] != nil {
 				continue
 			}
 			if g.add(rel, reasonRecent, ctxd.RoleRelated, false) != nil {

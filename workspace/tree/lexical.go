@@ -1249,9 +1249,9 @@ func (r *Ranking) IsDoc(i int) bool { return isDocRole(r.ix.role(r.docs[i], r.al
 
 // LeftOut reports whether rel is a version of a page, or a copy of a
 // file, in several languages that the request does not keep (the ranking
-// leaves it out: Index.otherVersion); the signals that add files beside
-// the ranking (the link graph, co-change) leave it out too: seven copies
-// of django's formats.py had come in as linked to query.py.
+// leaves it out: Index.otherVersion); gathering adds it beside the
+// request's files by no other way (imports, links, recent commits): seven
+// copies of django's formats.py had come in as imported by admin/utils.py.
 func (r *Ranking) LeftOut(rel string) bool {
 	if r == nil || r.allVersions || len(r.ix.pages) == 0 {
 		return false
