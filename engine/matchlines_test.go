@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,4 +77,56 @@ func TestMatchLinesVisible(t *testing.T) {
 			t.Errorf("%q: only the views %v were chosen: the budgets do not exercise the elision", tt.request, seen)
 		}
 	}
+}
+
+// TestMatchLinesCommonName: an identifier of the request that more than
+// matchLinesPerFile lines of a file hold (cmd in a CLI's command file)
+// marks none of them, while a rarer one of the same request still marks
+// its line, which stays visible at every budget but the outline's. With
+// every name's first lines marked (the rule before), the first twelve
+// uses of cmd kept a dozen functions whole at bodies and signatures and
+// in every focus view, a cost the fitter paid for lines the request is
+// not about (BENCHMARKS.md "h25small": cli 32k, requests 8k).
+func TestMatchLinesCommonName(t *testing.T) {
+	var g strings.Builder
+	g.WriteString("package cli\n\nimport \"strings\"\n\n// Command is a command of the program.\ntype Command struct {\n\tName  string\n\tUsage string\n}\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&g, "// step%d prepares a command.\nfunc step%d(cmd *Command) string {\n\tif cmd == nil {\n\t\treturn \"%d\"\n\t}\n\treturn strings.ToUpper(cmd.Usage)\n}\n\n", i, i, i)
+	}
+	g.WriteString("func printScript(c *Command, shell string) string {\n\tswitch shell {\n\tcase \"zsh\":\n\t\treturn zshTemplate // rareMarker\n\t}\n\treturn \"\"\n}\n\nconst zshTemplate = \"#compdef prog\"\n")
+	files := map[string]string{
+		"command.go": g.String(),
+		"go.mod":     "module example.com/cli\n\ngo 1.26\n",
+		"README.md":  "# cli\n\nCommands.\n",
+	}
+	src := files["command.go"]
+	rare := markerLine(src, "rareMarker")
+	dir := testutil.GitRepo(t, files)
+	e := newEngine(t, dir)
+	request := "use `cmd.Name` in the zshTemplate completion script"
+	seen := map[ctxd.View]bool{}
+	for _, budget := range []int{1500, 2500, 4000, 8000} {
+		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, TokenBudget: &BudgetRequest{Total: budget}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, order := targetChunk(t, &env.Context, "command.go")
+		if got == nil {
+			t.Fatalf("at %d: command.go not included (%v)", budget, order)
+		}
+		// Name's field, zshTemplate's use and definition; cmd (on 60
+		// lines) marks none.
+		want := []int{markerLine(src, "Name  string"), rare, markerLine(src, "const zshTemplate")}
+		if !slices.Equal(got.Facts.MatchLines, want) {
+			t.Errorf("at %d: match lines %v, want %v (Name's and zshTemplate's alone)", budget, got.Facts.MatchLines, want)
+		}
+		if got.Truncation == ctxd.ViewOutline {
+			continue
+		}
+		seen[got.Truncation] = true
+		if !visibleLine(got, src, rare) {
+			t.Errorf("at %d: %s (%d tokens) hides line %d (elided %v)", budget, got.Truncation, got.Tokens, rare, got.Elided)
+		}
+	}
+	t.Logf("views seen %v", seen)
 }

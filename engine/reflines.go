@@ -108,9 +108,12 @@ func definesAt(line string, i int) bool {
 	return false
 }
 
-// matchLinesPerFile bounds the lines matching the request kept per file:
-// an identifier on every other line of a file is better read from its
-// bodies view, and each kept line keeps its function whole there.
+// matchLinesPerFile bounds the lines matching the request kept per file,
+// and the lines of the file one identifier may hold: an identifier on more
+// lines than that (cmd in a CLI's command.go, babel in a Babel plugin)
+// names the file, not a line of it, is better read from its bodies view,
+// and keeping its first lines kept functions whole that the request is
+// not about (BENCHMARKS.md "h25small").
 const matchLinesPerFile = 12
 
 // matchLines sets MatchLines: in each gathered source file, the lines that
@@ -118,8 +121,9 @@ const matchLinesPerFile = 12
 // Idents and the last part of its qualified names; not plain English
 // words) as a whole word, so that no view elides them (issue 25: a
 // bodies view hid ModelChoiceField.to_python although its raise line held
-// `invalid_choice`, a word of the request). The fitter counts what the
-// kept lines cost like any other text of a view.
+// `invalid_choice`, a word of the request). An identifier holding more
+// than matchLinesPerFile lines of a file marks none of them. The fitter
+// counts what the kept lines cost like any other text of a view.
 func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 	var names []string
 	for _, id := range q.Names() {
@@ -131,22 +135,51 @@ func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 	if len(names) == 0 {
 		return
 	}
+	var in []string
 	for i := range chunks {
 		c := &chunks[i]
 		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 			continue
 		}
-		if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(c.Content, n) }) {
-			continue
+		in = in[:0]
+		for _, n := range names {
+			if strings.Contains(c.Content, n) {
+				in = append(in, n)
+			}
 		}
-		c.Facts.MatchLines = linesNaming(c.Content, names, matchLinesPerFile)
+		if len(in) > 0 {
+			c.Facts.MatchLines = linesNaming(c.Content, in, matchLinesPerFile)
+		}
 	}
 }
 
 // linesNaming returns the 1-based lines of content that hold one of names
-// as a whole word, at most limit of them.
+// as a whole word, at most limit of them, leaving out the names that more
+// than limit lines hold.
 func linesNaming(content string, names []string, limit int) []int {
-	return linesWhere(content, limit, func(line string) bool {
-		return slices.ContainsFunc(names, func(name string) bool { return query.NameIndex(line, name) >= 0 })
-	})
+	at := make([][]int, len(names)) // each name's lines, up to limit+1
+	left := len(names)              // the names on limit lines or fewer so far
+	n := 0
+	for line := range strings.Lines(content) {
+		n++
+		for k, name := range names {
+			if len(at[k]) <= limit && query.NameIndex(line, name) >= 0 {
+				if at[k] = append(at[k], n); len(at[k]) > limit {
+					left--
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+	}
+	var out []int
+	for _, ls := range at {
+		if len(ls) <= limit {
+			out = append(out, ls...)
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return out[:min(len(out), limit)]
 }
