@@ -108,13 +108,19 @@ func definesAt(line string, i int) bool {
 	return false
 }
 
-// matchLinesPerFile bounds the lines matching the request kept per file,
-// and the lines of the file one identifier may hold: an identifier on more
-// lines than that (cmd in a CLI's command.go, babel in a Babel plugin)
-// names the file, not a line of it, is better read from its bodies view,
-// and keeping its first lines kept functions whole that the request is
-// not about (BENCHMARKS.md "h25small").
+// matchLinesPerFile bounds the lines matching the request kept per file:
+// an identifier on every other line of a file is better read from its
+// bodies view, and each kept line keeps its function whole there.
 const matchLinesPerFile = 12
+
+// matchLinesCommon bounds the lines of a file one identifier may hold and
+// still mark them: an identifier on more (cmd on 347 lines of a CLI's
+// command.go, Name on 104) names the file, not a line of it, and its
+// first lines, kept, kept functions whole the request is not about
+// (BENCHMARKS.md "h25small"); one on fewer (InvalidURL on 13 lines of
+// httpx's _urlparse.py, for "Improve InvalidURL error message") marks
+// the lines a change to its uses edits.
+const matchLinesCommon = 3 * matchLinesPerFile
 
 // matchLines sets MatchLines: in each gathered source file, the lines that
 // hold one of the request's identifiers (its code words, query.Query's
@@ -122,7 +128,7 @@ const matchLinesPerFile = 12
 // words) as a whole word, so that no view elides them (issue 25: a
 // bodies view hid ModelChoiceField.to_python although its raise line held
 // `invalid_choice`, a word of the request). An identifier holding more
-// than matchLinesPerFile lines of a file marks none of them. The fitter
+// than matchLinesCommon lines of a file marks none of them. The fitter
 // counts what the kept lines cost like any other text of a view.
 func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 	var names []string
@@ -148,23 +154,23 @@ func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 			}
 		}
 		if len(in) > 0 {
-			c.Facts.MatchLines = linesNaming(c.Content, in, matchLinesPerFile)
+			c.Facts.MatchLines = linesNaming(c.Content, in, matchLinesPerFile, matchLinesCommon)
 		}
 	}
 }
 
-// linesNaming returns the 1-based lines of content that hold one of names
-// as a whole word, at most limit of them, leaving out the names that more
-// than limit lines hold.
-func linesNaming(content string, names []string, limit int) []int {
-	at := make([][]int, len(names)) // each name's lines, up to limit+1
-	left := len(names)              // the names on limit lines or fewer so far
+// linesNaming returns the first limit 1-based lines of content that hold
+// one of names as a whole word, leaving out the names that more than
+// common lines hold.
+func linesNaming(content string, names []string, limit, common int) []int {
+	at := make([][]int, len(names)) // each name's lines, up to common+1
+	left := len(names)              // the names on common lines or fewer so far
 	n := 0
 	for line := range strings.Lines(content) {
 		n++
 		for k, name := range names {
-			if len(at[k]) <= limit && query.NameIndex(line, name) >= 0 {
-				if at[k] = append(at[k], n); len(at[k]) > limit {
+			if len(at[k]) <= common && query.NameIndex(line, name) >= 0 {
+				if at[k] = append(at[k], n); len(at[k]) > common {
 					left--
 				}
 			}
@@ -175,7 +181,7 @@ func linesNaming(content string, names []string, limit int) []int {
 	}
 	var out []int
 	for _, ls := range at {
-		if len(ls) <= limit {
+		if len(ls) <= common {
 			out = append(out, ls...)
 		}
 	}
