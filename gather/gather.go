@@ -141,6 +141,15 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		return nil
 	}
 	c := g.cands[rel]
+	if c == nil && !explicit && roleRank[role] <= roleRank[ctxd.RoleTest] && g.lexical.LeftOut(rel) {
+		// A copy of a file for another language than the request's
+		// (conf/locale/<lang>/formats.py) that the ranking left out
+		// comes beside the request's files by no other way either: not
+		// as an import (django's "from django.utils import formats" had
+		// brought seven), a link, a recent change or a test. What the
+		// request points at (targets, error locations) still comes.
+		return nil
+	}
 	if c == nil {
 		c = &candidate{rel: rel, order: len(g.cands)}
 		g.cands[rel] = c
@@ -217,7 +226,7 @@ func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
-	chunks = append(chunks, g.structureChunk())
+	chunks = append(chunks, g.structureChunk(x.overlay))
 	if d := g.depsChunk(); d != nil {
 		chunks = append(chunks, *d)
 	}
@@ -529,7 +538,7 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	}, true
 }
 
-func hasKey(m map[string]string, k string) bool {
+func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
 }
@@ -600,9 +609,9 @@ func containsPrefix(ss []string, prefix string) bool {
 }
 
 // structureChunk renders the workspace tree (ignored and secret files
-// left out).
-func (g *gathering) structureChunk() ctxd.Chunk {
-	text := g.snap.Structure(g.req.StructureDepth)
+// left out, files only open in the editor shown).
+func (g *gathering) structureChunk(overlay map[string]string) ctxd.Chunk {
+	text := g.snap.Structure(g.req.StructureDepth, overlay)
 	p := ctxd.PriorityMedium
 	switch g.req.Task {
 	case ctxd.TaskAnalyze:
