@@ -79,20 +79,21 @@ func TestMatchLinesVisible(t *testing.T) {
 // in every focus view, a cost the fitter paid for lines the request is
 // not about (BENCHMARKS.md "h25small": cli 32k, requests 8k).
 func TestMatchLinesCommonName(t *testing.T) {
-	var g strings.Builder
-	g.WriteString("package cli\n\nimport \"strings\"\n\n// Command is a command of the program.\ntype Command struct {\n\tName  string\n\tUsage string\n}\n\n")
-	for i := range 30 {
-		fmt.Fprintf(&g, "// step%d prepares a command.\nfunc step%d(cmd *Command) string {\n\tif cmd == nil {\n\t\treturn \"%d\"\n\t}\n\treturn strings.ToUpper(cmd.Usage)\n}\n\n", i, i, i)
+	// 30 functions using cmd (60 lines), 14 raising InvalidURL.
+	steps := make([]string, 30)
+	for i := range steps {
+		steps[i] = fmt.Sprintf("// step%d prepares a command.\nfunc step%d(cmd *Command) string {\n\tif cmd == nil {\n\t\treturn \"%d\"\n\t}\n\treturn strings.ToUpper(cmd.Usage)\n}\n\n", i, i, i)
 	}
-	g.WriteString("func printScript(c *Command, shell string) string {\n\tswitch shell {\n\tcase \"zsh\":\n\t\treturn zshTemplate // rareMarker\n\t}\n\treturn \"\"\n}\n\nconst zshTemplate = \"#compdef prog\"\n")
-	var py strings.Builder
-	py.WriteString("\"\"\"URL parsing.\"\"\"\n\n\nclass InvalidURL(Exception):\n    pass\n\n\n")
-	for i := range 14 {
-		fmt.Fprintf(&py, "def check_%d(url):\n    if not url:\n        raise InvalidURL(\"empty\")  # invalid%d\n    return url\n\n\n", i, i)
+	checks := make([]string, 14)
+	for i := range checks {
+		checks[i] = fmt.Sprintf("def check_%d(url):\n    if not url:\n        raise InvalidURL(\"empty\")  # invalid%d\n    return url\n\n\n", i, i)
 	}
+	command := "package cli\n\nimport \"strings\"\n\n// Command is a command of the program.\ntype Command struct {\n\tName  string\n\tUsage string\n}\n\n" +
+		strings.Join(steps, "") +
+		"func printScript(c *Command, shell string) string {\n\tswitch shell {\n\tcase \"zsh\":\n\t\treturn zshTemplate // rareMarker\n\t}\n\treturn \"\"\n}\n\nconst zshTemplate = \"#compdef prog\"\n"
 	files := map[string]string{
-		"command.go":  g.String(),
-		"urlparse.py": py.String(),
+		"command.go":  command,
+		"urlparse.py": "\"\"\"URL parsing.\"\"\"\n\n\nclass InvalidURL(Exception):\n    pass\n\n\n" + strings.Join(checks, ""),
 		"go.mod":      "module example.com/cli\n\ngo 1.26\n",
 		"README.md":   "# cli\n\nCommands.\n",
 	}
