@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
+)
+
+// Limits of declLines: the source files looked into (in gathered order),
+// the lines kept per file, and the module-level lines of a file a term may
+// be on and still pick them (a term on more is the file's subject, not a
+// pointer to one place).
+const (
+	declFiles        = 12
+	declLinesPerFile = 8
+	declTermLines    = 4
+)
+
+// declLines sets DeclLines: in the first declFiles source files, the
+// module-level lines (outside every function and method) that hold a term
+// of the request (its focus words, split and stemmed as ranking reads
+// them) that at most declTermLines such lines of the file hold, at most
+// declLinesPerFile of them. The focus views show each with the short
+// declaration, import group or statement it belongs to
+// (treesitter.Options.DeclLines). A change to module-level code (a
+// constant, `__all__`, a struct's fields, an import group, a module-level
+// call) was hidden by every focus view: they show functions whole and the
+// rest as outline lines (issue 25; BENCHMARKS.md "h25views"). Match lines
+// (the request's code identifiers) already show; these are its words.
+func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+	if len(q.FocusWords) == 0 {
+		return
+	}
+	want := map[uint32]bool{}
+	for _, t := range tree.TermsOf(q.FocusWords) {
+		want[t] = true
+	}
+	looked := 0
+	var terms []uint32  // scratch: one identifier's terms
+	var inFunc []bool   // scratch: by line, inside a function
+	var held [][]uint32 // by candidate line, the wanted terms it holds
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
+			continue
+		}
+		if looked == declFiles || ctx.Err() != nil {
+			return
+		}
+		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+		if err != nil || ent == nil || len(ent.Defs) == 0 {
+			continue
+		}
+		looked++
+		n := strings.Count(c.Content, "\n") + 1
+		inFunc = slices.Grow(inFunc[:0], n+1)[:n+1]
+		clear(inFunc)
+		for _, d := range ent.Defs {
+			if d.Kind == "function" || d.Kind == "method" {
+				for l := max(d.Line, 1); l <= min(d.End, n); l++ {
+					inFunc[l] = true
+				}
+			}
+		}
+		var lines []int
+		held = held[:0]
+		count := map[uint32]int{}
+		l := 0
+		for line := range strings.Lines(c.Content) {
+			l++
+			if inFunc[l] || slices.Contains(c.Facts.MatchLines, l) {
+				continue
+			}
+			var got []uint32
+			query.ScanWords([]byte(line), func(id []byte) {
+				terms = tree.AppendTerms(terms[:0], id)
+				for _, t := range terms {
+					if want[t] && !slices.Contains(got, t) {
+						got = append(got, t)
+					}
+				}
+			})
+			if len(got) == 0 {
+				continue
+			}
+			for _, t := range got {
+				count[t]++
+			}
+			lines = append(lines, l)
+			held = append(held, got)
+		}
+		var out []int
+		for k, l := range lines {
+			if len(out) == declLinesPerFile {
+				break
+			}
+			if slices.ContainsFunc(held[k], func(t uint32) bool { return count[t] <= declTermLines }) {
+				out = append(out, l)
+			}
+		}
+		c.Facts.DeclLines = out
+	}
+}
