@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
@@ -21,7 +23,9 @@ const (
 )
 
 // declLines sets DeclLines: in the first declFiles source files, the
-// module-level lines (outside every function and method) that hold a term
+// module-level lines (outside every function and method, and outside the
+// bodies of classes with methods but for their attributes and fields)
+// that hold a term
 // of the request (its focus words, split and stemmed as ranking reads
 // them) that at most declTermLines such lines of the file hold, at most
 // declLinesPerFile of them. The focus views show each with the short
@@ -39,13 +43,14 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 	for _, t := range tree.TermsOf(q.FocusWords) {
 		want[t] = true
 	}
+	aboutTests := q.AboutTests
 	looked := 0
 	var terms []uint32  // scratch: one identifier's terms
 	var inFunc []bool   // scratch: by line, inside a function
 	var held [][]uint32 // by candidate line, the wanted terms it holds
 	for i := range chunks {
 		c := &chunks[i]
-		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || !aboutTests && lang.IsTest(c.Source) {
 			continue
 		}
 		if looked == declFiles || ctx.Err() != nil {
@@ -59,24 +64,59 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		n := strings.Count(c.Content, "\n") + 1
 		inFunc = slices.Grow(inFunc[:0], n+1)[:n+1]
 		clear(inFunc)
+		mark := func(d index.Def, v bool) {
+			for l := max(d.Line, 1); l <= min(d.End, n); l++ {
+				inFunc[l] = v
+			}
+		}
+		// Functions, and the bodies of classes with methods in them (a
+		// class's docstring holds the words of its methods), but their
+		// attributes and fields.
+		methods := map[string][][2]int{} // by class, the methods' lines
 		for _, d := range ent.Defs {
 			if d.Kind == "function" || d.Kind == "method" {
-				for l := max(d.Line, 1); l <= min(d.End, n); l++ {
-					inFunc[l] = true
+				mark(d, true)
+				if d.Parent != "" {
+					methods[d.Parent] = append(methods[d.Parent], [2]int{d.Line, d.End})
 				}
+			}
+		}
+		for _, d := range ent.Defs {
+			if ms := methods[d.Name]; d.Kind != "function" && d.Kind != "method" && slices.ContainsFunc(ms, func(m [2]int) bool { return d.Line <= m[0] && m[1] <= d.End }) {
+				mark(d, true)
+			}
+		}
+		for _, d := range ent.Defs {
+			if (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "" && !slices.ContainsFunc(ent.Defs, func(f index.Def) bool {
+				return (f.Kind == "function" || f.Kind == "method") && f.Line <= d.Line && d.End <= f.End
+			}) {
+				mark(d, false)
 			}
 		}
 		var lines []int
 		held = held[:0]
 		count := map[uint32]int{}
 		l := 0
+		names := false // inside an import group's names (Python's, JavaScript's)
 		for line := range strings.Lines(c.Content) {
 			l++
 			if inFunc[l] || slices.Contains(c.Facts.MatchLines, l) {
 				continue
 			}
+			text, group := importPath(line)
+			switch {
+			case names:
+				names = !strings.HasPrefix(strings.TrimSpace(line), ")") && !strings.HasPrefix(strings.TrimSpace(line), "}")
+				if !names {
+					text, _ = importPath(strings.TrimLeft(strings.TrimSpace(line), ")}"))
+				} else {
+					continue
+				}
+			case group:
+				names = true
+			}
 			var got []uint32
-			query.ScanWords([]byte(line), func(id []byte) {
+			query.ScanWords([]byte(text), func(id []byte) {
 				terms = tree.AppendTerms(terms[:0], id)
 				for _, t := range terms {
 					if want[t] && !slices.Contains(got, t) {
@@ -104,4 +144,30 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		}
 		c.Facts.DeclLines = out
 	}
+}
+
+// importPath returns the part of a module-level line that declLines reads
+// for the request's terms: of an import line, the module it imports
+// (`from X import a, b`: X; `import X`; `import {a} from 'x'`: 'x'), not
+// the names it binds (a request about requests names Request, which every
+// import of the module's models brings); any other line whole. group
+// reports an import line that opens a group of names over lines (Python's
+// `from X import (`, JavaScript's `import {`): its names are not read,
+// the line that closes it is read as an import line.
+func importPath(line string) (text string, group bool) {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "from "):
+		mod, _, _ := strings.Cut(t[len("from "):], " import")
+		return mod, strings.HasSuffix(t, "(")
+	case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") && strings.Contains(t, " from "):
+		if i := strings.LastIndex(t, " from "); i >= 0 {
+			return t[i+len(" from "):], false
+		}
+		if strings.HasSuffix(t, "{") {
+			return "", true
+		}
+		return t, false
+	}
+	return line, false
 }

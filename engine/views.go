@@ -107,6 +107,24 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			fs = append(fs, got[i]...)
 		}
 	}
+	if len(focusOpts.DeclLines) > 0 && len(keep) > 0 {
+		// The smallest focus view without the module-level lines (the
+		// best function alone, or what keep focuses): they are in every
+		// other focus view, and a file placed at its smallest view (a
+		// presence line) fell to a head-and-tail cut when that view
+		// grew by them (fastapi's routing.py, d8aad20).
+		least := keep
+		if n > 0 {
+			least = c.Facts.FocusLines[:1]
+		}
+		if got, errs := treesitter.FocusViewsEach(ctx, lang, src, opts, [][]int{least}); errs[0] == nil {
+			for _, v := range got[0] {
+				if v.Level == treesitter.FocusOnly {
+					fs = append(fs, v)
+				}
+			}
+		}
+	}
 	if bare >= 0 && errs[bare] == nil {
 		// The named definitions alone (a named class's header without
 		// its focused methods): the smallest view, for a file that would
