@@ -356,13 +356,7 @@ func unknownKeyMessage(key []string) string {
 	}
 	msg := "unknown key; valid here: " + strings.Join(names, ", ")
 	if len(key) > 0 {
-		bad, best, bestD := key[len(key)-1], "", 3
-		for _, n := range names {
-			if d := editdist.Distance(bad, n); d < bestD {
-				best, bestD = n, d
-			}
-		}
-		if best != "" {
+		if best := editdist.Nearest(key[len(key)-1], names, editdist.Edits(2)); best != "" {
 			msg = "unknown key (did you mean " + best + "?); valid here: " + strings.Join(names, ", ")
 		}
 	}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -17,22 +15,11 @@ import (
 // (an outline shows no source line: the rule is for the views that do),
 // and the context is within its budget.
 func TestMatchLinesVisible(t *testing.T) {
-	var py strings.Builder
-	py.WriteString("\"\"\"Model fields.\"\"\"\n\nfrom forms.errors import ValidationError\n\n\nclass ModelChoiceField:\n    \"\"\"A choice field over a queryset.\"\"\"\n\n")
-	for i := range 60 {
-		fmt.Fprintf(&py, "    def prepare_%d(self, value):\n        \"\"\"Prepare a value.\"\"\"\n        if value is None:\n            return %d\n        value = value.strip()\n        return value\n\n", i, i)
-	}
-	py.WriteString("    def to_python(self, value):\n        if value in self.empty_values:\n            return None\n        try:\n            value = self.queryset.get(pk=value)\n        except (ValueError, TypeError):\n            raise ValidationError(self.error_messages['invalid_choice'], code='invalid_choice')  # pyMarker\n        return value\n")
-	var g strings.Builder
-	g.WriteString("package choice\n\nimport \"errors\"\n\nvar errUnknownChoice = errors.New(\"unknown choice\")\n\n")
-	for i := range 80 {
-		fmt.Fprintf(&g, "// clean%d cleans a value.\nfunc clean%d(v string) (string, error) {\n\tif v == \"\" {\n\t\treturn \"%d\", nil\n\t}\n\treturn v, nil\n}\n\n", i, i, i)
-	}
-	g.WriteString("func lookup(v string, choices map[string]int) (int, error) {\n\tn, ok := choices[v]\n\tif !ok {\n\t\treturn 0, errUnknownChoice // goMarker\n\t}\n\treturn n, nil\n}\n")
+	py, golang := testutil.ChoiceSources(60, 80)
 	files := map[string]string{
-		"forms/models.py":  py.String(),
+		"forms/models.py":  py,
 		"forms/errors.py":  "class ValidationError(Exception):\n    pass\n",
-		"choice/choice.go": g.String(),
+		"choice/choice.go": golang,
 		"go.mod":           "module example.com/c\n\ngo 1.26\n",
 		"README.md":        "# c\n\nForms and choices.\n",
 	}

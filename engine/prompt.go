@@ -402,6 +402,13 @@ func IsEstimateNotice(w string) bool {
 // the request names.
 const MaxUserRequestBytes = 256 << 10
 
+// RequestTailRatio is the share of a cut request kept from its tail (the
+// rest is its head), at every cut: the CLI's byte cut of a piped log over
+// [MaxUserRequestBytes] and the token cut of a request longer than its
+// share and half the context's. A log's head says what ran and its tail
+// how it ended (the failure and the summary): half each.
+const RequestTailRatio = 0.5
+
 func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	if strings.TrimSpace(req.UserRequest) == "" {
 		return nil, fmt.Errorf("user_request is required: say what the task is: %w", ctxd.ErrInvalidParams)
@@ -477,7 +484,7 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 				return nil, fmt.Errorf("token budget too small for the request: it takes %d tokens with its heading, and the request and context parts hold %d of the total %d; %s: %w",
 					reqTokens, budget.UserRequest+budget.Context, budget.Total, minBudgetHint(budget, reqTokens), ctxd.ErrOverBudget)
 			}
-			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: 0.5})
+			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: RequestTailRatio})
 			env.OriginalInput = req.UserRequest
 			env.UserRequest = cut.Text
 			contextBudget -= borrow

@@ -217,7 +217,7 @@ func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
-	chunks = append(chunks, g.structureChunk())
+	chunks = append(chunks, g.structureChunk(x.overlay))
 	if d := g.depsChunk(); d != nil {
 		chunks = append(chunks, *d)
 	}
@@ -600,9 +600,9 @@ func containsPrefix(ss []string, prefix string) bool {
 }
 
 // structureChunk renders the workspace tree (ignored and secret files
-// left out).
-func (g *gathering) structureChunk() ctxd.Chunk {
-	text := g.snap.Structure(g.req.StructureDepth)
+// left out, files only open in the editor shown).
+func (g *gathering) structureChunk(overlay map[string]string) ctxd.Chunk {
+	text := g.snap.Structure(g.req.StructureDepth, overlay)
 	p := ctxd.PriorityMedium
 	switch g.req.Task {
 	case ctxd.TaskAnalyze:

@@ -223,6 +223,38 @@ func TestGatherOpenFilesAndOverlay(t *testing.T) {
 	}
 }
 
+// TestStructureShowsBufferOnlyFiles: a file only open in the editor (an
+// unsaved buffer, no file on disk) is gathered, so the workspace tree
+// lists it too (it did not: the prompt held a file its layout lacked); a
+// secret buffer is in neither; the tree without the buffer is as before.
+func TestStructureShowsBufferOnlyFiles(t *testing.T) {
+	w := workspaceOf(t, map[string]string{
+		"a.go":     "package a\n\nfunc A() {}\n",
+		"pkg/b.go": "package pkg\n\nfunc B() {}\n",
+	})
+	overlay := map[string]string{"pkg/tax.go": "package pkg\n\nfunc Tax() {}\n", "pkg/.env": "TOKEN=x\n"}
+	for _, tt := range []struct {
+		name    string
+		overlay map[string]string
+		want    string
+	}{
+		{"buffers", overlay, "./  (3 files, 1 dir)\n  pkg/\n    b.go\n    tax.go\n  a.go\n"},
+		{"none", nil, "./  (2 files, 1 dir)\n  pkg/\n    b.go\n  a.go\n"},
+	} {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Overlay: tt.overlay, Query: query.Parse("tax")})
+		s := chunk(res, "structure")
+		if s == nil {
+			t.Fatalf("%s: no structure chunk: %v", tt.name, sources(res))
+		}
+		if s.Content != tt.want {
+			t.Errorf("%s: structure %q, want %q", tt.name, s.Content, tt.want)
+		}
+		if tt.overlay != nil && chunk(res, "pkg/tax.go") == nil {
+			t.Errorf("%s: the buffer-only file was not gathered: %v", tt.name, sources(res))
+		}
+	}
+}
+
 func TestGatherOutsideRoot(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()

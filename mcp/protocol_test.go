@@ -70,7 +70,7 @@ func TestProtocol(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":8,"method":"tools/call"}`, `{"id":8,"error":{"code":-32600,"message":"invalid request: missing required \"params\""}}`},
 		{`{"jsonrpc":"2.0","id":9,"method":"no/such"}`, `{"id":9,"error":{"code":-32601,"message":"method not found: \"no/such\""}}`},
 		{`{"jsonrpc":"2.0","id":10,"method":"logging/setLevel","params":{"level":"debug"}}`, `{"id":10,"result":{}}`},
-		{`{bad json`, `{"id":null,"error":{"code":-32700}}`},
+		{`{bad json`, `{"id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON at line 1, column 2, byte 1: invalid character 'b' looking for beginning of object key string; send one JSON-RPC 2.0 object per line"}}`},
 		{`[{"jsonrpc":"2.0","id":11,"method":"ping"}]`, `{"id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported: send one message per line"}}`},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"id":null,"error":{"code":-32600}}`},
 		{`{"jsonrpc":"1.0","id":12,"method":"ping"}`, `{"id":12,"error":{"code":-32600,"message":"invalid request: jsonrpc is \"1.0\", want \"2.0\""}}`},

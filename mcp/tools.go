@@ -228,7 +228,8 @@ func toolMessage(tool string, err error) string {
 		// Its message says where the body stops being JSON and what
 		// was expected.
 	case errors.Is(err, request.ErrNotRequest):
-		msg += " (request must be a Chat Completions, Anthropic Messages or Responses body with its messages/input)"
+		// The message names the formats; what to send is one line.
+		msg += ` (send its "messages" array, or "input" for Responses)`
 	case errors.As(err, new(*treesitter.TimeoutError)):
 		// A parse's own time limit, which the message explains: not the
 		// call's cancellation.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/ctxd/ctxd/internal/jsonpos"
 	"github.com/ctxd/ctxd/internal/jsonrpc"
 )
 
@@ -134,9 +135,10 @@ type message struct {
 func decodeMessage(line []byte) (*message, *rpcError) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(line) {
-			return nil, &rpcError{Code: jsonrpc.ParseError, Message: "parse error: " + err.Error() + " (send one JSON-RPC 2.0 object per line)"}
+		if p, bad := jsonpos.Find(line); bad {
+			// Where and why, as the daemon says it (server's
+			// parseErrorMessage).
+			return nil, &rpcError{Code: jsonrpc.ParseError, Message: "parse error: the line is not valid JSON at " + p.String() + "; send one JSON-RPC 2.0 object per line"}
 		}
 		t := bytes.TrimSpace(line)
 		if len(t) > 0 && t[0] == '[' {

@@ -122,17 +122,15 @@ type Options struct {
 // is working on (BENCHMARKS.md, "h26bill2" and "h26anth2"): a log, run,
 // search or listing of over 300 tokens is whole in the request it
 // arrives in and masked from one output old (its errors, failing tests
-// and locations stay in the masked view); a file read stays whole while its file is in play (one of the
-// latest two calls names it, its own included, or an error they report
-// does: it is never masked before it is two outputs old), up to four
-// outputs; a smaller output stays whole for four. At 128k and 200k the
-// turn-by-turn replay bills 0.462-0.470 of pass-through at OpenAI prices
-// and 0.491-0.499 at Anthropic's (cache writes at 1.25x), every window
-// and format at most 0.5 at both; the former defaults (horizon 4, a
-// paced step of 2, big 500 from 2 old, long 2,000, a cut's saving
-// counted over 25 turns) billed 0.485-0.493 and 0.518-0.526. 32.5-34.0%
-// of the latest 10 outputs are masked (29.2-30.5%); pertinent signals
-// stay visible as before (97.3% at 128k, 90.9% or more at 16k).
+// and locations stay in the masked view); a file read stays whole while
+// its file is in play (one of the latest [smart.ReadInPlay] calls names
+// it, its own included, or an error they report does: it is never
+// masked younger than that), up to four outputs; a smaller output stays
+// whole for four. What they bill against
+// pass-through, how much of the latest outputs they mask and which
+// signals stay in view are measured by the turn-by-turn replay, not
+// restated here: docs/proxy.md ("Why these defaults") and the latest
+// replay in BENCHMARKS.md.
 // --mask-horizon, --mask-step, --mask-big, --mask-big-horizon,
 // --mask-paced and --mask-long set them per proxy.
 const (

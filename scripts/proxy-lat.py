@@ -6,8 +6,8 @@
 # --context-window 200000`. Issue 26's bar: p95 <= 30 ms on a 150k-token
 # request. GOMEMLIMIT set in the environment turns the proxy's heap goal off.
 # Usage: CTXD=./ctxd python3 scripts/proxy-lat.py TRAJ.traj 30
-import json, os, sys, tempfile, time, http.client
-from proxyharness import start_proxy, start_upstream
+import json, os, sys, time, http.client
+from proxyharness import scratch_dir, start_proxy, start_upstream
 traj, turns = sys.argv[1], int(sys.argv[2])
 up, _ = start_upstream()
 h = json.load(open(traj))["history"]
@@ -24,7 +24,7 @@ while sum(len(m["content"]) for m in msgs) < 600000:
     msgs += [dict(m) for m in base[1:]]
     k += 1
 # make role order valid: alternate after system? chat accepts any order; keep.
-logf = os.path.join(tempfile.mkdtemp(prefix="proxy-lat-"), "proxy.log")
+logf = os.path.join(scratch_dir("proxy-lat-"), "proxy.log")
 p, _, port = start_proxy(up, ["--context-window", "200000", "--log-file", logf])
 n = len(msgs); start = n - turns*2
 walls = []

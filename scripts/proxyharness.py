@@ -2,8 +2,27 @@
 a loopback upstream that reads each whole body and answers a small chat
 completion, `ctxd proxy` started in front of it, and /proc readings of the
 proxy process. Loopback only; nothing here reaches the network."""
-import json, os, subprocess, tempfile, threading
+import atexit, json, os, shutil, signal, subprocess, sys, tempfile, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# A script stopped by SIGTERM exits through sys.exit, so the exit handlers
+# below still stop the proxy and remove its state (SIGINT already does).
+if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(128 + signal.SIGTERM))
+
+
+def scratch_dir(prefix):
+    """A fresh directory under the temporary directory, removed when the
+    script exits: normally, on an error, or stopped by SIGINT or SIGTERM."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def _stop(p):
+    if p.poll() is None:
+        p.terminate()
+    p.wait()
 
 
 def _read_body(h):
@@ -59,12 +78,18 @@ def start_upstream(model="gpt-4o"):
 def start_proxy(up, extra=(), env=None):
     """Starts `ctxd proxy` (the binary named by $CTXD) on a free loopback port
     in front of up, with a fresh state directory; returns (process, host, port)
-    once it listens."""
-    state = tempfile.mkdtemp(prefix="ctxd-proxy-")
+    once it listens. At the script's exit the proxy is stopped (if the script
+    did not stop it) and its state directory removed, also after an error."""
+    state = scratch_dir("ctxd-proxy-")
     p = subprocess.Popen([os.environ.get("CTXD", "ctxd"), "proxy", "--upstream", "http://127.0.0.1:%d" % up.server_port,
                           "--listen", "127.0.0.1:0", "--state-dir", state] + list(extra),
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    addr = p.stdout.readline().decode().split("http://")[1].split()[0]
+    # Registered after the directory's removal, so it runs before it.
+    atexit.register(_stop, p)
+    line = p.stdout.readline().decode()
+    if "http://" not in line:
+        raise RuntimeError("ctxd proxy did not start (exit %s): run it by hand to see why" % p.wait())
+    addr = line.split("http://")[1].split()[0]
     host, port = addr.rsplit(":", 1)
     return p, host, int(port)
 

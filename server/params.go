@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -81,16 +82,10 @@ func kindName(goType string) string {
 // list of accepted fields.
 func suggest(field string, fields []string) string {
 	snake := toSnake(field)
-	best, bestD := "", len(snake)/3+1
-	for _, f := range fields {
-		if f == snake {
-			return fmt.Sprintf(" (did you mean %q? params use snake_case names)", f)
-		}
-		if d := editdist.Distance(snake, f); d <= bestD {
-			best, bestD = f, d
-		}
+	if slices.Contains(fields, snake) {
+		return fmt.Sprintf(" (did you mean %q? params use snake_case names)", snake)
 	}
-	if best != "" {
+	if best := editdist.Nearest(snake, fields, editdist.Edits(len(snake)/3+1)); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return " (this method takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"

@@ -169,7 +169,8 @@ func Models() []Spec {
 // registry may have meant: those containing it ("claude" → the Claude
 // models, newest first), then those a typo away (within two edits, or one
 // in six characters for a long name: "claude-sonet-4.5" →
-// claude-sonnet-4.5), nearest first, for a message that offers them.
+// claude-sonnet-4.5), nearest first (ties in sorted order), for a message
+// that offers them.
 func Suggest(name string, limit int) []string {
 	k := normalizeName(name)
 	if k == "" || limit <= 0 {
@@ -187,31 +188,29 @@ func Suggest(name string, limit int) []string {
 			return out
 		}
 	}
-	type near struct {
-		name string
-		d    int
-	}
-	var nears []near
+	// A typo's suggestions: every registered name or alias within reach,
+	// nearest first, offered under the name it registers.
+	var keys []string
+	owner := map[string]string{}
 	for _, s := range registry {
 		if slices.Contains(out, s.Name) {
 			continue
 		}
-		best := -1
 		for _, n := range append([]string{s.Name}, s.Aliases...) {
-			if d := editdist.Distance(k, normalizeName(n)); d <= max(2, len(k)/6) && (best < 0 || d < best) {
-				best = d
+			n = normalizeName(n)
+			if _, ok := owner[n]; !ok {
+				owner[n] = s.Name
+				keys = append(keys, n)
 			}
 		}
-		if best >= 0 {
-			nears = append(nears, near{s.Name, best})
-		}
 	}
-	slices.SortStableFunc(nears, func(a, b near) int { return a.d - b.d })
-	for _, n := range nears {
+	for _, n := range editdist.Ranked(k, keys, editdist.Edits(max(2, len(k)/6))) {
 		if len(out) == limit {
 			break
 		}
-		out = append(out, n.name)
+		if !slices.Contains(out, owner[n]) {
+			out = append(out, owner[n])
+		}
 	}
 	return out
 }

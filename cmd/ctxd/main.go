@@ -337,13 +337,12 @@ func flagMessage(fs *flag.FlagSet, err error) string {
 // within two edits, or three when the name is a prefix of it ("" when
 // none is).
 func nearest(name string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editdist.Distance(name, n); d < bestD || d == bestD && best == "" && strings.HasPrefix(n, name) {
-			best, bestD = n, d
+	return editdist.Nearest(name, names, func(n string) int {
+		if strings.HasPrefix(n, name) {
+			return 3
 		}
-	}
-	return best
+		return 2
+	})
 }
 
 // printJSON writes v as indented JSON and a newline: the --json output of

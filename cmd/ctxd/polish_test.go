@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -186,14 +187,22 @@ func TestPipedLogKeepsCode(t *testing.T) {
 	}
 }
 
-// TestCutLines: the cut keeps whole lines from both ends within max bytes
-// and says how much it left out.
+// TestCutLines: the cut keeps whole lines from both ends within max bytes,
+// as much head as tail (engine.RequestTailRatio, the engine's token cut's
+// ratio), and says how much it left out.
 func TestCutLines(t *testing.T) {
 	var b strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
-	got := string(cutLines([]byte(b.String()), 400))
+	got := string(cutLines([]byte(b.String()), 400, engine.RequestTailRatio))
+	head, tail, _ := strings.Cut(got, "\n... [")
+	tail = tail[strings.Index(tail, "\n")+1:]
+	// Lines are at most 9 bytes: each side gives up at most one to keep
+	// whole lines.
+	if d := len(head) - len(tail); d < -2*9 || d > 2*9 {
+		t.Errorf("head %d bytes, tail %d: want half each (tail ratio %v)", len(head), len(tail), engine.RequestTailRatio)
+	}
 	if len(got) > 400 || !strings.HasPrefix(got, "line 0\nline 1\n") || !strings.HasSuffix(got, "line 999\n") || !strings.Contains(got, " bytes left out by ctxd] ...\nline ") {
 		t.Errorf("cut %d bytes:\n%s", len(got), got)
 	}

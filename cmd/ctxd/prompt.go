@@ -203,7 +203,7 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 			// A CI log piped in (README) is refused past the bound every
 			// door has; its head and tail are what a debug task reads.
 			n := len(b)
-			b = cutLines(b, engine.MaxUserRequestBytes)
+			b = cutLines(b, engine.MaxUserRequestBytes, engine.RequestTailRatio)
 			fmt.Fprintf(errw, "ctxd: standard input is %d bytes, over the %d a request may be: its middle was left out (%d bytes kept, head and tail)\n", n, engine.MaxUserRequestBytes, len(b))
 		}
 		pos = []string{string(b)}
@@ -215,13 +215,13 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 	return request, nil
 }
 
-// cutLines keeps a quarter of max from b's head and the rest from its tail,
-// whole lines, with a line saying how much was left out between: at most
-// max bytes.
-func cutLines(b []byte, max int) []byte {
+// cutLines keeps tailRatio of max from b's tail and the rest from its
+// head, whole lines, with a line saying how much was left out between: at
+// most max bytes.
+func cutLines(b []byte, max int, tailRatio float64) []byte {
 	marker := fmt.Sprintf("\n... [%d bytes left out by ctxd] ...\n", len(b))
 	room := max - len(marker)
-	head := b[:room/4]
+	head := b[:room-int(float64(room)*tailRatio)]
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}

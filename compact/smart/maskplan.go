@@ -19,7 +19,7 @@ import (
 // file read stays whole while its file is in play, up to the horizon
 // however large it is: it is the code the agent is about to change
 // (users want files in view). In play means one of the latest
-// max(MaskBigHorizon, readInPlay) calls (the read's own counts) names
+// max(MaskBigHorizon, ReadInPlay) calls (the read's own counts) names
 // its file, or an error they report does; a large read is due once the
 // agent has moved away from it (movedAway), or once a later call edits
 // the file or reads its lines again (request.Superseded: its text is out
@@ -74,12 +74,12 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 		return p
 	}
 	// hb: the age of a large output that is not a read; hr: that of a
-	// large read out of play (never younger than readInPlay: the read
+	// large read out of play (never younger than ReadInPlay: the read
 	// and the call after it keep it in play).
 	hb, hr := h, h
 	if r.c.MaskBig > 0 && r.c.MaskBigHorizon > 0 {
 		hb = min(h, r.c.MaskBigHorizon)
-		hr = min(h, max(hb, readInPlay))
+		hr = min(h, max(hb, ReadInPlay))
 	}
 	// edited[k]: the output of the call that supersedes read k (a later
 	// read of its lines or an edit of its file), n when none.
@@ -156,14 +156,14 @@ func (r *run) planMasking(outputs []*cand, step int, sup map[string]request.Supe
 	return p
 }
 
-// readInPlay is how many of the latest calls keep a file read in play
+// ReadInPlay is how many of the latest calls keep a file read in play
 // when one of them names its file (or an error it reports does): the
 // read's own call and the one after it at least, so a read is never
 // masked before it is two outputs old, whatever MaskBigHorizon says of
 // other large outputs. An agent reads a file, then often runs a script
 // or a search that does not name it before it edits the file
 // (BENCHMARKS.md, "h26bill2": keeping the latest read whole).
-const readInPlay = 2
+const ReadInPlay = 2
 
 // movedAway reports file read k as one the agent has moved away from at
 // count m: none of the calls of the latest away outputs (those of

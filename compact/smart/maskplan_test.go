@@ -203,7 +203,7 @@ func planRounds(n int) []convo.Msg {
 // an output of MaskBig tokens or fewer within the horizon; a masked test
 // log keeps its failure lines, a masked file read (no failure reported)
 // no source line; a file read is never masked before it is two outputs
-// old (readInPlay); references resolve; and masking saves. Under the
+// old (ReadInPlay); references resolve; and masking saves. Under the
 // former settings (a paced step of 2, reads and logs from two old) and
 // the proxy's defaults (a paced step of 1, logs over 300 tokens from one
 // old, long outputs condensed from 1,000).
@@ -262,7 +262,7 @@ func pacedSession(t *testing.T, f request.Format, call Call, rounds int) {
 				t.Errorf("%d outputs: %s masked %d outputs old", len(outs.order), id, age)
 			case age < call.MaskHorizon && estimateTokens(orig) <= call.MaskBig:
 				t.Errorf("%d outputs: %s (small) masked %d outputs old", len(outs.order), id, age)
-			case age < readInPlay && strings.HasPrefix(orig, "     1\t"):
+			case age < ReadInPlay && strings.HasPrefix(orig, "     1\t"):
 				t.Errorf("%d outputs: %s (a file read) masked %d outputs old", len(outs.order), id, age)
 			}
 			// A test log keeps its failure lines; a file read that

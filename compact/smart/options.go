@@ -171,15 +171,15 @@ type Call struct {
 	// the most to keep whole and a small one little. A file read is
 	// excepted while its file is in play (it waits for MaskHorizon: the
 	// code the agent is about to change stays in view): in play means
-	// one of the latest max(MaskBigHorizon, 2) calls, the read's own
-	// included, names its file, or an error they report does; a read
-	// the agent moved away from, or whose file was since edited or
-	// read again, is masked from that many outputs old. A session of no
+	// one of the latest max(MaskBigHorizon, [ReadInPlay]) calls, the
+	// read's own included, names its file, or an error they report
+	// does; a read the agent moved away from, or whose file was since
+	// edited or read again, is masked from that many outputs old. A session of no
 	// more than MaskHorizon outputs is still not masked. 0: off.
 	MaskBig int `json:"mask_big,omitempty"`
 	// MaskBigHorizon is the age, in outputs, from which an output of
 	// more than MaskBig tokens is masked (a file read out of play from
-	// 2 at the earliest); at most MaskHorizon.
+	// [ReadInPlay] at the earliest); at most MaskHorizon.
 	MaskBigHorizon int `json:"mask_big_horizon,omitempty"`
 	// MaskPaced places the masking steps where they pay rather than
 	// every MaskStep outputs: a step comes when the cached re-reads of

@@ -1,6 +1,13 @@
 // Package editdist measures how far apart two names are, for "did you
-// mean" suggestions (config keys, model names, flags).
+// mean" suggestions (config keys, params fields, commands, flags, model
+// names): one distance and one choice of the nearest name, each caller
+// giving only how far it lets a typo go.
 package editdist
+
+import (
+	"cmp"
+	"slices"
+)
 
 // Distance is the Levenshtein distance of a and b, by bytes.
 func Distance(a, b string) int {
@@ -21,4 +28,48 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Within says how many edits a candidate may be from the mistyped name and
+// still be offered. It is asked per candidate, so a rule may depend on it
+// (a candidate the name is a prefix of may lie one edit further).
+type Within func(candidate string) int
+
+// Edits is the rule "at most n edits from any candidate".
+func Edits(n int) Within { return func(string) int { return n } }
+
+// Nearest is the name among names that name most likely meant: the one
+// fewest edits away among those within reach ("" when none is). Ties go to
+// the name that sorts first, so the answer never depends on the order
+// names come in (a map's, a struct's).
+func Nearest(name string, names []string, within Within) string {
+	if r := Ranked(name, names, within); len(r) > 0 {
+		return r[0]
+	}
+	return ""
+}
+
+// Ranked is every name within reach of name, nearest first and, at equal
+// distance, in sorted order; a name listed twice is offered once.
+func Ranked(name string, names []string, within Within) []string {
+	type near struct {
+		name string
+		d    int
+	}
+	var nears []near
+	for _, n := range names {
+		if d := Distance(name, n); d <= within(n) {
+			nears = append(nears, near{n, d})
+		}
+	}
+	slices.SortFunc(nears, func(a, b near) int {
+		return cmp.Or(a.d-b.d, cmp.Compare(a.name, b.name))
+	})
+	out := make([]string, 0, len(nears))
+	for i, n := range nears {
+		if i == 0 || n.name != nears[i-1].name {
+			out = append(out, n.name)
+		}
+	}
+	return out
 }

@@ -145,8 +145,8 @@ func (w *Tree) startFollowing() {
 	f.bgWG.Go(func() { w.background(ctx) })
 }
 
-// stopFollowing stops the background work and waits for a pending index
-// write.
+// stopFollowing stops the background work; the writes it started are
+// Close's to wait for, after the file graphs' (which start writes too).
 func (w *Tree) stopFollowing() {
 	f := &w.follow
 	if f.started {
@@ -155,7 +155,6 @@ func (w *Tree) stopFollowing() {
 		f.watcher.Close()
 		f.started = false
 	}
-	f.saveWG.Wait()
 }
 
 // background refreshes the snapshot, the git facts and the file graph

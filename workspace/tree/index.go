@@ -155,8 +155,16 @@ type Snapshot struct {
 	linkG   *LinkGraph
 }
 
-// structure returns the structure tree to depth, cached.
-func (s *Snapshot) Structure(depth int) string {
+// Structure returns the structure tree to depth (cached), with the
+// files only open in the editor among overlay's buffers (OverlayKept):
+// gathering reads them, so the tree shows them beside the files on disk.
+func (s *Snapshot) Structure(depth int, overlay map[string]string) string {
+	for rel := range overlay {
+		if _, listed := s.FileIndex(rel); !listed && OverlayKept(rel) {
+			// Rare (a new file not saved yet): not cached.
+			return Structure(WithOverlayPaths(s.paths(), overlay), depth)
+		}
+	}
 	s.derivedMu.Lock()
 	defer s.derivedMu.Unlock()
 	if t, ok := s.structures[depth]; ok {

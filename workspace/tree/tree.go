@@ -154,6 +154,9 @@ func (w *Tree) Close() error {
 	w.stopPrefetch()
 	w.stopFollowing()
 	w.graphs.Wait()
+	// Last: the graphs and the background refresher start writes (the
+	// file graph, the index) of their own, which end before Close returns.
+	w.follow.saveWG.Wait()
 	return w.git.close()
 }
 
