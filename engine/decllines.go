@@ -50,7 +50,7 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 	aboutTests := q.AboutTests
 	looked := 0
 	var terms []uint32  // scratch: one identifier's terms
-	var inFunc []bool   // scratch: by line, inside a function
+	var marks []byte    // scratch: by line, what it is inside of (inFunction...)
 	var held [][]uint32 // by candidate line, the wanted terms it holds
 	for i := range chunks {
 		c := &chunks[i]
@@ -66,35 +66,31 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		}
 		looked++
 		n := strings.Count(c.Content, "\n") + 1
-		inFunc = slices.Grow(inFunc[:0], n+1)[:n+1]
-		clear(inFunc)
-		mark := func(d index.Def, v bool) {
+		marks = slices.Grow(marks[:0], n+1)[:n+1]
+		clear(marks)
+		mark := func(d index.Def, m byte) {
 			for l := max(d.Line, 1); l <= min(d.End, n); l++ {
-				inFunc[l] = v
+				marks[l] |= m
 			}
 		}
 		// Functions, and the bodies of classes with methods in them (a
 		// class's docstring holds the words of its methods), but their
-		// attributes and fields.
+		// attributes and fields (outside functions).
 		methods := map[string][][2]int{} // by class, the methods' lines
 		for _, d := range ent.Defs {
-			if d.Kind == "function" || d.Kind == "method" {
-				mark(d, true)
+			switch {
+			case d.Kind == "function" || d.Kind == "method":
+				mark(d, inFunction)
 				if d.Parent != "" {
 					methods[d.Parent] = append(methods[d.Parent], [2]int{d.Line, d.End})
 				}
+			case (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "":
+				mark(d, inMember)
 			}
 		}
 		for _, d := range ent.Defs {
 			if ms := methods[d.Name]; d.Kind != "function" && d.Kind != "method" && slices.ContainsFunc(ms, func(m [2]int) bool { return d.Line <= m[0] && m[1] <= d.End }) {
-				mark(d, true)
-			}
-		}
-		for _, d := range ent.Defs {
-			if (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "" && !slices.ContainsFunc(ent.Defs, func(f index.Def) bool {
-				return (f.Kind == "function" || f.Kind == "method") && f.Line <= d.Line && d.End <= f.End
-			}) {
-				mark(d, false)
+				mark(d, inClass)
 			}
 		}
 		var lines []int
@@ -104,7 +100,7 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		names := false // inside an import group's names (Python's, JavaScript's)
 		for line := range strings.Lines(c.Content) {
 			l++
-			if inFunc[l] || slices.Contains(c.Facts.MatchLines, l) {
+			if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 || slices.Contains(c.Facts.MatchLines, l) {
 				continue
 			}
 			text, group := importPath(line)
@@ -149,6 +145,14 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		c.Facts.DeclLines = out
 	}
 }
+
+// The marks of a line for declLines: inside a function, inside a class
+// with methods, inside an attribute or field of a type.
+const (
+	inFunction byte = 1 << iota
+	inClass
+	inMember
+)
 
 // importPath returns the part of a module-level line that declLines reads
 // for the request's terms: of an import line, the module it imports
