@@ -29,10 +29,9 @@ const (
 // declLines sets DeclLines: in the first declFiles source files, the
 // module-level lines (outside every function and method, and outside the
 // bodies of classes with methods but for their attributes and fields)
-// that hold a term
-// of the request (its focus words, split and stemmed as ranking reads
-// them) that at most declTermLines such lines of the file hold, at most
-// declLinesPerFile of them. The focus views show each with the short
+// that hold a term of the request (its focus words, split and stemmed as
+// ranking reads them) that at most declTermLines such lines of the file
+// hold, at most declLinesPerFile of them. The focus views show each with the short
 // declaration, import group or statement it belongs to
 // (treesitter.Options.DeclLines). A change to module-level code (a
 // constant, `__all__`, a struct's fields, an import group, a module-level
@@ -116,7 +115,7 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 				names = true
 			}
 			var got []uint32
-			query.ScanWords([]byte(text), func(id []byte) {
+			query.ScanWords(readOnly(text), func(id []byte) {
 				terms = tree.AppendTerms(terms[:0], id)
 				for _, t := range terms {
 					if want[t] && !slices.Contains(got, t) {
