@@ -141,6 +141,15 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		return nil
 	}
 	c := g.cands[rel]
+	if c == nil && !explicit && roleRank[role] <= roleRank[ctxd.RoleTest] && g.lexical.LeftOut(rel) {
+		// A copy of a file for another language than the request's
+		// (conf/locale/<lang>/formats.py) that the ranking left out
+		// comes beside the request's files by no other way either: not
+		// as an import (django's "from django.utils import formats" had
+		// brought seven), a link, a recent change or a test. What the
+		// request points at (targets, error locations) still comes.
+		return nil
+	}
 	if c == nil {
 		c = &candidate{rel: rel, order: len(g.cands)}
 		g.cands[rel] = c
@@ -529,7 +538,7 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	}, true
 }
 
-func hasKey(m map[string]string, k string) bool {
+func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
 }

@@ -27,6 +27,16 @@ const (
 // maxTargets bounds how many targets the task-specific sources expand.
 const maxTargets = 5
 
+// maxStemMatches bounds the code files a request names by their stem
+// alone that addNamedStems adds beside the files it names by path, and
+// maxStemFiles the files one such word may name (a word naming more,
+// "models" in django, names no one file).
+const (
+	maxStemMatches = 2
+	maxStemFiles   = 2
+	reasonStem     = "named by its stem in the request"
+)
+
 // maxDocMatches bounds the documentation a code task's lexical matches
 // add beside the code (docs/gathering.md, "Translations").
 const maxDocMatches = 2
@@ -110,6 +120,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 				}
 			}
 		}
+	}
+	if named {
+		g.addNamedStems(hits, aboutTests)
 	}
 	if !named && added+len(targets) < minRequestFiles {
 		g.addRecent(r.Depth)
@@ -247,6 +260,61 @@ func (g *gathering) byTask(ctx context.Context, targets []string, res lang.Impor
 		}
 	}
 	return nil
+}
+
+// addNamedStems adds the code files a request names by their name without
+// the extension ("sqlmigrate wraps its output in BEGIN/COMMIT" names
+// commands/sqlmigrate.py) when it also names files by path: those take
+// the targets' place, and only the best three lexical matches come
+// beside them, so a request that pointed at the test to add
+// (tests/migrations/test_commands.py) had lost the module it is about,
+// ranked below three files that repeat the words. Such a file is
+// a lexical match (its path holds the word); it is added whatever its
+// place, a word of four letters or more that names at most maxStemFiles
+// of the matches, at most maxStemMatches files, the words taken in the
+// request's order, documentation and tests (unless the request is about
+// tests) left out.
+func (g *gathering) addNamedStems(hits []tree.Hit, aboutTests bool) {
+	at := map[string]int{} // word -> its first place in the request
+	for _, w := range g.req.Query.Words {
+		if w = strings.ToLower(w); len(w) >= 4 {
+			if _, ok := at[w]; !ok {
+				at[w] = len(at)
+			}
+		}
+	}
+	if len(at) == 0 {
+		return
+	}
+	stemOf := func(p string) string {
+		b := path.Base(p)
+		return strings.ToLower(strings.TrimSuffix(b, path.Ext(b)))
+	}
+	files := map[string]int{} // stem -> matches named so
+	var named []int           // the hits whose stem is a word, in rank order
+	for i, h := range hits {
+		if s := stemOf(h.Path); hasKey(at, s) {
+			files[s]++
+			named = append(named, i)
+		}
+	}
+	// The words in the request's order (its subject first: a title names
+	// the module before the files it touches), each word's files in rank
+	// order.
+	slices.SortStableFunc(named, func(a, b int) int { return cmp.Compare(at[stemOf(hits[a].Path)], at[stemOf(hits[b].Path)]) })
+	added := 0
+	for _, i := range named {
+		if added == maxStemMatches {
+			break
+		}
+		h := hits[i]
+		if files[stemOf(h.Path)] > maxStemFiles || g.lexical.IsDoc(i) || !aboutTests && lang.IsTest(h.Path) || g.cands[h.Path] != nil {
+			continue
+		}
+		if g.add(h.Path, reasonStem, ctxd.RoleRelated, false) != nil {
+			added++
+		}
+	}
 }
 
 // targets lists the candidates the user pointed at (open files, literal

@@ -1,6 +1,8 @@
 package gather
 
 import (
+	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -354,5 +356,62 @@ func TestFixturesMatchTheRequest(t *testing.T) {
 				t.Errorf("fixtures (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestNamedStemBesideNamedTest: a request that names a test file by path
+// and the module it is about by its stem alone (django-11039's
+// "sqlmigrate wraps its output in BEGIN/COMMIT ... Adding a test in
+// tests/migrations/test_commands.py") gets the module as a candidate,
+// though more than three files that repeat the issue's words rank above
+// it; a word that names more than maxStemFiles files ("models") adds none
+// of them.
+func TestNamedStemBesideNamedTest(t *testing.T) {
+	words := "The migration executor (as sqlmigrate shows) adds the outer BEGIN/COMMIT if the migration is atomic and the schema editor can rollback DDL, a transaction per migration.\n"
+	files := map[string]string{
+		"web/core/management/commands/sqlmigrate.py": "class Command:\n    help = 'Prints the SQL statements for the named migration.'\n\n" + strings.Repeat("    def add_arguments(self, parser):\n        parser.add_argument('app_label', help='App label of the application.')\n        parser.add_argument('--backwards', action='store_true', help='Creates SQL to unapply it.')\n\n", 6) + "    def handle(self, app, name):\n        self.output_transaction = name.atomic\n        return self.collect(app, name)\n",
+		"web/core/management/commands/dbshell.py":    "class Command:\n    help = 'Runs the command-line client for the database.'\n",
+		"web/db/migrations/executor.py":              "# " + strings.Repeat(words, 4) + "def apply_migration(migration, schema_editor):\n    atomic = migration.atomic\n",
+		"web/db/transaction.py":                      "# " + strings.Repeat(words, 4) + "def atomic(using=None):\n    return Atomic(using)\n",
+		"web/db/backends/schema.py":                  "# " + strings.Repeat(words, 3) + "class BaseDatabaseSchemaEditor:\n    atomic_migration = True\n",
+		"web/db/backends/features.py":                "# " + strings.Repeat(words, 3) + "can_rollback_ddl = False\n",
+		"tests/migrations/test_commands.py":          "from web.core.management import call_command\n\ndef test_sqlmigrate_forwards():\n    call_command('sqlmigrate', 'migrations', '0001')\n",
+		"tests/transactions/tests.py":                "# " + strings.Repeat(words, 3) + "def test_atomic():\n    pass\n",
+	}
+	// Files that repeat the issue's words more than sqlmigrate.py does.
+	for _, p := range []string{"migrations/migration", "migrations/atomic", "transaction/rollback", "backends/ddl_schema", "backends/transactional_ddl"} {
+		files["web/db/"+p+".py"] = "# " + strings.Repeat(words, 5) + "def " + path.Base(p) + "(migration):\n    return migration.atomic\n"
+	}
+	for i := range 3 {
+		files[fmt.Sprintf("web/app%d/models.py", i)] = fmt.Sprintf("class Model%d:\n    \"\"\"A migration's model.\"\"\"\n", i)
+	}
+	w := workspaceOf(t, files)
+	tests := []struct {
+		request       string
+		want, notWant []string
+	}{
+		{
+			"sqlmigrate wraps its output in BEGIN/COMMIT even if the database doesn't support transactional DDL. " + words +
+				"Changing sqlmigrate's assignment of self.output_transaction to consider connection.features.can_rollback_ddl as well. Adding a test in tests/migrations/test_commands.py.",
+			[]string{"tests/migrations/test_commands.py", "web/core/management/commands/sqlmigrate.py"}, nil,
+		},
+		{
+			"the models of a migration: " + words + "Adding a test in tests/migrations/test_commands.py.",
+			[]string{"tests/migrations/test_commands.py"}, []string{"web/app0/models.py", "web/app1/models.py", "web/app2/models.py"},
+		},
+	}
+	for _, tt := range tests {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse(tt.request), Depth: 8})
+		got := sources(res)
+		for _, p := range tt.want {
+			if !slices.Contains(got, p) {
+				t.Errorf("%.40q...: %s not gathered; got %q", tt.request, p, got)
+			}
+		}
+		for _, p := range tt.notWant {
+			if c := chunk(res, p); c != nil && hasReason(c, reasonStem) {
+				t.Errorf("%.40q...: %s gathered as %q", tt.request, p, c.Facts.Reasons)
+			}
+		}
 	}
 }

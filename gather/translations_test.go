@@ -2,6 +2,7 @@ package gather
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,71 @@ func TestDocsTakeNoCodePlaces(t *testing.T) {
 		}
 		if docs > tt.maxDocs || code < tt.wantCode {
 			t.Errorf("%q: %d docs (at most %d), %d code files (at least %d)", tt.request, docs, tt.maxDocs, code, tt.wantCode)
+		}
+	}
+}
+
+// TestLocaleCopiesTakeNoCodePlaces: copies of a module per language
+// (conf/locale/<lang>/formats.py) and gettext catalogues that repeat the
+// request's words more than the code count once: one formats.py (English
+// for an English request), no catalogue in another language, and for a
+// code task no catalogue takes a code file's place; a request about
+// translations gathers them.
+func TestLocaleCopiesTakeNoCodePlaces(t *testing.T) {
+	files := map[string]string{
+		"web/db/deletion.py": "class Collector:\n    def delete(self):\n        \"\"\"Return the result: the number of deleted objects and a dict.\"\"\"\n        return sum(self.counts.values()), dict(self.counts)\n",
+		"web/db/query.py":    "class QuerySet:\n    def delete(self):\n        \"\"\"Delete the objects; return the deleted count.\"\"\"\n        return Collector().delete()\n",
+		"web/domains/std.py": "def make_option(desc):\n    logger.warning(__('Malformed option description %r, should look like \"opt\"'), desc)\n",
+		"web/locale/web.pot": "msgid \"Malformed option description %r, should look like \\\"opt\\\"\"\nmsgstr \"\"\n",
+	}
+	for _, l := range []string{"en", "de", "fr", "it", "ja", "pt_BR", "ru"} {
+		// Each says "result", "format", "deleted", "objects" and the
+		// message more often than the code does.
+		files["web/conf/locale/"+l+"/formats.py"] = strings.Repeat("# The result format of deleted objects counts, per locale.\n", 6) + "DATE_FORMAT = 'j F Y'\n"
+		files["web/locale/"+l+"/LC_MESSAGES/web.po"] = strings.Repeat("# The deleted objects result format.\nmsgid \"Malformed option description %r, should look like \\\"opt\\\"\"\nmsgstr \"option\"\n", 4)
+	}
+	w := workspaceOf(t, files)
+	formats := func(p string) bool { return strings.HasSuffix(p, "/formats.py") }
+	catalogue := func(p string) bool { return strings.Contains(p, "LC_MESSAGES/") || strings.HasSuffix(p, ".pot") }
+	tests := []struct {
+		request           string
+		code              []string
+		maxFormats        int
+		maxCatalogues     int
+		foreignCatalogues bool // a catalogue in another language than English may come
+	}{
+		{"QuerySet.delete: the result format is inconsistent when zero objects are deleted", []string{"web/db/deletion.py", "web/db/query.py"}, 1, maxDocMatches, false},
+		{"the \"Malformed option description\" warning is wrong for [enable=]PATTERN", []string{"web/domains/std.py"}, 1, maxDocMatches, false},
+		{"update the translations of \"Malformed option description\" in every locale", nil, 7, 8, true},
+	}
+	for _, tt := range tests {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse(tt.request), Depth: 6})
+		got := sources(res)
+		nf, nc := 0, 0
+		for _, p := range got {
+			switch {
+			case formats(p):
+				nf++
+				if !strings.Contains(p, "/en/") && !tt.foreignCatalogues {
+					t.Errorf("%q: %s gathered (not the English copy)", tt.request, p)
+				}
+			case catalogue(p):
+				nc++
+				if !strings.Contains(p, "/en/") && !strings.HasSuffix(p, ".pot") && !tt.foreignCatalogues {
+					t.Errorf("%q: %s gathered (a catalogue in another language)", tt.request, p)
+				}
+			}
+		}
+		for _, p := range tt.code {
+			if !slices.Contains(got, p) {
+				t.Errorf("%q: %s not gathered; got %q", tt.request, p, got)
+			}
+		}
+		if nf > tt.maxFormats || nc > tt.maxCatalogues {
+			t.Errorf("%q: %d copies of formats.py (at most %d), %d catalogues (at most %d); got %q", tt.request, nf, tt.maxFormats, nc, tt.maxCatalogues, got)
+		}
+		if tt.foreignCatalogues && nc < 3 {
+			t.Errorf("%q: a request about translations gathered %d catalogues; got %q", tt.request, nc, got)
 		}
 	}
 }

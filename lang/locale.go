@@ -59,6 +59,17 @@ func Tag(s string) string {
 	if len(s) < 2 || !letter(s[0]) || !letter(s[1]) || len(s) > 2 && s[2] != '-' && s[2] != '_' {
 		return ""
 	}
+	if len(s) == 2 {
+		// The common case, without splitting (CopyLocale asks of every
+		// folder of every path: db/, io/, os/).
+		if !isLower(s[0]) || !isLower(s[1]) {
+			s = strings.ToLower(s)
+		}
+		if languages[s] {
+			return s
+		}
+		return ""
+	}
 	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' })
 	if len(parts) == 0 || len(parts) > 3 || strings.Count(s, "-")+strings.Count(s, "_") != len(parts)-1 || !languages[parts[0]] {
 		return ""
@@ -151,6 +162,100 @@ func Locale(p string) (tag, page string) {
 		}
 	}
 	return "", p
+}
+
+// Copies of one file per language that are not documentation pages:
+// code under a locale folder (django's conf/locale/<lang>/formats.py, one
+// module per language) and gettext catalogues (<lang>/LC_MESSAGES/x.po,
+// po/<lang>.po). Each holds the same names and messages as the others, so
+// every copy matched a request as well as the one version a request needs
+// (seven formats.py took 1,662 tokens of one SWE-bench context, and a
+// catalogue holding a quoted message's translation ranked second).
+
+// catalogueExts are gettext's: a catalogue, its template, its compiled
+// form.
+var catalogueExts = map[string]bool{".po": true, ".pot": true, ".mo": true}
+
+// CopyLocale returns the locale a file other than a documentation page is
+// a copy for, the file it is a copy of (its path without the locale), and
+// whether it is a gettext catalogue or translation bundle: a file under
+// <locale>/LC_MESSAGES/ (any locale name, "ca@valencia" as "ca-valencia"),
+// a catalogue named by its locale (po/pt_BR.po), else a file under the
+// first directory named as a locale tag ([Tag]). A catalogue with no
+// locale (a .pot template) returns "" and itself, catalogue true. As with
+// [Locale], nothing here says the path is a copy: the caller checks that
+// the same file exists for other locales.
+func CopyLocale(p string) (tag, page string, catalogue bool) {
+	if !mayBeCopy(p) {
+		return "", p, false // most paths: one pass, no lookup
+	}
+	base := path.Base(p)
+	ext := strings.ToLower(path.Ext(base))
+	dir := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir = p[:i]
+	}
+	// <locale>/LC_MESSAGES/: the folder above is a locale whatever its
+	// name (gettext's ll_CC@modifier, three-letter languages).
+	if i := strings.Index(p, "/LC_MESSAGES/"); i > 0 {
+		start := strings.LastIndexByte(p[:i], '/') + 1 // the locale folder
+		return catalogueTag(p[start:i]), p[:start] + p[i+1:], true
+	}
+	catalogue = catalogueExts[ext]
+	if catalogue {
+		if t := Tag(strings.TrimSuffix(base, base[len(base)-len(ext):])); t != "" {
+			return t, p[:len(p)-len(base)] + ext, true
+		}
+	}
+	for i, start := 0, 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		if t := Tag(dir[start:i]); t != "" {
+			return t, p[:start] + strings.TrimPrefix(p[i:], "/"), catalogue
+		}
+		start = i + 1
+	}
+	return "", p, catalogue
+}
+
+// mayBeCopy reports whether CopyLocale can find a locale in p: a folder
+// that starts as a tag does (two letters, then the end or "-" or "_";
+// LC_MESSAGES does too) or a catalogue's extension. The index asks of
+// every file it holds, at every rebuild.
+func mayBeCopy(p string) bool {
+	letter := func(c byte) bool { return isLower(c) || isUpper(c) }
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		if n := i - start; n >= 2 && letter(p[start]) && letter(p[start+1]) && (n == 2 || p[start+2] == '-' || p[start+2] == '_') {
+			return true
+		}
+		start = i + 1
+	}
+	for _, ext := range [...]string{".po", ".pot", ".mo"} {
+		if n := len(p) - len(ext); n > start && strings.EqualFold(p[n:], ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// catalogueTag returns a gettext locale name as a tag: [Tag]'s when it is
+// one, else lowercase with "-" for "_" and "@" ("ca@valencia" is
+// "ca-valencia", "cak" stays), so [Preferred] reads its language.
+func catalogueTag(name string) string {
+	if t := Tag(name); t != "" {
+		return t
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '@' {
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, name)
 }
 
 // upperWord reports a name of upper-case letters, digits and "_" or "-"

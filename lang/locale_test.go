@@ -50,6 +50,36 @@ func TestLocale(t *testing.T) {
 	}
 }
 
+// TestCopyLocale: copies per language of code and gettext catalogues.
+func TestCopyLocale(t *testing.T) {
+	tests := []struct {
+		path, tag, page string
+		catalogue       bool
+	}{
+		{"django/conf/locale/de/formats.py", "de", "django/conf/locale/formats.py", false},
+		{"django/conf/locale/pt_BR/formats.py", "pt-br", "django/conf/locale/formats.py", false},
+		{"django/conf/locale/de/LC_MESSAGES/django.po", "de", "django/conf/locale/LC_MESSAGES/django.po", true},
+		{"sphinx/locale/ca@valencia/LC_MESSAGES/sphinx.po", "ca-valencia", "sphinx/locale/LC_MESSAGES/sphinx.po", true},
+		{"sphinx/locale/cak/LC_MESSAGES/sphinx.js", "cak", "sphinx/locale/LC_MESSAGES/sphinx.js", true},
+		{"sphinx/locale/en_GB/LC_MESSAGES/sphinx.mo", "en-gb", "sphinx/locale/LC_MESSAGES/sphinx.mo", true},
+		{"po/pt_BR.po", "pt-br", "po/.po", true},
+		{"de.po", "de", ".po", true},
+		{"sphinx/locale/sphinx.pot", "", "sphinx/locale/sphinx.pot", true},
+		{"locale/messages.po", "", "locale/messages.po", true},
+		{"LC_MESSAGES/x.po", "", "LC_MESSAGES/x.po", true},
+		// Not copies: no locale folder.
+		{"django/conf/locale/__init__.py", "", "django/conf/locale/__init__.py", false},
+		{"locales/fr.json", "", "locales/fr.json", false},
+		{"src/js/index.js", "", "src/js/index.js", false},
+	}
+	for _, tt := range tests {
+		tag, page, cat := lang.CopyLocale(tt.path)
+		if tag != tt.tag || page != tt.page || cat != tt.catalogue {
+			t.Errorf("CopyLocale(%q) = %q, %q, %v; want %q, %q, %v", tt.path, tag, page, cat, tt.tag, tt.page, tt.catalogue)
+		}
+	}
+}
+
 func TestTag(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"en", "en"}, {"pt-BR", "pt-br"}, {"pt_br", "pt-br"}, {"zh-Hant", "zh-hant"},

@@ -820,6 +820,9 @@ type docNorm struct {
 	path, body, defs float64
 	role             lang.Role
 	test             bool
+	// catalogue: a gettext catalogue (Index.role); beside role and test,
+	// the struct stays 32 bytes.
+	catalogue bool
 	// page is 1 + the index of the document's translated page in
 	// Index.pages, 0 when it has one version.
 	page int32
@@ -1120,7 +1123,7 @@ func newIndex(docs []*indexDoc) *Index {
 		ix.avgDefs = math.Max(sd/float64(len(docs)), 1)
 	}
 	ix.norms = make([]docNorm, len(docs))
-	pageOf, pages := groupVersions(docs)
+	pageOf, pages, catalogues := groupVersions(docs)
 	ix.pages = pages
 	for i, d := range docs {
 		lp := float64(d.name.n) / ix.avgPath
@@ -1134,6 +1137,9 @@ func newIndex(docs []*indexDoc) *Index {
 		}
 		if pageOf != nil {
 			ix.norms[i].page = pageOf[i]
+		}
+		if catalogues != nil {
+			ix.norms[i].catalogue = catalogues[i]
 		}
 	}
 	return ix
@@ -1197,10 +1203,14 @@ func (ix *Index) RankBy(q RankQuery, limit int, keep func(path string) bool) []H
 type Ranking struct {
 	ix      *Index
 	explain bool
-	Hits    []Hit        // Match left zero
-	parts   [][3]float64 // path, content, definitions score of hits[i]
-	docs    []int32      // the document of hits[i]
-	place   []int32      // by document: 1 + index in hits, 0 when none
+	// lang and allVersions are the request's language and whether it is
+	// about translations (Index.otherVersion, Index.role).
+	lang        string
+	allVersions bool
+	Hits        []Hit        // Match left zero
+	parts       [][3]float64 // path, content, definitions score of hits[i]
+	docs        []int32      // the document of hits[i]
+	place       []int32      // by document: 1 + index in hits, 0 when none
 }
 
 // hit returns rel's hit and its 1-based place, or nil and 0.
@@ -1227,19 +1237,33 @@ func (r *Ranking) Score(rel string) float64 {
 // match splits hits[i]'s score by field and names its role's prior.
 func (r *Ranking) Match(i int) ctxd.LexicalMatch {
 	p := &r.parts[i]
-	d := r.ix.docs[r.docs[i]]
 	s := p[0] + p[1] + p[2]
 	share := func(v float64) float64 { return math.Round(v/s*1000) / 1000 }
 	priors := &codePriors
 	if r.explain {
 		priors = &explainPriors
 	}
-	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: d.role.String(), Prior: priors[d.role]}
+	role := r.ix.role(r.docs[i], r.allVersions)
+	return ctxd.LexicalMatch{Path: share(p[0]), Content: share(p[1]), Definitions: share(p[2]), Role: role.String(), Prior: priors[role]}
 }
 
 // IsDoc reports whether Hits[i] is documentation, a changelog or
-// repository meta: text about the code, not code.
-func (r *Ranking) IsDoc(i int) bool { return isDocRole(r.ix.docs[r.docs[i]].role) }
+// repository meta: text about the code, not code (a gettext catalogue
+// too, unless the request is about translations).
+func (r *Ranking) IsDoc(i int) bool { return isDocRole(r.ix.role(r.docs[i], r.allVersions)) }
+
+// LeftOut reports whether rel is a version of a page, or a copy of a
+// file, in several languages that the request does not keep (the ranking
+// leaves it out: Index.otherVersion); gathering adds it beside the
+// request's files by no other way (imports, links, recent commits): seven
+// copies of django's formats.py had come in as imported by admin/utils.py.
+func (r *Ranking) LeftOut(rel string) bool {
+	if r == nil || r.allVersions || len(r.ix.pages) == 0 {
+		return false
+	}
+	d, ok := r.ix.find(rel)
+	return ok && r.ix.norms[d].page != 0 && r.ix.otherVersion(int32(d), r.lang)
+}
 
 // find returns the index of the document of path (docs are sorted by
 // path).
@@ -1250,7 +1274,7 @@ func (ix *Index) find(path string) (int, bool) {
 // ranking ranks without the per-field split (see rank).
 func (ix *Index) Ranking(q RankQuery, limit int, keep func(path string) bool) *Ranking {
 	qt := q.terms
-	r := &Ranking{ix: ix, explain: q.explain}
+	r := &Ranking{ix: ix, explain: q.explain, lang: q.lang, allVersions: q.allVersions}
 	if len(qt) == 0 || len(ix.docs) == 0 {
 		return r
 	}
@@ -1316,7 +1340,7 @@ func (ix *Index) Ranking(q RankQuery, limit int, keep func(path string) bool) *R
 			return
 		}
 		d := &ix.norms[a.doc]
-		s *= priors[d.role]
+		s *= priors[ix.role(a.doc, q.allVersions)]
 		if d.test && !q.aboutTests {
 			s *= testPenalty
 		}

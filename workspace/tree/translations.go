@@ -10,35 +10,68 @@ import "github.com/ctxd/ctxd/lang"
 // keeps the version in the request's language, else the original, else
 // English ([lang.Preferred]), unless the request is about translations.
 
-// pageVersions are the versions of one documentation page in several
-// languages: documents of the index (in path order) and their locale tags
-// ("" for the untagged original).
+// Copies of one file per language that are not documentation count once
+// the same way ([lang.CopyLocale]): django's conf/locale/<lang>/formats.py
+// (a module per language) and gettext catalogues (<lang>/LC_MESSAGES/*.po,
+// po/<lang>.po). A catalogue repeats the code's messages (a request
+// quoting one matched every language's catalogue as well as the code that
+// raises it), so a code task also ranks the version kept, and a catalogue
+// without a language (a .pot template), as documentation: below the code,
+// none of its targets, at most maxDocMatches beside it (gather). A
+// request about translations ranks them all as what they are.
+
+// minCodeCopies is the number of locale folders holding one code file
+// from which they are copies of it: a folder named like a language ("es"
+// for ES modules, "it" for integration tests, "ms") may hold the same file
+// as one other by chance, not as two others (django has 100 locales).
+const minCodeCopies = 3
+
+// pageVersions are the versions of one documentation page, or copies of
+// one file, in several languages: documents of the index (in path order)
+// and their locale tags ("" for the untagged original).
 type pageVersions struct {
 	docs []int32
 	tags []string
 	// english is the document kept for a request in English.
 	english int32
+	// code: copies of a file that is not a documentation page (code,
+	// catalogues), found by lang.CopyLocale.
+	code bool
 }
 
 // groupVersions finds the documentation pages of docs (sorted by path)
 // that exist in more than one language ([lang.Locale]: locale folders and
-// language suffixes). It returns, by document, 1 + the index of its page
-// in pages (0: a page in one version, or not a page), and the pages. A
-// folder named like a language holding a page no other language has
-// ("ca/" for certificates) is not a translation.
-func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
+// language suffixes), and the other files with copies under several
+// locales ([lang.CopyLocale], at least minCodeCopies for code). It
+// returns, by document, 1 + the index of its page in pages (0: a page in
+// one version, or not a page), the pages, and by document whether it is a
+// gettext catalogue (nil when none is). A folder named like a language
+// holding a page no other language has ("ca/" for certificates) is not a
+// translation.
+func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogues []bool) {
 	byPage := map[string]int32{} // page -> 1 + index in pages
 	for i, d := range docs {
-		if !isDocRole(d.role) {
-			continue
+		tag, page, code := "", "", false
+		if isDocRole(d.role) {
+			tag, page = lang.Locale(d.path)
 		}
-		tag, page := lang.Locale(d.path)
+		if tag == "" {
+			var cat bool
+			tag, page, cat = lang.CopyLocale(d.path)
+			if cat {
+				if catalogues == nil {
+					catalogues = make([]bool, len(docs))
+				}
+				catalogues[i] = true
+			}
+			code = true
+		}
 		if tag == "" {
 			continue
 		}
 		k := byPage[page]
 		if k == 0 {
-			pages = append(pages, pageVersions{})
+			pages = append(pages, pageVersions{code: code})
 			k = int32(len(pages))
 			byPage[page] = k
 		}
@@ -47,13 +80,10 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 		p.tags = append(p.tags, tag)
 	}
 	if len(pages) == 0 {
-		return nil, nil
+		return nil, nil, catalogues
 	}
 	// The untagged originals (README.md beside README.zh-CN.md).
 	for i, d := range docs {
-		if !isDocRole(d.role) {
-			continue
-		}
 		if k := byPage[d.path]; k > 0 {
 			if tag, _ := lang.Locale(d.path); tag == "" {
 				p := &pages[k-1]
@@ -66,7 +96,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 	keep := make([]int32, len(pages)) // 1 + new index, 0: dropped
 	n := 0
 	for k := range pages {
-		if len(pages[k].docs) > 1 {
+		if v := len(pages[k].docs); v > 1 && (!pages[k].code || v >= minCodeCopies || catalogues != nil && catalogues[pages[k].docs[0]]) {
 			pages[n] = pages[k]
 			n++
 			keep[k] = int32(n)
@@ -74,7 +104,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 	}
 	pages = pages[:n]
 	if n == 0 {
-		return nil, nil
+		return nil, nil, catalogues
 	}
 	of = make([]int32, len(docs))
 	for k := range pages {
@@ -84,7 +114,17 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions) {
 		}
 		p.english = p.docs[lang.Preferred(p.tags, "")]
 	}
-	return of, pages
+	return of, pages, catalogues
+}
+
+// role is document d's role as a ranking for a request counts it: a
+// gettext catalogue is documentation unless the request is about
+// translations (allVersions).
+func (ix *Index) role(d int32, allVersions bool) lang.Role {
+	if ix.norms[d].catalogue && !allVersions {
+		return lang.RoleDoc
+	}
+	return ix.norms[d].role
 }
 
 // isDocRole reports the roles of text about the code: documentation,

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/query"
@@ -40,6 +41,61 @@ func TestRankVersionsOnce(t *testing.T) {
 			got = append(got, h.Path)
 		}
 		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Rank(%q) = %q, want %q", tt.request, got, tt.want)
+		}
+	}
+}
+
+// TestRankCopiesOnce: copies of a code file per locale (django's
+// conf/locale/<lang>/formats.py) and gettext catalogues count once, like a
+// translated page; a catalogue ranks as documentation below the code that
+// holds its message unless the request is about translations; two
+// folders named like languages holding one file are not copies.
+func TestRankCopiesOnce(t *testing.T) {
+	formats := []byte("# The date result format of this locale.\nDATE_FORMAT = 'j F Y'\nRESULT_FORMAT = 'N j, Y'\n")
+	catalogue := []byte("msgid \"Malformed option description %r, should look like opt\"\nmsgstr \"\"\n")
+	ix := newTextIndex(map[string][]byte{
+		"app/conf/locale/en/formats.py":             formats,
+		"app/conf/locale/de/formats.py":             formats,
+		"app/conf/locale/fr/formats.py":             formats,
+		"app/conf/locale/pt_BR/formats.py":          formats,
+		"app/conf/locale/__init__.py":               []byte("LANG_INFO = {}\n"),
+		"app/models/deletion.py":                    []byte("def delete(objs):\n    \"\"\"Return the result format: a count and a dict.\"\"\"\n    return 0, {}\n"),
+		"app/locale/de/LC_MESSAGES/app.po":          catalogue,
+		"app/locale/fr/LC_MESSAGES/app.po":          catalogue,
+		"app/locale/ca@valencia/LC_MESSAGES/app.po": catalogue,
+		"app/locale/en_GB/LC_MESSAGES/app.po":       catalogue,
+		"app/locale/app.pot":                        catalogue,
+		"app/domains/std.py":                        []byte("def make_option(desc):\n    logger.warning(__('Malformed option description %r, should look like opt'), desc)\n"),
+		"src/es/option.js":                          []byte("export const malformed = 'option description';\n"),
+		"src/it/option.js":                          []byte("export const malformed = 'option description';\n"),
+	})
+	tests := []struct {
+		request string
+		want    []string // the hits, best first
+	}{
+		{"the result format of delete is inconsistent", []string{"app/models/deletion.py", "app/conf/locale/en/formats.py"}},
+		{"the German date result format", []string{"app/conf/locale/de/formats.py", "app/models/deletion.py"}},
+		// The code first, the catalogue kept and the template after it
+		// (as documentation), no other language's catalogue; two
+		// coincidental "language" folders both stay.
+		{"Malformed option description warning", []string{"app/domains/std.py", "src/es/option.js", "src/it/option.js", "app/locale/app.pot", "app/locale/en_GB/LC_MESSAGES/app.po"}},
+		{"translate the malformed option description", []string{"app/domains/std.py", "app/locale/app.pot", "app/locale/ca@valencia/LC_MESSAGES/app.po", "app/locale/de/LC_MESSAGES/app.po", "app/locale/en_GB/LC_MESSAGES/app.po", "app/locale/fr/LC_MESSAGES/app.po", "src/es/option.js", "src/it/option.js"}},
+	}
+	for _, tt := range tests {
+		hits := ix.Rank(query.Parse(tt.request), 0)
+		var got []string
+		about := strings.HasPrefix(tt.request, "translate")
+		for _, h := range hits {
+			got = append(got, h.Path)
+			if cat := strings.Contains(h.Path, ".po"); cat && (h.Match.Role == "doc") == about {
+				t.Errorf("Rank(%q): catalogue %s ranked as %s", tt.request, h.Path, h.Match.Role)
+			}
+		}
+		if about {
+			slices.Sort(got) // every version, as code: no order asked
+		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Rank(%q) = %q, want %q", tt.request, got, tt.want)
 		}
