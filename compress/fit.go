@@ -326,14 +326,8 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	if focusWhole > 0 && (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) {
 		whole = min(whole, focusWhole)
 	}
-	focusView := c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly
 	q := viewQuality(c.Tokens, whole) + focusMore*focusShown(c)
-	if focusView && c.OriginalTokens > focusWhole/focusShareOf { // the budget
-		// A file the budget cannot show whole: its best functions
-		// count by how far they lead the rest.
-		q += focusWorth * focusLead(c)
-	}
-	if focusView && focusNone(c) {
+	if (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) && focusNone(c) {
 		// The named definitions alone (engine's smallest focus view),
 		// without a function the focus lines chose.
 		q -= focusMore
@@ -362,50 +356,6 @@ func refShown(c *ctxd.Chunk) float64 {
 // focusMore is what a focus view gains in quality by showing every one of
 // its focus lines' functions rather than the best one alone.
 const focusMore = 0.1
-
-// focusWorth weighs focusLead in the quality of a focus view of a file
-// larger than the context budget (one the budget can never show whole,
-// whose code only the focus ladder's steps show). On the development
-// set's answer files with a ladder (eval recall --dump, 100 commits a
-// repository, 689 files at 8k and 32k; BENCHMARKS.md "h25fit"), the best
-// k ranked definitions held every changed line for 17% of them at k = 1,
-// 24% at 2, 27% at 3, 30% at 5, and the chance that definition k was the
-// one fitted its score cubed over the sum of the ranked definitions'
-// scores cubed (times 0.32) better than the scores themselves or another
-// power: a best function scored twice the second held the change in 65%
-// of the files, the best of a dozen scored alike in 12%. The flat
-// focusMore valued the best function alone at its share of the file's
-// tokens in both cases. Where the file fits the budget, its larger views
-// (whole, bodies, signatures) compete with the steps as before: a bonus
-// there stopped files at a leading step that the whole file would have
-// shown (requests and httpx 32k -1 to -2).
-const focusWorth = 0.3
-
-// focusLead is what c's ranked definitions shown whole (Facts.FocusDefs)
-// hold of the file's chance to hold the change beyond their share of the
-// scores: the share of the scores cubed they hold less the share of the
-// scores. It is 0 for a view of all of them or none, and for one of n
-// definitions scored alike; 0.23 for the best alone scored 2.5
-// times the second, and more the more it leads a long list.
-func focusLead(c *ctxd.Chunk) float64 {
-	var total, shown, total3, shown3 float64
-	for _, d := range c.Facts.FocusDefs {
-		if d.Score <= 0 {
-			continue
-		}
-		w := d.Score * d.Score * d.Score
-		total += d.Score
-		total3 += w
-		if focusLineShown(c, d.Line) {
-			shown += d.Score
-			shown3 += w
-		}
-	}
-	if total == 0 {
-		return 0
-	}
-	return max(shown3/total3-shown/total, 0)
-}
 
 // focusShown is the part of the focus lines after the first that a focus
 // view shows the functions of (0 for the best function alone, 1 for all),

@@ -1,9 +1,6 @@
 package compress
 
 import (
-	"context"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -120,98 +117,6 @@ func TestDropsFocus(t *testing.T) {
 	}
 	if dropsFocus(nil, two) {
 		t.Error("absent -> best two: refused")
-	}
-}
-
-// TestFitBuysTheLeadingFunction: a file far larger than the context,
-// ranked fourth, whose best-ranked function far outscores the rest (30
-// against 8 and 7: the request's words are in it) shows that function
-// whole rather than its presence line, where a small file ranked below it
-// would take the tokens; with three functions scored alike, the small
-// file is shown whole as before. On the development set a best function
-// scored twice the second held the change in 65% of answer files, one of
-// a dozen scored alike in 12%. Without focusLead the step is worth its
-// share of the file's tokens alone whatever the scores.
-func TestFitBuysTheLeadingFunction(t *testing.T) {
-	c := counter(t)
-	const n = 2000
-	tests := []struct {
-		name   string
-		scores []float64
-		lead   bool // b.py's best function shown, else s0.txt whole
-	}{
-		{"one function leads", []float64{30, 8, 7}, true},
-		{"three scored alike", []float64{10, 9.8, 9.6}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var defs []ctxd.DefScore
-			for k, s := range tt.scores {
-				defs = append(defs, ctxd.DefScore{Line: 1001 + 100*k, Score: s})
-			}
-			b := ctxd.Chunk{Source: "b.py", ChunkType: ctxd.ChunkFile, Content: lines("b", n), Score: 1000, Facts: ctxd.Facts{FocusLines: []int{1001, 1101, 1201}, FocusDefs: defs}}
-			all := strings.SplitAfter(b.Content, "\n")
-			body := func(from, to int) string { return strings.Join(all[from-1:to], "") }
-			views := func(_ context.Context, ch *ctxd.Chunk) []View {
-				if ch.Source != "b.py" {
-					return nil
-				}
-				return []View{
-					{Level: ctxd.ViewFocusOnly, Text: body(1001, 1040) + body(1101, 1140) + body(1201, 1240), Elided: []ctxd.LineRange{{Start: 1, End: 1000}, {Start: 1041, End: 1100}, {Start: 1141, End: 1200}, {Start: 1241, End: n}}},
-					{Level: ctxd.ViewFocusOnly, Text: body(1001, 1040), Elided: []ctxd.LineRange{{Start: 1, End: 1000}, {Start: 1041, End: n}}},
-					{Level: ctxd.ViewOutline, Text: "1001: def b1():\n1101: def b2():\n1201: def b3():\n", Elided: []ctxd.LineRange{{Start: 1, End: n}}},
-				}
-			}
-			var cs []ctxd.Chunk
-			for i := range 3 {
-				cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("top%d.txt", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("top", i), 60), Score: float64(1500 - 100*i)})
-			}
-			cs = append(cs, b)
-			for i := range 3 {
-				cs = append(cs, ctxd.Chunk{Source: fmt.Sprintf("s%d.txt", i), ChunkType: ctxd.ChunkFile, Content: lines(fmt.Sprint("s", i), 40), Score: float64(275 - 5*i)})
-			}
-			shown := fitShown(t, cs, Options{Budget: 4000, Counter: c, Render: render, Views: views})
-			if got := strings.Contains(shown["b.py"].Content, "b line 1020:"); got != tt.lead {
-				t.Errorf("b.py's best function shown %v, want %v (b.py at %q, %d tokens)", got, tt.lead, shown["b.py"].Shown(), shown["b.py"].Tokens)
-			}
-			if whole := !shown["s0.txt"].Truncated; whole == tt.lead {
-				t.Errorf("s0.txt whole %v, want %v", whole, !tt.lead)
-			}
-		})
-	}
-}
-
-// TestFocusLead: what a focus view's shown definitions hold beyond their
-// share of the scores: nothing for all or none of them or for one of
-// several scored alike, most for the best alone far ahead of the rest.
-func TestFocusLead(t *testing.T) {
-	view := func(scores []float64, elided ...ctxd.LineRange) *ctxd.Chunk {
-		var defs []ctxd.DefScore
-		for k, s := range scores {
-			defs = append(defs, ctxd.DefScore{Line: 10 + 20*k, Score: s})
-		}
-		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocusOnly, Elided: elided, Facts: ctxd.Facts{FocusDefs: defs}}
-	}
-	rest := ctxd.LineRange{Start: 20, End: 100} // all but the first
-	tests := []struct {
-		name     string
-		c        *ctxd.Chunk
-		min, max float64
-	}{
-		{"all shown", view([]float64{30, 8, 7}), 0, 0},
-		{"none shown", view([]float64{30, 8, 7}, ctxd.LineRange{Start: 1, End: 100}), 0, 0},
-		{"one of three alike", view([]float64{10, 10, 10}, rest), 0, 1e-9},
-		{"one of one", view([]float64{10}, rest), 0, 0},
-		{"best 2.5 times the second", view([]float64{2.5, 1}, rest), 0.22, 0.23},
-		{"best far ahead of three", view([]float64{30, 8, 7}, rest), 0.3, 0.31},
-		{"no scores", view(nil, rest), 0, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := focusLead(tt.c); got < tt.min || got > tt.max {
-				t.Errorf("focusLead %.4f, want %.2f-%.2f", got, tt.min, tt.max)
-			}
-		})
 	}
 }
 
