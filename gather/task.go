@@ -140,6 +140,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 
 	res := lang.ImportResolver{
 		GoModule: g.snap.GoModule,
+		Py:       g.snap.PyModules(),
 	}
 	if err := g.byTask(ctx, targets, res, scores); err != nil {
 		return err
