@@ -233,7 +233,7 @@ func (g *gathering) byTask(ctx context.Context, targets []string, res lang.Impor
 		for _, t := range targets {
 			g.addTests(t, min(3, r.Depth))
 			g.addSiblings(t, scores, max(r.Depth/2, 1))
-			g.addImported(t, res, max(r.Depth/2, 1))
+			g.addImported(t, res, scores, max(r.Depth/2, 1))
 		}
 	case ctxd.TaskTest:
 		for _, t := range targets {
@@ -460,24 +460,53 @@ func (g *gathering) addSiblings(target string, scores func(rel string) float64, 
 // addImported adds the workspace files a target imports (relative JS/TS
 // and Python imports, and Go packages of the same module: their first
 // file by lexical order is not useful, so Go is left to siblings and
-// lexical matches).
-func (g *gathering) addImported(target string, res lang.ImportResolver, n int) {
+// lexical matches), best lexical match first, then in path order. A
+// Python package's __init__.py is left out when the target imports a
+// module or subpackage right inside it too ("from django.db import
+// models" is about models, not django/db/__init__.py).
+func (g *gathering) addImported(target string, res lang.ImportResolver, scores func(rel string) float64, n int) {
 	f := g.snap.ByRel[target]
 	if f == nil || len(f.Imports) == 0 || f.Lang() == "go" {
 		return
 	}
-	added := 0
+	type imp struct {
+		rel   string
+		score float64
+	}
+	var imps []imp
 	for _, other := range g.snap.Files {
-		if added >= n {
-			return
-		}
 		if other.Rel == target || other.Secret || !other.HasTerms() || !lang.SameFamily(f.Lang(), other.Lang()) {
 			continue
 		}
 		if res.Imports(target, f.Lang(), f.Imports, other.Rel) {
-			if g.add(other.Rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
-				added++
+			imps = append(imps, imp{rel: other.Rel, score: scores(other.Rel)})
+		}
+	}
+	var inits []string // packages whose __init__.py to leave out
+	for _, p := range imps {
+		if path.Base(p.rel) != "__init__.py" {
+			continue
+		}
+		pkg := path.Dir(p.rel)
+		if slices.ContainsFunc(imps, func(q imp) bool {
+			d := path.Dir(q.rel)
+			if path.Base(q.rel) == "__init__.py" {
+				d = path.Dir(d) // a subpackage
 			}
+			return q.rel != p.rel && d == pkg
+		}) {
+			inits = append(inits, p.rel)
+		}
+	}
+	imps = slices.DeleteFunc(imps, func(p imp) bool { return slices.Contains(inits, p.rel) })
+	slices.SortStableFunc(imps, func(a, b imp) int { return cmp.Compare(b.score, a.score) })
+	added := 0
+	for _, p := range imps {
+		if added >= n {
+			return
+		}
+		if g.add(p.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
+			added++
 		}
 	}
 }
