@@ -399,31 +399,18 @@ func (g *gathering) addFixtures(target string, scores func(rel string) float64, 
 	if hits := g.lexical.Hits; len(hits) > 0 {
 		top = hits[0].Score
 	}
-	type fixture struct {
-		rel   string
-		score float64
-	}
-	var fs []fixture
+	var fs []scored
 	for _, sub := range []string{"testdata", "fixtures", "__fixtures__"} {
 		prefix := tree.RelSlash(dir, sub) + "/"
 		for _, f := range g.snap.Files {
 			if strings.HasPrefix(f.Rel, prefix) && f.HasTerms() {
 				if s := scores(f.Rel); s > 0 && s >= fixtureMinShare*top {
-					fs = append(fs, fixture{f.Rel, s})
+					fs = append(fs, scored{f.Rel, s})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b fixture) int { return cmp.Compare(b.score, a.score) })
-	added := 0
-	for _, f := range fs {
-		if added >= n {
-			return
-		}
-		if g.add(f.rel, "fixture for "+target, ctxd.RoleTest, false) != nil {
-			added++
-		}
-	}
+	g.addBest(fs, n, "fixture for "+target, ctxd.RoleTest)
 }
 
 // fixtureMinShare is the least share of the best lexical score a fixture
@@ -469,17 +456,13 @@ func (g *gathering) addImported(target string, res lang.ImportResolver, scores f
 	if f == nil || len(f.Imports) == 0 || f.Lang() == "go" {
 		return
 	}
-	type imp struct {
-		rel   string
-		score float64
-	}
-	var imps []imp
+	var imps []scored
 	for _, other := range g.snap.Files {
 		if other.Rel == target || other.Secret || !other.HasTerms() || !lang.SameFamily(f.Lang(), other.Lang()) {
 			continue
 		}
 		if res.Imports(target, f.Lang(), f.Imports, other.Rel) {
-			imps = append(imps, imp{rel: other.Rel, score: scores(other.Rel)})
+			imps = append(imps, scored{rel: other.Rel, score: scores(other.Rel)})
 		}
 	}
 	var inits []string // packages whose __init__.py to leave out
@@ -488,7 +471,7 @@ func (g *gathering) addImported(target string, res lang.ImportResolver, scores f
 			continue
 		}
 		pkg := path.Dir(p.rel)
-		if slices.ContainsFunc(imps, func(q imp) bool {
+		if slices.ContainsFunc(imps, func(q scored) bool {
 			d := path.Dir(q.rel)
 			if path.Base(q.rel) == "__init__.py" {
 				d = path.Dir(d) // a subpackage
@@ -498,14 +481,26 @@ func (g *gathering) addImported(target string, res lang.ImportResolver, scores f
 			inits = append(inits, p.rel)
 		}
 	}
-	imps = slices.DeleteFunc(imps, func(p imp) bool { return slices.Contains(inits, p.rel) })
-	slices.SortStableFunc(imps, func(a, b imp) int { return cmp.Compare(b.score, a.score) })
+	imps = slices.DeleteFunc(imps, func(p scored) bool { return slices.Contains(inits, p.rel) })
+	g.addBest(imps, n, "imported by "+target, ctxd.RoleRelated)
+}
+
+// scored is a candidate file with its lexical score.
+type scored struct {
+	rel   string
+	score float64
+}
+
+// addBest adds up to n of cands (those not added already do not count),
+// best score first, then in their order.
+func (g *gathering) addBest(cands []scored, n int, reason, role string) {
+	slices.SortStableFunc(cands, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	added := 0
-	for _, p := range imps {
+	for _, c := range cands {
 		if added >= n {
 			return
 		}
-		if g.add(p.rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
+		if g.add(c.rel, reason, role, false) != nil {
 			added++
 		}
 	}
