@@ -295,6 +295,10 @@ type Facts struct {
 	// view elides them. The bodies and signatures views keep the function
 	// around each whole, the focus views show each in place.
 	MatchLines []int `json:"match_lines,omitempty"`
+	// DeclLines are module-level lines (outside every function) holding a
+	// word of the request: the focus views show each with the short
+	// declaration, import group or statement it belongs to.
+	DeclLines []int `json:"decl_lines,omitempty"`
 	// Relevance is the lexical match of the source against the request,
 	// normalized to 0..1 across the candidates of one request.
 	Relevance float64 `json:"relevance,omitempty"`

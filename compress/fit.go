@@ -390,7 +390,7 @@ func focusShown(c *ctxd.Chunk) float64 {
 	for k, l := range fl {
 		w := weight(k)
 		total += w
-		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+		if focusLineShown(c, l) {
 			shown += w
 		}
 	}
@@ -405,11 +405,25 @@ func focusShown(c *ctxd.Chunk) float64 {
 // its focus lines.
 func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
 	for _, l := range c.Facts.FocusLines {
-		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+		if focusLineShown(c, l) {
 			shown++
 		}
 	}
 	return shown, len(c.Facts.FocusLines)
+}
+
+// focusLineShown reports c showing the function whose first line is the
+// focus line l: l is outside its elided ranges and, when l is also a
+// match line (Facts.MatchLines, which every view but the outline shows
+// alone, in place), so is the line after it. A definition's first line
+// holding a request identifier shown alone, its body elided, counted as
+// the function shown: a focus view of a few such lines was worth as much
+// as the one with the functions whole (BENCHMARKS.md "h25small").
+func focusLineShown(c *ctxd.Chunk, l int) bool {
+	hidden := func(l int) bool {
+		return slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
+	}
+	return !hidden(l) && (!slices.Contains(c.Facts.MatchLines, l) || !hidden(l+1))
 }
 
 // dropsFocus reports an upgrade from cur to o that would hide a focus
@@ -424,11 +438,8 @@ func dropsFocus(cur, o *ctxd.Chunk) bool {
 		// tail or a bodies view shows them by chance.
 		return false
 	}
-	hidden := func(c *ctxd.Chunk, l int) bool {
-		return slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
-	}
 	for _, l := range o.Facts.FocusLines {
-		if hidden(o, l) && !hidden(cur, l) {
+		if !focusLineShown(o, l) && focusLineShown(cur, l) {
 			return true
 		}
 	}

@@ -119,3 +119,43 @@ func TestDropsFocus(t *testing.T) {
 		t.Error("absent -> best two: refused")
 	}
 }
+
+// TestFocusLineShownAlone: a focus line that is also a match line (a
+// definition's first line holding a request identifier, which every view
+// but the outline shows alone, in place) counts as its function shown
+// only when the line after it is shown too: a focus view showing such a
+// line with its body elided is worth the best function alone, not two of
+// three, and an upgrade to the view with that function whole is not
+// refused as one hiding it (BENCHMARKS.md "h25small": requests'
+// iter_content, cli's command.go).
+func TestFocusLineShownAlone(t *testing.T) {
+	facts := ctxd.Facts{FocusLines: []int{10, 50, 90}, MatchLines: []int{50, 70}}
+	view := func(elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocusOnly, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: facts}
+	}
+	tenth := viewBase + viewShown/10
+	alone := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 51, End: 100})
+	whole := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 100})
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"second's first line alone (a match line)", alone, tenth},
+		{"second whole", whole, tenth + focusMore/2},
+		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + focusMore/2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("quality %.3f, want %.3f", got, tt.want)
+			}
+		})
+	}
+	if dropsFocus(alone, view(ctxd.LineRange{Start: 20, End: 100})) {
+		t.Error("second's first line alone -> best alone: refused, as if the second were shown")
+	}
+	if !dropsFocus(whole, alone) {
+		t.Error("second whole -> its first line alone: not refused")
+	}
+}

@@ -174,6 +174,7 @@ func (r *pass) view(ctx context.Context) error {
 	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks)
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
+	r.e.declLines(ctx, r.p.query, r.chunks)
 	return nil
 }
 

@@ -113,13 +113,23 @@ func definesAt(line string, i int) bool {
 // bodies view, and each kept line keeps its function whole there.
 const matchLinesPerFile = 12
 
+// matchLinesCommon bounds the lines of a file one identifier may hold and
+// still mark them: an identifier on more (cmd on 347 lines of a CLI's
+// command.go, Name on 104) names the file, not a line of it, and its
+// first lines, kept, kept functions whole the request is not about
+// (BENCHMARKS.md "h25small"); one on fewer (InvalidURL on 13 lines of
+// httpx's _urlparse.py, for "Improve InvalidURL error message") marks
+// the lines a change to its uses edits.
+const matchLinesCommon = 3 * matchLinesPerFile
+
 // matchLines sets MatchLines: in each gathered source file, the lines that
 // hold one of the request's identifiers (its code words, query.Query's
 // Idents and the last part of its qualified names; not plain English
 // words) as a whole word, so that no view elides them (issue 25: a
 // bodies view hid ModelChoiceField.to_python although its raise line held
-// `invalid_choice`, a word of the request). The fitter counts what the
-// kept lines cost like any other text of a view.
+// `invalid_choice`, a word of the request). An identifier holding more
+// than matchLinesCommon lines of a file marks none of them. The fitter
+// counts what the kept lines cost like any other text of a view.
 func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 	var names []string
 	for _, id := range q.Names() {
@@ -131,22 +141,51 @@ func matchLines(q *query.Query, chunks []ctxd.Chunk) {
 	if len(names) == 0 {
 		return
 	}
+	var in []string
 	for i := range chunks {
 		c := &chunks[i]
 		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 			continue
 		}
-		if !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(c.Content, n) }) {
-			continue
+		in = in[:0]
+		for _, n := range names {
+			if strings.Contains(c.Content, n) {
+				in = append(in, n)
+			}
 		}
-		c.Facts.MatchLines = linesNaming(c.Content, names, matchLinesPerFile)
+		if len(in) > 0 {
+			c.Facts.MatchLines = linesNaming(c.Content, in, matchLinesPerFile, matchLinesCommon)
+		}
 	}
 }
 
-// linesNaming returns the 1-based lines of content that hold one of names
-// as a whole word, at most limit of them.
-func linesNaming(content string, names []string, limit int) []int {
-	return linesWhere(content, limit, func(line string) bool {
-		return slices.ContainsFunc(names, func(name string) bool { return query.NameIndex(line, name) >= 0 })
-	})
+// linesNaming returns the first limit 1-based lines of content that hold
+// one of names as a whole word, leaving out the names that more than
+// common lines hold.
+func linesNaming(content string, names []string, limit, common int) []int {
+	at := make([][]int, len(names)) // each name's lines, up to common+1
+	left := len(names)              // the names on common lines or fewer so far
+	n := 0
+	for line := range strings.Lines(content) {
+		n++
+		for k, name := range names {
+			if len(at[k]) <= common && query.NameIndex(line, name) >= 0 {
+				if at[k] = append(at[k], n); len(at[k]) > common {
+					left--
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+	}
+	var out []int
+	for _, ls := range at {
+		if len(ls) <= common {
+			out = append(out, ls...)
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return out[:min(len(out), limit)]
 }

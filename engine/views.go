@@ -42,6 +42,11 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	// One hash of the source for the three calls below.
 	sum := sha256.Sum256(src)
 	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, MatchLines: c.Facts.MatchLines, Store: e.store.Views(), Sum: &sum}
+	// The module-level lines holding the request's words matter to the
+	// focus views only (bodies and signatures keep module-level code):
+	// the structural views' cache keys stay those without them.
+	focusOpts := opts
+	focusOpts.DeclLines = c.Facts.DeclLines
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)
@@ -49,7 +54,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		// TypeScript's `interface Box<out O>`) still has focus views,
 		// which copy whole lines: the function at the cursor or named
 		// by the request stays visible instead of a head and a tail.
-		if fs, ferr := treesitter.FocusViews(ctx, lang, src, opts); ferr == nil && len(fs) > 0 {
+		if fs, ferr := treesitter.FocusViews(ctx, lang, src, focusOpts); ferr == nil && len(fs) > 0 {
 			return orderViews(nil, fs)
 		}
 		return nil
@@ -77,7 +82,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		bare = len(keeps)
 		keeps = append(keeps, nil)
 	}
-	got, errs := treesitter.FocusViewsEach(ctx, lang, src, opts, keeps)
+	got, errs := treesitter.FocusViewsEach(ctx, lang, src, focusOpts, keeps)
 	fs, err := got[0], errs[0]
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
@@ -100,6 +105,24 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 	for i := steps; i < stepsEnd; i++ {
 		if errs[i] == nil {
 			fs = append(fs, got[i]...)
+		}
+	}
+	if len(focusOpts.DeclLines) > 0 && len(keep) > 0 {
+		// The smallest focus view without the module-level lines (the
+		// best function alone, or what keep focuses): they are in every
+		// other focus view, and a file placed at its smallest view (a
+		// presence line) fell to a head-and-tail cut when that view
+		// grew by them (fastapi's routing.py, d8aad20).
+		least := keep
+		if n > 0 {
+			least = c.Facts.FocusLines[:1]
+		}
+		if got, errs := treesitter.FocusViewsEach(ctx, lang, src, opts, [][]int{least}); errs[0] == nil {
+			for _, v := range got[0] {
+				if v.Level == treesitter.FocusOnly {
+					fs = append(fs, v)
+				}
+			}
 		}
 	}
 	if bare >= 0 && errs[bare] == nil {

@@ -85,6 +85,14 @@ type Options struct {
 	// Signatures levels the function around each is kept whole; at the
 	// focus levels each is shown alone, in place, as RefLines are.
 	MatchLines []int
+	// DeclLines are 1-based module-level lines (outside every function)
+	// holding a word of the request: at the focus levels each is shown
+	// in place with what it belongs to, the short declaration around it
+	// whole (a constant, a struct's fields, `__all__`), its import group
+	// or the bracketed statement it opens (a setup() call's argument, a
+	// module-level call). The other levels ignore them: bodies and
+	// signatures keep module-level code anyway, the outline shows none.
+	DeclLines []int
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
 	// deadline of the context that comes sooner wins.
 	Timeout time.Duration
@@ -106,16 +114,16 @@ type Options struct {
 
 // focuses reports options that focus something: the focus levels exist.
 func (o Options) focuses() bool {
-	return len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 || len(o.RefLines) > 0 || len(o.MatchLines) > 0
+	return len(o.KeepFuncs) > 0 || len(o.KeepLines) > 0 || len(o.RefLines) > 0 || len(o.MatchLines) > 0 || len(o.DeclLines) > 0
 }
 
 // refLines are the lines the focus levels show alone, in place: the
 // reference lines and the lines matching the request.
 func (o Options) refLines() []int {
-	if len(o.MatchLines) == 0 {
+	if len(o.MatchLines) == 0 && len(o.DeclLines) == 0 {
 		return o.RefLines
 	}
-	return slices.Concat(o.RefLines, o.MatchLines)
+	return slices.Concat(o.RefLines, o.MatchLines, o.DeclLines)
 }
 
 func (o Options) threshold() int {

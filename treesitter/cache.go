@@ -122,6 +122,13 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 			num(l)
 		}
 	}
+	if len(o.DeclLines) > 0 {
+		str("decl")
+		num(len(o.DeclLines))
+		for _, l := range o.DeclLines {
+			num(l)
+		}
+	}
 	num(src.n)
 	h.Write(src.sum[:])
 	var k [32]byte

@@ -162,7 +162,7 @@ func (f *focusFile) found(rs []ctxd.LineRange) map[string]uint8 {
 // views renders the focus levels of f for opts (focusViews).
 func (f *focusFile) views(opts Options) []View {
 	lang, lines, syms, imports := f.lang, f.lines, f.syms, f.imports
-	spans := focusSpans(lang, lines, syms, opts)
+	spans := focusSpans(lang, lines, syms, f.imps, opts)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -262,7 +262,7 @@ func (f *focusFile) views(opts Options) []View {
 					writeGap(b, lines[s.Start-1], gapBefore)
 				}
 				first := s.Start
-				if first < s.End && strings.TrimSpace(lines[first-1]) == "" {
+				for first < s.End && strings.TrimSpace(lines[first-1]) == "" {
 					// A blank margin (blankMargins) above the number
 					// of the first line that says something.
 					b.WriteString(lines[first-1])
@@ -399,7 +399,7 @@ func renderFocus(ctx context.Context, lang string, src []byte, level Level, opts
 
 // focusSpans returns the focused line ranges, doc comments included,
 // sorted and merged.
-func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd.LineRange {
+func focusSpans(lang string, lines []string, syms []Symbol, imps []importLine, opts Options) []ctxd.LineRange {
 	funcs := map[string]bool{}
 	for _, f := range opts.KeepFuncs {
 		funcs[f] = true
@@ -454,13 +454,132 @@ func focusSpans(lang string, lines []string, syms []Symbol, opts Options) []ctxd
 		}
 	}
 	spans = append(spans, typeHeads(lang, lines, syms, spans, funcs)...)
-	for _, l := range opts.refLines() {
+	for _, l := range opts.RefLines {
 		if l >= 1 && l <= len(lines) {
 			spans = append(spans, ctxd.LineRange{Start: l, End: l})
 		}
 	}
+	for _, l := range slices.Concat(opts.MatchLines, opts.DeclLines) {
+		if l >= 1 && l <= len(lines) {
+			spans = append(spans, moduleSpan(lang, lines, syms, imps, l))
+		}
+	}
 	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(spans)
+}
+
+// Limits of moduleSpan: a declaration of at most wholeDeclLines lines is
+// shown whole for a line in it, an import group of at most
+// importGroupLines, a statement of at most statementLines.
+const (
+	wholeDeclLines   = 12
+	importGroupLines = 40
+	statementLines   = 12
+)
+
+// moduleSpan returns the lines the focus views show for line l, a line
+// holding a word of the request (MatchLines, DeclLines): l alone inside a
+// function (the bodies view keeps the function; the focus views show the
+// line in place); outside every function, what l belongs to, so a change
+// to module-level code is seen with its context: the module-level
+// statement around it when short (a constant over lines, `__all__`, a
+// struct's fields, a Go var block, an exported object literal: the line
+// a commit adds an entry after is in it; requests'
+// `_preloaded_ssl_context.load_verify_locations(` and its arguments), else
+// the short declaration around it, the import group it is in (requests'
+// "Move ... from _utils.py" edited the `from ._utils import (` group), or
+// the statement it opens, to where its brackets close.
+func moduleSpan(lang string, lines []string, syms []Symbol, imps []importLine, l int) ctxd.LineRange {
+	one := ctxd.LineRange{Start: l, End: l}
+	if slices.ContainsFunc(syms, func(s Symbol) bool { return focusFunctionKinds[s.Kind] && s.Start <= l && l <= s.End }) {
+		return one
+	}
+	// The module-level statement around l: from the nearest line above
+	// it (or l) that starts at column 0 to where its brackets close.
+	start := l
+	for start > 1 && (strings.TrimSpace(lines[start-1]) == "" || indented(lines[start-1])) {
+		start--
+	}
+	if !indented(lines[start-1]) {
+		if end := statementEnd(lang, lines, start); end >= l && end > start && end-start < wholeDeclLines {
+			return ctxd.LineRange{Start: docStart(lang, lines, start), End: end}
+		}
+	}
+	// The outermost short declaration around l without a function in it.
+	for _, s := range syms {
+		if s.Start <= l && l <= s.End && s.End-s.Start < wholeDeclLines && s.End <= len(lines) && !slices.ContainsFunc(syms, func(m Symbol) bool {
+			return focusFunctionKinds[m.Kind] && s.Start <= m.Start && m.End <= s.End
+		}) {
+			return ctxd.LineRange{Start: docStart(lang, lines, s.Start), End: s.End}
+		}
+	}
+	if k := slices.IndexFunc(imps, func(im importLine) bool { return im.line == l || im.group == l }); k >= 0 && imps[k].group > 0 {
+		g := imps[k].group
+		end := l
+		for _, im := range imps {
+			if im.group == g {
+				end = max(end, im.line)
+			}
+		}
+		if end < len(lines) && closes(lines[end]) {
+			end++ // the closing line, which binds no name
+		}
+		if end-g < importGroupLines {
+			return ctxd.LineRange{Start: g, End: end}
+		}
+		return one
+	}
+	if end := statementEnd(lang, lines, l); end-l < statementLines {
+		return ctxd.LineRange{Start: l, End: end}
+	}
+	return one
+}
+
+// indented reports a line that starts with a space or a tab.
+func indented(line string) bool {
+	return line != "" && (line[0] == ' ' || line[0] == '\t')
+}
+
+// closes reports a line that only closes brackets (an import group's
+// `)` or `}`, a call's `)`), a comma or semicolon after them allowed.
+func closes(line string) bool {
+	t := strings.TrimRight(strings.TrimSpace(line), ",;")
+	return t != "" && strings.Trim(t, ")]}") == ""
+}
+
+// statementEnd returns the line where the brackets opened on line l (of
+// lines, 1-based) close, not counting those in quotes or a line comment;
+// l when none stays open or they do not close within statementLines lines.
+func statementEnd(lang string, lines []string, l int) int {
+	hash := lang == "python" || lang == "ruby" || lang == "bash"
+	depth := 0
+	for k := l; k <= len(lines) && k-l < statementLines; k++ {
+		var quote byte
+		line := lines[k-1]
+		for i := 0; i < len(line); i++ {
+			ch := line[i]
+			switch {
+			case quote != 0:
+				if ch == '\\' {
+					i++
+				} else if ch == quote {
+					quote = 0
+				}
+			case ch == '#' && hash || ch == '/' && strings.HasPrefix(line[i:], "//") && !hash:
+				i = len(line)
+			case ch == '"' || ch == '\'' || ch == '`':
+				quote = ch
+			case ch == '(' || ch == '[' || ch == '{':
+				depth++
+			case ch == ')' || ch == ']' || ch == '}':
+				depth--
+			}
+		}
+		if depth <= 0 {
+			return k
+		}
+	}
+	return l
 }
 
 // Type heads (typeHeads): a named type shows at most namedHeadLines lines
@@ -523,20 +642,26 @@ func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRang
 }
 
 // blankMargins returns r (a focused definition's lines, doc included)
-// with the blank line right above it and the one right below it, when
-// they are blank: a function added next to a focused one is inserted
-// there (gin's GetError went in at the blank line above the focused
-// GetIntSlice's doc; at 8k on four development repositories, 4 answer
-// files hid only such lines), and a blank line costs next to nothing.
+// with the blank lines right above it and right below it, at most
+// marginLines on each side: a function added next to a focused one is
+// inserted there (gin's GetError went in at the blank line above the
+// focused GetIntSlice's doc; at 8k on four development repositories, 4
+// answer files hid only such lines), and a blank line costs next to
+// nothing. Two, not one: Python leaves two blank lines between top-level
+// definitions, and a function added below a focused one follows the
+// second (requests' resolve_proxies below select_proxy).
 func blankMargins(lines []string, r ctxd.LineRange) ctxd.LineRange {
-	if r.Start > 1 && strings.TrimSpace(lines[r.Start-2]) == "" {
+	for k := 0; k < marginLines && r.Start > 1 && strings.TrimSpace(lines[r.Start-2]) == ""; k++ {
 		r.Start--
 	}
-	if r.End < len(lines) && strings.TrimSpace(lines[r.End]) == "" {
+	for k := 0; k < marginLines && r.End < len(lines) && strings.TrimSpace(lines[r.End]) == ""; k++ {
 		r.End++
 	}
 	return r
 }
+
+// marginLines bounds the blank lines blankMargins adds on each side.
+const marginLines = 2
 
 // outerSmall returns the function around an inner definition s when that
 // function has fewer than largeBody lines, and so on outward; else s. A

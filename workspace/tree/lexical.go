@@ -359,6 +359,11 @@ func (c *termCounter) addIdent(id []byte) {
 	}
 }
 
+// AppendTerms appends the terms of identifier id to dst: its pieces split
+// at case and underscore boundaries, lowercased and stemmed, as [TermsOf]
+// reads them, without a table (one identifier at a time, in a loop).
+func AppendTerms(dst []uint32, id []byte) []uint32 { return appendTerms(dst, id) }
+
 // appendTerms appends the terms of identifier id to dst (see addIdent).
 func appendTerms(dst []uint32, id []byte) []uint32 {
 	if len(id) > 64 {

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/index"
+	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
+)
+
+// Limits of declLines: the source files looked into (in gathered order),
+// the lines kept per file, and the module-level lines of a file a term may
+// be on and still pick them (a term on more is the file's subject, not a
+// pointer to one place). 8 lines and 4 showed more lines in every focus
+// view, and the fitter, which values a view by the functions it keeps,
+// bought smaller steps: at 100 commits gin, httpx and requests read 60 /
+// 43 / 53 at 8k, against 62 / 44 / 53 with these (BENCHMARKS.md
+// "h25views").
+const (
+	declFiles        = 12
+	declLinesPerFile = 4
+	declTermLines    = 2
+)
+
+// declLines sets DeclLines: in the first declFiles source files, the
+// module-level lines (outside every function and method, and outside the
+// bodies of classes with methods but for their attributes and fields)
+// that hold a term of the request (its focus words, split and stemmed as
+// ranking reads them) that at most declTermLines such lines of the file
+// hold, at most declLinesPerFile of them. The focus views show each with the short
+// declaration, import group or statement it belongs to
+// (treesitter.Options.DeclLines). A change to module-level code (a
+// constant, `__all__`, a struct's fields, an import group, a module-level
+// call) was hidden by every focus view: they show functions whole and the
+// rest as outline lines (issue 25; BENCHMARKS.md "h25views"). Match lines
+// (the request's code identifiers) already show; these are its words.
+func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+	if len(q.FocusWords) == 0 {
+		return
+	}
+	want := map[uint32]bool{}
+	for _, t := range tree.TermsOf(q.FocusWords) {
+		want[t] = true
+	}
+	aboutTests := q.AboutTests
+	looked := 0
+	var terms []uint32  // scratch: one identifier's terms
+	var marks []byte    // scratch: by line, what it is inside of (inFunction...)
+	var held [][]uint32 // by candidate line, the wanted terms it holds
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || !aboutTests && lang.IsTest(c.Source) {
+			continue
+		}
+		if looked == declFiles || ctx.Err() != nil {
+			return
+		}
+		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+		if err != nil || ent == nil || len(ent.Defs) == 0 {
+			continue
+		}
+		looked++
+		n := strings.Count(c.Content, "\n") + 1
+		marks = slices.Grow(marks[:0], n+1)[:n+1]
+		clear(marks)
+		mark := func(d index.Def, m byte) {
+			for l := max(d.Line, 1); l <= min(d.End, n); l++ {
+				marks[l] |= m
+			}
+		}
+		// Functions, and the bodies of classes with methods in them (a
+		// class's docstring holds the words of its methods), but their
+		// attributes and fields (outside functions).
+		methods := map[string][][2]int{} // by class, the methods' lines
+		for _, d := range ent.Defs {
+			switch {
+			case d.Kind == "function" || d.Kind == "method":
+				mark(d, inFunction)
+				if d.Parent != "" {
+					methods[d.Parent] = append(methods[d.Parent], [2]int{d.Line, d.End})
+				}
+			case (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "":
+				mark(d, inMember)
+			}
+		}
+		for _, d := range ent.Defs {
+			if ms := methods[d.Name]; d.Kind != "function" && d.Kind != "method" && slices.ContainsFunc(ms, func(m [2]int) bool { return d.Line <= m[0] && m[1] <= d.End }) {
+				mark(d, inClass)
+			}
+		}
+		var lines []int
+		held = held[:0]
+		count := map[uint32]int{}
+		l := 0
+		names := false // inside an import group's names (Python's, JavaScript's)
+		for line := range strings.Lines(c.Content) {
+			l++
+			if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 || slices.Contains(c.Facts.MatchLines, l) {
+				continue
+			}
+			text, group := importPath(line)
+			switch {
+			case names:
+				names = !strings.HasPrefix(strings.TrimSpace(line), ")") && !strings.HasPrefix(strings.TrimSpace(line), "}")
+				if !names {
+					text, _ = importPath(strings.TrimLeft(strings.TrimSpace(line), ")}"))
+				} else {
+					continue
+				}
+			case group:
+				names = true
+			}
+			var got []uint32
+			query.ScanWords(readOnly(text), func(id []byte) {
+				terms = tree.AppendTerms(terms[:0], id)
+				for _, t := range terms {
+					if want[t] && !slices.Contains(got, t) {
+						got = append(got, t)
+					}
+				}
+			})
+			if len(got) == 0 {
+				continue
+			}
+			for _, t := range got {
+				count[t]++
+			}
+			lines = append(lines, l)
+			held = append(held, got)
+		}
+		var out []int
+		for k, l := range lines {
+			if len(out) == declLinesPerFile {
+				break
+			}
+			if slices.ContainsFunc(held[k], func(t uint32) bool { return count[t] <= declTermLines }) {
+				out = append(out, l)
+			}
+		}
+		c.Facts.DeclLines = out
+	}
+}
+
+// The marks of a line for declLines: inside a function, inside a class
+// with methods, inside an attribute or field of a type.
+const (
+	inFunction byte = 1 << iota
+	inClass
+	inMember
+)
+
+// importPath returns the part of a module-level line that declLines reads
+// for the request's terms: of an import line, the module it imports
+// (`from X import a, b`: X; `import X`; `import {a} from 'x'`: 'x'), not
+// the names it binds (a request about requests names Request, which every
+// import of the module's models brings); any other line whole. group
+// reports an import line that opens a group of names over lines (Python's
+// `from X import (`, JavaScript's `import {`): its names are not read,
+// the line that closes it is read as an import line.
+func importPath(line string) (text string, group bool) {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "from "):
+		mod, _, _ := strings.Cut(t[len("from "):], " import")
+		return mod, strings.HasSuffix(t, "(")
+	case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") && strings.Contains(t, " from "):
+		if i := strings.LastIndex(t, " from "); i >= 0 {
+			return t[i+len(" from "):], false
+		}
+		if strings.HasSuffix(t, "{") {
+			return "", true
+		}
+		return t, false
+	}
+	return line, false
+}
