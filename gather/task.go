@@ -140,6 +140,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 
 	res := lang.ImportResolver{
 		GoModule: g.snap.GoModule,
+		Py:       g.snap.PyModules(),
 	}
 	if err := g.byTask(ctx, targets, res, scores); err != nil {
 		return err
@@ -232,7 +233,7 @@ func (g *gathering) byTask(ctx context.Context, targets []string, res lang.Impor
 		for _, t := range targets {
 			g.addTests(t, min(3, r.Depth))
 			g.addSiblings(t, scores, max(r.Depth/2, 1))
-			g.addImported(t, res, max(r.Depth/2, 1))
+			g.addImported(t, res, scores, max(r.Depth/2, 1))
 		}
 	case ctxd.TaskTest:
 		for _, t := range targets {
@@ -398,31 +399,18 @@ func (g *gathering) addFixtures(target string, scores func(rel string) float64, 
 	if hits := g.lexical.Hits; len(hits) > 0 {
 		top = hits[0].Score
 	}
-	type fixture struct {
-		rel   string
-		score float64
-	}
-	var fs []fixture
+	var fs []scored
 	for _, sub := range []string{"testdata", "fixtures", "__fixtures__"} {
 		prefix := tree.RelSlash(dir, sub) + "/"
 		for _, f := range g.snap.Files {
 			if strings.HasPrefix(f.Rel, prefix) && f.HasTerms() {
 				if s := scores(f.Rel); s > 0 && s >= fixtureMinShare*top {
-					fs = append(fs, fixture{f.Rel, s})
+					fs = append(fs, scored{f.Rel, s})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b fixture) int { return cmp.Compare(b.score, a.score) })
-	added := 0
-	for _, f := range fs {
-		if added >= n {
-			return
-		}
-		if g.add(f.rel, "fixture for "+target, ctxd.RoleTest, false) != nil {
-			added++
-		}
-	}
+	g.addBest(fs, n, "fixture for "+target, ctxd.RoleTest)
 }
 
 // fixtureMinShare is the least share of the best lexical score a fixture
@@ -459,24 +447,61 @@ func (g *gathering) addSiblings(target string, scores func(rel string) float64, 
 // addImported adds the workspace files a target imports (relative JS/TS
 // and Python imports, and Go packages of the same module: their first
 // file by lexical order is not useful, so Go is left to siblings and
-// lexical matches).
-func (g *gathering) addImported(target string, res lang.ImportResolver, n int) {
+// lexical matches), best lexical match first, then in path order. A
+// Python package's __init__.py is left out when the target imports a
+// module or subpackage right inside it too ("from django.db import
+// models" is about models, not django/db/__init__.py).
+func (g *gathering) addImported(target string, res lang.ImportResolver, scores func(rel string) float64, n int) {
 	f := g.snap.ByRel[target]
 	if f == nil || len(f.Imports) == 0 || f.Lang() == "go" {
 		return
 	}
-	added := 0
+	var imps []scored
 	for _, other := range g.snap.Files {
-		if added >= n {
-			return
-		}
 		if other.Rel == target || other.Secret || !other.HasTerms() || !lang.SameFamily(f.Lang(), other.Lang()) {
 			continue
 		}
 		if res.Imports(target, f.Lang(), f.Imports, other.Rel) {
-			if g.add(other.Rel, "imported by "+target, ctxd.RoleRelated, false) != nil {
-				added++
+			imps = append(imps, scored{rel: other.Rel, score: scores(other.Rel)})
+		}
+	}
+	var inits []string // packages whose __init__.py to leave out
+	for _, p := range imps {
+		if path.Base(p.rel) != "__init__.py" {
+			continue
+		}
+		pkg := path.Dir(p.rel)
+		if slices.ContainsFunc(imps, func(q scored) bool {
+			d := path.Dir(q.rel)
+			if path.Base(q.rel) == "__init__.py" {
+				d = path.Dir(d) // a subpackage
 			}
+			return q.rel != p.rel && d == pkg
+		}) {
+			inits = append(inits, p.rel)
+		}
+	}
+	imps = slices.DeleteFunc(imps, func(p scored) bool { return slices.Contains(inits, p.rel) })
+	g.addBest(imps, n, "imported by "+target, ctxd.RoleRelated)
+}
+
+// scored is a candidate file with its lexical score.
+type scored struct {
+	rel   string
+	score float64
+}
+
+// addBest adds up to n of cands (those not added already do not count),
+// best score first, then in their order.
+func (g *gathering) addBest(cands []scored, n int, reason, role string) {
+	slices.SortStableFunc(cands, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	added := 0
+	for _, c := range cands {
+		if added >= n {
+			return
+		}
+		if g.add(c.rel, reason, role, false) != nil {
+			added++
 		}
 	}
 }

@@ -415,3 +415,39 @@ func TestNamedStemBesideNamedTest(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonImportsByModule: a Python import names the module of its
+// full dotted name, not every file of that name (issue 25: django's
+// "from django.db import models" had counted as importing each models.py).
+func TestPythonImportsByModule(t *testing.T) {
+	w := workspaceOf(t, map[string]string{
+		"shop/__init__.py":            "",
+		"shop/db/__init__.py":         "",
+		"shop/db/models.py":           "class Order:\n    pass\n",
+		"shop/db/deletion.py":         "from shop.db import models\nfrom shop import settings\n\n\ndef purge_orders(o):\n    return models.Order(settings.PAID)\n",
+		"shop/settings.py":            "PAID = 1\n",
+		"shop/other.py":               "X = 2\n",
+		"blog/__init__.py":            "",
+		"blog/models.py":              "class Post:\n    pass\n",
+		"blog/contrib/__init__.py":    "",
+		"blog/contrib/db/__init__.py": "",
+		"blog/contrib/db/models.py":   "class Geo:\n    pass\n",
+		"blog/views.py":               "from blog import models\nfrom django.db import models as dj\n",
+	})
+	t.Run("imported", func(t *testing.T) {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("make purge_orders in shop/db/deletion.py skip paid orders")})
+		got := sourcesWhere(res, func(c *ctxd.Chunk) bool { return hasReason(c, "imported by shop/db/deletion.py") })
+		// shop/db/__init__.py: models is a module of it; shop/__init__.py:
+		// settings is one.
+		if d := cmp.Diff([]string{"shop/db/models.py", "shop/settings.py"}, got); d != "" {
+			t.Errorf("imported by deletion.py (-want +got):\n%s", d)
+		}
+	})
+	t.Run("importers", func(t *testing.T) {
+		res := gather(t, w, Request{Task: ctxd.TaskRefactor, Query: query.Parse("rename things in blog/contrib/db/models.py")})
+		got := sourcesWhere(res, func(c *ctxd.Chunk) bool { return c.Facts.Role == ctxd.RoleDependent })
+		if len(got) != 0 {
+			t.Errorf("nothing imports blog/contrib/db/models.py; dependents %q", got)
+		}
+	})
+}

@@ -199,6 +199,9 @@ type ImportResolver struct {
 	// GoModule returns the module path and module root directory of the Go
 	// module holding dir ("" when none).
 	GoModule func(dir string) (modPath, modRoot string)
+	// Py resolves Python imports to the repository's files (nil: none
+	// resolve).
+	Py *PyModules
 }
 
 // GoImportPath returns the import path of the Go package in dir.
@@ -238,8 +241,7 @@ type ImportTest struct {
 	r                      ImportResolver
 	target, targetDir, cls string
 	goIP                   string
-	goDone, pyDone         bool
-	pyMods                 []string
+	goDone                 bool
 }
 
 func (r ImportResolver) ImportsOf(target string) ImportTest {
@@ -269,17 +271,12 @@ func (t *ImportTest) By(importer, lang string, specs []string) bool {
 			}
 		}
 	case "python":
-		if !t.pyDone {
-			t.pyMods, t.pyDone = PyModuleNames(t.target), true
+		if path.Ext(t.target) != ".py" {
+			return false
 		}
 		for _, s := range specs {
-			if strings.HasPrefix(s, ".") {
-				s = PyAbsolute(importer, s)
-			}
-			for _, m := range t.pyMods {
-				if s == m || strings.HasSuffix(s, "."+m) {
-					return true
-				}
+			if t.r.Py.Resolves(importer, s, t.target) {
+				return true
 			}
 		}
 	case "javascript", "typescript", "tsx", "vue", "svelte":
@@ -309,10 +306,10 @@ func (t *ImportTest) By(importer, lang string, specs []string) bool {
 	return false
 }
 
-// PyModuleNames returns the dotted module names a Python file may be
-// imported as: its path with every leading directory dropped in turn
-// ("src/app/db.py" is "src.app.db", "app.db" and "db"); a package's
-// __init__.py is the package itself.
+// PyModuleNames returns the dotted names a Python file ends: its path with
+// every leading directory dropped in turn ("src/app/db.py" is
+// "src.app.db", "app.db" and "db"); a package's __init__.py is the
+// package itself. Which of them an import means is [PyModules]'s to say.
 func PyModuleNames(rel string) []string {
 	if path.Ext(rel) != ".py" {
 		return nil

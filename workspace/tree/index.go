@@ -153,6 +153,10 @@ type Snapshot struct {
 	// linkG is the file graph (links.go), built on first use.
 	linksMu sync.Mutex
 	linkG   *LinkGraph
+
+	// py resolves Python imports (PyModules), built on first use.
+	pyOnce sync.Once
+	py     *lang.PyModules
 }
 
 // Structure returns the structure tree to depth (cached), with the
@@ -730,6 +734,21 @@ func (s *Snapshot) GoModule(dir string) (string, string) {
 			return "", ""
 		}
 	}
+}
+
+// PyModules resolves Python imports to the snapshot's files: the indices
+// it answers with are those of s.Files (secret files are none of them).
+func (s *Snapshot) PyModules() *lang.PyModules {
+	s.pyOnce.Do(func() {
+		paths := make([]string, len(s.Files))
+		for i, f := range s.Files {
+			if !f.Secret && f.Lang() == "python" {
+				paths[i] = f.Rel
+			}
+		}
+		s.py = lang.NewPyModules(paths)
+	})
+	return s.py
 }
 
 // paths lists the snapshot's non-secret paths.

@@ -22,7 +22,7 @@ import (
 
 // linksVersion changes with how the graph is built (importEdges,
 // graph.References, graph.Build).
-const linksVersion = 1
+const linksVersion = 2
 
 const (
 	linksMagic = "CTXDLNK1"

@@ -186,7 +186,7 @@ func newImportEdges(s *Snapshot) *importEdges {
 	ie := &importEdges{s: s, goPkgs: map[string]int32{}}
 	res := lang.ImportResolver{GoModule: s.GoModule}
 	goPathOf := map[string]string{} // dir → import path
-	pyMods := map[string][]int32{}
+	py := s.PyModules()
 	jsStems := map[string][]int32{}
 	javaByName := map[string][]int32{}
 	for i, f := range s.Files {
@@ -215,10 +215,6 @@ func newImportEdges(s *Snapshot) *importEdges {
 				ie.members = append(ie.members, nil)
 			}
 			ie.members[h] = append(ie.members[h], id)
-		case f.Lang() == "python":
-			for _, m := range lang.PyModuleNames(f.Rel) {
-				pyMods[m] = append(pyMods[m], id)
-			}
 		case lang.SameFamily(f.Lang(), "javascript"):
 			stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
 			jsStems[stem] = append(jsStems[stem], id)
@@ -237,22 +233,10 @@ func newImportEdges(s *Snapshot) *importEdges {
 		switch {
 		case f.Lang() == "python":
 			for _, spec := range f.Imports {
-				if strings.HasPrefix(spec, ".") {
-					spec = lang.PyAbsolute(f.Rel, spec)
-				}
-				// The longest dotted suffix that names a module of the
-				for m := spec; m != ""; {
-					if to := pyMods[m]; len(to) > 0 {
-						if len(to) <= 3 {
-							ie.py[id] = append(ie.py[id], to...)
-						}
-						break
+				for _, t := range py.Resolve(f.Rel, spec) {
+					if d := s.Files[t].doc; t != id && d != nil && d.role == lang.RoleCode {
+						ie.py[id] = append(ie.py[id], t)
 					}
-					_, rest, ok := strings.Cut(m, ".")
-					if !ok {
-						break
-					}
-					m = rest
 				}
 			}
 		case lang.SameFamily(f.Lang(), "javascript"):
