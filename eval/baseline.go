@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -71,10 +72,12 @@ func words(s string) []string {
 // first.
 func (b *baseline) rank(query string) []string {
 	const k1, bb = 1.2, 0.75
-	q := map[string]bool{}
-	for _, w := range words(query) {
-		q[w] = true
-	}
+	// The query's words sorted, each once: a sum over a map's order gave
+	// files of equal score totals that differed in the last bit, so their
+	// order (and at times which one fit) changed run to run.
+	q := words(query)
+	slices.Sort(q)
+	q = slices.Compact(q)
 	n := float64(len(b.paths))
 	type hit struct {
 		i int
@@ -83,7 +86,7 @@ func (b *baseline) rank(query string) []string {
 	var hits []hit
 	for i, tf := range b.tf {
 		var s float64
-		for w := range q {
+		for _, w := range q {
 			f := float64(tf[w])
 			if f == 0 {
 				continue
