@@ -306,11 +306,11 @@ func (t *ImportTest) By(importer, lang string, specs []string) bool {
 	return false
 }
 
-// PyModuleNames returns the dotted names a Python file ends: its path with
+// pyModuleNames returns the dotted names a Python file ends: its path with
 // every leading directory dropped in turn ("src/app/db.py" is
 // "src.app.db", "app.db" and "db"); a package's __init__.py is the
 // package itself. Which of them an import means is [PyModules]'s to say.
-func PyModuleNames(rel string) []string {
+func pyModuleNames(rel string) []string {
 	if path.Ext(rel) != ".py" {
 		return nil
 	}
@@ -324,9 +324,9 @@ func PyModuleNames(rel string) []string {
 	return out
 }
 
-// PyAbsolute turns a relative Python import ("..x.y") of importer into a
+// pyAbsolute turns a relative Python import ("..x.y") of importer into a
 // dotted name relative to the root.
-func PyAbsolute(importer, spec string) string {
+func pyAbsolute(importer, spec string) string {
 	dots := len(spec) - len(strings.TrimLeft(spec, "."))
 	dir := path.Dir(importer)
 	for i := 1; i < dots; i++ {

@@ -42,7 +42,7 @@ func NewPyModules(paths []string) *PyModules {
 				m.exact[name] = append(l, id)
 			}
 		}
-		names := PyModuleNames(p)
+		names := pyModuleNames(p)
 		for _, name := range names[min(1, len(names)):] { // the repo-root name is exact
 			if strings.Contains(name, ".") {
 				m.suffix[name] = append(m.suffix[name], id)
@@ -98,7 +98,7 @@ func (m *PyModules) Resolve(importer, spec string) []int32 {
 		return nil
 	}
 	if strings.HasPrefix(spec, ".") {
-		spec = PyAbsolute(importer, spec)
+		spec = pyAbsolute(importer, spec)
 		if spec == "" {
 			return nil
 		}
