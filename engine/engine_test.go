@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/prompt"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -64,8 +65,10 @@ func TestBudgetHoldsOnGoroot(t *testing.T) {
 				if c.TokensUsed > c.Budget {
 					t.Errorf("tokens_used %d > budget %d", c.TokensUsed, c.Budget)
 				}
-				if c.Budget > env.TokenBudget.Context {
-					t.Errorf("context budget %d > its share %d", c.Budget, env.TokenBudget.Context)
+				// The context may take the request's spare share, never
+				// more: the prompt fits the two shares together.
+				if limit := env.TokenBudget.Context + env.TokenBudget.UserRequest; c.Budget > limit || env.PromptTokens > limit {
+					t.Errorf("context budget %d, prompt %d tokens: over the context and request shares %d", c.Budget, env.PromptTokens, limit)
 				}
 				sum := 0
 				for _, ch := range c.Chunks {
@@ -286,12 +289,15 @@ func TestBudgetResolution(t *testing.T) {
 			if window == 0 {
 				window = 8192
 			}
-			got, err := e.budget(tt.br, ctxd.Model{ContextWindow: window, MaxOutput: tt.output})
+			got, parts, err := e.budget(tt.br, ctxd.Model{ContextWindow: window, MaxOutput: tt.output})
 			if wantInvalid(t, err, tt.wantErr) {
 				return
 			}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+			if want := tt.br != nil && tt.br.System+tt.br.Context+tt.br.UserRequest+tt.br.Response > 0; parts != want {
+				t.Errorf("parts set = %v, want %v", parts, want)
 			}
 		})
 	}
@@ -305,7 +311,7 @@ func TestConfiguredBudgetWins(t *testing.T) {
 	cfg.Set("budget.total", "file")
 	e := openEngine(t, t.TempDir(), Options{Config: cfg})
 	for _, window := range []int{8192, 128_000, 1_048_576} {
-		if b, err := e.budget(nil, ctxd.Model{ContextWindow: window}); err != nil || b.Total != 12000 {
+		if b, _, err := e.budget(nil, ctxd.Model{ContextWindow: window}); err != nil || b.Total != 12000 {
 			t.Errorf("window %d: budget %+v, %v; want the configured 12000", window, b, err)
 		}
 	}
@@ -347,6 +353,21 @@ func TestPlan(t *testing.T) {
 		{"exact counts say nothing", PromptRequest{UserRequest: "x", Model: "gpt-4o"}, func(t *testing.T, p *plan) {
 			if len(p.env.Warnings) != 0 {
 				t.Errorf("warnings %v", p.env.Warnings)
+			}
+		}, ""},
+		// A short request leaves the rest of its share (and what the
+		// prompt's header does not take) to the context; parts the caller
+		// sets are kept as set.
+		{"short request leaves its share to the context", PromptRequest{UserRequest: "fix the parser", TokenBudget: &BudgetRequest{Total: 8000}}, func(t *testing.T, p *plan) {
+			b := p.env.TokenBudget
+			req := p.counter.Count(prompt.Request(p.env.UserRequest, p.env.TaskType, p.query.AsksChange, p.env.Format))
+			if want := b.Context + b.UserRequest - req - p.counter.Count(prompt.Frame(p.env.Format)); p.contextBudget != want || want <= b.Context {
+				t.Errorf("context budget %d, want %d (share %d, request share %d, request %d tokens)", p.contextBudget, want, b.Context, b.UserRequest, req)
+			}
+		}, ""},
+		{"parts set are kept", PromptRequest{UserRequest: "fix the parser", TokenBudget: &BudgetRequest{Context: 3000}}, func(t *testing.T, p *plan) {
+			if p.contextBudget != 3000 {
+				t.Errorf("context budget %d, the caller set 3000", p.contextBudget)
 			}
 		}, ""},
 		{"long request borrows from context", PromptRequest{UserRequest: strings.Repeat("word ", 1200), TokenBudget: &BudgetRequest{Total: 8000}}, func(t *testing.T, p *plan) {

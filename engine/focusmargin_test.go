@@ -17,13 +17,13 @@ import (
 // insertion point was hidden while the function below it was shown). The
 // functions around stay collapsed, and the context stays in its budget.
 func TestFocusShowsTheInsertionPoints(t *testing.T) {
-	goSrc := "package pay\n\n// Ledger books the entries of one account.\ntype Ledger struct {\n\tbalance, refund int\n}\n" + filler("go", 60) +
+	goSrc := "package pay\n\n// Ledger books the entries of one account.\ntype Ledger struct {\n\tbalance, refund int\n}\n" + filler("go", 80) +
 		"\n// applyRefund books a refund in the settlement currency.\nfunc (l *Ledger) applyRefund(refund int, currency string) {\n\tl.refund += refund // settlement currency refund\n\tl.balance -= l.refund\n}\n" +
 		strings.ReplaceAll(filler("go", 10), "helper", "mixer")
-	pySrc := "\"\"\"The ledger.\"\"\"\n" + filler("python", 60) +
+	pySrc := "\"\"\"The ledger.\"\"\"\n" + filler("python", 80) +
 		"\n\n\ndef apply_refund(ledger, refund, currency):\n    \"\"\"Book a refund in the settlement currency.\"\"\"\n    ledger.refund += refund  # settlement currency refund\n    ledger.balance -= ledger.refund\n" +
 		strings.ReplaceAll(filler("python", 10), "_helper", "_mixer")
-	tsSrc := "// The ledger.\n" + filler("ts", 60) +
+	tsSrc := "// The ledger.\n" + filler("ts", 80) +
 		"\n/** applyRefund books a refund in the settlement currency. */\nexport function applyRefund(ledger: Ledger, refund: number, currency: string): void {\n  ledger.refund += refund; // settlement currency refund\n  ledger.balance -= ledger.refund;\n}\n" +
 		strings.ReplaceAll(filler("ts", 10), "helper", "mixer") + "\ninterface Ledger {\n  refund: number;\n  balance: number;\n}\n"
 	repo, e := payEngine(t, map[string]string{"pay/ledger.go": goSrc, "pay/ledger.py": pySrc, "pay/ledger.ts": tsSrc})

@@ -49,7 +49,7 @@ func longFuncRepo() map[string]string {
 		"go.mod": "module example.com/api\n\ngo 1.26\n",
 		"api/routing.py": "\"\"\"Routing.\"\"\"\n\nimport json\n" + filler("python", 4) + "\n\n" +
 			longFunc("python", "def get_request_handler(dependant, body_field=None, status_code=None):\n    \"\"\"Build the handler of a route.\"\"\"\n",
-				"    if content_type_charset and body_field is not None:  # charsetMarker\n        form_body = decode_form(body_bytes, content_type_charset)\n        value_0 = json.loads(form_body)\n", 130) +
+				"    if content_type_charset and body_field is not None:  # charsetMarker\n        form_body = decode_form(body_bytes, content_type_charset)\n        value_0 = json.loads(form_body)\n", 170) +
 			strings.ReplaceAll(filler("python", 4), "_helper", "_mixer"),
 		"api/params.py": "\"\"\"Parameters.\"\"\"\n" + filler("python", 3) + "\n\ndef param_name(p):\n    return p.name\n",
 		"web/config.ts": "// Configuration.\n" + filler("ts", 4) + "\n" +

@@ -291,9 +291,12 @@ type plan struct {
 
 // settings are a request's resolved model, counter, budget and format.
 type settings struct {
-	model    ctxd.Model
-	counter  tokens.Counter
-	budget   ctxd.Budget
+	model   ctxd.Model
+	counter tokens.Counter
+	budget  ctxd.Budget
+	// partsSet: the caller set the budget's parts, which are then kept
+	// as set (no share moves between them).
+	partsSet bool
 	format   ctxd.Format
 	warnings []string
 }
@@ -321,11 +324,11 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 		window = e.cfg.ContextWindow
 	}
 	counter, model := tokens.ForModel(modelName, window)
-	budget, err := e.budget(req.TokenBudget, model)
+	budget, partsSet, err := e.budget(req.TokenBudget, model)
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{model: model, counter: counter, budget: budget, format: format}
+	s := &settings{model: model, counter: counter, budget: budget, partsSet: partsSet, format: format}
 	if f := e.configChanged(); f != "" {
 		s.warnings = append(s.warnings, fmt.Sprintf("%s changed after this daemon read its configuration: restart the daemon to apply it (this request used the configuration it started with)", f))
 	}
@@ -462,8 +465,18 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	// context before, and the prompt held the log and no code. The query
 	// was read from the whole request, so its frames and paths still
 	// gather their files.
+	//
+	// A request shorter than its share leaves the rest to the context
+	// (a commit-sized request takes 50 of an 8,000 budget's 800), as the
+	// response's share beyond the model's output limit does: reserved, it
+	// would only be wasted. The prompt (request and context) still fits
+	// the request and context shares together. A budget whose parts the
+	// caller set is kept as set.
 	contextBudget := budget.Context
 	reqTokens := counter.Count(prompt.Request(req.UserRequest, task, q.AsksChange, format))
+	if spare := budget.UserRequest - reqTokens - counter.Count(prompt.Frame(format)); spare > 0 && !s.partsSet {
+		contextBudget += spare
+	}
 	if over := reqTokens - budget.UserRequest; over > 0 {
 		if over <= contextBudget/2 {
 			contextBudget -= over
@@ -527,31 +540,30 @@ func sharesOf(b ctxd.Budget) ctxd.Shares {
 // budget resolves the request's budget against the configuration. When
 // neither sets a total, it is relative to the model's context window
 // (ctxd.DefaultBudgetFor).
-func (e *Engine) budget(br *BudgetRequest, model ctxd.Model) (ctxd.Budget, error) {
+func (e *Engine) budget(br *BudgetRequest, model ctxd.Model) (b ctxd.Budget, parts bool, err error) {
 	shares := e.cfg.Budget.Shares
 	total := e.cfg.BudgetTotal(model.ContextWindow)
 	if br == nil {
-		return capResponse(ctxd.NewBudget(total, shares), model.MaxOutput), nil
+		return capResponse(ctxd.NewBudget(total, shares), model.MaxOutput), false, nil
 	}
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"total", br.Total}, {"system", br.System}, {"context", br.Context}, {"user_request", br.UserRequest}, {"response", br.Response}} {
 		if f.v < 0 {
-			return ctxd.Budget{}, fmt.Errorf("token_budget.%s must not be negative, got %d: %w", f.name, f.v, ctxd.ErrInvalidParams)
+			return ctxd.Budget{}, false, fmt.Errorf("token_budget.%s must not be negative, got %d: %w", f.name, f.v, ctxd.ErrInvalidParams)
 		}
 	}
 	if br.Shares != nil {
 		if err := br.Shares.Validate(); err != nil {
-			return ctxd.Budget{}, fmt.Errorf("token_budget.shares: %w", err)
+			return ctxd.Budget{}, false, fmt.Errorf("token_budget.shares: %w", err)
 		}
 		shares = *br.Shares
 	}
 	if br.Total > 0 {
 		total = br.Total
 	}
-	b := ctxd.NewBudget(total, shares)
-	parts := false
+	b = ctxd.NewBudget(total, shares)
 	for _, p := range []struct {
 		dst *int
 		v   int
@@ -567,14 +579,14 @@ func (e *Engine) budget(br *BudgetRequest, model ctxd.Model) (ctxd.Budget, error
 	if parts {
 		sum := b.System + b.Context + b.UserRequest + b.Response
 		if br.Total > 0 && sum != br.Total {
-			return ctxd.Budget{}, fmt.Errorf("token_budget parts sum to %d but total is %d: give the total or the parts, or make them agree: %w", sum, br.Total, ctxd.ErrInvalidParams)
+			return ctxd.Budget{}, false, fmt.Errorf("token_budget parts sum to %d but total is %d: give the total or the parts, or make them agree: %w", sum, br.Total, ctxd.ErrInvalidParams)
 		}
 		b.Total = sum
 	}
 	if err := b.Validate(); err != nil {
-		return ctxd.Budget{}, fmt.Errorf("token_budget: %w", err)
+		return ctxd.Budget{}, false, fmt.Errorf("token_budget: %w", err)
 	}
-	return b, nil
+	return b, parts, nil
 }
 
 // countChunks sets each chunk's Tokens to its content's count, on all

@@ -103,6 +103,16 @@ func Build(env *ctxd.Envelope, asksChange bool) string {
 	return b.String()
 }
 
+// Frame is the text a prompt with context holds beside its sections and
+// its request (the header, or the XML wrappers): a budget that lets the
+// context fill the request's spare share counts it too.
+func Frame(format ctxd.Format) string {
+	if format == ctxd.FormatXML {
+		return "<prompt>\n<context>\n</context>\n\n</prompt>\n"
+	}
+	return Header + "\n\n"
+}
+
 // Request renders the request and the task instructions; asksChange says
 // the request asks for a change, so the instructions do not forbid code.
 func Request(request string, task ctxd.TaskType, asksChange bool, format ctxd.Format) string {
