@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/gather"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/safefs"
 	"github.com/ctxd/ctxd/treesitter"
 	"github.com/ctxd/ctxd/workspace/tree"
@@ -34,6 +36,10 @@ type OutlineRequest struct {
 	// line, the lines of a stack trace; function names).
 	KeepLines []int    `json:"keep_lines,omitempty"`
 	KeepFuncs []string `json:"keep_funcs,omitempty"`
+	// RefuseSecretFiles: a secret file (lang.IsSecret) is not read, as
+	// PromptRequest.RefuseSecretFiles skips one named: the MCP server
+	// sets it, an agent's name being no consent. Not a wire param.
+	RefuseSecretFiles bool `json:"-"`
 }
 
 // OutlineResult is the answer of ctx/outline: the file's symbols and
@@ -58,6 +64,9 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	abs, rel, err := tree.Resolve(e.root, req.Path)
 	if err != nil {
 		return nil, err
+	}
+	if req.RefuseSecretFiles && lang.IsSecret(rel) {
+		return nil, fmt.Errorf("outline %s: %w", gather.AgentSecret(rel), ctxd.ErrInvalidParams)
 	}
 	var src []byte
 	switch buf, ok := e.Buffer(rel); {

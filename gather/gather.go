@@ -136,7 +136,7 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 	}
 	if (!explicit || g.req.RefuseSecretFiles) && lang.IsSecret(rel) {
 		if explicit {
-			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: a secret file, not gathered for an agent (start ctxd mcp with --allow-secret-files to allow it)", rel))
+			g.warnings = append(g.warnings, "skipped "+AgentSecret(rel))
 		}
 		return nil
 	}
@@ -164,6 +164,13 @@ func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
 		c.facts.Explicit = true
 	}
 	return c
+}
+
+// AgentSecret says why a secret file an agent named is not read (Request.
+// RefuseSecretFiles, engine.OutlineRequest.RefuseSecretFiles): an agent's
+// name is no consent, the user's switch is (docs/security.md).
+func AgentSecret(rel string) string {
+	return fmt.Sprintf("%s: a secret file, not read for an agent (start ctxd mcp with --allow-secret-files to allow it)", rel)
 }
 
 // Gather collects candidate chunks for a request from the workspace

@@ -47,7 +47,7 @@ func (s *Server) symbols(ctx context.Context, in FindSymbolIn) (*engine.SymbolRe
 }
 
 func (s *Server) outlineFile(ctx context.Context, in OutlineIn) (*engine.OutlineResult, error) {
-	return s.eng.Outline(ctx, engine.OutlineRequest{Path: in.Path, Level: in.Level, Language: in.Language})
+	return s.eng.Outline(ctx, engine.OutlineRequest{Path: in.Path, Level: in.Level, Language: in.Language, RefuseSecretFiles: !s.allowSecretFiles})
 }
 
 func (s *Server) count(ctx context.Context, in CountTokensIn) (*engine.CountResult, error) {

@@ -14,6 +14,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -74,6 +75,16 @@ type Options struct {
 	// naming one file packs it whatever it is (`ctxd tokens
 	// package-lock.json` counts it).
 	IncludeAssets bool `json:"include_assets,omitempty"`
+	// Overlay holds an editor's unsaved buffers by root-relative path (a
+	// daemon's, and those its request gives), packed as ctx/buildPrompt
+	// gathers them: a buffer's text replaces the file on disk, and a
+	// buffer tree.OverlayKept keeps adds its file when the walk has none
+	// (a new file only open in the editor, or an ignored one the user is
+	// editing). A secret file's buffer is packed only when Path or an
+	// Include names the file, as the file on disk would be. The selection
+	// (Path, Include, Exclude), the asset rules and the size cap apply to
+	// buffers as to files.
+	Overlay map[string]string `json:"-"`
 	// Views, when not nil, is the tree-sitter store Compress consults
 	// before parsing a file and teaches what it parses (a daemon's, whose
 	// background analysis has parsed the tree already; a CLI's, persisted
@@ -352,7 +363,25 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 	}
 	var secretFiles []string
 	var unpacked []Excluded
+	// walked are the files the walk listed, when there are buffers: a
+	// buffer of any other file is packed after the walk (late, with the
+	// files whose disk text could not be packed but whose buffer can).
+	walked := map[string]bool{}
+	var late []string
+	walkKeep := keep
+	if len(opts.Overlay) > 0 {
+		walkKeep = func(rel string) bool {
+			walked[rel] = true
+			return keep(rel)
+		}
+	}
 	other := func(rel, why string) bool {
+		if _, open := opts.Overlay[rel]; open && why != tree.SkipSecret {
+			// Binary, too big or unreadable on disk, but the editor
+			// holds its text: the buffer is what gathering reads.
+			late = append(late, rel)
+			return false
+		}
 		if why != tree.SkipSecret {
 			// Binary, over the size cap or unreadable: named, so a pack
 			// never leaves a file out silently.
@@ -442,13 +471,21 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 		})
 	}
 	var excluded []Excluded
-	err = ws.EachTextOr(ctx, keep, func(rel string, b []byte) error {
+	submit := func(rel string, b []byte) {
+		if t, open := opts.Overlay[rel]; open {
+			// The editor's text wins over the disk's.
+			if int64(len(t)) > ws.MaxFileBytes() {
+				unpacked = append(unpacked, Excluded{Path: rel, Bytes: len(t), Reason: tree.SkipTooBig})
+				return
+			}
+			b = []byte(t)
+		}
 		// An asset named by Path (one file) or an Include is the user's
 		// choice: it is packed.
 		if !opts.IncludeAssets && rel != sub && !(len(opts.Include) > 0 && matchAny(opts.Include, rel, sub)) {
 			if why := assetReason(rel, b); why != "" {
 				excluded = append(excluded, Excluded{Path: rel, Bytes: len(b), Reason: why})
-				return nil
+				return
 			}
 		}
 		mu.Lock()
@@ -456,12 +493,47 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 		files = append(files, File{})
 		mu.Unlock()
 		jobs <- job{i: i, rel: rel, text: string(b)}
+	}
+	err = ws.EachTextOr(ctx, walkKeep, func(rel string, b []byte) error {
+		submit(rel, b)
 		return nil
 	}, other)
+	if err == nil && len(opts.Overlay) > 0 {
+		// The buffers of files the walk did not list: a new file only
+		// open in the editor, an ignored one being edited (OverlayKept),
+		// a secret one named by Path or an Include.
+		for _, rel := range slices.Sorted(maps.Keys(opts.Overlay)) {
+			if walked[rel] || !keep(rel) {
+				continue
+			}
+			switch {
+			case tree.OverlayKept(rel):
+			case lang.IsStateDir(rel):
+				continue
+			case !named[rel] && rel != sub:
+				// A secret file's buffer, not named: left out and
+				// listed, as the file on disk would be.
+				secretFiles = append(secretFiles, rel)
+				continue
+			}
+			late = append(late, rel)
+		}
+		for _, rel := range late {
+			submit(rel, nil)
+		}
+	}
 	close(jobs)
 	wg.Wait()
 	if err == nil {
 		err = scanErr
+	}
+	if len(late) > 0 || len(secretFiles) > 0 {
+		// Late buffers came after the walk's path order.
+		byPath := func(a, b Excluded) int { return strings.Compare(a.Path, b.Path) }
+		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(excluded, byPath)
+		slices.SortFunc(unpacked, byPath)
+		slices.Sort(secretFiles)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pack: %w", err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -754,6 +755,131 @@ func TestSummaryLeavesOutEmptySections(t *testing.T) {
 			for _, s := range tt.want {
 				if !strings.Contains(b.String(), s) {
 					t.Errorf("pack lacks %q:\n%s", s, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestPackOverlay: a pack reads an editor's unsaved buffers as gathering
+// does (Options.Overlay): a buffer's text replaces the file on disk, a
+// buffer of a file not on disk or ignored joins the pack, a secret file's
+// buffer only when named, one under the state directory never, and the
+// selection and asset rules apply to buffers as to files.
+func TestPackOverlay(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		".gitignore":   "scratch/\n",
+		"a/x.go":       "package a\n\nfunc X() int { return 1 }\n",
+		"a/y.go":       "package a\n\nvar Y = 2\n",
+		"scratch/n.go": "package scratch\n\nvar Disk = 0\n",
+	})
+	overlay := map[string]string{
+		"a/x.go":              "package a\n\nfunc X() int { return 42 } // edited\n",
+		"a/new.go":            "package a\n\nfunc New() {} // only in the editor\n",
+		"scratch/n.go":        "package scratch\n\nvar Buffer = 1 // ignored, being edited\n",
+		".env":                "GITHUB_TOKEN=ghp_Zq8xW3mN5vB7kL2pR9tY4uH6jF1dS0aQ3eXc\n",
+		".ctxd/notes.txt":     "state dir\n",
+		"b/package-lock.json": `{"lockfileVersion": 3}` + "\n",
+	}
+	tests := []struct {
+		name   string
+		opts   Options
+		want   map[string]string // path: text its content holds
+		absent []string
+		secret []string
+		assets []string
+	}{
+		{
+			name:   "whole",
+			opts:   Options{},
+			want:   map[string]string{"a/x.go": "return 42", "a/new.go": "only in the editor", "a/y.go": "var Y = 2", "scratch/n.go": "var Buffer = 1"},
+			absent: []string{".env", ".ctxd/notes.txt", "b/package-lock.json"},
+			secret: []string{".env"},
+			assets: []string{"b/package-lock.json"},
+		},
+		{
+			name:   "subtree",
+			opts:   Options{Path: "scratch"},
+			want:   map[string]string{"scratch/n.go": "var Buffer = 1"},
+			absent: []string{"a/x.go", "a/new.go", ".env"},
+		},
+		{
+			name:   "exclude",
+			opts:   Options{Exclude: []string{"new.go", "scratch"}},
+			want:   map[string]string{"a/x.go": "return 42"},
+			absent: []string{"a/new.go", "scratch/n.go"},
+			secret: []string{".env"},
+			assets: []string{"b/package-lock.json"},
+		},
+		{
+			name:   "secret named",
+			opts:   Options{Include: []string{".env", "*.go"}},
+			want:   map[string]string{".env": "GITHUB_TOKEN=[REDACTED", "a/new.go": "only in the editor"},
+			absent: []string{".ctxd/notes.txt"},
+		},
+		{
+			name: "secret named by path",
+			opts: Options{Path: ".env"},
+			want: map[string]string{".env": "GITHUB_TOKEN=[REDACTED"},
+		},
+		{
+			name:   "assets included",
+			opts:   Options{IncludeAssets: true},
+			want:   map[string]string{"b/package-lock.json": "lockfileVersion"},
+			secret: []string{".env"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := tree.Open(dir, tree.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			tt.opts.Overlay = overlay
+			r := packed(t, ws, tt.opts)
+			got := map[string]string{}
+			var paths []string
+			for _, f := range r.Files {
+				got[f.Path] = f.Content
+				paths = append(paths, f.Path)
+			}
+			if !slices.IsSorted(paths) {
+				t.Errorf("files not in path order: %v", paths)
+			}
+			for p, text := range tt.want {
+				if c, ok := got[p]; !ok || !strings.Contains(c, text) {
+					t.Errorf("%s: packed %v, content %q, want it holding %q", p, ok, c, text)
+				}
+			}
+			for _, p := range tt.absent {
+				if _, ok := got[p]; ok {
+					t.Errorf("%s packed: %q", p, got[p])
+				}
+			}
+			if c := got["a/x.go"]; strings.Contains(c, "return 1 ") {
+				t.Errorf("a/x.go packed from disk: %q", c)
+			}
+			if c := got[".env"]; strings.Contains(c, "ghp_Zq8") {
+				t.Errorf(".env packed unredacted: %q", c)
+			}
+			if !slices.Equal(r.Secret, tt.secret) {
+				t.Errorf("secret files %v, want %v", r.Secret, tt.secret)
+			}
+			var assets []string
+			for _, x := range r.Excluded {
+				assets = append(assets, x.Path)
+			}
+			if !slices.Equal(assets, tt.assets) {
+				t.Errorf("assets %v, want %v", assets, tt.assets)
+			}
+			var b strings.Builder
+			if err := r.Write(&b, ctxd.FormatMarkdown); err != nil {
+				t.Fatal(err)
+			}
+			for p := range tt.want {
+				if !strings.Contains(b.String(), "### "+p+" (") {
+					t.Errorf("the rendered pack has no section for %s", p)
 				}
 			}
 		})

@@ -23,8 +23,11 @@ import (
 // line: "output" is a file name written under the workspace's state
 // directory, <state>/packs/NAME (or that same path, absolute), atomically
 // and never through a link (safefs.WriteAtomic); any other path is
-// -32602. `ctxd pack --output` writes where the user says. It runs
-// concurrently.
+// -32602. `ctxd pack --output` writes where the user says. It packs the
+// workspace ctx/buildPrompt gathers: the editor's unsaved buffers (from
+// textDocument/didOpen and didChange, and "open_files" texts, which win)
+// replace the files on disk, and a buffer of a file not on disk is packed
+// as a new file (engine.Pack). It runs concurrently.
 func init() {
 	register(method{name: "ctx/pack", async: true, handle: packWorkspace})
 }
@@ -35,6 +38,12 @@ type PackParams struct {
 	pack.Options
 	Format string `json:"format,omitempty"`
 	Output string `json:"output,omitempty"`
+	// OpenFiles are the editor's open files, as ctx/buildPrompt's: a
+	// text is an unsaved buffer, packed instead of the file on disk (and
+	// of the daemon's buffer). A line or selection changes nothing in a
+	// pack, and naming a file here does not pack a secret file (Path or
+	// an Include does).
+	OpenFiles []ctxd.OpenFile `json:"open_files,omitempty"`
 }
 
 type packResult struct {
@@ -57,6 +66,14 @@ func packWorkspace(ctx context.Context, cl *client, params json.RawMessage) (any
 	name, err := packOutputName(packs, p.Output)
 	if err != nil {
 		return nil, err
+	}
+	for _, of := range p.OpenFiles {
+		if of.Text != nil {
+			if p.Overlay == nil {
+				p.Overlay = map[string]string{}
+			}
+			p.Overlay[of.Path] = *of.Text
+		}
 	}
 	r, err := eng.Pack(ctx, p.Options)
 	if err != nil {

@@ -396,9 +396,25 @@ func TestMCPSecretFileByName(t *testing.T) {
 			t.Errorf("build_context %v: no warning naming the switch:\n%s", args, line)
 		}
 	}
+	// outline reads one file an agent names: the same rule (it read .env
+	// whole, as Python, while build_context refused it).
+	outline := map[string]any{"path": ".env", "level": "full", "language": "python"}
+	line := m.tool("outline", outline)
+	if strings.Contains(line, plain) {
+		t.Errorf("outline .env read it for an agent:\n%s", line)
+	}
+	if e := toolError(t, line); !strings.Contains(e, "--allow-secret-files") {
+		t.Errorf("outline .env: error %q, want one naming the switch", e)
+	}
 	allowed := startMCPArgs(t, dir, "--allow-secret-files")
 	if line := allowed.tool("build_context", map[string]any{"request": "what is APP_DB_NAME", "open_files": []map[string]any{{"path": ".env"}}}); !strings.Contains(line, plain) {
 		t.Errorf("--allow-secret-files: .env not gathered:\n%s", line)
+	}
+	if line := allowed.tool("outline", outline); !strings.Contains(line, plain) {
+		t.Errorf("--allow-secret-files: .env not outlined:\n%s", line)
+	}
+	if out, errOut, code := runCtxd(t, dir, "", nil, "truncate", "--level", "full", "--language", "python", ".env"); code != 0 || !strings.Contains(out, plain) {
+		t.Errorf("ctxd truncate .env (the user): exit %d: %s %s", code, out, errOut)
 	}
 	if out, errOut, code := runCtxd(t, dir, "", nil, "prompt", "--open", ".env", "what is APP_DB_NAME"); code != 0 || !strings.Contains(out, plain) {
 		t.Errorf("ctxd prompt --open .env (the user): exit %d, .env not gathered: %s", code, errOut)

@@ -522,9 +522,11 @@ func (s *Snapshot) ByDir(dir string) []string {
 
 // OverlayKept reports whether an unsaved editor buffer at rel (a
 // root-relative path) joins the workspace's files, replacing or adding to
-// the file on disk: a secret file's or one under the state directory does
-// not. Gathering (WithOverlay) and the symbol search (WithOverlayPaths)
-// read the buffers by this one rule.
+// the file on disk, without the user naming the file: a new file's and an
+// ignored file's do (the user is editing it), a secret file's or one under
+// the state directory does not. Gathering (WithOverlay), the symbol search
+// (WithOverlayPaths), a pack (pack.Options.Overlay) and resume
+// (engine.refusedSource) read the buffers by this one rule.
 func OverlayKept(rel string) bool {
 	return !lang.IsSecret(rel) && !lang.IsStateDir(rel)
 }
