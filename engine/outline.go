@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -68,6 +69,11 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	if req.RefuseSecretFiles && lang.IsSecret(rel) {
 		return nil, fmt.Errorf("outline %s: %w", gather.AgentSecret(rel), ctxd.ErrInvalidParams)
 	}
+	if req.Text == nil && e.inStateDir(rel) {
+		// Checkpoints hold whole conversations and .git/ the history's
+		// objects: gathering never reads them, nor does an outline.
+		return nil, fmt.Errorf("%s is in git's or ctxd's state directory, not the workspace's source: outline a source file, or pass its text: %w", rel, ctxd.ErrInvalidParams)
+	}
 	var src []byte
 	switch buf, ok := e.Buffer(rel); {
 	case req.Text != nil:
@@ -88,6 +94,21 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 	}
 	req.Path = rel
 	return OutlineSource(ctx, req, src)
+}
+
+// inStateDir reports whether rel (root-relative) is under .git/, .ctxd/
+// or the engine's own state directory when that is inside the root
+// (--state-dir state).
+func (e *Engine) inStateDir(rel string) bool {
+	if lang.IsStateDir(rel) {
+		return true
+	}
+	sd, err := filepath.Rel(e.root, e.stateDir)
+	if err != nil || sd == "." || sd == ".." || strings.HasPrefix(sd, "../") {
+		return false
+	}
+	sd = filepath.ToSlash(sd)
+	return rel == sd || strings.HasPrefix(rel, sd+"/")
 }
 
 // ReadSource reads a file to outline, refusing one over
