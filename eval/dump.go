@@ -12,7 +12,8 @@ import (
 
 // dumpCase writes what one case showed at one budget to dir, as
 // <index>-<commit>-<budget>.txt: the request, the answer files with their
-// changed lines (seen or elided), every included chunk (view, tokens,
+// changed lines (seen or elided) and the lines the request pointed at in
+// them (Facts.DeclLines, Facts.MatchLines), every included chunk (view, tokens,
 // score, reasons) in the order the fitter placed them, the skipped ones,
 // and the files the baseline filled the same budget with; each answer
 // file's rank in ctxd's score order and in BM25's. It is for
@@ -50,6 +51,7 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 		fmt.Fprintf(&b, "  %s rank=%d bm25rank=%d view=%s bm25=%v seen=%v hidden=%v\n", a, ranks[a], bmRanks[a], view, slices.Contains(bm25, a), seen, hidden)
 		if ch != nil {
 			fmt.Fprintf(&b, "    tokens %d of %d, focus %v, mentioned %v, elided %v\n", ch.Tokens, ch.OriginalTokens, ch.Facts.FocusLines, ch.Facts.MentionedSymbols, ch.Elided)
+			fmt.Fprintf(&b, "    decl %v, match %v\n", ch.Facts.DeclLines, ch.Facts.MatchLines)
 			for _, d := range ch.Facts.FocusDefs {
 				fmt.Fprintf(&b, "    focus def %d score %.2f: %s\n", d.Line, d.Score, strings.Join(d.Why, " "))
 			}

@@ -196,7 +196,8 @@ func TestRecall(t *testing.T) {
 
 // checkDump checks that dir holds one file per case and budget, each
 // naming the answer files with their changed lines and the included chunks
-// and at 32000 (where everything fits) no hidden line.
+// and at 32000 (where everything fits) no hidden line and each answer
+// file's decl and match lines.
 func checkDump(t *testing.T, dir string, cases, budgets int) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
@@ -216,6 +217,11 @@ func checkDump(t *testing.T, dir string, cases, budgets int) {
 		}
 		if strings.HasSuffix(f, "-32000.txt") && (strings.Contains(s, "view=-") || !strings.Contains(s, "hidden=[]")) {
 			t.Errorf("%s: at 32000 every answer line fits:\n%s", filepath.Base(f), s)
+		}
+		if strings.HasSuffix(f, "-32000.txt") && !strings.Contains(s, "\n    decl [") {
+			// An answer file in the context says which of its lines the
+			// request pointed at (module-level decl lines, match lines).
+			t.Errorf("%s lacks an answer file's decl and match lines:\n%s", filepath.Base(f), s)
 		}
 	}
 }
