@@ -483,6 +483,81 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 	}
 }
 
+// TestFitWeighsTheAnswerOdds: of two large files ranked 2nd and 3rd
+// with room to deepen one, the upgrade pass deepens the one whose score
+// terms say it is more likely the file the task changes (answerOdds: a
+// strong lexical match that changed with the request's files, over a
+// lexical match on a common word whose score is its priority and graph
+// rank), not the one ranked higher by a few points. Without score terms
+// the rank decides, as before.
+func TestFitWeighsTheAnswerOdds(t *testing.T) {
+	c := counter(t)
+	terms := func(kv ...any) []ctxd.ScoreTerm {
+		var ts []ctxd.ScoreTerm
+		for k := 0; k < len(kv); k += 2 {
+			ts = append(ts, ctxd.ScoreTerm{Term: kv[k].(string), Value: kv[k+1].(float64)})
+		}
+		return ts
+	}
+	// linked: HIGH, ranked 1st lexically for one common word, linked by
+	// the graph; changed: MEDIUM, the request's rare words, co-changed.
+	linked := terms(ctxd.TermPriority, 800.0, ctxd.TermRelevance, 30.0, ctxd.TermRank, 300.0, ctxd.TermGraph, 150.0, ctxd.TermSize, -20.0)
+	changed := terms(ctxd.TermPriority, 500.0, ctxd.TermRelevance, 300.0, ctxd.TermRank, 200.0, ctxd.TermCoChange, 150.0, ctxd.TermSize, -20.0)
+	// The score is the terms' sum; b ranks below a by 10 when they are
+	// alike.
+	score := func(ts []ctxd.ScoreTerm, none float64) float64 {
+		if ts == nil {
+			return none
+		}
+		var sum float64
+		for _, t := range ts {
+			sum += t.Value
+		}
+		return sum
+	}
+	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1400}
+	views := func(_ context.Context, ch *ctxd.Chunk) []View {
+		if ch.Source == "README.md" {
+			return nil
+		}
+		return []View{
+			{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
+			{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
+		}
+	}
+	// Room for both outlines and one bodies view, not two.
+	budget := c.Count(render(top)) + 2*c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go outline", 5)})) +
+		c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go body", 60)})) + 40
+	for _, tt := range []struct {
+		name       string
+		tA, tB     []ctxd.ScoreTerm
+		deep, flat string
+	}{
+		{"the odds decide", linked, changed, "b.go", "a.go"},
+		{"alike terms: the rank decides", changed, changed, "a.go", "b.go"},
+		{"no terms: the rank decides", nil, nil, "a.go", "b.go"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 400), Score: score(tt.tA, 1300), Tokens: 3000, ScoreBreakdown: tt.tA}
+			b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 400), Score: score(tt.tB, 1310) - 10, Tokens: 3000, ScoreBreakdown: tt.tB}
+			got, err := Fit(t.Context(), []ctxd.Chunk{top, a, b}, Options{Budget: budget, Counter: c, Render: render, Views: views, Task: ctxd.TaskImplement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			levels := map[string]ctxd.View{}
+			for _, ch := range got.Chunks {
+				levels[ch.Source] = ch.Truncation
+			}
+			if len(levels) != 3 || levels[tt.deep] != ctxd.ViewBodies || levels[tt.flat] != ctxd.ViewOutline {
+				t.Errorf("levels %v, want %s at bodies, %s at outline", levels, tt.deep, tt.flat)
+			}
+			if got.TokensUsed > budget {
+				t.Errorf("used %d of %d", got.TokensUsed, budget)
+			}
+		})
+	}
+}
+
 // TestFitShowsTheTopFileWhole is issue 25's allocation failure: the file
 // the task most likely needs stayed at its bodies view (its changed lines
 // collapsed) while the budget went to making the next file whole. A bodies
