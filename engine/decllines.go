@@ -95,24 +95,20 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		var lines []int
 		held = held[:0]
 		count := map[uint32]int{}
+		imps := lang.ImportsAt(c.Facts.Language, readOnly(c.Content))
+		k := 0 // the next import
 		l := 0
-		names := false // inside an import group's names (Python's, JavaScript's)
 		for line := range strings.Lines(c.Content) {
 			l++
 			if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 || slices.Contains(c.Facts.MatchLines, l) {
 				continue
 			}
-			text, group := importPath(line)
-			switch {
-			case names:
-				names = !strings.HasPrefix(strings.TrimSpace(line), ")") && !strings.HasPrefix(strings.TrimSpace(line), "}")
-				if !names {
-					text, _ = importPath(strings.TrimLeft(strings.TrimSpace(line), ")}"))
-				} else {
-					continue
-				}
-			case group:
-				names = true
+			text := line
+			for k < len(imps) && imps[k].End < l {
+				k++
+			}
+			if k < len(imps) && imps[k].Start <= l {
+				text = importedModules(imps[k:], l)
 			}
 			var got []uint32
 			query.ScanWords(readOnly(text), func(id []byte) {
@@ -153,28 +149,23 @@ const (
 	inMember
 )
 
-// importPath returns the part of a module-level line that declLines reads
-// for the request's terms: of an import line, the module it imports
-// (`from X import a, b`: X; `import X`; `import {a} from 'x'`: 'x'), not
-// the names it binds (a request about requests names Request, which every
-// import of the module's models brings); any other line whole. group
-// reports an import line that opens a group of names over lines (Python's
-// `from X import (`, JavaScript's `import {`): its names are not read,
-// the line that closes it is read as an import line.
-func importPath(line string) (text string, group bool) {
-	t := strings.TrimSpace(line)
-	switch {
-	case strings.HasPrefix(t, "from "):
-		mod, _, _ := strings.Cut(t[len("from "):], " import")
-		return mod, strings.HasSuffix(t, "(")
-	case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") && strings.Contains(t, " from "):
-		if i := strings.LastIndex(t, " from "); i >= 0 {
-			return t[i+len(" from "):], false
+// importedModules returns what declLines reads of line l of an import
+// statement (imps, from the statement holding l on): the modules it
+// imports on l (`from X import a, b`: X; `import X`; `import {a} from
+// 'x'`: 'x'), not the names it binds (a request about requests names
+// Request, which every import of the module's models brings); "" for a
+// line of names alone (`from X import (` over lines, a JavaScript `import
+// {` group) or of the statement's keywords.
+func importedModules(imps []lang.Import, l int) string {
+	var b strings.Builder
+	for _, im := range imps {
+		if im.Start > l {
+			break
 		}
-		if strings.HasSuffix(t, "{") {
-			return "", true
+		if im.Line == l && !im.Name {
+			b.WriteString(im.Spec)
+			b.WriteByte(' ')
 		}
-		return t, false
 	}
-	return line, false
+	return b.String()
 }

@@ -8,42 +8,47 @@ import (
 )
 
 // importSyntax is how one language's files name what they import. The
-// table below is the one place that says which languages have imports:
-// read is the whole-file reader behind [Imports] (the index's imports and
-// the link graph); lines are the per-line patterns of the build without
-// tree-sitter ([ImportLines]: each pattern's first group is an import).
-// Tree-sitter's own readers (treesitter/langs.go) walk the syntax tree of
-// the languages it parses; a test there holds them to this table.
+// table below is the one place that says which languages have imports and
+// how a file's lines say them: read is the statement reader of the
+// languages whose imports the link graph resolves (Go, Python, JS/TS,
+// Java, Kotlin), which knows an import statement over lines; lines are
+// one-line patterns (each pattern's first group is an import) of the
+// others. [ImportsAt] reads both; [Imports] (the index's imports and the
+// link graph), the focus views' module-level lines (engine's decl lines)
+// and the build without tree-sitter all read through it. Tree-sitter's
+// own readers (treesitter/langs.go) walk the syntax tree of the
+// languages it parses; a test there holds them to this table.
 type importSyntax struct {
-	read  func(src []byte) []string
+	read  func(src []byte) []Import
 	lines []*regexp.Regexp
 }
 
-var (
-	jsLines = []*regexp.Regexp{
-		regexp.MustCompile(`^\s*(?:import|export)\b.*?\bfrom\s*['"]([^'"]+)['"]`),
-		regexp.MustCompile(`^\s*import\s*['"]([^'"]+)['"]`),
-		regexp.MustCompile(`\brequire\(\s*['"]([^'"]+)['"]\s*\)`),
-	}
-	cFamilyLines = []*regexp.Regexp{regexp.MustCompile(`^\s*#\s*include\s*[<"]([^>"]+)[>"]`)}
-)
+// Import is one import of a file as written, where it is said.
+type Import struct {
+	// Spec is what is imported: a Go import path, a Python module name
+	// (relative ones keep their leading dots), a JS/TS module specifier,
+	// a Java class ("a.b.C", "a.b.*"), a line pattern's group.
+	Spec string
+	// Line is the 1-based line holding Spec (for a Python name, the line
+	// of the name); Start and End are the lines of the statement around
+	// it (Go's `import (` group, Python's `from m import (` to `)` or a
+	// line continued by `\`, a JS `import {` over lines to its `from`).
+	Line, Start, End int
+	// Name marks a Python `from m import a` read as "m.a": a may be a
+	// submodule, or a name m binds. The module is the entry before it.
+	Name bool
+}
 
 var importSyntaxes = map[string]importSyntax{
-	"go": {read: goImports, lines: []*regexp.Regexp{
-		regexp.MustCompile(`^import\s+(?:\w+\s+)?"([^"]+)"`),
-		regexp.MustCompile(`^\s+(?:[\w.]+\s+)?"([^"]+)"\s*$`),
-	}},
-	"python": {read: pyImports, lines: []*regexp.Regexp{
-		regexp.MustCompile(`^import\s+([\w.]+)`),
-		regexp.MustCompile(`^from\s+([\w.]+)\s+import`),
-	}},
-	"javascript": {read: jsImports, lines: jsLines},
-	"typescript": {read: jsImports, lines: jsLines},
-	"tsx":        {read: jsImports, lines: jsLines},
+	"go":         {read: goImports},
+	"python":     {read: pyImports},
+	"javascript": {read: jsImports},
+	"typescript": {read: jsImports},
+	"tsx":        {read: jsImports},
 	"vue":        {read: jsImports},
 	"svelte":     {read: jsImports},
-	"java":       {read: javaImports, lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:static\s+)?([\w.*]+)\s*;`)}},
-	"kotlin":     {read: javaImports, lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+([\w.*]+)`)}},
+	"java":       {read: javaImports},
+	"kotlin":     {read: javaImports},
 	"rust":       {lines: []*regexp.Regexp{regexp.MustCompile(`^(?:pub\s+)?use\s+([^;]+);`)}},
 	"c":          {lines: cFamilyLines},
 	"cpp":        {lines: cFamilyLines},
@@ -56,25 +61,54 @@ var importSyntaxes = map[string]importSyntax{
 	"swift": {lines: []*regexp.Regexp{regexp.MustCompile(`^import\s+(?:\w+\s+)?([\w.]+)`)}},
 }
 
-// Imports returns the import specifications of a source file as written:
-// Go import paths; Python module names (relative ones keep their leading
+var cFamilyLines = []*regexp.Regexp{regexp.MustCompile(`^\s*#\s*include\s*[<"]([^>"]+)[>"]`)}
+
+// ImportsAt returns the imports of a source file in lang, in the order
+// written, each with its line and its statement's lines (nil for a
+// language without imports). Only the file's text is read; nothing is
+// resolved.
+func ImportsAt(lang string, src []byte) []Import {
+	syn := importSyntaxes[lang]
+	if syn.read != nil {
+		return syn.read(src)
+	}
+	if len(syn.lines) == 0 {
+		return nil
+	}
+	var out []Import
+	n := 0
+	for line := range bytes.Lines(src) {
+		n++
+		for _, re := range syn.lines {
+			if m := re.FindSubmatch(bytes.TrimRight(line, "\r\n")); m != nil {
+				out = append(out, Import{Spec: string(m[1]), Line: n, Start: n, End: n})
+			}
+		}
+	}
+	return out
+}
+
+// Imports returns the import specifications of a source file as written,
+// those of [ImportsAt] for the languages the link graph resolves: Go
+// import paths; Python module names (relative ones keep their leading
 // dots, and "from m import a" also yields "m.a" since a may be a
 // submodule); JS/TS module specifiers of import, export-from, require and
 // dynamic import; Java imported classes ("a.b.C", or "a.b.*"). Other
-// languages have none here (their imports are read only line by line:
-// [ImportLines]). Only the file's text is read; nothing is resolved.
+// languages have none here.
 func Imports(lang string, src []byte) []string {
-	if read := importSyntaxes[lang].read; read != nil {
-		return read(src)
+	read := importSyntaxes[lang].read
+	if read == nil {
+		return nil
 	}
-	return nil
-}
-
-// ImportLines returns the line patterns of lang's import statements, each
-// with the import as its first group, for a reader with no parser (nil
-// when lang has none). The slice is shared: callers must not change it.
-func ImportLines(lang string) []*regexp.Regexp {
-	return importSyntaxes[lang].lines
+	imps := read(src)
+	if len(imps) == 0 {
+		return nil
+	}
+	out := make([]string, len(imps))
+	for i, im := range imps {
+		out[i] = im.Spec
+	}
+	return out
 }
 
 // HasImports reports whether lang's files have imports at all.
@@ -84,42 +118,59 @@ func HasImports(lang string) bool {
 }
 
 // goImports reads the import declarations at the top of a Go file.
-func goImports(src []byte) []string {
-	var out []string
-	inBlock := false
+func goImports(src []byte) []Import {
+	var out []Import
+	block := 0 // the line of an open `import (`
+	n := 0
 	for line := range bytes.Lines(src) {
+		n++
 		s := strings.TrimSpace(string(line))
 		switch {
-		case inBlock:
+		case block > 0:
 			if strings.HasPrefix(s, ")") {
-				inBlock = false
+				closeGroup(out, block, n)
+				block = 0
 				continue
 			}
 			if q := quoted(s); q != "" {
-				out = append(out, q)
+				out = append(out, Import{Spec: q, Line: n, Start: block})
 			}
 		case strings.HasPrefix(s, "import"):
 			rest := strings.TrimSpace(strings.TrimPrefix(s, "import"))
 			if strings.HasPrefix(rest, "(") {
-				inBlock = true
+				block = n
 				rest = strings.TrimSpace(rest[1:])
 				if q := quoted(rest); q != "" {
-					out = append(out, q)
+					out = append(out, Import{Spec: q, Line: n, Start: n})
 				}
 				if strings.Contains(rest, ")") {
-					inBlock = false
+					closeGroup(out, block, n)
+					block = 0
 				}
 				continue
 			}
 			if q := quoted(rest); q != "" {
-				out = append(out, q)
+				out = append(out, Import{Spec: q, Line: n, Start: n, End: n})
 			}
 		case strings.HasPrefix(s, "func ") || strings.HasPrefix(s, "type ") ||
 			strings.HasPrefix(s, "var ") || strings.HasPrefix(s, "const "):
+			if block > 0 {
+				closeGroup(out, block, n-1)
+			}
 			return out
 		}
 	}
+	if block > 0 {
+		closeGroup(out, block, n)
+	}
 	return out
+}
+
+// closeGroup sets End of the imports of the group opened on line start.
+func closeGroup(imps []Import, start, end int) {
+	for i := len(imps) - 1; i >= 0 && imps[i].Start == start; i-- {
+		imps[i].End = end
+	}
 }
 
 // quoted returns the first double- or back-quoted string of s.
@@ -140,58 +191,154 @@ func quoted(s string) string {
 
 var (
 	pyImportRe = regexp.MustCompile(`^\s*import\s+(.+)$`)
-	pyFromRe   = regexp.MustCompile(`^\s*from\s+(\.*[\w.]*)\s+import\s+\(?([^#)]*)`)
+	pyFromRe   = regexp.MustCompile(`^\s*from\s+(\.*[\w.]*)\s+import\s+(\(?)([^#)]*)(\)?)`)
 )
 
-// pyImports reads Python import statements.
-func pyImports(src []byte) []string {
-	var out []string
-	for line := range bytes.Lines(src) {
-		s := strings.TrimRight(string(line), "\r\n")
+// pyImports reads Python import statements, `from m import (` over lines
+// to its `)` and a line continued by a backslash included.
+func pyImports(src []byte) []Import {
+	var out []Import
+	lines := strings.SplitAfter(string(src), "\n")
+	for i := 0; i < len(lines); i++ {
+		s := strings.TrimRight(lines[i], "\r\n")
+		start := i + 1
 		if m := pyFromRe.FindStringSubmatch(s); m != nil {
 			mod := m[1]
-			out = append(out, mod)
-			for _, name := range strings.Split(m[2], ",") {
-				name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
-				if name == "" || name == "*" || name == "\\" {
+			first := len(out)
+			out = append(out, Import{Spec: mod, Line: start, Start: start})
+			names := func(text string, line int) {
+				for _, name := range strings.Split(text, ",") {
+					name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
+					if name == "" || name == "*" || name == "\\" {
+						continue
+					}
+					spec := mod + "." + name
+					if strings.HasSuffix(mod, ".") {
+						spec = mod + name
+					}
+					out = append(out, Import{Spec: spec, Line: line, Start: start, Name: true})
+				}
+			}
+			names(m[3], start)
+			// Over lines: an open parenthesis to its close, or a
+			// backslash at the end of a line.
+			open := m[2] == "(" && m[4] == "" && !strings.Contains(afterComment(s), ")")
+			cont := !open && strings.HasSuffix(strings.TrimRight(afterComment(s), " \t"), "\\")
+			for (open || cont) && i+1 < len(lines) {
+				i++
+				t := afterComment(strings.TrimRight(lines[i], "\r\n"))
+				if open {
+					before, _, closed := strings.Cut(t, ")")
+					names(before, i+1)
+					open = !closed
 					continue
 				}
-				if strings.HasSuffix(mod, ".") {
-					out = append(out, mod+name)
-				} else {
-					out = append(out, mod+"."+name)
-				}
+				t = strings.TrimRight(t, " \t")
+				cont = strings.HasSuffix(t, "\\")
+				names(strings.TrimSuffix(t, "\\"), i+1)
+			}
+			for k := first; k < len(out); k++ {
+				out[k].End = i + 1
 			}
 			continue
 		}
 		if m := pyImportRe.FindStringSubmatch(s); m != nil {
-			for _, part := range strings.Split(m[1], ",") {
-				name, _, _ := strings.Cut(strings.TrimSpace(part), " ")
-				if name != "" && !strings.HasPrefix(name, "#") {
-					out = append(out, name)
+			first := len(out)
+			text := m[1]
+			for {
+				t := strings.TrimRight(afterComment(text), " \t")
+				cont := strings.HasSuffix(t, "\\")
+				for _, part := range strings.Split(strings.TrimSuffix(t, "\\"), ",") {
+					name, _, _ := strings.Cut(strings.TrimSpace(part), " ")
+					if name != "" {
+						out = append(out, Import{Spec: name, Line: i + 1, Start: start})
+					}
 				}
+				if !cont || i+1 >= len(lines) {
+					break
+				}
+				i++
+				text = strings.TrimRight(lines[i], "\r\n")
+			}
+			for k := first; k < len(out); k++ {
+				out[k].End = i + 1
 			}
 		}
 	}
 	return out
 }
 
+// afterComment returns a Python line without its # comment.
+func afterComment(s string) string {
+	s, _, _ = strings.Cut(s, "#")
+	return s
+}
+
 var (
-	// jsImports reads JS/TS module specifiers.
-	jsImports = firstGroups(regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`))
-	// javaImports reads Java and Kotlin imports.
-	javaImports = firstGroups(regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?(\w+(?:\.\w+)*(?:\.\*)?)\s*;?`))
+	// jsImportRe reads JS/TS module specifiers: of import, export-from,
+	// require and dynamic import.
+	jsImportRe = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]`)
+	// javaImportRe reads Java and Kotlin imports.
+	javaImportRe = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?(\w+(?:\.\w+)*(?:\.\*)?)\s*;?`)
 )
 
-// firstGroups reads the first group of each match of re.
-func firstGroups(re *regexp.Regexp) func(src []byte) []string {
-	return func(src []byte) []string {
-		var out []string
-		for _, m := range re.FindAllSubmatch(src, -1) {
-			out = append(out, string(m[1]))
-		}
-		return out
+// jsImports reads JS/TS module specifiers. A specifier after `from` on a
+// line that does not open its statement (`} from 'x'`) belongs to the
+// `import` or `export` line above it, through lines of names.
+func jsImports(src []byte) []Import {
+	ms := jsImportRe.FindAllSubmatchIndex(src, -1)
+	if len(ms) == 0 {
+		return nil
 	}
+	out := make([]Import, 0, len(ms))
+	line, at := 1, 0 // the line of src[at]
+	for _, m := range ms {
+		line += bytes.Count(src[at:m[2]], []byte("\n"))
+		at = m[2]
+		im := Import{Spec: string(src[m[2]:m[3]]), Line: line, Start: line, End: line}
+		if bytes.HasPrefix(src[m[0]:], []byte("from")) {
+			im.Start = jsStatementStart(src, m[0], line)
+		}
+		out = append(out, im)
+	}
+	return out
+}
+
+// jsStatementStart returns the line of the `import` or `export` that opens
+// the statement whose `from` is at src[from] (on line): the nearest line
+// above that starts with one, when the lines between hold only names
+// (no `;`, no quote, no other statement); line when there is none.
+func jsStatementStart(src []byte, from, line int) int {
+	lineStart := bytes.LastIndexByte(src[:from], '\n') + 1
+	t := bytes.TrimSpace(src[lineStart:from])
+	for k := line; k >= 1 && k > line-jsGroupLines; k-- {
+		if bytes.HasPrefix(t, []byte("import")) || bytes.HasPrefix(t, []byte("export")) {
+			return k
+		}
+		if bytes.ContainsAny(t, ";'\"`=(") || lineStart == 0 {
+			return line
+		}
+		end := lineStart - 1
+		lineStart = bytes.LastIndexByte(src[:end], '\n') + 1
+		t = bytes.TrimSpace(src[lineStart:end])
+	}
+	return line
+}
+
+// jsGroupLines bounds the lines of names a JS import statement is read
+// over.
+const jsGroupLines = 200
+
+// javaImports reads Java and Kotlin imports.
+func javaImports(src []byte) []Import {
+	var out []Import
+	line, at := 1, 0
+	for _, m := range javaImportRe.FindAllSubmatchIndex(src, -1) {
+		line += bytes.Count(src[at:m[2]], []byte("\n"))
+		at = m[2]
+		out = append(out, Import{Spec: string(src[m[2]:m[3]]), Line: line, Start: line, End: line})
+	}
+	return out
 }
 
 // ImportResolver answers whether an import of one file names another.

@@ -99,6 +99,11 @@ func Symbols(ctx context.Context, language string, src []byte) (*FileSymbols, er
 	p := linePatterns[language]
 	out := &FileSymbols{Language: language}
 	lines := strings.Split(string(src), "\n")
+	for _, im := range lang.ImportsAt(language, src) {
+		if !im.Name {
+			out.Imports = append(out.Imports, im.Spec)
+		}
+	}
 	var class string // the enclosing class (indented languages)
 	var doc []string
 	for i, line := range lines {
@@ -106,11 +111,6 @@ func Symbols(ctx context.Context, language string, src []byte) (*FileSymbols, er
 		if p.comment != "" && strings.HasPrefix(trim, p.comment) {
 			doc = append(doc, trim)
 			continue
-		}
-		for _, m := range lang.ImportLines(language) {
-			if sm := m.FindStringSubmatch(line); sm != nil {
-				out.Imports = append(out.Imports, sm[1])
-			}
 		}
 		indented := line != "" && (line[0] == ' ' || line[0] == '\t')
 		if !indented && trim != "" && !strings.HasPrefix(trim, "@") && !strings.HasPrefix(trim, "#[") {

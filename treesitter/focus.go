@@ -914,7 +914,7 @@ func importLines(lines []string, syms []Symbol) []importLine {
 	for i := 0; i < head; i++ {
 		t := strings.TrimSpace(lines[i])
 		if group > 0 {
-			if strings.HasPrefix(t, closer) {
+			if strings.Contains(uncommented(t), closer) { // `)`, `} from "x"`, Python's `b)`
 				if names := importNames(t); len(names) > 0 {
 					out = append(out, importLine{line: i + 1, group: group, names: names})
 				}
@@ -934,6 +934,17 @@ func importLines(lines []string, syms []Symbol) []importLine {
 			group, closer = i+1, ")"
 		case strings.HasSuffix(t, "{"):
 			group, closer = i+1, "}"
+		case opens(t, '(', ')'), opens(t, '{', '}'):
+			// `from m import (a,` or `import {a,`: the group goes on
+			// over lines, and this line binds names of it too.
+			group, closer = i+1, ")"
+			if !opens(t, '(', ')') {
+				closer = "}"
+			}
+			if names := importNames(t); len(names) > 0 {
+				out = append(out, importLine{line: i + 1, group: group, names: names})
+			}
+			continue
 		}
 		if group == 0 {
 			if names := importNames(t); len(names) > 0 {
@@ -942,6 +953,39 @@ func importLines(lines []string, syms []Symbol) []importLine {
 		}
 	}
 	return out
+}
+
+// uncommented returns t without a `//`, `#` or `/*` comment.
+func uncommented(t string) string {
+	for _, c := range []string{"//", "#", "/*"} {
+		if i := strings.Index(t, c); i >= 0 {
+			t = t[:i]
+		}
+	}
+	return t
+}
+
+// opens reports a line that opens more brackets than it closes, outside
+// quotes and comments.
+func opens(t string, open, close byte) bool {
+	t = uncommented(t)
+	depth := 0
+	var quote byte
+	for i := 0; i < len(t); i++ {
+		switch ch := t[i]; {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'' || ch == '`':
+			quote = ch
+		case ch == open:
+			depth++
+		case ch == close:
+			depth--
+		}
+	}
+	return depth > 0
 }
 
 // isImportStart reports a line that starts an import statement.

@@ -49,6 +49,8 @@ def second(b):
 def third(c):
     return c
 `
+	noqa := "from .models import (  # noqa: F401\n    Request,\n    Response,\n)\nimport os\n\n\ndef send(r):\n    return os.fspath(r)\n"
+	js := "import { readFileSync,\n  existsSync,\n} from './fsutils'\nimport { join } from 'node:path'\n\nexport function load(p) {\n  return readFileSync(join(p))\n}\n"
 	goSrc := "package c\n\nvar (\n\tdefaultTimeout = 30\n\tdefaultRetries = 3\n)\n\ntype Config struct {\n\tTimeout int\n\tMaxRedirects int\n}\n\nfunc run() int {\n\treturn defaultRetries\n}\n"
 	line := func(src, text string) int {
 		for i, l := range strings.Split(src, "\n") {
@@ -75,6 +77,12 @@ def third(c):
 			[]string{`x = os.path.join(b, "socks5")`}, []string{"return x"}},
 		{"two blank lines after a focused function", "python", py, Options{KeepLines: []int{line(py, "return a")}},
 			[]string{"def first(a):", "return a"}, []string{"return x"}},
+		// A group whose opening line has a comment after its bracket, or
+		// names, was read by that line alone (issue 25).
+		{"python import group with a comment after its bracket", "python", noqa, Options{MatchLines: []int{line(noqa, "    Response,")}},
+			[]string{"from .models import (  # noqa: F401", "    Request,", "    Response,"}, []string{"return os.fspath(r)"}},
+		{"javascript import group with names on its first line", "javascript", js, Options{DeclLines: []int{line(js, "} from './fsutils'")}},
+			[]string{"import { readFileSync,", "  existsSync,", "} from './fsutils'"}, []string{"return readFileSync(join(p))"}},
 		{"go var block whole", "go", goSrc, Options{DeclLines: []int{line(goSrc, "defaultRetries = 3")}},
 			[]string{"var (", "\tdefaultTimeout = 30"}, []string{"return defaultRetries"}},
 		{"go struct whole", "go", goSrc, Options{DeclLines: []int{line(goSrc, "MaxRedirects")}},

@@ -41,8 +41,9 @@ func slowCtx() context.Context { return testCtx }
 // TestImportsTable holds tree-sitter's import readers to lang's table of
 // which languages have imports: a language's syntax tree is read for
 // imports exactly when it has a row there, and on the golden sources the
-// tree's imports are the ones the row's line patterns find (the build
-// without tree-sitter reads imports with those). One difference is known:
+// tree's imports are the ones the row's reader finds ([lang.ImportsAt],
+// a Python `from m import a` read as m alone; the build without
+// tree-sitter reads imports with it). One difference is known:
 // the tree keeps a PHP use's alias ("X as Y"), the line pattern stops
 // before it.
 func TestImportsTable(t *testing.T) {
@@ -57,11 +58,9 @@ func TestImportsTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lines []string
-			for line := range strings.SplitSeq(string(src), "\n") {
-				for _, re := range lang.ImportLines(l) {
-					if m := re.FindStringSubmatch(line); m != nil {
-						lines = append(lines, m[1])
-					}
+			for _, im := range lang.ImportsAt(l, src) {
+				if !im.Name {
+					lines = append(lines, im.Spec)
 				}
 			}
 			tree := syms.Imports
@@ -72,7 +71,7 @@ func TestImportsTable(t *testing.T) {
 				}
 			}
 			if len(lines) == 0 || !slices.Equal(tree, lines) {
-				t.Errorf("imports: tree-sitter %q, lang's line patterns %q", syms.Imports, lines)
+				t.Errorf("imports: tree-sitter %q, lang's reader %q", syms.Imports, lines)
 			}
 		})
 	}

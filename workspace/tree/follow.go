@@ -18,7 +18,7 @@ import (
 
 // termsVersion names the lexical term extractor; a persisted index made
 // by another one is stale. Bump it when term extraction changes.
-const termsVersion = 5 // 2: definitions field and generated marker; 3: minified files indexed from their head; 4: members assigned a function are definitions; 5: one generated-file rule (lang.GeneratedHead: 2 KiB, any-case generator notes)
+const termsVersion = 6 // 2: definitions field and generated marker; 3: minified files indexed from their head; 4: members assigned a function are definitions; 5: one generated-file rule (lang.GeneratedHead: 2 KiB, any-case generator notes); 6: a Python `from m import (` over lines yields m.a for every name (lang.ImportsAt), not those of its first line alone
 
 // Timings of the background work of a followed workspace.
 const (

@@ -21,8 +21,9 @@ import (
 // verify or was written for another tree is rebuilt, never trusted.
 
 // linksVersion changes with how the graph is built (importEdges,
-// graph.References, graph.Build).
-const linksVersion = 2
+// graph.References, graph.Build) or what its imports are read as
+// (lang.ImportsAt; termsVersion, in the key too, changes with them).
+const linksVersion = 3 // 3: a Python `from m import (` over lines links every name that is a module
 
 const (
 	linksMagic = "CTXDLNK1"
