@@ -60,7 +60,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		return nil
 	}
 	// The focus views: those of keep, then (below) the ladder's, all from
-	// one pass over the file (treesitter.FocusViewsEach).
+	// one pass over the file (treesitter.FocusViewsOf).
 	n := len(c.Facts.FocusLines)
 	keeps := [][]int{keep}
 	one, bare := -1, -1 // their places in keeps
@@ -82,7 +82,24 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		bare = len(keeps)
 		keeps = append(keeps, nil)
 	}
-	got, errs := treesitter.FocusViewsEach(ctx, lang, src, focusOpts, keeps)
+	each := make([]treesitter.Options, len(keeps), len(keeps)+1)
+	for i, k := range keeps {
+		each[i] = focusOpts
+		each[i].KeepLines = k
+	}
+	// The smallest focus view without the module-level lines (below),
+	// from the same pass: its place in each.
+	least := -1
+	if len(focusOpts.DeclLines) > 0 && len(keep) > 0 {
+		least = len(each)
+		o := opts
+		o.KeepLines = keep
+		if n > 0 {
+			o.KeepLines = c.Facts.FocusLines[:1]
+		}
+		each = append(each, o)
+	}
+	got, errs := treesitter.FocusViewsOf(ctx, lang, src, each)
 	fs, err := got[0], errs[0]
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
@@ -107,21 +124,15 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			fs = append(fs, got[i]...)
 		}
 	}
-	if len(focusOpts.DeclLines) > 0 && len(keep) > 0 {
+	if least >= 0 && errs[least] == nil {
 		// The smallest focus view without the module-level lines (the
 		// best function alone, or what keep focuses): they are in every
 		// other focus view, and a file placed at its smallest view (a
 		// presence line) fell to a head-and-tail cut when that view
 		// grew by them (fastapi's routing.py, d8aad20).
-		least := keep
-		if n > 0 {
-			least = c.Facts.FocusLines[:1]
-		}
-		if got, errs := treesitter.FocusViewsEach(ctx, lang, src, opts, [][]int{least}); errs[0] == nil {
-			for _, v := range got[0] {
-				if v.Level == treesitter.FocusOnly {
-					fs = append(fs, v)
-				}
+		for _, v := range got[least] {
+			if v.Level == treesitter.FocusOnly {
+				fs = append(fs, v)
 			}
 		}
 	}

@@ -238,7 +238,9 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 		}
 		return restart * e
 	}
-	var top []Ranked
+	// The candidates in the scratch's buffer (appended from empty, they
+	// were doubled again and again on a dense walk), the result a copy.
+	top := s.top[:0]
 	if s.dense {
 		for i := range int32(n) {
 			if out[i] != 0 || resid[i] != 0 {
@@ -248,13 +250,18 @@ func (g *Graph) TopPersonalized(seeds map[int32]float64, opts WalkOptions, limit
 			}
 		}
 	} else {
+		top = slices.Grow(top, len(s.touched))
 		for _, i := range s.touched {
 			if v := score(i); v > 1e-12 {
 				top = append(top, Ranked{i, v})
 			}
 		}
 	}
-	return topOf(top, limit)
+	s.top = top
+	if len(top) == 0 {
+		return nil
+	}
+	return slices.Clone(topOf(top, limit))
 }
 
 // topOf sorts rs best first and keeps at most limit (all when limit ≤ 0),
@@ -282,6 +289,7 @@ type pushScratch struct {
 	queued  []bool
 	touched []int32 // the nodes reached, while not dense
 	queue   []int32 // the local pushes pending
+	top     []Ranked
 	dense   bool
 }
 
@@ -322,7 +330,7 @@ func release(s *pushScratch) {
 			s.queued[i] = false
 		}
 	}
-	s.touched, s.queue, s.dense = s.touched[:0], s.queue[:0], false
+	s.touched, s.queue, s.top, s.dense = s.touched[:0], s.queue[:0], s.top[:0], false
 	scratches.Put(s)
 }
 

@@ -181,6 +181,16 @@ type Symbol struct {
 	Inner bool `json:"inner,omitempty"`
 }
 
+// keepsOf returns opts with KeepLines set to each of keeps in turn.
+func keepsOf(opts Options, keeps [][]int) []Options {
+	os := make([]Options, len(keeps))
+	for i, keep := range keeps {
+		os[i] = opts
+		os[i].KeepLines = keep
+	}
+	return os
+}
+
 // renderLevel is what Render does in both builds once the level is
 // checked: a focus level from [FocusViews], any other from [Views]. ok is
 // false, with a nil error, when the views have none at level.

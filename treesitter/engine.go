@@ -130,7 +130,14 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 // analysis, lines, imports and the words of its lines) is found once. The
 // focus ladder asks for up to seven focus views of one file a request.
 func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
-	views, errs = make([][]View, len(keeps)), make([]error, len(keeps))
+	return FocusViewsOf(ctx, lang, src, keepsOf(opts, keeps))
+}
+
+// FocusViewsOf is [FocusViews] for each of opts in turn, sharing what
+// [FocusViewsEach] shares: views[i] and errs[i] are what FocusViews with
+// opts[i] returns. Every opts[i].Sum, when set, must be src's.
+func FocusViewsOf(ctx context.Context, lang string, src []byte, opts []Options) (views [][]View, errs []error) {
+	views, errs = make([][]View, len(opts)), make([]error, len(opts))
 	if err := check(lang, src); err != nil {
 		for i := range errs {
 			errs[i] = err
@@ -138,9 +145,7 @@ func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, 
 		return views, errs
 	}
 	var file *focusFile // once analysed
-	for i, keep := range keeps {
-		o := opts
-		o.KeepLines = keep
+	for i, o := range opts {
 		if !o.focuses() {
 			continue
 		}

@@ -67,10 +67,13 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 // KeepLines set to keeps[i]): views[i] and errs[i] are what that call
 // returns.
 func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
-	views, errs = make([][]View, len(keeps)), make([]error, len(keeps))
-	for i, keep := range keeps {
-		o := opts
-		o.KeepLines = keep
+	return FocusViewsOf(ctx, lang, src, keepsOf(opts, keeps))
+}
+
+// FocusViewsOf is [FocusViews] for each of opts in turn.
+func FocusViewsOf(ctx context.Context, lang string, src []byte, opts []Options) (views [][]View, errs []error) {
+	views, errs = make([][]View, len(opts)), make([]error, len(opts))
+	for i, o := range opts {
 		views[i], errs[i] = FocusViews(ctx, lang, src, o)
 	}
 	return views, errs

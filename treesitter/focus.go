@@ -232,7 +232,12 @@ func (f *focusFile) views(opts Options) []View {
 		return false
 	}
 	var full, only strings.Builder
-	full.Grow(rangesLen(lines, spans) + 64*len(syms))
+	// Both hold the spans; full also an outline line a symbol, only
+	// those it needs (a few): grown once each, not doubled from empty
+	// (the doubling's copies were a twentieth of a warm request).
+	shown := rangesLen(lines, spans)
+	full.Grow(shown + 64*len(syms))
+	only.Grow(shown + 32*len(spans) + 256)
 	if imps := usedImports(imports, used); len(imps) > 0 && !importsShown {
 		only.WriteString("imports: ")
 		only.WriteString(strings.Join(imps, ", "))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,75 @@ func TestFocusViewsEachIsFocusViews(t *testing.T) {
 						tried++
 					}
 				}
+			}
+		}
+	}
+	if tried < 50 {
+		t.Errorf("%d sets of focus views compared", tried)
+	}
+}
+
+// TestFocusViewsOfIsFocusViews: FocusViewsOf, given options that differ
+// in more than the kept lines (module-level lines in some and not in
+// others, match lines, a named function), returns for each what
+// FocusViews returns for it alone, on every golden file, caches off.
+func TestFocusViewsOfIsFocusViews(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithoutCaches(context.Background())
+	tried := 0
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".golden") {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lang := Detect(p, src)
+		if lang == "" {
+			continue
+		}
+		syms, err := Symbols(ctx, lang, src)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		var ends, outside []int // the functions' last lines; lines outside every function
+		var named []string
+		for _, s := range syms.Symbols {
+			if focusFunctionKinds[s.Kind] {
+				ends = append(ends, s.End)
+				named = []string{s.Name}
+			}
+		}
+		for l := 1; l <= strings.Count(string(src), "\n") && len(outside) < 3; l++ {
+			if !slices.ContainsFunc(syms.Symbols, func(s Symbol) bool { return focusFunctionKinds[s.Kind] && s.Start <= l && l <= s.End }) {
+				outside = append(outside, l)
+			}
+		}
+		if len(ends) == 0 {
+			continue
+		}
+		last := ends[len(ends)-1:]
+		opts := []Options{
+			{KeepLines: ends, DeclLines: outside},
+			{KeepLines: last},
+			{KeepLines: last, DeclLines: outside},
+			{KeepLines: ends[:1], MatchLines: last},
+			{KeepFuncs: named},
+			{},
+			{KeepLines: ends[:1], RefLines: outside},
+		}
+		got, errs := FocusViewsOf(ctx, lang, src, opts)
+		for i, o := range opts {
+			want, err := FocusViews(ctx, lang, src, o)
+			if !reflect.DeepEqual(got[i], want) || (err == nil) != (errs[i] == nil) {
+				t.Errorf("%s %+v: FocusViewsOf %d views (%v), FocusViews %d (%v)", p, o, len(got[i]), errs[i], len(want), err)
+			}
+			if len(want) > 0 {
+				tried++
 			}
 		}
 	}

@@ -13,13 +13,26 @@ import (
 // one): the outline stays the cheap view that says what the file covers,
 // as a file's presence costs.
 func outlineText(syms []Symbol) string {
+	shown := func(i int) bool {
+		s := &syms[i]
+		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
+			return false // "var a, b = 1, 2" defines two symbols on one line
+		}
+		return !((s.Kind == "test" || s.Kind == "suite") && s.Depth > 0 || s.Inner)
+	}
+	// Grown once to the text's length (line numbers of up to 6 digits),
+	// not doubled from empty: the outline of every candidate file.
+	n := 0
+	for i, s := range syms {
+		if shown(i) {
+			n += 2*s.Depth + 6 + len(": ") + len(s.Signature) + 1
+		}
+	}
 	var b strings.Builder
+	b.Grow(n)
 	var num []byte // scratch for a line number
 	for i, s := range syms {
-		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
-			continue // "var a, b = 1, 2" defines two symbols on one line
-		}
-		if (s.Kind == "test" || s.Kind == "suite") && s.Depth > 0 || s.Inner {
+		if !shown(i) {
 			continue
 		}
 		for range s.Depth {

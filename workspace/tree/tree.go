@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -375,8 +376,8 @@ func (w *Tree) SnapshotAndGit(ctx context.Context, commits int) (*Snapshot, *Git
 // Text is a file's text as read for a chunk.
 type Text struct {
 	Text string
-	// Raw is Text's bytes as read (counted, sniffed and hashed without a
-	// copy).
+	// Raw is Text's bytes as read, the same memory (counted, sniffed and
+	// hashed without a copy): never written.
 	Raw     []byte
 	ModTime time.Time
 	// Minified: the index knows the file, unchanged since, as minified;
@@ -419,7 +420,9 @@ func (w *Tree) ReadText(s *Snapshot, rel string) (t Text, why string) {
 	if IsBinary(b) {
 		return t, "binary file"
 	}
-	t.Text, t.Raw = string(b), b
+	// Text is b's memory, not a copy of it (a copy of every file read
+	// for a request): b is written by nobody after this.
+	t.Text, t.Raw = unsafe.String(unsafe.SliceData(b), len(b)), b
 	return t, ""
 }
 
