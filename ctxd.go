@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +195,12 @@ type DefScore struct {
 type LineRange struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
+}
+
+// InRanges reports whether line l is in one of rs (a chunk's Elided: the
+// line is hidden).
+func InRanges(rs []LineRange, l int) bool {
+	return slices.ContainsFunc(rs, func(r LineRange) bool { return r.Start <= l && l <= r.End })
 }
 
 // ScoreTerm is one term of a chunk's score, with the reason it applies.

@@ -347,7 +347,7 @@ func refShown(c *ctxd.Chunk) float64 {
 	}
 	shown := 0
 	for _, l := range c.Facts.RefLines {
-		if !slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End }) {
+		if !ctxd.InRanges(c.Elided, l) {
 			shown++
 		}
 	}
@@ -421,10 +421,7 @@ func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
 // the function shown: a focus view of a few such lines was worth as much
 // as the one with the functions whole (BENCHMARKS.md "h25small").
 func focusLineShown(c *ctxd.Chunk, l int) bool {
-	hidden := func(l int) bool {
-		return slices.ContainsFunc(c.Elided, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
-	}
-	return !hidden(l) && (!slices.Contains(c.Facts.MatchLines, l) || !hidden(l+1))
+	return !ctxd.InRanges(c.Elided, l) && (!slices.Contains(c.Facts.MatchLines, l) || !ctxd.InRanges(c.Elided, l+1))
 }
 
 // dropsFocus reports an upgrade from cur to o that would hide a focus

@@ -123,22 +123,12 @@ func TestLongFunctionLines(t *testing.T) {
 				if !strings.Contains(got.Content, m) {
 					t.Errorf("%s at view %q (%d tokens) hides %q (task %s); included %v", tt.target, got.Truncation, got.Tokens, m, env.TaskType, order)
 				}
-				if l := line(tt.target, m); inElided(got.Elided, l) {
+				if l := line(tt.target, m); ctxd.InRanges(got.Elided, l) {
 					t.Errorf("%s: line %d (%q) is in an elided range %v", tt.target, l, m, got.Elided)
 				}
 			}
 		})
 	}
-}
-
-// inElided reports whether line l is in one of rs.
-func inElided(rs []ctxd.LineRange, l int) bool {
-	for _, r := range rs {
-		if r.Start <= l && l <= r.End {
-			return true
-		}
-	}
-	return false
 }
 
 // TestParamsEnd: a long function's runs start after its parameter list,

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
@@ -64,7 +65,7 @@ func TestTypeHeads(t *testing.T) {
 				if l == 0 {
 					t.Fatalf("%s has no %q", tt.target, m)
 				}
-				if !strings.Contains(got.Content, lines[l-1]) || inElided(got.Elided, l) {
+				if !strings.Contains(got.Content, lines[l-1]) || ctxd.InRanges(got.Elided, l) {
 					t.Errorf("%s at view %q (%d of %d tokens) hides line %d %q (task %s); included %v\n%s", tt.target, got.Truncation, got.Tokens, got.OriginalTokens, l, m, env.TaskType, order, got.Content)
 				}
 			}

@@ -217,11 +217,4 @@ func visibleLines(chunks []ctxd.Chunk, changed map[string][]int) (seen, total in
 	return seen, total
 }
 
-func elided(c *ctxd.Chunk, line int) bool {
-	for _, r := range c.Elided {
-		if r.Start <= line && line <= r.End {
-			return true
-		}
-	}
-	return false
-}
+func elided(c *ctxd.Chunk, line int) bool { return ctxd.InRanges(c.Elided, line) }

@@ -824,7 +824,7 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 	if !some {
 		return spans, nil, false
 	}
-	inSpan := func(l int) bool { return inRanges(spans, l) }
+	inSpan := func(l int) bool { return ctxd.InRanges(spans, l) }
 	parents := map[string]bool{}
 	for _, s := range syms {
 		if focusFunctionKinds[s.Kind] && s.Parent != "" && inSpan(s.Start) {
@@ -845,7 +845,7 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 				take(ctxd.LineRange{Start: im.group, End: im.group})
 			}
 			take(ctxd.LineRange{Start: im.line, End: im.line})
-			importsShown = importsShown || inRanges(add, im.line)
+			importsShown = importsShown || ctxd.InRanges(add, im.line)
 		}
 	}
 	for _, s := range syms {
@@ -885,11 +885,6 @@ func rangesLen(lines []string, rs []ctxd.LineRange) int {
 		}
 	}
 	return n
-}
-
-// inRanges reports whether line l is in one of rs.
-func inRanges(rs []ctxd.LineRange, l int) bool {
-	return slices.ContainsFunc(rs, func(r ctxd.LineRange) bool { return r.Start <= l && l <= r.End })
 }
 
 // importLine is one line of a file's imports: its number, the line that
