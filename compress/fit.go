@@ -463,11 +463,19 @@ func focusNone(c *ctxd.Chunk) bool {
 // Outside test tasks a test file's weight is halved: its upgrades (every
 // test's title and body) then come after the source files' of similar
 // rank, whose code the task is about.
-func (f *fitter) weight(c ctxd.Chunk, i int) float64 {
-	w := max(c.Score, 1) / float64(i+1) * answerOdds(&c)
+//
+// It depends only on the chunk and its rank, so it is computed once per
+// chunk: the upgrade and swap passes ask for it on every step.
+func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
+	m := &f.memo[i]
+	if m.weightDone {
+		return m.weight
+	}
+	w := max(c.Score, 1) / float64(i+1) * answerOdds(c)
 	if c.Facts.Test && f.opts.Task != ctxd.TaskTest {
 		w /= 2
 	}
+	m.weight, m.weightDone = w, true
 	return w
 }
 
@@ -541,7 +549,7 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 			if cur == nil && f.smallest(ctx, i, &cs[i]) > left {
 				continue
 			}
-			w := f.weight(cs[i], i)
+			w := f.weight(&cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - have
 				if d <= 0 || d > left || dropsFocus(cur, &o) {
@@ -606,7 +614,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			// worth freeing.
 			return line, fine, false
 		}
-		wj, qj := f.weight(cs[j], j), f.quality(p)
+		wj, qj := f.weight(&cs[j], j), f.quality(p)
 		to, ok := f.presenceLine(ctx, j, cs[j])
 		if !ok || to.Tokens >= p.Tokens {
 			return line, fine, false
@@ -663,7 +671,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			}
 			slices.SortStableFunc(lines, byRatio)
 			slices.SortStableFunc(fine, byRatio)
-			q, w := f.quality(cur), f.weight(cs[i], i)
+			q, w := f.quality(cur), f.weight(&cs[i], i)
 			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - cur.Tokens
 				if d <= left || dropsFocus(cur, &o) {
@@ -866,17 +874,19 @@ type fitter struct {
 // chunkMemo is what the fitter computed once of one chunk. Only the work
 // on its chunk writes it (prepare runs chunks at once).
 type chunkMemo struct {
-	views     []View // see viewsOf
-	viewsDone bool
-	choices   []ctxd.Chunk // see options; nil until computed
-	whole     int          // see wholeCost
-	wholeDone bool
-	at        []ctxd.Chunk // by view index, see viewAt
-	atDone    []bool
-	primed    bool       // see viewAt
-	line      ctxd.Chunk // see presenceLine
-	lineOK    bool
-	lineDone  bool
+	views      []View // see viewsOf
+	viewsDone  bool
+	choices    []ctxd.Chunk // see options; nil until computed
+	whole      int          // see wholeCost
+	wholeDone  bool
+	at         []ctxd.Chunk // by view index, see viewAt
+	atDone     []bool
+	primed     bool       // see viewAt
+	line       ctxd.Chunk // see presenceLine
+	lineOK     bool
+	lineDone   bool
+	weight     float64 // see weight
+	weightDone bool
 }
 
 // prepare computes, on all cores, the options (whole and each view,
