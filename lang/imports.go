@@ -286,7 +286,18 @@ var (
 // line that does not open its statement (`} from 'x'`) belongs to the
 // `import` or `export` line above it, through lines of names.
 func jsImports(src []byte) []Import {
-	ms := jsImportRe.FindAllSubmatchIndex(src, -1)
+	return groupImports(jsImportRe, src, func(m []int, im *Import) {
+		if bytes.HasPrefix(src[m[0]:], []byte("from")) {
+			im.Start = jsStatementStart(src, m[0], im.Line)
+		}
+	})
+}
+
+// groupImports returns an Import of each match of re in src: its first
+// group, on the line it is on; adjust (when not nil) sees the match's
+// indexes and may change the import.
+func groupImports(re *regexp.Regexp, src []byte, adjust func(m []int, im *Import)) []Import {
+	ms := re.FindAllSubmatchIndex(src, -1)
 	if len(ms) == 0 {
 		return nil
 	}
@@ -296,8 +307,8 @@ func jsImports(src []byte) []Import {
 		line += bytes.Count(src[at:m[2]], []byte("\n"))
 		at = m[2]
 		im := Import{Spec: string(src[m[2]:m[3]]), Line: line, Start: line, End: line}
-		if bytes.HasPrefix(src[m[0]:], []byte("from")) {
-			im.Start = jsStatementStart(src, m[0], line)
+		if adjust != nil {
+			adjust(m, &im)
 		}
 		out = append(out, im)
 	}
@@ -330,16 +341,7 @@ func jsStatementStart(src []byte, from, line int) int {
 const jsGroupLines = 200
 
 // javaImports reads Java and Kotlin imports.
-func javaImports(src []byte) []Import {
-	var out []Import
-	line, at := 1, 0
-	for _, m := range javaImportRe.FindAllSubmatchIndex(src, -1) {
-		line += bytes.Count(src[at:m[2]], []byte("\n"))
-		at = m[2]
-		out = append(out, Import{Spec: string(src[m[2]:m[3]]), Line: line, Start: line, End: line})
-	}
-	return out
-}
+func javaImports(src []byte) []Import { return groupImports(javaImportRe, src, nil) }
 
 // ImportResolver answers whether an import of one file names another.
 type ImportResolver struct {
