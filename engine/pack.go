@@ -30,12 +30,8 @@ import (
 // (ctxd.ErrNotFound).
 func (e *Engine) Pack(ctx context.Context, opts pack.Options) (*pack.Result, error) {
 	overlay := e.buffers.Snapshot()
-	for p, text := range opts.Overlay {
-		_, rel, err := tree.Resolve(e.root, p)
-		if err != nil {
-			return nil, fmt.Errorf("pack: buffer: %w", err)
-		}
-		overlay[rel] = text
+	if err := tree.ResolveOverlay(e.root, overlay, opts.Overlay); err != nil {
+		return nil, fmt.Errorf("pack: buffer: %w", err)
 	}
 	opts.Overlay = overlay
 	if opts.Path != "" && opts.Path != "." {

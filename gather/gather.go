@@ -305,12 +305,8 @@ func resolveExplicit(w *tree.Tree, r Request) (explicit, error) {
 		}
 	}
 	x.overlay = map[string]string{}
-	for p, text := range r.Overlay {
-		_, rel, err := tree.Resolve(w.Root(), p)
-		if err != nil {
-			return x, fmt.Errorf("overlay: %w", err)
-		}
-		x.overlay[rel] = text
+	if err := tree.ResolveOverlay(w.Root(), x.overlay, r.Overlay); err != nil {
+		return x, fmt.Errorf("overlay: %w", err)
 	}
 	return x, nil
 }

@@ -137,6 +137,20 @@ func Resolve(root, p string) (abs, rel string, err error) {
 	return real, filepath.ToSlash(r), nil
 }
 
+// ResolveOverlay adds src's editor buffers (paths absolute or
+// root-relative) to dst by their root-relative path; a path outside the
+// root is an error (ctxd.ErrOutsideRoot), as [Resolve] says.
+func ResolveOverlay(root string, dst, src map[string]string) error {
+	for p, text := range src {
+		_, rel, err := Resolve(root, p)
+		if err != nil {
+			return err
+		}
+		dst[rel] = text
+	}
+	return nil
+}
+
 // within reports whether p lies under root (or is root) and returns the
 // relative path ("." for root itself).
 func within(root, p string) (string, bool) {
