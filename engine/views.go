@@ -82,11 +82,7 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 		bare = len(keeps)
 		keeps = append(keeps, nil)
 	}
-	each := make([]treesitter.Options, len(keeps), len(keeps)+1)
-	for i, k := range keeps {
-		each[i] = focusOpts
-		each[i].KeepLines = k
-	}
+	each := treesitter.KeepsOf(focusOpts, keeps)
 	// The smallest focus view without the module-level lines (below),
 	// from the same pass: its place in each.
 	least := -1

@@ -181,8 +181,9 @@ type Symbol struct {
 	Inner bool `json:"inner,omitempty"`
 }
 
-// keepsOf returns opts with KeepLines set to each of keeps in turn.
-func keepsOf(opts Options, keeps [][]int) []Options {
+// KeepsOf returns opts with KeepLines set to each of keeps in turn (the
+// options of [FocusViewsOf] for one file focused several ways).
+func KeepsOf(opts Options, keeps [][]int) []Options {
 	os := make([]Options, len(keeps))
 	for i, keep := range keeps {
 		os[i] = opts

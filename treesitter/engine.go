@@ -130,7 +130,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 // analysis, lines, imports and the words of its lines) is found once. The
 // focus ladder asks for up to seven focus views of one file a request.
 func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
-	return FocusViewsOf(ctx, lang, src, keepsOf(opts, keeps))
+	return FocusViewsOf(ctx, lang, src, KeepsOf(opts, keeps))
 }
 
 // FocusViewsOf is [FocusViews] for each of opts in turn, sharing what

@@ -67,7 +67,7 @@ func FocusViews(ctx context.Context, lang string, src []byte, opts Options) ([]V
 // KeepLines set to keeps[i]): views[i] and errs[i] are what that call
 // returns.
 func FocusViewsEach(ctx context.Context, lang string, src []byte, opts Options, keeps [][]int) (views [][]View, errs []error) {
-	return FocusViewsOf(ctx, lang, src, keepsOf(opts, keeps))
+	return FocusViewsOf(ctx, lang, src, KeepsOf(opts, keeps))
 }
 
 // FocusViewsOf is [FocusViews] for each of opts in turn.
