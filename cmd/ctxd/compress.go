@@ -133,7 +133,10 @@ func (r *rewriteFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) 
 // logger opens the log the flags, or else the configuration, ask for, and
 // returns the configuration too.
 func (r *rewriteFlags) logger(fs *flag.FlagSet, std *IO) (*config.Config, *slog.Logger, func(), error) {
-	cfg := configuredLog(fs, "", &r.level, &r.logTo)
+	cfg, err := configuredLog(fs, "", &r.level, &r.logTo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	log, closeLog, err := newLogger(std.Err, r.level, r.logTo)
 	return cfg, log, closeLog, err
 }

@@ -697,7 +697,9 @@ func TestConfiguredLog(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			fs, level, file := setup(t)
-			configuredLog(fs, tc.root, level, file)
+			if _, err := configuredLog(fs, tc.root, level, file); err != nil {
+				t.Fatal(err)
+			}
 			if *level != tc.wantLevel || *file != tc.wantLogFile {
 				t.Errorf("configuredLog: level %q file %q, want %q %q", *level, *file, tc.wantLevel, tc.wantLogFile)
 			}

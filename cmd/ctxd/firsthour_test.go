@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
+)
+
+// runCtxdTimeout is runCtxd with a deadline, for a command that serves
+// until it is stopped when it does not fail (the proxy): it returns the
+// exit code, or -1 when the deadline stopped it.
+func runCtxdTimeout(t *testing.T, dir, stdin string, env []string, d time.Duration, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTXD_STATE_DIR=", "CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return out.String(), errOut.String(), -1
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// TestBadConfigRefusedEveryCommand: a configuration file that does not
+// load stops every command that reads it, naming the file, the line and
+// the key, as ctxd config and ctxd prompt do. The proxy started with it
+// (and went on without its context_window and
+// secrets.redact_conversation), compress and optimize rewrote without
+// it, all saying nothing.
+func TestBadConfigRefusedEveryCommand(t *testing.T) {
+	repo := testutil.GitRepo(t, sampleRepo)
+	request := `{"model":"gpt-4o","messages":[{"role":"user","content":"hello"}]}`
+	for _, cfg := range []struct{ name, text, want string }{
+		{"bad value", "model = 5\n", `:1: key "model": cannot decode TOML integer (want string)`},
+		{"typo", "[secrets]\nredact_conversaton = true\n", `:2: key "secrets.redact_conversaton": unknown key (did you mean redact_conversation?)`},
+	} {
+		file := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(file, []byte(cfg.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"CTXD_CONFIG=" + file}
+		for _, c := range []struct {
+			name  string
+			stdin string
+			args  []string
+		}{
+			{"config", "", []string{"config"}},
+			{"prompt", "", []string{"prompt", "fix Total"}},
+			{"proxy", "", []string{"proxy", "--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0"}},
+			{"compress", request, []string{"compress"}},
+			{"optimize", request, []string{"optimize"}},
+		} {
+			t.Run(cfg.name+"/"+c.name, func(t *testing.T) {
+				out, errOut, code := runCtxdTimeout(t, repo, c.stdin, env, 30*time.Second, c.args...)
+				if code != 1 || !strings.Contains(errOut, file+cfg.want) {
+					t.Errorf("ctxd %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(c.args, " "), code, errOut, file+cfg.want)
+				}
+				if out != "" {
+					t.Errorf("stdout %q, want nothing", out)
+				}
+			})
+		}
+	}
+}
