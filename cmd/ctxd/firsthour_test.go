@@ -81,3 +81,24 @@ func TestBadConfigRefusedEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRecallRepoMistakes: a --repo eval recall cannot replay is a
+// usage error saying why. Each was git's message: "git log in DIR: exit
+// status 128: fatal: not a git repository (or any of the parent
+// directories): .git", exit 1 (and three lines for a repository without
+// a commit).
+func TestEvalRecallRepoMistakes(t *testing.T) {
+	plain := t.TempDir()
+	empty := t.TempDir()
+	testutil.GitInit(t, empty)
+	file := filepath.Join(plain, "notes.txt")
+	if err := os.WriteFile(file, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFailures(t, plain, []cliFailure{
+		{"missing", []string{"eval", "recall", "--repo", filepath.Join(plain, "nosuch"), "--commits", "1"}, 2, "nosuch: no such directory"},
+		{"a file", []string{"eval", "recall", "--repo", file, "--commits", "1"}, 2, "notes.txt: not a directory"},
+		{"not git", []string{"eval", "recall", "--repo", plain, "--commits", "1"}, 2, plain + ": not a git repository (eval recall replays the commits of a repository's history)"},
+		{"no commit", []string{"eval", "recall", "--repo", empty, "--commits", "1"}, 2, empty + ": the repository has no commit to replay"},
+	})
+}
