@@ -102,3 +102,24 @@ func TestEvalRecallRepoMistakes(t *testing.T) {
 		{"no commit", []string{"eval", "recall", "--repo", empty, "--commits", "1"}, 2, empty + ": the repository has no commit to replay"},
 	})
 }
+
+// TestOpenFileOverSizeCap: a file the user opens that is over the size
+// cap is skipped with the setting that raises the cap, as ctxd tokens
+// and pack say it; the warning named the cap alone.
+func TestOpenFileOverSizeCap(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		".ctxd.toml": "[gather]\nmax_file_bytes = 4096\n",
+		"a.go":       "package a\n",
+		"big.go":     "package a\n\n" + strings.Repeat("var x = 1\n", 500),
+	})
+	for _, args := range [][]string{
+		{"prompt", "--open", "big.go:100", "fix x"},
+		{"prompt", "--pattern", "big.go", "fix x"},
+	} {
+		out, errOut, code := runCtxd(t, dir, "", nil, args...)
+		want := "ctxd: skipped big.go: over the size cap (5011 bytes, the cap 4096): raise gather.max_file_bytes in .ctxd.toml to read it\n"
+		if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(out, "## Request") {
+			t.Errorf("ctxd %s: exit %d, stderr %q; want exit 0, a prompt and %q", strings.Join(args, " "), code, errOut, want)
+		}
+	}
+}
