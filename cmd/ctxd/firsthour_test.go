@@ -123,3 +123,29 @@ func TestOpenFileOverSizeCap(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptEmptyWorkspace: a prompt in a workspace with no file to read
+// (an empty directory, a wrong --root, everything ignored) says so; it
+// printed the request under an empty tree and nothing on stderr.
+func TestPromptEmptyWorkspace(t *testing.T) {
+	empty := t.TempDir()
+	ignored := testutil.GitRepo(t, map[string]string{".gitignore": "*\n", "a.go": "package a\n"})
+	full := testutil.GitRepo(t, sampleRepo)
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"empty directory", []string{"prompt", "--root", empty, "fix the login bug"}, true},
+		{"every file ignored", []string{"prompt", "--root", ignored, "fix the login bug"}, true},
+		{"a repository", []string{"prompt", "--root", full, "fix the login bug"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, t.TempDir(), "", nil, tc.args...)
+			got := strings.Contains(errOut, "has no file to read (empty, or every file ignored): the prompt holds no code")
+			if code != 0 || got != tc.warn || !strings.Contains(out, "fix the login bug") {
+				t.Errorf("exit %d, warned %v (want %v), stderr %q", code, got, tc.warn, errOut)
+			}
+		})
+	}
+}

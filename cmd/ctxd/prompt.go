@@ -169,6 +169,11 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		}
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
+	if env.Stats.FilesScanned == 0 && len(req.OpenFiles) == 0 {
+		// An empty directory, or a wrong --root: the prompt is the
+		// request and an empty tree, which said nothing of why.
+		fmt.Fprintf(io.Err, "ctxd: the workspace %s has no file to read (empty, or every file ignored): the prompt holds no code (pass --root DIR to choose another)\n", root)
+	}
 	if f.session == "" {
 		// The engine saves a checkpoint only under a session id the caller
 		// chose; the one it generated otherwise names nothing that
