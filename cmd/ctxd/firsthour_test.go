@@ -149,3 +149,21 @@ func TestPromptEmptyWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptBinaryStdin: REQUEST '-' refuses standard input that is
+// binary (a core dump or an archive redirected by mistake was a request
+// of thousands of tokens of noise); a log with colour codes is text.
+func TestPromptBinaryStdin(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	binaryIn := "\x7fELF\x02\x01\x01\x00\x00\x00" + strings.Repeat("\x00\x01\x02\xff", 100)
+	out, errOut, code := runCtxd(t, dir, binaryIn, nil, "prompt", "-")
+	want := "ctxd prompt: standard input is binary (410 bytes), not text: REQUEST '-' reads the task as text, such as an error log\n"
+	if code != 2 || !strings.HasPrefix(errOut, want) || out != "" {
+		t.Errorf("binary stdin: exit %d, stdout %d bytes, stderr %q; want exit 2 and %q", code, len(out), errOut, want)
+	}
+	log := "--- FAIL: TestTotal (0.00s)\n    \x1b[31mcart_test.go:7: got 1\x1b[0m\n"
+	out, errOut, code = runCtxd(t, dir, log, nil, "prompt", "-")
+	if code != 0 || !strings.Contains(out, "cart_test.go:7") {
+		t.Errorf("a coloured log: exit %d, stderr %q, stdout without the log:\n%s", code, errOut, out)
+	}
+}

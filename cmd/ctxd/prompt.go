@@ -204,6 +204,11 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
 		}
+		if tree.IsBinary(b) {
+			// A core dump or an archive redirected by mistake became a
+			// request of thousands of tokens of noise.
+			return "", usagef("standard input is binary (%d bytes), not text: REQUEST '-' reads the task as text, such as an error log", len(b))
+		}
 		if len(b) > engine.MaxUserRequestBytes {
 			// A CI log piped in (README) is refused past the bound every
 			// door has; its head and tail are what a debug task reads.
