@@ -167,3 +167,34 @@ func TestPromptBinaryStdin(t *testing.T) {
 		t.Errorf("a coloured log: exit %d, stderr %q, stdout without the log:\n%s", code, errOut, out)
 	}
 }
+
+// TestPromptNamesSecretFile: a request that names a secret file of the
+// workspace ("the password in .env") is told how to include it: a
+// mention never gathers one, and the prompt came without it, silent. An
+// opened one is in the context and not warned of; a name no file has
+// is not either.
+func TestPromptNamesSecretFile(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo) // .env holds API_KEY
+	warn := "ctxd: the request names .env, a secret file, which a mention does not gather: --open .env reads it (values a secret rule matches are redacted)\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"named", []string{"prompt", "why is API_KEY in .env rejected?"}, true},
+		{"named with ./", []string{"prompt", "why is API_KEY in ./.env rejected"}, true},
+		{"opened", []string{"prompt", "--open", ".env", "why is API_KEY in .env rejected?"}, false},
+		{"no such file", []string{"prompt", "why is API_KEY in .env.local rejected?"}, false},
+		{"not named", []string{"prompt", "why is API_KEY rejected?"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, dir, "", nil, tc.args...)
+			if code != 0 || strings.Contains(errOut, warn) != tc.warn {
+				t.Errorf("exit %d, stderr %q; want the warning: %v", code, errOut, tc.warn)
+			}
+			if tc.name != "opened" && strings.Contains(out, "super-secret-value") {
+				t.Errorf("the secret's value in the prompt:\n%s", out)
+			}
+		})
+	}
+}
