@@ -198,3 +198,22 @@ func TestPromptNamesSecretFile(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteNotJSON: compress and optimize given a file that is not JSON
+// (a source file, plain text) say where it stops being JSON, as they do
+// for JSON cut short; it was "request is required and must be a JSON
+// object", the words for an empty body.
+func TestRewriteNotJSON(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo)
+	want := "the request body is not valid JSON at line 1, column 1, byte 0: invalid character 'p' looking for beginning of value; want a JSON object"
+	for _, args := range [][]string{{"compress", "cart/cart.go"}, {"optimize", "cart/cart.go"}, {"compress", "-"}} {
+		stdin := ""
+		if args[1] == "-" {
+			stdin = "package cart\n"
+		}
+		out, errOut, code := runCtxd(t, dir, stdin, nil, args...)
+		if code != 1 || !strings.Contains(errOut, want) || out != "" {
+			t.Errorf("ctxd %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", strings.Join(args, " "), code, out, errOut, want)
+		}
+	}
+}
