@@ -469,7 +469,7 @@ func (g *gathering) fileChunk(c *candidate, overlay map[string]string, idents []
 	}
 	if int64(len(text)) > g.w.MaxFileBytes() {
 		if explicit {
-			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: over the size cap of %d bytes", rel, g.w.MaxFileBytes()))
+			g.warnings = append(g.warnings, "skipped "+rel+": "+tree.SizeCapReason(int64(len(text)), g.w.MaxFileBytes()))
 		}
 		return ctxd.Chunk{}, false
 	}

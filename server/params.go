@@ -28,9 +28,127 @@ func decode(params json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", describe(err, v), ctxd.ErrInvalidParams)
+		return fmt.Errorf("%s: %w", describeIn(err, v, t), ctxd.ErrInvalidParams)
 	}
 	return nil
+}
+
+// describeIn is describe for params decoded from raw: an unknown field
+// inside a nested object (an open_files item's "cursor") is named with
+// where it is and the fields that object takes, not the method's
+// top-level fields, which do not hold it.
+func describeIn(err error, v any, raw []byte) string {
+	f, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return describe(err, v)
+	}
+	name := strings.Trim(f, `"`)
+	where, t, found := locateUnknown(raw, reflect.TypeOf(v), name, "")
+	if !found || where == "" {
+		return describe(err, v)
+	}
+	fields := jsonFields(t)
+	hint := suggest(name, fields)
+	if strings.HasPrefix(hint, " (this method takes: ") {
+		hint = " (it takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"
+	}
+	return "unknown field " + f + " in " + where + hint
+}
+
+// locateUnknown finds the object in raw, read as type t, that holds the
+// key name although t's struct there has no such field: it returns the
+// object's path ("open_files[0]", "" for the top level) and its struct
+// type. Keys match fields without regard to case, as encoding/json's do.
+func locateUnknown(raw []byte, t reflect.Type, name, path string) (string, reflect.Type, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return "", nil, false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return "", nil, false
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			ft, ok := fieldType(t, k)
+			if !ok {
+				if k == name {
+					return path, t, true
+				}
+				continue
+			}
+			sub := k
+			if path != "" {
+				sub = path + "." + k
+			}
+			if p, st, found := locateUnknown(obj[k], ft, name, sub); found {
+				return p, st, true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return "", nil, false
+		}
+		for i, it := range items {
+			if p, st, found := locateUnknown(it, t.Elem(), name, fmt.Sprintf("%s[%d]", path, i)); found {
+				return p, st, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// fieldType is the type of struct t's field whose JSON name is key (as
+// encoding/json matches it: exactly, else without regard to case),
+// those of embedded structs included.
+func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	var fold reflect.Type
+	var walk func(t reflect.Type) reflect.Type
+	walk = func(t reflect.Type) reflect.Type {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-":
+				continue
+			case f.Anonymous && name == "":
+				if ft := walk(f.Type); ft != nil {
+					return ft
+				}
+				continue
+			case !f.IsExported():
+				continue
+			case name == "":
+				name = f.Name
+			}
+			if name == key {
+				return f.Type
+			}
+			if fold == nil && strings.EqualFold(name, key) {
+				fold = f.Type
+			}
+		}
+		return nil
+	}
+	if ft := walk(t); ft != nil {
+		return ft, true
+	}
+	return fold, fold != nil
 }
 
 // describe turns a decoding error into a message naming the field; for an

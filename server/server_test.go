@@ -349,6 +349,27 @@ func TestDecodeNamesField(t *testing.T) {
 	}
 }
 
+// TestDecodeNamesNestedField: an unknown field inside a nested object
+// says where it is and what that object takes; one at the top level
+// lists the method's fields as before.
+func TestDecodeNamesNestedField(t *testing.T) {
+	tests := []struct{ params, want string }{
+		{`{"user_request":"x","open_files":[{"path":"a.go","cursor":3}]}`, `unknown field "cursor" in open_files[0] (it takes: path, line, selection, text; docs/protocol.md)`},
+		{`{"user_request":"x","open_files":[{"path":"a.go"},{"path":"b.go","lien":3}]}`, `unknown field "lien" in open_files[1] (did you mean "line"?)`},
+		{`{"user_request":"x","open_files":[{"path":"a.go","selection":{"start":1,"stop":2}}]}`, `unknown field "stop" in open_files[0].selection (it takes: start, end; docs/protocol.md)`},
+		{`{"user_request":"x","token_budget":{"totl":100}}`, `unknown field "totl" in token_budget (did you mean "total"?)`},
+		{`{"user_request":"x","Open_Files":[{"Path":"a.go","cursor":3}]}`, `unknown field "cursor" in Open_Files[0]`},
+		{`{"user_request":"x","cursor":3}`, `unknown field "cursor" (this method takes: user_request, task_type`},
+	}
+	for _, tt := range tests {
+		var p PromptParams
+		err := decode(json.RawMessage(tt.params), &p)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("decode(%s) = %v, want %q", tt.params, err, tt.want)
+		}
+	}
+}
+
 // TestPromptParamsNames checks the names ctx/buildPrompt and ctx/gather
 // accept for the request and the task: the CLI's and MCP's (request,
 // task) and the editors' (user_request, task_type), never both with

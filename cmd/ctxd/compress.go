@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -133,7 +134,10 @@ func (r *rewriteFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) 
 // logger opens the log the flags, or else the configuration, ask for, and
 // returns the configuration too.
 func (r *rewriteFlags) logger(fs *flag.FlagSet, std *IO) (*config.Config, *slog.Logger, func(), error) {
-	cfg := configuredLog(fs, "", &r.level, &r.logTo)
+	cfg, err := configuredLog(fs, "", &r.level, &r.logTo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	log, closeLog, err := newLogger(std.Err, r.level, r.logTo)
 	return cfg, log, closeLog, err
 }
@@ -148,14 +152,30 @@ func readBody(std *IO, pos []string) ([]byte, error) {
 			return nil, fmt.Errorf("open request: %w", err)
 		}
 		defer f.Close()
-		return readAll(f)
+		return jsonBody(readAll(f))
 	}
 	if len(pos) == 0 && isTerminal(std.In) {
 		// Typed at a prompt with no redirect, the command waited for a
 		// request on the terminal and said nothing.
 		return nil, usagef("no request: give FILE or pipe one in (< request.json); - reads it from the terminal")
 	}
-	return readAll(std.In)
+	return jsonBody(readAll(std.In))
+}
+
+// jsonBody says where a body that is not JSON at all stops being JSON
+// (`ctxd compress main.go` said "request is required and must be a JSON
+// object", as of an empty body); an empty body and JSON that is not an
+// object are left to the engine's check.
+func jsonBody(b []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] != '{' && t[0] != '[' {
+		if err := request.CheckJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // writeRequest writes a rewritten request to stdout and, when asked, its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goio "io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,9 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	}
 	bs, err := parseBudgets(*budgets)
 	if err != nil {
+		return err
+	}
+	if err := checkRecallRepo(ctx, *repo); err != nil {
 		return err
 	}
 	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump}
@@ -178,5 +182,31 @@ func writeReport(w goio.Writer, rep interface{ Print(goio.Writer) }, asJSON bool
 		return printJSON(w, rep)
 	}
 	rep.Print(w)
+	return nil
+}
+
+// checkRecallRepo says, as a usage error, why --repo cannot be replayed:
+// a missing directory, a directory outside git, a repository without a
+// commit. Each was git's own message ("git log in DIR: exit status 128:
+// fatal: ...", three lines for an empty repository).
+func checkRecallRepo(ctx context.Context, repo string) error {
+	fi, err := os.Stat(repo)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		return usagef("--repo %s: no such directory", repo)
+	case err != nil:
+		return usagef("--repo %s: %v", repo, err)
+	case !fi.IsDir():
+		return usagef("--repo %s: not a directory (give the repository's directory)", repo)
+	}
+	git := func(args ...string) error {
+		return exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...).Run()
+	}
+	if git("rev-parse", "--is-inside-work-tree") != nil {
+		return usagef("--repo %s: not a git repository (eval recall replays the commits of a repository's history)", repo)
+	}
+	if git("rev-parse", "--verify", "--quiet", "HEAD^{commit}") != nil {
+		return usagef("--repo %s: the repository has no commit to replay", repo)
+	}
 	return nil
 }

@@ -35,7 +35,7 @@ func TestEvalRecall(t *testing.T) {
 	runFailures(t, dir, []cliFailure{
 		{"no subcommand", []string{"eval"}, 2, "want the subcommand recall"},
 		{"bad budgets", []string{"eval", "recall", "--budgets", "8k"}, 2, "--budgets"},
-		{"no eligible commits", []string{"eval", "recall", "--repo", t.TempDir()}, 1, "git log"},
+		{"not a repository", []string{"eval", "recall", "--repo", t.TempDir()}, 2, "not a git repository"},
 	})
 }
 

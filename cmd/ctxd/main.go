@@ -408,17 +408,20 @@ func Version() string {
 // configuredLog applies the configuration's log.level and log.file (the
 // user file's, or root's .ctxd.toml: root "" is the current repository)
 // where the command line did not set --log-level or --log-file, and
-// returns the configuration (nil when it does not load); a value
-// nothing sets keeps the command's own default (warn for one-shot
-// commands, info for serve). A configuration that does not load is left
-// to the command, which reports it.
-func configuredLog(fs *flag.FlagSet, root string, level, file *string) *config.Config {
+// returns the configuration; a value nothing sets keeps the command's
+// own default (warn for one-shot commands, info for serve). A
+// configuration that does not load is returned as the error, with the
+// flags left as they are: the proxy, compress and optimize stop on it
+// (they read context_window and secrets.redact_conversation from it, and
+// went on without them, saying nothing), serve reports it at initialize
+// for the root its client names.
+func configuredLog(fs *flag.FlagSet, root string, level, file *string) (*config.Config, error) {
 	cfg, err := workspaceConfig(root)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	logConfig(fs, cfg, level, file)
-	return cfg
+	return cfg, nil
 }
 
 // workspaceConfig loads the configuration of root's workspace (root ""

@@ -400,6 +400,10 @@ func TestServeErrors(t *testing.T) {
 		{"params not an object", "ctx/buildPrompt", []any{"x"}, -32602, "object"},
 		{"request under both names", "ctx/buildPrompt", map[string]any{"request": "x", "user_request": "y"}, -32602, "request and user_request name the same field: give one"},
 		{"a typo of request", "ctx/buildPrompt", map[string]any{"reqest": "x"}, -32602, `did you mean "request"?`},
+		// An unknown field inside an object is named with where it is
+		// and what that object takes, not the method's own fields.
+		{"unknown field in an open file", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "cursor": 3}}}, -32602, `unknown field "cursor" in open_files[0] (it takes: path, line, selection, text; docs/protocol.md)`},
+		{"a typo in an open file", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go"}, map[string]any{"path": "README.md", "lien": 1}}}, -32602, `unknown field "lien" in open_files[1] (did you mean "line"?)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -697,7 +701,9 @@ func TestConfiguredLog(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			fs, level, file := setup(t)
-			configuredLog(fs, tc.root, level, file)
+			if _, err := configuredLog(fs, tc.root, level, file); err != nil {
+				t.Fatal(err)
+			}
 			if *level != tc.wantLevel || *file != tc.wantLogFile {
 				t.Errorf("configuredLog: level %q file %q, want %q %q", *level, *file, tc.wantLevel, tc.wantLogFile)
 			}

@@ -10,13 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -169,6 +172,14 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		}
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
+	for _, rel := range namedSecrets(request, root, env) {
+		fmt.Fprintf(io.Err, "ctxd: the request names %s, a secret file, which a mention does not gather: --open %s reads it (values a secret rule matches are redacted)\n", rel, rel)
+	}
+	if env.Stats.FilesScanned == 0 && len(req.OpenFiles) == 0 {
+		// An empty directory, or a wrong --root: the prompt is the
+		// request and an empty tree, which said nothing of why.
+		fmt.Fprintf(io.Err, "ctxd: the workspace %s has no file to read (empty, or every file ignored): the prompt holds no code (pass --root DIR to choose another)\n", root)
+	}
 	if f.session == "" {
 		// The engine saves a checkpoint only under a session id the caller
 		// chose; the one it generated otherwise names nothing that
@@ -191,6 +202,30 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 // $GOGC sets it): at 10k files, 6 collections at the default 100, 2 here.
 const cliGCPercent = 400
 
+// namedSecrets lists the secret files of root the request names by path
+// ("why is the password in .env wrong") that the context does not hold:
+// a mention never gathers one (docs/gathering.md), and the prompt said
+// nothing of it.
+func namedSecrets(request, root string, env *ctxd.Envelope) []string {
+	in := map[string]bool{}
+	for _, c := range env.Context.Chunks {
+		in[c.Source] = true
+	}
+	var out []string
+	for _, w := range strings.FieldsFunc(request, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("`'\"()[]{}<>,;", r)
+	}) {
+		w = strings.TrimPrefix(strings.TrimRight(w, ".:?!"), "./")
+		if w == "" || !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil && st.Mode().IsRegular() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // readRequest joins the positional arguments into the request; "-" reads
 // standard input.
 func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
@@ -198,6 +233,11 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 		b, err := io.ReadAll(in)
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
+		}
+		if tree.IsBinary(b) {
+			// A core dump or an archive redirected by mistake became a
+			// request of thousands of tokens of noise.
+			return "", usagef("standard input is binary (%d bytes), not text: REQUEST '-' reads the task as text, such as an error log", len(b))
 		}
 		if len(b) > engine.MaxUserRequestBytes {
 			// A CI log piped in (README) is refused past the bound every

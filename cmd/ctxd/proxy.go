@@ -110,7 +110,10 @@ func runProxy(ctx context.Context, std *IO, args []string) error {
 	if ip := net.ParseIP(host); !allowRemote && (ip == nil && host != "localhost" || ip != nil && !ip.IsLoopback()) {
 		return usagef("--listen %q is not a loopback address; the proxy forwards credentials, so pass --allow-remote to mean it", listen)
 	}
-	cfg := configuredLog(fs, sf.root, &logLevel, &logFile)
+	cfg, err := configuredLog(fs, sf.root, &logLevel, &logFile)
+	if err != nil {
+		return err
+	}
 	// A log file is for machines: JSON, the full record per request.
 	log, closeLog, err := openLogger(std.Err, logLevel, logFile, true)
 	if err != nil {

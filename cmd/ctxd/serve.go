@@ -77,7 +77,9 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 		return err
 	}
 	var logOut io.Writer = stdio.Err
-	configuredLog(fs, root, &logLevel, &logFile)
+	// A configuration that does not load fails initialize, which names
+	// it to the client (the root it initializes may be another).
+	_, _ = configuredLog(fs, root, &logLevel, &logFile)
 	log, closeLog, err := newLogger(logOut, logLevel, logFile)
 	if err != nil {
 		return err

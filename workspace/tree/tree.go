@@ -387,6 +387,13 @@ type Text struct {
 	Lines    int
 }
 
+// SizeCapReason says why a file of size bytes is not read under the
+// size cap, and the setting that raises it: the words of every door
+// (prompt's warnings, ctxd tokens and pack).
+func SizeCapReason(size, maxBytes int64) string {
+	return fmt.Sprintf("over the size cap (%d bytes, the cap %d): raise gather.max_file_bytes in .ctxd.toml to read it", size, maxBytes)
+}
+
 // readText reads the file rel of snapshot s for a chunk. A file that is
 // missing, unreadable, a directory, over the size cap, not a regular file
 // or binary is not read: why says which, for a warning ("" when read).
@@ -411,7 +418,7 @@ func (w *Tree) ReadText(s *Snapshot, rel string) (t Text, why string) {
 	if err != nil {
 		switch {
 		case errors.Is(err, errTooBig):
-			return t, fmt.Sprintf("over the size cap of %d bytes", w.opts.MaxFileBytes)
+			return t, SizeCapReason(st.Size(), w.opts.MaxFileBytes)
 		case errors.Is(err, safefs.ErrNotRegular):
 			return t, "not a regular file"
 		}
