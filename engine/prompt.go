@@ -37,6 +37,11 @@ type PromptRequest struct {
 	// skipped with a warning (gather.Request.RefuseSecretFiles). Not a
 	// wire param: the MCP server sets it.
 	RefuseSecretFiles bool `json:"-"`
+	// recordedParts: TokenBudget's parts are a checkpoint's resolved
+	// budget, not the caller's, so they plan as a budget the caller did
+	// not split (the request's spare share still goes to the context):
+	// a resumed session rebuilds the context its build had.
+	recordedParts bool
 }
 
 // BudgetRequest sets a token budget. Total alone is split by the shares
@@ -328,7 +333,7 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{model: model, counter: counter, budget: budget, partsSet: partsSet, format: format}
+	s := &settings{model: model, counter: counter, budget: budget, partsSet: partsSet && !req.recordedParts, format: format}
 	if f := e.configChanged(); f != "" {
 		s.warnings = append(s.warnings, fmt.Sprintf("%s changed after this daemon read its configuration: restart the daemon to apply it (this request used the configuration it started with)", f))
 	}

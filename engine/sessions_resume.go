@@ -234,7 +234,12 @@ func (e *Engine) resumeRequest(ctx context.Context, cp *sessions.Checkpoint, pre
 		req.Model = cp.Model
 	}
 	if b := cp.TokenBudget; b != nil && b.Validate() == nil {
+		// The recorded budget is the build's resolved one. Parts the
+		// caller set stay set; otherwise they plan as the build did, the
+		// request's spare share moving to the context.
+		callerParts := req.TokenBudget != nil && req.TokenBudget.System+req.TokenBudget.Context+req.TokenBudget.UserRequest+req.TokenBudget.Response > 0
 		req.TokenBudget = &BudgetRequest{System: b.System, Context: b.Context, UserRequest: b.UserRequest, Response: b.Response}
+		req.recordedParts = !callerParts
 	}
 	exists := map[string]bool{}
 	for _, p := range present {

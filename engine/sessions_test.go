@@ -512,3 +512,47 @@ func TestFailedBuildPromptSavesNoCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeKeepsTheBuildsBudget: a resumed session rebuilds with the
+// budget its build planned by. A request shorter than its share left the
+// rest to the context, and so does the rebuild (it planned with the
+// recorded parts as if the caller had set them: 2,000 of the build's
+// 2,338 at a total of 4,000); parts the caller set stay as set.
+func TestResumeKeepsTheBuildsBudget(t *testing.T) {
+	tests := []struct {
+		name  string
+		br    *BudgetRequest
+		spare bool
+	}{
+		{"total only", &BudgetRequest{Total: 4000}, true},
+		{"no budget", nil, true},
+		{"parts set", &BudgetRequest{System: 200, Context: 3000, UserRequest: 400, Response: 400}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := sessionEngine(t)
+			ctx := t.Context()
+			env, err := e.BuildPrompt(ctx, PromptRequest{
+				UserRequest: "refactor the cart pricing",
+				SessionID:   "s1",
+				TokenBudget: tt.br,
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := env.Context.Budget > env.TokenBudget.Context; got != tt.spare {
+				t.Fatalf("the build's context budget %d, its share %d: spare moved %v, want %v", env.Context.Budget, env.TokenBudget.Context, got, tt.spare)
+			}
+			res, err := e.ResumeSession(ctx, ResumeRequest{SessionID: "s1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Envelope == nil {
+				t.Fatalf("no envelope: %v", res.Warnings)
+			}
+			if res.Envelope.Context.Budget != env.Context.Budget || res.Envelope.TokenBudget != env.TokenBudget {
+				t.Errorf("resume planned context %d of %+v, the build %d of %+v", res.Envelope.Context.Budget, res.Envelope.TokenBudget, env.Context.Budget, env.TokenBudget)
+			}
+		})
+	}
+}
