@@ -7,8 +7,10 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -398,6 +400,17 @@ func TestPlan(t *testing.T) {
 				t.Errorf("context %d, cut %v", p.contextBudget, p.env.OriginalInput != "")
 			}
 		}, ""},
+		// A short request over its share at a tiny total takes what it
+		// needs from the context, whole: not the whole context share,
+		// and no warning that its middle was cut.
+		{"short request at a tiny total", PromptRequest{UserRequest: "fix", TokenBudget: &BudgetRequest{Total: 123}}, func(t *testing.T, p *plan) {
+			if p.env.OriginalInput != "" || p.contextBudget <= 0 {
+				t.Errorf("context %d, cut %v", p.contextBudget, p.env.OriginalInput != "")
+			}
+			if len(p.env.Warnings) != 1 || strings.Contains(p.env.Warnings[0], "cut") {
+				t.Errorf("warnings %q", p.env.Warnings)
+			}
+		}, ""},
 		{"task detected", PromptRequest{UserRequest: "write unit tests for the parser"}, func(t *testing.T, p *plan) {
 			if p.env.TaskType != ctxd.TaskTest || p.env.TaskTypeSource != ctxd.SourceDetected {
 				t.Errorf("task %s (%s)", p.env.TaskType, p.env.TaskTypeSource)
@@ -517,4 +530,30 @@ func wantInvalid(t *testing.T, err error, want string) bool {
 		t.Fatal(err)
 	}
 	return false
+}
+
+// TestMinBudgetHint: the least total a refusal names holds the request,
+// and one token less does not (it was computed from the rounded parts of
+// the refused total: 123 named where 82 worked).
+func TestMinBudgetHint(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, relevanceRepo)
+	e := newEngine(t, dir)
+	re := regexp.MustCompile(`minimum total budget for it at these shares is (\d+)`)
+	for _, req := range []string{"fix", "explain how the cart total is computed with the discount and the tax rules"} {
+		for _, total := range []int{1, 5, 20} {
+			_, err := e.plan(PromptRequest{UserRequest: req, TokenBudget: &BudgetRequest{Total: total}})
+			m := re.FindStringSubmatch(fmt.Sprint(err))
+			if !errors.Is(err, ctxd.ErrOverBudget) || m == nil {
+				t.Fatalf("%q at %d: %v", req, total, err)
+			}
+			least, _ := strconv.Atoi(m[1])
+			if _, err := e.plan(PromptRequest{UserRequest: req, TokenBudget: &BudgetRequest{Total: least}}); err != nil {
+				t.Errorf("%q at the named %d: %v", req, least, err)
+			}
+			if _, err := e.plan(PromptRequest{UserRequest: req, TokenBudget: &BudgetRequest{Total: least - 1}}); err == nil {
+				t.Errorf("%q at %d, one under the named least, is not refused", req, least-1)
+			}
+		}
+	}
 }

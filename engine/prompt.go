@@ -302,6 +302,8 @@ type settings struct {
 	// partsSet: the caller set the budget's parts, which are then kept
 	// as set (no share moves between them).
 	partsSet bool
+	// shares split the budget's total (configured, or the request's).
+	shares   ctxd.Shares
 	format   ctxd.Format
 	warnings []string
 }
@@ -333,7 +335,11 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{model: model, counter: counter, budget: budget, partsSet: partsSet && !req.recordedParts, format: format}
+	shares := e.cfg.Budget.Shares
+	if req.TokenBudget != nil && req.TokenBudget.Shares != nil {
+		shares = *req.TokenBudget.Shares
+	}
+	s := &settings{model: model, counter: counter, budget: budget, partsSet: partsSet && !req.recordedParts, shares: shares, format: format}
 	if f := e.configChanged(); f != "" {
 		s.warnings = append(s.warnings, fmt.Sprintf("%s changed after this daemon read its configuration: restart the daemon to apply it (this request used the configuration it started with)", f))
 	}
@@ -354,10 +360,6 @@ func (e *Engine) resolve(req PromptRequest) (*settings, error) {
 	}
 	if model.ContextWindow > 0 && budget.Total > model.ContextWindow {
 		s.warnings = append(s.warnings, fmt.Sprintf("token budget %d exceeds the %s context window of %d tokens; budget reduced to the window", budget.Total, model.Name, model.ContextWindow))
-		shares := e.cfg.Budget.Shares
-		if req.TokenBudget != nil && req.TokenBudget.Shares != nil {
-			shares = *req.TokenBudget.Shares
-		}
 		s.budget = capResponse(ctxd.NewBudget(model.ContextWindow, shares), model.MaxOutput)
 	}
 	return s, nil
@@ -492,23 +494,29 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 			room := budget.UserRequest + borrow - (reqTokens - own)
 			if room < min(own, minRequestTokens) {
 				// Half the context is too little for even a cut of the
-				// request: it takes the whole context share.
-				borrow = contextBudget
+				// request: it borrows what the whole request needs, up to
+				// the whole context share.
+				borrow = min(contextBudget, over)
 				room = budget.UserRequest + borrow - (reqTokens - own)
 			}
 			if room < min(own, minRequestTokens) {
 				// Too small for even a cut of the request: an empty or
 				// near-empty request is no prompt.
 				return nil, fmt.Errorf("token budget too small for the request: it takes %d tokens with its heading, and the request and context parts hold %d of the total %d; %s: %w",
-					reqTokens, budget.UserRequest+budget.Context, budget.Total, minBudgetHint(budget, reqTokens), ctxd.ErrOverBudget)
+					reqTokens, budget.UserRequest+budget.Context, budget.Total, minBudgetHint(s, reqTokens-own+min(own, minRequestTokens)), ctxd.ErrOverBudget)
 			}
 			cut := tokens.Middle(counter, req.UserRequest, max(room, 0), tokens.MiddleOptions{TailRatio: RequestTailRatio})
-			env.OriginalInput = req.UserRequest
-			env.UserRequest = cut.Text
 			contextBudget -= borrow
-			if contextBudget == 0 {
+			switch {
+			case !cut.Truncated:
+				// A short request at a tiny total: whole, on the
+				// context's tokens.
+				env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, %d over its share; the context budget shrinks to %d", reqTokens, over, contextBudget))
+			case contextBudget == 0:
+				env.OriginalInput, env.UserRequest = req.UserRequest, cut.Text
 				env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than the request and context shares together (%d); its middle was cut and no context fits", reqTokens, budget.UserRequest+budget.Context))
-			} else {
+			default:
+				env.OriginalInput, env.UserRequest = req.UserRequest, cut.Text
 				env.Warnings = append(env.Warnings, fmt.Sprintf("the request takes %d tokens, more than its share and half the context's (%d); its middle was cut to fit, and the context keeps %d", reqTokens, budget.UserRequest+borrow, contextBudget))
 			}
 		}
@@ -522,24 +530,19 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 // nothing.
 const minRequestTokens = 32
 
-// minBudgetHint says the smallest total budget that holds a request of
-// reqTokens tokens (heading included) whole at b's shares.
-func minBudgetHint(b ctxd.Budget, reqTokens int) string {
-	parts := b.UserRequest + b.Context
-	if parts <= 0 || b.Total <= 0 {
-		return "give the request and context parts more tokens"
+// minBudgetHint says the smallest total budget whose request and
+// context parts hold need tokens at the request's shares (parts the
+// caller set are not split by shares: it names the sum they need).
+func minBudgetHint(s *settings, need int) string {
+	frac := s.shares.Request + s.shares.Context
+	if s.partsSet || frac <= 0 {
+		return fmt.Sprintf("give the request and context parts at least %d tokens together", need)
 	}
-	need := (reqTokens*b.Total + parts - 1) / parts
-	for ctxd.NewBudget(need, sharesOf(b)).UserRequest+ctxd.NewBudget(need, sharesOf(b)).Context < reqTokens {
-		need++
+	t := max(int(float64(need-4)/frac), 1)
+	for b := ctxd.NewBudget(t, s.shares); b.UserRequest+b.Context < need; b = ctxd.NewBudget(t, s.shares) {
+		t++
 	}
-	return fmt.Sprintf("the minimum total budget for it at these shares is %d", need)
-}
-
-// sharesOf returns the shares b's parts make of its total.
-func sharesOf(b ctxd.Budget) ctxd.Shares {
-	t := float64(b.Total)
-	return ctxd.Shares{System: float64(b.System) / t, Context: float64(b.Context) / t, Request: float64(b.UserRequest) / t, Response: float64(b.Response) / t}
+	return fmt.Sprintf("the minimum total budget for it at these shares is %d", t)
 }
 
 // budget resolves the request's budget against the configuration. When
