@@ -38,7 +38,7 @@ const (
 // call) was hidden by every focus view: they show functions whole and the
 // rest as outline lines (issue 25; BENCHMARKS.md "h25views"). Match lines
 // (the request's code identifiers) already show; these are its words.
-func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk, sums contentSums) {
 	if len(q.FocusWords) == 0 {
 		return
 	}
@@ -59,7 +59,7 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		if looked == declFiles || ctx.Err() != nil {
 			return
 		}
-		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+		ent, err := e.symbolsOf(ctx, c, sums)
 		if err != nil || ent == nil || len(ent.Defs) == 0 {
 			continue
 		}
