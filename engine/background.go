@@ -106,7 +106,7 @@ func (a *analyser) file(ctx context.Context, rel string, text []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := sanitizeChunks(sc, cs); err != nil {
+	if _, _, err := sanitizeChunks(sc, cs, nil); err != nil {
 		return err
 	}
 	c := cs[0]

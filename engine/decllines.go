@@ -9,6 +9,7 @@ import (
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -38,7 +39,7 @@ const (
 // call) was hidden by every focus view: they show functions whole and the
 // rest as outline lines (issue 25; BENCHMARKS.md "h25views"). Match lines
 // (the request's code identifiers) already show; these are its words.
-func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Chunk, sums contentSums) {
 	if len(q.FocusWords) == 0 {
 		return
 	}
@@ -48,9 +49,8 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 	}
 	aboutTests := q.AboutTests
 	looked := 0
-	var terms []uint32  // scratch: one identifier's terms
-	var marks []byte    // scratch: by line, what it is inside of (inFunction...)
-	var held [][]uint32 // by candidate line, the wanted terms it holds
+	var got []uint32    // the wanted terms of every candidate line, one after another
+	var held [][]uint32 // by candidate line, its wanted terms (a part of got)
 	for i := range chunks {
 		c := &chunks[i]
 		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || !aboutTests && lang.IsTest(c.Source) {
@@ -59,74 +59,40 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		if looked == declFiles || ctx.Err() != nil {
 			return
 		}
-		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+		ent, err := e.symbolsOf(ctx, c, sums)
 		if err != nil || ent == nil || len(ent.Defs) == 0 {
 			continue
 		}
 		looked++
-		n := strings.Count(c.Content, "\n") + 1
-		marks = slices.Grow(marks[:0], n+1)[:n+1]
-		clear(marks)
-		mark := func(d index.Def, m byte) {
-			for l := max(d.Line, 1); l <= min(d.End, n); l++ {
-				marks[l] |= m
-			}
-		}
-		// Functions, and the bodies of classes with methods in them (a
-		// class's docstring holds the words of its methods), but their
-		// attributes and fields (outside functions).
-		methods := map[string][][2]int{} // by class, the methods' lines
-		for _, d := range ent.Defs {
-			switch {
-			case d.Kind == "function" || d.Kind == "method":
-				mark(d, inFunction)
-				if d.Parent != "" {
-					methods[d.Parent] = append(methods[d.Parent], [2]int{d.Line, d.End})
-				}
-			case (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "":
-				mark(d, inMember)
-			}
-		}
-		for _, d := range ent.Defs {
-			if ms := methods[d.Name]; d.Kind != "function" && d.Kind != "method" && slices.ContainsFunc(ms, func(m [2]int) bool { return d.Line <= m[0] && m[1] <= d.End }) {
-				mark(d, inClass)
-			}
-		}
+		// The module-level lines' terms depend on the content alone:
+		// read once per content, each request intersects them with its
+		// own (reading every such line's words on every request was 5-6%
+		// of a warm request's CPU; BENCHMARKS.md "hspeed").
+		lt := e.store.LineTerms(workspace.LineTermsKey{Content: ent.Hash, Language: c.Facts.Language}, func() *workspace.LineTerms {
+			return moduleLineTerms(c, ent)
+		})
 		var lines []int
-		held = held[:0]
+		got, held = got[:0], held[:0]
 		count := map[uint32]int{}
-		imps := lang.ImportsAt(c.Facts.Language, readOnly(c.Content))
-		k := 0 // the next import
-		l := 0
-		for line := range strings.Lines(c.Content) {
-			l++
-			if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 || slices.Contains(c.Facts.MatchLines, l) {
+		for k := range lt.Len() {
+			l, terms := lt.Line(k)
+			if slices.Contains(c.Facts.MatchLines, l) {
 				continue
 			}
-			text := line
-			for k < len(imps) && imps[k].End < l {
-				k++
-			}
-			if k < len(imps) && imps[k].Start <= l {
-				text = importedModules(imps[k:], l)
-			}
-			var got []uint32
-			query.ScanWords(readOnly(text), func(id []byte) {
-				terms = tree.AppendTerms(terms[:0], id)
-				for _, t := range terms {
-					if want[t] && !slices.Contains(got, t) {
-						got = append(got, t)
-					}
+			from := len(got)
+			for _, t := range terms {
+				if want[t] {
+					got = append(got, t)
 				}
-			})
-			if len(got) == 0 {
+			}
+			if len(got) == from {
 				continue
 			}
-			for _, t := range got {
+			for _, t := range got[from:] {
 				count[t]++
 			}
 			lines = append(lines, l)
-			held = append(held, got)
+			held = append(held, got[from:len(got):len(got)])
 		}
 		var out []int
 		for k, l := range lines {
@@ -139,6 +105,66 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 		}
 		c.Facts.DeclLines = out
 	}
+}
+
+// moduleLineTerms reads the terms of c's module-level lines (ent is its
+// symbol-index entry): the lines outside every function and method, and
+// outside the bodies of classes with methods but for their attributes and
+// fields; an import statement's line is read for the modules it imports
+// only (importedModules).
+func moduleLineTerms(c *ctxd.Chunk, ent *index.Symbols) *workspace.LineTerms {
+	n := strings.Count(c.Content, "\n") + 1
+	marks := make([]byte, n+1) // by line, what it is inside of (inFunction...)
+	mark := func(d index.Def, m byte) {
+		for l := max(d.Line, 1); l <= min(d.End, n); l++ {
+			marks[l] |= m
+		}
+	}
+	// Functions, and the bodies of classes with methods in them (a
+	// class's docstring holds the words of its methods), but their
+	// attributes and fields (outside functions).
+	methods := map[string][][2]int{} // by class, the methods' lines
+	for _, d := range ent.Defs {
+		switch {
+		case d.Kind == "function" || d.Kind == "method":
+			mark(d, inFunction)
+			if d.Parent != "" {
+				methods[d.Parent] = append(methods[d.Parent], [2]int{d.Line, d.End})
+			}
+		case (d.Kind == "field" || d.Kind == "var" || d.Kind == "const") && d.Parent != "":
+			mark(d, inMember)
+		}
+	}
+	for _, d := range ent.Defs {
+		if ms := methods[d.Name]; d.Kind != "function" && d.Kind != "method" && slices.ContainsFunc(ms, func(m [2]int) bool { return d.Line <= m[0] && m[1] <= d.End }) {
+			mark(d, inClass)
+		}
+	}
+	lt := &workspace.LineTerms{}
+	var terms, all []uint32 // scratch: one identifier's terms, one line's
+	imps := lang.ImportsAt(c.Facts.Language, readOnly(c.Content))
+	k := 0 // the next import
+	l := 0
+	for line := range strings.Lines(c.Content) {
+		l++
+		if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 {
+			continue
+		}
+		text := line
+		for k < len(imps) && imps[k].End < l {
+			k++
+		}
+		if k < len(imps) && imps[k].Start <= l {
+			text = importedModules(imps[k:], l)
+		}
+		all = all[:0]
+		query.ScanWords(readOnly(text), func(id []byte) {
+			terms = tree.AppendTerms(terms[:0], id)
+			all = append(all, terms...)
+		})
+		lt.Add(l, all)
+	}
+	return lt
 }
 
 // The marks of a line for declLines: inside a function, inside a class

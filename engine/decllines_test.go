@@ -8,6 +8,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
 )
 
 // declRepo is a repository whose large files hold module-level code a
@@ -101,4 +103,66 @@ func lineNumbers(from, to int) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// TestDeclLinesPerContent: declLines reads a content's module-level lines
+// once (workspace.Store.LineTerms) and every later request intersects them
+// with its own words: one engine answering the requests in a row gives
+// every file the DeclLines a fresh engine gives it for that request alone,
+// a request's match lines still left out, with one build per content.
+func TestDeclLinesPerContent(t *testing.T) {
+	files := declRepo()
+	dir := testutil.GitRepo(t, files)
+	code := []string{"net/adapters.py", "net/certs.py", "client/client.go", "server/config.ts"}
+	chunks := func() []ctxd.Chunk {
+		var cs []ctxd.Chunk
+		for _, rel := range code {
+			cs = append(cs, ctxd.Chunk{Source: rel, ChunkType: ctxd.ChunkFile, Content: files[rel], Facts: ctxd.Facts{Language: lang.Of(rel)}})
+		}
+		return cs
+	}
+	requests := []string{
+		"don't load the default ssl context when the module is imported",
+		"accept socks4 proxies as well as socks5",
+		"move the helpers imported from _helpers.py into this module",
+		"limit how many redirects a client follows by default",
+		"raise the default number of retries to five",
+		"the dev server should pick another port when the default one is taken",
+	}
+	warm := newEngine(t, dir)
+	chosen := 0
+	for _, r := range requests {
+		for _, matched := range []bool{false, true} {
+			want := chunks()
+			cold := newEngine(t, dir)
+			cold.declLines(t.Context(), query.Parse(r), want, nil)
+			got := chunks()
+			if matched {
+				// The first line chosen is a match line of the request
+				// (shown anyway): not chosen again, by either engine.
+				want2 := chunks()
+				for i := range want {
+					if len(want[i].Facts.DeclLines) > 0 {
+						got[i].Facts.MatchLines = want[i].Facts.DeclLines[:1]
+						want2[i].Facts.MatchLines = want[i].Facts.DeclLines[:1]
+					}
+				}
+				want = want2
+				newEngine(t, dir).declLines(t.Context(), query.Parse(r), want, nil)
+			}
+			warm.declLines(t.Context(), query.Parse(r), got, nil)
+			for i := range got {
+				chosen += len(want[i].Facts.DeclLines)
+				if !slices.Equal(got[i].Facts.DeclLines, want[i].Facts.DeclLines) {
+					t.Errorf("%q (match lines %v) %s: DeclLines %v after the other requests, %v alone", r, got[i].Facts.MatchLines, got[i].Source, got[i].Facts.DeclLines, want[i].Facts.DeclLines)
+				}
+			}
+		}
+	}
+	if chosen == 0 {
+		t.Fatal("no request chose a line: the test exercises nothing")
+	}
+	if n := warm.store.LineTermsBuilds(); n != int64(len(code)) {
+		t.Errorf("%d line terms built over %d requests, want %d (one a content)", n, 2*len(requests), len(code))
+	}
 }

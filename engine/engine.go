@@ -115,6 +115,7 @@ func New(root string, opts Options) (*Engine, error) {
 		Logger:       log,
 		Watch:        opts.Watch,
 		State:        store.Files(),
+		StateDir:     stateDir,
 		MapIndex:     opts.OneShot,
 	})
 	if err != nil {

@@ -55,7 +55,7 @@ const (
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk) {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
@@ -73,7 +73,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// first when none does), whatever the file's size: the views
 			// keep a named function whole, but a class is no function,
 			// and its methods were collapsed like the rest.
-			if ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
+			if ent, err := e.symbolsOf(ctx, c, sums); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
 					spans, starts, _, _, names := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
@@ -99,7 +99,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			return
 		}
 		looked++
-		ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+		ent, err := e.symbolsOf(ctx, c, sums)
 		if err != nil || ent == nil {
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxd/ctxd"
@@ -98,18 +97,8 @@ func (e *Engine) Outline(ctx context.Context, req OutlineRequest) (*OutlineResul
 
 // inStateDir reports whether rel (root-relative) is under .git/, .ctxd/
 // or the engine's own state directory when that is inside the root
-// (--state-dir state).
-func (e *Engine) inStateDir(rel string) bool {
-	if lang.IsStateDir(rel) {
-		return true
-	}
-	sd, err := filepath.Rel(e.root, e.stateDir)
-	if err != nil || sd == "." || sd == ".." || strings.HasPrefix(sd, "../") {
-		return false
-	}
-	sd = filepath.ToSlash(sd)
-	return rel == sd || strings.HasPrefix(rel, sd+"/")
-}
+// (--state-dir state): the workspace's rule, Tree.InStateDir.
+func (e *Engine) inStateDir(rel string) bool { return e.ws.InStateDir(rel) }
 
 // ReadSource reads a file to outline, refusing one over
 // [treesitter.MaxSize].

@@ -119,6 +119,9 @@ type pass struct {
 
 	res    *gather.Result
 	chunks []ctxd.Chunk
+	// sums carries the chunks' content hashes and symbol-index entries
+	// through the stages.
+	sums contentSums
 	// sc redacts secrets; reds are the gathered chunks' redactions.
 	sc     *secrets.Scanner
 	reds   []ctxd.Redaction
@@ -160,13 +163,16 @@ func (r *pass) gather(ctx context.Context) error {
 	if r.sc, err = e.store.Secrets(); err != nil {
 		return err
 	}
-	reds, warns, err := sanitizeChunks(r.sc, r.chunks)
+	// Gathering hashed each file (its chunk's Hash): the stages below
+	// take that hash instead of their own.
+	r.sums = sumsOf(r.chunks)
+	reds, warns, err := sanitizeChunks(r.sc, r.chunks, r.sums)
 	if err != nil {
 		return err
 	}
 	r.reds = reds
 	env.Warnings = append(env.Warnings, warns...)
-	e.matchSymbols(ctx, p.query, r.chunks)
+	e.matchSymbols(ctx, p.query, r.chunks, r.sums)
 	return nil
 }
 
@@ -176,10 +182,10 @@ func (r *pass) view(ctx context.Context) error {
 	if err := countChunks(ctx, r.p.counter, r.chunks); err != nil {
 		return err
 	}
-	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks)
+	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks, r.sums)
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
-	r.e.declLines(ctx, r.p.query, r.chunks)
+	r.e.declLines(ctx, r.p.query, r.chunks, r.sums)
 	return nil
 }
 
@@ -203,8 +209,10 @@ func (r *pass) fit(ctx context.Context) error {
 		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
 			return prompt.AppendSection(dst, c, format)
 		},
-		Views: r.e.views,
-		Task:  env.TaskType,
+		Views: func(ctx context.Context, c *ctxd.Chunk) []compress.View {
+			return r.e.viewsSum(ctx, c, r.sums.of(c))
+		},
+		Task: env.TaskType,
 	})
 	if err != nil {
 		return err
@@ -225,7 +233,7 @@ func (r *pass) render(assemble bool, progress Progress) error {
 	env, fitted := r.env, r.fitted
 	// Views (truncation levels) render from the source text: redact the
 	// fitted chunks again (a cache hit for unchanged content).
-	more, _, err := sanitizeChunks(r.sc, fitted.Chunks)
+	more, _, err := sanitizeChunks(r.sc, fitted.Chunks, r.sums)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,9 @@ import (
 // invalid UTF-8 in a source name or content is replaced by U+FFFD (noted in
 // the chunk's facts and a warning), and every secret inside content is
 // replaced by a marker. It returns the redactions and warnings. The CLI and
-// the daemon both build envelopes here, so both decode the same way.
-func sanitizeChunks(sc *secrets.Scanner, chunks []ctxd.Chunk) ([]ctxd.Redaction, []string, error) {
+// the daemon both build envelopes here, so both decode the same way. A
+// content sums holds is looked up by that sum (nil: every content hashed).
+func sanitizeChunks(sc *secrets.Scanner, chunks []ctxd.Chunk, sums contentSums) ([]ctxd.Redaction, []string, error) {
 	// Chunks are independent: scanned on every core, merged in order.
 	type out struct {
 		reds  []ctxd.Redaction
@@ -38,7 +39,11 @@ func sanitizeChunks(sc *secrets.Scanner, chunks []ctxd.Chunk) ([]ctxd.Redaction,
 		for j, r := range c.Facts.Reasons {
 			c.Facts.Reasons[j] = strings.ToValidUTF8(r, "\uFFFD")
 		}
-		c.Content, o.reds = sc.Redact(c.Source, c.Content)
+		if cs := sums.of(c); cs != nil {
+			c.Content, o.reds = sc.RedactSum(c.Source, c.Content, cs.sum)
+		} else {
+			c.Content, o.reds = sc.Redact(c.Source, c.Content)
+		}
 		c.Facts.Redacted += len(o.reds)
 	})
 	var reds []ctxd.Redaction

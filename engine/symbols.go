@@ -115,8 +115,8 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		return nil, err
 	}
 	// A new file only open in the editor is searched as a prompt
-	// gathers it (tree.OverlayKept).
-	files = tree.WithOverlayPaths(files, e.buffers.Snapshot())
+	// gathers it (Tree.OverlayKept).
+	files = e.ws.WithOverlayPaths(files, e.buffers.Snapshot())
 	x := e.store.Symbols()
 	defer e.store.Save()
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}

@@ -26,7 +26,7 @@ const maxSymbolFiles = 40
 // keeps its textual matches as UsedSymbols (the qualifiers of a qualified
 // name excepted), and a file whose language is not parsed keeps its text
 // matches. Requests without code identifiers parse nothing.
-func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk) {
+func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd.Chunk, sums contentSums) {
 	ids := q.Names()
 	if len(ids) == 0 {
 		return
@@ -35,7 +35,6 @@ func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd
 	// requests.utils.get_netrc_auth) are modules and packages, not names a
 	// file uses: their text matches are dropped.
 	quals := q.Qualifiers
-	x := e.store.Symbols()
 	// Only a file whose text holds one of the names, in some case style,
 	// can define it: the others are not parsed.
 	var folded []string
@@ -71,7 +70,7 @@ func (e *Engine) matchSymbols(ctx context.Context, q *query.Query, chunks []ctxd
 	par.Each(ctx, len(order), func(o int) {
 		k := order[o]
 		c := &chunks[files[k]]
-		if ent, err := x.File(ctx, c.Source, readOnly(c.Content)); err == nil && ent != nil {
+		if ent, err := e.symbolsOf(ctx, c, sums); err == nil && ent != nil {
 			parsed[k] = true
 			matches[k] = symbols.Matches(ent, ids)
 		}

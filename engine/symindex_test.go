@@ -79,7 +79,7 @@ func TestMatchSymbols(t *testing.T) {
 				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b),
 					Facts: ctxd.Facts{MentionedSymbols: mentioned}})
 			}
-			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks)
+			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks, nil)
 			for _, c := range chunks {
 				got := slices.Clone(c.Facts.MentionedSymbols)
 				for _, u := range c.Facts.UsedSymbols {
@@ -181,7 +181,7 @@ func TestPinNamed(t *testing.T) {
 				}
 				chunks = append(chunks, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: string(b), Priority: ctxd.PriorityMedium})
 			}
-			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks)
+			e.matchSymbols(t.Context(), query.Parse(tt.request), chunks, nil)
 			var got []string
 			for _, c := range chunks {
 				if c.Facts.Mentioned {

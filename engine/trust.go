@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd/lang"
-	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // SourceRefused is the status of a recorded source resume does not re-read:
@@ -56,11 +55,11 @@ func trackedSessions(ctx context.Context, root, dir string) map[string]bool {
 // refusedSource reports a recorded path resume must not re-read: a secret
 // file by name (gathered only when the user names it, and a checkpoint is
 // not the user) or a path today's ignore rules leave out, unless the
-// editor holds a buffer of it that gathering reads (tree.OverlayKept: an
+// editor holds a buffer of it that gathering reads (Tree.OverlayKept: an
 // ignored file the user is editing is gathered from its buffer by every
 // door; a secret file's buffer never is without the user naming it).
 func (e *Engine) refusedSource(ctx context.Context, rel string, listed map[string]bool) bool {
-	if _, open := e.buffers.Get(rel); open && tree.OverlayKept(rel) {
+	if _, open := e.buffers.Get(rel); open && e.ws.OverlayKept(rel) {
 		return false
 	}
 	if lang.IsSecret(rel) {

@@ -20,6 +20,12 @@ import (
 // middle instead; those that do not parse cleanly get only their focus
 // views (when something focuses them).
 func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
+	return e.viewsSum(ctx, c, nil)
+}
+
+// viewsSum is views of a chunk whose content's facts a request carries
+// (nil for none): its hash is not taken again.
+func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []compress.View {
 	if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified {
 		return nil
 	}
@@ -39,8 +45,14 @@ func (e *Engine) views(ctx context.Context, c *ctxd.Chunk) []compress.View {
 			keep = append(keep, l)
 		}
 	}
-	// One hash of the source for the three calls below.
-	sum := sha256.Sum256(src)
+	// One hash of the source for the three calls below: the request's
+	// (gathering took it) when it has the content's.
+	var sum [32]byte
+	if cs != nil {
+		sum = cs.sum
+	} else {
+		sum = sha256.Sum256(src)
+	}
 	opts := treesitter.Options{KeepLines: keep, KeepFuncs: c.Facts.MentionedSymbols, RefLines: c.Facts.RefLines, MatchLines: c.Facts.MatchLines, Store: e.store.Views(), Sum: &sum}
 	// The module-level lines holding the request's words matter to the
 	// focus views only (bodies and signatures keep module-level code):

@@ -125,12 +125,13 @@ type gathering struct {
 }
 
 // add records that rel is gathered for reason in role. Non-explicit
-// sources never add secret files; nothing under .git/ or .ctxd/ is ever
-// added. It returns the candidate, or nil when refused.
+// sources never add secret files; nothing under .git/, .ctxd/ or the
+// state directory (tree.Tree.InStateDir) is ever added. It returns the
+// candidate, or nil when refused.
 func (g *gathering) add(rel, reason, role string, explicit bool) *candidate {
-	if lang.IsStateDir(rel) {
+	if g.w.InStateDir(rel) {
 		if explicit {
-			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: files under .git/ and .ctxd/ are never gathered", rel))
+			g.warnings = append(g.warnings, fmt.Sprintf("skipped %s: files under .git/, .ctxd/ and ctxd's state directory are never gathered", rel))
 		}
 		return nil
 	}

@@ -78,7 +78,7 @@ type Options struct {
 	// Overlay holds an editor's unsaved buffers by root-relative path (a
 	// daemon's, and those its request gives), packed as ctx/buildPrompt
 	// gathers them: a buffer's text replaces the file on disk, and a
-	// buffer tree.OverlayKept keeps adds its file when the walk has none
+	// buffer Tree.OverlayKept keeps adds its file when the walk has none
 	// (a new file only open in the editor, or an ignored one the user is
 	// editing). A secret file's buffer is packed only when Path or an
 	// Include names the file, as the file on disk would be. The selection
@@ -507,8 +507,8 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 				continue
 			}
 			switch {
-			case tree.OverlayKept(rel):
-			case lang.IsStateDir(rel):
+			case ws.OverlayKept(rel):
+			case ws.InStateDir(rel):
 				continue
 			case !named[rel] && rel != sub:
 				// A secret file's buffer, not named: left out and

@@ -135,7 +135,21 @@ func (s *Scanner) Redact(source, text string) (string, []ctxd.Redaction) {
 	if text == "" {
 		return text, nil
 	}
-	fs := withoutFixtureJWTs(source, s.find(text))
+	return s.redact(source, text, sha256.Sum256(byteview.ReadOnly(text)))
+}
+
+// RedactSum is [Scanner.Redact] of a text whose SHA-256 the caller has
+// (sum): a gathered file's, taken once for its chunk's hash, is not
+// taken again to look up its findings. sum must be text's.
+func (s *Scanner) RedactSum(source, text string, sum [32]byte) (string, []ctxd.Redaction) {
+	if text == "" {
+		return text, nil
+	}
+	return s.redact(source, text, sum)
+}
+
+func (s *Scanner) redact(source, text string, sum [32]byte) (string, []ctxd.Redaction) {
+	fs := withoutFixtureJWTs(source, s.findSum(text, sum))
 	if len(fs) == 0 {
 		return text, nil
 	}
@@ -271,7 +285,11 @@ func wordByte(c byte) bool {
 func (s *Scanner) find(text string) []finding {
 	// Hashed in place: a []byte copy of every text scanned was a twentieth
 	// of what a request allocated.
-	key := sha256.Sum256(byteview.ReadOnly(text))
+	return s.findSum(text, sha256.Sum256(byteview.ReadOnly(text)))
+}
+
+// findSum is find of a text whose SHA-256 is key.
+func (s *Scanner) findSum(text string, key [32]byte) []finding {
 	s.mu.Lock()
 	fs, ok := s.cache[key]
 	if !ok {

@@ -173,6 +173,10 @@ type Store struct {
 	// defTermsScans counts the contents whose definitions' terms were read
 	// from the text (neither in memory nor recorded).
 	defTermsScans atomic.Int64
+	// lineTerms caches the terms of a content's module-level lines
+	// (LineTerms), in memory only; lineTermsBuilds counts those built.
+	lineTerms       *memo.Map[LineTermsKey, *LineTerms]
+	lineTermsBuilds atomic.Int64
 
 	// saveMu guards saving and saved; saveWG waits for the background
 	// save; writeMu orders the writes.
@@ -197,6 +201,7 @@ func Open(opts Options) *Store {
 		recs:       map[string]*index.Records{},
 		recsFailed: map[string]bool{},
 		defTerms:   memo.New[[32]byte, *tree.DefTerms](maxDefTerms),
+		lineTerms:  memo.New[LineTermsKey, *LineTerms](maxLineTerms),
 	}
 }
 

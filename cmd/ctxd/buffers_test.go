@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +66,48 @@ func TestDaemonPackSeesBuffers(t *testing.T) {
 	}
 	if code, msg := testutil.RPCError(t, d.call("ctx/pack", map[string]any{"open_files": []any{map[string]any{"path": "/etc/passwd", "text": "x"}}})); code != -31001 {
 		t.Errorf("ctx/pack with an open file outside the root: %d %s, want -31001", code, msg)
+	}
+}
+
+// TestDaemonStateDirBuffers: with --state-dir inside the workspace, an
+// editor's buffer of a file under it is neither gathered, packed nor
+// searched, as one under .ctxd/ is not (the one rule, Tree.OverlayKept),
+// and its files on disk are not walked; a new file's buffer beside it is
+// read at every one of these doors (the test can see a buffer).
+func TestDaemonStateDirBuffers(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"app/app.go": "package app\n\nfunc Run() int { return 1 }\n",
+	})
+	state := filepath.Join(dir, "state")
+	testutil.WriteFiles(t, dir, map[string]string{"state/sessions/s1/000001.json": `{"messages": [{"role": "user", "content": "ZebraOnDisk conversation"}]}` + "\n"})
+	d := startDaemon(t, dir, "--state-dir", state)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	open := func(rel, text string) {
+		d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
+			"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
+	}
+	open("state/notes.go", "package notes\n\n// ZebraFrobnicate is only in a buffer under the state directory.\nfunc ZebraFrobnicate() int { return 2 }\n")
+	open("app/fresh.go", "package app\n\n// ZebraFresh is only in a buffer beside it.\nfunc ZebraFresh() int { return ZebraFrobnicate() }\n")
+
+	env := result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "what do ZebraFrobnicate, ZebraFresh and ZebraOnDisk do"}))
+	var sources []string // what was fitted and what was left out
+	cc, _ := env["context"].(map[string]any)
+	for _, part := range []string{"chunks", "skipped"} {
+		list, _ := cc[part].([]any)
+		for _, c := range list {
+			sources = append(sources, c.(map[string]any)["source"].(string))
+		}
+	}
+	if !slices.Contains(sources, "app/fresh.go") || slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, "state/") }) {
+		t.Errorf("ctx/buildPrompt gathered %v: want app/fresh.go (a new file's buffer), nothing under state/", sources)
+	}
+	r := result(t, d.call("ctx/pack", map[string]any{}))
+	if text, _ := r["text"].(string); !strings.Contains(text, "ZebraFresh is only") || strings.Contains(text, "state/") || strings.Contains(text, "under the state directory") || strings.Contains(text, "ZebraOnDisk") {
+		t.Errorf("ctx/pack: want app/fresh.go's buffer, nothing under state/:\n%.1200s", text)
+	}
+	got := result(t, d.call("ctx/findSymbol", map[string]any{"name": "ZebraFrobnicate"}))
+	if defs, _ := got["definitions"].([]any); len(defs) != 0 || got["files_searched"] != float64(1) {
+		b, _ := json.Marshal(got)
+		t.Errorf("ctx/findSymbol ZebraFrobnicate: %s, want no definition (state/notes.go is not searched) and one file searched (app/fresh.go)", b)
 	}
 }

@@ -123,7 +123,7 @@ func (w *Tree) startFollowing() {
 	wa, err := index.Watch(w.root, index.WatchOptions{
 		GitDir: gitDir,
 		Skip: func(rel string) bool {
-			return lang.IsStateDir(rel) || w.indexDirRel != "" && (rel == w.indexDirRel || strings.HasPrefix(rel, w.indexDirRel+"/"))
+			return w.InStateDir(rel)
 		},
 		OnChange: func() {
 			select {
@@ -264,7 +264,7 @@ func (w *Tree) followChanges(ctx context.Context, prev *Snapshot) (*Snapshot, bo
 		return nil, false
 	}
 	s := newSnapshot(files, prev.Index, w.opts.Watch)
-	s.dirs, s.warnings, s.gitBlocked = prev.dirs, prev.warnings, prev.gitBlocked
+	s.dirs, s.warnings, s.gitBlocked, s.stateRel = prev.dirs, prev.warnings, prev.gitBlocked, prev.stateRel
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()

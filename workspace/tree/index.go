@@ -138,6 +138,9 @@ type Snapshot struct {
 	// regular file (ignoreRules.notRegular): with it, no git runs for
 	// this snapshot, since git would block on the file until its timeout.
 	gitBlocked string
+	// stateRel is the tree's (Tree.InStateDir): buffers under it are
+	// not kept (overlayKept).
+	stateRel string
 
 	// Derived texts, computed once per snapshot (a snapshot is reused while
 	// nothing changes).
@@ -160,13 +163,13 @@ type Snapshot struct {
 }
 
 // Structure returns the structure tree to depth (cached), with the
-// files only open in the editor among overlay's buffers (OverlayKept):
+// files only open in the editor among overlay's buffers (Tree.OverlayKept):
 // gathering reads them, so the tree shows them beside the files on disk.
 func (s *Snapshot) Structure(depth int, overlay map[string]string) string {
 	for rel := range overlay {
-		if _, listed := s.FileIndex(rel); !listed && OverlayKept(rel) {
+		if _, listed := s.FileIndex(rel); !listed && overlayKept(rel, s.stateRel) {
 			// Rare (a new file not saved yet): not cached.
-			return Structure(WithOverlayPaths(s.paths(), overlay), depth)
+			return Structure(withOverlayPaths(s.paths(), overlay, s.stateRel), depth)
 		}
 	}
 	s.derivedMu.Lock()
@@ -244,7 +247,7 @@ func (w *Tree) walk(ctx context.Context, rules *ignoreRules, prev map[string]*Fi
 		for _, e := range entries {
 			name := e.Name()
 			rel := RelSlash(dir, name)
-			if name == ".git" || rel == ".ctxd" || rel == w.indexDirRel {
+			if name == ".git" || rel == ".ctxd" || rel == w.stateRel {
 				continue
 			}
 			t := e.Type()

@@ -53,6 +53,12 @@ type Options struct {
 	// kept only once the index directory exists, and on a tree of 200
 	// files it is what a second run would otherwise spend its second on.
 	State State
+	// StateDir is the workspace's state directory (absolute; ctxd's
+	// --state-dir). When it lies inside the root (not the root itself)
+	// nothing under it is walked, watched or read from an editor's
+	// buffer without a name ([Tree.InStateDir]), as under .git/ and
+	// .ctxd/: it holds checkpoints (whole conversations) and the index.
+	StateDir string
 	// MapIndex maps the persisted index instead of reading it (a process
 	// that opens one workspace and exits: a CLI run). The mapping lives
 	// as long as the process, so a process opening workspace after
@@ -95,10 +101,12 @@ type Tree struct {
 	// (SnapshotAndGit): Close waits for them, so none logs or saves
 	// after it.
 	graphs sync.WaitGroup
-	// indexDirRel is the persisted index's directory when it lies inside
-	// the root outside .ctxd (a state dir moved into the tree): never
-	// walked, never watched, so writing the index is not a change.
-	indexDirRel string
+	// stateRel is the state directory (Options.StateDir), or failing it
+	// the persisted index's directory, when it lies inside the root
+	// outside .ctxd (a state dir moved into the tree), root-relative with
+	// slashes: never walked, never watched (writing the index is not a
+	// change), no buffer under it kept (InStateDir).
+	stateRel string
 }
 
 // NewWorkspace opens the workspace at root (absolute or relative; symlinks
@@ -136,7 +144,18 @@ func Open(root string, opts Options) (*Tree, error) {
 	if opts.State != nil {
 		w.git.state = opts.State
 		if r, ok := within(abs, opts.State.Path()); ok && r != "." {
-			w.indexDirRel = filepath.ToSlash(r)
+			w.stateRel = filepath.ToSlash(r)
+		}
+	}
+	if opts.StateDir != "" {
+		// Resolved as the root is (a state dir given through a symlink
+		// of the root's path is still inside it).
+		sd, err := evalExisting(opts.StateDir)
+		if err != nil {
+			sd = opts.StateDir
+		}
+		if r, ok := within(abs, sd); ok && r != "." {
+			w.stateRel = filepath.ToSlash(r)
 		}
 	}
 	w.startFollowing()
@@ -218,7 +237,7 @@ func (w *Tree) refreshWarn(ctx context.Context) (*Snapshot, []string, error) {
 		prevIndex = prev.Index
 	}
 	s := newSnapshot(files, prevIndex, w.opts.Watch)
-	s.dirs, s.warnings, s.gitBlocked = dirs, warnings, blocked
+	s.dirs, s.warnings, s.gitBlocked, s.stateRel = dirs, warnings, blocked, w.stateRel
 	w.snapMu.Lock()
 	w.snap = s
 	w.snapMu.Unlock()
@@ -530,24 +549,39 @@ func (s *Snapshot) ByDir(dir string) []string {
 	return out
 }
 
+// InStateDir reports whether rel (root-relative, slashes) lies under
+// .git/, .ctxd/ or the workspace's state directory when that is inside the
+// root (Options.StateDir): never walked, gathered, or read from a buffer.
+func (w *Tree) InStateDir(rel string) bool { return inStateDir(rel, w.stateRel) }
+
+func inStateDir(rel, stateRel string) bool {
+	return lang.IsStateDir(rel) || stateRel != "" && (rel == stateRel || strings.HasPrefix(rel, stateRel+"/"))
+}
+
 // OverlayKept reports whether an unsaved editor buffer at rel (a
 // root-relative path) joins the workspace's files, replacing or adding to
 // the file on disk, without the user naming the file: a new file's and an
 // ignored file's do (the user is editing it), a secret file's or one under
-// the state directory does not. Gathering (WithOverlay), the symbol search
-// (WithOverlayPaths), a pack (pack.Options.Overlay) and resume
-// (engine.refusedSource) read the buffers by this one rule.
-func OverlayKept(rel string) bool {
-	return !lang.IsSecret(rel) && !lang.IsStateDir(rel)
+// a state directory (InStateDir) does not. Gathering (WithOverlay), the
+// symbol search (WithOverlayPaths), a pack (pack.Options.Overlay) and
+// resume (engine.refusedSource) read the buffers by this one rule.
+func (w *Tree) OverlayKept(rel string) bool { return overlayKept(rel, w.stateRel) }
+
+func overlayKept(rel, stateRel string) bool {
+	return !lang.IsSecret(rel) && !inStateDir(rel, stateRel)
 }
 
 // WithOverlayPaths returns files (sorted, as Files returns them) with the
 // paths of the overlay's buffers that OverlayKept and files lacks (a new
 // file only open in the editor), still sorted.
-func WithOverlayPaths(files []string, overlay map[string]string) []string {
+func (w *Tree) WithOverlayPaths(files []string, overlay map[string]string) []string {
+	return withOverlayPaths(files, overlay, w.stateRel)
+}
+
+func withOverlayPaths(files []string, overlay map[string]string, stateRel string) []string {
 	var add []string
 	for rel := range overlay {
-		if _, have := slices.BinarySearch(files, rel); !have && OverlayKept(rel) {
+		if _, have := slices.BinarySearch(files, rel); !have && overlayKept(rel, stateRel) {
 			add = append(add, rel)
 		}
 	}
@@ -565,7 +599,7 @@ func (s *Snapshot) WithOverlay(overlay map[string]string) *Index {
 	c := newTermCounter()
 	var add []*indexDoc
 	for rel, text := range overlay {
-		if !OverlayKept(rel) {
+		if !overlayKept(rel, s.stateRel) {
 			continue
 		}
 		add = append(add, newDoc(c, c.defs(), rel, []byte(text)))
