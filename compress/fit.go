@@ -226,6 +226,9 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// 2. Upgrade by value per token: among every chunk's larger views
 	// (absent chunks included), take the one with the most value gained
 	// per token spent that fits, until none does.
+	if allocExact {
+		used = f.allocate(ctx, cs, placed, used, out.Budget)
+	}
 	used = f.upgrade(ctx, cs, placed, used, out.Budget)
 	used = f.swap(ctx, cs, placed, used, out.Budget)
 	if err := ctx.Err(); err != nil {
