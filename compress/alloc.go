@@ -107,36 +107,76 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 	nb := left / g
 	w := make([]int, len(opts))
 	v := make([]float64, len(opts))
+	kept := items[:0]
 	for _, it := range items {
 		wt, base := f.weight(&cs[it.i], it.i), 0
 		if o := opts[it.start]; o != nil {
 			base = o.Tokens
 		}
+		// The options that fit in the table, the floor first.
+		end := it.start + 1
 		for k := it.start; k < it.end; k++ {
-			if opts[k] == nil {
-				continue
+			o := opts[k]
+			if o != nil {
+				w[k] = (o.Tokens - base + g - 1) / g
+				v[k] = wt * f.quality(o)
 			}
-			w[k] = (opts[k].Tokens - base + g - 1) / g
-			v[k] = wt * f.quality(opts[k])
+			if k > it.start && w[k] <= nb && end-it.start < math.MaxUint8 {
+				opts[end], w[end], v[end] = o, w[k], v[k]
+				end++
+			}
+		}
+		if end == it.start+1 && opts[it.start] == placed[it.i] {
+			// Nothing but its placement fits: it adds the same to
+			// every total.
+			continue
+		}
+		it.end = end
+		kept = append(kept, it)
+	}
+	items = kept
+	// best[b] is the most value the items so far add over their floors
+	// in b buckets (offset is the floors' value); a chunk with one option
+	// over its floor records its choice in a bit per bucket, one with
+	// more in a byte.
+	best := make([]float64, nb+1)
+	offset := 0.0
+	words := (nb + 64) / 64
+	rows := make([]int, len(items)) // each item's row in bits or bytes
+	nbits, nbytes := 0, 0
+	for n, it := range items {
+		if it.end-it.start == 2 && w[it.start+1] > 0 {
+			rows[n], nbits = nbits, nbits+words
+		} else {
+			rows[n], nbytes = nbytes, nbytes+nb+1
 		}
 	}
-	best := make([]float64, nb+1)
-	choice := make([]uint8, len(items)*(nb+1))
+	bits := make([]uint64, nbits)
+	bytes := make([]uint8, nbytes)
 	for n, it := range items {
 		if ctx.Err() != nil {
 			return used
 		}
-		row := choice[n*(nb+1) : (n+1)*(nb+1)]
 		v0 := v[it.start]
-		ws, vs := w[it.start+1:it.end], v[it.start+1:it.end]
-		if len(ws) >= math.MaxUint8 {
-			ws, vs = ws[:math.MaxUint8-1], vs[:math.MaxUint8-1]
+		offset += v0
+		if it.end-it.start == 2 && w[it.start+1] > 0 {
+			w1, d := w[it.start+1], v[it.start+1]-v0
+			row := bits[rows[n] : rows[n]+words]
+			for b := nb; b >= w1; b-- {
+				if x := best[b-w1] + d; x > best[b] {
+					best[b] = x
+					row[b>>6] |= 1 << (b & 63)
+				}
+			}
+			continue
 		}
+		row := bytes[rows[n] : rows[n]+nb+1]
+		ws, vs := w[it.start+1:it.end], v[it.start+1:it.end]
 		for b := nb; b >= 0; b-- {
-			bv, bj := best[b]+v0, 0
+			bv, bj := best[b], 0
 			for j, wj := range ws {
 				if wj <= b {
-					if x := best[b-wj] + vs[j]; x > bv {
+					if x := best[b-wj] + (vs[j] - v0); x > bv {
 						bv, bj = x, j+1
 					}
 				}
@@ -150,13 +190,20 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 	for _, it := range items {
 		now += f.weight(&cs[it.i], it.i) * f.quality(placed[it.i])
 	}
-	if best[nb] <= now+1e-12 {
+	if best[nb]+offset <= now+1e-12 {
 		return used
 	}
 	b := nb
 	for n := len(items) - 1; n >= 0; n-- {
 		it := items[n]
-		k := it.start + int(choice[n*(nb+1)+b])
+		k := it.start
+		if it.end-it.start == 2 && w[it.start+1] > 0 {
+			if bits[rows[n]+b>>6]&(1<<(b&63)) != 0 {
+				k++
+			}
+		} else {
+			k += int(bytes[rows[n]+b])
+		}
 		b -= w[k]
 		i := it.i
 		if placed[i] != nil {
