@@ -124,7 +124,10 @@ func presenceBudget(left int) int {
 //     head-and-tail cut; past the best presenceFull, a presence line),
 //     within presenceBudget, so one large file cannot starve the ones
 //     after it;
-//  2. upgrade: the space left goes, one step at a time, to the larger
+//  2. allocate: every chunk's view is chosen at once, the one
+//     combination of views worth the most (weight times quality, summed)
+//     that fits, a presence placement its floor; then upgrade: the
+//     space the table's rounding leaves goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
 //     being the chunk's weight times the quality the view adds (qualityAt);
 //     then a lookahead (swap) shows a larger view of a better chunk that
@@ -226,6 +229,9 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// 2. Upgrade by value per token: among every chunk's larger views
 	// (absent chunks included), take the one with the most value gained
 	// per token spent that fits, until none does.
+	if allocExact {
+		used = f.allocate(ctx, cs, placed, used, out.Budget)
+	}
 	used = f.upgrade(ctx, cs, placed, used, out.Budget)
 	used = f.swap(ctx, cs, placed, used, out.Budget)
 	if err := ctx.Err(); err != nil {

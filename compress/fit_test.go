@@ -810,11 +810,14 @@ func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) 
 // function. Its share of the file's tokens (3%) made the focus view worth
 // barely more than its outline, and the small files took the budget; a
 // focus view's share is taken of twice the budget (focusShareOf), so the
-// function is shown and the small files still are, at smaller views.
+// function is shown and the small files still are, at smaller views. Its
+// score (2,500 against 1,200) makes the function worth more than two of
+// the small files whole together: the allocation compares totals
+// (allocate), and at 1,500 the two small files were worth more.
 func TestFitFocusOfAFileLargerThanTheBudget(t *testing.T) {
 	c := counter(t)
 	const n = 2400
-	a := ctxd.Chunk{Source: "a.py", ChunkType: ctxd.ChunkFile, Content: lines("a", n), Score: 1500, Facts: ctxd.Facts{FocusLines: []int{1201}}}
+	a := ctxd.Chunk{Source: "a.py", ChunkType: ctxd.ChunkFile, Content: lines("a", n), Score: 2500, Facts: ctxd.Facts{FocusLines: []int{1201}}}
 	body := lines("a", 1260)[len(lines("a", 1200)):] // lines 1201-1260
 	views := func(_ context.Context, ch *ctxd.Chunk) []View {
 		switch {
