@@ -32,6 +32,11 @@ func sampleRepo(t *testing.T) map[string]string {
 func nvimEnv(t *testing.T) []string {
 	t.Helper()
 	home := t.TempDir()
+	// A daemon the plugin started may still be saving its index when
+	// Neovim has quit (the cancelled GOROOT request's): the temp dir's own
+	// removal then fails on a directory not empty. Wait for the state to
+	// go quiet first (registered after TempDir, this runs before it).
+	t.Cleanup(func() { removeWhenQuiet(t, filepath.Join(home, "state"), 30*time.Second) })
 	env := []string{
 		"HOME=" + home,
 		"CTXD_CONFIG=" + filepath.Join(home, "none.toml"),
@@ -97,4 +102,25 @@ func TestNeovimLuacheck(t *testing.T) {
 	luacheck := tool(t, "luacheck")
 	plugin := pluginDir(t)
 	run(t, plugin, nil, 5*time.Minute, luacheck, "--no-color", "--formatter=plain", ".")
+}
+
+// removeWhenQuiet removes dir, again while a process still writes into
+// it, until it stays gone for half a second or the deadline passes.
+func removeWhenQuiet(t *testing.T, dir string, deadline time.Duration) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			time.Sleep(500 * time.Millisecond)
+			if _, statErr := os.Lstat(dir); os.IsNotExist(statErr) {
+				return
+			}
+		}
+		if time.Now().After(end) {
+			t.Logf("state dir %s still written to after %v: %v", dir, deadline, err)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
