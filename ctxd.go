@@ -226,9 +226,6 @@ const (
 	TermCoChange  = "cochange_rank"
 	TermSize      = "size_penalty"
 	TermCustom    = "custom"
-	// TermOdds makes the score the other terms' sum times the fitted odds
-	// that the chunk is a file the task changes (prioritize.AnswerFit).
-	TermOdds = "answer_odds"
 )
 
 // Facts are what the gatherer learned about a chunk's source; the

@@ -146,7 +146,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs)), ranks: baseRanks(cs)}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 	if err := f.prepare(ctx, cs); err != nil {
@@ -454,21 +454,11 @@ func focusNone(c *ctxd.Chunk) bool {
 }
 
 // weight is the value of the chunk at rank i (0-based, by score): its
-// score without prioritize's answer_odds term (baseScore, at least 1)
-// over its rank in the order by that score (baseRanks), times answerOdds.
-// The score alone barely separates the first files (1,500 against
-// 1,200), while the first is far more often the one the task needs;
-// dividing by the rank makes the upgrade pass deepen the best files
-// before it widens the context with cheap views of the rest.
-//
-// The order the chunks come in is by the score with the answer_odds term
-// (a fit of which file a commit changes, made for the order: the presence
-// pass follows it); answerFit was fit for this weight, on top of the
-// score without that term and its rank. Dividing the score with the odds
-// by its own rank would count the odds twice (on the development set,
-// held out: log-likelihood per answer -1.65 against -1.49 this way, and
-// all-lines -2.6 at 8k on gin, cli and requests; BENCHMARKS.md, "h25score
-// (2026-11-30").
+// score (at least 1) over its rank, times answerOdds. The score alone
+// barely separates the first files (1,500 against 1,200), while the first
+// is far more often the one the task needs; dividing by the rank makes
+// the upgrade pass deepen the best files before it widens the context
+// with cheap views of the rest.
 //
 // Outside test tasks a test file's weight is halved: its upgrades (every
 // test's title and body) then come after the source files' of similar
@@ -481,7 +471,7 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 	if m.weightDone {
 		return m.weight
 	}
-	w := max(baseScore(c), 1) / float64(f.ranks[i]+1) * answerOdds(c)
+	w := max(c.Score, 1) / float64(i+1) * answerOdds(c)
 	if c.Facts.Test && f.opts.Task != ctxd.TaskTest {
 		w /= 2
 	}
@@ -489,55 +479,17 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 	return w
 }
 
-// baseScore is c's score without its answer_odds term: the score
-// answerFit's offset was fit on.
-func baseScore(c *ctxd.Chunk) float64 {
-	s := c.Score
-	for _, t := range c.ScoreBreakdown {
-		if t.Term == ctxd.TermOdds {
-			s -= t.Value
-		}
-	}
-	return s
-}
-
-// baseRanks is each chunk's rank (0-based) in the order by baseScore,
-// ties in the order given (by score). A chunk without an answer_odds term
-// (every chunk the fitter's tests make, a test file outside test tasks)
-// counts its whole score.
-func baseRanks(cs []ctxd.Chunk) []int {
-	idx := make([]int, len(cs))
-	for k := range idx {
-		idx[k] = k
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Compare(baseScore(&cs[b]), baseScore(&cs[a]))
-	})
-	ranks := make([]int, len(cs))
-	for r, k := range idx {
-		ranks[k] = r
-	}
-	return ranks
-}
-
-// answerOdds corrects score / (rank+1) (baseScore, baseRanks) towards
-// the odds that the chunk is a file the task changes: exp of a sum over
-// its score terms, each point of a term counting as answerFit says, times
-// its size in tokens, at most answerFit.TokensCap, to the power
-// answerFit.Tokens. It is a conditional logit fit on the development
-// set's commits (eval recall --dump, 100 commits each of gin, cli,
-// requests, httpx, express, vite and fastapi at 8k: every candidate
-// file's score terms against whether the commit changed it, the old
-// weight's log as a fixed offset; scripts/answerodds, set
-// "offset+g-cap"; BENCHMARKS.md, "h25rank (2026-11-29 21:28" and
-// "h25score (2026-11-30"). Left out of the fit, each repository's
-// answers were better predicted than by score / (rank+1): held-out
-// log-likelihood per answer -1.49 against -1.66 on the mean. With the
-// log of the size bounded at 1,500 tokens it predicts as well (-1.492
-// against -1.491): the size penalty's coefficient (-0.501 per 100) then
-// carries the growth above 1,500 tokens, the same as before up to the
-// penalty's cap (4,243 tokens) and none past it, so a file of 20,000
-// tokens no longer counts 1.8 times one of 4,000. What it
+// answerOdds corrects score / (rank+1) towards the odds that the chunk
+// is a file the task changes: exp of a sum over its score terms, each
+// point of a term counting as answerFit says, times its size in tokens
+// to the power answerFit.Tokens. It is a conditional logit fit on the
+// development set's commits (eval recall --dump, 100 commits each of
+// gin, cli, requests, httpx, express, vite and fastapi at 8k: every
+// candidate file's score terms against whether the commit changed it,
+// the old weight's log as a fixed offset; BENCHMARKS.md, "h25rank
+// (2026-11-29 21:28"). Left out of the fit, each repository's answers
+// were better predicted than by score / (rank+1): held-out
+// log-likelihood per answer -1.49 against -1.66 on the mean. What it
 // says: a point of lexical relevance or co-change predicts an answer
 // better than a point of lexical rank, graph rank or priority (the
 // priority base of a lexical match is high because it matched, which
@@ -546,11 +498,7 @@ func baseRanks(cs []ctxd.Chunk) []int {
 // location) is the user's pointing, not the gatherer's guess: it is not
 // corrected. A chunk without score terms or size keeps its old weight.
 func answerOdds(c *ctxd.Chunk) float64 {
-	n := max(c.Tokens, 1)
-	if answerFit.TokensCap > 0 {
-		n = min(n, answerFit.TokensCap)
-	}
-	x := answerFit.Tokens * math.Log(float64(n))
+	x := answerFit.Tokens * math.Log(float64(max(c.Tokens, 1)))
 	for _, t := range c.ScoreBreakdown {
 		if t.Term == ctxd.TermPriority && c.Priority >= ctxd.PriorityCritical {
 			continue
@@ -562,26 +510,20 @@ func answerOdds(c *ctxd.Chunk) float64 {
 
 // answerFit holds answerOdds's coefficients: per point of each score
 // term (written per the term's full scale), and of the log of the size.
-// A term it does not list (prioritize's answer_odds, the task and custom
-// terms) counts 0 until a refit.
 var answerFit = struct {
 	Tokens float64
-	// TokensCap bounds the size's part: a file larger counts as this
-	// large (0: no bound).
-	TokensCap int
-	Terms     map[string]float64
+	Terms  map[string]float64
 }{
-	Tokens:    0.439,
-	TokensCap: 1500,
+	Tokens: 0.373,
 	Terms: map[string]float64{
-		ctxd.TermRelevance: 0.545 / 100,
-		ctxd.TermRank:      0.058 / 300,
-		ctxd.TermCoChange:  0.435 / 150,
-		ctxd.TermGraph:     -0.125 / 150,
-		ctxd.TermMention:   0.192 / 100,
-		ctxd.TermRecency:   0.105 / 100,
-		ctxd.TermSize:      -0.501 / 100,
-		ctxd.TermPriority:  -0.299 / 100,
+		ctxd.TermRelevance: 0.556 / 100,
+		ctxd.TermRank:      0.083 / 300,
+		ctxd.TermCoChange:  0.399 / 150,
+		ctxd.TermGraph:     -0.252 / 150,
+		ctxd.TermMention:   0.181 / 100,
+		ctxd.TermRecency:   0.086 / 100,
+		ctxd.TermSize:      -0.164 / 100,
+		ctxd.TermPriority:  -0.298 / 100,
 	},
 }
 
@@ -925,9 +867,8 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 }
 
 type fitter struct {
-	opts  Options
-	memo  []chunkMemo // by chunk index
-	ranks []int       // by chunk index, see baseRanks
+	opts Options
+	memo []chunkMemo // by chunk index
 }
 
 // chunkMemo is what the fitter computed once of one chunk. Only the work

@@ -1,11 +1,9 @@
 package compress
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -840,64 +838,5 @@ func TestFitFocusOfAFileLargerThanTheBudget(t *testing.T) {
 	}
 	if len(shown) != len(cs) {
 		t.Errorf("%d of %d chunks present", len(shown), len(cs))
-	}
-}
-
-// TestFitCountsTheOddsOnce: prioritize's answer_odds term orders the
-// chunks (the presence pass follows it), and the upgrade pass weighs a
-// chunk as answerFit was fit: its score without that term over its rank
-// in the order by that score, times answerOdds. Two large files alike in
-// every other term, a ranked over b by 10 points, with odds terms that
-// put b first: a is deepened, as without the odds terms; counting the
-// odds again through the score and its rank would deepen b.
-func TestFitCountsTheOddsOnce(t *testing.T) {
-	c := counter(t)
-	changed := []ctxd.ScoreTerm{{Term: ctxd.TermPriority, Value: 500}, {Term: ctxd.TermRelevance, Value: 300},
-		{Term: ctxd.TermRank, Value: 200}, {Term: ctxd.TermCoChange, Value: 150}, {Term: ctxd.TermSize, Value: -20}}
-	withOdds := func(ts []ctxd.ScoreTerm, base, odds float64) []ctxd.ScoreTerm {
-		out := slices.Clone(ts)
-		out[0].Value += base - 1130 // the terms above sum to 1130
-		return append(out, ctxd.ScoreTerm{Term: ctxd.TermOdds, Value: odds})
-	}
-	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1400}
-	views := func(_ context.Context, ch *ctxd.Chunk) []View {
-		if ch.Source == "README.md" {
-			return nil
-		}
-		return []View{
-			{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
-			{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
-		}
-	}
-	budget := c.Count(render(top)) + 2*c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go outline", 5)})) +
-		c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go body", 60)})) + 40
-	for _, tt := range []struct {
-		name         string
-		oddsA, oddsB float64
-	}{
-		{"no odds terms", 0, 0},
-		{"odds terms put b first", 3000, 5000},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ta, tb := withOdds(changed, 1300, tt.oddsA), withOdds(changed, 1290, tt.oddsB)
-			a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 400), Score: 1300 + tt.oddsA, Tokens: 3000, ScoreBreakdown: ta}
-			b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 400), Score: 1290 + tt.oddsB, Tokens: 3000, ScoreBreakdown: tb}
-			cs := []ctxd.Chunk{top, a, b}
-			slices.SortStableFunc(cs, func(x, y ctxd.Chunk) int { return cmp.Compare(y.Score, x.Score) })
-			got, err := Fit(t.Context(), cs, Options{Budget: budget, Counter: c, Render: render, Views: views, Task: ctxd.TaskImplement})
-			if err != nil {
-				t.Fatal(err)
-			}
-			levels := map[string]ctxd.View{}
-			for _, ch := range got.Chunks {
-				levels[ch.Source] = ch.Truncation
-			}
-			if len(levels) != 3 || levels["a.go"] != ctxd.ViewBodies || levels["b.go"] != ctxd.ViewOutline {
-				t.Errorf("levels %v, want a.go at bodies, b.go at outline", levels)
-			}
-			if got.TokensUsed > budget {
-				t.Errorf("used %d of %d", got.TokensUsed, budget)
-			}
-		})
 	}
 }

@@ -7,10 +7,6 @@
 //	score = priority base + task relevance + recency + mention + relevance
 //	        + custom boosts - size penalty
 //
-// and then the answer odds: a term that makes the score the others' sum
-// times the fitted odds that the chunk is a file the task changes
-// (answerOdds).
-//
 // Every term that applies is recorded in the chunk's ScoreBreakdown with its
 // reason; the terms sum to the score. docs/scoring.md has the table.
 package prioritize
@@ -189,9 +185,6 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	// compressor shrinks them to fit instead.
 	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
-	}
-	if t, ok := oddsTerm(c, terms, opts.Task); ok {
-		terms = append(terms, t)
 	}
 	return terms
 }

@@ -99,15 +99,11 @@ func TestScoreTerms(t *testing.T) {
 			got := map[string]float64{}
 			var sum float64
 			for _, term := range cs[0].ScoreBreakdown {
+				got[term.Term] += term.Value
 				sum += term.Value
 				if term.Reason == "" {
 					t.Errorf("term %s has no reason", term.Term)
 				}
-				if term.Term == ctxd.TermOdds {
-					// TestAnswerOddsOrder tests the odds.
-					continue
-				}
-				got[term.Term] += term.Value
 			}
 			if len(got) != len(tt.want) {
 				t.Errorf("terms %v, want %v", got, tt.want)
@@ -133,10 +129,7 @@ func TestScoreOrder(t *testing.T) {
 		chunk("small.go", ctxd.PriorityMedium, 5, ctxd.Facts{}),
 	}
 	Score(cs, Options{Task: ctxd.TaskImplement})
-	// Alike but for their size, the larger file ranks first: by the
-	// answer odds a file of 5 tokens is less often the one a task
-	// changes than one of 20 (TestAnswerOddsOrder).
-	want := []string{"open.go", "a.go", "b.go", "small.go", "low.md"}
+	want := []string{"open.go", "small.go", "a.go", "b.go", "low.md"}
 	for i, w := range want {
 		if cs[i].Source != w {
 			t.Fatalf("order %d = %s, want %s", i, cs[i].Source, w)
@@ -240,58 +233,5 @@ func TestRelevanceKeepsDistances(t *testing.T) {
 	Score(cs, Options{})
 	if cs[0].Score != cs[1].Score || cs[0].Source != "a.py" {
 		t.Errorf("tie not broken by the lexical share: %s %.1f, %s %.1f", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
-	}
-}
-
-// TestAnswerOddsOrder: the answer odds reorder the candidates. A HIGH
-// file ranked first lexically for a common word and linked by the graph
-// sums more points than a MEDIUM file the request's rare words match that
-// changed with the request's files; the fit says the second is far likelier
-// the file the task changes, and with the odds it ranks first. The score
-// is still the sum of the terms, the odds term says why, and files alike
-// in every term keep their order.
-func TestAnswerOddsOrder(t *testing.T) {
-	linked := chunk("router.go", ctxd.PriorityHigh, 3000, ctxd.Facts{Relevance: 0.1, LexicalRank: 1, GraphRank: 1})
-	changed := chunk("tree.go", ctxd.PriorityMedium, 3000, ctxd.Facts{Relevance: 1, LexicalRank: 3, CoChangeRank: 1})
-	sum := func(c ctxd.Chunk, skip string) float64 {
-		var s float64
-		for _, st := range c.ScoreBreakdown {
-			if st.Term != skip {
-				s += st.Value
-			}
-		}
-		return s
-	}
-	cs := []ctxd.Chunk{linked, changed}
-	Score(cs, Options{Task: ctxd.TaskImplement})
-	by := map[string]ctxd.Chunk{cs[0].Source: cs[0], cs[1].Source: cs[1]}
-	if l, c := sum(by["router.go"], ctxd.TermOdds), sum(by["tree.go"], ctxd.TermOdds); l <= c {
-		t.Fatalf("the case does not test the odds: router.go's other terms sum to %.1f, not over tree.go's %.1f", l, c)
-	}
-	if cs[0].Source != "tree.go" {
-		t.Fatalf("order %s (%.1f) %s (%.1f), want tree.go first", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
-	}
-	for _, c := range cs {
-		if math.Abs(sum(c, "")-c.Score) > 0.1 {
-			t.Errorf("%s: terms sum to %.1f, score %.1f", c.Source, sum(c, ""), c.Score)
-		}
-		var odds ctxd.ScoreTerm
-		for _, st := range c.ScoreBreakdown {
-			if st.Term == ctxd.TermOdds {
-				odds = st
-			}
-		}
-		if odds.Value == 0 || !strings.Contains(odds.Reason, "answer odds ×") || !strings.Contains(odds.Reason, "3000 tokens") {
-			t.Errorf("%s: odds term %+v", c.Source, odds)
-		}
-	}
-	// Alike in every term: the odds are alike, the tie-break decides.
-	cs = []ctxd.Chunk{
-		chunk("b.go", ctxd.PriorityMedium, 3000, changed.Facts),
-		chunk("a.go", ctxd.PriorityMedium, 3000, changed.Facts),
-	}
-	Score(cs, Options{Task: ctxd.TaskImplement})
-	if cs[0].Source != "a.go" || cs[0].Score != cs[1].Score {
-		t.Errorf("alike files: %s %.1f, %s %.1f", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
 	}
 }
