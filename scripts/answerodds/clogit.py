@@ -11,11 +11,12 @@ Development repositories only (docs/eval.md).
   python3 clogit.py rows.json current offset+g
   python3 calib.py rows.json
 
-prioritize's answer_odds term (the order) is the set "order-cap": offset
-log score only, no rank; "+w" evaluates an order set as the fitter would
-weigh it (score x odds over the rank by score x odds), "+rerank" refits at
-the ranks by the odds; compress's answerFit (the weight) is "offset+g-cap"
-(BENCHMARKS.md, "h25score (2026-11-30")."""
+"order*" fit the odds as the order itself: offset log score only, no
+rank; "+w" evaluates an order set as the fitter would weigh it (score x
+odds over the rank by score x odds), "+rerank" refits at the ranks by the
+odds. The answer_odds score term tried and taken back (cd77090) used
+"order-cap" for the order and "offset+g-cap" for the weight; compress's
+answerFit is "offset+g" (BENCHMARKS.md, "h25score (2026-11-30")."""
 import json, math, sys, re
 from collections import defaultdict
 
