@@ -9,7 +9,14 @@ Development repositories only (docs/eval.md).
   ctxd eval recall --repo REPO --commits 100 --json -v --dump DIR/dump-<name>
   python3 parse.py DIR 8000 > rows.json
   python3 clogit.py rows.json current offset+g
-  python3 calib.py rows.json"""
+  python3 calib.py rows.json
+
+"order*" fit the odds as the order itself: offset log score only, no
+rank; "+w" evaluates an order set as the fitter would weigh it (score x
+odds over the rank by score x odds), "+rerank" refits at the ranks by the
+odds. The answer_odds score term tried and taken back (cd77090) used
+"order-cap" for the order and "offset+g-cap" for the weight; compress's
+answerFit is "offset+g" (BENCHMARKS.md, "h25score (2026-11-30")."""
 import json, math, sys, re
 from collections import defaultdict
 
@@ -45,6 +52,10 @@ def feats(r, case):
         "size": r["size_penalty"] / 100.0,
         "task": r["task"] / 100.0,
         "logtok": math.log(max(r["tokens"], 1)),
+        # the size bounded: below 1,500 tokens alike (floor), or above it
+        # alike (cap)
+        "logtokF": math.log(max(r["tokens"], 1500)),
+        "logtokC": math.log(min(max(r["tokens"], 1), 1500)),
         "test": 1.0 if TESTRE.search(r["src"]) else 0.0,
         "lexXgraph": lex * gr,
         "lexXcc": lex * cc,
@@ -53,6 +64,7 @@ def feats(r, case):
     }
     return f
 
+FULL = {}
 cases = defaultdict(list)
 for r in rows:
     cases[(r["repo"], r["case"])].append(r)
@@ -65,6 +77,7 @@ for k, cs in cases.items():
         c["crank"] = i + 1
     if not any(c["answer"] for c in cs):
         continue
+    full = list(cs)
     # test files and files under docs/, examples/... are never answers by
     # the eval's definition: they stay out of the fit (the fitter halves a
     # test's weight already)
@@ -74,6 +87,9 @@ for k, cs in cases.items():
     X = [feats(c, cs) for c in cs]
     y = [c["answer"] for c in cs]
     data.append((k[0], k[1], X, y, cs))
+    # every file candidate (tests and docs too: they take ranks), for
+    # "rerank": the rank the offset uses is the order by the odds
+    FULL[(k[0], k[1])] = ([feats(c, full) for c in full], [id(c) for c in full])
 
 OFF = {}
 def off(x):
@@ -174,20 +190,86 @@ SETS = {
     "offset-terms": (["relev", "lexrank", "cochange", "mention", "recency", "graph", "prio"], None),
     "offset-size": (["size", "logtok"], None),
 }
+SETS["offset+g-floor"] = (["relev", "lexrank", "cochange", "mention", "recency", "size", "logtokF", "graph", "prio"], None)
+SETS["offset+g-cap"] = (["relev", "lexrank", "cochange", "mention", "recency", "size", "logtokC", "graph", "prio"], None)
+
+def rerank(names, th):
+    """Set each candidate's logi1 to the log of 1 + its rank (0-based)
+    among the request's files in the order by score x odds: the order
+    the fitter sees when the odds are a score term."""
+    for rp, case, X, y, cs in data:
+        fx, ids = FULL[(rp, case)]
+        u = [x["logscore"] + sum(t * x[n] for t, n in zip(th, names)) for x in fx]
+        order = sorted(range(len(u)), key=lambda i: -u[i])
+        pos = {ids[i]: k for k, i in enumerate(order)}
+        for x, c in zip(X, cs):
+            x["logi1"] = math.log(pos[id(c)] + 1)
+
+def keep_ranks():
+    saved = [[x["logi1"] for x in X] for _, _, X, _, _ in data]
+    def restore():
+        for (_, _, X, _, _), ls in zip(data, saved):
+            for x, l in zip(X, ls):
+                x["logi1"] = l
+    return restore
+
 want = sys.argv[2:] or list(SETS)
 repos = sorted({d[0] for d in data})
+# "order*": the odds fit as the order itself (offset log score, no
+# rank): what a score term carrying them does to the order. "+w": then
+# evaluated as the fitter weighs them, score x odds over the rank in the
+# order by score x odds.
+SETS["order"] = SETS["offset+g"]
+SETS["order-floor"] = SETS["offset+g-floor"]
+SETS["order-cap"] = SETS["offset+g-cap"]
+SETS["order-terms"] = SETS["offset-terms"]
+# "named": the request names the file (its path, or the one file that
+# defines a qualified name it writes), apart from the mention term's
+# points, which also count the names a file defines or uses
+SETS["order+named"] = (SETS["offset+g"][0] + ["named"], None)
+SETS["order-cap+named"] = (SETS["offset+g-cap"][0] + ["named"], None)
+
+restore = keep_ranks()
 for name in want:
-    names, fixed = SETS[name]
+    restore()
+    # +rerank: refit at the ranks by the odds (fixed point); +rerank1:
+    # the fit at the old ranks, evaluated at the ranks by its odds
+    once = name.endswith("+rerank1")
+    re_rank = once or name.endswith("+rerank")
+    base = name.rsplit("+rerank", 1)[0] if re_rank else name
+    # "+w" or "+wB": over (rank+1) to the power B (1 when not given)
+    weigh, wpow = False, 1.0
+    if "+w" in base:
+        base, b = base.split("+w")
+        weigh, wpow = True, float(b or 1)
+    names, fixed = SETS[base]
     OFF.clear()
     if name.startswith("offset"):
         OFF.update({"logscore": 1.0, "logi1": -1.0})
+    if name.startswith("order"):
+        OFF.update({"logscore": 1.0})
     res = defaultdict(list)
     for r in repos:
         tr = [d for d in data if d[0] != r]
         te = [d for d in data if d[0] == r]
         th = fit(tr, names, fixed=fixed)
+        if re_rank:
+            # fixed point: the ranks by the fitted odds, refit, twice
+            for _ in range(0 if once else 2):
+                rerank(names, th)
+                th = fit(tr, names, fixed=fixed)
+            rerank(names, th)
+        if weigh:
+            rerank(names, th)
+            OFF["logi1"] = -wpow
         res[r] = evaluate(te, names, th)
+        OFF.pop("logi1", None) if weigh else None
+        restore()
     thall = fit(data, names, fixed=fixed)
+    if re_rank and not once:
+        for _ in range(2):
+            rerank(names, thall)
+            thall = fit(data, names, fixed=fixed)
     mean = [sum(res[r][k] for r in repos) / len(repos) for k in range(4)]
     print("%-10s LORO mean ll %.3f mrr %.3f top1 %.3f top3 %.3f | %s" % (name, *mean,
           " ".join("%s:%.3f/%.2f" % (r, res[r][0], res[r][1]) for r in repos)))

@@ -7,7 +7,7 @@ import os, re, sys, json
 root, budget = sys.argv[1], sys.argv[2]
 NONFILE = {"git:log", "deps", "structure"}
 TERMS = ["priority_base", "task_relevance", "recency", "mention", "relevance", "lexical_rank",
-         "graph_rank", "cochange_rank", "custom", "size_penalty"]
+         "graph_rank", "cochange_rank", "custom", "size_penalty", "answer_odds"]
 out = []
 for d in sorted(os.listdir(root)):
     if not d.startswith("dump-"):
@@ -59,6 +59,10 @@ for d in sorted(os.listdir(root)):
                 cands.append(dict(src=src, view=view, tokens=full, shown=tok if sec == "i" else 0,
                                   score=score, why=why, terms=terms))
             i += 1
+        # the fit's offset is the score without the answer odds (the term
+        # that multiplies the others' sum by the odds this fit makes)
+        for c in cands:
+            c["score"] -= c["terms"].get("answer_odds", 0.0)
         # score order over included+skipped
         cands.sort(key=lambda c: -c["score"])
         for k, c in enumerate(cands):
