@@ -137,6 +137,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	g.named = namedTargets
 	links := g.linkSources(ctx, hits, namedTargets)
+	g.addFused(links, g.fusedWant(), aboutTests)
 
 	res := lang.ImportResolver{
 		GoModule: g.snap.GoModule,
