@@ -110,8 +110,9 @@ func (e *Engine) declLines(ctx context.Context, q *query.Query, chunks []ctxd.Ch
 // moduleLineTerms reads the terms of c's module-level lines (ent is its
 // symbol-index entry): the lines outside every function and method, and
 // outside the bodies of classes with methods but for their attributes and
-// fields; an import statement's line is read for the modules it imports
-// only (importedModules).
+// fields, after the file's leading comment block (lang.HeaderLines); an
+// import statement's line is read for the modules it imports only
+// (importedModules).
 func moduleLineTerms(c *ctxd.Chunk, ent *index.Symbols) *workspace.LineTerms {
 	n := strings.Count(c.Content, "\n") + 1
 	marks := make([]byte, n+1) // by line, what it is inside of (inFunction...)
@@ -141,13 +142,14 @@ func moduleLineTerms(c *ctxd.Chunk, ent *index.Symbols) *workspace.LineTerms {
 		}
 	}
 	lt := &workspace.LineTerms{}
-	var terms, all []uint32 // scratch: one identifier's terms, one line's
+	header := lang.HeaderLines(c.Facts.Language, c.Content) // a license's words point nowhere
+	var terms, all []uint32                                 // scratch: one identifier's terms, one line's
 	imps := lang.ImportsAt(c.Facts.Language, readOnly(c.Content))
 	k := 0 // the next import
 	l := 0
 	for line := range strings.Lines(c.Content) {
 		l++
-		if m := marks[l]; m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 {
+		if m := marks[l]; l <= header || m&inFunction != 0 || m&inClass != 0 && m&inMember == 0 {
 			continue
 		}
 		text := line

@@ -166,3 +166,31 @@ func TestDeclLinesPerContent(t *testing.T) {
 		t.Errorf("%d line terms built over %d requests, want %d (one a content)", n, 2*len(requests), len(code))
 	}
 }
+
+// TestDeclLinesSkipLicense: a file's leading comment block (its license)
+// holds no decl line, though the request's word is on it (a license's
+// "use" or "dealings" picked its line for "where is WithField used", and
+// the file came as that one line); the word on code after it still does.
+func TestDeclLinesSkipLicense(t *testing.T) {
+	lic := "// Copyright 2026 The Authors.\n//\n// THE SOFTWARE IS PROVIDED AS IS; IN NO EVENT SHALL THE AUTHORS BE LIABLE\n// FOR THE USE OR OTHER DEALINGS IN THE SOFTWARE.\n\npackage deal\n\n// maxDealings bounds the dealings a ledger keeps.\nvar maxDealings = 10\n\n"
+	var b strings.Builder
+	b.WriteString(lic)
+	for i := range 40 {
+		fmt.Fprintf(&b, "func step%d(n int) int {\n\tif n > %d {\n\t\treturn n - 1\n\t}\n\treturn n + 1\n}\n\n", i, i)
+	}
+	src := b.String()
+	dir := testutil.GitRepo(t, map[string]string{"deal/deal.go": src, "go.mod": "module example.com/d\n\ngo 1.26\n"})
+	e := newEngine(t, dir)
+	env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "the ledger is liable to overflow", TokenBudget: &BudgetRequest{Total: 8000}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, order := targetChunk(t, &env.Context, "deal/deal.go")
+	if c == nil {
+		t.Fatalf("deal/deal.go not in the context: %v", order)
+	}
+	header := markerLine(src, "DEALINGS IN THE SOFTWARE")
+	if slices.ContainsFunc(c.Facts.DeclLines, func(l int) bool { return l <= header }) || !slices.ContainsFunc(c.Facts.DeclLines, func(l int) bool { return l > header }) {
+		t.Errorf("decl lines %v: want the var's (or its comment's) and none of the license's 1-%d", c.Facts.DeclLines, header)
+	}
+}

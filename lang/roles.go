@@ -148,6 +148,33 @@ func hasGenerated(b []byte) bool {
 	return false
 }
 
+// HeaderLines returns the number of lines of text's leading comment
+// block: the lines from the top that are blank or comments (a license, a
+// file's header), up to the first line of code. Its words are no pointer
+// into the file: a license's "use" or "software" matched requests.
+// language (Of) says whether a line starting with # is code.
+func HeaderLines(language, text string) int {
+	hashCode := hashIsCode[language]
+	n, last := 0, 0
+	for line := range strings.Lines(text) {
+		n++
+		t := bytes.TrimLeft([]byte(line), " \t")
+		switch {
+		case commentLine(t) && !bytes.HasPrefix(t, []byte(`"""`)) && !bytes.HasPrefix(t, []byte("'''")) && (!hashCode || t[0] != '#'):
+			// A module's docstring is code (its first statement), and
+			// so is C's #include.
+			last = n
+		case len(bytes.TrimSpace(t)) > 0:
+			return last
+		}
+	}
+	return last
+}
+
+// hashIsCode are the languages where a line starting with # is code (a
+// preprocessor directive, an attribute), not a comment.
+var hashIsCode = map[string]bool{"c": true, "cpp": true, "csharp": true, "rust": true, "swift": true}
+
 // commentStarts begin the comment lines GeneratedHead reads.
 var commentStarts = [][]byte{[]byte("//"), []byte("/*"), []byte("*"), []byte("#"), []byte("<!--"), []byte("--"), []byte(";"), []byte("%"), []byte(`"""`), []byte("'''")}
 

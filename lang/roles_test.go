@@ -73,3 +73,27 @@ func TestGeneratedOneRule(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderLines(t *testing.T) {
+	tests := []struct {
+		name, language, text string
+		want                 int
+	}{
+		{"go license", "go", "// Copyright 2026.\n//\n// Use of this source code is governed by a license.\n\n// Package a does a.\npackage a\n", 5},
+		{"no header", "go", "package a\n\n// A is a.\nvar A = 1\n", 0},
+		{"python hash comments", "python", "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\nimport os\n", 2},
+		{"python docstring is code", "python", "\"\"\"The module.\"\"\"\nimport os\n", 0},
+		{"c block comment", "c", "/*\n * Copyright 2026.\n */\n#include <stdio.h>\n", 3},
+		{"blank lines only", "go", "\n\n", 0},
+		{"comment only", "go", "// a\n// b\n", 2},
+		{"rust attribute", "rust", "// a\n#![allow(dead_code)]\n", 1},
+		{"shell", "bash", "#!/bin/sh\n# setup\nset -e\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := HeaderLines(tt.language, tt.text); got != tt.want {
+				t.Errorf("HeaderLines = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
