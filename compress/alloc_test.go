@@ -62,6 +62,21 @@ func TestFitAllocatesByTotalValue(t *testing.T) {
 					t.Errorf("budget %d: b.go at %q (%d tokens), want %q shown; a.go at %q", budget, ch.Truncation, ch.Tokens, tc.line, shown["a.go"].Truncation)
 				}
 			}
+			// The greedy order alone hides the line at one of these
+			// budgets at least: the case needs allocate.
+			allocExact = false
+			t.Cleanup(func() { allocExact = true })
+			hidden := 0
+			for _, budget := range tc.budgets {
+				shown := fitShown(t, []ctxd.Chunk{a, b, cc}, Options{Budget: budget, Counter: c, Render: render, Views: views})
+				if ch, ok := shown["b.go"]; !ok || !strings.Contains(ch.Content, tc.line) {
+					hidden++
+				}
+			}
+			allocExact = true
+			if hidden == 0 {
+				t.Errorf("the greedy order alone shows %q at every budget %v: the case does not exercise allocate", tc.line, tc.budgets)
+			}
 		})
 	}
 }
