@@ -94,7 +94,7 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 		if signals < 2 {
 			return
 		}
-		ff.value = fusedValue(ff)
+		ff.value = prioritize.SignalValue(&ctxd.Facts{Relevance: ff.relevance, LexicalShare: ff.share, LexicalRank: ff.lex, GraphRank: ff.graph, CoChangeRank: ff.co})
 		fs = append(fs, ff)
 	}
 	for rel := range lr.graph {
@@ -112,27 +112,6 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 	for _, ff := range fs[:min(n, len(fs))] {
 		g.add(ff.rel, fusedReason(ff), ctxd.RoleRelated, false)
 	}
-}
-
-// fusedValue is the sum of the terms prioritize gives a file's lexical
-// relevance and rank, graph rank and co-change rank (prioritize.Terms).
-func fusedValue(f fusedFile) float64 {
-	v := 0.0
-	if f.lex > 0 {
-		rel := f.relevance
-		if f.share > 0 && f.share < rel {
-			rel = f.share
-		}
-		v += rel*prioritize.RelevanceScale + prioritize.RankScale*prioritize.RankK/(prioritize.RankK+float64(f.lex-1))
-	}
-	fu := prioritize.Fusion
-	if f.graph > 0 {
-		v += fu.Graph * fu.K / (fu.K + float64(f.graph-1))
-	}
-	if f.co > 0 {
-		v += fu.CoChange * fu.K / (fu.K + float64(f.co-1))
-	}
-	return v
 }
 
 // fusedReason says which signals ranked the file where.

@@ -165,14 +165,14 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		if m := f.Lexical; m != nil {
 			why += fmt.Sprintf(" (BM25 from definitions %.0f%%, path %.0f%%, content %.0f%%; %s prior ×%.2f)", 100*m.Definitions, 100*m.Path, 100*m.Content, m.Role, m.Prior)
 		}
-		add(ctxd.TermRank, RankScale*RankK/(RankK+float64(f.LexicalRank-1)), why)
+		add(ctxd.TermRank, rankTerm(f.LexicalRank), why)
 	}
 	if f.GraphRank > 0 && Fusion.Graph > 0 {
-		add(ctxd.TermGraph, Fusion.Graph*Fusion.K/(Fusion.K+float64(f.GraphRank-1)),
+		add(ctxd.TermGraph, fusionTerm(Fusion.Graph, f.GraphRank),
 			fmt.Sprintf("graph rank %d: linked by imports or references to the request's files", f.GraphRank))
 	}
 	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
-		add(ctxd.TermCoChange, Fusion.CoChange*Fusion.K/(Fusion.K+float64(f.CoChangeRank-1)),
+		add(ctxd.TermCoChange, fusionTerm(Fusion.CoChange, f.CoChangeRank),
 			fmt.Sprintf("co-change rank %d: changed together with the request's files in recent commits", f.CoChangeRank))
 	}
 	for _, b := range opts.Boosts {
@@ -187,6 +187,32 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms
+}
+
+// rankTerm is the lexical rank's term (RankScale at rank 1).
+func rankTerm(rank int) float64 { return RankScale * RankK / (RankK + float64(rank-1)) }
+
+// fusionTerm is a link signal's rank term at weight w (Fusion).
+func fusionTerm(w float64, rank int) float64 { return w * Fusion.K / (Fusion.K + float64(rank-1)) }
+
+// SignalValue is the sum of the terms Terms gives f's lexical match and
+// its lexical, graph and co-change ranks, unrounded: what gathering
+// compares of files no source gathered (gather's fused ranking).
+func SignalValue(f *ctxd.Facts) float64 {
+	v := 0.0
+	if r, _ := relevance(f); r > 0 {
+		v += r * RelevanceScale
+	}
+	if f.LexicalRank > 0 {
+		v += rankTerm(f.LexicalRank)
+	}
+	if f.GraphRank > 0 && Fusion.Graph > 0 {
+		v += fusionTerm(Fusion.Graph, f.GraphRank)
+	}
+	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
+		v += fusionTerm(Fusion.CoChange, f.CoChangeRank)
+	}
+	return v
 }
 
 // relevance is the lexical term's weight (0..1) and its reason: the
