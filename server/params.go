@@ -48,11 +48,7 @@ func describeIn(err error, v any, raw []byte) string {
 		return describe(err, v)
 	}
 	fields := jsonFields(t)
-	hint := suggest(name, fields)
-	if strings.HasPrefix(hint, " (this method takes: ") {
-		hint = " (it takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"
-	}
-	return "unknown field " + f + " in " + where + hint
+	return "unknown field " + f + " in " + where + suggest(name, fields, "it")
 }
 
 // locateUnknown finds the object in raw, read as type t, that holds the
@@ -174,7 +170,7 @@ func describe(err error, v any) string {
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return "unknown field " + f + suggest(strings.Trim(f, `"`), FieldNames(v))
+		return "unknown field " + f + suggest(strings.Trim(f, `"`), FieldNames(v), "this method")
 	}
 	return strings.TrimPrefix(msg, "json: ")
 }
@@ -197,8 +193,8 @@ func kindName(goType string) string {
 
 // suggest is the hint after an unknown field: the accepted field it most
 // likely meant (its snake_case spelling, or one a typo away), else the
-// list of accepted fields.
-func suggest(field string, fields []string) string {
+// list of accepted fields, which taker ("this method", "it") takes.
+func suggest(field string, fields []string, taker string) string {
 	snake := toSnake(field)
 	if slices.Contains(fields, snake) {
 		return fmt.Sprintf(" (did you mean %q? params use snake_case names)", snake)
@@ -206,7 +202,7 @@ func suggest(field string, fields []string) string {
 	if best := editdist.Nearest(snake, fields, editdist.Edits(len(snake)/3+1)); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return " (this method takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"
+	return " (" + taker + " takes: " + strings.Join(fields, ", ") + "; docs/protocol.md)"
 }
 
 // toSnake spells a camelCase or kebab-case name in snake_case.
