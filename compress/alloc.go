@@ -77,7 +77,7 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 			}
 		default:
 			low := cur
-			if cur.Tokens > presenceLine && c.Priority < ctxd.PriorityCritical && !c.Facts.Mentioned {
+			if mayPutBack(c, cur) {
 				if _, ok := f.presenceLine(ctx, i, *c); ok && f.memo[i].line.Tokens < cur.Tokens {
 					low = &f.memo[i].line
 				}

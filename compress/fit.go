@@ -312,6 +312,13 @@ func (f *fitter) quality(c *ctxd.Chunk) float64 {
 // and hurt a 16,000-token one (small answer files whole lost, "h25long").
 const focusShareOf = 2
 
+// mayPutBack reports a placement p of chunk c that the lookahead (swap,
+// allocate) may take back to its presence line to free tokens: larger
+// than a presence line, not critical, not a file the request names.
+func mayPutBack(c *ctxd.Chunk, p *ctxd.Chunk) bool {
+	return p != nil && p.Tokens > presenceLine && c.Priority < ctxd.PriorityCritical && !c.Facts.Mentioned
+}
+
 // qualityAt returns the share of its chunk's value a placement carries (0
 // for none), a focus view's share of its file taken of at most focusWhole
 // tokens (no bound when 0).
@@ -615,7 +622,7 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 	}
 	downsOf := func(j int) (line, fine down, ok bool) {
 		p := placed[j]
-		if p == nil || p.Tokens <= presenceLine || cs[j].Priority >= ctxd.PriorityCritical || cs[j].Facts.Mentioned {
+		if !mayPutBack(&cs[j], p) {
 			// A chunk at a presence line's size or less has nothing
 			// worth freeing.
 			return line, fine, false
