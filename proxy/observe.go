@@ -51,6 +51,9 @@ type observer struct {
 	// unreachable: the upstream could not be reached (the proxy answered
 	// 502 itself).
 	unreachable bool
+	// clientGone: the client went away before the response was relayed
+	// whole (status is the upstream's, or 499 before it answered).
+	clientGone bool
 }
 
 // watch is ModifyResponse: it wraps the body of a model response.
@@ -188,6 +191,9 @@ func (o *observer) close() (errKind string) {
 			}
 		}
 	}
+	if o.status == statusClientClosed && o.clientGone {
+		return "" // no upstream error: the client left first
+	}
 	if o.status >= 400 {
 		kind := errorKind(body)
 		if kind == errContext {
@@ -253,7 +259,7 @@ func (p *Proxy) finish(rec *record, obs *observer, start time.Time) {
 	rec.UpstreamErrorKind = obs.close()
 	obs.mu.Lock()
 	rec.Status, rec.Stream, rec.ResponseBytes, rec.ObservedInputTokens = obs.status, obs.stream, obs.bytes, obs.input
-	rec.Unreachable = obs.unreachable
+	rec.Unreachable, rec.ClientGone = obs.unreachable, obs.clientGone
 	if rec.Model == "" {
 		rec.Model = obs.model
 	}
@@ -323,6 +329,8 @@ func (r *record) line() string {
 	switch {
 	case r.Unreachable:
 		b.WriteString("upstream unreachable (502)")
+	case r.ClientGone && r.Status == statusClientClosed:
+		b.WriteString("client gone (499)")
 	case r.Failed != "":
 		fmt.Fprintf(&b, "refused %d %s", r.Status, r.Failed)
 	default:
@@ -356,6 +364,9 @@ func (r *record) line() string {
 	}
 	if r.UpstreamErrorKind != "" {
 		fmt.Fprintf(&b, " upstream-error %s", r.UpstreamErrorKind)
+	}
+	if r.ClientGone && r.Status != statusClientClosed {
+		b.WriteString(" client-gone mid-response")
 	}
 	if r.Session != "" {
 		fmt.Fprintf(&b, " session %s", r.Session)
@@ -419,6 +430,9 @@ type record struct {
 	UpstreamErrorKind   string
 	// Unreachable: the upstream could not be reached.
 	Unreachable bool
+	// ClientGone: the client went away before the response was relayed
+	// whole (Status 499: before the upstream answered).
+	ClientGone bool
 	// CacheStable is "yes" when what went upstream last time in the
 	// session is a byte prefix of what went now, "no" when not, "new"
 	// for a session's first request, "" when not known.
@@ -447,6 +461,9 @@ func (r *record) attrs() []slog.Attr {
 	}
 	if r.Unreachable {
 		a = append(a, slog.Bool("upstream_unreachable", true))
+	}
+	if r.ClientGone {
+		a = append(a, slog.Bool("client_gone", true))
 	}
 	if r.CacheStable != "" {
 		a = append(a, slog.String("cache_stable", r.CacheStable))

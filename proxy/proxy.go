@@ -376,7 +376,18 @@ func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request) {
 // upstreamError answers when the upstream cannot be reached (a relayed
 // error status is not this: it passes through as the upstream sent it).
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
-	if obs, _ := r.Context().Value(observerKey{}).(*observer); obs != nil {
+	obs, _ := r.Context().Value(observerKey{}).(*observer)
+	if r.Context().Err() != nil {
+		// The client went away before the upstream answered: the
+		// upstream is not at fault and nobody reads an answer.
+		if obs != nil {
+			obs.mu.Lock()
+			obs.status, obs.clientGone = statusClientClosed, true
+			obs.mu.Unlock()
+		}
+		return
+	}
+	if obs != nil {
 		obs.mu.Lock()
 		obs.status, obs.unreachable = http.StatusBadGateway, true
 		obs.mu.Unlock()

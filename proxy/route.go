@@ -116,7 +116,27 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *record, sta
 		setBody(r, out)
 	}
 	obs := &observer{}
+	// When the client goes away in the middle of the response the
+	// reverse proxy stops relaying with a panic (http.ErrAbortHandler,
+	// which the server swallows): the record is still written, saying
+	// so, as it is for a request that returns.
+	relayed := false
+	defer func() {
+		if relayed {
+			return
+		}
+		obs.mu.Lock()
+		obs.clientGone = true
+		obs.mu.Unlock()
+		p.finishRelay(rec, obs, start, counted)
+	}()
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), observerKey{}, obs)))
+	relayed = true
+	p.finishRelay(rec, obs, start, counted)
+}
+
+// finishRelay logs the record of a forwarded request.
+func (p *Proxy) finishRelay(rec *record, obs *observer, start time.Time, counted *countingReader) {
 	if counted != nil {
 		rec.BytesIn, rec.BytesOut = int(counted.n), int(counted.n)
 	}

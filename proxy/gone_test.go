@@ -1,0 +1,121 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestClientGoneIsLogged: a client that hangs up is said so in the log
+// of the real `ctxd proxy`: in the middle of a stream (the record was
+// lost with the reverse proxy's abort: no line at all), and before the
+// upstream answered (it was "upstream unreachable (502)" with an
+// upstream error, though the upstream was fine and waiting). The proxy
+// serves the next request.
+func TestClientGoneIsLogged(t *testing.T) {
+	up := newUpstream(t)
+	up.gate = make(chan struct{}) // the stream stops after its first event
+	arrived := make(chan struct{}, 1)
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // read whole, so the server sees the hang-up
+		arrived <- struct{}{}
+		<-r.Context().Done() // never answers
+	}))
+	t.Cleanup(hang.Close)
+	tests := []struct {
+		name     string
+		upstream string
+		stream   bool
+		want     map[string]any // fields of the record
+		absent   []string
+	}{
+		{"mid-stream", up.srv.URL, true, map[string]any{"status": 200.0, "client_gone": true, "stream": true}, []string{"upstream_unreachable"}},
+		{"before the answer", hang.URL, false, map[string]any{"status": 499.0, "client_gone": true, "upstream_error_kind": ""}, []string{"upstream_unreachable"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state")
+			base, stop := runProxy(t, tt.upstream, state)
+			ctx, cancel := context.WithCancel(t.Context())
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(convo(t, "chat", 1, tt.stream)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tt.stream {
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+					t.Fatalf("first event: %v", err)
+				}
+				cancel() // hang up with the stream half relayed
+				resp.Body.Close()
+				select { // the next event finds the client gone (or the upstream's request ended)
+				case up.gate <- struct{}{}:
+				case <-time.After(2 * time.Second):
+				}
+			} else {
+				go func() {
+					select {
+					case <-arrived: // forwarded: hang up while the upstream thinks
+					case <-time.After(30 * time.Second):
+					}
+					cancel()
+				}()
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+					t.Fatalf("status %d, want the client's own cancellation", resp.StatusCode)
+				}
+			}
+			// The proxy still serves.
+			if resp, err := http.Get(base + "/ctxd/stats"); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("after the hang-up: %v", err)
+			} else {
+				resp.Body.Close()
+			}
+			rec := waitRecord(t, filepath.Join(state, "..", "proxy.log"))
+			stop()
+			for k, v := range tt.want {
+				if rec[k] != v {
+					t.Errorf("record %s = %v, want %v", k, rec[k], v)
+				}
+			}
+			for _, k := range tt.absent {
+				if _, ok := rec[k]; ok {
+					t.Errorf("record has %s = %v", k, rec[k])
+				}
+			}
+		})
+	}
+}
+
+// waitRecord returns the first proxy_request record of a JSON log file,
+// waiting a few seconds for it.
+func waitRecord(t *testing.T, path string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		for _, l := range strings.Split(string(b), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "proxy_request" {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no proxy_request record in the log:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
