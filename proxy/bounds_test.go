@@ -2,8 +2,11 @@ package proxy_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,6 +64,44 @@ func TestBodyLimit(t *testing.T) {
 			rec := records(t, logs, 1)[0]
 			if rec["request_bytes_in"] != float64(len(body)) || rec["request_bytes_upstream"] != float64(len(body)) {
 				t.Errorf("record counts %v in, %v upstream; want %d", rec["request_bytes_in"], rec["request_bytes_upstream"], len(body))
+			}
+		})
+	}
+}
+
+// TestBodyLimitSaid: the real `ctxd proxy` refuses a body over
+// --max-body-bytes with a message that reads (it said "request body is
+// more than the limit, over the proxy's limit" for a chunked one), and
+// its log says the size it refused (it said "bytes 0").
+func TestBodyLimitSaid(t *testing.T) {
+	up := newUpstream(t)
+	body := convo(t, "chat", 2, false)
+	limit := len(body) - 1
+	tests := []struct {
+		name    string
+		chunked bool
+		msg     string
+		logged  int
+	}{
+		{"with a length", false, fmt.Sprintf("request body is %d bytes, over the proxy's limit of %d bytes", len(body), limit), len(body)},
+		{"chunked", true, fmt.Sprintf("request body (sent without a length) is over the proxy's limit of %d bytes", limit), limit + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state")
+			base, stop := runProxy(t, up.srv.URL, state, "--max-body-bytes", strconv.Itoa(limit))
+			var r io.Reader = bytes.NewReader(body)
+			if tt.chunked {
+				r = onlyReader{r}
+			}
+			resp, answer := postFrom(t, base+"/v1/chat/completions", r, nil)
+			if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(answer), tt.msg) {
+				t.Errorf("got %d %s, want 413 saying %q", resp.StatusCode, answer, tt.msg)
+			}
+			rec := waitRecord(t, filepath.Join(state, "..", "proxy.log"))
+			stop()
+			if rec["request_bytes_in"] != float64(tt.logged) {
+				t.Errorf("record request_bytes_in = %v, want %d", rec["request_bytes_in"], tt.logged)
 			}
 		})
 	}

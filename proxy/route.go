@@ -73,6 +73,9 @@ func (p *Proxy) readOrFail(w http.ResponseWriter, r *http.Request, rec *record) 
 	if err != nil {
 		var tooLarge *bodyTooLarge
 		if errors.As(err, &tooLarge) {
+			// The log says how large a body was refused: its announced
+			// length, or what was read of it (the limit and a byte).
+			rec.BytesIn = int(max(tooLarge.size, tooLarge.limit+1))
 			p.fail(w, rec, http.StatusRequestEntityTooLarge, "ctxd_request_too_large", "ctxd proxy: "+err.Error())
 			return nil, false
 		}
@@ -161,11 +164,11 @@ func (c *countingReader) Close() error { return c.rc.Close() }
 type bodyTooLarge struct{ size, limit int64 }
 
 func (e *bodyTooLarge) Error() string {
-	size := "more than the limit"
+	size := "request body (sent without a length) is"
 	if e.size >= 0 {
-		size = fmt.Sprintf("%d bytes", e.size)
+		size = fmt.Sprintf("request body is %d bytes,", e.size)
 	}
-	return fmt.Sprintf("request body is %s, over the proxy's limit of %d bytes (ctxd proxy --max-body-bytes; or --mode exact, which streams bodies through without reading them)", size, e.limit)
+	return fmt.Sprintf("%s over the proxy's limit of %d bytes (ctxd proxy --max-body-bytes; or --mode exact, which streams bodies through without reading them)", size, e.limit)
 }
 
 // readBody reads a body to rewrite, at most the proxy's limit. A body
