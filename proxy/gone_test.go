@@ -9,10 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/internal/testutil"
 )
 
 // TestClientGoneIsLogged: a client that hangs up is said so in the log
@@ -117,5 +121,52 @@ func waitRecord(t *testing.T, path string) map[string]any {
 			t.Fatalf("no proxy_request record in the log:\n%s", b)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestShadowLineSaysWouldSave: in --mode shadow the real `ctxd proxy`
+// forwards the original, and its short log line says what optimize
+// would have forwarded (it said "tokens N -> N saved 0%", the would-be
+// saving only in the debug record).
+func TestShadowLineSaysWouldSave(t *testing.T) {
+	up := newUpstream(t)
+	cmd := exec.Command(ctxdBin, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.srv.URL, "--state-dir", filepath.Join(t.TempDir(), "state"),
+		"--mode", "shadow", "--context-window", "32000")
+	logs := &testutil.SyncBuffer{}
+	cmd.Stderr = logs
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	body := convo(t, "chat", 12, false)
+	if resp, answer := post(t, base, "/v1/chat/completions", body, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, answer)
+	}
+	if got := up.last(t).Body; !bytes.Equal(got, body) {
+		t.Fatalf("shadow mode forwarded %d bytes, not the %d sent", len(got), len(body))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "msg=\"200 ") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := regexp.MustCompile(`msg="(200 [^"]*)"`).FindStringSubmatch(logs.String())
+	if m == nil {
+		t.Fatalf("no request line in the log:\n%s", logs)
+	}
+	if !lineShape.MatchString(m[1]) {
+		t.Errorf("line %q is not of the shape %s", m[1], lineShape)
+	}
+	w := regexp.MustCompile(`tokens (\d+) -> (\d+) saved 0% \(shadow: would be (\d+), saved \d+%\)`).FindStringSubmatch(m[1])
+	if w == nil || w[1] != w[2] || w[3] == w[1] {
+		t.Errorf("line %q does not say what optimize would forward", m[1])
 	}
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // lineShape is the short line logged per request by default.
-var lineShape = regexp.MustCompile(`^(\d{3}|upstream unreachable \(502\)|client gone \(499\)|refused \d{3} \S+) \S+ \S+ (tokens \d+ -> \d+ saved -?\d+%|bytes \d+ \(\S+\)) \d+ms( cache-stable (yes|no|new-session))?( window (none|\d+ \(\w+\)))?( upstream-error \S+)?( client-gone mid-response)?( session \S+)?$`)
+var lineShape = regexp.MustCompile(`^(\d{3}|upstream unreachable \(502\)|client gone \(499\)|refused \d{3} \S+) \S+ \S+ (tokens \d+ -> \d+ saved -?\d+%( \(shadow: would be \d+, saved -?\d+%\))?|bytes \d+ \(\S+\)) \d+ms( cache-stable (yes|no|new-session))?( window (none|\d+ \(\w+\)))?( upstream-error \S+)?( client-gone mid-response)?( session \S+)?$`)
 
 // logLines returns the messages of the log's records at level (JSON).
 func logLines(t *testing.T, logs string, level string) []string {

@@ -348,6 +348,11 @@ func (r *record) line() string {
 			saved = int(math.Round(float64(in-out) * 100 / float64(in)))
 		}
 		fmt.Fprintf(&b, " tokens %d -> %d saved %d%%", in, out, saved)
+		if would := rep.EstimatedTokensAfter; r.Mode == string(smart.ModeShadow) && !rep.Applied && would > 0 && would != in && in > 0 {
+			// Shadow mode forwards the original: say what optimize would
+			// have forwarded, the point of running it.
+			fmt.Fprintf(&b, " (shadow: would be %d, saved %d%%)", would, int(math.Round(float64(in-would)*100/float64(in))))
+		}
 	} else {
 		fmt.Fprintf(&b, " bytes %d (%s)", r.BytesIn, cmp.Or(r.Reason, r.Mode))
 	}
