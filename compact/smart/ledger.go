@@ -604,6 +604,13 @@ func (r *run) ledger(ev *eviction, marker string) *ledger {
 						l.userLines[text] = append(l.userLines[text], sig)
 					}
 				}
+			case request.SegOther:
+				// A document the user attached is what they asked with,
+				// as their text is: the ledger names it, and shows a
+				// plain-text one's text.
+				if d := documentLine(s.Text); d != "" && it.Role() == "user" && !it.Notice {
+					l.users = append(l.users, d)
+				}
 			case request.SegToolCall:
 				open = l.call(s, open)
 				l.calls = append(l.calls, namedCall{at: i, text: s.Text})
@@ -1012,4 +1019,47 @@ func oneLineCut(s string, max int) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// documentLine is the ledger's line for a content block or part that
+// is a document (an Anthropic document block, a Chat file part, a
+// Responses input_file part): its title or file name, and the text of a
+// plain-text source; "" for any other block.
+func documentLine(raw string) string {
+	if !strings.Contains(raw, `"document"`) && !strings.Contains(raw, `"file"`) && !strings.Contains(raw, `"input_file"`) {
+		return ""
+	}
+	var d struct {
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Source struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		} `json:"source"`
+		File struct {
+			Filename string `json:"filename"`
+		} `json:"file"`
+		Filename string `json:"filename"`
+	}
+	if json.Unmarshal([]byte(raw), &d) != nil {
+		return ""
+	}
+	words := []string{d.Type}
+	if name := cmp.Or(d.Title, d.File.Filename, d.Filename); name != "" {
+		words = append(words, name)
+	}
+	switch d.Type {
+	case "document":
+		if d.Source.Type == "text" && d.Source.Data != "" {
+			return "(" + strings.Join(words, " ") + ") " + strings.TrimSpace(d.Source.Data)
+		}
+		if d.Source.MediaType != "" {
+			words = append(words, d.Source.MediaType)
+		}
+	case "file", "input_file":
+	default:
+		return ""
+	}
+	return "(" + strings.Join(words, " ") + ", in the reference)"
 }
