@@ -170,3 +170,36 @@ func TestShadowLineSaysWouldSave(t *testing.T) {
 		t.Errorf("line %q does not say what optimize would forward", m[1])
 	}
 }
+
+// TestRefusalIsJSON: a request the real `ctxd proxy` refuses before
+// anything is forwarded (a text/plain body, a cross-site Origin) gets
+// the JSON error of the proxy's other refusals, which the SDKs read as
+// a provider's (it was a text/plain line).
+func TestRefusalIsJSON(t *testing.T) {
+	up := newUpstream(t)
+	base, _ := runProxy(t, up.srv.URL, filepath.Join(t.TempDir(), "state"))
+	tests := []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"text/plain", map[string]string{"Content-Type": "text/plain"}, http.StatusUnsupportedMediaType},
+		{"cross-site origin", map[string]string{"Origin": "https://evil.example.com"}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, answer := post(t, base, "/v1/chat/completions", convo(t, "chat", 1, false), tt.header)
+			var e struct {
+				Type  string `json:"type"`
+				Error struct{ Type, Message string }
+			}
+			if resp.StatusCode != tt.status || json.Unmarshal(answer, &e) != nil || e.Type != "error" || e.Error.Type != "ctxd_refused_request" ||
+				!strings.HasPrefix(e.Error.Message, "ctxd proxy: ") || resp.Header.Get("X-Ctxd-Error") != "ctxd_refused_request" {
+				t.Errorf("got %d %q (%s), want %d and the proxy's JSON error", resp.StatusCode, answer, resp.Header.Get("Content-Type"), tt.status)
+			}
+		})
+	}
+	if n := len(up.requests()); n != 0 {
+		t.Errorf("%d refused requests reached the upstream", n)
+	}
+}

@@ -283,7 +283,9 @@ func New(opts Options) (*Proxy, error) {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if code, why := p.guard(r); code != 0 {
 		p.log.Warn("request refused", "status", code, "reason", why)
-		http.Error(w, "ctxd proxy: "+why, code)
+		// The JSON error every refusal of the proxy answers, so an SDK
+		// reads its message and type as it reads the provider's.
+		writeError(w, code, "ctxd_refused_request", "ctxd proxy: "+why)
 		return
 	}
 	p.mux.ServeHTTP(w, r)
