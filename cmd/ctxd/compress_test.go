@@ -179,6 +179,11 @@ func TestCompressReferencesRehydrate(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, ".ctxd", "artifacts")); err != nil {
 		t.Fatal(err)
 	}
+	// rehydrate says where it looked, so a user who ran compress with
+	// another --state-dir knows which one to pass.
+	if _, errOut, code := runCtxd(t, dir, "", nil, "rehydrate", "--session", "s1", hashes[0]); code == 0 || !strings.Contains(errOut, "looked in the state directory "+filepath.Join(dir, ".ctxd")) {
+		t.Errorf("rehydrate of a missing artifact: exit %d, stderr %q; want it to name the state directory %s", code, errOut, filepath.Join(dir, ".ctxd"))
+	}
 	for _, args := range [][]string{{"compress", "--session", "s1"}, {"optimize", "--session", "s1"}} {
 		got, errOut, code := runCtxd(t, dir, out, nil, args...)
 		if code != 1 || got != "" || !strings.Contains(errOut, "unresolvable ctxd reference") {

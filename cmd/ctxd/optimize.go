@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -263,11 +264,22 @@ func runRehydrate(ctx context.Context, std *IO, args []string) error {
 			return usagef("%s", ctxd.Message(err))
 		}
 	}
-	flow, err := sf.requests(nil, nil, nil)
+	dir, err := sf.dir(nil)
+	if err != nil {
+		return err
+	}
+	o := requestsOptions(nil)
+	o.StateDir = dir
+	flow, err := engine.NewRequests(o)
 	if err != nil {
 		return err
 	}
 	l, err := flow.Rehydrate(ctx, engine.RehydrateRequest{SessionID: session, Hash: pos[0], StartLine: start, EndLine: end})
+	if errors.Is(err, ctxd.ErrNotFound) {
+		// Say where it looked: references live in the state directory
+		// of the run that wrote them, which may not be this one's.
+		return fmt.Errorf("%w (looked in the state directory %s; pass the --state-dir the compress, optimize or proxy run used)", err, dir)
+	}
 	if err != nil {
 		return err
 	}
