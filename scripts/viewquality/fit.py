@@ -21,10 +21,11 @@ repositories only (docs/eval.md):
 
 It prints the rates of the outline, the cut and the whole file, the
 held-out log-likelihood per structural row of the hand curve and of each
-model (leaving one repository out), the chosen model's coefficients
-(logit = level + share x tokens/whole, a focus view's whole at most twice
-the context budget as in compress, + a term for a view without focus
-lines) and its calibration by level and quarter of share."""
+model (leaving one repository out), the chosen model's coefficients (by
+default "slopes+nofocus", the best held out: per level an intercept and a
+slope per share of the file's tokens shown, a focus view's whole at most
+twice the context budget as in compress, + a term for a view without
+focus lines) and its calibration by level and quarter of share."""
 import json, math, sys, os
 from collections import defaultdict
 
@@ -59,7 +60,10 @@ def feats(r, model):
     """The features of a structural view; the same in compress's qualityAt."""
     lv = r["level"]
     f = [1.0 if lv == l else 0.0 for l in STRUCT]
-    f.append(share(r))
+    if "slopes" in model:
+        f += [share(r) if lv == l else 0.0 for l in STRUCT]
+    else:
+        f.append(share(r))
     if "best" in model:
         f.append(1.0 if r["best"] == 1 else 0.0)
     if "best" in model or "nofocus" in model:
@@ -128,7 +132,7 @@ def main():
         sub = [r for r in rows if r["level"] == lv]
         if sub:
             print("%-8s P(all) = %.4f (n=%d)" % (lv, sum(r["all"] for r in sub) / len(sub), len(sub)))
-    models = ["share", "share+nofocus", "share+best", "share+best+size", "share+best+fshown+size"]
+    models = ["share", "share+nofocus", "slopes+nofocus", "share+best", "share+best+size", "share+best+fshown+size"]
     print("held-out log-likelihood per structural row (leave one repository out):")
     cur = sum(ll(r["q"], r["all"]) for r in st) / len(st)
     print("  %-26s %.4f" % ("current q", cur))
@@ -145,9 +149,10 @@ def main():
             tot += s
             per.append("%s %.3f" % (rp, s / len(te)))
         print("  %-26s %.4f  (%s)" % (m, tot / len(st), ", ".join(per)))
-    m = os.environ.get("MODEL", "share+nofocus")
+    m = os.environ.get("MODEL", "slopes+nofocus")
     w = logit([feats(r, m) for r in st], [r["all"] for r in st])
-    names = ["bodies", "signatures", "focus", "focus-only", "share"]
+    names = ["bodies", "signatures", "focus", "focus-only"]
+    names += ["share x " + l for l in STRUCT] if "slopes" in m else ["share"]
     if "best" in m:
         names += ["best shown"]
     if "best" in m or "nofocus" in m:
