@@ -117,3 +117,58 @@ func TestLocaleCopiesTakeNoCodePlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestTestsTakeNoCodePlaces: for a request that is not about tests, the
+// tests that repeat the request's words more than the code are gathered
+// by those words at most maxTestMatches times; one past them keeps its
+// lexical place, so the code ranked below the tests does not come in
+// their stead (measured: it took the tokens of the answers above it);
+// from a context of testCapMinBudget tokens or an unknown one. A request
+// about tests still gathers them.
+func TestTestsTakeNoCodePlaces(t *testing.T) {
+	files := map[string]string{
+		// The best code match (a target) in its own folder.
+		"lib/session.py": "def refresh(token):\n    \"\"\"Refresh an expired session token.\"\"\"\n    return renew(token)\n\n\ndef renew(token):\n    return token + 1\n\n\ndef close(s):\n    s.done = True\n",
+	}
+	for i := range 3 {
+		// Code that says some of the words, ranked past the tests.
+		files[fmt.Sprintf("app/util%d.py", i)] = fmt.Sprintf("def helper_%d(x):\n    \"\"\"Refresh the expired session token of the cache.\"\"\"\n    return x\n", i)
+	}
+	for i := range 6 {
+		// Each test says the request's words more often than any code.
+		files[fmt.Sprintf("tests/test_case%d.py", i)] = strings.Repeat("def test_refresh_expired_session_token():\n    assert refresh(expired_session_token())\n", 2+i%2)
+	}
+	w := workspaceOf(t, files)
+	isTest := func(c *ctxd.Chunk) bool { return strings.HasPrefix(c.Source, "tests/") }
+	for _, tt := range []struct {
+		request  string
+		budget   int
+		maxTests int
+		minTests int
+		want     []string
+		notWant  []string
+	}{
+		{"refresh an expired session token", 0, maxTestMatches, 1, []string{"lib/session.py"}, []string{"app/util0.py", "app/util1.py", "app/util2.py"}},
+		{"refresh an expired session token", testCapMinBudget, maxTestMatches, 1, []string{"lib/session.py"}, []string{"app/util0.py", "app/util1.py", "app/util2.py"}},
+		// Below testCapMinBudget the tests take the places as before.
+		{"refresh an expired session token", 4733, 4, 4, []string{"lib/session.py"}, nil},
+		{"add tests: refresh an expired session token", 0, 6, 3, nil, nil},
+	} {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse(tt.request), Depth: 4, ContextBudget: tt.budget})
+		got := sources(res)
+		tests := sourcesWhere(res, isTest)
+		if len(tests) > tt.maxTests || len(tests) < tt.minTests {
+			t.Errorf("%q at %d: %d tests gathered (%d-%d); got %q", tt.request, tt.budget, len(tests), tt.minTests, tt.maxTests, got)
+		}
+		for _, p := range tt.want {
+			if !slices.Contains(got, p) {
+				t.Errorf("%q: %s not gathered; got %q", tt.request, p, got)
+			}
+		}
+		for _, p := range tt.notWant {
+			if slices.Contains(got, p) {
+				t.Errorf("%q: %s gathered in a test's place; got %q", tt.request, p, got)
+			}
+		}
+	}
+}
