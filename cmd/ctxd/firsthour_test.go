@@ -13,17 +13,22 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// runCtxdTimeout is runCtxd with a deadline, for a command that serves
-// until it is stopped when it does not fail (the proxy): it returns the
-// exit code, or -1 when the deadline stopped it.
+// runCtxdTimeout is runCtxd with a deadline (none when d is 0), for a
+// command that serves until it is stopped when it does not fail (the
+// proxy): it returns the exit code, or -1 when the deadline stopped it.
 func runCtxdTimeout(t *testing.T, dir, stdin string, env []string, d time.Duration, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
+	ctx := context.Background()
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTXD_STATE_DIR=", "CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=",
+		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
+	cmd.Env = append(cmd.Env, env...) // a CTXD_CONFIG here wins: the last value of a name
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
