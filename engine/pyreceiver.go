@@ -146,16 +146,42 @@ func (f *fixtures) conftest(ctx context.Context, dir string) map[string]string {
 	return fx
 }
 
-// isParam reports whether v is a parameter of a function around line n
-// (by the functions' signatures, the innermost first: a closure sees its
-// outer function's parameters).
-func isParam(defs []index.Def, v string, n int) bool {
-	for _, d := range defs {
-		if (d.Kind == "function" || d.Kind == "method") && d.Line <= n && n <= max(d.End, d.Line) && hasParam(d.Signature, v) {
-			return true
+// paramOf returns the first line and the name of the innermost function
+// around line n that takes a parameter v, by Python's indentation: the def lines
+// above n, each indented less than the last (the symbol index leaves out
+// a decorated function defined in another's body, `@click.command()
+// def cli(ctx):` inside a test). A closure sees its outer function's
+// parameters.
+func paramOf(lines [][]byte, v string, n int) (int, string, bool) {
+	if n < 1 || n > len(lines) {
+		return 0, "", false
+	}
+	ind := indentOf(lines[n-1])
+	for i := n - 2; i >= 0 && ind > 0; i-- {
+		t := bytes.TrimSpace(lines[i])
+		if len(t) == 0 || t[0] == '#' || t[0] == ')' || indentOf(lines[i]) >= ind {
+			continue // a multi-line header's "):" too
+		}
+		ind = indentOf(lines[i])
+		if !bytes.HasPrefix(t, []byte("def ")) && !bytes.HasPrefix(t, []byte("async def ")) {
+			continue // a class, or a block (if, for, with): no parameters
+		}
+		// The header, over lines up to the one that ends it.
+		header := string(t)
+		for k := i + 1; k < len(lines) && k < i+10 && !strings.HasSuffix(strings.TrimSpace(header), ":"); k++ {
+			header += " " + string(bytes.TrimSpace(lines[k]))
+		}
+		if hasParam(header, v) {
+			name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(header, "async "), "def "), "(")
+			return i + 1, strings.TrimSpace(name), true
 		}
 	}
-	return false
+	return 0, "", false
+}
+
+// indentOf is the width of a line's leading white space (a tab as one).
+func indentOf(line []byte) int {
+	return len(line) - len(bytes.TrimLeft(line, " \t"))
 }
 
 // hasParam reports whether a Python def's signature takes a parameter v
@@ -236,11 +262,36 @@ func superType(defs []index.Def, n int) string {
 	return bases[0]
 }
 
-// paramFixture returns the type of v at line n when v is a parameter of
-// a function around n that names a fixture (fixture nil: not Python).
-func paramFixture(fixture func(v string) (string, bool), defs []index.Def, v string, n int) (string, bool) {
-	if fixture == nil || !isParam(defs, v, n) {
+// pyFile is a Python file's lines and the fixtures it sees (name to
+// type, whether one is visible), for receiverTypes.
+type pyFile struct {
+	lines   [][]byte
+	fixture func(v string) (string, bool)
+}
+
+// paramType returns the type of v at line n when v is a parameter of a
+// function around n (py nil: not Python): its annotation or a declaration
+// in that function up to n, else, for a test (a function named test*,
+// as pytest collects them), the type of the fixture it names ("" when
+// the fixture's is not known, or no fixture has the name). A declaration
+// elsewhere in the file is another variable's, and a function a test
+// defines is not given fixtures.
+func (py *pyFile) paramType(decls map[string][]typedDecl, v string, n int) (string, bool) {
+	if py == nil {
 		return "", false
 	}
-	return fixture(v)
+	from, fn, ok := paramOf(py.lines, v, n)
+	if !ok {
+		return "", false
+	}
+	t := ""
+	for _, d := range decls[v] {
+		if d.line >= from && d.line <= n {
+			t = d.typ
+		}
+	}
+	if t == "" && strings.HasPrefix(fn, "test") {
+		t, _ = py.fixture(v) // pytest passes fixtures to its tests
+	}
+	return t, true
 }

@@ -146,10 +146,10 @@ const modulePrefix = "mod "
 // `->name` or `::name`, the type the file declares it of, else the word
 // itself (a type or a package: the caller tells which words are); the
 // enclosing type for a bare use or one on this/self. In a Python file
-// (fixture not nil), a parameter that names a pytest fixture is of the
-// type fixture gives (pyreceiver.go), and super() is the enclosing
-// class's one base.
-func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl, defs []index.Def, fixture func(v string) (string, bool)) []string {
+// (py not nil), a function's parameter is typed within the function
+// only, else by the pytest fixture it names (pyreceiver.go), and super()
+// is the enclosing class's one base.
+func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl, defs []index.Def, py *pyFile) []string {
 	line = codePart(line)
 	var types []string
 	for off := 0; ; {
@@ -190,7 +190,7 @@ func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl
 		}
 		recv := string(line[w:k])
 		switch {
-		case recv == "" && k > 0 && line[k-1] == ')' && fixture != nil && superCall.Match(line[:k]):
+		case recv == "" && k > 0 && line[k-1] == ')' && py != nil && superCall.Match(line[:k]):
 			types = append(types, superType(defs, n)) // super().invoke
 		case recv == "" && k > 0 && line[k-1] == ')':
 			types = append(types, constructed(line[:k])) // Store().put, new R(x).read
@@ -199,10 +199,10 @@ func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl
 		case recv == "this" || recv == "self" || recv == "Self":
 			types = append(types, enclosingType(defs, n))
 		default:
-			if t := declaredType(decls, recv, n); t != "" {
+			if t, ok := py.paramType(decls, recv, n); ok {
+				recv = t // a Python parameter: "" when not known
+			} else if t := declaredType(decls, recv, n); t != "" {
 				recv = t
-			} else if t, ok := paramFixture(fixture, defs, recv, n); ok {
-				recv = t // "" for a fixture whose type is not known
 			} else if sep == 2 && line[j-1] == ':' && recv[0] >= 'a' && recv[0] <= 'z' {
 				// walk::scan: a path through a module (Rust's are
 				// snake_case), not a receiver; FindSymbol knows the

@@ -183,7 +183,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		lines := bytes.Split(src, []byte("\n"))
 		decl := declLines(named, lines, needle)
 		var decls map[string][]typedDecl
-		var fixture func(v string) (string, bool) // Python's fixtures
+		var py *pyFile // a Python file's
 		for i, line := range lines {
 			n := i + 1
 			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
@@ -194,10 +194,10 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 					decls = fileDecls(rel, lines)
 					if path.Ext(rel) == ".py" {
 						own := fileFixtures(lines, fileDefs)
-						fixture = func(v string) (string, bool) { return fx.of(ctx, rel, own, v) }
+						py = &pyFile{lines: lines, fixture: func(v string) (string, bool) { return fx.of(ctx, rel, own, v) }}
 					}
 				}
-				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, fixture)})
+				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py)})
 				continue
 			}
 			if len(res.References) >= maxRefs {

@@ -139,7 +139,8 @@ func TestFindSymbolReceivers(t *testing.T) {
 // stays unknown (ref?): a fixture returning anything else, a nearer
 // conftest's fixture hiding a known one, no fixture in sight, a name
 // that is not a parameter, a class of two bases. A class constructed
-// through its module (app.testing.Runner()) is the class.
+// through its module (app.testing.Runner()) is the class. A parameter is
+// typed within its function only.
 func TestFindSymbolPythonReceivers(t *testing.T) {
 	dir := testutil.GitRepo(t, map[string]string{
 		"app/core.py": "class Context:\n    def invoke(self, f):\n        return f()\n\n\n" +
@@ -159,7 +160,13 @@ func TestFindSymbolPythonReceivers(t *testing.T) {
 			"def test_d():\n    runner.invoke(cli)\n\n\n" + // 14: not a parameter
 			"def test_e(helper):\n    helper.invoke(cli)\n\n\n" + // 18: not a fixture
 			"class TestK:\n    def test_f(self, runner):\n        def inner():\n            runner.invoke(cli)\n        inner()\n", // 24: the outer's parameter
-		"tests/test_mod.py":     "import app.testing\n\n\ndef test_m():\n    r = app.testing.Runner()\n    r.invoke(cli)\n", // 6: Runner's
+		"tests/test_mod.py": "import app.testing\n\n\ndef test_m():\n    r = app.testing.Runner()\n    r.invoke(cli)\n", // 6: Runner's
+		// A parameter is typed within its function only: not by the
+		// declaration of another function's variable of its name.
+		"tests/test_scope.py": "def test_p(ctx):\n    ctx.invoke(f)\n\n\n" + // 2: the fixture's Context
+			"def test_q():\n    ctx = app.testing.Runner()\n    ctx.invoke(cli)\n\n\n" + // 7: Runner's
+			"def helper(cmd):\n    cmd.invoke(x)\n\n\ncmd = app.testing.Runner()\n\n\n" + // 11: unknown
+			"def test_r(\n    tmp, runner\n):\n    @command()\n    def cli(ctx):\n        ctx.invoke(f)\n    runner.invoke(cli)\n", // 22: not the fixture ctx; 23: Runner's
 		"tests/sub/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef runner(tmp_path):\n    r = Runner()\n    yield r\n",
 		"tests/sub/test_sub.py": "def test_g(runner):\n    runner.invoke(cli)\n", // 2: the nearer fixture, unknown
 		"other/test_other.py":   "def test_h(runner):\n    runner.invoke(cli)\n", // 2: no conftest above
@@ -167,11 +174,12 @@ func TestFindSymbolPythonReceivers(t *testing.T) {
 	e := newEngine(t, dir)
 	tests := []receiverCase{
 		{"Context.invoke", []string{"app/core.py:8?", "app/core.py:18", "app/core.py:23?", "other/test_other.py:2?", "tests/sub/test_sub.py:2?",
-			"tests/test_cli.py:6", "tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?"}, 4, 7},
+			"tests/test_cli.py:6", "tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?", "tests/test_scope.py:2", "tests/test_scope.py:11?", "tests/test_scope.py:22?"}, 6, 9},
 		{"Runner.invoke", []string{"app/core.py:8?", "app/core.py:23?", "other/test_other.py:2?", "tests/sub/test_sub.py:2?", "tests/test_cli.py:2",
-			"tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?", "tests/test_cli.py:24", "tests/test_mod.py:6"}, 3, 7},
+			"tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?", "tests/test_cli.py:24", "tests/test_mod.py:6",
+			"tests/test_scope.py:7", "tests/test_scope.py:11?", "tests/test_scope.py:22?", "tests/test_scope.py:23"}, 4, 9},
 		{"Command.invoke", []string{"app/core.py:8?", "app/core.py:13", "app/core.py:23?", "other/test_other.py:2?", "tests/sub/test_sub.py:2?",
-			"tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?"}, 5, 7},
+			"tests/test_cli.py:10?", "tests/test_cli.py:14?", "tests/test_cli.py:18?", "tests/test_scope.py:11?", "tests/test_scope.py:22?"}, 8, 9},
 	}
 	checkReceivers(t, e, tests)
 }
