@@ -444,18 +444,7 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 	// A small file ranked first, placed whole, so the two compete at
 	// ranks 2 and 3 (the weight divides a score by its rank).
 	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1100}
-	views := func(_ context.Context, ch *ctxd.Chunk) []View {
-		if ch.Source == "README.md" {
-			return nil
-		}
-		return []View{
-			{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
-			{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
-		}
-	}
-	// Room for both outlines and one bodies view, not two.
-	budget := c.Count(render(top)) + 2*c.Count(render(ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("server_test.go outline", 5)})) +
-		c.Count(render(ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("server_test.go body", 60)})) + 40
+	budget := roomForOneBody(c, top, "server_test.go")
 	for _, tt := range []struct {
 		task ctxd.TaskType
 		deep string
@@ -465,7 +454,7 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 		{ctxd.TaskTest, "server_test.go"},
 	} {
 		t.Run(string(tt.task), func(t *testing.T) {
-			got, err := Fit(t.Context(), []ctxd.Chunk{top, test, src}, Options{Budget: budget, Counter: c, Render: render, Views: views, Task: tt.task})
+			got, err := Fit(t.Context(), []ctxd.Chunk{top, test, src}, Options{Budget: budget, Counter: c, Render: render, Views: bodiesOrOutline, Task: tt.task})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,18 +505,7 @@ func TestFitWeighsTheAnswerOdds(t *testing.T) {
 		return sum
 	}
 	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1400}
-	views := func(_ context.Context, ch *ctxd.Chunk) []View {
-		if ch.Source == "README.md" {
-			return nil
-		}
-		return []View{
-			{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
-			{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
-		}
-	}
-	// Room for both outlines and one bodies view, not two.
-	budget := c.Count(render(top)) + 2*c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go outline", 5)})) +
-		c.Count(render(ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a.go body", 60)})) + 40
+	budget := roomForOneBody(c, top, "a.go")
 	for _, tt := range []struct {
 		name       string
 		tA, tB     []ctxd.ScoreTerm
@@ -540,7 +518,7 @@ func TestFitWeighsTheAnswerOdds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 400), Score: score(tt.tA, 1300), Tokens: 3000, ScoreBreakdown: tt.tA}
 			b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 400), Score: score(tt.tB, 1310) - 10, Tokens: 3000, ScoreBreakdown: tt.tB}
-			got, err := Fit(t.Context(), []ctxd.Chunk{top, a, b}, Options{Budget: budget, Counter: c, Render: render, Views: views, Task: ctxd.TaskImplement})
+			got, err := Fit(t.Context(), []ctxd.Chunk{top, a, b}, Options{Budget: budget, Counter: c, Render: render, Views: bodiesOrOutline, Task: ctxd.TaskImplement})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -842,4 +820,26 @@ func TestFitFocusOfAFileLargerThanTheBudget(t *testing.T) {
 	if len(shown) != len(cs) {
 		t.Errorf("%d of %d chunks present", len(shown), len(cs))
 	}
+}
+
+// bodiesOrOutline offers each chunk but README.md (placed whole) two
+// views: its bodies, 60 lines, and its outline, 5.
+func bodiesOrOutline(_ context.Context, ch *ctxd.Chunk) []View {
+	if ch.Source == "README.md" {
+		return nil
+	}
+	return []View{
+		{Level: ctxd.ViewBodies, Text: lines(ch.Source+" body", 60)},
+		{Level: ctxd.ViewOutline, Text: lines(ch.Source+" outline", 5)},
+	}
+}
+
+// roomForOneBody is a budget for top whole and two files of
+// bodiesOrOutline's, named as long as name: room for both outlines and
+// one bodies view, not two.
+func roomForOneBody(c tokens.Counter, top ctxd.Chunk, name string) int {
+	view := func(level string, n int) int {
+		return c.Count(render(ctxd.Chunk{Source: name, ChunkType: ctxd.ChunkFile, Content: lines(name+" "+level, n)}))
+	}
+	return c.Count(render(top)) + 2*view("outline", 5) + view("body", 60) + 40
 }

@@ -37,6 +37,11 @@ var (
 	// A constructor call assigned: "w = new JsonWriter(", "w = Writer(",
 	// "w := &Writer{".
 	declAssignNew = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s*:?=\s*(?:new\s+|&)?([A-Z][A-Za-z0-9_]*)\s*[({]`)
+	// Python's constructor call through a module, assigned:
+	// "runner = click.testing.CliRunner(" (the class's name: a Python
+	// file calls a class by its module path or by its bare name after an
+	// import, alike).
+	declAssignModule = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s*=\s*(?:[a-z_][A-Za-z0-9_]*\.)+([A-Z][A-Za-z0-9_]*)\s*\(`)
 	// Go's parameters, fields and vars: "w *Writer", "var s store.Store"
 	// (the type keeps its package: http.Handler is not a local Handler).
 	declGo = regexp.MustCompile(`\b([a-z_][A-Za-z0-9_]*)\s+\*?((?:[a-z_][A-Za-z0-9_]*\.)?[A-Z][A-Za-z0-9_]*)\b`)
@@ -49,7 +54,13 @@ func fileDecls(rel string, lines [][]byte) map[string][]typedDecl {
 		re        *regexp.Regexp
 		typeFirst bool
 	}{{declTypeName, true}, {declNameColonType, false}, {declAssignNew, false}}
-	if path.Ext(rel) == ".go" {
+	switch path.Ext(rel) {
+	case ".py":
+		shapes = append(shapes, struct {
+			re        *regexp.Regexp
+			typeFirst bool
+		}{declAssignModule, false})
+	case ".go":
 		shapes = shapes[1:] // Go writes the type after the name
 		shapes = append(shapes, struct {
 			re        *regexp.Regexp
@@ -134,8 +145,11 @@ const modulePrefix = "mod "
 // ("" where the file does not say): for the word before `.name`,
 // `->name` or `::name`, the type the file declares it of, else the word
 // itself (a type or a package: the caller tells which words are); the
-// enclosing type for a bare use or one on this/self.
-func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl, defs []index.Def) []string {
+// enclosing type for a bare use or one on this/self. In a Python file
+// (py not nil), a function's parameter is typed within the function
+// only, else by the pytest fixture it names (pyreceiver.go), and super()
+// is the enclosing class's one base.
+func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl, defs []index.Def, py *pyFile) []string {
 	line = codePart(line)
 	var types []string
 	for off := 0; ; {
@@ -176,6 +190,8 @@ func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl
 		}
 		recv := string(line[w:k])
 		switch {
+		case recv == "" && k > 0 && line[k-1] == ')' && py != nil && superCall.Match(line[:k]):
+			types = append(types, superType(defs, n)) // super().invoke
 		case recv == "" && k > 0 && line[k-1] == ')':
 			types = append(types, constructed(line[:k])) // Store().put, new R(x).read
 		case recv == "":
@@ -183,7 +199,9 @@ func receiverTypes(line []byte, name []byte, n int, decls map[string][]typedDecl
 		case recv == "this" || recv == "self" || recv == "Self":
 			types = append(types, enclosingType(defs, n))
 		default:
-			if t := declaredType(decls, recv, n); t != "" {
+			if t, ok := py.paramType(decls, recv, n); ok {
+				recv = t // a Python parameter: "" when not known
+			} else if t := declaredType(decls, recv, n); t != "" {
 				recv = t
 			} else if sep == 2 && line[j-1] == ':' && recv[0] >= 'a' && recv[0] <= 'z' {
 				// walk::scan: a path through a module (Rust's are

@@ -60,14 +60,18 @@ func (s contentSums) of(c *ctxd.Chunk) *contentSum {
 }
 
 // symbolsOf returns c's symbol-index entry (symbols.Index.File), asking the
-// index once per content a request.
+// index once per content a request, by the content's carried SHA-256 when
+// it has one (the index then hashes a content it has seen no more).
 func (e *Engine) symbolsOf(ctx context.Context, c *ctxd.Chunk, sums contentSums) (*index.Symbols, error) {
 	cs := sums.of(c)
 	if cs != nil && cs.symsSet {
 		return cs.syms, nil
 	}
-	ent, err := e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
-	if cs != nil && err == nil {
+	if cs == nil {
+		return e.store.Symbols().File(ctx, c.Source, readOnly(c.Content))
+	}
+	ent, err := e.store.Symbols().FileSum(ctx, c.Source, readOnly(c.Content), cs.sum)
+	if err == nil {
 		cs.syms, cs.symsSet = ent, true
 	}
 	return ent, err

@@ -125,6 +125,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	// decided once every definition of the name is known (owners: the
 	// types that define it with a body).
 	var pending []pendingRef
+	fx := &fixtures{e: e, x: x}
 	owners := map[string]bool{}
 	mine := map[string]bool{qual: true, modulePrefix + qual: true} // the qualifier, and with its package
 	for _, rel := range files {
@@ -182,6 +183,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		lines := bytes.Split(src, []byte("\n"))
 		decl := declLines(named, lines, needle)
 		var decls map[string][]typedDecl
+		var py *pyFile // a Python file's
 		for i, line := range lines {
 			n := i + 1
 			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
@@ -190,8 +192,12 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 			if qual != "" {
 				if decls == nil {
 					decls = fileDecls(rel, lines)
+					if path.Ext(rel) == ".py" {
+						own := fileFixtures(lines, fileDefs)
+						py = &pyFile{lines: lines, fixture: func(v string) (string, bool) { return fx.of(ctx, rel, own, v) }}
+					}
 				}
-				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs)})
+				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py)})
 				continue
 			}
 			if len(res.References) >= maxRefs {

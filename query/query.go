@@ -43,8 +43,19 @@ type Query struct {
 	Qualifiers map[string]bool
 	// Paths are the words that may name a file: runs of path characters
 	// with a slash or a dot-extension, backslashes made slashes, quotes,
-	// brackets and a leading "./" trimmed; URLs left out.
+	// brackets and a leading "./" trimmed; URLs left out. A dotfile is
+	// none (".env") or loses its dot (".eslintrc.js" is "eslintrc.js"):
+	// FileNames keeps it.
 	Paths []string
+	// FileNames are the request's words as the file names they may be,
+	// dotfiles and bare names kept (.env, config/.npmrc, id_rsa,
+	// secrets/.env.local): the words between spaces, quotes, brackets,
+	// commas, semicolons, pipes and '=', backslashes made slashes, a
+	// sentence's closing punctuation, a location's line and column
+	// (":12:5") and a leading "./" trimmed; URLs left out; each once. A
+	// caller keeps the ones its rule or its file tree names (the secret
+	// files a request names, lang.IsSecret).
+	FileNames []string
 	// Frames are the file locations of the stack traces and error text
 	// in the request, in order (see [ParseStackTrace]); InnermostLast
 	// is set for a Python traceback, whose innermost frame comes last.
@@ -82,6 +93,7 @@ func Parse(request string) *Query {
 		Idents:        requestIdents(text),
 		Qualified:     qualified(text),
 		Paths:         paths(request),
+		FileNames:     fileNames(request),
 		Frames:        ParseStackTrace(request),
 		InnermostLast: strings.Contains(request, "Traceback (most recent call last)"),
 		AboutTests:    aboutTests(ws),

@@ -221,3 +221,40 @@ func TestNameIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestFileNames: the request's words as file names keep a dotfile's dot
+// (Paths has no ".env" and makes ".eslintrc.js" "eslintrc.js") and a bare
+// name, and lose what a sentence or a location puts around them.
+func TestFileNames(t *testing.T) {
+	tests := []struct {
+		request string
+		names   []string // FileNames, the words that are no file left out
+	}{
+		{"why is the database password wrong in .env?", []string{".env"}},
+		{"the token in config/.npmrc is rejected", []string{"config/.npmrc"}},
+		{"ssh fails with id_rsa", []string{"id_rsa"}},
+		{"secrets/.env.local: DB_URL is unset.", []string{"secrets/.env.local"}},
+		{"read ./.env, then `.envrc`", []string{".env", ".envrc"}},
+		{"the auth line config/.npmrc:2:7 fails", []string{"config/.npmrc"}},
+		{`on Windows config\.npmrc is not read`, []string{"config/.npmrc"}},
+		{"修复config/.npmrc：令牌无效", []string{"config/.npmrc"}},
+		{"(see .env.example) and .env again", []string{".env.example", ".env"}},
+		{"lint with .eslintrc.js.", []string{".eslintrc.js"}},
+		{"KEY=.env in https://example.com/.env", []string{"KEY", ".env"}},
+	}
+	files := map[string]bool{".env": true, ".envrc": true, "config/.npmrc": true, "id_rsa": true, "secrets/.env.local": true, ".env.example": true, ".eslintrc.js": true, "KEY": true}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			q := Parse(tt.request)
+			var names []string
+			for _, n := range q.FileNames {
+				if files[n] {
+					names = append(names, n)
+				}
+			}
+			if d := cmp.Diff(tt.names, names); d != "" {
+				t.Errorf("FileNames %q (-want +got):\n%s", q.FileNames, d)
+			}
+		})
+	}
+}

@@ -40,6 +40,9 @@ type Index struct {
 	// parsing holds the contents being parsed, closed when done: a second
 	// file with the same content waits instead of parsing it again.
 	parsing map[[32]byte]chan struct{}
+	// keys maps a content's SHA-256 and its language to its entry key
+	// (see [Index.FileSum]), at most maxSumKeys.
+	keys map[sumLang][32]byte
 
 	parses atomic.Int64
 
@@ -111,8 +114,18 @@ func (x *Index) SetRecords(r Records) error {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{entries: map[[32]byte]*index.Symbols{}, parsing: map[[32]byte]chan struct{}{}}
+	return &Index{entries: map[[32]byte]*index.Symbols{}, parsing: map[[32]byte]chan struct{}{}, keys: map[sumLang][32]byte{}}
 }
+
+// sumLang is a content, by its SHA-256, in a language.
+type sumLang struct {
+	sum  [sha256.Size]byte
+	lang string
+}
+
+// maxSumKeys bounds Index.keys: about 100 bytes an entry, a few
+// requests' gathered files. A variable for the tests.
+var maxSumKeys = 8192
 
 // Len is the number of entries (distinct contents).
 func (x *Index) Len() int {
@@ -143,11 +156,24 @@ func Key(lang string, src []byte) [32]byte {
 // Under [treesitter.WithoutCaches], an index backed by a record file
 // keeps the entry only there, not in memory.
 func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbols, error) {
+	return x.file(ctx, rel, src, nil)
+}
+
+// FileSum is [Index.File] for a text whose SHA-256 the caller holds (sum
+// must be sha256.Sum256(src)): the entry key of a content it has seen is
+// looked up, not hashed again. The key stays [Key]'s, the persisted
+// records' own: a request carries each gathered file's SHA-256 (its
+// chunk's hash), which is not the key (that hashes the language too).
+func (x *Index) FileSum(ctx context.Context, rel string, src []byte, sum [sha256.Size]byte) (*index.Symbols, error) {
+	return x.file(ctx, rel, src, &sum)
+}
+
+func (x *Index) file(ctx context.Context, rel string, src []byte, sum *[sha256.Size]byte) (*index.Symbols, error) {
 	lang := treesitter.Detect(rel, src)
 	if lang == "" {
 		return nil, nil
 	}
-	k := Key(lang, src)
+	k := x.key(lang, src, sum)
 	keep := !treesitter.CachesOff(ctx)
 	for {
 		x.mu.Lock()
@@ -187,6 +213,29 @@ func (x *Index) File(ctx context.Context, rel string, src []byte) (*index.Symbol
 		_ = r.Put(k, index.EncodeSymbols(e)) // a cache: a failed write parses again
 	}
 	return e, err
+}
+
+// key returns Key(lang, src), looked up by src's SHA-256 sum when the
+// caller gives it and the index saw the content before.
+func (x *Index) key(lang string, src []byte, sum *[sha256.Size]byte) [32]byte {
+	if sum == nil {
+		return Key(lang, src)
+	}
+	sl := sumLang{*sum, lang}
+	x.mu.Lock()
+	k, ok := x.keys[sl]
+	x.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = Key(lang, src)
+	x.mu.Lock()
+	if len(x.keys) >= maxSumKeys {
+		clear(x.keys)
+	}
+	x.keys[sl] = k
+	x.mu.Unlock()
+	return k
 }
 
 // stored returns the entry of k from the record file, nil when it has

@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"os"
@@ -467,5 +468,45 @@ func TestSameContentParsedOnce(t *testing.T) {
 	wg.Wait()
 	if n := x.Parses(); n != 1 {
 		t.Errorf("%d parses of one content, want 1", n)
+	}
+}
+
+// TestFileSum: FileSum finds the entry File finds, under the same key
+// (the persisted records' own), parsing a content once; it looks the key
+// up by the sum it is given (a wrong sum finds the content it was given
+// with before: the caller's promise), by language too, and within
+// maxSumKeys.
+func TestFileSum(t *testing.T) {
+	defer func(n int) { maxSumKeys = n }(maxSumKeys)
+	maxSumKeys = 2
+	ctx := t.Context()
+	a, b := []byte("def a():\n    return 1\n"), []byte("def b():\n    return 2\n")
+	sa, sb := sha256.Sum256(a), sha256.Sum256(b)
+	x := New()
+	ea, err := x.FileSum(ctx, "a.py", a, sa)
+	if err != nil || ea == nil || ea.Hash != Key("python", a) || ea.Defs[0].Name != "a" {
+		t.Fatalf("FileSum a.py: %+v, %v; want a's entry under Key(python, a)", ea, err)
+	}
+	if e, err := x.File(ctx, "a.py", a); err != nil || e != ea {
+		t.Errorf("File a.py after FileSum: %p %v, want the same entry %p", e, err, ea)
+	}
+	if e, _ := x.FileSum(ctx, "b.py", b, sa); e == nil || e.Defs[0].Name != "a" {
+		t.Errorf("FileSum(b, a's sum) = %+v, want a's entry: the key is looked up by the sum", e)
+	}
+	if e, _ := x.FileSum(ctx, "a.js", a, sa); e == nil || e.Hash != Key("javascript", a) {
+		t.Errorf("FileSum a.js: %+v, want the JavaScript key of the same content", e)
+	}
+	// Full at two: b's sum clears the table, and a's key is hashed again.
+	if e, _ := x.FileSum(ctx, "b.py", b, sb); e == nil || e.Defs[0].Name != "b" {
+		t.Errorf("FileSum b.py: %+v, want b's entry", e)
+	}
+	if len(x.keys) > maxSumKeys {
+		t.Errorf("%d sum keys, want at most %d", len(x.keys), maxSumKeys)
+	}
+	if e, _ := x.FileSum(ctx, "b.py", b, sa); e == nil || e.Defs[0].Name != "b" {
+		t.Errorf("FileSum(b, a's sum) after the table cleared = %+v, want b's entry (hashed)", e)
+	}
+	if n := x.Parses(); n != 3 {
+		t.Errorf("%d parses, want 3 (a as Python and JavaScript, b)", n)
 	}
 }

@@ -27,14 +27,14 @@ import (
 const minBlockText = 1024
 
 // blockMinLen is the shortest block (but a text's last): a block costs
-// two hashes and a lookup, about what counting a short line costs. On the
+// a hash and a lookup, about what counting a short line costs. On the
 // 10k-file tree's never-seen requests, 24 found 59% of the bytes counted
 // in the cache, 0 61%, 64 52% (h14count notes). Persisted block vectors
 // depend on it and on blockBoundary: change VectorsKey with either.
 const blockMinLen = 24
 
-// blockCacheSlots is the size of each shared counter's block cache: 24
-// bytes a slot, 3 MB. Most hits are of blocks counted shortly before (a
+// blockCacheSlots is the size of each shared counter's block cache: 16
+// bytes a slot, 2 MB. Most hits are of blocks counted shortly before (a
 // file's other views): a quarter of 1<<18 found 55% of the bytes instead
 // of 59%.
 const blockCacheSlots = 1 << 17
@@ -121,15 +121,16 @@ func splitBlocks(text string, minLen int, f func(block string)) {
 
 // blockCache is a bounded cache of block counts: a fixed table of slots
 // in pairs (two-way set associative, the most recent first), keyed by
-// two 64-bit maphash values with independent seeds and the length, as
-// countCache's. It holds no pointers, so the garbage collector does not
+// a 64-bit maphash value and the length, as countCache's: a lookup in a
+// full cache (blockCacheSlots, 2^17 blocks) finds another block's count
+// with odds under 2^-47. It holds no pointers, so the garbage collector does not
 // scan it. Safe for concurrent use: each pair is guarded by one of
 // blockLocks mutexes.
 type blockCache struct {
-	seed1, seed2 maphash.Seed
-	mask         uint64 // len(slots)/2 - 1: the pair index bits
-	slots        []blockSlot
-	locks        [blockLocks]paddedMutex
+	seed  maphash.Seed
+	mask  uint64 // len(slots)/2 - 1: the pair index bits
+	slots []blockSlot
+	locks [blockLocks]paddedMutex
 }
 
 // blockLocks is the number of lock stripes of a blockCache.
@@ -143,37 +144,36 @@ type paddedMutex struct {
 // blockSlot is one cached count; n == 0 marks an empty slot (blocks are
 // never empty).
 type blockSlot struct {
-	h1, h2   uint64
+	h        uint64
 	n, count uint32
 }
 
 // newBlockCache returns a cache of at least slots entries (rounded up to
-// a power of two, at least two). Each costs 24 bytes.
+// a power of two, at least two). Each costs 16 bytes.
 func newBlockCache(slots int) *blockCache {
 	n := 2
 	for n < slots {
 		n *= 2
 	}
 	return &blockCache{
-		seed1: maphash.MakeSeed(),
-		seed2: maphash.MakeSeed(),
+		seed:  maphash.MakeSeed(),
 		mask:  uint64(n/2 - 1),
 		slots: make([]blockSlot, n),
 	}
 }
 
 func (c *blockCache) key(block string) blockSlot {
-	return blockSlot{h1: maphash.String(c.seed1, block), h2: maphash.String(c.seed2, block), n: uint32(len(block))}
+	return blockSlot{h: maphash.String(c.seed, block), n: uint32(len(block))}
 }
 
 func (c *blockCache) get(k blockSlot) (int, bool) {
-	pair := k.h1 & c.mask
+	pair := k.h & c.mask
 	mu := &c.locks[pair%blockLocks]
 	s := c.slots[2*pair : 2*pair+2 : 2*pair+2]
 	mu.Lock()
 	defer mu.Unlock()
 	for i := range s {
-		if e := s[i]; e.n == k.n && e.h1 == k.h1 && e.h2 == k.h2 {
+		if e := s[i]; e.n == k.n && e.h == k.h {
 			if i == 1 {
 				s[0], s[1] = s[1], s[0]
 			}
@@ -189,12 +189,12 @@ func (c *blockCache) put(k blockSlot, count int) {
 		return
 	}
 	k.count = uint32(count)
-	pair := k.h1 & c.mask
+	pair := k.h & c.mask
 	mu := &c.locks[pair%blockLocks]
 	s := c.slots[2*pair : 2*pair+2 : 2*pair+2]
 	mu.Lock()
 	defer mu.Unlock()
-	if e := s[0]; e.n == k.n && e.h1 == k.h1 && e.h2 == k.h2 {
+	if e := s[0]; e.n == k.n && e.h == k.h {
 		s[0] = k
 		return
 	}

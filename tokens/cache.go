@@ -13,19 +13,23 @@ const minCachedLen = 256
 // 100 bytes, so a full cache holds a few MB.
 const defaultCacheEntries = 32768
 
-// cacheKey identifies a text by a 128-bit hash (two 64-bit maphash values
-// with independent seeds) and its length. A collision would need two texts
-// of equal length whose both hashes match: about 2^-128 per pair.
+// cacheKey identifies a text by its 64-bit maphash (one pass over the
+// text, under a seed of this process's) and its length. A collision needs
+// two texts of equal length whose hashes match: about 2^-64 a pair, so a
+// lookup in a full cache (defaultCacheEntries, 2^15 texts) finds another
+// text's count with odds under 2^-49. The key was two hashes with
+// independent seeds, 128 bits: twice the hashing of every counted text,
+// the cache's whole cost on a hit (BENCHMARKS.md "hleft").
 type cacheKey struct {
-	h1, h2 uint64
-	n      int
+	h uint64
+	n int
 }
 
 // countCache is a bounded LRU of token counts keyed by content hash. It is
 // safe for concurrent use.
 type countCache struct {
-	seed1, seed2 maphash.Seed
-	max          int
+	seed maphash.Seed
+	max  int
 
 	// mu guards entries and the recency list (head is the most recent).
 	mu      sync.Mutex
@@ -42,15 +46,14 @@ type cacheEntry struct {
 
 func newCountCache(maxEntries int) *countCache {
 	return &countCache{
-		seed1:   maphash.MakeSeed(),
-		seed2:   maphash.MakeSeed(),
+		seed:    maphash.MakeSeed(),
 		max:     maxEntries,
 		entries: make(map[cacheKey]*cacheEntry),
 	}
 }
 
 func (c *countCache) key(text string) cacheKey {
-	return cacheKey{h1: maphash.String(c.seed1, text), h2: maphash.String(c.seed2, text), n: len(text)}
+	return cacheKey{h: maphash.String(c.seed, text), n: len(text)}
 }
 
 func (c *countCache) get(k cacheKey) (int, bool) {

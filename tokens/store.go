@@ -67,7 +67,7 @@ type storedCounter struct {
 }
 
 // memo is a counter's in-process cache, asked before the store: its key
-// (two maphash values) costs far less than the store's SHA-256.
+// (one maphash value) costs far less than the store's SHA-256.
 type memo interface {
 	// memoKey returns text's key, false when the memo does not keep
 	// counts of such a text (too short, no cache).

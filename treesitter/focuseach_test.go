@@ -4,8 +4,6 @@ package treesitter
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,21 +18,10 @@ import (
 // the last line is scanned whole), for ladders over its functions with a
 // named one, caches off so every view is rendered.
 func TestFocusViewsEachIsFocusViews(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := WithoutCaches(context.Background())
 	tried := 0
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".golden") {
-			continue
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lang := Detect(p, src)
+	for _, in := range goldenInputs(t) {
+		p, lang, src := in.path, in.lang, in.src
 		if lang == "" {
 			continue
 		}
@@ -83,21 +70,10 @@ func TestFocusViewsEachIsFocusViews(t *testing.T) {
 // others, match lines, a named function), returns for each what
 // FocusViews returns for it alone, on every golden file, caches off.
 func TestFocusViewsOfIsFocusViews(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := WithoutCaches(context.Background())
 	tried := 0
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".golden") {
-			continue
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lang := Detect(p, src)
+	for _, in := range goldenInputs(t) {
+		p, lang, src := in.path, in.lang, in.src
 		if lang == "" {
 			continue
 		}

@@ -25,14 +25,10 @@ func TestDaemonPackSeesBuffers(t *testing.T) {
 	})
 	d := startDaemon(t, dir)
 	result(t, d.call("initialize", map[string]any{"root": dir}))
-	open := func(rel, text string) {
-		d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
-			"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
-	}
-	open("app/app.go", "package app\n\n// Run starts the app.\nfunc Run() int { return EDITED_IN_BUFFER }\n")
-	open("app/fresh.go", "package app\n\nconst EDITED_IN_BUFFER = 7 // only in the editor\n")
-	open("gen/rates.go", "package gen\n\nvar Rate = 21 // ignored, being edited\n")
-	open(".env", "GITHUB_TOKEN=ghp_Zq8xW3mN5vB7kL2pR9tY4uH6jF1dS0aQ3eXc\n")
+	d.didOpen(dir, "app/app.go", "package app\n\n// Run starts the app.\nfunc Run() int { return EDITED_IN_BUFFER }\n")
+	d.didOpen(dir, "app/fresh.go", "package app\n\nconst EDITED_IN_BUFFER = 7 // only in the editor\n")
+	d.didOpen(dir, "gen/rates.go", "package gen\n\nvar Rate = 21 // ignored, being edited\n")
+	d.didOpen(dir, ".env", "GITHUB_TOKEN=ghp_Zq8xW3mN5vB7kL2pR9tY4uH6jF1dS0aQ3eXc\n")
 
 	// ctx/buildPrompt gathers the buffers; ctx/pack must show the same.
 	env := result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "make Run in app/app.go return EDITED_IN_BUFFER", "patterns": []any{"app/app.go"}}))
@@ -82,12 +78,8 @@ func TestDaemonStateDirBuffers(t *testing.T) {
 	testutil.WriteFiles(t, dir, map[string]string{"state/sessions/s1/000001.json": `{"messages": [{"role": "user", "content": "ZebraOnDisk conversation"}]}` + "\n"})
 	d := startDaemon(t, dir, "--state-dir", state)
 	result(t, d.call("initialize", map[string]any{"root": dir}))
-	open := func(rel, text string) {
-		d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
-			"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
-	}
-	open("state/notes.go", "package notes\n\n// ZebraFrobnicate is only in a buffer under the state directory.\nfunc ZebraFrobnicate() int { return 2 }\n")
-	open("app/fresh.go", "package app\n\n// ZebraFresh is only in a buffer beside it.\nfunc ZebraFresh() int { return ZebraFrobnicate() }\n")
+	d.didOpen(dir, "state/notes.go", "package notes\n\n// ZebraFrobnicate is only in a buffer under the state directory.\nfunc ZebraFrobnicate() int { return 2 }\n")
+	d.didOpen(dir, "app/fresh.go", "package app\n\n// ZebraFresh is only in a buffer beside it.\nfunc ZebraFresh() int { return ZebraFrobnicate() }\n")
 
 	env := result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "what do ZebraFrobnicate, ZebraFresh and ZebraOnDisk do"}))
 	var sources []string // what was fitted and what was left out

@@ -13,17 +13,22 @@ import (
 	"github.com/ctxd/ctxd/internal/testutil"
 )
 
-// runCtxdTimeout is runCtxd with a deadline, for a command that serves
-// until it is stopped when it does not fail (the proxy): it returns the
-// exit code, or -1 when the deadline stopped it.
+// runCtxdTimeout is runCtxd with a deadline (none when d is 0), for a
+// command that serves until it is stopped when it does not fail (the
+// proxy): it returns the exit code, or -1 when the deadline stopped it.
 func runCtxdTimeout(t *testing.T, dir, stdin string, env []string, d time.Duration, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
+	ctx := context.Background()
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTXD_STATE_DIR=", "CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=",
+		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
+	cmd.Env = append(cmd.Env, env...) // a CTXD_CONFIG here wins: the last value of a name
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -176,21 +181,34 @@ func TestPromptBinaryStdin(t *testing.T) {
 func TestPromptNamesSecretFile(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo) // .env holds API_KEY
 	warn := "ctxd: the request names .env, a secret file, which a mention does not gather: --open .env reads it (values a secret rule matches are redacted)\n"
+	// A nested dotfile, named as a location, absolute or with Windows'
+	// separator: the request's file names are query's (FileNames).
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", ".npmrc"), []byte("//registry.example.com/:_authToken=npm-token-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	npmrc := strings.ReplaceAll(warn, ".env", "config/.npmrc")
 	for _, tc := range []struct {
 		name string
 		args []string
-		warn bool
+		warn string // "": none
 	}{
-		{"named", []string{"prompt", "why is API_KEY in .env rejected?"}, true},
-		{"named with ./", []string{"prompt", "why is API_KEY in ./.env rejected"}, true},
-		{"opened", []string{"prompt", "--open", ".env", "why is API_KEY in .env rejected?"}, false},
-		{"no such file", []string{"prompt", "why is API_KEY in .env.local rejected?"}, false},
-		{"not named", []string{"prompt", "why is API_KEY rejected?"}, false},
+		{"named", []string{"prompt", "why is API_KEY in .env rejected?"}, warn},
+		{"named with ./", []string{"prompt", "why is API_KEY in ./.env rejected"}, warn},
+		{"opened", []string{"prompt", "--open", ".env", "why is API_KEY in .env rejected?"}, ""},
+		{"no such file", []string{"prompt", "why is API_KEY in .env.local rejected?"}, ""},
+		{"not named", []string{"prompt", "why is API_KEY rejected?"}, ""},
+		{"nested", []string{"prompt", "the token in config/.npmrc is rejected"}, npmrc},
+		{"nested at a line", []string{"prompt", "the auth token at config/.npmrc:1 is rejected"}, npmrc},
+		{"nested absolute", []string{"prompt", "why is " + filepath.Join(dir, "config", ".npmrc") + " ignored"}, npmrc},
+		{"nested with backslash", []string{"prompt", `why is config\.npmrc ignored`}, npmrc},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCtxd(t, dir, "", nil, tc.args...)
-			if code != 0 || strings.Contains(errOut, warn) != tc.warn {
-				t.Errorf("exit %d, stderr %q; want the warning: %v", code, errOut, tc.warn)
+			if code != 0 || tc.warn != "" && !strings.Contains(errOut, tc.warn) || tc.warn == "" && strings.Contains(errOut, "a secret file") {
+				t.Errorf("exit %d, stderr %q; want the warning %q", code, errOut, tc.warn)
 			}
 			if tc.name != "opened" && strings.Contains(out, "super-secret-value") {
 				t.Errorf("the secret's value in the prompt:\n%s", out)

@@ -143,6 +143,14 @@ func (d *daemon) send(v any) {
 	d.writeRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(b), b))
 }
 
+// didOpen opens rel's buffer in the editor, Go text: the daemon reads
+// text for it from now on.
+func (d *daemon) didOpen(dir, rel, text string) {
+	d.t.Helper()
+	d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
+		"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
+}
+
 // call sends a request and returns the channel its response arrives on.
 func (d *daemon) callAsync(method string, params any) (int, chan map[string]any) {
 	d.mu.Lock()
@@ -283,8 +291,7 @@ func TestLogsNeverHoldSourceText(t *testing.T) {
 	dir := testutil.GitRepo(t, files)
 	d := startDaemon(t, dir)
 	result(t, d.call("initialize", map[string]any{"root": dir}))
-	d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
-		"uri": "file://" + filepath.Join(dir, "cart/cart.go"), "languageId": "go", "version": 1, "text": "package cart\n// SENTINEL_BUFFER_7\n"}}})
+	d.didOpen(dir, "cart/cart.go", "package cart\n// SENTINEL_BUFFER_7\n")
 	result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": "SENTINEL_REQUEST_99: explain the discount pricing rule", "open_files": []any{map[string]any{"path": "cart/cart.go"}}}))
 	chat := map[string]any{"model": "gpt-4o", "messages": []any{
 		map[string]any{"role": "system", "content": "You code."},
@@ -524,22 +531,7 @@ func TestPromptCLI(t *testing.T) {
 // returns its stdout, stderr and exit code.
 func runCtxd(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTXD_CONFIG="+filepath.Join(t.TempDir(), "none.toml"), "CTXD_STATE_DIR=",
-		"CTXD_SMART_CONTEXT_SHADOW=", "CTXD_SMART_CONTEXT_CANARY_PERCENT=")
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runCtxdTimeout(t, dir, stdin, env, 0, args...)
 }
 
 // runInProcess calls Run with args, an empty stdin, and returns its exit

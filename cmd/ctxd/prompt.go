@@ -15,11 +15,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -212,11 +212,11 @@ func namedSecrets(request, root string, env *ctxd.Envelope) []string {
 		in[c.Source] = true
 	}
 	var out []string
-	for _, w := range strings.FieldsFunc(request, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune("`'\"()[]{}<>,;", r)
-	}) {
-		w = strings.TrimPrefix(strings.TrimRight(w, ".:?!"), "./")
-		if w == "" || !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
+	for _, w := range query.Parse(request).FileNames {
+		if r, ok := strings.CutPrefix(w, filepath.ToSlash(root)+"/"); ok {
+			w = r // written absolute, under the root
+		}
+		if !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
 			continue
 		}
 		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil && st.Mode().IsRegular() {

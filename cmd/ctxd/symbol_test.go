@@ -71,12 +71,8 @@ func TestFindSymbolReadsNewBuffers(t *testing.T) {
 	})
 	d := startDaemon(t, dir)
 	result(t, d.call("initialize", map[string]any{"root": dir}))
-	open := func(rel, text string) {
-		d.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
-			"uri": "file://" + filepath.Join(dir, rel), "languageId": "go", "version": 1, "text": text}}})
-	}
-	open("app/fresh.go", "package app\n\nfunc OnlyInBuffer() int { return 1 }\n\nvar x = OnlyInBuffer()\n")
-	open(".env", "ONLY=OnlyInBuffer\n")
+	d.didOpen(dir, "app/fresh.go", "package app\n\nfunc OnlyInBuffer() int { return 1 }\n\nvar x = OnlyInBuffer()\n")
+	d.didOpen(dir, ".env", "ONLY=OnlyInBuffer\n")
 	got := result(t, d.call("ctx/findSymbol", map[string]any{"name": "OnlyInBuffer"}))
 	b, _ := json.Marshal(got)
 	defs, _ := got["definitions"].([]any)
