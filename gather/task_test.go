@@ -451,3 +451,37 @@ func TestPythonImportsByModule(t *testing.T) {
 		}
 	})
 }
+
+// TestNamedDotfileGathered: a request naming a dotfile with an extension
+// gathers it (query.Paths kept its dot: it read "eslintrc.js", no file's
+// path), and a URL ending in a file's name gathers nothing.
+func TestNamedDotfileGathered(t *testing.T) {
+	w := workspaceOf(t, map[string]string{
+		".eslintrc.js":       "module.exports = { rules: { semi: 'error' } };\n",
+		"web/.eslintrc.json": "{\"rules\": {\"quotes\": \"error\"}}\n",
+		"src/app.js":         "export function run() { return 1 }\n",
+		"src/util.js":        "export const x = 1\n",
+	})
+	tests := []struct {
+		request       string
+		want, notWant []string
+	}{
+		{"why does lint fail with .eslintrc.js on the new rule?", []string{".eslintrc.js"}, nil},
+		{"the quotes rule in web/.eslintrc.json is ignored", []string{"web/.eslintrc.json"}, nil},
+		{"see https://example.com/docs/util.js for the rule", nil, []string{"src/util.js"}},
+	}
+	for _, tt := range tests {
+		res := gather(t, w, Request{Task: ctxd.TaskDebug, Query: query.Parse(tt.request), Depth: 8})
+		got := sources(res)
+		for _, p := range tt.want {
+			if c := chunk(res, p); c == nil || !hasReason(c, "mentioned in request") {
+				t.Errorf("%q: %s not gathered as named; got %q", tt.request, p, got)
+			}
+		}
+		for _, p := range tt.notWant {
+			if c := chunk(res, p); c != nil && hasReason(c, "mentioned in request") {
+				t.Errorf("%q: %s gathered as named: %q", tt.request, p, c.Facts.Reasons)
+			}
+		}
+	}
+}

@@ -43,9 +43,9 @@ type Query struct {
 	Qualifiers map[string]bool
 	// Paths are the words that may name a file: runs of path characters
 	// with a slash or a dot-extension, backslashes made slashes, quotes,
-	// brackets and a leading "./" trimmed; URLs left out. A dotfile is
-	// none (".env") or loses its dot (".eslintrc.js" is "eslintrc.js"):
-	// FileNames keeps it.
+	// brackets and a leading "./" trimmed; URLs left out. A dotfile with
+	// an extension keeps its dot (".eslintrc.js"); a bare one (".env") is
+	// none: FileNames has both.
 	Paths []string
 	// FileNames are the request's words as the file names they may be,
 	// dotfiles and bare names kept (.env, config/.npmrc, id_rsa,
@@ -172,9 +172,21 @@ var pathTokenRe = regexp.MustCompile(`[\w@~.+\-/\\]*[\w/\\]\.[A-Za-z][\w]{0,9}\b
 // paths returns the words of text that may name a file (see Query.Paths).
 func paths(text string) []string {
 	var out []string
-	for _, tok := range pathTokenRe.FindAllString(text, -1) {
-		tok = strings.Trim(strings.ReplaceAll(tok, "\\", "/"), ".,;:'\"`()[]{}<>")
-		tok = strings.TrimPrefix(tok, "./")
+	for _, loc := range pathTokenRe.FindAllStringIndex(text, -1) {
+		tok := text[loc[0]:loc[1]]
+		if loc[0] > 0 && text[loc[0]-1] == ':' && strings.HasPrefix(tok, "//") {
+			continue // a URL's tail: https://example.com/.env
+		}
+		tok = strings.ReplaceAll(tok, "\\", "/")
+		tok = strings.TrimRight(tok, ".,;:'\"`()[]{}<>")
+		tok = strings.TrimLeft(tok, ",;:'\"`()[]{}<>")
+		switch {
+		case strings.HasPrefix(tok, "./"):
+			tok = strings.TrimLeft(tok[2:], "/")
+		case strings.HasPrefix(tok, "..") && !strings.HasPrefix(tok, "../"):
+			tok = strings.TrimLeft(tok, ".") // an ellipsis: "...see foo.py"
+		}
+		// One leading dot is a dotfile's (.eslintrc.js) and stays.
 		if tok == "" || strings.Contains(tok, "://") {
 			continue
 		}

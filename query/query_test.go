@@ -223,7 +223,7 @@ func TestNameIndex(t *testing.T) {
 }
 
 // TestFileNames: the request's words as file names keep a dotfile's dot
-// (Paths has no ".env" and makes ".eslintrc.js" "eslintrc.js") and a bare
+// (Paths has no bare ".env") and a bare
 // name, and lose what a sentence or a location puts around them.
 func TestFileNames(t *testing.T) {
 	tests := []struct {
@@ -254,6 +254,31 @@ func TestFileNames(t *testing.T) {
 			}
 			if d := cmp.Diff(tt.names, names); d != "" {
 				t.Errorf("FileNames %q (-want +got):\n%s", q.FileNames, d)
+			}
+		})
+	}
+}
+
+// TestPaths: the words that may name a file for gathering. A dotfile with
+// an extension keeps its dot, a URL's tail is no path, an ellipsis and a
+// leading "./" go.
+func TestPaths(t *testing.T) {
+	tests := []struct {
+		request string
+		want    []string
+	}{
+		{"lint with .eslintrc.js.", []string{".eslintrc.js"}},
+		{"the rule in config/.eslintrc.json is ignored", []string{"config/.eslintrc.json"}},
+		{"see https://example.com/.env and fix app.py", []string{"app.py"}},
+		{"fix ./src/app.py, then ...see util.py", []string{"src/app.py", "util.py"}},
+		{`on Windows pkg\util.go panics`, []string{"pkg/util.go"}},
+		{"(see gin/context.go)", []string{"gin/context.go"}},
+		{"../lib/x.py is read twice", []string{"../lib/x.py"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, Parse(tt.request).Paths); d != "" {
+				t.Errorf("Paths (-want +got):\n%s", d)
 			}
 		})
 	}
