@@ -165,11 +165,10 @@ func histOf(repo, commit string, a answer, src []byte) string {
 	if histN <= 0 {
 		return ""
 	}
-	out, err := exec.Command("git", "-C", repo, "log", "--no-merges", "--no-renames", "-U0", "--format=%x01", fmt.Sprintf("-n%d", histN), commit+"^", "--", a.path).Output()
+	h, err := fileHistory(repo, commit, a.path, histN)
 	if err != nil {
 		return " hist=err"
 	}
-	h := tree.LineHistoriesOfLog(out)[a.path]
 	var syms []treesitter.Symbol
 	if lang := treesitter.Detect(a.path, src); lang != "" {
 		if fs, err := treesitter.Symbols(context.Background(), lang, src); err == nil {
@@ -295,13 +294,23 @@ func kMin(changed []int, spans [][2]int) int {
 	return worst
 }
 
+// fileHistory is the line history of path from its last n commits
+// before commit (the parent's: the answer commit is never read), in the
+// log shape tree.LineHistories reads.
+func fileHistory(repo, commit, path string, n int) (*tree.LineHistory, error) {
+	out, err := exec.Command("git", "-C", repo, "log", "--no-merges", "--no-renames", "-U0", "--format=%x01", fmt.Sprintf("-n%d", n), commit+"^", "--", path).Output()
+	if err != nil {
+		return nil, err
+	}
+	return tree.LineHistoriesOfLog(out)[path], nil
+}
+
 // simulate re-ranks a's ladder by the file's history before commit.
 func simulate(repo, commit string, a answer, src []byte) answer {
-	out, err := exec.Command("git", "-C", repo, "log", "--no-merges", "--no-renames", "-U0", "--format=%x01", fmt.Sprintf("-n%d", sim.n), commit+"^", "--", a.path).Output()
+	h, err := fileHistory(repo, commit, a.path, sim.n)
 	if err != nil {
 		return a
 	}
-	h := tree.LineHistoriesOfLog(out)[a.path]
 	if h == nil || len(a.defs) == 0 {
 		return a
 	}
