@@ -180,4 +180,5 @@ def main():
         print("  %-11s %d  %.3f / %.3f / %.3f (%d)" % (k[0], k[1], a / n, p / n, qc[k] / n, n))
 
 
-main()
+if __name__ == "__main__":
+    main()

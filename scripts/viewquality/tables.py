@@ -4,21 +4,9 @@ level and fifth of the file's tokens shown, by whether a view shows its
 best focus function, and of the views the fitter chose, from the rows
 qdump.patch's build writes (see fit.py)."""
 import json, sys, glob, os, math
-from collections import defaultdict
 
-def load(paths):
-    rows, seen = [], set()
-    for p in paths:
-        repo = os.path.basename(p).split(".")[0]
-        for line in open(p):
-            r = json.loads(line)
-            k = (r["tag"], r["path"], r["level"], r["tokens"])
-            if k in seen:
-                continue
-            seen.add(k)
-            r["repo"] = repo
-            rows.append(r)
-    return rows
+from fit import load  # the one reader of the rows
+from collections import defaultdict
 
 if __name__ == "__main__":
     rows = load(sys.argv[1:])
