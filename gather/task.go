@@ -51,12 +51,11 @@ const maxDocMatches = 2
 // tokens of the answers ranked above them.
 const maxTestMatches = 2
 
-// testCapMinBudget is the least context budget (or an unknown one) at
-// which maxTestMatches applies: below it the same rule lost changed lines
-// on the development set (8k: gin, requests and httpx one request each,
-// fastapi one gained), as the fitter's presence pass (its best 12 chunks)
-// and upgrades then fell to other files.
-const testCapMinBudget = 8000
+// maxTestMatches applies from a context of roomyBudget tokens (or an
+// unknown one): below it the same rule lost changed lines on the
+// development set (8k: gin, requests and httpx one request each, fastapi
+// one gained), as the fitter's presence pass (its best 12 chunks) and
+// upgrades then fell to other files.
 
 // taskSources adds what the task type calls for (see docs/gathering.md),
 // ranking files lexically against the request along the way.
@@ -120,10 +119,10 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		// the code as docs are (the targets' own tests come by name,
 		// addTests); a test past them keeps its place but is not gathered,
 		// so the code below it does not come in its stead. From a context
-		// of testCapMinBudget tokens (or an unknown one).
+		// of roomyBudget tokens (or an unknown one).
 		top := hits[0].Score
 		docs, tests := 0, 0
-		capTests := r.ContextBudget <= 0 || r.ContextBudget >= testCapMinBudget
+		capTests := g.roomy()
 		for i, h := range hits {
 			if added >= want || h.Score < 0.15*top {
 				break
