@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/treesitter"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -121,6 +124,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	defer e.store.Save()
 	res := &SymbolResult{Name: req.Name, Definitions: []SymbolHit{}, References: []SymbolHit{}}
 	needle := []byte(name)
+	defines := definesName(strings.TrimPrefix(name, "#"))
 	// With a qualifier, every use is kept with its receivers' types and
 	// decided once every definition of the name is known (owners: the
 	// types that define it with a body).
@@ -148,8 +152,8 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		// of the name (not references, whatever the qualifier).
 		var defs, named, fileDefs []index.Def
 		if ent, err := x.File(ctx, rel, src); err == nil && ent != nil {
-			fileDefs = ent.Defs
-			for _, d := range ent.Defs {
+			fileDefs = withInnerDefs(ctx, rel, src, ent.Defs, name, defines)
+			for _, d := range fileDefs {
 				if d.Name != name {
 					continue
 				}
@@ -334,6 +338,56 @@ func declLines(defs []index.Def, lines [][]byte, name []byte) map[int]bool {
 		}
 	}
 	return decl
+}
+
+// withInnerDefs returns defs (a file's symbol-index definitions) with the
+// file's definitions of name inside small function bodies, which the
+// index leaves out (treesitter.DefsAtAnyDepth): `def wrapped():` in a
+// five-line method, a closure `const patch = (n) => ...` in a short
+// factory. Only a file where a line that holds no indexed definition
+// defines name by its shape (defines) is parsed again.
+func withInnerDefs(ctx context.Context, rel string, src []byte, defs []index.Def, name string, defines *regexp.Regexp) []index.Def {
+	at := map[int]bool{}
+	for _, d := range defs {
+		at[d.Line] = true
+	}
+	needle := []byte(name)
+	may := false
+	for i, line := range bytes.Split(src, []byte("\n")) {
+		if !at[i+1] && bytes.Contains(line, needle) && defines.Match(line) {
+			may = true
+			break
+		}
+	}
+	if !may {
+		return defs
+	}
+	lang := treesitter.Detect(rel, src)
+	if lang == "" {
+		return defs
+	}
+	all, err := treesitter.DefsAtAnyDepth(ctx, lang, src)
+	if err != nil {
+		return defs
+	}
+	out := slices.Clone(defs)
+	for _, s := range all {
+		if s.Inner && s.Name == name && !at[s.Start] {
+			out = append(out, index.Def{Name: s.Name, Parent: s.Parent, Kind: s.Kind, Line: s.Start, End: s.End, Signature: s.Signature})
+		}
+	}
+	return out
+}
+
+// definesName matches a line that may define name: after a definition's
+// keyword (`def name`, `function name`, `class name`, `fn name`), assigned
+// a function (`name := func`, `const name = (x) =>`, `name = lambda`), or a
+// method's head (`name(x) {`).
+func definesName(name string) *regexp.Regexp {
+	n := regexp.QuoteMeta(name)
+	return regexp.MustCompile(`\b(def|class|function\*?|func|fn)\s+` + n + `\b` +
+		`|(^|[^\w$.])` + n + `\s*(:=|=)\s*(async\s+)?(func\b|function\b|lambda\b|\(|[\w$]+\s*=>)` +
+		`|^\s*(async\s+)?` + n + `\s*\(.*\)\s*\{\s*$`)
 }
 
 // commentLine reports a line that is only a comment (references are

@@ -24,6 +24,12 @@ func TestFindSymbol(t *testing.T) {
 		// A JavaScript private method: its name keeps the # (ky's
 		// Ky.#retry found only the unrelated public retry).
 		"web/ky.ts": "class Ky {\n  #retryCount = 0;\n  async #retry(f) {\n    this.#retryCount++;\n    return f();\n  }\n  run() {\n    return this.#retry(() => 1);\n  }\n}\nexport const retry = 1;\n",
+		// Definitions inside short function bodies, which the symbol
+		// index leaves out (the views show such a body whole): found all
+		// the same, not listed as references to themselves.
+		"nest.py":      "import click\n\ndef outer():\n    @click.command()\n    def deco_inner(ctx):\n        return ctx\n\n    class Local:\n        def meth(self):\n            return 1\n\n    return deco_inner, Local\n",
+		"web/small.js": "function makeRenderer(o) {\n  const patchSmall = (n) => n + 1\n  return { render(v) { return patchSmall(v) } }\n}\n",
+		"lit/lit.go":   "package lit\n\nfunc Outer() int {\n\thelperLit := func() int { return 1 }\n\treturn helperLit()\n}\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -54,6 +60,10 @@ func TestFindSymbol(t *testing.T) {
 		{"load_all", []string{"tasks.py:2"}, []string{"tasks.py:5"}, false, false},
 		{"Ky.#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
 		{"#retry", []string{"web/ky.ts:3"}, []string{"web/ky.ts:8"}, false, false},
+		{"deco_inner", []string{"nest.py:5"}, []string{"nest.py:12"}, false, false},
+		{"Local.meth", []string{"nest.py:9"}, nil, false, false},
+		{"patchSmall", []string{"web/small.js:2"}, []string{"web/small.js:3"}, false, false},
+		{"helperLit", []string{"lit/lit.go:4"}, []string{"lit/lit.go:5"}, false, false},
 		{"Nowhere", nil, nil, false, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},

@@ -132,6 +132,9 @@ type walker struct {
 	// owner is the innermost definition being walked: inner definitions
 	// are its children (Depth owner.depth+1, Parent owner.name).
 	owner owner
+	// innerMin is the smallest body walked for inner definitions
+	// (innerMinLines; 1 for [DefsAtAnyDepth]).
+	innerMin int
 }
 
 // owner is a definition whose body the walk is in.
@@ -155,6 +158,12 @@ const (
 var innerKinds = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "interface": true, "test": true, "suite": true}
 
 func analyze(spec *langSpec, root *node, src []byte) *analysis {
+	return analyzeInner(spec, root, src, innerMinLines)
+}
+
+// analyzeInner is analyze walking every function body of at least
+// innerMin lines for its inner definitions.
+func analyzeInner(spec *langSpec, root *node, src []byte, innerMin int) *analysis {
 	a := &analysis{
 		lang:     spec.name,
 		src:      src,
@@ -162,7 +171,7 @@ func analyze(spec *langSpec, root *node, src []byte) *analysis {
 		style:    spec.style,
 		foldWord: spec.foldWord,
 	}
-	w := &walker{spec: spec, src: src, lines: a.lines, a: a}
+	w := &walker{spec: spec, src: src, lines: a.lines, a: a, innerMin: innerMin}
 	if spec.moduleDoc != nil {
 		if d := spec.moduleDoc(root, src); d != nil {
 			w.docstring(d)
@@ -694,7 +703,7 @@ func (w *walker) inner(body *node) {
 		return
 	}
 	n := w.lastLine(body) - w.line(body.start) + 1
-	if n < innerMinLines {
+	if n < w.innerMin {
 		return
 	}
 	prevOuter := w.outer

@@ -359,3 +359,13 @@ func Prepare(ctx context.Context, lang string, src []byte, _ *Store, tags bool) 
 }
 
 var identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
+
+// DefsAtAnyDepth returns src's definitions from the line patterns of
+// [Symbols]: without a parser there are no inner definitions to add.
+func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+	fs, err := Symbols(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	return fs.Symbols, nil
+}

@@ -96,3 +96,30 @@ func Prepare(ctx context.Context, lang string, src []byte, store *Store, tags bo
 	vs, err := a.views(ctx, src, Options{Store: store}, left)
 	return t, vs, err
 }
+
+// DefsAtAnyDepth returns src's definitions as [FileTagsStored] does, and
+// also those inside function bodies of any size: the views and the symbol
+// index walk only bodies of innerMinLines lines or more for them (a small
+// function shows whole anyway), but a reader looking a name up wants its
+// definition found wherever it is (`def wrapped():` inside a five-line
+// method). It parses src whole, with no cache, so callers ask only for a
+// file that may hold such a definition.
+func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+	if err := supportedSize(lang, src); err != nil {
+		return nil, err
+	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
+	g, _ := grammarFor(lang)
+	t := budget(ctx, lang, limit)()
+	if t.err != nil {
+		return nil, t.err
+	}
+	own := append([]byte(nil), src...)
+	root, err := g.parse(ctx, own, t.d, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := analyzeInner(specs[lang], root, own, 1)
+	return slices.DeleteFunc(a.symbols, func(s Symbol) bool { return s.Kind == "test" || s.Kind == "suite" }), nil
+}
