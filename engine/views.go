@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compress"
-	srclang "github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/treesitter"
 )
 
@@ -60,11 +59,6 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 	// the structural views' cache keys stay those without them.
 	focusOpts := opts
 	focusOpts.DeclLines = c.Facts.DeclLines
-	// The files whose functions the request ranks (the focus ladder's)
-	// show their imports' runs whole: an edit there often adds an import
-	// beside those the focused code uses (BENCHMARKS.md "hmod"). Not a
-	// test's: its imports are rarely what a request changes.
-	focusOpts.ImportRuns = len(c.Facts.FocusDefs) > 0 && !srclang.IsTest(c.Source)
 	vs, err := treesitter.Views(ctx, lang, src, opts)
 	if err != nil {
 		e.log.Debug("no structural views", "source", c.Source, "language", lang, "error", err)

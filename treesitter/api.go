@@ -93,12 +93,6 @@ type Options struct {
 	// module-level call). The other levels ignore them: bodies and
 	// signatures keep module-level code anyway, the outline shows none.
 	DeclLines []int
-	// ImportRuns: the focus levels show the run of import lines a used
-	// import is in whole when short (its neighbours, its group's other
-	// names), not the used lines alone: the file's edit is likely to add
-	// an import there. The engine sets it for the files whose functions
-	// it ranks (the focus ladder's), whose edit is likeliest.
-	ImportRuns bool
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
 	// deadline of the context that comes sooner wins.
 	Timeout time.Duration

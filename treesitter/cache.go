@@ -129,9 +129,6 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 			num(l)
 		}
 	}
-	if o.ImportRuns {
-		str("runs")
-	}
 	num(src.n)
 	h.Write(src.sum[:])
 	var k [32]byte

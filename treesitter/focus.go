@@ -170,7 +170,7 @@ func (f *focusFile) views(opts Options) []View {
 	// focus-only view look up (a scan each was a third of the focus views'
 	// time); the lines withUsed adds are scanned alone after.
 	found := f.found(spans)
-	spans, added, importsShown := withUsed(lines, syms, spans, f.imps, found, opts.ImportRuns)
+	spans, added, importsShown := withUsed(lines, syms, spans, f.imps, found)
 	if len(added) > 0 {
 		for n, role := range f.found(added) {
 			found[n] |= role
@@ -808,16 +808,14 @@ var dataKinds = map[string]bool{"const": true, "var": true, "field": true}
 // usedDeclLines long, usedLinesMax lines in all. A change to a function
 // often touches them (the import of what its new code calls, the constant
 // it compares against), and the outline shows a declaration's first line
-// only as an elided outline line and an import not at all. With runs
-// (Options.ImportRuns), a used import's run of import lines (importRun)
-// is shown whole when short. found holds
+// only as an elided outline line and an import not at all. found holds
 // the names the focused code uses (identifiersIn), those with the role
 // nameUsed being the ones looked for here.
 //
 // added is the ranges of lines added; importsShown reports import lines
 // among them: the focus-only view then leaves out its list of the imports
 // used.
-func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []importLine, found map[string]uint8, runs bool) (_, added []ctxd.LineRange, importsShown bool) {
+func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []importLine, found map[string]uint8) (_, added []ctxd.LineRange, importsShown bool) {
 	used := func(n string) bool { return found[n]&nameUsed != 0 }
 	some := false
 	for _, role := range found {
@@ -841,23 +839,8 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 			n += k
 		}
 	}
-	runBytes := 0 // the bytes of the import runs shown whole
 	for _, im := range imports {
 		if slices.ContainsFunc(im.names, used) {
-			if r := importRun(lines, imports, im); runs && r.End > r.Start {
-				// The run of import lines a used one is in, whole when
-				// short: a change to the focused code adds its import
-				// beside those it has (a name to a `from m import (`
-				// group, a module after its neighbours), and the line
-				// it follows was hidden (issue 25; BENCHMARKS.md
-				// "hmod").
-				if k := rangesLen(lines, []ctxd.LineRange{r}); k <= importRunBytes && runBytes+k <= importRunsBytes && !slices.ContainsFunc(add, func(a ctxd.LineRange) bool { return a.Start <= r.Start && r.End <= a.End }) {
-					add = append(add, r)
-					runBytes += k
-					importsShown = true
-					continue
-				}
-			}
 			if im.group > 0 {
 				take(ctxd.LineRange{Start: im.group, End: im.group})
 			}
@@ -879,46 +862,6 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 	out := append(slices.Clone(spans), add...)
 	slices.SortFunc(out, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(out), add, importsShown
-}
-
-// Limits of importRun's use by withUsed: the bytes of one run shown
-// whole, and of all of a view's.
-const (
-	importRunBytes  = 640
-	importRunsBytes = 1280
-)
-
-// importRun returns the run of import lines of lines (1-based) that im,
-// one of imports (importLines), is in: the consecutive lines, from a
-// blank or other line to the next, that are import lines, the lines
-// of their groups, or a group's closing line.
-func importRun(lines []string, imports []importLine, im importLine) ctxd.LineRange {
-	isImport := func(l int) bool {
-		if l < 1 || l > len(lines) || strings.TrimSpace(lines[l-1]) == "" {
-			return false
-		}
-		for k, o := range imports {
-			if o.line == l || o.group == l {
-				return true
-			}
-			// A group's closing line: after its last member.
-			if o.group > 0 && o.line == l-1 && (k+1 == len(imports) || imports[k+1].group != o.group) && closes(uncommented(lines[l-1])) {
-				return true
-			}
-		}
-		return false
-	}
-	start, end := im.line, im.line
-	if im.group > 0 {
-		start = im.group
-	}
-	for isImport(start - 1) {
-		start--
-	}
-	for isImport(end + 1) {
-		end++
-	}
-	return ctxd.LineRange{Start: start, End: end}
 }
 
 // rangesText returns the lines of rs, in order, as one text.
