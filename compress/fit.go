@@ -101,6 +101,15 @@ const (
 	presenceLine = 64
 )
 
+// RoomyBudget is the context budget from which the presence pass plans
+// for its best presenceChunks chunks by room (presenceBudget(b) /
+// presencePer reaches presenceChunks; above it, more chunks): 8,000
+// tokens with the shares above. Below it a file that gathering adds takes
+// the place of one its own signal ranked, so package gather's rules that
+// widen or narrow gathering for room (fused files, the cap on tests)
+// apply from it.
+const RoomyBudget = presenceFirst + int((presenceChunks*presencePer-presenceShare*presenceFirst)/presenceRest)
+
 // presenceBudget is what the presence pass may spend of left tokens. Half
 // of a small budget: a file that is not there at all cannot be asked
 // about. Of a larger one, a quarter of what is above presenceFirst: the

@@ -843,3 +843,21 @@ func roomForOneBody(c tokens.Counter, top ctxd.Chunk, name string) int {
 	}
 	return c.Count(render(top)) + 2*view("outline", 5) + view("body", 60) + 40
 }
+
+// TestRoomyBudget: RoomyBudget is the budget from which the presence
+// pass plans for its best presenceChunks chunks by room (Fit's
+// presenceBudget(b) / presencePer), so package gather's rules for room
+// follow the shares when they change; 8,000 with today's (gather's
+// eval-measured rules were set there).
+func TestRoomyBudget(t *testing.T) {
+	planned := func(b int) int { return presenceBudget(b) / presencePer }
+	if got := planned(RoomyBudget); got != presenceChunks {
+		t.Errorf("at RoomyBudget %d the pass plans for %d chunks, want presenceChunks %d", RoomyBudget, got, presenceChunks)
+	}
+	if got := planned(RoomyBudget - 1); got >= presenceChunks {
+		t.Errorf("below RoomyBudget (%d) the pass plans for %d chunks, want fewer than %d", RoomyBudget-1, got, presenceChunks)
+	}
+	if RoomyBudget != 8000 {
+		t.Errorf("RoomyBudget = %d, want 8000 (the budget gather's rules were measured at)", RoomyBudget)
+	}
+}

@@ -224,6 +224,9 @@ func (r *pass) fit(ctx context.Context) error {
 		// so where the person or agent looks (stderr for the CLI).
 		env.Warnings = append(env.Warnings, fmt.Sprintf("no context fits the context budget of %d tokens: all %d gathered chunks were skipped; raise the budget", fitted.Budget, len(fitted.Skipped)))
 	}
+	for _, rel := range namedSecrets(r.p.query, r.e.root, fitted.Chunks) {
+		env.Warnings = append(env.Warnings, namedSecretWarning(rel, r.req.RefuseSecretFiles))
+	}
 	return nil
 }
 

@@ -6,16 +6,12 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/udiff"
 )
-
-// hunkHeader matches a unified diff hunk header: "@@ -12,3 +12,4 @@".
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // changedLines returns, per answer file, the 1-based lines of the parent's
 // text that the commit changed: the removed or replaced lines of each
@@ -69,13 +65,12 @@ func parseHunks(diff []byte) []hunk {
 				file = ""
 			}
 		case strings.HasPrefix(l, "@@ "):
-			m := hunkHeader.FindStringSubmatch(l)
-			if m == nil {
+			old, new, ok := udiff.HunkHeader(l)
+			if !ok {
 				continue
 			}
-			h := hunk{file: file}
-			h.start, _ = strconv.Atoi(m[1])
-			oldLeft, newLeft := count(m[2]), count(m[4])
+			h := hunk{file: file, start: old.Start}
+			oldLeft, newLeft := old.Lines, new.Lines
 			groupStart, minus, plus := -1, false, false
 			endGroup := func() {
 				if plus && !minus {
@@ -121,15 +116,6 @@ func parseHunks(diff []byte) []hunk {
 		}
 	}
 	return out
-}
-
-// count reads a hunk header's line count, 1 when omitted.
-func count(s string) int {
-	if s == "" {
-		return 1
-	}
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // hunkLines returns, per file, the sorted 1-based lines of the old text

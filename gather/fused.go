@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compress"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/prioritize"
 )
@@ -15,30 +16,24 @@ import (
 const reasonFused = "ranked by several signals"
 
 // fusedFiles is how many files addFused adds, from a context budget of
-// roomyBudget tokens (or an unknown one): each source alone adds the
-// best of its own ranking (lexical matches, graph, co-change), and a
-// file that two of them rank well but neither near its top came by none
-// of them. Below roomyBudget the fitter's presence pass looks at its
-// best 12 chunks only (compress: presenceChunks, more from a context of
-// about 8,000 tokens), where a file added this way takes the place of
-// one that its own signal ranked; measured on the development set (eval
-// recall, 100 commits, BENCHMARKS.md "h25large"): at 8k all-lines -0.7
-// with 3 files, -0.1 with 1, at 32k +0.5 with 3.
+// compress.RoomyBudget tokens (or an unknown one): each source alone
+// adds the best of its own ranking (lexical matches, graph, co-change),
+// and a file that two of them rank well but neither near its top came by
+// none of them. Below RoomyBudget the fitter's presence pass looks at its
+// best 12 chunks only (compress: presenceChunks), where a file added this
+// way takes the place of one that its own signal ranked; measured on the
+// development set (eval recall, 100 commits, BENCHMARKS.md "h25large"):
+// at 8k all-lines -0.7 with 3 files, -0.1 with 1, at 32k +0.5 with 3.
 const fusedFiles = 3
 
-// roomyBudget is the context budget from which the fitter's presence
-// pass looks past its best presenceChunks (12) chunks: compress's
-// presenceBudget(b) / presencePer exceeds 12 from b = 8,000. Below it a
-// file gathering adds takes the place of one its own signal ranked, so
-// the rules that widen or narrow gathering for room (addFused,
-// maxTestMatches) apply from it.
-const roomyBudget = 8000
-
-// roomy reports a context budget of roomyBudget tokens or more, or an
-// unknown one.
+// roomy reports a context budget of compress.RoomyBudget tokens or more,
+// or an unknown one: from it the fitter's presence pass looks past its
+// best chunks, below it a file gathering adds takes the place of one its
+// own signal ranked, so the rules that widen or narrow gathering for
+// room (addFused, maxTestMatches) apply from it.
 func (g *gathering) roomy() bool {
 	b := g.req.ContextBudget
-	return b <= 0 || b >= roomyBudget
+	return b <= 0 || b >= compress.RoomyBudget
 }
 
 // fusedWant is how many files addFused adds for the request's budget.

@@ -51,8 +51,8 @@ const maxDocMatches = 2
 // tokens of the answers ranked above them.
 const maxTestMatches = 2
 
-// maxTestMatches applies from a context of roomyBudget tokens (or an
-// unknown one): below it the same rule lost changed lines on the
+// maxTestMatches applies from a context of compress.RoomyBudget tokens
+// (or an unknown one): below it the same rule lost changed lines on the
 // development set (8k: gin, requests and httpx one request each, fastapi
 // one gained), as the fitter's presence pass (its best 12 chunks) and
 // upgrades then fell to other files.
@@ -119,7 +119,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 		// the code as docs are (the targets' own tests come by name,
 		// addTests); a test past them keeps its place but is not gathered,
 		// so the code below it does not come in its stead. From a context
-		// of roomyBudget tokens (or an unknown one).
+		// of compress.RoomyBudget tokens (or an unknown one).
 		top := hits[0].Score
 		docs, tests := 0, 0
 		capTests := g.roomy()

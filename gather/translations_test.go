@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compress"
 	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
@@ -123,7 +124,7 @@ func TestLocaleCopiesTakeNoCodePlaces(t *testing.T) {
 // by those words at most maxTestMatches times; one past them keeps its
 // lexical place, so the code ranked below the tests does not come in
 // their stead (measured: it took the tokens of the answers above it);
-// from a context of roomyBudget tokens or an unknown one. A request
+// from a context of compress.RoomyBudget tokens or an unknown one. A request
 // about tests still gathers them.
 func TestTestsTakeNoCodePlaces(t *testing.T) {
 	files := map[string]string{
@@ -149,8 +150,8 @@ func TestTestsTakeNoCodePlaces(t *testing.T) {
 		notWant  []string
 	}{
 		{"refresh an expired session token", 0, maxTestMatches, 1, []string{"lib/session.py"}, []string{"app/util0.py", "app/util1.py", "app/util2.py"}},
-		{"refresh an expired session token", roomyBudget, maxTestMatches, 1, []string{"lib/session.py"}, []string{"app/util0.py", "app/util1.py", "app/util2.py"}},
-		// Below roomyBudget the tests take the places as before.
+		{"refresh an expired session token", compress.RoomyBudget, maxTestMatches, 1, []string{"lib/session.py"}, []string{"app/util0.py", "app/util1.py", "app/util2.py"}},
+		// Below compress.RoomyBudget the tests take the places as before.
 		{"refresh an expired session token", 4733, 4, 4, []string{"lib/session.py"}, nil},
 		{"add tests: refresh an expired session token", 0, 6, 3, nil, nil},
 	} {

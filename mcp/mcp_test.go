@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -385,6 +386,37 @@ func TestGoClient(t *testing.T) {
 		res = call(t, cs, "compact_history", map[string]any{"request": chatRequest(), "session_id": "mcp-vocab", "session": "mcp-vocab"})
 		if res.IsError {
 			t.Errorf("both names with one value: %s", text(t, res))
+		}
+	})
+
+	t.Run("compact_history of a model with no known window shows none and says so", func(t *testing.T) {
+		// request.NoWindow (1073741824) is what the run assumes, no number
+		// to report; the report says the window is unknown and how to give
+		// it. A given window is shown, with no warning.
+		for _, smart := range []bool{false, true} {
+			req := chatRequest()
+			req["model"] = "acme-9000"
+			res := callOK(t, cs, "compact_history", map[string]any{"request": req, "smart": smart})
+			var out struct {
+				Report map[string]any `json:"report"`
+			}
+			structured(t, res, &out)
+			w, _ := out.Report["warnings"].([]any)
+			if _, ok := out.Report["context_window"]; ok {
+				t.Errorf("smart %v: context_window %v shown", smart, out.Report["context_window"])
+			}
+			if _, ok := out.Report["model_context_window_tokens"]; ok {
+				t.Errorf("smart %v: model_context_window_tokens %v shown", smart, out.Report["model_context_window_tokens"])
+			}
+			if len(w) != 1 || !strings.Contains(fmt.Sprint(w[0]), "context window unknown") || !strings.Contains(fmt.Sprint(w[0]), "context_window") {
+				t.Errorf("smart %v: warnings %v, want the window unknown and how to give it", smart, out.Report["warnings"])
+			}
+			res = callOK(t, cs, "compact_history", map[string]any{"request": req, "smart": smart, "context_window": 64000})
+			out.Report = nil
+			structured(t, res, &out)
+			if _, ok := out.Report["warnings"]; ok {
+				t.Errorf("smart %v with a window: warnings %v", smart, out.Report["warnings"])
+			}
 		}
 	})
 

@@ -238,21 +238,21 @@ func pieces(w string) []string {
 // explainRE matches a request that asks how something works rather than
 // for a change (docs may rise for it): these phrases on word boundaries,
 // so "docstring" and "nowhat is" do not count.
-var explainRE = regexp.MustCompile(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
+var explainRE = newLineRE(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
 
 // explains reports a request that asks how something works.
 func explains(q string) bool {
-	return explainRE.MatchString(strings.ToLower(q))
+	return explainRE.matchString(strings.ToLower(q))
 }
 
 // usesRE matches a request about a name's uses: a rename, its callers,
 // its call sites, its usages, its signature (whole words, any inflection
 // of rename).
-var usesRE = regexp.MustCompile(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
+var usesRE = newLineRE(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
 
 // aboutUses reports a request about a name's uses.
 func aboutUses(request string) bool {
-	return usesRE.MatchString(strings.ToLower(request))
+	return usesRE.matchString(strings.ToLower(request))
 }
 
 // asksUsesRE matches a question about where a name is used: its callers,

@@ -1,7 +1,9 @@
 package query
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,23 +22,23 @@ type Location struct {
 
 // Frame patterns, most specific first. Each has named groups path, line
 // and optionally col and fn.
-var traceRes = []*regexp.Regexp{
+var traceRes = []lineRE{
 	// Python: File "app/db.py", line 12, in connect
-	regexp.MustCompile(`File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<fn>[\w<>.]+))?`),
+	newLineRE(`File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<fn>[\w<>.]+))?`),
 	// Java / Kotlin / Scala: at com.example.Foo.bar(Foo.java:42)
-	regexp.MustCompile(`at (?P<fn>[\w$.<>/]+)\((?P<path>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)`),
+	newLineRE(`at (?P<fn>[\w$.<>/]+)\((?P<path>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)`),
 	// Node: at fn (/app/x.js:10:5)  or  at /app/x.js:10:5  or  at file:///app/x.mjs:1:2
-	regexp.MustCompile(`at (?:async )?(?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
+	newLineRE(`at (?:async )?(?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
 	// Ruby: app/models/user.rb:12:in `save'
-	regexp.MustCompile("(?P<path>[^\\s:'\"`(]+\\.rb):(?P<line>\\d+):in [`'](?P<fn>[^'`]+)'"),
+	newLineRE("(?P<path>[^\\s:'\"`(]+\\.rb):(?P<line>\\d+):in [`'](?P<fn>[^'`]+)'"),
 	// Go: \t/home/u/app/x.go:123 +0x1d  (the function is on the line before)
-	regexp.MustCompile(`(?m)^[ \t]+(?P<path>[^\s:]+\.(?:go|s)):(?P<line>\d+)(?: \+0x[0-9a-f]+)?[ \t\r]*$`),
+	newLineRE(`(?m)^[ \t]+(?P<path>[^\s:]+\.(?:go|s)):(?P<line>\d+)(?: \+0x[0-9a-f]+)?[ \t\r]*$`),
 	// Rust: --> src/main.rs:10:5  /  panicked at src/main.rs:10:5  /  at ./src/lib.rs:3:9
-	regexp.MustCompile(`(?:-->|panicked at|\bat) (?P<path>[^\s:]+\.rs):(?P<line>\d+)(?::(?P<col>\d+))?`),
+	newLineRE(`(?:-->|panicked at|\bat) (?P<path>[^\s:]+\.rs):(?P<line>\d+)(?::(?P<col>\d+))?`),
 	// Generic: path/to/file.ext:line:col or file.ext:line (compilers,
 	// linters, test runners), and "file.ext, line N".
-	regexp.MustCompile(`(?P<path>(?:[A-Za-z]:)?[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}):(?P<line>\d+)(?::(?P<col>\d+))?`),
-	regexp.MustCompile(`(?P<path>[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}),? line (?P<line>\d+)`),
+	newLineRE(`(?P<path>(?:[A-Za-z]:)?[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}):(?P<line>\d+)(?::(?P<col>\d+))?`),
+	newLineRE(`(?P<path>[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}),? line (?P<line>\d+)`),
 }
 
 // goFuncRe matches the function line above a Go frame.
@@ -58,14 +60,13 @@ func ParseStackTrace(text string) []Location {
 		text = text[:1<<20]
 	}
 	type span struct{ start, end int }
+	// taken are the spans matched so far, sorted and disjoint (a match
+	// that overlaps one is left out), so their ends are sorted too: the
+	// first that ends after a is the only one [a, b) may overlap.
 	var taken []span
 	overlaps := func(a, b int) bool {
-		for _, s := range taken {
-			if a < s.end && b > s.start {
-				return true
-			}
-		}
-		return false
+		i, _ := slices.BinarySearchFunc(taken, a, func(s span, a int) int { return cmp.Compare(s.end, a+1) })
+		return i < len(taken) && taken[i].start < b
 	}
 	type found struct {
 		pos int
@@ -73,8 +74,8 @@ func ParseStackTrace(text string) []Location {
 	}
 	var all []found
 	for ri, re := range traceRes {
-		names := re.SubexpNames()
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		names := re.re.SubexpNames()
+		for _, m := range re.findAllSubmatchIndex(text, -1) {
 			if overlaps(m[0], m[1]) {
 				continue
 			}
@@ -107,16 +108,14 @@ func ParseStackTrace(text string) []Location {
 				loc.Func = goFrameFunc(text, m[0])
 			}
 			loc.Path = strings.TrimPrefix(loc.Path, "./")
-			taken = append(taken, span{m[0], m[1]})
+			k, _ := slices.BinarySearchFunc(taken, m[0], func(s span, start int) int { return cmp.Compare(s.start, start) })
+			taken = slices.Insert(taken, k, span{m[0], m[1]})
 			all = append(all, found{m[0], loc})
 		}
 	}
-	// Order by position in the text.
-	for i := 1; i < len(all); i++ {
-		for j := i; j > 0 && all[j].pos < all[j-1].pos; j-- {
-			all[j], all[j-1] = all[j-1], all[j]
-		}
-	}
+	// Order by position in the text (stable: one pattern's finds at one
+	// place keep their order).
+	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.pos, b.pos) })
 	var out []Location
 	seen := map[Location]bool{}
 	for _, f := range all {

@@ -12,13 +12,13 @@ import (
 type cue struct {
 	task   ctxd.TaskType
 	weight int
-	re     *regexp.Regexp
+	re     lineRE
 }
 
 func cues(task ctxd.TaskType, weight int, phrases ...string) []cue {
 	out := make([]cue, len(phrases))
 	for i, p := range phrases {
-		out[i] = cue{task, weight, regexp.MustCompile(`\b` + p + `\b`)}
+		out[i] = cue{task, weight, newLineRE(`\b` + p + `\b`)}
 	}
 	return out
 }
@@ -59,7 +59,7 @@ func detectTask(request string, change bool) (task ctxd.TaskType, ok bool) {
 	text := strings.ToLower(request)
 	score := map[ctxd.TaskType]int{}
 	for _, c := range cueTable {
-		if n := len(c.re.FindAllStringIndex(text, 3)); n > 0 {
+		if n := len(c.re.findAllIndex(text, 3)); n > 0 {
 			score[c.task] += c.weight * n
 		}
 	}
@@ -92,12 +92,12 @@ func detectTask(request string, change bool) (task ctxd.TaskType, ok bool) {
 // 405"), not in a request for a change that names no behaviour ("Pass
 // context to .forEach instead of closure", an express commit).
 func mismatch(text string) bool {
-	if expectedRE.MatchString(text) || behaviourInsteadRE.MatchString(text) {
+	if expectedRE.matchString(text) || behaviourInsteadRE.matchString(text) {
 		return true
 	}
 	question := strings.Contains(text, "?") || questionRE.MatchString(strings.TrimSpace(text))
 	if question {
-		return insteadRE.MatchString(text)
+		return insteadRE.matchString(text)
 	}
 	// A statement that says what the code fails to do ("path parameters
 	// with dots are not matched", "retry does not respect Retry-After",
@@ -107,16 +107,16 @@ func mismatch(text string) bool {
 	if m := brokenRE.FindStringSubmatch(text); m != nil && !missingRE.MatchString(m[0]) {
 		return true
 	}
-	return statusRE.MatchString(text)
+	return statusRE.matchString(text)
 }
 
 var (
-	insteadRE          = regexp.MustCompile(`\b(instead of|rather than)\b`)
-	expectedRE         = regexp.MustCompile(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
+	insteadRE          = newLineRE(`\b(instead of|rather than)\b`)
+	expectedRE         = newLineRE(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
 	brokenRE           = regexp.MustCompile(`\b((does|do|is|are|was|were|can|will)(\s+not|n'?t)|cannot|won'?t|never|ignores|ignored|loses|swallows|hangs)\b(\s+\w+)?`)
 	missingRE          = regexp.MustCompile(`\b(supported|implemented|available|possible|exposed|configurable|documented)$`)
-	statusRE           = regexp.MustCompile(`\b(returns?|returned|responds?|responded|gives?|gave|answers?|answered|sends?|sent|fails? with|failed with|throws?|raises?)\b[^.?!\n]{0,30}\b[45]\d\d\b`)
-	behaviourInsteadRE = regexp.MustCompile(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
+	statusRE           = newLineRE(`\b(returns?|returned|responds?|responded|gives?|gave|answers?|answered|sends?|sent|fails? with|failed with|throws?|raises?)\b[^.?!\n]{0,30}\b[45]\d\d\b`)
+	behaviourInsteadRE = newLineRE(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
 )
 
 // clauseRE splits a request into clauses: at sentence punctuation (a dot

@@ -98,6 +98,9 @@ func runCompress(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	printRedactions(std, res.Redactions)
+	if res.Report != nil {
+		printWarnings(std, res.Report.Warnings)
+	}
 	return writeRequest(std, res.Request, res.Report, rf.report)
 }
 
@@ -176,6 +179,15 @@ func jsonBody(b []byte, err error) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// printWarnings writes a report's warnings (an unknown context window)
+// to stderr, one line each, with or without --report: they say what the
+// caller should do.
+func printWarnings(std *IO, ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(std.Err, "ctxd: %s\n", w)
+	}
 }
 
 // writeRequest writes a rewritten request to stdout and, when asked, its

@@ -223,3 +223,32 @@ func TestRequestReportOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestUnknownWindowWarns: compress and optimize of a model no
+// registry knows, with no window given, say on stderr (one line, even
+// without --report) that the window is unknown and how to give it, and
+// their report shows no window number (request.NoWindow read 1073741824);
+// a known model, or a given window, warns of nothing.
+func TestRequestUnknownWindowWarns(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{"a.go": "package a\n"})
+	for _, cmd := range []string{"compress", "optimize"} {
+		out, errOut, code := runCtxd(t, dir, chatHistory(6), nil, cmd, "--session", "s", "--model", "acme-9000")
+		if code != 0 || out == "" {
+			t.Fatalf("%s: exit %d, stdout %d bytes: %s", cmd, code, len(out), errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "ctxd: context window unknown: model \"acme-9000\"") || !strings.Contains(lines[0], "--context-window") {
+			t.Errorf("%s: stderr %q, want one line that the window is unknown and how to give it", cmd, errOut)
+		}
+		_, errOut, _ = runCtxd(t, dir, chatHistory(6), nil, cmd, "--session", "s", "--model", "acme-9000", "--report", "-")
+		if strings.Contains(errOut, "1073741824") {
+			t.Errorf("%s --report -: the report shows the sentinel window:\n%.800s", cmd, errOut)
+		}
+		for _, args := range [][]string{{"--model", "gpt-4o"}, {"--model", "acme-9000", "--context-window", "32000"}} {
+			_, errOut, _ = runCtxd(t, dir, chatHistory(6), nil, append([]string{cmd, "--session", "s"}, args...)...)
+			if errOut != "" {
+				t.Errorf("%s %v: stderr %q, want nothing", cmd, args, errOut)
+			}
+		}
+	}
+}

@@ -767,3 +767,66 @@ func TestShallowCloneAndHugeIgnore(t *testing.T) {
 		t.Errorf("pack with a 5 MiB .gitignore: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestNamedSecretFileEveryDoor: a request that names a secret file of
+// the workspace (".env"), which a mention never gathers, is told so at
+// every door, as the CLI's prompt tells it on stderr: the daemon's
+// ctx/buildPrompt in the envelope's warnings, MCP's build_context in its
+// warnings (structured and the text block after the prompt), naming
+// the switch an agent needs (--allow-secret-files) or, with it, that
+// opening the file reads it. A request that names none is not warned.
+func TestNamedSecretFileEveryDoor(t *testing.T) {
+	dir := testutil.GitRepo(t, sampleRepo) // .env holds API_KEY
+	const named, other = "why is API_KEY in .env rejected?", "why is API_KEY rejected?"
+	const warn = "the request names .env, a secret file, which a mention does not gather"
+
+	d := startDaemon(t, dir)
+	result(t, d.call("initialize", map[string]any{"root": dir}))
+	for _, req := range []string{named, other} {
+		res := result(t, d.call("ctx/buildPrompt", map[string]any{"user_request": req}))
+		b, _ := json.Marshal(res["warnings"])
+		if got := strings.Contains(string(b), warn+": opening it reads it (--open .env, or open_files;"); got != (req == named) {
+			t.Errorf("daemon ctx/buildPrompt %q: warnings %s; want the named secret file's: %v", req, b, req == named)
+		}
+		if strings.Contains(fmt.Sprint(res["prompt"]), "super-secret-value") {
+			t.Errorf("daemon: the secret's value in the prompt")
+		}
+	}
+
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, warn + " and an agent's open_files does not read (start ctxd mcp with --allow-secret-files to allow it)"},
+		{[]string{"--allow-secret-files"}, warn + ": opening it reads it (--open .env, or open_files;"},
+	} {
+		m := startMCPArgs(t, dir, tc.flags...)
+		for _, req := range []string{named, other} {
+			line := m.tool("build_context", map[string]any{"request": req})
+			if e := toolError(t, line); e != "" {
+				t.Fatalf("mcp %v build_context: %s", tc.flags, e)
+			}
+			var msg struct {
+				Result struct {
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+					Structured struct {
+						Warnings []string `json:"warnings"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+				t.Fatalf("mcp build_context: %v: %.300s", err, line)
+			}
+			inText := false
+			for _, c := range msg.Result.Content[1:] {
+				inText = inText || strings.Contains(c.Text, tc.want)
+			}
+			inWarnings := strings.Contains(strings.Join(msg.Result.Structured.Warnings, "\n"), tc.want)
+			if inText != (req == named) || inWarnings != (req == named) {
+				t.Errorf("mcp %v build_context %q: in the text block %v, in warnings %v (%q); want %v", tc.flags, req, inText, inWarnings, msg.Result.Structured.Warnings, req == named)
+			}
+		}
+	}
+}

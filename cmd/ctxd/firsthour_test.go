@@ -180,7 +180,7 @@ func TestPromptBinaryStdin(t *testing.T) {
 // is not either.
 func TestPromptNamesSecretFile(t *testing.T) {
 	dir := testutil.GitRepo(t, sampleRepo) // .env holds API_KEY
-	warn := "ctxd: the request names .env, a secret file, which a mention does not gather: --open .env reads it (values a secret rule matches are redacted)\n"
+	warn := "ctxd: the request names .env, a secret file, which a mention does not gather: opening it reads it (--open .env, or open_files; values a secret rule matches are redacted)\n"
 	// A nested dotfile, named as a location, absolute or with Windows'
 	// separator: the request's file names are query's (FileNames).
 	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {

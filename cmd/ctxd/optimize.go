@@ -236,6 +236,9 @@ func runOptimize(ctx context.Context, std *IO, args []string) error {
 		return err
 	}
 	printRedactions(std, res.Redactions)
+	if res.Report != nil {
+		printWarnings(std, res.Report.Warnings)
+	}
 	return writeRequest(std, res.Request, res.Report, rf.report)
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/engine"
-	"github.com/ctxd/ctxd/lang"
-	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -172,9 +169,6 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 		}
 		fmt.Fprintf(io.Err, "ctxd: %s\n", w)
 	}
-	for _, rel := range namedSecrets(request, root, env) {
-		fmt.Fprintf(io.Err, "ctxd: the request names %s, a secret file, which a mention does not gather: --open %s reads it (values a secret rule matches are redacted)\n", rel, rel)
-	}
 	if env.Stats.FilesScanned == 0 && len(req.OpenFiles) == 0 {
 		// An empty directory, or a wrong --root: the prompt is the
 		// request and an empty tree, which said nothing of why.
@@ -201,30 +195,6 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 // cliGCPercent is the garbage collector's GOGC for a prompt run (unless
 // $GOGC sets it): at 10k files, 6 collections at the default 100, 2 here.
 const cliGCPercent = 400
-
-// namedSecrets lists the secret files of root the request names by path
-// ("why is the password in .env wrong") that the context does not hold:
-// a mention never gathers one (docs/gathering.md), and the prompt said
-// nothing of it.
-func namedSecrets(request, root string, env *ctxd.Envelope) []string {
-	in := map[string]bool{}
-	for _, c := range env.Context.Chunks {
-		in[c.Source] = true
-	}
-	var out []string
-	for _, w := range query.Parse(request).FileNames {
-		if r, ok := strings.CutPrefix(w, filepath.ToSlash(root)+"/"); ok {
-			w = r // written absolute, under the root
-		}
-		if !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
-			continue
-		}
-		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil && st.Mode().IsRegular() {
-			out = append(out, w)
-		}
-	}
-	return out
-}
 
 // readRequest joins the positional arguments into the request; "-" reads
 // standard input.

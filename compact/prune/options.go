@@ -140,6 +140,9 @@ type settings struct {
 const (
 	BudgetExplicit = "explicit"
 	BudgetWindow   = "model_window"
+	// BudgetNone: no window and no explicit budget (the report shows no
+	// number).
+	BudgetNone = "none"
 )
 
 func (o Options) validate() error {

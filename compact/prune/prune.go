@@ -368,6 +368,15 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 		WindowSize: s.windowSize, MaxToolOutput: s.maxToolOutput, Session: r.scope,
 		FixedTokens: fixed, FloorTokens: floor, MinimumTokens: minimum, TokensBefore: before,
 	}
+	if s.model.Source == request.WindowNone {
+		// The run assumes request.NoWindow: no number to show. Unless
+		// an explicit budget bounds the request, nothing does: say so.
+		rep.ContextWindow = 0
+		if s.budgetSource == BudgetWindow {
+			rep.Budget, rep.BudgetSource = 0, BudgetNone
+			rep.Warnings = append(rep.Warnings, request.UnknownWindow(s.model.Name))
+		}
+	}
 	// At low pressure nothing lossy happens: only unpaired calls and
 	// results go (the protocol requires it). From the medium band on
 	// (half the budget), the archive's long tool outputs are condensed
@@ -390,8 +399,12 @@ func (p *Pruner) runParsed(ctx context.Context, req *request.Request, errText st
 	}
 	if r.total+summaryTokens > avail {
 		rep.TokensAfter = r.total + summaryTokens
-		rep.Reason = fmt.Sprintf("the protocol-exact minimum (fixed parts and tools, system messages, latest user turn, open tool pairs) needs %d tokens and the request still needs %d after condensing, referencing and evicting everything else; the budget is %d (context window %d less %d reserved for the reply)",
-			minimum, r.total+summaryTokens, avail, s.model.ContextWindow, s.outputReserve)
+		of := fmt.Sprintf("context window %d less %d reserved for the reply", s.model.ContextWindow, s.outputReserve)
+		if s.budgetSource == BudgetExplicit {
+			of = "given"
+		}
+		rep.Reason = fmt.Sprintf("the protocol-exact minimum (fixed parts and tools, system messages, latest user turn, open tool pairs) needs %d tokens and the request still needs %d after condensing, referencing and evicting everything else; the budget is %d (%s)",
+			minimum, r.total+summaryTokens, avail, of)
 		return nil, nil, &OverBudgetError{Report: rep}
 	}
 	if len(req.Items) > 0 && r.keptBefore(len(req.Items)) == 0 && summary == nil && note == nil {

@@ -2,6 +2,7 @@ package prune
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -279,7 +280,10 @@ func TestSharedPruner(t *testing.T) {
 
 // An unknown model with no window is compressed exactly as a known model
 // with a very large window: no pressure step (a guessed small window used
-// to cut such requests to a few percent).
+// to cut such requests to a few percent). Its report shows no window and
+// no budget (request.NoWindow is no number to show: it read 1073741824)
+// and warns that the window is unknown, with how to give it; with an
+// explicit budget, the budget shows and bounds, and there is no warning.
 func TestUnknownModelHasNoWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
 	c := genConv(rng, 60, 3000)
@@ -296,8 +300,28 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 		if !bytes.Equal(unknown, known) || ur.PressureBand != request.BandLow || ur.PressureBand != kr.PressureBand {
 			t.Errorf("%s: unknown %d tokens after (%s), known %d (%s); bodies equal %v", f, ur.TokensAfter, ur.PressureBand, kr.TokensAfter, kr.PressureBand, bytes.Equal(unknown, known))
 		}
-		if ur.ContextWindowSource != request.WindowNone || ur.ContextWindow != request.NoWindow || kr.ContextWindowSource != tokens.SourceExplicit {
+		if ur.ContextWindowSource != request.WindowNone || ur.ContextWindow != 0 || kr.ContextWindowSource != tokens.SourceExplicit {
 			t.Errorf("%s: window %d from %q (known: %q)", f, ur.ContextWindow, ur.ContextWindowSource, kr.ContextWindowSource)
+		}
+		js, _ := json.Marshal(ur)
+		var top map[string]any
+		if err := json.Unmarshal(js, &top); err != nil {
+			t.Fatal(err)
+		}
+		_, hasWindow := top["context_window"]
+		_, hasBudget := top["budget"]
+		if hasWindow || hasBudget || top["budget_source"] != BudgetNone {
+			t.Errorf("%s: report JSON has context_window %v, budget %v (%v), want neither", f, top["context_window"], top["budget"], top["budget_source"])
+		}
+		if len(ur.Warnings) != 1 || !strings.Contains(ur.Warnings[0], "context window unknown") || !strings.Contains(ur.Warnings[0], "--context-window") || len(kr.Warnings) != 0 {
+			t.Errorf("%s: warnings %q (known: %q), want one saying the window is unknown and how to give it", f, ur.Warnings, kr.Warnings)
+		}
+		_, br, err := Compress(t.Context(), b, Options{Budget: 500_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if br.ContextWindow != 0 || br.Budget != 500_000 || br.BudgetSource != BudgetExplicit || len(br.Warnings) != 0 {
+			t.Errorf("%s: with a budget: window %d, budget %d (%s), warnings %q", f, br.ContextWindow, br.Budget, br.BudgetSource, br.Warnings)
 		}
 		if ur.TokensBefore < tokens.FallbackWindow {
 			t.Errorf("%s: %d tokens is too small to show anything", f, ur.TokensBefore)

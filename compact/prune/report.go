@@ -27,14 +27,17 @@ type Report struct {
 	// encoding, "low" for calibrated estimates (see CalibrationError).
 	EstimatorConfidence string  `json:"estimator_confidence"`
 	CalibrationError    float64 `json:"calibration_error,omitempty"`
-	ContextWindow       int     `json:"context_window"`
+	// ContextWindow is the window, left out when the source is "none".
+	ContextWindow int `json:"context_window,omitempty"`
 	// ContextWindowSource is where the window came from: "explicit",
-	// "registry", or "none" (nothing gave one: [request.NoWindow], no
-	// pressure).
+	// "registry", or "none" (nothing gave one: the run assumes
+	// [request.NoWindow], no pressure; Warnings says so).
 	ContextWindowSource string `json:"context_window_source"`
 	OutputReserve       int    `json:"output_reserve"`
-	Budget              int    `json:"budget"`
-	// BudgetSource is "explicit" or "model_window".
+	// Budget is left out when nothing bounds the request (no window, no
+	// explicit budget).
+	Budget int `json:"budget,omitempty"`
+	// BudgetSource is "explicit", "model_window" or "none" (no window).
 	BudgetSource  string `json:"budget_source"`
 	WindowSize    int    `json:"window_size"`
 	MaxToolOutput int    `json:"max_tool_output"`
@@ -74,6 +77,9 @@ type Report struct {
 	Removed int `json:"-"`
 	// Inserted lists items the run added (the summary, a retry note).
 	Inserted []Inserted `json:"inserted,omitempty"`
+	// Warnings are for the caller: the window is unknown
+	// ([request.UnknownWindow]).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Decision is what happened to one input item.

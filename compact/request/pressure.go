@@ -1,6 +1,9 @@
 package request
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Pressure bands, by pressure in basis points: how close a request is to
 // what it may use. Both compactors read them the same way: below
@@ -42,3 +45,10 @@ const NoWindow = 1 << 30
 
 // WindowNone is the window source of [NoWindow].
 const WindowNone = "none"
+
+// UnknownWindow is the warning of a report whose window source is
+// [WindowNone]: [NoWindow] is no window to show, so a report leaves the
+// number out and says this instead, with how to give one.
+func UnknownWindow(model string) string {
+	return fmt.Sprintf("context window unknown: model %q is not in the registry and none was given, so no step driven by window pressure runs (give it with --context-window, context_window in the configuration, or the call's context_window; ctxd models lists the known names)", model)
+}

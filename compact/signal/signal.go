@@ -152,7 +152,7 @@ func ClassifyLine(l string) uint8 {
 }
 
 func HasErrorMarker(s string) bool {
-	if hasMarker(s) || hasTSCode(s) || isPytestE(s) {
+	if hasMarker(s) || hasTSCode(s) || isPytestE(s) || isGoDiagnostic(s) {
 		return true
 	}
 	// Every failing-test summary line carries a marker (FAIL, ERROR,
@@ -180,6 +180,34 @@ func hasMarker(s string) bool {
 		}
 	}
 	return false
+}
+
+// isGoDiagnostic reports a Go tool's diagnostic: "path.go:12:2: message"
+// as go vet prints its findings ("x.go:9:14: fmt.Printf format %d has arg
+// s of wrong type string", "./x.go:11:4: copylocks: call of g copies lock
+// value"), with no error word, as the compiler and staticcheck print
+// theirs. The column and the ": " before a message that starts with no
+// space tell it from a search hit: grep -n has no column, and rg
+// --vimgrep's "x.go:12:2:" is followed by the line's own text, a gofmt'd
+// Go line's tab indent or its first byte.
+func isGoDiagnostic(s string) bool {
+	t := strings.TrimSpace(s)
+	i := strings.Index(t, ".go:")
+	if i <= 0 || strings.ContainsAny(t[:i], " \t:") {
+		return false
+	}
+	rest := t[i+len(".go:"):]
+	for range 2 { // line, then column
+		n := 0
+		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+			n++
+		}
+		if n == 0 || n == len(rest) || rest[n] != ':' {
+			return false
+		}
+		rest = rest[n+1:]
+	}
+	return len(rest) > 1 && rest[0] == ' ' && rest[1] != ' ' && rest[1] != '\t'
 }
 
 // isPytestE reports pytest's assertion detail lines ("E       assert 1 == 2").

@@ -274,3 +274,37 @@ func TestFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestGoDiagnosticIsError: a Go tool's "file.go:line:col: message" is an
+// error line though it carries no error word (go vet's findings, in go
+// 1.26's shape and older go's "./" and analyzer-name shape, staticcheck's),
+// as a compiler error is; a search hit on a Go file is not (grep -n has
+// no column; rg --vimgrep's text follows the column directly).
+func TestGoDiagnosticIsError(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"x.go:9:14: fmt.Printf format %d has arg s of wrong type string", true},
+		{"x.go:11:4: call of g copies lock value: sync.Mutex", true},
+		{"sub/s.go:5:24: fmt.Printf format %s has arg 1 of wrong type int", true},
+		{"./x.go:12:2: printf: fmt.Sprintf format %s reads arg #1, but call has 0 args", true},
+		{"/home/u/shop/cart.go:40:3: unreachable code", true},
+		{"cart.go:7:2: SA4006: this value of err is never used (staticcheck)", true},
+		{"./b.go:3:12: undefined: undefinedThing", true}, // a compiler error, as before
+		{"x.go:12:6:\tfmt.Println(s)", false},            // rg --vimgrep
+		{"x.go:3:1:func F() {", false},                   // rg --vimgrep
+		{"x.go:12:2:  // two spaces", false},
+		{"x.go:12:\tfmt.Println(s)", false}, // grep -n
+		{"x.go:12: fmt.Println(s)", false},  // grep -n of a one-space line
+		{"see x.go:12:2: the comment", false},
+		{"x.go:12:2:", false},
+		{"x.go:a:2: message", false},
+		{"x.gox:12:2: message", false},
+	}
+	for _, tt := range tests {
+		if got := ClassifyLine(tt.line) == LineError; got != tt.want {
+			t.Errorf("ClassifyLine(%q) error %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

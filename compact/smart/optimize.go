@@ -181,6 +181,10 @@ func (o *Optimizer) Optimize(ctx context.Context, body []byte, c Call) (*Result,
 	r.b = b
 	rep.Model, rep.Encoding = b.model.Name, b.counter.Encoding()
 	r.setBudgetTelemetry()
+	if b.windowSource == WindowNone && c.Budget <= 0 {
+		// Nothing bounds the request (an explicit budget would).
+		rep.Warnings = append(rep.Warnings, request.UnknownWindow(b.model.Name))
+	}
 	rep.EstimatedTokensBefore, rep.EstimatedTokensAfter = r.before, r.before
 	if rep.RolloutMode == RolloutCanaryOut {
 		rep.Fits = r.before <= b.usable
@@ -365,6 +369,9 @@ type callInfo struct {
 func (r *run) setBudgetTelemetry() {
 	b, t := r.b, &r.rep.Telemetry
 	t.ModelContextWindowTokens = b.window
+	if b.windowSource == WindowNone {
+		t.ModelContextWindowTokens = 0 // request.NoWindow is no window to show
+	}
 	t.ModelContextWindowSource = b.windowSource
 	t.ObservedContextTokens = r.c.ObservedInputTokens
 	t.EstimateRatio = r.c.EstimateRatio

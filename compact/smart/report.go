@@ -60,6 +60,9 @@ type Report struct {
 	Unresolved []Unresolved `json:"unresolved,omitempty"`
 	// Artifacts lists the artifacts the output refers to.
 	Artifacts []ArtifactUse `json:"artifacts,omitempty"`
+	// Warnings are for the caller: the window is unknown
+	// ([request.UnknownWindow]).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Decision is what happened to one payload segment.

@@ -950,7 +950,9 @@ func TestRetrievalHintInMarkers(t *testing.T) {
 // An unknown model with no window is treated exactly as a known model
 // with a very large window: no step driven by window pressure runs, and
 // the request goes out as the known model's would (a small guessed
-// window used to cut such requests by 90% and more).
+// window used to cut such requests by 90% and more). The report shows no
+// window (request.NoWindow is no number: it read 1073741824) and warns
+// that it is unknown, with how to give it; not when a budget bounds it.
 func TestUnknownModelHasNoWindow(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
@@ -965,8 +967,22 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 			if !bytes.Equal(unknown.Body, known.Body) {
 				t.Errorf("unknown model's request differs from the known model's with a very large window (%d vs %d bytes)", len(unknown.Body), len(known.Body))
 			}
-			if u.ModelContextWindowSource != WindowNone || u.ModelContextWindowTokens != request.NoWindow {
-				t.Errorf("window %d from %q, want %d from %q", u.ModelContextWindowTokens, u.ModelContextWindowSource, request.NoWindow, WindowNone)
+			if u.ModelContextWindowSource != WindowNone || u.ModelContextWindowTokens != 0 {
+				t.Errorf("window %d from %q, want none shown from %q", u.ModelContextWindowTokens, u.ModelContextWindowSource, WindowNone)
+			}
+			js, _ := json.Marshal(u)
+			if bytes.Contains(js, []byte(`"model_context_window_tokens"`)) || bytes.Contains(js, []byte("1073741824")) {
+				t.Errorf("report JSON shows a window: %.300s", js)
+			}
+			if len(u.Warnings) != 1 || !strings.Contains(u.Warnings[0], "context window unknown") || !strings.Contains(u.Warnings[0], "--context-window") || len(k.Warnings) != 0 {
+				t.Errorf("warnings %q (known: %q), want one saying the window is unknown and how to give it", u.Warnings, k.Warnings)
+			}
+			bounded, err := New(Options{Store: newStore(t)}).Optimize(t.Context(), in, Call{Session: "s", Model: "acme-gateway-alias", Budget: 500_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(bounded.Report.Warnings) != 0 {
+				t.Errorf("with a budget: warnings %q", bounded.Report.Warnings)
 			}
 			if u.PressureBand != BandLow || u.PressureBand != k.PressureBand || u.BudgetMode != k.BudgetMode || u.EstimatedTokensAfter != k.EstimatedTokensAfter || !u.Fits {
 				t.Errorf("unknown: band %s mode %s after %d fits %v; known: band %s mode %s after %d",

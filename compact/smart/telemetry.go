@@ -22,7 +22,9 @@ type Telemetry struct {
 	RewriteRatioPercent int `json:"rewrite_ratio_percent"`
 
 	// Budget and pressure.
-	ModelContextWindowTokens int    `json:"model_context_window_tokens"`
+	// ModelContextWindowTokens is left out when the source is "none"
+	// (the run assumes request.NoWindow; the report's Warnings say so).
+	ModelContextWindowTokens int    `json:"model_context_window_tokens,omitempty"`
 	ModelContextWindowSource string `json:"model_context_window_source"`
 	ObservedContextTokens    int    `json:"observed_context_tokens"`
 	// EstimateRatio is the observed/estimated calibration the call

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/udiff"
 )
 
 // LineHistory is where a file's recent commits (and its uncommitted
@@ -144,37 +145,12 @@ func parseHunks(b []byte) map[string][]hunk {
 				file = "" // /dev/null or a quoted name
 			}
 		case file != "" && bytes.HasPrefix(line, []byte("@@ ")):
-			if h, ok := parseHunk(string(line)); ok {
-				out[file] = append(out[file], h)
+			if old, new, ok := udiff.HunkHeader(string(line)); ok {
+				out[file] = append(out[file], hunk{old.Start, old.Lines, new.Start, new.Lines})
 			}
 		}
 	}
 	return out
-}
-
-// parseHunk reads "@@ -a[,b] +c[,d] @@ ...".
-func parseHunk(s string) (hunk, bool) {
-	f := strings.Fields(s)
-	if len(f) < 3 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
-		return hunk{}, false
-	}
-	a, b, ok1 := rangeOf(f[1][1:])
-	c, d, ok2 := rangeOf(f[2][1:])
-	return hunk{a, b, c, d}, ok1 && ok2
-}
-
-// rangeOf reads "l[,n]" (n 1 when left out).
-func rangeOf(s string) (int, int, bool) {
-	l, n, found := strings.Cut(s, ",")
-	a, err := strconv.Atoi(l)
-	if err != nil {
-		return 0, 0, false
-	}
-	if !found {
-		return a, 1, true
-	}
-	b, err := strconv.Atoi(n)
-	return a, b, err == nil
 }
 
 // mapHistory maps each change's new lines (cs, newest first) onto the

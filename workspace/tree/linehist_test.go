@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +80,29 @@ func TestLineHistories(t *testing.T) {
 	want = &LineHistory{Changes: 2, Runs: []LineRun{{1, 1, 2}, {2, 2, 1}}}
 	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py, 2 commits, uncommitted left out (-want +got):\n%s", d)
+	}
+}
+
+// TestParseHunksHeaders: a -U0 diff's hunks by their headers; a header
+// not of git's form (a signed or missing number, a pasted or hostile
+// diff) is left out, never read as a negative count.
+func TestParseHunksHeaders(t *testing.T) {
+	tests := []struct {
+		name string
+		diff string
+		want []hunk
+	}{
+		{"git's", "diff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n@@ -3,2 +3 @@ func f() {\n-a\n-b\n+c\n@@ -9,0 +9,2 @@\n+d\n+e\n", []hunk{{3, 2, 3, 1}, {9, 0, 9, 2}}},
+		{"signed count", "+++ b/f.go\n@@ -1,-2 +1,3 @@\n+x\n", nil},
+		{"signed start", "+++ b/f.go\n@@ -1 ++4,1 @@\n+x\n", nil},
+		{"two spaces", "+++ b/f.go\n@@ -1  +4,1 @@\n+x\n", nil},
+		{"no closing", "+++ b/f.go\n@@ -1 +4,1\n+x\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseHunks([]byte(tt.diff))["f.go"]; !slices.Equal(got, tt.want) {
+				t.Errorf("parseHunks = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

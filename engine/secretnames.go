@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
+)
+
+// namedSecrets lists the secret files of root the request names by path
+// ("why is the password in .env wrong") that the context does not hold:
+// a mention never gathers one (docs/gathering.md), and the prompt said
+// nothing of it. Every door warns of them alike (the CLI on stderr, MCP's
+// build_context and the daemon's ctx/buildPrompt in the envelope's
+// warnings): see namedSecretWarning.
+func namedSecrets(q *query.Query, root string, chunks []ctxd.Chunk) []string {
+	in := map[string]bool{}
+	for _, c := range chunks {
+		in[c.Source] = true
+	}
+	var out []string
+	for _, w := range q.FileNames {
+		if r, ok := strings.CutPrefix(w, filepath.ToSlash(root)+"/"); ok {
+			w = r // written absolute, under the root
+		}
+		if !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil && st.Mode().IsRegular() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// namedSecretWarning says that the request names rel, a secret file it
+// did not gather, and how to read it: by opening it (the CLI's --open,
+// the daemon's open_files), or, for an agent whose named files are
+// refused (refused: MCP without --allow-secret-files), not at all.
+func namedSecretWarning(rel string, refused bool) string {
+	if refused {
+		return fmt.Sprintf("the request names %s, a secret file, which a mention does not gather and an agent's open_files does not read (start ctxd mcp with --allow-secret-files to allow it)", rel)
+	}
+	return fmt.Sprintf("the request names %s, a secret file, which a mention does not gather: opening it reads it (--open %s, or open_files; values a secret rule matches are redacted)", rel, rel)
+}
