@@ -80,7 +80,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 		}
 		if tag == "" && (catalogues == nil || !catalogues[i]) {
 			tag, page = lang.VersionCopy(d.path)
-			version = true
+			code, version = false, true // two versions make a group
 		}
 		if tag == "" {
 			continue

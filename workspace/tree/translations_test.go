@@ -120,14 +120,16 @@ func TestRankVersionCopiesOnce(t *testing.T) {
 		"docs_src/query/tutorial002_an_py310.py": example,
 		"docs_src/query/tutorial002_an_py39.py":  example,
 		"docs_src/query/tutorial003_an_py310.py": example, // one version: itself
+		"docs_src/files/tutorial001_an_py310.py": example, // two versions
+		"docs_src/files/tutorial001_py310.py":    example,
 		"webfw/params.py":                        []byte("class Query:\n    def __init__(self, alias=None):\n        self.alias = alias  # the query alias\n"),
 	})
 	tests := []struct {
 		request string
 		want    []string // the hits, in path order
 	}{
-		{"the query alias item-query is ignored", []string{"docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
-		{"查询参数 query alias item-query 被忽略", []string{"docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
+		{"the query alias item-query is ignored", []string{"docs_src/files/tutorial001_py310.py", "docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
+		{"查询参数 query alias item-query 被忽略", []string{"docs_src/files/tutorial001_py310.py", "docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
 	}
 	for _, tt := range tests {
 		var got []string
