@@ -20,6 +20,13 @@ import "github.com/ctxd/ctxd/lang"
 // none of its targets, at most maxDocMatches beside it (gather). A
 // request about translations ranks them all as what they are.
 
+// Copies of one Python example per version count once as well
+// ([lang.VersionCopy]): fastapi's docs_src/<topic>/tutorial001.py,
+// tutorial001_py310.py, tutorial001_an_py39.py, ... (eight copies of one
+// example took 13 of the 25 lexical places of "Fix parameter aliases").
+// The ranking keeps [lang.PreferredVersion]'s copy whatever the request's
+// language; two versions make a group.
+
 // minCodeCopies is the number of locale folders holding one code file
 // from which they are copies of it: a folder named like a language ("es"
 // for ES modules, "it" for integration tests, "ms") may hold the same file
@@ -37,12 +44,17 @@ type pageVersions struct {
 	// code: copies of a file that is not a documentation page (code,
 	// catalogues), found by lang.CopyLocale.
 	code bool
+	// version: copies of an example per Python version
+	// (lang.VersionCopy), whatever the request's language: english is
+	// the one lang.PreferredVersion keeps.
+	version bool
 }
 
 // groupVersions finds the documentation pages of docs (sorted by path)
 // that exist in more than one language ([lang.Locale]: locale folders and
 // language suffixes), and the other files with copies under several
-// locales ([lang.CopyLocale], at least minCodeCopies for code). It
+// locales ([lang.CopyLocale], at least minCodeCopies for code) or per
+// Python version ([lang.VersionCopy], at least two). It
 // returns, by document, 1 + the index of its page in pages (0: a page in
 // one version, or not a page), the pages, and by document whether it is a
 // gettext catalogue (nil when none is). A folder named like a language
@@ -51,7 +63,7 @@ type pageVersions struct {
 func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogues []bool) {
 	byPage := map[string]int32{} // page -> 1 + index in pages
 	for i, d := range docs {
-		tag, page, code := "", "", false
+		tag, page, code, version := "", "", false, false
 		if isDocRole(d.role) {
 			tag, page = lang.Locale(d.path)
 		}
@@ -66,14 +78,24 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 			}
 			code = true
 		}
+		if tag == "" && (catalogues == nil || !catalogues[i]) {
+			tag, page = lang.VersionCopy(d.path)
+			code, version = false, true // two versions make a group
+		}
 		if tag == "" {
 			continue
 		}
-		k := byPage[page]
+		// A page's key says what kind of copies it groups: a tutorial
+		// per Python version is not a locale's copy of the same path.
+		key := page
+		if version {
+			key = "\x00v:" + page
+		}
+		k := byPage[key]
 		if k == 0 {
-			pages = append(pages, pageVersions{code: code})
+			pages = append(pages, pageVersions{code: code, version: version})
 			k = int32(len(pages))
-			byPage[page] = k
+			byPage[key] = k
 		}
 		p := &pages[k-1]
 		p.docs = append(p.docs, int32(i))
@@ -82,10 +104,18 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 	if len(pages) == 0 {
 		return nil, nil, catalogues
 	}
-	// The untagged originals (README.md beside README.zh-CN.md).
+	// The untagged originals (README.md beside README.zh-CN.md;
+	// tutorial001.py beside tutorial001_py310.py).
 	for i, d := range docs {
 		if k := byPage[d.path]; k > 0 {
 			if tag, _ := lang.Locale(d.path); tag == "" {
+				p := &pages[k-1]
+				p.docs = append(p.docs, int32(i))
+				p.tags = append(p.tags, "")
+			}
+		}
+		if k := byPage["\x00v:"+d.path]; k > 0 {
+			if tag, _ := lang.VersionCopy(d.path); tag == "" {
 				p := &pages[k-1]
 				p.docs = append(p.docs, int32(i))
 				p.tags = append(p.tags, "")
@@ -111,6 +141,10 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 		p := &pages[k]
 		for _, d := range p.docs {
 			of[d] = int32(k + 1)
+		}
+		if p.version {
+			p.english = p.docs[lang.PreferredVersion(p.tags)]
+			continue
 		}
 		p.english = p.docs[lang.Preferred(p.tags, "")]
 	}
@@ -143,7 +177,7 @@ func (ix *Index) otherVersion(d int32, want string) bool {
 		return false
 	}
 	p := &ix.pages[k-1]
-	if want == "" {
+	if want == "" || p.version {
 		return p.english != d
 	}
 	return p.docs[lang.Preferred(p.tags, want)] != d

@@ -101,3 +101,44 @@ func TestRankCopiesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRankVersionCopiesOnce: copies of an example per Python version
+// (fastapi's docs_src/<topic>/tutorial001.py, tutorial001_py310.py,
+// tutorial001_an_py39.py, ...) count once, as the original, else the newest
+// version without Annotated; a request in another language keeps the
+// same copy; a file with a version tail and no other version is itself.
+func TestRankVersionCopiesOnce(t *testing.T) {
+	example := []byte("from webfw import Query\n\n\nasync def read_items(q: str = Query(alias=\"item-query\")):\n    return {\"q\": q}\n")
+	ix := newTextIndex(map[string][]byte{
+		"docs_src/query/tutorial001.py":          example,
+		"docs_src/query/tutorial001_py39.py":     example,
+		"docs_src/query/tutorial001_py310.py":    example,
+		"docs_src/query/tutorial001_an.py":       example,
+		"docs_src/query/tutorial001_an_py39.py":  example,
+		"docs_src/query/tutorial001_an_py310.py": example,
+		"docs_src/query/tutorial002_py310.py":    example,
+		"docs_src/query/tutorial002_an_py310.py": example,
+		"docs_src/query/tutorial002_an_py39.py":  example,
+		"docs_src/query/tutorial003_an_py310.py": example, // one version: itself
+		"docs_src/files/tutorial001_an_py310.py": example, // two versions
+		"docs_src/files/tutorial001_py310.py":    example,
+		"webfw/params.py":                        []byte("class Query:\n    def __init__(self, alias=None):\n        self.alias = alias  # the query alias\n"),
+	})
+	tests := []struct {
+		request string
+		want    []string // the hits, in path order
+	}{
+		{"the query alias item-query is ignored", []string{"docs_src/files/tutorial001_py310.py", "docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
+		{"查询参数 query alias item-query 被忽略", []string{"docs_src/files/tutorial001_py310.py", "docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, h := range ix.Rank(query.Parse(tt.request), 0) {
+			got = append(got, h.Path)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Rank(%q) = %q, want %q", tt.request, got, tt.want)
+		}
+	}
+}
