@@ -153,6 +153,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		// What the daemon's background analysis reads once per HEAD (the
+		// parent's: no later commit is seen), read before the requests.
+		if err := eng.ReadLineHistories(ctx); err != nil {
+			log.Warn("line histories not read", "commit", c.Commit, "err", err)
+		}
 		changed, err := changedLines(ctx, wt, c)
 		if err != nil {
 			eng.Close()

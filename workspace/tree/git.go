@@ -491,6 +491,9 @@ type gitState struct {
 	// histKey is the HEAD the co-change history was read at.
 	histKey string
 	hist    *graph.History
+
+	// lineHist is the line histories read per HEAD (linehistcache.go).
+	lineHist lineHistState
 }
 
 func newGitState(root string, log *slog.Logger) *gitState {

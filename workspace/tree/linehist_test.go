@@ -81,3 +81,65 @@ func TestLineHistories(t *testing.T) {
 		t.Errorf("f.py, 2 commits, uncommitted left out (-want +got):\n%s", d)
 	}
 }
+
+// TestReadLineHistories: the line histories of every file the last
+// commits changed, read once per HEAD: a file's added line that reads
+// like a file header in the log ("++ b/evil.py" is "+++ b/evil.py") is a
+// line, not a file; documentation has none; the uncommitted diff is the
+// newest change over the cached ones; a moved HEAD has none until they
+// are read again.
+func TestReadLineHistories(t *testing.T) {
+	root := testutil.IsolatedRepo(t)
+	write := func(ls ...string) {
+		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
+	}
+	write("a", "b", "c")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	// c1: two hunks, the second after the line that reads like a header.
+	write("a", "++ b/evil.py", "b", "c1")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	write("a", "++ b/evil.py", "b2", "c1")
+	gitCommitAll(t, root, "c2", "2024-01-03T10:00:00Z")
+	testutil.WriteFiles(t, root, map[string]string{"g.py": "x = 1\n", "g.md": "# g\n"})
+	gitCommitAll(t, root, "other", "2024-01-04T10:00:00Z")
+
+	w := newTestWorkspace(t, root, Options{})
+	head := w.Head()
+	if head == "" || w.CachedLineHistories(head) != nil {
+		t.Fatalf("head %q: line histories before any read", head)
+	}
+	l, err := w.ReadLineHistories(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.CachedLineHistories(head) != l || l.Commits != 4 {
+		t.Fatalf("cached %p, read %p (%d commits, want 4)", w.CachedLineHistories(head), l, l.Commits)
+	}
+	want := &LineHistory{Changes: 3, Runs: []LineRun{{1, 1, 3}, {2, 2, 2}, {3, 3, 1}, {4, 4, 2}}}
+	if d := cmp.Diff(want, l.Of("f.py")); d != "" {
+		t.Errorf("f.py (-want +got):\n%s", d)
+	}
+	if l.Of("evil.py") != nil || l.Of("g.md") != nil || l.Of("g.py") == nil {
+		t.Errorf("evil.py %v, g.md %v: want none; g.py %v: want its commit", l.Of("evil.py"), l.Of("g.md"), l.Of("g.py"))
+	}
+
+	// An uncommitted line after line 1 is the newest change.
+	write("a", "d", "++ b/evil.py", "b2", "c1")
+	got, err := w.DirtyLineHistories(t.Context(), l, []string{"f.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = &LineHistory{Changes: 4, Runs: []LineRun{{1, 1, 4}, {2, 2, 1}, {3, 3, 3}, {4, 4, 2}, {5, 5, 3}}}
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
+		t.Errorf("f.py with its uncommitted line (-want +got):\n%s", d)
+	}
+
+	// HEAD moved: nothing until read again.
+	gitCommitAll(t, root, "c3", "2024-01-05T10:00:00Z")
+	if h := w.Head(); h == head || w.CachedLineHistories(h) != nil {
+		t.Fatalf("head %s after a commit: line histories of %s kept", h, head)
+	}
+	if l, err = w.ReadLineHistories(t.Context()); err != nil || l.Head != w.Head() || l.Of("f.py").Newest(2, 2) != 1 || l.Of("f.py").Newest(4, 4) != 2 {
+		t.Errorf("after the commit: %+v, %v", l, err)
+	}
+}
