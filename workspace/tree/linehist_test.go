@@ -1,6 +1,9 @@
 package tree
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -115,7 +118,8 @@ func TestReadLineHistories(t *testing.T) {
 	if w.CachedLineHistories(head) != l || l.Commits != 4 {
 		t.Fatalf("cached %p, read %p (%d commits, want 4)", w.CachedLineHistories(head), l, l.Commits)
 	}
-	want := &LineHistory{Changes: 3, Runs: []LineRun{{1, 1, 3}, {2, 2, 2}, {3, 3, 1}, {4, 4, 2}}}
+	// The root commit's diff (every line) is not read.
+	want := &LineHistory{Changes: 2, Runs: []LineRun{{2, 2, 2}, {3, 3, 1}, {4, 4, 2}}}
 	if d := cmp.Diff(want, l.Of("f.py")); d != "" {
 		t.Errorf("f.py (-want +got):\n%s", d)
 	}
@@ -129,7 +133,7 @@ func TestReadLineHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = &LineHistory{Changes: 4, Runs: []LineRun{{1, 1, 4}, {2, 2, 1}, {3, 3, 3}, {4, 4, 2}, {5, 5, 3}}}
+	want = &LineHistory{Changes: 3, Runs: []LineRun{{2, 2, 1}, {3, 3, 3}, {4, 4, 2}, {5, 5, 3}}}
 	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py with its uncommitted line (-want +got):\n%s", d)
 	}
@@ -142,4 +146,36 @@ func TestReadLineHistories(t *testing.T) {
 	if l, err = w.ReadLineHistories(t.Context()); err != nil || l.Head != w.Head() || l.Of("f.py").Newest(2, 2) != 1 || l.Of("f.py").Newest(4, 4) != 2 {
 		t.Errorf("after the commit: %+v, %v", l, err)
 	}
+}
+
+// BenchmarkLineHistoriesOf: the background analysis's mapping of one
+// line-history log (the last LineHistCommits commits) onto every code
+// file's current lines: compacting the log and mapping each file's
+// changes. The repository is CTXD_LINEHIST_REPO, else this module's own
+// (skipped outside git); the log is read once, before the timing.
+func BenchmarkLineHistoriesOf(b *testing.B) {
+	root := os.Getenv("CTXD_LINEHIST_REPO")
+	if root == "" {
+		if abs, err := filepath.Abs("."); err == nil {
+			root = gitTop(abs)
+		}
+	}
+	if root == "" {
+		b.Skip("not in a git repository")
+	}
+	out, total, err := runGit(b.Context(), root, maxLineLogBytes, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
+		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var l *LineHistories
+	var body []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		body = compactLog(out, total > len(out))
+		l = lineHistoriesOf("HEAD", body, false)
+	}
+	b.ReportMetric(float64(len(out)), "log-B")
+	b.ReportMetric(float64(len(body)), "kept-B")
+	b.ReportMetric(float64(len(l.mapped)), "files")
 }
