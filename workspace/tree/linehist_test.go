@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/testutil"
 
@@ -163,7 +164,7 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 	if root == "" {
 		b.Skip("not in a git repository")
 	}
-	out, total, err := runGit(b.Context(), root, maxLineLogBytes, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
+	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
 		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
 	if err != nil {
 		b.Fatal(err)
@@ -175,7 +176,16 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 		body = compactLog(out, total > len(out))
 		l = lineHistoriesOf("HEAD", body, false)
 	}
-	b.ReportMetric(float64(len(out)), "log-B")
+	// What the histories keep: their runs and hunks (map overhead left out).
+	held := 0
+	for f, cs := range l.changes {
+		held += len(l.mapped[f].Runs) * int(unsafe.Sizeof(LineRun{}))
+		for _, hs := range cs {
+			held += len(hs) * int(unsafe.Sizeof(hunk{}))
+		}
+	}
+	b.ReportMetric(float64(held), "held-B")
 	b.ReportMetric(float64(len(body)), "kept-B")
 	b.ReportMetric(float64(len(l.mapped)), "files")
+	b.ReportMetric(float64(len(out)), "log-B")
 }
