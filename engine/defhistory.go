@@ -36,11 +36,13 @@ const (
 // least focusMinTokens), by path: a clean file's from the line histories
 // read once per HEAD off the request path (tree.ReadLineHistories, run by
 // the background analysis); a file with uncommitted changes gets its
-// diff against HEAD as the newest change (one git diff for the request's
-// dirty ladder files, kept per path, content and HEAD in the store). None
+// diff against HEAD as the newest change, read from the patch the request
+// gathered (diff), else (a patch cut before the file's end, a quoted name)
+// with one git diff for the request's dirty ladder files, kept per path,
+// content and HEAD in the store. None
 // outside git, and none before the histories of the current HEAD are read:
 // the request never waits for the log, it asks the analysis to read it.
-func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums) map[string]*tree.LineHistory {
+func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) map[string]*tree.LineHistory {
 	var dirty []workspace.LineHistoryKey
 	var lh *tree.LineHistories
 	out := map[string]*tree.LineHistory{}
@@ -66,7 +68,13 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 			}
 		}
 		if f.Dirty {
-			dirty = append(dirty, workspace.LineHistoryKey{Rel: c.Source, Content: cs.sum, Head: lh.Head})
+			if h, ok := lh.WithPatch(c.Source, diff); ok {
+				if h != nil {
+					out[c.Source] = h
+				}
+			} else {
+				dirty = append(dirty, workspace.LineHistoryKey{Rel: c.Source, Content: cs.sum, Head: lh.Head})
+			}
 		} else if h := lh.Of(c.Source); h != nil {
 			out[c.Source] = h
 		}

@@ -55,12 +55,12 @@ const (
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums) {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
 	fq := tree.NewFocusQuery(q) // the request's focus terms, once for every file
-	hist := e.ladderHistories(ctx, chunks, sums)
+	hist := e.ladderHistories(ctx, chunks, sums, diff)
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]

@@ -104,7 +104,7 @@ func TestReadLineHistories(t *testing.T) {
 	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
 	write("a", "++ b/evil.py", "b2", "c1")
 	gitCommitAll(t, root, "c2", "2024-01-03T10:00:00Z")
-	testutil.WriteFiles(t, root, map[string]string{"g.py": "x = 1\n", "g.md": "# g\n"})
+	testutil.WriteFiles(t, root, map[string]string{"g.py": "x = 1\n", "g.md": "# g\n", "e.py": "y = 1\n"})
 	gitCommitAll(t, root, "other", "2024-01-04T10:00:00Z")
 
 	w := newTestWorkspace(t, root, Options{})
@@ -138,6 +138,25 @@ func TestReadLineHistories(t *testing.T) {
 	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py with its uncommitted line (-want +got):\n%s", d)
 	}
+	// The same from the request's patch (`git diff HEAD`, with context),
+	// through another file's added line that reads like f.py's header.
+	testutil.WriteFiles(t, root, map[string]string{"e.py": "y = 1\n++ b/f.py\n"})
+	diff, err := GitDiff(t.Context(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPatch, ok := l.WithPatch("f.py", diff)
+	if d := cmp.Diff(want, fromPatch); !ok || d != "" {
+		t.Errorf("f.py from the patch (ok %v; -want +got):\n%s\npatch:\n%s", ok, d, diff.Patch)
+	}
+	if h, ok := l.WithPatch("e.py", diff); !ok || h == nil || h.Newest(2, 2) != 1 {
+		t.Errorf("e.py from the patch: %+v, %v; want its added line 2 the newest change", h, ok)
+	}
+	diff.Cut = true // f.py's section is the patch's last: it may miss hunks
+	if _, ok := l.WithPatch("f.py", diff); ok {
+		t.Errorf("f.py from a cut patch whose last section is f.py's: ok")
+	}
+	testutil.WriteFiles(t, root, map[string]string{"e.py": "y = 1\n"})
 
 	// HEAD moved: nothing until read again.
 	gitCommitAll(t, root, "c3", "2024-01-05T10:00:00Z")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,4 +250,115 @@ func (s *gitState) saveLineLog(key string, body []byte) {
 	if err := s.state.WriteSealed(lineHistFile, lineHistMagic, key, body); err != nil {
 		s.log.Warn("persisting the line histories failed", "err", err)
 	}
+}
+
+// WithPatch returns rel's line history with its uncommitted changes as
+// the newest change, their hunks read from d's patch (`git diff HEAD`,
+// with context) instead of running git: nil and true when neither they
+// nor the commits read touched it; ok false when the patch does not hold
+// rel's changes whole (no patch, cut inside rel's section, a quoted
+// name): then DirtyLineHistories reads them.
+func (l *LineHistories) WithPatch(rel string, d *Diff) (h *LineHistory, ok bool) {
+	if d == nil || d.Patch == "" {
+		return nil, false
+	}
+	hs, closed, ok := patchHunks(d.Patch, rel)
+	if !ok || d.Cut && !closed {
+		return nil, false // a cut patch's last section may miss hunks
+	}
+	return l.withDiff(rel, hs), true
+}
+
+// patchHunks returns the changes of rel in a unified diff with context as
+// `-U0` hunks would give them (runs of removed and added lines; a is the
+// line before an insertion, c the line before a deletion); false when
+// rel has no section or its last hunk is cut short; closed when another
+// file's section follows rel's.
+func patchHunks(patch, rel string) (hs []hunk, closed, ok bool) {
+	header := "+++ b/" + rel
+	var out []hunk
+	in, found := false, false
+	var old, cur, remOld, remNew int // positions and the hunk's lines left
+	run := hunk{}
+	open := false
+	flush := func() {
+		if !open {
+			return
+		}
+		if run.b == 0 {
+			run.a--
+		}
+		if run.d == 0 {
+			run.c--
+		}
+		out = append(out, run)
+		open = false
+	}
+	for len(patch) > 0 {
+		line := patch
+		if k := strings.IndexByte(patch, '\n'); k >= 0 {
+			line, patch = patch[:k], patch[k+1:]
+		} else {
+			patch = ""
+		}
+		if remOld > 0 || remNew > 0 {
+			if line == "" {
+				return nil, false, false
+			}
+			switch line[0] {
+			case ' ':
+				flush()
+				old, cur = old+1, cur+1
+				remOld, remNew = remOld-1, remNew-1
+			case '-':
+				if !open {
+					run, open = hunk{a: old, c: cur}, true
+				}
+				run.b++
+				old, remOld = old+1, remOld-1
+			case '+':
+				if !open {
+					run, open = hunk{a: old, c: cur}, true
+				}
+				run.d++
+				cur, remNew = cur+1, remNew-1
+			case '\\':
+			default:
+				return nil, false, false
+			}
+			if !in {
+				open = false
+			}
+			if remOld <= 0 && remNew <= 0 {
+				flush()
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			if in {
+				return out, true, true
+			}
+		case line == header:
+			in, found = true, true
+		case strings.HasPrefix(line, "@@ "):
+			// Every file's hunks are counted through (an added line
+			// "++ b/x" reads "+++ b/x"); rel's are kept.
+			x, ok := parseHunk(line)
+			if !ok {
+				return nil, false, false
+			}
+			old, cur, remOld, remNew = x.a, x.c, x.b, x.d
+			if x.b == 0 {
+				old++ // "-a,0": the insertion follows old line a
+			}
+			if x.d == 0 {
+				cur++
+			}
+		}
+	}
+	if remOld > 0 || remNew > 0 {
+		return nil, false, false // cut inside a hunk
+	}
+	return out, false, found
 }
