@@ -44,7 +44,8 @@ func (e *Engine) StartAnalysis() {
 		File: func(ctx context.Context, rel string, text []byte) error {
 			return analyser().file(ctx, rel, text)
 		},
-		Logger: e.log,
+		History: e.ReadLineHistories,
+		Logger:  e.log,
 	})
 }
 

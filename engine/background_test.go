@@ -381,3 +381,47 @@ func writeFile(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAnalysisReadsLineHistories: the background analysis reads the line
+// histories of HEAD before the files (and persists them beside the
+// index); after a commit that changes no file (HEAD moved, nothing for
+// the walk to take in) a request's Kick makes it read them again.
+func TestAnalysisReadsLineHistories(t *testing.T) {
+	dir := analysisRepo(t, 2)
+	state := stateWithIndex(t)
+	e := watchingEngine(t, dir, state)
+	defer e.Close()
+	head := e.ws.Head()
+	if head == "" || e.ws.CachedLineHistories(head) != nil {
+		t.Fatalf("head %q: line histories before the analysis", head)
+	}
+	e.StartAnalysis()
+	waitAnalysis(t, e)
+	if e.ws.CachedLineHistories(head) == nil {
+		t.Fatal("no line histories after the first pass")
+	}
+	var saved []string
+	_ = filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "linehist.bin" {
+			saved = append(saved, p)
+		}
+		return nil
+	})
+	if len(saved) != 1 {
+		t.Errorf("persisted line histories: %v, want one linehist.bin", saved)
+	}
+
+	testutil.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "moved")
+	moved := e.ws.Head()
+	if moved == head || e.ws.CachedLineHistories(moved) != nil {
+		t.Fatalf("head %s after the commit: line histories of %s", moved, head)
+	}
+	e.bg.Kick()
+	deadline := time.Now().Add(time.Minute)
+	for e.ws.CachedLineHistories(moved) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the line histories of the moved HEAD were not read after Kick")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -55,11 +55,12 @@ const (
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums) {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
 	fq := tree.NewFocusQuery(q) // the request's focus terms, once for every file
+	hist := e.ladderHistories(ctx, chunks, sums, diff)
 	looked := 0
 	for i := range chunks {
 		c := &chunks[i]
@@ -132,6 +133,9 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
 		ranked := rankRuns(e.store.DefTerms(ent.Hash, c.Content, spans), fq, among, long, nameHolds(names))
+		if looked <= focusLadderFiles {
+			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
+		}
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best

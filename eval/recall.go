@@ -77,6 +77,10 @@ type Report struct {
 	// Misses are, per budget, the cases ctxd did not find whole.
 	Misses   map[int][]Miss
 	Duration time.Duration
+	// HistoryFailures counts the commits whose line histories (the
+	// history rule of the focus ladder) could not be read: their requests
+	// ranked without them, so the cells are not the history's.
+	HistoryFailures int `json:",omitempty"`
 }
 
 // Miss is a case ctxd did not find every file of.
@@ -152,6 +156,16 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		eng, err := engine.New(wt, engine.Options{Config: cfg, Logger: log})
 		if err != nil {
 			return nil, err
+		}
+		// What the daemon's background analysis reads once per HEAD (the
+		// parent's: no later commit is seen), read before the requests.
+		if err := eng.ReadLineHistories(ctx); err != nil {
+			if ctx.Err() != nil {
+				eng.Close()
+				return nil, ctx.Err()
+			}
+			log.Warn("line histories not read", "commit", c.Commit, "err", err)
+			rep.HistoryFailures++
 		}
 		changed, err := changedLines(ctx, wt, c)
 		if err != nil {

@@ -79,6 +79,9 @@ type Result struct {
 	// Warnings are non-fatal problems a person can act on (an unreadable
 	// file, git unavailable, a capped list); they never hold source text.
 	Warnings []string
+	// Diff is the uncommitted changes the gathering read (nil outside
+	// git): the line histories of dirty files read their hunks from it.
+	Diff *tree.Diff
 }
 
 // Log attribute keys.
@@ -240,7 +243,11 @@ func Gather(ctx context.Context, w *tree.Tree, r Request) (*Result, error) {
 	}
 	chunks = append(chunks, extra...)
 	w.Logger().Debug("gathered", keyChunks, len(chunks), keyFiles, snap.Scanned, keyTook, time.Since(t0))
-	return &Result{Chunks: chunks, FilesScanned: snap.Scanned, Warnings: g.warnings}, nil
+	res := &Result{Chunks: chunks, FilesScanned: snap.Scanned, Warnings: g.warnings}
+	if g.git != nil {
+		res.Diff = g.git.Diff
+	}
+	return res, nil
 }
 
 // withDefaults checks r's task type and fills its zero fields with the

@@ -26,7 +26,11 @@ import (
 // and take the file again afterwards. Source files go first, tests and
 // test data last, so a partly analysed tree already helps. After the
 // first pass it follows the tree: contents created or edited later are
-// analysed once the walk took the change in.
+// analysed once the walk took the change in. Before the files, and again
+// after each change the walk took in or when a request asks for it
+// (Kick: it found HEAD moved), it reads what depends on HEAD alone
+// (AnalysisOptions.History: the line histories), which requests use
+// once read and never wait for.
 
 // AnalysisStatus is the progress of the background analysis.
 type AnalysisStatus struct {
@@ -74,11 +78,16 @@ type Analysis struct {
 	ended chan struct{}
 	// afterFile, when set, runs after each file (see SetAfterFile).
 	afterFile func()
+	// kick asks the started analysis to run History (Kick).
+	kick chan struct{}
 }
 
 func (b *Analysis) init() {
 	if b.idle == nil {
 		b.idle = sync.NewCond(&b.mu)
+	}
+	if b.kick == nil {
+		b.kick = make(chan struct{}, 1)
 	}
 }
 
@@ -96,8 +105,11 @@ type AnalysisOptions struct {
 	// File analyses one file (its text as a request would read it); an
 	// error stops the analysis, unless ctx ended (a request started: the
 	// file is taken again).
-	File   func(ctx context.Context, rel string, text []byte) error
-	Logger *slog.Logger
+	File func(ctx context.Context, rel string, text []byte) error
+	// History reads what depends on HEAD alone (cheap when it has it
+	// already); nil: nothing. An error is logged, nothing else.
+	History func(ctx context.Context) error
+	Logger  *slog.Logger
 }
 
 // run is one started analysis.
@@ -105,6 +117,7 @@ type run struct {
 	tree      *tree.Tree
 	store     *Store
 	file      func(ctx context.Context, rel string, text []byte) error
+	history   func(ctx context.Context) error
 	log       *slog.Logger
 	afterFile func()
 	passEnded func()
@@ -143,7 +156,7 @@ func (b *Analysis) Start(opts AnalysisOptions) {
 	b.status.Enabled = true
 	b.ended = make(chan struct{})
 	ended := sync.OnceFunc(func() { close(b.ended) })
-	r := run{tree: opts.Tree, store: opts.Store, file: opts.File, log: log, afterFile: b.afterFile, passEnded: ended}
+	r := run{tree: opts.Tree, store: opts.Store, file: opts.File, history: opts.History, log: log, afterFile: b.afterFile, passEnded: ended}
 	b.wg.Go(func() {
 		defer ended()
 		b.analyseAll(ctx, r)
@@ -191,6 +204,49 @@ func (b *Analysis) Busy() (release func()) {
 			}
 			b.mu.Unlock()
 		})
+	}
+}
+
+// Kick asks the analysis, once no request runs, to run its History step
+// (a request found HEAD moved and the line histories not read for it);
+// it returns at once and does nothing when no analysis runs.
+func (b *Analysis) Kick() {
+	b.mu.Lock()
+	b.init()
+	on := b.status.Enabled
+	b.mu.Unlock()
+	if !on {
+		return
+	}
+	select {
+	case b.kick <- struct{}{}:
+	default: // one is pending
+	}
+}
+
+// history runs r.history when no request runs, again when a request
+// starting interrupted it.
+func (b *Analysis) history(ctx context.Context, r run) {
+	if r.history == nil {
+		return
+	}
+	for {
+		fctx, ok := b.waitIdle(ctx)
+		if !ok {
+			return
+		}
+		t0 := time.Now()
+		err := r.history(fctx)
+		b.fileDone()
+		if err == nil || fctx.Err() == nil || ctx.Err() != nil {
+			if err != nil && ctx.Err() == nil {
+				r.log.Debug("background history read failed", "err", err)
+			} else if d := time.Since(t0); d > 100*time.Millisecond {
+				r.log.Debug("background history read", "took", d)
+			}
+			return
+		}
+		// A request started: read it again once it ends.
 	}
 }
 
@@ -249,6 +305,7 @@ func (b *Analysis) analyseAll(ctx context.Context, r run) {
 	b.mu.Lock()
 	b.status.Total = len(srcs) + len(tests)
 	b.mu.Unlock()
+	b.history(ctx, r)
 
 	step := func(rel string, text []byte) error {
 		for {
@@ -324,9 +381,13 @@ func (b *Analysis) followUp(ctx context.Context, r run, upd <-chan struct{}, see
 		select {
 		case <-ctx.Done():
 			return
+		case <-b.kick:
+			b.history(ctx, r)
+			continue
 		case <-upd:
 		}
 		upd = r.tree.Updated()
+		b.history(ctx, r) // a checkout moves HEAD
 		now, err := r.tree.ContentHashes(ctx)
 		if err != nil {
 			if ctx.Err() != nil {

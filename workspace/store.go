@@ -177,6 +177,10 @@ type Store struct {
 	// (LineTerms), in memory only; lineTermsBuilds counts those built.
 	lineTerms       *memo.Map[LineTermsKey, *LineTerms]
 	lineTermsBuilds atomic.Int64
+	// lineHist caches a file's line history (tree.LineHistory) by its
+	// path, content and HEAD, in memory only; nil values are kept too (no
+	// history).
+	lineHist *memo.Map[LineHistoryKey, *tree.LineHistory]
 
 	// saveMu guards saving and saved; saveWG waits for the background
 	// save; writeMu orders the writes.
@@ -202,6 +206,7 @@ func Open(opts Options) *Store {
 		recsFailed: map[string]bool{},
 		defTerms:   memo.New[[32]byte, *tree.DefTerms](maxDefTerms),
 		lineTerms:  memo.New[LineTermsKey, *LineTerms](maxLineTerms),
+		lineHist:   memo.New[LineHistoryKey, *tree.LineHistory](maxLineHistories),
 	}
 }
 

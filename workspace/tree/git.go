@@ -302,7 +302,13 @@ func GitDiff(ctx context.Context, root string, keep func(rel string) bool) (*Dif
 // runGit runs the git CLI in dir with a timeout, without optional locks
 // (a status must never take the index lock from the user's git).
 func runGit(ctx context.Context, dir string, limit int, args ...string) (out []byte, total int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	return runGitFor(ctx, dir, limit, gitTimeout, args...)
+}
+
+// runGitFor is runGit with another timeout than gitTimeout (a background
+// read).
+func runGitFor(ctx context.Context, dir string, limit int, timeout time.Duration, args ...string) (out []byte, total int, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-c", "core.quotePath=false", "-c", "color.ui=false"}, args...)...)
 	cmd.Dir = dir
@@ -491,6 +497,9 @@ type gitState struct {
 	// histKey is the HEAD the co-change history was read at.
 	histKey string
 	hist    *graph.History
+
+	// lineHist is the line histories read per HEAD (linehistcache.go).
+	lineHist lineHistState
 }
 
 func newGitState(root string, log *slog.Logger) *gitState {

@@ -145,12 +145,18 @@ func parseHunks(b []byte) map[string][]hunk {
 				file = "" // /dev/null or a quoted name
 			}
 		case file != "" && bytes.HasPrefix(line, []byte("@@ ")):
-			if old, new, ok := udiff.HunkHeader(string(line)); ok {
-				out[file] = append(out[file], hunk{old.Start, old.Lines, new.Start, new.Lines})
+			if h, ok := parseHunk(string(line)); ok {
+				out[file] = append(out[file], h)
 			}
 		}
 	}
 	return out
+}
+
+// parseHunk reads a hunk header line (udiff.HunkHeader).
+func parseHunk(line string) (hunk, bool) {
+	old, new, ok := udiff.HunkHeader(line)
+	return hunk{old.Start, old.Lines, new.Start, new.Lines}, ok
 }
 
 // mapHistory maps each change's new lines (cs, newest first) onto the

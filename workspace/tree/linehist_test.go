@@ -1,9 +1,13 @@
 package tree
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/testutil"
 
@@ -105,4 +109,127 @@ func TestParseHunksHeaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadLineHistories: the line histories of every file the last
+// commits changed, read once per HEAD: a file's added line that reads
+// like a file header in the log ("++ b/evil.py" is "+++ b/evil.py") is a
+// line, not a file; documentation has none; the uncommitted diff is the
+// newest change over the cached ones; a moved HEAD has none until they
+// are read again.
+func TestReadLineHistories(t *testing.T) {
+	root := testutil.IsolatedRepo(t)
+	write := func(ls ...string) {
+		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
+	}
+	write("a", "b", "c")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	// c1: two hunks, the second after the line that reads like a header.
+	write("a", "++ b/evil.py", "b", "c1")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	write("a", "++ b/evil.py", "b2", "c1")
+	gitCommitAll(t, root, "c2", "2024-01-03T10:00:00Z")
+	testutil.WriteFiles(t, root, map[string]string{"g.py": "x = 1\n", "g.md": "# g\n", "e.py": "y = 1\n"})
+	gitCommitAll(t, root, "other", "2024-01-04T10:00:00Z")
+
+	w := newTestWorkspace(t, root, Options{})
+	head := w.Head()
+	if head == "" || w.CachedLineHistories(head) != nil {
+		t.Fatalf("head %q: line histories before any read", head)
+	}
+	l, err := w.ReadLineHistories(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.CachedLineHistories(head) != l || l.Commits != 4 {
+		t.Fatalf("cached %p, read %p (%d commits, want 4)", w.CachedLineHistories(head), l, l.Commits)
+	}
+	// The root commit's diff (every line) is not read.
+	want := &LineHistory{Changes: 2, Runs: []LineRun{{2, 2, 2}, {3, 3, 1}, {4, 4, 2}}}
+	if d := cmp.Diff(want, l.Of("f.py")); d != "" {
+		t.Errorf("f.py (-want +got):\n%s", d)
+	}
+	if l.Of("evil.py") != nil || l.Of("g.md") != nil || l.Of("g.py") == nil {
+		t.Errorf("evil.py %v, g.md %v: want none; g.py %v: want its commit", l.Of("evil.py"), l.Of("g.md"), l.Of("g.py"))
+	}
+
+	// An uncommitted line after line 1 is the newest change.
+	write("a", "d", "++ b/evil.py", "b2", "c1")
+	got, err := w.DirtyLineHistories(t.Context(), l, []string{"f.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = &LineHistory{Changes: 3, Runs: []LineRun{{2, 2, 1}, {3, 3, 3}, {4, 4, 2}, {5, 5, 3}}}
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
+		t.Errorf("f.py with its uncommitted line (-want +got):\n%s", d)
+	}
+	// The same from the request's patch (`git diff HEAD`, with context),
+	// through another file's added line that reads like f.py's header.
+	testutil.WriteFiles(t, root, map[string]string{"e.py": "y = 1\n++ b/f.py\n"})
+	diff, err := GitDiff(t.Context(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPatch, ok := l.WithPatch("f.py", diff)
+	if d := cmp.Diff(want, fromPatch); !ok || d != "" {
+		t.Errorf("f.py from the patch (ok %v; -want +got):\n%s\npatch:\n%s", ok, d, diff.Patch)
+	}
+	if h, ok := l.WithPatch("e.py", diff); !ok || h == nil || h.Newest(2, 2) != 1 {
+		t.Errorf("e.py from the patch: %+v, %v; want its added line 2 the newest change", h, ok)
+	}
+	diff.Cut = true // f.py's section is the patch's last: it may miss hunks
+	if _, ok := l.WithPatch("f.py", diff); ok {
+		t.Errorf("f.py from a cut patch whose last section is f.py's: ok")
+	}
+	testutil.WriteFiles(t, root, map[string]string{"e.py": "y = 1\n"})
+
+	// HEAD moved: nothing until read again.
+	gitCommitAll(t, root, "c3", "2024-01-05T10:00:00Z")
+	if h := w.Head(); h == head || w.CachedLineHistories(h) != nil {
+		t.Fatalf("head %s after a commit: line histories of %s kept", h, head)
+	}
+	if l, err = w.ReadLineHistories(t.Context()); err != nil || l.Head != w.Head() || l.Of("f.py").Newest(2, 2) != 1 || l.Of("f.py").Newest(4, 4) != 2 {
+		t.Errorf("after the commit: %+v, %v", l, err)
+	}
+}
+
+// BenchmarkLineHistoriesOf: the background analysis's mapping of one
+// line-history log (the last LineHistCommits commits) onto every code
+// file's current lines: compacting the log and mapping each file's
+// changes. The repository is CTXD_LINEHIST_REPO, else this module's own
+// (skipped outside git); the log is read once, before the timing.
+func BenchmarkLineHistoriesOf(b *testing.B) {
+	root := os.Getenv("CTXD_LINEHIST_REPO")
+	if root == "" {
+		if abs, err := filepath.Abs("."); err == nil {
+			root = gitTop(abs)
+		}
+	}
+	if root == "" {
+		b.Skip("not in a git repository")
+	}
+	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
+		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var l *LineHistories
+	var body []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		body = compactLog(out, total > len(out))
+		l = lineHistoriesOf("HEAD", body, false)
+	}
+	// What the histories keep: their runs and hunks (map overhead left out).
+	held := 0
+	for f, cs := range l.changes {
+		held += len(l.mapped[f].Runs) * int(unsafe.Sizeof(LineRun{}))
+		for _, hs := range cs {
+			held += len(hs) * int(unsafe.Sizeof(hunk{}))
+		}
+	}
+	b.ReportMetric(float64(held), "held-B")
+	b.ReportMetric(float64(len(body)), "kept-B")
+	b.ReportMetric(float64(len(l.mapped)), "files")
+	b.ReportMetric(float64(len(out)), "log-B")
 }
