@@ -143,13 +143,20 @@ func (w *Tree) ReadLineHistories(ctx context.Context) (*LineHistories, error) {
 }
 
 // DirtyLineHistories returns the line histories of rels (files with
-// uncommitted changes) with their uncommitted diff (one `git diff HEAD
-// -U0` for all of them) as the newest change over l's.
+// uncommitted changes) with their uncommitted diff (one `git diff
+// <l.Head> -U0` for all of them) as the newest change over l's. The diff
+// is against l's HEAD, not the current one: a commit made since l was
+// read is then part of the newest change, where a diff against the new
+// HEAD would leave it out and map l's lines to the wrong places.
 func (w *Tree) DirtyLineHistories(ctx context.Context, l *LineHistories, rels []string) (map[string]*LineHistory, error) {
 	if len(rels) == 0 {
 		return nil, nil
 	}
-	d, _, err := runGit(ctx, w.root, maxLineHistoryBytes, append([]string{"diff", "--no-renames", "--relative", "-U0", "--no-ext-diff", "HEAD", "--"}, rels...)...)
+	base := "HEAD"
+	if l != nil && l.Head != "" {
+		base = l.Head
+	}
+	d, _, err := runGit(ctx, w.root, maxLineHistoryBytes, append([]string{"diff", "--no-renames", "--relative", "-U0", "--no-ext-diff", base, "--"}, rels...)...)
 	if err != nil {
 		return nil, err
 	}
