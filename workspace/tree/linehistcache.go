@@ -241,6 +241,9 @@ func (s *gitState) loadLineLog(key string) ([]byte, bool) {
 		return nil, false
 	}
 	body, err := s.state.ReadSealed(lineHistFile, lineHistMagic, key, maxLineLogBytes)
+	if err == nil && !plausibleLineLog(body) {
+		err = fmt.Errorf("%s: hunks of more lines than a log of %d bytes holds", lineHistFile, maxLineLogBytes)
+	}
 	if err == nil {
 		return body, true
 	}
@@ -248,6 +251,26 @@ func (s *gitState) loadLineLog(key string) ([]byte, bool) {
 		s.log.Warn("persisted line histories not used: reading them again", "err", err)
 	}
 	return nil, false
+}
+
+// plausibleLineLog reports whether a compacted log could come from a log
+// of at most maxLineLogBytes: every line of its hunks took at least two
+// bytes there ("+" or "-" and the newline). A sealed file that is not
+// (written by hand) would have mapHistory take each of its lines into
+// memory, up to 2^31 of them.
+func plausibleLineLog(body []byte) bool {
+	lines := 0
+	for line := range bytes.Lines(body) {
+		if !bytes.HasPrefix(line, []byte("@@ ")) {
+			continue
+		}
+		if h, ok := parseHunk(string(bytes.TrimSuffix(line, []byte("\n")))); ok {
+			if lines += h.b + h.d; lines > maxLineLogBytes/2 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (s *gitState) saveLineLog(key string, body []byte) {
