@@ -3,13 +3,12 @@ package engine
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // namedSecrets lists the secret files of root the request names by path
@@ -25,14 +24,19 @@ func namedSecrets(q *query.Query, root string, chunks []ctxd.Chunk) []string {
 	}
 	var out []string
 	for _, w := range q.FileNames {
-		if r, ok := strings.CutPrefix(w, filepath.ToSlash(root)+"/"); ok {
-			w = r // written absolute, under the root
+		if !lang.IsSecret(w) {
+			continue // most words: no path to resolve
 		}
-		if !lang.IsSecret(w) || in[w] || slices.Contains(out, w) || !filepath.IsLocal(filepath.FromSlash(w)) {
+		// Resolved as the doors resolve an open file (symlinks followed,
+		// nothing outside the root, absolute paths in either spelling of
+		// a root given through a symlink): a file named here is one that
+		// opening reads, as the warning says.
+		abs, rel, err := tree.Resolve(root, w)
+		if err != nil || rel == "" || rel == "." || !lang.IsSecret(rel) || in[rel] || slices.Contains(out, rel) {
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil && st.Mode().IsRegular() {
-			out = append(out, w)
+		if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() {
+			out = append(out, rel)
 		}
 	}
 	return out

@@ -233,3 +233,39 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 	b.ReportMetric(float64(len(l.mapped)), "files")
 	b.ReportMetric(float64(len(out)), "log-B")
 }
+
+// TestDirtyLineHistoriesOfTheirHead: the uncommitted diff of a file is
+// read against the commit its line histories were read at, not against
+// whatever HEAD is now: a request holds the histories of the HEAD it saw,
+// and a commit landing before its `git diff` must not map those
+// histories through a diff that leaves that commit out (line 2 of the
+// read HEAD is line 3 now, under the line the new commit added).
+func TestDirtyLineHistoriesOfTheirHead(t *testing.T) {
+	root := testutil.IsolatedRepo(t)
+	write := func(ls ...string) {
+		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
+	}
+	write("a", "b", "c")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	write("a", "b1", "c")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	w := newTestWorkspace(t, root, Options{})
+	l, err := w.ReadLineHistories(t.Context())
+	if err != nil || l == nil {
+		t.Fatalf("%+v, %v", l, err)
+	}
+	// HEAD moves (a line added at the top), then an uncommitted edit.
+	write("z", "a", "b1", "c")
+	gitCommitAll(t, root, "c2", "2024-01-03T10:00:00Z")
+	write("z", "a", "b1", "c3")
+	got, err := w.DirtyLineHistories(t.Context(), l, []string{"f.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Against l's HEAD: the new commit's line 1 and the edit's line 4
+	// are the newest change, c1's b1 (line 3 now) the one before.
+	want := &LineHistory{Changes: 2, Runs: []LineRun{{1, 1, 1}, {3, 3, 2}, {4, 4, 1}}}
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
+		t.Errorf("f.py (-want +got):\n%s", d)
+	}
+}

@@ -143,13 +143,20 @@ func (w *Tree) ReadLineHistories(ctx context.Context) (*LineHistories, error) {
 }
 
 // DirtyLineHistories returns the line histories of rels (files with
-// uncommitted changes) with their uncommitted diff (one `git diff HEAD
-// -U0` for all of them) as the newest change over l's.
+// uncommitted changes) with their uncommitted diff (one `git diff
+// <l.Head> -U0` for all of them) as the newest change over l's. The diff
+// is against l's HEAD, not the current one: a commit made since l was
+// read is then part of the newest change, where a diff against the new
+// HEAD would leave it out and map l's lines to the wrong places.
 func (w *Tree) DirtyLineHistories(ctx context.Context, l *LineHistories, rels []string) (map[string]*LineHistory, error) {
 	if len(rels) == 0 {
 		return nil, nil
 	}
-	d, _, err := runGit(ctx, w.root, maxLineHistoryBytes, append([]string{"diff", "--no-renames", "--relative", "-U0", "--no-ext-diff", "HEAD", "--"}, rels...)...)
+	base := "HEAD"
+	if l != nil && l.Head != "" {
+		base = l.Head
+	}
+	d, _, err := runGit(ctx, w.root, maxLineHistoryBytes, append([]string{"diff", "--no-renames", "--relative", "-U0", "--no-ext-diff", base, "--"}, rels...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +241,9 @@ func (s *gitState) loadLineLog(key string) ([]byte, bool) {
 		return nil, false
 	}
 	body, err := s.state.ReadSealed(lineHistFile, lineHistMagic, key, maxLineLogBytes)
+	if err == nil && !plausibleLineLog(body) {
+		err = fmt.Errorf("%s: hunks of more lines than a log of %d bytes holds", lineHistFile, maxLineLogBytes)
+	}
 	if err == nil {
 		return body, true
 	}
@@ -241,6 +251,26 @@ func (s *gitState) loadLineLog(key string) ([]byte, bool) {
 		s.log.Warn("persisted line histories not used: reading them again", "err", err)
 	}
 	return nil, false
+}
+
+// plausibleLineLog reports whether a compacted log could come from a log
+// of at most maxLineLogBytes: every line of its hunks took at least two
+// bytes there ("+" or "-" and the newline). A sealed file that is not
+// (written by hand) would have mapHistory take each of its lines into
+// memory, up to 2^31 of them.
+func plausibleLineLog(body []byte) bool {
+	lines := 0
+	for line := range bytes.Lines(body) {
+		if !bytes.HasPrefix(line, []byte("@@ ")) {
+			continue
+		}
+		if h, ok := parseHunk(string(bytes.TrimSuffix(line, []byte("\n")))); ok {
+			if lines += h.b + h.d; lines > maxLineLogBytes/2 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (s *gitState) saveLineLog(key string, body []byte) {

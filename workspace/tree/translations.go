@@ -78,7 +78,9 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 			}
 			code = true
 		}
-		if tag == "" && (catalogues == nil || !catalogues[i]) {
+		// A test named for a Python version (test_x_py314.py beside
+		// test_x.py) tests what that version does: not a copy.
+		if tag == "" && !d.test && (catalogues == nil || !catalogues[i]) {
 			tag, page = lang.VersionCopy(d.path)
 			code, version = false, true // two versions make a group
 		}
@@ -114,7 +116,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 				p.tags = append(p.tags, "")
 			}
 		}
-		if k := byPage["\x00v:"+d.path]; k > 0 {
+		if k := byPage["\x00v:"+d.path]; k > 0 && !d.test {
 			if tag, _ := lang.VersionCopy(d.path); tag == "" {
 				p := &pages[k-1]
 				p.docs = append(p.docs, int32(i))

@@ -142,3 +142,33 @@ func TestRankVersionCopiesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionTailOnTestsIsNoCopy: a test file named for a Python version
+// (fastapi's tests/test_stringified_annotation_dependency_py314.py beside
+// tests/test_stringified_annotation_dependency.py, a test.py beside
+// test_py310.py at the root) is a test of what that version does, not a
+// copy of the other: both rank, and gathering does not leave either out.
+func TestVersionTailOnTestsIsNoCopy(t *testing.T) {
+	ix := newTextIndex(map[string][]byte{
+		"tests/test_stringified_dependency.py":       []byte("from __future__ import annotations\n\n\ndef test_stringified_dependency():\n    assert get_people_dependency() == ['John']\n"),
+		"tests/test_stringified_dependency_py314.py": []byte("from .utils import needs_py314\n\n\n@needs_py314\ndef test_stringified_dependency_py314():\n    assert get_people_dependency() == ['Jane']\n"),
+		"test.py":       []byte("def test_people_dependency():\n    assert get_people_dependency()\n"),
+		"test_py310.py": []byte("def test_people_dependency_match():\n    match get_people_dependency():\n        case _: pass\n"),
+		"app/people.py": []byte("def get_people_dependency():\n    return ['John']\n"),
+	})
+	r := ix.Ranking(NewRankQuery(query.Parse("get_people_dependency stringified test fails"), true), 0, nil)
+	var got []string
+	for _, h := range r.Hits {
+		got = append(got, h.Path)
+	}
+	slices.Sort(got)
+	want := []string{"app/people.py", "test.py", "test_py310.py", "tests/test_stringified_dependency.py", "tests/test_stringified_dependency_py314.py"}
+	if !slices.Equal(got, want) {
+		t.Errorf("hits %q, want %q", got, want)
+	}
+	for _, p := range want {
+		if r.LeftOut(p) {
+			t.Errorf("%s left out as another version", p)
+		}
+	}
+}
