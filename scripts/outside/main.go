@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd/internal/udiff"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -34,7 +35,6 @@ import (
 var (
 	answerRe = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`)
 	commitRe = regexp.MustCompile(`^commit ([0-9a-f]+) `)
-	hunkRe   = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 )
 
 type answer struct {
@@ -191,12 +191,11 @@ func insertions(repo, commit, path string) map[int]bool {
 	out, _ := exec.Command("git", "-C", repo, "diff", "-U0", "--no-color", "--no-renames", commit+"^", commit, "--", path).Output()
 	ins := map[int]bool{}
 	for _, l := range strings.Split(string(out), "\n") {
-		m := hunkRe.FindStringSubmatch(l)
-		if m == nil || m[2] != "0" {
+		old, _, ok := udiff.HunkHeader(l)
+		if !ok || old.Lines != 0 {
 			continue
 		}
-		n, _ := strconv.Atoi(m[1])
-		ins[max(n, 1)] = true
+		ins[max(old.Start, 1)] = true
 	}
 	return ins
 }
