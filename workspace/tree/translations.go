@@ -27,6 +27,10 @@ import "github.com/ctxd/ctxd/lang"
 // The ranking keeps [lang.PreferredVersion]'s copy whatever the request's
 // language; two versions make a group.
 
+// versionKey is the byPage key of a page's copies per Python version,
+// apart from its locales' copies of the same path.
+func versionKey(page string) string { return "\x00v:" + page }
+
 // minCodeCopies is the number of locale folders holding one code file
 // from which they are copies of it: a folder named like a language ("es"
 // for ES modules, "it" for integration tests, "ms") may hold the same file
@@ -91,7 +95,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 		// per Python version is not a locale's copy of the same path.
 		key := page
 		if version {
-			key = "\x00v:" + page
+			key = versionKey(page)
 		}
 		k := byPage[key]
 		if k == 0 {
@@ -116,7 +120,7 @@ func groupVersions(docs []*indexDoc) (of []int32, pages []pageVersions, catalogu
 				p.tags = append(p.tags, "")
 			}
 		}
-		if k := byPage["\x00v:"+d.path]; k > 0 && !d.test {
+		if k := byPage[versionKey(d.path)]; k > 0 && !d.test {
 			if tag, _ := lang.VersionCopy(d.path); tag == "" {
 				p := &pages[k-1]
 				p.docs = append(p.docs, int32(i))
