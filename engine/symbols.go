@@ -151,8 +151,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
 		var defs, named, fileDefs []index.Def
+		lines := bytes.Split(src, []byte("\n"))
 		if ent, err := x.File(ctx, rel, src); err == nil && ent != nil {
-			fileDefs = withInnerDefs(ctx, rel, src, ent.Defs, name, defines)
+			fileDefs = withInnerDefs(ctx, rel, src, lines, ent.Defs, name, defines)
 			for _, d := range fileDefs {
 				if d.Name != name {
 					continue
@@ -184,7 +185,6 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		for _, d := range defs {
 			res.Definitions = append(res.Definitions, SymbolHit{Path: rel, Line: d.Line, EndLine: d.End, Kind: d.Kind, Parent: d.Parent, Signature: d.Signature})
 		}
-		lines := bytes.Split(src, []byte("\n"))
 		decl := declLines(named, lines, needle)
 		var decls map[string][]typedDecl
 		var py *pyFile // a Python file's
@@ -346,14 +346,14 @@ func declLines(defs []index.Def, lines [][]byte, name []byte) map[int]bool {
 // five-line method, a closure `const patch = (n) => ...` in a short
 // factory. Only a file where a line that holds no indexed definition
 // defines name by its shape (defines) is parsed again.
-func withInnerDefs(ctx context.Context, rel string, src []byte, defs []index.Def, name string, defines *regexp.Regexp) []index.Def {
+func withInnerDefs(ctx context.Context, rel string, src []byte, lines [][]byte, defs []index.Def, name string, defines *regexp.Regexp) []index.Def {
 	at := map[int]bool{}
 	for _, d := range defs {
 		at[d.Line] = true
 	}
 	needle := []byte(name)
 	may := false
-	for i, line := range bytes.Split(src, []byte("\n")) {
+	for i, line := range lines {
 		if !at[i+1] && bytes.Contains(line, needle) && defines.Match(line) {
 			may = true
 			break
