@@ -5,11 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/index"
-	"github.com/ctxd/ctxd/internal/testutil"
 	"github.com/ctxd/ctxd/workspace/disk"
 )
 
@@ -19,14 +17,7 @@ import (
 // would take every one of them into memory) is not used: it is read
 // again from git, as a corrupt file is.
 func TestLineHistoriesImplausibleFile(t *testing.T) {
-	root := testutil.IsolatedRepo(t)
-	write := func(ls ...string) {
-		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
-	}
-	write("a", "b", "c")
-	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
-	write("a", "b1", "c")
-	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	root, _ := twoCommitPy(t)
 	dir := filepath.Join(t.TempDir(), "state", "index")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -119,9 +119,7 @@ func TestParseHunksHeaders(t *testing.T) {
 // are read again.
 func TestReadLineHistories(t *testing.T) {
 	root := testutil.IsolatedRepo(t)
-	write := func(ls ...string) {
-		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
-	}
+	write := pyWriter(t, root)
 	write("a", "b", "c")
 	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
 	// c1: two hunks, the second after the line that reads like a header.
@@ -241,14 +239,7 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 // histories through a diff that leaves that commit out (line 2 of the
 // read HEAD is line 3 now, under the line the new commit added).
 func TestDirtyLineHistoriesOfTheirHead(t *testing.T) {
-	root := testutil.IsolatedRepo(t)
-	write := func(ls ...string) {
-		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
-	}
-	write("a", "b", "c")
-	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
-	write("a", "b1", "c")
-	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	root, write := twoCommitPy(t)
 	w := newTestWorkspace(t, root, Options{})
 	l, err := w.ReadLineHistories(t.Context())
 	if err != nil || l == nil {
@@ -268,4 +259,23 @@ func TestDirtyLineHistoriesOfTheirHead(t *testing.T) {
 	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py (-want +got):\n%s", d)
 	}
+}
+
+// pyWriter returns a function that writes root's f.py as the lines ls.
+func pyWriter(t *testing.T, root string) func(ls ...string) {
+	return func(ls ...string) {
+		testutil.WriteFiles(t, root, map[string]string{"f.py": strings.Join(ls, "\n") + "\n"})
+	}
+}
+
+// twoCommitPy returns a repository whose f.py was "a b c" (commit
+// import) then "a b1 c" (commit c1), and its f.py writer.
+func twoCommitPy(t *testing.T) (string, func(ls ...string)) {
+	root := testutil.IsolatedRepo(t)
+	write := pyWriter(t, root)
+	write("a", "b", "c")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	write("a", "b1", "c")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	return root, write
 }
