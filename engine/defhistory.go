@@ -50,7 +50,7 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 	for i := range chunks {
 		c := &chunks[i]
 		f := &c.Facts
-		if c.ChunkType != ctxd.ChunkFile || f.Minified || f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 || c.Tokens < focusMinTokens {
+		if !focusable(c) || c.Tokens < focusMinTokens {
 			continue
 		}
 		cs := sums.of(c)

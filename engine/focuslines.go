@@ -48,6 +48,14 @@ const (
 	focusDeclSpan = 60
 )
 
+// focusable reports a file chunk whose focus lines focusLines may choose:
+// no cursor, selection or error lines keep lines of it already, and it
+// is not minified.
+func focusable(c *ctxd.Chunk) bool {
+	f := &c.Facts
+	return c.ChunkType == ctxd.ChunkFile && !f.Minified && f.Cursor <= 0 && f.Selection == nil && len(f.ErrorLines) == 0
+}
+
 // focusLines sets FocusLines for the large gathered files that nothing
 // else focuses (no cursor, selection, error lines or named symbols): the
 // functions whose text matches the request's words best
@@ -65,7 +73,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 	for i := range chunks {
 		c := &chunks[i]
 		f := &c.Facts
-		if c.ChunkType != ctxd.ChunkFile || f.Minified || f.Cursor > 0 || f.Selection != nil || len(f.ErrorLines) > 0 {
+		if !focusable(c) {
 			continue
 		}
 		if len(f.MentionedSymbols) > 0 && len(f.FocusLines) == 0 {
