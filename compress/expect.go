@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"context"
 	"math"
 
 	"github.com/ctxd/ctxd"
@@ -20,6 +21,21 @@ import (
 // grows with q, and is 0 with nothing placed.
 func (f *fitter) value(cs []ctxd.Chunk, i int, q float64) float64 {
 	return math.Log1p(f.odds(cs, i) * q)
+}
+
+// optionValues returns the value of each of chunk i's options (whole and
+// each view, in options' order), computed once: the upgrade pass asks for
+// them on every step.
+func (f *fitter) optionValues(ctx context.Context, cs []ctxd.Chunk, i int) []float64 {
+	m := &f.memo[i]
+	if m.values == nil {
+		opts := f.options(ctx, i, &cs[i])
+		m.values = make([]float64, len(opts))
+		for k := range opts {
+			m.values[k] = f.value(cs, i, f.quality(&opts[k]))
+		}
+	}
+	return m.values
 }
 
 // gain is what chunk i's value gains from quality from to quality to.

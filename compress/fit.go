@@ -510,12 +510,13 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 			if cur == nil && f.smallest(ctx, i, &cs[i]) > left {
 				continue
 			}
-			for _, o := range f.options(ctx, i, &cs[i]) {
+			vq, vals := f.value(cs, i, q), f.optionValues(ctx, cs, i)
+			for k, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - have
 				if d <= 0 || d > left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := f.gain(cs, i, q, f.quality(&o))
+				g := vals[k] - vq
 				if r := g / float64(d); g > 0 && r > best {
 					bi, best, pick = i, r, o
 				}
@@ -631,13 +632,13 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			}
 			slices.SortStableFunc(lines, byRatio)
 			slices.SortStableFunc(fine, byRatio)
-			q := f.quality(cur)
-			for _, o := range f.options(ctx, i, &cs[i]) {
+			vq, vals := f.value(cs, i, f.quality(cur)), f.optionValues(ctx, cs, i)
+			for k, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - cur.Tokens
 				if d <= left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := f.gain(cs, i, q, f.quality(&o))
+				g := vals[k] - vq
 				if g <= bestNet {
 					continue
 				}
@@ -854,6 +855,7 @@ type chunkMemo struct {
 	weightDone bool
 	odds       float64 // see odds
 	oddsDone   bool
+	values     []float64 // see optionValues; nil until computed
 }
 
 // prepare computes, on all cores, the options (whole and each view,
