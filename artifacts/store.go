@@ -21,6 +21,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/internal/filelock"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Subdir is the folder of a state directory that holds the artifacts
@@ -750,7 +751,7 @@ func (s *Store) Evict(ctx context.Context) (int, error) {
 	}
 	removed := 0
 	if total > s.opts.MaxBytes {
-		slices.SortFunc(files, func(a, b fileEntry) int { return a.mtime.Compare(b.mtime) })
+		vsort.Func(files, func(a, b fileEntry) int { return a.mtime.Compare(b.mtime) })
 		target := s.opts.MaxBytes / 10 * 9
 		now := s.opts.Now()
 		for _, f := range files {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // rankCap is the rank an answer file counts at in the mean when it is
@@ -77,7 +78,7 @@ func fileRanks(env *ctxd.Envelope) map[string]int {
 			all = append(all, scored{sk.Source, sk.Score})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	vsort.StableFunc(all, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	ranks := make(map[string]int, len(all))
 	for i, s := range all {
 		if _, ok := ranks[s.src]; !ok {

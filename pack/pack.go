@@ -30,6 +30,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/secrets"
 	"github.com/ctxd/ctxd/tokens"
@@ -530,9 +531,9 @@ func PackCached(ctx context.Context, ws *tree.Tree, opts Options, cache *Cache) 
 	if len(late) > 0 || len(secretFiles) > 0 {
 		// Late buffers came after the walk's path order.
 		byPath := func(a, b Excluded) int { return strings.Compare(a.Path, b.Path) }
-		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-		slices.SortFunc(excluded, byPath)
-		slices.SortFunc(unpacked, byPath)
+		vsort.Func(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		vsort.Func(excluded, byPath)
+		vsort.Func(unpacked, byPath)
 		slices.Sort(secretFiles)
 	}
 	if err != nil {

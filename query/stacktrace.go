@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Location is a place in a file that a stack trace or error text points
@@ -115,7 +117,7 @@ func ParseStackTrace(text string) []Location {
 	}
 	// Order by position in the text (stable: one pattern's finds at one
 	// place keep their order).
-	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.pos, b.pos) })
+	vsort.StableFunc(all, func(a, b found) int { return cmp.Compare(a.pos, b.pos) })
 	var out []Location
 	seen := map[Location]bool{}
 	for _, f := range all {

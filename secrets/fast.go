@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // The fast path. gitleaks runs a rule over the whole text as soon as one
@@ -788,7 +790,7 @@ func (t *lines) windows(q required, hits []span) []window {
 		for l := range t.wild {
 			hits = append(hits, span{l, l + q.after})
 		}
-		slices.SortFunc(hits, func(a, b span) int { return cmp.Compare(a.line, b.line) })
+		vsort.Func(hits, func(a, b span) int { return cmp.Compare(a.line, b.line) })
 	}
 	var out []window
 	last, prev := len(t.start)-1, -2

@@ -6,9 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/ctxd/ctxd/internal/uvarint"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // The clean set: the SHA-256 of every text a scan found no secret in,
@@ -146,7 +146,7 @@ func (s *Scanner) AppendClean(dst []byte) ([]byte, bool) {
 	}
 	s.persisted = len(hs)
 	s.mu.Unlock()
-	slices.SortFunc(hs, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
+	vsort.Func(hs, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
 	buf := bytes.NewBuffer(dst)
 	start := buf.Len()
 	buf.WriteString(cleanMagic)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/byteview"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // maxCached bounds each of the cache's two generations. When the newer
@@ -257,7 +258,7 @@ func replaceSecrets(text string, fs []finding, keepLines bool) string {
 	if len(spans) == 0 {
 		return text
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
+	vsort.Func(spans, func(a, b span) int { return a.lo - b.lo })
 	var b strings.Builder
 	b.Grow(len(text))
 	prev := 0

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Info describes a session by its newest checkpoint that verifies.
@@ -81,7 +81,7 @@ func (s *Store) List(ctx context.Context) (*Listing, error) {
 }
 
 func sortInfos(is []Info) {
-	slices.SortFunc(is, func(a, b Info) int {
+	vsort.Func(is, func(a, b Info) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}

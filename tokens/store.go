@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ctxd/ctxd/internal/uvarint"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // A CountStore keeps token counts across processes, keyed by a hash of
@@ -220,7 +221,7 @@ func (s *CountStore) AppendBinary(b []byte, maxEntries int) []byte {
 	for k, e := range s.counts {
 		ents = append(ents, ent{k, e})
 	}
-	slices.SortFunc(ents, func(x, y ent) int {
+	vsort.Func(ents, func(x, y ent) int {
 		return cmp.Or(cmp.Compare(y.gen, x.gen), slices.Compare(x.k[:], y.k[:])) // most recent first
 	})
 	if maxEntries > 0 && len(ents) > maxEntries {

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // largeBody is the length in lines from which a function kept whole
@@ -469,7 +470,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, imps []importLine, o
 			spans = append(spans, moduleSpan(lang, lines, syms, imps, l))
 		}
 	}
-	slices.SortFunc(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
+	vsort.Func(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(spans)
 }
 
@@ -860,7 +861,7 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 		return spans, nil, false
 	}
 	out := append(slices.Clone(spans), add...)
-	slices.SortFunc(out, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
+	vsort.Func(out, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(out), add, importsShown
 }
 

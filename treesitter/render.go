@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // editKind tells the candidates apart when a repair disables one.
@@ -297,7 +298,7 @@ func (a *analysis) hasInner() bool {
 // by start.
 func mergeEdits(a, b []planned) []planned {
 	out := append(slices.Clone(a), b...)
-	slices.SortStableFunc(out, func(x, y planned) int { return x.start - y.start })
+	vsort.StableFunc(out, func(x, y planned) int { return x.start - y.start })
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/uvarint"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // A Store keeps what parsing yields across processes, so a fresh CLI run
@@ -352,7 +353,7 @@ func (s *Store) AppendBinary(b []byte, maxBytes int) []byte {
 		ents = append(ents, ent{k, e.gen, 32 + binary.MaxVarintLen32*(2+2*len(e.errs)), false})
 	}
 	// Most recent first; ties by key, so the encoding is deterministic.
-	slices.SortFunc(ents, func(x, y ent) int {
+	vsort.Func(ents, func(x, y ent) int {
 		return cmp.Or(cmp.Compare(y.gen, x.gen), slices.Compare(x.key[:], y.key[:])) // most recent first
 	})
 	total := 0

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // explainTerms is how many score terms a line of --explain names.
@@ -60,7 +61,7 @@ func writeExplain(w io.Writer, env *ctxd.Envelope) error {
 // terms names a breakdown's largest terms by share: "reason (45%), …".
 func terms(bd []ctxd.ScoreTerm) string {
 	ts := slices.Clone(bd)
-	slices.SortStableFunc(ts, func(a, b ctxd.ScoreTerm) int { return cmp.Compare(math.Abs(b.Value), math.Abs(a.Value)) })
+	vsort.StableFunc(ts, func(a, b ctxd.ScoreTerm) int { return cmp.Compare(math.Abs(b.Value), math.Abs(a.Value)) })
 	var parts []string
 	for _, t := range ts {
 		if len(parts) == explainTerms {

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/internal/byteview"
+	"github.com/ctxd/ctxd/internal/vsort"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -866,7 +867,7 @@ const minRefill = 64
 // changes: what was evicted stays in the summary, and the budget holds.
 func (r *run) refill(room int) {
 	refs := slices.Clone(r.laddered)
-	slices.SortStableFunc(refs, func(a, b request.SegRef) int { return cmp.Compare(b.Item, a.Item) })
+	vsort.StableFunc(refs, func(a, b request.SegRef) int { return cmp.Compare(b.Item, a.Item) })
 	for _, ref := range refs {
 		if room < minRefill || r.ctx.Err() != nil {
 			return

@@ -3,8 +3,9 @@ package request
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
+
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // SegRef names one segment: Items[Item].Segments[Seg].
@@ -145,7 +146,7 @@ func (r *Request) Pair() *Pairing {
 			union(i, i+1)
 		}
 	}
-	slices.SortFunc(p.Orphans, func(a, b SegRef) int {
+	vsort.Func(p.Orphans, func(a, b SegRef) int {
 		if a.Item != b.Item {
 			return a.Item - b.Item
 		}

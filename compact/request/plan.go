@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Plan is a set of changes to a request: items to drop, segments to drop
@@ -161,7 +163,7 @@ func (p *Plan) itemEdits(i int, it *Item) []edit {
 // order.
 func (p *Plan) sortedInserts() []insertion {
 	ins := slices.Clone(p.inserts)
-	slices.SortStableFunc(ins, func(a, b insertion) int { return a.at - b.at })
+	vsort.StableFunc(ins, func(a, b insertion) int { return a.at - b.at })
 	return ins
 }
 
@@ -279,7 +281,7 @@ func apply(body []byte, edits []edit) ([]byte, error) {
 	if len(edits) == 0 {
 		return body, nil
 	}
-	slices.SortStableFunc(edits, func(a, b edit) int {
+	vsort.StableFunc(edits, func(a, b edit) int {
 		if a.Span.Start != b.Span.Start {
 			return a.Span.Start - b.Span.Start
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxd/ctxd/compact/prune"
 	"github.com/ctxd/ctxd/compact/request"
 	"github.com/ctxd/ctxd/compact/signal"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // The ledger (docs/proxy.md, "Stepped eviction and the ledger"): when a
@@ -435,7 +436,7 @@ func mergeRanges(rs []string) string {
 			odd = append(odd, r)
 		}
 	}
-	slices.SortFunc(iv, func(p, q [2]int) int { return cmp.Or(p[0]-q[0], p[1]-q[1]) })
+	vsort.Func(iv, func(p, q [2]int) int { return cmp.Or(p[0]-q[0], p[1]-q[1]) })
 	var parts []string
 	for k := 0; k < len(iv); {
 		lo, hi := iv[k][0], iv[k][1]
@@ -541,7 +542,7 @@ func (l *locationList) ranked(read, changed *fileList, calls []namedCall) (out [
 			entries = append(entries, entry{p, rest, rank, l.last[p]})
 		}
 	}
-	slices.SortStableFunc(entries, func(a, b entry) int {
+	vsort.StableFunc(entries, func(a, b entry) int {
 		return cmp.Or(a.rank-b.rank, b.last-a.last)
 	})
 	out = make([]string, 0, len(entries))

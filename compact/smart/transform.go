@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd/compact/request"
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Transforms, as reports name them.
@@ -241,7 +242,7 @@ func condensedView(text, hash string, v view, rt request.Retrieval) (string, boo
 			cands = append(cands, pick{i, rank})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b pick) int { return cmp.Compare(a.rank, b.rank) })
+	vsort.StableFunc(cands, func(a, b pick) int { return cmp.Compare(a.rank, b.rank) })
 	var kept []int
 	shown := map[string]bool{}
 	for _, c := range cands {

@@ -6,7 +6,8 @@ package editdist
 
 import (
 	"cmp"
-	"slices"
+
+	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // Distance is the Levenshtein distance of a and b, by bytes.
@@ -62,7 +63,7 @@ func Ranked(name string, names []string, within Within) []string {
 			nears = append(nears, near{n, d})
 		}
 	}
-	slices.SortFunc(nears, func(a, b near) int {
+	vsort.Func(nears, func(a, b near) int {
 		return cmp.Or(a.d-b.d, cmp.Compare(a.name, b.name))
 	})
 	out := make([]string, 0, len(nears))
