@@ -19,7 +19,7 @@ const allocBuckets = 1024
 var allocExact = true
 
 // allocate chooses every chunk's view at once, by the fitter's own
-// objective: the sum over chunks of the value of the view placed (value),
+// objective: the sum over chunks of weight × quality of the view placed,
 // within the budget. It is a multiple-choice knapsack solved by dynamic
 // programming over token buckets: each chunk picks one view of its menu,
 // which is
@@ -116,7 +116,7 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 	v := make([]float64, len(opts))
 	kept := items[:0]
 	for _, it := range items {
-		base := 0
+		wt, base := f.weight(&cs[it.i], it.i), 0
 		if o := opts[it.start]; o != nil {
 			base = o.Tokens
 		}
@@ -126,7 +126,7 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 			o := opts[k]
 			if o != nil {
 				w[k] = (o.Tokens - base + g - 1) / g
-				v[k] = f.value(cs, it.i, f.quality(o))
+				v[k] = wt * f.quality(o)
 			}
 			if k > it.start && w[k] <= nb && end-it.start < math.MaxUint8 {
 				opts[end], w[end], v[end] = o, w[k], v[k]
@@ -195,7 +195,7 @@ func (f *fitter) allocate(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.C
 	// when worth more (equal totals keep what the passes before chose).
 	now := 0.0
 	for _, it := range items {
-		now += f.value(cs, it.i, f.quality(placed[it.i]))
+		now += f.weight(&cs[it.i], it.i) * f.quality(placed[it.i])
 	}
 	if best[nb]+offset <= now+1e-12 {
 		return used

@@ -4,9 +4,7 @@
 // Fit allocates the budget: the best chunks are first placed at a cheap
 // view (whole when small, structural outline or signatures, or a short
 // head-and-tail cut for text), then upgraded by value per token (a view is
-// worth the chance that it shows every changed line of a file the task
-// changes, weighed by the chance that the file is one, the file whole
-// most); the rest
+// worth the share of its file it shows, the file whole most); the rest
 // fill what is left; what cannot fit is skipped with a reason. The budget
 // is never exceeded, as counted by the real tokenizer on each chunk
 // exactly as the prompt renders it.
@@ -136,11 +134,11 @@ func presenceBudget(left int) int {
 //     within presenceBudget, so one large file cannot starve the ones
 //     after it;
 //  2. allocate: every chunk's view is chosen at once, the one
-//     combination of views worth the most (value, summed)
+//     combination of views worth the most (weight times quality, summed)
 //     that fits, a presence placement its floor; then upgrade: the
 //     space the table's rounding leaves goes, one step at a time, to the larger
 //     view (whole included) with the most value gained per token, value
-//     being what the view adds to the chunk's value (value, qualityAt);
+//     being the chunk's weight times the quality the view adds (qualityAt);
 //     then a lookahead (swap) shows a larger view of a better chunk that
 //     no longer fits by putting chunks ranked below it back to smaller
 //     views or their presence lines, when that gains more value than they
@@ -160,7 +158,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs)), top: -1}
+	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 	if err := f.prepare(ctx, cs); err != nil {
@@ -277,38 +275,33 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	return out, nil
 }
 
-// View qualities: the chance that a placement shows every changed line of
-// its file when the file is one the task changes, for the allocation
-// (value). Whole is 1. A structural view's is fitted on the development
-// set's answer files (scripts/viewquality, every option the fitter had
-// for each answer file, 13,421 of them, 100 commits of each of the seven
-// repositories at 8k and 32k; BENCHMARKS.md "hqual (2026-11-30"): a
-// logistic fit in its level and the share of the file's tokens it shows,
-// with a term for a file without focus lines (no ranked function), in
-// qualityFit. The outline shows no line verbatim (0 of 1,425 answer
-// files): its outlineQuality is the file's presence, which every view
-// carries too, so a view is worth outlineQuality plus the rest times its
-// fitted chance. The hand-set curve it replaces (0.25 + 0.6 x share, 0.1
-// more for the focus functions shown) valued a focus view by its size:
-// with the product objective (value) the first file's outline with its
-// functions whole (3,000 tokens) outbid the next files' whole views, where
-// the fit values it barely above the functions alone (BENCHMARKS.md
-// "hfit (2026-11-30").
-const outlineQuality = 0.15
+// View qualities: the share of a chunk's value a placement carries, for
+// the upgrade pass. Whole is 1. A structural view is worth what its
+// presence says (outlineQuality) plus what its code shows: a base for the
+// file's structure and the kept functions, and a part that grows with the
+// share of the file's tokens it shows (viewQuality), so a view that shows
+// most of a file is worth most of it, and a view that shows little is
+// worth little more than the outline whatever its level. Measured on the
+// development set's answer files (eval recall --dump), a view showed every
+// changed line for 1% of the cases below a fifth of its file's tokens
+// (mostly outlines), 39% at a fifth to two fifths, 52% to three fifths,
+// 59% above; the named levels alone (bodies 0.8, signatures 0.5) made a
+// bodies view of a quarter of a file worth nearly the file, and the
+// allocator kept the files a task needs as bodies while budget was left.
+const (
+	outlineQuality = 0.15
+	viewBase       = 0.25
+	viewShown      = 0.6
+)
 
-// qualityFit holds the logistic fit of a structural view's chance: per
-// level an intercept and a slope per share of the file's tokens shown
-// (held-out log-likelihood per view -0.644 against -0.651 for the hand
-// curve), and noFocusFit, the term of a view whose file has no focus
-// lines.
-var qualityFit = map[ctxd.View][2]float64{
-	ctxd.ViewBodies:     {-1.746, 4.818},
-	ctxd.ViewSignatures: {-0.973, 3.586},
-	ctxd.ViewFocus:      {-0.473, 1.827},
-	ctxd.ViewFocusOnly:  {-0.429, 2.431},
+// viewQuality is the quality of a structural view (not the outline) that
+// shows shown of its file's whole tokens.
+func viewQuality(shown, whole int) float64 {
+	if whole <= 0 {
+		return viewBase
+	}
+	return viewBase + viewShown*min(1, float64(shown)/float64(whole))
 }
-
-const noFocusFit = -1.185
 
 // quality is qualityAt for this fit's budget: a focus view's share is
 // taken of at most focusShareOf times the budget.
@@ -356,12 +349,13 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	if focusWhole > 0 && (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) {
 		whole = min(whole, focusWhole)
 	}
-	fq := qualityFit[c.Truncation]
-	x := fq[0] + fq[1]*min(1, float64(c.Tokens)/float64(max(whole, 1)))
-	if len(c.Facts.FocusLines) == 0 {
-		x += noFocusFit
+	q := viewQuality(c.Tokens, whole) + focusMore*focusShown(c)
+	if (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) && focusNone(c) {
+		// The named definitions alone (engine's smallest focus view),
+		// without a function the focus lines chose.
+		q -= focusMore
 	}
-	return (outlineQuality + (1-outlineQuality)/(1+math.Exp(-x))) * refShown(c)
+	return q * refShown(c)
 }
 
 // refShown scales a view's quality by the share of the chunk's reference
@@ -380,6 +374,65 @@ func refShown(c *ctxd.Chunk) float64 {
 		}
 	}
 	return 0.5 + 0.5*float64(shown)/float64(n)
+}
+
+// focusMore is what a focus view gains in quality by showing every one of
+// its focus lines' functions rather than the best one alone.
+const focusMore = 0.1
+
+// focusShown is the part of the focus lines after the first that a focus
+// view shows the functions of (0 for the best function alone, 1 for all),
+// each focus line weighing its definition's score (Facts.FocusDefs; a
+// line without one, such as a helper a focused test uses, weighs the
+// least score, and all weigh alike when none has one). Without it the
+// view of the best function alone was worth as much as the one with the
+// best three, and a file the request is about (the test file a test is to
+// be added to) never grew past its one function while weaker files were
+// upgraded whole; with the scores, a step of the focus ladder (engine's
+// views keeping the best 1, 2, 3, 5, 8 functions whole) is worth what its
+// added functions match of the request. A view without focus lines (a
+// cursor's, an error's) gains nothing.
+func focusShown(c *ctxd.Chunk) float64 {
+	fl := c.Facts.FocusLines
+	if len(fl) < 2 {
+		return 0
+	}
+	least := 0.0
+	for _, d := range c.Facts.FocusDefs {
+		if d.Score > 0 && (least == 0 || d.Score < least) {
+			least = d.Score
+		}
+	}
+	weight := func(k int) float64 {
+		if k < len(c.Facts.FocusDefs) && c.Facts.FocusDefs[k].Line == fl[k] && c.Facts.FocusDefs[k].Score > 0 {
+			return c.Facts.FocusDefs[k].Score
+		}
+		return max(least, 1)
+	}
+	total, shown := 0.0, 0.0
+	for k, l := range fl {
+		w := weight(k)
+		total += w
+		if focusLineShown(c, l) {
+			shown += w
+		}
+	}
+	first := weight(0)
+	if total <= first {
+		return 0
+	}
+	return max(shown-first, 0) / (total - first)
+}
+
+// focusLinesShown counts c's focus lines outside its elided ranges, and
+// its focus lines.
+func focusLinesShown(c *ctxd.Chunk) (shown, n int) {
+	for _, l := range c.Facts.FocusLines {
+		if focusLineShown(c, l) {
+			shown++
+		}
+	}
+	return shown, len(c.Facts.FocusLines)
 }
 
 // focusLineShown reports c showing the function whose first line is the
@@ -413,9 +466,17 @@ func dropsFocus(cur, o *ctxd.Chunk) bool {
 	return false
 }
 
-// weight says how likely the chunk at rank i (0-based, by score) is a file
-// the task changes, as a share of the highest weight that answerP reads
-// as a chance: its score (at least 1) over its rank, times answerOdds. The score alone
+// focusNone reports a focus view with focus lines that shows none of
+// their functions: worth less than the view of the best one, or the
+// upgrade pass had no reason to grow a file from its named type (Client)
+// to the function that answers (redirectBehavior).
+func focusNone(c *ctxd.Chunk) bool {
+	shown, n := focusLinesShown(c)
+	return n > 0 && shown == 0
+}
+
+// weight is the value of the chunk at rank i (0-based, by score): its
+// score (at least 1) over its rank, times answerOdds. The score alone
 // barely separates the first files (1,500 against 1,200), while the first
 // is far more often the one the task needs; dividing by the rank makes
 // the upgrade pass deepen the best files before it widens the context
@@ -426,7 +487,7 @@ func dropsFocus(cur, o *ctxd.Chunk) bool {
 // rank, whose code the task is about.
 //
 // It depends only on the chunk and its rank, so it is computed once per
-// chunk.
+// chunk: the upgrade and swap passes ask for it on every step.
 func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 	m := &f.memo[i]
 	if m.weightDone {
@@ -491,7 +552,7 @@ var answerFit = struct {
 // upgrade spends the budget left on the chunks' larger views in order of
 // value per token: repeatedly, of every chunk's views larger than its
 // placement (whole included; an absent chunk has none), it takes the one
-// whose gain, value(quality) − value(quality now), per token added is
+// whose gain, weight × (quality − quality now), per token added is
 // highest and that fits. It returns the tokens used.
 func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
 	for ctx.Err() == nil {
@@ -510,13 +571,13 @@ func (f *fitter) upgrade(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Ch
 			if cur == nil && f.smallest(ctx, i, &cs[i]) > left {
 				continue
 			}
-			vq, vals := f.value(cs, i, q), f.optionValues(ctx, cs, i)
-			for k, o := range f.options(ctx, i, &cs[i]) {
+			w := f.weight(&cs[i], i)
+			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - have
 				if d <= 0 || d > left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := vals[k] - vq
+				g := w * (f.quality(&o) - q)
 				if r := g / float64(d); g > 0 && r > best {
 					bi, best, pick = i, r, o
 				}
@@ -575,18 +636,18 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			// worth freeing.
 			return line, fine, false
 		}
-		qj := f.quality(p)
+		wj, qj := f.weight(&cs[j], j), f.quality(p)
 		to, ok := f.presenceLine(ctx, j, cs[j])
 		if !ok || to.Tokens >= p.Tokens {
 			return line, fine, false
 		}
-		ln := down{j, to, max(f.gain(cs, j, f.quality(&to), qj), 0), p.Tokens - to.Tokens}
+		ln := down{j, to, wj * max(qj-f.quality(&to), 0), p.Tokens - to.Tokens}
 		best := ln
 		for _, o := range f.memo[j].choices {
 			if o.Tokens >= p.Tokens || o.Tokens <= to.Tokens {
 				continue
 			}
-			dn := down{j, o, max(f.gain(cs, j, f.quality(&o), qj), 0), p.Tokens - o.Tokens}
+			dn := down{j, o, wj * max(qj-f.quality(&o), 0), p.Tokens - o.Tokens}
 			if dn.loss*float64(best.freed) < best.loss*float64(dn.freed) {
 				best = dn
 			}
@@ -632,13 +693,13 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 			}
 			slices.SortStableFunc(lines, byRatio)
 			slices.SortStableFunc(fine, byRatio)
-			vq, vals := f.value(cs, i, f.quality(cur)), f.optionValues(ctx, cs, i)
-			for k, o := range f.options(ctx, i, &cs[i]) {
+			q, w := f.quality(cur), f.weight(&cs[i], i)
+			for _, o := range f.options(ctx, i, &cs[i]) {
 				d := o.Tokens - cur.Tokens
 				if d <= left || dropsFocus(cur, &o) {
 					continue
 				}
-				g := vals[k] - vq
+				g := w * (f.quality(&o) - q)
 				if g <= bestNet {
 					continue
 				}
@@ -830,11 +891,6 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 type fitter struct {
 	opts Options
 	memo []chunkMemo // by chunk index
-	// top is the index of the chunk of the highest weight, -1 before
-	// odds runs (see answerP).
-	top  int
-	wtop float64
-	ptop float64
 }
 
 // chunkMemo is what the fitter computed once of one chunk. Only the work
@@ -853,9 +909,6 @@ type chunkMemo struct {
 	lineDone   bool
 	weight     float64 // see weight
 	weightDone bool
-	odds       float64 // see odds
-	oddsDone   bool
-	values     []float64 // see optionValues; nil until computed
 }
 
 // prepare computes, on all cores, the options (whole and each view,

@@ -6,57 +6,44 @@ import (
 	"github.com/ctxd/ctxd"
 )
 
-// TestViewQuality: a view is worth the fitted chance that it shows every
-// changed line of an answer file (qualityFit) over the presence every view
-// carries (outlineQuality): whole 1, the outline its presence alone, a
-// structural view more the more of its file it shows and less when its
-// file has no focus lines, a focus view's share taken of at most
-// focusWhole tokens, a view hiding the uses a request asks about at most
-// half.
-func TestViewQuality(t *testing.T) {
-	view := func(level ctxd.View, tokens int, focusLines []int) *ctxd.Chunk {
-		return &ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focusLines}}
+// TestFocusQuality: a view is worth its share of the file's tokens
+// (viewQuality), and more the more of its focus lines' functions it shows,
+// so the upgrade pass grows the best function alone into the best three; a
+// view without focus lines is worth its share alone; the outline only its
+// presence.
+func TestFocusQuality(t *testing.T) {
+	focus := []int{10, 50, 90}
+	// A tenth of the file's tokens.
+	view := func(level ctxd.View, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focusLines}}
 	}
-	focus := []int{10}
-	if q := qualityAt(&ctxd.Chunk{Tokens: 1000}, 0); q != 1 {
-		t.Errorf("whole %.3f, want 1", q)
+	tenth := viewBase + viewShown/10
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), tenth},
+		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + focusMore/2},
+		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), tenth + focusMore},
+		{"focus view, all three", view(ctxd.ViewFocus, focus), tenth + focusMore},
+		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), tenth},
+		{"one focus line", view(ctxd.ViewFocusOnly, []int{10}), tenth},
+		// bodies and signatures keep the focus lines' functions whole too.
+		{"signatures keep the focused functions", view(ctxd.ViewSignatures, focus), tenth + focusMore},
+		// The named definitions alone: none of the focus lines' functions.
+		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), tenth - focusMore},
+		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), tenth - focusMore},
+		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), tenth - focusMore},
+		{"the outline is presence", view(ctxd.ViewOutline, focus), outlineQuality},
+		{"whole", &ctxd.Chunk{Tokens: 1000}, 1},
 	}
-	if q := qualityAt(nil, 0); q != 0 {
-		t.Errorf("none %.3f, want 0", q)
-	}
-	if q := qualityAt(view(ctxd.ViewOutline, 50, focus), 0); q != outlineQuality {
-		t.Errorf("outline %.4f, want its presence %.4f", q, outlineQuality)
-	}
-	for _, level := range []ctxd.View{ctxd.ViewBodies, ctxd.ViewSignatures, ctxd.ViewFocus, ctxd.ViewFocusOnly} {
-		prev := outlineQuality
-		for _, tokens := range []int{50, 200, 500, 800, 1000} {
-			q := qualityAt(view(level, tokens, focus), 0)
-			if q <= prev || q >= 1 {
-				t.Errorf("%s at %d of 1000 tokens: %.3f, want above %.3f and below the file whole", level, tokens, q, prev)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("quality %.3f, want %.3f", got, tt.want)
 			}
-			prev = q
-			if without := qualityAt(view(level, tokens, nil), 0); without >= q || without <= outlineQuality {
-				t.Errorf("%s at %d tokens without focus lines %.3f, not between the outline and %.3f with them", level, tokens, without, q)
-			}
-		}
-	}
-	// Measured: a focus-only view of a tenth of its file showed every
-	// changed line for 44% of answer files, a bodies view of nine tenths
-	// for 88%.
-	if q := qualityAt(view(ctxd.ViewFocusOnly, 100, focus), 0); q < outlineQuality+(1-outlineQuality)*0.40 || q > outlineQuality+(1-outlineQuality)*0.48 {
-		t.Errorf("focus-only, a tenth: %.3f, want the presence and the measured 0.44 or so of the rest", q)
-	}
-	if q := qualityAt(view(ctxd.ViewBodies, 900, focus), 0); q < outlineQuality+(1-outlineQuality)*0.85 || q > outlineQuality+(1-outlineQuality)*0.95 {
-		t.Errorf("bodies, nine tenths: %.3f, want the presence and the measured 0.88 or so of the rest", q)
-	}
-	if capped, free := qualityAt(view(ctxd.ViewFocus, 100, focus), 200), qualityAt(view(ctxd.ViewFocus, 100, focus), 0); capped <= free {
-		t.Errorf("focus view of a file larger than focusWhole: %.3f, not above %.3f", capped, free)
-	}
-	refs := view(ctxd.ViewFocusOnly, 100, focus)
-	refs.Facts.RefLines = []int{500}
-	refs.Elided = []ctxd.LineRange{{Start: 400, End: 600}}
-	if q, full := qualityAt(refs, 0), qualityAt(view(ctxd.ViewFocusOnly, 100, focus), 0); q > full/2+1e-9 {
-		t.Errorf("hiding every use asked about: %.3f, want at most half of %.3f", q, full)
+		})
 	}
 }
 
@@ -73,6 +60,37 @@ func TestQualityGrowsWithWhatIsShown(t *testing.T) {
 		if order[i] <= order[i-1] {
 			t.Errorf("qualities %v do not grow at %d", order, i)
 		}
+	}
+}
+
+// TestFocusShownByScore: a focus view's focus lines weigh their
+// definitions' scores (Facts.FocusDefs): the second of three functions,
+// scored close to the best, is worth most of what the third adds little
+// to; a line without a score weighs the least one.
+func TestFocusShownByScore(t *testing.T) {
+	focus := []int{10, 50, 90}
+	defs := []ctxd.DefScore{{Line: 10, Score: 10}, {Line: 50, Score: 9}, {Line: 90, Score: 1}}
+	view := func(defs []ctxd.DefScore, elided ...ctxd.LineRange) *ctxd.Chunk {
+		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocus, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focus, FocusDefs: defs}}
+	}
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"best two", view(defs, ctxd.LineRange{Start: 60, End: 100}), 0.9},
+		{"best and third", view(defs, ctxd.LineRange{Start: 40, End: 60}), 0.1},
+		{"all", view(defs), 1},
+		{"best alone", view(defs, ctxd.LineRange{Start: 40, End: 100}), 0},
+		{"third unscored weighs the least", view(defs[:2], ctxd.LineRange{Start: 60, End: 100}), 9.0 / 18},
+		{"no scores: by count", view(nil, ctxd.LineRange{Start: 60, End: 100}), 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := focusShown(tt.c); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("focusShown %.3f, want %.3f", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -105,22 +123,34 @@ func TestDropsFocus(t *testing.T) {
 // TestFocusLineShownAlone: a focus line that is also a match line (a
 // definition's first line holding a request identifier, which every view
 // but the outline shows alone, in place) counts as its function shown
-// only when the line after it is shown too: an upgrade to the view with
-// that function whole is not refused as one hiding it, and one from the
-// view with it whole to its first line alone is (BENCHMARKS.md
-// "h25small": requests' iter_content, cli's command.go).
+// only when the line after it is shown too: a focus view showing such a
+// line with its body elided is worth the best function alone, not two of
+// three, and an upgrade to the view with that function whole is not
+// refused as one hiding it (BENCHMARKS.md "h25small": requests'
+// iter_content, cli's command.go).
 func TestFocusLineShownAlone(t *testing.T) {
 	facts := ctxd.Facts{FocusLines: []int{10, 50, 90}, MatchLines: []int{50, 70}}
 	view := func(elided ...ctxd.LineRange) *ctxd.Chunk {
 		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocusOnly, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: facts}
 	}
+	tenth := viewBase + viewShown/10
 	alone := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 51, End: 100})
 	whole := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 100})
-	if focusLineShown(alone, 50) || !focusLineShown(whole, 50) {
-		t.Errorf("second shown: its first line alone %v, whole %v; want false, true", focusLineShown(alone, 50), focusLineShown(whole, 50))
+	tests := []struct {
+		name string
+		c    *ctxd.Chunk
+		want float64
+	}{
+		{"second's first line alone (a match line)", alone, tenth},
+		{"second whole", whole, tenth + focusMore/2},
+		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + focusMore/2},
 	}
-	if !focusLineShown(view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), 50) {
-		t.Error("a match line that is no focus line, elided after it: the second not shown")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Errorf("quality %.3f, want %.3f", got, tt.want)
+			}
+		})
 	}
 	if dropsFocus(alone, view(ctxd.LineRange{Start: 20, End: 100})) {
 		t.Error("second's first line alone -> best alone: refused, as if the second were shown")
