@@ -1,8 +1,11 @@
 package workspace
 
 import (
+	"context"
+	"log/slog"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestLowerGC: the collector runs at analysisGCPercent while analyses
@@ -56,5 +59,59 @@ func TestContentSet(t *testing.T) {
 	}
 	if contentSetOf(nil).has("a.go", 1) {
 		t.Error("the empty set has a pair")
+	}
+}
+
+// TestHistoryInterruptedOnce: a request starting stops the history read
+// once; the read after it runs to its end while requests run (under an
+// agent's constant requests every restarted read was stopped again, and
+// the line histories were never read).
+func TestHistoryInterruptedOnce(t *testing.T) {
+	var b Analysis
+	started := make(chan int)
+	finish := make(chan struct{})
+	results := make(chan error, 4)
+	tries := 0
+	r := run{log: slog.New(slog.DiscardHandler), history: func(ctx context.Context) error {
+		tries++
+		started <- tries
+		<-finish
+		err := ctx.Err()
+		results <- err
+		return err
+	}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.history(t.Context(), r)
+	}()
+	wait := func(want int) {
+		select {
+		case n := <-started:
+			if n != want {
+				t.Fatalf("attempt %d started, want %d", n, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("attempt %d never started", want)
+		}
+	}
+	wait(1)
+	release := b.Busy() // stops the first attempt
+	finish <- struct{}{}
+	if err := <-results; err == nil {
+		t.Fatal("a request starting did not stop the first read")
+	}
+	release()
+	wait(2)
+	release = b.Busy() // does not stop the second
+	defer release()
+	finish <- struct{}{}
+	if err := <-results; err != nil {
+		t.Fatalf("the second read was stopped too (%v): a request stops it at most once", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("history did not return after its read ended")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -278,4 +279,41 @@ func twoCommitPy(t *testing.T) (string, func(ls ...string)) {
 	write("a", "b1", "c")
 	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
 	return root, write
+}
+
+// TestLineHistoriesReadAgainAfterFailure: a failed read (here: HEAD's
+// commit object missing) leaves no line histories at that HEAD, and
+// requests do not ask again; lineHistRetry later they do (a timeout under
+// load kept the rule off until HEAD moved, however long that took).
+func TestLineHistoriesReadAgainAfterFailure(t *testing.T) {
+	root := testutil.IsolatedRepo(t)
+	write := pyWriter(t, root)
+	write("a", "b")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	write("a", "b2")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+	w := newTestWorkspace(t, root, Options{})
+	head := w.Head()
+	obj := filepath.Join(root, ".git", "objects", head[:2], head[2:])
+	if err := os.Rename(obj, obj+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ReadLineHistories(t.Context()); err == nil {
+		t.Fatal("read without HEAD's commit: no error")
+	}
+	failed := w.CachedLineHistories(head)
+	if failed == nil || failed.Of("f.py") != nil {
+		t.Fatalf("after the failed read: %+v, want an empty marker (requests do not ask again at once)", failed)
+	}
+	if err := os.Rename(obj+".away", obj); err != nil {
+		t.Fatal(err)
+	}
+	failed.retry = time.Now().Add(-time.Second) // lineHistRetry passed
+	if w.CachedLineHistories(head) != nil {
+		t.Fatal("the failed read's marker still stands after lineHistRetry")
+	}
+	l, err := w.ReadLineHistories(t.Context())
+	if err != nil || l.Of("f.py") == nil || w.CachedLineHistories(head) != l {
+		t.Fatalf("read again: %+v, %v", l, err)
+	}
 }

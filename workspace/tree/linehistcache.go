@@ -37,8 +37,11 @@ const (
 	// load of 28 on two cores this module's own last 200 commits took
 	// 14 s, over gitTimeout.
 	lineLogTimeout = 2 * time.Minute
-	lineHistMagic  = "CTXDLHI1"
-	lineHistFile   = "linehist.bin"
+	// lineHistRetry is how long after a failed read (a timeout under
+	// load) the line histories of the same HEAD are read again.
+	lineHistRetry = 10 * time.Minute
+	lineHistMagic = "CTXDLHI1"
+	lineHistFile  = "linehist.bin"
 )
 
 // LineHistories are the line histories of the files the last
@@ -50,6 +53,8 @@ type LineHistories struct {
 	Commits int
 	changes map[string][][]hunk // per file, newest first
 	mapped  map[string]*LineHistory
+	// retry, set when the read failed, is when it may be tried again.
+	retry time.Time
 }
 
 // Of returns the line history of rel (root-relative) at HEAD's content,
@@ -83,9 +88,11 @@ type lineHistState struct {
 }
 
 // CachedLineHistories returns the line histories read at head, nil when
-// they are not read yet (or were read at another HEAD). It never runs git.
+// they are not read yet (or were read at another HEAD, or their read
+// failed lineHistRetry ago: a request's Kick then reads them again). It
+// never runs git.
 func (w *Tree) CachedLineHistories(head string) *LineHistories {
-	if l := w.git.lineHist.cur.Load(); l != nil && head != "" && l.Head == head {
+	if l := w.git.lineHist.cur.Load(); l != nil && head != "" && l.Head == head && (l.retry.IsZero() || time.Now().Before(l.retry)) {
 		return l
 	}
 	return nil
@@ -128,9 +135,10 @@ func (w *Tree) ReadLineHistories(ctx context.Context) (*LineHistories, error) {
 		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), head)
 	if err != nil {
 		if ctx.Err() == nil {
-			// Not read again at this HEAD (every request would ask): the
-			// requests rank without line histories.
-			lh.cur.Store(&LineHistories{Head: head})
+			// Not read again at this HEAD for lineHistRetry (every
+			// request would ask): the requests rank without line
+			// histories.
+			lh.cur.Store(&LineHistories{Head: head, retry: time.Now().Add(lineHistRetry)})
 		}
 		return nil, err
 	}
