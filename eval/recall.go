@@ -83,6 +83,31 @@ type Report struct {
 	HistoryFailures int `json:",omitempty"`
 }
 
+// openEngine opens the engine on the worktree wt, checked out at the
+// commit a case or an instance is asked at, and reads before any request
+// what the daemon's background analysis reads once per HEAD: the line
+// histories of wt's HEAD (that commit's: no later one is seen), which the
+// focus ladder's history rule reads (engine/defhistory.go). Recall and
+// SWEBench both open their engines here, so both measure the rule. A
+// failed read is logged and histOK is false: the engine is still returned
+// and its requests rank without the histories, as a daemon's do when its
+// read failed. err is an engine that did not open, or ctx's end.
+func openEngine(ctx context.Context, wt string, cfg *config.Config, log *slog.Logger) (eng *engine.Engine, histOK bool, err error) {
+	eng, err = engine.New(wt, engine.Options{Config: cfg, Logger: log})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := eng.ReadLineHistories(ctx); err != nil {
+		if ctx.Err() != nil {
+			eng.Close()
+			return nil, false, ctx.Err()
+		}
+		log.Warn("line histories not read", "err", err)
+		return eng, false, nil
+	}
+	return eng, true, nil
+}
+
 // Miss is a case ctxd did not find every file of.
 type Miss struct {
 	Commit  string
@@ -153,18 +178,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err
 		}
-		eng, err := engine.New(wt, engine.Options{Config: cfg, Logger: log})
+		eng, histOK, err := openEngine(ctx, wt, cfg, log.With("commit", c.Commit))
 		if err != nil {
 			return nil, err
 		}
-		// What the daemon's background analysis reads once per HEAD (the
-		// parent's: no later commit is seen), read before the requests.
-		if err := eng.ReadLineHistories(ctx); err != nil {
-			if ctx.Err() != nil {
-				eng.Close()
-				return nil, ctx.Err()
-			}
-			log.Warn("line histories not read", "commit", c.Commit, "err", err)
+		if !histOK {
 			rep.HistoryFailures++
 		}
 		changed, err := changedLines(ctx, wt, c)

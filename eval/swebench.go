@@ -197,7 +197,10 @@ type SWEResult struct {
 	Budgets                []int
 	ContextBudget          []int
 	Ctxd, BM25, BM25Prompt []SWEOutcome
-	Err                    string `json:",omitempty"`
+	// NoHistory is set when the base commit's line histories could not
+	// be read: ctxd's requests ranked without the history rule.
+	NoHistory bool   `json:",omitempty"`
+	Err       string `json:",omitempty"`
 }
 
 // SWEReport is the result of a SWE-bench run.
@@ -208,10 +211,13 @@ type SWEReport struct {
 	// Skipped counts, per repository, the instances with no clone given
 	// or past PerRepo; Failed the instances that could not be run (see
 	// their Err).
-	Skipped  map[string]int `json:",omitempty"`
-	Failed   int            `json:",omitempty"`
-	Results  []SWEResult
-	Duration time.Duration
+	Skipped map[string]int `json:",omitempty"`
+	Failed  int            `json:",omitempty"`
+	// HistoryFailures counts the instances run without their base
+	// commit's line histories (SWEResult.NoHistory), as Report's does.
+	HistoryFailures int `json:",omitempty"`
+	Results         []SWEResult
+	Duration        time.Duration
 }
 
 // SWEBench runs ctxd's pipeline on each instance, the problem statement as
@@ -274,6 +280,9 @@ func SWEBench(ctx context.Context, instances []Instance, opts SWEOptions) (*SWER
 			if res.Err != "" {
 				rep.Failed++
 			}
+			if res.NoHistory {
+				rep.HistoryFailures++
+			}
 			if opts.Progress != nil {
 				fmt.Fprintf(opts.Progress, "%3d/%d %s\n", n, rep.Instances, res.line())
 			}
@@ -321,11 +330,12 @@ func runInstance(ctx context.Context, wt string, in Instance, budgets []int, cfg
 	for _, ls := range changed {
 		res.Lines += len(ls)
 	}
-	eng, err := engine.New(wt, engine.Options{Config: cfg, Logger: log})
+	eng, histOK, err := openEngine(ctx, wt, cfg, log.With("instance", in.InstanceID))
 	if err != nil {
 		return fail(err)
 	}
 	defer eng.Close()
+	res.NoHistory = !histOK
 	base, err := newBaseline(wt)
 	if err != nil {
 		return fail(err)
@@ -508,6 +518,9 @@ func (r *SWEReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "%d instances in %s", r.Instances, r.Duration.Round(time.Second))
 	if r.Failed > 0 {
 		fmt.Fprintf(w, ", %d failed (see --json or -v)", r.Failed)
+	}
+	if r.HistoryFailures > 0 {
+		fmt.Fprintf(w, ", %d without line histories", r.HistoryFailures)
 	}
 	fmt.Fprintln(w)
 	for _, repo := range slices.Sorted(maps.Keys(r.Skipped)) {

@@ -317,3 +317,60 @@ func BenchmarkSWEBench(b *testing.B) {
 		}
 	}
 }
+
+// ledgerGo is a large Go file whose postA holds the words of "refund in
+// the settlement currency" and whose postB and postC hold none of them,
+// with note in postB's body; the request's words cannot rank postB.
+func ledgerGo(note string) string {
+	var b strings.Builder
+	b.WriteString("package pay\n\n// Ledger books the entries of one account.\ntype Ledger struct {\n\trefund, currency, total int\n}\n")
+	fill := func(name string) {
+		for i := range 150 {
+			fmt.Fprintf(&b, "\n// %s%d mixes a value.\nfunc %s%d(x int) int {\n\ta := x * %d\n\tif a > 100 {\n\t\treturn a - %d\n\t}\n\treturn a + %d\n}\n", name, i, name, i, i+3, i, i*7)
+		}
+	}
+	fill("helper")
+	b.WriteString("\n// postA books a refund.\nfunc (l *Ledger) postA() {\n")
+	for k := range 6 {
+		fmt.Fprintf(&b, "\tl.refund += l.currency * %d // refund in the settlement currency\n", k)
+	}
+	b.WriteString("}\n")
+	fmt.Fprintf(&b, "\n// postB closes the day.\nfunc (l *Ledger) postB() {\n\tl.total += 1 // %s\n\tl.total *= 2\n}\n", note)
+	b.WriteString("\n// postC closes the week.\nfunc (l *Ledger) postC() {\n\tl.total -= 1\n\tl.total *= 3\n}\n")
+	fill("mixer")
+	return b.String()
+}
+
+// TestSWEBenchReadsLineHistories: as eval recall does, a SWE-bench
+// instance reads its base commit's line histories before its requests,
+// so the history rule applies: postB, changed by the base commit's
+// parent and named by no word of the issue, is focused and the gold
+// patch's line in it is seen. Without the read its lines stay hidden.
+func TestSWEBenchReadsLineHistories(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"go.mod":        "module example.com/pay\n\ngo 1.26\n",
+		"pay/ledger.go": ledgerGo("keeps the total"),
+	})
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	commit(t, dir, "Round the total", map[string]string{"pay/ledger.go": ledgerGo("rounds the total")})
+	commit(t, dir, "Add a readme", map[string]string{"pay/README.md": "# pay\n"})
+	base := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD"))
+	// The gold patch edits postB's line, written and taken back in the clone.
+	testutil.WriteFiles(t, dir, map[string]string{"pay/ledger.go": ledgerGo("rounds the total to cents")})
+	patch := testutil.Git(t, dir, "diff")
+	testutil.Git(t, dir, "checkout", "-q", "--", ".")
+	ins := []Instance{{Repo: "pay/pay", InstanceID: "pay-1", BaseCommit: base, Patch: patch,
+		ProblemStatement: "fix the refund in the settlement currency of ledger.go"}}
+	rep, err := SWEBench(t.Context(), ins, SWEOptions{Repos: map[string]string{"pay/pay": dir}, Budgets: []int{8000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Err != "" || r.NoHistory || rep.HistoryFailures != 0 || r.Lines != 1 {
+		t.Fatalf("result %+v, %d without line histories", r, rep.HistoryFailures)
+	}
+	if got := r.Ctxd[0]; got.Found != 1 || got.Seen != 1 {
+		t.Errorf("ctxd %+v: want pay/ledger.go present with postB's changed line seen (the history rule)", got)
+	}
+	untouched(t, dir)
+}
