@@ -26,29 +26,21 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd/eval"
 	"github.com/ctxd/ctxd/treesitter"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 var histN int
-
-var (
-	answerRe = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`)
-	defRe    = regexp.MustCompile(`^    focus def (\d+) score ([0-9.]+):`)
-	commitRe = regexp.MustCompile(`^commit ([0-9a-f]+) `)
-)
 
 type answer struct {
 	path    string
@@ -204,51 +196,21 @@ func histOf(repo, commit string, a answer, src []byte) string {
 	return fmt.Sprintf(" fn=%s newest=%d", strings.Join(fns, "/"), worst)
 }
 
-// readDump returns a dump's commit and its answer files.
+// readDump returns a dump's commit and its answer files (eval.ReadDump).
 func readDump(path string) (string, []answer) {
-	fh, err := os.Open(path)
+	commit, as, err := eval.ReadDump(path)
 	if err != nil {
 		return "", nil
 	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	commit := ""
-	var out []answer
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		if m := commitRe.FindStringSubmatch(line); m != nil {
-			commit = m[1]
-			continue
-		}
-		switch {
-		case line == "answer:":
-			in = true
-		case in && line == "":
-			return commit, out
-		case in:
-			if m := answerRe.FindStringSubmatch(line); m != nil {
-				out = append(out, answer{path: m[1], changed: append(ints(m[3]), ints(m[4])...)})
-			} else if m := defRe.FindStringSubmatch(line); m != nil && len(out) > 0 {
-				l, _ := strconv.Atoi(m[1])
-				sc, _ := strconv.ParseFloat(m[2], 64)
-				out[len(out)-1].defs = append(out[len(out)-1].defs, l)
-				out[len(out)-1].scores = append(out[len(out)-1].scores, sc)
-			}
+	out := make([]answer, len(as))
+	for k, a := range as {
+		out[k] = answer{path: a.Path, changed: slices.Concat(a.Seen, a.Hidden)}
+		for _, d := range a.FocusDefs {
+			out[k].defs = append(out[k].defs, d.Line)
+			out[k].scores = append(out[k].scores, d.Score)
 		}
 	}
 	return commit, out
-}
-
-func ints(s string) []int {
-	var out []int
-	for _, f := range strings.Fields(s) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // spansOf returns the lines of each focus definition (its first line,

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -24,17 +23,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/ctxd/ctxd/eval"
 	"github.com/ctxd/ctxd/internal/udiff"
 	"github.com/ctxd/ctxd/lang"
 	"github.com/ctxd/ctxd/treesitter"
-)
-
-var (
-	answerRe = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`)
-	commitRe = regexp.MustCompile(`^commit ([0-9a-f]+) `)
 )
 
 type answer struct {
@@ -149,40 +143,17 @@ func main() {
 	fmt.Println()
 }
 
-// readDump reads a dump file's commit and answer files.
+// readDump reads a dump file's commit and answer files (eval.ReadDump).
 func readDump(path string) (string, []answer) {
-	f, err := os.Open(path)
+	commit, as, err := eval.ReadDump(path)
 	if err != nil {
 		return "", nil
 	}
-	defer f.Close()
-	var commit string
-	var out []answer
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if m := commitRe.FindStringSubmatch(l); m != nil && commit == "" {
-			commit = m[1]
-		}
-		if m := answerRe.FindStringSubmatch(l); m != nil {
-			out = append(out, answer{path: m[1], view: m[2], seen: ints(m[3]), hidden: ints(m[4])})
-		}
-		if strings.HasPrefix(l, "included") {
-			break
-		}
+	out := make([]answer, len(as))
+	for k, a := range as {
+		out[k] = answer{path: a.Path, view: a.View, seen: a.Seen, hidden: a.Hidden}
 	}
 	return commit, out
-}
-
-func ints(s string) []int {
-	var out []int
-	for _, f := range strings.Fields(s) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // insertions returns the parent's lines that a pure insertion of the
@@ -216,6 +187,7 @@ var (
 	memberRe    = regexp.MustCompile(`^\s+[A-Za-z_$][A-Za-z0-9_$]*\??\s*[:=]|^\s+[A-Z][A-Za-z0-9_]*\s+[^\s(]|^\s+[A-Za-z_][A-Za-z0-9_]*\s+[\[\]*A-Za-z.]`)
 	typeHeadRe  = regexp.MustCompile(`^\s*(export\s+)?(type|interface|enum|class|struct)\s`)
 	closeOnlyRe = regexp.MustCompile(`^\s*[)\]}]+[;,)]*\s*$`)
+	importRe    = regexp.MustCompile(`^(import|from \S+ import|package)\b|require\(`)
 )
 
 // classify returns, by hidden line, "" for a line inside a function or
@@ -254,7 +226,7 @@ func classify(rel string, src []byte, hidden []int, inserts map[int]bool) []stri
 				isImport = true
 			}
 		}
-		if !isImport && regexp.MustCompile(`^(import|from \S+ import|package)\b|require\(`).MatchString(trim) {
+		if !isImport && importRe.MatchString(trim) {
 			isImport = true
 		}
 		var c string

@@ -1,0 +1,39 @@
+package eval
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxd/ctxd"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReadDump: what dumpCase writes, ReadDump reads back (the offline
+// scripts' one reader of the dump).
+func TestReadDump(t *testing.T) {
+	dir := t.TempDir()
+	c := Case{Commit: "0123456789abcdef0123456789abcdef01234567", Request: "fix the parser", Answer: []string{"a.go", "b.go"}}
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: "package a\n", Truncation: ctxd.ViewFocus, Score: 900,
+		Elided: []ctxd.LineRange{{Start: 10, End: 20}}}
+	a.Facts.FocusLines = []int{3, 30}
+	a.Facts.FocusDefs = []ctxd.DefScore{{Line: 3, Score: 9.82, Why: []string{"parser"}}, {Line: 30, Score: 4.5}}
+	env := &ctxd.Envelope{TaskType: ctxd.TaskDebug, Context: ctxd.CompressedContext{Chunks: []ctxd.Chunk{a}}}
+	changed := map[string][]int{"a.go": {5, 12, 31}, "b.go": {7}}
+	if err := dumpCase(dir, 0, c, 8000, env, changed, []string{"b.go"}, []string{"b.go", "a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	commit, got, err := ReadDump(filepath.Join(dir, "01-0123456789ab-8000.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DumpAnswer{
+		{Path: "a.go", View: string(ctxd.ViewFocus), Seen: []int{5, 31}, Hidden: []int{12}, FocusDefs: []DumpDef{{3, 9.82}, {30, 4.5}}},
+		{Path: "b.go", View: "-", Hidden: []int{7}},
+	}
+	if commit != c.Commit {
+		t.Errorf("commit %q, want %q", commit, c.Commit)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("answers (-want +got):\n%s", d)
+	}
+}
