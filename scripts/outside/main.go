@@ -31,12 +31,6 @@ import (
 	"github.com/ctxd/ctxd/treesitter"
 )
 
-type answer struct {
-	path         string
-	view         string
-	seen, hidden []int
-}
-
 func main() {
 	repos := flag.String("repo", "", "repositories (comma-separated), one per dump directory")
 	dumps := flag.String("dump", "", "dump directories (comma-separated)")
@@ -57,19 +51,22 @@ func main() {
 		fs, _ := filepath.Glob(filepath.Join(ds[i], "*-"+*budget+".txt"))
 		sort.Strings(fs)
 		for _, f := range fs {
-			commit, answers := readDump(f)
+			commit, answers, err := eval.ReadDump(f)
+			if err != nil {
+				continue
+			}
 			for _, a := range answers {
-				if len(a.hidden) == 0 {
+				if len(a.Hidden) == 0 {
 					continue
 				}
-				src, err := exec.Command("git", "-C", rs[i], "show", commit+"^:"+a.path).Output()
+				src, err := exec.Command("git", "-C", rs[i], "show", commit+"^:"+a.Path).Output()
 				if err != nil {
 					continue
 				}
-				inserts := insertions(rs[i], commit, a.path)
-				cls := classify(a.path, src, a.hidden, inserts)
+				inserts := insertions(rs[i], commit, a.Path)
+				cls := classify(a.Path, src, a.Hidden, inserts)
 				out := 0
-				for k, l := range a.hidden {
+				for k, l := range a.Hidden {
 					c := cls[k]
 					if c == "" {
 						continue
@@ -79,25 +76,25 @@ func main() {
 					if byView[c] == nil {
 						byView[c] = map[string]int{}
 					}
-					v := a.view
-					if v != "-" && len(a.seen) > 0 {
+					v := a.View
+					if v != "-" && len(a.Seen) > 0 {
 						v += "+partial"
 					}
 					byView[c][v]++
 					if *verbose {
-						st, en := importStatement(treesitter.Detect(a.path, src), src, l)
-						fmt.Printf("%s %s %s view=%s line=%d %s | %s\n", name, commit[:12], a.path, v, l, c+fmt.Sprintf(" stmt=%d-%d", st, en), lineOf(src, l))
+						st, en := importStatement(treesitter.Detect(a.Path, src), src, l)
+						fmt.Printf("%s %s %s view=%s line=%d %s | %s\n", name, commit[:12], a.Path, v, l, c+fmt.Sprintf(" stmt=%d-%d", st, en), lineOf(src, l))
 					}
 				}
 				if *verbose {
-					fmt.Printf("FILE %s %s %s view=%s hidden=%d outside=%d\n", name, commit[:12], a.path, a.view, len(a.hidden), out)
+					fmt.Printf("FILE %s %s %s view=%s hidden=%d outside=%d\n", name, commit[:12], a.Path, a.View, len(a.Hidden), out)
 				}
 				t := files[name]
 				t[0]++
 				if out > 0 {
 					t[1]++
 				}
-				if out == len(a.hidden) {
+				if out == len(a.Hidden) {
 					t[2]++
 				}
 				files[name] = t
@@ -141,19 +138,6 @@ func main() {
 		fmt.Printf(" %d/%d/%d |", t[0], t[1], t[2])
 	}
 	fmt.Println()
-}
-
-// readDump reads a dump file's commit and answer files (eval.ReadDump).
-func readDump(path string) (string, []answer) {
-	commit, as, err := eval.ReadDump(path)
-	if err != nil {
-		return "", nil
-	}
-	out := make([]answer, len(as))
-	for k, a := range as {
-		out[k] = answer{path: a.Path, view: a.View, seen: a.Seen, hidden: a.Hidden}
-	}
-	return commit, out
 }
 
 // insertions returns the parent's lines that a pure insertion of the
