@@ -36,14 +36,7 @@ func TestRankVersionsOnce(t *testing.T) {
 		{"translate the sub-dependencies caching page", []string{"README.md", "README.zh-CN.md", "app/deps.py", "certs/ca/deps.md", "docs/en/docs/deps.md", "docs/es/docs/deps.md", "docs/ja/docs/only.md", "docs/ko/docs/only2.md", "docs/zh-hant/docs/deps.md", "docs/zh/docs/deps.md"}},
 	}
 	for _, tt := range tests {
-		var got []string
-		for _, h := range ix.Rank(query.Parse(tt.request), 0) {
-			got = append(got, h.Path)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("Rank(%q) = %q, want %q", tt.request, got, tt.want)
-		}
+		checkRankedPaths(t, ix, tt.request, tt.want)
 	}
 }
 
@@ -132,14 +125,7 @@ func TestRankVersionCopiesOnce(t *testing.T) {
 		{"查询参数 query alias item-query 被忽略", []string{"docs_src/files/tutorial001_py310.py", "docs_src/query/tutorial001.py", "docs_src/query/tutorial002_py310.py", "docs_src/query/tutorial003_an_py310.py", "webfw/params.py"}},
 	}
 	for _, tt := range tests {
-		var got []string
-		for _, h := range ix.Rank(query.Parse(tt.request), 0) {
-			got = append(got, h.Path)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("Rank(%q) = %q, want %q", tt.request, got, tt.want)
-		}
+		checkRankedPaths(t, ix, tt.request, tt.want)
 	}
 }
 
@@ -170,5 +156,19 @@ func TestVersionTailOnTestsIsNoCopy(t *testing.T) {
 		if r.LeftOut(p) {
 			t.Errorf("%s left out as another version", p)
 		}
+	}
+}
+
+// checkRankedPaths checks the paths ix ranks for request, in path order,
+// against want.
+func checkRankedPaths(t *testing.T, ix *Index, request string, want []string) {
+	t.Helper()
+	var got []string
+	for _, h := range ix.Rank(query.Parse(request), 0) {
+		got = append(got, h.Path)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("Rank(%q) = %q, want %q", request, got, want)
 	}
 }
