@@ -82,9 +82,8 @@ func (l *LineHistories) withDiff(rel string, diff []hunk) *LineHistory {
 // lineHistState is a tree's line histories: the last read (nil before
 // one) and the read under way.
 type lineHistState struct {
-	cur  atomic.Pointer[LineHistories]
-	mu   sync.Mutex // one read at a time
-	took atomic.Int64
+	cur atomic.Pointer[LineHistories]
+	mu  sync.Mutex // one read at a time
 }
 
 // CachedLineHistories returns the line histories read at head, nil when
