@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DumpAnswer is one answer file of a dump (dumpCase's "answer:" part): its
@@ -25,11 +26,15 @@ type DumpDef struct {
 	Score float64
 }
 
-var (
-	dumpCommitRe = regexp.MustCompile(`^commit ([0-9a-f]+) `)
-	dumpAnswerRe = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`)
-	dumpDefRe    = regexp.MustCompile(`^    focus def (\d+) score ([0-9.]+):`)
-)
+// dumpRes are ReadDump's expressions, compiled on its first call (not at
+// every ctxd start: the binary links eval for `ctxd eval`).
+var dumpRes = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^commit ([0-9a-f]+) `),
+		regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`),
+		regexp.MustCompile(`^    focus def (\d+) score ([0-9.]+):`),
+	}
+})
 
 // ReadDump reads back a file dumpCase wrote (`eval recall --dump`): its
 // commit and answer files, for the offline scripts (scripts/outside,
@@ -41,15 +46,17 @@ func ReadDump(path string) (commit string, answers []DumpAnswer, err error) {
 		return "", nil, err
 	}
 	defer f.Close()
+	res := dumpRes()
+	commitRe, answerRe, defRe := res[0], res[1], res[2]
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
 		l := sc.Text()
-		if m := dumpCommitRe.FindStringSubmatch(l); m != nil && commit == "" {
+		if m := commitRe.FindStringSubmatch(l); m != nil && commit == "" {
 			commit = m[1]
-		} else if m := dumpAnswerRe.FindStringSubmatch(l); m != nil {
+		} else if m := answerRe.FindStringSubmatch(l); m != nil {
 			answers = append(answers, DumpAnswer{Path: m[1], View: m[2], Seen: dumpInts(m[3]), Hidden: dumpInts(m[4])})
-		} else if m := dumpDefRe.FindStringSubmatch(l); m != nil && len(answers) > 0 {
+		} else if m := defRe.FindStringSubmatch(l); m != nil && len(answers) > 0 {
 			line, _ := strconv.Atoi(m[1])
 			score, _ := strconv.ParseFloat(m[2], 64)
 			a := &answers[len(answers)-1]
