@@ -141,47 +141,18 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint
 		}
 	}
 	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
-	n := len(among)
-	if len(q) == 0 || n == 0 {
+	if len(q) == 0 || len(among) == 0 {
 		return nil
 	}
-	df := make([]int, len(q))
-	for _, i := range among {
-		for k, t := range q {
-			if dt.body[i].count(t) > 0 {
-				df[k]++
-			}
-		}
-	}
-	avg, avgHead := 0.0, 0.0 // the definitions' and first lines' mean lengths, in terms
-	for _, i := range among {
-		avg += float64(dt.body[i].n)
-		avgHead += float64(dt.head[i].n)
-	}
-	avg, avgHead = max(avg/float64(n), 1), max(avgHead/float64(n), 1)
+	st := DefStats{fq: fq, df: make([]int, len(q))}
+	st.Add(dt, among)
 	need := min(2, len(q))
 	var ss []DefScore
 	var held []int // scratch: the indexes in q of the terms a definition holds
 	for _, i := range among {
-		s := 0.0
-		held = held[:0]
-		norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
-		headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
-		for k, t := range q {
-			tf := dt.body[i].count(t)
-			if tf == 0 {
-				continue
-			}
-			held = append(held, k)
-			w := math.Log(1 + float64(n)/float64(df[k]))
-			s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
-			if h := dt.head[i].count(t); h > 0 {
-				// Once, normalised by the first line's length: of
-				// TestCut and TestCutPrefix, "Cut" names the first.
-				s += w * (focusK1 + 1) / (1 + headNorm)
-			}
-		}
-		if len(held) >= need || len(held) == 1 && df[held[0]] == 1 && named != nil && named(i, q[held[0]]) {
+		var s float64
+		s, held = st.score(dt, i, held[:0])
+		if len(held) >= need || len(held) == 1 && st.df[held[0]] == 1 && named != nil && named(i, q[held[0]]) {
 			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}
 	}
@@ -190,6 +161,94 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint
 		ss[k].Best = ss[0].Score
 	}
 	return ss
+}
+
+// DefStats is what a definition's score against a request's focus words
+// depends on beyond its own text: the number of definitions ranked
+// together, how many of them hold each request term, and their mean
+// lengths. [DefTerms.RankBy] ranks a file's definitions among themselves;
+// a DefStats added the definitions of several files (Add) scores any of
+// them (Score) as if they were one file's, so the scores of different
+// files compare (a function of a lower-ranked file holding the request's
+// rare words outscores the first file's third, which holds its common
+// ones: BENCHMARKS.md "hglob").
+type DefStats struct {
+	fq              *FocusQuery
+	n               int
+	df              []int
+	sumLen, sumHead float64 // the definitions' and first lines' lengths, in terms
+}
+
+// NewDefStats returns the statistics of no definitions for fq.
+func NewDefStats(fq *FocusQuery) *DefStats {
+	return &DefStats{fq: fq, df: make([]int, len(fq.terms))}
+}
+
+// Add counts the definitions of among (indexes of dt's; nil: all of them).
+func (st *DefStats) Add(dt *DefTerms, among []int) {
+	if among == nil {
+		among = make([]int, len(dt.body))
+		for i := range among {
+			among[i] = i
+		}
+	}
+	for _, i := range among {
+		if i < 0 || i >= len(dt.body) {
+			continue
+		}
+		for k, t := range st.fq.terms {
+			if dt.body[i].count(t) > 0 {
+				st.df[k]++
+			}
+		}
+		st.sumLen += float64(dt.body[i].n)
+		st.sumHead += float64(dt.head[i].n)
+		st.n++
+	}
+}
+
+// Score returns definition i of dt's score among the definitions added
+// and whether it holds two distinct request terms (one when the request
+// has one), as RankBy ranks a definition (0, false for an index dt has
+// not).
+func (st *DefStats) Score(dt *DefTerms, i int) (float64, bool) {
+	if i < 0 || i >= len(dt.body) {
+		return 0, false
+	}
+	var held [2]int
+	s, h := st.score(dt, i, held[:0])
+	return s, len(h) >= min(2, len(st.fq.terms))
+}
+
+// score is RankBy's score of definition i against the definitions
+// added: the inverse document frequency of each request term it holds,
+// saturated and normalised by its length as BM25 does, and once more,
+// normalised by its first line's length, for a term of its first line.
+// It appends the indexes in the query of the terms it holds to held.
+func (st *DefStats) score(dt *DefTerms, i int, held []int) (float64, []int) {
+	if st.n == 0 {
+		return 0, held
+	}
+	n := float64(st.n)
+	avg, avgHead := max(st.sumLen/n, 1), max(st.sumHead/n, 1)
+	norm := focusK1 * (1 - focusB + focusB*float64(dt.body[i].n)/avg)
+	headNorm := focusK1 * (1 - focusB + focusB*float64(dt.head[i].n)/avgHead)
+	s := 0.0
+	for k, t := range st.fq.terms {
+		tf := dt.body[i].count(t)
+		if tf == 0 || st.df[k] == 0 {
+			continue
+		}
+		held = append(held, k)
+		w := math.Log(1 + n/float64(st.df[k]))
+		s += w * float64(tf) * (focusK1 + 1) / (float64(tf) + norm)
+		if h := dt.head[i].count(t); h > 0 {
+			// Once, normalised by the first line's length: of
+			// TestCut and TestCutPrefix, "Cut" names the first.
+			s += w * (focusK1 + 1) / (1 + headNorm)
+		}
+	}
+	return s, held
 }
 
 // termWords returns the words of the request (words, whose terms are q,

@@ -3,6 +3,7 @@ package tree
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -311,5 +312,67 @@ func TestDefTermsRankNamed(t *testing.T) {
 				t.Errorf("RankAmong(%q) without names ranks %d definitions: the case tests nothing", tc.request, len(without))
 			}
 		})
+	}
+}
+
+// TestDefStatsAcross: two files' definitions scored together (hglob's
+// TestRankAcross). A term's weight is its IDF over both files'
+// definitions, so the second file's settle scores other than in its file
+// alone (there "ledger", "refund" and "currency" are in its only ranked
+// definition), above the first file's third. One file's statistics score
+// as RankBy.
+func TestDefStatsAcross(t *testing.T) {
+	var a strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&a, "func entry%d(l *Ledger) {\n\tl.entry(%d) // ledger entry\n}\n", i, i)
+	}
+	a.WriteString("func refundEntry(l *Ledger) {\n\tl.refund(l.currency) // ledger entry refund\n}\n")
+	b := "func settle(l *Ledger) {\n\tl.refund(l.currency) // refund in the currency\n}\nfunc close(x int) {\n\treturn\n}\n"
+	var spansA []DefSpan
+	for i := range 7 {
+		spansA = append(spansA, DefSpan{Start: 3*i + 1, End: 3*i + 3})
+	}
+	spansB := []DefSpan{{Start: 1, End: 3}, {Start: 4, End: 6}}
+	dtA, dtB := NewDefTerms([]byte(a.String()), spansA), NewDefTerms([]byte(b), spansB)
+	fq := NewFocusQuery(query.Parse("the ledger entry refund in the wrong currency"))
+	all := func(n int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	st := NewDefStats(fq)
+	st.Add(dtA, all(7))
+	st.Add(dtB, all(2))
+	ownA := dtA.RankBy(fq, nil, nil)
+	if len(ownA) < 3 || ownA[0].Index != 6 {
+		t.Fatalf("the first file's own ranking: %v", ownA)
+	}
+	settle, _ := st.Score(dtB, 0)
+	third, _ := st.Score(dtA, ownA[2].Index)
+	if settle <= third {
+		t.Errorf("the second file's settle scores %.2f across, not above the first file's third (%.2f)", settle, third)
+	}
+	if best, ok := st.Score(dtA, 6); !ok || best <= settle {
+		t.Errorf("refundEntry scores %.2f across, want above settle's %.2f", best, settle)
+	}
+	alone := dtB.RankBy(fq, nil, nil)
+	if len(alone) != 1 || math.Abs(alone[0].Score-settle) < 0.01 {
+		t.Errorf("settle scores %v alone and %.2f across: want the IDF over both files", alone, settle)
+	}
+	if s, ok := st.Score(dtB, 1); s != 0 || ok {
+		t.Errorf("close holds no request word: %v %v", s, ok)
+	}
+	if s, ok := st.Score(dtB, 5); s != 0 || ok {
+		t.Errorf("close (no request word) or an index the file has not scored above 0")
+	}
+	// One file's statistics score as RankBy.
+	one := NewDefStats(fq)
+	one.Add(dtA, all(7))
+	for _, r := range ownA {
+		if s, ok := one.Score(dtA, r.Index); s != r.Score || !ok {
+			t.Errorf("definition %d: Score %v, RankBy %v", r.Index, s, r.Score)
+		}
 	}
 }
