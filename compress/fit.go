@@ -355,41 +355,7 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// without a function the focus lines chose.
 		q -= focusMore
 	}
-	q += globalMore * (1 - q) * globalShown(c)
 	return q * refShown(c)
-}
-
-// globalMore is the share of what a view lacks of the whole file
-// (1 - its quality) that showing the request's best definitions whole
-// adds (globalShown).
-const globalMore = 0.5
-
-// globalOdds is the weight of a definition's global score (the
-// request's best is 1) as the chance that its body is what the task
-// needs, for globalShown.
-const globalOdds = 0.6
-
-// globalShown is the chance, by the focus definitions' global scores
-// (engine's DefScore.Global: each one's score among every looked-into
-// file's definitions over the request's best), that the view shows the
-// definition the task needs: globalOdds times the best Global of those
-// whose body it shows. A view's share of its file and its own file's
-// scores (focusShown) do not know how good its functions are beside
-// other files': the file whose function matches the request best was
-// left at its outline while its budget went to other files' presence
-// (BENCHMARKS.md "hglob": 19 answer files at an outline held their
-// changed function in their best 3). The best one, not a product over
-// all: thirteen weak definitions of a file are not one strong one (gin's
-// gin.go, 13 at 0.42, then outvalued its signatures view). Views whose
-// focus definitions carry no Global gain nothing.
-func globalShown(c *ctxd.Chunk) float64 {
-	best := 0.0
-	for _, d := range c.Facts.FocusDefs {
-		if d.Global > best && !ctxd.InRanges(c.Elided, d.Line) && !ctxd.InRanges(c.Elided, d.Line+1) {
-			best = d.Global
-		}
-	}
-	return globalOdds * min(best, 1)
 }
 
 // refShown scales a view's quality by the share of the chunk's reference
