@@ -39,6 +39,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/eval"
+	"github.com/ctxd/ctxd/internal/udiff"
 	"github.com/ctxd/ctxd/tokens"
 	"github.com/ctxd/ctxd/treesitter"
 )
@@ -99,6 +100,11 @@ type repoResult struct {
 	// ladder counts the same files with a hidden line inside a function
 	// by class and where the focus ladder ranked that function.
 	ladder map[string]int
+	// noLadder counts the files of ladder "no ladder" in the context and
+	// of at least 1,500 tokens whole, by whether the file's newest
+	// previous commit touched every function holding a hidden line
+	// (touched: at most 3 functions, as the history rule adds).
+	noLadder map[string]int
 	// otherTokens sums the tokens the feasible misses gave to non-answer
 	// files, answerNeed what their answer files' cheapest views need.
 	otherTokens, answerNeed, answerGot int
@@ -111,8 +117,9 @@ type dumpCase struct {
 	context  int
 	answers  []eval.DumpAnswer
 	bm25     map[string]bool
-	other    int // tokens of included non-answer chunks
-	answerTk int // tokens of included answer chunks
+	other    int            // tokens of included non-answer chunks
+	answerTk int            // tokens of included answer chunks
+	whole    map[string]int // answer files' whole tokens (OriginalTokens)
 	skipped  map[string]bool
 }
 
@@ -121,6 +128,7 @@ var (
 	bm25Re     = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=\S+ bm25=(true|false) `)
 	includedRe = regexp.MustCompile(`^([* ]) (\S+)\s+\S+\s+(\d+)/\d+\s+score`)
 	skippedRe  = regexp.MustCompile(`^  (\S+)\s+\d+ score `)
+	wholeRe    = regexp.MustCompile(`^    tokens \d+ of (\d+),`)
 )
 
 func readDump(path string) (*dumpCase, error) {
@@ -132,7 +140,8 @@ func readDump(path string) (*dumpCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dumpCase{answers: answers, bm25: map[string]bool{}, skipped: map[string]bool{}}
+	d := &dumpCase{answers: answers, bm25: map[string]bool{}, skipped: map[string]bool{}, whole: map[string]int{}}
+	last := ""
 	part := ""
 	for _, l := range strings.Split(string(b), "\n") {
 		switch {
@@ -151,6 +160,9 @@ func readDump(path string) (*dumpCase, error) {
 		case "answer:":
 			if m := bm25Re.FindStringSubmatch(l); m != nil {
 				d.bm25[m[1]] = m[2] == "true"
+				last = m[1]
+			} else if m := wholeRe.FindStringSubmatch(l); m != nil && last != "" {
+				d.whole[last], _ = strconv.Atoi(m[1])
 			}
 		case "included (score order):":
 			if m := includedRe.FindStringSubmatch(l); m != nil {
@@ -182,7 +194,7 @@ func runRepo(ctx context.Context, counter tokens.Counter, format ctxd.Format, re
 	if err != nil {
 		return nil, err
 	}
-	res := &repoResult{name: filepath.Base(repo), at: map[int]*tallies{}, classes: map[string]int{}, classReqs: map[string]int{}, ladder: map[string]int{}}
+	res := &repoResult{name: filepath.Base(repo), at: map[int]*tallies{}, classes: map[string]int{}, classReqs: map[string]int{}, ladder: map[string]int{}, noLadder: map[string]int{}}
 	for _, b := range bs {
 		res.at[b] = &tallies{}
 	}
@@ -266,6 +278,9 @@ func runRepo(ctx context.Context, counter tokens.Counter, format ctxd.Format, re
 					res.classes[k]++
 					if lad != "" {
 						res.ladder[k+" | "+lad]++
+					}
+					if lad == "no ladder" && a.View != "-" && d.whole[a.Path] >= 1500 {
+						res.noLadder[newestTouches(ctx, repo, c.Parent, a, srcs[a.Path])]++
 					}
 					if !slices.Contains(cls, k) {
 						cls = append(cls, k)
@@ -440,6 +455,18 @@ func print(all []*repoResult, bs []int, classify int) {
 			fmt.Printf(" %8d\n", f)
 		}
 	}
+	fmt.Printf("\nfiles without a ladder (in the context, >= 1,500 tokens whole) with a hidden line in a function: the file's newest previous commit touched\n")
+	for _, k := range []string{"every hidden function", "not every hidden function", "over 3 functions", "no previous commit"} {
+		f := 0
+		for _, r := range all {
+			f += r.noLadder[k]
+		}
+		fmt.Printf("%-34s", k)
+		for _, r := range all {
+			fmt.Printf(" %10d", r.noLadder[k])
+		}
+		fmt.Printf(" %10d\n", f)
+	}
 	fmt.Printf("%-34s", "feasible misses")
 	tot := 0
 	for _, r := range all {
@@ -468,4 +495,58 @@ func print(all []*repoResult, bs []int, classify int) {
 			fmt.Printf("%s: %d cases' changed lines differ from the dump's\n", r.name, r.mismatch)
 		}
 	}
+}
+
+// newestTouches says whether the newest commit before parent that changed
+// a's file touched every function holding one of a's hidden lines: its
+// new side is the parent's text (no later commit changed the file), so
+// its hunks' new lines are the parent's lines.
+func newestTouches(ctx context.Context, repo, parent string, a eval.DumpAnswer, src []byte) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", repo, "log", "-1", "-U0", "--no-color", "--format=", parent, "--", a.Path).Output()
+	if err != nil || len(out) == 0 {
+		return "no previous commit"
+	}
+	var touched []ctxd.LineRange
+	for _, l := range strings.Split(string(out), "\n") {
+		if _, n, ok := udiff.HunkHeader(l); ok {
+			touched = append(touched, ctxd.LineRange{Start: max(n.Start, 1), End: max(n.Start+n.Lines-1, n.Start, 1)})
+		}
+	}
+	syms, err := treesitter.Symbols(ctx, treesitter.Detect(a.Path, src), src)
+	if err != nil {
+		return "no previous commit"
+	}
+	isFn := func(s treesitter.Symbol) bool { return s.Kind == "function" || s.Kind == "method" || s.Kind == "test" }
+	innermost := func(l int) int {
+		in := -1
+		for i, s := range syms.Symbols {
+			if isFn(s) && s.Start <= l && l <= s.End && (in < 0 || s.Start >= syms.Symbols[in].Start) {
+				in = i
+			}
+		}
+		return in
+	}
+	hit := map[int]bool{}
+	for i, s := range syms.Symbols {
+		if isFn(s) && slices.ContainsFunc(touched, func(r ctxd.LineRange) bool { return r.Start <= s.End && s.Start <= r.End }) {
+			// The innermost function of a touched line only, as the
+			// ladder's definitions are.
+			for _, r := range touched {
+				for l := max(r.Start, s.Start); l <= min(r.End, s.End); l++ {
+					if innermost(l) == i {
+						hit[i] = true
+					}
+				}
+			}
+		}
+	}
+	if len(hit) > 3 {
+		return "over 3 functions"
+	}
+	for _, l := range a.Hidden {
+		if in := innermost(l); in >= 0 && !hit[in] {
+			return "not every hidden function"
+		}
+	}
+	return "every hidden function"
 }
