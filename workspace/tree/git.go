@@ -78,6 +78,8 @@ type Diff struct {
 	SecretsLeftOut int
 	// Via is "git" (the CLI) or "go-git" (fallback).
 	Via string
+	// Head is the commit Patch is against (empty without a patch).
+	Head string
 }
 
 // repoHandle is a repository's go-git storage opened with kept
@@ -401,12 +403,16 @@ func cliDiff(ctx context.Context, root, top string, keep func(string) bool) (*Di
 	if !tracked {
 		return d, nil
 	}
-	if _, _, err := runGit(ctx, root, 0, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+	head, _, err := runGit(ctx, root, 0, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil {
 		return d, nil // no commit yet: nothing to diff against
 	}
+	// The diff is against that commit, not the name HEAD, so Head is what
+	// the patch is against even when a commit lands in between.
+	d.Head = strings.TrimSpace(string(head))
 	// Read a little more than the cap so dropped secret sections do not
 	// leave the chunk short.
-	patch, total, err := runGit(ctx, root, 4*maxDiffBytes, "diff", "HEAD", "--no-ext-diff", "--no-textconv", "--relative", "--", ".")
+	patch, total, err := runGit(ctx, root, 4*maxDiffBytes, "diff", d.Head, "--no-ext-diff", "--no-textconv", "--relative", "--", ".")
 	if err != nil {
 		return nil, fmt.Errorf("read diff: %w", err)
 	}
