@@ -124,9 +124,11 @@ func (e *Engine) ReadLineHistories(ctx context.Context) error {
 // words, best first) those of among (nil: all of spans; long marks the
 // runs of long functions, left out) the words did not rank that the
 // file's k-th newest change (h) touched, for k at most histAddRanks, at
-// histAdd/k of the best score, unless that change touched more than
-// histAddMax of them; each definition, ranked or added, that a change
-// touched has "changed:k" among its reasons (k the newest).
+// histAdd/k of the best score (of 1 when the words rank none: the
+// touched definitions are then the file's only ladder), unless that
+// change touched more than histAddMax of them; each definition, ranked or
+// added, that a change touched has "changed:k" among its reasons (k the
+// newest).
 func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, h *tree.LineHistory) []tree.DefScore {
 	if h == nil {
 		return ranked
