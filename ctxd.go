@@ -189,6 +189,12 @@ type DefScore struct {
 	Line  int      `json:"line"`
 	Score float64  `json:"score"`
 	Why   []string `json:"why,omitempty"`
+	// Global is the definition's score among the definitions of every
+	// file the request looked into (one term weighting over all of
+	// them), over the best such score of the request: 1 for the
+	// request's best definition, whatever its file. The fitter values a
+	// focus step by it.
+	Global float64 `json:"global,omitempty"`
 }
 
 // LineRange is an inclusive, 1-based range of lines.

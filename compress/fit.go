@@ -336,7 +336,10 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	case c == nil:
 		return 0
 	case !c.Truncated:
-		return 1
+		// The whole file shows every definition: the global term
+		// (globalShown) raises it as it raises the views, so the step
+		// from a focus view to the whole file keeps its gain.
+		return 1 + globalMore*globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
 			return 0.05
@@ -355,7 +358,45 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// without a function the focus lines chose.
 		q -= focusMore
 	}
+	q += globalMore * globalShown(c)
 	return q * refShown(c)
+}
+
+// globalMore is what showing the request's best definitions whole
+// (globalShown) adds to a view's quality, the whole file's included: a
+// file whose definition matches the request best across files is worth
+// more at every view that shows it. Added to what the view lacks of the
+// whole file instead (1 - quality), it made the whole step of a file
+// whose focus view showed a strong definition worth less, and files fell
+// from whole to a focus view (BENCHMARKS.md "hgfit": A2, 32k -0.4).
+const globalMore = 0.5
+
+// globalOdds is the weight of a definition's global score (the
+// request's best is 1) as the chance that its body is what the task
+// needs, for globalShown.
+const globalOdds = 0.6
+
+// globalShown is the chance, by the focus definitions' global scores
+// (engine's DefScore.Global: each one's score among every looked-into
+// file's definitions over the request's best), that the view shows the
+// definition the task needs: globalOdds times the best Global of those
+// whose body it shows. A view's share of its file and its own file's
+// scores (focusShown) do not know how good its functions are beside
+// other files': the file whose function matches the request best was
+// left at its outline while its budget went to other files' presence
+// (BENCHMARKS.md "hglob": 19 answer files at an outline held their
+// changed function in their best 3). The best one, not a product over
+// all: thirteen weak definitions of a file are not one strong one (gin's
+// gin.go, 13 at 0.42, then outvalued its signatures view). Views whose
+// focus definitions carry no Global gain nothing.
+func globalShown(c *ctxd.Chunk) float64 {
+	best := 0.0
+	for _, d := range c.Facts.FocusDefs {
+		if d.Global > best && !ctxd.InRanges(c.Elided, d.Line) && !ctxd.InRanges(c.Elided, d.Line+1) {
+			best = d.Global
+		}
+	}
+	return globalOdds * min(best, 1)
 }
 
 // refShown scales a view's quality by the share of the chunk's reference

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"math"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -157,5 +158,60 @@ func TestFocusLineShownAlone(t *testing.T) {
 	}
 	if !dropsFocus(whole, alone) {
 		t.Error("second whole -> its first line alone: not refused")
+	}
+}
+
+// TestGlobalShown: a view showing the request's best definition across
+// files (Global 1) whole is worth more than one showing a weaker one, and
+// both more than the same view without global scores; many weak
+// definitions are worth the best of them; the whole file gains as its
+// best view; a definition whose
+// first line shows but whose body is elided (signatures) adds nothing; a
+// whole file stays 1, and no view reaches it.
+func TestGlobalShown(t *testing.T) {
+	defs := func(g ...float64) []ctxd.DefScore {
+		var ds []ctxd.DefScore
+		for k, x := range g {
+			ds = append(ds, ctxd.DefScore{Line: 10 + 40*k, Score: 5, Global: x})
+		}
+		return ds
+	}
+	view := func(ds []ctxd.DefScore, elided ...ctxd.LineRange) *ctxd.Chunk {
+		c := &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocusOnly, Elided: elided, Tokens: 100, OriginalTokens: 1000}
+		for _, d := range ds {
+			c.Facts.FocusLines = append(c.Facts.FocusLines, d.Line)
+		}
+		c.Facts.FocusDefs = ds
+		return c
+	}
+	rest := ctxd.LineRange{Start: 20, End: 200} // the first function alone
+	plain := qualityAt(view(defs(0, 0), rest), 0)
+	best := qualityAt(view(defs(1, 0.2), rest), 0)
+	weak := qualityAt(view(defs(0.3, 1), rest), 0)
+	if want := plain + globalMore*globalOdds; math.Abs(best-want) > 1e-9 {
+		t.Errorf("the best definition shown: %.3f, want %.3f", best, want)
+	}
+	if !(best > weak && weak > plain) {
+		t.Errorf("best %.3f, weak %.3f, none %.3f: want best > weak > none", best, weak, plain)
+	}
+	// The best definition shown counts, not their number: a step adding
+	// a stronger definition gains, one adding as weak ones does not.
+	both := qualityAt(view(defs(0.5, 1)), 0)
+	whole := qualityAt(&ctxd.Chunk{Tokens: 1000, Facts: ctxd.Facts{FocusDefs: defs(0.5, 1)}}, 0)
+	if one := qualityAt(view(defs(0.5, 1), rest), 0); both <= one || both >= whole {
+		t.Errorf("both shown %.3f, the weaker alone %.3f, whole %.3f: want weaker < both < whole", both, one, whole)
+	}
+	if want := 1 + globalMore*globalOdds; math.Abs(whole-want) > 1e-9 {
+		t.Errorf("whole: %.3f, want %.3f (every definition shown)", whole, want)
+	}
+	many := view(defs(0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4))
+	if g := globalShown(many); math.Abs(g-globalOdds*0.4) > 1e-9 {
+		t.Errorf("eight definitions at 0.4: %.3f, want %.3f (the best alone)", g, globalOdds*0.4)
+	}
+	if sig := qualityAt(view(defs(1), ctxd.LineRange{Start: 11, End: 30}), 0); sig != qualityAt(view(defs(0), ctxd.LineRange{Start: 11, End: 30}), 0) {
+		t.Errorf("a body elided gains %.3f", sig)
+	}
+	if q := qualityAt(&ctxd.Chunk{Tokens: 1000}, 0); q != 1 {
+		t.Errorf("whole without global scores: %.3f", q)
 	}
 }

@@ -55,6 +55,13 @@ func dumpCase(dir string, i int, c Case, budget int, env *ctxd.Envelope, changed
 			for _, d := range ch.Facts.FocusDefs {
 				fmt.Fprintf(&b, "    focus def %d score %.2f: %s\n", d.Line, d.Score, strings.Join(d.Why, " "))
 			}
+			if slices.ContainsFunc(ch.Facts.FocusDefs, func(d ctxd.DefScore) bool { return d.Global > 0 }) {
+				b.WriteString("    global")
+				for _, d := range ch.Facts.FocusDefs {
+					fmt.Fprintf(&b, " %d:%.2f", d.Line, d.Global)
+				}
+				b.WriteString("\n")
+			}
 		}
 	}
 	b.WriteString("\nincluded (score order):\n")
