@@ -28,7 +28,8 @@ import (
 // first pass it follows the tree: contents created or edited later are
 // analysed once the walk took the change in. Before the files, and again
 // after each change the walk took in or when a request asks for it
-// (Kick: it found HEAD moved), it reads what depends on HEAD alone
+// (Kick: it found HEAD moved; during a pass, before the pass's next
+// file), it reads what depends on HEAD alone
 // (AnalysisOptions.History: the line histories), which requests use
 // once read and never wait for; a request stops that read at most
 // historyInterrupts times, then it runs to its end beside them.
@@ -324,6 +325,13 @@ func (b *Analysis) analyseAll(ctx context.Context, r run) {
 	b.history(ctx, r)
 
 	step := func(rel string, text []byte) error {
+		select {
+		case <-b.kick:
+			// A request found HEAD moved: its line histories before the
+			// next file, not after the pass (minutes on a large tree).
+			b.history(ctx, r)
+		default:
+		}
 		for {
 			fctx, ok := b.waitIdle(ctx)
 			if !ok {

@@ -3,9 +3,14 @@ package workspace
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // TestLowerGC: the collector runs at analysisGCPercent while analyses
@@ -114,4 +119,61 @@ func TestHistoryInterruptedOnce(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("history did not return after its read ended")
 	}
+}
+
+// TestKickDuringFirstPass: a Kick while the first pass is still visiting
+// files (a request found HEAD moved) runs the history step before the
+// pass's next file, not after the whole pass (minutes on a large tree).
+func TestKickDuringFirstPass(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.go", "b.go", "c.go"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("package p\n\nfunc "+strings.TrimSuffix(name, ".go")+"() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := tree.Open(dir, tree.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	st := Open(Options{})
+	defer st.Close()
+	histories := make(chan struct{}, 8)
+	inFile := make(chan string, 8)
+	hold := make(chan struct{})
+	var b Analysis
+	b.Start(AnalysisOptions{
+		Enabled: true, Tree: tr, Store: st,
+		History: func(ctx context.Context) error {
+			histories <- struct{}{}
+			return nil
+		},
+		File: func(ctx context.Context, rel string, text []byte) error {
+			inFile <- rel
+			<-hold // every file takes as long as the test wants
+			return nil
+		},
+	})
+	defer func() {
+		close(hold)
+		b.Stop()
+	}()
+	within := func(what string, c <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-c:
+		case <-time.After(10 * time.Second):
+			t.Fatal(what)
+		}
+	}
+	within("no history read before the first pass", histories)
+	var first string
+	select {
+	case first = <-inFile:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first pass visited no file")
+	}
+	b.Kick()
+	hold <- struct{}{} // the first file ends; the pass goes on
+	within("the kicked history read waited for the first pass to end (it was in "+first+")", histories)
 }

@@ -79,6 +79,8 @@ type Diff struct {
 	SecretsLeftOut int
 	// Via is "git" (the CLI) or "go-git" (fallback).
 	Via string
+	// Head is the commit Patch is against (empty without a patch).
+	Head string
 }
 
 // repoHandle is a repository's go-git storage opened with kept
@@ -300,6 +302,15 @@ func GitDiff(ctx context.Context, root string, keep func(rel string) bool) (*Dif
 	return h.goGitDiff(keep)
 }
 
+// gitEnv is the environment ctxd's git commands run with, after the
+// user's: no optional locks, no prompt, the C locale, and no network. In
+// a partial clone git fetches a missing object from the promisor remote
+// on its own (a lazy fetch: `git log -U0` over old commits needs their
+// blobs); ctxd makes no network call, so the read fails instead
+// (GIT_NO_LAZY_FETCH, git >= 2.44, says so at once; an empty
+// GIT_ALLOW_PROTOCOL refuses every transport on any git, file:// too).
+var gitEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL="}
+
 // runGit runs the git CLI in dir with a timeout, without optional locks
 // (a status must never take the index lock from the user's git).
 func runGit(ctx context.Context, dir string, limit int, args ...string) (out []byte, total int, err error) {
@@ -315,7 +326,7 @@ func runGitFor(ctx context.Context, dir string, limit int, timeout time.Duration
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-c", "core.quotePath=false", "-c", "color.ui=false"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Environ(), gitEnv...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	lw := &limitWriter{limit: limit}
@@ -398,12 +409,16 @@ func cliDiff(ctx context.Context, root, top string, keep func(string) bool) (*Di
 	if !tracked {
 		return d, nil
 	}
-	if _, _, err := runGit(ctx, root, 0, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+	head, _, err := runGit(ctx, root, 0, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil {
 		return d, nil // no commit yet: nothing to diff against
 	}
+	// The diff is against that commit, not the name HEAD, so Head is what
+	// the patch is against even when a commit lands in between.
+	d.Head = strings.TrimSpace(string(head))
 	// Read a little more than the cap so dropped secret sections do not
 	// leave the chunk short.
-	patch, total, err := runGit(ctx, root, 4*maxDiffBytes, "diff", "HEAD", "--no-ext-diff", "--no-textconv", "--relative", "--", ".")
+	patch, total, err := runGit(ctx, root, 4*maxDiffBytes, "diff", d.Head, "--no-ext-diff", "--no-textconv", "--relative", "--", ".")
 	if err != nil {
 		return nil, fmt.Errorf("read diff: %w", err)
 	}

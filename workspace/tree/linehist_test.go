@@ -181,6 +181,9 @@ func TestReadLineHistories(t *testing.T) {
 		t.Errorf("f.py from a cut patch whose last section is f.py's: ok")
 	}
 	testutil.WriteFiles(t, root, map[string]string{"e.py": "y = 1\n"})
+	if diff.Head != head {
+		t.Errorf("the patch is against %q, want HEAD %s", diff.Head, head)
+	}
 
 	// HEAD moved: nothing until read again.
 	gitCommitAll(t, root, "c3", "2024-01-05T10:00:00Z")
@@ -189,6 +192,13 @@ func TestReadLineHistories(t *testing.T) {
 	}
 	if l, err = w.ReadLineHistories(t.Context()); err != nil || l.Head != w.Head() || l.Of("f.py").Newest(2, 2) != 1 || l.Of("f.py").Newest(4, 4) != 2 {
 		t.Errorf("after the commit: %+v, %v", l, err)
+	}
+	// A patch read before the commit is against the old HEAD: its hunks
+	// do not map onto the new HEAD's lines, so it is refused (the caller
+	// reads the file's diff against l.Head instead).
+	diff.Cut = false
+	if h, ok := l.WithPatch("f.py", diff); ok {
+		t.Errorf("a patch against %s mapped onto the histories of %s: %+v", diff.Head, l.Head, h)
 	}
 }
 

@@ -294,9 +294,10 @@ func (s *gitState) saveLineLog(key string, body []byte) {
 // with context) instead of running git: nil and true when neither they
 // nor the commits read touched it; ok false when the patch does not hold
 // rel's changes whole (no patch, cut inside rel's section, a quoted
-// name): then DirtyLineHistories reads them.
+// name) or is against another commit than l's (HEAD moved between the
+// request's diff and the read of l): then DirtyLineHistories reads them.
 func (l *LineHistories) WithPatch(rel string, d *Diff) (h *LineHistory, ok bool) {
-	if d == nil || d.Patch == "" {
+	if d == nil || d.Patch == "" || d.Head != l.Head {
 		return nil, false
 	}
 	hs, closed, ok := patchHunks(d.Patch, rel)
