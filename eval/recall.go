@@ -194,6 +194,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if opts.Step != nil {
 			opts.Step(i, len(cases), c.Commit)
 		}
+		timeouts := tl.ParseTimeouts() + tl.GitTimeouts() // before the engine reads the histories
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err
 		}
@@ -215,7 +216,6 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			eng.Close()
 			return nil, err
 		}
-		timeouts := tl.ParseTimeouts() + tl.GitTimeouts()
 		bmRanked := base.rank(c.Request)
 		bmRanks := listRanks(bmRanked)
 		line := fmt.Sprintf("%3d/%d %s", i+1, len(cases), c.Commit[:12])
