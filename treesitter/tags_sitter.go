@@ -113,7 +113,7 @@ func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 	}
 	key := keyOf("inner-defs", lang, sumOf(src), Options{})
 	if syms, ok := innerCache.get(key); ok {
-		return slices.Clone(syms), nil
+		return slices.Clone(*syms), nil
 	}
 	syms, err := defsAtAnyDepth(ctx, lang, src)
 	if err != nil {
@@ -124,13 +124,16 @@ func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 		for _, s := range syms {
 			n += 128 + len(s.Signature) + len(s.Doc)
 		}
-		innerCache.put(key, slices.Clone(syms), n)
+		kept := slices.Clone(syms)
+		innerCache.put(key, &kept, n)
 	}
 	return syms, nil
 }
 
-// innerCache keeps DefsAtAnyDepth's result per content.
-var innerCache = newLRU[[]Symbol](4 << 20)
+// innerCache keeps DefsAtAnyDepth's result per content. A pointer: the
+// LRU's code for pointers is the analyses' (no other instantiation in the
+// release binary).
+var innerCache = newLRU[*[]Symbol](4 << 20)
 
 func defsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
 	ctx, limit, cancel := parseLimit(ctx)
