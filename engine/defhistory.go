@@ -124,14 +124,22 @@ func (e *Engine) ReadLineHistories(ctx context.Context) error {
 // words, best first) those of among (nil: all of spans; long marks the
 // runs of long functions, left out) the words did not rank that the
 // file's k-th newest change (h) touched, for k at most histAddRanks, at
-// histAdd/k of the best score, unless that change touched more than
-// histAddMax of them; each definition, ranked or added, that a change
-// touched has "changed:k" among its reasons (k the newest).
+// histAdd/k of the best score (of 1 when the words rank none: the
+// touched definitions are then the file's only ladder), unless that
+// change touched more than histAddMax of them; each definition, ranked or
+// added, that a change touched has "changed:k" among its reasons (k the
+// newest).
 func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, h *tree.LineHistory) []tree.DefScore {
-	if h == nil || len(ranked) == 0 {
+	if h == nil {
 		return ranked
 	}
-	best := ranked[0].Score
+	// When the words rank nothing (a request of fewer than two focus
+	// terms in the file), the definitions the file's newest changes
+	// touched are its only ladder, scored against a best of 1.
+	best := 1.0
+	if len(ranked) > 0 {
+		best = ranked[0].Score
+	}
 	added := 0
 	for n := 1; n <= histAddRanks; n++ {
 		var touched []int

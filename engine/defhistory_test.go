@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // ledgerFuncs returns three Go functions: postA, whose text holds the
@@ -98,5 +99,25 @@ func TestFocusRecentlyChangedDefinition(t *testing.T) {
 	defs = focus(newEngine(t, dir), true)
 	if !slices.Contains(defs[c], "changed:1") || !slices.Contains(defs[b], "changed:2") {
 		t.Errorf("focus %v: want postC (line %d, edited) with changed:1 and postB (line %d) with changed:2", defs, c, b)
+	}
+}
+
+// TestByHistoryWithoutRankedWords: when the request's words rank no
+// definition of a file, the one its newest change touched is its ladder
+// (scored against a best of 1), with the change among its reasons; the
+// file's first commit, which touched every definition, adds none.
+func TestByHistoryWithoutRankedWords(t *testing.T) {
+	log := "\x01\ndiff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n@@ -12 +12 @@\n-\tx := 1\n+\tx := 2\n" +
+		"\x01\ndiff --git a/f.go b/f.go\nnew file mode 100644\n--- /dev/null\n+++ b/f.go\n@@ -0,0 +1,40 @@\n"
+	h := tree.LineHistoriesOfLog([]byte(log))["f.go"]
+	if h == nil {
+		t.Fatal("no line history of f.go")
+	}
+	spans := []tree.DefSpan{{Start: 1, End: 5}, {Start: 10, End: 15}, {Start: 20, End: 25}, {Start: 30, End: 35}}
+	for _, ranked := range [][]tree.DefScore{nil, {}} {
+		got := byHistory(ranked, spans, nil, make([]int, len(spans)), h)
+		if len(got) != 1 || got[0].Index != 1 || got[0].Score <= 0 || got[0].Best != got[0].Score || !slices.Contains(got[0].Terms, "changed:1") {
+			t.Errorf("byHistory(%v) = %+v, want the definition at line 10 alone, changed:1, its own best", ranked, got)
+		}
 	}
 }

@@ -355,3 +355,40 @@ func TestAnswerRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallOracle: with Options.Oracle the engine is told each case's
+// answer files, so an answer no word of the request finds, among many
+// files the words do find, is in the context; without it, it is not.
+func TestRecallOracle(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/ship\n\ngo 1.26\n"}
+	for i := range 30 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package carrier%d\n\n// Surcharge adds the carrier's heavy parcel surcharge for weight in grams.\n", i)
+		for j := range 12 {
+			fmt.Fprintf(&b, "func Surcharge%d(grams int) int {\n\tif grams > %d {\n\t\treturn grams / %d\n\t}\n\treturn 0\n}\n\n", j, 1000*(j+1), j+2)
+		}
+		files[fmt.Sprintf("carrier%d/surcharge.go", i)] = b.String()
+	}
+	files["tax/tax.go"] = "package tax\n\n// Rate is the VAT rate in percent for a country code.\nfunc Rate(country string) int {\n\tswitch country {\n\tcase \"DE\":\n\t\treturn 19\n\t}\n\treturn 0\n}\n"
+	dir := testutil.GitRepo(t, files)
+	commit(t, dir, "Heavy parcel surcharge by weight in grams for every carrier", map[string]string{
+		"tax/tax.go": "package tax\n\n// Rate is the VAT rate in percent for a country code.\nfunc Rate(country string) int {\n\tswitch country {\n\tcase \"DE\":\n\t\treturn 19\n\tcase \"AT\":\n\t\treturn 20\n\t}\n\treturn 0\n}\n",
+	})
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	for _, oracle := range []bool{false, true} {
+		rep, err := Recall(t.Context(), dir, Options{Commits: 1, Budgets: []int{4000}, Oracle: oracle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Cases != 1 {
+			t.Fatalf("cases = %d, want 1", rep.Cases)
+		}
+		s := rep.Budgets[0].Ctxd
+		if oracle && (s.All != 1 || s.AllLines != 1) {
+			t.Errorf("oracle: the answer file told to the engine is not shown whole: %+v", s)
+		}
+		if !oracle && s.AllLines == 1 {
+			t.Errorf("without the oracle the answer no word finds is shown: %+v (the test shows nothing)", s)
+		}
+	}
+}

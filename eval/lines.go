@@ -13,6 +13,13 @@ import (
 	"github.com/ctxd/ctxd/internal/udiff"
 )
 
+// ChangedLines is changedLines for the offline scripts (scripts/ceiling):
+// dir is the repository or a worktree of it (the diff is read between the
+// case's commits, not from the checkout).
+func ChangedLines(ctx context.Context, dir string, c Case) (map[string][]int, error) {
+	return changedLines(ctx, dir, c)
+}
+
 // changedLines returns, per answer file, the 1-based lines of the parent's
 // text that the commit changed: the removed or replaced lines of each
 // hunk, or for a pure insertion the line it follows (the first line when

@@ -37,6 +37,12 @@ type Options struct {
 	// chunks with their views, costs and scores, the skipped chunks, and
 	// each changed line of the answer files, seen or not.
 	Dump string
+	// Oracle tells the engine each case's answer files, as open files
+	// without a cursor (PromptRequest.OpenFiles): retrieval is then
+	// perfect and all-lines measures the views and the fitter alone
+	// (scripts/ceiling has the ceiling they are measured against). Not a
+	// measure of ctxd: the answer is never known to a real request.
+	Oracle bool
 }
 
 // Score is the recall of one method at one budget.
@@ -220,10 +226,16 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		bmRanks := listRanks(bmRanked)
 		line := fmt.Sprintf("%3d/%d %s", i+1, len(cases), c.Commit[:12])
 		for bi, b := range opts.Budgets {
-			env, err := eng.Gather(ctx, engine.PromptRequest{
+			req := engine.PromptRequest{
 				UserRequest: c.Request,
 				TokenBudget: &engine.BudgetRequest{Total: b},
-			}, nil)
+			}
+			if opts.Oracle {
+				for _, a := range c.Answer {
+					req.OpenFiles = append(req.OpenFiles, ctxd.OpenFile{Path: a})
+				}
+			}
+			env, err := eng.Gather(ctx, req, nil)
 			if err != nil {
 				eng.Close()
 				return nil, fmt.Errorf("commit %s: %w", c.Commit, err)

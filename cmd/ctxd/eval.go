@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name: "eval",
-		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v] [--dump DIR]\n" +
+		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v] [--dump DIR] [--oracle]\n" +
 			"  eval swebench --instances FILE (--repos DIR | --repo owner/name=PATH...) [--budgets 13000,27000,50000] [--per-repo N] [--json] [-v]",
 		summary: `Measure how well ctxd finds the code a task needs (docs/eval.md).
 recall replays eligible commits of a repository's own history: the parent checked out in a
@@ -49,6 +49,7 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := fs.Bool("v", false, "print one line per commit on stderr, and the misses")
 	dump := fs.String("dump", "", "write, per commit and budget, what ctxd and the baseline showed to files in this `directory`")
+	oracle := fs.Bool("oracle", false, "tell the engine each commit's answer files (as open files without a cursor): perfect retrieval, measuring the views and the fitter alone")
 	if err := parseNone(fs, args[1:]); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if err := checkRecallRepo(ctx, *repo); err != nil {
 		return err
 	}
-	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump}
+	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump, Oracle: *oracle}
 	if *verbose {
 		opts.Progress = io.Err
 	}
