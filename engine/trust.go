@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxd/ctxd/internal/patience"
 	"github.com/ctxd/ctxd/lang"
 )
 
@@ -21,7 +22,7 @@ const SourceRefused = "refused"
 // those arrived with the repository (someone ran git add -f), so they are
 // someone else's and never trusted. A workspace outside git has none.
 func trackedSessions(ctx context.Context, root, dir string) map[string]bool {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, patience.Limit(ctx, 10*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--full-name", "--", dir)
 	out, err := cmd.Output()

@@ -192,6 +192,17 @@ func TestRecall(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
 		}
 	}
+	// Eval's parses and git commands have all the time they need: none
+	// timed out, and the report says so by saying nothing.
+	if rep.ParseTimeouts != 0 || rep.GitTimeouts != 0 || strings.Contains(out.String(), "timed out") {
+		t.Errorf("%d parses, %d git commands timed out:\n%s", rep.ParseTimeouts, rep.GitTimeouts, out.String())
+	}
+	rep.ParseTimeouts = 2
+	out.Reset()
+	rep.Print(&out)
+	if !strings.Contains(out.String(), "2 parses and 0 git commands timed out") {
+		t.Errorf("report does not say what timed out:\n%s", out.String())
+	}
 }
 
 // checkDump checks that dir holds one file per case and budget, each

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/patience"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -87,6 +88,22 @@ type Report struct {
 	// history rule of the focus ladder) could not be read: their requests
 	// ranked without them, so the cells are not the history's.
 	HistoryFailures int `json:",omitempty"`
+	// ParseTimeouts and GitTimeouts count the tree-sitter parses and git
+	// commands that ran out of time even so: eval lifts the limits a
+	// request has (patience.Unbounded), so that its cells do not depend on
+	// the machine's load; a count above zero says some still may.
+	ParseTimeouts int `json:",omitempty"`
+	GitTimeouts   int `json:",omitempty"`
+}
+
+// patient returns ctx under which the time limits a request puts on its
+// parses and git commands are lifted (patience.Unbounded), counting in tl
+// what times out anyway: a request on a loaded machine falls back where a
+// quiet one does not (a parse past treesitter.DefaultTimeout gives a
+// head-and-tail cut), and a measurement must give the same cells on both.
+// A request's own limits are untouched.
+func patient(ctx context.Context, tl *patience.Tally) context.Context {
+	return patience.Unbounded(ctx, tl)
 }
 
 // openEngine opens the engine on the worktree wt, checked out at the
@@ -145,6 +162,8 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tl patience.Tally
+	ctx = patient(ctx, &tl)
 	cases, err := Cases(ctx, repo, opts.Commits)
 	if err != nil {
 		return nil, err
@@ -181,6 +200,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if opts.Step != nil {
 			opts.Step(i, len(cases), c.Commit)
 		}
+		timeouts := tl.ParseTimeouts() + tl.GitTimeouts() // before the engine reads the histories
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err
 		}
@@ -276,6 +296,9 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			line += fmt.Sprintf("  %d: ctxd %d/%d bm25 %d/%d lines %d/%d%s", b, len(c.Answer)-len(missing), len(c.Answer), found, len(c.Answer), seen, total, answerViews(env.Context.Chunks, c.Answer))
 		}
 		eng.Close()
+		if n := tl.ParseTimeouts() + tl.GitTimeouts() - timeouts; n > 0 {
+			line += fmt.Sprintf(" (%d timeouts)", n)
+		}
 		if opts.Progress != nil {
 			fmt.Fprintln(opts.Progress, line)
 		}
@@ -291,8 +314,16 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		res.Ctxd.Rank, res.BM25.Rank = cr[bi].rank(), br[bi].rank()
 		rep.Budgets = append(rep.Budgets, res)
 	}
+	rep.ParseTimeouts, rep.GitTimeouts = int(tl.ParseTimeouts()), int(tl.GitTimeouts())
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// printTimeouts writes what timed out in a run, if anything did.
+func printTimeouts(w io.Writer, parses, git int) {
+	if parses > 0 || git > 0 {
+		fmt.Fprintf(w, "%d parses and %d git commands timed out even with eval's limits lifted: cells may depend on the machine's load\n", parses, git)
+	}
 }
 
 // shown counts the answer files the context shows (found), shows whole
@@ -396,7 +427,9 @@ func subject(req string) string {
 
 // Print writes a report as a table.
 func (r *Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "repo %s: %d commits replayed in %s\n\n", r.Repo, r.Cases, r.Duration.Round(time.Second))
+	fmt.Fprintf(w, "repo %s: %d commits replayed in %s\n", r.Repo, r.Cases, r.Duration.Round(time.Second))
+	printTimeouts(w, r.ParseTimeouts, r.GitTimeouts)
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-8s %-8s %-6s %8s %10s %10s %10s %10s %12s\n", "budget", "context", "method", "recall", "all-found", "any-found", "all-full", "all-lines", "line-recall")
 	for _, b := range r.Budgets {
 		for _, m := range []struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
+	"github.com/ctxd/ctxd/internal/patience"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -199,8 +200,11 @@ type SWEResult struct {
 	Ctxd, BM25, BM25Prompt []SWEOutcome
 	// NoHistory is set when the base commit's line histories could not
 	// be read: ctxd's requests ranked without the history rule.
-	NoHistory bool   `json:",omitempty"`
-	Err       string `json:",omitempty"`
+	NoHistory bool `json:",omitempty"`
+	// Timeouts counts the parses and git commands of the instance that
+	// ran out of time even with eval's limits lifted (see Report's).
+	Timeouts int    `json:",omitempty"`
+	Err      string `json:",omitempty"`
 }
 
 // SWEReport is the result of a SWE-bench run.
@@ -216,8 +220,11 @@ type SWEReport struct {
 	// HistoryFailures counts the instances run without their base
 	// commit's line histories (SWEResult.NoHistory), as Report's does.
 	HistoryFailures int `json:",omitempty"`
-	Results         []SWEResult
-	Duration        time.Duration
+	// ParseTimeouts and GitTimeouts are Report's.
+	ParseTimeouts int `json:",omitempty"`
+	GitTimeouts   int `json:",omitempty"`
+	Results       []SWEResult
+	Duration      time.Duration
 }
 
 // SWEBench runs ctxd's pipeline on each instance, the problem statement as
@@ -236,6 +243,8 @@ func SWEBench(ctx context.Context, instances []Instance, opts SWEOptions) (*SWER
 		log = slog.New(slog.DiscardHandler)
 	}
 	rep := &SWEReport{Skipped: map[string]int{}}
+	var tl patience.Tally
+	ctx = patient(ctx, &tl)
 	var order []string
 	byRepo := map[string][]Instance{}
 	for _, in := range instances {
@@ -275,7 +284,9 @@ func SWEBench(ctx context.Context, instances []Instance, opts SWEOptions) (*SWER
 				return nil, err
 			}
 			n++
+			timeouts := tl.ParseTimeouts() + tl.GitTimeouts()
 			res := runInstance(ctx, wt, in, opts.Budgets, cfg, counter, log)
+			res.Timeouts = int(tl.ParseTimeouts() + tl.GitTimeouts() - timeouts)
 			rep.Results = append(rep.Results, res)
 			if res.Err != "" {
 				rep.Failed++
@@ -295,6 +306,7 @@ func SWEBench(ctx context.Context, instances []Instance, opts SWEOptions) (*SWER
 		rep.Repos = append(rep.Repos, group(repo, rep.Results, opts.Budgets))
 	}
 	rep.Total = group("", rep.Results, opts.Budgets)
+	rep.ParseTimeouts, rep.GitTimeouts = int(tl.ParseTimeouts()), int(tl.GitTimeouts())
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
@@ -478,6 +490,9 @@ func (r SWEResult) line() string {
 	if r.Unplaced > 0 {
 		s += fmt.Sprintf(" (%d hunks placed by header)", r.Unplaced)
 	}
+	if r.Timeouts > 0 {
+		s += fmt.Sprintf(" (%d timeouts)", r.Timeouts)
+	}
 	return s
 }
 
@@ -523,6 +538,7 @@ func (r *SWEReport) Print(w io.Writer) {
 		fmt.Fprintf(w, ", %d without line histories", r.HistoryFailures)
 	}
 	fmt.Fprintln(w)
+	printTimeouts(w, r.ParseTimeouts, r.GitTimeouts)
 	for _, repo := range slices.Sorted(maps.Keys(r.Skipped)) {
 		fmt.Fprintf(w, "skipped %d instances of %s\n", r.Skipped[repo], repo)
 	}

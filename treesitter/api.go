@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/patience"
 )
 
 // Level is how much of a file a [View] shows: the one view name set,
@@ -94,7 +95,8 @@ type Options struct {
 	// signatures keep module-level code anyway, the outline shows none.
 	DeclLines []int
 	// Timeout bounds each parse; zero or less selects [DefaultTimeout]. A
-	// deadline of the context that comes sooner wins.
+	// deadline of the context that comes sooner wins. Under a context of
+	// patience.Unbounded (ctxd eval) the limit is patience.Long.
 	Timeout time.Duration
 	// Store, when not nil, is consulted before parsing and learns what
 	// is parsed (a persisted cache across processes; see [Store]). It
@@ -133,11 +135,13 @@ func (o Options) threshold() int {
 	return o.BodyThreshold
 }
 
-func (o Options) timeout() time.Duration {
+// timeout is the limit of each parse under ctx: o.Timeout or
+// DefaultTimeout, lifted under a patience.Unbounded ctx (ctxd eval).
+func (o Options) timeout(ctx context.Context) time.Duration {
 	if o.Timeout <= 0 {
-		return DefaultTimeout
+		return patience.Limit(ctx, DefaultTimeout)
 	}
-	return o.Timeout
+	return patience.Limit(ctx, o.Timeout)
 }
 
 // View is a rendering of one file at one level.
@@ -248,3 +252,11 @@ func (e *TimeoutError) Error() string {
 
 // Unwrap returns [context.DeadlineExceeded].
 func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// timedOut returns the error of a parse of lang that ran out of its limit
+// d under ctx, and counts it in ctx's patience.Tally (ctxd eval reports
+// how many of its parses timed out).
+func timedOut(ctx context.Context, lang string, d time.Duration) *TimeoutError {
+	patience.ParseTimedOut(ctx)
+	return &TimeoutError{Language: lang, Timeout: d}
+}

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/patience"
 )
 
 // Render returns the file's view at level. It returns an error wrapping
@@ -43,7 +44,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 		return nil, err
 	}
 	return cachedViews(ctx, "views", lang, src, opts, func(ctx context.Context, sum sourceSum) ([]View, error) {
-		left := budget(ctx, lang, opts.timeout())
+		left := budget(ctx, lang, opts.timeout(ctx))
 		a, err := analyzeStored(ctx, lang, src, sum, left, opts.Store)
 		if err != nil {
 			return nil, err
@@ -61,7 +62,7 @@ func cachedViews(ctx context.Context, kind, lang string, src []byte, opts Option
 		touch(opts.Store, lang, sum)
 		return cloneViews(vs), nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout(ctx))
 	defer cancel()
 	vs, err := render(ctx, sum)
 	if err != nil {
@@ -151,7 +152,7 @@ func FocusViewsOf(ctx context.Context, lang string, src []byte, opts []Options) 
 		}
 		views[i], errs[i] = cachedViews(ctx, "focus", lang, src, o, func(ctx context.Context, sum sourceSum) ([]View, error) {
 			if file == nil {
-				a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, o.timeout()), o.Store)
+				a, err := analyzeStored(ctx, lang, src, sum, budget(ctx, lang, o.timeout(ctx)), o.Store)
 				if err != nil && !errors.Is(err, errSyntax) {
 					return nil, err // not kept: the next asks again, as FocusViews would
 				}
@@ -221,7 +222,7 @@ func budget(ctx context.Context, lang string, total time.Duration) func() timeLe
 	return func() timeLeft {
 		if err := ctx.Err(); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
-				return timeLeft{err: &TimeoutError{Language: lang, Timeout: total}}
+				return timeLeft{err: timedOut(ctx, lang, total)}
 			}
 			return timeLeft{err: fmt.Errorf("parse %s: %w", lang, err)}
 		}
@@ -230,7 +231,7 @@ func budget(ctx context.Context, lang string, total time.Duration) func() timeLe
 			d = time.Until(dl)
 		}
 		if d <= 0 {
-			return timeLeft{err: &TimeoutError{Language: lang, Timeout: total}}
+			return timeLeft{err: timedOut(ctx, lang, total)}
 		}
 		return timeLeft{d: d}
 	}
@@ -299,7 +300,7 @@ func analyzeKept(ctx context.Context, lang string, src []byte, sum sourceSum, le
 			tkey = timeoutKey(lang, sum)
 			v, ok := store.timeout(tkey)
 			if ok && v.holds(t.d, now()) {
-				return nil, &TimeoutError{Language: lang, Timeout: t.d}
+				return nil, timedOut(ctx, lang, t.d)
 			}
 			verdict = ok && v.limit > 0
 		}
@@ -407,12 +408,13 @@ var (
 )
 
 // parseLimit bounds a parse by ctx's deadline, or by [DefaultTimeout] when
-// ctx has none: it returns the context to parse under, the time left and
+// ctx has none (lifted under a patience.Unbounded ctx): it returns the context to parse under, the time left and
 // the function that releases it.
 func parseLimit(ctx context.Context) (context.Context, time.Duration, context.CancelFunc) {
 	if dl, ok := ctx.Deadline(); ok {
 		return ctx, time.Until(dl), func() {}
 	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
-	return ctx, DefaultTimeout, cancel
+	d := patience.Limit(ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, d, cancel
 }

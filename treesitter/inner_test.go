@@ -4,6 +4,7 @@ package treesitter
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -293,5 +294,29 @@ func TestFocusInnerOfSmallFunction(t *testing.T) {
 			}
 			t.Fatal("no focus view")
 		})
+	}
+}
+
+// TestDefsAtAnyDepthCached: DefsAtAnyDepth parses a content once; asked
+// again (find_symbol of another name, the next request) it returns the
+// same definitions from its cache, a copy the caller may change.
+func TestDefsAtAnyDepthCached(t *testing.T) {
+	src := []byte("def outer():\n    def wrapped():\n        return 1\n    return wrapped\n\n\ndef other():\n    pass\n")
+	first, err := DefsAtAnyDepth(t.Context(), "python", src)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("got %v, %v", first, err)
+	}
+	want := slices.Clone(first)
+	first[0].Name = "changed by the caller"
+	n := parsesStarted.Load()
+	again, err := DefsAtAnyDepth(t.Context(), "python", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsesStarted.Load() != n {
+		t.Error("the same content was parsed again")
+	}
+	if !reflect.DeepEqual(again, want) {
+		t.Errorf("cached defs differ:\n got %+v\nwant %+v", again, want)
 	}
 }

@@ -145,7 +145,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 		}
 	}
 	if limit <= 0 {
-		return nil, &TimeoutError{Language: g.name, Timeout: timeout}
+		return nil, timedOut(ctx, g.name, timeout)
 	}
 	parsesStarted.Add(1)
 	p := g.get()
@@ -160,7 +160,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 		p.Reset()
 		g.put(p)
 		if errors.Is(err, sitter.ErrOperationLimit) {
-			return nil, &TimeoutError{Language: g.name, Timeout: limit}
+			return nil, timedOut(ctx, g.name, limit)
 		}
 		return nil, fmt.Errorf("parse %s: %w", g.name, err)
 	}
@@ -168,7 +168,7 @@ func (g *sitterGrammar) tree(ctx context.Context, src []byte, timeout time.Durat
 	if err := ctx.Err(); err != nil {
 		t.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &TimeoutError{Language: g.name, Timeout: limit}
+			return nil, timedOut(ctx, g.name, limit)
 		}
 		return nil, fmt.Errorf("parse %s: %w", g.name, err)
 	}

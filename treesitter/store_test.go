@@ -21,6 +21,7 @@ import (
 func resetCaches() {
 	viewCache = newLRU[[]View](32 << 20)
 	analysisCache = newLRU[*analysis](32 << 20)
+	innerCache = newLRU[*[]Symbol](4 << 20)
 }
 
 // storeInputs are files in several languages, built here, beside the

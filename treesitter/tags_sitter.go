@@ -102,12 +102,40 @@ func Prepare(ctx context.Context, lang string, src []byte, store *Store, tags bo
 // index walk only bodies of innerMinLines lines or more for them (a small
 // function shows whole anyway), but a reader looking a name up wants its
 // definition found wherever it is (`def wrapped():` inside a five-line
-// method). It parses src whole, with no cache, so callers ask only for a
-// file that may hold such a definition.
+// method). It parses src whole (a walk the analysis the views render from
+// does not keep), so callers ask only for a file that may hold such a
+// definition; the result is kept per content (innerCache), so asking
+// again (find_symbol of another name in the same file, or of the same
+// name in the next request) does not parse again.
 func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
 	if err := supportedSize(lang, src); err != nil {
 		return nil, err
 	}
+	key := keyOf("inner-defs", lang, sumOf(src), Options{})
+	if syms, ok := innerCache.get(key); ok {
+		return slices.Clone(*syms), nil
+	}
+	syms, err := defsAtAnyDepth(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	if !CachesOff(ctx) {
+		n := 0
+		for _, s := range syms {
+			n += 128 + len(s.Signature) + len(s.Doc)
+		}
+		kept := slices.Clone(syms)
+		innerCache.put(key, &kept, n)
+	}
+	return syms, nil
+}
+
+// innerCache keeps DefsAtAnyDepth's result per content. A pointer: the
+// LRU's code for pointers is the analyses' (no other instantiation in the
+// release binary).
+var innerCache = newLRU[*[]Symbol](4 << 20)
+
+func defsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
 	ctx, limit, cancel := parseLimit(ctx)
 	defer cancel()
 	g, _ := grammarFor(lang)

@@ -51,6 +51,8 @@ type budget struct {
 	// safetyFloor is kept free beyond the reserve: max(256, 2% of the
 	// window), at most 2% of an explicit budget.
 	safetyFloor int
+	// budgeted: an explicit budget (Call.Budget) gives limit.
+	budgeted bool
 	// usable is what the request may use: (limit − floor),
 	// divided by 1 + the calibration error when the estimate has low
 	// confidence.
@@ -89,7 +91,7 @@ func resolveBudget(name string, c Call) (budget, error) {
 	}
 	b.limit = b.window - b.reserve
 	if c.Budget > 0 {
-		b.limit = c.Budget
+		b.limit, b.budgeted = c.Budget, true
 	}
 	b.safetyFloor = max(256, b.window/50)
 	if c.Budget > 0 {
@@ -107,6 +109,14 @@ func resolveBudget(name string, c Call) (budget, error) {
 	b.usable = max(usable, 1)
 	b.ratio = c.EstimateRatio
 	return b, nil
+}
+
+// bounded reports whether a window or an explicit budget bounds the
+// request: without either (the source none, request.NoWindow assumed)
+// the usable tokens, the safety floor and the tokens available are no
+// one's numbers, and the report leaves them null.
+func (b *budget) bounded() bool {
+	return b.windowSource != WindowNone || b.budgeted
 }
 
 // usableWhy says how the usable tokens follow from the window, so an

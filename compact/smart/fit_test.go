@@ -38,8 +38,8 @@ func TestHardBudget(t *testing.T) {
 			in := body(f, msgs)
 			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000})
 			rep := res.Report
-			if !rep.Fits || rep.EstimatedTokensAfter > rep.EffectiveUsableTokens {
-				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, rep.EffectiveUsableTokens)
+			if !rep.Fits || rep.EstimatedTokensAfter > *rep.EffectiveUsableTokens {
+				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, *rep.EffectiveUsableTokens)
 			}
 			a, _ := request.Parse(in, f)
 			b := paired(t, res.Body, f)
@@ -149,8 +149,8 @@ func TestHardBudgetEvicts(t *testing.T) {
 			in := body(f, msgs)
 			res := optimize(t, o, in, Call{Session: "s", ContextWindow: 8000})
 			rep := res.Report
-			if !rep.Fits || rep.EstimatedTokensAfter > rep.EffectiveUsableTokens {
-				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, rep.EffectiveUsableTokens)
+			if !rep.Fits || rep.EstimatedTokensAfter > *rep.EffectiveUsableTokens {
+				t.Fatalf("does not fit: %d tokens, usable %d", rep.EstimatedTokensAfter, *rep.EffectiveUsableTokens)
 			}
 			if !slices.ContainsFunc(rep.PolicyReasons, func(s string) bool { return strings.HasPrefix(s, "hard_budget_evicted_") }) {
 				t.Errorf("policy reasons %q name no eviction", rep.PolicyReasons)
@@ -220,7 +220,7 @@ func TestHardBudgetKeepsTaskMessage(t *testing.T) {
 			in := body(f, msgs)
 			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 8000})
 			if !res.Report.Fits {
-				t.Fatalf("does not fit: %d tokens, usable %d", res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
+				t.Fatalf("does not fit: %d tokens, usable %d", res.Report.EstimatedTokensAfter, *res.Report.EffectiveUsableTokens)
 			}
 			a, _ := request.Parse(in, f)
 			b := parsed(t, res.Body, f)

@@ -108,7 +108,7 @@ func TestLedger(t *testing.T) {
 			if !bytes.Contains(span, []byte(taskOne)) {
 				t.Errorf("the span's reference does not hold the evicted messages verbatim")
 			}
-			usable := res.Report.EffectiveUsableTokens
+			usable := *res.Report.EffectiveUsableTokens
 			if bound := ledgerBound(usable); int(it.Tokens) > bound {
 				t.Errorf("ledger of %d tokens, over its bound %d (usable window %d)", it.Tokens, bound, usable)
 			}
@@ -133,7 +133,7 @@ func checkEvicted(t *testing.T, in []byte, res *Result) {
 		t.Fatalf("output pairs badly: %v", err)
 	}
 	if !res.Report.Fits {
-		t.Errorf("does not fit: %d tokens, %d usable", res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
+		t.Errorf("does not fit: %d tokens, %d usable", res.Report.EstimatedTokensAfter, *res.Report.EffectiveUsableTokens)
 	}
 	raws := map[string]bool{}
 	for _, it := range b.Items {
@@ -285,8 +285,8 @@ func TestMaskedRequestThatFitsStaysMasked(t *testing.T) {
 	for _, f := range request.Formats {
 		t.Run(string(f), func(t *testing.T) {
 			_, res := stepped(t, newStore(t), f, agentRounds(80), 40000)
-			if res.Report.EstimatedTokensBefore <= res.Report.EffectiveUsableTokens {
-				t.Fatalf("%d tokens fit %d: the test no longer covers a request over its window", res.Report.EstimatedTokensBefore, res.Report.EffectiveUsableTokens)
+			if res.Report.EstimatedTokensBefore <= *res.Report.EffectiveUsableTokens {
+				t.Fatalf("%d tokens fit %d: the test no longer covers a request over its window", res.Report.EstimatedTokensBefore, *res.Report.EffectiveUsableTokens)
 			}
 			if !slices.Contains(res.Report.PolicyReasons, "pressure_after_masking") {
 				t.Errorf("reasons %v: the masked request was not kept", res.Report.PolicyReasons)

@@ -85,8 +85,8 @@ func TestLedgerKeepsSignalsInView(t *testing.T) {
 				in = convo.Body(f, "gpt-4o", msgs[:k+1], nil)
 				res = optimize(t, o, in, call)
 				checkEvicted(t, in, res)
-				if res.Report.EstimatedTokensAfter > res.Report.EffectiveUsableTokens {
-					t.Fatalf("turn %d: %d tokens forwarded, over the usable window %d", k, res.Report.EstimatedTokensAfter, res.Report.EffectiveUsableTokens)
+				if res.Report.EstimatedTokensAfter > *res.Report.EffectiveUsableTokens {
+					t.Fatalf("turn %d: %d tokens forwarded, over the usable window %d", k, res.Report.EstimatedTokensAfter, *res.Report.EffectiveUsableTokens)
 				}
 				for _, p := range res.Report.PolicyReasons {
 					if strings.HasPrefix(p, "stepped_eviction_") {

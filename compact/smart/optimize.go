@@ -378,11 +378,13 @@ func (r *run) setBudgetTelemetry() {
 	t.PressureBasisPoints = b.pressureBP
 	t.PressureBand = b.band
 	t.EstimatorConfidence = b.model.EstimatorConfidence
-	t.EffectiveUsableTokens = b.usable
-	t.AbsoluteSafetyFloor = b.safetyFloor
+	if b.bounded() {
+		t.EffectiveUsableTokens = known(b.usable)
+		t.AbsoluteSafetyFloor = known(b.safetyFloor)
+		t.AvailableTokens = known(max(0, b.usable-r.before))
+	}
 	t.BudgetMode = b.mode
 	t.PolicyReasons = append([]string{}, b.reasons...)
-	t.AvailableTokens = max(0, b.usable-r.before)
 }
 
 // optimize runs the pipeline: index, select, store, emit and validate.

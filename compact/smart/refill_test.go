@@ -42,12 +42,12 @@ func TestRefillUsesTheWindow(t *testing.T) {
 			in := convo.Body(f, "gpt-4", msgs, nil)
 			res := optimize(t, New(Options{Store: newStore(t)}), in, Call{Session: "s", ContextWindow: 8192, MaskHorizon: 4, MaskStep: 2, MaskBig: 500, MaskBigHorizon: 2, MaskPaced: true, MaskLong: 2000})
 			tel := res.Report.Telemetry
-			t.Logf("before %d after %d usable %d", tel.EstimatedTokensBefore, tel.EstimatedTokensAfter, tel.EffectiveUsableTokens)
-			if tel.EstimatedTokensAfter > tel.EffectiveUsableTokens {
-				t.Fatalf("%d tokens after, over the %d usable", tel.EstimatedTokensAfter, tel.EffectiveUsableTokens)
+			t.Logf("before %d after %d usable %d", tel.EstimatedTokensBefore, tel.EstimatedTokensAfter, *tel.EffectiveUsableTokens)
+			if tel.EstimatedTokensAfter > *tel.EffectiveUsableTokens {
+				t.Fatalf("%d tokens after, over the %d usable", tel.EstimatedTokensAfter, *tel.EffectiveUsableTokens)
 			}
-			if tel.EstimatedTokensAfter < tel.EffectiveUsableTokens*3/4 {
-				t.Errorf("%d tokens after of %d usable: the hard budget's room was not refilled", tel.EstimatedTokensAfter, tel.EffectiveUsableTokens)
+			if tel.EstimatedTokensAfter < *tel.EffectiveUsableTokens*3/4 {
+				t.Errorf("%d tokens after of %d usable: the hard budget's room was not refilled", tel.EstimatedTokensAfter, *tel.EffectiveUsableTokens)
 			}
 			out := paired(t, res.Body, f)
 			got := out.Items[len(out.Items)-1].Text()

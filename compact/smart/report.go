@@ -106,7 +106,9 @@ func (r *run) finishCounts(out []byte, after int) {
 	if t.BodyBytesBefore > 0 {
 		t.RewriteRatioPercent = t.BodyBytesAfter * 100 / t.BodyBytesBefore
 	}
-	t.AvailableTokens = max(0, r.b.usable-after)
+	if r.b.bounded() {
+		t.AvailableTokens = known(max(0, r.b.usable-after))
+	}
 	r.rep.Fits = after <= r.b.usable
 	t.ArtifactHashFailures = len(r.hashFails)
 	t.ArtifactsStored = r.keptStored

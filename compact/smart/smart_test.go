@@ -656,7 +656,7 @@ func TestEmergencyFitsSmallWindow(t *testing.T) {
 	res := optimize(t, o, in, Call{Session: "s", ContextWindow: 16000})
 	rep := res.Report
 	if rep.EstimatedTokensBefore <= 16000 || !rep.Fits || rep.BudgetMode != ModeEmergency {
-		t.Errorf("before %d after %d usable %d fits %v mode %s", rep.EstimatedTokensBefore, rep.EstimatedTokensAfter, rep.EffectiveUsableTokens, rep.Fits, rep.BudgetMode)
+		t.Errorf("before %d after %d usable %d fits %v mode %s", rep.EstimatedTokensBefore, rep.EstimatedTokensAfter, *rep.EffectiveUsableTokens, rep.Fits, rep.BudgetMode)
 	}
 	checkOutput(t, store, "s", in, res.Body)
 }
@@ -974,6 +974,32 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 			if bytes.Contains(js, []byte(`"model_context_window_tokens"`)) || bytes.Contains(js, []byte("1073741824")) {
 				t.Errorf("report JSON shows a window: %.300s", js)
 			}
+			// The numbers that follow from the window are unknown, and
+			// say so: null, neither a value of the assumed 2^30 window
+			// (a safety floor of 21,474,836) nor a 0 that could be real.
+			var fields map[string]any
+			if err := json.Unmarshal(js, &fields); err != nil {
+				t.Fatal(err)
+			}
+			var logs bytes.Buffer
+			slog.New(slog.NewJSONHandler(&logs, nil)).LogAttrs(t.Context(), slog.LevelInfo, logMessage, u.Telemetry.attrs()...)
+			var rec map[string]any
+			if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"available_tokens", "effective_usable_context_tokens", "absolute_safety_floor_tokens"} {
+				for what, m := range map[string]map[string]any{"report": fields, "log record": rec} {
+					if v, ok := m[f]; !ok || v != nil {
+						t.Errorf("%s: %s = %v (present %v), want null", what, f, v, ok)
+					}
+				}
+			}
+			if u.AvailableTokens != nil || u.EffectiveUsableTokens != nil || u.AbsoluteSafetyFloor != nil {
+				t.Errorf("unknown window: available %v usable %v floor %v, want nil", u.AvailableTokens, u.EffectiveUsableTokens, u.AbsoluteSafetyFloor)
+			}
+			if k.AvailableTokens == nil || k.EffectiveUsableTokens == nil || k.AbsoluteSafetyFloor == nil {
+				t.Error("a known window's numbers are missing")
+			}
 			if len(u.Warnings) != 1 || !strings.Contains(u.Warnings[0], "context window unknown") || !strings.Contains(u.Warnings[0], "--context-window") || len(k.Warnings) != 0 {
 				t.Errorf("warnings %q (known: %q), want one saying the window is unknown and how to give it", u.Warnings, k.Warnings)
 			}
@@ -983,6 +1009,11 @@ func TestUnknownModelHasNoWindow(t *testing.T) {
 			}
 			if len(bounded.Report.Warnings) != 0 {
 				t.Errorf("with a budget: warnings %q", bounded.Report.Warnings)
+			}
+			// A budget bounds the request: its numbers are known.
+			if b := bounded.Report; b.EffectiveUsableTokens == nil || b.AbsoluteSafetyFloor == nil || b.AvailableTokens == nil ||
+				*b.AbsoluteSafetyFloor != 500_000/50 || *b.EffectiveUsableTokens > 500_000 || *b.AvailableTokens > *b.EffectiveUsableTokens {
+				t.Errorf("with a budget of 500000: usable %v floor %v available %v", b.EffectiveUsableTokens, b.AbsoluteSafetyFloor, b.AvailableTokens)
 			}
 			if u.PressureBand != BandLow || u.PressureBand != k.PressureBand || u.BudgetMode != k.BudgetMode || u.EstimatedTokensAfter != k.EstimatedTokensAfter || !u.Fits {
 				t.Errorf("unknown: band %s mode %s after %d fits %v; known: band %s mode %s after %d",

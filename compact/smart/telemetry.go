@@ -29,14 +29,20 @@ type Telemetry struct {
 	ObservedContextTokens    int    `json:"observed_context_tokens"`
 	// EstimateRatio is the observed/estimated calibration the call
 	// gave (0: none); see Call.EstimateRatio.
-	EstimateRatio         float64 `json:"estimate_calibration_ratio"`
-	AvailableTokens       int     `json:"available_tokens"`
-	PressureBasisPoints   int     `json:"pressure_basis_points"`
-	PressureBand          string  `json:"pressure_band"`
-	EstimatorConfidence   string  `json:"estimator_confidence"`
-	EffectiveUsableTokens int     `json:"effective_usable_context_tokens"`
-	AbsoluteSafetyFloor   int     `json:"absolute_safety_floor_tokens"`
-	BudgetMode            string  `json:"budget_mode"`
+	EstimateRatio float64 `json:"estimate_calibration_ratio"`
+	// AvailableTokens, EffectiveUsableTokens and AbsoluteSafetyFloor
+	// follow from the window (or an explicit budget): nil, null in JSON
+	// and in the log record, when there is neither (the source is
+	// "none" and no budget was given). The run then assumes
+	// request.NoWindow, and numbers derived from it (21 million tokens of
+	// safety floor) would be no one's; 0 is a real value of each.
+	AvailableTokens       *int   `json:"available_tokens"`
+	PressureBasisPoints   int    `json:"pressure_basis_points"`
+	PressureBand          string `json:"pressure_band"`
+	EstimatorConfidence   string `json:"estimator_confidence"`
+	EffectiveUsableTokens *int   `json:"effective_usable_context_tokens"`
+	AbsoluteSafetyFloor   *int   `json:"absolute_safety_floor_tokens"`
+	BudgetMode            string `json:"budget_mode"`
 	// PolicyReasons say why the policy is what it is (pressure band,
 	// estimator confidence, window source, escalation).
 	PolicyReasons []string `json:"policy_reasons"`
@@ -108,12 +114,12 @@ func (t *Telemetry) attrs() []slog.Attr {
 		slog.String("model_context_window_source", t.ModelContextWindowSource),
 		slog.Int("observed_context_tokens", t.ObservedContextTokens),
 		slog.Float64("estimate_calibration_ratio", t.EstimateRatio),
-		slog.Int("available_tokens", t.AvailableTokens),
+		tokensAttr("available_tokens", t.AvailableTokens),
 		slog.Int("pressure_basis_points", t.PressureBasisPoints),
 		slog.String("pressure_band", t.PressureBand),
 		slog.String("estimator_confidence", t.EstimatorConfidence),
-		slog.Int("effective_usable_context_tokens", t.EffectiveUsableTokens),
-		slog.Int("absolute_safety_floor_tokens", t.AbsoluteSafetyFloor),
+		tokensAttr("effective_usable_context_tokens", t.EffectiveUsableTokens),
+		tokensAttr("absolute_safety_floor_tokens", t.AbsoluteSafetyFloor),
 		slog.String("budget_mode", t.BudgetMode),
 		slog.Any("policy_reasons", t.PolicyReasons),
 		slog.Int("artifacts_stored", t.ArtifactsStored),
@@ -153,6 +159,18 @@ func (t *Telemetry) attrs() []slog.Attr {
 		slog.Int("task_quality_final_total_input_tokens", t.FinalTotalInputTokens),
 	}
 }
+
+// tokensAttr is the attribute of a token count that may be unknown
+// (nil): null in a JSON record, as in the report.
+func tokensAttr(key string, n *int) slog.Attr {
+	if n == nil {
+		return slog.Any(key, nil)
+	}
+	return slog.Int(key, *n)
+}
+
+// known returns a known token count.
+func known(n int) *int { return &n }
 
 // log writes the record at info level (shadow and canary-out included:
 // they are what an operator inspects before widening a rollout).

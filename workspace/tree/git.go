@@ -27,6 +27,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/graph"
+	"github.com/ctxd/ctxd/internal/patience"
 	"github.com/ctxd/ctxd/lang"
 )
 
@@ -317,9 +318,11 @@ func runGit(ctx context.Context, dir string, limit int, args ...string) (out []b
 }
 
 // runGitFor is runGit with another timeout than gitTimeout (a background
-// read).
+// read). The timeout is lifted under a patience.Unbounded ctx (ctxd eval),
+// which counts the commands that run out of it anyway.
 func runGitFor(ctx context.Context, dir string, limit int, timeout time.Duration, args ...string) (out []byte, total int, err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, patience.Limit(ctx, timeout))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-c", "core.quotePath=false", "-c", "color.ui=false"}, args...)...)
 	cmd.Dir = dir
@@ -330,6 +333,9 @@ func runGitFor(ctx context.Context, dir string, limit int, timeout time.Duration
 	cmd.Stdout = lw
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
+			if parent.Err() == nil {
+				patience.GitTimedOut(parent)
+			}
 			return nil, 0, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 		}
 		msg := strings.TrimSpace(stderr.String())
@@ -624,10 +630,14 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 		s.headKey, s.Commits = key, commits
 		return commits, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, patience.Limit(ctx, gitTimeout))
 	defer cancel()
 	commits, err := s.handle.log(ctx, n)
 	if err != nil {
+		if ctx.Err() != nil && parent.Err() == nil {
+			patience.GitTimedOut(parent)
+		}
 		return commits, err // not cached: what it read, and why it stopped
 	}
 	s.headKey, s.Commits = key, commits
