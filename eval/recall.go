@@ -96,16 +96,6 @@ type Report struct {
 	GitTimeouts   int `json:",omitempty"`
 }
 
-// patient returns ctx under which the time limits a request puts on its
-// parses and git commands are lifted (patience.Unbounded), counting in tl
-// what times out anyway: a request on a loaded machine falls back where a
-// quiet one does not (a parse past treesitter.DefaultTimeout gives a
-// head-and-tail cut), and a measurement must give the same cells on both.
-// A request's own limits are untouched.
-func patient(ctx context.Context, tl *patience.Tally) context.Context {
-	return patience.Unbounded(ctx, tl)
-}
-
 // openEngine opens the engine on the worktree wt, checked out at the
 // commit a case or an instance is asked at, and reads before any request
 // what the daemon's background analysis reads once per HEAD: the line
@@ -162,8 +152,12 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Eval's parses and git commands run without a request's time limits
+	// (a parse past treesitter.DefaultTimeout on a loaded machine gives a
+	// head-and-tail cut where a quiet one does not): the same cells on
+	// both; tl counts what times out anyway.
 	var tl patience.Tally
-	ctx = patient(ctx, &tl)
+	ctx = patience.Unbounded(ctx, &tl)
 	cases, err := Cases(ctx, repo, opts.Commits)
 	if err != nil {
 		return nil, err

@@ -244,7 +244,7 @@ func SWEBench(ctx context.Context, instances []Instance, opts SWEOptions) (*SWER
 	}
 	rep := &SWEReport{Skipped: map[string]int{}}
 	var tl patience.Tally
-	ctx = patient(ctx, &tl)
+	ctx = patience.Unbounded(ctx, &tl) // as Recall's
 	var order []string
 	byRepo := map[string][]Instance{}
 	for _, in := range instances {
