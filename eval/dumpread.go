@@ -11,11 +11,14 @@ import (
 )
 
 // DumpAnswer is one answer file of a dump (dumpCase's "answer:" part): its
-// view, its changed lines seen and hidden, and the focus definitions
-// chosen in it with their scores.
+// view, its changed lines seen and hidden, whether BM25 showed it, its
+// whole tokens (0 when it is not in the context), and the focus
+// definitions chosen in it with their scores.
 type DumpAnswer struct {
 	Path, View   string
 	Seen, Hidden []int
+	BM25         bool
+	Whole        int
 	FocusDefs    []DumpDef
 }
 
@@ -28,17 +31,18 @@ type DumpDef struct {
 
 // dumpRes are ReadDump's expressions, compiled on its first call (not at
 // every ctxd start: the binary links eval for `ctxd eval`).
-var dumpRes = sync.OnceValue(func() [3]*regexp.Regexp {
-	return [3]*regexp.Regexp{
+var dumpRes = sync.OnceValue(func() [4]*regexp.Regexp {
+	return [4]*regexp.Regexp{
 		regexp.MustCompile(`^commit ([0-9a-f]+) `),
-		regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=\S+ seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`),
+		regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=(\S+) bm25=(true|false) seen=\[([0-9 ]*)\] hidden=\[([0-9 ]*)\]`),
 		regexp.MustCompile(`^    focus def (\d+) score ([0-9.]+):`),
+		regexp.MustCompile(`^    tokens \d+ of (\d+),`),
 	}
 })
 
 // ReadDump reads back a file dumpCase wrote (`eval recall --dump`): its
 // commit and answer files, for the offline scripts (scripts/outside,
-// scripts/defrank). The writer and this reader change together
+// scripts/defrank, scripts/ceiling). The writer and this reader change together
 // (TestReadDump writes one and reads it).
 func ReadDump(path string) (commit string, answers []DumpAnswer, err error) {
 	f, err := os.Open(path)
@@ -47,7 +51,7 @@ func ReadDump(path string) (commit string, answers []DumpAnswer, err error) {
 	}
 	defer f.Close()
 	res := dumpRes()
-	commitRe, answerRe, defRe := res[0], res[1], res[2]
+	commitRe, answerRe, defRe, tokensRe := res[0], res[1], res[2], res[3]
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -55,7 +59,9 @@ func ReadDump(path string) (commit string, answers []DumpAnswer, err error) {
 		if m := commitRe.FindStringSubmatch(l); m != nil && commit == "" {
 			commit = m[1]
 		} else if m := answerRe.FindStringSubmatch(l); m != nil {
-			answers = append(answers, DumpAnswer{Path: m[1], View: m[2], Seen: dumpInts(m[3]), Hidden: dumpInts(m[4])})
+			answers = append(answers, DumpAnswer{Path: m[1], View: m[2], BM25: m[3] == "true", Seen: dumpInts(m[4]), Hidden: dumpInts(m[5])})
+		} else if m := tokensRe.FindStringSubmatch(l); m != nil && len(answers) > 0 {
+			answers[len(answers)-1].Whole, _ = strconv.Atoi(m[1])
 		} else if m := defRe.FindStringSubmatch(l); m != nil && len(answers) > 0 {
 			line, _ := strconv.Atoi(m[1])
 			score, _ := strconv.ParseFloat(m[2], 64)

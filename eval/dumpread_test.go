@@ -13,7 +13,7 @@ import (
 func TestReadDump(t *testing.T) {
 	dir := t.TempDir()
 	c := Case{Commit: "0123456789abcdef0123456789abcdef01234567", Request: "fix the parser", Answer: []string{"a.go", "b.go"}}
-	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: "package a\n", Truncation: ctxd.ViewFocus, Score: 900,
+	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: "package a\n", Truncation: ctxd.ViewFocus, Score: 900, OriginalTokens: 1200,
 		Elided: []ctxd.LineRange{{Start: 10, End: 20}}}
 	a.Facts.FocusLines = []int{3, 30}
 	a.Facts.FocusDefs = []ctxd.DefScore{{Line: 3, Score: 9.82, Why: []string{"parser"}}, {Line: 30, Score: 4.5}}
@@ -27,8 +27,8 @@ func TestReadDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []DumpAnswer{
-		{Path: "a.go", View: string(ctxd.ViewFocus), Seen: []int{5, 31}, Hidden: []int{12}, FocusDefs: []DumpDef{{3, 9.82}, {30, 4.5}}},
-		{Path: "b.go", View: "-", Hidden: []int{7}},
+		{Path: "a.go", View: string(ctxd.ViewFocus), Seen: []int{5, 31}, Hidden: []int{12}, Whole: 1200, FocusDefs: []DumpDef{{3, 9.82}, {30, 4.5}}},
+		{Path: "b.go", View: "-", Hidden: []int{7}, BM25: true},
 	}
 	if commit != c.Commit {
 		t.Errorf("commit %q, want %q", commit, c.Commit)

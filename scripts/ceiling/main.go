@@ -111,8 +111,9 @@ type repoResult struct {
 	mismatch                           int // cases whose changed lines differ from the dump's
 }
 
-// dumpCase is what ReadDump does not return of a dump: the context
-// budget, BM25's files, the included chunks' tokens, the skipped files.
+// dumpCase is a dump: ReadDump's answer files (BM25's and their whole
+// tokens kept by path) and what ReadDump does not return: the context
+// budget, the included chunks' tokens, the skipped files.
 type dumpCase struct {
 	context  int
 	answers  []eval.DumpAnswer
@@ -125,10 +126,8 @@ type dumpCase struct {
 
 var (
 	headRe     = regexp.MustCompile(`^commit \S+  budget \d+ \(context (\d+),`)
-	bm25Re     = regexp.MustCompile(`^  (\S+) rank=\S+ bm25rank=\S+ view=\S+ bm25=(true|false) `)
 	includedRe = regexp.MustCompile(`^([* ]) (\S+)\s+\S+\s+(\d+)/\d+\s+score`)
 	skippedRe  = regexp.MustCompile(`^  (\S+)\s+\d+ score `)
-	wholeRe    = regexp.MustCompile(`^    tokens \d+ of (\d+),`)
 )
 
 func readDump(path string) (*dumpCase, error) {
@@ -141,7 +140,12 @@ func readDump(path string) (*dumpCase, error) {
 		return nil, err
 	}
 	d := &dumpCase{answers: answers, bm25: map[string]bool{}, skipped: map[string]bool{}, whole: map[string]int{}}
-	last := ""
+	for _, a := range answers {
+		d.bm25[a.Path] = a.BM25
+		if a.Whole > 0 {
+			d.whole[a.Path] = a.Whole
+		}
+	}
 	part := ""
 	for _, l := range strings.Split(string(b), "\n") {
 		switch {
@@ -157,13 +161,6 @@ func readDump(path string) (*dumpCase, error) {
 			part = ""
 		}
 		switch part {
-		case "answer:":
-			if m := bm25Re.FindStringSubmatch(l); m != nil {
-				d.bm25[m[1]] = m[2] == "true"
-				last = m[1]
-			} else if m := wholeRe.FindStringSubmatch(l); m != nil && last != "" {
-				d.whole[last], _ = strconv.Atoi(m[1])
-			}
 		case "included (score order):":
 			if m := includedRe.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[3])
