@@ -146,8 +146,16 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
 		dt := e.store.DefTerms(ent.Hash, c.Content, spans)
-		ranked := rankRuns(dt, fq, among, long, nameHolds(names))
+		holds := nameHolds(names)
+		ranked := rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankBy(fq, among, holds) })
 		if looked <= focusLadderFiles {
+			if len(ranked) == 0 {
+				// No definition holds two of the request's words: those
+				// holding one, the rarest first, are the ladder (an open
+				// answer file at its bodies view, the changed function
+				// collapsed: BENCHMARKS.md "hdefch").
+				ranked = rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })
+			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
 		}
 		if looked > focusLadderFiles {
@@ -529,8 +537,8 @@ const (
 	runWeight   = 0.5
 )
 
-// rankRuns ranks the definitions of among (nil: all of dt's) against the
-// request's focus words (fq) and names (named) as dt.RankBy does, with the runs of long
+// rankRuns ranks the definitions of among (nil: all of long's) by rank
+// (a DefTerms.RankBy of the request's focus words), with the runs of long
 // functions among them (long, by definition index: the function's first
 // line; 0 for a definition) added in score order: the definitions are
 // ranked as if there were no runs (a file's hundred runs of docstrings
@@ -539,9 +547,9 @@ const (
 // definition's score in both rankings. At most runsPerFunc runs of a
 // function are kept: a function whose runs all match (the same words in
 // every branch) would fill the ladder's steps with itself.
-func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int, named func(i int, t uint32) bool) []tree.DefScore {
+func rankRuns(long, among []int, rank func(among []int) []tree.DefScore) []tree.DefScore {
 	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
-		return dt.RankBy(fq, among, named)
+		return rank(among)
 	}
 	if among == nil {
 		among = make([]int, len(long))
@@ -550,8 +558,8 @@ func rankRuns(dt *tree.DefTerms, fq *tree.FocusQuery, among, long []int, named f
 		}
 	}
 	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(long) || long[k] != 0 })
-	ranked := dt.RankBy(fq, defs, named)
-	all := dt.RankBy(fq, among, named)
+	ranked := rank(defs)
+	all := rank(among)
 	scale := runWeight
 	for _, r := range all {
 		if long[r.Index] == 0 {

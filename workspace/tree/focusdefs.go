@@ -133,6 +133,19 @@ func NewFocusQuery(q *query.Query) *FocusQuery {
 // (get_netrc_auth for "Fix empty netrc entry usage", whose other words a
 // function of no interest held). It is asked only of such definitions.
 func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool) []DefScore {
+	return dt.rankBy(fq, among, named, 2)
+}
+
+// RankAny is RankBy with every definition holding one request term
+// ranked: for a file in which no definition holds two (engine's focus
+// ladder of a file the request's words reach one at a time).
+func (dt *DefTerms) RankAny(fq *FocusQuery, among []int) []DefScore {
+	return dt.rankBy(fq, among, nil, 1)
+}
+
+// rankBy is RankBy with a definition ranked when it holds need distinct
+// request terms (at most the request's).
+func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool, need int) []DefScore {
 	q := fq.terms
 	if among == nil {
 		among = make([]int, len(dt.body))
@@ -146,7 +159,7 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint
 	}
 	st := DefStats{fq: fq, df: make([]int, len(q))}
 	st.Add(dt, among)
-	need := min(2, len(q))
+	need = min(need, len(q))
 	var ss []DefScore
 	var held []int // scratch: the indexes in q of the terms a definition holds
 	for _, i := range among {

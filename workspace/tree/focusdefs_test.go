@@ -315,6 +315,44 @@ func TestDefTermsRankNamed(t *testing.T) {
 	}
 }
 
+// TestDefTermsRankAny: RankAny ranks the definitions holding one request
+// term, which RankBy leaves out (engine's ladder of a file no definition
+// of which holds two of the request's words), scored alike.
+func TestDefTermsRankAny(t *testing.T) {
+	src := strings.Join([]string{
+		"func parseConfig(path string) (*Config, error) {", // 1
+		"\treturn decode(readFile(path))",
+		"}",
+		"func closeIdle(pool *Pool) {", // 4
+		"\tfor _, c := range conns { c.Close() }",
+		"}",
+		"func drainQueue(q *Queue) {", // 7
+		"\tfor q.Len() > 0 { q.Pop() } // pool",
+		"}",
+	}, "\n")
+	dt := NewDefTerms([]byte(src), []DefSpan{{1, 3}, {4, 6}, {7, 9}})
+	for _, tc := range []struct {
+		request string
+		want    []int
+	}{
+		{"the conns leak a socket", []int{1}},
+		{"a pool leaks a socket", []int{1, 2}},
+		{"the idle conns leak from the queue", []int{1, 2}},
+	} {
+		fq := NewFocusQuery(query.Parse(tc.request))
+		var got []int
+		for _, s := range dt.RankAny(fq, nil) {
+			got = append(got, s.Index)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("RankAny(%q) = %v, want %v", tc.request, got, tc.want)
+		}
+		if two := dt.RankBy(fq, nil, nil); len(two) >= len(tc.want) {
+			t.Errorf("RankBy(%q) ranks %d definitions: the case tests nothing", tc.request, len(two))
+		}
+	}
+}
+
 // TestDefStatsAcross: two files' definitions scored together (hglob's
 // TestRankAcross). A term's weight is its IDF over both files'
 // definitions, so the second file's settle scores other than in its file
