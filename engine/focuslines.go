@@ -151,7 +151,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		if looked <= focusLadderFiles {
 			if len(ranked) == 0 {
 				// No definition holds two of the request's words: those
-				// holding one, the rarest first, are the ladder (an open
+				// holding one that few hold (tree.RankAny) are the ladder (an open
 				// answer file at its bodies view, the changed function
 				// collapsed: BENCHMARKS.md "hdefch").
 				ranked = rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })

@@ -136,12 +136,22 @@ func (dt *DefTerms) RankBy(fq *FocusQuery, among []int, named func(i int, t uint
 	return dt.rankBy(fq, among, named, 2)
 }
 
-// RankAny is RankBy with every definition holding one request term
-// ranked: for a file in which no definition holds two (engine's focus
-// ladder of a file the request's words reach one at a time).
+// RankAny is RankBy with a definition holding one request term ranked
+// when at most anyMaxDefs definitions hold that term: for a file in which
+// no definition holds two (engine's focus ladder of a file the request's
+// words reach one at a time).
 func (dt *DefTerms) RankAny(fq *FocusQuery, among []int) []DefScore {
 	return dt.rankBy(fq, among, nil, 1)
 }
+
+// anyMaxDefs: RankAny ranks a definition holding a request term that at
+// most this many definitions hold. A common word held one at a time
+// (fastapi's docstrings, "request" in most of routing.py's functions)
+// made a ladder of thirteen weak steps where there was none, and the
+// fitter bought them: with every one-term holder ranked the development
+// repositories' 8k all-lines fell by 0.14, fastapi by 3 (BENCHMARKS.md
+// "hdefch").
+const anyMaxDefs = 3
 
 // rankBy is RankBy with a definition ranked when it holds need distinct
 // request terms (at most the request's).
@@ -165,6 +175,9 @@ func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint
 	for _, i := range among {
 		var s float64
 		s, held = st.score(dt, i, held[:0])
+		if need == 1 && !slices.ContainsFunc(held, func(k int) bool { return st.df[k] <= anyMaxDefs }) {
+			continue
+		}
 		if len(held) >= need || len(held) == 1 && st.df[held[0]] == 1 && named != nil && named(i, q[held[0]]) {
 			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}

@@ -351,6 +351,16 @@ func TestDefTermsRankAny(t *testing.T) {
 			t.Errorf("RankBy(%q) ranks %d definitions: the case tests nothing", tc.request, len(two))
 		}
 	}
+	// A term more than anyMaxDefs definitions hold ranks none of them.
+	var common []string
+	var spans []DefSpan
+	for i := range anyMaxDefs + 1 {
+		common = append(common, fmt.Sprintf("func close%d(c *Conn) {", i), "\tc.socket.Close()", "}")
+		spans = append(spans, DefSpan{3*i + 1, 3*i + 3})
+	}
+	if got := NewDefTerms([]byte(strings.Join(common, "\n")), spans).RankAny(NewFocusQuery(query.Parse("a socket leaks")), nil); len(got) != 0 {
+		t.Errorf("RankAny ranks %d definitions of a term all %d hold", len(got), len(spans))
+	}
 }
 
 // TestDefStatsAcross: two files' definitions scored together (hglob's
