@@ -231,6 +231,7 @@ const (
 	TermGraph     = "graph_rank"
 	TermCoChange  = "cochange_rank"
 	TermSize      = "size_penalty"
+	TermTestFile  = "test_file"
 	TermCustom    = "custom"
 )
 
