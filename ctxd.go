@@ -231,7 +231,6 @@ const (
 	TermGraph     = "graph_rank"
 	TermCoChange  = "cochange_rank"
 	TermSize      = "size_penalty"
-	TermTestFile  = "test_file"
 	TermCustom    = "custom"
 )
 

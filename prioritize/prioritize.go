@@ -59,12 +59,6 @@ const (
 	// the penalty grows with the log of the size, up to MaxSizePenalty.
 	SizeFree       = 1500
 	MaxSizePenalty = 150
-	// TestFilePenalty applies to a test file or fixture outside test
-	// tasks: fit on the development set's commits past the evaluated ones
-	// (scripts/fitrank; BENCHMARKS.md, "hrank"), where a test file
-	// ranked as high as the source it tests took the place, and at 32k
-	// the bytes, of a file the task changes.
-	TestFilePenalty = 300
 )
 
 // FusionWeights scale the link signals' rank terms, fused like the
@@ -180,9 +174,6 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
 		add(ctxd.TermCoChange, fusionTerm(Fusion.CoChange, f.CoChangeRank),
 			fmt.Sprintf("co-change rank %d: changed together with the request's files in recent commits", f.CoChangeRank))
-	}
-	if f.Test && opts.Task != ctxd.TaskTest && c.Priority < ctxd.PriorityCritical {
-		add(ctxd.TermTestFile, -TestFilePenalty, "test file, in a task not about tests")
 	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {

@@ -62,12 +62,6 @@ func TestScoreTerms(t *testing.T) {
 			want:  map[string]float64{ctxd.TermPriority: 500, ctxd.TermRelevance: 150, ctxd.TermCustom: 200},
 		},
 		{
-			name:  "test file outside a test task",
-			chunk: chunk("a_test.go", ctxd.PriorityHigh, 100, ctxd.Facts{Test: true, Relevance: 1}),
-			opts:  Options{Task: ctxd.TaskDebug},
-			want:  map[string]float64{ctxd.TermPriority: 800, ctxd.TermRelevance: 300, ctxd.TermTestFile: -TestFilePenalty},
-		},
-		{
 			name:  "big file is penalized",
 			chunk: chunk("big.go", ctxd.PriorityMedium, 6000, ctxd.Facts{}),
 			opts:  Options{Task: ctxd.TaskImplement},
@@ -239,30 +233,5 @@ func TestRelevanceKeepsDistances(t *testing.T) {
 	Score(cs, Options{})
 	if cs[0].Score != cs[1].Score || cs[0].Source != "a.py" {
 		t.Errorf("tie not broken by the lexical share: %s %.1f, %s %.1f", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
-	}
-}
-
-// TestTestFileBelowItsSource: outside test tasks, a test file the
-// request's words rank first lexically comes after the source file they
-// rank second (the commit changes the source: eval's answer), as the
-// fit on the development set's commits says; in a test task it keeps its
-// place. Without the test-file term the test file ranks first in both.
-func TestTestFileBelowItsSource(t *testing.T) {
-	for _, tc := range []struct {
-		task  ctxd.TaskType
-		first string
-	}{
-		{ctxd.TaskDebug, "httpx/_urlparse.py"},
-		{ctxd.TaskImplement, "httpx/_urlparse.py"},
-		{ctxd.TaskTest, "tests/test_urlparse.py"},
-	} {
-		cs := []ctxd.Chunk{
-			chunk("tests/test_urlparse.py", ctxd.PriorityHigh, 3000, ctxd.Facts{Test: true, Role: ctxd.RoleTest, Relevance: 1, LexicalShare: 1, LexicalRank: 1, GraphRank: 2, CommitRank: 2}),
-			chunk("httpx/_urlparse.py", ctxd.PriorityHigh, 4300, ctxd.Facts{Relevance: 1, LexicalShare: 0.8, LexicalRank: 2, GraphRank: 1, CoChangeRank: 3}),
-		}
-		Score(cs, Options{Task: tc.task})
-		if cs[0].Source != tc.first {
-			t.Errorf("%s: order %s (%.1f) %s (%.1f), want %s first", tc.task, cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score, tc.first)
-		}
 	}
 }

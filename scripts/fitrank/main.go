@@ -119,7 +119,7 @@ func (p *params) score(it *item) float64 {
 		task *= p.TaskDebug
 	}
 	s := p.Priority*t[ctxd.TermPriority] + task*t[ctxd.TermTask] + p.Recency*t[ctxd.TermRecency] +
-		p.Mention*t[ctxd.TermMention] + p.Relevance*t[ctxd.TermRelevance] + p.Size*t[ctxd.TermSize] + t[ctxd.TermCustom] + t[ctxd.TermTestFile]
+		p.Mention*t[ctxd.TermMention] + p.Relevance*t[ctxd.TermRelevance] + p.Size*t[ctxd.TermSize] + t[ctxd.TermCustom]
 	s += fused(p.Rank, p.RankK, it.lex) + fused(p.Graph, p.FusionK, it.gr) + fused(p.CoChange, p.FusionK, it.co)
 	if it.test {
 		s += p.Test
