@@ -23,24 +23,184 @@ type Location struct {
 }
 
 // Frame patterns, most specific first. Each has named groups path, line
-// and optionally col and fn.
-var traceRes = []lineRE{
+// and optionally col and fn; may is a condition every line it matches on
+// meets (cheaper than the expression: most lines of a long request meet
+// none). Each matches within one line (Go's ^ and $ are a line's), save
+// where across says it may not: Node's " [as name]" and Ruby's function
+// name may run over a newline.
+var traceRes = []tracePattern{
 	// Python: File "app/db.py", line 12, in connect
-	newLineRE(`File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<fn>[\w<>.]+))?`),
+	{re: regexp.MustCompile(`File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<fn>[\w<>.]+))?`),
+		may: func(l string) bool { return strings.Contains(l, `File "`) }},
 	// Java / Kotlin / Scala: at com.example.Foo.bar(Foo.java:42)
-	newLineRE(`at (?P<fn>[\w$.<>/]+)\((?P<path>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)`),
+	{re: regexp.MustCompile(`at (?P<fn>[\w$.<>/]+)\((?P<path>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)`),
+		may: func(l string) bool {
+			return strings.Contains(l, "at ") && (strings.Contains(l, ".java:") || strings.Contains(l, ".kt:") || strings.Contains(l, ".scala:") || strings.Contains(l, ".groovy:"))
+		}},
 	// Node: at fn (/app/x.js:10:5)  or  at /app/x.js:10:5  or  at file:///app/x.mjs:1:2
-	newLineRE(`at (?:async )?(?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
+	{re: regexp.MustCompile(`at (?:async )?(?:(?P<fn>[^\s(]+(?: \[as [^\]]+\])?) \()?(?:file://)?(?P<path>[^\s():]+\.[A-Za-z]{1,5}):(?P<line>\d+)(?::(?P<col>\d+))?\)?`),
+		may:    func(l string) bool { return strings.Contains(l, "at ") && extColonDigit(l, 5, false) },
+		across: func(text string) bool { return openAcrossLines(text, " [as ", "]") }},
 	// Ruby: app/models/user.rb:12:in `save'
-	newLineRE("(?P<path>[^\\s:'\"`(]+\\.rb):(?P<line>\\d+):in [`'](?P<fn>[^'`]+)'"),
+	{re: regexp.MustCompile("(?P<path>[^\\s:'\"`(]+\\.rb):(?P<line>\\d+):in [`'](?P<fn>[^'`]+)'"),
+		may: func(l string) bool { return strings.Contains(l, ".rb:") },
+		across: func(text string) bool {
+			return openAcrossLines(text, ":in `", "'`") || openAcrossLines(text, ":in '", "'`")
+		}},
 	// Go: \t/home/u/app/x.go:123 +0x1d  (the function is on the line before)
-	newLineRE(`(?m)^[ \t]+(?P<path>[^\s:]+\.(?:go|s)):(?P<line>\d+)(?: \+0x[0-9a-f]+)?[ \t\r]*$`),
+	{re: regexp.MustCompile(`(?m)^[ \t]+(?P<path>[^\s:]+\.(?:go|s)):(?P<line>\d+)(?: \+0x[0-9a-f]+)?[ \t\r]*$`),
+		may: goFrameLine},
 	// Rust: --> src/main.rs:10:5  /  panicked at src/main.rs:10:5  /  at ./src/lib.rs:3:9
-	newLineRE(`(?:-->|panicked at|\bat) (?P<path>[^\s:]+\.rs):(?P<line>\d+)(?::(?P<col>\d+))?`),
+	{re: regexp.MustCompile(`(?:-->|panicked at|\bat) (?P<path>[^\s:]+\.rs):(?P<line>\d+)(?::(?P<col>\d+))?`),
+		may: func(l string) bool { return strings.Contains(l, ".rs:") }},
 	// Generic: path/to/file.ext:line:col or file.ext:line (compilers,
 	// linters, test runners), and "file.ext, line N".
-	newLineRE(`(?P<path>(?:[A-Za-z]:)?[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}):(?P<line>\d+)(?::(?P<col>\d+))?`),
-	newLineRE(`(?P<path>[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}),? line (?P<line>\d+)`),
+	{re: regexp.MustCompile(`(?P<path>(?:[A-Za-z]:)?[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}):(?P<line>\d+)(?::(?P<col>\d+))?`),
+		may:  func(l string) bool { return extColonDigit(l, 8, true) },
+		runs: &genericBytes},
+	{re: regexp.MustCompile(`(?P<path>[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}),? line (?P<line>\d+)`),
+		may: func(l string) bool { return strings.Contains(l, " line ") }},
+}
+
+// tracePattern is a frame pattern and a condition on the lines it may
+// match on.
+type tracePattern struct {
+	re  *regexp.Regexp
+	may func(line string) bool
+	// across reports a text where the pattern may match over a newline
+	// (nil: never); it then runs over the whole text.
+	across func(text string) bool
+	// runs, when set, holds every byte of the pattern's matches, which
+	// look at nothing around them: the pattern then runs on each run of
+	// these bytes that meets may, not on the whole line.
+	runs *[256]bool
+}
+
+// genericBytes are the bytes of the generic pattern's matches.
+var genericBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("@~.+-/\\:", byte(c)) >= 0
+	}
+	return t
+}()
+
+// goFrameLine reports a line that may be a Go frame's: white space, then
+// after the last ':' digits, a " +0x" offset or not, and white space.
+func goFrameLine(l string) bool {
+	if l == "" || l[0] != ' ' && l[0] != '\t' {
+		return false
+	}
+	l = strings.TrimRight(l, " \t\r")
+	if i := strings.LastIndex(l, " +0x"); i >= 0 && strings.Trim(l[i+4:], "0123456789abcdef") == "" && i+4 < len(l) {
+		l = l[:i]
+	}
+	i := strings.LastIndexByte(l, ':')
+	return i >= 0 && i+1 < len(l) && strings.Trim(l[i+1:], "0123456789") == "" &&
+		(strings.HasSuffix(l[:i], ".go") || strings.HasSuffix(l[:i], ".s"))
+}
+
+// extColonDigit reports a file extension before a ':' and an ASCII
+// digit: '.', an ASCII letter, and up to max-1 more letters (word bytes
+// when word is set).
+func extColonDigit(l string, max int, word bool) bool {
+	for i := strings.IndexByte(l, ':'); i >= 0 && i+1 < len(l); {
+		if l[i+1] >= '0' && l[i+1] <= '9' {
+			for m := 1; m <= max && i-m-1 >= 0; m++ {
+				c := l[i-m]
+				if c|0x20 >= 'a' && c|0x20 <= 'z' && l[i-m-1] == '.' {
+					return true
+				}
+				if !(c|0x20 >= 'a' && c|0x20 <= 'z' || word && isWordByte(c)) {
+					break
+				}
+			}
+		}
+		k := strings.IndexByte(l[i+1:], ':')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// openAcrossLines reports text where an occurrence of open is followed
+// by a newline before the first of the bytes of closing, or by none of
+// them.
+func openAcrossLines(text, open, closing string) bool {
+	for i := strings.Index(text, open); i >= 0; {
+		rest := text[i+len(open):]
+		end := strings.IndexAny(rest, closing)
+		if end < 0 || strings.IndexByte(rest[:end], '\n') >= 0 {
+			return true
+		}
+		k := strings.Index(text[i+1:], open)
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// appendMatches appends re's matches on text, at offset in the whole
+// text.
+func appendMatches(out [][]int, re *regexp.Regexp, text string, offset int) [][]int {
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		for j := range m {
+			if m[j] >= 0 {
+				m[j] += offset
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// traceMatches returns each pattern's matches on text (as
+// FindAllStringSubmatchIndex over the whole text): each pattern runs on
+// the lines that meet its condition.
+func traceMatches(text string) [][][]int {
+	out := make([][][]int, len(traceRes))
+	whole := make([]bool, len(traceRes))
+	for i, p := range traceRes {
+		if p.across != nil && p.across(text) {
+			whole[i] = true
+			out[i] = p.re.FindAllStringSubmatchIndex(text, -1)
+		}
+	}
+	for start := 0; start <= len(text); {
+		end := len(text)
+		if k := strings.IndexByte(text[start:], '\n'); k >= 0 {
+			end = start + k
+		}
+		line := text[start:end]
+		for i, p := range traceRes {
+			if whole[i] || !p.may(line) {
+				continue
+			}
+			if p.runs == nil {
+				out[i] = appendMatches(out[i], p.re, line, start)
+				continue
+			}
+			for a := 0; a < len(line); {
+				if !p.runs[line[a]] {
+					a++
+					continue
+				}
+				b := a + 1
+				for b < len(line) && p.runs[line[b]] {
+					b++
+				}
+				if p.may(line[a:b]) {
+					out[i] = appendMatches(out[i], p.re, line[a:b], start+a)
+				}
+				a = b
+			}
+		}
+		start = end + 1
+	}
+	return out
 }
 
 // goFuncRe matches the function line above a Go frame.
@@ -75,9 +235,10 @@ func ParseStackTrace(text string) []Location {
 		loc Location
 	}
 	var all []found
+	matches := traceMatches(text)
 	for ri, re := range traceRes {
 		names := re.re.SubexpNames()
-		for _, m := range re.findAllSubmatchIndex(text, -1) {
+		for _, m := range matches[ri] {
 			if overlaps(m[0], m[1]) {
 				continue
 			}
