@@ -55,7 +55,7 @@ func qualified(text string) []string {
 			j++
 		}
 		if mayBeQualified(text[i:j]) {
-			for _, s := range qualifiedRE.FindAllString(text[i:j], -1) {
+			for _, s := range qualifiedNames(text[i:j]) {
 				if seen[s] || lang.Of(s) != "" {
 					continue
 				}
@@ -64,6 +64,47 @@ func qualified(text string) []string {
 			}
 		}
 		i = j
+	}
+	return out
+}
+
+// qualifiedNames is qualifiedRE.FindAllString(run, -1) read by hand: a
+// name (a letter, '_' or '$', then name bytes), then as many separators
+// ('.', "::", '#') each before a name as follow; a name no separator
+// follows starts no match, nor does any byte inside it.
+func qualifiedNames(run string) []string {
+	start := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c == '_' || c == '$' }
+	part := func(c byte) bool { return start(c) || c >= '0' && c <= '9' }
+	name := func(i int) int { // the end of the name at i
+		for i < len(run) && part(run[i]) {
+			i++
+		}
+		return i
+	}
+	var out []string
+	for i := 0; i < len(run); {
+		if !start(run[i]) {
+			i++
+			continue
+		}
+		end, parts := name(i), 0
+		for {
+			sep := 0
+			switch {
+			case end < len(run) && (run[end] == '.' || run[end] == '#'):
+				sep = 1
+			case strings.HasPrefix(run[end:], "::"):
+				sep = 2
+			}
+			if sep == 0 || end+sep >= len(run) || !start(run[end+sep]) {
+				break
+			}
+			end, parts = name(end+sep), parts+1
+		}
+		if parts > 0 {
+			out = append(out, run[i:end])
+		}
+		i = end
 	}
 	return out
 }

@@ -57,7 +57,7 @@ var traceRes = []tracePattern{
 	// linters, test runners), and "file.ext, line N".
 	{re: regexp.MustCompile(`(?P<path>(?:[A-Za-z]:)?[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}):(?P<line>\d+)(?::(?P<col>\d+))?`),
 		may:  func(l string) bool { return extColonDigit(l, 8, true) },
-		runs: &genericBytes},
+		find: genericFrames},
 	{re: regexp.MustCompile(`(?P<path>[\w@~.+\-/\\]*[\w\-]\.[A-Za-z][\w]{0,7}),? line (?P<line>\d+)`),
 		may: func(l string) bool { return strings.Contains(l, " line ") }},
 }
@@ -70,22 +70,89 @@ type tracePattern struct {
 	// across reports a text where the pattern may match over a newline
 	// (nil: never); it then runs over the whole text.
 	across func(text string) bool
-	// runs, when set, holds every byte of the pattern's matches, which
-	// look at nothing around them: the pattern then runs on each run of
-	// these bytes that meets may, not on the whole line.
-	runs *[256]bool
+	// find, when set, is re.FindAllStringSubmatchIndex(line, -1) read by
+	// hand.
+	find func(line string) [][]int
 }
 
-// genericBytes are the bytes of the generic pattern's matches.
-var genericBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = isWordByte(byte(c)) || strings.IndexByte("@~.+-/\\:", byte(c)) >= 0
+// genericFrames is the generic pattern's FindAllStringSubmatchIndex read
+// by hand: at each place, a drive ("C:") or none, then the path bytes up
+// to the first byte that is not one, which must be ':' before a digit,
+// the path ending in a word byte or '-', '.', a letter and up to 7 word
+// bytes; then the line's digits, and ':' and the column's or none. When
+// the place that starts a run of path bytes starts no match, no place
+// inside the run does, but its last byte as a drive.
+func genericFrames(t string) [][]int {
+	pathByte := func(i int) bool { return i < len(t) && pathBytes[t[i]] }
+	letter := func(i int) bool { return i < len(t) && t[i]|0x20 >= 'a' && t[i]|0x20 <= 'z' }
+	digit := func(i int) bool { return i < len(t) && t[i] >= '0' && t[i] <= '9' }
+	digitsEnd := func(i int) int {
+		for digit(i) {
+			i++
+		}
+		return i
 	}
-	return t
-}()
+	// body returns the end of a path whose bytes after its drive start
+	// at q, -1 when there is none.
+	body := func(q int) int {
+		c := q
+		for pathByte(c) {
+			c++
+		}
+		if c >= len(t) || t[c] != ':' || !digit(c+1) {
+			return -1
+		}
+		for m := 1; m <= 8 && c-m-2 >= q; m++ {
+			if letter(c-m) && t[c-m-1] == '.' && (isWordByte(t[c-m-2]) || t[c-m-2] == '-') {
+				return c
+			}
+			if !isWordByte(t[c-m]) {
+				break
+			}
+		}
+		return -1
+	}
+	at := func(s int) int { // the path's end for a match at s, -1 none
+		if letter(s) && s+1 < len(t) && t[s+1] == ':' {
+			if c := body(s + 2); c >= 0 {
+				return c
+			}
+		}
+		return body(s)
+	}
+	var out [][]int
+	for s := 0; s < len(t); {
+		c := at(s)
+		if c < 0 {
+			e := s
+			for pathByte(e) {
+				e++
+			}
+			if e-1 > s && letter(e-1) && e < len(t) && t[e] == ':' {
+				if c = body(e + 1); c >= 0 {
+					s = e - 1
+				}
+			}
+			if c < 0 {
+				s = max(e, s+1)
+				continue
+			}
+		}
+		le := digitsEnd(c + 1)
+		m := []int{s, le, s, c, c + 1, le, -1, -1}
+		if le < len(t) && t[le] == ':' && digit(le+1) {
+			ce := digitsEnd(le + 1)
+			m[1], m[6], m[7] = ce, le+1, ce
+		}
+		out = append(out, m)
+		s = m[1]
+	}
+	return out
+}
 
-// goFrameLine reports a line that may be a Go frame's: white space, then
-// after the last ':' digits, a " +0x" offset or not, and white space.
+// goFrameLine reports a line that may be a Go frame's: white space, a
+// path of no white space or ':', ':' and digits, a " +0x" offset or not,
+// and white space.
 func goFrameLine(l string) bool {
 	if l == "" || l[0] != ' ' && l[0] != '\t' {
 		return false
@@ -95,8 +162,11 @@ func goFrameLine(l string) bool {
 		l = l[:i]
 	}
 	i := strings.LastIndexByte(l, ':')
-	return i >= 0 && i+1 < len(l) && strings.Trim(l[i+1:], "0123456789") == "" &&
-		(strings.HasSuffix(l[:i], ".go") || strings.HasSuffix(l[:i], ".s"))
+	if i < 0 || i+1 == len(l) || strings.Trim(l[i+1:], "0123456789") != "" {
+		return false
+	}
+	path := strings.TrimLeft(l[:i], " \t")
+	return (strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".s")) && !strings.ContainsAny(path, " \t\n\f\r:")
 }
 
 // extColonDigit reports a file extension before a ':' and an ASCII
@@ -179,23 +249,17 @@ func traceMatches(text string) [][][]int {
 			if whole[i] || !p.may(line) {
 				continue
 			}
-			if p.runs == nil {
+			if p.find == nil {
 				out[i] = appendMatches(out[i], p.re, line, start)
 				continue
 			}
-			for a := 0; a < len(line); {
-				if !p.runs[line[a]] {
-					a++
-					continue
+			for _, m := range p.find(line) {
+				for j := range m {
+					if m[j] >= 0 {
+						m[j] += start
+					}
 				}
-				b := a + 1
-				for b < len(line) && p.runs[line[b]] {
-					b++
-				}
-				if p.may(line[a:b]) {
-					out[i] = appendMatches(out[i], p.re, line[a:b], start+a)
-				}
-				a = b
+				out[i] = append(out[i], m)
 			}
 		}
 		start = end + 1
@@ -221,11 +285,12 @@ func ParseStackTrace(text string) []Location {
 	if len(text) > 1<<20 {
 		text = text[:1<<20]
 	}
-	type span struct{ start, end int }
-	// taken are the spans matched so far, sorted and disjoint (a match
-	// that overlaps one is left out), so their ends are sorted too: the
-	// first that ends after a is the only one [a, b) may overlap.
-	var taken []span
+	// taken are the spans the patterns before matched, sorted and
+	// disjoint (a match that overlaps one is left out), so their ends are
+	// sorted too: the first that ends after a is the only one [a, b) may
+	// overlap. A pattern's own matches do not overlap one another: they
+	// join taken after its last, in one merge.
+	var taken, added []span
 	overlaps := func(a, b int) bool {
 		i, _ := slices.BinarySearchFunc(taken, a, func(s span, a int) int { return cmp.Compare(s.end, a+1) })
 		return i < len(taken) && taken[i].start < b
@@ -238,6 +303,7 @@ func ParseStackTrace(text string) []Location {
 	matches := traceMatches(text)
 	for ri, re := range traceRes {
 		names := re.re.SubexpNames()
+		added = added[:0]
 		for _, m := range matches[ri] {
 			if overlaps(m[0], m[1]) {
 				continue
@@ -271,9 +337,11 @@ func ParseStackTrace(text string) []Location {
 				loc.Func = goFrameFunc(text, m[0])
 			}
 			loc.Path = strings.TrimPrefix(loc.Path, "./")
-			k, _ := slices.BinarySearchFunc(taken, m[0], func(s span, start int) int { return cmp.Compare(s.start, start) })
-			taken = slices.Insert(taken, k, span{m[0], m[1]})
+			added = append(added, span{m[0], m[1]})
 			all = append(all, found{m[0], loc})
+		}
+		if len(added) > 0 {
+			taken = mergeSpans(taken, added)
 		}
 	}
 	// Order by position in the text (stable: one pattern's finds at one
@@ -292,6 +360,23 @@ func ParseStackTrace(text string) []Location {
 		}
 	}
 	return out
+}
+
+// span is a match's place in the text.
+type span struct{ start, end int }
+
+// mergeSpans returns the spans of a and b, each sorted by start, in one
+// sorted slice.
+func mergeSpans(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].start <= b[0].start {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // isURLAt reports a path that is part of a URL (http://host/x.js:1).

@@ -106,7 +106,7 @@ func detectTask(request, lower string, idx wordIndex, change bool) (task ctxd.Ta
 	}
 	if change {
 		delete(score, ctxd.TaskAnalyze)
-	} else if mismatch(text) {
+	} else if mismatch(text, idx) {
 		score[ctxd.TaskDebug] += 3
 	}
 	best, bestScore := ctxd.TaskImplement, 0
@@ -123,19 +123,19 @@ func detectTask(request, lower string, idx wordIndex, change bool) (task ctxd.Ta
 	return best, bestScore > 0
 }
 
-// mismatch reports a request (lower-cased) that sets what happens against
+// mismatch reports a request (lower-cased, idx its first words) that sets what happens against
 // what was expected: a bug report, even in the question form. "instead
 // of" counts in a question ("why does it return 404 instead of 405?") or
 // after a verb of behaviour ("the router responds with 404 instead of
 // 405"), not in a request for a change that names no behaviour ("Pass
 // context to .forEach instead of closure", an express commit).
-func mismatch(text string) bool {
-	if expectedRE.matchString(text) || behaviourInsteadRE.matchString(text) {
+func mismatch(text string, idx wordIndex) bool {
+	if expectedRE.matchString(text, idx) || behaviourInsteadRE.matchString(text, idx) {
 		return true
 	}
 	question := strings.Contains(text, "?") || questionRE.MatchString(strings.TrimSpace(text))
 	if question {
-		return insteadRE.matchString(text)
+		return insteadRE.matchString(text, idx)
 	}
 	// A statement that says what the code fails to do ("path parameters
 	// with dots are not matched", "retry does not respect Retry-After",
@@ -145,16 +145,16 @@ func mismatch(text string) bool {
 	if m, ok := broken(text); ok && !missingRE.MatchString(m) {
 		return true
 	}
-	return statusRE.matchString(text)
+	return statusRE.matchString(text, idx)
 }
 
 var (
-	insteadRE          = newLineRE(`\b(instead of|rather than)\b`)
-	expectedRE         = newLineRE(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
+	insteadRE          = newWordRE(`\b(instead of|rather than)\b`)
+	expectedRE         = newWordRE(`\bexpected\b.{0,80}\b(got|but|returns?)\b`)
 	brokenRE           = regexp.MustCompile(`\b((does|do|is|are|was|were|can|will)(\s+not|n'?t)|cannot|won'?t|never|ignores|ignored|loses|swallows|hangs)\b(\s+\w+)?`)
 	missingRE          = regexp.MustCompile(`\b(supported|implemented|available|possible|exposed|configurable|documented)$`)
-	statusRE           = newLineRE(`\b(returns?|returned|responds?|responded|gives?|gave|answers?|answered|sends?|sent|fails? with|failed with|throws?|raises?)\b[^.?!\n]{0,30}\b[45]\d\d\b`)
-	behaviourInsteadRE = newLineRE(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
+	statusRE           = newWordRE(`\b(returns?|returned|responds?|responded|gives?|gave|answers?|answered|sends?|sent|fails? with|failed with|throws?|raises?)\b[^.?!\n]{0,30}\b[45]\d\d\b`)
+	behaviourInsteadRE = newWordRE(`\b(returns?|returned|returning|gives?|gets?|shows?|throws?|raises?|prints?|sends?|responds?|yields?|produces?)\b[^.?!\n]{0,60}\b(instead of|rather than)\b`)
 )
 
 // brokenNegated and brokenWords are brokenRE's words, in its order.

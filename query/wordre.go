@@ -92,8 +92,15 @@ func firstWords(re *syntax.Regexp) ([]string, bool) {
 			return in, true
 		}
 		switch re.Op {
-		case syntax.OpEmptyMatch, syntax.OpWordBoundary:
+		case syntax.OpEmptyMatch:
 			return in, true
+		case syntax.OpWordBoundary:
+			// After a word byte, \b ends the word.
+			out := slices.Clone(in)
+			for i := range out {
+				out[i].closed = out[i].closed || out[i].s != ""
+			}
+			return out, true
 		case syntax.OpLiteral:
 			if re.Flags&syntax.FoldCase != 0 {
 				return nil, false
@@ -231,4 +238,29 @@ func (w wordRE) count(text string, idx wordIndex, n int) int {
 // matchString is w.re.MatchString(text), text the text idx indexes.
 func (w wordRE) matchString(text string, idx wordIndex) bool {
 	return w.count(text, idx, 1) > 0
+}
+
+// lineLocal reports an expression that matches no newline and has no
+// anchor (^ and $ would read a line's ends as the text's).
+func lineLocal(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return false
+	case syntax.OpLiteral:
+		if strings.ContainsRune(string(re.Rune), '\n') {
+			return false
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return false
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if !lineLocal(sub) {
+			return false
+		}
+	}
+	return true
 }

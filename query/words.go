@@ -38,6 +38,9 @@ func words(s string, numbers bool) []string {
 		if len(id) <= 12 && isStopword(&lower, id) {
 			return
 		}
+		if out == nil {
+			out = make([]string, 0, max(4, len(s)/8))
+		}
 		out = append(out, id)
 	}
 	if numbers {
