@@ -227,11 +227,69 @@ func paths(text string) []string {
 			j++
 		}
 		if mayBePath(text[i:j]) {
-			for _, loc := range pathTokenRe.FindAllStringIndex(text[i:j], -1) {
+			for _, loc := range pathTokens(text[i:j]) {
 				out = appendPath(out, text, loc[0]+i, loc[1]+i)
 			}
 		}
 		i = j
+	}
+	return out
+}
+
+// pathTokens is pathTokenRe.FindAllStringIndex(run, -1) on a run of path
+// bytes, read by hand. The first form (path bytes, then a word byte or a
+// slash, '.', a letter and up to 9 word bytes ending the word) matches
+// at every place up to the last such extension, and up to its end (the
+// longest, as the greedy expression takes it); after it only the second
+// (runs of word bytes, '.' and '-' joined by slashes) may, and a run of
+// those bytes that does not end before a slash and one of them starts no
+// match anywhere inside it.
+func pathTokens(run string) [][2]int {
+	word := func(i int) bool { return i < len(run) && isWordByte(run[i]) }
+	part := func(i int) bool { return i < len(run) && (isWordByte(run[i]) || run[i] == '.' || run[i] == '-') }
+	last, lastEnd := -1, -1
+	for p := len(run) - 3; p >= 0 && last < 0; p-- {
+		c := run[p]
+		if !(isWordByte(c) || c == '/' || c == '\\') || run[p+1] != '.' || run[p+2]|0x20 < 'a' || run[p+2]|0x20 > 'z' {
+			continue
+		}
+		e := p + 3
+		for word(e) {
+			e++
+		}
+		if e-(p+3) <= 9 {
+			last, lastEnd = p, e
+		}
+	}
+	var out [][2]int
+	for s := 0; s < len(run); {
+		if s <= last {
+			out = append(out, [2]int{s, lastEnd})
+			s = lastEnd
+			continue
+		}
+		if !part(s) {
+			s++
+			continue
+		}
+		a := s
+		for part(a) {
+			a++
+		}
+		end := -1
+		for a < len(run) && run[a] == '/' && part(a+1) {
+			a++
+			for part(a) {
+				a++
+			}
+			end = a
+		}
+		if end < 0 {
+			s = a // no place inside the run starts a match
+			continue
+		}
+		out = append(out, [2]int{s, end})
+		s = end
 	}
 	return out
 }

@@ -61,6 +61,22 @@ func sameAsRegexp(t *testing.T, text string) {
 	if got, want := genericFrames(text), traceRes[6].re.FindAllStringSubmatchIndex(text, -1); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("genericFrames(%.80q) = %v, the expression %v", text, got, want)
 	}
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && pathBytes[text[j]] {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		got := pathTokens(text[i:j])
+		want := pathTokenRe.FindAllStringIndex(text[i:j], -1)
+		if !slices.EqualFunc(got, want, func(a [2]int, b []int) bool { return a[0] == b[0] && a[1] == b[1] }) {
+			t.Fatalf("pathTokens(%.80q) = %v, the expression %v", text[i:j], got, want)
+		}
+		i = j
+	}
 	first := leadingWord(text)
 	if got, want := imperativeVerbs[first], imperativeRE.MatchString(text); got != want {
 		t.Fatalf("imperative %.80q: %v, the expression %v", text, got, want)
@@ -96,6 +112,7 @@ func TestReadByHandAsRegexp(t *testing.T) {
 		{"edges", "fix\nfix\n\nfail\nfails\nfailed test\n\nmove x\nto y\nmove a to b\n \nand then\t\nthen x ,. , ..\n"},
 		{"no newline at the end", "the test fails"},
 		{"generic frames", "C:/a.go:1 xC:/b.py:2:3 a.b:1 ab.c:x a.b.c:12:34:56 -.x:1 foo.toolongext:3 x/.y:4 @a.b:5 :1 a.b:\nc.d:7"},
+		{"paths", "a/b c.py x/y.toolongextension a.b.c/d.e ./x .env ..foo.py a//b /a/b @x/y.js ~/.npmrc a.b/c/ x.Y1 -/.a a/b.c/d\\e.f"},
 		{"qualified", "a.b c::d e#f $g.$h x:::y 9a.b a.1 _.x Server.Shutdown() requests.utils.get_netrc_auth a..b a.b.c.d#e::f"},
 		{"negations", "it doesn't\nwork, don't\tnot, isnt ok, cannot, won't, wont x, is not\n\nsupported, does  not  matter"},
 	} {
