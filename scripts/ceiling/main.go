@@ -31,7 +31,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,9 +110,9 @@ type repoResult struct {
 	mismatch                           int // cases whose changed lines differ from the dump's
 }
 
-// dumpCase is a dump: ReadDump's answer files (BM25's and their whole
-// tokens kept by path) and what ReadDump does not return: the context
-// budget, the included chunks' tokens, the skipped files.
+// dumpCase is a dump (eval.ReadDump) with what the classes ask of it by
+// path: BM25's answer files, their whole tokens, the skipped files, and
+// the tokens the included answer and non-answer chunks took.
 type dumpCase struct {
 	context  int
 	answers  []eval.DumpAnswer
@@ -124,57 +123,27 @@ type dumpCase struct {
 	skipped  map[string]bool
 }
 
-var (
-	headRe     = regexp.MustCompile(`^commit \S+  budget \d+ \(context (\d+),`)
-	includedRe = regexp.MustCompile(`^([* ]) (\S+)\s+\S+\s+(\d+)/\d+\s+score`)
-	skippedRe  = regexp.MustCompile(`^  (\S+)\s+\d+ score `)
-)
-
 func readDump(path string) (*dumpCase, error) {
-	_, answers, err := eval.ReadDump(path)
+	dump, err := eval.ReadDump(path)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	d := &dumpCase{answers: answers, bm25: map[string]bool{}, skipped: map[string]bool{}, whole: map[string]int{}}
-	for _, a := range answers {
+	d := &dumpCase{context: dump.Context, answers: dump.Answers, bm25: map[string]bool{}, skipped: map[string]bool{}, whole: map[string]int{}}
+	for _, a := range dump.Answers {
 		d.bm25[a.Path] = a.BM25
 		if a.Whole > 0 {
 			d.whole[a.Path] = a.Whole
 		}
 	}
-	part := ""
-	for _, l := range strings.Split(string(b), "\n") {
-		switch {
-		case strings.HasPrefix(l, "commit "):
-			if m := headRe.FindStringSubmatch(l); m != nil {
-				d.context, _ = strconv.Atoi(m[1])
-			}
-			continue
-		case l == "answer:", l == "included (score order):", l == "skipped:":
-			part = l
-			continue
-		case strings.HasPrefix(l, "bm25 whole files:"):
-			part = ""
+	for _, c := range dump.Included {
+		if c.Answer {
+			d.answerTk += c.Tokens
+		} else {
+			d.other += c.Tokens
 		}
-		switch part {
-		case "included (score order):":
-			if m := includedRe.FindStringSubmatch(l); m != nil {
-				n, _ := strconv.Atoi(m[3])
-				if m[1] == "*" {
-					d.answerTk += n
-				} else {
-					d.other += n
-				}
-			}
-		case "skipped:":
-			if m := skippedRe.FindStringSubmatch(l); m != nil {
-				d.skipped[m[1]] = true
-			}
-		}
+	}
+	for _, s := range dump.Skipped {
+		d.skipped[s] = true
 	}
 	if d.context == 0 {
 		return nil, fmt.Errorf("%s: no context budget", path)

@@ -198,10 +198,11 @@ func histOf(repo, commit string, a answer, src []byte) string {
 
 // readDump returns a dump's commit and its answer files (eval.ReadDump).
 func readDump(path string) (string, []answer) {
-	commit, as, err := eval.ReadDump(path)
+	d, err := eval.ReadDump(path)
 	if err != nil {
 		return "", nil
 	}
+	commit, as := d.Commit, d.Answers
 	out := make([]answer, len(as))
 	for k, a := range as {
 		out[k] = answer{path: a.Path, changed: slices.Concat(a.Seen, a.Hidden)}

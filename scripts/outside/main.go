@@ -51,10 +51,11 @@ func main() {
 		fs, _ := filepath.Glob(filepath.Join(ds[i], "*-"+*budget+".txt"))
 		sort.Strings(fs)
 		for _, f := range fs {
-			commit, answers, err := eval.ReadDump(f)
+			d, err := eval.ReadDump(f)
 			if err != nil {
 				continue
 			}
+			commit, answers := d.Commit, d.Answers
 			for _, a := range answers {
 				if len(a.Hidden) == 0 {
 					continue

@@ -521,6 +521,13 @@ type gitState struct {
 
 	// lineHist is the line histories read per HEAD (linehistcache.go).
 	lineHist lineHistState
+
+	// refMu guards refs, a second handle of the same repository that
+	// reads HEAD only (Head), so that a request asking which commit HEAD
+	// is never waits behind a log walk or a co-change log holding mu.
+	refMu      sync.Mutex
+	refs       *repoHandle
+	refsOpened bool
 }
 
 func newGitState(root string, log *slog.Logger) *gitState {
@@ -529,10 +536,15 @@ func newGitState(root string, log *slog.Logger) *gitState {
 
 func (s *gitState) close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	err := s.handle.close()
 	s.handle = nil
 	s.opened = false
+	s.mu.Unlock()
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	err = errors.Join(err, s.refs.close())
+	s.refs = nil
+	s.refsOpened = false
 	return err
 }
 

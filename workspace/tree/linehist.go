@@ -221,25 +221,27 @@ func through(hs []hunk, l int) (int, bool) {
 
 // Head returns the commit HEAD points at, "" outside git or before the
 // first commit: a cheap read of the references (no subprocess), the key of
-// what depends on the history (LineHistories).
+// what depends on the history (LineHistories). It reads through its own
+// handle (gitState.refs), so it never waits for the log walks that hold
+// the main one.
 func (w *Tree) Head() string {
 	s := w.git
 	if gitTop(s.root) == "" {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.opened {
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	if !s.refsOpened {
 		h, err := openRepo(s.root)
 		if err != nil {
 			return ""
 		}
-		s.handle, s.opened = h, true
+		s.refs, s.refsOpened = h, true
 	}
-	if s.handle == nil {
+	if s.refs == nil {
 		return ""
 	}
-	ref, err := s.handle.head()
+	ref, err := s.refs.head()
 	if err != nil {
 		return ""
 	}

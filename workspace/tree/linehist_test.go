@@ -327,3 +327,36 @@ func TestLineHistoriesReadAgainAfterFailure(t *testing.T) {
 		t.Fatalf("read again: %+v, %v", l, err)
 	}
 }
+
+// TestHeadWhileLogHeld: Head reads HEAD through its own handle, so a
+// request asking for it does not wait while a log walk or the co-change
+// log holds the git state's lock (they take seconds on a large history at
+// a new HEAD); and it still follows HEAD.
+func TestHeadWhileLogHeld(t *testing.T) {
+	root := testutil.IsolatedRepo(t)
+	write := pyWriter(t, root)
+	write("a")
+	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
+	w := newTestWorkspace(t, root, Options{})
+	if _, err := w.git.recent(t.Context(), 5); err != nil {
+		t.Fatal(err)
+	}
+	first := w.Head()
+	write("b")
+	gitCommitAll(t, root, "c1", "2024-01-02T10:00:00Z")
+
+	w.git.mu.Lock() // what recent and history hold during their log
+	got := make(chan string, 1)
+	go func() { got <- w.Head() }()
+	var second string
+	select {
+	case second = <-got:
+	case <-time.After(time.Minute):
+		w.git.mu.Unlock()
+		t.Fatal("Head waited for the lock the log walks hold")
+	}
+	w.git.mu.Unlock()
+	if first == "" || second == "" || first == second {
+		t.Fatalf("Head %q then %q after a commit", first, second)
+	}
+}
