@@ -2,7 +2,6 @@ package query
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,7 +41,7 @@ func requestIdents(q string) []string {
 			code = true
 		}
 		// Calls, members and quoted code: "res.links()", "`render`".
-		if !code && (j < len(b) && b[j] == '(' && !commitType(b, start, j) ||
+		if !code && (j < len(b) && b[j] == '(' ||
 			start >= 2 && b[start-1] == '.' && IsIdentByte(b[start-2]) ||
 			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
@@ -63,48 +62,16 @@ var literalWords = map[string]bool{
 }
 
 // sentenceStart reports whether the word at i begins the text, a line or
-// a sentence: only spaces, quotes, brackets, bullets and symbols (an
-// emoji: "📝 Fix ...", "* Remove ...") come before it on its line or
-// after the sentence's end.
+// a sentence.
 func sentenceStart(b []byte, i int) bool {
-	for i > 0 {
-		r, size := utf8.DecodeLastRune(b[:i])
-		i -= size
-		switch {
-		case r == '\n' || r == '.' || r == '!' || r == '?' || r == ':' || r == ';':
+	for i--; i >= 0; i-- {
+		switch b[i] {
+		case ' ', '\t', '"', '\'', '(', '`':
+			continue
+		case '\n', '.', '!', '?', ':', ';':
 			return true
-		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			return false
 		}
+		return false
 	}
 	return true
-}
-
-// commitTypes are the types of a conventional commit's subject
-// ("fix(router): ...", "feat(cli)!: ...").
-var commitTypes = map[string]bool{
-	"feat": true, "fix": true, "chore": true, "docs": true, "style": true, "refactor": true,
-	"perf": true, "test": true, "tests": true, "build": true, "ci": true, "revert": true,
-	"deps": true, "types": true, "release": true, "hotfix": true, "security": true, "wip": true,
-}
-
-// commitType reports the word b[i:j] as a conventional commit's type: one
-// of commitTypes that begins its line or sentence, then a scope in
-// parentheses, then ':' (or "!:"). It is not a call.
-func commitType(b []byte, i, j int) bool {
-	if !commitTypes[string(b[i:j])] || !sentenceStart(b, i) {
-		return false
-	}
-	k := j + 1
-	for k < len(b) && b[k] != ')' && b[k] != '(' && b[k] != '\n' {
-		k++
-	}
-	if k == len(b) || b[k] != ')' {
-		return false
-	}
-	k++
-	if k < len(b) && b[k] == '!' {
-		k++
-	}
-	return k < len(b) && b[k] == ':'
 }

@@ -7,10 +7,7 @@ package query_test
 // words.go, scan_re.go and scan.go; only Parse and ParseStackTrace are
 // renamed (refParse, refParseStackTrace) and the Query and Location types
 // are the package's. Do not edit it to follow the package: it is what the
-// package must still answer. Deliberate changes of Parse's answer are
-// made here too, each named: sentenceStart and commitType (a line's
-// first word after bullets and emoji; a conventional commit's type),
-// the "what is wrong" debug cues.
+// package must still answer.
 
 import (
 	"bytes"
@@ -223,7 +220,6 @@ func cues(task ctxd.TaskType, weight int, phrases ...string) []cue {
 // tests for" is testing.
 var cueTable = concat(
 	cues(ctxd.TaskDebug, 3, `failing tests?`, `stack ?trace`, `traceback`, `panic(s|ked)?`, `segfault`, `nil pointer`, `null pointer`, `doesn'?t work`, `not working`, `throws?`, `crash(es|ed|ing)?`, `exception`, `regression`, `fails?`, `failed`, `broken`),
-	cues(ctxd.TaskDebug, 3, `what'?s wrong`, `what is wrong`, `what went wrong`),
 	cues(ctxd.TaskDebug, 2, `bug`, `error`, `errors`, `debug`, `fix`, `wrong`, `incorrect`, `unexpected`, `hangs?`, `leaks?`, `race`, `deadlock`),
 	cues(ctxd.TaskTest, 3, `(write|add|create|generate|improve|more) (an? |some |the |new |missing )?(unit |integration |e2e |regression )?tests?`, `tests? for`, `test coverage`, `unit tests?`, `table[- ]driven`, `fuzz(ing)? tests?`),
 	cues(ctxd.TaskTest, 1, `tests?`, `spec`, `coverage`, `fixtures?`, `mock`),
@@ -609,7 +605,7 @@ func requestIdents(q string) []string {
 			code = true
 		}
 		// Calls, members and quoted code: "res.links()", "`render`".
-		if !code && (j < len(b) && b[j] == '(' && !commitType(b, start, j) ||
+		if !code && (j < len(b) && b[j] == '(' ||
 			start >= 2 && b[start-1] == '.' && IsIdentByte(b[start-2]) ||
 			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
@@ -630,50 +626,18 @@ var literalWords = map[string]bool{
 }
 
 // sentenceStart reports whether the word at i begins the text, a line or
-// a sentence: only spaces, quotes, brackets, bullets and symbols (an
-// emoji: "📝 Fix ...", "* Remove ...") come before it on its line or
-// after the sentence's end.
+// a sentence.
 func sentenceStart(b []byte, i int) bool {
-	for i > 0 {
-		r, size := utf8.DecodeLastRune(b[:i])
-		i -= size
-		switch {
-		case r == '\n' || r == '.' || r == '!' || r == '?' || r == ':' || r == ';':
+	for i--; i >= 0; i-- {
+		switch b[i] {
+		case ' ', '\t', '"', '\'', '(', '`':
+			continue
+		case '\n', '.', '!', '?', ':', ';':
 			return true
-		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			return false
 		}
+		return false
 	}
 	return true
-}
-
-// commitTypes are the types of a conventional commit's subject
-// ("fix(router): ...", "feat(cli)!: ...").
-var commitTypes = map[string]bool{
-	"feat": true, "fix": true, "chore": true, "docs": true, "style": true, "refactor": true,
-	"perf": true, "test": true, "tests": true, "build": true, "ci": true, "revert": true,
-	"deps": true, "types": true, "release": true, "hotfix": true, "security": true, "wip": true,
-}
-
-// commitType reports the word b[i:j] as a conventional commit's type: one
-// of commitTypes that begins its line or sentence, then a scope in
-// parentheses, then ':' (or "!:"). It is not a call.
-func commitType(b []byte, i, j int) bool {
-	if !commitTypes[string(b[i:j])] || !sentenceStart(b, i) {
-		return false
-	}
-	k := j + 1
-	for k < len(b) && b[k] != ')' && b[k] != '(' && b[k] != '\n' {
-		k++
-	}
-	if k == len(b) || b[k] != ')' {
-		return false
-	}
-	k++
-	if k < len(b) && b[k] == '!' {
-		k++
-	}
-	return k < len(b) && b[k] == ':'
 }
 
 // ---- qualified.go at 76788bf ----

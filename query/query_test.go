@@ -283,33 +283,3 @@ func TestPaths(t *testing.T) {
 		})
 	}
 }
-
-// TestMisreadings: requests hword2 and hqp found read wrong (commit
-// messages of the eval's repositories), each with what it reads now.
-func TestMisreadings(t *testing.T) {
-	tests := []struct {
-		request string
-		idents  []string
-		task    ctxd.TaskType
-	}{
-		// The verb after a gitmoji or a bullet begins its line: not a name
-		// (fastapi's subjects, httpx's squashed bodies).
-		{"📝 Fix duplicated words in docstrings", nil, ctxd.TaskDebug},
-		{"♻️ Make `app.frontend()` return 404 for methods other than `GET`", []string{"app", "frontend", "GET"}, ctxd.TaskDebug},
-		{"Remove unused type: ignore\n\n* Remove unused type: ignore\r\n* Bump mypy", nil, ctxd.TaskImplement},
-		// A conventional commit's type is not a call (gin's and vite's).
-		{"fix(ssr): handle ssrLoadModule errors", []string{"ssrLoadModule"}, ctxd.TaskDebug},
-		{"feat(fs)!: Export, test and document OnlyFilesFS", []string{"OnlyFilesFS"}, ctxd.TaskAnalyze},
-		// A complaint is a bug report, not a question (requests c6084704).
-		{"what is wrong with you people? :)", nil, ctxd.TaskDebug},
-		// Still names: a call at a line's start, a capital inside a clause.
-		{"fix(x) returns nil", []string{"fix"}, ctxd.TaskDebug},
-		{"- make Amount print", []string{"Amount"}, ctxd.TaskImplement},
-	}
-	for _, tt := range tests {
-		q := Parse(tt.request)
-		if d := cmp.Diff(tt.idents, q.Idents); d != "" || q.Task != tt.task {
-			t.Errorf("Parse(%q): task %s (want %s), idents (-want +got):\n%s", tt.request, q.Task, tt.task, d)
-		}
-	}
-}
