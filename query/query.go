@@ -373,7 +373,7 @@ func pieces(w string) []string {
 	var out []string
 	start := 0
 	for i := 1; i <= len(w); i++ {
-		if i == len(w) || w[i] == '_' || w[i-1] == '_' || CamelBreak([]byte(w), i) {
+		if i == len(w) || w[i] == '_' || w[i-1] == '_' || camelBreak(w, i) {
 			if p := strings.Trim(w[start:i], "_"); p != "" {
 				out = append(out, p)
 			}

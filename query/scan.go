@@ -87,7 +87,10 @@ func scan[S string | []byte](b S, class *[256]bool, fn func(id S)) {
 // CamelBreak reports a word boundary before id[i]: "parseConfig" breaks
 // before "C", "HTTPServer" before "S", "utf8Reader" before "R"; digits stay
 // with the letters before them ("sha256", "utf8").
-func CamelBreak(id []byte, i int) bool {
+func CamelBreak(id []byte, i int) bool { return camelBreak(id, i) }
+
+// camelBreak is CamelBreak over bytes or a string.
+func camelBreak[S string | []byte](id S, i int) bool {
 	prev, cur := id[i-1], id[i]
 	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
 	isLower := func(c byte) bool { return c >= 'a' && c <= 'z' }
