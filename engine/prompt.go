@@ -37,6 +37,11 @@ type PromptRequest struct {
 	// skipped with a warning (gather.Request.RefuseSecretFiles). Not a
 	// wire param: the MCP server sets it.
 	RefuseSecretFiles bool `json:"-"`
+	// Scored, when set, receives every gathered chunk once scored, in
+	// score order, before the fitter chooses views (eval recall's
+	// --features: the ranker's training data). Not a wire param; the
+	// chunks are the request's own and must not be kept or changed.
+	Scored func([]ctxd.Chunk) `json:"-"`
 	// recordedParts: TokenBudget's parts are a checkpoint's resolved
 	// budget, not the caller's, so they plan as a budget the caller did
 	// not split (the request's spare share still goes to the context):
@@ -196,6 +201,9 @@ func (r *pass) rank() {
 		Boosts:  prioritize.BoostsFromMap(r.e.cfg.Priority),
 		Commits: r.e.cfg.Gather.Commits,
 	})
+	if r.req.Scored != nil {
+		r.req.Scored(r.chunks)
+	}
 }
 
 // fit chooses each chunk's view within the context budget.

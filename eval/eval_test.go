@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -389,6 +391,91 @@ func TestRecallOracle(t *testing.T) {
 		}
 		if !oracle && s.AllLines == 1 {
 			t.Errorf("without the oracle the answer no word finds is shown: %+v (the test shows nothing)", s)
+		}
+	}
+}
+
+// TestCasesAfter: --skip's selection starts after the newest skip eligible
+// commits (ineligible ones do not count), and a skip past them all
+// leaves none.
+func TestCasesAfter(t *testing.T) {
+	dir, want := shopRepo(t)
+	for skip := range len(want) + 2 {
+		cases, err := CasesAfter(t.Context(), dir, skip, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range cases {
+			got = append(got, c.Commit)
+		}
+		if w := want[min(skip, len(want)):]; !slices.Equal(got, w) {
+			t.Errorf("skip %d: %v, want %v", skip, got, w)
+		}
+	}
+	if cases, err := CasesAfter(t.Context(), dir, 1, 1); err != nil || len(cases) != 1 || cases[0].Commit != want[1] {
+		t.Errorf("skip 1, n 1: %v, %v", cases, err)
+	}
+}
+
+// TestRecallFeatures: --skip replays the older commits only, and
+// --features writes one line per case and budget with every scored
+// chunk, the answer files labelled (and only they).
+func TestRecallFeatures(t *testing.T) {
+	dir, want := shopRepo(t)
+	t.Setenv("CTXD_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	var feat bytes.Buffer
+	rep, err := Recall(t.Context(), dir, Options{Commits: 10, Skip: 1, Budgets: []int{2000, 32000}, Features: &feat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cases != len(want)-1 {
+		t.Fatalf("cases = %d, want %d", rep.Cases, len(want)-1)
+	}
+	fcs, err := ReadFeatures(&feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fcs) != 2*(len(want)-1) {
+		t.Fatalf("%d feature lines, want %d", len(fcs), 2*(len(want)-1))
+	}
+	answers := map[string][]string{}
+	cases, _ := Cases(t.Context(), dir, 10)
+	for _, c := range cases {
+		answers[c.Commit] = c.Answer
+	}
+	for k, fc := range fcs {
+		if wantCommit := want[1+k/2]; fc.Commit != wantCommit {
+			t.Errorf("line %d: commit %.8s, want %.8s (the newest is skipped)", k, fc.Commit, wantCommit)
+		}
+		if !slices.Equal(fc.Answer, answers[fc.Commit]) {
+			t.Errorf("line %d: answer %v, want %v", k, fc.Answer, answers[fc.Commit])
+		}
+		labelled, files := 0, 0
+		for i, it := range fc.Chunks {
+			if it.Answer != slices.Contains(fc.Answer, it.Source) {
+				t.Errorf("line %d: %s labelled answer=%v", k, it.Source, it.Answer)
+			}
+			if it.Answer {
+				labelled++
+			}
+			if it.Type == ctxd.ChunkFile {
+				files++
+			}
+			if i > 0 && it.Score > fc.Chunks[i-1].Score {
+				t.Errorf("line %d: not in score order at %s", k, it.Source)
+			}
+			sum := 0.0
+			for _, v := range it.Terms {
+				sum += v
+			}
+			if math.Abs(sum-it.Score) > 0.5 {
+				t.Errorf("line %d: %s terms %v sum to %.1f, score %.1f", k, it.Source, it.Terms, sum, it.Score)
+			}
+		}
+		// The shop is small: every file is gathered, the answer with it.
+		if labelled != len(fc.Answer) || fc.Answers != labelled || files < 3 {
+			t.Errorf("line %d: %d answers labelled of %v among %d files", k, labelled, fc.Answer, files)
 		}
 	}
 }

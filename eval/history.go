@@ -100,6 +100,14 @@ func Request(msg string) (string, bool) {
 // (and add or delete none of them: the answer must exist in the parent),
 // with a message of substance.
 func Cases(ctx context.Context, repo string, n int) ([]Case, error) {
+	return CasesAfter(ctx, repo, 0, n)
+}
+
+// CasesAfter returns up to n eligible cases after the newest skip ones,
+// newest first: with skip 100, the 101st to the (100+n)th. The cases an
+// evaluation replays (the newest) stay apart from those a ranker is fit
+// on (eval recall --skip).
+func CasesAfter(ctx context.Context, repo string, skip, n int) ([]Case, error) {
 	// One pass: each commit's hash, parent, message and name-status,
 	// separated by NUL-framed records.
 	cmd := exec.CommandContext(ctx, "git", "-C", repo, "log", "--no-merges", "--first-parent",
@@ -109,6 +117,7 @@ func Cases(ctx context.Context, repo string, n int) ([]Case, error) {
 		return nil, fmt.Errorf("git log in %s: %w", repo, gitErr(err))
 	}
 	var cases []Case
+	skipped := 0
 	for _, rec := range bytes.Split(out, []byte("\x00\x00")) {
 		if len(cases) >= n {
 			break
@@ -140,6 +149,10 @@ func Cases(ctx context.Context, repo string, n int) ([]Case, error) {
 			answer = append(answer, file)
 		}
 		if !eligible || len(answer) < 1 || len(answer) > 4 {
+			continue
+		}
+		if skipped < skip {
+			skipped++
 			continue
 		}
 		cases = append(cases, Case{Commit: ids[0], Parent: ids[1], Request: req, Answer: answer})

@@ -43,6 +43,14 @@ type Options struct {
 	// (scripts/ceiling has the ceiling they are measured against). Not a
 	// measure of ctxd: the answer is never known to a real request.
 	Oracle bool
+	// Skip replays the eligible commits after the newest Skip (CasesAfter):
+	// with Skip 100 and Commits 300, the 101st to the 400th. A ranker is
+	// fit on those; the evaluation is the newest (Skip 0).
+	Skip int
+	// Features, when set, receives one JSON line per case and budget
+	// (FeatureCase): every chunk the scorer saw, with its score terms,
+	// its facts and whether it is an answer file.
+	Features io.Writer
 }
 
 // Score is the recall of one method at one budget.
@@ -158,7 +166,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 	// both; tl counts what times out anyway.
 	var tl patience.Tally
 	ctx = patience.Unbounded(ctx, &tl)
-	cases, err := Cases(ctx, repo, opts.Commits)
+	cases, err := CasesAfter(ctx, repo, opts.Skip, opts.Commits)
 	if err != nil {
 		return nil, err
 	}
@@ -229,10 +237,20 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 					req.OpenFiles = append(req.OpenFiles, ctxd.OpenFile{Path: a})
 				}
 			}
+			var scored []ctxd.Chunk
+			if opts.Features != nil {
+				req.Scored = func(cs []ctxd.Chunk) { scored = slices.Clone(cs) }
+			}
 			env, err := eng.Gather(ctx, req, nil)
 			if err != nil {
 				eng.Close()
 				return nil, fmt.Errorf("commit %s: %w", c.Commit, err)
+			}
+			if opts.Features != nil {
+				if err := writeFeatures(opts.Features, featureCase(i, c, b, scored, env)); err != nil {
+					eng.Close()
+					return nil, err
+				}
 			}
 			ctxBudgets[bi] = env.Context.Budget
 			in := map[string]bool{}

@@ -303,26 +303,41 @@ var scriptTags = [...]struct {
 // three. Latin-script languages other than English are not told apart from
 // it by their words.
 func TextLocale(text string) string {
-	var word strings.Builder
-	flush := func() string {
-		t := languageNames[strings.ToLower(word.String())]
-		word.Reset()
-		return t
+	// The word of ASCII letters that ends at i starts at start (none when
+	// start is -1): a language's name is looked up lower-cased in buf, no
+	// allocation.
+	start := -1
+	var buf [16]byte
+	flush := func(i int) string {
+		if start < 0 {
+			return ""
+		}
+		w := text[start:i]
+		start = -1
+		if len(w) > len(buf) {
+			return ""
+		}
+		for k := range len(w) {
+			buf[k] = w[k] | 0x20
+		}
+		return languageNames[string(buf[:len(w)])]
 	}
 	var counts [len(scriptTags)]int
 	ukrainian := false
-	for _, r := range text {
+	for i, r := range text {
 		if r < 0x80 {
 			if isLower(byte(r)) || isUpper(byte(r)) {
-				word.WriteRune(r)
+				if start < 0 {
+					start = i
+				}
 				continue
 			}
-			if t := flush(); t != "" {
+			if t := flush(i); t != "" {
 				return t
 			}
 			continue
 		}
-		if t := flush(); t != "" {
+		if t := flush(i); t != "" {
 			return t
 		}
 		for i, sc := range scriptTags {
@@ -333,7 +348,7 @@ func TextLocale(text string) string {
 			}
 		}
 	}
-	if t := flush(); t != "" {
+	if t := flush(len(text)); t != "" {
 		return t
 	}
 	if counts[0]+counts[1] > 0 {

@@ -2,14 +2,26 @@ package query
 
 import "strings"
 
-// fileNames returns the words of request as the file names they may be
-// (see Query.FileNames): request is read as [wordText] makes it, so
+// fileNames returns the words of text, a request as [wordText] makes it,
+// as the file names they may be (see Query.FileNames): so
 // full-width punctuation ends a word and a file name written against
 // Chinese text stands apart ("修复config/.npmrc：" names config/.npmrc).
-func fileNames(request string) []string {
+func fileNames(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(wordText(request), fileNameSep) {
+	for i := 0; i < len(text); {
+		// The fields between separators, as strings.FieldsFunc reads
+		// them (the separators are ASCII, so a byte is a rune's).
+		if fileNameSep(rune(text[i])) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && !fileNameSep(rune(text[j])) {
+			j++
+		}
+		w := text[i:j]
+		i = j
 		w = strings.ReplaceAll(w, "\\", "/")
 		w = strings.TrimRight(cutLineSuffix(strings.TrimRight(w, ".:?!")), ".:?!")
 		for strings.HasPrefix(w, "./") {

@@ -14,7 +14,7 @@ import (
 func requestIdents(q string) []string {
 	var out []string
 	seen := map[string]bool{}
-	b := []byte(q)
+	b := q // its words are substrings: no copies
 	for i := 0; i < len(b); {
 		if !IsIdentByte(b[i]) {
 			i++
@@ -27,13 +27,13 @@ func requestIdents(q string) []string {
 		id := b[i:j]
 		start := i
 		i = j
-		s := string(id)
-		if len(s) < 3 || seen[s] || !utf8.ValidString(s) || s[0] >= '0' && s[0] <= '9' {
+		s := id
+		if len(s) < 3 || s[0] >= '0' && s[0] <= '9' {
 			continue
 		}
 		code := strings.ContainsRune(s, '_')
 		for k := 1; k < len(id) && !code; k++ {
-			if CamelBreak(id, k) || id[k] >= '0' && id[k] <= '9' && id[k-1] >= 'a' && id[k-1] <= 'z' {
+			if camelBreak(id, k) || id[k] >= '0' && id[k] <= '9' && id[k-1] >= 'a' && id[k-1] <= 'z' {
 				code = true
 			}
 		}
@@ -46,7 +46,7 @@ func requestIdents(q string) []string {
 			start >= 1 && b[start-1] == '`' || j < len(b) && b[j] == '`') {
 			code = true
 		}
-		if code && !literalWords[s] {
+		if code && !literalWords[s] && !seen[s] && utf8.ValidString(s) {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -63,7 +63,7 @@ var literalWords = map[string]bool{
 
 // sentenceStart reports whether the word at i begins the text, a line or
 // a sentence.
-func sentenceStart(b []byte, i int) bool {
+func sentenceStart(b string, i int) bool {
 	for i--; i >= 0; i-- {
 		switch b[i] {
 		case ' ', '\t', '"', '\'', '(', '`':

@@ -38,17 +38,96 @@ var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Z
 // Session.merge_environment_settings" gives
 // Session.merge_environment_settings), leaving out what reads as a file
 // name (server.go, index.test.ts).
+//
+// Every match of qualifiedRE is made of name bytes and separators and
+// looks at nothing around it, so it runs on each run of them that holds
+// a separator before a name's first byte.
 func qualified(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range qualifiedRE.FindAllString(text, -1) {
-		if seen[s] || lang.Of(s) != "" {
+	for i := 0; i < len(text); {
+		if !qualifiedBytes[text[i]] {
+			i++
 			continue
 		}
-		seen[s] = true
-		out = append(out, s)
+		j := i + 1
+		for j < len(text) && qualifiedBytes[text[j]] {
+			j++
+		}
+		if mayBeQualified(text[i:j]) {
+			for _, s := range qualifiedNames(text[i:j]) {
+				if seen[s] || lang.Of(s) != "" {
+					continue
+				}
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+		i = j
 	}
 	return out
+}
+
+// qualifiedNames is qualifiedRE.FindAllString(run, -1) read by hand: a
+// name (a letter, '_' or '$', then name bytes), then as many separators
+// ('.', "::", '#') each before a name as follow; a name no separator
+// follows starts no match, nor does any byte inside it.
+func qualifiedNames(run string) []string {
+	start := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c == '_' || c == '$' }
+	part := func(c byte) bool { return start(c) || c >= '0' && c <= '9' }
+	name := func(i int) int { // the end of the name at i
+		for i < len(run) && part(run[i]) {
+			i++
+		}
+		return i
+	}
+	var out []string
+	for i := 0; i < len(run); {
+		if !start(run[i]) {
+			i++
+			continue
+		}
+		end, parts := name(i), 0
+		for {
+			sep := 0
+			switch {
+			case end < len(run) && (run[end] == '.' || run[end] == '#'):
+				sep = 1
+			case strings.HasPrefix(run[end:], "::"):
+				sep = 2
+			}
+			if sep == 0 || end+sep >= len(run) || !start(run[end+sep]) {
+				break
+			}
+			end, parts = name(end+sep), parts+1
+		}
+		if parts > 0 {
+			out = append(out, run[i:end])
+		}
+		i = end
+	}
+	return out
+}
+
+// qualifiedBytes are the bytes of qualifiedRE's matches.
+var qualifiedBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("$.:#", byte(c)) >= 0
+	}
+	return t
+}()
+
+// mayBeQualified reports a run that holds a '.', ':' or '#' before an
+// ASCII letter, '_' or '$': what a match of qualifiedRE needs.
+func mayBeQualified(run string) bool {
+	for k := 0; k+1 < len(run); k++ {
+		if c := run[k]; c == '.' || c == ':' || c == '#' {
+			if n := run[k+1]; n|0x20 >= 'a' && n|0x20 <= 'z' || n == '_' || n == '$' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // qualifiers returns the non-final parts of qualified names: requests and

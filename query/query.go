@@ -82,30 +82,71 @@ type Query struct {
 // translations matches the words of a request about translations.
 var translations = regexp.MustCompile(`(?i)\b(translat\w*|i18n|l10n|locali[sz]\w*|locales?)\b`)
 
+// withoutNumbers returns the words of focus ([ScanWords]'s) that
+// [ScanIdents] finds: those that do not start with a digit. Those words
+// are [Words], in the same order, the stopwords the same.
+func withoutNumbers(focus []string) []string {
+	n := 0
+	for _, w := range focus {
+		if w[0] < '0' || w[0] > '9' {
+			n++
+		}
+	}
+	var out []string
+	if n > 0 {
+		out = make([]string, 0, n)
+	}
+	for _, w := range focus {
+		if w[0] < '0' || w[0] > '9' {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// aboutTranslations is translations.MatchString(request), the expression
+// run only when the lower-cased request holds one of its words' first
+// letters: each of their letters folds to itself and its upper case
+// alone, save 's', which folds to 'ſ' too (then it runs anyway).
+func aboutTranslations(request, lower string) bool {
+	if strings.Contains(request, "ſ") {
+		return translations.MatchString(request)
+	}
+	for _, w := range []string{"translat", "i18n", "l10n", "locali", "locale"} {
+		if strings.Contains(lower, w) {
+			return translations.MatchString(request)
+		}
+	}
+	return false
+}
+
 // Parse reads a request. It never fails: a request without code, paths
 // or cues gives an empty Query (task implement, not detected).
 func Parse(request string) *Query {
 	text := wordText(request)
-	ws := Words(text)
+	lower := strings.ToLower(request)
+	idx := indexWords(lower)
+	focus := words(text, true)
+	ws := withoutNumbers(focus)
 	q := &Query{
 		Words:         ws,
-		FocusWords:    words(text, ScanWords),
+		FocusWords:    focus,
 		Idents:        requestIdents(text),
 		Qualified:     qualified(text),
 		Paths:         paths(request),
-		FileNames:     fileNames(request),
+		FileNames:     fileNames(text),
 		Frames:        ParseStackTrace(request),
 		InnermostLast: strings.Contains(request, "Traceback (most recent call last)"),
 		AboutTests:    aboutTests(ws),
-		Explain:       explains(request),
-		AboutUses:     aboutUses(request),
-		AsksUses:      asksUses(request),
+		Explain:       explainRE.matchString(lower, idx),
+		AboutUses:     usesRE.matchString(lower, idx),
+		AsksUses:      asksUsesRE.matchString(lower, idx),
 		Lang:          lang.TextLocale(request),
-		Translations:  translations.MatchString(request),
+		Translations:  aboutTranslations(request, lower),
 	}
 	q.Qualifiers = qualifiers(q.Qualified)
-	q.AsksChange = asksChange(request)
-	q.Task, q.Detected = detectTask(request, q.AsksChange)
+	q.AsksChange = asksChange(lower)
+	q.Task, q.Detected = detectTask(request, lower, idx, q.AsksChange)
 	return q
 }
 
@@ -170,29 +211,136 @@ func (q *Query) ResolveTask(explicit ctxd.TaskType) (ctxd.TaskType, string) {
 var pathTokenRe = regexp.MustCompile(`[\w@~.+\-/\\]*[\w/\\]\.[A-Za-z][\w]{0,9}\b|[\w.\-]+(?:/[\w.\-]+)+`)
 
 // paths returns the words of text that may name a file (see Query.Paths).
+//
+// Every match of pathTokenRe is made of path bytes and ends where one
+// does (\b after a word byte, and every word byte is one), so it runs
+// on each run of them that holds a '/' or a '.' before a letter.
 func paths(text string) []string {
 	var out []string
-	for _, loc := range pathTokenRe.FindAllStringIndex(text, -1) {
-		tok := text[loc[0]:loc[1]]
-		if loc[0] > 0 && text[loc[0]-1] == ':' && strings.HasPrefix(tok, "//") {
-			continue // a URL's tail: https://example.com/.env
-		}
-		tok = strings.ReplaceAll(tok, "\\", "/")
-		tok = strings.TrimRight(tok, ".,;:'\"`()[]{}<>")
-		tok = strings.TrimLeft(tok, ",;:'\"`()[]{}<>")
-		switch {
-		case strings.HasPrefix(tok, "./"):
-			tok = strings.TrimLeft(tok[2:], "/")
-		case strings.HasPrefix(tok, "..") && !strings.HasPrefix(tok, "../"):
-			tok = strings.TrimLeft(tok, ".") // an ellipsis: "...see foo.py"
-		}
-		// One leading dot is a dotfile's (.eslintrc.js) and stays.
-		if tok == "" || strings.Contains(tok, "://") {
+	for i := 0; i < len(text); {
+		if !pathBytes[text[i]] {
+			i++
 			continue
 		}
-		out = append(out, tok)
+		j := i + 1
+		for j < len(text) && pathBytes[text[j]] {
+			j++
+		}
+		if mayBePath(text[i:j]) {
+			for _, loc := range pathTokens(text[i:j]) {
+				out = appendPath(out, text, loc[0]+i, loc[1]+i)
+			}
+		}
+		i = j
 	}
 	return out
+}
+
+// pathTokens is pathTokenRe.FindAllStringIndex(run, -1) on a run of path
+// bytes, read by hand. The first form (path bytes, then a word byte or a
+// slash, '.', a letter and up to 9 word bytes ending the word) matches
+// at every place up to the last such extension, and up to its end (the
+// longest, as the greedy expression takes it); after it only the second
+// (runs of word bytes, '.' and '-' joined by slashes) may, and a run of
+// those bytes that does not end before a slash and one of them starts no
+// match anywhere inside it.
+func pathTokens(run string) [][2]int {
+	word := func(i int) bool { return i < len(run) && isWordByte(run[i]) }
+	part := func(i int) bool { return i < len(run) && (isWordByte(run[i]) || run[i] == '.' || run[i] == '-') }
+	last, lastEnd := -1, -1
+	for p := len(run) - 3; p >= 0 && last < 0; p-- {
+		c := run[p]
+		if !(isWordByte(c) || c == '/' || c == '\\') || run[p+1] != '.' || run[p+2]|0x20 < 'a' || run[p+2]|0x20 > 'z' {
+			continue
+		}
+		e := p + 3
+		for word(e) {
+			e++
+		}
+		if e-(p+3) <= 9 {
+			last, lastEnd = p, e
+		}
+	}
+	var out [][2]int
+	for s := 0; s < len(run); {
+		if s <= last {
+			out = append(out, [2]int{s, lastEnd})
+			s = lastEnd
+			continue
+		}
+		if !part(s) {
+			s++
+			continue
+		}
+		a := s
+		for part(a) {
+			a++
+		}
+		end := -1
+		for a < len(run) && run[a] == '/' && part(a+1) {
+			a++
+			for part(a) {
+				a++
+			}
+			end = a
+		}
+		if end < 0 {
+			s = a // no place inside the run starts a match
+			continue
+		}
+		out = append(out, [2]int{s, end})
+		s = end
+	}
+	return out
+}
+
+// pathBytes are the bytes of pathTokenRe's matches.
+var pathBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte("@~.+-/\\", byte(c)) >= 0
+	}
+	return t
+}()
+
+// mayBePath reports a run of path bytes that holds a '/' or a '.' before
+// an ASCII letter: what a match of pathTokenRe needs.
+func mayBePath(run string) bool {
+	if strings.IndexByte(run, '/') >= 0 {
+		return true
+	}
+	for k := strings.IndexByte(run, '.'); k >= 0 && k+1 < len(run); {
+		if c := run[k+1] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+		n := strings.IndexByte(run[k+1:], '.')
+		if n < 0 {
+			break
+		}
+		k += 1 + n
+	}
+	return false
+}
+
+// appendPath appends the path text[start:end] matches, if it is one.
+func appendPath(out []string, text string, start, end int) []string {
+	tok := text[start:end]
+	if start > 0 && text[start-1] == ':' && strings.HasPrefix(tok, "//") {
+		return out // a URL's tail: https://example.com/.env
+	}
+	tok = strings.ReplaceAll(tok, "\\", "/")
+	tok = strings.TrimRight(tok, ".,;:'\"`()[]{}<>")
+	tok = strings.TrimLeft(tok, ",;:'\"`()[]{}<>")
+	switch {
+	case strings.HasPrefix(tok, "./"):
+		tok = strings.TrimLeft(tok[2:], "/")
+	case strings.HasPrefix(tok, "..") && !strings.HasPrefix(tok, "../"):
+		tok = strings.TrimLeft(tok, ".") // an ellipsis: "...see foo.py"
+	}
+	// One leading dot is a dotfile's (.eslintrc.js) and stays.
+	if tok == "" || strings.Contains(tok, "://") {
+		return out
+	}
+	return append(out, tok)
 }
 
 // testWords are the words of a request about tests. They are matched
@@ -225,7 +373,7 @@ func pieces(w string) []string {
 	var out []string
 	start := 0
 	for i := 1; i <= len(w); i++ {
-		if i == len(w) || w[i] == '_' || w[i-1] == '_' || CamelBreak([]byte(w), i) {
+		if i == len(w) || w[i] == '_' || w[i-1] == '_' || camelBreak(w, i) {
 			if p := strings.Trim(w[start:i], "_"); p != "" {
 				out = append(out, p)
 			}
@@ -238,30 +386,15 @@ func pieces(w string) []string {
 // explainRE matches a request that asks how something works rather than
 // for a change (docs may rise for it): these phrases on word boundaries,
 // so "docstring" and "nowhat is" do not count.
-var explainRE = newLineRE(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
-
-// explains reports a request that asks how something works.
-func explains(q string) bool {
-	return explainRE.matchString(strings.ToLower(q))
-}
+var explainRE = newWordRE(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
 
 // usesRE matches a request about a name's uses: a rename, its callers,
 // its call sites, its usages, its signature (whole words, any inflection
 // of rename).
-var usesRE = newLineRE(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
-
-// aboutUses reports a request about a name's uses.
-func aboutUses(request string) bool {
-	return usesRE.matchString(strings.ToLower(request))
-}
+var usesRE = newWordRE(`\b(renam(e|es|ed|ing)|callers?|call ?sites?|usages?|signatures?|every use|all uses|references to)\b`)
 
 // asksUsesRE matches a question about where a name is used: its callers,
 // usages, call sites, references, "who calls", "where is X used". The
 // singulars and participles ("a caller", "not referenced") are left
 // out: commit messages and bug reports write them about other things.
-var asksUsesRE = regexp.MustCompile(`\b(callers|usages|(who|what) calls|call ?sites|references to)\b|\bwhere(\s+(is|are|do|does|else)|'s)\b[^.?!]{0,60}\bused\b`)
-
-// asksUses reports a question about where a name is used.
-func asksUses(request string) bool {
-	return asksUsesRE.MatchString(strings.ToLower(request))
-}
+var asksUsesRE = newWordRE(`\b(callers|usages|(who|what) calls|call ?sites|references to)\b|\bwhere(\s+(is|are|do|does|else)|'s)\b[^.?!]{0,60}\bused\b`)

@@ -67,7 +67,7 @@ func ScanIdents(b []byte, fn func(id []byte)) { scan(b, &identBytes, fn) }
 // that does not start with a digit.
 func ScanNames(b []byte, fn func(id []byte)) { scan(b, &nameBytes, fn) }
 
-func scan(b []byte, class *[256]bool, fn func(id []byte)) {
+func scan[S string | []byte](b S, class *[256]bool, fn func(id S)) {
 	for i := 0; i < len(b); {
 		if !class[b[i]] {
 			i++
@@ -87,7 +87,10 @@ func scan(b []byte, class *[256]bool, fn func(id []byte)) {
 // CamelBreak reports a word boundary before id[i]: "parseConfig" breaks
 // before "C", "HTTPServer" before "S", "utf8Reader" before "R"; digits stay
 // with the letters before them ("sha256", "utf8").
-func CamelBreak(id []byte, i int) bool {
+func CamelBreak(id []byte, i int) bool { return camelBreak(id, i) }
+
+// camelBreak is CamelBreak over bytes or a string.
+func camelBreak[S string | []byte](id S, i int) bool {
 	prev, cur := id[i-1], id[i]
 	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
 	isLower := func(c byte) bool { return c >= 'a' && c <= 'z' }
@@ -106,7 +109,11 @@ func CamelBreak(id []byte, i int) bool {
 // not a part of a dotted number (a version, a decimal), not after '#'
 // (an issue or pull request) and not after a '0x' or a letter (those
 // runs are identifiers or hex, and ScanIdents has them or skips them).
-func ScanWords(b []byte, fn func(id []byte)) {
+func ScanWords(b []byte, fn func(id []byte)) { scanWords(b, fn) }
+
+// scanWords is ScanWords over bytes or a string (whose words are its
+// substrings: no copy).
+func scanWords[S string | []byte](b S, fn func(id S)) {
 	for i := 0; i < len(b); {
 		if !IsIdentByte(b[i]) {
 			i++
@@ -129,7 +136,7 @@ func ScanWords(b []byte, fn func(id []byte)) {
 }
 
 // dotted reports a digit run b[i:j] next to a '.' and a digit: 1.26.0, 3.14.
-func dotted(b []byte, i, j int) bool {
+func dotted[S string | []byte](b S, i, j int) bool {
 	digit := func(k int) bool { return k >= 0 && k < len(b) && b[k] >= '0' && b[k] <= '9' }
 	return i >= 2 && b[i-1] == '.' && digit(i-2) || j+1 < len(b) && b[j] == '.' && digit(j+1)
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -66,7 +67,8 @@ func TestDetectTask(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
-			got, ok := detectTask(tt.request, asksChange(tt.request))
+			lower := strings.ToLower(tt.request)
+			got, ok := detectTask(tt.request, lower, indexWords(lower), asksChange(lower))
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("detectTask(%q) = %s, %v; want %s, %v", tt.request, got, ok, tt.want, tt.ok)
 			}
@@ -105,7 +107,7 @@ func TestAsksChange(t *testing.T) {
 		{"give me an overview of the architecture", false},
 	}
 	for _, tt := range tests {
-		if got := asksChange(tt.request); got != tt.want {
+		if got := asksChange(strings.ToLower(tt.request)); got != tt.want {
 			t.Errorf("asksChange(%q) = %v, want %v", tt.request, got, tt.want)
 		}
 	}

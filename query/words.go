@@ -26,17 +26,43 @@ var stopwords = func() map[string]bool {
 // identifier runs ([ScanIdents]), stopwords dropped, in order. Ranking
 // hashes them into its terms.
 func Words(s string) []string {
-	return words(s, ScanIdents)
+	return words(s, false)
 }
 
-// words returns the runs scan finds in s, stopwords dropped.
-func words(s string, scan func(b []byte, fn func(id []byte))) []string {
+// words returns the runs of s ScanIdents finds, or ScanWords when
+// numbers is set, stopwords dropped: substrings of s.
+func words(s string, numbers bool) []string {
 	var out []string
-	scan([]byte(s), func(id []byte) {
-		if len(id) <= 12 && stopwords[strings.ToLower(string(id))] {
+	var lower [12]byte
+	fn := func(id string) {
+		if len(id) <= 12 && isStopword(&lower, id) {
 			return
 		}
-		out = append(out, string(id))
-	})
+		if out == nil {
+			out = make([]string, 0, max(4, len(s)/8))
+		}
+		out = append(out, id)
+	}
+	if numbers {
+		scanWords(s, fn)
+	} else {
+		scan(s, &identBytes, fn)
+	}
 	return out
+}
+
+// isStopword is stopwords[strings.ToLower(id)] for a word of at most 12
+// bytes, lower-cased in buf when it is ASCII (no allocation).
+func isStopword(buf *[12]byte, id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= 0x80 {
+			return stopwords[strings.ToLower(id)]
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return stopwords[string(buf[:len(id)])]
 }

@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name: "eval",
-		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v] [--dump DIR] [--oracle]\n" +
+		args: "recall --repo PATH [--commits N] [--budgets 8000,32000] [--json] [-v] [--dump DIR] [--oracle] [--skip N] [--features FILE]\n" +
 			"  eval swebench --instances FILE (--repos DIR | --repo owner/name=PATH...) [--budgets 13000,27000,50000] [--per-repo N] [--json] [-v]",
 		summary: `Measure how well ctxd finds the code a task needs (docs/eval.md).
 recall replays eligible commits of a repository's own history: the parent checked out in a
@@ -50,11 +50,16 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	verbose := fs.Bool("v", false, "print one line per commit on stderr, and the misses")
 	dump := fs.String("dump", "", "write, per commit and budget, what ctxd and the baseline showed to files in this `directory`")
 	oracle := fs.Bool("oracle", false, "tell the engine each commit's answer files (as open files without a cursor): perfect retrieval, measuring the views and the fitter alone")
+	skip := fs.Int("skip", 0, "replay the eligible commits after the newest N (training data apart from the evaluated ones)")
+	features := fs.String("features", "", "write every scored chunk's score terms and facts, and whether it is an answer file, to this `file` (JSON lines)")
 	if err := parseNone(fs, args[1:]); err != nil {
 		return err
 	}
 	if *commits <= 0 {
 		return usagef("--commits must be positive")
+	}
+	if *skip < 0 {
+		return usagef("--skip must not be negative")
 	}
 	bs, err := parseBudgets(*budgets)
 	if err != nil {
@@ -63,7 +68,15 @@ func runEval(ctx context.Context, io *IO, args []string) error {
 	if err := checkRecallRepo(ctx, *repo); err != nil {
 		return err
 	}
-	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump, Oracle: *oracle}
+	opts := eval.Options{Commits: *commits, Budgets: bs, Dump: *dump, Oracle: *oracle, Skip: *skip}
+	if *features != "" {
+		f, err := os.Create(*features)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		opts.Features = f
+	}
 	if *verbose {
 		opts.Progress = io.Err
 	}
