@@ -189,11 +189,16 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	return terms
 }
 
+// RankTerm is a reciprocal-rank term: scale at rank 1, half of it at
+// rank k+1 (the lexical rank's and the link signals' shape; a ranker's
+// fit, scripts/fitrank, moves scale and k).
+func RankTerm(scale, k float64, rank int) float64 { return scale * k / (k + float64(rank-1)) }
+
 // rankTerm is the lexical rank's term (RankScale at rank 1).
-func rankTerm(rank int) float64 { return RankScale * RankK / (RankK + float64(rank-1)) }
+func rankTerm(rank int) float64 { return RankTerm(RankScale, RankK, rank) }
 
 // fusionTerm is a link signal's rank term at weight w (Fusion).
-func fusionTerm(w float64, rank int) float64 { return w * Fusion.K / (Fusion.K + float64(rank-1)) }
+func fusionTerm(w float64, rank int) float64 { return RankTerm(w, Fusion.K, rank) }
 
 // SignalValue is the sum of the terms Terms gives f's lexical match and
 // its lexical, graph and co-change ranks, unrounded: what gathering

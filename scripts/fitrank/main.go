@@ -87,11 +87,13 @@ func current() params {
 	}
 }
 
+// fused is prioritize's rank term, none for an unranked file or a term
+// switched off.
 func fused(scale, k float64, rank int) float64 {
 	if rank <= 0 || scale == 0 {
 		return 0
 	}
-	return scale * k / (k + float64(rank-1))
+	return prioritize.RankTerm(scale, k, rank)
 }
 
 func (p *params) score(it *item) float64 {
