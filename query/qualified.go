@@ -45,26 +45,18 @@ var qualifiedRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Z
 func qualified(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for i := 0; i < len(text); {
-		if !qualifiedBytes[text[i]] {
-			i++
-			continue
+	eachRun(text, &qualifiedBytes, func(run string, _ int) {
+		if !mayBeQualified(run) {
+			return
 		}
-		j := i + 1
-		for j < len(text) && qualifiedBytes[text[j]] {
-			j++
-		}
-		if mayBeQualified(text[i:j]) {
-			for _, s := range qualifiedNames(text[i:j]) {
-				if seen[s] || lang.Of(s) != "" {
-					continue
-				}
-				seen[s] = true
-				out = append(out, s)
+		for _, s := range qualifiedNames(run) {
+			if seen[s] || lang.Of(s) != "" {
+				continue
 			}
+			seen[s] = true
+			out = append(out, s)
 		}
-		i = j
-	}
+	})
 	return out
 }
 
@@ -110,12 +102,7 @@ func qualifiedNames(run string) []string {
 }
 
 // qualifiedBytes are the bytes of qualifiedRE's matches.
-var qualifiedBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = isWordByte(byte(c)) || strings.IndexByte("$.:#", byte(c)) >= 0
-	}
-	return t
-}()
+var qualifiedBytes = wordBytesAnd("$.:#")
 
 // mayBeQualified reports a run that holds a '.', ':' or '#' before an
 // ASCII letter, '_' or '$': what a match of qualifiedRE needs.

@@ -217,23 +217,39 @@ var pathTokenRe = regexp.MustCompile(`[\w@~.+\-/\\]*[\w/\\]\.[A-Za-z][\w]{0,9}\b
 // on each run of them that holds a '/' or a '.' before a letter.
 func paths(text string) []string {
 	var out []string
+	eachRun(text, &pathBytes, func(run string, i int) {
+		if mayBePath(run) {
+			for _, loc := range pathTokens(run) {
+				out = appendPath(out, text, loc[0]+i, loc[1]+i)
+			}
+		}
+	})
+	return out
+}
+
+// eachRun calls f with each longest run of text's bytes that in holds,
+// and the offset it starts at.
+func eachRun(text string, in *[256]bool, f func(run string, at int)) {
 	for i := 0; i < len(text); {
-		if !pathBytes[text[i]] {
+		if !in[text[i]] {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(text) && pathBytes[text[j]] {
+		for j < len(text) && in[text[j]] {
 			j++
 		}
-		if mayBePath(text[i:j]) {
-			for _, loc := range pathTokens(text[i:j]) {
-				out = appendPath(out, text, loc[0]+i, loc[1]+i)
-			}
-		}
+		f(text[i:j], i)
 		i = j
 	}
-	return out
+}
+
+// wordBytesAnd is a table of the word bytes and those of extra.
+func wordBytesAnd(extra string) (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c)) || strings.IndexByte(extra, byte(c)) >= 0
+	}
+	return t
 }
 
 // pathTokens is pathTokenRe.FindAllStringIndex(run, -1) on a run of path
@@ -295,12 +311,7 @@ func pathTokens(run string) [][2]int {
 }
 
 // pathBytes are the bytes of pathTokenRe's matches.
-var pathBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = isWordByte(byte(c)) || strings.IndexByte("@~.+-/\\", byte(c)) >= 0
-	}
-	return t
-}()
+var pathBytes = wordBytesAnd("@~.+-/\\")
 
 // mayBePath reports a run of path bytes that holds a '/' or a '.' before
 // an ASCII letter: what a match of pathTokenRe needs.
