@@ -19,7 +19,7 @@
 // at -classify's budget each feasible miss's answer files with a hidden
 // line are classified by what happened to them.
 //
-//	go run ./scripts/ceiling -repo /work/data/gin -dump DIR [-commits 100] [-budgets 8000,32000] [-classify 8000] [-v]
+//	go run ./scripts/ceiling -repo /work/data/gin -dump DIR [-skip 100] [-commits 100] [-budgets 8000,32000] [-classify 8000] [-v]
 //
 // Several repositories: -repo R1,R2 -dump D1,D2.
 package main
@@ -47,6 +47,7 @@ func main() {
 	repos := flag.String("repo", "", "repositories (comma-separated), one per dump directory")
 	dumps := flag.String("dump", "", "`eval recall --dump` directories (comma-separated) of the same commits")
 	commits := flag.Int("commits", 100, "cases per repository (as eval recall --commits)")
+	skip := flag.Int("skip", 0, "the eligible commits after the newest N (as eval recall --skip: the training split)")
 	budgets := flag.String("budgets", "8000,32000", "budgets, each with dumps")
 	classify := flag.Int("classify", 8000, "the budget whose feasible misses are classified (0: none)")
 	verbose := flag.Bool("v", false, "one line per case and budget")
@@ -70,7 +71,7 @@ func main() {
 	counter, _ := tokens.ForModel(cfg.Model, 0)
 	var all []*repoResult
 	for i := range rs {
-		r, err := runRepo(ctx, counter, cfg.Format, rs[i], ds[i], *commits, bs, *classify, *verbose)
+		r, err := runRepo(ctx, counter, cfg.Format, rs[i], ds[i], *skip, *commits, bs, *classify, *verbose)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ceiling:", err)
 			os.Exit(1)
@@ -151,12 +152,12 @@ func readDump(path string) (*dumpCase, error) {
 	return d, nil
 }
 
-func runRepo(ctx context.Context, counter tokens.Counter, format ctxd.Format, repo, dumpDir string, n int, bs []int, classify int, verbose bool) (*repoResult, error) {
+func runRepo(ctx context.Context, counter tokens.Counter, format ctxd.Format, repo, dumpDir string, skip, n int, bs []int, classify int, verbose bool) (*repoResult, error) {
 	repo, err := filepath.Abs(repo)
 	if err != nil {
 		return nil, err
 	}
-	cases, err := eval.Cases(ctx, repo, n)
+	cases, err := eval.CasesAfter(ctx, repo, skip, n)
 	if err != nil {
 		return nil, err
 	}
