@@ -162,6 +162,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				// collapsed: BENCHMARKS.md "hdefch").
 				ranked = rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })
 			}
+			ranked = byName(ranked, dt.RankNamed(fq, defsOf(among, long), holds))
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
 		}
 		if looked > focusLadderFiles {
@@ -483,9 +484,54 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 // named by a request's word (get_netrc_auth for "netrc") ranks on that
 // word alone.
 func nameHolds(names []string) func(i int, t uint32) bool {
+	terms := make([][]uint32, len(names)) // each name's, read once
 	return func(i int, t uint32) bool {
-		return i < len(names) && names[i] != "" && slices.Contains(tree.TermsOf(names[i:i+1]), t)
+		if i < 0 || i >= len(names) || names[i] == "" {
+			return false
+		}
+		if terms[i] == nil {
+			terms[i] = tree.TermsOf(names[i : i+1])
+			if terms[i] == nil {
+				terms[i] = []uint32{}
+			}
+		}
+		return slices.Contains(terms[i], t)
 	}
+}
+
+// byName adds to ranked (a ladder file's definitions ranked by the
+// request's words, best first) the definitions named ranks (those whose
+// name holds a request term few names hold, tree.DefTerms.RankNamed) that
+// it does not hold, each at least at focusLadderCut of the best score so
+// that the ladder keeps it: a function named by the request's word holds
+// the changed lines more often than not, but holding that word alone it
+// scores below the functions holding two common ones (BENCHMARKS.md
+// "hdefin").
+func byName(ranked, named []tree.DefScore) []tree.DefScore {
+	if len(named) == 0 {
+		return ranked
+	}
+	floor := 0.0
+	if len(ranked) > 0 {
+		floor = focusLadderCut * ranked[0].Score
+	}
+	added := false
+	for _, n := range named {
+		if slices.ContainsFunc(ranked, func(r tree.DefScore) bool { return r.Index == n.Index }) {
+			continue
+		}
+		n.Score = max(n.Score, floor)
+		ranked = append(ranked, n)
+		added = true
+	}
+	if !added {
+		return ranked
+	}
+	slices.SortStableFunc(ranked, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
+	for k := range ranked {
+		ranked[k].Best = ranked[0].Score
+	}
+	return ranked
 }
 
 // paramsEnd returns the line of lines (a file's, each with its newline)

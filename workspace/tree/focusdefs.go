@@ -153,6 +153,76 @@ func (dt *DefTerms) RankAny(fq *FocusQuery, among []int) []DefScore {
 // "hdefch").
 const anyMaxDefs = 3
 
+// RankNamed returns the definitions of among (nil: all of them) whose
+// name holds a request term that at most nameMaxDefs of their names hold
+// (named reports whether definition i's name holds term t), scored as
+// RankBy scores them among these definitions, best first, whatever else
+// they hold: a name is what a request's word most often means (requests'
+// prepare_url for "cleanup to url logic", content for "default chunk size
+// for .content", raise_for_status for "don't raise for redirects"), where
+// the word's other holders are too many for RankAny and no other request
+// word is in the function for RankBy.
+func (dt *DefTerms) RankNamed(fq *FocusQuery, among []int, named func(i int, t uint32) bool) []DefScore {
+	q := fq.terms
+	if named == nil || len(q) == 0 {
+		return nil
+	}
+	if among == nil {
+		among = make([]int, len(dt.body))
+		for i := range among {
+			among[i] = i
+		}
+	}
+	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+	// A name is on its definition's first line: named is asked only of a
+	// first line holding the term (it reads the name's terms, which a
+	// first line's parameters would not tell apart).
+	holds := func(i int, t uint32) bool { return dt.head[i].count(t) > 0 && named(i, t) }
+	// The terms at most nameMaxDefs names hold.
+	var rare []int // indexes in q
+	for k, t := range q {
+		n := 0
+		for _, i := range among {
+			if holds(i, t) {
+				if n++; n > nameMaxDefs {
+					break
+				}
+			}
+		}
+		if n > 0 && n <= nameMaxDefs {
+			rare = append(rare, k)
+		}
+	}
+	if len(rare) == 0 {
+		return nil
+	}
+	st := DefStats{fq: fq, df: make([]int, len(q))}
+	st.Add(dt, among)
+	var ss []DefScore
+	var held []int
+	for _, i := range among {
+		if !slices.ContainsFunc(rare, func(k int) bool { return holds(i, q[k]) }) {
+			continue
+		}
+		var s float64
+		s, held = st.score(dt, i, held[:0])
+		if len(held) == 0 {
+			continue
+		}
+		ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
+	}
+	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
+	for k := range ss {
+		ss[k].Best = ss[0].Score
+	}
+	return ss
+}
+
+// nameMaxDefs: RankNamed ranks a definition whose name holds a request
+// term at most this many definitions' names hold ("get" names a dozen of
+// a client's methods and means none of them).
+const nameMaxDefs = 3
+
 // rankBy is RankBy with a definition ranked when it holds need distinct
 // request terms (at most the request's).
 func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool, need int) []DefScore {

@@ -424,3 +424,58 @@ func TestDefStatsAcross(t *testing.T) {
 		}
 	}
 }
+
+// TestDefTermsRankNamedFew: RankNamed ranks a definition whose name holds
+// a request term when at most nameMaxDefs names hold it, however many bodies do;
+// a term more names hold ranks none; a definition that only calls the
+// named one is not ranked for it.
+func TestDefTermsRankNamedFew(t *testing.T) {
+	var lines []string
+	var spans []DefSpan
+	var names []string
+	add := func(name string, body ...string) {
+		spans = append(spans, DefSpan{len(lines) + 1, len(lines) + len(body) + 2})
+		lines = append(lines, "func "+name+"(r *Response) {")
+		lines = append(lines, body...)
+		lines = append(lines, "}")
+		names = append(names, name)
+	}
+	for i := range 5 {
+		add(fmt.Sprintf("read%d", i), "\tr.contentSeen = true // content")
+	}
+	add("iterContent", "\tchunk := r.read(size) // content chunk size")
+	add("content", "\treturn r.body") // 6
+	add("getHeader", "\treturn r.h")  // 7
+	for i := range nameMaxDefs {
+		add(fmt.Sprintf("getPart%d", i), "\treturn nil")
+	}
+	dt := NewDefTerms([]byte(strings.Join(lines, "\n")), spans)
+	named := func(i int, term uint32) bool { return slices.Contains(TermsOf(names[i:i+1]), term) }
+	for _, tc := range []struct {
+		request string
+		want    []int
+	}{
+		{"default chunk size for .content much bigger", []int{5, 6}}, // iterContent is named by content too
+		{"get the parts again", nil},                                 // four names hold "get"
+		{"nothing matches here", nil},
+	} {
+		fq := NewFocusQuery(query.Parse(tc.request))
+		var got []int
+		for _, s := range dt.RankNamed(fq, nil, named) {
+			got = append(got, s.Index)
+			if s.Score <= 0 || s.Best <= 0 {
+				t.Errorf("RankNamed(%q): definition %d scores %v of %v", tc.request, s.Index, s.Score, s.Best)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("RankNamed(%q) = %v, want %v", tc.request, got, tc.want)
+		}
+	}
+	// RankBy does not rank it: content holds one request term, which
+	// many bodies hold.
+	for _, s := range dt.RankBy(NewFocusQuery(query.Parse("default chunk size for .content much bigger")), nil, named) {
+		if s.Index == 6 {
+			t.Errorf("RankBy ranks content: the case tests nothing")
+		}
+	}
+}
