@@ -511,16 +511,17 @@ func byName(ranked, named []tree.DefScore) []tree.DefScore {
 	if len(named) == 0 {
 		return ranked
 	}
-	floor := 0.0
+	floor, ceil := 0.0, math.Inf(1)
 	if len(ranked) > 0 {
 		floor = focusLadderCut * ranked[0].Score
+		ceil = ranked[len(ranked)-1].Score
 	}
 	added := false
 	for _, n := range named {
 		if slices.ContainsFunc(ranked, func(r tree.DefScore) bool { return r.Index == n.Index }) {
 			continue
 		}
-		n.Score = max(n.Score, floor)
+		n.Score = max(min(n.Score, ceil), floor)
 		ranked = append(ranked, n)
 		added = true
 	}
