@@ -27,8 +27,8 @@ func TestFitAllocatesByTotalValue(t *testing.T) {
 		budgets []int
 		line    string // the changed line
 	}{
-		{"focus ladder", true, 3500, []int{800, 1200, 1250}, "b line 40:"},
-		{"small file whole", false, 800, []int{600, 950, 1000}, "b line 30:"},
+		{"focus ladder", true, 2500, []int{750, 800, 850}, "b line 40:"},
+		{"small file whole", false, 900, []int{600, 950, 1000}, "b line 30:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 300), Score: 3000}
@@ -37,7 +37,10 @@ func TestFitAllocatesByTotalValue(t *testing.T) {
 				b.Content = lines("b", 200)
 				b.Facts.FocusLines = []int{1, 21}
 			}
-			cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 30), Score: 880}
+			cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 30), Score: 400}
+			if !tc.ladder {
+				cc.Score = 880
+			}
 			views := func(_ context.Context, ch *ctxd.Chunk) []View {
 				n := strings.Count(ch.Content, "\n")
 				var vs []View

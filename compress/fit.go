@@ -103,10 +103,7 @@ const (
 // search (Knobs); nothing at request time sets them.
 var (
 	presenceCap  = 1.0 / 6
-	presenceFull = 6.0 // 3 by hand; scripts/fitalloc's fit (BENCHMARKS.md "hfit3")
-	// presenceScale scales presenceBudget (RoomyBudget is computed from
-	// the constants above alone).
-	presenceScale = 1.0
+	presenceFull = 3.0
 )
 
 // RoomyBudget is the context budget from which the presence pass plans
@@ -128,7 +125,7 @@ const RoomyBudget = presenceFirst + int((presenceChunks*presencePer-presenceShar
 // bodies and focus views that hid their changed lines.
 func presenceBudget(left int) int {
 	first := min(left, presenceFirst)
-	return int(presenceScale * (presenceShare*float64(first) + presenceRest*float64(left-first)))
+	return int(presenceShare*float64(first) + presenceRest*float64(left-first))
 }
 
 // Fit fits cs, which must be sorted by score (highest first), into the
@@ -296,23 +293,14 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 // 59% above; the named levels alone (bodies 0.8, signatures 0.5) made a
 // bodies view of a quarter of a file worth nearly the file, and the
 // allocator kept the files a task needs as bodies while budget was left.
-//
-// The values are hand-set but for viewShown (0.6 by hand), middleShown
-// (0.5), focusShareOf (2), testWeight (0.5) and presenceFull (3), which
-// scripts/fitalloc fitted with eval recall's all-lines as the objective
-// on commits that are not evaluated (the training split, --skip 100, six
-// development repositories: mean all-lines 67.68 -> 68.26 there); the
-// objective is flat near these values, every other knob within about
-// half a point of its best (BENCHMARKS.md "hfit3").
 var (
-	wholeQuality   = 1.0
 	outlineQuality = 0.15
 	viewBase       = 0.25
-	viewShown      = 0.45
+	viewShown      = 0.6
 	// A head-and-tail cut is worth middleBase plus middleShown times the
 	// share of its file it shows.
 	middleBase  = 0.05
-	middleShown = 0.75
+	middleShown = 0.5
 )
 
 // viewQuality is the quality of a structural view (not the outline) that
@@ -340,8 +328,7 @@ func (f *fitter) quality(c *ctxd.Chunk) float64 {
 // the budget could show of such a file, its best functions are worth
 // what they are. A fixed cap of 8,000 tokens helped a 4,000-token context
 // and hurt a 16,000-token one (small answer files whole lost, "h25long").
-// Four times the budget, not twice, is scripts/fitalloc's fit ("hfit3").
-var focusShareOf = 4.0
+var focusShareOf = 2.0
 
 // mayPutBack reports a placement p of chunk c that the lookahead (swap,
 // allocate) may take back to its presence line to free tokens: larger
@@ -361,7 +348,7 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// The whole file shows every definition: the global term
 		// (globalShown) raises it as it raises the views, so the step
 		// from a focus view to the whole file keeps its gain.
-		return wholeQuality + globalMore*globalShown(c)
+		return 1 + globalMore*globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
 			return middleBase
@@ -545,7 +532,7 @@ func focusNone(c *ctxd.Chunk) bool {
 // the upgrade pass deepen the best files before it widens the context
 // with cheap views of the rest.
 //
-// Outside test tasks a test file's weight is a quarter (testWeight): its upgrades (every
+// Outside test tasks a test file's weight is halved: its upgrades (every
 // test's title and body) then come after the source files' of similar
 // rank, whose code the task is about.
 //

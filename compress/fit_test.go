@@ -472,24 +472,6 @@ func TestFitUpgradesSourceBeforeTests(t *testing.T) {
 	}
 }
 
-// TestFitTestFileAQuarter: outside test tasks a test file weighs a
-// quarter of its score over rank (testWeight, fitted by scripts/fitalloc
-// on eval recall's training commits: a half was the hand-set value), so
-// the source file ranked below it is deepened first even when the test
-// file's score is nearly twice the source's (1,600 against 900: a half
-// deepened the test file, 1,600 / 2 x 0.5 = 400 against 900 / 3 = 300).
-func TestFitTestFileAQuarter(t *testing.T) {
-	c := counter(t)
-	top := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Content: "serve\n", Score: 1700}
-	test := ctxd.Chunk{Source: "server_test.go", ChunkType: ctxd.ChunkFile, Content: lines("test", 400), Score: 1600, Facts: ctxd.Facts{Test: true}}
-	src := ctxd.Chunk{Source: "server.go", ChunkType: ctxd.ChunkFile, Content: lines("server", 400), Score: 900}
-	budget := roomForOneBody(c, top, "server_test.go")
-	shown := fitShown(t, []ctxd.Chunk{top, test, src}, Options{Budget: budget, Counter: c, Render: render, Views: bodiesOrOutline, Task: ctxd.TaskImplement})
-	if len(shown) != 3 || shown["server.go"].Truncation != ctxd.ViewBodies || shown["server_test.go"].Truncation != ctxd.ViewOutline {
-		t.Errorf("server.go at %q, server_test.go at %q: want the source at bodies, the test at its outline", shown["server.go"].Truncation, shown["server_test.go"].Truncation)
-	}
-}
-
 // TestFitWeighsTheAnswerOdds: of two large files ranked 2nd and 3rd
 // with room to deepen one, the upgrade pass deepens the one whose score
 // terms say it is more likely the file the task changes (answerOdds: a

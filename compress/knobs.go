@@ -4,12 +4,11 @@ import "math"
 
 // The weight's curve (weight): a chunk's score is divided by its rank
 // plus one to the power rankPow, answerOdds counts to the power oddsPow,
-// and a test file outside test tasks counts testWeight of itself (a
-// quarter: scripts/fitalloc's fit, BENCHMARKS.md "hfit3"; a half by hand).
+// and a test file outside test tasks counts testWeight of itself.
 var (
 	rankPow    = 1.0
 	oddsPow    = 1.0
-	testWeight = 0.25
+	testWeight = 0.5
 )
 
 // rankDiv is what weight divides the score of the chunk at rank i
@@ -34,7 +33,6 @@ type Knob struct {
 // setting one while a Fit runs is a race.
 func Knobs() []Knob {
 	return []Knob{
-		{"whole", &wholeQuality},
 		{"outline", &outlineQuality},
 		{"view.base", &viewBase},
 		{"view.shown", &viewShown},
@@ -50,6 +48,5 @@ func Knobs() []Knob {
 		{"odds.tokens", &answerFit.Tokens},
 		{"presence.full", &presenceFull},
 		{"presence.cap", &presenceCap},
-		{"presence.scale", &presenceScale},
 	}
 }
