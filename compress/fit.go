@@ -104,6 +104,9 @@ const (
 var (
 	presenceCap  = 1.0 / 6
 	presenceFull = 3.0
+	// presenceScale scales presenceBudget (RoomyBudget is computed from
+	// the constants above alone).
+	presenceScale = 1.0
 )
 
 // RoomyBudget is the context budget from which the presence pass plans
@@ -125,7 +128,7 @@ const RoomyBudget = presenceFirst + int((presenceChunks*presencePer-presenceShar
 // bodies and focus views that hid their changed lines.
 func presenceBudget(left int) int {
 	first := min(left, presenceFirst)
-	return int(presenceShare*float64(first) + presenceRest*float64(left-first))
+	return int(presenceScale * (presenceShare*float64(first) + presenceRest*float64(left-first)))
 }
 
 // Fit fits cs, which must be sorted by score (highest first), into the
@@ -294,6 +297,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 // bodies view of a quarter of a file worth nearly the file, and the
 // allocator kept the files a task needs as bodies while budget was left.
 var (
+	wholeQuality   = 1.0
 	outlineQuality = 0.15
 	viewBase       = 0.25
 	viewShown      = 0.6
@@ -348,7 +352,7 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// The whole file shows every definition: the global term
 		// (globalShown) raises it as it raises the views, so the step
 		// from a focus view to the whole file keeps its gain.
-		return 1 + globalMore*globalShown(c)
+		return wholeQuality + globalMore*globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
 			return middleBase

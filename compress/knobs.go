@@ -33,6 +33,7 @@ type Knob struct {
 // setting one while a Fit runs is a race.
 func Knobs() []Knob {
 	return []Knob{
+		{"whole", &wholeQuality},
 		{"outline", &outlineQuality},
 		{"view.base", &viewBase},
 		{"view.shown", &viewShown},
@@ -48,5 +49,6 @@ func Knobs() []Knob {
 		{"odds.tokens", &answerFit.Tokens},
 		{"presence.full", &presenceFull},
 		{"presence.cap", &presenceCap},
+		{"presence.scale", &presenceScale},
 	}
 }

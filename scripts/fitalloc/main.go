@@ -50,6 +50,7 @@ import (
 // grids are the values the search tries per knob (the current value is
 // always one more).
 var grids = map[string][]float64{
+	"whole":          {0.9, 1.1, 1.25, 1.5},
 	"outline":        {0.05, 0.1, 0.2, 0.3},
 	"view.base":      {0.1, 0.2, 0.3, 0.4},
 	"view.shown":     {0.3, 0.45, 0.8, 1},
@@ -65,6 +66,7 @@ var grids = map[string][]float64{
 	"odds.tokens":    {0, 0.2, 0.5},
 	"presence.full":  {1, 2, 4, 6},
 	"presence.cap":   {0.1, 0.25},
+	"presence.scale": {0.5, 0.75, 1.25},
 }
 
 func main() {
