@@ -79,7 +79,6 @@ const (
 	presenceShare  = 0.5
 	presenceFirst  = 4000
 	presenceRest   = 0.25
-	presenceCap    = 1.0 / 6
 	presenceChunks = 12
 	presenceWhole  = 400
 	// presencePer is the mean cost the presence pass plans for per chunk:
@@ -97,8 +96,17 @@ const (
 	// than its line is the upgrade pass's choice, by value per token.
 	// A file the request names (Facts.Mentioned) is placed as the best
 	// ones are, at its cheap view: the user asked to see it.
-	presenceFull = 3
 	presenceLine = 64
+)
+
+// presenceCap and presenceFull are variables only for scripts/fitalloc's
+// search (Knobs); nothing at request time sets them.
+var (
+	presenceCap  = 1.0 / 6
+	presenceFull = 3.0
+	// presenceScale scales presenceBudget (RoomyBudget is computed from
+	// the constants above alone).
+	presenceScale = 1.0
 )
 
 // RoomyBudget is the context budget from which the presence pass plans
@@ -120,7 +128,7 @@ const RoomyBudget = presenceFirst + int((presenceChunks*presencePer-presenceShar
 // bodies and focus views that hid their changed lines.
 func presenceBudget(left int) int {
 	first := min(left, presenceFirst)
-	return int(presenceShare*float64(first) + presenceRest*float64(left-first))
+	return int(presenceScale * (presenceShare*float64(first) + presenceRest*float64(left-first)))
 }
 
 // Fit fits cs, which must be sorted by score (highest first), into the
@@ -223,7 +231,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		if room < opts.MinPartial {
 			break
 		}
-		if i >= presenceFull && !cs[i].Facts.Mentioned {
+		if float64(i) >= presenceFull && !cs[i].Facts.Mentioned {
 			if got, ok := f.lineIn(ctx, i, cs[i], room); ok {
 				placed[i] = &got
 				used += got.Tokens
@@ -288,10 +296,15 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 // 59% above; the named levels alone (bodies 0.8, signatures 0.5) made a
 // bodies view of a quarter of a file worth nearly the file, and the
 // allocator kept the files a task needs as bodies while budget was left.
-const (
+var (
+	wholeQuality   = 1.0
 	outlineQuality = 0.15
 	viewBase       = 0.25
 	viewShown      = 0.6
+	// A head-and-tail cut is worth middleBase plus middleShown times the
+	// share of its file it shows.
+	middleBase  = 0.05
+	middleShown = 0.5
 )
 
 // viewQuality is the quality of a structural view (not the outline) that
@@ -306,7 +319,7 @@ func viewQuality(shown, whole int) float64 {
 // quality is qualityAt for this fit's budget: a focus view's share is
 // taken of at most focusShareOf times the budget.
 func (f *fitter) quality(c *ctxd.Chunk) float64 {
-	return qualityAt(c, focusShareOf*max(f.opts.Budget, 1))
+	return qualityAt(c, int(focusShareOf*float64(max(f.opts.Budget, 1))))
 }
 
 // focusShareOf: a focus view's share of its file (viewQuality) is taken of
@@ -319,7 +332,7 @@ func (f *fitter) quality(c *ctxd.Chunk) float64 {
 // the budget could show of such a file, its best functions are worth
 // what they are. A fixed cap of 8,000 tokens helped a 4,000-token context
 // and hurt a 16,000-token one (small answer files whole lost, "h25long").
-const focusShareOf = 2
+var focusShareOf = 2.0
 
 // mayPutBack reports a placement p of chunk c that the lookahead (swap,
 // allocate) may take back to its presence line to free tokens: larger
@@ -339,12 +352,12 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// The whole file shows every definition: the global term
 		// (globalShown) raises it as it raises the views, so the step
 		// from a focus view to the whole file keeps its gain.
-		return 1 + globalMore*globalShown(c)
+		return wholeQuality + globalMore*globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
-			return 0.05
+			return middleBase
 		}
-		return 0.05 + 0.5*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
+		return middleBase + middleShown*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
 	case c.Truncation == ctxd.ViewOutline:
 		return outlineQuality * refShown(c)
 	}
@@ -369,12 +382,12 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 // whole file instead (1 - quality), it made the whole step of a file
 // whose focus view showed a strong definition worth less, and files fell
 // from whole to a focus view (BENCHMARKS.md "hgfit": A2, 32k -0.4).
-const globalMore = 0.5
+var globalMore = 0.5
 
 // globalOdds is the weight of a definition's global score (the
 // request's best is 1) as the chance that its body is what the task
 // needs, for globalShown.
-const globalOdds = 0.6
+var globalOdds = 0.6
 
 // globalShown is the chance, by the focus definitions' global scores
 // (engine's DefScore.Global: each one's score among every looked-into
@@ -419,7 +432,7 @@ func refShown(c *ctxd.Chunk) float64 {
 
 // focusMore is what a focus view gains in quality by showing every one of
 // its focus lines' functions rather than the best one alone.
-const focusMore = 0.1
+var focusMore = 0.1
 
 // focusShown is the part of the focus lines after the first that a focus
 // view shows the functions of (0 for the best function alone, 1 for all),
@@ -534,9 +547,9 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 	if m.weightDone {
 		return m.weight
 	}
-	w := max(c.Score, 1) / float64(i+1) * answerOdds(c)
+	w := max(c.Score, 1) / rankDiv(i) * answerOdds(c)
 	if c.Facts.Test && f.opts.Task != ctxd.TaskTest {
-		w /= 2
+		w *= testWeight
 	}
 	m.weight, m.weightDone = w, true
 	return w
@@ -568,7 +581,7 @@ func answerOdds(c *ctxd.Chunk) float64 {
 		}
 		x += answerFit.Terms[t.Term] * t.Value
 	}
-	return math.Exp(x)
+	return math.Exp(oddsPow * x)
 }
 
 // answerFit holds answerOdds's coefficients: per point of each score

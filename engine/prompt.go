@@ -42,6 +42,12 @@ type PromptRequest struct {
 	// --features: the ranker's training data). Not a wire param; the
 	// chunks are the request's own and must not be kept or changed.
 	Scored func([]ctxd.Chunk) `json:"-"`
+	// Fitting, when set, receives the fitter's input just before it
+	// runs: the chunks in score order and its options, Views included
+	// (scripts/fitalloc records them to run the fitter again with other
+	// value constants). Not a wire param; the chunks are the request's
+	// own and must not be kept or changed.
+	Fitting func([]ctxd.Chunk, compress.Options) `json:"-"`
 	// recordedParts: TokenBudget's parts are a checkpoint's resolved
 	// budget, not the caller's, so they plan as a budget the caller did
 	// not split (the request's spare share still goes to the context):
@@ -210,7 +216,7 @@ func (r *pass) rank() {
 func (r *pass) fit(ctx context.Context) error {
 	env := r.env
 	format := env.Format
-	fitted, err := compress.Fit(ctx, r.chunks, compress.Options{
+	opts := compress.Options{
 		Budget:  r.p.contextBudget,
 		Counter: r.p.counter,
 		Render:  func(c ctxd.Chunk) string { return prompt.Section(c, format) },
@@ -221,7 +227,11 @@ func (r *pass) fit(ctx context.Context) error {
 			return r.e.viewsSum(ctx, c, r.sums.of(c))
 		},
 		Task: env.TaskType,
-	})
+	}
+	if r.req.Fitting != nil {
+		r.req.Fitting(r.chunks, opts)
+	}
+	fitted, err := compress.Fit(ctx, r.chunks, opts)
 	if err != nil {
 		return err
 	}

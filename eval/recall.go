@@ -51,6 +51,9 @@ type Options struct {
 	// (FeatureCase): every chunk the scorer saw, with its score terms,
 	// its facts and whether it is an answer file.
 	Features io.Writer
+	// Fits, when set, receives per case and budget the fitter's input and
+	// the case's changed lines (FitCase), for scripts/fitalloc.
+	Fits func(FitCase)
 }
 
 // Score is the recall of one method at one budget.
@@ -241,6 +244,10 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			if opts.Features != nil {
 				req.Scored = func(cs []ctxd.Chunk) { scored = slices.Clone(cs) }
 			}
+			var fc FitCase
+			if opts.Fits != nil {
+				req.Fitting = fittingHook(ctx, &fc)
+			}
 			env, err := eng.Gather(ctx, req, nil)
 			if err != nil {
 				eng.Close()
@@ -283,6 +290,11 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 			}
 			seen, total := visibleLines(env.Context.Chunks, changed)
 			ct[bi].addLines(seen, total)
+			if opts.Fits != nil {
+				fc.Case, fc.Commit, fc.Budget, fc.Answer, fc.Changed = i+1, c.Commit, b, c.Answer, changed
+				fc.Format, fc.Seen, fc.Total, fc.Found = env.Format, seen, total, len(c.Answer)-len(missing)
+				opts.Fits(fc)
+			}
 			if len(missing) > 0 {
 				rep.Misses[b] = append(rep.Misses[b], Miss{Commit: c.Commit, Subject: subject(c.Request), Missing: missing, Why: why})
 			}
