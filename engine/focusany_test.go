@@ -33,39 +33,47 @@ func TestFocusLadderOneWord(t *testing.T) {
 				strings.ReplaceAll(filler("python", 12), "_helper", "_mixer")},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			repo, e := payEngine(t, map[string]string{tc.path: tc.src})
-			lines := strings.Split(repo[tc.path], "\n")
-			first := slices.Index(lines, tc.fn) + 1
-			if first == 0 {
-				t.Fatal("no such function")
+			checkFunctionShown(t, tc.path, tc.fn, tc.src, "Add escape logic for header")
+		})
+	}
+}
+
+// checkFunctionShown builds a repository holding path (src), tells the
+// file as open with request at 2,000 and 3,000 tokens, and fails unless
+// the file is placed truncated (else the budget tests nothing) with every
+// line of the function whose first line is fn visible.
+func checkFunctionShown(t *testing.T, path, fn, src, request string) {
+	t.Helper()
+	repo, e := payEngine(t, map[string]string{path: src})
+	lines := strings.Split(repo[path], "\n")
+	first := slices.Index(lines, fn) + 1
+	if first == 0 {
+		t.Fatal("no such function")
+	}
+	last := first
+	for last < len(lines) && strings.TrimSpace(lines[last]) != "" && lines[last] != "}" {
+		last++
+	}
+	if lines[last] == "}" {
+		last++
+	}
+	for _, total := range []int{2000, 3000} {
+		t.Run(fmt.Sprint(total), func(t *testing.T) {
+			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, OpenFiles: []ctxd.OpenFile{{Path: path}}, TokenBudget: &BudgetRequest{Total: total}}, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			last := first
-			for last < len(lines) && strings.TrimSpace(lines[last]) != "" && lines[last] != "}" {
-				last++
+			got, order := targetChunk(t, &env.Context, path)
+			if got == nil {
+				t.Fatalf("%s not placed: %v", path, order)
 			}
-			if lines[last] == "}" {
-				last++
+			if !got.Truncated {
+				t.Fatalf("%s whole (%d tokens): the budget tests nothing", path, got.Tokens)
 			}
-			const request = "Add escape logic for header"
-			for _, total := range []int{2000, 3000} {
-				t.Run(fmt.Sprint(total), func(t *testing.T) {
-					env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, OpenFiles: []ctxd.OpenFile{{Path: tc.path}}, TokenBudget: &BudgetRequest{Total: total}}, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, order := targetChunk(t, &env.Context, tc.path)
-					if got == nil {
-						t.Fatalf("%s not placed: %v", tc.path, order)
-					}
-					if !got.Truncated {
-						t.Fatalf("%s whole (%d tokens): the budget tests nothing", tc.path, got.Tokens)
-					}
-					for l := first; l <= last; l++ {
-						if ctxd.InRanges(got.Elided, l) || !strings.Contains(got.Content, lines[l-1]) {
-							t.Fatalf("%s at %q (%d tokens, focus %v) hides line %d %q of the function; included %v", tc.path, got.Truncation, got.Tokens, got.Facts.FocusLines, l, lines[l-1], order)
-						}
-					}
-				})
+			for l := first; l <= last; l++ {
+				if ctxd.InRanges(got.Elided, l) || !strings.Contains(got.Content, lines[l-1]) {
+					t.Fatalf("%s at %q (%d tokens, focus %v) hides line %d %q of the function; included %v", path, got.Truncation, got.Tokens, got.Facts.FocusLines, l, lines[l-1], order)
+				}
 			}
 		})
 	}

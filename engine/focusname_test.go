@@ -2,11 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ctxd/ctxd"
 )
 
 // TestFocusLadderNamedWord: a large file told as open, where the
@@ -46,40 +43,7 @@ func TestFocusLadderNamedWord(t *testing.T) {
 				strings.ReplaceAll(filler("go", 12), "helper", "mixer")},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			repo, e := payEngine(t, map[string]string{tc.path: tc.src})
-			lines := strings.Split(repo[tc.path], "\n")
-			first := slices.Index(lines, tc.fn) + 1
-			if first == 0 {
-				t.Fatal("no such function")
-			}
-			last := first
-			for last < len(lines) && strings.TrimSpace(lines[last]) != "" && lines[last] != "}" {
-				last++
-			}
-			if lines[last] == "}" {
-				last++
-			}
-			const request = "default chunk size for .content much bigger"
-			for _, total := range []int{2000, 3000} {
-				t.Run(fmt.Sprint(total), func(t *testing.T) {
-					env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, OpenFiles: []ctxd.OpenFile{{Path: tc.path}}, TokenBudget: &BudgetRequest{Total: total}}, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, order := targetChunk(t, &env.Context, tc.path)
-					if got == nil {
-						t.Fatalf("%s not placed: %v", tc.path, order)
-					}
-					if !got.Truncated {
-						t.Fatalf("%s whole (%d tokens): the budget tests nothing", tc.path, got.Tokens)
-					}
-					for l := first; l <= last; l++ {
-						if ctxd.InRanges(got.Elided, l) || !strings.Contains(got.Content, lines[l-1]) {
-							t.Fatalf("%s at %q (%d tokens, focus %v) hides line %d %q of the function; included %v", tc.path, got.Truncation, got.Tokens, got.Facts.FocusLines, l, lines[l-1], order)
-						}
-					}
-				})
-			}
+			checkFunctionShown(t, tc.path, tc.fn, tc.src, "default chunk size for .content much bigger")
 		})
 	}
 }
