@@ -678,10 +678,10 @@ func jsSpec(name string) *langSpec {
 					if jsAssignedFunc(n) == nil {
 						return nil
 					}
-					if m := jsMember(n, src); m != "" {
-						return []string{m}
+					if jsMember(n, src) == "" {
+						return nil
 					}
-					return nil
+					return jsMembers(n, src)
 				},
 				parent: func(n *node, src []byte) string {
 					if jsAssignedFunc(n) == nil || jsMember(n, src) == "" {
@@ -838,6 +838,11 @@ func jsAssignedFunc(n *node) *node {
 	switch right.typ {
 	case "function_expression", "function", "arrow_function", "generator_function":
 		return right
+	case "assignment_expression":
+		// "res.set = res.header = function header(...) { ... }": the
+		// chain's last assignment holds the function, every member in it
+		// names it.
+		return jsAssignedFunc(right)
 	}
 	return nil
 }
@@ -854,6 +859,20 @@ func jsMember(n *node, src []byte) string {
 		return ""
 	}
 	return p.text(src)
+}
+
+// jsMembers returns the property names of a chain of member assignments
+// of one function ("set" and "header" of "res.set = res.header =
+// function header() {}"), those that are plain names.
+func jsMembers(n *node, src []byte) []string {
+	var names []string
+	for n != nil && n.typ == "assignment_expression" {
+		if m := jsMember(n, src); m != "" {
+			names = append(names, m)
+		}
+		n = n.child("right")
+	}
+	return names
 }
 
 // ---- Rust
