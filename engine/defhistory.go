@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -171,9 +170,5 @@ func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, 
 	if added == 0 {
 		return ranked
 	}
-	slices.SortStableFunc(ranked, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	for k := range ranked {
-		ranked[k].Best = ranked[0].Score
-	}
-	return ranked
+	return tree.SortDefScores(ranked)
 }

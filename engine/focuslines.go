@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -530,11 +529,7 @@ func byName(ranked, named []tree.DefScore) []tree.DefScore {
 	if !added {
 		return ranked
 	}
-	slices.SortStableFunc(ranked, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	for k := range ranked {
-		ranked[k].Best = ranked[0].Score
-	}
-	return ranked
+	return tree.SortDefScores(ranked)
 }
 
 // paramsEnd returns the line of lines (a file's, each with its newline)
@@ -636,9 +631,5 @@ func rankRuns(long, among []int, rank func(among []int) []tree.DefScore) []tree.
 		r.Score *= scale
 		ranked = append(ranked, r)
 	}
-	slices.SortStableFunc(ranked, func(a, b tree.DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	for k := range ranked {
-		ranked[k].Best = ranked[0].Score
-	}
-	return ranked
+	return tree.SortDefScores(ranked)
 }

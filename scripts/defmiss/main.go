@@ -184,40 +184,24 @@ func tally(ctx context.Context, a eval.DumpAnswer, src []byte, q *query.Query) {
 			top[fns[k].Name] = true
 		}
 	}
+	// holdsRare: definition i holds a word of holds[i] that no more than
+	// most definitions hold (df).
+	holdsRare := func(holds []map[string]bool, df map[string]int, most int) func(i int) bool {
+		return func(i int) bool {
+			for w := range holds[i] {
+				if df[w] <= most {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	rules := map[string]func(i int) bool{
-		"name<=3": func(i int) bool {
-			for w := range nameHolds[i] {
-				if ndf[w] <= 3 {
-					return true
-				}
-			}
-			return false
-		},
-		"name<=1": func(i int) bool {
-			for w := range nameHolds[i] {
-				if ndf[w] <= 1 {
-					return true
-				}
-			}
-			return false
-		},
-		"rare<=3": func(i int) bool {
-			for w := range bodyHolds[i] {
-				if bdf[w] <= 3 {
-					return true
-				}
-			}
-			return false
-		},
-		"rare<=2": func(i int) bool {
-			for w := range bodyHolds[i] {
-				if bdf[w] <= 2 {
-					return true
-				}
-			}
-			return false
-		},
-		"twin": func(i int) bool { return top[fns[i].Name] },
+		"name<=3": holdsRare(nameHolds, ndf, 3),
+		"name<=1": holdsRare(nameHolds, ndf, 1),
+		"rare<=3": holdsRare(bodyHolds, bdf, 3),
+		"rare<=2": holdsRare(bodyHolds, bdf, 2),
+		"twin":    func(i int) bool { return top[fns[i].Name] },
 	}
 	for name, rule := range rules {
 		fixed := true

@@ -167,13 +167,7 @@ func (dt *DefTerms) RankNamed(fq *FocusQuery, among []int, named func(i int, t u
 	if named == nil || len(q) == 0 {
 		return nil
 	}
-	if among == nil {
-		among = make([]int, len(dt.body))
-		for i := range among {
-			among[i] = i
-		}
-	}
-	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+	among = dt.valid(among)
 	// A name is on its definition's first line: named is asked only of a
 	// first line holding the term (it reads the name's terms, which a
 	// first line's parameters would not tell apart).
@@ -211,11 +205,7 @@ func (dt *DefTerms) RankNamed(fq *FocusQuery, among []int, named func(i int, t u
 		}
 		ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 	}
-	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	for k := range ss {
-		ss[k].Best = ss[0].Score
-	}
-	return ss
+	return SortDefScores(ss)
 }
 
 // nameMaxDefs: RankNamed ranks a definition whose name holds a request
@@ -223,17 +213,34 @@ func (dt *DefTerms) RankNamed(fq *FocusQuery, among []int, named func(i int, t u
 // a client's methods and means none of them).
 const nameMaxDefs = 3
 
-// rankBy is RankBy with a definition ranked when it holds need distinct
-// request terms (at most the request's).
-func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool, need int) []DefScore {
-	q := fq.terms
+// valid returns a copy of among without the indexes dt has no definition
+// at (nil: all of dt's definitions).
+func (dt *DefTerms) valid(among []int) []int {
 	if among == nil {
 		among = make([]int, len(dt.body))
 		for i := range among {
 			among[i] = i
 		}
+		return among
 	}
-	among = slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+	return slices.DeleteFunc(slices.Clone(among), func(i int) bool { return i < 0 || i >= len(dt.body) })
+}
+
+// SortDefScores sorts ss best first (ties keep their order) and sets each
+// one's Best to the first's score.
+func SortDefScores(ss []DefScore) []DefScore {
+	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
+	for k := range ss {
+		ss[k].Best = ss[0].Score
+	}
+	return ss
+}
+
+// rankBy is RankBy with a definition ranked when it holds need distinct
+// request terms (at most the request's).
+func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint32) bool, need int) []DefScore {
+	q := fq.terms
+	among = dt.valid(among)
 	if len(q) == 0 || len(among) == 0 {
 		return nil
 	}
@@ -252,11 +259,7 @@ func (dt *DefTerms) rankBy(fq *FocusQuery, among []int, named func(i int, t uint
 			ss = append(ss, DefScore{Index: i, Score: s, Terms: termWords(fq.words, fq.wordTerms, q, held)})
 		}
 	}
-	slices.SortStableFunc(ss, func(a, b DefScore) int { return cmp.Compare(b.Score, a.Score) })
-	for k := range ss {
-		ss[k].Best = ss[0].Score
-	}
-	return ss
+	return SortDefScores(ss)
 }
 
 // DefStats is what a definition's score against a request's focus words
@@ -282,16 +285,7 @@ func NewDefStats(fq *FocusQuery) *DefStats {
 
 // Add counts the definitions of among (indexes of dt's; nil: all of them).
 func (st *DefStats) Add(dt *DefTerms, among []int) {
-	if among == nil {
-		among = make([]int, len(dt.body))
-		for i := range among {
-			among[i] = i
-		}
-	}
-	for _, i := range among {
-		if i < 0 || i >= len(dt.body) {
-			continue
-		}
+	for _, i := range dt.valid(among) {
 		for k, t := range st.fq.terms {
 			if dt.body[i].count(t) > 0 {
 				st.df[k]++

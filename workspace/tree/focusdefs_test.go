@@ -269,23 +269,29 @@ func FuzzDecodeDefTerms(f *testing.F) {
 	})
 }
 
+// threeDefs is a file of three functions (threeDefSpans), for the
+// ranking tests: idle, queue and config each in one name; pool in a
+// parameter and in another body; conns in one body.
+var threeDefs = strings.Join([]string{
+	"func parseConfig(path string) (*Config, error) {", // 1
+	"\treturn decode(readFile(path))",
+	"}",
+	"func closeIdle(pool *Pool) {", // 4
+	"\tfor _, c := range conns { c.Close() }",
+	"}",
+	"func drainQueue(q *Queue) {", // 7
+	"\tfor q.Len() > 0 { q.Pop() } // pool",
+	"}",
+}, "\n")
+
+var threeDefSpans = []DefSpan{{1, 3}, {4, 6}, {7, 9}}
+
 // TestDefTermsRankNamed: with the definitions' names, one request term is
 // enough for a definition whose name holds it when no other definition
 // holds it (get_netrc_auth for "Fix empty netrc entry usage"); in a body
 // only, in a parameter, or held by another definition too, it is not.
 func TestDefTermsRankNamed(t *testing.T) {
-	src := strings.Join([]string{
-		"func parseConfig(path string) (*Config, error) {", // 1
-		"\treturn decode(readFile(path))",
-		"}",
-		"func closeIdle(pool *Pool) {", // 4
-		"\tfor _, c := range conns { c.Close() }",
-		"}",
-		"func drainQueue(q *Queue) {", // 7
-		"\tfor q.Len() > 0 { q.Pop() } // pool",
-		"}",
-	}, "\n")
-	defs := []DefSpan{{1, 3}, {4, 6}, {7, 9}}
+	src, defs := threeDefs, threeDefSpans
 	names := []string{"parseConfig", "closeIdle", "drainQueue"}
 	named := func(i int, t uint32) bool { return slices.Contains(TermsOf(names[i:i+1]), t) }
 	dt := NewDefTerms([]byte(src), defs)
@@ -319,18 +325,7 @@ func TestDefTermsRankNamed(t *testing.T) {
 // term, which RankBy leaves out (engine's ladder of a file no definition
 // of which holds two of the request's words), scored alike.
 func TestDefTermsRankAny(t *testing.T) {
-	src := strings.Join([]string{
-		"func parseConfig(path string) (*Config, error) {", // 1
-		"\treturn decode(readFile(path))",
-		"}",
-		"func closeIdle(pool *Pool) {", // 4
-		"\tfor _, c := range conns { c.Close() }",
-		"}",
-		"func drainQueue(q *Queue) {", // 7
-		"\tfor q.Len() > 0 { q.Pop() } // pool",
-		"}",
-	}, "\n")
-	dt := NewDefTerms([]byte(src), []DefSpan{{1, 3}, {4, 6}, {7, 9}})
+	dt := NewDefTerms([]byte(threeDefs), threeDefSpans)
 	for _, tc := range []struct {
 		request string
 		want    []int
