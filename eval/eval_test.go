@@ -270,7 +270,7 @@ func TestChangedLines(t *testing.T) {
 		{"empty chunk", []ctxd.Chunk{{Source: "a.go"}}, 0},
 	}
 	for _, tt := range tests {
-		seen, total := visibleLines(tt.chunks, got)
+		seen, total := VisibleLines(tt.chunks, got)
 		if seen != tt.seen || total != 5 {
 			t.Errorf("%s: visible %d of %d, want %d of 5", tt.name, seen, total, tt.seen)
 		}

@@ -36,12 +36,6 @@ type FitCase struct {
 	Seen, Total, Found int
 }
 
-// VisibleLines counts the changed lines (by file) that chunks show
-// verbatim, and all of them: all-lines' rule.
-func VisibleLines(chunks []ctxd.Chunk, changed map[string][]int) (seen, total int) {
-	return visibleLines(chunks, changed)
-}
-
 // fittingHook returns the engine's Fitting callback that records the
 // fitter's input into fc, each chunk's views computed as the fitter
 // would (ctx: the case's).

@@ -186,9 +186,10 @@ func abs(n int) int {
 	return n
 }
 
-// visibleLines counts the changed lines shown verbatim in chunks: the
-// file's chunk is included and the line is in none of its elided ranges.
-func visibleLines(chunks []ctxd.Chunk, changed map[string][]int) (seen, total int) {
+// VisibleLines counts the changed lines (by file) shown verbatim in
+// chunks, and all of them: all-lines' rule (the file's chunk is included
+// and the line is in none of its elided ranges).
+func VisibleLines(chunks []ctxd.Chunk, changed map[string][]int) (seen, total int) {
 	by := map[string]*ctxd.Chunk{}
 	for i := range chunks {
 		if chunks[i].Content != "" {

@@ -288,7 +288,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 				cr[bi].add(fr[a])
 				br[bi].add(bmRanks[a])
 			}
-			seen, total := visibleLines(env.Context.Chunks, changed)
+			seen, total := VisibleLines(env.Context.Chunks, changed)
 			ct[bi].addLines(seen, total)
 			if opts.Fits != nil {
 				fc.Case, fc.Commit, fc.Budget, fc.Answer, fc.Changed = i+1, c.Commit, b, c.Answer, changed

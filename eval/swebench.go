@@ -364,7 +364,7 @@ func runInstance(ctx context.Context, wt string, in Instance, budgets []int, cfg
 		res.ContextBudget = append(res.ContextBudget, env.Context.Budget)
 		var c SWEOutcome
 		c.Found, c.Full, c.Whole = shown(env.Context.Chunks, res.Files)
-		c.Seen, _ = visibleLines(env.Context.Chunks, changed)
+		c.Seen, _ = VisibleLines(env.Context.Chunks, changed)
 		c.Views = answerViews(env.Context.Chunks, res.Files)
 		res.Ctxd = append(res.Ctxd, c)
 		res.BM25 = append(res.BM25, baselineOutcome(base.fill(in.ProblemStatement, counter, env.Context.Budget), res.Files, changed))
@@ -384,7 +384,7 @@ func baselineOutcome(got, files []string, changed map[string][]int) SWEOutcome {
 		}
 	}
 	o.Full, o.Whole = o.Found, o.Found
-	o.Seen, _ = visibleLines(whole, changed)
+	o.Seen, _ = VisibleLines(whole, changed)
 	return o
 }
 
