@@ -81,3 +81,27 @@ func TestParseLogSubjects(t *testing.T) {
 		t.Errorf("parseLog = %q, %q", commits, subjects)
 	}
 }
+
+// BenchmarkMessages: building the messages of 400 commits (once per
+// HEAD) and ranking a request against them (once per request).
+func BenchmarkMessages(b *testing.B) {
+	words := []string{"fix", "css", "parsing", "Form", "parameter", "hmr", "ssr", "optimizer", "config", "build", "worker", "resolve", "glob", "plugin", "legacy", "server", "client", "module", "runner", "dependency"}
+	subjects := make([]string, 400)
+	commits := make([][]string, 400)
+	for i := range subjects {
+		subjects[i] = fmt.Sprintf("fix(%s): handle %s in %s when %s is set (#%d)", words[i%20], words[(i*7)%20], words[(i*3)%20], words[(i*11)%20], i)
+		commits[i] = []string{fmt.Sprintf("src/%s/file%d.ts", words[i%20], i%37), fmt.Sprintf("src/%s.ts", words[(i*3)%20])}
+	}
+	q := TermsOf(query.Parse("fix(css): support external CSS with lightningcss in the worker build").Words)
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			NewMessages(subjects, commits)
+		}
+	})
+	m := NewMessages(subjects, commits)
+	b.Run("rank", func(b *testing.B) {
+		for b.Loop() {
+			m.Rank(q, 200, nil)
+		}
+	})
+}
