@@ -17,22 +17,18 @@ import (
 // though it was shown at the smaller one (more budget showed less), and
 // though b.go's larger view with what the rest of the tokens buy is
 // worth more than a.go's step. The allocation by total value shows the
-// line at every budget in the table, within it. Since the focus term
-// counts the best function too (focusShown, BENCHMARKS.md "hstep"), the
-// ladder's second step is no lump and the greedy order shows the line as
-// well: only the small file's case needs allocate.
+// line at every budget in the table, within it.
 func TestFitAllocatesByTotalValue(t *testing.T) {
 	c := counter(t)
 	for _, tc := range []struct {
-		name     string
-		ladder   bool    // b.go a focus ladder, not a small file
-		scoreB   float64 // b.go's score
-		budgets  []int
-		line     string // the changed line
-		allocate bool   // the greedy order alone hides it
+		name    string
+		ladder  bool    // b.go a focus ladder, not a small file
+		scoreB  float64 // b.go's score
+		budgets []int
+		line    string // the changed line
 	}{
-		{"focus ladder", true, 2500, []int{750, 800, 850}, "b line 40:", false},
-		{"small file whole", false, 900, []int{600, 950, 1000}, "b line 30:", true},
+		{"focus ladder", true, 2500, []int{750, 800, 850}, "b line 40:"},
+		{"small file whole", false, 900, []int{600, 950, 1000}, "b line 30:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 300), Score: 3000}
@@ -78,7 +74,7 @@ func TestFitAllocatesByTotalValue(t *testing.T) {
 				}
 			}
 			allocExact = true
-			if tc.allocate && hidden == 0 {
+			if hidden == 0 {
 				t.Errorf("the greedy order alone shows %q at every budget %v: the case does not exercise allocate", tc.line, tc.budgets)
 			}
 		})

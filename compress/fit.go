@@ -350,10 +350,9 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		return 0
 	case !c.Truncated:
 		// The whole file shows every definition: the global term
-		// (globalShown) and the focus term (focusShown, 1 for a file with
-		// ranked focus lines) raise it as they raise the views, so the
-		// step from a focus view to the whole file keeps its gain.
-		return wholeQuality + focusMore*focusShown(c) + globalMore*globalShown(c)
+		// (globalShown) raises it as it raises the views, so the step
+		// from a focus view to the whole file keeps its gain.
+		return wholeQuality + globalMore*globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
 			return middleBase
@@ -431,28 +430,22 @@ func refShown(c *ctxd.Chunk) float64 {
 	return 0.5 + 0.5*float64(shown)/float64(n)
 }
 
-// focusMore is what a view gains in quality by showing every one of its
-// focus lines' functions (focusShown), the whole file included.
-var focusMore = 0.2
+// focusMore is what a focus view gains in quality by showing every one of
+// its focus lines' functions rather than the best one alone.
+var focusMore = 0.1
 
-// focusShown is the part of the focus lines whose functions a view shows
-// (1 for all, the whole file's), each focus line weighing its
-// definition's score (Facts.FocusDefs; a line without one, such as a
-// helper a focused test uses, weighs the least score, and all weigh alike
-// when none has one). Without it the view of the best function alone was
-// worth as much as the one with the best three, and a file the request is
-// about (the test file a test is to be added to) never grew past its one
-// function while weaker files were upgraded whole; with the scores, a
-// step of the focus ladder (engine's views keeping the best 1, 2, 3, 5, 8
-// functions whole) is worth what its functions match of the request. The
-// best function counts too, and the whole file shows them all: when it
-// did not (the share of the lines after the first, 0.1 of quality, the
-// whole file without it), the term could not grow without taking value
-// from the whole step, and at 0.2 or 0.3 files fell from whole to a
-// focus view (BENCHMARKS.md "hfit3"); counted so, at 0.2, the training
-// split's mean all-lines rose 0.5 with no cell lost ("hstep"). A view
-// with fewer than two focus lines (a cursor's, an error's, a single
-// ranked function) gains nothing.
+// focusShown is the part of the focus lines after the first that a focus
+// view shows the functions of (0 for the best function alone, 1 for all),
+// each focus line weighing its definition's score (Facts.FocusDefs; a
+// line without one, such as a helper a focused test uses, weighs the
+// least score, and all weigh alike when none has one). Without it the
+// view of the best function alone was worth as much as the one with the
+// best three, and a file the request is about (the test file a test is to
+// be added to) never grew past its one function while weaker files were
+// upgraded whole; with the scores, a step of the focus ladder (engine's
+// views keeping the best 1, 2, 3, 5, 8 functions whole) is worth what its
+// added functions match of the request. A view without focus lines (a
+// cursor's, an error's) gains nothing.
 func focusShown(c *ctxd.Chunk) float64 {
 	fl := c.Facts.FocusLines
 	if len(fl) < 2 {
@@ -478,7 +471,11 @@ func focusShown(c *ctxd.Chunk) float64 {
 			shown += w
 		}
 	}
-	return shown / total
+	first := weight(0)
+	if total <= first {
+		return 0
+	}
+	return max(shown-first, 0) / (total - first)
 }
 
 // focusLinesShown counts c's focus lines outside its elided ranges, and

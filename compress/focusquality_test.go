@@ -1,9 +1,7 @@
 package compress
 
 import (
-	"context"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd"
@@ -13,7 +11,7 @@ import (
 // (viewQuality), and more the more of its focus lines' functions it shows,
 // so the upgrade pass grows the best function alone into the best three; a
 // view without focus lines is worth its share alone; the outline only its
-// presence; the whole file shows every focus line's function.
+// presence.
 func TestFocusQuality(t *testing.T) {
 	focus := []int{10, 50, 90}
 	// A tenth of the file's tokens.
@@ -26,8 +24,8 @@ func TestFocusQuality(t *testing.T) {
 		c    *ctxd.Chunk
 		want float64
 	}{
-		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), tenth + focusMore/3},
-		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + 2*focusMore/3},
+		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), tenth},
+		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + focusMore/2},
 		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), tenth + focusMore},
 		{"focus view, all three", view(ctxd.ViewFocus, focus), tenth + focusMore},
 		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), tenth},
@@ -40,7 +38,6 @@ func TestFocusQuality(t *testing.T) {
 		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), tenth - focusMore},
 		{"the outline is presence", view(ctxd.ViewOutline, focus), outlineQuality},
 		{"whole", &ctxd.Chunk{Tokens: 1000}, 1},
-		{"whole, with focus lines", &ctxd.Chunk{Tokens: 1000, Facts: ctxd.Facts{FocusLines: focus}}, 1 + focusMore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,9 +66,8 @@ func TestQualityGrowsWithWhatIsShown(t *testing.T) {
 
 // TestFocusShownByScore: a focus view's focus lines weigh their
 // definitions' scores (Facts.FocusDefs): the second of three functions,
-// scored close to the best, is worth nearly as much as the best, the
-// third little; a line without a score weighs the least one; the whole
-// file shows them all.
+// scored close to the best, is worth most of what the third adds little
+// to; a line without a score weighs the least one.
 func TestFocusShownByScore(t *testing.T) {
 	focus := []int{10, 50, 90}
 	defs := []ctxd.DefScore{{Line: 10, Score: 10}, {Line: 50, Score: 9}, {Line: 90, Score: 1}}
@@ -83,14 +79,12 @@ func TestFocusShownByScore(t *testing.T) {
 		c    *ctxd.Chunk
 		want float64
 	}{
-		{"best two", view(defs, ctxd.LineRange{Start: 60, End: 100}), 19.0 / 20},
-		{"best and third", view(defs, ctxd.LineRange{Start: 40, End: 60}), 11.0 / 20},
+		{"best two", view(defs, ctxd.LineRange{Start: 60, End: 100}), 0.9},
+		{"best and third", view(defs, ctxd.LineRange{Start: 40, End: 60}), 0.1},
 		{"all", view(defs), 1},
-		{"best alone", view(defs, ctxd.LineRange{Start: 40, End: 100}), 10.0 / 20},
-		{"second alone", view(defs, ctxd.LineRange{Start: 1, End: 20}, ctxd.LineRange{Start: 60, End: 100}), 9.0 / 20},
-		{"third unscored weighs the least", view(defs[:2], ctxd.LineRange{Start: 60, End: 100}), 19.0 / 28},
-		{"no scores: by count", view(nil, ctxd.LineRange{Start: 60, End: 100}), 2.0 / 3},
-		{"whole", &ctxd.Chunk{Tokens: 1000, Facts: ctxd.Facts{FocusLines: focus, FocusDefs: defs}}, 1},
+		{"best alone", view(defs, ctxd.LineRange{Start: 40, End: 100}), 0},
+		{"third unscored weighs the least", view(defs[:2], ctxd.LineRange{Start: 60, End: 100}), 9.0 / 18},
+		{"no scores: by count", view(nil, ctxd.LineRange{Start: 60, End: 100}), 0.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,9 +142,9 @@ func TestFocusLineShownAlone(t *testing.T) {
 		c    *ctxd.Chunk
 		want float64
 	}{
-		{"second's first line alone (a match line)", alone, tenth + focusMore/3},
-		{"second whole", whole, tenth + 2*focusMore/3},
-		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + 2*focusMore/3},
+		{"second's first line alone (a match line)", alone, tenth},
+		{"second whole", whole, tenth + focusMore/2},
+		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + focusMore/2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,47 +213,5 @@ func TestGlobalShown(t *testing.T) {
 	}
 	if q := qualityAt(&ctxd.Chunk{Tokens: 1000}, 0); q != 1 {
 		t.Errorf("whole without global scores: %.3f", q)
-	}
-}
-
-// TestFitShowsTheSecondRankedFunction: b.go's focus ladder ranks three
-// functions (scores 10, 9 and 3: the best alone, the best two, all three),
-// and the task changed the second (its line 40); a.go, ranked first, has a
-// signatures step of about 570 tokens. When the best function alone was
-// worth nothing of the focus term (focusShown counted the lines after the
-// first) and the whole file nothing either, b.go's second step carried the
-// whole term, and a.go's step, bought first, left no room for it at 850
-// and 900 tokens (it was shown at 750 and 800: more budget, less shown).
-// Counted over every focus line, the best two hold 19 of 20 of the
-// ladder's score and are bought within the budget (fitShown checks it).
-func TestFitShowsTheSecondRankedFunction(t *testing.T) {
-	c := counter(t)
-	a := ctxd.Chunk{Source: "a.go", ChunkType: ctxd.ChunkFile, Content: lines("a", 300), Score: 3000}
-	b := ctxd.Chunk{Source: "b.go", ChunkType: ctxd.ChunkFile, Content: lines("b", 200), Score: 2500}
-	b.Facts.FocusLines = []int{1, 21, 46}
-	b.Facts.FocusDefs = []ctxd.DefScore{{Line: 1, Score: 10}, {Line: 21, Score: 9}, {Line: 46, Score: 3}}
-	cc := ctxd.Chunk{Source: "c.go", ChunkType: ctxd.ChunkFile, Content: lines("c", 30), Score: 800}
-	views := func(_ context.Context, ch *ctxd.Chunk) []View {
-		n := strings.Count(ch.Content, "\n")
-		var vs []View
-		switch ch.Source {
-		case "a.go":
-			vs = append(vs, View{Level: ctxd.ViewSignatures, Text: lines("a", 38), Elided: []ctxd.LineRange{{Start: 39, End: n}}})
-		case "b.go":
-			// The ladder: the three functions (lines 1-70), the best two
-			// (1-45), the best alone (1-20).
-			vs = append(vs,
-				View{Level: ctxd.ViewFocusOnly, Text: lines("b", 70), Elided: []ctxd.LineRange{{Start: 71, End: n}}},
-				View{Level: ctxd.ViewFocusOnly, Text: lines("b", 45), Elided: []ctxd.LineRange{{Start: 46, End: n}}},
-				View{Level: ctxd.ViewFocusOnly, Text: lines("b", 20), Elided: []ctxd.LineRange{{Start: 21, End: n}}})
-		}
-		return append(vs, View{Level: ctxd.ViewOutline, Text: "func " + ch.Source[:1] + "()\n", Elided: []ctxd.LineRange{{Start: 1, End: n}}})
-	}
-	for _, budget := range []int{750, 800, 850, 900} {
-		shown := fitShown(t, []ctxd.Chunk{a, b, cc}, Options{Budget: budget, Counter: c, Render: render, Views: views})
-		ch, ok := shown["b.go"]
-		if !ok || !strings.Contains(ch.Content, "b line 40:") {
-			t.Errorf("budget %d: b.go at %q (%d tokens), want its second function (line 40) shown; a.go at %q", budget, ch.Truncation, ch.Tokens, shown["a.go"].Truncation)
-		}
 	}
 }
