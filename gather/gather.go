@@ -619,10 +619,31 @@ func containsPrefix(ss []string, prefix string) bool {
 	return false
 }
 
+// structureShare is the share of a known context budget the structure
+// tree may take before it is rendered one level shallower: a tree cut to
+// its head and tail by the fitter showed `./`, `.ci/` and two lines of
+// its first directory and elided the rest (ctxd's own tree at 8,000
+// tokens: 3 of 400 lines), where a shallower tree shows every top-level
+// directory with its counts.
+const structureShare = 0.1
+
 // structureChunk renders the workspace tree (ignored and secret files
-// left out, files only open in the editor shown).
+// left out, files only open in the editor shown), to the request's depth
+// or, when the context budget is known and the tree would take more than
+// structureShare of it (about four bytes a token), to the deepest level
+// that fits, depth 1 at least.
 func (g *gathering) structureChunk(overlay map[string]string) ctxd.Chunk {
-	text := g.snap.Structure(g.req.StructureDepth, overlay)
+	depth := g.req.StructureDepth
+	text := g.snap.Structure(depth, overlay)
+	reason := fmt.Sprintf("workspace tree to depth %d", depth)
+	if limit := int(structureShare * float64(g.req.ContextBudget) * 4); g.req.ContextBudget > 0 && len(text) > limit {
+		deep := len(text)
+		for depth > 1 && len(text) > limit {
+			depth--
+			text = g.snap.Structure(depth, overlay)
+		}
+		reason = fmt.Sprintf("workspace tree to depth %d (depth %d takes about %d tokens, over a tenth of the %d-token context)", depth, g.req.StructureDepth, deep/4, g.req.ContextBudget)
+	}
 	p := ctxd.PriorityMedium
 	switch g.req.Task {
 	case ctxd.TaskAnalyze:
@@ -637,7 +658,7 @@ func (g *gathering) structureChunk(overlay map[string]string) ctxd.Chunk {
 		Priority:  p,
 		Hash:      hex.EncodeToString(sum[:]),
 		Facts: ctxd.Facts{
-			Reasons: []string{fmt.Sprintf("workspace tree to depth %d", g.req.StructureDepth)},
+			Reasons: []string{reason},
 			Lines:   byteview.CountLines(text),
 			Size:    int64(len(text)),
 		},

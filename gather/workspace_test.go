@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -251,6 +252,60 @@ func TestStructureShowsBufferOnlyFiles(t *testing.T) {
 		}
 		if tt.overlay != nil && chunk(res, "pkg/tax.go") == nil {
 			t.Errorf("%s: the buffer-only file was not gathered: %v", tt.name, sources(res))
+		}
+	}
+}
+
+// TestStructureFitsTheBudget: a tree larger than a tenth of a known
+// context budget is rendered shallower, to the deepest level that fits,
+// so every top-level directory stays listed with its counts (the fitter
+// cut a deep tree to its head and tail: `./`, the first directory and
+// nothing else); an unknown or large budget keeps the request's depth.
+func TestStructureFitsTheBudget(t *testing.T) {
+	files := map[string]string{"main.go": "package main\n"}
+	for _, top := range []string{"api", "core", "web"} {
+		for _, mid := range []string{"alpha", "beta", "gamma", "delta"} {
+			for i := range 6 {
+				files[fmt.Sprintf("%s/%s/file_with_a_long_name_%d.go", top, mid, i)] = "package x\n"
+			}
+		}
+	}
+	w := workspaceOf(t, files)
+	for _, tt := range []struct {
+		name   string
+		budget int
+		depth  int // the depth the tree should have
+	}{
+		{"unknown budget", 0, 3},
+		{"large budget", 100000, 3},
+		{"middling budget", 2000, 2},
+		{"small budget", 500, 1},
+		{"tiny budget, depth 1 at least", 10, 1},
+	} {
+		res := gather(t, w, Request{Task: ctxd.TaskImplement, Query: query.Parse("alpha"), ContextBudget: tt.budget, StructureDepth: 3})
+		s := chunk(res, "structure")
+		if s == nil {
+			t.Fatalf("%s: no structure chunk", tt.name)
+		}
+		for _, top := range []string{"api/", "core/", "web/", "main.go"} {
+			if !strings.Contains(s.Content, top) {
+				t.Errorf("%s: the tree lacks %s:\n%s", tt.name, top, s.Content)
+			}
+		}
+		// Depth d lists the d-th level's names (indented 2d spaces) and
+		// nothing deeper.
+		deepest := 0
+		for _, l := range strings.Split(strings.TrimSpace(s.Content), "\n")[1:] {
+			deepest = max(deepest, (len(l)-len(strings.TrimLeft(l, " ")))/2)
+		}
+		if deepest != tt.depth {
+			t.Errorf("%s: tree of depth %d, want %d:\n%s", tt.name, deepest, tt.depth, s.Content)
+		}
+		if want := fmt.Sprintf("workspace tree to depth %d", tt.depth); !strings.HasPrefix(s.Facts.Reasons[0], want) {
+			t.Errorf("%s: reason %q, want it to start %q", tt.name, s.Facts.Reasons[0], want)
+		}
+		if tt.depth < 3 && tt.budget > 10 && len(s.Content) > tt.budget*4/10 {
+			t.Errorf("%s: tree of %d bytes, over a tenth of %d tokens", tt.name, len(s.Content), tt.budget)
 		}
 	}
 }
