@@ -230,6 +230,7 @@ const (
 	TermRank      = "lexical_rank"
 	TermGraph     = "graph_rank"
 	TermCoChange  = "cochange_rank"
+	TermMessage   = "message_rank"
 	TermSize      = "size_penalty"
 	TermCustom    = "custom"
 )
@@ -335,6 +336,10 @@ type Facts struct {
 	// CoChangeRank is the source's 1-based place among the files that
 	// changed together with those seeds in recent commits; 0 when none.
 	CoChangeRank int `json:"cochange_rank,omitempty"`
+	// MessageRank is the source's 1-based place among the files that the
+	// recent commits whose subjects share the request's words changed;
+	// 0 when none.
+	MessageRank int `json:"message_rank,omitempty"`
 	// Test reports a test file or fixture.
 	Test bool `json:"test,omitempty"`
 	// Explicit reports a source the user named directly (open file or a

@@ -46,6 +46,7 @@ type FeatureItem struct {
 	Lexical      *ctxd.LexicalMatch `json:"lexical,omitempty"`
 	GraphRank    int                `json:"graph_rank,omitempty"`
 	CoChangeRank int                `json:"cochange_rank,omitempty"`
+	MessageRank  int                `json:"message_rank,omitempty"`
 	CommitRank   int                `json:"commit_rank,omitempty"`
 	Mentioned    bool               `json:"mentioned,omitempty"`
 	Defines      int                `json:"defines,omitempty"` // MentionedSymbols
@@ -74,7 +75,7 @@ func featureCase(i int, c Case, budget int, scored []ctxd.Chunk, env *ctxd.Envel
 			Answer: slices.Contains(c.Answer, ch.Source),
 			Role:   f.Role, Test: f.Test, Reasons: f.Reasons,
 			Relevance: f.Relevance, LexicalShare: f.LexicalShare, LexicalRank: f.LexicalRank, Lexical: f.Lexical,
-			GraphRank: f.GraphRank, CoChangeRank: f.CoChangeRank, CommitRank: f.CommitRank,
+			GraphRank: f.GraphRank, CoChangeRank: f.CoChangeRank, MessageRank: f.MessageRank, CommitRank: f.CommitRank,
 			Mentioned: f.Mentioned, Defines: len(f.MentionedSymbols), Uses: len(f.UsedSymbols),
 			FocusDefs: len(f.FocusDefs), MatchLines: len(f.MatchLines), DeclLines: len(f.DeclLines),
 		}

@@ -50,6 +50,7 @@ func (g *gathering) fusedWant() int {
 type fusedFile struct {
 	rel              string
 	lex, graph, co   int
+	msg              int
 	value            float64
 	relevance, share float64
 }
@@ -63,7 +64,7 @@ type fusedFile struct {
 // resolve root to real path": vite's config.ts, absent at every budget
 // before, in a repository of 2,000 files).
 func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
-	if n <= 0 || len(lr.graph)+len(lr.cochange) == 0 {
+	if n <= 0 || len(lr.graph)+len(lr.cochange)+len(lr.message) == 0 {
 		return
 	}
 	best := 0.0
@@ -84,7 +85,7 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 		if f.TestDoc() && !(aboutTests && lang.IsTest(rel)) {
 			return
 		}
-		ff := fusedFile{rel: rel, graph: lr.graph[rel], co: lr.cochange[rel]}
+		ff := fusedFile{rel: rel, graph: lr.graph[rel], co: lr.cochange[rel], msg: lr.message[rel]}
 		if h, rank := g.lexical.Hit(rel); h != nil {
 			ff.lex = rank
 			ff.relevance = h.Relevance
@@ -93,7 +94,7 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 			}
 		}
 		signals := 0
-		for _, r := range []int{ff.lex, ff.graph, ff.co} {
+		for _, r := range []int{ff.lex, ff.graph, ff.co, ff.msg} {
 			if r > 0 {
 				signals++
 			}
@@ -101,13 +102,16 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 		if signals < 2 {
 			return
 		}
-		ff.value = prioritize.SignalValue(&ctxd.Facts{Relevance: ff.relevance, LexicalShare: ff.share, LexicalRank: ff.lex, GraphRank: ff.graph, CoChangeRank: ff.co})
+		ff.value = prioritize.SignalValue(&ctxd.Facts{Relevance: ff.relevance, LexicalShare: ff.share, LexicalRank: ff.lex, GraphRank: ff.graph, CoChangeRank: ff.co, MessageRank: ff.msg})
 		fs = append(fs, ff)
 	}
 	for rel := range lr.graph {
 		consider(rel)
 	}
 	for rel := range lr.cochange {
+		consider(rel)
+	}
+	for rel := range lr.message {
 		consider(rel)
 	}
 	slices.SortFunc(fs, func(a, b fusedFile) int {
@@ -132,6 +136,9 @@ func fusedReason(f fusedFile) string {
 	}
 	if f.co > 0 {
 		parts = append(parts, fmt.Sprintf("co-change %d", f.co))
+	}
+	if f.msg > 0 {
+		parts = append(parts, fmt.Sprintf("messages %d", f.msg))
 	}
 	return reasonFused + " (" + strings.Join(parts, ", ") + ")"
 }

@@ -28,8 +28,16 @@ func (g *gathering) linkWant(depth int, named bool) int {
 
 // linkRanks is what the link signals say about the candidates.
 type linkRanks struct {
-	graph, cochange map[string]int // 1-based ranks
+	graph, cochange, message map[string]int // 1-based ranks
 }
+
+// messageDepth is how many files the messages' signal adds as
+// candidates beyond those gathered otherwise (at linkFullBudget and
+// above), as co-change does (tree.Links.CoChangeDepth).
+const messageDepth = 2
+
+// reasonMessage is the reason of a file the messages' signal added.
+const reasonMessage = "changed by recent commits worded like the request"
 
 // linkSources seeds the graph and co-change signals, adds their best
 // files as candidates and returns the ranks of every file they reached.
@@ -48,15 +56,31 @@ func (g *gathering) linkSources(ctx context.Context, hits []tree.Hit, targets []
 			}
 		}
 	}
-	if len(seeds) == 0 {
-		return lr
-	}
 	// A file of no known language (.editorconfig, .gitignore,
 	// .gitattributes) is classed as code by default, but what changes
 	// with everything is noise to co-change, not a partner.
 	code := func(rel string) bool {
 		f := g.snap.ByRel[rel]
 		return f != nil && !f.Secret && f.CodeRole() && !f.TestDoc() && lang.Of(rel) != ""
+	}
+
+	// Messages: the files of the recent commits whose subjects share the
+	// request's words; seeds of nothing (the request is their seed).
+	if g.git != nil && g.git.Messages.Len() > 0 {
+		ms := g.git.Messages.Rank(tree.TermsOf(g.req.Query.Words), 200, code)
+		lr.message = make(map[string]int, len(ms))
+		want, added := g.linkWant(messageDepth, named), 0
+		for k, s := range ms {
+			lr.message[s.Path] = k + 1
+			if added < want && g.cands[s.Path] == nil {
+				if g.add(s.Path, reasonMessage, ctxd.RoleRelated, false) != nil {
+					added++
+				}
+			}
+		}
+	}
+	if len(seeds) == 0 {
+		return lr
 	}
 
 	// Graph.
@@ -135,6 +159,7 @@ func (g *gathering) linkFacts(lr linkRanks) {
 	for rel, c := range g.cands {
 		c.facts.GraphRank = lr.graph[rel]
 		c.facts.CoChangeRank = lr.cochange[rel]
+		c.facts.MessageRank = lr.message[rel]
 	}
 }
 

@@ -65,13 +65,16 @@ const (
 // lexical rank: Scale*K/(K+rank-1).
 type FusionWeights struct {
 	Graph, CoChange float64
-	K               float64
+	// Message weighs the rank among the files of the recent commits
+	// whose subjects share the request's words (Facts.MessageRank).
+	Message float64
+	K       float64
 }
 
 // Fusion holds the weights in use, fit on the development set by
 // scripts/fitweights (see BENCHMARKS.md). It is a variable so that the
 // search can try others; nothing else changes it.
-var Fusion = FusionWeights{Graph: 150, CoChange: 150, K: RankK}
+var Fusion = FusionWeights{Graph: 150, CoChange: 150, Message: 150, K: RankK}
 
 // Boost is a custom score boost for sources matching a doublestar pattern
 // (the design's custom prioritizer, configured under [priority]).
@@ -175,6 +178,10 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		add(ctxd.TermCoChange, fusionTerm(Fusion.CoChange, f.CoChangeRank),
 			fmt.Sprintf("co-change rank %d: changed together with the request's files in recent commits", f.CoChangeRank))
 	}
+	if f.MessageRank > 0 && Fusion.Message > 0 {
+		add(ctxd.TermMessage, fusionTerm(Fusion.Message, f.MessageRank),
+			fmt.Sprintf("message rank %d: changed by recent commits whose subjects share the request's words", f.MessageRank))
+	}
 	for _, b := range opts.Boosts {
 		if ok, _ := doublestar.Match(b.Pattern, c.Source); ok {
 			add(ctxd.TermCustom, float64(b.Value), "configured boost for "+b.Pattern)
@@ -201,7 +208,7 @@ func rankTerm(rank int) float64 { return RankTerm(RankScale, RankK, rank) }
 func fusionTerm(w float64, rank int) float64 { return RankTerm(w, Fusion.K, rank) }
 
 // SignalValue is the sum of the terms Terms gives f's lexical match and
-// its lexical, graph and co-change ranks, unrounded: what gathering
+// its lexical, graph, co-change and message ranks, unrounded: what gathering
 // compares of files no source gathered (gather's fused ranking).
 func SignalValue(f *ctxd.Facts) float64 {
 	v := 0.0
@@ -216,6 +223,9 @@ func SignalValue(f *ctxd.Facts) float64 {
 	}
 	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
 		v += fusionTerm(Fusion.CoChange, f.CoChangeRank)
+	}
+	if f.MessageRank > 0 && Fusion.Message > 0 {
+		v += fusionTerm(Fusion.Message, f.MessageRank)
 	}
 	return v
 }

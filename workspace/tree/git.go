@@ -515,9 +515,11 @@ type gitState struct {
 	headKey string
 	Commits []Commit
 
-	// histKey is the HEAD the co-change history was read at.
+	// histKey is the HEAD the co-change history was read at; msgs is
+	// the same commits' subjects (messages.go).
 	histKey string
 	hist    *graph.History
+	msgs    *Messages
 
 	// lineHist is the line histories read per HEAD (linehistcache.go).
 	lineHist lineHistState
@@ -556,6 +558,9 @@ type GitInfo struct {
 	Diff       *Diff
 	// history is the co-change history (links.go), nil without git.
 	History *graph.History
+	// Messages is the same commits' subjects and files (messages.go),
+	// nil without git.
+	Messages *Messages
 }
 
 // facts reads the recent history (n commits; none when n < 0) and the
@@ -587,7 +592,7 @@ func (s *gitState) facts(ctx context.Context, n int, keep func(string) bool) (*G
 			commits = nil
 		}
 		gi.Commits = commits
-		gi.History = s.history(ctx)
+		gi.History, gi.Messages = s.history(ctx)
 		for i, c := range commits {
 			for _, f := range c.Files {
 				if _, ok := gi.CommitRank[f]; !ok {
@@ -661,49 +666,64 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 const maxHistoryBytes = 8 << 20
 
 // history returns the co-change history (the last Links.Commits non-merge
-// commits' changed files, root-relative), read with the git CLI once per
-// HEAD; nil when git or the log is unavailable (co-change is then left
-// out, nothing else changes).
-func (s *gitState) history(ctx context.Context) *graph.History {
+// commits' changed files, root-relative) and the same commits' subjects,
+// read with the git CLI once per HEAD; nil when git or the log is
+// unavailable (co-change and the messages' signal are then left out,
+// nothing else changes).
+func (s *gitState) history(ctx context.Context) (*graph.History, *Messages) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.handle == nil {
-		return nil
+		return nil, nil
 	}
 	head, err := s.handle.head()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	key := fmt.Sprintf("%s/%d", head.Hash(), Links.Commits)
 	if key == s.histKey {
-		return s.hist
+		return s.hist, s.msgs
 	}
 	ckey := s.gitCacheKey(head.Hash().String(), Links.Commits)
 	if out, cut, ok := s.loadHistory(ckey); ok {
-		s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, cut), 0)
-		return s.hist
+		s.setHistory(key, out, cut)
+		return s.hist, s.msgs
 	}
 	if _, err := exec.LookPath("git"); err != nil {
-		return nil
+		return nil, nil
 	}
 	// --relative limits the log to the root and makes paths relative to it.
 	out, total, err := runGit(ctx, s.root, maxHistoryBytes, "log", "--no-merges", "--no-renames", "--relative",
-		"--name-only", "--format=%x01%P", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
+		"--name-only", "--format=%x01%P%x02%s", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
 	if err != nil {
 		s.log.Debug("co-change history unavailable", "error", err)
-		return nil
+		return nil, nil
 	}
 	cut := total > len(out)
-	s.histKey, s.hist = key, graph.NewHistory(parseNameLog(out, cut), 0)
+	s.setHistory(key, out, cut)
 	s.saveHistory(ckey, out, cut)
-	return s.hist
+	return s.hist, s.msgs
 }
 
-// parseNameLog splits `git log --name-only --format=%x01%P` output into
-// the files of each commit. Root commits (no parents: an import of the
-// whole tree, not a change) and a cut last commit are dropped.
+// setHistory reads the history log's output into the co-change history
+// and the messages, for key.
+func (s *gitState) setHistory(key string, out []byte, cut bool) {
+	commits, subjects := parseLog(out, cut)
+	s.histKey, s.hist, s.msgs = key, graph.NewHistory(commits, 0), NewMessages(subjects, commits)
+}
+
+// parseNameLog splits `git log --name-only --format=%x01%P%x02%s` output
+// into the files of each commit (parseLog).
 func parseNameLog(out []byte, cut bool) [][]string {
-	var commits [][]string
+	commits, _ := parseLog(out, cut)
+	return commits
+}
+
+// parseLog splits `git log --name-only --format=%x01%P%x02%s` output into
+// the files and the subject of each commit. Root commits (no parents: an
+// import of the whole tree, not a change) and a cut last commit are
+// dropped.
+func parseLog(out []byte, cut bool) (commits [][]string, subjects []string) {
 	parts := strings.Split(string(out), "\x01")
 	for k, part := range parts {
 		if k == 0 {
@@ -712,7 +732,8 @@ func parseNameLog(out []byte, cut bool) [][]string {
 		if k == len(parts)-1 && cut {
 			break
 		}
-		parents, names, _ := strings.Cut(part, "\n")
+		first, names, _ := strings.Cut(part, "\n")
+		parents, subject, _ := strings.Cut(first, "\x02")
 		if strings.TrimSpace(parents) == "" {
 			continue
 		}
@@ -723,8 +744,9 @@ func parseNameLog(out []byte, cut bool) [][]string {
 			}
 		}
 		commits = append(commits, files)
+		subjects = append(subjects, subject)
 	}
-	return commits
+	return commits, subjects
 }
 
 // FormatLog renders commits one per line with their files below.

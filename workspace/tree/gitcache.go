@@ -15,7 +15,7 @@ import (
 // is rebuilt, never trusted.
 
 const (
-	gitCacheVersion = 1
+	gitCacheVersion = 2 // 2: the history log holds each commit's subject
 	commitsMagic    = "CTXDLOG1"
 	commitsFile     = "commits.bin"
 	historyMagic    = "CTXDHIS1"

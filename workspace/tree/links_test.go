@@ -110,13 +110,31 @@ func TestParseNameLog(t *testing.T) {
 func FuzzParseNameLog(f *testing.F) {
 	f.Add([]byte("\x01p2\n\na.go\nb.go\n\x01p1\n\nc.go\n"), false)
 	f.Add([]byte("\x01\n\nb.go\n"), true)
+	f.Add([]byte("\x01p2\x02fix(css): keep the order\n\na.go\n\x01p1\x02feat: \x02x\n\nc.go\n"), false)
 	f.Fuzz(func(t *testing.T, out []byte, cut bool) {
-		for _, c := range parseNameLog(out, cut) {
+		commits, subjects := parseLog(out, cut)
+		if len(commits) != len(subjects) {
+			t.Fatalf("%d commits, %d subjects", len(commits), len(subjects))
+		}
+		for i, c := range commits {
+			if strings.ContainsAny(subjects[i], "\n\x01") {
+				t.Fatalf("bad subject %q", subjects[i])
+			}
 			for _, p := range c {
 				if p == "" || strings.ContainsAny(p, "\n\x01") {
 					t.Fatalf("bad path %q", p)
 				}
 			}
+		}
+		// The messages built from any log rank without failing, every
+		// file ranked once and from the log.
+		m := NewMessages(subjects, commits)
+		seen := map[string]bool{}
+		for _, s := range m.Rank(TermsOf(subjectWords(string(out))), 0, nil) {
+			if seen[s.Path] || s.Score <= 0 {
+				t.Fatalf("ranked %q twice or at %v", s.Path, s.Score)
+			}
+			seen[s.Path] = true
 		}
 	})
 }
