@@ -53,6 +53,15 @@ const (
 	focusDeclSpan = 60
 )
 
+// typeKinds are the kinds of the types focusCandidates offers when at
+// module level and of 2 to focusDeclSpan lines (focusLines ranks them
+// after the functions, like a class's head): Go's
+// structs, interfaces and other types, TypeScript's interfaces, type
+// aliases and enums. A commit adding a field edits the type's body, which
+// no function holds (BENCHMARKS.md "hdefin": 20 answer files of the
+// training split hid a changed line in a type's body).
+var typeKinds = map[string]bool{"struct": true, "interface": true, "type": true, "enum": true}
+
 // focusable reports a file chunk whose focus lines focusLines may choose:
 // no cursor, selection or error lines keep lines of it already, and it
 // is not minified.
@@ -91,7 +100,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// and its methods were collapsed like the rest.
 			if ent, err := e.symbolsOf(ctx, c, sums); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
-					spans, starts, _, _, names := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+					spans, starts, _, _, names, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
 					for k, l := range starts {
 						if slices.Contains(methods, l) {
@@ -135,7 +144,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				named = append(named, d.Line)
 			}
 		}
-		spans, starts, tests, long, names := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+		spans, starts, tests, long, names, types := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 		var among []int // nil: every span
 		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
 			among = []int{}
@@ -144,6 +153,25 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 					among = append(among, k)
 				}
 			}
+		}
+		// The types (a struct's fields, a class's head) rank apart and
+		// join the ladder after the functions (byName), in the best
+		// files only: a struct of many fields scores low against a
+		// function for the same words (length), and at its own score
+		// it fell under the ladder's cut.
+		var typed []int
+		if slices.Contains(types, true) {
+			var funcs []int
+			for k, t := range types {
+				if among == nil || slices.Contains(among, k) {
+					if t {
+						typed = append(typed, k)
+					} else {
+						funcs = append(funcs, k)
+					}
+				}
+			}
+			among = funcs
 		}
 		// Beside what the request names too: three more functions whole
 		// in every view of such a file cost the dev repos files shown
@@ -160,8 +188,18 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				// answer file at its bodies view, the changed function
 				// collapsed: BENCHMARKS.md "hdefch").
 				ranked = rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })
+			} else {
+				// Those holding a word few hold join after the ranked
+				// ones, like the named ones (BENCHMARKS.md "htype": 13
+				// answer files of the training split hid a changed
+				// function holding such a word while RankBy ranked
+				// others).
+				ranked = byName(ranked, rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) }))
 			}
 			ranked = byName(ranked, dt.RankNamed(fq, defsOf(among, long), holds))
+			if len(typed) > 0 {
+				ranked = byName(ranked, dt.RankBy(fq, typed, holds))
+			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
 		}
 		if looked > focusLadderFiles {
@@ -401,13 +439,15 @@ func isTestDef(d index.Def) bool {
 // the file rel with content src, whose symbol-index entry is ent:
 // functions and methods, those over treesitter.LongBody lines by runs of
 // treesitter.LongWindow lines (focused by their middle lines), the
-// module-level constants and variables of 2 to focusDeclSpan lines, and in
-// a test file its tests (describe/it titles and bodies are not in the
+// module-level constants, variables and types (typeKinds) of 2 to
+// focusDeclSpan lines, the heads of module-level classes (classHead), and
+// in a test file its tests (describe/it titles and bodies are not in the
 // symbol index: its analysis has them). tests marks a source file's own
 // tests (isTestDef), candidates for test tasks only; long holds, for a run
 // of a long function's lines, the function's first line (0 for a
-// definition); names holds the definitions' names ("" for a run or a test).
-func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int, names []string) {
+// definition); names holds the definitions' names ("" for a run or a test);
+// types marks the types and class heads.
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int, names []string, types []bool) {
 	testFile := lang.IsTest(rel)
 	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
 	// The functions under treesitter.LargeBody lines, by first line: a
@@ -434,12 +474,19 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 		switch {
 		case d.End <= d.Line:
 		case !isFunc(d):
-			if (d.Kind == "const" || d.Kind == "var") && d.Parent == "" && d.End-d.Line < focusDeclSpan {
-				spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
+			end := d.End
+			if d.Kind == "class" && d.Parent == "" {
+				end = classHead(ent.Defs, d)
+			} else if !(d.Kind == "const" || d.Kind == "var" || typeKinds[d.Kind]) || d.Parent != "" {
+				continue
+			}
+			if end > d.Line && end-d.Line < focusDeclSpan {
+				spans = append(spans, tree.DefSpan{Start: d.Line, End: end})
 				starts = append(starts, d.Line)
 				tests = append(tests, false)
 				long = append(long, 0)
 				names = append(names, d.Name)
+				types = append(types, d.Kind == "class" || typeKinds[d.Kind])
 			}
 		case d.End-d.Line > treesitter.LongBody:
 			// A long function (fastapi's get_request_handler, vite's
@@ -460,6 +507,7 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 				tests = append(tests, !testFile && isTestDef(d))
 				long = append(long, d.Line)
 				names = append(names, "")
+				types = append(types, false)
 			}
 		case !inSmall(d):
 			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
@@ -467,6 +515,7 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 			tests = append(tests, !testFile && isTestDef(d))
 			long = append(long, 0)
 			names = append(names, d.Name)
+			types = append(types, false)
 		}
 	}
 	if testFile {
@@ -474,9 +523,31 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 		tests = append(tests, make([]bool, len(spans)-len(tests))...)
 		long = append(long, make([]int, len(spans)-len(long))...)
 		names = append(names, make([]string, len(spans)-len(names))...)
+		types = append(types, make([]bool, len(spans)-len(types))...)
 	}
-	return spans, starts, tests, long, names
+	return spans, starts, tests, long, names, types
 }
+
+// classHead returns the last line of the head of the class c (of defs):
+// the lines from its declaration to above its first member that is no
+// field or attribute (its docstring, class attributes, a dataclass's
+// fields), at most classHeadLines of them. A commit editing the docstring
+// or adding an attribute changes lines no method holds (BENCHMARKS.md
+// "hdefin": httpx's Client and URL docstrings); focused at its first line,
+// the focus views show a long class's head (treesitter.typeHeads).
+func classHead(defs []index.Def, c index.Def) int {
+	end := c.End
+	for _, m := range defs {
+		if m.Line > c.Line && m.Line <= end && m.Kind != "const" && m.Kind != "var" && m.Kind != "field" {
+			end = m.Line - 1
+		}
+	}
+	return min(end, c.Line+classHeadLines-1)
+}
+
+// classHeadLines bounds a class's head ranked as a focus candidate: the
+// focus views show at most treesitter's namedHeadLines of it.
+const classHeadLines = 40
 
 // nameHolds returns whether the name of candidate i (of names, by
 // focusCandidates) holds term t, for tree.DefTerms.RankBy: a function

@@ -21,11 +21,11 @@ func TestFocusUsedLinesVisible(t *testing.T) {
 		"// Ledger books the entries of one account.\ntype Ledger struct {\n\tbalance, refund int\n}\n" + filler("go", 80) +
 		"\n// applyRefund books a refund in the settlement currency.\nfunc (l *Ledger) applyRefund(refund int, currency string) error {\n\tif refund > refundCap {\n\t\treturn errors.New(\"refund over the cap in the settlement currency\")\n\t}\n\tl.refund += int(math.Round(float64(refund)))\n\tl.balance -= l.refund // settlement currency refund\n\treturn nil\n}\n" +
 		strings.ReplaceAll(filler("go", 10), "helper", "mixer") +
-		"\n// label names a ledger.\nfunc label(l *Ledger) string {\n\treturn strconv.Itoa(l.balance + unusedCap)\n}\n"
+		"\n// label names a book.\nfunc label(b *Book) string {\n\treturn strconv.Itoa(b.pages + unusedCap)\n}\n"
 	pySrc := "\"\"\"The ledger.\"\"\"\n\nimport math\nimport os\n\nREFUND_CAP = 5000  # capMarkerP\nUNUSED_CAP = 7  # unusedMarkerP\n" + filler("python", 80) +
 		"\n\nclass Ledger:\n    \"\"\"Books the entries of one account.\"\"\"\n\n    def apply_refund(self, refund, currency):\n        \"\"\"Book a refund in the settlement currency.\"\"\"\n        if refund > REFUND_CAP:\n            raise ValueError(\"refund over the cap in the settlement currency\")\n        self.refund += math.floor(refund)\n        self.balance -= self.refund  # settlement currency refund\n" +
 		strings.ReplaceAll(filler("python", 10), "_helper", "_mixer") +
-		"\n\ndef label(ledger):\n    return os.getcwd() + str(UNUSED_CAP)\n"
+		"\n\ndef label(book):\n    return os.getcwd() + str(UNUSED_CAP)\n"
 	repo, e := payEngine(t, map[string]string{"pay/ledger.go": goSrc, "pay/ledger.py": pySrc})
 	tests := []struct {
 		name, request, target string

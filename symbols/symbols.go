@@ -30,7 +30,7 @@ import (
 // parserKey names what entries were computed with; an index written by
 // another extractor is rebuilt. Bump it when [treesitter.FileTagsStored] changes
 // what it returns.
-const parserKey = "treesitter-tags/4" // 4: a chain of member assignments of one function defines it under every name (res.set = res.header = function header); 3: definitions inside function bodies
+const parserKey = "treesitter-tags/5" // 5: a function assigned to a computed member (app[method] = function) is a definition; 4: a chain of member assignments of one function defines it under every name (res.set = res.header = function header); 3: definitions inside function bodies
 
 // Index is a symbol index. It is safe for concurrent use.
 type Index struct {

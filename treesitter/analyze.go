@@ -703,7 +703,7 @@ func (w *walker) inner(body *node) {
 		return
 	}
 	n := w.lastLine(body) - w.line(body.start) + 1
-	if n < w.innerMin {
+	if n < w.innerMin && !(w.inFunc == 0 && moduleCallback(body)) {
 		return
 	}
 	prevOuter := w.outer
@@ -713,6 +713,16 @@ func (w *walker) inner(body *node) {
 	w.walkScope(body, scope{id: w.scopes, depth: w.owner.depth + 1, parent: w.owner.name}, newPending())
 	w.inFunc--
 	w.outer = prevOuter
+}
+
+// moduleCallback reports the body of a function passed as an argument
+// (JavaScript's `methods.forEach(function (method) { app[method] =
+// function ... })` at module level): its definitions are walked whatever
+// its size, since the callback is no definition whose lines would hold
+// theirs (Express's verb methods were in no symbol and no focus ladder).
+func moduleCallback(body *node) bool {
+	fn := body.parent
+	return fn != nil && fn.parent != nil && fn.parent.typ == "arguments"
 }
 
 // pyColon returns the ":" that ends a Python definition's header.

@@ -432,6 +432,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, imps []importLine, o
 			add(s)
 		}
 	}
+	var heads map[int]bool // first lines of types whose head a kept line asks for
 	for _, l := range opts.KeepLines {
 		best, bestDecl := -1, -1
 		for i, s := range syms {
@@ -457,9 +458,17 @@ func focusSpans(lang string, lines []string, syms []Symbol, imps []importLine, o
 			add(syms[best])
 		case bestDecl >= 0:
 			add(syms[bestDecl])
+		default:
+			// A type too long to keep whole, kept at its first line (a
+			// focus candidate of its head: a class's docstring and
+			// attributes): its head.
+			if heads == nil {
+				heads = map[int]bool{}
+			}
+			heads[l] = true
 		}
 	}
-	spans = append(spans, typeHeads(lang, lines, syms, spans, funcs)...)
+	spans = append(spans, typeHeads(lang, lines, syms, spans, funcs, heads)...)
 	for _, l := range opts.RefLines {
 		if l >= 1 && l <= len(lines) {
 			spans = append(spans, ctxd.LineRange{Start: l, End: l})
@@ -600,7 +609,9 @@ const (
 
 // typeHeads returns the heads of the types (classes and the like: any
 // definition that is no function, with members nested in it) that hold a
-// focused span or that funcs names and are too long to keep whole: the
+// focused span, that funcs names or whose first line at holds (a focus
+// line at a type's declaration: engine's candidate of its head) and are
+// too long to keep whole: the
 // lines from the type's declaration (doc comment included) to its first
 // member that is not a field. They hold what a member's code means (its docstring, its
 // fields and class attributes, `self.x` of a method), and a commit that
@@ -608,13 +619,13 @@ const (
 // gained its attribute annotations under `class APIRoute(...):`, httpx's
 // Client docstring was edited for "Client() class"); the outline line of
 // the type showed its declaration but not a line below it.
-func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRange, funcs map[string]bool) []ctxd.LineRange {
+func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRange, funcs map[string]bool, at map[int]bool) []ctxd.LineRange {
 	var heads []ctxd.LineRange
 	for i, t := range syms {
 		if focusFunctionKinds[t.Kind] || t.Start < 1 || t.End <= t.Start || t.End > len(lines) {
 			continue
 		}
-		named := funcs[t.Name] && !(t.Depth == 0 && t.End-t.Start < focusDeclLines)
+		named := funcs[t.Name] && !(t.Depth == 0 && t.End-t.Start < focusDeclLines) || at[t.Start]
 		holds := slices.ContainsFunc(spans, func(r ctxd.LineRange) bool { return t.Start < r.Start && r.Start <= t.End })
 		if !named && !holds {
 			continue

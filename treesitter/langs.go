@@ -832,7 +832,7 @@ func jsTestCall(n *node, src []byte) (testKind, testCallParts) {
 // other assignment.
 func jsAssignedFunc(n *node) *node {
 	left, right := n.child("left"), n.child("right")
-	if left == nil || right == nil || left.typ != "member_expression" {
+	if left == nil || right == nil || left.typ != "member_expression" && left.typ != "subscript_expression" {
 		return nil
 	}
 	switch right.typ {
@@ -848,10 +848,20 @@ func jsAssignedFunc(n *node) *node {
 }
 
 // jsMember returns the property name of an assignment's member target
-// ("send" of "res.send"), "" when it is not a plain name.
+// ("send" of "res.send"), or a computed member's text ("app[method]" of
+// Express's `methods.forEach(function (method) { app[method] = function
+// ... })`: the function is in no other definition's lines, and a commit
+// changing it was in no candidate of the focus ladder), "" when it is
+// neither a plain name nor a short computed member on one line.
 func jsMember(n *node, src []byte) string {
 	left := n.child("left")
 	if left == nil {
+		return ""
+	}
+	if left.typ == "subscript_expression" {
+		if t := left.text(src); len(t) <= maxComputedMember && !strings.ContainsAny(t, "\n\r") {
+			return t
+		}
 		return ""
 	}
 	p := left.child("property")
@@ -860,6 +870,10 @@ func jsMember(n *node, src []byte) string {
 	}
 	return p.text(src)
 }
+
+// maxComputedMember bounds the text of a computed member that names a
+// function (jsMember).
+const maxComputedMember = 40
 
 // jsMembers returns the property names of a chain of member assignments
 // of one function ("set" and "header" of "res.set = res.header =
