@@ -27,7 +27,7 @@ func NewHistory(commits [][]string, maxFiles int) *History {
 		maxFiles = DefaultMaxCommitFiles
 	}
 	h := &History{}
-	ids := map[string]int32{}
+	var ids PathIDs
 	for _, files := range commits {
 		if len(files) > maxFiles {
 			h.Skipped++
@@ -36,18 +36,9 @@ func NewHistory(commits [][]string, maxFiles int) *History {
 		if len(files) < 2 {
 			continue
 		}
-		c := make([]int32, 0, len(files))
-		for _, f := range files {
-			id, ok := ids[f]
-			if !ok {
-				id = int32(len(h.paths))
-				ids[f] = id
-				h.paths = append(h.paths, f)
-			}
-			c = append(c, id)
-		}
-		h.commits = append(h.commits, c)
+		h.commits = append(h.commits, ids.Of(files))
 	}
+	h.paths = ids.Paths
 	return h
 }
 
@@ -123,4 +114,30 @@ func (h *History) CoChanged(seeds map[string]float64, halfLife, limit int, keep 
 type Scored struct {
 	Path  string
 	Score float64
+}
+
+// PathIDs gives each distinct path a dense id, in the order first seen
+// (the co-change history's and the commit messages' file tables).
+type PathIDs struct {
+	ids map[string]int32
+	// Paths are the paths by id.
+	Paths []string
+}
+
+// Of returns the ids of paths, each new path given the next id.
+func (p *PathIDs) Of(paths []string) []int32 {
+	if p.ids == nil {
+		p.ids = map[string]int32{}
+	}
+	out := make([]int32, 0, len(paths))
+	for _, f := range paths {
+		id, ok := p.ids[f]
+		if !ok {
+			id = int32(len(p.Paths))
+			p.ids[f] = id
+			p.Paths = append(p.Paths, f)
+		}
+		out = append(out, id)
+	}
+	return out
 }

@@ -36,7 +36,7 @@ const maxMessageFiles = graph.DefaultMaxCommitFiles
 // a term.
 func NewMessages(subjects []string, commits [][]string) *Messages {
 	m := &Messages{df: map[uint32]int{}}
-	ids := map[string]int32{}
+	var ids graph.PathIDs
 	for i, files := range commits {
 		if i >= len(subjects) || len(files) == 0 || len(files) > maxMessageFiles {
 			continue
@@ -45,22 +45,14 @@ func NewMessages(subjects []string, commits [][]string) *Messages {
 		if len(ts) == 0 {
 			continue
 		}
-		fs := make([]int32, 0, len(files))
-		for _, f := range files {
-			id, ok := ids[f]
-			if !ok {
-				id = int32(len(m.paths))
-				ids[f] = id
-				m.paths = append(m.paths, f)
-			}
-			fs = append(fs, id)
-		}
+		fs := ids.Of(files)
 		for _, t := range ts {
 			m.df[t]++
 		}
 		m.terms = append(m.terms, ts)
 		m.files = append(m.files, fs)
 	}
+	m.paths = ids.Paths
 	return m
 }
 
