@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ctxd/ctxd"
 )
 
 // TestFocusLadderOneWord: a large file told as open, whose definitions
@@ -44,8 +41,7 @@ func TestFocusLadderOneWord(t *testing.T) {
 // line of the function whose first line is fn visible.
 func checkFunctionShown(t *testing.T, path, fn, src, request string) {
 	t.Helper()
-	repo, e := payEngine(t, map[string]string{path: src})
-	lines := strings.Split(repo[path], "\n")
+	lines := strings.Split(src, "\n")
 	first := slices.Index(lines, fn) + 1
 	if first == 0 {
 		t.Fatal("no such function")
@@ -57,24 +53,5 @@ func checkFunctionShown(t *testing.T, path, fn, src, request string) {
 	if lines[last] == "}" {
 		last++
 	}
-	for _, total := range []int{2000, 3000} {
-		t.Run(fmt.Sprint(total), func(t *testing.T) {
-			env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, OpenFiles: []ctxd.OpenFile{{Path: path}}, TokenBudget: &BudgetRequest{Total: total}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, order := targetChunk(t, &env.Context, path)
-			if got == nil {
-				t.Fatalf("%s not placed: %v", path, order)
-			}
-			if !got.Truncated {
-				t.Fatalf("%s whole (%d tokens): the budget tests nothing", path, got.Tokens)
-			}
-			for l := first; l <= last; l++ {
-				if ctxd.InRanges(got.Elided, l) || !strings.Contains(got.Content, lines[l-1]) {
-					t.Fatalf("%s at %q (%d tokens, focus %v) hides line %d %q of the function; included %v", path, got.Truncation, got.Tokens, got.Facts.FocusLines, l, lines[l-1], order)
-				}
-			}
-		})
-	}
+	checkLinesShown(t, path, fn, last-first+1, src, request)
 }
