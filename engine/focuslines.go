@@ -531,7 +531,8 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 // classHead returns the last line of the head of the class c (of defs):
 // the lines from its declaration to above its first member that is no
 // field or attribute (its docstring, class attributes, a dataclass's
-// fields), at most classHeadLines of them. A commit editing the docstring
+// fields), at most treesitter.NamedHeadLines of them (what the focus
+// views show of a head). A commit editing the docstring
 // or adding an attribute changes lines no method holds (BENCHMARKS.md
 // "hdefin": httpx's Client and URL docstrings); focused at its first line,
 // the focus views show a long class's head (treesitter.typeHeads).
@@ -542,12 +543,8 @@ func classHead(defs []index.Def, c index.Def) int {
 			end = m.Line - 1
 		}
 	}
-	return min(end, c.Line+classHeadLines-1)
+	return min(end, c.Line+treesitter.NamedHeadLines-1)
 }
-
-// classHeadLines bounds a class's head ranked as a focus candidate: the
-// focus views show at most treesitter's namedHeadLines of it.
-const classHeadLines = 40
 
 // nameHolds returns whether the name of candidate i (of names, by
 // focusCandidates) holds term t, for tree.DefTerms.RankBy: a function

@@ -597,13 +597,13 @@ func statementEnd(lang string, lines []string, l int) int {
 	return l
 }
 
-// Type heads (typeHeads): a named type shows at most namedHeadLines lines
+// Type heads (typeHeads): a named type shows at most NamedHeadLines lines
 // of its head, the type of a focused member its head when that is at most
 // memberHeadLines lines (12 and 24 showed long docstrings of classes whose
 // methods were focused and cost httpx 8k one request of 50, all-lines 42
 // -> 40%; BENCHMARKS.md "h25alloc").
 const (
-	namedHeadLines  = 40
+	NamedHeadLines  = 40
 	memberHeadLines = 6
 )
 
@@ -645,7 +645,7 @@ func typeHeads(lang string, lines []string, syms []Symbol, spans []ctxd.LineRang
 		}
 		limit := memberHeadLines
 		if named {
-			limit = namedHeadLines
+			limit = NamedHeadLines
 		}
 		if end-t.Start+1 > limit {
 			if !named {
