@@ -106,8 +106,13 @@ type SymbolResult struct {
 // included, and may run concurrently.
 func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResult, error) {
 	qual, name := splitSymbol(req.Name)
-	if name == "" || !isName(strings.TrimPrefix(name, "#")) {
-		return nil, fmt.Errorf("find symbol %q: want an identifier or a qualified name such as Type.Method, Type#method or f(): %w", req.Name, ctxd.ErrInvalidParams)
+	if m := strings.TrimSpace(req.Name); computedMember(m) {
+		// The symbol index's name of a function assigned to a computed
+		// member (Express's `app[method] = function`), as the outline
+		// lists it: the whole text, no qualifier.
+		qual, name = "", m
+	} else if name == "" || !isName(strings.TrimPrefix(name, "#")) {
+		return nil, fmt.Errorf("find symbol %q: want an identifier, a qualified name such as Type.Method, Type#method or f(), or a computed member such as app[method]: %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	maxRefs := req.MaxReferences
 	if maxRefs <= 0 {
@@ -311,6 +316,20 @@ func (e *Engine) symbolSource(rel string) ([]byte, bool) {
 	}
 	src, err := ReadSource(abs)
 	return src, err == nil
+}
+
+// computedMember reports a computed member's text as the symbol index
+// names a function assigned to it (treesitter's jsMember): a name, then
+// one bracketed expression of names, dots, quotes and spaces ending the
+// text, at most treesitter.MaxComputedMember bytes ("app[method]",
+// "proto['get']").
+func computedMember(s string) bool {
+	open := strings.IndexByte(s, '[')
+	if open <= 0 || len(s) > treesitter.MaxComputedMember || !strings.HasSuffix(s, "]") || !isName(strings.ReplaceAll(s[:open], ".", "_")) {
+		return false
+	}
+	inner := s[open+1 : len(s)-1]
+	return inner != "" && strings.Trim(inner, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.'\" -") == ""
 }
 
 // isName reports a code name (see query.IsNameByte).

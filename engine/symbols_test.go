@@ -30,6 +30,10 @@ func TestFindSymbol(t *testing.T) {
 		"nest.py":      "import click\n\ndef outer():\n    @click.command()\n    def deco_inner(ctx):\n        return ctx\n\n    class Local:\n        def meth(self):\n            return 1\n\n    return deco_inner, Local\n",
 		"web/small.js": "function makeRenderer(o) {\n  const patchSmall = (n) => n + 1\n  return { render(v) { return patchSmall(v) } }\n}\n",
 		"lit/lit.go":   "package lit\n\nfunc Outer() int {\n\thelperLit := func() int { return 1 }\n\treturn helperLit()\n}\n",
+		// A function assigned to a computed member, named by its text in
+		// the symbol index and the outline (Express's verb methods):
+		// `ctxd symbol "app[method]"` refused the name.
+		"lib/app.js": "var methods = ['get', 'post'];\nmethods.forEach(function (method) {\n  app[method] = function (path) {\n    return this.route(path);\n  };\n});\n\nfunction delegate(method) {\n  return app[method];\n}\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -64,7 +68,12 @@ func TestFindSymbol(t *testing.T) {
 		{"Local.meth", []string{"nest.py:9"}, nil, false, false},
 		{"patchSmall", []string{"web/small.js:2"}, []string{"web/small.js:3"}, false, false},
 		{"helperLit", []string{"lit/lit.go:4"}, []string{"lit/lit.go:5"}, false, false},
+		{"app[method]", []string{"lib/app.js:3"}, []string{"lib/app.js:9"}, false, false},
+		{" app[method] ", []string{"lib/app.js:3"}, []string{"lib/app.js:9"}, false, false},
 		{"Nowhere", nil, nil, false, false},
+		{"app[method", nil, nil, true, false},
+		{"[method]", nil, nil, true, false},
+		{"app[a; b]", nil, nil, true, false},
 		{"two words", nil, nil, true, false},
 		{"", nil, nil, true, false},
 	}

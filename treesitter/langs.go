@@ -859,7 +859,7 @@ func jsMember(n *node, src []byte) string {
 		return ""
 	}
 	if left.typ == "subscript_expression" {
-		if t := left.text(src); len(t) <= maxComputedMember && !strings.ContainsAny(t, "\n\r") {
+		if t := left.text(src); len(t) <= MaxComputedMember && !strings.ContainsAny(t, "\n\r") {
 			return t
 		}
 		return ""
@@ -871,9 +871,9 @@ func jsMember(n *node, src []byte) string {
 	return p.text(src)
 }
 
-// maxComputedMember bounds the text of a computed member that names a
+// MaxComputedMember bounds the text of a computed member that names a
 // function (jsMember).
-const maxComputedMember = 40
+const MaxComputedMember = 40
 
 // jsMembers returns the property names of a chain of member assignments
 // of one function ("set" and "header" of "res.set = res.header =

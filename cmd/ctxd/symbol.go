@@ -13,7 +13,8 @@ func init() {
 		args: "[--root DIR] [--max-references N] [--docs] [--json] NAME",
 		summary: `Find a symbol's definitions (from the symbol index: kind, lines, signature) and the
 code lines that use it, as MCP's find_symbol does. NAME is a bare name (Open, open()),
-or qualified by its type or package (Store.Open, Store#open, artifacts.Open). Lines of
+or qualified by its type or package (Store.Open, Store#open, artifacts.Open), or a computed
+member as the outline lists it (app[method]). Lines of
 documentation files are left out unless --docs.`,
 		run: runSymbol,
 	})
