@@ -13,10 +13,8 @@ import (
 // TestFocusShowsWhatItUses: the focus views show, beside a focused
 // function, the import lines that bring the names it uses and the short
 // declarations it names (a module constant, a variable, a class
-// attribute, a field of its type), in place; the declarations it does
-// not use stay elided, and so do the imports it does not use when the
-// import head is longer than importBlockLines (a short head is shown
-// whole: a change importing something new adds it there). A change to a function often changes them
+// attribute, a field of its type), in place; the imports and declarations
+// it does not use stay elided. A change to a function often changes them
 // too: gin's countParams commit replaced the bytes import and the
 // strColon and strStar variables with strings.Count.
 func TestFocusShowsWhatItUses(t *testing.T) {
@@ -65,10 +63,9 @@ func escape(s string) string {
 	return url.PathEscape(strings.TrimSpace(s))
 }
 `,
-			keep: "keepMe",
-			// The import head is short: whole (importHead).
-			want:   []string{`"bytes"`, `strColon = []byte(":")`, `strStar  = []byte("*")`, "const maxParams = 255", "path     string", "import (", `"net/url"`, `"strings"`},
-			hidden: []string{"unusedTable", "priority uint32"},
+			keep:   "keepMe",
+			want:   []string{`"bytes"`, `strColon = []byte(":")`, `strStar  = []byte("*")`, "const maxParams = 255", "path     string", "import ("},
+			hidden: []string{`"net/url"`, `"strings"`, "unusedTable", "priority uint32"},
 		},
 		{
 			name: "python",
@@ -103,9 +100,8 @@ class DigestAuth:
 			keep: "keepMe",
 			// other_attr is not used, but it is in the head of the
 			// focused method's class (typeHeads), shown whole.
-			// The import head is short: whole (importHead).
-			want:   []string{"    Cookies,", "from ._models import (", "DEFAULT_REALM = \"realm\"", `_ALGORITHMS = {"MD5": hashlib.md5}`, "other_attr = 1", "class DigestAuth:", "import os", "from ._utils import to_bytes", "    Request,"},
-			hidden: []string{"UNUSED = 3"},
+			want:   []string{"    Cookies,", "from ._models import (", "DEFAULT_REALM = \"realm\"", `_ALGORITHMS = {"MD5": hashlib.md5}`, "other_attr = 1", "class DigestAuth:"},
+			hidden: []string{"import os", "from ._utils import to_bytes", "UNUSED = 3", "    Request,"},
 		},
 		{
 			name: "typescript",
@@ -129,31 +125,9 @@ export function other(): boolean {
   return isObject(readFile)
 }
 `,
-			keep: "keepMe",
-			// The import head is short: whole (importHead).
-			want:   []string{"import path from 'node:path'", "  normalizePath,", "import {", "const DEFAULT_EXT = '.ts'", "import { readFile } from 'node:fs'", "  isObject,"},
-			hidden: []string{"const unused = 1"},
-		},
-		{
-			// A head over importBlockLines: the used import lines only.
-			name: "python long head",
-			lang: "python",
-			src: `"""Auth."""
-
-import hashlib
-` + strings.Repeat("import unusedmod\n", importBlockLines) + `from ._utils import to_bytes
-
-
-def auth_flow(request):
-    return hashlib.md5(request)  # keepMe
-
-
-def other(self):
-    return to_bytes(self)
-`,
 			keep:   "keepMe",
-			want:   []string{"import hashlib"},
-			hidden: []string{"import unusedmod", "from ._utils import to_bytes"},
+			want:   []string{"import path from 'node:path'", "  normalizePath,", "import {", "const DEFAULT_EXT = '.ts'"},
+			hidden: []string{"import { readFile } from 'node:fs'", "  isObject,", "const unused = 1"},
 		},
 	}
 	for _, tt := range tests {
@@ -249,27 +223,4 @@ func FuzzFocusUsed(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestCommonJSImportLines: a CommonJS require statement is import lines,
-// each line of a chained declaration binding its own name in the group
-// its first line opens; a declaration calling no require is none.
-func TestCommonJSImportLines(t *testing.T) {
-	src := "'use strict';\n\nvar fs = require('fs')\n  , mime = require('mime')\n  , join = path.join;\nconst { a, b } = require('./x');\nvar count = 0;\n"
-	lines := strings.SplitAfter(src, "\n")
-	got := importLines(lines, nil)
-	want := []importLine{
-		{line: 3, group: 3, names: []string{"fs"}},
-		{line: 4, group: 3, names: []string{"mime"}},
-		{line: 5, group: 3, names: []string{"join"}},
-		{line: 6, names: []string{"a", "b"}},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("importLines = %+v, want %+v", got, want)
-	}
-	for k := range want {
-		if got[k].line != want[k].line || got[k].group != want[k].group || !slices.Equal(got[k].names, want[k].names) {
-			t.Errorf("import line %d = %+v, want %+v", k, got[k], want[k])
-		}
-	}
 }

@@ -72,8 +72,7 @@ def third(c):
 			// _ctx's own line shows too: the shown code uses it (withUsed).
 			[]string{"_ctx.load(", "    where(),", "_ctx = make_context()"}, []string{"SCHEMES = ("}},
 		{"import group whole", "python", py, Options{MatchLines: []int{line(py, "parse_header,")}},
-			// The head is short: import os too (importHead).
-			[]string{"from ._helpers import (", "    to_native,", "    parse_header,", "import os"}, []string{"SCHEMES = ("}},
+			[]string{"from ._helpers import (", "    to_native,", "    parse_header,"}, []string{"import os"}},
 		{"a line in a function alone", "python", py, Options{MatchLines: []int{line(py, `x = os.path.join`)}},
 			[]string{`x = os.path.join(b, "socks5")`}, []string{"return x"}},
 		{"two blank lines after a focused function", "python", py, Options{KeepLines: []int{line(py, "return a")}},
