@@ -476,15 +476,7 @@ func focusSpans(lang string, lines []string, syms []Symbol, imps []importLine, o
 	}
 	for _, l := range slices.Concat(opts.MatchLines, opts.DeclLines) {
 		if l >= 1 && l <= len(lines) {
-			r := moduleSpan(lang, lines, syms, imps, l)
-			if !slices.ContainsFunc(syms, func(s Symbol) bool { return focusFunctionKinds[s.Kind] && s.Start <= l && l <= s.End }) {
-				// Module-level code with its blank margins, as a
-				// definition's: a statement added before a
-				// module-level one (httpx's `for code in codes:`
-				// after the enum) follows the blank line above it.
-				r = blankMargins(lines, r)
-			}
-			spans = append(spans, r)
+			spans = append(spans, moduleSpan(lang, lines, syms, imps, l))
 		}
 	}
 	vsort.Func(spans, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
@@ -524,11 +516,7 @@ func moduleSpan(lang string, lines []string, syms []Symbol, imps []importLine, l
 		start--
 	}
 	if !indented(lines[start-1]) {
-		end := statementEnd(lang, lines, start)
-		if lang == "python" {
-			end = blockEnd(lines, end)
-		}
-		if end >= l && end > start && end-start < wholeDeclLines {
+		if end := statementEnd(lang, lines, start); end >= l && end > start && end-start < wholeDeclLines {
 			return ctxd.LineRange{Start: docStart(lang, lines, start), End: end}
 		}
 	}
@@ -560,31 +548,6 @@ func moduleSpan(lang string, lines []string, syms []Symbol, imps []importLine, l
 		return ctxd.LineRange{Start: l, End: end}
 	}
 	return one
-}
-
-// blockEnd returns the last line of the Python block that line end (of
-// lines, 1-based) opens when it ends with a colon (a module-level if,
-// for, try or with statement: httpx's `for code in codes:` loop, a
-// `try:` import of an optional package), its else, elif, except and
-// finally clauses included; end when it opens none.
-func blockEnd(lines []string, end int) int {
-	if end < 1 || end > len(lines) || !strings.HasSuffix(strings.TrimSpace(uncommented(lines[end-1])), ":") {
-		return end
-	}
-	last := end
-	for k := end + 1; k <= len(lines); k++ {
-		t := strings.TrimSpace(lines[k-1])
-		switch {
-		case t == "":
-		case indented(lines[k-1]):
-			last = k
-		case hasAnyPrefix(t, []string{"else:", "elif ", "except", "finally:"}):
-			last = k
-		default:
-			return last
-		}
-	}
-	return last
 }
 
 // indented reports a line that starts with a space or a tab.
@@ -882,7 +845,6 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 	}
 	var add []ctxd.LineRange
 	n := 0
-	seen := false // a used import line in spans already
 	take := func(r ctxd.LineRange) {
 		if k := r.End - r.Start + 1; n+k <= usedLinesMax && !inSpan(r.Start) {
 			add = append(add, r)
@@ -896,18 +858,6 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 			}
 			take(ctxd.LineRange{Start: im.line, End: im.line})
 			importsShown = importsShown || ctxd.InRanges(add, im.line)
-			seen = seen || inSpan(im.line)
-		}
-	}
-	if importsShown || seen {
-		// The import lines around those shown, when the head is
-		// short: a change that uses something new imports it next to
-		// the imports it has (after httpx's last `from ._utils import
-		// ...`, express's `, mime = require('mime')`), which the view
-		// hid while it showed the one the focused code uses.
-		if r, ok := importHead(lines, imports); ok {
-			add = append(add, blankMargins(lines, r))
-			importsShown = true
 		}
 	}
 	for _, s := range syms {
@@ -924,36 +874,6 @@ func withUsed(lines []string, syms []Symbol, spans []ctxd.LineRange, imports []i
 	out := append(slices.Clone(spans), add...)
 	vsort.Func(out, func(a, b ctxd.LineRange) int { return a.Start - b.Start })
 	return mergeRanges(out), add, importsShown
-}
-
-// importBlockLines bounds the import head a focus view shows whole
-// (importHead). At 40, requests' models.py (a 30-line head) made its
-// focus-only view too dear at 8k for two commits of the training split
-// whose changed function it showed (BENCHMARKS.md "hmod").
-const importBlockLines = 20
-
-// importHead returns the lines of a file's import head (imports, of
-// importLines), from its first import line to its last and the line
-// closing that one's group, when it is at most importBlockLines long.
-func importHead(lines []string, imports []importLine) (ctxd.LineRange, bool) {
-	if len(imports) == 0 {
-		return ctxd.LineRange{}, false
-	}
-	r := ctxd.LineRange{Start: imports[0].line, End: imports[0].line}
-	for _, im := range imports {
-		if im.group > 0 {
-			r.Start = min(r.Start, im.group)
-		}
-		r.Start = min(r.Start, im.line)
-		r.End = max(r.End, im.line)
-	}
-	if last := imports[len(imports)-1]; last.group > 0 && r.End < len(lines) && closes(lines[r.End]) {
-		r.End++ // the group's closing line, which binds no name
-	}
-	if r.Start < 1 || r.End > len(lines) || r.End-r.Start+1 > importBlockLines {
-		return ctxd.LineRange{}, false
-	}
-	return r, true
 }
 
 // rangesText returns the lines of rs, in order, as one text.
@@ -1016,21 +936,6 @@ func importLines(lines []string, syms []Symbol) []importLine {
 			if names := importNames(t); len(names) > 0 {
 				out = append(out, importLine{line: i + 1, group: group, names: names})
 			}
-			continue
-		}
-		if end := requireEnd(lines, i, head); end >= 0 {
-			// CommonJS: `var fs = require('fs')`, and the lines of
-			// its statement (`, mime = require('mime')`) a group.
-			g := 0
-			if end > i {
-				g = i + 1
-			}
-			for j := i; j <= end; j++ {
-				if names := requireNames(lines[j]); len(names) > 0 {
-					out = append(out, importLine{line: j + 1, group: g, names: names})
-				}
-			}
-			i = end
 			continue
 		}
 		if !isImportStart(t) {
@@ -1103,43 +1008,6 @@ func isImportStart(t string) bool {
 		}
 	}
 	return false
-}
-
-// requireEnd returns the index of the last line of the CommonJS import
-// statement that starts at lines[i] (0-based; a `var`, `let` or `const`
-// declaration calling require on its first line), over the lines that
-// continue it (express's `var fs = require('fs')` and its `  , mime =
-// require('mime')` lines), before head; -1 when lines[i] starts none.
-func requireEnd(lines []string, i, head int) int {
-	t := strings.TrimSpace(uncommented(lines[i]))
-	if !hasAnyPrefix(t, []string{"var ", "let ", "const "}) || !strings.Contains(t, "require(") {
-		return -1
-	}
-	end := i
-	for end+1 < head {
-		cur := strings.TrimSpace(uncommented(lines[end]))
-		next := strings.TrimSpace(lines[end+1])
-		if strings.HasSuffix(cur, ";") || !(strings.HasSuffix(cur, ",") || strings.HasPrefix(next, ",")) {
-			break
-		}
-		end++
-	}
-	return end
-}
-
-// requireNames returns the names a line of a CommonJS import statement
-// (requireEnd) binds: those left of its `=` (a destructuring's too).
-func requireNames(line string) []string {
-	t := strings.TrimSpace(uncommented(line))
-	t = strings.TrimSpace(strings.TrimPrefix(t, ","))
-	for _, kw := range []string{"var ", "let ", "const "} {
-		t = strings.TrimPrefix(t, kw)
-	}
-	k := strings.IndexByte(t, '=')
-	if k < 0 {
-		return nil
-	}
-	return importNames(t[:k])
 }
 
 // importKeywords are the words of import lines that bind no name.
