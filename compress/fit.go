@@ -313,11 +313,8 @@ func viewQuality(shown, whole int) float64 {
 	if whole <= 0 {
 		return viewBase
 	}
-	return viewBase + viewShown*math.Pow(min(1, float64(shown)/float64(whole)), viewPow)
+	return viewBase + viewShown*min(1, float64(shown)/float64(whole))
 }
-
-// viewPow is the power of a view's share in viewQuality.
-var viewPow = 1.0
 
 // quality is qualityAt for this fit's budget: a focus view's share is
 // taken of at most focusShareOf times the budget.

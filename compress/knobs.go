@@ -37,7 +37,6 @@ func Knobs() []Knob {
 		{"outline", &outlineQuality},
 		{"view.base", &viewBase},
 		{"view.shown", &viewShown},
-		{"view.pow", &viewPow},
 		{"middle.base", &middleBase},
 		{"middle.shown", &middleShown},
 		{"focus.more", &focusMore},

@@ -102,14 +102,7 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 	if level == Signatures {
 		for _, d := range a.docs {
 			key := editKey{kindDoc, d.start}
-			// A doc comment holding a line the request matches or
-			// points at stays whole, as a function around one does:
-			// the signatures view cut gin's "// NoMethod sets the
-			// handlers called when... TODO." and express's res.location
-			// examples, the lines their commits changed, while the
-			// focus views, a tenth of the size, showed them
-			// (BENCHMARKS.md "hview").
-			if !disabled[key] && !kp.keep(nil, d.elided.Start, d.elided.End) {
+			if !disabled[key] {
 				es = append(es, planned{d, key})
 			}
 		}
