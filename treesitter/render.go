@@ -100,9 +100,20 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 		es = append(es, planned{b.edit, key})
 	}
 	if level == Signatures {
+		// A function kept whole is shown whole with its doc comment:
+		// a Python docstring is inside the function, and a focus
+		// function of a signatures view showed its body with its
+		// docstring cut to one sentence (the lines of a commit changing
+		// both hidden).
+		var kept []ctxd.LineRange
+		for _, b := range a.bodies {
+			if kp.keep(b.names, b.fnFirst, b.fnLast) {
+				kept = append(kept, ctxd.LineRange{Start: b.fnFirst, End: b.fnLast})
+			}
+		}
 		for _, d := range a.docs {
 			key := editKey{kindDoc, d.start}
-			if !disabled[key] {
+			if !disabled[key] && !documents(kept, a.lines.line(d.start), d.elided.End) {
 				es = append(es, planned{d, key})
 			}
 		}
@@ -118,6 +129,14 @@ func (a *analysis) plan(level Level, o Options, disabled map[editKey]bool) []pla
 		out = append(out, e)
 	}
 	return out
+}
+
+// documents reports a doc comment of lines [first, last] inside one of
+// the functions fns or ending on the line above one.
+func documents(fns []ctxd.LineRange, first, last int) bool {
+	return slices.ContainsFunc(fns, func(f ctxd.LineRange) bool {
+		return f.Start <= first && last <= f.End || last+1 == f.Start
+	})
 }
 
 // fold replaces runs of adjacent private members with one count, when the
