@@ -2,6 +2,7 @@ package tree
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -249,7 +250,7 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 		b.Skip("not in a git repository")
 	}
 	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
-		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
+		"--no-ext-diff", "--format=%x01%s", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -263,15 +264,60 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 	// What the histories keep: their runs and hunks (map overhead left out).
 	held := 0
 	for f, cs := range l.changes {
-		held += len(l.mapped[f].Runs) * int(unsafe.Sizeof(LineRun{}))
+		held += len(l.mapped[f].Runs)*int(unsafe.Sizeof(LineRun{})) + len(l.mapped[f].Touch)*int(unsafe.Sizeof(TouchRun{})) + len(l.ords[f])*8
 		for _, hs := range cs {
 			held += len(hs) * int(unsafe.Sizeof(hunk{}))
 		}
+	}
+	for _, ts := range l.subjects {
+		held += len(ts) * 4
 	}
 	b.ReportMetric(float64(held), "held-B")
 	b.ReportMetric(float64(len(body)), "kept-B")
 	b.ReportMetric(float64(len(l.mapped)), "files")
 	b.ReportMetric(float64(len(out)), "log-B")
+}
+
+// BenchmarkMessageScores is the request path's part of the message
+// signal (engine's byMessage): the log's commits scored against a
+// request's words once, then the commits touching each of 150 spans of 20
+// lines of the six files with the most changes (a ladder's files and
+// candidates). The root is CTXD_LINEHIST_REPO's, else this module's.
+func BenchmarkMessageScores(b *testing.B) {
+	root := os.Getenv("CTXD_LINEHIST_REPO")
+	if root == "" {
+		if abs, err := filepath.Abs("."); err == nil {
+			root = gitTop(abs)
+		}
+	}
+	if root == "" {
+		b.Skip("not in a git repository")
+	}
+	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
+		"--no-ext-diff", "--format=%x01%s", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := lineHistoriesOf("HEAD", compactLog(out, total > len(out)), false)
+	files := slices.SortedFunc(maps.Keys(l.mapped), func(x, y string) int { return len(l.changes[y]) - len(l.changes[x]) })
+	files = files[:min(len(files), 6)]
+	query := TermsOf([]string{"fix", "parsing", "extra", "form", "parameter", "list", "request", "body"})
+	b.ReportAllocs()
+	for b.Loop() {
+		msgs := l.MessageScores(query)
+		s := 0.0
+		for _, f := range files {
+			h := l.Of(f)
+			for k := range 150 {
+				h.CommitsIn(1+20*k, 20+20*k, func(c int) {
+					if c < len(msgs) {
+						s += msgs[c]
+					}
+				})
+			}
+		}
+		_ = s
+	}
 }
 
 // TestDirtyLineHistoriesOfTheirHead: the uncommitted diff of a file is
