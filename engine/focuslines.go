@@ -201,8 +201,8 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			if len(typed) > 0 {
 				ranked = byName(ranked, dt.RankBy(fq, typed, holds))
 			}
-			ranked = byMessage(ranked, spans, among, long, hist[c.Source], msgs)
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
+			ranked = byMessage(ranked, spans, among, long, hist[c.Source], msgs)
 		}
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
