@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/ctxd/ctxd/internal/vsort"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
@@ -16,28 +14,25 @@ import (
 // ("Fix parsing extra Form parameter list": fastapi's earlier Form fixes
 // changed specific functions of dependencies/utils.py). The file-level
 // version ranks files (tree.Messages, gather's message_rank); this one
-// picks a ladder file's definitions.
+// orders a ladder file's ranked definitions.
 const (
-	// msgAdd: a definition that neither the words nor the file's newest
-	// changes ranked and that past commits sharing the request's words
-	// touched joins the ladder after every ranked one (at most the
-	// lowest ranked score, as byName), at msgAdd times the best score
-	// for the file's best such definition, down to focusLadderCut for the
-	// weakest (by their message scores), at most msgAddMax of them per
-	// file. Among the ranked ones, at up to msgAdd of the best and before
-	// byHistory (whose best it then lowered), they took steps from the
-	// words' and the history's definitions: training split 8k all-lines
-	// gin 61 -> 60, requests 65.3 -> 63.9 (BENCHMARKS.md "hmsgdef").
-	msgAdd    = 0.5
-	msgAddMax = 2
+	// msgBoost raises the score of a ranked definition (by the words or
+	// the history) whose message score is at least msgMin: of the
+	// ladder's definitions at one place in it, those such commits touched
+	// held a changed line two to three times as often (gin's first, 15 of
+	// 32 against 6 of 38). Adding the definitions nothing else ranked
+	// instead was measured and not kept: 1 of 24 (gin) and 1 of 12
+	// (requests) of those added held a changed line, and the newest 100
+	// lost 8k all-lines (59.801 -> 59.659; BENCHMARKS.md "hmsgdef").
+	msgBoost = 1.5
 	// msgMin is the least message score that counts: the summed inverse
 	// document frequencies (over the log's subjects) of the subject terms
 	// shared with the request, over the square root of the commit's
 	// files, summed over the commits touching the definition. A word most
 	// subjects hold ("fix", "add") scores under 1, one of a few in 200
-	// subjects about 4. Of the definitions added at 2.5, 2 of 25 under 4
-	// held a changed line of requests' training split and 5 of 17 over
-	// it (8k).
+	// subjects about 4. Of the definitions an addition rule added at 2.5,
+	// 2 of 25 under 4 held a changed line of requests' training split and
+	// 5 of 17 over it (8k).
 	msgMin = 4.0
 )
 
@@ -54,57 +49,31 @@ func defMessageScore(h *tree.LineHistory, msgs []float64, from, to int) float64 
 	return s
 }
 
-// byMessage adds to ranked (definitions of spans ranked by the request's
-// words and the history, best first) the definitions of among (nil: all
-// of spans; long marks the runs of long functions, left out) it does not
-// hold whose message score (defMessageScore) is at least msgMin, the best
-// msgAddMax of them, at msgAdd times the best score (of 1 when ranked is
-// empty) for the file's best, scaled down with their score to
-// focusLadderCut, and at most the lowest ranked score; each definition,
-// ranked or added, with a score has "msg:<score>" among its reasons.
-func byMessage(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, h *tree.LineHistory, msgs []float64) []tree.DefScore {
+// byMessage raises by msgBoost the score of each definition of ranked
+// (of spans, ranked by the request's words and the history, best first)
+// whose message score (defMessageScore) is at least msgMin, and ranks
+// them again; each one with a message score has "msg:<score>" among its
+// reasons. It adds none.
+func byMessage(ranked []tree.DefScore, spans []tree.DefSpan, h *tree.LineHistory, msgs []float64) []tree.DefScore {
 	if h == nil || msgs == nil {
 		return ranked
 	}
-	type cand struct {
-		i int
-		s float64
-	}
-	var cands []cand
-	for i := range spans {
-		if among != nil && !slices.Contains(among, i) || i < len(long) && long[i] != 0 || slices.ContainsFunc(ranked, func(r tree.DefScore) bool { return r.Index == i }) {
-			continue
-		}
-		if s := defMessageScore(h, msgs, spans[i].Start, spans[i].End); s >= msgMin {
-			cands = append(cands, cand{i, s})
-		}
-	}
+	boosted := false
 	for k := range ranked {
 		r := &ranked[k]
 		if r.Index < 0 || r.Index >= len(spans) {
 			continue
 		}
 		if s := defMessageScore(h, msgs, spans[r.Index].Start, spans[r.Index].End); s > 0 {
+			if s >= msgMin {
+				r.Score *= msgBoost
+				boosted = true
+			}
 			r.Terms = append(slices.Clip(r.Terms), "msg:"+strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64))
 		}
 	}
-	if len(cands) == 0 {
+	if !boosted {
 		return ranked
-	}
-	vsort.StableFunc(cands, func(a, b cand) int { return cmp.Compare(b.s, a.s) })
-	cands = cands[:min(len(cands), msgAddMax)]
-	best := 1.0
-	if len(ranked) > 0 {
-		best = ranked[0].Score
-	}
-	top := cands[0].s
-	ceil := math.Inf(1)
-	if len(ranked) > 0 {
-		ceil = ranked[len(ranked)-1].Score
-	}
-	for _, c := range cands {
-		share := focusLadderCut + (msgAdd-focusLadderCut)*c.s/top
-		ranked = append(ranked, tree.DefScore{Index: c.i, Score: max(min(best*share, ceil), focusLadderCut*best), Terms: []string{"msg:" + strconv.FormatFloat(math.Round(c.s*10)/10, 'f', -1, 64)}})
 	}
 	return tree.SortDefScores(ranked)
 }

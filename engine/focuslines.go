@@ -202,7 +202,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				ranked = byName(ranked, dt.RankBy(fq, typed, holds))
 			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
-			ranked = byMessage(ranked, spans, among, long, hist[c.Source], msgs)
+			ranked = byMessage(ranked, spans, hist[c.Source], msgs)
 		}
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
