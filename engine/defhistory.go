@@ -41,8 +41,7 @@ const (
 // content and HEAD in the store. None
 // outside git, and none before the histories of the current HEAD are read:
 // the request never waits for the log, it asks the analysis to read it.
-// The line histories read (nil when none) come with them.
-func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) (map[string]*tree.LineHistory, *tree.LineHistories) {
+func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) map[string]*tree.LineHistory {
 	var dirty []workspace.LineHistoryKey
 	var lh *tree.LineHistories
 	out := map[string]*tree.LineHistory{}
@@ -60,11 +59,11 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 		if lh == nil {
 			head := e.ws.Head()
 			if head == "" {
-				return nil, nil
+				return nil
 			}
 			if lh = e.ws.CachedLineHistories(head); lh == nil {
 				e.bg.Kick()
-				return nil, nil
+				return nil
 			}
 		}
 		if f.Dirty {
@@ -83,7 +82,7 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 		}
 	}
 	if len(dirty) == 0 {
-		return out, lh
+		return out
 	}
 	got := e.store.LineHistories(dirty, func(missing []workspace.LineHistoryKey) (map[workspace.LineHistoryKey]*tree.LineHistory, bool) {
 		rels := make([]string, len(missing))
@@ -108,7 +107,7 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 			out[k.Rel] = h
 		}
 	}
-	return out, lh
+	return out
 }
 
 // ReadLineHistories reads the line histories of the workspace's HEAD

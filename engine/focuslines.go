@@ -82,8 +82,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 	// member, not the class's methods.
 	quals := q.Qualifiers
 	fq := tree.NewFocusQuery(q) // the request's focus terms, once for every file
-	hist, lh := e.ladderHistories(ctx, chunks, sums, diff)
-	msgs := lh.MessageScores(tree.TermsOf(q.Words)) // the past commits worded like the request
+	hist := e.ladderHistories(ctx, chunks, sums, diff)
 	looked := 0
 	var glob []globalSet // the files' definitions, for their global scores
 	defer func() { setGlobal(fq, glob) }()
@@ -202,7 +201,6 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				ranked = byName(ranked, dt.RankBy(fq, typed, holds))
 			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
-			ranked = byMessage(ranked, spans, hist[c.Source], msgs)
 		}
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely

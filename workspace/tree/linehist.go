@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ctxd/ctxd/internal/udiff"
-	"github.com/ctxd/ctxd/internal/vsort"
 )
 
 // LineHistory is where a file's recent commits (and its uncommitted
@@ -21,12 +20,6 @@ import (
 // often lands (engine's focus ladder).
 type LineHistory struct {
 	Runs []LineRun // ascending by Start, disjoint
-	// Touch is, per change, the current lines it touched that no newer
-	// change replaced, by the change's commit (its ordinal in the log
-	// read, 0 the newest commit of the whole log, the same numbering for
-	// every file of one log; -1 the uncommitted diff): which past commits
-	// touched a definition ([LineHistory.CommitsIn]). Ascending by Start.
-	Touch []TouchRun
 	// Changes is how many changes (commits, and the uncommitted diff)
 	// were read.
 	Changes int
@@ -35,29 +28,6 @@ type LineHistory struct {
 // LineRun is a run of current lines [Start, End] a change touched, and
 // the change's rank ([LineHistory]).
 type LineRun struct{ Start, End, Rank int }
-
-// TouchRun is a run of current lines [Start, End] that the change of
-// the log's commit Commit touched (-1: the uncommitted diff).
-type TouchRun struct{ Start, End, Commit int }
-
-// CommitsIn calls f once for each commit whose change touched a line of
-// [from, to] ([LineHistory.Touch]; the uncommitted diff left out), in no
-// particular order.
-func (h *LineHistory) CommitsIn(from, to int, f func(commit int)) {
-	if h == nil {
-		return
-	}
-	var seen []int
-	for _, r := range h.Touch {
-		if r.Start > to {
-			break
-		}
-		if r.End >= from && r.Commit >= 0 && !slices.Contains(seen, r.Commit) {
-			seen = append(seen, r.Commit)
-			f(r.Commit)
-		}
-	}
-}
 
 // Newest returns the rank of the newest change touching a line of
 // [from, to], 0 when none did.
@@ -104,7 +74,7 @@ func (w *Tree) LineHistories(ctx context.Context, rels, dirty []string, commits 
 	if err != nil {
 		return nil, err
 	}
-	changes, ords := logHunks(out, total > len(out))
+	changes := logHunks(out, total > len(out))
 	for _, rel := range dirty {
 		if !slices.Contains(rels, rel) {
 			continue
@@ -115,39 +85,30 @@ func (w *Tree) LineHistories(ctx context.Context, rels, dirty []string, commits 
 		}
 		if hs := parseHunks(d)[rel]; len(hs) > 0 {
 			changes[rel] = append([][]hunk{hs}, changes[rel]...)
-			ords[rel] = append([]int{-1}, ords[rel]...)
 		}
 	}
 	res := map[string]*LineHistory{}
 	for f, cs := range changes {
-		res[f] = mapHistory(cs, ords[f])
+		res[f] = mapHistory(cs)
 	}
 	return res, nil
 }
 
 // logHunks returns each file's hunks per commit, newest first, of a
-// `git log -U0 --format=%x01` output (or `--format=%x01%s`: the rest of
-// a marker's line, its subject, is no diff line; cut: its last commit cut
-// short, left out), and each change's commit, its ordinal in the log (0
-// the newest).
-func logHunks(out []byte, cut bool) (changes map[string][][]hunk, ords map[string][]int) {
-	changes, ords = map[string][][]hunk{}, map[string][]int{}
+// `git log -U0 --format=%x01` output (cut: its last commit cut short, left
+// out).
+func logHunks(out []byte, cut bool) map[string][][]hunk {
+	changes := map[string][][]hunk{}
 	parts := bytes.Split(out, []byte{1})
 	for k, part := range parts {
 		if k == 0 || cut && k == len(parts)-1 {
 			continue // before the first commit; a cut last commit
 		}
-		if n := bytes.IndexByte(part, '\n'); n >= 0 {
-			part = part[n+1:] // the marker's line: a subject "+++ b/x" is none of x's
-		} else {
-			part = nil
-		}
 		for f, hs := range parseHunks(part) {
 			changes[f] = append(changes[f], hs)
-			ords[f] = append(ords[f], k-1)
 		}
 	}
-	return changes, ords
+	return changes
 }
 
 // LineHistoriesOfLog is [Tree.LineHistories] of a `git log --no-merges
@@ -155,9 +116,8 @@ func logHunks(out []byte, cut bool) (changes map[string][][]hunk, ords map[strin
 // offline measurement's, at another commit than HEAD).
 func LineHistoriesOfLog(out []byte) map[string]*LineHistory {
 	res := map[string]*LineHistory{}
-	changes, ords := logHunks(out, false)
-	for f, cs := range changes {
-		res[f] = mapHistory(cs, ords[f])
+	for f, cs := range logHunks(out, false) {
+		res[f] = mapHistory(cs)
 	}
 	return res
 }
@@ -199,49 +159,31 @@ func parseHunk(line string) (hunk, bool) {
 	return hunk{old.Start, old.Lines, new.Start, new.Lines}, ok
 }
 
-// mapHistory maps each change's new lines (cs, newest first; ords, by
-// change, its commit for Touch) onto the newest version: through every
-// newer change's hunks, a line outside them moved by the lines they added
-// above it, one inside a newer hunk's old lines is that change's (already
-// counted newer) and dropped.
-func mapHistory(cs [][]hunk, ords []int) *LineHistory {
+// mapHistory maps each change's new lines (cs, newest first) onto the
+// newest version: through every newer change's hunks, a line outside
+// them moved by the lines they added above it, one inside a newer hunk's
+// old lines is that change's (already counted newer) and dropped.
+func mapHistory(cs [][]hunk) *LineHistory {
 	rank := map[int]int{} // current line: its newest change
-	var touch []TouchRun
 	for i, hs := range cs {
-		var mine []int // the current lines change i touched
 		for _, x := range hs {
 			for l := x.c; l < x.c+x.d; l++ {
 				cur, ok := l, true
 				for j := i - 1; j >= 0 && ok; j-- {
 					cur, ok = through(cs[j], cur)
 				}
-				if !ok {
-					continue
-				}
-				if _, seen := rank[cur]; !seen {
+				if _, seen := rank[cur]; ok && !seen {
 					rank[cur] = i + 1
 				}
-				mine = append(mine, cur)
-			}
-		}
-		if i < len(ords) {
-			slices.Sort(mine)
-			for _, l := range slices.Compact(mine) {
-				if n := len(touch); n > 0 && touch[n-1].Commit == ords[i] && touch[n-1].End+1 == l {
-					touch[n-1].End = l
-					continue
-				}
-				touch = append(touch, TouchRun{l, l, ords[i]})
 			}
 		}
 	}
-	vsort.StableFunc(touch, func(a, b TouchRun) int { return a.Start - b.Start })
 	lines := make([]int, 0, len(rank))
 	for l := range rank {
 		lines = append(lines, l)
 	}
 	slices.Sort(lines)
-	h := &LineHistory{Changes: len(cs), Touch: slices.Clip(touch)}
+	h := &LineHistory{Changes: len(cs)}
 	for _, l := range lines {
 		if n := len(h.Runs); n > 0 && h.Runs[n-1].Rank == rank[l] && h.Runs[n-1].End+1 == l {
 			h.Runs[n-1].End = l

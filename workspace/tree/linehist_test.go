@@ -2,7 +2,6 @@ package tree
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/testutil"
-	"github.com/ctxd/ctxd/workspace/disk"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -23,25 +21,6 @@ func numbered(name string, n int) []string {
 	for i := range out {
 		out[i] = name + string(rune('a'+i))
 	}
-	return out
-}
-
-// newestOnly returns h without its per-commit runs (Touch): the newest
-// change's runs, which most tests compare.
-func newestOnly(h *LineHistory) *LineHistory {
-	if h == nil {
-		return nil
-	}
-	c := *h
-	c.Touch = nil
-	return &c
-}
-
-// commitsIn returns h.CommitsIn(from, to) sorted.
-func commitsIn(h *LineHistory, from, to int) []int {
-	var out []int
-	h.CommitsIn(from, to, func(c int) { out = append(out, c) })
-	slices.Sort(out)
 	return out
 }
 
@@ -87,22 +66,11 @@ func TestLineHistories(t *testing.T) {
 	// 1; its line 2 is c3's), 4 c1 (lc2, line 5), 5 the import (every
 	// other line).
 	want := &LineHistory{Changes: 5, Runs: []LineRun{{1, 1, 3}, {2, 2, 2}, {3, 4, 5}, {5, 5, 4}, {6, 6, 5}, {7, 7, 1}, {8, 12, 5}}}
-	if d := cmp.Diff(want, newestOnly(got["f.py"])); d != "" {
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py (-want +got):\n%s\ncurrent:\n%s", d, strings.Join(dirty, "\n"))
 	}
 	if h := got["g.py"]; h == nil || h.Changes != 1 {
 		t.Errorf("g.py: %+v, want its one commit", h)
-	}
-	// The commits (ordinals of the log: c3 0, other 1, c2 2, c1 3, the
-	// import 4) whose changes touched current lines that no newer change
-	// replaced; the uncommitted edit is none.
-	for _, tt := range []struct {
-		from, to int
-		want     []int
-	}{{1, 1, []int{2}}, {2, 2, []int{0}}, {5, 5, []int{3}}, {3, 3, []int{4}}, {7, 7, nil}, {1, 5, []int{0, 2, 3, 4}}} {
-		if c := commitsIn(got["f.py"], tt.from, tt.to); !slices.Equal(c, tt.want) {
-			t.Errorf("CommitsIn(%d, %d) = %v, want %v", tt.from, tt.to, c, tt.want)
-		}
 	}
 	for _, tt := range []struct{ from, to, want int }{{1, 1, 3}, {3, 4, 5}, {4, 6, 4}, {6, 9, 1}, {13, 20, 0}} {
 		if n := got["f.py"].Newest(tt.from, tt.to); n != tt.want {
@@ -115,7 +83,7 @@ func TestLineHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = &LineHistory{Changes: 2, Runs: []LineRun{{1, 1, 2}, {2, 2, 1}}}
-	if d := cmp.Diff(want, newestOnly(got["f.py"])); d != "" {
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py, 2 commits, uncommitted left out (-want +got):\n%s", d)
 	}
 }
@@ -177,7 +145,7 @@ func TestReadLineHistories(t *testing.T) {
 	}
 	// The root commit's diff (every line) is not read.
 	want := &LineHistory{Changes: 2, Runs: []LineRun{{2, 2, 2}, {3, 3, 1}, {4, 4, 2}}}
-	if d := cmp.Diff(want, newestOnly(l.Of("f.py"))); d != "" {
+	if d := cmp.Diff(want, l.Of("f.py")); d != "" {
 		t.Errorf("f.py (-want +got):\n%s", d)
 	}
 	if l.Of("evil.py") != nil || l.Of("g.md") != nil || l.Of("g.py") == nil {
@@ -191,7 +159,7 @@ func TestReadLineHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = &LineHistory{Changes: 3, Runs: []LineRun{{2, 2, 1}, {3, 3, 3}, {4, 4, 2}, {5, 5, 3}}}
-	if d := cmp.Diff(want, newestOnly(got["f.py"])); d != "" {
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py with its uncommitted line (-want +got):\n%s", d)
 	}
 	// The same from the request's patch (`git diff HEAD`, with context),
@@ -202,7 +170,7 @@ func TestReadLineHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromPatch, ok := l.WithPatch("f.py", diff)
-	if d := cmp.Diff(want, newestOnly(fromPatch)); !ok || d != "" {
+	if d := cmp.Diff(want, fromPatch); !ok || d != "" {
 		t.Errorf("f.py from the patch (ok %v; -want +got):\n%s\npatch:\n%s", ok, d, diff.Patch)
 	}
 	if h, ok := l.WithPatch("e.py", diff); !ok || h == nil || h.Newest(2, 2) != 1 {
@@ -250,7 +218,7 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 		b.Skip("not in a git repository")
 	}
 	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
-		"--no-ext-diff", "--format=%x01%s", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
+		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -264,60 +232,15 @@ func BenchmarkLineHistoriesOf(b *testing.B) {
 	// What the histories keep: their runs and hunks (map overhead left out).
 	held := 0
 	for f, cs := range l.changes {
-		held += len(l.mapped[f].Runs)*int(unsafe.Sizeof(LineRun{})) + len(l.mapped[f].Touch)*int(unsafe.Sizeof(TouchRun{})) + len(l.ords[f])*8
+		held += len(l.mapped[f].Runs) * int(unsafe.Sizeof(LineRun{}))
 		for _, hs := range cs {
 			held += len(hs) * int(unsafe.Sizeof(hunk{}))
 		}
-	}
-	for _, ts := range l.subjects {
-		held += len(ts) * 4
 	}
 	b.ReportMetric(float64(held), "held-B")
 	b.ReportMetric(float64(len(body)), "kept-B")
 	b.ReportMetric(float64(len(l.mapped)), "files")
 	b.ReportMetric(float64(len(out)), "log-B")
-}
-
-// BenchmarkMessageScores is the request path's part of the message
-// signal (engine's byMessage): the log's commits scored against a
-// request's words once, then the commits touching each of 150 spans of 20
-// lines of the six files with the most changes (a ladder's files and
-// candidates). The root is CTXD_LINEHIST_REPO's, else this module's.
-func BenchmarkMessageScores(b *testing.B) {
-	root := os.Getenv("CTXD_LINEHIST_REPO")
-	if root == "" {
-		if abs, err := filepath.Abs("."); err == nil {
-			root = gitTop(abs)
-		}
-	}
-	if root == "" {
-		b.Skip("not in a git repository")
-	}
-	out, total, err := runGitFor(b.Context(), root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
-		"--no-ext-diff", "--format=%x01%s", fmt.Sprintf("-n%d", LineHistCommits), "HEAD")
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := lineHistoriesOf("HEAD", compactLog(out, total > len(out)), false)
-	files := slices.SortedFunc(maps.Keys(l.mapped), func(x, y string) int { return len(l.changes[y]) - len(l.changes[x]) })
-	files = files[:min(len(files), 6)]
-	query := TermsOf([]string{"fix", "parsing", "extra", "form", "parameter", "list", "request", "body"})
-	b.ReportAllocs()
-	for b.Loop() {
-		msgs := l.MessageScores(query)
-		s := 0.0
-		for _, f := range files {
-			h := l.Of(f)
-			for k := range 150 {
-				h.CommitsIn(1+20*k, 20+20*k, func(c int) {
-					if c < len(msgs) {
-						s += msgs[c]
-					}
-				})
-			}
-		}
-		_ = s
-	}
 }
 
 // TestDirtyLineHistoriesOfTheirHead: the uncommitted diff of a file is
@@ -344,7 +267,7 @@ func TestDirtyLineHistoriesOfTheirHead(t *testing.T) {
 	// Against l's HEAD: the new commit's line 1 and the edit's line 4
 	// are the newest change, c1's b1 (line 3 now) the one before.
 	want := &LineHistory{Changes: 2, Runs: []LineRun{{1, 1, 1}, {3, 3, 2}, {4, 4, 1}}}
-	if d := cmp.Diff(want, newestOnly(got["f.py"])); d != "" {
+	if d := cmp.Diff(want, got["f.py"]); d != "" {
 		t.Errorf("f.py (-want +got):\n%s", d)
 	}
 }
@@ -435,60 +358,5 @@ func TestHeadWhileLogHeld(t *testing.T) {
 	w.git.mu.Unlock()
 	if first == "" || second == "" || first == second {
 		t.Fatalf("Head %q then %q after a commit", first, second)
-	}
-}
-
-// TestLineHistorySubjects: the line histories read once per HEAD keep
-// each commit's subject, and MessageScores scores the commits whose
-// subjects share the request's rarer terms: the lines of the commit
-// worded like the request map to it, another commit's to one of score 0;
-// a subject that reads like a file header ("+++ b/evil.py") is no file;
-// the persisted log gives the same.
-func TestLineHistorySubjects(t *testing.T) {
-	root := testutil.IsolatedRepo(t)
-	write := pyWriter(t, root)
-	write("a", "b", "c")
-	gitCommitAll(t, root, "import", "2024-01-01T10:00:00Z")
-	write("a", "b2", "c")
-	gitCommitAll(t, root, "Round partial refunds to cents", "2024-01-02T10:00:00Z")
-	write("a", "b2", "c2")
-	gitCommitAll(t, root, "+++ b/evil.py", "2024-01-03T10:00:00Z")
-	for k, s := range []string{"Tidy imports", "Document the ledger", "Add a changelog"} {
-		testutil.WriteFiles(t, root, map[string]string{fmt.Sprintf("n%d.md", k): "# n\n"})
-		gitCommitAll(t, root, s, fmt.Sprintf("2024-01-0%dT10:00:00Z", 4+k))
-	}
-	dir := filepath.Join(t.TempDir(), "state", "index")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, persisted := range []bool{false, true} {
-		w, err := Open(root, Options{State: disk.New(dir)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := w.ReadLineHistories(t.Context())
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(filepath.Join(dir, lineHistFile)); err != nil {
-			t.Fatalf("persisted %v: %v", persisted, err)
-		}
-		if l.Of("evil.py") != nil {
-			t.Errorf("persisted %v: evil.py (a subject) has a line history", persisted)
-		}
-		msgs := l.MessageScores(TermsOf([]string{"partial", "refunds", "rounding", "ledger"}))
-		h := l.Of("f.py")
-		b, c := commitsIn(h, 2, 2), commitsIn(h, 3, 3)
-		if len(b) != 1 || len(c) != 1 || b[0] >= len(msgs) || c[0] >= len(msgs) {
-			t.Fatalf("persisted %v: commits of line 2 %v, of line 3 %v, scores %v", persisted, b, c, msgs)
-		}
-		if msgs[b[0]] < 2 || msgs[c[0]] != 0 {
-			t.Errorf("persisted %v: scores %v: want line 2's commit %d over 2, line 3's %d 0", persisted, msgs, b[0], c[0])
-		}
-		// "ledger" is in a subject too, of a commit that touched no code.
-		if msgs[0] == 0 && msgs[1] == 0 && msgs[2] == 0 {
-			t.Errorf("persisted %v: scores %v: want the ledger commit scored", persisted, msgs)
-		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"os/exec"
 	"slices"
 	"strings"
@@ -41,7 +40,7 @@ const (
 	// lineHistRetry is how long after a failed read (a timeout under
 	// load) the line histories of the same HEAD are read again.
 	lineHistRetry = 10 * time.Minute
-	lineHistMagic = "CTXDLHI2" // 2: the commit markers carry their subjects
+	lineHistMagic = "CTXDLHI1"
 	lineHistFile  = "linehist.bin"
 )
 
@@ -53,14 +52,7 @@ type LineHistories struct {
 	// short history; its last one left out when the log was cut).
 	Commits int
 	changes map[string][][]hunk // per file, newest first
-	ords    map[string][]int    // per file, each change's commit
 	mapped  map[string]*LineHistory
-	// subjects holds, per commit of the log (newest first), its
-	// subject's distinct terms (TermsOf, sorted), and files how many
-	// files it changed; df, per term, how many subjects hold it.
-	subjects [][]uint32
-	files    []int
-	df       map[uint32]int
 	// retry, set when the read failed, is when it may be tried again.
 	retry time.Time
 }
@@ -78,15 +70,13 @@ func (l *LineHistories) Of(rel string) *LineHistory {
 // of `git diff HEAD -U0`) as the newest change.
 func (l *LineHistories) withDiff(rel string, diff []hunk) *LineHistory {
 	var cs [][]hunk
-	var ords []int
 	if l != nil {
-		cs, ords = l.changes[rel], l.ords[rel]
+		cs = l.changes[rel]
 	}
 	if len(diff) == 0 {
 		return l.Of(rel)
 	}
-	n := min(len(cs), lineHistKeep-1)
-	return mapHistory(append([][]hunk{diff}, cs[:n]...), append([]int{-1}, ords[:min(len(ords), n)]...))
+	return mapHistory(append([][]hunk{diff}, cs[:min(len(cs), lineHistKeep-1)]...))
 }
 
 // lineHistState is a tree's line histories: the last read (nil before
@@ -141,7 +131,7 @@ func (w *Tree) ReadLineHistories(ctx context.Context) (*LineHistories, error) {
 	// every file: 10k files of the Go standard library in one commit)
 	// is not read, as co-change leaves it out; its marker stays.
 	out, total, err := runGitFor(ctx, w.root, maxLineLogBytes, lineLogTimeout, "-c", "log.showRoot=false", "log", "--no-merges", "--no-renames", "--relative", "-U0",
-		"--no-ext-diff", "--format=%x01%s", fmt.Sprintf("-n%d", LineHistCommits), head)
+		"--no-ext-diff", "--format=%x01", fmt.Sprintf("-n%d", LineHistCommits), head)
 	if err != nil {
 		if ctx.Err() == nil {
 			// Not read again at this HEAD for lineHistRetry (every
@@ -190,85 +180,22 @@ func (w *Tree) DirtyLineHistories(ctx context.Context, l *LineHistories, rels []
 // lineHistoriesOf maps a compacted log (compactLog) onto each code file's
 // current lines.
 func lineHistoriesOf(head string, body []byte, cut bool) *LineHistories {
-	l := &LineHistories{Head: head, changes: map[string][][]hunk{}, ords: map[string][]int{}, mapped: map[string]*LineHistory{}, df: map[uint32]int{}}
+	l := &LineHistories{Head: head, changes: map[string][][]hunk{}, mapped: map[string]*LineHistory{}}
 	l.Commits = bytes.Count(body, []byte{1})
-	l.subjects, l.files = make([][]uint32, l.Commits), make([]int, l.Commits)
-	k := 0
-	for line := range bytes.Lines(body) {
-		if line[0] == 1 && k < l.Commits {
-			ts := TermsOf(subjectWords(string(line[1:])))
-			for _, t := range ts {
-				l.df[t]++
-			}
-			l.subjects[k] = ts
-			k++
-		}
-	}
-	changes, ords := logHunks(body, cut)
-	for f, cs := range changes {
-		for _, o := range ords[f] {
-			if o < len(l.files) {
-				l.files[o]++
-			}
-		}
+	for f, cs := range logHunks(body, cut) {
 		switch lang.Of(f) {
 		case "", "markdown", "text", "json", "yaml", "toml":
 			continue // no definitions to rank
 		}
-		n := min(len(cs), lineHistKeep)
-		cs = cs[:n]
+		cs = cs[:min(len(cs), lineHistKeep)]
 		l.changes[f] = slices.Clip(cs)
-		l.ords[f] = slices.Clip(ords[f][:n])
-		l.mapped[f] = mapHistory(cs, l.ords[f])
+		l.mapped[f] = mapHistory(cs)
 	}
 	return l
 }
 
-// MessageScores scores each commit of the log (by its ordinal, newest
-// first) by how its subject shares query's terms (sorted distinct terms,
-// TermsOf of the request's words), as [Messages.Rank] scores a commit:
-// the shared terms' inverse document frequencies over the log's subjects,
-// summed, over the square root of its number of files; 0 for one sharing
-// none or of more than maxMessageFiles files (a sweep). Nil when none
-// shares a term. The functions past commits worded like the request
-// touched are where such work happens (engine's focus ladder).
-func (l *LineHistories) MessageScores(query []uint32) []float64 {
-	if l == nil || len(query) == 0 || len(l.subjects) == 0 {
-		return nil
-	}
-	n := float64(len(l.subjects))
-	var out []float64
-	for i, ts := range l.subjects {
-		if l.files[i] == 0 || l.files[i] > maxMessageFiles {
-			continue
-		}
-		s := 0.0
-		for a, b := 0, 0; a < len(query) && b < len(ts); {
-			switch {
-			case query[a] < ts[b]:
-				a++
-			case query[a] > ts[b]:
-				b++
-			default:
-				f := float64(l.df[query[a]])
-				s += math.Log(1 + (n-f+0.5)/(f+0.5))
-				a++
-				b++
-			}
-		}
-		if s == 0 {
-			continue
-		}
-		if out == nil {
-			out = make([]float64, len(l.subjects))
-		}
-		out[i] = s / math.Sqrt(float64(l.files[i]))
-	}
-	return out
-}
-
-// compactLog keeps of a `git log -U0 --format=%x01%s` output what the line
-// histories read: the commit markers with their subjects, each file's "+++ " line and its
+// compactLog keeps of a `git log -U0 --format=%x01` output what the line
+// histories read: the commit markers, each file's "+++ " line and its
 // hunk headers, skipping the hunks' lines by their counts (an added line
 // "++ x" reads "+++ x"). A cut last commit is left out.
 func compactLog(out []byte, cut bool) []byte {
@@ -295,8 +222,7 @@ func compactLog(out []byte, cut bool) []byte {
 		}
 		switch {
 		case len(line) > 0 && line[0] == 1:
-			b.Write(line)
-			b.WriteByte('\n')
+			b.WriteString("\x01\n")
 		case bytes.HasPrefix(line, []byte("diff --git ")):
 			b.WriteString("diff --git \n") // a file's start: its path is the "+++ " line's
 		case bytes.HasPrefix(line, []byte("+++ ")):
