@@ -260,3 +260,7 @@ func timedOut(ctx context.Context, lang string, d time.Duration) *TimeoutError {
 	patience.ParseTimedOut(ctx)
 	return &TimeoutError{Language: lang, Timeout: d}
 }
+
+// MaxComputedMember bounds the text of a computed member that names a
+// function (jsMember).
+const MaxComputedMember = 40

@@ -871,10 +871,6 @@ func jsMember(n *node, src []byte) string {
 	return p.text(src)
 }
 
-// MaxComputedMember bounds the text of a computed member that names a
-// function (jsMember).
-const MaxComputedMember = 40
-
 // jsMembers returns the property names of a chain of member assignments
 // of one function ("set" and "header" of "res.set = res.header =
 // function header() {}"), those that are plain names.
