@@ -92,10 +92,16 @@ func (h *History) CoChanged(seeds map[string]float64, halfLife, limit int, keep 
 		}
 		decay *= step
 	}
+	return TopPaths(score, h.paths, limit, keep)
+}
+
+// TopPaths returns the paths (by id) of the scores, best first (ties by
+// path), at most limit (all when ≤ 0); keep, when not nil, filters them.
+func TopPaths(score map[int32]float64, paths []string, limit int, keep func(path string) bool) []Scored {
 	out := make([]Scored, 0, len(score))
 	for f, s := range score {
-		if keep == nil || keep(h.paths[f]) {
-			out = append(out, Scored{Path: h.paths[f], Score: s})
+		if keep == nil || keep(paths[f]) {
+			out = append(out, Scored{Path: paths[f], Score: s})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool {

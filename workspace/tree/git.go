@@ -712,13 +712,6 @@ func (s *gitState) setHistory(key string, out []byte, cut bool) {
 	s.histKey, s.hist, s.msgs = key, graph.NewHistory(commits, 0), NewMessages(subjects, commits)
 }
 
-// parseNameLog splits `git log --name-only --format=%x01%P%x02%s` output
-// into the files of each commit (parseLog).
-func parseNameLog(out []byte, cut bool) [][]string {
-	commits, _ := parseLog(out, cut)
-	return commits
-}
-
 // parseLog splits `git log --name-only --format=%x01%P%x02%s` output into
 // the files and the subject of each commit. Root commits (no parents: an
 // import of the whole tree, not a change) and a cut last commit are

@@ -99,9 +99,9 @@ func TestParseNameLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := parseNameLog([]byte(tt.out), tt.cut)
+			got, _ := parseLog([]byte(tt.out), tt.cut)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("parseNameLog = %q, want %q", got, tt.want)
+				t.Errorf("parseLog = %q, want %q", got, tt.want)
 			}
 		})
 	}

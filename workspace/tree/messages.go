@@ -1,9 +1,7 @@
 package tree
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/ctxd/ctxd/graph"
@@ -85,8 +83,7 @@ func (m *Messages) Rank(query []uint32, limit int, keep func(path string) bool) 
 	n := float64(len(m.terms))
 	idf := make([]float64, len(query))
 	for k, t := range query {
-		f := float64(m.df[t])
-		idf[k] = math.Log(1 + (n-f+0.5)/(f+0.5))
+		idf[k] = bm25IDF(n, m.df[t])
 	}
 	score := map[int32]float64{}
 	for i, ts := range m.terms {
@@ -111,20 +108,5 @@ func (m *Messages) Rank(query []uint32, limit int, keep func(path string) bool) 
 			score[f] += s
 		}
 	}
-	out := make([]graph.Scored, 0, len(score))
-	for f, s := range score {
-		if p := m.paths[f]; keep == nil || keep(p) {
-			out = append(out, graph.Scored{Path: p, Score: s})
-		}
-	}
-	slices.SortFunc(out, func(a, b graph.Scored) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	return graph.TopPaths(score, m.paths, limit, keep)
 }
