@@ -474,9 +474,6 @@ func (w *walker) visit(n *node, depth int, name string) {
 			return
 		}
 	}
-	if w.objectMethod(n, name) {
-		return
-	}
 	if bodyOf, ok := w.spec.lambdas[n.typ]; ok {
 		if body := bodyOf(n); body != nil {
 			var keys []string
@@ -503,43 +500,6 @@ func (w *walker) visit(n *node, depth int, name string) {
 	for _, k := range n.kids {
 		w.visit(k, depth+1, name)
 	}
-}
-
-// objectMethod records a function an object literal holds (the
-// language's objectMethod) as a definition of the walk's owner, marked
-// Inner as the definitions inside a function body are (the outline does
-// not list them), and collapses its body; name is the enclosing
-// definition's, which named the body before. It reports whether n was
-// such a function.
-func (w *walker) objectMethod(n *node, name string) bool {
-	if w.spec.objectMethod == nil {
-		return false
-	}
-	m, fn, body := w.spec.objectMethod(n, w.src)
-	if body == nil {
-		return false
-	}
-	depth := w.owner.depth + 1
-	w.a.symbols = append(w.a.symbols, Symbol{
-		Name:      m,
-		Kind:      "method",
-		Start:     w.line(n.start),
-		End:       w.lastLine(n),
-		Signature: w.signature(n, def{}, body),
-		Exported:  true,
-		Parent:    w.owner.name,
-		Depth:     depth,
-		Inner:     true,
-	})
-	keys := []string{m}
-	if name != "" && name != m {
-		keys = append(keys, name)
-	}
-	prev := w.owner
-	w.owner = owner{depth: depth, name: m}
-	w.collapse(fn, body, keys)
-	w.owner = prev
-	return true
 }
 
 // test records a test framework's call as a symbol (kind "suite" or

@@ -61,10 +61,6 @@ type langSpec struct {
 	// scope, a test's body collapses on its own, and both become symbols
 	// of kind "test", so a test file's views keep every title.
 	testCall func(n *node, src []byte) (testKind, testCallParts)
-	// objectMethod reads a function an object literal holds (JavaScript's
-	// `transform(code) { ... }` and `load: async (id) => { ... }`): its
-	// name, the function node and its body (nil when n is none).
-	objectMethod func(n *node, src []byte) (name string, fn, body *node)
 }
 
 // testKind tells a suite (describe) from a test case (it) and from any
@@ -735,8 +731,7 @@ func jsSpec(name string) *langSpec {
 				},
 			},
 		},
-		testCall:     jsTestCall,
-		objectMethod: jsObjectMethod,
+		testCall: jsTestCall,
 		lambdas: map[string]func(*node) *node{
 			"arrow_function":      field("body"),
 			"function_expression": field("body"),
@@ -830,48 +825,6 @@ func jsTestCall(n *node, src []byte) (testKind, testCallParts) {
 		return notTest, testCallParts{}
 	}
 	return kind, p
-}
-
-// jsObjectMethod reads a function an object literal holds: a method
-// (`transform(code) { ... }`, `async load(id) { ... }`, a getter) or a
-// property whose value is a function with a block body (`resolveId:
-// async (id) => { ... }`, `bar: function () { ... }`); its name is the
-// key's. Vite's plugins are such objects, returned by a function:
-// their hooks were no definitions, so no focus ladder could keep one
-// whole and no name found it.
-func jsObjectMethod(n *node, src []byte) (string, *node, *node) {
-	if n.parent == nil || n.parent.typ != "object" {
-		return "", nil, nil
-	}
-	fn, key := n, n.child("name")
-	if n.typ == "pair" {
-		fn, key = n.child("value"), n.child("key")
-		if fn == nil {
-			return "", nil, nil
-		}
-		switch fn.typ {
-		case "function_expression", "function", "arrow_function", "generator_function":
-		default:
-			return "", nil, nil
-		}
-	} else if n.typ != "method_definition" {
-		return "", nil, nil
-	}
-	if key == nil {
-		return "", nil, nil
-	}
-	var name string
-	switch key.typ {
-	case "property_identifier", "identifier":
-		name = key.text(src)
-	case "string":
-		name = unquote(key.text(src))
-	}
-	body := fn.child("body")
-	if name == "" || body == nil || body.typ != "statement_block" {
-		return "", nil, nil
-	}
-	return name, fn, body
 }
 
 // jsAssignedFunc returns the function of an assignment of a function
