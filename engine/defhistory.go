@@ -31,8 +31,9 @@ const (
 )
 
 // ladderHistories returns the line history (tree.LineHistory) of the
-// files focusLines gives a ladder (at most focusLadderFiles files of at
-// least focusMinTokens), by path: a clean file's from the line histories
+// files focusLines gives a ladder (ladderFile: the first focusLadderFiles
+// files of at least focusMinTokens, and those of the first focusFiles
+// holding focusLadderShare of the context budget, budget), by path: a clean file's from the line histories
 // read once per HEAD off the request path (tree.ReadLineHistories, run by
 // the background analysis); a file with uncommitted changes gets its
 // diff against HEAD as the newest change, read from the patch the request
@@ -41,7 +42,7 @@ const (
 // content and HEAD in the store. None
 // outside git, and none before the histories of the current HEAD are read:
 // the request never waits for the log, it asks the analysis to read it.
-func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) map[string]*tree.LineHistory {
+func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff, budget int) map[string]*tree.LineHistory {
 	var dirty []workspace.LineHistoryKey
 	var lh *tree.LineHistories
 	out := map[string]*tree.LineHistory{}
@@ -50,6 +51,12 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 		c := &chunks[i]
 		f := &c.Facts
 		if !focusable(c) || c.Tokens < focusMinTokens {
+			continue
+		}
+		if n++; n > focusFiles {
+			break
+		}
+		if !ladderFile(n, c.Tokens, budget) {
 			continue
 		}
 		cs := sums.of(c)
@@ -76,9 +83,6 @@ func (e *Engine) ladderHistories(ctx context.Context, chunks []ctxd.Chunk, sums 
 			}
 		} else if h := lh.Of(c.Source); h != nil {
 			out[c.Source] = h
-		}
-		if n++; n == focusLadderFiles {
-			break
 		}
 	}
 	if len(dirty) == 0 {

@@ -55,7 +55,7 @@ func focusOf(t *testing.T, e *Engine, files map[string]string, request string, t
 	}) {
 		cs = append(cs, ctxd.Chunk{Source: p, ChunkType: ctxd.ChunkFile, Content: files[p], Tokens: 5000})
 	}
-	e.focusLines(t.Context(), query.Parse(request), task, cs, nil, nil)
+	e.focusLines(t.Context(), query.Parse(request), task, cs, nil, nil, 0)
 	out := map[string][]int{}
 	for _, c := range cs {
 		out[c.Source] = c.Facts.FocusLines

@@ -45,6 +45,18 @@ const (
 	// context.go comes early by path, -3 / -2; BENCHMARKS.md "Lead
 	// (2026-11-30 14:20"); with it the constants want fitting again.
 	focusLadderFiles = 6
+	// focusLadderShare: a large file past the first focusLadderFiles
+	// gets the ladder too when it holds at least this share of the
+	// context budget, a file the budget cannot show whole beside the
+	// others: gathering's order is by path, and an answer file seventh
+	// by path (httpx's _models.py after _api.py, _auth.py, _client.py,
+	// ...; gin's tree.go after the test files) had three focus lines and
+	// no steps, or one beside a named class too long to keep (BENCHMARKS.md
+	// "hnoview": 17 of the 52 training files whose changed lines no view
+	// showed). A smaller file is better bought whole or at bodies than
+	// by steps (the ladder for every looked-into file: training split
+	// 8k all-lines +0.67, 32k -0.57). The share is hso's (0.5), not fitted.
+	focusLadderShare = 0.5
 	// focusMaxLines: a longer definition (a whole class or impl block)
 	// would keep most of the file.
 	focusMaxLines = 300
@@ -77,12 +89,12 @@ func focusable(c *ctxd.Chunk) bool {
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
 // test. Chunks must be counted.
-func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff) {
+func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff, budget int) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
 	quals := q.Qualifiers
 	fq := tree.NewFocusQuery(q) // the request's focus terms, once for every file
-	hist := e.ladderHistories(ctx, chunks, sums, diff)
+	hist := e.ladderHistories(ctx, chunks, sums, diff, budget)
 	looked := 0
 	var glob []globalSet // the files' definitions, for their global scores
 	defer func() { setGlobal(fq, glob) }()
@@ -181,7 +193,8 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		dt := e.store.DefTerms(ent.Hash, c.Content, spans)
 		holds := nameHolds(names)
 		ranked := rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankBy(fq, among, holds) })
-		if looked <= focusLadderFiles {
+		ladder := ladderFile(looked, c.Tokens, budget)
+		if ladder {
 			if len(ranked) == 0 {
 				// No definition holds two of the request's words: those
 				// holding one that few hold (tree.RankAny) are the ladder (an open
@@ -202,7 +215,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
 		}
-		if looked > focusLadderFiles {
+		if !ladder {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
 			// three, or the best one beside a named definition, as
@@ -225,6 +238,13 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
 	}
+}
+
+// ladderFile reports whether the k-th large file focusLines looks into
+// (1-based), of tokens tokens, gets the focus ladder, for a context
+// budget of budget tokens (0: unknown).
+func ladderFile(k, tokens, budget int) bool {
+	return k <= focusLadderFiles || budget > 0 && float64(tokens) >= focusLadderShare*float64(budget)
 }
 
 // globalSet is one file's definitions for setGlobal: those ranked

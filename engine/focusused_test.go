@@ -71,7 +71,7 @@ func TestFocusLinesNamedAndUsed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := files[tc.file]
 			cs := []ctxd.Chunk{{Source: tc.file, ChunkType: ctxd.ChunkFile, Content: src, Tokens: 5000, Facts: ctxd.Facts{MentionedSymbols: tc.named}}}
-			e.focusLines(t.Context(), query.Parse(tc.request), tc.task, cs, nil, nil)
+			e.focusLines(t.Context(), query.Parse(tc.request), tc.task, cs, nil, nil, 0)
 			got := cs[0].Facts.FocusLines
 			for _, p := range tc.want {
 				if !slices.Contains(got, startLine(t, src, p)) {

@@ -193,7 +193,7 @@ func (r *pass) view(ctx context.Context) error {
 	if err := countChunks(ctx, r.p.counter, r.chunks); err != nil {
 		return err
 	}
-	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks, r.sums, r.res.Diff)
+	r.e.focusLines(ctx, r.p.query, r.env.TaskType, r.chunks, r.sums, r.res.Diff, r.p.contextBudget)
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
 	r.e.declLines(ctx, r.p.query, r.chunks, r.sums)
