@@ -591,13 +591,13 @@ func TestPresenceBudget(t *testing.T) {
 		{presenceFirst + 4000, presenceFirst/2 + int(presenceRest*4000)},
 	}
 	for _, tt := range tests {
-		if got := presenceBudget(tt.left); got != tt.want {
+		if got := defaults.presenceBudget(tt.left); got != tt.want {
 			t.Errorf("presenceBudget(%d) = %d, want %d", tt.left, got, tt.want)
 		}
 	}
 	prev := 0
 	for left := 0; left <= 200000; left += 1000 {
-		got := presenceBudget(left)
+		got := defaults.presenceBudget(left)
 		if got < prev || got > left/2 {
 			t.Fatalf("presenceBudget(%d) = %d after %d: not growing, or over half", left, got, prev)
 		}
@@ -850,7 +850,7 @@ func roomForOneBody(c tokens.Counter, top ctxd.Chunk, name string) int {
 // follow the shares when they change; 8,000 with today's (gather's
 // eval-measured rules were set there).
 func TestRoomyBudget(t *testing.T) {
-	planned := func(b int) int { return presenceBudget(b) / presencePer }
+	planned := func(b int) int { return defaults.presenceBudget(b) / presencePer }
 	if got := planned(RoomyBudget); got != presenceChunks {
 		t.Errorf("at RoomyBudget %d the pass plans for %d chunks, want presenceChunks %d", RoomyBudget, got, presenceChunks)
 	}
