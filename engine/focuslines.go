@@ -109,8 +109,8 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 					}
 					dt := e.store.DefTerms(ent.Hash, c.Content, spans)
 					ranked := dt.RankBy(fq, among, nameHolds(names))
-					focusPick(f, ranked, starts, focusDefs, 0.5)
-					glob = append(glob, globalSet{dt, among, f, ranked})
+					picked := focusPick(f, ranked, starts, focusDefs, 0.5)
+					glob = append(glob, globalSet{dt, among, ranked, f, picked})
 					if len(f.FocusLines) == 0 {
 						f.FocusLines = methods[:1]
 					}
@@ -202,6 +202,7 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			}
 			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
 		}
+		var picked []int // the definitions of f.FocusDefs
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
@@ -218,9 +219,9 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				f.FocusLines = append(f.FocusLines, starts[r.Index])
 			}
 		} else {
-			focusPick(f, ranked, starts, focusLadder, focusLadderCut)
+			picked = focusPick(f, ranked, starts, focusLadder, focusLadderCut)
 		}
-		glob = append(glob, globalSet{dt, defsOf(among, long), f, ranked})
+		glob = append(glob, globalSet{dt, defsOf(among, long), ranked, f, picked})
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
@@ -228,14 +229,16 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 }
 
 // globalSet is one file's definitions for setGlobal: those ranked
-// together (among, indexes of dt's; nil: all), its facts, and the
-// ranking whose first len(f.FocusDefs) entries are its focus definitions
-// (focusPick's).
+// together (among, indexes of dt's; nil: all), the file's own ranking of
+// them, its facts, and focus, the definition (dt's index) of each of
+// f.FocusDefs, in their order (focusPick's return). The ranking's order
+// says nothing of which definitions are the focus ones: focus does.
 type globalSet struct {
 	dt     *tree.DefTerms
 	among  []int
-	f      *ctxd.Facts
 	ranked []tree.DefScore
+	f      *ctxd.Facts
+	focus  []int
 }
 
 // setGlobal sets the Global of the focus definitions of sets: each
@@ -271,8 +274,8 @@ func setGlobal(fq *tree.FocusQuery, sets []globalSet) {
 		return
 	}
 	for _, s := range sets {
-		for k := range s.f.FocusDefs {
-			if sc, ok := st.Score(s.dt, s.ranked[k].Index); ok {
+		for k, i := range s.focus {
+			if sc, ok := st.Score(s.dt, i); ok {
 				s.f.FocusDefs[k].Global = math.Round(min(sc/best, 1)*100) / 100
 			}
 		}
@@ -294,18 +297,24 @@ func defsOf(among, long []int) []int {
 	return out
 }
 
-// focusPick appends to f's focus lines the first lines (starts, by
-// definition index) of the best ranked definitions, at most limit of
-// them and each scoring at least cut times the best, with their scores
-// and reasons.
-func focusPick(f *ctxd.Facts, ranked []tree.DefScore, starts []int, limit int, cut float64) {
+// focusPick sets f's focus definitions (f has none yet) and appends
+// their first lines (starts, by definition index) to its focus lines:
+// the best ranked definitions, at most limit of them and each scoring at
+// least cut times the best, with their scores and reasons. It returns
+// the definition index of each of f.FocusDefs, in their order, for
+// setGlobal.
+func focusPick(f *ctxd.Facts, ranked []tree.DefScore, starts []int, limit int, cut float64) []int {
+	f.FocusDefs = f.FocusDefs[:0]
+	var picked []int
 	for _, r := range ranked {
 		if len(f.FocusDefs) == limit || r.Score < cut*r.Best {
 			break
 		}
 		f.FocusLines = append(f.FocusLines, starts[r.Index])
 		f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: starts[r.Index], Score: math.Round(r.Score*100) / 100, Why: r.Terms})
+		picked = append(picked, r.Index)
 	}
+	return picked
 }
 
 // Limits of usedDefs: a helper function of at most usedFuncLines lines, a
