@@ -72,18 +72,18 @@ func TestFocusStepByGlobalScore(t *testing.T) {
 // paired by the ranking's position they swapped.
 func TestSetGlobalByFocusDefinition(t *testing.T) {
 	retry := strings.Join([]string{
-		"func parseConfig(path string) (*Config, error) {", // 1
-		"\tb := readFile(path)",
-		"\treturn decode(b)",
+		"func loadSettings(file string) (*Settings, error) {", // 1
+		"\tdata := slurp(file)",
+		"\treturn parseSettings(data)",
 		"}",
-		"func retryRequest(n int) error {", // 5
-		"\tfor i := 0; i < n; i++ {",
-		"\t\tif err := send(); err == nil { return nil } // timeout backoff",
+		"func resendRequests(tries int) error {", // 5
+		"\tfor k := 0; k < tries; k++ {",
+		"\t\tif transmit() == nil { return nil } // retried after a timeout, with backoff",
 		"\t}",
-		"\treturn errTimeout",
+		"\treturn errGaveUp",
 		"}",
-		"func backoffDelay(attempt int) time.Duration {", // 11
-		"\treturn time.Second << attempt // retry timeout",
+		"func backoffWait(round int) time.Duration {", // 11
+		"\treturn time.Millisecond << round // timeout",
 		"}",
 	}, "\n")
 	pool := strings.Join([]string{
