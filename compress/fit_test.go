@@ -645,7 +645,7 @@ func TestFitSwapsForTheLump(t *testing.T) {
 	}
 }
 
-// TestFitPresenceLines: past the best presenceFull chunks, the presence
+// TestFitPresenceLines: past the best PresenceFull chunks, the presence
 // pass places a presence line instead of a small file whole: eleven
 // small files ranked below the best file had taken the presence share,
 // and two were left out; now every file is present, and the best file
@@ -787,7 +787,7 @@ func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) 
 // code; small files ranked below it whole are each worth less than that
 // function. Its share of the file's tokens (3%) made the focus view worth
 // barely more than its outline, and the small files took the budget; a
-// focus view's share is taken of twice the budget (focusShareOf), so the
+// focus view's share is taken of twice the budget (FocusShareOf), so the
 // function is shown and the small files still are, at smaller views. Its
 // score (2,500 against 1,200) makes the function worth more than two of
 // the small files whole together: the allocation compares totals
