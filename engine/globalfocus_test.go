@@ -97,16 +97,16 @@ func TestSetGlobalByFocusDefinition(t *testing.T) {
 	fq := tree.NewFocusQuery(query.Parse("requests are retried without a backoff after a timeout"))
 	type file struct {
 		dt     *tree.DefTerms
-		starts []int
+		cs     focusCands
 		ranked []tree.DefScore
 	}
 	load := func(src string, spans []tree.DefSpan) file {
-		dt := tree.NewDefTerms([]byte(src), spans)
-		var starts []int
+		var cs focusCands
 		for _, s := range spans {
-			starts = append(starts, s.Start)
+			cs = append(cs, focusCand{span: s, at: s.Start})
 		}
-		return file{dt, starts, dt.RankBy(fq, nil, nil)}
+		dt := tree.NewDefTerms([]byte(src), cs.spans())
+		return file{dt, cs, dt.RankBy(fq, nil, nil)}
 	}
 	a := load(retry, []tree.DefSpan{{Start: 1, End: 4}, {Start: 5, End: 10}, {Start: 11, End: 13}})
 	b := load(pool, []tree.DefSpan{{Start: 1, End: 3}, {Start: 4, End: 6}})
@@ -115,11 +115,11 @@ func TestSetGlobalByFocusDefinition(t *testing.T) {
 	}
 	globals := func(reverse bool) []ctxd.DefScore {
 		var fa, fb ctxd.Facts
-		pa := focusPick(&fa, a.ranked, a.starts, focusLadder, 0)
-		pb := focusPick(&fb, b.ranked, b.starts, focusLadder, 0)
+		pa := focusPick(&fa, a.ranked, a.cs, focusLadder, 0)
+		pb := focusPick(&fb, b.ranked, b.cs, focusLadder, 0)
 		for k, i := range pa {
-			if a.starts[i] != fa.FocusDefs[k].Line {
-				t.Fatalf("focusPick's definition %d starts at %d, its focus definition %d at %d", i, a.starts[i], k, fa.FocusDefs[k].Line)
+			if a.cs[i].at != fa.FocusDefs[k].Line {
+				t.Fatalf("focusPick's candidate %d is at line %d, its focus definition %d at %d", i, a.cs[i].at, k, fa.FocusDefs[k].Line)
 			}
 		}
 		ranked := a.ranked
