@@ -33,7 +33,8 @@ const (
 // ladderHistories returns the line history (tree.LineHistory) of the
 // files focusLines gives a ladder (ladderFile: the first focusLadderFiles
 // files of at least focusMinTokens, and those of the first focusFiles
-// holding focusLadderShare of the context budget, budget), by path: a clean file's from the line histories
+// holding focusLadderShare of the context budget, budget), by path: a
+// clean file's from the line histories
 // read once per HEAD off the request path (tree.ReadLineHistories, run by
 // the background analysis); a file with uncommitted changes gets its
 // diff against HEAD as the newest change, read from the patch the request

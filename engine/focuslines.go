@@ -88,7 +88,9 @@ func focusable(c *ctxd.Chunk) bool {
 // (tree.DefTerms.Focus), read from the symbol index. A source file's own
 // tests (Rust's `mod tests`, functions named test_… or Test…) are left out
 // unless the task is writing tests: they repeat the words of the code they
-// test. Chunks must be counted.
+// test. Chunks must be counted. budget is the context budget (0:
+// unknown), which decides the ladder files past the first few
+// (ladderFile).
 func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskType, chunks []ctxd.Chunk, sums contentSums, diff *tree.Diff, budget int) {
 	// A class named as a qualifier (Request of "Request.hooks") names a
 	// member, not the class's methods.
