@@ -7,13 +7,16 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/index"
 	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/symbols"
 	"github.com/ctxd/ctxd/treesitter"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
@@ -138,27 +141,30 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	fx := &fixtures{e: e, x: x}
 	owners := map[string]bool{}
 	mine := map[string]bool{qual: true, modulePrefix + qual: true} // the qualifier, and with its package
-	for _, rel := range files {
+	// The listing is the workspace's: filtered into a slice of its own.
+	files = slices.DeleteFunc(slices.Clone(files), func(rel string) bool {
+		_, doc := docFormats[strings.ToLower(path.Ext(rel))]
+		return doc && !req.IncludeDocs
+	})
+	var found []symbolFile // the batch's files that hold the name
+	for len(found) > 0 || len(files) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if _, doc := docFormats[strings.ToLower(path.Ext(rel))]; doc && !req.IncludeDocs {
+		if len(found) == 0 {
+			n := min(len(files), symbolBatch)
+			found, files = e.symbolFiles(ctx, x, files[:n], needle), files[n:]
 			continue
 		}
-		src, ok := e.symbolSource(rel, true)
-		if !ok || !bytes.Contains(src, needle) {
-			continue
-		}
+		rel, src, reds, ent := found[0].rel, found[0].src, found[0].reds, found[0].ent
+		found = found[1:]
 		res.FilesSearched++
-		// Secrets are redacted before anything is cut from the text
-		// (redactSource), as for an outline.
-		src, reds := e.redactStored(rel, src)
 		hits := len(res.Definitions) + len(res.References) + len(pending)
 		// defs are the definitions asked for; named are every definition
 		// of the name (not references, whatever the qualifier).
 		var defs, named, fileDefs []index.Def
 		lines := bytes.Split(src, []byte("\n"))
-		if ent, err := x.File(ctx, rel, src); err == nil && ent != nil {
+		if ent != nil {
 			fileDefs = withInnerDefs(ctx, rel, src, lines, ent.Defs, name, defines)
 			for _, d := range fileDefs {
 				if d.Name != name {
@@ -303,6 +309,51 @@ func trimRef(line []byte) string {
 		t = t[:200]
 	}
 	return t
+}
+
+// symbolBatch is how many files FindSymbol reads, redacts and indexes at
+// once, on every core, before it reads their lines in order: a common
+// name in a tree the symbol index has not seen (`ctxd symbol Write` on
+// 10k files, 2,000 of them holding it) is mostly parses.
+const symbolBatch = 64
+
+// symbolFile is a file FindSymbol searches: its text, secrets redacted
+// before anything is cut from it (redactSource, as for an outline), and
+// its symbol-index entry (nil when it has none).
+type symbolFile struct {
+	rel  string
+	src  []byte
+	reds []ctxd.Redaction
+	ent  *index.Symbols
+}
+
+// symbolFiles returns the files of rels that hold needle, in rels' order,
+// read, redacted and indexed in parallel.
+func (e *Engine) symbolFiles(ctx context.Context, x *symbols.Index, rels []string, needle []byte) []symbolFile {
+	out := make([]symbolFile, len(rels))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, rel := range rels {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			src, ok := e.symbolSource(rel, true)
+			if !ok || !bytes.Contains(src, needle) {
+				return
+			}
+			src, reds := e.redactStored(rel, src)
+			ent, err := x.File(ctx, rel, src)
+			if err != nil {
+				ent = nil
+			}
+			out[i] = symbolFile{rel: rel, src: src, reds: reds, ent: ent}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(out, func(f symbolFile) bool { return f.rel == "" })
 }
 
 // symbolSource reads a workspace file for FindSymbol: the editor's buffer,
