@@ -436,6 +436,7 @@ func TestGoClient(t *testing.T) {
 			{"rehydrate", map[string]any{"reference": "0123456789abcdef"}, "session_id is required"},
 			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
 			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
+			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "store/store.go", "line": -4}}}, "build_context: open_files[0] store/store.go: line -4: line numbers start at 1"},
 		} {
 			res := call(t, cs, tc.tool, tc.args)
 			if !res.IsError || !strings.Contains(text(t, res), tc.want) {

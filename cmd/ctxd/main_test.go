@@ -411,6 +411,12 @@ func TestServeErrors(t *testing.T) {
 		// and what that object takes, not the method's own fields.
 		{"unknown field in an open file", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "cursor": 3}}}, -32602, `unknown field "cursor" in open_files[0] (it takes: path, line, selection, text; docs/protocol.md)`},
 		{"a typo in an open file", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go"}, map[string]any{"path": "README.md", "lien": 1}}}, -32602, `unknown field "lien" in open_files[1] (did you mean "line"?)`},
+		// A position that names no line is refused, as the CLI's
+		// --open FILE:-4 is, not silently dropped (a line past the end
+		// is a stale position: a warning).
+		{"negative cursor line", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": -4}}}, -32602, "open_files[0] cart/cart.go: line -4: line numbers start at 1"},
+		{"selection before line 1", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "README.md"}, map[string]any{"path": "cart/cart.go", "selection": map[string]any{"start": 0, "end": 3}}}}, -32602, "open_files[1] cart/cart.go: selection start 0, end 3: want 1 <= start <= end"},
+		{"selection ending before it starts", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": 2, "selection": map[string]any{"start": 9, "end": 3}}}}, -32602, "selection start 9, end 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
