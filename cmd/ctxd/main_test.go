@@ -501,6 +501,10 @@ func TestPromptCLI(t *testing.T) {
 		{"flags after request", []string{"prompt", "write tests for Total", "--task", "test", "--json"}, "", 0, []string{"\"task_type\": \"test\"", "\"task_type_source\": \"explicit\""}, nil},
 		{"stdin", []string{"prompt", "-"}, "explain the cart package", 0, []string{"## Request\nexplain the cart package"}, nil},
 		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
+		// "-" with nothing piped in (a test run that printed nothing)
+		// names the empty input, not a missing REQUEST.
+		{"empty stdin", []string{"prompt", "--task", "debug", "-"}, "", 2, []string{"ctxd prompt: standard input is empty (0 bytes): REQUEST '-' reads the task from it"}, []string{"missing REQUEST"}},
+		{"blank stdin", []string{"prompt", "-"}, " \n\t\n", 2, []string{"standard input is empty (4 bytes)"}, nil},
 		{"bad flag", []string{"prompt", "--budget", "x", "y"}, "", 2, []string{"invalid value"}, nil},
 		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 2, []string{"deploy"}, nil},
 		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 2, []string{"--open /etc/passwd: outside the workspace"}, nil},

@@ -204,6 +204,12 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
 		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			// A command that printed nothing (tests that passed, a
+			// redirect of an empty file): "missing REQUEST" named the
+			// wrong mistake, the REQUEST '-' was there.
+			return "", usagef("standard input is empty (%d bytes): REQUEST '-' reads the task from it; pipe in the text (an error log) or give the task as words", len(b))
+		}
 		if tree.IsBinary(b) {
 			// A core dump or an archive redirected by mistake became a
 			// request of thousands of tokens of noise.
