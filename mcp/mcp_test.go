@@ -306,6 +306,11 @@ func TestGoClient(t *testing.T) {
 		if out.Exact || !strings.Contains(text(t, res), "estimated") {
 			t.Errorf("unknown model count = %+v %q, want an estimate said so", out, text(t, res))
 		}
+		// One token is "1 token", not "1 tokens".
+		res = call(t, cs, "count_tokens", map[string]any{"text": "hello", "model": "gpt-4o"})
+		if got := text(t, res); !strings.HasPrefix(got, "1 token (exact, o200k_base encoding") {
+			t.Errorf("one token: %q, want it said in the singular", got)
+		}
 	})
 
 	t.Run("compact_history and rehydrate", func(t *testing.T) {
