@@ -416,6 +416,7 @@ func TestServeErrors(t *testing.T) {
 		// is a stale position: a warning).
 		{"negative cursor line", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": -4}}}, -32602, "open_files[0] cart/cart.go: line -4: line numbers start at 1"},
 		{"selection before line 1", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "README.md"}, map[string]any{"path": "cart/cart.go", "selection": map[string]any{"start": 0, "end": 3}}}}, -32602, "open_files[1] cart/cart.go: selection start 0, end 3: want 1 <= start <= end"},
+		{"negative max_references", "ctx/findSymbol", map[string]any{"name": "Total", "max_references": -1}, -32602, "max_references must not be negative, got -1"},
 		{"selection ending before it starts", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": 2, "selection": map[string]any{"start": 9, "end": 3}}}}, -32602, "selection start 9, end 3"},
 	}
 	for _, tt := range tests {
