@@ -502,6 +502,9 @@ func TestPromptCLI(t *testing.T) {
 		{"flags after request", []string{"prompt", "write tests for Total", "--task", "test", "--json"}, "", 0, []string{"\"task_type\": \"test\"", "\"task_type_source\": \"explicit\""}, nil},
 		{"stdin", []string{"prompt", "-"}, "explain the cart package", 0, []string{"## Request\nexplain the cart package"}, nil},
 		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
+		// A compiler's location FILE:LINE:COL opens FILE at LINE; it was
+		// skipped as the file "cart/cart.go:12", "no such file".
+		{"open at a compiler's location", []string{"prompt", "--open", "cart/cart.go:12:3", "fix the total"}, "", 0, []string{"## cart/cart.go\nCursor: line 12"}, []string{"no such file"}},
 		// "-" with nothing piped in (a test run that printed nothing)
 		// names the empty input, not a missing REQUEST.
 		{"empty stdin", []string{"prompt", "--task", "debug", "-"}, "", 2, []string{"ctxd prompt: standard input is empty (0 bytes): REQUEST '-' reads the task from it"}, []string{"missing REQUEST"}},
