@@ -13,11 +13,6 @@ import (
 // table chooses always fits; upgrade spends what the rounding leaves.
 const allocBuckets = 1024
 
-// allocExact switches allocate on; TestFitAllocatesByTotalValue switches
-// it off to check that its cases need it (the greedy order alone hides
-// their line).
-var allocExact = true
-
 // allocate chooses every chunk's view at once, by the fitter's own
 // objective: the sum over chunks of weight × quality of the view placed,
 // within the budget. It is a multiple-choice knapsack solved by dynamic

@@ -66,11 +66,18 @@ type Options struct {
 	// Task is the request's task type: outside test tasks, a test file's
 	// larger views are worth half as much in the upgrade pass (see weight).
 	Task ctxd.TaskType
+	// Values are the fitter's value constants (DefaultValues when nil).
+	// Fit copies them when it starts.
+	Values *Values
+
+	// greedy switches allocate off: TestFitAllocatesByTotalValue checks
+	// that its cases need it (the greedy order alone hides their line).
+	greedy bool
 }
 
 // Allocation shares: the presence pass spends at most presenceShare of the
 // first presenceFirst tokens of the budget and presenceRest of the rest
-// (presenceBudget), and at most presenceCap of the budget on any one
+// (presenceBudget), and at most Values.PresenceCap of the budget on any one
 // chunk, and looks at the best presenceChunks chunks.
 // A chunk of up to presenceWhole tokens is placed whole in that pass; a
 // larger one at its smallest structural view, or a head-and-tail cut of
@@ -85,7 +92,7 @@ const (
 	// a larger budget makes more chunks present (presenceBudget /
 	// presencePer, at least presenceChunks).
 	presencePer = 250
-	// Past the best presenceFull chunks, the presence pass places a
+	// Past the best Values.PresenceFull chunks, the presence pass places a
 	// presence line of at most presenceLine tokens (the path and the
 	// start of the outline, see line): on the development set's commits
 	// (eval recall --dump, 8k, gin, httpx, vite, fastapi) the files ranked
@@ -97,16 +104,6 @@ const (
 	// A file the request names (Facts.Mentioned) is placed as the best
 	// ones are, at its cheap view: the user asked to see it.
 	presenceLine = 64
-)
-
-// presenceCap and presenceFull are variables only for scripts/fitalloc's
-// search (Knobs); nothing at request time sets them.
-var (
-	presenceCap  = 1.0 / 6
-	presenceFull = 3.0
-	// presenceScale scales presenceBudget (RoomyBudget is computed from
-	// the constants above alone).
-	presenceScale = 1.0
 )
 
 // RoomyBudget is the context budget from which the presence pass plans
@@ -126,9 +123,9 @@ const RoomyBudget = presenceFirst + int((presenceChunks*presencePer-presenceShar
 // the time, the tenth 3%, each after the twentieth under 1%), so at 32k
 // half the budget on outlines of thirty files left the best files at
 // bodies and focus views that hid their changed lines.
-func presenceBudget(left int) int {
+func (v *Values) presenceBudget(left int) int {
 	first := min(left, presenceFirst)
-	return int(presenceScale * (presenceShare*float64(first) + presenceRest*float64(left-first)))
+	return int(v.PresenceScale * (presenceShare*float64(first) + presenceRest*float64(left-first)))
 }
 
 // Fit fits cs, which must be sorted by score (highest first), into the
@@ -138,7 +135,7 @@ func presenceBudget(left int) int {
 //     a cheap view, without the presence pass's limits;
 //  1. presence: the best chunks are placed first at a cheap view (whole
 //     when small, else their smallest structural view, else a short
-//     head-and-tail cut; past the best presenceFull, a presence line),
+//     head-and-tail cut; past the best PresenceFull, a presence line),
 //     within presenceBudget, so one large file cannot starve the ones
 //     after it;
 //  2. allocate: every chunk's view is chosen at once, the one
@@ -166,7 +163,10 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		opts.MinPartial = DefaultMinPartial
 	}
 	out := ctxd.CompressedContext{Budget: max(opts.Budget, 0), Chunks: []ctxd.Chunk{}, Skipped: []ctxd.Skipped{}}
-	f := fitter{opts: opts, memo: make([]chunkMemo, len(cs))}
+	f := fitter{opts: opts, v: DefaultValues(), memo: make([]chunkMemo, len(cs))}
+	if opts.Values != nil {
+		f.v = *opts.Values
+	}
 	placed := make([]*ctxd.Chunk, len(cs))
 	used := 0
 	if err := f.prepare(ctx, cs); err != nil {
@@ -217,9 +217,9 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		}
 	}
 	// 1. Presence.
-	share := used + presenceBudget(out.Budget-used)
-	limit := max(int(presenceCap*float64(out.Budget)), opts.MinPartial)
-	n := max(presenceChunks, presenceBudget(out.Budget-used)/presencePer)
+	share := used + f.v.presenceBudget(out.Budget-used)
+	limit := max(int(f.v.PresenceCap*float64(out.Budget)), opts.MinPartial)
+	n := max(presenceChunks, f.v.presenceBudget(out.Budget-used)/presencePer)
 	for i := range cs[:min(len(cs), n)] {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("fit chunks: %w", err)
@@ -231,7 +231,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		if room < opts.MinPartial {
 			break
 		}
-		if float64(i) >= presenceFull && !cs[i].Facts.Mentioned {
+		if float64(i) >= f.v.PresenceFull && !cs[i].Facts.Mentioned {
 			if got, ok := f.lineIn(ctx, i, cs[i], room); ok {
 				placed[i] = &got
 				used += got.Tokens
@@ -246,7 +246,7 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	// 2. Upgrade by value per token: among every chunk's larger views
 	// (absent chunks included), take the one with the most value gained
 	// per token spent that fits, until none does.
-	if allocExact {
+	if !opts.greedy {
 		used = f.allocate(ctx, cs, placed, used, out.Budget)
 	}
 	used = f.upgrade(ctx, cs, placed, used, out.Budget)
@@ -283,56 +283,20 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 	return out, nil
 }
 
-// View qualities: the share of a chunk's value a placement carries, for
-// the upgrade pass. Whole is 1. A structural view is worth what its
-// presence says (outlineQuality) plus what its code shows: a base for the
-// file's structure and the kept functions, and a part that grows with the
-// share of the file's tokens it shows (viewQuality), so a view that shows
-// most of a file is worth most of it, and a view that shows little is
-// worth little more than the outline whatever its level. Measured on the
-// development set's answer files (eval recall --dump), a view showed every
-// changed line for 1% of the cases below a fifth of its file's tokens
-// (mostly outlines), 39% at a fifth to two fifths, 52% to three fifths,
-// 59% above; the named levels alone (bodies 0.8, signatures 0.5) made a
-// bodies view of a quarter of a file worth nearly the file, and the
-// allocator kept the files a task needs as bodies while budget was left.
-var (
-	wholeQuality   = 1.0
-	outlineQuality = 0.15
-	viewBase       = 0.25
-	viewShown      = 0.6
-	// A head-and-tail cut is worth middleBase plus middleShown times the
-	// share of its file it shows.
-	middleBase  = 0.05
-	middleShown = 0.5
-)
-
 // viewQuality is the quality of a structural view (not the outline) that
 // shows shown of its file's whole tokens.
-func viewQuality(shown, whole int) float64 {
+func (v *Values) viewQuality(shown, whole int) float64 {
 	if whole <= 0 {
-		return viewBase
+		return v.ViewBase
 	}
-	return viewBase + viewShown*min(1, float64(shown)/float64(whole))
+	return v.ViewBase + v.ViewShown*min(1, float64(shown)/float64(whole))
 }
 
 // quality is qualityAt for this fit's budget: a focus view's share is
-// taken of at most focusShareOf times the budget.
+// taken of at most FocusShareOf times the budget.
 func (f *fitter) quality(c *ctxd.Chunk) float64 {
-	return qualityAt(c, int(focusShareOf*float64(max(f.opts.Budget, 1))))
+	return f.v.qualityAt(c, int(f.v.FocusShareOf*float64(max(f.opts.Budget, 1))))
 }
-
-// focusShareOf: a focus view's share of its file (viewQuality) is taken of
-// at most focusShareOf times the context budget. A file far larger than
-// the budget can never be shown whole, and its share of the file's tokens
-// made a focus view of a 34,000-token file worth barely more than its
-// presence line beside small files ranked far below it shown whole
-// (fastapi's routing.py, the file most of its commits change, at 1-2% of
-// its tokens: BENCHMARKS.md "h25alloc"). Against twice the budget, what
-// the budget could show of such a file, its best functions are worth
-// what they are. A fixed cap of 8,000 tokens helped a 4,000-token context
-// and hurt a 16,000-token one (small answer files whole lost, "h25long").
-var focusShareOf = 2.0
 
 // mayPutBack reports a placement p of chunk c that the lookahead (swap,
 // allocate) may take back to its presence line to free tokens: larger
@@ -344,7 +308,7 @@ func mayPutBack(c *ctxd.Chunk, p *ctxd.Chunk) bool {
 // qualityAt returns the share of its chunk's value a placement carries (0
 // for none), a focus view's share of its file taken of at most focusWhole
 // tokens (no bound when 0).
-func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
+func (v *Values) qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 	switch {
 	case c == nil:
 		return 0
@@ -352,47 +316,33 @@ func qualityAt(c *ctxd.Chunk, focusWhole int) float64 {
 		// The whole file shows every definition: the global term
 		// (globalShown) raises it as it raises the views, so the step
 		// from a focus view to the whole file keeps its gain.
-		return wholeQuality + globalMore*globalShown(c)
+		return v.Whole + v.GlobalMore*v.globalShown(c)
 	case c.Truncation == ctxd.ViewMiddle:
 		if c.OriginalTokens <= 0 {
-			return middleBase
+			return v.MiddleBase
 		}
-		return middleBase + middleShown*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
+		return v.MiddleBase + v.MiddleShown*min(1, float64(c.Tokens)/float64(c.OriginalTokens))
 	case c.Truncation == ctxd.ViewOutline:
-		return outlineQuality * refShown(c)
+		return v.Outline * refShown(c)
 	}
 	whole := c.OriginalTokens
 	if focusWhole > 0 && (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) {
 		whole = min(whole, focusWhole)
 	}
-	q := viewQuality(c.Tokens, whole) + focusMore*focusShown(c)
+	q := v.viewQuality(c.Tokens, whole) + v.FocusMore*focusShown(c)
 	if (c.Truncation == ctxd.ViewFocus || c.Truncation == ctxd.ViewFocusOnly) && focusNone(c) {
 		// The named definitions alone (engine's smallest focus view),
 		// without a function the focus lines chose.
-		q -= focusMore
+		q -= v.FocusMore
 	}
-	q += globalMore * globalShown(c)
+	q += v.GlobalMore * v.globalShown(c)
 	return q * refShown(c)
 }
-
-// globalMore is what showing the request's best definitions whole
-// (globalShown) adds to a view's quality, the whole file's included: a
-// file whose definition matches the request best across files is worth
-// more at every view that shows it. Added to what the view lacks of the
-// whole file instead (1 - quality), it made the whole step of a file
-// whose focus view showed a strong definition worth less, and files fell
-// from whole to a focus view (BENCHMARKS.md "hgfit": A2, 32k -0.4).
-var globalMore = 0.5
-
-// globalOdds is the weight of a definition's global score (the
-// request's best is 1) as the chance that its body is what the task
-// needs, for globalShown.
-var globalOdds = 0.6
 
 // globalShown is the chance, by the focus definitions' global scores
 // (engine's DefScore.Global: each one's score among every looked-into
 // file's definitions over the request's best), that the view shows the
-// definition the task needs: globalOdds times the best Global of those
+// definition the task needs: GlobalOdds times the best Global of those
 // whose body it shows. A view's share of its file and its own file's
 // scores (focusShown) do not know how good its functions are beside
 // other files': the file whose function matches the request best was
@@ -402,14 +352,14 @@ var globalOdds = 0.6
 // all: thirteen weak definitions of a file are not one strong one (gin's
 // gin.go, 13 at 0.42, then outvalued its signatures view). Views whose
 // focus definitions carry no Global gain nothing.
-func globalShown(c *ctxd.Chunk) float64 {
+func (v *Values) globalShown(c *ctxd.Chunk) float64 {
 	best := 0.0
 	for _, d := range c.Facts.FocusDefs {
 		if d.Global > best && !ctxd.InRanges(c.Elided, d.Line) && !ctxd.InRanges(c.Elided, d.Line+1) {
 			best = d.Global
 		}
 	}
-	return globalOdds * min(best, 1)
+	return v.GlobalOdds * min(best, 1)
 }
 
 // refShown scales a view's quality by the share of the chunk's reference
@@ -429,10 +379,6 @@ func refShown(c *ctxd.Chunk) float64 {
 	}
 	return 0.5 + 0.5*float64(shown)/float64(n)
 }
-
-// focusMore is what a focus view gains in quality by showing every one of
-// its focus lines' functions rather than the best one alone.
-var focusMore = 0.1
 
 // focusShown is the part of the focus lines after the first that a focus
 // view shows the functions of (0 for the best function alone, 1 for all),
@@ -547,9 +493,9 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 	if m.weightDone {
 		return m.weight
 	}
-	w := max(c.Score, 1) / rankDiv(i) * answerOdds(c)
+	w := max(c.Score, 1) / f.v.rankDiv(i) * f.v.answerOdds(c)
 	if c.Facts.Test && f.opts.Task != ctxd.TaskTest {
-		w *= testWeight
+		w *= f.v.TestWeight
 	}
 	m.weight, m.weightDone = w, true
 	return w
@@ -557,8 +503,8 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 
 // answerOdds corrects score / (rank+1) towards the odds that the chunk
 // is a file the task changes: exp of a sum over its score terms, each
-// point of a term counting as answerFit says, times its size in tokens
-// to the power answerFit.Tokens. It is a conditional logit fit on the
+// point of a term counting as answerTerms says, times its size in tokens
+// to the power Values.OddsTokens. It is a conditional logit fit on the
 // development set's commits (eval recall --dump, 100 commits each of
 // gin, cli, requests, httpx, express, vite and fastapi at 8k: every
 // candidate file's score terms against whether the commit changed it,
@@ -573,34 +519,29 @@ func (f *fitter) weight(c *ctxd.Chunk, i int) float64 {
 // than a small one. A critical chunk's priority (an open file, an error
 // location) is the user's pointing, not the gatherer's guess: it is not
 // corrected. A chunk without score terms or size keeps its old weight.
-func answerOdds(c *ctxd.Chunk) float64 {
-	x := answerFit.Tokens * math.Log(float64(max(c.Tokens, 1)))
+func (v *Values) answerOdds(c *ctxd.Chunk) float64 {
+	x := v.OddsTokens * math.Log(float64(max(c.Tokens, 1)))
 	for _, t := range c.ScoreBreakdown {
 		if t.Term == ctxd.TermPriority && c.Priority >= ctxd.PriorityCritical {
 			continue
 		}
-		x += answerFit.Terms[t.Term] * t.Value
+		x += answerTerms[t.Term] * t.Value
 	}
-	return math.Exp(oddsPow * x)
+	return math.Exp(v.OddsPow * x)
 }
 
-// answerFit holds answerOdds's coefficients: per point of each score
-// term (written per the term's full scale), and of the log of the size.
-var answerFit = struct {
-	Tokens float64
-	Terms  map[string]float64
-}{
-	Tokens: 0.373,
-	Terms: map[string]float64{
-		ctxd.TermRelevance: 0.556 / 100,
-		ctxd.TermRank:      0.083 / 300,
-		ctxd.TermCoChange:  0.399 / 150,
-		ctxd.TermGraph:     -0.252 / 150,
-		ctxd.TermMention:   0.181 / 100,
-		ctxd.TermRecency:   0.086 / 100,
-		ctxd.TermSize:      -0.164 / 100,
-		ctxd.TermPriority:  -0.298 / 100,
-	},
+// answerTerms holds answerOdds's coefficients per point of each score
+// term (written per the term's full scale); Values.OddsTokens is the log
+// of the size's. Nothing writes it.
+var answerTerms = map[string]float64{
+	ctxd.TermRelevance: 0.556 / 100,
+	ctxd.TermRank:      0.083 / 300,
+	ctxd.TermCoChange:  0.399 / 150,
+	ctxd.TermGraph:     -0.252 / 150,
+	ctxd.TermMention:   0.181 / 100,
+	ctxd.TermRecency:   0.086 / 100,
+	ctxd.TermSize:      -0.164 / 100,
+	ctxd.TermPriority:  -0.298 / 100,
 }
 
 // upgrade spends the budget left on the chunks' larger views in order of
@@ -944,6 +885,7 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 
 type fitter struct {
 	opts Options
+	v    Values      // opts.Values, or DefaultValues
 	memo []chunkMemo // by chunk index
 }
 

@@ -591,13 +591,13 @@ func TestPresenceBudget(t *testing.T) {
 		{presenceFirst + 4000, presenceFirst/2 + int(presenceRest*4000)},
 	}
 	for _, tt := range tests {
-		if got := presenceBudget(tt.left); got != tt.want {
+		if got := defaults.presenceBudget(tt.left); got != tt.want {
 			t.Errorf("presenceBudget(%d) = %d, want %d", tt.left, got, tt.want)
 		}
 	}
 	prev := 0
 	for left := 0; left <= 200000; left += 1000 {
-		got := presenceBudget(left)
+		got := defaults.presenceBudget(left)
 		if got < prev || got > left/2 {
 			t.Fatalf("presenceBudget(%d) = %d after %d: not growing, or over half", left, got, prev)
 		}
@@ -645,7 +645,7 @@ func TestFitSwapsForTheLump(t *testing.T) {
 	}
 }
 
-// TestFitPresenceLines: past the best presenceFull chunks, the presence
+// TestFitPresenceLines: past the best PresenceFull chunks, the presence
 // pass places a presence line instead of a small file whole: eleven
 // small files ranked below the best file had taken the presence share,
 // and two were left out; now every file is present, and the best file
@@ -787,7 +787,7 @@ func lumpCosts(c tokens.Counter, a ctxd.Chunk, body string) (outline, lump int) 
 // code; small files ranked below it whole are each worth less than that
 // function. Its share of the file's tokens (3%) made the focus view worth
 // barely more than its outline, and the small files took the budget; a
-// focus view's share is taken of twice the budget (focusShareOf), so the
+// focus view's share is taken of twice the budget (FocusShareOf), so the
 // function is shown and the small files still are, at smaller views. Its
 // score (2,500 against 1,200) makes the function worth more than two of
 // the small files whole together: the allocation compares totals
@@ -850,7 +850,7 @@ func roomForOneBody(c tokens.Counter, top ctxd.Chunk, name string) int {
 // follow the shares when they change; 8,000 with today's (gather's
 // eval-measured rules were set there).
 func TestRoomyBudget(t *testing.T) {
-	planned := func(b int) int { return presenceBudget(b) / presencePer }
+	planned := func(b int) int { return defaults.presenceBudget(b) / presencePer }
 	if got := planned(RoomyBudget); got != presenceChunks {
 		t.Errorf("at RoomyBudget %d the pass plans for %d chunks, want presenceChunks %d", RoomyBudget, got, presenceChunks)
 	}

@@ -18,30 +18,30 @@ func TestFocusQuality(t *testing.T) {
 	view := func(level ctxd.View, focusLines []int, elided ...ctxd.LineRange) *ctxd.Chunk {
 		return &ctxd.Chunk{Truncated: true, Truncation: level, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: ctxd.Facts{FocusLines: focusLines}}
 	}
-	tenth := viewBase + viewShown/10
+	tenth := defaults.ViewBase + defaults.ViewShown/10
 	tests := []struct {
 		name string
 		c    *ctxd.Chunk
 		want float64
 	}{
 		{"best one of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 100}), tenth},
-		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + focusMore/2},
-		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), tenth + focusMore},
-		{"focus view, all three", view(ctxd.ViewFocus, focus), tenth + focusMore},
+		{"two of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 60, End: 100}), tenth + defaults.FocusMore/2},
+		{"all three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 20, End: 40}), tenth + defaults.FocusMore},
+		{"focus view, all three", view(ctxd.ViewFocus, focus), tenth + defaults.FocusMore},
 		{"no focus lines", view(ctxd.ViewFocusOnly, nil, ctxd.LineRange{Start: 20, End: 40}), tenth},
 		{"one focus line", view(ctxd.ViewFocusOnly, []int{10}), tenth},
 		// bodies and signatures keep the focus lines' functions whole too.
-		{"signatures keep the focused functions", view(ctxd.ViewSignatures, focus), tenth + focusMore},
+		{"signatures keep the focused functions", view(ctxd.ViewSignatures, focus), tenth + defaults.FocusMore},
 		// The named definitions alone: none of the focus lines' functions.
-		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), tenth - focusMore},
-		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), tenth - focusMore},
-		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), tenth - focusMore},
-		{"the outline is presence", view(ctxd.ViewOutline, focus), outlineQuality},
+		{"none of three", view(ctxd.ViewFocusOnly, focus, ctxd.LineRange{Start: 1, End: 100}), tenth - defaults.FocusMore},
+		{"none of one", view(ctxd.ViewFocusOnly, []int{10}, ctxd.LineRange{Start: 1, End: 20}), tenth - defaults.FocusMore},
+		{"focus view, none", view(ctxd.ViewFocus, focus, ctxd.LineRange{Start: 5, End: 95}), tenth - defaults.FocusMore},
+		{"the outline is presence", view(ctxd.ViewOutline, focus), defaults.Outline},
 		{"whole", &ctxd.Chunk{Tokens: 1000}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			if got := defaults.qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
 				t.Errorf("quality %.3f, want %.3f", got, tt.want)
 			}
 		})
@@ -54,9 +54,9 @@ func TestFocusQuality(t *testing.T) {
 // file the task needs whole rather than stop at a bodies view.
 func TestQualityGrowsWithWhatIsShown(t *testing.T) {
 	at := func(level ctxd.View, tokens int) float64 {
-		return qualityAt(&ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000}, 0)
+		return defaults.qualityAt(&ctxd.Chunk{Truncated: true, Truncation: level, Tokens: tokens, OriginalTokens: 1000}, 0)
 	}
-	order := []float64{at(ctxd.ViewOutline, 50), at(ctxd.ViewFocusOnly, 120), at(ctxd.ViewFocus, 200), at(ctxd.ViewSignatures, 350), at(ctxd.ViewBodies, 600), at(ctxd.ViewBodies, 990), qualityAt(&ctxd.Chunk{Tokens: 1000}, 0)}
+	order := []float64{at(ctxd.ViewOutline, 50), at(ctxd.ViewFocusOnly, 120), at(ctxd.ViewFocus, 200), at(ctxd.ViewSignatures, 350), at(ctxd.ViewBodies, 600), at(ctxd.ViewBodies, 990), defaults.qualityAt(&ctxd.Chunk{Tokens: 1000}, 0)}
 	for i := 1; i < len(order); i++ {
 		if order[i] <= order[i-1] {
 			t.Errorf("qualities %v do not grow at %d", order, i)
@@ -134,7 +134,7 @@ func TestFocusLineShownAlone(t *testing.T) {
 	view := func(elided ...ctxd.LineRange) *ctxd.Chunk {
 		return &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewFocusOnly, Elided: elided, Tokens: 100, OriginalTokens: 1000, Facts: facts}
 	}
-	tenth := viewBase + viewShown/10
+	tenth := defaults.ViewBase + defaults.ViewShown/10
 	alone := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 51, End: 100})
 	whole := view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 100})
 	tests := []struct {
@@ -143,12 +143,12 @@ func TestFocusLineShownAlone(t *testing.T) {
 		want float64
 	}{
 		{"second's first line alone (a match line)", alone, tenth},
-		{"second whole", whole, tenth + focusMore/2},
-		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + focusMore/2},
+		{"second whole", whole, tenth + defaults.FocusMore/2},
+		{"a match line that is no focus line changes nothing", view(ctxd.LineRange{Start: 20, End: 49}, ctxd.LineRange{Start: 60, End: 69}, ctxd.LineRange{Start: 71, End: 100}), tenth + defaults.FocusMore/2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			if got := defaults.qualityAt(tt.c, 0); got < tt.want-1e-9 || got > tt.want+1e-9 {
 				t.Errorf("quality %.3f, want %.3f", got, tt.want)
 			}
 		})
@@ -185,10 +185,10 @@ func TestGlobalShown(t *testing.T) {
 		return c
 	}
 	rest := ctxd.LineRange{Start: 20, End: 200} // the first function alone
-	plain := qualityAt(view(defs(0, 0), rest), 0)
-	best := qualityAt(view(defs(1, 0.2), rest), 0)
-	weak := qualityAt(view(defs(0.3, 1), rest), 0)
-	if want := plain + globalMore*globalOdds; math.Abs(best-want) > 1e-9 {
+	plain := defaults.qualityAt(view(defs(0, 0), rest), 0)
+	best := defaults.qualityAt(view(defs(1, 0.2), rest), 0)
+	weak := defaults.qualityAt(view(defs(0.3, 1), rest), 0)
+	if want := plain + defaults.GlobalMore*defaults.GlobalOdds; math.Abs(best-want) > 1e-9 {
 		t.Errorf("the best definition shown: %.3f, want %.3f", best, want)
 	}
 	if !(best > weak && weak > plain) {
@@ -196,22 +196,22 @@ func TestGlobalShown(t *testing.T) {
 	}
 	// The best definition shown counts, not their number: a step adding
 	// a stronger definition gains, one adding as weak ones does not.
-	both := qualityAt(view(defs(0.5, 1)), 0)
-	whole := qualityAt(&ctxd.Chunk{Tokens: 1000, Facts: ctxd.Facts{FocusDefs: defs(0.5, 1)}}, 0)
-	if one := qualityAt(view(defs(0.5, 1), rest), 0); both <= one || both >= whole {
+	both := defaults.qualityAt(view(defs(0.5, 1)), 0)
+	whole := defaults.qualityAt(&ctxd.Chunk{Tokens: 1000, Facts: ctxd.Facts{FocusDefs: defs(0.5, 1)}}, 0)
+	if one := defaults.qualityAt(view(defs(0.5, 1), rest), 0); both <= one || both >= whole {
 		t.Errorf("both shown %.3f, the weaker alone %.3f, whole %.3f: want weaker < both < whole", both, one, whole)
 	}
-	if want := 1 + globalMore*globalOdds; math.Abs(whole-want) > 1e-9 {
+	if want := 1 + defaults.GlobalMore*defaults.GlobalOdds; math.Abs(whole-want) > 1e-9 {
 		t.Errorf("whole: %.3f, want %.3f (every definition shown)", whole, want)
 	}
 	many := view(defs(0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4))
-	if g := globalShown(many); math.Abs(g-globalOdds*0.4) > 1e-9 {
-		t.Errorf("eight definitions at 0.4: %.3f, want %.3f (the best alone)", g, globalOdds*0.4)
+	if g := defaults.globalShown(many); math.Abs(g-defaults.GlobalOdds*0.4) > 1e-9 {
+		t.Errorf("eight definitions at 0.4: %.3f, want %.3f (the best alone)", g, defaults.GlobalOdds*0.4)
 	}
-	if sig := qualityAt(view(defs(1), ctxd.LineRange{Start: 11, End: 30}), 0); sig != qualityAt(view(defs(0), ctxd.LineRange{Start: 11, End: 30}), 0) {
+	if sig := defaults.qualityAt(view(defs(1), ctxd.LineRange{Start: 11, End: 30}), 0); sig != defaults.qualityAt(view(defs(0), ctxd.LineRange{Start: 11, End: 30}), 0) {
 		t.Errorf("a body elided gains %.3f", sig)
 	}
-	if q := qualityAt(&ctxd.Chunk{Tokens: 1000}, 0); q != 1 {
+	if q := defaults.qualityAt(&ctxd.Chunk{Tokens: 1000}, 0); q != 1 {
 		t.Errorf("whole without global scores: %.3f", q)
 	}
 }

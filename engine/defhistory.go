@@ -119,16 +119,16 @@ func (e *Engine) ReadLineHistories(ctx context.Context) error {
 	return err
 }
 
-// byHistory adds to ranked (definitions of spans ranked by the request's
-// words, best first) those of among (nil: all of spans; long marks the
-// runs of long functions, left out) the words did not rank that the
+// byHistory adds to ranked (candidates of cs ranked by the request's
+// words, best first) those of among (nil: all of cs; the runs of long
+// functions left out) the words did not rank that the
 // file's k-th newest change (h) touched, for k at most histAddRanks, at
 // histAdd/k of the best score (of 1 when the words rank none: the
 // touched definitions are then the file's only ladder), unless that
 // change touched more than histAddMax of them; each definition, ranked or
 // added, that a change touched has "changed:k" among its reasons (k the
 // newest).
-func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, h *tree.LineHistory) []tree.DefScore {
+func byHistory(ranked []tree.DefScore, cs focusCands, among []int, h *tree.LineHistory) []tree.DefScore {
 	if h == nil {
 		return ranked
 	}
@@ -142,11 +142,11 @@ func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, 
 	added := 0
 	for n := 1; n <= histAddRanks; n++ {
 		var touched []int
-		for i := range spans {
-			if among != nil && !slices.Contains(among, i) || i < len(long) && long[i] != 0 || slices.ContainsFunc(ranked, func(r tree.DefScore) bool { return r.Index == i }) {
+		for i, c := range cs {
+			if among != nil && !slices.Contains(among, i) || c.long != 0 || slices.ContainsFunc(ranked, func(r tree.DefScore) bool { return r.Index == i }) {
 				continue
 			}
-			if h.Newest(spans[i].Start, spans[i].End) == n {
+			if h.Newest(c.span.Start, c.span.End) == n {
 				touched = append(touched, i)
 			}
 		}
@@ -160,10 +160,10 @@ func byHistory(ranked []tree.DefScore, spans []tree.DefSpan, among, long []int, 
 	}
 	for k := range ranked {
 		r := &ranked[k]
-		if r.Index < 0 || r.Index >= len(spans) {
+		if r.Index < 0 || r.Index >= len(cs) {
 			continue
 		}
-		if n := h.Newest(spans[r.Index].Start, spans[r.Index].End); n > 0 {
+		if n := h.Newest(cs[r.Index].span.Start, cs[r.Index].span.End); n > 0 {
 			r.Terms = append(slices.Clip(r.Terms), "changed:"+strconv.Itoa(n))
 		}
 	}

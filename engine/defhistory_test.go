@@ -115,9 +115,9 @@ func TestByHistoryWithoutRankedWords(t *testing.T) {
 	if h == nil {
 		t.Fatal("no line history of f.go")
 	}
-	spans := []tree.DefSpan{{Start: 1, End: 5}, {Start: 10, End: 15}, {Start: 20, End: 25}, {Start: 30, End: 35}}
+	cs := focusCands{{span: tree.DefSpan{Start: 1, End: 5}}, {span: tree.DefSpan{Start: 10, End: 15}}, {span: tree.DefSpan{Start: 20, End: 25}}, {span: tree.DefSpan{Start: 30, End: 35}}}
 	for _, ranked := range [][]tree.DefScore{nil, {}} {
-		got := byHistory(ranked, spans, nil, make([]int, len(spans)), h)
+		got := byHistory(ranked, cs, nil, h)
 		if len(got) != 1 || got[0].Index != 1 || got[0].Score <= 0 || got[0].Best != got[0].Score || !slices.Contains(got[0].Terms, "changed:1") {
 			t.Errorf("byHistory(%v) = %+v, want the definition at line 10 alone, changed:1, its own best", ranked, got)
 		}

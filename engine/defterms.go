@@ -23,7 +23,6 @@ func (e *Engine) recordDefTerms(ctx context.Context, rel string, content []byte,
 		return
 	}
 	e.store.RecordDefTerms(ctx, ent.Hash, content, func() []tree.DefSpan {
-		spans, _, _, _, _, _ := e.focusCandidates(ctx, rel, content, ent)
-		return spans
+		return e.focusCandidates(ctx, rel, content, ent).spans()
 	})
 }

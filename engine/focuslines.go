@@ -100,17 +100,17 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 			// and its methods were collapsed like the rest.
 			if ent, err := e.symbolsOf(ctx, c, sums); err == nil && ent != nil {
 				if methods := classMethods(ent.Defs, slices.DeleteFunc(slices.Clone(f.MentionedSymbols), func(n string) bool { return quals[n] })); len(methods) > 0 {
-					spans, starts, _, _, names, _ := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+					cs := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
 					var among []int
-					for k, l := range starts {
-						if slices.Contains(methods, l) {
+					for k, fc := range cs {
+						if slices.Contains(methods, fc.at) {
 							among = append(among, k)
 						}
 					}
-					dt := e.store.DefTerms(ent.Hash, c.Content, spans)
-					ranked := dt.RankBy(fq, among, nameHolds(names))
-					focusPick(f, ranked, starts, focusDefs, 0.5)
-					glob = append(glob, globalSet{dt, among, f, ranked})
+					dt := e.store.DefTerms(ent.Hash, c.Content, cs.spans())
+					ranked := dt.RankBy(fq, among, nameHolds(cs))
+					picked := focusPick(f, ranked, cs, focusDefs, 0.5)
+					glob = append(glob, globalSet{dt, among, ranked, f, picked})
 					if len(f.FocusLines) == 0 {
 						f.FocusLines = methods[:1]
 					}
@@ -144,12 +144,12 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				named = append(named, d.Line)
 			}
 		}
-		spans, starts, tests, long, names, types := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
-		var among []int // nil: every span
-		if task != ctxd.TaskTest && slices.Contains(tests, true) || len(f.MentionedSymbols) > 0 {
+		cs := e.focusCandidates(ctx, c.Source, readOnly(c.Content), ent)
+		var among []int // nil: every candidate
+		if task != ctxd.TaskTest && slices.ContainsFunc(cs, func(fc focusCand) bool { return fc.test }) || len(f.MentionedSymbols) > 0 {
 			among = []int{}
-			for k, t := range tests {
-				if !(t && task != ctxd.TaskTest) && !slices.Contains(named, starts[k]) {
+			for k, fc := range cs {
+				if !(fc.test && task != ctxd.TaskTest) && !slices.Contains(named, fc.at) {
 					among = append(among, k)
 				}
 			}
@@ -160,11 +160,11 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// function for the same words (length), and at its own score
 		// it fell under the ladder's cut.
 		var typed []int
-		if slices.Contains(types, true) {
+		if slices.ContainsFunc(cs, func(fc focusCand) bool { return fc.typ }) {
 			var funcs []int
-			for k, t := range types {
+			for k, fc := range cs {
 				if among == nil || slices.Contains(among, k) {
-					if t {
+					if fc.typ {
 						typed = append(typed, k)
 					} else {
 						funcs = append(funcs, k)
@@ -178,30 +178,31 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 		// whole (httpx 8k all-full 28 -> 22) when they were the only
 		// focus views; the ladder's steps start at the named definitions
 		// alone and add one function at a time.
-		dt := e.store.DefTerms(ent.Hash, c.Content, spans)
-		holds := nameHolds(names)
-		ranked := rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankBy(fq, among, holds) })
+		dt := e.store.DefTerms(ent.Hash, c.Content, cs.spans())
+		holds := nameHolds(cs)
+		ranked := rankRuns(cs, among, func(among []int) []tree.DefScore { return dt.RankBy(fq, among, holds) })
 		if looked <= focusLadderFiles {
 			if len(ranked) == 0 {
 				// No definition holds two of the request's words: those
 				// holding one that few hold (tree.RankAny) are the ladder (an open
 				// answer file at its bodies view, the changed function
 				// collapsed: BENCHMARKS.md "hdefch").
-				ranked = rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })
+				ranked = rankRuns(cs, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) })
 			} else {
 				// Those holding a word few hold join after the ranked
 				// ones, like the named ones (BENCHMARKS.md "htype": 13
 				// answer files of the training split hid a changed
 				// function holding such a word while RankBy ranked
 				// others).
-				ranked = byName(ranked, rankRuns(long, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) }))
+				ranked = byName(ranked, rankRuns(cs, among, func(among []int) []tree.DefScore { return dt.RankAny(fq, among) }))
 			}
-			ranked = byName(ranked, dt.RankNamed(fq, defsOf(among, long), holds))
+			ranked = byName(ranked, dt.RankNamed(fq, defsOf(among, cs), holds))
 			if len(typed) > 0 {
 				ranked = byName(ranked, dt.RankBy(fq, typed, holds))
 			}
-			ranked = byHistory(ranked, spans, among, long, hist[c.Source])
+			ranked = byHistory(ranked, cs, among, hist[c.Source])
 		}
+		var picked []int // the definitions of f.FocusDefs
 		if looked > focusLadderFiles {
 			// Past the best few files, the ladder's steps are rarely
 			// bought and their renderings cost every request: the best
@@ -215,12 +216,12 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 				if len(f.FocusLines) == limit || r.Score < 0.5*r.Best {
 					break
 				}
-				f.FocusLines = append(f.FocusLines, starts[r.Index])
+				f.FocusLines = append(f.FocusLines, cs[r.Index].at)
 			}
 		} else {
-			focusPick(f, ranked, starts, focusLadder, focusLadderCut)
+			picked = focusPick(f, ranked, cs, focusLadder, focusLadderCut)
 		}
-		glob = append(glob, globalSet{dt, defsOf(among, long), f, ranked})
+		glob = append(glob, globalSet{dt, defsOf(among, cs), ranked, f, picked})
 		if lang.IsTest(c.Source) {
 			f.FocusLines = append(f.FocusLines, usedDefs(c.Content, ent.Defs, f.FocusLines)...)
 		}
@@ -228,14 +229,16 @@ func (e *Engine) focusLines(ctx context.Context, q *query.Query, task ctxd.TaskT
 }
 
 // globalSet is one file's definitions for setGlobal: those ranked
-// together (among, indexes of dt's; nil: all), its facts, and the
-// ranking whose first len(f.FocusDefs) entries are its focus definitions
-// (focusPick's).
+// together (among, indexes of dt's; nil: all), the file's own ranking of
+// them, its facts, and focus, the definition (dt's index) of each of
+// f.FocusDefs, in their order (focusPick's return). The ranking's order
+// says nothing of which definitions are the focus ones: focus does.
 type globalSet struct {
 	dt     *tree.DefTerms
 	among  []int
-	f      *ctxd.Facts
 	ranked []tree.DefScore
+	f      *ctxd.Facts
+	focus  []int
 }
 
 // setGlobal sets the Global of the focus definitions of sets: each
@@ -271,41 +274,46 @@ func setGlobal(fq *tree.FocusQuery, sets []globalSet) {
 		return
 	}
 	for _, s := range sets {
-		for k := range s.f.FocusDefs {
-			if sc, ok := st.Score(s.dt, s.ranked[k].Index); ok {
+		for k, i := range s.focus {
+			if sc, ok := st.Score(s.dt, i); ok {
 				s.f.FocusDefs[k].Global = math.Round(min(sc/best, 1)*100) / 100
 			}
 		}
 	}
 }
 
-// defsOf returns the definitions of among (nil: every one of long's)
-// that are no run of a long function (long[k] == 0).
-func defsOf(among, long []int) []int {
-	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
+// defsOf returns the candidates of among (nil: every one of cs) that are
+// no run of a long function.
+func defsOf(among []int, cs focusCands) []int {
+	if !cs.hasRuns() {
 		return among
 	}
 	var out []int
-	for k, f := range long {
-		if f == 0 && (among == nil || slices.Contains(among, k)) {
+	for k, c := range cs {
+		if c.long == 0 && (among == nil || slices.Contains(among, k)) {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-// focusPick appends to f's focus lines the first lines (starts, by
-// definition index) of the best ranked definitions, at most limit of
-// them and each scoring at least cut times the best, with their scores
-// and reasons.
-func focusPick(f *ctxd.Facts, ranked []tree.DefScore, starts []int, limit int, cut float64) {
+// focusPick sets f's focus definitions (f has none yet) and appends
+// their focus lines to f's: the best ranked candidates of cs, at most
+// limit of them and each scoring at least cut times the best, with their
+// scores and reasons. It returns the candidate index of each of
+// f.FocusDefs, in their order, for setGlobal.
+func focusPick(f *ctxd.Facts, ranked []tree.DefScore, cs focusCands, limit int, cut float64) []int {
+	f.FocusDefs = f.FocusDefs[:0]
+	var picked []int
 	for _, r := range ranked {
 		if len(f.FocusDefs) == limit || r.Score < cut*r.Best {
 			break
 		}
-		f.FocusLines = append(f.FocusLines, starts[r.Index])
-		f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: starts[r.Index], Score: math.Round(r.Score*100) / 100, Why: r.Terms})
+		f.FocusLines = append(f.FocusLines, cs[r.Index].at)
+		f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: cs[r.Index].at, Score: math.Round(r.Score*100) / 100, Why: r.Terms})
+		picked = append(picked, r.Index)
 	}
+	return picked
 }
 
 // Limits of usedDefs: a helper function of at most usedFuncLines lines, a
@@ -405,24 +413,23 @@ func classMethods(defs []index.Def, names []string) []int {
 }
 
 // appendTests appends the tests of a test file (Mocha's, Jest's and
-// Vitest's it and test calls) to spans and their first lines to starts,
-// from the file's analysis in store when it is there (no parse).
-func appendTests(ctx context.Context, store *treesitter.Store, rel string, src []byte, spans []tree.DefSpan, starts []int) ([]tree.DefSpan, []int) {
+// Vitest's it and test calls) to cs, from the file's analysis in store
+// when it is there (no parse).
+func appendTests(ctx context.Context, store *treesitter.Store, rel string, src []byte, cs focusCands) focusCands {
 	lang := treesitter.Detect(rel, src)
 	if lang == "" {
-		return spans, starts
+		return cs
 	}
 	fs, err := treesitter.SymbolsStored(ctx, lang, src, store)
 	if err != nil {
-		return spans, starts
+		return cs
 	}
 	for _, s := range fs.Symbols {
 		if s.Kind == "test" && s.End > s.Start && s.End-s.Start <= focusMaxLines {
-			spans = append(spans, tree.DefSpan{Start: s.Start, End: s.End})
-			starts = append(starts, s.Start)
+			cs = append(cs, focusCand{span: tree.DefSpan{Start: s.Start, End: s.End}, at: s.Start})
 		}
 	}
-	return spans, starts
+	return cs
 }
 
 // isTestDef reports a test inside a source file: a function of a module
@@ -435,6 +442,34 @@ func isTestDef(d index.Def) bool {
 	return strings.HasPrefix(d.Name, "test_") || len(d.Name) > 4 && strings.HasPrefix(d.Name, "Test") && !unicode.IsLower(rune(d.Name[4]))
 }
 
+// focusCand is one definition focus lines choose among (focusCandidates).
+type focusCand struct {
+	span tree.DefSpan // the lines its terms are read from
+	at   int          // the focus line that keeps it: its first line, a run's middle line
+	test bool         // a source file's own test (isTestDef), a candidate for test tasks only
+	long int          // for a run of a long function's lines, the function's first line; 0 for a definition
+	name string       // its name; "" for a run or a test
+	typ  bool         // a type or a class head
+}
+
+// focusCands are a file's candidates; a ranking (tree.DefScore.Index,
+// among) indexes them.
+type focusCands []focusCand
+
+// spans returns the candidates' spans, for tree.DefTerms.
+func (cs focusCands) spans() []tree.DefSpan {
+	out := make([]tree.DefSpan, len(cs))
+	for k, c := range cs {
+		out[k] = c.span
+	}
+	return out
+}
+
+// hasRuns reports a run of a long function among cs.
+func (cs focusCands) hasRuns() bool {
+	return slices.ContainsFunc(cs, func(c focusCand) bool { return c.long != 0 })
+}
+
 // focusCandidates returns the definitions focus lines choose among in
 // the file rel with content src, whose symbol-index entry is ent:
 // functions and methods, those over treesitter.LongBody lines by runs of
@@ -442,12 +477,8 @@ func isTestDef(d index.Def) bool {
 // module-level constants, variables and types (typeKinds) of 2 to
 // focusDeclSpan lines, the heads of module-level classes (classHead), and
 // in a test file its tests (describe/it titles and bodies are not in the
-// symbol index: its analysis has them). tests marks a source file's own
-// tests (isTestDef), candidates for test tasks only; long holds, for a run
-// of a long function's lines, the function's first line (0 for a
-// definition); names holds the definitions' names ("" for a run or a test);
-// types marks the types and class heads.
-func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) (spans []tree.DefSpan, starts []int, tests []bool, long []int, names []string, types []bool) {
+// symbol index: its analysis has them).
+func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, ent *index.Symbols) focusCands {
 	testFile := lang.IsTest(rel)
 	isFunc := func(d index.Def) bool { return d.Kind == "function" || d.Kind == "method" }
 	// The functions under treesitter.LargeBody lines, by first line: a
@@ -469,6 +500,7 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 		}
 		return false
 	}
+	var cs focusCands
 	var lines []string // src's, split for the first long function
 	for _, d := range ent.Defs {
 		switch {
@@ -481,12 +513,7 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 				continue
 			}
 			if end > d.Line && end-d.Line < focusDeclSpan {
-				spans = append(spans, tree.DefSpan{Start: d.Line, End: end})
-				starts = append(starts, d.Line)
-				tests = append(tests, false)
-				long = append(long, 0)
-				names = append(names, d.Name)
-				types = append(types, d.Kind == "class" || typeKinds[d.Kind])
+				cs = append(cs, focusCand{span: tree.DefSpan{Start: d.Line, End: end}, at: d.Line, name: d.Name, typ: d.Kind == "class" || typeKinds[d.Kind]})
 			}
 		case d.End-d.Line > treesitter.LongBody:
 			// A long function (fastapi's get_request_handler, vite's
@@ -502,30 +529,16 @@ func (e *Engine) focusCandidates(ctx context.Context, rel string, src []byte, en
 			}
 			for at := paramsEnd(lines, d) + 1; at <= d.End; at += treesitter.LongWindow {
 				end := min(at+treesitter.LongWindow-1, d.End)
-				spans = append(spans, tree.DefSpan{Start: at, End: end})
-				starts = append(starts, (at+end)/2)
-				tests = append(tests, !testFile && isTestDef(d))
-				long = append(long, d.Line)
-				names = append(names, "")
-				types = append(types, false)
+				cs = append(cs, focusCand{span: tree.DefSpan{Start: at, End: end}, at: (at + end) / 2, test: !testFile && isTestDef(d), long: d.Line})
 			}
 		case !inSmall(d):
-			spans = append(spans, tree.DefSpan{Start: d.Line, End: d.End})
-			starts = append(starts, d.Line)
-			tests = append(tests, !testFile && isTestDef(d))
-			long = append(long, 0)
-			names = append(names, d.Name)
-			types = append(types, false)
+			cs = append(cs, focusCand{span: tree.DefSpan{Start: d.Line, End: d.End}, at: d.Line, test: !testFile && isTestDef(d), name: d.Name})
 		}
 	}
 	if testFile {
-		spans, starts = appendTests(ctx, e.store.Views(), rel, src, spans, starts)
-		tests = append(tests, make([]bool, len(spans)-len(tests))...)
-		long = append(long, make([]int, len(spans)-len(long))...)
-		names = append(names, make([]string, len(spans)-len(names))...)
-		types = append(types, make([]bool, len(spans)-len(types))...)
+		cs = appendTests(ctx, e.store.Views(), rel, src, cs)
 	}
-	return spans, starts, tests, long, names, types
+	return cs
 }
 
 // classHead returns the last line of the head of the class c (of defs):
@@ -546,18 +559,17 @@ func classHead(defs []index.Def, c index.Def) int {
 	return min(end, c.Line+treesitter.NamedHeadLines-1)
 }
 
-// nameHolds returns whether the name of candidate i (of names, by
-// focusCandidates) holds term t, for tree.DefTerms.RankBy: a function
-// named by a request's word (get_netrc_auth for "netrc") ranks on that
-// word alone.
-func nameHolds(names []string) func(i int, t uint32) bool {
-	terms := make([][]uint32, len(names)) // each name's, read once
+// nameHolds returns whether the name of candidate i of cs holds term t,
+// for tree.DefTerms.RankBy: a function named by a request's word
+// (get_netrc_auth for "netrc") ranks on that word alone.
+func nameHolds(cs focusCands) func(i int, t uint32) bool {
+	terms := make([][]uint32, len(cs)) // each name's, read once
 	return func(i int, t uint32) bool {
-		if i < 0 || i >= len(names) || names[i] == "" {
+		if i < 0 || i >= len(cs) || cs[i].name == "" {
 			return false
 		}
 		if terms[i] == nil {
-			terms[i] = tree.TermsOf(names[i : i+1])
+			terms[i] = tree.TermsOf([]string{cs[i].name})
 			if terms[i] == nil {
 				terms[i] = []uint32{}
 			}
@@ -655,32 +667,31 @@ const (
 	runWeight   = 0.5
 )
 
-// rankRuns ranks the definitions of among (nil: all of long's) by rank
-// (a DefTerms.RankBy of the request's focus words), with the runs of long
-// functions among them (long, by definition index: the function's first
-// line; 0 for a definition) added in score order: the definitions are
+// rankRuns ranks the candidates of among (nil: all of cs) by rank (a
+// DefTerms.RankBy of the request's focus words), with the runs of long
+// functions among them added in score order: the definitions are
 // ranked as if there were no runs (a file's hundred runs of docstrings
 // would change every term's weight), the runs among all of them, their
 // scores at runWeight and brought to the definitions' scale by the best
 // definition's score in both rankings. At most runsPerFunc runs of a
 // function are kept: a function whose runs all match (the same words in
 // every branch) would fill the ladder's steps with itself.
-func rankRuns(long, among []int, rank func(among []int) []tree.DefScore) []tree.DefScore {
-	if !slices.ContainsFunc(long, func(f int) bool { return f != 0 }) {
+func rankRuns(cs focusCands, among []int, rank func(among []int) []tree.DefScore) []tree.DefScore {
+	if !cs.hasRuns() {
 		return rank(among)
 	}
 	if among == nil {
-		among = make([]int, len(long))
+		among = make([]int, len(cs))
 		for k := range among {
 			among[k] = k
 		}
 	}
-	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(long) || long[k] != 0 })
+	defs := slices.DeleteFunc(slices.Clone(among), func(k int) bool { return k < 0 || k >= len(cs) || cs[k].long != 0 })
 	ranked := rank(defs)
 	all := rank(among)
 	scale := runWeight
 	for _, r := range all {
-		if long[r.Index] == 0 {
+		if cs[r.Index].long == 0 {
 			if k := slices.IndexFunc(ranked, func(d tree.DefScore) bool { return d.Index == r.Index }); k >= 0 && r.Score > 0 {
 				scale *= ranked[k].Score / r.Score
 			}
@@ -689,7 +700,7 @@ func rankRuns(long, among []int, rank func(among []int) []tree.DefScore) []tree.
 	}
 	seen := map[int]int{}
 	for _, r := range all {
-		f := long[r.Index]
+		f := cs[r.Index].long
 		if f == 0 {
 			continue
 		}

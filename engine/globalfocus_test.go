@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // TestFocusStepByGlobalScore: two large files compete at small budgets.
@@ -59,5 +61,82 @@ func TestFocusStepByGlobalScore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSetGlobalByFocusDefinition: setGlobal gives each focus definition
+// the global score of its own definition (the one focusPick picked for
+// it), whatever the order of the file's ranking it is handed: the
+// ranking only says which definitions stand for the file. Reversing the
+// ranking of a file with two focus definitions changes neither Global;
+// paired by the ranking's position they swapped.
+func TestSetGlobalByFocusDefinition(t *testing.T) {
+	retry := strings.Join([]string{
+		"func loadSettings(file string) (*Settings, error) {", // 1
+		"\tdata := slurp(file)",
+		"\treturn parseSettings(data)",
+		"}",
+		"func resendRequests(tries int) error {", // 5
+		"\tfor k := 0; k < tries; k++ {",
+		"\t\tif transmit() == nil { return nil } // retried after a timeout, with backoff",
+		"\t}",
+		"\treturn errGaveUp",
+		"}",
+		"func backoffWait(round int) time.Duration {", // 11
+		"\treturn time.Millisecond << round // timeout",
+		"}",
+	}, "\n")
+	pool := strings.Join([]string{
+		"func closeIdle() {", // 1
+		"\tfor _, c := range conns { c.Close() } // after a timeout",
+		"}",
+		"func dialRetry(addr string) (net.Conn, error) {", // 4
+		"\treturn net.DialTimeout(\"tcp\", addr, timeout) // retried requests",
+		"}",
+	}, "\n")
+	fq := tree.NewFocusQuery(query.Parse("requests are retried without a backoff after a timeout"))
+	type file struct {
+		dt     *tree.DefTerms
+		cs     focusCands
+		ranked []tree.DefScore
+	}
+	load := func(src string, spans []tree.DefSpan) file {
+		var cs focusCands
+		for _, s := range spans {
+			cs = append(cs, focusCand{span: s, at: s.Start})
+		}
+		dt := tree.NewDefTerms([]byte(src), cs.spans())
+		return file{dt, cs, dt.RankBy(fq, nil, nil)}
+	}
+	a := load(retry, []tree.DefSpan{{Start: 1, End: 4}, {Start: 5, End: 10}, {Start: 11, End: 13}})
+	b := load(pool, []tree.DefSpan{{Start: 1, End: 3}, {Start: 4, End: 6}})
+	if len(a.ranked) < 2 || len(a.ranked) > 3 || len(b.ranked) == 0 {
+		t.Fatalf("rankings %v and %v: want two or three of the first file's, one of the second's", a.ranked, b.ranked)
+	}
+	globals := func(reverse bool) []ctxd.DefScore {
+		var fa, fb ctxd.Facts
+		pa := focusPick(&fa, a.ranked, a.cs, focusLadder, 0)
+		pb := focusPick(&fb, b.ranked, b.cs, focusLadder, 0)
+		for k, i := range pa {
+			if a.cs[i].at != fa.FocusDefs[k].Line {
+				t.Fatalf("focusPick's candidate %d is at line %d, its focus definition %d at %d", i, a.cs[i].at, k, fa.FocusDefs[k].Line)
+			}
+		}
+		ranked := a.ranked
+		if reverse {
+			ranked = slices.Clone(ranked)
+			slices.Reverse(ranked)
+		}
+		setGlobal(fq, []globalSet{{a.dt, nil, ranked, &fa, pa}, {b.dt, nil, b.ranked, &fb, pb}})
+		return fa.FocusDefs
+	}
+	inOrder, reversed := globals(false), globals(true)
+	if inOrder[0].Global == inOrder[1].Global {
+		t.Fatalf("both focus definitions at Global %v: the case cannot tell a swap", inOrder[0].Global)
+	}
+	for k := range inOrder {
+		if inOrder[k].Global <= 0 || inOrder[k].Global != reversed[k].Global {
+			t.Errorf("focus definition at line %d: Global %v with the ranking in order, %v reversed", inOrder[k].Line, inOrder[k].Global, reversed[k].Global)
+		}
 	}
 }

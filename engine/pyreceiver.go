@@ -134,7 +134,7 @@ func (f *fixtures) conftest(ctx context.Context, dir string) map[string]string {
 	}
 	var fx map[string]string
 	rel := path.Join(dir, "conftest.py")
-	if src, ok := f.e.symbolSource(rel); ok && bytes.Contains(src, []byte("fixture")) {
+	if src, ok := f.e.symbolSource(rel, false); ok && bytes.Contains(src, []byte("fixture")) {
 		if ent, err := f.x.File(ctx, rel, src); err == nil && ent != nil {
 			fx = fileFixtures(bytes.Split(src, []byte("\n")), ent.Defs)
 		}

@@ -78,6 +78,19 @@ func redactSource(source string, src []byte) ([]byte, []ctxd.Redaction) {
 	return sc.RedactSource(source, src)
 }
 
+// redactStored is redactSource with the workspace store's scanner, whose
+// clean set is loaded from and saved to the state directory: find_symbol
+// on a common name redacts every file that holds it, and without the set
+// each new process (`ctxd symbol`) scanned them all again (half of a warm
+// `ctxd symbol Write`'s CPU on a 10k-file tree).
+func (e *Engine) redactStored(source string, src []byte) ([]byte, []ctxd.Redaction) {
+	sc, err := e.store.Secrets()
+	if err != nil {
+		return redactSource(source, src) // an unloadable rule set withholds the text
+	}
+	return sc.RedactSource(source, src)
+}
+
 // mergeRedactions appends b to a, leaving out ones already listed.
 func mergeRedactions(a, b []ctxd.Redaction) []ctxd.Redaction {
 	seen := make(map[ctxd.Redaction]bool, len(a))

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -234,5 +236,60 @@ func checkReceivers(t *testing.T, e *Engine, tests []receiverCase) {
 				t.Errorf("refs %v, %d other, %d unknown; want %v, %d, %d", refs, res.OtherReceivers, res.ReceiverUnknown, tt.refs, tt.other, tt.unknown)
 			}
 		})
+	}
+}
+
+// TestFindSymbolStoresCleanSet: find_symbol redacts every file holding the
+// name through the workspace store's scanner, so the texts it found clean
+// are saved in the state directory for the next process (`ctxd symbol`
+// scanned them all again in each run); a symlink out of the root, which
+// the tree never lists, is not read, and a secret in a listed file stays
+// redacted.
+func TestFindSymbolStoresCleanSet(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "leak.go"), []byte("package leak\n\nfunc Render() string { return \"outside\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.GitRepo(t, map[string]string{
+		"a.go":   "package a\n\n// Render draws.\nfunc Render() {}\n",
+		"b.go":   "package a\n\nfunc use() { Render() }\n",
+		"key.go": "package a\n\nconst token = \"ghp_Zq8xW3mN5vB7kL2pR9tY4uH6jF1dS0aQ3eXc\"\n\nfunc other() { Render() }\n",
+	})
+	if err := os.Symlink(filepath.Join(outside, "leak.go"), filepath.Join(dir, "leak.go")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	// Two processes: the first creates the state directory (its store
+	// finds none to write to when it closes), the second saves.
+	state := filepath.Join(t.TempDir(), "state")
+	var e *Engine
+	var res *SymbolResult
+	for range 2 {
+		e = openEngine(t, dir, Options{StateDir: state})
+		var err error
+		if res, err = e.FindSymbol(t.Context(), SymbolRequest{Name: "Render"}); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+	}
+	for _, h := range append(res.Definitions, res.References...) {
+		if h.Path == "leak.go" || strings.Contains(h.Text, "outside") {
+			t.Errorf("read through a symlink out of the root: %+v", h)
+		}
+	}
+	if len(res.Definitions) != 1 || res.Definitions[0].Path != "a.go" || len(res.References) != 2 {
+		t.Errorf("definitions %+v, references %+v: want a.go's Render and the uses in b.go and key.go", res.Definitions, res.References)
+	}
+	if len(res.Redactions) == 0 {
+		t.Errorf("no redaction listed for key.go's token")
+	}
+	var found []string
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "secrets-clean.bin" {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) == 0 {
+		t.Errorf("no clean set saved under %s after find_symbol", state)
 	}
 }

@@ -25,7 +25,11 @@ type FeatureCase struct {
 }
 
 // FeatureItem is one scored chunk: its score terms (name → value, as the
-// breakdown has them) and the facts behind them.
+// breakdown has them) and the facts behind them. It is the features
+// file's projection of ctxd.Facts, not a second table of them: a field
+// named as one of Facts' is that fact, copied, under its JSON name; the
+// counts of Facts' lists have names of their own
+// (TestFeatureItemCopiesFacts).
 type FeatureItem struct {
 	Source   string             `json:"source"`
 	Type     ctxd.ChunkType     `json:"type"`
@@ -49,11 +53,11 @@ type FeatureItem struct {
 	MessageRank  int                `json:"message_rank,omitempty"`
 	CommitRank   int                `json:"commit_rank,omitempty"`
 	Mentioned    bool               `json:"mentioned,omitempty"`
-	Defines      int                `json:"defines,omitempty"` // MentionedSymbols
-	Uses         int                `json:"uses,omitempty"`    // UsedSymbols
-	FocusDefs    int                `json:"focus_defs,omitempty"`
-	MatchLines   int                `json:"match_lines,omitempty"`
-	DeclLines    int                `json:"decl_lines,omitempty"`
+	Defines      int                `json:"defines,omitempty"` // len(MentionedSymbols)
+	Uses         int                `json:"uses,omitempty"`    // len(UsedSymbols)
+	Focused      int                `json:"focused,omitempty"` // len(FocusDefs)
+	Matches      int                `json:"matches,omitempty"` // len(MatchLines)
+	Decls        int                `json:"decls,omitempty"`   // len(DeclLines)
 }
 
 // featureCase builds the line of one case at one budget from the scored
@@ -77,7 +81,7 @@ func featureCase(i int, c Case, budget int, scored []ctxd.Chunk, env *ctxd.Envel
 			Relevance: f.Relevance, LexicalShare: f.LexicalShare, LexicalRank: f.LexicalRank, Lexical: f.Lexical,
 			GraphRank: f.GraphRank, CoChangeRank: f.CoChangeRank, MessageRank: f.MessageRank, CommitRank: f.CommitRank,
 			Mentioned: f.Mentioned, Defines: len(f.MentionedSymbols), Uses: len(f.UsedSymbols),
-			FocusDefs: len(f.FocusDefs), MatchLines: len(f.MatchLines), DeclLines: len(f.DeclLines),
+			Focused: len(f.FocusDefs), Matches: len(f.MatchLines), Decls: len(f.DeclLines),
 		}
 		for _, t := range ch.ScoreBreakdown {
 			it.Terms[t.Term] += t.Value

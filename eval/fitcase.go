@@ -10,7 +10,7 @@ import (
 
 // FitCase is the fitter's input of one case at one budget, and what eval
 // measures its output against: scripts/fitalloc runs compress.Fit on it
-// again with other value constants (compress.Knobs) and counts the
+// again with other value constants (compress.Values) and counts the
 // changed lines shown (VisibleLines), without gathering again.
 type FitCase struct {
 	Case   int // 1-based, as FeatureCase's

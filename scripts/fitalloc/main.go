@@ -1,4 +1,4 @@
-// Command fitalloc fits the fitter's value constants (compress.Knobs: each
+// Command fitalloc fits the fitter's value constants (compress.Values: each
 // view's quality, the weight's curve over rank and answer odds, the
 // presence pass's cut) with eval recall's all-lines as the objective.
 //
@@ -7,7 +7,8 @@
 // fitter input once (-record: eval.Recall with Options.Fits, the chunks in
 // score order with every structural view the engine gave them and the
 // case's changed lines, one gob file per repository) and then runs
-// compress.Fit again on it for each setting it tries, counting the changed
+// compress.Fit again on it for each setting it tries (Options.Values),
+// several cases at once, counting the changed
 // lines shown by eval's rule (eval.VisibleLines): seconds per setting
 // instead of minutes. At the recorded constants the run again gives the
 // recorded cells (the tool checks it first and says when not).
@@ -102,7 +103,8 @@ func main() {
 		}
 		return
 	}
-	if err := setKnobs(*set); err != nil {
+	vals := compress.DefaultValues()
+	if err := setKnobs(&vals, *set); err != nil {
 		fail(err)
 	}
 	var sets []*caseSet
@@ -117,14 +119,14 @@ func main() {
 		fail(errors.New("no recorded cases: name the -record output files"))
 	}
 	r := &runner{sets: sets, jobs: *jobs, counter: counter()}
-	start, err := r.score(ctx)
+	start, err := r.score(ctx, vals)
 	if err != nil {
 		fail(err)
 	}
 	if n := r.mismatches; n > 0 && *set == "" {
 		fmt.Printf("warning: %d cases differ from their recorded fit at the recorded constants\n", n)
 	}
-	fmt.Printf("start %s\n  %s\n", current(), start)
+	fmt.Printf("start %s\n  %s\n", current(vals), start)
 	if *nofit {
 		return
 	}
@@ -132,7 +134,7 @@ func main() {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	} else {
-		for _, k := range compress.Knobs() {
+		for _, k := range vals.Knobs() {
 			names = append(names, k.Name)
 		}
 	}
@@ -140,32 +142,30 @@ func main() {
 	if *cv {
 		// Each repository left out: fit on the others, score it at the
 		// start and at their fit.
-		from := values()
 		for k, held := range sets {
-			setValues(from)
 			h := &runner{sets: []*caseSet{held}, jobs: *jobs, counter: r.counter}
-			before, err := h.score(ctx)
+			before, err := h.score(ctx, vals)
 			if err != nil {
 				fail(err)
 			}
 			rest := &runner{sets: slices.Delete(slices.Clone(sets), k, k+1), jobs: *jobs, counter: r.counter}
-			if _, err := s.run(ctx, rest, io.Discard); err != nil {
-				fail(err)
-			}
-			after, err := h.score(ctx)
+			_, fit, err := s.run(ctx, rest, vals, io.Discard)
 			if err != nil {
 				fail(err)
 			}
-			fmt.Printf("held out %s: fit %s\n  before %s\n  after  %s\n", held.name, current(), before, after)
+			after, err := h.score(ctx, fit)
+			if err != nil {
+				fail(err)
+			}
+			fmt.Printf("held out %s: fit %s\n  before %s\n  after  %s\n", held.name, current(fit), before, after)
 		}
-		setValues(from)
 		return
 	}
-	best, err := s.run(ctx, r, os.Stdout)
+	best, fit, err := s.run(ctx, r, vals, os.Stdout)
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("best %s\n  %s\n", current(), best)
+	fmt.Printf("best %s\n  %s\n", current(fit), best)
 }
 
 // search is a coordinate search over knobs: each in turn set to each of
@@ -178,18 +178,20 @@ type search struct {
 	foundLoss float64
 }
 
-func (s search) run(ctx context.Context, r *runner, w io.Writer) (metrics, error) {
-	start, err := r.score(ctx)
+// run searches from vals and returns the best metrics and the values
+// that gave them.
+func (s search) run(ctx context.Context, r *runner, vals compress.Values, w io.Writer) (metrics, compress.Values, error) {
+	start, err := r.score(ctx, vals)
 	if err != nil {
-		return start, err
+		return start, vals, err
 	}
 	best := start
 	for range s.rounds {
 		improved := false
 		for _, name := range s.names {
-			k := knob(name)
+			k := knob(&vals, name)
 			if k == nil {
-				return best, fmt.Errorf("no knob %q", name)
+				return best, vals, fmt.Errorf("no knob %q", name)
 			}
 			keep := *k.P
 			for _, v := range grids[name] {
@@ -197,9 +199,9 @@ func (s search) run(ctx context.Context, r *runner, w io.Writer) (metrics, error
 					continue
 				}
 				*k.P = v
-				m, err := r.score(ctx)
+				m, err := r.score(ctx, vals)
 				if err != nil {
-					return best, err
+					return best, vals, err
 				}
 				ok := m.found >= start.found-s.foundLoss
 				fmt.Fprintf(w, "try %s=%g  %s%s\n", name, v, m, map[bool]string{false: "  (all-found down)"}[ok])
@@ -214,23 +216,7 @@ func (s search) run(ctx context.Context, r *runner, w io.Writer) (metrics, error
 			break
 		}
 	}
-	return best, nil
-}
-
-// values returns the knobs' values, in Knobs' order.
-func values() []float64 {
-	var vs []float64
-	for _, k := range compress.Knobs() {
-		vs = append(vs, *k.P)
-	}
-	return vs
-}
-
-// setValues sets the knobs to vs (values' order).
-func setValues(vs []float64) {
-	for i, k := range compress.Knobs() {
-		*k.P = vs[i]
-	}
+	return best, vals, nil
 }
 
 func fail(err error) {
@@ -243,8 +229,9 @@ func counter() tokens.Counter {
 	return c
 }
 
-func knob(name string) *compress.Knob {
-	for _, k := range compress.Knobs() {
+// knob returns v's knob by name, nil when there is none.
+func knob(v *compress.Values, name string) *compress.Knob {
+	for _, k := range v.Knobs() {
 		if k.Name == name {
 			return &k
 		}
@@ -252,29 +239,30 @@ func knob(name string) *compress.Knob {
 	return nil
 }
 
-// setKnobs sets "name=value,..." .
-func setKnobs(s string) error {
+// setKnobs sets "name=value,..." in v.
+func setKnobs(v *compress.Values, s string) error {
 	for _, kv := range strings.Split(s, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
 		}
 		name, val, _ := strings.Cut(kv, "=")
-		k := knob(name)
+		k := knob(v, name)
 		if k == nil {
 			return fmt.Errorf("no knob %q", name)
 		}
-		v, err := strconv.ParseFloat(val, 64)
+		x, err := strconv.ParseFloat(val, 64)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kv, err)
 		}
-		*k.P = v
+		*k.P = x
 	}
 	return nil
 }
 
-func current() string {
+// current returns v's knobs as "name=value ...".
+func current(v compress.Values) string {
 	var b strings.Builder
-	for _, k := range compress.Knobs() {
+	for _, k := range v.Knobs() {
 		fmt.Fprintf(&b, "%s=%g ", k.Name, *k.P)
 	}
 	return strings.TrimSpace(b.String())
@@ -353,7 +341,7 @@ func load(path string) (*caseSet, error) {
 	return s, nil
 }
 
-// runner fits every recorded case again at the knobs' current values.
+// runner fits every recorded case again (score, at the values given).
 type runner struct {
 	sets       []*caseSet
 	jobs       int
@@ -406,8 +394,8 @@ func (m metrics) String() string {
 	return b.String()
 }
 
-// score fits every case again and returns the metrics.
-func (r *runner) score(ctx context.Context) (metrics, error) {
+// score fits every case again at vals and returns the metrics.
+func (r *runner) score(ctx context.Context, vals compress.Values) (metrics, error) {
 	type job struct{ s, k int }
 	type res struct {
 		seen, total, found int
@@ -435,7 +423,7 @@ func (r *runner) score(ctx context.Context) (metrics, error) {
 			defer wg.Done()
 			for j := range ch {
 				fc := &r.sets[j.s].cases[j.k]
-				seen, total, found, err := refit(ctx, fc, r.sets[j.s].views[j.k], r.counter)
+				seen, total, found, err := refit(ctx, fc, r.sets[j.s].views[j.k], r.counter, &vals)
 				if err != nil {
 					mu.Lock()
 					firstErr = cmp.Or(firstErr, err)
@@ -503,9 +491,9 @@ func (r *runner) score(ctx context.Context) (metrics, error) {
 }
 
 // refit runs compress.Fit on a recorded case (views: its chunks' views
-// by source) and counts what eval counts: the changed lines shown, all
-// of them, and the answer files placed.
-func refit(ctx context.Context, fc *eval.FitCase, views map[string][]compress.View, counter tokens.Counter) (seen, total, found int, err error) {
+// by source) at vals and counts what eval counts: the changed lines
+// shown, all of them, and the answer files placed.
+func refit(ctx context.Context, fc *eval.FitCase, views map[string][]compress.View, counter tokens.Counter, vals *compress.Values) (seen, total, found int, err error) {
 	format := fc.Format
 	got, err := compress.Fit(ctx, fc.Chunks, compress.Options{
 		Budget:  fc.ContextBudget,
@@ -514,8 +502,9 @@ func refit(ctx context.Context, fc *eval.FitCase, views map[string][]compress.Vi
 		AppendRender: func(dst []byte, c ctxd.Chunk) []byte {
 			return prompt.AppendSection(dst, c, format)
 		},
-		Views: func(_ context.Context, c *ctxd.Chunk) []compress.View { return views[c.Source] },
-		Task:  fc.Task,
+		Views:  func(_ context.Context, c *ctxd.Chunk) []compress.View { return views[c.Source] },
+		Task:   fc.Task,
+		Values: vals,
 	})
 	if err != nil {
 		return 0, 0, 0, err

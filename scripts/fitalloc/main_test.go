@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxd/ctxd/compress"
 	"github.com/ctxd/ctxd/eval"
 	"github.com/ctxd/ctxd/internal/testutil"
 )
@@ -78,9 +79,10 @@ func TestObjectiveIsEvals(t *testing.T) {
 		t.Fatalf("%d recorded fits for %d cases at 2 budgets", len(set.cases), rep.Cases)
 	}
 	r := &runner{sets: []*caseSet{set}, jobs: 2, counter: counter()}
+	vals := compress.DefaultValues()
 	check := func(when string) {
 		t.Helper()
-		m, err := r.score(t.Context())
+		m, err := r.score(t.Context(), vals)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,17 +112,23 @@ func TestObjectiveIsEvals(t *testing.T) {
 		t.Logf("at %d: %+v", b.Budget, b.Ctxd)
 	}
 	check("recorded")
-	if err := setKnobs("weight.rankpow=2,outline=0.3"); err != nil {
+	if err := setKnobs(&vals, "weight.rankpow=2,outline=0.3"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.score(t.Context()); err != nil {
+	if vals.RankPow != 2 || vals.Outline != 0.3 {
+		t.Errorf("set weight.rankpow=2,outline=0.3: %s", current(vals))
+	}
+	if _, err := r.score(t.Context(), vals); err != nil {
 		t.Fatal(err)
 	}
-	if err := setKnobs("weight.rankpow=1,outline=0.15"); err != nil {
+	if err := setKnobs(&vals, "weight.rankpow=1,outline=0.15"); err != nil {
 		t.Fatal(err)
+	}
+	if vals != compress.DefaultValues() {
+		t.Errorf("set back: %s, want the defaults", current(vals))
 	}
 	check("set back")
-	if err := setKnobs("no.such=1"); err == nil {
+	if err := setKnobs(&vals, "no.such=1"); err == nil {
 		t.Error("an unknown knob was set")
 	}
 }

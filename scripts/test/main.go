@@ -80,8 +80,9 @@ func goTest(args []string, s *summary, stderr io.Writer) int {
 }
 
 // noRaceArgs returns the arguments of the second pass: the caller's
-// flags without -race and -run, a -run naming the deferred tests, and
-// their packages; nil when no test was deferred.
+// flags (and their values: -timeout 45m) without -race and -run, a -run
+// naming the deferred tests, and their packages; nil when no test was
+// deferred.
 func (s *summary) noRaceArgs(args []string) []string {
 	if len(s.noRace) == 0 {
 		return nil
@@ -93,7 +94,7 @@ func (s *summary) noRaceArgs(args []string) []string {
 		case strings.HasPrefix(a, "-race"), strings.HasPrefix(a, "-run="):
 		case a == "-run":
 			i++ // and its value
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "-"), !isPackage(a):
 			out = append(out, a)
 		}
 	}
@@ -115,6 +116,12 @@ func sortedKeys(m map[string]bool) []string {
 	return ks
 }
 
+// isPackage reports an argument that names packages (./..., a path with
+// a slash); any other that is no flag is the value of the flag before it.
+func isPackage(a string) bool {
+	return !strings.HasPrefix(a, "-") && (strings.HasPrefix(a, ".") || strings.Contains(a, "/"))
+}
+
 // testArgs puts -race and ./... in front of the caller's flags and
 // packages unless the caller chose otherwise (-race=false, or named
 // packages).
@@ -124,7 +131,7 @@ func testArgs(args []string) []string {
 		if strings.HasPrefix(a, "-race") {
 			race = false // the caller's own -race or -race=false decides
 		}
-		if !strings.HasPrefix(a, "-") && (strings.HasPrefix(a, ".") || strings.Contains(a, "/")) {
+		if isPackage(a) {
 			pkgs = true
 		}
 	}

@@ -135,6 +135,12 @@ func TestNoRaceArgs(t *testing.T) {
 	if want := "-short -count=1 -run ^(TestProps)$ github.com/ctxd/ctxd/editors"; got != want {
 		t.Errorf("second pass %q, want %q", got, want)
 	}
+	// A flag's value given apart stays with it (the pass failed with
+	// `invalid value "-run" for flag -timeout`).
+	got = strings.Join(s.noRaceArgs([]string{"-timeout", "45m", "-count", "1", "-run", "TestX", "./engine"}), " ")
+	if want := "-timeout 45m -count 1 -run ^(TestProps)$ github.com/ctxd/ctxd/editors"; got != want {
+		t.Errorf("second pass %q, want %q", got, want)
+	}
 	if s := newSummary(io.Discard); s.noRaceArgs(nil) != nil {
 		t.Errorf("a second pass without deferred tests")
 	}
