@@ -515,6 +515,20 @@ type OpenFile struct {
 	Text      *string    `json:"text,omitempty"`
 }
 
+// CheckPosition reports a cursor line or selection that names no line of
+// any file: a negative line (0 is no cursor), a selection starting before
+// line 1 or ending before it starts. A position past the file's end is a
+// stale one, not a malformed one: gathering drops it with a warning.
+func (o OpenFile) CheckPosition() error {
+	if o.Line < 0 {
+		return fmt.Errorf("line %d: line numbers start at 1; 0 or absent is no cursor: %w", o.Line, ErrInvalidParams)
+	}
+	if s := o.Selection; s != nil && (s.Start < 1 || s.End < s.Start) {
+		return fmt.Errorf("selection start %d, end %d: want 1 <= start <= end, 1-based lines, end included: %w", s.Start, s.End, ErrInvalidParams)
+	}
+	return nil
+}
+
 // LexicalMatch is how a source matched a request lexically: the shares of
 // its BM25 score from its path, its content and the names it defines, and
 // the prior of its role (code 1; docs, changelogs, meta, generated and

@@ -462,6 +462,11 @@ func (e *Engine) plan(req PromptRequest) (*plan, error) {
 	if req.MaxFiles < 0 {
 		return nil, fmt.Errorf("max_files must not be negative, got %d: %w", req.MaxFiles, ctxd.ErrInvalidParams)
 	}
+	for i, of := range req.OpenFiles {
+		if err := of.CheckPosition(); err != nil {
+			return nil, fmt.Errorf("open_files[%d] %s: %w", i, of.Path, err)
+		}
+	}
 	maxFiles := req.MaxFiles
 	if maxFiles == 0 {
 		maxFiles = e.cfg.Gather.MaxFiles

@@ -252,13 +252,23 @@ func (e *Engine) resumeRequest(ctx context.Context, cp *sessions.Checkpoint, pre
 	for _, of := range req.OpenFiles {
 		if _, rel, err := tree.Resolve(e.root, of.Path); err == nil && fileExists(e.root, rel) && !e.refusedSource(ctx, rel, listed) {
 			of.Text = nil
+			if of.CheckPosition() != nil {
+				// A checkpoint from before positions were checked, or
+				// from elsewhere: the file is still open, its position
+				// is not.
+				of.Line, of.Selection = 0, nil
+			}
 			ofs = append(ofs, of)
 			open[rel] = true
 		}
 	}
 	for _, c := range cp.Chunks {
 		if c.Open && exists[c.Source] && !open[c.Source] {
-			ofs = append(ofs, ctxd.OpenFile{Path: c.Source, Line: c.Cursor, Selection: c.Selection})
+			of := ctxd.OpenFile{Path: c.Source, Line: c.Cursor, Selection: c.Selection}
+			if of.CheckPosition() != nil {
+				of.Line, of.Selection = 0, nil
+			}
+			ofs = append(ofs, of)
 			open[c.Source] = true
 		}
 	}

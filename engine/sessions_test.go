@@ -556,3 +556,46 @@ func TestResumeKeepsTheBuildsBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeDropsAMalformedPosition: a checkpoint whose open file has a
+// cursor or selection that names no line (written before positions were
+// checked, or brought from elsewhere) resumes with the file still open
+// and the position dropped, rather than failing the check a new request
+// gets (open_files[0] ...: line -4: line numbers start at 1).
+func TestResumeDropsAMalformedPosition(t *testing.T) {
+	e, _ := sessionEngine(t)
+	ctx := t.Context()
+	env, err := e.BuildPrompt(ctx, PromptRequest{
+		UserRequest: "refactor the cart pricing",
+		SessionID:   "s-good",
+		OpenFiles:   []ctxd.OpenFile{{Path: "cart/cart.go", Line: 14}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := chunkOf(env, "cart/cart.go")
+	if c == nil || !c.Facts.Open {
+		t.Fatalf("cart.go is not open in the build: %+v", c)
+	}
+	c.Facts.Cursor = -4
+	c.Facts.Selection = &ctxd.LineRange{Start: 9, End: 3}
+	if _, err := e.SaveCheckpoint(ctx, SaveRequest{SessionID: "s-bad", UserRequest: "refactor the cart pricing", State: "running", Envelope: env}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.ResumeSession(ctx, ResumeRequest{SessionID: "s-bad"})
+	if err != nil {
+		t.Fatalf("resume of a checkpoint with a malformed position: %v", err)
+	}
+	if res.Envelope == nil {
+		t.Fatalf("no envelope: %v", res.Warnings)
+	}
+	c = chunkOf(res.Envelope, "cart/cart.go")
+	if c == nil || !c.Facts.Open || c.Facts.Cursor != 0 || c.Facts.Selection != nil {
+		t.Errorf("cart.go after resume: %+v, want open with no cursor or selection", c)
+	}
+	// A new request with the same position is refused.
+	_, err = e.BuildPrompt(ctx, PromptRequest{UserRequest: "x", OpenFiles: []ctxd.OpenFile{{Path: "cart/cart.go", Line: -4}}}, nil)
+	if !errors.Is(err, ctxd.ErrInvalidParams) || !strings.Contains(err.Error(), "open_files[0] cart/cart.go: line -4: line numbers start at 1") {
+		t.Errorf("a request with line -4: %v, want invalid params naming the line", err)
+	}
+}

@@ -118,8 +118,13 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 	} else if name == "" || !isName(strings.TrimPrefix(name, "#")) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier, a qualified name such as Type.Method, Type#method or f(), or a computed member such as app[method]: %w", req.Name, ctxd.ErrInvalidParams)
 	}
+	if req.MaxReferences < 0 {
+		// As max_files and a session list's limit: a typo'd sign is
+		// said, not read as the default.
+		return nil, fmt.Errorf("max_references must not be negative, got %d (0 or absent: 50): %w", req.MaxReferences, ctxd.ErrInvalidParams)
+	}
 	maxRefs := req.MaxReferences
-	if maxRefs <= 0 {
+	if maxRefs == 0 {
 		maxRefs = 50
 	}
 	files, err := e.ws.Files(ctx)

@@ -300,15 +300,21 @@ func resolveExplicit(w *tree.Tree, r Request) (explicit, error) {
 		}
 		x.opens = append(x.opens, openRel{of, rel})
 	}
+	// A pattern given twice (a configured one the request repeats, a
+	// client that merges lists) is matched once: each copy walked every
+	// file and said its warning again.
+	seen := map[string]bool{}
 	for _, p := range r.Patterns {
 		lit, glob, err := w.SplitPattern(p)
 		if err != nil {
 			return x, err
 		}
-		if lit != "" {
+		if lit != "" && !seen["lit:"+lit] {
+			seen["lit:"+lit] = true
 			x.literal = append(x.literal, lit)
 		}
-		if glob != "" {
+		if glob != "" && !seen["glob:"+glob] {
+			seen["glob:"+glob] = true
 			x.globs = append(x.globs, glob)
 		}
 	}

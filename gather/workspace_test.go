@@ -427,6 +427,33 @@ func TestGatherPatternNames(t *testing.T) {
 	}
 }
 
+// TestGatherPatternTwice: a pattern given twice is matched once, so its
+// warning is said once (1,000 copies of a glob over the daemon gave 1,000
+// equal warnings, each copy a walk of every file).
+func TestGatherPatternTwice(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.go": "package main\n", "pkg/a/f.go": "package a\n"})
+	w := newTestWorkspace(t, root, tree.Options{})
+	res := gather(t, w, Request{Task: ctxd.TaskImplement, MaxFiles: 1, Patterns: []string{"*.rs", "*.go", "*.rs", "main.go", "*.go", "main.go"}})
+	for _, want := range []string{
+		"pattern *.rs matched no file (a glob with a slash is read from the root, one without matches a name at any depth)",
+		"pattern *.go matched 2 files; kept the 1 that best match the request",
+	} {
+		if n := slices.Index(res.Warnings, want); n < 0 || slices.Contains(res.Warnings[n+1:], want) {
+			t.Errorf("warnings %q: want %q once", res.Warnings, want)
+		}
+	}
+	n := 0
+	for _, c := range res.Chunks {
+		if c.Source == "main.go" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("main.go gathered %d times, want once", n)
+	}
+}
+
 func TestGatherCancelled(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{}

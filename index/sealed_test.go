@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestSealed(t *testing.T) {
@@ -121,4 +122,46 @@ func FuzzOpenSealed(f *testing.F) {
 			t.Fatalf("opened %q from %q", got, rest)
 		}
 	})
+}
+
+// TestLeftoverTempsSwept: the temporary file of a write that never
+// finished (a daemon ended mid-write; its client closed standard input)
+// stayed in the state directory for good, as large as what it was
+// writing. The first write of a process into the directory removes those
+// older than StaleTemp and keeps a younger one (another process's write
+// in progress) and every other file.
+func TestLeftoverTempsSwept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * StaleTemp)
+	files := map[string]bool{ // name: left after the sweep
+		".sealed-463309324.tmp": false,
+		".index-12.tmp":         false,
+		".symbols-9.tmp":        false,
+		".sealed-777.tmp":       true, // young: a write in progress
+		"views.bin":             true,
+		"notes.tmp":             true, // not one of ours: no leading dot
+	}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if name != ".sealed-777.tmp" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := WriteSealed(filepath.Join(dir, "x.bin"), "CTXDTST1", "k", []byte("body")); err != nil {
+		t.Fatal(err)
+	}
+	for name, keep := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if got := err == nil; got != keep {
+			t.Errorf("%s: present %v, want %v", name, got, keep)
+		}
+	}
 }

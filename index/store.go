@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/ctxd/ctxd/internal/uvarint"
@@ -265,15 +267,51 @@ func Exists(dir string) bool {
 // MakeDir creates a directory for local state (the index, token counts)
 // with a .gitignore that ignores everything in it: the directory usually
 // lies in the workspace (.ctxd/index), and `git status` must not list it.
+// The first call of a process for a directory also removes the temporary
+// files of writes that never finished there ([sweepTemps]).
 func MakeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	sweepTemps(dir)
 	ignore := filepath.Join(dir, ".gitignore")
 	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
 		return os.WriteFile(ignore, []byte("# written by ctxd: local state\n*\n"), 0o644)
 	}
 	return nil
+}
+
+// StaleTemp is the age past which a temporary file of an atomic write in a
+// state directory (.index-*.tmp, .sealed-*.tmp, .NAME-*.tmp) is a leftover:
+// no write takes that long, and a younger one may be another process's
+// write in progress (a CLI run beside the daemon).
+const StaleTemp = 10 * time.Minute
+
+// swept holds the directories sweepTemps has swept in this process.
+var swept sync.Map
+
+// sweepTemps removes dir's leftover temporary files, once per process: a
+// process that ended between creating one and renaming it (a daemon whose
+// client closed its standard input while a cache was being written, a
+// kill) left it for good, as large as the file it was writing (a view
+// cache of tens of megabytes).
+func sweepTemps(dir string) {
+	if _, done := swept.LoadOrStore(dir, true); done {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") || name == ".tmp" {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > StaleTemp {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 // Load reads and verifies the index at path. It fails with [ErrCorrupt]

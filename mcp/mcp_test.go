@@ -306,6 +306,11 @@ func TestGoClient(t *testing.T) {
 		if out.Exact || !strings.Contains(text(t, res), "estimated") {
 			t.Errorf("unknown model count = %+v %q, want an estimate said so", out, text(t, res))
 		}
+		// One token is "1 token", not "1 tokens".
+		res = call(t, cs, "count_tokens", map[string]any{"text": "hello", "model": "gpt-4o"})
+		if got := text(t, res); !strings.HasPrefix(got, "1 token (exact, o200k_base encoding") {
+			t.Errorf("one token: %q, want it said in the singular", got)
+		}
 	})
 
 	t.Run("compact_history and rehydrate", func(t *testing.T) {
@@ -436,6 +441,7 @@ func TestGoClient(t *testing.T) {
 			{"rehydrate", map[string]any{"reference": "0123456789abcdef"}, "session_id is required"},
 			{"find_symbol", map[string]any{"name": "a b"}, "identifier"},
 			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "/etc/passwd"}}}, "outside root"},
+			{"build_context", map[string]any{"request": "x", "open_files": []any{map[string]any{"path": "store/store.go", "line": -4}}}, "build_context: open_files[0] store/store.go: line -4: line numbers start at 1"},
 		} {
 			res := call(t, cs, tc.tool, tc.args)
 			if !res.IsError || !strings.Contains(text(t, res), tc.want) {

@@ -371,7 +371,7 @@ func (s *Server) countTokens(ctx context.Context, _ *call, in CountTokensIn) (*t
 	if !res.Exact {
 		how = "estimated"
 	}
-	text := fmt.Sprintf("%d tokens (%s, %s encoding, model %s)", res.Tokens, how, res.Encoding, res.Model.Name)
+	text := fmt.Sprintf("%s (%s, %s encoding, model %s)", ctxd.Plural(res.Tokens, "token", "tokens"), how, res.Encoding, res.Model.Name)
 	return textResult(text), out, nil
 }
 

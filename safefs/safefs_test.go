@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,6 +172,12 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(dir, writeString("x")); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "(a directory)") {
 		t.Errorf("a directory: %v, want ErrNotRegular (a directory)", err)
+	}
+	// A missing directory is named, not the temporary file that could
+	// not be created in it.
+	missing := filepath.Join(dir, "nope", "out.md")
+	if err := WriteFile(missing, writeString("x")); !errors.Is(err, fs.ErrNotExist) || err.Error() != "write "+missing+": create its directory first: "+filepath.Join(dir, "nope")+": file does not exist" {
+		t.Errorf("a missing directory: %v", err)
 	}
 	plain := filepath.Join(dir, "plain.md")
 	if err := WriteFile(plain, writeString("one")); err != nil {

@@ -65,6 +65,11 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if dir == "" {
 		dir = "."
 	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		// Else the error named the temporary file beside path
+		// (open dir/.pack.md.tmp-2vkf…: no such file or directory).
+		return fmt.Errorf("write %s: create its directory first: %s: %w", path, filepath.Clean(dir), fs.ErrNotExist)
+	}
 	if err := replace(dir, name, create, keep, write); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

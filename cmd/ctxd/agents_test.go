@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 // TestAgentCommandsUsage: ctxd mcp and ctxd proxy refuse bad flags with
 // exit code 2 and a message naming the fix. (mcp/ and proxy/ drive the
@@ -17,5 +20,9 @@ func TestAgentCommandsUsage(t *testing.T) {
 		// The daemon's --listen mistakes exited 1, the proxy's 2.
 		{"serve listen spec", []string{"serve", "--listen", "foo"}, 2, `--listen "foo": want unix:PATH or tcp:127.0.0.1:PORT`},
 		{"serve stays on loopback", []string{"serve", "--listen", "tcp:0.0.0.0:8787"}, 2, "only loopback addresses are allowed"},
+		// A --root that does not exist stops serve at start, as it stops
+		// mcp; it failed only at initialize (on stdio it served on).
+		{"serve root missing", []string{"serve", "--root", filepath.Join(dir, "nope")}, 1, "ctxd serve: workspace root: " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{"mcp root missing", []string{"mcp", "--root", filepath.Join(dir, "nope")}, 1, "ctxd mcp: workspace root: " + filepath.Join(dir, "nope") + ": no such file or directory"},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	goio "io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -157,7 +158,14 @@ func runSWEBench(ctx context.Context, io *IO, args []string) error {
 	}
 	repos := map[string]string{}
 	if *reposDir != "" {
+		if st, err := os.Stat(*reposDir); err != nil || !st.IsDir() {
+			return usagef("--repos %s: not a directory (give the directory holding owner__name clones)", *reposDir)
+		}
 		repos = eval.ClonesIn(*reposDir, ins)
+		if len(repos) == 0 && len(repoFlags) == 0 {
+			// Not "give --repos": it was given, and holds none of them.
+			return usagef("--repos %s: no clone of the instances' repositories in it (looked for %s; name each clone owner__name, or give --repo owner/name=PATH)", *reposDir, cloneNames(*reposDir, ins))
+		}
 	}
 	for _, r := range repoFlags {
 		name, dir, ok := strings.Cut(r, "=")
@@ -188,6 +196,23 @@ func runSWEBench(ctx context.Context, io *IO, args []string) error {
 		}
 	}
 	return writeReport(io.Out, rep, *asJSON)
+}
+
+// cloneNames are the directories --repos DIR would hold for the
+// instances' repositories, the first three and how many more.
+func cloneNames(dir string, ins []eval.Instance) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, in := range ins {
+		if !seen[in.Repo] {
+			seen[in.Repo] = true
+			names = append(names, filepath.Join(dir, strings.ReplaceAll(in.Repo, "/", "__")))
+		}
+	}
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return strings.Join(names, ", ")
 }
 
 // writeReport prints an eval report as JSON or as its tables.

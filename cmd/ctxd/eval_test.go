@@ -82,6 +82,10 @@ func TestEvalSWEBench(t *testing.T) {
 	runFailures(t, dir, []cliFailure{
 		{"no instances", []string{"eval", "swebench", "--repo", "shop/shop=" + dir}, 2, "want --instances"},
 		{"no clones", []string{"eval", "swebench", "--instances", inst}, 2, "no clones"},
+		// --repos given, but without an owner__name clone in it: the
+		// message names what it looked for, not "give --repos".
+		{"no clone in --repos", []string{"eval", "swebench", "--instances", inst, "--repos", dir}, 2, "--repos " + dir + ": no clone of the instances' repositories in it (looked for " + filepath.Join(dir, "shop__shop") + ";"},
+		{"--repos not a directory", []string{"eval", "swebench", "--instances", inst, "--repos", filepath.Join(dir, "nope")}, 2, "not a directory"},
 		{"bad repo", []string{"eval", "swebench", "--instances", inst, "--repo", dir}, 2, "owner/name=PATH"},
 		{"missing clone", []string{"eval", "swebench", "--instances", inst, "--repo", "shop/shop=" + filepath.Join(dir, "nope")}, 2, "not a directory"},
 		{"other repo", []string{"eval", "swebench", "--instances", inst, "--repo", "a/b=" + dir}, 1, "no instance has a clone"},

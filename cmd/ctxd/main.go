@@ -236,11 +236,12 @@ func newFlagSet(c *command, w io.Writer) *flag.FlagSet {
 
 // printFlags lists fs's flags as flag.PrintDefaults does, but spelled
 // with two dashes, as the README and the error messages write them
-// (--budget; the flag package takes one or two).
+// (--budget; the flag package takes one or two), and a one-letter flag
+// with one, as the usage line and the README write it (-v, not --v).
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
+		line := "  " + flagName(f.Name)
 		if kind != "" {
 			line += " " + kind
 		}
@@ -315,6 +316,15 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagName is a flag as help and messages spell it: --budget, and -v for
+// a one-letter flag, as usage lines and the README write it.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // flagMessage rewrites the flag package's error for a person: flags with
 // two dashes, and for an unknown one the nearest defined flag.
 func flagMessage(fs *flag.FlagSet, err error) string {
@@ -328,7 +338,7 @@ func flagMessage(fs *flag.FlagSet, err error) string {
 	best := nearest(name, names)
 	msg = "unknown flag --" + name
 	if best != "" {
-		msg += " (did you mean --" + best + "?)"
+		msg += " (did you mean " + flagName(best) + "?)"
 	}
 	return msg + "; ctxd help " + strings.TrimPrefix(fs.Name(), "ctxd ") + " lists the flags"
 }

@@ -411,6 +411,13 @@ func TestServeErrors(t *testing.T) {
 		// and what that object takes, not the method's own fields.
 		{"unknown field in an open file", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "cursor": 3}}}, -32602, `unknown field "cursor" in open_files[0] (it takes: path, line, selection, text; docs/protocol.md)`},
 		{"a typo in an open file", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go"}, map[string]any{"path": "README.md", "lien": 1}}}, -32602, `unknown field "lien" in open_files[1] (did you mean "line"?)`},
+		// A position that names no line is refused, as the CLI's
+		// --open FILE:-4 is, not silently dropped (a line past the end
+		// is a stale position: a warning).
+		{"negative cursor line", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": -4}}}, -32602, "open_files[0] cart/cart.go: line -4: line numbers start at 1"},
+		{"selection before line 1", "ctx/gather", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "README.md"}, map[string]any{"path": "cart/cart.go", "selection": map[string]any{"start": 0, "end": 3}}}}, -32602, "open_files[1] cart/cart.go: selection start 0, end 3: want 1 <= start <= end"},
+		{"negative max_references", "ctx/findSymbol", map[string]any{"name": "Total", "max_references": -1}, -32602, "max_references must not be negative, got -1"},
+		{"selection ending before it starts", "ctx/buildPrompt", map[string]any{"user_request": "x", "open_files": []any{map[string]any{"path": "cart/cart.go", "line": 2, "selection": map[string]any{"start": 9, "end": 3}}}}, -32602, "selection start 9, end 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -495,6 +502,13 @@ func TestPromptCLI(t *testing.T) {
 		{"flags after request", []string{"prompt", "write tests for Total", "--task", "test", "--json"}, "", 0, []string{"\"task_type\": \"test\"", "\"task_type_source\": \"explicit\""}, nil},
 		{"stdin", []string{"prompt", "-"}, "explain the cart package", 0, []string{"## Request\nexplain the cart package"}, nil},
 		{"missing request", []string{"prompt"}, "", 2, []string{"missing REQUEST"}, nil},
+		// A compiler's location FILE:LINE:COL opens FILE at LINE; it was
+		// skipped as the file "cart/cart.go:12", "no such file".
+		{"open at a compiler's location", []string{"prompt", "--open", "cart/cart.go:12:3", "fix the total"}, "", 0, []string{"## cart/cart.go\nCursor: line 12"}, []string{"no such file"}},
+		// "-" with nothing piped in (a test run that printed nothing)
+		// names the empty input, not a missing REQUEST.
+		{"empty stdin", []string{"prompt", "--task", "debug", "-"}, "", 2, []string{"ctxd prompt: standard input is empty (0 bytes): REQUEST '-' reads the task from it"}, []string{"missing REQUEST"}},
+		{"blank stdin", []string{"prompt", "-"}, " \n\t\n", 2, []string{"standard input is empty (4 bytes)"}, nil},
 		{"bad flag", []string{"prompt", "--budget", "x", "y"}, "", 2, []string{"invalid value"}, nil},
 		{"bad task", []string{"prompt", "--task", "deploy", "y"}, "", 2, []string{"deploy"}, nil},
 		{"outside root", []string{"prompt", "--open", "/etc/passwd", "y"}, "", 2, []string{"--open /etc/passwd: outside the workspace"}, nil},

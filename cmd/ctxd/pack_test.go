@@ -328,4 +328,13 @@ func TestPackSplitOutput(t *testing.T) {
 	if _, errOut, code := runCtxd(t, dir, "", nil, "pack", "--split-output", "500"); code != 2 || !strings.Contains(errOut, "--split-output TOKENS needs") {
 		t.Errorf("without --output: exit %d: %s", code, errOut)
 	}
+	// --output into a directory that does not exist names the directory,
+	// whole or split; it named the temporary file (.pack.1.md.tmp-…).
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, args := range [][]string{{"--output", filepath.Join(missing, "pack.md")}, {"--split-output", "500", "--output", filepath.Join(missing, "pack.md")}} {
+		_, errOut, code := runCtxd(t, dir, "", nil, append([]string{"pack"}, args...)...)
+		if code != 1 || !strings.Contains(errOut, ": create its directory first: "+missing+": file does not exist") || strings.Contains(errOut, ".tmp-") {
+			t.Errorf("pack %v: exit %d: %s", args, code, errOut)
+		}
+	}
 }

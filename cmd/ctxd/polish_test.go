@@ -78,6 +78,21 @@ func TestHelpListsEachFlagOnce(t *testing.T) {
 	}
 }
 
+// TestHelpOneLetterFlag: a one-letter flag is listed and suggested as the
+// usage line and the README write it, -v, not --v.
+func TestHelpOneLetterFlag(t *testing.T) {
+	for _, sub := range []string{"recall", "swebench"} {
+		_, errOut, code := runCtxd(t, t.TempDir(), "", nil, "eval", sub, "-h")
+		if code != 0 || !strings.Contains(errOut, "\n  -v\n    \tprint one line per ") || strings.Contains(errOut, "--v") {
+			t.Errorf("ctxd eval %s -h: exit %d, want -v listed, never --v:\n%s", sub, code, errOut)
+		}
+	}
+	_, errOut, code := runCtxd(t, t.TempDir(), "", nil, "eval", "recall", "--vv")
+	if code != 2 || !strings.Contains(errOut, "unknown flag --vv (did you mean -v?)") {
+		t.Errorf("ctxd eval recall --vv: exit %d: %s", code, errOut)
+	}
+}
+
 // TestPromptOutsideGitWarns: outside a git repository prompt still runs on
 // the current directory (exit 0) but says so on stderr; with --root, or
 // inside a repository, it says nothing.

@@ -47,7 +47,7 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 	fs.IntVar(&f.contextWindow, "context-window", 0, "model context window in tokens (overrides the registry)")
 	fs.IntVar(&f.budget, "budget", 0, "total token budget, split by the configured shares, > 0 (default: budget.total of the configuration, else an eighth of the model's context window within 8000-32000: 16000 for gpt-4o)")
 	fs.IntVar(&f.contextBudget, "context-budget", 0, "token budget of the context part alone (for callers with their own system prompt)")
-	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE (repeatable)")
+	fs.Var(&f.open, "open", "an open file, FILE or FILE:LINE; FILE:LINE:COL as compilers print it reads as FILE:LINE (repeatable)")
 	fs.Var(&f.patterns, "pattern", "a glob of files to gather, doublestar syntax read as in .gitignore: *.rs matches at any depth, src/*.rs from the root (repeatable)")
 	fs.IntVar(&f.maxFiles, "max-files", 0, "most files to gather from patterns and relevance (default 50)")
 	fs.StringVar(&f.format, "format", "", "prompt format: markdown or xml")
@@ -134,6 +134,9 @@ func runPrompt(ctx context.Context, io *IO, args []string) error {
 			return err
 		}
 		p, st := openPath(of.Path, root)
+		if st == nil {
+			p, st = openColumn(&of, p, root)
+		}
 		if err := badOpenLine(o, of, st, root); err != nil {
 			return err
 		}
@@ -204,6 +207,12 @@ func readRequest(pos []string, in io.Reader, errw io.Writer) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read request from stdin: %w", err)
 		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			// A command that printed nothing (tests that passed, a
+			// redirect of an empty file): "missing REQUEST" named the
+			// wrong mistake, the REQUEST '-' was there.
+			return "", usagef("standard input is empty (%d bytes): REQUEST '-' reads the task from it; pipe in the text (an error log) or give the task as words", len(b))
+		}
 		if tree.IsBinary(b) {
 			// A core dump or an archive redirected by mistake became a
 			// request of thousands of tokens of noise.
@@ -264,6 +273,28 @@ func openPath(p, root string) (string, os.FileInfo) {
 		return p, st
 	}
 	return p, nil
+}
+
+// openColumn reads --open FILE:LINE:COL, a location as compilers, linters
+// and stack traces print it (entry.go:20:5), as FILE:LINE: parseOpen took
+// COL for the line and "FILE:LINE" for the file, which was skipped as "no
+// such file". It changes of and returns the file's path and what is
+// there when FILE is a file; else p unchanged and nil.
+func openColumn(of *ctxd.OpenFile, p, root string) (string, os.FileInfo) {
+	i := strings.LastIndexByte(of.Path, ':')
+	if i <= 0 || of.Line == 0 || strings.HasPrefix(of.Path, "file:") {
+		return p, nil
+	}
+	n, err := strconv.Atoi(of.Path[i+1:])
+	if err != nil || n <= 0 {
+		return p, nil
+	}
+	fp, st := openPath(of.Path[:i], root)
+	if st == nil || st.IsDir() {
+		return p, nil
+	}
+	of.Path, of.Line = of.Path[:i], n
+	return fp, st
 }
 
 // badOpenLine is a usage error for --open FILE:X where X is not a line

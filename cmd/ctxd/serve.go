@@ -72,6 +72,14 @@ func runServe(ctx context.Context, stdio *IO, args []string) error {
 			return usagef("--listen %s", ctxd.Message(err))
 		}
 	}
+	if root != "" {
+		// A --root that is no directory failed only at initialize, after
+		// an editor had started the daemon; ctxd mcp and ctxd prompt
+		// refuse it at once (exit 1), so does serve.
+		if _, err := engine.ResolveRoot(root); err != nil {
+			return err
+		}
+	}
 	stateDir, err := stateDirFlag(stateDir)
 	if err != nil {
 		return err
