@@ -1064,8 +1064,8 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ct
 	frame := f.cost(empty)
 	want := left - frame
 	for attempt := 0; attempt < 4 && want >= f.opts.MinPartial/2; attempt++ {
-		m := tokens.Middle(f.opts.Counter, c.Content, want, tokens.MiddleOptions{TailRatio: tailRatio(c)})
-		if strings.TrimSpace(m.Text) == "" {
+		m := tokens.Middle(f.opts.Counter, c.Content, want, tokens.MiddleOptions{TailRatio: tailRatio(c), WholeLines: wholeLines(c)})
+		if strings.TrimSpace(m.Text) == "" || m.Truncated && m.Shown == 0 {
 			return c, false
 		}
 		r := c
@@ -1204,8 +1204,17 @@ func outlineMatches(c ctxd.Chunk, lines []string) map[int]bool {
 	return must
 }
 
+// wholeLines reports whether cuts of c keep whole lines: source, outlines
+// and diffs do (a half line is neither code nor a count of what was left
+// out); a commit log, whose one long message line may be all there is,
+// may be cut inside a line.
+func wholeLines(c ctxd.Chunk) bool {
+	return c.ChunkType != ctxd.ChunkHistory
+}
+
 // tailRatio keeps more of the end of diffs and error-bearing files, where
 // the newest or failing part usually is.
+
 func tailRatio(c ctxd.Chunk) float64 {
 	if c.ChunkType == ctxd.ChunkHistory {
 		return 0.2 // newest commits come first

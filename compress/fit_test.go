@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -859,5 +860,63 @@ func TestRoomyBudget(t *testing.T) {
 	}
 	if RoomyBudget != 8000 {
 		t.Errorf("RoomyBudget = %d, want 8000 (the budget gather's rules were measured at)", RoomyBudget)
+	}
+}
+
+// TestFitCutsWholeLines fits one file too large for its views at a table
+// of budgets, with no views (the "middle" view) and with an outline too
+// large to place (its cut, or the middle when no whole outline line fits):
+// every line shown is a whole line of the source or of the outline, or the elision marker alone on its line, and the
+// chunk is never over budget. On main a 64-token cut kept a half line at
+// each end.
+func TestFitCutsWholeLines(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("import io\nimport math\nimport sys\nimport typing\n\nfrom starlette.concurrency import anyio, run_in_threadpool_with_a_rather_long_name\n\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&src, "def build_environ_%d(scope: Scope, body: bytes, headers: typing.List[typing.Tuple[bytes, bytes]]) -> dict:\n", i)
+		fmt.Fprintf(&src, "    environ = {\"REQUEST_METHOD\": scope[\"method\"], \"SCRIPT_NAME\": scope.get(\"root_path\", \"\").encode(\"utf8\").decode(\"latin1\")}\n")
+		fmt.Fprintf(&src, "    return environ  # %d\n\n", i)
+	}
+	src.WriteString("class WSGIMiddleware:\n    def __init__(self, app: typing.Callable[..., typing.Any], workers_for_the_thread_pool_limit: int = 10) -> None:\n        self.app = app\n")
+	var outline strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&outline, "def build_environ_%d(scope, body, headers) -> dict: ...\n", i)
+	}
+	outline.WriteString("class WSGIMiddleware:\n    def __init__(self, app: typing.Callable[..., typing.Any], workers_for_the_thread_pool_limit: int = 10) -> None: ...\n")
+	c := counter(t)
+	chunk := ctxd.Chunk{Source: "starlette/middleware/wsgi.py", ChunkType: ctxd.ChunkFile, Content: src.String()}
+	outlineViews := func(_ context.Context, c *ctxd.Chunk) []View {
+		return []View{{Level: ctxd.ViewOutline, Text: outline.String(), Elided: []ctxd.LineRange{{Start: 1, End: 100}}}}
+	}
+	marker := regexp.MustCompile(`^\.\.\. \[\d+ lines?, \d+ chars elided\] \.\.\.$`)
+	for _, views := range []struct {
+		name  string
+		f     ViewsFunc
+		lines string
+	}{{"middle", nil, src.String()}, {"outline", outlineViews, outline.String() + src.String()}} {
+		whole := map[string]bool{}
+		for _, l := range strings.Split(views.lines, "\n") {
+			whole[l] = true
+		}
+		for _, budget := range []int{60, 64, 70, 80, 95, 120, 160, 250} {
+			got, err := Fit(t.Context(), []ctxd.Chunk{chunk}, Options{Budget: budget, Counter: c, Render: render, Views: views.f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range got.Chunks {
+				if n := c.Count(render(ch)); n > budget || n != ch.Tokens {
+					t.Errorf("%s %d: rendered %d tokens, Tokens %d", views.name, budget, n, ch.Tokens)
+				}
+				if !ch.Truncated {
+					t.Errorf("%s %d: not cut", views.name, budget)
+
+				}
+				for _, l := range strings.Split(strings.TrimSuffix(ch.Content, "\n"), "\n") {
+					if !whole[l] && !marker.MatchString(l) {
+						t.Errorf("%s %d: %q is not a whole line:\n%s", views.name, budget, l, ch.Content)
+					}
+				}
+			}
+		}
 	}
 }

@@ -19,6 +19,11 @@ type MiddleOptions struct {
 	// whose last lines matter most, wants more tail (say 0.7). Tokens the
 	// head does not use go to the tail.
 	TailRatio float64
+	// WholeLines keeps every cut on a line boundary: the head and the tail
+	// are whole lines and the marker stands on its own line, even when that
+	// leaves a part empty. Source shown to a model wants this: a half line
+	// at either end is neither code nor a count of what was left out.
+	WholeLines bool
 }
 
 // MiddleResult is the outcome of [Middle].
@@ -35,6 +40,9 @@ type MiddleResult struct {
 	ElidedChars int
 	// Tokens is c.Count(Text).
 	Tokens int
+	// Shown is the number of the input's lines Text shows, whole or in
+	// part (all of them when nothing was removed).
+	Shown int
 }
 
 // Middle truncates text to at most maxTokens tokens by cutting out its
@@ -59,7 +67,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	if maxTokens > 0 {
 		total = c.Count(text)
 		if total <= maxTokens {
-			return MiddleResult{Text: text, Tokens: total}
+			return MiddleResult{Text: text, Tokens: total, Shown: lineCount(text)}
 		}
 	}
 	// The text's lines and runes are counted once: a middle's are the
@@ -68,7 +76,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	// text is.
 	nl, runes := strings.Count(text, "\n"), utf8.RuneCountInString(text)
 	if maxTokens <= 0 {
-		return elided("", 0, middleOf(text, 0, len(text), nl, runes))
+		return elided(text, "", 0, middleOf(text, 0, len(text), nl, runes))
 	}
 	tailRatio := opts.TailRatio
 	if !(tailRatio > 0 && tailRatio <= 1) { // also catches NaN
@@ -82,12 +90,12 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	// sum of its parts; shrink the parts and retry when that happens.
 	for attempt := 0; avail > 0 && attempt < 8; attempt++ {
 		headBudget := int(float64(avail) * (1 - tailRatio))
-		h := longestPrefix(c, text, headBudget)
+		h := longestPrefix(c, text, headBudget, opts.WholeLines)
 		headTokens := 0
 		if h > 0 {
 			headTokens = c.Count(text[:h])
 		}
-		t := h + longestSuffix(c, text[h:], avail-headTokens)
+		t := h + longestSuffix(c, text[h:], avail-headTokens, opts.WholeLines)
 		if t <= h {
 			// Head and tail meet: the parts fit although the whole does
 			// not, so their counts under-estimate it. Ask for less.
@@ -98,21 +106,32 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 		out := text[:h] + joinMarker(text[:h], marker(cut.lines, cut.chars)) + text[t:]
 		n := c.Count(out)
 		if n <= maxTokens {
-			return elided(out, n, cut)
+			return elided(text, out, n, cut)
 		}
 		avail -= n - maxTokens
 	}
 	// The marker does not fit (or the cuts never settled): the longest
 	// head that fits, with no marker.
-	h := longestPrefix(c, text, maxTokens)
+	h := longestPrefix(c, text, maxTokens, opts.WholeLines)
 	head := text[:h]
-	return elided(head, c.Count(head), middleOf(text, h, len(text), nl, runes))
+	return elided(text, head, c.Count(head), middleOf(text, h, len(text), nl, runes))
 }
 
-// elided is the result out (counting tokens) of a text whose middle cut
-// was removed.
-func elided(out string, tokens int, cut middle) MiddleResult {
+// lineCount is the number of lines of text, a last line without a newline
+// included.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
+// elided is the result out (counting tokens) of text whose middle cut was
+// removed.
+func elided(text, out string, tokens int, cut middle) MiddleResult {
 	return MiddleResult{
+		Shown:       lineCount(text) - cut.lines,
 		Text:        out,
 		Truncated:   true,
 		Elided:      ctxd.LineRange{Start: cut.start, End: cut.start + max(cut.lines, 1) - 1},
@@ -230,8 +249,8 @@ func countWithin(c Counter, s string, limit int) (int, bool) {
 // longestPrefix returns the end of the longest prefix of s that counts at
 // most budget tokens, on a rune boundary. Whole lines are preferred: the
 // cut goes inside a line only when the whole lines use less than half of
-// the budget.
-func longestPrefix(c Counter, s string, budget int) int {
+// the budget, and never when wholeLines is set.
+func longestPrefix(c Counter, s string, budget int, wholeLines bool) int {
 	if budget <= 0 {
 		return 0
 	}
@@ -245,7 +264,7 @@ func longestPrefix(c Counter, s string, budget int) int {
 		used += n
 		pos = end
 	}
-	if pos == len(s) || used*2 >= budget {
+	if pos == len(s) || used*2 >= budget || wholeLines {
 		return pos
 	}
 	// Go into the next line block by block, then cut inside a block.
@@ -271,7 +290,7 @@ func longestPrefix(c Counter, s string, budget int) int {
 // longestSuffix returns the start of the longest suffix of s that counts
 // at most budget tokens, on a rune boundary, preferring whole lines as
 // [longestPrefix] does.
-func longestSuffix(c Counter, s string, budget int) int {
+func longestSuffix(c Counter, s string, budget int, wholeLines bool) int {
 	if budget <= 0 {
 		return len(s)
 	}
@@ -285,7 +304,7 @@ func longestSuffix(c Counter, s string, budget int) int {
 		used += n
 		pos = start
 	}
-	if pos == 0 || used*2 >= budget {
+	if pos == 0 || used*2 >= budget || wholeLines {
 		return pos
 	}
 	line := s[lineStart(s, pos):pos]

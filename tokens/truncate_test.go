@@ -259,3 +259,55 @@ func checkElided(t *testing.T, text string, r MiddleResult) {
 	}
 	t.Fatalf("the marker %q, Elided %+v and ElidedChars %d do not describe the removed text of %q", r.Text[m[0]:m[1]], r.Elided, r.ElidedChars, r.Text)
 }
+
+// TestMiddleWholeLines checks that with WholeLines every cut falls between
+// lines: each line of the result is the marker or a whole line of the
+// input, in order, the marker stands alone on its line, the result never
+// exceeds the budget, and Shown counts the input lines kept. Without the
+// option, small budgets cut inside a line (the starlette outline of 64
+// tokens kept a half line at each end).
+func TestMiddleWholeLines(t *testing.T) {
+	src := "import os\nimport sys\nfrom typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union\n\n\n" +
+		"class Convertor:\n    regex = \"\"\n\n    def convert(self, value: str) -> Any:\n        raise NotImplementedError()  # pragma: no cover\n\n" +
+		"    def to_string(self, value: Any) -> str:\n        raise NotImplementedError()  # pragma: no cover\n\n\n" +
+		"CONVERTOR_TYPES: Dict[str, Convertor] = {\"str\": StringConvertor(), \"path\": PathConvertor(), \"int\": IntegerConvertor(), \"float\": FloatConvertor(), \"uuid\": UUIDConvertor()}\n"
+	long := strings.Repeat("x = compute(alpha, beta, gamma, delta) + other_value * 3; ", 40)
+	texts := map[string]string{
+		"python":     src,
+		"numbered":   numberedLines(60),
+		"long lines": long + "\n" + numberedLines(5) + long + "\n" + long,
+		"no newline": strings.TrimSuffix(numberedLines(30), "\n"),
+	}
+	markerRe := regexp.MustCompile(`^\.\.\. \[\d+ lines?, \d+ chars elided\] \.\.\.$`)
+	for ci, c := range truncateCounters(t) {
+		for name, text := range texts {
+			inLines := strings.Split(text, "\n")
+			for _, max := range []int{0, 1, 5, 12, 20, 33, 47, 64, 90, 150, 400} {
+				r := Middle(c, text, max, MiddleOptions{WholeLines: true})
+				if r.Tokens > max || c.Count(r.Text) > max {
+					t.Errorf("%d/%s max %d: %d tokens", ci, name, max, c.Count(r.Text))
+				}
+				j, shown := 0, 0
+				for _, l := range strings.Split(strings.TrimSuffix(r.Text, "\n"), "\n") {
+					if l == "" && r.Text == "" {
+						break
+					}
+					if markerRe.MatchString(l) {
+						continue
+					}
+					for j < len(inLines) && inLines[j] != l {
+						j++
+					}
+					if j == len(inLines) {
+						t.Fatalf("%d/%s max %d: line %q is not a whole input line in order:\n%s", ci, name, max, l, r.Text)
+					}
+					j++
+					shown++
+				}
+				if r.Truncated && r.Shown != shown {
+					t.Errorf("%d/%s max %d: Shown %d, counted %d", ci, name, max, r.Shown, shown)
+				}
+			}
+		}
+	}
+}
