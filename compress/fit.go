@@ -1075,6 +1075,11 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ct
 		if elided == nil && m.Truncated && m.Elided.Start > 0 {
 			r.Elided = []ctxd.LineRange{m.Elided}
 		}
+		if level == ctxd.ViewMiddle && c.ChunkType == ctxd.ChunkFile && m.Truncated && fillerOnly(m.Text) {
+			// Presence only: the header says as much for fewer tokens.
+			h := headerOnly(c)
+			r.Content, r.Elided = h.Content, h.Elided
+		}
 		r.OriginalTokens = whole
 		n := f.cost(r)
 		if n <= left {

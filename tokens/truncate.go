@@ -162,7 +162,13 @@ func middleOf(text string, h, t, nl, runes int) middle {
 }
 
 func marker(lines, chars int) string {
-	return fmt.Sprintf("\n... [%s, %d chars elided] ...\n", ctxd.Plural(lines, "line", "lines"), chars)
+	return "\n" + Marker(lines, chars)
+}
+
+// Marker is the line [Middle] puts where it removed lines lines of chars
+// runes, newline included.
+func Marker(lines, chars int) string {
+	return fmt.Sprintf("... [%s, %d chars elided] ...\n", ctxd.Plural(lines, "line", "lines"), chars)
 }
 
 // joinMarker drops the marker's leading newline when the head already ends
