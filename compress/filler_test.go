@@ -46,8 +46,9 @@ func TestIsFiller(t *testing.T) {
 
 // TestFitFillerCutIsHeader fits one large file at a presence line's
 // budget: when the head and tail that fit show only imports and the file's
-// last line, the file is placed as its header alone (path and the count of
-// its lines), cheaper than the cut; when they show code, the cut stays. On
+// last line, or no whole line fits, the file is placed as its header
+// alone (path and the count of its lines), cheaper than the cut; when they
+// show code, the cut stays. On
 // main the imports-only cut was placed (httpx/_config.py: 56 tokens of
 // "import os", "import typing" and "DEFAULT_MAX_REDIRECTS = 20").
 func TestFitFillerCutIsHeader(t *testing.T) {
@@ -64,6 +65,8 @@ func TestFitFillerCutIsHeader(t *testing.T) {
 		{"imports and last line", imports.String() + code.String() + "DEFAULT_MAX_REDIRECTS = 20\n", true},
 		{"code at the head", code.String() + "DEFAULT_MAX_REDIRECTS = 20\n", false},
 		{"code at the tail", imports.String() + code.String() + "app = create_app()\napp.run()\n", false},
+		// No whole line fits: the header, not a half line.
+		{"one long line", strings.Repeat("var a=compute(1,2);", 2000) + "\n", true},
 	} {
 		chunk := ctxd.Chunk{Source: "httpx/_config.py", ChunkType: ctxd.ChunkFile, Content: tt.content}
 		for _, budget := range []int{50, 64} {

@@ -1065,7 +1065,11 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ct
 	want := left - frame
 	for attempt := 0; attempt < 4 && want >= f.opts.MinPartial/2; attempt++ {
 		m := tokens.Middle(f.opts.Counter, c.Content, want, tokens.MiddleOptions{TailRatio: tailRatio(c), WholeLines: wholeLines(c)})
-		if strings.TrimSpace(m.Text) == "" || m.Truncated && m.Shown == 0 {
+		// A cut of a file that shows no line, or only its imports and its
+		// last line, is presence only: the header says as much for fewer
+		// tokens.
+		header := level == ctxd.ViewMiddle && c.ChunkType == ctxd.ChunkFile && m.Truncated && (m.Shown == 0 || fillerOnly(m.Text))
+		if !header && (strings.TrimSpace(m.Text) == "" || m.Truncated && m.Shown == 0) {
 			return c, false
 		}
 		r := c
@@ -1075,8 +1079,7 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ct
 		if elided == nil && m.Truncated && m.Elided.Start > 0 {
 			r.Elided = []ctxd.LineRange{m.Elided}
 		}
-		if level == ctxd.ViewMiddle && c.ChunkType == ctxd.ChunkFile && m.Truncated && fillerOnly(m.Text) {
-			// Presence only: the header says as much for fewer tokens.
+		if header {
 			h := headerOnly(c)
 			r.Content, r.Elided = h.Content, h.Elided
 		}
