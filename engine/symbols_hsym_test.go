@@ -44,23 +44,23 @@ func TestFindSymbolUsersNames(t *testing.T) {
 			"}",
 			"",
 			"export const registry = {", // 20
-			"  lookup(name) {",           // 21
+			"  lookup(name) {",          // 21
 			"    return name",
 			"  },",
 			"  options: { port: 1 },",
 			"}",
 			"",
-			"const server = { configureServer: null }", // 27: a key, listed as a use
+			"const server = { configureServer: null }",  // 27: a key, listed as a use
 			"cssPlugin(config).configureServer(server)", // 28
 			"registry.lookup('configureServer')",        // 29
 			"",
 		}, "\n"),
 		"app/routing.py": strings.Join([]string{
-			"class Router:", // 1
+			"class Router:",                     // 1
 			"    def url_path_for(self, name):", // 2
 			"        \"\"\"Return the URL of a route.",
 			"",
-			"        Use Router.url_path_for(name) or",    // 5
+			"        Use Router.url_path_for(name) or",              // 5
 			"        request.url_for, as Router.url_path_for says.", // 6
 			"        \"\"\"",
 			"        return name",
@@ -68,7 +68,7 @@ func TestFindSymbolUsersNames(t *testing.T) {
 			"def mount(router):",
 			"    log = \"router.url_path_for\"", // 11
 			"    url = router.url_path_for('home')  # url_path_for", // 12
-			"    msg = f\"at {router.url_path_for('x')}\"", // 13
+			"    msg = f\"at {router.url_path_for('x')}\"",          // 13
 			"    return url, log, msg",
 			"",
 		}, "\n"),
