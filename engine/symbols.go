@@ -216,7 +216,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 			n := i + 1
 			at := off
 			off += len(line) + 1
-			if !query.HasName(line, needle) || decl[n] || commentLine(line) || strs.only(line, at, needle) {
+			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
 				continue
 			}
 			if qual != "" {
@@ -227,12 +227,17 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 						py = &pyFile{lines: lines, fixture: func(v string) (string, bool) { return fx.of(ctx, rel, own, v) }}
 					}
 				}
-				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py)})
+				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py), strs: strs, line: line, at: at})
 				continue
 			}
 			if len(res.References) >= maxRefs {
+				// More lines name it (one may be a string's: the file
+				// is not parsed to tell, as it is not for a line listed).
 				res.Truncated = true
 				break
+			}
+			if strs.only(line, at, needle) {
+				continue
 			}
 			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: trimRef(line)})
 		}
@@ -241,6 +246,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 	}
 	for _, p := range pending {
+		if len(res.References) < maxRefs && p.strs.only(p.line, p.at, needle) {
+			continue
+		}
 		h, keep := p.decide(qual, mine, owners)
 		if !keep {
 			res.OtherReceivers++
@@ -292,6 +300,11 @@ func splitSymbol(s string) (qual, name string) {
 type pendingRef struct {
 	hit   SymbolHit
 	types []string
+	// strs, line and at tell whether the use is inside a string or a
+	// comment (nonCode.only), asked only of the uses listed.
+	strs *nonCode
+	line []byte
+	at   int
 }
 
 // decide keeps a use one of whose receivers is the qualifier (mine: the
@@ -483,7 +496,7 @@ type nonCode struct {
 	ctx   context.Context
 	rel   string
 	src   []byte
-	multi bool // the file may hold a string over several lines
+	multi int // the file may hold a string over several lines: 1 no, 2 yes, 0 not known yet
 	read  bool
 	spans []treesitter.Span
 }
@@ -494,8 +507,29 @@ func nonCodeOf(ctx context.Context, rel string, src []byte, ent *index.Symbols) 
 	if ent == nil {
 		return nil
 	}
-	multi := bytes.Contains(src, []byte(`"""`)) || bytes.Contains(src, []byte("'''")) || bytes.IndexByte(src, '`') >= 0
-	return &nonCode{ctx: ctx, rel: rel, src: src, multi: multi}
+	return &nonCode{ctx: ctx, rel: rel, src: src}
+}
+
+// multiLine reports a file that may hold a string of several lines: a
+// Python triple quote, or a line with an odd count of backticks (a Go raw
+// string or a JavaScript template that goes on; Go's struct tags close
+// theirs on the line).
+func multiLine(src []byte) bool {
+	if bytes.Contains(src, []byte(`"""`)) || bytes.Contains(src, []byte("'''")) {
+		return true
+	}
+	for rest := src; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if bytes.Count(line, []byte("`"))%2 == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // only reports a line (starting at byte at of the file) whose every use
@@ -507,8 +541,16 @@ func (c *nonCode) only(line []byte, at int, name []byte) bool {
 	if c == nil {
 		return false
 	}
-	if i := bytes.Index(line, name); !c.multi && (i < 0 || !bytes.ContainsAny(line[:i], "\"'`")) {
-		return false
+	if i := bytes.Index(line, name); i < 0 || !bytes.ContainsAny(line[:i], "\"'`") {
+		if c.multi == 0 {
+			c.multi = 1
+			if multiLine(c.src) {
+				c.multi = 2
+			}
+		}
+		if c.multi == 1 {
+			return false
+		}
 	}
 	if !c.read {
 		c.read = true
