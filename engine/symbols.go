@@ -119,7 +119,7 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		return nil, fmt.Errorf("find symbol %q: want an identifier, a qualified name such as Type.Method, Type#method or f(), or a computed member such as app[method]: %w", req.Name, ctxd.ErrInvalidParams)
 	} else if parts, ok := chainParts(req.Name); !ok {
 		if len(parts) > maxChain {
-			return nil, fmt.Errorf("find symbol %q: a qualified name has at most %d parts (package.Type.member, such as store.Store.Put or walk::Walker::scan); name the member by its last two (%s): %w", req.Name, maxChain, lastTwo(parts), ctxd.ErrInvalidParams)
+			return nil, fmt.Errorf("find symbol %q: a qualified name has at most %d parts (package.Type.member, such as store.Store.Put or walk::Walker::scan); name the member by its last two (%s): %w", req.Name, maxChain, lastTwo(req.Name, parts), ctxd.ErrInvalidParams)
 		}
 		return nil, fmt.Errorf("find symbol %q: every part of a qualified name is an identifier (Type.Method, pkg.Type.Method, Type#method, mod::f): %w", req.Name, ctxd.ErrInvalidParams)
 	}
@@ -658,12 +658,16 @@ func chainParts(s string) ([]string, bool) {
 	return parts, len(parts) <= maxChain
 }
 
-// lastTwo writes a chain's last two parts (chainParts) as a name to ask
-// for: Type.member, Type#member.
-func lastTwo(parts []string) string {
+// lastTwo writes a chain's last two parts (chainParts of name) as a name
+// to ask for, with the chain's separator: Type.member, Type#member,
+// mod::f.
+func lastTwo(name string, parts []string) string {
 	q, m := parts[len(parts)-2], parts[len(parts)-1]
-	if strings.HasPrefix(m, "#") {
+	switch {
+	case strings.HasPrefix(m, "#"):
 		return q + m
+	case strings.Contains(name, "::"):
+		return q + "::" + m
 	}
 	return q + "." + m
 }

@@ -99,7 +99,7 @@ func TestFindSymbolUsersNames(t *testing.T) {
 		{name: "app.Router.url_path_for", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},
 		{name: "x/app.Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8"}},
 		{name: "a.b.c.Router.url_path_for", wantError: "at most 3 parts"},
-		{name: "a::b::c::url_path_for", wantError: "(c.url_path_for)"},
+		{name: "a::b::c::url_path_for", wantError: "(c::url_path_for)"},
 		{name: "app..url_path_for", wantError: "every part"},
 		{name: "app.rou-ter.url_path_for", wantError: "every part"},
 		{name: "Router.url_path_for(name)", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},
