@@ -510,6 +510,36 @@ func nonCodeOf(ctx context.Context, rel string, src []byte, ent *index.Symbols) 
 	return &nonCode{ctx: ctx, rel: rel, src: src}
 }
 
+// mayBeQuoted reports a line where a use of name may be inside a string
+// or a comment by the line alone: an odd count of one kind of quote
+// before it, or a comment's mark (//, #, /*) outside quotes. It only
+// spares the parse of a file whose uses are plain code (`w.Write(p)`
+// beside a string, `fmt.Fprintf(w, "%d", n)`); the parse decides.
+func mayBeQuoted(line, name []byte) bool {
+	var quote byte // the open quote, 0 outside one
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '#' || c == '/' && i+1 < len(line) && (line[i+1] == '/' || line[i+1] == '*'):
+			return true
+		case bytes.HasPrefix(line[i:], name) && (i == 0 || !query.IsNameByte(line[i-1])):
+			i += len(name) - 1
+		}
+		if quote != 0 && bytes.HasPrefix(line[i+1:], name) {
+			return true
+		}
+	}
+	return false
+}
+
 // multiLine reports a file that may hold a string of several lines: a
 // Python triple quote, or a line with an odd count of backticks (a Go raw
 // string or a JavaScript template that goes on; Go's struct tags close
@@ -541,7 +571,7 @@ func (c *nonCode) only(line []byte, at int, name []byte) bool {
 	if c == nil {
 		return false
 	}
-	if i := bytes.Index(line, name); i < 0 || !bytes.ContainsAny(line[:i], "\"'`") {
+	if !mayBeQuoted(line, name) {
 		if c.multi == 0 {
 			c.multi = 1
 			if multiLine(c.src) {
