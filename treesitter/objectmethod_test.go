@@ -121,6 +121,8 @@ func TestNonCode(t *testing.T) {
 			[]string{"url_go", "url_call"}, []string{"url_for", "url_str", "url_cmt"}},
 		{"go", "package p\n\n// Doc names Hdoc.\nfunc F() {\n\ts := \"Hstr\" + `Hraw\nHraw2`\n\tHcode(s)\n}\n",
 			[]string{"Hcode"}, []string{"Hdoc", "Hstr", "Hraw", "Hraw2"}},
+		{"java", "class A {\n  String s = \"\"\"\n    jText\n    \"\"\";\n  void f() { jCall(\"jStr\"); }\n}\n",
+			[]string{"jCall"}, []string{"jText", "jStr"}},
 		{"typescript", "const a = `tpl ${fnSub(1)} tplText`\nconst b = 'qStr'\nfnCall(a, b) /* cmt */\n",
 			[]string{"fnSub", "fnCall"}, []string{"tplText", "qStr", "cmt"}},
 	}

@@ -186,7 +186,7 @@ func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
 	var text func(n *node, cur *int)
 	text = func(n *node, cur *int) {
 		for _, k := range n.kids {
-			if strings.Contains(k.typ, "interpolation") || strings.Contains(k.typ, "substitution") {
+			if strings.Contains(k.typ, "interpolat") || strings.Contains(k.typ, "substitution") {
 				spans = append(spans, Span{Start: *cur, End: k.start})
 				walk(k)
 				*cur = k.end
@@ -200,7 +200,7 @@ func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
 		case comments[n.typ] || strings.Contains(n.typ, "comment"):
 			spans = append(spans, Span{Start: n.start, End: n.end})
 			return
-		case n.named && strings.Contains(n.typ, "string"):
+		case n.named && (strings.Contains(n.typ, "string") || n.typ == "text_block"):
 			cur := n.start
 			text(n, &cur)
 			spans = append(spans, Span{Start: cur, End: n.end})
