@@ -533,7 +533,7 @@ func mayBeQuoted(line, name []byte) bool {
 		case bytes.HasPrefix(line[i:], name) && (i == 0 || !query.IsNameByte(line[i-1])):
 			i += len(name) - 1
 		}
-		if quote != 0 && bytes.HasPrefix(line[i+1:], name) {
+		if quote != 0 && i+1 < len(line) && bytes.HasPrefix(line[i+1:], name) {
 			return true
 		}
 	}

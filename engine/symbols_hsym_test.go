@@ -75,7 +75,9 @@ func TestFindSymbolUsersNames(t *testing.T) {
 		"app/api.go": "package app\n\n// Serve calls Handle.\nfunc Serve() {\n\tname := \"Handle\"\n\tdoc := `the Handle\nof it`\n\tHandle(name + doc)\n}\n\nfunc Handle(s string) {}\n",
 		// No string over several lines here: the line alone tells when
 		// to parse (an escaped quote, a rune, a trailing comment).
-		"app/gate.go": "package app\n\nvar f = g(\"a\\\"\", Handle, 'x') // Handle\nvar h = g(\"it's Handle\", 1) /* Handle */\nvar k = g(\"Handle\") + Handle\n",
+		// A string going on past the line's last byte (a backslash).
+		"app/cont.py": "s = Handle + \"x \\\ny\"\n",
+		"app/gate.go": "package app\n\nvar f = g(\"a\\\"\", Handle, 'x') // Handle\nvar h = g(\"it's Handle\", 1) /* Handle */\nvar k = g(\"Handle\") + Handle\nvar m = `Handle\\`\n",
 	})
 	e := newEngine(t, dir)
 	tests := []struct {
@@ -97,10 +99,10 @@ func TestFindSymbolUsersNames(t *testing.T) {
 		// f-string's interpolation is code.
 		{name: "Router.url_path_for", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},
 		{name: "url_path_for", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},
-		{name: "Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8", "app/gate.go:3", "app/gate.go:5"}},
+		{name: "Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8", "app/cont.py:1", "app/gate.go:3", "app/gate.go:5"}},
 		// 3: at most three parts, each an identifier.
 		{name: "app.Router.url_path_for", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},
-		{name: "x/app.Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8", "app/gate.go:3", "app/gate.go:5"}},
+		{name: "x/app.Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8", "app/cont.py:1", "app/gate.go:3", "app/gate.go:5"}},
 		{name: "a.b.c.Router.url_path_for", wantError: "at most 3 parts"},
 		{name: "a::b::c::url_path_for", wantError: "(c::url_path_for)"},
 		{name: "app..url_path_for", wantError: "every part"},
