@@ -512,7 +512,7 @@ func nonCodeOf(ctx context.Context, rel string, src []byte, ent *index.Symbols) 
 
 // mayBeQuoted reports a line where a use of name may be inside a string
 // or a comment by the line alone: an odd count of one kind of quote
-// before it, or a comment's mark (//, #, /*) outside quotes. It only
+// before it, or a comment's mark (//, #, /*) outside quotes before it. It only
 // spares the parse of a file whose uses are plain code (`w.Write(p)`
 // beside a string, `fmt.Fprintf(w, "%d", n)`); the parse decides.
 func mayBeQuoted(line, name []byte) bool {
@@ -529,7 +529,7 @@ func mayBeQuoted(line, name []byte) bool {
 		case c == '"' || c == '\'' || c == '`':
 			quote = c
 		case c == '#' || c == '/' && i+1 < len(line) && (line[i+1] == '/' || line[i+1] == '*'):
-			return true
+			return bytes.Contains(line[i:], name)
 		case bytes.HasPrefix(line[i:], name) && (i == 0 || !query.IsNameByte(line[i-1])):
 			i += len(name) - 1
 		}
