@@ -117,6 +117,11 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		qual, name = "", m
 	} else if name == "" || !isName(strings.TrimPrefix(name, "#")) {
 		return nil, fmt.Errorf("find symbol %q: want an identifier, a qualified name such as Type.Method, Type#method or f(), or a computed member such as app[method]: %w", req.Name, ctxd.ErrInvalidParams)
+	} else if parts, ok := chainParts(req.Name); !ok {
+		if len(parts) > maxChain {
+			return nil, fmt.Errorf("find symbol %q: a qualified name has at most %d parts (package.Type.member, such as store.Store.Put or walk::Walker::scan); name the member by its last two (%s): %w", req.Name, maxChain, lastTwo(req.Name, parts), ctxd.ErrInvalidParams)
+		}
+		return nil, fmt.Errorf("find symbol %q: every part of a qualified name is an identifier (Type.Method, pkg.Type.Method, Type#method, mod::f): %w", req.Name, ctxd.ErrInvalidParams)
 	}
 	if req.MaxReferences < 0 {
 		// As max_files and a session list's limit: a typo'd sign is
@@ -205,8 +210,12 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		decl := declLines(named, lines, needle)
 		var decls map[string][]typedDecl
 		var py *pyFile // a Python file's
+		strs := nonCodeOf(ctx, rel, src, ent)
+		off := 0 // the line's first byte in src
 		for i, line := range lines {
 			n := i + 1
+			at := off
+			off += len(line) + 1
 			if !query.HasName(line, needle) || decl[n] || commentLine(line) {
 				continue
 			}
@@ -218,12 +227,17 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 						py = &pyFile{lines: lines, fixture: func(v string) (string, bool) { return fx.of(ctx, rel, own, v) }}
 					}
 				}
-				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py)})
+				pending = append(pending, pendingRef{hit: SymbolHit{Path: rel, Line: n, Text: trimRef(line)}, types: receiverTypes(line, needle, n, decls, fileDefs, py), strs: strs, line: line, at: at})
 				continue
 			}
 			if len(res.References) >= maxRefs {
+				// More lines name it (one may be a string's: the file
+				// is not parsed to tell, as it is not for a line listed).
 				res.Truncated = true
 				break
+			}
+			if strs.only(line, at, needle) {
+				continue
 			}
 			res.References = append(res.References, SymbolHit{Path: rel, Line: n, Text: trimRef(line)})
 		}
@@ -232,6 +246,9 @@ func (e *Engine) FindSymbol(ctx context.Context, req SymbolRequest) (*SymbolResu
 		}
 	}
 	for _, p := range pending {
+		if len(res.References) < maxRefs && p.strs.only(p.line, p.at, needle) {
+			continue
+		}
 		h, keep := p.decide(qual, mine, owners)
 		if !keep {
 			res.OtherReceivers++
@@ -283,6 +300,11 @@ func splitSymbol(s string) (qual, name string) {
 type pendingRef struct {
 	hit   SymbolHit
 	types []string
+	// strs, line and at tell whether the use is inside a string or a
+	// comment (nonCode.only), asked only of the uses listed.
+	strs *nonCode
+	line []byte
+	at   int
 }
 
 // decide keeps a use one of whose receivers is the qualifier (mine: the
@@ -468,15 +490,148 @@ func withInnerDefs(ctx context.Context, rel string, src []byte, lines [][]byte, 
 	return out
 }
 
+// nonCode is a file's spans that are no code (treesitter.NonCode),
+// read when a line naming the symbol first may be inside one.
+type nonCode struct {
+	ctx   context.Context
+	rel   string
+	src   []byte
+	multi int // the file may hold a string over several lines: 1 no, 2 yes, 0 not known yet
+	read  bool
+	spans []treesitter.Span
+}
+
+// nonCodeOf is rel's spans to read: none (nil) for a file the symbol
+// index could not parse.
+func nonCodeOf(ctx context.Context, rel string, src []byte, ent *index.Symbols) *nonCode {
+	if ent == nil {
+		return nil
+	}
+	return &nonCode{ctx: ctx, rel: rel, src: src}
+}
+
+// mayBeQuoted reports a line where a use of name may be inside a string
+// or a comment by the line alone: an odd count of one kind of quote
+// before it, or a comment's mark (//, #, /*) outside quotes before it. It only
+// spares the parse of a file whose uses are plain code (`w.Write(p)`
+// beside a string, `fmt.Fprintf(w, "%d", n)`); the parse decides.
+func mayBeQuoted(line, name []byte) bool {
+	var quote byte // the open quote, 0 outside one
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '#' || c == '/' && i+1 < len(line) && (line[i+1] == '/' || line[i+1] == '*'):
+			return bytes.Contains(line[i:], name)
+		case bytes.HasPrefix(line[i:], name) && (i == 0 || !query.IsNameByte(line[i-1])):
+			i += len(name) - 1
+		}
+		if quote != 0 && i+1 < len(line) && bytes.HasPrefix(line[i+1:], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// multiLine reports a file that may hold a string of several lines: a
+// Python triple quote, or a line with an odd count of backticks (a Go raw
+// string or a JavaScript template that goes on; Go's struct tags close
+// theirs on the line).
+func multiLine(src []byte) bool {
+	if bytes.Contains(src, []byte(`"""`)) || bytes.Contains(src, []byte("'''")) {
+		return true
+	}
+	for rest := src; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if bytes.Count(line, []byte("`"))%2 == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// only reports a line (starting at byte at of the file) whose every use
+// of name is inside a string literal or a comment by the file's parse: a
+// docstring's `Router.url_path_for` is no use of it. The file is parsed
+// only when the line may be so (a quote before the name on the line, or
+// a file that may hold a string of several lines).
+func (c *nonCode) only(line []byte, at int, name []byte) bool {
+	if c == nil {
+		return false
+	}
+	if !mayBeQuoted(line, name) {
+		if c.multi == 0 {
+			c.multi = 1
+			if multiLine(c.src) {
+				c.multi = 2
+			}
+		}
+		if c.multi == 1 {
+			return false
+		}
+	}
+	if !c.read {
+		c.read = true
+		if lang := treesitter.Detect(c.rel, c.src); lang != "" {
+			c.spans, _ = treesitter.NonCode(c.ctx, lang, c.src)
+		}
+	}
+	if len(c.spans) == 0 {
+		return false
+	}
+	found := false
+	for from := 0; from < len(line); {
+		j := bytes.Index(line[from:], name)
+		if j < 0 {
+			break
+		}
+		j += from
+		from = j + 1
+		end := j + len(name)
+		if j > 0 && query.IsNameByte(line[j-1]) || end < len(line) && query.IsNameByte(line[end]) {
+			continue
+		}
+		found = true
+		p := at + j
+		k, ok := slices.BinarySearchFunc(c.spans, p, func(s treesitter.Span, p int) int {
+			switch {
+			case s.End <= p:
+				return -1
+			case s.Start > p:
+				return 1
+			}
+			return 0
+		})
+		if !ok || k == len(c.spans) {
+			return false
+		}
+	}
+	return found
+}
+
 // definesName matches a line that may define name: after a definition's
 // keyword (`def name`, `function name`, `class name`, `fn name`), assigned
-// a function (`name := func`, `const name = (x) =>`, `name = lambda`), or a
-// method's head (`name(x) {`).
+// a function (`name := func`, `const name = (x) =>`, `name = lambda`), a
+// method's head (`name(x) {`), or an object literal's property holding a
+// function or an object of them (`load: async (id) => {`, `transform: {`).
 func definesName(name string) *regexp.Regexp {
 	n := regexp.QuoteMeta(name)
 	return regexp.MustCompile(`\b(def|class|function\*?|func|fn)\s+` + n + `\b` +
 		`|(^|[^\w$.])` + n + `\s*(:=|=)\s*(async\s+)?(func\b|function\b|lambda\b|\(|[\w$]+\s*=>)` +
-		`|^\s*(async\s+)?` + n + `\s*\(.*\)\s*\{\s*$`)
+		`|^\s*(async\s+)?` + n + `\s*\(.*\)\s*\{\s*$` +
+		`|^\s*['"]?` + n + `['"]?\s*:\s*((async\s+)?(function\b|\(|[\w$]+\s*=>)|\{\s*$)`)
 }
 
 // commentLine reports a line that is only a comment (references are
@@ -489,4 +644,60 @@ func commentLine(line []byte) bool {
 		}
 	}
 	return false
+}
+
+// maxChain is the most parts a qualified name has: a package, a type and
+// its member (store.Store.Put, requests.Session.get, walk::Walker::scan),
+// after a package path ending in a slash (net/http.Get).
+const maxChain = 3
+
+// chainParts splits a qualified name (its call parentheses and package
+// path cut) at its separators (., ::, :, and # between a type and its
+// method; a # after a dot or first starts a JavaScript private name) and
+// reports whether every part is a name and there are at most maxChain:
+// `a.b.c.d.e` read as d.e listed every use of e, and `a..b` or `a.b-c.d`
+// read as something else.
+func chainParts(s string) ([]string, bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		s = strings.TrimSpace(s[:i])
+	}
+	s = s[strings.LastIndexByte(s, '/')+1:]
+	s = strings.ReplaceAll(s, "::", ":")
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '.' || c == ':' || c == '#' && i > 0 && s[i-1] != '.' {
+			parts = append(parts, s[start:i])
+			start = i
+			if c != '#' {
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, s[start:])
+	for i, p := range parts {
+		if i > 0 || len(parts) == 1 {
+			p = strings.TrimPrefix(p, "#")
+		}
+		if !isName(p) {
+			return parts, false
+		}
+	}
+	return parts, len(parts) <= maxChain
+}
+
+// lastTwo writes a chain's last two parts (chainParts of name) as a name
+// to ask for, with the chain's separator: Type.member, Type#member,
+// mod::f.
+func lastTwo(name string, parts []string) string {
+	q, m := parts[len(parts)-2], parts[len(parts)-1]
+	switch {
+	case strings.HasPrefix(m, "#"):
+		return q + m
+	case strings.Contains(name, "::"):
+		return q + "::" + m
+	}
+	return q + "." + m
 }

@@ -60,7 +60,7 @@ type BuildContextOut struct {
 
 // FindSymbolIn are find_symbol's arguments.
 type FindSymbolIn struct {
-	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'open()', 'Store.Open' or 'Store#open' (type.member) or 'artifacts.Open' (package.name), or a computed member as the outline lists it: 'app[method]'"`
+	Name          string `json:"name" jsonschema:"identifier or qualified name: 'Open', 'open()', 'Store.Open' or 'Store#open' (type.member) or 'artifacts.Open' (package.name), at most three parts ('store.Store.Put'), or a computed member as the outline lists it: 'app[method]'"`
 	MaxReferences int    `json:"max_references,omitempty" jsonschema:"most references to return (default 50)"`
 	IncludeDocs   bool   `json:"include_docs,omitempty" jsonschema:"also list the lines of documentation files (Markdown, reST, text) that name it; code only by default"`
 }

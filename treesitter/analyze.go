@@ -135,6 +135,12 @@ type walker struct {
 	// innerMin is the smallest body walked for inner definitions
 	// (innerMinLines; 1 for [DefsAtAnyDepth]).
 	innerMin int
+	// objectMethods records the functions object literals hold (the
+	// language's objectMethod) as definitions: only for [DefsAtAnyDepth]
+	// (find_symbol), never for the analysis the views and the symbol
+	// index are made of, where, as focus candidates, vite's plugin hooks
+	// moved its eval (hnoview, BENCHMARKS.md).
+	objectMethods bool
 }
 
 // owner is a definition whose body the walk is in.
@@ -158,12 +164,13 @@ const (
 var innerKinds = map[string]bool{"function": true, "method": true, "class": true, "struct": true, "interface": true, "test": true, "suite": true}
 
 func analyze(spec *langSpec, root *node, src []byte) *analysis {
-	return analyzeInner(spec, root, src, innerMinLines)
+	return analyzeInner(spec, root, src, innerMinLines, false)
 }
 
 // analyzeInner is analyze walking every function body of at least
-// innerMin lines for its inner definitions.
-func analyzeInner(spec *langSpec, root *node, src []byte, innerMin int) *analysis {
+// innerMin lines for its inner definitions, and with objectMethods the
+// functions object literals hold.
+func analyzeInner(spec *langSpec, root *node, src []byte, innerMin int, objectMethods bool) *analysis {
 	a := &analysis{
 		lang:     spec.name,
 		src:      src,
@@ -171,7 +178,7 @@ func analyzeInner(spec *langSpec, root *node, src []byte, innerMin int) *analysi
 		style:    spec.style,
 		foldWord: spec.foldWord,
 	}
-	w := &walker{spec: spec, src: src, lines: a.lines, a: a, innerMin: innerMin}
+	w := &walker{spec: spec, src: src, lines: a.lines, a: a, innerMin: innerMin, objectMethods: objectMethods}
 	if spec.moduleDoc != nil {
 		if d := spec.moduleDoc(root, src); d != nil {
 			w.docstring(d)
@@ -474,6 +481,9 @@ func (w *walker) visit(n *node, depth int, name string) {
 			return
 		}
 	}
+	if w.objectMethod(n, depth, name) {
+		return
+	}
 	if bodyOf, ok := w.spec.lambdas[n.typ]; ok {
 		if body := bodyOf(n); body != nil {
 			var keys []string
@@ -500,6 +510,56 @@ func (w *walker) visit(n *node, depth int, name string) {
 	for _, k := range n.kids {
 		w.visit(k, depth+1, name)
 	}
+}
+
+// objectMethod records a function an object literal holds (the
+// language's objectMethod; only with w.objectMethods) as a method of the
+// walk's owner, marked Inner as the definitions inside a function body
+// are, and collapses its body; a property whose value is an object
+// holding functions (vite's `transform: { handler(code) {...} }`) is
+// recorded too, its functions its children. name is the enclosing
+// definition's, which named the body before. It reports whether n was
+// such a function or property.
+func (w *walker) objectMethod(n *node, depth int, name string) bool {
+	if !w.objectMethods || w.spec.objectMethod == nil {
+		return false
+	}
+	m, fn, body := w.spec.objectMethod(n, w.src)
+	if body == nil {
+		return false
+	}
+	d := w.owner.depth + 1
+	sig := w.signature(n, def{}, body)
+	if fn == body {
+		sig = m + ": {" // `transform: {`
+	}
+	w.a.symbols = append(w.a.symbols, Symbol{
+		Name:      m,
+		Kind:      "method",
+		Start:     w.line(n.start),
+		End:       w.lastLine(n),
+		Signature: sig,
+		Exported:  true,
+		Parent:    w.owner.name,
+		Depth:     d,
+		Inner:     true,
+	})
+	prev := w.owner
+	w.owner = owner{depth: d, name: m}
+	defer func() { w.owner = prev }()
+	if fn == body {
+		// An object of hooks: its functions are the property's.
+		for _, k := range body.kids {
+			w.visit(k, depth+1, m)
+		}
+		return true
+	}
+	keys := []string{m}
+	if name != "" && name != m {
+		keys = append(keys, name)
+	}
+	w.collapse(fn, body, keys)
+	return true
 }
 
 // test records a test framework's call as a symbol (kind "suite" or

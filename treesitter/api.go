@@ -222,6 +222,9 @@ func viewAt(vs []View, level Level) (View, bool) {
 	return View{}, false
 }
 
+// Span is a half-open range of a file's bytes.
+type Span struct{ Start, End int }
+
 // FileSymbols is the symbols and imports of one file. (The brief named it
 // Outline, which Go cannot have beside the [Outline] level constant.)
 type FileSymbols struct {

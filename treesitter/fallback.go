@@ -369,3 +369,8 @@ func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 	}
 	return fs.Symbols, nil
 }
+
+// NonCode needs a parser: without one there are no spans to say.
+func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
+	return nil, ErrUnsupported
+}

@@ -61,6 +61,13 @@ type langSpec struct {
 	// scope, a test's body collapses on its own, and both become symbols
 	// of kind "test", so a test file's views keep every title.
 	testCall func(n *node, src []byte) (testKind, testCallParts)
+	// objectMethod reads a function an object literal holds (JavaScript's
+	// `transform(code) { ... }` and `load: async (id) => { ... }`): its
+	// name, the function node and its body; for a property whose value
+	// is an object holding such functions (`transform: { handler() {} }`)
+	// the object as both; body nil when n is none. Read for find_symbol
+	// only (walker.objectMethods).
+	objectMethod func(n *node, src []byte) (name string, fn, body *node)
 }
 
 // testKind tells a suite (describe) from a test case (it) and from any
@@ -731,7 +738,8 @@ func jsSpec(name string) *langSpec {
 				},
 			},
 		},
-		testCall: jsTestCall,
+		testCall:     jsTestCall,
+		objectMethod: jsObjectMethod,
 		lambdas: map[string]func(*node) *node{
 			"arrow_function":      field("body"),
 			"function_expression": field("body"),
@@ -825,6 +833,80 @@ func jsTestCall(n *node, src []byte) (testKind, testCallParts) {
 		return notTest, testCallParts{}
 	}
 	return kind, p
+}
+
+// jsObjectMethod reads a function an object literal holds: a method
+// (`transform(code) { ... }`, `async load(id) { ... }`, a getter) or a
+// property whose value is a function with a block body (`resolveId:
+// async (id) => { ... }`, `bar: function () { ... }`), named by its key;
+// or a property whose value is an object holding such a function
+// (`transform: { order: 'pre', handler(code) { ... } }`), returned as
+// fn and body both. Vite's plugins are such objects, returned by a
+// function.
+func jsObjectMethod(n *node, src []byte) (string, *node, *node) {
+	if n.parent == nil || n.parent.typ != "object" {
+		return "", nil, nil
+	}
+	name := jsKeyName(n, src)
+	if name == "" {
+		return "", nil, nil
+	}
+	if fn, body := jsObjectFunc(n); body != nil {
+		return name, fn, body
+	}
+	if v := n.child("value"); n.typ == "pair" && v != nil && v.typ == "object" {
+		for _, k := range v.kids {
+			if _, body := jsObjectFunc(k); body != nil && jsKeyName(k, src) != "" {
+				return name, v, v
+			}
+		}
+	}
+	return "", nil, nil
+}
+
+// jsObjectFunc returns the function and block body of a method of an
+// object literal or of a property whose value is a function with a block
+// body; nil for any other member.
+func jsObjectFunc(n *node) (fn, body *node) {
+	switch n.typ {
+	case "method_definition":
+		fn = n
+	case "pair":
+		fn = n.child("value")
+		if fn == nil {
+			return nil, nil
+		}
+		switch fn.typ {
+		case "function_expression", "function", "arrow_function", "generator_function":
+		default:
+			return nil, nil
+		}
+	default:
+		return nil, nil
+	}
+	if b := fn.child("body"); b != nil && b.typ == "statement_block" {
+		return fn, b
+	}
+	return nil, nil
+}
+
+// jsKeyName is the name of a member of an object literal: its key's text
+// when it is a name or a string, "" for a computed key.
+func jsKeyName(n *node, src []byte) string {
+	key := n.child("name")
+	if n.typ == "pair" {
+		key = n.child("key")
+	}
+	if key == nil {
+		return ""
+	}
+	switch key.typ {
+	case "property_identifier", "identifier":
+		return key.text(src)
+	case "string":
+		return unquote(key.text(src))
+	}
+	return ""
 }
 
 // jsAssignedFunc returns the function of an assignment of a function

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 )
 
 // FileTagsStored returns a file's definitions and references: the
@@ -148,6 +149,76 @@ func defsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 	if err != nil {
 		return nil, err
 	}
-	a := analyzeInner(specs[lang], root, own, 1)
+	a := analyzeInner(specs[lang], root, own, 1, true)
 	return slices.DeleteFunc(a.symbols, func(s Symbol) bool { return s.Kind == "test" || s.Kind == "suite" }), nil
 }
+
+// NonCode returns the byte spans of src that are no code: its string
+// literals (a docstring, a template's text; an interpolation inside one,
+// `${f()}` or `{f()}`, is code again) and its comments, sorted by start.
+// find_symbol reads a name inside one as no use of it. The result is
+// kept per content (nonCodeCache).
+func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
+	if err := supportedSize(lang, src); err != nil {
+		return nil, err
+	}
+	key := keyOf("non-code", lang, sumOf(src), Options{})
+	if spans, ok := nonCodeCache.get(key); ok {
+		return slices.Clone(*spans), nil
+	}
+	ctx, limit, cancel := parseLimit(ctx)
+	defer cancel()
+	g, _ := grammarFor(lang)
+	t := budget(ctx, lang, limit)()
+	if t.err != nil {
+		return nil, t.err
+	}
+	own := append([]byte(nil), src...)
+	root, err := g.parse(ctx, own, t.d, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var spans []Span
+	comments := specs[lang].comments
+	var walk func(n *node)
+	// text emits a string's spans around the interpolations inside it
+	// (cur: where the string's text resumes), walked as code.
+	var text func(n *node, cur *int)
+	text = func(n *node, cur *int) {
+		for _, k := range n.kids {
+			if strings.Contains(k.typ, "interpolat") || strings.Contains(k.typ, "substitution") {
+				spans = append(spans, Span{Start: *cur, End: k.start})
+				walk(k)
+				*cur = k.end
+				continue
+			}
+			text(k, cur)
+		}
+	}
+	walk = func(n *node) {
+		switch {
+		case comments[n.typ] || strings.Contains(n.typ, "comment"):
+			spans = append(spans, Span{Start: n.start, End: n.end})
+			return
+		case n.named && (strings.Contains(n.typ, "string") || n.typ == "text_block"):
+			cur := n.start
+			text(n, &cur)
+			spans = append(spans, Span{Start: cur, End: n.end})
+			return
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+	}
+	walk(root)
+	spans = slices.DeleteFunc(spans, func(s Span) bool { return s.End <= s.Start })
+	slices.SortFunc(spans, func(a, b Span) int { return a.Start - b.Start })
+	if !CachesOff(ctx) {
+		kept := slices.Clone(spans)
+		nonCodeCache.put(key, &kept, 64+16*len(kept))
+	}
+	return spans, nil
+}
+
+// nonCodeCache keeps NonCode's result per content.
+var nonCodeCache = newLRU[*[]Span](1 << 20)

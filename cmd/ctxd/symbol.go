@@ -13,9 +13,12 @@ func init() {
 		args: "[--root DIR] [--max-references N] [--docs] [--json] NAME",
 		summary: `Find a symbol's definitions (from the symbol index: kind, lines, signature) and the
 code lines that use it, as MCP's find_symbol does. NAME is a bare name (Open, open()),
-or qualified by its type or package (Store.Open, Store#open, artifacts.Open), or a computed
-member as the outline lists it (app[method]). Lines of
-documentation files are left out unless --docs.`,
+or qualified by its type or package (Store.Open, Store#open, artifacts.Open), at most
+three parts (store.Store.Put, walk::Walker::scan; a package path may lead: net/http.Get;
+a longer chain, or a part that is no identifier, is an error), or a computed member as the
+outline lists it (app[method]). Definitions include the functions an object literal holds
+(a plugin's hooks: configureServer() { ... } inside return { ... }). A name inside a string,
+docstring or comment is no use of it. Lines of documentation files are left out unless --docs.`,
 		run: runSymbol,
 	})
 }

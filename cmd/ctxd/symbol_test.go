@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxd/ctxd/internal/testutil"
@@ -86,5 +87,46 @@ func TestFindSymbolReadsNewBuffers(t *testing.T) {
 	got = result(t, d.call("ctx/findSymbol", map[string]any{"name": "OnlyInBuffer"}))
 	if defs, _ := got["definitions"].([]any); len(defs) != 0 || got["files_searched"] != float64(0) {
 		t.Errorf("ctx/findSymbol after didClose: %v, want nothing (the file was never saved)", got)
+	}
+}
+
+// TestSymbolBinaryUsersNames: the real binary's `ctxd symbol` finds a
+// plugin's hooks (only the Plugin type's field was listed), leaves out a
+// docstring's mention (listed as a reference), refuses a chain of more
+// than three parts (a.b.c.d.e listed every use of e) saying the two parts
+// to ask for, and its help says the grammar.
+func TestSymbolBinaryUsersNames(t *testing.T) {
+	dir := testutil.GitRepo(t, map[string]string{
+		"plugin.ts":  "export interface Plugin {\n  configureServer?: (s: unknown) => void\n}\n",
+		"css.ts":     "export function cssPlugin() {\n  return {\n    name: 'vite:css',\n    configureServer(server) {\n      server.use()\n    },\n  }\n}\n",
+		"routing.py": "class Router:\n    def url_path_for(self, name):\n        \"\"\"Router.url_path_for(name) builds it.\"\"\"\n        return name\n\nRouter().url_path_for('x')\n",
+	})
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+		notInOut       string
+	}{
+		{"hook", []string{"configureServer"}, 0, "def css.ts:4-6 method configureServer(server)\n", "", ""},
+		{"docstring", []string{"Router.url_path_for"}, 0, "def routing.py:2-4 method def url_path_for(self, name)\nref routing.py:6 Router().url_path_for('x')\n", "", "routing.py:3"},
+		{"long chain", []string{"a.b.c.Router.url_path_for"}, 1, "", "at most 3 parts", "def "},
+		{"long path", []string{"a::b::c::url_path_for"}, 1, "", "(c::url_path_for)", ""},
+		{"empty part", []string{"Router..url_path_for"}, 1, "", "every part of a qualified name is an identifier", ""},
+		{"help", []string{"--help"}, 0, "", "at most\nthree parts", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCtxd(t, dir, "", nil, append([]string{"symbol"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) || !strings.Contains(out+errOut, tt.stderr) {
+				t.Errorf("stdout %q stderr %q, want %q and %q", out, errOut, tt.stdout, tt.stderr)
+			}
+			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
+				t.Errorf("stdout %q holds %q", out, tt.notInOut)
+			}
+		})
 	}
 }
