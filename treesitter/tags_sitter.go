@@ -136,16 +136,26 @@ func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 // release binary).
 var innerCache = newLRU[*[]Symbol](4 << 20)
 
-func defsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+// parseOwn parses a copy of src (the tree points into it) in lang under
+// the parse limits, for the readers only find_symbol uses.
+func parseOwn(ctx context.Context, lang string, src []byte) (*node, []byte, error) {
 	ctx, limit, cancel := parseLimit(ctx)
 	defer cancel()
 	g, _ := grammarFor(lang)
 	t := budget(ctx, lang, limit)()
 	if t.err != nil {
-		return nil, t.err
+		return nil, nil, t.err
 	}
 	own := append([]byte(nil), src...)
 	root, err := g.parse(ctx, own, t.d, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return root, own, nil
+}
+
+func defsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+	root, own, err := parseOwn(ctx, lang, src)
 	if err != nil {
 		return nil, err
 	}
@@ -166,15 +176,7 @@ func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
 	if spans, ok := nonCodeCache.get(key); ok {
 		return slices.Clone(*spans), nil
 	}
-	ctx, limit, cancel := parseLimit(ctx)
-	defer cancel()
-	g, _ := grammarFor(lang)
-	t := budget(ctx, lang, limit)()
-	if t.err != nil {
-		return nil, t.err
-	}
-	own := append([]byte(nil), src...)
-	root, err := g.parse(ctx, own, t.d, nil, nil)
+	root, _, err := parseOwn(ctx, lang, src)
 	if err != nil {
 		return nil, err
 	}
