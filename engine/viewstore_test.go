@@ -169,21 +169,3 @@ func TestViewStorePersisted(t *testing.T) {
 		})
 	}
 }
-
-// TestViewStoreNotWithoutIndex: without a persisted index directory (a
-// tree too small for one) no store is written.
-func TestViewStoreNotWithoutIndex(t *testing.T) {
-	dir := viewRepo(t)
-	state := t.TempDir()
-	e, err := New(dir, Options{Config: config.Default(), StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: "how does the server shut down", TokenBudget: &BudgetRequest{Total: 3000}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	if _, err := os.Stat(filepath.Join(state, "index", workspace.ViewsFile)); err == nil {
-		t.Error("store written without an index")
-	}
-}

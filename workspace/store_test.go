@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxd/ctxd/treesitter"
 )
 
 const goSource = "package a\n\n// Shutdown stops the server.\nfunc Shutdown() error { return nil }\n"
@@ -19,6 +21,15 @@ func TestStoreLifecycle(t *testing.T) {
 	s := Open(Options{StateDir: state})
 	if _, err := s.Symbols().File(t.Context(), "a.go", []byte(goSource)); err != nil {
 		t.Fatal(err)
+	}
+	// The tree-sitter store and the clean set learn too (the engine's
+	// TestViewStoreNotWithoutIndex checked the views end to end, racing
+	// the walk's own write of the index).
+	if _, err := treesitter.SymbolsStored(t.Context(), "go", []byte(goSource), s.Views()); err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := s.Secrets(); err == nil {
+		sc.Redact("c.go", "package c // "+t.Name()+" first "+state+"\n")
 	}
 	s.Save()
 	s.Close()
