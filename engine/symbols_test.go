@@ -250,8 +250,10 @@ func TestFindSymbolStoresCleanSet(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "leak.go"), []byte("package leak\n\nfunc Render() string { return \"outside\" }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The scanner's cache is process-wide: a text unique to this run is
+	// clean news to it (-count=N runs the test again in one process).
 	dir := testutil.GitRepo(t, map[string]string{
-		"a.go":   "package a\n\n// Render draws.\nfunc Render() {}\n",
+		"a.go":   "package a\n\n// Render draws (" + t.TempDir() + ").\nfunc Render() {}\n",
 		"b.go":   "package a\n\nfunc use() { Render() }\n",
 		"key.go": "package a\n\nconst token = \"ghp_Zq8xW3mN5vB7kL2pR9tY4uH6jF1dS0aQ3eXc\"\n\nfunc other() { Render() }\n",
 	})
