@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/tokens"
 )
 
@@ -18,7 +19,7 @@ func fillerOnly(cut string) bool {
 	lines := strings.Split(strings.TrimSuffix(cut, "\n"), "\n")
 	m := -1
 	for i, l := range lines {
-		if isMarker(l) {
+		if tokens.IsMarker(l) {
 			m = i
 			break
 		}
@@ -38,11 +39,6 @@ func fillerOnly(cut string) bool {
 		}
 	}
 	return code <= 1
-}
-
-// isMarker reports whether l is a line tokens.Middle puts for what it cut.
-func isMarker(l string) bool {
-	return strings.HasPrefix(l, "... [") && strings.HasSuffix(l, " chars elided] ...")
 }
 
 // fillerPrefixes begin lines that name what a file uses, not what it does.
@@ -98,10 +94,7 @@ func isName(s string) bool {
 // headerOnly is c cut to its header: the path and a count of its lines,
 // the whole content elided.
 func headerOnly(c ctxd.Chunk) ctxd.Chunk {
-	n := strings.Count(c.Content, "\n")
-	if !strings.HasSuffix(c.Content, "\n") {
-		n++
-	}
+	n := byteview.CountLines(c.Content)
 	c.Content = tokens.Marker(n, utf8.RuneCountInString(c.Content))
 	c.Elided = []ctxd.LineRange{{Start: 1, End: n}}
 	return c

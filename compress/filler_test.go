@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/tokens"
 )
 
 func TestIsFiller(t *testing.T) {
@@ -79,7 +80,7 @@ func TestFitFillerCutIsHeader(t *testing.T) {
 			}
 			ch := got.Chunks[0]
 			lines := strings.Split(strings.TrimSuffix(ch.Content, "\n"), "\n")
-			isHeader := len(lines) == 1 && isMarker(lines[0])
+			isHeader := len(lines) == 1 && tokens.IsMarker(lines[0])
 			if isHeader != tt.header {
 				t.Errorf("%s %d: header only %v, want %v:\n%s", tt.name, budget, isHeader, tt.header, ch.Content)
 			}

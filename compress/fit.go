@@ -1222,7 +1222,6 @@ func wholeLines(c ctxd.Chunk) bool {
 
 // tailRatio keeps more of the end of diffs and error-bearing files, where
 // the newest or failing part usually is.
-
 func tailRatio(c ctxd.Chunk) float64 {
 	if c.ChunkType == ctxd.ChunkHistory {
 		return 0.2 // newest commits come first

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/internal/byteview"
 )
 
 // DefaultTailRatio is the share of a truncated text's budget that goes to
@@ -67,7 +68,7 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	if maxTokens > 0 {
 		total = c.Count(text)
 		if total <= maxTokens {
-			return MiddleResult{Text: text, Tokens: total, Shown: lineCount(text)}
+			return MiddleResult{Text: text, Tokens: total, Shown: byteview.CountLines(text)}
 		}
 	}
 	// The text's lines and runes are counted once: a middle's are the
@@ -117,21 +118,11 @@ func Middle(c Counter, text string, maxTokens int, opts MiddleOptions) MiddleRes
 	return elided(text, head, c.Count(head), middleOf(text, h, len(text), nl, runes))
 }
 
-// lineCount is the number of lines of text, a last line without a newline
-// included.
-func lineCount(text string) int {
-	n := strings.Count(text, "\n")
-	if !strings.HasSuffix(text, "\n") {
-		n++
-	}
-	return n
-}
-
 // elided is the result out (counting tokens) of text whose middle cut was
 // removed.
 func elided(text, out string, tokens int, cut middle) MiddleResult {
 	return MiddleResult{
-		Shown:       lineCount(text) - cut.lines,
+		Shown:       byteview.CountLines(text) - cut.lines,
 		Text:        out,
 		Truncated:   true,
 		Elided:      ctxd.LineRange{Start: cut.start, End: cut.start + max(cut.lines, 1) - 1},
@@ -169,6 +160,11 @@ func marker(lines, chars int) string {
 // runes, newline included.
 func Marker(lines, chars int) string {
 	return fmt.Sprintf("... [%s, %d chars elided] ...\n", ctxd.Plural(lines, "line", "lines"), chars)
+}
+
+// IsMarker reports a line (without its newline) that is a [Marker].
+func IsMarker(line string) bool {
+	return strings.HasPrefix(line, "... [") && strings.HasSuffix(line, " chars elided] ...")
 }
 
 // joinMarker drops the marker's leading newline when the head already ends

@@ -311,3 +311,22 @@ func TestMiddleWholeLines(t *testing.T) {
 		}
 	}
 }
+
+// TestIsMarker: the line Marker writes is a marker, whatever its counts;
+// code that merely mentions elision is not.
+func TestIsMarker(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{strings.TrimSuffix(Marker(1, 7), "\n"), true},
+		{strings.TrimSuffix(Marker(120, 4428), "\n"), true},
+		{`log.Print("... [3 lines, 9 chars elided] ...")`, false},
+		{"... [", false},
+		{"", false},
+	} {
+		if got := IsMarker(tt.line); got != tt.want {
+			t.Errorf("IsMarker(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
