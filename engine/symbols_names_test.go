@@ -12,7 +12,7 @@ import (
 )
 
 // TestFindSymbolUsersNames: find_symbol finds what users name and
-// nothing it should not (issue 25, hsym). The functions an object
+// nothing it should not (issue 25; BENCHMARKS.md "hsym"). The functions an object
 // literal holds are definitions (vite's plugin hooks listed only the
 // Plugin type's field), parent the function returning the object or the
 // variable holding it, an object of hooks (`transform: { handler() {} }`)
