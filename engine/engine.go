@@ -25,6 +25,7 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/config"
+	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/sessions"
 	"github.com/ctxd/ctxd/workspace"
@@ -48,6 +49,11 @@ type Options struct {
 	// command): the persisted index is mapped rather than read
 	// (tree.Options.MapIndex).
 	OneShot bool
+	// Fusion and Links are the ranking's link weights and options; their
+	// zero values are prioritize.DefaultFusion and tree.DefaultLinks. Only
+	// a weight search (eval.Options, scripts/fitweights) sets them.
+	Fusion prioritize.FusionWeights
+	Links  tree.LinkOptions
 }
 
 // Engine is the pipeline for one workspace root. It is safe for concurrent
@@ -57,6 +63,8 @@ type Engine struct {
 	cfg  *config.Config
 	log  *slog.Logger
 	ws   *tree.Tree
+	// fusion weighs the link signals (Options.Fusion).
+	fusion prioritize.FusionWeights
 
 	// buffers are the editor's unsaved texts.
 	buffers workspace.Buffers
@@ -117,12 +125,13 @@ func New(root string, opts Options) (*Engine, error) {
 		State:        store.Files(),
 		StateDir:     stateDir,
 		MapIndex:     opts.OneShot,
+		Links:        opts.Links,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
 	e := &Engine{root: root, cfg: cfg, log: log, ws: ws, stateDir: stateDir,
-		store: store}
+		store: store, fusion: opts.Fusion}
 	if opts.Watch {
 		e.cfgFiles = configFiles(root)
 	}

@@ -165,6 +165,7 @@ func (r *pass) gather(ctx context.Context) error {
 		Depth:             max(e.cfg.Gather.Depth[string(env.TaskType)], p.contextBudget/depthTokens),
 		ContextBudget:     p.contextBudget,
 		RefuseSecretFiles: r.req.RefuseSecretFiles,
+		Fusion:            e.fusion,
 	})
 	if err != nil {
 		return err // the gather package's errors say "gather: …"
@@ -206,6 +207,7 @@ func (r *pass) rank() {
 		Task:    r.env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(r.e.cfg.Priority),
 		Commits: r.e.cfg.Gather.Commits,
+		Fusion:  r.e.fusion,
 	})
 	if r.req.Scored != nil {
 		r.req.Scored(r.chunks)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
+	"github.com/ctxd/ctxd/prioritize"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Hand-written requests whose answer file shares no word with the request:
@@ -98,6 +100,67 @@ func TestLinksRequests(t *testing.T) {
 			}
 			if term == nil || term.Value <= 0 || term.Share <= 0 || term.Reason == "" {
 				t.Errorf("breakdown %+v lacks a %s term with a share", got.ScoreBreakdown, tt.term)
+			}
+		})
+	}
+}
+
+// TestLinkWeightsOption: the link weights and options are values an engine
+// is opened with (a weight search replays with others, eval.Options),
+// never package state: with the graph's weight at 0 the imported file
+// carries no graph term, and with a co-change history of one commit the
+// files changed together three times before it are not linked; an engine opened
+// with the defaults beside them still links both.
+func TestLinkWeightsOption(t *testing.T) {
+	dir := linksRequestsRepo(t)
+	// The newest commit changes neither linked file: a history of one
+	// commit does not see them change together.
+	testutil.WriteFiles(t, dir, map[string]string{"README.md": "# app\n"})
+	testutil.GitCommitAll(t, dir)
+	graphReq := "the refund payment endpoint answers with a wrong status"
+	coReq := "a declined card raises for a valid card on charge"
+	termOf := func(e *Engine, request, target, term string) bool {
+		t.Helper()
+		env, err := e.BuildPrompt(t.Context(), PromptRequest{UserRequest: request, TokenBudget: &BudgetRequest{Total: 8000}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := targetChunk(t, &env.Context, target)
+		if got == nil {
+			return false
+		}
+		for _, st := range got.ScoreBreakdown {
+			if st.Term == term && st.Value > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	noGraph := prioritize.DefaultFusion()
+	noGraph.Graph = 0
+	shortHistory := tree.DefaultLinks()
+	shortHistory.Commits = 1
+	tests := []struct {
+		name           string
+		opts           Options
+		graphLinked    bool
+		coChangeLinked bool
+	}{
+		{"defaults", Options{}, true, true},
+		{"graph weight 0", Options{Fusion: noGraph}, false, true},
+		{"one commit of history", Options{Links: shortHistory, StateDir: t.TempDir()}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.StateDir == "" {
+				tt.opts.StateDir = t.TempDir()
+			}
+			e := openEngine(t, dir, tt.opts)
+			if got := termOf(e, graphReq, "store/ledger.go", ctxd.TermGraph); got != tt.graphLinked {
+				t.Errorf("store/ledger.go graph term %v, want %v", got, tt.graphLinked)
+			}
+			if got := termOf(e, coReq, "audit/trail.py", ctxd.TermCoChange); got != tt.coChangeLinked {
+				t.Errorf("audit/trail.py co-change term %v, want %v", got, tt.coChangeLinked)
 			}
 		})
 	}

@@ -690,10 +690,13 @@ func chainParts(s string) ([]string, bool) {
 
 // lastTwo writes a chain's last two parts (chainParts of name) as a name
 // to ask for, with the chain's separator: Type.member, Type#member,
-// mod::f.
+// mod::f, and Type.#private (a JavaScript private name keeps its dot:
+// Type#private would name the method private).
 func lastTwo(name string, parts []string) string {
 	q, m := parts[len(parts)-2], parts[len(parts)-1]
 	switch {
+	case strings.HasPrefix(m, "#") && strings.Contains(name, "."+m):
+		return q + "." + m
 	case strings.HasPrefix(m, "#"):
 		return q + m
 	case strings.Contains(name, "::"):

@@ -105,6 +105,8 @@ func TestFindSymbolUsersNames(t *testing.T) {
 		{name: "x/app.Handle", defs: []string{"app/api.go:11 "}, refs: []string{"app/api.go:8", "app/cont.py:1", "app/gate.go:3", "app/gate.go:5"}},
 		{name: "a.b.c.Router.url_path_for", wantError: "at most 3 parts"},
 		{name: "a::b::c::url_path_for", wantError: "(c::url_path_for)"},
+		{name: "a.b.Ky#retry", wantError: "(Ky#retry)"},
+		{name: "a.b.Ky.#retry", wantError: "(Ky.#retry)"},
 		{name: "app..url_path_for", wantError: "every part"},
 		{name: "app.rou-ter.url_path_for", wantError: "every part"},
 		{name: "Router.url_path_for(name)", defs: []string{"app/routing.py:2 Router"}, refs: []string{"app/routing.py:12", "app/routing.py:13"}},

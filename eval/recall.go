@@ -15,7 +15,9 @@ import (
 	"github.com/ctxd/ctxd/config"
 	"github.com/ctxd/ctxd/engine"
 	"github.com/ctxd/ctxd/internal/patience"
+	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/workspace/tree"
 )
 
 // Options configure a recall run.
@@ -54,6 +56,11 @@ type Options struct {
 	// Fits, when set, receives per case and budget the fitter's input and
 	// the case's changed lines (FitCase), for scripts/fitalloc.
 	Fits func(FitCase)
+	// Fusion and Links are the ranking's link weights and options the
+	// engine replays with (engine.Options); zero: the defaults. A weight
+	// search (scripts/fitweights) sets them.
+	Fusion prioritize.FusionWeights
+	Links  tree.LinkOptions
 }
 
 // Score is the recall of one method at one budget.
@@ -116,8 +123,9 @@ type Report struct {
 // failed read is logged and histOK is false: the engine is still returned
 // and its requests rank without the histories, as a daemon's do when its
 // read failed. err is an engine that did not open, or ctx's end.
-func openEngine(ctx context.Context, wt string, cfg *config.Config, log *slog.Logger) (eng *engine.Engine, histOK bool, err error) {
-	eng, err = engine.New(wt, engine.Options{Config: cfg, Logger: log})
+func openEngine(ctx context.Context, wt string, cfg *config.Config, log *slog.Logger, opts engine.Options) (eng *engine.Engine, histOK bool, err error) {
+	opts.Config, opts.Logger = cfg, log
+	eng, err = engine.New(wt, opts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -209,7 +217,7 @@ func Recall(ctx context.Context, repo string, opts Options) (*Report, error) {
 		if err := git(ctx, wt, "checkout", "--detach", "--quiet", "--force", c.Parent); err != nil {
 			return nil, err
 		}
-		eng, histOK, err := openEngine(ctx, wt, cfg, log.With("commit", c.Commit))
+		eng, histOK, err := openEngine(ctx, wt, cfg, log.With("commit", c.Commit), engine.Options{Fusion: opts.Fusion, Links: opts.Links})
 		if err != nil {
 			return nil, err
 		}

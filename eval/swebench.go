@@ -342,7 +342,7 @@ func runInstance(ctx context.Context, wt string, in Instance, budgets []int, cfg
 	for _, ls := range changed {
 		res.Lines += len(ls)
 	}
-	eng, histOK, err := openEngine(ctx, wt, cfg, log.With("instance", in.InstanceID))
+	eng, histOK, err := openEngine(ctx, wt, cfg, log.With("instance", in.InstanceID), engine.Options{})
 	if err != nil {
 		return fail(err)
 	}

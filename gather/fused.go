@@ -102,7 +102,7 @@ func (g *gathering) addFused(lr linkRanks, n int, aboutTests bool) {
 		if signals < 2 {
 			return
 		}
-		ff.value = prioritize.SignalValue(&ctxd.Facts{Relevance: ff.relevance, LexicalShare: ff.share, LexicalRank: ff.lex, GraphRank: ff.graph, CoChangeRank: ff.co, MessageRank: ff.msg})
+		ff.value = prioritize.SignalValue(&ctxd.Facts{Relevance: ff.relevance, LexicalShare: ff.share, LexicalRank: ff.lex, GraphRank: ff.graph, CoChangeRank: ff.co, MessageRank: ff.msg}, g.req.Fusion)
 		fs = append(fs, ff)
 	}
 	for rel := range lr.graph {

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/byteview"
 	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/prioritize"
 	"github.com/ctxd/ctxd/query"
 	"github.com/ctxd/ctxd/workspace/tree"
 )
@@ -66,6 +67,10 @@ type Request struct {
 	// known (0: unknown); the link signals add fewer files to a small one
 	// (see links.go).
 	ContextBudget int
+	// Fusion weighs the link signals in the fused ranking of files no
+	// source gathered, as prioritize.Options.Fusion does in the score
+	// (zero: prioritize.DefaultFusion).
+	Fusion prioritize.FusionWeights
 }
 
 // Result is what [Workspace.Gather] found.

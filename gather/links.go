@@ -33,7 +33,7 @@ type linkRanks struct {
 
 // messageDepth is how many files the messages' signal adds as
 // candidates beyond those gathered otherwise (at linkFullBudget and
-// above), as co-change does (tree.Links.CoChangeDepth).
+// above), as co-change does (tree.LinkOptions.CoChangeDepth).
 const messageDepth = 2
 
 // reasonMessage is the reason of a file the messages' signal added.
@@ -44,8 +44,9 @@ const reasonMessage = "changed by recent commits worded like the request"
 func (g *gathering) linkSources(ctx context.Context, hits []tree.Hit, targets []string) linkRanks {
 	var lr linkRanks
 	named := len(targets) > 0
-	graphWant, coWant := g.linkWant(tree.Links.GraphDepth, named), g.linkWant(tree.Links.CoChangeDepth, named)
-	seeds := tree.LexicalSeeds(hits)
+	lo := g.w.LinkOptions()
+	graphWant, coWant := g.linkWant(lo.GraphDepth, named), g.linkWant(lo.CoChangeDepth, named)
+	seeds := tree.LexicalSeeds(hits, lo.LexicalSeeds)
 	for _, t := range targets {
 		seeds[t] = 2
 	}

@@ -71,10 +71,21 @@ type FusionWeights struct {
 	K       float64
 }
 
-// Fusion holds the weights in use, fit on the development set by
-// scripts/fitweights (see BENCHMARKS.md). It is a variable so that the
-// search can try others; nothing else changes it.
-var Fusion = FusionWeights{Graph: 150, CoChange: 150, Message: 150, K: RankK}
+// DefaultFusion returns the weights in use, fit on the development set
+// by scripts/fitweights (see BENCHMARKS.md); a search tries others
+// through Options.Fusion (and eval.Options.Fusion), never by changing
+// these.
+func DefaultFusion() FusionWeights {
+	return FusionWeights{Graph: 150, CoChange: 150, Message: 150, K: RankK}
+}
+
+// orDefault is w, or DefaultFusion when w is the zero value.
+func (w FusionWeights) orDefault() FusionWeights {
+	if w == (FusionWeights{}) {
+		return DefaultFusion()
+	}
+	return w
+}
 
 // Boost is a custom score boost for sources matching a doublestar pattern
 // (the design's custom prioritizer, configured under [priority]).
@@ -90,6 +101,9 @@ type Options struct {
 	// Commits is how many recent commits the gatherer looked at, to scale
 	// the recency boost (0 means 5).
 	Commits int
+	// Fusion weighs the link signals' rank terms; the zero value is
+	// DefaultFusion.
+	Fusion FusionWeights
 }
 
 // BoostsFromMap turns the configuration's pattern → value map into a
@@ -108,6 +122,7 @@ func BoostsFromMap(m map[string]int) []Boost {
 // fewer tokens, then source), so
 // the order is deterministic. Chunk.Tokens must already be counted.
 func Score(cs []ctxd.Chunk, opts Options) {
+	opts.Fusion = opts.Fusion.orDefault()
 	for i := range cs {
 		terms := Terms(&cs[i], opts)
 		var sum, abs float64
@@ -144,6 +159,7 @@ func Score(cs []ctxd.Chunk, opts Options) {
 // Terms computes the score terms of one chunk.
 func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	f := &c.Facts
+	w := opts.Fusion.orDefault()
 	terms := []ctxd.ScoreTerm{{Term: ctxd.TermPriority, Value: float64(c.Priority), Reason: baseReason(c)}}
 	add := func(term string, v float64, reason string) {
 		if v != 0 {
@@ -170,16 +186,16 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		}
 		add(ctxd.TermRank, rankTerm(f.LexicalRank), why)
 	}
-	if f.GraphRank > 0 && Fusion.Graph > 0 {
-		add(ctxd.TermGraph, fusionTerm(Fusion.Graph, f.GraphRank),
+	if f.GraphRank > 0 && w.Graph > 0 {
+		add(ctxd.TermGraph, w.term(w.Graph, f.GraphRank),
 			fmt.Sprintf("graph rank %d: linked by imports or references to the request's files", f.GraphRank))
 	}
-	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
-		add(ctxd.TermCoChange, fusionTerm(Fusion.CoChange, f.CoChangeRank),
+	if f.CoChangeRank > 0 && w.CoChange > 0 {
+		add(ctxd.TermCoChange, w.term(w.CoChange, f.CoChangeRank),
 			fmt.Sprintf("co-change rank %d: changed together with the request's files in recent commits", f.CoChangeRank))
 	}
-	if f.MessageRank > 0 && Fusion.Message > 0 {
-		add(ctxd.TermMessage, fusionTerm(Fusion.Message, f.MessageRank),
+	if f.MessageRank > 0 && w.Message > 0 {
+		add(ctxd.TermMessage, w.term(w.Message, f.MessageRank),
 			fmt.Sprintf("message rank %d: changed by recent commits whose subjects share the request's words", f.MessageRank))
 	}
 	for _, b := range opts.Boosts {
@@ -204,13 +220,15 @@ func RankTerm(scale, k float64, rank int) float64 { return scale * k / (k + floa
 // rankTerm is the lexical rank's term (RankScale at rank 1).
 func rankTerm(rank int) float64 { return RankTerm(RankScale, RankK, rank) }
 
-// fusionTerm is a link signal's rank term at weight w (Fusion).
-func fusionTerm(w float64, rank int) float64 { return RankTerm(w, Fusion.K, rank) }
+// term is a link signal's rank term at weight scale (one of w's).
+func (w FusionWeights) term(scale float64, rank int) float64 { return RankTerm(scale, w.K, rank) }
 
 // SignalValue is the sum of the terms Terms gives f's lexical match and
 // its lexical, graph, co-change and message ranks, unrounded: what gathering
-// compares of files no source gathered (gather's fused ranking).
-func SignalValue(f *ctxd.Facts) float64 {
+// compares of files no source gathered (gather's fused ranking). w weighs
+// the link signals as Options.Fusion does (zero: DefaultFusion).
+func SignalValue(f *ctxd.Facts, w FusionWeights) float64 {
+	w = w.orDefault()
 	v := 0.0
 	if r, _ := relevance(f); r > 0 {
 		v += r * RelevanceScale
@@ -218,14 +236,14 @@ func SignalValue(f *ctxd.Facts) float64 {
 	if f.LexicalRank > 0 {
 		v += rankTerm(f.LexicalRank)
 	}
-	if f.GraphRank > 0 && Fusion.Graph > 0 {
-		v += fusionTerm(Fusion.Graph, f.GraphRank)
+	if f.GraphRank > 0 && w.Graph > 0 {
+		v += w.term(w.Graph, f.GraphRank)
 	}
-	if f.CoChangeRank > 0 && Fusion.CoChange > 0 {
-		v += fusionTerm(Fusion.CoChange, f.CoChangeRank)
+	if f.CoChangeRank > 0 && w.CoChange > 0 {
+		v += w.term(w.CoChange, f.CoChangeRank)
 	}
-	if f.MessageRank > 0 && Fusion.Message > 0 {
-		v += fusionTerm(Fusion.Message, f.MessageRank)
+	if f.MessageRank > 0 && w.Message > 0 {
+		v += w.term(w.Message, f.MessageRank)
 	}
 	return v
 }

@@ -179,7 +179,7 @@ func TestLinkTerms(t *testing.T) {
 	}
 	top := byTerm(cs[0])
 	g, co := top[ctxd.TermGraph], top[ctxd.TermCoChange]
-	if g.Value != Fusion.Graph || g.Share <= 0 || co.Value <= 0 || co.Value >= Fusion.CoChange || co.Share <= 0 {
+	if g.Value != DefaultFusion().Graph || g.Share <= 0 || co.Value <= 0 || co.Value >= DefaultFusion().CoChange || co.Share <= 0 {
 		t.Errorf("graph %+v co-change %+v", g, co)
 	}
 	var sum float64
@@ -194,6 +194,52 @@ func TestLinkTerms(t *testing.T) {
 	}
 	if _, ok := byTerm(cs[2])[ctxd.TermGraph]; ok {
 		t.Error("a chunk the walk did not reach has a graph term")
+	}
+}
+
+// TestFusionOption: the link weights are a value the caller gives (a
+// search tries others so, scripts/fitweights); the zero value is
+// DefaultFusion, and SignalValue weighs the same.
+func TestFusionOption(t *testing.T) {
+	facts := ctxd.Facts{GraphRank: 1, CoChangeRank: 1, MessageRank: 1}
+	term := func(opts Options, name string) float64 {
+		cs := []ctxd.Chunk{chunk("a.go", ctxd.PriorityMedium, 100, facts)}
+		Score(cs, opts)
+		for _, st := range cs[0].ScoreBreakdown {
+			if st.Term == name {
+				return st.Value
+			}
+		}
+		return 0
+	}
+	def := DefaultFusion()
+	tests := []struct {
+		name   string
+		fusion FusionWeights
+		graph  float64
+		co     float64
+	}{
+		{"zero is the default", FusionWeights{}, def.Graph, def.CoChange},
+		{"graph off", FusionWeights{Graph: 0, CoChange: 300, Message: 150, K: RankK}, 0, 300},
+		{"graph doubled", FusionWeights{Graph: 300, CoChange: 150, Message: 150, K: RankK}, 300, 150},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := Options{Task: ctxd.TaskImplement, Fusion: tt.fusion}
+			if g, co := term(opts, ctxd.TermGraph), term(opts, ctxd.TermCoChange); g != tt.graph || co != tt.co {
+				t.Errorf("graph %v co-change %v, want %v %v", g, co, tt.graph, tt.co)
+			}
+			w := tt.fusion
+			if w == (FusionWeights{}) {
+				w = def
+			}
+			if got, want := SignalValue(&facts, tt.fusion), w.Graph+w.CoChange+w.Message; got != want {
+				t.Errorf("SignalValue %v, want %v", got, want)
+			}
+		})
+	}
+	if DefaultFusion() != def {
+		t.Error("DefaultFusion changed by a caller's weights")
 	}
 }
 

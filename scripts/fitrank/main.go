@@ -79,10 +79,11 @@ type params struct {
 }
 
 func current() params {
+	fusion := prioritize.DefaultFusion()
 	return params{
 		Priority: 1, Task: 1, Recency: 1, Mention: 1, Relevance: 1, Size: 1,
 		Rank: prioritize.RankScale, RankK: prioritize.RankK,
-		Graph: prioritize.Fusion.Graph, CoChange: prioritize.Fusion.CoChange, FusionK: prioritize.Fusion.K,
+		Graph: fusion.Graph, CoChange: fusion.CoChange, FusionK: fusion.K,
 		TaskImplement: 1, TaskRefactor: 1, TaskTest: 1, TaskDebug: 1, TaskRefactorDeps: 1,
 	}
 }

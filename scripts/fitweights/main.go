@@ -1,5 +1,6 @@
 // Command fitweights fits the weights of the link signals (graph and
-// co-change: prioritize.Fusion and tree.Links) by coordinate search on
+// co-change: prioritize.FusionWeights and tree.LinkOptions, given to the
+// replay as eval.Options.Fusion and Links) by coordinate search on
 // a development set, with `ctxd eval recall`'s replay (package eval) as
 // the objective: the mean over the repositories of all-files-found at each
 // budget. The large repositories count as much as the others together
@@ -28,22 +29,28 @@ import (
 	"github.com/ctxd/ctxd/workspace/tree"
 )
 
+// weights are what the search moves, from the defaults.
+type weights struct {
+	fusion prioritize.FusionWeights
+	links  tree.LinkOptions
+}
+
 // param is one weight the search moves.
 type param struct {
 	name   string
 	values []float64
-	get    func() float64
-	set    func(float64)
+	get    func(*weights) float64
+	set    func(*weights, float64)
 }
 
 func params() []param {
 	return []param{
-		{"fusion.graph", []float64{0, 75, 150, 300, 450}, func() float64 { return prioritize.Fusion.Graph }, func(v float64) { prioritize.Fusion.Graph = v }},
-		{"fusion.cochange", []float64{0, 75, 150, 300, 450}, func() float64 { return prioritize.Fusion.CoChange }, func(v float64) { prioritize.Fusion.CoChange = v }},
-		{"links.graph_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(tree.Links.GraphDepth) }, func(v float64) { tree.Links.GraphDepth = int(v) }},
-		{"links.cochange_depth", []float64{0, 2, 4, 8}, func() float64 { return float64(tree.Links.CoChangeDepth) }, func(v float64) { tree.Links.CoChangeDepth = int(v) }},
-		{"links.lexical_seeds", []float64{3, 5, 10, 20}, func() float64 { return float64(tree.Links.LexicalSeeds) }, func(v float64) { tree.Links.LexicalSeeds = int(v) }},
-		{"links.restart", []float64{0.15, 0.3, 0.5}, func() float64 { return tree.Links.Restart }, func(v float64) { tree.Links.Restart = v }},
+		{"fusion.graph", []float64{0, 75, 150, 300, 450}, func(w *weights) float64 { return w.fusion.Graph }, func(w *weights, v float64) { w.fusion.Graph = v }},
+		{"fusion.cochange", []float64{0, 75, 150, 300, 450}, func(w *weights) float64 { return w.fusion.CoChange }, func(w *weights, v float64) { w.fusion.CoChange = v }},
+		{"links.graph_depth", []float64{0, 2, 4, 8}, func(w *weights) float64 { return float64(w.links.GraphDepth) }, func(w *weights, v float64) { w.links.GraphDepth = int(v) }},
+		{"links.cochange_depth", []float64{0, 2, 4, 8}, func(w *weights) float64 { return float64(w.links.CoChangeDepth) }, func(w *weights, v float64) { w.links.CoChangeDepth = int(v) }},
+		{"links.lexical_seeds", []float64{3, 5, 10, 20}, func(w *weights) float64 { return float64(w.links.LexicalSeeds) }, func(w *weights, v float64) { w.links.LexicalSeeds = int(v) }},
+		{"links.restart", []float64{0.15, 0.3, 0.5}, func(w *weights) float64 { return w.links.Restart }, func(w *weights, v float64) { w.links.Restart = v }},
 	}
 }
 
@@ -60,24 +67,25 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	f := &fitter{small: small, large: large, commits: *commits, jobs: *jobs}
+	f := &fitter{small: small, large: large, commits: *commits, jobs: *jobs,
+		w: weights{fusion: prioritize.DefaultFusion(), links: tree.DefaultLinks()}}
 	best, err := f.score(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fitweights:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("start %s  objective %.4f  %s\n", current(), best, f.last)
+	fmt.Printf("start %s  objective %.4f  %s\n", current(&f.w), best, f.last)
 	ps := params()
 	for r := 0; r < *rounds; r++ {
 		improved := false
 		for _, p := range ps {
-			keep := p.get()
+			keep := p.get(&f.w)
 			start := keep
 			for _, v := range p.values {
 				if v == start {
 					continue
 				}
-				p.set(v)
+				p.set(&f.w, v)
 				s, err := f.score(ctx)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "fitweights:", err)
@@ -88,20 +96,20 @@ func main() {
 					best, keep, improved = s, v, true
 				}
 			}
-			p.set(keep)
+			p.set(&f.w, keep)
 			fmt.Printf("keep %s=%g  objective %.4f\n", p.name, keep, best)
 		}
 		if !improved {
 			break
 		}
 	}
-	fmt.Printf("best %s  objective %.4f\n", current(), best)
+	fmt.Printf("best %s  objective %.4f\n", current(&f.w), best)
 }
 
-func current() string {
+func current(w *weights) string {
 	var b strings.Builder
 	for _, p := range params() {
-		fmt.Fprintf(&b, "%s=%g ", p.name, p.get())
+		fmt.Fprintf(&b, "%s=%g ", p.name, p.get(w))
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -120,7 +128,8 @@ type fitter struct {
 	small, large []string
 	commits      int
 	jobs         int
-	last         string // per-repository all-found of the last score
+	last         string  // per-repository all-found of the last score
+	w            weights // the weights the replays use
 }
 
 // score replays every repository and returns the objective: the mean of
@@ -138,7 +147,7 @@ func (f *fitter) score(ctx context.Context) (float64, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep, err := eval.Recall(ctx, r, eval.Options{Commits: f.commits, Budgets: []int{8000, 32000}})
+			rep, err := eval.Recall(ctx, r, eval.Options{Commits: f.commits, Budgets: []int{8000, 32000}, Fusion: f.w.fusion, Links: f.w.links})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: %w", r, err)
 				return

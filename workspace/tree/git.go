@@ -506,6 +506,9 @@ type gitState struct {
 	// state, when set, is where the facts that depend on HEAD alone
 	// persist (gitcache.go).
 	state State
+	// histCommits is how many commits the co-change history reads
+	// (LinkOptions.Commits).
+	histCommits int
 
 	// mu guards everything below; go-git's repository is not safe for
 	// concurrent use.
@@ -532,8 +535,8 @@ type gitState struct {
 	refsOpened bool
 }
 
-func newGitState(root string, log *slog.Logger) *gitState {
-	return &gitState{root: root, log: log}
+func newGitState(root string, log *slog.Logger, commits int) *gitState {
+	return &gitState{root: root, log: log, histCommits: commits}
 }
 
 func (s *gitState) close() error {
@@ -665,7 +668,7 @@ func (s *gitState) recent(ctx context.Context, n int) ([]Commit, error) {
 // maxHistoryBytes bounds the output of the co-change log.
 const maxHistoryBytes = 8 << 20
 
-// history returns the co-change history (the last Links.Commits non-merge
+// history returns the co-change history (the last LinkOptions.Commits non-merge
 // commits' changed files, root-relative) and the same commits' subjects,
 // read with the git CLI once per HEAD; nil when git or the log is
 // unavailable (co-change and the messages' signal are then left out,
@@ -680,11 +683,11 @@ func (s *gitState) history(ctx context.Context) (*graph.History, *Messages) {
 	if err != nil {
 		return nil, nil
 	}
-	key := fmt.Sprintf("%s/%d", head.Hash(), Links.Commits)
+	key := fmt.Sprintf("%s/%d", head.Hash(), s.histCommits)
 	if key == s.histKey {
 		return s.hist, s.msgs
 	}
-	ckey := s.gitCacheKey(head.Hash().String(), Links.Commits)
+	ckey := s.gitCacheKey(head.Hash().String(), s.histCommits)
 	if out, cut, ok := s.loadHistory(ckey); ok {
 		s.setHistory(key, out, cut)
 		return s.hist, s.msgs
@@ -694,7 +697,7 @@ func (s *gitState) history(ctx context.Context) (*graph.History, *Messages) {
 	}
 	// --relative limits the log to the root and makes paths relative to it.
 	out, total, err := runGit(ctx, s.root, maxHistoryBytes, "log", "--no-merges", "--no-renames", "--relative",
-		"--name-only", "--format=%x01%P%x02%s", fmt.Sprintf("-n%d", Links.Commits), head.Hash().String())
+		"--name-only", "--format=%x01%P%x02%s", fmt.Sprintf("-n%d", s.histCommits), head.Hash().String())
 	if err != nil {
 		s.log.Debug("co-change history unavailable", "error", err)
 		return nil, nil

@@ -43,7 +43,7 @@ func (w *Tree) linksState() State {
 // linksKey digests what s's file graph is built from.
 func (s *Snapshot) linksKey(w *Tree) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "links=%d terms=%d index=%d reverse=%v root=%s\x00", linksVersion, termsVersion, index.Version, math.Float32bits(Links.Reverse), w.root)
+	fmt.Fprintf(h, "links=%d terms=%d index=%d reverse=%v root=%s\x00", linksVersion, termsVersion, index.Version, math.Float32bits(w.LinkOptions().Reverse), w.root)
 	var b []byte
 	for _, f := range s.Files {
 		b = b[:0]
@@ -86,7 +86,7 @@ func (s *Snapshot) loadLinks(w *Tree, key string) *LinkGraph {
 				err = fmt.Errorf("%w: %d nodes for %d files", graph.ErrEncoding, g.Len(), len(s.Files))
 			} else {
 				w.log.Debug("file graph loaded", keyFiles, len(s.Files), "edges", g.EdgeCount(), keyTook, time.Since(t0))
-				return newLinkGraph(g, len(s.Files), true)
+				return newLinkGraph(g, len(s.Files), true, w.LinkOptions().Restart)
 			}
 		}
 	}

@@ -43,6 +43,8 @@ type LinkGraph struct {
 	// files and uncommitted changes) reuses its walk. They go with the
 	// snapshot, so a changed tree walks again.
 	tops *memo.Map[string, []graph.Ranked]
+	// restart is the walk's restart probability (LinkOptions.Restart).
+	restart float64
 }
 
 // linkTops is how many walks a file graph remembers.
@@ -51,8 +53,8 @@ const linkTops = 64
 // linkTop is how many of the walk's best nodes rank candidates.
 const linkTop = 200
 
-func newLinkGraph(g *graph.Graph, files int, loaded bool) *LinkGraph {
-	return &LinkGraph{Graph: g, FileNodes: files, loaded: loaded, tops: memo.New[string, []graph.Ranked](linkTops)}
+func newLinkGraph(g *graph.Graph, files int, loaded bool, restart float64) *LinkGraph {
+	return &LinkGraph{Graph: g, FileNodes: files, loaded: loaded, restart: restart, tops: memo.New[string, []graph.Ranked](linkTops)}
 }
 
 // top returns the best nodes of the personalized PageRank from ids,
@@ -61,8 +63,8 @@ func newLinkGraph(g *graph.Graph, files int, loaded bool) *LinkGraph {
 // the neighborhood the seeds reach, and its best 200 are PageRank's
 // within the power iteration's own error (TestLinkWalkAgreesOnTrees).
 func (lg *LinkGraph) Top(ids map[int32]float64) []graph.Ranked {
-	return lg.tops.Get(seedKey(ids, Links.Restart), func() []graph.Ranked {
-		return lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: Links.Restart}, linkTop)
+	return lg.tops.Get(seedKey(ids, lg.restart), func() []graph.Ranked {
+		return lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: lg.restart}, linkTop)
 	})
 }
 
@@ -99,7 +101,7 @@ func (s *Snapshot) Links(ctx context.Context, w *Tree) *LinkGraph {
 			return lg
 		}
 	}
-	s.linkG = buildLinks(s)
+	s.linkG = buildLinks(s, w.LinkOptions())
 	if w != nil {
 		w.log.Debug("file graph built", keyFiles, len(s.Files), "edges", s.linkG.Graph.EdgeCount(), "bytes", s.linkG.Graph.Bytes())
 		if key != "" {
@@ -110,11 +112,11 @@ func (s *Snapshot) Links(ctx context.Context, w *Tree) *LinkGraph {
 }
 
 // buildLinks builds s's file graph.
-func buildLinks(s *Snapshot) *LinkGraph {
-	ie := newImportEdges(s)
+func buildLinks(s *Snapshot, o LinkOptions) *LinkGraph {
+	ie := newImportEdges(s, o.Reverse)
 	g := graph.Build(ie.nodes(), graph.Options{},
-		ie, graph.References(symbolTable{s}, graph.RefOptions{Reverse: Links.Reverse}))
-	return newLinkGraph(g, len(s.Files), false)
+		ie, graph.References(symbolTable{s}, graph.RefOptions{Reverse: o.Reverse}))
+	return newLinkGraph(g, len(s.Files), false, o.Restart)
 }
 
 // symbolTable is the snapshot's lexical definitions and uses, as the
@@ -171,9 +173,10 @@ func (t symbolTable) Uses(i int) []uint32 {
 // (numbered after the files) that its importers link to and that links to
 // its files and, less, back to its importers; its files link to it too,
 // which also relates the files of one package. Other imports link the two
-// files both ways (the reverse weighted Links.Reverse).
+// files both ways (the reverse weighted LinkOptions.Reverse).
 type importEdges struct {
 	s       *Snapshot
+	reverse float32          // LinkOptions.Reverse
 	goPkgs  map[string]int32 // import path → hub index (0-based)
 	members [][]int32        // hub → its files
 	// resolved imports of the other languages: importer → files
@@ -182,8 +185,8 @@ type importEdges struct {
 
 var _ graph.Source = (*importEdges)(nil)
 
-func newImportEdges(s *Snapshot) *importEdges {
-	ie := &importEdges{s: s, goPkgs: map[string]int32{}}
+func newImportEdges(s *Snapshot, reverse float32) *importEdges {
+	ie := &importEdges{s: s, reverse: reverse, goPkgs: map[string]int32{}}
 	res := lang.ImportResolver{GoModule: s.GoModule}
 	goPathOf := map[string]string{} // dir → import path
 	py := s.PyModules()
@@ -281,7 +284,7 @@ func (ie *importEdges) nodes() int { return len(ie.s.Files) + len(ie.members) }
 func (ie *importEdges) Edges(add func(from, to int32, w float32)) {
 	s := ie.s
 	nf := int32(len(s.Files))
-	rev := Links.Reverse
+	rev := ie.reverse
 	// Go: importer → hub, hub → files, files → hub, hub → importers.
 	importers := make([][]int32, len(ie.members))
 	for i, f := range s.Files {
@@ -341,21 +344,41 @@ type LinkOptions struct {
 	Reverse float32
 }
 
-// Links holds the link options in use. It is a variable so that the
-// weight search (scripts/fitweights) can try others; nothing else
-// changes it.
-var Links = LinkOptions{
-	LexicalSeeds:  10,
-	GraphDepth:    2,
-	CoChangeDepth: 2,
-	Restart:       0.3,
-	Commits:       400,
-	Reverse:       0.5,
+// DefaultLinks returns the link options in use, fit on the development
+// set by scripts/fitweights (BENCHMARKS.md); a search tries others
+// through Options.Links, never by changing these.
+func DefaultLinks() LinkOptions {
+	return LinkOptions{
+		LexicalSeeds:  10,
+		GraphDepth:    2,
+		CoChangeDepth: 2,
+		Restart:       0.3,
+		Commits:       400,
+		Reverse:       0.5,
+	}
 }
 
-// LexicalSeeds are the link signals' seeds from the best lexical matches
-// (of Links.LexicalSeeds), weighted by their score against the best's.
-func LexicalSeeds(hits []Hit) map[string]float64 {
+// orDefault is o, or DefaultLinks when o is the zero value.
+func (o LinkOptions) orDefault() LinkOptions {
+	if o == (LinkOptions{}) {
+		return DefaultLinks()
+	}
+	return o
+}
+
+// LinkOptions returns the link options the tree was opened with
+// (Options.Links, or DefaultLinks); a nil tree's are the defaults.
+func (w *Tree) LinkOptions() LinkOptions {
+	if w == nil {
+		return DefaultLinks()
+	}
+	return w.opts.Links.orDefault()
+}
+
+// LexicalSeeds are the link signals' seeds from the best n lexical
+// matches (LinkOptions.LexicalSeeds), weighted by their score against
+// the best's.
+func LexicalSeeds(hits []Hit, n int) map[string]float64 {
 	seeds := map[string]float64{}
 	if len(hits) == 0 {
 		return seeds
@@ -363,15 +386,15 @@ func LexicalSeeds(hits []Hit) map[string]float64 {
 	top := hits[0].Score
 	// Test files are left out: what they link to is what they test,
 	// which addTests already pairs.
-	n := 0
+	k := 0
 	for _, h := range hits {
-		if n >= Links.LexicalSeeds {
+		if k >= n {
 			break
 		}
 		if lang.IsTest(h.Path) {
 			continue
 		}
-		n++
+		k++
 		if w := h.Score / top; w >= 0.2 {
 			seeds[h.Path] = w
 		}

@@ -80,7 +80,7 @@ func BenchmarkPageRank(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		lg.Graph.PageRank(seeds, Links.Restart, 0)
+		lg.Graph.PageRank(seeds, DefaultLinks().Restart, 0)
 	}
 }
 

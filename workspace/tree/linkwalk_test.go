@@ -27,7 +27,7 @@ func walkSeeds(s *Snapshot, random int) []map[int32]float64 {
 	reqs := slices.Concat(benchreq.Stdlib, benchreq.StdlibNovel, benchreq.StdlibNovelB)
 	for _, q := range reqs {
 		ids := map[int32]float64{}
-		for rel, w := range LexicalSeeds(s.Index.Rank(query.Parse(q), 50)) {
+		for rel, w := range LexicalSeeds(s.Index.Rank(query.Parse(q), 50), DefaultLinks().LexicalSeeds) {
 			if i, ok := s.FileIndex(rel); ok {
 				ids[i] = w
 			}
@@ -149,9 +149,9 @@ func TestLinkWalkAgreesOnTrees(t *testing.T) {
 			sets := walkSeeds(s, 200)
 			var vsIter, vsConverged, iterVsConverged walkAgreement
 			for _, ids := range sets {
-				ref := graph.Top(lg.Graph.PageRank(ids, Links.Restart, 0), linkTop)
-				conv := graph.Top(lg.Graph.PageRank(ids, Links.Restart, 200), linkTop)
-				got := lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: Links.Restart}, linkTop)
+				ref := graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 0), linkTop)
+				conv := graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 200), linkTop)
+				got := lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: DefaultLinks().Restart}, linkTop)
 				vsIter.add(ref, got, lg.FileNodes)
 				vsConverged.add(conv, got, lg.FileNodes)
 				iterVsConverged.add(conv, ref, lg.FileNodes)
@@ -166,7 +166,7 @@ func TestLinkWalkAgreesOnTrees(t *testing.T) {
 					e, tl, _ := strings.Cut(f, "/")
 					fmt.Sscan(e, &eps)
 					fmt.Sscan(tl, &tol)
-					wo := graph.WalkOptions{Restart: Links.Restart, Epsilon: eps, Tolerance: tol}
+					wo := graph.WalkOptions{Restart: DefaultLinks().Restart, Epsilon: eps, Tolerance: tol}
 					var a, c walkAgreement
 					t0 := time.Now()
 					for _, ids := range sets {
@@ -175,12 +175,12 @@ func TestLinkWalkAgreesOnTrees(t *testing.T) {
 					d := time.Since(t0)
 					t1 := time.Now()
 					for _, ids := range sets {
-						graph.Top(lg.Graph.PageRank(ids, Links.Restart, 0), linkTop)
+						graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 0), linkTop)
 					}
 					d1 := time.Since(t1)
 					for _, ids := range sets {
-						ref := graph.Top(lg.Graph.PageRank(ids, Links.Restart, 0), linkTop)
-						conv := graph.Top(lg.Graph.PageRank(ids, Links.Restart, 200), linkTop)
+						ref := graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 0), linkTop)
+						conv := graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 200), linkTop)
 						got := lg.Graph.TopPersonalized(ids, wo, linkTop)
 						a.add(ref, got, lg.FileNodes)
 						c.add(conv, got, lg.FileNodes)
@@ -209,9 +209,9 @@ func BenchmarkLinkWalk(b *testing.B) {
 		name string
 		walk func(ids map[int32]float64)
 	}{
-		{"pagerank", func(ids map[int32]float64) { graph.Top(lg.Graph.PageRank(ids, Links.Restart, 0), linkTop) }},
+		{"pagerank", func(ids map[int32]float64) { graph.Top(lg.Graph.PageRank(ids, DefaultLinks().Restart, 0), linkTop) }},
 		{"push", func(ids map[int32]float64) {
-			lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: Links.Restart}, linkTop)
+			lg.Graph.TopPersonalized(ids, graph.WalkOptions{Restart: DefaultLinks().Restart}, linkTop)
 		}},
 	}
 	for _, w := range walks {

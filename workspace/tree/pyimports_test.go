@@ -30,7 +30,7 @@ func TestPythonImportEdges(t *testing.T) {
 		"scripts/unrelated.txt": "models\n",
 	})
 	s := treeSnapshot(t, root)
-	ie := newImportEdges(s)
+	ie := newImportEdges(s, DefaultLinks().Reverse)
 	for _, tt := range []struct {
 		importer string
 		want     []string

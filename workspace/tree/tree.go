@@ -68,6 +68,9 @@ type Options struct {
 	// tree with more is walked on every request, as when inotify's limit
 	// is hit.
 	MaxWatches int
+	// Links configure the link signals (the file graph's walk and the
+	// co-change history); the zero value is DefaultLinks.
+	Links LinkOptions
 }
 
 // Workspace caches what it learned about one root between requests: the
@@ -135,12 +138,13 @@ func Open(root string, opts Options) (*Tree, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
+	opts.Links = opts.Links.orDefault()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	w := &Tree{root: abs, opts: opts, log: log}
-	w.git = newGitState(abs, log)
+	w.git = newGitState(abs, log, w.LinkOptions().Commits)
 	if opts.State != nil {
 		w.git.state = opts.State
 		if r, ok := within(abs, opts.State.Path()); ok && r != "." {
