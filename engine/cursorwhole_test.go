@@ -188,8 +188,8 @@ func cursorRepo() map[string]string {
 	}
 }
 
-// TestCursorFunctionWhole: the innermost definition around the cursor (or
-// a selection) is shown whole with everything nested in it, its
+// TestCursorFunctionWhole: the innermost definition around the cursor (a
+// selection, a stack frame) is shown whole with everything nested in it, its
 // callbacks, closures and inner defs, when it fits: a function of more
 // than largeBody lines kept for the cursor showed them collapsed
 // (commander.js's _executeSubCommand with the cursor in it hid the
@@ -237,6 +237,9 @@ func TestCursorFunctionWhole(t *testing.T) {
 		{"js selection in the method", "why is this spawned like that", cmd,
 			ctxd.OpenFile{Path: cmd, Selection: &ctxd.LineRange{Start: line(cmd, "let proc;"), End: line(cmd, "spawnMarker")}}, 8000,
 			[]string{"closeMarker", "errorMarker", "signalMarker"}},
+		{"js stack frame in the method", fmt.Sprintf("TypeError: Cannot read properties of undefined (reading 'kill')\n    at Command._executeSubCommand (lib/command.js:%d:7)\n    at Command._dispatchSubcommand (lib/command.js:12:5)", line(cmd, "step20 =")), cmd,
+			ctxd.OpenFile{}, 8000,
+			[]string{"closeMarker", "errorMarker", "signalMarker"}},
 		{"js cursor in a callback, small budget", "the subcommand exits with the wrong code on windows", cmd,
 			ctxd.OpenFile{Path: cmd, Line: line(cmd, "process.exit(code);")}, 2500,
 			[]string{"closeMarker", "process.exit(code);"}},
@@ -249,7 +252,10 @@ func TestCursorFunctionWhole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := PromptRequest{UserRequest: tt.request, OpenFiles: []ctxd.OpenFile{tt.open}}
+			req := PromptRequest{UserRequest: tt.request}
+			if tt.open.Path != "" {
+				req.OpenFiles = []ctxd.OpenFile{tt.open}
+			}
 			req.TokenBudget = &BudgetRequest{Total: tt.budget}
 			env, err := e.BuildPrompt(t.Context(), req, nil)
 			if err != nil {
