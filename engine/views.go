@@ -45,9 +45,6 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 			keep = append(keep, l)
 		}
 	}
-	// The lines the user points at alone (without the functions around
-	// them made whole, below): the smallest focus view falls back to them.
-	pointed := len(keep)
 	keep = wholeUnits(ctx, lang, src, keep, c.Facts)
 	// One hash of the source for the three calls below: the request's
 	// (gathering took it) when it has the content's.
@@ -79,11 +76,7 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 	// one pass over the file (treesitter.FocusViewsOf).
 	n := len(c.Facts.FocusLines)
 	keeps := [][]int{keep}
-	one, bare, alone := -1, -1, -1 // their places in keeps
-	if pointed < len(keep) {
-		alone = len(keeps)
-		keeps = append(keeps, keep[:pointed:pointed])
-	}
+	one, bare := -1, -1 // their places in keeps
 	if n > 1 && len(c.Facts.FocusDefs) == 0 {
 		one = len(keeps)
 		keeps = append(keeps, c.Facts.FocusLines[:1])
@@ -120,12 +113,6 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 	if err != nil {
 		e.log.Debug("no focus views", "source", c.Source, "language", lang, "error", err)
 		return orderViews(vs, fs)
-	}
-	if alone >= 0 && errs[alone] == nil {
-		// The function at the cursor with its nested definitions
-		// collapsed but the one holding the cursor: for a budget where
-		// the function whole does not fit.
-		fs = append(fs, got[alone]...)
 	}
 	if one >= 0 && errs[one] == nil {
 		// The best-matching function alone, for a file without the
