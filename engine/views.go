@@ -198,11 +198,11 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 			continue
 		}
 		s := syms[best]
-		if r := [2]int{s.Start, s.End}; s.End-s.Start > treesitter.LongBody || seen[r] {
+		r := [2]int{s.Start, s.End}
+		if s.End-s.Start > treesitter.LongBody || seen[r] {
 			continue
-		} else {
-			seen[r] = true
 		}
+		seen[r] = true
 		if len(out) == len(keep) {
 			out = slices.Clip(keep)
 		}
