@@ -45,6 +45,7 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 			keep = append(keep, l)
 		}
 	}
+	keep = wholeUnits(ctx, lang, src, keep, c.Facts)
 	// One hash of the source for the three calls below: the request's
 	// (gathering took it) when it has the content's.
 	var sum [32]byte
@@ -155,6 +156,61 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		}
 	}
 	return orderViews(vs, fs)
+}
+
+// wholeUnits returns keep (the cursor's, the selection's, the error
+// lines of a chunk) with, for each line the user points at (the cursor, the
+// selection, a stack frame; not the focus lines the engine ranks), every
+// line of the innermost function around it when that function has at
+// most treesitter.LongBody lines: the function the user is working on is
+// kept whole with everything nested in it (its callbacks, closures and
+// inner defs), which a large function kept for one line shows collapsed
+// (commander.js's _executeSubCommand, 149 lines, with the cursor on it
+// showed its `proc.on('close', ...)` callback as `{ /* ... 12 lines */ }`).
+// The innermost named definition: an anonymous callback is no unit of its
+// own. A file without such lines is not parsed again.
+func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) []int {
+	var at []int
+	if f.Cursor > 0 {
+		at = append(at, f.Cursor)
+	}
+	if s := f.Selection; s != nil {
+		at = append(at, s.Start, s.End)
+	}
+	at = append(at, f.ErrorLines...)
+	if len(at) == 0 {
+		return keep
+	}
+	syms, err := treesitter.DefsAtAnyDepth(ctx, lang, src)
+	if err != nil {
+		return keep
+	}
+	seen := map[[2]int]bool{}
+	out := keep
+	for _, l := range at {
+		best := -1
+		for i, s := range syms {
+			if (s.Kind == "function" || s.Kind == "method" || s.Kind == "test") && s.Start <= l && l <= s.End && (best < 0 || s.Start >= syms[best].Start && s.End <= syms[best].End) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		s := syms[best]
+		r := [2]int{s.Start, s.End}
+		if s.End-s.Start > treesitter.LongBody || seen[r] {
+			continue
+		}
+		seen[r] = true
+		if len(out) == len(keep) {
+			out = slices.Clip(keep)
+		}
+		for k := s.Start; k <= s.End; k++ {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // focusSteps are the numbers of ranked functions the focus ladder's views

@@ -22,9 +22,14 @@ const (
 	RoleGenerated // "Code generated ... DO NOT EDIT", "@generated"
 	RoleVendored  // vendor/, third_party/, node_modules/
 	RoleFixture   // testdata/, fixtures/
+	// RoleDeclaration is a TypeScript declaration file (.d.ts) that
+	// copies what an implementation in the same repository defines
+	// (typings/index.d.ts beside lib/*.js): never from RoleOf, which sees
+	// one path; the lexical index decides it from the repository's files.
+	RoleDeclaration
 )
 
-var roleNames = [...]string{"code", "doc", "changelog", "meta", "config", "example", "generated", "vendored", "fixture"}
+var roleNames = [...]string{"code", "doc", "changelog", "meta", "config", "example", "generated", "vendored", "fixture", "declaration"}
 
 func (r Role) String() string { return roleNames[r] }
 

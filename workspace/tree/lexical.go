@@ -1124,6 +1124,7 @@ func newIndex(docs []*indexDoc) *Index {
 	}
 	ix.norms = make([]docNorm, len(docs))
 	pageOf, pages, catalogues := groupVersions(docs)
+	copies := declarationCopies(docs)
 	ix.pages = pages
 	for i, d := range docs {
 		lp := float64(d.name.n) / ix.avgPath
@@ -1140,6 +1141,9 @@ func newIndex(docs []*indexDoc) *Index {
 		}
 		if catalogues != nil {
 			ix.norms[i].catalogue = catalogues[i]
+		}
+		if copies != nil && copies[i] {
+			ix.norms[i].role = lang.RoleDeclaration
 		}
 	}
 	return ix
@@ -1505,6 +1509,6 @@ func fieldIDF(n float64, df, dfBody int) float64 {
 // Role priors for code tasks and for explanation requests ("how does X
 // work", "explain"), where docs may rise, though never to code's level.
 var (
-	codePriors    = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.35, lang.RoleChangelog: 0.1, lang.RoleMeta: 0.15, lang.RoleConfig: 0.5, lang.RoleExample: 0.5, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4}
-	explainPriors = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.8, lang.RoleChangelog: 0.15, lang.RoleMeta: 0.2, lang.RoleConfig: 0.5, lang.RoleExample: 0.7, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4}
+	codePriors    = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.35, lang.RoleChangelog: 0.1, lang.RoleMeta: 0.15, lang.RoleConfig: 0.5, lang.RoleExample: 0.5, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4, lang.RoleDeclaration: 0.35}
+	explainPriors = [...]float64{lang.RoleCode: 1, lang.RoleDoc: 0.8, lang.RoleChangelog: 0.15, lang.RoleMeta: 0.2, lang.RoleConfig: 0.5, lang.RoleExample: 0.7, lang.RoleGenerated: 0.3, lang.RoleVendored: 0.3, lang.RoleFixture: 0.4, lang.RoleDeclaration: 0.5}
 )
