@@ -24,7 +24,6 @@ import (
 //	bodies:  count, (edit, lines, fnFirst, fnLast, names, keepInBodies, outer)...
 //	docs:    count, edit...
 //	members: count, (scope, start, end, private, names, function)...
-//	hooks:   count, (as symbols)...
 //
 // where an edit is start, end, text, elided start, elided end, and names
 // is a count and strings.
@@ -75,22 +74,19 @@ func encodeAnalysis(a *analysis) []byte {
 		u(e.elided.Start)
 		u(e.elided.End)
 	}
-	syms := func(ys []Symbol) {
-		u(len(ys))
-		for _, y := range ys {
-			s(y.Name)
-			s(y.Kind)
-			u(y.Start)
-			u(y.End)
-			s(y.Signature)
-			b(y.Exported)
-			s(y.Doc)
-			s(y.Parent)
-			u(y.Depth)
-			b(y.Inner)
-		}
+	u(len(a.symbols))
+	for _, y := range a.symbols {
+		s(y.Name)
+		s(y.Kind)
+		u(y.Start)
+		u(y.End)
+		s(y.Signature)
+		b(y.Exported)
+		s(y.Doc)
+		s(y.Parent)
+		u(y.Depth)
+		b(y.Inner)
 	}
-	syms(a.symbols)
 	names(a.imports)
 	u(len(a.bodies))
 	for _, x := range a.bodies {
@@ -115,7 +111,6 @@ func encodeAnalysis(a *analysis) []byte {
 		names(m.names)
 		b(m.function)
 	}
-	syms(a.hooks)
 
 	out := binary.AppendUvarint(nil, uint64(len(a.lang)))
 	out = append(out, a.lang...)
@@ -196,14 +191,10 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 		}
 		return e
 	}
-	syms := func() []Symbol {
-		n := r.Count(9)
-		if n == 0 {
-			return nil
-		}
-		ys := make([]Symbol, n)
-		for i := range ys {
-			y := &ys[i]
+	if n := r.Count(9); n > 0 {
+		a.symbols = make([]Symbol, n)
+		for i := range a.symbols {
+			y := &a.symbols[i]
 			y.Name, y.Kind = str(), str()
 			y.Start, y.End = line(), line()
 			y.Signature = str()
@@ -215,9 +206,7 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 				r.Fail("symbol lines out of order")
 			}
 		}
-		return ys
 	}
-	a.symbols = syms()
 	a.imports = names()
 	if n := r.Count(10); n > 0 {
 		a.bodies = make([]bodyEdit, n)
@@ -251,7 +240,6 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 			}
 		}
 	}
-	a.hooks = syms()
 	if r.Err() == nil && r.Len() != 0 {
 		r.Fail(fmt.Sprintf("%d trailing bytes", r.Len()))
 	}
