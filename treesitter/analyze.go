@@ -30,14 +30,21 @@ import (
 // analysis is what one parse of a file yields. It holds no tree, so it is
 // cheap to cache.
 type analysis struct {
-	lang     string
-	src      []byte
-	lines    lineIndex
-	symbols  []Symbol
-	imports  []string
-	bodies   []bodyEdit
-	docs     []edit
-	members  []member
+	lang    string
+	src     []byte
+	lines   lineIndex
+	symbols []Symbol
+	imports []string
+	bodies  []bodyEdit
+	docs    []edit
+	members []member
+	// hooks are the functions object literals hold (vite's plugin
+	// hooks: `configureServer(server) {...}`, `load: async (id) =>
+	// {...}`, `transform: { handler() {...} }`), for the outline lines
+	// of the outline and focus views only: they are no symbols, so no
+	// focus candidate, symbol index entry or kept name (as candidates
+	// they moved vite's eval: hnoview, BENCHMARKS.md).
+	hooks    []Symbol
 	style    bodyStyle
 	foldWord string
 	// syntax reports ERROR or MISSING nodes; syntaxLine is the line of the
@@ -141,6 +148,14 @@ type walker struct {
 	// index are made of, where, as focus candidates, vite's plugin hooks
 	// moved its eval (hnoview, BENCHMARKS.md).
 	objectMethods bool
+	// hookAt is the stack of hooks (analysis.hooks) being walked: a
+	// hook in an object a hook holds is one level deeper.
+	hookAt []hookScope
+}
+
+// hookScope is a hook whose value the walk is in.
+type hookScope struct {
+	end, depth int
 }
 
 // owner is a definition whose body the walk is in.
@@ -484,6 +499,9 @@ func (w *walker) visit(n *node, depth int, name string) {
 	if w.objectMethod(n, depth, name) {
 		return
 	}
+	if w.hook(n) {
+		defer w.popHook()
+	}
 	if bodyOf, ok := w.spec.lambdas[n.typ]; ok {
 		if body := bodyOf(n); body != nil {
 			var keys []string
@@ -561,6 +579,52 @@ func (w *walker) objectMethod(n *node, depth int, name string) bool {
 	w.collapse(fn, body, keys)
 	return true
 }
+
+// hook records a function an object literal holds (the language's
+// objectMethod) as an outline line of the analysis (analysis.hooks),
+// changing nothing else: its body collapses as before, and the walk goes
+// on into it. It records one in a module-level object (`module.exports =
+// {...}`, `const handlers = {...}`) and in an object a definition's own
+// body builds (a plugin factory's `return {...}`), not in the bodies of
+// inner functions, hooks or tests, whose lines the outline does not list.
+// A hook's depth is that of the definition around it plus one, or its
+// enclosing hook's plus one. It reports whether n was recorded (the
+// caller pops it with popHook once n is walked).
+func (w *walker) hook(n *node) bool {
+	if w.objectMethods || w.spec.objectMethod == nil || w.suites > 0 || w.inFunc > 1 || w.inFunc == 1 && w.owner.name == "" {
+		return false
+	}
+	m, fn, body := w.spec.objectMethod(n, w.src)
+	if body == nil {
+		return false
+	}
+	d := 0
+	if w.owner.name != "" {
+		d = w.owner.depth + 1
+	}
+	if k := len(w.hookAt); k > 0 && n.start < w.hookAt[k-1].end {
+		d = max(d, w.hookAt[k-1].depth+1)
+	}
+	sig := w.signature(n, def{}, body)
+	if fn == body {
+		sig = m + ": {" // `transform: {`
+	}
+	w.a.hooks = append(w.a.hooks, Symbol{
+		Name:      m,
+		Kind:      "method",
+		Start:     w.line(n.start),
+		End:       w.lastLine(n),
+		Signature: sig,
+		Exported:  true,
+		Parent:    w.owner.name,
+		Depth:     d,
+		Inner:     w.inFunc > 0,
+	})
+	w.hookAt = append(w.hookAt, hookScope{end: n.end, depth: d})
+	return true
+}
+
+func (w *walker) popHook() { w.hookAt = w.hookAt[:len(w.hookAt)-1] }
 
 // test records a test framework's call as a symbol (kind "suite" or
 // "test", named by its title): a suite's callback is walked for its tests

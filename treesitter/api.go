@@ -233,6 +233,21 @@ type FileSymbols struct {
 	// Imports are the imported modules or paths as written ("fmt",
 	// "./util", "std::collections::HashMap", "java.util.List").
 	Imports []string `json:"imports"`
+	// Hooks are the functions object literals hold (a plugin factory's
+	// `configureServer(server) {...}`), in line order: the outline lists
+	// them under the definition around them; they are not in Symbols (no
+	// symbol index entry or focus candidate). See [FileSymbols.Outline].
+	Hooks []Symbol `json:"-"`
+}
+
+// Outline returns the symbols and the hooks in line order, as the
+// outline lists them.
+func (f *FileSymbols) Outline() []Symbol {
+	if len(f.Hooks) == 0 {
+		return f.Symbols
+	}
+	out, _ := withHooks(f.Symbols, f.Hooks)
+	return out
 }
 
 // ErrUnsupported is returned for a language that cannot be parsed, a file

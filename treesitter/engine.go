@@ -104,7 +104,7 @@ func (a *analysis) views(ctx context.Context, src []byte, opts Options, left fun
 		prev = v
 		known = v.Text
 	}
-	out := View{Level: Outline, Language: lang, Text: outlineText(a.symbols)}
+	out := View{Level: Outline, Language: lang, Text: outlineText(a.symbols, a.hooks)}
 	if n := a.lines.count(len(src)); n > 0 {
 		out.Elided = []ctxd.LineRange{{Start: 1, End: n}}
 	}
@@ -160,6 +160,7 @@ func FocusViewsOf(ctx context.Context, lang string, src []byte, opts []Options) 
 					return nil, nil
 				}
 				file = newFocusFile(lang, a.src, a.lines, a.symbols, a.imports)
+				file.hooks = a.hooks
 			}
 			return file.views(o), nil
 		})
@@ -189,7 +190,7 @@ func SymbolsStored(ctx context.Context, lang string, src []byte, store *Store) (
 	if err != nil && !errors.Is(err, errSyntax) {
 		return nil, err
 	}
-	o := &FileSymbols{Language: lang, Symbols: append([]Symbol(nil), a.symbols...), Imports: append([]string(nil), a.imports...)}
+	o := &FileSymbols{Language: lang, Symbols: append([]Symbol(nil), a.symbols...), Imports: append([]string(nil), a.imports...), Hooks: append([]Symbol(nil), a.hooks...)}
 	return o, nil
 }
 

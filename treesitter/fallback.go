@@ -39,7 +39,7 @@ func Views(ctx context.Context, lang string, src []byte, opts Options) ([]View, 
 		return nil, err
 	}
 	full := View{Level: Full, Language: lang, Text: string(src)}
-	out := View{Level: Outline, Language: lang, Text: outlineText(syms.Symbols)}
+	out := View{Level: Outline, Language: lang, Text: outlineText(syms.Symbols, nil)}
 	if n := newLineIndex(src).count(len(src)); n > 0 {
 		out.Elided = []ctxd.LineRange{{Start: 1, End: n}}
 	}

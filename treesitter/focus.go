@@ -88,9 +88,11 @@ func focusViews(lang string, src []byte, li lineIndex, syms []Symbol, imports []
 // views of a file per request ([FocusViewsEach]); each split the lines,
 // found the imports and scanned the focused functions again.
 type focusFile struct {
-	lang    string
-	lines   []string
-	syms    []Symbol
+	lang  string
+	lines []string
+	syms  []Symbol
+	// hooks are the analysis's (analysis.hooks): outline lines only.
+	hooks   []Symbol
 	imports []string
 	imps    []importLine
 	names   map[string]uint8
@@ -299,15 +301,27 @@ func (f *focusFile) views(opts Options) []View {
 		}
 	}
 	var line []byte // an outline line: indent, number, signature
-	for i, s := range syms {
-		if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
-			continue
+	// The hooks (the functions object literals hold) are outline lines
+	// of the Focus view in place, as in the outline; the focus-only view
+	// lists what the focused code needs, and they are never that.
+	list, hook := syms, []bool(nil)
+	if len(f.hooks) > 0 {
+		list, hook = withHooks(syms, f.hooks)
+	}
+	i := -1 // s's index in syms
+	for k, s := range list {
+		isHook := hook != nil && hook[k]
+		if !isHook {
+			i++
+			if i > 0 && s.Start == syms[i-1].Start && s.Signature == syms[i-1].Signature {
+				continue
+			}
 		}
 		writeSpans(s.Start)
 		if inSpan(s.Start) {
 			continue
 		}
-		if s.Inner && !around[i] && !slices.ContainsFunc(tops, func(r ctxd.LineRange) bool { return r.Start <= s.Start && s.Start <= r.End }) {
+		if !isHook && s.Inner && !around[i] && !slices.ContainsFunc(tops, func(r ctxd.LineRange) bool { return r.Start <= s.Start && s.Start <= r.End }) {
 			continue
 		}
 		line = line[:0]
@@ -319,7 +333,7 @@ func (f *focusFile) views(opts Options) []View {
 		line = append(line, s.Signature...)
 		line = append(line, '\n')
 		full.Write(line)
-		if needed(i, s) {
+		if !isHook && needed(i, s) {
 			only.Write(line)
 		}
 	}

@@ -177,7 +177,7 @@ type span struct{ start, end int }
 // written by another version is rebuilt. Bump it with any change to what
 // an analysis holds or how it is found; TestStoreVersion fails when the
 // analyses of the test corpus change and this did not.
-const StoreVersion = 6 // 6: a function assigned to a computed member ("app[method] = function") is a definition named by the member's text; 5: a chain of member assignments of one function ("res.set = res.header = function header() {}") defines it under every member's name; 4: definitions inside function bodies (inner functions, closures assigned to names, nested classes) are symbols, their bodies collapsible inside a kept function; 2: keys derived from the source's SHA-256, not the source; 3: test framework calls (describe, it) are symbols and their bodies collapse one by one
+const StoreVersion = 7 // 7: the functions object literals hold are the analysis's hooks (outline lines); 6: 6: a function assigned to a computed member ("app[method] = function") is a definition named by the member's text; 5: a chain of member assignments of one function ("res.set = res.header = function header() {}") defines it under every member's name; 4: definitions inside function bodies (inner functions, closures assigned to names, nested classes) are symbols, their bodies collapsible inside a kept function; 2: keys derived from the source's SHA-256, not the source; 3: test framework calls (describe, it) are symbols and their bodies collapse one by one
 
 // ErrStoreEncoding is returned by [DecodeStore] for bytes that are not a
 // store.

@@ -24,6 +24,7 @@ import (
 //	bodies:  count, (edit, lines, fnFirst, fnLast, names, keepInBodies, outer)...
 //	docs:    count, edit...
 //	members: count, (scope, start, end, private, names, function)...
+//	hooks:   count, (as symbols)...
 //
 // where an edit is start, end, text, elided start, elided end, and names
 // is a count and strings.
@@ -74,19 +75,22 @@ func encodeAnalysis(a *analysis) []byte {
 		u(e.elided.Start)
 		u(e.elided.End)
 	}
-	u(len(a.symbols))
-	for _, y := range a.symbols {
-		s(y.Name)
-		s(y.Kind)
-		u(y.Start)
-		u(y.End)
-		s(y.Signature)
-		b(y.Exported)
-		s(y.Doc)
-		s(y.Parent)
-		u(y.Depth)
-		b(y.Inner)
+	syms := func(ys []Symbol) {
+		u(len(ys))
+		for _, y := range ys {
+			s(y.Name)
+			s(y.Kind)
+			u(y.Start)
+			u(y.End)
+			s(y.Signature)
+			b(y.Exported)
+			s(y.Doc)
+			s(y.Parent)
+			u(y.Depth)
+			b(y.Inner)
+		}
 	}
+	syms(a.symbols)
 	names(a.imports)
 	u(len(a.bodies))
 	for _, x := range a.bodies {
@@ -111,6 +115,7 @@ func encodeAnalysis(a *analysis) []byte {
 		names(m.names)
 		b(m.function)
 	}
+	syms(a.hooks)
 
 	out := binary.AppendUvarint(nil, uint64(len(a.lang)))
 	out = append(out, a.lang...)
@@ -191,10 +196,14 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 		}
 		return e
 	}
-	if n := r.Count(9); n > 0 {
-		a.symbols = make([]Symbol, n)
-		for i := range a.symbols {
-			y := &a.symbols[i]
+	syms := func() []Symbol {
+		n := r.Count(9)
+		if n == 0 {
+			return nil
+		}
+		ys := make([]Symbol, n)
+		for i := range ys {
+			y := &ys[i]
 			y.Name, y.Kind = str(), str()
 			y.Start, y.End = line(), line()
 			y.Signature = str()
@@ -206,7 +215,9 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 				r.Fail("symbol lines out of order")
 			}
 		}
+		return ys
 	}
+	a.symbols = syms()
 	a.imports = names()
 	if n := r.Count(10); n > 0 {
 		a.bodies = make([]bodyEdit, n)
@@ -240,6 +251,7 @@ func decodeAnalysis(data []byte, lang string, src []byte) (*analysis, error) {
 			}
 		}
 	}
+	a.hooks = syms()
 	if r.Err() == nil && r.Len() != 0 {
 		r.Fail(fmt.Sprintf("%d trailing bytes", r.Len()))
 	}

@@ -38,6 +38,7 @@ var storeInputs = []struct {
 	{"rust", "rust", "//! Crate doc. More here.\nuse std::fmt;\n\n/// A point. With more.\npub struct Point { x: i32, y: i32 }\n\nimpl Point {\n    pub fn len(&self) -> i32 {\n        let a = self.x;\n        let b = self.y;\n        a * a + b * b\n    }\n    fn hidden(&self) -> i32 {\n        0\n    }\n}\n"},
 	{"ruby", "ruby", "# Cart holds items.\nclass Cart\n  def add(item)\n    @items ||= []\n    @items << item\n    @items.size\n    log(item)\n  end\n\n  private\n\n  def log(x)\n    puts x\n  end\nend\n"},
 	{"java", "java", "package a;\n\nimport java.util.List;\n\n/** Account. Holds money. */\npublic class Account {\n  private int balance;\n  private int other;\n  public void deposit(int n) {\n    balance += n;\n    other++;\n    System.out.println(n);\n    System.out.println(balance);\n  }\n}\n"},
+	{"plugin", "javascript", func() string { s, _ := pluginSource(12); return s }()},
 	{"empty", "go", ""},
 	{"syntax error", "go", "package p\n\nfunc f( {\n\treturn\n}\n\nfunc g() int {\n\tx := 1\n\ty := 2\n\treturn x + y\n}\n"},
 }
@@ -312,7 +313,7 @@ func FuzzDecodeStore(f *testing.F) {
 			}
 			focusViews(lang, src, a.lines, a.symbols, a.imports, o)
 		}
-		outlineText(a.symbols)
+		outlineText(a.symbols, a.hooks)
 		a.err()
 	})
 }
