@@ -160,7 +160,7 @@ func OutlineSource(ctx context.Context, req OutlineRequest, src []byte) (*Outlin
 	if err != nil {
 		return nil, outlineError(req.Path, err)
 	}
-	res := &OutlineResult{Path: req.Path, Language: lang, Symbols: syms.Symbols, Imports: syms.Imports, Redactions: reds}
+	res := &OutlineResult{Path: req.Path, Language: lang, Symbols: syms.Outline(), Imports: syms.Imports, Redactions: reds}
 	if res.Symbols == nil {
 		res.Symbols = []treesitter.Symbol{}
 	}

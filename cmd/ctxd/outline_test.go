@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +52,38 @@ func TestOutlineAndTruncateCLI(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Language != "python" || res.View.Level != "outline" || res.Truncation != "outline" {
 		t.Errorf("truncate --json: %d %s", code, out)
 	}
+}
+
+// TestOutlineListsHooksCLI: `ctxd outline` lists a plugin factory's hooks
+// (a method, an arrow-valued property, a hook object's handler) indented
+// under the factory, and `ctxd truncate --level outline` too; main printed
+// the factory's line alone.
+func TestOutlineListsHooksCLI(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plugin.js")
+	var b strings.Builder
+	b.WriteString("export function stylePlugin(config) {\n  return {\n    name: 'vite:style',\n    configureServer(server) {\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "      server.watch(%d);\n", i)
+	}
+	b.WriteString("    },\n    load: async (id) => {\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "      await read(id, %d);\n", i)
+	}
+	b.WriteString("    },\n    transform: {\n      handler(code, id) {\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "        code = step(code, %d);\n", i)
+	}
+	b.WriteString("        return code;\n      },\n    },\n  };\n}\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "register('builtin-%d', { order: %d });\n", i, i)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "1: function stylePlugin(config)\n  4: configureServer(server)\n  18: load: async (id) =>\n  32: transform: {\n    33: handler(code, id)\n"
+	runCases(t, []cliCase{
+		{"outline", []string{"outline", file}, 0, want, "", ""},
+		{"outline view", []string{"truncate", "--level", "outline", file}, 0, want, "", ""},
+	})
 }
