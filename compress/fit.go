@@ -40,11 +40,6 @@ type View struct {
 
 // ViewsFunc returns a chunk's structural views, largest first, or nil when
 // the chunk has none (not code, unsupported language, does not parse).
-// Each is smaller than the one before, but for an outline last, which may
-// be no smaller than the view before it (a focus view of the named
-// function alone, in a file of many definitions): the fitter then places
-// that outline only cut to a presence line (outlineOf), where it still
-// names what the file defines and the smaller view does not fit.
 type ViewsFunc func(ctx context.Context, c *ctxd.Chunk) []View
 
 // Options configure Fit.
@@ -849,9 +844,7 @@ func (f *fitter) cheap(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd
 		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
-	}
-	if o, ok := f.outlineOf(ctx, i, &c); ok {
-		if r, ok := f.cutOutline(c, o, whole, min(room, presenceWhole)); ok {
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, min(room, presenceWhole)); ok {
 			return r, true
 		}
 	}
@@ -877,9 +870,7 @@ func (f *fitter) line(ctx context.Context, i int, c ctxd.Chunk, room int) (ctxd.
 		if r := f.viewAt(i, len(vs)-1, c, vs[len(vs)-1], whole); r.Tokens <= room {
 			return r, true
 		}
-	}
-	if o, ok := f.outlineOf(ctx, i, &c); ok {
-		if r, ok := f.cutOutline(c, o, whole, room); ok {
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, room); ok {
 			return r, true
 		}
 	}
@@ -932,22 +923,8 @@ func (f *fitter) viewsOf(ctx context.Context, i int, c *ctxd.Chunk) []View {
 			vs = append(vs, v)
 		}
 	}
-	if n := len(vs); n > 0 && vs[n-1].Level == ctxd.ViewOutline {
-		m.outline, m.hasOutline = vs[n-1], true
-		if n > 1 && len(vs[n-1].Text) >= len(vs[n-2].Text) {
-			vs = vs[:n-1]
-		}
-	}
 	m.views, m.viewsDone = vs, true
 	return vs
-}
-
-// outlineOf returns chunk i's outline view, for cuts to a presence line:
-// its smallest view, or an outline no smaller than that (see ViewsFunc).
-func (f *fitter) outlineOf(ctx context.Context, i int, c *ctxd.Chunk) (View, bool) {
-	f.viewsOf(ctx, i, c)
-	m := &f.memo[i]
-	return m.outline, m.hasOutline
 }
 
 type fitter struct {
@@ -961,8 +938,6 @@ type fitter struct {
 type chunkMemo struct {
 	views      []View // see viewsOf
 	viewsDone  bool
-	outline    View // see outlineOf
-	hasOutline bool
 	choices    []ctxd.Chunk // see options; nil until computed
 	whole      int          // see wholeCost
 	wholeDone  bool
@@ -1105,8 +1080,8 @@ func (f *fitter) place(ctx context.Context, i int, c ctxd.Chunk, left int) (ctxd
 			return r, ""
 		}
 	}
-	if o, ok := f.outlineOf(ctx, i, &c); ok {
-		if r, ok := f.cutOutline(c, o, whole, left); ok {
+	if vs := f.viewsOf(ctx, i, &c); len(vs) > 0 {
+		if r, ok := f.cutOutline(c, vs[len(vs)-1], whole, left); ok {
 			return r, ""
 		}
 	}
@@ -1163,55 +1138,36 @@ func (f *fitter) cut(c ctxd.Chunk, whole, left int, level ctxd.View, elided []ct
 	return c, false
 }
 
-// cutOutline is the chunk's outline view v cut to a head and a tail
-// that fit left tokens: for a file too large for even its outline, a
-// part of the list of its definitions says more than a head and a tail
-// of its source (the licence, the imports and a closing brace). It is an
-// outline view: no source line is shown whole. When no whole outline
-// line fits (a signature of eighty tokens in a presence line), the
-// line that matches the request best, else the first, is cut at a token
-// boundary and marked (lineCut).
+// cutOutline is the chunk's outline view v (its smallest) cut to a head
+// and a tail that fit left tokens: for a file too large for even its
+// outline, a part of the list of its definitions says more than a head
+// and a tail of its source (the licence, the imports and a closing
+// brace). It is an outline view: no source line is shown whole.
 func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
 	if v.Level != ctxd.ViewOutline || left < f.opts.MinPartial {
 		return c, false
 	}
 	o := c
 	o.Content = v.Text
-	lines := strings.SplitAfter(strings.TrimSuffix(v.Text, "\n"), "\n")
-	ranked := outlineMatches(c, lines)
-	if r, ok := f.cutOutlineKeeping(o, v, lines, ranked, whole, left); ok {
+	if r, ok := f.cutOutlineKeeping(o, v, whole, left); ok {
 		return r, true
 	}
-	if r, ok := f.cut(o, whole, left, ctxd.ViewOutline, v.Elided); ok || len(ranked) > 0 {
-		return r, ok
-	}
-	return f.cutOutlineKeeping(o, v, lines, []int{0}, whole, left)
+	return f.cut(o, whole, left, ctxd.ViewOutline, v.Elided)
 }
 
-// lineCut is the marker that ends an outline line cut at a token
-// boundary (cutOutlineKeeping).
-const lineCut = " ... [line cut]"
-
-// cutOutlineKeeping cuts the outline v of chunk c (its lines) to the
-// lines that match the request, ranked best first (outlineMatches), and
-// as many of the first lines as fit, each gap a one-line count: a head and
-// a tail of the outline would hide the very definition asked about in
-// the middle. When not all the ranked lines fit, it keeps the best ones
-// that do; when not even the best one fits whole, the best one cut at a
-// token boundary and marked lineCut (a long signature says which
-// function it is in its first tokens). It reports false when nothing is
-// ranked or not even a cut line fits.
-func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, lines []string, ranked []int, whole, left int) (ctxd.Chunk, bool) {
-	if len(ranked) == 0 {
+// cutOutlineKeeping cuts the outline v of chunk c to the lines that match
+// the request (a symbol it names, the definitions holding the cursor, a
+// focus, error or reference line) and as many of the first lines as fit,
+// each gap a one-line count: a head and a tail of the outline would hide
+// the very definition asked about in the middle. It reports false when no
+// line matches or the matching lines alone do not fit.
+func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
+	lines := strings.SplitAfter(strings.TrimSuffix(v.Text, "\n"), "\n")
+	must := outlineMatches(c, lines)
+	if len(must) == 0 {
 		return c, false
 	}
-	// build keeps the first head lines and the best k ranked ones, the
-	// best of them cut to its first cut bytes when cut >= 0.
-	build := func(head, k, cut int) ctxd.Chunk {
-		keep := make(map[int]bool, k)
-		for _, i := range ranked[:k] {
-			keep[i] = true
-		}
+	build := func(head int) ctxd.Chunk {
 		var b strings.Builder
 		gap := 0
 		flush := func() {
@@ -1221,14 +1177,8 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, lines []string, ranked 
 			}
 		}
 		for i, l := range lines {
-			if i < head || keep[i] {
+			if i < head || must[i] {
 				flush()
-				if cut >= 0 && i == ranked[0] {
-					b.WriteString(strings.TrimRight(l[:cut], " \t"))
-					b.WriteString(lineCut)
-					b.WriteByte('\n')
-					continue
-				}
 				b.WriteString(l)
 				if !strings.HasSuffix(l, "\n") {
 					b.WriteByte('\n')
@@ -1246,31 +1196,18 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, lines []string, ranked 
 		r.Tokens = f.cost(r)
 		return r
 	}
-	// The most ranked lines that fit, by bisection (cost grows with k).
-	best := build(0, 1, -1)
+	best := build(0)
 	if best.Tokens > left {
-		return f.cutLine(lines[ranked[0]], build, left)
-	}
-	lo, hi := 1, len(ranked)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if r := build(0, mid, -1); r.Tokens <= left {
-			lo, best = mid, r
-		} else {
-			hi = mid - 1
-		}
-	}
-	if lo < len(ranked) {
-		return best, true
+		return c, false
 	}
 	// The longest head that fits, by bisection (cost grows with head); an
 	// outline line costs at least two tokens (its number and its name),
 	// so no head of more than left/2 lines fits: a presence line of 64
 	// tokens counts a few short heads, not halves of a long outline.
-	lo, hi = 0, min(len(lines), left/2)
+	lo, hi := 0, min(len(lines), left/2)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if r := build(mid, len(ranked), -1); r.Tokens <= left {
+		if r := build(mid); r.Tokens <= left {
 			lo, best = mid, r
 		} else {
 			hi = mid - 1
@@ -1279,58 +1216,13 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, lines []string, ranked 
 	return best, true
 }
 
-// cutLine returns build(0, 1, n) for the longest cut n of line (after a
-// space, a comma or an opening bracket, so a name is never split) that
-// fits left tokens, and false when no cut keeping more than the line's
-// number and a word does.
-func (f *fitter) cutLine(line string, build func(head, k, cut int) ctxd.Chunk, left int) (ctxd.Chunk, bool) {
-	var cuts []int
-	for i := 1; i < len(line); i++ {
-		switch line[i-1] {
-		case ' ', ',', '(', '[', '{', '<':
-			cuts = append(cuts, i)
-		}
-	}
-	// The line's number ("23: ") and its first word ("def") say nothing
-	// alone: a cut keeps the word after them at least.
-	name := len(line) - len(strings.TrimLeft(line, " "))
-	if j := strings.Index(line[name:], ": "); j >= 0 {
-		name += j + 2
-	}
-	if j := strings.IndexByte(line[name:], ' '); j >= 0 {
-		name += j + 1
-	}
-	cuts = slices.DeleteFunc(cuts, func(n int) bool { return n <= name })
-	var best ctxd.Chunk
-	ok := false
-	lo, hi := 0, len(cuts)-1
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if r := build(0, 1, cuts[mid]); r.Tokens <= left {
-			best, ok = r, true
-			lo = mid + 1
-		} else {
-			hi = mid - 1
-		}
-	}
-	return best, ok
-}
-
 // outlineMatches returns the indexes of the outline lines ("12: func
-// Serve(...)", indented by depth) that match the request, best first and
-// each once: a line whose signature names one of c's mentioned symbols,
-// then the last definition starting at or before each of c's cursor,
-// focus (in their rank order), error, reference and matching lines (the
-// one holding it).
-func outlineMatches(c ctxd.Chunk, lines []string) []int {
-	var ranked []int
-	seen := map[int]bool{}
-	add := func(i int) {
-		if !seen[i] {
-			seen[i] = true
-			ranked = append(ranked, i)
-		}
-	}
+// Serve(...)", indented by depth) that match the request: a line whose
+// signature names one of c's mentioned symbols, and the last definition
+// starting at or before each of c's cursor, focus, error, reference and
+// matching lines (the one holding it).
+func outlineMatches(c ctxd.Chunk, lines []string) map[int]bool {
+	must := map[int]bool{}
 	starts := make([]int, len(lines))
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
@@ -1345,7 +1237,7 @@ func outlineMatches(c ctxd.Chunk, lines []string) []int {
 				s = s[k+1:]
 			}
 			if query.NameIndex(t, s) >= 0 {
-				add(i)
+				must[i] = true
 			}
 		}
 	}
@@ -1358,10 +1250,10 @@ func outlineMatches(c ctxd.Chunk, lines []string) []int {
 			}
 		}
 		if l > 0 && best >= 0 {
-			add(best)
+			must[best] = true
 		}
 	}
-	return ranked
+	return must
 }
 
 // wholeLines reports whether cuts of c keep whole lines: source, outlines

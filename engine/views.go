@@ -170,11 +170,8 @@ func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s
 // orderViews returns the views the fitter tries, most informative first
 // and each smaller than the one before: bodies, signatures, then the focus
 // views (the outline with the focused functions whole, then those
-// functions alone with what they use), then the outline. The outline
-// comes last even when a focus-only view is no larger (it would show less
-// for as much): the fitter then cuts it to a presence line only, where
-// the focus view does not fit (compress.ViewsFunc); without it such a
-// file's presence line was its header alone.
+// functions alone with what they use), then the outline, which is left out
+// when a focus-only view is no larger (it would show less for as much).
 func orderViews(vs, focus []treesitter.View) []compress.View {
 	var all []treesitter.View
 	for _, v := range vs {
@@ -194,7 +191,7 @@ func orderViews(vs, focus []treesitter.View) []compress.View {
 	}
 	out := make([]compress.View, 0, len(all))
 	for _, v := range all {
-		if n := len(out); n > 0 && len(v.Text) >= len(out[n-1].Text) && v.Level != treesitter.Outline {
+		if n := len(out); n > 0 && len(v.Text) >= len(out[n-1].Text) {
 			continue
 		}
 		out = append(out, compress.View{Level: v.Level, Text: v.Text, Elided: v.Elided})
