@@ -14,7 +14,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -1153,85 +1152,7 @@ func (f *fitter) cutOutline(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, 
 	if r, ok := f.cutOutlineKeeping(o, v, whole, left); ok {
 		return r, true
 	}
-	if r, ok := f.cut(o, whole, left, ctxd.ViewOutline, v.Elided); ok {
-		return r, true
-	}
-	return f.cutOutlineLine(o, v, whole, left)
-}
-
-// lineCut ends an outline line cut at a token boundary (cutOutlineLine).
-const lineCut = " ... [line cut]"
-
-// cutOutlineLine is the outline v of chunk c as one of its lines cut at a
-// token boundary and marked lineCut, the rest counted, for a presence line
-// no whole outline line fits in (a signature of eighty tokens in 64): the
-// line naming a symbol the request names, else the definition holding the
-// cursor or the best focus line, else the first. A cut keeps the name: it
-// falls after a space, comma or opening bracket past the line's number
-// and first word. It reports false when no such cut fits left.
-func (f *fitter) cutOutlineLine(c ctxd.Chunk, v View, whole, left int) (ctxd.Chunk, bool) {
-	lines := strings.SplitAfter(strings.TrimSuffix(v.Text, "\n"), "\n")
-	pick := 0
-	for _, facts := range []ctxd.Facts{
-		{MentionedSymbols: c.Facts.MentionedSymbols},
-		{Cursor: c.Facts.Cursor, FocusLines: c.Facts.FocusLines[:min(1, len(c.Facts.FocusLines))]},
-	} {
-		m := c
-		m.Facts = facts
-		if got := outlineMatches(m, lines); len(got) > 0 {
-			pick = slices.Min(slices.Collect(maps.Keys(got)))
-			break
-		}
-	}
-	line := strings.TrimSuffix(lines[pick], "\n")
-	build := func(cut int) ctxd.Chunk {
-		var b strings.Builder
-		if pick > 0 {
-			fmt.Fprintf(&b, "... %d outline lines ...\n", pick)
-		}
-		b.WriteString(strings.TrimRight(line[:cut], " \t"))
-		b.WriteString(lineCut + "\n")
-		if n := len(lines) - pick - 1; n > 0 {
-			fmt.Fprintf(&b, "... %d outline lines ...\n", n)
-		}
-		r := c
-		r.Content = b.String()
-		r.Truncated, r.Truncation = true, ctxd.ViewOutline
-		r.Elided = v.Elided
-		r.OriginalTokens = whole
-		r.Tokens = f.cost(r)
-		return r
-	}
-	// The line's number ("23: ") and its first word ("def") say nothing
-	// alone: a cut keeps the word after them at least.
-	name := len(line) - len(strings.TrimLeft(line, " "))
-	if j := strings.Index(line[name:], ": "); j >= 0 {
-		name += j + 2
-	}
-	if j := strings.IndexByte(line[name:], ' '); j >= 0 {
-		name += j + 1
-	}
-	var cuts []int
-	for i := name + 1; i < len(line); i++ {
-		switch line[i-1] {
-		case ' ', ',', '(', '[', '{', '<':
-			cuts = append(cuts, i)
-		}
-	}
-	// The longest cut that fits, by bisection (cost grows with the cut).
-	var best ctxd.Chunk
-	ok := false
-	lo, hi := 0, len(cuts)-1
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if r := build(cuts[mid]); r.Tokens <= left {
-			best, ok = r, true
-			lo = mid + 1
-		} else {
-			hi = mid - 1
-		}
-	}
-	return best, ok
+	return f.cut(o, whole, left, ctxd.ViewOutline, v.Elided)
 }
 
 // cutOutlineKeeping cuts the outline v of chunk c to the lines that match
