@@ -271,8 +271,6 @@ func Fit(ctx context.Context, cs []ctxd.Chunk, opts Options) (ctxd.CompressedCon
 		placed[i] = &got
 		used += got.Tokens
 	}
-	// 4. What is left grows the head-and-tail cuts.
-	used = f.grow(cs, placed, used, out.Budget)
 	for _, p := range placed {
 		if p != nil {
 			out.Chunks = append(out.Chunks, *p)
@@ -726,48 +724,6 @@ func (f *fitter) swap(ctx context.Context, cs []ctxd.Chunk, placed []*ctxd.Chunk
 		used += bestView.Tokens - placed[bi].Tokens
 		placed[bi] = &bestView
 		used = f.upgrade(ctx, cs, placed, used, budget)
-	}
-	return used
-}
-
-// grow spends the tokens every other pass left on the head-and-tail cuts
-// placed (ViewMiddle), the one gaining the most value per token first
-// (weight × MiddleShown over the file's whole tokens, qualityAt), each
-// cut again to the largest that fits its tokens and what is left. The
-// upgrade pass never grows a cut (options holds the file whole and its
-// structural views), so a file placed at a presence cut kept it however
-// much room was left: on the development set's commits the budget is
-// spent to within 2% in 98% of envelopes, so this is for the rest (a
-// small repository whose every other file is whole). It returns the
-// tokens used, never over budget.
-func (f *fitter) grow(cs []ctxd.Chunk, placed []*ctxd.Chunk, used, budget int) int {
-	var cuts []int
-	for i, p := range placed {
-		if p != nil && p.Truncated && p.Truncation == ctxd.ViewMiddle && p.OriginalTokens > p.Tokens {
-			cuts = append(cuts, i)
-		}
-	}
-	gain := func(i int) float64 {
-		return f.weight(&cs[i], i) / float64(max(placed[i].OriginalTokens, 1))
-	}
-	slices.SortStableFunc(cuts, func(a, b int) int { return cmp.Compare(gain(b), gain(a)) })
-	for _, i := range cuts {
-		left := budget - used
-		if left <= 0 {
-			break
-		}
-		p := placed[i]
-		if whole := f.wholeCost(i, cs[i]); whole <= p.Tokens+left {
-			c := cs[i]
-			c.Tokens = whole
-			used += whole - p.Tokens
-			placed[i] = &c
-			continue
-		}
-		if r, ok := f.middle(cs[i], p.OriginalTokens, p.Tokens+left); ok && r.Tokens > p.Tokens && r.Tokens <= p.Tokens+left && len(r.Content) > len(p.Content) {
-			used += r.Tokens - p.Tokens
-			placed[i] = &r
-		}
 	}
 	return used
 }
