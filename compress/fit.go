@@ -1128,7 +1128,7 @@ func (f *fitter) cutOutlineKeeping(c ctxd.Chunk, v View, whole, left int) (ctxd.
 		gap := 0
 		flush := func() {
 			if gap > 0 {
-				fmt.Fprintf(&b, "... %d outline lines ...\n", gap)
+				fmt.Fprintf(&b, "... %s ...\n", ctxd.Plural(gap, "outline line", "outline lines"))
 				gap = 0
 			}
 		}
