@@ -197,6 +197,7 @@ func (r *pass) view(ctx context.Context) error {
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
 	r.e.declLines(ctx, r.p.query, r.chunks, r.sums)
+	docSections(r.p.query, r.chunks)
 	return nil
 }
 
@@ -206,6 +207,7 @@ func (r *pass) rank() {
 		Task:    r.env.TaskType,
 		Boosts:  prioritize.BoostsFromMap(r.e.cfg.Priority),
 		Commits: r.e.cfg.Gather.Commits,
+		HowTo:   r.p.query.HowTo,
 	})
 	if r.req.Scored != nil {
 		r.req.Scored(r.chunks)
@@ -224,6 +226,12 @@ func (r *pass) fit(ctx context.Context) error {
 			return prompt.AppendSection(dst, c, format)
 		},
 		Views: func(ctx context.Context, c *ctxd.Chunk) []compress.View {
+			if r.p.query.HowTo {
+				// A how-to's documents: their matching sections whole.
+				if vs := docViews(c); vs != nil {
+					return vs
+				}
+			}
 			return r.e.viewsSum(ctx, c, r.sums.of(c))
 		},
 		Task: env.TaskType,

@@ -34,6 +34,11 @@ const (
 	BoostImplementTarget = 400
 	BoostRefactorDeps    = 200
 	BoostAnalyzeOverview = 150
+	// BoostHowToDoc raises, for a question about how to use the project,
+	// a Markdown document with sections that match it (their headings
+	// are its focus lines) to the level of a good code match: those
+	// sections are the answer, beside the code.
+	BoostHowToDoc = 400
 )
 
 // Other term scales (see docs/scoring.md).
@@ -90,6 +95,10 @@ type Options struct {
 	// Commits is how many recent commits the gatherer looked at, to scale
 	// the recency boost (0 means 5).
 	Commits int
+	// HowTo: the request asks how to use the project
+	// (query.Query.HowTo); a Markdown document whose sections answer it
+	// (focus lines set, engine's docSections) gets BoostHowToDoc.
+	HowTo bool
 }
 
 // BoostsFromMap turns the configuration's pattern → value map into a
@@ -154,6 +163,10 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if v, why := taskBoost(c, opts.Task); v != 0 {
 		add(ctxd.TermTask, v, why)
 	}
+	howToDoc := opts.HowTo && howToSections(c)
+	if howToDoc {
+		add(ctxd.TermTask, BoostHowToDoc, "how-to: documentation "+strings.Join(f.FocusDefs[0].Why, ", ")+" answers it")
+	}
 	if v, why := recency(f, opts.Commits); v != 0 {
 		add(ctxd.TermRecency, v, why)
 	}
@@ -190,10 +203,18 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	// Critical chunks (open files, error locations) must be included; a
 	// size penalty would only let lesser chunks overtake them. The
 	// compressor shrinks them to fit instead.
-	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical {
+	// A how-to's document is shown by its sections, not whole: its size
+	// says nothing of their cost.
+	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical && !howToDoc {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms
+}
+
+// howToSections reports a Markdown document whose focus lines are the
+// sections a how-to matched (engine's docSections).
+func howToSections(c *ctxd.Chunk) bool {
+	return c.ChunkType == ctxd.ChunkFile && c.Facts.Language == "markdown" && len(c.Facts.FocusDefs) > 0
 }
 
 // RankTerm is a reciprocal-rank term: scale at rank 1, half of it at

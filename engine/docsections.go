@@ -1,0 +1,355 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctxd/ctxd"
+	"github.com/ctxd/ctxd/compress"
+	"github.com/ctxd/ctxd/lang"
+	"github.com/ctxd/ctxd/query"
+	"github.com/ctxd/ctxd/tokens"
+	"github.com/ctxd/ctxd/workspace/tree"
+)
+
+const (
+	// docSectionsMax bounds the sections of one document a how-to keeps
+	// whole: the answer is a section or two, and a third that matches as
+	// well is shown beside them.
+	docSectionsMax = 3
+	// docSectionsNear keeps a section whose score is at least this share
+	// of the document's best.
+	docSectionsNear = 0.5
+	// docHeadingWeight is what a request term in a section's heading adds
+	// over one in its text, in units of the term's IDF: a heading names
+	// what its section is for ("Required option").
+	docHeadingWeight = 2.0
+)
+
+// docSections sets, for a question about how to use the project
+// (query.Query.HowTo: "how do I make an option required"), the focus
+// lines of each gathered Markdown document: the headings of the sections
+// whose heading and text match the request's words best, best first, with
+// their scores in FocusDefs. The views then show those sections whole
+// (docViews), not the document's head and tail or nothing: a README of
+// ten thousand tokens did not fit beside the code, and its "Required
+// option" section is the answer. Code tasks are left as they are.
+func docSections(q *query.Query, chunks []ctxd.Chunk) {
+	if !q.HowTo {
+		return
+	}
+	terms := tree.TermsOf(q.Words)
+	if len(terms) == 0 {
+		return
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || !isMarkdown(c.Source) {
+			continue
+		}
+		best := bestSections(c.Content, markdownSections(c.Content), terms)
+		if len(best) == 0 {
+			continue
+		}
+		c.Facts.FocusLines = c.Facts.FocusLines[:0]
+		c.Facts.FocusDefs = c.Facts.FocusDefs[:0]
+		for _, b := range best {
+			c.Facts.FocusLines = append(c.Facts.FocusLines, b.sec.start)
+			c.Facts.FocusDefs = append(c.Facts.FocusDefs, ctxd.DefScore{Line: b.sec.start, Score: math.Round(b.score*100) / 100, Why: []string{"section " + sectionTitle(b.sec)}})
+		}
+	}
+}
+
+// isMarkdown reports a Markdown document by its name.
+func isMarkdown(source string) bool { return lang.Of(source) == "markdown" }
+
+// mdSection is one section of a Markdown document: its heading's line
+// (1-based), level (1-6) and text, and its last line (the line before
+// the next heading of any level, or the document's last).
+type mdSection struct {
+	start, end, level int
+	title             string
+}
+
+// markdownSections returns the sections of a Markdown text, in order:
+// ATX headings ("## Options", up to three spaces in) and setext ones (a
+// line underlined with "===" or "---"), outside fenced code blocks. The
+// text before the first heading is no section.
+func markdownSections(text string) []mdSection {
+	var out []mdSection
+	var fence string // the open fence's marker, "" outside one
+	prev := ""       // the line before, "" after a heading, a blank or a fence
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		l := strings.TrimRight(line, "\r\n")
+		t := strings.TrimLeft(l, " ")
+		indent := len(l) - len(t)
+		if fence != "" {
+			// A closing fence: the opening one's character, at least as
+			// many, nothing after them but spaces.
+			if indent < 4 && strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+			prev = ""
+			continue
+		}
+		if indent < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			k := 0
+			for k < len(t) && t[k] == t[0] {
+				k++
+			}
+			fence = t[:k]
+			prev = ""
+			continue
+		}
+		if level, title, ok := atxHeading(t, indent); ok {
+			out = append(out, mdSection{start: n, level: level, title: title})
+			prev = ""
+			continue
+		}
+		if prev != "" && indent < 4 && setextUnderline(t) {
+			level := 1
+			if t[0] == '-' {
+				level = 2
+			}
+			out = append(out, mdSection{start: n - 1, level: level, title: strings.TrimSpace(prev)})
+			prev = ""
+			continue
+		}
+		prev = strings.TrimSpace(l)
+	}
+	for k := range out {
+		out[k].end = n
+		if k+1 < len(out) {
+			out[k].end = out[k+1].start - 1
+		}
+	}
+	return out
+}
+
+// atxHeading reads an ATX heading ("### Required option ###"): its level
+// and text.
+func atxHeading(t string, indent int) (level int, title string, ok bool) {
+	if indent >= 4 {
+		return 0, "", false
+	}
+	for level < len(t) && t[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || level < len(t) && t[level] != ' ' && t[level] != '\t' {
+		return 0, "", false
+	}
+	title = strings.TrimSpace(t[level:])
+	title = strings.TrimSpace(strings.TrimRight(title, "#"))
+	return level, title, true
+}
+
+// setextUnderline reports a line of '=' or '-' alone (trailing spaces
+// allowed) under a paragraph line.
+func setextUnderline(t string) bool {
+	t = strings.TrimRight(t, " \t")
+	if t == "" || t[0] != '=' && t[0] != '-' {
+		return false
+	}
+	return strings.Trim(t, t[:1]) == ""
+}
+
+// scoredSection is a section and its match with a request.
+type scoredSection struct {
+	sec   mdSection
+	score float64
+}
+
+// bestSections scores each section of text against the request's terms
+// (the lexical ranking's: identifier pieces, lowercased and stemmed):
+// BM25 of its lines with each term's IDF taken among the document's
+// sections, a term in the heading adding docHeadingWeight times its IDF.
+// It returns the best ones: those within docSectionsNear of the best, at
+// most docSectionsMax, best first. A section must hold two of the
+// request's terms, or one in its heading: one word of the text
+// ("option", in most sections of a command-line library's README) picks
+// nothing.
+func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection {
+	if len(secs) == 0 {
+		return nil
+	}
+	want := make(map[uint32]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	type bag struct {
+		head map[uint32]bool
+		tf   map[uint32]int
+		n    int // the section's terms, the request's or not
+	}
+	bags := make([]bag, len(secs))
+	for k := range bags {
+		bags[k] = bag{head: map[uint32]bool{}, tf: map[uint32]int{}}
+	}
+	var buf []uint32
+	k, n := -1, 0
+	for line := range strings.Lines(text) {
+		n++
+		for k+1 < len(secs) && secs[k+1].start <= n {
+			k++
+		}
+		if k < 0 {
+			continue // before the first heading
+		}
+		b := &bags[k]
+		buf = identTerms(buf[:0], line)
+		b.n += len(buf)
+		for _, t := range buf {
+			if !want[t] {
+				continue
+			}
+			if n == secs[k].start {
+				b.head[t] = true
+			} else {
+				b.tf[t]++
+			}
+		}
+	}
+	df := map[uint32]int{}
+	total := 0
+	for _, b := range bags {
+		total += b.n
+		for t := range want {
+			if b.head[t] || b.tf[t] > 0 {
+				df[t]++
+			}
+		}
+	}
+	avg := max(float64(total)/float64(len(bags)), 1)
+	const k1, bm = 1.2, 0.75
+	N := float64(len(secs))
+	var out []scoredSection
+	for i, b := range bags {
+		score, held := 0.0, 0
+		for t := range want {
+			if !b.head[t] && b.tf[t] == 0 {
+				continue
+			}
+			held++
+			idf := math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			if b.head[t] {
+				score += docHeadingWeight * idf
+			}
+			if tf := float64(b.tf[t]); tf > 0 {
+				score += idf * tf * (k1 + 1) / (tf + k1*(1-bm+bm*float64(b.n)/avg))
+			}
+		}
+		if held >= 2 || len(b.head) > 0 {
+			out = append(out, scoredSection{secs[i], score})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scoredSection) int { return cmp.Compare(b.score, a.score) })
+	for i := range out {
+		if i == docSectionsMax || out[i].score < docSectionsNear*out[0].score {
+			return out[:i]
+		}
+	}
+	return out
+}
+
+// identTerms appends the terms of the identifier runs of s to dst.
+func identTerms(dst []uint32, s string) []uint32 {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && query.IsIdentByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			dst = tree.AppendTerms(dst, []byte(s[start:i]))
+			start = -1
+		}
+	}
+	return dst
+}
+
+// docViews returns the views of a Markdown document whose focus lines
+// are section headings (docSections): the best k sections whole for k
+// from all of them down to the best alone, each under the headings of
+// the sections it is part of, the rest of the document elided; each
+// smaller than the one before. Nil when the document has no such focus.
+func docViews(c *ctxd.Chunk) []compress.View {
+	if len(c.Facts.FocusLines) == 0 || !isMarkdown(c.Source) {
+		return nil
+	}
+	secs := markdownSections(c.Content)
+	var chosen []mdSection
+	for _, l := range c.Facts.FocusLines {
+		k := slices.IndexFunc(secs, func(s mdSection) bool { return s.start == l })
+		if k < 0 {
+			return nil // not a section's heading: no document focus
+		}
+		chosen = append(chosen, secs[k])
+	}
+	lines := strings.SplitAfter(c.Content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var out []compress.View
+	for k := len(chosen); k >= 1; k-- {
+		v := sectionsView(lines, secs, chosen[:k])
+		if n := len(out); n > 0 && len(v.Text) >= len(out[n-1].Text) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// sectionsView shows the lines of the chosen sections and the headings
+// of the sections that contain them (a heading of a lower level before
+// each), every other run of lines replaced by a marker and reported as
+// elided.
+func sectionsView(lines []string, secs, chosen []mdSection) compress.View {
+	show := make([]bool, len(lines)+1) // 1-based
+	for _, s := range chosen {
+		for l := s.start; l <= s.end && l <= len(lines); l++ {
+			show[l] = true
+		}
+		// The headings above it: each nearest earlier heading of a
+		// lower level, up to the document's top.
+		level := s.level
+		for k := slices.IndexFunc(secs, func(o mdSection) bool { return o.start == s.start }) - 1; k >= 0 && level > 1; k-- {
+			if secs[k].level < level {
+				show[secs[k].start] = true
+				if secs[k].start+1 <= len(lines) && setextUnderline(strings.TrimSpace(lines[secs[k].start])) {
+					show[secs[k].start+1] = true
+				}
+				level = secs[k].level
+			}
+		}
+	}
+	var b strings.Builder
+	var elided []ctxd.LineRange
+	for l := 1; l <= len(lines); {
+		if show[l] {
+			b.WriteString(lines[l-1])
+			if !strings.HasSuffix(lines[l-1], "\n") {
+				b.WriteByte('\n')
+			}
+			l++
+			continue
+		}
+		from, chars := l, 0
+		for ; l <= len(lines) && !show[l]; l++ {
+			chars += len([]rune(lines[l-1]))
+		}
+		elided = append(elided, ctxd.LineRange{Start: from, End: l - 1})
+		b.WriteString(tokens.Marker(l-from, chars))
+	}
+	return compress.View{Level: ctxd.ViewFocusOnly, Text: b.String(), Elided: elided}
+}
+
+// sectionTitle names a section for a reason line.
+func sectionTitle(s mdSection) string { return fmt.Sprintf("%q (line %d)", s.title, s.start) }
