@@ -170,9 +170,9 @@ type scoredSection struct {
 // sections, a term in the heading adding docHeadingWeight times its IDF.
 // It returns the best ones: those within docSectionsNear of the best, at
 // most docSectionsMax, best first. A section must hold two of the
-// request's terms, or one in its heading: one word of the text
-// ("option", in most sections of a command-line library's README) picks
-// nothing.
+// request's terms, or one in its heading, and one of them must be in
+// at most half the sections: words every section holds ("option", in a
+// command-line library's README) pick nothing.
 func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection {
 	if len(secs) == 0 {
 		return nil
@@ -229,12 +229,13 @@ func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection
 	N := float64(len(secs))
 	var out []scoredSection
 	for i, b := range bags {
-		score, held := 0.0, 0
+		score, held, rare := 0.0, 0, false
 		for t := range want {
 			if !b.head[t] && b.tf[t] == 0 {
 				continue
 			}
 			held++
+			rare = rare || 2*df[t] <= len(secs)
 			idf := math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5))
 			if b.head[t] {
 				score += docHeadingWeight * idf
@@ -243,7 +244,7 @@ func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection
 				score += idf * tf * (k1 + 1) / (tf + k1*(1-bm+bm*float64(b.n)/avg))
 			}
 		}
-		if held >= 2 || len(b.head) > 0 {
+		if rare && (held >= 2 || len(b.head) > 0) {
 			out = append(out, scoredSection{secs[i], score})
 		}
 	}
