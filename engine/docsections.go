@@ -27,40 +27,136 @@ const (
 	// over one in its text, in units of the term's IDF: a heading names
 	// what its section is for ("Required option").
 	docHeadingWeight = 2.0
+	// docHowToFiles bounds the documents a how-to shows by sections:
+	// the best lexical matches among them (a static-files question had
+	// brought five pages of the docs, each with a section that said
+	// "static" or "directory", and the code fell to its signatures).
+	docHowToFiles = 2
 )
 
 // docSections sets, for a question about how to use the project
 // (query.Query.HowTo: "how do I make an option required"), the focus
-// lines of each gathered Markdown document: the headings of the sections
-// whose heading and text match the request's words best, best first, with
-// their scores in FocusDefs. The views then show those sections whole
-// (docViews), not the document's head and tail or nothing: a README of
-// ten thousand tokens did not fit beside the code, and its "Required
-// option" section is the answer. Code tasks are left as they are.
-func docSections(q *query.Query, chunks []ctxd.Chunk) {
+// lines of the best docHowToFiles gathered Markdown documents: the
+// headings of the sections whose heading and text match the request's
+// words best, best first, with their scores in FocusDefs. Such a
+// document is shown by those sections whole under their headings, not by
+// its head and tail or not at all: a README of ten thousand tokens did
+// not fit beside the code, and its "Required option" section is the
+// answer. A document more than twice its sections' size is reduced to
+// them before it is scored and fitted (its chunk is their view, whole
+// no option: a 7,600-token middleware page whole had pushed the code it
+// documents to outlines); the returned views, by source, are each
+// document's, from all its sections down to the best one, for the
+// fitter. Code tasks are left as they are. Chunks must be counted (c counts the views).
+func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[string]docFocus {
 	if !q.HowTo {
-		return
+		return nil
 	}
 	terms := tree.TermsOf(q.Words)
 	if len(terms) == 0 {
-		return
+		return nil
 	}
+	// The documents in the lexical ranking's order, those it did not
+	// rank (a readme gathered by name) after.
+	var docs []int
 	for i := range chunks {
-		c := &chunks[i]
-		if c.ChunkType != ctxd.ChunkFile || c.Facts.Minified || !isMarkdown(c.Source) {
-			continue
+		ch := &chunks[i]
+		if ch.ChunkType == ctxd.ChunkFile && !ch.Facts.Minified && !ch.Truncated && isMarkdown(ch.Source) {
+			docs = append(docs, i)
 		}
-		best := bestSections(c.Content, markdownSections(c.Content), terms)
+	}
+	slices.SortStableFunc(docs, func(a, b int) int {
+		rank := func(i int) int {
+			if r := chunks[i].Facts.LexicalRank; r > 0 {
+				return r
+			}
+			return math.MaxInt
+		}
+		return cmp.Compare(rank(a), rank(b))
+	})
+	out := map[string]docFocus{}
+	for _, i := range docs {
+		if len(out) == docHowToFiles {
+			break
+		}
+		ch := &chunks[i]
+		best := bestSections(ch.Content, markdownSections(ch.Content), terms)
 		if len(best) == 0 {
 			continue
 		}
-		c.Facts.FocusLines = c.Facts.FocusLines[:0]
-		c.Facts.FocusDefs = c.Facts.FocusDefs[:0]
+		f := &ch.Facts
+		f.FocusLines, f.FocusDefs, f.DocSections = nil, nil, true
 		for _, b := range best {
-			c.Facts.FocusLines = append(c.Facts.FocusLines, b.sec.start)
-			c.Facts.FocusDefs = append(c.Facts.FocusDefs, ctxd.DefScore{Line: b.sec.start, Score: math.Round(b.score*100) / 100, Why: []string{"section " + sectionTitle(b.sec)}})
+			f.FocusLines = append(f.FocusLines, b.sec.start)
+			f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: b.sec.start, Score: math.Round(b.score*100) / 100, Why: []string{"section " + sectionTitle(b.sec)}})
+		}
+		vs := docViews(ch)
+		if len(vs) == 0 {
+			continue
+		}
+		d := docFocus{views: vs}
+		if 2*len(vs[0].Text) < len(ch.Content) {
+			d.elided, d.lines = vs[0].Elided, strings.Count(ch.Content, "\n")+1
+			ch.Content = vs[0].Text
+			ch.Truncated, ch.Truncation, ch.Elided = true, vs[0].Level, vs[0].Elided
+			ch.OriginalTokens = ch.Tokens
+			ch.Tokens = c.Count(ch.Content)
+			// Its first view is its content now; it stays a view, so
+			// the fitter's smallest view is a section, never a head
+			// and a tail of them.
+		}
+		out[ch.Source] = d
+	}
+	return out
+}
+
+// docFocus is a how-to's document shown by its sections: its views and,
+// when its chunk was reduced to the first of them, that view's elided
+// ranges and the document's line count.
+type docFocus struct {
+	views  []compress.View
+	elided []ctxd.LineRange
+	lines  int
+}
+
+// fixCut gives a reduced document (docSections) that the fitter cut to a
+// head and a tail of its sections' view the document's line numbers: the
+// cut's elided ranges count the view's lines, its content's header
+// says the document's. c's Elided becomes every line of the document
+// the cut does not show.
+func (d docFocus) fixCut(c *ctxd.Chunk) {
+	if d.elided == nil || c.Truncation != ctxd.ViewMiddle {
+		return
+	}
+	// at[k] is the document's line of the view's line k+1 (0: a marker).
+	var at []int
+	for l := 1; l <= d.lines; {
+		if k := slices.IndexFunc(d.elided, func(r ctxd.LineRange) bool { return r.Start == l }); k >= 0 {
+			at = append(at, 0)
+			l = d.elided[k].End + 1
+			continue
+		}
+		at = append(at, l)
+		l++
+	}
+	shown := make([]bool, d.lines+2)
+	for k, l := range at {
+		if l > 0 && !ctxd.InRanges(c.Elided, k+1) {
+			shown[l] = true
 		}
 	}
+	var out []ctxd.LineRange
+	for l := 1; l <= d.lines; l++ {
+		if shown[l] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End == l-1 {
+			out[n-1].End = l
+		} else {
+			out = append(out, ctxd.LineRange{Start: l, End: l})
+		}
+	}
+	c.Elided = out
 }
 
 // isMarkdown reports a Markdown document by its name.
@@ -171,8 +267,9 @@ type scoredSection struct {
 // It returns the best ones: those within docSectionsNear of the best, at
 // most docSectionsMax, best first. A section must hold two of the
 // request's terms, or one in its heading, and one of them must be in
-// at most half the sections: words every section holds ("option", in a
-// command-line library's README) pick nothing.
+// at most half the sections (of a document of three or more): words
+// every section holds ("option", in a command-line library's README)
+// pick nothing.
 func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection {
 	if len(secs) == 0 {
 		return nil
@@ -235,7 +332,7 @@ func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection
 				continue
 			}
 			held++
-			rare = rare || 2*df[t] <= len(secs)
+			rare = rare || 2*df[t] <= len(secs) || len(secs) <= 2
 			idf := math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5))
 			if b.head[t] {
 				score += docHeadingWeight * idf

@@ -145,7 +145,7 @@ func TestHowToSeesDocSection(t *testing.T) {
 			t.Errorf("lib/command.js at %q hides the check's line %d; included %v", got.Truncation, n, order)
 		}
 		if c := chunkOf(env, "Readme.md"); c != nil {
-			if len(c.Facts.FocusDefs) > 0 || c.Truncation == ctxd.ViewFocusOnly {
+			if c.Facts.DocSections || len(c.Facts.FocusDefs) > 0 || c.Truncation == ctxd.ViewFocusOnly {
 				t.Errorf("a fix request's readme has section focus (%v, %s)", c.Facts.FocusDefs, c.Truncation)
 			}
 			for _, term := range c.ScoreBreakdown {
@@ -212,5 +212,19 @@ func TestBestSections(t *testing.T) {
 				t.Errorf("Installation chosen: %q", got)
 			}
 		})
+	}
+}
+
+// TestFixCut: a reduced document cut to a head and a tail reports the
+// document's lines it hides, not the view's.
+func TestFixCut(t *testing.T) {
+	d := docFocus{elided: []ctxd.LineRange{{Start: 1, End: 3}, {Start: 8, End: 10}}, lines: 10}
+	// The view: marker, lines 4-7, marker; the cut hides its lines 3-4
+	// (the document's 5 and 6).
+	c := &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewMiddle, Elided: []ctxd.LineRange{{Start: 3, End: 4}}}
+	d.fixCut(c)
+	want := []ctxd.LineRange{{Start: 1, End: 3}, {Start: 5, End: 6}, {Start: 8, End: 10}}
+	if diff := cmp.Diff(want, c.Elided); diff != "" {
+		t.Errorf("elided (-want +got):\n%s", diff)
 	}
 }

@@ -137,6 +137,9 @@ type pass struct {
 	sc     *secrets.Scanner
 	reds   []ctxd.Redaction
 	fitted ctxd.CompressedContext
+	// docs are the documents a how-to shows by their sections
+	// (docSections), by source.
+	docs map[string]docFocus
 	// gathered: the stages ran analyses whose facts the store keeps.
 	gathered bool
 }
@@ -197,7 +200,7 @@ func (r *pass) view(ctx context.Context) error {
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
 	r.e.declLines(ctx, r.p.query, r.chunks, r.sums)
-	docSections(r.p.query, r.chunks)
+	r.docs = docSections(r.p.query, r.chunks, r.p.counter)
 	return nil
 }
 
@@ -226,11 +229,9 @@ func (r *pass) fit(ctx context.Context) error {
 			return prompt.AppendSection(dst, c, format)
 		},
 		Views: func(ctx context.Context, c *ctxd.Chunk) []compress.View {
-			if r.p.query.HowTo {
-				// A how-to's documents: their matching sections whole.
-				if vs := docViews(c); vs != nil {
-					return vs
-				}
+			if d, ok := r.docs[c.Source]; ok {
+				// A how-to's document: fewer of its sections.
+				return d.views
 			}
 			return r.e.viewsSum(ctx, c, r.sums.of(c))
 		},
@@ -242,6 +243,11 @@ func (r *pass) fit(ctx context.Context) error {
 	fitted, err := compress.Fit(ctx, r.chunks, opts)
 	if err != nil {
 		return err
+	}
+	for i := range fitted.Chunks {
+		if d, ok := r.docs[fitted.Chunks[i].Source]; ok {
+			d.fixCut(&fitted.Chunks[i])
+		}
 	}
 	r.fitted = fitted
 	env.Context = fitted

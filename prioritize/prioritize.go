@@ -96,8 +96,8 @@ type Options struct {
 	// the recency boost (0 means 5).
 	Commits int
 	// HowTo: the request asks how to use the project
-	// (query.Query.HowTo); a Markdown document whose sections answer it
-	// (focus lines set, engine's docSections) gets BoostHowToDoc.
+	// (query.Query.HowTo); a document whose sections answer it
+	// (Facts.DocSections) gets BoostHowToDoc.
 	HowTo bool
 }
 
@@ -163,8 +163,7 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if v, why := taskBoost(c, opts.Task); v != 0 {
 		add(ctxd.TermTask, v, why)
 	}
-	howToDoc := opts.HowTo && howToSections(c)
-	if howToDoc {
+	if opts.HowTo && howToSections(c) {
 		add(ctxd.TermTask, BoostHowToDoc, "how-to: documentation "+strings.Join(f.FocusDefs[0].Why, ", ")+" answers it")
 	}
 	if v, why := recency(f, opts.Commits); v != 0 {
@@ -203,18 +202,16 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	// Critical chunks (open files, error locations) must be included; a
 	// size penalty would only let lesser chunks overtake them. The
 	// compressor shrinks them to fit instead.
-	// A how-to's document is shown by its sections, not whole: its size
-	// says nothing of their cost.
-	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical && !howToDoc {
+	if p := SizePenalty(c.Tokens); p > 0 && c.Priority < ctxd.PriorityCritical {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms
 }
 
-// howToSections reports a Markdown document whose focus lines are the
-// sections a how-to matched (engine's docSections).
+// howToSections reports a document whose focus lines are the sections a
+// how-to matched (engine's docSections).
 func howToSections(c *ctxd.Chunk) bool {
-	return c.ChunkType == ctxd.ChunkFile && c.Facts.Language == "markdown" && len(c.Facts.FocusDefs) > 0
+	return c.Facts.DocSections && len(c.Facts.FocusDefs) > 0
 }
 
 // RankTerm is a reciprocal-rank term: scale at rank 1, half of it at
