@@ -88,7 +88,12 @@ func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[stri
 		f.FocusLines, f.FocusDefs, f.DocSections = nil, nil, true
 		for _, b := range best {
 			f.FocusLines = append(f.FocusLines, b.sec.start)
-			f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: b.sec.start, Score: math.Round(b.score*100) / 100, Why: []string{"section " + sectionTitle(b.sec)}})
+			// Global: the best section is the request's best definition,
+			// as a code file's best function is (the fitter values a view
+			// by it): without it a section's view was worth a tenth of a
+			// code function's and the fitter cut the readme to a head and
+			// a tail of its headings.
+			f.FocusDefs = append(f.FocusDefs, ctxd.DefScore{Line: b.sec.start, Score: math.Round(b.score*100) / 100, Why: []string{"section " + sectionTitle(b.sec)}, Global: b.score / best[0].score})
 		}
 		vs := docViews(ch)
 		if len(vs) == 0 {
@@ -164,7 +169,8 @@ func isMarkdown(source string) bool { return lang.Of(source) == "markdown" }
 
 // mdSection is one section of a Markdown document: its heading's line
 // (1-based), level (1-6) and text, and its last line (the line before
-// the next heading of any level, or the document's last).
+// the next heading of any level, or the document's last). The text
+// before the first heading is a section of level 0 from line 1.
 type mdSection struct {
 	start, end, level int
 	title             string
@@ -172,8 +178,8 @@ type mdSection struct {
 
 // markdownSections returns the sections of a Markdown text, in order:
 // ATX headings ("## Options", up to three spaces in) and setext ones (a
-// line underlined with "===" or "---"), outside fenced code blocks. The
-// text before the first heading is no section.
+// line underlined with "===" or "---"), outside fenced code blocks, and
+// the text before the first heading when there is any.
 func markdownSections(text string) []mdSection {
 	var out []mdSection
 	var fence string // the open fence's marker, "" outside one
@@ -218,6 +224,13 @@ func markdownSections(text string) []mdSection {
 		}
 		prev = strings.TrimSpace(l)
 	}
+	if first := firstText(text); first > 0 && (len(out) == 0 || first < out[0].start) {
+		// The text before the first heading (a docs page's introduction:
+		// starlette's lifespan.md says what startup and shutdown
+		// handlers are before its first "##") is a section of its own,
+		// with no heading.
+		out = slices.Insert(out, 0, mdSection{start: 1, title: "(introduction)"})
+	}
 	for k := range out {
 		out[k].end = n
 		if k+1 < len(out) {
@@ -225,6 +238,19 @@ func markdownSections(text string) []mdSection {
 		}
 	}
 	return out
+}
+
+// firstText returns the first line of text that is not blank, 0 for
+// none.
+func firstText(text string) int {
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.TrimSpace(line) != "" {
+			return n
+		}
+	}
+	return 0
 }
 
 // atxHeading reads an ATX heading ("### Required option ###"): its level
@@ -304,7 +330,7 @@ func bestSections(text string, secs []mdSection, terms []uint32) []scoredSection
 			if !want[t] {
 				continue
 			}
-			if n == secs[k].start {
+			if n == secs[k].start && secs[k].level > 0 {
 				b.head[t] = true
 			} else {
 				b.tf[t]++
@@ -419,7 +445,7 @@ func sectionsView(lines []string, secs, chosen []mdSection) compress.View {
 		// lower level, up to the document's top.
 		level := s.level
 		for k := slices.IndexFunc(secs, func(o mdSection) bool { return o.start == s.start }) - 1; k >= 0 && level > 1; k-- {
-			if secs[k].level < level {
+			if secs[k].level > 0 && secs[k].level < level {
 				show[secs[k].start] = true
 				if secs[k].start+1 <= len(lines) && setextUnderline(strings.TrimSpace(lines[secs[k].start])) {
 					show[secs[k].start+1] = true

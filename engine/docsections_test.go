@@ -185,6 +185,12 @@ func TestMarkdownSections(t *testing.T) {
 	if d := cmp.Diff(want, markdownSections(text), cmp.AllowUnexported(mdSection{})); d != "" {
 		t.Errorf("markdownSections (-want +got):\n%s", d)
 	}
+	// A page's introduction, before its first heading, is a section.
+	intro := "\nStartup and shutdown handlers.\n\n## State\nstate\n"
+	want = []mdSection{{start: 1, end: 3, title: "(introduction)"}, {start: 4, end: 5, level: 2, title: "State"}}
+	if d := cmp.Diff(want, markdownSections(intro), cmp.AllowUnexported(mdSection{})); d != "" {
+		t.Errorf("markdownSections of an introduction (-want +got):\n%s", d)
+	}
 }
 
 // TestBestSections: the section whose heading and text hold the

@@ -154,6 +154,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 			}
 		}
 	}
+	if r.Query.HowTo {
+		g.addHowToDocs(hits)
+	}
 	if named {
 		g.addNamedStems(hits, aboutTests)
 	}
@@ -186,6 +189,30 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	g.linkFacts(links)
 	return nil
+}
+
+// howToDocs is how many of the best-matching documents a question about
+// how to use the project gathers, wherever the ranking puts them.
+const howToDocs = 2
+
+// addHowToDocs adds the first howToDocs documents of the lexical ranking
+// (docs pages, READMEs) for a question about how to use the project: the
+// code and its tests, which say the request's words more often, had
+// taken every place ("how do I test a websocket endpoint with the test
+// client" gathered thirteen tests and modules, not docs/testclient.md,
+// whose "Testing WebSocket sessions" section is the answer).
+func (g *gathering) addHowToDocs(hits []tree.Hit) {
+	n := 0
+	for i, h := range hits {
+		if n == howToDocs {
+			return
+		}
+		if !g.lexical.IsDoc(i) {
+			continue
+		}
+		n++
+		g.add(h.Path, reasonLexical, ctxd.RoleRelated, false)
+	}
 }
 
 // minRequestFiles is how many files a request must find by its words
