@@ -47,7 +47,8 @@ const (
 // no option: a 7,600-token middleware page whole had pushed the code it
 // documents to outlines); the returned views, by source, are each
 // document's, from all its sections down to the best one, for the
-// fitter. Code tasks are left as they are. Chunks must be counted (c counts the views).
+// fitter. Code tasks are left as they are. Chunks must be counted (c
+// counts a reduced document).
 func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[string]docFocus {
 	if !q.HowTo {
 		return nil
@@ -101,7 +102,7 @@ func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[stri
 		}
 		d := docFocus{views: vs}
 		if 2*len(vs[0].Text) < len(ch.Content) {
-			d.elided, d.lines = vs[0].Elided, strings.Count(ch.Content, "\n")+1
+			d.elided, d.lines = vs[0].Elided, lineCount(ch.Content)
 			ch.Content = vs[0].Text
 			ch.Truncated, ch.Truncation, ch.Elided = true, vs[0].Level, vs[0].Elided
 			ch.OriginalTokens = ch.Tokens
@@ -113,6 +114,15 @@ func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[stri
 		out[ch.Source] = d
 	}
 	return out
+}
+
+// lineCount is the number of lines of text, as strings.Lines reads them.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
 }
 
 // docFocus is a how-to's document shown by its sections: its views and,

@@ -234,3 +234,16 @@ func TestFixCut(t *testing.T) {
 		t.Errorf("elided (-want +got):\n%s", diff)
 	}
 }
+
+// TestReducedDocLines: a reduced document's line count is the file's, so
+// a cut of it never reports a line past the end.
+func TestReducedDocLines(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want int
+	}{{"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"a\n\n", 2}} {
+		if got := lineCount(tt.text); got != tt.want {
+			t.Errorf("lineCount(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+}
