@@ -102,7 +102,7 @@ func docSections(q *query.Query, chunks []ctxd.Chunk, c tokens.Counter) map[stri
 		}
 		d := docFocus{views: vs}
 		if 2*len(vs[0].Text) < len(ch.Content) {
-			d.elided, d.lines = vs[0].Elided, lineCount(ch.Content)
+			d.elided, d.lines, d.tokens = vs[0].Elided, lineCount(ch.Content), ch.Tokens
 			ch.Content = vs[0].Text
 			ch.Truncated, ch.Truncation, ch.Elided = true, vs[0].Level, vs[0].Elided
 			ch.OriginalTokens = ch.Tokens
@@ -132,15 +132,20 @@ type docFocus struct {
 	views  []compress.View
 	elided []ctxd.LineRange
 	lines  int
+	tokens int // the whole document's
 }
 
-// fixCut gives a reduced document (docSections) that the fitter cut to a
-// head and a tail of its sections' view the document's line numbers: the
-// cut's elided ranges count the view's lines, its content's header
-// says the document's. c's Elided becomes every line of the document
-// the cut does not show.
+// fixCut gives a fitted reduced document (docSections) the whole
+// document's size, which the fitter took for its sections' view, and,
+// when the fitter cut that view to a head and a tail, the document's line
+// numbers: the cut's elided ranges count the view's lines. c's Elided
+// then becomes every line of the document the cut does not show.
 func (d docFocus) fixCut(c *ctxd.Chunk) {
-	if d.elided == nil || c.Truncation != ctxd.ViewMiddle {
+	if d.elided == nil {
+		return
+	}
+	c.OriginalTokens = d.tokens
+	if c.Truncation != ctxd.ViewMiddle {
 		return
 	}
 	// at[k] is the document's line of the view's line k+1 (0: a marker).

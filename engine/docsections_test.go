@@ -224,7 +224,7 @@ func TestBestSections(t *testing.T) {
 // TestFixCut: a reduced document cut to a head and a tail reports the
 // document's lines it hides, not the view's.
 func TestFixCut(t *testing.T) {
-	d := docFocus{elided: []ctxd.LineRange{{Start: 1, End: 3}, {Start: 8, End: 10}}, lines: 10}
+	d := docFocus{elided: []ctxd.LineRange{{Start: 1, End: 3}, {Start: 8, End: 10}}, lines: 10, tokens: 900}
 	// The view: marker, lines 4-7, marker; the cut hides its lines 3-4
 	// (the document's 5 and 6).
 	c := &ctxd.Chunk{Truncated: true, Truncation: ctxd.ViewMiddle, Elided: []ctxd.LineRange{{Start: 3, End: 4}}}
@@ -232,6 +232,9 @@ func TestFixCut(t *testing.T) {
 	want := []ctxd.LineRange{{Start: 1, End: 3}, {Start: 5, End: 6}, {Start: 8, End: 10}}
 	if diff := cmp.Diff(want, c.Elided); diff != "" {
 		t.Errorf("elided (-want +got):\n%s", diff)
+	}
+	if c.OriginalTokens != 900 {
+		t.Errorf("original tokens %d, want the document's 900", c.OriginalTokens)
 	}
 }
 
