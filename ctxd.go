@@ -300,6 +300,10 @@ type Facts struct {
 	// request's words it holds. The fitter values a focus view by the
 	// scores of the definitions it shows whole.
 	FocusDefs []DefScore `json:"focus_defs,omitempty"`
+	// DocSections reports a Markdown document whose focus lines are the
+	// headings of the sections that answer a question about how to use
+	// the project (query.Query.HowTo): its views show those sections.
+	DocSections bool `json:"doc_sections,omitempty"`
 	// RefLines are lines that use a name a refactoring request is about
 	// (the call sites of a function being renamed): the focus views show
 	// each in place, the bodies view keeps the function around it whole.

@@ -137,6 +137,9 @@ type pass struct {
 	sc     *secrets.Scanner
 	reds   []ctxd.Redaction
 	fitted ctxd.CompressedContext
+	// docs are the documents a how-to shows by their sections
+	// (docSections), by source.
+	docs map[string]docFocus
 	// gathered: the stages ran analyses whose facts the store keeps.
 	gathered bool
 }
@@ -198,6 +201,7 @@ func (r *pass) view(ctx context.Context) error {
 	refLines(r.env.TaskType, r.p.query, r.chunks)
 	matchLines(r.p.query, r.chunks)
 	r.e.declLines(ctx, r.p.query, r.chunks, r.sums)
+	r.docs = docSections(r.p.query, r.chunks, r.p.counter)
 	return nil
 }
 
@@ -208,6 +212,7 @@ func (r *pass) rank() {
 		Boosts:  prioritize.BoostsFromMap(r.e.cfg.Priority),
 		Commits: r.e.cfg.Gather.Commits,
 		Fusion:  r.e.fusion,
+		HowTo:   r.p.query.HowTo,
 	})
 	if r.req.Scored != nil {
 		r.req.Scored(r.chunks)
@@ -226,6 +231,10 @@ func (r *pass) fit(ctx context.Context) error {
 			return prompt.AppendSection(dst, c, format)
 		},
 		Views: func(ctx context.Context, c *ctxd.Chunk) []compress.View {
+			if d, ok := r.docs[c.Source]; ok {
+				// A how-to's document: fewer of its sections.
+				return d.views
+			}
 			return r.e.viewsSum(ctx, c, r.sums.of(c))
 		},
 		Task: env.TaskType,
@@ -236,6 +245,11 @@ func (r *pass) fit(ctx context.Context) error {
 	fitted, err := compress.Fit(ctx, r.chunks, opts)
 	if err != nil {
 		return err
+	}
+	for i := range fitted.Chunks {
+		if d, ok := r.docs[fitted.Chunks[i].Source]; ok {
+			d.fixCut(&fitted.Chunks[i])
+		}
 	}
 	r.fitted = fitted
 	env.Context = fitted

@@ -78,6 +78,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	// matches.
 	targets := g.targets()
 	named := len(targets) > 0
+	// A question about how something works or how to use it counts the
+	// docs as any match.
+	explains := r.Query.Explain || r.Query.HowTo
 	aboutTests := r.Task == ctxd.TaskTest || r.Query.AboutTests
 	if !named && len(hits) > 0 {
 		// For a code task, documentation is no target either (as it
@@ -92,7 +95,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 			if n == 3 || top > 0 && h.Score < 0.8*top {
 				break
 			}
-			if !r.Query.Explain && g.lexical.IsDoc(i) || !aboutTests && lang.IsTest(h.Path) {
+			if !explains && g.lexical.IsDoc(i) || !aboutTests && lang.IsTest(h.Path) {
 				continue
 			}
 			if top == 0 {
@@ -130,7 +133,7 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 			if g.cands[h.Path] != nil {
 				continue
 			}
-			doc := !r.Query.Explain && g.lexical.IsDoc(i)
+			doc := !explains && g.lexical.IsDoc(i)
 			if doc && docs >= maxDocMatches {
 				continue
 			}
@@ -150,6 +153,9 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 				}
 			}
 		}
+	}
+	if r.Query.HowTo {
+		g.addHowToDocs(hits)
 	}
 	if named {
 		g.addNamedStems(hits, aboutTests)
@@ -183,6 +189,30 @@ func (g *gathering) taskSources(ctx context.Context, overlay map[string]string) 
 	}
 	g.linkFacts(links)
 	return nil
+}
+
+// howToDocs is how many of the best-matching documents a question about
+// how to use the project gathers, wherever the ranking puts them.
+const howToDocs = 2
+
+// addHowToDocs adds the first howToDocs documents of the lexical ranking
+// (docs pages, READMEs) for a question about how to use the project: the
+// code and its tests, which say the request's words more often, had
+// taken every place ("how do I test a websocket endpoint with the test
+// client" gathered thirteen tests and modules, not docs/testclient.md,
+// whose "Testing WebSocket sessions" section is the answer).
+func (g *gathering) addHowToDocs(hits []tree.Hit) {
+	n := 0
+	for i, h := range hits {
+		if n == howToDocs {
+			return
+		}
+		if !g.lexical.IsDoc(i) {
+			continue
+		}
+		n++
+		g.add(h.Path, reasonLexical, ctxd.RoleRelated, false)
+	}
 }
 
 // minRequestFiles is how many files a request must find by its words
@@ -284,14 +314,35 @@ func (g *gathering) byTask(ctx context.Context, targets []string, res lang.Impor
 		}
 		g.addDirty(max(r.Depth/2, 1))
 	case ctxd.TaskAnalyze:
-		for _, name := range []string{"README.md", "README", "README.rst", "README.txt", "readme.md"} {
-			if g.snap.ByRel[name] != nil {
-				g.add(name, reasonReadme, ctxd.RoleRelated, false)
-				break
-			}
-		}
+		g.addReadme(readmeNames)
+	}
+	if r.Query.HowTo {
+		// A question about how to use the project, whatever its task
+		// ("how to make an option required" reads as implement): the
+		// readme is where a user looks first, in any spelling
+		// (commander.js writes Readme.md).
+		g.addReadme(howToReadmeNames)
 	}
 	return nil
+}
+
+// The readme's names, the first one a workspace has gathered: for an
+// analysis, and, in more spellings, for a question about how to use the
+// project (the analysis keeps its names: its context on the development
+// set stays as it was).
+var (
+	readmeNames      = []string{"README.md", "README", "README.rst", "README.txt", "readme.md"}
+	howToReadmeNames = []string{"README.md", "Readme.md", "readme.md", "README.markdown", "README.mdx", "README.rst", "README.txt", "README"}
+)
+
+// addReadme adds the first of names the workspace's root holds.
+func (g *gathering) addReadme(names []string) {
+	for _, name := range names {
+		if g.snap.ByRel[name] != nil {
+			g.add(name, reasonReadme, ctxd.RoleRelated, false)
+			return
+		}
+	}
 }
 
 // addNamedStems adds the code files a request names by their name without

@@ -34,6 +34,11 @@ const (
 	BoostImplementTarget = 400
 	BoostRefactorDeps    = 200
 	BoostAnalyzeOverview = 150
+	// BoostHowToDoc raises, for a question about how to use the project,
+	// a Markdown document with sections that match it (their headings
+	// are its focus lines) to the level of a good code match: those
+	// sections are the answer, beside the code.
+	BoostHowToDoc = 400
 )
 
 // Other term scales (see docs/scoring.md).
@@ -104,6 +109,10 @@ type Options struct {
 	// Fusion weighs the link signals' rank terms; the zero value is
 	// DefaultFusion.
 	Fusion FusionWeights
+	// HowTo: the request asks how to use the project
+	// (query.Query.HowTo); a document whose sections answer it
+	// (Facts.DocSections) gets BoostHowToDoc.
+	HowTo bool
 }
 
 // BoostsFromMap turns the configuration's pattern → value map into a
@@ -170,6 +179,9 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 	if v, why := taskBoost(c, opts.Task); v != 0 {
 		add(ctxd.TermTask, v, why)
 	}
+	if opts.HowTo && howToSections(c) {
+		add(ctxd.TermTask, BoostHowToDoc, "how-to: documentation "+strings.Join(f.FocusDefs[0].Why, ", ")+" answers it")
+	}
 	if v, why := recency(f, opts.Commits); v != 0 {
 		add(ctxd.TermRecency, v, why)
 	}
@@ -210,6 +222,12 @@ func Terms(c *ctxd.Chunk, opts Options) []ctxd.ScoreTerm {
 		add(ctxd.TermSize, -p, fmt.Sprintf("%d tokens", c.Tokens))
 	}
 	return terms
+}
+
+// howToSections reports a document whose focus lines are the sections a
+// how-to matched (engine's docSections).
+func howToSections(c *ctxd.Chunk) bool {
+	return c.Facts.DocSections && len(c.Facts.FocusDefs) > 0
 }
 
 // RankTerm is a reciprocal-rank term: scale at rank 1, half of it at

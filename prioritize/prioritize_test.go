@@ -281,3 +281,17 @@ func TestRelevanceKeepsDistances(t *testing.T) {
 		t.Errorf("tie not broken by the lexical share: %s %.1f, %s %.1f", cs[0].Source, cs[0].Score, cs[1].Source, cs[1].Score)
 	}
 }
+
+// TestHowToDocBoost: a document whose sections answer a how-to is raised
+// by BoostHowToDoc for that question only.
+func TestHowToDocBoost(t *testing.T) {
+	doc := ctxd.Chunk{Source: "README.md", ChunkType: ctxd.ChunkFile, Priority: ctxd.PriorityLow, Tokens: 300,
+		Facts: ctxd.Facts{DocSections: true, FocusLines: []int{12}, FocusDefs: []ctxd.DefScore{{Line: 12, Score: 3, Why: []string{`section "Required option" (line 12)`}}}}}
+	plain := []ctxd.Chunk{doc}
+	Score(plain, Options{Task: ctxd.TaskAnalyze})
+	howTo := []ctxd.Chunk{doc}
+	Score(howTo, Options{Task: ctxd.TaskAnalyze, HowTo: true})
+	if got, want := howTo[0].Score-plain[0].Score, float64(BoostHowToDoc); got != want {
+		t.Errorf("a how-to's document scores %.1f more than a code task's, want %.1f (terms %v)", got, want, howTo[0].ScoreBreakdown)
+	}
+}

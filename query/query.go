@@ -70,6 +70,12 @@ type Query struct {
 	// calls X", "find the callers of X"), whatever the task: the answer
 	// is the using lines.
 	AsksUses bool
+	// HowTo: it asks how to use the project ("how do I make an option
+	// required", "how to set a default", "is there a way to"), not for a
+	// change: the documentation sections that answer it are part of the
+	// context (docs rise as for Explain, and a Markdown document shows
+	// its best-matching sections whole).
+	HowTo bool
 	// Lang is the locale tag of the language the request is written in or
 	// names ([lang.TextLocale]: "zh", "pt-br"), "" for English: the version
 	// of a translated docs page kept. Translations: the request is about
@@ -147,6 +153,7 @@ func Parse(request string) *Query {
 	q.Qualifiers = qualifiers(q.Qualified)
 	q.AsksChange = asksChange(lower)
 	q.Task, q.Detected = detectTask(request, lower, idx, q.AsksChange)
+	q.HowTo = !q.AsksChange && howToRE.matchString(lower, idx)
 	return q
 }
 
@@ -398,6 +405,12 @@ func pieces(w string) []string {
 // for a change (docs may rise for it): these phrases on word boundaries,
 // so "docstring" and "nowhat is" do not count.
 var explainRE = newWordRE(`\b(how (does|do|is|are)|explain|what (does|is)|why does|walk me through|overview|documentation|docs)\b`)
+
+// howToRE matches a question about how to use the project rather than
+// how it works: what a user asks of a README. Phrases that commit
+// messages write ("usage of", "example for") are left out: a code
+// task's context does not change.
+var howToRE = newWordRE(`\b(how (do|can|could|should|would) (i|we|you|one)|how to|is (there|it possible) (a way )?to|what('s| is) the (option|flag|setting|parameter|config|way) (for|to)|(is there|do you have|show me|give me) an? examples?)\b`)
 
 // usesRE matches a request about a name's uses: a rename, its callers,
 // its call sites, its usages, its signature (whole words, any inflection

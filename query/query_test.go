@@ -283,3 +283,34 @@ func TestPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestHowTo pins the questions about how to use the project (a README's
+// questions) against the code tasks and the commit messages that share
+// their words.
+func TestHowTo(t *testing.T) {
+	tests := []struct {
+		request string
+		want    bool
+	}{
+		{"how do I make an option required and show an error when it is missing", true},
+		{"How can I add a custom formatter?", true},
+		{"how to mount a static directory", true},
+		{"is there a way to hide a command from the help?", true},
+		{"what is the option for a default value?", true},
+		{"what's the setting to disable colors", true},
+		{"is there an example of a nested subcommand", true},
+		{"how does the router match a path", false}, // how it works: Explain
+		{"fix the required option error message", false},
+		{"add a how to section to the README", false},                       // a change
+		{"Add example of flag groups to docs", false},                       // a cli commit
+		{"- Added detailed example for ShouldBindJSON", false},              // a gin commit's body
+		{"Unified usage of ArrayBuffer.isView to comprehend Buffer", false}, // express
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			if got := Parse(tt.request).HowTo; got != tt.want {
+				t.Errorf("Parse(%q).HowTo = %v, want %v", tt.request, got, tt.want)
+			}
+		})
+	}
+}

@@ -1163,7 +1163,8 @@ func (ix *Index) Rank(q *query.Query, limit int) []Hit {
 type RankQuery struct {
 	terms []uint32
 	// aboutTests keeps test files from being ranked down; explain lets
-	// docs rise (still below code).
+	// docs rise (still below code), for a question about how something
+	// works or how to use it (query.Query.Explain, HowTo).
 	aboutTests, explain bool
 	// lang is the request's language (query.Query.Lang): of a page in
 	// several languages, the version kept (otherVersion); every version
@@ -1173,7 +1174,7 @@ type RankQuery struct {
 }
 
 func NewRankQuery(q *query.Query, aboutTests bool) RankQuery {
-	return RankQuery{terms: TermsOf(q.Words), aboutTests: aboutTests, explain: q.Explain, lang: q.Lang, allVersions: q.Translations}
+	return RankQuery{terms: TermsOf(q.Words), aboutTests: aboutTests, explain: q.Explain || q.HowTo, lang: q.Lang, allVersions: q.Translations}
 }
 
 // termsOf returns the distinct term hashes of a query's words.
