@@ -547,21 +547,7 @@ func (w *walker) objectMethod(n *node, depth int, name string) bool {
 		return false
 	}
 	d := w.owner.depth + 1
-	sig := w.signature(n, def{}, body)
-	if fn == body {
-		sig = m + ": {" // `transform: {`
-	}
-	w.a.symbols = append(w.a.symbols, Symbol{
-		Name:      m,
-		Kind:      "method",
-		Start:     w.line(n.start),
-		End:       w.lastLine(n),
-		Signature: sig,
-		Exported:  true,
-		Parent:    w.owner.name,
-		Depth:     d,
-		Inner:     true,
-	})
+	w.a.symbols = append(w.a.symbols, w.objectSymbol(n, m, fn, body, d, true))
 	prev := w.owner
 	w.owner = owner{depth: d, name: m}
 	defer func() { w.owner = prev }()
@@ -605,11 +591,21 @@ func (w *walker) hook(n *node) bool {
 	if k := len(w.hookAt); k > 0 && n.start < w.hookAt[k-1].end {
 		d = max(d, w.hookAt[k-1].depth+1)
 	}
+	w.a.hooks = append(w.a.hooks, w.objectSymbol(n, m, fn, body, d, w.inFunc > 0))
+	w.hookAt = append(w.hookAt, hookScope{end: n.end, depth: d})
+	return true
+}
+
+// objectSymbol is the symbol of n, a function an object literal holds
+// (the language's objectMethod read m, fn and body of it), under the
+// current owner at depth: its signature, or `transform: {` for a
+// property holding an object of hooks (fn == body).
+func (w *walker) objectSymbol(n *node, m string, fn, body *node, depth int, inner bool) Symbol {
 	sig := w.signature(n, def{}, body)
 	if fn == body {
 		sig = m + ": {" // `transform: {`
 	}
-	w.a.hooks = append(w.a.hooks, Symbol{
+	return Symbol{
 		Name:      m,
 		Kind:      "method",
 		Start:     w.line(n.start),
@@ -617,11 +613,9 @@ func (w *walker) hook(n *node) bool {
 		Signature: sig,
 		Exported:  true,
 		Parent:    w.owner.name,
-		Depth:     d,
-		Inner:     w.inFunc > 0,
-	})
-	w.hookAt = append(w.hookAt, hookScope{end: n.end, depth: d})
-	return true
+		Depth:     depth,
+		Inner:     inner,
+	}
 }
 
 func (w *walker) popHook() { w.hookAt = w.hookAt[:len(w.hookAt)-1] }
