@@ -240,9 +240,14 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 				limit, at = d+x, d
 			}
 		}
-		if leaf != nil && !e.parent && (limit < 0 || d < limit) && n.named ||
-			leaf != nil && !e.parent && limit >= 0 && d >= limit && named() {
-			leaf(n.typ, n.start, n.end)
+		if leaf != nil && !e.parent {
+			report := n.named
+			if limit >= 0 && d >= limit {
+				report = named()
+			}
+			if report {
+				leaf(n.typ, n.start, n.end)
+			}
 		}
 	})
 	top.hasError = root.HasError()
