@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkViews renders every level of one file, uncached (a fresh
@@ -148,4 +149,34 @@ func ladderOf(tb testing.TB, src []byte) (Options, [][]int) {
 	sum := sha256.Sum256(src) // as the engine passes it
 	opts := Options{KeepFuncs: []string{named}, Timeout: slowOpts.Timeout, Sum: &sum}
 	return opts, [][]int{lines, lines[:1], lines[:2], lines[:3], lines[:5], nil}
+}
+
+// BenchmarkParse parses net/http/server.go into Go nodes with the symbol
+// index's leaves: the walk in C (parse) against the binding's cursor walk
+// it replaced (parseCursor, walk_test.go).
+//
+//	go test -run XXX -bench Parse -count 5 ./treesitter
+func BenchmarkParse(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Skip(err)
+	}
+	g := grammars["go"]
+	leaves := 0
+	leaf := func(string, int, int) { leaves++ }
+	for _, name := range []string{"c", "cursor"} {
+		parse := g.parse
+		if name == "cursor" {
+			parse = g.parseCursor
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parse(context.Background(), src, time.Minute, nil, leaf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -84,11 +83,12 @@ func grammarFor(lang string) (grammar, bool) {
 // used by one goroutine at a time; the pool keeps at most GOMAXPROCS idle
 // parsers and closes the rest.
 type sitterGrammar struct {
-	name  string
-	lang  *sitter.Language
-	types []string // symbol id → node type name, interned
-	named []bool   // symbol id → named node
-	pool  chan *sitter.Parser
+	name   string
+	lang   *sitter.Language
+	types  []string // symbol id → node type name, interned
+	named  []bool   // symbol id → named node
+	fields []string // field id → field name, "" for none
+	pool   chan *sitter.Parser
 }
 
 func newSitterGrammar(name string, lang *sitter.Language) *sitterGrammar {
@@ -103,6 +103,14 @@ func newSitterGrammar(name string, lang *sitter.Language) *sitterGrammar {
 	for i := uint32(0); i < n; i++ {
 		g.types[i] = lang.SymbolName(sitter.Symbol(i))
 		g.named[i] = lang.SymbolType(sitter.Symbol(i)) == sitter.SymbolTypeRegular
+	}
+	g.fields = []string{""}
+	for i := 1; ; i++ {
+		f := lang.FieldName(i)
+		if f == "" {
+			break
+		}
+		g.fields = append(g.fields, f)
 	}
 	return g
 }
@@ -180,150 +188,71 @@ func (g *sitterGrammar) parse(ctx context.Context, src []byte, timeout time.Dura
 	if err != nil {
 		return nil, err
 	}
+	defer t.Close()
 	root := t.RootNode()
-	c := sitter.NewTreeCursor(root)
-	defer func() {
-		c.Close()
-		t.Close()
-	}()
-	hasErr := root.HasError()
-	// cached counts the nodes the cursor has handed out since t was made:
-	// go-tree-sitter keeps each in its Tree's map until the Tree is
-	// unreachable (~130 bytes a node: 43 MB for one large file of the
-	// Go tree). recursor moves the walk to a fresh copy of the tree (its
-	// subtrees shared, reference-counted in C) with an empty map, so the
-	// old map is garbage while the walk goes on.
-	cached := 0
-	// recursor's cursor goes down to cur, then below it by the child
-	// indexes in below (the leaves walk's position).
-	recursor := func(cur *node, below []int) {
-		var path []int
-		for n := cur; n.parent != nil; n = n.parent {
-			path = append(path, n.idx)
+	var (
+		a     arena
+		top   *node
+		path  []*node // the copied nodes from the root to the last one
+		limit = -1    // depth below which nothing is copied, -1 when unlimited
+		at    = -1    // depth of the shallow node that set limit
+	)
+	walk(t, root, func(e walkEntry) {
+		d := e.depth
+		if limit >= 0 && d <= at {
+			limit, at = -1, -1 // left the shallow node
 		}
-		slices.Reverse(path)
-		path = append(path, below...)
-		// The cursor is reset, not replaced: a cursor has a finalizer,
-		// which would keep its tree and map for another collection.
-		t2 := t.Copy()
-		c.Reset(t2.RootNode())
-		for _, idx := range path {
-			c.GoToFirstChild()
-			for range idx {
-				c.GoToNextSibling()
+		// A named leaf at or below the copy limit is reported by its
+		// grammar symbol (an ERROR leaf there is not), as it was before
+		// the walk moved to C.
+		named := func() bool { return int(e.sym) < len(g.types) && g.named[e.sym] }
+		if limit >= 0 && d > limit {
+			if leaf != nil && !e.parent && named() {
+				leaf(g.types[e.sym], e.start, e.end)
 			}
+			return
 		}
-		t.Close()
-		t, cached = t2, 0
-	}
-
-	var a arena
-	mk := func(parent *node) *node {
-		cached++
-		sn := c.CurrentNode()
-		sym := sn.Symbol()
 		n := a.new()
-		if int(sym) < len(g.types) {
-			n.typ = g.types[sym]
-			n.named = g.named[sym]
+		if int(e.sym) < len(g.types) {
+			n.typ = g.types[e.sym]
+			n.named = g.named[e.sym]
 		} else {
 			n.typ = "ERROR" // 0xFFFF is the error symbol
 			n.named = true
 		}
-		n.start = int(sn.StartByte())
-		n.end = int(sn.EndByte())
-		n.field = c.CurrentFieldName()
-		if hasErr && sn.IsMissing() {
-			n.missing = true
+		n.start, n.end = e.start, e.end
+		if int(e.field) < len(g.fields) {
+			n.field = g.fields[e.field]
 		}
-		n.parent = parent
-		if parent != nil {
-			n.idx = len(parent.kids)
-			parent.kids = append(parent.kids, n)
+		n.missing = e.miss
+		path = path[:d]
+		if d > 0 {
+			p := path[d-1]
+			n.parent = p
+			n.idx = len(p.kids)
+			p.kids = append(p.kids, n)
+		} else {
+			top = n
 		}
-		return n
-	}
-	// leaves reports the named leaves below the cursor's node cur, not
-	// copied, and leaves the cursor on that node.
-	var below []int // the child indexes from cur down to the cursor
-	leaves := func(cur *node) {
-		below = below[:0]
-		for {
-			if c.GoToFirstChild() {
-				below = append(below, 0)
-				continue
-			}
-			if cached >= recursorEvery {
-				recursor(cur, below)
-			}
-			cached++
-			sn := c.CurrentNode()
-			if sym := int(sn.Symbol()); sym < len(g.types) && g.named[sym] {
-				leaf(g.types[sym], int(sn.StartByte()), int(sn.EndByte()))
-			}
-			for {
-				if len(below) == 0 {
-					return
-				}
-				if c.GoToNextSibling() {
-					below[len(below)-1]++
-					break
-				}
-				c.GoToParent()
-				below = below[:len(below)-1]
-			}
-		}
-	}
-	top := mk(nil)
-	top.hasError = hasErr
-	cur := top
-	depth := 0
-	limit := -1 // depth below which nothing is copied, -1 when unlimited
-	at := -1    // depth of the shallow node that set limit
-	for {
-		if cached >= recursorEvery {
-			recursor(cur, nil)
-		}
+		path = append(path, n)
 		if limit < 0 && shallow != nil {
-			if d := shallow(cur); d >= 0 {
-				limit, at = depth+d, depth
+			if x := shallow(n); x >= 0 {
+				limit, at = d+x, d
 			}
 		}
-		descend := limit < 0 || depth < limit
-		if descend && c.GoToFirstChild() {
-			cur = mk(cur)
-			depth++
-			continue
+		if leaf != nil && !e.parent {
+			report := n.named
+			if limit >= 0 && d >= limit {
+				report = named()
+			}
+			if report {
+				leaf(n.typ, n.start, n.end)
+			}
 		}
-		switch {
-		case leaf == nil:
-		case descend: // a leaf, copied
-			if cur.named {
-				leaf(cur.typ, cur.start, cur.end)
-			}
-		default:
-			leaves(cur)
-		}
-		for {
-			if limit >= 0 && depth <= at {
-				limit, at = -1, -1 // leaving the shallow node
-			}
-			if depth > 0 && c.GoToNextSibling() {
-				cur = mk(cur.parent)
-				break
-			}
-			if depth == 0 || !c.GoToParent() {
-				return top, nil
-			}
-			cur = cur.parent
-			depth--
-		}
-	}
+	})
+	top.hasError = root.HasError()
+	return top, nil
 }
-
-// recursorEvery is how many nodes a walk reads before it moves to a
-// fresh copy of the tree (parse): a few MB of go-tree-sitter's node map.
-var recursorEvery = 1 << 14
 
 func (g *sitterGrammar) errors(ctx context.Context, src []byte, timeout time.Duration) ([]span, error) {
 	t, err := g.tree(ctx, src, timeout)
