@@ -45,6 +45,7 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 			keep = append(keep, l)
 		}
 	}
+	pointed := keep
 	keep = wholeUnits(ctx, lang, src, keep, c.Facts)
 	// One hash of the source for the three calls below: the request's
 	// (gathering took it) when it has the content's.
@@ -108,6 +109,17 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		}
 		each = append(each, o)
 	}
+	// The function the user points at outlined: its callbacks and inner
+	// defs collapsed but the one at the cursor and those matching the
+	// request, the step between it whole (keep) and its outline line,
+	// for a budget the whole function does not fit.
+	outlined := -1
+	if len(keep) > len(pointed) {
+		outlined = len(each)
+		o := focusOpts
+		o.KeepLines, o.OutlineKept = pointed, true
+		each = append(each, o)
+	}
 	got, errs := treesitter.FocusViewsOf(ctx, lang, src, each)
 	fs, err := got[0], errs[0]
 	if err != nil {
@@ -140,6 +152,15 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		// presence line) fell to a head-and-tail cut when that view
 		// grew by them (fastapi's routing.py, d8aad20).
 		for _, v := range got[least] {
+			if v.Level == treesitter.FocusOnly {
+				fs = append(fs, v)
+			}
+		}
+	}
+	if outlined >= 0 && errs[outlined] == nil {
+		// Alone: the file's outline with it outlined is larger than
+		// the function whole alone, and shows less of what matters.
+		for _, v := range got[outlined] {
 			if v.Level == treesitter.FocusOnly {
 				fs = append(fs, v)
 			}

@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -92,7 +93,10 @@ type focusFile struct {
 	lines []string
 	syms  []Symbol
 	// hooks are the analysis's (analysis.hooks): outline lines only.
-	hooks   []Symbol
+	hooks []Symbol
+	// bodies are the analysis's collapsible bodies inside functions
+	// (innerBodies), for Options.OutlineKept.
+	bodies  []innerBody
 	imports []string
 	imps    []importLine
 	names   map[string]uint8
@@ -179,6 +183,10 @@ func (f *focusFile) views(opts Options) []View {
 			found[n] |= role
 		}
 	}
+	var holes []ctxd.LineRange
+	if opts.OutlineKept {
+		spans, holes = f.outlined(spans, opts)
+	}
 	used := make(map[string]bool, len(found))
 	for n, role := range found {
 		if role&nameView != 0 {
@@ -264,6 +272,8 @@ func (f *focusFile) views(opts Options) []View {
 				if next+1 == len(spans) || spans[next+1].Start > f.End {
 					gapAfter = f.End - s.End
 				}
+			} else if next > 0 && slices.Contains(holes, ctxd.LineRange{Start: spans[next-1].End + 1, End: s.Start - 1}) {
+				gapBefore = s.Start - spans[next-1].End - 1
 			}
 			for _, b := range []*strings.Builder{&full, &only} {
 				if gapBefore > 0 {
@@ -318,7 +328,7 @@ func (f *focusFile) views(opts Options) []View {
 			}
 		}
 		writeSpans(s.Start)
-		if inSpan(s.Start) {
+		if inSpan(s.Start) || slices.ContainsFunc(holes, func(h ctxd.LineRange) bool { return h.Start <= s.Start && s.Start <= h.End }) {
 			continue
 		}
 		if !isHook && s.Inner && !around[i] && !slices.ContainsFunc(tops, func(r ctxd.LineRange) bool { return r.Start <= s.Start && s.Start <= r.End }) {
@@ -343,6 +353,63 @@ func (f *focusFile) views(opts Options) []View {
 		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
 	}
 	return vs
+}
+
+// innerBody is a collapsible body inside a function: the lines its
+// collapse elides, the function's lines, and the line count of the body
+// around it (bodyEdit.outer).
+type innerBody struct {
+	elided, fn ctxd.LineRange
+	outer      int
+}
+
+// outlined returns spans without the holes it cuts (Options.OutlineKept):
+// the bodies inside a function of at least largeBody lines (outer) that
+// lie in a span and hold no line opts keep, match or refer to, outermost
+// first, except those inside a nested body holding such a line (the
+// callback at the cursor stays whole with what it nests).
+func (f *focusFile) outlined(spans []ctxd.LineRange, opts Options) ([]ctxd.LineRange, []ctxd.LineRange) {
+	marks := slices.Concat(opts.KeepLines, opts.refLines())
+	holds := func(r ctxd.LineRange) bool {
+		return slices.ContainsFunc(marks, func(l int) bool { return r.Start <= l && l <= r.End })
+	}
+	in := func(a, b ctxd.LineRange) bool { return b.Start <= a.Start && a.End <= b.End }
+	var holes []ctxd.LineRange
+	for _, b := range f.bodies {
+		if b.outer < largeBody || b.elided.Start > b.elided.End || holds(b.fn) ||
+			!slices.ContainsFunc(spans, func(s ctxd.LineRange) bool { return in(b.elided, s) }) ||
+			slices.ContainsFunc(f.bodies, func(c innerBody) bool { return c.fn != b.fn && in(b.fn, c.fn) && holds(c.fn) && c.outer >= largeBody }) {
+			continue
+		}
+		holes = append(holes, b.elided)
+	}
+	if len(holes) == 0 {
+		return spans, nil
+	}
+	// Outermost first: a hole inside another is gone with it.
+	slices.SortFunc(holes, func(a, b ctxd.LineRange) int { return cmp.Or(a.Start-b.Start, b.End-a.End) })
+	outer := holes[:0]
+	for _, h := range holes {
+		if n := len(outer); n > 0 && h.Start <= outer[n-1].End {
+			continue
+		}
+		outer = append(outer, h)
+	}
+	var out []ctxd.LineRange
+	for _, s := range spans {
+		for _, h := range outer {
+			if in(h, s) {
+				if h.Start > s.Start {
+					out = append(out, ctxd.LineRange{Start: s.Start, End: h.Start - 1})
+				}
+				s.Start = h.End + 1
+			}
+		}
+		if s.Start <= s.End {
+			out = append(out, s)
+		}
+	}
+	return out, outer
 }
 
 // longAround returns, by index in spans, the function over LongBody lines
