@@ -46,7 +46,7 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		}
 	}
 	pointed := keep
-	keep = wholeUnits(ctx, lang, src, keep, c.Facts)
+	keep, starts := wholeUnits(ctx, lang, src, keep, c.Facts)
 	// One hash of the source for the three calls below: the request's
 	// (gathering took it) when it has the content's.
 	var sum [32]byte
@@ -114,10 +114,12 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 	// request, the step between it whole (keep) and its outline line,
 	// for a budget the whole function does not fit.
 	outlined := -1
-	if len(keep) > len(pointed) {
+	if len(starts) > 0 {
 		outlined = len(each)
 		o := focusOpts
-		o.KeepLines, o.OutlineKept = pointed, true
+		// The units' first lines: a nested def at the cursor (a Python
+		// one is a symbol) would be focused alone, not in its unit.
+		o.KeepLines, o.OutlineKept = slices.Concat(pointed, starts), true
 		each = append(each, o)
 	}
 	got, errs := treesitter.FocusViewsOf(ctx, lang, src, each)
@@ -189,8 +191,11 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 // (commander.js's _executeSubCommand, 149 lines, with the cursor on it
 // showed its `proc.on('close', ...)` callback as `{ /* ... 12 lines */ }`).
 // The innermost named definition: an anonymous callback is no unit of its
-// own. A file without such lines is not parsed again.
-func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) []int {
+// own. A file without such lines is not parsed again. In a function over
+// LongBody lines, the innermost callback (named or not) around the line is
+// the unit when it is short enough (innerCallback). starts are the units'
+// first lines.
+func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) (out, starts []int) {
 	var at []int
 	if f.Cursor > 0 {
 		at = append(at, f.Cursor)
@@ -200,14 +205,14 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 	}
 	at = append(at, f.ErrorLines...)
 	if len(at) == 0 {
-		return keep
+		return keep, nil
 	}
 	syms, err := treesitter.DefsAtAnyDepth(ctx, lang, src)
 	if err != nil {
-		return keep
+		return keep, nil
 	}
 	seen := map[[2]int]bool{}
-	out := keep
+	out = keep
 	for _, l := range at {
 		best := -1
 		for i, s := range syms {
@@ -220,7 +225,18 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		}
 		s := syms[best]
 		r := [2]int{s.Start, s.End}
-		if s.End-s.Start > treesitter.LongBody || seen[r] {
+		if s.End-s.Start > treesitter.LongBody {
+			// In a function too long to keep, the innermost callback
+			// around l that is not (an anonymous function passed as an
+			// argument is no definition): its lines, not only l's window.
+			r, ok := innerCallback(ctx, lang, src, l, s)
+			if !ok {
+				continue
+			}
+			s.Start, s.End = r.Start, r.End
+		}
+		r = [2]int{s.Start, s.End}
+		if seen[r] {
 			continue
 		}
 		seen[r] = true
@@ -230,8 +246,35 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		for k := s.Start; k <= s.End; k++ {
 			out = append(out, k)
 		}
+		// The outlined view's function: the outermost around l that is
+		// not too long to keep (a nested def at the cursor, a Python
+		// or Go one, is shown inside it).
+		for _, o := range syms {
+			if (o.Kind == "function" || o.Kind == "method" || o.Kind == "test") && o.Start <= s.Start && s.End <= o.End && o.End-o.Start <= treesitter.LongBody && o.Start < s.Start {
+				s = o
+			}
+		}
+		starts = append(starts, s.Start)
 	}
-	return out
+	return out, starts
+}
+
+// innerCallback returns the innermost function body inside fn (a
+// function over treesitter.LongBody lines) around line l that has at most
+// LongBody lines, when there is one: vite's _createServer is a closure of
+// hundreds of lines holding watcher callbacks.
+func innerCallback(ctx context.Context, lang string, src []byte, l int, fn treesitter.Symbol) (ctxd.LineRange, bool) {
+	bs, err := treesitter.InnerFunctions(ctx, lang, src)
+	best, ok := ctxd.LineRange{}, false
+	if err != nil {
+		return best, false
+	}
+	for _, b := range bs {
+		if fn.Start <= b.Start && b.End <= fn.End && b.Start <= l && l <= b.End && b.End-b.Start <= treesitter.LongBody && (!ok || best.Start <= b.Start && b.End <= best.End) {
+			best, ok = b, true
+		}
+	}
+	return best, ok
 }
 
 // focusSteps are the numbers of ranked functions the focus ladder's views
