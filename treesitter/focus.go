@@ -1,7 +1,6 @@
 package treesitter
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -263,6 +262,7 @@ func (f *focusFile) views(opts Options) []View {
 			// The lines of a long function elided before the span and,
 			// for its last span in the function, after it.
 			var gapBefore, gapAfter int
+			near := lines[s.Start-1] // the gap's indent
 			if f, ok := longs[next]; ok {
 				from := f.Start + 1
 				if next > 0 && spans[next-1].End >= f.Start {
@@ -272,12 +272,13 @@ func (f *focusFile) views(opts Options) []View {
 				if next+1 == len(spans) || spans[next+1].Start > f.End {
 					gapAfter = f.End - s.End
 				}
-			} else if next > 0 && slices.Contains(holes, ctxd.LineRange{Start: spans[next-1].End + 1, End: s.Start - 1}) {
+			} else if next > 0 && slices.ContainsFunc(holes, func(h ctxd.LineRange) bool { return h.Start == spans[next-1].End+1 && h.End == s.Start-1 }) {
 				gapBefore = s.Start - spans[next-1].End - 1
+				near = lines[spans[next-1].End] // the body's first line
 			}
 			for _, b := range []*strings.Builder{&full, &only} {
 				if gapBefore > 0 {
-					writeGap(b, lines[s.Start-1], gapBefore)
+					writeGap(b, near, gapBefore)
 				}
 				first := s.Start
 				for first < s.End && strings.TrimSpace(lines[first-1]) == "" {
@@ -387,7 +388,12 @@ func (f *focusFile) outlined(spans []ctxd.LineRange, opts Options) ([]ctxd.LineR
 		return spans, nil
 	}
 	// Outermost first: a hole inside another is gone with it.
-	slices.SortFunc(holes, func(a, b ctxd.LineRange) int { return cmp.Or(a.Start-b.Start, b.End-a.End) })
+	vsort.Func(holes, func(a, b ctxd.LineRange) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return b.End - a.End
+	})
 	outer := holes[:0]
 	for _, h := range holes {
 		if n := len(outer); n > 0 && h.Start <= outer[n-1].End {
