@@ -153,3 +153,58 @@ func TestCursorFunctionOutlined(t *testing.T) {
 		})
 	}
 }
+
+// TestNamedLongFunctionOutlined: a request naming a function of more than
+// LongBody lines built from inner functions (vite's _createServer, a
+// renderer factory) sees it outlined: its own lines and the inner function
+// the request names verbatim, the others collapsed. Never over budget.
+func TestNamedLongFunctionOutlined(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("'use strict';\n\nfunction createRenderer(options) {\n  const { insert, remove } = options; // ownMarker\n")
+	for k := range 24 {
+		fmt.Fprintf(&b, "  function patch%d(n1, n2) {\n    const el%d = n1.el; // cbMarker%d\n", k, k, k)
+		for i := range 14 {
+			fmt.Fprintf(&b, "    insert(el%d, remove(n2.children[%d]));\n", k, i)
+		}
+		fmt.Fprintf(&b, "    return el%d; // cbEnd%d\n  }\n", k, k)
+	}
+	b.WriteString("  return { render: patch0, hydrate: patch1 }; // ownEnd\n}\n\nmodule.exports = { createRenderer };\n")
+	files := map[string]string{
+		"package.json":    `{"name": "renderer", "main": "index.js"}` + "\n",
+		"index.js":        "const { createRenderer } = require('./lib/renderer.js');\nexports.createRenderer = createRenderer;\n",
+		"lib/renderer.js": b.String(),
+		"lib/helpers.js":  "class Mixer {\n" + jsMethods("mix", 120) + "}\n\nmodule.exports = { Mixer };\n",
+	}
+	lines := strings.Split(files["lib/renderer.js"], "\n")
+	line := func(s string) int {
+		t.Helper()
+		for i, l := range lines {
+			if strings.Contains(l, s) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no %q", s)
+		return 0
+	}
+	if n := line("ownEnd") - line("function createRenderer("); n <= treesitter.LongBody {
+		t.Fatalf("createRenderer is %d lines, want over %d", n, treesitter.LongBody)
+	}
+	e := newEngine(t, testutil.GitRepo(t, files))
+	req := PromptRequest{UserRequest: "createRenderer: patch17 drops the old element", TokenBudget: &BudgetRequest{Total: 2500}}
+	env, err := e.BuildPrompt(t.Context(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, order := targetChunk(t, &env.Context, "lib/renderer.js")
+	if got == nil {
+		t.Fatalf("lib/renderer.js not in the envelope; included %v", order)
+	}
+	if !got.Truncated {
+		t.Fatalf("lib/renderer.js is whole (%d tokens): the test tests nothing", got.Tokens)
+	}
+	for _, m := range []string{"ownMarker", "ownEnd", "cbMarker17", "cbEnd17", "function patch3(", "function patch20("} {
+		if l := line(m); !strings.Contains(got.Content, strings.TrimSpace(lines[l-1])) || ctxd.InRanges(got.Elided, l) {
+			t.Errorf("lib/renderer.js at view %q (%d tokens) hides line %d (%q); included %v\n%s", got.Truncation, got.Tokens, l, m, order, got.Content)
+		}
+	}
+}
