@@ -118,8 +118,6 @@ func TestCursorFunctionOutlined(t *testing.T) {
 			[]string{"ownMarker", "ownEnd", "cbMarker3", "cbEnd3", "def on_event0(", "def on_event7("}, []string{"cbMarker0", "cbEnd7"}},
 		{"go closure at the cursor", "connections are not closed", "server/serve.go", "v4_7 :=", 2200,
 			[]string{"ownMarker", "ownEnd", "cbMarker4", "cbEnd4", "on0 := func(", "on5 := func("}, []string{"cbMarker0", "cbEnd5"}},
-		{"js anonymous callback in a long function", "requests get the wrong header", "lib/server.js", "longCbMarker", 8000,
-			[]string{"longCbMarker", "longCbEnd"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,10 +200,9 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 // (commander.js's _executeSubCommand, 149 lines, with the cursor on it
 // showed its `proc.on('close', ...)` callback as `{ /* ... 12 lines */ }`).
 // The innermost named definition: an anonymous callback is no unit of its
-// own. A file without such lines is not parsed again. In a function over
-// LongBody lines, the innermost callback (named or not) around the line is
-// the unit when it is short enough (innerCallback). starts are the units'
-// first lines.
+// own. A file without such lines is not parsed again. starts are the first
+// lines of the functions the outlined view shows (the outermost of at most
+// LongBody lines around each unit).
 func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) (out, starts []int) {
 	var at []int
 	if f.Cursor > 0 {
@@ -234,18 +233,7 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		}
 		s := syms[best]
 		r := [2]int{s.Start, s.End}
-		if s.End-s.Start > treesitter.LongBody {
-			// In a function too long to keep, the innermost callback
-			// around l that is not (an anonymous function passed as an
-			// argument is no definition): its lines, not only l's window.
-			r, ok := innerCallback(ctx, lang, src, l, s)
-			if !ok {
-				continue
-			}
-			s.Start, s.End = r.Start, r.End
-		}
-		r = [2]int{s.Start, s.End}
-		if seen[r] {
+		if s.End-s.Start > treesitter.LongBody || seen[r] {
 			continue
 		}
 		seen[r] = true
@@ -266,24 +254,6 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		starts = append(starts, s.Start)
 	}
 	return out, starts
-}
-
-// innerCallback returns the innermost function body inside fn (a
-// function over treesitter.LongBody lines) around line l that has at most
-// LongBody lines, when there is one: vite's _createServer is a closure of
-// hundreds of lines holding watcher callbacks.
-func innerCallback(ctx context.Context, lang string, src []byte, l int, fn treesitter.Symbol) (ctxd.LineRange, bool) {
-	bs, err := treesitter.InnerFunctions(ctx, lang, src)
-	best, ok := ctxd.LineRange{}, false
-	if err != nil {
-		return best, false
-	}
-	for _, b := range bs {
-		if fn.Start <= b.Start && b.End <= fn.End && b.Start <= l && l <= b.End && b.End-b.Start <= treesitter.LongBody && (!ok || best.Start <= b.Start && b.End <= best.End) {
-			best, ok = b, true
-		}
-	}
-	return best, ok
 }
 
 // focusSteps are the numbers of ranked functions the focus ladder's views

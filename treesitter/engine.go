@@ -432,24 +432,3 @@ func innerBodies(bs []bodyEdit) []innerBody {
 	}
 	return out
 }
-
-// InnerFunctions returns the lines of each function inside another
-// function's body that its views can collapse, anonymous callbacks
-// included (a function assigned to no name, passed as an argument), for a
-// caller that keeps the one at a line whole.
-func InnerFunctions(ctx context.Context, lang string, src []byte) ([]ctxd.LineRange, error) {
-	if err := check(lang, src); err != nil {
-		return nil, err
-	}
-	ctx, limit, cancel := parseLimit(ctx)
-	defer cancel()
-	a, err := analyzeStored(ctx, lang, src, sumOf(src), budget(ctx, lang, limit), nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []ctxd.LineRange
-	for _, b := range innerBodies(a.bodies) {
-		out = append(out, b.fn)
-	}
-	return out, nil
-}

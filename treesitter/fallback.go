@@ -374,8 +374,3 @@ func DefsAtAnyDepth(ctx context.Context, lang string, src []byte) ([]Symbol, err
 func NonCode(ctx context.Context, lang string, src []byte) ([]Span, error) {
 	return nil, ErrUnsupported
 }
-
-// InnerFunctions needs a parser: without one there are no bodies to say.
-func InnerFunctions(ctx context.Context, lang string, src []byte) ([]ctxd.LineRange, error) {
-	return nil, ErrUnsupported
-}

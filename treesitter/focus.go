@@ -375,47 +375,38 @@ func (f *focusFile) outlined(spans []ctxd.LineRange, opts Options) ([]ctxd.LineR
 		return slices.ContainsFunc(marks, func(l int) bool { return r.Start <= l && l <= r.End })
 	}
 	in := func(a, b ctxd.LineRange) bool { return b.Start <= a.Start && a.End <= b.End }
-	var holes []ctxd.LineRange
+	cut := make([]bool, len(f.lines)+2) // the lines of the holes
+	found := false
 	for _, b := range f.bodies {
-		if b.outer < largeBody || b.elided.Start > b.elided.End || holds(b.fn) ||
+		if b.outer < largeBody || b.elided.Start < 1 || b.elided.End > len(f.lines) || holds(b.fn) ||
 			!slices.ContainsFunc(spans, func(s ctxd.LineRange) bool { return in(b.elided, s) }) ||
 			slices.ContainsFunc(f.bodies, func(c innerBody) bool { return c.fn != b.fn && in(b.fn, c.fn) && holds(c.fn) && c.outer >= largeBody }) {
 			continue
 		}
-		holes = append(holes, b.elided)
+		for l := b.elided.Start; l <= b.elided.End; l++ {
+			cut[l] = true // a hole inside another is gone with it
+		}
+		found = true
 	}
-	if len(holes) == 0 {
+	if !found {
 		return spans, nil
 	}
-	// Outermost first: a hole inside another is gone with it.
-	vsort.Func(holes, func(a, b ctxd.LineRange) int {
-		if a.Start != b.Start {
-			return a.Start - b.Start
-		}
-		return b.End - a.End
-	})
-	outer := holes[:0]
-	for _, h := range holes {
-		if n := len(outer); n > 0 && h.Start <= outer[n-1].End {
-			continue
-		}
-		outer = append(outer, h)
-	}
-	var out []ctxd.LineRange
+	var out, holes []ctxd.LineRange
 	for _, s := range spans {
-		for _, h := range outer {
-			if in(h, s) {
-				if h.Start > s.Start {
-					out = append(out, ctxd.LineRange{Start: s.Start, End: h.Start - 1})
-				}
-				s.Start = h.End + 1
+		for l := s.Start; l <= s.End; {
+			r := ctxd.LineRange{Start: l}
+			for l <= s.End && cut[l] == cut[r.Start] {
+				l++
+			}
+			r.End = l - 1
+			if cut[r.Start] {
+				holes = append(holes, r)
+			} else {
+				out = append(out, r)
 			}
 		}
-		if s.Start <= s.End {
-			out = append(out, s)
-		}
 	}
-	return out, outer
+	return out, holes
 }
 
 // longAround returns, by index in spans, the function over LongBody lines
