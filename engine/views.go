@@ -121,15 +121,6 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		// one is a symbol) would be focused alone, not in its unit.
 		o.KeepLines, o.OutlineKept = slices.Concat(pointed, starts), true
 		each = append(each, o)
-	} else if n > 0 || len(c.Facts.MentionedSymbols) > 0 {
-		// The functions the request names or the engine ranks
-		// outlined likewise, their inner definitions holding a word of
-		// the request whole: a long function built from closures is
-		// whole or nothing at its focus views.
-		outlined = len(each)
-		o := focusOpts
-		o.KeepLines, o.OutlineKept = keep, true
-		each = append(each, o)
 	}
 	got, errs := treesitter.FocusViewsOf(ctx, lang, src, each)
 	fs, err := got[0], errs[0]
