@@ -45,7 +45,8 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 			keep = append(keep, l)
 		}
 	}
-	keep = wholeUnits(ctx, lang, src, keep, c.Facts)
+	pointed := keep
+	keep, starts := wholeUnits(ctx, lang, src, keep, c.Facts)
 	// One hash of the source for the three calls below: the request's
 	// (gathering took it) when it has the content's.
 	var sum [32]byte
@@ -108,6 +109,19 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 		}
 		each = append(each, o)
 	}
+	// The function the user points at outlined: its callbacks and inner
+	// defs collapsed but the one at the cursor and those matching the
+	// request, the step between it whole (keep) and its outline line,
+	// for a budget the whole function does not fit.
+	outlined := -1
+	if len(starts) > 0 {
+		outlined = len(each)
+		o := focusOpts
+		// The units' first lines: a nested def at the cursor (a Python
+		// one is a symbol) would be focused alone, not in its unit.
+		o.KeepLines, o.OutlineKept = slices.Concat(pointed, starts), true
+		each = append(each, o)
+	}
 	got, errs := treesitter.FocusViewsOf(ctx, lang, src, each)
 	fs, err := got[0], errs[0]
 	if err != nil {
@@ -145,6 +159,15 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 			}
 		}
 	}
+	if outlined >= 0 && errs[outlined] == nil {
+		// Alone: the file's outline with it outlined is larger than
+		// the function whole alone, and shows less of what matters.
+		for _, v := range got[outlined] {
+			if v.Level == treesitter.FocusOnly {
+				fs = append(fs, v)
+			}
+		}
+	}
 	if bare >= 0 && errs[bare] == nil {
 		// The named definitions alone (a named class's header without
 		// its focused methods): the smallest view, for a file that would
@@ -168,8 +191,10 @@ func (e *Engine) viewsSum(ctx context.Context, c *ctxd.Chunk, cs *contentSum) []
 // (commander.js's _executeSubCommand, 149 lines, with the cursor on it
 // showed its `proc.on('close', ...)` callback as `{ /* ... 12 lines */ }`).
 // The innermost named definition: an anonymous callback is no unit of its
-// own. A file without such lines is not parsed again.
-func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) []int {
+// own. A file without such lines is not parsed again. starts are the first
+// lines of the functions the outlined view shows (the outermost of at most
+// LongBody lines around each unit).
+func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd.Facts) (out, starts []int) {
 	var at []int
 	if f.Cursor > 0 {
 		at = append(at, f.Cursor)
@@ -179,14 +204,14 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 	}
 	at = append(at, f.ErrorLines...)
 	if len(at) == 0 {
-		return keep
+		return keep, nil
 	}
 	syms, err := treesitter.DefsAtAnyDepth(ctx, lang, src)
 	if err != nil {
-		return keep
+		return keep, nil
 	}
 	seen := map[[2]int]bool{}
-	out := keep
+	out = keep
 	for _, l := range at {
 		best := -1
 		for i, s := range syms {
@@ -209,8 +234,17 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		for k := s.Start; k <= s.End; k++ {
 			out = append(out, k)
 		}
+		// The outlined view's function: the outermost around l that is
+		// not too long to keep (a nested def at the cursor, a Python
+		// or Go one, is shown inside it).
+		for _, o := range syms {
+			if (o.Kind == "function" || o.Kind == "method" || o.Kind == "test") && o.Start <= s.Start && s.End <= o.End && o.End-o.Start <= treesitter.LongBody && o.Start < s.Start {
+				s = o
+			}
+		}
+		starts = append(starts, s.Start)
 	}
-	return out
+	return out, starts
 }
 
 // focusSteps are the numbers of ranked functions the focus ladder's views

@@ -107,6 +107,14 @@ type Options struct {
 	// is hashed once. It must be the source's (a wrong sum would serve
 	// another source's views).
 	Sum *[32]byte
+	// OutlineKept outlines, at the focus levels, a function of at least
+	// [LargeBody] lines shown for a kept line: each callback, closure or
+	// inner definition in it that holds no kept, matching, reference or
+	// declaration line is shown as its first and last lines around a
+	// "... (N lines)" line, and the nested one holding a kept line is
+	// whole (the step between the cursor's function whole and its
+	// outline line).
+	OutlineKept bool
 
 	// outlineInner keeps whole every function with inner definitions
 	// that apply (the reference view of kept large functions, checked

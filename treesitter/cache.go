@@ -129,6 +129,9 @@ func keyOf(what, lang string, src sourceSum, o Options) [32]byte {
 			num(l)
 		}
 	}
+	if o.OutlineKept {
+		str("outlined")
+	}
 	num(src.n)
 	h.Write(src.sum[:])
 	var k [32]byte

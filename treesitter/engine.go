@@ -161,6 +161,7 @@ func FocusViewsOf(ctx context.Context, lang string, src []byte, opts []Options) 
 				}
 				file = newFocusFile(lang, a.src, a.lines, a.symbols, a.imports)
 				file.hooks = a.hooks
+				file.bodies = innerBodies(a.bodies)
 			}
 			return file.views(o), nil
 		})
@@ -418,4 +419,16 @@ func parseLimit(ctx context.Context) (context.Context, time.Duration, context.Ca
 	d := patience.Limit(ctx, DefaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	return ctx, d, cancel
+}
+
+// innerBodies returns the collapsible bodies inside functions (outer > 0),
+// for the outlined focus views (Options.OutlineKept).
+func innerBodies(bs []bodyEdit) []innerBody {
+	var out []innerBody
+	for _, b := range bs {
+		if b.outer > 0 {
+			out = append(out, innerBody{elided: b.elided, fn: ctxd.LineRange{Start: b.fnFirst, End: b.fnLast}, outer: b.outer})
+		}
+	}
+	return out
 }

@@ -92,7 +92,10 @@ type focusFile struct {
 	lines []string
 	syms  []Symbol
 	// hooks are the analysis's (analysis.hooks): outline lines only.
-	hooks   []Symbol
+	hooks []Symbol
+	// bodies are the analysis's collapsible bodies inside functions
+	// (innerBodies), for Options.OutlineKept.
+	bodies  []innerBody
 	imports []string
 	imps    []importLine
 	names   map[string]uint8
@@ -179,6 +182,10 @@ func (f *focusFile) views(opts Options) []View {
 			found[n] |= role
 		}
 	}
+	var holes []ctxd.LineRange
+	if opts.OutlineKept {
+		spans, holes = f.outlined(spans, opts)
+	}
 	used := make(map[string]bool, len(found))
 	for n, role := range found {
 		if role&nameView != 0 {
@@ -255,6 +262,7 @@ func (f *focusFile) views(opts Options) []View {
 			// The lines of a long function elided before the span and,
 			// for its last span in the function, after it.
 			var gapBefore, gapAfter int
+			near := lines[s.Start-1] // the gap's indent
 			if f, ok := longs[next]; ok {
 				from := f.Start + 1
 				if next > 0 && spans[next-1].End >= f.Start {
@@ -264,10 +272,13 @@ func (f *focusFile) views(opts Options) []View {
 				if next+1 == len(spans) || spans[next+1].Start > f.End {
 					gapAfter = f.End - s.End
 				}
+			} else if next > 0 && slices.ContainsFunc(holes, func(h ctxd.LineRange) bool { return h.Start == spans[next-1].End+1 && h.End == s.Start-1 }) {
+				gapBefore = s.Start - spans[next-1].End - 1
+				near = lines[spans[next-1].End] // the body's first line
 			}
 			for _, b := range []*strings.Builder{&full, &only} {
 				if gapBefore > 0 {
-					writeGap(b, lines[s.Start-1], gapBefore)
+					writeGap(b, near, gapBefore)
 				}
 				first := s.Start
 				for first < s.End && strings.TrimSpace(lines[first-1]) == "" {
@@ -318,7 +329,7 @@ func (f *focusFile) views(opts Options) []View {
 			}
 		}
 		writeSpans(s.Start)
-		if inSpan(s.Start) {
+		if inSpan(s.Start) || slices.ContainsFunc(holes, func(h ctxd.LineRange) bool { return h.Start <= s.Start && s.Start <= h.End }) {
 			continue
 		}
 		if !isHook && s.Inner && !around[i] && !slices.ContainsFunc(tops, func(r ctxd.LineRange) bool { return r.Start <= s.Start && s.Start <= r.End }) {
@@ -343,6 +354,59 @@ func (f *focusFile) views(opts Options) []View {
 		vs = append(vs, View{Level: FocusOnly, Language: lang, Text: only.String(), Elided: slices.Clone(elided)})
 	}
 	return vs
+}
+
+// innerBody is a collapsible body inside a function: the lines its
+// collapse elides, the function's lines, and the line count of the body
+// around it (bodyEdit.outer).
+type innerBody struct {
+	elided, fn ctxd.LineRange
+	outer      int
+}
+
+// outlined returns spans without the holes it cuts (Options.OutlineKept):
+// the bodies inside a function of at least largeBody lines (outer) that
+// lie in a span and hold no line opts keep, match or refer to, outermost
+// first, except those inside a nested body holding such a line (the
+// callback at the cursor stays whole with what it nests).
+func (f *focusFile) outlined(spans []ctxd.LineRange, opts Options) ([]ctxd.LineRange, []ctxd.LineRange) {
+	marks := slices.Concat(opts.KeepLines, opts.refLines())
+	holds := func(r ctxd.LineRange) bool {
+		return slices.ContainsFunc(marks, func(l int) bool { return r.Start <= l && l <= r.End })
+	}
+	in := func(a, b ctxd.LineRange) bool { return b.Start <= a.Start && a.End <= b.End }
+	cut := make([]bool, len(f.lines)+2) // the lines of the holes
+	found := false
+	for _, b := range f.bodies {
+		if b.outer < largeBody || b.elided.Start < 1 || b.elided.End > len(f.lines) || holds(b.fn) ||
+			!slices.ContainsFunc(spans, func(s ctxd.LineRange) bool { return in(b.elided, s) }) ||
+			slices.ContainsFunc(f.bodies, func(c innerBody) bool { return c.fn != b.fn && in(b.fn, c.fn) && holds(c.fn) && c.outer >= largeBody }) {
+			continue
+		}
+		for l := b.elided.Start; l <= b.elided.End; l++ {
+			cut[l] = true // a hole inside another is gone with it
+		}
+		found = true
+	}
+	if !found {
+		return spans, nil
+	}
+	var out, holes []ctxd.LineRange
+	for _, s := range spans {
+		for l := s.Start; l <= s.End; {
+			r := ctxd.LineRange{Start: l}
+			for l <= s.End && cut[l] == cut[r.Start] {
+				l++
+			}
+			r.End = l - 1
+			if cut[r.Start] {
+				holes = append(holes, r)
+			} else {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, holes
 }
 
 // longAround returns, by index in spans, the function over LongBody lines
