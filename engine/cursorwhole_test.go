@@ -200,27 +200,12 @@ func TestCursorFunctionWhole(t *testing.T) {
 	files := cursorRepo()
 	dir := testutil.GitRepo(t, files)
 	e := newEngine(t, dir)
-	line := func(file, s string) int {
-		t.Helper()
-		for i, l := range strings.Split(files[file], "\n") {
-			if strings.Contains(l, s) {
-				return i + 1
-			}
-		}
-		t.Fatalf("%s has no %q", file, s)
-		return 0
-	}
-	// The functions must be over largeBody lines and under LongBody, or
-	// the test tests nothing.
-	for _, f := range []struct{ file, first, last string }{
+	line := func(file, s string) int { return fileLine(t, files, file, s) }
+	requireLargeUnits(t, files, []unitSpan{
 		{"lib/command.js", "_executeSubCommand(subcommand, args) {", "this.runningCommand = proc;"},
 		{"api/routing.py", "def build_handler(", "    return handler"},
 		{"server/serve.go", "func serve(", "go handle(conn)"},
-	} {
-		if n := line(f.file, f.last) - line(f.file, f.first); n < treesitter.LargeBody || n > treesitter.LongBody {
-			t.Fatalf("%s: %s is %d lines, want %d-%d", f.file, f.first, n, treesitter.LargeBody, treesitter.LongBody)
-		}
-	}
+	})
 	cmd := "lib/command.js"
 	tests := []struct {
 		name, request, target string
@@ -278,5 +263,32 @@ func TestCursorFunctionWhole(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fileLine is the 1-based number of the first line of files[file] that
+// holds s (markerLine), failing the test when none does.
+func fileLine(t *testing.T, files map[string]string, file, s string) int {
+	t.Helper()
+	n := markerLine(files[file], s)
+	if n == 0 {
+		t.Fatalf("%s has no %q", file, s)
+	}
+	return n
+}
+
+// unitSpan is a function of a test repository by the text of its first
+// and last lines.
+type unitSpan struct{ file, first, last string }
+
+// requireLargeUnits stops the test unless every unit is more than
+// treesitter.LargeBody lines and at most treesitter.LongBody: a cursor
+// test on a smaller or a longer function tests nothing.
+func requireLargeUnits(t *testing.T, files map[string]string, units []unitSpan) {
+	t.Helper()
+	for _, f := range units {
+		if n := fileLine(t, files, f.file, f.last) - fileLine(t, files, f.file, f.first); n < treesitter.LargeBody || n > treesitter.LongBody {
+			t.Fatalf("%s: %s is %d lines, want %d-%d", f.file, f.first, n, treesitter.LargeBody, treesitter.LongBody)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxd/ctxd"
 	"github.com/ctxd/ctxd/internal/testutil"
-	"github.com/ctxd/ctxd/treesitter"
 )
 
 // callbacks returns n callbacks (closures, nested defs) of lang at a
@@ -76,25 +75,12 @@ func TestCursorFunctionOutlined(t *testing.T) {
 	files := outlinedRepo()
 	dir := testutil.GitRepo(t, files)
 	e := newEngine(t, dir)
-	line := func(file, s string) int {
-		t.Helper()
-		for i, l := range strings.Split(files[file], "\n") {
-			if strings.Contains(l, s) {
-				return i + 1
-			}
-		}
-		t.Fatalf("%s has no %q", file, s)
-		return 0
-	}
-	for _, f := range []struct{ file, first, last string }{
+	line := func(file, s string) int { return fileLine(t, files, file, s) }
+	requireLargeUnits(t, files, []unitSpan{
 		{"lib/command.js", "_executeSubCommand(", "ownEnd"},
 		{"api/routing.py", "def build_handler(", "ownEnd"},
 		{"server/serve.go", "func serve(", "ownEnd"},
-	} {
-		if n := line(f.file, f.last) - line(f.file, f.first); n < treesitter.LargeBody || n > treesitter.LongBody {
-			t.Fatalf("%s: %s is %d lines, want %d-%d", f.file, f.first, n, treesitter.LargeBody, treesitter.LongBody)
-		}
-	}
+	})
 	tests := []struct {
 		name, request, target, cursor string
 		budget                        int

@@ -65,14 +65,11 @@ var requestsRepo = map[string]string{
 	"billing/test_tax.py":           "from billing.tax import compute_vat\n\n\ndef test_de():\n    assert compute_vat(100, \"DE\") == 19\n",
 }
 
-// lineOf returns the 1-based line of the first line of file containing s.
+// lineOf returns the 1-based line of the first line of requestsRepo's
+// file containing s.
 func lineOf(t *testing.T, file, s string) int {
 	t.Helper()
-	n := markerLine(requestsRepo[file], s)
-	if n == 0 {
-		t.Fatalf("%s has no %q", file, s)
-	}
-	return n
+	return fileLine(t, requestsRepo, file, s)
 }
 
 type relevanceCase struct {
