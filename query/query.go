@@ -153,7 +153,7 @@ func Parse(request string) *Query {
 	q.Qualifiers = qualifiers(q.Qualified)
 	q.AsksChange = asksChange(lower)
 	q.Task, q.Detected = detectTask(request, lower, idx, q.AsksChange)
-	q.HowTo = !q.AsksChange && howToRE.matchString(lower, idx)
+	q.HowTo = !q.AsksChange && len(q.Frames) == 0 && howToRE.matchString(lower, idx) && !bugReportRE.matchString(lower, idx)
 	return q
 }
 
@@ -411,6 +411,13 @@ var explainRE = newWordRE(`\b(how (does|do|is|are)|explain|what (does|is)|why do
 // messages write ("usage of", "example for") are left out: a code
 // task's context does not change.
 var howToRE = newWordRE(`\b(how (do|can|could|should|would) (i|we|you|one)|how to|is (there|it possible) (a way )?to|what('s| is) the (option|flag|setting|parameter|config|way) (for|to)|(is there|do you have|show me|give me) an? examples?)\b`)
+
+// bugReportRE matches what a bug report writes beside a how-to phrase: an
+// issue template's "How to Reproduce", "expected behavior", and the
+// reporter's "not sure how to" or a function that "does not know how to"
+// (8 of SWE-bench Lite's 300 issues read as how-to questions without it,
+// all bug reports). A request with a stack frame is one too (Parse).
+var bugReportRE = newWordRE(`\b((how|steps) to reproduce|expected (behaviou?r|result|output)|actual (behaviou?r|result|output)|(not|never) (too |really |quite )?sure how to|(does not|doesn't|do not|don't|did not|didn't) (know|understand) how to|no idea how to)\b`)
 
 // usesRE matches a request about a name's uses: a rename, its callers,
 // its call sites, its usages, its signature (whole words, any inflection

@@ -305,6 +305,13 @@ func TestHowTo(t *testing.T) {
 		{"Add example of flag groups to docs", false},                       // a cli commit
 		{"- Added detailed example for ShouldBindJSON", false},              // a gin commit's body
 		{"Unified usage of ArrayBuffer.isView to comprehend Buffer", false}, // express
+		// Bug reports that say "how to" (SWE-bench Lite's issues).
+		{"### Describe the bug\nThe title is dropped.\n### How to Reproduce\n```\nsphinx-build\n```", false},
+		{"`refine()` does not understand how to simplify complex arguments", false},
+		{"Not too sure how to debug this one, the subs call fails", false},
+		{"I am not sure how to officially post a patch, but the change is trivial", false},
+		{"how do I fix this?\nTraceback (most recent call last):\n  File \"/app/x.py\", line 3, in <module>\n    f()\nValueError: bad", false},
+		{"How do I simplify it to 0?", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
