@@ -215,7 +215,7 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 	for _, l := range at {
 		best := -1
 		for i, s := range syms {
-			if (s.Kind == "function" || s.Kind == "method" || s.Kind == "test") && s.Start <= l && l <= s.End && (best < 0 || s.Start >= syms[best].Start && s.End <= syms[best].End) {
+			if s.Callable() && s.Start <= l && l <= s.End && (best < 0 || s.Start >= syms[best].Start && s.End <= syms[best].End) {
 				best = i
 			}
 		}
@@ -238,7 +238,7 @@ func wholeUnits(ctx context.Context, lang string, src []byte, keep []int, f ctxd
 		// not too long to keep (a nested def at the cursor, a Python
 		// or Go one, is shown inside it).
 		for _, o := range syms {
-			if (o.Kind == "function" || o.Kind == "method" || o.Kind == "test") && o.Start <= s.Start && s.End <= o.End && o.End-o.Start <= treesitter.LongBody && o.Start < s.Start {
+			if o.Callable() && o.Start <= s.Start && s.End <= o.End && o.End-o.Start <= treesitter.LongBody && o.Start < s.Start {
 				s = o
 			}
 		}

@@ -193,6 +193,12 @@ type Symbol struct {
 	Inner bool `json:"inner,omitempty"`
 }
 
+// Callable reports a symbol with a body that runs: a function, a method
+// or a test (the units the cursor's and the focus views keep whole).
+func (s Symbol) Callable() bool {
+	return s.Kind == "function" || s.Kind == "method" || s.Kind == "test"
+}
+
 // KeepsOf returns opts with KeepLines set to each of keeps in turn (the
 // options of [FocusViewsOf] for one file focused several ways).
 func KeepsOf(opts Options, keeps [][]int) []Options {

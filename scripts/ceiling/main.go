@@ -329,7 +329,7 @@ func classOf(ctx context.Context, a eval.DumpAnswer, src []byte, d *dumpCase) (c
 	for _, l := range a.Hidden {
 		in := -1 // the innermost function around l
 		for i, s := range syms.Symbols {
-			if (s.Kind == "function" || s.Kind == "method" || s.Kind == "test") && s.Start <= l && l <= s.End && (in < 0 || s.Start >= syms.Symbols[in].Start) {
+			if s.Callable() && s.Start <= l && l <= s.End && (in < 0 || s.Start >= syms.Symbols[in].Start) {
 				in = i
 			}
 		}
@@ -483,7 +483,7 @@ func newestTouches(ctx context.Context, repo, parent string, a eval.DumpAnswer, 
 	if err != nil {
 		return "no previous commit"
 	}
-	isFn := func(s treesitter.Symbol) bool { return s.Kind == "function" || s.Kind == "method" || s.Kind == "test" }
+	isFn := treesitter.Symbol.Callable
 	innermost := func(l int) int {
 		in := -1
 		for i, s := range syms.Symbols {
